@@ -1,0 +1,77 @@
+/**
+ * The protocol table: the runtime's view of one MCP revision, emitted by the generator as
+ * `generated/<rev>/protocol.gen.ts` and read by the peer engine. Plain data plus validators.
+ */
+
+/** Which side sends the message. */
+export type Direction = 'clientToServer' | 'serverToClient';
+
+/** One validation failure, as ajv reports it (`instancePath` is a JSON Pointer). */
+export interface ValidationError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** A compiled validator: returns true for valid data; on false, `errors` says why. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ValidationError[] | null;
+}
+
+/** One request or notification method of a revision, in one direction. */
+export interface MethodEntry {
+  readonly method: string;
+  readonly kind: 'request' | 'notification';
+  readonly direction: Direction;
+  /** Schema type names, for messages and docs. */
+  readonly requestType: string;
+  readonly paramsType: string | null;
+  readonly resultTypes: readonly string[];
+  /** Whether `params` must be present on the wire. */
+  readonly paramsRequired: boolean;
+  /** Validates `params` (undefined when the method takes none). */
+  readonly params?: Validator;
+  /** Validates a result: any of `resultTypes` (requests only). */
+  readonly result?: Validator;
+  /** Capability path the receiver must have declared, e.g. `['resources', 'subscribe']`. */
+  readonly capability?: readonly string[];
+  /** The request may carry `params.task` (task-augmented execution, 2025-11-25). */
+  readonly taskAugmentable?: boolean;
+  /** The result may be an InputRequiredResult (multi round-trip, 2026-07-28+). */
+  readonly inputRequired?: boolean;
+  /** Server→client request that travels inside an InputRequiredResult, never on its own. */
+  readonly embedded?: boolean;
+}
+
+/** The whole table of a revision. */
+export interface ProtocolTable {
+  readonly revision: string;
+  readonly protocolVersion: string;
+  /** `handshake`: initialize/initialized and sessions; `stateless`: per-request `_meta`. */
+  readonly lifecycle: 'handshake' | 'stateless';
+  readonly requests: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
+  readonly notifications: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
+  readonly errorCodes: Readonly<Record<string, number>>;
+}
+
+/** Type-level shape of one request method in a generated method map. */
+export interface RequestShape {
+  params: unknown;
+  result: unknown;
+}
+/** Type-level shape of one notification method in a generated method map. */
+export interface NotificationShape {
+  params: unknown;
+}
+/**
+ * Type-level method maps of a revision, one per direction (generated as `Protocol` in
+ * protocol.gen.ts). The facades `Client<P>` and `Handlers<P>` are mapped types over it.
+ */
+export interface ProtocolMaps {
+  clientRequests: Record<string, RequestShape>;
+  serverRequests: Record<string, RequestShape>;
+  clientNotifications: Record<string, NotificationShape>;
+  serverNotifications: Record<string, NotificationShape>;
+}
