@@ -1,0 +1,81 @@
+/**
+ * protocol emitter: the type-level method maps (`method → { params, result }` per direction)
+ * and the runtime table the peer engine reads; dispatch emitter: handler tables and dispatch
+ * functions; index emitter: the revision's public entry.
+ */
+import type { NotificationDef, ProtocolModel, RequestDef } from '../model.js';
+import { byCodeUnit } from '../util.js';
+import { type EmitOptions, type Files, jsdoc, preamble, render } from './common.js';
+import { paramsValidatorName, resultValidatorName } from './validators.js';
+
+const q = (s: string) => `'${s}'`;
+type Def = RequestDef | NotificationDef;
+const isRequest = (d: Def): d is RequestDef => 'requestType' in d;
+const typeName = (d: Def) => (isRequest(d) ? d.requestType : d.notificationType);
+
+function mapEntry(model: ProtocolModel, d: Def) {
+  const name = typeName(d);
+  const params = d.hasParams ? `T.${name}['params']` : 'undefined';
+  const doc: string[] = [];
+  const desc = model.types[name]?.description;
+  if (desc) doc.push(desc, '');
+  if (isRequest(d)) {
+    if (d.taskAugmentable) doc.push('May be task-augmented (`params.task`): then answered with CreateTaskResult.');
+    if (d.inputRequired) doc.push('May be answered with an InputRequiredResult (multi round-trip).');
+    if (d.embedded) doc.push('Sent only inside an InputRequiredResult.');
+  }
+  doc.push(`@see ${model.revision} #/$defs/${name}`);
+  if (model.types[name]?.deprecated !== undefined) doc.push(`@deprecated ${model.types[name].deprecated}`.trim());
+  return {
+    method: d.method,
+    jsdoc: jsdoc(doc, '  '),
+    params,
+    result: isRequest(d) ? [d.resultType, ...d.altResultTypes].map((t) => `T.${t}`).join(' | ') : '',
+  };
+}
+
+function tableEntry(d: Def) {
+  const req = isRequest(d);
+  return {
+    method: d.method,
+    kind: req ? 'request' : 'notification',
+    direction: d.direction,
+    typeName: typeName(d),
+    paramsType: d.paramsType ? q(d.paramsType) : 'null',
+    resultTypes: req ? [d.resultType, ...d.altResultTypes].map(q).join(', ') : '',
+    paramsRequired: d.paramsRequired,
+    params: paramsValidatorName(d) ?? '',
+    result: req ? resultValidatorName(d) : '',
+    capability: d.capability ? d.capability.map(q).join(', ') : '',
+    taskAugmentable: req && d.taskAugmentable,
+    inputRequired: req && d.inputRequired,
+    embedded: req && d.embedded,
+  };
+}
+
+export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
+  const pick = <D extends Def>(list: D[], dir: RequestDef['direction']) => list.filter((d) => d.direction === dir);
+  const maps = [
+    { name: 'ClientRequests', doc: 'Requests a client sends (client → server).', list: pick(model.requests, 'clientToServer') },
+    { name: 'ServerRequests', doc: 'Requests a server sends (server → client).', list: pick(model.requests, 'serverToClient') },
+    { name: 'ClientNotifications', doc: 'Notifications a client sends.', list: pick(model.notifications, 'clientToServer') },
+    { name: 'ServerNotifications', doc: 'Notifications a server sends.', list: pick(model.notifications, 'serverToClient') },
+  ].map((m) => ({ name: m.name, doc: m.doc, entries: m.list.map((d) => mapEntry(model, d)) }));
+  const groups = (['requests', 'notifications'] as const).map((kind) => ({
+    kind,
+    directions: (['clientToServer', 'serverToClient'] as const).map((direction) => ({
+      direction,
+      entries: pick<Def>(model[kind], direction).map(tableEntry),
+    })),
+  }));
+  const errorCodes = Object.entries(model.errorCodes)
+    .sort(([a], [b]) => byCodeUnit(a, b))
+    .map(([name, code]) => ({ name, code }));
+  const base = { preamble: preamble(model), revision: model.revision, protocolVersion: model.protocolVersion, lifecycle: model.lifecycle, runtimeImport: opts.runtimeImport };
+  const methods = (dir: RequestDef['direction']) => pick(model.requests, dir).map((r) => q(r.method)).join(', ');
+  return new Map([
+    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes })],
+    ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
+    ['index.ts', render('index', base)],
+  ]);
+}

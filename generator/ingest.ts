@@ -1,0 +1,411 @@
+/**
+ * ingest: schema.json + schema.ts of one revision → ProtocolModel.
+ *
+ * Everything is derived from the two inputs: methods from each request's `method.const`,
+ * directions from the Client… and Server… unions (and InputRequest, 2026-07-28+), request ↔ result
+ * pairing from the `*ResultResponse` types, then the `@category` JSDoc tag, then the name; the
+ * few exceptions live in ./overrides.ts. Throws IngestError naming the file and field on input
+ * it cannot read.
+ */
+import ts from 'typescript';
+import type { Direction, JsonSchema, NotificationDef, ProtocolModel, RequestDef, TypeDef } from './model.js';
+import {
+  CAPABILITY_OVERRIDES,
+  INPUT_REQUIRED_RESULT_TYPE,
+  KEEP_SCHEMA_JSON_NUMBERS,
+  RESULT_OVERRIDES,
+  TASK_RESULT_TYPE,
+} from './overrides.js';
+import { byCodeUnit, sortKeysDeep } from './util.js';
+
+export class IngestError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${file}: ${field}: ${message}`);
+    this.name = 'IngestError';
+  }
+}
+
+export interface IngestInput {
+  revision: string;
+  schemaJson: { path: string; text: string; sha256: string; size: number };
+  schemaTs: { path: string; text: string; sha256: string; size: number };
+  pinned: boolean;
+  commit: string | null;
+}
+
+interface TsDecl {
+  name: string;
+  kind: 'interface' | 'type' | 'const';
+  category?: string;
+  deprecated?: string;
+  internal: boolean;
+  /** Type alias that is a union of type references: the referenced names. */
+  unionRefs?: string[];
+  /** Type alias union: its primitive keywords (string, number, boolean, null). */
+  primitives?: Set<string>;
+  /** Type alias union: string literal members. */
+  literals?: string[];
+  value?: string | number;
+}
+
+/** Reads exported declarations, their JSDoc tags, unions and constant values from schema.ts. */
+export function readSchemaTs(text: string, file: string): Map<string, TsDecl> {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const out = new Map<string, TsDecl>();
+  const exported = (n: ts.Node) =>
+    ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  const tagsOf = (n: ts.Node) => {
+    let category: string | undefined;
+    let deprecated: string | undefined;
+    let internal = false;
+    for (const tag of ts.getJSDocTags(n)) {
+      const name = tag.tagName.text;
+      const comment = (ts.getTextOfJSDocComment(tag.comment) ?? '').trim();
+      if (name === 'category') category = comment.replace(/`/g, '').trim();
+      else if (name === 'deprecated') deprecated = comment;
+      else if (name === 'internal') internal = true;
+    }
+    return { category, deprecated, internal };
+  };
+  for (const st of sf.statements) {
+    if (!exported(st)) continue;
+    if (ts.isInterfaceDeclaration(st)) {
+      out.set(st.name.text, { name: st.name.text, kind: 'interface', ...tagsOf(st) });
+    } else if (ts.isTypeAliasDeclaration(st)) {
+      const d: TsDecl = { name: st.name.text, kind: 'type', ...tagsOf(st) };
+      const members = ts.isUnionTypeNode(st.type) ? st.type.types : [st.type];
+      const refs: string[] = [];
+      const prims = new Set<string>();
+      const lits: string[] = [];
+      for (const m of members) {
+        if (ts.isTypeReferenceNode(m) && ts.isIdentifier(m.typeName)) refs.push(m.typeName.text);
+        else if (m.kind === ts.SyntaxKind.StringKeyword) prims.add('string');
+        else if (m.kind === ts.SyntaxKind.NumberKeyword) prims.add('number');
+        else if (m.kind === ts.SyntaxKind.BooleanKeyword) prims.add('boolean');
+        else if (ts.isLiteralTypeNode(m) && m.literal.kind === ts.SyntaxKind.NullKeyword) prims.add('null');
+        else if (ts.isLiteralTypeNode(m) && ts.isStringLiteral(m.literal)) lits.push(m.literal.text);
+      }
+      if (refs.length === members.length) d.unionRefs = refs;
+      if (prims.size) d.primitives = prims;
+      if (lits.length) d.literals = lits;
+      out.set(d.name, d);
+    } else if (ts.isVariableStatement(st)) {
+      for (const v of st.declarationList.declarations) {
+        if (!ts.isIdentifier(v.name) || !v.initializer) continue;
+        let value: string | number | undefined;
+        const init = v.initializer;
+        if (ts.isStringLiteral(init)) value = init.text;
+        else if (ts.isNumericLiteral(init)) value = Number(init.text);
+        else if (ts.isPrefixUnaryExpression(init) && init.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(init.operand))
+          value = -Number(init.operand.text);
+        out.set(v.name.text, { name: v.name.text, kind: 'const', ...tagsOf(st), value });
+      }
+    }
+  }
+  return out;
+}
+
+/** Rewrites draft-07 `definitions` to 2020-12 `$defs` (and every `#/definitions/` reference). */
+function normaliseDefs(root: JsonSchema, file: string): Record<string, JsonSchema> {
+  const defs = (root.$defs ?? root.definitions) as Record<string, JsonSchema> | undefined;
+  if (!defs || typeof defs !== 'object') throw new IngestError(file, '$defs', 'no $defs (or definitions) object');
+  const fix = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(fix);
+    if (v && typeof v === 'object') {
+      const o: JsonSchema = {};
+      for (const [k, x] of Object.entries(v)) {
+        o[k] = k === '$ref' && typeof x === 'string' ? x.replace(/^#\/definitions\//, '#/$defs/') : fix(x);
+      }
+      return o;
+    }
+    return v;
+  };
+  return fix(defs) as Record<string, JsonSchema>;
+}
+
+const refName = (s: unknown): string | undefined => {
+  const r = (s as JsonSchema | undefined)?.$ref;
+  return typeof r === 'string' && r.startsWith('#/$defs/') ? r.slice('#/$defs/'.length) : undefined;
+};
+
+/** Follows `$ref`s (and single-member allOf) to the schema object they name. */
+function deref(defs: Record<string, JsonSchema>, s: unknown): JsonSchema | undefined {
+  let cur = s as JsonSchema | undefined;
+  for (let i = 0; cur && i < 16; i++) {
+    const n = refName(cur);
+    if (n) cur = defs[n];
+    else if (Array.isArray(cur.allOf) && cur.allOf.length === 1) cur = cur.allOf[0] as JsonSchema;
+    else return cur;
+  }
+  return cur;
+}
+
+/** The schema at a property path below a named type, following references. */
+function propertyAt(defs: Record<string, JsonSchema>, typeName: string, path: readonly string[]): JsonSchema | undefined {
+  let cur = deref(defs, defs[typeName]);
+  for (const p of path) {
+    const props = cur?.properties as Record<string, JsonSchema> | undefined;
+    cur = props && Object.hasOwn(props, p) ? deref(defs, props[p]) : undefined;
+  }
+  return cur;
+}
+
+/** Capability gate of a method: the receiver's capability named by the method's first segment. */
+function capabilityOf(
+  defs: Record<string, JsonSchema>,
+  method: string,
+  receiverCaps: string,
+): string[] | null {
+  if (Object.hasOwn(CAPABILITY_OVERRIDES, method)) return [...CAPABILITY_OVERRIDES[method]];
+  const segs = method.replace(/^notifications\//, '').split('/');
+  const caps = deref(defs, defs[receiverCaps]);
+  const props = (caps?.properties ?? {}) as Record<string, JsonSchema>;
+  const key = [segs[0], `${segs[0]}s`].find((k) => k && Object.hasOwn(props, k));
+  if (!key) return null;
+  const sub = deref(defs, props[key]);
+  const subProps = (sub?.properties ?? {}) as Record<string, JsonSchema>;
+  const second = segs[1] === 'list_changed' ? 'listChanged' : segs[1];
+  if (second && Object.hasOwn(subProps, second) && second !== 'requests') return [key, second];
+  return [key];
+}
+
+export function ingest(input: IngestInput): ProtocolModel {
+  const jf = input.schemaJson.path;
+  const tf = input.schemaTs.path;
+  let root: JsonSchema;
+  try {
+    root = JSON.parse(input.schemaJson.text) as JsonSchema;
+  } catch (e) {
+    throw new IngestError(jf, '(whole file)', `not valid JSON: ${(e as Error).message}`);
+  }
+  if (!root || typeof root !== 'object' || Array.isArray(root)) throw new IngestError(jf, '(root)', 'not a JSON object');
+  const dialect = typeof root.$schema === 'string' ? root.$schema : 'https://json-schema.org/draft/2020-12/schema';
+  const defs = normaliseDefs(root, jf);
+  const decls = readSchemaTs(input.schemaTs.text, tf);
+  const warnings: string[] = [];
+
+  // Where schema.json loses what schema.ts says: follow schema.ts, report it.
+  for (const [name, d] of decls) {
+    const def = defs[name];
+    if (!def || !d.primitives) continue;
+    const keep = KEEP_SCHEMA_JSON_NUMBERS.includes(name);
+    const prims = new Set([...d.primitives].filter((p) => !(keep && p === 'number')));
+    const patched = patchPrimitives(def, prims);
+    if (patched.length) warnings.push(`${jf}: $defs.${name}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
+  }
+  for (const [name, d] of decls) {
+    if (d.kind === 'type' && d.literals && d.primitives?.has('string') && d.literals.length) {
+      warnings.push(
+        `${tf}: ${name}: known values ${d.literals.map((l) => JSON.stringify(l)).join(', ')} widen to string in schema.json; kept as documented values`,
+      );
+    }
+  }
+
+  const union = (name: string): string[] => {
+    const d = decls.get(name);
+    if (!d) return [];
+    if (!d.unionRefs) {
+      // a one-member union is written as a plain alias: `type ClientNotification = CancelledNotification`
+      const def = defs[name];
+      const one = refName(def);
+      if (one) return [one];
+      const any = (def?.anyOf ?? def?.oneOf) as unknown[] | undefined;
+      return any ? any.map(refName).filter((x): x is string => !!x) : [];
+    }
+    return d.unionRefs;
+  };
+
+  const constOf = (typeName: string, field: string): string => {
+    const s = propertyAt(defs, typeName, [field]);
+    const c = s?.const ?? (Array.isArray(s?.enum) && s.enum.length === 1 ? s.enum[0] : undefined);
+    if (typeof c !== 'string') throw new IngestError(jf, `$defs.${typeName}.properties.${field}.const`, 'missing: cannot tell the method');
+    return c;
+  };
+  const paramsOf = (typeName: string) => {
+    const def = deref(defs, defs[typeName]);
+    if (!def) throw new IngestError(jf, `$defs.${typeName}`, 'named in a schema.ts union but not defined in schema.json');
+    const p = (def.properties as Record<string, JsonSchema> | undefined)?.params;
+    const required = Array.isArray(def.required) && def.required.includes('params');
+    return { hasParams: !!p, paramsRequired: required, paramsType: (p && refName(p)) ?? null };
+  };
+
+  const results = new Set([...union('ServerResult'), ...union('ClientResult')]);
+  const requests: RequestDef[] = [];
+  const seen = new Map<string, RequestDef>();
+  const addRequests = (unionName: string, direction: Direction, embedded: boolean) => {
+    for (const t of union(unionName)) {
+      const method = constOf(t, 'method');
+      const key = `${direction} ${method}`;
+      if (seen.has(key)) continue;
+      const receiverCaps = direction === 'clientToServer' ? 'ServerCapabilities' : 'ClientCapabilities';
+      const r: RequestDef = {
+        method,
+        direction,
+        requestType: t,
+        ...paramsOf(t),
+        ...pairResult(t, method),
+        capability: method === 'initialize' || method === 'ping' ? null : capabilityOf(defs, method, receiverCaps),
+        taskAugmentable: !!propertyAt(defs, receiverCaps, ['tasks', 'requests', ...method.split('/')]),
+        embedded,
+      };
+      if (r.taskAugmentable && defs[TASK_RESULT_TYPE] && !r.altResultTypes.includes(TASK_RESULT_TYPE)) r.altResultTypes.push(TASK_RESULT_TYPE);
+      r.altResultTypes.sort(byCodeUnit);
+      seen.set(key, r);
+      requests.push(r);
+    }
+  };
+
+  function pairResult(requestType: string, method: string) {
+    const base = requestType.replace(/Request$/, '');
+    const over = RESULT_OVERRIDES.find((o) => o.method === method && (!o.revisions || o.revisions.includes(input.revision)));
+    const alts: string[] = [];
+    let resultType: string | undefined;
+    let pairedBy: RequestDef['pairedBy'] = 'override';
+    const rr = `${base}ResultResponse`;
+    const resultResponseType = defs[rr] ? rr : null;
+    if (over && defs[over.result]) {
+      resultType = over.result;
+    } else if (resultResponseType) {
+      const res = propertyAt(defs, rr, []) && (defs[rr].properties as Record<string, JsonSchema> | undefined)?.result;
+      const names = [refName(res), ...((res?.anyOf as unknown[] | undefined) ?? []).map(refName)].filter((x): x is string => !!x);
+      const main = names.filter((n) => n !== INPUT_REQUIRED_RESULT_TYPE);
+      if (main.length === 1) {
+        resultType = main[0];
+        pairedBy = 'resultResponse';
+        alts.push(...names.filter((n) => n === INPUT_REQUIRED_RESULT_TYPE));
+      }
+    }
+    if (!resultType) {
+      const cat = decls.get(requestType)?.category;
+      const byCat = cat
+        ? [...decls.values()].filter((d) => d.category === cat && /Result$/.test(d.name) && defs[d.name] && (results.size === 0 || results.has(d.name)))
+        : [];
+      if (byCat.length === 1) {
+        resultType = byCat[0].name;
+        pairedBy = 'category';
+      } else if (defs[`${base}Result`]) {
+        resultType = `${base}Result`;
+        pairedBy = 'name';
+      }
+    }
+    if (!resultType) {
+      throw new IngestError(
+        tf,
+        requestType,
+        `cannot pair request ${method} with a result (no ${rr}, no single @category ${method} result, no ${base}Result); add an entry to generator/overrides.ts`,
+      );
+    }
+    return {
+      resultType,
+      altResultTypes: alts,
+      resultResponseType,
+      inputRequired: alts.includes(INPUT_REQUIRED_RESULT_TYPE),
+      resultOfOriginalRequest: !!over?.resultOfOriginalRequest && pairedBy === 'override',
+      pairedBy,
+    };
+  }
+
+  addRequests('ClientRequest', 'clientToServer', false);
+  addRequests('ServerRequest', 'serverToClient', false);
+  addRequests('InputRequest', 'serverToClient', true);
+  if (requests.length === 0) throw new IngestError(tf, 'ClientRequest', 'no request union found: is this an MCP schema.ts?');
+
+  const notifications: NotificationDef[] = [];
+  for (const [unionName, direction] of [
+    ['ClientNotification', 'clientToServer'],
+    ['ServerNotification', 'serverToClient'],
+  ] as const) {
+    for (const t of union(unionName)) {
+      const method = constOf(t, 'method');
+      const receiverCaps = direction === 'clientToServer' ? 'ClientCapabilities' : 'ServerCapabilities';
+      const senderGated = direction === 'serverToClient' && /list_changed$|^notifications\/(message|resources\/updated)$/.test(method);
+      notifications.push({
+        method,
+        direction,
+        notificationType: t,
+        ...paramsOf(t),
+        capability: senderGated || (direction === 'clientToServer' && /list_changed$/.test(method)) ? capabilityOf(defs, method, receiverCaps) : null,
+      });
+    }
+  }
+  const order = (a: { direction: string; method: string }, b: { direction: string; method: string }) =>
+    byCodeUnit(a.direction, b.direction) || byCodeUnit(a.method, b.method);
+  requests.sort(order);
+  notifications.sort(order);
+
+  const types: Record<string, TypeDef> = {};
+  for (const name of Object.keys(defs).sort(byCodeUnit)) {
+    const d = decls.get(name);
+    const schema = defs[name];
+    const t: TypeDef = { name, schema: sortKeysDeep(schema) as JsonSchema };
+    if (typeof schema.description === 'string') t.description = schema.description;
+    if (d?.deprecated !== undefined) t.deprecated = d.deprecated;
+    else if (schema.deprecated === true) t.deprecated = '';
+    if (d?.category) t.category = d.category;
+    if (d?.internal) t.internal = true;
+    types[name] = t;
+  }
+
+  const errorCodes: Record<string, number> = {};
+  const constants: Record<string, string | number> = {};
+  for (const d of [...decls.values()].sort((a, b) => byCodeUnit(a.name, b.name))) {
+    if (d.kind !== 'const' || d.value === undefined) continue;
+    if (typeof d.value === 'number' && Number.isInteger(d.value) && d.value < 0) errorCodes[d.name] = d.value;
+    else constants[d.name] = d.value;
+  }
+  const protocolVersion = constants.LATEST_PROTOCOL_VERSION;
+  if (typeof protocolVersion !== 'string') throw new IngestError(tf, 'LATEST_PROTOCOL_VERSION', 'missing exported string constant');
+
+  return {
+    revision: input.revision,
+    protocolVersion,
+    lifecycle: requests.some((r) => r.method === 'initialize') ? 'handshake' : 'stateless',
+    dialect,
+    inputs: {
+      schemaJson: { path: jf, sha256: input.schemaJson.sha256, size: input.schemaJson.size },
+      schemaTs: { path: tf, sha256: input.schemaTs.sha256, size: input.schemaTs.size },
+      pinned: input.pinned,
+      commit: input.commit,
+    },
+    types,
+    requests,
+    notifications,
+    errorCodes,
+    constants,
+    warnings,
+  };
+}
+
+/**
+ * Adds to `def` (in place) the primitive types schema.ts allows but schema.json lost:
+ * `null`, and `number` where schema.json narrowed it to `integer`. Returns what it added.
+ */
+function patchPrimitives(def: JsonSchema, tsPrims: Set<string>): string[] {
+  const holders: JsonSchema[] = [];
+  const visit = (s: JsonSchema) => {
+    if (s.type !== undefined) holders.push(s);
+    for (const k of ['anyOf', 'oneOf'] as const) for (const x of (s[k] as JsonSchema[] | undefined) ?? []) if (!x.$ref) visit(x);
+  };
+  visit(def);
+  if (holders.length === 0) return [];
+  const present = new Set(holders.flatMap((h) => (Array.isArray(h.type) ? h.type : [h.type]) as string[]));
+  const added: string[] = [];
+  const target = holders[holders.length - 1];
+  if (tsPrims.has('number') && !present.has('number') && present.has('integer')) {
+    for (const h of holders) {
+      if (Array.isArray(h.type)) h.type = (h.type as string[]).map((x) => (x === 'integer' ? 'number' : x));
+      else if (h.type === 'integer') h.type = 'number';
+    }
+    added.push('non-integer numbers');
+  }
+  if (tsPrims.has('null') && !present.has('null')) {
+    const now = (Array.isArray(target.type) ? target.type : [target.type]) as string[];
+    target.type = [...now, 'null'];
+    added.push('null');
+  }
+  return added;
+}

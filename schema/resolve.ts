@@ -1,0 +1,175 @@
+/**
+ * Input resolution for the pinned MCP schema revisions (schema/pins.json).
+ *
+ * Order: `--spec-dir DIR`, else `MCP_SPEC_DIR`, else the user cache filled by `mcpgen pull`
+ * (`$MCPGEN_CACHE`, else `$XDG_CACHE_HOME/mcpgen`, else `~/.cache/mcpgen`). Pinned inputs are
+ * verified (sha256 and size) and a mismatch is refused with a PinError naming the file, the
+ * expected and the actual hash. `--unpinned DIR` takes any folder holding schema.json +
+ * schema.ts, unverified.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { sha256 } from '../generator/util.js';
+
+export interface PinnedFile {
+  path: string;
+  sha256: string;
+  size: number;
+}
+export interface Pins {
+  upstream: { repository: string; commit: string; rawUrl: string };
+  revisions: Record<string, { files: Record<'schema.json' | 'schema.ts', PinnedFile> }>;
+}
+
+export const INPUT_FILES = ['schema.json', 'schema.ts'] as const;
+
+/** The pins shipped with mcpgen. */
+export function loadPins(): Pins {
+  return JSON.parse(readFileSync(new URL('./pins.json', import.meta.url), 'utf8')) as Pins;
+}
+
+/** An input that does not match its pin, or that cannot be found. */
+export class PinError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PinError';
+  }
+}
+
+export interface ResolvedFile {
+  /** Absolute path the text was read from. */
+  path: string;
+  text: string;
+  sha256: string;
+  size: number;
+}
+export interface ResolvedRevision {
+  revision: string;
+  files: { 'schema.json': ResolvedFile; 'schema.ts': ResolvedFile };
+  /** Where the inputs were found: `--spec-dir`, `MCP_SPEC_DIR`, `cache` or `--unpinned`. */
+  source: string;
+  pinned: boolean;
+  commit: string | null;
+}
+
+export interface ResolveOptions {
+  specDir?: string;
+  cacheDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.MCPGEN_CACHE) return resolve(env.MCPGEN_CACHE);
+  return join(env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache'), 'mcpgen');
+}
+
+function readVerified(path: string, pin: PinnedFile): ResolvedFile {
+  const buf = readFileSync(path);
+  const actual = sha256(buf);
+  if (actual !== pin.sha256 || buf.length !== pin.size) {
+    throw new PinError(
+      `${path}: sha256 ${actual} (${buf.length} bytes) does not match the pin ${pin.sha256} (${pin.size} bytes) for ${pin.path}; ` +
+        'use the pinned upstream file, `mcpgen pull`, or --unpinned DIR to generate from an unpinned folder',
+    );
+  }
+  return { path, text: buf.toString('utf8'), sha256: actual, size: buf.length };
+}
+
+/** Finds and verifies the inputs of one pinned revision. Throws PinError. */
+export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins = loadPins()): ResolvedRevision {
+  const entry = pins.revisions[revision];
+  if (!entry) {
+    throw new PinError(`unknown revision "${revision}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or use --unpinned DIR)`);
+  }
+  const env = opts.env ?? process.env;
+  const candidates: Array<[string, string]> = [];
+  if (opts.specDir) candidates.push(['--spec-dir', resolve(opts.specDir)]);
+  else if (env.MCP_SPEC_DIR) candidates.push(['MCP_SPEC_DIR', resolve(env.MCP_SPEC_DIR)]);
+  candidates.push(['cache', join(opts.cacheDir ?? defaultCacheDir(env), pins.upstream.commit)]);
+  for (const [source, dir] of candidates) {
+    const paths = INPUT_FILES.map((f) => join(dir, entry.files[f].path));
+    if (!paths.every((p) => existsSync(p))) {
+      if (source !== 'cache') {
+        const missing = paths.filter((p) => !existsSync(p));
+        throw new PinError(`${source} ${dir}: missing ${missing.join(', ')}`);
+      }
+      continue;
+    }
+    return {
+      revision,
+      files: {
+        'schema.json': readVerified(paths[0], entry.files['schema.json']),
+        'schema.ts': readVerified(paths[1], entry.files['schema.ts']),
+      },
+      source,
+      pinned: true,
+      commit: pins.upstream.commit,
+    };
+  }
+  throw new PinError(
+    `no inputs for revision ${revision}: set MCP_SPEC_DIR or --spec-dir to a folder shaped like the upstream repository, or run \`mcpgen pull\``,
+  );
+}
+
+/** Reads schema.json + schema.ts from any folder, unverified; the revision id is the folder name. */
+export function resolveUnpinned(dir: string, revision = basename(resolve(dir))): ResolvedRevision {
+  const read = (f: string): ResolvedFile => {
+    const path = join(resolve(dir), f);
+    if (!existsSync(path)) throw new PinError(`--unpinned ${dir}: missing ${f}`);
+    const buf = readFileSync(path);
+    return { path, text: buf.toString('utf8'), sha256: sha256(buf), size: buf.length };
+  };
+  return {
+    revision,
+    files: { 'schema.json': read('schema.json'), 'schema.ts': read('schema.ts') },
+    source: '--unpinned',
+    pinned: false,
+    commit: null,
+  };
+}
+
+export interface PullOptions {
+  cacheDir?: string;
+  /** Replaces the upstream raw URL template (`{repository}`, `{commit}`, `{path}`). */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  log?: (line: string) => void;
+}
+
+/**
+ * Downloads the pinned inputs of `revisions` into the cache, verifying each hash before it is
+ * written (a mismatch writes nothing and throws PinError). Files already cached and valid are
+ * kept. Returns the paths written.
+ */
+export async function pull(revisions: string[], opts: PullOptions = {}, pins = loadPins()): Promise<string[]> {
+  const dir = join(opts.cacheDir ?? defaultCacheDir(), pins.upstream.commit);
+  const doFetch = opts.fetch ?? fetch;
+  const written: string[] = [];
+  for (const rev of revisions) {
+    const entry = pins.revisions[rev];
+    if (!entry) throw new PinError(`unknown revision "${rev}"; pinned: ${Object.keys(pins.revisions).join(', ')}`);
+    for (const f of INPUT_FILES) {
+      const pin = entry.files[f];
+      const dest = join(dir, pin.path);
+      if (existsSync(dest) && sha256(readFileSync(dest)) === pin.sha256) continue;
+      const url = (opts.baseUrl ?? pins.upstream.rawUrl)
+        .replace('{repository}', pins.upstream.repository)
+        .replace('{commit}', pins.upstream.commit)
+        .replace('{path}', pin.path);
+      const res = await doFetch(url);
+      if (!res.ok) throw new PinError(`${url}: HTTP ${res.status} while pulling ${pin.path}`);
+      const buf = Buffer.from(await res.arrayBuffer());
+      const actual = sha256(buf);
+      if (actual !== pin.sha256) {
+        throw new PinError(`${url}: sha256 ${actual} does not match the pin ${pin.sha256} for ${pin.path}; nothing written`);
+      }
+      mkdirSync(join(dest, '..'), { recursive: true });
+      writeFileSync(`${dest}.part`, buf);
+      renameSync(`${dest}.part`, dest);
+      written.push(dest);
+      opts.log?.(`pulled ${pin.path} (${buf.length} bytes, sha256 ${actual.slice(0, 12)})`);
+    }
+  }
+  return written;
+}
