@@ -238,6 +238,10 @@ export function ingest(input: IngestInput): ProtocolModel {
   const seen = new Map<string, RequestDef>();
   const addRequests = (unionName: string, direction: Direction, embedded: boolean) => {
     for (const t of union(unionName)) {
+      if (!defs[t]) {
+        warnings.push(`${tf}: ${unionName} member ${t} has no schema.json definition; left out of the model`);
+        continue;
+      }
       const method = constOf(t, 'method');
       const key = `${direction} ${method}`;
       if (seen.has(key)) continue;
@@ -293,11 +297,14 @@ export function ingest(input: IngestInput): ProtocolModel {
       }
     }
     if (!resultType) {
-      throw new IngestError(
-        tf,
-        requestType,
-        `cannot pair request ${method} with a result (no ${rr}, no single @category ${method} result, no ${base}Result); add an entry to generator/overrides.ts`,
+      // A revision nobody has seen yet must still generate: type the result as the base Result.
+      const fallback = ['EmptyResult', 'Result'].find((n) => defs[n]);
+      if (!fallback) throw new IngestError(tf, requestType, `cannot pair request ${method} with a result and the schema has no Result type`);
+      warnings.push(
+        `${tf}: ${requestType}: no result type for ${method} (no ${rr}, no single @category result, no ${base}Result); typed as ${fallback} — add an entry to generator/overrides.ts if that is wrong`,
       );
+      resultType = fallback;
+      pairedBy = 'override';
     }
     return {
       resultType,
@@ -320,6 +327,10 @@ export function ingest(input: IngestInput): ProtocolModel {
     ['ServerNotification', 'serverToClient'],
   ] as const) {
     for (const t of union(unionName)) {
+      if (!defs[t]) {
+        warnings.push(`${tf}: ${unionName} member ${t} has no schema.json definition; left out of the model`);
+        continue;
+      }
       const method = constOf(t, 'method');
       const receiverCaps = direction === 'clientToServer' ? 'ClientCapabilities' : 'ServerCapabilities';
       const senderGated = direction === 'serverToClient' && /list_changed$|^notifications\/(message|resources\/updated)$/.test(method);
