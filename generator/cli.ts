@@ -3,10 +3,12 @@
  * that fails); 2 usage error (unknown command or flag); 3 input error (missing or mismatched
  * schema inputs, unreadable schema: the message names the file and field).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
+import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from './diff.js';
 import { generate } from './generate.js';
 import { IngestError, ingest } from './ingest.js';
 import type { ProtocolModel } from './model.js';
@@ -21,12 +23,21 @@ Usage:
   mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR]
   mcpgen list [--spec-dir DIR]
   mcpgen pull [--rev <id>|all] [--base-url URL]
+  mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
+  mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, index.ts. Each revision's folder is wiped
            and rewritten; output is byte-identical for identical inputs.
 list       Pinned revisions and where their inputs were found.
 pull       Downloads the pinned inputs into the user cache and verifies their sha256.
+diff       Semantic diff of two revisions' models: requests and notifications per direction,
+           params and result fields, capabilities, types, error codes, lifecycle; each change
+           flagged breaking or not for clients and for servers. A revision is a pinned id or a
+           folder holding schema.json + schema.ts (a path: contains a slash or is a directory).
+           --fail-on breaking exits 1 when any change is breaking.
+check      Regenerates into a temporary folder and compares it with DIR (default generated):
+           exits 1 listing the files added, removed or changed (with their first differing lines).
 
 Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
 --unpinned DIR generates from any folder holding schema.json and schema.ts (revision id: the
@@ -121,10 +132,104 @@ async function cmdPull(args: string[], io: Io): Promise<number> {
   return EXIT.ok;
 }
 
+/** A pinned revision id, or a folder holding schema.json + schema.ts. */
+function revisionInput(arg: string, specDir: string | undefined): ResolvedRevision {
+  if (arg.includes('/') || (existsSync(arg) && statSync(arg).isDirectory())) return resolveUnpinned(arg);
+  if (arg === 'all' || arg.includes(',')) throw new UsageError(`diff compares two revisions, not "${arg}"`);
+  return resolveInputs({ rev: arg, 'spec-dir': specDir })[0];
+}
+
+function cmdDiff(args: string[], io: Io): number {
+  const { values: v, positionals } = parse(args, {
+    format: { type: 'string', default: 'md' },
+    'fail-on': { type: 'string' },
+    'spec-dir': { type: 'string' },
+  });
+  if (positionals.length !== 2) throw new UsageError('expected two revisions: mcpgen diff <revA> <revB>');
+  if (v.format !== 'md' && v.format !== 'json') throw new UsageError(`--format ${v.format}: expected md or json`);
+  if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking') throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
+  const [a, b] = positionals.map((p) => modelOf(revisionInput(p, v['spec-dir'] as string | undefined)));
+  const report = diffModels(a, b);
+  io.out((v.format === 'json' ? renderJson(report) : renderMarkdown(report)).trimEnd());
+  return v['fail-on'] === 'breaking' && hasBreaking(report) ? EXIT.failed : EXIT.ok;
+}
+
+/** Files below `dir`, relative, sorted; empty when `dir` does not exist. */
+function listTree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const visit = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) visit(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  visit(dir);
+  return out.sort();
+}
+
+async function cmdCheck(args: string[], io: Io): Promise<number> {
+  const { values: v } = parse(args, {
+    rev: { type: 'string' },
+    out: { type: 'string', default: 'generated' },
+    'spec-dir': { type: 'string' },
+    unpinned: { type: 'string' },
+  });
+  if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
+  const out = resolve(v.out as string);
+  const inputs = resolveInputs(v as never);
+  const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
+  let differ = 0;
+  let same = 0;
+  try {
+    for (const r of inputs) {
+      const model = modelOf(r);
+      writeTree(join(tmp, model.revision), await generate(model));
+      const fresh = join(tmp, model.revision);
+      const current = join(out, model.revision);
+      const freshFiles = listTree(fresh);
+      const currentFiles = listTree(current);
+      const shown = (f: string) => join(v.out as string, model.revision, f);
+      for (const f of [...new Set([...freshFiles, ...currentFiles])].sort()) {
+        if (!currentFiles.includes(f)) {
+          io.out(`added    ${shown(f)} (generated, missing from ${v.out})`);
+          differ++;
+        } else if (!freshFiles.includes(f)) {
+          io.out(`removed  ${shown(f)} (in ${v.out}, no longer generated)`);
+          differ++;
+        } else {
+          const was = readFileSync(join(current, f), 'utf8');
+          const now = readFileSync(join(fresh, f), 'utf8');
+          if (was === now) {
+            same++;
+            continue;
+          }
+          io.out(`changed  ${shown(f)}`);
+          io.out(`--- ${shown(f)}`);
+          io.out('+++ (regenerated)');
+          for (const l of firstLineDiff(was, now)) io.out(l);
+          differ++;
+        }
+      }
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  if (differ) {
+    io.out(`check failed: ${differ} file(s) differ from a fresh generation of ${inputs.length} revision(s); run mcpgen generate`);
+    return EXIT.failed;
+  }
+  io.out(`check ok: ${same} file(s) of ${inputs.length} revision(s) match a fresh generation`);
+  return EXIT.ok;
+}
+
 export const COMMANDS: Record<string, (args: string[], io: Io) => number | Promise<number>> = {
   generate: cmdGenerate,
   list: cmdList,
   pull: cmdPull,
+  diff: cmdDiff,
+  check: cmdCheck,
 };
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {
