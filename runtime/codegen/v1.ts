@@ -7,3 +7,7 @@ export type { Direction, MethodEntry, NotificationShape, ProtocolMaps, ProtocolT
 export { createDispatcher, describeErrors } from '../dispatch.js';
 export type { Dispatch, DispatcherOptions, Handler, Handlers } from '../dispatch.js';
 export { formats } from '../formats.js';
+export { ClientSession } from '../client.js';
+export type { ClientSessionOptions, RequestOptions } from '../client.js';
+export { ServerSession } from '../server.js';
+export type { ServerSessionOptions } from '../server.js';

@@ -1,0 +1,43 @@
+/**
+ * client / server emitters: the named one-liners (`client.callTool(params, options)`) over the
+ * runtime's hand-written `ClientSession<P>` / `ServerSession<P>`; names come from the schema's
+ * request types (`CallToolRequest` → `callTool`) and notification types
+ * (`ToolListChangedNotification` → `sendToolListChanged`).
+ */
+import type { NotificationDef, ProtocolModel, RequestDef } from '../model.js';
+import { type EmitOptions, type Files, jsdoc, methodName, preamble, render } from './common.js';
+
+function doc(model: ProtocolModel, typeName: string, method: string, extra: string[] = []): string {
+  const t = model.types[typeName];
+  const lines = [`\`${method}\`${t?.description ? `: ${t.description}` : ''}`, ...extra, '', `@see ${model.revision} #/$defs/${typeName}`];
+  if (t?.deprecated !== undefined) lines.push(`@deprecated ${t.deprecated}`.trim());
+  return jsdoc(lines, '  ');
+}
+
+const requestView = (model: ProtocolModel) => (r: RequestDef) => ({
+  name: methodName(r),
+  method: r.method,
+  paramsRequired: r.paramsRequired,
+  jsdoc: doc(model, r.requestType, r.method, [
+    ...(r.taskAugmentable ? ['', 'With `options.task`, the receiver may answer with a CreateTaskResult.'] : []),
+    ...(r.inputRequired ? ['', 'May be answered with an InputRequiredResult (multi round-trip).'] : []),
+  ]),
+});
+
+const notificationView = (model: ProtocolModel) => (n: NotificationDef) => {
+  const base = n.notificationType.replace(/Notification$/, '');
+  return { name: `send${base}`, method: n.method, paramsRequired: n.paramsRequired, jsdoc: doc(model, n.notificationType, n.method) };
+};
+
+export function emitFacades(model: ProtocolModel, opts: EmitOptions): Files {
+  const base = { preamble: preamble(model), revision: model.revision, runtimeImport: opts.runtimeImport };
+  const side = (dir: RequestDef['direction']) => ({
+    ...base,
+    requests: model.requests.filter((r) => r.direction === dir && !r.embedded).map(requestView(model)),
+    notifications: model.notifications.filter((n) => n.direction === dir).map(notificationView(model)),
+  });
+  return new Map([
+    ['client.gen.ts', render('client', side('clientToServer'))],
+    ['server.gen.ts', render('server', side('serverToClient'))],
+  ]);
+}

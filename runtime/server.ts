@@ -1,0 +1,203 @@
+/**
+ * `ServerSession<P>`: the server facade, written once and typed over a generated method map
+ * `P`. Generated `Server` classes add the named one-liners (`createMessage`, `elicit`, …).
+ *
+ * Lifecycle (2025-11-25 basic/lifecycle): `initialize` is answered with the client's version
+ * when this server speaks it (its own table or a `fallbackTables` entry), else with its own
+ * latest version; requests other than `initialize` and `ping` before it are refused with
+ * -32600; the negotiated revision's table validates every message afterwards. Inbound requests
+ * whose capability this server did not declare get -32601; outbound requests whose capability
+ * the client did not declare are refused locally with -32601. `logging/setLevel` is handled
+ * when the server declares `logging` and registers no handler of its own; `log()` filters by
+ * that level (server/utilities/logging). Stateless revisions answer `server/discover` and take
+ * each request's `_meta` (protocol version and client capabilities required, else -32602).
+ */
+import { ErrorCode, RpcError } from './errors.js';
+import type { Params } from './jsonrpc.js';
+import { type Logger, Peer, type RequestContext, type RequestOptions, hasCapability } from './peer.js';
+import type { ProtocolMaps, ProtocolTable } from './table.js';
+import type { MessageInfo, Transport } from './transport/types.js';
+import type { Implementation } from './client.js';
+
+export type ServerRequestHandlers<P extends ProtocolMaps> = {
+  [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | Promise<P['clientRequests'][M]['result']>;
+};
+export type ServerNotificationHandlers<P extends ProtocolMaps> = {
+  [M in keyof P['clientNotifications']]?: (params: P['clientNotifications'][M]['params']) => void | Promise<void>;
+};
+
+export interface ServerSessionOptions<P extends ProtocolMaps> {
+  serverInfo: Implementation;
+  /** Capabilities this server declares (tools, resources, prompts, logging, completions, tasks…). */
+  capabilities?: Record<string, unknown>;
+  instructions?: string;
+  handlers?: ServerRequestHandlers<P>;
+  notificationHandlers?: ServerNotificationHandlers<P>;
+  /** Tables of older revisions this server also answers (picked by the client's `initialize`). */
+  fallbackTables?: readonly ProtocolTable[];
+  timeout?: number;
+  logger?: Logger;
+}
+
+/** Syslog severities of notifications/message, lowest first (RFC 5424 order reversed). */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const META = 'io.modelcontextprotocol/';
+
+export class ServerSession<P extends ProtocolMaps> {
+  #peer: Peer | undefined;
+  #table: ProtocolTable;
+  #initialized = false;
+  #client: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Implementation } | undefined;
+  #logLevel: LogLevel | undefined;
+
+  constructor(
+    readonly ownTable: ProtocolTable,
+    readonly options: ServerSessionOptions<P>,
+  ) {
+    this.#table = ownTable;
+  }
+
+  get table(): ProtocolTable {
+    return this.#table;
+  }
+  /** What the client said in `initialize` (handshake revisions). */
+  get client() {
+    return this.#client;
+  }
+  get peer(): Peer {
+    if (!this.#peer) throw new RpcError(ErrorCode.InternalError, 'server is not connected: call connect(transport) first');
+    return this.#peer;
+  }
+
+  /** Serves one connection over `transport` until it closes. */
+  async connect(transport: Transport): Promise<void> {
+    const o = this.options;
+    const capabilities = o.capabilities ?? {};
+    const stateless = this.#table.lifecycle === 'stateless';
+    const peer = new Peer({
+      side: 'server',
+      table: this.#table,
+      transport,
+      capabilities,
+      requestHandlers: { ...(o.handlers as Record<string, never> | undefined) },
+      notificationHandlers: Object.fromEntries(Object.entries(o.notificationHandlers ?? {}).map(([m, h]) => [m, (p: unknown) => (h as (x: unknown) => unknown)(p)])) as never,
+      logger: o.logger,
+      timeout: o.timeout,
+    });
+    this.#peer = peer;
+    if (!stateless) {
+      peer.setRequestHandler('initialize', (params: Params) => this.#initialize(params, peer));
+      peer.setNotificationHandler('notifications/initialized', () => {
+        this.#initialized = true;
+      });
+      peer.setPreDispatch((req) =>
+        this.#client || req.method === 'initialize' || req.method === 'ping'
+          ? undefined
+          : new RpcError(ErrorCode.InvalidRequest, `${req.method} before initialize: the session is not initialized`),
+      );
+    } else {
+      peer.setRequestHandler('server/discover', () => this.#discover());
+      peer.setPreDispatch((req, _entry, info) => this.#checkMeta(req.params as Params | undefined, info));
+    }
+    if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
+      peer.setRequestHandler('logging/setLevel', (params: Params) => {
+        this.#logLevel = params.level as LogLevel;
+        return {};
+      });
+    }
+    await peer.start();
+  }
+
+  #initialize(params: Params, peer: Peer) {
+    const requested = params.protocolVersion;
+    const tables = [this.ownTable, ...(this.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
+    const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
+    this.#table = table;
+    (peer as unknown as { table: ProtocolTable }).table = table;
+    this.#client = {
+      protocolVersion: table.protocolVersion,
+      capabilities: (params.capabilities as Record<string, unknown>) ?? {},
+      clientInfo: params.clientInfo as Implementation | undefined,
+    };
+    const result: Record<string, unknown> = {
+      protocolVersion: table.protocolVersion,
+      capabilities: this.options.capabilities ?? {},
+      serverInfo: this.options.serverInfo,
+    };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  #discover() {
+    const result: Record<string, unknown> = {
+      resultType: 'complete',
+      supportedVersions: [this.#table.protocolVersion],
+      // server/utilities/caching: discovery may be cached for a minute, by anyone (no user data)
+      ttlMs: 60_000,
+      cacheScope: 'public',
+      capabilities: this.options.capabilities ?? {},
+      _meta: { [`${META}serverInfo`]: this.options.serverInfo },
+    };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  #checkMeta(params: Params | undefined, _info: MessageInfo | undefined): RpcError | undefined {
+    const meta = params?._meta as Params | undefined;
+    const version = meta?.[`${META}protocolVersion`];
+    if (typeof version !== 'string') return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
+    if (version !== this.#table.protocolVersion) {
+      return new RpcError(ErrorCode.UnsupportedProtocolVersion, `unsupported protocol version ${version}`, {
+        supported: [this.#table.protocolVersion],
+        requested: version,
+      });
+    }
+    if (typeof meta?.[`${META}clientCapabilities`] !== 'object' || meta[`${META}clientCapabilities`] === null) {
+      return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}clientCapabilities"]`);
+    }
+    return undefined;
+  }
+
+  /** True once the client sent `notifications/initialized`. */
+  get initialized(): boolean {
+    return this.#initialized;
+  }
+
+  /**
+   * Sends a server→client request. Rejects with -32601 locally when the client did not declare
+   * the capability it needs (e.g. `sampling`), else as the engine does.
+   */
+  request<M extends keyof P['serverRequests'] & string>(method: M, params: P['serverRequests'][M]['params'], options?: RequestOptions): Promise<P['serverRequests'][M]['result']> {
+    const entry = this.#table.requests.serverToClient[method];
+    if (!entry || entry.embedded) {
+      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a server request of protocol version ${this.#table.protocolVersion}`));
+    }
+    if (entry.capability && this.#client && !hasCapability(this.#client.capabilities, entry.capability)) {
+      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the client did not declare capability ${entry.capability.join('.')}`));
+    }
+    return this.peer.request(method, params as Params | undefined, options);
+  }
+
+  /** Sends a notification to the client. */
+  notify<M extends keyof P['serverNotifications'] & string>(method: M, params: P['serverNotifications'][M]['params']): Promise<void> {
+    return this.peer.notify(method, params as Params | undefined);
+  }
+
+  /**
+   * Sends notifications/message when `level` is at or above the level the client set with
+   * logging/setLevel (all levels until it sets one). Resolves false when filtered out.
+   */
+  async log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
+    if (this.#logLevel && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.#logLevel)) return false;
+    const params: Params = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    await this.peer.notify('notifications/message', params);
+    return true;
+  }
+
+  close(): Promise<void> {
+    return this.#peer?.close() ?? Promise.resolve();
+  }
+}
