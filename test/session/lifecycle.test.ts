@@ -115,7 +115,7 @@ test('stateless (draft): discover, then requests carry _meta; a request without 
   const server = new ServerDraft({
     serverInfo: { name: 'd', version: '1' },
     capabilities: { tools: {} },
-    handlers: { 'tools/list': () => ({ resultType: 'complete', tools: [tool] }) },
+    handlers: { 'tools/list': () => ({ resultType: 'complete', ttlMs: 0, cacheScope: 'private', tools: [tool] }) },
   });
   await server.connect(b);
   const client = new ClientDraft({ clientInfo: { name: 'c', version: '0' } });
