@@ -25,10 +25,14 @@ export interface Implementation {
   [key: string]: unknown;
 }
 
-type Params_<T> = T extends undefined ? Params | undefined : T;
+/**
+ * Params as a client passes them: `_meta` optional (stateless revisions require it on the wire;
+ * the session fills in protocol version, capabilities and client info).
+ */
+export type ClientParams<T> = T extends { _meta: infer M } ? Omit<T, '_meta'> & { _meta?: Partial<M> } : T;
 /** Handlers a client may register for server→client requests (sampling, elicitation, roots). */
 export type ClientRequestHandlers<P extends ProtocolMaps> = {
-  [M in keyof P['serverRequests']]?: (params: P['serverRequests'][M]['params'], ctx: RequestContext) => P['serverRequests'][M]['result'] | Promise<P['serverRequests'][M]['result']>;
+  [M in keyof P['serverRequests']]?: (params: P['serverRequests'][M]['params'], ctx: RequestContext) => P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt'] | Promise<P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt']>;
 };
 /** Handlers for server notifications (progress and cancellation are handled by the engine). */
 export type ClientNotificationHandlers<P extends ProtocolMaps> = {
@@ -176,7 +180,7 @@ export class ClientSession<P extends ProtocolMaps> {
    */
   request<M extends keyof P['clientRequests'] & string>(
     method: M,
-    params: P['clientRequests'][M]['params'],
+    params: ClientParams<P['clientRequests'][M]['params']>,
     options?: RequestOptions,
   ): Promise<P['clientRequests'][M]['result']> {
     const entry = this.#table.requests.clientToServer[method];
@@ -186,7 +190,7 @@ export class ClientSession<P extends ProtocolMaps> {
     if (this.options.enforceCapabilities !== false && entry.capability && this.#server && !hasCapability(this.#server.capabilities, entry.capability)) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the server did not declare capability ${entry.capability.join('.')}`));
     }
-    return this.peer.request(method, this.#withMeta(params as Params_<typeof params> as Params | undefined), options);
+    return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
   }
 
   /** Sends one notification. */

@@ -12,7 +12,7 @@ export type Handler<P = unknown, R = unknown, C = unknown> = (params: P, ctx: C)
 
 /** Handler table over a method map: one handler per method, exhaustive (the compiler checks). */
 export type Handlers<M extends Record<string, RequestShape>, C = unknown> = {
-  [K in keyof M]: Handler<M[K]['params'], M[K]['result'], C>;
+  [K in keyof M]: Handler<M[K]['params'], M[K]['result'] | M[K]['alt'], C>;
 };
 
 /** The dispatch function a dispatcher returns. Throws RpcError. */

@@ -20,7 +20,7 @@ import type { MessageInfo, Transport } from './transport/types.js';
 import type { Implementation } from './client.js';
 
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
-  [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | Promise<P['clientRequests'][M]['result']>;
+  [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt'] | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
 };
 export type ServerNotificationHandlers<P extends ProtocolMaps> = {
   [M in keyof P['clientNotifications']]?: (params: P['clientNotifications'][M]['params']) => void | Promise<void>;

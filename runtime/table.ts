@@ -59,7 +59,10 @@ export interface ProtocolTable {
 /** Type-level shape of one request method in a generated method map. */
 export interface RequestShape {
   params: unknown;
+  /** The result of a plain call. */
   result: unknown;
+  /** Other results the receiver may answer with (CreateTaskResult, InputRequiredResult), or never. */
+  alt: unknown;
 }
 /** Type-level shape of one notification method in a generated method map. */
 export interface NotificationShape {

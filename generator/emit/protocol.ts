@@ -30,7 +30,8 @@ function mapEntry(model: ProtocolModel, d: Def) {
     method: d.method,
     jsdoc: jsdoc(doc, '  '),
     params,
-    result: isRequest(d) ? [d.resultType, ...d.altResultTypes].map((t) => `T.${t}`).join(' | ') : '',
+    result: isRequest(d) ? `T.${d.resultType}` : '',
+    alt: isRequest(d) && d.altResultTypes.length ? d.altResultTypes.map((t) => `T.${t}`).join(' | ') : 'never',
   };
 }
 

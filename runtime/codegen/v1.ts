@@ -8,6 +8,6 @@ export { createDispatcher, describeErrors } from '../dispatch.js';
 export type { Dispatch, DispatcherOptions, Handler, Handlers } from '../dispatch.js';
 export { formats } from '../formats.js';
 export { ClientSession } from '../client.js';
-export type { ClientSessionOptions, RequestOptions } from '../client.js';
+export type { ClientParams, ClientSessionOptions, RequestOptions } from '../client.js';
 export { ServerSession } from '../server.js';
 export type { ServerSessionOptions } from '../server.js';
