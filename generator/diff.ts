@@ -1,6 +1,7 @@
 /**
  * diff: a semantic comparison of two ProtocolModels (`mcpgen diff A B`). Pure: no I/O, output
- * depends only on the two models (sorted, no timestamps).
+ * depends only on the two models (sorted, no timestamps). Also a small line diff of two texts
+ * for `mcpgen check` (firstLineDiff).
  *
  * What is compared: the lifecycle and protocol version; requests and notifications per
  * direction (added, removed, moved to another direction, embedded in an InputRequiredResult or
@@ -13,6 +14,11 @@
  * Paths: `<method> params.<field>`, `<method> result.<field>`, `[]` an array's items, `{}` a
  * map's values, `<Name>` a union member (its type name, its `prop=const` discriminator or its
  * JSON type), e.g. `tools/call params.arguments`, `tools/call result.content[]<TextContent>.text`.
+ *
+ * Union members are matched by type name, then by `prop=const` discriminator, then by JSON type,
+ * so a renamed member (ResourceReference → ResourceTemplateReference) or an inline object that
+ * became a named one is compared rather than reported removed and added; `{}` and a union of
+ * every JSON type (JSONValue) count as the same.
  *
  * Breaking: each change is classified separately for a client implementer and a server
  * implementer ("an implementation written against A must change to stay correct against B").
@@ -28,9 +34,9 @@
  * | field removed                                       | R (read it); S too when the object is closed (additionalProperties: false) |
  * | optional → required                                 | S (must now send it)     |
  * | required → optional                                 | R (may no longer get it) |
- * | type narrowed (number → integer, any → string, string → enum, enum value removed, union member removed, constraint added or tightened, object closed) | S (values it sent are now invalid) |
- * | type widened (integer → number, enum → string, enum value added, union member added, constraint removed or loosened, object opened) | R (gets values it does not handle) |
- * | type changed otherwise (string → object, const changed, format or pattern changed) | S and R |
+ * | narrowed: number → integer, any → string, string → enum or const, enum value removed, union member removed, constraint added or tightened, object closed | S (values it sent are now invalid) |
+ * | widened: integer → number, object → any, enum or const → string, enum value added, union member added, constraint removed or loosened, object opened | R (gets values it does not handle) |
+ * | changed otherwise: string → object, const changed, format or pattern changed | S and R |
  * | request added                                       | R when no capability gates it (must implement it); otherwise nobody |
  * | request removed                                     | S (calls now fail with method not found) |
  * | request moved to other direction(s)                 | the union of the removed and added rules per direction |
@@ -56,7 +62,16 @@ export type Party = 'client' | 'server';
 
 export type Section = 'lifecycle' | 'methods' | 'notifications' | 'params' | 'results' | 'capabilities' | 'types' | 'errors';
 /** Report order of the sections. */
-export const SECTIONS: readonly Section[] = ['lifecycle', 'methods', 'notifications', 'params', 'results', 'capabilities', 'types', 'errors'];
+export const SECTIONS: readonly Section[] = [
+  'lifecycle',
+  'methods',
+  'notifications',
+  'params',
+  'results',
+  'capabilities',
+  'types',
+  'errors',
+];
 export const SECTION_TITLES: Readonly<Record<Section, string>> = {
   lifecycle: 'Lifecycle',
   methods: 'Requests',
@@ -139,11 +154,11 @@ export interface DiffReport {
 }
 
 export interface DiffOptions {
-  /** How many levels below a params/result/capabilities root the walk descends. Default 8. */
+  /** How many levels below a params/result/capabilities root the walk descends. Default 10. */
   maxDepth?: number;
 }
 
-export const DEFAULT_MAX_DEPTH = 8;
+export const DEFAULT_MAX_DEPTH = 10;
 
 /** Who a change breaks, relative to the payload: its sender, its receiver, both or nobody. */
 type Effect = 'none' | 'sender' | 'receiver' | 'both';
@@ -165,13 +180,6 @@ function breakingOf(effect: Effect, roles: Roles): Breaking {
 const anyBreaking = (...bs: Breaking[]): Breaking => ({ client: bs.some((b) => b.client), server: bs.some((b) => b.server) });
 const NOBODY: Breaking = { client: false, server: false };
 const BOTH: Breaking = { client: true, server: true };
-
-/** Joins two effects: the union of who they break. */
-function join(x: Effect, y: Effect): Effect {
-  if (x === y || y === 'none') return x;
-  if (x === 'none') return y;
-  return 'both';
-}
 
 // ---------------------------------------------------------------------------------------------
 // Schema views
@@ -341,7 +349,15 @@ interface WalkCtx {
   roles: Roles;
 }
 
-function push(ctx: WalkCtx, kind: ChangeKind, subject: string, effect: Effect, detail: string, before: string | null = null, after: string | null = null) {
+function push(
+  ctx: WalkCtx,
+  kind: ChangeKind,
+  subject: string,
+  effect: Effect,
+  detail: string,
+  before: string | null = null,
+  after: string | null = null,
+) {
   ctx.out.push({
     section: ctx.section,
     kind,
@@ -384,7 +400,15 @@ function compareViews(
       const wider = covers(tb, ta);
       const narrower = covers(ta, tb);
       if (!(wider && narrower))
-        push(ctx, 'type', path, wider ? 'receiver' : narrower ? 'sender' : 'both', `${showTypes(ta)} → ${showTypes(tb)}`, showTypes(ta), showTypes(tb));
+        push(
+          ctx,
+          'type',
+          path,
+          wider ? 'receiver' : narrower ? 'sender' : 'both',
+          `${showTypes(ta)} → ${showTypes(tb)}`,
+          showTypes(ta),
+          showTypes(tb),
+        );
       return;
     }
     compareUnions(ctx, path, rawA, rawB, va, vb, depth, stA, stB);
@@ -407,7 +431,10 @@ function compareViews(
         push(ctx, 'const', path, 'both', `const ${showValue(A.const)} → ${showValue(B.const)}`, showValue(A.const), showValue(B.const));
     } else if (added.length || removed.length) {
       const effect: Effect = added.length && removed.length ? 'both' : added.length ? 'receiver' : 'sender';
-      const parts = [added.length ? `values added: ${showValues(added)}` : '', removed.length ? `values removed: ${showValues(removed)}` : ''];
+      const parts = [
+        added.length ? `values added: ${showValues(added)}` : '',
+        removed.length ? `values removed: ${showValues(removed)}` : '',
+      ];
       push(ctx, 'enum', path, effect, parts.filter(Boolean).join('; '), showValues(xa), showValues(xb));
     }
   } else if (xa || xb) {
@@ -433,7 +460,15 @@ function compareViews(
     const b = B[k];
     if (stableJson(a ?? null) === stableJson(b ?? null)) continue;
     const show = (v: unknown) => (v === undefined ? '(none)' : showValue(v));
-    push(ctx, 'constraint', path, constraintEffect(k, a, b), `${k} ${show(a)} → ${show(b)}`, a === undefined ? null : show(a), b === undefined ? null : show(b));
+    push(
+      ctx,
+      'constraint',
+      path,
+      constraintEffect(k, a, b),
+      `${k} ${show(a)} → ${show(b)}`,
+      a === undefined ? null : show(a),
+      b === undefined ? null : show(b),
+    );
   }
 
   // object members
@@ -450,7 +485,15 @@ function compareViews(
       const inB = Object.hasOwn(pb, k);
       if (!inA) {
         const req = rb.has(k);
-        push(ctx, 'field-added', sub, req ? 'sender' : 'none', `added (${req ? 'required' : 'optional'})`, null, req ? 'required' : 'optional');
+        push(
+          ctx,
+          'field-added',
+          sub,
+          req ? 'sender' : 'none',
+          `added (${req ? 'required' : 'optional'})`,
+          null,
+          req ? 'required' : 'optional',
+        );
       } else if (!inB) {
         const closed = B.additionalProperties === false;
         const open = !closed && B.additionalProperties !== undefined && isObj(B.additionalProperties) && isAny(B.additionalProperties);
@@ -473,7 +516,15 @@ function compareViews(
     const apB = B.additionalProperties;
     if ((apA === false) !== (apB === false)) {
       const closing = apB === false;
-      push(ctx, 'constraint', path, closing ? 'sender' : 'receiver', closing ? 'additional properties no longer allowed' : 'additional properties now allowed', closing ? 'open' : 'closed', closing ? 'closed' : 'open');
+      push(
+        ctx,
+        'constraint',
+        path,
+        closing ? 'sender' : 'receiver',
+        closing ? 'additional properties no longer allowed' : 'additional properties now allowed',
+        closing ? 'open' : 'closed',
+        closing ? 'closed' : 'open',
+      );
     } else if (apA !== false && (isObj(apA) || isObj(apB))) {
       walk(ctx, `${path}{}`, apA ?? {}, apB ?? {}, depth + 1, stA, stB);
     }
@@ -558,14 +609,31 @@ function compareParams(ctx: WalkCtx, subject: string, typeA: string, typeB: stri
   const path = `${subject} params`;
   if (!pa && !pb) return;
   if (!pa) {
-    push(ctx, 'field-added', path, pb!.required ? 'sender' : 'none', `params added (${pb!.required ? 'required' : 'optional'})`, null, pb!.required ? 'required' : 'optional');
+    push(
+      ctx,
+      'field-added',
+      path,
+      pb!.required ? 'sender' : 'none',
+      `params added (${pb!.required ? 'required' : 'optional'})`,
+      null,
+      pb!.required ? 'required' : 'optional',
+    );
     return;
   }
   if (!pb) {
-    push(ctx, 'field-removed', path, 'receiver', `params removed (was ${pa.required ? 'required' : 'optional'})`, pa.required ? 'required' : 'optional', null);
+    push(
+      ctx,
+      'field-removed',
+      path,
+      'receiver',
+      `params removed (was ${pa.required ? 'required' : 'optional'})`,
+      pa.required ? 'required' : 'optional',
+      null,
+    );
     return;
   }
-  if (pa.required && !pb.required) push(ctx, 'required-to-optional', path, 'receiver', 'params required → optional', 'required', 'optional');
+  if (pa.required && !pb.required)
+    push(ctx, 'required-to-optional', path, 'receiver', 'params required → optional', 'required', 'optional');
   if (!pa.required && pb.required) push(ctx, 'optional-to-required', path, 'sender', 'params optional → required', 'optional', 'required');
   walk(ctx, path, pa.raw, pb.raw, 0, [], []);
 }
@@ -616,7 +684,9 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
     const removed: ChangeKind = kind === 'request' ? 'method-removed' : 'notification-removed';
     // who a method's removal / addition in one direction breaks
     const removedBreaks = (d: Direction): Breaking =>
-      kind === 'request' ? breakingOf('sender', { sender: fromOf(d), receiver: toOf(d) }) : breakingOf('receiver', { sender: fromOf(d), receiver: toOf(d) });
+      kind === 'request'
+        ? breakingOf('sender', { sender: fromOf(d), receiver: toOf(d) })
+        : breakingOf('receiver', { sender: fromOf(d), receiver: toOf(d) });
     const addedBreaks = (x: Def): Breaking =>
       kind === 'request' && !x.capability ? breakingOf('receiver', { sender: fromOf(x.direction), receiver: toOf(x.direction) }) : NOBODY;
 
@@ -628,19 +698,33 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
       const gone = inA.filter((x) => !dirsB.includes(x.direction));
       const fresh = inB.filter((x) => !dirsA.includes(x.direction));
       if (dirsA.length && dirsB.length && !sameSet(dirsA, dirsB)) {
-        top(section, 'direction', method, anyBreaking(...gone.map((x) => removedBreaks(x.direction)), ...fresh.map(addedBreaks)), `${dirsA.join(' + ')} → ${dirsB.join(' + ')}`, {
+        top(
+          section,
+          'direction',
           method,
-          before: dirsA.join(', '),
-          after: dirsB.join(', '),
-        });
+          anyBreaking(...gone.map((x) => removedBreaks(x.direction)), ...fresh.map(addedBreaks)),
+          `${dirsA.join(' + ')} → ${dirsB.join(' + ')}`,
+          {
+            method,
+            before: dirsA.join(', '),
+            after: dirsB.join(', '),
+          },
+        );
       } else {
         for (const x of gone)
           top(section, removed, method, removedBreaks(x.direction), `${kind} removed (${x.direction})`, { method, direction: x.direction });
         for (const x of fresh)
-          top(section, added, method, addedBreaks(x), `${kind} added (${x.direction}${x.capability ? `, gated by ${showCap(x.capability)}` : ''})`, {
+          top(
+            section,
+            added,
             method,
-            direction: x.direction,
-          });
+            addedBreaks(x),
+            `${kind} added (${x.direction}${x.capability ? `, gated by ${showCap(x.capability)}` : ''})`,
+            {
+              method,
+              direction: x.direction,
+            },
+          );
       }
       for (const x of inA) {
         const y = inB.find((v) => v.direction === x.direction);
@@ -649,7 +733,15 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
         const roles: Roles = { sender: fromOf(d), receiver: toOf(d) };
         if (showCap(x.capability) !== showCap(y.capability)) {
           const effect: Effect = y.capability ? 'both' : 'receiver';
-          push(ctx(section, method, d, roles), 'capability-gate', method, effect, `gating capability ${showCap(x.capability)} → ${showCap(y.capability)}`, showCap(x.capability), showCap(y.capability));
+          push(
+            ctx(section, method, d, roles),
+            'capability-gate',
+            method,
+            effect,
+            `gating capability ${showCap(x.capability)} → ${showCap(y.capability)}`,
+            showCap(x.capability),
+            showCap(y.capability),
+          );
         }
         compareParams(ctx('params', method, d, roles), method, x.type, y.type);
         if (kind === 'request') compareRequest(method, d);
@@ -664,7 +756,17 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
     const resRoles: Roles = { sender: toOf(d), receiver: fromOf(d) };
     const c = ctx('methods', method, d, reqRoles);
     if (ra.embedded !== rb.embedded)
-      push(c, 'embedded', method, 'both', rb.embedded ? 'now travels only inside an InputRequiredResult (embedded input request)' : 'no longer embedded: sent as a standalone request', String(ra.embedded), String(rb.embedded));
+      push(
+        c,
+        'embedded',
+        method,
+        'both',
+        rb.embedded
+          ? 'now travels only inside an InputRequiredResult (embedded input request)'
+          : 'no longer embedded: sent as a standalone request',
+        String(ra.embedded),
+        String(rb.embedded),
+      );
     if (ra.resultType !== rb.resultType)
       push(c, 'result-type', method, 'none', `result type ${ra.resultType} → ${rb.resultType}`, ra.resultType, rb.resultType);
     const rc = ctx('methods', method, d, resRoles);
@@ -694,10 +796,17 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
     if (!ta) top('types', 'type-added', name, NOBODY, `type added${tb.category ? ` (${tb.category})` : ''}`, { after: name });
     else if (!tb) top('types', 'type-removed', name, NOBODY, `type removed${ta.category ? ` (${ta.category})` : ''}`, { before: name });
     else if ((ta.deprecated === undefined) !== (tb.deprecated === undefined))
-      top('types', 'deprecated', name, NOBODY, tb.deprecated !== undefined ? `deprecated${tb.deprecated ? `: ${tb.deprecated.split('\n')[0]}` : ''}` : 'no longer deprecated', {
-        before: ta.deprecated === undefined ? null : 'deprecated',
-        after: tb.deprecated === undefined ? null : 'deprecated',
-      });
+      top(
+        'types',
+        'deprecated',
+        name,
+        NOBODY,
+        tb.deprecated !== undefined ? `deprecated${tb.deprecated ? `: ${tb.deprecated.split('\n')[0]}` : ''}` : 'no longer deprecated',
+        {
+          before: ta.deprecated === undefined ? null : 'deprecated',
+          after: tb.deprecated === undefined ? null : 'deprecated',
+        },
+      );
   }
 
   // error codes
@@ -715,7 +824,8 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
 
 const refOf = (m: ProtocolModel): ModelRef => ({ revision: m.revision, protocolVersion: m.protocolVersion, lifecycle: m.lifecycle });
 
-const changeKey = (c: Change) => [SECTIONS.indexOf(c.section).toString().padStart(2, '0'), c.subject, c.direction ?? '', c.kind, c.detail].join('\u0000');
+const changeKey = (c: Change) =>
+  [SECTIONS.indexOf(c.section).toString().padStart(2, '0'), c.subject, c.direction ?? '', c.kind, c.detail].join('\u0000');
 
 function dedupe(changes: Change[]): Change[] {
   const seen = new Map<string, Change>();
@@ -729,7 +839,10 @@ function dedupe(changes: Change[]): Change[] {
 }
 
 function sortChanges(changes: Change[]): Change[] {
-  return changes.map((c) => [changeKey(c), c] as const).sort(([x], [y]) => byCodeUnit(x, y)).map(([, c]) => c);
+  return changes
+    .map((c) => [changeKey(c), c] as const)
+    .sort(([x], [y]) => byCodeUnit(x, y))
+    .map(([, c]) => c);
 }
 
 function count(changes: Change[]): Counts {

@@ -90,7 +90,10 @@ test('`resultType` added (required) to results: breaks the servers that send the
 
 test('params: _meta becomes required with per-request client capabilities; tools/call task removed', () => {
   const meta = find((c) => c.subject === 'tools/call params._meta');
-  assert.equal(meta.map((c) => c.kind), ['optional-to-required']);
+  assert.equal(
+    meta.map((c) => c.kind),
+    ['optional-to-required'],
+  );
   assert.equal(meta[0].breaking, { client: true, server: false });
   assert.ok(has('field-added', 'tools/call params._meta.io.modelcontextprotocol/clientCapabilities'));
   assert.ok(has('field-removed', 'tools/call params.task'));
@@ -128,7 +131,11 @@ test('JSON and markdown report the same counts', () => {
     const body = md.slice(md.indexOf(heading![0]) + heading![0].length).split('\n## ')[0];
     const tableRows = body.split('\n').filter((l) => l.startsWith('| `'));
     assert.is(tableRows.length, n, `${sec} rows`);
-    assert.is(tableRows.filter((l) => /\| \*\*breaking\*\* \| [^|]+ \|$/.test(l)).length, s.bySection[sec].breakingForClient, `${sec} client flags`);
+    assert.is(
+      tableRows.filter((l) => /\| \*\*breaking\*\* \| [^|]+ \|$/.test(l)).length,
+      s.bySection[sec].breakingForClient,
+      `${sec} client flags`,
+    );
     rows += tableRows.length;
   }
   assert.is(rows, s.total);

@@ -18,7 +18,11 @@ function diffRequest(a: Partial<MethodSpec>, b: Partial<MethodSpec>, types: Reco
 /** The single change at `subject` (fails when there is none or more than one). */
 function only(r: DiffReport, subject: string, kind?: Change['kind']): Change {
   const cs = r.changes.filter((c) => c.subject === subject && (!kind || c.kind === kind));
-  assert.is(cs.length, 1, `one change at ${subject}${kind ? ` (${kind})` : ''}; got:\n${r.changes.map((c) => `${c.kind} ${c.subject}`).join('\n')}`);
+  assert.is(
+    cs.length,
+    1,
+    `one change at ${subject}${kind ? ` (${kind})` : ''}; got:\n${r.changes.map((c) => `${c.kind} ${c.subject}`).join('\n')}`,
+  );
   return cs[0];
 }
 const breaks = (c: Change) => `${c.breaking.client ? 'client' : '-'}/${c.breaking.server ? 'server' : '-'}`;
@@ -96,11 +100,17 @@ test('string → enum narrows; enum values added widen, removed narrow', () => {
   const c = only(toEnum, 'things/do params.e');
   assert.is(c.kind, 'enum');
   assert.is(breaks(c), 'client/-');
-  const added = diffRequest({ result: obj({ e: { type: 'string', enum: ['a'] } }) }, { result: obj({ e: { type: 'string', enum: ['a', 'b'] } }) });
+  const added = diffRequest(
+    { result: obj({ e: { type: 'string', enum: ['a'] } }) },
+    { result: obj({ e: { type: 'string', enum: ['a', 'b'] } }) },
+  );
   const a = only(added, 'things/do result.e');
   assert.match(a.detail, 'values added: "b"');
   assert.is(breaks(a), 'client/-');
-  const removed = diffRequest({ result: obj({ e: { type: 'string', enum: ['a', 'b'] } }) }, { result: obj({ e: { type: 'string', enum: ['a'] } }) });
+  const removed = diffRequest(
+    { result: obj({ e: { type: 'string', enum: ['a', 'b'] } }) },
+    { result: obj({ e: { type: 'string', enum: ['a'] } }) },
+  );
   assert.is(breaks(only(removed, 'things/do result.e')), '-/server');
 });
 
@@ -127,8 +137,14 @@ test('fields are found through $refs, allOf, array items and map values', () => 
     Mid: { allOf: [ref('Base'), obj({ leaves: { type: 'array', items: ref('Leaf') } })] },
     Base: obj({ id: { type: 'string' } }, ['id']),
   });
-  const a = tinyModel({ requests: [{ method: 'x/y', result: obj({ m: { type: 'object', additionalProperties: ref('Mid') } }) }], types: types({ type: 'string' }) });
-  const b = tinyModel({ requests: [{ method: 'x/y', result: obj({ m: { type: 'object', additionalProperties: ref('Mid') } }) }], types: types({ type: 'boolean' }) });
+  const a = tinyModel({
+    requests: [{ method: 'x/y', result: obj({ m: { type: 'object', additionalProperties: ref('Mid') } }) }],
+    types: types({ type: 'string' }),
+  });
+  const b = tinyModel({
+    requests: [{ method: 'x/y', result: obj({ m: { type: 'object', additionalProperties: ref('Mid') } }) }],
+    types: types({ type: 'boolean' }),
+  });
   const r = diffModels(a, b);
   const c = only(r, 'x/y result.m{}.leaves[].v');
   assert.is(c.detail, 'string → boolean');
@@ -148,7 +164,9 @@ test('recursive types terminate (cycle guard) and the depth limit stops the walk
 });
 
 test('union members: added widens, removed narrows, a rename with the same discriminator is no change', () => {
-  const member = (name: string, kind: string) => ({ [name]: obj({ type: { type: 'string', const: kind }, v: { type: 'string' } }, ['type']) });
+  const member = (name: string, kind: string) => ({
+    [name]: obj({ type: { type: 'string', const: kind }, v: { type: 'string' } }, ['type']),
+  });
   const content = (...names: string[]) => ({ anyOf: names.map(ref) });
   const a = tinyModel({
     requests: [{ method: 'c/get', result: obj({ content: content('Text', 'OldRef') }) }],
@@ -168,7 +186,9 @@ test('union members: added widens, removed narrows, a rename with the same discr
 });
 
 test('an unconstrained value and a union of every JSON type are the same', () => {
-  const jsonValue = { anyOf: [ref('JSONObject'), { type: 'array', items: ref('JSONValue') }, { type: ['string', 'number', 'boolean', 'null'] }] };
+  const jsonValue = {
+    anyOf: [ref('JSONObject'), { type: 'array', items: ref('JSONValue') }, { type: ['string', 'number', 'boolean', 'null'] }],
+  };
   const types = { JSONValue: jsonValue, JSONObject: { type: 'object', additionalProperties: ref('JSONValue') } };
   const a = tinyModel({ requests: [{ method: 'v/get', result: obj({ v: {} }) }], types });
   const b = tinyModel({ requests: [{ method: 'v/get', result: obj({ v: ref('JSONValue') }) }], types });
@@ -214,7 +234,10 @@ test('direction change, embedding, capability gate and alternative results', () 
   const c = only(alt, 'things/do', 'alt-result-added');
   assert.is(c.after, 'InputRequiredResult');
   assert.is(breaks(c), 'client/-');
-  assert.is(breaks(only(diffRequest({ altResultTypes: ['InputRequiredResult'] }, {}, types), 'things/do', 'alt-result-removed')), '-/server');
+  assert.is(
+    breaks(only(diffRequest({ altResultTypes: ['InputRequiredResult'] }, {}, types), 'things/do', 'alt-result-removed')),
+    '-/server',
+  );
 });
 
 test('params presence: params becoming required breaks the caller', () => {
@@ -224,8 +247,12 @@ test('params presence: params becoming required breaks the caller', () => {
 });
 
 test('notifications: removed breaks the receiver, added breaks nobody, params walked', () => {
-  const a = tinyModel({ notifications: [{ method: 'notifications/old' }, { method: 'notifications/x', params: obj({ n: { type: 'number' } }) }] });
-  const b = tinyModel({ notifications: [{ method: 'notifications/new' }, { method: 'notifications/x', params: obj({ n: { type: 'integer' } }) }] });
+  const a = tinyModel({
+    notifications: [{ method: 'notifications/old' }, { method: 'notifications/x', params: obj({ n: { type: 'number' } }) }],
+  });
+  const b = tinyModel({
+    notifications: [{ method: 'notifications/new' }, { method: 'notifications/x', params: obj({ n: { type: 'integer' } }) }],
+  });
   const r = diffModels(a, b);
   assert.is(breaks(only(r, 'notifications/old', 'notification-removed')), 'client/-');
   assert.is(breaks(only(r, 'notifications/new', 'notification-added')), '-/-');
@@ -244,8 +271,18 @@ test('capabilities: a server capability removed breaks clients, one added breaks
 });
 
 test('named types, error codes, lifecycle and protocol version', () => {
-  const a = tinyModel({ types: { Old: obj({}) }, errorCodes: { GONE: -32001, MOVED: -32002 }, lifecycle: 'handshake', protocolVersion: '2025-01-01' });
-  const b = tinyModel({ types: { New: obj({}) }, errorCodes: { NEW: -32003, MOVED: -32004 }, lifecycle: 'stateless', protocolVersion: '2026-01-01' });
+  const a = tinyModel({
+    types: { Old: obj({}) },
+    errorCodes: { GONE: -32001, MOVED: -32002 },
+    lifecycle: 'handshake',
+    protocolVersion: '2025-01-01',
+  });
+  const b = tinyModel({
+    types: { New: obj({}) },
+    errorCodes: { NEW: -32003, MOVED: -32004 },
+    lifecycle: 'stateless',
+    protocolVersion: '2026-01-01',
+  });
   const r = diffModels(a, b);
   assert.is(breaks(only(r, 'Old', 'type-removed')), '-/-');
   assert.is(breaks(only(r, 'New', 'type-added')), '-/-');
@@ -265,7 +302,10 @@ test('output is deterministic and independent of input order', () => {
     ];
     return tinyModel({ requests: flip ? reqs.reverse() : reqs, types: flip ? { Z: obj({}), A: obj({}) } : { A: obj({}), Z: obj({}) } });
   };
-  const b = tinyModel({ requests: [{ method: 'a/one', params: obj({ x: { type: 'integer' } }) }], types: { A: obj({ k: { type: 'string' } }) } });
+  const b = tinyModel({
+    requests: [{ method: 'a/one', params: obj({ x: { type: 'integer' } }) }],
+    types: { A: obj({ k: { type: 'string' } }) },
+  });
   const one = renderJson(diffModels(mk(false), b));
   const two = renderJson(diffModels(mk(true), b));
   assert.is(one, two);

@@ -110,7 +110,10 @@ export function tinyModel(spec: {
     addType(`${n}Result`, r.result ?? obj({}));
     addType(
       `${n}Request`,
-      obj({ method: { type: 'string', const: r.method }, params: ref(`${n}Params`) }, r.paramsRequired === false ? ['method'] : ['method', 'params']),
+      obj(
+        { method: { type: 'string', const: r.method }, params: ref(`${n}Params`) },
+        r.paramsRequired === false ? ['method'] : ['method', 'params'],
+      ),
     );
     return {
       method: r.method,
