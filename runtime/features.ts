@@ -1,0 +1,483 @@
+/**
+ * `ServerFeatures`: registries of tools, resources (static and templated), prompts and
+ * completions that produce the request handlers and capabilities of a `ServerSession`.
+ *
+ * ```ts
+ * const features = new ServerFeatures({ pageSize: 50 });
+ * features.tool({ name: 'echo', inputSchema: {...}, handler: (args) => ({ content: [...] }) });
+ * const server = new Server({ serverInfo, capabilities: features.capabilities(), handlers: features.handlers() });
+ * features.attach(server); // list_changed and resources/updated notifications
+ * ```
+ *
+ * Error channels (2025-11-25 `server/tools.mdx`, Error Handling; `server/resources.mdx` and
+ * `server/prompts.mdx`, Error Handling):
+ * - `tools/call` of an unknown tool: -32602 `Unknown tool: <name>`.
+ * - arguments failing the tool's `inputSchema`: a *result* with `isError: true` whose text names
+ *   each failing path and constraint (tool execution error; the handler is not called).
+ * - a handler that throws anything but an `RpcError`: a result with `isError: true` and the
+ *   error's message; an `RpcError` travels as that JSON-RPC error.
+ * - `structuredContent` missing or failing the tool's `outputSchema`: -32603 Internal error
+ *   ("Servers MUST provide structured results that conform to this schema": a server bug, not
+ *   something a model can correct, so it is not reported as a tool execution error).
+ * - `resources/read` (and subscribe) of an unknown URI: -32002 `Resource not found` with
+ *   `data.uri`, the code the 2025-11-25 resources page gives.
+ * - `prompts/get` of an unknown prompt or without a required argument: -32602.
+ * - a list request with a cursor this server did not issue: -32602.
+ *
+ * Tool schemas are JSON Schema 2020-12 (the default dialect when `$schema` is absent), compiled
+ * once per tool with ajv and the formats of `./formats.ts` over ajv-formats' full set.
+ */
+import Ajv2020Module from 'ajv/dist/2020.js';
+import type { ErrorObject as AjvError, ValidateFunction } from 'ajv';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { ErrorCode, RpcError } from './errors.js';
+import { formats } from './formats.js';
+import type { RequestContext, RequestHandler } from './peer.js';
+
+type Obj = Record<string, unknown>;
+export type JsonSchema = Obj;
+
+/** One content block of a tool result or prompt message (text, image, audio, resource…). */
+export type Content = Obj & { type: string };
+/** What a tool handler returns: a CallToolResult, or a string (one text block). */
+export type ToolResult = (Obj & { content?: Content[]; structuredContent?: Obj; isError?: boolean }) | string;
+
+export interface ToolDefinition<A = Obj> {
+  name: string;
+  title?: string;
+  description?: string;
+  /** JSON Schema of `arguments` (default `{ type: 'object' }`). */
+  inputSchema?: JsonSchema;
+  /** JSON Schema `structuredContent` must satisfy. */
+  outputSchema?: JsonSchema;
+  annotations?: Obj;
+  icons?: Obj[];
+  _meta?: Obj;
+  handler(args: A, ctx: RequestContext): ToolResult | Promise<ToolResult>;
+}
+
+/** `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64). */
+export type ResourceContents = Obj & { uri: string; mimeType?: string };
+
+interface ResourceCommon {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Obj;
+  icons?: Obj[];
+  _meta?: Obj;
+}
+
+export interface ResourceDefinition extends ResourceCommon {
+  uri: string;
+  size?: number;
+  /** Fixed text content (mimeType from the definition). */
+  text?: string;
+  /** Fixed binary content, base64 or bytes. */
+  blob?: string | Uint8Array;
+  read?(uri: string, ctx: RequestContext): ResourceContents[] | Promise<ResourceContents[]>;
+}
+
+export type Completer = (value: string, context: Record<string, string>) => CompletionValues | Promise<CompletionValues>;
+export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
+
+export interface ResourceTemplateDefinition extends ResourceCommon {
+  /** RFC 6570 level 1–2: `{var}` matches one path segment, `{+var}` any text. */
+  uriTemplate: string;
+  read(uri: string, vars: Record<string, string>, ctx: RequestContext): ResourceContents[] | Promise<ResourceContents[]>;
+  /** Completion of template variables, by variable name. */
+  complete?: Record<string, Completer>;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+  complete?: Completer;
+}
+
+export type PromptMessage = Obj & { role: 'user' | 'assistant'; content: Content };
+
+export interface PromptDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Obj[];
+  _meta?: Obj;
+  get(args: Record<string, string>, ctx: RequestContext): PromptMessage[] | { description?: string; messages: PromptMessage[] } | Promise<PromptMessage[] | { description?: string; messages: PromptMessage[] }>;
+}
+
+export interface ServerFeaturesOptions {
+  /** Items per page of every list (default 100). */
+  pageSize?: number;
+  /** Declare these capabilities even while nothing of the kind is registered. */
+  declare?: { tools?: boolean; resources?: boolean; prompts?: boolean; completions?: boolean };
+}
+
+/** The server side `attach` talks to (a generated `Server` or any `ServerSession`). */
+export interface NotifyTarget {
+  notify(method: string, params?: Obj): Promise<void>;
+}
+
+type Kind = 'tools' | 'resources' | 'prompts';
+const LIST_CHANGED: Record<Kind, string> = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
+const MAX_COMPLETIONS = 100;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
+const notFound = (uri: string) => new RpcError(-32002, 'Resource not found', { uri });
+
+interface Tool {
+  def: ToolDefinition<never>;
+  input: ValidateFunction;
+  output: ValidateFunction | undefined;
+}
+interface Template {
+  def: ResourceTemplateDefinition;
+  match: (uri: string) => Record<string, string> | undefined;
+}
+
+/** Human-readable ajv errors: `passengers: must be >= 1`, `departureDate: is required`. */
+export function describeValidation(errors: readonly AjvError[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => {
+    const base = e.instancePath.slice(1).replace(/\//g, '.');
+    if (e.keyword === 'required') {
+      const field = (e.params as { missingProperty: string }).missingProperty;
+      return `${base ? `${base}.` : ''}${field}: is required`;
+    }
+    if (e.keyword === 'additionalProperties') {
+      const field = (e.params as { additionalProperty: string }).additionalProperty;
+      return `${base ? `${base}.` : ''}${field}: is not allowed (additional property)`;
+    }
+    return `${base || '(arguments)'}: ${e.message ?? e.keyword}`;
+  });
+}
+
+/** Compiles a `{var}` / `{+var}` template into a matcher returning the decoded variables. */
+export function compileUriTemplate(template: string): (uri: string) => Record<string, string> | undefined {
+  const names: string[] = [];
+  let source = '^';
+  let last = 0;
+  for (const m of template.matchAll(/\{(\+?)([A-Za-z0-9_.]+)\}/g)) {
+    source += template.slice(last, m.index).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    source += m[1] ? '(.+?)' : '([^/?#]+)';
+    names.push(m[2]);
+    last = m.index! + m[0].length;
+  }
+  source += template.slice(last).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
+  const re = new RegExp(source);
+  return (uri) => {
+    const m = re.exec(uri);
+    if (!m) return undefined;
+    const vars: Record<string, string> = {};
+    try {
+      names.forEach((n, i) => (vars[n] = decodeURIComponent(m[i + 1])));
+    } catch {
+      return undefined;
+    }
+    return vars;
+  };
+}
+
+export class ServerFeatures {
+  readonly pageSize: number;
+  readonly #ajv: InstanceType<typeof Ajv2020Module.default>;
+  readonly #tools = new Map<string, Tool>();
+  readonly #resources = new Map<string, ResourceDefinition>();
+  readonly #templates = new Map<string, Template>();
+  readonly #prompts = new Map<string, PromptDefinition>();
+  readonly #subscriptions = new Set<string>();
+  readonly #targets = new Set<NotifyTarget>();
+  readonly #dirty = new Set<Kind>();
+  readonly #declare: NonNullable<ServerFeaturesOptions['declare']>;
+
+  constructor(options: ServerFeaturesOptions = {}) {
+    this.pageSize = Math.max(1, Math.floor(options.pageSize ?? 100));
+    this.#declare = options.declare ?? {};
+    const Ajv = Ajv2020Module as unknown as typeof Ajv2020Module.default;
+    this.#ajv = new Ajv({ strict: false, allErrors: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
+  }
+
+  // ---- registration -------------------------------------------------------------------------
+
+  /** Registers (or replaces) a tool; compiles its schemas now, so a bad schema throws here. */
+  tool<A = Obj>(def: ToolDefinition<A>): this {
+    const input = this.#compile(def.inputSchema ?? { type: 'object' }, `inputSchema of tool ${def.name}`);
+    const output = def.outputSchema ? this.#compile(def.outputSchema, `outputSchema of tool ${def.name}`) : undefined;
+    this.#tools.set(def.name, { def: def as unknown as ToolDefinition<never>, input, output });
+    return this.#changed('tools');
+  }
+
+  resource(def: ResourceDefinition): this {
+    this.#resources.set(def.uri, def);
+    return this.#changed('resources');
+  }
+
+  resourceTemplate(def: ResourceTemplateDefinition): this {
+    this.#templates.set(def.uriTemplate, { def, match: compileUriTemplate(def.uriTemplate) });
+    return this.#changed('resources');
+  }
+
+  prompt(def: PromptDefinition): this {
+    this.#prompts.set(def.name, def);
+    return this.#changed('prompts');
+  }
+
+  removeTool(name: string): boolean {
+    return this.#tools.delete(name) && !!this.#changed('tools');
+  }
+  removeResource(uri: string): boolean {
+    return this.#resources.delete(uri) && !!this.#changed('resources');
+  }
+  removeResourceTemplate(uriTemplate: string): boolean {
+    return this.#templates.delete(uriTemplate) && !!this.#changed('resources');
+  }
+  removePrompt(name: string): boolean {
+    return this.#prompts.delete(name) && !!this.#changed('prompts');
+  }
+
+  /** URIs a client subscribed to (resources/subscribe) and did not unsubscribe from. */
+  get subscriptions(): ReadonlySet<string> {
+    return this.#subscriptions;
+  }
+
+  /**
+   * Sends notifications/resources/updated for `uri` through every attached server when a
+   * client subscribed to it. Resolves with whether it was sent.
+   */
+  async notifyResourceUpdated(uri: string): Promise<boolean> {
+    if (!this.#subscriptions.has(uri)) return false;
+    await Promise.all([...this.#targets].map((t) => t.notify('notifications/resources/updated', { uri }).catch(() => undefined)));
+    return true;
+  }
+
+  /**
+   * From now on, additions and removals send `notifications/<kind>/list_changed` through
+   * `server` (coalesced: one per kind per tick). Returns a function that detaches it.
+   */
+  attach(server: NotifyTarget): () => void {
+    this.#targets.add(server);
+    return () => this.#targets.delete(server);
+  }
+
+  // ---- session wiring -----------------------------------------------------------------------
+
+  /** Capabilities to declare: every kind that has registrations (or is forced by `declare`). */
+  capabilities(): Obj {
+    const caps: Obj = {};
+    const d = this.#declare;
+    if (d.tools || this.#tools.size) caps.tools = { listChanged: true };
+    if (d.resources || this.#resources.size || this.#templates.size) caps.resources = { subscribe: true, listChanged: true };
+    if (d.prompts || this.#prompts.size) caps.prompts = { listChanged: true };
+    const completers = [...this.#prompts.values()].some((p) => p.arguments?.some((a) => a.complete))
+      || [...this.#templates.values()].some((t) => t.def.complete && Object.keys(t.def.complete).length);
+    if (d.completions || completers) caps.completions = {};
+    return caps;
+  }
+
+  /** The request handlers for a ServerSession's `handlers` option. */
+  handlers(): Record<string, RequestHandler> {
+    return {
+      'tools/list': (p?: Obj) => this.#page('tools', [...this.#tools.values()].map((t) => this.#describeTool(t.def)), p),
+      'tools/call': (p: Obj, ctx) => this.#callTool(p, ctx),
+      'resources/list': (p?: Obj) => this.#page('resources', [...this.#resources.values()].map(describeResource), p),
+      'resources/templates/list': (p?: Obj) => this.#page('resourceTemplates', [...this.#templates.values()].map((t) => describeTemplate(t.def)), p),
+      'resources/read': (p: Obj, ctx) => this.#read(String(p.uri), ctx),
+      'resources/subscribe': (p: Obj) => {
+        const uri = String(p.uri);
+        if (!this.#resources.has(uri) && !this.#matchTemplate(uri)) throw notFound(uri);
+        this.#subscriptions.add(uri);
+        return {};
+      },
+      'resources/unsubscribe': (p: Obj) => {
+        this.#subscriptions.delete(String(p.uri));
+        return {};
+      },
+      'prompts/list': (p?: Obj) => this.#page('prompts', [...this.#prompts.values()].map(describePrompt), p),
+      'prompts/get': (p: Obj, ctx) => this.#getPrompt(p, ctx),
+      'completion/complete': (p: Obj) => this.#complete(p),
+    };
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  #compile(schema: JsonSchema, what: string): ValidateFunction {
+    // Only 2020-12 is compiled as such; another declared dialect is tried as 2020-12.
+    const s = typeof schema.$schema === 'string' && !schema.$schema.includes('2020-12') ? { ...schema, $schema: undefined } : schema;
+    try {
+      return this.#ajv.compile(JSON.parse(JSON.stringify(s)));
+    } catch (e) {
+      throw new TypeError(`${what} is not a valid JSON Schema: ${(e as Error).message}`);
+    }
+  }
+
+  #changed(kind: Kind): this {
+    if (this.#targets.size === 0 || this.#dirty.has(kind)) return this;
+    this.#dirty.add(kind);
+    queueMicrotask(() => {
+      this.#dirty.delete(kind);
+      for (const t of this.#targets) t.notify(LIST_CHANGED[kind]).catch(() => undefined);
+    });
+    return this;
+  }
+
+  #page<K extends string>(key: K, items: Obj[], params: Obj | undefined): Obj {
+    const cursor = params?.cursor;
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = decodeCursor(cursor, key) ?? -1;
+      if (offset < 0 || offset > items.length) throw invalid(`Invalid cursor: ${JSON.stringify(cursor)}`, { cursor });
+    }
+    const end = offset + this.pageSize;
+    const result: Obj = { [key]: items.slice(offset, end) };
+    if (end < items.length) result.nextCursor = encodeCursor(key, end);
+    return result;
+  }
+
+  #describeTool(def: ToolDefinition<never>): Obj {
+    return strip({
+      name: def.name, title: def.title, description: def.description,
+      inputSchema: def.inputSchema ?? { type: 'object' }, outputSchema: def.outputSchema,
+      annotations: def.annotations, icons: def.icons, _meta: def._meta,
+    });
+  }
+
+  async #callTool(p: Obj, ctx: RequestContext): Promise<Obj> {
+    const name = String(p.name);
+    const tool = this.#tools.get(name);
+    if (!tool) throw invalid(`Unknown tool: ${name}`, { name });
+    const args = p.arguments ?? {};
+    if (!tool.input(args)) {
+      const problems = describeValidation(tool.input.errors);
+      return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }], isError: true };
+    }
+    let out: ToolResult;
+    try {
+      out = await tool.def.handler(args as never, ctx);
+    } catch (e) {
+      if (e instanceof RpcError) throw e;
+      return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
+    }
+    const result: Obj = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };
+    if (tool.output && result.isError !== true) {
+      if (!isObj(result.structuredContent)) {
+        throw new RpcError(ErrorCode.InternalError, `Tool ${name} has an outputSchema but returned no structuredContent`);
+      }
+      if (!tool.output(result.structuredContent)) {
+        const problems = describeValidation(tool.output.errors);
+        throw new RpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that fails its outputSchema: ${problems.join('; ')}`, { errors: problems });
+      }
+    }
+    return result;
+  }
+
+  #matchTemplate(uri: string): { t: Template; vars: Record<string, string> } | undefined {
+    for (const t of this.#templates.values()) {
+      const vars = t.match(uri);
+      if (vars) return { t, vars };
+    }
+    return undefined;
+  }
+
+  async #read(uri: string, ctx: RequestContext): Promise<Obj> {
+    const r = this.#resources.get(uri);
+    if (r) {
+      if (r.read) return { contents: await r.read(uri, ctx) };
+      const base: ResourceContents = r.mimeType ? { uri, mimeType: r.mimeType } : { uri };
+      if (r.blob !== undefined) return { contents: [{ ...base, blob: typeof r.blob === 'string' ? r.blob : Buffer.from(r.blob).toString('base64') }] };
+      return { contents: [{ ...base, text: r.text ?? '' }] };
+    }
+    const m = this.#matchTemplate(uri);
+    if (!m) throw notFound(uri);
+    return { contents: await m.t.def.read(uri, m.vars, ctx) };
+  }
+
+  async #getPrompt(p: Obj, ctx: RequestContext): Promise<Obj> {
+    const name = String(p.name);
+    const prompt = this.#prompts.get(name);
+    if (!prompt) throw invalid(`Unknown prompt: ${name}`, { name });
+    const args = (isObj(p.arguments) ? p.arguments : {}) as Record<string, string>;
+    const missing = (prompt.arguments ?? []).filter((a) => a.required && (args[a.name] === undefined || args[a.name] === null)).map((a) => a.name);
+    if (missing.length) throw invalid(`Missing required argument${missing.length > 1 ? 's' : ''} of prompt ${name}: ${missing.join(', ')}`, { missing });
+    const out = await prompt.get(args, ctx);
+    const result: Obj = Array.isArray(out) ? { messages: out } : { ...out };
+    if (result.description === undefined && prompt.description !== undefined) result.description = prompt.description;
+    return result;
+  }
+
+  async #complete(p: Obj): Promise<Obj> {
+    const ref = isObj(p.ref) ? p.ref : {};
+    const arg = isObj(p.argument) ? p.argument : {};
+    const argName = String(arg.name);
+    const context = (isObj(p.context) && isObj(p.context.arguments) ? p.context.arguments : {}) as Record<string, string>;
+    let completer: Completer | undefined;
+    if (ref.type === 'ref/prompt') {
+      const prompt = this.#prompts.get(String(ref.name));
+      if (!prompt) throw invalid(`Unknown prompt: ${String(ref.name)}`);
+      completer = prompt.arguments?.find((a) => a.name === argName)?.complete;
+    } else if (ref.type === 'ref/resource') {
+      const uri = String(ref.uri);
+      const t = this.#templates.get(uri);
+      if (!t && !this.#resources.has(uri)) throw notFound(uri);
+      completer = t?.def.complete?.[argName];
+    } else throw invalid(`Unknown reference type: ${String(ref.type)}`);
+    if (!completer) return { completion: { values: [] } };
+    const got = await completer(String(arg.value ?? ''), context);
+    const all = Array.isArray(got) ? { values: got } : got;
+    const values = all.values.slice(0, MAX_COMPLETIONS);
+    const completion: Obj = { values };
+    const total = all.total ?? (Array.isArray(got) ? all.values.length : undefined);
+    if (total !== undefined) completion.total = total;
+    const hasMore = all.hasMore ?? all.values.length > values.length;
+    if (hasMore || all.hasMore !== undefined) completion.hasMore = hasMore;
+    return { completion };
+  }
+}
+
+function strip(o: Obj): Obj {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+function describeResource(r: ResourceDefinition): Obj {
+  return strip({
+    uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType,
+    size: r.size, annotations: r.annotations, icons: r.icons, _meta: r._meta,
+  });
+}
+
+function describeTemplate(r: ResourceTemplateDefinition): Obj {
+  return strip({
+    uriTemplate: r.uriTemplate, name: r.name, title: r.title, description: r.description,
+    mimeType: r.mimeType, annotations: r.annotations, icons: r.icons, _meta: r._meta,
+  });
+}
+
+function describePrompt(p: PromptDefinition): Obj {
+  return strip({
+    name: p.name, title: p.title, description: p.description, icons: p.icons, _meta: p._meta,
+    arguments: p.arguments?.map((a) => strip({ name: a.name, title: a.title, description: a.description, required: a.required })),
+  });
+}
+
+/** Opaque cursor: base64url of `{"k": list, "o": offset}`. */
+function encodeCursor(key: string, offset: number): string {
+  return Buffer.from(JSON.stringify({ k: key, o: offset })).toString('base64url');
+}
+
+function decodeCursor(cursor: unknown, key: string): number | undefined {
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!isObj(v) || v.k !== key || !Number.isSafeInteger(v.o) || (v.o as number) < 0) return undefined;
+    return v.o as number;
+  } catch {
+    return undefined;
+  }
+}
