@@ -1,14 +1,18 @@
 /**
- * The one place that calls quicktype-core: the canonical schema in, one rendered file out.
+ * The one place that calls quicktype-core: the canonical schema in, rendered files out.
  */
 import {
   InputData,
   JSONSchemaInput,
   JSONSchemaStore,
   TypeAttributeKind,
-  quicktype,
+  getTargetLanguage,
+  quicktypeMultiFile,
   type JSONSchema,
-  type JSONSchemaAttributeProducer,
+  type JSONSchemaAttributes,
+  type JSONSchemaType,
+  type Ref,
+  type TargetLanguage,
   type TypeKind,
 } from 'quicktype-core';
 import { compareCodeUnits, type Schema } from './canonical.js';
@@ -45,8 +49,8 @@ class DefinitionUnionKind extends TypeAttributeKind<string> {
     return [...values].sort(compareCodeUnits)[0];
   }
 
-  override makeInferred(): undefined {
-    return undefined;
+  override makeInferred(value: string): string {
+    return value;
   }
 
   override get inIdentity(): boolean {
@@ -56,11 +60,53 @@ class DefinitionUnionKind extends TypeAttributeKind<string> {
 
 const definitionUnionKind = new DefinitionUnionKind();
 
-const definitionUnions: JSONSchemaAttributeProducer = (schema, ref, types) => {
+type AttributeProducer = (
+  schema: JSONSchema,
+  ref: Ref,
+  types: Set<JSONSchemaType>,
+  cases: JSONSchema[] | undefined,
+) => JSONSchemaAttributes | undefined;
+
+const definitionUnions: AttributeProducer = (schema, ref, types) => {
   const name = ref.definitionName;
   if (name === undefined || typeof schema !== 'object' || types.size < 2) return undefined;
   return { forType: definitionUnionKind.makeAttributes(name) };
 };
+
+/** The part of a quicktype type that `ownTopLevelNames` looks at. */
+interface TypeShape {
+  kind: string;
+  members?: ReadonlySet<TypeShape>;
+}
+
+/** A type that gets a declaration of its own (quicktype's `isNamedType`, nullable unions aside). */
+function isDeclaredType(t: TypeShape): boolean {
+  if (t.kind === 'union') {
+    const members = [...(t.members ?? [])];
+    return !(members.length === 2 && members.some((m) => m.kind === 'null'));
+  }
+  return t.kind === 'class' || t.kind === 'enum' || t.kind === 'object';
+}
+
+/**
+ * Java and C# name a top-level after the one class it reaches, so the top-level map
+ * `InputRequests` (string → InputRequest) renames the class InputRequest to `InputRequests`.
+ * This gives a top-level its name only when it is itself a declared type; a map or array
+ * top-level then has only its converter methods. Works on a copy of quicktype's shared
+ * language object.
+ */
+function ownTopLevelNames(language: TargetLanguage): TargetLanguage {
+  type Renderer = { namedTypeToNameForTopLevel: (t: TypeShape) => TypeShape | undefined };
+  type MakeRenderer = (this: TargetLanguage, ...args: unknown[]) => Renderer;
+  const original = (language as unknown as { makeRenderer: MakeRenderer }).makeRenderer;
+  const copy = Object.create(language) as TargetLanguage;
+  (copy as unknown as { makeRenderer: MakeRenderer }).makeRenderer = function makeRenderer(this: TargetLanguage, ...args: unknown[]): Renderer {
+    const renderer = original.apply(this, args);
+    renderer.namedTypeToNameForTopLevel = (t) => (isDeclaredType(t) ? t : undefined);
+    return renderer;
+  };
+  return copy;
+}
 
 export interface RenderRequest {
   /** quicktype's language name. */
@@ -68,10 +114,17 @@ export interface RenderRequest {
   /** The canonical document (`{ definitions }`). */
   document: { definitions: Record<string, Schema> };
   rendererOptions: Record<string, string | boolean>;
+  /** The name quicktype gives its main output file (Java names its files itself). */
+  outputFilename: string;
+  /** Name top-levels only after types they declare themselves (see `ownTopLevelNames`). */
+  ownTopLevelNames?: boolean;
 }
 
-/** Renders every definition of the document as a top-level type; returns the file text. */
-export async function renderWithQuicktype(request: RenderRequest): Promise<string> {
+/**
+ * Renders every definition of the document as a top-level type. Returns quicktype's files by
+ * name (one file, except for Java), each with LF endings and one trailing newline.
+ */
+export async function renderWithQuicktype(request: RenderRequest): Promise<Map<string, string>> {
   const text = JSON.stringify(request.document);
   const input = new JSONSchemaInput(new MemoryStore(text), [definitionUnions]);
   for (const name of Object.keys(request.document.definitions).sort(compareCodeUnits)) {
@@ -79,9 +132,10 @@ export async function renderWithQuicktype(request: RenderRequest): Promise<strin
   }
   const inputData = new InputData();
   inputData.addInput(input);
-  const result = await quicktype({
+  const result = await quicktypeMultiFile({
     inputData,
-    lang: request.lang as never,
+    outputFilename: request.outputFilename,
+    lang: request.ownTopLevelNames ? ownTopLevelNames(getTargetLanguage(request.lang as never)) : (request.lang as never),
     rendererOptions: request.rendererOptions,
     leadingComments: [],
     alphabetizeProperties: true,
@@ -94,5 +148,9 @@ export async function renderWithQuicktype(request: RenderRequest): Promise<strin
     inferBooleanStrings: false,
     fixedTopLevels: true,
   });
-  return result.lines.join('\n');
+  const files = new Map<string, string>();
+  for (const [name, rendered] of result) {
+    files.set(name, `${rendered.lines.join('\n').replace(/\r\n?/g, '\n').trimEnd()}\n`);
+  }
+  return files;
 }

@@ -1,0 +1,193 @@
+/**
+ * Small fixes to quicktype-core 26.0.0's rendered text, per language. Each one says what it
+ * fixes; `test/bindings/fixes.test.ts` shows for each that the binding is wrong without it.
+ */
+
+/** One text-to-text fix of a rendered binding. */
+export interface Fix {
+  readonly name: string;
+  /** What goes wrong without it. */
+  readonly fixes: string;
+  readonly apply: (text: string) => string;
+}
+
+/** Names declared by `pattern` (group 1). */
+function declaredNames(text: string, pattern: RegExp): string[] {
+  return [...text.matchAll(pattern)].map((m) => m[1]);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Go: a top-level definition that is any JSON value renders as `type JSONValue interface{}`,
+ * and quicktype still gives it `func (r *JSONValue) Marshal()`, which Go rejects ("invalid
+ * receiver type"). Drops the method; `json.Marshal(v)` does the same.
+ */
+export const goInterfaceReceivers: Fix = {
+  name: 'go-interface-receivers',
+  fixes: 'Marshal method on an interface type does not compile',
+  apply(text) {
+    let out = text;
+    for (const name of declaredNames(text, /^type (\w+) interface\{\}$/gm)) {
+      const method = new RegExp(`^func \\(r \\*${escapeRegExp(name)}\\) Marshal\\(\\) \\(\\[\\]byte, error\\) \\{\\n[^]*?^\\}\\n\\n?`, 'm');
+      out = out.replace(method, '');
+    }
+    return out;
+  },
+};
+
+/**
+ * Go: optional fields need `omitempty` (renderer option `omit-empty`), or an absent field comes
+ * back as `null`. But `omitempty` also drops an empty map or slice, and `{}` is meaningful in
+ * MCP: `"roots": {}` declares a capability. Optional map and slice fields become pointers, which
+ * `omitempty` drops only when nil, so `{}` and `[]` survive.
+ */
+export const goKeepEmptyOptionals: Fix = {
+  name: 'go-keep-empty-optionals',
+  fixes: 'omitempty drops {} capability flags and empty optional lists',
+  apply(text) {
+    return text.replace(
+      /^(\t\w+ )( *)((?:map\[|\[\])\S*)( +)(`json:"[^"`]*,omitempty"`)$/gm,
+      (_all, name: string, pad: string, type: string, gap: string, tag: string) =>
+        `${name}${pad}*${type}${gap.length > 1 ? gap.slice(1) : gap}${tag}`,
+    );
+  },
+};
+
+/**
+ * Rust: with `skip-serializing-none`, quicktype skips `None` on optional fields, but not on
+ * fields of any JSON value (`Option<serde_json::Value>`), so an absent `structuredContent` or
+ * error `data` is printed back as `null`. Every `Option` field without the attribute gets it.
+ */
+export const rustSkipNone: Fix = {
+  name: 'rust-skip-none',
+  fixes: 'absent Option<serde_json::Value> fields serialised as null',
+  apply(text) {
+    const lines = text.split('\n');
+    const out: string[] = [];
+    let attributes: string[] = [];
+    for (const line of lines) {
+      const field = /^(\s+)pub r?#?\w+: Option</.exec(line);
+      if (field && !attributes.some((a) => a.includes('skip_serializing_if'))) {
+        out.push(`${field[1]}#[serde(skip_serializing_if = "Option::is_none")]`);
+      }
+      out.push(line);
+      attributes = /^\s*#\[/.test(line) ? [...attributes, line] : [];
+    }
+    return out.join('\n');
+  },
+};
+
+/**
+ * C++: a member holding any JSON value is a plain `nlohmann::json`, yet `to_json` guards it like
+ * an optional, `if (x.structured_content)`, which converts the value to bool and throws
+ * ("type must be boolean") for anything but a boolean. Per type, the members that `from_json`
+ * reads with `get_untyped` are tested with `!x.m.is_null()` instead.
+ */
+export const cppJsonMemberGuards: Fix = {
+  name: 'cpp-json-member-guards',
+  fixes: 'to_json converts json members to bool and throws',
+  apply(text) {
+    const untyped = new Map<string, Set<string>>();
+    const fromJson = /^ {4}inline void from_json\(const json & j, (\w+) ?& x\) \{\n([^]*?)^ {4}\}$/gm;
+    for (const [, type, body] of text.matchAll(fromJson)) {
+      const members = new Set([...body.matchAll(/x\.(\w+) = get_untyped\(/g)].map((m) => m[1]));
+      if (members.size > 0) untyped.set(type, members);
+    }
+    return text.replace(
+      /^( {4}inline void to_json\(json & j, const (\w+) & x\) \{\n)([^]*?^ {4}\}$)/gm,
+      (_all, head: string, type: string, body: string) => {
+        const members = untyped.get(type);
+        if (members === undefined) return head + body;
+        return head + body.replace(/if \(x\.(\w+)\) \{/g, (guard, member: string) =>
+          members.has(member) ? `if (!x.${member}.is_null()) {` : guard,
+        );
+      },
+    );
+  },
+};
+
+/**
+ * Java: Debian's Jackson 2.14 declares `ObjectWriter.writeValueAsString` as throwing
+ * `IOException`, not only `JsonProcessingException`, so quicktype's `…ToJsonString(…) throws
+ * JsonProcessingException` does not compile there. `IOException` (a supertype) compiles
+ * against every Jackson 2 build.
+ */
+export const javaToJsonThrows: Fix = {
+  name: 'java-tojson-throws',
+  fixes: "ToJsonString does not compile against Debian's Jackson",
+  apply(text) {
+    return text.replace(/(ToJsonString\([^)]*\)) throws JsonProcessingException \{/g, '$1 throws IOException {');
+  },
+};
+
+/**
+ * Java: Jackson writes every null field, so an absent optional property comes back as
+ * `"x": null`. Null fields are left out (`NON_NULL` for values) while nulls inside maps and
+ * `Object` values are kept (`ALWAYS` for contents): `{"a": null}` in `_meta` or in
+ * `structuredContent` is data.
+ */
+export const javaOmitNullFields: Fix = {
+  name: 'java-omit-null-fields',
+  fixes: 'absent optional fields serialised as null; null map values must stay',
+  apply(text) {
+    if (!/^public class Converter \{/m.test(text)) return text;
+    const out = text.replace(
+      /^( +)ObjectMapper mapper = new ObjectMapper\(\);$/gm,
+      '$1ObjectMapper mapper = new ObjectMapper();\n$1mapper.setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.ALWAYS));',
+    );
+    return out.replace(/^(import com\.fasterxml\.jackson\.databind\.\*;)$/m, 'import com.fasterxml.jackson.annotation.JsonInclude;\n$1');
+  },
+};
+
+/**
+ * C#: the static class `Serialize` gets one `ToJson(this T self)` per top-level, so two
+ * top-levels of the same C# type (JSONValue and every other any-typed definition: `object`)
+ * give the same method twice, which does not compile (CS0111). Keeps the first of each.
+ */
+export const csharpDistinctToJson: Fix = {
+  name: 'csharp-distinct-tojson',
+  fixes: 'duplicate ToJson extension methods do not compile',
+  apply(text) {
+    const seen = new Set<string>();
+    return text
+      .split('\n')
+      .filter((line) => {
+        const method = /^\s*public static string ToJson\(this (.+) self\)/.exec(line);
+        if (method === null) return true;
+        if (seen.has(method[1])) return false;
+        seen.add(method[1]);
+        return true;
+      })
+      .join('\n');
+  },
+};
+
+/**
+ * C#: optional properties get `NullValueHandling.Ignore`, but properties of any JSON value
+ * (`object`: `structuredContent`, error `data`) do not, so when absent they are printed back
+ * as `null`. They get the same handling.
+ */
+export const csharpOmitNullObjects: Fix = {
+  name: 'csharp-omit-null-objects',
+  fixes: 'absent object-typed properties serialised as null',
+  apply(text) {
+    return text.replace(
+      /^(\s*)\[JsonProperty\(("(?:[^"\\]|\\.)*")\)\](\n\s*public object \w+ \{ get; set; \})/gm,
+      '$1[JsonProperty($2, NullValueHandling = NullValueHandling.Ignore)]$3',
+    );
+  },
+};
+
+export const FIXES: Readonly<Record<'python' | 'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
+  python: [],
+  go: [goInterfaceReceivers, goKeepEmptyOptionals],
+  rust: [rustSkipNone],
+  cpp: [cppJsonMemberGuards],
+  java: [javaToJsonThrows, javaOmitNullFields],
+  csharp: [csharpDistinctToJson, csharpOmitNullObjects],
+  kotlin: [],
+  swift: [],
+};

@@ -1,0 +1,114 @@
+/**
+ * Message bindings for other languages, rendered by quicktype-core from a revision's `$defs`.
+ *
+ * `emitBindings` is pure: the same definitions give byte-identical files whatever their key
+ * order. The schema is canonicalised first (canonical.ts), quicktype renders it (quicktype.ts),
+ * and per-language fixes patch the text (fixes.ts); languages.ts is the table of languages.
+ */
+import { canonicalSchema, compareCodeUnits, type Definitions } from './canonical.js';
+import { BINDING_LANGUAGES, type BindingLanguage, type BindingLanguageId } from './languages.js';
+import { renderWithQuicktype } from './quicktype.js';
+
+export { BINDING_LANGUAGES, BINDING_LANGUAGE_IDS } from './languages.js';
+export type { BindingLanguage, BindingLanguageId, BindingTest } from './languages.js';
+export type { Fix } from './fixes.js';
+export { canonicalSchema } from './canonical.js';
+export { emittedTypeNames } from './names.js';
+
+export interface BindingsInput {
+  /** Revision id, e.g. `2025-11-25` or `draft`. */
+  revision: string;
+  /** The `$defs` of the revision's schema.json (refs as `#/$defs/Name`). */
+  types: Record<string, { schema: object }> | Definitions;
+  /** One-line preamble, written as a line comment at the top of every file. */
+  header: string;
+}
+
+export interface BindingsOptions {
+  /** Language ids from `BINDING_LANGUAGES`. */
+  languages: string[];
+  /**
+   * Names of fixes (fixes.ts) to leave out. Only the tests use it, to show that each fix is
+   * needed; unknown names are an error.
+   */
+  withoutFixes?: readonly string[];
+}
+
+function isBindingLanguage(id: string): id is BindingLanguageId {
+  return Object.prototype.hasOwnProperty.call(BINDING_LANGUAGES, id);
+}
+
+/** The header as one comment line: any comment marker it came with is replaced. */
+export function commentLine(language: BindingLanguage, header: string): string {
+  const text = header
+    .split(/\r?\n/)[0]
+    .replace(/^\s*(\/\/+|#+)\s?/, '')
+    .trim();
+  return `${language.comment} ${text}`;
+}
+
+/** Renders one language: relative path → file text. */
+async function emitLanguage(
+  language: BindingLanguage,
+  document: ReturnType<typeof canonicalSchema>,
+  header: string,
+  withoutFixes: ReadonlySet<string>,
+): Promise<Map<string, string>> {
+  const rendered = await renderWithQuicktype({
+    lang: language.quicktype,
+    document,
+    rendererOptions: { ...language.rendererOptions },
+    outputFilename: language.outputFilename,
+    ownTopLevelNames: language.ownTopLevelNames === true,
+  });
+  const out = new Map<string, string>();
+  const preamble = commentLine(language, header);
+  for (const name of [...rendered.keys()].sort(compareCodeUnits)) {
+    let text = rendered.get(name)!;
+    for (const fix of language.fixes) if (!withoutFixes.has(fix.name)) text = fix.apply(text);
+    const path = language.dir !== undefined ? `${language.dir}/${name}` : language.fileNames[0];
+    out.set(path, `${preamble}\n${text.replace(/\r\n?/g, '\n').trimEnd()}\n`);
+  }
+  return out;
+}
+
+/**
+ * Accepts both the raw `$defs` (name → schema) and the model's form (name → `{ schema }`): an
+ * entry whose only key is `schema` and whose value is an object is unwrapped.
+ */
+function definitionsOf(types: BindingsInput['types']): Definitions {
+  const out: Definitions = {};
+  for (const name of Object.keys(types)) {
+    const entry = (types as Record<string, unknown>)[name] as Record<string, unknown>;
+    const keys = Object.keys(entry);
+    const wrapped = keys.length === 1 && keys[0] === 'schema' && typeof entry.schema === 'object' && entry.schema !== null;
+    out[name] = (wrapped ? entry.schema : entry) as Record<string, unknown>;
+  }
+  return out;
+}
+
+/**
+ * Emits the bindings of one revision for the given languages. Paths are relative
+ * (`bindings/python/mcp_types.py`), in code-unit order.
+ */
+export async function emitBindings(input: BindingsInput, options: BindingsOptions): Promise<Map<string, string>> {
+  const unknown = options.languages.filter((id) => !isBindingLanguage(id));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown binding language ${unknown.join(', ')}; known: ${Object.keys(BINDING_LANGUAGES).join(', ')}`,
+    );
+  }
+  const withoutFixes = new Set(options.withoutFixes ?? []);
+  const knownFixes = new Set(Object.values(BINDING_LANGUAGES).flatMap((l) => l.fixes.map((f) => f.name)));
+  const unknownFixes = [...withoutFixes].filter((name) => !knownFixes.has(name));
+  if (unknownFixes.length > 0) throw new Error(`unknown binding fix ${unknownFixes.join(', ')}`);
+  const document = canonicalSchema(definitionsOf(input.types));
+  const files = new Map<string, string>();
+  const ids = [...new Set(options.languages as BindingLanguageId[])].sort(compareCodeUnits);
+  for (const id of ids) {
+    for (const [path, text] of await emitLanguage(BINDING_LANGUAGES[id], document, input.header, withoutFixes)) {
+      files.set(path, text);
+    }
+  }
+  return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
+}
