@@ -12,6 +12,7 @@ import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } fr
 import { generate } from './generate.js';
 import { IngestError, ingest } from './ingest.js';
 import type { ProtocolModel } from './model.js';
+import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
 
@@ -25,6 +26,8 @@ Usage:
   mcpgen pull [--rev <id>|all] [--base-url URL]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR]
+  mcpgen serve --stdio [--rev <id>]
+  mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, index.ts. Each revision's folder is wiped
@@ -38,6 +41,10 @@ diff       Semantic diff of two revisions' models: requests and notifications pe
            --fail-on breaking exits 1 when any change is breaking.
 check      Regenerates into a temporary folder and compares it with DIR (default generated):
            exits 1 listing the files added, removed or changed (with their first differing lines).
+serve      The reference MCP server (test tools, resources, prompts) on the generated Server of a
+           revision (default 2025-11-25), over stdin/stdout: only protocol messages on stdout.
+call       Spawns <command>, initializes, sends one request, prints the result JSON on stdout;
+           --progress prints progress to stderr. A failed request prints the error, exits 1.
 
 Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
 --unpinned DIR generates from any folder holding schema.json and schema.ts (revision id: the
@@ -230,6 +237,8 @@ export const COMMANDS: Record<string, (args: string[], io: Io) => number | Promi
   pull: cmdPull,
   diff: cmdDiff,
   check: cmdCheck,
+  serve: cmdServe,
+  call: cmdCall,
 };
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {
@@ -243,7 +252,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (!run) throw new UsageError(`unknown command "${cmd}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
     return await run(rest, io);
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof CommandUsageError) {
       io.err(`mcpgen ${cmd ?? ''}: ${e.message}\n(see mcpgen --help)`);
       return EXIT.usage;
     }

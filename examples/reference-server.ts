@@ -1,0 +1,148 @@
+/**
+ * The reference server behind `mcpgen serve`: a small set of tools, resources and prompts with
+ * well-known names (the ones MCP conformance suites exercise), built on {@link ServerFeatures}
+ * and the generated `Server` of any handshake revision.
+ *
+ * Tools: `echo`, `test_simple_text`, `test_image_content`, `test_tool_with_progress`,
+ * `test_tool_with_logging`, `test_error_handling`, `test_sampling`, `test_elicitation`.
+ * Resources: `test://static-text`, `test://static-binary`, template `test://template/{id}/data`.
+ * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`).
+ */
+import { RpcError } from '../runtime/errors.js';
+import { ServerFeatures } from '../runtime/features.js';
+import type { Logger } from '../runtime/peer.js';
+import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
+import type { ProtocolMaps } from '../runtime/table.js';
+
+/** A generated `Server` class (e.g. `generated/2025-11-25`'s). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ServerClass = new (options: ServerSessionOptions<any>) => ServerSession<ProtocolMaps>;
+
+/** A 1×1 transparent PNG. */
+export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+export const STATIC_TEXT = 'This is the content of the static text resource.';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
+
+/** The features of the reference server; `server()` returns the session once created. */
+export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, options: { progressDelayMs?: number } = {}): ServerFeatures {
+  const delay = options.progressDelayMs ?? 10;
+  const f = new ServerFeatures();
+  f.tool<{ text?: string }>({
+    name: 'echo',
+    description: 'Echoes the text argument',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    handler: (a) => text(String(a.text)),
+  });
+  f.tool({ name: 'test_simple_text', description: 'Returns a simple text response', handler: () => text('This is a simple text response for testing.') });
+  f.tool({
+    name: 'test_image_content',
+    description: 'Returns an image',
+    handler: () => ({ content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] }),
+  });
+  f.tool({
+    name: 'test_tool_with_progress',
+    description: 'Reports progress 0, 50, 100 of 100, then returns',
+    handler: async (_a, ctx) => {
+      for (const p of [0, 50, 100]) {
+        await ctx.sendProgress(p, 100, `Completed step ${p / 50 + 1} of 3`);
+        if (p < 100) await sleep(delay);
+      }
+      return text('Progress completed');
+    },
+  });
+  f.tool({
+    name: 'test_tool_with_logging',
+    description: 'Sends three log messages while running',
+    handler: async () => {
+      const s = server();
+      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
+        await s.log('info', m, 'reference-server');
+        await sleep(delay);
+      }
+      return text('Logging completed');
+    },
+  });
+  f.tool({
+    name: 'test_error_handling',
+    description: 'Always fails with a tool execution error',
+    handler: () => ({ ...text('This tool intentionally returns an error for testing'), isError: true }),
+  });
+  f.tool<{ prompt?: string }>({
+    name: 'test_sampling',
+    description: 'Asks the client to sample an LLM with the prompt argument',
+    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+    handler: async (a, ctx) => {
+      try {
+        const r = (await server().request('sampling/createMessage' as never, {
+          messages: [{ role: 'user', content: { type: 'text', text: a.prompt } }],
+          maxTokens: 100,
+        } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { content?: { type?: string; text?: string } };
+        return text(`LLM response: ${r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content)}`);
+      } catch (e) {
+        return { ...text(`Sampling failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
+      }
+    },
+  });
+  f.tool<{ message?: string }>({
+    name: 'test_elicitation',
+    description: 'Asks the user for a username and an email through elicitation',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    handler: async (a, ctx) => {
+      try {
+        const r = (await server().request('elicitation/create' as never, {
+          message: a.message,
+          requestedSchema: {
+            type: 'object',
+            properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } },
+            required: ['username', 'email'],
+          },
+        } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
+        return text(`User response: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
+      } catch (e) {
+        return { ...text(`Elicitation failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
+      }
+    },
+  });
+  f.resource({ uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', mimeType: 'text/plain', text: STATIC_TEXT });
+  f.resource({ uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', mimeType: 'image/png', blob: PNG_1X1 });
+  f.resourceTemplate({
+    uriTemplate: 'test://template/{id}/data',
+    name: 'template',
+    title: 'Resource Template',
+    mimeType: 'application/json',
+    read: (uri, v) => [{ uri, mimeType: 'application/json', text: JSON.stringify({ id: v.id, templateTest: true, data: `Data for ID: ${v.id}` }) }],
+    complete: { id: (value) => ['1', '2', '3', '42'].filter((x) => x.startsWith(value)) },
+  });
+  f.prompt({
+    name: 'test_simple_prompt',
+    description: 'A prompt without arguments',
+    get: () => [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+  });
+  f.prompt({
+    name: 'test_prompt_with_arguments',
+    description: 'A prompt with two required arguments',
+    arguments: [
+      { name: 'arg1', description: 'First test argument', required: true, complete: (v) => ['alpha', 'beta', 'gamma'].filter((x) => x.startsWith(v)) },
+      { name: 'arg2', description: 'Second test argument', required: true },
+    ],
+    get: (a) => [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${a.arg1}', arg2='${a.arg2}'` } }],
+  });
+  return f;
+}
+
+/** Creates the reference server on a generated `Server` class; connect it to a transport. */
+export function createReferenceServer(ServerCtor: ServerClass, options: { progressDelayMs?: number; logger?: Logger } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
+  let session: ServerSession<ProtocolMaps> | undefined;
+  const features = referenceFeatures(() => session!, options);
+  session = new ServerCtor({
+    serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
+    capabilities: { ...features.capabilities(), logging: {} },
+    instructions: 'mcpgen reference server: test tools, resources and prompts.',
+    handlers: features.handlers(),
+    logger: options.logger,
+  });
+  features.attach(session as never);
+  return { server: session, features };
+}

@@ -1,0 +1,159 @@
+/**
+ * `mcpgen serve --rev <rev> --stdio`: the reference server (examples/reference-server.ts) on
+ * the generated `Server` of a revision, over stdin/stdout. Nothing but protocol messages goes to
+ * stdout; diagnostics go to stderr.
+ *
+ * `mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <rev>]`: spawns
+ * the command, initializes, sends one request and prints its result as JSON on stdout. Progress
+ * (with --progress) and errors go to stderr; a failed request exits 1.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { RpcError } from '../../runtime/errors.js';
+import type { ClientSession, ClientSessionOptions } from '../../runtime/client.js';
+import type { Logger } from '../../runtime/peer.js';
+import type { ProtocolMaps } from '../../runtime/table.js';
+import { StdioClientTransport, StdioServerTransport } from '../../runtime/transport/stdio.js';
+import type { Transport } from '../../runtime/transport/types.js';
+import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** A usage problem: the CLI prints it with a pointer to --help and exits 2. */
+export class CommandUsageError extends Error {}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ClientClass = new (options: ClientSessionOptions<any>) => ClientSession<ProtocolMaps>;
+interface RevisionModule {
+  Server: ServerClass;
+  Client: ClientClass;
+  protocolVersion: string;
+}
+
+const DEFAULT_REV = '2025-11-25';
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new CommandUsageError((e as Error).message);
+  }
+}
+
+/** Loads generated/<rev>/index.ts (needs `mcpgen generate` first). */
+export async function loadRevision(rev: string): Promise<RevisionModule> {
+  if (!/^[A-Za-z0-9._-]+$/.test(rev)) throw new CommandUsageError(`invalid revision "${rev}"`);
+  const url = new URL(`../../generated/${rev}/index.ts`, import.meta.url);
+  if (!existsSync(fileURLToPath(url))) {
+    throw new CommandUsageError(`no generated code for revision ${rev} (${fileURLToPath(url)}); run mcpgen generate --rev ${rev}`);
+  }
+  return (await import(url.href)) as RevisionModule;
+}
+
+const stderrLogger: Logger = {
+  warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
+  error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
+};
+
+/** Wraps a transport so that `closed` resolves when it closes. */
+function watchClose(t: Transport): { transport: Transport; closed: Promise<Error | undefined> } {
+  let done!: (e: Error | undefined) => void;
+  const closed = new Promise<Error | undefined>((r) => (done = r));
+  const transport: Transport = {
+    start: (events) => t.start({ ...events, onClose: (e) => { events.onClose(e); done(e); } }),
+    send: (m, o) => t.send(m, o),
+    close: () => t.close(),
+  };
+  return { transport, closed };
+}
+
+export async function cmdServe(args: string[], io: Io): Promise<number> {
+  const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' } });
+  if (!values.stdio) throw new CommandUsageError('serve needs --stdio (the only transport it serves)');
+  const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
+  const { server } = createReferenceServer(mod.Server, { logger: stderrLogger });
+  const { transport, closed } = watchClose(new StdioServerTransport());
+  await server.connect(transport);
+  const error = await closed;
+  if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
+  return error ? 1 : 0;
+}
+
+/** Splits a command line into words: whitespace-separated, with '…' and "…" quoting and \ escapes. */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  let has = false;
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      has = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      cur += line[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has) words.push(cur);
+      cur = '';
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
+  }
+  if (quote) throw new CommandUsageError(`unterminated ${quote} in command`);
+  if (has) words.push(cur);
+  return words;
+}
+
+export async function cmdCall(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {
+    stdio: { type: 'string' },
+    rev: { type: 'string' },
+    progress: { type: 'boolean' },
+    timeout: { type: 'string' },
+  });
+  const command = values.stdio as string | undefined;
+  if (!command) throw new CommandUsageError('call needs --stdio "<command>"');
+  const [method, paramsJson, ...extra] = positionals;
+  if (!method) throw new CommandUsageError('call needs a method, e.g. tools/list');
+  if (extra.length) throw new CommandUsageError(`unexpected arguments: ${extra.join(' ')}`);
+  let params: Record<string, unknown> | undefined;
+  if (paramsJson !== undefined) {
+    try {
+      params = JSON.parse(paramsJson) as Record<string, unknown>;
+    } catch (e) {
+      throw new CommandUsageError(`params are not JSON: ${(e as Error).message}`);
+    }
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new CommandUsageError('params must be a JSON object');
+  }
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
+  const [cmd, ...cmdArgs] = splitCommand(command);
+  if (!cmd) throw new CommandUsageError('--stdio command is empty');
+  const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
+  const client = new mod.Client({ clientInfo: { name: 'mcpgen-call', version: '0.1.0' }, logger: stderrLogger, timeout });
+  const transport = new StdioClientTransport({ command: cmd, args: cmdArgs, stderr: 'inherit' });
+  try {
+    await client.connect(transport);
+    const result = await client.request(method as never, params as never, values.progress
+      ? { onProgress: (p) => io.err(`progress: ${JSON.stringify(p)}`) }
+      : undefined);
+    io.out(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (e) {
+    io.err(e instanceof RpcError ? `mcpgen call: ${method} failed: ${e.code} ${e.message}${e.data === undefined ? '' : ` ${JSON.stringify(e.data)}`}` : `mcpgen call: ${(e as Error).message ?? String(e)}`);
+    return 1;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
