@@ -25,7 +25,7 @@ const require = createRequire(import.meta.url);
 const everythingPkg = require.resolve('@modelcontextprotocol/server-everything/package.json');
 const everythingBin = join(dirname(everythingPkg), (JSON.parse(readFileSync(everythingPkg, 'utf8')) as { bin: Record<string, string> }).bin['mcp-server-everything']);
 
-const textOf = (r: { content?: unknown }) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
+const textOf = (r: unknown) => ((r as { content?: unknown }).content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
 
 // ---- SDK client → mcpgen serve ------------------------------------------------------------------
 
