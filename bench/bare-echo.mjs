@@ -1,0 +1,18 @@
+// The limit of the stdio benchmark: a child that answers each newline-delimited JSON-RPC request
+// with an echo tool result, using JSON.parse and JSON.stringify only.
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buf += chunk;
+  let i;
+  let out = '';
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (!line) continue;
+    const m = JSON.parse(line);
+    if (m.id === undefined) continue;
+    out += JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: m.params?.arguments?.text }] } }) + '\n';
+  }
+  if (out) process.stdout.write(out);
+});

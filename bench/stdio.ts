@@ -1,0 +1,122 @@
+/**
+ * stdio round trips of `tools/call` → echo, child process per pair:
+ * - ours: the generated 2025-11-25 Client on the runtime stdio transport ↔ `mcpgen serve --stdio`;
+ * - sdk: @modelcontextprotocol/sdk Client ↔ an SDK McpServer (test/fixtures/sdk-server.mjs);
+ * - bare: newline JSON written and parsed in this process ↔ bench/bare-echo.mjs (JSON.parse and
+ *   JSON.stringify only): the limit of node + pipes.
+ * Sequential latency (p50, p99) and throughput with 64 requests in flight.
+ * `npm run bench:stdio [-- --quick]`.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '../generated/2025-11-25/index.js';
+import { StdioClientTransport } from '../runtime/transport/stdio.js';
+
+const quick = process.argv.includes('--quick');
+const SEQ = quick ? 500 : 3000;
+const FLOOD = quick ? 5000 : 30000;
+const IN_FLIGHT = 64;
+const WARMUP = quick ? 200 : 1000;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const TEXT = 'hello, benchmark';
+
+type Call = () => Promise<unknown>;
+interface Pair {
+  name: string;
+  call: Call;
+  close(): Promise<void>;
+}
+
+async function ours(): Promise<Pair> {
+  const client = new Client({ clientInfo: { name: 'bench', version: '0' } });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [`${root}bin/mcpgen.js`, 'serve', '--stdio'], cwd: root }));
+  return { name: 'ours', call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+}
+
+async function sdk(): Promise<Pair> {
+  const client = new SdkClient({ name: 'bench', version: '0' });
+  await client.connect(new SdkStdioClientTransport({ command: process.execPath, args: [`${root}test/fixtures/sdk-server.mjs`], cwd: root }));
+  return { name: 'sdk', call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+}
+
+async function bare(): Promise<Pair> {
+  const child = spawn(process.execPath, [`${root}bench/bare-echo.mjs`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const pending = new Map<number, (v: unknown) => void>();
+  let buf = '';
+  let next = 0;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buf += chunk;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const m = JSON.parse(buf.slice(0, i)) as { id: number; result: unknown };
+      buf = buf.slice(i + 1);
+      pending.get(m.id)?.(m.result);
+      pending.delete(m.id);
+    }
+  });
+  return {
+    name: 'bare',
+    call: () => new Promise((resolve) => {
+      const id = next++;
+      pending.set(id, resolve);
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }) + '\n');
+    }),
+    close: async () => {
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function sequential(call: Call, n: number): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: pct(times, 50) * 1000, p99: pct(times, 99) * 1000 };
+}
+
+async function flood(call: Call, total: number, inFlight: number): Promise<number> {
+  let started = 0;
+  const t = performance.now();
+  const worker = async () => {
+    while (started < total) {
+      started++;
+      await call();
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return total / ((performance.now() - t) / 1000);
+}
+
+const results: Record<string, { p50: number; p99: number; rps: number }> = {};
+for (const make of [bare, ours, sdk]) {
+  const pair = await make();
+  await sequential(pair.call, WARMUP);
+  await flood(pair.call, WARMUP, IN_FLIGHT);
+  const s = await sequential(pair.call, SEQ);
+  const rps = await flood(pair.call, FLOOD, IN_FLIGHT);
+  results[pair.name] = { ...s, rps };
+  console.log(`stdio.${pair.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
+  console.log(`stdio.${pair.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
+  console.log(`stdio.${pair.name}.inflight${IN_FLIGHT}.throughput: ${Math.round(rps)} calls/s`);
+  await pair.close();
+}
+
+// Speed-ups: above 1 means the first named is faster.
+const ratio = (name: string, v: number) => console.log(`${name}: ${v.toFixed(2)}x`);
+const { ours: o, sdk: k, bare: b } = results;
+ratio('stdio.ours_speedup_vs_sdk.p50', k.p50 / o.p50);
+ratio('stdio.ours_speedup_vs_sdk.p99', k.p99 / o.p99);
+ratio('stdio.ours_speedup_vs_sdk.throughput', o.rps / k.rps);
+ratio('stdio.bare_speedup_vs_ours.p50', o.p50 / b.p50);
+ratio('stdio.bare_speedup_vs_ours.throughput', b.rps / o.rps);
+ratio('stdio.bare_speedup_vs_sdk.throughput', b.rps / k.rps);
