@@ -9,7 +9,7 @@
  * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`).
  */
 import { RpcError } from '../runtime/errors.js';
-import { ServerFeatures } from '../runtime/features.js';
+import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
 import type { ProtocolMaps } from '../runtime/table.js';
@@ -134,15 +134,18 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
   return f;
 }
 
-/** Creates the reference server on a generated `Server` class; connect it to a transport. */
-export function createReferenceServer(ServerCtor: ServerClass, options: { progressDelayMs?: number; logger?: Logger } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
+/**
+ * Creates the reference server on a generated `Server` class (pass the revision's `table` for
+ * stateless revisions); connect it to a transport.
+ */
+export function createReferenceServer(ServerCtor: ServerClass, options: { progressDelayMs?: number; logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
   let session: ServerSession<ProtocolMaps> | undefined;
   const features = referenceFeatures(() => session!, options);
   session = new ServerCtor({
     serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
     capabilities: { ...features.capabilities(), logging: {} },
     instructions: 'mcpgen reference server: test tools, resources and prompts.',
-    handlers: features.handlers(),
+    handlers: features.handlers({ table: options.table }),
     logger: options.logger,
   });
   features.attach(session as never);

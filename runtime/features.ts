@@ -24,6 +24,13 @@
  * - `prompts/get` of an unknown prompt or without a required argument: -32602.
  * - a list request with a cursor this server did not issue: -32602.
  *
+ * Stateless revisions (2026-07-28, draft): `handlers({ table })` with such a table adds
+ * `resultType: "complete"` to every result and the caching fields (`ttlMs`, `cacheScope`, from
+ * the `cache` option: default 0 ms, `private`) to list results and `resources/read`.
+ *
+ * Subscriptions are kept per `ServerFeatures` (one set of URIs for every attached server): give
+ * each connection its own instance when clients must not see each other's subscriptions.
+ *
  * Tool schemas are JSON Schema 2020-12 (the default dialect when `$schema` is absent), compiled
  * once per tool with ajv and the formats of `./formats.ts` over ajv-formats' full set.
  */
@@ -42,31 +49,30 @@ export type Content = Obj & { type: string };
 /** What a tool handler returns: a CallToolResult, or a string (one text block). */
 export type ToolResult = (Obj & { content?: Content[]; structuredContent?: Obj; isError?: boolean }) | string;
 
-export interface ToolDefinition<A = Obj> {
+/** What every listed item may carry besides its key; listed as given (functions left out). */
+interface Described {
   name: string;
   title?: string;
   description?: string;
+  icons?: Obj[];
+  _meta?: Obj;
+}
+
+export interface ToolDefinition<A = Obj> extends Described {
   /** JSON Schema of `arguments` (default `{ type: 'object' }`). */
   inputSchema?: JsonSchema;
   /** JSON Schema `structuredContent` must satisfy. */
   outputSchema?: JsonSchema;
   annotations?: Obj;
-  icons?: Obj[];
-  _meta?: Obj;
   handler(args: A, ctx: RequestContext): ToolResult | Promise<ToolResult>;
 }
 
 /** `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64). */
 export type ResourceContents = Obj & { uri: string; mimeType?: string };
 
-interface ResourceCommon {
-  name: string;
-  title?: string;
-  description?: string;
+interface ResourceCommon extends Described {
   mimeType?: string;
   annotations?: Obj;
-  icons?: Obj[];
-  _meta?: Obj;
 }
 
 export interface ResourceDefinition extends ResourceCommon {
@@ -90,24 +96,17 @@ export interface ResourceTemplateDefinition extends ResourceCommon {
   complete?: Record<string, Completer>;
 }
 
-export interface PromptArgument {
-  name: string;
-  title?: string;
-  description?: string;
+export interface PromptArgument extends Omit<Described, 'icons' | '_meta'> {
   required?: boolean;
   complete?: Completer;
 }
 
 export type PromptMessage = Obj & { role: 'user' | 'assistant'; content: Content };
 
-export interface PromptDefinition {
-  name: string;
-  title?: string;
-  description?: string;
+type PromptResult = PromptMessage[] | { description?: string; messages: PromptMessage[] };
+export interface PromptDefinition extends Described {
   arguments?: PromptArgument[];
-  icons?: Obj[];
-  _meta?: Obj;
-  get(args: Record<string, string>, ctx: RequestContext): PromptMessage[] | { description?: string; messages: PromptMessage[] } | Promise<PromptMessage[] | { description?: string; messages: PromptMessage[] }>;
+  get(args: Record<string, string>, ctx: RequestContext): PromptResult | Promise<PromptResult>;
 }
 
 export interface ServerFeaturesOptions {
@@ -115,7 +114,16 @@ export interface ServerFeaturesOptions {
   pageSize?: number;
   /** Declare these capabilities even while nothing of the kind is registered. */
   declare?: { tools?: boolean; resources?: boolean; prompts?: boolean; completions?: boolean };
+  /** Caching fields of list and read results in stateless revisions (default 0 ms, private). */
+  cache?: { ttlMs: number; cacheScope: 'public' | 'private' };
 }
+
+/** The part of a ProtocolTable `handlers()` looks at. */
+export interface FeaturesTableInfo {
+  lifecycle: string;
+}
+
+const CACHED = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'resources/read']);
 
 /** The server side `attach` talks to (a generated `Server` or any `ServerSession`). */
 export interface NotifyTarget {
@@ -123,38 +131,22 @@ export interface NotifyTarget {
 }
 
 type Kind = 'tools' | 'resources' | 'prompts';
-const LIST_CHANGED: Record<Kind, string> = {
-  tools: 'notifications/tools/list_changed',
-  resources: 'notifications/resources/list_changed',
-  prompts: 'notifications/prompts/list_changed',
-};
 const MAX_COMPLETIONS = 100;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
 const notFound = (uri: string) => new RpcError(-32002, 'Resource not found', { uri });
 
-interface Tool {
-  def: ToolDefinition<never>;
-  input: ValidateFunction;
-  output: ValidateFunction | undefined;
-}
-interface Template {
-  def: ResourceTemplateDefinition;
-  match: (uri: string) => Record<string, string> | undefined;
-}
+type Tool = { def: ToolDefinition<never>; input: ValidateFunction; output: ValidateFunction | undefined };
+type Template = { def: ResourceTemplateDefinition; match: (uri: string) => Record<string, string> | undefined };
 
 /** Human-readable ajv errors: `passengers: must be >= 1`, `departureDate: is required`. */
 export function describeValidation(errors: readonly AjvError[] | null | undefined): string[] {
   return (errors ?? []).map((e) => {
     const base = e.instancePath.slice(1).replace(/\//g, '.');
-    if (e.keyword === 'required') {
-      const field = (e.params as { missingProperty: string }).missingProperty;
-      return `${base ? `${base}.` : ''}${field}: is required`;
-    }
-    if (e.keyword === 'additionalProperties') {
-      const field = (e.params as { additionalProperty: string }).additionalProperty;
-      return `${base ? `${base}.` : ''}${field}: is not allowed (additional property)`;
-    }
+    const p = e.params as { missingProperty?: string; additionalProperty?: string };
+    const at = (field: string) => `${base ? `${base}.` : ''}${field}`;
+    if (e.keyword === 'required') return `${at(p.missingProperty!)}: is required`;
+    if (e.keyword === 'additionalProperties') return `${at(p.additionalProperty!)}: is not allowed (additional property)`;
     return `${base || '(arguments)'}: ${e.message ?? e.keyword}`;
   });
 }
@@ -196,10 +188,12 @@ export class ServerFeatures {
   readonly #targets = new Set<NotifyTarget>();
   readonly #dirty = new Set<Kind>();
   readonly #declare: NonNullable<ServerFeaturesOptions['declare']>;
+  readonly #cache: NonNullable<ServerFeaturesOptions['cache']>;
 
   constructor(options: ServerFeaturesOptions = {}) {
     this.pageSize = Math.max(1, Math.floor(options.pageSize ?? 100));
     this.#declare = options.declare ?? {};
+    this.#cache = options.cache ?? { ttlMs: 0, cacheScope: 'private' };
     const Ajv = Ajv2020Module as unknown as typeof Ajv2020Module.default;
     this.#ajv = new Ajv({ strict: false, allErrors: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
   }
@@ -214,33 +208,23 @@ export class ServerFeatures {
     return this.#changed('tools');
   }
 
+  /** Registers (or replaces) a static resource, by `uri`. */
   resource(def: ResourceDefinition): this {
-    this.#resources.set(def.uri, def);
-    return this.#changed('resources');
+    return this.#resources.set(def.uri, def) && this.#changed('resources');
   }
-
+  /** Registers (or replaces) a resource template, by `uriTemplate`; reads try static URIs first. */
   resourceTemplate(def: ResourceTemplateDefinition): this {
-    this.#templates.set(def.uriTemplate, { def, match: compileUriTemplate(def.uriTemplate) });
-    return this.#changed('resources');
+    return this.#templates.set(def.uriTemplate, { def, match: compileUriTemplate(def.uriTemplate) }) && this.#changed('resources');
   }
-
   prompt(def: PromptDefinition): this {
-    this.#prompts.set(def.name, def);
-    return this.#changed('prompts');
+    return this.#prompts.set(def.name, def) && this.#changed('prompts');
   }
 
-  removeTool(name: string): boolean {
-    return this.#tools.delete(name) && !!this.#changed('tools');
-  }
-  removeResource(uri: string): boolean {
-    return this.#resources.delete(uri) && !!this.#changed('resources');
-  }
-  removeResourceTemplate(uriTemplate: string): boolean {
-    return this.#templates.delete(uriTemplate) && !!this.#changed('resources');
-  }
-  removePrompt(name: string): boolean {
-    return this.#prompts.delete(name) && !!this.#changed('prompts');
-  }
+  /** Removals: true when something was removed (then list_changed follows). */
+  removeTool(name: string): boolean { return this.#tools.delete(name) && !!this.#changed('tools'); }
+  removeResource(uri: string): boolean { return this.#resources.delete(uri) && !!this.#changed('resources'); }
+  removeResourceTemplate(uriTemplate: string): boolean { return this.#templates.delete(uriTemplate) && !!this.#changed('resources'); }
+  removePrompt(name: string): boolean { return this.#prompts.delete(name) && !!this.#changed('prompts'); }
 
   /** URIs a client subscribed to (resources/subscribe) and did not unsubscribe from. */
   get subscriptions(): ReadonlySet<string> {
@@ -253,7 +237,7 @@ export class ServerFeatures {
    */
   async notifyResourceUpdated(uri: string): Promise<boolean> {
     if (!this.#subscriptions.has(uri)) return false;
-    await Promise.all([...this.#targets].map((t) => t.notify('notifications/resources/updated', { uri }).catch(() => undefined)));
+    await Promise.all([...this.#targets].map((t) => send(t, 'notifications/resources/updated', { uri })));
     return true;
   }
 
@@ -281,13 +265,31 @@ export class ServerFeatures {
     return caps;
   }
 
-  /** The request handlers for a ServerSession's `handlers` option. */
-  handlers(): Record<string, RequestHandler> {
+  /**
+   * The request handlers for a ServerSession's `handlers` option. Pass the revision's `table`
+   * when it may be a stateless one (see the module doc).
+   */
+  handlers(options: { table?: FeaturesTableInfo } = {}): Record<string, RequestHandler> {
+    const handlers = this.#handlers();
+    if (options.table?.lifecycle !== 'stateless') return handlers;
+    const cache = this.#cache;
+    return Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
+      const r = (await h(p, ctx)) as Obj;
+      const out: Obj = { resultType: 'complete', ...r };
+      if (CACHED.has(method)) {
+        out.ttlMs ??= cache.ttlMs;
+        out.cacheScope ??= cache.cacheScope;
+      }
+      return out;
+    }]));
+  }
+
+  #handlers(): Record<string, RequestHandler> {
     return {
-      'tools/list': (p?: Obj) => this.#page('tools', [...this.#tools.values()].map((t) => this.#describeTool(t.def)), p),
+      'tools/list': (p?: Obj) => this.#page('tools', [...this.#tools.values()].map((t) => ({ inputSchema: { type: 'object' }, ...listed(t.def) })), p),
       'tools/call': (p: Obj, ctx) => this.#callTool(p, ctx),
-      'resources/list': (p?: Obj) => this.#page('resources', [...this.#resources.values()].map(describeResource), p),
-      'resources/templates/list': (p?: Obj) => this.#page('resourceTemplates', [...this.#templates.values()].map((t) => describeTemplate(t.def)), p),
+      'resources/list': (p?: Obj) => this.#page('resources', [...this.#resources.values()].map(listed), p),
+      'resources/templates/list': (p?: Obj) => this.#page('resourceTemplates', [...this.#templates.values()].map((t) => listed(t.def)), p),
       'resources/read': (p: Obj, ctx) => this.#read(String(p.uri), ctx),
       'resources/subscribe': (p: Obj) => {
         const uri = String(p.uri);
@@ -295,11 +297,8 @@ export class ServerFeatures {
         this.#subscriptions.add(uri);
         return {};
       },
-      'resources/unsubscribe': (p: Obj) => {
-        this.#subscriptions.delete(String(p.uri));
-        return {};
-      },
-      'prompts/list': (p?: Obj) => this.#page('prompts', [...this.#prompts.values()].map(describePrompt), p),
+      'resources/unsubscribe': (p: Obj) => void this.#subscriptions.delete(String(p.uri)),
+      'prompts/list': (p?: Obj) => this.#page('prompts', [...this.#prompts.values()].map((d) => listed({ ...d, arguments: d.arguments?.map(listed) })), p),
       'prompts/get': (p: Obj, ctx) => this.#getPrompt(p, ctx),
       'completion/complete': (p: Obj) => this.#complete(p),
     };
@@ -322,7 +321,7 @@ export class ServerFeatures {
     this.#dirty.add(kind);
     queueMicrotask(() => {
       this.#dirty.delete(kind);
-      for (const t of this.#targets) t.notify(LIST_CHANGED[kind]).catch(() => undefined);
+      for (const t of this.#targets) void send(t, `notifications/${kind}/list_changed`);
     });
     return this;
   }
@@ -338,14 +337,6 @@ export class ServerFeatures {
     const result: Obj = { [key]: items.slice(offset, end) };
     if (end < items.length) result.nextCursor = encodeCursor(key, end);
     return result;
-  }
-
-  #describeTool(def: ToolDefinition<never>): Obj {
-    return strip({
-      name: def.name, title: def.title, description: def.description,
-      inputSchema: def.inputSchema ?? { type: 'object' }, outputSchema: def.outputSchema,
-      annotations: def.annotations, icons: def.icons, _meta: def._meta,
-    });
   }
 
   async #callTool(p: Obj, ctx: RequestContext): Promise<Obj> {
@@ -440,30 +431,22 @@ export class ServerFeatures {
   }
 }
 
-function strip(o: Obj): Obj {
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o;
+/** Sends through a target that may not be connected yet (its `notify` may throw synchronously). */
+async function send(t: NotifyTarget, method: string, params?: Obj): Promise<void> {
+  try {
+    await t.notify(method, params);
+  } catch {
+    // not connected or closed: nothing to tell
+  }
 }
 
-function describeResource(r: ResourceDefinition): Obj {
-  return strip({
-    uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType,
-    size: r.size, annotations: r.annotations, icons: r.icons, _meta: r._meta,
-  });
-}
-
-function describeTemplate(r: ResourceTemplateDefinition): Obj {
-  return strip({
-    uriTemplate: r.uriTemplate, name: r.name, title: r.title, description: r.description,
-    mimeType: r.mimeType, annotations: r.annotations, icons: r.icons, _meta: r._meta,
-  });
-}
-
-function describePrompt(p: PromptDefinition): Obj {
-  return strip({
-    name: p.name, title: p.title, description: p.description, icons: p.icons, _meta: p._meta,
-    arguments: p.arguments?.map((a) => strip({ name: a.name, title: a.title, description: a.description, required: a.required })),
-  });
+/** A definition as listed: without its functions, fixed contents and undefined members. */
+function listed(def: object): Obj {
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(def)) {
+    if (v !== undefined && typeof v !== 'function' && k !== 'complete' && k !== 'text' && k !== 'blob') out[k] = v;
+  }
+  return out;
 }
 
 /** Opaque cursor: base64url of `{"k": list, "o": offset}`. */

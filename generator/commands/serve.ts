@@ -32,6 +32,7 @@ interface RevisionModule {
   Server: ServerClass;
   Client: ClientClass;
   protocolVersion: string;
+  table: { lifecycle: string };
 }
 
 const DEFAULT_REV = '2025-11-25';
@@ -75,7 +76,7 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
   const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' } });
   if (!values.stdio) throw new CommandUsageError('serve needs --stdio (the only transport it serves)');
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
-  const { server } = createReferenceServer(mod.Server, { logger: stderrLogger });
+  const { server } = createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table });
   const { transport, closed } = watchClose(new StdioServerTransport());
   await server.connect(transport);
   const error = await closed;

@@ -195,4 +195,39 @@ test('compileUriTemplate: {var} is one segment, {+var} spans slashes', () => {
   assert.is(compileUriTemplate('x://{a}')('x://a/b'), undefined);
 });
 
+
+
+test('stateless revision (draft): resultType and caching fields are added; 015 holds there too', async () => {
+  const { Client: DraftClient, Server: DraftServer, table: draftTable } = await import('../../generated/draft/index.js');
+  const f = sample();
+  f.tool({ name: 'book', inputSchema: { type: 'object', properties: { passengers: { type: 'integer', minimum: 1 } }, required: ['passengers'] }, handler: () => 'ok' });
+  const [a, b] = createMemoryPair();
+  const server = new DraftServer({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: draftTable }) });
+  await server.connect(b);
+  const client = new DraftClient({ clientInfo: { name: 'c', version: '1' } });
+  await client.connect(a);
+  const list = await client.listTools({});
+  assert.is(list.resultType, 'complete');
+  assert.is(list.ttlMs, 0);
+  assert.is(list.cacheScope, 'private');
+  const bad = await client.callTool({ name: 'book', arguments: { passengers: 0 } });
+  assert.is(bad.resultType, 'complete');
+  assert.is(bad.isError, true);
+  assert.match(JSON.stringify(bad.content), /passengers: must be >= 1/);
+  assert.is((await rpcError(client.callTool({ name: 'nope', arguments: {} }))).code, -32602);
+  const read = await client.readResource({ uri: 'test://a' });
+  assert.equal([read.resultType, read.ttlMs, read.cacheScope], ['complete', 0, 'private']);
+  assert.is((await client.getPrompt({ name: 'greet', arguments: { name: 'x' } })).resultType, 'complete');
+  await client.close();
+});
+
+test('attach before connect: changes do not throw while the server is not connected', async () => {
+  const f = new ServerFeatures();
+  const server = new Server({ serverInfo: { name: 's', version: '1' }, capabilities: { tools: {} }, handlers: f.handlers() });
+  f.attach(server);
+  f.tool({ name: 'x', handler: () => '' });
+  f.resource({ uri: 'a://b', name: 'b', text: '' });
+  await tick();
+  assert.is(await f.notifyResourceUpdated('a://b'), false);
+});
 test.run();
