@@ -29,12 +29,24 @@ const notificationView = (model: ProtocolModel) => (n: NotificationDef) => {
   return { name: `send${base}`, method: n.method, paramsRequired: n.paramsRequired, jsdoc: doc(model, n.notificationType, n.method) };
 };
 
+/**
+ * Methods the sessions run themselves, left out of the named facades: the handshake
+ * (`connect()` sends initialize / notifications/initialized), cancellation (an AbortSignal)
+ * and progress (`onProgress` / `ctx.sendProgress`).
+ */
+export const ENGINE_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+]);
+
 export function emitFacades(model: ProtocolModel, opts: EmitOptions): Files {
   const base = { preamble: preamble(model), revision: model.revision, runtimeImport: opts.runtimeImport };
   const side = (dir: RequestDef['direction']) => ({
     ...base,
-    requests: model.requests.filter((r) => r.direction === dir && !r.embedded).map(requestView(model)),
-    notifications: model.notifications.filter((n) => n.direction === dir).map(notificationView(model)),
+    requests: model.requests.filter((r) => r.direction === dir && !r.embedded && !ENGINE_METHODS.has(r.method)).map(requestView(model)),
+    notifications: model.notifications.filter((n) => n.direction === dir && !ENGINE_METHODS.has(n.method)).map(notificationView(model)),
   });
   return new Map([
     ['client.gen.ts', render('client', side('clientToServer'))],
