@@ -18,7 +18,7 @@ const quick = process.argv.includes('--quick');
 const SEQ = quick ? 500 : 3000;
 const FLOOD = quick ? 5000 : 30000;
 const IN_FLIGHT = 64;
-const WARMUP = quick ? 200 : 1000;
+const WARMUP = quick ? 500 : 5000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
