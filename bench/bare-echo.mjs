@@ -1,14 +1,12 @@
 // The limit of the stdio benchmark: a child that answers each newline-delimited JSON-RPC request
 // with an echo tool result, using JSON.parse and JSON.stringify only.
-let buf = '';
+let rest = '';
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  let i;
+  const lines = (rest + chunk).split('\n');
+  rest = lines.pop();
   let out = '';
-  while ((i = buf.indexOf('\n')) >= 0) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
+  for (const line of lines) {
     if (!line) continue;
     const m = JSON.parse(line);
     if (m.id === undefined) continue;
