@@ -11,6 +11,8 @@
  *   cyclic reference becomes `{}` (any), a cyclic union becomes any as a whole;
  * - open objects (explicit `additionalProperties` next to `properties`, objects with no
  *   properties, and every schema used as a `_meta` value) become maps, so unknown keys survive;
+ * - `allOf` of objects merged into one object, so each definition keeps a class of its own;
+ * - an inline union that contains every member of a named union of references uses that union;
  * - every inline type that quicktype would name gets a `title` made of its definition's name and
  *   its property path (`ClientCapabilitiesElicitation`), never a `Purple…`.
  */
@@ -265,7 +267,92 @@ function factorUnion(cases: unknown[], owner: string, unions: Context['unions'])
   return out;
 }
 
+/** Only annotations: a schema that any JSON value satisfies. */
+function isAnnotationOnly(schema: Schema): boolean {
+  return Object.keys(schema).every((key) => (ANNOTATIONS as readonly string[]).includes(key));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sortKeysDeep(a)) === JSON.stringify(sortKeysDeep(b));
+}
+
+/** The schemas two `allOf` parts give one property, as one schema. */
+function mergeTwo(a: Schema, b: Schema, defs: Definitions, seen: ReadonlySet<string>): Schema {
+  if (sameJson(a, b)) return a;
+  if (isAnnotationOnly(b)) return { ...annotationsOf(b), ...a };
+  if (isAnnotationOnly(a)) return { ...annotationsOf(a), ...b };
+  const merged = mergeAllOf({ allOf: [a, b] }, defs, seen);
+  if (merged !== undefined) return merged;
+  const ta = a.type;
+  const tb = b.type;
+  const clash = Object.keys(a).some(
+    (key) => key in b && !(ANNOTATIONS as readonly string[]).includes(key) && !sameJson(a[key], b[key]),
+  );
+  if (typeof ta === 'string' && ta === tb && !clash) return { ...a, ...b };
+  return { allOf: [a, b] };
+}
+
+/**
+ * `allOf` whose parts are all objects (inline, or references to object definitions, or
+ * annotation-only) merged into one object: properties side by side, `required` joined, open
+ * only when every part is explicitly open. quicktype otherwise intersects the parts into a
+ * type that it shares between every definition with the same parts (CancelTaskResult and
+ * GetTaskResult are both `Result & Task`), so one of the two names is never declared.
+ * Returns undefined when a part is not an object.
+ */
+function mergeAllOf(schema: Schema, defs: Definitions, seen: ReadonlySet<string> = new Set()): Schema | undefined {
+  const parts = schema.allOf;
+  if (!Array.isArray(parts)) return undefined;
+  const objects: Schema[] = [];
+  for (const part of parts) {
+    if (!isObject(part)) return undefined;
+    let resolved: Schema = part;
+    const target = refTarget(part);
+    if (target !== undefined) {
+      if (seen.has(target) || !(target in defs) || Object.keys(part).some((k) => k !== '$ref' && !(ANNOTATIONS as readonly string[]).includes(k))) {
+        return undefined;
+      }
+      resolved = defs[target];
+      if (Array.isArray(resolved.allOf)) {
+        const inner = mergeAllOf(resolved, defs, new Set([...seen, target]));
+        if (inner === undefined) return undefined;
+        resolved = inner;
+      }
+    } else if (Array.isArray(part.allOf)) {
+      const inner = mergeAllOf(part, defs, seen);
+      if (inner === undefined) return undefined;
+      resolved = inner;
+    }
+    if (isAnnotationOnly(resolved)) continue;
+    if (!isObjectSchema(resolved) || resolved.anyOf !== undefined || resolved.oneOf !== undefined || resolved.$ref !== undefined) {
+      return undefined;
+    }
+    objects.push(resolved);
+  }
+  const properties: Schema = {};
+  const required = new Set<string>();
+  for (const object of objects) {
+    const props = isObject(object.properties) ? object.properties : {};
+    for (const name of Object.keys(props)) {
+      const prop = props[name];
+      if (!isObject(prop)) continue;
+      properties[name] = isObject(properties[name]) ? mergeTwo(properties[name] as Schema, prop, defs, seen) : prop;
+    }
+    if (Array.isArray(object.required)) for (const name of object.required) required.add(String(name));
+  }
+  const out: Schema = { ...annotationsOf(schema), type: 'object', properties };
+  if (required.size > 0) out.required = [...required].sort(compareCodeUnits);
+  const extras = objects.map((o) => o.additionalProperties);
+  if (extras.some((x) => x === false)) out.additionalProperties = false;
+  else if (objects.length > 0 && extras.every((x) => x === true || (isObject(x) && Object.keys(x).length === 0))) {
+    out.additionalProperties = {};
+  }
+  return out;
+}
+
 interface Context {
+  /** Every definition, for `allOf` references. */
+  defs: Definitions;
   /** Definitions on a reference cycle. */
   cyclic: Set<string>;
   /** Plain unions of references, for `factorUnion`. */
@@ -282,7 +369,7 @@ function rewrite(schema: Schema, title: string, ctx: Context, top: boolean): Sch
     if (ctx.cutAt.has(target)) return { ...annotationsOf(schema) };
     return { ...schema, $ref: DEFINITIONS_PREFIX + target };
   }
-  let node: Schema = openObjectAsMap({ ...schema });
+  let node: Schema = openObjectAsMap(mergeAllOf(schema, ctx.defs) ?? { ...schema });
   const out: Schema = {};
   for (const key of Object.keys(node)) {
     const value = node[key];
@@ -331,7 +418,7 @@ export function canonicalSchema(defs: Definitions): { definitions: Record<string
   const definitions: Record<string, Schema> = {};
   for (const name of Object.keys(defs).sort(compareCodeUnits)) {
     const schema = defs[name];
-    const ctx: Context = { cyclic, unions, owner: name, cutAt: new Set() };
+    const ctx: Context = { defs, cyclic, unions, owner: name, cutAt: new Set() };
     let out: Schema;
     if (cyclic.has(name)) out = cutCycle(name, schema, ctx);
     else if (meta.has(name)) out = asMap(schema);

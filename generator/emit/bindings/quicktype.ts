@@ -69,7 +69,10 @@ type AttributeProducer = (
 
 const definitionUnions: AttributeProducer = (schema, ref, types) => {
   const name = ref.definitionName;
-  if (name === undefined || typeof schema !== 'object' || types.size < 2) return undefined;
+  if (name === undefined || typeof schema !== 'object') return undefined;
+  // Only a definition that lists its types (`type: [..]`); `types` holds every JSON type when
+  // the schema has no `type` at all.
+  if (!Array.isArray(schema.type) || schema.type.length < 2 || types.size < 2) return undefined;
   return { forType: definitionUnionKind.makeAttributes(name) };
 };
 
