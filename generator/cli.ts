@@ -13,6 +13,7 @@ import { generate } from './generate.js';
 import { IngestError, ingest } from './ingest.js';
 import type { ProtocolModel } from './model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
+import { cmdPack } from './pack.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
 
@@ -28,6 +29,7 @@ Usage:
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR]
   mcpgen serve --stdio [--rev <id>]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
+  mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, index.ts. Each revision's folder is wiped
@@ -45,6 +47,10 @@ serve      The reference MCP server (test tools, resources, prompts) on the gene
            revision (default 2025-11-25), over stdin/stdout: only protocol messages on stdout.
 call       Spawns <command>, initializes, sends one request, prints the result JSON on stdout;
            --progress prints progress to stderr. A failed request prints the error, exits 1.
+pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
+           its generated code compiled to JavaScript with declarations, the runtime it needs under
+           runtime/, entry points . and ./transport/{stdio,memory,http-client,http-server},
+           ./features, ./errors; writes <name>-<version>.tgz into --out (default: .).
 
 Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
 --unpinned DIR generates from any folder holding schema.json and schema.ts (revision id: the
@@ -239,6 +245,7 @@ export const COMMANDS: Record<string, (args: string[], io: Io) => number | Promi
   check: cmdCheck,
   serve: cmdServe,
   call: cmdCall,
+  pack: cmdPack,
 };
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {

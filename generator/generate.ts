@@ -6,13 +6,14 @@ import type { ProtocolModel } from './model.js';
 import { DEFAULT_EMIT_OPTIONS, type EmitOptions, type Files } from './emit/common.js';
 import { emitParity } from './emit/parity.js';
 import { emitFacades } from './emit/facades.js';
+import { emitPackage } from './emit/package.js';
 import { emitProtocol } from './emit/protocol.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
 import { byCodeUnit, stableJson } from './util.js';
 
-export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'parity';
-export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol', 'facades', 'parity'];
+export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'parity' | 'package';
+export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol', 'facades', 'parity', 'package'];
 
 export interface GenerateOptions extends Partial<EmitOptions> {
   /** Called after each step with its duration in ms. */
@@ -33,5 +34,6 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   await step('protocol', () => emitProtocol(model, opts));
   await step('facades', () => emitFacades(model, opts));
   await step('parity', () => emitParity(model));
+  await step('package', () => emitPackage(model));
   return new Map([...out].sort(([a], [b]) => byCodeUnit(a, b)));
 }
