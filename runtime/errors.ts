@@ -16,6 +16,12 @@ export const ErrorCode = {
   MissingRequiredClientCapability: -32021,
   /** 2026-07-28 versioning: the requested protocol version is not supported. */
   UnsupportedProtocolVersion: -32022,
+  /** Local (implementation-defined range): the connection closed before the response came. */
+  ConnectionClosed: -32000,
+  /** Local (implementation-defined range): no response within the request timeout. */
+  RequestTimeout: -32001,
+  /** Local: the caller aborted the request (the code LSP uses for a cancelled request). */
+  RequestAborted: -32800,
 } as const;
 
 /** A JSON-RPC error object: `{ code, message, data? }`. */
@@ -49,4 +55,96 @@ export class RpcError extends Error {
   static from(e: ErrorObject): RpcError {
     return new RpcError(e.code, e.message, e.data);
   }
+}
+
+/**
+ * The connection ended while a request was pending (or a request was made after it ended).
+ * `cause` holds the transport's reason when the end was abnormal (e.g. a truncated frame).
+ */
+export class ConnectionClosedError extends RpcError {
+  constructor(cause?: unknown, message = 'Connection closed') {
+    super(ErrorCode.ConnectionClosed, cause instanceof Error ? `${message}: ${cause.message}` : message);
+    this.name = 'ConnectionClosedError';
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/**
+ * No response arrived within the request timeout (2025-11-25 `basic/lifecycle.mdx`, Timeouts).
+ * `timeoutMs` is the limit that fired: the per-request timeout, or `maxTotalTimeout` when
+ * progress kept resetting the former.
+ */
+export class RequestTimeoutError extends RpcError {
+  readonly method: string;
+  readonly timeoutMs: number;
+  constructor(method: string, timeoutMs: number, total = false) {
+    super(
+      ErrorCode.RequestTimeout,
+      `Request ${method} timed out after ${timeoutMs} ms${total ? ' (maximum total timeout)' : ''}`,
+      { method, timeoutMs },
+    );
+    this.name = 'RequestTimeoutError';
+    this.method = method;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The caller's AbortSignal fired before the response came; `cause` is the signal's reason. */
+export class RequestAbortedError extends RpcError {
+  readonly method: string;
+  constructor(method: string, reason?: unknown) {
+    super(ErrorCode.RequestAborted, `Request ${method} was aborted${reasonText(reason)}`);
+    this.name = 'RequestAbortedError';
+    this.method = method;
+    if (reason !== undefined) this.cause = reason;
+  }
+}
+
+/**
+ * A response's result does not match the method's result schema. `data.errors` lists
+ * `{ path, message }` with `path` a JSON Pointer into the result.
+ */
+export class InvalidResultError extends RpcError {
+  readonly method: string;
+  constructor(method: string, errors: ReadonlyArray<{ path: string; message: string }>) {
+    const first = errors[0];
+    super(
+      ErrorCode.InternalError,
+      `Invalid result for ${method}${first ? `: ${first.path || '/'} ${first.message}` : ''}`,
+      { method, errors },
+    );
+    this.name = 'InvalidResultError';
+    this.method = method;
+  }
+}
+
+/** The text of an abort reason for messages: `''`, or `': <reason>'`. */
+export function reasonText(reason: unknown): string {
+  if (reason === undefined) return '';
+  if (reason instanceof Error) return reason.message ? `: ${reason.message}` : '';
+  if (typeof reason === 'string') return reason ? `: ${reason}` : '';
+  return '';
+}
+
+/** One validation failure as the runtime reports it: `path` is a JSON Pointer (`''` = root). */
+export interface ValidationIssue {
+  path: string;
+  keyword: string;
+  message: string;
+}
+
+/**
+ * Turns validator errors (ajv's shape) into {@link ValidationIssue}s, at most `limit` (default
+ * 20) so that a hostile input cannot make the error response huge.
+ */
+export function validationIssues(
+  errors: ReadonlyArray<{ instancePath: string; keyword: string; message?: string }> | null | undefined,
+  limit = 20,
+): ValidationIssue[] {
+  if (!errors || errors.length === 0) return [{ path: '', keyword: 'unknown', message: 'is invalid' }];
+  return errors.slice(0, limit).map((e) => ({
+    path: e.instancePath,
+    keyword: e.keyword,
+    message: e.message ?? `fails ${e.keyword}`,
+  }));
 }

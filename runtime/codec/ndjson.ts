@@ -1,0 +1,211 @@
+/**
+ * Newline-delimited JSON: the stdio framing (2025-11-25 `basic/transports.mdx`, stdio:
+ * "Messages are delimited by newlines, and MUST NOT contain embedded newlines"; "JSON-RPC
+ * messages MUST be UTF-8 encoded").
+ *
+ * The decoder works on bytes: it scans for `0x0A` only, keeps the bytes of an unfinished line
+ * across chunks and decodes UTF-8 per complete line, so chunk borders (inside a multi-byte
+ * character, between `\r` and `\n`) never change the result. A `\r` before the `\n` is JSON
+ * whitespace and needs no stripping. Blank and whitespace-only lines are skipped.
+ */
+import { isUtf8 } from 'node:buffer';
+
+/** 16 MiB: the default maximum line size in bytes (the `\n` not counted). */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** Why a line (or the end of the stream) could not be decoded. */
+export type FrameErrorKind = 'invalid-json' | 'invalid-utf8' | 'line-too-long' | 'truncated';
+
+/**
+ * A framing or parse failure of one line. `invalid-json`, `invalid-utf8` and `line-too-long`
+ * concern one line and decoding goes on at the next; `truncated` means the stream ended inside
+ * a line (`bytes` unterminated bytes were dropped, never parsed).
+ */
+export class FrameError extends Error {
+  readonly kind: FrameErrorKind;
+  /** Bytes of the offending line (for `line-too-long`: the count when the limit was passed). */
+  readonly bytes: number;
+  constructor(kind: FrameErrorKind, message: string, bytes: number, cause?: unknown) {
+    super(message);
+    this.name = 'FrameError';
+    this.kind = kind;
+    this.bytes = bytes;
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/** Where decoded values and per-line failures go. Called synchronously from `push`. */
+export interface NdjsonSink {
+  /** One parsed JSON value (any JSON: checking that it is a message is the caller's job). */
+  value(value: unknown): void;
+  /** One line that failed; decoding continues with the next line. */
+  error(error: FrameError): void;
+}
+
+export interface NdjsonDecoderOptions {
+  /** Maximum line size in bytes, `\n` excluded (default {@link DEFAULT_MAX_LINE_BYTES}). */
+  maxLineBytes?: number;
+}
+
+const LF = 0x0a;
+
+function isBlank(buf: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = buf[i];
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  }
+  return true;
+}
+
+/**
+ * Incremental decoder. Feed it chunks with {@link NdjsonDecoder.push} and call
+ * {@link NdjsonDecoder.end} at end of stream. Never throws for any input bytes; a throwing sink
+ * propagates. The decoder keeps views on pushed chunks (no copy): do not reuse a chunk's memory
+ * after pushing it (stream chunks are never reused). Memory is bounded by `maxLineBytes` plus one chunk: once a line passes the limit
+ * its bytes are discarded up to the next `\n`, and one `line-too-long` error is reported for it.
+ */
+export class NdjsonDecoder {
+  private readonly max: number;
+  private readonly sink: NdjsonSink;
+  /** Bytes of the unfinished line, in arrival order. */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  /** The current line passed the limit: drop bytes until the next `\n`. */
+  private discarding = false;
+
+  constructor(sink: NdjsonSink, options: NdjsonDecoderOptions = {}) {
+    this.sink = sink;
+    this.max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!(this.max > 0)) throw new RangeError('maxLineBytes must be positive');
+  }
+
+  /** Bytes held for the unfinished line. */
+  get buffered(): number {
+    return this.partBytes;
+  }
+
+  /** Decodes every complete line in `chunk` (plus the held prefix); holds the rest. */
+  push(chunk: Uint8Array): void {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const len = buf.length;
+    let start = 0;
+    while (start < len) {
+      const nl = buf.indexOf(LF, start);
+      if (nl === -1) {
+        this.hold(buf, start, len);
+        return;
+      }
+      if (this.discarding) {
+        this.discarding = false;
+      } else if (this.partBytes === 0) {
+        this.line(buf, start, nl);
+      } else {
+        const total = this.partBytes + (nl - start);
+        if (total > this.max) {
+          this.reset();
+          this.tooLong(total);
+        } else {
+          this.parts.push(buf.subarray(start, nl));
+          const whole = Buffer.concat(this.parts, total);
+          this.reset();
+          this.line(whole, 0, total);
+        }
+      }
+      start = nl + 1;
+    }
+  }
+
+  /**
+   * Ends the stream. Returns a `truncated` error when bytes of an unfinished line remain (they
+   * are dropped, never parsed; whitespace-only leftovers do not count), else undefined.
+   */
+  end(): FrameError | undefined {
+    const held = this.partBytes;
+    const blank = held === 0 || this.parts.every((p) => isBlank(p, 0, p.length));
+    const wasDiscarding = this.discarding;
+    this.reset();
+    this.discarding = false;
+    if (wasDiscarding) return new FrameError('truncated', 'stream ended inside an over-long line', held);
+    if (blank) return undefined;
+    return new FrameError('truncated', `stream ended inside a frame (${held} bytes without a newline)`, held);
+  }
+
+  private hold(buf: Buffer, start: number, end: number): void {
+    if (this.discarding) return;
+    const n = end - start;
+    if (this.partBytes + n > this.max) {
+      const total = this.partBytes + n;
+      this.reset();
+      this.discarding = true;
+      this.tooLong(total);
+      return;
+    }
+    this.parts.push(buf.subarray(start, end));
+    this.partBytes += n;
+  }
+
+  private reset(): void {
+    if (this.partBytes !== 0 || this.parts.length !== 0) {
+      this.parts = [];
+      this.partBytes = 0;
+    }
+  }
+
+  private tooLong(bytes: number): void {
+    this.sink.error(
+      new FrameError('line-too-long', `line exceeds ${this.max} bytes (at least ${bytes} bytes)`, bytes),
+    );
+  }
+
+  /** One complete line `buf[start, end)` (no `\n`). */
+  private line(buf: Buffer, start: number, end: number): void {
+    const n = end - start;
+    if (n > this.max) {
+      this.tooLong(n);
+      return;
+    }
+    if (n === 0 || ((buf[start] === 0x20 || buf[start] === 0x09 || buf[start] === 0x0d) && isBlank(buf, start, end))) {
+      return;
+    }
+    const text = buf.toString('utf8', start, end);
+    // toString replaces invalid sequences with U+FFFD; only then is a byte-level check needed.
+    if (text.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(start, end))) {
+      this.sink.error(new FrameError('invalid-utf8', 'line is not valid UTF-8', n));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      this.sink.error(new FrameError('invalid-json', `line is not JSON: ${(e as Error).message}`, n, e));
+      return;
+    }
+    this.sink.value(value);
+  }
+}
+
+const LS = /[\u2028\u2029]/g;
+
+/**
+ * Encodes one message as one frame: `JSON.stringify(message) + "\n"`. JSON text never holds a
+ * raw LF or CR (both are escaped inside strings), so the frame has exactly one `0x0A`, at the
+ * end, and no `0x0D`. U+2028 and U+2029 are written as `\u2028` / `\u2029` (same JSON value) so
+ * that readers that split on Unicode line separators still see one line.
+ * Throws what `JSON.stringify` throws (cycles, BigInt).
+ */
+export function encodeFrame(message: unknown): string {
+  const json = JSON.stringify(message);
+  if (json === undefined) throw new TypeError('message is not JSON-serializable');
+  const safe = json.search(LS) === -1 ? json : json.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+  return safe + '\n';
+}
+
+/** Decodes a complete byte sequence at once (for tests and tools): values and errors in order. */
+export function decodeAll(bytes: Uint8Array, options?: NdjsonDecoderOptions): Array<{ value: unknown } | { error: FrameError }> {
+  const out: Array<{ value: unknown } | { error: FrameError }> = [];
+  const d = new NdjsonDecoder({ value: (value) => out.push({ value }), error: (error) => out.push({ error }) }, options);
+  d.push(bytes);
+  const e = d.end();
+  if (e) out.push({ error: e });
+  return out;
+}

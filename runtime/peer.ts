@@ -1,0 +1,390 @@
+/**
+ * The peer engine: one side (`client` or `server`) of one connection, over one Transport and one
+ * ProtocolTable. Revision-agnostic; the lifecycle (initialize handshake or per-request `_meta`)
+ * sits on top and plugs in through {@link PeerOptions.preDispatch} and
+ * {@link Peer.setCapabilities}.
+ *
+ * Outbound: ids `0, 1, 2, ...`; responses correlate by exact id (`"1"` is not `1`); unknown,
+ * late or duplicate responses are dropped with a debug log. Inbound: every request gets exactly
+ * one response (unless it is cancelled: then none, case 007); notifications never get one
+ * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
+ */
+import type { MethodEntry, ProtocolTable, Direction } from './table.js';
+import type { JSONRPCMessage, MessageInfo, Transport } from './transport/types.js';
+import {
+  ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
+  reasonText, validationIssues,
+} from './errors.js';
+import {
+  classify, errorResponse, isRequestId, kindOf, resultResponse,
+  type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCRequest, type JSONRPCResultResponse,
+  type Params, type ProgressToken, type RequestId,
+} from './jsonrpc.js';
+import { ProgressRouter, type ProgressCallback } from './progress.js';
+import { InboundRequests, RequestTimer, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
+import { InboundContext, type Logger, type NotificationHandler, type RequestHandler, type RequestOptions } from './context.js';
+
+export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
+
+export type Side = 'client' | 'server';
+
+/** Refuses a request before dispatch (e.g. before initialization) by returning the error to send. */
+export type PreDispatch = (request: JSONRPCRequest, entry: MethodEntry | undefined, info: MessageInfo | undefined) => RpcError | undefined;
+
+export interface PeerOptions {
+  side: Side;
+  table: ProtocolTable;
+  transport: Transport;
+  requestHandlers?: Record<string, RequestHandler>;
+  notificationHandlers?: Record<string, NotificationHandler>;
+  /** This side's declared capabilities; while undefined, no method is gated. */
+  capabilities?: Record<string, unknown>;
+  /** Replaces the capability check: may this side serve `entry`? False → -32601. */
+  canHandle?: (entry: MethodEntry) => boolean;
+  preDispatch?: PreDispatch;
+  logger?: Logger;
+  /** Default request timeout in ms (default 60000). */
+  timeout?: number;
+  /** Validate results of outbound requests (default true). */
+  validateResults?: boolean;
+  /** Methods for which no `notifications/cancelled` is ever sent (default `['initialize']`). */
+  uncancellable?: readonly string[];
+  onClose?: (error?: Error) => void;
+  onError?: (error: Error) => void;
+}
+
+interface Pending {
+  method: string;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  timer: RequestTimer;
+  token?: ProgressToken;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+  entry?: MethodEntry;
+  validate: boolean;
+}
+
+const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** True when `path` (e.g. `['resources', 'subscribe']`) is declared: present and not false. */
+export function hasCapability(caps: Record<string, unknown> | undefined, path: readonly string[]): boolean {
+  let cur: unknown = caps;
+  for (const key of path) {
+    if (!isObject(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) return false;
+    cur = cur[key];
+  }
+  return cur !== undefined && cur !== null && cur !== false;
+}
+
+export class Peer {
+  readonly side: Side;
+  readonly table: ProtocolTable;
+  private readonly transport: Transport;
+  private readonly out: Direction;
+  private readonly in: Direction;
+  private readonly handlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly inbound = new InboundRequests();
+  private readonly progress = new ProgressRouter();
+  private readonly log: Logger;
+  private readonly uncancellable: ReadonlySet<string>;
+  private capabilities: Record<string, unknown> | undefined;
+  private preDispatch: PreDispatch | undefined;
+  private nextId = 0;
+  private closedWith: { error?: Error } | undefined;
+
+  constructor(private readonly options: PeerOptions) {
+    this.side = options.side;
+    this.table = options.table;
+    this.transport = options.transport;
+    this.out = options.side === 'client' ? 'clientToServer' : 'serverToClient';
+    this.in = options.side === 'client' ? 'serverToClient' : 'clientToServer';
+    this.log = options.logger ?? {};
+    this.uncancellable = new Set(options.uncancellable ?? UNCANCELLABLE_METHODS);
+    this.capabilities = options.capabilities;
+    this.preDispatch = options.preDispatch;
+    this.handlers.set('ping', () => ({}));
+    for (const [m, h] of Object.entries(options.requestHandlers ?? {})) this.handlers.set(m, h);
+    for (const [m, h] of Object.entries(options.notificationHandlers ?? {})) this.notificationHandlers.set(m, h);
+  }
+
+  /** Starts the transport; inbound messages flow from then on. */
+  start(): Promise<void> {
+    return this.transport.start({
+      onMessage: (m, info) => this.onMessage(m, info),
+      onClose: (e) => this.onClose(e),
+      onRequestError: (id, e) => this.settle(id)?.reject(e),
+      onError: (e) => {
+        this.log.warn?.('transport error', { error: e.message });
+        this.options.onError?.(e);
+      },
+    });
+  }
+
+  get closed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  /** Registers (or with undefined removes) the handler of an inbound request method. `ping` answers `{}` by default. */
+  setRequestHandler(method: string, handler: RequestHandler | undefined): void {
+    if (handler) this.handlers.set(method, handler);
+    else this.handlers.delete(method);
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler | undefined): void {
+    if (handler) this.notificationHandlers.set(method, handler);
+    else this.notificationHandlers.delete(method);
+  }
+
+  /** Sets this side's declared capabilities (gating inbound requests by `entry.capability`). */
+  setCapabilities(capabilities: Record<string, unknown> | undefined): void {
+    this.capabilities = capabilities;
+  }
+
+  setPreDispatch(hook: PreDispatch | undefined): void {
+    this.preDispatch = hook;
+  }
+
+  /** Routes progress for `token` to `callback` outside any request (e.g. a task's lifetime). */
+  onProgressToken(token: ProgressToken, callback: ProgressCallback): () => void {
+    return this.progress.register(token, callback);
+  }
+
+  /**
+   * Sends a request and resolves with its result. Rejects with: RpcError (the error response),
+   * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
+   * schema), ConnectionClosedError, or the transport's send error.
+   */
+  request<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {
+    if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
+    const { signal, onProgress } = options;
+    if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      const entry = own(this.table.requests[this.out], method);
+      const p: Pending = {
+        method, resolve: resolve as (v: unknown) => void, reject, entry, signal,
+        validate: options.validateResult ?? this.options.validateResults ?? true,
+        timer: new RequestTimer(
+          { timeout: options.timeout ?? this.options.timeout ?? 60_000, resetOnProgress: options.resetTimeoutOnProgress, maxTotal: options.maxTotalTimeout },
+          (ms, total) => this.abandon(id, new RequestTimeoutError(method, ms, total), `Request timed out after ${ms} ms`),
+        ),
+      };
+      let sendParams = params;
+      if (onProgress) {
+        const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
+        const token = isRequestId(given) ? given : id;
+        try {
+          this.progress.register(token, (progress) => {
+            p.timer.progress();
+            onProgress(progress);
+          });
+        } catch (e) {
+          p.timer.clear();
+          return reject(e);
+        }
+        p.token = token;
+        sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
+      }
+      if (signal) {
+        p.onAbort = () => this.abandon(id, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
+        signal.addEventListener('abort', p.onAbort, { once: true });
+      }
+      this.pending.set(id, p);
+      const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
+      try {
+        this.transport.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId })
+          .catch((e) => this.settle(id)?.reject(e));
+      } catch (e) {
+        this.settle(id)?.reject(e);
+      }
+    });
+  }
+
+  /** Sends a notification. Rejects with ConnectionClosedError once closed. */
+  notify(method: string, params?: Params, options?: { relatedRequestId?: RequestId }): Promise<void> {
+    if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
+    const message: JSONRPCNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.transport.send(message, options);
+  }
+
+  /** Closes the transport; pending requests reject with ConnectionClosedError, handlers are aborted. */
+  async close(): Promise<void> {
+    if (!this.closedWith) await this.transport.close();
+    this.onClose(undefined);
+  }
+
+  /** Removes a pending request and its timer, progress route and abort listener. */
+  private settle(id: RequestId): Pending | undefined {
+    const p = this.pending.get(id);
+    if (!p) return undefined;
+    this.pending.delete(id);
+    p.timer.clear();
+    if (p.token !== undefined) this.progress.delete(p.token);
+    if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
+    return p;
+  }
+
+  /** Fails a pending request locally and tells the other side (timeout, abort). */
+  private abandon(id: RequestId, error: RpcError, reason: string): void {
+    const p = this.settle(id);
+    if (!p) return;
+    p.reject(error);
+    if (this.closedWith || this.uncancellable.has(p.method)) return;
+    this.notify('notifications/cancelled', cancelledParams(id, reason)).catch((e: Error) =>
+      this.log.debug?.('could not send notifications/cancelled', { id, error: e.message }));
+  }
+
+  private onClose(error: Error | undefined): void {
+    if (this.closedWith) return;
+    this.closedWith = { error };
+    const closedError = new ConnectionClosedError(error);
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(closedError);
+    this.inbound.cancelAll(closedError);
+    this.progress.clear();
+    this.options.onClose?.(error);
+  }
+
+  private onMessage(m: JSONRPCMessage, info: MessageInfo | undefined): void {
+    switch (kindOf(m)) {
+      case 'request': return void this.onRequest(m as JSONRPCRequest, info);
+      case 'notification': return this.onNotification(m as JSONRPCNotification, info);
+      case 'result': return this.onResult(m as JSONRPCResultResponse);
+      case 'error': return this.onErrorResponse(m as JSONRPCErrorResponse);
+    }
+    const c = classify(m);
+    if (c.kind !== 'invalid') return;
+    this.log.warn?.('invalid message', { reason: c.reason });
+    if (c.reply) this.reply(c.reply);
+    if (c.responseId !== undefined) {
+      this.settle(c.responseId)?.reject(new RpcError(ErrorCode.InternalError, `Malformed response: ${c.reason}`));
+    }
+  }
+
+  private onResult(m: JSONRPCResultResponse): void {
+    const p = this.settle(m.id);
+    if (!p) return void this.log.debug?.('dropped response with unknown id', { id: m.id });
+    if (p.validate && p.entry?.result && !p.entry.result(m.result)) {
+      return p.reject(new InvalidResultError(p.method, validationIssues(p.entry.result.errors)));
+    }
+    p.resolve(m.result);
+  }
+
+  private onErrorResponse(m: JSONRPCErrorResponse): void {
+    if (m.id === undefined || m.id === null) {
+      return void this.log.warn?.('error response without id', { code: m.error.code, message: m.error.message });
+    }
+    const p = this.settle(m.id);
+    if (!p) return void this.log.debug?.('dropped error response with unknown id', { id: m.id });
+    p.reject(RpcError.from(m.error));
+  }
+
+  private onNotification(m: JSONRPCNotification, info: MessageInfo | undefined): void {
+    const { method, params } = m;
+    if (method === 'notifications/cancelled') {
+      const c = parseCancelled(params);
+      if (c && this.inbound.cancel(c.requestId, c.reason ?? 'cancelled')) {
+        this.log.debug?.('request cancelled by peer', { id: c.requestId, reason: c.reason });
+      } else this.log.debug?.('ignored notifications/cancelled', { requestId: c?.requestId });
+    } else if (method === 'notifications/progress') {
+      const outcome = this.progress.route(params, (e) => this.log.error?.('progress callback threw', { error: String(e) }));
+      if (outcome !== 'delivered') this.log.debug?.(`dropped progress (${outcome})`);
+    }
+    const handler = this.notificationHandlers.get(method);
+    if (!handler) {
+      if (method !== 'notifications/cancelled' && method !== 'notifications/progress') this.log.debug?.('unhandled notification', { method });
+      return;
+    }
+    const entry = own(this.table.notifications[this.in], method);
+    if (entry && ((params === undefined && entry.paramsRequired) || (params !== undefined && entry.params && !entry.params(params)))) {
+      return void this.log.debug?.('dropped notification with invalid params', { method });
+    }
+    try {
+      const r = handler(params, { method, info });
+      if (r && typeof (r as Promise<void>).then === 'function') {
+        (r as Promise<void>).catch((e) => this.log.error?.('notification handler failed', { method, error: String(e) }));
+      }
+    } catch (e) {
+      this.log.error?.('notification handler failed', { method, error: String(e) });
+    }
+  }
+
+  private reply(message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    if (this.closedWith) return;
+    const related = message.id === undefined || message.id === null ? undefined : { relatedRequestId: message.id };
+    this.transport.send(message, related).catch((e: Error) => this.log.debug?.('could not send response', { error: e.message }));
+  }
+
+  /**
+   * Decides whether a request may run: the pre-dispatch hook, method lookup, capability gate and
+   * params validation, in that order. Returns the handler, or the error response to send.
+   */
+  private admit(req: JSONRPCRequest, info: MessageInfo | undefined): { handler: RequestHandler; entry?: MethodEntry } | JSONRPCErrorResponse {
+    const { id, method, params } = req;
+    try {
+      const entry = own(this.table.requests[this.in], method);
+      const refusal = this.preDispatch?.(req, entry, info);
+      if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
+      const handler = this.handlers.get(method);
+      const allowed = !entry?.capability || (this.options.canHandle
+        ? this.options.canHandle(entry)
+        : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
+      if (!handler || !allowed) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      if (entry && (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params))) {
+        const issues = params === undefined
+          ? [{ path: '', keyword: 'required', message: 'params are required' }]
+          : validationIssues(entry.params!.errors);
+        return errorResponse(id, ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues[0].path || '/'} ${issues[0].message}`, { errors: issues });
+      }
+      return { handler, entry };
+    } catch (e) {
+      this.log.error?.('request dispatch failed', { method, id, error: e instanceof Error ? e.message : String(e) });
+      return errorResponse(id, ErrorCode.InternalError, 'Internal error');
+    }
+  }
+
+  private async onRequest(req: JSONRPCRequest, info: MessageInfo | undefined): Promise<void> {
+    const { id, method, params } = req;
+    if (this.inbound.has(id)) return void this.log.warn?.('dropped request reusing an in-flight id', { id, method });
+    const admitted = this.admit(req, info);
+    if ('error' in admitted) return this.reply(admitted);
+    const { handler, entry } = admitted;
+    const r = this.inbound.begin(id, method);
+    const onTransportAbort = info?.signal ? () => r.cancel(info.signal!.reason ?? 'transport closed') : undefined;
+    if (onTransportAbort) {
+      if (info!.signal!.aborted) onTransportAbort();
+      else info!.signal!.addEventListener('abort', onTransportAbort, { once: true });
+    }
+    let result: unknown;
+    let failure: unknown;
+    let failed = false;
+    try {
+      result = await handler(params, new InboundContext(this, r, params, info, this.log));
+    } catch (e) {
+      failed = true;
+      failure = e;
+    }
+    this.inbound.end(r);
+    if (onTransportAbort) info!.signal!.removeEventListener('abort', onTransportAbort);
+    if (r.cancelled || this.closedWith) return;
+    if (failed) {
+      if (failure instanceof RpcError) return this.reply(errorResponse(id, failure.code, failure.message, failure.data));
+      this.log.error?.('request handler failed', { method, id, error: failure instanceof Error ? failure.message : String(failure) });
+      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+    }
+    if (result === undefined) result = {};
+    if (!isObject(result)) {
+      this.log.error?.('handler result is not an object', { method, id });
+      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+    }
+    if (entry?.result && !entry.result(result)) {
+      this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors) });
+      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+    }
+    this.reply(resultResponse(id, result));
+  }
+}

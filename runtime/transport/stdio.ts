@@ -1,0 +1,343 @@
+/**
+ * The stdio transport (2025-11-25 `basic/transports.mdx`, stdio; shutdown per
+ * `basic/lifecycle.mdx`, Shutdown): newline-delimited JSON over a child process's stdin/stdout.
+ *
+ * - {@link StdioClientTransport} spawns the server and, on close, shuts it down: close its stdin,
+ *   wait, SIGTERM, wait, SIGKILL.
+ * - {@link StdioServerTransport} reads `process.stdin` and writes `process.stdout` (or given
+ *   streams), and writes nothing but messages.
+ *
+ * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with no
+ * id (server side by default; a client only reports it), an invalid request gets `-32600`
+ * (see `classify` in `../jsonrpc.ts`). Both report these via `onError` and keep reading. A
+ * stream that ends inside a frame closes the transport with a `truncated` FrameError.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
+import { classify, kindOf, parseErrorResponse } from '../jsonrpc.js';
+import { ConnectionClosedError } from '../errors.js';
+import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
+
+/** Options both sides share. */
+export interface StdioCommonOptions {
+  /** Maximum line size in bytes (default 16 MiB). A longer line is dropped and reported. */
+  maxLineBytes?: number;
+  /** Answer an unparseable line with `-32700` (default: true on the server, false on the client). */
+  answerParseErrors?: boolean;
+}
+
+/**
+ * One line-framed duplex over a readable and a writable: decoding, answering invalid input,
+ * writing with backpressure. Shared by both sides.
+ */
+class LineChannel {
+  private readonly decoder: NdjsonDecoder;
+  private events: TransportEvents | undefined;
+  private drain: Promise<void> | undefined;
+  private writable = true;
+  private truncated: FrameError | undefined;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly answerParseErrors: boolean,
+    maxLineBytes: number | undefined,
+  ) {
+    this.decoder = new NdjsonDecoder(
+      {
+        value: (v) => this.onValue(v),
+        error: (e) => {
+          this.report(e);
+          if (this.answerParseErrors) this.write(parseErrorResponse(e.message)).catch(() => undefined);
+        },
+      },
+      { maxLineBytes },
+    );
+  }
+
+  /** The `truncated` error seen at end of input, if any. */
+  get endError(): FrameError | undefined {
+    return this.truncated;
+  }
+
+  attach(events: TransportEvents, onEnd: () => void): void {
+    this.events = events;
+    this.input.on('data', this.onData);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.truncated = this.decoder.end();
+      onEnd();
+    };
+    this.input.once('end', end);
+    this.input.once('close', end);
+    this.input.on('error', (e: Error) => this.report(e));
+    this.output.on('error', (e: Error) => {
+      this.writable = false;
+      this.report(e);
+    });
+  }
+
+  detach(): void {
+    this.input.off('data', this.onData);
+    this.input.pause();
+    this.writable = false;
+  }
+
+  report(e: Error): void {
+    try {
+      this.events?.onError?.(e);
+    } catch {
+      // a throwing error callback must not break reading
+    }
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+
+  private onValue(v: unknown): void {
+    if (kindOf(v) !== null) {
+      try {
+        this.events?.onMessage(v as JSONRPCMessage);
+      } catch (e) {
+        this.report(e instanceof Error ? e : new Error(String(e)));
+      }
+      return;
+    }
+    const c = classify(v);
+    if (c.kind !== 'invalid') return;
+    this.report(new Error(`invalid message: ${c.reason}`));
+    if (c.reply) this.write(c.reply).catch(() => undefined);
+  }
+
+  /** Writes one frame; resolves at once, or after `drain` when the stream buffer is full. */
+  write(message: unknown): Promise<void> {
+    if (!this.writable || this.output.destroyed || this.output.writableEnded) {
+      return Promise.reject(new ConnectionClosedError());
+    }
+    let frame: string;
+    try {
+      frame = encodeFrame(message);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (this.output.write(frame)) return this.drain ?? Promise.resolve();
+    return (this.drain ??= new Promise<void>((resolve, reject) => {
+      const done = (err?: Error) => {
+        this.output.off('drain', ok);
+        this.output.off('close', closed);
+        this.output.off('error', done);
+        this.drain = undefined;
+        if (err) reject(new ConnectionClosedError(err));
+        else resolve();
+      };
+      const ok = () => done();
+      const closed = () => done(new Error('output closed'));
+      this.output.on('drain', ok);
+      this.output.once('close', closed);
+      this.output.once('error', done);
+    }));
+  }
+}
+
+/** How the child's stderr is handled. */
+export type StderrMode = 'inherit' | 'pipe' | 'ignore';
+
+export interface StdioClientOptions extends StdioCommonOptions {
+  /** The server executable. */
+  command: string;
+  args?: readonly string[];
+  /** Variables for the child, merged over `process.env` unless `inheritEnv` is false. */
+  env?: Record<string, string | undefined>;
+  /** Start from `process.env` (default true). */
+  inheritEnv?: boolean;
+  cwd?: string;
+  /** stderr: `'inherit'` (default), `'ignore'`, or `'pipe'` with {@link onStderr}. */
+  stderr?: StderrMode;
+  /** With `stderr: 'pipe'`: each chunk the server writes to stderr (drained even without it). */
+  onStderr?: (chunk: Buffer) => void;
+  /** ms to wait for the server to exit after its stdin is closed, before SIGTERM (default 2000). */
+  closeStdinTimeoutMs?: number;
+  /** ms to wait after SIGTERM before SIGKILL (default 2000). */
+  sigtermTimeoutMs?: number;
+}
+
+/**
+ * Client side: spawns the server and speaks to it over its stdin/stdout. `start` resolves once
+ * the process runs and rejects if it cannot be spawned (e.g. ENOENT). `onClose` fires once,
+ * after the process has exited and its pipes closed: with no error after `close()` or a clean
+ * exit, with the truncated-frame error, or with an error naming the exit code or signal.
+ */
+export class StdioClientTransport implements Transport {
+  private child: ChildProcess | undefined;
+  private channel: LineChannel | undefined;
+  private events: TransportEvents | undefined;
+  private closing = false;
+  private shutdown: Promise<void> | undefined;
+  private exited: Promise<void> | undefined;
+  private closed: Promise<void> | undefined;
+  private fired = false;
+
+  constructor(private readonly options: StdioClientOptions) {}
+
+  /** The child's pid once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The child process (for tests and diagnostics). */
+  get process(): ChildProcess | undefined {
+    return this.child;
+  }
+
+  start(events: TransportEvents): Promise<void> {
+    if (this.child) return Promise.reject(new Error('transport already started'));
+    const o = this.options;
+    this.events = events;
+    const env = o.inheritEnv === false ? { ...o.env } : { ...process.env, ...o.env };
+    const stderr = o.stderr ?? 'inherit';
+    const child = spawn(o.command, o.args ?? [], {
+      env,
+      cwd: o.cwd,
+      stdio: ['pipe', 'pipe', stderr],
+      windowsHide: true,
+    });
+    this.child = child;
+    if (stderr === 'pipe') child.stderr!.on('data', (c: Buffer) => o.onStderr?.(c));
+    this.exited = new Promise((r) => child.once('exit', () => r()));
+    this.closed = new Promise((r) => child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      this.finish(code, signal);
+      r();
+    }));
+    const channel = new LineChannel(child.stdout!, child.stdin!, o.answerParseErrors ?? false, o.maxLineBytes);
+    this.channel = channel;
+    return new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => {
+        channel.attach(events, () => {
+          if (!this.closing) void this.terminate();
+        });
+        child.on('error', (e) => channel.report(e));
+        resolve();
+      });
+      child.once('error', (e) => {
+        if (child.pid === undefined) {
+          this.fired = true;
+          reject(e);
+        }
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
+    if (!this.channel || this.closing || this.fired) return Promise.reject(new ConnectionClosedError());
+    return this.channel.write(message);
+  }
+
+  /** Shuts the server down (stdin close, SIGTERM, SIGKILL) and resolves once it has exited. */
+  async close(): Promise<void> {
+    if (!this.child || this.child.pid === undefined) return;
+    this.closing = true;
+    await this.terminate();
+  }
+
+  private terminate(): Promise<void> {
+    return (this.shutdown ??= this.runShutdown());
+  }
+
+  private async runShutdown(): Promise<void> {
+    const child = this.child!;
+    const o = this.options;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      if (!(await within(this.exited!, o.closeStdinTimeoutMs ?? 2000))) {
+        child.kill('SIGTERM');
+        if (!(await within(this.exited!, o.sigtermTimeoutMs ?? 2000))) {
+          child.kill('SIGKILL');
+          await this.exited;
+        }
+      }
+    }
+    // A grandchild may hold the pipes open after the server exits: do not wait on it forever.
+    if (!(await within(this.closed!, 1000))) {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.stdin?.destroy();
+      await this.closed;
+    }
+  }
+
+  private finish(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.fired) return;
+    this.fired = true;
+    this.channel?.detach();
+    let error: Error | undefined = this.channel?.endError;
+    if (!error && !this.closing && (code !== 0 || signal !== null)) {
+      error = new Error(signal ? `server process killed by ${signal}` : `server process exited with code ${code}`);
+    }
+    this.events?.onClose(error);
+  }
+}
+
+function within(p: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    void p.then(() => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
+
+export interface StdioServerOptions extends StdioCommonOptions {
+  /** Default `process.stdin`. */
+  stdin?: Readable;
+  /** Default `process.stdout`. */
+  stdout?: Writable;
+}
+
+/**
+ * Server side: reads messages from stdin, writes them to stdout, nothing else. `onClose` fires
+ * once: when stdin ends (with the truncated-frame error if it ended inside a line) or on
+ * `close()`. `close()` stops reading and ends the output stream when it was given in the
+ * options (never `process.stdout`).
+ */
+export class StdioServerTransport implements Transport {
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly channel: LineChannel;
+  private events: TransportEvents | undefined;
+  private fired = false;
+
+  constructor(private readonly options: StdioServerOptions = {}) {
+    this.input = options.stdin ?? process.stdin;
+    this.output = options.stdout ?? process.stdout;
+    this.channel = new LineChannel(this.input, this.output, options.answerParseErrors ?? true, options.maxLineBytes);
+  }
+
+  async start(events: TransportEvents): Promise<void> {
+    if (this.events) throw new Error('transport already started');
+    this.events = events;
+    this.channel.attach(events, () => this.finish(this.channel.endError));
+    this.input.resume();
+  }
+
+  send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
+    if (this.fired) return Promise.reject(new ConnectionClosedError());
+    return this.channel.write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.options.stdout && !this.output.writableEnded) this.output.end();
+    this.finish(undefined);
+  }
+
+  private finish(error: Error | undefined): void {
+    if (this.fired) return;
+    this.fired = true;
+    this.channel.detach();
+    this.events?.onClose(error);
+  }
+}
