@@ -2,7 +2,7 @@
  * Test entry: runs every `test/**\/*.test.ts` suite (or those whose path contains one of the
  * arguments) in one uvu run, then prints the closing line `N passed, N failed`.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from 'uvu/run';
@@ -18,6 +18,12 @@ function walk(dir: string): string[] {
     } else if (name.endsWith('.test.ts')) out.push(p);
   }
   return out;
+}
+
+// The upstream spec inputs: $MCP_SPEC_DIR (CI sets it), else ../shared/mcp-spec beside the project.
+if (!process.env.MCP_SPEC_DIR) {
+  const beside = resolve(root, '../../shared/mcp-spec');
+  if (existsSync(beside)) process.env.MCP_SPEC_DIR = beside;
 }
 
 const filters = process.argv.slice(2);
