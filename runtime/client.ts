@@ -11,12 +11,24 @@
  * into every request's `_meta`.
  */
 import { ErrorCode, RpcError } from './errors.js';
-import { type Logger, Peer, type RequestContext, type RequestOptions, hasCapability } from './peer.js';
+import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions, hasCapability } from './peer.js';
 import type { Params } from './jsonrpc.js';
 import type { ProtocolMaps, ProtocolTable } from './table.js';
 import type { Transport } from './transport/types.js';
+import type { TaskMetadata } from './tasks.js';
+import { type TaskHandle, requestAsTask } from './task-requestor.js';
 
-export type { RequestOptions };
+/** Options of one outbound request (the engine's, plus task augmentation). Times in ms. */
+export interface RequestOptions extends PeerRequestOptions {
+  /**
+   * Task-augmented execution (2025-11-25 utilities/tasks) of a task-augmentable method: sends
+   * `params.task`, then the promise resolves with the method's own result (or rejects with its
+   * error) once the task is terminal. For a handle right away, see `callWithTask`.
+   */
+  task?: TaskMetadata;
+  /** With `task`: receives the task's handle as soon as the receiver created the task. */
+  onTask?: (handle: TaskHandle<unknown>) => void;
+}
 
 /** An implementation's name and version (`Implementation` in the schema). */
 export interface Implementation {
@@ -190,6 +202,7 @@ export class ClientSession<P extends ProtocolMaps> {
     if (this.options.enforceCapabilities !== false && entry.capability && this.#server && !hasCapability(this.#server.capabilities, entry.capability)) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the server did not declare capability ${entry.capability.join('.')}`));
     }
+    if (options?.task) return requestAsTask(this, method, params, options);
     return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
   }
 

@@ -14,10 +14,11 @@
  */
 import { ErrorCode, RpcError } from './errors.js';
 import type { Params } from './jsonrpc.js';
-import { type Logger, Peer, type RequestContext, type RequestOptions, hasCapability } from './peer.js';
+import { type Logger, Peer, type RequestContext, hasCapability } from './peer.js';
 import type { ProtocolMaps, ProtocolTable } from './table.js';
 import type { MessageInfo, Transport } from './transport/types.js';
-import type { Implementation } from './client.js';
+import type { Implementation, RequestOptions } from './client.js';
+import { requestAsTask } from './task-requestor.js';
 
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
   [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt'] | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
@@ -177,6 +178,7 @@ export class ServerSession<P extends ProtocolMaps> {
     if (entry.capability && this.#client && !hasCapability(this.#client.capabilities, entry.capability)) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the client did not declare capability ${entry.capability.join('.')}`));
     }
+    if (options?.task) return requestAsTask(this, method, params, options);
     return this.peer.request(method, params as Params | undefined, options);
   }
 
