@@ -264,7 +264,8 @@ export async function roundTripExamples(language: RoundTripLanguage): Promise<vo
  * Small inline definitions on which each fix in fixes.ts makes a difference, and instances
  * of them. `Anything` and `Value` are any JSON value (Value through a reference cycle, as
  * JSONValue in the spec); `Id` is a union of primitives (as RequestId); `Capabilities` has `{}`
- * flags; `Outcome` has an optional any field.
+ * flags; `Outcome` has an optional any field, `LogEntry` a required one (as a log message's
+ * `data`), whose `null` must survive.
  */
 export const FIX_DEFINITIONS: Record<string, Record<string, unknown>> = {
   Anything: { description: 'Any JSON value.' },
@@ -276,6 +277,11 @@ export const FIX_DEFINITIONS: Record<string, Record<string, unknown>> = {
       experimental: { type: 'object', additionalProperties: { $ref: '#/$defs/Object' } },
       tags: { type: 'array', items: { type: 'string' } },
     },
+  },
+  LogEntry: {
+    type: 'object',
+    properties: { data: { description: 'Any JSON value, null included.' }, level: { type: 'string' } },
+    required: ['data', 'level'],
   },
   Object: { type: 'object', additionalProperties: { $ref: '#/$defs/Value' } },
   Outcome: {
@@ -303,6 +309,8 @@ export const FIX_CASES: readonly FixCase[] = [
   { name: 'absent any field', type: 'Outcome', value: { code: 1 } },
   { name: 'null inside an any value', type: 'Outcome', value: { code: 2, data: { a: null, b: [null, 1] } } },
   { name: 'any field with a scalar', type: 'Outcome', value: { code: 3, data: 'text', note: 'n' } },
+  { name: 'required any field holding null', type: 'LogEntry', value: { data: null, level: 'info' } },
+  { name: 'required any field holding an object', type: 'LogEntry', value: { data: { a: [1, null] }, level: 'info' } },
   { name: 'string id', type: 'Id', value: 'abc' },
   { name: 'integer id', type: 'Id', value: 7 },
 ];

@@ -427,3 +427,37 @@ export function canonicalSchema(defs: Definitions): { definitions: Record<string
   }
   return sortKeysDeep({ definitions }) as { definitions: Record<string, Schema> };
 }
+
+/** A property that must be present and may hold any JSON value, `null` included. */
+export interface RequiredAnyProperty {
+  /** The object's type name: its title, or its definition's name. */
+  owner: string;
+  /** The property's JSON name. */
+  property: string;
+}
+
+/**
+ * Required properties of any JSON value in a canonical document (LoggingMessageNotification's
+ * `data`). Fixes that leave absent values out must keep `null` in these.
+ */
+export function requiredAnyProperties(document: { definitions: Record<string, Schema> }): RequiredAnyProperty[] {
+  const { definitions } = document;
+  const isAny = (schema: unknown): boolean => {
+    if (!isObject(schema)) return schema === true;
+    const target = refTarget(schema);
+    if (target !== undefined) return isObject(definitions[target]) && isAnnotationOnly(definitions[target]);
+    return isAnnotationOnly(schema);
+  };
+  const out: RequiredAnyProperty[] = [];
+  const walk = (schema: Schema, owner: string): void => {
+    const props = schema.properties;
+    if (isObject(props) && Array.isArray(schema.required)) {
+      for (const name of schema.required) {
+        if (typeof name === 'string' && isAny(props[name])) out.push({ owner, property: name });
+      }
+    }
+    forEachSubschema(schema, (child) => walk(child, typeof child.title === 'string' ? child.title : owner));
+  };
+  for (const name of Object.keys(definitions).sort(compareCodeUnits)) walk(definitions[name], name);
+  return out.sort((a, b) => compareCodeUnits(a.owner, b.owner) || compareCodeUnits(a.property, b.property));
+}

@@ -1,14 +1,39 @@
 /**
  * Small fixes to quicktype-core 26.0.0's rendered text, per language. Each one says what it
- * fixes; `test/bindings/fixes.test.ts` shows for each that the binding is wrong without it.
+ * fixes; each language's test in test/bindings/ builds the binding once without each fix and
+ * shows what breaks (`assertFixesMatter`).
  */
+
+import type { RequiredAnyProperty } from './canonical.js';
+
+/** What a fix may know about the schema besides the rendered text. */
+export interface FixContext {
+  /** Required properties of any JSON value: their `null` is data, not absence. */
+  readonly requiredAny: readonly RequiredAnyProperty[];
+}
 
 /** One text-to-text fix of a rendered binding. */
 export interface Fix {
   readonly name: string;
   /** What goes wrong without it. */
   readonly fixes: string;
-  readonly apply: (text: string) => string;
+  readonly apply: (text: string, context: FixContext) => string;
+}
+
+/** Letters and digits in lower case: how a type name is matched across naming styles. */
+function nameKey(name: string): string {
+  return name.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+}
+
+/** `owner key → JSON names` of the required any-valued properties. */
+function requiredAnyByOwner(context: FixContext): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const { owner, property } of context.requiredAny) {
+    const key = nameKey(owner);
+    if (!out.has(key)) out.set(key, new Set());
+    out.get(key)!.add(property);
+  }
+  return out;
 }
 
 /** Names declared by `pattern` (group 1). */
@@ -59,19 +84,30 @@ export const goKeepEmptyOptionals: Fix = {
 /**
  * Rust: with `skip-serializing-none`, quicktype skips `None` on optional fields, but not on
  * fields of any JSON value (`Option<serde_json::Value>`), so an absent `structuredContent` or
- * error `data` is printed back as `null`. Every `Option` field without the attribute gets it.
+ * error `data` is printed back as `null`. Every `Option` field without the attribute gets it,
+ * except required any-valued fields (a log message's `data`), whose `null` must be printed.
  */
 export const rustSkipNone: Fix = {
   name: 'rust-skip-none',
   fixes: 'absent Option<serde_json::Value> fields serialised as null',
-  apply(text) {
+  apply(text, context) {
+    const keep = requiredAnyByOwner(context);
     const lines = text.split('\n');
     const out: string[] = [];
     let attributes: string[] = [];
+    let structKeep: Set<string> | undefined;
+    let camelCase = false;
     for (const line of lines) {
-      const field = /^(\s+)pub r?#?\w+: Option</.exec(line);
+      const struct = /^pub struct (\w+) \{/.exec(line);
+      if (struct) {
+        structKeep = keep.get(nameKey(struct[1]));
+        camelCase = attributes.some((a) => a.includes('rename_all = "camelCase"'));
+      }
+      const field = /^(\s+)pub (?:r#)?(\w+): Option</.exec(line);
       if (field && !attributes.some((a) => a.includes('skip_serializing_if'))) {
-        out.push(`${field[1]}#[serde(skip_serializing_if = "Option::is_none")]`);
+        const rename = attributes.map((a) => /rename = "([^"]*)"/.exec(a)).find((m) => m !== null);
+        const jsonName = rename ? rename[1] : camelCase ? field[2].replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) : field[2];
+        if (!structKeep?.has(jsonName)) out.push(`${field[1]}#[serde(skip_serializing_if = "Option::is_none")]`);
       }
       out.push(line);
       attributes = /^\s*#\[/.test(line) ? [...attributes, line] : [];
@@ -127,25 +163,36 @@ export const javaToJsonThrows: Fix = {
  * Java: Jackson writes every null field, so an absent optional property comes back as
  * `"x": null`. Null fields are left out (`NON_NULL` for values) while nulls inside maps and
  * `Object` values are kept (`ALWAYS` for contents): `{"a": null}` in `_meta` or in
- * `structuredContent` is data.
+ * `structuredContent` is data. A required any-valued field (a log message's `data`) keeps its
+ * `null` through `@JsonInclude(ALWAYS)` on its getter.
  */
 export const javaOmitNullFields: Fix = {
   name: 'java-omit-null-fields',
   fixes: 'absent optional fields serialised as null; null map values must stay',
-  apply(text) {
-    if (!/^public class Converter \{/m.test(text)) return text;
-    const out = text.replace(
-      /^( +)ObjectMapper mapper = new ObjectMapper\(\);$/gm,
-      '$1ObjectMapper mapper = new ObjectMapper();\n$1mapper.setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.ALWAYS));',
+  apply(text, context) {
+    if (/^public class Converter \{/m.test(text)) {
+      const out = text.replace(
+        /^( +)ObjectMapper mapper = new ObjectMapper\(\);$/gm,
+        '$1ObjectMapper mapper = new ObjectMapper();\n$1mapper.setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.ALWAYS));',
+      );
+      return out.replace(/^(import com\.fasterxml\.jackson\.databind\.\*;)$/m, 'import com.fasterxml.jackson.annotation.JsonInclude;\n$1');
+    }
+    const type = /^public class (\w+)\b/m.exec(text);
+    const keep = type ? requiredAnyByOwner(context).get(nameKey(type[1])) : undefined;
+    if (keep === undefined) return text;
+    return text.replace(
+      /^( +)(@JsonProperty\("((?:[^"\\]|\\.)*)"\)\n\s*public \S+ get\w*\(\))/gm,
+      (all, indent: string, rest: string, jsonName: string) =>
+        keep.has(jsonName) ? `${indent}@JsonInclude(JsonInclude.Include.ALWAYS)\n${indent}${rest}` : all,
     );
-    return out.replace(/^(import com\.fasterxml\.jackson\.databind\.\*;)$/m, 'import com.fasterxml.jackson.annotation.JsonInclude;\n$1');
   },
 };
 
 /**
- * C#: the static class `Serialize` gets one `ToJson(this T self)` per top-level, so two
- * top-levels of the same C# type (JSONValue and every other any-typed definition: `object`)
- * give the same method twice, which does not compile (CS0111). Keeps the first of each.
+ * C#: the static class `Serialize` gets one `ToJson(this T self)` per top-level type, so
+ * top-levels that differ in quicktype but are the same C# type give the same method twice,
+ * which does not compile (CS0111): JSONValue, RequestId and ProgressToken are all `object` at
+ * the top level. Keeps the first of each.
  */
 export const csharpDistinctToJson: Fix = {
   name: 'csharp-distinct-tojson',
@@ -168,16 +215,27 @@ export const csharpDistinctToJson: Fix = {
 /**
  * C#: optional properties get `NullValueHandling.Ignore`, but properties of any JSON value
  * (`object`: `structuredContent`, error `data`) do not, so when absent they are printed back
- * as `null`. They get the same handling.
+ * as `null`. They get the same handling, except required ones (a log message's `data`), whose
+ * `null` must be printed.
  */
 export const csharpOmitNullObjects: Fix = {
   name: 'csharp-omit-null-objects',
   fixes: 'absent object-typed properties serialised as null',
-  apply(text) {
-    return text.replace(
-      /^(\s*)\[JsonProperty\(("(?:[^"\\]|\\.)*")\)\](\n\s*public object \w+ \{ get; set; \})/gm,
-      '$1[JsonProperty($2, NullValueHandling = NullValueHandling.Ignore)]$3',
-    );
+  apply(text, context) {
+    const keep = requiredAnyByOwner(context);
+    let current: Set<string> | undefined;
+    return text
+      .split('\n')
+      .map((line, i, lines) => {
+        const type = /^\s*public (?:partial )?class (\w+)\b/.exec(line);
+        if (type) current = keep.get(nameKey(type[1]));
+        const property = /^(\s*)\[JsonProperty\(("((?:[^"\\]|\\.)*)")\)\]$/.exec(line);
+        if (property && /^\s*public object \w+ \{ get; set; \}$/.test(lines[i + 1] ?? '') && !current?.has(property[3])) {
+          return `${property[1]}[JsonProperty(${property[2]}, NullValueHandling = NullValueHandling.Ignore)]`;
+        }
+        return line;
+      })
+      .join('\n');
   },
 };
 

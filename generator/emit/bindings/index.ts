@@ -5,13 +5,14 @@
  * order. The schema is canonicalised first (canonical.ts), quicktype renders it (quicktype.ts),
  * and per-language fixes patch the text (fixes.ts); languages.ts is the table of languages.
  */
-import { canonicalSchema, compareCodeUnits, type Definitions } from './canonical.js';
+import { canonicalSchema, compareCodeUnits, requiredAnyProperties, type Definitions } from './canonical.js';
+import type { FixContext } from './fixes.js';
 import { BINDING_LANGUAGES, type BindingLanguage, type BindingLanguageId } from './languages.js';
 import { renderWithQuicktype } from './quicktype.js';
 
 export { BINDING_LANGUAGES, BINDING_LANGUAGE_IDS } from './languages.js';
 export type { BindingLanguage, BindingLanguageId, BindingTest } from './languages.js';
-export type { Fix } from './fixes.js';
+export type { Fix, FixContext } from './fixes.js';
 export { canonicalSchema } from './canonical.js';
 export { emittedTypeNames } from './names.js';
 
@@ -63,9 +64,10 @@ async function emitLanguage(
   });
   const out = new Map<string, string>();
   const preamble = commentLine(language, header);
+  const context: FixContext = { requiredAny: requiredAnyProperties(document) };
   for (const name of [...rendered.keys()].sort(compareCodeUnits)) {
     let text = rendered.get(name)!;
-    for (const fix of language.fixes) if (!withoutFixes.has(fix.name)) text = fix.apply(text);
+    for (const fix of language.fixes) if (!withoutFixes.has(fix.name)) text = fix.apply(text, context);
     const path = language.dir !== undefined ? `${language.dir}/${name}` : language.fileNames[0];
     out.set(path, `${preamble}\n${text.replace(/\r\n?/g, '\n').trimEnd()}\n`);
   }

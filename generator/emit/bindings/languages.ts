@@ -126,7 +126,7 @@ export const BINDING_LANGUAGES: Readonly<Record<BindingLanguageId, BindingLangua
     fileNames: ['bindings/csharp/McpTypes.cs'],
     test: {
       kind: 'round-trip',
-      aptPackages: ['mono-mcs', 'libnewtonsoft-json-cil-dev'],
+      aptPackages: ['mono-mcs', 'mono-runtime', 'pkg-config', 'libnewtonsoft-json-cil-dev'],
       why: 'Newtonsoft.Json classes, namespace Mcp.Types; built by mono mcs and run by mono',
     },
     quicktype: 'csharp',

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs, from Debian's packages, the toolchains the binding tests (test/bindings/) compile
+# and run the generated bindings with. Idempotent: installs only what is missing, and runs
+# `apt-get update` only when something is. The list matches BINDING_LANGUAGES[*].test.aptPackages
+# in generator/emit/bindings/languages.ts.
+set -euo pipefail
+
+packages=(
+  python3                                   # python: round-trip
+  golang-go                                 # go: round-trip
+  librust-serde-dev                         # rust: round-trip, crates used offline from
+  librust-serde-derive-dev                  #   /usr/share/cargo/registry
+  librust-serde-json-dev
+  g++ nlohmann-json3-dev                    # cpp: round-trip
+  default-jdk-headless libjackson2-databind-java   # java: round-trip
+  mono-mcs mono-runtime pkg-config libnewtonsoft-json-cil-dev   # csharp: round-trip
+  kotlin                                    # kotlin: compile-only
+)
+# rustup's cargo is on the node machines; Debian's cargo (and rustc) only when there is none.
+if ! command -v cargo >/dev/null 2>&1; then
+  packages+=(cargo)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$package")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "ci-toolchains: all ${#packages[@]} packages installed"
+  exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo=(sudo)
+fi
+
+echo "ci-toolchains: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+for attempt in 1 2 3; do
+  if "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    echo "ci-toolchains: done"
+    exit 0
+  fi
+  echo "ci-toolchains: attempt $attempt failed, retrying" >&2
+  sleep $((attempt * 5))
+done
+echo "ci-toolchains: could not install ${missing[*]}" >&2
+exit 1
