@@ -118,7 +118,8 @@ const sleep = (ms: number, signal: AbortSignal | undefined, wake: { fn?: () => v
  */
 export class TaskHandle<R = unknown> {
   #task: Task;
-  #lastPoll = 0;
+  /** When the state was last read (the CreateTaskResult counts): polls wait a pollInterval from it. */
+  #lastPoll = Date.now();
   #immediate: { result: R } | undefined;
   #stopProgress: (() => void) | undefined;
 
@@ -277,7 +278,12 @@ export async function callWithTask(session: RequestorSession, method: string, pa
   const capability = ['tasks', 'requests', ...method.split('/')];
   if (!entry?.taskAugmentable) throw new TaskNotSupportedError(method, capability);
   const caps = receiverCapabilities(session);
-  if (session.options.enforceCapabilities !== false && caps && !hasCapability(caps, capability)) throw new TaskNotSupportedError(method, capability);
+  if (session.options.enforceCapabilities !== false && caps) {
+    if (entry.capability && !hasCapability(caps, entry.capability)) {
+      throw new RpcError(ErrorCode.MethodNotFound, `${method}: the receiver did not declare capability ${entry.capability.join('.')}`);
+    }
+    if (!hasCapability(caps, capability)) throw new TaskNotSupportedError(method, capability);
+  }
   const { task, pollInterval, onProgress, ...rest } = options;
   const p: Params = { ...(params as Params | undefined), task: { ...task } };
   let token: string | number | undefined;

@@ -24,6 +24,7 @@ export function work(ms: number, signal: AbortSignal): Promise<void> {
 type Args = Record<string, unknown>;
 export const tools = [
   { name: 'long_job', inputSchema: { type: 'object' as const, properties: { ms: { type: 'number' } } }, execution: { taskSupport: 'optional' as const } },
+  { name: 'stubborn', inputSchema: { type: 'object' as const }, execution: { taskSupport: 'optional' as const } },
   { name: 'must_task', inputSchema: { type: 'object' as const } },
   { name: 'plain', inputSchema: { type: 'object' as const } },
   { name: 'fails', inputSchema: { type: 'object' as const } },
@@ -44,7 +45,7 @@ export interface Fixture {
 
 /**
  * A server with tools: long_job {ms} (optional; `execution` listed by the handler itself),
- * must_task (required), plain (forbidden), fails (throws -32050), tool_error (isError), asks
+ * stubborn {ms} (optional; ignores cancellation), must_task (required), plain (forbidden), fails (throws -32050), tool_error (isError), asks
  * (an elicitation on behalf of the task). Task options per `options`.
  */
 export async function fixture(options: TaskReceiverOptions = {}, client?: ConstructorParameters<typeof Client>[0]): Promise<Fixture> {
@@ -62,6 +63,11 @@ export async function fixture(options: TaskReceiverOptions = {}, client?: Constr
             await work(Number(args.ms ?? 0), ctx.signal);
             finished.push(String(args.ms));
             return { content: [{ type: 'text', text: `slept ${args.ms}` }] };
+          }
+          case 'stubborn': {
+            await sleep(Number(args.ms ?? 0));
+            finished.push(`stubborn ${args.ms} aborted=${ctx.signal.aborted}`);
+            return { content: [{ type: 'text', text: 'done anyway' }] };
           }
           case 'fails':
             await sleep(5);
