@@ -87,7 +87,8 @@ test('every generated file starts with the preamble naming version, revision and
       assert.ok(Object.hasOwn(COMMENT, ext), `${f}: no known comment syntax for ${ext}; add it here`);
       const prefix = COMMENT[ext];
       if (prefix === null) {
-        // JSON cannot hold a comment: model.json names its inputs by their full hashes instead
+        // JSON cannot hold a comment: a JSON file (model.json, package.json) names the revision and
+        // both inputs by their full hashes instead
         const m = JSON.parse(text) as { revision: string; inputs: { schemaJson: { sha256: string }; schemaTs: { sha256: string } } };
         assert.is(m.revision, rev, f);
         assert.equal([m.inputs.schemaJson.sha256, m.inputs.schemaTs.sha256], [j, t], f);

@@ -68,6 +68,41 @@ test('byte: the documented difference (ajv-formats matches per line)', () => {
   }
 });
 
+/** RFC 4648 §4 with padding, as ajv-formats writes it but without the multiline flag. */
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const longBase64 = fc.uint8Array({ minLength: 190, maxLength: 3000 }).map((b) => Buffer.from(b).toString('base64'));
+
+test('byte, long strings (the native path): agrees with the strict pattern on valid and edited base64', () => {
+  fc.assert(fc.property(longBase64, (s) => s.length >= 256 && isBase64(s) && ajvByte(s)), { numRuns: 300 });
+  const odd = fc.constantFrom('-', '_', ' ', '=', '\u0000', '\u0080', '\u00ff', '\u0141', '\u4e41', '\ud83d', '\ude00', '.', '*', '\n');
+  fc.assert(
+    fc.property(fc.oneof(edited(longBase64, odd), edited(edited(longBase64, odd), base64Chars)), (s) => isBase64(s) === STRICT_BASE64.test(s)),
+    { numRuns: 1000 },
+  );
+});
+
+test('byte, long strings: every code unit 0–0x17F and the surrogates, at the start, middle, padding and end', () => {
+  const valid = Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 37) % 256)).toString('base64');
+  const padded1 = Buffer.from(Array.from({ length: 599 }, (_, i) => (i * 11) % 256)).toString('base64');
+  const padded2 = Buffer.from(Array.from({ length: 598 }, (_, i) => (i * 5) % 256)).toString('base64');
+  assert.ok(padded1.endsWith('=') && !padded1.endsWith('==') && padded2.endsWith('=='));
+  const units = [...Array.from({ length: 0x180 }, (_, i) => i), 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xfeff, 0xffff];
+  let checked = 0;
+  for (const base of [valid, padded1, padded2]) {
+    assert.ok(base.length >= 256 && isBase64(base));
+    for (const at of [0, 1, base.length >> 1, base.length - 3, base.length - 2, base.length - 1]) {
+      for (const u of units) {
+        const c = String.fromCharCode(u);
+        const replaced = base.slice(0, at) + c + base.slice(at + 1);
+        const expected = STRICT_BASE64.test(replaced);
+        if (isBase64(replaced) !== expected) assert.unreachable(`U+${u.toString(16)} at ${at} of ${base.length}: isBase64 ${!expected}`);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked > 7000);
+});
+
 const webUrl = fc.webUrl({ withQueryParameters: true, withFragments: true });
 const NON_URI_CHARS = [' ', '"', '<', '>', '\\', '^', '`', '{', '|', '}', 'é', '\u0000', '\t', '\n', '%', '%G0', '%4'];
 const uriChars = fc.constantFrom(...NON_URI_CHARS, 'a', '/', ':', '?', '#', '@', '[', ']', '%41', '.', '-', '~', '!', "'", '(', ')', '*', '+', ',', ';', '=');
