@@ -29,6 +29,8 @@
  * - ttl (ms): the requested one capped at `maxTtl` (default 3,600,000); none requested →
  *   `defaultTtl` (default null = unlimited); a negative one → -32602. Expired tasks are
  *   deleted and their handler's signal aborted; they then answer "Task has expired" (-32602).
+ *   At most `maxActiveTasks` (default 1000) non-terminal tasks per owner run at once; one more
+ *   is refused with -32600 (the page asks for a limit but names no error).
  * - Outcome: a handler result → `completed` (a tools/call result with `isError: true` →
  *   `failed`, statusMessage from its text); a thrown RpcError → `failed` with that error; any
  *   other throw → `failed` with -32603 Internal error; a result failing the method's result
@@ -79,6 +81,8 @@ export interface TaskReceiverOptions {
   defaultTtl?: number | null;
   /** Cap (ms) on requested ttls (default 3,600,000). */
   maxTtl?: number;
+  /** Non-terminal tasks one owner may have running here; more get -32600 (default 1000). */
+  maxActiveTasks?: number;
   /** `pollInterval` (ms) suggested to requestors (default 1000). */
   pollInterval?: number;
   /** Page size of tasks/list (default 50). */
@@ -280,6 +284,10 @@ export class TaskReceiver {
 
   async #start(method: string, base: RequestHandler, params: Params, meta: TaskMetadata, ctx: RequestContext): Promise<Record<string, unknown>> {
     const owner = this.#owner(ctx);
+    const limit = this.#o.maxActiveTasks ?? 1000;
+    if ([...this.#running.values()].filter((r) => r.owner === owner).length >= limit) {
+      throw new RpcError(ErrorCode.InvalidRequest, `Too many active tasks: at most ${limit} per requestor`);
+    }
     const task = await this.store.create(owner, { ttl: this.#ttl(meta.ttl), pollInterval: this.#o.pollInterval ?? 1000 });
     this.#mine.add(task.taskId);
     const run: Running = { owner, controller: new AbortController(), resultRequests: new Set(), outstanding: 0 };

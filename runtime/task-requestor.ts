@@ -35,6 +35,8 @@ import { type Task, type TaskMetadata, TaskTransitionError, isTerminal } from '.
 export interface TaskRequestOptions extends RequestOptions {
   /** `params.task` to send (`ttl` in ms; `{}` lets the receiver choose). */
   task?: TaskMetadata;
+  /** Shorthand for `task: { ttl }` (ms). */
+  ttl?: number;
   /** Poll interval (ms) when the receiver suggests none (default 1000). */
   pollInterval?: number;
 }
@@ -284,22 +286,26 @@ export async function callWithTask(session: RequestorSession, method: string, pa
     }
     if (!hasCapability(caps, capability)) throw new TaskNotSupportedError(method, capability);
   }
-  const { task, pollInterval, onProgress, ...rest } = options;
-  const p: Params = { ...(params as Params | undefined), task: { ...task } };
-  let token: string | number | undefined;
+  const { task, ttl, pollInterval, onProgress, ...rest } = options;
+  const p: Params = { ...(params as Params | undefined), task: { ...(ttl === undefined ? {} : { ttl }), ...task } };
+  // the progress route is this handle's, not the request's: it outlives the CreateTaskResult
+  let stop: (() => void) | undefined;
   if (onProgress) {
     const given = isObject(p._meta) ? p._meta.progressToken : undefined;
-    token = typeof given === 'string' || typeof given === 'number' ? given : randomUUID();
+    const token = typeof given === 'string' || typeof given === 'number' ? given : randomUUID();
     p._meta = { ...(p._meta as Params | undefined), progressToken: token };
-  }
-  const created = await peer.request<Record<string, unknown>>(method, p, { ...rest, onProgress });
-  let stop: (() => void) | undefined;
-  if (onProgress && token !== undefined && isObject(created.task)) {
     const off = peer.onProgressToken(token, onProgress as ProgressCallback);
     stop = () => {
       off();
       stop = undefined;
     };
+  }
+  let created: Record<string, unknown>;
+  try {
+    created = await peer.request<Record<string, unknown>>(method, p, rest);
+  } catch (e) {
+    stop?.();
+    throw e;
   }
   return new TaskHandle(session, method, created, entry, { pollInterval, validateResult: options.validateResult }, () => stop?.());
 }

@@ -154,6 +154,20 @@ test('ttl expiry: an expired task is gone (-32602 "expired"), its handler aborte
   await f.close();
 });
 
+test('maxActiveTasks: one more running task per owner is -32600; a finished one frees its place', async () => {
+  const f = await fixture({ maxActiveTasks: 2 });
+  const call = (ms: number) => f.client.peer.request('tools/call', { name: 'long_job', arguments: { ms }, task: {} }) as Promise<{ task: Task }>;
+  const short = await call(20);
+  await call(5_000);
+  const err = await rejection(call(1));
+  assert.is(err.code, -32600);
+  assert.match(err.message, /Too many active tasks/);
+  await f.client.getTaskPayload({ taskId: short.task.taskId });
+  await sleep(5);
+  assert.is((await call(1)).task.status, 'working');
+  await f.close();
+});
+
 test('tasks/list: paginated, only this session\'s tasks, bad cursor -32602', async () => {
   const f = await fixture({ pageSize: 2 });
   const ids: string[] = [];

@@ -71,8 +71,9 @@ test('client.callTool(params, { task }) resolves with the final result; onTask g
   assert.ok(handle);
   assert.is((await handle!.status()).status, 'completed');
   assert.equal(progress, [1]);
+  await callWithTask(f.client, 'tools/call', { name: 'long_job', arguments: { ms: 1 } }, { ttl: 5_000 });
   const sent = requests(f, 'tools/call').map((w) => (w.message as unknown as { params: { task?: unknown } }).params.task);
-  assert.equal(sent, [{ ttl: 10_000 }]);
+  assert.equal(sent, [{ ttl: 10_000 }, { ttl: 5_000 }], 'task, and the ttl shorthand');
   await f.close();
 });
 
