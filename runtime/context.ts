@@ -21,11 +21,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Receives progress; puts a unique `progressToken` in `params._meta` (unless one is there). */
   onProgress?: ProgressCallback;
-  /** Time without a response before RequestTimeoutError (default: the peer's, 60000). */
+  /** ms without a response before RequestTimeoutError (default: the peer's, 60000; Infinity: none). */
   timeout?: number;
   /** Progress restarts the timeout clock (default false). */
   resetTimeoutOnProgress?: boolean;
-  /** Hard cap from the start, even while progress arrives. */
+  /** Hard cap in ms from the start, even while progress keeps resetting `timeout`. */
   maxTotalTimeout?: number;
   /** The inbound request this one belongs to (HTTP routes it to that request's stream). */
   relatedRequestId?: RequestId;

@@ -240,16 +240,16 @@ test('007 stdio: a client abort over real pipes cancels the server handler; the 
   const stats = (await peer.request('tools/call', { name: 'stats' })) as { content: Array<{ text: string }> };
   assert.equal(JSON.parse(stats.content[0].text), { cancelled: 1 });
   assert.equal(await peer.request('ping'), {});
-  const started = Date.now();
   await peer.close();
-  assert.ok(Date.now() - started < 1500, 'the server exits when its stdin closes');
-  assert.is(transport.process?.exitCode, 0);
+  assert.is(transport.process?.exitCode, 0, 'the server exits when its stdin closes, before any signal');
+  assert.is(transport.process?.signalCode, null);
 });
 
 test('stdio client: shutdown closes stdin, then SIGTERM, then SIGKILL, with configurable waits', async () => {
   for (const [mode, expected] of [['polite', null], ['term', 'SIGTERM'], ['stubborn', 'SIGKILL']] as const) {
     const t = new StdioClientTransport({
-      command: process.execPath, args: [fixture('stdio-lingering.mjs'), mode], stderr: 'ignore', closeStdinTimeoutMs: 100, sigtermTimeoutMs: 100,
+      command: process.execPath, args: [fixture('stdio-lingering.mjs'), mode], stderr: 'ignore',
+      closeStdinTimeoutMs: mode === 'polite' ? 5000 : 100, sigtermTimeoutMs: 100,
     });
     await new Promise<void>((resolve) => {
       const events: TransportEvents = { onMessage: () => resolve(), onClose: () => undefined };
@@ -259,9 +259,9 @@ test('stdio client: shutdown closes stdin, then SIGTERM, then SIGKILL, with conf
     await t.close();
     const took = Date.now() - started;
     assert.is(t.process?.signalCode ?? null, expected, mode);
-    // polite exits within the first wait (else it would show SIGTERM); the others wait it out
-    if (mode === 'term') assert.ok(took >= 90 && took < 1000, `${mode} took ${took} ms`);
-    if (mode === 'stubborn') assert.ok(took >= 190 && took < 1100, `${mode} took ${took} ms`);
+    // polite exits once stdin closes (else it would show SIGTERM); the others wait the waits out
+    if (mode === 'term') assert.ok(took >= 90 && took < 3000, `${mode} took ${took} ms`);
+    if (mode === 'stubborn') assert.ok(took >= 190 && took < 3000, `${mode} took ${took} ms`);
     await assert.not.throws(() => t.close());
   }
 });
