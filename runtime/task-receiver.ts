@@ -17,9 +17,8 @@
  *   engine then answers those methods with -32601.
  * - A request with `params.task` answers a CreateTaskResult at once (status `working`, `ttl`,
  *   `pollInterval`, related-task `_meta`); the handler runs afterwards with `params.task`
- *   removed and a context whose signal aborts on `tasks/cancel` or expiry, whose notifications
- *   and requests carry the related-task `_meta`, and whose requests put the task in
- *   `input_required` while they are outstanding (then back to `working`).
+ *   removed and the task's context (./task-context.ts: cancellable signal, related-task
+ *   `_meta`, `input_required` while it waits on the requestor, progress for the task's life).
  * - Tool-level negotiation: `execution.taskSupport` comes from the `tools` option, else from
  *   what the session's own tools/list handler lists (the option's value is also added to
  *   listed tools that declare none), else `forbidden`. A task-augmented call of a `forbidden`
@@ -43,9 +42,10 @@
  *   changes, `lastUpdatedAt` included); else the task is `cancelled` (statusMessage "The task
  *   was cancelled by request.") before the response, the handler's signal is aborted, and a
  *   later completion or failure of the handler is discarded (the store refuses it).
- * - `notifications/tasks/status` (option `notifyStatus`, default true): sent for every status
- *   change after creation (input_required, working, completed, failed, cancelled), with the
- *   full Task and no related-task `_meta`. The CreateTaskResult itself carries `working`.
+ * - `notifications/tasks/status` (option `notifyStatus`, default true): sent for every applied
+ *   update after creation (input_required, working again, completed, failed, cancelled, and
+ *   `statusMessage` changes), with the full Task and no related-task `_meta`. The
+ *   CreateTaskResult itself carries the initial `working`.
  * - Isolation: every task belongs to an owner key: `owner(ctx)` when given (bind it to the
  *   authorization context), else the HTTP session id, else a random key of this receiver.
  *   Another owner's task is "not found" for get, result, list and cancel.
@@ -53,15 +53,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, type ErrorObject, RpcError } from './errors.js';
-import type { Params, RequestId } from './jsonrpc.js';
-import type { Peer, RequestContext, RequestHandler, RequestOptions } from './peer.js';
-import { ProgressReporter } from './progress.js';
+import type { Params } from './jsonrpc.js';
+import type { Peer, RequestContext, RequestHandler } from './peer.js';
 import { ClientSession } from './client.js';
+import { type TaskRun, createTaskContext } from './task-context.js';
 import type { ProtocolTable } from './table.js';
 import {
   InMemoryTaskStore, MODEL_IMMEDIATE_RESPONSE_META, type Task, type TaskMetadata, TaskNotFoundError, type TaskOutcome,
   type TaskStore, TaskTransitionError, type TaskUpdate, isTerminal, relatedTaskMeta,
 } from './tasks.js';
+
+export { type TaskHandlerContext, taskOf } from './task-context.js';
 
 /** Tool-level `execution.taskSupport` (schema `ToolExecution`); absent means `forbidden`. */
 export type TaskSupport = 'required' | 'optional' | 'forbidden';
@@ -97,13 +99,6 @@ export interface TaskReceiverOptions {
   immediateResponse?: (params: Params) => string | undefined;
 }
 
-/** What a task's handler can do besides the RequestContext (see {@link taskOf}). */
-export interface TaskHandlerContext {
-  readonly taskId: string;
-  /** Sets `statusMessage` without changing the status; resolves false once the task is terminal or gone. */
-  setStatusMessage(message: string): Promise<boolean>;
-}
-
 /** The session types a receiver attaches to (structurally: options, table, peer). */
 export interface ReceiverSession {
   readonly table: ProtocolTable;
@@ -111,22 +106,7 @@ export interface ReceiverSession {
   readonly peer: Peer;
 }
 
-interface Running {
-  owner: string;
-  controller: AbortController;
-  /** Outstanding tasks/result requests (HTTP routes the task's messages to the newest). */
-  resultRequests: Set<RequestId>;
-  outstanding: number;
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const contexts = new WeakMap<RequestContext, TaskHandlerContext>();
-
-/** The task a handler runs for, when it runs as a task (undefined for a plain request). */
-export function taskOf(ctx: RequestContext): TaskHandlerContext | undefined {
-  return contexts.get(ctx);
-}
-
 /** Thrown by {@link attachTaskReceiver} on a session that is already connected. */
 export class TaskReceiverSetupError extends Error {
   constructor(message: string) {
@@ -143,7 +123,7 @@ export class TaskReceiver {
   readonly methods: readonly string[];
   readonly #session: ReceiverSession;
   readonly #o: TaskReceiverOptions;
-  readonly #running = new Map<string, Running>();
+  readonly #running = new Map<string, TaskRun>();
   readonly #mine = new Set<string>();
   readonly #learned = new Map<string, TaskSupport>();
   readonly #unsubscribe: () => void;
@@ -290,7 +270,7 @@ export class TaskReceiver {
     }
     const task = await this.store.create(owner, { ttl: this.#ttl(meta.ttl), pollInterval: this.#o.pollInterval ?? 1000 });
     this.#mine.add(task.taskId);
-    const run: Running = { owner, controller: new AbortController(), resultRequests: new Set(), outstanding: 0 };
+    const run: TaskRun = { owner, controller: new AbortController(), resultRequests: new Set(), outstanding: 0 };
     this.#running.set(task.taskId, run);
     const { task: _task, ...plain } = params;
     // after the CreateTaskResult is on its way: the response precedes the task's own messages
@@ -301,11 +281,11 @@ export class TaskReceiver {
     return result;
   }
 
-  async #run(method: string, base: RequestHandler, params: Params, ctx: RequestContext, taskId: string, run: Running): Promise<void> {
+  async #run(method: string, base: RequestHandler, params: Params, ctx: RequestContext, taskId: string, run: TaskRun): Promise<void> {
     const entry = this.#session.table.requests[this.#in][method];
     let update: TaskUpdate;
     try {
-      const r = (await base(params, this.#context(ctx, params, taskId, run))) ?? {};
+      const r = (await base(params, createTaskContext(this.#session.peer, this.store, ctx, params, taskId, run))) ?? {};
       if (!isObject(r) || (entry?.result && !entry.result(r))) {
         update = failed({ code: ErrorCode.InternalError, message: 'Internal error' });
       } else if (method === 'tools/call' && r.isError === true) {
@@ -317,48 +297,6 @@ export class TaskReceiver {
     this.#running.delete(taskId);
     // a refusal (already cancelled, expired) discards the outcome; nothing else can report a store failure
     await this.store.update(run.owner, taskId, update).catch(() => undefined);
-  }
-
-  #context(ctx: RequestContext, params: Params, taskId: string, run: Running): RequestContext {
-    const peer = this.#session.peer;
-    const related = (p?: Params): Params => ({ ...p, _meta: { ...(p?._meta as Params | undefined), ...relatedTaskMeta(taskId) } });
-    const route = () => [...run.resultRequests].pop();
-    const progress = new ProgressReporter(ProgressReporter.tokenOf(params) ?? ProgressReporter.tokenOf({ _meta: ctx.meta }), (p) =>
-      peer.notify('notifications/progress', p, { relatedRequestId: route() }));
-    const setStatus = async (status: 'working' | 'input_required') => {
-      const t = await this.store.get(run.owner, taskId);
-      if (t && !isTerminal(t.status) && t.status !== status) await this.store.update(run.owner, taskId, { status }).catch(ignoreRefusal);
-    };
-    const context: RequestContext = {
-      requestId: ctx.requestId,
-      method: ctx.method,
-      signal: run.controller.signal,
-      meta: ctx.meta,
-      info: ctx.info,
-      sendProgress: (value, total, message) => (run.controller.signal.aborted ? Promise.resolve() : progress.report(value, total, message)),
-      sendNotification: (m, p) => peer.notify(m, related(p), { relatedRequestId: route() }),
-      sendRequest: async <R>(m: string, p?: Params, o: RequestOptions = {}) => {
-        if (run.outstanding++ === 0) await setStatus('input_required');
-        try {
-          return await peer.request<R>(m, related(p), {
-            ...o,
-            relatedRequestId: route(),
-            signal: o.signal ? AbortSignal.any([o.signal, run.controller.signal]) : run.controller.signal,
-          });
-        } finally {
-          if (--run.outstanding === 0) await setStatus('working');
-        }
-      },
-    };
-    contexts.set(context, {
-      taskId,
-      setStatusMessage: async (statusMessage) => {
-        const t = await this.store.get(run.owner, taskId);
-        if (!t || isTerminal(t.status)) return false;
-        return this.store.update(run.owner, taskId, { status: t.status, statusMessage }).then(() => true, () => false);
-      },
-    });
-    return context;
   }
 
   async #get(owner: string, taskId: string): Promise<Task> {
@@ -445,10 +383,4 @@ function toolErrorText(result: Record<string, unknown>): string {
   const first = Array.isArray(result.content) ? (result.content as unknown[]).find((c) => isObject(c) && c.type === 'text') : undefined;
   const text = isObject(first) && typeof first.text === 'string' ? first.text : 'the tool reported an error';
   return `Tool execution failed: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
-}
-
-/** A store refusal after cancel, completion or expiry is expected: the change is dropped. */
-function ignoreRefusal(e: unknown): void {
-  if (e instanceof TaskTransitionError || e instanceof TaskNotFoundError) return;
-  throw e;
 }
