@@ -5,7 +5,7 @@
  *
  * `mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <rev>]`: spawns
  * the command, initializes, sends one request and prints its result as JSON on stdout. Progress
- * (with --progress) and errors go to stderr; a failed request exits 1.
+ * (with --progress), the server's log messages and errors go to stderr; a failed request exits 1.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -142,7 +142,12 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
   const [cmd, ...cmdArgs] = splitCommand(command);
   if (!cmd) throw new CommandUsageError('--stdio command is empty');
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
-  const client = new mod.Client({ clientInfo: { name: 'mcpgen-call', version: '0.1.0' }, logger: stderrLogger, timeout });
+  const client = new mod.Client({
+    clientInfo: { name: 'mcpgen-call', version: '0.1.0' },
+    logger: stderrLogger,
+    timeout,
+    notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
+  });
   const transport = new StdioClientTransport({ command: cmd, args: cmdArgs, stderr: 'inherit' });
   try {
     await client.connect(transport);

@@ -34,6 +34,13 @@ test('call tools/call --progress: result on stdout, progress on stderr', async (
   assert.equal(progress, [0, 50, 100]);
 });
 
+test('call: the server\'s log messages go to stderr', async () => {
+  const r = await call('tools/call', '{"name":"test_tool_with_logging","arguments":{}}');
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).content, [{ type: 'text', text: 'Logging completed' }]);
+  assert.match(r.stderr, /log info \[reference-server\]: Tool execution started/);
+});
+
 test('call: an error response goes to stderr with exit 1 and nothing on stdout', async () => {
   const r = await call('resources/read', '{"uri":"test://missing"}');
   assert.is(r.code, 1);
