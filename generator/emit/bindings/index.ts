@@ -17,7 +17,7 @@ export { canonicalSchema } from './canonical.js';
 export { emittedTypeNames } from './names.js';
 
 export interface BindingsInput {
-  /** Revision id, e.g. `2025-11-25` or `draft`. */
+  /** Revision id, e.g. `2025-11-25` or `draft` (named in errors). */
   revision: string;
   /** The `$defs` of the revision's schema.json (refs as `#/$defs/Name`). */
   types: Record<string, { schema: object }> | Definitions;
@@ -108,9 +108,13 @@ export async function emitBindings(input: BindingsInput, options: BindingsOption
   const files = new Map<string, string>();
   const ids = [...new Set(options.languages as BindingLanguageId[])].sort(compareCodeUnits);
   for (const id of ids) {
-    for (const [path, text] of await emitLanguage(BINDING_LANGUAGES[id], document, input.header, withoutFixes)) {
-      files.set(path, text);
+    let rendered: Map<string, string>;
+    try {
+      rendered = await emitLanguage(BINDING_LANGUAGES[id], document, input.header, withoutFixes);
+    } catch (error) {
+      throw new Error(`bindings: ${id} for ${input.revision} failed: ${(error as Error).message}`, { cause: error });
     }
+    for (const [path, text] of rendered) files.set(path, text);
   }
   return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
 }
