@@ -331,6 +331,7 @@ export async function runFixCases(language: RoundTripLanguage, withoutFixes: str
   try {
     driver.build(dir, files, [...new Set(FIX_CASES.map((c) => c.type))].sort(compare));
   } catch (error) {
+    cleanUp(dir);
     return { buildError: (error as Error).message, failing: [] };
   }
   const examples: Example[] = FIX_CASES.map((c, i) => {
