@@ -7,10 +7,11 @@
  *   .d.ts resolves inside it and every bare one is `node:` or a declared dependency, pinned as
  *   in mcpgen's package.json; nothing names the project's folders;
  * - installed with npm into a fresh project, a client and a server written against the
- *   package compile under `tsc --strict` (NodeNext, skipLibCheck off, so the package's
- *   declarations are checked too; TypeScript's own lib files are not), then run: the client spawns `node server.js` over the
- *   package's stdio transport, lists the tools and calls one; a second program connects the
- *   package's `Client` and `Server` over its memory transport with tools from `./features`.
+ *   package compile under `tsc --strict` (NodeNext; skipLibCheck off, so the package's
+ *   declarations are checked too, TypeScript's own lib files skipped), then run: the client
+ *   spawns `node server.js` over the package's stdio transport, lists the tools and calls one;
+ *   a second program connects the package's `Client` and `Server` over its memory transport
+ *   with tools from `./features`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
