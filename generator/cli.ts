@@ -10,6 +10,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from './diff.js';
 import { generate } from './generate.js';
+import { BINDING_LANGUAGE_IDS } from './emit/bindings/index.js';
 import { IngestError, ingest } from './ingest.js';
 import type { ProtocolModel } from './model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
@@ -22,7 +23,7 @@ class UsageError extends Error {}
 const HELP = `mcpgen — schema-first code generator for the Model Context Protocol
 
 Usage:
-  mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR]
+  mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
   mcpgen list [--spec-dir DIR]
   mcpgen pull [--rev <id>|all] [--base-url URL]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
@@ -32,8 +33,10 @@ Usage:
   mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
-           (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, index.ts. Each revision's folder is wiped
-           and rewritten; output is byte-identical for identical inputs.
+           (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
+           parity.gen.ts, package.json; with --target, bindings/<lang>/ for python, go, rust,
+           cpp, java, csharp, kotlin, swift (or all). Each revision's folder is wiped and
+           rewritten; output is byte-identical for identical inputs.
 list       Pinned revisions and where their inputs were found.
 pull       Downloads the pinned inputs into the user cache and verifies their sha256.
 diff       Semantic diff of two revisions' models: requests and notifications per direction,
@@ -103,8 +106,12 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     out: { type: 'string', default: 'generated' },
     'spec-dir': { type: 'string' },
     unpinned: { type: 'string' },
+    target: { type: 'string' },
   });
   if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
+  const targets = v.target === undefined ? [] : v.target === 'all' ? [...BINDING_LANGUAGE_IDS] : (v.target as string).split(',').map((x) => x.trim());
+  const unknown = targets.filter((t) => !(BINDING_LANGUAGE_IDS as readonly string[]).includes(t));
+  if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${BINDING_LANGUAGE_IDS.join(', ')}, or all)`);
   const out = resolve(v.out as string);
   const t0 = performance.now();
   const inputs = resolveInputs(v as never);
@@ -112,7 +119,7 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     const t1 = performance.now();
     const model = modelOf(r);
     const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
-    const files = await generate(model, { onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`) });
+    const files = await generate(model, { targets, onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`) });
     writeTree(join(out, model.revision), files);
     io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
     for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);

@@ -10,14 +10,18 @@ import { emitPackage } from './emit/package.js';
 import { emitProtocol } from './emit/protocol.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
+import { emitBindings } from './emit/bindings/index.js';
+import { preamble } from './emit/common.js';
 import { byCodeUnit, stableJson } from './util.js';
 
-export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'parity' | 'package';
-export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol', 'facades', 'parity', 'package'];
+export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'parity' | 'package' | 'bindings';
+export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol', 'facades', 'parity', 'package', 'bindings'];
 
 export interface GenerateOptions extends Partial<EmitOptions> {
   /** Called after each step with its duration in ms. */
   onStep?: (step: Step, ms: number) => void;
+  /** Other-language message bindings to emit under bindings/<lang>/ (ids of BINDING_LANGUAGES). */
+  targets?: readonly string[];
 }
 
 export async function generate(model: ProtocolModel, options: GenerateOptions = {}): Promise<Files> {
@@ -35,5 +39,9 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   await step('facades', () => emitFacades(model, opts));
   await step('parity', () => emitParity(model));
   await step('package', () => emitPackage(model));
+  if (options.targets?.length) {
+    const header = preamble(model, '').trim();
+    await step('bindings', () => emitBindings({ revision: model.revision, types: model.types, header }, { languages: [...options.targets!] }));
+  }
   return new Map([...out].sort(([a], [b]) => byCodeUnit(a, b)));
 }
