@@ -41,7 +41,8 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   await step('package', () => emitPackage(model));
   if (options.targets?.length) {
     const header = preamble(model, '').trim();
-    await step('bindings', () => emitBindings({ revision: model.revision, types: model.types, header }, { languages: [...options.targets!] }));
+    const types = Object.fromEntries(Object.values(model.types).map((t) => [t.name, t.schema]));
+    await step('bindings', () => emitBindings({ revision: model.revision, types, header }, { languages: [...options.targets!] }));
   }
   return new Map([...out].sort(([a], [b]) => byCodeUnit(a, b)));
 }
