@@ -264,6 +264,30 @@ test('input_required: a request on behalf of the task carries related-task _meta
   await f.close();
 });
 
+test('a method the receiver did not declare for tasks is processed normally, params.task ignored', async () => {
+  const [a, b] = createMemoryPair();
+  const server = new Server({ serverInfo: { name: 's', version: '1' } });
+  await server.connect(b);
+  const client = new Client({
+    clientInfo: { name: 'c', version: '0' },
+    capabilities: { sampling: {}, elicitation: { form: {} } },
+    handlers: {
+      'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 's' }, model: 'm' }),
+      'elicitation/create': (p) => ({ action: 'accept', content: { echoed: 'task' in p ? 'with task' : 'without' } }),
+    },
+  });
+  const receiver = attachTaskReceiver(client, { methods: ['sampling/createMessage'] });
+  await client.connect(a);
+  assert.equal(server.client!.capabilities.tasks, { requests: { sampling: { createMessage: {} } }, list: {}, cancel: {} });
+  const r = (await server.peer.request('elicitation/create', { mode: 'form', message: 'x', requestedSchema: { type: 'object', properties: {} }, task: {} })) as Obj;
+  assert.is(r.action, 'accept', 'a plain ElicitResult, no CreateTaskResult');
+  assert.not.ok('task' in r);
+  const s = (await server.peer.request('sampling/createMessage', { messages: [], maxTokens: 1, task: {} })) as { task: Task };
+  assert.is(s.task.status, 'working');
+  receiver.close();
+  await client.close();
+});
+
 test('progress: the original progressToken stays valid for the task; taskOf(ctx) sets statusMessage', async () => {
   const [a, b] = createMemoryPair();
   let release!: () => void;
