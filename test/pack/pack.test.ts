@@ -8,10 +8,10 @@
  *   in mcpgen's package.json; nothing names the project's folders;
  * - installed with npm into a fresh project, a client and a server written against the
  *   package compile under `tsc --strict` (NodeNext; skipLibCheck off, so the package's
- *   declarations are checked too, TypeScript's own lib files skipped), then run: the client
- *   spawns `node server.js` over the package's stdio transport, lists the tools and calls one;
- *   a second program connects the package's `Client` and `Server` over its memory transport
- *   with tools from `./features`.
+ *   declarations are checked too, TypeScript's own lib files skipped), as does the example of
+ *   the packed README; then they run: the client spawns `node server.js` over the package's
+ *   stdio transport, lists the tools and calls one; a second program connects the package's
+ *   `Client` and `Server` over its memory transport with tools from `./features`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -246,7 +246,7 @@ await client.close();
 await server.close();
 `;
 
-test('installed into a fresh project: a client and a server compile under tsc --strict (NodeNext)', async () => {
+test('installed into a fresh project: a client, a server and the README example compile under tsc --strict (NodeNext)', async () => {
   assert.ok(tgz, 'the pack test did not run');
   const app = join(work.dir, 'app');
   mkdirSync(app);
@@ -268,9 +268,14 @@ test('installed into a fresh project: a client and a server compile under tsc --
         types: ['node'],
         typeRoots: [join(ROOT, 'node_modules', '@types')],
       },
-      files: ['server.ts', 'client.ts', 'memory.ts'],
+      files: ['server.ts', 'client.ts', 'memory.ts', 'readme.ts'],
     }),
   );
+  // the README's example, as packed
+  const readme = untar(tgz).find((e) => e.path === 'package/README.md')?.data.toString('utf8') ?? '';
+  const example = /```ts\n([\s\S]*?)```/.exec(readme);
+  assert.ok(example, 'README.md has no ts example');
+  writeFileSync(join(app, 'readme.ts'), example[1]);
   writeFileSync(join(app, 'server.ts'), SERVER);
   writeFileSync(join(app, 'client.ts'), CLIENT);
   writeFileSync(join(app, 'memory.ts'), MEMORY);
