@@ -14,6 +14,12 @@ export interface MessageInfo {
   headers?: Readonly<Record<string, string | undefined>>;
   /** Aborted when the carrying connection goes away (HTTP response stream closed). */
   signal?: AbortSignal;
+  /**
+   * HTTP: the protocol version the message was sent under: the `MCP-Protocol-Version` header,
+   * else the version negotiated on the session, else `2025-03-26` (2025-11-25 basic/transports,
+   * "Protocol Version Header").
+   */
+  protocolVersion?: string;
 }
 
 /** Options for {@link Transport.send}. */
@@ -30,6 +36,13 @@ export interface TransportEvents {
   onClose(error?: Error): void;
   /** A non-fatal problem (a line that was not JSON, a write that failed). */
   onError?(error: Error): void;
+  /**
+   * A request this side sent can no longer be answered through the transport (HTTP: its
+   * session expired, or its response stream ended and could not be resumed). The engine
+   * rejects the pending request with `error`. A transport given events without this method
+   * delivers a JSON-RPC error response for `requestId` through `onMessage` instead.
+   */
+  onRequestError?(requestId: string | number, error: Error): void;
 }
 
 export interface Transport {
