@@ -185,7 +185,8 @@ export async function buildPackage(model: ProtocolModel): Promise<BuiltPackage> 
   const manifestText = generated.get('package.json');
   if (!manifestText) throw new PackError(`${model.revision}: the generator wrote no package.json`);
   const manifest = JSON.parse(manifestText) as { name: string; version: string; dependencies?: Record<string, string> };
-  const sources = new Map([...generated].filter(([p]) => !PACKAGE_EXCLUDED.has(p)));
+  // the revision's own modules (top level); bindings for other languages are not part of it
+  const sources = new Map([...generated].filter(([p]) => !p.includes('/') && /\.(ts|js)$/.test(p) && !PACKAGE_EXCLUDED.has(p)));
   addRuntimeClosure(sources, new Set(Object.keys(manifest.dependencies ?? {})));
   const files = new Map<string, Buffer>();
   for (const [p, text] of compile(sources, manifestText)) files.set(p, Buffer.from(text));
