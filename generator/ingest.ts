@@ -187,6 +187,8 @@ export function ingest(input: IngestInput): ProtocolModel {
   const defs = normaliseDefs(root, jf);
   const decls = readSchemaTs(input.schemaTs.text, tf);
   const warnings: string[] = [];
+  const repaired = repairLinks(defs, new Set([...Object.keys(defs), ...decls.keys()]));
+  if (repaired) warnings.push(`${jf}: ${repaired} {@link Name | text} references lost their " | " separator; restored as schema.ts writes them`);
 
   // Where schema.json loses what schema.ts says: follow schema.ts, report it.
   for (const [name, d] of decls) {
@@ -419,4 +421,35 @@ function patchPrimitives(def: JsonSchema, tsPrims: Set<string>): string[] {
     added.push('null');
   }
   return added;
+}
+
+/**
+ * schema.json of some revisions writes `{@link CallToolRequest | tools/call}` as
+ * `{@link CallToolRequesttools/call}`. Restores the separator (in place) where the link starts
+ * with a known type name followed by more text; returns how many links it repaired.
+ */
+export function repairLinks(defs: Record<string, JsonSchema>, names: Set<string>): number {
+  const sorted = [...names].sort((a, b) => b.length - a.length);
+  let count = 0;
+  const fix = (text: string) =>
+    text.replace(/\{@link ([^}|]+)\}/g, (whole, body: string) => {
+      if (names.has(body.trim())) return whole;
+      // the lost text is a method name or code span: it starts with a lower-case letter or a backtick
+      const name = sorted.find((n) => body.startsWith(n) && /^[a-z`]/.test(body.slice(n.length)));
+      if (!name) return whole;
+      count++;
+      return `{@link ${name} | ${body.slice(name.length)}}`;
+    });
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      const o = v as JsonSchema;
+      for (const [k, x] of Object.entries(o)) {
+        if (k === 'description' && typeof x === 'string') o[k] = fix(x);
+        else walk(x);
+      }
+    }
+  };
+  walk(defs);
+  return count;
 }
