@@ -110,6 +110,13 @@ export function nodeExchange(req: IncomingMessage, res: ServerResponse): Exchang
         res.shouldKeepAlive = false;
         return 'too-large';
       }
+      // A body-parsing middleware (e.g. express.json()) already consumed the stream.
+      const parsed = (req as IncomingMessage & { body?: unknown }).body;
+      if (parsed !== undefined && req.readableEnded) {
+        const bytes =
+          parsed instanceof Uint8Array ? parsed : encoder.encode(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
+        return bytes.byteLength > limit ? 'too-large' : bytes;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of req as AsyncIterable<Buffer>) {

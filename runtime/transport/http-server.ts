@@ -27,6 +27,7 @@ import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } fr
 import type { JSONRPCMessage, MessageInfo } from './types.js';
 
 export { HttpServerSession, type ReplyMode } from './http-session.js';
+export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions } from './event-store.js';
 
 /** Facts about a new session, passed to {@link StreamableHttpOptions.onSession}. */
 export interface SessionInfo {
@@ -95,7 +96,10 @@ export interface StreamableHttpOptions {
 
 /** The endpoint: a `node:http` request listener with a WHATWG form and session control. */
 export interface StreamableHttpHandler {
-  /** `node:http` listener: `http.createServer(handler)`. Never rejects. */
+  /**
+   * `node:http` listener: `http.createServer(handler)`. Never rejects. Also works behind a
+   * body-parsing middleware: a `req.body` already read (object, string or bytes) is used.
+   */
   (req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** WHATWG form: `Request` → `Response` (SSE bodies stream). Never rejects. */
   fetch(request: Request): Promise<Response>;
@@ -161,7 +165,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     }
     const sid = h['mcp-session-id'];
     const session = sid === undefined ? undefined : sessions.get(sid);
-    if (sid !== undefined && !session) return fail(ex, 404, -32001, 'Session not found');
+    if (sid !== undefined && !session) return fail(ex, 404, -32000, 'Session not found');
     const sessionHeaders: HeaderMap = session ? { 'Mcp-Session-Id': session.sessionId } : {};
     const effective = version ?? session?.protocolVersion ?? DEFAULT_HTTP_PROTOCOL_VERSION;
 

@@ -1,6 +1,9 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ACCEPT_BOTH, initialize, initReq, post, raw, req, sleep, startServer, V } from './helpers.js';
+import { createStreamableHttpHandler } from '../../runtime/transport/http-server.js';
+import { ACCEPT_BOTH, echoPeer, initialize, initReq, post, raw, req, sleep, startServer, V, type Received } from './helpers.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 
@@ -221,6 +224,29 @@ test('a failed initialize ends its session; a reused request id in flight is ref
     assert.is(((await b.json()) as { id: unknown }).id, 8);
   } finally {
     await srv.close();
+  }
+});
+
+test('behind a body-parsing middleware: an already parsed req.body is used', async () => {
+  const log: Received[] = [];
+  const handler = createStreamableHttpHandler({ onSession: (t) => echoPeer(t, log) });
+  const server = createServer(async (req, res) => {
+    let text = '';
+    for await (const c of req) text += c;
+    (req as IncomingMessage & { body?: unknown }).body = JSON.parse(text);
+    await handler(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  try {
+    const res = await post(url, initReq(5));
+    assert.is(res.status, 200);
+    assert.is(((await res.json()) as { id: number }).id, 5);
+    assert.is(log[0].message.method, 'initialize');
+  } finally {
+    await handler.close();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
   }
 });
 
