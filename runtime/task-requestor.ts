@@ -124,6 +124,9 @@ export class TaskHandle<R = unknown> {
   #lastPoll = Date.now();
   #immediate: { result: R } | undefined;
   #stopProgress: (() => void) | undefined;
+  /** Listening to notifications/tasks/status for this task, from creation until it is terminal. */
+  #unlisten: (() => void) | undefined;
+  readonly #iterators = new Set<(t: Task) => void>();
 
   /** @internal built by callWithTask. */
   constructor(
@@ -136,8 +139,12 @@ export class TaskHandle<R = unknown> {
     stopProgress?: () => void,
   ) {
     this.#stopProgress = stopProgress;
-    if (isObject(created.task)) this.#task = created.task as unknown as Task;
-    else {
+    if (isObject(created.task)) {
+      this.#task = created.task as unknown as Task;
+      this.#unlisten = routerOf(session).listen(this.#task.taskId, (t) => {
+        for (const l of this.#iterators) l(this.#observe(t));
+      });
+    } else {
       const now = new Date().toISOString();
       this.#task = { taskId: '', status: 'completed', createdAt: now, lastUpdatedAt: now, ttl: null };
       this.#immediate = { result: created as R };
@@ -173,8 +180,9 @@ export class TaskHandle<R = unknown> {
 
   /**
    * The statuses of the task, each change once, starting with the latest known state and
-   * ending after a terminal one. Sources: notifications/tasks/status and `tasks/get` polls at
-   * `pollInterval`. Throws when a poll fails (e.g. the task expired) or `signal` aborts.
+   * ending after a terminal one. Sources: notifications/tasks/status (each one kept, in
+   * order) and `tasks/get` polls at `pollInterval`. Throws when a poll fails (e.g. the task
+   * expired) or `signal` aborts.
    */
   async *updates(options: { signal?: AbortSignal } = {}): AsyncGenerator<Task, void, undefined> {
     let last = this.task;
@@ -182,16 +190,16 @@ export class TaskHandle<R = unknown> {
     if (isTerminal(last.status)) return;
     const queue: Task[] = [];
     const wake: { fn?: () => void } = {};
-    const off = routerOf(this.session).listen(this.taskId, (t) => {
+    const listener = (t: Task) => {
       queue.push(t);
       wake.fn?.();
-    });
+    };
+    this.#iterators.add(listener);
     const changed = (t: Task) => t.status !== last.status || t.lastUpdatedAt !== last.lastUpdatedAt || t.statusMessage !== last.statusMessage;
     try {
       for (;;) {
-        let next: Task | undefined = queue.shift();
-        if (next) next = this.#observe(next);
-        else {
+        let next = queue.shift();
+        if (!next) {
           const wait = this.#lastPoll + this.pollInterval - Date.now();
           if (wait > 0) {
             await sleep(wait, options.signal, wake);
@@ -205,7 +213,7 @@ export class TaskHandle<R = unknown> {
         if (isTerminal(next.status)) return;
       }
     } finally {
-      off();
+      this.#iterators.delete(listener);
     }
   }
 
@@ -250,7 +258,10 @@ export class TaskHandle<R = unknown> {
 
   #observe(t: Task): Task {
     if (!isTerminal(this.#task.status) || isTerminal(t.status)) this.#task = { ...t };
-    if (isTerminal(t.status)) this.#stopProgress?.();
+    if (isTerminal(t.status)) {
+      this.#stopProgress?.();
+      this.#unlisten?.();
+    }
     return { ...t };
   }
 }
