@@ -8,7 +8,11 @@
  * the connection is closed), then sends `notifications/initialized`. From then on the
  * negotiated revision's table validates every message. Stateless revisions (2026-07-28+) send
  * `server/discover` instead and put the protocol version, client capabilities and client info
- * into every request's `_meta`.
+ * into every request's `_meta`; there, `request` also decodes results by `resultType` and runs
+ * multi round-trip requests (./mrtr.ts), serves cacheable results from a TTL cache
+ * (./cache.ts), retries once with a table of `fallbackTables` named in an
+ * UnsupportedProtocolVersion error's `data.supported` (draft basic/versioning), and `listen`
+ * opens `subscriptions/listen` streams (./subscriptions.ts).
  */
 import { ErrorCode, RpcError } from './errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions, hasCapability } from './peer.js';
@@ -17,6 +21,9 @@ import type { ProtocolMaps, ProtocolTable } from './table.js';
 import type { Transport } from './transport/types.js';
 import type { TaskMetadata } from './tasks.js';
 import { type TaskHandle, requestAsTask } from './task-requestor.js';
+import { type InputHandler, runInputRounds } from './mrtr.js';
+import { ResultCache, type ResultCacheOptions } from './cache.js';
+import { type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionRouter } from './subscriptions.js';
 
 /** Options of one outbound request (the engine's, plus task augmentation). Times in ms. */
 export interface RequestOptions extends PeerRequestOptions {
@@ -64,6 +71,10 @@ export interface ClientSessionOptions<P extends ProtocolMaps> {
   /** Default request timeout, ms (default 60000). */
   timeout?: number;
   logger?: Logger;
+  /** Stateless: `input_required` rounds answered per request before MaxInputRoundsError (default 10). */
+  maxInputRounds?: number;
+  /** Stateless: the result cache honouring `ttlMs` (default on; `false` turns it off). */
+  cache?: false | ResultCacheOptions;
 }
 
 /** The protocol version the server answered with is not one this client speaks. */
@@ -93,12 +104,21 @@ export class ClientSession<P extends ProtocolMaps> {
   #peer: Peer | undefined;
   #server: ServerDescription | undefined;
   #table: ProtocolTable;
+  #cache: ResultCache | undefined;
+  #subs: SubscriptionRouter;
 
   constructor(
     readonly requestedTable: ProtocolTable,
     readonly options: ClientSessionOptions<P>,
   ) {
     this.#table = requestedTable;
+    this.#cache = options.cache === false ? undefined : new ResultCache(options.cache);
+    this.#subs = new SubscriptionRouter(options.logger);
+  }
+
+  /** The stateless result cache (undefined when turned off). */
+  get cache(): ResultCache | undefined {
+    return this.#cache;
   }
 
   /** The negotiated revision's table (the requested one until `connect` resolves). */
@@ -120,13 +140,18 @@ export class ClientSession<P extends ProtocolMaps> {
    */
   async connect(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<ServerDescription> {
     const o = this.options;
+    const user = (o.notificationHandlers ?? {}) as Record<string, ((p: unknown) => unknown) | undefined>;
+    const methods = this.#table.lifecycle === 'stateless' ? Object.keys(this.#table.notifications.serverToClient) : Object.keys(user);
     const peer = new Peer({
       side: 'client',
       table: this.#table,
       transport,
       capabilities: o.capabilities ?? {},
       requestHandlers: (o.handlers ?? {}) as never,
-      notificationHandlers: Object.fromEntries(Object.entries(o.notificationHandlers ?? {}).map(([m, h]) => [m, (params: unknown) => (h as (p: unknown) => unknown)(params)])) as never,
+      notificationHandlers: Object.fromEntries(methods.map((m) => [m, (params: Params | undefined) => {
+        this.#cache?.onNotification(m, params);
+        if (!this.#subs.route(m, params)) return user[m]?.(params);
+      }])) as never,
       logger: o.logger,
       timeout: o.timeout,
     });
@@ -134,9 +159,9 @@ export class ClientSession<P extends ProtocolMaps> {
     await peer.start();
     const capabilities = o.capabilities ?? {};
     if (this.#table.lifecycle === 'stateless') {
-      const result = await peer.request<Record<string, unknown>>('server/discover', this.#withMeta({}), options);
+      const result = await this.#send('server/discover', {}, options);
       const versions = (result.supportedVersions as string[] | undefined) ?? [];
-      if (versions.length && !versions.includes(this.#table.protocolVersion)) {
+      if (versions.length && !versions.includes(this.#table.protocolVersion) && !this.#fallback(versions)) {
         await peer.close();
         throw new UnsupportedVersionError(this.#table.protocolVersion, versions, [this.#table.protocolVersion]);
       }
@@ -147,6 +172,8 @@ export class ClientSession<P extends ProtocolMaps> {
         instructions: result.instructions as string | undefined,
         result,
       };
+      const key = this.#cache?.key('server/discover', {});
+      if (key !== undefined) this.#cache!.put(key, 'server/discover', {}, result);
       return this.#server;
     }
     const requested = this.#table.protocolVersion;
@@ -184,6 +211,64 @@ export class ClientSession<P extends ProtocolMaps> {
     return { ...(params ?? {}), _meta: meta };
   }
 
+  /** Stateless: sends once; on -32022 naming a version of a `fallbackTables` table, switches to it and resends once. */
+  async #send(method: string, params: Params, options?: PeerRequestOptions): Promise<Record<string, unknown>> {
+    try {
+      return await this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
+    } catch (e) {
+      if (!(e instanceof RpcError) || e.code !== ErrorCode.UnsupportedProtocolVersion) throw e;
+      if (!this.#fallback((e.data as { supported?: unknown } | undefined)?.supported)) throw e;
+      return this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
+    }
+  }
+
+  /** Switches to the first stateless table (requested, then `fallbackTables`) whose version is in `supported`. */
+  #fallback(supported: unknown): boolean {
+    if (!Array.isArray(supported)) return false;
+    const t = [this.requestedTable, ...(this.options.fallbackTables ?? [])]
+      .find((x) => x.lifecycle === 'stateless' && x.protocolVersion !== this.#table.protocolVersion && supported.includes(x.protocolVersion));
+    if (!t) return false;
+    this.#table = t;
+    (this.peer as unknown as { table: ProtocolTable }).table = t;
+    return true;
+  }
+
+  /** Stateless request: cache, then the multi round-trip loop over #send. */
+  async #stateless(method: string, params: Params, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
+    const key = this.#cache?.key(method, params);
+    const hit = key === undefined ? undefined : this.#cache!.get(key);
+    if (hit) return hit;
+    const { result, rounds } = await runInputRounds({
+      table: this.#table,
+      entry: this.#table.requests.clientToServer[method],
+      params,
+      send: (attempt) => this.#send(method, attempt, { ...options, validateResult: false }),
+      handlers: (this.options.handlers ?? {}) as Record<string, InputHandler>,
+      capabilities: this.options.capabilities ?? {},
+      maxRounds: this.options.maxInputRounds,
+      validate: options?.validateResult ?? true,
+      signal: options?.signal,
+    });
+    if (key !== undefined && rounds === 0) this.#cache!.put(key, method, params, result);
+    return result;
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream (stateless revisions; draft basic/patterns/
+   * subscriptions) for the notification types of `filter`. The returned Subscription's
+   * `acknowledged` resolves with the granted filter; `options.onNotification` then receives
+   * each notification of the stream; `close()` cancels it; `closed` tells how it ended. The
+   * listen request has no timeout. Throws RpcError -32601 on handshake revisions.
+   */
+  listen(filter: SubscriptionFilter, options: ListenOptions = {}): Subscription {
+    if (this.#table.lifecycle !== 'stateless') throw new RpcError(ErrorCode.MethodNotFound, `subscriptions/listen is not a method of protocol version ${this.#table.protocolVersion}`);
+    const peer = this.peer;
+    // the engine numbers outbound requests 0, 1, 2, … synchronously inside request()
+    const id = (peer as unknown as { nextId: number }).nextId;
+    return this.#subs.open(id, filter, options, (signal) =>
+      peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), { signal, timeout: Infinity, validateResult: false }));
+  }
+
   /**
    * Sends one request and resolves with its result (validated against the negotiated
    * revision's schema). Rejects with RpcError: the server's error, -32601 locally when the
@@ -203,6 +288,7 @@ export class ClientSession<P extends ProtocolMaps> {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the server did not declare capability ${entry.capability.join('.')}`));
     }
     if (options?.task) return requestAsTask(this, method, params, options);
+    if (this.#table.lifecycle === 'stateless') return this.#stateless(method, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;
     return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
   }
 

@@ -10,15 +10,25 @@
  * the client did not declare are refused locally with -32601. `logging/setLevel` is handled
  * when the server declares `logging` and registers no handler of its own; `log()` filters by
  * that level (server/utilities/logging). Stateless revisions answer `server/discover` and take
- * each request's `_meta` (protocol version and client capabilities required, else -32602).
+ * each request's `_meta` (protocol version and client capabilities required, else -32602; a
+ * version other than this server's: -32022 with `data.supported` and `data.requested`, draft
+ * basic/versioning). There, every handler result gets `resultType: "complete"` when it has none,
+ * an InputRequiredResult is checked before it leaves (./mrtr.ts: -32021 when it asks for a
+ * capability the request's client capabilities lack), cacheable results get `ttlMs` and
+ * `cacheScope` from the `cache` policy (./cache.ts), `subscriptions/listen` is served by a
+ * SubscriptionHub and list_changed / resources/updated notifications go out only on the listen
+ * streams that opted in (./subscriptions.ts); `close()` ends those streams gracefully first.
  */
 import { ErrorCode, RpcError } from './errors.js';
 import type { Params } from './jsonrpc.js';
-import { type Logger, Peer, type RequestContext, hasCapability } from './peer.js';
+import { type Logger, Peer, type RequestContext, type RequestHandler, hasCapability } from './peer.js';
 import type { ProtocolMaps, ProtocolTable } from './table.js';
 import type { MessageInfo, Transport } from './transport/types.js';
 import type { Implementation, RequestOptions } from './client.js';
 import { requestAsTask } from './task-requestor.js';
+import { RequestStateSealer, checkInputRequired, clientCapabilitiesOf } from './mrtr.js';
+import { type CachePolicy, applyCacheHints } from './cache.js';
+import { LISTEN_NOTIFICATIONS, SubscriptionHub } from './subscriptions.js';
 
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
   [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt'] | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
@@ -38,6 +48,14 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   fallbackTables?: readonly ProtocolTable[];
   timeout?: number;
   logger?: Logger;
+  /** Stateless: caching hints of cacheable results (default 0 ms, `private`; `server/discover` 60000 ms, `public`). */
+  cache?: CachePolicy;
+  /** Stateless: HMAC secret of `requestState` (default: random per server); share it across instances. */
+  requestStateSecret?: string | Uint8Array;
+  /** Stateless: lifetime of sealed `requestState`, ms (default 300000). */
+  requestStateTtlMs?: number;
+  /** Stateless: may a listen stream subscribe to this resource URI? (default: any, when `resources.subscribe` is declared). */
+  canSubscribe?: (uri: string) => boolean;
 }
 
 /** Syslog severities of notifications/message, lowest first (RFC 5424 order reversed). */
@@ -52,6 +70,8 @@ export class ServerSession<P extends ProtocolMaps> {
   #initialized = false;
   #client: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Implementation } | undefined;
   #logLevel: LogLevel | undefined;
+  #hub: SubscriptionHub | undefined;
+  #sealer: RequestStateSealer | undefined;
 
   constructor(
     readonly ownTable: ProtocolTable,
@@ -71,6 +91,15 @@ export class ServerSession<P extends ProtocolMaps> {
     if (!this.#peer) throw new RpcError(ErrorCode.InternalError, 'server is not connected: call connect(transport) first');
     return this.#peer;
   }
+  /** Stateless: the open `subscriptions/listen` streams of this connection (set once connected). */
+  get subscriptions(): SubscriptionHub | undefined {
+    return this.#hub;
+  }
+  /** Stateless: seals and verifies `requestState` with this server's secret (./mrtr.ts). */
+  get requestState(): RequestStateSealer {
+    this.#sealer ??= new RequestStateSealer({ secret: this.options.requestStateSecret, ttlMs: this.options.requestStateTtlMs });
+    return this.#sealer;
+  }
 
   /** Serves one connection over `transport` until it closes. */
   async connect(transport: Transport): Promise<void> {
@@ -82,7 +111,9 @@ export class ServerSession<P extends ProtocolMaps> {
       table: this.#table,
       transport,
       capabilities,
-      requestHandlers: { ...(o.handlers as Record<string, never> | undefined) },
+      requestHandlers: stateless
+        ? Object.fromEntries(Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#statelessHandler(m, h as RequestHandler)]))
+        : { ...(o.handlers as Record<string, never> | undefined) },
       notificationHandlers: Object.fromEntries(Object.entries(o.notificationHandlers ?? {}).map(([m, h]) => [m, (p: unknown) => (h as (x: unknown) => unknown)(p)])) as never,
       logger: o.logger,
       timeout: o.timeout,
@@ -101,6 +132,8 @@ export class ServerSession<P extends ProtocolMaps> {
     } else {
       peer.setRequestHandler('server/discover', () => this.#discover());
       peer.setPreDispatch((req, _entry, info) => this.#checkMeta(req.params as Params | undefined, info));
+      this.#hub = new SubscriptionHub({ capabilities: () => this.options.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
+      if (!o.handlers?.['subscriptions/listen' as keyof typeof o.handlers]) peer.setRequestHandler('subscriptions/listen', this.#hub.handler);
     }
     if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
       peer.setRequestHandler('logging/setLevel', (params: Params) => {
@@ -131,13 +164,30 @@ export class ServerSession<P extends ProtocolMaps> {
     return result;
   }
 
+  /** Wraps a stateless handler: resultType default, InputRequiredResult checks, caching hints. */
+  #statelessHandler(method: string, h: RequestHandler): RequestHandler {
+    return async (params, ctx) => {
+      const r: unknown = await h(params, ctx);
+      if (typeof r !== 'object' || r === null || Array.isArray(r)) return r;
+      const out = (r as Params).resultType === undefined ? { resultType: 'complete', ...(r as Params) } : (r as Params);
+      if (out.resultType === 'input_required') {
+        const refusal = checkInputRequired(this.#table, this.#table.requests.clientToServer[method], out, clientCapabilitiesOf(ctx));
+        if (refusal) {
+          if (refusal.code === ErrorCode.InternalError) this.options.logger?.error?.('invalid input_required result', { method, error: refusal.message });
+          throw refusal;
+        }
+      }
+      return applyCacheHints(method, out, this.options.cache);
+    };
+  }
+
   #discover() {
+    const cache = this.options.cache;
     const result: Record<string, unknown> = {
       resultType: 'complete',
       supportedVersions: [this.#table.protocolVersion],
       // server/utilities/caching: discovery may be cached for a minute, by anyone (no user data)
-      ttlMs: 60_000,
-      cacheScope: 'public',
+      ...(cache?.methods?.['server/discover'] ?? { ttlMs: 60_000, cacheScope: 'public' }),
       capabilities: this.options.capabilities ?? {},
       _meta: { [`${META}serverInfo`]: this.options.serverInfo },
     };
@@ -150,7 +200,7 @@ export class ServerSession<P extends ProtocolMaps> {
     const version = meta?.[`${META}protocolVersion`];
     if (typeof version !== 'string') return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
     if (version !== this.#table.protocolVersion) {
-      return new RpcError(ErrorCode.UnsupportedProtocolVersion, `unsupported protocol version ${version}`, {
+      return new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
         supported: [this.#table.protocolVersion],
         requested: version,
       });
@@ -184,6 +234,10 @@ export class ServerSession<P extends ProtocolMaps> {
 
   /** Sends a notification to the client. */
   notify<M extends keyof P['serverNotifications'] & string>(method: M, params: P['serverNotifications'][M]['params']): Promise<void> {
+    if (this.#hub && LISTEN_NOTIFICATIONS.includes(method)) {
+      this.#hub.publish(method, params as Params | undefined);
+      return Promise.resolve();
+    }
     return this.peer.notify(method, params as Params | undefined);
   }
 
@@ -199,7 +253,9 @@ export class ServerSession<P extends ProtocolMaps> {
     return true;
   }
 
-  close(): Promise<void> {
-    return this.#peer?.close() ?? Promise.resolve();
+  /** Ends open listen streams gracefully (stateless), then closes the connection. */
+  async close(): Promise<void> {
+    if (this.#hub && this.#peer && !this.#peer.closed) await this.#hub.close();
+    return this.#peer?.close();
   }
 }
