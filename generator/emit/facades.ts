@@ -19,7 +19,7 @@ const requestView = (model: ProtocolModel) => (r: RequestDef) => ({
   method: r.method,
   paramsRequired: r.paramsRequired,
   jsdoc: doc(model, r.requestType, r.method, [
-    ...(r.taskAugmentable ? ['', 'With `options.task`, the receiver may answer with a CreateTaskResult.'] : []),
+    ...(r.taskAugmentable ? ['', 'With `options.task` (`{ ttl }`) the call runs as a task (basic/utilities/tasks): it resolves with the final result once the task ends, and `options.onTask` receives the task handle (status, updates, cancel) at once.'] : []),
     ...(r.inputRequired ? ['', 'May be answered with an InputRequiredResult (multi round-trip).'] : []),
   ]),
 });
