@@ -310,6 +310,7 @@ export class ServerFeatures {
     // Only 2020-12 is compiled as such; another declared dialect is tried as 2020-12.
     const s = typeof schema.$schema === 'string' && !schema.$schema.includes('2020-12') ? { ...schema, $schema: undefined } : schema;
     try {
+      if (typeof s.$id === 'string') this.#ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
       return this.#ajv.compile(JSON.parse(JSON.stringify(s)));
     } catch (e) {
       throw new TypeError(`${what} is not a valid JSON Schema: ${(e as Error).message}`);

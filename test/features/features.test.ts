@@ -188,6 +188,18 @@ test('a tool with an invalid schema is refused at registration', () => {
   assert.throws(() => new ServerFeatures().tool({ name: 'x', inputSchema: { type: 'bogus' }, handler: () => '' }), /inputSchema of tool x is not a valid JSON Schema/);
 });
 
+test('tools whose schemas share an $id can be registered and re-registered', async () => {
+  const f = new ServerFeatures();
+  const schema = { $id: 'https://example.com/args.json', type: 'object', properties: { n: { type: 'integer' } } };
+  f.tool({ name: 'a', inputSchema: schema, handler: () => 'a' });
+  f.tool({ name: 'a', inputSchema: { ...schema, required: ['n'] }, handler: () => 'a2' });
+  f.tool({ name: 'b', inputSchema: schema, handler: () => 'b' });
+  const { client } = await connect(f);
+  assert.is((await client.callTool({ name: 'a', arguments: { n: 1 } })).isError, undefined);
+  assert.is((await client.callTool({ name: 'b', arguments: { n: 'x' } })).isError, true);
+  await client.close();
+});
+
 test('compileUriTemplate: {var} is one segment, {+var} spans slashes', () => {
   const m = compileUriTemplate('file:///{dir}/{+rest}');
   assert.equal(m('file:///a/b/c'), { dir: 'a', rest: 'b/c' });
