@@ -1,0 +1,213 @@
+/**
+ * Case 017: on a subscriptions/listen stream the acknowledgement is the first message, even when
+ * a change is published at once; the subscription id is the listen request's id with its JSON
+ * type; only opted-in notification types travel on it; cancel and graceful close end it.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Client, Server } from '../../generated/draft/index.js';
+import { createMemoryPair } from '../../runtime/transport/memory.js';
+import type { JSONRPCMessage, Transport, TransportEvents } from '../../runtime/transport/types.js';
+import { SUBSCRIPTION_ID } from '../../runtime/subscriptions.js';
+import { tick } from './harness.js';
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const caps = { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true } };
+
+/** Wraps a transport and records every inbound message. */
+function tap(inner: Transport, log: JSONRPCMessage[]): Transport {
+  return {
+    start: (events: TransportEvents) => inner.start({ ...events, onMessage: (m, i) => { log.push(m); events.onMessage(m, i); } }),
+    send: (m, o) => inner.send(m, o),
+    close: () => inner.close(),
+  };
+}
+const subId = (m: JSONRPCMessage) => ((m.params as Record<string, unknown> | undefined)?._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION_ID];
+
+function newServer(extra: Partial<ConstructorParameters<typeof Server>[0]> = {}) {
+  return new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: caps,
+    handlers: {
+      'tools/call': async (_p, ctx) => {
+        await ctx.sendProgress(1, 2);
+        return { resultType: 'complete', content: [] };
+      },
+    },
+    ...extra,
+  });
+}
+
+async function connected(extra: Partial<ConstructorParameters<typeof Server>[0]> = {}) {
+  const [a, b] = createMemoryPair();
+  const server = newServer(extra);
+  await server.connect(b);
+  const wire: JSONRPCMessage[] = [];
+  const client = new Client({ clientInfo: { name: 'c', version: '0' } });
+  await client.connect(tap(a, wire));
+  return { server, client, wire };
+}
+
+test('017: ack first, then only opted-in notifications tagged with the numeric listen id', async () => {
+  const { server, client, wire } = await connected();
+  const events: string[] = [];
+  const sub = client.listen({ toolsListChanged: true }, { onNotification: (m, p) => events.push(`${m}:${String(p?._meta && (p._meta as Record<string, unknown>)[SUBSCRIPTION_ID])}`) });
+  const granted = await sub.acknowledged;
+  events.unshift('ack');
+  assert.equal(granted, { toolsListChanged: true });
+  await server.sendToolListChanged();
+  await server.sendResourceListChanged();
+  await client.callTool({ name: 't' }, { onProgress: () => undefined });
+  await tick(5);
+  assert.equal(events, ['ack', `notifications/tools/list_changed:${String(sub.id)}`]);
+  const mine = wire.filter((m) => subId(m) !== undefined);
+  assert.equal(mine.map((m) => m.method), ['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+  assert.ok(mine.every((m) => subId(m) === sub.id && typeof subId(m) === 'number'));
+  assert.ok(wire.some((m) => m.method === 'notifications/progress' && subId(m) === undefined), 'progress stays on its request');
+  await client.close();
+});
+
+test('017: a change published in the same tick the subscription registers still comes after the ack', async () => {
+  let server!: Server;
+  const [a, b] = createMemoryPair();
+  server = newServer({
+    handlers: {
+      'subscriptions/listen': ((p: never, ctx: never) => {
+        const pending = server.subscriptions!.handler(p, ctx);
+        void server.sendToolListChanged();
+        return pending;
+      }) as never,
+    },
+  });
+  await server.connect(b);
+  const wire: JSONRPCMessage[] = [];
+  const client = new Client({ clientInfo: { name: 'c', version: '0' } });
+  await client.connect(tap(a, wire));
+  const got: string[] = [];
+  const sub = client.listen({ toolsListChanged: true }, { onNotification: (m) => got.push(m) });
+  await sub.acknowledged;
+  await tick(2);
+  assert.equal(wire.filter((m) => subId(m) === sub.id).map((m) => m.method), ['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+  assert.equal(got, ['notifications/tools/list_changed']);
+  await client.close();
+});
+
+test('017 race: 300 listens with jittered tool changes, unrequested resource changes and progress', async () => {
+  const { server, client, wire } = await connected();
+  const subs = [];
+  for (let i = 0; i < 300; i++) {
+    const sub = client.listen({ toolsListChanged: true });
+    subs.push(sub);
+    const jitter = i % 4;
+    const fire = () => { void server.sendToolListChanged(); void server.sendResourceListChanged(); };
+    if (jitter === 0) fire();
+    else if (jitter === 1) queueMicrotask(fire);
+    else if (jitter === 2) setImmediate(fire);
+    else setTimeout(fire, Math.floor(Math.random() * 3));
+    if (i % 50 === 0) void client.callTool({ name: 't' }, { onProgress: () => undefined });
+  }
+  await Promise.all(subs.map((s) => s.acknowledged));
+  await tick(10);
+  for (const sub of subs) {
+    const mine = wire.filter((m) => subId(m) === sub.id);
+    assert.is(mine[0].method, 'notifications/subscriptions/acknowledged');
+    assert.ok(mine.slice(1).every((m) => m.method === 'notifications/tools/list_changed'));
+  }
+  assert.not.ok(wire.some((m) => subId(m) !== undefined && (m.method === 'notifications/resources/list_changed' || m.method === 'notifications/progress' || m.method === 'notifications/message')));
+  assert.is(server.subscriptions!.size, 300);
+  await Promise.all(subs.map((s) => s.close()));
+  await tick(5);
+  assert.is(server.subscriptions!.size, 0);
+  await client.close();
+});
+
+test('017: granted subset, resource subscriptions by URI, two subscriptions demultiplexed', async () => {
+  const { server, client } = await connected();
+  const a: string[] = [];
+  const b: string[] = [];
+  const s1 = client.listen({ toolsListChanged: true, promptsListChanged: true }, { onNotification: (m) => a.push(m) });
+  const s2 = client.listen({ resourceSubscriptions: ['file:///data/a.txt'] }, { onNotification: (m, p) => b.push(`${m} ${String(p?.uri)}`) });
+  assert.equal(await s1.acknowledged, { toolsListChanged: true }, 'no prompts capability: promptsListChanged omitted');
+  assert.equal(await s2.acknowledged, { resourceSubscriptions: ['file:///data/a.txt'] });
+  await server.sendResourceUpdated({ uri: 'file:///data/a.txt' });
+  await server.sendResourceUpdated({ uri: 'file:///data/b.txt' });
+  await server.sendToolListChanged();
+  await tick(5);
+  assert.equal(a, ['notifications/tools/list_changed']);
+  assert.equal(b, ['notifications/resources/updated file:///data/a.txt']);
+  await client.close();
+});
+
+test('017 raw string id "L1": exact id type, stdio cancel stops it, graceful shutdown answers open listens', async () => {
+  const [a, b] = createMemoryPair();
+  const server = newServer();
+  await server.connect(b);
+  const seen: JSONRPCMessage[] = [];
+  await a.start({ onMessage: (m) => void seen.push(m), onClose: () => undefined });
+  const listen = (id: string | number, notifications: Record<string, unknown>) =>
+    a.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: META, notifications } } as JSONRPCMessage);
+  await listen('L1', { toolsListChanged: true });
+  await listen(2, { resourceSubscriptions: ['file:///data/a.txt'] });
+  await tick(2);
+  await server.sendResourceUpdated({ uri: 'file:///data/a.txt' });
+  await server.sendToolListChanged();
+  await tick(2);
+  assert.equal(seen.filter((m) => subId(m) === 'L1').map((m) => m.method), ['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+  assert.equal(seen.filter((m) => subId(m) === 2).map((m) => m.method), ['notifications/subscriptions/acknowledged', 'notifications/resources/updated']);
+  assert.not.ok(seen.some((m) => subId(m) === '2' || subId(m) === 1));
+  await a.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'L1' } } as JSONRPCMessage);
+  await tick(2);
+  const before = seen.length;
+  await server.sendToolListChanged();
+  await tick(2);
+  assert.is(seen.length, before, 'nothing more for L1 after its cancel');
+  await server.close();
+  await tick(2);
+  const closing = seen.filter((m) => 'result' in m);
+  assert.equal(closing, [{ jsonrpc: '2.0', id: 2, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 2 } } }]);
+});
+
+test('017: close from the client side, from the server side, and by transport drop', async () => {
+  const { server, client } = await connected();
+  const byClient = client.listen({ toolsListChanged: true });
+  await byClient.acknowledged;
+  assert.equal(await byClient.close(), { by: 'client', graceful: true });
+  await tick(2);
+  assert.is(server.subscriptions!.size, 0);
+  assert.is(server.subscriptions!.publish('notifications/tools/list_changed'), 0);
+
+  const byServer = client.listen({ toolsListChanged: true });
+  await byServer.acknowledged;
+  await server.subscriptions!.close();
+  assert.equal(await byServer.closed, { by: 'server', graceful: true });
+
+  const dropped = client.listen({ toolsListChanged: true });
+  const early = client.listen({ toolsListChanged: true });
+  await dropped.acknowledged;
+  await client.close();
+  const end = await dropped.closed;
+  assert.is(end.by, 'transport');
+  assert.is(end.graceful, false);
+  assert.ok(await early.acknowledged.then(() => true, () => true));
+});
+
+test('017: graceful server shutdown ends a client subscription with the completion result', async () => {
+  const { server, client } = await connected();
+  const sub = client.listen({ resourcesListChanged: true });
+  await sub.acknowledged;
+  await server.close();
+  assert.equal(await sub.closed, { by: 'server', graceful: true });
+});
+
+test('017: an abort signal closes the subscription; acknowledged rejects when it ends before the ack', async () => {
+  const { client } = await connected();
+  const ac = new AbortController();
+  const sub = client.listen({ toolsListChanged: true }, { signal: ac.signal });
+  ac.abort();
+  const err = await sub.acknowledged.catch((e: unknown) => e);
+  assert.instance(err, Error);
+  assert.is((await sub.closed).by, 'client');
+  await client.close();
+});
+
+test.run();
