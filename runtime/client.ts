@@ -100,10 +100,18 @@ export interface ServerDescription {
 
 const META = 'io.modelcontextprotocol/';
 
+/** What the handshake uses of an HTTP client transport (./transport/http-client.ts). */
+interface HttpLifecycle {
+  setProtocolVersion?(version: string): void;
+  onSessionExpired?: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
+}
+
 export class ClientSession<P extends ProtocolMaps> {
   #peer: Peer | undefined;
   #server: ServerDescription | undefined;
   #table: ProtocolTable;
+  /** Set while a new session is being initialized after the old one expired (case 006). */
+  #reinit: Promise<void> | undefined;
   #cache: ResultCache | undefined;
   #subs: SubscriptionRouter;
 
@@ -137,6 +145,12 @@ export class ClientSession<P extends ProtocolMaps> {
   /**
    * Connects over `transport` and runs the lifecycle. Resolves with the server's description;
    * rejects with UnsupportedVersionError (connection closed) or the server's error.
+   *
+   * Over Streamable HTTP (a transport with `setProtocolVersion` / `onSessionExpired`): the
+   * negotiated version goes to `setProtocolVersion`; when the server drops the session (404),
+   * the request in flight fails with SessionExpiredError and is not resent (case 006), the
+   * client runs the handshake again on a new session, requests made meanwhile wait for it,
+   * and a hook set on the transport before `connect` runs after it.
    */
   async connect(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<ServerDescription> {
     const o = this.options;
@@ -157,7 +171,6 @@ export class ClientSession<P extends ProtocolMaps> {
     });
     this.#peer = peer;
     await peer.start();
-    const capabilities = o.capabilities ?? {};
     if (this.#table.lifecycle === 'stateless') {
       const result = await this.#send('server/discover', {}, options);
       const versions = (result.supportedVersions as string[] | undefined) ?? [];
@@ -176,7 +189,26 @@ export class ClientSession<P extends ProtocolMaps> {
       if (key !== undefined) this.#cache!.put(key, 'server/discover', {}, result);
       return this.#server;
     }
-    const requested = this.#table.protocolVersion;
+    const http = transport as Transport & HttpLifecycle;
+    if ('onSessionExpired' in http) {
+      const hook = http.onSessionExpired;
+      http.onSessionExpired = async (info) => {
+        const again = (this.#reinit ??= this.#handshake(peer, http, {}).then(() => undefined).finally(() => (this.#reinit = undefined)));
+        await again;
+        await hook?.(info);
+      };
+    }
+    return this.#handshake(peer, http, options);
+  }
+
+  /**
+   * The handshake: `initialize`, version check, `notifications/initialized`. Over HTTP it also
+   * sets the transport's `MCP-Protocol-Version`.
+   */
+  async #handshake(peer: Peer, http: Transport & HttpLifecycle, options: { signal?: AbortSignal; timeout?: number }): Promise<ServerDescription> {
+    const o = this.options;
+    const capabilities = o.capabilities ?? {};
+    const requested = this.requestedTable.protocolVersion;
     const result = await peer.request<Record<string, unknown>>(
       'initialize',
       { protocolVersion: requested, capabilities, clientInfo: o.clientInfo },
@@ -198,6 +230,7 @@ export class ClientSession<P extends ProtocolMaps> {
       instructions: result.instructions as string | undefined,
       result,
     };
+    http.setProtocolVersion?.(match.protocolVersion);
     await peer.notify('notifications/initialized', {});
     return this.#server;
   }
@@ -287,6 +320,7 @@ export class ClientSession<P extends ProtocolMaps> {
     if (this.options.enforceCapabilities !== false && entry.capability && this.#server && !hasCapability(this.#server.capabilities, entry.capability)) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the server did not declare capability ${entry.capability.join('.')}`));
     }
+    if (this.#reinit) return this.#reinit.then(() => this.request(method, params, options));
     if (options?.task) return requestAsTask(this, method, params, options);
     if (this.#table.lifecycle === 'stateless') return this.#stateless(method, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;
     return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
