@@ -39,6 +39,10 @@ export function resultValidatorName(r: RequestDef): string {
 
 export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
   const Ajv = Ajv2020 as unknown as typeof Ajv2020.default;
+  const defs = Object.fromEntries(Object.values(model.types).map((t) => [t.name, withoutAnnotations(t.schema)]));
+  // Tracking evaluated properties makes every anyOf branch run (a 64 KiB image block is then
+  // checked as image and as audio); only schemas that use unevaluated* need it.
+  const unevaluated = /"unevaluated(Properties|Items)"/.test(JSON.stringify(defs));
   const ajv = new Ajv({
     code: { source: true, esm: true, lines: false, formats: _`formats` },
     formats: formats as never,
@@ -46,8 +50,8 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
     allErrors: false,
     inlineRefs: false,
     validateFormats: true,
+    unevaluated,
   });
-  const defs = Object.fromEntries(Object.values(model.types).map((t) => [t.name, withoutAnnotations(t.schema)]));
   ajv.addSchema({ $id: SCHEMA_ID, $defs: defs });
   const exports: Record<string, string> = {};
   for (const name of Object.keys(model.types)) exports[name] = `${SCHEMA_ID}#/$defs/${name}`;
