@@ -29,7 +29,9 @@ Usage:
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR]
   mcpgen serve --stdio [--rev <id>]
+  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
+  mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
@@ -48,7 +50,10 @@ check      Regenerates into a temporary folder and compares it with DIR (default
            exits 1 listing the files added, removed or changed (with their first differing lines).
 serve      The reference MCP server (test tools, resources, prompts) on the generated Server of a
            revision (default 2025-11-25), over stdin/stdout: only protocol messages on stdout.
-call       Spawns <command>, initializes, sends one request, prints the result JSON on stdout;
+           --http serves Streamable HTTP at http://<host>:<port>/mcp (one server per session,
+           Host/Origin checks on) and prints the URL to stderr.
+call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
+           result JSON on stdout;
            --progress prints progress to stderr. A failed request prints the error, exits 1.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under

@@ -1,11 +1,13 @@
 /**
  * `mcpgen serve --rev <rev> --stdio`: the reference server (examples/reference-server.ts) on
  * the generated `Server` of a revision, over stdin/stdout. Nothing but protocol messages goes to
- * stdout; diagnostics go to stderr.
+ * stdout; diagnostics go to stderr. With `--http <port>` it serves Streamable HTTP instead
+ * (./serve-http.ts).
  *
- * `mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <rev>]`: spawns
- * the command, initializes, sends one request and prints its result as JSON on stdout. Progress
- * (with --progress), the server's log messages and errors go to stderr; a failed request exits 1.
+ * `mcpgen call --stdio "<command>" | --url <url> <method> [params-json] [--progress] [--rev <rev>]`:
+ * spawns the command (or opens a Streamable HTTP session at the URL), initializes, sends one
+ * request and prints its result as JSON on stdout. Progress (with --progress), the server's log
+ * messages and errors go to stderr; a failed request exits 1.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,7 @@ import type { ProtocolMaps } from '../../runtime/table.js';
 import { StdioClientTransport, StdioServerTransport } from '../../runtime/transport/stdio.js';
 import type { Transport } from '../../runtime/transport/types.js';
 import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
+import { httpClientTransport, serveHttp } from './serve-http.js';
 
 export interface Io {
   out: (line: string) => void;
@@ -73,8 +76,9 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' } });
-  if (!values.stdio) throw new CommandUsageError('serve needs --stdio (the only transport it serves)');
+  const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' } });
+  if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io);
+  if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const { server } = createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table });
   const { transport, closed } = watchClose(new StdioServerTransport());
@@ -119,12 +123,14 @@ export function splitCommand(line: string): string[] {
 export async function cmdCall(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, {
     stdio: { type: 'string' },
+    url: { type: 'string' },
     rev: { type: 'string' },
     progress: { type: 'boolean' },
     timeout: { type: 'string' },
   });
   const command = values.stdio as string | undefined;
-  if (!command) throw new CommandUsageError('call needs --stdio "<command>"');
+  const url = values.url as string | undefined;
+  if (!command === !url) throw new CommandUsageError('call needs --stdio "<command>" or --url <url>');
   const [method, paramsJson, ...extra] = positionals;
   if (!method) throw new CommandUsageError('call needs a method, e.g. tools/list');
   if (extra.length) throw new CommandUsageError(`unexpected arguments: ${extra.join(' ')}`);
@@ -139,8 +145,15 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
   }
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
-  const [cmd, ...cmdArgs] = splitCommand(command);
-  if (!cmd) throw new CommandUsageError('--stdio command is empty');
+  const [cmd, ...cmdArgs] = command ? splitCommand(command) : [];
+  if (command && !cmd) throw new CommandUsageError('--stdio command is empty');
+  if (url) {
+    try {
+      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
+    } catch {
+      throw new CommandUsageError(`--url must be an http(s) URL: ${url}`);
+    }
+  }
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const client = new mod.Client({
     clientInfo: { name: 'mcpgen-call', version: '0.1.0' },
@@ -148,7 +161,7 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     timeout,
     notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
   });
-  const transport = new StdioClientTransport({ command: cmd, args: cmdArgs, stderr: 'inherit' });
+  const transport = url ? httpClientTransport(url) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
   try {
     await client.connect(transport);
     const result = await client.request(method as never, params as never, values.progress
@@ -162,4 +175,22 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
+async function serveOverHttp(values: Record<string, string | undefined>, io: Io): Promise<number> {
+  const port = Number(values.http);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
+  const reply = values.reply ?? 'auto';
+  if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
+  const mod = await loadRevision(values.rev ?? DEFAULT_REV);
+  if (mod.table.lifecycle !== 'handshake') throw new CommandUsageError(`serve --http serves handshake revisions (up to 2025-11-25); ${values.rev} is stateless`);
+  const served = await serveHttp(mod, { port, host: values.host, replyMode: reply, logger: stderrLogger });
+  io.err(`mcpgen serve: listening on ${served.url}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await served.close();
+  return 0;
 }

@@ -1,0 +1,91 @@
+/**
+ * The Streamable HTTP side of `mcpgen serve` and `mcpgen call` (2025-11-25 basic/transports).
+ *
+ * `mcpgen serve --rev <rev> --http <port> [--host 127.0.0.1] [--reply auto|json|sse]`: one MCP
+ * endpoint at `/mcp` on node:http; every HTTP session gets its own reference server on the
+ * revision's generated `Server`. Host and Origin checks are on (loopback names, plus `--host`
+ * when it is another name). The endpoint URL goes to stderr once listening; SIGINT/SIGTERM end
+ * every session and stop the listener.
+ *
+ * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP,
+ * sends one request, prints its result, then ends the session (DELETE).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../runtime/peer.js';
+import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http-server.js';
+import { HttpClientTransport } from '../../runtime/transport/http-client.js';
+import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+/** A running `serve --http`. */
+export interface HttpServe {
+  url: string;
+  port: number;
+  handler: StreamableHttpHandler;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export interface HttpServeOptions {
+  port: number;
+  host?: string;
+  replyMode?: ReplyMode;
+  logger?: Logger;
+  /** Passed to the reference server (its progress and logging tools pause this long per step). */
+  progressDelayMs?: number;
+}
+
+/** Starts the reference server over Streamable HTTP; resolves once listening. */
+export async function serveHttp(mod: { Server: ServerClass; table: unknown }, options: HttpServeOptions): Promise<HttpServe> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const urlHost = bare.includes(':') ? `[${bare}]` : bare;
+  const wildcard = bare === '0.0.0.0' || bare === '::';
+  const names = ['localhost', '127.0.0.1', '[::1]', urlHost];
+  const handler = createStreamableHttpHandler({
+    replyMode: options.replyMode,
+    // the defaults (loopback names on this port) unless --host names another interface
+    allowedHosts: LOOPBACK.includes(bare) || wildcard ? undefined : names.map((h) => `${h}:${port}`),
+    allowedOrigins: LOOPBACK.includes(bare) || wildcard ? undefined : names.flatMap((h) => [`http://${h}:${port}`, `https://${h}:${port}`]),
+    onSession: async (transport) => {
+      const { server: session } = createReferenceServer(mod.Server, { logger: options.logger, table: mod.table as never, progressDelayMs: options.progressDelayMs });
+      await session.connect(transport);
+    },
+    onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+  });
+  server.on('request', (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/mcp') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found: the MCP endpoint is /mcp\n');
+      return;
+    }
+    void handler(req, res);
+  });
+  return {
+    url: `http://${wildcard ? '127.0.0.1' : urlHost}:${port}/mcp`,
+    port,
+    handler,
+    server,
+    async close() {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** A new HTTP client transport for `call --url`. */
+export function httpClientTransport(url: string): HttpClientTransport {
+  return new HttpClientTransport({ url, standaloneStream: false });
+}
