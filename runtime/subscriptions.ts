@@ -13,6 +13,8 @@
  * ends a subscription gracefully by answering the listen request with
  * `{ resultType: "complete", _meta: { subscriptionId } }` ({@link SubscriptionHub.close});
  * the client ends it with `notifications/cancelled` (the hub drops it, nothing more is sent).
+ * A server may also tear a stream down with `notifications/cancelled` (`close(id, { graceful:
+ * false })`), which the client reports as an ungraceful end by the server.
  *
  * Client side, {@link SubscriptionRouter}: demultiplexes notifications by exact subscription id
  * into the {@link Subscription} objects `ClientSession.listen` returns.
@@ -143,16 +145,23 @@ export class SubscriptionHub {
   }
 
   /**
-   * Ends subscriptions gracefully (one `id`, or all): after their queued notifications, the
-   * listen request is answered with `{ resultType: "complete", _meta: { subscriptionId } }`.
-   * Resolves once the answers were handed to the engine.
+   * Ends subscriptions (one `id`, or all), after their queued notifications. Graceful (default,
+   * subscriptions page, Graceful Closure): the listen request is answered with
+   * `{ resultType: "complete", _meta: { subscriptionId } }`. With `graceful: false` (the
+   * cancellation page's server teardown): `notifications/cancelled` referencing the listen
+   * request is sent instead and the request gets no response (it ends when the client's own
+   * cancel arrives, or with the connection). Resolves once the messages were handed to the engine.
    */
-  async close(id?: RequestId): Promise<void> {
+  async close(id?: RequestId, options: { graceful?: boolean; reason?: string } = {}): Promise<void> {
     const subs = id === undefined ? [...this.#subs.values()] : [this.#subs.get(id)].filter((s): s is ServerSub => !!s);
     for (const s of subs) this.#subs.delete(s.id);
     await Promise.all(subs.map(async (s) => {
       await s.tail;
-      s.resolve({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: s.id } });
+      if (options.graceful === false) {
+        const params: Params = { requestId: s.id };
+        if (options.reason !== undefined) params.reason = options.reason;
+        await this.#send(s, 'notifications/cancelled', params);
+      } else s.resolve({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: s.id } });
     }));
     // the engine sends the response in the continuation of the handler's promise
     await new Promise((r) => setImmediate(r));

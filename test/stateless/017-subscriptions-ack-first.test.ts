@@ -191,6 +191,23 @@ test('017: close from the client side, from the server side, and by transport dr
   assert.ok(await early.acknowledged.then(() => true, () => true));
 });
 
+test('017: a server teardown with notifications/cancelled ends the client subscription ungracefully', async () => {
+  const { server, client, wire } = await connected();
+  const sub = client.listen({ toolsListChanged: true });
+  const other = client.listen({ toolsListChanged: true });
+  await Promise.all([sub.acknowledged, other.acknowledged]);
+  await server.subscriptions!.close(sub.id, { graceful: false, reason: 'shutting down' });
+  const end = await sub.closed;
+  assert.is(end.by, 'server');
+  assert.is(end.graceful, false);
+  const cancel = wire.find((m) => m.method === 'notifications/cancelled')!;
+  assert.equal(cancel.params, { requestId: sub.id, reason: 'shutting down', _meta: { [SUBSCRIPTION_ID]: sub.id } });
+  assert.is(server.subscriptions!.size, 1);
+  await tick(2);
+  assert.not.ok(wire.some((m) => m.id === sub.id), 'no response for the torn-down listen');
+  await client.close();
+});
+
 test('017: graceful server shutdown ends a client subscription with the completion result', async () => {
   const { server, client } = await connected();
   const sub = client.listen({ resourcesListChanged: true });
