@@ -9,6 +9,9 @@ import { Client, Server } from '../../generated/draft/index.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
 import type { JSONRPCMessage, Transport, TransportEvents } from '../../runtime/transport/types.js';
 import { SUBSCRIPTION_ID } from '../../runtime/subscriptions.js';
+import { StdioServerTransport } from '../../runtime/transport/stdio.js';
+import { NdjsonDecoder } from '../../runtime/codec/ndjson.js';
+import { PassThrough } from 'node:stream';
 import { tick } from './harness.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -165,6 +168,41 @@ test('017 raw string id "L1": exact id type, stdio cancel stops it, graceful shu
   await tick(2);
   const closing = seen.filter((m) => 'result' in m);
   assert.equal(closing, [{ jsonrpc: '2.0', id: 2, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 2 } } }]);
+});
+
+test('017 stdio: the case input as lines; per-subscription order, exact ids, cancel, graceful shutdown', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const out: JSONRPCMessage[] = [];
+  const dec = new NdjsonDecoder({ value: (v) => void out.push(v as JSONRPCMessage), error: (e) => { throw e; } });
+  output.on('data', (c: Buffer) => dec.push(c));
+  const server = newServer();
+  await server.connect(new StdioServerTransport({ stdin: input, stdout: output }));
+  input.write('{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}\n');
+  void server.sendToolListChanged();
+  input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'subscriptions/listen', params: { _meta: META, notifications: { resourceSubscriptions: ['file:///data/a.txt'] } } })}\n`);
+  input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 't', _meta: { ...META, progressToken: 'p' } } })}\n`);
+  await tick(5);
+  await server.sendToolListChanged();
+  await server.sendResourceListChanged();
+  await server.sendResourceUpdated({ uri: 'file:///data/a.txt' });
+  await tick(5);
+  input.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L1"}}\n');
+  await tick(5);
+  const beforeLast = out.length;
+  await server.sendToolListChanged();
+  await server.close();
+  await tick(5);
+  const l1 = out.filter((m) => subId(m) === 'L1');
+  assert.is(l1[0].method, 'notifications/subscriptions/acknowledged');
+  // the change published right after the listen line may or may not find it registered yet
+  assert.ok(l1.length === 2 || l1.length === 3);
+  assert.ok(l1.slice(1).every((m) => m.method === 'notifications/tools/list_changed'));
+  assert.not.ok(out.slice(beforeLast).some((m) => subId(m) === 'L1'), 'nothing for L1 after its cancel');
+  assert.equal(out.filter((m) => subId(m) === 2).map((m) => m.method), ['notifications/subscriptions/acknowledged', 'notifications/resources/updated']);
+  assert.ok(out.some((m) => m.method === 'notifications/progress' && subId(m) === undefined));
+  assert.not.ok(out.some((m) => m.method === 'notifications/resources/list_changed'));
+  assert.equal(out.filter((m) => 'result' in m && m.id !== 3), [{ jsonrpc: '2.0', id: 2, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: 2 } } }]);
 });
 
 test('017: close from the client side, from the server side, and by transport drop', async () => {
