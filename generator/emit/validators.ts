@@ -50,8 +50,9 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
     allErrors: false,
     inlineRefs: false,
     validateFormats: true,
-    unevaluated,
   });
+  // Ajv2020 forces the option on in its constructor; it is read at compile time.
+  (ajv.opts as { unevaluated?: boolean }).unevaluated = unevaluated;
   ajv.addSchema({ $id: SCHEMA_ID, $defs: defs });
   const exports: Record<string, string> = {};
   for (const name of Object.keys(model.types)) exports[name] = `${SCHEMA_ID}#/$defs/${name}`;
