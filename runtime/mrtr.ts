@@ -17,7 +17,7 @@
  * input-required results (default 10) it gives up with {@link MaxInputRoundsError}.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ErrorCode, InvalidResultError, RpcError, validationIssues } from './errors.js';
+import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from './errors.js';
 import type { Params, RequestId } from './jsonrpc.js';
 import { hasCapability, type RequestContext } from './peer.js';
 import type { MethodEntry, ProtocolTable } from './table.js';
@@ -279,8 +279,11 @@ export interface InputRoundsOptions {
  * `maxRounds`). Each retry carries the original params plus `inputResponses` (only when the
  * round had `inputRequests`) and `requestState` (only when the round had one, byte for byte);
  * nothing from a round leaks into another request. Embedded requests are answered one after
- * another in key order. Resolves `{ result, rounds }` (`rounds` = input-required results seen).
- * Rejects with InvalidResultError, InputRequestError, MaxInputRoundsError, or `send`'s error.
+ * another in key order, with `signal` as their context's signal; the time they take (a user
+ * answering a form) counts against no request timeout, each attempt has its own. Resolves
+ * `{ result, rounds }` (`rounds` = input-required results seen). Rejects with
+ * InvalidResultError, InputRequestError, MaxInputRoundsError, RequestAbortedError (`signal`
+ * fired between rounds: no retry is sent), or `send`'s error.
  */
 export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: Record<string, unknown>; rounds: number }> {
   const max = o.maxRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
@@ -293,11 +296,11 @@ export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: R
     const decoded = decodeResult(o.entry, await o.send(attempt), o.validate);
     if (decoded.kind === 'complete') return { result: decoded.result, rounds };
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
-    o.signal?.throwIfAborted();
     const { inputRequests, requestState } = decoded.result;
     attempt = { ...base };
     if (inputRequests !== undefined) attempt.inputResponses = await fulfil(o, inputRequests);
     if (requestState !== undefined) attempt.requestState = requestState;
+    if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
   }
 }
 

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InvalidRequestStateError, RequestStateSealer, inputRequest, inputRequired, readInput, requireClientCapabilities } from '../../runtime/mrtr.js';
-import { RpcError } from '../../runtime/errors.js';
+import { RequestAbortedError, RpcError } from '../../runtime/errors.js';
 import { pair } from './harness.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
@@ -141,6 +141,24 @@ test('mrtr: ServerSession.requestState uses requestStateSecret, so instances sha
   const st = s1.requestState.seal('tools/call', 7);
   assert.is(s2.requestState.verifyRequestState(st, 'tools/call'), 7);
   assert.throws(() => s3.requestState.verifyRequestState(st, 'tools/call'));
+});
+
+test('mrtr: aborting while the user answers sends no retry and rejects with RequestAbortedError', async () => {
+  const ac = new AbortController();
+  let calls = 0;
+  const { client } = await pair({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: { tools: {} },
+    handlers: { 'tools/call': () => (calls++, inputRequired({ inputRequests: { a: inputRequest.elicit(approveParams) } })) },
+  } as never, {
+    capabilities: { elicitation: {} },
+    handlers: { 'elicitation/create': (_p: unknown, ctx: { signal: AbortSignal }) => { assert.is(ctx.signal, ac.signal); ac.abort('user closed the dialog'); return { action: 'cancel' }; } },
+  } as never);
+  const err = await failure(client.callTool({ name: 'x' }, { signal: ac.signal }));
+  assert.instance(err, RequestAbortedError);
+  assert.match(err.message, /user closed the dialog/);
+  assert.is(calls, 1);
+  await client.close();
 });
 
 test('-32021: a handler requiring a capability the request did not declare', async () => {
