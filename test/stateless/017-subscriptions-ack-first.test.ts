@@ -13,6 +13,8 @@ import { StdioServerTransport } from '../../runtime/transport/stdio.js';
 import { NdjsonDecoder } from '../../runtime/codec/ndjson.js';
 import { PassThrough } from 'node:stream';
 import { tick } from './harness.js';
+import { ServerFeatures } from '../../runtime/features.js';
+import { table } from '../../generated/draft/index.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const caps = { tools: { listChanged: true }, resources: { listChanged: true, subscribe: true } };
@@ -121,6 +123,38 @@ test('017 race: 300 listens with jittered tool changes, unrequested resource cha
   await Promise.all(subs.map((s) => s.close()));
   await tick(5);
   assert.is(server.subscriptions!.size, 0);
+  await client.close();
+});
+
+test('017 race: 1000 sequential listens, each with a tool registered through ServerFeatures after 0-2 ms', async () => {
+  const features = new ServerFeatures({ declare: { tools: true, resources: true } });
+  const [a, b] = createMemoryPair();
+  const server = new Server({ serverInfo: { name: 's', version: '1' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) as never });
+  features.attach(server);
+  await server.connect(b);
+  const wire: JSONRPCMessage[] = [];
+  const client = new Client({ clientInfo: { name: 'c', version: '0' } });
+  await client.connect(tap(a, wire));
+  let delivered = 0;
+  for (let i = 0; i < 1000; i++) {
+    const sub = client.listen({ toolsListChanged: true });
+    const jitter = Math.random() * 2;
+    const change = new Promise<void>((r) => setTimeout(() => {
+      features.tool({ name: `t${i}`, inputSchema: { type: 'object' }, handler: () => 'ok' } as never);
+      features.resource({ uri: `file:///r${i}`, name: `r${i}`, text: 'x' } as never);
+      r();
+    }, jitter));
+    await sub.acknowledged;
+    await change;
+    await tick(0);
+    const mine = wire.filter((m) => subId(m) === sub.id);
+    assert.is(mine[0].method, 'notifications/subscriptions/acknowledged', `iteration ${i}`);
+    assert.ok(mine.slice(1).every((m) => m.method === 'notifications/tools/list_changed'), `iteration ${i}`);
+    delivered += mine.length - 1;
+    await sub.close();
+    wire.length = 0;
+  }
+  assert.ok(delivered > 900, `tool changes delivered: ${delivered}`);
   await client.close();
 });
 
