@@ -232,7 +232,10 @@ export class ServerSession<P extends ProtocolMaps> {
     return this.peer.request(method, params as Params | undefined, options);
   }
 
-  /** Sends a notification to the client. */
+  /**
+   * Sends a notification to the client. Stateless revisions: list_changed and resources/updated
+   * are published to the listen streams whose filter accepts them (none open: nothing is sent).
+   */
   notify<M extends keyof P['serverNotifications'] & string>(method: M, params: P['serverNotifications'][M]['params']): Promise<void> {
     if (this.#hub && LISTEN_NOTIFICATIONS.includes(method)) {
       this.#hub.publish(method, params as Params | undefined);
