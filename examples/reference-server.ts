@@ -3,14 +3,20 @@
  * well-known names (the ones MCP conformance suites exercise), built on {@link ServerFeatures}
  * and the generated `Server` of any handshake revision.
  *
- * Tools: `echo`, `test_simple_text`, `test_image_content`, `test_tool_with_progress`,
- * `test_tool_with_logging`, `test_error_handling`, `test_sampling`, `test_elicitation`.
- * Resources: `test://static-text`, `test://static-binary`, template `test://template/{id}/data`.
- * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`).
+ * Tools: `echo`, `test_simple_text`, `test_image_content`, `test_audio_content`,
+ * `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_progress`,
+ * `test_tool_with_logging`, `test_error_handling`, `test_sampling`, `test_elicitation`,
+ * `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`, `test_reconnection`,
+ * `json_schema_2020_12_tool`.
+ * Resources: `test://static-text`, `test://static-binary`, `test://watched-resource`
+ * (subscribable), template `test://template/{id}/data`.
+ * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`),
+ * `test_prompt_with_embedded_resource` (argument `resourceUri`), `test_prompt_with_image`.
  */
 import { RpcError } from '../runtime/errors.js';
 import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
+import type { RequestContext } from '../runtime/context.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
 import type { ProtocolMaps } from '../runtime/table.js';
 
@@ -21,12 +27,25 @@ export type ServerClass = new (options: ServerSessionOptions<any>) => ServerSess
 /** A 1×1 transparent PNG. */
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 export const STATIC_TEXT = 'This is the content of the static text resource.';
+/** A 1 ms, 8 kHz, 8-bit mono WAV of silence. */
+export const WAV_SILENCE = 'UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==';
+
+/** Options of the reference server. */
+export interface ReferenceOptions {
+  /** Pause between the steps of the progress and logging tools, ms (default 10). */
+  progressDelayMs?: number;
+  /**
+   * Streamable HTTP: closes the SSE connection of a request without ending its stream (the
+   * server's `HttpServerSession.closeSseConnection`); `test_reconnection` uses it.
+   */
+  closeSseConnection?: (requestId: string | number) => Promise<void>;
+}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
 
 /** The features of the reference server; `server()` returns the session once created. */
-export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, options: { progressDelayMs?: number } = {}): ServerFeatures {
+export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, options: ReferenceOptions = {}): ServerFeatures {
   const delay = options.progressDelayMs ?? 10;
   const f = new ServerFeatures();
   f.tool<{ text?: string }>({
@@ -40,6 +59,49 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
     name: 'test_image_content',
     description: 'Returns an image',
     handler: () => ({ content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] }),
+  });
+  f.tool({
+    name: 'test_audio_content',
+    description: 'Returns audio',
+    handler: () => ({ content: [{ type: 'audio', data: WAV_SILENCE, mimeType: 'audio/wav' }] }),
+  });
+  const embedded = { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } };
+  f.tool({ name: 'test_embedded_resource', description: 'Returns an embedded resource', handler: () => ({ content: [embedded] }) });
+  f.tool({
+    name: 'test_multiple_content_types',
+    description: 'Returns text, an image and an embedded resource',
+    handler: () => ({
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+      ],
+    }),
+  });
+  f.tool({
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    },
+    handler: (a) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(a)}`),
+  });
+  f.tool({
+    name: 'test_reconnection',
+    description: 'Closes the SSE connection of its own request mid-call; the result arrives after the client resumes',
+    handler: async (_a, ctx) => {
+      const close = options.closeSseConnection;
+      if (!close) return text('Reconnection test completed (no SSE connection to close on this transport)');
+      // a related notification first: the reply becomes an SSE stream (primed, so resumable)
+      await ctx.sendNotification('notifications/message', { level: 'info', logger: 'reference-server', data: 'closing the SSE connection' });
+      await close(ctx.requestId);
+      await sleep(100);
+      return text('Reconnection test completed successfully');
+    },
   });
   f.tool({
     name: 'test_tool_with_progress',
@@ -107,8 +169,57 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
       }
     },
   });
+  const elicit = async (ctx: RequestContext, message: string, requestedSchema: Record<string, unknown>) => {
+    try {
+      const r = (await server().request('elicitation/create' as never, { message, requestedSchema } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
+      return text(`Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
+    } catch (e) {
+      return { ...text(`Elicitation failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
+    }
+  };
+  f.tool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Elicitation whose fields carry default values (SEP-1034)',
+    handler: (_a, ctx) => elicit(ctx, 'Please review and update the form fields with defaults', {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'User name', default: 'John Doe' },
+        age: { type: 'integer', description: 'User age', default: 30 },
+        score: { type: 'number', description: 'User score', default: 95.5 },
+        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        verified: { type: 'boolean', description: 'Verification status', default: true },
+      },
+      required: [],
+    }),
+  });
+  f.tool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Elicitation with every enum schema form (SEP-1330)',
+    handler: (_a, ctx) => elicit(ctx, 'Please select options from the enum fields', {
+      type: 'object',
+      properties: {
+        untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+        titledSingle: {
+          type: 'string',
+          description: 'Select one option with titles',
+          oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }],
+        },
+        legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+        untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+        titledMulti: {
+          type: 'array',
+          description: 'Select multiple options with titles',
+          minItems: 1,
+          maxItems: 3,
+          items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] },
+        },
+      },
+      required: [],
+    }),
+  });
   f.resource({ uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', mimeType: 'text/plain', text: STATIC_TEXT });
   f.resource({ uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', mimeType: 'image/png', blob: PNG_1X1 });
+  f.resource({ uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched Resource', description: 'A resource clients may subscribe to', mimeType: 'text/plain', text: 'Watched resource content' });
   f.resourceTemplate({
     uriTemplate: 'test://template/{id}/data',
     name: 'template',
@@ -131,6 +242,23 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
     ],
     get: (a) => [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${a.arg1}', arg2='${a.arg2}'` } }],
   });
+  f.prompt({
+    name: 'test_prompt_with_embedded_resource',
+    description: 'A prompt that embeds the resource named by its argument',
+    arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+    get: (a) => [
+      { role: 'user', content: { type: 'resource', resource: { uri: a.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+      { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+    ],
+  });
+  f.prompt({
+    name: 'test_prompt_with_image',
+    description: 'A prompt with an image',
+    get: () => [
+      { role: 'user', content: { type: 'image', data: PNG_1X1, mimeType: 'image/png' } },
+      { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+    ],
+  });
   return f;
 }
 
@@ -138,7 +266,7 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
  * Creates the reference server on a generated `Server` class (pass the revision's `table` for
  * stateless revisions); connect it to a transport.
  */
-export function createReferenceServer(ServerCtor: ServerClass, options: { progressDelayMs?: number; logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
+export function createReferenceServer(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
   let session: ServerSession<ProtocolMaps> | undefined;
   const features = referenceFeatures(() => session!, options);
   session = new ServerCtor({

@@ -35,6 +35,8 @@ export interface HttpServeOptions {
   logger?: Logger;
   /** Passed to the reference server (its progress and logging tools pause this long per step). */
   progressDelayMs?: number;
+  /** SSE `retry` sent in priming events and before the server closes a connection, ms (default 500). */
+  retryMs?: number;
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -58,8 +60,14 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown }, op
     // the defaults (loopback names on this port) unless --host names another interface
     allowedHosts: LOOPBACK.includes(bare) || wildcard ? undefined : names.map((h) => `${h}:${port}`),
     allowedOrigins: LOOPBACK.includes(bare) || wildcard ? undefined : names.flatMap((h) => [`http://${h}:${port}`, `https://${h}:${port}`]),
+    retryMs: options.retryMs ?? 500,
     onSession: async (transport) => {
-      const { server: session } = createReferenceServer(mod.Server, { logger: options.logger, table: mod.table as never, progressDelayMs: options.progressDelayMs });
+      const { server: session } = createReferenceServer(mod.Server, {
+        logger: options.logger,
+        table: mod.table as never,
+        progressDelayMs: options.progressDelayMs,
+        closeSseConnection: (id) => transport.closeSseConnection(id),
+      });
       await session.connect(transport);
     },
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),

@@ -100,7 +100,7 @@ sdkToOurs('sampling and elicitation round-trip through the SDK client handlers',
 
 sdkToOurs('resources: list, templates, read text, binary and templated; unknown is -32002', async () => {
   const { resources } = await sdk.listResources();
-  assert.equal(resources.map((r) => r.uri), ['test://static-text', 'test://static-binary']);
+  assert.equal(resources.map((r) => r.uri), ['test://static-text', 'test://static-binary', 'test://watched-resource']);
   const { resourceTemplates } = await sdk.listResourceTemplates();
   assert.equal(resourceTemplates.map((t) => t.uriTemplate), ['test://template/{id}/data']);
   assert.equal((await sdk.readResource({ uri: 'test://static-text' })).contents, [{ uri: 'test://static-text', mimeType: 'text/plain', text: STATIC_TEXT }]);
@@ -113,7 +113,7 @@ sdkToOurs('resources: list, templates, read text, binary and templated; unknown 
 
 sdkToOurs('prompts: list, get with arguments, missing argument is -32602; completion', async () => {
   const { prompts } = await sdk.listPrompts();
-  assert.equal(prompts.map((p) => p.name), ['test_simple_prompt', 'test_prompt_with_arguments']);
+  assert.equal(prompts.map((p) => p.name), ['test_simple_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image']);
   const simple = await sdk.getPrompt({ name: 'test_simple_prompt' });
   assert.equal(simple.messages, [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }]);
   const withArgs = await sdk.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
