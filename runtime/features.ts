@@ -114,7 +114,10 @@ export interface ServerFeaturesOptions {
   pageSize?: number;
   /** Declare these capabilities even while nothing of the kind is registered. */
   declare?: { tools?: boolean; resources?: boolean; prompts?: boolean; completions?: boolean };
-  /** Caching fields of list and read results in stateless revisions (default 0 ms, private). */
+  /**
+   * Caching fields of list and read results in stateless revisions. Unset: the session's cache
+   * policy fills them (ServerSession option `cache`).
+   */
   cache?: { ttlMs: number; cacheScope: 'public' | 'private' };
 }
 
@@ -128,6 +131,8 @@ const CACHED = new Set(['tools/list', 'resources/list', 'resources/templates/lis
 /** The server side `attach` talks to (a generated `Server` or any `ServerSession`). */
 export interface NotifyTarget {
   notify(method: string, params?: Obj): Promise<void>;
+  /** A session's negotiated table: stateless sessions filter updates per listen stream. */
+  readonly table?: { readonly lifecycle: string };
 }
 
 type Kind = 'tools' | 'resources' | 'prompts';
@@ -188,12 +193,12 @@ export class ServerFeatures {
   readonly #targets = new Set<NotifyTarget>();
   readonly #dirty = new Set<Kind>();
   readonly #declare: NonNullable<ServerFeaturesOptions['declare']>;
-  readonly #cache: NonNullable<ServerFeaturesOptions['cache']>;
+  readonly #cache: ServerFeaturesOptions['cache'];
 
   constructor(options: ServerFeaturesOptions = {}) {
     this.pageSize = Math.max(1, Math.floor(options.pageSize ?? 100));
     this.#declare = options.declare ?? {};
-    this.#cache = options.cache ?? { ttlMs: 0, cacheScope: 'private' };
+    this.#cache = options.cache;
     const Ajv = Ajv2020Module as unknown as typeof Ajv2020Module.default;
     this.#ajv = new Ajv({ strict: false, allErrors: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
   }
@@ -232,13 +237,15 @@ export class ServerFeatures {
   }
 
   /**
-   * Sends notifications/resources/updated for `uri` through every attached server when a
-   * client subscribed to it. Resolves with whether it was sent.
+   * Sends notifications/resources/updated for `uri` through every attached server whose client
+   * subscribed to it (resources/subscribe), and through every stateless one (its listen streams
+   * filter by URI). Resolves with whether it was sent through any.
    */
   async notifyResourceUpdated(uri: string): Promise<boolean> {
-    if (!this.#subscriptions.has(uri)) return false;
-    await Promise.all([...this.#targets].map((t) => send(t, 'notifications/resources/updated', { uri })));
-    return true;
+    const subscribed = this.#subscriptions.has(uri);
+    const targets = [...this.#targets].filter((t) => subscribed || t.table?.lifecycle === 'stateless');
+    await Promise.all(targets.map((t) => send(t, 'notifications/resources/updated', { uri })));
+    return targets.length > 0;
   }
 
   /**
@@ -276,7 +283,7 @@ export class ServerFeatures {
     return Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
       const r = (await h(p, ctx)) as Obj;
       const out: Obj = { resultType: 'complete', ...r };
-      if (CACHED.has(method)) {
+      if (cache && CACHED.has(method)) {
         out.ttlMs ??= cache.ttlMs;
         out.cacheScope ??= cache.cacheScope;
       }
