@@ -296,8 +296,7 @@ export class ClientSession<P extends ProtocolMaps> {
   listen(filter: SubscriptionFilter, options: ListenOptions = {}): Subscription {
     if (this.#table.lifecycle !== 'stateless') throw new RpcError(ErrorCode.MethodNotFound, `subscriptions/listen is not a method of protocol version ${this.#table.protocolVersion}`);
     const peer = this.peer;
-    // the engine numbers outbound requests 0, 1, 2, … synchronously inside request()
-    const id = (peer as unknown as { nextId: number }).nextId;
+    const id = peer.nextRequestId;
     return this.#subs.open(id, filter, options, (signal) =>
       peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), { signal, timeout: Infinity, validateResult: false }));
   }

@@ -159,6 +159,11 @@ export class Peer {
    * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
    * schema), ConnectionClosedError, or the transport's send error.
    */
+  /** The id the next `request()` call will use: ids are allocated in order, synchronously. */
+  get nextRequestId(): RequestId {
+    return this.nextId;
+  }
+
   request<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
     const { signal, onProgress } = options;
