@@ -222,7 +222,7 @@ export class ClientSession<P extends ProtocolMaps> {
       throw new UnsupportedVersionError(requested, answered, tables.map((t) => t.protocolVersion));
     }
     this.#table = match;
-    (peer as unknown as { table: ProtocolTable }).table = match;
+    peer.setTable(match);
     this.#server = {
       protocolVersion: match.protocolVersion,
       capabilities: (result.capabilities as Record<string, unknown>) ?? {},
@@ -262,7 +262,7 @@ export class ClientSession<P extends ProtocolMaps> {
       .find((x) => x.lifecycle === 'stateless' && x.protocolVersion !== this.#table.protocolVersion && supported.includes(x.protocolVersion));
     if (!t) return false;
     this.#table = t;
-    (this.peer as unknown as { table: ProtocolTable }).table = t;
+    this.peer.setTable(t);
     return true;
   }
 

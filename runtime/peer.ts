@@ -81,7 +81,7 @@ export function hasCapability(caps: Record<string, unknown> | undefined, path: r
 
 export class Peer {
   readonly side: Side;
-  readonly table: ProtocolTable;
+  #table: ProtocolTable;
   private readonly transport: Transport;
   private readonly out: Direction;
   private readonly in: Direction;
@@ -99,7 +99,7 @@ export class Peer {
 
   constructor(private readonly options: PeerOptions) {
     this.side = options.side;
-    this.table = options.table;
+    this.#table = options.table;
     this.transport = options.transport;
     this.out = options.side === 'client' ? 'clientToServer' : 'serverToClient';
     this.in = options.side === 'client' ? 'serverToClient' : 'clientToServer';
@@ -159,6 +159,16 @@ export class Peer {
    * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
    * schema), ConnectionClosedError, or the transport's send error.
    */
+  /** The revision table that validates and routes messages. */
+  get table(): ProtocolTable {
+    return this.#table;
+  }
+
+  /** Switches to the negotiated revision's table (the lifecycle layer calls it after the handshake). */
+  setTable(table: ProtocolTable): void {
+    this.#table = table;
+  }
+
   /** The id the next `request()` call will use: ids are allocated in order, synchronously. */
   get nextRequestId(): RequestId {
     return this.nextId;

@@ -149,7 +149,7 @@ export class ServerSession<P extends ProtocolMaps> {
     const tables = [this.ownTable, ...(this.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
     const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
     this.#table = table;
-    (peer as unknown as { table: ProtocolTable }).table = table;
+    peer.setTable(table);
     this.#client = {
       protocolVersion: table.protocolVersion,
       capabilities: (params.capabilities as Record<string, unknown>) ?? {},
