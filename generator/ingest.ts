@@ -13,6 +13,7 @@ import {
   CAPABILITY_OVERRIDES,
   INPUT_REQUIRED_RESULT_TYPE,
   KEEP_SCHEMA_JSON_NUMBERS,
+  WIDEN_NESTED_NUMBERS,
   RESULT_OVERRIDES,
   TASK_RESULT_TYPE,
 } from './overrides.js';
@@ -198,6 +199,13 @@ export function ingest(input: IngestInput): ProtocolModel {
     const prims = new Set([...d.primitives].filter((p) => !(keep && p === 'number')));
     const patched = patchPrimitives(def, prims);
     if (patched.length) warnings.push(`${jf}: $defs.${name}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
+  }
+  for (const [name, path] of Object.entries(WIDEN_NESTED_NUMBERS)) {
+    let node: JsonSchema | undefined = defs[name];
+    for (const k of path) node = node?.[k] as JsonSchema | undefined;
+    if (!node || typeof node !== 'object') continue;
+    const patched = patchPrimitives(node, new Set(['number']));
+    if (patched.length) warnings.push(`${jf}: $defs.${name}.${path.join('.')}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
   }
   for (const [name, d] of decls) {
     if (d.kind === 'type' && d.literals && d.primitives?.has('string') && d.literals.length) {
