@@ -99,6 +99,8 @@ export interface ServerDescription {
 }
 
 const META = 'io.modelcontextprotocol/';
+/** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
+const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
 /** What the handshake uses of an HTTP client transport (./transport/http-client.ts). */
 interface HttpLifecycle {
@@ -171,8 +173,8 @@ export class ClientSession<P extends ProtocolMaps> {
     });
     this.#peer = peer;
     await peer.start();
-    if (this.#table.lifecycle === 'stateless') {
-      const result = await this.#send('server/discover', {}, options);
+    const result = this.#table.lifecycle === 'stateless' ? await this.#discover(peer, options) : undefined;
+    if (result) {
       const versions = (result.supportedVersions as string[] | undefined) ?? [];
       if (versions.length && !versions.includes(this.#table.protocolVersion) && !this.#fallback(versions)) {
         await peer.close();
@@ -202,13 +204,33 @@ export class ClientSession<P extends ProtocolMaps> {
   }
 
   /**
+   * Stateless: `server/discover`. With a handshake table among `fallbackTables` this is the
+   * dual-era probe (draft basic/versioning, Backward Compatibility): an error other than a
+   * recognized modern one (-32022, -32020, -32021), a timeout (default 10000 ms here), or an
+   * HTTP answer without a JSON-RPC error body selects that table and resolves undefined; the
+   * caller then runs `initialize`.
+   */
+  async #discover(peer: Peer, options: { signal?: AbortSignal; timeout?: number }): Promise<Record<string, unknown> | undefined> {
+    const legacy = (this.options.fallbackTables ?? []).find((t) => t.lifecycle === 'handshake');
+    try {
+      return await this.#send('server/discover', {}, legacy ? { timeout: this.options.timeout ?? 10_000, ...options } : options);
+    } catch (e) {
+      if (!legacy || options.signal?.aborted || (e instanceof RpcError && MODERN_ERRORS.has(e.code))) throw e;
+      this.options.logger?.debug?.('server/discover failed: falling back to initialize', { error: (e as Error).message, protocolVersion: legacy.protocolVersion });
+      this.#table = legacy;
+      peer.setTable(legacy);
+      return undefined;
+    }
+  }
+
+  /**
    * The handshake: `initialize`, version check, `notifications/initialized`. Over HTTP it also
    * sets the transport's `MCP-Protocol-Version`.
    */
   async #handshake(peer: Peer, http: Transport & HttpLifecycle, options: { signal?: AbortSignal; timeout?: number }): Promise<ServerDescription> {
     const o = this.options;
     const capabilities = o.capabilities ?? {};
-    const requested = this.requestedTable.protocolVersion;
+    const requested = (this.requestedTable.lifecycle === 'handshake' ? this.requestedTable : this.#table).protocolVersion;
     const result = await peer.request<Record<string, unknown>>(
       'initialize',
       { protocolVersion: requested, capabilities, clientInfo: o.clientInfo },

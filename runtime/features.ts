@@ -226,6 +226,11 @@ export class ServerFeatures {
   }
 
   /** Removals: true when something was removed (then list_changed follows). */
+  /** The registered `inputSchema` of a tool (undefined: no such tool); for `Mcp-Param-*` checks over HTTP. */
+  inputSchema(name: string): Record<string, unknown> | undefined {
+    const t = this.#tools.get(name);
+    return t ? ((t.def.inputSchema ?? { type: 'object' }) as Record<string, unknown>) : undefined;
+  }
   removeTool(name: string): boolean { return this.#tools.delete(name) && !!this.#changed('tools'); }
   removeResource(uri: string): boolean { return this.#resources.delete(uri) && !!this.#changed('resources'); }
   removeResourceTemplate(uriTemplate: string): boolean { return this.#templates.delete(uriTemplate) && !!this.#changed('resources'); }

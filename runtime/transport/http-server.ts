@@ -260,7 +260,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
 }
 
 /** Whether an Accept header lists `type` with a non-zero quality. */
-function accepts(accept: string | undefined, type: string): boolean {
+export function accepts(accept: string | undefined, type: string): boolean {
   if (!accept) return false;
   return accept.split(',').some((part) => {
     const [range, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
@@ -270,7 +270,7 @@ function accepts(accept: string | undefined, type: string): boolean {
   });
 }
 
-function mediaType(value: string | undefined): string | undefined {
+export function mediaType(value: string | undefined): string | undefined {
   return value?.split(';')[0].trim().toLowerCase();
 }
 
@@ -280,7 +280,7 @@ function splitHost(host: string): { name: string; port?: string } {
   return m ? { name: m[1], port: m[2] } : { name: host.toLowerCase() };
 }
 
-function hostAllowed(host: string | undefined, localPort: number | undefined, allowed: readonly string[] | false | undefined): boolean {
+export function hostAllowed(host: string | undefined, localPort: number | undefined, allowed: readonly string[] | false | undefined): boolean {
   if (allowed === false) return true;
   if (!host) return false;
   const { name, port } = splitHost(host);
@@ -294,7 +294,7 @@ function hostAllowed(host: string | undefined, localPort: number | undefined, al
   });
 }
 
-function originAllowed(origin: string, allowed: readonly string[] | false | undefined): boolean {
+export function originAllowed(origin: string, allowed: readonly string[] | false | undefined): boolean {
   if (allowed === false) return true;
   if (allowed !== undefined) return allowed.some((o) => o.toLowerCase() === origin.toLowerCase());
   try {
@@ -306,7 +306,7 @@ function originAllowed(origin: string, allowed: readonly string[] | false | unde
 }
 
 /** Why `m` is not one JSON-RPC 2.0 request, notification or response (undefined if it is). */
-function shapeProblem(m: unknown): string | undefined {
+export function shapeProblem(m: unknown): string | undefined {
   if (Array.isArray(m)) return 'batches are not accepted; send one message per POST';
   if (typeof m !== 'object' || m === null) return 'body must be a JSON object';
   const o = m as Record<string, unknown>;
