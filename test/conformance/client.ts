@@ -1,0 +1,80 @@
+/**
+ * The conformance client: a small program over the generated 2025-11-25 Client and the
+ * Streamable HTTP client transport, run by `conformance client --command "<cmd>"`. The suite
+ * passes the server URL as the last argument, the scenario in MCP_CONFORMANCE_SCENARIO and its
+ * data in MCP_CONFORMANCE_CONTEXT. test/conformance/run.ts bundles it to one JavaScript file
+ * first (the suite runs scenarios in parallel and checks timings).
+ *
+ * Every scenario: initialize, list the tools (when the server declares them), call each tool the scenario's server offers (with
+ * arguments its input schema asks for), end the session. Elicitation requests are accepted
+ * with the defaults of the requested schema; sampling answers with a fixed text. Scenarios
+ * under `auth/` go through ./oauth.ts. With MCPGEN_CONFORMANCE_TRACE set, every HTTP exchange
+ * is traced to stderr.
+ */
+import { Client } from '../../generated/2025-11-25/index.js';
+import { table as table0618 } from '../../generated/2025-06-18/index.js';
+import { table as table0326 } from '../../generated/2025-03-26/index.js';
+import { HttpClientTransport } from '../../runtime/transport/http-client.js';
+import { oauthFetch } from './oauth.js';
+
+const url = process.argv[process.argv.length - 1];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, unknown>;
+
+type Schema = { type?: string; properties?: Record<string, Schema>; default?: unknown; required?: string[] };
+
+/** Content for an elicitation form: each property's default. */
+function defaults(schema: Schema | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(schema?.properties ?? {})) if (p.default !== undefined) out[k] = p.default;
+  return out;
+}
+
+/** Arguments satisfying a tool's input schema: numbers 1, 2, …; strings 'test'; booleans true. */
+function argumentsFor(schema: Schema | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const [k, p] of Object.entries(schema?.properties ?? {})) {
+    if (p.type === 'number' || p.type === 'integer') out[k] = ++n;
+    else if (p.type === 'boolean') out[k] = true;
+    else if (p.type === 'string') out[k] = 'test';
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const auth = scenario.startsWith('auth/') ? oauthFetch({ scenario, context, serverUrl: url }) : undefined;
+  const base = auth?.fetch ?? fetch;
+  const traced: typeof fetch = process.env.MCPGEN_CONFORMANCE_TRACE
+    ? async (input, init) => {
+      const res = await base(input, init);
+      process.stderr.write(`${init?.method ?? 'GET'} ${String(init?.body ?? '').slice(0, 200)} -> ${res.status} ${res.headers.get('content-type') ?? ''}\n`);
+      return res;
+    }
+    : base;
+  const transport = new HttpClientTransport({ url, fetch: traced, reconnect: { maxRetries: 3 } });
+  const client = new Client({
+    clientInfo: { name: 'mcpgen-conformance-client', version: '0.1.0' },
+    capabilities: { elicitation: { form: {} }, sampling: {} },
+    fallbackTables: [table0618, table0326],
+    timeout: 20_000,
+    handlers: {
+      'elicitation/create': (p) => ({ action: 'accept', content: defaults((p as { requestedSchema?: Schema }).requestedSchema) as never }),
+      'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'This is a test response.' }, model: 'conformance-model' }),
+    },
+  });
+  const server = await client.connect(transport);
+  const tools = server.capabilities.tools ? (await client.listTools()).tools : [];
+  for (const tool of tools) {
+    await client.callTool({ name: tool.name, arguments: argumentsFor(tool.inputSchema as Schema) });
+  }
+  await client.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`conformance client (${scenario}): ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);
