@@ -28,8 +28,8 @@ Usage:
   mcpgen pull [--rev <id>|all] [--base-url URL]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR]
-  mcpgen serve --stdio [--rev <id>]
-  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>]
+  mcpgen serve --stdio [--rev <id>] [--modern-only]
+  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
@@ -51,9 +51,12 @@ check      Regenerates into a temporary folder and compares it with DIR (default
 serve      The reference MCP server (test tools, resources, prompts) on the generated Server of a
            revision (default 2025-11-25), over stdin/stdout: only protocol messages on stdout.
            --http serves Streamable HTTP at http://<host>:<port>/mcp (one server per session,
-           Host/Origin checks on) and prints the URL to stderr.
+           Host/Origin checks on) and prints the URL to stderr. A stateless revision (draft,
+           2026-07-28) is served dual-era: modern requests statelessly, clients that send
+           initialize on a 2025-11-25 server (--modern-only: the stateless revision alone).
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
-           result JSON on stdout;
+           result JSON on stdout; with a stateless --rev it probes with server/discover and falls
+           back to initialize (2025-11-25) when the server is not modern;
            --progress prints progress to stderr. A failed request prints the error, exits 1.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under

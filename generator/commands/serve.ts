@@ -20,6 +20,7 @@ import { StdioClientTransport, StdioServerTransport } from '../../runtime/transp
 import type { Transport } from '../../runtime/transport/types.js';
 import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
 import { httpClientTransport, serveHttp } from './serve-http.js';
+import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
 
 export interface Io {
   out: (line: string) => void;
@@ -39,6 +40,8 @@ interface RevisionModule {
 }
 
 const DEFAULT_REV = '2025-11-25';
+/** The legacy revision a stateless revision serves and falls back to (dual-era). */
+const LEGACY_REV = '2025-11-25';
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
   try {
@@ -76,13 +79,13 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' } });
+  const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' } });
   if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io);
   if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
-  const { server } = createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table });
   const { transport, closed } = watchClose(new StdioServerTransport());
-  await server.connect(transport);
+  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), transport, stderrLogger);
+  else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table }).server.connect(transport);
   const error = await closed;
   if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
   return error ? 1 : 0;
@@ -159,9 +162,10 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     clientInfo: { name: 'mcpgen-call', version: '0.1.0' },
     logger: stderrLogger,
     timeout,
+    fallbackTables: isStateless(mod) ? [(await loadRevision(LEGACY_REV)).table as never] : undefined,
     notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
   });
-  const transport = url ? httpClientTransport(url) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
   try {
     await client.connect(transport);
     const result = await client.request(method as never, params as never, values.progress
@@ -184,8 +188,9 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
   const reply = values.reply ?? 'auto';
   if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
   const mod = await loadRevision(values.rev ?? DEFAULT_REV);
-  if (mod.table.lifecycle !== 'handshake') throw new CommandUsageError(`serve --http serves handshake revisions (up to 2025-11-25); ${values.rev} is stateless`);
-  const served = await serveHttp(mod, { port, host: values.host, replyMode: reply, logger: stderrLogger });
+  const served = isStateless(mod)
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), { port, host: values.host, replyMode: reply, logger: stderrLogger })
+    : await serveHttp(mod, { port, host: values.host, replyMode: reply, logger: stderrLogger });
   io.err(`mcpgen serve: listening on ${served.url}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

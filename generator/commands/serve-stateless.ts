@@ -1,0 +1,123 @@
+/**
+ * The stateless-revision side of `mcpgen serve` and `mcpgen call` (draft, 2026-07-28).
+ *
+ * `mcpgen serve --rev draft --stdio|--http <port> [--modern-only]`: the reference server on the
+ * revision's generated `Server`. Dual-era by default (draft basic/versioning, Backward
+ * Compatibility): one reference server answers modern requests (per-request `_meta`), and
+ * clients that open with `initialize` get a 2025-11-25 reference server (stdio: for the process;
+ * HTTP: one per session, `Mcp-Session-Id`). `--modern-only` serves the stateless revision alone
+ * (HTTP: GET and DELETE → 405, `initialize` → -32602 for missing `_meta`).
+ *
+ * `mcpgen call --rev draft --url <url>`: posts statelessly with the request metadata headers;
+ * when the server answers the `server/discover` probe like a 2025 server, the client falls back
+ * to `initialize` on a 2025-11-25 session (same over `--stdio`).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../runtime/peer.js';
+import type { ProtocolTable } from '../../runtime/table.js';
+import { EraRouter, createDualEraHttpHandler } from '../../runtime/dual-era.js';
+import { createStatelessHttpHandler } from '../../runtime/transport/http-stateless.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
+import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http-server.js';
+import type { Transport } from '../../runtime/transport/types.js';
+import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
+
+/** What this module uses of a generated revision module. */
+export interface ServedRevision {
+  Server: ServerClass;
+  table: unknown;
+}
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+/**
+ * Serves the reference server of stateless revision `modern` over one connection (stdio), and
+ * with `legacy` also 2025-era clients that open with `initialize`. Resolves once serving.
+ */
+export async function serveDualEraConnection(modern: ServedRevision, legacy: ServedRevision | undefined, transport: Transport, logger?: Logger): Promise<void> {
+  const m = createReferenceServer(modern.Server, { logger, table: modern.table as never }).server;
+  if (!legacy) return m.connect(transport);
+  const l = createReferenceServer(legacy.Server, { logger, table: legacy.table as never }).server;
+  const router = new EraRouter(transport);
+  await m.connect(router.modern);
+  await l.connect(router.legacy);
+  await router.start();
+}
+
+export interface StatelessServeOptions {
+  port: number;
+  host?: string;
+  replyMode?: ReplyMode;
+  logger?: Logger;
+}
+
+/** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
+export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const urlHost = bare.includes(':') ? `[${bare}]` : bare;
+  const wildcard = bare === '0.0.0.0' || bare === '::';
+  const names = ['localhost', '127.0.0.1', '[::1]', urlHost];
+  const local = LOOPBACK.includes(bare) || wildcard;
+  const guards = {
+    allowedHosts: local ? undefined : names.map((h) => `${h}:${port}`),
+    allowedOrigins: local ? undefined : names.flatMap((h) => [`http://${h}:${port}`, `https://${h}:${port}`]),
+  };
+  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never });
+  const stateless = createStatelessHttpHandler({
+    ...guards,
+    replyMode: options.replyMode,
+    toolSchema: (name) => ref.features.inputSchema(name),
+    onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+  });
+  await ref.server.connect(stateless.transport);
+  const sessions = legacy
+    ? createStreamableHttpHandler({
+      ...guards,
+      replyMode: options.replyMode,
+      onSession: async (t) => {
+        await createReferenceServer(legacy.Server, { logger: options.logger, table: legacy.table as never }).server.connect(t);
+      },
+      onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+    })
+    : undefined;
+  const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
+  server.on('request', (req, res) => {
+    if ((req.url ?? '/').split('?')[0] !== '/mcp') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found: the MCP endpoint is /mcp\n');
+      return;
+    }
+    void handler(req, res);
+  });
+  return {
+    url: `http://${wildcard ? '127.0.0.1' : urlHost}:${port}/mcp`,
+    port,
+    server,
+    async close() {
+      await handler.close();
+      await ref.server.close().catch(() => undefined);
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** The client transport of `call --url` for a stateless revision (falls back to a 2025 session on `initialize`). */
+export function statelessClientTransport(url: string): StatelessHttpClientTransport {
+  return new StatelessHttpClientTransport({ url, standaloneStream: false });
+}
+
+/** Whether a loaded revision is stateless. */
+export function isStateless(mod: { table: unknown }): boolean {
+  return (mod.table as ProtocolTable).lifecycle === 'stateless';
+}
