@@ -20,7 +20,8 @@
  *   ("Servers MUST provide structured results that conform to this schema": a server bug, not
  *   something a model can correct, so it is not reported as a tool execution error).
  * - `resources/read` (and subscribe) of an unknown URI: -32002 `Resource not found` with
- *   `data.uri`, the code the 2025-11-25 resources page gives.
+ *   `data.uri`, the code the 2025-11-25 resources page gives; stateless revisions: -32602 with
+ *   `data.uri` (draft server/resources "Error Handling", SEP-2164).
  * - `prompts/get` of an unknown prompt or without a required argument: -32602.
  * - a list request with a cursor this server did not issue: -32602.
  *
@@ -139,7 +140,9 @@ type Kind = 'tools' | 'resources' | 'prompts';
 const MAX_COMPLETIONS = 100;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
-const notFound = (uri: string) => new RpcError(-32002, 'Resource not found', { uri });
+/** Resource not found up to 2025-11-25 (server/resources "Error Handling"); stateless revisions use -32602. */
+const RESOURCE_NOT_FOUND = -32002;
+const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
 
 type Tool = { def: ToolDefinition<never>; input: ValidateFunction; output: ValidateFunction | undefined };
 type Template = { def: ResourceTemplateDefinition; match: (uri: string) => Record<string, string> | undefined };
@@ -286,7 +289,14 @@ export class ServerFeatures {
     if (options.table?.lifecycle !== 'stateless') return handlers;
     const cache = this.#cache;
     return Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
-      const r = (await h(p, ctx)) as Obj;
+      let r: Obj;
+      try {
+        r = (await h(p, ctx)) as Obj;
+      } catch (e) {
+        // draft server/resources "Error Handling" (SEP-2164): an unknown resource is -32602
+        if (e instanceof RpcError && e.code === RESOURCE_NOT_FOUND) throw new RpcError(ErrorCode.InvalidParams, e.message, e.data);
+        throw e;
+      }
       const out: Obj = { resultType: 'complete', ...r };
       if (cache && CACHED.has(method)) {
         out.ttlMs ??= cache.ttlMs;
