@@ -66,7 +66,8 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown }, op
         logger: options.logger,
         table: mod.table as never,
         progressDelayMs: options.progressDelayMs,
-        closeSseConnection: (id) => transport.closeSseConnection(id),
+        // JSON replies have no SSE connection to close
+        closeSseConnection: options.replyMode === 'json' ? undefined : (id) => transport.closeSseConnection(id),
       });
       await session.connect(transport);
     },
