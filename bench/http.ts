@@ -1,0 +1,175 @@
+/**
+ * Streamable HTTP round trips of `tools/call` → echo, each server in its own process:
+ * - ours: generated 2025-11-25 Clients on HttpClientTransport ↔ `mcpgen serve --http`
+ *   (reference server, one generated Server per session);
+ * - sdk: @modelcontextprotocol/sdk Clients on StreamableHTTPClientTransport ↔ an SDK McpServer
+ *   per session on StreamableHTTPServerTransport with JSON replies (test/fixtures/sdk-http-server.mjs);
+ * - bare: fetch POSTs ↔ a node:http JSON echo (bench/bare-http-echo.mjs): the floor of
+ *   node + loopback HTTP.
+ * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
+ * calling in a loop; each the median of three rounds (the 1-minute load average is printed).
+ * `npm run bench:http [-- --quick]`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '../generated/2025-11-25/index.js';
+import { HttpClientTransport } from '../runtime/transport/http-client.js';
+
+const quick = process.argv.includes('--quick');
+const SEQ = quick ? 300 : 1500;
+const TOTAL = quick ? 3000 : 12000;
+const CLIENTS = 16;
+const WARMUP = quick ? 300 : 2000;
+const ROUNDS = 3;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const TEXT = 'hello, benchmark';
+
+type Call = () => Promise<unknown>;
+interface Target {
+  name: string;
+  /** One independent client (its own session). */
+  client(): Promise<{ call: Call; close(): Promise<void> }>;
+  stop(): Promise<void>;
+}
+
+/** Spawns a server process; resolves with its URL (the first http:// URL it prints). */
+function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const look = (d: Buffer) => {
+      seen += d.toString();
+      const m = /(http:\/\/\S+\/mcp)/.exec(seen);
+      if (m) resolve({ url: m[1], child });
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${seen}`)));
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function ours(): Promise<Target> {
+  const { url, child } = await start([`${root}bin/mcpgen.js`, 'serve', '--http', '0']);
+  return {
+    name: 'ours',
+    async client() {
+      const c = new Client({ clientInfo: { name: 'bench', version: '0' } });
+      await c.connect(new HttpClientTransport({ url }));
+      return { call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => c.close() };
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+async function sdk(): Promise<Target> {
+  const { url, child } = await start([`${root}test/fixtures/sdk-http-server.mjs`]);
+  return {
+    name: 'sdk',
+    async client() {
+      const c = new SdkClient({ name: 'bench', version: '0' });
+      const t = new StreamableHTTPClientTransport(new URL(url));
+      await c.connect(t);
+      return {
+        call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }),
+        close: async () => {
+          await t.terminateSession().catch(() => undefined);
+          await c.close();
+        },
+      };
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+async function bare(): Promise<Target> {
+  const { url, child } = await start([`${root}bench/bare-http-echo.mjs`]);
+  return {
+    name: 'bare',
+    async client() {
+      let id = 0;
+      return {
+        call: async () => {
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }),
+          });
+          return res.json();
+        },
+        close: async () => undefined,
+      };
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function sequential(call: Call, n: number): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: pct(times, 50) * 1000, p99: pct(times, 99) * 1000 };
+}
+
+async function throughput(calls: Call[], total: number): Promise<number> {
+  let started = 0;
+  const t = performance.now();
+  await Promise.all(calls.map(async (call) => {
+    while (started < total) {
+      started++;
+      await call();
+    }
+  }));
+  return total / ((performance.now() - t) / 1000);
+}
+
+console.log(`http.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
+const results: Record<string, { p50: number; p99: number; rps: number }> = {};
+for (const make of [bare, ours, sdk]) {
+  const target = await make();
+  try {
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => target.client()));
+    const calls = clients.map((c) => c.call);
+    await sequential(calls[0], WARMUP);
+    await throughput(calls, WARMUP);
+    const seq: { p50: number; p99: number }[] = [];
+    const rates: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      seq.push(await sequential(calls[0], SEQ));
+      rates.push(await throughput(calls, TOTAL));
+    }
+    const s = { p50: median(seq.map((x) => x.p50)), p99: median(seq.map((x) => x.p99)) };
+    results[target.name] = { ...s, rps: median(rates) };
+    console.log(`http.${target.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
+    console.log(`http.${target.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
+    console.log(`http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s`);
+    await Promise.all(clients.map((c) => c.close()));
+  } finally {
+    await target.stop();
+  }
+}
+
+// Comparisons: above 1 is better for us.
+const ratio = (name: string, v: number) => console.log(`${name}: ${v.toFixed(2)}x`);
+const { ours: o, sdk: k, bare: b } = results;
+ratio('http.ours_vs_sdk.p50', k.p50 / o.p50);
+ratio('http.ours_vs_sdk.p99', k.p99 / o.p99);
+ratio('http.ours_vs_sdk.throughput', o.rps / k.rps);
+ratio('http.ours_vs_bare_limit.p50', b.p50 / o.p50);
+ratio('http.ours_vs_bare_limit.throughput', o.rps / b.rps);
