@@ -6,7 +6,8 @@
  * first (the suite runs scenarios in parallel and checks timings).
  *
  * Every scenario: initialize, list the tools (when the server declares them), call each tool the scenario's server offers (with
- * arguments its input schema asks for), end the session. Elicitation requests are accepted
+ * arguments its input schema asks for; an object argument `schema` gets another listed tool's
+ * input schema), end the session. Elicitation requests are accepted
  * with the defaults of the requested schema; sampling answers with a fixed text. Scenarios
  * under `auth/` go through ./oauth.ts. With MCPGEN_CONFORMANCE_TRACE set, every HTTP exchange
  * is traced to stderr.
@@ -66,7 +67,12 @@ async function main(): Promise<void> {
   const server = await client.connect(transport);
   const tools = server.capabilities.tools ? (await client.listTools()).tools : [];
   for (const tool of tools) {
-    await client.callTool({ name: tool.name, arguments: argumentsFor(tool.inputSchema as Schema) });
+    const args = argumentsFor(tool.inputSchema as Schema);
+    // a tool taking a `schema` object gets another tool's input schema as listed (JSON Schema
+    // keywords round trip untouched through the client)
+    const other = tools.find((t) => t.name !== tool.name);
+    if ((tool.inputSchema as Schema).properties?.schema?.type === 'object' && other) args.schema = other.inputSchema;
+    await client.callTool({ name: tool.name, arguments: args });
   }
   await client.close();
 }

@@ -113,7 +113,7 @@ export function oauthFetch(options: { scenario: string; context: Record<string, 
   const provider = providerFor(options.scenario, options.context);
   const authorize = async (res: Response): Promise<void> => {
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res);
-    if (options.scenario === 'auth/cross-app-access-complete-flow') {
+    if (options.scenario === 'auth/cross-app-access-complete-flow' || options.scenario === 'auth/enterprise-managed-authorization') {
       await provider.saveTokens(await crossAppAccess(options.serverUrl, resourceMetadataUrl, options.context));
       return;
     }
