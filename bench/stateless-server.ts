@@ -1,0 +1,55 @@
+/**
+ * The servers of bench/stateless.ts, one per process, each with an `echo` tool, on 127.0.0.1
+ * (port printed on stdout as `port: N`):
+ * - `ours`: the generated draft Server on createStatelessHttpHandler (node:http listener);
+ * - `ours-fetch`: the same through its WHATWG `fetch` form behind the adapter below;
+ * - `sdk`: an @modelcontextprotocol/server@2.4.0 McpServer from createMcpHandler behind the
+ *   same adapter (a fresh instance per request, as that entry does).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import { Server, table } from '../generated/draft/index.js';
+import { ServerFeatures } from '../runtime/features.js';
+import { createStatelessHttpHandler } from '../runtime/transport/http-stateless.js';
+
+/** node:http → WHATWG fetch handler, streaming the response body. */
+function adapt(fetchHandler: (r: Request) => Promise<Response>) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    const response = await fetchHandler(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }));
+    res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+    if (!response.body) return void res.end();
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+    res.end();
+  };
+}
+
+const kind = process.argv[2] ?? 'ours';
+let listener: (req: IncomingMessage, res: ServerResponse) => unknown;
+if (kind === 'sdk') {
+  const handler = createMcpHandler(() => {
+    const s = new McpServer({ name: 'bench-sdk2', version: '2.4.0' }, { capabilities: { tools: {} } });
+    s.registerTool('echo', { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    return s;
+  });
+  listener = adapt(handler.fetch);
+} else {
+  const f = new ServerFeatures();
+  f.tool({ name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (a: { text: string }) => a.text });
+  const handler = createStatelessHttpHandler({ toolSchema: (n) => f.inputSchema(n) });
+  await new Server({ serverInfo: { name: 'bench-ours', version: '0' }, capabilities: f.capabilities(), handlers: f.handlers({ table }) as never }).connect(handler.transport);
+  listener = kind === 'ours-fetch' ? adapt(handler.fetch) : handler;
+}
+const server = createServer((req, res) => void listener(req, res));
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => console.log(`port: ${(server.address() as AddressInfo).port}`));
