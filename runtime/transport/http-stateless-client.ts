@@ -105,6 +105,8 @@ export class StatelessHttpClientTransport implements Transport {
     const id = message.id as Id;
     this.#inFlight.set(key(id), { abort, method: message.method as string });
     void this.#post(message, abort).then(
+      (res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, abort, res) : res),
+    ).then(
       (res) => this.#read(id, res),
       (e: Error) => this.#fail(id, e),
     ).catch((e: Error) => this.#fail(id, e));
@@ -132,6 +134,29 @@ export class StatelessHttpClientTransport implements Transport {
       body: JSON.stringify(message),
       signal: abort.signal,
     });
+  }
+
+  /**
+   * A `tools/call` refused with -32020 (HTTP 400): lists the tools again (all pages, outside
+   * the engine) to learn their current `x-mcp-header` annotations, then posts the call once more
+   * ("Client Behavior"). Any other answer is returned as it is.
+   */
+  async #retryOnMismatch(message: JSONRPCMessage, abort: AbortController, res: Response): Promise<Response> {
+    if (res.status !== 400) return res;
+    const body = (await res.clone().json().catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
+    if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
+    const meta = (message.params as Obj | undefined)?._meta;
+    let cursor: unknown;
+    for (let page = 0; page < 100; page++) {
+      const params: Obj = { _meta: meta, ...(cursor === undefined ? {} : { cursor }) };
+      const list = await this.#post({ jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params }, abort);
+      const answer = (await readMessages(list)).find((m) => 'result' in m);
+      if (!answer) return this.#post(message, abort);
+      this.#learnTools(answer);
+      cursor = (answer.result as Obj | undefined)?.nextCursor;
+      if (typeof cursor !== 'string') break;
+    }
+    return this.#post(message, abort);
   }
 
   async #read(id: Id, res: Response): Promise<void> {
@@ -199,5 +224,19 @@ export class StatelessHttpClientTransport implements Transport {
     if (f.abort.signal.aborted) return;
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
     else this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });
+  }
+}
+
+/** The JSON-RPC messages of a whole response (one JSON body, or every SSE event). */
+async function readMessages(res: Response): Promise<JSONRPCMessage[]> {
+  const text = await res.text();
+  try {
+    if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      const parser = new SseParser();
+      return [...parser.push(text), ...parser.end()].filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as JSONRPCMessage);
+    }
+    return text === '' ? [] : [JSON.parse(text) as JSONRPCMessage];
+  } catch {
+    return [];
   }
 }

@@ -66,6 +66,20 @@ test('draft client: every POST carries the metadata headers; Mcp-Param-* mirrore
   await s.close();
 });
 
+test('draft client: a call to an annotated tool before tools/list is refused with -32020, the transport lists the tools and resends once', async () => {
+  const s = await startModern();
+  const rec = recording();
+  const c = client();
+  await c.connect(new StatelessHttpClientTransport({ url: s.url, fetch: rec.fetch }));
+  const r = await c.callTool({ name: 'sql', arguments: { region: 'eu', query: 'q' } });
+  assert.is(r.isError, undefined);
+  assert.equal(rec.seen.map((x) => x.body.method), ['server/discover', 'tools/call', 'tools/list', 'tools/call']);
+  assert.is(rec.seen[1].headers['mcp-param-region'], undefined);
+  assert.is(rec.seen[3].headers['mcp-param-region'], 'eu');
+  await c.close();
+  await s.close();
+});
+
 test('draft client: a tool whose x-mcp-header is invalid is left out of tools/list', async () => {
   const s = await startModern();
   s.features.tool({ name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } }, handler: () => 'x' });
