@@ -10,6 +10,13 @@ export type { StdioClientOptions, StdioServerOptions } from './transport/stdio.j
 export { HttpClientTransport, SessionExpiredError, HttpStatusError } from './transport/http-client.js';
 export { createStreamableHttpHandler, MemoryEventStore } from './transport/http-server.js';
 export { createMemoryPair, MemoryTransport } from './transport/memory.js';
+export { createStatelessHttpHandler, StatelessHttpServerTransport } from './transport/http-stateless.js';
+export type { StatelessHttpHandler, StatelessHttpOptions } from './transport/http-stateless.js';
+export { StatelessHttpClientTransport } from './transport/http-stateless-client.js';
+export { createDualEraHttpHandler, EraRouter, isModernRequest } from './dual-era.js';
+export type { DualEraHttpHandler } from './dual-era.js';
+export { decodeHeaderValue, encodeHeaderValue, paramHeaders } from './transport/http-headers.js';
+export type { ParamHeader } from './transport/http-headers.js';
 export { ServerFeatures } from './features.js';
 export { paginate } from './pagination.js';
 export { callWithTask, TaskHandle, TaskNotSupportedError } from './task-requestor.js';
