@@ -13,7 +13,6 @@ import {
   CAPABILITY_OVERRIDES,
   INPUT_REQUIRED_RESULT_TYPE,
   KEEP_SCHEMA_JSON_NUMBERS,
-  WIDEN_NESTED_NUMBERS,
   RESULT_OVERRIDES,
   TASK_RESULT_TYPE,
 } from './overrides.js';
@@ -51,6 +50,10 @@ interface TsDecl {
   /** Type alias union: string literal members. */
   literals?: string[];
   value?: string | number;
+  /** Interface: its own property signatures (name → type). */
+  members?: Array<{ name: string; type: ts.TypeNode }>;
+  /** Interface `extends` / type alias intersection: the named types it takes members from. */
+  bases?: string[];
 }
 
 /** Reads exported declarations, their JSDoc tags, unions and constant values from schema.ts. */
@@ -75,7 +78,12 @@ export function readSchemaTs(text: string, file: string): Map<string, TsDecl> {
   for (const st of sf.statements) {
     if (!exported(st)) continue;
     if (ts.isInterfaceDeclaration(st)) {
-      out.set(st.name.text, { name: st.name.text, kind: 'interface', ...tagsOf(st) });
+      const members: Array<{ name: string; type: ts.TypeNode }> = [];
+      for (const m of st.members) {
+        if (ts.isPropertySignature(m) && m.type && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name))) members.push({ name: m.name.text, type: m.type });
+      }
+      const bases = (st.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression)).filter(ts.isIdentifier).map((i) => i.text);
+      out.set(st.name.text, { name: st.name.text, kind: 'interface', ...tagsOf(st), members, bases });
     } else if (ts.isTypeAliasDeclaration(st)) {
       const d: TsDecl = { name: st.name.text, kind: 'type', ...tagsOf(st) };
       const members = ts.isUnionTypeNode(st.type) ? st.type.types : [st.type];
@@ -91,6 +99,9 @@ export function readSchemaTs(text: string, file: string): Map<string, TsDecl> {
         else if (ts.isLiteralTypeNode(m) && ts.isStringLiteral(m.literal)) lits.push(m.literal.text);
       }
       if (refs.length === members.length) d.unionRefs = refs;
+      if (ts.isIntersectionTypeNode(st.type)) {
+        d.bases = st.type.types.filter(ts.isTypeReferenceNode).map((r) => r.typeName).filter(ts.isIdentifier).map((i) => i.text);
+      }
       if (prims.size) d.primitives = prims;
       if (lits.length) d.literals = lits;
       out.set(d.name, d);
@@ -200,12 +211,10 @@ export function ingest(input: IngestInput): ProtocolModel {
     const patched = patchPrimitives(def, prims);
     if (patched.length) warnings.push(`${jf}: $defs.${name}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
   }
-  for (const [name, path] of Object.entries(WIDEN_NESTED_NUMBERS)) {
-    let node: JsonSchema | undefined = defs[name];
-    for (const k of path) node = node?.[k] as JsonSchema | undefined;
-    if (!node || typeof node !== 'object') continue;
-    const patched = patchPrimitives(node, new Set(['number']));
-    if (patched.length) warnings.push(`${jf}: $defs.${name}.${path.join('.')}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
+  for (const name of Object.keys(defs)) {
+    for (const { member, at, added } of widenMembers(name, defs[name], decls)) {
+      warnings.push(`${jf}: $defs.${name}.properties.${member}${at}: schema.ts allows ${added.join(', ')}; following schema.ts`);
+    }
   }
   for (const [name, d] of decls) {
     if (d.kind === 'type' && d.literals && d.primitives?.has('string') && d.literals.length) {
@@ -460,4 +469,65 @@ export function repairLinks(defs: Record<string, JsonSchema>, names: Set<string>
   };
   walk(defs);
   return count;
+}
+
+/** The primitive keywords of a schema.ts type (through unions and parentheses), and what it nests. */
+function tsShape(node: ts.TypeNode): { prims: Set<string>; map?: ts.TypeNode; array?: ts.TypeNode } {
+  const prims = new Set<string>();
+  let map: ts.TypeNode | undefined;
+  let array: ts.TypeNode | undefined;
+  const visit = (n: ts.TypeNode): void => {
+    if (ts.isParenthesizedTypeNode(n)) return visit(n.type);
+    if (ts.isUnionTypeNode(n)) return n.types.forEach(visit);
+    if (n.kind === ts.SyntaxKind.NumberKeyword) prims.add('number');
+    else if (n.kind === ts.SyntaxKind.StringKeyword) prims.add('string');
+    else if (n.kind === ts.SyntaxKind.BooleanKeyword) prims.add('boolean');
+    else if (ts.isLiteralTypeNode(n) && n.literal.kind === ts.SyntaxKind.NullKeyword) prims.add('null');
+    else if (ts.isArrayTypeNode(n)) array = n.elementType;
+    else if (ts.isTypeLiteralNode(n) && n.members.length === 1 && ts.isIndexSignatureDeclaration(n.members[0]) && n.members[0].type) map = n.members[0].type;
+  };
+  visit(node);
+  return { prims, map, array };
+}
+
+/**
+ * Where a property of a schema.ts interface (own or inherited) allows `null`, or is a value
+ * union allowing any number, and schema.json's definition of it lost that, widens the
+ * definition in place, at any depth of maps and arrays. Named types (`$ref`) are left to their
+ * own definition.
+ */
+function widenMembers(name: string, def: JsonSchema, decls: Map<string, TsDecl>): Array<{ member: string; at: string; added: string[] }> {
+  const found: Array<{ member: string; at: string; added: string[] }> = [];
+  const props = def.properties as Record<string, JsonSchema> | undefined;
+  if (!props) return found;
+  const seen = new Set<string>();
+  const members: Array<{ name: string; type: ts.TypeNode }> = [];
+  const collect = (n: string) => {
+    if (seen.has(n)) return;
+    seen.add(n);
+    const d = decls.get(n);
+    members.push(...(d?.members ?? []));
+    for (const b of d?.bases ?? []) collect(b);
+  };
+  collect(name);
+  const done = new Set<string>();
+  for (const m of members) {
+    if (done.has(m.name) || !Object.hasOwn(props, m.name)) continue;
+    done.add(m.name);
+    const walk = (type: ts.TypeNode, s: JsonSchema, at: string) => {
+      if (!s || typeof s !== 'object' || s.$ref) return;
+      const shape = tsShape(type);
+      // schema.ts has no integer type: a lone `number` that schema.json makes `integer` (sizes,
+      // counts, codes, ms) is a deliberate narrowing. A value union (`string | number | boolean`)
+      // holds user data, and there `integer` loses numbers the user may give (95.5).
+      const prims = new Set(shape.prims);
+      if (!prims.has('string') && !prims.has('boolean')) prims.delete('number');
+      const added = patchPrimitives(s, prims);
+      if (added.length) found.push({ member: m.name, at, added });
+      if (shape.map && s.additionalProperties && typeof s.additionalProperties === 'object') walk(shape.map, s.additionalProperties as JsonSchema, `${at}.additionalProperties`);
+      if (shape.array && s.items && typeof s.items === 'object') walk(shape.array, s.items as JsonSchema, `${at}.items`);
+    };
+    walk(m.type, props[m.name], '');
+  }
+  return found;
 }

@@ -71,13 +71,3 @@ export const CAPABILITY_OVERRIDES: Readonly<Record<string, readonly string[]>> =
  * non-integer numbers).
  */
 export const KEEP_SCHEMA_JSON_NUMBERS: readonly string[] = ['ProgressToken', 'RequestId'];
-
-/**
- * Nested schemas (type name → path inside its definition) where schema.json narrows a `number`
- * of schema.ts to `integer` and the values are the user's own: `ElicitResult.content` holds form
- * values, and a NumberSchema field (`type: "number"`, client/elicitation "Supported Schema
- * Types") may be answered with 95.5. Ingest widens them back to `number` with a warning.
- */
-export const WIDEN_NESTED_NUMBERS: Readonly<Record<string, readonly string[]>> = {
-  ElicitResult: ['properties', 'content', 'additionalProperties'],
-};
