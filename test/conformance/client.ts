@@ -16,7 +16,6 @@ import { Client } from '../../generated/2025-11-25/index.js';
 import { table as table0618 } from '../../generated/2025-06-18/index.js';
 import { table as table0326 } from '../../generated/2025-03-26/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http-client.js';
-import { oauthFetch } from './oauth.js';
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -44,7 +43,8 @@ function argumentsFor(schema: Schema | undefined): Record<string, unknown> {
 }
 
 async function main(): Promise<void> {
-  const auth = scenario.startsWith('auth/') ? oauthFetch({ scenario, context, serverUrl: url }) : undefined;
+  // loaded only for auth scenarios: the OAuth helpers are most of the bundle's weight
+  const auth = scenario.startsWith('auth/') ? (await import('./oauth.js')).oauthFetch({ scenario, context, serverUrl: url }) : undefined;
   const base = auth?.fetch ?? fetch;
   const traced: typeof fetch = process.env.MCPGEN_CONFORMANCE_TRACE
     ? async (input, init) => {

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildClient, judge, loadExpected, parseSummary, report, runConformance, SUITES } from './run.js';
+import { buildClient, judge, loadExpected, parseSummary, passedAlone, report, runConformance, SUITES } from './run.js';
 
 test('parseSummary: scored and unscored scenario lines', () => {
   const out = [
@@ -24,6 +24,14 @@ test('parseSummary: scored and unscored scenario lines', () => {
   const { scenarios, unscored } = parseSummary(out);
   assert.equal([...scenarios], [['ping', true], ['tools-list', false]]);
   assert.equal([...unscored], [['extra', true]]);
+});
+
+test('passedAlone: all checks passed, no warning', () => {
+  assert.ok(passedAlone('Test Results:\nPassed: 3/3, 0 failed, 0 warnings\n\n✅ OVERALL: PASSED'));
+  assert.not.ok(passedAlone('Passed: 2/3, 1 failed, 0 warnings'));
+  assert.not.ok(passedAlone('Passed: 3/3, 0 failed, 1 warnings'));
+  assert.not.ok(passedAlone('Passed: 3/3, 0 failed, 0 warnings\n⚠️  CLIENT EXITED WITH ERROR (code 1)\n❌ OVERALL: FAILED'));
+  assert.not.ok(passedAlone('no summary'));
 });
 
 test('judge: unlisted failures and stale entries', () => {
