@@ -134,7 +134,7 @@ test('dual-era endpoint: our 2025-11-25 client and our draft client at once', as
   const s = await startDualEra();
   const legacy = new v2025.Client({ clientInfo: { name: 'old', version: '1' } });
   const legacyRec = recording();
-  await legacy.connect(new HttpClientTransport({ url: s.url, fetch: legacyRec.fetch, standaloneStream: false }));
+  await legacy.connect(new HttpClientTransport({ url: s.url, fetch: legacyRec.fetch }));
   const modern = client();
   const modernRec = recording();
   await modern.connect(new StatelessHttpClientTransport({ url: s.url, fetch: modernRec.fetch }));
@@ -149,6 +149,7 @@ test('dual-era endpoint: our 2025-11-25 client and our draft client at once', as
   assert.is((b as { resultType?: string }).resultType, 'complete');
   // 011 C: every 2025-11-25 request after initialize carries the negotiated version
   for (const r of legacyRec.seen.slice(1)) assert.is(r.headers['mcp-protocol-version'], '2025-11-25');
+  assert.ok(legacyRec.seen.some((r) => r.method === 'GET'), 'the standalone GET stream (with its session) reached the 2025 handler');
   assert.ok(legacyRec.seen.slice(1).every((r) => r.headers['mcp-session-id']));
   assert.ok(modernRec.seen.every((r) => r.headers['mcp-protocol-version'] === V && !r.headers['mcp-session-id']));
   await legacy.close();

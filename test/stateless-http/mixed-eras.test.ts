@@ -19,6 +19,7 @@ import * as v2025 from '../../generated/2025-11-25/index.js';
 import { EraRouter } from '../../runtime/dual-era.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
+import { createStreamableHttpHandler } from '../../runtime/transport/http-server.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
 import { features, startDualEra, V } from './helpers.js';
 import { makeSdk1Server } from './fixtures/sdk1-server.js';
@@ -75,6 +76,25 @@ test('our draft client → SDK v1 server over stdio: server/discover fails with 
   assert.is(c.server?.protocolVersion, '2025-11-25');
   assert.is(text(await c.callTool({ name: 'add', arguments: { a: 40, b: 2 } })), '42');
   await c.close();
+});
+
+test('our draft client → our 2025-11-25-only endpoint: 400 without a modern error body, fallback to a session', async () => {
+  const legacy = createStreamableHttpHandler({
+    onSession: async (t) => {
+      const f = features();
+      await new v2025.Server({ serverInfo: { name: 'old', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: v2025.table }) as never }).connect(t);
+    },
+  });
+  const http = createServer(legacy);
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const c = ourClient();
+  const t = new StatelessHttpClientTransport({ url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, standaloneStream: false });
+  assert.is((await c.connect(t)).serverInfo?.name, 'old');
+  assert.is(text(await c.callTool({ name: 'echo', arguments: { text: 'x' } }) as never), 'x');
+  await c.close();
+  await legacy.close();
+  http.closeAllConnections();
+  await new Promise<void>((r) => http.close(() => r()));
 });
 
 test('our draft client without a 2025 fallback table: the SDK v1 server\'s answer is an error, no initialize', async () => {
