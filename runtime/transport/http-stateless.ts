@@ -15,6 +15,7 @@
  *   the 2025 revisions included). 406 Accept lacks `application/json` or `text/event-stream`.
  *   415 Content-Type not `application/json`. 413 body over `maxBodyBytes`.
  * - 400 -32700 not JSON; 400 -32600 not one JSON-RPC request/notification (responses refused).
+ * - 400 -32022 `initialize` (a legacy client): the error names the supported versions.
  * - 400 -32602 request without `_meta` protocol version or client capabilities.
  * - 400 -32020 HeaderMismatch: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or
  *   `Mcp-Param-*` missing, malformed or not matching the body (./http-headers.ts).
@@ -262,6 +263,11 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     const msg = message as JSONRPCMessage;
     const id = (msg.id as Id | undefined) ?? null;
     const info: MessageInfo = { headers: ex.headers, signal: ex.signal };
+    if (id !== null && msg.method === 'initialize') {
+      // versioning, Backward Compatibility: name the supported versions to a legacy client
+      const requested = (msg.params as Obj | undefined)?.protocolVersion;
+      return fail(ex, 400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this endpoint serves ${versions.join(', ')} (no initialize)`, { supported: [...versions], requested }));
+    }
     if (id !== null) {
       const params = (msg.params ?? {}) as Obj;
       const meta = params._meta as Obj | undefined;

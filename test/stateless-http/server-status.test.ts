@@ -84,6 +84,13 @@ test('missing _meta protocol version or client capabilities → 400 -32602', asy
   assert.equal([r.status, r.body.error.code], [400, -32602]);
 });
 
+test('a legacy initialize on the modern-only endpoint → 400 -32022 naming the supported versions', async () => {
+  const r = await post(s.url, { 'Content-Type': 'application/json', Accept: ACCEPT }, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } });
+  assert.equal([r.status, r.body.error.code, r.body.id], [400, -32022, 1]);
+  assert.equal(r.body.error.data, { supported: [V], requested: '2025-11-25' });
+  assert.is(r.headers.get('mcp-session-id'), null);
+});
+
 test('unknown method → 404 with -32601', async () => {
   const r = await post(s.url, headersFor('nope/nothing'), request(9, 'nope/nothing'));
   assert.is(r.status, 404);
