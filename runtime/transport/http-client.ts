@@ -143,45 +143,57 @@ export class HttpClientTransport implements Transport {
     if (this.closed || !this.events) throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
     const sent = this.session;
     const headers = await this.headers({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' });
-    const res = await this.fetchFn(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: this.closer.signal });
-    const assigned = res.headers.get('mcp-session-id');
-    if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
-    const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
+    // One controller per POST, tied to close(): fetch keeps its abort listener on the signal it
+    // is given until the request is garbage collected, so one shared signal would pile them up.
+    const ac = new AbortController();
+    const onClose = (): void => ac.abort();
+    this.closer.signal.addEventListener('abort', onClose, { once: true });
+    const release = (): void => this.closer.signal.removeEventListener('abort', onClose);
+    let streaming = false;
+    try {
+      const res = await this.fetchFn(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: ac.signal });
+      const assigned = res.headers.get('mcp-session-id');
+      if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
+      const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
 
-    if (res.status === 404 && sent !== undefined) {
-      await res.body?.cancel().catch(() => undefined);
-      const error = new SessionExpiredError(sent);
-      this.expire(sent);
-      throw error;
-    }
-    if (!res.ok) {
-      const body = await readBody(res);
-      const err = (body as { id?: unknown; error?: unknown } | undefined) ?? {};
-      if (requestId !== undefined && err.id === requestId && typeof err.error === 'object') {
-        this.deliver(body as JSONRPCMessage);
+      if (res.status === 404 && sent !== undefined) {
+        await res.body?.cancel().catch(() => undefined);
+        const error = new SessionExpiredError(sent);
+        this.expire(sent);
+        throw error;
+      }
+      if (!res.ok) {
+        const body = await readBody(res);
+        const err = (body as { id?: unknown; error?: unknown } | undefined) ?? {};
+        if (requestId !== undefined && err.id === requestId && typeof err.error === 'object') {
+          this.deliver(body as JSONRPCMessage);
+          return;
+        }
+        throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`);
+      }
+      const type = res.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
+      if (requestId === undefined || res.status === 202) {
+        await res.body?.cancel().catch(() => undefined);
+        if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true)) this.openStandalone();
         return;
       }
-      throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`);
-    }
-    const type = res.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
-    if (requestId === undefined || res.status === 202) {
+      if (type === 'application/json') {
+        const body = await res.json();
+        for (const m of Array.isArray(body) ? body : [body]) this.deliver(m as JSONRPCMessage);
+        return;
+      }
+      if (type === 'text/event-stream' && res.body) {
+        const state = this.track('post', this.session);
+        state.pending.set(idKey(requestId), requestId);
+        streaming = true;
+        void this.consume(res.body, state).finally(release);
+        return;
+      }
       await res.body?.cancel().catch(() => undefined);
-      if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true)) this.openStandalone();
-      return;
+      throw new HttpStatusError(res.status, undefined, `POST ${String(message.method)}: unexpected Content-Type ${type ?? '(none)'}`);
+    } finally {
+      if (!streaming) release();
     }
-    if (type === 'application/json') {
-      const body = await res.json();
-      for (const m of Array.isArray(body) ? body : [body]) this.deliver(m as JSONRPCMessage);
-      return;
-    }
-    if (type === 'text/event-stream' && res.body) {
-      const state = this.track('post', this.session);
-      state.pending.set(idKey(requestId), requestId);
-      void this.consume(res.body, state);
-      return;
-    }
-    await res.body?.cancel().catch(() => undefined);
-    throw new HttpStatusError(res.status, undefined, `POST ${String(message.method)}: unexpected Content-Type ${type ?? '(none)'}`);
   }
 
   /**
