@@ -8,6 +8,7 @@
  *   node + loopback HTTP.
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop; each the median of three rounds (the 1-minute load average is printed).
+ * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * `npm run bench:http [-- --quick]`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -139,10 +140,20 @@ async function throughput(calls: Call[], total: number): Promise<number> {
   return total / ((performance.now() - t) / 1000);
 }
 
+// Counted per target instead of printed: a client transport that hands one long-lived signal to
+// every fetch collects an abort listener per request (MaxListenersExceededWarning past 1500).
+let listenerWarnings = 0;
+process.removeAllListeners('warning');
+process.on('warning', (w) => {
+  if (w.name === 'MaxListenersExceededWarning') listenerWarnings++;
+  else console.error(`${w.name}: ${w.message}`);
+});
+
 console.log(`http.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
 const results: Record<string, { p50: number; p99: number; rps: number }> = {};
 for (const make of [bare, ours, sdk]) {
   const target = await make();
+  listenerWarnings = 0;
   try {
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => target.client()));
     const calls = clients.map((c) => c.call);
@@ -159,6 +170,7 @@ for (const make of [bare, ours, sdk]) {
     console.log(`http.${target.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
     console.log(`http.${target.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
     console.log(`http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s`);
+    console.log(`http.${target.name}.max_listeners_warnings: ${listenerWarnings} warnings`);
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     await target.stop();
