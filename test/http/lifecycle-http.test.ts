@@ -22,8 +22,9 @@ function server(calls: string[]): Server1125 {
     capabilities: { tools: {} },
     handlers: {
       'tools/list': () => ({ tools: [] }),
-      'tools/call': (p) => {
+      'tools/call': async (p) => {
         calls.push(p.name);
+        if (p.name === 'slow') await sleep(300);
         return { content: [{ type: 'text', text: p.name }] };
       },
     },
@@ -57,9 +58,9 @@ test('006 the negotiated version is sent as MCP-Protocol-Version after the hands
   }
 });
 
-test('006 session expired: the in-flight call fails typed, the client re-initializes, later calls use the new session', async () => {
+for (const replyMode of ['json', 'sse'] as const) test(`006 session expired (${replyMode} replies): the in-flight call fails typed, the client re-initializes, later calls use the new session`, async () => {
   const calls: string[] = [];
-  const srv = await startServer({ onSession: (t) => server(calls).connect(t) });
+  const srv = await startServer({ replyMode, onSession: (t) => server(calls).connect(t) });
   const seen: Seen[] = [];
   const transport = new HttpClientTransport({
     url: srv.url,
@@ -105,6 +106,29 @@ test('006 session expired: the in-flight call fails typed, the client re-initial
     await sleep(5);
     assert.equal(expired, [first], 'a hook set before connect still runs');
     assert.is(srv.handler.sessions.size, 1);
+  } finally {
+    await client.close();
+    await srv.close();
+  }
+});
+
+test('006 session ended while a call waits on its SSE stream: the call fails typed, the next call runs on a new session', async () => {
+  const calls: string[] = [];
+  const srv = await startServer({ replyMode: 'sse', retryMs: 10, onSession: (t) => server(calls).connect(t) });
+  const transport = new HttpClientTransport({ url: srv.url, standaloneStream: false, reconnect: { initialDelayMs: 10 } });
+  const client = new Client1125({ clientInfo: { name: 'c', version: '0' } });
+  try {
+    await client.connect(transport);
+    const first = transport.sessionId!;
+    const slow = client.callTool({ name: 'slow' }).then(() => 'answered', (e: unknown) => e);
+    await sleep(50);
+    await srv.handler.sessions.get(first)!.close();
+    const outcome = await slow;
+    assert.instance(outcome, SessionExpiredError);
+    const next = await client.callTool({ name: 'next' });
+    assert.equal(next.content, [{ type: 'text', text: 'next' }]);
+    assert.ok(transport.sessionId);
+    assert.is.not(transport.sessionId, first);
   } finally {
     await client.close();
     await srv.close();
