@@ -3,7 +3,9 @@
  *
  * `mcpgen serve --rev <rev> --http <port> [--host 127.0.0.1] [--reply auto|json|sse]`: one MCP
  * endpoint at `/mcp` on node:http; every HTTP session gets its own reference server on the
- * revision's generated `Server`. Host and Origin checks are on (loopback names, plus `--host`
+ * revision's generated `Server`. Old (2024-11-05 HTTP+SSE) clients are served too: GET `/sse`
+ * opens their stream, they POST to `/messages?sessionId=…` (basic/transports, "Backwards
+ * Compatibility"). Host and Origin checks are on (loopback names, plus `--host`
  * when it is another name). The endpoint URL goes to stderr once listening; SIGINT/SIGTERM end
  * every session and stop the listener.
  *
@@ -15,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/peer.js';
 import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http-server.js';
 import { HttpClientTransport } from '../../runtime/transport/http-client.js';
+import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http-sse-legacy.js';
 import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -24,6 +27,10 @@ export interface HttpServe {
   url: string;
   port: number;
   handler: StreamableHttpHandler;
+  /** The old HTTP+SSE endpoints (GET /sse, POST /messages). */
+  legacy: LegacySseHandler;
+  /** URL of the old transport's SSE stream. */
+  sseUrl: string;
   server: Server;
   close(): Promise<void>;
 }
@@ -73,8 +80,21 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown }, op
     },
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
+  const hostChecks = {
+    allowedHosts: LOOPBACK.includes(bare) || wildcard ? undefined : names.map((h) => `${h}:${port}`),
+    allowedOrigins: LOOPBACK.includes(bare) || wildcard ? undefined : names.flatMap((h) => [`http://${h}:${port}`, `https://${h}:${port}`]),
+  };
+  const legacy = createLegacySseHandler({
+    ...hostChecks,
+    onSession: async (transport) => {
+      const { server: session } = createReferenceServer(mod.Server, { logger: options.logger, table: mod.table as never, progressDelayMs: options.progressDelayMs });
+      await session.connect(transport);
+    },
+    onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
+  });
   server.on('request', (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (legacy.handles(req)) return void legacy(req, res);
     if (path !== '/mcp') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found: the MCP endpoint is /mcp\n');
       return;
@@ -83,11 +103,13 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown }, op
   });
   return {
     url: `http://${wildcard ? '127.0.0.1' : urlHost}:${port}/mcp`,
+    sseUrl: `http://${wildcard ? '127.0.0.1' : urlHost}:${port}/sse`,
     port,
     handler,
+    legacy,
     server,
     async close() {
-      await handler.close();
+      await Promise.all([handler.close(), legacy.close()]);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
