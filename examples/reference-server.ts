@@ -12,11 +12,14 @@
  * (subscribable), template `test://template/{id}/data`.
  * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`),
  * `test_prompt_with_embedded_resource` (argument `resourceUri`), `test_prompt_with_image`.
+ * Stateless revisions add the fixtures of ./reference-stateless.ts.
  */
 import { RpcError } from '../runtime/errors.js';
 import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
 import type { RequestContext } from '../runtime/context.js';
+import type { Params } from '../runtime/jsonrpc.js';
+import { addStatelessFixtures } from './reference-stateless.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
 import type { ProtocolMaps } from '../runtime/table.js';
 
@@ -269,11 +272,21 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
 export function createReferenceServer(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
   let session: ServerSession<ProtocolMaps> | undefined;
   const features = referenceFeatures(() => session!, options);
+  let handlers = features.handlers({ table: options.table });
+  if (options.table?.lifecycle === 'stateless') {
+    // the fixtures read a retry's inputResponses and requestState beside the tool's arguments
+    const params = new WeakMap<RequestContext, Params>();
+    addStatelessFixtures(features, (ctx) => params.get(ctx));
+    handlers = Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, (p: Params, ctx: RequestContext) => {
+      if (p) params.set(ctx, p);
+      return h(p, ctx);
+    }]));
+  }
   session = new ServerCtor({
     serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
     capabilities: { ...features.capabilities(), logging: {} },
     instructions: 'mcpgen reference server: test tools, resources and prompts.',
-    handlers: features.handlers({ table: options.table }),
+    handlers,
     logger: options.logger,
   });
   features.attach(session as never);

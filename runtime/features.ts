@@ -378,6 +378,8 @@ export class ServerFeatures {
       if (e instanceof RpcError) throw e;
       return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
     }
+    // a multi round-trip answer (mrtr.ts inputRequired) goes out as the handler built it
+    if (isObj(out) && out.resultType === 'input_required') return out;
     const result: Obj = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };
     if (tool.output && result.isError !== true) {
       if (!isObj(result.structuredContent)) {
@@ -420,6 +422,7 @@ export class ServerFeatures {
     const missing = (prompt.arguments ?? []).filter((a) => a.required && (args[a.name] === undefined || args[a.name] === null)).map((a) => a.name);
     if (missing.length) throw invalid(`Missing required argument${missing.length > 1 ? 's' : ''} of prompt ${name}: ${missing.join(', ')}`, { missing });
     const out = await prompt.get(args, ctx);
+    if (isObj(out) && (out as Obj).resultType === 'input_required') return out;
     const result: Obj = Array.isArray(out) ? { messages: out } : { ...out };
     if (result.description === undefined && prompt.description !== undefined) result.description = prompt.description;
     return result;

@@ -348,7 +348,9 @@ export class Peer {
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
-      if (!handler || !allowed) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      // a stateless revision has no methods beyond its table (ping, logging/setLevel, resources/subscribe are gone)
+      const known = entry !== undefined || this.table.lifecycle !== 'stateless';
+      if (!handler || !allowed || !known) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (entry && (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params))) {
         const issues = params === undefined
           ? [{ path: '', keyword: 'required', message: 'params are required' }]

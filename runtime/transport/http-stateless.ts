@@ -263,7 +263,8 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     const msg = message as JSONRPCMessage;
     const id = (msg.id as Id | undefined) ?? null;
     const info: MessageInfo = { headers: ex.headers, signal: ex.signal };
-    if (id !== null && msg.method === 'initialize') {
+    // (an initialize carrying the modern `_meta` is just an unknown method: 404 -32601)
+    if (id !== null && msg.method === 'initialize' && typeof ((msg.params as Obj | undefined)?._meta as Obj | undefined)?.[PROTOCOL_VERSION_META] !== 'string') {
       // versioning, Backward Compatibility: name the supported versions to a legacy client
       const requested = (msg.params as Obj | undefined)?.protocolVersion;
       return fail(ex, 400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this endpoint serves ${versions.join(', ')} (no initialize)`, { supported: [...versions], requested }));

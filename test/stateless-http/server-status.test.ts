@@ -91,6 +91,13 @@ test('a legacy initialize on the modern-only endpoint → 400 -32022 naming the 
   assert.is(r.headers.get('mcp-session-id'), null);
 });
 
+test('methods the revision removed (initialize with the modern _meta, ping, logging/setLevel, resources/subscribe) → 404 -32601', async () => {
+  for (const [i, method] of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'].entries()) {
+    const r = await post(s.url, headersFor(method), request(i + 20, method, { uri: 'test://x', level: 'info' }));
+    assert.equal([method, r.status, r.body.error?.code, r.body.id], [method, 404, -32601, i + 20]);
+  }
+});
+
 test('unknown method → 404 with -32601', async () => {
   const r = await post(s.url, headersFor('nope/nothing'), request(9, 'nope/nothing'));
   assert.is(r.status, 404);

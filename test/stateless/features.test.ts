@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { table } from '../../generated/draft/index.js';
 import { ServerFeatures } from '../../runtime/features.js';
+import { inputRequest, inputRequired } from '../../runtime/mrtr.js';
 import { pair, tick } from './harness.js';
 
 test('notifyResourceUpdated reaches a listen stream that asked for the URI, and only that one', async () => {
@@ -24,6 +25,16 @@ test('notifyResourceUpdated reaches a listen stream that asked for the URI, and 
   assert.equal([read.ttlMs, read.cacheScope], [0, 'private']);
   await sub.close();
   await client.close();
+});
+
+test('a tool or prompt answering inputRequired goes out as built: no content or description added', async () => {
+  const features = new ServerFeatures();
+  const ask = { ask: inputRequest.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }) };
+  features.tool({ name: 't', description: 'asks', handler: () => inputRequired({ inputRequests: ask }) as never });
+  features.prompt({ name: 'p', description: 'asks', get: () => inputRequired({ inputRequests: ask }) as never });
+  const h = features.handlers({ table }) as Record<string, (p: unknown, ctx: unknown) => Promise<Record<string, unknown>>>;
+  assert.equal(await h['tools/call']({ name: 't', arguments: {} }, {}), { resultType: 'input_required', inputRequests: ask });
+  assert.equal(await h['prompts/get']({ name: 'p' }, {}), { resultType: 'input_required', inputRequests: ask });
 });
 
 test.run();
