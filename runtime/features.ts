@@ -33,7 +33,8 @@
  * each connection its own instance when clients must not see each other's subscriptions.
  *
  * Tool schemas are JSON Schema 2020-12 (the default dialect when `$schema` is absent), compiled
- * once per tool with ajv and the formats of `./formats.ts` over ajv-formats' full set.
+ * with ajv and the formats of `./formats.ts` over ajv-formats' full set, once per distinct schema
+ * in the process (the validators are shared by every instance).
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ErrorObject as AjvError, ValidateFunction } from 'ajv';
@@ -145,6 +146,14 @@ const RESOURCE_NOT_FOUND = -32002;
 const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
 
 type Tool = { def: ToolDefinition<never>; input: ValidateFunction; output: ValidateFunction | undefined };
+
+/**
+ * Validators by schema text, shared by every ServerFeatures: a server per session (HTTP)
+ * compiles each tool schema once per process, not once per session. Oldest dropped past 1000.
+ */
+const validators = new Map<string, ValidateFunction>();
+const MAX_VALIDATORS = 1000;
+let ajv: InstanceType<typeof Ajv2020Module.default> | undefined;
 type Template = { def: ResourceTemplateDefinition; match: (uri: string) => Record<string, string> | undefined };
 
 /** Human-readable ajv errors: `passengers: must be >= 1`, `departureDate: is required`. */
@@ -187,7 +196,6 @@ export function compileUriTemplate(template: string): (uri: string) => Record<st
 
 export class ServerFeatures {
   readonly pageSize: number;
-  readonly #ajv: InstanceType<typeof Ajv2020Module.default>;
   readonly #tools = new Map<string, Tool>();
   readonly #resources = new Map<string, ResourceDefinition>();
   readonly #templates = new Map<string, Template>();
@@ -202,8 +210,6 @@ export class ServerFeatures {
     this.pageSize = Math.max(1, Math.floor(options.pageSize ?? 100));
     this.#declare = options.declare ?? {};
     this.#cache = options.cache;
-    const Ajv = Ajv2020Module as unknown as typeof Ajv2020Module.default;
-    this.#ajv = new Ajv({ strict: false, allErrors: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
   }
 
   // ---- registration -------------------------------------------------------------------------
@@ -332,8 +338,15 @@ export class ServerFeatures {
     // Only 2020-12 is compiled as such; another declared dialect is tried as 2020-12.
     const s = typeof schema.$schema === 'string' && !schema.$schema.includes('2020-12') ? { ...schema, $schema: undefined } : schema;
     try {
-      if (typeof s.$id === 'string') this.#ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
-      return this.#ajv.compile(JSON.parse(JSON.stringify(s)));
+      const text = JSON.stringify(s);
+      const hit = validators.get(text);
+      if (hit) return hit;
+      ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
+      if (typeof s.$id === 'string') ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
+      const validate = ajv.compile(JSON.parse(text));
+      if (validators.size >= MAX_VALIDATORS) validators.delete(validators.keys().next().value!);
+      validators.set(text, validate);
+      return validate;
     } catch (e) {
       throw new TypeError(`${what} is not a valid JSON Schema: ${(e as Error).message}`);
     }
