@@ -149,7 +149,8 @@ type Tool = { def: ToolDefinition<never>; input: ValidateFunction; output: Valid
 
 /**
  * Validators by schema text, shared by every ServerFeatures: a server per session (HTTP)
- * compiles each tool schema once per process, not once per session. Oldest dropped past 1000.
+ * compiles each tool schema once per process, not once per session. Past 1000 distinct schemas
+ * the cache and the ajv instance start afresh.
  */
 const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 1000;
@@ -341,10 +342,14 @@ export class ServerFeatures {
       const text = JSON.stringify(s);
       const hit = validators.get(text);
       if (hit) return hit;
+      if (validators.size >= MAX_VALIDATORS) {
+        // ajv keeps every compiled schema in its scope: start a fresh one (validators in use stay valid)
+        validators.clear();
+        ajv = undefined;
+      }
       ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
       if (typeof s.$id === 'string') ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
       const validate = ajv.compile(JSON.parse(text));
-      if (validators.size >= MAX_VALIDATORS) validators.delete(validators.keys().next().value!);
       validators.set(text, validate);
       return validate;
     } catch (e) {
