@@ -10,7 +10,8 @@
  * calling in a loop; each the median of three rounds (the 1-minute load average is printed).
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * Then (Linux) the RSS of each server process holding 1,000 idle sessions, ours vs sdk, in
- * total and as growth over the freshly started process.
+ * total and as growth over the freshly started process: ours is bench/serve-http-server.ts
+ * (the runtime alone, as the SDK fixture is), ours_cli is `mcpgen serve --http`.
  * `npm run bench:http [-- --quick]`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -226,8 +227,11 @@ async function idleSessions(args: string[]): Promise<{ rss: number; growth: numb
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 if (process.platform === 'linux') {
+  // ours: the runtime in a plain server script, like the SDK fixture; ours_cli: `mcpgen serve`,
+  // whose process also holds the generator's modules
   const idle = {
-    ours: await idleSessions([`${root}bin/mcpgen.js`, 'serve', '--http', '0']),
+    ours: await idleSessions(['--import', 'tsx', `${root}bench/serve-http-server.ts`]),
+    ours_cli: await idleSessions([`${root}bin/mcpgen.js`, 'serve', '--http', '0']),
     sdk: await idleSessions([`${root}test/fixtures/sdk-http-server.mjs`]),
   };
   for (const [name, r] of Object.entries(idle)) {
@@ -236,4 +240,5 @@ if (process.platform === 'linux') {
   }
   ratio(`http.idle_sessions_${IDLE}.rss.ours_vs_sdk`, idle.sdk.rss / idle.ours.rss);
   ratio(`http.idle_sessions_${IDLE}.rss_growth.ours_vs_sdk`, idle.sdk.growth / idle.ours.growth);
+  ratio(`http.idle_sessions_${IDLE}.rss.ours_cli_vs_sdk`, idle.sdk.rss / idle.ours_cli.rss);
 }
