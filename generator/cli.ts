@@ -25,7 +25,7 @@ const HELP = `mcpgen — schema-first code generator for the Model Context Proto
 Usage:
   mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
   mcpgen list [--spec-dir DIR]
-  mcpgen pull [--rev <id>|all] [--base-url URL]
+  mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR]
   mcpgen serve --stdio [--rev <id>] [--modern-only]
@@ -86,10 +86,31 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
 
 /** Resolves the inputs of the requested revisions. */
 export function resolveInputs(v: { rev?: string; 'spec-dir'?: string; unpinned?: string }): ResolvedRevision[] {
-  if (v.unpinned) return [resolveUnpinned(v.unpinned, v.rev && v.rev !== 'all' ? v.rev : undefined)];
   const pins = loadPins();
-  const revs = !v.rev || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
+  if (v.rev !== undefined && v.rev !== 'all') for (const r of v.rev.split(',')) checkRevisionId(r);
+  if (v.unpinned) {
+    if (v.rev === 'all' || v.rev?.includes(',')) throw new UsageError('--unpinned generates one revision: give --rev one id, or none to use the folder name');
+    if (v.rev && Object.hasOwn(pins.revisions, v.rev)) {
+      throw new UsageError(`--rev ${v.rev} is a pinned revision: an unpinned folder would overwrite its output; choose another id`);
+    }
+    const r = resolveUnpinned(v.unpinned, v.rev);
+    checkRevisionId(r.revision);
+    return [r];
+  }
+  const revs = v.rev === undefined || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
   return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] }, pins));
+}
+
+/** A revision id names an output folder: letters, digits, `.`, `_`, `-`, not starting with `.`. */
+function checkRevisionId(id: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) {
+    throw new UsageError(`invalid revision id "${id}": use letters, digits, '.', '_' and '-', starting with a letter or digit`);
+  }
+}
+
+/** Refuses an output folder that exists and is not a directory. */
+function checkOutDir(out: string): void {
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`);
 }
 
 /** Ingests resolved inputs into a model. */
@@ -122,6 +143,7 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
   if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${BINDING_LANGUAGE_IDS.join(', ')}, or all)`);
   const out = resolve(v.out as string);
   const t0 = performance.now();
+  checkOutDir(out);
   const inputs = resolveInputs(v as never);
   for (const r of inputs) {
     const t1 = performance.now();
@@ -206,6 +228,7 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
   });
   if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
   const out = resolve(v.out as string);
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`);
   const inputs = resolveInputs(v as never);
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
   let differ = 0;
@@ -279,6 +302,11 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       return EXIT.usage;
     }
     if (e instanceof PinError || e instanceof IngestError) {
+      io.err(`mcpgen ${cmd}: ${e.message}`);
+      return EXIT.input;
+    }
+    // a file-system or network refusal (EISDIR, ENOTDIR, EEXIST, EADDRINUSE, EACCES…): say it, no stack
+    if (e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)) {
       io.err(`mcpgen ${cmd}: ${e.message}`);
       return EXIT.input;
     }

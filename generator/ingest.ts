@@ -197,6 +197,13 @@ export function ingest(input: IngestInput): ProtocolModel {
   if (!root || typeof root !== 'object' || Array.isArray(root)) throw new IngestError(jf, '(root)', 'not a JSON object');
   const dialect = typeof root.$schema === 'string' ? root.$schema : 'https://json-schema.org/draft/2020-12/schema';
   const defs = normaliseDefs(root, jf);
+  checkRefs(defs, jf);
+  const syntax = ts.transpileModule(input.schemaTs.text, { reportDiagnostics: true, fileName: tf }).diagnostics ?? [];
+  if (syntax.length) {
+    const d = syntax[0];
+    const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+    throw new IngestError(tf, where ? `line ${where.line + 1}:${where.character + 1}` : '(syntax)', `not valid TypeScript: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+  }
   const decls = readSchemaTs(input.schemaTs.text, tf);
   const warnings: string[] = [];
   const repaired = repairLinks(defs, new Set([...Object.keys(defs), ...decls.keys()]));
@@ -530,4 +537,20 @@ function widenMembers(name: string, def: JsonSchema, decls: Map<string, TsDecl>)
     walk(m.type, props[m.name], '');
   }
   return found;
+}
+
+/** Every `$ref` must name a definition: a dangling one is refused naming where it stands. */
+function checkRefs(defs: Record<string, JsonSchema>, file: string): void {
+  const walk = (v: unknown, path: string): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$ref' && typeof x === 'string') {
+          const target = x.startsWith('#/$defs/') ? x.slice(8) : undefined;
+          if (!target || !Object.hasOwn(defs, target)) throw new IngestError(file, `${path}.$ref`, `"${x}" names no definition in $defs`);
+        } else walk(x, `${path}.${k}`);
+      }
+    }
+  };
+  for (const [name, def] of Object.entries(defs)) walk(def, `$defs.${name}`);
 }

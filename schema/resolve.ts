@@ -7,7 +7,7 @@
  * expected and the actual hash. `--unpinned DIR` takes any folder holding schema.json +
  * schema.ts, unverified.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { sha256 } from '../generator/util.js';
@@ -64,8 +64,13 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME ? resolve(env.XDG_CACHE_HOME) : join(homedir(), '.cache'), 'mcpgen');
 }
 
+function readFile(path: string, what: string): Buffer {
+  if (!statSync(path).isFile()) throw new PinError(`${what} ${path}: not a file`);
+  return readFileSync(path);
+}
+
 function readVerified(path: string, pin: PinnedFile): ResolvedFile {
-  const buf = readFileSync(path);
+  const buf = readFile(path, 'input');
   const actual = sha256(buf);
   if (actual !== pin.sha256 || buf.length !== pin.size) {
     throw new PinError(
@@ -117,7 +122,7 @@ export function resolveUnpinned(dir: string, revision = basename(resolve(dir))):
   const read = (f: string): ResolvedFile => {
     const path = join(resolve(dir), f);
     if (!existsSync(path)) throw new PinError(`--unpinned ${dir}: missing ${f}`);
-    const buf = readFileSync(path);
+    const buf = readFile(path, '--unpinned');
     return { path, text: buf.toString('utf8'), sha256: sha256(buf), size: buf.length };
   };
   return {
@@ -131,7 +136,10 @@ export function resolveUnpinned(dir: string, revision = basename(resolve(dir))):
 
 export interface PullOptions {
   cacheDir?: string;
-  /** Replaces the upstream raw URL template (`{repository}`, `{commit}`, `{path}`). */
+  /**
+   * Replaces the upstream raw URL template; `{path}` (e.g. `schema/draft/schema.json`),
+   * `{repository}` and `{commit}` are filled in. A URL without `{path}` gets it appended.
+   */
   baseUrl?: string;
   fetch?: typeof fetch;
   log?: (line: string) => void;
@@ -153,11 +161,18 @@ export async function pull(revisions: string[], opts: PullOptions = {}, pins = l
       const pin = entry.files[f];
       const dest = join(dir, pin.path);
       if (existsSync(dest) && sha256(readFileSync(dest)) === pin.sha256) continue;
-      const url = (opts.baseUrl ?? pins.upstream.rawUrl)
+      const template = opts.baseUrl && !opts.baseUrl.includes('{path}') ? `${opts.baseUrl.replace(/\/?$/, '/')}{path}` : (opts.baseUrl ?? pins.upstream.rawUrl);
+      const url = template
         .replace('{repository}', pins.upstream.repository)
         .replace('{commit}', pins.upstream.commit)
         .replace('{path}', pin.path);
-      const res = await doFetch(url);
+      let res: Response;
+      try {
+        res = await doFetch(url);
+      } catch (e) {
+        const cause = (e as { cause?: { message?: string } }).cause?.message;
+        throw new PinError(`${url}: could not fetch ${pin.path}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+      }
       if (!res.ok) throw new PinError(`${url}: HTTP ${res.status} while pulling ${pin.path}`);
       const buf = Buffer.from(await res.arrayBuffer());
       const actual = sha256(buf);

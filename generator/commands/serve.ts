@@ -166,15 +166,20 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
   });
   const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  let step = 'connecting (initialize)';
   try {
     await client.connect(transport);
+    step = method;
     const result = await client.request(method as never, params as never, values.progress
       ? { onProgress: (p) => io.err(`progress: ${JSON.stringify(p)}`) }
       : undefined);
     io.out(JSON.stringify(result, null, 2));
     return 0;
   } catch (e) {
-    io.err(e instanceof RpcError ? `mcpgen call: ${method} failed: ${e.code} ${e.message}${e.data === undefined ? '' : ` ${JSON.stringify(e.data)}`}` : `mcpgen call: ${(e as Error).message ?? String(e)}`);
+    const cause = (e as { cause?: { message?: string } }).cause?.message;
+    io.err(e instanceof RpcError
+      ? `mcpgen call: ${step} failed: ${e.code} ${e.message}${e.data === undefined ? '' : ` ${JSON.stringify(e.data)}`}`
+      : `mcpgen call: ${step} failed: ${(e as Error).message ?? String(e)}${cause ? ` (${cause})` : ''}${url ? ` [${url}]` : ''}`);
     return 1;
   } finally {
     await client.close().catch(() => undefined);

@@ -1,0 +1,95 @@
+/**
+ * Bad input to the CLI gets a clear message naming the file and field and the documented exit
+ * code — never a stack trace, never a write outside --out.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../generator/cli.js';
+
+const SPEC = process.env.MCP_SPEC_DIR!;
+const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-bad-'));
+const cli = async (...args: string[]) => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+  return { code, err: err.join('\n') };
+};
+const folder = (name: string, json: string | null, tsText: string | null) => {
+  const dir = join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  if (json !== null) writeFileSync(join(dir, 'schema.json'), json);
+  if (tsText !== null) writeFileSync(join(dir, 'schema.ts'), tsText);
+  return dir;
+};
+const draftJson = () => readFileSync(join(SPEC, 'schema/draft/schema.json'), 'utf8');
+const draftTs = () => readFileSync(join(SPEC, 'schema/draft/schema.ts'), 'utf8');
+
+test('a --rev that is not a plain id is refused before anything is written or wiped', async () => {
+  const out = join(tmp, 'sandbox/out');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(tmp, 'sandbox/precious'), 'keep');
+  writeFileSync(join(out, 'precious'), 'keep');
+  const dir = folder('u-rev', draftJson(), draftTs());
+  for (const rev of ['..', '.', '../../x', 'a/b', '']) {
+    const r = await cli('generate', '--unpinned', dir, '--rev', rev, '--out', out);
+    assert.is(r.code, 2, rev);
+    assert.match(r.err, /invalid revision id/);
+  }
+  assert.is(readFileSync(join(tmp, 'sandbox/precious'), 'utf8'), 'keep');
+  assert.is(readFileSync(join(out, 'precious'), 'utf8'), 'keep');
+});
+
+test('an unpinned folder may not take a pinned revision id (it would overwrite that output)', async () => {
+  const r = await cli('generate', '--unpinned', folder('u-pinned', draftJson(), draftTs()), '--rev', '2025-11-25', '--out', join(tmp, 'o1'));
+  assert.is(r.code, 2);
+  assert.match(r.err, /2025-11-25 is a pinned revision/);
+  assert.not.ok(existsSync(join(tmp, 'o1/2025-11-25')));
+});
+
+test('a dangling $ref is refused naming the file and where it stands', async () => {
+  const json = draftJson().replace('"#/$defs/CallToolRequestParams"', '"#/$defs/Nope"');
+  const dir = folder('u-ref', json, draftTs());
+  const r = await cli('generate', '--unpinned', dir, '--out', join(tmp, 'o2'));
+  assert.is(r.code, 3);
+  assert.ok(r.err.includes(join(dir, 'schema.json')));
+  assert.match(r.err, /\$defs\.CallToolRequest\.properties\.params\.\$ref: "#\/\$defs\/Nope" names no definition/);
+});
+
+test('a schema.ts with a syntax error is refused naming the file and line', async () => {
+  const text = `${draftTs()}\nexport interface Broken extends ((( {\n`;
+  const dir = folder('u-syntax', draftJson(), text);
+  const r = await cli('generate', '--unpinned', dir, '--out', join(tmp, 'o3'));
+  assert.is(r.code, 3);
+  assert.ok(r.err.includes(join(dir, 'schema.ts')));
+  assert.match(r.err, /line \d+:\d+: not valid TypeScript/);
+});
+
+test('inputs that are folders, and an --out that is a file, are refused without a stack trace', async () => {
+  const dir = folder('u-dir', null, draftTs());
+  mkdirSync(join(dir, 'schema.json'));
+  const r1 = await cli('generate', '--unpinned', dir, '--out', join(tmp, 'o4'));
+  assert.is(r1.code, 3);
+  assert.match(r1.err, /schema\.json: not a file/);
+  const file = join(tmp, 'a-file');
+  writeFileSync(file, 'x');
+  const r2 = await cli('generate', '--rev', 'draft', '--out', file);
+  assert.is(r2.code, 2);
+  assert.match(r2.err, /exists and is not a directory/);
+  assert.is(readFileSync(file, 'utf8'), 'x');
+});
+
+test('pull from an unreachable address says which URL and why, exit 3', async () => {
+  const saved = process.env.MCPGEN_CACHE;
+  process.env.MCPGEN_CACHE = join(tmp, 'cache');
+  const r = await cli('pull', '--rev', 'draft', '--base-url', 'http://127.0.0.1:1/');
+  if (saved === undefined) delete process.env.MCPGEN_CACHE;
+  else process.env.MCPGEN_CACHE = saved;
+  assert.is(r.code, 3);
+  assert.match(r.err, /http:\/\/127\.0\.0\.1:1\/schema\/draft\/schema\.json: could not fetch/);
+});
+
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test.run();
