@@ -266,13 +266,19 @@ export class ClientSession<P extends ProtocolMaps> {
     return { ...(params ?? {}), _meta: meta };
   }
 
-  /** Stateless: sends once; on -32022 naming a version of a `fallbackTables` table, switches to it and resends once. */
+  /**
+   * Stateless: sends once; on -32022 naming a version of a `fallbackTables` table, switches to it
+   * and resends once (naming the version sent: resends it once).
+   */
   async #send(method: string, params: Params, options?: PeerRequestOptions): Promise<Record<string, unknown>> {
     try {
       return await this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
     } catch (e) {
       if (!(e instanceof RpcError) || e.code !== ErrorCode.UnsupportedProtocolVersion) throw e;
-      if (!this.#fallback((e.data as { supported?: unknown } | undefined)?.supported)) throw e;
+      const supported = (e.data as { supported?: unknown } | undefined)?.supported;
+      // a refusal naming the version just sent among the supported ones is answered by sending it again, once
+      const again = Array.isArray(supported) && supported.includes(this.#table.protocolVersion);
+      if (!again && !this.#fallback(supported)) throw e;
       return this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
     }
   }

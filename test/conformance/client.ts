@@ -5,6 +5,10 @@
  * data in MCP_CONFORMANCE_CONTEXT. test/conformance/run.ts bundles it to one JavaScript file
  * first (the suite runs scenarios in parallel and checks timings).
  *
+ * With `--rev 2026-07-28` (before the URL) it speaks that revision instead: the generated
+ * 2026-07-28 Client over the stateless transport, which answers `input_required` rounds with
+ * the same handlers (and roots/list); a scenario's `toolCalls` context names the calls to make.
+ *
  * Every scenario: initialize, list the tools (when the server declares them), call each tool the scenario's server offers (with
  * arguments its input schema asks for; an object argument `schema` gets another listed tool's
  * input schema), end the session. Elicitation requests are accepted
@@ -12,13 +16,18 @@
  * under `auth/` go through ./oauth.ts. With MCPGEN_CONFORMANCE_TRACE set, every HTTP exchange
  * is traced to stderr.
  */
-import { Client } from '../../generated/2025-11-25/index.js';
+import { Client, table as table2025 } from '../../generated/2025-11-25/index.js';
 import { table as table0618 } from '../../generated/2025-06-18/index.js';
 import { table as table0326 } from '../../generated/2025-03-26/index.js';
+import { Client as Client2026 } from '../../generated/2026-07-28/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http-client.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+/** `--rev 2026-07-28`: speak that revision (statelessly) instead of 2025-11-25. */
+const revIndex = process.argv.indexOf('--rev');
+const revision = revIndex > 1 ? process.argv[revIndex + 1] : undefined;
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, unknown>;
 
 type Schema = { type?: string; properties?: Record<string, Schema>; default?: unknown; required?: string[] };
@@ -42,6 +51,48 @@ function argumentsFor(schema: Schema | undefined): Record<string, unknown> {
   return out;
 }
 
+/** The elicitation, sampling and roots handlers (also the answers to `input_required` rounds). */
+const handlers = {
+  'elicitation/create': (p: unknown) => ({ action: 'accept', content: defaults((p as { requestedSchema?: Schema }).requestedSchema) as never }),
+  'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'This is a test response.' }, model: 'conformance-model' }),
+  'roots/list': () => ({ roots: [{ uri: 'file:///conformance/root', name: 'Conformance Root' }] }),
+};
+
+/** Calls every listed tool once with arguments its input schema asks for. */
+async function callAll(tools: Array<{ name: string; inputSchema?: unknown }>, call: (name: string, args: Record<string, unknown>) => Promise<unknown>): Promise<void> {
+  for (const tool of tools) {
+    const args = argumentsFor(tool.inputSchema as Schema);
+    // a tool taking a `schema` object gets another tool's input schema as listed (JSON Schema
+    // keywords round trip untouched through the client)
+    const other = tools.find((t) => t.name !== tool.name);
+    if ((tool.inputSchema as Schema | undefined)?.properties?.schema?.type === 'object' && other) args.schema = other.inputSchema;
+    await call(tool.name, args);
+  }
+}
+
+/**
+ * 2026-07-28: the generated Client of that revision over the stateless transport (falling back
+ * to a 2025-11-25 session when `server/discover` is not answered): discover, list and call the
+ * tools (multi round-trip answers through the handlers), close.
+ */
+async function modern(fetcher: typeof fetch): Promise<void> {
+  const transport = new StatelessHttpClientTransport({ url, fetch: fetcher, reconnect: { maxRetries: 3 } });
+  const client = new Client2026({
+    clientInfo: { name: 'mcpgen-conformance-client', version: '0.1.0' },
+    capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
+    fallbackTables: [table2025, table0618, table0326],
+    timeout: 20_000,
+    handlers: handlers as never,
+  });
+  const server = await client.connect(transport);
+  const tools = server.capabilities.tools ? (await client.listTools({})).tools : [];
+  // a scenario may name the calls to make (MCP_CONFORMANCE_CONTEXT `toolCalls`)
+  const planned = Array.isArray(context.toolCalls) ? (context.toolCalls as Array<{ name: string; arguments?: Record<string, unknown> }>) : undefined;
+  if (planned) for (const c of planned) await client.callTool({ name: c.name, arguments: c.arguments ?? {} });
+  else await callAll(tools as never, (name, args) => client.callTool({ name, arguments: args }));
+  await client.close();
+}
+
 async function main(): Promise<void> {
   // loaded only for auth scenarios: the OAuth helpers are most of the bundle's weight
   const auth = scenario.startsWith('auth/') ? (await import('./oauth.js')).oauthFetch({ scenario, context, serverUrl: url }) : undefined;
@@ -53,6 +104,7 @@ async function main(): Promise<void> {
       return res;
     }
     : base;
+  if (revision === '2026-07-28') return modern(traced);
   const transport = new HttpClientTransport({ url, fetch: traced, reconnect: { maxRetries: 3 } });
   const client = new Client({
     clientInfo: { name: 'mcpgen-conformance-client', version: '0.1.0' },

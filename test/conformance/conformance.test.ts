@@ -1,6 +1,6 @@
 /**
- * The MCP conformance suites (0.1.16 and 0.2.0-alpha.12 at `--requirements 2025-11-25`), server
- * and client side, through ./run.ts. Prints `conformance <suite> <side>: N/M`; fails on a
+ * The MCP conformance suites (0.1.16, and 0.2.0-alpha.12 at `--requirements 2025-11-25` and at
+ * `--requirements 2026-07-28`), server and client side, through ./run.ts. Prints `conformance <suite> <side>: N/M`; fails on a
  * failure not in ./expected-failures.json and on a stale entry there.
  */
 import { test } from 'uvu';

@@ -5,8 +5,11 @@
  * registration or client ID metadata documents, PKCE, token requests) and retries the request.
  *
  * - 401: discovery from `WWW-Authenticate` (resource_metadata, scope), authorization, retry.
- * - 403 with `error="insufficient_scope"`: step-up authorization with the challenged scope.
+ * - 403 with `error="insufficient_scope"`: step-up authorization with the challenged scope
+ *   added to the granted ones.
  * - At most 3 authorizations per request; then the response is returned as it is.
+ * - The authorization server metadata must name the issuer it was discovered from (RFC 8414),
+ *   and the authorization response's `iss` must equal it (RFC 9207).
  * Client credentials scenarios use the SDK's client-credentials / private-key-JWT providers;
  * pre-registration uses the credentials of MCP_CONFORMANCE_CONTEXT; enterprise-managed
  * authorization (cross-app access) exchanges the IdP's ID token for an ID-JAG at the IdP
@@ -26,6 +29,9 @@ class CodeFlowProvider implements OAuthClientProvider {
   #tokens: OAuthTokens | undefined;
   #verifier: string | undefined;
   code: string | undefined;
+  /** The authorization server metadata's `issuer`, and whether it advertises the `iss` response parameter. */
+  issuer: string | undefined;
+  issRequired = false;
 
   constructor(client?: OAuthClientInformationMixed, metadataUrl?: string) {
     this.#client = client;
@@ -35,7 +41,8 @@ class CodeFlowProvider implements OAuthClientProvider {
     return REDIRECT;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'mcpgen-conformance-client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' } as OAuthClientMetadata;
+    // a localhost redirect: a native application (SEP-837)
+    return { client_name: 'mcpgen-conformance-client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' } as OAuthClientMetadata;
   }
   clientInformation(): OAuthClientInformationMixed | undefined {
     return this.#client;
@@ -53,8 +60,14 @@ class CodeFlowProvider implements OAuthClientProvider {
     const res = await fetch(url, { redirect: 'manual' });
     await res.body?.cancel();
     const location = res.headers.get('location');
-    const code = location ? new URL(location).searchParams.get('code') : null;
+    const answer = location ? new URL(location).searchParams : undefined;
+    const code = answer?.get('code');
     if (!code) throw new Error(`authorization at ${url.origin} gave no code (HTTP ${res.status})`);
+    // RFC 9207: `iss` equals the metadata's issuer exactly, and is required where advertised
+    const iss = answer!.get('iss');
+    if (this.issuer !== undefined && (iss !== null ? iss !== this.issuer : this.issRequired)) {
+      throw new Error(`authorization response iss ${iss === null ? 'missing' : `"${iss}"`}, expected "${this.issuer}"`);
+    }
     this.code = code;
   }
   saveCodeVerifier(v: string): void {
@@ -108,6 +121,24 @@ async function crossAppAccess(serverUrl: string, resourceMetadataUrl: URL | unde
   return post(meta.token_endpoint, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: jag.access_token }, { Authorization: `Basic ${basic}` });
 }
 
+/**
+ * RFC 8414 section 3.3: the authorization server metadata's `issuer` is the issuer identifier
+ * it was discovered from (a trailing slash aside), or the metadata is not used. Records the
+ * issuer for the authorization response's `iss` check (RFC 9207).
+ */
+async function checkIssuer(provider: CodeFlowProvider, serverUrl: string, resourceMetadataUrl: URL | undefined): Promise<void> {
+  // without protected resource metadata (2025-03-26 back-compat) no issuer identifier was named
+  const prm = await discoverOAuthProtectedResourceMetadata(serverUrl, { resourceMetadataUrl }).catch(() => undefined);
+  const as = prm?.authorization_servers?.[0];
+  if (!as) return;
+  const meta = await discoverAuthorizationServerMetadata(as).catch(() => undefined);
+  if (!meta) return;
+  const bare = (u: string) => u.replace(/\/+$/, '');
+  if (bare(meta.issuer) !== bare(as)) throw new Error(`authorization server metadata names issuer "${meta.issuer}", discovered from "${as}"`);
+  provider.issuer = meta.issuer;
+  provider.issRequired = (meta as { authorization_response_iss_parameter_supported?: boolean }).authorization_response_iss_parameter_supported === true;
+}
+
 /** A fetch that authorizes as the scenario requires. */
 export function oauthFetch(options: { scenario: string; context: Record<string, unknown>; serverUrl: string }): { fetch: typeof fetch } {
   const provider = providerFor(options.scenario, options.context);
@@ -117,7 +148,11 @@ export function oauthFetch(options: { scenario: string; context: Record<string, 
       await provider.saveTokens(await crossAppAccess(options.serverUrl, resourceMetadataUrl, options.context));
       return;
     }
-    const opts = { serverUrl: options.serverUrl, resourceMetadataUrl, scope, fetchFn: fetch };
+    if (provider instanceof CodeFlowProvider) await checkIssuer(provider, options.serverUrl, resourceMetadataUrl);
+    // step-up (403 insufficient_scope): the challenged scope joins the ones granted so far (SEP-2350)
+    const granted = res.status === 403 ? (await provider.tokens())?.scope : undefined;
+    const wanted = granted && scope ? [...new Set([...granted.split(' '), ...scope.split(' ')].filter(Boolean))].join(' ') : scope;
+    const opts = { serverUrl: options.serverUrl, resourceMetadataUrl, scope: wanted, fetchFn: fetch };
     if ((await auth(provider, opts)) === 'AUTHORIZED') return;
     const code = (provider as CodeFlowProvider).code;
     if (!code || (await auth(provider, { ...opts, authorizationCode: code })) !== 'AUTHORIZED') throw new Error('authorization failed');

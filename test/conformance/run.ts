@@ -4,11 +4,14 @@
  * against the conformance client (./client.ts, bundled to one JavaScript file with esbuild
  * first: the suite starts it once per scenario, in parallel, with tight timing checks).
  *
- *   node --import tsx test/conformance/run.ts [--suite 0.1.16|alpha.12] [--side server|client]
+ *   node --import tsx test/conformance/run.ts [--suite 0.1.16|alpha.12|2026-07-28] [--side server|client]
  *
  * Suites: 0.1.16 (node_modules/conformance-0.1: its active server scenarios, `--suite all` of
  * the client ones) and alpha.12 (node_modules/conformance-alpha, `--requirements 2025-11-25`:
- * exactly what that revision requires; unscored scenarios are reported but not judged). Both
+ * exactly what that revision requires; unscored scenarios are reported but not judged) and
+ * `alpha.12 (2026-07-28)` (the same suite at `--requirements 2026-07-28`: the server scenarios
+ * against the dual-era endpoint of `mcpgen serve --rev 2026-07-28 --http`, the client scenarios
+ * with the conformance client speaking 2026-07-28, `--rev 2026-07-28`). All
  * need `fs.globSync` (Node ≥ 22); ./glob-shim.mjs provides it on Node 20.
  *
  * Prints `conformance <suite> <side>: N/M` per run (scored scenarios passed / run); a scenario
@@ -24,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadRevision } from '../../generator/commands/serve.js';
 import { serveHttp } from '../../generator/commands/serve-http.js';
+import { serveStatelessHttp } from '../../generator/commands/serve-stateless.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const SHIM = here('./glob-shim.mjs');
@@ -35,6 +39,8 @@ export interface SuiteSpec {
   bin: string;
   server: string[];
   client: string[];
+  /** The revision served to the server scenarios and spoken by the conformance client (default 2025-11-25). */
+  revision?: '2026-07-28';
 }
 
 export const SUITES: readonly SuiteSpec[] = [
@@ -44,6 +50,13 @@ export const SUITES: readonly SuiteSpec[] = [
     bin: here('../../node_modules/conformance-alpha/dist/index.js'),
     server: ['--requirements', '2025-11-25'],
     client: ['--requirements', '2025-11-25'],
+  },
+  {
+    name: 'alpha.12 (2026-07-28)',
+    bin: here('../../node_modules/conformance-alpha/dist/index.js'),
+    server: ['--requirements', '2026-07-28'],
+    client: ['--requirements', '2026-07-28'],
+    revision: '2026-07-28',
   },
 ];
 
@@ -159,16 +172,20 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
     if (side === 'server') {
       let url = options.serverUrl;
       if (!url) {
-        const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, host: '127.0.0.1' });
+        // 2026-07-28: the dual-era endpoint of `mcpgen serve --rev 2026-07-28 --http`
+        const served = suite.revision
+          ? await serveStatelessHttp(await loadRevision(suite.revision) as never, await loadRevision('2025-11-25') as never, { port: 0, host: '127.0.0.1' })
+          : await serveHttp(await loadRevision('2025-11-25'), { port: 0, host: '127.0.0.1' });
         stop = served.close;
         url = `http://localhost:${served.port}/mcp`;
       }
       args = [suite.bin, 'server', '--url', url, ...suite.server];
     } else {
       const command = options.clientCommand ?? (await buildClient(work));
-      args = [suite.bin, 'client', '--command', command, ...suite.client];
+      args = [suite.bin, 'client', '--command', suite.revision ? `${command} --rev ${suite.revision}` : command, ...suite.client];
     }
-    let output = await run([...args, '-o', join(work, `${suite.name}-${side}`)], work, 600_000);
+    const outName = suite.name.replace(/[^\w.-]+/g, '_');
+    let output = await run([...args, '-o', join(work, `${outName}-${side}`)], work, 600_000);
     const { scenarios, unscored } = parseSummary(output);
     const expected = loadExpected()[`${suite.name} ${side}`] ?? {};
     // A failure in the parallel run is run once more alone: the client scenarios all start at
@@ -178,7 +195,7 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
     for (const [name, ok] of scenarios) {
       if (ok || name in expected) continue;
       const base = args.filter((a, i) => !['--requirements', '--suite'].includes(a) && !['--requirements', '--suite'].includes(args[i - 1]));
-      const again = await run([...base, '--scenario', name, '-o', join(work, `${suite.name}-${side}-rerun`)], work, 120_000);
+      const again = await run([...base, '--scenario', name, '-o', join(work, `${outName}-${side}-rerun`)], work, 120_000);
       output += `\n=== re-run of ${name} alone ===\n${again}`;
       if (passedAlone(again)) {
         scenarios.set(name, true);
@@ -222,10 +239,10 @@ export function report(r: RunResult): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({ options: { suite: { type: 'string' }, side: { type: 'string' }, verbose: { type: 'boolean' } } });
-  const suites = SUITES.filter((s) => !values.suite || s.name === values.suite);
+  const suites = SUITES.filter((s) => !values.suite || s.name === values.suite || s.revision === values.suite);
   const sides = (['server', 'client'] as const).filter((s) => !values.side || s === values.side);
   if (!suites.length || !sides.length) {
-    console.error('usage: run.ts [--suite 0.1.16|alpha.12] [--side server|client] [--verbose]');
+    console.error('usage: run.ts [--suite 0.1.16|alpha.12|2026-07-28] [--side server|client] [--verbose]');
     process.exit(2);
   }
   const work = mkdtempSync(join(tmpdir(), 'mcpgen-conformance-'));

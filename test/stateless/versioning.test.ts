@@ -80,6 +80,21 @@ test('versioning: the retry happens once; a second -32022 is the caller\'s error
   await client.close();
 });
 
+test('versioning: a -32022 naming the version sent among the supported ones is answered by resending it once', async () => {
+  let refused = 0;
+  const { transport, seen } = await scriptedServer((req) => req.method === 'tools/list' && refused++ === 0
+    ? { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '2026-07-28' } } }
+    : { resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'private' },
+  ['2026-07-28']);
+  const client = new ClientSession<Protocol>(table, { clientInfo });
+  await client.connect(transport);
+  await client.request('tools/list', {});
+  const lists = seen.filter((r) => r.method === 'tools/list');
+  assert.equal(lists.map((r) => versionOf(r.params)), ['2026-07-28', '2026-07-28']);
+  assert.is.not(lists[0].id, lists[1].id);
+  await client.close();
+});
+
 test('versioning: discover without the requested version switches to a listed fallback table', async () => {
   const { transport } = await scriptedServer(() => ({ resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'private' }), ['2026-07-28']);
   const client = new ClientSession<Protocol>(newer, { clientInfo, fallbackTables: [table] });
