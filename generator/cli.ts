@@ -27,7 +27,7 @@ Usage:
   mcpgen list [--spec-dir DIR]
   mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
-  mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR]
+  mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
   mcpgen serve --stdio [--rev <id>] [--modern-only]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
@@ -101,6 +101,14 @@ export function resolveInputs(v: { rev?: string; 'spec-dir'?: string; unpinned?:
   return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] }, pins));
 }
 
+/** `--target python,go` or `all` → binding language ids; unknown ones are a usage error. */
+function parseTargets(target: string | undefined): string[] {
+  const targets = target === undefined ? [] : target === 'all' ? [...BINDING_LANGUAGE_IDS] : target.split(',').map((x) => x.trim());
+  const unknown = targets.filter((t) => !(BINDING_LANGUAGE_IDS as readonly string[]).includes(t));
+  if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${BINDING_LANGUAGE_IDS.join(', ')}, or all)`);
+  return targets;
+}
+
 /** A revision id names an output folder: letters, digits, `.`, `_`, `-`, not starting with `.`. */
 function checkRevisionId(id: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) {
@@ -138,9 +146,7 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     target: { type: 'string' },
   });
   if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
-  const targets = v.target === undefined ? [] : v.target === 'all' ? [...BINDING_LANGUAGE_IDS] : (v.target as string).split(',').map((x) => x.trim());
-  const unknown = targets.filter((t) => !(BINDING_LANGUAGE_IDS as readonly string[]).includes(t));
-  if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${BINDING_LANGUAGE_IDS.join(', ')}, or all)`);
+  const targets = parseTargets(v.target as string | undefined);
   const out = resolve(v.out as string);
   const t0 = performance.now();
   checkOutDir(out);
@@ -225,8 +231,10 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
     out: { type: 'string', default: 'generated' },
     'spec-dir': { type: 'string' },
     unpinned: { type: 'string' },
+    target: { type: 'string' },
   });
   if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
+  const targets = parseTargets(v.target as string | undefined);
   const out = resolve(v.out as string);
   if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`);
   const inputs = resolveInputs(v as never);
@@ -236,7 +244,7 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
   try {
     for (const r of inputs) {
       const model = modelOf(r);
-      writeTree(join(tmp, model.revision), await generate(model));
+      writeTree(join(tmp, model.revision), await generate(model, { targets }));
       const fresh = join(tmp, model.revision);
       const current = join(out, model.revision);
       const freshFiles = listTree(fresh);

@@ -132,14 +132,22 @@ function repairFusedLinks(context: Context): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { generated: { type: 'string' }, out: { type: 'string' } },
-    allowPositionals: true,
-    strict: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    console.error(`docs: ${(e as Error).message}\nusage: npm run docs -- [<rev>…|--rev <rev>[,<rev>…]] [--generated DIR] [--out DIR]`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const generated = resolve(values.generated ?? join(ROOT, 'generated'));
-  const revisions = positionals.length ? positionals : generatedRevisions(generated);
+  const named = [...positionals, ...(values.rev ? values.rev.split(',') : [])];
+  const revisions = named.length ? named : generatedRevisions(generated);
   if (!revisions.length) {
     console.error(`docs: no generated revisions in ${generated} (run npm run generate)`);
     return 1;
