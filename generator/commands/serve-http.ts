@@ -9,14 +9,14 @@
  * when it is another name). The endpoint URL goes to stderr once listening; SIGINT/SIGTERM end
  * every session and stop the listener.
  *
- * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP,
- * sends one request, prints its result, then ends the session (DELETE).
+ * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP
+ * (or the old HTTP+SSE transport when the URL speaks only that), sends one request, prints its result, then ends the session (DELETE).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/peer.js';
 import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http-server.js';
-import { HttpClientTransport } from '../../runtime/transport/http-client.js';
+import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http-fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http-sse-legacy.js';
 import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
 
@@ -116,7 +116,10 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown }, op
   };
 }
 
-/** A new HTTP client transport for `call --url`. */
-export function httpClientTransport(url: string): HttpClientTransport {
-  return new HttpClientTransport({ url, standaloneStream: false });
+/**
+ * A new HTTP client transport for `call --url`: Streamable HTTP, falling back to the old
+ * HTTP+SSE transport when the URL serves only that (e.g. `call --url http://host/sse`).
+ */
+export function httpClientTransport(url: string): FallbackHttpClientTransport {
+  return connectHttp(url, { standaloneStream: false });
 }
