@@ -1,15 +1,17 @@
 /**
  * The deprecated HTTP+SSE transport (2024-11-05), both ways, with @modelcontextprotocol/sdk
- * 1.32.2: the SDK's SSEClientTransport against `serve --http` (GET /sse, POST /messages); our
+ * 1.32.2: the SDK's SSEClientTransport against `serve --http` (GET /sse, POST /messages),
+ * including log notifications and a sampling request from the server on the stream; our
  * fallback client (connectHttp) against an SDK SSEServerTransport server that only speaks the
- * old transport, and against `serve --http`'s Streamable endpoint; status codes of the old
- * endpoints.
+ * old transport, against `serve --http`'s Streamable endpoint, and where it must not fall back
+ * (no SSE stream, a first event that is not `endpoint`); status codes of the old endpoints.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -70,6 +72,27 @@ test('SDK SSEClientTransport against serve --http: initialize, tools/list, tools
   assert.is(served.legacy.sessions.size, 0, 'closing the stream ends the session');
 });
 
+test('SDK SSEClientTransport: server notifications and a server-to-client request (sampling) on the old stream', async () => {
+  const client = new SdkClient({ name: 'sdk-legacy-client', version: '0' }, { capabilities: { sampling: {} } });
+  const logs: string[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(String(n.params.data)));
+  client.setRequestHandler(CreateMessageRequestSchema, async (r) => ({
+    model: 'm',
+    role: 'assistant' as const,
+    content: { type: 'text' as const, text: `echo ${(r.params.messages[0].content as { text?: string }).text}` },
+  }));
+  await client.connect(new SSEClientTransport(new URL(served.sseUrl)));
+  try {
+    const logged = await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
+    assert.equal((logged.content as Array<{ text?: string }>)[0].text, 'Logging completed');
+    assert.equal(logs, ['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' } });
+    assert.equal((sampled.content as Array<{ text?: string }>)[0].text, 'LLM response: echo hi');
+  } finally {
+    await client.close();
+  }
+});
+
 test('connectHttp against an SDK server that speaks only HTTP+SSE: falls back to the old transport', async () => {
   const sdk = await sdkLegacyServer();
   try {
@@ -121,6 +144,31 @@ test('connectHttp: a 404 URL that serves no SSE stream keeps the POST error', as
     assert.match(String((e as Error).message), /404/);
   }
   await transport.close();
+});
+
+test('connectHttp: POST 405 and a GET whose first event is not endpoint keeps the POST error', async () => {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('event: message\ndata: {}\n\n');
+      return;
+    }
+    res.writeHead(405, { Allow: 'GET' }).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const transport = connectHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+  const client = new Client({ clientInfo: { name: 'fallback', version: '0' } });
+  try {
+    await client.connect(transport);
+    assert.unreachable('connect should fail');
+  } catch (e) {
+    assert.match(String((e as Error).message), /405/);
+    assert.is(transport.kind, undefined, 'neither transport chosen');
+  } finally {
+    await transport.close();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
 });
 
 test('old endpoints: status codes', async () => {
