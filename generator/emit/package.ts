@@ -34,7 +34,9 @@ export const PACKAGE_ENTRIES: readonly PackageEntry[] = [
   { subpath: './errors', module: 'runtime/errors', dependencies: [] },
   { subpath: './features', module: 'runtime/features', dependencies: ['ajv', 'ajv-formats'] },
   { subpath: './transport/http-client', module: 'runtime/transport/http-client', dependencies: [] },
+  { subpath: './transport/http-fallback', module: 'runtime/transport/http-fallback', dependencies: [] },
   { subpath: './transport/http-server', module: 'runtime/transport/http-server', dependencies: [] },
+  { subpath: './transport/http-sse-legacy', module: 'runtime/transport/http-sse-legacy', dependencies: [] },
   { subpath: './transport/memory', module: 'runtime/transport/memory', dependencies: [] },
   { subpath: './transport/stdio', module: 'runtime/transport/stdio', dependencies: [] },
 ];
