@@ -236,7 +236,7 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
   if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
   const targets = parseTargets(v.target as string | undefined);
   const out = resolve(v.out as string);
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`);
+  checkOutDir(out);
   const inputs = resolveInputs(v as never);
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
   let differ = 0;

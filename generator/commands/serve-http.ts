@@ -47,26 +47,41 @@ export interface HttpServeOptions {
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
-export async function serveHttp(mod: { Server: ServerClass; table: unknown }, options: HttpServeOptions): Promise<HttpServe> {
-  const host = options.host ?? '127.0.0.1';
+/**
+ * Listens on `host:port` (port 0: any free port) and returns the server, the port, the host as
+ * written in a URL, and the Host/Origin allow-lists for the handlers: the handlers' loopback
+ * defaults on a loopback or wildcard host, else that host's names on this port.
+ */
+export async function listenHttp(host: string, port: number) {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const bound = (server.address() as AddressInfo).port;
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  const urlHost = bare.includes(':') ? `[${bare}]` : bare;
   const wildcard = bare === '0.0.0.0' || bare === '::';
-  const names = ['localhost', '127.0.0.1', '[::1]', urlHost];
+  const named = bare.includes(':') ? `[${bare}]` : bare;
+  const local = LOOPBACK.includes(bare) || wildcard;
+  const names = ['localhost', '127.0.0.1', '[::1]', named];
+  /** The host to put in URLs: a wildcard bind is reached on 127.0.0.1. */
+  const urlHost = wildcard ? '127.0.0.1' : named;
+  const guards = {
+    allowedHosts: local ? undefined : names.map((h) => `${h}:${bound}`),
+    allowedOrigins: local ? undefined : names.flatMap((h) => [`http://${h}:${bound}`, `https://${h}:${bound}`]),
+  };
+  return { server, port: bound, urlHost, guards };
+}
+
+export async function serveHttp(mod: { Server: ServerClass; table: unknown }, options: HttpServeOptions): Promise<HttpServe> {
+  const host = options.host ?? '127.0.0.1';
+  const { server, port, urlHost, guards } = await listenHttp(host, options.port);
   const handler = createStreamableHttpHandler({
     replyMode: options.replyMode,
-    // the defaults (loopback names on this port) unless --host names another interface
-    allowedHosts: LOOPBACK.includes(bare) || wildcard ? undefined : names.map((h) => `${h}:${port}`),
-    allowedOrigins: LOOPBACK.includes(bare) || wildcard ? undefined : names.flatMap((h) => [`http://${h}:${port}`, `https://${h}:${port}`]),
+    ...guards,
     retryMs: options.retryMs ?? 500,
     onSession: async (transport) => {
       const { server: session } = createReferenceServer(mod.Server, {
@@ -80,12 +95,8 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown }, op
     },
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
-  const hostChecks = {
-    allowedHosts: LOOPBACK.includes(bare) || wildcard ? undefined : names.map((h) => `${h}:${port}`),
-    allowedOrigins: LOOPBACK.includes(bare) || wildcard ? undefined : names.flatMap((h) => [`http://${h}:${port}`, `https://${h}:${port}`]),
-  };
   const legacy = createLegacySseHandler({
-    ...hostChecks,
+    ...guards,
     onSession: async (transport) => {
       const { server: session } = createReferenceServer(mod.Server, { logger: options.logger, table: mod.table as never, progressDelayMs: options.progressDelayMs });
       await session.connect(transport);
@@ -102,8 +113,8 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown }, op
     void handler(req, res);
   });
   return {
-    url: `http://${wildcard ? '127.0.0.1' : urlHost}:${port}/mcp`,
-    sseUrl: `http://${wildcard ? '127.0.0.1' : urlHost}:${port}/sse`,
+    url: `http://${urlHost}:${port}/mcp`,
+    sseUrl: `http://${urlHost}:${port}/sse`,
     port,
     handler,
     legacy,

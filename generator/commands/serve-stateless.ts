@@ -12,8 +12,6 @@
  * when the server answers the `server/discover` probe like a 2025 server, the client falls back
  * to `initialize` on a 2025-11-25 session (same over `--stdio`).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/peer.js';
 import type { ProtocolTable } from '../../runtime/table.js';
 import { EraRouter, createDualEraHttpHandler } from '../../runtime/dual-era.js';
@@ -22,14 +20,13 @@ import { StatelessHttpClientTransport } from '../../runtime/transport/http-state
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http-server.js';
 import type { Transport } from '../../runtime/transport/types.js';
 import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
+import { listenHttp } from './serve-http.js';
 
 /** What this module uses of a generated revision module. */
 export interface ServedRevision {
   Server: ServerClass;
   table: unknown;
 }
-
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 /**
  * Serves the reference server of stateless revision `modern` over one connection (stdio), and
@@ -54,25 +51,7 @@ export interface StatelessServeOptions {
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
-  const host = options.host ?? '127.0.0.1';
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  const urlHost = bare.includes(':') ? `[${bare}]` : bare;
-  const wildcard = bare === '0.0.0.0' || bare === '::';
-  const names = ['localhost', '127.0.0.1', '[::1]', urlHost];
-  const local = LOOPBACK.includes(bare) || wildcard;
-  const guards = {
-    allowedHosts: local ? undefined : names.map((h) => `${h}:${port}`),
-    allowedOrigins: local ? undefined : names.flatMap((h) => [`http://${h}:${port}`, `https://${h}:${port}`]),
-  };
+  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port);
   const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never });
   const stateless = createStatelessHttpHandler({
     ...guards,
@@ -100,7 +79,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
     void handler(req, res);
   });
   return {
-    url: `http://${wildcard ? '127.0.0.1' : urlHost}:${port}/mcp`,
+    url: `http://${urlHost}:${port}/mcp`,
     port,
     server,
     async close() {
