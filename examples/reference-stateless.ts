@@ -3,7 +3,8 @@
  * requests (`input_required`), per-request client capabilities and log level, list changes for
  * listen streams. The names are the ones the MCP conformance suite's 2026-07-28 scenarios call.
  *
- * Tools: `test_missing_capability` (needs `sampling`), `test_streaming_elicitation`,
+ * Tools: `json_schema_2020_12_tool` (replaced: the 2020-12 vocabulary with `$anchor`,
+ * composition and conditionals), `test_missing_capability` (needs `sampling`), `test_streaming_elicitation`,
  * `test_logging_tool`, `test_trigger_tool_change`, `test_trigger_prompt_change`,
  * `test_x_mcp_header`, `test_input_required_result_{elicitation,sampling,list_roots,
  * request_state,multiple_inputs,multi_round,tampered_state,capabilities}`.
@@ -117,6 +118,30 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     description: 'Echoes its region argument, mirrored into the Mcp-Param-Region header',
     inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
     handler: (a) => text(`region=${String(a.region)}`),
+  });
+
+  // the broader JSON Schema 2020-12 vocabulary of this revision's tool schemas ($anchor, allOf/anyOf, if/then/else)
+  f.tool({
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
+      additionalProperties: false,
+    },
+    handler: (a) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(a)}`),
   });
 
   f.tool({
