@@ -9,12 +9,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from './diff.js';
-import { generate } from './generate.js';
-import { BINDING_LANGUAGE_IDS } from './emit/bindings/index.js';
+/** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
+const loadGenerate = () => import('./generate.js');
+import { BINDING_LANGUAGE_IDS } from './emit/bindings/languages.js';
 import { IngestError, ingest } from './ingest.js';
 import type { ProtocolModel } from './model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
-import { cmdPack } from './pack.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
 
@@ -155,6 +155,7 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     const t1 = performance.now();
     const model = modelOf(r);
     const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
+    const { generate } = await loadGenerate();
     const files = await generate(model, { targets, onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`) });
     writeTree(join(out, model.revision), files);
     io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
@@ -244,6 +245,7 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
   try {
     for (const r of inputs) {
       const model = modelOf(r);
+      const { generate } = await loadGenerate();
       writeTree(join(tmp, model.revision), await generate(model, { targets }));
       const fresh = join(tmp, model.revision);
       const current = join(out, model.revision);
@@ -291,7 +293,7 @@ export const COMMANDS: Record<string, (args: string[], io: Io) => number | Promi
   check: cmdCheck,
   serve: cmdServe,
   call: cmdCall,
-  pack: cmdPack,
+  pack: async (args, io) => (await import('./pack.js')).cmdPack(args, io),
 };
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {
