@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { modelOf, resolveInputs, writeTree } from '../generator/cli.js';
 import { type Step, generate } from '../generator/generate.js';
+import { median, ratio } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 3 : 7;
@@ -24,8 +25,6 @@ const env = { ...process.env, MCP_SPEC_DIR: specDir };
 process.env.MCP_SPEC_DIR = specDir;
 
 const print = (name: string, value: number, unit: string) => console.log(`${name}: ${value.toFixed(value >= 100 ? 0 : 1)} ${unit}`);
-const ratio = (name: string, x: number) => console.log(`${name}: ${x.toFixed(2)}x`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 function treeHash(dir: string): string {
   const h = createHash('sha256');

@@ -21,6 +21,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../runtime/transport/http-client.js';
+import { type Call, compare, median, ratio, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 300 : 1500;
@@ -31,7 +32,6 @@ const ROUNDS = 3;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
-type Call = () => Promise<unknown>;
 interface Target {
   name: string;
   /** One independent client (its own session). */
@@ -117,19 +117,7 @@ async function bare(): Promise<Target> {
   };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function sequential(call: Call, n: number): Promise<{ p50: number; p99: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: pct(times, 50) * 1000, p99: pct(times, 99) * 1000 };
-}
 
 async function throughput(calls: Call[], total: number): Promise<number> {
   let started = 0;
@@ -180,14 +168,7 @@ for (const make of [bare, ours, sdk]) {
   }
 }
 
-// Comparisons: above 1 is better for us.
-const ratio = (name: string, v: number) => console.log(`${name}: ${v.toFixed(2)}x`);
-const { ours: o, sdk: k, bare: b } = results;
-ratio('http.ours_vs_sdk.p50', k.p50 / o.p50);
-ratio('http.ours_vs_sdk.p99', k.p99 / o.p99);
-ratio('http.ours_vs_sdk.throughput', o.rps / k.rps);
-ratio('http.ours_vs_bare_limit.p50', b.p50 / o.p50);
-ratio('http.ours_vs_bare_limit.throughput', o.rps / b.rps);
+compare('http', results as Parameters<typeof compare>[1]);
 
 // Idle sessions: RSS of each server process (its own child) holding IDLE initialized sessions
 // (initialize + notifications/initialized, no stream open), read from /proc/<pid>/status.

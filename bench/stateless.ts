@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Client as SdkClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from '../generated/draft/index.js';
 import { StatelessHttpClientTransport } from '../runtime/transport/http-stateless-client.js';
+import { type Call, flood, median, ratio, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 300 : 1500;
@@ -26,7 +27,6 @@ const ROUNDS = 3;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
-type Call = () => Promise<unknown>;
 
 async function startServer(kind: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', `${root}bench/stateless-server.ts`, kind], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -54,32 +54,8 @@ async function sdkClient(url: string): Promise<{ call: Call; close(): Promise<vo
   return { call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => c.close() };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function sequential(call: Call, n: number): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return pct(times, 50) * 1000;
-}
 
-async function flood(call: Call, total: number): Promise<number> {
-  let started = 0;
-  const t = performance.now();
-  const worker = async () => {
-    while (started < total) {
-      started++;
-      await call();
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return total / ((performance.now() - t) / 1000);
-}
 
 const pairs: Array<[name: string, server: string, client: typeof ourClient]> = [
   ['ours', 'ours', ourClient],
@@ -95,12 +71,12 @@ for (const [name, kind, make] of pairs) {
   const { url, child } = await startServer(kind);
   const client = await make(url);
   await sequential(client.call, WARMUP);
-  await flood(client.call, WARMUP);
+  await flood(client.call, WARMUP, IN_FLIGHT);
   const p50s: number[] = [];
   const rates: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    p50s.push(await sequential(client.call, SEQ));
-    rates.push(await flood(client.call, FLOOD));
+    p50s.push((await sequential(client.call, SEQ)).p50);
+    rates.push(await flood(client.call, FLOOD, IN_FLIGHT));
   }
   res[name] = { p50: median(p50s), rps: median(rates) };
   console.log(`stateless.${name}.p50: ${res[name].p50.toFixed(0)} µs`);
@@ -108,9 +84,8 @@ for (const [name, kind, make] of pairs) {
   await client.close();
   child.kill();
 }
-const x = (v: number) => `${v.toFixed(2)}x`;
-console.log(`stateless.rps_vs_sdk: ${x(res.ours.rps / res.sdk.rps)}`);
-console.log(`stateless.p50_vs_sdk: ${x(res.sdk.p50 / res.ours.p50)}`);
-console.log(`stateless.server_rps_vs_sdk: ${x(res.sdk_client_ours_server.rps / res.sdk.rps)}`);
-console.log(`stateless.client_rps_vs_sdk: ${x(res.ours_client_sdk_server.rps / res.sdk.rps)}`);
-console.log(`stateless.server_same_adapter_rps_vs_sdk: ${x(res.ours_fetch_adapter.rps / res.ours_client_sdk_server.rps)}`);
+ratio('stateless.rps_vs_sdk', res.ours.rps / res.sdk.rps);
+ratio('stateless.p50_vs_sdk', res.sdk.p50 / res.ours.p50);
+ratio('stateless.server_rps_vs_sdk', res.sdk_client_ours_server.rps / res.sdk.rps);
+ratio('stateless.client_rps_vs_sdk', res.ours_client_sdk_server.rps / res.sdk.rps);
+ratio('stateless.server_same_adapter_rps_vs_sdk', res.ours_fetch_adapter.rps / res.ours_client_sdk_server.rps);

@@ -19,6 +19,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { StdioClientTransport } from '../runtime/transport/stdio.js';
+import { type Call, compare, flood, median, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 500 : 2000;
@@ -28,7 +29,6 @@ const WARMUP = quick ? 500 : 5000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
-type Call = () => Promise<unknown>;
 interface Pair {
   name: string;
   call: Call;
@@ -76,34 +76,9 @@ async function bare(): Promise<Pair> {
   };
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function sequential(call: Call, n: number): Promise<{ p50: number; p99: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: pct(times, 50) * 1000, p99: pct(times, 99) * 1000 };
-}
-
-async function flood(call: Call, total: number, inFlight: number): Promise<number> {
-  let started = 0;
-  const t = performance.now();
-  const worker = async () => {
-    while (started < total) {
-      started++;
-      await call();
-    }
-  };
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return total / ((performance.now() - t) / 1000);
-}
 
 const ROUNDS = 3;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 console.log(`stdio.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
 const results: Record<string, { p50: number; p99: number; rps: number }> = {};
@@ -126,14 +101,7 @@ for (const make of [bare, ours, sdk]) {
   await pair.close();
 }
 
-// Comparisons: above 1 is better for us.
-const ratio = (name: string, v: number) => console.log(`${name}: ${v.toFixed(2)}x`);
-const { ours: o, sdk: k, bare: b } = results;
-ratio('stdio.ours_vs_sdk.p50', k.p50 / o.p50);
-ratio('stdio.ours_vs_sdk.p99', k.p99 / o.p99);
-ratio('stdio.ours_vs_sdk.throughput', o.rps / k.rps);
-ratio('stdio.ours_vs_bare_limit.p50', b.p50 / o.p50);
-ratio('stdio.ours_vs_bare_limit.throughput', o.rps / b.rps);
+compare('stdio', results as Parameters<typeof compare>[1]);
 
 // The built runtime: every runtime module compiled to JavaScript (what a package ships).
 const runtimeDir = fileURLToPath(new URL('../runtime/', import.meta.url));

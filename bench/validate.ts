@@ -15,6 +15,7 @@ import { deflateSync } from 'node:zlib';
 import { CallToolRequestSchema, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as V from '../generated/2025-11-25/validators.gen.js';
 import { isBase64 } from '../runtime/formats.js';
+import { median, ratio } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const ROUND_MS = quick ? 150 : 400;
@@ -161,13 +162,11 @@ function measure(candidates: Candidate[]): Map<string, number> {
     }
   }
   if (sink < 0) console.log(sink);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  return new Map([...rates].map(([k, xs]) => [k, median(xs)]));
+    return new Map([...rates].map(([k, xs]) => [k, median(xs)]));
 }
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(1));
 const print = (name: string, value: number, unit: string) => console.log(`${name}: ${fmt(value)} ${unit}`);
-const ratio = (name: string, x: number) => console.log(`${name}: ${x.toFixed(2)}x`);
 
 const v = V as unknown as Record<string, (d: unknown) => boolean>;
 const requestText = JSON.stringify(request);

@@ -1,0 +1,57 @@
+/**
+ * Measurement pieces the benchmarks share: latency percentiles of sequential calls, throughput
+ * of concurrent calls, medians over rounds, and the printed formats (`name: value unit`,
+ * comparisons `name: N.NNx` with above 1 better for mcpgen).
+ */
+
+export type Call = () => Promise<unknown>;
+
+/** The p-th percentile (0–100) of an ascending list. */
+export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** `n` calls one after another: p50 and p99 latency in µs. */
+export async function sequential(call: Call, n: number): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: pct(times, 50) * 1000, p99: pct(times, 99) * 1000 };
+}
+
+/** `total` calls with `inFlight` running at once: calls per second. */
+export async function flood(call: Call, total: number, inFlight: number): Promise<number> {
+  let started = 0;
+  const t = performance.now();
+  const worker = async () => {
+    while (started < total) {
+      started++;
+      await call();
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return total / ((performance.now() - t) / 1000);
+}
+
+/** Prints one comparison: `name: N.NNx` (above 1 is better for mcpgen). */
+export const ratio = (name: string, v: number): void => console.log(`${name}: ${v.toFixed(2)}x`);
+
+export interface Figures {
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+/** The comparisons of ours against the SDK and against the bare limit, under `prefix`. */
+export function compare(prefix: string, results: Record<'ours' | 'sdk' | 'bare', Figures>): void {
+  const { ours: o, sdk: k, bare: b } = results;
+  ratio(`${prefix}.ours_vs_sdk.p50`, k.p50 / o.p50);
+  ratio(`${prefix}.ours_vs_sdk.p99`, k.p99 / o.p99);
+  ratio(`${prefix}.ours_vs_sdk.throughput`, o.rps / k.rps);
+  ratio(`${prefix}.ours_vs_bare_limit.p50`, b.p50 / o.p50);
+  ratio(`${prefix}.ours_vs_bare_limit.throughput`, o.rps / b.rps);
+}
