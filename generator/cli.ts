@@ -137,7 +137,8 @@ export function writeTree(dir: string, files: Map<string, string>): void {
   }
 }
 
-async function cmdGenerate(args: string[], io: Io): Promise<number> {
+/** The options `generate` and `check` share: inputs, output folder, binding targets. */
+function generationOptions(args: string[]) {
   const { values: v } = parse(args, {
     rev: { type: 'string' },
     out: { type: 'string', default: 'generated' },
@@ -148,9 +149,13 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
   if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
   const targets = parseTargets(v.target as string | undefined);
   const out = resolve(v.out as string);
-  const t0 = performance.now();
   checkOutDir(out);
-  const inputs = resolveInputs(v as never);
+  return { targets, out, outArg: v.out as string, inputs: resolveInputs(v as never) };
+}
+
+async function cmdGenerate(args: string[], io: Io): Promise<number> {
+  const t0 = performance.now();
+  const { targets, out, inputs } = generationOptions(args);
   for (const r of inputs) {
     const t1 = performance.now();
     const model = modelOf(r);
@@ -227,18 +232,7 @@ function listTree(dir: string): string[] {
 }
 
 async function cmdCheck(args: string[], io: Io): Promise<number> {
-  const { values: v } = parse(args, {
-    rev: { type: 'string' },
-    out: { type: 'string', default: 'generated' },
-    'spec-dir': { type: 'string' },
-    unpinned: { type: 'string' },
-    target: { type: 'string' },
-  });
-  if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
-  const targets = parseTargets(v.target as string | undefined);
-  const out = resolve(v.out as string);
-  checkOutDir(out);
-  const inputs = resolveInputs(v as never);
+  const { targets, out, outArg, inputs } = generationOptions(args);
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
   let differ = 0;
   let same = 0;
@@ -251,13 +245,13 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
       const current = join(out, model.revision);
       const freshFiles = listTree(fresh);
       const currentFiles = listTree(current);
-      const shown = (f: string) => join(v.out as string, model.revision, f);
+      const shown = (f: string) => join(outArg, model.revision, f);
       for (const f of [...new Set([...freshFiles, ...currentFiles])].sort()) {
         if (!currentFiles.includes(f)) {
-          io.out(`added    ${shown(f)} (generated, missing from ${v.out})`);
+          io.out(`added    ${shown(f)} (generated, missing from ${outArg})`);
           differ++;
         } else if (!freshFiles.includes(f)) {
-          io.out(`removed  ${shown(f)} (in ${v.out}, no longer generated)`);
+          io.out(`removed  ${shown(f)} (in ${outArg}, no longer generated)`);
           differ++;
         } else {
           const was = readFileSync(join(current, f), 'utf8');
