@@ -13,7 +13,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { modelOf, resolveInputs, writeTree } from '../generator/cli.js';
+import { resolveInputs, writeTree } from '../generator/cli.js';
+import { ingestResolved } from '../generator/ingest.js';
 import { type Step, generate } from '../generator/generate.js';
 import { median, ratio } from './measure.js';
 
@@ -75,7 +76,7 @@ try {
     const t0 = performance.now();
     for (const r of resolveInputs({ rev: 'all' })) {
       let t = performance.now();
-      const model = modelOf(r);
+      const model = ingestResolved(r);
       add('ingest', performance.now() - t);
       const files = await generate(model, { onStep: (s, ms) => add(s, ms) });
       t = performance.now();

@@ -12,7 +12,7 @@ import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } fr
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 const loadGenerate = () => import('./generate.js');
 import { BINDING_LANGUAGE_IDS } from './emit/bindings/languages.js';
-import { IngestError, ingest } from './ingest.js';
+import { IngestError } from './ingest-error.js';
 import type { ProtocolModel } from './model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
 
@@ -39,7 +39,7 @@ generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, 
            parity.gen.ts, package.json; with --target, bindings/<lang>/ for python, go, rust,
            cpp, java, csharp, kotlin, swift (or all). Each revision's folder is wiped and
            rewritten; output is byte-identical for identical inputs.
-list       Pinned revisions and where their inputs were found.
+list       Pinned revisions and where their inputs were found (exit 3: none found, or a mismatch).
 pull       Downloads the pinned inputs into the user cache and verifies their sha256.
 diff       Semantic diff of two revisions' models: requests and notifications per direction,
            params and result fields, capabilities, types, error codes, lifecycle; each change
@@ -121,10 +121,9 @@ function checkOutDir(out: string): void {
   if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`);
 }
 
-/** Ingests resolved inputs into a model. */
-export function modelOf(r: ResolvedRevision): ProtocolModel {
-  const f = r.files;
-  return ingest({ revision: r.revision, schemaJson: f['schema.json'], schemaTs: f['schema.ts'], pinned: r.pinned, commit: r.commit });
+/** Ingests resolved inputs into a model (loads the TypeScript compiler on first use). */
+export async function modelOf(r: ResolvedRevision): Promise<ProtocolModel> {
+  return (await import('./ingest.js')).ingestResolved(r);
 }
 
 /** Writes `files` into `dir`, wiping it first. */
@@ -158,7 +157,7 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
   const { targets, out, inputs } = generationOptions(args);
   for (const r of inputs) {
     const t1 = performance.now();
-    const model = modelOf(r);
+    const model = await modelOf(r);
     const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
     const { generate } = await loadGenerate();
     const files = await generate(model, { targets, onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`) });
@@ -170,17 +169,36 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
   return EXIT.ok;
 }
 
+/**
+ * `mcpgen list`: each pinned revision with where its inputs were found (`--spec-dir`,
+ * `MCP_SPEC_DIR`, `cache`), or `missing` / `mismatch` and why. Exits 3 when the found inputs of
+ * some revision do not match their pins, or when no revision has inputs at all.
+ */
 function cmdList(args: string[], io: Io): number {
   const { values: v } = parse(args, { 'spec-dir': { type: 'string' } });
   const pins = loadPins();
   io.out(`upstream ${pins.upstream.repository} @ ${pins.upstream.commit}`);
+  let found = 0;
+  let mismatched = 0;
   for (const rev of Object.keys(pins.revisions)) {
     try {
       const r = resolvePinned(rev, { specDir: v['spec-dir'] as string | undefined }, pins);
       io.out(`${rev}\t${r.source}\t${dirname(r.files['schema.json'].path)}`);
+      found++;
     } catch (e) {
-      io.out(`${rev}\tmissing\t${(e as Error).message}`);
+      const message = (e as Error).message;
+      const mismatch = / does not match the pin /.test(message);
+      if (mismatch) mismatched++;
+      io.out(`${rev}\t${mismatch ? 'mismatch' : 'missing'}\t${message}`);
     }
+  }
+  if (mismatched) {
+    io.err(`mcpgen list: ${mismatched} revision(s) have inputs that do not match their pins`);
+    return EXIT.input;
+  }
+  if (!found) {
+    io.err('mcpgen list: no revision has inputs: set MCP_SPEC_DIR or --spec-dir to a folder shaped like the upstream repository, or run `mcpgen pull`');
+    return EXIT.input;
   }
   return EXIT.ok;
 }
@@ -201,7 +219,7 @@ function revisionInput(arg: string, specDir: string | undefined): ResolvedRevisi
   return resolveInputs({ rev: arg, 'spec-dir': specDir })[0];
 }
 
-function cmdDiff(args: string[], io: Io): number {
+async function cmdDiff(args: string[], io: Io): Promise<number> {
   const { values: v, positionals } = parse(args, {
     format: { type: 'string', default: 'md' },
     'fail-on': { type: 'string' },
@@ -210,7 +228,7 @@ function cmdDiff(args: string[], io: Io): number {
   if (positionals.length !== 2) throw new UsageError('expected two revisions: mcpgen diff <revA> <revB>');
   if (v.format !== 'md' && v.format !== 'json') throw new UsageError(`--format ${v.format}: expected md or json`);
   if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking') throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
-  const [a, b] = positionals.map((p) => modelOf(revisionInput(p, v['spec-dir'] as string | undefined)));
+  const [a, b] = await Promise.all(positionals.map((p) => modelOf(revisionInput(p, v['spec-dir'] as string | undefined))));
   const report = diffModels(a, b);
   io.out((v.format === 'json' ? renderJson(report) : renderMarkdown(report)).trimEnd());
   return v['fail-on'] === 'breaking' && hasBreaking(report) ? EXIT.failed : EXIT.ok;
@@ -238,7 +256,7 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
   let same = 0;
   try {
     for (const r of inputs) {
-      const model = modelOf(r);
+      const model = await modelOf(r);
       const { generate } = await loadGenerate();
       writeTree(join(tmp, model.revision), await generate(model, { targets }));
       const fresh = join(tmp, model.revision);

@@ -17,17 +17,10 @@ import {
   TASK_RESULT_TYPE,
 } from './overrides.js';
 import { byCodeUnit, sortKeysDeep } from './util.js';
+import { IngestError } from './ingest-error.js';
+import type { ResolvedRevision } from '../schema/resolve.js';
 
-export class IngestError extends Error {
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${file}: ${field}: ${message}`);
-    this.name = 'IngestError';
-  }
-}
+export { IngestError };
 
 export interface IngestInput {
   revision: string;
@@ -185,6 +178,27 @@ function capabilityOf(
   return [key];
 }
 
+/**
+ * The types one file defines and the other does not (interfaces and type aliases of schema.ts vs
+ * `$defs` of schema.json), as `only in schema.json: A, B; only in schema.ts: C`, or undefined
+ * when both define the same set. Two files of one upstream revision agree; a difference means
+ * mixed revisions or a stale schema.json.
+ */
+function typeSetMismatch(defs: Record<string, JsonSchema>, decls: Map<string, TsDecl>): string | undefined {
+  const tsTypes = [...decls.values()].filter((d) => d.kind !== 'const').map((d) => d.name);
+  const onlyJson = Object.keys(defs).filter((n) => !decls.has(n) || decls.get(n)!.kind === 'const').sort(byCodeUnit);
+  const onlyTs = tsTypes.filter((n) => !Object.hasOwn(defs, n)).sort(byCodeUnit);
+  const few = (names: string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+  const parts = [onlyJson.length ? `only in schema.json: ${few(onlyJson)}` : '', onlyTs.length ? `only in schema.ts: ${few(onlyTs)}` : ''].filter(Boolean);
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+/** Ingests the resolved inputs of a revision (./schema/resolve.ts) into a model. */
+export function ingestResolved(r: ResolvedRevision): ProtocolModel {
+  const f = r.files;
+  return ingest({ revision: r.revision, schemaJson: f['schema.json'], schemaTs: f['schema.ts'], pinned: r.pinned, commit: r.commit });
+}
+
 export function ingest(input: IngestInput): ProtocolModel {
   const jf = input.schemaJson.path;
   const tf = input.schemaTs.path;
@@ -206,6 +220,8 @@ export function ingest(input: IngestInput): ProtocolModel {
   }
   const decls = readSchemaTs(input.schemaTs.text, tf);
   const warnings: string[] = [];
+  const mismatch = typeSetMismatch(defs, decls);
+  if (mismatch) warnings.push(`${jf} and ${tf} define different types (${mismatch}): are they from the same revision?`);
   const repaired = repairLinks(defs, new Set([...Object.keys(defs), ...decls.keys()]));
   if (repaired) warnings.push(`${jf}: ${repaired} {@link Name | text} references lost their " | " separator; restored as schema.ts writes them`);
 

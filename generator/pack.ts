@@ -26,7 +26,7 @@ import ts from 'typescript';
 import { loadPins, resolvePinned } from '../schema/resolve.js';
 import { CommandUsageError, type Io } from './commands/serve.js';
 import { generate } from './generate.js';
-import { ingest } from './ingest.js';
+import { ingestResolved } from './ingest.js';
 import type { ProtocolModel } from './model.js';
 import { PACKAGE_ENTRIES, PACKAGE_EXCLUDED, PACKAGE_RUNTIME_IMPORT } from './emit/package.js';
 import { byCodeUnit } from './util.js';
@@ -279,8 +279,7 @@ export async function cmdPack(args: string[], io: Io): Promise<number> {
   const inputs = revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] as string | undefined }, pins));
   for (const r of inputs) {
     const t0 = performance.now();
-    const f = r.files;
-    const model = ingest({ revision: r.revision, schemaJson: f['schema.json'], schemaTs: f['schema.ts'], pinned: r.pinned, commit: r.commit });
+    const model = ingestResolved(r);
     try {
       const p = await packRevision(model, resolve(v.out as string));
       io.out(`${model.revision}: ${p.path} (${p.name}@${p.version}, ${p.files.size} files, ${(p.size / 1024).toFixed(1)} kB, ${(performance.now() - t0).toFixed(0)}ms)`);

@@ -197,6 +197,7 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
     ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), { port, host: values.host, replyMode: reply, logger: stderrLogger })
     : await serveHttp(mod, { port, host: values.host, replyMode: reply, logger: stderrLogger });
   io.err(`mcpgen serve: listening on ${served.url}`);
+  if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

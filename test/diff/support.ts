@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main, modelOf } from '../../generator/cli.js';
+import { main } from '../../generator/cli.js';
+import { ingestResolved } from '../../generator/ingest.js';
 import type { JsonSchema, NotificationDef, ProtocolModel, RequestDef } from '../../generator/model.js';
 import { resolvePinned, resolveUnpinned } from '../../schema/resolve.js';
 
@@ -28,7 +29,7 @@ const cache = new Map<string, ProtocolModel>();
 export function modelFor(revOrDir: string): ProtocolModel {
   let m = cache.get(revOrDir);
   if (!m) {
-    m = modelOf(revOrDir.includes('/') ? resolveUnpinned(revOrDir) : resolvePinned(revOrDir, { specDir: SPEC_DIR }));
+    m = ingestResolved(revOrDir.includes('/') ? resolveUnpinned(revOrDir) : resolvePinned(revOrDir, { specDir: SPEC_DIR }));
     cache.set(revOrDir, m);
   }
   return m;

@@ -92,4 +92,36 @@ test('pull from an unreachable address says which URL and why, exit 3', async ()
 });
 
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
+test('schema.json and schema.ts of two different revisions generate with a warning naming both files', async () => {
+  const json = readFileSync(join(SPEC, 'schema/2025-11-25/schema.json'), 'utf8');
+  const dir = folder('u-mixed', json, draftTs());
+  const r = await cli('generate', '--unpinned', dir, '--out', join(tmp, 'o-mixed'));
+  assert.is(r.code, 0, r.err);
+  const line = r.err.split('\n').find((l) => l.includes('define different types')) ?? '';
+  assert.ok(line.includes(join(dir, 'schema.json')) && line.includes(join(dir, 'schema.ts')), line);
+  assert.match(line, /only in schema\.json: CancelTaskRequest, /);
+  assert.match(line, /only in schema\.ts: CacheableResult, /);
+  // one revision's own pair carries no such warning
+  const same = await cli('generate', '--unpinned', folder('u-same', draftJson(), draftTs()), '--out', join(tmp, 'o-same'));
+  assert.is(same.code, 0, same.err);
+  assert.not.match(same.err, /define different types/);
+});
+
+test('list exits 3 when no revision has inputs, and when found inputs do not match their pins', async () => {
+  const empty = join(tmp, 'empty-spec');
+  mkdirSync(empty, { recursive: true });
+  const none = await cli('list', '--spec-dir', empty);
+  assert.is(none.code, 3);
+  assert.match(none.err, /no revision has inputs/);
+  const ok = await cli('list', '--spec-dir', SPEC);
+  assert.is(ok.code, 0, ok.err);
+  const bad = join(tmp, 'bad-spec/schema/2025-11-25');
+  mkdirSync(bad, { recursive: true });
+  writeFileSync(join(bad, 'schema.json'), draftJson());
+  writeFileSync(join(bad, 'schema.ts'), draftTs());
+  const mism = await cli('list', '--spec-dir', join(tmp, 'bad-spec'));
+  assert.is(mism.code, 3);
+  assert.match(mism.err, /1 revision\(s\) have inputs that do not match their pins/);
+});
+
 test.run();

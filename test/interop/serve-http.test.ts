@@ -41,14 +41,27 @@ test.after(async () => {
 });
 
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return callAt(url, ...args);
+}
+
+function callAt(at: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, 'call', '--url', url, ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, [bin, 'call', '--url', at, ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
   });
 }
 
 test('serve --http prints the loopback /mcp URL to stderr', () => {
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+});
+
+test('serve --http prints the 2024-11-05 HTTP+SSE URL, and call reaches the server through it', async () => {
+  for (let i = 0; i < 100 && !/HTTP\+SSE clients: /.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+  const sse = /HTTP\+SSE clients: (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
+  assert.is(sse, url.replace(/\/mcp$/, '/sse'));
+  const r = await callAt(sse, 'tools/call', '{"name":"test_simple_text","arguments":{}}');
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).content[0].type, 'text');
 });
 
 test('call --url: tools/call result on stdout; progress to stderr', async () => {
