@@ -24,8 +24,8 @@
  *   result is the `tools/call` result. A `required` tool called without the extension: -32021
  *   before its handler runs [Required Capabilities]. A legacy `params.task` is ignored.
  * - Outcome [Error Handling]: a result (tool execution errors with `isError: true` included) →
- *   `completed` with `result` inlined on `tasks/get`; a thrown RpcError → `failed` with that
- *   `error` and its message as `statusMessage`; another throw → `completed` with an `isError`
+ *   `completed` with `result` inlined on `tasks/get` (and no `statusMessage`); a thrown RpcError →
+ *   `failed` with that `error` and its message as `statusMessage`; another throw → `completed` with an `isError`
  *   result naming it (as ServerFeatures does for plain calls); a result failing the method's
  *   result schema → `failed` with -32603.
  * - Input [Task Update Requests]: `task.input({ key: request })` parks the task in
@@ -143,7 +143,7 @@ export class TasksExtension {
     if (!(Number.isSafeInteger(this.#poll) && this.#poll > 0)) throw new RangeError(`pollIntervalMs must be a positive integer of ms, got ${this.#poll}`);
     this.store = options.store ?? new InMemoryTaskStore();
     this.#unsubscribe = this.store.subscribe((ev) => {
-      if (ev.type === 'expired' || ev.type === 'deleted') this.#runs.get(ev.task.taskId)?.controller.abort(new TaskNotFoundError(ev.task.taskId, ev.type === 'expired'));
+      if (ev.type === 'expired' || ev.type === 'deleted') this.#stop(ev.task.taskId, new TaskNotFoundError(ev.task.taskId, ev.type === 'expired'));
     });
   }
 
@@ -201,6 +201,15 @@ export class TasksExtension {
     this.#runs.clear();
   }
 
+  /** Aborts a task's work and forgets it (its outcome, should the work still end, is refused by the store). */
+  #stop(taskId: string, reason: unknown): void {
+    const run = this.#runs.get(taskId);
+    if (!run) return;
+    this.#runs.delete(taskId);
+    run.pending.clear();
+    run.controller.abort(reason);
+  }
+
   #support(name: string): TaskSupport | undefined {
     const t = this.#o.tools;
     return typeof t === 'function' ? t(name) : t?.[name];
@@ -254,14 +263,14 @@ export class TasksExtension {
     const { task, owner, run } = await this.#task(p, ctx);
     if (isTerminal(task.status)) return { ...ACK };
     await this.store.update(owner, task.taskId, { status: 'cancelled', statusMessage: 'The task was cancelled by request.' }).catch(ignoreRefusal);
-    run?.controller.abort(new Error(`task ${task.taskId} was cancelled by request`));
+    if (run) this.#stop(task.taskId, new Error(`task ${task.taskId} was cancelled by request`));
     return { ...ACK };
   }
 
   /** Runs the work of a stored task to its outcome; an outcome after cancel or expiry is dropped by the store. */
   async #execute(taskId: string, run: Run, ctx: RequestContext, work: (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>): Promise<void> {
     let outcome: TaskOutcome;
-    let statusMessage: string | undefined;
+    let statusMessage: string | null = null;
     try {
       const result = toolResult(await work(this.#taskContext(taskId, run, ctx)));
       const entry = this.#o.table.requests.clientToServer[ctx.method];
@@ -278,7 +287,7 @@ export class TasksExtension {
         outcome = { kind: 'result', result: { resultType: 'complete', content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true } };
       }
     }
-    this.#runs.delete(taskId);
+    if (this.#runs.get(taskId) === run) this.#runs.delete(taskId);
     run.pending.clear();
     const status = outcome.kind === 'result' ? 'completed' : 'failed';
     await this.store.update(run.owner, taskId, { status, statusMessage, outcome }).catch((e: unknown) => {

@@ -24,7 +24,7 @@ const askOk = inputRequest.elicit({ message: 'OK?', requestedSchema: { type: 'ob
 function fixtures() {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const seen = { calls: 0, aborted: false, taskIds: [] as Array<string | undefined> };
+  const seen = { calls: 0, aborted: false, taskIds: [] as Array<string | undefined>, notes: [] as boolean[] };
   const setup = (f: import('../../runtime/features.js').ServerFeatures, tasks: TasksExtension) => {
     f.tool({ name: 'plain', handler: (_a, ctx) => tasks.run(ctx, () => 'plain ran inline') as never });
     f.tool({
@@ -38,6 +38,14 @@ function fixtures() {
           return text('job done');
         }) as never;
       },
+    });
+    f.tool({
+      name: 'note',
+      handler: (_a, ctx) => tasks.run(ctx, async (task) => {
+        seen.notes.push(await task.setStatusMessage('halfway'));
+        await gate;
+        return text('noted');
+      }) as never,
     });
     f.tool({ name: 'must', handler: (_a, ctx) => (seen.calls++, tasks.run(ctx, () => 'must done') as never) });
     f.tool({ name: 'tool_error', handler: (_a, ctx) => tasks.run(ctx, () => ({ ...text('quota exceeded'), isError: true })) as never });
@@ -53,7 +61,7 @@ function fixtures() {
       }) as never,
     });
   };
-  const tools = { job: 'optional', must: 'required', tool_error: 'optional', rpc_error: 'optional', throws: 'optional', ask: 'optional' } as const;
+  const tools = { note: 'optional', job: 'optional', must: 'required', tool_error: 'optional', rpc_error: 'optional', throws: 'optional', ask: 'optional' } as const;
   return { setup, tools, seen, release };
 }
 
@@ -230,6 +238,23 @@ test('maxActiveTasks: past the limit the work runs inline; inline work has no ta
   const inline = await s.call('tools/call', { name: 'ask', arguments: {} }, WITHOUT_TASKS);
   assert.is(inline.isError, true);
   assert.match(String((inline.content as Array<{ text: string }>)[0].text), /task\.input outside a task/);
+  await s.close();
+});
+
+test('statusMessage: set by the work while it runs, cleared on completion; inline work cannot set one', async () => {
+  const { setup, tools, seen, release } = fixtures();
+  const s = await start(setup, { tools });
+  const taskId = String((await s.call('tools/call', { name: 'note', arguments: {} })).taskId);
+  const noted = await s.until(taskId, (t) => t.statusMessage === 'halfway');
+  assert.is(noted.status, 'working');
+  assert.is(noted.statusMessage, 'halfway');
+  assert.ok(String(noted.lastUpdatedAt) >= String(noted.createdAt));
+  release();
+  const done = await s.until(taskId);
+  assert.is(done.status, 'completed');
+  assert.is('statusMessage' in done, false);
+  assert.equal(await s.call('tools/call', { name: 'note', arguments: {} }, WITHOUT_TASKS), { resultType: 'complete', content: [{ type: 'text', text: 'noted' }] });
+  assert.equal(seen.notes, [true, false]);
   await s.close();
 });
 
