@@ -23,7 +23,7 @@ import { ErrorCode, RpcError } from '../runtime/errors.js';
 import type { ServerFeatures } from '../runtime/features.js';
 import type { Params } from '../runtime/jsonrpc.js';
 import type { ProtocolTable } from '../runtime/table.js';
-import { declaresTasksExtension, TasksExtension } from '../runtime/tasks-extension.js';
+import { TasksExtension } from '../runtime/tasks-extension.js';
 import {
   clientCapabilitiesOf,
   inputRequest,
@@ -356,7 +356,6 @@ export function addTaskFixtures(f: ServerFeatures, table: ProtocolTable, paramsO
     handler: (_a, ctx) => {
       const name = accepted(input(ctx).inputResponses.user_name)?.name;
       if (typeof name !== 'string') return inputRequired({ inputRequests: { user_name: askName() } }) as never;
-      if (!declaresTasksExtension(ctx)) return text(`Hello, ${name}!`);
       return tasks.run(ctx, () => text(`Hello, ${name}! (gathered before the task was created)`)) as never;
     },
   });

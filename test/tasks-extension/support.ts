@@ -6,7 +6,7 @@
 import { Server, table } from '../../generated/draft/index.js';
 import { ServerFeatures } from '../../runtime/features.js';
 import { TASKS_EXTENSION, TasksExtension, type TasksExtensionOptions } from '../../runtime/tasks-extension.js';
-import { createMemoryPair } from '../../runtime/transport/memory.js';
+import { createMemoryPair, type MemoryTransport } from '../../runtime/transport/memory.js';
 import type { JSONRPCMessage } from '../../runtime/transport/types.js';
 import type { ProtocolTable } from '../../runtime/table.js';
 
@@ -35,6 +35,16 @@ export async function start(setup: (f: ServerFeatures, tasks: TasksExtension) =>
   });
   const [a, b] = createMemoryPair();
   await server.connect(b);
+  const client = await rawClient(a);
+  const close = async () => {
+    tasks.close();
+    await server.close();
+  };
+  return { server, tasks, features, ...client, close };
+}
+
+/** A raw JSON-RPC client on one end of a memory pair (see the module doc). */
+export async function rawClient(a: MemoryTransport) {
   const waiting = new Map<number, (m: Answer) => void>();
   await a.start({
     onMessage: (m: JSONRPCMessage) => {
@@ -67,9 +77,5 @@ export async function start(setup: (f: ServerFeatures, tasks: TasksExtension) =>
       await tick(10);
     }
   };
-  const close = async () => {
-    tasks.close();
-    await server.close();
-  };
-  return { server, tasks, features, send, call, until, close };
+  return { send, call, until };
 }
