@@ -123,6 +123,10 @@ function ignoreRefusal(e: unknown): void {
   throw e;
 }
 
+/**
+ * One server's tasks extension: its task records (`store`), the running work and outstanding
+ * input requests of its tasks, and the handlers and capabilities to give the ServerSession.
+ */
 export class TasksExtension {
   readonly store: TaskStore;
   /** The methods to pass as the session's `extensionMethods`. */
@@ -174,9 +178,10 @@ export class TasksExtension {
   }
 
   /**
-   * Runs `work` for the `tools/call` request of `ctx`: as a task when the request declared the
-   * extension and the tool supports tasks (resolves with the CreateTaskResult once the task is
-   * stored), else inline (resolves with `work`'s result, rejects with its error).
+   * Runs `work` for the `tools/call` request of `ctx` (served through {@link handlers}, which
+   * records the tool's name): as a task when the request declared the extension and the tool
+   * supports tasks (resolves with the CreateTaskResult once the task is stored), else inline
+   * (resolves with `work`'s result, rejects with its error).
    */
   async run(ctx: RequestContext, work: (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>): Promise<CreateTaskResult | Obj> {
     const name = this.#toolOf.get(ctx);

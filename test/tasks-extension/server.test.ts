@@ -10,9 +10,10 @@ import { ErrorCode, RpcError } from '../../runtime/errors.js';
 import { inputRequest } from '../../runtime/mrtr.js';
 import { TASKS_EXTENSION, TasksExtension } from '../../runtime/tasks-extension.js';
 import { checkRequestHeaders } from '../../runtime/transport/http-headers.js';
-import { table } from '../../generated/draft/index.js';
+import { Server, table } from '../../generated/draft/index.js';
+import { createMemoryPair } from '../../runtime/transport/memory.js';
 import type { ProtocolTable } from '../../runtime/table.js';
-import { start, tick, WITHOUT_TASKS } from './support.js';
+import { rawClient, start, tick, WITHOUT_TASKS } from './support.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -256,6 +257,18 @@ test('statusMessage: set by the work while it runs, cleared on completion; inlin
   assert.equal(await s.call('tools/call', { name: 'note', arguments: {} }, WITHOUT_TASKS), { resultType: 'complete', content: [{ type: 'text', text: 'noted' }] });
   assert.equal(seen.notes, [true, false]);
   await s.close();
+});
+
+test('extensionMethods: a stateless server answers tasks/get only when the method is declared as an extension method', async () => {
+  for (const extensionMethods of [undefined, ['tasks/get']]) {
+    const server = new Server({ serverInfo: { name: 's', version: '1' }, handlers: { 'tasks/get': () => ({ resultType: 'complete', taskId: 't', status: 'working' }) } as never, extensionMethods });
+    const [a, b] = createMemoryPair();
+    await server.connect(b);
+    const r = await (await rawClient(a)).send('tasks/get', { taskId: 't' });
+    if (extensionMethods) assert.equal(r.result, { resultType: 'complete', taskId: 't', status: 'working' });
+    else assert.is(r.error?.code, ErrorCode.MethodNotFound);
+    await server.close();
+  }
 });
 
 test('options: ttlMs and pollIntervalMs must be positive integers of ms (ttlMs may be null)', () => {
