@@ -19,9 +19,7 @@ type Obj = Record<string, unknown>;
 
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 /** Methods whose requests carry `Mcp-Name`, and the params field mirrored (`taskId`: SEP-2663, Routing Headers). */
-export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
-  'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId',
-};
+export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
