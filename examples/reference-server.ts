@@ -19,9 +19,10 @@ import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
 import type { RequestContext } from '../runtime/context.js';
 import type { Params } from '../runtime/jsonrpc.js';
-import { addStatelessFixtures } from './reference-stateless.js';
+import { addStatelessFixtures, addTaskFixtures } from './reference-stateless.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
-import type { ProtocolMaps } from '../runtime/table.js';
+import type { ProtocolMaps, ProtocolTable } from '../runtime/table.js';
+import type { TasksExtension } from '../runtime/tasks-extension.js';
 
 /** A generated `Server` class (e.g. `generated/2025-11-25`'s). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -273,18 +274,21 @@ export function createReferenceServer(ServerCtor: ServerClass, options: Referenc
   let session: ServerSession<ProtocolMaps> | undefined;
   const features = referenceFeatures(() => session!, options);
   let handlers = features.handlers({ table: options.table });
+  let tasks: TasksExtension | undefined;
   if (options.table?.lifecycle === 'stateless') {
     // the fixtures read a retry's inputResponses and requestState beside the tool's arguments
     const params = new WeakMap<RequestContext, Params>();
     addStatelessFixtures(features, (ctx) => params.get(ctx));
-    handlers = Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, (p: Params, ctx: RequestContext) => {
+    tasks = addTaskFixtures(features, options.table as ProtocolTable, (ctx) => params.get(ctx));
+    handlers = tasks.handlers(Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, (p: Params, ctx: RequestContext) => {
       if (p) params.set(ctx, p);
       return h(p, ctx);
-    }]));
+    }])));
   }
   session = new ServerCtor({
     serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
-    capabilities: { ...features.capabilities(), logging: {} },
+    capabilities: { ...(tasks ? tasks.capabilities(features.capabilities()) : features.capabilities()), logging: {} },
+    extensionMethods: tasks?.methods,
     instructions: 'mcpgen reference server: test tools, resources and prompts.',
     handlers,
     logger: options.logger,

@@ -9,10 +9,21 @@
  * `test_x_mcp_header`, `test_input_required_result_{elicitation,sampling,list_roots,
  * request_state,multiple_inputs,multi_round,tampered_state,capabilities}`.
  * Prompt: `test_input_required_result_prompt`.
+ *
+ * Tasks extension (SEP-2663, ../runtime/tasks-extension.ts; {@link addTaskFixtures}): `greet`
+ * (never a task), `slow_compute` (`seconds` of sleep, cancellable), `failing_job` (task required;
+ * a tool execution error after about 1 s), `protocol_error_job` (fails with -32603),
+ * `confirm_delete` (one elicitation through the task), `multi_input` (two elicitations at once),
+ * `test_tool_with_task` (task required; asks for `user_name` by input_required first, then
+ * answers through a task).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from '../runtime/context.js';
+import { ErrorCode, RpcError } from '../runtime/errors.js';
 import type { ServerFeatures } from '../runtime/features.js';
 import type { Params } from '../runtime/jsonrpc.js';
+import type { ProtocolTable } from '../runtime/table.js';
+import { TasksExtension } from '../runtime/tasks-extension.js';
 import {
   clientCapabilitiesOf,
   inputRequest,
@@ -270,4 +281,83 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
       return [{ role: 'user', content: { type: 'text', text: `Use this context: ${context}` } }];
     },
   });
+}
+
+/** Sleeps `seconds` (not keeping the process alive); rejects with `signal`'s reason when it aborts. */
+const pause = (seconds: number, signal: AbortSignal) => sleep(Math.max(0, seconds) * 1000, undefined, { signal, ref: false });
+const askDelete = (filename: string) =>
+  inputRequest.elicit({ message: `Delete ${filename}?`, requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } });
+
+/**
+ * Adds the tasks-extension fixtures to `f` and returns the extension serving them; wire it with
+ * `tasks.handlers(...)`, `tasks.capabilities(...)` and `extensionMethods: tasks.methods`.
+ */
+export function addTaskFixtures(f: ServerFeatures, table: ProtocolTable, paramsOf: (ctx: RequestContext) => Params | undefined): TasksExtension {
+  const tasks = new TasksExtension({
+    table,
+    tools: { slow_compute: 'optional', failing_job: 'required', protocol_error_job: 'optional', confirm_delete: 'optional', multi_input: 'optional', test_tool_with_task: 'required' },
+  });
+  const input = (ctx: RequestContext) => readInput(paramsOf(ctx));
+  f.tool<{ name?: string }>({
+    name: 'greet',
+    description: 'Greets by name, synchronously (never a task)',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    handler: (a) => text(`Hello, ${a.name}!`),
+  });
+  f.tool<{ seconds?: number; label?: string }>({
+    name: 'slow_compute',
+    description: 'Sleeps `seconds` then answers; a task when the request opts into tasks (tasks/cancel stops it)',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } } },
+    handler: (a, ctx) => tasks.run(ctx, async (task) => {
+      await pause(a.seconds ?? 1, task.signal);
+      return text(`slow_compute${a.label ? ` ${a.label}` : ''}: done after ${a.seconds ?? 1} s`);
+    }) as never,
+  });
+  f.tool({
+    name: 'failing_job',
+    description: 'Runs only as a task; ends after about 1 s with a tool execution error (isError)',
+    handler: (_a, ctx) => tasks.run(ctx, async (task) => {
+      await pause(1, task.signal);
+      return { ...text('failing_job: the job failed (tool execution error)'), isError: true };
+    }) as never,
+  });
+  f.tool({
+    name: 'protocol_error_job',
+    description: 'Fails with a JSON-RPC error (-32603): a task ends failed with that error',
+    handler: (_a, ctx) => tasks.run(ctx, async (task) => {
+      await pause(0.1, task.signal);
+      throw new RpcError(ErrorCode.InternalError, 'protocol_error_job: internal failure while running the job');
+    }) as never,
+  });
+  f.tool<{ filename?: string }>({
+    name: 'confirm_delete',
+    description: 'Asks to confirm deleting `filename` (through the task, else by input_required), then answers',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
+    handler: (a, ctx) => tasks.run(ctx, async (task) => {
+      const file = String(a.filename);
+      const answer = task.taskId === undefined ? input(ctx).inputResponses.confirm_delete : (await task.input({ confirm_delete: askDelete(file) })).confirm_delete;
+      if (task.taskId === undefined && answer === undefined) return inputRequired({ inputRequests: { confirm_delete: askDelete(file) } }) as never;
+      return text(accepted(answer)?.confirm === true ? `Deleted ${file}` : `Kept ${file}`);
+    }) as never,
+  });
+  f.tool({
+    name: 'multi_input',
+    description: 'Asks two questions at once (a name and a confirmation), then answers with both',
+    handler: (_a, ctx) => tasks.run(ctx, async (task) => {
+      const requests = { first_input: askName(), second_input: askConfirm() };
+      const r = task.taskId === undefined ? input(ctx).inputResponses : await task.input(requests);
+      if (task.taskId === undefined && (!r.first_input || !r.second_input)) return inputRequired({ inputRequests: requests }) as never;
+      return text(`multi_input: name=${String(accepted(r.first_input)?.name)}, confirmed=${String(accepted(r.second_input)?.ok ?? accepted(r.second_input)?.confirm)}`);
+    }) as never,
+  });
+  f.tool({
+    name: 'test_tool_with_task',
+    description: 'Runs only as a task: asks for user_name by input_required first, then answers through a task',
+    handler: (_a, ctx) => {
+      const name = accepted(input(ctx).inputResponses.user_name)?.name;
+      if (typeof name !== 'string') return inputRequired({ inputRequests: { user_name: askName() } }) as never;
+      return tasks.run(ctx, () => text(`Hello, ${name}! (gathered before the task was created)`)) as never;
+    },
+  });
+  return tasks;
 }

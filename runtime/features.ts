@@ -396,8 +396,8 @@ export class ServerFeatures {
       if (e instanceof RpcError) throw e;
       return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
     }
-    // a multi round-trip answer (mrtr.ts inputRequired) goes out as the handler built it
-    if (isObj(out) && out.resultType === 'input_required') return out;
+    // a multi round-trip answer (mrtr.ts inputRequired) or a CreateTaskResult (tasks-extension.ts) goes out as built
+    if (isObj(out) && (out.resultType === 'input_required' || out.resultType === 'task')) return out;
     const result: Obj = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };
     if (tool.output && result.isError !== true) {
       if (!isObj(result.structuredContent)) {

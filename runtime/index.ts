@@ -27,6 +27,8 @@ export { attachTaskReceiver, TaskReceiver, taskOf } from './task-receiver.js';
 export type { TaskReceiverOptions, TaskSupport } from './task-receiver.js';
 export { InMemoryTaskStore } from './tasks.js';
 export type { Task, TaskStatus, TaskStore } from './tasks.js';
+export { declaresTasksExtension, TASKS_EXTENSION, TasksExtension } from './tasks-extension.js';
+export type { CreateTaskResult, DetailedTask, TaskContext, TasksExtensionOptions } from './tasks-extension.js';
 export { inputRequired, inputRequest, readInput, requireClientCapabilities, RequestStateSealer } from './mrtr.js';
 export type { Subscription, SubscriptionFilter } from './subscriptions.js';
 export {

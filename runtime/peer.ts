@@ -49,6 +49,8 @@ export interface PeerOptions {
   validateResults?: boolean;
   /** Methods for which no `notifications/cancelled` is ever sent (default `['initialize']`). */
   uncancellable?: readonly string[];
+  /** Stateless revisions: methods outside the table that an extension serves (e.g. `tasks/get`). */
+  extensionMethods?: readonly string[];
   onClose?: (error?: Error) => void;
   onError?: (error: Error) => void;
 }
@@ -349,7 +351,7 @@ export class Peer {
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
       // a stateless revision has no methods beyond its table (ping, logging/setLevel, resources/subscribe are gone)
-      const known = entry !== undefined || this.table.lifecycle !== 'stateless';
+      const known = entry !== undefined || this.table.lifecycle !== 'stateless' || !!this.options.extensionMethods?.includes(method);
       if (!handler || !allowed || !known) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (entry && (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params))) {
         const issues = params === undefined

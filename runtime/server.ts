@@ -56,6 +56,8 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   requestStateTtlMs?: number;
   /** Stateless: may a listen stream subscribe to this resource URI? (default: any, when `resources.subscribe` is declared). */
   canSubscribe?: (uri: string) => boolean;
+  /** Stateless: methods outside the revision's table whose `handlers` an extension adds (./tasks-extension.ts). */
+  extensionMethods?: readonly string[];
 }
 
 /** Syslog severities of notifications/message, lowest first (RFC 5424 order reversed). */
@@ -117,6 +119,7 @@ export class ServerSession<P extends ProtocolMaps> {
       notificationHandlers: Object.fromEntries(Object.entries(o.notificationHandlers ?? {}).map(([m, h]) => [m, (p: unknown) => (h as (x: unknown) => unknown)(p)])) as never,
       logger: o.logger,
       timeout: o.timeout,
+      extensionMethods: o.extensionMethods,
     });
     this.#peer = peer;
     if (!stateless) {

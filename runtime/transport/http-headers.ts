@@ -5,7 +5,8 @@
  *
  * - `MCP-Protocol-Version`: `params._meta["io.modelcontextprotocol/protocolVersion"]`.
  * - `Mcp-Method`: `method`, on every request.
- * - `Mcp-Name`: `params.name` (`tools/call`, `prompts/get`) or `params.uri` (`resources/read`).
+ * - `Mcp-Name`: `params.name` (`tools/call`, `prompts/get`), `params.uri` (`resources/read`) or
+ *   `params.taskId` (`tasks/get`, `tasks/update`, `tasks/cancel` of the tasks extension, SEP-2663).
  * - `Mcp-Param-{Name}`: a `tools/call` argument whose property in the tool's `inputSchema`
  *   carries `"x-mcp-header": "{Name}"` ("Custom Headers from Tool Parameters").
  *
@@ -17,8 +18,8 @@ import { ErrorCode, RpcError } from '../errors.js';
 type Obj = Record<string, unknown>;
 
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
-/** Methods whose requests carry `Mcp-Name`, and the params field mirrored. */
-export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** Methods whose requests carry `Mcp-Name`, and the params field mirrored (`taskId`: SEP-2663, Routing Headers). */
+export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;

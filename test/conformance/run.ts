@@ -18,9 +18,16 @@
  * that fails in the suite's run is run once more alone, and the report says so. Scenarios
  * listed in ./expected-failures.json (each with a reason) may fail; the run fails on any other
  * failure and on a listed scenario that passed or did not run (a stale entry). Exit code 1 then.
+ *
+ * Some unscored scenarios are judged all the same, as a group of their own with its own line
+ * and its own entry `<suite> <group> <side>` in ./expected-failures.json: at `--requirements
+ * 2026-07-28` the server scenarios of the tasks extension (`tasks-*`, SEP-2663), printed as
+ * `conformance alpha.12 (2026-07-28) tasks extension server: N/M`. A scenario of a group whose
+ * checks were all skipped by the suite is listed as such and not counted; a group of which no
+ * scenario ran fails the run.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +41,12 @@ const SHIM = here('./glob-shim.mjs');
 const EXPECTED = here('./expected-failures.json');
 
 export type Side = 'server' | 'client';
+/** Unscored scenarios of one side judged as a group: those whose name starts with `prefix`. */
+export interface JudgedGroup {
+  name: string;
+  side: Side;
+  prefix: string;
+}
 export interface SuiteSpec {
   name: string;
   bin: string;
@@ -41,6 +54,8 @@ export interface SuiteSpec {
   client: string[];
   /** The revision served to the server scenarios and spoken by the conformance client (default 2025-11-25). */
   revision?: '2026-07-28';
+  /** Unscored scenarios judged anyway (see the module doc). */
+  judged?: readonly JudgedGroup[];
 }
 
 export const SUITES: readonly SuiteSpec[] = [
@@ -57,8 +72,27 @@ export const SUITES: readonly SuiteSpec[] = [
     server: ['--requirements', '2026-07-28'],
     client: ['--requirements', '2026-07-28'],
     revision: '2026-07-28',
+    judged: [{ name: 'tasks extension', side: 'server', prefix: 'tasks-' }],
   },
 ];
+
+/** The expected-failures.json key of a group: `<suite> <group> <side>`. */
+export const groupKey = (suite: SuiteSpec, g: JudgedGroup): string => `${suite.name} ${g.name} ${g.side}`;
+
+/** The judgement of one {@link JudgedGroup} in a run. */
+export interface GroupResult {
+  /** `<suite> <group> <side>`. */
+  key: string;
+  passed: string[];
+  failed: string[];
+  /** Scenarios whose every check the suite skipped (not counted). */
+  skipped: string[];
+  unexpected: string[];
+  stale: string[];
+  rerun: string[];
+  /** `conformance <suite> <group> <side>: N/M`. */
+  line: string;
+}
 
 export interface RunResult {
   suite: string;
@@ -77,6 +111,8 @@ export interface RunResult {
   rerun: string[];
   /** `conformance <suite> <side>: N/M`. */
   line: string;
+  /** The judged groups of unscored scenarios of this suite and side. */
+  groups: GroupResult[];
   output: string;
 }
 
@@ -111,6 +147,24 @@ export function passedAlone(output: string): boolean {
 /** Failures not listed, and listed scenarios that did not fail (passed, or did not run). */
 export function judge(failed: readonly string[], expected: Readonly<Record<string, string>>): { unexpected: string[]; stale: string[] } {
   return { unexpected: failed.filter((n) => !(n in expected)), stale: Object.keys(expected).filter((n) => !failed.includes(n)) };
+}
+
+/**
+ * Scenarios of a run's results directory (`-o`) whose checks were all SKIPPED (checks.json of
+ * `<side>-<scenario>-<timestamp>/`).
+ */
+export function skippedScenarios(dir: string, side: Side, names: readonly string[]): string[] {
+  if (!existsSync(dir)) return [];
+  const entries = readdirSync(dir);
+  return names.filter((name) => {
+    const re = new RegExp(`^${side}-${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d{4}-\\d{2}-\\d{2}T`);
+    const found = entries.filter((e) => re.test(e) && existsSync(join(dir, e, 'checks.json')));
+    if (!found.length) return false;
+    return found.every((e) => {
+      const checks = JSON.parse(readFileSync(join(dir, e, 'checks.json'), 'utf8')) as Array<{ status?: string }>;
+      return checks.length > 0 && checks.every((c) => c.status === 'SKIPPED');
+    });
+  });
 }
 
 /** expected-failures.json by `<suite> <side>`; throws on an entry without a written reason. */
@@ -185,22 +239,41 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
       args = [suite.bin, 'client', '--command', suite.revision ? `${command} --rev ${suite.revision}` : command, ...suite.client];
     }
     const outName = suite.name.replace(/[^\w.-]+/g, '_');
-    let output = await run([...args, '-o', join(work, `${outName}-${side}`)], work, 600_000);
+    const resultsDir = join(work, `${outName}-${side}`);
+    let output = await run([...args, '-o', resultsDir], work, 600_000);
     const { scenarios, unscored } = parseSummary(output);
-    const expected = loadExpected()[`${suite.name} ${side}`] ?? {};
+    const all = loadExpected();
+    const expected = all[`${suite.name} ${side}`] ?? {};
     // A failure in the parallel run is run once more alone: the client scenarios all start at
     // once and some check timings (sse-retry: reconnect within 450–700 ms), which a loaded
     // 2-core machine misses. Both outcomes are reported.
-    const rerun: string[] = [];
-    for (const [name, ok] of scenarios) {
-      if (ok || name in expected) continue;
-      const base = args.filter((a, i) => !['--requirements', '--suite'].includes(a) && !['--requirements', '--suite'].includes(args[i - 1]));
-      const again = await run([...base, '--scenario', name, '-o', join(work, `${outName}-${side}-rerun`)], work, 120_000);
-      output += `\n=== re-run of ${name} alone ===\n${again}`;
-      if (passedAlone(again)) {
-        scenarios.set(name, true);
-        rerun.push(name);
+    const rerunAlone = async (verdicts: Map<string, boolean>, listed: Record<string, string>): Promise<string[]> => {
+      const rerun: string[] = [];
+      for (const [name, ok] of verdicts) {
+        if (ok || name in listed) continue;
+        const base = args.filter((a, i) => !['--requirements', '--suite'].includes(a) && !['--requirements', '--suite'].includes(args[i - 1]));
+        const again = await run([...base, '--scenario', name, '-o', join(work, `${outName}-${side}-rerun`)], work, 120_000);
+        output += `\n=== re-run of ${name} alone ===\n${again}`;
+        if (passedAlone(again)) {
+          verdicts.set(name, true);
+          rerun.push(name);
+        }
       }
+      return rerun;
+    };
+    const rerun = await rerunAlone(scenarios, expected);
+    const groups: GroupResult[] = [];
+    for (const g of (suite.judged ?? []).filter((x) => x.side === side)) {
+      const key = groupKey(suite, g);
+      const listed = all[key] ?? {};
+      const names = [...unscored.keys()].filter((n) => n.startsWith(g.prefix));
+      const skipped = skippedScenarios(resultsDir, side, names);
+      const verdicts = new Map(names.filter((n) => !skipped.includes(n)).map((n) => [n, unscored.get(n) ?? false] as const));
+      for (const n of names) unscored.delete(n);
+      const groupRerun = await rerunAlone(verdicts, listed);
+      const passed = [...verdicts].filter(([, ok]) => ok).map(([n]) => n);
+      const failed = [...verdicts].filter(([, ok]) => !ok).map(([n]) => n);
+      groups.push({ key, passed, failed, skipped, ...judge(failed, listed), rerun: groupRerun, line: `conformance ${key}: ${passed.length}/${verdicts.size}` });
     }
     const passed = [...scenarios].filter(([, ok]) => ok).map(([n]) => n);
     const failed = [...scenarios].filter(([, ok]) => !ok).map(([n]) => n);
@@ -215,6 +288,7 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
       stale,
       rerun,
       line: `conformance ${suite.name} ${side}: ${passed.length}/${scenarios.size}`,
+      groups,
       output,
     };
   } finally {
@@ -234,7 +308,22 @@ export function report(r: RunResult): string {
   if (r.side === 'client' && auth) lines.push(`  of which auth/*: ${auth} (OAuth by the SDK's helpers on the transport's fetch, see ./oauth.ts)`);
   const un = Object.entries(r.unscored);
   if (un.length) lines.push(`  not scored: ${un.map(([n, ok]) => `${n} ${ok ? 'passed' : 'failed'}`).join(', ')}`);
+  for (const g of r.groups) {
+    const listed = loadExpected()[g.key] ?? {};
+    lines.push(g.line);
+    for (const n of g.failed) lines.push(`  ${n in listed ? 'expected failure' : 'FAILED'}: ${n}${n in listed ? ` (${listed[n]})` : ''}`);
+    for (const n of g.stale) lines.push(`  STALE expected-failures entry: ${n} (it passed or did not run)`);
+    for (const n of g.rerun) lines.push(`  ${n}: failed in the parallel run, passed when run alone`);
+    for (const n of g.skipped) lines.push(`  ${n}: every check skipped by the suite (not counted)`);
+    if (g.passed.length + g.failed.length + g.skipped.length === 0) lines.push('  NO scenario of this group ran');
+  }
   return lines.join('\n');
+}
+
+/** Whether a run must fail: unexpected failures, stale entries, nothing run (also per judged group). */
+export function runFailed(r: RunResult): boolean {
+  if (r.unexpected.length || r.stale.length || r.passed.length + r.failed.length === 0) return true;
+  return r.groups.some((g) => g.unexpected.length || g.stale.length || g.passed.length + g.failed.length + g.skipped.length === 0);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -254,7 +343,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
         const r = await runConformance(suite, side, { work, clientCommand });
         if (values.verbose) console.log(r.output);
         console.log(report(r));
-        if (r.unexpected.length || r.stale.length || r.passed.length + r.failed.length === 0) bad = true;
+        if (runFailed(r)) bad = true;
       }
     }
   } finally {
