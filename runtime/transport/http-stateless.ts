@@ -355,7 +355,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 
   const tooLarge = (): Refusal => refuse(413, null, new RpcError(-32000, `Payload Too Large: body exceeds ${maxBody} bytes`), { Connection: 'close' });
 
-  /** Decodes and parses the body; a refusal when it is not UTF-8 JSON. */
+  /** Decodes and parses the body; PARSE_FAILED when it is not UTF-8 JSON. */
   function parse(body: Uint8Array): unknown {
     try {
       return JSON.parse(UTF8.decode(body));
@@ -430,9 +430,14 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       const headers = req.headers as Readonly<Record<string, string | undefined>>;
       const refusal = checkEnvelope(req.method ?? 'GET', headers, req.socket?.localPort);
       if (refusal) return failSink(sink, refusal);
-      const body = await readNodeBody(req, res, maxBody);
-      if (body === 'too-large') return failSink(sink, tooLarge());
-      const message = parse(body);
+      const handed = (req as WithParsed)[PARSED_MESSAGE];
+      let message: unknown;
+      if (handed !== undefined && req.readableEnded) message = handed;
+      else {
+        const body = await readNodeBody(req, res, maxBody);
+        if (body === 'too-large') return failSink(sink, tooLarge());
+        message = parse(body);
+      }
       const checked = checkMessage(message, headers);
       if (isRefusal(checked)) return failSink(sink, checked);
       transport.accept(message as JSONRPCMessage, sink, checked);
@@ -459,6 +464,22 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 }
 
 const PARSE_FAILED = Symbol('parse failed');
+/**
+ * Where a front handler that already read and parsed a POST body (../dual-era.ts) leaves the
+ * parsed message on the `IncomingMessage`, so that this endpoint does not decode and parse it
+ * again. Only set for a body that was valid UTF-8 and JSON.
+ */
+export const PARSED_MESSAGE: unique symbol = Symbol('mcpgen.parsedMessage');
+type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
+
+/** Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced); `undefined` when either fails. */
+export function parseJsonBody(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(UTF8.decode(body));
+  } catch {
+    return undefined;
+  }
+}
 const EMPTY: Obj = {};
 const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 
@@ -467,7 +488,7 @@ const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
  * connection is not kept alive). A body a middleware already read (`req.body`, e.g.
  * express.json()) is taken as it is: bytes, text, or a parsed value serialized again.
  */
-function readNodeBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Uint8Array | 'too-large'> | Uint8Array | 'too-large' {
+export function readNodeBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Uint8Array | 'too-large'> | Uint8Array | 'too-large' {
   const length = req.headers['content-length'];
   if (length !== undefined && Number(length) > limit && /^[0-9]+$/.test(length)) {
     res.shouldKeepAlive = false;
@@ -482,19 +503,15 @@ function readNodeBody(req: IncomingMessage, res: ServerResponse, limit: number):
     let first: Buffer | undefined;
     let more: Buffer[] | undefined;
     let size = 0;
-    const onData = (chunk: Buffer): void => {
+    req.on('data', (chunk: Buffer) => {
+      if (size > limit) return; // refused already: the rest is drained and dropped
       size += chunk.byteLength;
       if (size > limit) {
-        req.off('data', onData);
-        req.resume();
         res.shouldKeepAlive = false;
         resolve('too-large');
-        return;
-      }
-      if (first === undefined) first = chunk;
+      } else if (first === undefined) first = chunk;
       else (more ??= [first]).push(chunk);
-    };
-    req.on('data', onData);
+    });
     req.once('end', () => resolve(more ? Buffer.concat(more) : (first ?? Buffer.alloc(0))));
     req.once('error', reject);
     req.once('close', () => {
