@@ -11,9 +11,14 @@
  * Sequential latency (p50, p99, µs) and throughput with 16 requests in flight (req/s), each the
  * median of three rounds, plus the server process's CPU time per call (user + system µs over
  * the throughput rounds, read from the child by IPC): the server's own cost, which the
- * throughput of a pair hides when its client is the slower side. Ratios are ours/sdk for
- * throughput and sdk/ours for latency and CPU: higher is better for us; `ours_vs_bare_limit`
- * is ours against the bare pair. The 1-minute load average is printed first (figures from a
+ * throughput of a pair hides when its client is the slower side (`server_cpu_per_call_vs_sdk`
+ * compares both servers under the same SDK client; the bare server's figure is under its own
+ * node:http client, and a server's CPU per call grows as its request rate falls: each request
+ * then pays its own wake-up). Then `server_only`: one node:http client (keep-alive Agent, 16
+ * in flight) posts the same draft `tools/call` (headers and `_meta` as the SDK client sends
+ * them) to our server, the SDK's and the bare echo: the servers side by side with the client's
+ * cost taken out. Ratios are ours/sdk for throughput and sdk/ours for latency and CPU: higher is
+ * better for us; `ours_vs_bare_limit` is ours against the bare pair. The 1-minute load average is printed first (figures from a
  * loaded machine move; compare ratios within one run). `npm run bench:stateless [-- --quick]`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -56,25 +61,41 @@ function cpuOf(child: ChildProcess): Promise<number> {
   });
 }
 
-/** node:http POSTs of the JSON-RPC body on one keep-alive Agent (as many sockets as calls in flight). */
-async function bareClient(url: string): Promise<{ call: Call; close(): Promise<void> }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-  let id = 0;
-  const call = () =>
-    new Promise<unknown>((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } });
-      const req = request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve(JSON.parse(text)));
-        res.on('error', reject);
+const DRAFT_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const DRAFT_HEADERS = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' };
+
+/**
+ * node:http POSTs of a `tools/call` on one keep-alive Agent (as many sockets as calls in
+ * flight); `draft`: with the `_meta` and headers of the 2026-07-28 revision, and a call fails
+ * unless the answer is a JSON result.
+ */
+function rawClient(draft: boolean) {
+  return async (url: string): Promise<{ call: Call; close(): Promise<void> }> => {
+    const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    let id = 0;
+    const call = () =>
+      new Promise<unknown>((resolve, reject) => {
+        const params = { name: 'echo', arguments: { text: TEXT }, ...(draft ? { _meta: DRAFT_META } : {}) };
+        const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params });
+        const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': Buffer.byteLength(body), ...(draft ? DRAFT_HEADERS : {}) };
+        const req = request(url, { method: 'POST', agent, headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => {
+            const answer = JSON.parse(text);
+            if (answer.result === undefined) reject(new Error(`HTTP ${res.statusCode}: ${text}`));
+            else resolve(answer);
+          });
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
       });
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { call, close: async () => agent.destroy() };
+    return { call, close: async () => agent.destroy() };
+  };
 }
+const bareClient = rawClient(false);
 
 async function ourClient(url: string): Promise<{ call: Call; close(): Promise<void> }> {
   const c = new Client({ clientInfo: { name: 'bench', version: '0' } });
@@ -95,6 +116,8 @@ const pairs: Array<[name: string, server: string, client: typeof ourClient]> = [
   ['sdk_client_ours_server', 'ours', sdkClient],
   ['ours_fetch_adapter', 'ours-fetch', ourClient],
   ['bare', 'bare', bareClient],
+  ['server_only.ours', 'ours', rawClient(true)],
+  ['server_only.sdk', 'sdk', rawClient(true)],
 ];
 
 console.log(`stateless.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
@@ -128,3 +151,9 @@ ratio('stateless.server_cpu_per_call_vs_sdk', res.sdk.cpu / res.sdk_client_ours_
 ratio('stateless.server_cpu_per_call_vs_bare_limit', res.bare.cpu / res.sdk_client_ours_server.cpu);
 ratio('stateless.client_rps_vs_sdk', res.ours_client_sdk_server.rps / res.sdk.rps);
 ratio('stateless.server_same_adapter_rps_vs_sdk', res.ours_fetch_adapter.rps / res.ours_client_sdk_server.rps);
+const only = { ours: res['server_only.ours'], sdk: res['server_only.sdk'] };
+ratio('stateless.server_only.ours_vs_sdk.throughput', only.ours.rps / only.sdk.rps);
+ratio('stateless.server_only.ours_vs_sdk.p50', only.sdk.p50 / only.ours.p50);
+ratio('stateless.server_only.ours_vs_sdk.cpu_per_call', only.sdk.cpu / only.ours.cpu);
+ratio('stateless.server_only.ours_vs_bare_limit.throughput', only.ours.rps / res.bare.rps);
+ratio('stateless.server_only.ours_vs_bare_limit.cpu_per_call', res.bare.cpu / only.ours.cpu);
