@@ -4,7 +4,12 @@
  * - `ours`: the generated draft Server on createStatelessHttpHandler (node:http listener);
  * - `ours-fetch`: the same through its WHATWG `fetch` form behind the adapter below;
  * - `sdk`: an @modelcontextprotocol/server@2.4.0 McpServer from createMcpHandler behind the
- *   same adapter (a fresh instance per request, as that entry does).
+ *   same adapter (a fresh instance per request, as that entry does);
+ * - `bare`: a node:http JSON echo of `params.arguments.text` (no MCP, no checks), the floor of
+ *   node + loopback HTTP, as bench/bare-http-echo.mjs is for bench:http.
+ * With an IPC channel (as bench/stateless.ts spawns it), any message is answered with the
+ * process's `process.cpuUsage()` (user and system µs since start). SIGINT exits (so that
+ * `--cpu-prof` writes its profile).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +41,18 @@ function adapt(fetchHandler: (r: Request) => Promise<Response>) {
 
 const kind = process.argv[2] ?? 'ours';
 let listener: (req: IncomingMessage, res: ServerResponse) => unknown;
-if (kind === 'sdk') {
+if (kind === 'bare') {
+  listener = (req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => {
+      const m = JSON.parse(body);
+      const out = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: m.params?.arguments?.text }] } });
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(out) }).end(out);
+    });
+  };
+} else if (kind === 'sdk') {
   const handler = createMcpHandler(() => {
     const s = new McpServer({ name: 'bench-sdk2', version: '2.4.0' }, { capabilities: { tools: {} } });
     s.registerTool('echo', { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
@@ -53,3 +69,5 @@ if (kind === 'sdk') {
 const server = createServer((req, res) => void listener(req, res));
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => console.log(`port: ${(server.address() as AddressInfo).port}`));
+process.on('SIGINT', () => process.exit(0));
+process.on('message', () => process.send?.(process.cpuUsage()));

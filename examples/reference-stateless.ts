@@ -38,7 +38,6 @@ type Obj = Record<string, unknown>;
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
 
 /** The content of an accepted elicitation answer, or undefined (declined, cancelled, malformed). */
@@ -92,13 +91,10 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
   });
   f.tool({
     name: 'test_logging_tool',
-    description: `Logs three messages at info, only when the request set _meta["${LOG_LEVEL_META}"] at or below info`,
+    description: `Logs three messages at info: sent only when the request set _meta["${LOG_LEVEL_META}"] at or below info`,
     handler: async (_a, ctx) => {
-      const level = ctx.meta?.[LOG_LEVEL_META];
-      const wanted = typeof level === 'string' && LOG_LEVELS.includes(level) && LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf('info');
-      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
-        if (wanted) await ctx.sendNotification('notifications/message', { level: 'info', logger: 'reference-server', data: m });
-      }
+      // ctx.log filters by the request's own level (none set: nothing is sent)
+      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) await ctx.log('info', m, 'reference-server');
       return text('Logging completed');
     },
   });

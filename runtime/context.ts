@@ -8,6 +8,45 @@ import type { Params, RequestId } from './jsonrpc.js';
 import { ProgressReporter, type ProgressCallback } from './progress.js';
 import type { InboundRequest } from './cancellation.js';
 
+/** Syslog severities of notifications/message, lowest first (RFC 5424 order reversed). */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** The `_meta` key of a stateless request's log level (draft basic/index, server/utilities/logging). */
+export const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
+const LOG_RANK: Readonly<Record<string, number>> = Object.fromEntries(LOG_LEVELS.map((l, i) => [l, i]));
+
+/** Whether `v` is one of the eight {@link LOG_LEVELS}. */
+export const isLogLevel = (v: unknown): v is LogLevel => typeof v === 'string' && Object.hasOwn(LOG_RANK, v);
+
+/**
+ * The lowest level a request's log messages go out at, from its `params._meta`; undefined: none
+ * go out. Set per engine by the server session (./server.ts).
+ */
+export type LogThreshold = (meta: Record<string, unknown> | undefined) => LogLevel | undefined;
+const thresholds = new WeakMap<ContextHost, LogThreshold>();
+
+/** Sets (or clears) how the contexts of `host`'s requests filter `log()` calls. */
+export function setLogThreshold(host: ContextHost, threshold: LogThreshold | undefined): void {
+  if (threshold) thresholds.set(host, threshold);
+  else thresholds.delete(host);
+}
+
+/**
+ * The `log()` of a request context: sends notifications/message `{ level, data, logger? }`
+ * through `send` when `host`'s threshold for a request with `meta` lets `level` pass. Resolves
+ * true when sent, false when filtered out (no threshold: nothing is sent). Throws TypeError for
+ * a level that is not one of the eight.
+ */
+export async function logForRequest(host: ContextHost, meta: Record<string, unknown> | undefined, level: LogLevel, data: unknown, logger: string | undefined, send: (params: Params) => Promise<void>): Promise<boolean> {
+  if (!isLogLevel(level)) throw new TypeError(`log level must be one of ${LOG_LEVELS.join(', ')}, not ${String(level)}`);
+  const min = thresholds.get(host)?.(meta);
+  if (min === undefined || LOG_RANK[level] < LOG_RANK[min]) return false;
+  const params: Params = { level, data };
+  if (logger !== undefined) params.logger = logger;
+  await send(params);
+  return true;
+}
+
 /** Optional diagnostics sink; every method optional. Never receives message bodies. */
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;
@@ -49,6 +88,15 @@ export interface RequestContext {
   sendNotification(method: string, params?: Params): Promise<void>;
   /** A request to the other side on behalf of this one; aborted if this one is cancelled. */
   sendRequest<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
+  /**
+   * Sends notifications/message `{ level, data, logger? }` on behalf of this request when its
+   * level passes: stateless revisions (draft server/utilities/logging, "Per-request log level")
+   * take the request's `_meta["io.modelcontextprotocol/logLevel"]`, and send nothing when the
+   * request has none; handshake revisions take the level set with logging/setLevel (every level
+   * until one is set). Nothing is sent when the server did not declare `logging`, or once the
+   * request finished. Resolves true when sent, false when filtered out.
+   */
+  log(level: LogLevel, data: unknown, logger?: string): Promise<boolean>;
 }
 
 /**
@@ -84,7 +132,7 @@ export class InboundContext implements RequestContext {
     private readonly r: InboundRequest,
     params: Params | undefined,
     readonly info: MessageInfo | undefined,
-    private readonly log: Logger,
+    private readonly diagnostics: Logger,
   ) {
     this.meta = isObject(params?._meta) ? params._meta : undefined;
   }
@@ -106,17 +154,22 @@ export class InboundContext implements RequestContext {
     this.reporter ??= new ProgressReporter(
       ProgressReporter.tokenOf({ _meta: this.meta }),
       (p) => this.peer.notify('notifications/progress', p, { relatedRequestId: this.r.id }),
-      (why) => this.log.debug?.('progress dropped', { id: this.r.id, why }),
+      (why) => this.diagnostics.debug?.('progress dropped', { id: this.r.id, why }),
     );
     return this.reporter.report(progress, total, message);
   }
 
   sendNotification(method: string, params?: Params): Promise<void> {
     if (this.r.finished || this.r.cancelled) {
-      this.log.debug?.('notification after request end not sent', { id: this.r.id, method });
+      this.diagnostics.debug?.('notification after request end not sent', { id: this.r.id, method });
       return Promise.resolve();
     }
     return this.peer.notify(method, params, { relatedRequestId: this.r.id });
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
+    if (this.r.finished || this.r.cancelled) return Promise.resolve(false);
+    return logForRequest(this.peer, this.meta, level, data, logger, (p) => this.peer.notify('notifications/message', p, { relatedRequestId: this.r.id }));
   }
 
   sendRequest<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {

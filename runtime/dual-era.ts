@@ -13,7 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION_META } from './transport/http-headers.js';
 import type { StreamableHttpHandler } from './transport/http-server.js';
-import type { StatelessHttpHandler } from './transport/http-stateless.js';
+import { PARSED_MESSAGE, parseJsonBody, readNodeBody, type StatelessHttpHandler } from './transport/http-stateless.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './transport/types.js';
 
 type Obj = Record<string, unknown>;
@@ -114,43 +114,46 @@ export interface DualEraHttpHandler {
  */
 export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandler; legacy: StreamableHttpHandler }): DualEraHttpHandler {
   const { modern, legacy } = handlers;
-  const pick = (method: string, sessionHeader: string | null | undefined, body: string | undefined) => {
+  const pick = (method: string, sessionHeader: string | null | undefined, message: unknown) => {
     if (method.toUpperCase() !== 'POST') return sessionHeader ? legacy : modern;
-    let message: unknown;
-    try {
-      message = body === undefined ? undefined : JSON.parse(body);
-    } catch {
-      return modern;
-    }
+    if (message === undefined) return modern;
     if (isModernRequest(message)) return modern;
-    if ((message as Obj | undefined)?.method === 'initialize' || sessionHeader) return legacy;
+    if ((message as Obj | null)?.method === 'initialize' || sessionHeader) return legacy;
     return modern;
   };
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
-    let body: string | undefined;
+    let message: unknown;
     if ((req.method ?? '').toUpperCase() === 'POST') {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const c of req as AsyncIterable<Buffer>) {
-        size += c.byteLength;
-        if (size > MAX_BODY) {
-          res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Payload Too Large: body exceeds ${MAX_BODY} bytes` } }));
-          return;
-        }
-        chunks.push(c);
+      let bytes: Uint8Array | 'too-large';
+      try {
+        bytes = await readNodeBody(req, res, MAX_BODY);
+      } catch {
+        return void res.destroy(); // the client went away before its body ended
       }
-      const bytes = Buffer.concat(chunks);
+      if (bytes === 'too-large') {
+        res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Payload Too Large: body exceeds ${MAX_BODY} bytes` } }));
+        return;
+      }
+      // both handlers take an already read body from `req.body`; the modern one also takes the
+      // parsed message, so the body is decoded and parsed once
       (req as IncomingMessage & { body?: unknown }).body = bytes;
-      body = bytes.toString('utf8');
+      message = parseJsonBody(bytes);
+      if (message !== undefined) (req as IncomingMessage & { [PARSED_MESSAGE]?: unknown })[PARSED_MESSAGE] = message;
     }
     const h = req.headers['mcp-session-id'];
-    return pick(req.method ?? 'GET', Array.isArray(h) ? h[0] : h, body)(req, res);
+    return pick(req.method ?? 'GET', Array.isArray(h) ? h[0] : h, message)(req, res);
   }) as DualEraHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
       value: async (request: Request): Promise<Response> => {
         const body = request.method.toUpperCase() === 'POST' ? await request.text() : undefined;
-        const target = pick(request.method, request.headers.get('mcp-session-id'), body);
+        let message: unknown;
+        try {
+          message = body === undefined ? undefined : JSON.parse(body);
+        } catch {
+          message = undefined;
+        }
+        const target = pick(request.method, request.headers.get('mcp-session-id'), message);
         return target.fetch(new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));
       },
     },

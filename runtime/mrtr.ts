@@ -338,5 +338,7 @@ function embeddedContext(key: RequestId, method: string, params: Params | undefi
     sendProgress: () => Promise.resolve(),
     sendNotification: () => Promise.resolve(),
     sendRequest: () => Promise.reject(new RpcError(ErrorCode.InvalidRequest, 'an input request cannot send requests of its own')),
+    // a client answering an embedded request has no log channel to the server
+    log: () => Promise.resolve(false),
   };
 }

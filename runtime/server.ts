@@ -29,6 +29,7 @@ import { requestAsTask } from './task-requestor.js';
 import { RequestStateSealer, checkInputRequired, clientCapabilitiesOf } from './mrtr.js';
 import { type CachePolicy, applyCacheHints } from './cache.js';
 import { LISTEN_NOTIFICATIONS, SubscriptionHub } from './subscriptions.js';
+import { LOG_LEVELS, LOG_LEVEL_META, type LogLevel, isLogLevel, setLogThreshold } from './context.js';
 
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
   [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt'] | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
@@ -60,9 +61,7 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   extensionMethods?: readonly string[];
 }
 
-/** Syslog severities of notifications/message, lowest first (RFC 5424 order reversed). */
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from './context.js';
 
 const META = 'io.modelcontextprotocol/';
 
@@ -138,7 +137,10 @@ export class ServerSession<P extends ProtocolMaps> {
       this.#hub = new SubscriptionHub({ capabilities: () => this.options.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
       if (!o.handlers?.['subscriptions/listen' as keyof typeof o.handlers]) peer.setRequestHandler('subscriptions/listen', this.#hub.handler);
     }
-    if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
+    // ctx.log(): the request's own _meta level (stateless), else the session's; none without `logging`
+    const logging = hasCapability(capabilities, ['logging']);
+    setLogThreshold(peer, !logging ? undefined : stateless ? (meta) => (isLogLevel(meta?.[LOG_LEVEL_META]) ? meta![LOG_LEVEL_META] as LogLevel : undefined) : () => this.#logLevel ?? 'debug');
+    if (logging && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
       peer.setRequestHandler('logging/setLevel', (params: Params) => {
         this.#logLevel = params.level as LogLevel;
         return {};
@@ -249,9 +251,11 @@ export class ServerSession<P extends ProtocolMaps> {
 
   /**
    * Sends notifications/message when `level` is at or above the level the client set with
-   * logging/setLevel (all levels until it sets one). Resolves false when filtered out.
+   * logging/setLevel (all levels until it sets one). Resolves false when filtered out, and
+   * always in stateless revisions, where log messages belong to a request: use `ctx.log()`.
    */
   async log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
+    if (this.#table.lifecycle === 'stateless') return false;
     if (this.#logLevel && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.#logLevel)) return false;
     const params: Params = { level, data };
     if (logger !== undefined) params.logger = logger;

@@ -10,6 +10,7 @@
  *   the last one settles it is `working` again (unless it became terminal meanwhile);
  * - `sendProgress` keeps using the original request's `progressToken` for the task's lifetime.
  */
+import { logForRequest } from './context.js';
 import type { Params, RequestId } from './jsonrpc.js';
 import type { Peer, RequestContext, RequestOptions } from './peer.js';
 import { ProgressReporter } from './progress.js';
@@ -66,6 +67,7 @@ export function createTaskContext(peer: Peer, store: TaskStore, ctx: RequestCont
     info: ctx.info,
     sendProgress: (value, total, message) => (run.controller.signal.aborted ? Promise.resolve() : progress.report(value, total, message)),
     sendNotification: (m, p) => peer.notify(m, related(p), { relatedRequestId: route() }),
+    log: (level, data, logger) => logForRequest(peer, ctx.meta, level, data, logger, (p) => context.sendNotification('notifications/message', p)),
     sendRequest: async <R>(m: string, p?: Params, o: RequestOptions = {}) => {
       if (run.outstanding++ === 0) await setStatus('input_required');
       try {

@@ -78,26 +78,86 @@ function errorJson(id: Id | null, e: RpcError): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error });
 }
 
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
+/** One decoder for every body: `decode()` without `stream` keeps no state between calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The response side of one `node:http` exchange, written for this endpoint (no copy of the
+ * request headers, no AbortSignal, one write for a JSON answer: header block and body together).
+ */
+class NodeSink implements ResponseSink {
+  #closed = false;
+  #listener: (() => void) | undefined;
+  constructor(private readonly res: ServerResponse) {
+    res.once('close', () => {
+      this.#closed = true;
+      const l = this.#listener;
+      this.#listener = undefined;
+      l?.();
+    });
+  }
+  respond(status: number, headers: Record<string, string>, body?: string): void {
+    const res = this.res;
+    if (res.headersSent || this.#closed) return;
+    if (body === undefined) {
+      res.writeHead(status, headers).end();
+      return;
+    }
+    res.writeHead(status, headers === JSON_HEADERS ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : { ...headers, 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+  open(status: number, headers: Record<string, string>): void {
+    if (this.res.headersSent || this.#closed) return;
+    this.res.writeHead(status, headers);
+    this.res.flushHeaders();
+  }
+  write(text: string): boolean {
+    if (this.#closed || this.res.writableEnded) return false;
+    this.res.write(text);
+    return true;
+  }
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+  get closed(): boolean {
+    return this.#closed || this.res.writableEnded;
+  }
+  get started(): boolean {
+    return this.res.headersSent;
+  }
+  /** One listener (the transport's), called when the connection closes or the response ended. */
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#listener = listener;
+  }
+}
+
 interface Stream {
   sink: ResponseSink;
   clientId: Id;
-  mode: ReplyMode;
   sse: boolean;
   done: boolean;
-  abort: AbortController;
   timer?: ReturnType<typeof setInterval>;
 }
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+const CLOSED_BY_CLIENT = 'response stream closed by the client';
 
 /**
  * The one {@link Transport} behind a stateless endpoint. Messages the engine sends with
  * `relatedRequestId` (or responses) go to that request's POST; anything else has no stream in
  * this revision and is dropped. Server→client requests reject (MRTR carries them instead).
+ *
+ * Inbound requests reach the engine with an id of this transport's (a number, unique for its
+ * lifetime). When a response stream closes before its answer (the client went away or
+ * cancelled by closing it), the engine gets `notifications/cancelled` for that id: the
+ * handler's `ctx.signal` aborts with reason "response stream closed by the client" and its
+ * answer is not sent. `MessageInfo.signal` is not set.
  */
 export class StatelessHttpServerTransport implements Transport {
   #events: TransportEvents | undefined;
-  readonly #streams = new Map<string, Stream>();
+  readonly #streams = new Map<number, Stream>();
   #next = 0;
   #closed = false;
   constructor(private readonly settings: { replyMode: ReplyMode; keepAliveMs: number }) {}
@@ -111,27 +171,32 @@ export class StatelessHttpServerTransport implements Transport {
     return this.#streams.size;
   }
 
-  /** Hands one validated request or notification to the engine; the request's answer goes to `sink`. */
+  /**
+   * Hands one validated request or notification to the engine; the request's answer goes to
+   * `sink`. The transport takes `message` over (a request's `id` is replaced by the inner one).
+   */
   accept(message: JSONRPCMessage, sink: ResponseSink, info: MessageInfo): void {
-    if (!this.#events || this.#closed) {
-      sink.respond(503, { 'Content-Type': 'application/json' }, errorJson((message.id as Id) ?? null, new RpcError(ErrorCode.InternalError, 'server not connected')));
+    const events = this.#events;
+    if (!events || this.#closed) {
+      sink.respond(503, JSON_HEADERS, errorJson((message.id as Id) ?? null, new RpcError(ErrorCode.InternalError, 'server not connected')));
       return;
     }
     if (message.id === undefined) {
       sink.respond(202, {});
-      this.#events.onMessage(message, info);
+      events.onMessage(message, info);
       return;
     }
-    const inner = `h${++this.#next}`;
-    const s: Stream = { sink, clientId: message.id as Id, mode: this.settings.replyMode, sse: false, done: false, abort: new AbortController() };
+    const inner = ++this.#next;
+    const s: Stream = { sink, clientId: message.id as Id, sse: false, done: false };
     this.#streams.set(inner, s);
     sink.onClose(() => {
       if (s.done) return;
       this.#finish(inner, s);
-      s.abort.abort(new Error('response stream closed by the client'));
+      events.onMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: inner, reason: CLOSED_BY_CLIENT } });
     });
-    if (s.mode === 'sse') this.#open(s);
-    this.#events.onMessage({ ...message, id: inner }, { ...info, signal: s.abort.signal });
+    if (this.settings.replyMode === 'sse') this.#open(s);
+    message.id = inner;
+    events.onMessage(message, info);
   }
 
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
@@ -140,22 +205,26 @@ export class StatelessHttpServerTransport implements Transport {
     if (!isResponse && message.id !== undefined) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${String(message.method)}: servers send no requests over stateless Streamable HTTP (use input_required)`));
     }
-    const inner = String(isResponse ? message.id : (options?.relatedRequestId ?? ''));
-    const s = this.#streams.get(inner);
+    const inner = isResponse ? message.id : options?.relatedRequestId;
+    const s = typeof inner === 'number' ? this.#streams.get(inner) : undefined;
     if (!s || s.done) return Promise.resolve();
-    const out = restore(message, inner, s.clientId, isResponse);
     if (!isResponse) {
       this.#open(s);
-      s.sink.write(encodeEvent({ data: JSON.stringify(out) }));
+      const params = restoreIds(message.params, inner as number, s.clientId, true);
+      s.sink.write(encodeEvent({ data: JSON.stringify(params === message.params ? message : { ...message, params }) }));
       return Promise.resolve();
     }
-    this.#finish(inner, s);
+    this.#finish(inner as number, s);
+    // the envelope is written here with the client's id: neither the message nor its result is copied
+    const id = JSON.stringify(s.clientId);
+    const text = 'result' in message
+      ? `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(restoreIds(message.result, inner as number, s.clientId, false))}}`
+      : `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(message.error)}}`;
     if (s.sse) {
-      s.sink.write(encodeEvent({ data: JSON.stringify(out) }));
+      s.sink.write(encodeEvent({ data: text }));
       s.sink.end();
     } else {
-      const status = 'error' in out ? statusOfError((out.error as Obj | undefined)?.code) : 200;
-      s.sink.respond(status, { 'Content-Type': 'application/json' }, JSON.stringify(out));
+      s.sink.respond('error' in message ? statusOfError((message.error as Obj | undefined)?.code) : 200, JSON_HEADERS, text);
     }
     return Promise.resolve();
   }
@@ -180,26 +249,39 @@ export class StatelessHttpServerTransport implements Transport {
     }
   }
 
-  #finish(inner: string, s: Stream): void {
+  #finish(inner: number, s: Stream): void {
     s.done = true;
     if (s.timer) clearInterval(s.timer);
     this.#streams.delete(inner);
   }
 }
 
-/** Puts the client's id back where the engine wrote the inner one. */
-function restore(message: JSONRPCMessage, inner: string, clientId: Id, isResponse: boolean): JSONRPCMessage {
-  const fix = (o: unknown): unknown => {
-    if (typeof o !== 'object' || o === null) return o;
-    const x = { ...(o as Obj) };
-    const meta = x._meta as Obj | undefined;
-    if (meta?.[SUBSCRIPTION_ID] === inner) x._meta = { ...meta, [SUBSCRIPTION_ID]: clientId };
-    if (!isResponse && x.requestId === inner) x.requestId = clientId;
-    return x;
-  };
-  if (isResponse) return { ...message, id: clientId, ...('result' in message ? { result: fix(message.result) } : {}) } as JSONRPCMessage;
-  return 'params' in message ? ({ ...message, params: fix(message.params) } as JSONRPCMessage) : message;
+/**
+ * `o` with the client's id where the engine wrote the inner one: `_meta[subscriptionId]`, and
+ * for notifications `requestId` (notifications/cancelled, progress of a listen). `o` itself
+ * when there is nothing to change (the common case: no copy).
+ */
+function restoreIds(o: unknown, inner: number, clientId: Id, notification: boolean): unknown {
+  if (typeof o !== 'object' || o === null) return o;
+  const x = o as Obj;
+  const meta = x._meta as Obj | undefined;
+  const fixMeta = meta !== undefined && meta !== null && meta[SUBSCRIPTION_ID] === inner;
+  const fixRequest = notification && x.requestId === inner;
+  if (!fixMeta && !fixRequest) return o;
+  const out = { ...x };
+  if (fixMeta) out._meta = { ...meta, [SUBSCRIPTION_ID]: clientId };
+  if (fixRequest) out.requestId = clientId;
+  return out;
 }
+
+/** Why a request is refused before it reaches the engine: status, JSON-RPC error, extra headers. */
+interface Refusal {
+  status: number;
+  id: Id | null;
+  error: RpcError;
+  headers?: Record<string, string>;
+}
+const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record<string, string>): Refusal => ({ status, id, error, headers });
 
 /**
  * Creates the stateless endpoint.
@@ -213,9 +295,6 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const transport = new StatelessHttpServerTransport({ replyMode: options.replyMode ?? 'auto', keepAliveMs: options.keepAliveMs ?? 15000 });
   const schemas = new WeakMap<object, ParamHeader[] | Error>();
-  const json = { 'Content-Type': 'application/json' };
-  const fail = (ex: Exchange, status: number, id: Id | null, e: RpcError, extra: Record<string, string> = {}): void =>
-    ex.sink.respond(status, { ...json, ...extra }, errorJson(id, e));
 
   /** The annotations of a tool's schema (cached per schema object); an invalid schema has none checked. */
   const toolHeaders = (name: unknown): ParamHeader[] | undefined => {
@@ -235,57 +314,103 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     return got instanceof Error ? undefined : got;
   };
 
-  async function handle(ex: Exchange): Promise<void> {
-    const h = ex.headers;
-    if (!hostAllowed(h.host, ex.localPort, options.allowedHosts)) return fail(ex, 403, null, new RpcError(-32000, 'Forbidden: Host not allowed'));
-    if (h.origin !== undefined && !originAllowed(h.origin, options.allowedOrigins)) return fail(ex, 403, null, new RpcError(-32000, 'Forbidden: Origin not allowed'));
-    const method = ex.method.toUpperCase();
-    if (method !== 'POST') return fail(ex, 405, null, new RpcError(-32000, `Method not allowed: ${method} (this endpoint takes POST only)`), { Allow: 'POST' });
-    if (!(accepts(h.accept, 'application/json') && accepts(h.accept, 'text/event-stream'))) {
-      return fail(ex, 406, null, new RpcError(-32000, 'Not Acceptable: Accept must list application/json and text/event-stream'));
+  // A client sends the same Host, Accept and Content-Type on every request: the verdict on the
+  // last value seen of each is kept, so the parsing runs once per distinct value in a row.
+  let lastHost: string | undefined;
+  let lastPort: number | undefined;
+  let hostOk = false;
+  let lastAccept: string | undefined;
+  let acceptOk = false;
+  let lastType: string | undefined;
+  let typeOk = false;
+
+  /** The checks before the body is read (Host, Origin, method, Accept, Content-Type). */
+  function checkEnvelope(httpMethod: string, h: Readonly<Record<string, string | undefined>>, localPort: number | undefined): Refusal | undefined {
+    const host = h.host;
+    if (host !== lastHost || localPort !== lastPort || host === undefined) {
+      hostOk = hostAllowed(host, localPort, options.allowedHosts);
+      lastHost = host;
+      lastPort = localPort;
     }
-    if (mediaType(h['content-type']) !== 'application/json') return fail(ex, 415, null, new RpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json'));
-    const body = await ex.readBody(maxBody);
-    if (body === 'too-large') return fail(ex, 413, null, new RpcError(-32000, `Payload Too Large: body exceeds ${maxBody} bytes`), { Connection: 'close' });
-    let message: unknown;
-    try {
-      message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-    } catch {
-      return fail(ex, 400, null, new RpcError(ErrorCode.ParseError, 'Parse error: body is not JSON'));
+    if (!hostOk) return refuse(403, null, new RpcError(-32000, 'Forbidden: Host not allowed'));
+    if (h.origin !== undefined && !originAllowed(h.origin, options.allowedOrigins)) return refuse(403, null, new RpcError(-32000, 'Forbidden: Origin not allowed'));
+    if (httpMethod !== 'POST') {
+      const method = httpMethod.toUpperCase();
+      if (method !== 'POST') return refuse(405, null, new RpcError(-32000, `Method not allowed: ${method} (this endpoint takes POST only)`), { Allow: 'POST' });
     }
-    serveMessage(ex, message);
+    const accept = h.accept;
+    if (accept !== lastAccept || accept === undefined) {
+      acceptOk = accepts(accept, 'application/json') && accepts(accept, 'text/event-stream');
+      lastAccept = accept;
+    }
+    if (!acceptOk) return refuse(406, null, new RpcError(-32000, 'Not Acceptable: Accept must list application/json and text/event-stream'));
+    const type = h['content-type'];
+    if (type !== lastType || type === undefined) {
+      typeOk = mediaType(type) === 'application/json';
+      lastType = type;
+    }
+    if (!typeOk) return refuse(415, null, new RpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json'));
+    return undefined;
   }
 
-  /** The checks after the body was parsed, then delivery. */
-  function serveMessage(ex: Exchange, message: unknown): void {
+  const tooLarge = (): Refusal => refuse(413, null, new RpcError(-32000, `Payload Too Large: body exceeds ${maxBody} bytes`), { Connection: 'close' });
+
+  /** Decodes and parses the body; PARSE_FAILED when it is not UTF-8 JSON. */
+  function parse(body: Uint8Array): unknown {
+    try {
+      return JSON.parse(UTF8.decode(body));
+    } catch {
+      return PARSE_FAILED;
+    }
+  }
+
+  /**
+   * The checks after the body was parsed. Returns the refusal, or the MessageInfo to deliver
+   * the message with (`protocolVersion` set for requests).
+   */
+  function checkMessage(message: unknown, headers: Readonly<Record<string, string | undefined>>): Refusal | MessageInfo {
+    if (message === PARSE_FAILED) return refuse(400, null, new RpcError(ErrorCode.ParseError, 'Parse error: body is not JSON'));
     const problem = shapeProblem(message) ?? ((message as Obj).method === undefined ? 'clients send no responses' : undefined);
-    if (problem) return fail(ex, 400, null, new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${problem}`));
+    if (problem) return refuse(400, null, new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${problem}`));
     const msg = message as JSONRPCMessage;
     const id = (msg.id as Id | undefined) ?? null;
-    const info: MessageInfo = { headers: ex.headers, signal: ex.signal };
+    if (id === null) return { headers };
+    const params = (msg.params ?? EMPTY) as Obj;
+    const meta = params._meta as Obj | undefined;
+    const version = meta?.[PROTOCOL_VERSION_META];
     // (an initialize carrying the modern `_meta` is just an unknown method: 404 -32601)
-    if (id !== null && msg.method === 'initialize' && typeof ((msg.params as Obj | undefined)?._meta as Obj | undefined)?.[PROTOCOL_VERSION_META] !== 'string') {
+    if (msg.method === 'initialize' && typeof version !== 'string') {
       // versioning, Backward Compatibility: name the supported versions to a legacy client
-      const requested = (msg.params as Obj | undefined)?.protocolVersion;
-      return fail(ex, 400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this endpoint serves ${versions.join(', ')} (no initialize)`, { supported: [...versions], requested }));
+      return refuse(400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this endpoint serves ${versions.join(', ')} (no initialize)`, { supported: [...versions], requested: params.protocolVersion }));
     }
-    if (id !== null) {
-      const params = (msg.params ?? {}) as Obj;
-      const meta = params._meta as Obj | undefined;
-      const version = meta?.[PROTOCOL_VERSION_META];
-      if (typeof version !== 'string') return fail(ex, 400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${PROTOCOL_VERSION_META}"]`));
-      if (typeof meta?.['io.modelcontextprotocol/clientCapabilities'] !== 'object' || meta['io.modelcontextprotocol/clientCapabilities'] === null) {
-        return fail(ex, 400, id, new RpcError(ErrorCode.InvalidParams, 'missing _meta["io.modelcontextprotocol/clientCapabilities"]'));
-      }
-      const tool = msg.method === 'tools/call' ? toolHeaders(params.name) : undefined;
-      const mismatch = checkRequestHeaders(msg, ex.headers, tool);
-      if (mismatch) return fail(ex, 400, id, mismatch);
-      if (!versions.includes(version)) {
-        return fail(ex, 400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: [...versions], requested: version }));
-      }
-      info.protocolVersion = version;
+    if (typeof version !== 'string') return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${PROTOCOL_VERSION_META}"]`));
+    const capabilities = meta![CLIENT_CAPABILITIES_META];
+    if (typeof capabilities !== 'object' || capabilities === null) {
+      return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${CLIENT_CAPABILITIES_META}"]`));
     }
-    transport.accept(msg, ex.sink, info);
+    const tool = msg.method === 'tools/call' ? toolHeaders(params.name) : undefined;
+    const mismatch = checkRequestHeaders(msg, headers, tool);
+    if (mismatch) return refuse(400, id, mismatch);
+    if (!versions.includes(version)) {
+      return refuse(400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: [...versions], requested: version }));
+    }
+    return { headers, protocolVersion: version };
+  }
+
+  const isRefusal = (x: Refusal | MessageInfo): x is Refusal => 'error' in x;
+  const failSink = (sink: ResponseSink, r: Refusal): void =>
+    sink.respond(r.status, r.headers ? { ...JSON_HEADERS, ...r.headers } : JSON_HEADERS, errorJson(r.id, r.error));
+
+  /** The WHATWG path (also any other Exchange). */
+  async function handle(ex: Exchange): Promise<void> {
+    const refusal = checkEnvelope(ex.method, ex.headers, ex.localPort);
+    if (refusal) return failSink(ex.sink, refusal);
+    const body = await ex.readBody(maxBody);
+    if (body === 'too-large') return failSink(ex.sink, tooLarge());
+    const message = parse(body);
+    const checked = checkMessage(message, ex.headers);
+    if (isRefusal(checked)) return failSink(ex.sink, checked);
+    transport.accept(message as JSONRPCMessage, ex.sink, checked);
   }
 
   async function safely(ex: Exchange, run: (ex: Exchange) => Promise<void> | void): Promise<void> {
@@ -293,12 +418,37 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       await run(ex);
     } catch (e) {
       options.onError?.(e instanceof Error ? e : new Error(String(e)));
-      if (!ex.sink.started) fail(ex, 500, null, new RpcError(ErrorCode.InternalError, 'Internal error'));
+      if (!ex.sink.started) failSink(ex.sink, refuse(500, null, new RpcError(ErrorCode.InternalError, 'Internal error')));
       else ex.sink.end();
     }
   }
 
-  const handler = ((req: IncomingMessage, res: ServerResponse) => safely(nodeExchange(req, res), handle)) as StatelessHttpHandler;
+  /** The `node:http` path: headers read in place, the body gathered from its events. */
+  async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sink = new NodeSink(res);
+    try {
+      const headers = req.headers as Readonly<Record<string, string | undefined>>;
+      const refusal = checkEnvelope(req.method ?? 'GET', headers, req.socket?.localPort);
+      if (refusal) return failSink(sink, refusal);
+      const handed = (req as WithParsed)[PARSED_MESSAGE];
+      let message: unknown;
+      if (handed !== undefined && req.readableEnded) message = handed;
+      else {
+        const body = await readNodeBody(req, res, maxBody);
+        if (body === 'too-large') return failSink(sink, tooLarge());
+        message = parse(body);
+      }
+      const checked = checkMessage(message, headers);
+      if (isRefusal(checked)) return failSink(sink, checked);
+      transport.accept(message as JSONRPCMessage, sink, checked);
+    } catch (e) {
+      options.onError?.(e instanceof Error ? e : new Error(String(e)));
+      if (!sink.started) failSink(sink, refuse(500, null, new RpcError(ErrorCode.InternalError, 'Internal error')));
+      else sink.end();
+    }
+  }
+
+  const handler = handleNode as StatelessHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
       value: async (request: Request): Promise<Response> => {
@@ -311,4 +461,61 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     close: { value: () => transport.close() },
   });
   return handler;
+}
+
+const PARSE_FAILED = Symbol('parse failed');
+/**
+ * Where a front handler that already read and parsed a POST body (../dual-era.ts) leaves the
+ * parsed message on the `IncomingMessage`, so that this endpoint does not decode and parse it
+ * again. Only set for a body that was valid UTF-8 and JSON.
+ */
+export const PARSED_MESSAGE: unique symbol = Symbol('mcpgen.parsedMessage');
+type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
+
+/** Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced); `undefined` when either fails. */
+export function parseJsonBody(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(UTF8.decode(body));
+  } catch {
+    return undefined;
+  }
+}
+const EMPTY: Obj = {};
+const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+
+/**
+ * The whole body of a `node:http` request, at most `limit` bytes (else `'too-large'`, and the
+ * connection is not kept alive). A body a middleware already read (`req.body`, e.g.
+ * express.json()) is taken as it is: bytes, text, or a parsed value serialized again.
+ */
+export function readNodeBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Uint8Array | 'too-large'> | Uint8Array | 'too-large' {
+  const length = req.headers['content-length'];
+  if (length !== undefined && Number(length) > limit && /^[0-9]+$/.test(length)) {
+    res.shouldKeepAlive = false;
+    return 'too-large';
+  }
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (parsed !== undefined && req.readableEnded) {
+    const bytes = parsed instanceof Uint8Array ? parsed : Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
+    return bytes.byteLength > limit ? 'too-large' : bytes;
+  }
+  return new Promise((resolve, reject) => {
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (size > limit) return; // refused already: the rest is drained and dropped
+      size += chunk.byteLength;
+      if (size > limit) {
+        res.shouldKeepAlive = false;
+        resolve('too-large');
+      } else if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
+    });
+    req.once('end', () => resolve(more ? Buffer.concat(more) : (first ?? Buffer.alloc(0))));
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('HTTP request aborted before its body ended'));
+    });
+  });
 }

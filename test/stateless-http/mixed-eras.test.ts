@@ -21,7 +21,7 @@ import { StatelessHttpClientTransport } from '../../runtime/transport/http-state
 import { createMemoryPair } from '../../runtime/transport/memory.js';
 import { createStreamableHttpHandler } from '../../runtime/transport/http-server.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
-import { features, startDualEra, V } from './helpers.js';
+import { features, headersFor, post, request, startDualEra, V } from './helpers.js';
 import { makeSdk1Server } from './fixtures/sdk1-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -159,6 +159,24 @@ test('EraRouter: a 2025-11-25 client and a draft client on one memory connection
     for (let i = 0; i < 100 && probe.aborted.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     assert.is(probe.aborted.length, 1, era);
     await c.close();
+  }
+});
+
+test('dual-era endpoint: a body read once serves either era; invalid UTF-8 → 400 -32700 from the modern side; oversize → 413', async () => {
+  const s = await startDualEra();
+  try {
+    const modern = await post(s.url, headersFor('tools/call', 'echo'), request('m1', 'tools/call', { name: 'echo', arguments: { text: 'once' } }));
+    assert.equal([modern.status, modern.body.id, modern.body.result.content[0].text], [200, 'm1', 'once']);
+    const init = await post(s.url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    assert.is(init.status, 200);
+    assert.ok(init.headers.get('mcp-session-id'), 'a legacy session was opened');
+    const bad = await fetch(s.url, { method: 'POST', headers: headersFor('tools/call', 'echo'), body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) });
+    assert.is(bad.status, 400);
+    assert.is((await bad.json()).error.code, -32700);
+    const big = await post(s.url, headersFor('tools/call', 'echo'), request('b', 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } }));
+    assert.is(big.status, 413);
+  } finally {
+    await s.close();
   }
 });
 
