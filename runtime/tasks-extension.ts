@@ -318,6 +318,7 @@ export class TasksExtension {
       // the request's response stream is gone: progress and notifications have nowhere to go
       sendProgress: () => Promise.resolve(),
       sendNotification: () => Promise.resolve(),
+      log: () => Promise.resolve(false),
       sendRequest: () => Promise.reject(new RpcError(ErrorCode.MethodNotFound, 'a task sends no requests over a stateless revision (use task.input)')),
       input(requests: InputRequests): Promise<InputResponses> {
         if (signal.aborted) return Promise.reject(signal.reason);
@@ -368,6 +369,7 @@ export class TasksExtension {
       info: ctx.info,
       sendProgress: (progress, total, message) => ctx.sendProgress(progress, total, message),
       sendNotification: (method, params) => ctx.sendNotification(method, params),
+      log: (level, data, logger) => ctx.log(level, data, logger),
       sendRequest: (method, params, options) => ctx.sendRequest(method, params, options),
       input: () => Promise.reject(new TypeError('task.input outside a task: the request did not opt into tasks (answer with inputRequired instead)')),
       setStatusMessage: () => Promise.resolve(false),
