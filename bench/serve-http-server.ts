@@ -6,10 +6,11 @@
  * the script bundles into one plain JS file that runs without a TypeScript loader (bench/http.ts
  * builds it with esbuild); `node --import tsx bench/serve-http-server.ts` runs it from source.
  */
-import * as revision from '../generated/2025-11-25/index.js';
+import { Server, table } from '../generated/2025-11-25/index.js';
+import type { ServerClass } from '../examples/reference-server.js';
 import { serveHttp } from '../generator/commands/serve-http.js';
 
-const served = await serveHttp(revision, { port: 0 });
+const served = await serveHttp({ Server: Server as unknown as ServerClass, table }, { port: 0 });
 console.log(served.url);
 const stop = (): void => void served.close().then(() => process.exit(0));
 process.once('SIGTERM', stop);
