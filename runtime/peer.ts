@@ -51,6 +51,8 @@ export interface PeerOptions {
   uncancellable?: readonly string[];
   onClose?: (error?: Error) => void;
   onError?: (error: Error) => void;
+  /** What handlers see as `ctx.session` (e.g. the ServerSession on top of this engine). */
+  session?: object;
 }
 
 interface Pending {
@@ -64,6 +66,9 @@ interface Pending {
   entry?: MethodEntry;
   validate: boolean;
 }
+
+const pong = (): Record<string, never> => ({});
+const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS);
 
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
@@ -104,10 +109,10 @@ export class Peer {
     this.out = options.side === 'client' ? 'clientToServer' : 'serverToClient';
     this.in = options.side === 'client' ? 'serverToClient' : 'clientToServer';
     this.log = options.logger ?? {};
-    this.uncancellable = new Set(options.uncancellable ?? UNCANCELLABLE_METHODS);
+    this.uncancellable = options.uncancellable ? new Set(options.uncancellable) : DEFAULT_UNCANCELLABLE;
     this.capabilities = options.capabilities;
     this.preDispatch = options.preDispatch;
-    this.handlers.set('ping', () => ({}));
+    this.handlers.set('ping', pong);
     for (const [m, h] of Object.entries(options.requestHandlers ?? {})) this.handlers.set(m, h);
     for (const [m, h] of Object.entries(options.notificationHandlers ?? {})) this.notificationHandlers.set(m, h);
   }
@@ -123,6 +128,10 @@ export class Peer {
         this.options.onError?.(e);
       },
     });
+  }
+
+  get session(): object | undefined {
+    return this.options.session;
   }
 
   get closed(): boolean {
@@ -319,7 +328,7 @@ export class Peer {
       return void this.log.debug?.('dropped notification with invalid params', { method });
     }
     try {
-      const r = handler(params, { method, info });
+      const r = handler(params, { method, info, session: this.options.session });
       if (r && typeof (r as Promise<void>).then === 'function') {
         (r as Promise<void>).catch((e) => this.log.error?.('notification handler failed', { method, error: String(e) }));
       }

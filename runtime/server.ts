@@ -21,7 +21,7 @@
  */
 import { ErrorCode, RpcError } from './errors.js';
 import type { Params } from './jsonrpc.js';
-import { type Logger, Peer, type RequestContext, type RequestHandler, hasCapability } from './peer.js';
+import { type Logger, type NotificationHandler, Peer, type PreDispatch, type RequestContext, type RequestHandler, hasCapability } from './peer.js';
 import type { ProtocolMaps, ProtocolTable } from './table.js';
 import type { MessageInfo, Transport } from './transport/types.js';
 import type { Implementation, RequestOptions } from './client.js';
@@ -72,6 +72,7 @@ export class ServerSession<P extends ProtocolMaps> {
   #logLevel: LogLevel | undefined;
   #hub: SubscriptionHub | undefined;
   #sealer: RequestStateSealer | undefined;
+  #closeListeners: Array<() => void> | undefined;
 
   constructor(
     readonly ownTable: ProtocolTable,
@@ -101,7 +102,12 @@ export class ServerSession<P extends ProtocolMaps> {
     return this.#sealer;
   }
 
-  /** Serves one connection over `transport` until it closes. */
+  /**
+   * Serves one connection over `transport` until it closes. Handshake revisions allocate no
+   * per-connection functions: the handler tables of the options are used as they are (share one
+   * options object among many sessions), and the lifecycle handlers are shared by all sessions
+   * (they find theirs as `ctx.session`).
+   */
   async connect(transport: Transport): Promise<void> {
     const o = this.options;
     const capabilities = o.capabilities ?? {};
@@ -113,22 +119,18 @@ export class ServerSession<P extends ProtocolMaps> {
       capabilities,
       requestHandlers: stateless
         ? Object.fromEntries(Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#statelessHandler(m, h as RequestHandler)]))
-        : { ...(o.handlers as Record<string, never> | undefined) },
-      notificationHandlers: Object.fromEntries(Object.entries(o.notificationHandlers ?? {}).map(([m, h]) => [m, (p: unknown) => (h as (x: unknown) => unknown)(p)])) as never,
+        : (o.handlers as Record<string, RequestHandler> | undefined),
+      notificationHandlers: o.notificationHandlers as Record<string, NotificationHandler> | undefined,
       logger: o.logger,
       timeout: o.timeout,
+      session: this,
+      onClose: () => this.#closed(),
     });
     this.#peer = peer;
     if (!stateless) {
-      peer.setRequestHandler('initialize', (params: Params) => this.#initialize(params, peer));
-      peer.setNotificationHandler('notifications/initialized', () => {
-        this.#initialized = true;
-      });
-      peer.setPreDispatch((req) =>
-        this.#client || req.method === 'initialize' || req.method === 'ping'
-          ? undefined
-          : new RpcError(ErrorCode.InvalidRequest, `${req.method} before initialize: the session is not initialized`),
-      );
+      peer.setRequestHandler('initialize', ServerSession.#onInitialize);
+      peer.setNotificationHandler('notifications/initialized', ServerSession.#onInitialized);
+      peer.setPreDispatch(ServerSession.#beforeInitialize);
     } else {
       peer.setRequestHandler('server/discover', () => this.#discover());
       peer.setPreDispatch((req, _entry, info) => this.#checkMeta(req.params as Params | undefined, info));
@@ -136,15 +138,54 @@ export class ServerSession<P extends ProtocolMaps> {
       if (!o.handlers?.['subscriptions/listen' as keyof typeof o.handlers]) peer.setRequestHandler('subscriptions/listen', this.#hub.handler);
     }
     if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
-      peer.setRequestHandler('logging/setLevel', (params: Params) => {
-        this.#logLevel = params.level as LogLevel;
-        return {};
-      });
+      peer.setRequestHandler('logging/setLevel', ServerSession.#onSetLevel);
     }
     await peer.start();
   }
 
-  #initialize(params: Params, peer: Peer) {
+  /**
+   * Calls `listener` once when the connection closes (either side, or the transport failing;
+   * at once when it already has). Returns a function that removes it.
+   */
+  onClose(listener: () => void): () => void {
+    (this.#closeListeners ??= []).push(listener);
+    if (this.#peer?.closed) this.#closed();
+    return () => {
+      const i = this.#closeListeners?.indexOf(listener) ?? -1;
+      if (i >= 0) this.#closeListeners!.splice(i, 1);
+    };
+  }
+
+  #closed(): void {
+    const listeners = this.#closeListeners;
+    this.#closeListeners = undefined;
+    for (const l of listeners ?? []) {
+      try {
+        l();
+      } catch (e) {
+        this.options.logger?.error?.('close listener failed', { error: String(e) });
+      }
+    }
+  }
+
+  // Lifecycle handlers shared by every session (handshake revisions): each reaches its session
+  // through the context the engine passes (`ctx.session`).
+  static #onInitialize: RequestHandler = (params: Params, ctx) => (ctx.session as ServerSession<ProtocolMaps>).#initialize(params);
+  static #onInitialized: NotificationHandler = (_params, ctx) => {
+    (ctx.session as ServerSession<ProtocolMaps>).#initialized = true;
+  };
+  static #onSetLevel: RequestHandler = (params: Params, ctx) => {
+    (ctx.session as ServerSession<ProtocolMaps>).#logLevel = params.level as LogLevel;
+    return {};
+  };
+  /** Before `initialize`: anything but `initialize` and `ping` is refused with -32600. */
+  static #beforeInitialize: PreDispatch = (req) =>
+    req.method === 'initialize' || req.method === 'ping'
+      ? undefined
+      : new RpcError(ErrorCode.InvalidRequest, `${req.method} before initialize: the session is not initialized`);
+
+  #initialize(params: Params) {
+    const peer = this.peer;
     const requested = params.protocolVersion;
     const tables = [this.ownTable, ...(this.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
     const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
@@ -155,6 +196,8 @@ export class ServerSession<P extends ProtocolMaps> {
       capabilities: (params.capabilities as Record<string, unknown>) ?? {},
       clientInfo: params.clientInfo as Implementation | undefined,
     };
+    // from now on every request is admitted
+    peer.setPreDispatch(undefined);
     const result: Record<string, unknown> = {
       protocolVersion: table.protocolVersion,
       capabilities: this.options.capabilities ?? {},
