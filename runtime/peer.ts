@@ -90,8 +90,9 @@ export class Peer {
   private readonly transport: Transport;
   private readonly out: Direction;
   private readonly in: Direction;
-  private readonly handlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  /** Handlers set on this engine (undefined: removed), over the option tables, which are used as given (not copied). */
+  private handlers: Map<string, RequestHandler | undefined> | undefined;
+  private notificationHandlers: Map<string, NotificationHandler | undefined> | undefined;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly inbound = new InboundRequests();
   private readonly progress = new ProgressRouter();
@@ -112,9 +113,6 @@ export class Peer {
     this.uncancellable = options.uncancellable ? new Set(options.uncancellable) : DEFAULT_UNCANCELLABLE;
     this.capabilities = options.capabilities;
     this.preDispatch = options.preDispatch;
-    this.handlers.set('ping', pong);
-    for (const [m, h] of Object.entries(options.requestHandlers ?? {})) this.handlers.set(m, h);
-    for (const [m, h] of Object.entries(options.notificationHandlers ?? {})) this.notificationHandlers.set(m, h);
   }
 
   /** Starts the transport; inbound messages flow from then on. */
@@ -140,13 +138,11 @@ export class Peer {
 
   /** Registers (or with undefined removes) the handler of an inbound request method. `ping` answers `{}` by default. */
   setRequestHandler(method: string, handler: RequestHandler | undefined): void {
-    if (handler) this.handlers.set(method, handler);
-    else this.handlers.delete(method);
+    (this.handlers ??= new Map()).set(method, handler);
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler | undefined): void {
-    if (handler) this.notificationHandlers.set(method, handler);
-    else this.notificationHandlers.delete(method);
+    (this.notificationHandlers ??= new Map()).set(method, handler);
   }
 
   /** Sets this side's declared capabilities (gating inbound requests by `entry.capability`). */
@@ -318,7 +314,9 @@ export class Peer {
       const outcome = this.progress.route(params, (e) => this.log.error?.('progress callback threw', { error: String(e) }));
       if (outcome !== 'delivered') this.log.debug?.(`dropped progress (${outcome})`);
     }
-    const handler = this.notificationHandlers.get(method);
+    const handler = this.notificationHandlers?.has(method)
+      ? this.notificationHandlers.get(method)
+      : this.options.notificationHandlers && own(this.options.notificationHandlers, method);
     if (!handler) {
       if (method !== 'notifications/cancelled' && method !== 'notifications/progress') this.log.debug?.('unhandled notification', { method });
       return;
@@ -353,7 +351,9 @@ export class Peer {
       const entry = own(this.table.requests[this.in], method);
       const refusal = this.preDispatch?.(req, entry, info);
       if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
-      const handler = this.handlers.get(method);
+      const handler = this.handlers?.has(method)
+        ? this.handlers.get(method)
+        : (this.options.requestHandlers && own(this.options.requestHandlers, method)) ?? (method === 'ping' ? pong : undefined);
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));

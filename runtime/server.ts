@@ -42,7 +42,14 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   /** Capabilities this server declares (tools, resources, prompts, logging, completions, tasks…). */
   capabilities?: Record<string, unknown>;
   instructions?: string;
+  /**
+   * Request handlers by method. The table is used as given by every session created with it
+   * (share one object among many sessions); a handshake session combines it once per table
+   * object with its lifecycle handlers, so change handlers by assigning a new object, not by
+   * editing one already connected.
+   */
   handlers?: ServerRequestHandlers<P>;
+  /** Notification handlers by method; shared and combined like `handlers`. */
   notificationHandlers?: ServerNotificationHandlers<P>;
   /** Tables of older revisions this server also answers (picked by the client's `initialize`). */
   fallbackTables?: readonly ProtocolTable[];
@@ -74,11 +81,15 @@ export class ServerSession<P extends ProtocolMaps> {
   #sealer: RequestStateSealer | undefined;
   #closeListeners: Array<() => void> | undefined;
 
+  /** This session's options: a shallow copy of those given (so that one session's changes, e.g. a task receiver's handlers, stay its own). */
+  readonly options: ServerSessionOptions<P>;
+
   constructor(
     readonly ownTable: ProtocolTable,
-    readonly options: ServerSessionOptions<P>,
+    options: ServerSessionOptions<P>,
   ) {
     this.#table = ownTable;
+    this.options = { ...options };
   }
 
   get table(): ProtocolTable {
@@ -103,10 +114,10 @@ export class ServerSession<P extends ProtocolMaps> {
   }
 
   /**
-   * Serves one connection over `transport` until it closes. Handshake revisions allocate no
-   * per-connection functions: the handler tables of the options are used as they are (share one
-   * options object among many sessions), and the lifecycle handlers are shared by all sessions
-   * (they find theirs as `ctx.session`).
+   * Serves one connection over `transport` until it closes. A handshake session shares its
+   * handler tables with every session given the same handler objects: they are combined once
+   * with the lifecycle handlers (`initialize`, `notifications/initialized`, `logging/setLevel`),
+   * which reach their session as `ctx.session`.
    */
   async connect(transport: Transport): Promise<void> {
     const o = this.options;
@@ -119,8 +130,10 @@ export class ServerSession<P extends ProtocolMaps> {
       capabilities,
       requestHandlers: stateless
         ? Object.fromEntries(Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#statelessHandler(m, h as RequestHandler)]))
-        : (o.handlers as Record<string, RequestHandler> | undefined),
-      notificationHandlers: o.notificationHandlers as Record<string, NotificationHandler> | undefined,
+        : ServerSession.#handshakeRequests(o.handlers as Record<string, RequestHandler> | undefined, hasCapability(capabilities, ['logging'])),
+      notificationHandlers: stateless
+        ? (o.notificationHandlers as Record<string, NotificationHandler> | undefined)
+        : ServerSession.#handshakeNotifications(o.notificationHandlers as Record<string, NotificationHandler> | undefined),
       logger: o.logger,
       timeout: o.timeout,
       session: this,
@@ -128,17 +141,15 @@ export class ServerSession<P extends ProtocolMaps> {
     });
     this.#peer = peer;
     if (!stateless) {
-      peer.setRequestHandler('initialize', ServerSession.#onInitialize);
-      peer.setNotificationHandler('notifications/initialized', ServerSession.#onInitialized);
       peer.setPreDispatch(ServerSession.#beforeInitialize);
     } else {
       peer.setRequestHandler('server/discover', () => this.#discover());
       peer.setPreDispatch((req, _entry, info) => this.#checkMeta(req.params as Params | undefined, info));
       this.#hub = new SubscriptionHub({ capabilities: () => this.options.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
       if (!o.handlers?.['subscriptions/listen' as keyof typeof o.handlers]) peer.setRequestHandler('subscriptions/listen', this.#hub.handler);
-    }
-    if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
-      peer.setRequestHandler('logging/setLevel', ServerSession.#onSetLevel);
+      if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
+        peer.setRequestHandler('logging/setLevel', ServerSession.#onSetLevel);
+      }
     }
     await peer.start();
   }
@@ -178,6 +189,35 @@ export class ServerSession<P extends ProtocolMaps> {
     (ctx.session as ServerSession<ProtocolMaps>).#logLevel = params.level as LogLevel;
     return {};
   };
+  // The handshake tables: a session's handlers plus the lifecycle ones (`initialize` always;
+  // `logging/setLevel` when `logging` is declared and not handled), built once per table object.
+  static #requestTables = [new WeakMap<object, Record<string, RequestHandler>>(), new WeakMap<object, Record<string, RequestHandler>>()];
+  static #notificationTables = new WeakMap<object, Record<string, NotificationHandler>>();
+  static #none: Record<string, never> = Object.freeze({});
+
+  static #handshakeRequests(handlers: Record<string, RequestHandler> | undefined, logging: boolean): Record<string, RequestHandler> {
+    const base = handlers ?? ServerSession.#none;
+    const setLevel = logging && !Object.prototype.hasOwnProperty.call(base, 'logging/setLevel');
+    const cache = ServerSession.#requestTables[setLevel ? 1 : 0];
+    let table = cache.get(base);
+    if (!table) {
+      table = { ...base, initialize: ServerSession.#onInitialize };
+      if (setLevel) table['logging/setLevel'] = ServerSession.#onSetLevel;
+      cache.set(base, Object.freeze(table));
+    }
+    return table;
+  }
+
+  static #handshakeNotifications(handlers: Record<string, NotificationHandler> | undefined): Record<string, NotificationHandler> {
+    const base = handlers ?? ServerSession.#none;
+    let table = ServerSession.#notificationTables.get(base);
+    if (!table) {
+      table = Object.freeze({ ...base, 'notifications/initialized': ServerSession.#onInitialized });
+      ServerSession.#notificationTables.set(base, table);
+    }
+    return table;
+  }
+
   /** Before `initialize`: anything but `initialize` and `ping` is refused with -32600. */
   static #beforeInitialize: PreDispatch = (req) =>
     req.method === 'initialize' || req.method === 'ping'
