@@ -67,6 +67,7 @@ interface Pending {
   validate: boolean;
 }
 
+const NO_LOG: Logger = Object.freeze({});
 const pong = (): Record<string, never> => ({});
 const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS);
 
@@ -93,7 +94,8 @@ export class Peer {
   /** Handlers set on this engine (undefined: removed), over the option tables, which are used as given (not copied). */
   private handlers: Map<string, RequestHandler | undefined> | undefined;
   private notificationHandlers: Map<string, NotificationHandler | undefined> | undefined;
-  private readonly pending = new Map<RequestId, Pending>();
+  /** Outbound requests awaiting their response (created by the first request). */
+  private pending: Map<RequestId, Pending> | undefined;
   private readonly inbound = new InboundRequests();
   private readonly progress = new ProgressRouter();
   private readonly log: Logger;
@@ -109,7 +111,7 @@ export class Peer {
     this.transport = options.transport;
     this.out = options.side === 'client' ? 'clientToServer' : 'serverToClient';
     this.in = options.side === 'client' ? 'serverToClient' : 'clientToServer';
-    this.log = options.logger ?? {};
+    this.log = options.logger ?? NO_LOG;
     this.uncancellable = options.uncancellable ? new Set(options.uncancellable) : DEFAULT_UNCANCELLABLE;
     this.capabilities = options.capabilities;
     this.preDispatch = options.preDispatch;
@@ -214,7 +216,7 @@ export class Peer {
         p.onAbort = () => this.abandon(id, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
-      this.pending.set(id, p);
+      (this.pending ??= new Map()).set(id, p);
       const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
       try {
         this.transport.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId })
@@ -240,9 +242,9 @@ export class Peer {
 
   /** Removes a pending request and its timer, progress route and abort listener. */
   private settle(id: RequestId): Pending | undefined {
-    const p = this.pending.get(id);
+    const p = this.pending?.get(id);
     if (!p) return undefined;
-    this.pending.delete(id);
+    this.pending!.delete(id);
     p.timer.clear();
     if (p.token !== undefined) this.progress.delete(p.token);
     if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
@@ -263,7 +265,7 @@ export class Peer {
     if (this.closedWith) return;
     this.closedWith = { error };
     const closedError = new ConnectionClosedError(error);
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(closedError);
+    for (const id of [...(this.pending?.keys() ?? [])]) this.settle(id)?.reject(closedError);
     this.inbound.cancelAll(closedError);
     this.progress.clear();
     this.options.onClose?.(error);
