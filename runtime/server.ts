@@ -159,7 +159,8 @@ export class ServerSession<P extends ProtocolMaps> {
    * at once when it already has). Returns a function that removes it.
    */
   onClose(listener: () => void): () => void {
-    (this.#closeListeners ??= []).push(listener);
+    // a new array each time: one sized to its contents (a push would reserve room for 17)
+    this.#closeListeners = this.#closeListeners ? [...this.#closeListeners, listener] : [listener];
     if (this.#peer?.closed) this.#closed();
     return () => {
       const i = this.#closeListeners?.indexOf(listener) ?? -1;
