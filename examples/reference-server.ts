@@ -1,7 +1,9 @@
 /**
  * The reference server behind `mcpgen serve`: a small set of tools, resources and prompts with
  * well-known names (the ones MCP conformance suites exercise), built on {@link ServerFeatures}
- * and the generated `Server` of any handshake revision.
+ * and the generated `Server` of any handshake revision. {@link referenceDefinition} builds it
+ * once for any number of sessions (what `mcpgen serve --http` does per endpoint);
+ * {@link createReferenceServer} makes a single session.
  *
  * Tools: `echo`, `test_simple_text`, `test_image_content`, `test_audio_content`,
  * `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_progress`,

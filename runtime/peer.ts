@@ -67,7 +67,8 @@ interface Pending {
   validate: boolean;
 }
 
-const NO_LOG: Logger = Object.freeze({});
+/** Shared stand-in for an absent logger or handler table. */
+const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 const pong = (): Record<string, never> => ({});
 const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS);
 
@@ -87,6 +88,8 @@ export function hasCapability(caps: Record<string, unknown> | undefined, path: r
 
 export class Peer {
   readonly side: Side;
+  /** What handlers see as `ctx.session` (PeerOptions.session). */
+  readonly session: object | undefined;
   #table: ProtocolTable;
   private readonly transport: Transport;
   private readonly out: Direction;
@@ -107,11 +110,12 @@ export class Peer {
 
   constructor(private readonly options: PeerOptions) {
     this.side = options.side;
+    this.session = options.session;
     this.#table = options.table;
     this.transport = options.transport;
     this.out = options.side === 'client' ? 'clientToServer' : 'serverToClient';
     this.in = options.side === 'client' ? 'serverToClient' : 'clientToServer';
-    this.log = options.logger ?? NO_LOG;
+    this.log = options.logger ?? EMPTY;
     this.uncancellable = options.uncancellable ? new Set(options.uncancellable) : DEFAULT_UNCANCELLABLE;
     this.capabilities = options.capabilities;
     this.preDispatch = options.preDispatch;
@@ -128,10 +132,6 @@ export class Peer {
         this.options.onError?.(e);
       },
     });
-  }
-
-  get session(): object | undefined {
-    return this.options.session;
   }
 
   get closed(): boolean {
@@ -316,9 +316,7 @@ export class Peer {
       const outcome = this.progress.route(params, (e) => this.log.error?.('progress callback threw', { error: String(e) }));
       if (outcome !== 'delivered') this.log.debug?.(`dropped progress (${outcome})`);
     }
-    const handler = this.notificationHandlers?.has(method)
-      ? this.notificationHandlers.get(method)
-      : this.options.notificationHandlers && own(this.options.notificationHandlers, method);
+    const handler = this.notificationHandlers?.has(method) ? this.notificationHandlers.get(method) : own(this.options.notificationHandlers ?? EMPTY, method);
     if (!handler) {
       if (method !== 'notifications/cancelled' && method !== 'notifications/progress') this.log.debug?.('unhandled notification', { method });
       return;
@@ -328,7 +326,7 @@ export class Peer {
       return void this.log.debug?.('dropped notification with invalid params', { method });
     }
     try {
-      const r = handler(params, { method, info, session: this.options.session });
+      const r = handler(params, { method, info, session: this.session });
       if (r && typeof (r as Promise<void>).then === 'function') {
         (r as Promise<void>).catch((e) => this.log.error?.('notification handler failed', { method, error: String(e) }));
       }
@@ -353,9 +351,7 @@ export class Peer {
       const entry = own(this.table.requests[this.in], method);
       const refusal = this.preDispatch?.(req, entry, info);
       if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
-      const handler = this.handlers?.has(method)
-        ? this.handlers.get(method)
-        : (this.options.requestHandlers && own(this.options.requestHandlers, method)) ?? (method === 'ping' ? pong : undefined);
+      const handler = this.handlers?.has(method) ? this.handlers.get(method) : own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined);
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
