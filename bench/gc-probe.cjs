@@ -1,10 +1,10 @@
 // Preload of the idle-session memory figures in bench/http.ts, loaded the same way into every
 // server measured (`node --expose-gc --require bench/gc-probe.cjs <server>`): on SIGUSR2 it
-// runs full garbage collections (with turns of the event loop between them, so finalizers and
-// weak callbacks settle) and writes one line to stderr:
+// runs full garbage collections (100 ms apart, so finalizers, weak callbacks and the release of
+// freed pages settle) and writes one line to stderr:
 // `mcpgen-probe {"rss":…,"heapUsed":…,"heapTotal":…,"external":…}` (bytes, process.memoryUsage()).
 'use strict';
-const { setImmediate: turn } = require('node:timers/promises');
+const { setTimeout: sleep } = require('node:timers/promises');
 
 process.on('SIGUSR2', async () => {
   if (typeof globalThis.gc !== 'function') {
@@ -13,7 +13,7 @@ process.on('SIGUSR2', async () => {
   }
   for (let i = 0; i < 4; i++) {
     globalThis.gc();
-    await turn();
+    await sleep(100);
   }
   const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
   process.stderr.write(`mcpgen-probe ${JSON.stringify({ rss, heapUsed, heapTotal, external })}\n`);
