@@ -9,9 +9,8 @@
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop; each the median of three rounds (the 1-minute load average is printed).
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
- * Then (Linux) the RSS of each server process holding 1,000 idle sessions, ours vs sdk, in
- * total and as growth over the freshly started process: ours is bench/serve-http-server.ts
- * (the runtime alone, as the SDK fixture is), ours_cli is `mcpgen serve --http`.
+ * Then (Linux) the memory of each server process holding 1,000 idle sessions, ours vs sdk
+ * (bench/http-idle.ts).
  * `npm run bench:http [-- --quick]`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -170,56 +169,6 @@ for (const make of [bare, ours, sdk]) {
 
 compare('http', results as Parameters<typeof compare>[1]);
 
-// Idle sessions: RSS of each server process (its own child) holding IDLE initialized sessions
-// (initialize + notifications/initialized, no stream open), read from /proc/<pid>/status.
-// Also the growth over the same process right after it started listening.
-const IDLE = 1000;
-const rssMiB = async (pid: number): Promise<number> => {
-  const { readFile } = await import('node:fs/promises');
-  const m = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-};
-async function idleSessions(args: string[]): Promise<{ rss: number; growth: number }> {
-  const { url, child } = await start(args);
-  try {
-    await sleep(300);
-    const before = await rssMiB(child.pid!);
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const open = async (i: number): Promise<void> => {
-      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `idle-${i}`, version: '0' } } };
-      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(init) });
-      const sid = res.headers.get('mcp-session-id');
-      await res.text();
-      if (!res.ok || !sid) throw new Error(`initialize: HTTP ${res.status}`);
-      const ack = await fetch(url, {
-        method: 'POST',
-        headers: { ...headers, 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-      });
-      await ack.text();
-    };
-    for (let i = 0; i < IDLE; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => open(i + k)));
-    await sleep(500);
-    const rss = await rssMiB(child.pid!);
-    return { rss, growth: rss - before };
-  } finally {
-    await stopChild(child);
-  }
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-if (process.platform === 'linux') {
-  // ours: the runtime in a plain server script, like the SDK fixture; ours_cli: `mcpgen serve`,
-  // whose process also holds the generator's modules
-  const idle = {
-    ours: await idleSessions(['--import', 'tsx', `${root}bench/serve-http-server.ts`]),
-    ours_cli: await idleSessions([`${root}bin/mcpgen.js`, 'serve', '--http', '0']),
-    sdk: await idleSessions([`${root}test/fixtures/sdk-http-server.mjs`]),
-  };
-  for (const [name, r] of Object.entries(idle)) {
-    console.log(`http.idle_sessions_${IDLE}.rss.${name}: ${r.rss.toFixed(1)} MiB`);
-    console.log(`http.idle_sessions_${IDLE}.rss_growth.${name}: ${r.growth.toFixed(1)} MiB`);
-  }
-  ratio(`http.idle_sessions_${IDLE}.rss.ours_vs_sdk`, idle.sdk.rss / idle.ours.rss);
-  ratio(`http.idle_sessions_${IDLE}.rss_growth.ours_vs_sdk`, idle.sdk.growth / idle.ours.growth);
-  ratio(`http.idle_sessions_${IDLE}.rss.ours_cli_vs_sdk`, idle.sdk.rss / idle.ours_cli.rss);
-}
+// Idle sessions: memory per idle session of each server process, ours vs SDK v1 (bench/http-idle.ts,
+// also runnable alone).
+if (process.platform === 'linux') await (await import('./http-idle.js')).idleSessionFigures();

@@ -1,7 +1,9 @@
 /**
  * The reference server behind `mcpgen serve`: a small set of tools, resources and prompts with
  * well-known names (the ones MCP conformance suites exercise), built on {@link ServerFeatures}
- * and the generated `Server` of any handshake revision.
+ * and the generated `Server` of any handshake revision. {@link referenceDefinition} builds it
+ * once for any number of sessions (what `mcpgen serve --http` does per endpoint);
+ * {@link createReferenceServer} makes a single session.
  *
  * Tools: `echo`, `test_simple_text`, `test_image_content`, `test_audio_content`,
  * `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_progress`,
@@ -39,17 +41,27 @@ export interface ReferenceOptions {
   /** Pause between the steps of the progress and logging tools, ms (default 10). */
   progressDelayMs?: number;
   /**
-   * Streamable HTTP: closes the SSE connection of a request without ending its stream (the
-   * server's `HttpServerSession.closeSseConnection`); `test_reconnection` uses it.
+   * Streamable HTTP: closes the SSE connection of the request `ctx` serves without ending its
+   * stream (the `HttpServerSession.closeSseConnection` of the session `ctx.info.sessionId`);
+   * `test_reconnection` uses it.
    */
-  closeSseConnection?: (requestId: string | number) => Promise<void>;
+  closeSseConnection?: (requestId: string | number, ctx: RequestContext) => Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
 
-/** The features of the reference server; `server()` returns the session once created. */
-export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, options: ReferenceOptions = {}): ServerFeatures {
+/** The session a request belongs to (the engine passes it as `ctx.session`). */
+const sessionOf = (ctx: RequestContext): ServerSession<ProtocolMaps> => {
+  if (!ctx.session) throw new Error('the reference server needs its ServerSession as ctx.session');
+  return ctx.session as ServerSession<ProtocolMaps>;
+};
+
+/**
+ * The features of the reference server: one definition that any number of sessions share (tool
+ * handlers reach their own session as `ctx.session`).
+ */
+export function referenceFeatures(options: ReferenceOptions = {}): ServerFeatures {
   const delay = options.progressDelayMs ?? 10;
   const f = new ServerFeatures();
   f.tool<{ text?: string }>({
@@ -102,7 +114,7 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
       if (!close) return text('Reconnection test completed (no SSE connection to close on this transport)');
       // a related notification first: the reply becomes an SSE stream (primed, so resumable)
       await ctx.sendNotification('notifications/message', { level: 'info', logger: 'reference-server', data: 'closing the SSE connection' });
-      await close(ctx.requestId);
+      await close(ctx.requestId, ctx);
       await sleep(100);
       return text('Reconnection test completed successfully');
     },
@@ -123,8 +135,8 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
   f.tool({
     name: 'test_tool_with_logging',
     description: 'Sends three log messages while running',
-    handler: async () => {
-      const s = server();
+    handler: async (_a, ctx) => {
+      const s = sessionOf(ctx);
       for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
         await s.log('info', m, 'reference-server');
         await sleep(delay);
@@ -143,7 +155,7 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
     inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
     handler: async (a, ctx) => {
       try {
-        const r = (await server().request('sampling/createMessage' as never, {
+        const r = (await sessionOf(ctx).request('sampling/createMessage' as never, {
           messages: [{ role: 'user', content: { type: 'text', text: a.prompt } }],
           maxTokens: 100,
         } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { content?: { type?: string; text?: string } };
@@ -159,7 +171,7 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
     inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
     handler: async (a, ctx) => {
       try {
-        const r = (await server().request('elicitation/create' as never, {
+        const r = (await sessionOf(ctx).request('elicitation/create' as never, {
           message: a.message,
           requestedSchema: {
             type: 'object',
@@ -175,7 +187,7 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
   });
   const elicit = async (ctx: RequestContext, message: string, requestedSchema: Record<string, unknown>) => {
     try {
-      const r = (await server().request('elicitation/create' as never, { message, requestedSchema } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
+      const r = (await sessionOf(ctx).request('elicitation/create' as never, { message, requestedSchema } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
       return text(`Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
     } catch (e) {
       return { ...text(`Elicitation failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
@@ -266,13 +278,22 @@ export function referenceFeatures(server: () => ServerSession<ProtocolMaps>, opt
   return f;
 }
 
+/** A reference server definition: shared by every session created from it. */
+export interface ReferenceDefinition {
+  features: ServerFeatures;
+  /** The options every session gets (one object: handler tables, capabilities, info). */
+  options: ServerSessionOptions<ProtocolMaps>;
+  /** A new session (attached to `features` for list_changed until it closes); connect it to a transport. */
+  createSession(): ServerSession<ProtocolMaps>;
+}
+
 /**
- * Creates the reference server on a generated `Server` class (pass the revision's `table` for
- * stateless revisions); connect it to a transport.
+ * The reference server's definition on a generated `Server` class (pass the revision's `table`
+ * for stateless revisions): features, handler tables and session options are built once;
+ * each `createSession()` allocates only the session's own state.
  */
-export function createReferenceServer(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
-  let session: ServerSession<ProtocolMaps> | undefined;
-  const features = referenceFeatures(() => session!, options);
+export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): ReferenceDefinition {
+  const features = referenceFeatures(options);
   let handlers = features.handlers({ table: options.table });
   let tasks: TasksExtension | undefined;
   if (options.table?.lifecycle === 'stateless') {
@@ -285,14 +306,30 @@ export function createReferenceServer(ServerCtor: ServerClass, options: Referenc
       return h(p, ctx);
     }])));
   }
-  session = new ServerCtor({
+  const sessionOptions: ServerSessionOptions<ProtocolMaps> = {
     serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
     capabilities: { ...(tasks ? tasks.capabilities(features.capabilities()) : features.capabilities()), logging: {} },
     extensionMethods: tasks?.methods,
     instructions: 'mcpgen reference server: test tools, resources and prompts.',
-    handlers,
+    handlers: handlers as ServerSessionOptions<ProtocolMaps>['handlers'],
     logger: options.logger,
-  });
-  features.attach(session as never);
-  return { server: session, features };
+  };
+  return {
+    features,
+    options: sessionOptions,
+    createSession() {
+      const session = new ServerCtor(sessionOptions);
+      features.attach(session as never);
+      return session;
+    },
+  };
+}
+
+/**
+ * Creates one reference server on a generated `Server` class (pass the revision's `table` for
+ * stateless revisions); connect it to a transport. Many sessions: {@link referenceDefinition}.
+ */
+export function createReferenceServer(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
+  const d = referenceDefinition(ServerCtor, options);
+  return { server: d.createSession(), features: d.features };
 }

@@ -82,6 +82,11 @@ export interface RequestContext {
   readonly meta: Record<string, unknown> | undefined;
   /** Transport facts (HTTP session, headers). */
   readonly info: MessageInfo | undefined;
+  /**
+   * The session object the engine serves (on a server: its `ServerSession`), so that handlers
+   * shared by many sessions reach per-session state; undefined when the engine was given none.
+   */
+  readonly session?: object;
   /** Sends progress with the request's token; resolves without sending when it has none. */
   sendProgress(progress: number, total?: number, message?: string): Promise<void>;
   /** A notification tied to this request; nothing is sent once it finished or was cancelled. */
@@ -112,12 +117,13 @@ export type RequestHandler<P = any, R = unknown> = (params: P, ctx: RequestConte
  * is dropped before reaching the handler). Nothing is ever sent back; a throw is logged.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type NotificationHandler<P = any> = (params: P, ctx: { method: string; info: MessageInfo | undefined }) => void | Promise<void>;
+export type NotificationHandler<P = any> = (params: P, ctx: { method: string; info: MessageInfo | undefined; session?: object }) => void | Promise<void>;
 
 /** What a {@link InboundContext} needs from the engine. */
 export interface ContextHost {
   notify(method: string, params?: Params, options?: { relatedRequestId?: RequestId }): Promise<void>;
   request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
+  readonly session?: object;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -147,6 +153,10 @@ export class InboundContext implements RequestContext {
 
   get signal(): AbortSignal {
     return this.r.signal;
+  }
+
+  get session(): object | undefined {
+    return this.peer.session;
   }
 
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {

@@ -53,6 +53,8 @@ export interface PeerOptions {
   extensionMethods?: readonly string[];
   onClose?: (error?: Error) => void;
   onError?: (error: Error) => void;
+  /** What handlers see as `ctx.session` (e.g. the ServerSession on top of this engine). */
+  session?: object;
 }
 
 interface Pending {
@@ -66,6 +68,11 @@ interface Pending {
   entry?: MethodEntry;
   validate: boolean;
 }
+
+/** Shared stand-in for an absent logger or handler table. */
+const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
+const pong = (): Record<string, never> => ({});
+const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS);
 
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
@@ -83,13 +90,17 @@ export function hasCapability(caps: Record<string, unknown> | undefined, path: r
 
 export class Peer {
   readonly side: Side;
+  /** What handlers see as `ctx.session` (PeerOptions.session). */
+  readonly session: object | undefined;
   #table: ProtocolTable;
   private readonly transport: Transport;
   private readonly out: Direction;
   private readonly in: Direction;
-  private readonly handlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
-  private readonly pending = new Map<RequestId, Pending>();
+  /** Handlers set on this engine (undefined: removed), over the option tables, which are used as given (not copied). */
+  private handlers: Map<string, RequestHandler | undefined> | undefined;
+  private notificationHandlers: Map<string, NotificationHandler | undefined> | undefined;
+  /** Outbound requests awaiting their response (created by the first request). */
+  private pending: Map<RequestId, Pending> | undefined;
   private readonly inbound = new InboundRequests();
   private readonly progress = new ProgressRouter();
   private readonly log: Logger;
@@ -101,17 +112,15 @@ export class Peer {
 
   constructor(private readonly options: PeerOptions) {
     this.side = options.side;
+    this.session = options.session;
     this.#table = options.table;
     this.transport = options.transport;
     this.out = options.side === 'client' ? 'clientToServer' : 'serverToClient';
     this.in = options.side === 'client' ? 'serverToClient' : 'clientToServer';
-    this.log = options.logger ?? {};
-    this.uncancellable = new Set(options.uncancellable ?? UNCANCELLABLE_METHODS);
+    this.log = options.logger ?? EMPTY;
+    this.uncancellable = options.uncancellable ? new Set(options.uncancellable) : DEFAULT_UNCANCELLABLE;
     this.capabilities = options.capabilities;
     this.preDispatch = options.preDispatch;
-    this.handlers.set('ping', () => ({}));
-    for (const [m, h] of Object.entries(options.requestHandlers ?? {})) this.handlers.set(m, h);
-    for (const [m, h] of Object.entries(options.notificationHandlers ?? {})) this.notificationHandlers.set(m, h);
   }
 
   /** Starts the transport; inbound messages flow from then on. */
@@ -133,13 +142,11 @@ export class Peer {
 
   /** Registers (or with undefined removes) the handler of an inbound request method. `ping` answers `{}` by default. */
   setRequestHandler(method: string, handler: RequestHandler | undefined): void {
-    if (handler) this.handlers.set(method, handler);
-    else this.handlers.delete(method);
+    (this.handlers ??= new Map()).set(method, handler);
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler | undefined): void {
-    if (handler) this.notificationHandlers.set(method, handler);
-    else this.notificationHandlers.delete(method);
+    (this.notificationHandlers ??= new Map()).set(method, handler);
   }
 
   /** Sets this side's declared capabilities (gating inbound requests by `entry.capability`). */
@@ -211,7 +218,7 @@ export class Peer {
         p.onAbort = () => this.abandon(id, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
-      this.pending.set(id, p);
+      (this.pending ??= new Map()).set(id, p);
       const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
       try {
         this.transport.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId })
@@ -237,9 +244,9 @@ export class Peer {
 
   /** Removes a pending request and its timer, progress route and abort listener. */
   private settle(id: RequestId): Pending | undefined {
-    const p = this.pending.get(id);
+    const p = this.pending?.get(id);
     if (!p) return undefined;
-    this.pending.delete(id);
+    this.pending!.delete(id);
     p.timer.clear();
     if (p.token !== undefined) this.progress.delete(p.token);
     if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
@@ -260,7 +267,7 @@ export class Peer {
     if (this.closedWith) return;
     this.closedWith = { error };
     const closedError = new ConnectionClosedError(error);
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(closedError);
+    for (const id of [...(this.pending?.keys() ?? [])]) this.settle(id)?.reject(closedError);
     this.inbound.cancelAll(closedError);
     this.progress.clear();
     this.options.onClose?.(error);
@@ -311,7 +318,7 @@ export class Peer {
       const outcome = this.progress.route(params, (e) => this.log.error?.('progress callback threw', { error: String(e) }));
       if (outcome !== 'delivered') this.log.debug?.(`dropped progress (${outcome})`);
     }
-    const handler = this.notificationHandlers.get(method);
+    const handler = this.notificationHandlers?.has(method) ? this.notificationHandlers.get(method) : own(this.options.notificationHandlers ?? EMPTY, method);
     if (!handler) {
       if (method !== 'notifications/cancelled' && method !== 'notifications/progress') this.log.debug?.('unhandled notification', { method });
       return;
@@ -321,7 +328,7 @@ export class Peer {
       return void this.log.debug?.('dropped notification with invalid params', { method });
     }
     try {
-      const r = handler(params, { method, info });
+      const r = handler(params, { method, info, session: this.session });
       if (r && typeof (r as Promise<void>).then === 'function') {
         (r as Promise<void>).catch((e) => this.log.error?.('notification handler failed', { method, error: String(e) }));
       }
@@ -346,7 +353,7 @@ export class Peer {
       const entry = own(this.table.requests[this.in], method);
       const refusal = this.preDispatch?.(req, entry, info);
       if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
-      const handler = this.handlers.get(method);
+      const handler = this.handlers?.has(method) ? this.handlers.get(method) : own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined);
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));

@@ -48,34 +48,36 @@ export function parseProgress(params: unknown): (Progress & { progressToken: Pro
  * and value (`"1"` is not `1`).
  */
 export class ProgressRouter {
-  private readonly routes = new Map<ProgressToken, ProgressCallback>();
+  /** Created by the first registration (many connections never ask for progress). */
+  private routes: Map<ProgressToken, ProgressCallback> | undefined;
 
   /** Routes `token` to `callback` until the returned function (or {@link delete}) is called. */
   register(token: ProgressToken, callback: ProgressCallback): () => void {
-    if (this.routes.has(token)) throw new Error(`progress token ${JSON.stringify(token)} is already in use`);
-    this.routes.set(token, callback);
+    const routes = (this.routes ??= new Map());
+    if (routes.has(token)) throw new Error(`progress token ${JSON.stringify(token)} is already in use`);
+    routes.set(token, callback);
     return () => {
-      if (this.routes.get(token) === callback) this.routes.delete(token);
+      if (routes.get(token) === callback) routes.delete(token);
     };
   }
 
   has(token: ProgressToken): boolean {
-    return this.routes.has(token);
+    return this.routes?.has(token) ?? false;
   }
 
   delete(token: ProgressToken): void {
-    this.routes.delete(token);
+    this.routes?.delete(token);
   }
 
   clear(): void {
-    this.routes.clear();
+    this.routes?.clear();
   }
 
   /** Delivers `notifications/progress` params to the token's callback, if the token is active. */
   route(params: unknown, onCallbackError?: (e: unknown) => void): RouteOutcome {
     const p = parseProgress(params);
     if (!p) return 'malformed';
-    const cb = this.routes.get(p.progressToken);
+    const cb = this.routes?.get(p.progressToken);
     if (!cb) return 'unknown-token';
     const { progressToken: _, ...payload } = p;
     try {

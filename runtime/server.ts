@@ -21,7 +21,7 @@
  */
 import { ErrorCode, RpcError } from './errors.js';
 import type { Params } from './jsonrpc.js';
-import { type Logger, Peer, type RequestContext, type RequestHandler, hasCapability } from './peer.js';
+import { type Logger, type NotificationHandler, Peer, type PreDispatch, type RequestContext, type RequestHandler, hasCapability } from './peer.js';
 import type { ProtocolMaps, ProtocolTable } from './table.js';
 import type { MessageInfo, Transport } from './transport/types.js';
 import type { Implementation, RequestOptions } from './client.js';
@@ -43,7 +43,14 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   /** Capabilities this server declares (tools, resources, prompts, logging, completions, tasks…). */
   capabilities?: Record<string, unknown>;
   instructions?: string;
+  /**
+   * Request handlers by method. The table is used as given by every session created with it
+   * (share one object among many sessions); a handshake session combines it once per table
+   * object with its lifecycle handlers, so change handlers by assigning a new object, not by
+   * editing one already connected.
+   */
   handlers?: ServerRequestHandlers<P>;
+  /** Notification handlers by method; shared and combined like `handlers`. */
   notificationHandlers?: ServerNotificationHandlers<P>;
   /** Tables of older revisions this server also answers (picked by the client's `initialize`). */
   fallbackTables?: readonly ProtocolTable[];
@@ -65,6 +72,10 @@ export { LOG_LEVELS, type LogLevel } from './context.js';
 
 const META = 'io.modelcontextprotocol/';
 
+/** The log threshold of a stateless request: its `_meta` logLevel, or none (nothing is sent). */
+const statelessLogThreshold = (meta: Record<string, unknown> | undefined): LogLevel | undefined =>
+  isLogLevel(meta?.[LOG_LEVEL_META]) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
+
 export class ServerSession<P extends ProtocolMaps> {
   #peer: Peer | undefined;
   #table: ProtocolTable;
@@ -73,12 +84,17 @@ export class ServerSession<P extends ProtocolMaps> {
   #logLevel: LogLevel | undefined;
   #hub: SubscriptionHub | undefined;
   #sealer: RequestStateSealer | undefined;
+  #closeListeners: Array<() => void> | undefined;
+
+  /** This session's options: a shallow copy of those given (so that one session's changes, e.g. a task receiver's handlers, stay its own). */
+  readonly options: ServerSessionOptions<P>;
 
   constructor(
     readonly ownTable: ProtocolTable,
-    readonly options: ServerSessionOptions<P>,
+    options: ServerSessionOptions<P>,
   ) {
     this.#table = ownTable;
+    this.options = { ...options };
   }
 
   get table(): ProtocolTable {
@@ -102,7 +118,12 @@ export class ServerSession<P extends ProtocolMaps> {
     return this.#sealer;
   }
 
-  /** Serves one connection over `transport` until it closes. */
+  /**
+   * Serves one connection over `transport` until it closes. A handshake session shares its
+   * handler tables with every session given the same handler objects: they are combined once
+   * with the lifecycle handlers (`initialize`, `notifications/initialized`, `logging/setLevel`),
+   * which reach their session as `ctx.session`.
+   */
   async connect(transport: Transport): Promise<void> {
     const o = this.options;
     const capabilities = o.capabilities ?? {};
@@ -114,42 +135,106 @@ export class ServerSession<P extends ProtocolMaps> {
       capabilities,
       requestHandlers: stateless
         ? Object.fromEntries(Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#statelessHandler(m, h as RequestHandler)]))
-        : { ...(o.handlers as Record<string, never> | undefined) },
-      notificationHandlers: Object.fromEntries(Object.entries(o.notificationHandlers ?? {}).map(([m, h]) => [m, (p: unknown) => (h as (x: unknown) => unknown)(p)])) as never,
+        : ServerSession.#handshakeRequests(o.handlers as Record<string, RequestHandler> | undefined, hasCapability(capabilities, ['logging'])),
+      notificationHandlers: stateless
+        ? (o.notificationHandlers as Record<string, NotificationHandler> | undefined)
+        : ServerSession.#handshakeNotifications(o.notificationHandlers as Record<string, NotificationHandler> | undefined),
       logger: o.logger,
       timeout: o.timeout,
       extensionMethods: o.extensionMethods,
+      session: this,
+      onClose: () => this.#closed(),
     });
     this.#peer = peer;
     if (!stateless) {
-      peer.setRequestHandler('initialize', (params: Params) => this.#initialize(params, peer));
-      peer.setNotificationHandler('notifications/initialized', () => {
-        this.#initialized = true;
-      });
-      peer.setPreDispatch((req) =>
-        this.#client || req.method === 'initialize' || req.method === 'ping'
-          ? undefined
-          : new RpcError(ErrorCode.InvalidRequest, `${req.method} before initialize: the session is not initialized`),
-      );
+      peer.setPreDispatch(ServerSession.#beforeInitialize);
     } else {
       peer.setRequestHandler('server/discover', () => this.#discover());
       peer.setPreDispatch((req, _entry, info) => this.#checkMeta(req.params as Params | undefined, info));
       this.#hub = new SubscriptionHub({ capabilities: () => this.options.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
       if (!o.handlers?.['subscriptions/listen' as keyof typeof o.handlers]) peer.setRequestHandler('subscriptions/listen', this.#hub.handler);
+      if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
+        peer.setRequestHandler('logging/setLevel', ServerSession.#onSetLevel);
+      }
     }
     // ctx.log(): the request's own _meta level (stateless), else the session's; none without `logging`
-    const logging = hasCapability(capabilities, ['logging']);
-    setLogThreshold(peer, !logging ? undefined : stateless ? (meta) => (isLogLevel(meta?.[LOG_LEVEL_META]) ? meta![LOG_LEVEL_META] as LogLevel : undefined) : () => this.#logLevel ?? 'debug');
-    if (logging && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
-      peer.setRequestHandler('logging/setLevel', (params: Params) => {
-        this.#logLevel = params.level as LogLevel;
-        return {};
-      });
-    }
+    if (hasCapability(capabilities, ['logging'])) setLogThreshold(peer, stateless ? statelessLogThreshold : () => this.#logLevel ?? 'debug');
     await peer.start();
   }
 
-  #initialize(params: Params, peer: Peer) {
+  /**
+   * Calls `listener` once when the connection closes (either side, or the transport failing;
+   * at once when it already has). Returns a function that removes it.
+   */
+  onClose(listener: () => void): () => void {
+    // a new array each time: one sized to its contents (a push would reserve room for 17)
+    this.#closeListeners = this.#closeListeners ? [...this.#closeListeners, listener] : [listener];
+    if (this.#peer?.closed) this.#closed();
+    return () => {
+      const i = this.#closeListeners?.indexOf(listener) ?? -1;
+      if (i >= 0) this.#closeListeners!.splice(i, 1);
+    };
+  }
+
+  #closed(): void {
+    const listeners = this.#closeListeners;
+    this.#closeListeners = undefined;
+    for (const l of listeners ?? []) {
+      try {
+        l();
+      } catch (e) {
+        this.options.logger?.error?.('close listener failed', { error: String(e) });
+      }
+    }
+  }
+
+  // Lifecycle handlers shared by every session (handshake revisions): each reaches its session
+  // through the context the engine passes (`ctx.session`).
+  static #onInitialize: RequestHandler = (params: Params, ctx) => (ctx.session as ServerSession<ProtocolMaps>).#initialize(params);
+  static #onInitialized: NotificationHandler = (_params, ctx) => {
+    (ctx.session as ServerSession<ProtocolMaps>).#initialized = true;
+  };
+  static #onSetLevel: RequestHandler = (params: Params, ctx) => {
+    (ctx.session as ServerSession<ProtocolMaps>).#logLevel = params.level as LogLevel;
+    return {};
+  };
+  // The handshake tables: a session's handlers plus the lifecycle ones (`initialize` always;
+  // `logging/setLevel` when `logging` is declared and not handled), built once per table object.
+  static #requestTables = [new WeakMap<object, Record<string, RequestHandler>>(), new WeakMap<object, Record<string, RequestHandler>>()];
+  static #notificationTables = new WeakMap<object, Record<string, NotificationHandler>>();
+  static #none: Record<string, never> = Object.freeze({});
+
+  static #handshakeRequests(handlers: Record<string, RequestHandler> | undefined, logging: boolean): Record<string, RequestHandler> {
+    const base = handlers ?? ServerSession.#none;
+    const setLevel = logging && !Object.prototype.hasOwnProperty.call(base, 'logging/setLevel');
+    const cache = ServerSession.#requestTables[setLevel ? 1 : 0];
+    let table = cache.get(base);
+    if (!table) {
+      table = { ...base, initialize: ServerSession.#onInitialize };
+      if (setLevel) table['logging/setLevel'] = ServerSession.#onSetLevel;
+      cache.set(base, Object.freeze(table));
+    }
+    return table;
+  }
+
+  static #handshakeNotifications(handlers: Record<string, NotificationHandler> | undefined): Record<string, NotificationHandler> {
+    const base = handlers ?? ServerSession.#none;
+    let table = ServerSession.#notificationTables.get(base);
+    if (!table) {
+      table = Object.freeze({ ...base, 'notifications/initialized': ServerSession.#onInitialized });
+      ServerSession.#notificationTables.set(base, table);
+    }
+    return table;
+  }
+
+  /** Before `initialize`: anything but `initialize` and `ping` is refused with -32600. */
+  static #beforeInitialize: PreDispatch = (req) =>
+    req.method === 'initialize' || req.method === 'ping'
+      ? undefined
+      : new RpcError(ErrorCode.InvalidRequest, `${req.method} before initialize: the session is not initialized`);
+
+  #initialize(params: Params) {
+    const peer = this.peer;
     const requested = params.protocolVersion;
     const tables = [this.ownTable, ...(this.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
     const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
@@ -160,6 +245,8 @@ export class ServerSession<P extends ProtocolMaps> {
       capabilities: (params.capabilities as Record<string, unknown>) ?? {},
       clientInfo: params.clientInfo as Implementation | undefined,
     };
+    // from now on every request is admitted
+    peer.setPreDispatch(undefined);
     const result: Record<string, unknown> = {
       protocolVersion: table.protocolVersion,
       capabilities: this.options.capabilities ?? {},

@@ -2,12 +2,12 @@
  * The Streamable HTTP side of `mcpgen serve` and `mcpgen call` (2025-11-25 basic/transports).
  *
  * `mcpgen serve --rev <rev> --http <port> [--host 127.0.0.1] [--reply auto|json|sse]`: one MCP
- * endpoint at `/mcp` on node:http; every HTTP session gets its own reference server on the
- * revision's generated `Server`. Old (2024-11-05 HTTP+SSE) clients are served too: GET `/sse`
- * opens their stream, they POST to `/messages?sessionId=…` (basic/transports, "Backwards
- * Compatibility"). Host and Origin checks are on (loopback names, plus `--host`
- * when it is another name). The endpoint URL goes to stderr once listening; SIGINT/SIGTERM end
- * every session and stop the listener.
+ * endpoint at `/mcp` on node:http; every HTTP session is a session of one reference server
+ * definition (examples/reference-server.ts) on the revision's generated `Server`. Old
+ * (2024-11-05 HTTP+SSE) clients are served too: GET `/sse` opens their stream, they POST to
+ * `/messages?sessionId=…` (basic/transports, "Backwards Compatibility"). Host and Origin checks
+ * are on (loopback names, plus `--host` when it is another name). The endpoint URL goes to
+ * stderr once listening; SIGINT/SIGTERM end every session and stop the listener.
  *
  * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP
  * (or the old HTTP+SSE transport when the URL speaks only that), sends one request, prints its result, then ends the session (DELETE).
@@ -18,7 +18,7 @@ import type { Logger } from '../../runtime/peer.js';
 import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http-server.js';
 import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http-fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http-sse-legacy.js';
-import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
+import { type ServerClass, referenceDefinition } from '../../examples/reference-server.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -79,28 +79,24 @@ export async function listenHttp(host: string, port: number) {
 export async function serveHttp(mod: { Server: ServerClass; table: unknown }, options: HttpServeOptions): Promise<HttpServe> {
   const host = options.host ?? '127.0.0.1';
   const { server, port, urlHost, guards } = await listenHttp(host, options.port);
+  // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
+  const streamable = referenceDefinition(mod.Server, {
+    logger: options.logger,
+    table: mod.table as never,
+    progressDelayMs: options.progressDelayMs,
+    closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
+  });
+  const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, progressDelayMs: options.progressDelayMs });
   const handler = createStreamableHttpHandler({
     replyMode: options.replyMode,
     ...guards,
     retryMs: options.retryMs ?? 500,
-    onSession: async (transport) => {
-      const { server: session } = createReferenceServer(mod.Server, {
-        logger: options.logger,
-        table: mod.table as never,
-        progressDelayMs: options.progressDelayMs,
-        // JSON replies have no SSE connection to close
-        closeSseConnection: options.replyMode === 'json' ? undefined : (id) => transport.closeSseConnection(id),
-      });
-      await session.connect(transport);
-    },
+    onSession: (transport) => streamable.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   const legacy = createLegacySseHandler({
     ...guards,
-    onSession: async (transport) => {
-      const { server: session } = createReferenceServer(mod.Server, { logger: options.logger, table: mod.table as never, progressDelayMs: options.progressDelayMs });
-      await session.connect(transport);
-    },
+    onSession: (transport) => old.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });
   server.on('request', (req, res) => {

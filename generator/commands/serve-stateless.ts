@@ -19,7 +19,7 @@ import { createStatelessHttpHandler } from '../../runtime/transport/http-statele
 import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http-server.js';
 import type { Transport } from '../../runtime/transport/types.js';
-import { createReferenceServer, type ServerClass } from '../../examples/reference-server.js';
+import { createReferenceServer, referenceDefinition, type ServerClass } from '../../examples/reference-server.js';
 import { listenHttp } from './serve-http.js';
 
 /** What this module uses of a generated revision module. */
@@ -60,13 +60,13 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   await ref.server.connect(stateless.transport);
-  const sessions = legacy
+  // the 2025-era sessions share one reference definition
+  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never });
+  const sessions = legacyDefinition
     ? createStreamableHttpHandler({
       ...guards,
       replyMode: options.replyMode,
-      onSession: async (t) => {
-        await createReferenceServer(legacy.Server, { logger: options.logger, table: legacy.table as never }).server.connect(t);
-      },
+      onSession: (t) => legacyDefinition.createSession().connect(t),
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })
     : undefined;

@@ -59,7 +59,8 @@ interface StoredStream {
 export class MemoryEventStore implements EventStore {
   private readonly maxEvents: number;
   private readonly maxStreams: number;
-  private readonly streams = new Map<string, StoredStream>();
+  /** Created by the first stored event (most sessions never store one). */
+  private streams: Map<string, StoredStream> | undefined;
   private seq = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
@@ -68,13 +69,14 @@ export class MemoryEventStore implements EventStore {
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage | null): string {
-    let stream = this.streams.get(streamId);
+    const streams = (this.streams ??= new Map());
+    let stream = streams.get(streamId);
     if (!stream) {
       stream = { events: [], discardedThrough: 0 };
-      this.streams.set(streamId, stream);
-      if (this.streams.size > this.maxStreams) {
-        const oldest = this.streams.keys().next().value as string;
-        this.streams.delete(oldest);
+      streams.set(streamId, stream);
+      if (streams.size > this.maxStreams) {
+        const oldest = streams.keys().next().value as string;
+        streams.delete(oldest);
       }
     }
     const seq = ++this.seq;
@@ -97,7 +99,7 @@ export class MemoryEventStore implements EventStore {
     const seqText = lastEventId.slice(cut + 1);
     if (!/^[1-9][0-9]*$/.test(seqText)) return undefined;
     const seq = Number(seqText);
-    const stream = this.streams.get(streamId);
+    const stream = this.streams?.get(streamId);
     if (!stream || seq > this.seq) return undefined;
     const known = stream.events.some((e) => e.seq === seq);
     if (!known && seq !== stream.discardedThrough) return undefined;
@@ -108,6 +110,6 @@ export class MemoryEventStore implements EventStore {
   }
 
   clear(): void {
-    this.streams.clear();
+    this.streams = undefined;
   }
 }

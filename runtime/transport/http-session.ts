@@ -73,18 +73,24 @@ export class HttpServerSession implements Transport {
   readonly sessionId: string;
   /** The negotiated protocol version, taken from the `initialize` result; undefined before. */
   protocolVersion: string | undefined;
+  // An idle session holds only its id, settings and negotiated version: the collections below
+  // are allocated on first use and dropped when they empty out or the session ends.
   private events: TransportEvents | undefined;
-  private readonly held: Array<[JSONRPCMessage, MessageInfo]> = [];
-  private readonly requests = new Map<string, OutStream>();
-  private readonly postStreams = new Map<string, OutStream>();
-  private readonly standalone: OutStream;
+  /** Inbound messages that arrived before `start`. */
+  private held: Array<[JSONRPCMessage, MessageInfo]> | undefined;
+  /** Open streams by key of the request they answer. */
+  private requests: Map<string, OutStream> | undefined;
+  /** POST streams not finished yet (a client may resume them), by stream id. */
+  private postStreams: Map<string, OutStream> | undefined;
+  private standaloneStream: OutStream | undefined;
   /**
    * Standalone messages a client without a cursor has not provably received: with an event
    * store, every one sent since the last resumption (a client that got any of them holds an
    * event ID and resumes with it); without, those sent while no GET was connected.
    */
-  private backlog: Array<{ eventId?: string; message: JSONRPCMessage }> = [];
-  private queue: Promise<void> = Promise.resolve();
+  private backlog: Array<{ eventId?: string; message: JSONRPCMessage }> | undefined;
+  /** Tail of the send queue while sends are pending. */
+  private queue: Promise<void> | undefined;
   private initKey: string | undefined;
   private ended = false;
 
@@ -94,7 +100,11 @@ export class HttpServerSession implements Transport {
     private readonly onEnd: (session: HttpServerSession) => void,
   ) {
     this.sessionId = sessionId;
-    this.standalone = this.newStream(STANDALONE, 'standalone', 'sse', '2025-03-26');
+  }
+
+  /** The stream of the session's GET (created on first use). */
+  private get standalone(): OutStream {
+    return (this.standaloneStream ??= this.newStream(STANDALONE, 'standalone', 'sse', '2025-03-26'));
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
@@ -105,7 +115,9 @@ export class HttpServerSession implements Transport {
   async start(events: TransportEvents): Promise<void> {
     if (this.events) throw new Error('HttpServerSession already started');
     this.events = events;
-    for (const [m, info] of this.held.splice(0)) events.onMessage(m, info);
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const [m, info] of held) events.onMessage(m, info);
   }
 
   /**
@@ -121,13 +133,13 @@ export class HttpServerSession implements Transport {
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    for (const s of [this.standalone, ...this.postStreams.values()]) {
+    for (const s of [...(this.standaloneStream ? [this.standaloneStream] : []), ...(this.postStreams?.values() ?? [])]) {
       this.detach(s, true);
       s.abort?.abort(new Error(`Session ${this.sessionId} ended`));
     }
-    this.requests.clear();
-    this.postStreams.clear();
-    this.backlog = [];
+    this.requests = undefined;
+    this.postStreams = undefined;
+    this.backlog = undefined;
     this.onEnd(this);
     await this.settings.eventStore?.clear?.();
     this.events?.onClose();
@@ -141,7 +153,7 @@ export class HttpServerSession implements Transport {
    */
   closeSseConnection(relatedRequestId?: Id): Promise<void> {
     return this.enqueue(async () => {
-      const s = relatedRequestId === undefined ? this.standalone : this.requests.get(idKey(relatedRequestId));
+      const s = relatedRequestId === undefined ? this.standaloneStream : this.requests?.get(idKey(relatedRequestId));
       if (!s?.sink) return;
       if (this.settings.retryMs !== undefined) s.sink.write(`retry: ${this.settings.retryMs}\n\n`);
       this.detach(s, true);
@@ -159,7 +171,7 @@ export class HttpServerSession implements Transport {
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
-      if (this.requests.has(key)) {
+      if (this.requests?.has(key)) {
         sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(-32600, `Request id ${JSON.stringify(id)} is already in use`));
         return;
       }
@@ -168,8 +180,8 @@ export class HttpServerSession implements Transport {
       s.pending.add(key);
       s.abort = new AbortController();
       info = { ...info, signal: s.abort.signal };
-      this.requests.set(key, s);
-      this.postStreams.set(s.id, s);
+      (this.requests ??= new Map()).set(key, s);
+      (this.postStreams ??= new Map()).set(s.id, s);
       this.attach(s, sink, headers, s.mode === 'sse');
     } else {
       sink.respond(202, headers);
@@ -198,14 +210,14 @@ export class HttpServerSession implements Transport {
           sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
           return;
         }
-        const s = streamId === STANDALONE ? this.standalone : this.postStreams.get(streamId);
+        const s = streamId === STANDALONE ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
         for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: JSON.stringify(m) }));
         if (!s || s.done) {
           sink.end();
           return;
         }
-        if (s === this.standalone) this.backlog = [];
+        if (s === this.standaloneStream) this.backlog = undefined;
         this.detach(s, true);
         s.protocolVersion = protocolVersion;
         await this.attachOpen(s, sink);
@@ -215,19 +227,25 @@ export class HttpServerSession implements Transport {
       this.standalone.protocolVersion = protocolVersion;
       this.attach(this.standalone, sink, headers, false);
       // Held messages go before the priming event: its ID is then a cursor past all of them.
-      const held = this.settings.eventStore ? this.backlog.slice() : this.backlog.splice(0);
+      const held = (this.settings.eventStore ? this.backlog?.slice() : this.backlog) ?? [];
+      if (!this.settings.eventStore) this.backlog = undefined;
       await this.openStream(this.standalone, held);
     });
   }
 
   private deliver(message: JSONRPCMessage, info: MessageInfo): void {
     if (this.events) this.events.onMessage(message, info);
-    else this.held.push([message, info]);
+    else (this.held ??= []).push([message, info]);
   }
 
+  /** Runs `task` after the tasks queued before it; the queue is dropped once it drains. */
   private enqueue(task: () => Promise<void>): Promise<void> {
-    const run = this.queue.then(task);
-    this.queue = run.catch(() => undefined);
+    const run = (this.queue ?? Promise.resolve()).then(task);
+    const drained = (): void => {
+      if (this.queue === tail) this.queue = undefined;
+    };
+    const tail: Promise<void> = run.then(drained, drained);
+    this.queue = tail;
     return run;
   }
 
@@ -285,7 +303,7 @@ export class HttpServerSession implements Transport {
     if (s.kind === 'post' && !s.done && !(s.resumable && this.settings.eventStore)) {
       // Nobody can resume this stream: its messages have nowhere to go.
       s.done = true;
-      this.postStreams.delete(s.id);
+      this.forget(s);
       s.abort?.abort(new Error('HTTP connection closed'));
     }
   }
@@ -307,13 +325,14 @@ export class HttpServerSession implements Transport {
     let s: OutStream | undefined;
     if (response) {
       const key = idKey(message.id as Id);
-      s = this.requests.get(key);
+      s = this.requests?.get(key);
       if (!s) throw new Error(`No open request with id ${JSON.stringify(message.id)} in session ${this.sessionId}`);
       if (key === this.initKey) this.learnVersion(message);
       s.pending.delete(key);
-      this.requests.delete(key);
+      this.requests!.delete(key);
+      if (this.requests!.size === 0) this.requests = undefined;
     } else if (options?.relatedRequestId !== undefined) {
-      s = this.requests.get(idKey(options.relatedRequestId));
+      s = this.requests?.get(idKey(options.relatedRequestId));
       if (s && (s.mode === 'json' || s.done)) s = undefined;
     }
     s ??= this.standalone;
@@ -322,7 +341,7 @@ export class HttpServerSession implements Transport {
       if (s.mode === 'auto') s.mode = response && s.pending.size === 0 && !s.sink?.started ? 'json' : 'sse';
       if (s.mode === 'json') {
         s.done = true;
-        this.postStreams.delete(s.id);
+        this.forget(s);
         const sink = s.sink;
         s.sink = null;
         sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, JSON.stringify(message));
@@ -332,7 +351,7 @@ export class HttpServerSession implements Transport {
         this.write(s, message, eventId);
         if (s.pending.size === 0) {
           s.done = true;
-          this.postStreams.delete(s.id);
+          this.forget(s);
           this.detach(s, true);
         }
       }
@@ -341,14 +360,21 @@ export class HttpServerSession implements Transport {
       const live = s.sink !== null && !s.sink.closed;
       if (live) this.write(s, message, eventId);
       if (!live || this.settings.eventStore) {
-        this.backlog.push({ eventId, message });
-        if (this.backlog.length > this.settings.maxBacklog) this.backlog.shift();
+        const backlog = (this.backlog ??= []);
+        backlog.push({ eventId, message });
+        if (backlog.length > this.settings.maxBacklog) backlog.shift();
       }
     }
     if (response && this.initKey === idKey(message.id as Id)) {
       this.initKey = undefined;
       if ('error' in message) await this.close();
     }
+  }
+
+  /** A finished POST stream: nothing will be resumed or sent on it. */
+  private forget(s: OutStream): void {
+    this.postStreams?.delete(s.id);
+    if (this.postStreams?.size === 0) this.postStreams = undefined;
   }
 
   private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined): void {

@@ -242,4 +242,34 @@ test('attach before connect: changes do not throw while the server is not connec
   await tick();
   assert.is(await f.notifyResourceUpdated('a://b'), false);
 });
+test('one ServerFeatures shared by sessions: subscriptions per session, list_changed to each, a closed session detached', async () => {
+  const f = sample();
+  const one = await connect(f);
+  const two = await connect(f);
+  assert.is(one.server.options.handlers, two.server.options.handlers, 'one handler table');
+  await one.client.subscribe({ uri: 'test://a' });
+  await two.client.subscribe({ uri: 'test://b' });
+  assert.equal([...f.subscriptionsOf(one.server)], ['test://a']);
+  assert.equal([...f.subscriptionsOf(two.server)], ['test://b']);
+  assert.equal([...f.subscriptions].sort(), ['test://a', 'test://b']);
+  assert.is(await f.notifyResourceUpdated('test://a'), true);
+  await tick();
+  assert.equal(one.notes, [{ method: 'notifications/resources/updated', params: { uri: 'test://a' } }]);
+  assert.equal(two.notes, [], 'the other session did not subscribe to test://a');
+  one.notes.length = 0;
+  f.prompt({ name: 'late', get: () => [] });
+  await tick();
+  assert.equal(one.notes.map((n) => n.method), ['notifications/prompts/list_changed']);
+  assert.equal(two.notes.map((n) => n.method), ['notifications/prompts/list_changed']);
+  await one.client.close();
+  await tick();
+  assert.equal([...f.subscriptions], ['test://b'], 'a closed session is no longer notified');
+  assert.is(await f.notifyResourceUpdated('test://a'), false);
+  two.notes.length = 0;
+  f.removePrompt('late');
+  await tick();
+  assert.equal(two.notes.map((n) => n.method), ['notifications/prompts/list_changed']);
+  await two.client.close();
+});
+
 test.run();
