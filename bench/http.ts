@@ -4,8 +4,8 @@
  *   (reference server, one generated Server per session);
  * - sdk: @modelcontextprotocol/sdk Clients on StreamableHTTPClientTransport ↔ an SDK McpServer
  *   per session on StreamableHTTPServerTransport with JSON replies (test/fixtures/sdk-http-server.mjs);
- * - bare: fetch POSTs ↔ a node:http JSON echo (bench/bare-http-echo.mjs): the floor of
- *   node + loopback HTTP.
+ * - bare: node:http client POSTs (one keep-alive Agent) ↔ a node:http JSON echo
+ *   (bench/bare-http-echo.mjs): the limit of node + loopback HTTP (issue #4).
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop; each the median of three rounds (the 1-minute load average is printed).
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
@@ -15,6 +15,7 @@
  * `npm run bench:http [-- --quick]`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -97,27 +98,43 @@ async function sdk(): Promise<Target> {
 
 async function bare(): Promise<Target> {
   const { url, child } = await start([`${root}bench/bare-http-echo.mjs`]);
+  const { hostname, port, pathname } = new URL(url);
+  // one keep-alive pool for all clients, like the fetch dispatcher the other targets share
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  const post = (body: string): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const req = request({ agent, hostname, port, path: pathname, method: 'POST', headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(text));
+          } catch (e) {
+            reject(e);
+          }
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
   return {
     name: 'bare',
     async client() {
       let id = 0;
       return {
-        call: async () => {
-          const res = await fetch(url, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-            body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }),
-          });
-          return res.json();
-        },
+        call: () => post(JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } })),
         close: async () => undefined,
       };
     },
-    stop: () => stopChild(child),
+    stop: async () => {
+      agent.destroy();
+      await stopChild(child);
+    },
   };
 }
-
-
 
 async function throughput(calls: Call[], total: number): Promise<number> {
   let started = 0;
