@@ -1,0 +1,220 @@
+/**
+ * The HTTP requests of the Streamable HTTP client transports (./http-client.ts,
+ * ./http-stateless-client.ts): one small interface, {@link HttpReply}, over either `node:http` /
+ * `node:https` with a keep-alive Agent (the default: the hot path, no WHATWG streams between
+ * the socket and the JSON or SSE parser) or a user-supplied `fetch` (used as given, e.g. for
+ * auth wrappers, proxies or tests).
+ */
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/** One request. */
+export interface HttpRequestInit {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Request headers; the node:http path adds `Content-Length` to this object when there is a body. */
+  headers: Record<string, string>;
+  /** UTF-8 body text. */
+  body?: string;
+  /** Aborting it destroys the request, or the response body while it is still being read. */
+  signal?: AbortSignal;
+  /**
+   * The reply is a long-lived SSE stream (the GET stream): on node:http it gets a connection
+   * of its own outside the keep-alive pool, so that it never holds a pooled socket.
+   */
+  stream?: boolean;
+}
+
+/** The response of one request: status and headers; the body is read once, by one of the methods. */
+export interface HttpReply {
+  readonly status: number;
+  /** Status in 200–299. */
+  readonly ok: boolean;
+  /** A response header by lower-case name (repeated ones joined with `, `). */
+  header(name: string): string | undefined;
+  /**
+   * The whole body as UTF-8 text. Repeated calls return the same text.
+   * @throws Error when the connection breaks before the body ended, or the request was aborted.
+   */
+  text(): Promise<string>;
+  /**
+   * The body as it arrives (strings or bytes, as the SSE parser takes them). Leaving the loop
+   * early drops the rest. After {@link HttpReply.text} it yields that text once.
+   * @throws Error when the connection breaks before the body ended.
+   */
+  chunks(): AsyncIterable<string | Uint8Array>;
+  /** Drops the body without reading it (idempotent, never throws). */
+  discard(): void;
+}
+
+/** Sends one request to a fixed URL. Rejects on network errors and aborts, never on HTTP statuses. */
+export type Requester = (init: HttpRequestInit) => Promise<HttpReply>;
+
+/**
+ * Sockets per origin of the default keep-alive agents. Requests past it wait for a free
+ * socket; long-lived GET streams are not counted (see {@link HttpRequestInit.stream}).
+ */
+export const DEFAULT_MAX_SOCKETS = 256;
+let sharedHttp: HttpAgent | undefined;
+let sharedHttps: HttpsAgent | undefined;
+
+/** The process-wide keep-alive agent for `protocol` (`http:` or `https:`). */
+export function defaultAgent(protocol: string): HttpAgent {
+  if (protocol === 'https:') return (sharedHttps ??= new HttpsAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
+  return (sharedHttp ??= new HttpAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
+}
+
+/**
+ * A {@link Requester} over `fetch` (e.g. a custom one from the transport options).
+ */
+export function fetchRequester(url: URL, fetchFn: typeof globalThis.fetch): Requester {
+  return async (init) => {
+    const res = await fetchFn(url, { method: init.method, headers: init.headers, body: init.body, signal: init.signal });
+    let text: Promise<string> | undefined;
+    return {
+      status: res.status,
+      ok: res.ok,
+      header: (name) => res.headers.get(name) ?? undefined,
+      text: () => (text ??= res.text()),
+      async *chunks() {
+        if (text) {
+          yield await text;
+          return;
+        }
+        if (!res.body) return;
+        const reader = res.body.getReader();
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            yield value;
+          }
+        } finally {
+          reader.cancel().catch(() => undefined);
+        }
+      },
+      discard: () => {
+        if (!text && !res.bodyUsed) res.body?.cancel().catch(() => undefined);
+      },
+    };
+  };
+}
+
+/**
+ * A {@link Requester} over `node:http` / `node:https` (by the URL's scheme) with `agent`
+ * (default {@link defaultAgent}). URL credentials are not sent; use an `Authorization` header.
+ * @throws TypeError for a scheme other than http: or https:.
+ */
+export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`unsupported URL scheme ${url.protocol} (http: or https: only)`);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const pool = agent ?? defaultAgent(url.protocol);
+  const base = {
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port,
+    path: url.pathname + url.search,
+  };
+  return (init) =>
+    new Promise<HttpReply>((resolve, reject) => {
+      const { signal } = init;
+      if (signal?.aborted) return reject(abortError(signal));
+      const headers = init.headers;
+      if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
+      const req = send({ ...base, method: init.method, headers, agent: init.stream ? false : pool });
+      let res: IncomingMessage | undefined;
+      const onAbort = (): void => {
+        req.destroy(abortError(signal!));
+      };
+      if (signal) {
+        signal.addEventListener('abort', onAbort, { once: true });
+        req.once('close', () => signal.removeEventListener('abort', onAbort));
+      }
+      req.once('error', (e) => {
+        if (!res) reject(e);
+      });
+      req.once('response', (r: IncomingMessage) => {
+        res = r;
+        r.setEncoding('utf8');
+        resolve(new NodeReply(r, req));
+      });
+      req.end(init.body);
+    });
+}
+
+/** The media type of a Content-Type value, lower-case, without parameters ('' when absent). */
+export function mediaType(value: string | undefined): string {
+  if (value === undefined) return '';
+  const semi = value.indexOf(';');
+  return (semi < 0 ? value : value.slice(0, semi)).trim().toLowerCase();
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return new DOMException(reason === undefined ? 'This operation was aborted' : String(reason), 'AbortError');
+}
+
+/** Why a node:http response body did not end normally. */
+function broken(req: ClientRequest): Error {
+  return new Error(`HTTP response body ended early (connection ${req.destroyed ? 'closed' : 'lost'})`);
+}
+
+class NodeReply implements HttpReply {
+  readonly status: number;
+  readonly ok: boolean;
+  #text: Promise<string> | undefined;
+  #used = false;
+
+  constructor(
+    private readonly res: IncomingMessage,
+    private readonly req: ClientRequest,
+  ) {
+    this.status = res.statusCode ?? 0;
+    this.ok = this.status >= 200 && this.status < 300;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.res.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  text(): Promise<string> {
+    if (this.#text) return this.#text;
+    this.#used = true;
+    const res = this.res;
+    return (this.#text = new Promise((resolve, reject) => {
+      let text = '';
+      res.on('data', (d: string) => (text += d));
+      res.once('end', () => resolve(text));
+      res.once('close', () => {
+        if (!res.complete) reject(broken(this.req));
+      });
+      res.once('error', reject);
+    }));
+  }
+
+  async *chunks(): AsyncIterable<string> {
+    if (this.#text) {
+      yield await this.#text;
+      return;
+    }
+    this.#used = true;
+    const res = this.res;
+    try {
+      for await (const chunk of res) yield chunk as string;
+    } catch (e) {
+      throw this.req.destroyed && e instanceof Error && e.name === 'AbortError' ? e : broken(this.req);
+    } finally {
+      if (!res.complete) this.req.destroy();
+    }
+    if (!res.complete) throw broken(this.req);
+  }
+
+  discard(): void {
+    if (this.#used) return;
+    this.#used = true;
+    // a short body is drained so the socket returns to the pool; a stream is cut
+    if (this.res.complete || this.res.headers['content-type']?.startsWith('text/event-stream') !== true) this.res.resume();
+    else this.req.destroy();
+  }
+}
