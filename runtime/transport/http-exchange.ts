@@ -83,6 +83,8 @@ class NodeExchange implements Exchange, ResponseSink {
   #lost = false;
   #closed = false;
   #listeners: Array<() => void> | undefined;
+  /** The body read in progress. */
+  #body: { limit: number; size: number; chunks: Buffer[]; resolve(b: Uint8Array | 'too-large'): void; reject(e: Error): void } | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -93,7 +95,7 @@ class NodeExchange implements Exchange, ResponseSink {
     this.localPort = req.socket?.localPort;
     (res as Tagged)[EXCHANGE] = this;
     // ServerResponse emits `close` after `finish` too, and when the connection is lost first
-    res.once('close', onResponseClose);
+    res.on('close', onResponseClose);
   }
 
   get sink(): ResponseSink {
@@ -178,43 +180,53 @@ class NodeExchange implements Exchange, ResponseSink {
     }
     if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
     return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = (): void => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        req.off('error', onError);
-        req.off('close', onClose);
-      };
-      const onData = (chunk: Buffer): void => {
-        size += chunk.byteLength;
-        if (size <= limit) {
-          chunks.push(chunk);
-          return;
-        }
-        done();
-        res.shouldKeepAlive = false;
-        req.resume(); // the rest is drained; the connection closes after the 413
-        resolve('too-large');
-      };
-      const onEnd = (): void => {
-        done();
-        resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-      };
-      const onError = (e: Error): void => {
-        done();
-        reject(e);
-      };
-      const onClose = (): void => {
-        done();
-        reject(new Error('HTTP request body incomplete: connection closed'));
-      };
-      req.on('data', onData);
-      req.once('end', onEnd);
-      req.once('error', onError);
-      req.once('close', onClose);
+      this.#body = { limit, size: 0, chunks: [], resolve, reject };
+      (req as TaggedRequest)[EXCHANGE] = this;
+      req.on('data', onBodyData);
+      req.on('end', onBodyEnd);
+      req.on('error', onBodyError);
+      req.on('close', onBodyClose);
     });
   }
+
+  /** Settles the body read started by readBody (once). */
+  bodyEvent(kind: 'data' | 'end' | 'error' | 'close', chunk?: Buffer, error?: Error): void {
+    const b = this.#body;
+    if (!b) return;
+    if (kind === 'data') {
+      b.size += chunk!.byteLength;
+      if (b.size <= b.limit) {
+        b.chunks.push(chunk!);
+        return;
+      }
+    }
+    this.#body = undefined;
+    const req = this.req;
+    req.off('data', onBodyData);
+    req.off('end', onBodyEnd);
+    req.off('error', onBodyError);
+    req.off('close', onBodyClose);
+    if (kind === 'data') {
+      this.res.shouldKeepAlive = false;
+      req.resume(); // the rest is drained; the connection closes after the 413
+      b.resolve('too-large');
+    } else if (kind === 'end') b.resolve(b.chunks.length === 1 ? b.chunks[0] : Buffer.concat(b.chunks, b.size));
+    else b.reject(error ?? new Error('HTTP request body incomplete: connection closed'));
+  }
+}
+
+type TaggedRequest = IncomingMessage & { [EXCHANGE]: NodeExchange };
+function onBodyData(this: TaggedRequest, chunk: Buffer): void {
+  this[EXCHANGE].bodyEvent('data', chunk);
+}
+function onBodyEnd(this: TaggedRequest): void {
+  this[EXCHANGE].bodyEvent('end');
+}
+function onBodyError(this: TaggedRequest, error: Error): void {
+  this[EXCHANGE].bodyEvent('error', undefined, error);
+}
+function onBodyClose(this: TaggedRequest): void {
+  this[EXCHANGE].bodyEvent('close');
 }
 
 /**
