@@ -22,7 +22,7 @@
 import { RpcError } from '../errors.js';
 import type { Agent } from 'node:http';
 import { SseParser } from '../codec/sse.js';
-import { fetchRequester, mediaType, nodeRequester, type HttpReply, type Requester } from './http-request.js';
+import { Cancel, fetchRequester, mediaType, nodeRequester, type HttpReply, type Requester } from './http-request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
@@ -112,8 +112,8 @@ export class HttpClientTransport implements Transport {
   private events: TransportEvents | undefined;
   private session: string | undefined;
   private version: string | undefined;
-  /** One controller per POST in flight (its reply included), all aborted by close(). */
-  private readonly inFlight = new Set<AbortController>();
+  /** One handle per POST in flight (its reply included), all cancelled by close(). */
+  private readonly inFlight = new Set<Cancel>();
   private readonly streams = new Set<StreamState>();
   private standalone: StreamState | undefined;
   private closed = false;
@@ -158,14 +158,13 @@ export class HttpClientTransport implements Transport {
     const base = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const made = this.headers(base);
     const headers = made instanceof Promise ? await made : made;
-    // One controller per POST, aborted by close(): fetch keeps its abort listener on the signal
-    // it is given until the request is garbage collected, so one shared signal would pile them up.
-    const ac = new AbortController();
-    this.inFlight.add(ac);
-    const release = (): void => void this.inFlight.delete(ac);
+    // One handle per POST, cancelled by close(): fetch keeps its abort listener on the signal it
+    // is given until the request is garbage collected, so one shared signal would pile them up.
+    const cancel = new Cancel();
+    this.inFlight.add(cancel);
     let streaming = false;
     try {
-      const res = await this.request({ method: 'POST', headers, body: JSON.stringify(message), signal: ac.signal });
+      const res = await this.request({ method: 'POST', headers, body: JSON.stringify(message), cancel });
       const assigned = res.header('mcp-session-id');
       if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
       const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
@@ -200,13 +199,13 @@ export class HttpClientTransport implements Transport {
         const state = this.track('post', this.session);
         state.pending.set(idKey(requestId), requestId);
         streaming = true;
-        void this.consume(res, state).finally(release);
+        void this.consume(res, state).finally(() => this.inFlight.delete(cancel));
         return;
       }
       res.discard();
       throw new HttpStatusError(res.status, undefined, `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`);
     } finally {
-      if (!streaming) release();
+      if (!streaming) this.inFlight.delete(cancel);
     }
   }
 
@@ -231,7 +230,7 @@ export class HttpClientTransport implements Transport {
     for (const s of this.streams) s.abort.abort();
     this.streams.clear();
     if (this.session !== undefined) await this.terminateSession().catch(() => undefined);
-    for (const ac of this.inFlight) ac.abort();
+    for (const c of this.inFlight) c.cancel();
     this.inFlight.clear();
     this.events?.onClose();
   }

@@ -17,6 +17,8 @@ export interface HttpRequestInit {
   body?: string;
   /** Aborting it destroys the request, or the response body while it is still being read. */
   signal?: AbortSignal;
+  /** Like `signal`, without an EventTarget per request (the POST hot path). */
+  cancel?: Cancel;
   /**
    * The reply is a long-lived SSE stream (the GET stream): on node:http it gets a connection
    * of its own outside the keep-alive pool, so that it never holds a pooled socket.
@@ -46,6 +48,30 @@ export interface HttpReply {
   discard(): void;
 }
 
+/**
+ * Cancels one request: a lighter AbortController (no EventTarget; one hook, set by the
+ * requester). `cancel()` after the request settled only drops a body still being read.
+ */
+export class Cancel {
+  /** Set once cancelled. */
+  reason: Error | undefined;
+  #hook: ((reason: Error) => void) | undefined;
+
+  cancel(reason: Error = new DOMException('This operation was aborted', 'AbortError')): void {
+    if (this.reason) return;
+    this.reason = reason;
+    const hook = this.#hook;
+    this.#hook = undefined;
+    hook?.(reason);
+  }
+
+  /** Sets the hook run on cancel (at once when already cancelled); undefined removes it. */
+  onCancel(hook: ((reason: Error) => void) | undefined): void {
+    if (this.reason && hook) hook(this.reason);
+    else this.#hook = hook;
+  }
+}
+
 /** Sends one request to a fixed URL. Rejects on network errors and aborts, never on HTTP statuses. */
 export type Requester = (init: HttpRequestInit) => Promise<HttpReply>;
 
@@ -68,7 +94,13 @@ export function defaultAgent(protocol: string): HttpAgent {
  */
 export function fetchRequester(url: URL, fetchFn: typeof globalThis.fetch): Requester {
   return async (init) => {
-    const res = await fetchFn(url, { method: init.method, headers: init.headers, body: init.body, signal: init.signal });
+    let signal = init.signal;
+    if (init.cancel) {
+      const ac = new AbortController();
+      init.cancel.onCancel((reason) => ac.abort(reason));
+      signal = signal ? AbortSignal.any([signal, ac.signal]) : ac.signal;
+    }
+    const res = await fetchFn(url, { method: init.method, headers: init.headers, body: init.body, signal });
     let text: Promise<string> | undefined;
     return {
       status: res.status,
@@ -116,29 +148,49 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
   };
   return (init) =>
     new Promise<HttpReply>((resolve, reject) => {
-      const { signal } = init;
+      const { signal, cancel } = init;
       if (signal?.aborted) return reject(abortError(signal));
+      if (cancel?.reason) return reject(cancel.reason);
       const headers = init.headers;
       if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-      const req = send({ ...base, method: init.method, headers, agent: init.stream ? false : pool });
-      let res: IncomingMessage | undefined;
-      const onAbort = (): void => {
-        req.destroy(abortError(signal!));
-      };
-      if (signal) {
-        signal.addEventListener('abort', onAbort, { once: true });
-        req.once('close', () => signal.removeEventListener('abort', onAbort));
+      const req = send({ ...base, method: init.method, headers, agent: init.stream ? false : pool }) as CallRequest;
+      req[CALL] = { resolve, reject, signal, cancel, reply: undefined };
+      req.on('response', onCallResponse);
+      req.on('error', onCallError);
+      if (signal || cancel) {
+        req.on('close', onCallClose);
+        signal?.addEventListener('abort', req[CALL].onAbort = () => req.destroy(abortError(signal)), { once: true });
+        cancel?.onCancel((reason) => req.destroy(reason));
       }
-      req.once('error', (e) => {
-        if (!res) reject(e);
-      });
-      req.once('response', (r: IncomingMessage) => {
-        res = r;
-        r.setEncoding('utf8');
-        resolve(new NodeReply(r, req));
-      });
       req.end(init.body);
     });
+}
+
+const CALL = Symbol('call');
+/** The state of one node:http request, kept on the request (no closures per request). */
+interface Call {
+  resolve(reply: HttpReply): void;
+  reject(error: Error): void;
+  signal: AbortSignal | undefined;
+  cancel: Cancel | undefined;
+  onAbort?: () => void;
+  reply: NodeReply | undefined;
+}
+type CallRequest = ClientRequest & { [CALL]: Call };
+
+function onCallResponse(this: CallRequest, res: IncomingMessage): void {
+  const call = this[CALL];
+  res.setEncoding('utf8');
+  call.resolve((call.reply = new NodeReply(res, this)));
+}
+function onCallError(this: CallRequest, error: Error): void {
+  const call = this[CALL];
+  if (!call.reply) call.reject(error);
+}
+function onCallClose(this: CallRequest): void {
+  const call = this[CALL];
+  if (call.onAbort) call.signal!.removeEventListener('abort', call.onAbort);
+  call.cancel?.onCancel(undefined);
 }
 
 /** The media type of a Content-Type value, lower-case, without parameters ('' when absent). */
@@ -159,38 +211,70 @@ function broken(req: ClientRequest): Error {
   return new Error(`HTTP response body ended early (connection ${req.destroyed ? 'closed' : 'lost'})`);
 }
 
+const REPLY = Symbol('reply');
+type ReplyMessage = IncomingMessage & { [REPLY]: NodeReply };
+function onReplyData(this: ReplyMessage, text: string): void {
+  this[REPLY].body += text;
+}
+function onReplyEnd(this: ReplyMessage): void {
+  this[REPLY].settle(undefined);
+}
+function onReplyError(this: ReplyMessage, error: Error): void {
+  this[REPLY].settle(error);
+}
+function onReplyClose(this: ReplyMessage): void {
+  if (!this.complete) this[REPLY].settle(broken(this[REPLY].req));
+}
+
 class NodeReply implements HttpReply {
   readonly status: number;
   readonly ok: boolean;
+  /** Text read so far by text(). */
+  body = '';
   #text: Promise<string> | undefined;
+  #settle: { resolve(text: string): void; reject(e: Error): void } | undefined;
   #used = false;
 
   constructor(
     private readonly res: IncomingMessage,
-    private readonly req: ClientRequest,
+    readonly req: ClientRequest,
   ) {
     this.status = res.statusCode ?? 0;
     this.ok = this.status >= 200 && this.status < 300;
   }
 
   header(name: string): string | undefined {
-    const v = this.res.headers[name];
-    return Array.isArray(v) ? v.join(', ') : v;
+    // rawHeaders: found without building the whole lower-case `headers` object
+    const raw = this.res.rawHeaders;
+    let out: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const n = raw[i];
+      if (n.length === name.length && (n === name || n.toLowerCase() === name)) out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
+    }
+    return out;
   }
 
   text(): Promise<string> {
     if (this.#text) return this.#text;
     this.#used = true;
-    const res = this.res;
+    const res = this.res as ReplyMessage;
     return (this.#text = new Promise((resolve, reject) => {
-      let text = '';
-      res.on('data', (d: string) => (text += d));
-      res.once('end', () => resolve(text));
-      res.once('close', () => {
-        if (!res.complete) reject(broken(this.req));
-      });
-      res.once('error', reject);
+      this.#settle = { resolve, reject };
+      res[REPLY] = this;
+      res.on('data', onReplyData);
+      res.on('end', onReplyEnd);
+      res.on('error', onReplyError);
+      res.on('close', onReplyClose);
     }));
+  }
+
+  /** Ends text(): with the body, or `error`. */
+  settle(error: Error | undefined): void {
+    const s = this.#settle;
+    this.#settle = undefined;
+    if (!s) return;
+    if (error) s.reject(error);
+    else s.resolve(this.body);
   }
 
   async *chunks(): AsyncIterable<string> {

@@ -5,7 +5,6 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { getEventListeners } from 'node:events';
 import { Client, Server } from '../../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http-client.js';
 import { startServer } from './helpers.js';
@@ -25,10 +24,9 @@ for (const replyMode of ['json', 'sse'] as const) {
     try {
       await client.connect(transport);
       for (let i = 0; i < 200; i++) await client.callTool({ name: `t${i}` });
-      const inFlight = (transport as unknown as { inFlight: Set<AbortController> }).inFlight;
+      const inFlight = (transport as unknown as { inFlight: Set<unknown> }).inFlight;
       // the last SSE reply may still be winding down as its response is delivered
       assert.ok(inFlight.size <= 1, `${inFlight.size} POST controllers left`);
-      for (const ac of inFlight) assert.ok(getEventListeners(ac.signal, 'abort').length <= 1);
     } finally {
       await client.close();
       await srv.close();
