@@ -65,10 +65,15 @@ export class Cancel {
     hook?.(reason);
   }
 
-  /** Sets the hook run on cancel (at once when already cancelled); undefined removes it. */
-  onCancel(hook: ((reason: Error) => void) | undefined): void {
-    if (this.reason && hook) hook(this.reason);
+  /** Sets the hook run on cancel (at once when already cancelled), replacing the one before. */
+  onCancel(hook: (reason: Error) => void): void {
+    if (this.reason) hook(this.reason);
     else this.#hook = hook;
+  }
+
+  /** Removes `hook` if it is the one set (a handle may serve several requests in turn). */
+  off(hook: (reason: Error) => void): void {
+    if (this.#hook === hook) this.#hook = undefined;
   }
 }
 
@@ -159,8 +164,9 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
       req.on('error', onCallError);
       if (signal || cancel) {
         req.on('close', onCallClose);
-        signal?.addEventListener('abort', req[CALL].onAbort = () => req.destroy(abortError(signal)), { once: true });
-        cancel?.onCancel((reason) => req.destroy(reason));
+        const call = req[CALL];
+        if (signal) signal.addEventListener('abort', (call.onAbort = () => req.destroy(abortError(signal))), { once: true });
+        if (cancel) cancel.onCancel((call.onCancel = (reason) => req.destroy(reason)));
       }
       req.end(init.body);
     });
@@ -174,6 +180,7 @@ interface Call {
   signal: AbortSignal | undefined;
   cancel: Cancel | undefined;
   onAbort?: () => void;
+  onCancel?: (reason: Error) => void;
   reply: NodeReply | undefined;
 }
 type CallRequest = ClientRequest & { [CALL]: Call };
@@ -190,7 +197,7 @@ function onCallError(this: CallRequest, error: Error): void {
 function onCallClose(this: CallRequest): void {
   const call = this[CALL];
   if (call.onAbort) call.signal!.removeEventListener('abort', call.onAbort);
-  call.cancel?.onCancel(undefined);
+  if (call.onCancel) call.cancel!.off(call.onCancel);
 }
 
 /** The media type of a Content-Type value, lower-case, without parameters ('' when absent). */

@@ -22,7 +22,7 @@ import { SseParser } from '../codec/sse.js';
 import { ErrorCode, RpcError } from '../errors.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from './http-client.js';
 import { paramHeaders, requestHeaders, type ParamHeader } from './http-headers.js';
-import { fetchRequester, mediaType, nodeRequester, type HttpReply, type Requester } from './http-request.js';
+import { Cancel, fetchRequester, mediaType, nodeRequester, type HttpReply, type Requester } from './http-request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 type Id = string | number;
@@ -35,7 +35,7 @@ const key = (id: Id): string => `${typeof id}:${id}`;
 
 export class StatelessHttpClientTransport implements Transport {
   readonly #request: Requester;
-  readonly #inFlight = new Map<string, { abort: AbortController; method: string }>();
+  readonly #inFlight = new Map<string, { cancel: Cancel; method: string }>();
   readonly #tools = new Map<string, ParamHeader[]>();
   #events: TransportEvents | undefined;
   #legacy: HttpClientTransport | undefined;
@@ -93,19 +93,19 @@ export class StatelessHttpClientTransport implements Transport {
       const f = target === undefined ? undefined : this.#inFlight.get(key(target));
       if (f) {
         this.#inFlight.delete(key(target!));
-        f.abort.abort(new Error('cancelled'));
+        f.cancel.cancel(new Error('cancelled'));
       }
       return;
     }
     if (message.id === undefined || message.method === undefined) {
-      (await this.#post(message, new AbortController())).discard();
+      (await this.#post(message, new Cancel())).discard();
       return;
     }
-    const abort = new AbortController();
+    const cancel = new Cancel();
     const id = message.id as Id;
-    this.#inFlight.set(key(id), { abort, method: message.method as string });
-    void this.#post(message, abort).then(
-      (res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, abort, res) : res),
+    this.#inFlight.set(key(id), { cancel, method: message.method as string });
+    void this.#post(message, cancel).then(
+      (res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, cancel, res) : res),
     ).then(
       (res) => this.#read(id, res),
       (e: Error) => this.#fail(id, e),
@@ -115,13 +115,13 @@ export class StatelessHttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const f of this.#inFlight.values()) f.abort.abort(new Error('transport closed'));
+    for (const f of this.#inFlight.values()) f.cancel.cancel(new Error('transport closed'));
     this.#inFlight.clear();
     if (this.#legacy) await this.#legacy.close();
     else this.#events?.onClose();
   }
 
-  async #post(message: JSONRPCMessage, abort: AbortController): Promise<HttpReply> {
+  async #post(message: JSONRPCMessage, cancel: Cancel): Promise<HttpReply> {
     const extra = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
     return this.#request({
       method: 'POST',
@@ -132,7 +132,7 @@ export class StatelessHttpClientTransport implements Transport {
         ...requestHeaders(message, (name) => this.#tools.get(name)),
       },
       body: JSON.stringify(message),
-      signal: abort.signal,
+      cancel,
     });
   }
 
@@ -141,7 +141,7 @@ export class StatelessHttpClientTransport implements Transport {
    * the engine) to learn their current `x-mcp-header` annotations, then posts the call once more
    * ("Client Behavior"). Any other answer is returned as it is.
    */
-  async #retryOnMismatch(message: JSONRPCMessage, abort: AbortController, res: HttpReply): Promise<HttpReply> {
+  async #retryOnMismatch(message: JSONRPCMessage, cancel: Cancel, res: HttpReply): Promise<HttpReply> {
     if (res.status !== 400) return res;
     const body = (await res.text().then(JSON.parse).catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
     if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
@@ -149,14 +149,14 @@ export class StatelessHttpClientTransport implements Transport {
     let cursor: unknown;
     for (let page = 0; page < 100; page++) {
       const params: Obj = { _meta: meta, ...(cursor === undefined ? {} : { cursor }) };
-      const list = await this.#post({ jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params }, abort);
+      const list = await this.#post({ jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params }, cancel);
       const answer = (await readMessages(list)).find((m) => 'result' in m);
-      if (!answer) return this.#post(message, abort);
+      if (!answer) return this.#post(message, cancel);
       this.#learnTools(answer);
       cursor = (answer.result as Obj | undefined)?.nextCursor;
       if (typeof cursor !== 'string') break;
     }
-    return this.#post(message, abort);
+    return this.#post(message, cancel);
   }
 
   async #read(id: Id, res: HttpReply): Promise<void> {
@@ -220,7 +220,7 @@ export class StatelessHttpClientTransport implements Transport {
     const f = this.#inFlight.get(key(id));
     if (!f) return;
     this.#inFlight.delete(key(id));
-    if (f.abort.signal.aborted) return;
+    if (f.cancel.reason) return;
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
     else this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });
   }
