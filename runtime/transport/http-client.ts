@@ -22,7 +22,9 @@
 import { RpcError } from '../errors.js';
 import type { Agent } from 'node:http';
 import { SseParser } from '../codec/sse.js';
-import { Cancel, fetchRequester, mediaType, nodeRequester, type HttpReply, type Requester } from './http-request.js';
+import { Cancel, fetchRequester, HttpStatusError, mediaType, nodeRequester, readBody, sleep, type HttpReply, type Requester } from './http-request.js';
+
+export { HttpStatusError } from './http-request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
@@ -35,20 +37,6 @@ export class SessionExpiredError extends RpcError {
     super(TRANSPORT_ERROR, `MCP session ${sessionId} expired (HTTP 404); start a new session`, { sessionId });
     this.name = 'SessionExpiredError';
     this.sessionId = sessionId;
-  }
-}
-
-/** The server answered with an HTTP error status (other than a session-expiry 404). */
-export class HttpStatusError extends Error {
-  readonly status: number;
-  /** The response body: parsed JSON when it was JSON, else the text. */
-  readonly body: unknown;
-  constructor(status: number, body: unknown, what: string) {
-    const detail = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
-    super(`${what}: HTTP ${status}${typeof detail === 'string' ? ` (${detail})` : ''}`);
-    this.name = 'HttpStatusError';
-    this.status = status;
-    this.body = body;
   }
 }
 
@@ -74,9 +62,10 @@ export interface HttpClientTransportOptions {
    */
   fetch?: typeof globalThis.fetch;
   /**
-   * The `node:http` (or `node:https`) Agent when no `fetch` is given. Default: a process-wide
-   * keep-alive agent, 256 sockets per origin; the standalone GET stream always gets a
-   * connection of its own.
+   * The `node:http` (or `node:https`) Agent when no `fetch` is given, for every request
+   * (the standalone GET stream holds one of its sockets). Default: a process-wide keep-alive
+   * agent, 256 sockets per origin, whose pool the GET stream stays out of (a connection of its
+   * own).
    */
   agent?: Agent;
   /** Extra headers on every request (e.g. `Authorization`); a function is called per request. */
@@ -400,29 +389,4 @@ export class HttpClientTransport implements Transport {
         .catch((e: unknown) => this.events?.onError?.(e instanceof Error ? e : new Error(String(e))));
     }
   }
-}
-
-async function readBody(res: HttpReply): Promise<unknown> {
-  const text = await res.text().catch(() => '');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** Waits `ms`; false when `signal` aborted first. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

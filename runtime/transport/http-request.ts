@@ -8,6 +8,20 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
+/** The server answered with an HTTP error status (other than a session-expiry 404). */
+export class HttpStatusError extends Error {
+  readonly status: number;
+  /** The response body: parsed JSON when it was JSON, else the text. */
+  readonly body: unknown;
+  constructor(status: number, body: unknown, what: string) {
+    const detail = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+    super(`${what}: HTTP ${status}${typeof detail === 'string' ? ` (${detail})` : ''}`);
+    this.name = 'HttpStatusError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
 /** One request. */
 export interface HttpRequestInit {
   method: 'GET' | 'POST' | 'DELETE';
@@ -20,8 +34,9 @@ export interface HttpRequestInit {
   /** Like `signal`, without an EventTarget per request (the POST hot path). */
   cancel?: Cancel;
   /**
-   * The reply is a long-lived SSE stream (the GET stream): on node:http it gets a connection
-   * of its own outside the keep-alive pool, so that it never holds a pooled socket.
+   * The reply is a long-lived SSE stream (the GET stream): on node:http with the default agent
+   * it gets a connection of its own outside the keep-alive pool, so that it never holds a
+   * pooled socket (an agent given by the user serves streams too).
    */
   stream?: boolean;
 }
@@ -158,7 +173,7 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
       if (cancel?.reason) return reject(cancel.reason);
       const headers = init.headers;
       if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-      const req = send({ ...base, method: init.method, headers, agent: init.stream ? false : pool }) as CallRequest;
+      const req = send({ ...base, method: init.method, headers, agent: init.stream && !agent ? false : pool }) as CallRequest;
       req[CALL] = { resolve, reject, signal, cancel, reply: undefined };
       req.on('response', onCallResponse);
       req.on('error', onCallError);
@@ -305,7 +320,33 @@ class NodeReply implements HttpReply {
     if (this.#used) return;
     this.#used = true;
     // a short body is drained so the socket returns to the pool; a stream is cut
-    if (this.res.complete || this.res.headers['content-type']?.startsWith('text/event-stream') !== true) this.res.resume();
+    if (this.res.complete || mediaType(this.header('content-type')) !== 'text/event-stream') this.res.resume();
     else this.req.destroy();
   }
+}
+
+/** The body of an error reply: parsed JSON when it is JSON, else the text ('' when unreadable). */
+export async function readBody(res: HttpReply): Promise<unknown> {
+  const text = await res.text().catch(() => '');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Waits `ms`; false when `signal` aborted first. */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
