@@ -19,13 +19,13 @@
  * that session the same way, and calls `onSessionExpired`, where the lifecycle layer starts a
  * new session (a fresh `initialize`, sent without a session id). A 400 never does this.
  */
-import { RpcError } from '../errors.js';
 import type { Agent } from 'node:http';
 import { SseParser } from '../codec/sse.js';
+import { RpcError } from '../errors.js';
 import { Cancel, fetchRequester, HttpStatusError, mediaType, nodeRequester, readBody, sleep, type HttpReply, type Requester } from './http-request.js';
+import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 export { HttpStatusError } from './http-request.js';
-import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
 const TRANSPORT_ERROR = -32000;
