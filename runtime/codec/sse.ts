@@ -129,13 +129,17 @@ export class SseParser {
       if (text.charCodeAt(0) === 0x0a) start = 1;
     }
     const n = text.length;
+    // line ends found with indexOf (native scan) rather than a loop over every character
+    let lf = text.indexOf('\n', start);
+    let cr = text.indexOf('\r', start);
     let i = start;
     while (i < n) {
+      if (lf !== -1 && lf < i) lf = text.indexOf('\n', i);
+      if (cr !== -1 && cr < i) cr = text.indexOf('\r', i);
+      const end = lf === -1 ? cr : cr === -1 ? lf : lf < cr ? lf : cr;
+      if (end === -1) break;
+      i = end;
       const c = text.charCodeAt(i);
-      if (c !== 0x0a && c !== 0x0d) {
-        i++;
-        continue;
-      }
       const line = this.line.length > 0 ? this.line + text.slice(start, i) : text.slice(start, i);
       this.line = '';
       this.processLine(line, out);
@@ -274,6 +278,8 @@ export function encodeEvent(init: SseEventInit): string {
     }
     out += `retry: ${init.retry}\n`;
   }
+  // JSON text (the usual payload) holds no line breaks: one data line, no split
+  if (init.data.indexOf('\n') === -1 && init.data.indexOf('\r') === -1) return `${out}data: ${init.data}\n\n`;
   for (const line of init.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
   return out + '\n';
 }

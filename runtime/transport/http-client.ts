@@ -1,5 +1,7 @@
 /**
- * Streamable HTTP, client side (2025-11-25 basic/transports, "Streamable HTTP"), over `fetch`.
+ * Streamable HTTP, client side (2025-11-25 basic/transports, "Streamable HTTP"), over
+ * `node:http` / `node:https` with a keep-alive agent, or over the `fetch` given in the options
+ * (./http-request.ts).
  *
  * Every message is one POST with `Accept: application/json, text/event-stream` and
  * `Content-Type: application/json`; `Mcp-Session-Id` once the server assigned one and
@@ -17,9 +19,13 @@
  * that session the same way, and calls `onSessionExpired`, where the lifecycle layer starts a
  * new session (a fresh `initialize`, sent without a session id). A 400 never does this.
  */
-import { RpcError } from '../errors.js';
+import type { Agent } from 'node:http';
 import { SseParser } from '../codec/sse.js';
+import { RpcError } from '../errors.js';
+import { Cancel, fetchRequester, HttpStatusError, mediaType, nodeRequester, readBody, sleep, type HttpReply, type Requester } from './http-request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
+
+export { HttpStatusError } from './http-request.js';
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
 const TRANSPORT_ERROR = -32000;
@@ -31,20 +37,6 @@ export class SessionExpiredError extends RpcError {
     super(TRANSPORT_ERROR, `MCP session ${sessionId} expired (HTTP 404); start a new session`, { sessionId });
     this.name = 'SessionExpiredError';
     this.sessionId = sessionId;
-  }
-}
-
-/** The server answered with an HTTP error status (other than a session-expiry 404). */
-export class HttpStatusError extends Error {
-  readonly status: number;
-  /** The response body: parsed JSON when it was JSON, else the text. */
-  readonly body: unknown;
-  constructor(status: number, body: unknown, what: string) {
-    const detail = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
-    super(`${what}: HTTP ${status}${typeof detail === 'string' ? ` (${detail})` : ''}`);
-    this.name = 'HttpStatusError';
-    this.status = status;
-    this.body = body;
   }
 }
 
@@ -64,8 +56,18 @@ export interface ReconnectOptions {
 export interface HttpClientTransportOptions {
   /** The MCP endpoint. */
   url: string | URL;
-  /** The fetch to use. Default `globalThis.fetch`. */
+  /**
+   * A fetch to send every request with (auth wrappers, proxies, tests). Default: none, requests
+   * go over `node:http` / `node:https`.
+   */
   fetch?: typeof globalThis.fetch;
+  /**
+   * The `node:http` (or `node:https`) Agent when no `fetch` is given, for every request
+   * (the standalone GET stream holds one of its sockets). Default: a process-wide keep-alive
+   * agent, 256 sockets per origin, whose pool the GET stream stays out of (a connection of its
+   * own).
+   */
+  agent?: Agent;
   /** Extra headers on every request (e.g. `Authorization`); a function is called per request. */
   headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
   /** Open the standalone GET stream after initialization. Default true. */
@@ -94,21 +96,21 @@ const idKey = (id: string | number): string => `${typeof id}:${id}`;
 export class HttpClientTransport implements Transport {
   /** Set by the lifecycle layer to re-initialize after a session expired (see module docs). */
   onSessionExpired: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
-  private readonly url: URL;
-  private readonly fetchFn: typeof globalThis.fetch;
+  private readonly request: Requester;
   private readonly opts: HttpClientTransportOptions;
   private events: TransportEvents | undefined;
   private session: string | undefined;
   private version: string | undefined;
-  private readonly closer = new AbortController();
+  /** One handle per POST in flight (its reply included), all cancelled by close(). */
+  private readonly inFlight = new Set<Cancel>();
   private readonly streams = new Set<StreamState>();
   private standalone: StreamState | undefined;
   private closed = false;
 
   constructor(options: HttpClientTransportOptions) {
     this.opts = options;
-    this.url = new URL(options.url);
-    this.fetchFn = options.fetch ?? globalThis.fetch;
+    const url = new URL(options.url);
+    this.request = options.fetch ? fetchRequester(url, options.fetch) : nodeRequester(url, options.agent);
     this.onSessionExpired = options.onSessionExpired;
   }
 
@@ -142,22 +144,22 @@ export class HttpClientTransport implements Transport {
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (this.closed || !this.events) throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
     const sent = this.session;
-    const headers = await this.headers({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' });
-    // One controller per POST, tied to close(): fetch keeps its abort listener on the signal it
+    const base = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const made = this.headers(base);
+    const headers = made instanceof Promise ? await made : made;
+    // One handle per POST, cancelled by close(): fetch keeps its abort listener on the signal it
     // is given until the request is garbage collected, so one shared signal would pile them up.
-    const ac = new AbortController();
-    const onClose = (): void => ac.abort();
-    this.closer.signal.addEventListener('abort', onClose, { once: true });
-    const release = (): void => this.closer.signal.removeEventListener('abort', onClose);
+    const cancel = new Cancel();
+    this.inFlight.add(cancel);
     let streaming = false;
     try {
-      const res = await this.fetchFn(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: ac.signal });
-      const assigned = res.headers.get('mcp-session-id');
+      const res = await this.request({ method: 'POST', headers, body: JSON.stringify(message), cancel });
+      const assigned = res.header('mcp-session-id');
       if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
       const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
 
       if (res.status === 404 && sent !== undefined) {
-        await res.body?.cancel().catch(() => undefined);
+        res.discard();
         const error = new SessionExpiredError(sent);
         this.expire(sent);
         throw error;
@@ -171,28 +173,28 @@ export class HttpClientTransport implements Transport {
         }
         throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`);
       }
-      const type = res.headers.get('content-type')?.split(';')[0].trim().toLowerCase();
+      const type = mediaType(res.header('content-type'));
       if (requestId === undefined || res.status === 202) {
-        await res.body?.cancel().catch(() => undefined);
+        res.discard();
         if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true)) this.openStandalone();
         return;
       }
       if (type === 'application/json') {
-        const body = await res.json();
+        const body: unknown = JSON.parse(await res.text());
         for (const m of Array.isArray(body) ? body : [body]) this.deliver(m as JSONRPCMessage);
         return;
       }
-      if (type === 'text/event-stream' && res.body) {
+      if (type === 'text/event-stream') {
         const state = this.track('post', this.session);
         state.pending.set(idKey(requestId), requestId);
         streaming = true;
-        void this.consume(res.body, state).finally(release);
+        void this.consume(res, state).finally(() => this.inFlight.delete(cancel));
         return;
       }
-      await res.body?.cancel().catch(() => undefined);
-      throw new HttpStatusError(res.status, undefined, `POST ${String(message.method)}: unexpected Content-Type ${type ?? '(none)'}`);
+      res.discard();
+      throw new HttpStatusError(res.status, undefined, `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`);
     } finally {
-      if (!streaming) release();
+      if (!streaming) this.inFlight.delete(cancel);
     }
   }
 
@@ -205,8 +207,8 @@ export class HttpClientTransport implements Transport {
     if (sid === undefined) return;
     const headers = await this.headers({}, sid);
     this.dropSession(sid);
-    const res = await this.fetchFn(this.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
-    await res.body?.cancel().catch(() => undefined);
+    const res = await this.request({ method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
+    res.discard();
     if (!res.ok && res.status !== 405 && res.status !== 404) throw new HttpStatusError(res.status, undefined, 'DELETE');
   }
 
@@ -217,13 +219,19 @@ export class HttpClientTransport implements Transport {
     for (const s of this.streams) s.abort.abort();
     this.streams.clear();
     if (this.session !== undefined) await this.terminateSession().catch(() => undefined);
-    this.closer.abort();
+    for (const c of this.inFlight) c.cancel();
+    this.inFlight.clear();
     this.events?.onClose();
   }
 
-  private async headers(base: Record<string, string>, sessionId = this.session): Promise<Record<string, string>> {
-    const extra = typeof this.opts.headers === 'function' ? await this.opts.headers() : this.opts.headers;
-    const out: Record<string, string> = { ...extra, ...base };
+  /** The headers of one request: the user's (a promise when they come from a function), then `base`, then session ones. */
+  private headers(base: Record<string, string>, sessionId = this.session): Record<string, string> | Promise<Record<string, string>> {
+    const extra = this.opts.headers;
+    if (typeof extra === 'function') return Promise.resolve(extra()).then((e) => this.withSession({ ...e, ...base }, sessionId));
+    return this.withSession(extra === undefined ? base : { ...extra, ...base }, sessionId);
+  }
+
+  private withSession(out: Record<string, string>, sessionId: string | undefined): Record<string, string> {
     if (sessionId !== undefined) out['Mcp-Session-Id'] = sessionId;
     if (this.version !== undefined) out['MCP-Protocol-Version'] = this.version;
     return out;
@@ -246,13 +254,13 @@ export class HttpClientTransport implements Transport {
   }
 
   /** Reads one SSE response body; on its end decides between done, resume and failure. */
-  private async consume(body: ReadableStream<Uint8Array>, state: StreamState): Promise<void> {
+  private async consume(res: HttpReply, state: StreamState): Promise<void> {
     const parser = new SseParser({ maxEventSize: this.opts.maxEventSize });
-    const reader = body.getReader();
+    const body = res.chunks()[Symbol.asyncIterator]();
     let broken: unknown;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value } = await body.next();
         const events = done ? parser.end() : parser.push(value);
         if (parser.retry !== undefined) state.retry = parser.retry;
         if (parser.lastEventId !== undefined) state.lastEventId = parser.lastEventId;
@@ -273,7 +281,7 @@ export class HttpClientTransport implements Transport {
     } catch (e) {
       broken = e;
     }
-    void reader.cancel().catch(() => undefined);
+    void body.return?.().catch(() => undefined);
     if (state.abort.signal.aborted || this.closed) return this.forget(state);
     if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
     if (state.kind === 'post' && state.lastEventId === undefined) {
@@ -304,16 +312,17 @@ export class HttpClientTransport implements Transport {
       if (state.sessionId !== this.session) return this.failStream(state, new SessionExpiredError(state.sessionId ?? ''));
       const extra: Record<string, string> = { Accept: 'text/event-stream' };
       if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
-      let res: Response | undefined;
+      let res: HttpReply | undefined;
       try {
-        res = await this.fetchFn(this.url, { method: 'GET', headers: await this.headers(extra, state.sessionId), signal: state.abort.signal });
+        const headers = await this.headers(extra, state.sessionId);
+        res = await this.request({ method: 'GET', headers, signal: state.abort.signal, stream: state.kind === 'standalone' });
       } catch (e) {
         if (state.abort.signal.aborted || this.closed) return this.forget(state);
         this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
       }
-      if (res?.ok && res.body && res.headers.get('content-type')?.toLowerCase().startsWith('text/event-stream')) {
+      if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
         state.failures = 0;
-        void this.consume(res.body, state);
+        void this.consume(res, state);
         return;
       }
       if (res) {
@@ -380,29 +389,4 @@ export class HttpClientTransport implements Transport {
         .catch((e: unknown) => this.events?.onError?.(e instanceof Error ? e : new Error(String(e))));
     }
   }
-}
-
-async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text().catch(() => '');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** Waits `ms`; false when `signal` aborted first. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

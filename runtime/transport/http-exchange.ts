@@ -51,86 +51,182 @@ function tooLargeByHeader(length: string | undefined, limit: number): boolean {
 
 /** Adapts a `node:http` request/response pair. */
 export function nodeExchange(req: IncomingMessage, res: ServerResponse): Exchange {
+  return new NodeExchange(req, res);
+}
+
+/** `req.headers` when it holds strings only (node joins repeats, except `set-cookie`), else a joined copy. */
+function joinedHeaders(raw: IncomingMessage['headers']): Record<string, string | undefined> {
+  if (raw['set-cookie'] === undefined) return raw as Record<string, string | undefined>;
   const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  for (const name in raw) {
+    const value = raw[name];
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const aborter = new AbortController();
-  const listeners: Array<() => void> = [];
-  let closed = false;
-  const fireClose = (): void => {
-    if (closed) return;
-    closed = true;
-    for (const l of listeners.splice(0)) l();
-  };
-  res.on('close', () => {
-    if (!res.writableFinished) aborter.abort(new Error('HTTP connection closed'));
-    fireClose();
-  });
-  res.on('finish', fireClose);
-  const sink: ResponseSink = {
-    respond(status, h, body) {
-      if (res.headersSent || closed) return;
-      const bytes = body === undefined ? undefined : encoder.encode(body);
-      if (bytes) h = { ...h, 'Content-Length': String(bytes.byteLength) };
-      res.writeHead(status, h);
-      res.end(bytes);
-    },
-    open(status, h) {
-      if (res.headersSent || closed) return;
-      res.writeHead(status, h);
-      res.flushHeaders();
-    },
-    write(text) {
-      if (closed || res.writableEnded) return false;
-      res.write(text);
-      return true;
-    },
-    end() {
-      if (!res.writableEnded) res.end();
-    },
-    get closed() {
-      return closed || res.writableEnded;
-    },
-    get started() {
-      return res.headersSent;
-    },
-    onClose(listener) {
-      if (closed) listener();
-      else listeners.push(listener);
-    },
-  };
-  return {
-    method: req.method ?? 'GET',
-    headers,
-    localPort: req.socket?.localPort,
-    signal: aborter.signal,
-    async readBody(limit) {
-      if (tooLargeByHeader(headers['content-length'], limit)) {
-        res.shouldKeepAlive = false;
-        return 'too-large';
+  return headers;
+}
+
+const EXCHANGE = Symbol('exchange');
+type Tagged = ServerResponse & { [EXCHANGE]: NodeExchange };
+function onResponseClose(this: Tagged): void {
+  this[EXCHANGE].closing();
+}
+
+/**
+ * The node:http {@link Exchange}, which is its own {@link ResponseSink}. Per request it keeps one
+ * `close` listener; the abort signal is made only when asked for.
+ */
+class NodeExchange implements Exchange, ResponseSink {
+  readonly method: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly localPort: number | undefined;
+  #aborter: AbortController | undefined;
+  #lost = false;
+  #closed = false;
+  #listeners: Array<() => void> | undefined;
+  /** The body read in progress. */
+  #body: { limit: number; size: number; chunks: Buffer[]; resolve(b: Uint8Array | 'too-large'): void; reject(e: Error): void } | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.headers = joinedHeaders(req.headers);
+    this.localPort = req.socket?.localPort;
+    (res as Tagged)[EXCHANGE] = this;
+    // ServerResponse emits `close` after `finish` too, and when the connection is lost first
+    res.on('close', onResponseClose);
+  }
+
+  get sink(): ResponseSink {
+    return this;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#aborter) {
+      this.#aborter = new AbortController();
+      if (this.#lost) this.#aborter.abort(new Error('HTTP connection closed'));
+    }
+    return this.#aborter.signal;
+  }
+
+  /** The response closed: aborts the signal unless the response was complete, calls the listeners. */
+  closing(): void {
+    if (!this.res.writableFinished) {
+      this.#lost = true;
+      this.#aborter?.abort(new Error('HTTP connection closed'));
+    }
+    if (this.#closed) return;
+    this.#closed = true;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const l of listeners) l();
+  }
+
+  respond(status: number, headers: HeaderMap, body?: string): void {
+    const res = this.res;
+    if (res.headersSent || this.#closed) return;
+    if (body === undefined) {
+      res.writeHead(status, headers);
+      res.end();
+      return;
+    }
+    // a string body goes out in one write with the head
+    res.writeHead(status, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  }
+
+  open(status: number, headers: HeaderMap): void {
+    const res = this.res;
+    if (res.headersSent || this.#closed) return;
+    res.writeHead(status, headers);
+    res.flushHeaders();
+  }
+
+  write(text: string): boolean {
+    if (this.#closed || this.res.writableEnded) return false;
+    this.res.write(text);
+    return true;
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  get closed(): boolean {
+    return this.#closed || this.res.writableEnded;
+  }
+
+  get started(): boolean {
+    return this.res.headersSent;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.#closed) listener();
+    else (this.#listeners ??= []).push(listener);
+  }
+
+  readBody(limit: number): Promise<Uint8Array | 'too-large'> {
+    const { req, res } = this;
+    if (tooLargeByHeader(this.headers['content-length'], limit)) {
+      res.shouldKeepAlive = false;
+      return Promise.resolve('too-large');
+    }
+    // A body-parsing middleware (e.g. express.json()) already consumed the stream.
+    const parsed = (req as IncomingMessage & { body?: unknown }).body;
+    if (parsed !== undefined && req.readableEnded) {
+      const bytes = parsed instanceof Uint8Array ? parsed : encoder.encode(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
+      return Promise.resolve(bytes.byteLength > limit ? 'too-large' : bytes);
+    }
+    if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
+    return new Promise((resolve, reject) => {
+      this.#body = { limit, size: 0, chunks: [], resolve, reject };
+      (req as TaggedRequest)[EXCHANGE] = this;
+      req.on('data', onBodyData);
+      req.on('end', onBodyEnd);
+      req.on('error', onBodyError);
+      req.on('close', onBodyClose);
+    });
+  }
+
+  /** Settles the body read started by readBody (once). */
+  bodyEvent(kind: 'data' | 'end' | 'error' | 'close', chunk?: Buffer, error?: Error): void {
+    const b = this.#body;
+    if (!b) return;
+    if (kind === 'data') {
+      b.size += chunk!.byteLength;
+      if (b.size <= b.limit) {
+        b.chunks.push(chunk!);
+        return;
       }
-      // A body-parsing middleware (e.g. express.json()) already consumed the stream.
-      const parsed = (req as IncomingMessage & { body?: unknown }).body;
-      if (parsed !== undefined && req.readableEnded) {
-        const bytes =
-          parsed instanceof Uint8Array ? parsed : encoder.encode(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
-        return bytes.byteLength > limit ? 'too-large' : bytes;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req as AsyncIterable<Buffer>) {
-        size += chunk.byteLength;
-        if (size > limit) {
-          res.shouldKeepAlive = false;
-          return 'too-large';
-        }
-        chunks.push(chunk);
-      }
-      return Buffer.concat(chunks);
-    },
-    sink,
-  };
+    }
+    this.#body = undefined;
+    const req = this.req;
+    req.off('data', onBodyData);
+    req.off('end', onBodyEnd);
+    req.off('error', onBodyError);
+    req.off('close', onBodyClose);
+    if (kind === 'data') {
+      this.res.shouldKeepAlive = false;
+      req.resume(); // the rest is drained; the connection closes after the 413
+      b.resolve('too-large');
+    } else if (kind === 'end') b.resolve(b.chunks.length === 1 ? b.chunks[0] : Buffer.concat(b.chunks, b.size));
+    else b.reject(error ?? new Error('HTTP request body incomplete: connection closed'));
+  }
+}
+
+type TaggedRequest = IncomingMessage & { [EXCHANGE]: NodeExchange };
+function onBodyData(this: TaggedRequest, chunk: Buffer): void {
+  this[EXCHANGE].bodyEvent('data', chunk);
+}
+function onBodyEnd(this: TaggedRequest): void {
+  this[EXCHANGE].bodyEvent('end');
+}
+function onBodyError(this: TaggedRequest, error: Error): void {
+  this[EXCHANGE].bodyEvent('error', undefined, error);
+}
+function onBodyClose(this: TaggedRequest): void {
+  this[EXCHANGE].bodyEvent('close');
 }
 
 /**

@@ -24,6 +24,8 @@ export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Stateless, so one serves every decode (fatal: bad UTF-8 makes the value malformed). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Encodes a header value, using the Base64 sentinel when the plain form is not safe. */
 export function encodeHeaderValue(value: string): string {
@@ -41,7 +43,7 @@ export function decodeHeaderValue(value: string): string | undefined {
   if (!m) return value;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(m[1]) || m[1].length % 4 !== 0) return undefined;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(m[1], 'base64'));
+    return utf8.decode(Buffer.from(m[1], 'base64'));
   } catch {
     return undefined;
   }

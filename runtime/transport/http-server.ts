@@ -114,6 +114,16 @@ export const DEFAULT_HTTP_PROTOCOL_VERSION = '2025-03-26';
 const DEFAULT_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A bounded cache of verdicts by header value (emptied when full). */
+class Memo<T> extends Map<string, T> {
+  override set(key: string, value: T): this {
+    if (this.size >= 256) this.clear();
+    return super.set(key, value);
+  }
+}
 
 /**
  * Creates the Streamable HTTP endpoint.
@@ -135,13 +145,30 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     ex.sink.respond(status, { 'Content-Type': 'application/json', ...extra }, errorBody(code, message));
   };
 
+  // Verdicts on header values a client repeats on every request, remembered (bounded).
+  // Host verdicts hold for one local port (the one of the last request).
+  const hostOk = new Memo<boolean>();
+  let hostPort: number | undefined;
+  const originOk = new Memo<boolean>();
+  const acceptOk = new Memo<number>();
+
   async function handle(ex: Exchange): Promise<void> {
     const h = ex.headers;
-    if (!hostAllowed(h.host, ex.localPort, options.allowedHosts)) return fail(ex, 403, -32000, 'Forbidden: Host not allowed');
-    if (h.origin !== undefined && !originAllowed(h.origin, options.allowedOrigins)) {
-      return fail(ex, 403, -32000, 'Forbidden: Origin not allowed');
+    const host = h.host ?? '';
+    if (ex.localPort !== hostPort) {
+      hostOk.clear();
+      hostPort = ex.localPort;
     }
-    const method = ex.method.toUpperCase();
+    let hostVerdict = hostOk.get(host);
+    if (hostVerdict === undefined) hostOk.set(host, (hostVerdict = hostAllowed(h.host, ex.localPort, options.allowedHosts)));
+    if (!hostVerdict) return fail(ex, 403, -32000, 'Forbidden: Host not allowed');
+    const origin = h.origin;
+    if (origin !== undefined) {
+      let originVerdict = originOk.get(origin);
+      if (originVerdict === undefined) originOk.set(origin, (originVerdict = originAllowed(origin, options.allowedOrigins)));
+      if (!originVerdict) return fail(ex, 403, -32000, 'Forbidden: Origin not allowed');
+    }
+    const method = ex.method === 'POST' || ex.method === 'GET' ? ex.method : ex.method.toUpperCase();
     const resuming = method === 'GET' && h['last-event-id'] !== undefined && storeFor !== undefined;
     if (
       (method !== 'POST' && method !== 'GET' && method !== 'DELETE') ||
@@ -150,13 +177,20 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     ) {
       return fail(ex, 405, -32000, `Method not allowed: ${method}`, { Allow: allow });
     }
-    if (method === 'POST' && !(accepts(h.accept, 'application/json') && accepts(h.accept, 'text/event-stream'))) {
+    const accept = h.accept ?? '';
+    let accepted = acceptOk.get(accept);
+    if (accepted === undefined) {
+      accepted = (accepts(accept, 'application/json') ? 1 : 0) | (accepts(accept, 'text/event-stream') ? 2 : 0);
+      acceptOk.set(accept, accepted);
+    }
+    if (method === 'POST' && accepted !== 3) {
       return fail(ex, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
-    if (method === 'GET' && !accepts(h.accept, 'text/event-stream')) {
+    if (method === 'GET' && !(accepted & 2)) {
       return fail(ex, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
     }
-    if (method === 'POST' && mediaType(h['content-type']) !== 'application/json') {
+    const contentType = h['content-type'];
+    if (method === 'POST' && contentType !== 'application/json' && mediaType(contentType) !== 'application/json') {
       return fail(ex, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     }
     const version = h['mcp-protocol-version'];
@@ -182,14 +216,16 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (body === 'too-large') return fail(ex, 413, -32000, `Payload Too Large: body exceeds ${maxBody} bytes`, { Connection: 'close' });
     let message: unknown;
     try {
-      message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+      message = JSON.parse(utf8.decode(body));
     } catch {
       return fail(ex, 400, -32700, 'Parse error: body is not JSON');
     }
     const problem = shapeProblem(message);
     if (problem) return fail(ex, 400, -32600, `Invalid Request: ${problem}`);
     const msg = message as JSONRPCMessage;
-    const info: MessageInfo = { headers: h, signal: ex.signal };
+    const info: MessageInfo = { headers: h };
+    // a request gets the signal of its stream from the session; the others that of the exchange
+    if (msg.method === undefined || msg.id === undefined) info.signal = ex.signal;
 
     if (msg.method === 'initialize' && 'id' in msg) {
       if (sid !== undefined) return fail(ex, 400, -32600, 'Bad Request: initialize must not carry Mcp-Session-Id');

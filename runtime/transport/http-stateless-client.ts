@@ -22,6 +22,7 @@ import { SseParser } from '../codec/sse.js';
 import { ErrorCode, RpcError } from '../errors.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from './http-client.js';
 import { paramHeaders, requestHeaders, type ParamHeader } from './http-headers.js';
+import { Cancel, fetchRequester, mediaType, nodeRequester, type HttpReply, type Requester } from './http-request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 type Id = string | number;
@@ -33,9 +34,8 @@ export type StatelessHttpClientOptions = HttpClientTransportOptions;
 const key = (id: Id): string => `${typeof id}:${id}`;
 
 export class StatelessHttpClientTransport implements Transport {
-  readonly #url: URL;
-  readonly #fetch: typeof globalThis.fetch;
-  readonly #inFlight = new Map<string, { abort: AbortController; method: string }>();
+  readonly #request: Requester;
+  readonly #inFlight = new Map<string, { cancel: Cancel; method: string }>();
   readonly #tools = new Map<string, ParamHeader[]>();
   #events: TransportEvents | undefined;
   #legacy: HttpClientTransport | undefined;
@@ -43,8 +43,8 @@ export class StatelessHttpClientTransport implements Transport {
   #expired: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
 
   constructor(readonly options: StatelessHttpClientOptions) {
-    this.#url = new URL(options.url);
-    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const url = new URL(options.url);
+    this.#request = options.fetch ? fetchRequester(url, options.fetch) : nodeRequester(url, options.agent);
   }
 
   /** The 2025 transport in use after fall-back (undefined while stateless). */
@@ -93,19 +93,19 @@ export class StatelessHttpClientTransport implements Transport {
       const f = target === undefined ? undefined : this.#inFlight.get(key(target));
       if (f) {
         this.#inFlight.delete(key(target!));
-        f.abort.abort(new Error('cancelled'));
+        f.cancel.cancel(new Error('cancelled'));
       }
       return;
     }
     if (message.id === undefined || message.method === undefined) {
-      await this.#post(message, new AbortController());
+      (await this.#post(message, new Cancel())).discard();
       return;
     }
-    const abort = new AbortController();
+    const cancel = new Cancel();
     const id = message.id as Id;
-    this.#inFlight.set(key(id), { abort, method: message.method as string });
-    void this.#post(message, abort).then(
-      (res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, abort, res) : res),
+    this.#inFlight.set(key(id), { cancel, method: message.method as string });
+    void this.#post(message, cancel).then(
+      (res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, cancel, res) : res),
     ).then(
       (res) => this.#read(id, res),
       (e: Error) => this.#fail(id, e),
@@ -115,15 +115,15 @@ export class StatelessHttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const f of this.#inFlight.values()) f.abort.abort(new Error('transport closed'));
+    for (const f of this.#inFlight.values()) f.cancel.cancel(new Error('transport closed'));
     this.#inFlight.clear();
     if (this.#legacy) await this.#legacy.close();
     else this.#events?.onClose();
   }
 
-  async #post(message: JSONRPCMessage, abort: AbortController): Promise<Response> {
-    const extra = typeof this.options.headers === 'function' ? await this.options.headers() : (this.options.headers ?? {});
-    return this.#fetch(this.#url, {
+  async #post(message: JSONRPCMessage, cancel: Cancel): Promise<HttpReply> {
+    const extra = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
+    return this.#request({
       method: 'POST',
       headers: {
         ...extra,
@@ -132,7 +132,7 @@ export class StatelessHttpClientTransport implements Transport {
         ...requestHeaders(message, (name) => this.#tools.get(name)),
       },
       body: JSON.stringify(message),
-      signal: abort.signal,
+      cancel,
     });
   }
 
@@ -141,40 +141,39 @@ export class StatelessHttpClientTransport implements Transport {
    * the engine) to learn their current `x-mcp-header` annotations, then posts the call once more
    * ("Client Behavior"). Any other answer is returned as it is.
    */
-  async #retryOnMismatch(message: JSONRPCMessage, abort: AbortController, res: Response): Promise<Response> {
+  async #retryOnMismatch(message: JSONRPCMessage, cancel: Cancel, res: HttpReply): Promise<HttpReply> {
     if (res.status !== 400) return res;
-    const body = (await res.clone().json().catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
+    const body = (await res.text().then(JSON.parse).catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
     if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
     const meta = (message.params as Obj | undefined)?._meta;
     let cursor: unknown;
     for (let page = 0; page < 100; page++) {
       const params: Obj = { _meta: meta, ...(cursor === undefined ? {} : { cursor }) };
-      const list = await this.#post({ jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params }, abort);
+      const list = await this.#post({ jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params }, cancel);
       const answer = (await readMessages(list)).find((m) => 'result' in m);
-      if (!answer) return this.#post(message, abort);
+      if (!answer) return this.#post(message, cancel);
       this.#learnTools(answer);
       cursor = (answer.result as Obj | undefined)?.nextCursor;
       if (typeof cursor !== 'string') break;
     }
-    return this.#post(message, abort);
+    return this.#post(message, cancel);
   }
 
-  async #read(id: Id, res: Response): Promise<void> {
-    const type = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-    if (res.ok && type === 'text/event-stream' && res.body) {
+  async #read(id: Id, res: HttpReply): Promise<void> {
+    const type = mediaType(res.header('content-type'));
+    if (res.ok && type === 'text/event-stream') {
       const parser = new SseParser({ maxEventSize: this.options.maxEventSize });
-      const reader = res.body.getReader();
       let answered = false;
-      for (;;) {
-        const { done, value } = await reader.read();
-        for (const e of done ? parser.end() : parser.push(value)) {
+      const take = (events: ReturnType<SseParser['end']>): void => {
+        for (const e of events) {
           if (e.data === '') continue;
           const m = JSON.parse(e.data) as JSONRPCMessage;
           if (!('method' in m) && m.id === id) answered = true;
           this.#deliver(m);
         }
-        if (done) break;
-      }
+      };
+      for await (const chunk of res.chunks()) take(parser.push(chunk));
+      take(parser.end());
       if (!answered) this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, 'response stream ended without a response'));
       return;
     }
@@ -221,17 +220,17 @@ export class StatelessHttpClientTransport implements Transport {
     const f = this.#inFlight.get(key(id));
     if (!f) return;
     this.#inFlight.delete(key(id));
-    if (f.abort.signal.aborted) return;
+    if (f.cancel.reason) return;
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
     else this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });
   }
 }
 
 /** The JSON-RPC messages of a whole response (one JSON body, or every SSE event). */
-async function readMessages(res: Response): Promise<JSONRPCMessage[]> {
+async function readMessages(res: HttpReply): Promise<JSONRPCMessage[]> {
   const text = await res.text();
   try {
-    if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    if (mediaType(res.header('content-type')) === 'text/event-stream') {
       const parser = new SseParser();
       return [...parser.push(text), ...parser.end()].filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as JSONRPCMessage);
     }
@@ -240,3 +239,4 @@ async function readMessages(res: Response): Promise<JSONRPCMessage[]> {
     return [];
   }
 }
+
