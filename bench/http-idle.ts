@@ -21,9 +21,9 @@
  * Linux only (RSS as the kernel counts it). `node --import tsx bench/http-idle.ts`, or the end
  * of `npm run bench:http`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ratio } from './measure.js';
+import { ratio, startServer, stopChild } from './measure.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const IDLE = 1000;
@@ -39,32 +39,6 @@ export interface IdleFigures {
   rss: number;
   rssGrowth: number;
   heapGrowth: number;
-}
-
-/** Spawns `node <args>`; resolves with the child and the first `http://…/mcp` URL it prints. */
-function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const look = (d: Buffer) => {
-      seen += d.toString();
-      const m = /(http:\/\/\S+\/mcp)/.exec(seen);
-      if (!m) return;
-      child.stdout!.off('data', look);
-      child.stderr!.off('data', look);
-      resolve({ url: m[1], child });
-    };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', look);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${seen}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 /** Asks the child's gc-probe for its memory after gc (SIGUSR2 → one `mcpgen-probe {…}` line on stderr). */
@@ -114,7 +88,7 @@ async function endSession(url: string, sid: string): Promise<void> {
 
 /** The figures of one server script (node arguments after the probe preload). */
 export async function idleSessions(script: string[]): Promise<IdleFigures> {
-  const { url, child } = await start(['--expose-gc', '--require', `${root}bench/gc-probe.cjs`, ...script]);
+  const { url, child } = await startServer(['--expose-gc', '--require', `${root}bench/gc-probe.cjs`, ...script], root);
   try {
     const openMany = async (from: number, n: number, end: boolean) => {
       for (let i = 0; i < n; i += 50) {
@@ -132,7 +106,7 @@ export async function idleSessions(script: string[]): Promise<IdleFigures> {
     const after = await probe(child);
     return { rss: after.rss, rssGrowth: after.rss - before.rss, heapGrowth: after.heapUsed - before.heapUsed };
   } finally {
-    await stop(child);
+    await stopChild(child);
   }
 }
 

@@ -14,7 +14,6 @@
  * (bench/http-idle.ts).
  * `npm run bench:http [-- --quick]`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
@@ -23,7 +22,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../runtime/transport/http-client.js';
-import { type Call, compare, median, ratio, sequential } from './measure.js';
+import { type Call, compare, median, ratio, sequential, startServer, stopChild } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 300 : 1500;
@@ -43,31 +42,8 @@ interface Target {
   stop(): Promise<void>;
 }
 
-/** Spawns a server process; resolves with its URL (the first http:// URL it prints). */
-function start(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const look = (d: Buffer) => {
-      seen += d.toString();
-      const m = /(http:\/\/\S+\/mcp)/.exec(seen);
-      if (m) resolve({ url: m[1], child });
-    };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', look);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${seen}`)));
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 async function ours(): Promise<Target> {
-  const { url, child } = await start([`${root}bin/mcpgen.js`, 'serve', '--http', '0']);
+  const { url, child } = await startServer([`${root}bin/mcpgen.js`, 'serve', '--http', '0'], root);
   return {
     name: 'ours',
     pid: child.pid!,
@@ -81,7 +57,7 @@ async function ours(): Promise<Target> {
 }
 
 async function sdk(): Promise<Target> {
-  const { url, child } = await start([`${root}test/fixtures/sdk-http-server.mjs`]);
+  const { url, child } = await startServer([`${root}test/fixtures/sdk-http-server.mjs`], root);
   return {
     name: 'sdk',
     pid: child.pid!,
@@ -102,7 +78,7 @@ async function sdk(): Promise<Target> {
 }
 
 async function bare(): Promise<Target> {
-  const { url, child } = await start([`${root}bench/bare-http-echo.mjs`]);
+  const { url, child } = await startServer([`${root}bench/bare-http-echo.mjs`], root);
   const { hostname, port, pathname } = new URL(url);
   // one keep-alive pool for all clients, like the fetch dispatcher the other targets share
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });

@@ -4,6 +4,8 @@
  * comparisons `name: N.NNx` with above 1 better for mcpgen).
  */
 
+import { type ChildProcess, spawn } from 'node:child_process';
+
 export type Call = () => Promise<unknown>;
 
 /** The p-th percentile (0–100) of an ascending list. */
@@ -54,4 +56,34 @@ export function compare(prefix: string, results: Record<'ours' | 'sdk' | 'bare',
   ratio(`${prefix}.ours_vs_sdk.throughput`, o.rps / k.rps);
   ratio(`${prefix}.ours_vs_bare_limit.p50`, b.p50 / o.p50);
   ratio(`${prefix}.ours_vs_bare_limit.throughput`, o.rps / b.rps);
+}
+
+/**
+ * Spawns `node <args>` in `cwd` and resolves with the first `http://…/mcp` URL it prints (on
+ * stdout or stderr); rejects when it exits first.
+ */
+export function startServer(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const look = (d: Buffer) => {
+      seen += d.toString();
+      const m = /(http:\/\/\S+\/mcp)/.exec(seen);
+      if (!m) return;
+      child.stdout!.off('data', look);
+      child.stderr!.off('data', look);
+      resolve({ url: m[1], child });
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${seen}`)));
+  });
+}
+
+/** SIGTERM to a child process; resolves once it exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
 }
