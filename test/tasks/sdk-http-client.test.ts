@@ -36,7 +36,21 @@ type Obj = Record<string, any>;
 
 // ---- the generated Server over HTTP, one per session, tasks in one shared store ------------------
 
-const store = new InMemoryTaskStore();
+/** The shared store, counting its subscribers (receivers listen while they run tasks). */
+class CountingStore extends InMemoryTaskStore {
+  listeners = 0;
+  override subscribe(listener: Parameters<InMemoryTaskStore['subscribe']>[0]): () => void {
+    const off = super.subscribe(listener);
+    this.listeners++;
+    let on = true;
+    return () => {
+      if (on) this.listeners--;
+      on = false;
+      off();
+    };
+  }
+}
+const store = new CountingStore();
 const servers = new Map<string, Server>();
 let handler: StreamableHttpHandler;
 let http: HttpServer;
@@ -379,6 +393,25 @@ for (const reply of ['json', 'sse'] as const) {
       await sa.sdk.close();
       await sb.sdk.close();
     }
+  });
+
+  isolation('ended sessions leave nothing on the shared store: receivers listen to it only while their tasks run', async () => {
+    const ended: Connected[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await connectSdk();
+      const t = await create(c, 'sleep', { ms: 10 });
+      assert.is(textOf(await c.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), 'sleep 10');
+      ended.push(c);
+    }
+    const running = await create(ended[0], 'sleep', { ms: 600_000 });
+    assert.ok(store.listeners >= 1, 'the receiver running a task listens');
+    assert.is((await ended[0].sdk.experimental.tasks.cancelTask(running.taskId)).status, 'cancelled');
+    for (const c of ended) {
+      await c.transport.terminateSession();
+      await c.sdk.close();
+    }
+    for (let i = 0; i < 1000 && store.listeners > 0; i++) await sleep(20);
+    assert.is(store.listeners, 0);
   });
 
   isolation.run();
