@@ -110,8 +110,9 @@ async function startServer(replyMode: ReplyMode): Promise<void> {
 
 async function stopServer(): Promise<void> {
   await handler.close();
-  await new Promise<void>((r) => http.close(() => r()));
+  const closed = new Promise<void>((r) => http.close(() => r()));
   http.closeAllConnections();
+  await closed;
 }
 
 interface Connected {
