@@ -70,10 +70,18 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
     });
     const aborts: string[] = [];
     if (receiver) attachTaskReceiver(client, { pollInterval: 20 });
-    const transport = new HttpClientTransport({ url });
+    /** Each POST of a request: its method and the reply's Content-Type. */
+    const replies: { method: string; type: string | null }[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const res = await globalThis.fetch(input, init);
+      const body = init?.method === 'POST' && typeof init.body === 'string' ? (JSON.parse(init.body) as JSONRPCMessage) : undefined;
+      if (typeof body?.method === 'string' && body.id !== undefined) replies.push({ method: body.method, type: res.headers.get('content-type') });
+      return res;
+    };
+    const transport = new HttpClientTransport({ url, fetch });
     await client.connect(transport);
     const sessionId = transport.sessionId!;
-    return { client, sessionId, server: servers.get(sessionId)!, aborts };
+    return { client, sessionId, server: servers.get(sessionId)!, aborts, replies };
   };
 
   const s = suite(`tasks over HTTP: generated Client ↔ generated Server (${reply} replies)`);
@@ -103,7 +111,7 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
   });
 
   s('a task elicits while the client waits in tasks/result: the request goes with that tasks/result; the result carries the answer', async () => {
-    const { client, sessionId } = await connect();
+    const { client, sessionId, replies } = await connect();
     try {
       const handle = await callWithTask(client, 'tools/call', { name: 'asks_later', arguments: { ms: 150 } }, { ttl: 60_000 });
       const result = await handle.result();
@@ -115,6 +123,11 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
       const waits = received.filter((x) => x.sessionId === sessionId && x.message.method === 'tasks/result').map((x) => x.message.id);
       assert.ok(waits.includes(asked!.relatedRequestId as never), `related to a tasks/result (${String(asked!.relatedRequestId)} in ${waits.join()})`);
       assert.is((await handle.status()).status, 'completed');
+      const types = (m: string) => [...new Set(replies.filter((r) => r.method === m).map((r) => r.type))];
+      // tasks/get is never upgraded to SSE unless every reply is (tasks.mdx: servers SHOULD NOT upgrade on tasks/get)
+      assert.equal(types('tasks/get'), [reply === 'sse' ? 'text/event-stream' : 'application/json']);
+      // the waiting tasks/result carried the elicitation on its SSE stream, except with JSON replies
+      assert.ok(types('tasks/result').includes(reply === 'json' ? 'application/json' : 'text/event-stream'), types('tasks/result').join());
     } finally {
       await client.close();
     }

@@ -277,6 +277,20 @@ for (const reply of ['json', 'sse'] as const) {
     assert.equal(result, { code: -32602, message: 'MCP error -32602: Task was cancelled' });
   });
 
+  toOurs('ttl: once a task\'s ttl (ms) has passed, tasks/get and tasks/result answer -32602 "Task has expired"; tasks/list drops it', async () => {
+    const t = await create(a, 'sleep', { ms: 600_000 }, 150);
+    assert.is(t.ttl, 150);
+    let gone: unknown;
+    for (let i = 0; i < 1000 && gone === undefined; i++) {
+      gone = await a.sdk.experimental.tasks.getTask(t.taskId).then(() => undefined, (e: unknown) => e);
+      if (gone === undefined) await sleep(20);
+    }
+    const expired = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task has expired' };
+    assert.equal(await mcpCode(Promise.reject(gone)), expired);
+    assert.equal(await mcpCode(a.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), expired);
+    assert.not.ok((await listAll(a.sdk)).ids.includes(t.taskId));
+  });
+
   toOurs('unknown task: tasks/get, tasks/result and tasks/cancel → -32602 "Task not found"', async () => {
     for (const p of [
       a.sdk.experimental.tasks.getTask('no-such-task'),
