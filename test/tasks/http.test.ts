@@ -46,7 +46,8 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
           const args = (p.arguments ?? {}) as Obj;
           await work(Number(args.ms ?? 0), ctx.signal);
           if (p.name !== 'asks_later') return { content: [{ type: 'text', text: `slept ${args.ms}` }] };
-          const r = await ctx.sendRequest<Obj>('elicitation/create', { mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+          const message = args.which ? 'Which task?' : 'Your name?';
+          const r = await ctx.sendRequest<Obj>('elicitation/create', { mode: 'form', message, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
           return { content: [{ type: 'text', text: `hello ${r.content?.name}` }] };
         },
       },
@@ -60,7 +61,10 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
       clientInfo: { name: 'c', version: '0' },
       capabilities: { sampling: {}, elicitation: { form: {} } },
       handlers: {
-        'elicitation/create': async (p) => ({ action: 'accept', content: { name: `Ada (${p.message})` } }),
+        'elicitation/create': async (p) => {
+          const related = (p._meta as Obj | undefined)?.[RELATED]?.taskId;
+          return { action: 'accept', content: { name: p.message === 'Which task?' ? `of ${related}` : `Ada (${p.message})` } };
+        },
         'sampling/createMessage': async (p, ctx: RequestContext) => {
           const text = (p.messages[0]?.content as { text?: string }).text ?? '';
           await work(text === 'hold' ? 600_000 : 80, ctx.signal).catch((e) => (aborts.push(text), Promise.reject(e)));
@@ -152,6 +156,27 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
       for (let i = 0; i < 500 && aborts.length === 0; i++) await sleep(20);
       assert.equal(aborts, ['hold']);
       assert.equal((await server.listTasks()).tasks.map((t) => [t.taskId, t.status]), [[handle.taskId, 'completed'], [held.taskId, 'cancelled']]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  s('eight tasks at once on one session, each eliciting: every elicitation names its own task, every result is its own', async () => {
+    const { client, sessionId } = await connect();
+    try {
+      const handles = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => callWithTask(client, 'tools/call', { name: 'asks_later', arguments: { ms: 20 * i, which: true } }, { ttl: 60_000 })),
+      );
+      assert.is(new Set(handles.map((h) => h.taskId)).size, 8);
+      const results = await Promise.all(handles.map((h) => h.result()));
+      assert.equal(results.map(textOf), handles.map((h) => `hello of ${h.taskId}`));
+      // each elicitation went with a tasks/result of its own task, when it went with one
+      const waits = new Map(received.filter((x) => x.sessionId === sessionId && x.message.method === 'tasks/result').map((x) => [x.message.id, (x.message.params as Obj).taskId]));
+      const asked = sent.filter((x) => x.sessionId === sessionId && x.message.method === 'elicitation/create');
+      assert.is(asked.length, 8);
+      for (const x of asked) {
+        if (x.relatedRequestId !== undefined) assert.is(waits.get(x.relatedRequestId), (x.message.params as Obj)._meta[RELATED].taskId);
+      }
     } finally {
       await client.close();
     }

@@ -188,10 +188,12 @@ async function listAll(sdk: SdkClient): Promise<{ ids: string[]; pages: number }
   return { ids, pages };
 }
 
+/** A task-augmented tools/call through the SDK's raw request: the CreateTaskResult's task. */
 const create = async (c: Connected, name: string, args: Obj, ttl = 60_000) =>
   ((await c.sdk.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl } } }, CreateTaskResultSchema)) as { task: Obj }).task;
 
-const mcpCode = async (p: Promise<unknown>): Promise<{ code: number; message: string }> => {
+/** The McpError `p` rejects with (fails the test when it resolves or rejects with anything else). */
+const mcpErrorOf = async (p: Promise<unknown>): Promise<{ code: number; message: string }> => {
   const e = await p.then(() => undefined, (x: unknown) => x);
   assert.instance(e, McpError);
   return { code: (e as McpError).code, message: (e as McpError).message };
@@ -270,10 +272,10 @@ for (const reply of ['json', 'sse'] as const) {
     assert.is(cancelled.statusMessage, 'The task was cancelled by request.');
     await eventually(a.statuses, (s) => s.taskId === task.taskId && s.status === 'cancelled', 'a cancelled status notification');
     assert.is((await a.sdk.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
-    const again = await mcpCode(a.sdk.experimental.tasks.cancelTask(task.taskId));
+    const again = await mcpErrorOf(a.sdk.experimental.tasks.cancelTask(task.taskId));
     assert.is(again.code, -32602);
     assert.match(again.message, /already in terminal status 'cancelled'/);
-    const result = await mcpCode(a.sdk.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
+    const result = await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
     assert.equal(result, { code: -32602, message: 'MCP error -32602: Task was cancelled' });
   });
 
@@ -286,9 +288,25 @@ for (const reply of ['json', 'sse'] as const) {
       if (gone === undefined) await sleep(20);
     }
     const expired = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task has expired' };
-    assert.equal(await mcpCode(Promise.reject(gone)), expired);
-    assert.equal(await mcpCode(a.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), expired);
+    assert.equal(await mcpErrorOf(Promise.reject(gone)), expired);
+    assert.equal(await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), expired);
     assert.not.ok((await listAll(a.sdk)).ids.includes(t.taskId));
+  });
+
+  toOurs('six callToolStream tasks at once on one session: each ends with its own result', async () => {
+    const run = async (ms: number) => {
+      let id = '';
+      let text = '';
+      for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'sleep', arguments: { ms } }, undefined, { task: { ttl: 60_000 } })) {
+        if (m.type === 'taskCreated') id = m.task.taskId;
+        if (m.type === 'result') text = textOf(m.result);
+        if (m.type === 'error') throw m.error;
+      }
+      return { id, text };
+    };
+    const out = await Promise.all([90, 10, 70, 30, 50, 0].map(run));
+    assert.equal(out.map((o) => o.text), ['sleep 90', 'sleep 10', 'sleep 70', 'sleep 30', 'sleep 50', 'sleep 0']);
+    assert.is(new Set(out.map((o) => o.id)).size, 6);
   });
 
   toOurs('unknown task: tasks/get, tasks/result and tasks/cancel → -32602 "Task not found"', async () => {
@@ -297,15 +315,15 @@ for (const reply of ['json', 'sse'] as const) {
       a.sdk.experimental.tasks.getTaskResult('no-such-task', CallToolResultSchema),
       a.sdk.experimental.tasks.cancelTask('no-such-task'),
     ]) {
-      assert.equal(await mcpCode(p), { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' });
+      assert.equal(await mcpErrorOf(p), { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' });
     }
   });
 
   toOurs('taskSupport: required tool without a task → -32601 (the SDK refuses locally with -32600); forbidden tool with a task → -32601', async () => {
-    const remote = await mcpCode(a.sdk.request({ method: 'tools/call', params: { name: 'must', arguments: {} } }, CallToolResultSchema));
+    const remote = await mcpErrorOf(a.sdk.request({ method: 'tools/call', params: { name: 'must', arguments: {} } }, CallToolResultSchema));
     assert.is(remote.code, -32601);
     assert.match(remote.message, /requires task-augmented execution/);
-    const local = await mcpCode(a.sdk.callTool({ name: 'must', arguments: {} }));
+    const local = await mcpErrorOf(a.sdk.callTool({ name: 'must', arguments: {} }));
     assert.is(local.code, -32600);
     const kinds: string[] = [];
     let error: McpError | undefined;
@@ -334,7 +352,7 @@ for (const reply of ['json', 'sse'] as const) {
     assert.is(last!.status, 'failed');
     assert.is(last!.statusMessage, 'backend unavailable');
     assert.match(error!.message, /failed/);
-    const stored = await mcpCode(a.sdk.experimental.tasks.getTaskResult(last!.taskId, CallToolResultSchema));
+    const stored = await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(last!.taskId, CallToolResultSchema));
     assert.equal(stored, { code: -32050, message: 'MCP error -32050: backend unavailable' });
   });
 
@@ -367,7 +385,7 @@ for (const reply of ['json', 'sse'] as const) {
       const all = await listAll(c.sdk);
       assert.equal(all.ids, ids);
       assert.is(all.pages, 3);
-      const bad = await mcpCode(c.sdk.experimental.tasks.listTasks('not-a-cursor'));
+      const bad = await mcpErrorOf(c.sdk.experimental.tasks.listTasks('not-a-cursor'));
       assert.is(bad.code, -32602);
     } finally {
       await c.sdk.close();
@@ -387,10 +405,10 @@ for (const reply of ['json', 'sse'] as const) {
       const ta = await create(sa, 'sleep', { ms: 600_000 });
       const tb = await create(sb, 'sleep', { ms: 600_000 });
       const notFound = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' };
-      assert.equal(await mcpCode(sb.sdk.experimental.tasks.getTask(ta.taskId)), notFound);
-      assert.equal(await mcpCode(sb.sdk.experimental.tasks.getTaskResult(ta.taskId, CallToolResultSchema)), notFound);
-      assert.equal(await mcpCode(sb.sdk.experimental.tasks.cancelTask(ta.taskId)), notFound);
-      assert.equal(await mcpCode(sa.sdk.experimental.tasks.cancelTask(tb.taskId)), notFound);
+      assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.getTask(ta.taskId)), notFound);
+      assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.getTaskResult(ta.taskId, CallToolResultSchema)), notFound);
+      assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.cancelTask(ta.taskId)), notFound);
+      assert.equal(await mcpErrorOf(sa.sdk.experimental.tasks.cancelTask(tb.taskId)), notFound);
       assert.equal((await listAll(sb.sdk)).ids, [tb.taskId]);
       assert.equal((await listAll(sa.sdk)).ids, [ta.taskId]);
       // A's task is still running, in the shared store under A's session

@@ -118,6 +118,11 @@ toSdk('tasks/list shows this session\'s tasks; cancel through the handle; termin
   assert.is(cancelled.status, 'cancelled');
   assert.is(cancelled.taskId, handle.taskId);
   assert.is((await handle.status()).status, 'cancelled');
+  // result() of the cancelled task rejects at once: SDK 1.32.2's store holds no result for it and
+  // answers -32603 (our receiver answers -32602 "Task was cancelled", case 020)
+  const noResult = await rejection(handle.result());
+  assert.is(noResult.code, -32603);
+  assert.match(noResult.message, /has no result stored/);
   const again = await rejection(handle.cancel());
   assert.instance(again, RpcError);
   assert.is(again.code, -32602);
