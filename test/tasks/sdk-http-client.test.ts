@@ -89,7 +89,14 @@ function sessionServer(): Server {
       },
     },
   });
-  attachTaskReceiver(server, { store, tools: { sleep: 'optional', must: 'required', asks: 'optional', fails: 'optional' }, pollInterval: 20, pageSize: 2 });
+  attachTaskReceiver(server, {
+    store,
+    tools: { sleep: 'optional', must: 'required', asks: 'optional', fails: 'optional' },
+    pollInterval: 20,
+    pageSize: 2,
+    // bound to the caller's authorization when it sends one, else to the HTTP session
+    owner: (ctx) => ctx.info?.headers?.authorization,
+  });
   return server;
 }
 
@@ -128,7 +135,7 @@ interface Connected {
   taskStore?: SdkTaskStore;
 }
 
-async function connectSdk(options: { receiver?: boolean } = {}): Promise<Connected> {
+async function connectSdk(options: { receiver?: boolean; authorization?: string } = {}): Promise<Connected> {
   const taskStore = options.receiver ? new SdkTaskStore() : undefined;
   const capabilities: Obj = { sampling: {}, elicitation: { form: {} } };
   if (taskStore) capabilities.tasks = { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
@@ -157,7 +164,8 @@ async function connectSdk(options: { receiver?: boolean } = {}): Promise<Connect
     }
     return result;
   });
-  const transport = new StreamableHTTPClientTransport(url);
+  const headers = options.authorization ? { Authorization: options.authorization } : undefined;
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   await sdk.connect(transport);
   const server = servers.get(transport.sessionId!);
   if (!server) throw new Error('no server for the new session');
@@ -445,6 +453,31 @@ for (const reply of ['json', 'sse'] as const) {
     }
     for (let i = 0; i < 1000 && store.listeners > 0; i++) await sleep(20);
     assert.is(store.listeners, 0);
+  });
+
+  isolation('owner from the Authorization header: two sessions of one caller share tasks (get, list, result, cancel across sessions), another caller sees none', async () => {
+    const [alice1, alice2, bob] = [
+      await connectSdk({ authorization: `Bearer alice-${reply}` }),
+      await connectSdk({ authorization: `Bearer alice-${reply}` }),
+      await connectSdk({ authorization: `Bearer bob-${reply}` }),
+    ];
+    try {
+      const quick = await create(alice1, 'sleep', { ms: 30 });
+      const long = await create(alice1, 'sleep', { ms: 600_000 });
+      assert.is(textOf(await alice2.sdk.experimental.tasks.getTaskResult(quick.taskId, CallToolResultSchema)), 'sleep 30');
+      assert.equal((await listAll(alice2.sdk)).ids, [quick.taskId, long.taskId]);
+      assert.equal((await listAll(bob.sdk)).ids, []);
+      const notFound = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' };
+      assert.equal(await mcpErrorOf(bob.sdk.experimental.tasks.getTask(long.taskId)), notFound);
+      assert.equal(await mcpErrorOf(bob.sdk.experimental.tasks.cancelTask(long.taskId)), notFound);
+      // cancelled from alice's other session: the session running it aborts it and notifies its own client
+      assert.is((await alice2.sdk.experimental.tasks.cancelTask(long.taskId)).status, 'cancelled');
+      await eventually(alice1.statuses, (x) => x.taskId === long.taskId && x.status === 'cancelled', 'the cancelled notification on the running session');
+      assert.is((await alice1.sdk.experimental.tasks.getTask(long.taskId)).status, 'cancelled');
+      assert.is((await store.get(`Bearer alice-${reply}`, long.taskId))?.status, 'cancelled');
+    } finally {
+      for (const c of [alice1, alice2, bob]) await c.sdk.close();
+    }
   });
 
   isolation.run();
