@@ -17,7 +17,7 @@ import type { RequestContext } from '../../runtime/peer.js';
 import { attachTaskReceiver } from '../../runtime/task-receiver.js';
 import { callWithTask } from '../../runtime/task-requestor.js';
 import { InMemoryTaskStore } from '../../runtime/tasks.js';
-import { type ReplyMode, type StreamableHttpHandler, createStreamableHttpHandler } from '../../runtime/transport/http-server.js';
+import { type HttpServerSession, type StreamableHttpHandler, createStreamableHttpHandler } from '../../runtime/transport/http-server.js';
 import { HttpClientTransport } from '../../runtime/transport/http-client.js';
 import type { JSONRPCMessage } from '../../runtime/transport/types.js';
 import { RELATED, rejection, sleep, work } from './support.js';
@@ -28,6 +28,9 @@ const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content
 for (const reply of ['auto', 'json', 'sse'] as const) {
   const store = new InMemoryTaskStore();
   const servers = new Map<string, Server>();
+  const transports = new Map<string, HttpServerSession>();
+  /** Tools called with `gate: key` wait until the test calls gates.get(key)(). */
+  const gates = new Map<string, () => void>();
   /** What each session's server sent, with the request it went with. */
   const sent: { sessionId: string; message: JSONRPCMessage; relatedRequestId?: string | number }[] = [];
   /** Requests each session's server received. */
@@ -45,6 +48,7 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
         'tools/call': async (p, ctx: RequestContext) => {
           const args = (p.arguments ?? {}) as Obj;
           await work(Number(args.ms ?? 0), ctx.signal);
+          if (typeof args.gate === 'string') await new Promise<void>((r) => gates.set(args.gate, r));
           if (p.name !== 'asks_later') return { content: [{ type: 'text', text: `slept ${args.ms}` }] };
           const message = args.which ? 'Which task?' : 'Your name?';
           const r = await ctx.sendRequest<Obj>('elicitation/create', { mode: 'form', message, requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
@@ -76,7 +80,11 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
     if (receiver) attachTaskReceiver(client, { pollInterval: 20 });
     /** Each POST of a request: its method and the reply's Content-Type. */
     const replies: { method: string; type: string | null }[] = [];
+    /** Last-Event-ID of each GET that resumed a stream. */
+    const resumed: string[] = [];
     const fetch: typeof globalThis.fetch = async (input, init) => {
+      const last = init?.method === 'GET' ? new Headers(init.headers).get('last-event-id') : null;
+      if (last !== null) resumed.push(last);
       const res = await globalThis.fetch(input, init);
       const body = init?.method === 'POST' && typeof init.body === 'string' ? (JSON.parse(init.body) as JSONRPCMessage) : undefined;
       if (typeof body?.method === 'string' && body.id !== undefined) replies.push({ method: body.method, type: res.headers.get('content-type') });
@@ -85,7 +93,7 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
     const transport = new HttpClientTransport({ url, fetch });
     await client.connect(transport);
     const sessionId = transport.sessionId!;
-    return { client, sessionId, server: servers.get(sessionId)!, aborts, replies };
+    return { client, sessionId, server: servers.get(sessionId)!, aborts, replies, resumed };
   };
 
   const s = suite(`tasks over HTTP: generated Client ↔ generated Server (${reply} replies)`);
@@ -100,6 +108,7 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
         transport.start = (events) => start({ ...events, onMessage: (m, i) => (received.push({ sessionId: info.sessionId, message: m }), events.onMessage(m, i)) });
         const server = serverFor();
         servers.set(info.sessionId, server);
+        transports.set(info.sessionId, transport);
         await server.connect(transport);
       },
     });
@@ -160,6 +169,32 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
       await client.close();
     }
   });
+
+  // closing a stream the server has not turned into SSE yet (auto) or never will (json) is not a thing a server does
+  if (reply === 'sse') {
+    s('the server closes the tasks/result SSE stream mid-task: the client resumes it (Last-Event-ID), answers the elicitation sent there, gets the result', async () => {
+      const { client, sessionId, resumed } = await connect();
+      try {
+        const handle = await callWithTask(client, 'tools/call', { name: 'asks_later', arguments: { gate: 'resume' } }, { ttl: 60_000 });
+        const result = handle.result();
+        let wait: JSONRPCMessage | undefined;
+        for (let i = 0; i < 1000 && !wait; i++) {
+          wait = received.find((x) => x.sessionId === sessionId && x.message.method === 'tasks/result')?.message;
+          if (!wait) await sleep(20);
+        }
+        assert.ok(wait, 'tasks/result arrived');
+        for (let i = 0; i < 1000 && !gates.has('resume'); i++) await sleep(20);
+        await transports.get(sessionId)!.closeSseConnection(wait!.id as number);
+        gates.get('resume')!();
+        assert.is(textOf(await result), 'hello Ada (Your name?)');
+        assert.ok(resumed.length >= 1, 'the client resumed with Last-Event-ID');
+        const asked = sent.find((x) => x.sessionId === sessionId && x.message.method === 'elicitation/create');
+        assert.is(asked!.relatedRequestId, wait!.id);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 
   s('eight tasks at once on one session, each eliciting: every elicitation names its own task, every result is its own', async () => {
     const { client, sessionId } = await connect();
