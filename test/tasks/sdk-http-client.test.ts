@@ -6,11 +6,16 @@
  * - SDK Client (`client.experimental.tasks`, StreamableHTTPClientTransport) → generated Server:
  *   task-augmented tools/call (callToolStream), tasks/get, tasks/result, tasks/cancel,
  *   tasks/list with pagination, notifications/tasks/status on the standalone GET stream,
- *   input_required while the task elicits from the client, a failing task, the taskSupport
- *   errors, and the -32602 errors for unknown and terminal tasks;
+ *   progress after the CreateTaskResult, input_required while the task elicits from the
+ *   client, a failing task, ttl expiry, concurrent tasks, the taskSupport errors, and the
+ *   -32602 errors for unknown and terminal tasks;
  * - generated Server → SDK Client as task receiver (its taskStore): sampling/createMessage and
- *   elicitation/create as tasks through callWithTask (status, updates, result, list, cancel);
- * - isolation: a second session never sees (get, result, list, cancel) the first's tasks.
+ *   elicitation/create as tasks through callWithTask (status, updates, result, list, cancel,
+ *   the SDK client's status notifications);
+ * - isolation: a second session never sees (get, result, list, cancel) the first's tasks; with
+ *   the owner bound to the Authorization header, one caller's sessions share tasks; ended
+ *   sessions leave no listener on the shared store.
+ * Each suite runs with JSON and with SSE replies.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -52,6 +57,8 @@ class CountingStore extends InMemoryTaskStore {
 }
 const store = new CountingStore();
 const servers = new Map<string, Server>();
+/** notifications/tasks/status params the servers received (from SDK clients that are receivers). */
+const clientStatuses: Obj[] = [];
 let handler: StreamableHttpHandler;
 let http: HttpServer;
 let url: URL;
@@ -60,6 +67,7 @@ function sessionServer(): Server {
   const server = new Server({
     serverInfo: { name: 'mcpgen-tasks-http', version: '1.0.0' },
     capabilities: { tools: {} },
+    notificationHandlers: { 'notifications/tasks/status': (p) => void clientStatuses.push(p) },
     handlers: {
       'tools/list': () => ({
         tools: [
@@ -511,6 +519,9 @@ for (const reply of ['json', 'sse'] as const) {
     assert.is(result.model, 'sdk-model');
     assert.equal((result._meta as Obj)[RELATED], { taskId: handle.taskId });
     assert.is((await r.server.getTask({ taskId: handle.taskId })).status, 'completed');
+    // the SDK client's task store notified the completion (a POST to our server)
+    const note = await eventually(clientStatuses, (x) => x.taskId === handle.taskId && x.status === 'completed', 'the SDK client\'s completed notification');
+    assert.is(note.ttl, 30_000);
   });
 
   toSdk('elicitation/create as a task: the ElicitResult comes from tasks/result', async () => {
