@@ -100,7 +100,8 @@ export class HttpClientTransport implements Transport {
   private events: TransportEvents | undefined;
   private session: string | undefined;
   private version: string | undefined;
-  private readonly closer = new AbortController();
+  /** The controllers of the POSTs in flight, aborted by close(). */
+  private readonly posts = new Set<AbortController>();
   private readonly streams = new Set<StreamState>();
   private standalone: StreamState | undefined;
   private closed = false;
@@ -143,12 +144,12 @@ export class HttpClientTransport implements Transport {
     if (this.closed || !this.events) throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
     const sent = this.session;
     const headers = await this.headers({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' });
-    // One controller per POST, tied to close(): fetch keeps its abort listener on the signal it
-    // is given until the request is garbage collected, so one shared signal would pile them up.
+    // One controller per POST, aborted by close(): fetch keeps its abort listener on the signal it
+    // is given until the request is garbage collected, so one shared signal would pile them up;
+    // nor a listener per POST on one signal (Node warns past ten: ten tasks/result long-polls).
     const ac = new AbortController();
-    const onClose = (): void => ac.abort();
-    this.closer.signal.addEventListener('abort', onClose, { once: true });
-    const release = (): void => this.closer.signal.removeEventListener('abort', onClose);
+    this.posts.add(ac);
+    const release = (): void => void this.posts.delete(ac);
     let streaming = false;
     try {
       const res = await this.fetchFn(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: ac.signal });
@@ -217,7 +218,7 @@ export class HttpClientTransport implements Transport {
     for (const s of this.streams) s.abort.abort();
     this.streams.clear();
     if (this.session !== undefined) await this.terminateSession().catch(() => undefined);
-    this.closer.abort();
+    for (const ac of this.posts) ac.abort();
     this.events?.onClose();
   }
 

@@ -217,6 +217,23 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
     }
   });
 
+  s('twelve tasks waiting in tasks/result at once: every result arrives, and Node reports no listener leak on the transport', async () => {
+    const { client } = await connect();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const handles = await Promise.all(Array.from({ length: 12 }, (_, i) => callWithTask(client, 'tools/call', { name: 'sleep', arguments: { ms: 200 + i } }, { ttl: 60_000 })));
+      const results = await Promise.all(handles.map((h) => h.result()));
+      assert.equal(results.map(textOf), handles.map((_, i) => `slept ${200 + i}`));
+      await new Promise((r) => setImmediate(r));
+      assert.equal(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')), []);
+    } finally {
+      process.off('warning', onWarning);
+      await client.close();
+    }
+  });
+
   s('two clients: neither gets, lists, waits on or cancels the other\'s task', async () => {
     const one = await connect();
     const two = await connect();
