@@ -50,6 +50,8 @@
  *   authorization context), else the HTTP session id, else a random key of this receiver.
  *   Another owner's task is "not found" for get, result, list and cancel.
  * - The connection closing does not cancel tasks (they are durable); `close()` aborts them.
+ *   The receiver listens to its store only while tasks run here, so one store shared by the
+ *   receivers of many HTTP sessions holds no reference to the ended ones.
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, type ErrorObject, RpcError } from './errors.js';
@@ -124,9 +126,9 @@ export class TaskReceiver {
   readonly #session: ReceiverSession;
   readonly #o: TaskReceiverOptions;
   readonly #running = new Map<string, TaskRun>();
-  readonly #mine = new Set<string>();
   readonly #learned = new Map<string, TaskSupport>();
-  readonly #unsubscribe: () => void;
+  /** Set while this receiver listens to the store: from its first running task until its last one ends. */
+  #unsubscribe: (() => void) | undefined;
   readonly #base: Record<string, RequestHandler>;
   readonly #in: 'clientToServer' | 'serverToClient';
 
@@ -158,20 +160,6 @@ export class TaskReceiver {
     if (options.cancel !== false) handlers['tasks/cancel'] = (p: Params, ctx) => this.#cancel(this.#owner(ctx), String(p.taskId));
     session.options.handlers = handlers;
     session.options.capabilities = { ...session.options.capabilities, tasks: this.capabilities() };
-    this.#unsubscribe = this.store.subscribe((ev) => {
-      if (!this.#mine.has(ev.task.taskId)) return;
-      const run = this.#running.get(ev.task.taskId);
-      if (ev.type === 'deleted' || ev.type === 'expired') {
-        this.#mine.delete(ev.task.taskId);
-        run?.controller.abort(new TaskNotFoundError(ev.task.taskId, ev.type === 'expired'));
-        return;
-      }
-      if (ev.type !== 'updated') return;
-      if (ev.task.status === 'cancelled') run?.controller.abort(new RpcError(ErrorCode.InvalidParams, 'Task was cancelled'));
-      if (this.#o.notifyStatus !== false) {
-        this.#session.peer.notify('notifications/tasks/status', { ...ev.task }).catch(() => undefined);
-      }
-    });
   }
 
   /** The `tasks` capability this receiver declares. */
@@ -189,9 +177,35 @@ export class TaskReceiver {
 
   /** Stops listening to the store and aborts every task still running here. */
   close(): void {
-    this.#unsubscribe();
     for (const run of this.#running.values()) run.controller.abort(new RpcError(ErrorCode.InternalError, 'task receiver closed'));
     this.#running.clear();
+    this.#listen(false);
+  }
+
+  /**
+   * Store events matter only for tasks running here (abort on cancel and expiry, status
+   * notifications up to the terminal one), so the receiver listens only while it runs some: a
+   * store shared by the receivers of many sessions keeps no reference to ended ones.
+   */
+  #listen(on: boolean): void {
+    if (!on) {
+      this.#unsubscribe?.();
+      this.#unsubscribe = undefined;
+      return;
+    }
+    this.#unsubscribe ??= this.store.subscribe((ev) => {
+      const run = this.#running.get(ev.task.taskId);
+      if (!run) return;
+      if (ev.type === 'deleted' || ev.type === 'expired') {
+        run.controller.abort(new TaskNotFoundError(ev.task.taskId, ev.type === 'expired'));
+        return;
+      }
+      if (ev.type !== 'updated') return;
+      if (ev.task.status === 'cancelled') run.controller.abort(new RpcError(ErrorCode.InvalidParams, 'Task was cancelled'));
+      if (this.#o.notifyStatus !== false) {
+        this.#session.peer.notify('notifications/tasks/status', { ...ev.task }).catch(() => undefined);
+      }
+    });
   }
 
   #owner(ctx: RequestContext): string {
@@ -269,9 +283,9 @@ export class TaskReceiver {
       throw new RpcError(ErrorCode.InvalidRequest, `Too many active tasks: at most ${limit} per requestor`);
     }
     const task = await this.store.create(owner, { ttl: this.#ttl(meta.ttl), pollInterval: this.#o.pollInterval ?? 1000 });
-    this.#mine.add(task.taskId);
     const run: TaskRun = { owner, controller: new AbortController(), resultRequests: new Set(), outstanding: 0 };
     this.#running.set(task.taskId, run);
+    this.#listen(true);
     const { task: _task, ...plain } = params;
     // after the CreateTaskResult is on its way: the response precedes the task's own messages
     setImmediate(() => void this.#run(method, base, plain, ctx, task.taskId, run));
@@ -294,9 +308,11 @@ export class TaskReceiver {
     } catch (e) {
       update = failed(e instanceof RpcError ? e.toJSON() : { code: ErrorCode.InternalError, message: 'Internal error' });
     }
-    this.#running.delete(taskId);
     // a refusal (already cancelled, expired) discards the outcome; nothing else can report a store failure
     await this.store.update(run.owner, taskId, update).catch(() => undefined);
+    // still running during the update, so its event is notified
+    if (this.#running.get(taskId) === run) this.#running.delete(taskId);
+    if (this.#running.size === 0) this.#listen(false);
   }
 
   async #get(owner: string, taskId: string): Promise<Task> {
