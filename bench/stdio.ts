@@ -3,13 +3,17 @@
  * - ours: the generated 2025-11-25 Client on the runtime stdio transport ↔ `mcpgen serve --stdio`;
  * - sdk: @modelcontextprotocol/sdk Client ↔ an SDK McpServer (test/fixtures/sdk-server.mjs);
  * - bare: newline JSON written and parsed in this process ↔ bench/bare-echo.mjs (JSON.parse and
- *   JSON.stringify only): the limit of node + pipes.
+ *   JSON.stringify only): the limit of node + pipes. Both of its ends write what one turn of the
+ *   event loop produced as one write, as the runtime's stdio transport does.
  * Sequential latency (p50, p99) and throughput with 64 requests in flight, each the median of
  * three rounds (the figures move with machine load: the 1-minute load average is printed).
+ * With 64 in flight it also prints the CPU time per call of each process (client: this
+ * process, `process.cpuUsage`; server: the child's threads, Linux `/proc/<pid>/task/*\/schedstat`):
+ * unlike throughput, it does not move with the load other processes put on the machine.
  * `npm run bench:stdio [-- --quick]`.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
@@ -32,19 +36,23 @@ const TEXT = 'hello, benchmark';
 interface Pair {
   name: string;
   call: Call;
+  /** The server process. */
+  pid: number | undefined;
   close(): Promise<void>;
 }
 
 async function ours(): Promise<Pair> {
   const client = new Client({ clientInfo: { name: 'bench', version: '0' } });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [`${root}bin/mcpgen.js`, 'serve', '--stdio'], cwd: root }));
-  return { name: 'ours', call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+  const transport = new StdioClientTransport({ command: process.execPath, args: [`${root}bin/mcpgen.js`, 'serve', '--stdio'], cwd: root });
+  await client.connect(transport);
+  return { name: 'ours', pid: transport.pid, call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
 }
 
 async function sdk(): Promise<Pair> {
   const client = new SdkClient({ name: 'bench', version: '0' });
-  await client.connect(new SdkStdioClientTransport({ command: process.execPath, args: [`${root}test/fixtures/sdk-server.mjs`], cwd: root }));
-  return { name: 'sdk', call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+  const transport = new SdkStdioClientTransport({ command: process.execPath, args: [`${root}test/fixtures/sdk-server.mjs`], cwd: root });
+  await client.connect(transport);
+  return { name: 'sdk', pid: transport.pid ?? undefined, call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
 }
 
 async function bare(): Promise<Pair> {
@@ -62,12 +70,20 @@ async function bare(): Promise<Pair> {
       pending.delete(m.id);
     }
   });
+  // Like the echo child (one write per chunk it answers), requests made in one turn leave as one write.
+  let queued = '';
+  const flush = () => {
+    child.stdin.write(queued);
+    queued = '';
+  };
   return {
     name: 'bare',
+    pid: child.pid,
     call: () => new Promise((resolve) => {
       const id = next++;
       pending.set(id, resolve);
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }) + '\n');
+      if (queued === '') process.nextTick(flush);
+      queued += JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }) + '\n';
     }),
     close: async () => {
       child.stdin.end();
@@ -77,6 +93,25 @@ async function bare(): Promise<Pair> {
 }
 
 
+/** CPU time (µs) the threads of process `pid` have run so far; undefined without Linux /proc. */
+function processCpuUs(pid: number | undefined): number | undefined {
+  const dir = `/proc/${pid}/task`;
+  if (pid === undefined || !existsSync(dir)) return undefined;
+  let ns = 0;
+  for (const task of readdirSync(dir)) {
+    try {
+      ns += Number(readFileSync(`${dir}/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return ns / 1000;
+}
+
+const selfCpuUs = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 const ROUNDS = 3;
 
@@ -88,9 +123,16 @@ for (const make of [bare, ours, sdk]) {
   await flood(pair.call, WARMUP, IN_FLIGHT);
   const seq: { p50: number; p99: number }[] = [];
   const rates: number[] = [];
+  const clientCpu: number[] = [];
+  const serverCpu: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     seq.push(await sequential(pair.call, SEQ));
+    const c0 = selfCpuUs();
+    const s0 = processCpuUs(pair.pid);
     rates.push(await flood(pair.call, FLOOD, IN_FLIGHT));
+    clientCpu.push((selfCpuUs() - c0) / FLOOD);
+    const s1 = processCpuUs(pair.pid);
+    if (s0 !== undefined && s1 !== undefined) serverCpu.push((s1 - s0) / FLOOD);
   }
   const s = { p50: median(seq.map((x) => x.p50)), p99: median(seq.map((x) => x.p99)) };
   const rps = median(rates);
@@ -98,6 +140,8 @@ for (const make of [bare, ours, sdk]) {
   console.log(`stdio.${pair.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
   console.log(`stdio.${pair.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
   console.log(`stdio.${pair.name}.inflight${IN_FLIGHT}.throughput: ${Math.round(rps)} calls/s`);
+  console.log(`stdio.${pair.name}.inflight${IN_FLIGHT}.client_cpu: ${median(clientCpu).toFixed(2)} us/call`);
+  if (serverCpu.length) console.log(`stdio.${pair.name}.inflight${IN_FLIGHT}.server_cpu: ${median(serverCpu).toFixed(2)} us/call`);
   await pair.close();
 }
 
