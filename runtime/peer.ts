@@ -21,7 +21,8 @@ import {
   type Params, type ProgressToken, type RequestId,
 } from './jsonrpc.js';
 import { ProgressRouter, type ProgressCallback } from './progress.js';
-import { InboundRequests, RequestTimer, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
+import { InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
+import { OutboundRequests, PendingRequest } from './outbound.js';
 import { InboundContext, type Logger, type NotificationHandler, type RequestHandler, type RequestOptions } from './context.js';
 
 export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
@@ -53,18 +54,6 @@ export interface PeerOptions {
   onError?: (error: Error) => void;
 }
 
-interface Pending {
-  method: string;
-  resolve(v: unknown): void;
-  reject(e: unknown): void;
-  timer: RequestTimer;
-  token?: ProgressToken;
-  signal?: AbortSignal;
-  onAbort?: () => void;
-  entry?: MethodEntry;
-  validate: boolean;
-}
-
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -87,7 +76,7 @@ export class Peer {
   private readonly in: Direction;
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
-  private readonly pending = new Map<RequestId, Pending>();
+  private readonly outbound = new OutboundRequests((p, ms, total) => this.abandon(p, new RequestTimeoutError(p.method, ms, total), `Request timed out after ${ms} ms`));
   private readonly inbound = new InboundRequests();
   private readonly progress = new ProgressRouter();
   private readonly log: Logger;
@@ -154,11 +143,6 @@ export class Peer {
     return this.progress.register(token, callback);
   }
 
-  /**
-   * Sends a request and resolves with its result. Rejects with: RpcError (the error response),
-   * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
-   * schema), ConnectionClosedError, or the transport's send error.
-   */
   /** The revision table that validates and routes messages. */
   get table(): ProtocolTable {
     return this.#table;
@@ -174,50 +158,46 @@ export class Peer {
     return this.nextId;
   }
 
+  /**
+   * Sends a request and resolves with its result. Rejects with: RpcError (the error response),
+   * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
+   * schema), ConnectionClosedError, or the transport's send error.
+   */
   request<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
     const { signal, onProgress } = options;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const id = this.nextId++;
-    return new Promise<R>((resolve, reject) => {
-      const entry = own(this.table.requests[this.out], method);
-      const p: Pending = {
-        method, resolve: resolve as (v: unknown) => void, reject, entry, signal,
-        validate: options.validateResult ?? this.options.validateResults ?? true,
-        timer: new RequestTimer(
-          { timeout: options.timeout ?? this.options.timeout ?? 60_000, resetOnProgress: options.resetTimeoutOnProgress, maxTotal: options.maxTotalTimeout },
-          (ms, total) => this.abandon(id, new RequestTimeoutError(method, ms, total), `Request timed out after ${ms} ms`),
-        ),
-      };
-      let sendParams = params;
-      if (onProgress) {
-        const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
-        const token = isRequestId(given) ? given : id;
-        try {
-          this.progress.register(token, (progress) => {
-            p.timer.progress();
-            onProgress(progress);
-          });
-        } catch (e) {
-          p.timer.clear();
-          return reject(e);
-        }
-        p.token = token;
-        sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
-      }
-      if (signal) {
-        p.onAbort = () => this.abandon(id, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
-        signal.addEventListener('abort', p.onAbort, { once: true });
-      }
-      this.pending.set(id, p);
-      const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
+    const p = new PendingRequest<R>(id, method, own(this.table.requests[this.out], method), options.validateResult ?? this.options.validateResults ?? true);
+    let sendParams = params;
+    if (onProgress) {
+      const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
+      const token = isRequestId(given) ? given : id;
       try {
-        this.transport.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId })
-          .catch((e) => this.settle(id)?.reject(e));
+        this.progress.register(token, (progress) => {
+          this.outbound.progress(p);
+          onProgress(progress);
+        });
       } catch (e) {
-        this.settle(id)?.reject(e);
+        return Promise.reject(e);
       }
-    });
+      p.token = token;
+      sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
+    }
+    if (signal) {
+      p.signal = signal;
+      p.onAbort = () => this.abandon(p, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
+      signal.addEventListener('abort', p.onAbort, { once: true });
+    }
+    this.outbound.add(p, { timeout: options.timeout ?? this.options.timeout ?? 60_000, resetOnProgress: options.resetTimeoutOnProgress, maxTotal: options.maxTotalTimeout });
+    const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
+    try {
+      this.transport.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId })
+        .catch((e) => this.settle(id)?.reject(e));
+    } catch (e) {
+      this.settle(id)?.reject(e);
+    }
+    return p.promise;
   }
 
   /** Sends a notification. Rejects with ConnectionClosedError once closed. */
@@ -233,19 +213,16 @@ export class Peer {
     this.onClose(undefined);
   }
 
-  /** Removes a pending request and its timer, progress route and abort listener. */
-  private settle(id: RequestId): Pending | undefined {
-    const p = this.pending.get(id);
-    if (!p) return undefined;
-    this.pending.delete(id);
-    p.timer.clear();
-    if (p.token !== undefined) this.progress.delete(p.token);
-    if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
-    return p;
+  /** Removes a pending request and its clock, progress route and abort listener. */
+  private settle(id: RequestId): PendingRequest | undefined {
+    return this.outbound.settle(id, this.dropToken);
   }
 
+  private readonly dropToken = (token: ProgressToken): void => this.progress.delete(token);
+
   /** Fails a pending request locally and tells the other side (timeout, abort). */
-  private abandon(id: RequestId, error: RpcError, reason: string): void {
+  private abandon(pending: PendingRequest, error: RpcError, reason: string): void {
+    const id = pending.id;
     const p = this.settle(id);
     if (!p) return;
     p.reject(error);
@@ -258,7 +235,8 @@ export class Peer {
     if (this.closedWith) return;
     this.closedWith = { error };
     const closedError = new ConnectionClosedError(error);
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(closedError);
+    for (const id of this.outbound.ids()) this.settle(id)?.reject(closedError);
+    this.outbound.stopClocks();
     this.inbound.cancelAll(closedError);
     this.progress.clear();
     this.options.onClose?.(error);
