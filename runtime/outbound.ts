@@ -95,13 +95,6 @@ class Lane {
   };
 }
 
-/** Timeout settings of one outbound request, in ms (see RequestOptions in ./context.ts). */
-export interface OutboundTimeout {
-  timeout: number;
-  resetOnProgress?: boolean;
-  maxTotal?: number;
-}
-
 /**
  * The pending requests of one peer. `onTimeout(p, ms, total)` is called once for a pending
  * request whose clock ran out (`total`: it was the `maxTotal` cap); it is expected to settle it.
@@ -121,16 +114,19 @@ export class OutboundRequests {
     return this.pending.size;
   }
 
-  /** Starts waiting for `p`'s response, with its timeout clock. */
-  add(p: PendingRequest, t: OutboundTimeout): void {
+  /**
+   * Starts waiting for `p`'s response, with its clock: `timeout` ms without a response (or
+   * without progress, with `resetOnProgress`), capped at `maxTotal` ms from now when given.
+   */
+  add(p: PendingRequest, timeout: number, resetOnProgress?: boolean, maxTotal?: number): void {
     this.pending.set(p.id, p);
-    if (t.resetOnProgress || t.maxTotal !== undefined) {
-      p.timer = new RequestTimer(t, (ms, total) => {
+    if (resetOnProgress || maxTotal !== undefined) {
+      p.timer = new RequestTimer({ timeout, resetOnProgress, maxTotal }, (ms, total) => {
         if (this.pending.get(p.id) === p) this.onTimeout(p, ms, total);
       });
-    } else if (t.timeout <= MAX_DELAY) {
-      let lane = this.lanes.get(t.timeout);
-      if (!lane) this.lanes.set(t.timeout, (lane = new Lane(t.timeout, this.expire)));
+    } else if (timeout <= MAX_DELAY) {
+      let lane = this.lanes.get(timeout);
+      if (!lane) this.lanes.set(timeout, (lane = new Lane(timeout, this.expire)));
       lane.add(p);
     }
   }

@@ -21,8 +21,9 @@ import {
   type Params, type ProgressToken, type RequestId,
 } from './jsonrpc.js';
 import { ProgressRouter, type ProgressCallback } from './progress.js';
-import { InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
+import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
 import { OutboundRequests, PendingRequest } from './outbound.js';
+import { SENT } from './transport/sent.js';
 import { InboundContext, type Logger, type NotificationHandler, type RequestHandler, type RequestOptions } from './context.js';
 
 export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
@@ -57,6 +58,8 @@ export interface PeerOptions {
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
 
 /** True when `path` (e.g. `['resources', 'subscribe']`) is declared: present and not false. */
 export function hasCapability(caps: Record<string, unknown> | undefined, path: readonly string[]): boolean {
@@ -163,12 +166,13 @@ export class Peer {
    * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
    * schema), ConnectionClosedError, or the transport's send error.
    */
-  request<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {
+  request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
-    const { signal, onProgress } = options;
+    const signal = options?.signal;
+    const onProgress = options?.onProgress;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const id = this.nextId++;
-    const p = new PendingRequest<R>(id, method, own(this.table.requests[this.out], method), options.validateResult ?? this.options.validateResults ?? true);
+    const p = new PendingRequest<R>(id, method, own(this.table.requests[this.out], method), options?.validateResult ?? this.options.validateResults ?? true);
     let sendParams = params;
     if (onProgress) {
       const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
@@ -189,11 +193,12 @@ export class Peer {
       p.onAbort = () => this.abandon(p, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
       signal.addEventListener('abort', p.onAbort, { once: true });
     }
-    this.outbound.add(p, { timeout: options.timeout ?? this.options.timeout ?? 60_000, resetOnProgress: options.resetTimeoutOnProgress, maxTotal: options.maxTotalTimeout });
+    this.outbound.add(p, options?.timeout ?? this.options.timeout ?? 60_000, options?.resetTimeoutOnProgress, options?.maxTotalTimeout);
     const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
     try {
-      this.transport.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId })
-        .catch((e) => this.settle(id)?.reject(e));
+      const related = options?.relatedRequestId;
+      const sent = this.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
+      if (sent !== SENT) sent.catch((e) => this.settle(id)?.reject(e));
     } catch (e) {
       this.settle(id)?.reject(e);
     }
@@ -244,7 +249,7 @@ export class Peer {
 
   private onMessage(m: JSONRPCMessage, info: MessageInfo | undefined): void {
     switch (kindOf(m)) {
-      case 'request': return void this.onRequest(m as JSONRPCRequest, info);
+      case 'request': return this.onRequest(m as JSONRPCRequest, info);
       case 'notification': return this.onNotification(m as JSONRPCNotification, info);
       case 'result': return this.onResult(m as JSONRPCResultResponse);
       case 'error': return this.onErrorResponse(m as JSONRPCErrorResponse);
@@ -309,20 +314,19 @@ export class Peer {
   private reply(message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
     if (this.closedWith) return;
     const related = message.id === undefined || message.id === null ? undefined : { relatedRequestId: message.id };
-    this.transport.send(message, related).catch((e: Error) => this.log.debug?.('could not send response', { error: e.message }));
+    const sent = this.transport.send(message, related);
+    if (sent !== SENT) sent.catch((e: Error) => this.log.debug?.('could not send response', { error: e.message }));
   }
 
   /**
    * Decides whether a request may run: the pre-dispatch hook, method lookup, capability gate and
-   * params validation, in that order. Returns the handler, or the error response to send.
+   * params validation, in that order. Returns the error response to send, or undefined.
    */
-  private admit(req: JSONRPCRequest, info: MessageInfo | undefined): { handler: RequestHandler; entry?: MethodEntry } | JSONRPCErrorResponse {
+  private refuse(req: JSONRPCRequest, entry: MethodEntry | undefined, handler: RequestHandler | undefined, info: MessageInfo | undefined): JSONRPCErrorResponse | undefined {
     const { id, method, params } = req;
     try {
-      const entry = own(this.table.requests[this.in], method);
       const refusal = this.preDispatch?.(req, entry, info);
       if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
-      const handler = this.handlers.get(method);
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
@@ -335,43 +339,56 @@ export class Peer {
           : validationIssues(entry.params!.errors);
         return errorResponse(id, ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues[0].path || '/'} ${issues[0].message}`, { errors: issues });
       }
-      return { handler, entry };
+      return undefined;
     } catch (e) {
       this.log.error?.('request dispatch failed', { method, id, error: e instanceof Error ? e.message : String(e) });
       return errorResponse(id, ErrorCode.InternalError, 'Internal error');
     }
   }
 
-  private async onRequest(req: JSONRPCRequest, info: MessageInfo | undefined): Promise<void> {
+  /**
+   * Runs an admitted request's handler. A handler that returns a value (not a promise) is
+   * answered before this returns; a promise is answered when it settles.
+   */
+  private onRequest(req: JSONRPCRequest, info: MessageInfo | undefined): void {
     const { id, method, params } = req;
     if (this.inbound.has(id)) return void this.log.warn?.('dropped request reusing an in-flight id', { id, method });
-    const admitted = this.admit(req, info);
-    if ('error' in admitted) return this.reply(admitted);
-    const { handler, entry } = admitted;
+    const entry = own(this.table.requests[this.in], method);
+    const handler = this.handlers.get(method);
+    const refusal = this.refuse(req, entry, handler, info);
+    if (refusal) return this.reply(refusal);
     const r = this.inbound.begin(id, method);
-    const onTransportAbort = info?.signal ? () => r.cancel(info.signal!.reason ?? 'transport closed') : undefined;
-    if (onTransportAbort) {
-      if (info!.signal!.aborted) onTransportAbort();
-      else info!.signal!.addEventListener('abort', onTransportAbort, { once: true });
+    const signal = info?.signal;
+    if (signal) {
+      const onTransportAbort = () => r.cancel(signal.reason ?? 'transport closed');
+      if (signal.aborted) onTransportAbort();
+      else {
+        signal.addEventListener('abort', onTransportAbort, { once: true });
+        r.onEnd = () => signal.removeEventListener('abort', onTransportAbort);
+      }
     }
-    let result: unknown;
-    let failure: unknown;
-    let failed = false;
+    let out: unknown;
     try {
-      result = await handler(params, new InboundContext(this, r, params, info, this.log));
+      out = handler!(params, new InboundContext(this, r, params, info, this.log));
     } catch (e) {
-      failed = true;
-      failure = e;
+      return this.respond(r, entry, e, true);
     }
+    if (!isThenable(out)) return this.respond(r, entry, out, false);
+    Promise.resolve(out).then((v) => this.respond(r, entry, v, false), (e: unknown) => this.respond(r, entry, e, true));
+  }
+
+  /** Answers a finished handler: its result (checked), its RpcError, or -32603; nothing once cancelled or closed. */
+  private respond(r: InboundRequest, entry: MethodEntry | undefined, value: unknown, failed: boolean): void {
+    const { id, method } = r;
     this.inbound.end(r);
-    if (onTransportAbort) info!.signal!.removeEventListener('abort', onTransportAbort);
+    r.onEnd?.();
     if (r.cancelled || this.closedWith) return;
     if (failed) {
-      if (failure instanceof RpcError) return this.reply(errorResponse(id, failure.code, failure.message, failure.data));
-      this.log.error?.('request handler failed', { method, id, error: failure instanceof Error ? failure.message : String(failure) });
+      if (value instanceof RpcError) return this.reply(errorResponse(id, value.code, value.message, value.data));
+      this.log.error?.('request handler failed', { method, id, error: value instanceof Error ? value.message : String(value) });
       return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
-    if (result === undefined) result = {};
+    const result = value === undefined ? {} : value;
     if (!isObject(result)) {
       this.log.error?.('handler result is not an object', { method, id });
       return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));

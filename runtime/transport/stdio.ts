@@ -17,6 +17,7 @@ import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
 import { classify, kindOf, parseErrorResponse } from '../jsonrpc.js';
 import { ConnectionClosedError } from '../errors.js';
+import { SENT } from './sent.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** Options both sides share. */
@@ -26,8 +27,6 @@ export interface StdioCommonOptions {
   /** Answer an unparseable line with `-32700` (default: true on the server, false on the client). */
   answerParseErrors?: boolean;
 }
-
-const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
  * One line-framed duplex over a readable and a writable: decoding, answering invalid input,
@@ -127,8 +126,8 @@ class LineChannel {
   }
 
   /**
-   * Queues one frame. Resolves at once, or after `drain` when the stream's buffer (with what is
-   * queued) is at or over its high-water mark. Rejects with ConnectionClosedError once the output
+   * Queues one frame. Returns {@link SENT} (resolved), or a promise that resolves after `drain`
+   * when the stream's buffer (with what is queued) is at or over its high-water mark. Rejects with ConnectionClosedError once the output
    * is closed, or with what `JSON.stringify` throws.
    */
   write(message: unknown): Promise<void> {
@@ -148,7 +147,7 @@ class LineChannel {
     }
     // String length never exceeds the UTF-8 byte length: when this says full, the write will too.
     if (this.drain || this.output.writableLength + this.queued.length >= this.output.writableHighWaterMark) return this.waitDrain();
-    return RESOLVED;
+    return SENT;
   }
 
   private readonly flushTick = (): void => {

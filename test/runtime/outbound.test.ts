@@ -20,7 +20,7 @@ function harness() {
     const p = new PendingRequest(id, 'ping', undefined, false);
     p.promise.catch(() => undefined);
     started.set(id, Date.now());
-    out.add(p, { timeout });
+    out.add(p, timeout);
     return p;
   };
   return { out, fired, add };
