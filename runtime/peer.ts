@@ -368,12 +368,14 @@ export class Peer {
       }
     }
     let out: unknown;
+    let pending: boolean;
     try {
       out = handler!(params, new InboundContext(this, r, params, info, this.log));
+      pending = isThenable(out);
     } catch (e) {
       return this.respond(r, entry, e, true);
     }
-    if (!isThenable(out)) return this.respond(r, entry, out, false);
+    if (!pending) return this.respond(r, entry, out, false);
     Promise.resolve(out).then((v) => this.respond(r, entry, v, false), (e: unknown) => this.respond(r, entry, e, true));
   }
 
