@@ -17,11 +17,16 @@ const MAX_DELAY = 2 ** 31 - 1;
 /** Lanes kept (with their timer) after they empty; more distinct timeout values are dropped when idle. */
 const IDLE_LANES = 4;
 
-/** One request sent and not yet answered, timed out, aborted or failed. */
+/**
+ * One request sent and not yet answered, timed out, aborted or failed. Settling it drops its
+ * references to the caller's promise and callbacks: an object that outlives its request (e.g.
+ * promoted to the old generation just before it settled) then holds nothing young alive.
+ */
 export class PendingRequest<R = unknown> {
-  readonly promise: Promise<R>;
-  resolve!: (value: unknown) => void;
-  reject!: (error: unknown) => void;
+  /** The caller's promise; the engine takes it (see {@link take}) when it hands it out. */
+  private promise: Promise<R> | undefined;
+  private res: ((value: unknown) => void) | undefined = undefined;
+  private rej: ((error: unknown) => void) | undefined = undefined;
   /** With resetOnProgress or maxTotal: the request's own clock. */
   timer: RequestTimer | undefined = undefined;
   /** In a lane: `Date.now()` ms at which the request times out. */
@@ -41,9 +46,35 @@ export class PendingRequest<R = unknown> {
     readonly validate: boolean,
   ) {
     this.promise = new Promise<R>((resolve, reject) => {
-      this.resolve = resolve as (value: unknown) => void;
-      this.reject = reject;
+      this.res = resolve as (value: unknown) => void;
+      this.rej = reject;
     });
+  }
+
+  /** The promise of the result, once (later calls get undefined). */
+  take(): Promise<R> {
+    const promise = this.promise!;
+    this.promise = undefined;
+    return promise;
+  }
+
+  resolve(value: unknown): void {
+    const f = this.res;
+    this.drop();
+    f?.(value);
+  }
+
+  reject(error: unknown): void {
+    const f = this.rej;
+    this.drop();
+    f?.(error);
+  }
+
+  private drop(): void {
+    this.res = this.rej = undefined;
+    this.promise = undefined;
+    this.signal = undefined;
+    this.onAbort = undefined;
   }
 }
 

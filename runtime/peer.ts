@@ -173,6 +173,7 @@ export class Peer {
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const id = this.nextId++;
     const p = new PendingRequest<R>(id, method, own(this.table.requests[this.out], method), options?.validateResult ?? this.options.validateResults ?? true);
+    const promise = p.take();
     let sendParams = params;
     if (onProgress) {
       const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
@@ -202,7 +203,7 @@ export class Peer {
     } catch (e) {
       this.settle(id)?.reject(e);
     }
-    return p.promise;
+    return promise;
   }
 
   /** Sends a notification. Rejects with ConnectionClosedError once closed. */

@@ -18,7 +18,7 @@ function harness() {
   });
   const add = (id: number | string, timeout: number) => {
     const p = new PendingRequest(id, 'ping', undefined, false);
-    p.promise.catch(() => undefined);
+    p.take().catch(() => undefined);
     started.set(id, Date.now());
     out.add(p, timeout);
     return p;
