@@ -3,13 +3,19 @@
  * - ours: the generated 2025-11-25 Client on the runtime stdio transport ↔ `mcpgen serve --stdio`;
  * - sdk: @modelcontextprotocol/sdk Client ↔ an SDK McpServer (test/fixtures/sdk-server.mjs);
  * - bare: newline JSON written and parsed in this process ↔ bench/bare-echo.mjs (JSON.parse and
- *   JSON.stringify only): the limit of node + pipes.
+ *   JSON.stringify only): the limit of node + pipes. Both of its ends write what one turn of the
+ *   event loop produced as one write, as the runtime's stdio transport does.
  * Sequential latency (p50, p99) and throughput with 64 requests in flight, each the median of
- * three rounds (the figures move with machine load: the 1-minute load average is printed).
+ * five rounds (three with --quick), the pairs' rounds interleaved (the figures move with
+ * machine load: the 1-minute load average is printed).
+ * With 64 in flight it also prints the CPU time per call of each process (client: this
+ * process, `process.cpuUsage`; server: the child's threads, Linux `/proc/<pid>/task/*\/schedstat`):
+ * unlike throughput, it hardly moves with the load other processes put on the machine; and the
+ * write system calls per call of each (Linux `/proc/<pid>/io`): 1 without write coalescing.
  * `npm run bench:stdio [-- --quick]`.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
@@ -32,19 +38,23 @@ const TEXT = 'hello, benchmark';
 interface Pair {
   name: string;
   call: Call;
+  /** The server process. */
+  pid: number | undefined;
   close(): Promise<void>;
 }
 
 async function ours(): Promise<Pair> {
   const client = new Client({ clientInfo: { name: 'bench', version: '0' } });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [`${root}bin/mcpgen.js`, 'serve', '--stdio'], cwd: root }));
-  return { name: 'ours', call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+  const transport = new StdioClientTransport({ command: process.execPath, args: [`${root}bin/mcpgen.js`, 'serve', '--stdio'], cwd: root });
+  await client.connect(transport);
+  return { name: 'ours', pid: transport.pid, call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
 }
 
 async function sdk(): Promise<Pair> {
   const client = new SdkClient({ name: 'bench', version: '0' });
-  await client.connect(new SdkStdioClientTransport({ command: process.execPath, args: [`${root}test/fixtures/sdk-server.mjs`], cwd: root }));
-  return { name: 'sdk', call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+  const transport = new SdkStdioClientTransport({ command: process.execPath, args: [`${root}test/fixtures/sdk-server.mjs`], cwd: root });
+  await client.connect(transport);
+  return { name: 'sdk', pid: transport.pid ?? undefined, call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
 }
 
 async function bare(): Promise<Pair> {
@@ -62,12 +72,20 @@ async function bare(): Promise<Pair> {
       pending.delete(m.id);
     }
   });
+  // Like the echo child (one write per chunk it answers), requests made in one turn leave as one write.
+  let queued = '';
+  const flush = () => {
+    child.stdin.write(queued);
+    queued = '';
+  };
   return {
     name: 'bare',
+    pid: child.pid,
     call: () => new Promise((resolve) => {
       const id = next++;
       pending.set(id, resolve);
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }) + '\n');
+      if (queued === '') process.nextTick(flush);
+      queued += JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }) + '\n';
     }),
     close: async () => {
       child.stdin.end();
@@ -77,29 +95,91 @@ async function bare(): Promise<Pair> {
 }
 
 
+/** CPU time (µs) the threads of process `pid` have run so far; undefined without Linux /proc. */
+function processCpuUs(pid: number | undefined): number | undefined {
+  const dir = `/proc/${pid}/task`;
+  if (pid === undefined || !existsSync(dir)) return undefined;
+  let ns = 0;
+  for (const task of readdirSync(dir)) {
+    try {
+      ns += Number(readFileSync(`${dir}/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return ns / 1000;
+}
 
-const ROUNDS = 3;
+const selfCpuUs = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+/** Write system calls process `pid` has made so far; undefined without Linux /proc. */
+function processWrites(pid: number | undefined): number | undefined {
+  try {
+    return Number(/^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+const ROUNDS = quick ? 3 : 5;
+
+interface Samples {
+  seq: { p50: number; p99: number }[];
+  rates: number[];
+  clientCpu: number[];
+  serverCpu: number[];
+  clientWrites: number[];
+  serverWrites: number[];
+}
 
 console.log(`stdio.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
-const results: Record<string, { p50: number; p99: number; rps: number }> = {};
-for (const make of [bare, ours, sdk]) {
-  const pair = await make();
+// All pairs run side by side and the rounds interleave (bare, ours, sdk, bare, ...): a change in
+// machine load then lands on every pair alike instead of on whichever ran at the time.
+const pairs: Pair[] = [];
+for (const make of [bare, ours, sdk]) pairs.push(await make());
+const samples = new Map<Pair, Samples>();
+for (const pair of pairs) {
   await sequential(pair.call, WARMUP);
   await flood(pair.call, WARMUP, IN_FLIGHT);
-  const seq: { p50: number; p99: number }[] = [];
-  const rates: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    seq.push(await sequential(pair.call, SEQ));
-    rates.push(await flood(pair.call, FLOOD, IN_FLIGHT));
+  samples.set(pair, { seq: [], rates: [], clientCpu: [], serverCpu: [], clientWrites: [], serverWrites: [] });
+}
+for (let r = 0; r < ROUNDS; r++) {
+  for (const pair of pairs) {
+    const x = samples.get(pair)!;
+    x.seq.push(await sequential(pair.call, SEQ));
+    const c0 = selfCpuUs();
+    const s0 = processCpuUs(pair.pid);
+    const w0 = [processWrites(process.pid), processWrites(pair.pid)];
+    x.rates.push(await flood(pair.call, FLOOD, IN_FLIGHT));
+    x.clientCpu.push((selfCpuUs() - c0) / FLOOD);
+    const s1 = processCpuUs(pair.pid);
+    if (s0 !== undefined && s1 !== undefined) x.serverCpu.push((s1 - s0) / FLOOD);
+    const w1 = [processWrites(process.pid), processWrites(pair.pid)];
+    if (w0[0] !== undefined && w1[0] !== undefined) x.clientWrites.push((w1[0] - w0[0]) / FLOOD);
+    if (w0[1] !== undefined && w1[1] !== undefined) x.serverWrites.push((w1[1] - w0[1]) / FLOOD);
   }
-  const s = { p50: median(seq.map((x) => x.p50)), p99: median(seq.map((x) => x.p99)) };
-  const rps = median(rates);
+}
+const results: Record<string, { p50: number; p99: number; rps: number }> = {};
+const line = (name: string, xs: number[], digits: number, unit: string) => {
+  if (xs.length) console.log(`stdio.${name}: ${median(xs).toFixed(digits)} ${unit}`);
+};
+for (const pair of pairs) {
+  const x = samples.get(pair)!;
+  const s = { p50: median(x.seq.map((v) => v.p50)), p99: median(x.seq.map((v) => v.p99)) };
+  const rps = median(x.rates);
   results[pair.name] = { ...s, rps };
   console.log(`stdio.${pair.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
   console.log(`stdio.${pair.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
   console.log(`stdio.${pair.name}.inflight${IN_FLIGHT}.throughput: ${Math.round(rps)} calls/s`);
-  await pair.close();
+  line(`${pair.name}.inflight${IN_FLIGHT}.client_cpu`, x.clientCpu, 2, 'us/call');
+  line(`${pair.name}.inflight${IN_FLIGHT}.server_cpu`, x.serverCpu, 2, 'us/call');
+  line(`${pair.name}.inflight${IN_FLIGHT}.client_writes`, x.clientWrites, 3, 'syscalls/call');
+  line(`${pair.name}.inflight${IN_FLIGHT}.server_writes`, x.serverWrites, 3, 'syscalls/call');
 }
+for (const pair of pairs) await pair.close();
 
 compare('stdio', results as Parameters<typeof compare>[1]);
 

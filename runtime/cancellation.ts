@@ -34,6 +34,8 @@ export class InboundRequest {
   cancelled = false;
   /** Set when the handler has finished (its response, if any, is decided). */
   finished = false;
+  /** Called once when the handler has finished (e.g. to stop watching the carrying stream). */
+  onEnd: (() => void) | undefined = undefined;
 
   constructor(readonly id: RequestId, readonly method: string) {}
 

@@ -129,7 +129,9 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
   }
   let out: ToolResult;
   try {
-    out = await tool.def.handler(args as never, ctx);
+    const r: unknown = tool.def.handler(args as never, ctx);
+    // a plain value skips the await (its promise and microtask hops); any thenable is awaited
+    out = (typeof (r as PromiseLike<unknown> | null)?.then === 'function' ? await r : r) as ToolResult;
   } catch (e) {
     if (e instanceof RpcError) throw e;
     return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };

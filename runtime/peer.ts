@@ -9,7 +9,7 @@
  * one response (unless it is cancelled: then none, case 007); notifications never get one
  * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
-import type { MethodEntry, ProtocolTable, Direction } from './table.js';
+import { type Direction, type MethodEntry, type ProtocolTable, hasCapability } from './table.js';
 import type { JSONRPCMessage, MessageInfo, Transport } from './transport/types.js';
 import {
   ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
@@ -21,10 +21,14 @@ import {
   type Params, type ProgressToken, type RequestId,
 } from './jsonrpc.js';
 import { ProgressRouter, type ProgressCallback } from './progress.js';
-import { InboundRequests, RequestTimer, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
+import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
+import { OutboundRequests, PendingRequest } from './outbound.js';
+import { SENT } from './transport/sent.js';
 import { InboundContext, type Logger, type NotificationHandler, type RequestHandler, type RequestOptions } from './context.js';
 
 export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
+
+export { hasCapability } from './table.js';
 
 export type Side = 'client' | 'server';
 
@@ -57,18 +61,6 @@ export interface PeerOptions {
   session?: object;
 }
 
-interface Pending {
-  method: string;
-  resolve(v: unknown): void;
-  reject(e: unknown): void;
-  timer: RequestTimer;
-  token?: ProgressToken;
-  signal?: AbortSignal;
-  onAbort?: () => void;
-  entry?: MethodEntry;
-  validate: boolean;
-}
-
 /** Shared stand-in for an absent logger or handler table. */
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 const pong = (): Record<string, never> => ({});
@@ -77,16 +69,8 @@ const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** True when `path` (e.g. `['resources', 'subscribe']`) is declared: present and not false. */
-export function hasCapability(caps: Record<string, unknown> | undefined, path: readonly string[]): boolean {
-  let cur: unknown = caps;
-  for (const key of path) {
-    if (!isObject(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) return false;
-    cur = cur[key];
-  }
-  return cur !== undefined && cur !== null && cur !== false;
-}
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
 
 export class Peer {
   readonly side: Side;
@@ -99,8 +83,7 @@ export class Peer {
   /** Handlers set on this engine (undefined: removed), over the option tables, which are used as given (not copied). */
   private handlers: Map<string, RequestHandler | undefined> | undefined;
   private notificationHandlers: Map<string, NotificationHandler | undefined> | undefined;
-  /** Outbound requests awaiting their response (created by the first request). */
-  private pending: Map<RequestId, Pending> | undefined;
+  private readonly outbound = new OutboundRequests((p, ms, total) => this.abandon(p, new RequestTimeoutError(p.method, ms, total), `Request timed out after ${ms} ms`));
   private readonly inbound = new InboundRequests();
   private readonly progress = new ProgressRouter();
   private readonly log: Logger;
@@ -112,11 +95,11 @@ export class Peer {
 
   constructor(private readonly options: PeerOptions) {
     this.side = options.side;
-    this.session = options.session;
     this.#table = options.table;
     this.transport = options.transport;
     this.out = options.side === 'client' ? 'clientToServer' : 'serverToClient';
     this.in = options.side === 'client' ? 'serverToClient' : 'clientToServer';
+    this.session = options.session;
     this.log = options.logger ?? EMPTY;
     this.uncancellable = options.uncancellable ? new Set(options.uncancellable) : DEFAULT_UNCANCELLABLE;
     this.capabilities = options.capabilities;
@@ -163,11 +146,6 @@ export class Peer {
     return this.progress.register(token, callback);
   }
 
-  /**
-   * Sends a request and resolves with its result. Rejects with: RpcError (the error response),
-   * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
-   * schema), ConnectionClosedError, or the transport's send error.
-   */
   /** The revision table that validates and routes messages. */
   get table(): ProtocolTable {
     return this.#table;
@@ -183,50 +161,49 @@ export class Peer {
     return this.nextId;
   }
 
-  request<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {
+  /**
+   * Sends a request and resolves with its result. Rejects with: RpcError (the error response),
+   * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
+   * schema), ConnectionClosedError, or the transport's send error.
+   */
+  request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
-    const { signal, onProgress } = options;
+    const signal = options?.signal;
+    const onProgress = options?.onProgress;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const id = this.nextId++;
-    return new Promise<R>((resolve, reject) => {
-      const entry = own(this.table.requests[this.out], method);
-      const p: Pending = {
-        method, resolve: resolve as (v: unknown) => void, reject, entry, signal,
-        validate: options.validateResult ?? this.options.validateResults ?? true,
-        timer: new RequestTimer(
-          { timeout: options.timeout ?? this.options.timeout ?? 60_000, resetOnProgress: options.resetTimeoutOnProgress, maxTotal: options.maxTotalTimeout },
-          (ms, total) => this.abandon(id, new RequestTimeoutError(method, ms, total), `Request timed out after ${ms} ms`),
-        ),
-      };
-      let sendParams = params;
-      if (onProgress) {
-        const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
-        const token = isRequestId(given) ? given : id;
-        try {
-          this.progress.register(token, (progress) => {
-            p.timer.progress();
-            onProgress(progress);
-          });
-        } catch (e) {
-          p.timer.clear();
-          return reject(e);
-        }
-        p.token = token;
-        sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
-      }
-      if (signal) {
-        p.onAbort = () => this.abandon(id, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
-        signal.addEventListener('abort', p.onAbort, { once: true });
-      }
-      (this.pending ??= new Map()).set(id, p);
-      const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
+    const p = new PendingRequest<R>(id, method, own(this.table.requests[this.out], method), options?.validateResult ?? this.options.validateResults ?? true);
+    const promise = p.take();
+    let sendParams = params;
+    if (onProgress) {
+      const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
+      const token = isRequestId(given) ? given : id;
       try {
-        this.transport.send(message, options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId })
-          .catch((e) => this.settle(id)?.reject(e));
+        this.progress.register(token, (progress) => {
+          this.outbound.progress(p);
+          onProgress(progress);
+        });
       } catch (e) {
-        this.settle(id)?.reject(e);
+        return Promise.reject(e);
       }
-    });
+      p.token = token;
+      sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
+    }
+    if (signal) {
+      p.signal = signal;
+      p.onAbort = () => this.abandon(p, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
+      signal.addEventListener('abort', p.onAbort, { once: true });
+    }
+    this.outbound.add(p, options?.timeout ?? this.options.timeout ?? 60_000, options?.resetTimeoutOnProgress, options?.maxTotalTimeout);
+    const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
+    try {
+      const related = options?.relatedRequestId;
+      const sent = this.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
+      if (sent !== SENT) sent.catch((e) => this.settle(id)?.reject(e));
+    } catch (e) {
+      this.settle(id)?.reject(e);
+    }
+    return promise;
   }
 
   /** Sends a notification. Rejects with ConnectionClosedError once closed. */
@@ -242,19 +219,16 @@ export class Peer {
     this.onClose(undefined);
   }
 
-  /** Removes a pending request and its timer, progress route and abort listener. */
-  private settle(id: RequestId): Pending | undefined {
-    const p = this.pending?.get(id);
-    if (!p) return undefined;
-    this.pending!.delete(id);
-    p.timer.clear();
-    if (p.token !== undefined) this.progress.delete(p.token);
-    if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
-    return p;
+  /** Removes a pending request and its clock, progress route and abort listener. */
+  private settle(id: RequestId): PendingRequest | undefined {
+    return this.outbound.settle(id, this.dropToken);
   }
 
+  private readonly dropToken = (token: ProgressToken): void => this.progress.delete(token);
+
   /** Fails a pending request locally and tells the other side (timeout, abort). */
-  private abandon(id: RequestId, error: RpcError, reason: string): void {
+  private abandon(pending: PendingRequest, error: RpcError, reason: string): void {
+    const id = pending.id;
     const p = this.settle(id);
     if (!p) return;
     p.reject(error);
@@ -267,7 +241,8 @@ export class Peer {
     if (this.closedWith) return;
     this.closedWith = { error };
     const closedError = new ConnectionClosedError(error);
-    for (const id of [...(this.pending?.keys() ?? [])]) this.settle(id)?.reject(closedError);
+    for (const id of this.outbound.ids()) this.settle(id)?.reject(closedError);
+    this.outbound.stopClocks();
     this.inbound.cancelAll(closedError);
     this.progress.clear();
     this.options.onClose?.(error);
@@ -275,7 +250,7 @@ export class Peer {
 
   private onMessage(m: JSONRPCMessage, info: MessageInfo | undefined): void {
     switch (kindOf(m)) {
-      case 'request': return void this.onRequest(m as JSONRPCRequest, info);
+      case 'request': return this.onRequest(m as JSONRPCRequest, info);
       case 'notification': return this.onNotification(m as JSONRPCNotification, info);
       case 'result': return this.onResult(m as JSONRPCResultResponse);
       case 'error': return this.onErrorResponse(m as JSONRPCErrorResponse);
@@ -340,20 +315,19 @@ export class Peer {
   private reply(message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
     if (this.closedWith) return;
     const related = message.id === undefined || message.id === null ? undefined : { relatedRequestId: message.id };
-    this.transport.send(message, related).catch((e: Error) => this.log.debug?.('could not send response', { error: e.message }));
+    const sent = this.transport.send(message, related);
+    if (sent !== SENT) sent.catch((e: Error) => this.log.debug?.('could not send response', { error: e.message }));
   }
 
   /**
    * Decides whether a request may run: the pre-dispatch hook, method lookup, capability gate and
-   * params validation, in that order. Returns the handler, or the error response to send.
+   * params validation, in that order. Returns the error response to send, or undefined.
    */
-  private admit(req: JSONRPCRequest, info: MessageInfo | undefined): { handler: RequestHandler; entry?: MethodEntry } | JSONRPCErrorResponse {
+  private refuse(req: JSONRPCRequest, entry: MethodEntry | undefined, handler: RequestHandler | undefined, info: MessageInfo | undefined): JSONRPCErrorResponse | undefined {
     const { id, method, params } = req;
     try {
-      const entry = own(this.table.requests[this.in], method);
       const refusal = this.preDispatch?.(req, entry, info);
       if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
-      const handler = this.handlers?.has(method) ? this.handlers.get(method) : own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined);
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
@@ -366,43 +340,58 @@ export class Peer {
           : validationIssues(entry.params!.errors);
         return errorResponse(id, ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues[0].path || '/'} ${issues[0].message}`, { errors: issues });
       }
-      return { handler, entry };
+      return undefined;
     } catch (e) {
       this.log.error?.('request dispatch failed', { method, id, error: e instanceof Error ? e.message : String(e) });
       return errorResponse(id, ErrorCode.InternalError, 'Internal error');
     }
   }
 
-  private async onRequest(req: JSONRPCRequest, info: MessageInfo | undefined): Promise<void> {
+  /**
+   * Runs an admitted request's handler. A handler that returns a value (not a promise) is
+   * answered before this returns; a promise is answered when it settles.
+   */
+  private onRequest(req: JSONRPCRequest, info: MessageInfo | undefined): void {
     const { id, method, params } = req;
     if (this.inbound.has(id)) return void this.log.warn?.('dropped request reusing an in-flight id', { id, method });
-    const admitted = this.admit(req, info);
-    if ('error' in admitted) return this.reply(admitted);
-    const { handler, entry } = admitted;
+    const entry = own(this.table.requests[this.in], method);
+    const handler = this.handlers?.has(method) ? this.handlers.get(method) : own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined);
+    const refusal = this.refuse(req, entry, handler, info);
+    if (refusal) return this.reply(refusal);
     const r = this.inbound.begin(id, method);
-    const onTransportAbort = info?.signal ? () => r.cancel(info.signal!.reason ?? 'transport closed') : undefined;
-    if (onTransportAbort) {
-      if (info!.signal!.aborted) onTransportAbort();
-      else info!.signal!.addEventListener('abort', onTransportAbort, { once: true });
+    const signal = info?.signal;
+    if (signal) {
+      const onTransportAbort = () => r.cancel(signal.reason ?? 'transport closed');
+      if (signal.aborted) onTransportAbort();
+      else {
+        signal.addEventListener('abort', onTransportAbort, { once: true });
+        r.onEnd = () => signal.removeEventListener('abort', onTransportAbort);
+      }
     }
-    let result: unknown;
-    let failure: unknown;
-    let failed = false;
+    let out: unknown;
+    let pending: boolean;
     try {
-      result = await handler(params, new InboundContext(this, r, params, info, this.log));
+      out = handler!(params, new InboundContext(this, r, params, info, this.log));
+      pending = isThenable(out);
     } catch (e) {
-      failed = true;
-      failure = e;
+      return this.respond(r, entry, e, true);
     }
+    if (!pending) return this.respond(r, entry, out, false);
+    Promise.resolve(out).then((v) => this.respond(r, entry, v, false), (e: unknown) => this.respond(r, entry, e, true));
+  }
+
+  /** Answers a finished handler: its result (checked), its RpcError, or -32603; nothing once cancelled or closed. */
+  private respond(r: InboundRequest, entry: MethodEntry | undefined, value: unknown, failed: boolean): void {
+    const { id, method } = r;
     this.inbound.end(r);
-    if (onTransportAbort) info!.signal!.removeEventListener('abort', onTransportAbort);
+    r.onEnd?.();
     if (r.cancelled || this.closedWith) return;
     if (failed) {
-      if (failure instanceof RpcError) return this.reply(errorResponse(id, failure.code, failure.message, failure.data));
-      this.log.error?.('request handler failed', { method, id, error: failure instanceof Error ? failure.message : String(failure) });
+      if (value instanceof RpcError) return this.reply(errorResponse(id, value.code, value.message, value.data));
+      this.log.error?.('request handler failed', { method, id, error: value instanceof Error ? value.message : String(value) });
       return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
-    if (result === undefined) result = {};
+    const result = value === undefined ? {} : value;
     if (!isObject(result)) {
       this.log.error?.('handler result is not an object', { method, id });
       return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));

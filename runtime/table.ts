@@ -78,3 +78,13 @@ export interface ProtocolMaps {
   clientNotifications: Record<string, NotificationShape>;
   serverNotifications: Record<string, NotificationShape>;
 }
+
+/** True when `path` (e.g. `['resources', 'subscribe']`) is declared: present and not false. */
+export function hasCapability(caps: Record<string, unknown> | undefined, path: readonly string[]): boolean {
+  let cur: unknown = caps;
+  for (const key of path) {
+    if (typeof cur !== 'object' || cur === null || Array.isArray(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) return false;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur !== undefined && cur !== null && cur !== false;
+}

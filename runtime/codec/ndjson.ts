@@ -57,6 +57,15 @@ function isBlank(buf: Uint8Array, start: number, end: number): boolean {
   return true;
 }
 
+/** True for `""` and lines of spaces, tabs and CRs only (what {@link isBlank} says of the bytes). */
+function isBlankText(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
 /**
  * Incremental decoder. Feed it chunks with {@link NdjsonDecoder.push} and call
  * {@link NdjsonDecoder.end} at end of stream. Never throws for any input bytes; a throwing sink
@@ -89,16 +98,12 @@ export class NdjsonDecoder {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const len = buf.length;
     let start = 0;
-    while (start < len) {
+    // The line begun in earlier chunks (held, or being discarded) ends at the first newline.
+    while (start < len && (this.partBytes !== 0 || this.discarding)) {
       const nl = buf.indexOf(LF, start);
-      if (nl === -1) {
-        this.hold(buf, start, len);
-        return;
-      }
+      if (nl === -1) return this.hold(buf, start, len);
       if (this.discarding) {
         this.discarding = false;
-      } else if (this.partBytes === 0) {
-        this.line(buf, start, nl);
       } else {
         const total = this.partBytes + (nl - start);
         if (total > this.max) {
@@ -113,6 +118,45 @@ export class NdjsonDecoder {
       }
       start = nl + 1;
     }
+    if (start >= len) return;
+    const last = buf.lastIndexOf(LF);
+    if (last < start) return this.hold(buf, start, len);
+    // The complete lines [start, last): decoded as one string when that is valid UTF-8, else line by line.
+    const text = buf.toString('utf8', start, last);
+    if (text.indexOf('\uFFFD') === -1) this.textLines(text);
+    else {
+      for (let from = start, nl = buf.indexOf(LF, from); from <= last; from = nl + 1, nl = buf.indexOf(LF, from)) this.line(buf, from, nl);
+    }
+    if (last + 1 < len) this.hold(buf, last + 1, len);
+  }
+
+  /** The `\n`-separated lines of `text` (valid UTF-8, decoded), each as {@link line} would. */
+  private textLines(text: string): void {
+    const n = text.length;
+    for (let from = 0; from <= n; ) {
+      let nl = text.indexOf('\n', from);
+      if (nl === -1) nl = n;
+      this.textLine(from === 0 && nl === n ? text : text.slice(from, nl));
+      from = nl + 1;
+    }
+  }
+
+  private textLine(line: string): void {
+    // A UTF-16 unit is at most 3 UTF-8 bytes: count the bytes only when that could pass the limit.
+    if (line.length * 3 > this.max) {
+      const bytes = Buffer.byteLength(line, 'utf8');
+      if (bytes > this.max) return this.tooLong(bytes);
+    }
+    if (isBlankText(line)) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      const bytes = Buffer.byteLength(line, 'utf8');
+      this.sink.error(new FrameError('invalid-json', `line is not JSON: ${(e as Error).message}`, bytes, e));
+      return;
+    }
+    this.sink.value(value);
   }
 
   /**
@@ -196,8 +240,9 @@ const LS = /[\u2028\u2029]/g;
 export function encodeFrame(message: unknown): string {
   const json = JSON.stringify(message);
   if (json === undefined) throw new TypeError('message is not JSON-serializable');
-  const safe = json.search(LS) === -1 ? json : json.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
-  return safe + '\n';
+  // indexOf allocates nothing, and on a one-byte string (most JSON) it answers at once
+  if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return json + '\n';
+  return json.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) + '\n';
 }
 
 /** Decodes a complete byte sequence at once (for tests and tools): values and errors in order. */

@@ -7,6 +7,7 @@
  */
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 import { ConnectionClosedError } from '../errors.js';
+import { SENT } from './sent.js';
 
 export interface MemoryPairOptions {
   /** Copy messages through JSON text (default true). False passes the same object. */
@@ -37,9 +38,17 @@ export class MemoryTransport implements Transport {
     this.schedule();
   }
 
-  /** Queues `message` for the other end. Rejects with ConnectionClosedError once closed. */
-  async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
-    return this.sendRaw(message);
+  /**
+   * Queues `message` for the other end: returns {@link SENT}. Rejects with ConnectionClosedError
+   * once closed, with a TypeError when JSON cannot express it.
+   */
+  send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
+    try {
+      this.post(message, undefined);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return SENT;
   }
 
   /**
@@ -47,6 +56,10 @@ export class MemoryTransport implements Transport {
    * serialized like a message; a value JSON cannot express throws a TypeError.
    */
   async sendRaw(value: unknown, info?: MessageInfo): Promise<void> {
+    this.post(value, info);
+  }
+
+  private post(value: unknown, info: MessageInfo | undefined): void {
     if (this.closing) throw new ConnectionClosedError();
     let copy = value;
     if (this.serialize) {

@@ -17,6 +17,7 @@ import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
 import { classify, kindOf, parseErrorResponse } from '../jsonrpc.js';
 import { ConnectionClosedError } from '../errors.js';
+import { SENT } from './sent.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** Options both sides share. */
@@ -30,13 +31,22 @@ export interface StdioCommonOptions {
 /**
  * One line-framed duplex over a readable and a writable: decoding, answering invalid input,
  * writing with backpressure. Shared by both sides.
+ *
+ * Writes are coalesced: frames sent in the same turn of the event loop (the synchronous code
+ * and the microtasks after it) go out as one `write` on the next `process.nextTick`, in send
+ * order. Under load this turns one pipe write per message into one per batch; a lone message
+ * leaves in the same turn it was sent.
  */
 class LineChannel {
   private readonly decoder: NdjsonDecoder;
   private events: TransportEvents | undefined;
   private drain: Promise<void> | undefined;
+  private drained: ((err?: Error) => void) | undefined;
   private writable = true;
   private truncated: FrameError | undefined;
+  /** Encoded frames not yet handed to the stream. */
+  private queued = '';
+  private flushScheduled = false;
 
   constructor(
     private readonly input: Readable,
@@ -80,9 +90,11 @@ class LineChannel {
     });
   }
 
+  /** Stops reading; frames already sent are written out first, later sends reject. */
   detach(): void {
     this.input.off('data', this.onData);
     this.input.pause();
+    this.flush();
     this.writable = false;
   }
 
@@ -113,7 +125,11 @@ class LineChannel {
     if (c.reply) this.write(c.reply).catch(() => undefined);
   }
 
-  /** Writes one frame; resolves at once, or after `drain` when the stream buffer is full. */
+  /**
+   * Queues one frame. Returns {@link SENT} (resolved), or a promise that resolves after `drain`
+   * when the stream's buffer (with what is queued) is at or over its high-water mark. Rejects with ConnectionClosedError once the output
+   * is closed, or with what `JSON.stringify` throws.
+   */
   write(message: unknown): Promise<void> {
     if (!this.writable || this.output.destroyed || this.output.writableEnded) {
       return Promise.reject(new ConnectionClosedError());
@@ -124,18 +140,49 @@ class LineChannel {
     } catch (e) {
       return Promise.reject(e);
     }
-    if (this.output.write(frame)) return this.drain ?? Promise.resolve();
+    this.queued += frame;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flushTick);
+    }
+    // String length never exceeds the UTF-8 byte length: when this says full, the write will too.
+    if (this.drain || this.output.writableLength + this.queued.length >= this.output.writableHighWaterMark) return this.waitDrain();
+    return SENT;
+  }
+
+  private readonly flushTick = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+
+  /** Hands the queued frames to the stream as one write. */
+  flush(): void {
+    const data = this.queued;
+    if (data === '') return;
+    this.queued = '';
+    if (!this.writable || this.output.destroyed || this.output.writableEnded) {
+      this.drained?.(new Error('output closed'));
+      return;
+    }
+    if (this.output.write(data)) {
+      if (this.drain && !this.output.writableNeedDrain) this.drained!();
+    } else this.waitDrain();
+  }
+
+  private waitDrain(): Promise<void> {
     return (this.drain ??= new Promise<void>((resolve, reject) => {
       const done = (err?: Error) => {
         this.output.off('drain', ok);
         this.output.off('close', closed);
         this.output.off('error', done);
         this.drain = undefined;
+        this.drained = undefined;
         if (err) reject(new ConnectionClosedError(err));
         else resolve();
       };
       const ok = () => done();
       const closed = () => done(new Error('output closed'));
+      this.drained = done;
       this.output.on('drain', ok);
       this.output.once('close', closed);
       this.output.once('error', done);
@@ -251,6 +298,7 @@ export class StdioClientTransport implements Transport {
     const child = this.child!;
     const o = this.options;
     if (child.exitCode === null && child.signalCode === null) {
+      this.channel?.flush();
       child.stdin?.end();
       if (!(await within(this.exited!, o.closeStdinTimeoutMs ?? 2000))) {
         child.kill('SIGTERM');
@@ -330,6 +378,7 @@ export class StdioServerTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.channel.flush();
     if (this.options.stdout && !this.output.writableEnded) this.output.end();
     this.finish(undefined);
   }

@@ -214,6 +214,28 @@ test('property: random bytes in random chunks never throw, and a valid line afte
   );
 });
 
+test('property: whole chunks (decoded as one string) and 1-byte chunks (line by line) agree on values, errors and their byte counts', () => {
+  const piece = fc.oneof(
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    fc.constantFrom('', ' ', '\t\r', ' \u00a0', '\ufeff{}', '{"a":"\ufffd"}', '"\u2028"', 'nope', '{"a":', '  {"b":[1,2]}  \r'),
+    fc.string({ maxLength: 12 }),
+  );
+  const line = fc.oneof({ weight: 5, arbitrary: piece.map((t) => Buffer.from(t)) }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 8 }).map((b) => Buffer.from(b.filter((x) => x !== 0x0a))) });
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 10 }), fc.integer({ min: 4, max: 64 }), (lines, max) => {
+      const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
+      const whole = run([bytes], max);
+      const trickle = run([...bytes].map((b) => Uint8Array.of(b)), max);
+      assert.equal(whole.values, trickle.values);
+      // a line over the limit is reported when the limit is passed: a trickle knows fewer of its bytes by then
+      const seen = (e: FrameError) => [e.kind, e.kind === 'line-too-long' ? 0 : e.bytes];
+      assert.equal(whole.errors.map(seen), trickle.errors.map(seen));
+      assert.is(whole.end, trickle.end);
+    }),
+    { numRuns: 1000 },
+  );
+});
+
 test('decodeAll: values and errors in input order, truncated tail last', () => {
   const out = decodeAll(Buffer.from('{"a":1}\nx\n{"b"'));
   assert.equal(out.map((o) => ('value' in o ? o.value : o.error.kind)), [{ a: 1 }, 'invalid-json', 'truncated']);

@@ -229,6 +229,36 @@ test('009 progress after response: a server writes all progress before the respo
   }
 });
 
+test('dispatch: plain results, promises, foreign thenables, rejections and a throwing then getter each get exactly one answer', async () => {
+  const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
+  const { w } = await start('server', {
+    requestHandlers: {
+      'tools/call': (p: { name: string }) => {
+        switch (p.name) {
+          case 'plain': return text('plain');
+          case 'promise': return Promise.resolve(text('promise'));
+          case 'thenable': return { then: (ok: (v: unknown) => void) => ok(text('thenable')) };
+          case 'rejects': return Promise.reject(new RpcError(-32042, 'nope'));
+          case 'getter': return Object.defineProperty({}, 'then', { get() { throw new Error('boom'); } });
+          default: throw new Error('unknown');
+        }
+      },
+    },
+  });
+  const names = ['plain', 'promise', 'thenable', 'rejects', 'getter', 'other'];
+  for (const [i, name] of names.entries()) await w.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name } });
+  await until(() => w.received.length >= names.length);
+  await settle();
+  const byId = new Map(w.received.map((m) => [m.id, m]));
+  assert.is(w.received.length, names.length);
+  assert.equal(byId.get(0)!.result, text('plain'));
+  assert.equal(byId.get(1)!.result, text('promise'));
+  assert.equal(byId.get(2)!.result, text('thenable'));
+  assert.equal(byId.get(3)!.error, { code: -32042, message: 'nope' });
+  assert.equal(byId.get(4)!.error, { code: ErrorCode.InternalError, message: 'Internal error' });
+  assert.equal(byId.get(5)!.error, { code: ErrorCode.InternalError, message: 'Internal error' });
+});
+
 test('timeouts: progress resets the clock when asked, and maxTotalTimeout caps it', async () => {
   const { peer, w } = await start('client');
   const call = peer.request('tools/call', { name: 'x' }, { timeout: 150, resetTimeoutOnProgress: true, onProgress: () => undefined });

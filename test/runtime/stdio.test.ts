@@ -336,6 +336,34 @@ test('stdio server: send() respects backpressure and resolves after drain', asyn
   assert.ok(out.writableEnded);
 });
 
+test('stdio server: messages sent in one turn leave as one write, in send order; close() flushes what is queued', async () => {
+  const writes: string[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      writes.push(chunk.toString());
+      cb();
+    },
+  });
+  const t = new StdioServerTransport({ stdin: new PassThrough(), stdout: out });
+  await t.start({ onMessage: () => undefined, onClose: () => undefined });
+  const sent = [0, 1, 2].map((id) => ({ jsonrpc: '2.0' as const, id, result: { n: id } }));
+  for (const m of sent) void t.send(m);
+  await Promise.resolve().then(() => t.send({ jsonrpc: '2.0', method: 'notifications/x' }));
+  await settle();
+  assert.equal(writes.length, 1);
+  assert.equal(writes[0].split('\n').filter(Boolean).map((l) => JSON.parse(l)), [...sent, { jsonrpc: '2.0', method: 'notifications/x' }]);
+  void t.send({ jsonrpc: '2.0', method: 'notifications/last' });
+  await t.close();
+  assert.equal(writes.length, 2);
+  assert.equal(JSON.parse(writes[1]), { jsonrpc: '2.0', method: 'notifications/last' });
+  await rejectsClosed(t.send({ jsonrpc: '2.0', method: 'notifications/late' }));
+});
+
+async function rejectsClosed(p: Promise<unknown>): Promise<void> {
+  const e = await p.then(() => undefined, (x: unknown) => x);
+  assert.instance(e, ConnectionClosedError);
+}
+
 test('stdio server: random bytes on stdin never crash it; parse errors are answered and the next ping is served', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 48 }), { maxLength: 8 }), async (chunks) => {
