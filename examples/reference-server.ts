@@ -14,7 +14,9 @@
  * (subscribable), template `test://template/{id}/data`.
  * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`),
  * `test_prompt_with_embedded_resource` (argument `resourceUri`), `test_prompt_with_image`.
- * Stateless revisions add the fixtures of ./reference-stateless.ts.
+ * Handshake revisions whose table has task-augmented tools/call (2025-11-25) add the task tools
+ * of ./reference-tasks.ts (`slow_compute`, `failing_job`, `confirm_job`, `batch_job`) and a task
+ * receiver per session; stateless revisions add the fixtures of ./reference-stateless.ts.
  */
 import { RpcError } from '../runtime/errors.js';
 import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
@@ -22,6 +24,7 @@ import type { Logger } from '../runtime/peer.js';
 import type { RequestContext } from '../runtime/context.js';
 import type { Params } from '../runtime/jsonrpc.js';
 import { addStatelessFixtures, addTaskFixtures } from './reference-stateless.js';
+import { ReferenceTasks, addTaskTools, hasTaskTools } from './reference-tasks.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
 import type { ProtocolMaps, ProtocolTable } from '../runtime/table.js';
 import type { TasksExtension } from '../runtime/tasks-extension.js';
@@ -281,6 +284,8 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
 /** A reference server definition: shared by every session created from it. */
 export interface ReferenceDefinition {
   features: ServerFeatures;
+  /** The task store and receivers of the task tools (revisions with tasks only). */
+  tasks?: ReferenceTasks;
   /** The options every session gets (one object: handler tables, capabilities, info). */
   options: ServerSessionOptions<ProtocolMaps>;
   /** A new session (attached to `features` for list_changed until it closes); connect it to a transport. */
@@ -294,6 +299,12 @@ export interface ReferenceDefinition {
  */
 export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): ReferenceDefinition {
   const features = referenceFeatures(options);
+  // the full table when given, else the one the generated class is built on
+  const table = options.table && 'requests' in options.table
+    ? (options.table as ProtocolTable)
+    : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
+  const taskTools = hasTaskTools(table) ? new ReferenceTasks() : undefined;
+  if (taskTools) addTaskTools(features);
   let handlers = features.handlers({ table: options.table });
   let tasks: TasksExtension | undefined;
   if (options.table?.lifecycle === 'stateless') {
@@ -316,9 +327,11 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
   };
   return {
     features,
+    tasks: taskTools,
     options: sessionOptions,
     createSession() {
       const session = new ServerCtor(sessionOptions);
+      taskTools?.attach(session);
       features.attach(session as never);
       return session;
     },
