@@ -10,8 +10,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
 import { Client } from '../../generated/2025-11-25/index.js';
 import { RpcError } from '../../runtime/errors.js';
 import { type TaskHandle, callWithTask } from '../../runtime/task-requestor.js';
@@ -19,39 +18,10 @@ import type { Task } from '../../runtime/tasks.js';
 import { HttpClientTransport } from '../../runtime/transport/http-client.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
 import { RELATED, rejection } from './support.js';
+import { bin, root, startHttpServe } from './serve-process.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));
 type Obj = Record<string, any>;
 const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
-
-/** Starts `mcpgen serve --http 0`; resolves with the process and its /mcp URL from stderr. */
-export async function startHttpServe(): Promise<{ proc: ChildProcess; url: string; stop(): Promise<void> }> {
-  const proc = spawn(process.execPath, [bin, 'serve', '--rev', '2025-11-25', '--http', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 30_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return {
-    proc,
-    url,
-    async stop() {
-      if (proc.exitCode !== null) return;
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 interface Connected {
   client: Client;
