@@ -21,7 +21,7 @@
 import { RpcError } from '../runtime/errors.js';
 import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
-import type { RequestContext } from '../runtime/context.js';
+import type { RequestContext, RequestHandler } from '../runtime/context.js';
 import type { Params } from '../runtime/jsonrpc.js';
 import { addStatelessFixtures, addTaskFixtures } from './reference-stateless.js';
 import { ReferenceTasks, addTaskTools, hasTaskTools } from './reference-tasks.js';
@@ -49,6 +49,8 @@ export interface ReferenceOptions {
    * `test_reconnection` uses it.
    */
   closeSseConnection?: (requestId: string | number, ctx: RequestContext) => Promise<void>;
+  /** Serve the task tools of ./reference-tasks.ts when the table has tasks (default true). */
+  taskTools?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -303,9 +305,10 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
   const table = options.table && 'requests' in options.table
     ? (options.table as ProtocolTable)
     : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
-  const taskTools = hasTaskTools(table) ? new ReferenceTasks() : undefined;
+  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table) : undefined;
   if (taskTools) addTaskTools(features);
   let handlers = features.handlers({ table: options.table });
+  if (taskTools) handlers = taskTools.handlers(handlers as Record<string, RequestHandler>) as typeof handlers;
   let tasks: TasksExtension | undefined;
   if (options.table?.lifecycle === 'stateless') {
     // the fixtures read a retry's inputResponses and requestState beside the tool's arguments
@@ -319,7 +322,11 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
   }
   const sessionOptions: ServerSessionOptions<ProtocolMaps> = {
     serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
-    capabilities: { ...(tasks ? tasks.capabilities(features.capabilities()) : features.capabilities()), logging: {} },
+    capabilities: {
+      ...(tasks ? tasks.capabilities(features.capabilities()) : features.capabilities()),
+      ...(taskTools ? { tasks: taskTools.capabilities() } : {}),
+      logging: {},
+    },
     extensionMethods: tasks?.methods,
     instructions: 'mcpgen reference server: test tools, resources and prompts.',
     handlers: handlers as ServerSessionOptions<ProtocolMaps>['handlers'],
@@ -331,7 +338,6 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
     options: sessionOptions,
     createSession() {
       const session = new ServerCtor(sessionOptions);
-      taskTools?.attach(session);
       features.attach(session as never);
       return session;
     },

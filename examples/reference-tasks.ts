@@ -27,14 +27,16 @@
  *   each, with progress per item; answers `Processed <items> items`. Without `params.task`
  *   the call fails with -32601, as the page's Tool-Level Negotiation says.
  */
-import { RpcError } from '../runtime/errors.js';
+import { ErrorCode, RpcError } from '../runtime/errors.js';
+import type { RequestContext, RequestHandler } from '../runtime/context.js';
+import type { Params } from '../runtime/jsonrpc.js';
 import type { ServerFeatures } from '../runtime/features.js';
 import type { ServerSession } from '../runtime/server.js';
 import type { ProtocolMaps, ProtocolTable } from '../runtime/table.js';
 import { type TaskReceiver, type TaskSupport, attachTaskReceiver, taskOf } from '../runtime/task-receiver.js';
 import { InMemoryTaskStore } from '../runtime/tasks.js';
 
-/** `execution.taskSupport` of each task tool (the receiver adds it to tools/list). */
+/** `execution.taskSupport` of each task tool (as listed, and as the receivers apply it). */
 export const TASK_TOOLS: Readonly<Record<string, TaskSupport>> = {
   slow_compute: 'optional',
   failing_job: 'optional',
@@ -81,6 +83,7 @@ const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
 export function addTaskTools(f: ServerFeatures): void {
   f.tool<{ seconds?: number }>({
     name: 'slow_compute',
+    execution: { taskSupport: TASK_TOOLS.slow_compute },
     description: 'Slow computation: sums 1..n in ten steps spread over `seconds`, with progress; may run as a task and be cancelled',
     inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: 3600, default: 5 } }, additionalProperties: false },
     outputSchema: {
@@ -106,6 +109,7 @@ export function addTaskTools(f: ServerFeatures): void {
   });
   f.tool<{ reason?: string; mode?: 'error' | 'tool_error' }>({
     name: 'failing_job',
+    execution: { taskSupport: TASK_TOOLS.failing_job },
     description: 'A job that always fails: a JSON-RPC error (mode "error", default) or a tool result with isError (mode "tool_error")',
     inputSchema: {
       type: 'object',
@@ -121,6 +125,7 @@ export function addTaskTools(f: ServerFeatures): void {
   });
   f.tool<{ action?: string }>({
     name: 'confirm_job',
+    execution: { taskSupport: TASK_TOOLS.confirm_job },
     description: 'Asks the user (elicitation) to confirm an action mid-way, then runs it; as a task it is input_required while asking',
     inputSchema: { type: 'object', properties: { action: { type: 'string' } }, additionalProperties: false },
     handler: async (a, ctx) => {
@@ -143,6 +148,7 @@ export function addTaskTools(f: ServerFeatures): void {
   });
   f.tool<{ items?: number }>({
     name: 'batch_job',
+    execution: { taskSupport: TASK_TOOLS.batch_job },
     description: 'Processes a batch of items (20 ms each); runs only as a task (execution.taskSupport "required")',
     inputSchema: { type: 'object', properties: { items: { type: 'integer', minimum: 1, maximum: 1000, default: 3 } }, additionalProperties: false },
     handler: async (a, ctx) => {
@@ -156,24 +162,80 @@ export function addTaskTools(f: ServerFeatures): void {
   });
 }
 
-/** The store of one reference definition and the receiver it attaches to each of its sessions. */
+/**
+ * The task side of one reference definition: its store, the handlers every session shares,
+ * and a receiver per session, made on the session's first request that needs one (a task-augmented
+ * tools/call, a plain call of a `required` tool, or tasks/*), so sessions that never use tasks
+ * cost nothing. The receiver runs on a view of its session (the session's table and peer, the
+ * definition's handlers) and keeps its own handler table there: the session's options, shared
+ * with every other session, stay as they are. When the session's connection closes its
+ * receiver closes, aborting the session's running tasks (they end `failed`).
+ */
 export class ReferenceTasks {
   readonly store = new InMemoryTaskStore();
+  readonly #sessions = new WeakMap<object, SessionTasks>();
+  #base: Record<string, RequestHandler> = {};
+
+  constructor(private readonly table: ProtocolTable) {}
+
+  /** The `tasks` capability: `{ list: {}, cancel: {}, requests: { tools: { call: {} } } }`. */
+  capabilities(): Record<string, unknown> {
+    return { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  }
 
   /**
-   * Makes `session` (not yet connected) a task receiver for {@link TASK_TOOLS} on this
-   * definition's store; the receiver closes (aborting the session's running tasks) when the
-   * session's connection closes.
+   * `base` (the features' handlers) with tools/call routed to the calling session's receiver
+   * when it is task-augmented or names a `required` tool, and tasks/get, tasks/result,
+   * tasks/list, tasks/cancel served by that receiver. Needs `ctx.session` (the engine sets it).
    */
-  attach(session: ServerSession<ProtocolMaps>): TaskReceiver {
-    const receiver = attachTaskReceiver(session, {
+  handlers(base: Record<string, RequestHandler>): Record<string, RequestHandler> {
+    this.#base = base;
+    const via = (method: string): RequestHandler => (p, ctx) => this.#receiverOf(ctx).handlers[method](p, ctx);
+    const call = base['tools/call'];
+    return {
+      ...base,
+      'tools/call': (p: Params, ctx) => (p?.task === undefined && TASK_TOOLS[String(p?.name)] !== 'required' ? call(p, ctx) : via('tools/call')(p, ctx)),
+      'tasks/get': via('tasks/get'),
+      'tasks/result': via('tasks/result'),
+      'tasks/list': via('tasks/list'),
+      'tasks/cancel': via('tasks/cancel'),
+    };
+  }
+
+  /** The receiver of the session `ctx` belongs to (made on first use) and its handler table. */
+  #receiverOf(ctx: RequestContext): SessionTasks {
+    const session = ctx.session as ServerSession<ProtocolMaps> | undefined;
+    if (!session) throw new RpcError(ErrorCode.InternalError, 'the task handlers need the request\'s session as ctx.session');
+    let tasks = this.#sessions.get(session);
+    if (tasks) return tasks;
+    let ready = false;
+    const view = {
+      table: this.table,
+      options: { handlers: this.#base as object, capabilities: {} as Record<string, unknown> },
+      // unreadable while the receiver is set up (it refuses connected sessions: they declared their capabilities already)
+      get peer() {
+        if (!ready) throw new Error('not connected');
+        return session.peer;
+      },
+    };
+    const receiver = attachTaskReceiver(view, {
       store: this.store,
-      tools: TASK_TOOLS,
+      methods: ['tools/call'],
+      tools: (name) => TASK_TOOLS[name] ?? 'forbidden',
       pollInterval: TASK_POLL_INTERVAL,
       defaultTtl: TASK_DEFAULT_TTL,
       maxTtl: TASK_MAX_TTL,
     });
+    ready = true;
+    tasks = { receiver, handlers: view.options.handlers as Record<string, RequestHandler> };
+    this.#sessions.set(session, tasks);
     session.onClose(() => receiver.close());
-    return receiver;
+    return tasks;
   }
+}
+
+/** A session's receiver and the handler table it built. */
+interface SessionTasks {
+  receiver: TaskReceiver;
+  handlers: Record<string, RequestHandler>;
 }
