@@ -181,11 +181,13 @@ for (const kind of ['stdio', 'http'] as const) {
     }
   });
 
-  t('batch_job (taskSupport required) without a task: -32601; slow_compute and confirm_job (optional) run inline', async () => {
+  t('batch_job (taskSupport required) without a task, echo (none) with one: -32601; slow_compute and confirm_job (optional) run inline', async () => {
     const e = await rejection(a.client.callTool({ name: 'batch_job', arguments: {} }));
     assert.instance(e, RpcError);
     assert.is(e.code, -32601);
     assert.match(e.message, /requires task-augmented execution/);
+    const forbidden = await rejection(callWithTask(a.client, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { task: { ttl: 1000 } }));
+    assert.is(forbidden.code, -32601, 'a fixture tool without taskSupport refuses a task');
     const r = await a.client.callTool({ name: 'slow_compute', arguments: { seconds: 0 } });
     assert.equal(r.structuredContent, { seconds: 0, steps: 10, n: 1000, sum: 500500 });
     assert.is(r._meta, undefined, 'no related-task _meta on a plain call');
