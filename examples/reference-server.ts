@@ -14,14 +14,17 @@
  * (subscribable), template `test://template/{id}/data`.
  * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`),
  * `test_prompt_with_embedded_resource` (argument `resourceUri`), `test_prompt_with_image`.
- * Stateless revisions add the fixtures of ./reference-stateless.ts.
+ * Handshake revisions whose table has task-augmented tools/call (2025-11-25) add the task tools
+ * of ./reference-tasks.ts (`slow_compute`, `failing_job`, `confirm_job`, `batch_job`) and a task
+ * receiver per session; stateless revisions add the fixtures of ./reference-stateless.ts.
  */
 import { RpcError } from '../runtime/errors.js';
 import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
-import type { RequestContext } from '../runtime/context.js';
+import type { RequestContext, RequestHandler } from '../runtime/context.js';
 import type { Params } from '../runtime/jsonrpc.js';
 import { addStatelessFixtures, addTaskFixtures } from './reference-stateless.js';
+import { ReferenceTasks, addTaskTools, hasTaskTools } from './reference-tasks.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
 import type { ProtocolMaps, ProtocolTable } from '../runtime/table.js';
 import type { TasksExtension } from '../runtime/tasks-extension.js';
@@ -46,6 +49,8 @@ export interface ReferenceOptions {
    * `test_reconnection` uses it.
    */
   closeSseConnection?: (requestId: string | number, ctx: RequestContext) => Promise<void>;
+  /** Serve the task tools of ./reference-tasks.ts when the table has tasks (default true). */
+  taskTools?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -281,6 +286,8 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
 /** A reference server definition: shared by every session created from it. */
 export interface ReferenceDefinition {
   features: ServerFeatures;
+  /** The task store and receivers of the task tools (revisions with tasks only). */
+  tasks?: ReferenceTasks;
   /** The options every session gets (one object: handler tables, capabilities, info). */
   options: ServerSessionOptions<ProtocolMaps>;
   /** A new session (attached to `features` for list_changed until it closes); connect it to a transport. */
@@ -294,7 +301,14 @@ export interface ReferenceDefinition {
  */
 export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): ReferenceDefinition {
   const features = referenceFeatures(options);
+  // the full table when given, else the one the generated class is built on
+  const table = options.table && 'requests' in options.table
+    ? (options.table as ProtocolTable)
+    : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
+  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table) : undefined;
+  if (taskTools) addTaskTools(features);
   let handlers = features.handlers({ table: options.table });
+  if (taskTools) handlers = taskTools.handlers(handlers as Record<string, RequestHandler>) as typeof handlers;
   let tasks: TasksExtension | undefined;
   if (options.table?.lifecycle === 'stateless') {
     // the fixtures read a retry's inputResponses and requestState beside the tool's arguments
@@ -308,7 +322,11 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
   }
   const sessionOptions: ServerSessionOptions<ProtocolMaps> = {
     serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
-    capabilities: { ...(tasks ? tasks.capabilities(features.capabilities()) : features.capabilities()), logging: {} },
+    capabilities: {
+      ...(tasks ? tasks.capabilities(features.capabilities()) : features.capabilities()),
+      ...(taskTools ? { tasks: taskTools.capabilities() } : {}),
+      logging: {},
+    },
     extensionMethods: tasks?.methods,
     instructions: 'mcpgen reference server: test tools, resources and prompts.',
     handlers: handlers as ServerSessionOptions<ProtocolMaps>['handlers'],
@@ -316,6 +334,7 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
   };
   return {
     features,
+    tasks: taskTools,
     options: sessionOptions,
     createSession() {
       const session = new ServerCtor(sessionOptions);

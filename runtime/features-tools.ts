@@ -46,6 +46,12 @@ export interface ToolDefinition<A = Obj> extends Described {
   /** JSON Schema `structuredContent` must satisfy. */
   outputSchema?: JsonSchema;
   annotations?: Obj;
+  /**
+   * `execution` as listed (2025-11-25 `Tool.execution`): `taskSupport` `required`, `optional`
+   * or `forbidden` (absent: forbidden). Listing it does not run the tool as a task: a task
+   * receiver does (runtime/task-receiver.ts).
+   */
+  execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
   /** Runs the tool; `ctx.session` is the session of the calling client (its `ServerSession`). */
   handler(args: A, ctx: RequestContext): ToolResult | Promise<ToolResult>;
 }

@@ -65,7 +65,8 @@ test('sessions of one definition share handler tables and keep their own client,
 });
 
 test('a task receiver attached to one session of a definition leaves the others without tasks', async () => {
-  const d = definition();
+  // without the reference task tools, which declare tasks on every session
+  const d = referenceDefinition(Server as unknown as ServerClass, { progressDelayMs: 0, taskTools: false });
   const withTasks = d.createSession();
   attachTaskReceiver(withTasks, { methods: ['tools/call'] });
   const plain = d.createSession();
