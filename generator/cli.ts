@@ -48,10 +48,11 @@ diff       Semantic diff of two revisions' models: requests and notifications pe
            --fail-on breaking exits 1 when any change is breaking.
 check      Regenerates into a temporary folder and compares it with DIR (default generated):
            exits 1 listing the files added, removed or changed (with their first differing lines).
-serve      The reference MCP server (test tools, resources, prompts) on the generated Server of a
-           revision (default 2025-11-25), over stdin/stdout: only protocol messages on stdout.
-           --http serves Streamable HTTP at http://<host>:<port>/mcp (one server per session,
-           Host/Origin checks on) and prints the URL to stderr. A stateless revision (draft,
+serve      The reference MCP server (test tools, resources, prompts; task tools slow_compute,
+           failing_job, confirm_job, batch_job where the revision has tasks) on the generated
+           Server of a revision (default 2025-11-25), over stdin/stdout: only protocol messages
+           on stdout. --http serves Streamable HTTP at http://<host>:<port>/mcp (one session per
+           client, Host/Origin checks on) and prints the URLs (and the HTTP+SSE one) to stderr. A stateless revision (draft,
            2026-07-28) is served dual-era: modern requests statelessly, clients that send
            initialize on a 2025-11-25 server (--modern-only: the stateless revision alone).
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the

@@ -2,7 +2,8 @@
  * `mcpgen serve --rev <rev> --stdio`: the reference server (examples/reference-server.ts) on
  * the generated `Server` of a revision, over stdin/stdout. Nothing but protocol messages goes to
  * stdout; diagnostics go to stderr. With `--http <port>` it serves Streamable HTTP instead
- * (./serve-http.ts).
+ * (./serve-http.ts). Revisions with tasks (2025-11-25) add the task tools of
+ * examples/reference-tasks.ts; stateless revisions the tasks extension's fixtures.
  *
  * `mcpgen call --stdio "<command>" | --url <url> <method> [params-json] [--progress] [--rev <rev>]`:
  * spawns the command (or opens a Streamable HTTP session at the URL), initializes, sends one
