@@ -52,9 +52,10 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            failing_job, confirm_job, batch_job where the revision has tasks) on the generated
            Server of a revision (default 2025-11-25), over stdin/stdout: only protocol messages
            on stdout. --http serves Streamable HTTP at http://<host>:<port>/mcp (one session per
-           client, Host/Origin checks on) and prints the URLs (and the HTTP+SSE one) to stderr. A stateless revision (draft,
-           2026-07-28) is served dual-era: modern requests statelessly, clients that send
-           initialize on a 2025-11-25 server (--modern-only: the stateless revision alone).
+           client, Host/Origin checks on) and prints its URL and the HTTP+SSE one to stderr.
+           A stateless revision (draft, 2026-07-28) is served dual-era: modern requests
+           statelessly, clients that send initialize on a 2025-11-25 server (--modern-only: the
+           stateless revision alone).
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;
