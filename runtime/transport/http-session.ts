@@ -10,14 +10,15 @@
  * stream. With an {@link EventStore} every SSE event carries an ID and a reconnecting client
  * gets the events it missed on that one stream.
  */
-import { randomUUID } from 'node:crypto';
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
+import { type OutStream, RequestInfo, abortStream, nextStreamId } from './http-stream.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
-/** How a POST that carries a request is answered (2025-11-25 basic/transports, POST rule 5). */
-export type ReplyMode = 'json' | 'sse' | 'auto';
+import type { ReplyMode } from './http-stream.js';
+
+export type { ReplyMode } from './http-stream.js';
 
 /** Settings a session inherits from the handler. */
 export interface SessionSettings {
@@ -32,25 +33,6 @@ export interface SessionSettings {
 }
 
 type Id = string | number;
-
-interface OutStream {
-  readonly id: string;
-  readonly kind: 'post' | 'standalone';
-  sink: ResponseSink | null;
-  /** Headers for the current connection's response (session id). */
-  headers: HeaderMap;
-  mode: ReplyMode;
-  /** Keys of requests still awaiting their response on this stream. */
-  pending: Set<string>;
-  protocolVersion: string;
-  /** The client holds an event ID of this stream and can resume it. */
-  resumable: boolean;
-  /** The response went out: the stream is finished. */
-  done: boolean;
-  timer?: ReturnType<typeof setInterval>;
-  /** Aborts the `MessageInfo.signal` of the request when the stream dies unanswered. */
-  abort?: AbortController;
-}
 
 const STANDALONE = 'standalone';
 const idKey = (id: Id): string => `${typeof id}:${id}`;
@@ -135,7 +117,7 @@ export class HttpServerSession implements Transport {
     this.ended = true;
     for (const s of [...(this.standaloneStream ? [this.standaloneStream] : []), ...(this.postStreams?.values() ?? [])]) {
       this.detach(s, true);
-      s.abort?.abort(new Error(`Session ${this.sessionId} ended`));
+      if (s.kind === 'post') abortStream(s, new Error(`Session ${this.sessionId} ended`));
     }
     this.requests = undefined;
     this.postStreams = undefined;
@@ -161,11 +143,12 @@ export class HttpServerSession implements Transport {
   }
 
   /**
-   * Handler side: one POSTed message, already validated and assigned to this session. For a
-   * request, `info.signal` is replaced by one that aborts when its stream dies unanswered: the
-   * connection closed while the client cannot resume the stream (no event store, or no event
-   * ID sent yet), or the session ended. A disconnection the client can resume from is not a
-   * cancellation (2025-11-25 basic/transports, POST rule 6).
+   * Handler side: one POSTed message, already validated and assigned to this session. A
+   * request is delivered with a {@link CarrierWatch} info (same sessionId, headers and
+   * protocolVersion) whose `signal` (built when read) and watched request abort when its
+   * stream dies unanswered: the connection closed while the client cannot resume the stream
+   * (no event store, or no event ID sent yet), or the session ended. A disconnection the
+   * client can resume from is not a cancellation (2025-11-25 basic/transports, POST rule 6).
    */
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
     const id = message.id as Id | undefined;
@@ -176,10 +159,9 @@ export class HttpServerSession implements Transport {
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
-      const s = this.newStream(randomUUID(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+      const s = this.newStream(nextStreamId(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
       s.pending.add(key);
-      s.abort = new AbortController();
-      info = { ...info, signal: s.abort.signal };
+      info = new RequestInfo(info, s);
       (this.requests ??= new Map()).set(key, s);
       (this.postStreams ??= new Map()).set(s.id, s);
       this.attach(s, sink, headers, s.mode === 'sse');
@@ -304,7 +286,7 @@ export class HttpServerSession implements Transport {
       // Nobody can resume this stream: its messages have nowhere to go.
       s.done = true;
       this.forget(s);
-      s.abort?.abort(new Error('HTTP connection closed'));
+      abortStream(s, new Error('HTTP connection closed'));
     }
   }
 
