@@ -13,7 +13,8 @@
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
-import { type OutStream, RequestInfo, abortStream, nextStreamId } from './http-stream.js';
+import { type OutStream, RequestInfo, abortStream, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
+import { SENT } from './sent.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
 import type { ReplyMode } from './http-stream.js';
@@ -36,10 +37,6 @@ type Id = string | number;
 
 const STANDALONE = 'standalone';
 const idKey = (id: Id): string => `${typeof id}:${id}`;
-
-function isResponse(m: JSONRPCMessage): boolean {
-  return !('method' in m) && ('result' in m || 'error' in m);
-}
 
 /** A JSON-RPC error body with `id: null`, for HTTP-level rejections. */
 export function errorBody(code: number, message: string): string {
@@ -103,12 +100,46 @@ export class HttpServerSession implements Transport {
   }
 
   /**
-   * Sends one message on the stream chosen as described in the module docs.
+   * Sends one message on the stream chosen as described in the module docs. A JSON reply
+   * with no send queued before it is written at once and {@link SENT} returned.
    * @throws Error when the session ended, or for a response to a request id this session
    * never received (or already answered).
    */
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    try {
+      if (this.replyNow(message)) return SENT;
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.enqueue(() => this.route(message, options));
+  }
+
+  /**
+   * Writes `message` now when it is the response of the one request of a POST stream still
+   * answerable as `application/json`, no send is queued (so order holds) and it does not end
+   * the `initialize` exchange; false (nothing done) otherwise.
+   */
+  private replyNow(message: JSONRPCMessage): boolean {
+    if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
+    const key = idKey(message.id as Id);
+    const s = this.requests?.get(key);
+    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started) return false;
+    s.pending.delete(key);
+    this.requests!.delete(key);
+    if (this.requests!.size === 0) this.requests = undefined;
+    this.replyJson(s, message);
+    return true;
+  }
+
+  /** Answers a POST stream with `message` as `application/json`; the stream is finished. */
+  private replyJson(s: OutStream, message: JSONRPCMessage): void {
+    const body = JSON.stringify(message);
+    s.mode = 'json';
+    s.done = true;
+    this.forget(s);
+    const sink = s.sink;
+    s.sink = null;
+    sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, body);
   }
 
   /** Ends the session: all its streams end, later requests with its id get 404. Idempotent. */
@@ -321,13 +352,8 @@ export class HttpServerSession implements Transport {
 
     if (s.kind === 'post') {
       if (s.mode === 'auto') s.mode = response && s.pending.size === 0 && !s.sink?.started ? 'json' : 'sse';
-      if (s.mode === 'json') {
-        s.done = true;
-        this.forget(s);
-        const sink = s.sink;
-        s.sink = null;
-        sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, JSON.stringify(message));
-      } else if (!s.done) {
+      if (s.mode === 'json') this.replyJson(s, message);
+      else if (!s.done) {
         await this.openStream(s);
         const eventId = await this.settings.eventStore?.storeEvent(s.id, message);
         this.write(s, message, eventId);
@@ -370,8 +396,4 @@ export class HttpServerSession implements Transport {
     const result = message.result as { protocolVersion?: unknown } | undefined;
     if (typeof result?.protocolVersion === 'string') this.protocolVersion = result.protocolVersion;
   }
-}
-
-function sseHeaders(headers: HeaderMap): HeaderMap {
-  return { ...headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
 }

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CarrierWatch } from '../cancellation.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
-import type { MessageInfo } from './types.js';
+import type { JSONRPCMessage, MessageInfo } from './types.js';
 
 /** How a POST that carries a request is answered (2025-11-25 basic/transports, POST rule 5). */
 export type ReplyMode = 'json' | 'sse' | 'auto';
@@ -88,4 +88,14 @@ export class RequestInfo implements CarrierWatch {
     if (s.abortReason) request.cancel(s.abortReason);
     else s.watcher = request;
   }
+}
+
+/** A response (result or error), as opposed to a request or notification. */
+export function isResponse(m: JSONRPCMessage): boolean {
+  return !('method' in m) && ('result' in m || 'error' in m);
+}
+
+/** The headers of an SSE response: `headers` plus content type and no caching. */
+export function sseHeaders(headers: HeaderMap): HeaderMap {
+  return { ...headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
 }
