@@ -7,6 +7,7 @@
  * are ignored. Outbound: the sender of a cancel ignores a response that arrives afterwards.
  */
 import { isRequestId, type Params, type RequestId } from './jsonrpc.js';
+import type { MessageInfo } from './transport/types.js';
 
 /** Requests that are never cancelled by notification (`initialize` MUST NOT be cancelled). */
 export const UNCANCELLABLE_METHODS: readonly string[] = ['initialize'];
@@ -47,13 +48,43 @@ export class InboundRequest {
     return this.controller.signal;
   }
 
-  /** Aborts the handler's signal (once). */
+  /** Aborts the handler's signal (once; not after the handler finished). */
   cancel(reason: unknown): void {
-    if (this.cancelled) return;
+    if (this.cancelled || this.finished) return;
     this.cancelled = true;
     this.reasonValue = reason;
     this.controller?.abort(reason);
   }
+}
+
+/**
+ * A {@link MessageInfo} whose transport tells the engine directly when the connection that
+ * carried a request dies before the request is answered, so that `signal` need not exist
+ * unless someone reads it (HTTP: one per POSTed request otherwise).
+ */
+export interface CarrierWatch extends MessageInfo {
+  /**
+   * Called by the engine at most once, with the handle of the inbound request the message
+   * began: the transport calls `request.cancel(reason)` (reason: an Error) when the carrier
+   * dies unanswered, at once when it already has. `signal`, when read, aborts alike.
+   */
+  watchCarrier(request: { cancel(reason: unknown): void }): void;
+}
+
+/**
+ * Cancels `r` when the connection that carried it goes away: through
+ * {@link CarrierWatch.watchCarrier} when the transport offers it, else through `info.signal`
+ * (its listener is removed when the handler finishes, via `r.onEnd`).
+ */
+export function watchCarrier(r: InboundRequest, info: MessageInfo | undefined): void {
+  if (info === undefined) return;
+  if (typeof (info as Partial<CarrierWatch>).watchCarrier === 'function') return (info as CarrierWatch).watchCarrier(r);
+  const signal = info.signal;
+  if (!signal) return;
+  const onAbort = (): void => r.cancel(signal.reason ?? 'transport closed');
+  if (signal.aborted) return onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  r.onEnd = () => signal.removeEventListener('abort', onAbort);
 }
 
 /** The inbound requests being handled, by id (ids compare by type and value). */

@@ -131,18 +131,19 @@ class Lane {
  * request whose clock ran out (`total`: it was the `maxTotal` cap); it is expected to settle it.
  */
 export class OutboundRequests {
-  private readonly pending = new Map<RequestId, PendingRequest>();
-  private readonly lanes = new Map<number, Lane>();
+  // Both maps are made on first use: most engines of an idle server session never send a request.
+  private pending: Map<RequestId, PendingRequest> | undefined;
+  private lanes: Map<number, Lane> | undefined;
   private readonly expire: (p: PendingRequest, ms: number) => void;
 
   constructor(private readonly onTimeout: (p: PendingRequest, ms: number, total: boolean) => void) {
     this.expire = (p, ms) => {
-      if (this.pending.get(p.id) === p) this.onTimeout(p, ms, false);
+      if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, false);
     };
   }
 
   get size(): number {
-    return this.pending.size;
+    return this.pending?.size ?? 0;
   }
 
   /**
@@ -150,14 +151,15 @@ export class OutboundRequests {
    * without progress, with `resetOnProgress`), capped at `maxTotal` ms from now when given.
    */
   add(p: PendingRequest, timeout: number, resetOnProgress?: boolean, maxTotal?: number): void {
-    this.pending.set(p.id, p);
+    (this.pending ??= new Map()).set(p.id, p);
     if (resetOnProgress || maxTotal !== undefined) {
       p.timer = new RequestTimer({ timeout, resetOnProgress, maxTotal }, (ms, total) => {
-        if (this.pending.get(p.id) === p) this.onTimeout(p, ms, total);
+        if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, total);
       });
     } else if (timeout <= MAX_DELAY) {
-      let lane = this.lanes.get(timeout);
-      if (!lane) this.lanes.set(timeout, (lane = new Lane(timeout, this.expire)));
+      const lanes = (this.lanes ??= new Map());
+      let lane = lanes.get(timeout);
+      if (!lane) lanes.set(timeout, (lane = new Lane(timeout, this.expire)));
       lane.add(p);
     }
   }
@@ -172,7 +174,7 @@ export class OutboundRequests {
    * undefined when it is not pending (unknown, late, or a duplicate response).
    */
   settle(id: RequestId, dropToken: (token: ProgressToken) => void): PendingRequest | undefined {
-    const p = this.pending.get(id);
+    const p = this.pending?.get(id);
     if (p === undefined) return undefined;
     this.remove(p);
     if (p.token !== undefined) dropToken(p.token);
@@ -182,22 +184,23 @@ export class OutboundRequests {
 
   /** The ids of every pending request, oldest first. */
   ids(): RequestId[] {
-    return [...this.pending.keys()];
+    return this.pending ? [...this.pending.keys()] : [];
   }
 
   /** Stops every clock (the connection closed); pending requests stay until settled. */
   stopClocks(): void {
+    if (!this.lanes) return;
     for (const lane of this.lanes.values()) lane.clear();
-    this.lanes.clear();
+    this.lanes = undefined;
   }
 
   private remove(p: PendingRequest): void {
-    this.pending.delete(p.id);
+    this.pending!.delete(p.id);
     p.timer?.clear();
     const lane = p.lane;
-    if (lane && lane.remove(p) && this.lanes.size > IDLE_LANES) {
+    if (lane && lane.remove(p) && (this.lanes?.size ?? 0) > IDLE_LANES) {
       lane.clear();
-      this.lanes.delete(lane.ms);
+      this.lanes!.delete(lane.ms);
     }
   }
 }

@@ -21,7 +21,7 @@ import {
   type Params, type ProgressToken, type RequestId,
 } from './jsonrpc.js';
 import { ProgressRouter, type ProgressCallback } from './progress.js';
-import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled } from './cancellation.js';
+import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled, watchCarrier } from './cancellation.js';
 import { OutboundRequests, PendingRequest } from './outbound.js';
 import { SENT } from './transport/sent.js';
 import { InboundContext, type Logger, type NotificationHandler, type RequestHandler, type RequestOptions } from './context.js';
@@ -359,15 +359,7 @@ export class Peer {
     const refusal = this.refuse(req, entry, handler, info);
     if (refusal) return this.reply(refusal);
     const r = this.inbound.begin(id, method);
-    const signal = info?.signal;
-    if (signal) {
-      const onTransportAbort = () => r.cancel(signal.reason ?? 'transport closed');
-      if (signal.aborted) onTransportAbort();
-      else {
-        signal.addEventListener('abort', onTransportAbort, { once: true });
-        r.onEnd = () => signal.removeEventListener('abort', onTransportAbort);
-      }
-    }
+    watchCarrier(r, info);
     let out: unknown;
     let pending: boolean;
     try {

@@ -10,14 +10,16 @@
  * stream. With an {@link EventStore} every SSE event carries an ID and a reconnecting client
  * gets the events it missed on that one stream.
  */
-import { randomUUID } from 'node:crypto';
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
+import { type OutStream, RequestInfo, abortStream, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
+import { SENT } from './sent.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
-/** How a POST that carries a request is answered (2025-11-25 basic/transports, POST rule 5). */
-export type ReplyMode = 'json' | 'sse' | 'auto';
+import type { ReplyMode } from './http-stream.js';
+
+export type { ReplyMode } from './http-stream.js';
 
 /** Settings a session inherits from the handler. */
 export interface SessionSettings {
@@ -33,31 +35,8 @@ export interface SessionSettings {
 
 type Id = string | number;
 
-interface OutStream {
-  readonly id: string;
-  readonly kind: 'post' | 'standalone';
-  sink: ResponseSink | null;
-  /** Headers for the current connection's response (session id). */
-  headers: HeaderMap;
-  mode: ReplyMode;
-  /** Keys of requests still awaiting their response on this stream. */
-  pending: Set<string>;
-  protocolVersion: string;
-  /** The client holds an event ID of this stream and can resume it. */
-  resumable: boolean;
-  /** The response went out: the stream is finished. */
-  done: boolean;
-  timer?: ReturnType<typeof setInterval>;
-  /** Aborts the `MessageInfo.signal` of the request when the stream dies unanswered. */
-  abort?: AbortController;
-}
-
 const STANDALONE = 'standalone';
 const idKey = (id: Id): string => `${typeof id}:${id}`;
-
-function isResponse(m: JSONRPCMessage): boolean {
-  return !('method' in m) && ('result' in m || 'error' in m);
-}
 
 /** A JSON-RPC error body with `id: null`, for HTTP-level rejections. */
 export function errorBody(code: number, message: string): string {
@@ -121,12 +100,46 @@ export class HttpServerSession implements Transport {
   }
 
   /**
-   * Sends one message on the stream chosen as described in the module docs.
+   * Sends one message on the stream chosen as described in the module docs. A JSON reply
+   * with no send queued before it is written at once and {@link SENT} returned.
    * @throws Error when the session ended, or for a response to a request id this session
    * never received (or already answered).
    */
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    try {
+      if (this.replyNow(message)) return SENT;
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.enqueue(() => this.route(message, options));
+  }
+
+  /**
+   * Writes `message` now when it is the response of the one request of a POST stream still
+   * answerable as `application/json`, no send is queued (so order holds) and it does not end
+   * the `initialize` exchange; false (nothing done) otherwise.
+   */
+  private replyNow(message: JSONRPCMessage): boolean {
+    if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
+    const key = idKey(message.id as Id);
+    const s = this.requests?.get(key);
+    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started) return false;
+    s.pending.delete(key);
+    this.requests!.delete(key);
+    if (this.requests!.size === 0) this.requests = undefined;
+    this.replyJson(s, message);
+    return true;
+  }
+
+  /** Answers a POST stream with `message` as `application/json`; the stream is finished. */
+  private replyJson(s: OutStream, message: JSONRPCMessage): void {
+    const body = JSON.stringify(message);
+    s.mode = 'json';
+    s.done = true;
+    this.forget(s);
+    const sink = s.sink;
+    s.sink = null;
+    sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, body);
   }
 
   /** Ends the session: all its streams end, later requests with its id get 404. Idempotent. */
@@ -135,7 +148,7 @@ export class HttpServerSession implements Transport {
     this.ended = true;
     for (const s of [...(this.standaloneStream ? [this.standaloneStream] : []), ...(this.postStreams?.values() ?? [])]) {
       this.detach(s, true);
-      s.abort?.abort(new Error(`Session ${this.sessionId} ended`));
+      if (s.kind === 'post') abortStream(s, new Error(`Session ${this.sessionId} ended`));
     }
     this.requests = undefined;
     this.postStreams = undefined;
@@ -161,11 +174,12 @@ export class HttpServerSession implements Transport {
   }
 
   /**
-   * Handler side: one POSTed message, already validated and assigned to this session. For a
-   * request, `info.signal` is replaced by one that aborts when its stream dies unanswered: the
-   * connection closed while the client cannot resume the stream (no event store, or no event
-   * ID sent yet), or the session ended. A disconnection the client can resume from is not a
-   * cancellation (2025-11-25 basic/transports, POST rule 6).
+   * Handler side: one POSTed message, already validated and assigned to this session. A
+   * request is delivered with a {@link CarrierWatch} info (same sessionId, headers and
+   * protocolVersion) whose `signal` (built when read) and watched request abort when its
+   * stream dies unanswered: the connection closed while the client cannot resume the stream
+   * (no event store, or no event ID sent yet), or the session ended. A disconnection the
+   * client can resume from is not a cancellation (2025-11-25 basic/transports, POST rule 6).
    */
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
     const id = message.id as Id | undefined;
@@ -176,10 +190,9 @@ export class HttpServerSession implements Transport {
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
-      const s = this.newStream(randomUUID(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+      const s = this.newStream(nextStreamId(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
       s.pending.add(key);
-      s.abort = new AbortController();
-      info = { ...info, signal: s.abort.signal };
+      info = new RequestInfo(info, s);
       (this.requests ??= new Map()).set(key, s);
       (this.postStreams ??= new Map()).set(s.id, s);
       this.attach(s, sink, headers, s.mode === 'sse');
@@ -304,7 +317,7 @@ export class HttpServerSession implements Transport {
       // Nobody can resume this stream: its messages have nowhere to go.
       s.done = true;
       this.forget(s);
-      s.abort?.abort(new Error('HTTP connection closed'));
+      abortStream(s, new Error('HTTP connection closed'));
     }
   }
 
@@ -339,13 +352,8 @@ export class HttpServerSession implements Transport {
 
     if (s.kind === 'post') {
       if (s.mode === 'auto') s.mode = response && s.pending.size === 0 && !s.sink?.started ? 'json' : 'sse';
-      if (s.mode === 'json') {
-        s.done = true;
-        this.forget(s);
-        const sink = s.sink;
-        s.sink = null;
-        sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, JSON.stringify(message));
-      } else if (!s.done) {
+      if (s.mode === 'json') this.replyJson(s, message);
+      else if (!s.done) {
         await this.openStream(s);
         const eventId = await this.settings.eventStore?.storeEvent(s.id, message);
         this.write(s, message, eventId);
@@ -388,8 +396,4 @@ export class HttpServerSession implements Transport {
     const result = message.result as { protocolVersion?: unknown } | undefined;
     if (typeof result?.protocolVersion === 'string') this.protocolVersion = result.protocolVersion;
   }
-}
-
-function sseHeaders(headers: HeaderMap): HeaderMap {
-  return { ...headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
 }

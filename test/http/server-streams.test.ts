@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { CarrierWatch } from '../../runtime/cancellation.js';
 import { MemoryEventStore } from '../../runtime/transport/event-store.js';
 import { ACCEPT_BOTH, initialize, initReq, messagesOf, post, readSse, readSseUntil, req, sleep, startServer, V } from './helpers.js';
 
@@ -173,6 +174,32 @@ test('MessageInfo: sessionId, headers, protocolVersion, and a signal aborted whe
     assert.is(entry.info.signal?.aborted, true);
     const done = srv.log.find((x) => x.message.method === 'notifications/initialized');
     assert.is(done?.info?.signal?.aborted, false);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('MessageInfo.watchCarrier: the engine handle of a request is cancelled with its stream, at once when the stream already died', async () => {
+  const srv = await startServer();
+  try {
+    const sid = await initialize(srv.url);
+    const ac = new AbortController();
+    const pending = post(srv.url, req(21, 'slow', { delayMs: 300 }), S(sid), ac.signal).catch(() => undefined);
+    await sleep(50);
+    const info = srv.log.find((x) => x.message.id === 21)?.info as CarrierWatch | undefined;
+    assert.type(info?.watchCarrier, 'function');
+    const cancelled: unknown[] = [];
+    info!.watchCarrier({ cancel: (reason) => cancelled.push(reason) });
+    assert.is(cancelled.length, 0);
+    ac.abort();
+    await pending;
+    await sleep(50);
+    assert.is(cancelled.length, 1);
+    assert.instance(cancelled[0], Error);
+    assert.is(info!.signal?.reason, cancelled[0]);
+    const late: unknown[] = [];
+    info!.watchCarrier({ cancel: (reason) => late.push(reason) });
+    assert.equal(late, cancelled);
   } finally {
     await srv.close();
   }

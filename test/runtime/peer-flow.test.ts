@@ -4,6 +4,7 @@ import { Peer, type PeerOptions, type RequestContext } from '../../runtime/peer.
 import { ErrorCode, RequestAbortedError, RequestTimeoutError, RpcError } from '../../runtime/errors.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
 import type { Progress } from '../../runtime/progress.js';
+import type { CarrierWatch } from '../../runtime/cancellation.js';
 import { recordingLogger, settle, sleep, table, wire, type Msg } from './support.js';
 
 const initParams = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '0.0.1' } };
@@ -134,6 +135,27 @@ test('007 cancellation: closing the carrying stream (transport signal) aborts th
   await w.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
   await settle();
   stream.abort();
+  await settle();
+  assert.ok(aborted);
+  assert.equal(w.received.map((m) => m.id), [2]);
+});
+
+test('007 cancellation: a transport that watches the carrier cancels through the request handle; a finished request stays answered', async () => {
+  let aborted = false;
+  const { w } = await start('server', {
+    requestHandlers: {
+      'tools/call': (p: { name: string }, ctx: RequestContext) => p.name !== 'slow' ? { content: [] }
+        : new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = ctx.signal.reason instanceof Error), resolve({ content: [] })))),
+    },
+  });
+  const handles: Array<{ cancel(reason: unknown): void }> = [];
+  const info = { watchCarrier: (h: { cancel(reason: unknown): void }) => handles.push(h) } as CarrierWatch;
+  await w.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } }, info);
+  await w.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fast' } }, info);
+  await settle();
+  assert.is(handles.length, 2);
+  handles[1].cancel(new Error('HTTP connection closed'));
+  handles[0].cancel(new Error('HTTP connection closed'));
   await settle();
   assert.ok(aborted);
   assert.equal(w.received.map((m) => m.id), [2]);
