@@ -85,7 +85,7 @@ function readVerified(path: string, pin: PinnedFile): ResolvedFile {
 export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins = loadPins()): ResolvedRevision {
   const entry = pins.revisions[revision];
   if (!entry) {
-    throw new PinError(`unknown revision "${revision}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or use --unpinned DIR)`);
+    throw new PinError(`unknown revision "${revision}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts)`);
   }
   const env = opts.env ?? process.env;
   const candidates: Array<[string, string]> = [];
@@ -117,12 +117,15 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
   );
 }
 
-/** Reads schema.json + schema.ts from any folder, unverified; the revision id is the folder name. */
-export function resolveUnpinned(dir: string, revision = basename(resolve(dir))): ResolvedRevision {
+/**
+ * Reads schema.json + schema.ts from any folder, unverified; the revision id is the folder name.
+ * `what` names the folder in errors (`--unpinned` for generate, `folder` for diff).
+ */
+export function resolveUnpinned(dir: string, revision = basename(resolve(dir)), what = '--unpinned'): ResolvedRevision {
   const read = (f: string): ResolvedFile => {
     const path = join(resolve(dir), f);
-    if (!existsSync(path)) throw new PinError(`--unpinned ${dir}: missing ${f}`);
-    const buf = readFile(path, '--unpinned');
+    if (!existsSync(path)) throw new PinError(`${what} ${dir}: missing ${f}`);
+    const buf = readFile(path, what);
     return { path, text: buf.toString('utf8'), sha256: sha256(buf), size: buf.length };
   };
   return {
@@ -153,7 +156,8 @@ export interface PullOptions {
 export async function pull(revisions: string[], opts: PullOptions = {}, pins = loadPins()): Promise<string[]> {
   const dir = join(opts.cacheDir ?? defaultCacheDir(), pins.upstream.commit);
   const doFetch = opts.fetch ?? fetch;
-  const written: string[] = [];
+  // every file is fetched and verified before any is written: a failure leaves the cache as it was
+  const verified: Array<{ dest: string; buf: Buffer; path: string; sha256: string }> = [];
   for (const rev of revisions) {
     const entry = pins.revisions[rev];
     if (!entry) throw new PinError(`unknown revision "${rev}"; pinned: ${Object.keys(pins.revisions).join(', ')}`);
@@ -179,12 +183,14 @@ export async function pull(revisions: string[], opts: PullOptions = {}, pins = l
       if (actual !== pin.sha256) {
         throw new PinError(`${url}: sha256 ${actual} does not match the pin ${pin.sha256} for ${pin.path}; nothing written`);
       }
-      mkdirSync(join(dest, '..'), { recursive: true });
-      writeFileSync(`${dest}.part`, buf);
-      renameSync(`${dest}.part`, dest);
-      written.push(dest);
-      opts.log?.(`pulled ${pin.path} (${buf.length} bytes, sha256 ${actual.slice(0, 12)})`);
+      verified.push({ dest, buf, path: pin.path, sha256: actual });
     }
   }
-  return written;
+  for (const { dest, buf, path, sha256: hash } of verified) {
+    mkdirSync(join(dest, '..'), { recursive: true });
+    writeFileSync(`${dest}.part`, buf);
+    renameSync(`${dest}.part`, dest);
+    opts.log?.(`pulled ${path} (${buf.length} bytes, sha256 ${hash.slice(0, 12)})`);
+  }
+  return verified.map((v) => v.dest);
 }

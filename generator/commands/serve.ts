@@ -80,16 +80,24 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' } });
+  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' } });
+  if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
   if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io);
   if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
+  checkModernOnly(mod, values['modern-only'] as boolean | undefined);
   const { transport, closed } = watchClose(new StdioServerTransport());
   if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), transport, stderrLogger);
   else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table }).server.connect(transport);
   const error = await closed;
   if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
   return error ? 1 : 0;
+}
+
+/** `--modern-only` means something only for a stateless revision (it drops the 2025-era fallback). */
+function checkModernOnly(mod: RevisionModule, modernOnly: boolean | undefined): void {
+  if (modernOnly && !isStateless(mod)) throw new CommandUsageError('--modern-only applies to a stateless revision (--rev draft or 2026-07-28)');
 }
 
 /** Splits a command line into words: whitespace-separated, with '…' and "…" quoting and \ escapes. */
@@ -194,6 +202,7 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
   const reply = values.reply ?? 'auto';
   if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
   const mod = await loadRevision(values.rev ?? DEFAULT_REV);
+  checkModernOnly(mod, values['modern-only'] !== undefined);
   const served = isStateless(mod)
     ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), { port, host: values.host, replyMode: reply, logger: stderrLogger })
     : await serveHttp(mod, { port, host: values.host, replyMode: reply, logger: stderrLogger });

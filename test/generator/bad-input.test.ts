@@ -124,4 +124,52 @@ test('list exits 3 when no revision has inputs, and when found inputs do not mat
   assert.match(mism.err, /1 revision\(s\) have inputs that do not match their pins/);
 });
 
+test('generate refuses to wipe a revision folder it did not write, or one holding its inputs', async () => {
+  const out = join(tmp, 'user-out');
+  mkdirSync(join(out, 'draft'), { recursive: true });
+  writeFileSync(join(out, 'draft/notes.txt'), 'precious');
+  const r = await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out);
+  assert.is(r.code, 2, r.err);
+  assert.match(r.err, /holds files mcpgen did not write \(notes\.txt\)/);
+  assert.is(readFileSync(join(out, 'draft/notes.txt'), 'utf8'), 'precious');
+  // an unpinned folder inside --out/<rev> is its own input: refused, inputs kept
+  const parent = join(tmp, 'self');
+  const dir = folder('self/snap', draftJson(), draftTs());
+  const s = await cli('generate', '--unpinned', dir, '--out', parent);
+  assert.is(s.code, 2, s.err);
+  assert.match(s.err, /holds the input /);
+  assert.ok(existsSync(join(dir, 'schema.json')) && existsSync(join(dir, 'schema.ts')));
+  // mcpgen's own output is rewritten as before
+  const mine = join(tmp, 'mine');
+  assert.is((await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', mine)).code, 0);
+  writeFileSync(join(mine, 'draft/stale.gen.ts'), '// left over');
+  assert.is((await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', mine)).code, 0);
+  assert.not.ok(existsSync(join(mine, 'draft/stale.gen.ts')));
+});
+
+test('an --out below a folder that cannot hold folders fails at once, naming it', async () => {
+  const r = await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', '/proc/mcpgen-nope');
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /\/proc\/mcpgen-nope/);
+});
+
+test('diff takes a pinned id as the revision even where a folder of that name sits in the working directory', async () => {
+  const cwd = process.cwd();
+  const here = join(tmp, 'cwd-with-rev');
+  mkdirSync(join(here, '2025-11-25'), { recursive: true });
+  process.chdir(here);
+  try {
+    const lines: string[] = [];
+    const code = await main(['diff', '2025-11-25', 'draft', '--spec-dir', SPEC, '--format', 'json'], { out: (l) => void lines.push(l), err: (l) => void lines.push(l) });
+    assert.is(code, 0, lines.join('\n'));
+    assert.ok(JSON.parse(lines.join('\n')).changes.length > 0);
+    // ./<id> names the folder
+    const f = await cli('diff', './2025-11-25', 'draft', '--spec-dir', SPEC);
+    assert.is(f.code, 3);
+    assert.match(f.err, /folder \.\/2025-11-25: missing schema\.json/);
+  } finally {
+    process.chdir(cwd);
+  }
+});
+
 test.run();

@@ -111,8 +111,8 @@ for (const bad of ['schema.json', 'schema.ts'] as const) {
       assert.match(r.stderr, pin.sha256);
       const written = existsSync(cache.dir) ? listFiles(cache.dir) : [];
       assert.not.ok(written.some((f) => f.endsWith(pin.path) || f.endsWith('.part')), written.join(', '));
-      // files are fetched in order schema.json, schema.ts; only one that verified may be there
-      assert.equal(written, bad === 'schema.json' ? [] : [`${pins.upstream.commit}/${pins.revisions[rev].files['schema.json'].path}`]);
+      // every file is verified before any is written: the good one is not there either
+      assert.equal(written, []);
       // and generate does not take the half-filled cache
       const g = await cli(['generate', '--rev', rev, '--out', join(cache.dir, 'out')], { MCPGEN_CACHE: cache.dir, MCP_SPEC_DIR: undefined });
       assert.is(g.code, 3, g.stderr);
@@ -145,6 +145,14 @@ test('usage errors exit 2: unknown command, unknown flag, conflicting flags, no 
     [['pull', '--rev', 'draft', '--nope'], /nope/],
     [['list', '--rev'], /rev/],
     [['generate', '--spec-dir', '/a', '--unpinned', '/b'], /exclude each other/],
+    [['generate', 'extra'], /unexpected arguments: extra/],
+    [['list', 'extra'], /unexpected arguments: extra/],
+    [['check', 'x', 'y'], /unexpected arguments: x y/],
+    [['pull', 'extra'], /unexpected arguments: extra/],
+    [['serve', '--stdio', 'extra'], /unexpected arguments: extra/],
+    [['serve', '--stdio', '--http', '0'], /--stdio and --http exclude each other/],
+    [['serve', '--stdio', '--modern-only'], /--modern-only applies to a stateless revision/],
+    [['generate', '--out', ''], /--out needs a folder/],
     [[], /Usage:/],
   ];
   for (const [args, message] of cases) {
