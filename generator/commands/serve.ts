@@ -10,7 +10,7 @@
  * request and prints its result as JSON on stdout. Progress (with --progress), the server's log
  * messages and errors go to stderr; a failed request exits 1.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RpcError } from '../../runtime/errors.js';
@@ -62,6 +62,24 @@ export async function loadRevision(rev: string): Promise<RevisionModule> {
   return (await import(url.href)) as RevisionModule;
 }
 
+/**
+ * The tables of every generated handshake revision older than `rev` (dated `YYYY-MM-DD`
+ * directories of generated/), newest first: a server of `rev` also answers clients that ask for
+ * one of these in `initialize` (2025-11-25 basic/lifecycle, "Version Negotiation").
+ */
+export async function olderHandshakeTables(rev: string): Promise<RevisionModule['table'][]> {
+  const dir = fileURLToPath(new URL('../../generated/', import.meta.url));
+  const dated = (r: string) => /^\d{4}-\d{2}-\d{2}$/.test(r);
+  const revs = existsSync(dir) ? readdirSync(dir).filter((r) => dated(r) && (!dated(rev) || r < rev) && r !== rev).sort().reverse() : [];
+  const tables: RevisionModule['table'][] = [];
+  for (const r of revs) {
+    if (!existsSync(fileURLToPath(new URL(`../../generated/${r}/index.ts`, import.meta.url)))) continue;
+    const table = (await loadRevision(r)).table;
+    if (table.lifecycle === 'handshake') tables.push(table);
+  }
+  return tables;
+}
+
 const stderrLogger: Logger = {
   warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
   error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
@@ -83,10 +101,11 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
   const { values } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' } });
   if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io);
   if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
-  const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
+  const rev = (values.rev as string | undefined) ?? DEFAULT_REV;
+  const mod = await loadRevision(rev);
   const { transport, closed } = watchClose(new StdioServerTransport());
   if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), transport, stderrLogger);
-  else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table }).server.connect(transport);
+  else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table, fallbackTables: (await olderHandshakeTables(rev)) as never }).server.connect(transport);
   const error = await closed;
   if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
   return error ? 1 : 0;
@@ -193,10 +212,11 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
   const reply = values.reply ?? 'auto';
   if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
-  const mod = await loadRevision(values.rev ?? DEFAULT_REV);
+  const rev = values.rev ?? DEFAULT_REV;
+  const mod = await loadRevision(rev);
   const served = isStateless(mod)
     ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), { port, host: values.host, replyMode: reply, logger: stderrLogger })
-    : await serveHttp(mod, { port, host: values.host, replyMode: reply, logger: stderrLogger });
+    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger });
   io.err(`mcpgen serve: listening on ${served.url}`);
   if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   await new Promise<void>((resolve) => {
