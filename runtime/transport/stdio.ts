@@ -7,8 +7,8 @@
  * - {@link StdioServerTransport} reads `process.stdin` and writes `process.stdout` (or given
  *   streams), and writes nothing but messages.
  *
- * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with no
- * id (server side by default; a client only reports it), an invalid request gets `-32600`
+ * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
+ * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
  * (see `classify` in `../jsonrpc.ts`). Both report these via `onError` and keep reading. A
  * stream that ends inside a frame closes the transport with a `truncated` FrameError.
  */

@@ -200,7 +200,7 @@ test('005 stdio: UTF-8 split anywhere reaches the server intact; a bad byte gets
   await s.exited;
   const byId = new Map(s.out.map((m) => [m.id, m]));
   assert.is(byId.get(3)!.result.content[0].text, text);
-  assert.equal(byId.get(undefined), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: line is not valid UTF-8' } });
+  assert.equal(byId.get(null), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: line is not valid UTF-8' } });
   assert.equal(byId.get(5), { jsonrpc: '2.0', id: 5, result: {} });
   assert.not.ok(byId.has(4));
   assert.is(byId.get(6)!.result.content[0].text, 'first\nsecond\r\nthird\u2028fourth');
@@ -402,7 +402,7 @@ test('stdio server: an over-long line gets one -32700 and the server recovers at
   await settle();
   assert.is(out.length, 2);
   assert.is(out[0].error.code, -32700);
-  assert.not.ok('id' in out[0]);
+  assert.is(out[0].id, null);
   assert.equal(out[1], { jsonrpc: '2.0', id: 1, result: {} });
   assert.equal(errors.map((e) => (e as FrameError).kind), ['line-too-long']);
   await peer.close();
