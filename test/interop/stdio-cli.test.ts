@@ -26,4 +26,25 @@ test('serve --stdio: a line that is not JSON gets exactly one -32700 reply with 
   assert.is(lines[1], '{"jsonrpc":"2.0","id":1,"result":{}}');
 });
 
+function call(command: string): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, 'call', '--stdio', command, 'tools/list'], { cwd: root, timeout: 30_000 }, (err, _stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }));
+  });
+}
+
+for (const command of ['false', 'echo hello']) {
+  test(`call --stdio "${command}": ten runs, each a one-line error and exit 1, never a stack trace`, async () => {
+    const runs = await Promise.all(Array.from({ length: 10 }, () => call(command)));
+    for (const r of runs) {
+      assert.is(r.code, 1, r.stderr);
+      assert.not.match(r.stderr, /^\s+at |Error: Connection closed: write|node:internal|Node\.js v/m);
+      const failures = r.stderr.split('\n').filter((l) => l.startsWith('mcpgen call: '));
+      assert.is(failures.length, 1, r.stderr);
+      assert.match(failures[0], /^mcpgen call: connecting \(initialize\) failed: .*Connection closed/);
+    }
+    if (command === 'false') for (const r of runs) assert.match(r.stderr, /server process exited with code 1/);
+  });
+}
+
 test.run();

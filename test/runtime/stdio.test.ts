@@ -409,4 +409,40 @@ test('stdio server: an over-long line gets one -32700 and the server recovers at
   assert.instance(await peer.request('ping').catch((e: unknown) => e), RpcError);
 });
 
+test('stdio: write errors on a dead pipe never escape (no unhandled rejection, no uncaught error event)', async () => {
+  const escaped: unknown[] = [];
+  const onEscape = (e: unknown) => void escaped.push(e);
+  process.on('unhandledRejection', onEscape);
+  process.on('uncaughtException', onEscape);
+  try {
+    // server side: an output whose reader is gone, written past its high-water mark
+    const dead = new Writable({ highWaterMark: 64, write: (_c, _e, cb) => setTimeout(() => cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })), 1) });
+    const errors: Error[] = [];
+    const t = new StdioServerTransport({ stdin: new PassThrough(), stdout: dead });
+    await t.start({ onMessage: () => undefined, onClose: () => undefined, onError: (e) => errors.push(e) });
+    const big = { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(1000) } } as JSONRPCMessage;
+    const sends = [t.send(big), t.send(big)];
+    await settle();
+    await sleep(20);
+    const later = await t.send(big).then(() => 'sent', (e: unknown) => e);
+    assert.instance(later, ConnectionClosedError);
+    for (const p of sends) await p.catch(() => undefined);
+    assert.equal(errors, [], 'a closed pipe is not a transport error');
+    // client side: a server that exits at once, sent to past the pipe's buffer
+    for (let i = 0; i < 5; i++) {
+      const c = new StdioClientTransport({ command: process.execPath, args: ['-e', 'process.exit(1)'], stderr: 'ignore' });
+      const closed = new Promise<Error | undefined>((r) => void c.start({ onMessage: () => undefined, onClose: r }));
+      const huge = { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'y'.repeat(200_000) } } as JSONRPCMessage;
+      for (let j = 0; j < 3; j++) void c.send(huge).catch(() => undefined);
+      assert.match(String((await closed)?.message), /exited with code 1/);
+      await c.close();
+    }
+    await sleep(20);
+    assert.equal(escaped, []);
+  } finally {
+    process.off('unhandledRejection', onEscape);
+    process.off('uncaughtException', onEscape);
+  }
+});
+
 test.run();
