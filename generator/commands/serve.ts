@@ -11,6 +11,7 @@
  * messages and errors go to stderr; a failed request exits 1.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RpcError } from '../../runtime/errors.js';
@@ -217,12 +218,51 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
   const served = isStateless(mod)
     ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), { port, host: values.host, replyMode: reply, logger: stderrLogger })
     : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger });
+  const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
   if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const signalled = () => new Promise<void>((resolve) => {
+    const once = () => {
+      process.off('SIGINT', once);
+      process.off('SIGTERM', once);
+      resolve();
+    };
+    process.on('SIGINT', once);
+    process.on('SIGTERM', once);
   });
+  await signalled();
+  // stop accepting, give the POSTs in flight a grace period (a second signal cuts it short),
+  // then close: what is still pending gets a JSON-RPC error "server shutting down"
+  served.server.close();
+  served.server.closeIdleConnections();
+  if (posts.count > 0) {
+    io.err(`mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`);
+    await Promise.race([posts.idle(), signalled(), new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
+  }
   await served.close();
   return 0;
+}
+
+/** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM, ms. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+/** Counts the server's POSTs whose response has not closed yet (GET streams are long-lived). */
+function countPosts(server: HttpServer): { readonly count: number; idle(): Promise<void> } {
+  let count = 0;
+  let waiters: (() => void)[] = [];
+  server.prependListener('request', (req, res) => {
+    if (req.method !== 'POST') return;
+    count++;
+    res.once('close', () => {
+      if (--count > 0) return;
+      for (const w of waiters) w();
+      waiters = [];
+    });
+  });
+  return {
+    get count() {
+      return count;
+    },
+    idle: () => (count === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+  };
 }
