@@ -3,7 +3,11 @@
  * the generated `Server` of a revision, over stdin/stdout. Nothing but protocol messages goes to
  * stdout; diagnostics go to stderr. With `--http <port>` it serves Streamable HTTP instead
  * (./serve-http.ts). Revisions with tasks (2025-11-25) add the task tools of
- * examples/reference-tasks.ts; stateless revisions the tasks extension's fixtures.
+ * examples/reference-tasks.ts; stateless revisions the tasks extension's fixtures. `initialize`
+ * also negotiates every older generated handshake revision (2024-11-05, 2025-03-26, 2025-06-18
+ * for 2025-11-25) when the client asks for it, on stdio, /mcp and /sse alike (basic/lifecycle,
+ * "Version Negotiation"). On SIGINT/SIGTERM `--http` stops accepting, lets POSTs in flight
+ * finish for up to 2 s, then answers the rest with -32000 "server shutting down".
  *
  * `mcpgen call --stdio "<command>" | --url <url> <method> [params-json] [--progress] [--rev <rev>]`:
  * spawns the command (or opens a Streamable HTTP session at the URL), initializes, sends one
@@ -81,6 +85,11 @@ export async function olderHandshakeTables(rev: string): Promise<RevisionModule[
   return tables;
 }
 
+/** The legacy revision a dual-era serve answers `initialize` with, and its older fallbacks. */
+async function legacyRevision(): Promise<RevisionModule & { fallbackTables: RevisionModule['table'][] }> {
+  return { ...(await loadRevision(LEGACY_REV)), fallbackTables: await olderHandshakeTables(LEGACY_REV) };
+}
+
 const stderrLogger: Logger = {
   warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
   error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
@@ -105,7 +114,7 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
   const rev = (values.rev as string | undefined) ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   const { transport, closed } = watchClose(new StdioServerTransport());
-  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), transport, stderrLogger);
+  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await legacyRevision(), transport, stderrLogger);
   else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table, fallbackTables: (await olderHandshakeTables(rev)) as never }).server.connect(transport);
   const error = await closed;
   if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
@@ -216,7 +225,7 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), { port, host: values.host, replyMode: reply, logger: stderrLogger })
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger })
     : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger });
   const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);

@@ -2,7 +2,8 @@
  * Version negotiation of `mcpgen serve` (2025-11-25 basic/lifecycle, "Version Negotiation"):
  * the default serve (2025-11-25) answers `initialize` with the client's requested version for
  * every older generated handshake revision, alike on Streamable HTTP (/mcp), the 2024-11-05
- * HTTP+SSE endpoint (/sse) and stdio; `call --rev <old>` then lists the tools.
+ * HTTP+SSE endpoint (/sse) and stdio; `call --rev <old>` then lists the tools. A stateless
+ * revision's dual-era serve does the same on its 2025-11-25 side.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -88,5 +89,31 @@ for (const rev of OLD) {
     }
   });
 }
+
+test('serve --rev draft (dual-era): its 2025-11-25 side negotiates the older revisions too, over HTTP and stdio', async () => {
+  const draft = spawn(process.execPath, [bin, 'serve', '--rev', 'draft', '--http', '0'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    let stderr = '';
+    const at = await new Promise<string>((resolve, reject) => {
+      draft.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const m = /listening on (http:\/\/\S+)/.exec(stderr);
+        if (m) resolve(m[1]);
+      });
+      draft.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    for (const rev of OLD) {
+      const r = await negotiated(rev, httpClientTransport(at));
+      assert.is(r.version, rev);
+      const s = await negotiated(rev, new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--stdio', '--rev', 'draft'], cwd: root, stderr: 'ignore' }));
+      assert.is(s.version, rev);
+      assert.ok(s.tools.includes('echo'));
+    }
+  } finally {
+    const exited = new Promise((r) => draft.once('exit', r));
+    draft.kill('SIGTERM');
+    await exited;
+  }
+});
 
 test.run();
