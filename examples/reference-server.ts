@@ -51,6 +51,11 @@ export interface ReferenceOptions {
   closeSseConnection?: (requestId: string | number, ctx: RequestContext) => Promise<void>;
   /** Serve the task tools of ./reference-tasks.ts when the table has tasks (default true). */
   taskTools?: boolean;
+  /**
+   * Older handshake tables a session also answers `initialize` with when the client asks for
+   * their version (2025-11-25 basic/lifecycle, "Version Negotiation"); newest first.
+   */
+  fallbackTables?: readonly ProtocolTable[];
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -330,6 +335,7 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
     extensionMethods: tasks?.methods,
     instructions: 'mcpgen reference server: test tools, resources and prompts.',
     handlers: handlers as ServerSessionOptions<ProtocolMaps>['handlers'],
+    fallbackTables: options.fallbackTables,
     logger: options.logger,
   };
   return {

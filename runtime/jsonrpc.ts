@@ -179,9 +179,13 @@ export function errorResponse(id: RequestId | undefined, code: number, message: 
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
 
-/** `-32700 Parse error` with no id: the answer to a frame that is not JSON (JSON-RPC 2.0 §5.1). */
+/**
+ * `-32700 Parse error` with `id: null`: the answer to a frame that is not JSON (JSON-RPC 2.0 §5:
+ * an id that could not be detected because of a parse error MUST be Null). The same shape on
+ * every transport: `{ jsonrpc: '2.0', id: null, error: { code: -32700, message } }`.
+ */
 export function parseErrorResponse(detail?: string): JSONRPCErrorResponse {
-  return errorResponse(undefined, ErrorCode.ParseError, detail ? `Parse error: ${detail}` : 'Parse error');
+  return { jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: detail ? `Parse error: ${detail}` : 'Parse error' } };
 }
 
 /**

@@ -76,19 +76,27 @@ export async function listenHttp(host: string, port: number) {
   return { server, port: bound, urlHost, guards };
 }
 
-export async function serveHttp(mod: { Server: ServerClass; table: unknown }, options: HttpServeOptions): Promise<HttpServe> {
+/**
+ * Serves `mod` (its `fallbackTables`: older handshake tables, newest first, that `initialize`
+ * also negotiates, on /mcp and /sse alike).
+ */
+export async function serveHttp(mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] }, options: HttpServeOptions): Promise<HttpServe> {
   const host = options.host ?? '127.0.0.1';
   const { server, port, urlHost, guards } = await listenHttp(host, options.port);
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,
     table: mod.table as never,
+    fallbackTables: mod.fallbackTables as never,
     progressDelayMs: options.progressDelayMs,
     closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
   });
-  const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, progressDelayMs: options.progressDelayMs });
+  const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });
+  // MCP-Protocol-Version: whatever initialize can negotiate (own table and fallbacks)
+  const versions = [mod.table, ...(mod.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion).filter((v): v is string => !!v);
   const handler = createStreamableHttpHandler({
     replyMode: options.replyMode,
+    supportedProtocolVersions: [...new Set([...versions, '2025-03-26', '2025-06-18', '2025-11-25'])],
     ...guards,
     retryMs: options.retryMs ?? 500,
     onSession: (transport) => streamable.createSession().connect(transport),

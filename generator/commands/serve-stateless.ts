@@ -26,6 +26,14 @@ import { listenHttp } from './serve-http.js';
 export interface ServedRevision {
   Server: ServerClass;
   table: unknown;
+  /** Older handshake tables `initialize` also negotiates (a legacy revision's), newest first. */
+  fallbackTables?: readonly unknown[];
+}
+
+/** The `MCP-Protocol-Version` values a 2025-era session endpoint of `legacy` accepts. */
+function sessionVersions(legacy: ServedRevision): string[] {
+  const own = [legacy.table, ...(legacy.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion);
+  return [...new Set([...own.filter((v): v is string => !!v), '2025-03-26', '2025-06-18', '2025-11-25'])];
 }
 
 /**
@@ -35,7 +43,7 @@ export interface ServedRevision {
 export async function serveDualEraConnection(modern: ServedRevision, legacy: ServedRevision | undefined, transport: Transport, logger?: Logger): Promise<void> {
   const m = createReferenceServer(modern.Server, { logger, table: modern.table as never }).server;
   if (!legacy) return m.connect(transport);
-  const l = createReferenceServer(legacy.Server, { logger, table: legacy.table as never }).server;
+  const l = createReferenceServer(legacy.Server, { logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never }).server;
   const router = new EraRouter(transport);
   await m.connect(router.modern);
   await l.connect(router.legacy);
@@ -61,11 +69,12 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   });
   await ref.server.connect(stateless.transport);
   // the 2025-era sessions share one reference definition
-  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never });
+  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never });
   const sessions = legacyDefinition
     ? createStreamableHttpHandler({
       ...guards,
       replyMode: options.replyMode,
+      supportedProtocolVersions: sessionVersions(legacy),
       onSession: (t) => legacyDefinition.createSession().connect(t),
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })

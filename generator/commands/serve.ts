@@ -3,14 +3,19 @@
  * the generated `Server` of a revision, over stdin/stdout. Nothing but protocol messages goes to
  * stdout; diagnostics go to stderr. With `--http <port>` it serves Streamable HTTP instead
  * (./serve-http.ts). Revisions with tasks (2025-11-25) add the task tools of
- * examples/reference-tasks.ts; stateless revisions the tasks extension's fixtures.
+ * examples/reference-tasks.ts; stateless revisions the tasks extension's fixtures. `initialize`
+ * also negotiates every older generated handshake revision (2024-11-05, 2025-03-26, 2025-06-18
+ * for 2025-11-25) when the client asks for it, on stdio, /mcp and /sse alike (basic/lifecycle,
+ * "Version Negotiation"). On SIGINT/SIGTERM `--http` stops accepting, lets POSTs in flight
+ * finish for up to 2 s, then answers the rest with -32000 "server shutting down".
  *
  * `mcpgen call --stdio "<command>" | --url <url> <method> [params-json] [--progress] [--rev <rev>]`:
  * spawns the command (or opens a Streamable HTTP session at the URL), initializes, sends one
  * request and prints its result as JSON on stdout. Progress (with --progress), the server's log
  * messages and errors go to stderr; a failed request exits 1.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RpcError } from '../../runtime/errors.js';
@@ -62,6 +67,29 @@ export async function loadRevision(rev: string): Promise<RevisionModule> {
   return (await import(url.href)) as RevisionModule;
 }
 
+/**
+ * The tables of every generated handshake revision older than `rev` (dated `YYYY-MM-DD`
+ * directories of generated/), newest first: a server of `rev` also answers clients that ask for
+ * one of these in `initialize` (2025-11-25 basic/lifecycle, "Version Negotiation").
+ */
+export async function olderHandshakeTables(rev: string): Promise<RevisionModule['table'][]> {
+  const dir = fileURLToPath(new URL('../../generated/', import.meta.url));
+  const dated = (r: string) => /^\d{4}-\d{2}-\d{2}$/.test(r);
+  const revs = existsSync(dir) ? readdirSync(dir).filter((r) => dated(r) && (!dated(rev) || r < rev) && r !== rev).sort().reverse() : [];
+  const tables: RevisionModule['table'][] = [];
+  for (const r of revs) {
+    if (!existsSync(fileURLToPath(new URL(`../../generated/${r}/index.ts`, import.meta.url)))) continue;
+    const table = (await loadRevision(r)).table;
+    if (table.lifecycle === 'handshake') tables.push(table);
+  }
+  return tables;
+}
+
+/** The legacy revision a dual-era serve answers `initialize` with, and its older fallbacks. */
+async function legacyRevision(): Promise<RevisionModule & { fallbackTables: RevisionModule['table'][] }> {
+  return { ...(await loadRevision(LEGACY_REV)), fallbackTables: await olderHandshakeTables(LEGACY_REV) };
+}
+
 const stderrLogger: Logger = {
   warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
   error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
@@ -85,11 +113,12 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
   if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
   if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io);
   if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
-  const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
+  const rev = (values.rev as string | undefined) ?? DEFAULT_REV;
+  const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] as boolean | undefined);
   const { transport, closed } = watchClose(new StdioServerTransport());
-  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), transport, stderrLogger);
-  else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table }).server.connect(transport);
+  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await legacyRevision(), transport, stderrLogger);
+  else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table, fallbackTables: (await olderHandshakeTables(rev)) as never }).server.connect(transport);
   const error = await closed;
   if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
   return error ? 1 : 0;
@@ -201,17 +230,57 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
   const reply = values.reply ?? 'auto';
   if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
-  const mod = await loadRevision(values.rev ?? DEFAULT_REV);
+  const rev = values.rev ?? DEFAULT_REV;
+  const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await loadRevision(LEGACY_REV), { port, host: values.host, replyMode: reply, logger: stderrLogger })
-    : await serveHttp(mod, { port, host: values.host, replyMode: reply, logger: stderrLogger });
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger })
+    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger });
+  const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
   if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  const signalled = () => new Promise<void>((resolve) => {
+    const once = () => {
+      process.off('SIGINT', once);
+      process.off('SIGTERM', once);
+      resolve();
+    };
+    process.on('SIGINT', once);
+    process.on('SIGTERM', once);
   });
+  await signalled();
+  // stop accepting, give the POSTs in flight a grace period (a second signal cuts it short),
+  // then close: what is still pending gets a JSON-RPC error "server shutting down"
+  served.server.close();
+  served.server.closeIdleConnections();
+  if (posts.count > 0) {
+    io.err(`mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`);
+    await Promise.race([posts.idle(), signalled(), new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
+  }
   await served.close();
   return 0;
+}
+
+/** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM, ms. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+/** Counts the server's POSTs whose response has not closed yet (GET streams are long-lived). */
+function countPosts(server: HttpServer): { readonly count: number; idle(): Promise<void> } {
+  let count = 0;
+  let waiters: (() => void)[] = [];
+  server.prependListener('request', (req, res) => {
+    if (req.method !== 'POST') return;
+    count++;
+    res.once('close', () => {
+      if (--count > 0) return;
+      for (const w of waiters) w();
+      waiters = [];
+    });
+  });
+  return {
+    get count() {
+      return count;
+    },
+    idle: () => (count === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+  };
 }

@@ -21,7 +21,7 @@
  */
 import type { Agent } from 'node:http';
 import { SseParser } from '../codec/sse.js';
-import { RpcError } from '../errors.js';
+import { ErrorCode, RpcError } from '../errors.js';
 import { Cancel, fetchRequester, HttpStatusError, mediaType, nodeRequester, readBody, sleep, type HttpReply, type Requester } from './http-request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
@@ -140,6 +140,8 @@ export class HttpClientTransport implements Transport {
    * @throws SessionExpiredError on 404 to a request that carried the session id.
    * @throws HttpStatusError on other HTTP errors, unless the body is a JSON-RPC error for this
    * request's id (then that error is delivered as the response).
+   * @throws RpcError -32000 "connection closed before the response" when a 2xx reply to a
+   * request has an empty body (the server closed it while shutting down).
    */
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (this.closed || !this.events) throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
@@ -179,8 +181,11 @@ export class HttpClientTransport implements Transport {
         if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true)) this.openStandalone();
         return;
       }
-      if (type === 'application/json') {
-        const body: unknown = JSON.parse(await res.text());
+      if (type === 'application/json' || type === '') {
+        const text = await res.text();
+        if (text === '') throw new RpcError(ErrorCode.ConnectionClosed, `connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`);
+        if (type === '') throw new HttpStatusError(res.status, text, `POST ${String(message.method)}: unexpected Content-Type (none)`);
+        const body: unknown = JSON.parse(text);
         for (const m of Array.isArray(body) ? body : [body]) this.deliver(m as JSONRPCMessage);
         return;
       }

@@ -105,7 +105,7 @@ export interface StreamableHttpHandler {
   fetch(request: Request): Promise<Response>;
   /** Live sessions by id. */
   readonly sessions: ReadonlyMap<string, HttpServerSession>;
-  /** Ends every session. */
+  /** Ends every session; a request still awaiting its response gets -32000 "server shutting down". */
   close(): Promise<void>;
 }
 
@@ -288,7 +288,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     sessions: { get: () => sessions },
     close: {
       value: async (): Promise<void> => {
-        await Promise.all([...sessions.values()].map((s) => s.close()));
+        await Promise.all([...sessions.values()].map((s) => s.close('server shutting down')));
       },
     },
   });

@@ -13,10 +13,9 @@
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
-import { type OutStream, RequestInfo, abortStream, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
+import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
 import { SENT } from './sent.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
-
 import type { ReplyMode } from './http-stream.js';
 
 export type { ReplyMode } from './http-stream.js';
@@ -142,11 +141,16 @@ export class HttpServerSession implements Transport {
     sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, body);
   }
 
-  /** Ends the session: all its streams end, later requests with its id get 404. Idempotent. */
-  async close(): Promise<void> {
+  /**
+   * Ends the session: all its streams end, later requests with its id get 404. Idempotent.
+   * With `reason` (e.g. "server shutting down") requests awaiting their response on an open
+   * POST stream get error -32000 `reason` there (see `answerPending`), not a bare 404 or end.
+   */
+  async close(reason?: string): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     for (const s of [...(this.standaloneStream ? [this.standaloneStream] : []), ...(this.postStreams?.values() ?? [])]) {
+      if (reason !== undefined && s.kind === 'post' && s.sink && !s.done && s.pending.size > 0) answerPending(s, reason);
       this.detach(s, true);
       if (s.kind === 'post') abortStream(s, new Error(`Session ${this.sessionId} ended`));
     }

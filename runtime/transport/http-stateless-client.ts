@@ -178,6 +178,10 @@ export class StatelessHttpClientTransport implements Transport {
       return;
     }
     const text = await res.text();
+    if (text === '' && res.ok) {
+      this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, `connection closed before the response (POST ${this.#inFlight.get(key(id))?.method ?? 'request'}: HTTP ${res.status}, empty body)`));
+      return;
+    }
     let body: unknown;
     try {
       body = text === '' ? undefined : JSON.parse(text);

@@ -229,12 +229,21 @@ export class StatelessHttpServerTransport implements Transport {
     return Promise.resolve();
   }
 
+  /**
+   * Closes the transport. A request still in flight is answered on its own response with
+   * `{"jsonrpc":"2.0","id":<its id>,"error":{"code":-32000,"message":"server shutting down"}}`
+   * (as JSON, or as the last event of its SSE stream) rather than an empty body.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     for (const [inner, s] of this.#streams) {
       this.#finish(inner, s);
-      s.sink.end();
+      const text = errorJson(s.clientId, new RpcError(ErrorCode.ConnectionClosed, 'server shutting down'));
+      if (s.sse) {
+        s.sink.write(encodeEvent({ data: text }));
+        s.sink.end();
+      } else s.sink.respond(200, JSON_HEADERS, text);
     }
     this.#events?.onClose();
   }

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CarrierWatch } from '../cancellation.js';
+import { encodeEvent } from '../codec/sse.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
 import type { JSONRPCMessage, MessageInfo } from './types.js';
 
@@ -48,6 +49,28 @@ let streamCount = 0;
 /** A fresh POST stream id. */
 export function nextStreamId(): string {
   return `${STREAM_PREFIX}-${(++streamCount).toString(36)}`;
+}
+
+/**
+ * Answers every request pending on the open POST stream `s` with
+ * `{"jsonrpc":"2.0","id":<its id>,"error":{"code":-32000,"message":<reason>}}` (the JSON body
+ * when nothing was sent yet, else one last SSE event each), ends it and marks it done.
+ */
+export function answerPending(s: OutStream, reason: string): void {
+  const sink = s.sink;
+  if (!sink) return;
+  // pending keys are `${typeof id}:${id}`
+  const bodies = [...s.pending].map((key) => JSON.stringify({
+    jsonrpc: '2.0',
+    id: key.startsWith('number:') ? Number(key.slice(7)) : key.slice(key.indexOf(':') + 1),
+    error: { code: -32000, message: reason },
+  }));
+  s.pending.clear();
+  s.done = true;
+  s.sink = null;
+  if (!sink.started) return sink.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, bodies[0]);
+  for (const data of bodies) sink.write(encodeEvent({ data }));
+  sink.end();
 }
 
 /** Marks a POST stream dead unanswered and tells its request (once). */

@@ -7,8 +7,8 @@
  * - {@link StdioServerTransport} reads `process.stdin` and writes `process.stdout` (or given
  *   streams), and writes nothing but messages.
  *
- * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with no
- * id (server side by default; a client only reports it), an invalid request gets `-32600`
+ * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
+ * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
  * (see `classify` in `../jsonrpc.ts`). Both report these via `onError` and keep reading. A
  * stream that ends inside a frame closes the transport with a `truncated` FrameError.
  */
@@ -64,6 +64,13 @@ class LineChannel {
       },
       { maxLineBytes },
     );
+    // From the start (a child's stdin can fail before it is attached): a write error on the
+    // output never escapes as an 'error' event. A closed pipe (EPIPE, ECONNRESET, destroyed) only
+    // makes later sends reject; the close itself is reported by whoever owns the streams.
+    this.output.on('error', (e: Error & { code?: string }) => {
+      this.writable = false;
+      if (!CLOSED_PIPE.has(e.code ?? '')) this.report(e);
+    });
   }
 
   /** The `truncated` error seen at end of input, if any. */
@@ -84,10 +91,6 @@ class LineChannel {
     this.input.once('end', end);
     this.input.once('close', end);
     this.input.on('error', (e: Error) => this.report(e));
-    this.output.on('error', (e: Error) => {
-      this.writable = false;
-      this.report(e);
-    });
   }
 
   /** Stops reading; frames already sent are written out first, later sends reject. */
@@ -169,8 +172,14 @@ class LineChannel {
     } else this.waitDrain();
   }
 
+  /**
+   * The one pending drain: resolves on `drain`, rejects with ConnectionClosedError on `close` or
+   * `error`. A flush waits on it with nobody listening, so it is marked handled here; senders
+   * that got it from {@link write} still see the rejection.
+   */
   private waitDrain(): Promise<void> {
-    return (this.drain ??= new Promise<void>((resolve, reject) => {
+    if (this.drain) return this.drain;
+    this.drain = new Promise<void>((resolve, reject) => {
       const done = (err?: Error) => {
         this.output.off('drain', ok);
         this.output.off('close', closed);
@@ -186,9 +195,14 @@ class LineChannel {
       this.output.on('drain', ok);
       this.output.once('close', closed);
       this.output.once('error', done);
-    }));
+    });
+    this.drain.catch(() => undefined);
+    return this.drain;
   }
 }
+
+/** Write error codes of a pipe whose reader is gone. */
+const CLOSED_PIPE = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
 
 /** How the child's stderr is handled. */
 export type StderrMode = 'inherit' | 'pipe' | 'ignore';

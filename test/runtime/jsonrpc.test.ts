@@ -92,7 +92,7 @@ test('batches, scalars and empty objects get -32600 with no id', () => {
 });
 
 test('builders: parse error has no id; error data only when given; ids count from 0', () => {
-  assert.equal(parseErrorResponse(), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } });
+  assert.equal(parseErrorResponse(), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
   assert.equal(errorResponse('a', -32601, 'Method not found'), { jsonrpc: '2.0', id: 'a', error: { code: -32601, message: 'Method not found' } });
   assert.equal(errorResponse(0, 1, 'm', { x: 1 }).error.data, { x: 1 });
   const next = createIdAllocator();

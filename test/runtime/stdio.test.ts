@@ -200,7 +200,7 @@ test('005 stdio: UTF-8 split anywhere reaches the server intact; a bad byte gets
   await s.exited;
   const byId = new Map(s.out.map((m) => [m.id, m]));
   assert.is(byId.get(3)!.result.content[0].text, text);
-  assert.equal(byId.get(undefined), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: line is not valid UTF-8' } });
+  assert.equal(byId.get(null), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: line is not valid UTF-8' } });
   assert.equal(byId.get(5), { jsonrpc: '2.0', id: 5, result: {} });
   assert.not.ok(byId.has(4));
   assert.is(byId.get(6)!.result.content[0].text, 'first\nsecond\r\nthird\u2028fourth');
@@ -402,11 +402,47 @@ test('stdio server: an over-long line gets one -32700 and the server recovers at
   await settle();
   assert.is(out.length, 2);
   assert.is(out[0].error.code, -32700);
-  assert.not.ok('id' in out[0]);
+  assert.is(out[0].id, null);
   assert.equal(out[1], { jsonrpc: '2.0', id: 1, result: {} });
   assert.equal(errors.map((e) => (e as FrameError).kind), ['line-too-long']);
   await peer.close();
   assert.instance(await peer.request('ping').catch((e: unknown) => e), RpcError);
+});
+
+test('stdio: write errors on a dead pipe never escape (no unhandled rejection, no uncaught error event)', async () => {
+  const escaped: unknown[] = [];
+  const onEscape = (e: unknown) => void escaped.push(e);
+  process.on('unhandledRejection', onEscape);
+  process.on('uncaughtException', onEscape);
+  try {
+    // server side: an output whose reader is gone, written past its high-water mark
+    const dead = new Writable({ highWaterMark: 64, write: (_c, _e, cb) => setTimeout(() => cb(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })), 1) });
+    const errors: Error[] = [];
+    const t = new StdioServerTransport({ stdin: new PassThrough(), stdout: dead });
+    await t.start({ onMessage: () => undefined, onClose: () => undefined, onError: (e) => errors.push(e) });
+    const big = { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(1000) } } as JSONRPCMessage;
+    const sends = [t.send(big), t.send(big)];
+    await settle();
+    await sleep(20);
+    const later = await t.send(big).then(() => 'sent', (e: unknown) => e);
+    assert.instance(later, ConnectionClosedError);
+    for (const p of sends) await p.catch(() => undefined);
+    assert.equal(errors, [], 'a closed pipe is not a transport error');
+    // client side: a server that exits at once, sent to past the pipe's buffer
+    for (let i = 0; i < 5; i++) {
+      const c = new StdioClientTransport({ command: process.execPath, args: ['-e', 'process.exit(1)'], stderr: 'ignore' });
+      const closed = new Promise<Error | undefined>((r) => void c.start({ onMessage: () => undefined, onClose: r }));
+      const huge = { jsonrpc: '2.0', method: 'notifications/message', params: { data: 'y'.repeat(200_000) } } as JSONRPCMessage;
+      for (let j = 0; j < 3; j++) void c.send(huge).catch(() => undefined);
+      assert.match(String((await closed)?.message), /exited with code 1/);
+      await c.close();
+    }
+    await sleep(20);
+    assert.equal(escaped, []);
+  } finally {
+    process.off('unhandledRejection', onEscape);
+    process.off('uncaughtException', onEscape);
+  }
 });
 
 test.run();

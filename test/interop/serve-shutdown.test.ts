@@ -1,0 +1,102 @@
+/**
+ * `mcpgen serve --http` on SIGINT/SIGTERM with a request in flight, and what `mcpgen call`
+ * says about it: the server stops accepting, lets requests finish within a short grace period,
+ * then answers the rest with `-32000 "server shutting down"`; a client that gets a 2xx reply
+ * with an empty body reports "connection closed before the response", never a bare "HTTP 200".
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function serve(...args: string[]): Promise<{ proc: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 30_000);
+    proc.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { proc, url, exited };
+}
+
+function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+  });
+}
+
+const slow = (seconds: number) => ['tools/call', JSON.stringify({ name: 'slow_compute', arguments: { seconds } })];
+
+for (const [rev, reply] of [['draft', 'json'], ['draft', 'sse'], ['2025-11-25', 'json'], ['2025-11-25', 'sse']]) {
+  test(`serve --rev ${rev} --reply ${reply}: SIGINT mid-call answers it "server shutting down" after the grace period`, async () => {
+    const s = await serve('--rev', rev, '--reply', reply);
+    const pending = call('--url', s.url, '--rev', rev, ...slow(8));
+    await sleep(1500);
+    const signalled = Date.now();
+    s.proc.kill('SIGINT');
+    const r = await pending;
+    assert.is(await s.exited, 0);
+    assert.ok(Date.now() - signalled < 6000, 'server exits within the grace period');
+    assert.is(r.code, 1, r.stderr);
+    assert.not.match(r.stderr, /HTTP 200/);
+    assert.match(r.stderr, /^mcpgen call: tools\/call failed: -32000 server shutting down/m);
+  });
+}
+
+test('serve --http: a request that ends within the grace period after SIGINT is answered', async () => {
+  const s = await serve('--rev', '2025-11-25', '--reply', 'json');
+  const pending = call('--url', s.url, ...slow(1));
+  await sleep(1000);
+  s.proc.kill('SIGINT');
+  const r = await pending;
+  assert.is(r.code, 0, r.stderr);
+  assert.match(JSON.parse(r.stdout).content[0].text, /^Computed sum/);
+  assert.is(await s.exited, 0);
+});
+
+test('call --url: a 200 reply with an empty body is "connection closed before the response"', async () => {
+  // answers initialize, then closes every other request with an empty 200 (a server going away)
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => void (body += c.toString()));
+    req.on('end', () => {
+      const m = JSON.parse(body || '{}') as { id?: number; method?: string; params?: { protocolVersion?: string } };
+      if (m.method === 'initialize') {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 's1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'x', version: '0' } } }));
+      } else if (m.id === undefined) res.writeHead(202).end();
+      else res.writeHead(200, { 'Content-Type': 'application/json' }).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  try {
+    for (const rev of ['2025-11-25', 'draft']) {
+      const r = await call('--url', url, '--rev', rev, 'tools/list');
+      assert.is(r.code, 1, r.stderr);
+      assert.not.match(r.stderr, /failed: POST tools\/list: HTTP 200/);
+      assert.match(r.stderr, /^mcpgen call: tools\/list failed: -32000 connection closed before the response/m);
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test.run();
