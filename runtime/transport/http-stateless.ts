@@ -30,7 +30,10 @@ import { ErrorCode, RpcError } from '../errors.js';
 import { fetchExchange, nodeExchange, type Exchange, type ResponseSink } from './http-exchange.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './http-headers.js';
 import { accepts, hostAllowed, mediaType, originAllowed, shapeProblem } from './http-server.js';
+import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, UTF8, type WithParsed, readNodeBody } from './http-node-io.js';
 import type { ReplyMode } from './http-session.js';
+
+export { PARSED_MESSAGE, parseJsonBody, readNodeBody } from './http-node-io.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
 type Id = string | number;
@@ -76,61 +79,6 @@ function errorJson(id: Id | null, e: RpcError): string {
   const error: Obj = { code: e.code, message: e.message };
   if (e.data !== undefined) error.data = e.data;
   return JSON.stringify({ jsonrpc: '2.0', id, error });
-}
-
-const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
-/** One decoder for every body: `decode()` without `stream` keeps no state between calls. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * The response side of one `node:http` exchange, written for this endpoint (no copy of the
- * request headers, no AbortSignal, one write for a JSON answer: header block and body together).
- */
-class NodeSink implements ResponseSink {
-  #closed = false;
-  #listener: (() => void) | undefined;
-  constructor(private readonly res: ServerResponse) {
-    res.once('close', () => {
-      this.#closed = true;
-      const l = this.#listener;
-      this.#listener = undefined;
-      l?.();
-    });
-  }
-  respond(status: number, headers: Record<string, string>, body?: string): void {
-    const res = this.res;
-    if (res.headersSent || this.#closed) return;
-    if (body === undefined) {
-      res.writeHead(status, headers).end();
-      return;
-    }
-    res.writeHead(status, headers === JSON_HEADERS ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : { ...headers, 'Content-Length': Buffer.byteLength(body) });
-    res.end(body);
-  }
-  open(status: number, headers: Record<string, string>): void {
-    if (this.res.headersSent || this.#closed) return;
-    this.res.writeHead(status, headers);
-    this.res.flushHeaders();
-  }
-  write(text: string): boolean {
-    if (this.#closed || this.res.writableEnded) return false;
-    this.res.write(text);
-    return true;
-  }
-  end(): void {
-    if (!this.res.writableEnded) this.res.end();
-  }
-  get closed(): boolean {
-    return this.#closed || this.res.writableEnded;
-  }
-  get started(): boolean {
-    return this.res.headersSent;
-  }
-  /** One listener (the transport's), called when the connection closes or the response ended. */
-  onClose(listener: () => void): void {
-    if (this.#closed) listener();
-    else this.#listener = listener;
-  }
 }
 
 interface Stream {
@@ -473,58 +421,5 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 }
 
 const PARSE_FAILED = Symbol('parse failed');
-/**
- * Where a front handler that already read and parsed a POST body (../dual-era.ts) leaves the
- * parsed message on the `IncomingMessage`, so that this endpoint does not decode and parse it
- * again. Only set for a body that was valid UTF-8 and JSON.
- */
-export const PARSED_MESSAGE: unique symbol = Symbol('mcpgen.parsedMessage');
-type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
-
-/** Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced); `undefined` when either fails. */
-export function parseJsonBody(body: Uint8Array): unknown {
-  try {
-    return JSON.parse(UTF8.decode(body));
-  } catch {
-    return undefined;
-  }
-}
 const EMPTY: Obj = {};
 const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
-
-/**
- * The whole body of a `node:http` request, at most `limit` bytes (else `'too-large'`, and the
- * connection is not kept alive). A body a middleware already read (`req.body`, e.g.
- * express.json()) is taken as it is: bytes, text, or a parsed value serialized again.
- */
-export function readNodeBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Uint8Array | 'too-large'> | Uint8Array | 'too-large' {
-  const length = req.headers['content-length'];
-  if (length !== undefined && Number(length) > limit && /^[0-9]+$/.test(length)) {
-    res.shouldKeepAlive = false;
-    return 'too-large';
-  }
-  const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (parsed !== undefined && req.readableEnded) {
-    const bytes = parsed instanceof Uint8Array ? parsed : Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
-    return bytes.byteLength > limit ? 'too-large' : bytes;
-  }
-  return new Promise((resolve, reject) => {
-    let first: Buffer | undefined;
-    let more: Buffer[] | undefined;
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (size > limit) return; // refused already: the rest is drained and dropped
-      size += chunk.byteLength;
-      if (size > limit) {
-        res.shouldKeepAlive = false;
-        resolve('too-large');
-      } else if (first === undefined) first = chunk;
-      else (more ??= [first]).push(chunk);
-    });
-    req.once('end', () => resolve(more ? Buffer.concat(more) : (first ?? Buffer.alloc(0))));
-    req.once('error', reject);
-    req.once('close', () => {
-      if (!req.complete) reject(new Error('HTTP request aborted before its body ended'));
-    });
-  });
-}
