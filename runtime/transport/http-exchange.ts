@@ -4,6 +4,7 @@
  * written once against {@link Exchange}; the two adapters below do the I/O.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NodeResponseSink } from './http-node-io.js';
 
 /** Response headers, by canonical name. */
 export type HeaderMap = Record<string, string>;
@@ -75,21 +76,21 @@ function onResponseClose(this: Tagged): void {
  * The node:http {@link Exchange}, which is its own {@link ResponseSink}. Per request it keeps one
  * `close` listener; the abort signal is made only when asked for.
  */
-class NodeExchange implements Exchange, ResponseSink {
+class NodeExchange extends NodeResponseSink implements Exchange {
   readonly method: string;
   readonly headers: Record<string, string | undefined>;
   readonly localPort: number | undefined;
   #aborter: AbortController | undefined;
   #lost = false;
-  #closed = false;
   #listeners: Array<() => void> | undefined;
   /** The body read in progress. */
   #body: { limit: number; size: number; chunks: Buffer[]; resolve(b: Uint8Array | 'too-large'): void; reject(e: Error): void } | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    res: ServerResponse,
   ) {
+    super(res);
     this.method = req.method ?? 'GET';
     this.headers = joinedHeaders(req.headers);
     this.localPort = req.socket?.localPort;
@@ -116,53 +117,15 @@ class NodeExchange implements Exchange, ResponseSink {
       this.#lost = true;
       this.#aborter?.abort(new Error('HTTP connection closed'));
     }
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.gone) return;
+    this.gone = true;
     const listeners = this.#listeners;
     this.#listeners = undefined;
     if (listeners) for (const l of listeners) l();
   }
 
-  respond(status: number, headers: HeaderMap, body?: string): void {
-    const res = this.res;
-    if (res.headersSent || this.#closed) return;
-    if (body === undefined) {
-      res.writeHead(status, headers);
-      res.end();
-      return;
-    }
-    // a string body goes out in one write with the head
-    res.writeHead(status, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) });
-    res.end(body);
-  }
-
-  open(status: number, headers: HeaderMap): void {
-    const res = this.res;
-    if (res.headersSent || this.#closed) return;
-    res.writeHead(status, headers);
-    res.flushHeaders();
-  }
-
-  write(text: string): boolean {
-    if (this.#closed || this.res.writableEnded) return false;
-    this.res.write(text);
-    return true;
-  }
-
-  end(): void {
-    if (!this.res.writableEnded) this.res.end();
-  }
-
-  get closed(): boolean {
-    return this.#closed || this.res.writableEnded;
-  }
-
-  get started(): boolean {
-    return this.res.headersSent;
-  }
-
   onClose(listener: () => void): void {
-    if (this.#closed) listener();
+    if (this.gone) listener();
     else (this.#listeners ??= []).push(listener);
   }
 

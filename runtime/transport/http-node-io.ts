@@ -13,23 +13,17 @@ export const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 
 /**
- * The response side of one `node:http` exchange, written for this endpoint (no copy of the
- * request headers, no AbortSignal, one write for a JSON answer: header block and body together).
+ * The response side of a `node:http` exchange as a {@link ResponseSink}: a JSON answer goes out in
+ * one write (header block and body together). Subclasses mark `gone` when the response closed
+ * and decide who hears of it (`onClose`).
  */
-export class NodeSink implements ResponseSink {
-  #closed = false;
-  #listener: (() => void) | undefined;
-  constructor(private readonly res: ServerResponse) {
-    res.once('close', () => {
-      this.#closed = true;
-      const l = this.#listener;
-      this.#listener = undefined;
-      l?.();
-    });
-  }
+export abstract class NodeResponseSink implements ResponseSink {
+  /** The response closed (finished, or the connection was lost). */
+  protected gone = false;
+  constructor(protected readonly res: ServerResponse) {}
   respond(status: number, headers: Record<string, string>, body?: string): void {
     const res = this.res;
-    if (res.headersSent || this.#closed) return;
+    if (res.headersSent || this.gone) return;
     if (body === undefined) {
       res.writeHead(status, headers).end();
       return;
@@ -38,12 +32,12 @@ export class NodeSink implements ResponseSink {
     res.end(body);
   }
   open(status: number, headers: Record<string, string>): void {
-    if (this.res.headersSent || this.#closed) return;
+    if (this.res.headersSent || this.gone) return;
     this.res.writeHead(status, headers);
     this.res.flushHeaders();
   }
   write(text: string): boolean {
-    if (this.#closed || this.res.writableEnded) return false;
+    if (this.gone || this.res.writableEnded) return false;
     this.res.write(text);
     return true;
   }
@@ -51,14 +45,32 @@ export class NodeSink implements ResponseSink {
     if (!this.res.writableEnded) this.res.end();
   }
   get closed(): boolean {
-    return this.#closed || this.res.writableEnded;
+    return this.gone || this.res.writableEnded;
   }
   get started(): boolean {
     return this.res.headersSent;
   }
+  abstract onClose(listener: () => void): void;
+}
+
+/**
+ * The sink of the stateless endpoint: no copy of the request headers, no AbortSignal, one
+ * close listener (the transport's).
+ */
+export class NodeSink extends NodeResponseSink {
+  #listener: (() => void) | undefined;
+  constructor(res: ServerResponse) {
+    super(res);
+    res.once('close', () => {
+      this.gone = true;
+      const l = this.#listener;
+      this.#listener = undefined;
+      l?.();
+    });
+  }
   /** One listener (the transport's), called when the connection closes or the response ended. */
   onClose(listener: () => void): void {
-    if (this.#closed) listener();
+    if (this.gone) listener();
     else this.#listener = listener;
   }
 }
