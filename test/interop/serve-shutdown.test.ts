@@ -6,33 +6,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { bin, root, startServe } from '../tasks/serve-process.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function serve(...args: string[]): Promise<{ proc: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 30_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { proc, url, exited };
-}
+const serve = startServe;
 
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
