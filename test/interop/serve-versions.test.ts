@@ -7,43 +7,25 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execFile, spawn } from 'node:child_process';
+import { type Served, bin, root, startServe } from '../tasks/serve-process.js';
 import { httpClientTransport } from '../../generator/commands/serve-http.js';
 import { loadRevision } from '../../generator/commands/serve.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
 import type { Transport } from '../../runtime/transport/types.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));
 const OLD = ['2024-11-05', '2025-03-26', '2025-06-18'];
 
-let proc: ChildProcess | undefined;
+let served: Served | undefined;
 let url = '';
 
 test.before(async () => {
-  let stderr = '';
-  proc = spawn(process.execPath, [bin, 'serve', '--http', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 30_000);
-    proc!.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m && /HTTP\+SSE clients: /.test(stderr)) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    proc!.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
+  served = await startServe();
+  url = served.url;
 });
 
 test.after(async () => {
-  if (proc && proc.exitCode === null) {
-    const exited = new Promise((r) => proc!.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  await served?.stop();
 });
 
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
