@@ -35,8 +35,13 @@ export interface StdioCommonOptions {
  * Writes are coalesced: frames sent in the same turn of the event loop (the synchronous code
  * and the microtasks after it) go out as one `write` on the next `process.nextTick`, in send
  * order. Under load this turns one pipe write per message into one per batch; a lone message
- * leaves in the same turn it was sent.
+ * leaves in the same turn it was sent. A batch leaves early once {@link FLUSH_AT} characters are
+ * queued, so that the peer starts on the first messages while the rest are still being made
+ * (both processes work at once instead of taking turns).
  */
+/** Queued characters at which a turn's batch is written without waiting for the turn to end. */
+const FLUSH_AT = 2048;
+
 class LineChannel {
   private readonly decoder: NdjsonDecoder;
   private events: TransportEvents | undefined;
@@ -144,7 +149,8 @@ class LineChannel {
       return Promise.reject(e);
     }
     this.queued += frame;
-    if (!this.flushScheduled) {
+    if (this.queued.length >= FLUSH_AT) this.flush();
+    else if (!this.flushScheduled) {
       this.flushScheduled = true;
       process.nextTick(this.flushTick);
     }

@@ -359,6 +359,25 @@ test('stdio server: messages sent in one turn leave as one write, in send order;
   await rejectsClosed(t.send({ jsonrpc: '2.0', method: 'notifications/late' }));
 });
 
+test('stdio server: a turn that queues over 2 KiB writes early, in pieces of at least 2 KiB, all in send order', async () => {
+  const writes: string[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      writes.push(chunk.toString());
+      cb();
+    },
+  });
+  const t = new StdioServerTransport({ stdin: new PassThrough(), stdout: out });
+  await t.start({ onMessage: () => undefined, onClose: () => undefined });
+  const sent = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0' as const, id, result: { text: 'x'.repeat(100) } }));
+  for (const m of sent) void t.send(m);
+  await settle();
+  assert.ok(writes.length > 1 && writes.length < sent.length, `${writes.length} writes`);
+  for (const w of writes.slice(0, -1)) assert.ok(w.length >= 2048, `an early write of ${w.length} characters`);
+  assert.equal(writes.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)), sent);
+  await t.close();
+});
+
 async function rejectsClosed(p: Promise<unknown>): Promise<void> {
   const e = await p.then(() => undefined, (x: unknown) => x);
   assert.instance(e, ConnectionClosedError);
