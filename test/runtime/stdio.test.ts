@@ -336,7 +336,8 @@ test('stdio server: send() respects backpressure and resolves after drain', asyn
   assert.ok(out.writableEnded);
 });
 
-test('stdio server: messages sent in one turn leave as one write, in send order; close() flushes what is queued', async () => {
+/** A started stdio server transport whose stdout records each write it gets. */
+async function recordingServer(): Promise<{ writes: string[]; t: StdioServerTransport }> {
   const writes: string[] = [];
   const out = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -346,6 +347,11 @@ test('stdio server: messages sent in one turn leave as one write, in send order;
   });
   const t = new StdioServerTransport({ stdin: new PassThrough(), stdout: out });
   await t.start({ onMessage: () => undefined, onClose: () => undefined });
+  return { writes, t };
+}
+
+test('stdio server: messages sent in one turn leave as one write, in send order; close() flushes what is queued', async () => {
+  const { writes, t } = await recordingServer();
   const sent = [0, 1, 2].map((id) => ({ jsonrpc: '2.0' as const, id, result: { n: id } }));
   for (const m of sent) void t.send(m);
   await Promise.resolve().then(() => t.send({ jsonrpc: '2.0', method: 'notifications/x' }));
@@ -360,15 +366,7 @@ test('stdio server: messages sent in one turn leave as one write, in send order;
 });
 
 test('stdio server: a turn that queues over 2 KiB writes early, in pieces of at least 2 KiB, all in send order', async () => {
-  const writes: string[] = [];
-  const out = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      writes.push(chunk.toString());
-      cb();
-    },
-  });
-  const t = new StdioServerTransport({ stdin: new PassThrough(), stdout: out });
-  await t.start({ onMessage: () => undefined, onClose: () => undefined });
+  const { writes, t } = await recordingServer();
   const sent = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0' as const, id, result: { text: 'x'.repeat(100) } }));
   for (const m of sent) void t.send(m);
   await settle();
