@@ -35,6 +35,7 @@ import type { ServerSession } from '../runtime/server.js';
 import type { ProtocolMaps, ProtocolTable } from '../runtime/table.js';
 import { type TaskReceiver, type TaskSupport, attachTaskReceiver, taskOf } from '../runtime/task-receiver.js';
 import { InMemoryTaskStore } from '../runtime/tasks.js';
+import { ownValue } from '../runtime/own.js';
 
 /** `execution.taskSupport` of each task tool (as listed, and as the receivers apply it). */
 export const TASK_TOOLS: Readonly<Record<string, TaskSupport>> = {
@@ -43,6 +44,8 @@ export const TASK_TOOLS: Readonly<Record<string, TaskSupport>> = {
   confirm_job: 'optional',
   batch_job: 'required',
 };
+/** The `execution.taskSupport` of the tool named `name` (a name a client sent): its own entry in {@link TASK_TOOLS}, else `forbidden`. */
+const taskSupportOf = (name: string): TaskSupport => ownValue(TASK_TOOLS, name) ?? 'forbidden';
 
 /** Receiver settings of the reference server: ms. */
 export const TASK_POLL_INTERVAL = 500;
@@ -194,7 +197,7 @@ export class ReferenceTasks {
     const call = base['tools/call'];
     return {
       ...base,
-      'tools/call': (p: Params, ctx) => (p?.task === undefined && TASK_TOOLS[String(p?.name)] !== 'required' ? call(p, ctx) : via('tools/call')(p, ctx)),
+      'tools/call': (p: Params, ctx) => (p?.task === undefined && taskSupportOf(String(p?.name)) !== 'required' ? call(p, ctx) : via('tools/call')(p, ctx)),
       'tasks/get': via('tasks/get'),
       'tasks/result': via('tasks/result'),
       'tasks/list': via('tasks/list'),
@@ -221,7 +224,7 @@ export class ReferenceTasks {
     const receiver = attachTaskReceiver(view, {
       store: this.store,
       methods: ['tools/call'],
-      tools: (name) => TASK_TOOLS[name] ?? 'forbidden',
+      tools: taskSupportOf,
       pollInterval: TASK_POLL_INTERVAL,
       defaultTtl: TASK_DEFAULT_TTL,
       maxTtl: TASK_MAX_TTL,

@@ -13,6 +13,7 @@
  * One client is one authorization context, so `private` results are kept like `public` ones.
  */
 import type { Params } from './jsonrpc.js';
+import { lookupTable, ownValue } from './own.js';
 
 /** Methods whose complete results carry caching hints. */
 export const CACHEABLE_METHODS: readonly string[] = [
@@ -46,7 +47,7 @@ export function applyCacheHints(method: string, result: Record<string, unknown>,
     return rest;
   }
   if (!CACHEABLE_METHODS.includes(method)) return result;
-  const hint = policy?.methods?.[method] ?? policy?.default ?? DEFAULT_CACHE_HINT;
+  const hint = ownValue(policy?.methods, method) ?? policy?.default ?? DEFAULT_CACHE_HINT;
   const out = { ...result };
   if (typeof out.ttlMs !== 'number' || !Number.isFinite(out.ttlMs)) out.ttlMs = hint.ttlMs;
   if (out.ttlMs as number < 0) out.ttlMs = 0;
@@ -78,12 +79,12 @@ interface Entry {
   expires: number;
 }
 
-/** Which cached methods a server notification makes stale. */
-const INVALIDATES: Record<string, readonly string[]> = {
+/** Which cached methods a server notification makes stale (no prototype: looked up by the notification's method). */
+const INVALIDATES: Readonly<Record<string, readonly string[]>> = lookupTable({
   'notifications/tools/list_changed': ['tools/list'],
   'notifications/prompts/list_changed': ['prompts/list'],
   'notifications/resources/list_changed': ['resources/list', 'resources/templates/list'],
-};
+});
 
 /** The client-side cache of a ClientSession (see the module doc). */
 export class ResultCache {

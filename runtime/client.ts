@@ -17,7 +17,8 @@
 import { ErrorCode, RpcError } from './errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions, hasCapability } from './peer.js';
 import type { Params } from './jsonrpc.js';
-import type { ProtocolMaps, ProtocolTable } from './table.js';
+import type { MethodEntry, ProtocolMaps, ProtocolTable } from './table.js';
+import { ownValue } from './own.js';
 import type { Transport } from './transport/types.js';
 import type { TaskMetadata } from './tasks.js';
 import { type TaskHandle, requestAsTask } from './task-requestor.js';
@@ -295,13 +296,13 @@ export class ClientSession<P extends ProtocolMaps> {
   }
 
   /** Stateless request: cache, then the multi round-trip loop over #send. */
-  async #stateless(method: string, params: Params, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
+  async #stateless(method: string, entry: MethodEntry, params: Params, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
     const key = this.#cache?.key(method, params);
     const hit = key === undefined ? undefined : this.#cache!.get(key);
     if (hit) return hit;
     const { result, rounds } = await runInputRounds({
       table: this.#table,
-      entry: this.#table.requests.clientToServer[method],
+      entry,
       params,
       send: (attempt) => this.#send(method, attempt, { ...options, validateResult: false }),
       handlers: (this.options.handlers ?? {}) as Record<string, InputHandler>,
@@ -340,7 +341,7 @@ export class ClientSession<P extends ProtocolMaps> {
     params: ClientParams<P['clientRequests'][M]['params']>,
     options?: RequestOptions,
   ): Promise<P['clientRequests'][M]['result']> {
-    const entry = this.#table.requests.clientToServer[method];
+    const entry = ownValue(this.#table.requests.clientToServer, method);
     if (!entry) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a client request of protocol version ${this.#table.protocolVersion}`));
     }
@@ -349,7 +350,7 @@ export class ClientSession<P extends ProtocolMaps> {
     }
     if (this.#reinit) return this.#reinit.then(() => this.request(method, params, options));
     if (options?.task) return requestAsTask(this, method, params, options);
-    if (this.#table.lifecycle === 'stateless') return this.#stateless(method, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;
+    if (this.#table.lifecycle === 'stateless') return this.#stateless(method, entry, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;
     return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
   }
 

@@ -11,6 +11,7 @@
 import { RpcError } from './errors.js';
 import type { RequestContext } from './peer.js';
 import { type Content, type Described, type Obj, invalid, isObj } from './features-tools.js';
+import { ownValue, setOwn } from './own.js';
 
 /** `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64). */
 export type ResourceContents = Obj & { uri: string; mimeType?: string };
@@ -90,7 +91,7 @@ export function compileUriTemplate(template: string): (uri: string) => Record<st
     if (!m) return undefined;
     const vars: Record<string, string> = {};
     try {
-      names.forEach((n, i) => (vars[n] = decodeURIComponent(m[i + 1])));
+      names.forEach((n, i) => setOwn(vars, n, decodeURIComponent(m[i + 1])));
     } catch {
       return undefined;
     }
@@ -132,7 +133,8 @@ export async function getPrompt(c: Catalog, p: Obj, ctx: RequestContext): Promis
   const prompt = c.prompts.get(name);
   if (!prompt) throw invalid(`Unknown prompt: ${name}`, { name });
   const args = (isObj(p.arguments) ? p.arguments : {}) as Record<string, string>;
-  const missing = (prompt.arguments ?? []).filter((a) => a.required && (args[a.name] === undefined || args[a.name] === null)).map((a) => a.name);
+  // own arguments only: an argument named `constructor` is not given by the prototype's
+  const missing = (prompt.arguments ?? []).filter((a) => a.required && (ownValue(args, a.name) === undefined || args[a.name] === null)).map((a) => a.name);
   if (missing.length) throw invalid(`Missing required argument${missing.length > 1 ? 's' : ''} of prompt ${name}: ${missing.join(', ')}`, { missing });
   const out = await prompt.get(args, ctx);
   if (isObj(out) && (out as Obj).resultType === 'input_required') return out;
@@ -156,7 +158,7 @@ export async function complete(c: Catalog, p: Obj): Promise<Obj> {
     const uri = String(ref.uri);
     const t = c.templates.get(uri);
     if (!t && !c.resources.has(uri)) throw notFound(uri);
-    completer = t?.def.complete?.[argName];
+    completer = ownValue(t?.def.complete, argName);
   } else throw invalid(`Unknown reference type: ${String(ref.type)}`);
   if (!completer) return { completion: { values: [] } };
   const got = await completer(String(arg.value ?? ''), context);

@@ -14,13 +14,15 @@
  *
  * Tool schemas are JSON Schema 2020-12 (the default dialect when `$schema` is absent), compiled
  * with ajv and the formats of `./formats.ts` over ajv-formats' full set, once per distinct schema
- * in the process (the validators are shared by every ServerFeatures).
+ * in the process (the validators are shared by every ServerFeatures). They see own properties
+ * only (ajv `ownProperties`): `required: ["constructor"]` is not met by the inherited one.
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ErrorObject as AjvError, ValidateFunction } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { ErrorCode, RpcError } from './errors.js';
 import { formats } from './formats.js';
+import { setOwn } from './own.js';
 import type { RequestContext } from './peer.js';
 
 export type Obj = Record<string, unknown>;
@@ -106,14 +108,47 @@ function compileSchema(schema: JsonSchema, what: string): ValidateFunction {
       validators.clear();
       ajv = undefined;
     }
-    ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
+    ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, ownProperties: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
     if (typeof s.$id === 'string') ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
-    const validate = ajv.compile(JSON.parse(text));
+    const compiled: unknown = JSON.parse(text);
+    declareProtoKeys(compiled);
+    const validate = ajv.compile(compiled as JsonSchema);
     validators.set(text, validate);
     return validate;
   } catch (e) {
     throw new TypeError(`${what} is not a valid JSON Schema: ${(e as Error).message}`);
   }
+}
+
+/** Keywords whose value is a subschema or an array of subschemas (2020-12, and the older `items` arrays and `additionalItems`). */
+const SUBSCHEMAS = new Set(['additionalProperties', 'propertyNames', 'unevaluatedProperties', 'items', 'prefixItems', 'additionalItems', 'contains', 'unevaluatedItems', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf', 'contentSchema']);
+/** Keywords whose value maps names to subschemas. */
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const PROTO_PATTERN = '^__proto__$';
+
+/**
+ * Moves every `properties["__proto__"]` of `schema` and its subschemas (a fresh copy: changed
+ * in place) to `patternProperties["^__proto__$"]`. ajv skips a property of that name (its
+ * guard against prototype pollution), so a declared `__proto__` argument would go unchecked
+ * and count as an additional property; as a pattern it is checked like any other own key.
+ * Values of other keywords (`const`, `enum`, `default`, …) are data and stay as they are.
+ */
+function declareProtoKeys(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const sub of schema) declareProtoKeys(sub);
+    return;
+  }
+  if (!isObj(schema)) return;
+  for (const [k, v] of Object.entries(schema)) {
+    if (SUBSCHEMA_MAPS.has(k) && isObj(v)) for (const sub of Object.values(v)) declareProtoKeys(sub);
+    else if (SUBSCHEMAS.has(k)) declareProtoKeys(v);
+  }
+  const props = schema.properties;
+  if (!isObj(props) || !Object.hasOwn(props, '__proto__')) return;
+  const sub = props['__proto__'];
+  delete props['__proto__'];
+  const patterns = isObj(schema.patternProperties) ? schema.patternProperties : (schema.patternProperties = {}) as Obj;
+  patterns[PROTO_PATTERN] = Object.hasOwn(patterns, PROTO_PATTERN) ? { allOf: [patterns[PROTO_PATTERN], sub] } : sub;
 }
 
 /** The tool as `tools/list` shows it: `inputSchema` defaults to `{ type: 'object' }`. */
@@ -161,7 +196,7 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
 export function listed(def: object): Obj {
   const out: Obj = {};
   for (const [k, v] of Object.entries(def)) {
-    if (v !== undefined && typeof v !== 'function' && k !== 'complete' && k !== 'text' && k !== 'blob') out[k] = v;
+    if (v !== undefined && typeof v !== 'function' && k !== 'complete' && k !== 'text' && k !== 'blob') setOwn(out, k, v);
   }
   return out;
 }

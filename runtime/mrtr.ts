@@ -21,6 +21,7 @@ import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validatio
 import type { Params, RequestId } from './jsonrpc.js';
 import { hasCapability, type RequestContext } from './peer.js';
 import type { MethodEntry, ProtocolTable } from './table.js';
+import { describeValue, ownValue, setOwn } from './own.js';
 
 /** One embedded server→client request: `{ method, params? }` (ElicitRequest, CreateMessageRequest, ListRootsRequest). */
 export interface InputRequest {
@@ -181,8 +182,8 @@ export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | un
   }
   const missing: Record<string, unknown> = {};
   for (const [key, r] of Object.entries((requests ?? {}) as Record<string, InputRequest>)) {
-    const e = table.requests.serverToClient[r?.method];
-    if (!e?.embedded) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has method ${String(r?.method)}, not an embedded request`);
+    const e = typeof r?.method === 'string' ? ownValue(table.requests.serverToClient, r.method) : undefined;
+    if (!e?.embedded) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has method ${describeValue(r?.method)}, not an embedded request`);
     if (e.params && r.params !== undefined && !e.params(r.params)) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has invalid params`);
     if (e.capability && !hasCapability(clientCapabilities, e.capability)) missing[e.capability[0]] = {};
   }
@@ -311,17 +312,18 @@ async function fulfil(o: InputRoundsOptions, requests: InputRequests): Promise<I
     const r = requests[key];
     const m = typeof r?.method === 'string' ? r.method : '?';
     const fail = (why: string) => new InputRequestError(method, key, m, why);
-    const e = o.table.requests.serverToClient[m];
+    const e = ownValue(o.table.requests.serverToClient, m);
     if (!e?.embedded) throw fail('not an input request of this revision');
     if (e.capability && !hasCapability(o.capabilities, e.capability)) throw fail(`the client did not declare capability ${e.capability.join('.')}`);
-    const handler = o.handlers[m];
+    const handler = ownValue(o.handlers, m);
     if (!handler) throw fail('no handler registered');
     if (r.params === undefined ? e.paramsRequired : e.params && !e.params(r.params)) {
       throw fail(`invalid params: ${validationIssues(e.params?.errors).map((i) => `${i.path || '/'} ${i.message}`)[0]}`);
     }
     const answer = await handler(r.params, embeddedContext(key, m, r.params, o.signal));
     if (typeof answer !== 'object' || answer === null || (e.result && !e.result(answer))) throw fail('the handler returned an invalid result');
-    out[key] = answer as Record<string, unknown>;
+    // the server chose the key: `__proto__` is a key like any other, not the prototype
+    setOwn(out, key, answer);
   }
   return out;
 }

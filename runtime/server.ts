@@ -23,6 +23,7 @@ import { ErrorCode, RpcError } from './errors.js';
 import type { Params } from './jsonrpc.js';
 import { type Logger, type NotificationHandler, Peer, type PreDispatch, type RequestContext, type RequestHandler, hasCapability } from './peer.js';
 import type { ProtocolMaps, ProtocolTable } from './table.js';
+import { ownValue } from './own.js';
 import type { MessageInfo, Transport } from './transport/types.js';
 import type { Implementation, RequestOptions } from './client.js';
 import { requestAsTask } from './task-requestor.js';
@@ -263,7 +264,7 @@ export class ServerSession<P extends ProtocolMaps> {
       if (typeof r !== 'object' || r === null || Array.isArray(r)) return r;
       const out = (r as Params).resultType === undefined ? { resultType: 'complete', ...(r as Params) } : (r as Params);
       if (out.resultType === 'input_required') {
-        const refusal = checkInputRequired(this.#table, this.#table.requests.clientToServer[method], out, clientCapabilitiesOf(ctx));
+        const refusal = checkInputRequired(this.#table, ownValue(this.#table.requests.clientToServer, method), out, clientCapabilitiesOf(ctx));
         if (refusal) {
           if (refusal.code === ErrorCode.InternalError) this.options.logger?.error?.('invalid input_required result', { method, error: refusal.message });
           throw refusal;
@@ -313,7 +314,7 @@ export class ServerSession<P extends ProtocolMaps> {
    * the capability it needs (e.g. `sampling`), else as the engine does.
    */
   request<M extends keyof P['serverRequests'] & string>(method: M, params: P['serverRequests'][M]['params'], options?: RequestOptions): Promise<P['serverRequests'][M]['result']> {
-    const entry = this.#table.requests.serverToClient[method];
+    const entry = ownValue(this.#table.requests.serverToClient, method);
     if (!entry || entry.embedded) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a server request of protocol version ${this.#table.protocolVersion}`));
     }

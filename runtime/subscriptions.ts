@@ -22,6 +22,7 @@
 import type { Params, RequestId } from './jsonrpc.js';
 import { hasCapability, type Logger, type RequestContext } from './peer.js';
 import { ConnectionClosedError, RequestAbortedError } from './errors.js';
+import { lookupTable } from './own.js';
 
 /** The `_meta` key that ties a notification (and the closing result) to its subscription. */
 export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -34,12 +35,12 @@ export interface SubscriptionFilter {
   resourceSubscriptions?: string[];
 }
 
-/** Notification method → filter flag (resources/updated is matched by URI instead). */
-const FLAGS: Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'> = {
+/** Notification method → filter flag (resources/updated is matched by URI instead); no prototype. */
+const FLAGS: Readonly<Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'>> = lookupTable({
   'notifications/tools/list_changed': 'toolsListChanged',
   'notifications/prompts/list_changed': 'promptsListChanged',
   'notifications/resources/list_changed': 'resourcesListChanged',
-};
+});
 /** Notifications that travel only on listen streams in stateless revisions. */
 export const LISTEN_NOTIFICATIONS: readonly string[] = [...Object.keys(FLAGS), 'notifications/resources/updated'];
 

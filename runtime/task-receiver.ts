@@ -60,6 +60,7 @@ import type { Peer, RequestContext, RequestHandler } from './peer.js';
 import { ClientSession } from './client.js';
 import { type TaskRun, createTaskContext } from './task-context.js';
 import type { ProtocolTable } from './table.js';
+import { ownValue } from './own.js';
 import {
   InMemoryTaskStore, MODEL_IMMEDIATE_RESPONSE_META, type Task, type TaskMetadata, TaskNotFoundError, type TaskOutcome,
   type TaskStore, TaskTransitionError, type TaskUpdate, isTerminal, relatedTaskMeta,
@@ -148,8 +149,8 @@ export class TaskReceiver {
     const inbound = session.table.requests[this.#in];
     this.methods = options.methods ?? Object.values(inbound).filter((e) => e.taskAugmentable && this.#base[e.method]).map((e) => e.method);
     for (const m of this.methods) {
-      if (!inbound[m]?.taskAugmentable) throw new TaskReceiverSetupError(`${m} is not a task-augmentable request of ${session.table.protocolVersion} in this direction`);
-      if (!this.#base[m]) throw new TaskReceiverSetupError(`${m} has no handler to run as a task`);
+      if (!ownValue(inbound, m)?.taskAugmentable) throw new TaskReceiverSetupError(`${m} is not a task-augmentable request of ${session.table.protocolVersion} in this direction`);
+      if (!ownValue(this.#base, m)) throw new TaskReceiverSetupError(`${m} has no handler to run as a task`);
     }
     const handlers: Record<string, RequestHandler> = { ...this.#base };
     for (const m of this.methods) handlers[m] = this.#wrap(m, this.#base[m]);
@@ -213,7 +214,7 @@ export class TaskReceiver {
   }
 
   async #toolSupport(name: string, ctx: RequestContext): Promise<TaskSupport> {
-    const given = typeof this.#o.tools === 'function' ? this.#o.tools(name) : this.#o.tools?.[name];
+    const given = typeof this.#o.tools === 'function' ? this.#o.tools(name) : ownValue(this.#o.tools, name);
     if (given) return given;
     if (!this.#learned.has(name) && this.#base['tools/list']) {
       let cursor: unknown;
@@ -240,7 +241,7 @@ export class TaskReceiver {
     return async (params, ctx) => {
       const r = (await base(params, ctx)) as Record<string, unknown>;
       if (!isObject(r) || !Array.isArray(r.tools)) return r;
-      const lookup = (n: string) => (typeof this.#o.tools === 'function' ? this.#o.tools(n) : this.#o.tools?.[n]);
+      const lookup = (n: string) => (typeof this.#o.tools === 'function' ? this.#o.tools(n) : ownValue(this.#o.tools, n));
       const tools = (r.tools as Record<string, unknown>[]).map((t) => {
         const s = isObject(t) && typeof t.name === 'string' && !(isObject(t.execution) && t.execution.taskSupport) ? lookup(t.name) : undefined;
         return s ? { ...t, execution: { ...(t.execution as object | undefined), taskSupport: s } } : t;
@@ -296,7 +297,7 @@ export class TaskReceiver {
   }
 
   async #run(method: string, base: RequestHandler, params: Params, ctx: RequestContext, taskId: string, run: TaskRun): Promise<void> {
-    const entry = this.#session.table.requests[this.#in][method];
+    const entry = ownValue(this.#session.table.requests[this.#in], method);
     let update: TaskUpdate;
     try {
       const r = (await base(params, createTaskContext(this.#session.peer, this.store, ctx, params, taskId, run))) ?? {};

@@ -48,6 +48,7 @@ import { ErrorCode, RpcError, validationIssues } from './errors.js';
 import { type InputRequests, type InputResponses, checkInputRequired, clientCapabilitiesOf } from './mrtr.js';
 import { hasCapability, type Logger, type RequestContext, type RequestHandler } from './peer.js';
 import type { ProtocolTable } from './table.js';
+import { ownValue } from './own.js';
 import type { TaskSupport } from './task-receiver.js';
 import { InMemoryTaskStore, type TaskOutcome, type TaskStore, TaskNotFoundError, TaskTransitionError, isTerminal } from './tasks.js';
 import { TASKS_EXTENSION, TASKS_METHODS, type CreateTaskResult, type GetTaskResult, type TaskAck, createTaskResult, detailedTask, readInputResponses, readTaskId } from './tasks-wire.js';
@@ -217,7 +218,7 @@ export class TasksExtension {
 
   #support(name: string): TaskSupport | undefined {
     const t = this.#o.tools;
-    return typeof t === 'function' ? t(name) : t?.[name];
+    return typeof t === 'function' ? t(name) : ownValue(t, name);
   }
 
   #owner(ctx: RequestContext): string {
@@ -251,7 +252,7 @@ export class TasksExtension {
         this.#o.logger?.debug?.('tasks/update: ignored a response to a key that is not outstanding', { taskId: task.taskId, key });
         continue;
       }
-      const valid = this.#o.table.requests.serverToClient[pending.request.method]?.result;
+      const valid = ownValue(this.#o.table.requests.serverToClient, pending.request.method)?.result;
       if (valid && !valid(response)) {
         const issue = validationIssues(valid.errors)[0];
         throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tasks/update: inputResponses.${key} is not a valid ${pending.request.method} result (${issue?.path || '/'} ${issue?.message ?? 'invalid'})`, { key });
@@ -278,7 +279,7 @@ export class TasksExtension {
     let statusMessage: string | null = null;
     try {
       const result = toolResult(await work(this.#taskContext(taskId, run, ctx)));
-      const entry = this.#o.table.requests.clientToServer[ctx.method];
+      const entry = ownValue(this.#o.table.requests.clientToServer, ctx.method);
       if (result.resultType !== 'complete') {
         throw new RpcError(ErrorCode.InternalError, `task work answered resultType ${JSON.stringify(result.resultType)}; ask for input with task.input()`);
       }
@@ -326,7 +327,7 @@ export class TasksExtension {
         if (!keys.length) return Promise.reject(new TypeError('task.input needs at least one input request'));
         const reused = keys.find((k) => run.issued.has(k));
         if (reused !== undefined) return Promise.reject(new TypeError(`input request key ${JSON.stringify(reused)} was already used in task ${taskId} (keys are unique over a task's life)`));
-        const refusal = checkInputRequired(table, table.requests.clientToServer[ctx.method], { inputRequests: requests }, clientCapabilitiesOf(ctx));
+        const refusal = checkInputRequired(table, ownValue(table.requests.clientToServer, ctx.method), { inputRequests: requests }, clientCapabilitiesOf(ctx));
         if (refusal) return Promise.reject(refusal);
         return new Promise<InputResponses>((resolve, reject) => {
           const answers: InputResponses = {};

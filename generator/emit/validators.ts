@@ -1,7 +1,8 @@
 /**
  * validators emitter: ajv standalone ESM validators (JSON Schema 2020-12, formats included),
  * one per named type plus one per method params / result union; shared sub-schemas are
- * compiled once (`inlineRefs: false`: every `$ref` target is one function).
+ * compiled once (`inlineRefs: false`: every `$ref` target is one function). Validators see own
+ * properties only (`ownProperties`), as the data a peer sends has no others.
  */
 import { _ } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -50,6 +51,8 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
     allErrors: false,
     inlineRefs: false,
     validateFormats: true,
+    // own properties only: an inherited member (`constructor`, `toString`) never satisfies `required` or `properties`
+    ownProperties: true,
   });
   // Ajv2020 forces the option on in its constructor; it is read at compile time.
   (ajv.opts as { unevaluated?: boolean }).unevaluated = unevaluated;

@@ -14,12 +14,16 @@
  * as `=?base64?{UTF-8 as Base64}?=` ("Value Encoding").
  */
 import { ErrorCode, RpcError } from '../errors.js';
+import { describeValue, lookupTable } from '../own.js';
 
 type Obj = Record<string, unknown>;
 
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
-/** Methods whose requests carry `Mcp-Name`, and the params field mirrored (`taskId`: SEP-2663, Routing Headers). */
-export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
+/**
+ * Methods whose requests carry `Mcp-Name`, and the params field mirrored (`taskId`: SEP-2663,
+ * Routing Headers). No prototype: any other method, `toString` or `__proto__` included, has none.
+ */
+export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = lookupTable({ 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' });
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
@@ -61,7 +65,7 @@ export interface ParamHeader {
 function countAnnotations(schema: unknown): number {
   if (Array.isArray(schema)) return schema.reduce((n: number, s) => n + countAnnotations(s), 0);
   if (typeof schema !== 'object' || schema === null) return 0;
-  let n = 'x-mcp-header' in schema ? 1 : 0;
+  let n = Object.hasOwn(schema, 'x-mcp-header') ? 1 : 0;
   for (const v of Object.values(schema)) n += countAnnotations(v);
   return n;
 }
@@ -79,7 +83,7 @@ export function paramHeaders(inputSchema: unknown): ParamHeader[] {
     for (const [key, sub] of Object.entries(props as Obj)) {
       if (typeof sub !== 'object' || sub === null) continue;
       const s = sub as Obj;
-      if ('x-mcp-header' in s) {
+      if (Object.hasOwn(s, 'x-mcp-header')) {
         const name = s['x-mcp-header'];
         if (typeof name !== 'string' || !TOKEN.test(name)) throw new TypeError(`x-mcp-header of ${[...path, key].join('.')} is not a header token`);
         if (s.type !== 'string' && s.type !== 'integer' && s.type !== 'boolean') {
@@ -96,19 +100,25 @@ export function paramHeaders(inputSchema: unknown): ParamHeader[] {
   return out;
 }
 
+/** The argument at `path`, through own properties only (an inherited `__proto__` or `constructor` is absent). */
 function valueAt(args: unknown, path: string[]): unknown {
   let v: unknown = args;
   for (const k of path) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.hasOwn(v, k)) return undefined;
     v = (v as Obj)[k];
   }
   return v;
 }
 
-/** The header text of an argument value (undefined: no header, the value is absent or null). */
+/**
+ * The header text of an argument value: a string as it is, a finite number or a boolean as
+ * JSON writes it. Undefined for anything else (absent, null, objects, arrays: no header is
+ * sent, and a header present for such a body value does not match it).
+ */
 function textOf(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  return typeof v === 'string' ? v : String(v);
+  if (typeof v === 'string') return v;
+  if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') return JSON.stringify(v);
+  return undefined;
 }
 
 /**
@@ -146,7 +156,7 @@ export function checkRequestHeaders(message: Obj, headers: Readonly<Record<strin
   const version = (params._meta as Obj | undefined)?.[PROTOCOL_VERSION_META];
   const hv = headers['mcp-protocol-version'];
   if (hv === undefined) return mismatch('MCP-Protocol-Version header is missing');
-  if (hv !== version) return mismatch(`MCP-Protocol-Version header value '${hv}' does not match body value '${String(version)}'`);
+  if (hv !== version) return mismatch(`MCP-Protocol-Version header value '${hv}' does not match body value ${describeValue(version)}`);
   const method = message.method as string;
   const hm = headers['mcp-method'] === undefined ? undefined : decodeHeaderValue(headers['mcp-method']);
   if (hm === undefined) return mismatch('Mcp-Method header is missing or malformed');
@@ -156,7 +166,8 @@ export function checkRequestHeaders(message: Obj, headers: Readonly<Record<strin
     const raw = headers['mcp-name'];
     const hn = raw === undefined ? undefined : decodeHeaderValue(raw);
     if (hn === undefined) return mismatch('Mcp-Name header is missing or malformed');
-    if (hn !== params[field]) return mismatch(`Mcp-Name header value '${hn}' does not match body value '${String(params[field])}'`);
+    const body = Object.hasOwn(params, field) ? params[field] : undefined;
+    if (hn !== body) return mismatch(`Mcp-Name header value '${hn}' does not match body value ${describeValue(body)}`);
   }
   for (const p of tool ?? []) {
     const body = valueAt(params.arguments, p.path);
@@ -169,7 +180,7 @@ export function checkRequestHeaders(message: Obj, headers: Readonly<Record<strin
     if (text === undefined) return mismatch(`Mcp-Param-${p.name} header contains invalid characters`);
     if (body === undefined || body === null) return mismatch(`Mcp-Param-${p.name} header is present but the argument is not`);
     const same = p.type === 'integer' && typeof body === 'number' ? text.trim() !== '' && Number(text) === body : text === textOf(body);
-    if (!same) return mismatch(`Mcp-Param-${p.name} header value '${text}' does not match body value '${String(body)}'`);
+    if (!same) return mismatch(`Mcp-Param-${p.name} header value '${text}' does not match body value ${describeValue(body)}`);
   }
   return undefined;
 }

@@ -208,12 +208,15 @@ export class StatelessHttpClientTransport implements Transport {
     const result = m.result as Obj | undefined;
     if (!Array.isArray(result?.tools)) return m;
     const tools = (result.tools as Obj[]).filter((t) => {
+      // a tool without a string name is the result validation's to refuse: nothing to learn from it
+      if (typeof t !== 'object' || t === null || typeof t.name !== 'string') return true;
+      const name = t.name;
       try {
-        this.#tools.set(String(t.name), paramHeaders(t.inputSchema));
+        this.#tools.set(name, paramHeaders(t.inputSchema));
         return true;
       } catch (e) {
-        this.#tools.delete(String(t.name));
-        this.#events?.onError?.(new Error(`tool ${String(t.name)} rejected: ${(e as Error).message}`));
+        this.#tools.delete(name);
+        this.#events?.onError?.(new Error(`tool ${name} rejected: ${(e as Error).message}`));
         return false;
       }
     });
