@@ -1,8 +1,10 @@
 /**
  * validators emitter: ajv standalone ESM validators (JSON Schema 2020-12, formats included),
  * one per named type plus one per method params / result union; shared sub-schemas are
- * compiled once (`inlineRefs: false`: every `$ref` target is one function). Validators see own
- * properties only (`ownProperties`), as the data a peer sends has no others.
+ * compiled once (`inlineRefs: false`: every `$ref` target is one function). A member named like an
+ * `Object.prototype` member (`constructor`, `toString`, …) is checked as an own property only
+ * (ajv `ownProperties`, turned on when a schema of the revision names one: JSON data has no other
+ * inherited members, and the plain property reads are faster).
  */
 import { _ } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -38,6 +40,19 @@ export function resultValidatorName(r: RequestDef): string {
   return r.altResultTypes.length ? `${r.requestType}$result` : r.resultType;
 }
 
+const PROTOTYPE_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Whether any schema names a property (in `properties` or `required`) that `Object.prototype` has. */
+export function namesPrototypeMember(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(namesPrototypeMember);
+  if (schema === null || typeof schema !== 'object') return false;
+  const s = schema as Record<string, unknown>;
+  const props = s.properties;
+  if (props && typeof props === 'object' && Object.keys(props).some((k) => PROTOTYPE_MEMBERS.has(k))) return true;
+  if (Array.isArray(s.required) && s.required.some((k) => typeof k === 'string' && PROTOTYPE_MEMBERS.has(k))) return true;
+  return Object.values(s).some(namesPrototypeMember);
+}
+
 export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
   const Ajv = Ajv2020 as unknown as typeof Ajv2020.default;
   const defs = Object.fromEntries(Object.values(model.types).map((t) => [t.name, withoutAnnotations(t.schema)]));
@@ -51,8 +66,8 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
     allErrors: false,
     inlineRefs: false,
     validateFormats: true,
-    // own properties only: an inherited member (`constructor`, `toString`) never satisfies `required` or `properties`
-    ownProperties: true,
+    // an inherited member (`constructor`, `toString`) never satisfies `required` or `properties`
+    ownProperties: namesPrototypeMember(defs),
   });
   // Ajv2020 forces the option on in its constructor; it is read at compile time.
   (ajv.opts as { unevaluated?: boolean }).unevaluated = unevaluated;

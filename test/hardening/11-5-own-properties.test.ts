@@ -11,8 +11,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { emitValidators, namesPrototypeMember } from '../../generator/emit/validators.js';
+import { DEFAULT_EMIT_OPTIONS } from '../../generator/emit/common.js';
+import { pinnedModel } from '../generator/support.js';
 import * as draft from '../../generated/draft/index.js';
 import * as v2025 from '../../generated/2025-11-25/index.js';
 import { RpcError } from '../../runtime/errors.js';
@@ -342,17 +346,35 @@ test('runtime, "__proto__" keys from JSON stay keys: an input request keyed "__p
 
 const revisions = readdirSync(fileURLToPath(new URL('../../generated', import.meta.url))).filter((r) => /^\d{4}-\d{2}-\d{2}$|^draft$/.test(r)).sort();
 
-test('generated validators see own properties only: params and results whose required members are inherited are invalid (every revision)', async () => {
+test('generated validators: a member named like an Object.prototype member is an own property, or absent (every revision, and a schema that names one)', async () => {
   assert.ok(revisions.length >= 6, revisions.join(','));
   for (const rev of revisions) {
     const { table } = (await import(`../../generated/${rev}/index.js`)) as { table: ProtocolTable };
     const entry = table.requests.clientToServer['tools/call'];
-    const params = { name: 'echo', arguments: {}, _meta: metaOf() };
+    const params = JSON.parse('{"name":"echo","arguments":{}}') as Obj;
+    params._meta = metaOf();
     assert.ok(entry.params!(params), `${rev}: own params are valid`);
-    assert.not.ok(entry.params!(Object.create(params)), `${rev}: inherited name is not a name`);
-    const result = table.lifecycle === 'stateless' ? { resultType: 'complete', content: [] } : { content: [] };
-    assert.ok(entry.result!(result), `${rev}: own result is valid`);
-    assert.not.ok(entry.result!(Object.create(result)), `${rev}: inherited content is not content`);
+    const { name: _, ...nameless } = params;
+    for (const key of NAMES) assert.not.ok(entry.params!({ ...JSON.parse(`{${JSON.stringify(key)}:"echo"}`), ...nameless }), `${rev}: ${key} is no name`);
+  }
+  // A revision whose schema names `constructor`: its validators read own properties only.
+  const model = pinnedModel('2025-11-25');
+  const schema = { type: 'object', required: ['constructor', 'toString'], properties: { constructor: {}, toString: {}, valueOf: { type: 'string' } } };
+  assert.not.ok(namesPrototypeMember(Object.values(model.types).map((t) => t.schema)), 'the upstream schema names no prototype member');
+  model.types.PrototypeNames = { ...model.types.Implementation, name: 'PrototypeNames', schema };
+  const files = emitValidators(model, DEFAULT_EMIT_OPTIONS);
+  // beside the generated revisions, so the default runtime import resolves
+  const dir = mkdtempSync(fileURLToPath(new URL('../../generated/.own-properties-', import.meta.url)));
+  try {
+    const file = join(dir, 'validators.gen.js');
+    writeFileSync(file, files.get('validators.gen.js')!);
+    const V = (await import(pathToFileURL(file).href)) as Record<string, (v: unknown) => boolean>;
+    assert.not.ok(V.PrototypeNames!({}), 'inherited constructor and toString are not members');
+    assert.not.ok(V.PrototypeNames!(JSON.parse('{"constructor":"a"}')), 'toString missing');
+    assert.ok(V.PrototypeNames!(JSON.parse('{"constructor":"a","toString":"b"}')), 'own members');
+    assert.not.ok(V.PrototypeNames!(JSON.parse('{"constructor":1,"toString":"b","valueOf":2}')), 'own members are checked');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
