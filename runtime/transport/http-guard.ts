@@ -193,4 +193,3 @@ export function originAllowed(origin: string, allowed: readonly string[] | false
     return false;
   }
 }
-
