@@ -18,6 +18,7 @@ import type { Logger } from '../../runtime/peer.js';
 import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http-server.js';
 import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http-fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http-sse-legacy.js';
+import { respondNode } from '../../runtime/transport/http-node-io.js';
 import { type ServerClass, referenceDefinition } from '../../examples/reference-server.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -111,7 +112,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     const path = (req.url ?? '/').split('?')[0];
     if (legacy.handles(req)) return void legacy(req, res);
     if (path !== '/mcp') {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found: the MCP endpoint is /mcp\n');
+      respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
     }
     void handler(req, res);

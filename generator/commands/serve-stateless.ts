@@ -17,6 +17,7 @@ import type { ProtocolTable } from '../../runtime/table.js';
 import { EraRouter, createDualEraHttpHandler } from '../../runtime/dual-era.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http-stateless.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
+import { respondNode } from '../../runtime/transport/http-node-io.js';
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http-server.js';
 import type { Transport } from '../../runtime/transport/types.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../examples/reference-server.js';
@@ -82,7 +83,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
   server.on('request', (req, res) => {
     if ((req.url ?? '/').split('?')[0] !== '/mcp') {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found: the MCP endpoint is /mcp\n');
+      respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
     }
     void handler(req, res);

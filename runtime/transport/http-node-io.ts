@@ -109,7 +109,8 @@ export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: nu
   if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
   return new Promise((resolve, reject) => {
     const read: BodyRead = { limit, size: 0, chunks: [], resolve, reject, timer: undefined };
-    if (timeoutMs) read.timer = setTimeout(() => onBodyTimeout(req), timeoutMs);
+    // (a body that came in with its head is all there: no timer for it)
+    if (timeoutMs && !req.complete) read.timer = setTimeout(() => onBodyTimeout(req), timeoutMs);
     (req as ReadingRequest)[BODY] = read;
     req.on('data', onBodyData);
     req.on('end', onBodyEnd);

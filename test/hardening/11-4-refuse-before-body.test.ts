@@ -107,6 +107,14 @@ test('every header refusal of every entry point is answered before a body byte i
       assert.is(res.headers.connection, 'close', `${what}: the unread body ends the connection`);
     }
   }
+  // a path that is no endpoint: 404, also before the body
+  for (const s of served) {
+    const p = portOf(s);
+    const res = await rawRequest(p, { path: '/nope', headers: { Host: `127.0.0.1:${p}`, 'Content-Type': 'application/json', 'Content-Length': String(MiB) }, body: 'none' });
+    assert.is(res.status, 404);
+    assert.is(res.sentBytes, 0);
+    assert.is(res.headers.connection, 'close', '/nope: the unread body ends the connection');
+  }
   // the GET stream of HTTP+SSE (no body): Host and Origin
   const sp = endpoints[0].port;
   const cases: Array<Record<string, string>> = [{ Host: `evil.example:${sp}` }, { Host: `127.0.0.1:${sp}`, Origin: 'http://evil.example' }];
