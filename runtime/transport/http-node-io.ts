@@ -107,6 +107,12 @@ export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: nu
     return Promise.resolve(bytes.byteLength > limit ? 'too-large' : bytes);
   }
   if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
+  // the head passed its checks: a client waiting on `Expect: 100-continue` may send the body now
+  const waiting = (req as AwaitingContinue)[AWAITS_CONTINUE];
+  if (waiting) {
+    (req as AwaitingContinue)[AWAITS_CONTINUE] = undefined;
+    if (!waiting.headersSent) waiting.writeContinue();
+  }
   return new Promise((resolve, reject) => {
     const read: BodyRead = { limit, size: 0, chunks: [], resolve, reject, timer: undefined };
     // (a body that came in with its head is all there: no timer for it)
@@ -117,6 +123,23 @@ export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: nu
     req.on('error', onBodyError);
     req.on('close', onBodyClose);
   });
+}
+
+const AWAITS_CONTINUE = Symbol('awaitsContinue');
+type AwaitingContinue = IncomingMessage & { [AWAITS_CONTINUE]?: ServerResponse };
+
+/**
+ * A `checkContinue` listener for a node:http server (`server.on('checkContinue',
+ * continueAfterChecks(handler))`): a request sent with `Expect: 100-continue` goes to `handler`
+ * without the automatic `100 Continue`, which is sent only when the body is read, after the
+ * head checks passed. A refused request is refused before the client sent any body (node:http
+ * otherwise answers 100 at once, and the client starts sending what will be refused).
+ */
+export function continueAfterChecks(handler: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    (req as AwaitingContinue)[AWAITS_CONTINUE] = res;
+    void handler(req, res);
+  };
 }
 
 /** One body read in progress, kept on the request (no closures per request). */

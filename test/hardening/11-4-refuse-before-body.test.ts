@@ -6,6 +6,8 @@
  * - every header refusal (Host, Origin, Accept, Content-Type, Content-Length over the limit,
  *   MCP-Protocol-Version, session) is answered while the client has sent the head only: the
  *   server did not wait for a body byte; a foreign Host with an 8 MiB Content-Length is 403;
+ * - with `Expect: 100-continue` the refusal comes instead of `100 Continue`; a request that
+ *   passes the checks gets the 100, then its answer;
  * - 6 concurrent clients announcing 100 MB all read their 413 (with `Connection: close`), and so
  *   do 6 chunked clients that go over the limit mid-stream.
  */
@@ -105,6 +107,10 @@ test('every header refusal of every entry point is answered before a body byte i
       assertRefusal(res, r.status, what);
       assert.is(res.sentBytes, 0, `${what}: answered without the body`);
       assert.is(res.headers.connection, 'close', `${what}: the unread body ends the connection`);
+      // with `Expect: 100-continue` the refusal comes instead of the 100: the client never sends the body
+      const expecting = await rawRequest(e.port, { method: r.why === 'method PUT' ? 'PUT' : 'POST', path, headers: { ...headers, Expect: '100-continue' }, body: 'none', timeoutMs: 15_000 });
+      assertRefusal(expecting, r.status, `${what} (Expect: 100-continue)`);
+      assert.is(expecting.continued, false, `${what}: no 100 Continue before the refusal`);
     }
   }
   // a path that is no endpoint: 404, also before the body
@@ -122,6 +128,15 @@ test('every header refusal of every entry point is answered before a body byte i
     const res = await rawRequest(sp, { method: 'GET', path: '/sse', headers: { Accept: 'text/event-stream', ...set }, body: 'none' });
     assertRefusal(res, 403, `/sse ${JSON.stringify(set)}`);
   }
+});
+
+test('Expect: 100-continue on a request that passes the head checks: 100, then the body, then the answer', async () => {
+  const sessions = endpoints[0];
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+  const res = await rawRequest(sessions.port, { path: '/mcp', headers: { ...sessions.good, 'Content-Length': String(Buffer.byteLength(body)), Expect: '100-continue' }, body: { onContinue: body } });
+  assert.is(res.continued, true);
+  assert.is(res.status, 200);
+  assert.is(JSON.parse(res.body).result.protocolVersion, '2025-11-25');
 });
 
 test('6 concurrent clients announcing 100 MB each read their 413 (Connection: close), on every entry point', async () => {

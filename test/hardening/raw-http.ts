@@ -13,12 +13,15 @@ export interface RawResponse {
   body: string;
   /** Body bytes the client had written when the whole response was in. */
   sentBytes: number;
+  /** A `100 Continue` came before the response. */
+  continued: boolean;
 }
 
 /** Waits for one whole response (by its Content-Length) on `socket`; rejects on error or close before it. */
-function readResponse(socket: Socket, sent: () => number, timeoutMs: number): Promise<RawResponse> {
+function readResponse(socket: Socket, sent: () => number, timeoutMs: number, onContinue: () => void): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let buf = Buffer.alloc(0);
+    let continued = false;
     const timer = setTimeout(() => done(new Error(`no response within ${timeoutMs} ms (${sent()} body bytes sent)`)), timeoutMs);
     const done = (e: Error | undefined, r?: RawResponse): void => {
       clearTimeout(timer);
@@ -40,13 +43,15 @@ function readResponse(socket: Socket, sent: () => number, timeoutMs: number): Pr
         headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
       }
       if (status === 100) {
+        continued = true;
         buf = buf.subarray(end + 4);
+        onContinue();
         return onData(Buffer.alloc(0));
       }
       const length = Number(headers['content-length'] ?? NaN);
       if (!Number.isFinite(length)) return done(new Error(`response without Content-Length: ${lines[0]}`));
       if (buf.byteLength - end - 4 < length) return;
-      done(undefined, { status, headers, body: buf.subarray(end + 4, end + 4 + length).toString('utf8'), sentBytes: sent() });
+      done(undefined, { status, headers, body: buf.subarray(end + 4, end + 4 + length).toString('utf8'), sentBytes: sent(), continued });
     };
     const onError = (e: Error): void => done(new Error(`${e.message} before the response (${sent()} body bytes sent)`));
     const onClose = (): void => done(new Error(`connection closed before the response (${sent()} body bytes sent)`));
@@ -63,9 +68,10 @@ export interface RawRequest {
   /**
    * What to send after the head: `'none'` (wait for the response without a body byte),
    * `{ push }` (that many bytes of `x`, as fast as the socket takes them, stopping once the
-   * response is in), `{ trickle }` (that many bytes at once, then nothing more).
+   * response is in), `{ trickle }` (that many bytes at once, then nothing more), `{ onContinue }`
+   * (that text once a `100 Continue` arrived).
    */
-  body: 'none' | { push: number; chunked?: boolean } | { trickle: string };
+  body: 'none' | { push: number; chunked?: boolean } | { trickle: string } | { onContinue: string };
   timeoutMs?: number;
 }
 
@@ -79,7 +85,12 @@ export async function rawRequest(port: number, r: RawRequest): Promise<RawRespon
   socket.setNoDelay(true);
   let sent = 0;
   let answered = false;
-  const response = readResponse(socket, () => sent, r.timeoutMs ?? 20_000);
+  const response = readResponse(socket, () => sent, r.timeoutMs ?? 20_000, () => {
+    if (typeof r.body === 'object' && 'onContinue' in r.body) {
+      socket.write(r.body.onContinue);
+      sent += Buffer.byteLength(r.body.onContinue);
+    }
+  });
   response.then(
     () => (answered = true),
     () => (answered = true),
@@ -89,7 +100,7 @@ export async function rawRequest(port: number, r: RawRequest): Promise<RawRespon
   if (typeof r.body === 'object' && 'trickle' in r.body) {
     socket.write(r.body.trickle);
     sent = Buffer.byteLength(r.body.trickle);
-  } else if (typeof r.body === 'object') {
+  } else if (typeof r.body === 'object' && 'push' in r.body) {
     const { push, chunked } = r.body;
     const piece = Buffer.alloc(64 * 1024, 0x78);
     const frame = chunked ? Buffer.concat([Buffer.from(`${piece.byteLength.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
