@@ -190,7 +190,7 @@ function onBodyTimeout(req: ReadingRequest): void {
  * Bounds of the drain after an early response: the body bytes read and dropped, and the time
  * given to the client to read the response, before the connection is ended regardless.
  */
-export const EARLY_RESPONSE_DRAIN = { bytes: 16 * 1024 * 1024, ms: 5_000 };
+export const EARLY_RESPONSE_DRAIN: Readonly<{ bytes: number; ms: number }> = { bytes: 16 * 1024 * 1024, ms: 5_000 };
 
 /**
  * Writes one whole response on `res` (with Content-Length). When the request's body has not
