@@ -11,7 +11,7 @@
  * Prompt: `test_input_required_result_prompt`.
  *
  * Tasks extension (SEP-2663, ../runtime/tasks-extension.ts; {@link addTaskFixtures}): `greet`
- * (never a task), `slow_compute` (`seconds` of sleep, cancellable), `failing_job` (task required;
+ * (never a task), `slow_compute` (`seconds` of sleep, 0 to 60, cancellable), `failing_job` (task required;
  * a tool execution error after about 1 s), `protocol_error_job` (fails with -32603),
  * `confirm_delete` (one elicitation through the task), `multi_input` (two elicitations at once),
  * `test_tool_with_task` (task required; asks for `user_name` by input_required first, then
@@ -19,6 +19,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from '../runtime/context.js';
+import { MAX_SLOW_COMPUTE_SECONDS, slowComputeSeconds } from './reference-tasks.js';
 import { ErrorCode, RpcError } from '../runtime/errors.js';
 import type { ServerFeatures } from '../runtime/features.js';
 import type { Params } from '../runtime/jsonrpc.js';
@@ -303,11 +304,14 @@ export function addTaskFixtures(f: ServerFeatures, table: ProtocolTable, paramsO
   f.tool<{ seconds?: number; label?: string }>({
     name: 'slow_compute',
     description: 'Sleeps `seconds` then answers; a task when the request opts into tasks (tasks/cancel stops it)',
-    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } } },
-    handler: (a, ctx) => tasks.run(ctx, async (task) => {
-      await pause(a.seconds ?? 1, task.signal);
-      return text(`slow_compute${a.label ? ` ${a.label}` : ''}: done after ${a.seconds ?? 1} s`);
-    }) as never,
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: MAX_SLOW_COMPUTE_SECONDS }, label: { type: 'string', maxLength: 256 } } },
+    handler: (a, ctx) => {
+      const seconds = slowComputeSeconds(a.seconds ?? 1);
+      return tasks.run(ctx, async (task) => {
+        await pause(seconds, task.signal);
+        return text(`slow_compute${a.label ? ` ${a.label}` : ''}: done after ${seconds} s`);
+      }) as never;
+    },
   });
   f.tool({
     name: 'failing_job',

@@ -10,7 +10,7 @@
  * Declared capability: `tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }`.
  * Tools (`execution.taskSupport` in tools/list):
  * - `slow_compute {seconds}` (optional): sums the integers 1..n in ten steps over `seconds`
- *   (0 to 3600, fractional allowed, default 5), reporting progress (0..10 of 10) and the
+ *   (0 to {@link MAX_SLOW_COMPUTE_SECONDS} = 60, fractional allowed, default 5), reporting progress (0..10 of 10) and the
  *   task's `statusMessage` per step; answers `Computed sum 1..n = s` with structuredContent
  *   `{ seconds, steps, n, sum }`. Stops on cancellation (task `cancelled`).
  * - `failing_job {reason?, mode?}` (optional): after a short pause (100 ms) fails. `mode`
@@ -46,6 +46,23 @@ export const TASK_TOOLS: Readonly<Record<string, TaskSupport>> = {
 };
 /** The `execution.taskSupport` of the tool named `name` (a name a client sent): its own entry in {@link TASK_TOOLS}, else `forbidden`. */
 const taskSupportOf = (name: string): TaskSupport => ownValue(TASK_TOOLS, name) ?? 'forbidden';
+
+/**
+ * Longest run of `slow_compute`, seconds (its inputSchema's `maximum`, in both eras): what a peer
+ * may ask a reference tool to do is bounded, so that calls cannot hold a server for hours.
+ */
+export const MAX_SLOW_COMPUTE_SECONDS = 60;
+
+/**
+ * `seconds` when it is a number in 0..{@link MAX_SLOW_COMPUTE_SECONDS}; otherwise throws -32602
+ * (the handler's own bound, for a call that reaches it without the inputSchema's check).
+ */
+export function slowComputeSeconds(seconds: unknown): number {
+  if (typeof seconds !== 'number' || !(seconds >= 0 && seconds <= MAX_SLOW_COMPUTE_SECONDS)) {
+    throw new RpcError(ErrorCode.InvalidParams, `slow_compute: seconds must be a number from 0 to ${MAX_SLOW_COMPUTE_SECONDS}`);
+  }
+  return seconds;
+}
 
 /** Receiver settings of the reference server: ms. */
 export const TASK_POLL_INTERVAL = 500;
@@ -88,14 +105,14 @@ export function addTaskTools(f: ServerFeatures): void {
     name: 'slow_compute',
     execution: { taskSupport: TASK_TOOLS.slow_compute },
     description: 'Slow computation: sums 1..n in ten steps spread over `seconds`, with progress; may run as a task and be cancelled',
-    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: 3600, default: 5 } }, additionalProperties: false },
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: MAX_SLOW_COMPUTE_SECONDS, default: 5 } }, additionalProperties: false },
     outputSchema: {
       type: 'object',
       properties: { seconds: { type: 'number' }, steps: { type: 'integer' }, n: { type: 'integer' }, sum: { type: 'integer' } },
       required: ['seconds', 'steps', 'n', 'sum'],
     },
     handler: async (a, ctx) => {
-      const seconds = a.seconds ?? 5;
+      const seconds = slowComputeSeconds(a.seconds ?? 5);
       const steps = 10;
       const n = 1000;
       let sum = 0;

@@ -13,13 +13,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION_META } from './transport/http-headers.js';
 import type { StreamableHttpHandler } from './transport/http-server.js';
+import { readRequestBody } from './transport/http-exchange.js';
+import { RequestGuard, refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from './transport/http-guard.js';
+import { refuseNode } from './transport/http-node-io.js';
 import { PARSED_MESSAGE, parseJsonBody, readNodeBody, type StatelessHttpHandler } from './transport/http-stateless.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './transport/types.js';
 
 type Obj = Record<string, unknown>;
 type Id = string | number;
-/** Largest POST body the dual-era endpoint reads, bytes (4 MiB, as the two handlers default to). */
-const MAX_BODY = 4 * 1024 * 1024;
+/** A refusal as a WHATWG `Response`. */
+const refusalResponse = (r: HttpRefusal): Response => new Response(refusalBody(r), { status: r.status, headers: refusalHeaders(r) });
 
 /** Whether a message is a modern-era request (`_meta` protocol version, or `server/discover`). */
 export function isModernRequest(message: unknown): boolean {
@@ -108,9 +111,14 @@ export interface DualEraHttpHandler {
 
 /**
  * One endpoint for both eras over Streamable HTTP: `modern` (./transport/http-stateless.ts) and
- * `legacy` (./transport/http-server.ts, sessions). POST bodies are read once and routed per the
- * module rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`, else
- * to the modern one (405). Bodies that are not JSON go to the modern handler (400 -32700).
+ * `legacy` (./transport/http-server.ts, sessions). A POST's head is checked first by both
+ * handlers' guards (./transport/http-guard.ts: Host, Origin, Accept, Content-Type,
+ * Content-Length): refused before its body when both refuse it. Its body is then read once
+ * (within the guards' `maxBodyBytes`, 413, and `bodyTimeoutMs`, 408) and routed per the module
+ * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`, else to the
+ * modern one (405). Bodies that are not JSON go to the modern handler (400 -32700). The
+ * protocol version and session headers are the chosen handler's to check: which era they
+ * belong to is the body's to say.
  */
 export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandler; legacy: StreamableHttpHandler }): DualEraHttpHandler {
   const { modern, legacy } = handlers;
@@ -121,19 +129,31 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
     if ((message as Obj | null)?.method === 'initialize' || sessionHeader) return legacy;
     return modern;
   };
+  /**
+   * The head checks of both handlers, before the body (which decides the era) is read: refused
+   * when both refuse (then with the modern handler's refusal); otherwise the guard whose limits
+   * the body is read within (the larger limits when both take the head).
+   */
+  const checkHead = (method: string, headers: Readonly<Record<string, string | undefined>>, localPort: number | undefined): HttpRefusal | RequestGuard => {
+    const m = modern.guard.check(method, headers, localPort);
+    const l = legacy.guard.check(method, headers, localPort);
+    if (m && l) return m;
+    if (m) return legacy.guard;
+    if (l) return modern.guard;
+    return modern.guard.maxBodyBytes >= legacy.guard.maxBodyBytes && modern.guard.bodyTimeoutMs >= legacy.guard.bodyTimeoutMs ? modern.guard : legacy.guard;
+  };
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
     let message: unknown;
     if ((req.method ?? '').toUpperCase() === 'POST') {
-      let bytes: Uint8Array | 'too-large';
+      const head = checkHead(req.method!, req.headers as Readonly<Record<string, string | undefined>>, req.socket?.localPort);
+      if (!(head instanceof RequestGuard)) return refuseNode(res, head);
+      let bytes: Uint8Array | BodyFailure;
       try {
-        bytes = await readNodeBody(req, res, MAX_BODY);
+        bytes = await readNodeBody(req, head.maxBodyBytes, head.bodyTimeoutMs);
       } catch {
         return void res.destroy(); // the client went away before its body ended
       }
-      if (bytes === 'too-large') {
-        res.writeHead(413, { 'Content-Type': 'application/json', Connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Payload Too Large: body exceeds ${MAX_BODY} bytes` } }));
-        return;
-      }
+      if (typeof bytes === 'string') return refuseNode(res, head.bodyRefusal(bytes));
       // both handlers take an already read body from `req.body`; the modern one also takes the
       // parsed message, so the body is decoded and parsed once
       (req as IncomingMessage & { body?: unknown }).body = bytes;
@@ -146,12 +166,24 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
   Object.defineProperties(handler, {
     fetch: {
       value: async (request: Request): Promise<Response> => {
-        const body = request.method.toUpperCase() === 'POST' ? await request.text() : undefined;
+        let body: BodyInit | undefined;
         let message: unknown;
-        try {
-          message = body === undefined ? undefined : JSON.parse(body);
-        } catch {
-          message = undefined;
+        if (request.method.toUpperCase() === 'POST') {
+          const headers: Record<string, string | undefined> = {};
+          request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+          let url: URL | undefined;
+          try {
+            url = new URL(request.url);
+          } catch {
+            url = undefined;
+          }
+          headers.host ??= url?.host;
+          const head = checkHead(request.method, headers, url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined);
+          if (!(head instanceof RequestGuard)) return refusalResponse(head);
+          const read = await readRequestBody(request, head.maxBodyBytes, head.bodyTimeoutMs);
+          if (typeof read === 'string') return refusalResponse(head.bodyRefusal(read));
+          body = read as Uint8Array<ArrayBuffer>;
+          message = parseJsonBody(read);
         }
         const target = pick(request.method, request.headers.get('mcp-session-id'), message);
         return target.fetch(new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));

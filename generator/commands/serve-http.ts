@@ -12,12 +12,13 @@
  * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP
  * (or the old HTTP+SSE transport when the URL speaks only that), sends one request, prints its result, then ends the session (DELETE).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/peer.js';
 import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http-server.js';
 import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http-fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http-sse-legacy.js';
+import { continueAfterChecks, respondNode } from '../../runtime/transport/http-node-io.js';
 import { type ServerClass, referenceDefinition } from '../../examples/reference-server.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -107,15 +108,17 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     onSession: (transport) => old.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });
-  server.on('request', (req, res) => {
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0];
     if (legacy.handles(req)) return void legacy(req, res);
     if (path !== '/mcp') {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found: the MCP endpoint is /mcp\n');
+      respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
     }
     void handler(req, res);
-  });
+  };
+  server.on('request', route);
+  server.on('checkContinue', continueAfterChecks(route));
   return {
     url: `http://${urlHost}:${port}/mcp`,
     sseUrl: `http://${urlHost}:${port}/sse`,

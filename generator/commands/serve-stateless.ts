@@ -12,11 +12,13 @@
  * when the server answers the `server/discover` probe like a 2025 server, the client falls back
  * to `initialize` on a 2025-11-25 session (same over `--stdio`).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../runtime/peer.js';
 import type { ProtocolTable } from '../../runtime/table.js';
 import { EraRouter, createDualEraHttpHandler } from '../../runtime/dual-era.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http-stateless.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
+import { continueAfterChecks, respondNode } from '../../runtime/transport/http-node-io.js';
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http-server.js';
 import type { Transport } from '../../runtime/transport/types.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../examples/reference-server.js';
@@ -80,13 +82,15 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
     })
     : undefined;
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
-  server.on('request', (req, res) => {
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
     if ((req.url ?? '/').split('?')[0] !== '/mcp') {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found: the MCP endpoint is /mcp\n');
+      respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
     }
     void handler(req, res);
-  });
+  };
+  server.on('request', route);
+  server.on('checkContinue', continueAfterChecks(route));
   return {
     url: `http://${urlHost}:${port}/mcp`,
     port,

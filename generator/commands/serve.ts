@@ -15,7 +15,7 @@
  * messages and errors go to stderr; a failed request exits 1.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import type { Server as HttpServer } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RpcError } from '../../runtime/errors.js';
@@ -268,7 +268,7 @@ const SHUTDOWN_GRACE_MS = 2000;
 function countPosts(server: HttpServer): { readonly count: number; idle(): Promise<void> } {
   let count = 0;
   let waiters: (() => void)[] = [];
-  server.prependListener('request', (req, res) => {
+  const counted = (req: IncomingMessage, res: ServerResponse): void => {
     if (req.method !== 'POST') return;
     count++;
     res.once('close', () => {
@@ -276,7 +276,10 @@ function countPosts(server: HttpServer): { readonly count: number; idle(): Promi
       for (const w of waiters) w();
       waiters = [];
     });
-  });
+  };
+  // (a POST sent with `Expect: 100-continue` arrives as checkContinue)
+  server.prependListener('request', counted);
+  server.prependListener('checkContinue', counted);
   return {
     get count() {
       return count;

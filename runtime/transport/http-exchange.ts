@@ -4,7 +4,8 @@
  * written once against {@link Exchange}; the two adapters below do the I/O.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeResponseSink } from './http-node-io.js';
+import type { BodyFailure } from './http-guard.js';
+import { NodeResponseSink, readNodeBody } from './http-node-io.js';
 
 /** Response headers, by canonical name. */
 export type HeaderMap = Record<string, string>;
@@ -37,10 +38,11 @@ export interface Exchange {
   /** Aborted when the connection closes before the response completed. */
   signal: AbortSignal;
   /**
-   * Reads the whole body, at most `limit` bytes.
-   * @returns the bytes, or `'too-large'` when the body (or its Content-Length) exceeds `limit`.
+   * Reads the whole body, at most `limit` bytes, within `timeoutMs` (0 or undefined: no bound).
+   * @returns the bytes, `'too-large'` when the body (or its Content-Length) exceeds `limit`, or
+   * `'timeout'` when it did not end in time.
    */
-  readBody(limit: number): Promise<Uint8Array | 'too-large'>;
+  readBody(limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure>;
   sink: ResponseSink;
 }
 
@@ -83,8 +85,6 @@ class NodeExchange extends NodeResponseSink implements Exchange {
   #aborter: AbortController | undefined;
   #lost = false;
   #listeners: Array<() => void> | undefined;
-  /** The body read in progress. */
-  #body: { limit: number; size: number; chunks: Buffer[]; resolve(b: Uint8Array | 'too-large'): void; reject(e: Error): void } | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -129,67 +129,9 @@ class NodeExchange extends NodeResponseSink implements Exchange {
     else (this.#listeners ??= []).push(listener);
   }
 
-  readBody(limit: number): Promise<Uint8Array | 'too-large'> {
-    const { req, res } = this;
-    if (tooLargeByHeader(this.headers['content-length'], limit)) {
-      res.shouldKeepAlive = false;
-      return Promise.resolve('too-large');
-    }
-    // A body-parsing middleware (e.g. express.json()) already consumed the stream.
-    const parsed = (req as IncomingMessage & { body?: unknown }).body;
-    if (parsed !== undefined && req.readableEnded) {
-      const bytes = parsed instanceof Uint8Array ? parsed : encoder.encode(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
-      return Promise.resolve(bytes.byteLength > limit ? 'too-large' : bytes);
-    }
-    if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
-    return new Promise((resolve, reject) => {
-      this.#body = { limit, size: 0, chunks: [], resolve, reject };
-      (req as TaggedRequest)[EXCHANGE] = this;
-      req.on('data', onBodyData);
-      req.on('end', onBodyEnd);
-      req.on('error', onBodyError);
-      req.on('close', onBodyClose);
-    });
+  readBody(limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+    return readNodeBody(this.req, limit, timeoutMs);
   }
-
-  /** Settles the body read started by readBody (once). */
-  bodyEvent(kind: 'data' | 'end' | 'error' | 'close', chunk?: Buffer, error?: Error): void {
-    const b = this.#body;
-    if (!b) return;
-    if (kind === 'data') {
-      b.size += chunk!.byteLength;
-      if (b.size <= b.limit) {
-        b.chunks.push(chunk!);
-        return;
-      }
-    }
-    this.#body = undefined;
-    const req = this.req;
-    req.off('data', onBodyData);
-    req.off('end', onBodyEnd);
-    req.off('error', onBodyError);
-    req.off('close', onBodyClose);
-    if (kind === 'data') {
-      this.res.shouldKeepAlive = false;
-      req.resume(); // the rest is drained; the connection closes after the 413
-      b.resolve('too-large');
-    } else if (kind === 'end') b.resolve(b.chunks.length === 1 ? b.chunks[0] : Buffer.concat(b.chunks, b.size));
-    else b.reject(error ?? new Error('HTTP request body incomplete: connection closed'));
-  }
-}
-
-type TaggedRequest = IncomingMessage & { [EXCHANGE]: NodeExchange };
-function onBodyData(this: TaggedRequest, chunk: Buffer): void {
-  this[EXCHANGE].bodyEvent('data', chunk);
-}
-function onBodyEnd(this: TaggedRequest): void {
-  this[EXCHANGE].bodyEvent('end');
-}
-function onBodyError(this: TaggedRequest, error: Error): void {
-  this[EXCHANGE].bodyEvent('error', undefined, error);
-}
-function onBodyClose(this: TaggedRequest): void {
-  this[EXCHANGE].bodyEvent('close');
 }
 
 /**
@@ -280,31 +222,48 @@ export function fetchExchange(request: Request): { exchange: Exchange; response:
     headers,
     localPort: port,
     signal: aborter.signal,
-    async readBody(limit) {
-      if (tooLargeByHeader(headers['content-length'], limit)) return 'too-large';
-      if (!request.body) return new Uint8Array(0);
-      const reader = request.body.getReader();
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.byteLength;
-        if (size > limit) {
-          await reader.cancel().catch(() => undefined);
-          return 'too-large';
-        }
-        chunks.push(value);
-      }
-      const out = new Uint8Array(size);
-      let at = 0;
-      for (const c of chunks) {
-        out.set(c, at);
-        at += c.byteLength;
-      }
-      return out;
-    },
+    readBody: (limit, timeoutMs) => readRequestBody(request, limit, timeoutMs),
     sink,
   };
   return { exchange, response };
+}
+
+/**
+ * The whole body of a WHATWG `Request`, at most `limit` bytes (else `'too-large'`, by its
+ * Content-Length before reading), within `timeoutMs` (else `'timeout'`; 0 or undefined: no
+ * bound). A refused body is cancelled.
+ */
+export async function readRequestBody(request: Request, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+  if (tooLargeByHeader(request.headers.get('content-length') ?? undefined, limit)) return 'too-large';
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = timeoutMs ? new Promise<'timeout'>((r) => (timer = setTimeout(r, timeoutMs, 'timeout'))) : undefined;
+  try {
+    for (;;) {
+      const next = late ? await Promise.race([reader.read(), late]) : await reader.read();
+      if (next === 'timeout') {
+        await reader.cancel().catch(() => undefined);
+        return 'timeout';
+      }
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        return 'too-large';
+      }
+      chunks.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }

@@ -13,7 +13,10 @@
  * - 400 unsupported `MCP-Protocol-Version`; body not one JSON-RPC message (-32600; a batch is
  *   refused, 2025-11-25 takes a single message); `initialize` carrying `Mcp-Session-Id`;
  *   any other request without `Mcp-Session-Id`; a request id already in flight on the session.
- * - 413 body over `maxBodyBytes`. 400 with -32700 for a body that is not JSON.
+ * - 413 Content-Length over `maxBodyBytes` (the checks so far are those of ./http-guard.ts, all
+ *   before the body is read); later a body that goes over it; 408 a body not in within
+ *   `bodyTimeoutMs`. A refusal sent before the body ends the connection once delivered
+ *   (./http-node-io.ts, respondNode). 400 with -32700 for a body that is not JSON.
  * - 404 `Mcp-Session-Id` unknown or ended.
  * A GET ends the connection its stream had before (one connection per stream).
  * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
@@ -23,11 +26,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from './http-exchange.js';
+import { refusalBody, refusalHeaders, RequestGuard } from './http-guard.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './http-session.js';
 import type { JSONRPCMessage, MessageInfo } from './types.js';
 
 export { HttpServerSession, type ReplyMode } from './http-session.js';
 export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions } from './event-store.js';
+export { accepts, hostAllowed, mediaType, originAllowed } from './http-guard.js';
 
 /** Facts about a new session, passed to {@link StreamableHttpOptions.onSession}. */
 export interface SessionInfo {
@@ -59,8 +64,10 @@ export interface StreamableHttpOptions {
   allowDelete?: boolean;
   /** Accepted `MCP-Protocol-Version` values. Default `['2025-03-26', '2025-06-18', '2025-11-25']`. */
   supportedProtocolVersions?: readonly string[];
-  /** Largest POST body in bytes. Default 4 MiB (4 194 304). */
+  /** Largest POST body in bytes. Default 4 MiB (4 194 304); a Content-Length over it is refused before the body. */
   maxBodyBytes?: number;
+  /** Longest time a POST body may take to arrive, ms (else 408 and the connection ends). Default 30 000. */
+  bodyTimeoutMs?: number;
   /**
    * Event storage per session for resumable streams; `false` turns resumability off (no event
    * IDs, no priming, `Last-Event-ID` ignored). Default: a {@link MemoryEventStore} per session.
@@ -105,6 +112,8 @@ export interface StreamableHttpHandler {
   fetch(request: Request): Promise<Response>;
   /** Live sessions by id. */
   readonly sessions: ReadonlyMap<string, HttpServerSession>;
+  /** The head checks this endpoint runs before it reads a body (a front that routes by body runs them first). */
+  readonly guard: RequestGuard;
   /** Ends every session; a request still awaiting its response gets -32000 "server shutting down". */
   close(): Promise<void>;
 }
@@ -112,18 +121,9 @@ export interface StreamableHttpHandler {
 /** The protocol version assumed when neither header nor session tells (2025-11-25 transports). */
 export const DEFAULT_HTTP_PROTOCOL_VERSION = '2025-03-26';
 const DEFAULT_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 /** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** A bounded cache of verdicts by header value (emptied when full). */
-class Memo<T> extends Map<string, T> {
-  override set(key: string, value: T): this {
-    if (this.size >= 256) this.clear();
-    return super.set(key, value);
-  }
-}
 
 /**
  * Creates the Streamable HTTP endpoint.
@@ -134,7 +134,6 @@ class Memo<T> extends Map<string, T> {
 export function createStreamableHttpHandler(options: StreamableHttpOptions): StreamableHttpHandler {
   const sessions = new Map<string, HttpServerSession>();
   const versions = options.supportedProtocolVersions ?? DEFAULT_VERSIONS;
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const standalone = options.standaloneStream ?? true;
   const allowDelete = options.allowDelete ?? true;
   const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => new MemoryEventStore()));
@@ -145,54 +144,17 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     ex.sink.respond(status, { 'Content-Type': 'application/json', ...extra }, errorBody(code, message));
   };
 
-  // Verdicts on header values a client repeats on every request, remembered (bounded).
-  // Host verdicts hold for one local port (the one of the last request).
-  const hostOk = new Memo<boolean>();
-  let hostPort: number | undefined;
-  const originOk = new Memo<boolean>();
-  const acceptOk = new Memo<number>();
+  const guard = new RequestGuard(options, {
+    serves: (m, h) => m === 'POST' || (m === 'GET' && (standalone || (h['last-event-id'] !== undefined && storeFor !== undefined))) || (m === 'DELETE' && allowDelete),
+    allow,
+  });
 
   async function handle(ex: Exchange): Promise<void> {
     const h = ex.headers;
-    const host = h.host ?? '';
-    if (ex.localPort !== hostPort) {
-      hostOk.clear();
-      hostPort = ex.localPort;
-    }
-    let hostVerdict = hostOk.get(host);
-    if (hostVerdict === undefined) hostOk.set(host, (hostVerdict = hostAllowed(h.host, ex.localPort, options.allowedHosts)));
-    if (!hostVerdict) return fail(ex, 403, -32000, 'Forbidden: Host not allowed');
-    const origin = h.origin;
-    if (origin !== undefined) {
-      let originVerdict = originOk.get(origin);
-      if (originVerdict === undefined) originOk.set(origin, (originVerdict = originAllowed(origin, options.allowedOrigins)));
-      if (!originVerdict) return fail(ex, 403, -32000, 'Forbidden: Origin not allowed');
-    }
+    const refused = guard.check(ex.method, h, ex.localPort);
+    if (refused) return void ex.sink.respond(refused.status, refusalHeaders(refused), refusalBody(refused));
     const method = ex.method === 'POST' || ex.method === 'GET' ? ex.method : ex.method.toUpperCase();
     const resuming = method === 'GET' && h['last-event-id'] !== undefined && storeFor !== undefined;
-    if (
-      (method !== 'POST' && method !== 'GET' && method !== 'DELETE') ||
-      (method === 'GET' && !standalone && !resuming) ||
-      (method === 'DELETE' && !allowDelete)
-    ) {
-      return fail(ex, 405, -32000, `Method not allowed: ${method}`, { Allow: allow });
-    }
-    const accept = h.accept ?? '';
-    let accepted = acceptOk.get(accept);
-    if (accepted === undefined) {
-      accepted = (accepts(accept, 'application/json') ? 1 : 0) | (accepts(accept, 'text/event-stream') ? 2 : 0);
-      acceptOk.set(accept, accepted);
-    }
-    if (method === 'POST' && accepted !== 3) {
-      return fail(ex, 406, -32000, 'Not Acceptable: Accept must list application/json and text/event-stream');
-    }
-    if (method === 'GET' && !(accepted & 2)) {
-      return fail(ex, 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
-    }
-    const contentType = h['content-type'];
-    if (method === 'POST' && contentType !== 'application/json' && mediaType(contentType) !== 'application/json') {
-      return fail(ex, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    }
     const version = h['mcp-protocol-version'];
     if (version !== undefined && !versions.includes(version)) {
       return fail(ex, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${versions.join(', ')})`);
@@ -212,8 +174,11 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       return session.acceptGet(ex.sink, sessionHeaders, effective, resuming ? h['last-event-id'] : undefined);
     }
 
-    const body = await ex.readBody(maxBody);
-    if (body === 'too-large') return fail(ex, 413, -32000, `Payload Too Large: body exceeds ${maxBody} bytes`, { Connection: 'close' });
+    const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
+    if (typeof body === 'string') {
+      const r = guard.bodyRefusal(body);
+      return ex.sink.respond(r.status, refusalHeaders(r, sessionHeaders), refusalBody(r));
+    }
     let message: unknown;
     try {
       message = JSON.parse(utf8.decode(body));
@@ -286,6 +251,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       },
     },
     sessions: { get: () => sessions },
+    guard: { value: guard },
     close: {
       value: async (): Promise<void> => {
         await Promise.all([...sessions.values()].map((s) => s.close('server shutting down')));
@@ -293,52 +259,6 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     },
   });
   return handler;
-}
-
-/** Whether an Accept header lists `type` with a non-zero quality. */
-export function accepts(accept: string | undefined, type: string): boolean {
-  if (!accept) return false;
-  return accept.split(',').some((part) => {
-    const [range, ...params] = part.split(';').map((x) => x.trim().toLowerCase());
-    if (range !== type) return false;
-    const q = params.find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
-
-export function mediaType(value: string | undefined): string | undefined {
-  return value?.split(';')[0].trim().toLowerCase();
-}
-
-/** Splits `host[:port]` (IPv6 in brackets) into a lower-case name and a port. */
-function splitHost(host: string): { name: string; port?: string } {
-  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host.trim().toLowerCase());
-  return m ? { name: m[1], port: m[2] } : { name: host.toLowerCase() };
-}
-
-export function hostAllowed(host: string | undefined, localPort: number | undefined, allowed: readonly string[] | false | undefined): boolean {
-  if (allowed === false) return true;
-  if (!host) return false;
-  const { name, port } = splitHost(host);
-  if (allowed === undefined) {
-    if (!LOOPBACK.has(name)) return false;
-    return localPort === undefined || port === undefined || Number(port) === localPort;
-  }
-  return allowed.some((entry) => {
-    const e = splitHost(entry);
-    return e.name === name && (e.port === undefined || e.port === port);
-  });
-}
-
-export function originAllowed(origin: string, allowed: readonly string[] | false | undefined): boolean {
-  if (allowed === false) return true;
-  if (allowed !== undefined) return allowed.some((o) => o.toLowerCase() === origin.toLowerCase());
-  try {
-    const u = new URL(origin);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK.has(u.hostname.toLowerCase());
-  } catch {
-    return false;
-  }
 }
 
 /** Why `m` is not one JSON-RPC 2.0 request, notification or response (undefined if it is). */

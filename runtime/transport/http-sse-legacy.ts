@@ -5,9 +5,10 @@
  * Server: GET `ssePath` opens an SSE stream whose first event is `endpoint`, carrying
  * `<postPath>?sessionId=<id>`; the client POSTs each message there (202 Accepted; 404 unknown
  * session; 400 with -32700 for a body that is not JSON, -32600 for one that is not a JSON-RPC
- * message; 413 over `maxBodyBytes`; 415 not `application/json`); server messages go out as
- * `message` events on the stream. Closing the stream ends the session. Host and Origin are
- * checked as on the Streamable HTTP endpoint (403).
+ * message; 413 over `maxBodyBytes`; 408 a body not in within `bodyTimeoutMs`; 415 not
+ * `application/json`); server messages go out as `message` events on the stream. Closing the
+ * stream ends the session. Host, Origin, method, Content-Type and Content-Length are checked
+ * before the body as on the Streamable HTTP endpoint (./http-guard.ts: 403, 405, 415, 413).
  *
  * Client: {@link LegacySseClientTransport} opens the stream, waits for `endpoint`, POSTs there.
  * {@link FallbackHttpClientTransport} follows the spec's client procedure: POST `initialize`
@@ -19,8 +20,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent, SseParser } from '../codec/sse.js';
 import { HttpStatusError } from './http-client.js';
 import { nodeExchange } from './http-exchange.js';
-import { hostAllowed, mediaType, originAllowed, shapeProblem, type SessionInfo } from './http-server.js';
-import { errorBody } from './http-session.js';
+import { RequestGuard } from './http-guard.js';
+import { refuseNode, respondNode } from './http-node-io.js';
+import { shapeProblem, type SessionInfo } from './http-server.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** Options of {@link createLegacySseHandler}. */
@@ -31,8 +33,10 @@ export interface LegacySseOptions {
   ssePath?: string;
   /** Path the client POSTs to. Default `/messages`. */
   postPath?: string;
-  /** Largest POST body in bytes. Default 4 MiB. */
+  /** Largest POST body in bytes. Default 4 MiB; a Content-Length over it is refused before the body. */
   maxBodyBytes?: number;
+  /** Longest time a POST body may take to arrive, ms (else 408 and the connection ends). Default 30 000. */
+  bodyTimeoutMs?: number;
   /** Keep-alive comment interval, ms. Default 15000; 0 disables. */
   keepAliveMs?: number;
   /** As {@link StreamableHttpOptions.allowedHosts}. */
@@ -117,26 +121,24 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   const sessions = new Map<string, LegacySseServerTransport>();
   const ssePath = options.ssePath ?? '/sse';
   const postPath = options.postPath ?? '/messages';
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const makeId = options.sessionIdGenerator ?? randomUUID;
   const report = (e: unknown): void => options.onError?.(e instanceof Error ? e : new Error(String(e)));
-  const fail = (res: ServerResponse, status: number, code: number, message: string, extra: Record<string, string> = {}): void => {
-    if (res.headersSent) return void res.end();
-    res.writeHead(status, { 'Content-Type': 'application/json', ...extra }).end(errorBody(code, message));
-  };
+  const fail = (res: ServerResponse, status: number, code: number, message: string, extra?: Record<string, string>): void => refuseNode(res, { status, code, message, headers: extra });
   const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?')[0];
+  // the head checks of ./http-guard.ts, one endpoint per path (no Accept rules: 2024-11-05 has none)
+  const streamGuard = new RequestGuard(options, { serves: (m) => m === 'GET', allow: 'GET', checkAccept: false });
+  const postGuard = new RequestGuard(options, { serves: (m) => m === 'POST', allow: 'POST', checkAccept: false });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ex = nodeExchange(req, res);
     const h = ex.headers;
     const path = pathOf(req);
-    const method = ex.method.toUpperCase();
     if (path !== ssePath && path !== postPath) return fail(res, 404, -32000, 'Not Found');
-    if (!hostAllowed(h.host, ex.localPort, options.allowedHosts)) return fail(res, 403, -32000, 'Forbidden: Host not allowed');
-    if (h.origin !== undefined && !originAllowed(h.origin, options.allowedOrigins)) return fail(res, 403, -32000, 'Forbidden: Origin not allowed');
+    const guard = path === ssePath ? streamGuard : postGuard;
+    const refused = guard.check(ex.method, h, ex.localPort);
+    if (refused) return refuseNode(res, refused);
 
     if (path === ssePath) {
-      if (method !== 'GET') return fail(res, 405, -32000, `Method not allowed: ${method}`, { Allow: 'GET' });
       const id = makeId();
       const transport = new LegacySseServerTransport(id, res, ex.signal, (t) => {
         if (sessions.get(t.sessionId) === t) sessions.delete(t.sessionId);
@@ -152,16 +154,12 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
       return transport.open(`${postPath}?sessionId=${encodeURIComponent(id)}`, options.keepAliveMs ?? 15000);
     }
 
-    if (method !== 'POST') return fail(res, 405, -32000, `Method not allowed: ${method}`, { Allow: 'POST' });
     const sid = new URL(req.url ?? '/', 'http://x').searchParams.get('sessionId');
     if (!sid) return fail(res, 400, -32000, 'Bad Request: sessionId query parameter is required');
     const session = sessions.get(sid);
     if (!session) return fail(res, 404, -32000, 'Session not found');
-    if (mediaType(h['content-type']) !== 'application/json') {
-      return fail(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
-    }
-    const body = await ex.readBody(maxBody);
-    if (body === 'too-large') return fail(res, 413, -32000, `Payload Too Large: body exceeds ${maxBody} bytes`, { Connection: 'close' });
+    const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
+    if (typeof body === 'string') return refuseNode(res, guard.bodyRefusal(body));
     let message: unknown;
     try {
       message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
@@ -170,7 +168,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     }
     const problem = shapeProblem(message);
     if (problem) return fail(res, 400, -32600, `Invalid Request: ${problem}`);
-    res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
+    respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');
     session.receive(message as JSONRPCMessage, h);
   }
 

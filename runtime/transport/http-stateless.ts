@@ -13,7 +13,9 @@
  * Status codes, in the order the checks run:
  * - 403 Host or Origin not allowed. 405 anything but POST (`Allow: POST`; GET and DELETE of
  *   the 2025 revisions included). 406 Accept lacks `application/json` or `text/event-stream`.
- *   415 Content-Type not `application/json`. 413 body over `maxBodyBytes`.
+ *   415 Content-Type not `application/json`. 413 Content-Length over `maxBodyBytes`: these
+ *   are ./http-guard.ts, before the body is read. Then 413 a body that goes over the limit,
+ *   408 a body not in within `bodyTimeoutMs`.
  * - 400 -32700 not JSON; 400 -32600 not one JSON-RPC request/notification (responses refused).
  * - 400 -32022 `initialize` (a legacy client): the error names the supported versions.
  * - 400 -32602 request without `_meta` protocol version or client capabilities.
@@ -29,7 +31,8 @@ import { encodeComment, encodeEvent } from '../codec/sse.js';
 import { ErrorCode, RpcError } from '../errors.js';
 import { fetchExchange, nodeExchange, type Exchange, type ResponseSink } from './http-exchange.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './http-headers.js';
-import { accepts, hostAllowed, mediaType, originAllowed, shapeProblem } from './http-server.js';
+import { RequestGuard, type HttpRefusal } from './http-guard.js';
+import { shapeProblem } from './http-server.js';
 import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, UTF8, type WithParsed, readNodeBody } from './http-node-io.js';
 import type { ReplyMode } from './http-session.js';
 
@@ -51,8 +54,10 @@ export interface StatelessHttpOptions {
   allowedHosts?: readonly string[] | false;
   /** As in the 2025 handler: accepted Origin values, `false` off; default loopback origins. */
   allowedOrigins?: readonly string[] | false;
-  /** Largest POST body, bytes. Default 4 MiB. */
+  /** Largest POST body, bytes. Default 4 MiB; a Content-Length over it is refused before the body. */
   maxBodyBytes?: number;
+  /** Longest time a POST body may take to arrive, ms (else 408 and the connection ends). Default 30 000. */
+  bodyTimeoutMs?: number;
   /** Keep-alive comment interval on open SSE responses, ms. Default 15000; 0 disables. */
   keepAliveMs?: number;
   onError?(error: Error): void;
@@ -64,6 +69,8 @@ export interface StatelessHttpHandler {
   fetch(request: Request): Promise<Response>;
   /** Connect one ServerSession of a stateless revision to this: `server.connect(handler.transport)`. */
   readonly transport: StatelessHttpServerTransport;
+  /** The head checks this endpoint runs before it reads a body (a front that routes by body runs them first). */
+  readonly guard: RequestGuard;
   /** Ends every open response stream and closes the transport. */
   close(): Promise<void>;
 }
@@ -249,7 +256,6 @@ const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record
  */
 export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): StatelessHttpHandler {
   const versions = options.supportedVersions ?? ['2026-07-28'];
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const transport = new StatelessHttpServerTransport({ replyMode: options.replyMode ?? 'auto', keepAliveMs: options.keepAliveMs ?? 15000 });
   const schemas = new WeakMap<object, ParamHeader[] | Error>();
 
@@ -271,46 +277,16 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     return got instanceof Error ? undefined : got;
   };
 
-  // A client sends the same Host, Accept and Content-Type on every request: the verdict on the
-  // last value seen of each is kept, so the parsing runs once per distinct value in a row.
-  let lastHost: string | undefined;
-  let lastPort: number | undefined;
-  let hostOk = false;
-  let lastAccept: string | undefined;
-  let acceptOk = false;
-  let lastType: string | undefined;
-  let typeOk = false;
-
-  /** The checks before the body is read (Host, Origin, method, Accept, Content-Type). */
-  function checkEnvelope(httpMethod: string, h: Readonly<Record<string, string | undefined>>, localPort: number | undefined): Refusal | undefined {
-    const host = h.host;
-    if (host !== lastHost || localPort !== lastPort || host === undefined) {
-      hostOk = hostAllowed(host, localPort, options.allowedHosts);
-      lastHost = host;
-      lastPort = localPort;
-    }
-    if (!hostOk) return refuse(403, null, new RpcError(-32000, 'Forbidden: Host not allowed'));
-    if (h.origin !== undefined && !originAllowed(h.origin, options.allowedOrigins)) return refuse(403, null, new RpcError(-32000, 'Forbidden: Origin not allowed'));
-    if (httpMethod !== 'POST') {
-      const method = httpMethod.toUpperCase();
-      if (method !== 'POST') return refuse(405, null, new RpcError(-32000, `Method not allowed: ${method} (this endpoint takes POST only)`), { Allow: 'POST' });
-    }
-    const accept = h.accept;
-    if (accept !== lastAccept || accept === undefined) {
-      acceptOk = accepts(accept, 'application/json') && accepts(accept, 'text/event-stream');
-      lastAccept = accept;
-    }
-    if (!acceptOk) return refuse(406, null, new RpcError(-32000, 'Not Acceptable: Accept must list application/json and text/event-stream'));
-    const type = h['content-type'];
-    if (type !== lastType || type === undefined) {
-      typeOk = mediaType(type) === 'application/json';
-      lastType = type;
-    }
-    if (!typeOk) return refuse(415, null, new RpcError(-32000, 'Unsupported Media Type: Content-Type must be application/json'));
-    return undefined;
-  }
-
-  const tooLarge = (): Refusal => refuse(413, null, new RpcError(-32000, `Payload Too Large: body exceeds ${maxBody} bytes`), { Connection: 'close' });
+  // Host, Origin, method, Accept, Content-Type and Content-Length, before the body (./http-guard.ts)
+  const guard = new RequestGuard(options, { serves: (m) => m === 'POST', allow: 'POST' });
+  const headRefusal = (method: string, h: Readonly<Record<string, string | undefined>>, localPort: number | undefined): Refusal | undefined => {
+    const r = guard.check(method, h, localPort);
+    return r && asRefusal(r);
+  };
+  const asRefusal = (r: HttpRefusal): Refusal => {
+    const message = r.status === 405 ? `${r.message} (this endpoint takes POST only)` : r.message;
+    return refuse(r.status, null, new RpcError(r.code, message), r.headers);
+  };
 
   /** Decodes and parses the body; PARSE_FAILED when it is not UTF-8 JSON. */
   function parse(body: Uint8Array): unknown {
@@ -360,10 +336,10 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 
   /** The WHATWG path (also any other Exchange). */
   async function handle(ex: Exchange): Promise<void> {
-    const refusal = checkEnvelope(ex.method, ex.headers, ex.localPort);
+    const refusal = headRefusal(ex.method, ex.headers, ex.localPort);
     if (refusal) return failSink(ex.sink, refusal);
-    const body = await ex.readBody(maxBody);
-    if (body === 'too-large') return failSink(ex.sink, tooLarge());
+    const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
+    if (typeof body === 'string') return failSink(ex.sink, asRefusal(guard.bodyRefusal(body)));
     const message = parse(body);
     const checked = checkMessage(message, ex.headers);
     if (isRefusal(checked)) return failSink(ex.sink, checked);
@@ -385,14 +361,14 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     const sink = new NodeSink(res);
     try {
       const headers = req.headers as Readonly<Record<string, string | undefined>>;
-      const refusal = checkEnvelope(req.method ?? 'GET', headers, req.socket?.localPort);
+      const refusal = headRefusal(req.method ?? 'GET', headers, req.socket?.localPort);
       if (refusal) return failSink(sink, refusal);
       const handed = (req as WithParsed)[PARSED_MESSAGE];
       let message: unknown;
       if (handed !== undefined && req.readableEnded) message = handed;
       else {
-        const body = await readNodeBody(req, res, maxBody);
-        if (body === 'too-large') return failSink(sink, tooLarge());
+        const body = await readNodeBody(req, guard.maxBodyBytes, guard.bodyTimeoutMs);
+        if (typeof body === 'string') return failSink(sink, asRefusal(guard.bodyRefusal(body)));
         message = parse(body);
       }
       const checked = checkMessage(message, headers);
@@ -415,6 +391,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       },
     },
     transport: { value: transport },
+    guard: { value: guard },
     close: { value: () => transport.close() },
   });
   return handler;

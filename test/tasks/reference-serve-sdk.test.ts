@@ -71,7 +71,7 @@ test('SDK callToolStream(slow_compute): taskCreated (working, ttl, pollInterval 
 });
 
 test('SDK cancelTask(slow_compute): cancelled; getTaskResult → -32602 Task was cancelled', async () => {
-  const { task } = (await sdk.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 600 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema)) as { task: Obj };
+  const { task } = (await sdk.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 60 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema)) as { task: Obj };
   assert.is(task.status, 'working');
   const cancelled = await sdk.experimental.tasks.cancelTask(task.taskId);
   assert.is(cancelled.status, 'cancelled');

@@ -104,7 +104,7 @@ for (const kind of ['stdio', 'http'] as const) {
   });
 
   t('slow_compute cancelled: tasks/cancel answers cancelled, result() rejects -32602, the task stays cancelled', async () => {
-    const handle = await callWithTask(a.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600 } }, { task: { ttl: 60_000 } });
+    const handle = await callWithTask(a.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } }, { task: { ttl: 60_000 } });
     const pending = rejection(handle.result());
     const cancelled = await handle.cancel();
     assert.is(cancelled.status, 'cancelled');
