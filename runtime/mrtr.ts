@@ -177,8 +177,10 @@ const MAC_BYTES = 32;
  * Seal for a request (`seal(ctx, data)`, `verifyRequestState(state, ctx)` or `open(ctx)`): the
  * state is bound by default to the method, the request's target ({@link requestTarget}: the tool
  * or prompt name, the resource URI), the principal (option `principal`), the audience and an
- * expiry, so a state issued by one tool is refused on another tool's round. The older form
- * `seal(method, data, { binding })` binds the method, the audience, the expiry and `binding` only.
+ * expiry, so a state issued by one tool is refused on another tool's round. The method-name form
+ * `seal(method, data, { binding })` binds the method, the audience, the expiry and `binding` only
+ * (no target, no principal): prefer the request form; a state sealed for a request is never
+ * accepted by the method-name form of `verifyRequestState`.
  * MACs are compared in constant time; a state longer than `maxLength` is refused before decoding.
  */
 export class RequestStateSealer {
