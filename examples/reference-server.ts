@@ -56,6 +56,11 @@ export interface ReferenceOptions {
    * their version (2025-11-25 basic/lifecycle, "Version Negotiation"); newest first.
    */
   fallbackTables?: readonly ProtocolTable[];
+  /**
+   * Stateless revisions: the HMAC secret of `requestState` (≥ 32 bytes; default random per
+   * session). Processes serving one endpoint share it (ServerSessionOptions.requestStateSecret).
+   */
+  requestStateSecret?: string | Uint8Array;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -337,6 +342,7 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
     handlers: handlers as ServerSessionOptions<ProtocolMaps>['handlers'],
     fallbackTables: options.fallbackTables,
     logger: options.logger,
+    ...(options.requestStateSecret === undefined ? {} : { requestStateSecret: options.requestStateSecret }),
   };
   return {
     features,

@@ -70,7 +70,9 @@ const askCapital = () =>
  * retry's `inputResponses` and `requestState` are beside the tool's arguments).
  */
 export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestContext) => Params | undefined): void {
-  const sealer = new RequestStateSealer();
+  // the serving session's sealer (its `requestStateSecret`); each state is bound to its request
+  const own = new RequestStateSealer();
+  const sealerOf = (ctx: RequestContext): RequestStateSealer => (ctx.session as { requestState?: RequestStateSealer } | undefined)?.requestState ?? own;
   const input = (ctx: RequestContext) => readInput(paramsOf(ctx));
 
   f.tool({
@@ -186,9 +188,9 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
       const { inputResponses, requestState } = input(ctx);
       const ok = accepted(inputResponses.confirm);
       if (requestState === undefined || !ok) {
-        return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState: sealer.seal('tools/call', { tool: 'request_state' }) }) as never;
+        return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState: sealerOf(ctx).seal(ctx, { tool: 'request_state' }) }) as never;
       }
-      sealer.verifyRequestState(requestState, 'tools/call');
+      sealerOf(ctx).verifyRequestState(requestState, ctx);
       return text(`state-ok: confirmed=${String(ok.ok)}`);
     },
   });
@@ -206,9 +208,9 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
         requests.greeting = inputRequest.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
       }
       if (!roots) requests.client_roots = inputRequest.roots();
-      if (requestState !== undefined) sealer.verifyRequestState(requestState, 'tools/call');
+      if (requestState !== undefined) sealerOf(ctx).verifyRequestState(requestState, ctx);
       if (Object.keys(requests).length || requestState === undefined) {
-        return inputRequired({ inputRequests: Object.keys(requests).length ? requests : { user_name: askName(), greeting: inputRequest.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }), client_roots: inputRequest.roots() }, requestState: sealer.seal('tools/call', { tool: 'multiple_inputs' }) }) as never;
+        return inputRequired({ inputRequests: Object.keys(requests).length ? requests : { user_name: askName(), greeting: inputRequest.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }), client_roots: inputRequest.roots() }, requestState: sealerOf(ctx).seal(ctx, { tool: 'multiple_inputs' }) }) as never;
       }
       return text(`${greeting} ${name} (roots: ${roots!.map((x) => String(x.uri)).join(', ')})`);
     },
@@ -218,9 +220,9 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     description: 'input_required twice (step1: name, step2: colour), the round sealed in requestState',
     handler: (_a, ctx) => {
       const { inputResponses: r, requestState } = input(ctx);
-      const step1 = () => inputRequired({ inputRequests: { step1: askName('Step 1: What is your name?') }, requestState: sealer.seal('tools/call', { round: 1 }) }) as never;
+      const step1 = () => inputRequired({ inputRequests: { step1: askName('Step 1: What is your name?') }, requestState: sealerOf(ctx).seal(ctx, { round: 1 }) }) as never;
       if (requestState === undefined) return step1();
-      const state = sealer.verifyRequestState<{ round?: number; name?: string }>(requestState, 'tools/call');
+      const state = sealerOf(ctx).verifyRequestState<{ round?: number; name?: string }>(requestState, ctx);
       if (state?.round === 1) {
         const name = accepted(r.step1)?.name;
         if (typeof name !== 'string') return step1();
@@ -228,7 +230,7 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
           inputRequests: {
             step2: inputRequest.elicit({ message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }),
           },
-          requestState: sealer.seal('tools/call', { round: 2, name }),
+          requestState: sealerOf(ctx).seal(ctx, { round: 2, name }),
         }) as never;
       }
       const color = accepted(r.step2)?.color;
@@ -242,9 +244,9 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     handler: (_a, ctx) => {
       const { inputResponses, requestState } = input(ctx);
       if (requestState === undefined) {
-        return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState: sealer.seal('tools/call', { tool: 'tampered_state' }) }) as never;
+        return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState: sealerOf(ctx).seal(ctx, { tool: 'tampered_state' }) }) as never;
       }
-      sealer.verifyRequestState(requestState, 'tools/call');
+      sealerOf(ctx).verifyRequestState(requestState, ctx);
       if (!accepted(inputResponses.confirm)) return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState }) as never;
       return text('state verified');
     },

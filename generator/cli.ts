@@ -28,8 +28,8 @@ Usage:
   mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
-  mcpgen serve --stdio [--rev <id>] [--modern-only]
-  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
+  mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
+  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
@@ -55,7 +55,9 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            client, Host/Origin checks on) and prints its URL and the HTTP+SSE one to stderr.
            A stateless revision (draft, 2026-07-28) is served dual-era: modern requests
            statelessly, clients that send initialize on a 2025-11-25 server (--modern-only: the
-           stateless revision alone).
+           stateless revision alone). Its multi round-trip requestState is sealed with the
+           secret in --request-state-secret-file or $MCPGEN_REQUEST_STATE_SECRET (>= 32 bytes),
+           else a random one per process: processes serving one endpoint must share it.
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;

@@ -80,6 +80,12 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** `params._meta` of the request, if any. */
   readonly meta: Record<string, unknown> | undefined;
+  /**
+   * The request's params as received (undefined when omitted): what identifies the request beyond
+   * its method (e.g. `name` of `tools/call`; ./mrtr.ts binds `requestState` to it). Optional for
+   * contexts built by hand.
+   */
+  readonly params?: Params;
   /** Transport facts (HTTP session, headers). */
   readonly info: MessageInfo | undefined;
   /**
@@ -136,7 +142,7 @@ export class InboundContext implements RequestContext {
   constructor(
     private readonly peer: ContextHost,
     private readonly r: InboundRequest,
-    params: Params | undefined,
+    readonly params: Params | undefined,
     readonly info: MessageInfo | undefined,
     private readonly diagnostics: Logger,
   ) {

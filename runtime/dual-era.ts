@@ -18,9 +18,10 @@ import { RequestGuard, refusalBody, refusalHeaders, type BodyFailure, type HttpR
 import { refuseNode } from './transport/http-node-io.js';
 import { PARSED_MESSAGE, parseJsonBody, readNodeBody, type StatelessHttpHandler } from './transport/http-stateless.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './transport/types.js';
+import { isRequestId, type RequestId } from './jsonrpc.js';
+import { parseCancelled } from './cancellation.js';
 
 type Obj = Record<string, unknown>;
-type Id = string | number;
 /** A refusal as a WHATWG `Response`. */
 const refusalResponse = (r: HttpRefusal): Response => new Response(refusalBody(r), { status: r.status, headers: refusalHeaders(r) });
 
@@ -36,13 +37,13 @@ export function isModernRequest(message: unknown): boolean {
 /** One side of an {@link EraRouter}: the transport a ServerSession of that era connects to. */
 class EraSide implements Transport {
   events: TransportEvents | undefined;
-  readonly inbound = new Set<string>();
   constructor(private readonly router: EraRouter) {}
   async start(events: TransportEvents): Promise<void> {
     this.events = events;
   }
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    if (!('method' in message) && message.id !== undefined) this.inbound.delete(idKey(message.id as Id));
+    // an answer ends its request: its route is released
+    if (!('method' in message) && isRequestId(message.id)) this.router.released(message.id, this);
     return this.router.inner.send(message, options);
   }
   close(): Promise<void> {
@@ -50,21 +51,39 @@ class EraSide implements Transport {
   }
 }
 
-const idKey = (id: Id): string => `${typeof id}:${id}`;
+/** Default bound of an {@link EraRouter}'s routing table (requests in flight on one connection). */
+export const DEFAULT_MAX_ROUTES = 4096;
 
 /**
  * Splits one connection (stdio, memory) between a modern and a legacy ServerSession. Connect
  * each session to its side (`modern`, `legacy`), then call {@link EraRouter.start}.
- * `notifications/cancelled` goes to the side that holds the request; other notifications and
- * client responses go to the legacy side once it was initialized, else to the modern side.
+ *
+ * `notifications/cancelled` goes to the side whose request currently uses that id (the latest
+ * request with the id); other notifications and client responses go to the legacy side once it
+ * was initialized, else to the modern side. A request's route is released when the request ends
+ * in any way: answered (result or error, sent by its side), cancelled (the cancel is forwarded),
+ * or the connection closed. The table holds at most `maxRoutes` routes (default 4096): past that
+ * the oldest is dropped, and a cancel whose id has no route goes to both sides (each engine
+ * ignores an id it does not hold, and JSON-RPC ids are unique among a connection's requests in
+ * flight, draft basic/index "Requests").
  */
 export class EraRouter {
   readonly modern: Transport;
   readonly legacy: Transport;
   #legacyStarted = false;
-  constructor(readonly inner: Transport) {
+  /** Request id → the side serving the request that currently uses it; insertion order = age. */
+  readonly #routes = new Map<RequestId, EraSide>();
+  readonly #maxRoutes: number;
+
+  constructor(readonly inner: Transport, options: { maxRoutes?: number } = {}) {
     this.modern = new EraSide(this);
     this.legacy = new EraSide(this);
+    this.#maxRoutes = Math.max(1, options.maxRoutes ?? DEFAULT_MAX_ROUTES);
+  }
+
+  /** Requests in flight with a route (for diagnostics and tests). */
+  get routes(): number {
+    return this.#routes.size;
   }
 
   /** Starts the connection; resolves once it is ready. */
@@ -73,16 +92,43 @@ export class EraRouter {
     const legacy = this.legacy as EraSide;
     return this.inner.start({
       onMessage: (m: JSONRPCMessage, info?: MessageInfo) => {
+        if (m.method === 'notifications/cancelled') return this.#cancel(m, info);
         const side = this.#route(m);
-        if (m.method !== undefined && m.id !== undefined) side.inbound.add(idKey(m.id as Id));
+        if (typeof m.method === 'string' && isRequestId(m.id)) this.#remember(m.id, side);
         side.events?.onMessage(m, info);
       },
       onClose: (e) => {
+        this.#routes.clear();
         modern.events?.onClose(e);
         legacy.events?.onClose(e);
       },
       onError: (e) => (modern.events?.onError ?? legacy.events?.onError)?.(e),
     });
+  }
+
+  /** Called by a side when it answers `id`: drops the route when it is that side's. */
+  released(id: RequestId, side: EraSide): void {
+    if (this.#routes.get(id) === side) this.#routes.delete(id);
+  }
+
+  #remember(id: RequestId, side: EraSide): void {
+    // re-inserted, so the latest request with an id is the youngest route
+    this.#routes.delete(id);
+    if (this.#routes.size >= this.#maxRoutes) this.#routes.delete(this.#routes.keys().next().value as RequestId);
+    this.#routes.set(id, side);
+  }
+
+  /** Forwards a cancel to the side holding the request (its route ends here), else to both. */
+  #cancel(m: JSONRPCMessage, info: MessageInfo | undefined): void {
+    const id = parseCancelled(m.params)?.requestId;
+    const side = id === undefined ? undefined : this.#routes.get(id);
+    if (side) {
+      this.#routes.delete(id!);
+      return side.events?.onMessage(m, info);
+    }
+    if (id === undefined) return this.#route(m).events?.onMessage(m, info);
+    (this.modern as EraSide).events?.onMessage(m, info);
+    if (this.#legacyStarted) (this.legacy as EraSide).events?.onMessage(m, info);
   }
 
   #route(m: JSONRPCMessage): EraSide {
@@ -91,11 +137,6 @@ export class EraRouter {
     if (m.method === 'initialize') {
       this.#legacyStarted = true;
       return legacy;
-    }
-    if (m.method === 'notifications/cancelled') {
-      const id = (m.params as Obj | undefined)?.requestId as Id | undefined;
-      if (id !== undefined && modern.inbound.has(idKey(id))) return modern;
-      if (id !== undefined && legacy.inbound.has(idKey(id))) return legacy;
     }
     if (isModernRequest(m)) return modern;
     return this.#legacyStarted ? legacy : modern;

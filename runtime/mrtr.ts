@@ -6,8 +6,10 @@
  * {@link inputRequired}`({ inputRequests?, requestState? })` instead of its result; the client
  * fulfils the embedded requests and retries with `inputResponses` (keyed like `inputRequests`)
  * and the exact `requestState`. {@link RequestStateSealer} protects `requestState` with
- * HMAC-SHA256 under a per-server secret, binding it to the method (and optionally a caller
- * chosen string such as the principal or a digest of the salient params) and to an expiry.
+ * HMAC-SHA256 under a per-server secret; sealed for a request (`seal(ctx, data)`), it is bound by
+ * default to the originating request's method and target (tool name, prompt name, resource URI),
+ * the principal when one is known, the server's audience and an expiry (mrtr page, Server
+ * Requirements 5), and refused with -32602 on any other request.
  *
  * Client side: {@link runInputRounds} is the retry loop `ClientSession.request` uses for
  * stateless revisions: every result is decoded by `resultType` (absent → `"complete"`, unknown →
@@ -84,9 +86,13 @@ export function readInput(params: Params | undefined): { inputResponses: InputRe
 }
 
 /** Why a `requestState` was refused. */
-export type RequestStateFault = 'malformed' | 'tampered' | 'expired' | 'method' | 'binding';
+export type RequestStateFault = 'malformed' | 'too_large' | 'tampered' | 'expired' | 'method' | 'request' | 'principal' | 'audience' | 'binding';
 
-/** A `requestState` failed verification: JSON-RPC -32602 (Invalid params), `data.reason` says why. */
+/**
+ * A `requestState` failed verification: JSON-RPC -32602 (Invalid params: the state is one of the
+ * request's params), `data.reason` says why (mrtr page, Server Requirements 4–5: "MUST reject
+ * state that fails verification").
+ */
 export class InvalidRequestStateError extends RpcError {
   constructor(readonly reason: RequestStateFault, method: string) {
     super(ErrorCode.InvalidParams, `Invalid requestState for ${method}: ${REASONS[reason]}`, { reason });
@@ -95,75 +101,200 @@ export class InvalidRequestStateError extends RpcError {
 }
 const REASONS: Record<RequestStateFault, string> = {
   malformed: 'not a request state issued by this server',
+  too_large: 'longer than this server accepts',
   tampered: 'integrity check failed',
   expired: 'expired',
   method: 'issued for another method',
+  request: 'issued for another request',
+  principal: 'issued to another principal',
+  audience: 'issued by another server',
   binding: 'issued for another request or principal',
 };
 
+/** Default longest `requestState` accepted or issued, in characters of its base64url text (64 KiB). */
+export const DEFAULT_MAX_REQUEST_STATE_LENGTH = 65_536;
+/** Shortest secret accepted, bytes (the HMAC-SHA256 output size; shorter keys weaken the MAC). */
+export const MIN_REQUEST_STATE_SECRET_BYTES = 32;
+
+/**
+ * What identifies a request for {@link RequestStateSealer}: a handler's RequestContext (its
+ * `method` and `params`) or any object with those fields.
+ */
+export type RequestIdentity = Pick<RequestContext, 'method'> & { readonly params?: Params; readonly info?: RequestContext['info']; readonly meta?: RequestContext['meta'] };
+
+/**
+ * The target of a request: what, besides the method, names what it acts on. `params.name` for
+ * `tools/call` and `prompts/get`, `params.uri` for `resources/read` (draft server/tools,
+ * server/prompts, server/resources); for any other method the first of `name`, `uri` that is a
+ * string; undefined when there is none.
+ */
+export function requestTarget(method: string, params: Params | undefined): string | undefined {
+  if (!params) return undefined;
+  const pick = (k: string) => (Object.prototype.hasOwnProperty.call(params, k) && typeof params[k] === 'string' ? (params[k] as string) : undefined);
+  if (method === 'tools/call' || method === 'prompts/get') return pick('name');
+  if (method === 'resources/read') return pick('uri');
+  return pick('name') ?? pick('uri');
+}
+
 export interface RequestStateSealerOptions {
-  /** HMAC key (≥ 32 bytes recommended). Default: 32 random bytes, so state dies with the process; share one across instances behind a load balancer. */
+  /**
+   * HMAC-SHA256 key, at least 32 bytes. Default: 32 random bytes, so state dies with the process
+   * and only this process accepts it: several processes serving one endpoint (behind a load
+   * balancer, or restarted between rounds) MUST share one secret (`mcpgen serve`:
+   * `MCPGEN_REQUEST_STATE_SECRET` or `--request-state-secret-file`). Never a constant default.
+   */
   secret?: string | Uint8Array;
+  /** Earlier secrets still accepted when verifying (key rotation); states are sealed with `secret` only. */
+  previousSecrets?: readonly (string | Uint8Array)[];
   /** Lifetime of sealed state, ms (default 300000, 5 minutes). */
   ttlMs?: number;
   /** Clock in ms since the epoch (default Date.now). */
   now?: () => number;
+  /** Longest `requestState` accepted (and issued), characters (default 65536). */
+  maxLength?: number;
+  /**
+   * The identity of this server (e.g. its public URL or service name), sealed into every state and
+   * required on receipt: servers sharing a secret do not accept each other's states. Default none.
+   */
+  audience?: string;
+  /**
+   * The authenticated principal of a request (e.g. the subject of its access token), sealed into
+   * states sealed for a request and required on receipt (mrtr page, Server Requirements 5). Default:
+   * none known (the runtime authenticates nobody); undefined for a request: no principal is bound.
+   */
+  principal?: (request: RequestIdentity) => string | undefined;
 }
 
+const KEY_ID_BYTES = 6;
+const MAC_BYTES = 32;
+
 /**
- * Seals and verifies `requestState` (mrtr page, Server Requirements 4–5). The token is
- * base64url of `HMAC-SHA256(secret, payload) ‖ payload`, payload the JSON
- * `{ m: method, e: expiresAt (ms since epoch), b?: binding, d: data }`. Integrity only: the
- * client can read `data`, so keep secrets out of it.
+ * Seals and verifies `requestState` (mrtr page, Server Requirements 4–5). The token is base64url
+ * of `keyId (6 bytes) ‖ HMAC-SHA256(key, payload) ‖ payload`, payload the JSON `{ m: method,
+ * t?: target, p?: principal, a?: audience, e: expiresAt (ms since epoch), b?: binding, d: data }`;
+ * `keyId` is derived from the key (not secret) and picks the key among `secret` and
+ * `previousSecrets`. Integrity only: the client can read `data`, so keep secrets out of it.
+ *
+ * Seal for a request (`seal(ctx, data)`, `verifyRequestState(state, ctx)` or `open(ctx)`): the
+ * state is bound by default to the method, the request's target ({@link requestTarget}: the tool
+ * or prompt name, the resource URI), the principal (option `principal`), the audience and an
+ * expiry, so a state issued by one tool is refused on another tool's round. The method-name form
+ * `seal(method, data, { binding })` binds the method, the audience, the expiry and `binding` only
+ * (no target, no principal): prefer the request form; a state sealed for a request is never
+ * accepted by the method-name form of `verifyRequestState`.
+ * MACs are compared in constant time; a state longer than `maxLength` is refused before decoding.
  */
 export class RequestStateSealer {
   readonly #key: Buffer;
+  readonly #keyId: Buffer;
+  readonly #keys = new Map<string, Buffer>();
   readonly #ttlMs: number;
   readonly #now: () => number;
+  readonly #maxLength: number;
+  readonly #audience: string | undefined;
+  readonly #principal: ((request: RequestIdentity) => string | undefined) | undefined;
 
   constructor(options: RequestStateSealerOptions = {}) {
-    this.#key = options.secret === undefined ? randomBytes(32) : Buffer.from(options.secret);
-    if (this.#key.length === 0) throw new TypeError('requestState secret must not be empty');
+    const key = (s: string | Uint8Array): Buffer => {
+      const k = Buffer.from(s);
+      if (k.length === 0) throw new TypeError('requestState secret must not be empty');
+      if (k.length < MIN_REQUEST_STATE_SECRET_BYTES) throw new TypeError(`requestState secret must have at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, not ${k.length}`);
+      return k;
+    };
+    this.#key = options.secret === undefined ? randomBytes(32) : key(options.secret);
+    this.#keyId = keyIdOf(this.#key);
+    for (const k of [this.#key, ...(options.previousSecrets ?? []).map(key)]) {
+      const id = keyIdOf(k).toString('hex');
+      if (!this.#keys.has(id)) this.#keys.set(id, k);
+    }
     this.#ttlMs = options.ttlMs ?? 300_000;
+    if (!(this.#ttlMs > 0)) throw new TypeError('requestState ttlMs must be a positive number of ms');
     this.#now = options.now ?? Date.now;
+    this.#maxLength = options.maxLength ?? DEFAULT_MAX_REQUEST_STATE_LENGTH;
+    this.#audience = options.audience;
+    this.#principal = options.principal;
   }
 
-  /** Seals `data` (any JSON value) for `method`; `ttlMs` overrides the default lifetime (ms). */
-  seal(method: string, data: unknown, options: { ttlMs?: number; binding?: string } = {}): string {
-    const payload: Record<string, unknown> = { m: method, e: this.#now() + (options.ttlMs ?? this.#ttlMs), d: data ?? null };
+  /**
+   * Seals `data` (any JSON value) for `request`: a RequestContext (bound to its method, target,
+   * principal) or a method name (bound to the method alone). `ttlMs` overrides the lifetime (ms);
+   * `binding` adds a caller-chosen string (e.g. a digest of the salient arguments). Throws
+   * TypeError when the token would exceed `maxLength`.
+   */
+  seal(request: string | RequestIdentity, data: unknown, options: { ttlMs?: number; binding?: string } = {}): string {
+    const payload: Record<string, unknown> = { m: typeof request === 'string' ? request : request.method };
+    if (typeof request !== 'string') {
+      const target = requestTarget(request.method, request.params);
+      if (target !== undefined) payload.t = target;
+      const principal = this.#principal?.(request);
+      if (principal !== undefined) payload.p = principal;
+    }
+    if (this.#audience !== undefined) payload.a = this.#audience;
+    payload.e = this.#now() + (options.ttlMs ?? this.#ttlMs);
     if (options.binding !== undefined) payload.b = options.binding;
+    payload.d = data ?? null;
     const body = Buffer.from(JSON.stringify(payload), 'utf8');
-    return Buffer.concat([this.#mac(body), body]).toString('base64url');
+    const token = Buffer.concat([this.#keyId, mac(this.#key, body), body]).toString('base64url');
+    if (token.length > this.#maxLength) throw new TypeError(`sealed requestState has ${token.length} characters, more than maxLength ${this.#maxLength}`);
+    return token;
   }
 
   /**
    * Returns the data sealed into `state`. Throws {@link InvalidRequestStateError} (-32602) when
-   * it is not base64url of a token of this secret (`malformed`, `tampered`), has lapsed
-   * (`expired`), was sealed for another method (`method`) or another `binding` (`binding`).
+   * it is longer than `maxLength` (`too_large`), not base64url of a token of a known key
+   * (`malformed`, `tampered`), has lapsed (`expired`), was sealed by a server of another
+   * `audience` (`audience`), for another method (`method`), for a request with another target
+   * (`request`), for another principal (`principal`) or another `binding` (`binding`). With a
+   * method name for `request`, only the method, audience, expiry and binding are checked.
    */
-  verifyRequestState<T = unknown>(state: string, method: string, options: { binding?: string } = {}): T {
-    if (typeof state !== 'string' || !/^[A-Za-z0-9_-]+$/.test(state)) throw new InvalidRequestStateError('malformed', method);
+  verifyRequestState<T = unknown>(state: string, request: string | RequestIdentity, options: { binding?: string } = {}): T {
+    const method = typeof request === 'string' ? request : request.method;
+    if (typeof state !== 'string') throw new InvalidRequestStateError('malformed', method);
+    if (state.length > this.#maxLength) throw new InvalidRequestStateError('too_large', method);
+    if (!/^[A-Za-z0-9_-]+$/.test(state)) throw new InvalidRequestStateError('malformed', method);
     const raw = Buffer.from(state, 'base64url');
-    if (raw.length <= 32) throw new InvalidRequestStateError('malformed', method);
-    const mac = raw.subarray(0, 32);
-    const body = raw.subarray(32);
-    if (!timingSafeEqual(mac, this.#mac(body))) throw new InvalidRequestStateError('tampered', method);
-    let payload: { m?: unknown; e?: unknown; b?: unknown; d?: unknown };
+    if (raw.length <= KEY_ID_BYTES + MAC_BYTES) throw new InvalidRequestStateError('malformed', method);
+    const key = this.#keys.get(raw.subarray(0, KEY_ID_BYTES).toString('hex'));
+    const body = raw.subarray(KEY_ID_BYTES + MAC_BYTES);
+    // an unknown key id still costs one MAC, so the answer does not tell key ids apart by time
+    const expected = mac(key ?? this.#key, body);
+    if (!timingSafeEqual(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key) throw new InvalidRequestStateError('tampered', method);
+    let payload: { m?: unknown; t?: unknown; p?: unknown; a?: unknown; e?: unknown; b?: unknown; d?: unknown };
     try {
       payload = JSON.parse(body.toString('utf8'));
     } catch {
       throw new InvalidRequestStateError('malformed', method);
     }
-    if (payload.m !== method) throw new InvalidRequestStateError('method', method);
+    if (typeof payload !== 'object' || payload === null) throw new InvalidRequestStateError('malformed', method);
     if (typeof payload.e !== 'number' || this.#now() >= payload.e) throw new InvalidRequestStateError('expired', method);
+    if (payload.a !== this.#audience) throw new InvalidRequestStateError('audience', method);
+    if (payload.m !== method) throw new InvalidRequestStateError('method', method);
+    if (typeof request !== 'string') {
+      if (payload.t !== requestTarget(request.method, request.params)) throw new InvalidRequestStateError('request', method);
+      if (payload.p !== this.#principal?.(request)) throw new InvalidRequestStateError('principal', method);
+    } else if (payload.t !== undefined || payload.p !== undefined) {
+      // a state sealed for a request is only ever verified against a request
+      throw new InvalidRequestStateError('request', method);
+    }
     if (payload.b !== options.binding) throw new InvalidRequestStateError('binding', method);
     return payload.d as T;
   }
 
-  #mac(body: Buffer): Buffer {
-    return createHmac('sha256', this.#key).update(body).digest();
+  /**
+   * The data of the `requestState` a request carries (`request.params.requestState`), verified
+   * against that request as {@link verifyRequestState} does; undefined when the request carries
+   * none. A `requestState` that is not a string is `malformed`.
+   */
+  open<T = unknown>(request: RequestIdentity, options: { binding?: string } = {}): T | undefined {
+    const params = request.params;
+    if (!params || !Object.prototype.hasOwnProperty.call(params, 'requestState') || params.requestState === undefined) return undefined;
+    return this.verifyRequestState<T>(params.requestState as string, request, options);
   }
 }
+
+const mac = (key: Buffer, body: Buffer): Buffer => createHmac('sha256', key).update(body).digest();
+/** A key's id: the first bytes of a MAC of a fixed label (reveals nothing of the key). */
+const keyIdOf = (key: Buffer): Buffer => mac(key, Buffer.from('mcpgen requestState key id')).subarray(0, KEY_ID_BYTES);
 
 /**
  * Server-side check of a handler's InputRequiredResult (mrtr page, Server Requirements;

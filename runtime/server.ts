@@ -59,10 +59,19 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   logger?: Logger;
   /** Stateless: caching hints of cacheable results (default 0 ms, `private`; `server/discover` 60000 ms, `public`). */
   cache?: CachePolicy;
-  /** Stateless: HMAC secret of `requestState` (default: random per server); share it across instances. */
+  /**
+   * Stateless: HMAC secret of `requestState`, at least 32 bytes (default: 32 random bytes per
+   * session, so only this process accepts its states). Several processes serving one endpoint
+   * MUST share one secret, else a retry reaching another process is refused (-32602 `tampered`).
+   */
   requestStateSecret?: string | Uint8Array;
   /** Stateless: lifetime of sealed `requestState`, ms (default 300000). */
   requestStateTtlMs?: number;
+  /**
+   * Stateless: the sealer `requestState` uses (key rotation, audience, principal: see
+   * RequestStateSealerOptions in ./mrtr.ts); share one among sessions. Overrides the two above.
+   */
+  requestStateSealer?: RequestStateSealer;
   /** Stateless: may a listen stream subscribe to this resource URI? (default: any, when `resources.subscribe` is declared). */
   canSubscribe?: (uri: string) => boolean;
   /** Stateless: methods outside the revision's table whose `handlers` an extension adds (./tasks-extension.ts). */
@@ -113,9 +122,15 @@ export class ServerSession<P extends ProtocolMaps> {
   get subscriptions(): SubscriptionHub | undefined {
     return this.#hub;
   }
-  /** Stateless: seals and verifies `requestState` with this server's secret (./mrtr.ts). */
+  /**
+   * Stateless: seals and verifies `requestState` with this server's secret (./mrtr.ts): in a
+   * handler, `requestState.seal(ctx, data)` binds the state to the request `ctx` serves (method,
+   * tool/prompt name or resource URI, principal, expiry) and `requestState.open(ctx)` returns the
+   * data of the state a retry carries (undefined: none), refusing one issued for another request
+   * with -32602.
+   */
   get requestState(): RequestStateSealer {
-    this.#sealer ??= new RequestStateSealer({ secret: this.options.requestStateSecret, ttlMs: this.options.requestStateTtlMs });
+    this.#sealer ??= this.options.requestStateSealer ?? new RequestStateSealer({ secret: this.options.requestStateSecret, ttlMs: this.options.requestStateTtlMs });
     return this.#sealer;
   }
 

@@ -114,6 +114,9 @@ export class SubscriptionHub {
   readonly handler = (params: Params, ctx: RequestContext): Promise<Params | undefined> => {
     const id = ctx.requestId;
     const filter = grantFilter(params.notifications as SubscriptionFilter | undefined, this.options.capabilities(), this.options.canSubscribe);
+    // a listen request whose carrier is already gone (cancelled before it ran) opens nothing:
+    // an abort listener added now would never fire, and the entry would stay for ever
+    if (ctx.signal.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const sub: ServerSub = { id, filter, ctx, tail: Promise.resolve(), resolve };
       sub.tail = this.#send(sub, 'notifications/subscriptions/acknowledged', { notifications: filter });
@@ -258,7 +261,14 @@ export class SubscriptionRouter {
       if (!sub.granted) sub.nack(e.error ?? new Error(`subscription ${JSON.stringify(id)} ended before it was acknowledged`));
       sub.end(e);
     };
-    send(sub.controller.signal).then(
+    let sent: Promise<unknown>;
+    try {
+      sent = send(sub.controller.signal);
+    } catch (e) {
+      // a send that throws ends the subscription like one that rejects (its entry is released)
+      sent = Promise.reject(e);
+    }
+    sent.then(
       () => finish({ by: 'server', graceful: true }),
       (error: unknown) => finish(
         sub.cancelledByServer ? { by: 'server', graceful: false, error }

@@ -64,6 +64,7 @@ export function createTaskContext(peer: Peer, store: TaskStore, ctx: RequestCont
     method: ctx.method,
     signal: run.controller.signal,
     meta: ctx.meta,
+    params: ctx.params,
     info: ctx.info,
     sendProgress: (value, total, message) => (run.controller.signal.aborted ? Promise.resolve() : progress.report(value, total, message)),
     sendNotification: (m, p) => peer.notify(m, related(p), { relatedRequestId: route() }),

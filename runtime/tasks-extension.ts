@@ -315,6 +315,7 @@ export class TasksExtension {
       method: ctx.method,
       signal,
       meta: ctx.meta,
+      params: ctx.params,
       info: ctx.info,
       // the request's response stream is gone: progress and notifications have nowhere to go
       sendProgress: () => Promise.resolve(),
@@ -367,6 +368,7 @@ export class TasksExtension {
       method: ctx.method,
       signal: ctx.signal,
       meta: ctx.meta,
+      params: ctx.params,
       info: ctx.info,
       sendProgress: (progress, total, message) => ctx.sendProgress(progress, total, message),
       sendNotification: (method, params) => ctx.sendNotification(method, params),

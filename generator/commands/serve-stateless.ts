@@ -42,8 +42,8 @@ function sessionVersions(legacy: ServedRevision): string[] {
  * Serves the reference server of stateless revision `modern` over one connection (stdio), and
  * with `legacy` also 2025-era clients that open with `initialize`. Resolves once serving.
  */
-export async function serveDualEraConnection(modern: ServedRevision, legacy: ServedRevision | undefined, transport: Transport, logger?: Logger): Promise<void> {
-  const m = createReferenceServer(modern.Server, { logger, table: modern.table as never }).server;
+export async function serveDualEraConnection(modern: ServedRevision, legacy: ServedRevision | undefined, transport: Transport, logger?: Logger, requestStateSecret?: string): Promise<void> {
+  const m = createReferenceServer(modern.Server, { logger, table: modern.table as never, requestStateSecret }).server;
   if (!legacy) return m.connect(transport);
   const l = createReferenceServer(legacy.Server, { logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never }).server;
   const router = new EraRouter(transport);
@@ -57,12 +57,14 @@ export interface StatelessServeOptions {
   host?: string;
   replyMode?: ReplyMode;
   logger?: Logger;
+  /** HMAC secret of `requestState` (≥ 32 bytes; default random per process). */
+  requestStateSecret?: string;
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
   const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port);
-  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never });
+  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret });
   const stateless = createStatelessHttpHandler({
     ...guards,
     replyMode: options.replyMode,

@@ -14,11 +14,12 @@
  * request and prints its result as JSON on stdout. Progress (with --progress), the server's log
  * messages and errors go to stderr; a failed request exits 1.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RpcError } from '../../runtime/errors.js';
+import { MIN_REQUEST_STATE_SECRET_BYTES } from '../../runtime/mrtr.js';
 import type { ClientSession, ClientSessionOptions } from '../../runtime/client.js';
 import type { Logger } from '../../runtime/peer.js';
 import type { ProtocolMaps } from '../../runtime/table.js';
@@ -108,20 +109,50 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' } });
+  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' } });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
-  if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io);
+  const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
+  if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io, requestStateSecret);
   if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
   const rev = (values.rev as string | undefined) ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] as boolean | undefined);
   const { transport, closed } = watchClose(new StdioServerTransport());
-  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await legacyRevision(), transport, stderrLogger);
+  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await legacyRevision(), transport, stderrLogger, requestStateSecret);
   else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table, fallbackTables: (await olderHandshakeTables(rev)) as never }).server.connect(transport);
   const error = await closed;
   if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
   return error ? 1 : 0;
+}
+
+/** The environment variable holding the `requestState` secret of `serve` (stateless revisions). */
+export const REQUEST_STATE_SECRET_ENV = 'MCPGEN_REQUEST_STATE_SECRET';
+
+/**
+ * The `requestState` HMAC secret of `serve`: the contents of `--request-state-secret-file`
+ * (one trailing newline dropped), else `$MCPGEN_REQUEST_STATE_SECRET`, else undefined (random per
+ * process: only that process accepts its states; processes behind one endpoint must share one).
+ * Throws CommandUsageError when the file cannot be read or the secret has fewer than 32 bytes.
+ */
+export function readRequestStateSecret(file: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  let secret: string | undefined;
+  let from: string;
+  if (file !== undefined) {
+    try {
+      secret = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (e) {
+      throw new CommandUsageError(`--request-state-secret-file: cannot read ${file}: ${(e as Error).message}`);
+    }
+    from = `--request-state-secret-file ${file}`;
+  } else {
+    secret = env[REQUEST_STATE_SECRET_ENV];
+    if (secret === undefined || secret === '') return undefined;
+    from = `$${REQUEST_STATE_SECRET_ENV}`;
+  }
+  const bytes = Buffer.byteLength(secret, 'utf8');
+  if (bytes < MIN_REQUEST_STATE_SECRET_BYTES) throw new CommandUsageError(`${from}: the requestState secret needs at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, got ${bytes}`);
+  return secret;
 }
 
 /** `--modern-only` means something only for a stateless revision (it drops the 2025-era fallback). */
@@ -225,7 +256,7 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
 }
 
 /** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
-async function serveOverHttp(values: Record<string, string | undefined>, io: Io): Promise<number> {
+async function serveOverHttp(values: Record<string, string | undefined>, io: Io, requestStateSecret: string | undefined): Promise<number> {
   const port = Number(values.http);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
   const reply = values.reply ?? 'auto';
@@ -234,7 +265,7 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io)
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger })
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret })
     : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger });
   const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
