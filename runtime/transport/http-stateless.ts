@@ -21,7 +21,8 @@
  *   `Mcp-Param-*` missing, malformed or not matching the body (./http-headers.ts).
  * - 400 -32022 protocol version not in `supportedVersions` (`data.supported`, `data.requested`).
  * - 404 when the answer is -32601 (method not found); 400 for -32021 and -32022 answers.
- * - 202 notification; 200 JSON (`auto`: the response came first) or SSE.
+ * - 202 notification (a `notifications/cancelled` or `notifications/progress` is not delivered:
+ *   it can name no request of its own POST); 200 JSON (`auto`: the response came first) or SSE.
  * `Mcp-Session-Id` and `Last-Event-ID` are ignored; no session id is minted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -98,7 +99,9 @@ const CLOSED_BY_CLIENT = 'response stream closed by the client';
  * this revision and is dropped. Server→client requests reject (MRTR carries them instead).
  *
  * Inbound requests reach the engine with an id of this transport's (a number, unique for its
- * lifetime). When a response stream closes before its answer (the client went away or
+ * lifetime). These inner ids are never reachable from outside: a POSTed
+ * `notifications/cancelled` or `notifications/progress` does not reach the engine (202,
+ * ignored: see {@link namesRequest}), so one client can never cancel another's request. When a response stream closes before its answer (the client went away or
  * cancelled by closing it), the engine gets `notifications/cancelled` for that id: the
  * handler's `ctx.signal` aborts with reason "response stream closed by the client" and its
  * answer is not sent. `MessageInfo.signal` is not set.
@@ -131,7 +134,7 @@ export class StatelessHttpServerTransport implements Transport {
     }
     if (message.id === undefined) {
       sink.respond(202, {});
-      events.onMessage(message, info);
+      if (!namesRequest(message)) events.onMessage(message, info);
       return;
     }
     const inner = ++this.#next;
@@ -211,6 +214,19 @@ export class StatelessHttpServerTransport implements Transport {
     if (s.timer) clearInterval(s.timer);
     this.#streams.delete(inner);
   }
+}
+
+/**
+ * Whether a notification names a request or a progress token of the engine's
+ * (`notifications/cancelled` `requestId`, `notifications/progress` `progressToken`). A POSTed
+ * notification is an exchange of its own that carries no request: whatever id it names, it
+ * names none of its exchange's, and the ids the engine knows are inner ones, never reachable
+ * from outside. Such a notification is accepted (202) and ignored, as the cancellation page
+ * asks for an unknown request id (draft basic/patterns/cancellation, Error Handling); on this
+ * transport closing the response stream is the cancellation (streamable-http, Cancellation).
+ */
+function namesRequest(message: JSONRPCMessage): boolean {
+  return message.method === 'notifications/cancelled' || message.method === 'notifications/progress';
 }
 
 /**
