@@ -184,8 +184,14 @@ export class HttpServerSession implements Transport {
    * stream dies unanswered: the connection closed while the client cannot resume the stream
    * (no event store, or no event ID sent yet), or the session ended. A disconnection the
    * client can resume from is not a cancellation (2025-11-25 basic/transports, POST rule 6).
+   * Once the session has ended the POST gets 404 "Session not found" and nothing is delivered.
    */
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
+    if (this.ended) {
+      // the session ended while the body was arriving (DELETE, close, expiry): nothing would answer
+      sink.respond(404, { 'Content-Type': 'application/json' }, errorBody(-32000, 'Session not found'));
+      return;
+    }
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);

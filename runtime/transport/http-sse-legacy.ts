@@ -5,7 +5,8 @@
  * Server: GET `ssePath` opens an SSE stream whose first event is `endpoint`, carrying
  * `<postPath>?sessionId=<id>`; the client POSTs each message there (202 Accepted; 404 unknown
  * session; 400 with -32700 for a body that is not JSON, -32600 for one that is not a JSON-RPC
- * message; 413 over `maxBodyBytes`; 415 not `application/json`); server messages go out as
+ * message, an id that is not a string or an integer included; 404 when the stream closed while
+ * the body was arriving; 413 over `maxBodyBytes`; 415 not `application/json`); server messages go out as
  * `message` events on the stream. Closing the stream ends the session. Host and Origin are
  * checked as on the Streamable HTTP endpoint (403).
  *
@@ -66,6 +67,11 @@ export class LegacySseServerTransport implements Transport {
     private readonly signal: AbortSignal,
     private readonly onEnd: (t: LegacySseServerTransport) => void,
   ) {}
+
+  /** False once the stream closed (the session ended). */
+  get active(): boolean {
+    return !this.closed && !this.res.writableEnded;
+  }
 
   async start(events: TransportEvents): Promise<void> {
     if (this.events) throw new Error('LegacySseServerTransport already started');
@@ -170,6 +176,8 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     }
     const problem = shapeProblem(message);
     if (problem) return fail(res, 400, -32600, `Invalid Request: ${problem}`);
+    // the stream may have closed while the body was arriving: nothing would answer on it
+    if (!session.active) return fail(res, 404, -32000, 'Session not found');
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
     session.receive(message as JSONRPCMessage, h);
   }
