@@ -3,6 +3,7 @@
  * front (../dual-era.ts): the response sink written for it, and reading and parsing POST bodies.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { exactIds } from '../jsonrpc.js';
 import type { ResponseSink } from './http-exchange.js';
 
 /** The headers of a JSON answer; {@link NodeSink.respond} recognises this object and adds the length. */
@@ -83,10 +84,16 @@ export class NodeSink extends NodeResponseSink {
 export const PARSED_MESSAGE: unique symbol = Symbol('mcpgen.parsedMessage');
 export type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
 
-/** Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced); `undefined` when either fails. */
+/**
+ * Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced), integer ids beyond 2^53
+ * exact (`exactIds` in ../jsonrpc.ts); `undefined` when either fails.
+ */
 export function parseJsonBody(body: Uint8Array): unknown {
   try {
-    return JSON.parse(UTF8.decode(body));
+    const text = UTF8.decode(body);
+    const message: unknown = JSON.parse(text);
+    exactIds(message, text);
+    return message;
   } catch {
     return undefined;
   }

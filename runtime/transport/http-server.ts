@@ -24,7 +24,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from './http-exchange.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './http-session.js';
-import { isRequestId } from '../jsonrpc.js';
+import { exactIds, isRequestId } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo } from './types.js';
 
 export { HttpServerSession, type ReplyMode } from './http-session.js';
@@ -217,7 +217,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (body === 'too-large') return fail(ex, 413, -32000, `Payload Too Large: body exceeds ${maxBody} bytes`, { Connection: 'close' });
     let message: unknown;
     try {
-      message = JSON.parse(utf8.decode(body));
+      const text = utf8.decode(body);
+      message = JSON.parse(text);
+      exactIds(message, text);
     } catch {
       return fail(ex, 400, -32700, 'Parse error: body is not JSON');
     }

@@ -15,6 +15,7 @@ import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
 import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
 import { SENT } from './sent.js';
+import { idText, serializeMessage } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 import type { ReplyMode } from './http-stream.js';
 
@@ -32,7 +33,7 @@ export interface SessionSettings {
   maxBacklog: number;
 }
 
-type Id = string | number;
+type Id = string | number | bigint;
 
 const STANDALONE = 'standalone';
 const idKey = (id: Id): string => `${typeof id}:${id}`;
@@ -132,7 +133,7 @@ export class HttpServerSession implements Transport {
 
   /** Answers a POST stream with `message` as `application/json`; the stream is finished. */
   private replyJson(s: OutStream, message: JSONRPCMessage): void {
-    const body = JSON.stringify(message);
+    const body = serializeMessage(message);
     s.mode = 'json';
     s.done = true;
     this.forget(s);
@@ -196,7 +197,7 @@ export class HttpServerSession implements Transport {
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
       if (this.requests?.has(key)) {
-        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(-32600, `Request id ${JSON.stringify(id)} is already in use`));
+        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(-32600, `Request id ${idText(id)} is already in use`));
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
@@ -235,7 +236,7 @@ export class HttpServerSession implements Transport {
         }
         const s = streamId === STANDALONE ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
-        for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: JSON.stringify(m) }));
+        for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
         if (!s || s.done) {
           sink.end();
           return;
@@ -349,7 +350,7 @@ export class HttpServerSession implements Transport {
     if (response) {
       const key = idKey(message.id as Id);
       s = this.requests?.get(key);
-      if (!s) throw new Error(`No open request with id ${JSON.stringify(message.id)} in session ${this.sessionId}`);
+      if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
       if (key === this.initKey) this.learnVersion(message);
       s.pending.delete(key);
       this.requests!.delete(key);
@@ -397,7 +398,7 @@ export class HttpServerSession implements Transport {
 
   private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined): void {
     if (!s.sink) return;
-    if (s.sink.write(encodeEvent({ id: eventId, data: JSON.stringify(message) })) && eventId !== undefined) {
+    if (s.sink.write(encodeEvent({ id: eventId, data: serializeMessage(message) })) && eventId !== undefined) {
       s.resumable = true;
     }
   }

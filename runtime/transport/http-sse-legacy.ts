@@ -22,6 +22,7 @@ import { HttpStatusError } from './http-client.js';
 import { nodeExchange } from './http-exchange.js';
 import { hostAllowed, mediaType, originAllowed, shapeProblem, type SessionInfo } from './http-server.js';
 import { errorBody } from './http-session.js';
+import { exactIds, serializeMessage } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** Options of {@link createLegacySseHandler}. */
@@ -80,7 +81,7 @@ export class LegacySseServerTransport implements Transport {
 
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (this.closed || this.res.writableEnded) throw new Error('LegacySseServerTransport is closed');
-    this.res.write(encodeEvent({ event: 'message', data: JSON.stringify(message) }));
+    this.res.write(encodeEvent({ event: 'message', data: serializeMessage(message) }));
   }
 
   async close(): Promise<void> {
@@ -170,7 +171,9 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     if (body === 'too-large') return fail(res, 413, -32000, `Payload Too Large: body exceeds ${maxBody} bytes`, { Connection: 'close' });
     let message: unknown;
     try {
-      message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+      const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+      message = JSON.parse(text);
+      exactIds(message, text);
     } catch {
       return fail(res, 400, -32700, 'Parse error: body is not JSON');
     }

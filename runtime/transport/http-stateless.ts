@@ -28,6 +28,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import { ErrorCode, RpcError } from '../errors.js';
+import { exactIds, serializeMessage } from '../jsonrpc.js';
 import { fetchExchange, nodeExchange, type Exchange, type ResponseSink } from './http-exchange.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './http-headers.js';
 import { accepts, hostAllowed, mediaType, originAllowed, shapeProblem } from './http-server.js';
@@ -37,7 +38,7 @@ import type { ReplyMode } from './http-session.js';
 export { PARSED_MESSAGE, parseJsonBody, readNodeBody } from './http-node-io.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
-type Id = string | number;
+type Id = string | number | bigint;
 type Obj = Record<string, unknown>;
 
 /** Options of {@link createStatelessHttpHandler}. */
@@ -79,7 +80,7 @@ export function statusOfError(code: unknown): number {
 function errorJson(id: Id | null, e: RpcError): string {
   const error: Obj = { code: e.code, message: e.message };
   if (e.data !== undefined) error.data = e.data;
-  return JSON.stringify({ jsonrpc: '2.0', id, error });
+  return serializeMessage({ jsonrpc: '2.0', id, error });
 }
 
 interface Stream {
@@ -162,15 +163,15 @@ export class StatelessHttpServerTransport implements Transport {
     if (!isResponse) {
       this.#open(s);
       const params = restoreIds(message.params, inner as number, s.clientId, true);
-      s.sink.write(encodeEvent({ data: JSON.stringify(params === message.params ? message : { ...message, params }) }));
+      s.sink.write(encodeEvent({ data: serializeMessage(params === message.params ? message : { ...message, params }) }));
       return Promise.resolve();
     }
     this.#finish(inner as number, s);
     // the envelope is written here with the client's id: neither the message nor its result is copied
-    const id = JSON.stringify(s.clientId);
+    const id = serializeMessage(s.clientId);
     const text = 'result' in message
-      ? `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(restoreIds(message.result, inner as number, s.clientId, false))}}`
-      : `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(message.error)}}`;
+      ? `{"jsonrpc":"2.0","id":${id},"result":${serializeMessage(restoreIds(message.result, inner as number, s.clientId, false))}}`
+      : `{"jsonrpc":"2.0","id":${id},"error":${serializeMessage(message.error)}}`;
     if (s.sse) {
       s.sink.write(encodeEvent({ data: text }));
       s.sink.end();
@@ -328,10 +329,13 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 
   const tooLarge = (): Refusal => refuse(413, null, new RpcError(-32000, `Payload Too Large: body exceeds ${maxBody} bytes`), { Connection: 'close' });
 
-  /** Decodes and parses the body; PARSE_FAILED when it is not UTF-8 JSON. */
+  /** Decodes and parses the body (integer ids beyond 2^53 exact); PARSE_FAILED when it is not UTF-8 JSON. */
   function parse(body: Uint8Array): unknown {
     try {
-      return JSON.parse(UTF8.decode(body));
+      const text = UTF8.decode(body);
+      const message: unknown = JSON.parse(text);
+      exactIds(message, text);
+      return message;
     } catch {
       return PARSE_FAILED;
     }
