@@ -164,6 +164,31 @@ export class HttpServerSession implements Transport {
   }
 
   /**
+   * The engine sends no response for request `id` (the client cancelled it): the request stops
+   * awaiting one, and a POST stream left with nothing to wait for ends: as an empty
+   * `text/event-stream` when nothing was sent on it yet (a request's POST is answered with JSON
+   * or SSE, 2025-11-25 basic/transports, POST rule 5), else its SSE body ends. Resolves after
+   * queued sends.
+   */
+  unanswered(id: Id): Promise<void> {
+    return this.enqueue(async () => {
+      const key = idKey(id);
+      const s = this.requests?.get(key);
+      if (!s || this.ended) return;
+      s.pending.delete(key);
+      this.requests!.delete(key);
+      if (this.requests!.size === 0) this.requests = undefined;
+      if (key === this.initKey) this.initKey = undefined;
+      if (s.pending.size > 0 || s.done) return;
+      s.done = true;
+      this.forget(s);
+      const sink = s.sink;
+      if (sink && !sink.started && !sink.closed) sink.open(200, sseHeaders(s.headers));
+      this.detach(s, true);
+    });
+  }
+
+  /**
    * Closes the HTTP connection of a stream without ending the stream (the "polling" pattern of
    * 2025-11-25 basic/transports, POST rule 6): sends `retry` when configured, then ends the
    * response. The client resumes with GET and `Last-Event-ID`. Targets the stream of

@@ -56,4 +56,12 @@ export interface Transport {
   close(): Promise<void>;
   /** HTTP: the session id, once known. */
   readonly sessionId?: string;
+  /**
+   * The engine will send no response for the inbound request `requestId`: the peer cancelled
+   * it (`notifications/cancelled`; the cancellation page asks for no response). A transport
+   * that holds a channel open for that response ends it (HTTP: the request's POST stream), so
+   * that no exchange waits for an answer that will not come. Optional; never called for a
+   * request that is answered.
+   */
+  unanswered?(requestId: RequestId): void | Promise<void>;
 }

@@ -176,4 +176,29 @@ test('serve --http (legacy HTTP+SSE): a POST whose body is still arriving when i
   }
 });
 
+for (const reply of ['json', 'sse']) {
+  test(`serve --http --reply ${reply}: a request its client cancels (notifications/cancelled) ends its POST without a response`, async () => {
+    const s = await startServe('--rev', '2025-11-25', '--reply', reply);
+    try {
+      const sid = await initialize(s.url);
+      const headers = { Accept: ACCEPT, 'Content-Type': 'application/json', 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V };
+      const call = postRaw(s.url, headers, '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":30}}}');
+      await new Promise((r) => setTimeout(r, 500));
+      const cancel = await postRaw(s.url, headers, '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"no longer needed"}}');
+      assert.ok(cancel !== 'hang');
+      assert.is(cancel.status, 202);
+      const r = await call;
+      assert.ok(r !== 'hang', 'the cancelled request\'s POST must end');
+      assert.is(r.status, 200);
+      assert.is(r.body, undefined, 'no response for a cancelled request');
+      // the id is free again, and the session serves
+      const again = await postRaw(s.url, headers, '{"jsonrpc":"2.0","id":5,"method":"ping"}');
+      assert.ok(again !== 'hang');
+      assert.equal(again.body, { jsonrpc: '2.0', id: 5, result: {} });
+    } finally {
+      await s.stop();
+    }
+  });
+}
+
 test.run();
