@@ -276,7 +276,9 @@ export class LegacySseClientTransport implements Transport {
         for (const e of events) {
           if (e.event !== 'message') continue;
           try {
-            if (!this.closed) this.events?.onMessage(JSON.parse(e.data) as JSONRPCMessage);
+            const m = JSON.parse(e.data) as JSONRPCMessage;
+            exactIds(m, e.data);
+            if (!this.closed) this.events?.onMessage(m);
           } catch {
             this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
           }
@@ -299,7 +301,7 @@ export class LegacySseClientTransport implements Transport {
     const res = await this.fetchFn(this.endpoint, {
       method: 'POST',
       headers: { ...this.opts.headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(message),
+      body: serializeMessage(message),
       signal: this.abort.signal,
     });
     const text = await res.text().catch(() => '');

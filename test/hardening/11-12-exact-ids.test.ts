@@ -7,6 +7,10 @@
  * `mcpgen serve --stdio` and `mcpgen serve --http 0` of both eras, and the HTTP+SSE endpoints.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '../../generated/2025-11-25/index.js';
+import { HttpClientTransport } from '../../runtime/transport/http-client.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bin, root, startServe } from '../tasks/serve-process.js';
@@ -188,6 +192,41 @@ test('serve --http (legacy HTTP+SSE): a big id comes back exactly on the stream'
   } finally {
     abort.abort();
     await s.stop();
+  }
+});
+
+test('our 2025-11-25 client over Streamable HTTP answers a server request with a big id exactly', async () => {
+  const answers: string[] = [];
+  const http = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('event: message\ndata: {"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\n\n');
+      return;
+    }
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (body.includes('"method":"initialize"')) {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 's1' });
+        res.end(body.replace(/^\{.*"id":(\d+).*$/, '{"jsonrpc":"2.0","id":$1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"raw","version":"1"}}}'));
+        return;
+      }
+      if (!body.includes('"method"')) answers.push(body);
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const client = new Client({ clientInfo: { name: 't', version: '1' } });
+  try {
+    await client.connect(new HttpClientTransport({ url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }));
+    const end = Date.now() + LIMIT;
+    while (answers.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    assert.is(answers.length, 1, 'the ping was answered');
+    assert.is(answers[0], '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}');
+  } finally {
+    await client.close().catch(() => undefined);
+    http.closeAllConnections();
+    await new Promise<void>((r) => http.close(() => r()));
   }
 });
 
