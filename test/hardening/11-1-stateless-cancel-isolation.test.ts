@@ -136,4 +136,44 @@ test('serve --rev draft: the 2025-era sessions on the dual-era front cancel only
   }
 });
 
+/** A legacy HTTP+SSE session: POST to its endpoint, wait for a pattern on its stream. */
+async function legacySession(base: string) {
+  const abort = new AbortController();
+  const res = await fetch(`${base}/sse`, { headers: { Accept: 'text/event-stream' }, signal: abort.signal });
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let text = '';
+  const until = async (pattern: RegExp) => {
+    const end = Date.now() + LIMIT;
+    while (!pattern.test(text)) {
+      if (Date.now() > end) throw new Error(`stream lacks ${pattern}: ${text}`);
+      text += dec.decode((await reader.read()).value);
+    }
+    return pattern.exec(text)!;
+  };
+  const endpoint = new URL((await until(/event: endpoint\ndata: (\S+)/))[1], base).href;
+  const post = (m: unknown) => fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(m) }).then((r) => r.status);
+  await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  await until(/"id":0,"result"/);
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return { post, until, close: () => abort.abort() };
+}
+
+test('serve --http (legacy HTTP+SSE): one session cancels only its own requests', async () => {
+  const s = await startServe('--rev', '2025-11-25');
+  const base = new URL(s.url).origin;
+  const a = await legacySession(base);
+  const b = await legacySession(base);
+  try {
+    assert.is(await a.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1 } } }), 202);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(await b.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }), 202);
+    assert.match((await a.until(/data: (\{"jsonrpc":"2\.0","id":1,"result".*)/))[1], /Computed sum/);
+  } finally {
+    a.close();
+    b.close();
+    await s.stop();
+  }
+});
+
 test.run();
