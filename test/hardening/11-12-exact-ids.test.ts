@@ -11,6 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '../../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http-client.js';
+import { exactIds, isRequestId, serializeMessage } from '../../runtime/jsonrpc.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bin, root, startServe } from '../tasks/serve-process.js';
@@ -228,6 +229,38 @@ test('our 2025-11-25 client over Streamable HTTP answers a server request with a
     http.closeAllConnections();
     await new Promise<void>((r) => http.close(() => r()));
   }
+});
+
+test('exactIds reads the id the parser kept (the last of repeated names), wherever the frame puts it', () => {
+  const cases: Array<[string, string]> = [
+    ['{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}', '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}'],
+    [' { "method" : "ping" ,\r\n "id"\t:\n-9007199254740993 , "jsonrpc":"2.0"}', '{"method":"ping","id":-9007199254740993,"jsonrpc":"2.0"}'],
+    // nested and quoted look-alikes are skipped; a repeated name: the last one counts, as in JSON.parse
+    ['{"x":{"id":5},"s":"\\"id\\":1,","id":1,"a":[{"id":2},"]"],"id":12345678901234567890123}', '{"x":{"id":5},"s":"\\"id\\":1,","id":12345678901234567890123,"a":[{"id":2},"]"]}'],
+    // an escaped name is the same name
+    ['{"i\\u0064":9007199254740995,"jsonrpc":"2.0","method":"ping"}', '{"id":9007199254740995,"jsonrpc":"2.0","method":"ping"}'],
+    // integers written with a fraction or an exponent
+    ['{"id":9007199254740993.000}', '{"id":9007199254740993}'],
+    ['{"id":90071992547409930e-1}', '{"id":9007199254740993}'],
+    ['{"id":1.5e20}', '{"id":150000000000000000000}'],
+    // params fields keep the parsed number for the validators; the exact value is read beside it
+    ['{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}', '{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}'],
+  ];
+  for (const [text, written] of cases) {
+    const m = JSON.parse(text);
+    exactIds(m, text);
+    assert.is(serializeMessage(m), written, text);
+  }
+  for (const text of ['{"id":9007199254740993.5}', `{"id":1${'0'.repeat(1100)}}`, '{"id":9.0071992547409931e15}']) {
+    const m = JSON.parse(text);
+    exactIds(m, text);
+    assert.not.ok(isRequestId(m.id), `${text.slice(0, 40)}: not an integer as written, or absurdly long`);
+  }
+  // safe integers and everything else: untouched, same object, one stringify
+  const plain = { jsonrpc: '2.0', id: 7, method: 'ping', params: { _meta: { progressToken: 'p' }, requestId: 3 } };
+  const text = JSON.stringify(plain);
+  exactIds(plain, text);
+  assert.is(serializeMessage(plain), text);
 });
 
 test.run();
