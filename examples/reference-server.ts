@@ -22,7 +22,7 @@ import { RpcError } from '../runtime/errors.js';
 import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
 import type { RequestContext, RequestHandler } from '../runtime/context.js';
-import type { Params } from '../runtime/jsonrpc.js';
+import type { Params, RequestId } from '../runtime/jsonrpc.js';
 import { addStatelessFixtures, addTaskFixtures } from './reference-stateless.js';
 import { ReferenceTasks, addTaskTools, hasTaskTools } from './reference-tasks.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
@@ -48,7 +48,7 @@ export interface ReferenceOptions {
    * stream (the `HttpServerSession.closeSseConnection` of the session `ctx.info.sessionId`);
    * `test_reconnection` uses it.
    */
-  closeSseConnection?: (requestId: string | number, ctx: RequestContext) => Promise<void>;
+  closeSseConnection?: (requestId: RequestId, ctx: RequestContext) => Promise<void>;
   /** Serve the task tools of ./reference-tasks.ts when the table has tasks (default true). */
   taskTools?: boolean;
   /**

@@ -6,7 +6,7 @@
  * and no response is sent for it (case 007). Unknown or finished ids and malformed notifications
  * are ignored. Outbound: the sender of a cancel ignores a response that arrives afterwards.
  */
-import { isRequestId, type Params, type RequestId } from './jsonrpc.js';
+import { exactField, isRequestId, type Params, type RequestId } from './jsonrpc.js';
 import type { MessageInfo } from './transport/types.js';
 
 /** Requests that are never cancelled by notification (`initialize` MUST NOT be cancelled). */
@@ -15,7 +15,8 @@ export const UNCANCELLABLE_METHODS: readonly string[] = ['initialize'];
 /** Parses `notifications/cancelled` params; undefined when malformed. */
 export function parseCancelled(params: unknown): { requestId: RequestId; reason?: string } | undefined {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-  const { requestId, reason } = params as Record<string, unknown>;
+  const { reason } = params as Record<string, unknown>;
+  const requestId = exactField(params as Record<string, unknown>, 'requestId');
   if (!isRequestId(requestId)) return undefined;
   return typeof reason === 'string' ? { requestId, reason } : { requestId };
 }

@@ -8,10 +8,14 @@
 import { ErrorCode, type ErrorObject } from './errors.js';
 import type { JSONRPCMessage } from './transport/types.js';
 
-/** A request id: a string or an integer (`RequestId` in the schema). */
-export type RequestId = string | number;
-/** A progress token: a string or an integer (`ProgressToken` in the schema). */
-export type ProgressToken = string | number;
+/**
+ * A request id: a string or an integer (`RequestId` in the schema). An integer beyond
+ * ±(2^53 − 1) that a peer wrote is a `bigint` (exact: see {@link exactIds}); every other
+ * integer is a `number`.
+ */
+export type RequestId = string | number | bigint;
+/** A progress token: a string or an integer (`ProgressToken` in the schema); big integers as in {@link RequestId}. */
+export type ProgressToken = string | number | bigint;
 /** `params` of a request or notification: always a JSON object in MCP. */
 export type Params = Record<string, unknown>;
 
@@ -70,9 +74,191 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** True for a string or an integer number (finite, no fraction). `0` and `""` are ids. */
+/**
+ * True for a string or an integer (a finite number without fraction, or a `bigint`). `0` and
+ * `""` are ids. The one definition of a valid id: the engine and every transport check with it.
+ */
 export function isRequestId(v: unknown): v is RequestId {
-  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+}
+
+/**
+ * Longest number token read back exactly by {@link exactIds}, characters. A longer one (only an
+ * absurd spelling of an integer beyond 2^53 can be) is an unreadable id.
+ */
+const MAX_EXACT_TOKEN = 1024;
+
+/**
+ * Makes the integer ids of a freshly parsed message exact. `JSON.parse` rounds an integer
+ * beyond ±(2^53 − 1) to the nearest double (`9007199254740993` → `…992`), while JSON-RPC 2.0
+ * requires a response to carry the request's id unchanged. When the message's `id`, its
+ * `params.requestId` (`notifications/cancelled`) or its `params._meta.progressToken` is such a
+ * number, the token is read again from `text` (the JSON the message was parsed from) and its
+ * exact value taken as a `bigint`, which {@link serializeMessage} writes back as the same
+ * integer: the `id` is replaced by it; the two params fields keep the parsed number (the
+ * params validators know no bigint) and the exact value is kept beside it, read with
+ * {@link exactField}. A token that is not an integer as written (`9007199254740993.5`, which
+ * the double rounds to an integer) or longer than 1024 characters becomes `NaN`: an
+ * unreadable id, refused like `1.5`. Any other value is left as it is, and nothing is
+ * allocated for it (the check is a `typeof` and `Number.isSafeInteger` per field). Mutates
+ * `message`.
+ */
+export function exactIds(message: unknown, text: string): void {
+  if (typeof message !== 'object' || message === null) return;
+  const m = message as Record<string, unknown>;
+  const id = m.id;
+  if (typeof id === 'number' && !Number.isSafeInteger(id) && Number.isInteger(id)) m.id = exactAt(text, ID_PATH);
+  const params = m.params;
+  if (typeof params !== 'object' || params === null) return;
+  const p = params as Record<string, unknown>;
+  const requestId = p.requestId;
+  if (typeof requestId === 'number' && !Number.isSafeInteger(requestId) && Number.isInteger(requestId)) keepExact(p, 'requestId', exactAt(text, REQUEST_ID_PATH));
+  const meta = p._meta;
+  if (typeof meta !== 'object' || meta === null) return;
+  const token = (meta as Record<string, unknown>).progressToken;
+  if (typeof token === 'number' && !Number.isSafeInteger(token) && Number.isInteger(token)) {
+    keepExact(meta as Record<string, unknown>, 'progressToken', exactAt(text, TOKEN_PATH));
+  }
+}
+
+/** Where {@link exactIds} keeps exact values beside the parsed ones: not enumerable, so neither validators nor copies see it. */
+const EXACT: unique symbol = Symbol('mcpgen.exact');
+type WithExact = Record<string, unknown> & { [EXACT]?: Record<string, bigint | number> };
+
+function keepExact(o: Record<string, unknown>, field: string, value: bigint | number): void {
+  const w = o as WithExact;
+  if (!w[EXACT]) Object.defineProperty(w, EXACT, { value: {}, enumerable: false });
+  w[EXACT]![field] = value;
+}
+
+/**
+ * `o[field]`, or the exact value {@link exactIds} kept for it (a `bigint`, or `NaN` for a
+ * token that is no integer as written). Use it to read a peer's `requestId` or
+ * `progressToken`.
+ */
+export function exactField(o: Record<string, unknown>, field: string): unknown {
+  const v = o[field];
+  if (typeof v !== 'number' || Number.isSafeInteger(v)) return v;
+  const kept = (o as WithExact)[EXACT];
+  return kept !== undefined && Object.prototype.hasOwnProperty.call(kept, field) ? kept[field] : v;
+}
+
+const ID_PATH = ['id'];
+const REQUEST_ID_PATH = ['params', 'requestId'];
+const TOKEN_PATH = ['params', '_meta', 'progressToken'];
+
+/** The exact integer of the number at `path` in the JSON `text`, or NaN (see {@link exactIds}). */
+function exactAt(text: string, path: readonly string[]): bigint | number {
+  const at = valueAt(text, path);
+  if (at < 0) return Number.NaN;
+  NUMBER.lastIndex = at;
+  const m = NUMBER.exec(text);
+  if (!m || m[0].length > MAX_EXACT_TOKEN) return Number.NaN;
+  const [, sign, int, frac = '', exp] = m;
+  let digits = int + frac;
+  let shift = (exp === undefined ? 0 : Number(exp)) - frac.length;
+  if (shift < 0) {
+    // digits dropped by a negative shift must all be zeros, or the value has a fraction
+    const cut = Math.max(0, digits.length + shift);
+    if (/[^0]/.test(digits.slice(cut))) return Number.NaN;
+    digits = digits.slice(0, cut) || '0';
+    shift = 0;
+  }
+  // the parsed double was finite, so the value has at most 309 digits
+  if (digits.length + shift > 400) return Number.NaN;
+  return BigInt(sign + digits + '0'.repeat(shift));
+}
+
+const NUMBER = /(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?/y;
+
+/**
+ * Where the value at `path` (member names, from the top-level object) begins in the JSON
+ * `text`, or -1. With repeated names the last one counts, as in `JSON.parse`. `text` is
+ * known to be valid JSON.
+ */
+function valueAt(text: string, path: readonly string[]): number {
+  let i = 0;
+  for (const name of path) {
+    i = skipSpace(text, i);
+    if (text.charCodeAt(i) !== 0x7b /* { */) return -1;
+    i++;
+    let found = -1;
+    for (;;) {
+      i = skipSpace(text, i);
+      if (text.charCodeAt(i) === 0x7d /* } */) break;
+      const keyEnd = stringEnd(text, i);
+      const raw = text.slice(i + 1, keyEnd - 1);
+      const key = raw.indexOf('\\') === -1 ? raw : (JSON.parse(text.slice(i, keyEnd)) as string);
+      i = skipSpace(text, keyEnd) + 1; // past ':'
+      i = skipSpace(text, i);
+      if (key === name) found = i;
+      i = skipSpace(text, valueEnd(text, i));
+      if (text.charCodeAt(i) === 0x2c /* , */) i++;
+      else break;
+    }
+    if (found < 0) return -1;
+    i = found;
+  }
+  return i;
+}
+
+function skipSpace(text: string, i: number): number {
+  for (let c = text.charCodeAt(i); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++i));
+  return i;
+}
+
+/** The index after the string that starts at `i` (a `"`). */
+function stringEnd(text: string, i: number): number {
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x5c /* \ */) j++;
+    else if (c === 0x22 /* " */) return j + 1;
+  }
+  return text.length;
+}
+
+/** The index after the JSON value that starts at `i`. */
+function valueEnd(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === 0x22) return stringEnd(text, i);
+  if (c !== 0x7b && c !== 0x5b) {
+    let j = i;
+    for (let d = text.charCodeAt(j); j < text.length && d !== 0x2c && d !== 0x7d && d !== 0x5d && d !== 0x20 && d !== 0x09 && d !== 0x0a && d !== 0x0d; d = text.charCodeAt(++j));
+    return j;
+  }
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const d = text.charCodeAt(j);
+    if (d === 0x22) j = stringEnd(text, j) - 1;
+    else if (d === 0x7b || d === 0x5b) depth++;
+    else if ((d === 0x7d || d === 0x5d) && --depth === 0) return j + 1;
+  }
+  return text.length;
+}
+
+/** Marks a bigint inside the JSON text {@link serializeMessage} builds (random per process: no message can hold it). */
+const BIGINT_MARK = `~mcpgen-bigint-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}~`;
+const BIGINT_MARKED = new RegExp(`"${BIGINT_MARK}(-?[0-9]+)"`, 'g');
+const markBigint = (_key: string, v: unknown): unknown => (typeof v === 'bigint' ? BIGINT_MARK + v.toString() : v);
+
+/**
+ * `JSON.stringify(message)`, where a `bigint` (an exact id, see {@link exactIds}) is written as
+ * the JSON integer it is. The common message (no bigint) costs one `JSON.stringify`; only one
+ * that holds a bigint is serialized a second time. Throws what `JSON.stringify` throws
+ * otherwise (cycles); returns undefined for what it returns undefined for.
+ */
+export function serializeMessage(message: unknown): string {
+  try {
+    return JSON.stringify(message);
+  } catch (e) {
+    if (!(e instanceof TypeError) || !/BigInt/i.test(e.message)) throw e;
+    return JSON.stringify(message, markBigint).replace(BIGINT_MARKED, '$1');
+  }
+}
+
+/** An id as text for messages and logs (a bigint with its digits; never throws). */
+export function idText(id: unknown): string {
+  return typeof id === 'bigint' ? id.toString() : String(JSON.stringify(id));
 }
 
 function paramsOk(m: Record<string, unknown>): boolean {

@@ -377,7 +377,11 @@ export class Peer {
     const { id, method } = r;
     this.inbound.end(r);
     r.onEnd?.();
-    if (r.cancelled || this.closedWith) return;
+    if (this.closedWith) return;
+    if (r.cancelled) {
+      void this.transport.unanswered?.(id);
+      return;
+    }
     if (failed) {
       if (value instanceof RpcError) return this.reply(errorResponse(id, value.code, value.message, value.data));
       this.log.error?.('request handler failed', { method, id, error: value instanceof Error ? value.message : String(value) });

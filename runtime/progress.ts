@@ -5,7 +5,7 @@
  * completion. A receiver of progress for a token it does not know (never issued, or its request
  * already finished: case 009) drops it: a notification is never answered.
  */
-import { isRequestId, type Params, type ProgressToken } from './jsonrpc.js';
+import { exactField, idText, isRequestId, type Params, type ProgressToken } from './jsonrpc.js';
 
 /** The payload of one progress notification, as delivered to callbacks. */
 export interface Progress {
@@ -54,7 +54,7 @@ export class ProgressRouter {
   /** Routes `token` to `callback` until the returned function (or {@link delete}) is called. */
   register(token: ProgressToken, callback: ProgressCallback): () => void {
     const routes = (this.routes ??= new Map());
-    if (routes.has(token)) throw new Error(`progress token ${JSON.stringify(token)} is already in use`);
+    if (routes.has(token)) throw new Error(`progress token ${idText(token)} is already in use`);
     routes.set(token, callback);
     return () => {
       if (routes.get(token) === callback) routes.delete(token);
@@ -108,7 +108,7 @@ export class ProgressReporter {
   /** Reads `_meta.progressToken` from request params (undefined when absent or malformed). */
   static tokenOf(params: unknown): ProgressToken | undefined {
     if (!isObject(params) || !isObject(params._meta)) return undefined;
-    const t = params._meta.progressToken;
+    const t = exactField(params._meta, 'progressToken');
     return isRequestId(t) ? t : undefined;
   }
 

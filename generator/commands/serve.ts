@@ -18,6 +18,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { serializeMessage } from '../../runtime/jsonrpc.js';
 import { RpcError } from '../../runtime/errors.js';
 import { MIN_REQUEST_STATE_SECRET_BYTES } from '../../runtime/mrtr.js';
 import type { ClientSession, ClientSessionOptions } from '../../runtime/client.js';
@@ -92,8 +93,8 @@ async function legacyRevision(): Promise<RevisionModule & { fallbackTables: Revi
 }
 
 const stderrLogger: Logger = {
-  warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
-  error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${JSON.stringify(d)}` : ''}\n`),
+  warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${serializeMessage(d)}` : ''}\n`),
+  error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${serializeMessage(d)}` : ''}\n`),
 };
 
 /** Wraps a transport so that `closed` resolves when it closes. */

@@ -9,6 +9,7 @@
  * whitespace and needs no stripping. Blank and whitespace-only lines are skipped.
  */
 import { isUtf8 } from 'node:buffer';
+import { serializeMessage } from '../jsonrpc.js';
 
 /** 16 MiB: the default maximum line size in bytes (the `\n` not counted). */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -36,8 +37,11 @@ export class FrameError extends Error {
 
 /** Where decoded values and per-line failures go. Called synchronously from `push`. */
 export interface NdjsonSink {
-  /** One parsed JSON value (any JSON: checking that it is a message is the caller's job). */
-  value(value: unknown): void;
+  /**
+   * One parsed JSON value (any JSON: checking that it is a message is the caller's job), with
+   * the line's text it was parsed from (for `exactIds` in ../jsonrpc.ts).
+   */
+  value(value: unknown, text: string): void;
   /** One line that failed; decoding continues with the next line. */
   error(error: FrameError): void;
 }
@@ -156,7 +160,7 @@ export class NdjsonDecoder {
       this.sink.error(new FrameError('invalid-json', `line is not JSON: ${(e as Error).message}`, bytes, e));
       return;
     }
-    this.sink.value(value);
+    this.sink.value(value, line);
   }
 
   /**
@@ -224,21 +228,22 @@ export class NdjsonDecoder {
       this.sink.error(new FrameError('invalid-json', `line is not JSON: ${(e as Error).message}`, n, e));
       return;
     }
-    this.sink.value(value);
+    this.sink.value(value, text);
   }
 }
 
 const LS = /[\u2028\u2029]/g;
 
 /**
- * Encodes one message as one frame: `JSON.stringify(message) + "\n"`. JSON text never holds a
+ * Encodes one message as one frame: `JSON.stringify(message) + "\n"` (a bigint, an exact id,
+ * written as its integer: `serializeMessage` in ../jsonrpc.ts). JSON text never holds a
  * raw LF or CR (both are escaped inside strings), so the frame has exactly one `0x0A`, at the
  * end, and no `0x0D`. U+2028 and U+2029 are written as `\u2028` / `\u2029` (same JSON value) so
  * that readers that split on Unicode line separators still see one line.
- * Throws what `JSON.stringify` throws (cycles, BigInt).
+ * Throws what `JSON.stringify` throws (cycles).
  */
 export function encodeFrame(message: unknown): string {
-  const json = JSON.stringify(message);
+  const json = serializeMessage(message);
   if (json === undefined) throw new TypeError('message is not JSON-serializable');
   // indexOf allocates nothing, and on a one-byte string (most JSON) it answers at once
   if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return json + '\n';

@@ -22,6 +22,7 @@
 import type { Agent } from 'node:http';
 import { SseParser } from '../codec/sse.js';
 import { ErrorCode, RpcError } from '../errors.js';
+import { exactIds, serializeMessage } from '../jsonrpc.js';
 import { Cancel, fetchRequester, HttpStatusError, mediaType, nodeRequester, readBody, sleep, type HttpReply, type Requester } from './http-request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
 
@@ -155,7 +156,7 @@ export class HttpClientTransport implements Transport {
     this.inFlight.add(cancel);
     let streaming = false;
     try {
-      const res = await this.request({ method: 'POST', headers, body: JSON.stringify(message), cancel });
+      const res = await this.request({ method: 'POST', headers, body: serializeMessage(message), cancel });
       const assigned = res.header('mcp-session-id');
       if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
       const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
@@ -274,6 +275,7 @@ export class HttpClientTransport implements Transport {
           let m: JSONRPCMessage;
           try {
             m = JSON.parse(e.data) as JSONRPCMessage;
+            exactIds(m, e.data);
           } catch {
             this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
             continue;

@@ -5,6 +5,7 @@
  * whole response is written ({@link respondNode}), which delivers a refusal sent before the body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { exactIds } from '../jsonrpc.js';
 import type { ResponseSink } from './http-exchange.js';
 import { refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from './http-guard.js';
 
@@ -80,10 +81,16 @@ export class NodeSink extends NodeResponseSink {
 export const PARSED_MESSAGE: unique symbol = Symbol('mcpgen.parsedMessage');
 export type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
 
-/** Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced); `undefined` when either fails. */
+/**
+ * Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced), integer ids beyond 2^53
+ * exact (`exactIds` in ../jsonrpc.ts); `undefined` when either fails.
+ */
 export function parseJsonBody(body: Uint8Array): unknown {
   try {
-    return JSON.parse(UTF8.decode(body));
+    const text = UTF8.decode(body);
+    const message: unknown = JSON.parse(text);
+    exactIds(message, text);
+    return message;
   } catch {
     return undefined;
   }

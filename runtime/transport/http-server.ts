@@ -28,6 +28,7 @@ import { MemoryEventStore, type EventStore } from './event-store.js';
 import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from './http-exchange.js';
 import { refusalBody, refusalHeaders, RequestGuard } from './http-guard.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './http-session.js';
+import { exactIds, isRequestId } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo } from './types.js';
 
 export { HttpServerSession, type ReplyMode } from './http-session.js';
@@ -181,7 +182,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     }
     let message: unknown;
     try {
-      message = JSON.parse(utf8.decode(body));
+      const text = utf8.decode(body);
+      message = JSON.parse(text);
+      exactIds(message, text);
     } catch {
       return fail(ex, 400, -32700, 'Parse error: body is not JSON');
     }
@@ -261,22 +264,28 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   return handler;
 }
 
-/** Why `m` is not one JSON-RPC 2.0 request, notification or response (undefined if it is). */
+/**
+ * Why `m` is not one JSON-RPC 2.0 request, notification or response (undefined if it is). Ids
+ * are checked with {@link isRequestId}, the engine's definition (a string or an integer: `1.5`,
+ * `true` or an object are refused here with 400 -32600 rather than reaching the engine).
+ */
 export function shapeProblem(m: unknown): string | undefined {
   if (Array.isArray(m)) return 'batches are not accepted; send one message per POST';
   if (typeof m !== 'object' || m === null) return 'body must be a JSON object';
   const o = m as Record<string, unknown>;
   if (o.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
-  const idOk = typeof o.id === 'string' || (typeof o.id === 'number' && Number.isFinite(o.id));
+  // the engine's own definition of an id (../jsonrpc.ts): a request the transport admits is one
+  // the engine answers with that id, so its answer always finds the POST that carried it
+  const idOk = isRequestId(o.id);
   if ('method' in o) {
     if (typeof o.method !== 'string') return 'method must be a string';
-    if ('id' in o && !idOk) return 'id must be a string or a number';
+    if ('id' in o && !idOk) return 'id must be a string or an integer';
     if ('params' in o && (typeof o.params !== 'object' || o.params === null)) return 'params must be an object or array';
     return undefined;
   }
   if ('result' in o || 'error' in o) {
     if ('result' in o && 'error' in o) return 'a response has either result or error';
-    if (!idOk && o.id !== null) return 'response id must be a string, a number or null';
+    if (!idOk && o.id !== null) return 'response id must be a string, an integer or null';
     return undefined;
   }
   return 'not a request, notification or response';

@@ -15,6 +15,7 @@ import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
 import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
 import { SENT } from './sent.js';
+import { idText, serializeMessage } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 import type { ReplyMode } from './http-stream.js';
 
@@ -32,7 +33,7 @@ export interface SessionSettings {
   maxBacklog: number;
 }
 
-type Id = string | number;
+type Id = string | number | bigint;
 
 const STANDALONE = 'standalone';
 const idKey = (id: Id): string => `${typeof id}:${id}`;
@@ -132,7 +133,7 @@ export class HttpServerSession implements Transport {
 
   /** Answers a POST stream with `message` as `application/json`; the stream is finished. */
   private replyJson(s: OutStream, message: JSONRPCMessage): void {
-    const body = JSON.stringify(message);
+    const body = serializeMessage(message);
     s.mode = 'json';
     s.done = true;
     this.forget(s);
@@ -163,6 +164,31 @@ export class HttpServerSession implements Transport {
   }
 
   /**
+   * The engine sends no response for request `id` (the client cancelled it): the request stops
+   * awaiting one, and a POST stream left with nothing to wait for ends: as an empty
+   * `text/event-stream` when nothing was sent on it yet (a request's POST is answered with JSON
+   * or SSE, 2025-11-25 basic/transports, POST rule 5), else its SSE body ends. Resolves after
+   * queued sends.
+   */
+  unanswered(id: Id): Promise<void> {
+    return this.enqueue(async () => {
+      const key = idKey(id);
+      const s = this.requests?.get(key);
+      if (!s || this.ended) return;
+      s.pending.delete(key);
+      this.requests!.delete(key);
+      if (this.requests!.size === 0) this.requests = undefined;
+      if (key === this.initKey) this.initKey = undefined;
+      if (s.pending.size > 0 || s.done) return;
+      s.done = true;
+      this.forget(s);
+      const sink = s.sink;
+      if (sink && !sink.started && !sink.closed) sink.open(200, sseHeaders(s.headers));
+      this.detach(s, true);
+    });
+  }
+
+  /**
    * Closes the HTTP connection of a stream without ending the stream (the "polling" pattern of
    * 2025-11-25 basic/transports, POST rule 6): sends `retry` when configured, then ends the
    * response. The client resumes with GET and `Last-Event-ID`. Targets the stream of
@@ -184,13 +210,19 @@ export class HttpServerSession implements Transport {
    * stream dies unanswered: the connection closed while the client cannot resume the stream
    * (no event store, or no event ID sent yet), or the session ended. A disconnection the
    * client can resume from is not a cancellation (2025-11-25 basic/transports, POST rule 6).
+   * Once the session has ended the POST gets 404 "Session not found" and nothing is delivered.
    */
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
+    if (this.ended) {
+      // the session ended while the body was arriving (DELETE, close, expiry): nothing would answer
+      sink.respond(404, { 'Content-Type': 'application/json' }, errorBody(-32000, 'Session not found'));
+      return;
+    }
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
       if (this.requests?.has(key)) {
-        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(-32600, `Request id ${JSON.stringify(id)} is already in use`));
+        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(-32600, `Request id ${idText(id)} is already in use`));
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
@@ -229,7 +261,7 @@ export class HttpServerSession implements Transport {
         }
         const s = streamId === STANDALONE ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
-        for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: JSON.stringify(m) }));
+        for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
         if (!s || s.done) {
           sink.end();
           return;
@@ -343,7 +375,7 @@ export class HttpServerSession implements Transport {
     if (response) {
       const key = idKey(message.id as Id);
       s = this.requests?.get(key);
-      if (!s) throw new Error(`No open request with id ${JSON.stringify(message.id)} in session ${this.sessionId}`);
+      if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
       if (key === this.initKey) this.learnVersion(message);
       s.pending.delete(key);
       this.requests!.delete(key);
@@ -391,7 +423,7 @@ export class HttpServerSession implements Transport {
 
   private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined): void {
     if (!s.sink) return;
-    if (s.sink.write(encodeEvent({ id: eventId, data: JSON.stringify(message) })) && eventId !== undefined) {
+    if (s.sink.write(encodeEvent({ id: eventId, data: serializeMessage(message) })) && eventId !== undefined) {
       s.resumable = true;
     }
   }

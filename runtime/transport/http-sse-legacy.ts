@@ -5,8 +5,9 @@
  * Server: GET `ssePath` opens an SSE stream whose first event is `endpoint`, carrying
  * `<postPath>?sessionId=<id>`; the client POSTs each message there (202 Accepted; 404 unknown
  * session; 400 with -32700 for a body that is not JSON, -32600 for one that is not a JSON-RPC
- * message; 413 over `maxBodyBytes`; 408 a body not in within `bodyTimeoutMs`; 415 not
- * `application/json`); server messages go out as `message` events on the stream. Closing the
+ * message, an id that is not a string or an integer included; 404 when the stream closed while
+ * the body was arriving; 413 over `maxBodyBytes`; 408 a body not in within `bodyTimeoutMs`; 415
+ * not `application/json`); server messages go out as `message` events on the stream. Closing the
  * stream ends the session. Host, Origin, method, Content-Type and Content-Length are checked
  * before the body as on the Streamable HTTP endpoint (./http-guard.ts: 403, 405, 415, 413).
  *
@@ -23,6 +24,7 @@ import { nodeExchange } from './http-exchange.js';
 import { RequestGuard } from './http-guard.js';
 import { refuseNode, respondNode } from './http-node-io.js';
 import { shapeProblem, type SessionInfo } from './http-server.js';
+import { exactIds, serializeMessage } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
 /** Options of {@link createLegacySseHandler}. */
@@ -71,6 +73,11 @@ export class LegacySseServerTransport implements Transport {
     private readonly onEnd: (t: LegacySseServerTransport) => void,
   ) {}
 
+  /** False once the stream closed (the session ended). */
+  get active(): boolean {
+    return !this.closed && !this.res.writableEnded;
+  }
+
   async start(events: TransportEvents): Promise<void> {
     if (this.events) throw new Error('LegacySseServerTransport already started');
     this.events = events;
@@ -78,7 +85,7 @@ export class LegacySseServerTransport implements Transport {
 
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (this.closed || this.res.writableEnded) throw new Error('LegacySseServerTransport is closed');
-    this.res.write(encodeEvent({ event: 'message', data: JSON.stringify(message) }));
+    this.res.write(encodeEvent({ event: 'message', data: serializeMessage(message) }));
   }
 
   async close(): Promise<void> {
@@ -162,12 +169,16 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     if (typeof body === 'string') return refuseNode(res, guard.bodyRefusal(body));
     let message: unknown;
     try {
-      message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+      const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+      message = JSON.parse(text);
+      exactIds(message, text);
     } catch {
       return fail(res, 400, -32700, 'Parse error: body is not JSON');
     }
     const problem = shapeProblem(message);
     if (problem) return fail(res, 400, -32600, `Invalid Request: ${problem}`);
+    // the stream may have closed while the body was arriving: nothing would answer on it
+    if (!session.active) return fail(res, 404, -32000, 'Session not found');
     respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');
     session.receive(message as JSONRPCMessage, h);
   }
@@ -263,7 +274,9 @@ export class LegacySseClientTransport implements Transport {
         for (const e of events) {
           if (e.event !== 'message') continue;
           try {
-            if (!this.closed) this.events?.onMessage(JSON.parse(e.data) as JSONRPCMessage);
+            const m = JSON.parse(e.data) as JSONRPCMessage;
+            exactIds(m, e.data);
+            if (!this.closed) this.events?.onMessage(m);
           } catch {
             this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
           }
@@ -286,7 +299,7 @@ export class LegacySseClientTransport implements Transport {
     const res = await this.fetchFn(this.endpoint, {
       method: 'POST',
       headers: { ...this.opts.headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(message),
+      body: serializeMessage(message),
       signal: this.abort.signal,
     });
     const text = await res.text().catch(() => '');

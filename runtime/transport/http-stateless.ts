@@ -23,12 +23,14 @@
  *   `Mcp-Param-*` missing, malformed or not matching the body (./http-headers.ts).
  * - 400 -32022 protocol version not in `supportedVersions` (`data.supported`, `data.requested`).
  * - 404 when the answer is -32601 (method not found); 400 for -32021 and -32022 answers.
- * - 202 notification; 200 JSON (`auto`: the response came first) or SSE.
+ * - 202 notification (a `notifications/cancelled` or `notifications/progress` is not delivered:
+ *   it can name no request of its own POST); 200 JSON (`auto`: the response came first) or SSE.
  * `Mcp-Session-Id` and `Last-Event-ID` are ignored; no session id is minted.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import { ErrorCode, RpcError } from '../errors.js';
+import { exactIds, serializeMessage } from '../jsonrpc.js';
 import { fetchExchange, nodeExchange, type Exchange, type ResponseSink } from './http-exchange.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './http-headers.js';
 import { RequestGuard, type HttpRefusal } from './http-guard.js';
@@ -39,7 +41,7 @@ import type { ReplyMode } from './http-session.js';
 export { PARSED_MESSAGE, parseJsonBody, readNodeBody } from './http-node-io.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 
-type Id = string | number;
+type Id = string | number | bigint;
 type Obj = Record<string, unknown>;
 
 /** Options of {@link createStatelessHttpHandler}. */
@@ -85,7 +87,7 @@ export function statusOfError(code: unknown): number {
 function errorJson(id: Id | null, e: RpcError): string {
   const error: Obj = { code: e.code, message: e.message };
   if (e.data !== undefined) error.data = e.data;
-  return JSON.stringify({ jsonrpc: '2.0', id, error });
+  return serializeMessage({ jsonrpc: '2.0', id, error });
 }
 
 interface Stream {
@@ -105,7 +107,9 @@ const CLOSED_BY_CLIENT = 'response stream closed by the client';
  * this revision and is dropped. Server→client requests reject (MRTR carries them instead).
  *
  * Inbound requests reach the engine with an id of this transport's (a number, unique for its
- * lifetime). When a response stream closes before its answer (the client went away or
+ * lifetime). These inner ids are never reachable from outside: a POSTed
+ * `notifications/cancelled` or `notifications/progress` does not reach the engine (202,
+ * ignored: see {@link namesRequest}), so one client can never cancel another's request. When a response stream closes before its answer (the client went away or
  * cancelled by closing it), the engine gets `notifications/cancelled` for that id: the
  * handler's `ctx.signal` aborts with reason "response stream closed by the client" and its
  * answer is not sent. `MessageInfo.signal` is not set.
@@ -138,7 +142,7 @@ export class StatelessHttpServerTransport implements Transport {
     }
     if (message.id === undefined) {
       sink.respond(202, {});
-      events.onMessage(message, info);
+      if (!namesRequest(message)) events.onMessage(message, info);
       return;
     }
     const inner = ++this.#next;
@@ -166,15 +170,15 @@ export class StatelessHttpServerTransport implements Transport {
     if (!isResponse) {
       this.#open(s);
       const params = restoreIds(message.params, inner as number, s.clientId, true);
-      s.sink.write(encodeEvent({ data: JSON.stringify(params === message.params ? message : { ...message, params }) }));
+      s.sink.write(encodeEvent({ data: serializeMessage(params === message.params ? message : { ...message, params }) }));
       return Promise.resolve();
     }
     this.#finish(inner as number, s);
     // the envelope is written here with the client's id: neither the message nor its result is copied
-    const id = JSON.stringify(s.clientId);
+    const id = serializeMessage(s.clientId);
     const text = 'result' in message
-      ? `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(restoreIds(message.result, inner as number, s.clientId, false))}}`
-      : `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(message.error)}}`;
+      ? `{"jsonrpc":"2.0","id":${id},"result":${serializeMessage(restoreIds(message.result, inner as number, s.clientId, false))}}`
+      : `{"jsonrpc":"2.0","id":${id},"error":${serializeMessage(message.error)}}`;
     if (s.sse) {
       s.sink.write(encodeEvent({ data: text }));
       s.sink.end();
@@ -218,6 +222,19 @@ export class StatelessHttpServerTransport implements Transport {
     if (s.timer) clearInterval(s.timer);
     this.#streams.delete(inner);
   }
+}
+
+/**
+ * Whether a notification names a request or a progress token of the engine's
+ * (`notifications/cancelled` `requestId`, `notifications/progress` `progressToken`). A POSTed
+ * notification is an exchange of its own that carries no request: whatever id it names, it
+ * names none of its exchange's, and the ids the engine knows are inner ones, never reachable
+ * from outside. Such a notification is accepted (202) and ignored, as the cancellation page
+ * asks for an unknown request id (draft basic/patterns/cancellation, Error Handling); on this
+ * transport closing the response stream is the cancellation (streamable-http, Cancellation).
+ */
+function namesRequest(message: JSONRPCMessage): boolean {
+  return message.method === 'notifications/cancelled' || message.method === 'notifications/progress';
 }
 
 /**
@@ -288,10 +305,13 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     return refuse(r.status, null, new RpcError(r.code, message), r.headers);
   };
 
-  /** Decodes and parses the body; PARSE_FAILED when it is not UTF-8 JSON. */
+  /** Decodes and parses the body (integer ids beyond 2^53 exact); PARSE_FAILED when it is not UTF-8 JSON. */
   function parse(body: Uint8Array): unknown {
     try {
-      return JSON.parse(UTF8.decode(body));
+      const text = UTF8.decode(body);
+      const message: unknown = JSON.parse(text);
+      exactIds(message, text);
+      return message;
     } catch {
       return PARSE_FAILED;
     }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { CarrierWatch } from '../cancellation.js';
 import { encodeEvent } from '../codec/sse.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
+import { serializeMessage } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo } from './types.js';
 
 /** How a POST that carries a request is answered (2025-11-25 basic/transports, POST rule 5). */
@@ -60,9 +61,9 @@ export function answerPending(s: OutStream, reason: string): void {
   const sink = s.sink;
   if (!sink) return;
   // pending keys are `${typeof id}:${id}`
-  const bodies = [...s.pending].map((key) => JSON.stringify({
+  const bodies = [...s.pending].map((key) => serializeMessage({
     jsonrpc: '2.0',
-    id: key.startsWith('number:') ? Number(key.slice(7)) : key.slice(key.indexOf(':') + 1),
+    id: key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1),
     error: { code: -32000, message: reason },
   }));
   s.pending.clear();

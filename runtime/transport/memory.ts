@@ -6,6 +6,7 @@
  * it is the peer's job to answer invalid ones, so tests can send any JSON through it.
  */
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
+import { exactIds, serializeMessage } from '../jsonrpc.js';
 import { ConnectionClosedError } from '../errors.js';
 import { SENT } from './sent.js';
 
@@ -63,9 +64,10 @@ export class MemoryTransport implements Transport {
     if (this.closing) throw new ConnectionClosedError();
     let copy = value;
     if (this.serialize) {
-      const text = JSON.stringify(value);
+      const text = serializeMessage(value);
       if (text === undefined) throw new TypeError('value is not JSON-serializable');
       copy = JSON.parse(text);
+      exactIds(copy, text);
     }
     this.other.enqueue(info ? { message: copy, info } : { message: copy });
   }

@@ -15,7 +15,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
-import { classify, kindOf, parseErrorResponse } from '../jsonrpc.js';
+import { classify, exactIds, kindOf, parseErrorResponse } from '../jsonrpc.js';
 import { ConnectionClosedError } from '../errors.js';
 import { SENT } from './sent.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
@@ -61,7 +61,7 @@ class LineChannel {
   ) {
     this.decoder = new NdjsonDecoder(
       {
-        value: (v) => this.onValue(v),
+        value: (v, text) => this.onValue(v, text),
         error: (e) => {
           this.report(e);
           if (this.answerParseErrors) this.write(parseErrorResponse(e.message)).catch(() => undefined);
@@ -118,7 +118,8 @@ class LineChannel {
     this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   };
 
-  private onValue(v: unknown): void {
+  private onValue(v: unknown, text: string): void {
+    exactIds(v, text);
     if (kindOf(v) !== null) {
       try {
         this.events?.onMessage(v as JSONRPCMessage);

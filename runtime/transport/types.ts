@@ -1,3 +1,5 @@
+import type { RequestId } from '../jsonrpc.js';
+
 /**
  * The transport contract every transport (in-memory, stdio, Streamable HTTP) implements.
  * A transport moves whole JSON-RPC messages; framing lives in the codecs.
@@ -25,7 +27,7 @@ export interface MessageInfo {
 /** Options for {@link Transport.send}. */
 export interface SendOptions {
   /** The inbound request this message answers or belongs to (HTTP routes it to that stream). */
-  relatedRequestId?: string | number;
+  relatedRequestId?: RequestId;
 }
 
 /** What a transport calls back into (the peer engine). */
@@ -42,7 +44,7 @@ export interface TransportEvents {
    * rejects the pending request with `error`. A transport given events without this method
    * delivers a JSON-RPC error response for `requestId` through `onMessage` instead.
    */
-  onRequestError?(requestId: string | number, error: Error): void;
+  onRequestError?(requestId: RequestId, error: Error): void;
 }
 
 export interface Transport {
@@ -54,4 +56,12 @@ export interface Transport {
   close(): Promise<void>;
   /** HTTP: the session id, once known. */
   readonly sessionId?: string;
+  /**
+   * The engine will send no response for the inbound request `requestId`: the peer cancelled
+   * it (`notifications/cancelled`; the cancellation page asks for no response). A transport
+   * that holds a channel open for that response ends it (HTTP: the request's POST stream), so
+   * that no exchange waits for an answer that will not come. Optional; never called for a
+   * request that is answered.
+   */
+  unanswered?(requestId: RequestId): void | Promise<void>;
 }

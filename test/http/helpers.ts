@@ -197,7 +197,7 @@ export function raw(port: number, options: { method?: string; path?: string; hea
 /** A minimal client-side engine over a transport: request/response correlation only. */
 export class MiniClient {
   private next = 1;
-  private readonly waiting = new Map<string | number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  private readonly waiting = new Map<string | number | bigint, { resolve(v: unknown): void; reject(e: unknown): void }>();
   readonly notifications: JSONRPCMessage[] = [];
   readonly errors: Error[] = [];
   constructor(readonly transport: Transport, private readonly idPrefix = '') {}

@@ -10,8 +10,8 @@ import { settle, sleep, table, wire } from './support.js';
 const refTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 function harness() {
-  const fired: Array<{ id: number | string; ms: number; at: number }> = [];
-  const started = new Map<number | string, number>();
+  const fired: Array<{ id: number | string | bigint; ms: number; at: number }> = [];
+  const started = new Map<number | string | bigint, number>();
   const out: OutboundRequests = new OutboundRequests((p, ms) => {
     fired.push({ id: p.id, ms, at: Date.now() - started.get(p.id)! });
     out.settle(p.id, () => undefined);

@@ -32,7 +32,7 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
   /** Tools called with `gate: key` wait until the test calls gates.get(key)(). */
   const gates = new Map<string, () => void>();
   /** What each session's server sent, with the request it went with. */
-  const sent: { sessionId: string; message: JSONRPCMessage; relatedRequestId?: string | number }[] = [];
+  const sent: { sessionId: string; message: JSONRPCMessage; relatedRequestId?: string | number | bigint }[] = [];
   /** Requests each session's server received. */
   const received: { sessionId: string; message: JSONRPCMessage }[] = [];
   let handler: StreamableHttpHandler;
