@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { SseParser } from '../../runtime/codec/sse.js';
 import { batchArb, type Era, type Frame, Renderer } from './frames.js';
@@ -92,7 +93,8 @@ export interface RegressionCase {
   seed: number;
   batch: number;
   violation: string;
-  frames: { label: string; b64: string; headers?: Record<string, string | null> }[];
+  /** Each frame's bytes: `b64`, or `gz` (base64 of gzip) for long frames. */
+  frames: { label: string; b64?: string; gz?: string; headers?: Record<string, string | null>; rule?: Frame['rule'] }[];
 }
 
 /** The seed of batch `i` of a target. */
@@ -423,12 +425,15 @@ export async function replayCase(c: RegressionCase, hangMs = 15_000): Promise<Vi
   const t: Target = c.transport === 'stdio' ? new StdioTarget(c.era) : new HttpTarget(c.era);
   await t.start();
   try {
-    const frames: Frame[] = c.frames.map((f) => ({ label: f.label, bytes: Buffer.from(f.b64, 'base64'), headers: f.headers }));
+    const frames: Frame[] = c.frames.map((f) => ({ label: f.label, bytes: f.gz !== undefined ? gunzipSync(Buffer.from(f.gz, 'base64')) : Buffer.from(f.b64 ?? '', 'base64'), headers: f.headers, rule: f.rule }));
     return await runBatch(t, frames, 0, new Tally(), hangMs);
   } finally {
     await t.stop();
   }
 }
+
+/** A frame's bytes as saved: base64, gzipped first when longer than 4 KiB. */
+const stored = (b: Uint8Array) => (b.length > 4096 ? { gz: gzipSync(b, { level: 9 }).toString('base64') } : { b64: Buffer.from(b).toString('base64') });
 
 const slug = (s: string) => s.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 60);
 
@@ -459,7 +464,6 @@ export async function fuzz(o: FuzzOptions): Promise<TargetReport[]> {
         const b0 = performance.now();
         const v = await runBatch(t, batch, i, tally, hangMs);
         fuzzMs += performance.now() - b0;
-        if (process.env.FUZZ_TRACE && performance.now() - b0 > Number(process.env.FUZZ_TRACE)) log(`${name} batch ${i}: ${(performance.now() - b0).toFixed(0)} ms: ${batch.map((f) => f.label).join(' | ')}`);
         frames += batch.length;
         batches++;
         rssPeak = Math.max(rssPeak, rssOf(t.pid));
@@ -474,7 +478,7 @@ export async function fuzz(o: FuzzOptions): Promise<TargetReport[]> {
           deadline += performance.now() - m0; // minimizing does not eat the fuzzing time
           log(`${name} batch ${i}: minimized to ${small.length} of ${batch.length} frames: ${small.map((f) => f.label).join(' | ')}`);
           if (o.saveDir) {
-            const c: RegressionCase = { transport, era, seed: o.seed, batch: i, violation: category, frames: small.map((f) => ({ label: f.label, b64: Buffer.from(f.bytes).toString('base64'), ...(f.headers && Object.keys(f.headers).length ? { headers: f.headers } : {}) })) };
+            const c: RegressionCase = { transport, era, seed: o.seed, batch: i, violation: category, frames: small.map((f) => ({ label: f.label, ...stored(f.bytes), ...(f.headers && Object.keys(f.headers).length ? { headers: f.headers } : {}), ...(f.rule ? { rule: f.rule } : {}) })) };
             const json = JSON.stringify(c, null, 2);
             const file = join(o.saveDir, `${transport}-${era}-${slug(category)}-${createHash('sha256').update(json).digest('hex').slice(0, 8)}.json`);
             mkdirSync(o.saveDir, { recursive: true });
