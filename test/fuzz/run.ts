@@ -198,17 +198,40 @@ function checkAnswer(a: Answer, e: Expectation, got: Map<string, number>, rules:
   return out;
 }
 
-function rulesOf(frames: Frame[]): Map<string, Frame['rule']> {
+/** The clean-frame rules of a batch, by id key (none for a key that more than one request carries). */
+function rulesOf(frames: Frame[], e: Expectation): Map<string, Frame['rule']> {
   const m = new Map<string, Frame['rule']>();
-  for (const f of frames) if (f.rule) m.set(idKey(f.rule.rawId)!, f.rule);
+  for (const f of frames) {
+    const k = f.rule && idKey(f.rule.rawId)!;
+    if (k && (e.must.get(k) ?? 0) + (e.may.get(k) ?? 0) === 1) m.set(k, f.rule);
+  }
   return m;
+}
+
+/**
+ * Ids a session saw before (`0`, `""` recur across batches) may be dropped as reused (a client
+ * MUST NOT reuse an id within a session, basic/index "Requests"), and their answers cannot be
+ * told apart: their requests become "may", any number of times.
+ */
+const usedOf = new WeakMap<object, Set<string>>();
+function forgetReused(t: object, e: Expectation): void {
+  let used = usedOf.get(t);
+  if (!used) usedOf.set(t, (used = new Set()));
+  for (const k of [...e.must.keys(), ...e.may.keys()]) {
+    if (!used.has(k)) continue;
+    // which request an answer to a reused id belongs to cannot be told: any count goes
+    e.must.delete(k);
+    e.may.set(k, Number.MAX_SAFE_INTEGER);
+  }
+  for (const k of [...e.must.keys(), ...e.may.keys()]) if (k === 'n:0' || k === 's:') used.add(k);
 }
 
 /** Runs one stdio batch on a started target; returns its violations (the target is restarted after a crash or hang). */
 async function stdioBatch(t: StdioTarget, frames: Frame[], i: number, tally: Tally, hangMs: number): Promise<Violation[]> {
   const bytes = Buffer.concat(frames.map((f) => Buffer.from(f.bytes)));
   const e = expectStdio(bytes);
-  const rules = rulesOf(frames);
+  forgetReused(t, e);
+  const rules = rulesOf(frames, e);
   const got = new Map<string, number>();
   const idless = { n: 0 };
   const out: Violation[] = [];
@@ -257,6 +280,7 @@ async function stdioBatch(t: StdioTarget, frames: Frame[], i: number, tally: Tal
   tally.add(out);
   if (restart) {
     recent.length = 0;
+    usedOf.delete(t);
     await t.stop();
     await t.start();
   }
@@ -310,12 +334,12 @@ async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number):
   const foreign = (typeof headers.host === 'string' && headers.host !== '') || typeof headers.origin === 'string';
   if (!OK_STATUSES.has(r.status)) out.push({ kind: 'wrong', category: `wrong: HTTP ${r.status}`, detail: `${f.label}: ${r.body.slice(0, 200)}` });
   if (foreign && r.status !== 403) out.push({ kind: 'wrong', category: 'wrong: foreign Host/Origin not refused with 403', detail: `${f.label}: ${r.status}` });
+  if (t.era === '2025-11-25') forgetReused(t, e);
   const got = new Map<string, number>();
   const idless = { n: 0 };
-  const rules = rulesOf([f]);
+  const rules = rulesOf([f], e);
   for (const line of answerLines(r)) {
     const a = readAnswer(line);
-    if (a.method !== undefined && a.requestRawId !== undefined) void answerServerRequest(t, a.requestRawId);
     if (a.method === undefined) tally.count(a);
     out.push(...checkAnswer(a, e, got, rules, idless));
   }
@@ -326,11 +350,6 @@ async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number):
   if (r.status === 202 && e.must.size > 0) out.push({ kind: 'wrong', category: 'wrong: request taken as a notification (202)', detail: f.label });
   if (idless.n > Math.max(1, e.idless)) out.push({ kind: 'wrong', category: 'wrong: errors without id beyond the frames that are not messages', detail: `${f.label}: ${idless.n}` });
   return out;
-}
-
-/** Answers a server request that came on a POST's stream: -32601 (no capabilities declared). */
-async function answerServerRequest(t: HttpTarget, rawId: string): Promise<void> {
-  await t.post(Buffer.from(`{"jsonrpc":"2.0","id":${rawId},"error":{"code":-32601,"message":"Method not found"}}`), {}, 5000);
 }
 
 /** Runs one HTTP batch: the frames 4 at a time, then a ping. */
@@ -361,6 +380,7 @@ async function httpBatch(t: HttpTarget, frames: Frame[], i: number, tally: Tally
   }
   tally.add(out);
   if (restart) {
+    usedOf.delete(t);
     await t.stop();
     await t.start();
   }
@@ -384,6 +404,8 @@ export async function minimize(t: Target, frames: Frame[], category: string, han
     tries++;
     // each attempt on a fresh process: what the failing batch left behind must not decide
     await t.stop();
+    usedOf.delete(t);
+    recentOf.delete(t);
     await t.start();
     const v = await runBatch(t, subset, 900_000 + replay++, new Tally(), hangMs);
     return v.some((x) => x.category === category);

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { SseParser } from '../../runtime/codec/sse.js';
 import { META, MODERN_VERSION, type Era } from './frames.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -248,7 +249,12 @@ export class HttpTarget {
       try {
         req = httpRequest({ host: this.url.hostname, port: Number(this.url.port), path: this.url.pathname, method: 'POST', headers, setHost: false, agent: this.agent }, (res) => {
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
+          // server requests on an SSE answer are answered as they come, as a client would
+          const sse = String(res.headers['content-type'] ?? '').startsWith('text/event-stream') ? new SseParser() : undefined;
+          res.on('data', (c: Buffer) => {
+            chunks.push(c);
+            for (const ev of sse?.push(c) ?? []) this.answerServerRequest(ev.data);
+          });
           res.on('end', () => done({ status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, ms: performance.now() - started }));
           res.on('error', (e) => done({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8'), failure: `response ${(e as NodeJS.ErrnoException).code ?? e.message}`, ms: performance.now() - started }));
         });
@@ -263,6 +269,19 @@ export class HttpTarget {
       req.on('error', (e) => done({ body: '', failure: (e as NodeJS.ErrnoException).code ?? e.message, ms: performance.now() - started }));
       req.end(body);
     });
+  }
+
+  /** Answers a server request (an SSE event's data) with -32601: the fuzz client declares no capabilities. */
+  private answerServerRequest(data: string): void {
+    if (!data.includes('"method"')) return;
+    let m: { id?: unknown; method?: unknown };
+    try {
+      m = JSON.parse(data) as typeof m;
+    } catch {
+      return;
+    }
+    if (m.id === undefined || typeof m.method !== 'string') return;
+    void this.post(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })), {}, 5000);
   }
 
   async stop(): Promise<void> {
