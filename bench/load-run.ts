@@ -13,10 +13,10 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { SseParser } from '../runtime/codec/sse.js';
-import { type ChildProcess } from 'node:child_process';
-import { startServer, stopChild, pct } from './measure.js';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { SseParser } from '../runtime/codec/sse.js';
+import { pct, startServer, stopChild } from './measure.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -101,7 +101,7 @@ function judge(reply: Reply, id: number | string, token: string): 'ok' | 'lost' 
   return result.content?.[0]?.text === token ? 'ok' : 'crossed';
 }
 
-async function measure(child: ChildProcess, clients: number, calls: number, client: (c: number, record: (outcome: 'ok' | 'lost' | 'crossed', ms: number, problem?: string) => void) => Promise<void>): Promise<LoadPart> {
+async function measure(child: ChildProcess, clients: number, client: (c: number, record: (outcome: 'ok' | 'lost' | 'crossed', ms: number, problem?: string) => void) => Promise<void>): Promise<LoadPart> {
   const part: LoadPart = { clients, calls: 0, answered: 0, lost: 0, crossed: 0, seconds: 0, p50: 0, p99: 0, rssStart: rss(child), rssPeak: 0, rssEnd: 0, problems: [] };
   part.rssPeak = part.rssStart;
   const sampler = setInterval(() => (part.rssPeak = Math.max(part.rssPeak, rss(child))), 200);
@@ -122,7 +122,6 @@ async function measure(child: ChildProcess, clients: number, calls: number, clie
   part.p99 = pct(times, 99);
   part.rssEnd = rss(child);
   part.rssPeak = Math.max(part.rssPeak, part.rssEnd);
-  void calls;
   return part;
 }
 
@@ -140,7 +139,7 @@ export async function runLoad(o: LoadOptions): Promise<{ sessions: LoadPart; sta
     const url = new URL(legacy.url);
     const agent = new Agent({ keepAlive: true, maxSockets: sockets });
     const ids = new Set<string>();
-    sessions = await measure(legacy.child, o.sessions, o.calls, async (c, record) => {
+    sessions = await measure(legacy.child, o.sessions, async (c, record) => {
       const v = { 'mcp-protocol-version': '2025-11-25' };
       let sid: string;
       try {
@@ -178,7 +177,7 @@ export async function runLoad(o: LoadOptions): Promise<{ sessions: LoadPart; sta
   try {
     const url = new URL(modern.url);
     const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-    stateless = await measure(modern.child, o.stateless, o.calls, async (c, record) => {
+    stateless = await measure(modern.child, o.stateless, async (c, record) => {
       for (let i = 1; i <= o.calls; i++) {
         // every client uses the same ids: requests of different POSTs must never meet
         const token = `m${c}:${i}:${randomBytes(6).toString('hex')}`;
