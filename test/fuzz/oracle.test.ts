@@ -43,6 +43,12 @@ test('expectStdio: requests must be answered, notifications never, non-messages 
   assert.is(e.idless, 4);
 });
 
+test('expectStdio: a request its batch cancels may go unanswered', () => {
+  const e = expectStdio(lines('{"jsonrpc":"2.0","id":"","method":"tools/call","params":{"name":"echo"}}\n', '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":""}}\n'));
+  assert.is(e.must.size, 0);
+  assert.is(e.may.get(idKey('""')!), 1);
+});
+
 test('expectStdio: a line that is not UTF-8 is only a "may"', () => {
   const e = expectStdio(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}\n')]));
   assert.is(e.must.size, 0);

@@ -144,9 +144,21 @@ export interface Expectation {
   methods: Map<string, string>;
   /** Whether this is exactly one well-formed notification. */
   notification: boolean;
+  /** Id keys named by `notifications/cancelled` (a cancelled request may go unanswered, utilities/cancellation). */
+  cancels: Set<string>;
 }
 
-export const emptyExpectation = (): Expectation => ({ must: new Map(), may: new Map(), idless: 0, methods: new Map(), notification: false });
+export const emptyExpectation = (): Expectation => ({ must: new Map(), may: new Map(), idless: 0, methods: new Map(), notification: false, cancels: new Set() });
+
+/** Moves the requests a cancellation names from "must" to "may" (answered or not, both are right). */
+export function applyCancels(e: Expectation, cancels: Set<string>): void {
+  for (const k of cancels) {
+    const n = e.must.get(k);
+    if (n === undefined) continue;
+    e.must.delete(k);
+    e.may.set(k, (e.may.get(k) ?? 0) + n);
+  }
+}
 
 const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
@@ -155,6 +167,7 @@ export function mergeExpectations(into: Expectation, e: Expectation): void {
   for (const [k, v] of e.may) into.may.set(k, (into.may.get(k) ?? 0) + v);
   for (const [k, v] of e.methods) into.methods.set(k, v);
   into.idless += e.idless;
+  for (const k of e.cancels) into.cancels.add(k);
 }
 
 const isBlank = (s: string) => /^[ \t\r]*$/.test(s);
@@ -227,8 +240,13 @@ function expectObject(text: string, e: Expectation, mayOnly: boolean): void {
   if (!hasId) {
     const wellFormed = v.jsonrpc === '2.0' && typeof v.method === 'string' && !own('result') && !own('error') &&
       (v.params === undefined || (typeof v.params === 'object' && v.params !== null && !Array.isArray(v.params)));
-    if (wellFormed) e.notification = true;
-    else e.idless++; // a malformed notification: dropped, or refused without id
+    if (wellFormed) {
+      e.notification = true;
+      if (v.method === 'notifications/cancelled' && raw?.get('params') !== undefined) {
+        const k = idKey(rawMembers(raw.get('params')!)?.get('requestId'));
+        if (k !== undefined) e.cancels.add(k);
+      }
+    } else e.idless++; // a malformed notification: dropped, or refused without id
     return;
   }
   const rawId = raw?.get('id');
@@ -268,6 +286,7 @@ export function expectStdio(bytes: Uint8Array, e: Expectation = emptyExpectation
     if (isBlank(text)) continue;
     expectText(text, e);
   }
+  applyCancels(e, e.cancels);
   return e;
 }
 

@@ -25,7 +25,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { SseParser } from '../../runtime/codec/sse.js';
 import { batchArb, type Era, type Frame, Renderer } from './frames.js';
-import { type Answer, type Expectation, emptyExpectation, expectStdio, expectText, idKey, plausibleCode, readAnswer } from './oracle.js';
+import { type Answer, applyCancels, type Expectation, emptyExpectation, expectStdio, expectText, idKey, plausibleCode, readAnswer } from './oracle.js';
 import { HttpTarget, pingText, PROBE_METHOD, rssOf, StdioTarget } from './targets.js';
 
 export type TransportName = 'stdio' | 'http';
@@ -314,7 +314,7 @@ function answerLines(r: { contentType?: string; body: string }): string[] {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Checks one POST of a frame. */
-async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number): Promise<Violation[]> {
+async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number, cancels: Set<string>): Promise<Violation[]> {
   const headers = f.headers ?? {};
   const r = await t.post(f.bytes, headers, hangMs);
   const out: Violation[] = [];
@@ -334,7 +334,12 @@ async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number):
   const foreign = (typeof headers.host === 'string' && headers.host !== '') || typeof headers.origin === 'string';
   if (!OK_STATUSES.has(r.status)) out.push({ kind: 'wrong', category: `wrong: HTTP ${r.status}`, detail: `${f.label}: ${r.body.slice(0, 200)}` });
   if (foreign && r.status !== 403) out.push({ kind: 'wrong', category: 'wrong: foreign Host/Origin not refused with 403', detail: `${f.label}: ${r.status}` });
-  if (t.era === '2025-11-25') forgetReused(t, e);
+  if (t.era === '2025-11-25') {
+    // in a session a cancellation from another POST of the batch may end a request; in the
+    // stateless revision it never reaches another POST's request
+    applyCancels(e, cancels);
+    forgetReused(t, e);
+  }
   const got = new Map<string, number>();
   const idless = { n: 0 };
   const rules = rulesOf([f], e);
@@ -355,9 +360,11 @@ async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number):
 /** Runs one HTTP batch: the frames 4 at a time, then a ping. */
 async function httpBatch(t: HttpTarget, frames: Frame[], i: number, tally: Tally, hangMs: number): Promise<Violation[]> {
   const out: Violation[] = [];
+  const cancels = new Set<string>();
+  for (const f of frames) for (const k of expectText(new TextDecoder().decode(f.bytes)).cancels) cancels.add(k);
   let next = 0;
   await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < frames.length) out.push(...(await httpFrame(t, frames[next++], tally, hangMs)));
+    while (next < frames.length) out.push(...(await httpFrame(t, frames[next++], tally, hangMs, cancels)));
   }));
   let restart = t.exited;
   if (t.exited) out.push({ kind: 'crash', category: 'crash: process exited', detail: `${t.exitInfo}: ${t.stderrTail.slice(-600)}` });
