@@ -13,7 +13,7 @@
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
-import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
+import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './http-stream.js';
 import { SENT } from './sent.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
 import type { ReplyMode } from './http-stream.js';
@@ -34,7 +34,6 @@ export interface SessionSettings {
 
 type Id = string | number;
 
-const STANDALONE = 'standalone';
 const idKey = (id: Id): string => `${typeof id}:${id}`;
 
 /** A JSON-RPC error body with `id: null`, for HTTP-level rejections. */
@@ -71,6 +70,8 @@ export class HttpServerSession implements Transport {
   private queue: Promise<void> | undefined;
   private initKey: string | undefined;
   private ended = false;
+  /** Ids of this session's streams (made with its first stream). */
+  private streamIds: StreamIds | undefined;
 
   constructor(
     sessionId: string,
@@ -82,7 +83,11 @@ export class HttpServerSession implements Transport {
 
   /** The stream of the session's GET (created on first use). */
   private get standalone(): OutStream {
-    return (this.standaloneStream ??= this.newStream(STANDALONE, 'standalone', 'sse', '2025-03-26'));
+    return (this.standaloneStream ??= this.newStream(this.ids.standalone, 'standalone', 'sse', '2025-03-26'));
+  }
+
+  private get ids(): StreamIds {
+    return (this.streamIds ??= new StreamIds());
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
@@ -158,7 +163,7 @@ export class HttpServerSession implements Transport {
     this.postStreams = undefined;
     this.backlog = undefined;
     this.onEnd(this);
-    await this.settings.eventStore?.clear?.();
+    await this.settings.eventStore?.clear?.(this.sessionId);
     this.events?.onClose();
   }
 
@@ -194,7 +199,7 @@ export class HttpServerSession implements Transport {
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
-      const s = this.newStream(nextStreamId(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+      const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
       s.pending.add(key);
       info = new RequestInfo(info, s);
       (this.requests ??= new Map()).set(key, s);
@@ -209,7 +214,8 @@ export class HttpServerSession implements Transport {
   /**
    * Handler side: a GET. With `lastEventId` (and an event store) replays the missed events of
    * the stream that ID belongs to and continues that stream on this connection (400 when the
-   * ID is unknown or its successors were discarded); without, opens the standalone stream
+   * ID is unknown, names a stream of another session, or its successors were discarded; then
+   * nothing is replayed); without, opens the standalone stream
    * and sends the messages held for it. Either way a connection the stream already had is
    * ended and replaced (one connection per stream; a client whose connection died unnoticed
    * can always come back).
@@ -220,14 +226,15 @@ export class HttpServerSession implements Transport {
       const store = this.settings.eventStore;
       if (lastEventId !== undefined && store) {
         const replay: Array<[string, JSONRPCMessage]> = [];
-        const streamId = await store.replayEventsAfter(lastEventId, (eventId, m) => {
+        const streamId = await store.replayEventsAfter(this.sessionId, lastEventId, (eventId, m) => {
           replay.push([eventId, m]);
         });
-        if (streamId === undefined) {
+        // a replay never crosses sessions, whatever the store did
+        if (streamId === undefined || !this.streamIds?.owns(streamId)) {
           sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
           return;
         }
-        const s = streamId === STANDALONE ? this.standalone : this.postStreams?.get(streamId);
+        const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
         for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: JSON.stringify(m) }));
         if (!s || s.done) {
@@ -303,7 +310,7 @@ export class HttpServerSession implements Transport {
   private async prime(s: OutStream): Promise<void> {
     const store = this.settings.eventStore;
     if (!store || !s.sink || s.protocolVersion < '2025-11-25') return;
-    const id = await store.storeEvent(s.id, null);
+    const id = await store.storeEvent(this.sessionId, s.id, null);
     if (s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
   }
 
@@ -359,7 +366,7 @@ export class HttpServerSession implements Transport {
       if (s.mode === 'json') this.replyJson(s, message);
       else if (!s.done) {
         await this.openStream(s);
-        const eventId = await this.settings.eventStore?.storeEvent(s.id, message);
+        const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
         this.write(s, message, eventId);
         if (s.pending.size === 0) {
           s.done = true;
@@ -368,7 +375,7 @@ export class HttpServerSession implements Transport {
         }
       }
     } else {
-      const eventId = await this.settings.eventStore?.storeEvent(s.id, message);
+      const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
       const live = s.sink !== null && !s.sink.closed;
       if (live) this.write(s, message, eventId);
       if (!live || this.settings.eventStore) {
@@ -387,6 +394,15 @@ export class HttpServerSession implements Transport {
   private forget(s: OutStream): void {
     this.postStreams?.delete(s.id);
     if (this.postStreams?.size === 0) this.postStreams = undefined;
+    const store = this.settings.eventStore;
+    // a JSON reply stored no events
+    if (s.mode !== 'json' && store?.streamFinished) {
+      try {
+        void Promise.resolve(store.streamFinished(this.sessionId, s.id)).catch(() => undefined);
+      } catch {
+        /* a store that fails here only keeps the stream longer */
+      }
+    }
   }
 
   private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined): void {
