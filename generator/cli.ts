@@ -30,6 +30,7 @@ Usage:
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
   mcpgen serve --stdio [--rev <id>] [--modern-only]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
+                [--session-idle-ms MS] [--max-sessions N]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
@@ -55,7 +56,9 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            client, Host/Origin checks on) and prints its URL and the HTTP+SSE one to stderr.
            A stateless revision (draft, 2026-07-28) is served dual-era: modern requests
            statelessly, clients that send initialize on a 2025-11-25 server (--modern-only: the
-           stateless revision alone).
+           stateless revision alone). Sessions idle for --session-idle-ms (default 1800000;
+           0: never) end (their id then gets 404); at --max-sessions (default 10000) a new
+           session evicts the least recently used idle one, or gets 503 when none is idle.
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;

@@ -72,6 +72,7 @@ export class HttpServerSession implements Transport {
   private ended = false;
   /** Ids of this session's streams (made with its first stream). */
   private streamIds: StreamIds | undefined;
+  #lastActive = Date.now();
 
   constructor(
     sessionId: string,
@@ -88,6 +89,22 @@ export class HttpServerSession implements Transport {
 
   private get ids(): StreamIds {
     return (this.streamIds ??= new StreamIds());
+  }
+
+  /**
+   * When the session last did something (ms since the epoch, as `Date.now()`): a POST or GET
+   * arrived, a response went out, or a connection of one of its streams ended.
+   */
+  get lastActive(): number {
+    return this.#lastActive;
+  }
+
+  /**
+   * True when nothing is under way: no request awaits its response, no stream has a
+   * connection, no send is queued. Only an idle session may expire or be evicted.
+   */
+  get idle(): boolean {
+    return !this.ended && this.requests === undefined && this.queue === undefined && !this.standaloneStream?.sink;
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
@@ -138,6 +155,7 @@ export class HttpServerSession implements Transport {
   /** Answers a POST stream with `message` as `application/json`; the stream is finished. */
   private replyJson(s: OutStream, message: JSONRPCMessage): void {
     const body = JSON.stringify(message);
+    this.#lastActive = Date.now();
     s.mode = 'json';
     s.done = true;
     this.forget(s);
@@ -191,6 +209,7 @@ export class HttpServerSession implements Transport {
    * client can resume from is not a cancellation (2025-11-25 basic/transports, POST rule 6).
    */
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
+    this.#lastActive = Date.now();
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
@@ -222,6 +241,7 @@ export class HttpServerSession implements Transport {
    */
   acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string, lastEventId?: string): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
+    this.#lastActive = Date.now();
     return this.enqueue(async () => {
       const store = this.settings.eventStore;
       if (lastEventId !== undefined && store) {
@@ -333,6 +353,7 @@ export class HttpServerSession implements Transport {
   }
 
   private detach(s: OutStream, end: boolean): void {
+    if (s.sink) this.#lastActive = Date.now();
     if (s.timer) clearInterval(s.timer);
     s.timer = undefined;
     const sink = s.sink;
@@ -352,6 +373,7 @@ export class HttpServerSession implements Transport {
       s = this.requests?.get(key);
       if (!s) throw new Error(`No open request with id ${JSON.stringify(message.id)} in session ${this.sessionId}`);
       if (key === this.initKey) this.learnVersion(message);
+      this.#lastActive = Date.now();
       s.pending.delete(key);
       this.requests!.delete(key);
       if (this.requests!.size === 0) this.requests = undefined;
