@@ -111,6 +111,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   });
   const legacy = createLegacySseHandler({
     ...guards,
+    maxSessions: options.maxSessions,
     onSession: (transport) => old.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });

@@ -7,7 +7,8 @@
  * session; 400 with -32700 for a body that is not JSON, -32600 for one that is not a JSON-RPC
  * message; 413 over `maxBodyBytes`; 415 not `application/json`); server messages go out as
  * `message` events on the stream. Closing the stream ends the session. Host and Origin are
- * checked as on the Streamable HTTP endpoint (403).
+ * checked as on the Streamable HTTP endpoint (403). A GET beyond `maxSessions` open streams
+ * gets 503 (every session holds a live stream, so none is idle to evict).
  *
  * Client: {@link LegacySseClientTransport} opens the stream, waits for `endpoint`, POSTs there.
  * {@link FallbackHttpClientTransport} follows the spec's client procedure: POST `initialize`
@@ -39,6 +40,11 @@ export interface LegacySseOptions {
   allowedHosts?: readonly string[] | false;
   /** As {@link StreamableHttpOptions.allowedOrigins}. */
   allowedOrigins?: readonly string[] | false;
+  /**
+   * Most sessions (open streams) at once; a GET beyond it gets 503 with `Retry-After` and a
+   * JSON-RPC error. `Infinity` turns the cap off. Default 10 000.
+   */
+  maxSessions?: number;
   sessionIdGenerator?: () => string;
   onError?(error: Error): void;
 }
@@ -119,6 +125,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   const postPath = options.postPath ?? '/messages';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const makeId = options.sessionIdGenerator ?? randomUUID;
+  const maxSessions = Math.max(1, options.maxSessions ?? 10_000);
   const report = (e: unknown): void => options.onError?.(e instanceof Error ? e : new Error(String(e)));
   const fail = (res: ServerResponse, status: number, code: number, message: string, extra: Record<string, string> = {}): void => {
     if (res.headersSent) return void res.end();
@@ -137,6 +144,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
 
     if (path === ssePath) {
       if (method !== 'GET') return fail(res, 405, -32000, `Method not allowed: ${method}`, { Allow: 'GET' });
+      if (sessions.size >= maxSessions) return fail(res, 503, -32000, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': '5' });
       const id = makeId();
       const transport = new LegacySseServerTransport(id, res, ex.signal, (t) => {
         if (sessions.get(t.sessionId) === t) sessions.delete(t.sessionId);

@@ -148,6 +148,33 @@ test('mcpgen serve --http: --max-sessions caps a flood of initialize, --session-
   }
 });
 
+test('mcpgen serve --http: --max-sessions caps the 2024-11-05 HTTP+SSE sessions too (503 past it)', async () => {
+  const served = await startServe('--rev', '2025-11-25', '--max-sessions', '2');
+  const sse = served.url.replace(/\/mcp$/, '/sse');
+  const open = async (): Promise<{ res: Response; close(): void }> => {
+    const ac = new AbortController();
+    const res = await fetch(sse, { headers: { Accept: 'text/event-stream' }, signal: ac.signal });
+    return { res, close: () => ac.abort() };
+  };
+  try {
+    const first = await open();
+    const second = await open();
+    assert.equal([first.res.status, second.res.status], [200, 200]);
+    const third = await open();
+    assert.is(third.res.status, 503);
+    assert.is(((await third.res.json()) as { error: { code: number } }).error.code, -32000);
+    first.close();
+    await eventually('a stream closed frees its place', async () => {
+      const next = await open();
+      next.close();
+      return next.res.status === 200;
+    });
+    second.close();
+  } finally {
+    await served.stop();
+  }
+});
+
 test('mcpgen serve --http: a bad --max-sessions or --session-idle-ms is a usage error', async () => {
   for (const args of [['--max-sessions', '0'], ['--max-sessions', 'many'], ['--session-idle-ms', '-5']]) {
     const { spawn } = await import('node:child_process');
