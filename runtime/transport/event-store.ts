@@ -45,21 +45,24 @@ export interface EventStore {
   clear?(sessionId: string): void | Promise<void>;
 }
 
-/** Options for {@link MemoryEventStore}. Every bound holds per store (per session by default). */
+/** Options for {@link MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
   /** Events kept per stream; older ones are discarded first. Default 1000. */
   maxEventsPerStream?: number;
   /**
-   * Finished streams kept for resumption; the one that finished longest ago is released first.
-   * Live streams are never released by this bound. Default 4096.
+   * Finished streams kept for resumption, per session; the one that finished longest ago is
+   * released first. Live streams are never released by this bound. Default 256.
    */
   maxStreams?: number;
   /**
-   * Bytes kept: each event counts its message's JSON text length plus 64 (its bookkeeping).
-   * Over it, finished streams go first (longest finished first), then the oldest events of
-   * live streams; the newest event of a live stream is always kept. Default 8 MiB (8 388 608).
+   * Bytes kept by the whole store: each event counts its message's JSON text length plus 64
+   * (its bookkeeping). Over it, finished streams go first (longest finished first), then the
+   * oldest events of live streams; the newest event of a live stream is always kept. Default
+   * 64 MiB (67 108 864).
    */
   maxBytes?: number;
+  /** Bytes kept per session, shed the same way within that session. Default 4 MiB (4 194 304). */
+  maxSessionBytes?: number;
   /**
    * How long an event stays replayable, ms: older events are discarded (the newest event of a
    * live stream excepted) and a finished stream is released this long after it finished.
@@ -80,6 +83,7 @@ interface StoredEvent {
 
 interface StoredStream {
   key: string;
+  session: SessionEvents;
   events: StoredEvent[];
   /** Index of the first kept event in `events` (dropping from the head is O(1)). */
   head: number;
@@ -89,64 +93,87 @@ interface StoredStream {
   finishedAt?: number;
 }
 
-/** What an event costs beside its message, for the byte budget. */
+interface SessionEvents {
+  id: string;
+  /** By stream id, in creation order. */
+  streams: Map<string, StoredStream>;
+  /** Finished streams by stream id, in the order they finished. */
+  finished: Map<string, StoredStream>;
+  bytes: number;
+}
+
+/** What an event costs beside its message, for the byte budgets. */
 const EVENT_OVERHEAD = 64;
 
 const keyOf = (sessionId: string, streamId: string): string => `${sessionId}\n${streamId}`;
 
 /**
- * In-memory {@link EventStore}, bounded in events per stream, finished streams, bytes and age.
- * Event IDs have the form `<streamId>_<sequence>`, the sequence counting across the store, so
- * an ID names its stream; the stream is looked up under the session the call names.
+ * In-memory {@link EventStore}, for one session or shared by many, bounded in events per
+ * stream, finished streams, bytes (per session and in all) and age. Event IDs have the form
+ * `<streamId>_<sequence>`, the sequence counting across the store, so an ID names its stream;
+ * the stream is looked up under the session the call names.
  */
 export class MemoryEventStore implements EventStore {
   private readonly maxEvents: number;
   private readonly maxStreams: number;
   private readonly maxBytes: number;
+  private readonly maxSessionBytes: number;
   private readonly ttlMs: number;
   private readonly now: () => number;
-  /** By `keyOf(session, stream)`; created by the first stored event (most sessions store none). */
-  private streams: Map<string, StoredStream> | undefined;
-  /** Finished streams, in the order they finished. */
-  private finished: Map<string, StoredStream> | undefined;
+  /** Sessions that stored an event (most sessions store none). */
+  private readonly sessions = new Map<string, SessionEvents>();
+  /** Finished streams of every session, by `keyOf`, in the order they finished. */
+  private readonly finished = new Map<string, StoredStream>();
   private seq = 0;
   private bytes = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
-    this.maxStreams = Math.max(0, options.maxStreams ?? 4096);
-    this.maxBytes = Math.max(0, options.maxBytes ?? 8 * 1024 * 1024);
+    this.maxStreams = Math.max(0, options.maxStreams ?? 256);
+    this.maxBytes = Math.max(0, options.maxBytes ?? 64 * 1024 * 1024);
+    this.maxSessionBytes = Math.max(0, options.maxSessionBytes ?? 4 * 1024 * 1024);
     this.ttlMs = Math.max(0, options.ttlMs ?? 300_000);
     this.now = options.now ?? Date.now;
   }
 
-  /** Bytes held now, counted as for `maxBytes`. */
+  /** Bytes held now by the whole store, counted as for `maxBytes`. */
   get size(): number {
     return this.bytes;
+  }
+
+  /** Bytes held now for `sessionId`. */
+  sessionSize(sessionId: string): number {
+    return this.sessions.get(sessionId)?.bytes ?? 0;
   }
 
   storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): string {
     const now = this.now();
     this.expire(now);
-    const streams = (this.streams ??= new Map());
-    const key = keyOf(sessionId, streamId);
-    let stream = streams.get(key);
+    let session = this.sessions.get(sessionId);
+    if (!session) {
+      session = { id: sessionId, streams: new Map(), finished: new Map(), bytes: 0 };
+      this.sessions.set(sessionId, session);
+    }
+    let stream = session.streams.get(streamId);
     if (!stream) {
-      stream = { key, events: [], head: 0, discardedThrough: 0 };
-      streams.set(key, stream);
+      stream = { key: keyOf(sessionId, streamId), session, events: [], head: 0, discardedThrough: 0 };
+      session.streams.set(streamId, stream);
     } else if (stream.finishedAt !== undefined) {
       // stored after it finished: live again
       stream.finishedAt = undefined;
-      this.finished?.delete(key);
+      session.finished.delete(streamId);
+      this.finished.delete(stream.key);
     }
     const seq = ++this.seq;
     const id = `${streamId}_${seq}`;
     const bytes = EVENT_OVERHEAD + (message === null ? 0 : JSON.stringify(message).length);
     stream.events.push({ seq, id, message, bytes, at: now });
+    session.bytes += bytes;
     this.bytes += bytes;
     if (stream.events.length - stream.head > this.maxEvents) this.dropHead(stream);
     else this.dropExpired(stream, now);
-    if (this.bytes > this.maxBytes) this.shed();
+    if (session.bytes > this.maxSessionBytes) this.shed(session.finished.values(), session.streams.values(), () => session.bytes <= this.maxSessionBytes);
+    if (this.bytes > this.maxBytes) this.shed(this.finished.values(), this.liveStreams(), () => this.bytes <= this.maxBytes);
     return id;
   }
 
@@ -162,7 +189,7 @@ export class MemoryEventStore implements EventStore {
     const seqText = lastEventId.slice(cut + 1);
     if (!/^[1-9][0-9]*$/.test(seqText)) return undefined;
     const seq = Number(seqText);
-    const stream = this.streams?.get(keyOf(sessionId, streamId));
+    const stream = this.sessions.get(sessionId)?.streams.get(streamId);
     if (!stream || seq > this.seq) return undefined;
     const kept = stream.events.slice(stream.head);
     const known = kept.some((e) => e.seq === seq);
@@ -174,24 +201,24 @@ export class MemoryEventStore implements EventStore {
   }
 
   streamFinished(sessionId: string, streamId: string): void {
-    const key = keyOf(sessionId, streamId);
-    const stream = this.streams?.get(key);
-    if (!stream || stream.finishedAt !== undefined) return;
+    const session = this.sessions.get(sessionId);
+    const stream = session?.streams.get(streamId);
+    if (!session || !stream || stream.finishedAt !== undefined) return;
     stream.finishedAt = this.now();
-    const finished = (this.finished ??= new Map());
-    finished.set(key, stream);
-    if (finished.size > this.maxStreams) this.release(finished.values().next().value as StoredStream);
+    session.finished.set(streamId, stream);
+    this.finished.set(stream.key, stream);
+    if (session.finished.size > this.maxStreams) this.release(session.finished.values().next().value as StoredStream);
   }
 
   clear(sessionId: string): void {
-    if (!this.streams) return;
-    const prefix = `${sessionId}\n`;
-    for (const [key, stream] of this.streams) if (key.startsWith(prefix)) this.release(stream);
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    for (const stream of session.streams.values()) this.release(stream);
+    this.sessions.delete(sessionId);
   }
 
   /** Releases finished streams past their TTL (oldest finished first, so the scan stops early). */
   private expire(now: number): void {
-    if (!this.finished) return;
     for (const stream of this.finished.values()) {
       if (now - (stream.finishedAt as number) < this.ttlMs) break;
       this.release(stream);
@@ -203,23 +230,26 @@ export class MemoryEventStore implements EventStore {
     while (stream.events.length - stream.head > 1 && now - stream.events[stream.head].at >= this.ttlMs) this.dropHead(stream);
   }
 
-  /** Over the byte budget: finished streams first, then the oldest events of live streams. */
-  private shed(): void {
-    if (this.finished) {
-      for (const stream of this.finished.values()) {
-        if (this.bytes <= this.maxBytes) return;
-        this.release(stream);
-      }
+  private *liveStreams(): Iterable<StoredStream> {
+    for (const session of this.sessions.values()) yield* session.streams.values();
+  }
+
+  /** Over a budget: `finished` streams first, then the oldest events of the `live` ones, until `enough`. */
+  private shed(finished: Iterable<StoredStream>, live: Iterable<StoredStream>, enough: () => boolean): void {
+    for (const stream of finished) {
+      if (enough()) return;
+      this.release(stream);
     }
-    for (const stream of this.streams?.values() ?? []) {
-      while (this.bytes > this.maxBytes && stream.events.length - stream.head > 1) this.dropHead(stream);
-      if (this.bytes <= this.maxBytes) return;
+    for (const stream of live) {
+      while (!enough() && stream.events.length - stream.head > 1) this.dropHead(stream);
+      if (enough()) return;
     }
   }
 
   private dropHead(stream: StoredStream): void {
     const dropped = stream.events[stream.head++];
     stream.discardedThrough = dropped.seq;
+    stream.session.bytes -= dropped.bytes;
     this.bytes -= dropped.bytes;
     if (stream.head > 32 && stream.head * 2 > stream.events.length) {
       stream.events = stream.events.slice(stream.head);
@@ -228,10 +258,15 @@ export class MemoryEventStore implements EventStore {
   }
 
   private release(stream: StoredStream): void {
-    for (let i = stream.head; i < stream.events.length; i++) this.bytes -= stream.events[i].bytes;
-    this.streams?.delete(stream.key);
-    this.finished?.delete(stream.key);
-    if (this.streams?.size === 0) this.streams = undefined;
-    if (this.finished?.size === 0) this.finished = undefined;
+    let bytes = 0;
+    for (let i = stream.head; i < stream.events.length; i++) bytes += stream.events[i].bytes;
+    const session = stream.session;
+    session.bytes -= bytes;
+    this.bytes -= bytes;
+    const streamId = stream.key.slice(session.id.length + 1);
+    session.streams.delete(streamId);
+    session.finished.delete(streamId);
+    this.finished.delete(stream.key);
+    if (session.streams.size === 0 && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
   }
 }

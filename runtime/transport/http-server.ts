@@ -69,7 +69,8 @@ export interface StreamableHttpOptions {
    * Event storage for resumable streams, by session id: a store per session, or one shared by
    * all (every call names its session, and a replay never crosses sessions or streams).
    * `false` turns resumability off (no event IDs, no priming, `Last-Event-ID` ignored).
-   * Default: a {@link MemoryEventStore} per session (its default bounds: 8 MiB, 5 minutes).
+   * Default: one {@link MemoryEventStore} shared by the endpoint's sessions, with its default
+   * bounds (64 MiB in all, 4 MiB per session, events replayable for 5 minutes).
    */
   eventStore?: false | ((sessionId: string) => EventStore);
   /** SSE `retry` in milliseconds, sent in priming events and before a server-side disconnect. */
@@ -188,7 +189,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const standalone = options.standaloneStream ?? true;
   const allowDelete = options.allowDelete ?? true;
-  const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => new MemoryEventStore()));
+  let sharedStore: MemoryEventStore | undefined;
+  const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
   const makeId = options.sessionIdGenerator ?? randomUUID;
   const allow = ['GET', 'POST', ...(allowDelete ? ['DELETE'] : [])].join(', ');
 

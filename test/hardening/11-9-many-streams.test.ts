@@ -87,6 +87,31 @@ test('a byte budget: finished streams go first, memory stays within it, a live s
   }
 });
 
+test('one store shared by all sessions: a flooding session sheds its own events, not the others\'', async () => {
+  const store = new MemoryEventStore({ maxSessionBytes: 32 * 1024, maxBytes: 1024 * 1024 });
+  const srv = await startServer({ replyMode: 'sse', eventStore: () => store });
+  try {
+    const a = await initialize(srv.url);
+    const b = await initialize(srv.url);
+    const quiet = await post(srv.url, req(1, 'echo', { who: 'b' }), S(b));
+    const bCursor = (await readSse(quiet))[0].id!;
+    const big = 'x'.repeat(8 * 1024);
+    for (let i = 0; i < 70; i++) await readSse(await post(srv.url, req(i + 1, 'echo', { big }), S(a)));
+    const got = await resume(srv.url, b, bCursor);
+    assert.is(got.status, 200, "B's finished stream is still there after A's 70 streams");
+    assert.equal(got.messages.map((m) => m.id), [1]);
+    assert.ok(store.sessionSize(a) <= 32 * 1024, `session A holds ${store.sessionSize(a)} bytes`);
+    assert.ok(store.sessionSize(b) > 0);
+    // a session's end releases its events, and only its own
+    const del = await fetch(srv.url, { method: 'DELETE', headers: S(a) });
+    assert.is(del.status, 204);
+    assert.is(store.sessionSize(a), 0);
+    assert.is(store.size, store.sessionSize(b) + store.sessionSize(srv.sessions[0].sessionId));
+  } finally {
+    await srv.close();
+  }
+});
+
 test('a TTL: finished streams are released after it, a live stream keeps its newest event', async () => {
   let clock = 1_000_000;
   const store = new MemoryEventStore({ ttlMs: 60_000, now: () => clock });
