@@ -98,8 +98,8 @@ export interface StreamableHttpOptions {
   /**
    * A session that stays idle this long, ms, ends: later requests carrying its id get 404
    * (2025-11-25 basic/transports, Session Management 3) and the client starts a new one. Idle
-   * means no request awaiting its response, no open stream connection (a connected GET
-   * keeps a session alive) and no send queued; idle time counts from the last POST or GET,
+   * means no request awaiting its response or with its body still arriving, no open stream
+   * connection (a connected GET keeps a session alive) and no send queued; idle time counts from the last POST or GET,
    * response, or closed connection. Checked on every request to the session and by one sweep
    * (an unref'd timer, every quarter of this, at most every minute). 0 turns expiry off.
    * Default 1 800 000 (30 minutes).
@@ -257,7 +257,10 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       session = undefined;
     }
     if (sid !== undefined && !session) return fail(ex, 404, -32000, 'Session not found');
-    if (session) sessions.touch(session.sessionId);
+    if (session) {
+      session.touch();
+      sessions.touch(session.sessionId);
+    }
     const sessionHeaders: HeaderMap = session ? { 'Mcp-Session-Id': session.sessionId } : {};
     const effective = version ?? session?.protocolVersion ?? DEFAULT_HTTP_PROTOCOL_VERSION;
 
@@ -270,7 +273,14 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       return session.acceptGet(ex.sink, sessionHeaders, effective, resuming ? h['last-event-id'] : undefined);
     }
 
-    const body = await ex.readBody(maxBody);
+    // a session reading a body is busy: it cannot expire or be evicted meanwhile
+    session?.reading(true);
+    let body: Uint8Array | 'too-large';
+    try {
+      body = await ex.readBody(maxBody);
+    } finally {
+      session?.reading(false);
+    }
     if (body === 'too-large') return fail(ex, 413, -32000, `Payload Too Large: body exceeds ${maxBody} bytes`, { Connection: 'close' });
     let message: unknown;
     try {

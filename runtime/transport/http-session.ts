@@ -73,6 +73,7 @@ export class HttpServerSession implements Transport {
   /** Ids of this session's streams (made with its first stream). */
   private streamIds: StreamIds | undefined;
   #lastActive = Date.now();
+  #reading = 0;
 
   constructor(
     sessionId: string,
@@ -100,11 +101,28 @@ export class HttpServerSession implements Transport {
   }
 
   /**
-   * True when nothing is under way: no request awaits its response, no stream has a
-   * connection, no send is queued. Only an idle session may expire or be evicted.
+   * Handler side: a request carrying this session's id arrived (its body may still be on its
+   * way), which counts as activity.
+   */
+  touch(): void {
+    this.#lastActive = Date.now();
+  }
+
+  /**
+   * Handler side: a POST body for this session is being read (`true`) or was read (`false`).
+   * A session reading a body is not idle.
+   */
+  reading(started: boolean): void {
+    this.#reading += started ? 1 : -1;
+    this.#lastActive = Date.now();
+  }
+
+  /**
+   * True when nothing is under way: no request awaits its response, no POST body is being
+   * read, no stream has a connection, no send is queued. Only an idle session may expire or be evicted.
    */
   get idle(): boolean {
-    return !this.ended && this.requests === undefined && this.queue === undefined && !this.standaloneStream?.sink;
+    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink;
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */

@@ -7,6 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { request as httpRequest } from 'node:http';
 import { initialize, initReq, post, req, sleep, startServer, V } from '../http/helpers.js';
 import { startServe } from '../tasks/serve-process.js';
 
@@ -91,6 +92,35 @@ test('activity keeps a session alive; an open GET stream or a request in flight 
     assert.is(slow.status, 200);
     assert.equal(((await slow.json()) as { id: number }).id, 7);
     assert.is(await ping(srv.url, b), 200, 'the session outlived its request');
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a POST whose body is still arriving keeps its session from expiring', async () => {
+  const srv = await startServer({ sessionIdleMs: 300 });
+  try {
+    const sid = await initialize(srv.url);
+    const body = JSON.stringify(req(4, 'ping'));
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const r = httpRequest({
+        host: '127.0.0.1', port: srv.port, method: 'POST', path: '/mcp',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(body.length), ...S(sid) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      r.on('error', reject);
+      r.setTimeout(10_000, () => r.destroy(new Error('no answer within 10 s')));
+      r.write(body.slice(0, 10));
+      setTimeout(() => r.end(body.slice(10)), 1000);
+    });
+    const got = await answer;
+    assert.is(got.status, 200, got.text);
+    assert.is((JSON.parse(got.text) as { id: number }).id, 4);
+    assert.is(await ping(srv.url, sid), 200, 'the session is still there');
   } finally {
     await srv.close();
   }
