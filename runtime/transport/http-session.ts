@@ -93,8 +93,9 @@ export class HttpServerSession implements Transport {
   }
 
   /**
-   * When the session last did something (ms since the epoch, as `Date.now()`): a POST or GET
-   * arrived, a response went out, or a connection of one of its streams ended.
+   * When the session last did something (ms since the epoch, as `Date.now()`): a request for
+   * it arrived or its body was read, a response went out, or a connection of one of its
+   * streams ended.
    */
   get lastActive(): number {
     return this.#lastActive;
@@ -119,7 +120,8 @@ export class HttpServerSession implements Transport {
 
   /**
    * True when nothing is under way: no request awaits its response, no POST body is being
-   * read, no stream has a connection, no send is queued. Only an idle session may expire or be evicted.
+   * read, no stream has a connection, no send is queued. Only an idle session may expire or
+   * be evicted.
    */
   get idle(): boolean {
     return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink;
@@ -250,12 +252,11 @@ export class HttpServerSession implements Transport {
 
   /**
    * Handler side: a GET. With `lastEventId` (and an event store) replays the missed events of
-   * the stream that ID belongs to and continues that stream on this connection (400 when the
-   * ID is unknown, names a stream of another session, or its successors were discarded; then
-   * nothing is replayed); without, opens the standalone stream
-   * and sends the messages held for it. Either way a connection the stream already had is
-   * ended and replaced (one connection per stream; a client whose connection died unnoticed
-   * can always come back).
+   * the stream that ID belongs to and continues that stream on this connection (400, nothing
+   * replayed, when the ID is unknown, names a stream of another session, or its successors
+   * were discarded); without, opens the standalone stream and sends the messages held for it.
+   * Either way a connection the stream already had is ended and replaced (one connection per
+   * stream; a client whose connection died unnoticed can always come back).
    */
   acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string, lastEventId?: string): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
