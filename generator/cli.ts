@@ -29,7 +29,8 @@ Usage:
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
   mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
-  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
+  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
+                [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
@@ -58,6 +59,9 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            stateless revision alone). Its multi round-trip requestState is sealed with the
            secret in --request-state-secret-file or $MCPGEN_REQUEST_STATE_SECRET (>= 32 bytes),
            else a random one per process: processes serving one endpoint must share it.
+           Sessions idle for --session-idle-ms (default 1800000;
+           0: never) end (their id then gets 404); at --max-sessions (default 10000) a new
+           session evicts the least recently used idle one, or gets 503 when none is idle.
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;

@@ -10,6 +10,8 @@ export type { StdioClientOptions, StdioServerOptions } from './transport/stdio.j
 export { HttpClientTransport, SessionExpiredError, HttpStatusError } from './transport/http-client.js';
 export { createStreamableHttpHandler, MemoryEventStore } from './transport/http-server.js';
 export { continueAfterChecks } from './transport/http-node-io.js';
+export { MemorySessionRegistry } from './transport/session-registry.js';
+export type { SessionRegistry } from './transport/session-registry.js';
 export { createLegacySseHandler, LegacySseClientTransport, LegacySseServerTransport } from './transport/http-sse-legacy.js';
 export type { LegacySseClientOptions, LegacySseHandler, LegacySseOptions } from './transport/http-sse-legacy.js';
 export { connectHttp, FallbackHttpClientTransport } from './transport/http-fallback.js';

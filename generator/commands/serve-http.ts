@@ -6,7 +6,8 @@
  * definition (examples/reference-server.ts) on the revision's generated `Server`. Old
  * (2024-11-05 HTTP+SSE) clients are served too: GET `/sse` opens their stream, they POST to
  * `/messages?sessionId=…` (basic/transports, "Backwards Compatibility"). Host and Origin checks
- * are on (loopback names, plus `--host` when it is another name). The endpoint URL goes to
+ * are on (loopback names, plus `--host` when it is another name). `--session-idle-ms` and
+ * `--max-sessions` bound the sessions (idle expiry, cap). The endpoint URL goes to
  * stderr once listening; SIGINT/SIGTERM end every session and stop the listener.
  *
  * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP
@@ -15,7 +16,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/peer.js';
-import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http-server.js';
+import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '../../runtime/transport/http-server.js';
 import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http-fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http-sse-legacy.js';
 import { continueAfterChecks, respondNode } from '../../runtime/transport/http-node-io.js';
@@ -45,6 +46,10 @@ export interface HttpServeOptions {
   progressDelayMs?: number;
   /** SSE `retry` sent in priming events and before the server closes a connection, ms (default 500). */
   retryMs?: number;
+  /** See {@link StreamableHttpOptions.sessionIdleMs} (`--session-idle-ms`). */
+  sessionIdleMs?: number;
+  /** See {@link StreamableHttpOptions.maxSessions} (`--max-sessions`). */
+  maxSessions?: number;
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -100,11 +105,14 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     supportedProtocolVersions: [...new Set([...versions, '2025-03-26', '2025-06-18', '2025-11-25'])],
     ...guards,
     retryMs: options.retryMs ?? 500,
+    sessionIdleMs: options.sessionIdleMs,
+    maxSessions: options.maxSessions,
     onSession: (transport) => streamable.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   const legacy = createLegacySseHandler({
     ...guards,
+    maxSessions: options.maxSessions,
     onSession: (transport) => old.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });

@@ -59,6 +59,10 @@ export interface StatelessServeOptions {
   logger?: Logger;
   /** HMAC secret of `requestState` (≥ 32 bytes; default random per process). */
   requestStateSecret?: string;
+  /** Idle expiry of the 2025-era sessions, ms (StreamableHttpOptions.sessionIdleMs). */
+  sessionIdleMs?: number;
+  /** Cap on the 2025-era sessions (StreamableHttpOptions.maxSessions). */
+  maxSessions?: number;
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
@@ -79,6 +83,8 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       ...guards,
       replyMode: options.replyMode,
       supportedProtocolVersions: sessionVersions(legacy),
+      sessionIdleMs: options.sessionIdleMs,
+      maxSessions: options.maxSessions,
       onSession: (t) => legacyDefinition.createSession().connect(t),
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })

@@ -110,7 +110,7 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' } });
+  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' } });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
   const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
@@ -262,12 +262,16 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
   const reply = values.reply ?? 'auto';
   if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
+  const limits = {
+    sessionIdleMs: count(values['session-idle-ms'], '--session-idle-ms', 0),
+    maxSessions: count(values['max-sessions'], '--max-sessions', 1),
+  };
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret })
-    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger });
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, ...limits })
+    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, ...limits });
   const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
   if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
@@ -291,6 +295,14 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
   }
   await served.close();
   return 0;
+}
+
+/** A whole-number flag value of at least `min` (undefined when the flag is absent). */
+function count(text: string | undefined, flag: string, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min) throw new CommandUsageError(`${flag} needs a whole number of at least ${min}, got ${text}`);
+  return n;
 }
 
 /** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM, ms. */

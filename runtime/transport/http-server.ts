@@ -17,7 +17,9 @@
  *   before the body is read); later a body that goes over it; 408 a body not in within
  *   `bodyTimeoutMs`. A refusal sent before the body ends the connection once delivered
  *   (./http-node-io.ts, respondNode). 400 with -32700 for a body that is not JSON.
- * - 404 `Mcp-Session-Id` unknown or ended.
+ * - 404 `Mcp-Session-Id` unknown, ended or expired (idle longer than `sessionIdleMs`).
+ * - 503 `initialize` when `maxSessions` sessions exist and none of them is idle (with
+ *   `Retry-After`); an idle one is evicted instead when there is one (see `maxSessions`).
  * A GET ends the connection its stream had before (one connection per stream).
  * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
  * Error bodies are JSON-RPC error responses with `id: null`.
@@ -29,11 +31,13 @@ import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from './ht
 import { refusalBody, refusalHeaders, RequestGuard } from './http-guard.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './http-session.js';
 import { exactIds, isRequestId } from '../jsonrpc.js';
+import { MemorySessionRegistry, type SessionRegistry } from './session-registry.js';
 import type { JSONRPCMessage, MessageInfo } from './types.js';
 
 export { HttpServerSession, type ReplyMode } from './http-session.js';
 export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions } from './event-store.js';
 export { accepts, hostAllowed, mediaType, originAllowed } from './http-guard.js';
+export { MemorySessionRegistry, type SessionRegistry } from './session-registry.js';
 
 /** Facts about a new session, passed to {@link StreamableHttpOptions.onSession}. */
 export interface SessionInfo {
@@ -70,8 +74,11 @@ export interface StreamableHttpOptions {
   /** Longest time a POST body may take to arrive, ms (else 408 and the connection ends). Default 30 000. */
   bodyTimeoutMs?: number;
   /**
-   * Event storage per session for resumable streams; `false` turns resumability off (no event
-   * IDs, no priming, `Last-Event-ID` ignored). Default: a {@link MemoryEventStore} per session.
+   * Event storage for resumable streams, by session id: a store per session, or one shared by
+   * all (every call names its session, and a replay never crosses sessions or streams).
+   * `false` turns resumability off (no event IDs, no priming, `Last-Event-ID` ignored).
+   * Default: one {@link MemoryEventStore} shared by the endpoint's sessions, with its default
+   * bounds (64 MiB in all, 4 MiB per session, events replayable for 5 minutes).
    */
   eventStore?: false | ((sessionId: string) => EventStore);
   /** SSE `retry` in milliseconds, sent in priming events and before a server-side disconnect. */
@@ -96,6 +103,25 @@ export interface StreamableHttpOptions {
    * `false` turns the check off. Default: http(s) origins on `localhost`, `127.0.0.1`, `[::1]`.
    */
   allowedOrigins?: readonly string[] | false;
+  /**
+   * A session that stays idle this long, ms, ends: later requests carrying its id get 404
+   * (2025-11-25 basic/transports, Session Management 3) and the client starts a new one. Idle
+   * means no request awaiting its response or with its body still arriving, no open stream
+   * connection (a connected GET keeps a session alive) and no send queued; idle time counts from the last POST or GET,
+   * response, or closed connection. Checked on every request to the session and by one sweep
+   * (an unref'd timer, every quarter of this, at most every minute). 0 turns expiry off.
+   * Default 1 800 000 (30 minutes).
+   */
+  sessionIdleMs?: number;
+  /**
+   * Most sessions at once. An `initialize` beyond it evicts the least recently used idle
+   * session (ended as on expiry: its id then gets 404), so a flood of sessions cannot lock new
+   * clients out; when every session is busy it is refused with 503 and `Retry-After`, so work
+   * under way is never cut. `Infinity` turns the cap off. Default 10 000.
+   */
+  maxSessions?: number;
+  /** Where sessions are kept. Default: a {@link MemorySessionRegistry}. */
+  sessionRegistry?: SessionRegistry<HttpServerSession>;
   /** Makes session ids; each must be visible ASCII (0x21–0x7E). Default `crypto.randomUUID`. */
   sessionIdGenerator?: () => string;
   /** Problems that have no HTTP answer (a failed `onSession`, a bad session id). */
@@ -111,7 +137,7 @@ export interface StreamableHttpHandler {
   (req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** WHATWG form: `Request` → `Response` (SSE bodies stream). Never rejects. */
   fetch(request: Request): Promise<Response>;
-  /** Live sessions by id. */
+  /** Live sessions by id, least recently used first. */
   readonly sessions: ReadonlyMap<string, HttpServerSession>;
   /** The head checks this endpoint runs before it reads a body (a front that routes by body runs them first). */
   readonly guard: RequestGuard;
@@ -133,11 +159,38 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * http.createServer(handler).listen(3000, '127.0.0.1');
  */
 export function createStreamableHttpHandler(options: StreamableHttpOptions): StreamableHttpHandler {
-  const sessions = new Map<string, HttpServerSession>();
+  const sessions = options.sessionRegistry ?? new MemorySessionRegistry<HttpServerSession>();
+  const idleMs = Math.max(0, options.sessionIdleMs ?? 30 * 60 * 1000);
+  const maxSessions = Math.max(1, options.maxSessions ?? 10_000);
+  const sweepMs = Math.max(1, Math.min(60_000, Math.ceil(idleMs / 4)));
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Sessions inside `onSession`: their `initialize` is not delivered yet, so they are not idle. */
+  const opening = new Set<HttpServerSession>();
+  /** Whether `s` is past its idle time at `now` (then it should end). */
+  const expired = (s: HttpServerSession, now: number): boolean => idleMs > 0 && s.idle && now - s.lastActive >= idleMs && !opening.has(s);
+  const sweep = (): void => {
+    const now = Date.now();
+    for (const s of [...sessions.values()]) if (expired(s, now)) void s.close();
+  };
+  const removed = (s: HttpServerSession): void => {
+    if (sessions.get(s.sessionId) === s) sessions.delete(s.sessionId);
+    if (sessions.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+  const added = (s: HttpServerSession): void => {
+    sessions.set(s.sessionId, s);
+    if (idleMs > 0 && !sweeper) {
+      sweeper = setInterval(sweep, sweepMs);
+      sweeper.unref?.();
+    }
+  };
   const versions = options.supportedProtocolVersions ?? DEFAULT_VERSIONS;
   const standalone = options.standaloneStream ?? true;
   const allowDelete = options.allowDelete ?? true;
-  const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => new MemoryEventStore()));
+  let sharedStore: MemoryEventStore | undefined;
+  const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
   const makeId = options.sessionIdGenerator ?? randomUUID;
   const allow = ['GET', 'POST', ...(allowDelete ? ['DELETE'] : [])].join(', ');
 
@@ -161,8 +214,16 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       return fail(ex, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${versions.join(', ')})`);
     }
     const sid = h['mcp-session-id'];
-    const session = sid === undefined ? undefined : sessions.get(sid);
+    let session = sid === undefined ? undefined : sessions.get(sid);
+    if (session && expired(session, Date.now())) {
+      void session.close();
+      session = undefined;
+    }
     if (sid !== undefined && !session) return fail(ex, 404, -32000, 'Session not found');
+    if (session) {
+      session.touch();
+      sessions.touch(session.sessionId);
+    }
     const sessionHeaders: HeaderMap = session ? { 'Mcp-Session-Id': session.sessionId } : {};
     const effective = version ?? session?.protocolVersion ?? DEFAULT_HTTP_PROTOCOL_VERSION;
 
@@ -175,7 +236,14 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       return session.acceptGet(ex.sink, sessionHeaders, effective, resuming ? h['last-event-id'] : undefined);
     }
 
-    const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
+    // a session reading a body is busy: it cannot expire or be evicted meanwhile
+    session?.reading(true);
+    let body: Awaited<ReturnType<typeof ex.readBody>>;
+    try {
+      body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
+    } finally {
+      session?.reading(false);
+    }
     if (typeof body === 'string') {
       const r = guard.bodyRefusal(body);
       return ex.sink.respond(r.status, refusalHeaders(r, sessionHeaders), refusalBody(r));
@@ -198,22 +266,26 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (msg.method === 'initialize' && 'id' in msg) {
       if (sid !== undefined) return fail(ex, 400, -32600, 'Bad Request: initialize must not carry Mcp-Session-Id');
       const params = msg.params as { protocolVersion?: unknown } | undefined;
+      if (sessions.size >= maxSessions && !(await evictIdle())) {
+        return fail(ex, 503, -32000, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': String(Math.ceil(sweepMs / 1000)) });
+      }
       const newId = makeId();
       if (!VISIBLE_ASCII.test(newId) || sessions.has(newId)) {
         options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
         return fail(ex, 500, -32603, 'Internal error');
       }
-      const fresh = new HttpServerSession(newId, settingsFor(newId), (s) => {
-        if (sessions.get(s.sessionId) === s) sessions.delete(s.sessionId);
-      });
-      sessions.set(newId, fresh);
+      const fresh = new HttpServerSession(newId, settingsFor(newId), removed);
+      added(fresh);
+      opening.add(fresh);
       try {
         await options.onSession(fresh, { sessionId: newId, headers: h });
       } catch (e) {
         options.onError?.(e instanceof Error ? e : new Error(String(e)));
+        opening.delete(fresh);
         await fresh.close();
         return fail(ex, 500, -32603, 'Internal error');
       }
+      opening.delete(fresh);
       info.sessionId = newId;
       info.protocolVersion = version ?? (typeof params?.protocolVersion === 'string' ? params.protocolVersion : effective);
       return fresh.acceptPost(msg, info, ex.sink, { 'Mcp-Session-Id': newId });
@@ -222,6 +294,16 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     info.sessionId = session.sessionId;
     info.protocolVersion = effective;
     session.acceptPost(msg, info, ex.sink, sessionHeaders);
+  }
+
+  /** Ends the least recently used idle session; false when every session is busy. */
+  async function evictIdle(): Promise<boolean> {
+    for (const s of sessions.values()) {
+      if (!s.idle || opening.has(s)) continue;
+      await s.close();
+      return true;
+    }
+    return false;
   }
 
   function settingsFor(sessionId: string): SessionSettings {
@@ -257,6 +339,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     guard: { value: guard },
     close: {
       value: async (): Promise<void> => {
+        if (sweeper) clearInterval(sweeper);
+        sweeper = undefined;
         await Promise.all([...sessions.values()].map((s) => s.close('server shutting down')));
       },
     },

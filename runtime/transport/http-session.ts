@@ -13,7 +13,7 @@
 import { encodeComment, encodeEvent } from '../codec/sse.js';
 import type { EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from './http-exchange.js';
-import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, nextStreamId, sseHeaders } from './http-stream.js';
+import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './http-stream.js';
 import { SENT } from './sent.js';
 import { idText, serializeMessage } from '../jsonrpc.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
@@ -35,7 +35,6 @@ export interface SessionSettings {
 
 type Id = string | number | bigint;
 
-const STANDALONE = 'standalone';
 const idKey = (id: Id): string => `${typeof id}:${id}`;
 
 /** A JSON-RPC error body with `id: null`, for HTTP-level rejections. */
@@ -72,6 +71,10 @@ export class HttpServerSession implements Transport {
   private queue: Promise<void> | undefined;
   private initKey: string | undefined;
   private ended = false;
+  /** Ids of this session's streams (made with its first stream). */
+  private streamIds: StreamIds | undefined;
+  #lastActive = Date.now();
+  #reading = 0;
 
   constructor(
     sessionId: string,
@@ -83,7 +86,46 @@ export class HttpServerSession implements Transport {
 
   /** The stream of the session's GET (created on first use). */
   private get standalone(): OutStream {
-    return (this.standaloneStream ??= this.newStream(STANDALONE, 'standalone', 'sse', '2025-03-26'));
+    return (this.standaloneStream ??= this.newStream(this.ids.standalone, 'standalone', 'sse', '2025-03-26'));
+  }
+
+  private get ids(): StreamIds {
+    return (this.streamIds ??= new StreamIds());
+  }
+
+  /**
+   * When the session last did something (ms since the epoch, as `Date.now()`): a request for
+   * it arrived or its body was read, a response went out, or a connection of one of its
+   * streams ended.
+   */
+  get lastActive(): number {
+    return this.#lastActive;
+  }
+
+  /**
+   * Handler side: a request carrying this session's id arrived (its body may still be on its
+   * way), which counts as activity.
+   */
+  touch(): void {
+    this.#lastActive = Date.now();
+  }
+
+  /**
+   * Handler side: a POST body for this session is being read (`true`) or was read (`false`).
+   * A session reading a body is not idle.
+   */
+  reading(started: boolean): void {
+    this.#reading += started ? 1 : -1;
+    this.#lastActive = Date.now();
+  }
+
+  /**
+   * True when nothing is under way: no request awaits its response, no POST body is being
+   * read, no stream has a connection, no send is queued. Only an idle session may expire or
+   * be evicted.
+   */
+  get idle(): boolean {
+    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink;
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
@@ -134,6 +176,7 @@ export class HttpServerSession implements Transport {
   /** Answers a POST stream with `message` as `application/json`; the stream is finished. */
   private replyJson(s: OutStream, message: JSONRPCMessage): void {
     const body = serializeMessage(message);
+    this.#lastActive = Date.now();
     s.mode = 'json';
     s.done = true;
     this.forget(s);
@@ -159,7 +202,7 @@ export class HttpServerSession implements Transport {
     this.postStreams = undefined;
     this.backlog = undefined;
     this.onEnd(this);
-    await this.settings.eventStore?.clear?.();
+    await this.settings.eventStore?.clear?.(this.sessionId);
     this.events?.onClose();
   }
 
@@ -218,6 +261,7 @@ export class HttpServerSession implements Transport {
       sink.respond(404, { 'Content-Type': 'application/json' }, errorBody(-32000, 'Session not found'));
       return;
     }
+    this.#lastActive = Date.now();
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
@@ -226,7 +270,7 @@ export class HttpServerSession implements Transport {
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
-      const s = this.newStream(nextStreamId(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+      const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
       s.pending.add(key);
       info = new RequestInfo(info, s);
       (this.requests ??= new Map()).set(key, s);
@@ -240,26 +284,28 @@ export class HttpServerSession implements Transport {
 
   /**
    * Handler side: a GET. With `lastEventId` (and an event store) replays the missed events of
-   * the stream that ID belongs to and continues that stream on this connection (400 when the
-   * ID is unknown or its successors were discarded); without, opens the standalone stream
-   * and sends the messages held for it. Either way a connection the stream already had is
-   * ended and replaced (one connection per stream; a client whose connection died unnoticed
-   * can always come back).
+   * the stream that ID belongs to and continues that stream on this connection (400, nothing
+   * replayed, when the ID is unknown, names a stream of another session, or its successors
+   * were discarded); without, opens the standalone stream and sends the messages held for it.
+   * Either way a connection the stream already had is ended and replaced (one connection per
+   * stream; a client whose connection died unnoticed can always come back).
    */
   acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string, lastEventId?: string): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
+    this.#lastActive = Date.now();
     return this.enqueue(async () => {
       const store = this.settings.eventStore;
       if (lastEventId !== undefined && store) {
         const replay: Array<[string, JSONRPCMessage]> = [];
-        const streamId = await store.replayEventsAfter(lastEventId, (eventId, m) => {
+        const streamId = await store.replayEventsAfter(this.sessionId, lastEventId, (eventId, m) => {
           replay.push([eventId, m]);
         });
-        if (streamId === undefined) {
+        // a replay never crosses sessions, whatever the store did
+        if (streamId === undefined || !this.streamIds?.owns(streamId)) {
           sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
           return;
         }
-        const s = streamId === STANDALONE ? this.standalone : this.postStreams?.get(streamId);
+        const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
         for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
         if (!s || s.done) {
@@ -335,7 +381,7 @@ export class HttpServerSession implements Transport {
   private async prime(s: OutStream): Promise<void> {
     const store = this.settings.eventStore;
     if (!store || !s.sink || s.protocolVersion < '2025-11-25') return;
-    const id = await store.storeEvent(s.id, null);
+    const id = await store.storeEvent(this.sessionId, s.id, null);
     if (s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
   }
 
@@ -358,6 +404,7 @@ export class HttpServerSession implements Transport {
   }
 
   private detach(s: OutStream, end: boolean): void {
+    if (s.sink) this.#lastActive = Date.now();
     if (s.timer) clearInterval(s.timer);
     s.timer = undefined;
     const sink = s.sink;
@@ -377,6 +424,7 @@ export class HttpServerSession implements Transport {
       s = this.requests?.get(key);
       if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
       if (key === this.initKey) this.learnVersion(message);
+      this.#lastActive = Date.now();
       s.pending.delete(key);
       this.requests!.delete(key);
       if (this.requests!.size === 0) this.requests = undefined;
@@ -391,7 +439,7 @@ export class HttpServerSession implements Transport {
       if (s.mode === 'json') this.replyJson(s, message);
       else if (!s.done) {
         await this.openStream(s);
-        const eventId = await this.settings.eventStore?.storeEvent(s.id, message);
+        const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
         this.write(s, message, eventId);
         if (s.pending.size === 0) {
           s.done = true;
@@ -400,7 +448,7 @@ export class HttpServerSession implements Transport {
         }
       }
     } else {
-      const eventId = await this.settings.eventStore?.storeEvent(s.id, message);
+      const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
       const live = s.sink !== null && !s.sink.closed;
       if (live) this.write(s, message, eventId);
       if (!live || this.settings.eventStore) {
@@ -419,6 +467,15 @@ export class HttpServerSession implements Transport {
   private forget(s: OutStream): void {
     this.postStreams?.delete(s.id);
     if (this.postStreams?.size === 0) this.postStreams = undefined;
+    const store = this.settings.eventStore;
+    // a JSON reply stored no events
+    if (s.mode !== 'json' && store?.streamFinished) {
+      try {
+        void Promise.resolve(store.streamFinished(this.sessionId, s.id)).catch(() => undefined);
+      } catch {
+        /* a store that fails here only keeps the stream longer */
+      }
+    }
   }
 
   private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined): void {

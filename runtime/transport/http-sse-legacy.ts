@@ -10,6 +10,8 @@
  * not `application/json`); server messages go out as `message` events on the stream. Closing the
  * stream ends the session. Host, Origin, method, Content-Type and Content-Length are checked
  * before the body as on the Streamable HTTP endpoint (./http-guard.ts: 403, 405, 415, 413).
+ * A GET beyond `maxSessions` open streams gets 503 (every session holds a live stream, so none
+ * is idle to evict).
  *
  * Client: {@link LegacySseClientTransport} opens the stream, waits for `endpoint`, POSTs there.
  * {@link FallbackHttpClientTransport} follows the spec's client procedure: POST `initialize`
@@ -45,6 +47,11 @@ export interface LegacySseOptions {
   allowedHosts?: readonly string[] | false;
   /** As {@link StreamableHttpOptions.allowedOrigins}. */
   allowedOrigins?: readonly string[] | false;
+  /**
+   * Most sessions (open streams) at once; a GET beyond it gets 503 with `Retry-After` and a
+   * JSON-RPC error. `Infinity` turns the cap off. Default 10 000.
+   */
+  maxSessions?: number;
   sessionIdGenerator?: () => string;
   onError?(error: Error): void;
 }
@@ -129,6 +136,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   const ssePath = options.ssePath ?? '/sse';
   const postPath = options.postPath ?? '/messages';
   const makeId = options.sessionIdGenerator ?? randomUUID;
+  const maxSessions = Math.max(1, options.maxSessions ?? 10_000);
   const report = (e: unknown): void => options.onError?.(e instanceof Error ? e : new Error(String(e)));
   const fail = (res: ServerResponse, status: number, code: number, message: string, extra?: Record<string, string>): void => refuseNode(res, { status, code, message, headers: extra });
   const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?')[0];
@@ -146,6 +154,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     if (refused) return refuseNode(res, refused);
 
     if (path === ssePath) {
+      if (sessions.size >= maxSessions) return fail(res, 503, -32000, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': '5' });
       const id = makeId();
       const transport = new LegacySseServerTransport(id, res, ex.signal, (t) => {
         if (sessions.get(t.sessionId) === t) sessions.delete(t.sessionId);

@@ -38,18 +38,34 @@ export interface OutStream {
 }
 
 /**
- * POST stream ids: `<process prefix>-<counter, base 36>`. They name streams inside event IDs
- * (see MemoryEventStore), which must be unique per session; the random prefix keeps them
- * distinct across processes too, for an event store shared beyond one session or process.
- * They need not be unguessable: a Last-Event-ID is only honoured within its session, whose
- * Mcp-Session-Id is the secret.
+ * Stream ids of one session: `<tag>.<n>`, where `tag` is 16 random base64url characters (96
+ * bits) drawn per session and `n` counts the session's streams in base 36 (`0` is the
+ * standalone stream, POST streams count from 1). They name streams inside event IDs (see
+ * MemoryEventStore), so an event ID names its session and its stream: unique across sessions
+ * and processes (an event store may be shared by all of them), and not guessable from another
+ * session. The transport still honours a `Last-Event-ID` only when its stream is one of the
+ * session's own ({@link StreamIds.owns}).
  */
-const STREAM_PREFIX = randomBytes(6).toString('hex');
-let streamCount = 0;
+export class StreamIds {
+  readonly tag = randomBytes(12).toString('base64url');
+  private count = 0;
 
-/** A fresh POST stream id. */
-export function nextStreamId(): string {
-  return `${STREAM_PREFIX}-${(++streamCount).toString(36)}`;
+  /** The standalone (GET) stream's id. */
+  get standalone(): string {
+    return `${this.tag}.0`;
+  }
+
+  /** A fresh POST stream id. */
+  next(): string {
+    return `${this.tag}.${(++this.count).toString(36)}`;
+  }
+
+  /** Whether `streamId` was made by this generator. */
+  owns(streamId: string): boolean {
+    if (!streamId.startsWith(this.tag) || streamId.charCodeAt(this.tag.length) !== 0x2e) return false;
+    const n = streamId.slice(this.tag.length + 1);
+    return /^(0|[1-9a-z][0-9a-z]*)$/.test(n) && parseInt(n, 36) <= this.count;
+  }
 }
 
 /**

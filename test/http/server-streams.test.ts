@@ -274,17 +274,19 @@ test('keep-alive comments on idle SSE connections', async () => {
 test('MemoryEventStore: per-stream bound, discarded cursor refused, priming never replayed', async () => {
   const store = new MemoryEventStore({ maxEventsPerStream: 3, maxStreams: 2 });
   const m = (i: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { i } });
-  const p = store.storeEvent('a', null);
-  const ids = [1, 2, 3, 4].map((i) => store.storeEvent('a', m(i)));
+  const p = store.storeEvent('s', 'a', null);
+  const ids = [1, 2, 3, 4].map((i) => store.storeEvent('s', 'a', m(i)));
   const seen: unknown[] = [];
-  assert.is(await store.replayEventsAfter(ids[1], (_id, msg) => void seen.push(msg.params)), 'a');
+  assert.is(await store.replayEventsAfter('s', ids[1], (_id, msg) => void seen.push(msg.params)), 'a');
   assert.equal(seen, [{ i: 3 }, { i: 4 }]);
-  assert.is(await store.replayEventsAfter(p, () => undefined), undefined, 'events after the cursor were discarded');
-  assert.is(await store.replayEventsAfter(ids[0], () => undefined), 'a', 'cursor just before the oldest kept event');
-  store.storeEvent('b', m(5));
-  store.storeEvent('c', m(6));
-  assert.is(await store.replayEventsAfter(ids[3], () => undefined), undefined, 'stream a evicted');
-  assert.is(await store.replayEventsAfter('c_x', () => undefined), undefined);
+  assert.is(await store.replayEventsAfter('s', p, () => undefined), undefined, 'events after the cursor were discarded');
+  assert.is(await store.replayEventsAfter('s', ids[0], () => undefined), 'a', 'cursor just before the oldest kept event');
+  store.storeEvent('s', 'b', m(5));
+  store.storeEvent('s', 'c', m(6));
+  // the stream bound counts finished streams (a live one is never released)
+  for (const id of ['a', 'b', 'c']) store.streamFinished('s', id);
+  assert.is(await store.replayEventsAfter('s', ids[3], () => undefined), undefined, 'stream a evicted');
+  assert.is(await store.replayEventsAfter('s', 'c_x', () => undefined), undefined);
 });
 
 test.run();
