@@ -3,6 +3,7 @@
  * Redelivery"). The HTTP server transport stores every SSE event it sends and, when a client
  * reconnects with `Last-Event-ID`, replays the events of that one stream that came after it.
  */
+import { serializeMessage } from '../jsonrpc.js';
 import type { JSONRPCMessage } from './types.js';
 
 /**
@@ -166,7 +167,7 @@ export class MemoryEventStore implements EventStore {
     }
     const seq = ++this.seq;
     const id = `${streamId}_${seq}`;
-    const bytes = EVENT_OVERHEAD + (message === null ? 0 : JSON.stringify(message).length);
+    const bytes = EVENT_OVERHEAD + (message === null ? 0 : serializeMessage(message).length);
     stream.events.push({ seq, id, message, bytes, at: now });
     session.bytes += bytes;
     this.bytes += bytes;
