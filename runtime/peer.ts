@@ -12,7 +12,7 @@
 import { type Direction, type MethodEntry, type ProtocolTable, hasCapability } from './table.js';
 import type { JSONRPCMessage, MessageInfo, Transport } from './transport/types.js';
 import {
-  ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
+  CapabilityNotDeclaredError, ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
   reasonText, validationIssues,
 } from './errors.js';
 import {
@@ -89,6 +89,8 @@ export class Peer {
   private readonly log: Logger;
   private readonly uncancellable: ReadonlySet<string>;
   private capabilities: Record<string, unknown> | undefined;
+  /** What the other side declared (set by the lifecycle layer once known); undefined: unknown, nothing is gated. */
+  private remoteCapabilities: Record<string, unknown> | undefined;
   private preDispatch: PreDispatch | undefined;
   private nextId = 0;
   private closedWith: { error?: Error } | undefined;
@@ -137,6 +139,16 @@ export class Peer {
     this.capabilities = capabilities;
   }
 
+  /**
+   * Sets the capabilities the other side declared (the client's from `initialize`, the server's
+   * from its result). From then on every outbound request whose table entry names a capability
+   * the other side lacks is refused by {@link request} without being sent.
+   * Undefined turns the check off.
+   */
+  setRemoteCapabilities(capabilities: Record<string, unknown> | undefined): void {
+    this.remoteCapabilities = capabilities;
+  }
+
   setPreDispatch(hook: PreDispatch | undefined): void {
     this.preDispatch = hook;
   }
@@ -168,6 +180,8 @@ export class Peer {
    */
   request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
+    const refusal = this.outboundRefusal(method);
+    if (refusal) return Promise.reject(refusal);
     const signal = options?.signal;
     const onProgress = options?.onProgress;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
@@ -204,6 +218,29 @@ export class Peer {
       this.settle(id)?.reject(e);
     }
     return promise;
+  }
+
+  /**
+   * Why an outbound request may not be sent, or undefined: this one place decides for every
+   * request path (session facades, handlers' `ctx.sendRequest`, task contexts, requestors).
+   * - a handshake revision's session sends only its table's requests (-32601);
+   * - the other side must have declared the capability the table entry names
+   *   (CapabilityNotDeclaredError; e.g. `elicitation` for elicitation/create, `tasks` for
+   *   tasks/* to a client). Task augmentation's own capability (`tasks.requests.<method>`, a
+   *   SHOULD for requestors) is the requestor's check (./task-requestor.ts `callWithTask`).
+   */
+  private outboundRefusal(method: string): RpcError | undefined {
+    const entry = own(this.table.requests[this.out], method);
+    if (!entry) {
+      return this.table.lifecycle === 'handshake'
+        ? new RpcError(ErrorCode.MethodNotFound, `${method} is not a ${this.side} request of protocol version ${this.table.protocolVersion}`)
+        : undefined;
+    }
+    const remote = this.remoteCapabilities;
+    if (!remote) return undefined;
+    const receiver = this.side === 'server' ? 'client' : 'server';
+    if (entry.capability && !hasCapability(remote, entry.capability)) return new CapabilityNotDeclaredError(method, entry.capability, receiver);
+    return undefined;
   }
 
   /** Sends a notification. Rejects with ConnectionClosedError once closed. */
@@ -299,6 +336,8 @@ export class Peer {
       return;
     }
     const entry = own(this.table.notifications[this.in], method);
+    // a handshake session takes its negotiated revision's notifications only (as for requests)
+    if (!entry && this.table.lifecycle === 'handshake') return void this.log.debug?.('dropped notification outside the protocol version', { method });
     if (entry && ((params === undefined && entry.paramsRequired) || (params !== undefined && entry.params && !entry.params(params)))) {
       return void this.log.debug?.('dropped notification with invalid params', { method });
     }
@@ -331,8 +370,10 @@ export class Peer {
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
-      // a stateless revision has no methods beyond its table (ping, logging/setLevel, resources/subscribe are gone)
-      const known = entry !== undefined || this.table.lifecycle !== 'stateless' || !!this.options.extensionMethods?.includes(method);
+      // a session serves its (negotiated) revision's table and nothing else: a handler for a
+      // method of another revision (tasks/* after a 2024-11-05 initialize, ping in a stateless
+      // revision) is not reached; extensions name theirs
+      const known = entry !== undefined || !!this.options.extensionMethods?.includes(method);
       if (!handler || !allowed || !known) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (entry && (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params))) {
         const issues = params === undefined
