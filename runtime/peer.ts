@@ -72,6 +72,43 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
 
+/** Collects the responses to one inbound batch and sends them as one array when all are in. */
+class BatchReply {
+  private readonly responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse> = [];
+  private pending = 0;
+  private sealed = false;
+  constructor(private readonly send: (responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>) => void) {}
+  /** A response known at once (a refusal, an invalid entry's error). */
+  add(m: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    this.responses.push(m);
+  }
+  /** A request of the batch now runs; its answer (or skip) is due. */
+  expect(): void {
+    this.pending++;
+  }
+  answer(m: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    this.responses.push(m);
+    this.done();
+  }
+  /** A request of the batch ended without a response (cancelled). */
+  skip(): void {
+    this.done();
+  }
+  /** Every entry was dispatched. */
+  seal(): void {
+    this.sealed = true;
+    this.flush();
+  }
+  private done(): void {
+    this.pending--;
+    this.flush();
+  }
+  private flush(): void {
+    if (!this.sealed || this.pending > 0 || this.responses.length === 0) return;
+    this.send(this.responses.splice(0));
+  }
+}
+
 export class Peer {
   readonly side: Side;
   /** What handlers see as `ctx.session` (PeerOptions.session). */
@@ -92,6 +129,8 @@ export class Peer {
   /** What the other side declared (set by the lifecycle layer once known); undefined: unknown, nothing is gated. */
   private remoteCapabilities: Record<string, unknown> | undefined;
   private preDispatch: PreDispatch | undefined;
+  /** The inbound batch each request of one belongs to (its answer joins the batch's array). */
+  private batchOf: WeakMap<InboundRequest, BatchReply> | undefined;
   private nextId = 0;
   private closedWith: { error?: Error } | undefined;
 
@@ -112,6 +151,7 @@ export class Peer {
   start(): Promise<void> {
     return this.transport.start({
       onMessage: (m, info) => this.onMessage(m, info),
+      onBatch: (items, info) => this.onBatch(items, info),
       onClose: (e) => this.onClose(e),
       onRequestError: (id, e) => this.settle(id)?.reject(e),
       onError: (e) => {
@@ -392,14 +432,18 @@ export class Peer {
    * Runs an admitted request's handler. A handler that returns a value (not a promise) is
    * answered before this returns; a promise is answered when it settles.
    */
-  private onRequest(req: JSONRPCRequest, info: MessageInfo | undefined): void {
+  private onRequest(req: JSONRPCRequest, info: MessageInfo | undefined, batch?: BatchReply): void {
     const { id, method, params } = req;
     if (this.inbound.has(id)) return void this.log.warn?.('dropped request reusing an in-flight id', { id, method });
     const entry = own(this.table.requests[this.in], method);
     const handler = this.handlers?.has(method) ? this.handlers.get(method) : own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined);
     const refusal = this.refuse(req, entry, handler, info);
-    if (refusal) return this.reply(refusal);
+    if (refusal) return batch ? batch.add(refusal) : this.reply(refusal);
     const r = this.inbound.begin(id, method);
+    if (batch) {
+      batch.expect();
+      (this.batchOf ??= new WeakMap()).set(r, batch);
+    }
     watchCarrier(r, info);
     let out: unknown;
     let pending: boolean;
@@ -418,21 +462,63 @@ export class Peer {
     const { id, method } = r;
     this.inbound.end(r);
     r.onEnd?.();
-    if (r.cancelled || this.closedWith) return;
+    const batch = this.batchOf?.get(r);
+    if (r.cancelled || this.closedWith) return batch?.skip();
+    const answer = batch ? (m: JSONRPCErrorResponse | JSONRPCResultResponse) => batch.answer(m) : (m: JSONRPCErrorResponse | JSONRPCResultResponse) => this.reply(m);
     if (failed) {
-      if (value instanceof RpcError) return this.reply(errorResponse(id, value.code, value.message, value.data));
+      if (value instanceof RpcError) return answer(errorResponse(id, value.code, value.message, value.data));
       this.log.error?.('request handler failed', { method, id, error: value instanceof Error ? value.message : String(value) });
-      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
     const result = value === undefined ? {} : value;
     if (!isObject(result)) {
       this.log.error?.('handler result is not an object', { method, id });
-      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
     if (entry?.result && !entry.result(result)) {
       this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors) });
-      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
-    this.reply(resultResponse(id, result));
+    answer(resultResponse(id, result));
+  }
+
+  /**
+   * An inbound JSON-RPC batch (JSON-RPC 2.0 §6). Where the negotiated revision has batches (its
+   * table's `batches`: 2025-03-26, whose basic page says implementations MUST support receiving
+   * them) every entry is handled as if it came alone, and the responses (requests' answers and
+   * the -32600 of invalid entries, ids as read) leave as one array once every request of the
+   * batch is answered (cancelled ones have none); a batch of only notifications and responses
+   * is answered with nothing. An empty array, or any batch where the revision has none, gets
+   * one -32600 error (no id).
+   */
+  private onBatch(items: unknown[], info: MessageInfo | undefined): void {
+    if (items.length === 0 || !this.table.batches) {
+      const reason = items.length === 0 ? 'empty batch' : `protocol version ${this.table.protocolVersion} has no JSON-RPC batches`;
+      this.log.warn?.('invalid message', { reason });
+      return this.reply(errorResponse(undefined, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`));
+    }
+    const batch = new BatchReply((responses) => this.replyBatch(responses));
+    for (const item of items) {
+      const kind = kindOf(item);
+      if (kind === 'request') this.onRequest(item as JSONRPCRequest, info, batch);
+      else if (kind !== null) this.onMessage(item as JSONRPCMessage, info);
+      else {
+        const c = classify(item);
+        if (c.kind !== 'invalid') continue;
+        this.log.warn?.('invalid message in batch', { reason: c.reason });
+        if (c.reply) batch.add(c.reply);
+        if (c.responseId !== undefined) this.settle(c.responseId)?.reject(new RpcError(ErrorCode.InternalError, `Malformed response: ${c.reason}`));
+      }
+    }
+    batch.seal();
+  }
+
+  private replyBatch(responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>): void {
+    if (this.closedWith) return;
+    if (!this.transport.sendBatch) {
+      for (const m of responses) this.reply(m);
+      return;
+    }
+    this.transport.sendBatch(responses).catch((e: Error) => this.log.debug?.('could not send batch response', { error: e.message }));
   }
 }

@@ -81,6 +81,11 @@ export function capabilitiesOf(table: ProtocolTable, side: 'server' | 'client', 
   return shape === undefined ? caps : (prune(caps, shape) as Record<string, unknown>);
 }
 
+/** The protocol versions among `tables` whose revision has JSON-RPC batches (`table.batches`). */
+export function batchProtocolVersions(tables: readonly ProtocolTable[]): string[] {
+  return tables.filter((t) => t.batches === true).map((t) => t.protocolVersion);
+}
+
 function prune(value: unknown, shape: CapabilityShape): unknown {
   if (shape === true || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};

@@ -13,11 +13,11 @@
  * to `initialize` on a 2025-11-25 session (same over `--stdio`).
  */
 import type { Logger } from '../../runtime/peer.js';
-import type { ProtocolTable } from '../../runtime/table.js';
 import { EraRouter, createDualEraHttpHandler } from '../../runtime/dual-era.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http-stateless.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http-server.js';
+import { type ProtocolTable, batchProtocolVersions } from '../../runtime/table.js';
 import type { Transport } from '../../runtime/transport/types.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../examples/reference-server.js';
 import { listenHttp } from './serve-http.js';
@@ -75,6 +75,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       ...guards,
       replyMode: options.replyMode,
       supportedProtocolVersions: sessionVersions(legacy),
+      acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
       onSession: (t) => legacyDefinition.createSession().connect(t),
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })
