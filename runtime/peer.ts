@@ -283,9 +283,17 @@ export class Peer {
     return undefined;
   }
 
-  /** Sends a notification. Rejects with ConnectionClosedError once closed. */
+  /**
+   * Sends a notification. Rejects with ConnectionClosedError once closed. A handshake session
+   * sends only its negotiated table's notifications: another revision's (e.g.
+   * notifications/tasks/status after a 2024-11-05 initialize) is dropped (debug log), resolved.
+   */
   notify(method: string, params?: Params, options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
+    if (this.table.lifecycle === 'handshake' && !own(this.table.notifications[this.out], method)) {
+      this.log.debug?.('dropped notification outside the protocol version', { method, protocolVersion: this.table.protocolVersion });
+      return Promise.resolve();
+    }
     const message: JSONRPCNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     return this.transport.send(message, options);
   }

@@ -16,7 +16,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Served, startServe } from '../tasks/serve-process.js';
-import { ALL_REVS, HANDSHAKE_REVS, HttpWire, StdioWire, type Wire, clientRequestMethods, initialize, schemaDefs, undefinedMembers } from './wire.js';
+import { ALL_REVS, HANDSHAKE_REVS, HttpWire, LegacySseWire, StdioWire, type Wire, clientRequestMethods, initialize, schemaDefs, undefinedMembers } from './wire.js';
 
 type Json = Record<string, unknown>;
 
@@ -106,6 +106,23 @@ for (const rev of HANDSHAKE_REVS) {
     }
   });
 }
+
+test('http+sse (/sse): a second initialize is refused with -32600 and changes nothing', async () => {
+  const wire = await LegacySseWire.open(served!.url.replace(/\/mcp$/, '/sse'));
+  try {
+    const init = await initialize(wire, '2024-11-05');
+    assert.is(init.protocolVersion, '2024-11-05');
+    const defs = schemaDefs('2024-11-05');
+    assert.equal(undefinedMembers(defs, defs.ServerCapabilities, init.capabilities), []);
+    const again = await wire.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '0' } });
+    assert.is(errorCode(again), -32600, JSON.stringify(again));
+    assert.is(errorCode(await wire.request('tasks/list', {})), -32601);
+    const call = await wire.request('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: { ttl: 60_000 } });
+    assert.match(textOf(call), /Computed sum/);
+  } finally {
+    await wire.close();
+  }
+});
 
 test('http: a second initialize on a session is refused (400, -32600)', async () => {
   const wire = new HttpWire(served!.url);

@@ -239,3 +239,85 @@ export async function initialize(wire: Wire, rev: string, capabilities: Json = {
   await wire.notify('notifications/initialized');
   return r.result as Json;
 }
+
+/** One session of the 2024-11-05 HTTP+SSE transport (GET /sse, POST the announced endpoint). */
+export class LegacySseWire implements Wire {
+  readonly serverRequests: Json[] = [];
+  private readonly controller = new AbortController();
+  private endpoint: string | undefined;
+  private readonly values: Json[] = [];
+  private waiters: Array<() => void> = [];
+  private nextId = 1000;
+
+  private constructor(readonly sseUrl: string) {}
+
+  /** Opens the SSE stream; resolves once the endpoint event arrived. */
+  static async open(sseUrl: string): Promise<LegacySseWire> {
+    const w = new LegacySseWire(sseUrl);
+    const r = await fetch(sseUrl, { headers: { Accept: 'text/event-stream' }, signal: w.controller.signal });
+    const reader = r.body!.getReader();
+    const decoder = new TextDecoder();
+    let buf = '';
+    let announced!: () => void;
+    const ready = new Promise<void>((res) => (announced = res));
+    void (async () => {
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (done) return;
+        buf += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+        let end: number;
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          const lines = buf.slice(0, end).split('\n');
+          buf = buf.slice(end + 2);
+          const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message';
+          const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+          if (event === 'endpoint') {
+            w.endpoint = new URL(data, sseUrl).href;
+            announced();
+          } else if (data) {
+            const v = JSON.parse(data) as Json;
+            if ('method' in v && 'id' in v) {
+              w.serverRequests.push(v);
+              void w.post({ jsonrpc: '2.0', id: v.id, error: { code: -32601, message: 'Method not found' } });
+              continue;
+            }
+            w.values.push(v);
+            for (const f of w.waiters.splice(0)) f();
+          }
+        }
+      }
+    })();
+    await ready;
+    return w;
+  }
+
+  private async post(body: unknown): Promise<number> {
+    const r = await fetch(this.endpoint!, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    await r.text();
+    return r.status;
+  }
+
+  async request(method: string, params?: Json): Promise<Json> {
+    const id = this.nextId++;
+    await this.post(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    const deadline = Date.now() + TIMEOUT_MS;
+    for (;;) {
+      const i = this.values.findIndex((v) => v.id === id);
+      if (i >= 0) return this.values.splice(i, 1)[0];
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`${method}: no response within ${TIMEOUT_MS} ms`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, left);
+        this.waiters.push(() => (clearTimeout(t), r()));
+      });
+    }
+  }
+
+  async notify(method: string, params?: Json): Promise<void> {
+    await this.post(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  async close(): Promise<void> {
+    this.controller.abort();
+  }
+}
