@@ -15,7 +15,7 @@
  * opens `subscriptions/listen` streams (./subscriptions.ts).
  */
 import { ErrorCode, RpcError } from './errors.js';
-import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions, hasCapability } from './peer.js';
+import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from './peer.js';
 import type { Params } from './jsonrpc.js';
 import type { ProtocolMaps, ProtocolTable } from './table.js';
 import type { Transport } from './transport/types.js';
