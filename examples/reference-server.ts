@@ -18,13 +18,12 @@
  * of ./reference-tasks.ts (`slow_compute`, `failing_job`, `confirm_job`, `batch_job`) and a task
  * receiver per session; stateless revisions add the fixtures of ./reference-stateless.ts.
  */
-import { RpcError } from '../runtime/errors.js';
 import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features.js';
 import type { Logger } from '../runtime/peer.js';
 import type { RequestContext, RequestHandler } from '../runtime/context.js';
 import type { Params, RequestId } from '../runtime/jsonrpc.js';
 import { addStatelessFixtures, addTaskFixtures } from './reference-stateless.js';
-import { ReferenceTasks, addTaskTools, hasTaskTools } from './reference-tasks.js';
+import { ReferenceTasks, addTaskTools, hasTaskTools, requestFailure } from './reference-tasks.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/server.js';
 import type { ProtocolMaps, ProtocolTable } from '../runtime/table.js';
 import type { TasksExtension } from '../runtime/tasks-extension.js';
@@ -176,7 +175,7 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
         } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { content?: { type?: string; text?: string } };
         return text(`LLM response: ${r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content)}`);
       } catch (e) {
-        return { ...text(`Sampling failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
+        return { ...text(`Sampling failed: ${requestFailure(e)}`), isError: true };
       }
     },
   });
@@ -196,7 +195,7 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
         } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
         return text(`User response: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
       } catch (e) {
-        return { ...text(`Elicitation failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
+        return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
       }
     },
   });
@@ -205,7 +204,7 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
       const r = (await sessionOf(ctx).request('elicitation/create' as never, { message, requestedSchema } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
       return text(`Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
     } catch (e) {
-      return { ...text(`Elicitation failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
+      return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
     }
   };
   f.tool({

@@ -22,12 +22,13 @@
  *   `{ confirm: boolean }`) whether to run `action` (default "deploy"); as a task it is
  *   `input_required` while the question is open. Answers `Confirmed: <action> done`,
  *   `Not confirmed: <action> skipped`, or `Declined: …` / `Cancelled: …` per the client's
- *   action; a client without elicitation gets an `isError` result (task `failed`).
+ *   action; a client without elicitation gets an `isError` result saying it lacks the
+ *   capability (nothing is sent to it; the task ends `failed`).
  * - `batch_job {items?}` (required): processes `items` (1 to 1000, default 3) items, 20 ms
  *   each, with progress per item; answers `Processed <items> items`. Without `params.task`
  *   the call fails with -32601, as the page's Tool-Level Negotiation says.
  */
-import { ErrorCode, RpcError } from '../runtime/errors.js';
+import { CapabilityNotDeclaredError, ErrorCode, RpcError } from '../runtime/errors.js';
 import type { RequestContext, RequestHandler } from '../runtime/context.js';
 import type { Params } from '../runtime/jsonrpc.js';
 import type { ServerFeatures } from '../runtime/features.js';
@@ -99,6 +100,15 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
 
+/**
+ * Why a request to the client failed, for a tool's error result: a client that did not declare
+ * the capability (refused by the engine, nothing sent) is named as such; else `<code> <message>`.
+ */
+export function requestFailure(e: unknown): string {
+  if (e instanceof CapabilityNotDeclaredError) return `the client lacks the ${e.capability.join('.')} capability (${e.code} ${e.message})`;
+  return e instanceof RpcError ? `${e.code} ${e.message}` : String(e);
+}
+
 /** Registers the task tools on `f` (their handlers run inline or as tasks alike). */
 export function addTaskTools(f: ServerFeatures): void {
   f.tool<{ seconds?: number }>({
@@ -159,7 +169,7 @@ export function addTaskTools(f: ServerFeatures): void {
         });
       } catch (e) {
         if (ctx.signal.aborted) throw e;
-        return { ...text(`Elicitation failed: ${e instanceof RpcError ? `${e.code} ${e.message}` : String(e)}`), isError: true };
+        return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
       }
       if (r.action === 'decline') return text(`Declined: ${action} skipped`);
       if (r.action !== 'accept') return text(`Cancelled: ${action} skipped`);

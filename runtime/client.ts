@@ -15,7 +15,7 @@
  * opens `subscriptions/listen` streams (./subscriptions.ts).
  */
 import { ErrorCode, RpcError } from './errors.js';
-import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions, hasCapability } from './peer.js';
+import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from './peer.js';
 import type { Params } from './jsonrpc.js';
 import type { MethodEntry, ProtocolMaps, ProtocolTable } from './table.js';
 import { ownValue } from './own.js';
@@ -188,6 +188,7 @@ export class ClientSession<P extends ProtocolMaps> {
         instructions: result.instructions as string | undefined,
         result,
       };
+      if (this.options.enforceCapabilities !== false) peer.setRemoteCapabilities(this.#server.capabilities);
       const key = this.#cache?.key('server/discover', {});
       if (key !== undefined) this.#cache!.put(key, 'server/discover', {}, result);
       return this.#server;
@@ -253,6 +254,7 @@ export class ClientSession<P extends ProtocolMaps> {
       instructions: result.instructions as string | undefined,
       result,
     };
+    if (o.enforceCapabilities !== false) peer.setRemoteCapabilities(this.#server.capabilities);
     http.setProtocolVersion?.(match.protocolVersion);
     await peer.notify('notifications/initialized', {});
     return this.#server;
@@ -345,9 +347,7 @@ export class ClientSession<P extends ProtocolMaps> {
     if (!entry) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a client request of protocol version ${this.#table.protocolVersion}`));
     }
-    if (this.options.enforceCapabilities !== false && entry.capability && this.#server && !hasCapability(this.#server.capabilities, entry.capability)) {
-      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the server did not declare capability ${entry.capability.join('.')}`));
-    }
+    // the server's declared capabilities are checked by the engine for every request (Peer.request)
     if (this.#reinit) return this.#reinit.then(() => this.request(method, params, options));
     if (options?.task) return requestAsTask(this, method, params, options);
     if (this.#table.lifecycle === 'stateless') return this.#stateless(method, entry, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;

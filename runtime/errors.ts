@@ -58,6 +58,37 @@ export class RpcError extends Error {
 }
 
 /**
+ * An outbound request refused locally, nothing sent, because the other side did not declare the
+ * capability it needs (2025-11-25 basic/lifecycle, "Capability Negotiation": both sides respect
+ * the negotiated capabilities). Code -32601; `method` is the request's method, `capability` the
+ * missing path (e.g. `['elicitation']`), `receiver` the side that lacks it. The engine raises it
+ * for every outbound request (runtime/peer.ts `request`), so handlers can tell this refusal apart
+ * (`e instanceof CapabilityNotDeclaredError`) and answer accordingly.
+ */
+export class CapabilityNotDeclaredError extends RpcError {
+  constructor(
+    readonly method: string,
+    readonly capability: readonly string[],
+    readonly receiver: 'client' | 'server' | 'receiver',
+    message = `${method}: the ${receiver} did not declare capability ${capability.join('.')}`,
+  ) {
+    super(ErrorCode.MethodNotFound, message, { method, capability: capability.join('.') });
+    this.name = 'CapabilityNotDeclaredError';
+  }
+}
+
+/**
+ * The receiver did not declare task support for the method (`tasks.requests.<method path>`,
+ * 2025-11-25 basic/utilities/tasks, "Capabilities"): -32601, nothing was sent.
+ */
+export class TaskNotSupportedError extends CapabilityNotDeclaredError {
+  constructor(method: string, capability: readonly string[]) {
+    super(method, capability, 'receiver', `${method}: the receiver did not declare capability ${capability.join('.')} (task-augmented ${method})`);
+    this.name = 'TaskNotSupportedError';
+  }
+}
+
+/**
  * The connection ended while a request was pending (or a request was made after it ended).
  * `cause` holds the transport's reason when the end was abnormal (e.g. a truncated frame).
  */

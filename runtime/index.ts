@@ -35,6 +35,7 @@ export type { CreateTaskResult, DetailedTask, TaskContext, TasksExtensionOptions
 export { inputRequired, inputRequest, readInput, requireClientCapabilities, RequestStateSealer } from './mrtr.js';
 export type { Subscription, SubscriptionFilter } from './subscriptions.js';
 export {
+  CapabilityNotDeclaredError,
   ConnectionClosedError,
   ErrorCode,
   InvalidResultError,
@@ -56,4 +57,5 @@ export { ClientSession } from './client.js';
 export type { ClientSessionOptions } from './client.js';
 export { ServerSession } from './server.js';
 export type { ServerSessionOptions } from './server.js';
-export type { ProtocolMaps, ProtocolTable, MethodEntry } from './table.js';
+export type { CapabilityShape, ProtocolMaps, ProtocolTable, MethodEntry } from './table.js';
+export { batchProtocolVersions, capabilitiesOf } from './table.js';

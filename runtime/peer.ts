@@ -12,7 +12,7 @@
 import { type Direction, type MethodEntry, type ProtocolTable, hasCapability } from './table.js';
 import type { JSONRPCMessage, MessageInfo, Transport } from './transport/types.js';
 import {
-  ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
+  CapabilityNotDeclaredError, ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
   reasonText, validationIssues,
 } from './errors.js';
 import {
@@ -72,6 +72,43 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
 
+/** Collects the responses to one inbound batch and sends them as one array when all are in. */
+class BatchReply {
+  private readonly responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse> = [];
+  private pending = 0;
+  private sealed = false;
+  constructor(private readonly send: (responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>) => void) {}
+  /** A response known at once (a refusal, an invalid entry's error). */
+  add(m: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    this.responses.push(m);
+  }
+  /** A request of the batch now runs; its answer (or skip) is due. */
+  expect(): void {
+    this.pending++;
+  }
+  answer(m: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    this.responses.push(m);
+    this.done();
+  }
+  /** A request of the batch ended without a response (cancelled). */
+  skip(): void {
+    this.done();
+  }
+  /** Every entry was dispatched. */
+  seal(): void {
+    this.sealed = true;
+    this.flush();
+  }
+  private done(): void {
+    this.pending--;
+    this.flush();
+  }
+  private flush(): void {
+    if (!this.sealed || this.pending > 0 || this.responses.length === 0) return;
+    this.send(this.responses.splice(0));
+  }
+}
+
 export class Peer {
   readonly side: Side;
   /** What handlers see as `ctx.session` (PeerOptions.session). */
@@ -89,7 +126,11 @@ export class Peer {
   private readonly log: Logger;
   private readonly uncancellable: ReadonlySet<string>;
   private capabilities: Record<string, unknown> | undefined;
+  /** What the other side declared (set by the lifecycle layer once known); undefined: unknown, nothing is gated. */
+  private remoteCapabilities: Record<string, unknown> | undefined;
   private preDispatch: PreDispatch | undefined;
+  /** The inbound batch each request of one belongs to (its answer joins the batch's array). */
+  private batchOf: WeakMap<InboundRequest, BatchReply> | undefined;
   private nextId = 0;
   private closedWith: { error?: Error } | undefined;
 
@@ -110,6 +151,7 @@ export class Peer {
   start(): Promise<void> {
     return this.transport.start({
       onMessage: (m, info) => this.onMessage(m, info),
+      onBatch: (items, info) => this.onBatch(items, info),
       onClose: (e) => this.onClose(e),
       onRequestError: (id, e) => this.settle(id)?.reject(e),
       onError: (e) => {
@@ -135,6 +177,16 @@ export class Peer {
   /** Sets this side's declared capabilities (gating inbound requests by `entry.capability`). */
   setCapabilities(capabilities: Record<string, unknown> | undefined): void {
     this.capabilities = capabilities;
+  }
+
+  /**
+   * Sets the capabilities the other side declared (the client's from `initialize`, the server's
+   * from its result). From then on every outbound request whose table entry names a capability
+   * the other side lacks is refused by {@link request} without being sent.
+   * Undefined turns the check off.
+   */
+  setRemoteCapabilities(capabilities: Record<string, unknown> | undefined): void {
+    this.remoteCapabilities = capabilities;
   }
 
   setPreDispatch(hook: PreDispatch | undefined): void {
@@ -168,6 +220,8 @@ export class Peer {
    */
   request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
+    const refusal = this.outboundRefusal(method);
+    if (refusal) return Promise.reject(refusal);
     const signal = options?.signal;
     const onProgress = options?.onProgress;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
@@ -206,9 +260,40 @@ export class Peer {
     return promise;
   }
 
-  /** Sends a notification. Rejects with ConnectionClosedError once closed. */
+  /**
+   * Why an outbound request may not be sent, or undefined: this one place decides for every
+   * request path (session facades, handlers' `ctx.sendRequest`, task contexts, requestors).
+   * - a handshake revision's session sends only its table's requests (-32601);
+   * - the other side must have declared the capability the table entry names
+   *   (CapabilityNotDeclaredError; e.g. `elicitation` for elicitation/create, `tasks` for
+   *   tasks/* to a client). Task augmentation's own capability (`tasks.requests.<method>`, a
+   *   SHOULD for requestors) is the requestor's check (./task-requestor.ts `callWithTask`).
+   */
+  private outboundRefusal(method: string): RpcError | undefined {
+    const entry = own(this.table.requests[this.out], method);
+    if (!entry) {
+      return this.table.lifecycle === 'handshake'
+        ? new RpcError(ErrorCode.MethodNotFound, `${method} is not a ${this.side} request of protocol version ${this.table.protocolVersion}`)
+        : undefined;
+    }
+    const remote = this.remoteCapabilities;
+    if (!remote) return undefined;
+    const receiver = this.side === 'server' ? 'client' : 'server';
+    if (entry.capability && !hasCapability(remote, entry.capability)) return new CapabilityNotDeclaredError(method, entry.capability, receiver);
+    return undefined;
+  }
+
+  /**
+   * Sends a notification. Rejects with ConnectionClosedError once closed. A handshake session
+   * sends only its negotiated table's notifications: another revision's (e.g.
+   * notifications/tasks/status after a 2024-11-05 initialize) is dropped (debug log), resolved.
+   */
   notify(method: string, params?: Params, options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
+    if (this.table.lifecycle === 'handshake' && !own(this.table.notifications[this.out], method)) {
+      this.log.debug?.('dropped notification outside the protocol version', { method, protocolVersion: this.table.protocolVersion });
+      return Promise.resolve();
+    }
     const message: JSONRPCNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     return this.transport.send(message, options);
   }
@@ -299,6 +384,8 @@ export class Peer {
       return;
     }
     const entry = own(this.table.notifications[this.in], method);
+    // a handshake session takes its negotiated revision's notifications only (as for requests)
+    if (!entry && this.table.lifecycle === 'handshake') return void this.log.debug?.('dropped notification outside the protocol version', { method });
     if (entry && ((params === undefined && entry.paramsRequired) || (params !== undefined && entry.params && !entry.params(params)))) {
       return void this.log.debug?.('dropped notification with invalid params', { method });
     }
@@ -331,8 +418,10 @@ export class Peer {
       const allowed = !entry?.capability || (this.options.canHandle
         ? this.options.canHandle(entry)
         : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
-      // a stateless revision has no methods beyond its table (ping, logging/setLevel, resources/subscribe are gone)
-      const known = entry !== undefined || this.table.lifecycle !== 'stateless' || !!this.options.extensionMethods?.includes(method);
+      // a session serves its (negotiated) revision's table and nothing else: a handler for a
+      // method of another revision (tasks/* after a 2024-11-05 initialize, ping in a stateless
+      // revision) is not reached; extensions name theirs
+      const known = entry !== undefined || !!this.options.extensionMethods?.includes(method);
       if (!handler || !allowed || !known) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (entry && (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params))) {
         const issues = params === undefined
@@ -351,14 +440,18 @@ export class Peer {
    * Runs an admitted request's handler. A handler that returns a value (not a promise) is
    * answered before this returns; a promise is answered when it settles.
    */
-  private onRequest(req: JSONRPCRequest, info: MessageInfo | undefined): void {
+  private onRequest(req: JSONRPCRequest, info: MessageInfo | undefined, batch?: BatchReply): void {
     const { id, method, params } = req;
     if (this.inbound.has(id)) return void this.log.warn?.('dropped request reusing an in-flight id', { id, method });
     const entry = own(this.table.requests[this.in], method);
     const handler = this.handlers?.has(method) ? this.handlers.get(method) : own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined);
     const refusal = this.refuse(req, entry, handler, info);
-    if (refusal) return this.reply(refusal);
+    if (refusal) return batch ? batch.add(refusal) : this.reply(refusal);
     const r = this.inbound.begin(id, method);
+    if (batch) {
+      batch.expect();
+      (this.batchOf ??= new WeakMap()).set(r, batch);
+    }
     watchCarrier(r, info);
     let out: unknown;
     let pending: boolean;
@@ -377,25 +470,68 @@ export class Peer {
     const { id, method } = r;
     this.inbound.end(r);
     r.onEnd?.();
-    if (this.closedWith) return;
+    const batch = this.batchOf?.get(r);
+    if (this.closedWith) return batch?.skip();
     if (r.cancelled) {
+      if (batch) return batch.skip();
       void this.transport.unanswered?.(id);
       return;
     }
+    const answer = batch ? (m: JSONRPCErrorResponse | JSONRPCResultResponse) => batch.answer(m) : (m: JSONRPCErrorResponse | JSONRPCResultResponse) => this.reply(m);
     if (failed) {
-      if (value instanceof RpcError) return this.reply(errorResponse(id, value.code, value.message, value.data));
+      if (value instanceof RpcError) return answer(errorResponse(id, value.code, value.message, value.data));
       this.log.error?.('request handler failed', { method, id, error: value instanceof Error ? value.message : String(value) });
-      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
     const result = value === undefined ? {} : value;
     if (!isObject(result)) {
       this.log.error?.('handler result is not an object', { method, id });
-      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
     if (entry?.result && !entry.result(result)) {
       this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors) });
-      return this.reply(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
-    this.reply(resultResponse(id, result));
+    answer(resultResponse(id, result));
+  }
+
+  /**
+   * An inbound JSON-RPC batch (JSON-RPC 2.0 §6). Where the negotiated revision has batches (its
+   * table's `batches`: 2025-03-26, whose basic page says implementations MUST support receiving
+   * them) every entry is handled as if it came alone, and the responses (requests' answers and
+   * the -32600 of invalid entries, ids as read) leave as one array once every request of the
+   * batch is answered (cancelled ones have none); a batch of only notifications and responses
+   * is answered with nothing. An empty array, or any batch where the revision has none, gets
+   * one -32600 error (no id).
+   */
+  private onBatch(items: unknown[], info: MessageInfo | undefined): void {
+    if (items.length === 0 || !this.table.batches) {
+      const reason = items.length === 0 ? 'empty batch' : `protocol version ${this.table.protocolVersion} has no JSON-RPC batches`;
+      this.log.warn?.('invalid message', { reason });
+      return this.reply(errorResponse(undefined, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`));
+    }
+    const batch = new BatchReply((responses) => this.replyBatch(responses));
+    for (const item of items) {
+      const kind = kindOf(item);
+      if (kind === 'request') this.onRequest(item as JSONRPCRequest, info, batch);
+      else if (kind !== null) this.onMessage(item as JSONRPCMessage, info);
+      else {
+        const c = classify(item);
+        if (c.kind !== 'invalid') continue;
+        this.log.warn?.('invalid message in batch', { reason: c.reason });
+        if (c.reply) batch.add(c.reply);
+        if (c.responseId !== undefined) this.settle(c.responseId)?.reject(new RpcError(ErrorCode.InternalError, `Malformed response: ${c.reason}`));
+      }
+    }
+    batch.seal();
+  }
+
+  private replyBatch(responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>): void {
+    if (this.closedWith) return;
+    if (!this.transport.sendBatch) {
+      for (const m of responses) this.reply(m);
+      return;
+    }
+    this.transport.sendBatch(responses).catch((e: Error) => this.log.debug?.('could not send batch response', { error: e.message }));
   }
 }

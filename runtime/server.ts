@@ -7,7 +7,11 @@
  * latest version; requests other than `initialize` and `ping` before it are refused with
  * -32600; the negotiated revision's table validates every message afterwards. Inbound requests
  * whose capability this server did not declare get -32601; outbound requests whose capability
- * the client did not declare are refused locally with -32601. `logging/setLevel` is handled
+ * the client did not declare are refused locally with -32601 (CapabilityNotDeclaredError, by the
+ * engine, whatever the path). The initialize result advertises the declared capabilities that
+ * the negotiated revision's schema defines (none of `tasks` before 2025-11-25), and only those
+ * gate inbound requests; methods outside the negotiated table get -32601; a second `initialize`
+ * gets -32600. `logging/setLevel` is handled
  * when the server declares `logging` and registers no handler of its own; `log()` filters by
  * that level (server/utilities/logging). Stateless revisions answer `server/discover` and take
  * each request's `_meta` (protocol version and client capabilities required, else -32602; a
@@ -22,7 +26,7 @@
 import { ErrorCode, RpcError } from './errors.js';
 import type { Params } from './jsonrpc.js';
 import { type Logger, type NotificationHandler, Peer, type PreDispatch, type RequestContext, type RequestHandler, hasCapability } from './peer.js';
-import type { ProtocolMaps, ProtocolTable } from './table.js';
+import { type ProtocolMaps, type ProtocolTable, capabilitiesOf } from './table.js';
 import { ownValue } from './own.js';
 import type { MessageInfo, Transport } from './transport/types.js';
 import type { Implementation, RequestOptions } from './client.js';
@@ -251,6 +255,8 @@ export class ServerSession<P extends ProtocolMaps> {
 
   #initialize(params: Params) {
     const peer = this.peer;
+    // one handshake per session: a repeated initialize would renegotiate mid-session (basic/lifecycle)
+    if (this.#client) throw new RpcError(ErrorCode.InvalidRequest, `initialize: the session is already initialized (protocol version ${this.#client.protocolVersion})`);
     const requested = params.protocolVersion;
     const tables = [this.ownTable, ...(this.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
     const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
@@ -261,11 +267,16 @@ export class ServerSession<P extends ProtocolMaps> {
       capabilities: (params.capabilities as Record<string, unknown>) ?? {},
       clientInfo: params.clientInfo as Implementation | undefined,
     };
-    // from now on every request is admitted
+    // from now on every request of the negotiated table is admitted
     peer.setPreDispatch(undefined);
+    // advertise (and serve) what the negotiated revision defines of the declared capabilities,
+    // and send the client only what it declared (both enforced by the engine)
+    const capabilities = capabilitiesOf(table, 'server', this.options.capabilities ?? {});
+    peer.setCapabilities(capabilities);
+    peer.setRemoteCapabilities(this.#client.capabilities);
     const result: Record<string, unknown> = {
       protocolVersion: table.protocolVersion,
-      capabilities: this.options.capabilities ?? {},
+      capabilities,
       serverInfo: this.options.serverInfo,
     };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
@@ -333,9 +344,7 @@ export class ServerSession<P extends ProtocolMaps> {
     if (!entry || entry.embedded) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a server request of protocol version ${this.#table.protocolVersion}`));
     }
-    if (entry.capability && this.#client && !hasCapability(this.#client.capabilities, entry.capability)) {
-      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method}: the client did not declare capability ${entry.capability.join('.')}`));
-    }
+    // the client's declared capabilities are checked by the engine for every request (Peer.request)
     if (options?.task) return requestAsTask(this, method, params, options);
     return this.peer.request(method, params as Params | undefined, options);
   }

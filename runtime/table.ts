@@ -54,6 +54,45 @@ export interface ProtocolTable {
   readonly requests: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
   readonly notifications: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
   readonly errorCodes: Readonly<Record<string, number>>;
+  /**
+   * The capability trees of the revision's `ServerCapabilities` / `ClientCapabilities` types:
+   * what a side may declare in this revision (see {@link capabilitiesOf}). Absent: unknown, so
+   * nothing is dropped.
+   */
+  readonly capabilities?: { readonly server?: CapabilityShape; readonly client?: CapabilityShape };
+  /** The revision has JSON-RPC batches (its schema defines `JSONRPCBatchRequest`: 2025-03-26). */
+  readonly batches?: boolean;
+}
+
+/**
+ * The members a capabilities type defines: `true` where any value goes (an open object, a flag),
+ * else the listed members, each with its own tree.
+ */
+export type CapabilityShape = true | { readonly [member: string]: CapabilityShape };
+
+/**
+ * `caps` with every member the revision's capabilities type does not define removed, at every
+ * level (e.g. `tasks` before 2025-11-25, `completions` in 2024-11-05): what a side may advertise
+ * once that revision is negotiated (basic/lifecycle, "Capability Negotiation"). Own members only;
+ * the input is not changed. Without a shape in the table, `caps` is returned as given.
+ */
+export function capabilitiesOf(table: ProtocolTable, side: 'server' | 'client', caps: Record<string, unknown>): Record<string, unknown> {
+  const shape = table.capabilities?.[side];
+  return shape === undefined ? caps : (prune(caps, shape) as Record<string, unknown>);
+}
+
+/** The protocol versions among `tables` whose revision has JSON-RPC batches (`table.batches`). */
+export function batchProtocolVersions(tables: readonly ProtocolTable[]): string[] {
+  return tables.filter((t) => t.batches === true).map((t) => t.protocolVersion);
+}
+
+function prune(value: unknown, shape: CapabilityShape): unknown {
+  if (shape === true || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (Object.prototype.hasOwnProperty.call(shape, key)) out[key] = prune((value as Record<string, unknown>)[key], shape[key]);
+  }
+  return out;
 }
 
 /** Type-level shape of one request method in a generated method map. */

@@ -15,6 +15,9 @@
  *   into the session's declared capabilities (so `attachTaskReceiver` must run before
  *   `connect`; after it, it throws). `list: false` / `cancel: false` leave those out, and the
  *   engine then answers those methods with -32601.
+ * - Only where the session's negotiated table marks the method task-augmentable: on an older
+ *   revision (no tasks) the request runs as a plain one, `params.task` dropped, and tasks/*
+ *   are not in that table (the engine answers -32601).
  * - A request with `params.task` answers a CreateTaskResult at once (status `working`, `ttl`,
  *   `pollInterval`, related-task `_meta`); the handler runs afterwards with `params.task`
  *   removed and the task's context (./task-context.ts: cancellable signal, related-task
@@ -254,6 +257,14 @@ export class TaskReceiver {
 
   #wrap(method: string, base: RequestHandler): RequestHandler {
     return async (params: Params, ctx) => {
+      // a revision without task augmentation for this method (a session that negotiated an older
+      // one: 2024-11-05 … 2025-06-18) does not know `params.task`: a plain request, as that
+      // revision defines it, with no tool-level negotiation either
+      if (!this.#session.peer.table.requests[this.#in][method]?.taskAugmentable) {
+        if (!isObject(params) || params.task === undefined) return base(params, ctx);
+        const { task: _ignored, ...plain } = params;
+        return base(plain, ctx);
+      }
       const meta = isObject(params?.task) ? (params.task as TaskMetadata) : undefined;
       const tool = method === 'tools/call' ? String(params?.name) : undefined;
       const support = tool !== undefined ? await this.#toolSupport(tool, ctx) : this.#o.require?.includes(method) ? 'required' : 'optional';

@@ -22,7 +22,7 @@
  * gives a handle that is already `completed`, with an empty `taskId`.
  */
 import { randomUUID } from 'node:crypto';
-import { ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from './errors.js';
+import { ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RpcError, TaskNotSupportedError, validationIssues } from './errors.js';
 import type { Params } from './jsonrpc.js';
 import { type Peer, type RequestOptions, hasCapability } from './peer.js';
 import type { ProgressCallback } from './progress.js';
@@ -41,13 +41,7 @@ export interface TaskRequestOptions extends RequestOptions {
   pollInterval?: number;
 }
 
-/** The receiver did not declare task support for the method: -32601, nothing was sent. */
-export class TaskNotSupportedError extends RpcError {
-  constructor(readonly method: string, readonly capability: readonly string[]) {
-    super(ErrorCode.MethodNotFound, `${method}: the receiver did not declare capability ${capability.join('.')} (task-augmented ${method})`);
-    this.name = 'TaskNotSupportedError';
-  }
-}
+export { TaskNotSupportedError } from './errors.js';
 
 /** What callWithTask needs of a ClientSession or ServerSession. */
 export interface RequestorSession {
@@ -266,11 +260,6 @@ export class TaskHandle<R = unknown> {
   }
 }
 
-/** The receiver's capabilities: the server's for a client, the client's for a server. */
-function receiverCapabilities(session: RequestorSession): Record<string, unknown> | undefined {
-  return session.peer.side === 'client' ? session.server?.capabilities : session.client?.capabilities;
-}
-
 /**
  * Sends `method` with `params.task = options.task ?? {}` and resolves with a TaskHandle as soon
  * as the receiver answers its CreateTaskResult. Rejects with TaskNotSupportedError (nothing
@@ -290,13 +279,10 @@ export async function callWithTask(session: RequestorSession, method: string, pa
   const entry = session.table.requests[peer.side === 'client' ? 'clientToServer' : 'serverToClient'][method];
   const capability = ['tasks', 'requests', ...method.split('/')];
   if (!entry?.taskAugmentable) throw new TaskNotSupportedError(method, capability);
-  const caps = receiverCapabilities(session);
-  if (session.options.enforceCapabilities !== false && caps) {
-    if (entry.capability && !hasCapability(caps, entry.capability)) {
-      throw new RpcError(ErrorCode.MethodNotFound, `${method}: the receiver did not declare capability ${entry.capability.join('.')}`);
-    }
-    if (!hasCapability(caps, capability)) throw new TaskNotSupportedError(method, capability);
-  }
+  // the method's own capability is checked by the engine, as for every outbound request
+  // (Peer.request: CapabilityNotDeclaredError, nothing sent); task support is checked here
+  const caps = peer.side === 'client' ? session.server?.capabilities : session.client?.capabilities;
+  if (session.options.enforceCapabilities !== false && caps && !hasCapability(caps, capability)) throw new TaskNotSupportedError(method, capability);
   const { task, ttl, pollInterval, onProgress, ...rest } = options;
   const p: Params = { ...(params as Params | undefined), task: { ...(ttl === undefined ? {} : { ttl }), ...task } };
   // the progress route is this handle's, not the request's: it outlives the CreateTaskResult

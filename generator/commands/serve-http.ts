@@ -16,6 +16,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/peer.js';
+import { type ProtocolTable, batchProtocolVersions } from '../../runtime/table.js';
 import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '../../runtime/transport/http-server.js';
 import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http-fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http-sse-legacy.js';
@@ -99,10 +100,13 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   });
   const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });
   // MCP-Protocol-Version: whatever initialize can negotiate (own table and fallbacks)
+  const batches = batchProtocolVersions([mod.table, ...(mod.fallbackTables ?? [])] as ProtocolTable[]);
   const versions = [mod.table, ...(mod.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion).filter((v): v is string => !!v);
   const handler = createStreamableHttpHandler({
     replyMode: options.replyMode,
     supportedProtocolVersions: [...new Set([...versions, '2025-03-26', '2025-06-18', '2025-11-25'])],
+    // batches where the negotiated revision's schema has them
+    acceptsBatches: (v) => batches.includes(v),
     ...guards,
     retryMs: options.retryMs ?? 500,
     sessionIdleMs: options.sessionIdleMs,

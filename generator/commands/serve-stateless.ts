@@ -14,12 +14,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../runtime/peer.js';
-import type { ProtocolTable } from '../../runtime/table.js';
 import { EraRouter, createDualEraHttpHandler } from '../../runtime/dual-era.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http-stateless.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
 import { continueAfterChecks, respondNode } from '../../runtime/transport/http-node-io.js';
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http-server.js';
+import { type ProtocolTable, batchProtocolVersions } from '../../runtime/table.js';
 import type { Transport } from '../../runtime/transport/types.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../examples/reference-server.js';
 import { listenHttp } from './serve-http.js';
@@ -85,6 +85,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       supportedProtocolVersions: sessionVersions(legacy),
       sessionIdleMs: options.sessionIdleMs,
       maxSessions: options.maxSessions,
+      acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
       onSession: (t) => legacyDefinition.createSession().connect(t),
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })

@@ -104,6 +104,7 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
   const transport: Transport = {
     start: (events) => t.start({ ...events, onClose: (e) => { events.onClose(e); done(e); } }),
     send: (m, o) => t.send(m, o),
+    sendBatch: t.sendBatch && ((m) => t.sendBatch!(m)),
     close: () => t.close(),
   };
   return { transport, closed };

@@ -3,7 +3,7 @@
  * and the runtime table the peer engine reads; dispatch emitter: handler tables and dispatch
  * functions; index emitter: the revision's public entry.
  */
-import type { NotificationDef, ProtocolModel, RequestDef } from '../model.js';
+import type { JsonSchema, NotificationDef, ProtocolModel, RequestDef } from '../model.js';
 import { byCodeUnit } from '../util.js';
 import { type EmitOptions, type Files, jsdoc, preamble, render } from './common.js';
 import { paramsValidatorName, resultValidatorName } from './validators.js';
@@ -54,6 +54,28 @@ function tableEntry(d: Def) {
   };
 }
 
+/**
+ * The capability tree a `*Capabilities` type defines, for the runtime to drop what a revision
+ * does not know (runtime/table.ts `CapabilityShape`): `true` where any value is allowed (an
+ * object with no listed members, `additionalProperties`, a leaf), else an object of the listed
+ * members, each with its own tree. References (`#/$defs/X`) are followed; undefined when the
+ * revision has no such type.
+ */
+export function capabilityShape(model: ProtocolModel, typeName: string): unknown {
+  const deref = (s: JsonSchema | undefined, depth = 0): JsonSchema | undefined => {
+    const ref = typeof s?.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(s.$ref) : null;
+    return ref && depth < 32 ? deref(model.types[ref[1]]?.schema, depth + 1) : s;
+  };
+  const walk = (s: JsonSchema | undefined, depth: number): unknown => {
+    const node = deref(s);
+    const props = node?.properties as Record<string, JsonSchema> | undefined;
+    const keys = props ? Object.keys(props).sort(byCodeUnit) : [];
+    if (!keys.length || depth > 16 || (node?.additionalProperties !== undefined && node.additionalProperties !== false)) return true;
+    return Object.fromEntries(keys.map((k) => [k, walk(props![k], depth + 1)]));
+  };
+  return Object.hasOwn(model.types, typeName) ? walk(model.types[typeName].schema, 0) : undefined;
+}
+
 export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const pick = <D extends Def>(list: D[], dir: RequestDef['direction']) => list.filter((d) => d.direction === dir);
   const maps = [
@@ -73,9 +95,17 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
     .sort(([a], [b]) => byCodeUnit(a, b))
     .map(([name, code]) => ({ name, code }));
   const base = { preamble: preamble(model), revision: model.revision, protocolVersion: model.protocolVersion, lifecycle: model.lifecycle, runtimeImport: opts.runtimeImport };
+  // what the runtime follows from the schema beyond methods: the capability trees each side may
+  // declare, and whether the revision has JSON-RPC batches (a JSONRPCBatchRequest type: 2025-03-26)
+  const shape = (name: string) => {
+    const s = capabilityShape(model, name);
+    return s === undefined ? '' : JSON.stringify(s).replace(/"([A-Za-z_$][\w$]*)":/g, '$1: ').replace(/,/g, ', ').replace(/\{(?!\})/g, '{ ').replace(/(?<!\{)\}/g, ' }');
+  };
+  const capabilities = { server: shape('ServerCapabilities'), client: shape('ClientCapabilities') };
+  const batches = Object.hasOwn(model.types, 'JSONRPCBatchRequest');
   const methods = (dir: RequestDef['direction']) => pick(model.requests, dir).map((r) => q(r.method)).join(', ');
   return new Map([
-    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes })],
+    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, capabilities, batches })],
     ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
     ['index.ts', render('index', base)],
   ]);

@@ -11,7 +11,8 @@
  *   lacks `text/event-stream`.
  * - 415 POST whose Content-Type is not `application/json`.
  * - 400 unsupported `MCP-Protocol-Version`; body not one JSON-RPC message (-32600; a batch is
- *   refused, 2025-11-25 takes a single message); `initialize` carrying `Mcp-Session-Id`;
+ *   refused unless the session negotiated a revision with batches, `acceptsBatches`: then its
+ *   entries are answered one by one, invalid ones with -32600, an empty one is refused); `initialize` carrying `Mcp-Session-Id`;
  *   any other request without `Mcp-Session-Id`; a request id already in flight on the session.
  * - 413 Content-Length over `maxBodyBytes` (the checks so far are those of ./http-guard.ts, all
  *   before the body is read); later a body that goes over it; 408 a body not in within
@@ -33,6 +34,8 @@ import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } fr
 import { exactIds, isRequestId } from '../jsonrpc.js';
 import { MemorySessionRegistry, type SessionRegistry } from './session-registry.js';
 import type { JSONRPCMessage, MessageInfo } from './types.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export { HttpServerSession, type ReplyMode } from './http-session.js';
 export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions } from './event-store.js';
@@ -122,6 +125,14 @@ export interface StreamableHttpOptions {
   maxSessions?: number;
   /** Where sessions are kept. Default: a {@link MemorySessionRegistry}. */
   sessionRegistry?: SessionRegistry<HttpServerSession>;
+  /**
+   * Whether a session that negotiated `protocolVersion` takes JSON-RPC batches (one JSON array
+   * per POST, answered as the 2025-03-26 transport page says: 202 for notifications and
+   * responses only, else one JSON array or one SSE stream of the responses). Derive it from the
+   * revisions' tables (`table.batches`, see `batchProtocolVersions` in ../table.ts). Default: no
+   * batches (400 with -32600).
+   */
+  acceptsBatches?: (protocolVersion: string) => boolean;
   /** Makes session ids; each must be visible ASCII (0x21–0x7E). Default `crypto.randomUUID`. */
   sessionIdGenerator?: () => string;
   /** Problems that have no HTTP answer (a failed `onSession`, a bad session id). */
@@ -255,6 +266,26 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       exactIds(message, text);
     } catch {
       return fail(ex, 400, -32700, 'Parse error: body is not JSON');
+    }
+    if (Array.isArray(message)) {
+      // a batch: only in a session whose negotiated revision has them (2025-03-26)
+      const negotiated = session?.protocolVersion;
+      if (!session || negotiated === undefined || !options.acceptsBatches?.(negotiated)) {
+        return fail(ex, 400, -32600, `Invalid Request: batches are not accepted${negotiated ? ` in protocol version ${negotiated}` : ''}; send one message per POST`);
+      }
+      if (message.length === 0) return fail(ex, 400, -32600, 'Invalid Request: empty batch');
+      const valid: JSONRPCMessage[] = [];
+      const errors: JSONRPCMessage[] = [];
+      for (const entry of message as unknown[]) {
+        const why = shapeProblem(entry) ?? (isObject(entry) && 'method' in entry && 'id' in entry && !isRequestId(entry.id) ? 'request id must be a string or an integer' : undefined);
+        if (!why) valid.push(entry as JSONRPCMessage);
+        // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
+        else if (!(isObject(entry) && !('method' in entry) && ('result' in entry || 'error' in entry))) {
+          const id = isObject(entry) && isRequestId(entry.id) ? entry.id : null;
+          errors.push({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${why}` } });
+        }
+      }
+      return session.acceptBatch(valid, errors, { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal }, ex.sink, sessionHeaders);
     }
     const problem = shapeProblem(message);
     if (problem) return fail(ex, 400, -32600, `Invalid Request: ${problem}`);

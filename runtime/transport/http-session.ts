@@ -165,7 +165,7 @@ export class HttpServerSession implements Transport {
     if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
     const key = idKey(message.id as Id);
     const s = this.requests?.get(key);
-    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started) return false;
+    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch) return false;
     s.pending.delete(key);
     this.requests!.delete(key);
     if (this.requests!.size === 0) this.requests = undefined;
@@ -173,8 +173,8 @@ export class HttpServerSession implements Transport {
     return true;
   }
 
-  /** Answers a POST stream with `message` as `application/json`; the stream is finished. */
-  private replyJson(s: OutStream, message: JSONRPCMessage): void {
+  /** Answers a POST stream with `message` (a batch: an array) as `application/json`; the stream is finished. */
+  private replyJson(s: OutStream, message: JSONRPCMessage | JSONRPCMessage[]): void {
     const body = serializeMessage(message);
     this.#lastActive = Date.now();
     s.mode = 'json';
@@ -280,6 +280,57 @@ export class HttpServerSession implements Transport {
       sink.respond(202, headers);
     }
     this.deliver(message, info);
+  }
+
+  /**
+   * Handler side: one POSTed JSON-RPC batch in a session whose negotiated revision has batches
+   * (2025-03-26 basic/transports, "Sending Messages to the Server"): `messages` are its valid
+   * entries, in order; `errors` the -32600 responses the handler made for its invalid ones. With
+   * no request among them the POST gets 202 (or, when there are errors, 200 with their array).
+   * Else one stream answers all its requests, as the reply mode says: one `application/json`
+   * array of every response (errors first), or an SSE stream with one event per message; a
+   * request whose id is already in flight, or repeated in the batch, gets -32600 in that array
+   * and is not delivered. Each request's `info` is that of its stream, as for one POSTed request.
+   */
+  acceptBatch(messages: JSONRPCMessage[], errors: JSONRPCMessage[], info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
+    const answers = [...errors];
+    const requests: JSONRPCMessage[] = [];
+    const others: JSONRPCMessage[] = [];
+    const keys = new Set<string>();
+    for (const m of messages) {
+      const id = m.id as Id | undefined;
+      if (typeof m.method !== 'string' || id === undefined || id === null) {
+        others.push(m);
+        continue;
+      }
+      const key = idKey(id);
+      if (this.requests?.has(key) || keys.has(key)) {
+        answers.push({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: request id ${idText(id)} is already in use` } });
+        continue;
+      }
+      keys.add(key);
+      requests.push(m);
+    }
+    const plain: MessageInfo = { ...info, signal: info.signal };
+    if (requests.length === 0) {
+      if (answers.length) sink.respond(200, { ...headers, 'Content-Type': 'application/json' }, serializeMessage(answers));
+      else sink.respond(202, headers);
+      for (const m of others) this.deliver(m, plain);
+      return;
+    }
+    const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+    s.batch = answers;
+    for (const key of keys) {
+      s.pending.add(key);
+      (this.requests ??= new Map()).set(key, s);
+    }
+    (this.postStreams ??= new Map()).set(s.id, s);
+    this.attach(s, sink, headers, s.mode === 'sse');
+    const streamInfo = new RequestInfo({ ...info, signal: undefined }, s);
+    for (const m of messages) {
+      if (requests.includes(m)) this.deliver(m, streamInfo);
+      else if (others.includes(m)) this.deliver(m, plain);
+    }
   }
 
   /**
@@ -434,7 +485,8 @@ export class HttpServerSession implements Transport {
     }
     s ??= this.standalone;
 
-    if (s.kind === 'post') {
+    if (s.kind === 'post' && s.batch) await this.routeBatch(s, message, response);
+    else if (s.kind === 'post') {
       if (s.mode === 'auto') s.mode = response && s.pending.size === 0 && !s.sink?.started ? 'json' : 'sse';
       if (s.mode === 'json') this.replyJson(s, message);
       else if (!s.done) {
@@ -460,6 +512,33 @@ export class HttpServerSession implements Transport {
     if (response && this.initKey === idKey(message.id as Id)) {
       this.initKey = undefined;
       if ('error' in message) await this.close();
+    }
+  }
+
+  /**
+   * A message for a batch's stream: responses are collected while the stream may still answer
+   * as one JSON array (mode `json`, or `auto` until something else goes first); else the stream
+   * is SSE, the collected responses go out first, then `message`. It ends once every request
+   * of the batch has its response.
+   */
+  private async routeBatch(s: OutStream, message: JSONRPCMessage, response: boolean): Promise<void> {
+    if (s.done) return;
+    const batch = s.batch!;
+    if (response && s.mode !== 'sse' && !s.sink?.started) {
+      batch.push(message);
+      if (s.pending.size === 0) this.replyJson(s, batch.splice(0));
+      return;
+    }
+    s.mode = 'sse';
+    await this.openStream(s);
+    for (const m of [...batch.splice(0), message]) {
+      const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, m);
+      this.write(s, m, eventId);
+    }
+    if (s.pending.size === 0) {
+      s.done = true;
+      this.forget(s);
+      this.detach(s, true);
     }
   }
 

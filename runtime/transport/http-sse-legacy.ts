@@ -70,7 +70,11 @@ export interface LegacySseHandler {
 export class LegacySseServerTransport implements Transport {
   private events: TransportEvents | undefined;
   private closed = false;
+  /** The negotiated version (from the `initialize` result), `2024-11-05` until then. */
   private version = '2024-11-05';
+  /** The id of the session's first `initialize` until it is answered; later ones change nothing. */
+  private initId: unknown;
+  private initSeen = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -92,6 +96,11 @@ export class LegacySseServerTransport implements Transport {
 
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (this.closed || this.res.writableEnded) throw new Error('LegacySseServerTransport is closed');
+    if (this.initId !== undefined && message.id === this.initId && !('method' in message)) {
+      this.initId = undefined;
+      const v = (message.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+      if (typeof v === 'string') this.version = v;
+    }
     this.res.write(encodeEvent({ event: 'message', data: serializeMessage(message) }));
   }
 
@@ -117,9 +126,11 @@ export class LegacySseServerTransport implements Transport {
 
   /** @internal One POSTed message. */
   receive(message: JSONRPCMessage, headers: MessageInfo['headers']): void {
-    if (message.method === 'initialize') {
-      const v = (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-      if (typeof v === 'string') this.version = v;
+    // the version is the one the engine answers the session's first initialize with (a repeated
+    // initialize is refused by the engine and must not change it mid-session)
+    if (message.method === 'initialize' && !this.initSeen && message.id !== undefined) {
+      this.initSeen = true;
+      this.initId = message.id;
     }
     this.events?.onMessage(message, { sessionId: this.sessionId, headers, signal: this.signal, protocolVersion: this.version });
   }

@@ -35,6 +35,12 @@ export interface OutStream {
   watcher?: { cancel(reason: unknown): void };
   /** Behind the request's `MessageInfo.signal`; built when that is first read. */
   abort?: AbortController;
+  /**
+   * A POSTed JSON-RPC batch's stream (2025-03-26): the responses not written yet (collected for
+   * one JSON array body, or waiting for the SSE stream to open), starting with the transport's
+   * own -32600 errors for the batch's invalid entries.
+   */
+  batch?: JSONRPCMessage[];
 }
 
 /**
@@ -85,8 +91,12 @@ export function answerPending(s: OutStream, reason: string): void {
   s.pending.clear();
   s.done = true;
   s.sink = null;
-  if (!sink.started) return sink.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, bodies[0]);
-  for (const data of bodies) sink.write(encodeEvent({ data }));
+  // a batch: what it collected, then these, as one array (JSON) or one event each (SSE)
+  const collected = (s.batch?.splice(0) ?? []).map((m) => JSON.stringify(m));
+  if (!sink.started) {
+    return sink.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, s.batch ? `[${[...collected, ...bodies].join(',')}]` : bodies[0]);
+  }
+  for (const data of [...collected, ...bodies]) sink.write(encodeEvent({ data }));
   sink.end();
 }
 
@@ -125,8 +135,10 @@ export class RequestInfo implements CarrierWatch {
 
   watchCarrier(request: { cancel(reason: unknown): void }): void {
     const s = this.#stream;
-    if (s.abortReason) request.cancel(s.abortReason);
-    else s.watcher = request;
+    if (s.abortReason) return request.cancel(s.abortReason);
+    // a batch's stream carries several requests: each is told
+    const before = s.watcher;
+    s.watcher = before ? { cancel: (reason) => (before.cancel(reason), request.cancel(reason)) } : request;
   }
 }
 

@@ -10,7 +10,10 @@
  * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
  * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
  * (see `classify` in `../jsonrpc.ts`). Both report these via `onError` and keep reading. A
- * stream that ends inside a frame closes the transport with a `truncated` FrameError.
+ * stream that ends inside a frame closes the transport with a `truncated` FrameError. A JSON
+ * array (a JSON-RPC batch) goes to the engine's `onBatch` when it has one (the negotiated
+ * revision decides: 2025-03-26 has batches), else it gets `-32600`; `sendBatch` writes the
+ * batch's responses as one line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -120,6 +123,14 @@ class LineChannel {
 
   private onValue(v: unknown, text: string): void {
     exactIds(v, text);
+    if (Array.isArray(v) && this.events?.onBatch) {
+      try {
+        this.events.onBatch(v);
+      } catch (e) {
+        this.report(e instanceof Error ? e : new Error(String(e)));
+      }
+      return;
+    }
     if (kindOf(v) !== null) {
       try {
         this.events?.onMessage(v as JSONRPCMessage);
@@ -299,6 +310,12 @@ export class StdioClientTransport implements Transport {
     });
   }
 
+  /** One line holding the JSON array of a batch's responses. */
+  sendBatch(messages: JSONRPCMessage[]): Promise<void> {
+    if (!this.channel || this.closing || this.fired) return Promise.reject(new ConnectionClosedError());
+    return this.channel.write(messages);
+  }
+
   send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (!this.channel || this.closing || this.fired) return Promise.reject(new ConnectionClosedError());
     return this.channel.write(message);
@@ -391,6 +408,11 @@ export class StdioServerTransport implements Transport {
     this.events = events;
     this.channel.attach(events, () => this.finish(this.channel.endError));
     this.input.resume();
+  }
+
+  /** One line holding the JSON array of a batch's responses. */
+  sendBatch(messages: JSONRPCMessage[]): Promise<void> {
+    return this.channel.write(messages);
   }
 
   send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {

@@ -45,6 +45,14 @@ export interface TransportEvents {
    * delivers a JSON-RPC error response for `requestId` through `onMessage` instead.
    */
   onRequestError?(requestId: RequestId, error: Error): void;
+  /**
+   * A JSON-RPC batch (a JSON array, as parsed: its entries are not checked) for the engine to
+   * answer as its negotiated revision says: entry by entry with one array of responses where the
+   * revision has batches (2025-03-26 basic, "Batching"), one -32600 error otherwise. A transport
+   * that frames batches itself (stdio) hands them here when the events have this method, and
+   * answers them with -32600 when not.
+   */
+  onBatch?(messages: unknown[], info?: MessageInfo): void;
 }
 
 export interface Transport {
@@ -52,6 +60,8 @@ export interface Transport {
   start(events: TransportEvents): Promise<void>;
   /** Sends one message. Rejects if the transport is closed. */
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
+  /** Sends the responses to one inbound batch as one JSON array (see `onBatch`); absent: they go one by one. */
+  sendBatch?(messages: JSONRPCMessage[]): Promise<void>;
   /** Closes the transport; `onClose` fires once. Idempotent. */
   close(): Promise<void>;
   /** HTTP: the session id, once known. */
