@@ -13,6 +13,7 @@
  * version, `Mcp-Method`, `Mcp-Name`, a foreign Host or Origin).
  */
 import fc from 'fast-check';
+import { encodeHeaderValue } from '../../runtime/transport/http-headers.js';
 import { PROTOTYPE_NAMES } from './oracle.js';
 
 export type Era = '2025-11-25' | 'draft';
@@ -301,10 +302,11 @@ export class Renderer {
     const { bytes, rawId } = this.body(plan);
     const headers: Record<string, string | null> = {};
     if (this.era === 'draft' && plan.shape.k !== 'wrong-method') {
-      headers['mcp-method'] = plan.base.method;
+      // encoded as a conforming client does (Value Encoding: control characters, edge whitespace, non-ASCII)
+      headers['mcp-method'] = encodeHeaderValue(plan.base.method);
       const p = plan.base.params;
       const name = p?.name ?? p?.uri;
-      if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read'].includes(plan.base.method)) headers['mcp-name'] = plan.shape.k === 'lone-surrogate' && plan.base.method !== 'resources/read' ? null : name;
+      if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read'].includes(plan.base.method)) headers['mcp-name'] = plan.shape.k === 'lone-surrogate' && plan.base.method !== 'resources/read' ? null : encodeHeaderValue(name);
     }
     const h = plan.header;
     if (h.k === 'drop') headers[h.name] = null;

@@ -135,7 +135,14 @@ class Tally {
 interface Recent {
   e: Expectation;
   got: Map<string, number>;
+  /** When its batch ended (ms since the epoch). */
+  at: number;
 }
+/**
+ * How long a batch's requests may still be answered after it ended, ms: the slowest reference
+ * tool runs 60 s (slow_compute), so a late answer within this window is one of its own.
+ */
+const LATE_ANSWER_MS = 90_000;
 const recentOf = new WeakMap<object, Recent[]>();
 
 /** An id key as the JSON text of its id. */
@@ -275,8 +282,9 @@ async function stdioBatch(t: StdioTarget, frames: Frame[], i: number, tally: Tal
     if (idless.n > e.idless) out.push({ kind: 'wrong', category: 'wrong: errors without id beyond the frames that are not messages', detail: `${idless.n} for ${e.idless}` });
   }
   t.onLine = () => undefined;
-  recent.unshift({ e, got });
-  if (recent.length > 20) recent.pop();
+  const now = Date.now();
+  recent.unshift({ e, got, at: now });
+  while (recent.length > 0 && now - recent[recent.length - 1]!.at > LATE_ANSWER_MS) recent.pop();
   tally.add(out);
   if (restart) {
     recent.length = 0;
