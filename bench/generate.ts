@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveInputs, writeTree } from '../generator/cli.js';
+import { resolveInputs, writeTree } from '../cli/main.js';
 import { ingestResolved } from '../generator/ingest.js';
 import { type Step, generate } from '../generator/generate.js';
 import { median, ratio } from './measure.js';

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../runtime/transport/http-client.js';
+import { HttpClientTransport } from '../runtime/transport/http/session/client.js';
 import { type Call, compare, median, ratio, sequential, startServer, stopChild } from './measure.js';
 
 const quick = process.argv.includes('--quick');

@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { Server, table } from '../generated/draft/index.js';
-import { ServerFeatures } from '../runtime/features.js';
-import { createStatelessHttpHandler } from '../runtime/transport/http-stateless.js';
+import { ServerFeatures } from '../runtime/features/server-features.js';
+import { createStatelessHttpHandler } from '../runtime/transport/http/stateless/server.js';
 
 /** node:http → WHATWG fetch handler, streaming the response body. */
 function adapt(fetchHandler: (r: Request) => Promise<Response>) {

@@ -14,7 +14,7 @@
 import { deflateSync } from 'node:zlib';
 import { CallToolRequestSchema, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as V from '../generated/2025-11-25/validators.gen.js';
-import { isBase64 } from '../runtime/formats.js';
+import { isBase64 } from '../runtime/protocol/formats.js';
 import { median, ratio } from './measure.js';
 
 const quick = process.argv.includes('--quick');

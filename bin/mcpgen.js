@@ -13,5 +13,5 @@ if (process.argv[2] !== 'serve') {
 }
 
 register();
-const { main } = await import('../generator/cli.ts');
+const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

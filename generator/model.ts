@@ -2,7 +2,7 @@
  * ProtocolModel: everything an emitter needs to know about one MCP revision, as plain
  * JSON-serialisable data (written to `generated/<rev>/model.json`). Built by `ingest`.
  */
-import type { Direction } from '../runtime/table.js';
+import type { Direction } from '../runtime/protocol/table.js';
 
 export type { Direction };
 

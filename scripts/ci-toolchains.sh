@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs, from Debian's packages, the toolchains the binding tests (test/bindings/) compile
+# Installs, from Debian's packages, the toolchains the binding tests (test/generator/bindings/) compile
 # and run the generated bindings with. Idempotent: installs only what is missing, and runs
 # `apt-get update` only when something is. The list matches BINDING_LANGUAGES[*].test.aptPackages
 # in generator/emit/bindings/languages.ts.

@@ -31,12 +31,12 @@ export interface PackageEntry {
 /** Every entry point, in the order of the `exports` map. */
 export const PACKAGE_ENTRIES: readonly PackageEntry[] = [
   { subpath: '.', module: 'index', dependencies: [] },
-  { subpath: './errors', module: 'runtime/errors', dependencies: [] },
-  { subpath: './features', module: 'runtime/features', dependencies: ['ajv', 'ajv-formats'] },
-  { subpath: './transport/http-client', module: 'runtime/transport/http-client', dependencies: [] },
-  { subpath: './transport/http-fallback', module: 'runtime/transport/http-fallback', dependencies: [] },
-  { subpath: './transport/http-server', module: 'runtime/transport/http-server', dependencies: [] },
-  { subpath: './transport/http-sse-legacy', module: 'runtime/transport/http-sse-legacy', dependencies: [] },
+  { subpath: './errors', module: 'runtime/jsonrpc/errors', dependencies: [] },
+  { subpath: './features', module: 'runtime/features/server-features', dependencies: ['ajv', 'ajv-formats'] },
+  { subpath: './transport/http-client', module: 'runtime/transport/http/session/client', dependencies: [] },
+  { subpath: './transport/http-fallback', module: 'runtime/transport/http/legacy-sse/fallback', dependencies: [] },
+  { subpath: './transport/http-server', module: 'runtime/transport/http/session/server', dependencies: [] },
+  { subpath: './transport/http-sse-legacy', module: 'runtime/transport/http/legacy-sse/legacy-sse', dependencies: [] },
   { subpath: './transport/memory', module: 'runtime/transport/memory', dependencies: [] },
   { subpath: './transport/stdio', module: 'runtime/transport/stdio', dependencies: [] },
 ];

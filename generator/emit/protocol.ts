@@ -56,7 +56,7 @@ function tableEntry(d: Def) {
 
 /**
  * The capability tree a `*Capabilities` type defines, for the runtime to drop what a revision
- * does not know (runtime/table.ts `CapabilityShape`): `true` where any value is allowed (an
+ * does not know (runtime/protocol/table.ts `CapabilityShape`): `true` where any value is allowed (an
  * object with no listed members, `additionalProperties`, a leaf), else an object of the listed
  * members, each with its own tree. References (`#/$defs/X`) are followed; undefined when the
  * revision has no such type.

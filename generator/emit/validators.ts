@@ -9,7 +9,7 @@
 import { _ } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
-import { formats } from '../../runtime/formats.js';
+import { formats } from '../../runtime/protocol/formats.js';
 import type { ProtocolModel, RequestDef } from '../model.js';
 import { type EmitOptions, type Files, preamble } from './common.js';
 

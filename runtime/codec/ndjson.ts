@@ -9,7 +9,7 @@
  * whitespace and needs no stripping. Blank and whitespace-only lines are skipped.
  */
 import { isUtf8 } from 'node:buffer';
-import { serializeMessage } from '../jsonrpc.js';
+import { serializeMessage } from '../jsonrpc/message.js';
 
 /** 16 MiB: the default maximum line size in bytes (the `\n` not counted). */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -39,7 +39,7 @@ export class FrameError extends Error {
 export interface NdjsonSink {
   /**
    * One parsed JSON value (any JSON: checking that it is a message is the caller's job), with
-   * the line's text it was parsed from (for `exactIds` in ../jsonrpc.ts).
+   * the line's text it was parsed from (for `exactIds` in ../jsonrpc/message.ts).
    */
   value(value: unknown, text: string): void;
   /** One line that failed; decoding continues with the next line. */
@@ -236,7 +236,7 @@ const LS = /[\u2028\u2029]/g;
 
 /**
  * Encodes one message as one frame: `JSON.stringify(message) + "\n"` (a bigint, an exact id,
- * written as its integer: `serializeMessage` in ../jsonrpc.ts). JSON text never holds a
+ * written as its integer: `serializeMessage` in ../jsonrpc/message.ts). JSON text never holds a
  * raw LF or CR (both are escaped inside strings), so the frame has exactly one `0x0A`, at the
  * end, and no `0x0D`. U+2028 and U+2029 are written as `\u2028` / `\u2029` (same JSON value) so
  * that readers that split on Unicode line separators still see one line.

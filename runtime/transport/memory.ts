@@ -5,10 +5,10 @@
  * (no shared objects, `undefined` members gone). The transport does not check message shapes:
  * it is the peer's job to answer invalid ones, so tests can send any JSON through it.
  */
-import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from './types.js';
-import { exactIds, serializeMessage } from '../jsonrpc.js';
-import { ConnectionClosedError } from '../errors.js';
-import { SENT } from './sent.js';
+import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
+import { exactIds, serializeMessage } from '../jsonrpc/message.js';
+import { ConnectionClosedError } from '../jsonrpc/errors.js';
+import { SENT } from '../jsonrpc/sent.js';
 
 export interface MemoryPairOptions {
   /** Copy messages through JSON text (default true). False passes the same object. */

@@ -9,7 +9,7 @@
  *
  * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
  * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
- * (see `classify` in `../jsonrpc.ts`). Both report these via `onError` and keep reading. A
+ * (see `classify` in `../jsonrpc/message.ts`). Both report these via `onError` and keep reading. A
  * stream that ends inside a frame closes the transport with a `truncated` FrameError. A JSON
  * array (a JSON-RPC batch) goes to the engine's `onBatch` when it has one (the negotiated
  * revision decides: 2025-03-26 has batches), else it gets `-32600`; `sendBatch` writes the
@@ -18,10 +18,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
-import { classify, exactIds, kindOf, parseErrorResponse } from '../jsonrpc.js';
-import { ConnectionClosedError } from '../errors.js';
-import { SENT } from './sent.js';
-import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from './types.js';
+import { classify, exactIds, kindOf, parseErrorResponse } from '../jsonrpc/message.js';
+import { ConnectionClosedError } from '../jsonrpc/errors.js';
+import { SENT } from '../jsonrpc/sent.js';
+import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 
 /** Options both sides share. */
 export interface StdioCommonOptions {

@@ -32,9 +32,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadRevision } from '../../generator/commands/serve.js';
-import { serveHttp } from '../../generator/commands/serve-http.js';
-import { serveStatelessHttp } from '../../generator/commands/serve-stateless.js';
+import { loadRevision } from '../../cli/commands/serve.js';
+import { serveHttp } from '../../cli/commands/serve-http.js';
+import { serveStatelessHttp } from '../../cli/commands/serve-stateless.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const SHIM = here('./glob-shim.mjs');

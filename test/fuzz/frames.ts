@@ -13,7 +13,7 @@
  * version, `Mcp-Method`, `Mcp-Name`, a foreign Host or Origin).
  */
 import fc from 'fast-check';
-import { encodeHeaderValue } from '../../runtime/transport/http-headers.js';
+import { encodeHeaderValue } from '../../runtime/transport/http/stateless/headers.js';
 import { PROTOTYPE_NAMES } from './oracle.js';
 
 export type Era = '2025-11-25' | 'draft';

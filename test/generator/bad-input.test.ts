@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../generator/cli.js';
+import { main } from '../../cli/main.js';
 
 const SPEC = process.env.MCP_SPEC_DIR!;
 const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-bad-'));

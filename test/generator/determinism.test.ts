@@ -203,13 +203,13 @@ test('generated code imports the runtime only through runtime/codegen/v1', () =>
 test('the layering check catches a reach past the entry point, a package import and a sibling revision', () => {
   const gen = join(ROOT, 'generated');
   const violations = generatedViolations(gen, [
-    { path: join(gen, 'draft', 'x.gen.ts'), text: "import { RpcError } from '../../runtime/errors.js';" },
+    { path: join(gen, 'draft', 'x.gen.ts'), text: "import { RpcError } from '../../runtime/jsonrpc/errors.js';" },
     { path: join(gen, 'draft', 'y.gen.ts'), text: "export * from 'ajv';" },
     { path: join(gen, 'draft', 'z.gen.ts'), text: "const m = await import('../2025-11-25/types.gen.js');" },
     { path: join(gen, 'draft', 'ok.gen.ts'), text: "import { formats } from '../../runtime/codegen/v1.js';\nimport type * as T from './types.gen.js';" },
   ]);
   assert.equal(violations, [
-    'generated/draft/x.gen.ts imports ../../runtime/errors.js',
+    'generated/draft/x.gen.ts imports ../../runtime/jsonrpc/errors.js',
     'generated/draft/y.gen.ts imports ajv',
     'generated/draft/z.gen.ts imports ../2025-11-25/types.gen.js',
   ]);

@@ -6,8 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ServerHandlers } from '../../generated/2025-11-25/dispatch.gen.js';
 import { createServerDispatch } from '../../generated/2025-11-25/dispatch.gen.js';
-import { ErrorCode, RpcError } from '../../runtime/errors.js';
-import type { ValidationError } from '../../runtime/table.js';
+import { ErrorCode, RpcError } from '../../runtime/jsonrpc/errors.js';
+import type { ValidationError } from '../../runtime/protocol/table.js';
 import { completeServerHandlers } from './handlers.js';
 
 const test = suite('generator: createServerDispatch error mapping');

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, normalize } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { main } from '../../generator/cli.js';
+import { main } from '../../cli/main.js';
 import { loadPins } from '../../schema/resolve.js';
 import { SPEC_DIR, cli, listFiles, tempDir } from './support.js';
 

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../generator/cli.js';
+import { main } from '../../cli/main.js';
 
 const io = () => {
   const out: string[] = [];

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JsonSchema, ProtocolModel } from '../../generator/model.js';
-import type { ValidationError, Validator } from '../../runtime/table.js';
+import type { ValidationError, Validator } from '../../runtime/protocol/table.js';
 import { ROOT, SPEC_DIR } from './support.js';
 
 const test = suite('generator: validators accept the example corpus, reject mutations');

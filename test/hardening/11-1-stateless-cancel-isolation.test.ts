@@ -8,8 +8,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServe, type Served } from '../tasks/serve-process.js';
-import { ACCEPT, headersFor, request, startModern } from '../stateless-http/helpers.js';
+import { startServe, type Served } from '../runtime/tasks/serve-process.js';
+import { ACCEPT, headersFor, request, startModern } from '../runtime/transport/http/stateless/helpers.js';
 
 const LIMIT = 20_000;
 

@@ -1,6 +1,6 @@
 /**
  * Issue 11, finding 10: one stdio connection served dual-era (`mcpgen serve --stdio --rev
- * draft`, runtime/dual-era.ts EraRouter). A request's route is released however the request
+ * draft`, runtime/stateless/dual-era.ts EraRouter). A request's route is released however the request
  * ends (answered, cancelled, failed, connection closed), the table is bounded, and a cancel goes
  * to the request currently using that id, whichever era it belongs to.
  */
@@ -8,11 +8,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as draft from '../../generated/draft/index.js';
 import * as v2025 from '../../generated/2025-11-25/index.js';
-import { EraRouter } from '../../runtime/dual-era.js';
-import { ServerFeatures } from '../../runtime/features.js';
-import { SubscriptionHub, SubscriptionRouter } from '../../runtime/subscriptions.js';
+import { EraRouter } from '../../runtime/stateless/dual-era.js';
+import { ServerFeatures } from '../../runtime/features/server-features.js';
+import { SubscriptionHub, SubscriptionRouter } from '../../runtime/stateless/subscriptions.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
-import type { JSONRPCMessage, Transport } from '../../runtime/transport/types.js';
+import type { JSONRPCMessage, Transport } from '../../runtime/jsonrpc/transport.js';
 import { DRAFT, StdioServe, meta } from './era-serve.js';
 
 type Obj = Record<string, any>;

@@ -7,10 +7,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Server } from '../../generated/2025-11-25/index.js';
-import { CapabilityNotDeclaredError } from '../../runtime/errors.js';
-import type { RequestContext } from '../../runtime/peer.js';
-import type { ServerSession } from '../../runtime/server.js';
-import type { ProtocolMaps } from '../../runtime/table.js';
+import { CapabilityNotDeclaredError } from '../../runtime/jsonrpc/errors.js';
+import type { RequestContext } from '../../runtime/engine/peer.js';
+import type { ServerSession } from '../../runtime/session/server.js';
+import type { ProtocolMaps } from '../../runtime/protocol/table.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
 
 const outbound: Array<[string, Record<string, unknown>, string[]]> = [

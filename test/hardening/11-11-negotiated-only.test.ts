@@ -15,7 +15,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Served, startServe } from '../tasks/serve-process.js';
+import { type Served, startServe } from '../runtime/tasks/serve-process.js';
 import { ALL_REVS, HANDSHAKE_REVS, HttpWire, LegacySseWire, StdioWire, type Wire, clientRequestMethods, initialize, schemaDefs, undefinedMembers } from './wire.js';
 
 type Json = Record<string, unknown>;

@@ -10,12 +10,12 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http-client.js';
-import { exactIds, isRequestId, serializeMessage } from '../../runtime/jsonrpc.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
+import { exactIds, isRequestId, serializeMessage } from '../../runtime/jsonrpc/message.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bin, root, startServe } from '../tasks/serve-process.js';
-import { headersFor, META } from '../stateless-http/helpers.js';
+import { bin, root, startServe } from '../runtime/tasks/serve-process.js';
+import { headersFor, META } from '../runtime/transport/http/stateless/helpers.js';
 
 const LIMIT = 20_000;
 const ACCEPT = 'application/json, text/event-stream';

@@ -9,9 +9,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkRequestHeaders, requestHeaders, type ParamHeader } from '../../runtime/transport/http-headers.js';
-import { startServe, type Served } from '../tasks/serve-process.js';
-import { startModern, type Running } from '../stateless-http/helpers.js';
+import { checkRequestHeaders, requestHeaders, type ParamHeader } from '../../runtime/transport/http/stateless/headers.js';
+import { startServe, type Served } from '../runtime/tasks/serve-process.js';
+import { startModern, type Running } from '../runtime/transport/http/stateless/helpers.js';
 import { TASKS_EXTENSION, metaOf, postRaw, statelessHeaders } from './11-5-serve.js';
 
 type Obj = Record<string, unknown>;

@@ -8,11 +8,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Server } from '../../generated/2025-11-25/index.js';
 import { Server as DraftServer, table as draftTable } from '../../generated/draft/index.js';
-import { createReferenceServer, referenceDefinition, type ServerClass } from '../../examples/reference-server.js';
-import { MAX_SLOW_COMPUTE_SECONDS, slowComputeSeconds } from '../../examples/reference-tasks.js';
-import { RpcError } from '../../runtime/errors.js';
+import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
+import { MAX_SLOW_COMPUTE_SECONDS, slowComputeSeconds } from '../../reference/tasks.js';
+import { RpcError } from '../../runtime/jsonrpc/errors.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
-import { rawClient, WITHOUT_TASKS } from '../tasks-extension/support.js';
+import { rawClient, WITHOUT_TASKS } from '../runtime/tasks/extension/support.js';
 
 type Obj = Record<string, unknown>;
 const within = <T>(p: Promise<T>, what: string): Promise<T> =>

@@ -8,8 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request as httpRequest } from 'node:http';
-import { initialize, initReq, post, req, sleep, startServer, V } from '../http/helpers.js';
-import { startServe } from '../tasks/serve-process.js';
+import { initialize, initReq, post, req, sleep, startServer, V } from '../runtime/transport/http/session/helpers.js';
+import { startServe } from '../runtime/tasks/serve-process.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 
@@ -208,7 +208,7 @@ test('mcpgen serve --http: --max-sessions caps the 2024-11-05 HTTP+SSE sessions 
 test('mcpgen serve --http: a bad --max-sessions or --session-idle-ms is a usage error', async () => {
   for (const args of [['--max-sessions', '0'], ['--max-sessions', 'many'], ['--session-idle-ms', '-5']]) {
     const { spawn } = await import('node:child_process');
-    const { bin, root } = await import('../tasks/serve-process.js');
+    const { bin, root } = await import('../runtime/tasks/serve-process.js');
     const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

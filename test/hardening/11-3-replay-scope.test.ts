@@ -8,9 +8,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SseEvent } from '../../runtime/codec/sse.js';
-import { MemoryEventStore } from '../../runtime/transport/event-store.js';
-import type { JSONRPCMessage } from '../../runtime/transport/types.js';
-import { initialize, messagesOf, post, readSse, readSseUntil, req, startServer, V, type TestServer } from '../http/helpers.js';
+import { MemoryEventStore } from '../../runtime/transport/http/session/event-store.js';
+import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
+import { initialize, messagesOf, post, readSse, readSseUntil, req, startServer, V, type TestServer } from '../runtime/transport/http/session/helpers.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 

@@ -10,10 +10,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createDualEraHttpHandler } from '../../runtime/dual-era.js';
-import { createStreamableHttpHandler } from '../../runtime/transport/http-server.js';
-import { createLegacySseHandler, LegacySseClientTransport } from '../../runtime/transport/http-sse-legacy.js';
-import { createStatelessHttpHandler } from '../../runtime/transport/http-stateless.js';
+import { createDualEraHttpHandler } from '../../runtime/stateless/dual-era.js';
+import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
+import { createLegacySseHandler, LegacySseClientTransport } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
+import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
 import { rawRequest, refusalError } from './raw-http.js';
 
 const ACCEPT = 'application/json, text/event-stream';

@@ -13,8 +13,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LegacySseClientTransport } from '../../runtime/transport/http-sse-legacy.js';
-import { startServe, type Served } from '../tasks/serve-process.js';
+import { LegacySseClientTransport } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
+import { startServe, type Served } from '../runtime/tasks/serve-process.js';
 import { rawRequest, refusalError, type RawResponse } from './raw-http.js';
 
 const MiB = 1024 * 1024;

@@ -19,16 +19,16 @@ import { DEFAULT_EMIT_OPTIONS } from '../../generator/emit/common.js';
 import { pinnedModel } from '../generator/support.js';
 import * as draft from '../../generated/draft/index.js';
 import * as v2025 from '../../generated/2025-11-25/index.js';
-import { RpcError } from '../../runtime/errors.js';
-import { ServerFeatures } from '../../runtime/features.js';
-import { inputRequest, inputRequired } from '../../runtime/mrtr.js';
-import type { RequestHandler } from '../../runtime/peer.js';
-import type { ProtocolTable } from '../../runtime/table.js';
-import { attachTaskReceiver } from '../../runtime/task-receiver.js';
+import { RpcError } from '../../runtime/jsonrpc/errors.js';
+import { ServerFeatures } from '../../runtime/features/server-features.js';
+import { inputRequest, inputRequired } from '../../runtime/stateless/mrtr.js';
+import type { RequestHandler } from '../../runtime/engine/peer.js';
+import type { ProtocolTable } from '../../runtime/protocol/table.js';
+import { attachTaskReceiver } from '../../runtime/tasks/receiver.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
-import { createStatelessHttpHandler } from '../../runtime/transport/http-stateless.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http-stateless-client.js';
-import { startServe, type Served } from '../tasks/serve-process.js';
+import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { startServe, type Served } from '../runtime/tasks/serve-process.js';
 import {
   type Ask, CONTROL, LEGACY, NAMES, type Probe, StdioServe, TASKS_EXTENSION, differences, listen, metaOf,
   openSession, postRaw, sessionAsk, statelessAsk, statelessHeaders, stdioAsk,

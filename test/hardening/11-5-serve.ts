@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SseParser } from '../../runtime/codec/sse.js';
-import { bin, root } from '../tasks/serve-process.js';
+import { bin, root } from '../runtime/tasks/serve-process.js';
 
 type Obj = Record<string, unknown>;
 

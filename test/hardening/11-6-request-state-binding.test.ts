@@ -13,11 +13,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as draft from '../../generated/draft/index.js';
-import { ServerFeatures } from '../../runtime/features.js';
-import { InvalidRequestStateError, RequestStateSealer, inputRequest, inputRequired, readInput, requestTarget } from '../../runtime/mrtr.js';
-import type { RequestContext } from '../../runtime/context.js';
-import type { ServerSession } from '../../runtime/server.js';
-import type { ProtocolMaps } from '../../runtime/table.js';
+import { ServerFeatures } from '../../runtime/features/server-features.js';
+import { InvalidRequestStateError, RequestStateSealer, inputRequest, inputRequired, readInput, requestTarget } from '../../runtime/stateless/mrtr.js';
+import type { RequestContext } from '../../runtime/engine/context.js';
+import type { ServerSession } from '../../runtime/session/server.js';
+import type { ProtocolMaps } from '../../runtime/protocol/table.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
 import { DRAFT, StdioServe, bin, meta, postDraft, root, startHttpServe } from './era-serve.js';
 

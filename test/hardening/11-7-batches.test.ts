@@ -8,7 +8,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Served, startServe } from '../tasks/serve-process.js';
+import { type Served, startServe } from '../runtime/tasks/serve-process.js';
 import { HANDSHAKE_REVS, HttpWire, StdioWire, initialize, schemaDefs } from './wire.js';
 
 type Json = Record<string, unknown>;

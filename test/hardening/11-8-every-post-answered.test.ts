@@ -1,15 +1,15 @@
 /**
  * Issue 11, finding 8: every POST ends with a status and, for a request, one JSON-RPC answer,
  * whatever happens to the id, the session or the engine meanwhile. The transports and the
- * engine share one definition of a valid id (`isRequestId`, runtime/jsonrpc.ts): a string or
+ * engine share one definition of a valid id (`isRequestId`, runtime/jsonrpc/message.ts): a string or
  * an integer. Checked against `mcpgen serve --http 0` over real sockets: 2025-11-25 sessions,
  * the stateless endpoint, and the legacy HTTP+SSE endpoints.
  */
 import { request as httpRequest } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServe } from '../tasks/serve-process.js';
-import { headersFor, META } from '../stateless-http/helpers.js';
+import { startServe } from '../runtime/tasks/serve-process.js';
+import { headersFor, META } from '../runtime/transport/http/stateless/helpers.js';
 
 const LIMIT = 20_000;
 const ACCEPT = 'application/json, text/event-stream';

@@ -6,8 +6,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemoryEventStore } from '../../runtime/transport/event-store.js';
-import { initialize, messagesOf, post, readSse, readSseUntil, req, startServer, V } from '../http/helpers.js';
+import { MemoryEventStore } from '../../runtime/transport/http/session/event-store.js';
+import { initialize, messagesOf, post, readSse, readSseUntil, req, startServer, V } from '../runtime/transport/http/session/helpers.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 

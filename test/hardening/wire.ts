@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, root } from '../tasks/serve-process.js';
+import { bin, root } from '../runtime/tasks/serve-process.js';
 
 /** The handshake revisions `mcpgen serve` negotiates (its own 2025-11-25 and the older ones). */
 export const HANDSHAKE_REVS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;

@@ -16,10 +16,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CreateMessageRequestSchema, CreateMessageResultSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import * as gen from '../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http-client.js';
-import { loadRevision } from '../../generator/commands/serve.js';
-import { serveHttp } from '../../generator/commands/serve-http.js';
-import { STATIC_TEXT } from '../../examples/reference-server.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
+import { loadRevision } from '../../cli/commands/serve.js';
+import { serveHttp } from '../../cli/commands/serve-http.js';
+import { STATIC_TEXT } from '../../reference/server.js';
 
 for (const reply of ['json', 'sse'] as const) {
   test(`SDK client → serve --http (${reply} replies): tools, progress, logging, sampling, elicitation, resources, prompts, resumption`, async () => {

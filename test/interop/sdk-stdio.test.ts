@@ -15,8 +15,8 @@ import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextpr
 import { CreateMessageRequestSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Client } from '../../generated/2025-11-25/index.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
-import { RpcError } from '../../runtime/errors.js';
-import { PNG_1X1, STATIC_TEXT } from '../../examples/reference-server.js';
+import { RpcError } from '../../runtime/jsonrpc/errors.js';
+import { PNG_1X1, STATIC_TEXT } from '../../reference/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/mcpgen.js');

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bin, root, startServe } from '../tasks/serve-process.js';
+import { bin, root, startServe } from '../runtime/tasks/serve-process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -8,11 +8,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn } from 'node:child_process';
-import { type Served, bin, root, startServe } from '../tasks/serve-process.js';
-import { httpClientTransport } from '../../generator/commands/serve-http.js';
-import { loadRevision } from '../../generator/commands/serve.js';
+import { type Served, bin, root, startServe } from '../runtime/tasks/serve-process.js';
+import { httpClientTransport } from '../../cli/commands/serve-http.js';
+import { loadRevision } from '../../cli/commands/serve.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
-import type { Transport } from '../../runtime/transport/types.js';
+import type { Transport } from '../../runtime/jsonrpc/transport.js';
 
 const OLD = ['2024-11-05', '2025-03-26', '2025-06-18'];
 

@@ -4,10 +4,10 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import type { Direction, MethodEntry, ProtocolTable, Validator } from '../../runtime/table.js';
+import type { Direction, MethodEntry, ProtocolTable, Validator } from '../../runtime/protocol/table.js';
 import { createMemoryPair, type MemoryTransport } from '../../runtime/transport/memory.js';
-import type { Logger } from '../../runtime/peer.js';
-import type { MessageInfo } from '../../runtime/transport/types.js';
+import type { Logger } from '../../runtime/engine/peer.js';
+import type { MessageInfo } from '../../runtime/jsonrpc/transport.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 // ajv-formats is CommonJS: under NodeNext its default import is the module object, whose

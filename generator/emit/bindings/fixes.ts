@@ -1,6 +1,6 @@
 /**
  * Small fixes to quicktype-core 26.0.0's rendered text, per language. Each one says what it
- * fixes; each language's test in test/bindings/ builds the binding once without each fix and
+ * fixes; each language's test in test/generator/bindings/ builds the binding once without each fix and
  * shows what breaks (`assertFixesMatter`).
  */
 

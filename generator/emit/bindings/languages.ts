@@ -6,7 +6,7 @@ import { FIXES, type Fix } from './fixes.js';
 
 export type BindingLanguageId = 'python' | 'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift';
 
-/** What `test/bindings` proves about a language's binding. */
+/** What `test/generator/bindings` proves about a language's binding. */
 export interface BindingTest {
   /**
    * `round-trip`: compiled with a driver that parses every official example as its type and

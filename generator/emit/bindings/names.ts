@@ -1,6 +1,6 @@
 /**
  * The names of the types a binding declares at its top level, read back from the emitted text.
- * The snapshot under test/bindings/names/ holds them, so that a rename shows as a diff.
+ * The snapshot under test/generator/bindings/names/ holds them, so that a rename shows as a diff.
  */
 import { compareCodeUnits } from './canonical.js';
 import type { BindingLanguageId } from './languages.js';

@@ -1,0 +1,155 @@
+/**
+ * The Streamable HTTP side of `mcpgen serve` and `mcpgen call` (2025-11-25 basic/transports).
+ *
+ * `mcpgen serve --rev <rev> --http <port> [--host 127.0.0.1] [--reply auto|json|sse]`: one MCP
+ * endpoint at `/mcp` on node:http; every HTTP session is a session of one reference server
+ * definition (reference/server.ts) on the revision's generated `Server`. Old
+ * (2024-11-05 HTTP+SSE) clients are served too: GET `/sse` opens their stream, they POST to
+ * `/messages?sessionId=…` (basic/transports, "Backwards Compatibility"). Host and Origin checks
+ * are on (loopback names, plus `--host` when it is another name). `--session-idle-ms` and
+ * `--max-sessions` bound the sessions (idle expiry, cap). The endpoint URL goes to
+ * stderr once listening; SIGINT/SIGTERM end every session and stop the listener.
+ *
+ * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP
+ * (or the old HTTP+SSE transport when the URL speaks only that), sends one request, prints its result, then ends the session (DELETE).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../runtime/engine/peer.js';
+import { type ProtocolTable, batchProtocolVersions } from '../../runtime/protocol/table.js';
+import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '../../runtime/transport/http/session/server.js';
+import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http/legacy-sse/fallback.js';
+import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
+import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
+import { type ServerClass, referenceDefinition } from '../../reference/server.js';
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
+
+/** A running `serve --http`. */
+export interface HttpServe {
+  url: string;
+  port: number;
+  handler: StreamableHttpHandler;
+  /** The old HTTP+SSE endpoints (GET /sse, POST /messages). */
+  legacy: LegacySseHandler;
+  /** URL of the old transport's SSE stream. */
+  sseUrl: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export interface HttpServeOptions {
+  port: number;
+  host?: string;
+  replyMode?: ReplyMode;
+  logger?: Logger;
+  /** Passed to the reference server (its progress and logging tools pause this long per step). */
+  progressDelayMs?: number;
+  /** SSE `retry` sent in priming events and before the server closes a connection, ms (default 500). */
+  retryMs?: number;
+  /** See {@link StreamableHttpOptions.sessionIdleMs} (`--session-idle-ms`). */
+  sessionIdleMs?: number;
+  /** See {@link StreamableHttpOptions.maxSessions} (`--max-sessions`). */
+  maxSessions?: number;
+}
+
+/** Starts the reference server over Streamable HTTP; resolves once listening. */
+/**
+ * Listens on `host:port` (port 0: any free port) and returns the server, the port, the host as
+ * written in a URL, and the Host/Origin allow-lists for the handlers: the handlers' loopback
+ * defaults on a loopback or wildcard host, else that host's names on this port.
+ */
+export async function listenHttp(host: string, port: number) {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const wildcard = bare === '0.0.0.0' || bare === '::';
+  const named = bare.includes(':') ? `[${bare}]` : bare;
+  const local = LOOPBACK.includes(bare) || wildcard;
+  const names = ['localhost', '127.0.0.1', '[::1]', named];
+  /** The host to put in URLs: a wildcard bind is reached on 127.0.0.1. */
+  const urlHost = wildcard ? '127.0.0.1' : named;
+  const guards = {
+    allowedHosts: local ? undefined : names.map((h) => `${h}:${bound}`),
+    allowedOrigins: local ? undefined : names.flatMap((h) => [`http://${h}:${bound}`, `https://${h}:${bound}`]),
+  };
+  return { server, port: bound, urlHost, guards };
+}
+
+/**
+ * Serves `mod` (its `fallbackTables`: older handshake tables, newest first, that `initialize`
+ * also negotiates, on /mcp and /sse alike).
+ */
+export async function serveHttp(mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] }, options: HttpServeOptions): Promise<HttpServe> {
+  const host = options.host ?? '127.0.0.1';
+  const { server, port, urlHost, guards } = await listenHttp(host, options.port);
+  // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
+  const streamable = referenceDefinition(mod.Server, {
+    logger: options.logger,
+    table: mod.table as never,
+    fallbackTables: mod.fallbackTables as never,
+    progressDelayMs: options.progressDelayMs,
+    closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
+  });
+  const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });
+  // MCP-Protocol-Version: whatever initialize can negotiate (own table and fallbacks)
+  const batches = batchProtocolVersions([mod.table, ...(mod.fallbackTables ?? [])] as ProtocolTable[]);
+  const versions = [mod.table, ...(mod.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion).filter((v): v is string => !!v);
+  const handler = createStreamableHttpHandler({
+    replyMode: options.replyMode,
+    supportedProtocolVersions: [...new Set([...versions, '2025-03-26', '2025-06-18', '2025-11-25'])],
+    // batches where the negotiated revision's schema has them
+    acceptsBatches: (v) => batches.includes(v),
+    ...guards,
+    retryMs: options.retryMs ?? 500,
+    sessionIdleMs: options.sessionIdleMs,
+    maxSessions: options.maxSessions,
+    onSession: (transport) => streamable.createSession().connect(transport),
+    onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+  });
+  const legacy = createLegacySseHandler({
+    ...guards,
+    maxSessions: options.maxSessions,
+    onSession: (transport) => old.createSession().connect(transport),
+    onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
+  });
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (legacy.handles(req)) return void legacy(req, res);
+    if (path !== '/mcp') {
+      respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
+      return;
+    }
+    void handler(req, res);
+  };
+  server.on('request', route);
+  server.on('checkContinue', continueAfterChecks(route));
+  return {
+    url: `http://${urlHost}:${port}/mcp`,
+    sseUrl: `http://${urlHost}:${port}/sse`,
+    port,
+    handler,
+    legacy,
+    server,
+    async close() {
+      await Promise.all([handler.close(), legacy.close()]);
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/**
+ * A new HTTP client transport for `call --url`: Streamable HTTP, falling back to the old
+ * HTTP+SSE transport when the URL serves only that (e.g. `call --url http://host/sse`).
+ */
+export function httpClientTransport(url: string): FallbackHttpClientTransport {
+  return connectHttp(url, { standaloneStream: false });
+}

@@ -1,0 +1,124 @@
+/**
+ * The stateless-revision side of `mcpgen serve` and `mcpgen call` (draft, 2026-07-28).
+ *
+ * `mcpgen serve --rev draft --stdio|--http <port> [--modern-only]`: the reference server on the
+ * revision's generated `Server`. Dual-era by default (draft basic/versioning, Backward
+ * Compatibility): one reference server answers modern requests (per-request `_meta`), and
+ * clients that open with `initialize` get a 2025-11-25 reference server (stdio: for the process;
+ * HTTP: one per session, `Mcp-Session-Id`). `--modern-only` serves the stateless revision alone
+ * (HTTP: GET and DELETE → 405, `initialize` → -32602 for missing `_meta`).
+ *
+ * `mcpgen call --rev draft --url <url>`: posts statelessly with the request metadata headers;
+ * when the server answers the `server/discover` probe like a 2025 server, the client falls back
+ * to `initialize` on a 2025-11-25 session (same over `--stdio`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../runtime/engine/peer.js';
+import { EraRouter, createDualEraHttpHandler } from '../../runtime/stateless/dual-era.js';
+import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
+import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http/session/server.js';
+import { type ProtocolTable, batchProtocolVersions } from '../../runtime/protocol/table.js';
+import type { Transport } from '../../runtime/jsonrpc/transport.js';
+import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
+import { listenHttp } from './serve-http.js';
+
+/** What this module uses of a generated revision module. */
+export interface ServedRevision {
+  Server: ServerClass;
+  table: unknown;
+  /** Older handshake tables `initialize` also negotiates (a legacy revision's), newest first. */
+  fallbackTables?: readonly unknown[];
+}
+
+/** The `MCP-Protocol-Version` values a 2025-era session endpoint of `legacy` accepts. */
+function sessionVersions(legacy: ServedRevision): string[] {
+  const own = [legacy.table, ...(legacy.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion);
+  return [...new Set([...own.filter((v): v is string => !!v), '2025-03-26', '2025-06-18', '2025-11-25'])];
+}
+
+/**
+ * Serves the reference server of stateless revision `modern` over one connection (stdio), and
+ * with `legacy` also 2025-era clients that open with `initialize`. Resolves once serving.
+ */
+export async function serveDualEraConnection(modern: ServedRevision, legacy: ServedRevision | undefined, transport: Transport, logger?: Logger, requestStateSecret?: string): Promise<void> {
+  const m = createReferenceServer(modern.Server, { logger, table: modern.table as never, requestStateSecret }).server;
+  if (!legacy) return m.connect(transport);
+  const l = createReferenceServer(legacy.Server, { logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never }).server;
+  const router = new EraRouter(transport);
+  await m.connect(router.modern);
+  await l.connect(router.legacy);
+  await router.start();
+}
+
+export interface StatelessServeOptions {
+  port: number;
+  host?: string;
+  replyMode?: ReplyMode;
+  logger?: Logger;
+  /** HMAC secret of `requestState` (≥ 32 bytes; default random per process). */
+  requestStateSecret?: string;
+  /** Idle expiry of the 2025-era sessions, ms (StreamableHttpOptions.sessionIdleMs). */
+  sessionIdleMs?: number;
+  /** Cap on the 2025-era sessions (StreamableHttpOptions.maxSessions). */
+  maxSessions?: number;
+}
+
+/** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
+export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
+  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port);
+  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret });
+  const stateless = createStatelessHttpHandler({
+    ...guards,
+    replyMode: options.replyMode,
+    toolSchema: (name) => ref.features.inputSchema(name),
+    onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+  });
+  await ref.server.connect(stateless.transport);
+  // the 2025-era sessions share one reference definition
+  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never });
+  const sessions = legacyDefinition
+    ? createStreamableHttpHandler({
+      ...guards,
+      replyMode: options.replyMode,
+      supportedProtocolVersions: sessionVersions(legacy),
+      sessionIdleMs: options.sessionIdleMs,
+      maxSessions: options.maxSessions,
+      acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
+      onSession: (t) => legacyDefinition.createSession().connect(t),
+      onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+    })
+    : undefined;
+  const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
+    if ((req.url ?? '/').split('?')[0] !== '/mcp') {
+      respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
+      return;
+    }
+    void handler(req, res);
+  };
+  server.on('request', route);
+  server.on('checkContinue', continueAfterChecks(route));
+  return {
+    url: `http://${urlHost}:${port}/mcp`,
+    port,
+    server,
+    async close() {
+      await handler.close();
+      await ref.server.close().catch(() => undefined);
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** The client transport of `call --url` for a stateless revision (falls back to a 2025 session on `initialize`). */
+export function statelessClientTransport(url: string): StatelessHttpClientTransport {
+  return new StatelessHttpClientTransport({ url, standaloneStream: false });
+}
+
+/** Whether a loaded revision is stateless. */
+export function isStateless(mod: { table: unknown }): boolean {
+  return (mod.table as ProtocolTable).lifecycle === 'stateless';
+}

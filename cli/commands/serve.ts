@@ -1,0 +1,334 @@
+/**
+ * `mcpgen serve --rev <rev> --stdio`: the reference server (reference/server.ts) on
+ * the generated `Server` of a revision, over stdin/stdout. Nothing but protocol messages goes to
+ * stdout; diagnostics go to stderr. With `--http <port>` it serves Streamable HTTP instead
+ * (./serve-http.ts). Revisions with tasks (2025-11-25) add the task tools of
+ * reference/tasks.ts; stateless revisions the tasks extension's fixtures. `initialize`
+ * also negotiates every older generated handshake revision (2024-11-05, 2025-03-26, 2025-06-18
+ * for 2025-11-25) when the client asks for it, on stdio, /mcp and /sse alike (basic/lifecycle,
+ * "Version Negotiation"). On SIGINT/SIGTERM `--http` stops accepting, lets POSTs in flight
+ * finish for up to 2 s, then answers the rest with -32000 "server shutting down".
+ *
+ * `mcpgen call --stdio "<command>" | --url <url> <method> [params-json] [--progress] [--rev <rev>]`:
+ * spawns the command (or opens a Streamable HTTP session at the URL), initializes, sends one
+ * request and prints its result as JSON on stdout. Progress (with --progress), the server's log
+ * messages and errors go to stderr; a failed request exits 1.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { serializeMessage } from '../../runtime/jsonrpc/message.js';
+import { RpcError } from '../../runtime/jsonrpc/errors.js';
+import { MIN_REQUEST_STATE_SECRET_BYTES } from '../../runtime/stateless/mrtr.js';
+import type { ClientSession, ClientSessionOptions } from '../../runtime/session/client.js';
+import type { Logger } from '../../runtime/engine/peer.js';
+import type { ProtocolMaps } from '../../runtime/protocol/table.js';
+import { StdioClientTransport, StdioServerTransport } from '../../runtime/transport/stdio.js';
+import type { Transport } from '../../runtime/jsonrpc/transport.js';
+import { createReferenceServer, type ServerClass } from '../../reference/server.js';
+import { httpClientTransport, serveHttp } from './serve-http.js';
+import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** A usage problem: the CLI prints it with a pointer to --help and exits 2. */
+export class CommandUsageError extends Error {}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ClientClass = new (options: ClientSessionOptions<any>) => ClientSession<ProtocolMaps>;
+interface RevisionModule {
+  Server: ServerClass;
+  Client: ClientClass;
+  protocolVersion: string;
+  table: { lifecycle: string };
+}
+
+const DEFAULT_REV = '2025-11-25';
+/** The legacy revision a stateless revision serves and falls back to (dual-era). */
+const LEGACY_REV = '2025-11-25';
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new CommandUsageError((e as Error).message);
+  }
+}
+
+/** Loads generated/<rev>/index.ts (needs `mcpgen generate` first). */
+export async function loadRevision(rev: string): Promise<RevisionModule> {
+  if (!/^[A-Za-z0-9._-]+$/.test(rev)) throw new CommandUsageError(`invalid revision "${rev}"`);
+  const url = new URL(`../../generated/${rev}/index.ts`, import.meta.url);
+  if (!existsSync(fileURLToPath(url))) {
+    throw new CommandUsageError(`no generated code for revision ${rev} (${fileURLToPath(url)}); run mcpgen generate --rev ${rev}`);
+  }
+  return (await import(url.href)) as RevisionModule;
+}
+
+/**
+ * The tables of every generated handshake revision older than `rev` (dated `YYYY-MM-DD`
+ * directories of generated/), newest first: a server of `rev` also answers clients that ask for
+ * one of these in `initialize` (2025-11-25 basic/lifecycle, "Version Negotiation").
+ */
+export async function olderHandshakeTables(rev: string): Promise<RevisionModule['table'][]> {
+  const dir = fileURLToPath(new URL('../../generated/', import.meta.url));
+  const dated = (r: string) => /^\d{4}-\d{2}-\d{2}$/.test(r);
+  const revs = existsSync(dir) ? readdirSync(dir).filter((r) => dated(r) && (!dated(rev) || r < rev) && r !== rev).sort().reverse() : [];
+  const tables: RevisionModule['table'][] = [];
+  for (const r of revs) {
+    if (!existsSync(fileURLToPath(new URL(`../../generated/${r}/index.ts`, import.meta.url)))) continue;
+    const table = (await loadRevision(r)).table;
+    if (table.lifecycle === 'handshake') tables.push(table);
+  }
+  return tables;
+}
+
+/** The legacy revision a dual-era serve answers `initialize` with, and its older fallbacks. */
+async function legacyRevision(): Promise<RevisionModule & { fallbackTables: RevisionModule['table'][] }> {
+  return { ...(await loadRevision(LEGACY_REV)), fallbackTables: await olderHandshakeTables(LEGACY_REV) };
+}
+
+const stderrLogger: Logger = {
+  warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${serializeMessage(d)}` : ''}\n`),
+  error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${serializeMessage(d)}` : ''}\n`),
+};
+
+/** Wraps a transport so that `closed` resolves when it closes. */
+function watchClose(t: Transport): { transport: Transport; closed: Promise<Error | undefined> } {
+  let done!: (e: Error | undefined) => void;
+  const closed = new Promise<Error | undefined>((r) => (done = r));
+  const transport: Transport = {
+    start: (events) => t.start({ ...events, onClose: (e) => { events.onClose(e); done(e); } }),
+    send: (m, o) => t.send(m, o),
+    sendBatch: t.sendBatch && ((m) => t.sendBatch!(m)),
+    close: () => t.close(),
+  };
+  return { transport, closed };
+}
+
+export async function cmdServe(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' } });
+  if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
+  const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
+  if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io, requestStateSecret);
+  if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
+  const rev = (values.rev as string | undefined) ?? DEFAULT_REV;
+  const mod = await loadRevision(rev);
+  checkModernOnly(mod, values['modern-only'] as boolean | undefined);
+  const { transport, closed } = watchClose(new StdioServerTransport());
+  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await legacyRevision(), transport, stderrLogger, requestStateSecret);
+  else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table, fallbackTables: (await olderHandshakeTables(rev)) as never }).server.connect(transport);
+  const error = await closed;
+  if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
+  return error ? 1 : 0;
+}
+
+/** The environment variable holding the `requestState` secret of `serve` (stateless revisions). */
+export const REQUEST_STATE_SECRET_ENV = 'MCPGEN_REQUEST_STATE_SECRET';
+
+/**
+ * The `requestState` HMAC secret of `serve`: the contents of `--request-state-secret-file`
+ * (one trailing newline dropped), else `$MCPGEN_REQUEST_STATE_SECRET`, else undefined (random per
+ * process: only that process accepts its states; processes behind one endpoint must share one).
+ * Throws CommandUsageError when the file cannot be read or the secret has fewer than 32 bytes.
+ */
+export function readRequestStateSecret(file: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  let secret: string | undefined;
+  let from: string;
+  if (file !== undefined) {
+    try {
+      secret = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (e) {
+      throw new CommandUsageError(`--request-state-secret-file: cannot read ${file}: ${(e as Error).message}`);
+    }
+    from = `--request-state-secret-file ${file}`;
+  } else {
+    secret = env[REQUEST_STATE_SECRET_ENV];
+    if (secret === undefined || secret === '') return undefined;
+    from = `$${REQUEST_STATE_SECRET_ENV}`;
+  }
+  const bytes = Buffer.byteLength(secret, 'utf8');
+  if (bytes < MIN_REQUEST_STATE_SECRET_BYTES) throw new CommandUsageError(`${from}: the requestState secret needs at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, got ${bytes}`);
+  return secret;
+}
+
+/** `--modern-only` means something only for a stateless revision (it drops the 2025-era fallback). */
+function checkModernOnly(mod: RevisionModule, modernOnly: boolean | undefined): void {
+  if (modernOnly && !isStateless(mod)) throw new CommandUsageError('--modern-only applies to a stateless revision (--rev draft or 2026-07-28)');
+}
+
+/** Splits a command line into words: whitespace-separated, with '…' and "…" quoting and \ escapes. */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  let has = false;
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      has = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      cur += line[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has) words.push(cur);
+      cur = '';
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
+  }
+  if (quote) throw new CommandUsageError(`unterminated ${quote} in command`);
+  if (has) words.push(cur);
+  return words;
+}
+
+export async function cmdCall(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {
+    stdio: { type: 'string' },
+    url: { type: 'string' },
+    rev: { type: 'string' },
+    progress: { type: 'boolean' },
+    timeout: { type: 'string' },
+  });
+  const command = values.stdio as string | undefined;
+  const url = values.url as string | undefined;
+  if (!command === !url) throw new CommandUsageError('call needs --stdio "<command>" or --url <url>');
+  const [method, paramsJson, ...extra] = positionals;
+  if (!method) throw new CommandUsageError('call needs a method, e.g. tools/list');
+  if (extra.length) throw new CommandUsageError(`unexpected arguments: ${extra.join(' ')}`);
+  let params: Record<string, unknown> | undefined;
+  if (paramsJson !== undefined) {
+    try {
+      params = JSON.parse(paramsJson) as Record<string, unknown>;
+    } catch (e) {
+      throw new CommandUsageError(`params are not JSON: ${(e as Error).message}`);
+    }
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new CommandUsageError('params must be a JSON object');
+  }
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
+  const [cmd, ...cmdArgs] = command ? splitCommand(command) : [];
+  if (command && !cmd) throw new CommandUsageError('--stdio command is empty');
+  if (url) {
+    try {
+      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
+    } catch {
+      throw new CommandUsageError(`--url must be an http(s) URL: ${url}`);
+    }
+  }
+  const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
+  const client = new mod.Client({
+    clientInfo: { name: 'mcpgen-call', version: '0.1.0' },
+    logger: stderrLogger,
+    timeout,
+    fallbackTables: isStateless(mod) ? [(await loadRevision(LEGACY_REV)).table as never] : undefined,
+    notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
+  });
+  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  let step = 'connecting (initialize)';
+  try {
+    await client.connect(transport);
+    step = method;
+    const result = await client.request(method as never, params as never, values.progress
+      ? { onProgress: (p) => io.err(`progress: ${JSON.stringify(p)}`) }
+      : undefined);
+    io.out(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (e) {
+    const cause = (e as { cause?: { message?: string } }).cause?.message;
+    io.err(e instanceof RpcError
+      ? `mcpgen call: ${step} failed: ${e.code} ${e.message}${e.data === undefined ? '' : ` ${JSON.stringify(e.data)}`}`
+      : `mcpgen call: ${step} failed: ${(e as Error).message ?? String(e)}${cause ? ` (${cause})` : ''}${url ? ` [${url}]` : ''}`);
+    return 1;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
+async function serveOverHttp(values: Record<string, string | undefined>, io: Io, requestStateSecret: string | undefined): Promise<number> {
+  const port = Number(values.http);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
+  const reply = values.reply ?? 'auto';
+  if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
+  const limits = {
+    sessionIdleMs: count(values['session-idle-ms'], '--session-idle-ms', 0),
+    maxSessions: count(values['max-sessions'], '--max-sessions', 1),
+  };
+  const rev = values.rev ?? DEFAULT_REV;
+  const mod = await loadRevision(rev);
+  checkModernOnly(mod, values['modern-only'] !== undefined);
+  const served = isStateless(mod)
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, ...limits })
+    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, ...limits });
+  const posts = countPosts(served.server);
+  io.err(`mcpgen serve: listening on ${served.url}`);
+  if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
+  const signalled = () => new Promise<void>((resolve) => {
+    const once = () => {
+      process.off('SIGINT', once);
+      process.off('SIGTERM', once);
+      resolve();
+    };
+    process.on('SIGINT', once);
+    process.on('SIGTERM', once);
+  });
+  await signalled();
+  // stop accepting, give the POSTs in flight a grace period (a second signal cuts it short),
+  // then close: what is still pending gets a JSON-RPC error "server shutting down"
+  served.server.close();
+  served.server.closeIdleConnections();
+  if (posts.count > 0) {
+    io.err(`mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`);
+    await Promise.race([posts.idle(), signalled(), new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
+  }
+  await served.close();
+  return 0;
+}
+
+/** A whole-number flag value of at least `min` (undefined when the flag is absent). */
+function count(text: string | undefined, flag: string, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min) throw new CommandUsageError(`${flag} needs a whole number of at least ${min}, got ${text}`);
+  return n;
+}
+
+/** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM, ms. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+/** Counts the server's POSTs whose response has not closed yet (GET streams are long-lived). */
+function countPosts(server: HttpServer): { readonly count: number; idle(): Promise<void> } {
+  let count = 0;
+  let waiters: (() => void)[] = [];
+  const counted = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST') return;
+    count++;
+    res.once('close', () => {
+      if (--count > 0) return;
+      for (const w of waiters) w();
+      waiters = [];
+    });
+  };
+  // (a POST sent with `Expect: 100-continue` arrives as checkContinue)
+  server.prependListener('request', counted);
+  server.prependListener('checkContinue', counted);
+  return {
+    get count() {
+      return count;
+    },
+    idle: () => (count === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+  };
+}

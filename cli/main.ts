@@ -1,0 +1,387 @@
+/**
+ * mcpgen CLI. Exit codes: 0 success; 1 the command ran and found a failure (a check or diff
+ * that fails); 2 usage error (unknown command or flag); 3 input error (missing or mismatched
+ * schema inputs, unreadable schema: the message names the file and field).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
+import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
+/** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
+const loadGenerate = () => import('../generator/generate.js');
+import { BINDING_LANGUAGE_IDS } from '../generator/emit/bindings/languages.js';
+import { IngestError } from '../generator/ingest-error.js';
+import type { ProtocolModel } from '../generator/model.js';
+import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
+
+class UsageError extends Error {}
+
+const HELP = `mcpgen — schema-first code generator for the Model Context Protocol
+
+Usage:
+  mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
+  mcpgen list [--spec-dir DIR]
+  mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}]
+  mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
+  mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
+  mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
+  mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
+                [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
+  mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
+  mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
+  mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
+
+generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
+           (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
+           parity.gen.ts, package.json; with --target, bindings/<lang>/ for python, go, rust,
+           cpp, java, csharp, kotlin, swift (or all). Each revision's folder is wiped and
+           rewritten; output is byte-identical for identical inputs.
+list       Pinned revisions and where their inputs were found (exit 3: none found, or a mismatch).
+pull       Downloads the pinned inputs into the user cache and verifies their sha256.
+diff       Semantic diff of two revisions' models: requests and notifications per direction,
+           params and result fields, capabilities, types, error codes, lifecycle; each change
+           flagged breaking or not for clients and for servers. A revision is a pinned id or a
+           folder holding schema.json + schema.ts (a path: contains a slash or is a directory).
+           --fail-on breaking exits 1 when any change is breaking.
+check      Regenerates into a temporary folder and compares it with DIR (default generated):
+           exits 1 listing the files added, removed or changed (with their first differing lines).
+serve      The reference MCP server (test tools, resources, prompts; task tools slow_compute,
+           failing_job, confirm_job, batch_job where the revision has tasks) on the generated
+           Server of a revision (default 2025-11-25), over stdin/stdout: only protocol messages
+           on stdout. --http serves Streamable HTTP at http://<host>:<port>/mcp (one session per
+           client, Host/Origin checks on) and prints its URL and the HTTP+SSE one to stderr.
+           A stateless revision (draft, 2026-07-28) is served dual-era: modern requests
+           statelessly, clients that send initialize on a 2025-11-25 server (--modern-only: the
+           stateless revision alone). Its multi round-trip requestState is sealed with the
+           secret in --request-state-secret-file or $MCPGEN_REQUEST_STATE_SECRET (>= 32 bytes),
+           else a random one per process: processes serving one endpoint must share it.
+           Sessions idle for --session-idle-ms (default 1800000;
+           0: never) end (their id then gets 404); at --max-sessions (default 10000) a new
+           session evicts the least recently used idle one, or gets 503 when none is idle.
+call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
+           result JSON on stdout; with a stateless --rev it probes with server/discover and falls
+           back to initialize (2025-11-25) when the server is not modern;
+           --progress prints progress to stderr. A failed request prints the error, exits 1.
+pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
+           its generated code compiled to JavaScript with declarations, the runtime it needs under
+           runtime/, entry points . and ../generator/transport/{stdio,memory,http-client,http-server},
+           ../generator/features, ../generator/errors; writes <name>-<version>.tgz into --out (default: .).
+
+Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
+--unpinned DIR generates from any folder holding schema.json and schema.ts (revision id: the
+folder's name, or --rev).
+
+Exit codes: 0 ok · 1 a check failed · 2 usage error · 3 input error (missing or mismatched inputs)
+`;
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+const stdio: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, positionals = false) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!positionals && parsed.positionals.length) throw new UsageError(`unexpected arguments: ${parsed.positionals.join(' ')}`);
+  return parsed;
+}
+
+/** Resolves the inputs of the requested revisions. */
+export function resolveInputs(v: { rev?: string; 'spec-dir'?: string; unpinned?: string }): ResolvedRevision[] {
+  const pins = loadPins();
+  if (v.rev !== undefined && v.rev !== 'all') for (const r of v.rev.split(',')) checkRevisionId(r);
+  if (v.unpinned) {
+    if (v.rev === 'all' || v.rev?.includes(',')) throw new UsageError('--unpinned generates one revision: give --rev one id, or none to use the folder name');
+    if (v.rev && Object.hasOwn(pins.revisions, v.rev)) {
+      throw new UsageError(`--rev ${v.rev} is a pinned revision: an unpinned folder would overwrite its output; choose another id`);
+    }
+    const r = resolveUnpinned(v.unpinned, v.rev);
+    checkRevisionId(r.revision);
+    return [r];
+  }
+  const revs = v.rev === undefined || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
+  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] }, pins));
+}
+
+/** `--target python,go` or `all` → binding language ids; unknown ones are a usage error. */
+function parseTargets(target: string | undefined): string[] {
+  const targets = target === undefined ? [] : target === 'all' ? [...BINDING_LANGUAGE_IDS] : target.split(',').map((x) => x.trim());
+  const unknown = targets.filter((t) => !(BINDING_LANGUAGE_IDS as readonly string[]).includes(t));
+  if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${BINDING_LANGUAGE_IDS.join(', ')}, or all)`);
+  return targets;
+}
+
+/** A revision id names an output folder: letters, digits, `.`, `_`, `-`, not starting with `.`. */
+function checkRevisionId(id: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) {
+    throw new UsageError(`invalid revision id "${id}": use letters, digits, '.', '_' and '-', starting with a letter or digit`);
+  }
+}
+
+/** Refuses an output folder that exists and is not a directory. */
+function checkOutDir(out: string): void {
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`);
+}
+
+/** Ingests resolved inputs into a model (loads the TypeScript compiler on first use). */
+export async function modelOf(r: ResolvedRevision): Promise<ProtocolModel> {
+  return (await import('../generator/ingest.js')).ingestResolved(r);
+}
+
+/** Writes `files` into `dir`, wiping it first (see {@link checkWipe}). */
+export function writeTree(dir: string, files: Map<string, string>): void {
+  rmSync(dir, { recursive: true, force: true });
+  for (const [p, text] of files) {
+    const full = join(dir, p);
+    makeDirs(dirname(full));
+    writeFileSync(full, text);
+  }
+}
+
+/**
+ * `mkdir -p`, one level at a time: a parent that cannot hold folders (a file, /proc) fails at
+ * once with its errno instead of being retried.
+ */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  makeDirs(dirname(dir));
+  mkdirSync(dir);
+}
+
+/** True when `dir` is a revision folder mcpgen wrote: its index.ts carries the generated preamble. */
+function isGeneratedFolder(dir: string): boolean {
+  const index = join(dir, 'index.ts');
+  return existsSync(index) && readFileSync(index, 'utf8').startsWith('// @generated by mcpgen ');
+}
+
+/**
+ * Refuses to wipe an output folder that is not mcpgen's: `<out>/<rev>` must be absent, empty, or
+ * a revision folder mcpgen wrote; and no input of the run may lie inside it.
+ */
+function checkWipe(dir: string, inputs: ResolvedRevision[]): void {
+  for (const r of inputs) {
+    for (const f of Object.values(r.files)) {
+      if (f.path === dir || f.path.startsWith(dir + sep)) throw new UsageError(`--out: ${dir} would be wiped and rewritten, but it holds the input ${f.path}; choose another --out`);
+    }
+  }
+  if (!existsSync(dir)) return;
+  if (!statSync(dir).isDirectory()) throw new UsageError(`--out: ${dir} exists and is not a directory`);
+  const entries = readdirSync(dir);
+  if (entries.length && !isGeneratedFolder(dir)) {
+    throw new UsageError(`--out: ${dir} holds files mcpgen did not write (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); it would be wiped: move them or choose another --out`);
+  }
+}
+
+/** The options `generate` and `check` share: inputs, output folder, binding targets. */
+function generationOptions(args: string[]) {
+  const { values: v } = parse(args, {
+    rev: { type: 'string' },
+    out: { type: 'string', default: 'generated' },
+    'spec-dir': { type: 'string' },
+    unpinned: { type: 'string' },
+    target: { type: 'string' },
+  });
+  if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
+  const targets = parseTargets(v.target as string | undefined);
+  if (!(v.out as string)) throw new UsageError('--out needs a folder');
+  const out = resolve(v.out as string);
+  checkOutDir(out);
+  return { targets, out, outArg: v.out as string, inputs: resolveInputs(v as never) };
+}
+
+async function cmdGenerate(args: string[], io: Io): Promise<number> {
+  const t0 = performance.now();
+  const { targets, out, inputs } = generationOptions(args);
+  for (const r of inputs) checkWipe(join(out, r.revision), inputs);
+  for (const r of inputs) {
+    const t1 = performance.now();
+    const model = await modelOf(r);
+    const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
+    const { generate } = await loadGenerate();
+    const files = await generate(model, { targets, onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`) });
+    writeTree(join(out, model.revision), files);
+    io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
+    for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
+  }
+  io.out(`generated ${inputs.length} revision(s) into ${out} in ${(performance.now() - t0).toFixed(0)}ms`);
+  return EXIT.ok;
+}
+
+/**
+ * `mcpgen list`: each pinned revision with where its inputs were found (`--spec-dir`,
+ * `MCP_SPEC_DIR`, `cache`), or `missing` / `mismatch` and why. Exits 3 when the found inputs of
+ * some revision do not match their pins, or when no revision has inputs at all.
+ */
+function cmdList(args: string[], io: Io): number {
+  const { values: v } = parse(args, { 'spec-dir': { type: 'string' } });
+  const pins = loadPins();
+  io.out(`upstream ${pins.upstream.repository} @ ${pins.upstream.commit}`);
+  let found = 0;
+  let mismatched = 0;
+  for (const rev of Object.keys(pins.revisions)) {
+    try {
+      const r = resolvePinned(rev, { specDir: v['spec-dir'] as string | undefined }, pins);
+      io.out(`${rev}\t${r.source}\t${dirname(r.files['schema.json'].path)}`);
+      found++;
+    } catch (e) {
+      const message = (e as Error).message;
+      const mismatch = / does not match the pin /.test(message);
+      if (mismatch) mismatched++;
+      io.out(`${rev}\t${mismatch ? 'mismatch' : 'missing'}\t${message}`);
+    }
+  }
+  if (mismatched) {
+    io.err(`mcpgen list: ${mismatched} revision(s) have inputs that do not match their pins`);
+    return EXIT.input;
+  }
+  if (!found) {
+    io.err('mcpgen list: no revision has inputs: set MCP_SPEC_DIR or --spec-dir to a folder shaped like the upstream repository, or run `mcpgen pull`');
+    return EXIT.input;
+  }
+  return EXIT.ok;
+}
+
+async function cmdPull(args: string[], io: Io): Promise<number> {
+  const { values: v } = parse(args, { rev: { type: 'string' }, 'base-url': { type: 'string' } });
+  const pins = loadPins();
+  const revs = !v.rev || v.rev === 'all' ? Object.keys(pins.revisions) : (v.rev as string).split(',');
+  const written = await pull(revs, { baseUrl: v['base-url'] as string | undefined, log: io.out }, pins);
+  io.out(`pulled ${written.length} file(s); ${revs.length} revision(s) verified`);
+  return EXIT.ok;
+}
+
+/** A pinned revision id, or a folder holding schema.json + schema.ts. */
+function revisionInput(arg: string, specDir: string | undefined): ResolvedRevision {
+  // a pinned id wins over a folder of that name in the working directory (write ./<id> for the folder)
+  const pinned = Object.hasOwn(loadPins().revisions, arg);
+  if (arg.includes('/') || (!pinned && existsSync(arg) && statSync(arg).isDirectory())) return resolveUnpinned(arg, undefined, 'folder');
+  if (arg === 'all' || arg.includes(',')) throw new UsageError(`diff compares two revisions, not "${arg}"`);
+  return resolveInputs({ rev: arg, 'spec-dir': specDir })[0];
+}
+
+async function cmdDiff(args: string[], io: Io): Promise<number> {
+  const { values: v, positionals } = parse(args, {
+    format: { type: 'string', default: 'md' },
+    'fail-on': { type: 'string' },
+    'spec-dir': { type: 'string' },
+  }, true);
+  if (positionals.length !== 2) throw new UsageError('expected two revisions: mcpgen diff <revA> <revB>');
+  if (v.format !== 'md' && v.format !== 'json') throw new UsageError(`--format ${v.format}: expected md or json`);
+  if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking') throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
+  const [a, b] = await Promise.all(positionals.map((p) => modelOf(revisionInput(p, v['spec-dir'] as string | undefined))));
+  const report = diffModels(a, b);
+  io.out((v.format === 'json' ? renderJson(report) : renderMarkdown(report)).trimEnd());
+  return v['fail-on'] === 'breaking' && hasBreaking(report) ? EXIT.failed : EXIT.ok;
+}
+
+/** Files below `dir`, relative, sorted; empty when `dir` does not exist. */
+function listTree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const visit = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) visit(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  visit(dir);
+  return out.sort();
+}
+
+async function cmdCheck(args: string[], io: Io): Promise<number> {
+  const { targets, out, outArg, inputs } = generationOptions(args);
+  const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
+  let differ = 0;
+  let same = 0;
+  try {
+    for (const r of inputs) {
+      const model = await modelOf(r);
+      const { generate } = await loadGenerate();
+      writeTree(join(tmp, model.revision), await generate(model, { targets }));
+      const fresh = join(tmp, model.revision);
+      const current = join(out, model.revision);
+      const freshFiles = listTree(fresh);
+      const currentFiles = listTree(current);
+      const shown = (f: string) => join(outArg, model.revision, f);
+      for (const f of [...new Set([...freshFiles, ...currentFiles])].sort()) {
+        if (!currentFiles.includes(f)) {
+          io.out(`added    ${shown(f)} (generated, missing from ${outArg})`);
+          differ++;
+        } else if (!freshFiles.includes(f)) {
+          io.out(`removed  ${shown(f)} (in ${outArg}, no longer generated)`);
+          differ++;
+        } else {
+          const was = readFileSync(join(current, f), 'utf8');
+          const now = readFileSync(join(fresh, f), 'utf8');
+          if (was === now) {
+            same++;
+            continue;
+          }
+          io.out(`changed  ${shown(f)}`);
+          io.out(`--- ${shown(f)}`);
+          io.out('+++ (regenerated)');
+          for (const l of firstLineDiff(was, now)) io.out(l);
+          differ++;
+        }
+      }
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  if (differ) {
+    io.out(`check failed: ${differ} file(s) differ from a fresh generation of ${inputs.length} revision(s); run mcpgen generate`);
+    return EXIT.failed;
+  }
+  io.out(`check ok: ${same} file(s) of ${inputs.length} revision(s) match a fresh generation`);
+  return EXIT.ok;
+}
+
+export const COMMANDS: Record<string, (args: string[], io: Io) => number | Promise<number>> = {
+  generate: cmdGenerate,
+  list: cmdList,
+  pull: cmdPull,
+  diff: cmdDiff,
+  check: cmdCheck,
+  serve: cmdServe,
+  call: cmdCall,
+  pack: async (args, io) => (await import('./pack.js')).cmdPack(args, io),
+};
+
+export async function main(argv: string[], io: Io = stdio): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    io.out(HELP);
+    return cmd ? EXIT.ok : EXIT.usage;
+  }
+  const run = COMMANDS[cmd];
+  try {
+    if (!run) throw new UsageError(`unknown command "${cmd}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    return await run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof CommandUsageError) {
+      io.err(`mcpgen ${cmd ?? ''}: ${e.message}\n(see mcpgen --help)`);
+      return EXIT.usage;
+    }
+    if (e instanceof PinError || e instanceof IngestError) {
+      io.err(`mcpgen ${cmd}: ${e.message}`);
+      return EXIT.input;
+    }
+    // a file-system or network refusal (EISDIR, ENOTDIR, EEXIST, EADDRINUSE, EACCES…): say it, no stack
+    if (e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)) {
+      io.err(`mcpgen ${cmd}: ${e.message}`);
+      return EXIT.input;
+    }
+    throw e;
+  }
+}
+

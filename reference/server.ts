@@ -1,0 +1,365 @@
+/**
+ * The reference server behind `mcpgen serve`: a small set of tools, resources and prompts with
+ * well-known names (the ones MCP conformance suites exercise), built on {@link ServerFeatures}
+ * and the generated `Server` of any handshake revision. {@link referenceDefinition} builds it
+ * once for any number of sessions (what `mcpgen serve --http` does per endpoint);
+ * {@link createReferenceServer} makes a single session.
+ *
+ * Tools: `echo`, `test_simple_text`, `test_image_content`, `test_audio_content`,
+ * `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_progress`,
+ * `test_tool_with_logging`, `test_error_handling`, `test_sampling`, `test_elicitation`,
+ * `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`, `test_reconnection`,
+ * `json_schema_2020_12_tool`.
+ * Resources: `test://static-text`, `test://static-binary`, `test://watched-resource`
+ * (subscribable), template `test://template/{id}/data`.
+ * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`),
+ * `test_prompt_with_embedded_resource` (argument `resourceUri`), `test_prompt_with_image`.
+ * Handshake revisions whose table has task-augmented tools/call (2025-11-25) add the task tools
+ * of ./tasks.ts (`slow_compute`, `failing_job`, `confirm_job`, `batch_job`) and a task
+ * receiver per session; stateless revisions add the fixtures of ../examples/reference-stateless.ts.
+ */
+import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features/server-features.js';
+import type { Logger } from '../runtime/engine/peer.js';
+import type { RequestContext, RequestHandler } from '../runtime/engine/context.js';
+import type { Params, RequestId } from '../runtime/jsonrpc/message.js';
+import { addStatelessFixtures, addTaskFixtures } from './stateless.js';
+import { ReferenceTasks, addTaskTools, hasTaskTools, requestFailure } from './tasks.js';
+import type { ServerSession, ServerSessionOptions } from '../runtime/session/server.js';
+import type { ProtocolMaps, ProtocolTable } from '../runtime/protocol/table.js';
+import type { TasksExtension } from '../runtime/tasks/extension.js';
+
+/** A generated `Server` class (e.g. `generated/2025-11-25`'s). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ServerClass = new (options: ServerSessionOptions<any>) => ServerSession<ProtocolMaps>;
+
+/** A 1×1 transparent PNG. */
+export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+export const STATIC_TEXT = 'This is the content of the static text resource.';
+/** A 1 ms, 8 kHz, 8-bit mono WAV of silence. */
+export const WAV_SILENCE = 'UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==';
+
+/** Options of the reference server. */
+export interface ReferenceOptions {
+  /** Pause between the steps of the progress and logging tools, ms (default 10). */
+  progressDelayMs?: number;
+  /**
+   * Streamable HTTP: closes the SSE connection of the request `ctx` serves without ending its
+   * stream (the `HttpServerSession.closeSseConnection` of the session `ctx.info.sessionId`);
+   * `test_reconnection` uses it.
+   */
+  closeSseConnection?: (requestId: RequestId, ctx: RequestContext) => Promise<void>;
+  /** Serve the task tools of ./tasks.ts when the table has tasks (default true). */
+  taskTools?: boolean;
+  /**
+   * Older handshake tables a session also answers `initialize` with when the client asks for
+   * their version (2025-11-25 basic/lifecycle, "Version Negotiation"); newest first.
+   */
+  fallbackTables?: readonly ProtocolTable[];
+  /**
+   * Stateless revisions: the HMAC secret of `requestState` (≥ 32 bytes; default random per
+   * session). Processes serving one endpoint share it (ServerSessionOptions.requestStateSecret).
+   */
+  requestStateSecret?: string | Uint8Array;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
+
+/** The session a request belongs to (the engine passes it as `ctx.session`). */
+const sessionOf = (ctx: RequestContext): ServerSession<ProtocolMaps> => {
+  if (!ctx.session) throw new Error('the reference server needs its ServerSession as ctx.session');
+  return ctx.session as ServerSession<ProtocolMaps>;
+};
+
+/**
+ * The features of the reference server: one definition that any number of sessions share (tool
+ * handlers reach their own session as `ctx.session`).
+ */
+export function referenceFeatures(options: ReferenceOptions = {}): ServerFeatures {
+  const delay = options.progressDelayMs ?? 10;
+  const f = new ServerFeatures();
+  f.tool<{ text?: string }>({
+    name: 'echo',
+    description: 'Echoes the text argument',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    handler: (a) => text(String(a.text)),
+  });
+  f.tool({ name: 'test_simple_text', description: 'Returns a simple text response', handler: () => text('This is a simple text response for testing.') });
+  f.tool({
+    name: 'test_image_content',
+    description: 'Returns an image',
+    handler: () => ({ content: [{ type: 'image', data: PNG_1X1, mimeType: 'image/png' }] }),
+  });
+  f.tool({
+    name: 'test_audio_content',
+    description: 'Returns audio',
+    handler: () => ({ content: [{ type: 'audio', data: WAV_SILENCE, mimeType: 'audio/wav' }] }),
+  });
+  const embedded = { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } };
+  f.tool({ name: 'test_embedded_resource', description: 'Returns an embedded resource', handler: () => ({ content: [embedded] }) });
+  f.tool({
+    name: 'test_multiple_content_types',
+    description: 'Returns text, an image and an embedded resource',
+    handler: () => ({
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+      ],
+    }),
+  });
+  f.tool({
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    },
+    handler: (a) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(a)}`),
+  });
+  f.tool({
+    name: 'test_reconnection',
+    description: 'Closes the SSE connection of its own request mid-call; the result arrives after the client resumes',
+    handler: async (_a, ctx) => {
+      const close = options.closeSseConnection;
+      if (!close) return text('Reconnection test completed (no SSE connection to close on this transport)');
+      // a related notification first: the reply becomes an SSE stream (primed, so resumable)
+      await ctx.sendNotification('notifications/message', { level: 'info', logger: 'reference-server', data: 'closing the SSE connection' });
+      await close(ctx.requestId, ctx);
+      await sleep(100);
+      return text('Reconnection test completed successfully');
+    },
+  });
+  f.tool({
+    name: 'test_tool_with_progress',
+    description: 'Reports progress 0, 50, 100 of 100, then returns',
+    handler: async (_a, ctx) => {
+      for (const p of [0, 50, 100]) {
+        await ctx.sendProgress(p, 100, `Completed step ${p / 50 + 1} of 3`);
+        // The pause after the last step too: a client that dispatches notifications a tick later
+        // than responses (the TypeScript SDK) drops progress read in the same chunk as the result.
+        await sleep(delay);
+      }
+      return text('Progress completed');
+    },
+  });
+  f.tool({
+    name: 'test_tool_with_logging',
+    description: 'Sends three log messages while running',
+    handler: async (_a, ctx) => {
+      const s = sessionOf(ctx);
+      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
+        await s.log('info', m, 'reference-server');
+        await sleep(delay);
+      }
+      return text('Logging completed');
+    },
+  });
+  f.tool({
+    name: 'test_error_handling',
+    description: 'Always fails with a tool execution error',
+    handler: () => ({ ...text('This tool intentionally returns an error for testing'), isError: true }),
+  });
+  f.tool<{ prompt?: string }>({
+    name: 'test_sampling',
+    description: 'Asks the client to sample an LLM with the prompt argument',
+    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+    handler: async (a, ctx) => {
+      try {
+        const r = (await sessionOf(ctx).request('sampling/createMessage' as never, {
+          messages: [{ role: 'user', content: { type: 'text', text: a.prompt } }],
+          maxTokens: 100,
+        } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { content?: { type?: string; text?: string } };
+        return text(`LLM response: ${r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content)}`);
+      } catch (e) {
+        return { ...text(`Sampling failed: ${requestFailure(e)}`), isError: true };
+      }
+    },
+  });
+  f.tool<{ message?: string }>({
+    name: 'test_elicitation',
+    description: 'Asks the user for a username and an email through elicitation',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    handler: async (a, ctx) => {
+      try {
+        const r = (await sessionOf(ctx).request('elicitation/create' as never, {
+          message: a.message,
+          requestedSchema: {
+            type: 'object',
+            properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } },
+            required: ['username', 'email'],
+          },
+        } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
+        return text(`User response: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
+      } catch (e) {
+        return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
+      }
+    },
+  });
+  const elicit = async (ctx: RequestContext, message: string, requestedSchema: Record<string, unknown>) => {
+    try {
+      const r = (await sessionOf(ctx).request('elicitation/create' as never, { message, requestedSchema } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
+      return text(`Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
+    } catch (e) {
+      return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
+    }
+  };
+  f.tool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Elicitation whose fields carry default values (SEP-1034)',
+    handler: (_a, ctx) => elicit(ctx, 'Please review and update the form fields with defaults', {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'User name', default: 'John Doe' },
+        age: { type: 'integer', description: 'User age', default: 30 },
+        score: { type: 'number', description: 'User score', default: 95.5 },
+        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        verified: { type: 'boolean', description: 'Verification status', default: true },
+      },
+      required: [],
+    }),
+  });
+  f.tool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Elicitation with every enum schema form (SEP-1330)',
+    handler: (_a, ctx) => elicit(ctx, 'Please select options from the enum fields', {
+      type: 'object',
+      properties: {
+        untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+        titledSingle: {
+          type: 'string',
+          description: 'Select one option with titles',
+          oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }],
+        },
+        legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+        untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+        titledMulti: {
+          type: 'array',
+          description: 'Select multiple options with titles',
+          minItems: 1,
+          maxItems: 3,
+          items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] },
+        },
+      },
+      required: [],
+    }),
+  });
+  f.resource({ uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', mimeType: 'text/plain', text: STATIC_TEXT });
+  f.resource({ uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', mimeType: 'image/png', blob: PNG_1X1 });
+  f.resource({ uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched Resource', description: 'A resource clients may subscribe to', mimeType: 'text/plain', text: 'Watched resource content' });
+  f.resourceTemplate({
+    uriTemplate: 'test://template/{id}/data',
+    name: 'template',
+    title: 'Resource Template',
+    mimeType: 'application/json',
+    read: (uri, v) => [{ uri, mimeType: 'application/json', text: JSON.stringify({ id: v.id, templateTest: true, data: `Data for ID: ${v.id}` }) }],
+    complete: { id: (value) => ['1', '2', '3', '42'].filter((x) => x.startsWith(value)) },
+  });
+  f.prompt({
+    name: 'test_simple_prompt',
+    description: 'A prompt without arguments',
+    get: () => [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+  });
+  f.prompt({
+    name: 'test_prompt_with_arguments',
+    description: 'A prompt with two required arguments',
+    arguments: [
+      { name: 'arg1', description: 'First test argument', required: true, complete: (v) => ['alpha', 'beta', 'gamma'].filter((x) => x.startsWith(v)) },
+      { name: 'arg2', description: 'Second test argument', required: true },
+    ],
+    get: (a) => [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${a.arg1}', arg2='${a.arg2}'` } }],
+  });
+  f.prompt({
+    name: 'test_prompt_with_embedded_resource',
+    description: 'A prompt that embeds the resource named by its argument',
+    arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+    get: (a) => [
+      { role: 'user', content: { type: 'resource', resource: { uri: a.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+      { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+    ],
+  });
+  f.prompt({
+    name: 'test_prompt_with_image',
+    description: 'A prompt with an image',
+    get: () => [
+      { role: 'user', content: { type: 'image', data: PNG_1X1, mimeType: 'image/png' } },
+      { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+    ],
+  });
+  return f;
+}
+
+/** A reference server definition: shared by every session created from it. */
+export interface ReferenceDefinition {
+  features: ServerFeatures;
+  /** The task store and receivers of the task tools (revisions with tasks only). */
+  tasks?: ReferenceTasks;
+  /** The options every session gets (one object: handler tables, capabilities, info). */
+  options: ServerSessionOptions<ProtocolMaps>;
+  /** A new session (attached to `features` for list_changed until it closes); connect it to a transport. */
+  createSession(): ServerSession<ProtocolMaps>;
+}
+
+/**
+ * The reference server's definition on a generated `Server` class (pass the revision's `table`
+ * for stateless revisions): features, handler tables and session options are built once;
+ * each `createSession()` allocates only the session's own state.
+ */
+export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): ReferenceDefinition {
+  const features = referenceFeatures(options);
+  // the full table when given, else the one the generated class is built on
+  const table = options.table && 'requests' in options.table
+    ? (options.table as ProtocolTable)
+    : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
+  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table) : undefined;
+  if (taskTools) addTaskTools(features);
+  let handlers = features.handlers({ table: options.table });
+  if (taskTools) handlers = taskTools.handlers(handlers as Record<string, RequestHandler>) as typeof handlers;
+  let tasks: TasksExtension | undefined;
+  if (options.table?.lifecycle === 'stateless') {
+    // the fixtures read a retry's inputResponses and requestState beside the tool's arguments
+    const params = new WeakMap<RequestContext, Params>();
+    addStatelessFixtures(features, (ctx) => params.get(ctx));
+    tasks = addTaskFixtures(features, options.table as ProtocolTable, (ctx) => params.get(ctx));
+    handlers = tasks.handlers(Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, (p: Params, ctx: RequestContext) => {
+      if (p) params.set(ctx, p);
+      return h(p, ctx);
+    }])));
+  }
+  const sessionOptions: ServerSessionOptions<ProtocolMaps> = {
+    serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
+    capabilities: {
+      ...(tasks ? tasks.capabilities(features.capabilities()) : features.capabilities()),
+      ...(taskTools ? { tasks: taskTools.capabilities() } : {}),
+      logging: {},
+    },
+    extensionMethods: tasks?.methods,
+    instructions: 'mcpgen reference server: test tools, resources and prompts.',
+    handlers: handlers as ServerSessionOptions<ProtocolMaps>['handlers'],
+    fallbackTables: options.fallbackTables,
+    logger: options.logger,
+    ...(options.requestStateSecret === undefined ? {} : { requestStateSecret: options.requestStateSecret }),
+  };
+  return {
+    features,
+    tasks: taskTools,
+    options: sessionOptions,
+    createSession() {
+      const session = new ServerCtor(sessionOptions);
+      features.attach(session as never);
+      return session;
+    },
+  };
+}
+
+/**
+ * Creates one reference server on a generated `Server` class (pass the revision's `table` for
+ * stateless revisions); connect it to a transport. Many sessions: {@link referenceDefinition}.
+ */
+export function createReferenceServer(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
+  const d = referenceDefinition(ServerCtor, options);
+  return { server: d.createSession(), features: d.features };
+}

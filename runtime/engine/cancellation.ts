@@ -1,0 +1,193 @@
+/**
+ * Cancellation (2025-11-25 `basic/utilities/cancellation.mdx`) and request timeouts
+ * (`basic/lifecycle.mdx`, Timeouts).
+ *
+ * Inbound: a `notifications/cancelled` for a request being handled aborts the handler's signal
+ * and no response is sent for it (case 007). Unknown or finished ids and malformed notifications
+ * are ignored. Outbound: the sender of a cancel ignores a response that arrives afterwards.
+ */
+import { exactField, isRequestId, type Params, type RequestId } from '../jsonrpc/message.js';
+import type { MessageInfo } from '../jsonrpc/transport.js';
+
+/** Requests that are never cancelled by notification (`initialize` MUST NOT be cancelled). */
+export const UNCANCELLABLE_METHODS: readonly string[] = ['initialize'];
+
+/** Parses `notifications/cancelled` params; undefined when malformed. */
+export function parseCancelled(params: unknown): { requestId: RequestId; reason?: string } | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  const { reason } = params as Record<string, unknown>;
+  const requestId = exactField(params as Record<string, unknown>, 'requestId');
+  if (!isRequestId(requestId)) return undefined;
+  return typeof reason === 'string' ? { requestId, reason } : { requestId };
+}
+
+/** `notifications/cancelled` params for `requestId`. */
+export function cancelledParams(requestId: RequestId, reason?: string): Params {
+  return reason === undefined ? { requestId } : { requestId, reason };
+}
+
+/**
+ * One inbound request being handled. Its AbortSignal is created on first use (most handlers
+ * never read it); `cancel` aborts it with the reason.
+ */
+export class InboundRequest {
+  private controller: AbortController | undefined;
+  private reasonValue: unknown;
+  cancelled = false;
+  /** Set when the handler has finished (its response, if any, is decided). */
+  finished = false;
+  /** Called once when the handler has finished (e.g. to stop watching the carrying stream). */
+  onEnd: (() => void) | undefined = undefined;
+
+  constructor(readonly id: RequestId, readonly method: string) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort(this.reasonValue);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the handler's signal (once; not after the handler finished). */
+  cancel(reason: unknown): void {
+    if (this.cancelled || this.finished) return;
+    this.cancelled = true;
+    this.reasonValue = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/**
+ * A {@link MessageInfo} whose transport tells the engine directly when the connection that
+ * carried a request dies before the request is answered, so that `signal` need not exist
+ * unless someone reads it (HTTP: one per POSTed request otherwise).
+ */
+export interface CarrierWatch extends MessageInfo {
+  /**
+   * Called by the engine at most once, with the handle of the inbound request the message
+   * began: the transport calls `request.cancel(reason)` (reason: an Error) when the carrier
+   * dies unanswered, at once when it already has. `signal`, when read, aborts alike.
+   */
+  watchCarrier(request: { cancel(reason: unknown): void }): void;
+}
+
+/**
+ * Cancels `r` when the connection that carried it goes away: through
+ * {@link CarrierWatch.watchCarrier} when the transport offers it, else through `info.signal`
+ * (its listener is removed when the handler finishes, via `r.onEnd`).
+ */
+export function watchCarrier(r: InboundRequest, info: MessageInfo | undefined): void {
+  if (info === undefined) return;
+  if (typeof (info as Partial<CarrierWatch>).watchCarrier === 'function') return (info as CarrierWatch).watchCarrier(r);
+  const signal = info.signal;
+  if (!signal) return;
+  const onAbort = (): void => r.cancel(signal.reason ?? 'transport closed');
+  if (signal.aborted) return onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  r.onEnd = () => signal.removeEventListener('abort', onAbort);
+}
+
+/** The inbound requests being handled, by id (ids compare by type and value). */
+export class InboundRequests {
+  private readonly byId = new Map<RequestId, InboundRequest>();
+
+  has(id: RequestId): boolean {
+    return this.byId.has(id);
+  }
+
+  begin(id: RequestId, method: string): InboundRequest {
+    const r = new InboundRequest(id, method);
+    this.byId.set(id, r);
+    return r;
+  }
+
+  end(r: InboundRequest): void {
+    r.finished = true;
+    if (this.byId.get(r.id) === r) this.byId.delete(r.id);
+  }
+
+  /** Cancels the request `id`; false when it is unknown or already finished. */
+  cancel(id: RequestId, reason: unknown): boolean {
+    const r = this.byId.get(id);
+    if (!r || r.finished) return false;
+    r.cancel(reason);
+    return true;
+  }
+
+  /** Cancels every request (the connection closed). */
+  cancelAll(reason: unknown): void {
+    for (const r of this.byId.values()) r.cancel(reason);
+    this.byId.clear();
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+}
+
+/** Timeout settings of one outbound request, all in milliseconds. */
+export interface TimeoutOptions {
+  /** Time without a response (or without progress, with `resetOnProgress`). */
+  timeout: number;
+  /** Progress restarts the `timeout` clock. */
+  resetOnProgress?: boolean;
+  /** Hard cap from the start, even while progress keeps arriving. */
+  maxTotal?: number;
+}
+
+/** Largest delay `setTimeout` honours; larger values mean "no timeout". */
+const MAX_DELAY = 2 ** 31 - 1;
+
+/**
+ * The timeout clock of one outbound request. Calls `onTimeout(ms, total)` once: `ms` is the limit
+ * that fired, `total` is true when it was `maxTotal`. A `timeout` of `Infinity` (or above about
+ * 24.8 days) means none.
+ */
+export class RequestTimer {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly started = Date.now();
+  private done = false;
+
+  constructor(
+    private readonly options: TimeoutOptions,
+    private readonly onTimeout: (ms: number, total: boolean) => void,
+  ) {
+    this.arm(options.timeout);
+  }
+
+  /** Progress arrived: restart the clock when `resetOnProgress` is set. */
+  progress(): void {
+    if (this.done || !this.options.resetOnProgress) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.arm(this.options.timeout);
+  }
+
+  clear(): void {
+    this.done = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(timeout: number): void {
+    const maxTotal = this.options.maxTotal;
+    let delay = timeout;
+    let total = false;
+    if (maxTotal !== undefined && maxTotal <= MAX_DELAY) {
+      const left = maxTotal - (Date.now() - this.started);
+      if (left < delay) {
+        delay = Math.max(0, left);
+        total = true;
+      }
+    }
+    if (!(delay <= MAX_DELAY)) {
+      this.timer = undefined;
+      return;
+    }
+    this.timer = setTimeout(() => {
+      if (this.done) return;
+      this.done = true;
+      this.onTimeout(total ? maxTotal! : timeout, total);
+    }, delay);
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * What request handlers see: the handler signature, the per-request context (cancellation
+ * signal, progress, notifications and requests on behalf of the request) and outbound request
+ * options. Spec: 2025-11-25 `basic/utilities/{cancellation,progress}.mdx`.
+ */
+import type { MessageInfo } from '../jsonrpc/transport.js';
+import type { Params, RequestId } from '../jsonrpc/message.js';
+import { ProgressReporter, type ProgressCallback } from './progress.js';
+import type { InboundRequest } from './cancellation.js';
+
+/** Syslog severities of notifications/message, lowest first (RFC 5424 order reversed). */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** The `_meta` key of a stateless request's log level (draft basic/index, server/utilities/logging). */
+export const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
+const LOG_RANK: Readonly<Record<string, number>> = Object.fromEntries(LOG_LEVELS.map((l, i) => [l, i]));
+
+/** Whether `v` is one of the eight {@link LOG_LEVELS}. */
+export const isLogLevel = (v: unknown): v is LogLevel => typeof v === 'string' && Object.hasOwn(LOG_RANK, v);
+
+/**
+ * The lowest level a request's log messages go out at, from its `params._meta`; undefined: none
+ * go out. Set per engine by the server session (../session/server.ts).
+ */
+export type LogThreshold = (meta: Record<string, unknown> | undefined) => LogLevel | undefined;
+const thresholds = new WeakMap<ContextHost, LogThreshold>();
+
+/** Sets (or clears) how the contexts of `host`'s requests filter `log()` calls. */
+export function setLogThreshold(host: ContextHost, threshold: LogThreshold | undefined): void {
+  if (threshold) thresholds.set(host, threshold);
+  else thresholds.delete(host);
+}
+
+/**
+ * The `log()` of a request context: sends notifications/message `{ level, data, logger? }`
+ * through `send` when `host`'s threshold for a request with `meta` lets `level` pass. Resolves
+ * true when sent, false when filtered out (no threshold: nothing is sent). Throws TypeError for
+ * a level that is not one of the eight.
+ */
+export async function logForRequest(host: ContextHost, meta: Record<string, unknown> | undefined, level: LogLevel, data: unknown, logger: string | undefined, send: (params: Params) => Promise<void>): Promise<boolean> {
+  if (!isLogLevel(level)) throw new TypeError(`log level must be one of ${LOG_LEVELS.join(', ')}, not ${String(level)}`);
+  const min = thresholds.get(host)?.(meta);
+  if (min === undefined || LOG_RANK[level] < LOG_RANK[min]) return false;
+  const params: Params = { level, data };
+  if (logger !== undefined) params.logger = logger;
+  await send(params);
+  return true;
+}
+
+/** Optional diagnostics sink; every method optional. Never receives message bodies. */
+export interface Logger {
+  debug?(message: string, data?: Record<string, unknown>): void;
+  warn?(message: string, data?: Record<string, unknown>): void;
+  error?(message: string, data?: Record<string, unknown>): void;
+}
+
+/** Options of one outbound request. Times in milliseconds. */
+export interface RequestOptions {
+  /** Aborting sends `notifications/cancelled` and rejects with RequestAbortedError. */
+  signal?: AbortSignal;
+  /** Receives progress; puts a unique `progressToken` in `params._meta` (unless one is there). */
+  onProgress?: ProgressCallback;
+  /** ms without a response before RequestTimeoutError (default: the peer's, 60000; Infinity: none). */
+  timeout?: number;
+  /** Progress restarts the timeout clock (default false). */
+  resetTimeoutOnProgress?: boolean;
+  /** Hard cap in ms from the start, even while progress keeps resetting `timeout`. */
+  maxTotalTimeout?: number;
+  /** The inbound request this one belongs to (HTTP routes it to that request's stream). */
+  relatedRequestId?: RequestId;
+  /** Check the result against the method's result schema (default: the peer's setting). */
+  validateResult?: boolean;
+}
+
+/** What a request handler gets besides the params. */
+export interface RequestContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  /** Aborted when the requester cancels (then no response is sent) or the connection closes. */
+  readonly signal: AbortSignal;
+  /** `params._meta` of the request, if any. */
+  readonly meta: Record<string, unknown> | undefined;
+  /**
+   * The request's params as received (undefined when omitted): what identifies the request beyond
+   * its method (e.g. `name` of `tools/call`; ../stateless/mrtr.ts binds `requestState` to it). Optional for
+   * contexts built by hand.
+   */
+  readonly params?: Params;
+  /** Transport facts (HTTP session, headers). */
+  readonly info: MessageInfo | undefined;
+  /**
+   * The session object the engine serves (on a server: its `ServerSession`), so that handlers
+   * shared by many sessions reach per-session state; undefined when the engine was given none.
+   */
+  readonly session?: object;
+  /** Sends progress with the request's token; resolves without sending when it has none. */
+  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /** A notification tied to this request; nothing is sent once it finished or was cancelled. */
+  sendNotification(method: string, params?: Params): Promise<void>;
+  /** A request to the other side on behalf of this one; aborted if this one is cancelled. */
+  sendRequest<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
+  /**
+   * Sends notifications/message `{ level, data, logger? }` on behalf of this request when its
+   * level passes: stateless revisions (draft server/utilities/logging, "Per-request log level")
+   * take the request's `_meta["io.modelcontextprotocol/logLevel"]`, and send nothing when the
+   * request has none; handshake revisions take the level set with logging/setLevel (every level
+   * until one is set). Nothing is sent when the server did not declare `logging`, or once the
+   * request finished. Resolves true when sent, false when filtered out.
+   */
+  log(level: LogLevel, data: unknown, logger?: string): Promise<boolean>;
+}
+
+/**
+ * Handles one inbound request. `params` is what the request carried (already checked against the
+ * method's params schema; undefined when omitted). Return the result object (undefined sends
+ * `{}`); it is checked against the method's result schema. Throw an RpcError to choose the error
+ * response; any other throw becomes `-32603 Internal error` with no detail.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type RequestHandler<P = any, R = unknown> = (params: P, ctx: RequestContext) => R | Promise<R>;
+/**
+ * Handles one inbound notification (params checked against the method's schema: an invalid one
+ * is dropped before reaching the handler). Nothing is ever sent back; a throw is logged.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type NotificationHandler<P = any> = (params: P, ctx: { method: string; info: MessageInfo | undefined; session?: object }) => void | Promise<void>;
+
+/** What a {@link InboundContext} needs from the engine. */
+export interface ContextHost {
+  notify(method: string, params?: Params, options?: { relatedRequestId?: RequestId }): Promise<void>;
+  request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
+  readonly session?: object;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The RequestContext of one inbound request (a class: no per-request closures). */
+export class InboundContext implements RequestContext {
+  readonly meta: Record<string, unknown> | undefined;
+  private reporter: ProgressReporter | undefined;
+
+  constructor(
+    private readonly peer: ContextHost,
+    private readonly r: InboundRequest,
+    readonly params: Params | undefined,
+    readonly info: MessageInfo | undefined,
+    private readonly diagnostics: Logger,
+  ) {
+    this.meta = isObject(params?._meta) ? params._meta : undefined;
+  }
+
+  get requestId(): RequestId {
+    return this.r.id;
+  }
+
+  get method(): string {
+    return this.r.method;
+  }
+
+  get signal(): AbortSignal {
+    return this.r.signal;
+  }
+
+  get session(): object | undefined {
+    return this.peer.session;
+  }
+
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    if (this.r.finished || this.r.cancelled) return Promise.resolve();
+    this.reporter ??= new ProgressReporter(
+      ProgressReporter.tokenOf({ _meta: this.meta }),
+      (p) => this.peer.notify('notifications/progress', p, { relatedRequestId: this.r.id }),
+      (why) => this.diagnostics.debug?.('progress dropped', { id: this.r.id, why }),
+    );
+    return this.reporter.report(progress, total, message);
+  }
+
+  sendNotification(method: string, params?: Params): Promise<void> {
+    if (this.r.finished || this.r.cancelled) {
+      this.diagnostics.debug?.('notification after request end not sent', { id: this.r.id, method });
+      return Promise.resolve();
+    }
+    return this.peer.notify(method, params, { relatedRequestId: this.r.id });
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
+    if (this.r.finished || this.r.cancelled) return Promise.resolve(false);
+    return logForRequest(this.peer, this.meta, level, data, logger, (p) => this.peer.notify('notifications/message', p, { relatedRequestId: this.r.id }));
+  }
+
+  sendRequest<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.r.signal]) : this.r.signal;
+    return this.peer.request<R>(method, params, { ...options, relatedRequestId: this.r.id, signal });
+  }
+}

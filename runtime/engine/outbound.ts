@@ -1,0 +1,206 @@
+/**
+ * The outbound half of the peer engine: requests this side sent and still waits for, by id
+ * (ids compare by type and value: `"1"` is not `1`), and their timeouts (2025-11-25
+ * `basic/lifecycle.mdx`, Timeouts).
+ *
+ * A request costs no timer of its own unless it asked for timeout resets on progress or a total
+ * cap: requests sharing one timeout value wait in one lane, in send order (which is deadline
+ * order), under one timer armed for the oldest deadline. Per request that is a Set insert and
+ * delete instead of a `setTimeout`/`clearTimeout` pair.
+ */
+import type { MethodEntry } from '../protocol/table.js';
+import type { ProgressToken, RequestId } from '../jsonrpc/message.js';
+import { RequestTimer } from './cancellation.js';
+
+/** Largest delay `setTimeout` honours; a larger timeout means none. */
+const MAX_DELAY = 2 ** 31 - 1;
+/** Lanes kept (with their timer) after they empty; more distinct timeout values are dropped when idle. */
+const IDLE_LANES = 4;
+
+/**
+ * One request sent and not yet answered, timed out, aborted or failed. Settling it drops its
+ * references to the caller's promise and callbacks: an object that outlives its request (e.g.
+ * promoted to the old generation just before it settled) then holds nothing young alive.
+ */
+export class PendingRequest<R = unknown> {
+  /** The caller's promise; the engine takes it (see {@link take}) when it hands it out. */
+  private promise: Promise<R> | undefined;
+  private res: ((value: unknown) => void) | undefined = undefined;
+  private rej: ((error: unknown) => void) | undefined = undefined;
+  /** With resetOnProgress or maxTotal: the request's own clock. */
+  timer: RequestTimer | undefined = undefined;
+  /** In a lane: `Date.now()` ms at which the request times out. */
+  deadline = 0;
+  lane: Lane | undefined = undefined;
+  /** The progress token routed to the caller's `onProgress`. */
+  token: ProgressToken | undefined = undefined;
+  signal: AbortSignal | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    /** The method's table entry (undefined for a method the table does not know). */
+    readonly entry: MethodEntry | undefined,
+    /** Check the result against `entry.result`. */
+    readonly validate: boolean,
+  ) {
+    this.promise = new Promise<R>((resolve, reject) => {
+      this.res = resolve as (value: unknown) => void;
+      this.rej = reject;
+    });
+  }
+
+  /** The promise of the result, once (later calls get undefined). */
+  take(): Promise<R> {
+    const promise = this.promise!;
+    this.promise = undefined;
+    return promise;
+  }
+
+  resolve(value: unknown): void {
+    const f = this.res;
+    this.drop();
+    f?.(value);
+  }
+
+  reject(error: unknown): void {
+    const f = this.rej;
+    this.drop();
+    f?.(error);
+  }
+
+  private drop(): void {
+    this.res = this.rej = undefined;
+    this.promise = undefined;
+    this.signal = undefined;
+    this.onAbort = undefined;
+  }
+}
+
+/** Requests with the same plain timeout, oldest first, under one timer. */
+class Lane {
+  readonly items = new Set<PendingRequest>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly ms: number,
+    private readonly expire: (p: PendingRequest, ms: number) => void,
+  ) {}
+
+  add(p: PendingRequest): void {
+    p.deadline = Date.now() + this.ms;
+    p.lane = this;
+    this.items.add(p);
+    // An armed timer is set for a deadline no later than this one: keep it, but let it hold the loop again.
+    if (this.timer === undefined) this.arm(p.deadline);
+    else if (this.items.size === 1) this.timer.ref();
+  }
+
+  /** Removes `p`; true when the lane is now empty (its timer then no longer holds the process). */
+  remove(p: PendingRequest): boolean {
+    p.lane = undefined;
+    if (!this.items.delete(p) || this.items.size !== 0) return false;
+    this.timer?.unref();
+    return true;
+  }
+
+  clear(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(deadline: number): void {
+    this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(deadline - Date.now())));
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const p of this.items) {
+      if (p.deadline > now) return this.arm(p.deadline);
+      this.items.delete(p);
+      p.lane = undefined;
+      this.expire(p, this.ms);
+    }
+  };
+}
+
+/**
+ * The pending requests of one peer. `onTimeout(p, ms, total)` is called once for a pending
+ * request whose clock ran out (`total`: it was the `maxTotal` cap); it is expected to settle it.
+ */
+export class OutboundRequests {
+  // Both maps are made on first use: most engines of an idle server session never send a request.
+  private pending: Map<RequestId, PendingRequest> | undefined;
+  private lanes: Map<number, Lane> | undefined;
+  private readonly expire: (p: PendingRequest, ms: number) => void;
+
+  constructor(private readonly onTimeout: (p: PendingRequest, ms: number, total: boolean) => void) {
+    this.expire = (p, ms) => {
+      if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, false);
+    };
+  }
+
+  get size(): number {
+    return this.pending?.size ?? 0;
+  }
+
+  /**
+   * Starts waiting for `p`'s response, with its clock: `timeout` ms without a response (or
+   * without progress, with `resetOnProgress`), capped at `maxTotal` ms from now when given.
+   */
+  add(p: PendingRequest, timeout: number, resetOnProgress?: boolean, maxTotal?: number): void {
+    (this.pending ??= new Map()).set(p.id, p);
+    if (resetOnProgress || maxTotal !== undefined) {
+      p.timer = new RequestTimer({ timeout, resetOnProgress, maxTotal }, (ms, total) => {
+        if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, total);
+      });
+    } else if (timeout <= MAX_DELAY) {
+      const lanes = (this.lanes ??= new Map());
+      let lane = lanes.get(timeout);
+      if (!lane) lanes.set(timeout, (lane = new Lane(timeout, this.expire)));
+      lane.add(p);
+    }
+  }
+
+  /** Progress arrived for `p`: restarts its clock when it asked for that. */
+  progress(p: PendingRequest): void {
+    p.timer?.progress();
+  }
+
+  /**
+   * Removes the request `id` and its clock, progress route (via `dropToken`) and abort listener;
+   * undefined when it is not pending (unknown, late, or a duplicate response).
+   */
+  settle(id: RequestId, dropToken: (token: ProgressToken) => void): PendingRequest | undefined {
+    const p = this.pending?.get(id);
+    if (p === undefined) return undefined;
+    this.remove(p);
+    if (p.token !== undefined) dropToken(p.token);
+    if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
+    return p;
+  }
+
+  /** The ids of every pending request, oldest first. */
+  ids(): RequestId[] {
+    return this.pending ? [...this.pending.keys()] : [];
+  }
+
+  /** Stops every clock (the connection closed); pending requests stay until settled. */
+  stopClocks(): void {
+    if (!this.lanes) return;
+    for (const lane of this.lanes.values()) lane.clear();
+    this.lanes = undefined;
+  }
+
+  private remove(p: PendingRequest): void {
+    this.pending!.delete(p.id);
+    p.timer?.clear();
+    const lane = p.lane;
+    if (lane && lane.remove(p) && (this.lanes?.size ?? 0) > IDLE_LANES) {
+      lane.clear();
+      this.lanes!.delete(lane.ms);
+    }
+  }
+}

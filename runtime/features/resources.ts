@@ -1,0 +1,173 @@
+/**
+ * The resources, prompts and completion side of {@link ServerFeatures} (./server-features.ts):
+ * definitions and the answers to `resources/read`, `prompts/get` and `completion/complete`
+ * (2025-11-25 `server/resources.mdx`, `server/prompts.mdx`, `server/utilities/completion.mdx`).
+ *
+ * Errors: `resources/read` (and subscribe) of an unknown URI: -32002 `Resource not found` with
+ * `data.uri` (server/resources, Error Handling); `prompts/get` of an unknown prompt or without a
+ * required argument: -32602; completion of an unknown prompt: -32602, of an unknown resource:
+ * -32002, of an unknown reference type: -32602. At most 100 completion values are returned.
+ */
+import { RpcError } from '../jsonrpc/errors.js';
+import type { RequestContext } from '../engine/peer.js';
+import { type Content, type Described, type Obj, invalid, isObj } from './tools.js';
+import { ownValue, setOwn } from '../jsonrpc/own.js';
+
+/** `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64). */
+export type ResourceContents = Obj & { uri: string; mimeType?: string };
+
+interface ResourceCommon extends Described {
+  mimeType?: string;
+  annotations?: Obj;
+}
+
+export interface ResourceDefinition extends ResourceCommon {
+  uri: string;
+  size?: number;
+  /** Fixed text content (mimeType from the definition). */
+  text?: string;
+  /** Fixed binary content, base64 or bytes. */
+  blob?: string | Uint8Array;
+  read?(uri: string, ctx: RequestContext): ResourceContents[] | Promise<ResourceContents[]>;
+}
+
+export type Completer = (value: string, context: Record<string, string>) => CompletionValues | Promise<CompletionValues>;
+export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
+
+export interface ResourceTemplateDefinition extends ResourceCommon {
+  /** RFC 6570 level 1–2: `{var}` matches one path segment, `{+var}` any text. */
+  uriTemplate: string;
+  read(uri: string, vars: Record<string, string>, ctx: RequestContext): ResourceContents[] | Promise<ResourceContents[]>;
+  /** Completion of template variables, by variable name. */
+  complete?: Record<string, Completer>;
+}
+
+export interface PromptArgument extends Omit<Described, 'icons' | '_meta'> {
+  required?: boolean;
+  complete?: Completer;
+}
+
+export type PromptMessage = Obj & { role: 'user' | 'assistant'; content: Content };
+
+type PromptResult = PromptMessage[] | { description?: string; messages: PromptMessage[] };
+export interface PromptDefinition extends Described {
+  arguments?: PromptArgument[];
+  get(args: Record<string, string>, ctx: RequestContext): PromptResult | Promise<PromptResult>;
+}
+
+/** A registered resource template and its compiled matcher. */
+export interface Template {
+  def: ResourceTemplateDefinition;
+  match: (uri: string) => Record<string, string> | undefined;
+}
+
+/** The registries the answers read (one ServerFeatures' maps). */
+export interface Catalog {
+  readonly resources: ReadonlyMap<string, ResourceDefinition>;
+  readonly templates: ReadonlyMap<string, Template>;
+  readonly prompts: ReadonlyMap<string, PromptDefinition>;
+}
+
+const MAX_COMPLETIONS = 100;
+/** Resource not found up to 2025-11-25 (server/resources "Error Handling"); stateless revisions use -32602. */
+export const RESOURCE_NOT_FOUND = -32002;
+export const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
+
+/** Compiles a `{var}` / `{+var}` template into a matcher returning the decoded variables. */
+export function compileUriTemplate(template: string): (uri: string) => Record<string, string> | undefined {
+  const names: string[] = [];
+  let source = '^';
+  let last = 0;
+  for (const m of template.matchAll(/\{(\+?)([A-Za-z0-9_.]+)\}/g)) {
+    source += template.slice(last, m.index).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    source += m[1] ? '(.+?)' : '([^/?#]+)';
+    names.push(m[2]);
+    last = m.index! + m[0].length;
+  }
+  source += template.slice(last).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
+  const re = new RegExp(source);
+  return (uri) => {
+    const m = re.exec(uri);
+    if (!m) return undefined;
+    const vars: Record<string, string> = {};
+    try {
+      names.forEach((n, i) => setOwn(vars, n, decodeURIComponent(m[i + 1])));
+    } catch {
+      return undefined;
+    }
+    return vars;
+  };
+}
+
+/** The first template (in registration order) matching `uri`, with its variables. */
+export function matchTemplate(c: Catalog, uri: string): { t: Template; vars: Record<string, string> } | undefined {
+  for (const t of c.templates.values()) {
+    const vars = t.match(uri);
+    if (vars) return { t, vars };
+  }
+  return undefined;
+}
+
+/** True when `uri` is a registered resource or matches a template. */
+export function knownResource(c: Catalog, uri: string): boolean {
+  return c.resources.has(uri) || matchTemplate(c, uri) !== undefined;
+}
+
+/** `resources/read`: static URIs first, then templates. @throws RpcError -32002 for an unknown URI. */
+export async function readResource(c: Catalog, uri: string, ctx: RequestContext): Promise<Obj> {
+  const r = c.resources.get(uri);
+  if (r) {
+    if (r.read) return { contents: await r.read(uri, ctx) };
+    const base: ResourceContents = r.mimeType ? { uri, mimeType: r.mimeType } : { uri };
+    if (r.blob !== undefined) return { contents: [{ ...base, blob: typeof r.blob === 'string' ? r.blob : Buffer.from(r.blob).toString('base64') }] };
+    return { contents: [{ ...base, text: r.text ?? '' }] };
+  }
+  const m = matchTemplate(c, uri);
+  if (!m) throw notFound(uri);
+  return { contents: await m.t.def.read(uri, m.vars, ctx) };
+}
+
+/** `prompts/get` (params `{ name, arguments? }`). @throws RpcError -32602 (unknown prompt, missing argument). */
+export async function getPrompt(c: Catalog, p: Obj, ctx: RequestContext): Promise<Obj> {
+  const name = String(p.name);
+  const prompt = c.prompts.get(name);
+  if (!prompt) throw invalid(`Unknown prompt: ${name}`, { name });
+  const args = (isObj(p.arguments) ? p.arguments : {}) as Record<string, string>;
+  // own arguments only: an argument named `constructor` is not given by the prototype's
+  const missing = (prompt.arguments ?? []).filter((a) => a.required && (ownValue(args, a.name) === undefined || args[a.name] === null)).map((a) => a.name);
+  if (missing.length) throw invalid(`Missing required argument${missing.length > 1 ? 's' : ''} of prompt ${name}: ${missing.join(', ')}`, { missing });
+  const out = await prompt.get(args, ctx);
+  if (isObj(out) && (out as Obj).resultType === 'input_required') return out;
+  const result: Obj = Array.isArray(out) ? { messages: out } : { ...out };
+  if (result.description === undefined && prompt.description !== undefined) result.description = prompt.description;
+  return result;
+}
+
+/** `completion/complete` (params `{ ref, argument, context? }`): `{ completion: { values, total?, hasMore? } }`. */
+export async function complete(c: Catalog, p: Obj): Promise<Obj> {
+  const ref = isObj(p.ref) ? p.ref : {};
+  const arg = isObj(p.argument) ? p.argument : {};
+  const argName = String(arg.name);
+  const context = (isObj(p.context) && isObj(p.context.arguments) ? p.context.arguments : {}) as Record<string, string>;
+  let completer: Completer | undefined;
+  if (ref.type === 'ref/prompt') {
+    const prompt = c.prompts.get(String(ref.name));
+    if (!prompt) throw invalid(`Unknown prompt: ${String(ref.name)}`);
+    completer = prompt.arguments?.find((a) => a.name === argName)?.complete;
+  } else if (ref.type === 'ref/resource') {
+    const uri = String(ref.uri);
+    const t = c.templates.get(uri);
+    if (!t && !c.resources.has(uri)) throw notFound(uri);
+    completer = ownValue(t?.def.complete, argName);
+  } else throw invalid(`Unknown reference type: ${String(ref.type)}`);
+  if (!completer) return { completion: { values: [] } };
+  const got = await completer(String(arg.value ?? ''), context);
+  const all = Array.isArray(got) ? { values: got } : got;
+  const values = all.values.slice(0, MAX_COMPLETIONS);
+  const completion: Obj = { values };
+  const total = all.total ?? (Array.isArray(got) ? all.values.length : undefined);
+  if (total !== undefined) completion.total = total;
+  const hasMore = all.hasMore ?? all.values.length > values.length;
+  if (hasMore || all.hasMore !== undefined) completion.hasMore = hasMore;
+  return { completion };
+}

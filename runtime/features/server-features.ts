@@ -1,0 +1,289 @@
+/**
+ * `ServerFeatures`: registries of tools, resources (static and templated), prompts and
+ * completions that produce the request handlers and capabilities of `ServerSession`s. One
+ * instance is a server *definition*: any number of sessions share it (its handler table, its
+ * compiled validators), and it keeps per session only what the spec makes per session — the
+ * resource subscriptions of that client — found through `ctx.session`.
+ *
+ * ```ts
+ * const features = new ServerFeatures({ pageSize: 50 });
+ * features.tool({ name: 'echo', inputSchema: {...}, handler: (args) => ({ content: [...] }) });
+ * const options = { serverInfo, capabilities: features.capabilities(), handlers: features.handlers() };
+ * // per connection:
+ * const server = new Server(options);
+ * features.attach(server); // list_changed and resources/updated notifications, until it closes
+ * ```
+ *
+ * Tools (definitions, schema validation, `tools/call` error channels): ./features-tools.ts.
+ * Resources, prompts, completion: ./features-resources.ts. A list request with a cursor this
+ * server did not issue: -32602.
+ *
+ * Stateless revisions (2026-07-28, draft): `handlers({ table })` with such a table adds
+ * `resultType: "complete"` to every result and the caching fields (`ttlMs`, `cacheScope`, from
+ * the `cache` option: default 0 ms, `private`) to list results and `resources/read`; an unknown
+ * resource is -32602 with `data.uri` (draft server/resources "Error Handling", SEP-2164).
+ *
+ * Subscriptions (`resources/subscribe`, 2025-11-25 server/resources "Subscriptions") belong to
+ * the session that made them (`ctx.session`; requests served without a session share one set).
+ */
+import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import type { RequestContext, RequestHandler } from '../engine/peer.js';
+import { type CompiledTool, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
+import {
+  type Catalog, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
+  RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, knownResource, notFound, readResource,
+} from './resources.js';
+
+export type { Content, JsonSchema, ToolDefinition, ToolResult } from './tools.js';
+export { describeValidation } from './tools.js';
+export type {
+  Completer, CompletionValues, PromptArgument, PromptDefinition, PromptMessage, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
+} from './resources.js';
+export { compileUriTemplate } from './resources.js';
+
+export interface ServerFeaturesOptions {
+  /** Items per page of every list (default 100). */
+  pageSize?: number;
+  /** Declare these capabilities even while nothing of the kind is registered. */
+  declare?: { tools?: boolean; resources?: boolean; prompts?: boolean; completions?: boolean };
+  /**
+   * Caching fields of list and read results in stateless revisions. Unset: the session's cache
+   * policy fills them (ServerSession option `cache`).
+   */
+  cache?: { ttlMs: number; cacheScope: 'public' | 'private' };
+}
+
+/** The part of a ProtocolTable `handlers()` looks at. */
+export interface FeaturesTableInfo {
+  lifecycle: string;
+}
+
+const CACHED = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'resources/read']);
+
+/** The server side `attach` talks to (a generated `Server` or any `ServerSession`). */
+export interface NotifyTarget {
+  notify(method: string, params?: Obj): Promise<void>;
+  /** A session's negotiated table: stateless sessions filter updates per listen stream. */
+  readonly table?: { readonly lifecycle: string };
+  /** When present (a `ServerSession`), `attach` detaches the target once its connection closes. */
+  onClose?(listener: () => void): unknown;
+}
+
+type Kind = 'tools' | 'resources' | 'prompts';
+
+export class ServerFeatures {
+  readonly pageSize: number;
+  readonly #tools = new Map<string, CompiledTool>();
+  readonly #catalog = { resources: new Map<string, ResourceDefinition>(), templates: new Map<string, Template>(), prompts: new Map<string, PromptDefinition>() } satisfies Catalog;
+  /** Subscribed URIs by session (`ctx.session`), allocated on a session's first subscribe. */
+  readonly #subscribers = new WeakMap<object, Set<string>>();
+  /** Subscribed URIs of requests served without a session. */
+  #sessionless: Set<string> | undefined;
+  readonly #targets = new Set<NotifyTarget>();
+  readonly #dirty = new Set<Kind>();
+  readonly #declare: NonNullable<ServerFeaturesOptions['declare']>;
+  readonly #cache: ServerFeaturesOptions['cache'];
+  #handshakeTable: Record<string, RequestHandler> | undefined;
+  #statelessTable: Record<string, RequestHandler> | undefined;
+
+  constructor(options: ServerFeaturesOptions = {}) {
+    this.pageSize = Math.max(1, Math.floor(options.pageSize ?? 100));
+    this.#declare = options.declare ?? {};
+    this.#cache = options.cache;
+  }
+
+  // ---- registration -------------------------------------------------------------------------
+
+  /** Registers (or replaces) a tool; compiles its schemas now, so a bad schema throws here. */
+  tool<A = Obj>(def: ToolDefinition<A>): this {
+    this.#tools.set(def.name, compileTool(def));
+    return this.#changed('tools');
+  }
+
+  /** Registers (or replaces) a static resource, by `uri`. */
+  resource(def: ResourceDefinition): this {
+    return this.#catalog.resources.set(def.uri, def) && this.#changed('resources');
+  }
+  /** Registers (or replaces) a resource template, by `uriTemplate`; reads try static URIs first. */
+  resourceTemplate(def: ResourceTemplateDefinition): this {
+    return this.#catalog.templates.set(def.uriTemplate, { def, match: compileUriTemplate(def.uriTemplate) }) && this.#changed('resources');
+  }
+  prompt(def: PromptDefinition): this {
+    return this.#catalog.prompts.set(def.name, def) && this.#changed('prompts');
+  }
+
+  /** The registered `inputSchema` of a tool (undefined: no such tool); for `Mcp-Param-*` checks over HTTP. */
+  inputSchema(name: string): Record<string, unknown> | undefined {
+    const t = this.#tools.get(name);
+    return t ? ((t.def.inputSchema ?? { type: 'object' }) as Record<string, unknown>) : undefined;
+  }
+  /** Removals: true when something was removed (then list_changed follows). */
+  removeTool(name: string): boolean { return this.#tools.delete(name) && !!this.#changed('tools'); }
+  removeResource(uri: string): boolean { return this.#catalog.resources.delete(uri) && !!this.#changed('resources'); }
+  removeResourceTemplate(uriTemplate: string): boolean { return this.#catalog.templates.delete(uriTemplate) && !!this.#changed('resources'); }
+  removePrompt(name: string): boolean { return this.#catalog.prompts.delete(name) && !!this.#changed('prompts'); }
+
+  // ---- subscriptions and notifications ------------------------------------------------------
+
+  /** URIs some attached session (or a request without a session) subscribed to and did not unsubscribe from. */
+  get subscriptions(): ReadonlySet<string> {
+    const all = new Set(this.#sessionless);
+    for (const t of this.#targets) for (const uri of this.#subscribers.get(t) ?? []) all.add(uri);
+    return all;
+  }
+
+  /** URIs `session` subscribed to (resources/subscribe) and did not unsubscribe from. */
+  subscriptionsOf(session: object): ReadonlySet<string> {
+    return this.#subscribers.get(session) ?? new Set();
+  }
+
+  /**
+   * Sends notifications/resources/updated for `uri` through every attached server whose client
+   * subscribed to it (resources/subscribe), and through every stateless one (its listen streams
+   * filter by URI). Resolves with whether it was sent through any.
+   */
+  async notifyResourceUpdated(uri: string): Promise<boolean> {
+    const everyone = this.#sessionless?.has(uri) ?? false;
+    const targets = [...this.#targets].filter((t) => everyone || this.#subscribers.get(t)?.has(uri) || t.table?.lifecycle === 'stateless');
+    await Promise.all(targets.map((t) => send(t, 'notifications/resources/updated', { uri })));
+    return targets.length > 0;
+  }
+
+  /**
+   * From now on, additions and removals send `notifications/<kind>/list_changed` through
+   * `server` (coalesced: one per kind per tick), until its connection closes (a target with
+   * `onClose`) or the returned function is called.
+   */
+  attach(server: NotifyTarget): () => void {
+    this.#targets.add(server);
+    const detach = () => void this.#targets.delete(server);
+    server.onClose?.(detach);
+    return detach;
+  }
+
+  // ---- session wiring -----------------------------------------------------------------------
+
+  /** Capabilities to declare: every kind that has registrations (or is forced by `declare`). */
+  capabilities(): Obj {
+    const caps: Obj = {};
+    const d = this.#declare;
+    const { resources, templates, prompts } = this.#catalog;
+    if (d.tools || this.#tools.size) caps.tools = { listChanged: true };
+    if (d.resources || resources.size || templates.size) caps.resources = { subscribe: true, listChanged: true };
+    if (d.prompts || prompts.size) caps.prompts = { listChanged: true };
+    const completers = [...prompts.values()].some((p) => p.arguments?.some((a) => a.complete))
+      || [...templates.values()].some((t) => t.def.complete && Object.keys(t.def.complete).length);
+    if (d.completions || completers) caps.completions = {};
+    return caps;
+  }
+
+  /**
+   * The request handlers for a ServerSession's `handlers` option: one frozen table per lifecycle,
+   * the same object on every call (share it among sessions). Pass the revision's `table` when it
+   * may be a stateless one (see the module doc).
+   */
+  handlers(options: { table?: FeaturesTableInfo } = {}): Readonly<Record<string, RequestHandler>> {
+    this.#handshakeTable ??= Object.freeze(this.#handlers());
+    if (options.table?.lifecycle !== 'stateless') return this.#handshakeTable;
+    const cache = this.#cache;
+    this.#statelessTable ??= Object.freeze(Object.fromEntries(Object.entries(this.#handshakeTable).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
+      let r: Obj;
+      try {
+        r = (await h(p, ctx)) as Obj;
+      } catch (e) {
+        // draft server/resources "Error Handling" (SEP-2164): an unknown resource is -32602
+        if (e instanceof RpcError && e.code === RESOURCE_NOT_FOUND) throw new RpcError(ErrorCode.InvalidParams, e.message, e.data);
+        throw e;
+      }
+      const out: Obj = { resultType: 'complete', ...r };
+      if (cache && CACHED.has(method)) {
+        out.ttlMs ??= cache.ttlMs;
+        out.cacheScope ??= cache.cacheScope;
+      }
+      return out;
+    }])));
+    return this.#statelessTable;
+  }
+
+  #handlers(): Record<string, RequestHandler> {
+    const c = this.#catalog;
+    return {
+      'tools/list': (p?: Obj) => this.#page('tools', [...this.#tools.values()].map(listedTool), p),
+      'tools/call': (p: Obj, ctx) => callTool(this.#tools.get(String(p.name)), p, ctx),
+      'resources/list': (p?: Obj) => this.#page('resources', [...c.resources.values()].map(listed), p),
+      'resources/templates/list': (p?: Obj) => this.#page('resourceTemplates', [...c.templates.values()].map((t) => listed(t.def)), p),
+      'resources/read': (p: Obj, ctx) => readResource(c, String(p.uri), ctx),
+      'resources/subscribe': (p: Obj, ctx) => {
+        const uri = String(p.uri);
+        if (!knownResource(c, uri)) throw notFound(uri);
+        this.#subscribed(ctx, true).add(uri);
+        return {};
+      },
+      'resources/unsubscribe': (p: Obj, ctx) => void this.#subscribed(ctx, false)?.delete(String(p.uri)),
+      'prompts/list': (p?: Obj) => this.#page('prompts', [...c.prompts.values()].map((d) => listed({ ...d, arguments: d.arguments?.map(listed) })), p),
+      'prompts/get': (p: Obj, ctx) => getPrompt(c, p, ctx),
+      'completion/complete': (p: Obj) => complete(c, p),
+    };
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  /** The subscription set of the request's session (created when `create`). */
+  #subscribed(ctx: RequestContext, create: true): Set<string>;
+  #subscribed(ctx: RequestContext, create: false): Set<string> | undefined;
+  #subscribed(ctx: RequestContext, create: boolean): Set<string> | undefined {
+    const session = ctx.session;
+    if (!session) return create ? (this.#sessionless ??= new Set()) : this.#sessionless;
+    let set = this.#subscribers.get(session);
+    if (!set && create) this.#subscribers.set(session, (set = new Set()));
+    return set;
+  }
+
+  #changed(kind: Kind): this {
+    if (this.#targets.size === 0 || this.#dirty.has(kind)) return this;
+    this.#dirty.add(kind);
+    queueMicrotask(() => {
+      this.#dirty.delete(kind);
+      for (const t of this.#targets) void send(t, `notifications/${kind}/list_changed`);
+    });
+    return this;
+  }
+
+  #page<K extends string>(key: K, items: Obj[], params: Obj | undefined): Obj {
+    const cursor = params?.cursor;
+    let offset = 0;
+    if (cursor !== undefined) {
+      offset = decodeCursor(cursor, key) ?? -1;
+      if (offset < 0 || offset > items.length) throw invalid(`Invalid cursor: ${JSON.stringify(cursor)}`, { cursor });
+    }
+    const end = offset + this.pageSize;
+    const result: Obj = { [key]: items.slice(offset, end) };
+    if (end < items.length) result.nextCursor = encodeCursor(key, end);
+    return result;
+  }
+}
+
+/** Sends through a target that may not be connected yet (its `notify` may throw synchronously). */
+async function send(t: NotifyTarget, method: string, params?: Obj): Promise<void> {
+  try {
+    await t.notify(method, params);
+  } catch {
+    // not connected or closed: nothing to tell
+  }
+}
+
+/** Opaque cursor: base64url of `{"k": list, "o": offset}`. */
+function encodeCursor(key: string, offset: number): string {
+  return Buffer.from(JSON.stringify({ k: key, o: offset })).toString('base64url');
+}
+
+function decodeCursor(cursor: unknown, key: string): number | undefined {
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!isObj(v) || v.k !== key || !Number.isSafeInteger(v.o) || (v.o as number) < 0) return undefined;
+    return v.o as number;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * JSON-RPC 2.0 error codes (JSON-RPC 2.0 §5.1) and the MCP codes, plus the one error class the
+ * runtime throws for a failure that travels to the peer as a JSON-RPC error object.
+ */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** 2025-11-25 client/elicitation: the request needs a URL-mode elicitation first. */
+  UrlElicitationRequired: -32042,
+  /** 2026-07-28 basic/index: a request header does not match the body. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28 basic/index: the server needs a client capability the request lacks. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28 versioning: the requested protocol version is not supported. */
+  UnsupportedProtocolVersion: -32022,
+  /** Local (implementation-defined range): the connection closed before the response came. */
+  ConnectionClosed: -32000,
+  /** Local (implementation-defined range): no response within the request timeout. */
+  RequestTimeout: -32001,
+  /** Local: the caller aborted the request (the code LSP uses for a cancelled request). */
+  RequestAborted: -32800,
+} as const;
+
+/** A JSON-RPC error object: `{ code, message, data? }`. */
+export interface ErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * An error that is sent to (or was received from) the peer as a JSON-RPC error response.
+ * `code` is an integer from {@link ErrorCode} or an application code; `data` is optional
+ * structured detail. Handlers throw it to choose the error the peer sees; any other thrown
+ * value becomes -32603 Internal error with no stack trace.
+ */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = 'RpcError';
+    this.code = code;
+    this.data = data;
+  }
+  /** The wire form `{ code, message, data? }`. */
+  toJSON(): ErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+  static from(e: ErrorObject): RpcError {
+    return new RpcError(e.code, e.message, e.data);
+  }
+}
+
+/**
+ * An outbound request refused locally, nothing sent, because the other side did not declare the
+ * capability it needs (2025-11-25 basic/lifecycle, "Capability Negotiation": both sides respect
+ * the negotiated capabilities). Code -32601; `method` is the request's method, `capability` the
+ * missing path (e.g. `['elicitation']`), `receiver` the side that lacks it. The engine raises it
+ * for every outbound request (runtime/engine/peer.ts `request`), so handlers can tell this refusal apart
+ * (`e instanceof CapabilityNotDeclaredError`) and answer accordingly.
+ */
+export class CapabilityNotDeclaredError extends RpcError {
+  constructor(
+    readonly method: string,
+    readonly capability: readonly string[],
+    readonly receiver: 'client' | 'server' | 'receiver',
+    message = `${method}: the ${receiver} did not declare capability ${capability.join('.')}`,
+  ) {
+    super(ErrorCode.MethodNotFound, message, { method, capability: capability.join('.') });
+    this.name = 'CapabilityNotDeclaredError';
+  }
+}
+
+/**
+ * The receiver did not declare task support for the method (`tasks.requests.<method path>`,
+ * 2025-11-25 basic/utilities/tasks, "Capabilities"): -32601, nothing was sent.
+ */
+export class TaskNotSupportedError extends CapabilityNotDeclaredError {
+  constructor(method: string, capability: readonly string[]) {
+    super(method, capability, 'receiver', `${method}: the receiver did not declare capability ${capability.join('.')} (task-augmented ${method})`);
+    this.name = 'TaskNotSupportedError';
+  }
+}
+
+/**
+ * The connection ended while a request was pending (or a request was made after it ended).
+ * `cause` holds the transport's reason when the end was abnormal (e.g. a truncated frame).
+ */
+export class ConnectionClosedError extends RpcError {
+  constructor(cause?: unknown, message = 'Connection closed') {
+    super(ErrorCode.ConnectionClosed, cause instanceof Error ? `${message}: ${cause.message}` : message);
+    this.name = 'ConnectionClosedError';
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/**
+ * No response arrived within the request timeout (2025-11-25 `basic/lifecycle.mdx`, Timeouts).
+ * `timeoutMs` is the limit that fired: the per-request timeout, or `maxTotalTimeout` when
+ * progress kept resetting the former.
+ */
+export class RequestTimeoutError extends RpcError {
+  readonly method: string;
+  readonly timeoutMs: number;
+  constructor(method: string, timeoutMs: number, total = false) {
+    super(
+      ErrorCode.RequestTimeout,
+      `Request ${method} timed out after ${timeoutMs} ms${total ? ' (maximum total timeout)' : ''}`,
+      { method, timeoutMs },
+    );
+    this.name = 'RequestTimeoutError';
+    this.method = method;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The caller's AbortSignal fired before the response came; `cause` is the signal's reason. */
+export class RequestAbortedError extends RpcError {
+  readonly method: string;
+  constructor(method: string, reason?: unknown) {
+    super(ErrorCode.RequestAborted, `Request ${method} was aborted${reasonText(reason)}`);
+    this.name = 'RequestAbortedError';
+    this.method = method;
+    if (reason !== undefined) this.cause = reason;
+  }
+}
+
+/**
+ * A response's result does not match the method's result schema. `data.errors` lists
+ * `{ path, message }` with `path` a JSON Pointer into the result.
+ */
+export class InvalidResultError extends RpcError {
+  readonly method: string;
+  constructor(method: string, errors: ReadonlyArray<{ path: string; message: string }>) {
+    const first = errors[0];
+    super(
+      ErrorCode.InternalError,
+      `Invalid result for ${method}${first ? `: ${first.path || '/'} ${first.message}` : ''}`,
+      { method, errors },
+    );
+    this.name = 'InvalidResultError';
+    this.method = method;
+  }
+}
+
+/** The text of an abort reason for messages: `''`, or `': <reason>'`. */
+export function reasonText(reason: unknown): string {
+  if (reason === undefined) return '';
+  if (reason instanceof Error) return reason.message ? `: ${reason.message}` : '';
+  if (typeof reason === 'string') return reason ? `: ${reason}` : '';
+  return '';
+}
+
+/** One validation failure as the runtime reports it: `path` is a JSON Pointer (`''` = root). */
+export interface ValidationIssue {
+  path: string;
+  keyword: string;
+  message: string;
+}
+
+/**
+ * Turns validator errors (ajv's shape) into {@link ValidationIssue}s, at most `limit` (default
+ * 20) so that a hostile input cannot make the error response huge.
+ */
+export function validationIssues(
+  errors: ReadonlyArray<{ instancePath: string; keyword: string; message?: string }> | null | undefined,
+  limit = 20,
+): ValidationIssue[] {
+  if (!errors || errors.length === 0) return [{ path: '', keyword: 'unknown', message: 'is invalid' }];
+  return errors.slice(0, limit).map((e) => ({
+    path: e.instancePath,
+    keyword: e.keyword,
+    message: e.message ?? `fails ${e.keyword}`,
+  }));
+}

@@ -1,0 +1,77 @@
+import type { RequestId } from './message.js';
+
+/**
+ * The transport contract every transport (in-memory, stdio, Streamable HTTP) implements.
+ * A transport moves whole JSON-RPC messages; framing lives in the codecs.
+ */
+
+/** Any JSON-RPC 2.0 message as parsed from the wire (request, notification, response, error). */
+export type JSONRPCMessage = Record<string, unknown> & { jsonrpc: '2.0' };
+
+/** Per-message facts a transport knows about inbound messages. */
+export interface MessageInfo {
+  /** HTTP: the session the message belongs to. */
+  sessionId?: string;
+  /** HTTP: request headers of the POST that carried the message (lower-case names). */
+  headers?: Readonly<Record<string, string | undefined>>;
+  /** Aborted when the carrying connection goes away (HTTP response stream closed). */
+  signal?: AbortSignal;
+  /**
+   * HTTP: the protocol version the message was sent under: the `MCP-Protocol-Version` header,
+   * else the version negotiated on the session, else `2025-03-26` (2025-11-25 basic/transports,
+   * "Protocol Version Header").
+   */
+  protocolVersion?: string;
+}
+
+/** Options for {@link Transport.send}. */
+export interface SendOptions {
+  /** The inbound request this message answers or belongs to (HTTP routes it to that stream). */
+  relatedRequestId?: RequestId;
+}
+
+/** What a transport calls back into (the peer engine). */
+export interface TransportEvents {
+  /** One inbound message. Malformed input never reaches here: the transport answers it. */
+  onMessage(message: JSONRPCMessage, info?: MessageInfo): void;
+  /** The connection ended (error set when it ended abnormally, e.g. a truncated frame). */
+  onClose(error?: Error): void;
+  /** A non-fatal problem (a line that was not JSON, a write that failed). */
+  onError?(error: Error): void;
+  /**
+   * A request this side sent can no longer be answered through the transport (HTTP: its
+   * session expired, or its response stream ended and could not be resumed). The engine
+   * rejects the pending request with `error`. A transport given events without this method
+   * delivers a JSON-RPC error response for `requestId` through `onMessage` instead.
+   */
+  onRequestError?(requestId: RequestId, error: Error): void;
+  /**
+   * A JSON-RPC batch (a JSON array, as parsed: its entries are not checked) for the engine to
+   * answer as its negotiated revision says: entry by entry with one array of responses where the
+   * revision has batches (2025-03-26 basic, "Batching"), one -32600 error otherwise. A transport
+   * that frames batches itself (stdio) hands them here when the events have this method, and
+   * answers them with -32600 when not.
+   */
+  onBatch?(messages: unknown[], info?: MessageInfo): void;
+}
+
+export interface Transport {
+  /** Begins delivering inbound messages to `events`. Resolves once the transport is ready. */
+  start(events: TransportEvents): Promise<void>;
+  /** Sends one message. Rejects if the transport is closed. */
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
+  /** Sends the responses to one inbound batch as one JSON array (see `onBatch`); absent: they go one by one. */
+  sendBatch?(messages: JSONRPCMessage[]): Promise<void>;
+  /** Closes the transport; `onClose` fires once. Idempotent. */
+  close(): Promise<void>;
+  /** HTTP: the session id, once known. */
+  readonly sessionId?: string;
+  /**
+   * The engine will send no response for the inbound request `requestId`: the peer cancelled
+   * it (`notifications/cancelled`; the cancellation page asks for no response). A transport
+   * that holds a channel open for that response ends it (HTTP: the request's POST stream), so
+   * that no exchange waits for an answer that will not come. Optional; never called for a
+   * request that is answered.
+   */
+  unanswered?(requestId: RequestId): void | Promise<void>;
+}

@@ -1,0 +1,366 @@
+/**
+ * `ClientSession<P>`: the client facade, written once and typed over a generated method map
+ * `P` (protocol.gen.ts `Protocol`). Generated `Client` classes add the named one-liners.
+ *
+ * Lifecycle (2025-11-25 basic/lifecycle): `connect()` sends `initialize` with the revision's
+ * protocol version, accepts the server's answer only if it names a version this client
+ * supports (its own table or one of `fallbackTables`; otherwise UnsupportedVersionError and
+ * the connection is closed), then sends `notifications/initialized`. From then on the
+ * negotiated revision's table validates every message. Stateless revisions (2026-07-28+) send
+ * `server/discover` instead and put the protocol version, client capabilities and client info
+ * into every request's `_meta`; there, `request` also decodes results by `resultType` and runs
+ * multi round-trip requests (../stateless/mrtr.ts), serves cacheable results from a TTL cache
+ * (../stateless/cache.ts), retries once with a table of `fallbackTables` named in an
+ * UnsupportedProtocolVersion error's `data.supported` (draft basic/versioning), and `listen`
+ * opens `subscriptions/listen` streams (../stateless/subscriptions.ts).
+ */
+import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
+import type { Params } from '../jsonrpc/message.js';
+import type { MethodEntry, ProtocolMaps, ProtocolTable } from '../protocol/table.js';
+import { ownValue } from '../jsonrpc/own.js';
+import type { Transport } from '../jsonrpc/transport.js';
+import type { TaskMetadata } from '../tasks/store.js';
+import { type TaskHandle, requestAsTask } from '../tasks/requestor.js';
+import { type InputHandler, runInputRounds } from '../stateless/mrtr.js';
+import { ResultCache, type ResultCacheOptions } from '../stateless/cache.js';
+import { type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionRouter } from '../stateless/subscriptions.js';
+
+/** Options of one outbound request (the engine's, plus task augmentation). Times in ms. */
+export interface RequestOptions extends PeerRequestOptions {
+  /**
+   * Task-augmented execution (2025-11-25 utilities/tasks) of a task-augmentable method: sends
+   * `params.task`, then the promise resolves with the method's own result (or rejects with its
+   * error) once the task is terminal. For a handle right away, see `callWithTask`.
+   */
+  task?: TaskMetadata;
+  /** With `task`: receives the task's handle as soon as the receiver created the task. */
+  onTask?: (handle: TaskHandle<unknown>) => void;
+}
+
+/** An implementation's name and version (`Implementation` in the schema). */
+export interface Implementation {
+  name: string;
+  version: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Params as a client passes them: `_meta` optional (stateless revisions require it on the wire;
+ * the session fills in protocol version, capabilities and client info).
+ */
+export type ClientParams<T> = T extends { _meta: infer M } ? Omit<T, '_meta'> & { _meta?: Partial<M> } : T;
+/** Handlers a client may register for server→client requests (sampling, elicitation, roots). */
+export type ClientRequestHandlers<P extends ProtocolMaps> = {
+  [M in keyof P['serverRequests']]?: (params: P['serverRequests'][M]['params'], ctx: RequestContext) => P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt'] | Promise<P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt']>;
+};
+/** Handlers for server notifications (progress and cancellation are handled by the engine). */
+export type ClientNotificationHandlers<P extends ProtocolMaps> = {
+  [M in keyof P['serverNotifications']]?: (params: P['serverNotifications'][M]['params']) => void | Promise<void>;
+};
+
+export interface ClientSessionOptions<P extends ProtocolMaps> {
+  clientInfo: Implementation;
+  /** Capabilities this client declares (sampling, elicitation, roots, tasks…). */
+  capabilities?: Record<string, unknown>;
+  handlers?: ClientRequestHandlers<P>;
+  notificationHandlers?: ClientNotificationHandlers<P>;
+  /** Tables of older revisions this client also speaks, picked by the server's answer. */
+  fallbackTables?: readonly ProtocolTable[];
+  /** Refuse requests whose server capability was not declared (default true). */
+  enforceCapabilities?: boolean;
+  /** Default request timeout, ms (default 60000). */
+  timeout?: number;
+  logger?: Logger;
+  /** Stateless: `input_required` rounds answered per request before MaxInputRoundsError (default 10). */
+  maxInputRounds?: number;
+  /** Stateless: the result cache honouring `ttlMs` (default on; `false` turns it off). */
+  cache?: false | ResultCacheOptions;
+}
+
+/** The protocol version the server answered with is not one this client speaks. */
+export class UnsupportedVersionError extends RpcError {
+  constructor(readonly requested: string, readonly answered: unknown, readonly supported: readonly string[]) {
+    super(ErrorCode.UnsupportedProtocolVersion, `server answered protocol version ${JSON.stringify(answered)}; this client supports ${supported.join(', ')} (requested ${requested})`, {
+      supported,
+      requested,
+    });
+    this.name = 'UnsupportedVersionError';
+  }
+}
+
+/** What the handshake (or discovery) learned about the server. */
+export interface ServerDescription {
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: Implementation | undefined;
+  instructions: string | undefined;
+  /** The whole `initialize` (or `server/discover`) result. */
+  result: Record<string, unknown>;
+}
+
+const META = 'io.modelcontextprotocol/';
+/** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
+const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
+
+/** What the handshake uses of an HTTP client transport (../transport/http/session/client.ts). */
+interface HttpLifecycle {
+  setProtocolVersion?(version: string): void;
+  onSessionExpired?: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
+}
+
+export class ClientSession<P extends ProtocolMaps> {
+  #peer: Peer | undefined;
+  #server: ServerDescription | undefined;
+  #table: ProtocolTable;
+  /** Set while a new session is being initialized after the old one expired (case 006). */
+  #reinit: Promise<void> | undefined;
+  #cache: ResultCache | undefined;
+  #subs: SubscriptionRouter;
+
+  constructor(
+    readonly requestedTable: ProtocolTable,
+    readonly options: ClientSessionOptions<P>,
+  ) {
+    this.#table = requestedTable;
+    this.#cache = options.cache === false ? undefined : new ResultCache(options.cache);
+    this.#subs = new SubscriptionRouter(options.logger);
+  }
+
+  /** The stateless result cache (undefined when turned off). */
+  get cache(): ResultCache | undefined {
+    return this.#cache;
+  }
+
+  /** The negotiated revision's table (the requested one until `connect` resolves). */
+  get table(): ProtocolTable {
+    return this.#table;
+  }
+  /** Set once connected. */
+  get server(): ServerDescription | undefined {
+    return this.#server;
+  }
+  get peer(): Peer {
+    if (!this.#peer) throw new RpcError(ErrorCode.InternalError, 'client is not connected: call connect(transport) first');
+    return this.#peer;
+  }
+
+  /**
+   * Connects over `transport` and runs the lifecycle. Resolves with the server's description;
+   * rejects with UnsupportedVersionError (connection closed) or the server's error.
+   *
+   * Over Streamable HTTP (a transport with `setProtocolVersion` / `onSessionExpired`): the
+   * negotiated version goes to `setProtocolVersion`; when the server drops the session (404),
+   * the request in flight fails with SessionExpiredError and is not resent (case 006), the
+   * client runs the handshake again on a new session, requests made meanwhile wait for it,
+   * and a hook set on the transport before `connect` runs after it.
+   */
+  async connect(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<ServerDescription> {
+    const o = this.options;
+    const user = (o.notificationHandlers ?? {}) as Record<string, ((p: unknown) => unknown) | undefined>;
+    const methods = this.#table.lifecycle === 'stateless' ? Object.keys(this.#table.notifications.serverToClient) : Object.keys(user);
+    const peer = new Peer({
+      side: 'client',
+      table: this.#table,
+      transport,
+      capabilities: o.capabilities ?? {},
+      requestHandlers: (o.handlers ?? {}) as never,
+      notificationHandlers: Object.fromEntries(methods.map((m) => [m, (params: Params | undefined) => {
+        this.#cache?.onNotification(m, params);
+        if (!this.#subs.route(m, params)) return user[m]?.(params);
+      }])) as never,
+      logger: o.logger,
+      timeout: o.timeout,
+    });
+    this.#peer = peer;
+    await peer.start();
+    const result = this.#table.lifecycle === 'stateless' ? await this.#discover(peer, options) : undefined;
+    if (result) {
+      const versions = (result.supportedVersions as string[] | undefined) ?? [];
+      if (versions.length && !versions.includes(this.#table.protocolVersion) && !this.#fallback(versions)) {
+        await peer.close();
+        throw new UnsupportedVersionError(this.#table.protocolVersion, versions, [this.#table.protocolVersion]);
+      }
+      this.#server = {
+        protocolVersion: this.#table.protocolVersion,
+        capabilities: (result.capabilities as Record<string, unknown>) ?? {},
+        serverInfo: (result.serverInfo ?? (result._meta as Params | undefined)?.[`${META}serverInfo`]) as Implementation | undefined,
+        instructions: result.instructions as string | undefined,
+        result,
+      };
+      if (this.options.enforceCapabilities !== false) peer.setRemoteCapabilities(this.#server.capabilities);
+      const key = this.#cache?.key('server/discover', {});
+      if (key !== undefined) this.#cache!.put(key, 'server/discover', {}, result);
+      return this.#server;
+    }
+    const http = transport as Transport & HttpLifecycle;
+    if ('onSessionExpired' in http) {
+      const hook = http.onSessionExpired;
+      http.onSessionExpired = async (info) => {
+        const again = (this.#reinit ??= this.#handshake(peer, http, {}).then(() => undefined).finally(() => (this.#reinit = undefined)));
+        await again;
+        await hook?.(info);
+      };
+    }
+    return this.#handshake(peer, http, options);
+  }
+
+  /**
+   * Stateless: `server/discover`. With a handshake table among `fallbackTables` this is the
+   * dual-era probe (draft basic/versioning, Backward Compatibility): an error other than a
+   * recognized modern one (-32022, -32020, -32021), a timeout (default 10000 ms here), or an
+   * HTTP answer without a JSON-RPC error body selects that table and resolves undefined; the
+   * caller then runs `initialize`.
+   */
+  async #discover(peer: Peer, options: { signal?: AbortSignal; timeout?: number }): Promise<Record<string, unknown> | undefined> {
+    const legacy = (this.options.fallbackTables ?? []).find((t) => t.lifecycle === 'handshake');
+    try {
+      return await this.#send('server/discover', {}, legacy ? { timeout: this.options.timeout ?? 10_000, ...options } : options);
+    } catch (e) {
+      if (!legacy || options.signal?.aborted || (e instanceof RpcError && MODERN_ERRORS.has(e.code))) throw e;
+      this.options.logger?.debug?.('server/discover failed: falling back to initialize', { error: (e as Error).message, protocolVersion: legacy.protocolVersion });
+      this.#table = legacy;
+      peer.setTable(legacy);
+      return undefined;
+    }
+  }
+
+  /**
+   * The handshake: `initialize`, version check, `notifications/initialized`. Over HTTP it also
+   * sets the transport's `MCP-Protocol-Version`.
+   */
+  async #handshake(peer: Peer, http: Transport & HttpLifecycle, options: { signal?: AbortSignal; timeout?: number }): Promise<ServerDescription> {
+    const o = this.options;
+    const capabilities = o.capabilities ?? {};
+    const requested = (this.requestedTable.lifecycle === 'handshake' ? this.requestedTable : this.#table).protocolVersion;
+    const result = await peer.request<Record<string, unknown>>(
+      'initialize',
+      { protocolVersion: requested, capabilities, clientInfo: o.clientInfo },
+      options,
+    );
+    const answered = result.protocolVersion;
+    const tables = [this.requestedTable, ...(o.fallbackTables ?? [])];
+    const match = tables.find((t) => t.protocolVersion === answered && t.lifecycle === 'handshake');
+    if (!match) {
+      await peer.close();
+      throw new UnsupportedVersionError(requested, answered, tables.map((t) => t.protocolVersion));
+    }
+    this.#table = match;
+    peer.setTable(match);
+    this.#server = {
+      protocolVersion: match.protocolVersion,
+      capabilities: (result.capabilities as Record<string, unknown>) ?? {},
+      serverInfo: result.serverInfo as Implementation | undefined,
+      instructions: result.instructions as string | undefined,
+      result,
+    };
+    if (o.enforceCapabilities !== false) peer.setRemoteCapabilities(this.#server.capabilities);
+    http.setProtocolVersion?.(match.protocolVersion);
+    await peer.notify('notifications/initialized', {});
+    return this.#server;
+  }
+
+  #withMeta(params: Params | undefined): Params {
+    if (this.#table.lifecycle !== 'stateless') return params ?? {};
+    const meta = { ...((params?._meta as Params | undefined) ?? {}) };
+    meta[`${META}protocolVersion`] = this.#table.protocolVersion;
+    meta[`${META}clientCapabilities`] = this.options.capabilities ?? {};
+    meta[`${META}clientInfo`] = this.options.clientInfo;
+    return { ...(params ?? {}), _meta: meta };
+  }
+
+  /**
+   * Stateless: sends once; on -32022 naming a version of a `fallbackTables` table, switches to it
+   * and resends once (naming the version sent: resends it once).
+   */
+  async #send(method: string, params: Params, options?: PeerRequestOptions): Promise<Record<string, unknown>> {
+    try {
+      return await this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
+    } catch (e) {
+      if (!(e instanceof RpcError) || e.code !== ErrorCode.UnsupportedProtocolVersion) throw e;
+      const supported = (e.data as { supported?: unknown } | undefined)?.supported;
+      // a refusal naming the version just sent among the supported ones is answered by sending it again, once
+      const again = Array.isArray(supported) && supported.includes(this.#table.protocolVersion);
+      if (!again && !this.#fallback(supported)) throw e;
+      return this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
+    }
+  }
+
+  /** Switches to the first stateless table (requested, then `fallbackTables`) whose version is in `supported`. */
+  #fallback(supported: unknown): boolean {
+    if (!Array.isArray(supported)) return false;
+    const t = [this.requestedTable, ...(this.options.fallbackTables ?? [])]
+      .find((x) => x.lifecycle === 'stateless' && x.protocolVersion !== this.#table.protocolVersion && supported.includes(x.protocolVersion));
+    if (!t) return false;
+    this.#table = t;
+    this.peer.setTable(t);
+    return true;
+  }
+
+  /** Stateless request: cache, then the multi round-trip loop over #send. */
+  async #stateless(method: string, entry: MethodEntry, params: Params, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
+    const key = this.#cache?.key(method, params);
+    const hit = key === undefined ? undefined : this.#cache!.get(key);
+    if (hit) return hit;
+    const { result, rounds } = await runInputRounds({
+      table: this.#table,
+      entry,
+      params,
+      send: (attempt) => this.#send(method, attempt, { ...options, validateResult: false }),
+      handlers: (this.options.handlers ?? {}) as Record<string, InputHandler>,
+      capabilities: this.options.capabilities ?? {},
+      maxRounds: this.options.maxInputRounds,
+      validate: options?.validateResult ?? true,
+      signal: options?.signal,
+    });
+    if (key !== undefined && rounds === 0) this.#cache!.put(key, method, params, result);
+    return result;
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream (stateless revisions; draft basic/patterns/
+   * subscriptions) for the notification types of `filter`. The returned Subscription's
+   * `acknowledged` resolves with the granted filter; `options.onNotification` then receives
+   * each notification of the stream; `close()` cancels it; `closed` tells how it ended. The
+   * listen request has no timeout. Throws RpcError -32601 on handshake revisions.
+   */
+  listen(filter: SubscriptionFilter, options: ListenOptions = {}): Subscription {
+    if (this.#table.lifecycle !== 'stateless') throw new RpcError(ErrorCode.MethodNotFound, `subscriptions/listen is not a method of protocol version ${this.#table.protocolVersion}`);
+    const peer = this.peer;
+    const id = peer.nextRequestId;
+    return this.#subs.open(id, filter, options, (signal) =>
+      peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), { signal, timeout: Infinity, validateResult: false }));
+  }
+
+  /**
+   * Sends one request and resolves with its result (validated against the negotiated
+   * revision's schema). Rejects with RpcError: the server's error, -32601 locally when the
+   * server did not declare the capability the method needs, or the engine's timeout / abort /
+   * connection-closed errors.
+   */
+  request<M extends keyof P['clientRequests'] & string>(
+    method: M,
+    params: ClientParams<P['clientRequests'][M]['params']>,
+    options?: RequestOptions,
+  ): Promise<P['clientRequests'][M]['result']> {
+    const entry = ownValue(this.#table.requests.clientToServer, method);
+    if (!entry) {
+      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a client request of protocol version ${this.#table.protocolVersion}`));
+    }
+    // the server's declared capabilities are checked by the engine for every request (Peer.request)
+    if (this.#reinit) return this.#reinit.then(() => this.request(method, params, options));
+    if (options?.task) return requestAsTask(this, method, params, options);
+    if (this.#table.lifecycle === 'stateless') return this.#stateless(method, entry, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;
+    return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
+  }
+
+  /** Sends one notification. */
+  notify<M extends keyof P['clientNotifications'] & string>(method: M, params: P['clientNotifications'][M]['params']): Promise<void> {
+    return this.peer.notify(method, params as Params | undefined);
+  }
+
+  /** Closes the connection; pending requests reject with ConnectionClosedError. */
+  close(): Promise<void> {
+    return this.#peer?.close() ?? Promise.resolve();
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * Dual-era serving (draft basic/versioning, "Backward Compatibility with Initialization-Based
+ * Versions"): one endpoint or one stdio process answering legacy clients (`initialize`, 2025-11-25
+ * and earlier) and modern clients (per-request `_meta`, 2026-07-28) at once.
+ *
+ * The era is decided per message:
+ * - modern: a request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`,
+ *   or `server/discover`;
+ * - legacy: `initialize`, any message after a legacy `initialize` on stdio that is not modern,
+ *   and over HTTP any request carrying `Mcp-Session-Id` without modern `_meta`;
+ * - otherwise modern (so the modern error, -32602 for missing `_meta`, answers it).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROTOCOL_VERSION_META } from '../transport/http/stateless/headers.js';
+import type { StreamableHttpHandler } from '../transport/http/session/server.js';
+import { readRequestBody } from '../transport/http/io/exchange.js';
+import { RequestGuard, refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from '../transport/http/io/guard.js';
+import { refuseNode } from '../transport/http/io/node.js';
+import { PARSED_MESSAGE, parseJsonBody, readNodeBody, type StatelessHttpHandler } from '../transport/http/stateless/server.js';
+import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
+import { isRequestId, type RequestId } from '../jsonrpc/message.js';
+import { parseCancelled } from '../engine/cancellation.js';
+
+type Obj = Record<string, unknown>;
+/** A refusal as a WHATWG `Response`. */
+const refusalResponse = (r: HttpRefusal): Response => new Response(refusalBody(r), { status: r.status, headers: refusalHeaders(r) });
+
+/** Whether a message is a modern-era request (`_meta` protocol version, or `server/discover`). */
+export function isModernRequest(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as Obj;
+  if (m.method === 'server/discover') return true;
+  const meta = (m.params as Obj | undefined)?._meta as Obj | undefined;
+  return typeof meta?.[PROTOCOL_VERSION_META] === 'string';
+}
+
+/** One side of an {@link EraRouter}: the transport a ServerSession of that era connects to. */
+class EraSide implements Transport {
+  events: TransportEvents | undefined;
+  constructor(private readonly router: EraRouter) {}
+  async start(events: TransportEvents): Promise<void> {
+    this.events = events;
+  }
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    // an answer ends its request: its route is released
+    if (!('method' in message) && isRequestId(message.id)) this.router.released(message.id, this);
+    return this.router.inner.send(message, options);
+  }
+  close(): Promise<void> {
+    return this.router.inner.close();
+  }
+}
+
+/** Default bound of an {@link EraRouter}'s routing table (requests in flight on one connection). */
+export const DEFAULT_MAX_ROUTES = 4096;
+
+/**
+ * Splits one connection (stdio, memory) between a modern and a legacy ServerSession. Connect
+ * each session to its side (`modern`, `legacy`), then call {@link EraRouter.start}.
+ *
+ * `notifications/cancelled` goes to the side whose request currently uses that id (the latest
+ * request with the id); other notifications and client responses go to the legacy side once it
+ * was initialized, else to the modern side. A request's route is released when the request ends
+ * in any way: answered (result or error, sent by its side), cancelled (the cancel is forwarded),
+ * or the connection closed. The table holds at most `maxRoutes` routes (default 4096): past that
+ * the oldest is dropped, and a cancel whose id has no route goes to both sides (each engine
+ * ignores an id it does not hold, and JSON-RPC ids are unique among a connection's requests in
+ * flight, draft basic/index "Requests").
+ */
+export class EraRouter {
+  readonly modern: Transport;
+  readonly legacy: Transport;
+  #legacyStarted = false;
+  /** Request id → the side serving the request that currently uses it; insertion order = age. */
+  readonly #routes = new Map<RequestId, EraSide>();
+  readonly #maxRoutes: number;
+
+  constructor(readonly inner: Transport, options: { maxRoutes?: number } = {}) {
+    this.modern = new EraSide(this);
+    this.legacy = new EraSide(this);
+    this.#maxRoutes = Math.max(1, options.maxRoutes ?? DEFAULT_MAX_ROUTES);
+  }
+
+  /** Requests in flight with a route (for diagnostics and tests). */
+  get routes(): number {
+    return this.#routes.size;
+  }
+
+  /** Starts the connection; resolves once it is ready. */
+  start(): Promise<void> {
+    const modern = this.modern as EraSide;
+    const legacy = this.legacy as EraSide;
+    return this.inner.start({
+      onMessage: (m: JSONRPCMessage, info?: MessageInfo) => {
+        if (m.method === 'notifications/cancelled') return this.#cancel(m, info);
+        const side = this.#route(m);
+        if (typeof m.method === 'string' && isRequestId(m.id)) this.#remember(m.id, side);
+        side.events?.onMessage(m, info);
+      },
+      onClose: (e) => {
+        this.#routes.clear();
+        modern.events?.onClose(e);
+        legacy.events?.onClose(e);
+      },
+      onError: (e) => (modern.events?.onError ?? legacy.events?.onError)?.(e),
+    });
+  }
+
+  /** Called by a side when it answers `id`: drops the route when it is that side's. */
+  released(id: RequestId, side: EraSide): void {
+    if (this.#routes.get(id) === side) this.#routes.delete(id);
+  }
+
+  #remember(id: RequestId, side: EraSide): void {
+    // re-inserted, so the latest request with an id is the youngest route
+    this.#routes.delete(id);
+    if (this.#routes.size >= this.#maxRoutes) this.#routes.delete(this.#routes.keys().next().value as RequestId);
+    this.#routes.set(id, side);
+  }
+
+  /** Forwards a cancel to the side holding the request (its route ends here), else to both. */
+  #cancel(m: JSONRPCMessage, info: MessageInfo | undefined): void {
+    const id = parseCancelled(m.params)?.requestId;
+    const side = id === undefined ? undefined : this.#routes.get(id);
+    if (side) {
+      this.#routes.delete(id!);
+      return side.events?.onMessage(m, info);
+    }
+    if (id === undefined) return this.#route(m).events?.onMessage(m, info);
+    (this.modern as EraSide).events?.onMessage(m, info);
+    if (this.#legacyStarted) (this.legacy as EraSide).events?.onMessage(m, info);
+  }
+
+  #route(m: JSONRPCMessage): EraSide {
+    const modern = this.modern as EraSide;
+    const legacy = this.legacy as EraSide;
+    if (m.method === 'initialize') {
+      this.#legacyStarted = true;
+      return legacy;
+    }
+    if (isModernRequest(m)) return modern;
+    return this.#legacyStarted ? legacy : modern;
+  }
+}
+
+/** The node:http endpoint of {@link createDualEraHttpHandler}, with its WHATWG form. */
+export interface DualEraHttpHandler {
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * One endpoint for both eras over Streamable HTTP: `modern` (../transport/http/stateless/server.ts) and
+ * `legacy` (../transport/http/session/server.ts, sessions). A POST's head is checked first by both
+ * handlers' guards (../transport/http/io/guard.ts: Host, Origin, Accept, Content-Type,
+ * Content-Length): refused before its body when both refuse it. Its body is then read once
+ * (within the guards' `maxBodyBytes`, 413, and `bodyTimeoutMs`, 408) and routed per the module
+ * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`, else to the
+ * modern one (405). Bodies that are not JSON go to the modern handler (400 -32700). The
+ * protocol version and session headers are the chosen handler's to check: which era they
+ * belong to is the body's to say.
+ */
+export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandler; legacy: StreamableHttpHandler }): DualEraHttpHandler {
+  const { modern, legacy } = handlers;
+  const pick = (method: string, sessionHeader: string | null | undefined, message: unknown) => {
+    if (method.toUpperCase() !== 'POST') return sessionHeader ? legacy : modern;
+    if (message === undefined) return modern;
+    if (isModernRequest(message)) return modern;
+    if ((message as Obj | null)?.method === 'initialize' || sessionHeader) return legacy;
+    return modern;
+  };
+  /**
+   * The head checks of both handlers, before the body (which decides the era) is read: refused
+   * when both refuse (then with the modern handler's refusal); otherwise the guard whose limits
+   * the body is read within (the larger limits when both take the head).
+   */
+  const checkHead = (method: string, headers: Readonly<Record<string, string | undefined>>, localPort: number | undefined): HttpRefusal | RequestGuard => {
+    const m = modern.guard.check(method, headers, localPort);
+    const l = legacy.guard.check(method, headers, localPort);
+    if (m && l) return m;
+    if (m) return legacy.guard;
+    if (l) return modern.guard;
+    return modern.guard.maxBodyBytes >= legacy.guard.maxBodyBytes && modern.guard.bodyTimeoutMs >= legacy.guard.bodyTimeoutMs ? modern.guard : legacy.guard;
+  };
+  const handler = (async (req: IncomingMessage, res: ServerResponse) => {
+    let message: unknown;
+    if ((req.method ?? '').toUpperCase() === 'POST') {
+      const head = checkHead(req.method!, req.headers as Readonly<Record<string, string | undefined>>, req.socket?.localPort);
+      if (!(head instanceof RequestGuard)) return refuseNode(res, head);
+      let bytes: Uint8Array | BodyFailure;
+      try {
+        bytes = await readNodeBody(req, head.maxBodyBytes, head.bodyTimeoutMs);
+      } catch {
+        return void res.destroy(); // the client went away before its body ended
+      }
+      if (typeof bytes === 'string') return refuseNode(res, head.bodyRefusal(bytes));
+      // both handlers take an already read body from `req.body`; the modern one also takes the
+      // parsed message, so the body is decoded and parsed once
+      (req as IncomingMessage & { body?: unknown }).body = bytes;
+      message = parseJsonBody(bytes);
+      if (message !== undefined) (req as IncomingMessage & { [PARSED_MESSAGE]?: unknown })[PARSED_MESSAGE] = message;
+    }
+    const h = req.headers['mcp-session-id'];
+    return pick(req.method ?? 'GET', Array.isArray(h) ? h[0] : h, message)(req, res);
+  }) as DualEraHttpHandler;
+  Object.defineProperties(handler, {
+    fetch: {
+      value: async (request: Request): Promise<Response> => {
+        let body: BodyInit | undefined;
+        let message: unknown;
+        if (request.method.toUpperCase() === 'POST') {
+          const headers: Record<string, string | undefined> = {};
+          request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+          let url: URL | undefined;
+          try {
+            url = new URL(request.url);
+          } catch {
+            url = undefined;
+          }
+          headers.host ??= url?.host;
+          const head = checkHead(request.method, headers, url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined);
+          if (!(head instanceof RequestGuard)) return refusalResponse(head);
+          const read = await readRequestBody(request, head.maxBodyBytes, head.bodyTimeoutMs);
+          if (typeof read === 'string') return refusalResponse(head.bodyRefusal(read));
+          body = read as Uint8Array<ArrayBuffer>;
+          message = parseJsonBody(read);
+        }
+        const target = pick(request.method, request.headers.get('mcp-session-id'), message);
+        return target.fetch(new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));
+      },
+    },
+    close: { value: async () => void (await Promise.all([modern.close(), legacy.close()])) },
+  });
+  return handler;
+}

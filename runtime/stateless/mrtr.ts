@@ -1,0 +1,477 @@
+/**
+ * Multi round-trip requests (draft `basic/patterns/mrtr.mdx`) and result decoding by
+ * `resultType` (draft `basic/index.mdx`, ResultType).
+ *
+ * Server side: a handler of `tools/call`, `prompts/get` or `resources/read` returns
+ * {@link inputRequired}`({ inputRequests?, requestState? })` instead of its result; the client
+ * fulfils the embedded requests and retries with `inputResponses` (keyed like `inputRequests`)
+ * and the exact `requestState`. {@link RequestStateSealer} protects `requestState` with
+ * HMAC-SHA256 under a per-server secret; sealed for a request (`seal(ctx, data)`), it is bound by
+ * default to the originating request's method and target (tool name, prompt name, resource URI),
+ * the principal when one is known, the server's audience and an expiry (mrtr page, Server
+ * Requirements 5), and refused with -32602 on any other request.
+ *
+ * Client side: {@link runInputRounds} is the retry loop `ClientSession.request` uses for
+ * stateless revisions: every result is decoded by `resultType` (absent → `"complete"`, unknown →
+ * InvalidResultError), each `input_required` round is answered by the client's handlers for
+ * `sampling/createMessage`, `elicitation/create`, `roots/list` (only those whose capability the
+ * client declared), and the request is sent again with a new JSON-RPC id. After `maxRounds`
+ * input-required results (default 10) it gives up with {@link MaxInputRoundsError}.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
+import type { Params, RequestId } from '../jsonrpc/message.js';
+import { hasCapability, type RequestContext } from '../engine/peer.js';
+import type { MethodEntry, ProtocolTable } from '../protocol/table.js';
+import { describeValue, ownValue, setOwn } from '../jsonrpc/own.js';
+
+/** One embedded server→client request: `{ method, params? }` (ElicitRequest, CreateMessageRequest, ListRootsRequest). */
+export interface InputRequest {
+  method: string;
+  params?: Params;
+}
+/** `InputRequests`: server-assigned key → embedded request. */
+export type InputRequests = Record<string, InputRequest>;
+/** `InputResponses`: the same keys → the client's result for each request. */
+export type InputResponses = Record<string, Record<string, unknown>>;
+
+/** `InputRequiredResult` (`resultType: "input_required"`): at least one of the two fields is present. */
+export interface InputRequiredResult {
+  resultType: 'input_required';
+  inputRequests?: InputRequests;
+  requestState?: string;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** The `resultType` values this runtime understands; any other is an invalid result. */
+export const RESULT_TYPES: readonly string[] = ['complete', 'input_required'];
+
+/** Default number of `input_required` rounds a client answers before giving up (case 016). */
+export const DEFAULT_MAX_INPUT_ROUNDS = 10;
+
+/**
+ * Builds an InputRequiredResult. Throws TypeError when both `inputRequests` and `requestState`
+ * are absent (the mrtr page: servers MUST include at least one of them) or `inputRequests` is
+ * empty with no state. `R` is the revision's generated InputRequiredResult type, inferred from
+ * the handler's declared result; the server checks the embedded requests against the table's
+ * schemas before the result leaves (see ServerSession).
+ */
+export function inputRequired<R = InputRequiredResult>(fields: { inputRequests?: InputRequests; requestState?: string }): R {
+  const hasRequests = fields.inputRequests !== undefined && Object.keys(fields.inputRequests).length > 0;
+  if (!hasRequests && fields.requestState === undefined) {
+    throw new TypeError('an InputRequiredResult needs inputRequests or requestState');
+  }
+  const out: InputRequiredResult = { resultType: 'input_required' };
+  if (hasRequests) out.inputRequests = fields.inputRequests;
+  if (fields.requestState !== undefined) out.requestState = fields.requestState;
+  return out as R;
+}
+
+/** Shorthands for the three embedded request kinds (params as the draft schema defines them). */
+export const inputRequest = {
+  elicit: (params: Params): InputRequest => ({ method: 'elicitation/create', params }),
+  sample: (params: Params): InputRequest => ({ method: 'sampling/createMessage', params }),
+  roots: (): InputRequest => ({ method: 'roots/list' }),
+};
+
+/** What a retried request carries: `inputResponses` (may be empty) and `requestState` (may be absent). */
+export function readInput(params: Params | undefined): { inputResponses: InputResponses; requestState: string | undefined } {
+  const r = params?.inputResponses;
+  const s = params?.requestState;
+  return {
+    inputResponses: typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as InputResponses) : {},
+    requestState: typeof s === 'string' ? s : undefined,
+  };
+}
+
+/** Why a `requestState` was refused. */
+export type RequestStateFault = 'malformed' | 'too_large' | 'tampered' | 'expired' | 'method' | 'request' | 'principal' | 'audience' | 'binding';
+
+/**
+ * A `requestState` failed verification: JSON-RPC -32602 (Invalid params: the state is one of the
+ * request's params), `data.reason` says why (mrtr page, Server Requirements 4–5: "MUST reject
+ * state that fails verification").
+ */
+export class InvalidRequestStateError extends RpcError {
+  constructor(readonly reason: RequestStateFault, method: string) {
+    super(ErrorCode.InvalidParams, `Invalid requestState for ${method}: ${REASONS[reason]}`, { reason });
+    this.name = 'InvalidRequestStateError';
+  }
+}
+const REASONS: Record<RequestStateFault, string> = {
+  malformed: 'not a request state issued by this server',
+  too_large: 'longer than this server accepts',
+  tampered: 'integrity check failed',
+  expired: 'expired',
+  method: 'issued for another method',
+  request: 'issued for another request',
+  principal: 'issued to another principal',
+  audience: 'issued by another server',
+  binding: 'issued for another request or principal',
+};
+
+/** Default longest `requestState` accepted or issued, in characters of its base64url text (64 KiB). */
+export const DEFAULT_MAX_REQUEST_STATE_LENGTH = 65_536;
+/** Shortest secret accepted, bytes (the HMAC-SHA256 output size; shorter keys weaken the MAC). */
+export const MIN_REQUEST_STATE_SECRET_BYTES = 32;
+
+/**
+ * What identifies a request for {@link RequestStateSealer}: a handler's RequestContext (its
+ * `method` and `params`) or any object with those fields.
+ */
+export type RequestIdentity = Pick<RequestContext, 'method'> & { readonly params?: Params; readonly info?: RequestContext['info']; readonly meta?: RequestContext['meta'] };
+
+/**
+ * The target of a request: what, besides the method, names what it acts on. `params.name` for
+ * `tools/call` and `prompts/get`, `params.uri` for `resources/read` (draft server/tools,
+ * server/prompts, server/resources); for any other method the first of `name`, `uri` that is a
+ * string; undefined when there is none.
+ */
+export function requestTarget(method: string, params: Params | undefined): string | undefined {
+  if (!params) return undefined;
+  const pick = (k: string) => (Object.prototype.hasOwnProperty.call(params, k) && typeof params[k] === 'string' ? (params[k] as string) : undefined);
+  if (method === 'tools/call' || method === 'prompts/get') return pick('name');
+  if (method === 'resources/read') return pick('uri');
+  return pick('name') ?? pick('uri');
+}
+
+export interface RequestStateSealerOptions {
+  /**
+   * HMAC-SHA256 key, at least 32 bytes. Default: 32 random bytes, so state dies with the process
+   * and only this process accepts it: several processes serving one endpoint (behind a load
+   * balancer, or restarted between rounds) MUST share one secret (`mcpgen serve`:
+   * `MCPGEN_REQUEST_STATE_SECRET` or `--request-state-secret-file`). Never a constant default.
+   */
+  secret?: string | Uint8Array;
+  /** Earlier secrets still accepted when verifying (key rotation); states are sealed with `secret` only. */
+  previousSecrets?: readonly (string | Uint8Array)[];
+  /** Lifetime of sealed state, ms (default 300000, 5 minutes). */
+  ttlMs?: number;
+  /** Clock in ms since the epoch (default Date.now). */
+  now?: () => number;
+  /** Longest `requestState` accepted (and issued), characters (default 65536). */
+  maxLength?: number;
+  /**
+   * The identity of this server (e.g. its public URL or service name), sealed into every state and
+   * required on receipt: servers sharing a secret do not accept each other's states. Default none.
+   */
+  audience?: string;
+  /**
+   * The authenticated principal of a request (e.g. the subject of its access token), sealed into
+   * states sealed for a request and required on receipt (mrtr page, Server Requirements 5). Default:
+   * none known (the runtime authenticates nobody); undefined for a request: no principal is bound.
+   */
+  principal?: (request: RequestIdentity) => string | undefined;
+}
+
+const KEY_ID_BYTES = 6;
+const MAC_BYTES = 32;
+
+/**
+ * Seals and verifies `requestState` (mrtr page, Server Requirements 4–5). The token is base64url
+ * of `keyId (6 bytes) ‖ HMAC-SHA256(key, payload) ‖ payload`, payload the JSON `{ m: method,
+ * t?: target, p?: principal, a?: audience, e: expiresAt (ms since epoch), b?: binding, d: data }`;
+ * `keyId` is derived from the key (not secret) and picks the key among `secret` and
+ * `previousSecrets`. Integrity only: the client can read `data`, so keep secrets out of it.
+ *
+ * Seal for a request (`seal(ctx, data)`, `verifyRequestState(state, ctx)` or `open(ctx)`): the
+ * state is bound by default to the method, the request's target ({@link requestTarget}: the tool
+ * or prompt name, the resource URI), the principal (option `principal`), the audience and an
+ * expiry, so a state issued by one tool is refused on another tool's round. The method-name form
+ * `seal(method, data, { binding })` binds the method, the audience, the expiry and `binding` only
+ * (no target, no principal): prefer the request form; a state sealed for a request is never
+ * accepted by the method-name form of `verifyRequestState`.
+ * MACs are compared in constant time; a state longer than `maxLength` is refused before decoding.
+ */
+export class RequestStateSealer {
+  readonly #key: Buffer;
+  readonly #keyId: Buffer;
+  readonly #keys = new Map<string, Buffer>();
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #maxLength: number;
+  readonly #audience: string | undefined;
+  readonly #principal: ((request: RequestIdentity) => string | undefined) | undefined;
+
+  constructor(options: RequestStateSealerOptions = {}) {
+    const key = (s: string | Uint8Array): Buffer => {
+      const k = Buffer.from(s);
+      if (k.length === 0) throw new TypeError('requestState secret must not be empty');
+      if (k.length < MIN_REQUEST_STATE_SECRET_BYTES) throw new TypeError(`requestState secret must have at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, not ${k.length}`);
+      return k;
+    };
+    this.#key = options.secret === undefined ? randomBytes(32) : key(options.secret);
+    this.#keyId = keyIdOf(this.#key);
+    for (const k of [this.#key, ...(options.previousSecrets ?? []).map(key)]) {
+      const id = keyIdOf(k).toString('hex');
+      if (!this.#keys.has(id)) this.#keys.set(id, k);
+    }
+    this.#ttlMs = options.ttlMs ?? 300_000;
+    if (!(this.#ttlMs > 0)) throw new TypeError('requestState ttlMs must be a positive number of ms');
+    this.#now = options.now ?? Date.now;
+    this.#maxLength = options.maxLength ?? DEFAULT_MAX_REQUEST_STATE_LENGTH;
+    this.#audience = options.audience;
+    this.#principal = options.principal;
+  }
+
+  /**
+   * Seals `data` (any JSON value) for `request`: a RequestContext (bound to its method, target,
+   * principal) or a method name (bound to the method alone). `ttlMs` overrides the lifetime (ms);
+   * `binding` adds a caller-chosen string (e.g. a digest of the salient arguments). Throws
+   * TypeError when the token would exceed `maxLength`.
+   */
+  seal(request: string | RequestIdentity, data: unknown, options: { ttlMs?: number; binding?: string } = {}): string {
+    const payload: Record<string, unknown> = { m: typeof request === 'string' ? request : request.method };
+    if (typeof request !== 'string') {
+      const target = requestTarget(request.method, request.params);
+      if (target !== undefined) payload.t = target;
+      const principal = this.#principal?.(request);
+      if (principal !== undefined) payload.p = principal;
+    }
+    if (this.#audience !== undefined) payload.a = this.#audience;
+    payload.e = this.#now() + (options.ttlMs ?? this.#ttlMs);
+    if (options.binding !== undefined) payload.b = options.binding;
+    payload.d = data ?? null;
+    const body = Buffer.from(JSON.stringify(payload), 'utf8');
+    const token = Buffer.concat([this.#keyId, mac(this.#key, body), body]).toString('base64url');
+    if (token.length > this.#maxLength) throw new TypeError(`sealed requestState has ${token.length} characters, more than maxLength ${this.#maxLength}`);
+    return token;
+  }
+
+  /**
+   * Returns the data sealed into `state`. Throws {@link InvalidRequestStateError} (-32602) when
+   * it is longer than `maxLength` (`too_large`), not base64url of a token of a known key
+   * (`malformed`, `tampered`), has lapsed (`expired`), was sealed by a server of another
+   * `audience` (`audience`), for another method (`method`), for a request with another target
+   * (`request`), for another principal (`principal`) or another `binding` (`binding`). With a
+   * method name for `request`, only the method, audience, expiry and binding are checked.
+   */
+  verifyRequestState<T = unknown>(state: string, request: string | RequestIdentity, options: { binding?: string } = {}): T {
+    const method = typeof request === 'string' ? request : request.method;
+    if (typeof state !== 'string') throw new InvalidRequestStateError('malformed', method);
+    if (state.length > this.#maxLength) throw new InvalidRequestStateError('too_large', method);
+    if (!/^[A-Za-z0-9_-]+$/.test(state)) throw new InvalidRequestStateError('malformed', method);
+    const raw = Buffer.from(state, 'base64url');
+    if (raw.length <= KEY_ID_BYTES + MAC_BYTES) throw new InvalidRequestStateError('malformed', method);
+    const key = this.#keys.get(raw.subarray(0, KEY_ID_BYTES).toString('hex'));
+    const body = raw.subarray(KEY_ID_BYTES + MAC_BYTES);
+    // an unknown key id still costs one MAC, so the answer does not tell key ids apart by time
+    const expected = mac(key ?? this.#key, body);
+    if (!timingSafeEqual(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key) throw new InvalidRequestStateError('tampered', method);
+    let payload: { m?: unknown; t?: unknown; p?: unknown; a?: unknown; e?: unknown; b?: unknown; d?: unknown };
+    try {
+      payload = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw new InvalidRequestStateError('malformed', method);
+    }
+    if (typeof payload !== 'object' || payload === null) throw new InvalidRequestStateError('malformed', method);
+    if (typeof payload.e !== 'number' || this.#now() >= payload.e) throw new InvalidRequestStateError('expired', method);
+    if (payload.a !== this.#audience) throw new InvalidRequestStateError('audience', method);
+    if (payload.m !== method) throw new InvalidRequestStateError('method', method);
+    if (typeof request !== 'string') {
+      if (payload.t !== requestTarget(request.method, request.params)) throw new InvalidRequestStateError('request', method);
+      if (payload.p !== this.#principal?.(request)) throw new InvalidRequestStateError('principal', method);
+    } else if (payload.t !== undefined || payload.p !== undefined) {
+      // a state sealed for a request is only ever verified against a request
+      throw new InvalidRequestStateError('request', method);
+    }
+    if (payload.b !== options.binding) throw new InvalidRequestStateError('binding', method);
+    return payload.d as T;
+  }
+
+  /**
+   * The data of the `requestState` a request carries (`request.params.requestState`), verified
+   * against that request as {@link verifyRequestState} does; undefined when the request carries
+   * none. A `requestState` that is not a string is `malformed`.
+   */
+  open<T = unknown>(request: RequestIdentity, options: { binding?: string } = {}): T | undefined {
+    const params = request.params;
+    if (!params || !Object.prototype.hasOwnProperty.call(params, 'requestState') || params.requestState === undefined) return undefined;
+    return this.verifyRequestState<T>(params.requestState as string, request, options);
+  }
+}
+
+const mac = (key: Buffer, body: Buffer): Buffer => createHmac('sha256', key).update(body).digest();
+/** A key's id: the first bytes of a MAC of a fixed label (reveals nothing of the key). */
+const keyIdOf = (key: Buffer): Buffer => mac(key, Buffer.from('mcpgen requestState key id')).subarray(0, KEY_ID_BYTES);
+
+/**
+ * Server-side check of a handler's InputRequiredResult (mrtr page, Server Requirements;
+ * Supported Requests). Returns the error to send instead, or undefined when it may go out:
+ * -32603 when the method does not support input_required, both fields are missing, or an
+ * embedded request is not an embedded server→client request of the table with valid params;
+ * -32021 (`data.requiredCapabilities`) when it needs a capability the request's
+ * `_meta["io.modelcontextprotocol/clientCapabilities"]` does not declare.
+ */
+export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | undefined, result: Record<string, unknown>, clientCapabilities: Record<string, unknown> | undefined): RpcError | undefined {
+  const method = entry?.method ?? '?';
+  if (!entry?.inputRequired) return new RpcError(ErrorCode.InternalError, `${method} cannot be answered with input_required`);
+  const requests = result.inputRequests;
+  if (requests === undefined && typeof result.requestState !== 'string') {
+    return new RpcError(ErrorCode.InternalError, `${method}: input_required without inputRequests or requestState`);
+  }
+  const missing: Record<string, unknown> = {};
+  for (const [key, r] of Object.entries((requests ?? {}) as Record<string, InputRequest>)) {
+    const e = typeof r?.method === 'string' ? ownValue(table.requests.serverToClient, r.method) : undefined;
+    if (!e?.embedded) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has method ${describeValue(r?.method)}, not an embedded request`);
+    if (e.params && r.params !== undefined && !e.params(r.params)) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has invalid params`);
+    if (e.capability && !hasCapability(clientCapabilities, e.capability)) missing[e.capability[0]] = {};
+  }
+  if (Object.keys(missing).length) return missingCapabilityError(missing);
+  return undefined;
+}
+
+/** -32021 MissingRequiredClientCapability with `data.requiredCapabilities` (draft basic/index, `_meta`). */
+export function missingCapabilityError(requiredCapabilities: Record<string, unknown>): RpcError {
+  return new RpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${Object.keys(requiredCapabilities).join(', ')}`, { requiredCapabilities });
+}
+
+/** The client capabilities a stateless request declared in `_meta` (undefined when absent). */
+export function clientCapabilitiesOf(ctx: Pick<RequestContext, 'meta'>): Record<string, unknown> | undefined {
+  const c = ctx.meta?.['io.modelcontextprotocol/clientCapabilities'];
+  return typeof c === 'object' && c !== null ? (c as Record<string, unknown>) : undefined;
+}
+
+/**
+ * For a server handler: throws -32021 unless the request's client capabilities declare every
+ * top-level capability named in `required` (e.g. `{ elicitation: {} }`).
+ */
+export function requireClientCapabilities(ctx: Pick<RequestContext, 'meta'>, required: Record<string, unknown>): void {
+  const caps = clientCapabilitiesOf(ctx);
+  const missing = Object.fromEntries(Object.entries(required).filter(([k]) => !hasCapability(caps, [k])));
+  if (Object.keys(missing).length) throw missingCapabilityError(missing);
+}
+
+/** The client answered `input_required` `rounds` times for `method` and gave up (case 016). */
+export class MaxInputRoundsError extends RpcError {
+  constructor(readonly method: string, readonly rounds: number) {
+    super(ErrorCode.InternalError, `${method}: the server still asked for input after ${rounds} rounds (maxInputRounds ${rounds}); giving up`, { method, rounds });
+    this.name = 'MaxInputRoundsError';
+  }
+}
+
+/** One embedded input request could not be fulfilled locally (undeclared capability, no handler, invalid request or answer). */
+export class InputRequestError extends RpcError {
+  constructor(readonly method: string, readonly key: string, readonly inputMethod: string, why: string) {
+    super(ErrorCode.InternalError, `${method}: cannot answer input request ${JSON.stringify(key)} (${inputMethod}): ${why}`, { method, key, inputMethod });
+    this.name = 'InputRequestError';
+  }
+}
+
+/** Decoded result: the final one, or a request for input. */
+export type Decoded = { kind: 'complete'; result: Record<string, unknown> } | { kind: 'input_required'; result: InputRequiredResult };
+
+/**
+ * Decodes one result of a stateless revision by `resultType`: absent → `"complete"` (filled in);
+ * `"input_required"` only for methods that support it and with `inputRequests` (an object) or
+ * `requestState` (a string); anything else → InvalidResultError. `validate` checks complete
+ * results against the method's result schema.
+ */
+export function decodeResult(entry: MethodEntry, result: Record<string, unknown>, validate = true): Decoded {
+  const method = entry.method;
+  const type = result.resultType === undefined ? 'complete' : result.resultType;
+  const bad = (message: string, path = '/resultType') => new InvalidResultError(method, [{ path, message }]);
+  if (typeof type !== 'string' || !RESULT_TYPES.includes(type)) throw bad(`unknown resultType ${JSON.stringify(type)}`);
+  if (type === 'input_required') {
+    if (!entry.inputRequired) throw bad(`${method} cannot be answered with input_required`);
+    const { inputRequests, requestState } = result;
+    const okRequests = inputRequests === undefined || (typeof inputRequests === 'object' && inputRequests !== null && !Array.isArray(inputRequests));
+    if (!okRequests) throw bad('must be an object', '/inputRequests');
+    if (requestState !== undefined && typeof requestState !== 'string') throw bad('must be a string', '/requestState');
+    if (inputRequests === undefined && requestState === undefined) throw bad('input_required without inputRequests or requestState', '');
+    return { kind: 'input_required', result: result as InputRequiredResult };
+  }
+  const out = result.resultType === undefined ? { resultType: 'complete', ...result } : result;
+  if (validate && entry.result && !entry.result(out)) throw new InvalidResultError(method, validationIssues(entry.result.errors));
+  return { kind: 'complete', result: out };
+}
+
+/** A client handler of an embedded request. */
+export type InputHandler = (params: Params | undefined, ctx: RequestContext) => unknown;
+
+export interface InputRoundsOptions {
+  table: ProtocolTable;
+  entry: MethodEntry;
+  params: Params;
+  /** Sends one attempt (a new JSON-RPC request each call) and resolves with its raw result. */
+  send: (params: Params) => Promise<Record<string, unknown>>;
+  /** The client's handlers by method (sampling/createMessage, elicitation/create, roots/list). */
+  handlers: Readonly<Record<string, InputHandler | undefined>>;
+  /** The capabilities the client declares; an embedded request needing another one is refused. */
+  capabilities: Record<string, unknown>;
+  /** Input-required rounds answered before MaxInputRoundsError (default 10). */
+  maxRounds?: number;
+  validate?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one request to completion through any number of `input_required` rounds (up to
+ * `maxRounds`). Each retry carries the original params plus `inputResponses` (only when the
+ * round had `inputRequests`) and `requestState` (only when the round had one, byte for byte);
+ * nothing from a round leaks into another request. Embedded requests are answered one after
+ * another in key order, with `signal` as their context's signal; the time they take (a user
+ * answering a form) counts against no request timeout, each attempt has its own. Resolves
+ * `{ result, rounds }` (`rounds` = input-required results seen). Rejects with
+ * InvalidResultError, InputRequestError, MaxInputRoundsError, RequestAbortedError (`signal`
+ * fired between rounds: no retry is sent), or `send`'s error.
+ */
+export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: Record<string, unknown>; rounds: number }> {
+  const max = o.maxRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
+  const { method } = o.entry;
+  const base: Params = { ...o.params };
+  delete base.inputResponses;
+  delete base.requestState;
+  let attempt: Params = o.params;
+  for (let rounds = 0; ; rounds++) {
+    const decoded = decodeResult(o.entry, await o.send(attempt), o.validate);
+    if (decoded.kind === 'complete') return { result: decoded.result, rounds };
+    if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
+    const { inputRequests, requestState } = decoded.result;
+    attempt = { ...base };
+    if (inputRequests !== undefined) attempt.inputResponses = await fulfil(o, inputRequests);
+    if (requestState !== undefined) attempt.requestState = requestState;
+    if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
+  }
+}
+
+async function fulfil(o: InputRoundsOptions, requests: InputRequests): Promise<InputResponses> {
+  const method = o.entry.method;
+  const out: InputResponses = {};
+  for (const key of Object.keys(requests)) {
+    const r = requests[key];
+    const m = typeof r?.method === 'string' ? r.method : '?';
+    const fail = (why: string) => new InputRequestError(method, key, m, why);
+    const e = ownValue(o.table.requests.serverToClient, m);
+    if (!e?.embedded) throw fail('not an input request of this revision');
+    if (e.capability && !hasCapability(o.capabilities, e.capability)) throw fail(`the client did not declare capability ${e.capability.join('.')}`);
+    const handler = ownValue(o.handlers, m);
+    if (!handler) throw fail('no handler registered');
+    if (r.params === undefined ? e.paramsRequired : e.params && !e.params(r.params)) {
+      throw fail(`invalid params: ${validationIssues(e.params?.errors).map((i) => `${i.path || '/'} ${i.message}`)[0]}`);
+    }
+    const answer = await handler(r.params, embeddedContext(key, m, r.params, o.signal));
+    if (typeof answer !== 'object' || answer === null || (e.result && !e.result(answer))) throw fail('the handler returned an invalid result');
+    // the server chose the key: `__proto__` is a key like any other, not the prototype
+    setOwn(out, key, answer);
+  }
+  return out;
+}
+
+/** The RequestContext a client handler sees for an embedded request: `requestId` is its key. */
+function embeddedContext(key: RequestId, method: string, params: Params | undefined, signal: AbortSignal | undefined): RequestContext {
+  const meta = params?._meta;
+  return {
+    requestId: key,
+    method,
+    signal: signal ?? new AbortController().signal,
+    meta: typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : undefined,
+    info: undefined,
+    sendProgress: () => Promise.resolve(),
+    sendNotification: () => Promise.resolve(),
+    sendRequest: () => Promise.reject(new RpcError(ErrorCode.InvalidRequest, 'an input request cannot send requests of its own')),
+    // a client answering an embedded request has no log channel to the server
+    log: () => Promise.resolve(false),
+  };
+}

@@ -1,0 +1,269 @@
+/**
+ * One HTTP exchange as the Streamable HTTP server sees it, over either `node:http`
+ * (`IncomingMessage` / `ServerResponse`) or WHATWG `Request` / `Response`. The server logic is
+ * written once against {@link Exchange}; the two adapters below do the I/O.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BodyFailure } from './guard.js';
+import { NodeResponseSink, readNodeBody } from './node.js';
+
+/** Response headers, by canonical name. */
+export type HeaderMap = Record<string, string>;
+
+/** The response side of an exchange: either one whole response, or an open stream. */
+export interface ResponseSink {
+  /** Sends a complete response (`body` UTF-8 text, or none). Ignored once anything was sent. */
+  respond(status: number, headers: HeaderMap, body?: string): void;
+  /** Sends status and headers and keeps the body open for {@link ResponseSink.write}. */
+  open(status: number, headers: HeaderMap): void;
+  /** Writes body text to an open stream; false when the connection is gone. */
+  write(text: string): boolean;
+  /** Ends the body. Idempotent. */
+  end(): void;
+  /** True once the connection closed or the body ended. */
+  readonly closed: boolean;
+  /** True once status and headers went out. */
+  readonly started: boolean;
+  /** Calls `listener` once when the connection closes (or the body ends). */
+  onClose(listener: () => void): void;
+}
+
+/** The request side of an exchange. */
+export interface Exchange {
+  method: string;
+  /** Request headers, lower-case names; repeated headers joined with `, `. */
+  headers: Record<string, string | undefined>;
+  /** The local port the request arrived on, when known (for Host validation). */
+  localPort?: number;
+  /** Aborted when the connection closes before the response completed. */
+  signal: AbortSignal;
+  /**
+   * Reads the whole body, at most `limit` bytes, within `timeoutMs` (0 or undefined: no bound).
+   * @returns the bytes, `'too-large'` when the body (or its Content-Length) exceeds `limit`, or
+   * `'timeout'` when it did not end in time.
+   */
+  readBody(limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure>;
+  sink: ResponseSink;
+}
+
+const encoder = new TextEncoder();
+
+function tooLargeByHeader(length: string | undefined, limit: number): boolean {
+  return length !== undefined && /^[0-9]+$/.test(length) && Number(length) > limit;
+}
+
+/** Adapts a `node:http` request/response pair. */
+export function nodeExchange(req: IncomingMessage, res: ServerResponse): Exchange {
+  return new NodeExchange(req, res);
+}
+
+/** `req.headers` when it holds strings only (node joins repeats, except `set-cookie`), else a joined copy. */
+function joinedHeaders(raw: IncomingMessage['headers']): Record<string, string | undefined> {
+  if (raw['set-cookie'] === undefined) return raw as Record<string, string | undefined>;
+  const headers: Record<string, string | undefined> = {};
+  for (const name in raw) {
+    const value = raw[name];
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+const EXCHANGE = Symbol('exchange');
+type Tagged = ServerResponse & { [EXCHANGE]: NodeExchange };
+function onResponseClose(this: Tagged): void {
+  this[EXCHANGE].closing();
+}
+
+/**
+ * The node:http {@link Exchange}, which is its own {@link ResponseSink}. Per request it keeps one
+ * `close` listener; the abort signal is made only when asked for.
+ */
+class NodeExchange extends NodeResponseSink implements Exchange {
+  readonly method: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly localPort: number | undefined;
+  #aborter: AbortController | undefined;
+  #lost = false;
+  #listeners: Array<() => void> | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    res: ServerResponse,
+  ) {
+    super(res);
+    this.method = req.method ?? 'GET';
+    this.headers = joinedHeaders(req.headers);
+    this.localPort = req.socket?.localPort;
+    (res as Tagged)[EXCHANGE] = this;
+    // ServerResponse emits `close` after `finish` too, and when the connection is lost first
+    res.on('close', onResponseClose);
+  }
+
+  get sink(): ResponseSink {
+    return this;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#aborter) {
+      this.#aborter = new AbortController();
+      if (this.#lost) this.#aborter.abort(new Error('HTTP connection closed'));
+    }
+    return this.#aborter.signal;
+  }
+
+  /** The response closed: aborts the signal unless the response was complete, calls the listeners. */
+  closing(): void {
+    if (!this.res.writableFinished) {
+      this.#lost = true;
+      this.#aborter?.abort(new Error('HTTP connection closed'));
+    }
+    if (this.gone) return;
+    this.gone = true;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const l of listeners) l();
+  }
+
+  onClose(listener: () => void): void {
+    if (this.gone) listener();
+    else (this.#listeners ??= []).push(listener);
+  }
+
+  readBody(limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+    return readNodeBody(this.req, limit, timeoutMs);
+  }
+}
+
+/**
+ * Adapts a WHATWG `Request`. `response` settles with the `Response` once the server logic
+ * responded or opened a stream; a streamed body ends when the sink ends or the reader cancels.
+ */
+export function fetchExchange(request: Request): { exchange: Exchange; response: Promise<Response> } {
+  const headers: Record<string, string | undefined> = {};
+  request.headers.forEach((value, name) => {
+    headers[name.toLowerCase()] = value;
+  });
+  let url: URL | undefined;
+  try {
+    url = new URL(request.url);
+  } catch {
+    url = undefined;
+  }
+  if (headers.host === undefined && url) headers.host = url.host;
+  const port = url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined;
+  const aborter = new AbortController();
+  const listeners: Array<() => void> = [];
+  let closed = false;
+  let started = false;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let resolve!: (r: Response) => void;
+  const response = new Promise<Response>((r) => (resolve = r));
+  const fireClose = (): void => {
+    if (closed) return;
+    closed = true;
+    for (const l of listeners.splice(0)) l();
+  };
+  const lost = (): void => {
+    if (!closed) aborter.abort(new Error('HTTP connection closed'));
+    fireClose();
+  };
+  request.signal?.addEventListener('abort', lost, { once: true });
+  const sink: ResponseSink = {
+    respond(status, h, body) {
+      if (started || closed) return;
+      started = true;
+      resolve(new Response(status === 204 || status === 202 ? null : (body ?? null), { status, headers: h }));
+      fireClose();
+    },
+    open(status, h) {
+      if (started || closed) return;
+      started = true;
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          controller = c;
+        },
+        cancel: lost,
+      });
+      resolve(new Response(body, { status, headers: h }));
+    },
+    write(text) {
+      if (closed || !controller) return false;
+      try {
+        controller.enqueue(encoder.encode(text));
+        return true;
+      } catch {
+        lost();
+        return false;
+      }
+    },
+    end() {
+      if (controller && !closed) {
+        try {
+          controller.close();
+        } catch {
+          /* already closed by the reader */
+        }
+      }
+      fireClose();
+    },
+    get closed() {
+      return closed;
+    },
+    get started() {
+      return started;
+    },
+    onClose(listener) {
+      if (closed) listener();
+      else listeners.push(listener);
+    },
+  };
+  const exchange: Exchange = {
+    method: request.method,
+    headers,
+    localPort: port,
+    signal: aborter.signal,
+    readBody: (limit, timeoutMs) => readRequestBody(request, limit, timeoutMs),
+    sink,
+  };
+  return { exchange, response };
+}
+
+/**
+ * The whole body of a WHATWG `Request`, at most `limit` bytes (else `'too-large'`, by its
+ * Content-Length before reading), within `timeoutMs` (else `'timeout'`; 0 or undefined: no
+ * bound). A refused body is cancelled.
+ */
+export async function readRequestBody(request: Request, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+  if (tooLargeByHeader(request.headers.get('content-length') ?? undefined, limit)) return 'too-large';
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = timeoutMs ? new Promise<'timeout'>((r) => (timer = setTimeout(r, timeoutMs, 'timeout'))) : undefined;
+  try {
+    for (;;) {
+      const next = late ? await Promise.race([reader.read(), late]) : await reader.read();
+      if (next === 'timeout') {
+        await reader.cancel().catch(() => undefined);
+        return 'timeout';
+      }
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        return 'too-large';
+      }
+      chunks.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

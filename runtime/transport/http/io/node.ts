@@ -1,0 +1,257 @@
+/**
+ * `node:http` input and output of the stateless endpoint (../stateless/server.ts) and the dual-era
+ * front (../../../stateless/dual-era.ts): the response sink written for it, and reading and parsing POST bodies;
+ * for every node:http entry point, the one body reader ({@link readNodeBody}) and the one way a
+ * whole response is written ({@link respondNode}), which delivers a refusal sent before the body.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { exactIds } from '../../../jsonrpc/message.js';
+import type { ResponseSink } from './exchange.js';
+import { refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from './guard.js';
+
+/** The headers of a JSON answer; {@link NodeSink.respond} recognises this object and adds the length. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
+
+/** Strict UTF-8, one decoder for every body (`decode()` without `stream` keeps no state): invalid bytes fail instead of becoming U+FFFD. */
+export const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+
+/**
+ * The response side of a `node:http` exchange as a {@link ResponseSink}: a JSON answer goes out in
+ * one write (header block and body together). Subclasses mark `gone` when the response closed
+ * and decide who hears of it (`onClose`).
+ */
+export abstract class NodeResponseSink implements ResponseSink {
+  /** The response closed (finished, or the connection was lost). */
+  protected gone = false;
+  constructor(protected readonly res: ServerResponse) {}
+  respond(status: number, headers: Record<string, string>, body?: string): void {
+    if (this.res.headersSent || this.gone) return;
+    respondNode(this.res, status, headers, body);
+  }
+  open(status: number, headers: Record<string, string>): void {
+    if (this.res.headersSent || this.gone) return;
+    this.res.writeHead(status, headers);
+    this.res.flushHeaders();
+  }
+  write(text: string): boolean {
+    if (this.gone || this.res.writableEnded) return false;
+    this.res.write(text);
+    return true;
+  }
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+  get closed(): boolean {
+    return this.gone || this.res.writableEnded;
+  }
+  get started(): boolean {
+    return this.res.headersSent;
+  }
+  abstract onClose(listener: () => void): void;
+}
+
+/**
+ * The sink of the stateless endpoint: no copy of the request headers, no AbortSignal, one
+ * close listener (the transport's).
+ */
+export class NodeSink extends NodeResponseSink {
+  #listener: (() => void) | undefined;
+  constructor(res: ServerResponse) {
+    super(res);
+    res.once('close', () => {
+      this.gone = true;
+      const l = this.#listener;
+      this.#listener = undefined;
+      l?.();
+    });
+  }
+  /** One listener (the transport's), called when the connection closes or the response ended. */
+  onClose(listener: () => void): void {
+    if (this.gone) listener();
+    else this.#listener = listener;
+  }
+}
+
+/**
+ * Where a front handler that already read and parsed a POST body (../../../stateless/dual-era.ts) leaves the
+ * parsed message on the `IncomingMessage`, so that this endpoint does not decode and parse it
+ * again. Only set for a body that was valid UTF-8 and JSON.
+ */
+export const PARSED_MESSAGE: unique symbol = Symbol('mcpgen.parsedMessage');
+export type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
+
+/**
+ * Parses UTF-8 JSON bytes (invalid UTF-8 is refused, not replaced), integer ids beyond 2^53
+ * exact (`exactIds` in ../../../jsonrpc/message.ts); `undefined` when either fails.
+ */
+export function parseJsonBody(body: Uint8Array): unknown {
+  try {
+    const text = UTF8.decode(body);
+    const message: unknown = JSON.parse(text);
+    exactIds(message, text);
+    return message;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The whole body of a `node:http` request, at most `limit` bytes (else `'too-large'`, by its
+ * Content-Length before any byte is read, or as soon as the bytes read go over), within
+ * `timeoutMs` of this call (else `'timeout'`; 0 or undefined: no bound). A body a middleware
+ * already read (`req.body`, e.g. express.json()) is taken as it is: bytes, text, or a parsed
+ * value serialized again. On a refusal the reader lets go of the request; answer with
+ * {@link respondNode}, which drains the rest.
+ * @throws Error when the client went away before its body ended.
+ */
+export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+  const length = req.headers['content-length'];
+  if (length !== undefined && /^[0-9]+$/.test(length) && Number(length) > limit) return Promise.resolve('too-large');
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (parsed !== undefined && req.readableEnded) {
+    const bytes = parsed instanceof Uint8Array ? parsed : Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
+    return Promise.resolve(bytes.byteLength > limit ? 'too-large' : bytes);
+  }
+  if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
+  // the head passed its checks: a client waiting on `Expect: 100-continue` may send the body now
+  const waiting = (req as AwaitingContinue)[AWAITS_CONTINUE];
+  if (waiting) {
+    (req as AwaitingContinue)[AWAITS_CONTINUE] = undefined;
+    if (!waiting.headersSent) waiting.writeContinue();
+  }
+  return new Promise((resolve, reject) => {
+    const read: BodyRead = { limit, size: 0, chunks: [], resolve, reject, timer: undefined };
+    // (a body that came in with its head is all there: no timer for it)
+    if (timeoutMs && !req.complete) read.timer = setTimeout(() => onBodyTimeout(req), timeoutMs);
+    (req as ReadingRequest)[BODY] = read;
+    req.on('data', onBodyData);
+    req.on('end', onBodyEnd);
+    req.on('error', onBodyError);
+    req.on('close', onBodyClose);
+  });
+}
+
+const AWAITS_CONTINUE = Symbol('awaitsContinue');
+type AwaitingContinue = IncomingMessage & { [AWAITS_CONTINUE]?: ServerResponse };
+
+/**
+ * A `checkContinue` listener for a node:http server (`server.on('checkContinue',
+ * continueAfterChecks(handler))`): a request sent with `Expect: 100-continue` goes to `handler`
+ * without the automatic `100 Continue`, which is sent only when the body is read, after the
+ * head checks passed. A refused request is refused before the client sent any body (node:http
+ * otherwise answers 100 at once, and the client starts sending what will be refused).
+ */
+export function continueAfterChecks(handler: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    (req as AwaitingContinue)[AWAITS_CONTINUE] = res;
+    void handler(req, res);
+  };
+}
+
+/** One body read in progress, kept on the request (no closures per request). */
+interface BodyRead {
+  limit: number;
+  size: number;
+  chunks: Buffer[];
+  resolve(b: Uint8Array | BodyFailure): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout | undefined;
+}
+const BODY = Symbol('body');
+type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead };
+
+/** Ends the read of `req` (once): its listeners and timer go. */
+function settleBody(req: ReadingRequest): BodyRead | undefined {
+  const read = req[BODY];
+  if (!read) return undefined;
+  req[BODY] = undefined;
+  if (read.timer) clearTimeout(read.timer);
+  req.off('data', onBodyData);
+  req.off('end', onBodyEnd);
+  req.off('error', onBodyError);
+  req.off('close', onBodyClose);
+  return read;
+}
+function onBodyData(this: ReadingRequest, chunk: Buffer): void {
+  const read = this[BODY]!;
+  read.size += chunk.byteLength;
+  if (read.size <= read.limit) read.chunks.push(chunk);
+  else settleBody(this)!.resolve('too-large');
+}
+function onBodyEnd(this: ReadingRequest): void {
+  const read = settleBody(this);
+  read?.resolve(read.chunks.length === 1 ? read.chunks[0] : Buffer.concat(read.chunks, read.size));
+}
+function onBodyError(this: ReadingRequest, error: Error): void {
+  settleBody(this)?.reject(error);
+}
+function onBodyClose(this: ReadingRequest): void {
+  settleBody(this)?.reject(new Error('HTTP request aborted before its body ended'));
+}
+function onBodyTimeout(req: ReadingRequest): void {
+  settleBody(req)?.resolve('timeout');
+}
+
+/**
+ * Bounds of the drain after an early response: the body bytes read and dropped, and the time
+ * given to the client to read the response, before the connection is ended regardless.
+ */
+export const EARLY_RESPONSE_DRAIN: Readonly<{ bytes: number; ms: number }> = { bytes: 16 * 1024 * 1024, ms: 5_000 };
+
+/**
+ * Writes one whole response on `res` (with Content-Length). When the request's body has not
+ * all arrived (a refusal before the body, or during it), the response says `Connection:
+ * close` and the connection ends only once the client could read it: the rest of the body is
+ * read and dropped until it ends, at most {@link EARLY_RESPONSE_DRAIN} bytes and ms. (Closing
+ * while the client still sends makes the kernel answer its data with a reset, and the client
+ * then loses the response: its write fails with EPIPE or ECONNRESET first.)
+ */
+export function respondNode(res: ServerResponse, status: number, headers: Record<string, string>, body?: string): void {
+  const req = res.req as IncomingMessage | undefined;
+  const early = req !== undefined && !req.complete;
+  if (!early && body === undefined) {
+    res.writeHead(status, headers).end();
+    return;
+  }
+  const text = body ?? '';
+  const h: Record<string, string | number> = headers === JSON_HEADERS ? { 'Content-Type': 'application/json' } : { ...headers };
+  if (status !== 204 && status !== 304) h['Content-Length'] = Buffer.byteLength(text);
+  if (!early) {
+    res.writeHead(status, h).end(text);
+    return;
+  }
+  h.Connection = 'close';
+  res.shouldKeepAlive = false;
+  res.writeHead(status, h);
+  res.write(text);
+  drainThenEnd(req, res);
+}
+
+/** Writes `refusal` as a JSON-RPC error response through {@link respondNode}. */
+export function refuseNode(res: ServerResponse, refusal: HttpRefusal, extra?: Record<string, string>): void {
+  if (res.headersSent) return void (res.writableEnded || res.end());
+  respondNode(res, refusal.status, refusalHeaders(refusal, extra), refusalBody(refusal));
+}
+
+/** Reads and drops the rest of `req`'s body, then ends `res` (see {@link respondNode}). */
+function drainThenEnd(req: IncomingMessage, res: ServerResponse): void {
+  let left = EARLY_RESPONSE_DRAIN.bytes;
+  const stop = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', stop);
+    req.off('close', stop);
+    if (!res.writableEnded) res.end();
+  };
+  const onData = (chunk: Buffer): void => {
+    left -= chunk.byteLength;
+    if (left < 0) stop();
+  };
+  const timer = setTimeout(stop, EARLY_RESPONSE_DRAIN.ms);
+  timer.unref?.();
+  req.on('data', onData);
+  req.once('end', stop);
+  req.once('close', stop);
+  req.resume();
+}

@@ -1,0 +1,407 @@
+/**
+ * Streamable HTTP, server side (2025-11-25 basic/transports, "Streamable HTTP"): one MCP
+ * endpoint answering POST, GET and DELETE, with sessions, JSON or SSE replies, resumable
+ * streams and the Origin/Host checks the spec's security warning asks for.
+ *
+ * Status codes, in the order the checks run:
+ * - 403 Host not allowed, or Origin present and not allowed (DNS-rebinding protection).
+ * - 405 any other method; GET when the standalone stream is off (unless resuming); DELETE when
+ *   session termination is off. `Allow` lists what is accepted.
+ * - 406 POST whose Accept lacks `application/json` or `text/event-stream`; GET whose Accept
+ *   lacks `text/event-stream`.
+ * - 415 POST whose Content-Type is not `application/json`.
+ * - 400 unsupported `MCP-Protocol-Version`; body not one JSON-RPC message (-32600; a batch is
+ *   refused unless the session negotiated a revision with batches, `acceptsBatches`: then its
+ *   entries are answered one by one, invalid ones with -32600, an empty one is refused); `initialize` carrying `Mcp-Session-Id`;
+ *   any other request without `Mcp-Session-Id`; a request id already in flight on the session.
+ * - 413 Content-Length over `maxBodyBytes` (the checks so far are those of ../io/guard.ts, all
+ *   before the body is read); later a body that goes over it; 408 a body not in within
+ *   `bodyTimeoutMs`. A refusal sent before the body ends the connection once delivered
+ *   (../io/node.ts, respondNode). 400 with -32700 for a body that is not JSON.
+ * - 404 `Mcp-Session-Id` unknown, ended or expired (idle longer than `sessionIdleMs`).
+ * - 503 `initialize` when `maxSessions` sessions exist and none of them is idle (with
+ *   `Retry-After`); an idle one is evicted instead when there is one (see `maxSessions`).
+ * A GET ends the connection its stream had before (one connection per stream).
+ * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
+ * Error bodies are JSON-RPC error responses with `id: null`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MemoryEventStore, type EventStore } from './event-store.js';
+import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from '../io/exchange.js';
+import { refusalBody, refusalHeaders, RequestGuard } from '../io/guard.js';
+import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './session.js';
+import { exactIds, isRequestId } from '../../../jsonrpc/message.js';
+import { MemorySessionRegistry, type SessionRegistry } from './registry.js';
+import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export { HttpServerSession, type ReplyMode } from './session.js';
+export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions } from './event-store.js';
+export { accepts, hostAllowed, mediaType, originAllowed } from '../io/guard.js';
+export { MemorySessionRegistry, type SessionRegistry } from './registry.js';
+
+/** Facts about a new session, passed to {@link StreamableHttpOptions.onSession}. */
+export interface SessionInfo {
+  sessionId: string;
+  /** Headers of the POST that carried `initialize` (lower-case names). */
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** Options of {@link createStreamableHttpHandler}. */
+export interface StreamableHttpOptions {
+  /**
+   * Called once per new session, before its `initialize` request is delivered; attach the peer
+   * engine here (it calls `transport.start(events)`). A throw answers the POST with 500.
+   * Inbound messages then carry `MessageInfo` with `sessionId`, `headers` (lower-case),
+   * `protocolVersion`, and for requests a `signal` described at
+   * {@link HttpServerSession.acceptPost}.
+   */
+  onSession(transport: HttpServerSession, info: SessionInfo): void | Promise<void>;
+  /**
+   * How requests are answered: `'json'` one `application/json` body; `'sse'` an event stream
+   * opened at once (primed, so resumable from the start); `'auto'` (default) JSON when the
+   * response is the first message for the request, SSE as soon as a related notification or
+   * request goes first.
+   */
+  replyMode?: ReplyMode;
+  /** Offer the GET standalone stream for server-initiated messages. Default true (else 405). */
+  standaloneStream?: boolean;
+  /** Let clients end sessions with DELETE. Default true (else 405). */
+  allowDelete?: boolean;
+  /** Accepted `MCP-Protocol-Version` values. Default `['2025-03-26', '2025-06-18', '2025-11-25']`. */
+  supportedProtocolVersions?: readonly string[];
+  /** Largest POST body in bytes. Default 4 MiB (4 194 304); a Content-Length over it is refused before the body. */
+  maxBodyBytes?: number;
+  /** Longest time a POST body may take to arrive, ms (else 408 and the connection ends). Default 30 000. */
+  bodyTimeoutMs?: number;
+  /**
+   * Event storage for resumable streams, by session id: a store per session, or one shared by
+   * all (every call names its session, and a replay never crosses sessions or streams).
+   * `false` turns resumability off (no event IDs, no priming, `Last-Event-ID` ignored).
+   * Default: one {@link MemoryEventStore} shared by the endpoint's sessions, with its default
+   * bounds (64 MiB in all, 4 MiB per session, events replayable for 5 minutes).
+   */
+  eventStore?: false | ((sessionId: string) => EventStore);
+  /** SSE `retry` in milliseconds, sent in priming events and before a server-side disconnect. */
+  retryMs?: number;
+  /** Keep-alive comment interval on open SSE connections, ms. Default 15000; 0 disables. */
+  keepAliveMs?: number;
+  /**
+   * Standalone-stream messages kept for a GET without `Last-Event-ID` (oldest dropped first).
+   * With an event store: those sent since the client last resumed, since a client that holds
+   * no cursor has received none of them; without: those sent while no GET was connected.
+   * Default 100.
+   */
+  maxBacklog?: number;
+  /**
+   * Accepted `Host` values: `'name'` (any port) or `'name:port'`, case-insensitive. `false`
+   * turns the check off. Default: `localhost`, `127.0.0.1` and `[::1]` on the port the request
+   * arrived on.
+   */
+  allowedHosts?: readonly string[] | false;
+  /**
+   * Accepted `Origin` values (`scheme://host[:port]`), checked only when the header is present.
+   * `false` turns the check off. Default: http(s) origins on `localhost`, `127.0.0.1`, `[::1]`.
+   */
+  allowedOrigins?: readonly string[] | false;
+  /**
+   * A session that stays idle this long, ms, ends: later requests carrying its id get 404
+   * (2025-11-25 basic/transports, Session Management 3) and the client starts a new one. Idle
+   * means no request awaiting its response or with its body still arriving, no open stream
+   * connection (a connected GET keeps a session alive) and no send queued; idle time counts from the last POST or GET,
+   * response, or closed connection. Checked on every request to the session and by one sweep
+   * (an unref'd timer, every quarter of this, at most every minute). 0 turns expiry off.
+   * Default 1 800 000 (30 minutes).
+   */
+  sessionIdleMs?: number;
+  /**
+   * Most sessions at once. An `initialize` beyond it evicts the least recently used idle
+   * session (ended as on expiry: its id then gets 404), so a flood of sessions cannot lock new
+   * clients out; when every session is busy it is refused with 503 and `Retry-After`, so work
+   * under way is never cut. `Infinity` turns the cap off. Default 10 000.
+   */
+  maxSessions?: number;
+  /** Where sessions are kept. Default: a {@link MemorySessionRegistry}. */
+  sessionRegistry?: SessionRegistry<HttpServerSession>;
+  /**
+   * Whether a session that negotiated `protocolVersion` takes JSON-RPC batches (one JSON array
+   * per POST, answered as the 2025-03-26 transport page says: 202 for notifications and
+   * responses only, else one JSON array or one SSE stream of the responses). Derive it from the
+   * revisions' tables (`table.batches`, see `batchProtocolVersions` in ../../../protocol/table.ts). Default: no
+   * batches (400 with -32600).
+   */
+  acceptsBatches?: (protocolVersion: string) => boolean;
+  /** Makes session ids; each must be visible ASCII (0x21–0x7E). Default `crypto.randomUUID`. */
+  sessionIdGenerator?: () => string;
+  /** Problems that have no HTTP answer (a failed `onSession`, a bad session id). */
+  onError?(error: Error): void;
+}
+
+/** The endpoint: a `node:http` request listener with a WHATWG form and session control. */
+export interface StreamableHttpHandler {
+  /**
+   * `node:http` listener: `http.createServer(handler)`. Never rejects. Also works behind a
+   * body-parsing middleware: a `req.body` already read (object, string or bytes) is used.
+   */
+  (req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** WHATWG form: `Request` → `Response` (SSE bodies stream). Never rejects. */
+  fetch(request: Request): Promise<Response>;
+  /** Live sessions by id, least recently used first. */
+  readonly sessions: ReadonlyMap<string, HttpServerSession>;
+  /** The head checks this endpoint runs before it reads a body (a front that routes by body runs them first). */
+  readonly guard: RequestGuard;
+  /** Ends every session; a request still awaiting its response gets -32000 "server shutting down". */
+  close(): Promise<void>;
+}
+
+/** The protocol version assumed when neither header nor session tells (2025-11-25 transports). */
+export const DEFAULT_HTTP_PROTOCOL_VERSION = '2025-03-26';
+const DEFAULT_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Creates the Streamable HTTP endpoint.
+ * @example
+ * const handler = createStreamableHttpHandler({ onSession: (t) => engine.connect(t) });
+ * http.createServer(handler).listen(3000, '127.0.0.1');
+ */
+export function createStreamableHttpHandler(options: StreamableHttpOptions): StreamableHttpHandler {
+  const sessions = options.sessionRegistry ?? new MemorySessionRegistry<HttpServerSession>();
+  const idleMs = Math.max(0, options.sessionIdleMs ?? 30 * 60 * 1000);
+  const maxSessions = Math.max(1, options.maxSessions ?? 10_000);
+  const sweepMs = Math.max(1, Math.min(60_000, Math.ceil(idleMs / 4)));
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Sessions inside `onSession`: their `initialize` is not delivered yet, so they are not idle. */
+  const opening = new Set<HttpServerSession>();
+  /** Whether `s` is past its idle time at `now` (then it should end). */
+  const expired = (s: HttpServerSession, now: number): boolean => idleMs > 0 && s.idle && now - s.lastActive >= idleMs && !opening.has(s);
+  const sweep = (): void => {
+    const now = Date.now();
+    for (const s of [...sessions.values()]) if (expired(s, now)) void s.close();
+  };
+  const removed = (s: HttpServerSession): void => {
+    if (sessions.get(s.sessionId) === s) sessions.delete(s.sessionId);
+    if (sessions.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+  const added = (s: HttpServerSession): void => {
+    sessions.set(s.sessionId, s);
+    if (idleMs > 0 && !sweeper) {
+      sweeper = setInterval(sweep, sweepMs);
+      sweeper.unref?.();
+    }
+  };
+  const versions = options.supportedProtocolVersions ?? DEFAULT_VERSIONS;
+  const standalone = options.standaloneStream ?? true;
+  const allowDelete = options.allowDelete ?? true;
+  let sharedStore: MemoryEventStore | undefined;
+  const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
+  const makeId = options.sessionIdGenerator ?? randomUUID;
+  const allow = ['GET', 'POST', ...(allowDelete ? ['DELETE'] : [])].join(', ');
+
+  const fail = (ex: Exchange, status: number, code: number, message: string, extra: HeaderMap = {}): void => {
+    ex.sink.respond(status, { 'Content-Type': 'application/json', ...extra }, errorBody(code, message));
+  };
+
+  const guard = new RequestGuard(options, {
+    serves: (m, h) => m === 'POST' || (m === 'GET' && (standalone || (h['last-event-id'] !== undefined && storeFor !== undefined))) || (m === 'DELETE' && allowDelete),
+    allow,
+  });
+
+  async function handle(ex: Exchange): Promise<void> {
+    const h = ex.headers;
+    const refused = guard.check(ex.method, h, ex.localPort);
+    if (refused) return void ex.sink.respond(refused.status, refusalHeaders(refused), refusalBody(refused));
+    const method = ex.method === 'POST' || ex.method === 'GET' ? ex.method : ex.method.toUpperCase();
+    const resuming = method === 'GET' && h['last-event-id'] !== undefined && storeFor !== undefined;
+    const version = h['mcp-protocol-version'];
+    if (version !== undefined && !versions.includes(version)) {
+      return fail(ex, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${versions.join(', ')})`);
+    }
+    const sid = h['mcp-session-id'];
+    let session = sid === undefined ? undefined : sessions.get(sid);
+    if (session && expired(session, Date.now())) {
+      void session.close();
+      session = undefined;
+    }
+    if (sid !== undefined && !session) return fail(ex, 404, -32000, 'Session not found');
+    if (session) {
+      session.touch();
+      sessions.touch(session.sessionId);
+    }
+    const sessionHeaders: HeaderMap = session ? { 'Mcp-Session-Id': session.sessionId } : {};
+    const effective = version ?? session?.protocolVersion ?? DEFAULT_HTTP_PROTOCOL_VERSION;
+
+    if (method !== 'POST') {
+      if (!session) return fail(ex, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      if (method === 'DELETE') {
+        await session.close();
+        return ex.sink.respond(204, {});
+      }
+      return session.acceptGet(ex.sink, sessionHeaders, effective, resuming ? h['last-event-id'] : undefined);
+    }
+
+    // a session reading a body is busy: it cannot expire or be evicted meanwhile
+    session?.reading(true);
+    let body: Awaited<ReturnType<typeof ex.readBody>>;
+    try {
+      body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
+    } finally {
+      session?.reading(false);
+    }
+    if (typeof body === 'string') {
+      const r = guard.bodyRefusal(body);
+      return ex.sink.respond(r.status, refusalHeaders(r, sessionHeaders), refusalBody(r));
+    }
+    let message: unknown;
+    try {
+      const text = utf8.decode(body);
+      message = JSON.parse(text);
+      exactIds(message, text);
+    } catch {
+      return fail(ex, 400, -32700, 'Parse error: body is not JSON');
+    }
+    if (Array.isArray(message)) {
+      // a batch: only in a session whose negotiated revision has them (2025-03-26)
+      const negotiated = session?.protocolVersion;
+      if (!session || negotiated === undefined || !options.acceptsBatches?.(negotiated)) {
+        return fail(ex, 400, -32600, `Invalid Request: batches are not accepted${negotiated ? ` in protocol version ${negotiated}` : ''}; send one message per POST`);
+      }
+      if (message.length === 0) return fail(ex, 400, -32600, 'Invalid Request: empty batch');
+      const valid: JSONRPCMessage[] = [];
+      const errors: JSONRPCMessage[] = [];
+      for (const entry of message as unknown[]) {
+        const why = shapeProblem(entry) ?? (isObject(entry) && 'method' in entry && 'id' in entry && !isRequestId(entry.id) ? 'request id must be a string or an integer' : undefined);
+        if (!why) valid.push(entry as JSONRPCMessage);
+        // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
+        else if (!(isObject(entry) && !('method' in entry) && ('result' in entry || 'error' in entry))) {
+          const id = isObject(entry) && isRequestId(entry.id) ? entry.id : null;
+          errors.push({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${why}` } });
+        }
+      }
+      return session.acceptBatch(valid, errors, { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal }, ex.sink, sessionHeaders);
+    }
+    const problem = shapeProblem(message);
+    if (problem) return fail(ex, 400, -32600, `Invalid Request: ${problem}`);
+    const msg = message as JSONRPCMessage;
+    const info: MessageInfo = { headers: h };
+    // a request gets the signal of its stream from the session; the others that of the exchange
+    if (msg.method === undefined || msg.id === undefined) info.signal = ex.signal;
+
+    if (msg.method === 'initialize' && 'id' in msg) {
+      if (sid !== undefined) return fail(ex, 400, -32600, 'Bad Request: initialize must not carry Mcp-Session-Id');
+      const params = msg.params as { protocolVersion?: unknown } | undefined;
+      if (sessions.size >= maxSessions && !(await evictIdle())) {
+        return fail(ex, 503, -32000, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': String(Math.ceil(sweepMs / 1000)) });
+      }
+      const newId = makeId();
+      if (!VISIBLE_ASCII.test(newId) || sessions.has(newId)) {
+        options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
+        return fail(ex, 500, -32603, 'Internal error');
+      }
+      const fresh = new HttpServerSession(newId, settingsFor(newId), removed);
+      added(fresh);
+      opening.add(fresh);
+      try {
+        await options.onSession(fresh, { sessionId: newId, headers: h });
+      } catch (e) {
+        options.onError?.(e instanceof Error ? e : new Error(String(e)));
+        opening.delete(fresh);
+        await fresh.close();
+        return fail(ex, 500, -32603, 'Internal error');
+      }
+      opening.delete(fresh);
+      info.sessionId = newId;
+      info.protocolVersion = version ?? (typeof params?.protocolVersion === 'string' ? params.protocolVersion : effective);
+      return fresh.acceptPost(msg, info, ex.sink, { 'Mcp-Session-Id': newId });
+    }
+    if (!session) return fail(ex, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    info.sessionId = session.sessionId;
+    info.protocolVersion = effective;
+    session.acceptPost(msg, info, ex.sink, sessionHeaders);
+  }
+
+  /** Ends the least recently used idle session; false when every session is busy. */
+  async function evictIdle(): Promise<boolean> {
+    for (const s of sessions.values()) {
+      if (!s.idle || opening.has(s)) continue;
+      await s.close();
+      return true;
+    }
+    return false;
+  }
+
+  function settingsFor(sessionId: string): SessionSettings {
+    return {
+      replyMode: options.replyMode ?? 'auto',
+      eventStore: storeFor?.(sessionId),
+      retryMs: options.retryMs,
+      keepAliveMs: options.keepAliveMs ?? 15000,
+      maxBacklog: options.maxBacklog ?? 100,
+    };
+  }
+
+  async function safely(ex: Exchange): Promise<void> {
+    try {
+      await handle(ex);
+    } catch (e) {
+      options.onError?.(e instanceof Error ? e : new Error(String(e)));
+      if (!ex.sink.started) fail(ex, 500, -32603, 'Internal error');
+      else ex.sink.end();
+    }
+  }
+
+  const handler = ((req: IncomingMessage, res: ServerResponse) => safely(nodeExchange(req, res))) as StreamableHttpHandler;
+  Object.defineProperties(handler, {
+    fetch: {
+      value: async (request: Request): Promise<Response> => {
+        const { exchange, response } = fetchExchange(request);
+        void safely(exchange);
+        return response;
+      },
+    },
+    sessions: { get: () => sessions },
+    guard: { value: guard },
+    close: {
+      value: async (): Promise<void> => {
+        if (sweeper) clearInterval(sweeper);
+        sweeper = undefined;
+        await Promise.all([...sessions.values()].map((s) => s.close('server shutting down')));
+      },
+    },
+  });
+  return handler;
+}
+
+/**
+ * Why `m` is not one JSON-RPC 2.0 request, notification or response (undefined if it is). Ids
+ * are checked with {@link isRequestId}, the engine's definition (a string or an integer: `1.5`,
+ * `true` or an object are refused here with 400 -32600 rather than reaching the engine).
+ */
+export function shapeProblem(m: unknown): string | undefined {
+  if (Array.isArray(m)) return 'batches are not accepted; send one message per POST';
+  if (typeof m !== 'object' || m === null) return 'body must be a JSON object';
+  const o = m as Record<string, unknown>;
+  if (o.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  // the engine's own definition of an id (../../../jsonrpc/message.ts): a request the transport admits is one
+  // the engine answers with that id, so its answer always finds the POST that carried it
+  const idOk = isRequestId(o.id);
+  if ('method' in o) {
+    if (typeof o.method !== 'string') return 'method must be a string';
+    if ('id' in o && !idOk) return 'id must be a string or an integer';
+    if ('params' in o && (typeof o.params !== 'object' || o.params === null)) return 'params must be an object or array';
+    return undefined;
+  }
+  if ('result' in o || 'error' in o) {
+    if ('result' in o && 'error' in o) return 'a response has either result or error';
+    if (!idOk && o.id !== null) return 'response id must be a string, an integer or null';
+    return undefined;
+  }
+  return 'not a request, notification or response';
+}

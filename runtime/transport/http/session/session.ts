@@ -1,0 +1,571 @@
+/**
+ * One Streamable HTTP session on the server side (2025-11-25 basic/transports, "Session
+ * Management"): the {@link Transport} the peer engine attaches to, and the routing of its
+ * outbound messages onto the HTTP responses of that session.
+ *
+ * Streams: every POST that carries a request owns one stream, answered as `application/json`
+ * or `text/event-stream`; the standalone stream is the session's one GET. A message sent with
+ * `relatedRequestId` goes to the stream of that request while it is open, a response always
+ * to the stream of the request it answers (which then ends), anything else to the standalone
+ * stream. With an {@link EventStore} every SSE event carries an ID and a reconnecting client
+ * gets the events it missed on that one stream.
+ */
+import { encodeComment, encodeEvent } from '../../../codec/sse.js';
+import type { EventStore } from './event-store.js';
+import type { HeaderMap, ResponseSink } from '../io/exchange.js';
+import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
+import { SENT } from '../../../jsonrpc/sent.js';
+import { idText, serializeMessage } from '../../../jsonrpc/message.js';
+import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+import type { ReplyMode } from './stream.js';
+
+export type { ReplyMode } from './stream.js';
+
+/** Settings a session inherits from the handler. */
+export interface SessionSettings {
+  replyMode: ReplyMode;
+  eventStore?: EventStore;
+  /** SSE `retry` (ms) sent in priming events and before the server drops a connection. */
+  retryMs?: number;
+  /** Interval (ms) of keep-alive comments on open SSE connections; 0 disables. */
+  keepAliveMs: number;
+  /** Standalone-stream messages kept for a GET that arrives without `Last-Event-ID`. */
+  maxBacklog: number;
+}
+
+type Id = string | number | bigint;
+
+const idKey = (id: Id): string => `${typeof id}:${id}`;
+
+/** A JSON-RPC error body with `id: null`, for HTTP-level rejections. */
+export function errorBody(code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+/**
+ * The server-side {@link Transport} of one session. Created by the HTTP handler when an
+ * `initialize` request arrives and handed to `onSession`; the engine then calls `start`.
+ * Inbound messages that arrive before `start` are held and delivered by it.
+ */
+export class HttpServerSession implements Transport {
+  readonly sessionId: string;
+  /** The negotiated protocol version, taken from the `initialize` result; undefined before. */
+  protocolVersion: string | undefined;
+  // An idle session holds only its id, settings and negotiated version: the collections below
+  // are allocated on first use and dropped when they empty out or the session ends.
+  private events: TransportEvents | undefined;
+  /** Inbound messages that arrived before `start`. */
+  private held: Array<[JSONRPCMessage, MessageInfo]> | undefined;
+  /** Open streams by key of the request they answer. */
+  private requests: Map<string, OutStream> | undefined;
+  /** POST streams not finished yet (a client may resume them), by stream id. */
+  private postStreams: Map<string, OutStream> | undefined;
+  private standaloneStream: OutStream | undefined;
+  /**
+   * Standalone messages a client without a cursor has not provably received: with an event
+   * store, every one sent since the last resumption (a client that got any of them holds an
+   * event ID and resumes with it); without, those sent while no GET was connected.
+   */
+  private backlog: Array<{ eventId?: string; message: JSONRPCMessage }> | undefined;
+  /** Tail of the send queue while sends are pending. */
+  private queue: Promise<void> | undefined;
+  private initKey: string | undefined;
+  private ended = false;
+  /** Ids of this session's streams (made with its first stream). */
+  private streamIds: StreamIds | undefined;
+  #lastActive = Date.now();
+  #reading = 0;
+
+  constructor(
+    sessionId: string,
+    private readonly settings: SessionSettings,
+    private readonly onEnd: (session: HttpServerSession) => void,
+  ) {
+    this.sessionId = sessionId;
+  }
+
+  /** The stream of the session's GET (created on first use). */
+  private get standalone(): OutStream {
+    return (this.standaloneStream ??= this.newStream(this.ids.standalone, 'standalone', 'sse', '2025-03-26'));
+  }
+
+  private get ids(): StreamIds {
+    return (this.streamIds ??= new StreamIds());
+  }
+
+  /**
+   * When the session last did something (ms since the epoch, as `Date.now()`): a request for
+   * it arrived or its body was read, a response went out, or a connection of one of its
+   * streams ended.
+   */
+  get lastActive(): number {
+    return this.#lastActive;
+  }
+
+  /**
+   * Handler side: a request carrying this session's id arrived (its body may still be on its
+   * way), which counts as activity.
+   */
+  touch(): void {
+    this.#lastActive = Date.now();
+  }
+
+  /**
+   * Handler side: a POST body for this session is being read (`true`) or was read (`false`).
+   * A session reading a body is not idle.
+   */
+  reading(started: boolean): void {
+    this.#reading += started ? 1 : -1;
+    this.#lastActive = Date.now();
+  }
+
+  /**
+   * True when nothing is under way: no request awaits its response, no POST body is being
+   * read, no stream has a connection, no send is queued. Only an idle session may expire or
+   * be evicted.
+   */
+  get idle(): boolean {
+    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink;
+  }
+
+  /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
+  get active(): boolean {
+    return !this.ended;
+  }
+
+  async start(events: TransportEvents): Promise<void> {
+    if (this.events) throw new Error('HttpServerSession already started');
+    this.events = events;
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const [m, info] of held) events.onMessage(m, info);
+  }
+
+  /**
+   * Sends one message on the stream chosen as described in the module docs. A JSON reply
+   * with no send queued before it is written at once and {@link SENT} returned.
+   * @throws Error when the session ended, or for a response to a request id this session
+   * never received (or already answered).
+   */
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    try {
+      if (this.replyNow(message)) return SENT;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.enqueue(() => this.route(message, options));
+  }
+
+  /**
+   * Writes `message` now when it is the response of the one request of a POST stream still
+   * answerable as `application/json`, no send is queued (so order holds) and it does not end
+   * the `initialize` exchange; false (nothing done) otherwise.
+   */
+  private replyNow(message: JSONRPCMessage): boolean {
+    if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
+    const key = idKey(message.id as Id);
+    const s = this.requests?.get(key);
+    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch) return false;
+    s.pending.delete(key);
+    this.requests!.delete(key);
+    if (this.requests!.size === 0) this.requests = undefined;
+    this.replyJson(s, message);
+    return true;
+  }
+
+  /** Answers a POST stream with `message` (a batch: an array) as `application/json`; the stream is finished. */
+  private replyJson(s: OutStream, message: JSONRPCMessage | JSONRPCMessage[]): void {
+    const body = serializeMessage(message);
+    this.#lastActive = Date.now();
+    s.mode = 'json';
+    s.done = true;
+    this.forget(s);
+    const sink = s.sink;
+    s.sink = null;
+    sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, body);
+  }
+
+  /**
+   * Ends the session: all its streams end, later requests with its id get 404. Idempotent.
+   * With `reason` (e.g. "server shutting down") requests awaiting their response on an open
+   * POST stream get error -32000 `reason` there (see `answerPending`), not a bare 404 or end.
+   */
+  async close(reason?: string): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    for (const s of [...(this.standaloneStream ? [this.standaloneStream] : []), ...(this.postStreams?.values() ?? [])]) {
+      if (reason !== undefined && s.kind === 'post' && s.sink && !s.done && s.pending.size > 0) answerPending(s, reason);
+      this.detach(s, true);
+      if (s.kind === 'post') abortStream(s, new Error(`Session ${this.sessionId} ended`));
+    }
+    this.requests = undefined;
+    this.postStreams = undefined;
+    this.backlog = undefined;
+    this.onEnd(this);
+    await this.settings.eventStore?.clear?.(this.sessionId);
+    this.events?.onClose();
+  }
+
+  /**
+   * The engine sends no response for request `id` (the client cancelled it): the request stops
+   * awaiting one, and a POST stream left with nothing to wait for ends: as an empty
+   * `text/event-stream` when nothing was sent on it yet (a request's POST is answered with JSON
+   * or SSE, 2025-11-25 basic/transports, POST rule 5), else its SSE body ends. Resolves after
+   * queued sends.
+   */
+  unanswered(id: Id): Promise<void> {
+    return this.enqueue(async () => {
+      const key = idKey(id);
+      const s = this.requests?.get(key);
+      if (!s || this.ended) return;
+      s.pending.delete(key);
+      this.requests!.delete(key);
+      if (this.requests!.size === 0) this.requests = undefined;
+      if (key === this.initKey) this.initKey = undefined;
+      if (s.pending.size > 0 || s.done) return;
+      s.done = true;
+      this.forget(s);
+      const sink = s.sink;
+      if (sink && !sink.started && !sink.closed) sink.open(200, sseHeaders(s.headers));
+      this.detach(s, true);
+    });
+  }
+
+  /**
+   * Closes the HTTP connection of a stream without ending the stream (the "polling" pattern of
+   * 2025-11-25 basic/transports, POST rule 6): sends `retry` when configured, then ends the
+   * response. The client resumes with GET and `Last-Event-ID`. Targets the stream of
+   * `relatedRequestId`, or the standalone stream when omitted. Resolves after queued sends.
+   */
+  closeSseConnection(relatedRequestId?: Id): Promise<void> {
+    return this.enqueue(async () => {
+      const s = relatedRequestId === undefined ? this.standaloneStream : this.requests?.get(idKey(relatedRequestId));
+      if (!s?.sink) return;
+      if (this.settings.retryMs !== undefined) s.sink.write(`retry: ${this.settings.retryMs}\n\n`);
+      this.detach(s, true);
+    });
+  }
+
+  /**
+   * Handler side: one POSTed message, already validated and assigned to this session. A
+   * request is delivered with a {@link CarrierWatch} info (same sessionId, headers and
+   * protocolVersion) whose `signal` (built when read) and watched request abort when its
+   * stream dies unanswered: the connection closed while the client cannot resume the stream
+   * (no event store, or no event ID sent yet), or the session ended. A disconnection the
+   * client can resume from is not a cancellation (2025-11-25 basic/transports, POST rule 6).
+   * Once the session has ended the POST gets 404 "Session not found" and nothing is delivered.
+   */
+  acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
+    if (this.ended) {
+      // the session ended while the body was arriving (DELETE, close, expiry): nothing would answer
+      sink.respond(404, { 'Content-Type': 'application/json' }, errorBody(-32000, 'Session not found'));
+      return;
+    }
+    this.#lastActive = Date.now();
+    const id = message.id as Id | undefined;
+    if (typeof message.method === 'string' && id !== undefined && id !== null) {
+      const key = idKey(id);
+      if (this.requests?.has(key)) {
+        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(-32600, `Request id ${idText(id)} is already in use`));
+        return;
+      }
+      if (message.method === 'initialize') this.initKey = key;
+      const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+      s.pending.add(key);
+      info = new RequestInfo(info, s);
+      (this.requests ??= new Map()).set(key, s);
+      (this.postStreams ??= new Map()).set(s.id, s);
+      this.attach(s, sink, headers, s.mode === 'sse');
+    } else {
+      sink.respond(202, headers);
+    }
+    this.deliver(message, info);
+  }
+
+  /**
+   * Handler side: one POSTed JSON-RPC batch in a session whose negotiated revision has batches
+   * (2025-03-26 basic/transports, "Sending Messages to the Server"): `messages` are its valid
+   * entries, in order; `errors` the -32600 responses the handler made for its invalid ones. With
+   * no request among them the POST gets 202 (or, when there are errors, 200 with their array).
+   * Else one stream answers all its requests, as the reply mode says: one `application/json`
+   * array of every response (errors first), or an SSE stream with one event per message; a
+   * request whose id is already in flight, or repeated in the batch, gets -32600 in that array
+   * and is not delivered. Each request's `info` is that of its stream, as for one POSTed request.
+   */
+  acceptBatch(messages: JSONRPCMessage[], errors: JSONRPCMessage[], info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
+    const answers = [...errors];
+    const requests: JSONRPCMessage[] = [];
+    const others: JSONRPCMessage[] = [];
+    const keys = new Set<string>();
+    for (const m of messages) {
+      const id = m.id as Id | undefined;
+      if (typeof m.method !== 'string' || id === undefined || id === null) {
+        others.push(m);
+        continue;
+      }
+      const key = idKey(id);
+      if (this.requests?.has(key) || keys.has(key)) {
+        answers.push({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: request id ${idText(id)} is already in use` } });
+        continue;
+      }
+      keys.add(key);
+      requests.push(m);
+    }
+    const plain: MessageInfo = { ...info, signal: info.signal };
+    if (requests.length === 0) {
+      if (answers.length) sink.respond(200, { ...headers, 'Content-Type': 'application/json' }, serializeMessage(answers));
+      else sink.respond(202, headers);
+      for (const m of others) this.deliver(m, plain);
+      return;
+    }
+    const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+    s.batch = answers;
+    for (const key of keys) {
+      s.pending.add(key);
+      (this.requests ??= new Map()).set(key, s);
+    }
+    (this.postStreams ??= new Map()).set(s.id, s);
+    this.attach(s, sink, headers, s.mode === 'sse');
+    const streamInfo = new RequestInfo({ ...info, signal: undefined }, s);
+    for (const m of messages) {
+      if (requests.includes(m)) this.deliver(m, streamInfo);
+      else if (others.includes(m)) this.deliver(m, plain);
+    }
+  }
+
+  /**
+   * Handler side: a GET. With `lastEventId` (and an event store) replays the missed events of
+   * the stream that ID belongs to and continues that stream on this connection (400, nothing
+   * replayed, when the ID is unknown, names a stream of another session, or its successors
+   * were discarded); without, opens the standalone stream and sends the messages held for it.
+   * Either way a connection the stream already had is ended and replaced (one connection per
+   * stream; a client whose connection died unnoticed can always come back).
+   */
+  acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string, lastEventId?: string): Promise<void> {
+    const json = { 'Content-Type': 'application/json', ...headers };
+    this.#lastActive = Date.now();
+    return this.enqueue(async () => {
+      const store = this.settings.eventStore;
+      if (lastEventId !== undefined && store) {
+        const replay: Array<[string, JSONRPCMessage]> = [];
+        const streamId = await store.replayEventsAfter(this.sessionId, lastEventId, (eventId, m) => {
+          replay.push([eventId, m]);
+        });
+        // a replay never crosses sessions, whatever the store did
+        if (streamId === undefined || !this.streamIds?.owns(streamId)) {
+          sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
+          return;
+        }
+        const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
+        sink.open(200, sseHeaders(headers));
+        for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
+        if (!s || s.done) {
+          sink.end();
+          return;
+        }
+        if (s === this.standaloneStream) this.backlog = undefined;
+        this.detach(s, true);
+        s.protocolVersion = protocolVersion;
+        await this.attachOpen(s, sink);
+        return;
+      }
+      this.detach(this.standalone, true);
+      this.standalone.protocolVersion = protocolVersion;
+      this.attach(this.standalone, sink, headers, false);
+      // Held messages go before the priming event: its ID is then a cursor past all of them.
+      const held = (this.settings.eventStore ? this.backlog?.slice() : this.backlog) ?? [];
+      if (!this.settings.eventStore) this.backlog = undefined;
+      await this.openStream(this.standalone, held);
+    });
+  }
+
+  private deliver(message: JSONRPCMessage, info: MessageInfo): void {
+    if (this.events) this.events.onMessage(message, info);
+    else (this.held ??= []).push([message, info]);
+  }
+
+  /** Runs `task` after the tasks queued before it; the queue is dropped once it drains. */
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = (this.queue ?? Promise.resolve()).then(task);
+    const drained = (): void => {
+      if (this.queue === tail) this.queue = undefined;
+    };
+    const tail: Promise<void> = run.then(drained, drained);
+    this.queue = tail;
+    return run;
+  }
+
+  private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string): OutStream {
+    return { id, kind, sink: null, headers: {}, mode, pending: new Set(), protocolVersion, resumable: false, done: false };
+  }
+
+  /** Binds a connection to a stream; opens it now when `openNow` (else on first SSE message). */
+  private attach(s: OutStream, sink: ResponseSink, headers: HeaderMap, openNow: boolean): void {
+    s.sink = sink;
+    s.headers = headers;
+    sink.onClose(() => this.lost(s, sink));
+    if (openNow) void this.enqueue(() => this.openStream(s));
+  }
+
+  /** Binds an already opened (resumed) connection to a stream. */
+  private async attachOpen(s: OutStream, sink: ResponseSink): Promise<void> {
+    s.sink = sink;
+    sink.onClose(() => this.lost(s, sink));
+    await this.prime(s);
+    this.keepAlive(s);
+  }
+
+  /** Sends SSE status and headers on the stream's connection, `held`, then the priming event. */
+  private async openStream(s: OutStream, held: Array<{ eventId?: string; message: JSONRPCMessage }> = []): Promise<void> {
+    const sink = s.sink;
+    if (!sink || sink.closed || sink.started) return;
+    sink.open(200, sseHeaders(s.headers));
+    for (const { eventId, message } of held) this.write(s, message, eventId);
+    await this.prime(s);
+    this.keepAlive(s);
+  }
+
+  /**
+   * Priming event: an event ID with empty data, so that the client can resume even before the
+   * first message. Only for clients at 2025-11-25 or later (older ones reject empty data).
+   */
+  private async prime(s: OutStream): Promise<void> {
+    const store = this.settings.eventStore;
+    if (!store || !s.sink || s.protocolVersion < '2025-11-25') return;
+    const id = await store.storeEvent(this.sessionId, s.id, null);
+    if (s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+  }
+
+  private keepAlive(s: OutStream): void {
+    if (this.settings.keepAliveMs <= 0 || s.timer) return;
+    s.timer = setInterval(() => s.sink?.write(encodeComment()), this.settings.keepAliveMs);
+    s.timer.unref?.();
+  }
+
+  /** The connection of `s` went away (client side, or ended by us). */
+  private lost(s: OutStream, sink: ResponseSink): void {
+    if (s.sink !== sink) return;
+    this.detach(s, false);
+    if (s.kind === 'post' && !s.done && !(s.resumable && this.settings.eventStore)) {
+      // Nobody can resume this stream: its messages have nowhere to go.
+      s.done = true;
+      this.forget(s);
+      abortStream(s, new Error('HTTP connection closed'));
+    }
+  }
+
+  private detach(s: OutStream, end: boolean): void {
+    if (s.sink) this.#lastActive = Date.now();
+    if (s.timer) clearInterval(s.timer);
+    s.timer = undefined;
+    const sink = s.sink;
+    s.sink = null;
+    if (end && sink) {
+      if (sink.started) sink.end();
+      else sink.respond(404, {}, errorBody(-32000, 'Session ended'));
+    }
+  }
+
+  private async route(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (this.ended) throw new Error(`Session ${this.sessionId} has ended`);
+    const response = isResponse(message);
+    let s: OutStream | undefined;
+    if (response) {
+      const key = idKey(message.id as Id);
+      s = this.requests?.get(key);
+      if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
+      if (key === this.initKey) this.learnVersion(message);
+      this.#lastActive = Date.now();
+      s.pending.delete(key);
+      this.requests!.delete(key);
+      if (this.requests!.size === 0) this.requests = undefined;
+    } else if (options?.relatedRequestId !== undefined) {
+      s = this.requests?.get(idKey(options.relatedRequestId));
+      if (s && (s.mode === 'json' || s.done)) s = undefined;
+    }
+    s ??= this.standalone;
+
+    if (s.kind === 'post' && s.batch) await this.routeBatch(s, message, response);
+    else if (s.kind === 'post') {
+      if (s.mode === 'auto') s.mode = response && s.pending.size === 0 && !s.sink?.started ? 'json' : 'sse';
+      if (s.mode === 'json') this.replyJson(s, message);
+      else if (!s.done) {
+        await this.openStream(s);
+        const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
+        this.write(s, message, eventId);
+        if (s.pending.size === 0) {
+          s.done = true;
+          this.forget(s);
+          this.detach(s, true);
+        }
+      }
+    } else {
+      const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
+      const live = s.sink !== null && !s.sink.closed;
+      if (live) this.write(s, message, eventId);
+      if (!live || this.settings.eventStore) {
+        const backlog = (this.backlog ??= []);
+        backlog.push({ eventId, message });
+        if (backlog.length > this.settings.maxBacklog) backlog.shift();
+      }
+    }
+    if (response && this.initKey === idKey(message.id as Id)) {
+      this.initKey = undefined;
+      if ('error' in message) await this.close();
+    }
+  }
+
+  /**
+   * A message for a batch's stream: responses are collected while the stream may still answer
+   * as one JSON array (mode `json`, or `auto` until something else goes first); else the stream
+   * is SSE, the collected responses go out first, then `message`. It ends once every request
+   * of the batch has its response.
+   */
+  private async routeBatch(s: OutStream, message: JSONRPCMessage, response: boolean): Promise<void> {
+    if (s.done) return;
+    const batch = s.batch!;
+    if (response && s.mode !== 'sse' && !s.sink?.started) {
+      batch.push(message);
+      if (s.pending.size === 0) this.replyJson(s, batch.splice(0));
+      return;
+    }
+    s.mode = 'sse';
+    await this.openStream(s);
+    for (const m of [...batch.splice(0), message]) {
+      const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, m);
+      this.write(s, m, eventId);
+    }
+    if (s.pending.size === 0) {
+      s.done = true;
+      this.forget(s);
+      this.detach(s, true);
+    }
+  }
+
+  /** A finished POST stream: nothing will be resumed or sent on it. */
+  private forget(s: OutStream): void {
+    this.postStreams?.delete(s.id);
+    if (this.postStreams?.size === 0) this.postStreams = undefined;
+    const store = this.settings.eventStore;
+    // a JSON reply stored no events
+    if (s.mode !== 'json' && store?.streamFinished) {
+      try {
+        void Promise.resolve(store.streamFinished(this.sessionId, s.id)).catch(() => undefined);
+      } catch {
+        /* a store that fails here only keeps the stream longer */
+      }
+    }
+  }
+
+  private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined): void {
+    if (!s.sink) return;
+    if (s.sink.write(encodeEvent({ id: eventId, data: serializeMessage(message) })) && eventId !== undefined) {
+      s.resumable = true;
+    }
+  }
+
+  private learnVersion(message: JSONRPCMessage): void {
+    const result = message.result as { protocolVersion?: unknown } | undefined;
+    if (typeof result?.protocolVersion === 'string') this.protocolVersion = result.protocolVersion;
+  }
+}

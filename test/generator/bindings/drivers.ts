@@ -1,0 +1,415 @@
+/**
+ * One round-trip driver per compiled language. `build` writes the driver into the folder that
+ * holds the generated binding and compiles it (throwing with the compiler's output on failure);
+ * `run` executes it on `manifest.tsv` (see harness.ts for the manifest format).
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import type { BindingLanguageId } from '../../../generator/emit/bindings/index.js';
+import { bindingNames, requireFile, requireTool, run, scratchDir } from './harness.js';
+
+export type RoundTripLanguage = Exclude<BindingLanguageId, 'kotlin' | 'swift'>;
+
+export interface Driver {
+  /** Fails, naming the Debian package, when the toolchain is missing. */
+  requireToolchain(): void;
+  /** Writes and compiles the driver for `types` next to the binding in `dir`. */
+  build(dir: string, files: Map<string, string>, types: string[]): void;
+  /** Runs the driver on `dir/manifest.tsv`. */
+  run(dir: string): void;
+}
+
+const python: Driver = {
+  requireToolchain() {
+    requireTool('python', 'python3');
+  },
+  build(dir) {
+    writeFileSync(
+      join(dir, 'driver.py'),
+      `import json, os, sys, traceback
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'bindings', 'python'))
+import mcp_types
+
+# Conversion functions by type, keyed by the type's letters in lower case.
+functions = {}
+for name in dir(mcp_types):
+    if name.endswith('_from_dict'):
+        base = name[: -len('_from_dict')]
+        functions[base.replace('_', '').lower()] = (getattr(mcp_types, name), getattr(mcp_types, base + '_to_dict'))
+
+with open(sys.argv[1], encoding='utf-8') as manifest:
+    for line in manifest:
+        type_name, source, target = line.rstrip('\\n').split('\\t')
+        try:
+            with open(source, encoding='utf-8') as f:
+                data = json.load(f)
+            from_dict, to_dict = functions[type_name.lower()]
+            out = to_dict(from_dict(data))
+            with open(target, 'w', encoding='utf-8') as f:
+                json.dump(out, f)
+        except Exception as error:
+            with open(target + '.err', 'w', encoding='utf-8') as f:
+                f.write(repr(error) + '\\n' + traceback.format_exc())
+`,
+    );
+    run('python3', ['-c', 'import sys; sys.path.insert(0, "bindings/python"); import mcp_types'], { cwd: dir });
+  },
+  run(dir) {
+    run('python3', ['driver.py', 'manifest.tsv'], { cwd: dir });
+  },
+};
+
+const GO_ENV = { GOFLAGS: '-mod=mod -buildvcs=false', GOPROXY: 'off', GO111MODULE: 'on' };
+
+const go: Driver = {
+  requireToolchain() {
+    requireTool('go', 'go');
+  },
+  build(dir, files, types) {
+    const names = bindingNames('go', files, types);
+    const entries = [...names]
+      .map(
+        ([type, name]) =>
+          `\t${JSON.stringify(type)}: func(b []byte) ([]byte, error) {\n\t\tr, err := mcp.Unmarshal${name}(b)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\treturn r.Marshal()\n\t},`,
+      )
+      .join('\n');
+    writeFileSync(join(dir, 'go.mod'), 'module mcpdriver\n\ngo 1.19\n');
+    writeFileSync(
+      join(dir, 'main.go'),
+      `package main
+
+import (
+\t"bufio"
+\t"fmt"
+\t"os"
+\t"strings"
+
+\tmcp "mcpdriver/bindings/go"
+)
+
+var conversions = map[string]func([]byte) ([]byte, error){
+${entries}
+}
+
+func main() {
+\tmanifest, err := os.Open(os.Args[1])
+\tif err != nil {
+\t\tpanic(err)
+\t}
+\tdefer manifest.Close()
+\tscanner := bufio.NewScanner(manifest)
+\tfor scanner.Scan() {
+\t\tfields := strings.Split(scanner.Text(), "\\t")
+\t\tout, err := convert(fields[0], fields[1])
+\t\tif err != nil {
+\t\t\tos.WriteFile(fields[2]+".err", []byte(err.Error()+"\\n"), 0o644)
+\t\t\tcontinue
+\t\t}
+\t\tos.WriteFile(fields[2], out, 0o644)
+\t}
+}
+
+func convert(typeName string, path string) ([]byte, error) {
+\tdata, err := os.ReadFile(path)
+\tif err != nil {
+\t\treturn nil, err
+\t}
+\tf, ok := conversions[typeName]
+\tif !ok {
+\t\treturn nil, fmt.Errorf("no conversion for %s", typeName)
+\t}
+\treturn f(data)
+}
+`,
+    );
+    run('go', ['vet', './...'], { cwd: dir, env: GO_ENV });
+    run('go', ['build', '-o', 'driver', '.'], { cwd: dir, env: GO_ENV });
+  },
+  run(dir) {
+    run(join(dir, 'driver'), ['manifest.tsv'], { cwd: dir });
+  },
+};
+
+const DEBIAN_CARGO_REGISTRY = '/usr/share/cargo/registry';
+
+const rust: Driver = {
+  requireToolchain() {
+    requireTool('rust', 'cargo');
+    const crates = existsSync(DEBIAN_CARGO_REGISTRY) ? readdirSync(DEBIAN_CARGO_REGISTRY) : [];
+    for (const crate of ['serde', 'serde_derive', 'serde_json']) {
+      assert.ok(
+        crates.some((name) => name.startsWith(`${crate}-1.`)),
+        `rust: the crate ${crate} is not in ${DEBIAN_CARGO_REGISTRY}; install it with: apt-get install -y --no-install-recommends librust-${crate.replace('_', '-')}-dev (or run scripts/ci-toolchains.sh)`,
+      );
+    }
+  },
+  build(dir, files, types) {
+    const names = bindingNames('rust', files, types);
+    const arms = [...names]
+      .map(([type, name]) => `        ${JSON.stringify(type)} => round_trip::<mcp_types::${name}>(text),`)
+      .join('\n');
+    writeFileSync(
+      join(dir, 'Cargo.toml'),
+      `[package]
+name = "mcpdriver"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[[bin]]
+name = "driver"
+path = "main.rs"
+
+[dependencies]
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+`,
+    );
+    mkdirSync(join(dir, '.cargo'), { recursive: true });
+    writeFileSync(
+      join(dir, '.cargo', 'config.toml'),
+      `[source.crates-io]
+replace-with = "debian"
+
+[source.debian]
+directory = "${DEBIAN_CARGO_REGISTRY}"
+
+[net]
+offline = true
+`,
+    );
+    writeFileSync(
+      join(dir, 'main.rs'),
+      `#[path = "bindings/rust/mcp_types.rs"]
+#[allow(dead_code)]
+mod mcp_types;
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+
+fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(text: &str) -> Result<String, String> {
+    let value: T = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    serde_json::to_string(&value).map_err(|e| e.to_string())
+}
+
+fn convert(type_name: &str, text: &str) -> Result<String, String> {
+    match type_name {
+${arms}
+        _ => Err(format!("no conversion for {}", type_name)),
+    }
+}
+
+fn main() {
+    let manifest = fs::File::open(std::env::args().nth(1).expect("manifest path")).expect("manifest");
+    for line in BufReader::new(manifest).lines() {
+        let line = line.expect("manifest line");
+        let fields: Vec<&str> = line.split('\\t').collect();
+        let result = fs::read_to_string(fields[1])
+            .map_err(|e| e.to_string())
+            .and_then(|text| convert(fields[0], &text));
+        match result {
+            Ok(out) => fs::write(fields[2], out).expect("write output"),
+            Err(error) => fs::write(format!("{}.err", fields[2]), error + "\\n").expect("write error"),
+        }
+    }
+}
+`,
+    );
+    // One target folder per test process: the serde crates compile once for every build.
+    run('cargo', ['build', '--offline', '--quiet'], { cwd: dir, env: { CARGO_TARGET_DIR: scratchDir('rust-target') } });
+  },
+  run(dir) {
+    run(join(scratchDir('rust-target'), 'debug', 'driver'), ['manifest.tsv'], { cwd: dir });
+  },
+};
+
+const cpp: Driver = {
+  requireToolchain() {
+    requireTool('cpp', 'g++');
+    requireFile('cpp', '/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev');
+  },
+  build(dir, files, types) {
+    const names = bindingNames('cpp', files, types);
+    const entries = [...names].map(([type, name]) => `    {${JSON.stringify(type)}, &round_trip<mcp::${name}>},`).join('\n');
+    writeFileSync(
+      join(dir, 'driver.cpp'),
+      `#include "bindings/cpp/mcp_types.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+
+using nlohmann::json;
+
+template <typename T>
+std::string round_trip(const std::string & text) {
+    T value = json::parse(text).get<T>();
+    json out = value;
+    return out.dump();
+}
+
+static const std::map<std::string, std::string (*)(const std::string &)> conversions = {
+${entries}
+};
+
+int main(int argc, char ** argv) {
+    std::ifstream manifest(argv[1]);
+    std::string line;
+    while (std::getline(manifest, line)) {
+        std::istringstream fields(line);
+        std::string type_name, source, target;
+        std::getline(fields, type_name, '\\t');
+        std::getline(fields, source, '\\t');
+        std::getline(fields, target, '\\t');
+        try {
+            std::ifstream input(source);
+            std::stringstream text;
+            text << input.rdbuf();
+            auto found = conversions.find(type_name);
+            if (found == conversions.end()) throw std::runtime_error("no conversion for " + type_name);
+            std::string out = found->second(text.str());
+            std::ofstream(target) << out;
+        } catch (const std::exception & error) {
+            std::ofstream(target + ".err") << error.what() << "\\n";
+        }
+    }
+    return 0;
+}
+`,
+    );
+    run('g++', ['-std=c++17', '-O0', '-w', '-o', 'driver', 'driver.cpp'], { cwd: dir });
+  },
+  run(dir) {
+    run(join(dir, 'driver'), ['manifest.tsv'], { cwd: dir });
+  },
+};
+
+const JACKSON_JARS = ['jackson-databind', 'jackson-core', 'jackson-annotations'].map((name) => `/usr/share/java/${name}.jar`);
+
+/** The Converter's method prefix per type (`Converter.<prefix>FromJsonString`). */
+function converterNames(converter: string, types: string[]): Map<string, string> {
+  const key = (s: string): string => s.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+  const byKey = new Map<string, string>();
+  for (const [, name] of converter.matchAll(/public static .+? (\w+)FromJsonString\(/g)) byKey.set(key(name), name);
+  const out = new Map<string, string>();
+  for (const type of types) {
+    const name = byKey.get(key(type));
+    assert.ok(name !== undefined, `java: Converter has no ${type}FromJsonString`);
+    out.set(type, name!);
+  }
+  return out;
+}
+
+const java: Driver = {
+  requireToolchain() {
+    requireTool('java', 'javac');
+    requireTool('java', 'java');
+    for (const jar of JACKSON_JARS) requireFile('java', jar, 'libjackson2-databind-java');
+  },
+  build(dir, files, types) {
+    const converter = readFileSync(join(dir, 'bindings/java/mcp/types/Converter.java'), 'utf8');
+    const names = converterNames(converter, types);
+    const cases = [...names]
+      .map(([type, name]) => `            case ${JSON.stringify(type)}: return Converter.${name}ToJsonString(Converter.${name}FromJsonString(text));`)
+      .join('\n');
+    writeFileSync(
+      join(dir, 'Driver.java'),
+      `import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import mcp.types.Converter;
+
+public class Driver {
+    static String convert(String type, String text) throws Exception {
+        switch (type) {
+${cases}
+            default: throw new IllegalArgumentException("no conversion for " + type);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        for (String line : Files.readAllLines(Paths.get(args[0]), StandardCharsets.UTF_8)) {
+            String[] fields = line.split("\\t");
+            try {
+                String text = new String(Files.readAllBytes(Paths.get(fields[1])), StandardCharsets.UTF_8);
+                Files.write(Paths.get(fields[2]), convert(fields[0], text).getBytes(StandardCharsets.UTF_8));
+            } catch (Exception error) {
+                Files.write(Paths.get(fields[2] + ".err"), (error.toString() + "\\n").getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+}
+`,
+    );
+    const sources = [...files.keys()].filter((path) => path.endsWith('.java'));
+    writeFileSync(join(dir, 'sources.txt'), `${[...sources, 'Driver.java'].join('\n')}\n`);
+    run('javac', ['-nowarn', '-encoding', 'UTF-8', '-d', 'classes', '-cp', JACKSON_JARS.join(':'), '@sources.txt'], { cwd: dir });
+  },
+  run(dir) {
+    run('java', ['-cp', ['classes', ...JACKSON_JARS].join(':'), 'Driver', 'manifest.tsv'], { cwd: dir });
+  },
+};
+
+const csharp: Driver = {
+  requireToolchain() {
+    requireTool('csharp', 'mcs');
+    requireTool('csharp', 'mono');
+    requireFile('csharp', '/usr/lib/pkgconfig/newtonsoft-json.pc', 'libnewtonsoft-json-cil-dev');
+  },
+  build(dir, files, types) {
+    const names = bindingNames('csharp', files, types);
+    const cases = [...names]
+      .map(([type, name]) => `            case ${JSON.stringify(type)}: return Serialize.ToJson(${name}.FromJson(text));`)
+      .join('\n');
+    writeFileSync(
+      join(dir, 'Driver.cs'),
+      `using System;
+using System.IO;
+using System.Text;
+using Mcp.Types;
+
+public static class Driver
+{
+    static string Convert(string type, string text)
+    {
+        switch (type)
+        {
+${cases}
+            default: throw new ArgumentException("no conversion for " + type);
+        }
+    }
+
+    public static void Main(string[] args)
+    {
+        foreach (var line in File.ReadAllLines(args[0], Encoding.UTF8))
+        {
+            var fields = line.Split('\\t');
+            try
+            {
+                var text = File.ReadAllText(fields[1], Encoding.UTF8);
+                File.WriteAllText(fields[2], Convert(fields[0], text), new UTF8Encoding(false));
+            }
+            catch (Exception error)
+            {
+                File.WriteAllText(fields[2] + ".err", error.GetType().Name + ": " + error.Message + "\\n");
+            }
+        }
+    }
+}
+`,
+    );
+    run(
+      'mcs',
+      ['-nologo', '-nowarn:1591,0618', '-pkg:newtonsoft-json', '-r:System.Runtime.Serialization', '-out:driver.exe', 'Driver.cs', 'bindings/csharp/McpTypes.cs'],
+      { cwd: dir },
+    );
+  },
+  run(dir) {
+    run('mono', ['driver.exe', 'manifest.tsv'], { cwd: dir });
+  },
+};
+
+export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { python, go, rust, cpp, java, csharp };

@@ -1,0 +1,108 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { OutboundRequests, PendingRequest } from '../../../runtime/engine/outbound.js';
+import { Peer } from '../../../runtime/engine/peer.js';
+import { RequestTimeoutError } from '../../../runtime/jsonrpc/errors.js';
+import { settle, sleep, table, wire } from '../support.js';
+
+/** Timers of this process that keep it alive. */
+const refTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+function harness() {
+  const fired: Array<{ id: number | string | bigint; ms: number; at: number }> = [];
+  const started = new Map<number | string | bigint, number>();
+  const out: OutboundRequests = new OutboundRequests((p, ms) => {
+    fired.push({ id: p.id, ms, at: Date.now() - started.get(p.id)! });
+    out.settle(p.id, () => undefined);
+  });
+  const add = (id: number | string, timeout: number) => {
+    const p = new PendingRequest(id, 'ping', undefined, false);
+    p.take().catch(() => undefined);
+    started.set(id, Date.now());
+    out.add(p, timeout);
+    return p;
+  };
+  return { out, fired, add };
+}
+
+test('outbound: requests sharing a timeout expire in send order, each once and not before its time; answered ones never', async () => {
+  const { out, fired, add } = harness();
+  add(0, 30);
+  add(1, 30);
+  add('1', 30);
+  await sleep(10);
+  add(2, 30);
+  add(3, 60);
+  assert.ok(out.settle(1, () => undefined), 'pending 1 settles');
+  assert.is(out.settle(1, () => undefined), undefined, 'a second settle finds nothing');
+  await sleep(90);
+  assert.equal(fired.map((f) => f.id), [0, '1', 2, 3]);
+  assert.equal(fired.map((f) => f.ms), [30, 30, 30, 60]);
+  for (const f of fired) assert.ok(f.at >= f.ms - 1, `${f.id} fired after ${f.at} ms`);
+  assert.is(out.size, 0);
+});
+
+test('outbound: an idle lane keeps its timer but no longer holds the process; Infinity needs no timer at all', async () => {
+  const before = refTimers();
+  const { out, add } = harness();
+  add(0, 60_000);
+  add(1, 60_000);
+  assert.is(refTimers(), before + 1, 'one timer for the lane');
+  add(2, Infinity);
+  add(3, 2 ** 31);
+  assert.is(refTimers(), before + 1, 'no timer for "no timeout"');
+  for (const id of [0, 1, 2, 3]) out.settle(id, () => undefined);
+  assert.is(refTimers(), before, 'idle: unref');
+  add(4, 60_000);
+  assert.is(refTimers(), before + 1, 'busy again: ref');
+  out.settle(4, () => undefined);
+  out.stopClocks();
+  assert.is(refTimers(), before);
+});
+
+test('outbound: random sends, answers and timeouts: every unanswered request times out exactly once, answered ones never', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.record({ timeout: fc.constantFrom(5, 12, 20), answerAfter: fc.option(fc.integer({ min: 0, max: 25 }), { nil: undefined }) }), { maxLength: 12 }),
+      async (plan) => {
+        const { out, fired, add } = harness();
+        const answered = new Set<number>();
+        plan.forEach((r, id) => {
+          add(id, r.timeout);
+          if (r.answerAfter !== undefined) {
+            setTimeout(() => {
+              if (out.settle(id, () => undefined)) answered.add(id);
+            }, r.answerAfter);
+          }
+        });
+        await sleep(45);
+        const ids = fired.map((f) => f.id as number);
+        assert.is(new Set(ids).size, ids.length, 'at most once');
+        for (const id of ids) assert.not.ok(answered.has(id), `${id} answered and timed out`);
+        assert.is(ids.length + answered.size, plan.length, 'every request ends one way');
+        assert.is(out.size, 0);
+      },
+    ),
+    { numRuns: 15 },
+  );
+});
+
+test('outbound: a peer answering 0 keeps the id exact and times out the others on its default clock', async () => {
+  const w = await wire();
+  const peer = new Peer({ side: 'client', table, transport: w.transport, timeout: 25 });
+  await peer.start();
+  const a = peer.request('ping');
+  const b = peer.request('ping');
+  const first = await w.next();
+  assert.is(first.id, 0);
+  await w.send({ jsonrpc: '2.0', id: '0', result: {} });
+  await w.send({ jsonrpc: '2.0', id: 0, result: {} });
+  assert.equal(await a, {});
+  const e = await b.then(() => undefined, (x: unknown) => x);
+  assert.instance(e, RequestTimeoutError);
+  assert.is((e as RequestTimeoutError).timeoutMs, 25);
+  await settle();
+  await peer.close();
+});
+test.run();
