@@ -88,3 +88,9 @@ export function hasCapability(caps: Record<string, unknown> | undefined, path: r
   }
   return cur !== undefined && cur !== null && cur !== false;
 }
+
+/**
+ * Params as a client passes them: `_meta` optional (stateless revisions require it on the wire;
+ * the client session fills in protocol version, capabilities and client info).
+ */
+export type ClientParams<T> = T extends { _meta: infer M } ? Omit<T, '_meta'> & { _meta?: Partial<M> } : T;
