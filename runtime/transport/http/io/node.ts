@@ -3,7 +3,7 @@
  * front (../../../stateless/dual-era.ts): the response sink written for it, and reading and parsing POST bodies.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ResponseSink } from './exchange.js';
+import type { ResponseSink } from './types.js';
 
 /** The headers of a JSON answer; {@link NodeSink.respond} recognises this object and adds the length. */
 export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
