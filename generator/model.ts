@@ -2,9 +2,12 @@
  * ProtocolModel: everything an emitter needs to know about one MCP revision, as plain
  * JSON-serialisable data (written to `generated/<rev>/model.json`). Built by `ingest`.
  */
-import type { Direction } from '../runtime/protocol/table.js';
-
-export type { Direction };
+/**
+ * Which side sends a message. The runtime's table (runtime/protocol/table.ts) names directions
+ * the same way; the generated protocol.gen.ts, which fills that table from this model, would
+ * not type-check if they parted.
+ */
+export type Direction = 'clientToServer' | 'serverToClient';
 
 /** A JSON Schema object (2020-12; references are `#/$defs/<Name>`). */
 export type JsonSchema = { [key: string]: unknown };
