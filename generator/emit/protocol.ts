@@ -74,8 +74,9 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
     .map(([name, code]) => ({ name, code }));
   const base = { preamble: preamble(model), revision: model.revision, protocolVersion: model.protocolVersion, lifecycle: model.lifecycle, runtimeImport: opts.runtimeImport };
   const methods = (dir: RequestDef['direction']) => pick(model.requests, dir).map((r) => q(r.method)).join(', ');
+  const http = { ...model.http, assumedVersion: model.http.assumedVersion === null ? 'null' : q(model.http.assumedVersion) };
   return new Map([
-    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes })],
+    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, http })],
     ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
     ['index.ts', render('index', base)],
   ]);
