@@ -15,6 +15,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/engine/peer.js';
+import type { ProtocolTable } from '../../runtime/protocol/table.js';
 import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
 import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http/legacy-sse/fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
@@ -76,6 +77,11 @@ export async function listenHttp(host: string, port: number) {
   return { server, port: bound, urlHost, guards };
 }
 
+/** The tables a revision's server negotiates with (its own, then its fallbacks): what its HTTP endpoints serve. */
+export function servedTables(rev: { table: unknown; fallbackTables?: readonly unknown[] }): ProtocolTable[] {
+  return [rev.table, ...(rev.fallbackTables ?? [])] as ProtocolTable[];
+}
+
 /**
  * Serves `mod` (its `fallbackTables`: older handshake tables, newest first, that `initialize`
  * also negotiates, on /mcp and /sse alike).
@@ -92,11 +98,10 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
   });
   const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });
-  // MCP-Protocol-Version: whatever initialize can negotiate (own table and fallbacks)
-  const versions = [mod.table, ...(mod.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion).filter((v): v is string => !!v);
   const handler = createStreamableHttpHandler({
     replyMode: options.replyMode,
-    supportedProtocolVersions: [...new Set([...versions, '2025-03-26', '2025-06-18', '2025-11-25'])],
+    // MCP-Protocol-Version: whatever initialize can negotiate (own table and fallbacks)
+    tables: servedTables(mod),
     ...guards,
     retryMs: options.retryMs ?? 500,
     onSession: (transport) => streamable.createSession().connect(transport),

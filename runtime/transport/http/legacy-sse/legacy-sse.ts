@@ -57,7 +57,8 @@ export interface LegacySseHandler {
 export class LegacySseServerTransport implements Transport {
   private events: TransportEvents | undefined;
   private closed = false;
-  private version = '2024-11-05';
+  /** The version of this session's `initialize` (none before it). */
+  private version: string | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(

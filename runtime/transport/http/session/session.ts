@@ -30,6 +30,10 @@ export interface SessionSettings {
   keepAliveMs: number;
   /** Standalone-stream messages kept for a GET that arrives without `Last-Event-ID`. */
   maxBacklog: number;
+  /** The protocol version of a request that names none and has no session version yet (from the tables served). */
+  assumedVersion?: string;
+  /** Protocol versions whose SSE streams start with a priming event (from the tables served). */
+  priming?: ReadonlySet<string>;
 }
 
 type Id = string | number;
@@ -82,7 +86,7 @@ export class HttpServerSession implements Transport {
 
   /** The stream of the session's GET (created on first use). */
   private get standalone(): OutStream {
-    return (this.standaloneStream ??= this.newStream(STANDALONE, 'standalone', 'sse', '2025-03-26'));
+    return (this.standaloneStream ??= this.newStream(STANDALONE, 'standalone', 'sse', this.settings.assumedVersion));
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
@@ -194,7 +198,7 @@ export class HttpServerSession implements Transport {
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
-      const s = this.newStream(nextStreamId(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+      const s = this.newStream(nextStreamId(), 'post', this.settings.replyMode, info.protocolVersion ?? this.settings.assumedVersion);
       s.pending.add(key);
       info = new RequestInfo(info, s);
       (this.requests ??= new Map()).set(key, s);
@@ -214,7 +218,7 @@ export class HttpServerSession implements Transport {
    * ended and replaced (one connection per stream; a client whose connection died unnoticed
    * can always come back).
    */
-  acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string, lastEventId?: string): Promise<void> {
+  acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string | undefined, lastEventId?: string): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
     return this.enqueue(async () => {
       const store = this.settings.eventStore;
@@ -266,7 +270,7 @@ export class HttpServerSession implements Transport {
     return run;
   }
 
-  private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string): OutStream {
+  private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string | undefined): OutStream {
     return { id, kind, sink: null, headers: {}, mode, pending: new Set(), protocolVersion, resumable: false, done: false };
   }
 
@@ -298,11 +302,12 @@ export class HttpServerSession implements Transport {
 
   /**
    * Priming event: an event ID with empty data, so that the client can resume even before the
-   * first message. Only for clients at 2025-11-25 or later (older ones reject empty data).
+   * first message. Only for the versions whose table says so (`table.http.primesStreams`:
+   * 2025-11-25 basic/transports; older clients reject empty data).
    */
   private async prime(s: OutStream): Promise<void> {
     const store = this.settings.eventStore;
-    if (!store || !s.sink || s.protocolVersion < '2025-11-25') return;
+    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return;
     const id = await store.storeEvent(s.id, null);
     if (s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
   }
