@@ -62,7 +62,7 @@ if (kind === 'bare') {
 } else {
   const f = new ServerFeatures();
   f.tool({ name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (a: { text: string }) => a.text });
-  const handler = createStatelessHttpHandler({ toolSchema: (n) => f.inputSchema(n) });
+  const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (n) => f.inputSchema(n) });
   await new Server({ serverInfo: { name: 'bench-ours', version: '0' }, capabilities: f.capabilities(), handlers: f.handlers({ table }) as never }).connect(handler.transport);
   listener = kind === 'ours-fetch' ? adapt(handler.fetch) : handler;
 }

@@ -8,9 +8,10 @@
  * it cannot read.
  */
 import ts from 'typescript';
-import type { Direction, JsonSchema, NotificationDef, ProtocolModel, RequestDef, TypeDef } from './model.js';
+import type { Direction, HttpFacts, JsonSchema, NotificationDef, ProtocolModel, RequestDef, TypeDef } from './model.js';
 import {
   CAPABILITY_OVERRIDES,
+  HTTP_FACTS,
   INPUT_REQUIRED_RESULT_TYPE,
   KEEP_SCHEMA_JSON_NUMBERS,
   RESULT_OVERRIDES,
@@ -413,10 +414,14 @@ export function ingest(input: IngestInput): ProtocolModel {
   const protocolVersion = constants.LATEST_PROTOCOL_VERSION;
   if (typeof protocolVersion !== 'string') throw new IngestError(tf, 'LATEST_PROTOCOL_VERSION', 'missing exported string constant');
 
+  const lifecycle = requests.some((r) => r.method === 'initialize') ? 'handshake' : 'stateless';
+  const http = httpFacts(protocolVersion, lifecycle, warnings, tf);
+
   return {
     revision: input.revision,
     protocolVersion,
-    lifecycle: requests.some((r) => r.method === 'initialize') ? 'handshake' : 'stateless',
+    lifecycle,
+    http,
     dialect,
     inputs: {
       schemaJson: { path: jf, sha256: input.schemaJson.sha256, size: input.schemaJson.size },
@@ -431,6 +436,17 @@ export function ingest(input: IngestInput): ProtocolModel {
     constants,
     warnings,
   };
+}
+
+/** The HTTP facts of `protocolVersion` (overrides.ts); an unlisted version takes the newest listed of its lifecycle, with a warning. */
+function httpFacts(protocolVersion: string, lifecycle: 'handshake' | 'stateless', warnings: string[], tf: string): HttpFacts {
+  const known = Object.hasOwn(HTTP_FACTS, protocolVersion) ? HTTP_FACTS[protocolVersion] : undefined;
+  if (known && known.lifecycle === lifecycle) return { transport: known.transport, primesStreams: known.primesStreams, assumedVersion: known.assumedVersion };
+  const same = Object.keys(HTTP_FACTS).filter((v) => HTTP_FACTS[v].lifecycle === lifecycle);
+  const from = same[same.length - 1];
+  const f = HTTP_FACTS[from];
+  warnings.push(`${tf}: no HTTP transport facts for protocol version ${protocolVersion} (${lifecycle}); using those of ${from} (generator/overrides.ts HTTP_FACTS)`);
+  return { transport: f.transport, primesStreams: f.primesStreams, assumedVersion: f.assumedVersion };
 }
 
 /**

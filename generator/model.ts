@@ -2,9 +2,12 @@
  * ProtocolModel: everything an emitter needs to know about one MCP revision, as plain
  * JSON-serialisable data (written to `generated/<rev>/model.json`). Built by `ingest`.
  */
-import type { Direction } from '../runtime/protocol/table.js';
-
-export type { Direction };
+/**
+ * Which side sends a message. The runtime's table (runtime/protocol/table.ts) names directions
+ * the same way; the generated protocol.gen.ts, which fills that table from this model, would
+ * not type-check if they parted.
+ */
+export type Direction = 'clientToServer' | 'serverToClient';
 
 /** A JSON Schema object (2020-12; references are `#/$defs/<Name>`). */
 export type JsonSchema = { [key: string]: unknown };
@@ -68,12 +71,27 @@ export interface InputFile {
   size: number;
 }
 
+/**
+ * What a revision's transports page says that its schema cannot, and the runtime needs to serve
+ * it over HTTP (from generator/overrides.ts `HTTP_FACTS`).
+ */
+export interface HttpFacts {
+  /** `http+sse`: the HTTP+SSE transport (2024-11-05); `streamable-http`: Streamable HTTP. */
+  transport: 'http+sse' | 'streamable-http';
+  /** Server SSE streams start with a priming event (an event ID and empty data). */
+  primesStreams: boolean;
+  /** The version a server assumes for a request without `MCP-Protocol-Version` and no other clue; null when the page says none. */
+  assumedVersion: string | null;
+}
+
 export interface ProtocolModel {
   /** Revision id: a pinned revision (`2025-11-25`, `draft`) or an unpinned folder's name. */
   revision: string;
   /** LATEST_PROTOCOL_VERSION of schema.ts. */
   protocolVersion: string;
   lifecycle: 'handshake' | 'stateless';
+  /** HTTP transport facts of the revision. */
+  http: HttpFacts;
   /** The JSON Schema dialect schema.json declared. */
   dialect: string;
   inputs: { schemaJson: InputFile; schemaTs: InputFile; pinned: boolean; commit: string | null };

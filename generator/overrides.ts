@@ -71,3 +71,22 @@ export const CAPABILITY_OVERRIDES: Readonly<Record<string, readonly string[]>> =
  * non-integer numbers).
  */
 export const KEEP_SCHEMA_JSON_NUMBERS: readonly string[] = ['ProgressToken', 'RequestId'];
+
+/**
+ * HTTP transport facts by protocol version, from each revision's `basic/transports` page:
+ * - 2024-11-05 defines the HTTP+SSE transport; 2025-03-26 replaces it with Streamable HTTP.
+ * - 2025-06-18 and 2025-11-25 ("Protocol Version Header"): without `MCP-Protocol-Version` and
+ *   no other way to tell, the server SHOULD assume protocol version 2025-03-26.
+ * - 2025-11-25 ("Sending Messages to the Server", 6): the server SHOULD start an SSE stream with
+ *   an event ID and an empty `data` field to prime the client to reconnect.
+ * - 2026-07-28 (basic/transports): stateless Streamable HTTP, no sessions, no resumption.
+ * A protocol version not listed takes the facts of the newest listed one of its lifecycle
+ * (ingest warns).
+ */
+export const HTTP_FACTS: Readonly<Record<string, { lifecycle: 'handshake' | 'stateless'; transport: 'http+sse' | 'streamable-http'; primesStreams: boolean; assumedVersion: string | null }>> = {
+  '2024-11-05': { lifecycle: 'handshake', transport: 'http+sse', primesStreams: false, assumedVersion: null },
+  '2025-03-26': { lifecycle: 'handshake', transport: 'streamable-http', primesStreams: false, assumedVersion: null },
+  '2025-06-18': { lifecycle: 'handshake', transport: 'streamable-http', primesStreams: false, assumedVersion: '2025-03-26' },
+  '2025-11-25': { lifecycle: 'handshake', transport: 'streamable-http', primesStreams: true, assumedVersion: '2025-03-26' },
+  '2026-07-28': { lifecycle: 'stateless', transport: 'streamable-http', primesStreams: false, assumedVersion: null },
+};

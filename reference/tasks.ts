@@ -240,6 +240,7 @@ export class ReferenceTasks {
     if (tasks) return tasks;
     let ready = false;
     const view = {
+      side: 'server' as const,
       table: this.table,
       options: { handlers: this.#base as object, capabilities: {} as Record<string, unknown> },
       // unreadable while the receiver is set up (it refuses connected sessions: they declared their capabilities already)

@@ -7,10 +7,12 @@
  * expected and the actual hash. `--unpinned DIR` takes any folder holding schema.json +
  * schema.ts, unverified.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { sha256 } from '../generator/util.js';
+
+const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
 export interface PinnedFile {
   path: string;

@@ -83,6 +83,11 @@ export async function listenHttp(host: string, port: number) {
   return { server, port: bound, urlHost, guards };
 }
 
+/** The tables a revision's server negotiates with (its own, then its fallbacks): what its HTTP endpoints serve. */
+export function servedTables(rev: { table: unknown; fallbackTables?: readonly unknown[] }): ProtocolTable[] {
+  return [rev.table, ...(rev.fallbackTables ?? [])] as ProtocolTable[];
+}
+
 /**
  * Serves `mod` (its `fallbackTables`: older handshake tables, newest first, that `initialize`
  * also negotiates, on /mcp and /sse alike).
@@ -99,12 +104,11 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
   });
   const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });
-  // MCP-Protocol-Version: whatever initialize can negotiate (own table and fallbacks)
   const batches = batchProtocolVersions([mod.table, ...(mod.fallbackTables ?? [])] as ProtocolTable[]);
-  const versions = [mod.table, ...(mod.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion).filter((v): v is string => !!v);
   const handler = createStreamableHttpHandler({
     replyMode: options.replyMode,
-    supportedProtocolVersions: [...new Set([...versions, '2025-03-26', '2025-06-18', '2025-11-25'])],
+    // MCP-Protocol-Version: whatever initialize can negotiate (own table and fallbacks)
+    tables: servedTables(mod),
     // batches where the negotiated revision's schema has them
     acceptsBatches: (v) => batches.includes(v),
     ...guards,

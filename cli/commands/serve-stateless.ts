@@ -22,7 +22,7 @@ import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/trans
 import { type ProtocolTable, batchProtocolVersions } from '../../runtime/protocol/table.js';
 import type { Transport } from '../../runtime/jsonrpc/transport.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
-import { listenHttp } from './serve-http.js';
+import { listenHttp, servedTables } from './serve-http.js';
 
 /** What this module uses of a generated revision module. */
 export interface ServedRevision {
@@ -32,11 +32,6 @@ export interface ServedRevision {
   fallbackTables?: readonly unknown[];
 }
 
-/** The `MCP-Protocol-Version` values a 2025-era session endpoint of `legacy` accepts. */
-function sessionVersions(legacy: ServedRevision): string[] {
-  const own = [legacy.table, ...(legacy.fallbackTables ?? [])].map((t) => (t as { protocolVersion?: string }).protocolVersion);
-  return [...new Set([...own.filter((v): v is string => !!v), '2025-03-26', '2025-06-18', '2025-11-25'])];
-}
 
 /**
  * Serves the reference server of stateless revision `modern` over one connection (stdio), and
@@ -72,6 +67,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   const stateless = createStatelessHttpHandler({
     ...guards,
     replyMode: options.replyMode,
+    tables: servedTables(modern),
     toolSchema: (name) => ref.features.inputSchema(name),
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
@@ -82,7 +78,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
     ? createStreamableHttpHandler({
       ...guards,
       replyMode: options.replyMode,
-      supportedProtocolVersions: sessionVersions(legacy),
+      tables: servedTables(legacy),
       sessionIdleMs: options.sessionIdleMs,
       maxSessions: options.maxSessions,
       acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),

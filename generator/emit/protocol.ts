@@ -104,8 +104,9 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const capabilities = { server: shape('ServerCapabilities'), client: shape('ClientCapabilities') };
   const batches = Object.hasOwn(model.types, 'JSONRPCBatchRequest');
   const methods = (dir: RequestDef['direction']) => pick(model.requests, dir).map((r) => q(r.method)).join(', ');
+  const http = { ...model.http, assumedVersion: model.http.assumedVersion === null ? 'null' : q(model.http.assumedVersion) };
   return new Map([
-    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, capabilities, batches })],
+    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, capabilities, batches, http })],
     ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
     ['index.ts', render('index', base)],
   ]);

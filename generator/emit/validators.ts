@@ -9,9 +9,9 @@
 import { _ } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
-import { formats } from '../../runtime/protocol/formats.js';
 import type { ProtocolModel, RequestDef } from '../model.js';
 import { type EmitOptions, type Files, preamble } from './common.js';
+import { compileTimeFormats } from './formats.js';
 
 const SCHEMA_ID = 'mcp';
 const ANNOTATIONS = new Set(['description', 'title', '$comment', 'examples', 'deprecated', 'default']);
@@ -61,7 +61,7 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
   const unevaluated = /"unevaluated(Properties|Items)"/.test(JSON.stringify(defs));
   const ajv = new Ajv({
     code: { source: true, esm: true, lines: false, formats: _`formats` },
-    formats: formats as never,
+    formats: compileTimeFormats() as never,
     strict: false,
     allErrors: false,
     inlineRefs: false,

@@ -6,7 +6,9 @@
  * Ids are compared by type and value: `"1"` and `1` are different ids, `0` and `""` are valid.
  */
 import { ErrorCode, type ErrorObject } from './errors.js';
-import type { JSONRPCMessage } from './transport.js';
+
+/** Any JSON-RPC 2.0 message as parsed from the wire (request, notification, response, error). */
+export type JSONRPCMessage = Record<string, unknown> & { jsonrpc: '2.0' };
 
 /**
  * A request id: a string or an integer (`RequestId` in the schema). An integer beyond

@@ -4,9 +4,10 @@ import type { RequestId } from './message.js';
  * The transport contract every transport (in-memory, stdio, Streamable HTTP) implements.
  * A transport moves whole JSON-RPC messages; framing lives in the codecs.
  */
+import type { JSONRPCMessage } from './message.js';
 
-/** Any JSON-RPC 2.0 message as parsed from the wire (request, notification, response, error). */
-export type JSONRPCMessage = Record<string, unknown> & { jsonrpc: '2.0' };
+/** Any JSON-RPC 2.0 message as parsed from the wire (defined with the message kinds in ./message.ts). */
+export type { JSONRPCMessage };
 
 /** Per-message facts a transport knows about inbound messages. */
 export interface MessageInfo {

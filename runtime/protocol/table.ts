@@ -51,6 +51,16 @@ export interface ProtocolTable {
   readonly protocolVersion: string;
   /** `handshake`: initialize/initialized and sessions; `stateless`: per-request `_meta`. */
   readonly lifecycle: 'handshake' | 'stateless';
+  /**
+   * HTTP transport facts of the revision's `basic/transports` page: which transport it defines,
+   * whether server SSE streams start with a priming event, and the version a server assumes for
+   * a request that names none. Absent in hand-built tables.
+   */
+  readonly http?: {
+    readonly transport: 'http+sse' | 'streamable-http';
+    readonly primesStreams: boolean;
+    readonly assumedVersion: string | null;
+  };
   readonly requests: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
   readonly notifications: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
   readonly errorCodes: Readonly<Record<string, number>>;
@@ -127,3 +137,9 @@ export function hasCapability(caps: Record<string, unknown> | undefined, path: r
   }
   return cur !== undefined && cur !== null && cur !== false;
 }
+
+/**
+ * Params as a client passes them: `_meta` optional (stateless revisions require it on the wire;
+ * the client session fills in protocol version, capabilities and client info).
+ */
+export type ClientParams<T> = T extends { _meta: infer M } ? Omit<T, '_meta'> & { _meta?: Partial<M> } : T;

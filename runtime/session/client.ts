@@ -17,7 +17,7 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
 import type { Params } from '../jsonrpc/message.js';
-import type { MethodEntry, ProtocolMaps, ProtocolTable } from '../protocol/table.js';
+import type { ClientParams, MethodEntry, ProtocolMaps, ProtocolTable } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
@@ -45,11 +45,7 @@ export interface Implementation {
   [key: string]: unknown;
 }
 
-/**
- * Params as a client passes them: `_meta` optional (stateless revisions require it on the wire;
- * the session fills in protocol version, capabilities and client info).
- */
-export type ClientParams<T> = T extends { _meta: infer M } ? Omit<T, '_meta'> & { _meta?: Partial<M> } : T;
+export type { ClientParams };
 /** Handlers a client may register for server→client requests (sampling, elicitation, roots). */
 export type ClientRequestHandlers<P extends ProtocolMaps> = {
   [M in keyof P['serverRequests']]?: (params: P['serverRequests'][M]['params'], ctx: RequestContext) => P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt'] | Promise<P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt']>;
@@ -110,6 +106,10 @@ interface HttpLifecycle {
 }
 
 export class ClientSession<P extends ProtocolMaps> {
+  /** Which side of the protocol this session is (the task layer tells the sessions apart by it). */
+  readonly side = 'client' as const;
+  /** Type-level only (no value at run time): the method maps `P` this session is typed over. */
+  declare readonly protocolMaps?: P;
   #peer: Peer | undefined;
   #server: ServerDescription | undefined;
   #table: ProtocolTable;

@@ -91,6 +91,10 @@ const statelessLogThreshold = (meta: Record<string, unknown> | undefined): LogLe
   isLogLevel(meta?.[LOG_LEVEL_META]) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
 
 export class ServerSession<P extends ProtocolMaps> {
+  /** Which side of the protocol this session is (the task layer tells the sessions apart by it). */
+  readonly side = 'server' as const;
+  /** Type-level only (no value at run time): the method maps `P` this session is typed over. */
+  declare readonly protocolMaps?: P;
   #peer: Peer | undefined;
   #table: ProtocolTable;
   #initialized = false;

@@ -60,7 +60,6 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import type { Peer, RequestContext, RequestHandler } from '../engine/peer.js';
-import { ClientSession } from '../session/client.js';
 import { type TaskRun, createTaskContext } from './context.js';
 import type { ProtocolTable } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
@@ -105,8 +104,10 @@ export interface TaskReceiverOptions {
   immediateResponse?: (params: Params) => string | undefined;
 }
 
-/** The session types a receiver attaches to (structurally: options, table, peer). */
+/** The session types a receiver attaches to (structurally: side, options, table, peer). */
 export interface ReceiverSession {
+  /** A client session receives server→client requests as tasks, a server session client→server ones. */
+  readonly side: 'client' | 'server';
   readonly table: ProtocolTable;
   readonly options: { handlers?: object; capabilities?: Record<string, unknown> };
   readonly peer: Peer;
@@ -147,7 +148,7 @@ export class TaskReceiver {
     this.#session = session;
     this.#o = options;
     this.store = options.store ?? new InMemoryTaskStore();
-    this.#in = session instanceof ClientSession ? 'serverToClient' : 'clientToServer';
+    this.#in = session.side === 'client' ? 'serverToClient' : 'clientToServer';
     this.#base = { ...(session.options.handlers as Record<string, RequestHandler> | undefined) };
     const inbound = session.table.requests[this.#in];
     this.methods = options.methods ?? Object.values(inbound).filter((e) => e.taskAugmentable && this.#base[e.method]).map((e) => e.method);

@@ -26,9 +26,7 @@ import { ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedErr
 import type { Params } from '../jsonrpc/message.js';
 import { type Peer, type RequestOptions, hasCapability } from '../engine/peer.js';
 import type { ProgressCallback } from '../engine/progress.js';
-import type { MethodEntry, ProtocolMaps, ProtocolTable } from '../protocol/table.js';
-import type { ClientParams, ClientSession } from '../session/client.js';
-import type { ServerSession } from '../session/server.js';
+import type { ClientParams, MethodEntry, ProtocolMaps, ProtocolTable } from '../protocol/table.js';
 import { type Task, type TaskMetadata, TaskTransitionError, isTerminal } from './store.js';
 
 /** Options of a task-augmented request: the request's own, plus `task` and polling. */
@@ -43,13 +41,25 @@ export interface TaskRequestOptions extends RequestOptions {
 
 export { TaskNotSupportedError } from '../jsonrpc/errors.js';
 
-/** What callWithTask needs of a ClientSession or ServerSession. */
+/** What callWithTask needs of a ClientSession or ServerSession (structurally: the sessions are built on this layer). */
 export interface RequestorSession {
   readonly peer: Peer;
   readonly table: ProtocolTable;
   readonly options: { enforceCapabilities?: boolean; notificationHandlers?: object };
   readonly server?: { capabilities: Record<string, unknown> } | undefined;
   readonly client?: { capabilities: Record<string, unknown> } | undefined;
+}
+
+/** A `ClientSession<P>` as callWithTask types it: `side` tells it from a server session, `protocolMaps` carries `P`. */
+export interface ClientRequestorSession<P extends ProtocolMaps> extends RequestorSession {
+  readonly side: 'client';
+  readonly protocolMaps?: P;
+}
+
+/** A `ServerSession<P>` as callWithTask types it. */
+export interface ServerRequestorSession<P extends ProtocolMaps> extends RequestorSession {
+  readonly side: 'server';
+  readonly protocolMaps?: P;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -268,10 +278,10 @@ export class TaskHandle<R = unknown> {
  * `onProgress` keeps receiving the task's progress until it is terminal.
  */
 export function callWithTask<P extends ProtocolMaps, M extends keyof P['clientRequests'] & string>(
-  session: ClientSession<P>, method: M, params: ClientParams<P['clientRequests'][M]['params']>, options?: TaskRequestOptions,
+  session: ClientRequestorSession<P>, method: M, params: ClientParams<P['clientRequests'][M]['params']>, options?: TaskRequestOptions,
 ): Promise<TaskHandle<P['clientRequests'][M]['result']>>;
 export function callWithTask<P extends ProtocolMaps, M extends keyof P['serverRequests'] & string>(
-  session: ServerSession<P>, method: M, params: P['serverRequests'][M]['params'], options?: TaskRequestOptions,
+  session: ServerRequestorSession<P>, method: M, params: P['serverRequests'][M]['params'], options?: TaskRequestOptions,
 ): Promise<TaskHandle<P['serverRequests'][M]['result']>>;
 export function callWithTask(session: RequestorSession, method: string, params: unknown, options?: TaskRequestOptions): Promise<TaskHandle<unknown>>;
 export async function callWithTask(session: RequestorSession, method: string, params: unknown, options: TaskRequestOptions = {}): Promise<TaskHandle<unknown>> {

@@ -158,6 +158,7 @@ export function tinyModel(spec: {
     revision: spec.revision ?? 'inline',
     protocolVersion: spec.protocolVersion ?? '2099-01-01',
     lifecycle: spec.lifecycle ?? 'stateless',
+    http: { transport: 'streamable-http', primesStreams: false, assumedVersion: null },
     dialect: 'https://json-schema.org/draft/2020-12/schema',
     inputs: { schemaJson: file, schemaTs: file, pinned: false, commit: null },
     types: sorted,

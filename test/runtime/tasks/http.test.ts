@@ -21,6 +21,7 @@ import { type HttpServerSession, type StreamableHttpHandler, createStreamableHtt
 import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
 import type { JSONRPCMessage } from '../../../runtime/jsonrpc/transport.js';
 import { RELATED, rejection, sleep, work } from './support.js';
+import { SESSION_TABLES } from '../transport/http/tables.js';
 
 type Obj = Record<string, any>;
 const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
@@ -99,7 +100,7 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
   const s = suite(`tasks over HTTP: generated Client ↔ generated Server (${reply} replies)`);
 
   s.before(async () => {
-    handler = createStreamableHttpHandler({
+    handler = createStreamableHttpHandler({ tables: SESSION_TABLES,
       replyMode: reply,
       onSession: async (transport, info) => {
         const send = transport.send.bind(transport);

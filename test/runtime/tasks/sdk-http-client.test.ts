@@ -35,6 +35,7 @@ import { callWithTask } from '../../../runtime/tasks/requestor.js';
 import { InMemoryTaskStore } from '../../../runtime/tasks/store.js';
 import { type ReplyMode, type StreamableHttpHandler, createStreamableHttpHandler } from '../../../runtime/transport/http/session/server.js';
 import { RELATED, rejection, sleep, work } from './support.js';
+import { SESSION_TABLES } from '../transport/http/tables.js';
 
 const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
 type Obj = Record<string, any>;
@@ -109,7 +110,7 @@ function sessionServer(): Server {
 }
 
 async function startServer(replyMode: ReplyMode): Promise<void> {
-  handler = createStreamableHttpHandler({
+  handler = createStreamableHttpHandler({ tables: SESSION_TABLES,
     replyMode,
     retryMs: 20,
     onSession: async (transport, info) => {

@@ -4,47 +4,10 @@
  * written once against {@link Exchange}; the two adapters below do the I/O.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyFailure } from './guard.js';
 import { NodeResponseSink, readNodeBody } from './node.js';
+import type { BodyFailure, Exchange, HeaderMap, ResponseSink } from './types.js';
 
-/** Response headers, by canonical name. */
-export type HeaderMap = Record<string, string>;
-
-/** The response side of an exchange: either one whole response, or an open stream. */
-export interface ResponseSink {
-  /** Sends a complete response (`body` UTF-8 text, or none). Ignored once anything was sent. */
-  respond(status: number, headers: HeaderMap, body?: string): void;
-  /** Sends status and headers and keeps the body open for {@link ResponseSink.write}. */
-  open(status: number, headers: HeaderMap): void;
-  /** Writes body text to an open stream; false when the connection is gone. */
-  write(text: string): boolean;
-  /** Ends the body. Idempotent. */
-  end(): void;
-  /** True once the connection closed or the body ended. */
-  readonly closed: boolean;
-  /** True once status and headers went out. */
-  readonly started: boolean;
-  /** Calls `listener` once when the connection closes (or the body ends). */
-  onClose(listener: () => void): void;
-}
-
-/** The request side of an exchange. */
-export interface Exchange {
-  method: string;
-  /** Request headers, lower-case names; repeated headers joined with `, `. */
-  headers: Record<string, string | undefined>;
-  /** The local port the request arrived on, when known (for Host validation). */
-  localPort?: number;
-  /** Aborted when the connection closes before the response completed. */
-  signal: AbortSignal;
-  /**
-   * Reads the whole body, at most `limit` bytes, within `timeoutMs` (0 or undefined: no bound).
-   * @returns the bytes, `'too-large'` when the body (or its Content-Length) exceeds `limit`, or
-   * `'timeout'` when it did not end in time.
-   */
-  readBody(limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure>;
-  sink: ResponseSink;
-}
+export type { BodyFailure, Exchange, HeaderMap, ResponseSink };
 
 const encoder = new TextEncoder();
 

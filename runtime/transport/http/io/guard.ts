@@ -136,7 +136,8 @@ export class RequestGuard {
 }
 
 /** Why a body read gave no bytes: over the limit, or not complete in time. */
-export type BodyFailure = 'too-large' | 'timeout';
+export type { BodyFailure } from './types.js';
+import type { BodyFailure } from './types.js';
 
 /** The JSON text of a refusal: `{"jsonrpc":"2.0","id":null,"error":{code,message}}`. */
 export function refusalBody(r: HttpRefusal): string {

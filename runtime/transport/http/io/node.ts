@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exactIds } from '../../../jsonrpc/message.js';
-import type { ResponseSink } from './exchange.js';
-import { refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from './guard.js';
+import type { BodyFailure, ResponseSink } from './types.js';
+import { refusalBody, refusalHeaders, type HttpRefusal } from './guard.js';
 
 /** The headers of a JSON answer; {@link NodeSink.respond} recognises this object and adds the length. */
 export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };

@@ -70,8 +70,8 @@ export interface LegacySseHandler {
 export class LegacySseServerTransport implements Transport {
   private events: TransportEvents | undefined;
   private closed = false;
-  /** The negotiated version (from the `initialize` result), `2024-11-05` until then. */
-  private version = '2024-11-05';
+  /** The negotiated version (from the `initialize` result); none before it. */
+  private version: string | undefined;
   /** The id of the session's first `initialize` until it is answered; later ones change nothing. */
   private initId: unknown;
   private initSeen = false;

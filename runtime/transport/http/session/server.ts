@@ -35,6 +35,9 @@ import { exactIds, isRequestId } from '../../../jsonrpc/message.js';
 import { MemorySessionRegistry, type SessionRegistry } from './registry.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 
+import type { ProtocolTable } from '../../../protocol/table.js';
+import { httpVersionFacts } from '../../../protocol/versions.js';
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export { HttpServerSession, type ReplyMode } from './session.js';
@@ -70,7 +73,15 @@ export interface StreamableHttpOptions {
   standaloneStream?: boolean;
   /** Let clients end sessions with DELETE. Default true (else 405). */
   allowDelete?: boolean;
-  /** Accepted `MCP-Protocol-Version` values. Default `['2025-03-26', '2025-06-18', '2025-11-25']`. */
+  /**
+   * The generated tables of the revisions this endpoint serves (a server's table and its
+   * `fallbackTables`): they give the accepted `MCP-Protocol-Version` values, the version assumed
+   * for a request that names none (`table.http.assumedVersion`) and which versions get a
+   * priming event on their SSE streams (`table.http.primesStreams`). One of `tables` and
+   * `supportedProtocolVersions` is required (a TypeError otherwise).
+   */
+  tables?: readonly ProtocolTable[];
+  /** Accepted `MCP-Protocol-Version` values, instead of those of `tables`. */
   supportedProtocolVersions?: readonly string[];
   /** Largest POST body in bytes. Default 4 MiB (4 194 304); a Content-Length over it is refused before the body. */
   maxBodyBytes?: number;
@@ -156,9 +167,6 @@ export interface StreamableHttpHandler {
   close(): Promise<void>;
 }
 
-/** The protocol version assumed when neither header nor session tells (2025-11-25 transports). */
-export const DEFAULT_HTTP_PROTOCOL_VERSION = '2025-03-26';
-const DEFAULT_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 /** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -166,7 +174,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * Creates the Streamable HTTP endpoint.
  * @example
- * const handler = createStreamableHttpHandler({ onSession: (t) => engine.connect(t) });
+ * const handler = createStreamableHttpHandler({ tables: [table, ...olderTables], onSession: (t) => engine.connect(t) });
  * http.createServer(handler).listen(3000, '127.0.0.1');
  */
 export function createStreamableHttpHandler(options: StreamableHttpOptions): StreamableHttpHandler {
@@ -197,7 +205,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       sweeper.unref?.();
     }
   };
-  const versions = options.supportedProtocolVersions ?? DEFAULT_VERSIONS;
+  if (!options.tables && !options.supportedProtocolVersions) throw new TypeError('createStreamableHttpHandler: options.tables (the generated tables served) or options.supportedProtocolVersions is required');
+  const facts = httpVersionFacts(options.tables ?? []);
+  const versions = options.supportedProtocolVersions ?? facts.versions;
   const standalone = options.standaloneStream ?? true;
   const allowDelete = options.allowDelete ?? true;
   let sharedStore: MemoryEventStore | undefined;
@@ -236,7 +246,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       sessions.touch(session.sessionId);
     }
     const sessionHeaders: HeaderMap = session ? { 'Mcp-Session-Id': session.sessionId } : {};
-    const effective = version ?? session?.protocolVersion ?? DEFAULT_HTTP_PROTOCOL_VERSION;
+    const effective = version ?? session?.protocolVersion ?? facts.assumed;
 
     if (method !== 'POST') {
       if (!session) return fail(ex, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -344,6 +354,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs ?? 15000,
       maxBacklog: options.maxBacklog ?? 100,
+      assumedVersion: facts.assumed,
+      priming: facts.priming,
     };
   }
 

@@ -31,6 +31,10 @@ export interface SessionSettings {
   keepAliveMs: number;
   /** Standalone-stream messages kept for a GET that arrives without `Last-Event-ID`. */
   maxBacklog: number;
+  /** The protocol version of a request that names none and has no session version yet (from the tables served). */
+  assumedVersion?: string;
+  /** Protocol versions whose SSE streams start with a priming event (from the tables served). */
+  priming?: ReadonlySet<string>;
 }
 
 type Id = string | number | bigint;
@@ -86,7 +90,7 @@ export class HttpServerSession implements Transport {
 
   /** The stream of the session's GET (created on first use). */
   private get standalone(): OutStream {
-    return (this.standaloneStream ??= this.newStream(this.ids.standalone, 'standalone', 'sse', '2025-03-26'));
+    return (this.standaloneStream ??= this.newStream(this.ids.standalone, 'standalone', 'sse', this.settings.assumedVersion));
   }
 
   private get ids(): StreamIds {
@@ -270,7 +274,7 @@ export class HttpServerSession implements Transport {
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
-      const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+      const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? this.settings.assumedVersion);
       s.pending.add(key);
       info = new RequestInfo(info, s);
       (this.requests ??= new Map()).set(key, s);
@@ -318,7 +322,7 @@ export class HttpServerSession implements Transport {
       for (const m of others) this.deliver(m, plain);
       return;
     }
-    const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? '2025-03-26');
+    const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? this.settings.assumedVersion);
     s.batch = answers;
     for (const key of keys) {
       s.pending.add(key);
@@ -341,7 +345,7 @@ export class HttpServerSession implements Transport {
    * Either way a connection the stream already had is ended and replaced (one connection per
    * stream; a client whose connection died unnoticed can always come back).
    */
-  acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string, lastEventId?: string): Promise<void> {
+  acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string | undefined, lastEventId?: string): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
     this.#lastActive = Date.now();
     return this.enqueue(async () => {
@@ -395,7 +399,7 @@ export class HttpServerSession implements Transport {
     return run;
   }
 
-  private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string): OutStream {
+  private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string | undefined): OutStream {
     return { id, kind, sink: null, headers: {}, mode, pending: new Set(), protocolVersion, resumable: false, done: false };
   }
 
@@ -427,11 +431,12 @@ export class HttpServerSession implements Transport {
 
   /**
    * Priming event: an event ID with empty data, so that the client can resume even before the
-   * first message. Only for clients at 2025-11-25 or later (older ones reject empty data).
+   * first message. Only for the versions whose table says so (`table.http.primesStreams`:
+   * 2025-11-25 basic/transports; older clients reject empty data).
    */
   private async prime(s: OutStream): Promise<void> {
     const store = this.settings.eventStore;
-    if (!store || !s.sink || s.protocolVersion < '2025-11-25') return;
+    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return;
     const id = await store.storeEvent(this.sessionId, s.id, null);
     if (s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
   }

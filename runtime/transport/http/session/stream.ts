@@ -23,7 +23,7 @@ export interface OutStream {
   mode: ReplyMode;
   /** Keys of requests still awaiting their response on this stream. */
   pending: Set<string>;
-  protocolVersion: string;
+  protocolVersion: string | undefined;
   /** The client holds an event ID of this stream and can resume it. */
   resumable: boolean;
   /** The response went out: the stream is finished. */

@@ -38,6 +38,8 @@ import { shapeProblem } from '../session/server.js';
 import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, UTF8, type WithParsed, readNodeBody } from '../io/node.js';
 import type { ReplyMode } from '../session/session.js';
 
+import type { ProtocolTable } from '../../../protocol/table.js';
+import { protocolVersions } from '../../../protocol/versions.js';
 export { PARSED_MESSAGE, parseJsonBody, readNodeBody } from '../io/node.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
@@ -46,7 +48,13 @@ type Obj = Record<string, unknown>;
 
 /** Options of {@link createStatelessHttpHandler}. */
 export interface StatelessHttpOptions {
-  /** Protocol versions served. Default `['2026-07-28']`. */
+  /**
+   * The generated tables of the stateless revisions served: their protocol versions are the
+   * versions this endpoint accepts. One of `tables` and `supportedVersions` is required (a
+   * TypeError otherwise).
+   */
+  tables?: readonly ProtocolTable[];
+  /** Protocol versions served, instead of those of `tables`. */
   supportedVersions?: readonly string[];
   /** `'json'`, `'sse'`, or `'auto'` (default): JSON unless a related notification goes first. */
   replyMode?: ReplyMode;
@@ -267,12 +275,13 @@ const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record
 /**
  * Creates the stateless endpoint.
  * @example
- * const handler = createStatelessHttpHandler({ toolSchema: (n) => features.inputSchema(n) });
+ * const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (n) => features.inputSchema(n) });
  * await server.connect(handler.transport);
  * http.createServer(handler).listen(3000, '127.0.0.1');
  */
 export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): StatelessHttpHandler {
-  const versions = options.supportedVersions ?? ['2026-07-28'];
+  if (!options.tables && !options.supportedVersions) throw new TypeError('createStatelessHttpHandler: options.tables (the generated tables served) or options.supportedVersions is required');
+  const versions = options.supportedVersions ?? protocolVersions(options.tables ?? []);
   const transport = new StatelessHttpServerTransport({ replyMode: options.replyMode ?? 'auto', keepAliveMs: options.keepAliveMs ?? 15000 });
   const schemas = new WeakMap<object, ParamHeader[] | Error>();
 

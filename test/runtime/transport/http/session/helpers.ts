@@ -13,6 +13,7 @@ import {
   type StreamableHttpOptions,
 } from '../../../../../runtime/transport/http/session/server.js';
 import type { JSONRPCMessage, MessageInfo, Transport } from '../../../../../runtime/jsonrpc/transport.js';
+import { SESSION_TABLES } from '../tables.js';
 
 export const ACCEPT_BOTH = 'application/json, text/event-stream';
 export const V = '2025-11-25';
@@ -95,7 +96,7 @@ export interface TestServer {
 export async function startServer(options: Partial<StreamableHttpOptions> = {}, port = 0): Promise<TestServer> {
   const log: Received[] = [];
   const sessions: HttpServerSession[] = [];
-  const handler = createStreamableHttpHandler({
+  const handler = createStreamableHttpHandler({ tables: SESSION_TABLES,
     keepAliveMs: 0,
     ...options,
     onSession(t, info) {

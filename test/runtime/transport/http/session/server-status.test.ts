@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createStreamableHttpHandler } from '../../../../../runtime/transport/http/session/server.js';
 import { ACCEPT_BOTH, echoPeer, initialize, initReq, post, raw, req, sleep, startServer, V, type Received } from './helpers.js';
+import { SESSION_TABLES } from '../tables.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 
@@ -229,7 +230,7 @@ test('a failed initialize ends its session; a reused request id in flight is ref
 
 test('behind a body-parsing middleware: an already parsed req.body is used', async () => {
   const log: Received[] = [];
-  const handler = createStreamableHttpHandler({ onSession: (t) => echoPeer(t, log) });
+  const handler = createStreamableHttpHandler({ tables: SESSION_TABLES, onSession: (t) => echoPeer(t, log) });
   const server = createServer(async (req, res) => {
     let text = '';
     for await (const c of req) text += c;

@@ -12,6 +12,7 @@ import { createDualEraHttpHandler } from '../../../../../runtime/stateless/dual-
 import { createStatelessHttpHandler, type StatelessHttpHandler } from '../../../../../runtime/transport/http/stateless/server.js';
 import { createStreamableHttpHandler } from '../../../../../runtime/transport/http/session/server.js';
 import { SseParser } from '../../../../../runtime/codec/sse.js';
+import { SESSION_TABLES, STATELESS_TABLES } from '../tables.js';
 
 export const V = '2026-07-28';
 export const ACCEPT = 'application/json, text/event-stream';
@@ -88,7 +89,7 @@ const stop = async (http: HttpServer) => {
 export async function startModern(options: { replyMode?: 'json' | 'sse' | 'auto' } = {}): Promise<Running & { handler: StatelessHttpHandler; server: draft.Server }> {
   const probe: Probe = { aborted: [], started: [] };
   const f = features(probe);
-  const handler = createStatelessHttpHandler({ toolSchema: (n) => f.inputSchema(n), replyMode: options.replyMode });
+  const handler = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f.inputSchema(n), replyMode: options.replyMode });
   const server = new draft.Server({ serverInfo: { name: 'modern', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: draft.table }) as never });
   f.attach(server);
   await server.connect(handler.transport);
@@ -100,11 +101,11 @@ export async function startModern(options: { replyMode?: 'json' | 'sse' | 'auto'
 export async function startDualEra(): Promise<Running & { legacySessions: () => number }> {
   const probe: Probe = { aborted: [], started: [] };
   const f = features(probe);
-  const modern = createStatelessHttpHandler({ toolSchema: (n) => f.inputSchema(n) });
+  const modern = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f.inputSchema(n) });
   const server = new draft.Server({ serverInfo: { name: 'dual', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: draft.table }) as never });
   f.attach(server);
   await server.connect(modern.transport);
-  const legacy = createStreamableHttpHandler({
+  const legacy = createStreamableHttpHandler({ tables: SESSION_TABLES,
     onSession: async (t) => {
       const s = new v2025.Server({ serverInfo: { name: 'dual', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: v2025.table }) as never });
       f.attach(s);

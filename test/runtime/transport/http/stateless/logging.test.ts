@@ -13,11 +13,12 @@ import * as draft from '../../../../../generated/draft/index.js';
 import { LOG_LEVELS, type RequestContext } from '../../../../../runtime/engine/context.js';
 import { createStatelessHttpHandler } from '../../../../../runtime/transport/http/stateless/server.js';
 import { META, headersFor, post, request } from './helpers.js';
+import { STATELESS_TABLES } from '../tables.js';
 
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 
 async function start(capabilities: Record<string, unknown> = { tools: {}, logging: {} }) {
-  const handler = createStatelessHttpHandler();
+  const handler = createStatelessHttpHandler({ tables: STATELESS_TABLES });
   const server = new draft.Server({
     serverInfo: { name: 'log', version: '1' },
     capabilities,

@@ -23,6 +23,7 @@ import { createStreamableHttpHandler } from '../../../../../runtime/transport/ht
 import { StdioClientTransport } from '../../../../../runtime/transport/stdio.js';
 import { features, headersFor, post, request, startDualEra, V } from './helpers.js';
 import { makeSdk1Server } from './fixtures/sdk1-server.js';
+import { SESSION_TABLES } from '../tables.js';
 
 const root = fileURLToPath(new URL('../../../../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/sdk1-server.ts', import.meta.url));
@@ -79,7 +80,7 @@ test('our draft client → SDK v1 server over stdio: server/discover fails with 
 });
 
 test('our draft client → our 2025-11-25-only endpoint: 400 without a modern error body, fallback to a session', async () => {
-  const legacy = createStreamableHttpHandler({
+  const legacy = createStreamableHttpHandler({ tables: SESSION_TABLES,
     onSession: async (t) => {
       const f = features();
       await new v2025.Server({ serverInfo: { name: 'old', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: v2025.table }) as never }).connect(t);

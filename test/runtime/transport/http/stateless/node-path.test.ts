@@ -13,9 +13,10 @@ import * as draft from '../../../../../generated/draft/index.js';
 import type { RequestContext } from '../../../../../runtime/engine/context.js';
 import { createStatelessHttpHandler } from '../../../../../runtime/transport/http/stateless/server.js';
 import { headersFor, post, request, tick } from './helpers.js';
+import { STATELESS_TABLES } from '../tables.js';
 
 const reasons: unknown[] = [];
-const handler = createStatelessHttpHandler({ maxBodyBytes: 2048, replyMode: 'json' });
+const handler = createStatelessHttpHandler({ tables: STATELESS_TABLES, maxBodyBytes: 2048, replyMode: 'json' });
 const server = new draft.Server({
   serverInfo: { name: 'node-path', version: '1' },
   capabilities: { tools: {} },

@@ -1,0 +1,75 @@
+/**
+ * The layering of mcpgen, checked by `npm test` (test/layout/dependencies.test.ts) and by
+ * `npx depcruise --config .dependency-cruiser.cjs runtime generator cli reference schema generated examples`.
+ *
+ * - generator/ is pure: it imports neither the runtime, the command line nor the reference server.
+ * - runtime/ is revision-agnostic and stands alone: no generator, cli, reference, schema or generated.
+ * - generated code reaches the runtime only through runtime/codegen/v1.ts.
+ * - runtime/ layers point down only (RUNTIME_LAYERS, lowest first); no cycles anywhere.
+ */
+
+/** The runtime's layer folders, lowest first: a layer imports only layers before it (and itself). */
+const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'transport', 'stateless', 'tasks', 'session', 'features', 'codegen'];
+
+const layerRules = RUNTIME_LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `runtime-${layer}-points-down`,
+  comment: `runtime/${layer}/ may import only ${RUNTIME_LAYERS.slice(0, i).join(', ') || 'nothing of the runtime'} (layers below it)`,
+  severity: 'error',
+  from: { path: `^runtime/${layer}/` },
+  to: { path: `^runtime/(${RUNTIME_LAYERS.slice(i + 1).join('|')})/` },
+}));
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', comment: 'no import cycles', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'generator-is-pure',
+      comment: 'generator/ imports neither the runtime, the command line nor the reference server',
+      severity: 'error',
+      from: { path: '^generator/' },
+      to: { path: '^(runtime|cli|reference|generated|examples|bench|test)/' },
+    },
+    {
+      name: 'schema-stands-alone',
+      comment: 'schema/ (pins and the input resolver) is below the generator',
+      severity: 'error',
+      from: { path: '^schema/' },
+      to: { path: '^(generator|runtime|cli|reference|generated|examples)/' },
+    },
+    {
+      name: 'runtime-stands-alone',
+      comment: 'runtime/ imports nothing of the generator, the command line, the reference server, the inputs or the generated code',
+      severity: 'error',
+      from: { path: '^runtime/' },
+      to: { path: '^(generator|cli|reference|schema|generated|templates|examples|bench|test)/' },
+    },
+    {
+      name: 'runtime-index-is-the-top',
+      comment: 'runtime/index.ts is for users: nothing inside the runtime imports it',
+      severity: 'error',
+      from: { path: '^runtime/' },
+      to: { path: '^runtime/index\\.ts$' },
+    },
+    {
+      name: 'reference-is-an-application',
+      comment: 'reference/ is built on the runtime; it imports neither the command line nor the generator',
+      severity: 'error',
+      from: { path: '^reference/' },
+      to: { path: '^(generator|cli|schema|templates)/' },
+    },
+    {
+      name: 'generated-through-codegen-v1',
+      comment: 'generated code reaches the runtime only through runtime/codegen/v1.ts',
+      severity: 'error',
+      from: { path: '^generated/' },
+      to: { path: '^(runtime|generator|cli|reference|schema)/', pathNot: '^runtime/codegen/v1\\.ts$' },
+    },
+    ...layerRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)parity\\.gen\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
