@@ -6,6 +6,7 @@
  * HTTP+SSE), with `bodyTimeoutMs: 400`, on a real node:http server; raw sockets send the head
  * and a few body bytes, then nothing.
  */
+import { SESSION_TABLES, STATELESS_TABLES } from '../runtime/transport/http/tables.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
@@ -20,9 +21,9 @@ const ACCEPT = 'application/json, text/event-stream';
 const TIMEOUT = 400;
 const opts = { bodyTimeoutMs: TIMEOUT };
 
-const sessions = createStreamableHttpHandler({ ...opts, onSession: (t) => void t.start({ onMessage() {}, onClose() {} }) });
-const modern = createStatelessHttpHandler(opts);
-const dual = createDualEraHttpHandler({ modern: createStatelessHttpHandler(opts), legacy: createStreamableHttpHandler({ ...opts, onSession: (t) => void t.start({ onMessage() {}, onClose() {} }) }) });
+const sessions = createStreamableHttpHandler({ ...opts, tables: SESSION_TABLES, onSession: (t) => void t.start({ onMessage() {}, onClose() {} }) });
+const modern = createStatelessHttpHandler({ ...opts, tables: STATELESS_TABLES });
+const dual = createDualEraHttpHandler({ modern: createStatelessHttpHandler({ ...opts, tables: STATELESS_TABLES }), legacy: createStreamableHttpHandler({ ...opts, tables: SESSION_TABLES, onSession: (t) => void t.start({ onMessage() {}, onClose() {} }) }) });
 const legacy = createLegacySseHandler({ ...opts, onSession: (t) => void t.start({ onMessage() {}, onClose() {} }) });
 
 let http: Server;

@@ -9,6 +9,7 @@
  * own properties only (ajv `ownProperties`, tool schemas and the generated validators), and a
  * `__proto__` key in JSON is a key, never a prototype.
  */
+import { STATELESS_TABLES } from '../runtime/transport/http/tables.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -226,7 +227,7 @@ interface Stateless {
 
 /** A draft Server (ServerFeatures `f`, or raw `handlers`) behind the stateless handler on 127.0.0.1, and a draft Client connected to it. */
 async function stateless(f: ServerFeatures | undefined, handlers?: Record<string, RequestHandler>, clientHandlers?: Obj): Promise<Stateless> {
-  const handler = createStatelessHttpHandler({ toolSchema: (n) => f?.inputSchema(n) });
+  const handler = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f?.inputSchema(n) });
   const server = new draft.Server({ serverInfo: { name: 'own', version: '1' }, capabilities: f ? f.capabilities() : { tools: {} }, handlers: (handlers ?? f!.handlers({ table: draft.table })) as never });
   await server.connect(handler.transport);
   const l = await listen(handler);
