@@ -239,8 +239,7 @@ export const csharpOmitNullObjects: Fix = {
   },
 };
 
-export const FIXES: Readonly<Record<'python' | 'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
-  python: [],
+export const FIXES: Readonly<Record<'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
   go: [goInterfaceReceivers, goKeepEmptyOptionals],
   rust: [rustSkipNone],
   cpp: [cppJsonMemberGuards],

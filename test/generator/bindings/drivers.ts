@@ -20,46 +20,6 @@ export interface Driver {
   run(dir: string): void;
 }
 
-const python: Driver = {
-  requireToolchain() {
-    requireTool('python', 'python3');
-  },
-  build(dir) {
-    writeFileSync(
-      join(dir, 'driver.py'),
-      `import json, os, sys, traceback
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'bindings', 'python'))
-import mcp_types
-
-# Conversion functions by type, keyed by the type's letters in lower case.
-functions = {}
-for name in dir(mcp_types):
-    if name.endswith('_from_dict'):
-        base = name[: -len('_from_dict')]
-        functions[base.replace('_', '').lower()] = (getattr(mcp_types, name), getattr(mcp_types, base + '_to_dict'))
-
-with open(sys.argv[1], encoding='utf-8') as manifest:
-    for line in manifest:
-        type_name, source, target = line.rstrip('\\n').split('\\t')
-        try:
-            with open(source, encoding='utf-8') as f:
-                data = json.load(f)
-            from_dict, to_dict = functions[type_name.lower()]
-            out = to_dict(from_dict(data))
-            with open(target, 'w', encoding='utf-8') as f:
-                json.dump(out, f)
-        except Exception as error:
-            with open(target + '.err', 'w', encoding='utf-8') as f:
-                f.write(repr(error) + '\\n' + traceback.format_exc())
-`,
-    );
-    run('python3', ['-c', 'import sys; sys.path.insert(0, "bindings/python"); import mcp_types'], { cwd: dir });
-  },
-  run(dir) {
-    run('python3', ['driver.py', 'manifest.tsv'], { cwd: dir });
-  },
-};
-
 const GO_ENV = { GOFLAGS: '-mod=mod -buildvcs=false', GOPROXY: 'off', GO111MODULE: 'on' };
 
 const go: Driver = {
@@ -412,4 +372,4 @@ ${cases}
   },
 };
 
-export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { python, go, rust, cpp, java, csharp };
+export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { go, rust, cpp, java, csharp };

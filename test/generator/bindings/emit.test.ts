@@ -13,6 +13,8 @@ import {
   canonicalSchema,
   emitBindings,
   emittedTypeNames,
+  OWN_BINDING_LANGUAGE_IDS,
+  OWN_BINDING_LANGUAGES,
 } from '../../../generator/emit/bindings/index.js';
 import {
   cyclicDefinitions,
@@ -200,7 +202,7 @@ test('the table says how each language is tested, with its Debian packages', () 
   assert.is(BINDING_LANGUAGES.swift.test.kind, 'not tested');
 });
 
-test('scripts/ci-toolchains.sh installs exactly the packages of the table', () => {
+test('scripts/ci-toolchains.sh installs exactly the packages of the tables', () => {
   const script = readFileSync(fileURLToPath(new URL('../../../scripts/ci-toolchains.sh', import.meta.url)), 'utf8');
   const block = /^packages=\(\n([^]*?)^\)$/m.exec(script);
   assert.ok(block, 'packages=( … ) block');
@@ -211,7 +213,10 @@ test('scripts/ci-toolchains.sh installs exactly the packages of the table', () =
     .filter((word) => word !== '');
   // cargo is added by the script only where no cargo is on PATH.
   assert.match(script, /packages\+=\(cargo\)/);
-  const fromTable = new Set(BINDING_LANGUAGE_IDS.flatMap((id) => [...BINDING_LANGUAGES[id].test.aptPackages]));
+  const fromTable = new Set([
+    ...BINDING_LANGUAGE_IDS.flatMap((id) => [...BINDING_LANGUAGES[id].test.aptPackages]),
+    ...OWN_BINDING_LANGUAGE_IDS.flatMap((id) => [...OWN_BINDING_LANGUAGES[id].test.aptPackages]),
+  ]);
   assert.equal([...new Set([...listed, 'cargo'])].sort(), [...fromTable].sort());
 });
 

@@ -1,0 +1,36 @@
+/**
+ * The table of the languages whose bindings mcpgen renders itself from the ProtocolModel (one
+ * folder each: python/, go/, rust/; shared passes in shape.ts), and what their tests prove. The
+ * other languages go through quicktype-core (languages.ts).
+ */
+import type { ProtocolModel } from '../../model.js';
+import type { BindingTest } from './languages.js';
+import { emitPython } from './python/index.js';
+
+export type OwnLanguageId = 'python';
+
+export interface OwnLanguage {
+  readonly test: BindingTest;
+  /** What the package holds. */
+  readonly output: string;
+  /** Files relative to generated/<rev>/ (under bindings/<lang>/). */
+  emit(model: ProtocolModel): Map<string, string>;
+}
+
+export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>> = {
+  python: {
+    output: 'package mcp_types_<rev> (pyproject.toml): dataclasses with Literal discriminants, Union aliases, validating decoders raising DecodeError(path), method maps, error codes, versions; standard library only, Python 3.11+',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['python3'],
+      why: 'run by python3 -O: examples round-trip, schema-derived mutations refused at their path, exhaustive match (typing.assert_never), stdio client against serve (2025-11-25 and draft)',
+    },
+    emit: emitPython,
+  },
+};
+
+export const OWN_BINDING_LANGUAGE_IDS = Object.keys(OWN_BINDING_LANGUAGES) as OwnLanguageId[];
+
+export function isOwnLanguage(id: string): id is OwnLanguageId {
+  return Object.prototype.hasOwnProperty.call(OWN_BINDING_LANGUAGES, id);
+}
