@@ -37,50 +37,6 @@ function requiredAnyByOwner(context: FixContext): Map<string, Set<string>> {
 }
 
 /** Names declared by `pattern` (group 1). */
-function declaredNames(text: string, pattern: RegExp): string[] {
-  return [...text.matchAll(pattern)].map((m) => m[1]);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * Go: a top-level definition that is any JSON value renders as `type JSONValue interface{}`,
- * and quicktype still gives it `func (r *JSONValue) Marshal()`, which Go rejects ("invalid
- * receiver type"). Drops the method; `json.Marshal(v)` does the same.
- */
-export const goInterfaceReceivers: Fix = {
-  name: 'go-interface-receivers',
-  fixes: 'Marshal method on an interface type does not compile',
-  apply(text) {
-    let out = text;
-    for (const name of declaredNames(text, /^type (\w+) interface\{\}$/gm)) {
-      const method = new RegExp(`^func \\(r \\*${escapeRegExp(name)}\\) Marshal\\(\\) \\(\\[\\]byte, error\\) \\{\\n[^]*?^\\}\\n\\n?`, 'm');
-      out = out.replace(method, '');
-    }
-    return out;
-  },
-};
-
-/**
- * Go: optional fields need `omitempty` (renderer option `omit-empty`), or an absent field comes
- * back as `null`. But `omitempty` also drops an empty map or slice, and `{}` is meaningful in
- * MCP: `"roots": {}` declares a capability. Optional map and slice fields become pointers, which
- * `omitempty` drops only when nil, so `{}` and `[]` survive.
- */
-export const goKeepEmptyOptionals: Fix = {
-  name: 'go-keep-empty-optionals',
-  fixes: 'omitempty drops {} capability flags and empty optional lists',
-  apply(text) {
-    return text.replace(
-      /^(\t\w+ )( *)((?:map\[|\[\])\S*)( +)(`json:"[^"`]*,omitempty"`)$/gm,
-      (_all, name: string, pad: string, type: string, gap: string, tag: string) =>
-        `${name}${pad}*${type}${gap.length > 1 ? gap.slice(1) : gap}${tag}`,
-    );
-  },
-};
-
 /**
  * Rust: with `skip-serializing-none`, quicktype skips `None` on optional fields, but not on
  * fields of any JSON value (`Option<serde_json::Value>`), so an absent `structuredContent` or
@@ -239,8 +195,7 @@ export const csharpOmitNullObjects: Fix = {
   },
 };
 
-export const FIXES: Readonly<Record<'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
-  go: [goInterfaceReceivers, goKeepEmptyOptionals],
+export const FIXES: Readonly<Record<'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
   rust: [rustSkipNone],
   cpp: [cppJsonMemberGuards],
   java: [javaToJsonThrows, javaOmitNullFields],

@@ -5,7 +5,7 @@
  */
 import { FIXES, type Fix } from './fixes.js';
 
-export type BindingLanguageId = 'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift';
+export type BindingLanguageId = 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift';
 
 /** What `test/generator/bindings` proves about a language's binding. */
 export interface BindingTest {
@@ -40,19 +40,6 @@ export interface BindingLanguage {
 }
 
 export const BINDING_LANGUAGES: Readonly<Record<BindingLanguageId, BindingLanguage>> = {
-  go: {
-    fileNames: ['bindings/go/mcp_types.go'],
-    test: {
-      kind: 'round-trip',
-      aptPackages: ['golang-go'],
-      why: 'encoding/json structs, package mcp; built and run by go (standard library only)',
-    },
-    quicktype: 'go',
-    outputFilename: 'mcp_types.go',
-    comment: '//',
-    rendererOptions: { package: 'mcp', 'just-types': false, 'multi-file-output': false, 'omit-empty': true },
-    fixes: FIXES.go,
-  },
   rust: {
     fileNames: ['bindings/rust/mcp_types.rs'],
     test: {

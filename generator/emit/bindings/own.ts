@@ -5,9 +5,10 @@
  */
 import type { ProtocolModel } from '../../model.js';
 import type { BindingTest } from './languages.js';
+import { emitGo } from './go/index.js';
 import { emitPython } from './python/index.js';
 
-export type OwnLanguageId = 'python';
+export type OwnLanguageId = 'python' | 'go';
 
 export interface OwnLanguage {
   readonly test: BindingTest;
@@ -26,6 +27,15 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
       why: 'run by python3 -O: examples round-trip, schema-derived mutations refused at their path, exhaustive match (typing.assert_never), stdio client against serve (2025-11-25 and draft)',
     },
     emit: emitPython,
+  },
+  go: {
+    output: 'module per revision (go.mod, package mcp<rev>): structs with MarshalJSON/UnmarshalJSON, unions as interfaces with tag dispatch and exhaustive Match<Union> visitors, *DecodeError{Path, Message}, method maps, error codes, versions; standard library only, Go 1.19+',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['golang-go'],
+      why: 'built by go: examples round-trip, schema-derived mutations refused at their path, exhaustive visitors (a missing variant does not compile) and type switches, stdio client against serve (2025-11-25 and draft)',
+    },
+    emit: emitGo,
   },
 };
 

@@ -122,7 +122,7 @@ export function docLines(model: ProtocolModel, name: string, description: string
     if (out.length) out.push('');
     out.push(`@see ${model.revision} #/$defs/${def}`);
     const dep = model.types[def].deprecated;
-    if (dep !== undefined) out.push(dep ? `@deprecated ${dep}` : '@deprecated');
+    if (dep !== undefined) out.push(...(dep ? `@deprecated ${dep}` : '@deprecated').replace(/\r\n?/g, '\n').split('\n'));
   }
   return out;
 }

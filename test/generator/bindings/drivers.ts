@@ -20,77 +20,6 @@ export interface Driver {
   run(dir: string): void;
 }
 
-const GO_ENV = { GOFLAGS: '-mod=mod -buildvcs=false', GOPROXY: 'off', GO111MODULE: 'on' };
-
-const go: Driver = {
-  requireToolchain() {
-    requireTool('go', 'go');
-  },
-  build(dir, files, types) {
-    const names = bindingNames('go', files, types);
-    const entries = [...names]
-      .map(
-        ([type, name]) =>
-          `\t${JSON.stringify(type)}: func(b []byte) ([]byte, error) {\n\t\tr, err := mcp.Unmarshal${name}(b)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\treturn r.Marshal()\n\t},`,
-      )
-      .join('\n');
-    writeFileSync(join(dir, 'go.mod'), 'module mcpdriver\n\ngo 1.19\n');
-    writeFileSync(
-      join(dir, 'main.go'),
-      `package main
-
-import (
-\t"bufio"
-\t"fmt"
-\t"os"
-\t"strings"
-
-\tmcp "mcpdriver/bindings/go"
-)
-
-var conversions = map[string]func([]byte) ([]byte, error){
-${entries}
-}
-
-func main() {
-\tmanifest, err := os.Open(os.Args[1])
-\tif err != nil {
-\t\tpanic(err)
-\t}
-\tdefer manifest.Close()
-\tscanner := bufio.NewScanner(manifest)
-\tfor scanner.Scan() {
-\t\tfields := strings.Split(scanner.Text(), "\\t")
-\t\tout, err := convert(fields[0], fields[1])
-\t\tif err != nil {
-\t\t\tos.WriteFile(fields[2]+".err", []byte(err.Error()+"\\n"), 0o644)
-\t\t\tcontinue
-\t\t}
-\t\tos.WriteFile(fields[2], out, 0o644)
-\t}
-}
-
-func convert(typeName string, path string) ([]byte, error) {
-\tdata, err := os.ReadFile(path)
-\tif err != nil {
-\t\treturn nil, err
-\t}
-\tf, ok := conversions[typeName]
-\tif !ok {
-\t\treturn nil, fmt.Errorf("no conversion for %s", typeName)
-\t}
-\treturn f(data)
-}
-`,
-    );
-    run('go', ['vet', './...'], { cwd: dir, env: GO_ENV });
-    run('go', ['build', '-o', 'driver', '.'], { cwd: dir, env: GO_ENV });
-  },
-  run(dir) {
-    run(join(dir, 'driver'), ['manifest.tsv'], { cwd: dir });
-  },
-};
-
 const DEBIAN_CARGO_REGISTRY = '/usr/share/cargo/registry';
 
 const rust: Driver = {
@@ -372,4 +301,4 @@ ${cases}
   },
 };
 
-export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { go, rust, cpp, java, csharp };
+export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { rust, cpp, java, csharp };
