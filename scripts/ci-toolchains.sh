@@ -7,10 +7,9 @@ set -euo pipefail
 
 packages=(
   python3                                   # python: round-trip, mutations, match, stdio client
-  golang-go                                 # go: round-trip
-  librust-serde-dev                         # rust: round-trip, crates used offline from
-  librust-serde-derive-dev                  #   /usr/share/cargo/registry
-  librust-serde-json-dev
+  golang-go                                 # go: round-trip, mutations, match, stdio client
+  librust-serde-dev                         # rust: crates used offline from
+  librust-serde-json-dev                    #   /usr/share/cargo/registry
   g++ nlohmann-json3-dev                    # cpp: round-trip
   default-jdk-headless libjackson2-databind-java   # java: round-trip
   mono-mcs mono-runtime pkg-config libnewtonsoft-json-cil-dev   # csharp: round-trip

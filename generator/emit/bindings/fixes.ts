@@ -38,41 +38,6 @@ function requiredAnyByOwner(context: FixContext): Map<string, Set<string>> {
 
 /** Names declared by `pattern` (group 1). */
 /**
- * Rust: with `skip-serializing-none`, quicktype skips `None` on optional fields, but not on
- * fields of any JSON value (`Option<serde_json::Value>`), so an absent `structuredContent` or
- * error `data` is printed back as `null`. Every `Option` field without the attribute gets it,
- * except required any-valued fields (a log message's `data`), whose `null` must be printed.
- */
-export const rustSkipNone: Fix = {
-  name: 'rust-skip-none',
-  fixes: 'absent Option<serde_json::Value> fields serialised as null',
-  apply(text, context) {
-    const keep = requiredAnyByOwner(context);
-    const lines = text.split('\n');
-    const out: string[] = [];
-    let attributes: string[] = [];
-    let structKeep: Set<string> | undefined;
-    let camelCase = false;
-    for (const line of lines) {
-      const struct = /^pub struct (\w+) \{/.exec(line);
-      if (struct) {
-        structKeep = keep.get(nameKey(struct[1]));
-        camelCase = attributes.some((a) => a.includes('rename_all = "camelCase"'));
-      }
-      const field = /^(\s+)pub (?:r#)?(\w+): Option</.exec(line);
-      if (field && !attributes.some((a) => a.includes('skip_serializing_if'))) {
-        const rename = attributes.map((a) => /rename = "([^"]*)"/.exec(a)).find((m) => m !== null);
-        const jsonName = rename ? rename[1] : camelCase ? field[2].replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) : field[2];
-        if (!structKeep?.has(jsonName)) out.push(`${field[1]}#[serde(skip_serializing_if = "Option::is_none")]`);
-      }
-      out.push(line);
-      attributes = /^\s*#\[/.test(line) ? [...attributes, line] : [];
-    }
-    return out.join('\n');
-  },
-};
-
-/**
  * C++: a member holding any JSON value is a plain `nlohmann::json`, yet `to_json` guards it like
  * an optional, `if (x.structured_content)`, which converts the value to bool and throws
  * ("type must be boolean") for anything but a boolean. Per type, the members that `from_json`
@@ -195,8 +160,7 @@ export const csharpOmitNullObjects: Fix = {
   },
 };
 
-export const FIXES: Readonly<Record<'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
-  rust: [rustSkipNone],
+export const FIXES: Readonly<Record<'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
   cpp: [cppJsonMemberGuards],
   java: [javaToJsonThrows, javaOmitNullFields],
   csharp: [csharpDistinctToJson, csharpOmitNullObjects],

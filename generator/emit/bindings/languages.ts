@@ -5,7 +5,7 @@
  */
 import { FIXES, type Fix } from './fixes.js';
 
-export type BindingLanguageId = 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift';
+export type BindingLanguageId = 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift';
 
 /** What `test/generator/bindings` proves about a language's binding. */
 export interface BindingTest {
@@ -40,27 +40,6 @@ export interface BindingLanguage {
 }
 
 export const BINDING_LANGUAGES: Readonly<Record<BindingLanguageId, BindingLanguage>> = {
-  rust: {
-    fileNames: ['bindings/rust/mcp_types.rs'],
-    test: {
-      kind: 'round-trip',
-      aptPackages: ['cargo', 'librust-serde-dev', 'librust-serde-derive-dev', 'librust-serde-json-dev'],
-      why: 'serde structs; built offline by cargo against the serde crates Debian ships in /usr/share/cargo/registry',
-    },
-    quicktype: 'rust',
-    outputFilename: 'mcp_types.rs',
-    comment: '//',
-    rendererOptions: {
-      density: 'normal',
-      visibility: 'public',
-      'derive-debug': true,
-      'derive-clone': true,
-      'derive-partial-eq': false,
-      'skip-serializing-none': true,
-      'leading-comments': false,
-    },
-    fixes: FIXES.rust,
-  },
   cpp: {
     fileNames: ['bindings/cpp/mcp_types.hpp'],
     test: {

@@ -7,8 +7,9 @@ import type { ProtocolModel } from '../../model.js';
 import type { BindingTest } from './languages.js';
 import { emitGo } from './go/index.js';
 import { emitPython } from './python/index.js';
+import { emitRust } from './rust/index.js';
 
-export type OwnLanguageId = 'python' | 'go';
+export type OwnLanguageId = 'python' | 'go' | 'rust';
 
 export interface OwnLanguage {
   readonly test: BindingTest;
@@ -36,6 +37,15 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
       why: 'built by go: examples round-trip, schema-derived mutations refused at their path, exhaustive visitors (a missing variant does not compile) and type switches, stdio client against serve (2025-11-25 and draft)',
     },
     emit: emitGo,
+  },
+  rust: {
+    output: 'crate per revision (Cargo.toml, mcp_types_<rev>): structs and enums with Serialize/Deserialize, tag dispatch, decode::<T> with DecodeError { path, message }, method maps, error codes, versions; depends on serde and serde_json only',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['cargo', 'librust-serde-dev', 'librust-serde-json-dev'],
+      why: 'built offline by cargo against Debian\'s serde crates: examples round-trip, schema-derived mutations refused at their path, match without wildcard (a missing variant does not compile), stdio client against serve (2025-11-25 and draft)',
+    },
+    emit: emitRust,
   },
 };
 

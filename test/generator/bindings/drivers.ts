@@ -3,11 +3,11 @@
  * holds the generated binding and compiles it (throwing with the compiler's output on failure);
  * `run` executes it on `manifest.tsv` (see harness.ts for the manifest format).
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { BindingLanguageId } from '../../../generator/emit/bindings/index.js';
-import { bindingNames, requireFile, requireTool, run, scratchDir } from './harness.js';
+import { bindingNames, requireFile, requireTool, run } from './harness.js';
 
 export type RoundTripLanguage = Exclude<BindingLanguageId, 'kotlin' | 'swift'>;
 
@@ -19,99 +19,6 @@ export interface Driver {
   /** Runs the driver on `dir/manifest.tsv`. */
   run(dir: string): void;
 }
-
-const DEBIAN_CARGO_REGISTRY = '/usr/share/cargo/registry';
-
-const rust: Driver = {
-  requireToolchain() {
-    requireTool('rust', 'cargo');
-    const crates = existsSync(DEBIAN_CARGO_REGISTRY) ? readdirSync(DEBIAN_CARGO_REGISTRY) : [];
-    for (const crate of ['serde', 'serde_derive', 'serde_json']) {
-      assert.ok(
-        crates.some((name) => name.startsWith(`${crate}-1.`)),
-        `rust: the crate ${crate} is not in ${DEBIAN_CARGO_REGISTRY}; install it with: apt-get install -y --no-install-recommends librust-${crate.replace('_', '-')}-dev (or run scripts/ci-toolchains.sh)`,
-      );
-    }
-  },
-  build(dir, files, types) {
-    const names = bindingNames('rust', files, types);
-    const arms = [...names]
-      .map(([type, name]) => `        ${JSON.stringify(type)} => round_trip::<mcp_types::${name}>(text),`)
-      .join('\n');
-    writeFileSync(
-      join(dir, 'Cargo.toml'),
-      `[package]
-name = "mcpdriver"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[[bin]]
-name = "driver"
-path = "main.rs"
-
-[dependencies]
-serde = { version = "1", features = ["derive"] }
-serde_json = "1"
-`,
-    );
-    mkdirSync(join(dir, '.cargo'), { recursive: true });
-    writeFileSync(
-      join(dir, '.cargo', 'config.toml'),
-      `[source.crates-io]
-replace-with = "debian"
-
-[source.debian]
-directory = "${DEBIAN_CARGO_REGISTRY}"
-
-[net]
-offline = true
-`,
-    );
-    writeFileSync(
-      join(dir, 'main.rs'),
-      `#[path = "bindings/rust/mcp_types.rs"]
-#[allow(dead_code)]
-mod mcp_types;
-
-use std::fs;
-use std::io::{BufRead, BufReader};
-
-fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(text: &str) -> Result<String, String> {
-    let value: T = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    serde_json::to_string(&value).map_err(|e| e.to_string())
-}
-
-fn convert(type_name: &str, text: &str) -> Result<String, String> {
-    match type_name {
-${arms}
-        _ => Err(format!("no conversion for {}", type_name)),
-    }
-}
-
-fn main() {
-    let manifest = fs::File::open(std::env::args().nth(1).expect("manifest path")).expect("manifest");
-    for line in BufReader::new(manifest).lines() {
-        let line = line.expect("manifest line");
-        let fields: Vec<&str> = line.split('\\t').collect();
-        let result = fs::read_to_string(fields[1])
-            .map_err(|e| e.to_string())
-            .and_then(|text| convert(fields[0], &text));
-        match result {
-            Ok(out) => fs::write(fields[2], out).expect("write output"),
-            Err(error) => fs::write(format!("{}.err", fields[2]), error + "\\n").expect("write error"),
-        }
-    }
-}
-`,
-    );
-    // One target folder per test process: the serde crates compile once for every build.
-    run('cargo', ['build', '--offline', '--quiet'], { cwd: dir, env: { CARGO_TARGET_DIR: scratchDir('rust-target') } });
-  },
-  run(dir) {
-    run(join(scratchDir('rust-target'), 'debug', 'driver'), ['manifest.tsv'], { cwd: dir });
-  },
-};
 
 const cpp: Driver = {
   requireToolchain() {
@@ -301,4 +208,4 @@ ${cases}
   },
 };
 
-export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { rust, cpp, java, csharp };
+export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { cpp, java, csharp };
