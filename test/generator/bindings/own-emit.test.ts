@@ -5,6 +5,8 @@
  * `--target` routes these languages to them; and the shared doc pass writes the
  * `@see <rev> #/$defs/X` back-reference.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OWN_BINDING_LANGUAGE_IDS, OWN_BINDING_LANGUAGES, emitTargets } from '../../../generator/emit/bindings/index.js';
@@ -87,5 +89,28 @@ test('shape: discriminants found where the schema has them, none where it has no
     assert.equal(text.fields[0].ty, { k: 'map', values: { k: 'any' } });
   }
 });
+
+/**
+ * Golden list of the shape's declarations (the names all three emitters declare, with kind and
+ * tag), per revision: a rename of a hoisted type shows as a diff here. After checking it,
+ * update with UPDATE_SNAPSHOTS=1 node --import tsx test/run.ts bindings/own-emit
+ */
+for (const revision of REVISIONS) {
+  test(`shape ${revision}: declaration names match the golden list`, () => {
+    const shape = buildShape(loadModel(revision));
+    const lines = shape.decls.map((d) => {
+      if (d.kind === 'union') return `${d.name} union ${d.tag.kind === 'const' ? `tag=${d.tag.member}` : d.tag.kind === 'jsonrpc' ? 'tag=jsonrpc-kind' : 'untagged'}`;
+      return `${d.name} ${d.kind}`;
+    });
+    const path = fileURLToPath(new URL(`./names/shape-${revision}.txt`, import.meta.url));
+    const actual = `${lines.join('\n')}\n`;
+    if (process.env.UPDATE_SNAPSHOTS === '1') writeFileSync(path, actual);
+    assert.ok(existsSync(path), `no golden list ${path}; create it with UPDATE_SNAPSHOTS=1`);
+    const expected = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    const added = lines.filter((l) => !expected.includes(l));
+    const removed = expected.filter((l) => !lines.includes(l));
+    assert.ok(added.length === 0 && removed.length === 0, `declarations changed (+ new, - gone):\n${[...added.map((l) => `  + ${l}`), ...removed.map((l) => `  - ${l}`)].join('\n')}`);
+  });
+}
 
 test.run();
