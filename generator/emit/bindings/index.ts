@@ -119,7 +119,7 @@ function definitionsOf(types: BindingsInput['types']): Definitions {
 
 /**
  * Emits the bindings of one revision for the given languages. Paths are relative
- * (`bindings/python/mcp_types.py`), in code-unit order.
+ * (`bindings/cpp/mcp_types.hpp`), in code-unit order.
  */
 export async function emitBindings(input: BindingsInput, options: BindingsOptions): Promise<Map<string, string>> {
   const unknown = options.languages.filter((id) => !isBindingLanguage(id));

@@ -396,7 +396,19 @@ class GoEmitter {
   methodsFile(): string {
     const m = this.model;
     const { requests, notifications } = methodTables(m);
-    const out: string[] = [preamble(m), '', `package ${goPackageName(m.revision)}`, '', 'import "encoding/json"', ''];
+    const out: string[] = [
+      preamble(m),
+      '',
+      `// Package ${goPackageName(m.revision)} holds the Model Context Protocol messages of revision ${m.revision}`,
+      `// (protocol version ${m.protocolVersion}): one struct per object type, one interface per union,`,
+      '// validating decoders (Decode, Decode<Union>, UnmarshalJSON) whose errors are *DecodeError naming',
+      '// the failing path, and the method maps ClientRequests, ServerRequests, ClientNotifications and',
+      '// ServerNotifications.',
+      `package ${goPackageName(m.revision)}`,
+      '',
+      'import "encoding/json"',
+      '',
+    ];
     out.push('const (');
     out.push('\t// Revision is the schema revision these bindings were generated from.');
     out.push(`\tRevision = ${str(m.revision)}`);
