@@ -11,7 +11,7 @@ import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolve
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 const loadGenerate = () => import('../generator/generate.js');
-import { BINDING_LANGUAGE_IDS } from '../generator/emit/bindings/languages.js';
+import { TARGET_IDS } from '../generator/emit/bindings/index.js';
 import { IngestError } from '../generator/ingest-error.js';
 import type { ProtocolModel } from '../generator/model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
@@ -114,9 +114,9 @@ export function resolveInputs(v: { rev?: string; 'spec-dir'?: string; unpinned?:
 
 /** `--target python,go` or `all` → binding language ids; unknown ones are a usage error. */
 function parseTargets(target: string | undefined): string[] {
-  const targets = target === undefined ? [] : target === 'all' ? [...BINDING_LANGUAGE_IDS] : target.split(',').map((x) => x.trim());
-  const unknown = targets.filter((t) => !(BINDING_LANGUAGE_IDS as readonly string[]).includes(t));
-  if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${BINDING_LANGUAGE_IDS.join(', ')}, or all)`);
+  const targets = target === undefined ? [] : target === 'all' ? [...TARGET_IDS] : target.split(',').map((x) => x.trim());
+  const unknown = targets.filter((t) => !(TARGET_IDS as readonly string[]).includes(t));
+  if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${TARGET_IDS.join(', ')}, or all)`);
   return targets;
 }
 

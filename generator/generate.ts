@@ -10,7 +10,7 @@ import { emitPackage } from './emit/package.js';
 import { emitProtocol } from './emit/protocol.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators } from './emit/validators.js';
-import { emitBindings } from './emit/bindings/index.js';
+import { emitTargets } from './emit/bindings/index.js';
 import { preamble } from './emit/common.js';
 import { byCodeUnit, stableJson } from './util.js';
 
@@ -20,7 +20,7 @@ export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol
 export interface GenerateOptions extends Partial<EmitOptions> {
   /** Called after each step with its duration in ms. */
   onStep?: (step: Step, ms: number) => void;
-  /** Other-language message bindings to emit under bindings/<lang>/ (ids of BINDING_LANGUAGES). */
+  /** Other-language message bindings to emit under bindings/<lang>/ (ids of TARGET_IDS). */
   targets?: readonly string[];
 }
 
@@ -41,8 +41,7 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   await step('package', () => emitPackage(model));
   if (options.targets?.length) {
     const header = preamble(model, '').trim();
-    const types = Object.fromEntries(Object.values(model.types).map((t) => [t.name, t.schema]));
-    await step('bindings', () => emitBindings({ revision: model.revision, types, header }, { languages: [...options.targets!] }));
+    await step('bindings', () => emitTargets(model, options.targets!, header));
   }
   return new Map([...out].sort(([a], [b]) => byCodeUnit(a, b)));
 }

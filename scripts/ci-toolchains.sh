@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, the toolchains the binding tests (test/generator/bindings/) compile
 # and run the generated bindings with. Idempotent: installs only what is missing, and runs
-# `apt-get update` only when something is. The list matches BINDING_LANGUAGES[*].test.aptPackages
-# in generator/emit/bindings/languages.ts.
+# `apt-get update` only when something is. The list matches the aptPackages of the tables
+# OWN_BINDING_LANGUAGES (generator/emit/bindings/own.ts) and BINDING_LANGUAGES (languages.ts).
 set -euo pipefail
 
 packages=(
-  python3                                   # python: round-trip
-  golang-go                                 # go: round-trip
-  librust-serde-dev                         # rust: round-trip, crates used offline from
-  librust-serde-derive-dev                  #   /usr/share/cargo/registry
-  librust-serde-json-dev
+  python3                                   # python: round-trip, mutations, match, stdio client
+  golang-go                                 # go: round-trip, mutations, match, stdio client
+  librust-serde-dev                         # rust: crates used offline from
+  librust-serde-json-dev                    #   /usr/share/cargo/registry
   g++ nlohmann-json3-dev                    # cpp: round-trip
   default-jdk-headless libjackson2-databind-java   # java: round-trip
   mono-mcs mono-runtime pkg-config libnewtonsoft-json-cil-dev   # csharp: round-trip

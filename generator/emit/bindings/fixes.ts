@@ -37,85 +37,6 @@ function requiredAnyByOwner(context: FixContext): Map<string, Set<string>> {
 }
 
 /** Names declared by `pattern` (group 1). */
-function declaredNames(text: string, pattern: RegExp): string[] {
-  return [...text.matchAll(pattern)].map((m) => m[1]);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/**
- * Go: a top-level definition that is any JSON value renders as `type JSONValue interface{}`,
- * and quicktype still gives it `func (r *JSONValue) Marshal()`, which Go rejects ("invalid
- * receiver type"). Drops the method; `json.Marshal(v)` does the same.
- */
-export const goInterfaceReceivers: Fix = {
-  name: 'go-interface-receivers',
-  fixes: 'Marshal method on an interface type does not compile',
-  apply(text) {
-    let out = text;
-    for (const name of declaredNames(text, /^type (\w+) interface\{\}$/gm)) {
-      const method = new RegExp(`^func \\(r \\*${escapeRegExp(name)}\\) Marshal\\(\\) \\(\\[\\]byte, error\\) \\{\\n[^]*?^\\}\\n\\n?`, 'm');
-      out = out.replace(method, '');
-    }
-    return out;
-  },
-};
-
-/**
- * Go: optional fields need `omitempty` (renderer option `omit-empty`), or an absent field comes
- * back as `null`. But `omitempty` also drops an empty map or slice, and `{}` is meaningful in
- * MCP: `"roots": {}` declares a capability. Optional map and slice fields become pointers, which
- * `omitempty` drops only when nil, so `{}` and `[]` survive.
- */
-export const goKeepEmptyOptionals: Fix = {
-  name: 'go-keep-empty-optionals',
-  fixes: 'omitempty drops {} capability flags and empty optional lists',
-  apply(text) {
-    return text.replace(
-      /^(\t\w+ )( *)((?:map\[|\[\])\S*)( +)(`json:"[^"`]*,omitempty"`)$/gm,
-      (_all, name: string, pad: string, type: string, gap: string, tag: string) =>
-        `${name}${pad}*${type}${gap.length > 1 ? gap.slice(1) : gap}${tag}`,
-    );
-  },
-};
-
-/**
- * Rust: with `skip-serializing-none`, quicktype skips `None` on optional fields, but not on
- * fields of any JSON value (`Option<serde_json::Value>`), so an absent `structuredContent` or
- * error `data` is printed back as `null`. Every `Option` field without the attribute gets it,
- * except required any-valued fields (a log message's `data`), whose `null` must be printed.
- */
-export const rustSkipNone: Fix = {
-  name: 'rust-skip-none',
-  fixes: 'absent Option<serde_json::Value> fields serialised as null',
-  apply(text, context) {
-    const keep = requiredAnyByOwner(context);
-    const lines = text.split('\n');
-    const out: string[] = [];
-    let attributes: string[] = [];
-    let structKeep: Set<string> | undefined;
-    let camelCase = false;
-    for (const line of lines) {
-      const struct = /^pub struct (\w+) \{/.exec(line);
-      if (struct) {
-        structKeep = keep.get(nameKey(struct[1]));
-        camelCase = attributes.some((a) => a.includes('rename_all = "camelCase"'));
-      }
-      const field = /^(\s+)pub (?:r#)?(\w+): Option</.exec(line);
-      if (field && !attributes.some((a) => a.includes('skip_serializing_if'))) {
-        const rename = attributes.map((a) => /rename = "([^"]*)"/.exec(a)).find((m) => m !== null);
-        const jsonName = rename ? rename[1] : camelCase ? field[2].replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) : field[2];
-        if (!structKeep?.has(jsonName)) out.push(`${field[1]}#[serde(skip_serializing_if = "Option::is_none")]`);
-      }
-      out.push(line);
-      attributes = /^\s*#\[/.test(line) ? [...attributes, line] : [];
-    }
-    return out.join('\n');
-  },
-};
-
 /**
  * C++: a member holding any JSON value is a plain `nlohmann::json`, yet `to_json` guards it like
  * an optional, `if (x.structured_content)`, which converts the value to bool and throws
@@ -239,10 +160,7 @@ export const csharpOmitNullObjects: Fix = {
   },
 };
 
-export const FIXES: Readonly<Record<'python' | 'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
-  python: [],
-  go: [goInterfaceReceivers, goKeepEmptyOptionals],
-  rust: [rustSkipNone],
+export const FIXES: Readonly<Record<'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift', readonly Fix[]>> = {
   cpp: [cppJsonMemberGuards],
   java: [javaToJsonThrows, javaOmitNullFields],
   csharp: [csharpDistinctToJson, csharpOmitNullObjects],

@@ -1,5 +1,7 @@
 /**
- * Message bindings for other languages, rendered by quicktype-core from a revision's `$defs`.
+ * Message bindings for other languages. `emitTargets` is the entry `generate` uses: the
+ * languages of own.ts are rendered from the ProtocolModel by mcpgen's own emitters (python/,
+ * …), the rest by quicktype-core from the revision's `$defs` (`emitBindings`).
  *
  * `emitBindings` is pure: the same definitions give byte-identical files whatever their key
  * order. The schema is canonicalised first (canonical.ts), quicktype renders it (quicktype.ts),
@@ -9,12 +11,38 @@ import { canonicalSchema, compareCodeUnits, requiredAnyProperties, type Definiti
 import type { FixContext } from './fixes.js';
 import { BINDING_LANGUAGES, type BindingLanguage, type BindingLanguageId } from './languages.js';
 import { renderWithQuicktype } from './quicktype.js';
+import { OWN_BINDING_LANGUAGES, isOwnLanguage } from './own.js';
+import type { ProtocolModel } from '../../model.js';
 
 export { BINDING_LANGUAGES, BINDING_LANGUAGE_IDS } from './languages.js';
 export type { BindingLanguage, BindingLanguageId, BindingTest } from './languages.js';
 export type { Fix, FixContext } from './fixes.js';
 export { canonicalSchema } from './canonical.js';
 export { emittedTypeNames } from './names.js';
+export { OWN_BINDING_LANGUAGES, OWN_BINDING_LANGUAGE_IDS, isOwnLanguage } from './own.js';
+export type { OwnLanguage, OwnLanguageId } from './own.js';
+
+/** Every `--target` language: mcpgen's own emitters first, then quicktype's, in table order. */
+export const TARGET_IDS: readonly string[] = [...Object.keys(OWN_BINDING_LANGUAGES), ...Object.keys(BINDING_LANGUAGES)];
+
+/**
+ * The bindings of one revision for `targets` (ids of TARGET_IDS): relative path → text, in
+ * code-unit order. `header` is the one-line preamble for the quicktype languages (the own
+ * emitters write the same preamble from the model).
+ */
+export async function emitTargets(model: ProtocolModel, targets: readonly string[], header: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const ids = [...new Set(targets)].sort(compareCodeUnits);
+  for (const id of ids.filter(isOwnLanguage)) {
+    for (const [path, text] of OWN_BINDING_LANGUAGES[id].emit(model)) files.set(path, text);
+  }
+  const rest = ids.filter((id) => !isOwnLanguage(id));
+  if (rest.length) {
+    const types = Object.fromEntries(Object.values(model.types).map((t) => [t.name, t.schema]));
+    for (const [path, text] of await emitBindings({ revision: model.revision, types, header }, { languages: rest })) files.set(path, text);
+  }
+  return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
+}
 
 export interface BindingsInput {
   /** Revision id, e.g. `2025-11-25` or `draft` (named in errors). */
@@ -91,7 +119,7 @@ function definitionsOf(types: BindingsInput['types']): Definitions {
 
 /**
  * Emits the bindings of one revision for the given languages. Paths are relative
- * (`bindings/python/mcp_types.py`), in code-unit order.
+ * (`bindings/cpp/mcp_types.hpp`), in code-unit order.
  */
 export async function emitBindings(input: BindingsInput, options: BindingsOptions): Promise<Map<string, string>> {
   const unknown = options.languages.filter((id) => !isBindingLanguage(id));

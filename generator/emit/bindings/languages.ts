@@ -1,10 +1,11 @@
 /**
- * The one table of binding languages: what is emitted for each, how quicktype-core renders it,
- * which fixes run on the rendered text, and what the test suite proves about it.
+ * The table of the binding languages quicktype-core renders (the others are in own.ts): what is
+ * emitted for each, how quicktype-core renders it, which fixes run on the rendered text, and
+ * what the test suite proves about it.
  */
 import { FIXES, type Fix } from './fixes.js';
 
-export type BindingLanguageId = 'python' | 'go' | 'rust' | 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift';
+export type BindingLanguageId = 'cpp' | 'java' | 'csharp' | 'kotlin' | 'swift';
 
 /** What `test/generator/bindings` proves about a language's binding. */
 export interface BindingTest {
@@ -39,53 +40,6 @@ export interface BindingLanguage {
 }
 
 export const BINDING_LANGUAGES: Readonly<Record<BindingLanguageId, BindingLanguage>> = {
-  python: {
-    fileNames: ['bindings/python/mcp_types.py'],
-    test: {
-      kind: 'round-trip',
-      aptPackages: ['python3'],
-      why: 'dataclasses with from_dict/to_dict; run by python3 (standard library only)',
-    },
-    quicktype: 'python',
-    outputFilename: 'mcp_types.py',
-    comment: '#',
-    rendererOptions: { 'python-version': '3.7', 'just-types': false, 'nice-property-names': true },
-    fixes: FIXES.python,
-  },
-  go: {
-    fileNames: ['bindings/go/mcp_types.go'],
-    test: {
-      kind: 'round-trip',
-      aptPackages: ['golang-go'],
-      why: 'encoding/json structs, package mcp; built and run by go (standard library only)',
-    },
-    quicktype: 'go',
-    outputFilename: 'mcp_types.go',
-    comment: '//',
-    rendererOptions: { package: 'mcp', 'just-types': false, 'multi-file-output': false, 'omit-empty': true },
-    fixes: FIXES.go,
-  },
-  rust: {
-    fileNames: ['bindings/rust/mcp_types.rs'],
-    test: {
-      kind: 'round-trip',
-      aptPackages: ['cargo', 'librust-serde-dev', 'librust-serde-derive-dev', 'librust-serde-json-dev'],
-      why: 'serde structs; built offline by cargo against the serde crates Debian ships in /usr/share/cargo/registry',
-    },
-    quicktype: 'rust',
-    outputFilename: 'mcp_types.rs',
-    comment: '//',
-    rendererOptions: {
-      density: 'normal',
-      visibility: 'public',
-      'derive-debug': true,
-      'derive-clone': true,
-      'derive-partial-eq': false,
-      'skip-serializing-none': true,
-      'leading-comments': false,
-    },
-    fixes: FIXES.rust,
-  },
   cpp: {
     fileNames: ['bindings/cpp/mcp_types.hpp'],
     test: {

@@ -7,9 +7,6 @@ import type { BindingLanguageId } from './languages.js';
 
 /** One declaration pattern per language; group 1 is the name. Anchored at a line's start. */
 const DECLARATIONS: Readonly<Record<BindingLanguageId, readonly RegExp[]>> = {
-  python: [/^class (\w+)\b/gm],
-  go: [/^type (\w+) /gm],
-  rust: [/^pub (?:struct|enum|type) (\w+)\b/gm],
   // Declarations sit one level deep, inside `namespace mcp {`.
   cpp: [/^ {4}(?:struct|class|enum class) (\w+)\s*(?::[^;{]*)?\{/gm, /^ {4}using (\w+) = /gm],
   java: [/^public (?:class|enum|interface) (\w+)\b/gm],

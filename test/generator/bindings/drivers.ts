@@ -3,11 +3,11 @@
  * holds the generated binding and compiles it (throwing with the compiler's output on failure);
  * `run` executes it on `manifest.tsv` (see harness.ts for the manifest format).
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { BindingLanguageId } from '../../../generator/emit/bindings/index.js';
-import { bindingNames, requireFile, requireTool, run, scratchDir } from './harness.js';
+import { bindingNames, requireFile, requireTool, run } from './harness.js';
 
 export type RoundTripLanguage = Exclude<BindingLanguageId, 'kotlin' | 'swift'>;
 
@@ -19,210 +19,6 @@ export interface Driver {
   /** Runs the driver on `dir/manifest.tsv`. */
   run(dir: string): void;
 }
-
-const python: Driver = {
-  requireToolchain() {
-    requireTool('python', 'python3');
-  },
-  build(dir) {
-    writeFileSync(
-      join(dir, 'driver.py'),
-      `import json, os, sys, traceback
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'bindings', 'python'))
-import mcp_types
-
-# Conversion functions by type, keyed by the type's letters in lower case.
-functions = {}
-for name in dir(mcp_types):
-    if name.endswith('_from_dict'):
-        base = name[: -len('_from_dict')]
-        functions[base.replace('_', '').lower()] = (getattr(mcp_types, name), getattr(mcp_types, base + '_to_dict'))
-
-with open(sys.argv[1], encoding='utf-8') as manifest:
-    for line in manifest:
-        type_name, source, target = line.rstrip('\\n').split('\\t')
-        try:
-            with open(source, encoding='utf-8') as f:
-                data = json.load(f)
-            from_dict, to_dict = functions[type_name.lower()]
-            out = to_dict(from_dict(data))
-            with open(target, 'w', encoding='utf-8') as f:
-                json.dump(out, f)
-        except Exception as error:
-            with open(target + '.err', 'w', encoding='utf-8') as f:
-                f.write(repr(error) + '\\n' + traceback.format_exc())
-`,
-    );
-    run('python3', ['-c', 'import sys; sys.path.insert(0, "bindings/python"); import mcp_types'], { cwd: dir });
-  },
-  run(dir) {
-    run('python3', ['driver.py', 'manifest.tsv'], { cwd: dir });
-  },
-};
-
-const GO_ENV = { GOFLAGS: '-mod=mod -buildvcs=false', GOPROXY: 'off', GO111MODULE: 'on' };
-
-const go: Driver = {
-  requireToolchain() {
-    requireTool('go', 'go');
-  },
-  build(dir, files, types) {
-    const names = bindingNames('go', files, types);
-    const entries = [...names]
-      .map(
-        ([type, name]) =>
-          `\t${JSON.stringify(type)}: func(b []byte) ([]byte, error) {\n\t\tr, err := mcp.Unmarshal${name}(b)\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\treturn r.Marshal()\n\t},`,
-      )
-      .join('\n');
-    writeFileSync(join(dir, 'go.mod'), 'module mcpdriver\n\ngo 1.19\n');
-    writeFileSync(
-      join(dir, 'main.go'),
-      `package main
-
-import (
-\t"bufio"
-\t"fmt"
-\t"os"
-\t"strings"
-
-\tmcp "mcpdriver/bindings/go"
-)
-
-var conversions = map[string]func([]byte) ([]byte, error){
-${entries}
-}
-
-func main() {
-\tmanifest, err := os.Open(os.Args[1])
-\tif err != nil {
-\t\tpanic(err)
-\t}
-\tdefer manifest.Close()
-\tscanner := bufio.NewScanner(manifest)
-\tfor scanner.Scan() {
-\t\tfields := strings.Split(scanner.Text(), "\\t")
-\t\tout, err := convert(fields[0], fields[1])
-\t\tif err != nil {
-\t\t\tos.WriteFile(fields[2]+".err", []byte(err.Error()+"\\n"), 0o644)
-\t\t\tcontinue
-\t\t}
-\t\tos.WriteFile(fields[2], out, 0o644)
-\t}
-}
-
-func convert(typeName string, path string) ([]byte, error) {
-\tdata, err := os.ReadFile(path)
-\tif err != nil {
-\t\treturn nil, err
-\t}
-\tf, ok := conversions[typeName]
-\tif !ok {
-\t\treturn nil, fmt.Errorf("no conversion for %s", typeName)
-\t}
-\treturn f(data)
-}
-`,
-    );
-    run('go', ['vet', './...'], { cwd: dir, env: GO_ENV });
-    run('go', ['build', '-o', 'driver', '.'], { cwd: dir, env: GO_ENV });
-  },
-  run(dir) {
-    run(join(dir, 'driver'), ['manifest.tsv'], { cwd: dir });
-  },
-};
-
-const DEBIAN_CARGO_REGISTRY = '/usr/share/cargo/registry';
-
-const rust: Driver = {
-  requireToolchain() {
-    requireTool('rust', 'cargo');
-    const crates = existsSync(DEBIAN_CARGO_REGISTRY) ? readdirSync(DEBIAN_CARGO_REGISTRY) : [];
-    for (const crate of ['serde', 'serde_derive', 'serde_json']) {
-      assert.ok(
-        crates.some((name) => name.startsWith(`${crate}-1.`)),
-        `rust: the crate ${crate} is not in ${DEBIAN_CARGO_REGISTRY}; install it with: apt-get install -y --no-install-recommends librust-${crate.replace('_', '-')}-dev (or run scripts/ci-toolchains.sh)`,
-      );
-    }
-  },
-  build(dir, files, types) {
-    const names = bindingNames('rust', files, types);
-    const arms = [...names]
-      .map(([type, name]) => `        ${JSON.stringify(type)} => round_trip::<mcp_types::${name}>(text),`)
-      .join('\n');
-    writeFileSync(
-      join(dir, 'Cargo.toml'),
-      `[package]
-name = "mcpdriver"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[[bin]]
-name = "driver"
-path = "main.rs"
-
-[dependencies]
-serde = { version = "1", features = ["derive"] }
-serde_json = "1"
-`,
-    );
-    mkdirSync(join(dir, '.cargo'), { recursive: true });
-    writeFileSync(
-      join(dir, '.cargo', 'config.toml'),
-      `[source.crates-io]
-replace-with = "debian"
-
-[source.debian]
-directory = "${DEBIAN_CARGO_REGISTRY}"
-
-[net]
-offline = true
-`,
-    );
-    writeFileSync(
-      join(dir, 'main.rs'),
-      `#[path = "bindings/rust/mcp_types.rs"]
-#[allow(dead_code)]
-mod mcp_types;
-
-use std::fs;
-use std::io::{BufRead, BufReader};
-
-fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(text: &str) -> Result<String, String> {
-    let value: T = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    serde_json::to_string(&value).map_err(|e| e.to_string())
-}
-
-fn convert(type_name: &str, text: &str) -> Result<String, String> {
-    match type_name {
-${arms}
-        _ => Err(format!("no conversion for {}", type_name)),
-    }
-}
-
-fn main() {
-    let manifest = fs::File::open(std::env::args().nth(1).expect("manifest path")).expect("manifest");
-    for line in BufReader::new(manifest).lines() {
-        let line = line.expect("manifest line");
-        let fields: Vec<&str> = line.split('\\t').collect();
-        let result = fs::read_to_string(fields[1])
-            .map_err(|e| e.to_string())
-            .and_then(|text| convert(fields[0], &text));
-        match result {
-            Ok(out) => fs::write(fields[2], out).expect("write output"),
-            Err(error) => fs::write(format!("{}.err", fields[2]), error + "\\n").expect("write error"),
-        }
-    }
-}
-`,
-    );
-    // One target folder per test process: the serde crates compile once for every build.
-    run('cargo', ['build', '--offline', '--quiet'], { cwd: dir, env: { CARGO_TARGET_DIR: scratchDir('rust-target') } });
-  },
-  run(dir) {
-    run(join(scratchDir('rust-target'), 'debug', 'driver'), ['manifest.tsv'], { cwd: dir });
-  },
-};
 
 const cpp: Driver = {
   requireToolchain() {
@@ -412,4 +208,4 @@ ${cases}
   },
 };
 
-export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { python, go, rust, cpp, java, csharp };
+export const DRIVERS: Readonly<Record<RoundTripLanguage, Driver>> = { cpp, java, csharp };

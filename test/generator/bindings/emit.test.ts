@@ -13,6 +13,8 @@ import {
   canonicalSchema,
   emitBindings,
   emittedTypeNames,
+  OWN_BINDING_LANGUAGE_IDS,
+  OWN_BINDING_LANGUAGES,
 } from '../../../generator/emit/bindings/index.js';
 import {
   cyclicDefinitions,
@@ -73,8 +75,8 @@ test('every file starts with the header as a comment, has LF endings and one tra
 
 test('model-form types ({ schema }) give the same output as raw $defs', async () => {
   const wrapped = Object.fromEntries(Object.entries(SMALL).map(([name, schema]) => [name, { schema }]));
-  const a = await emitBindings({ revision: 'x', types: SMALL, header: 'h' }, { languages: ['go'] });
-  const b = await emitBindings({ revision: 'x', types: wrapped, header: 'h' }, { languages: ['go'] });
+  const a = await emitBindings({ revision: 'x', types: SMALL, header: 'h' }, { languages: ['cpp'] });
+  const b = await emitBindings({ revision: 'x', types: wrapped, header: 'h' }, { languages: ['cpp'] });
   assert.equal([...a], [...b]);
 });
 
@@ -86,7 +88,7 @@ test('unknown languages and fixes are refused', async () => {
     assert.match((error as Error).message, /unknown binding language cobol/);
   }
   try {
-    await emitBindings({ revision: 'x', types: SMALL, header: 'h' }, { languages: ['go'], withoutFixes: ['nope'] });
+    await emitBindings({ revision: 'x', types: SMALL, header: 'h' }, { languages: ['cpp'], withoutFixes: ['nope'] });
     assert.unreachable('unknown fix accepted');
   } catch (error) {
     assert.match((error as Error).message, /unknown binding fix nope/);
@@ -173,9 +175,9 @@ test('required any-valued properties are known to the fixes', () => {
 });
 
 test('RequestId and ProgressToken stay two types', async () => {
-  const files = await emitBindings({ revision: 'draft', types: loadDefinitions(), header: 'h' }, { languages: ['go'] });
-  const names = emittedTypeNames('go', files.values());
-  assert.ok(names.includes('RequestID') && names.includes('ProgressToken'), 'both declared');
+  const files = await emitBindings({ revision: 'draft', types: loadDefinitions(), header: 'h' }, { languages: ['cpp'] });
+  const names = emittedTypeNames('cpp', files.values());
+  assert.ok(names.includes('RequestId') && names.includes('ProgressToken'), 'both declared');
 });
 
 test('every fix has a name, says what it fixes, and names are unique', () => {
@@ -200,7 +202,7 @@ test('the table says how each language is tested, with its Debian packages', () 
   assert.is(BINDING_LANGUAGES.swift.test.kind, 'not tested');
 });
 
-test('scripts/ci-toolchains.sh installs exactly the packages of the table', () => {
+test('scripts/ci-toolchains.sh installs exactly the packages of the tables', () => {
   const script = readFileSync(fileURLToPath(new URL('../../../scripts/ci-toolchains.sh', import.meta.url)), 'utf8');
   const block = /^packages=\(\n([^]*?)^\)$/m.exec(script);
   assert.ok(block, 'packages=( … ) block');
@@ -211,7 +213,10 @@ test('scripts/ci-toolchains.sh installs exactly the packages of the table', () =
     .filter((word) => word !== '');
   // cargo is added by the script only where no cargo is on PATH.
   assert.match(script, /packages\+=\(cargo\)/);
-  const fromTable = new Set(BINDING_LANGUAGE_IDS.flatMap((id) => [...BINDING_LANGUAGES[id].test.aptPackages]));
+  const fromTable = new Set([
+    ...BINDING_LANGUAGE_IDS.flatMap((id) => [...BINDING_LANGUAGES[id].test.aptPackages]),
+    ...OWN_BINDING_LANGUAGE_IDS.flatMap((id) => [...OWN_BINDING_LANGUAGES[id].test.aptPackages]),
+  ]);
   assert.equal([...new Set([...listed, 'cargo'])].sort(), [...fromTable].sort());
 });
 

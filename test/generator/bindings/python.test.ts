@@ -1,18 +1,152 @@
 /**
- * Python binding: every official example is parsed with `<type>_from_dict` and printed back
- * with `<type>_to_dict`, by python3 with the standard library only. Python needs no fixes; the
- * fix cases still round-trip.
+ * Python bindings (generator/emit/bindings/python), run by Debian's python3 under `-O` with the
+ * standard library only: every example of both revisions decodes and re-encodes to equal JSON;
+ * every schema-derived mutation is refused with a DecodeError naming the mutated path; the
+ * tagged unions are matched exhaustively (typing.assert_never, python/match_check.py), and that
+ * check fails on a binding with one more variant; a stdio client (python/client.py) talks to
+ * `mcpgen serve --stdio` of 2025-11-25 (handshake) and draft (stateless).
  */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { roundTripExamples, runFixCases } from './harness.js';
+import { OWN_BINDING_LANGUAGES } from '../../../generator/emit/bindings/index.js';
+import { emitPython, pythonPackageName } from '../../../generator/emit/bindings/python/index.js';
+import type { ProtocolModel } from '../../../generator/model.js';
+import { ROOT } from '../support.js';
+import {
+  REVISIONS,
+  assertRefused,
+  assertRoundTrips,
+  corpus,
+  loadModel,
+  modelWithExtraVariant,
+  mutations,
+  requireCommand,
+  writeTemp,
+  type Case,
+  type Result,
+} from './own.js';
 
-test('python binding round-trips the official examples', async () => {
-  await roundTripExamples('python');
+const HERE = fileURLToPath(new URL('./python/', import.meta.url));
+
+function python(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('python3', ['-O', ...args], { cwd, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const built = new Map<string, string>();
+/** The package of a revision, generated into a temp folder (once per test run). */
+function packageDir(model: ProtocolModel, key = model.revision): string {
+  let dir = built.get(key);
+  if (!dir) {
+    dir = writeTemp(`python-${key}`, emitPython(model));
+    built.set(key, dir);
+  }
+  return join(dir, 'bindings', 'python');
+}
+
+function runCases(revision: string, cases: Case[]): Result[] {
+  const dir = packageDir(loadModel(revision));
+  writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
+  const r = python([join(HERE, 'roundtrip.py'), dir, pythonPackageName(revision), 'cases.json', 'results.json'], dir);
+  assert.is(r.status, 0, `roundtrip.py failed:\n${r.stderr.slice(0, 3000)}`);
+  return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Result[];
+}
+
+test('python3 is installed', () => {
+  requireCommand('python', 'python3', OWN_BINDING_LANGUAGES.python.test.aptPackages);
 });
 
-test('python binding round-trips the fix cases', async () => {
-  assert.equal(await runFixCases('python'), { failing: [] });
+for (const revision of REVISIONS) {
+  test(`python ${revision}: every example decodes and re-encodes to equal JSON (python3 -O)`, async () => {
+    const examples = await corpus(revision);
+    assert.ok(examples.length >= (revision === 'draft' ? 80 : 40), `${revision}: only ${examples.length} examples`);
+    assertRoundTrips('python', revision, examples, runCases(revision, examples));
+  });
+
+  test(`python ${revision}: schema-derived mutations are refused with the mutated path`, async () => {
+    const list = mutations(loadModel(revision), await corpus(revision));
+    assert.ok(list.length >= 300, `${revision}: only ${list.length} mutations`);
+    assertRefused('python', revision, list, runCases(revision, list));
+  });
+
+  test(`python ${revision}: the tagged unions are matched exhaustively`, () => {
+    const dir = packageDir(loadModel(revision));
+    const r = python([join(HERE, 'match_check.py'), dir, pythonPackageName(revision)], dir);
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, /ContentBlock: 5 variants/);
+    assert.match(r.stdout, /JSONRPCMessage: 4 variants/);
+  });
+}
+
+test('python: the exhaustive match fails on a binding with one more ContentBlock variant', () => {
+  const dir = packageDir(modelWithExtraVariant('draft'), 'draft-extra-variant');
+  const r = python([join(HERE, 'match_check.py'), dir, pythonPackageName('draft')], dir);
+  assert.is(r.status, 1, `match_check.py passed on the extra variant:\n${r.stdout}${r.stderr}`);
+  assert.match(r.stderr, /ContentBlock: variant VideoContent is not handled/);
+});
+
+test('python: the issue\'s cases are refused under -O, naming the member', () => {
+  const r = runCases('2025-11-25', [
+    { type: 'ContentBlock', data: { type: 'image' } },
+    { type: 'TextContent', data: { type: 'text', text: 7 } },
+    { type: 'CallToolResult', data: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, { type: 'image', mimeType: 'image/png' }] } },
+    { type: 'ContentBlock', data: { type: 'video', url: 'x' } },
+    { type: 'JSONRPCMessage', data: { jsonrpc: '2.0', id: 1 } },
+  ]);
+  assert.equal(r, [
+    { path: 'data', message: 'required' },
+    { path: 'text', message: 'expected string, got integer' },
+    { path: 'content[2].data', message: 'required' },
+    { path: 'type', message: 'expected one of "text", "image", "audio", "resource_link", "resource", got "video"' },
+    { path: '', message: 'not a JSON-RPC message (no method, result or error)' },
+  ]);
+});
+
+test('python: pyproject.toml names the revision, parses with tomllib, and the package imports', () => {
+  for (const revision of REVISIONS) {
+    const dir = packageDir(loadModel(revision));
+    const pkg = pythonPackageName(revision);
+    const r = python(
+      ['-c', `import json, sys, tomllib; sys.path.insert(0, '.'); import ${pkg} as m; p = tomllib.load(open('pyproject.toml', 'rb')); print(json.dumps([p['project']['name'], p['tool']['setuptools']['packages'], m.REVISION, m.PROTOCOL_VERSION, m.ERROR_CODES['METHOD_NOT_FOUND'], m.CLIENT_REQUESTS['tools/call'].result_type, sorted(m.SERVER_REQUESTS)[:1]]))`],
+      dir,
+    );
+    assert.is(r.status, 0, r.stderr);
+    const model = loadModel(revision);
+    const first = [...model.requests.filter((x) => x.direction === 'serverToClient').map((x) => x.method)].sort()[0];
+    assert.equal(JSON.parse(r.stdout), [pkg.replace(/_/g, '-'), [pkg], revision, model.protocolVersion, -32601, 'CallToolResult', [first]]);
+  }
+});
+
+const SERVE = ['node', join(ROOT, 'bin', 'mcpgen.js'), 'serve', '--stdio', '--rev'];
+
+test('python: stdio client against serve --rev 2025-11-25 (initialize, tools/list, tools/call)', () => {
+  const dir = packageDir(loadModel('2025-11-25'));
+  const r = python([join(HERE, 'client.py'), dir, pythonPackageName('2025-11-25'), ...SERVE, '2025-11-25'], dir);
+  assert.is(r.status, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.equal(s.initialize, { type: 'InitializeResult', protocolVersion: '2025-11-25', server: 'mcpgen-reference-server' });
+  assert.is(s.tools.type, 'ListToolsResult');
+  assert.ok(s.tools.names.includes('echo'), s.tools.names.join(','));
+  assert.is(s.call.type, 'CallToolResult');
+  assert.equal(s.call.blockTypes, ['TextContent']);
+  assert.equal(s.call.content, [{ type: 'text', text: 'hello from python' }]);
+});
+
+test('python: stdio client against serve --rev draft (server/discover, per-request _meta)', () => {
+  const dir = packageDir(loadModel('draft'));
+  const r = python([join(HERE, 'client.py'), dir, pythonPackageName('draft'), ...SERVE, 'draft'], dir);
+  assert.is(r.status, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.is(s.discover.type, 'DiscoverResult');
+  assert.ok(s.discover.versions.includes(loadModel('draft').protocolVersion), JSON.stringify(s.discover));
+  assert.is(s.discover.resultType, 'complete');
+  assert.is(s.discover.tools, true);
+  assert.ok(s.tools.names.includes('echo'));
+  assert.equal(s.call.content, [{ type: 'text', text: 'hello from python' }]);
 });
 
 test.run();

@@ -1,0 +1,56 @@
+/**
+ * The table of the languages whose bindings mcpgen renders itself from the ProtocolModel (one
+ * folder each: python/, go/, rust/; shared passes in shape.ts), and what their tests prove. The
+ * other languages go through quicktype-core (languages.ts).
+ */
+import type { ProtocolModel } from '../../model.js';
+import type { BindingTest } from './languages.js';
+import { emitGo } from './go/index.js';
+import { emitPython } from './python/index.js';
+import { emitRust } from './rust/index.js';
+
+export type OwnLanguageId = 'python' | 'go' | 'rust';
+
+export interface OwnLanguage {
+  readonly test: BindingTest;
+  /** What the package holds. */
+  readonly output: string;
+  /** Files relative to generated/<rev>/ (under bindings/<lang>/). */
+  emit(model: ProtocolModel): Map<string, string>;
+}
+
+export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>> = {
+  python: {
+    output: 'package mcp_types_<rev> (pyproject.toml): dataclasses with Literal discriminants, Union aliases, validating decoders raising DecodeError(path), method maps, error codes, versions; standard library only, Python 3.11+',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['python3'],
+      why: 'run by python3 -O: examples round-trip, schema-derived mutations refused at their path, exhaustive match (typing.assert_never), stdio client against serve (2025-11-25 and draft)',
+    },
+    emit: emitPython,
+  },
+  go: {
+    output: 'module per revision (go.mod, package mcp<rev>): structs with MarshalJSON/UnmarshalJSON, unions as interfaces with tag dispatch and exhaustive Match<Union> visitors, *DecodeError{Path, Message}, method maps, error codes, versions; standard library only, Go 1.19+',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['golang-go'],
+      why: 'built by go: examples round-trip, schema-derived mutations refused at their path, exhaustive visitors (a missing variant does not compile) and type switches, stdio client against serve (2025-11-25 and draft)',
+    },
+    emit: emitGo,
+  },
+  rust: {
+    output: 'crate per revision (Cargo.toml, mcp_types_<rev>): structs and enums with Serialize/Deserialize, tag dispatch, decode::<T> with DecodeError { path, message }, method maps, error codes, versions; depends on serde and serde_json only',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['cargo', 'librust-serde-dev', 'librust-serde-json-dev'],
+      why: 'built offline by cargo against Debian\'s serde crates: examples round-trip, schema-derived mutations refused at their path, match without wildcard (a missing variant does not compile), stdio client against serve (2025-11-25 and draft)',
+    },
+    emit: emitRust,
+  },
+};
+
+export const OWN_BINDING_LANGUAGE_IDS = Object.keys(OWN_BINDING_LANGUAGES) as OwnLanguageId[];
+
+export function isOwnLanguage(id: string): id is OwnLanguageId {
+  return Object.prototype.hasOwnProperty.call(OWN_BINDING_LANGUAGES, id);
+}
