@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadRevision } from '../../cli/commands/serve.js';
+import { loadRevision, olderHandshakeTables } from '../../cli/commands/serve.js';
 import { serveHttp } from '../../cli/commands/serve-http.js';
 import { serveStatelessHttp } from '../../cli/commands/serve-stateless.js';
 
@@ -226,10 +226,12 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
     if (side === 'server') {
       let url = options.serverUrl;
       if (!url) {
-        // 2026-07-28: the dual-era endpoint of `mcpgen serve --rev 2026-07-28 --http`
+        // what `mcpgen serve --http` serves: 2025-11-25 with the older handshake revisions it
+        // negotiates; 2026-07-28: the dual-era endpoint of `mcpgen serve --rev 2026-07-28 --http`
+        const legacy = { ...(await loadRevision('2025-11-25')), fallbackTables: await olderHandshakeTables('2025-11-25') };
         const served = suite.revision
-          ? await serveStatelessHttp(await loadRevision(suite.revision) as never, await loadRevision('2025-11-25') as never, { port: 0, host: '127.0.0.1' })
-          : await serveHttp(await loadRevision('2025-11-25'), { port: 0, host: '127.0.0.1' });
+          ? await serveStatelessHttp(await loadRevision(suite.revision) as never, legacy as never, { port: 0, host: '127.0.0.1' })
+          : await serveHttp(legacy, { port: 0, host: '127.0.0.1' });
         stop = served.close;
         url = `http://localhost:${served.port}/mcp`;
       }
