@@ -4,9 +4,7 @@
  * every schema-derived mutation is refused with a DecodeError naming the mutated path; the
  * tagged unions are matched exhaustively (typing.assert_never, python/match_check.py), and that
  * check fails on a binding with one more variant; a stdio client (python/client.py) talks to
- * `mcpgen serve --stdio` of 2025-11-25 (handshake) and draft (stateless). mypy --strict (python/mypy.ts)
- * type-checks the package of 2025-11-25, draft and 2026-07-28 and the static exhaustive match
- * python/match_static.py against it, which it refuses on the binding with one more variant.
+ * `mcpgen serve --stdio` of 2025-11-25 (handshake) and draft (stateless).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -152,7 +150,8 @@ test('python: stdio client against serve --rev draft (server/discover, per-reque
   assert.equal(s.call.content, [{ type: 'text', text: 'hello from python' }]);
 });
 
-// ---- static checks by mypy (python/mypy.ts: one run per package checks it and match_static.py) ----
+// ---- static checks by mypy --strict (python/mypy.ts: one run per package checks the package and
+// python/match_static.py against it; 2026-07-28 too; the match is refused on one more variant) ----
 
 const MYPY_REVISIONS = [...REVISIONS, '2026-07-28'];
 
