@@ -7,6 +7,7 @@ set -euo pipefail
 
 packages=(
   python3                                   # python: round-trip, mutations, match, stdio client
+  mypy                                      # python: the package type-checks, exhaustive match
   golang-go                                 # go: round-trip, mutations, match, stdio client
   librust-serde-dev                         # rust: crates used offline from
   librust-serde-json-dev                    #   /usr/share/cargo/registry

@@ -21,11 +21,11 @@ export interface OwnLanguage {
 
 export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>> = {
   python: {
-    output: 'package mcp_types_<rev> (pyproject.toml): dataclasses with Literal discriminants, Union aliases, validating decoders raising DecodeError(path), method maps, error codes, versions; standard library only, Python 3.11+',
+    output: 'package mcp_types_<rev> (pyproject.toml): dataclasses with Literal discriminants, Union aliases, validating decoders raising DecodeError(path), method maps, error codes, versions; standard library only, Python 3.11+; typed: mypy-clean (--strict)',
     test: {
       kind: 'round-trip',
-      aptPackages: ['python3'],
-      why: 'run by python3 -O: examples round-trip, schema-derived mutations refused at their path, exhaustive match (typing.assert_never), stdio client against serve (2025-11-25 and draft)',
+      aptPackages: ['python3', 'mypy'],
+      why: 'run by python3 -O: examples round-trip, schema-derived mutations refused at their path, exhaustive match (typing.assert_never, at run time), stdio client against serve (2025-11-25 and draft); checked by mypy --strict: the package type-checks, and an exhaustive match is refused on a binding with one more variant',
     },
     emit: emitPython,
   },

@@ -29,6 +29,7 @@ import {
   type Case,
   type Result,
 } from './own.js';
+import { errorsIn, matchFile, mypyCheck } from './python/mypy.js';
 
 const HERE = fileURLToPath(new URL('./python/', import.meta.url));
 
@@ -147,6 +148,48 @@ test('python: stdio client against serve --rev draft (server/discover, per-reque
   assert.is(s.discover.tools, true);
   assert.ok(s.tools.names.includes('echo'));
   assert.equal(s.call.content, [{ type: 'text', text: 'hello from python' }]);
+});
+
+// ---- static checks by mypy --strict (python/mypy.ts: one run per package checks the package and
+// python/match_static.py against it; 2026-07-28 too; the match is refused on one more variant) ----
+
+const MYPY_REVISIONS = [...REVISIONS, '2026-07-28'];
+
+test('mypy is installed', () => {
+  requireCommand('python', 'mypy', OWN_BINDING_LANGUAGES.python.test.aptPackages);
+});
+
+for (const revision of MYPY_REVISIONS) {
+  test(`python ${revision}: the package type-checks under mypy --strict`, () => {
+    const pkg = pythonPackageName(revision);
+    const run = mypyCheck(packageDir(loadModel(revision)), pkg);
+    assert.equal(errorsIn(run, `${pkg}/__init__.py`), [], run.output.slice(0, 3000));
+  });
+
+  test(`python ${revision}: the tagged unions are matched exhaustively (mypy, assert_never)`, () => {
+    const pkg = pythonPackageName(revision);
+    const run = mypyCheck(packageDir(loadModel(revision)), pkg);
+    assert.equal(errorsIn(run, matchFile(pkg)), [], run.output.slice(0, 3000));
+    assert.is(run.status, 0, run.output.slice(0, 3000));
+  });
+}
+
+test('python: mypy refuses the static exhaustive match on a binding with one more ContentBlock variant', () => {
+  const pkg = pythonPackageName('draft');
+  const run = mypyCheck(packageDir(modelWithExtraVariant('draft'), 'draft-extra-variant'), pkg);
+  assert.is(run.status, 1, `mypy passed on the extra variant:\n${run.output}`);
+  assert.equal(errorsIn(run, `${pkg}/__init__.py`), [], 'the package itself still type-checks');
+  const errors = errorsIn(run, matchFile(pkg));
+  assert.ok(errors.length > 0, run.output);
+  for (const e of errors) assert.match(e, /Argument 1 to "assert_never" has incompatible type "(VideoContent|Literal\['video'\])"/, e);
+  assert.ok(errors.some((e) => e.includes('"VideoContent"')), errors.join('\n'));
+  // Only the matches over ContentBlock miss it: SamplingMessageContentBlock and the JSON-RPC kinds are unchanged.
+  const source = readFileSync(join(HERE, 'match_static.py'), 'utf8').split('\n');
+  const owners = errors.map((e) => {
+    const line = Number(/:(\d+):/.exec(e)![1]);
+    return source.slice(0, line).reverse().find((l) => l.startsWith('def '))!;
+  });
+  assert.equal([...new Set(owners)].sort(), ['def content_block(block: t.ContentBlock) -> str:', 'def content_tag(block: t.ContentBlock) -> str:']);
 });
 
 test.run();

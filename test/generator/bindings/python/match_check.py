@@ -4,8 +4,8 @@ Usage: python3 -O match_check.py <package dir> <module>
 Every variant the binding declares (typing.get_args of the union) goes through a `match`
 written here against the schema's variants; a variant this file does not handle reaches
 `assert_never`, which raises (a raise, not an assert statement, so it holds under -O) and the
-script exits 1 naming it. There is no static checker in Debian's toolchain (no mypy), so the
-check runs: on an instance of every declared variant.
+script exits 1 naming it. The check runs on an instance of every declared variant; its static
+counterpart, checked by mypy, is match_static.py.
 """
 import dataclasses
 import importlib
