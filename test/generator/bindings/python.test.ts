@@ -192,4 +192,25 @@ test('python: mypy refuses the static exhaustive match on a binding with one mor
   assert.equal([...new Set(owners)].sort(), ['def content_block(block: t.ContentBlock) -> str:', 'def content_tag(block: t.ContentBlock) -> str:']);
 });
 
+test('python: NaN and Infinity (which json.loads reads, JSON has none) are refused where a number is declared', () => {
+  const dir = packageDir(loadModel('draft'));
+  const pkg = pythonPackageName('draft');
+  const r = python(
+    ['-c', `import json, sys; sys.path.insert(0, '.'); import ${pkg} as m
+out = []
+for text in ['{"type":"text","text":"a","annotations":{"priority":NaN}}', '{"type":"text","text":"a","annotations":{"priority":Infinity}}', '{"type":"text","text":"a","annotations":{"priority":0.5}}']:
+    try:
+        m.decode("TextContent", json.loads(text)); out.append("ok")
+    except m.DecodeError as e:
+        out.append(str(e))
+print(json.dumps(out))`],
+    dir,
+  );
+  assert.is(r.status, 0, r.stderr);
+  const [nan, inf, ok] = JSON.parse(r.stdout) as string[];
+  assert.match(nan!, /annotations\.priority: must be a finite number/);
+  assert.match(inf!, /annotations\.priority: must be a finite number/);
+  assert.is(ok, 'ok');
+});
+
 test.run();

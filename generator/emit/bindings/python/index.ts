@@ -372,6 +372,7 @@ ${pkg} = ["py.typed"]
 const PY_RUNTIME = `
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, Final, FrozenSet, List, Literal, Optional, Tuple, TypeVar, Union
 
@@ -476,6 +477,9 @@ def _integer(value: Any, path: str) -> int:
 def _number(value: Any, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _expected("number", value, path)
+    if isinstance(value, float) and not math.isfinite(value):
+        # json.loads reads NaN and Infinity, which JSON does not have
+        raise DecodeError(path, "must be a finite number")
     return value
 
 
