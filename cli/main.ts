@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
+import { UsageError, isFolderArgument, resolveInputs } from './inputs.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 const loadGenerate = () => import('../generator/generate.js');
@@ -18,7 +19,7 @@ import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
 
-class UsageError extends Error {}
+export { resolveInputs };
 
 const HELP = `mcpgen — schema-first code generator for the Model Context Protocol
 
@@ -95,36 +96,12 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>,
   return parsed;
 }
 
-/** Resolves the inputs of the requested revisions. */
-export function resolveInputs(v: { rev?: string; 'spec-dir'?: string; unpinned?: string }): ResolvedRevision[] {
-  const pins = loadPins();
-  if (v.rev !== undefined && v.rev !== 'all') for (const r of v.rev.split(',')) checkRevisionId(r);
-  if (v.unpinned) {
-    if (v.rev === 'all' || v.rev?.includes(',')) throw new UsageError('--unpinned generates one revision: give --rev one id, or none to use the folder name');
-    if (v.rev && Object.hasOwn(pins.revisions, v.rev)) {
-      throw new UsageError(`--rev ${v.rev} is a pinned revision: an unpinned folder would overwrite its output; choose another id`);
-    }
-    const r = resolveUnpinned(v.unpinned, v.rev);
-    checkRevisionId(r.revision);
-    return [r];
-  }
-  const revs = v.rev === undefined || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
-  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] }, pins));
-}
-
 /** `--target python,go` or `all` → binding language ids; unknown ones are a usage error. */
 function parseTargets(target: string | undefined): string[] {
   const targets = target === undefined ? [] : target === 'all' ? [...TARGET_IDS] : target.split(',').map((x) => x.trim());
   const unknown = targets.filter((t) => !(TARGET_IDS as readonly string[]).includes(t));
   if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${TARGET_IDS.join(', ')}, or all)`);
   return targets;
-}
-
-/** A revision id names an output folder: letters, digits, `.`, `_`, `-`, not starting with `.`. */
-function checkRevisionId(id: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) {
-    throw new UsageError(`invalid revision id "${id}": use letters, digits, '.', '_' and '-', starting with a letter or digit`);
-  }
 }
 
 /** Refuses an output folder that exists and is not a directory. */
@@ -190,7 +167,6 @@ function generationOptions(args: string[]) {
     unpinned: { type: 'string' },
     target: { type: 'string' },
   });
-  if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
   const targets = parseTargets(v.target as string | undefined);
   if (!(v.out as string)) throw new UsageError('--out needs a folder');
   const out = resolve(v.out as string);
@@ -207,7 +183,12 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     const model = await modelOf(r);
     const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
     const { generate } = await loadGenerate();
-    const files = await generate(model, { targets, onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`) });
+    const files = await generate(model, {
+      targets,
+      onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`),
+      // the bindings step takes seconds per language: say each as it ends
+      onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
+    });
     writeTree(join(out, model.revision), files);
     io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
     for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
@@ -262,8 +243,7 @@ async function cmdPull(args: string[], io: Io): Promise<number> {
 /** A pinned revision id, or a folder holding schema.json + schema.ts. */
 function revisionInput(arg: string, specDir: string | undefined): ResolvedRevision {
   // a pinned id wins over a folder of that name in the working directory (write ./<id> for the folder)
-  const pinned = Object.hasOwn(loadPins().revisions, arg);
-  if (arg.includes('/') || (!pinned && existsSync(arg) && statSync(arg).isDirectory())) return resolveUnpinned(arg, undefined, 'folder');
+  if (isFolderArgument(arg)) return resolveUnpinned(arg, undefined, 'folder');
   if (arg === 'all' || arg.includes(',')) throw new UsageError(`diff compares two revisions, not "${arg}"`);
   return resolveInputs({ rev: arg, 'spec-dir': specDir })[0];
 }
