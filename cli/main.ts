@@ -34,7 +34,7 @@ Usage:
                 [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
-  mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
+  mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
@@ -69,12 +69,17 @@ call       Spawns <command> (or connects to --url), initializes, sends one reque
            --progress prints progress to stderr. A failed request prints the error, exits 1.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under
-           runtime/, entry points . and ../generator/transport/{stdio,memory,http-client,http-server},
-           ../generator/features, ../generator/errors; writes <name>-<version>.tgz into --out (default: .).
+           runtime/, entry points ., ./errors, ./features and ./transport/{stdio,memory,http-client,
+           http-server,http-fallback,http-sse-legacy}; writes <name>-<version>.tgz into --out
+           (default: .). Prints a line per revision and step (ingest, generate, runtime, compile,
+           tarball) as it ends.
 
 Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
---unpinned DIR generates from any folder holding schema.json and schema.ts (revision id: the
-folder's name, or --rev).
+--unpinned DIR generates (or packs) from any folder holding schema.json and schema.ts (revision
+id: the folder's name, or --rev); so does --rev DIR when DIR is a path (has a slash) or a folder
+that is not a pinned id. generate --target prints a line per language as it ends.
+A schema.json that is not valid JSON Schema 2020-12 is an input error naming the file and the
+JSON pointer of the keyword.
 
 Exit codes: 0 ok · 1 a check failed · 2 usage error · 3 input error (missing or mismatched inputs)
 `;
