@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
+import { UsageError, isFolderArgument, resolveInputs } from './inputs.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 const loadGenerate = () => import('../generator/generate.js');
@@ -18,7 +19,7 @@ import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
 
-class UsageError extends Error {}
+export { resolveInputs };
 
 const HELP = `mcpgen — schema-first code generator for the Model Context Protocol
 
@@ -33,7 +34,7 @@ Usage:
                 [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
-  mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]
+  mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
@@ -68,12 +69,17 @@ call       Spawns <command> (or connects to --url), initializes, sends one reque
            --progress prints progress to stderr. A failed request prints the error, exits 1.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under
-           runtime/, entry points . and ../generator/transport/{stdio,memory,http-client,http-server},
-           ../generator/features, ../generator/errors; writes <name>-<version>.tgz into --out (default: .).
+           runtime/, entry points ., ./errors, ./features and ./transport/{stdio,memory,http-client,
+           http-server,http-fallback,http-sse-legacy}; writes <name>-<version>.tgz into --out
+           (default: .). Prints a line per revision and step (ingest, generate, runtime, compile,
+           tarball) as it ends.
 
 Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
---unpinned DIR generates from any folder holding schema.json and schema.ts (revision id: the
-folder's name, or --rev).
+--unpinned DIR generates (or packs) from any folder holding schema.json and schema.ts (revision
+id: the folder's name, or --rev); so does --rev DIR when DIR is a path (has a slash) or a folder
+that is not a pinned id. generate --target prints a line per language as it ends.
+A schema.json that is not valid JSON Schema 2020-12 is an input error naming the file and the
+JSON pointer of the keyword.
 
 Exit codes: 0 ok · 1 a check failed · 2 usage error · 3 input error (missing or mismatched inputs)
 `;
@@ -95,36 +101,12 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>,
   return parsed;
 }
 
-/** Resolves the inputs of the requested revisions. */
-export function resolveInputs(v: { rev?: string; 'spec-dir'?: string; unpinned?: string }): ResolvedRevision[] {
-  const pins = loadPins();
-  if (v.rev !== undefined && v.rev !== 'all') for (const r of v.rev.split(',')) checkRevisionId(r);
-  if (v.unpinned) {
-    if (v.rev === 'all' || v.rev?.includes(',')) throw new UsageError('--unpinned generates one revision: give --rev one id, or none to use the folder name');
-    if (v.rev && Object.hasOwn(pins.revisions, v.rev)) {
-      throw new UsageError(`--rev ${v.rev} is a pinned revision: an unpinned folder would overwrite its output; choose another id`);
-    }
-    const r = resolveUnpinned(v.unpinned, v.rev);
-    checkRevisionId(r.revision);
-    return [r];
-  }
-  const revs = v.rev === undefined || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
-  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] }, pins));
-}
-
 /** `--target python,go` or `all` → binding language ids; unknown ones are a usage error. */
 function parseTargets(target: string | undefined): string[] {
   const targets = target === undefined ? [] : target === 'all' ? [...TARGET_IDS] : target.split(',').map((x) => x.trim());
   const unknown = targets.filter((t) => !(TARGET_IDS as readonly string[]).includes(t));
   if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${TARGET_IDS.join(', ')}, or all)`);
   return targets;
-}
-
-/** A revision id names an output folder: letters, digits, `.`, `_`, `-`, not starting with `.`. */
-function checkRevisionId(id: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) {
-    throw new UsageError(`invalid revision id "${id}": use letters, digits, '.', '_' and '-', starting with a letter or digit`);
-  }
 }
 
 /** Refuses an output folder that exists and is not a directory. */
@@ -190,7 +172,6 @@ function generationOptions(args: string[]) {
     unpinned: { type: 'string' },
     target: { type: 'string' },
   });
-  if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
   const targets = parseTargets(v.target as string | undefined);
   if (!(v.out as string)) throw new UsageError('--out needs a folder');
   const out = resolve(v.out as string);
@@ -207,7 +188,12 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     const model = await modelOf(r);
     const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
     const { generate } = await loadGenerate();
-    const files = await generate(model, { targets, onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`) });
+    const files = await generate(model, {
+      targets,
+      onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`),
+      // the bindings step takes seconds per language: say each as it ends
+      onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
+    });
     writeTree(join(out, model.revision), files);
     io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
     for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
@@ -262,8 +248,7 @@ async function cmdPull(args: string[], io: Io): Promise<number> {
 /** A pinned revision id, or a folder holding schema.json + schema.ts. */
 function revisionInput(arg: string, specDir: string | undefined): ResolvedRevision {
   // a pinned id wins over a folder of that name in the working directory (write ./<id> for the folder)
-  const pinned = Object.hasOwn(loadPins().revisions, arg);
-  if (arg.includes('/') || (!pinned && existsSync(arg) && statSync(arg).isDirectory())) return resolveUnpinned(arg, undefined, 'folder');
+  if (isFolderArgument(arg)) return resolveUnpinned(arg, undefined, 'folder');
   if (arg === 'all' || arg.includes(',')) throw new UsageError(`diff compares two revisions, not "${arg}"`);
   return resolveInputs({ rev: arg, 'spec-dir': specDir })[0];
 }

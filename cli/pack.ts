@@ -1,6 +1,9 @@
 /**
- * `mcpgen pack --rev <id>|all [--out DIR] [--spec-dir DIR]`: the installable npm package of a
- * revision, as a tarball in DIR (default: the current folder).
+ * `mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]`: the installable
+ * npm package of a revision, as a tarball in DIR (default: the current folder). The revisions are
+ * resolved as `generate` resolves them (./inputs.ts). For each revision it prints a line per step
+ * as the step ends (`<rev>: <step> <ms>ms (<what it made>)`: ingest, generate, runtime, compile,
+ * tarball), then the tarball's path and integrity.
  *
  * 1. generate the revision in memory with the runtime entry at `./runtime/codegen/v1.js`
  *    (the `runtimeImport` emit option), which writes the package's `package.json` too;
@@ -23,8 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
-import { loadPins, resolvePinned } from '../schema/resolve.js';
 import { CommandUsageError, type Io } from './commands/serve.js';
+import { resolveInputs } from './inputs.js';
 import { generate } from '../generator/generate.js';
 import { ingestResolved } from '../generator/ingest.js';
 import type { ProtocolModel } from '../generator/model.js';
@@ -179,17 +182,30 @@ Entry points: ${PACKAGE_ENTRIES.map((e) => `\`${posix.join(name, e.subpath)}\``)
 `;
 }
 
-/** Builds the package of `model` in memory. */
-export async function buildPackage(model: ProtocolModel): Promise<BuiltPackage> {
-  const generated = await generate(model, { runtimeImport: PACKAGE_RUNTIME_IMPORT });
+/** A step of building a package: its name, what it made (`11 files`), its duration in ms. */
+export type PackStep = (step: 'generate' | 'runtime' | 'compile' | 'tarball', detail: string, ms: number) => void;
+
+/** Runs `fn`, then reports it to `onStep` with the detail `detail` derives from its result. */
+async function timed<T>(onStep: PackStep | undefined, step: Parameters<PackStep>[0], fn: () => T | Promise<T>, detail: (r: T) => string): Promise<T> {
+  const t0 = performance.now();
+  const r = await fn();
+  onStep?.(step, detail(r), performance.now() - t0);
+  return r;
+}
+
+/** Builds the package of `model` in memory; `onStep` hears of each step as it ends. */
+export async function buildPackage(model: ProtocolModel, onStep?: PackStep): Promise<BuiltPackage> {
+  const generated = await timed(onStep, 'generate', () => generate(model, { runtimeImport: PACKAGE_RUNTIME_IMPORT }), (g) => `${g.size} files`);
   const manifestText = generated.get('package.json');
   if (!manifestText) throw new PackError(`${model.revision}: the generator wrote no package.json`);
   const manifest = JSON.parse(manifestText) as { name: string; version: string; dependencies?: Record<string, string> };
   // the revision's own modules (top level); bindings for other languages are not part of it
   const sources = new Map([...generated].filter(([p]) => !p.includes('/') && /\.(ts|js)$/.test(p) && !PACKAGE_EXCLUDED.has(p)));
-  addRuntimeClosure(sources, new Set(Object.keys(manifest.dependencies ?? {})));
+  const own = sources.size;
+  await timed(onStep, 'runtime', () => addRuntimeClosure(sources, new Set(Object.keys(manifest.dependencies ?? {}))), () => `${sources.size - own} runtime modules`);
   const files = new Map<string, Buffer>();
-  for (const [p, text] of compile(sources, manifestText)) files.set(p, Buffer.from(text));
+  const compiled = await timed(onStep, 'compile', () => compile(sources, manifestText), (c) => `${c.size} files`);
+  for (const [p, text] of compiled) files.set(p, Buffer.from(text));
   for (const [p, text] of sources) if (p.endsWith('.js') || p.endsWith('.d.ts')) files.set(p, Buffer.from(text));
   files.set('package.json', Buffer.from(manifestText));
   files.set('README.md', Buffer.from(readme(model, manifest.name, manifest.version)));
@@ -249,10 +265,10 @@ export function tarballName(name: string, version: string): string {
   return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
 }
 
-/** Builds the package of `model` and writes its tarball into `outDir`. */
-export async function packRevision(model: ProtocolModel, outDir: string): Promise<PackResult> {
-  const built = await buildPackage(model);
-  const tgz = tarball(built.files);
+/** Builds the package of `model` and writes its tarball into `outDir`; `onStep` as for {@link buildPackage}. */
+export async function packRevision(model: ProtocolModel, outDir: string, onStep?: PackStep): Promise<PackResult> {
+  const built = await buildPackage(model, onStep);
+  const tgz = await timed(onStep, 'tarball', () => tarball(built.files), (t) => `${built.files.size} files, ${(t.length / 1024).toFixed(1)} kB`);
   mkdirSync(outDir, { recursive: true });
   const path = resolve(outDir, tarballName(built.name, built.version));
   writeFileSync(path, tgz);
@@ -272,16 +288,17 @@ export async function cmdPack(args: string[], io: Io): Promise<number> {
     rev: { type: 'string' },
     out: { type: 'string', default: '.' },
     'spec-dir': { type: 'string' },
+    unpinned: { type: 'string' },
   });
-  if (!v.rev) throw new CommandUsageError('--rev is required: mcpgen pack --rev <id>|all');
-  const pins = loadPins();
-  const revs = v.rev === 'all' ? Object.keys(pins.revisions) : (v.rev as string).split(',');
-  const inputs = revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] as string | undefined }, pins));
+  if (!v.rev && !v.unpinned) throw new CommandUsageError('--rev is required: mcpgen pack --rev <id>|all|DIR, or --unpinned DIR');
+  const inputs = resolveInputs(v as { rev?: string; 'spec-dir'?: string; unpinned?: string });
   for (const r of inputs) {
     const t0 = performance.now();
     const model = ingestResolved(r);
+    io.out(`${model.revision}: ingest ${(performance.now() - t0).toFixed(0)}ms (${Object.keys(model.types).length} types) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
+    for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
     try {
-      const p = await packRevision(model, resolve(v.out as string));
+      const p = await packRevision(model, resolve(v.out as string), (step, detail, ms) => io.out(`${model.revision}: ${step} ${ms.toFixed(0)}ms (${detail})`));
       io.out(`${model.revision}: ${p.path} (${p.name}@${p.version}, ${p.files.size} files, ${(p.size / 1024).toFixed(1)} kB, ${(performance.now() - t0).toFixed(0)}ms)`);
       io.out(`  integrity ${p.integrity}`);
     } catch (e) {

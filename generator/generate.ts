@@ -22,6 +22,8 @@ export interface GenerateOptions extends Partial<EmitOptions> {
   onStep?: (step: Step, ms: number) => void;
   /** Other-language message bindings to emit under bindings/<lang>/ (ids of TARGET_IDS). */
   targets?: readonly string[];
+  /** Called after each language of the `bindings` step with its file count and duration in ms. */
+  onTarget?: (language: string, files: number, ms: number) => void;
 }
 
 export async function generate(model: ProtocolModel, options: GenerateOptions = {}): Promise<Files> {
@@ -41,7 +43,7 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   await step('package', () => emitPackage(model));
   if (options.targets?.length) {
     const header = preamble(model, '').trim();
-    await step('bindings', () => emitTargets(model, options.targets!, header));
+    await step('bindings', () => emitTargets(model, options.targets!, header, options.onTarget));
   }
   return new Map([...out].sort(([a], [b]) => byCodeUnit(a, b)));
 }

@@ -19,6 +19,7 @@ import {
 } from './overrides.js';
 import { byCodeUnit, sortKeysDeep } from './util.js';
 import { IngestError } from './ingest-error.js';
+import { checkMetaSchema } from './meta-schema.js';
 import type { ResolvedRevision } from '../schema/resolve.js';
 
 export { IngestError };
@@ -210,9 +211,10 @@ export function ingest(input: IngestInput): ProtocolModel {
     throw new IngestError(jf, '(whole file)', `not valid JSON: ${(e as Error).message}`);
   }
   if (!root || typeof root !== 'object' || Array.isArray(root)) throw new IngestError(jf, '(root)', 'not a JSON object');
+  checkMetaSchema(root, jf);
   const dialect = typeof root.$schema === 'string' ? root.$schema : 'https://json-schema.org/draft/2020-12/schema';
+  checkRefs(root, jf);
   const defs = normaliseDefs(root, jf);
-  checkRefs(defs, jf);
   const syntax = ts.transpileModule(input.schemaTs.text, { reportDiagnostics: true, fileName: tf }).diagnostics ?? [];
   if (syntax.length) {
     const d = syntax[0];
@@ -571,18 +573,25 @@ function widenMembers(name: string, def: JsonSchema, decls: Map<string, TsDecl>)
   return found;
 }
 
-/** Every `$ref` must name a definition: a dangling one is refused naming where it stands. */
-function checkRefs(defs: Record<string, JsonSchema>, file: string): void {
+/**
+ * Every `$ref` of the definitions must name one of them (`#/$defs/Name`, or `#/definitions/Name`
+ * in a draft-07 file): a dangling one is refused naming where it stands and the reference as the
+ * file writes them (`definitions.X.anyOf[2].$ref: "#/definitions/Y"` in a draft-07 file).
+ */
+function checkRefs(root: JsonSchema, file: string): void {
+  const key = root.$defs !== undefined ? '$defs' : 'definitions';
+  const defs = root[key];
+  if (!defs || typeof defs !== 'object') return; // normaliseDefs names what is missing
   const walk = (v: unknown, path: string): void => {
     if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
     else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
         if (k === '$ref' && typeof x === 'string') {
-          const target = x.startsWith('#/$defs/') ? x.slice(8) : undefined;
-          if (!target || !Object.hasOwn(defs, target)) throw new IngestError(file, `${path}.$ref`, `"${x}" names no definition in $defs`);
+          const target = /^#\/(\$defs|definitions)\//.test(x) ? x.slice(x.indexOf('/', 2) + 1) : undefined;
+          if (!target || !Object.hasOwn(defs, target)) throw new IngestError(file, `${path}.$ref`, `"${x}" names no definition in ${key}`);
         } else walk(x, `${path}.${k}`);
       }
     }
   };
-  for (const [name, def] of Object.entries(defs)) walk(def, `$defs.${name}`);
+  for (const [name, def] of Object.entries(defs)) walk(def, `${key}.${name}`);
 }

@@ -28,18 +28,28 @@ export const TARGET_IDS: readonly string[] = [...Object.keys(OWN_BINDING_LANGUAG
 /**
  * The bindings of one revision for `targets` (ids of TARGET_IDS): relative path → text, in
  * code-unit order. `header` is the one-line preamble for the quicktype languages (the own
- * emitters write the same preamble from the model).
+ * emitters write the same preamble from the model). `onLanguage` is called after each language
+ * with the number of files it made and its duration in ms (own languages first, then quicktype's,
+ * each in code-unit order).
  */
-export async function emitTargets(model: ProtocolModel, targets: readonly string[], header: string): Promise<Map<string, string>> {
+export async function emitTargets(
+  model: ProtocolModel,
+  targets: readonly string[],
+  header: string,
+  onLanguage?: BindingsOptions['onLanguage'],
+): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const ids = [...new Set(targets)].sort(compareCodeUnits);
   for (const id of ids.filter(isOwnLanguage)) {
-    for (const [path, text] of OWN_BINDING_LANGUAGES[id].emit(model)) files.set(path, text);
+    const t0 = performance.now();
+    const own = OWN_BINDING_LANGUAGES[id].emit(model);
+    for (const [path, text] of own) files.set(path, text);
+    onLanguage?.(id, own.size, performance.now() - t0);
   }
   const rest = ids.filter((id) => !isOwnLanguage(id));
   if (rest.length) {
     const types = Object.fromEntries(Object.values(model.types).map((t) => [t.name, t.schema]));
-    for (const [path, text] of await emitBindings({ revision: model.revision, types, header }, { languages: rest })) files.set(path, text);
+    for (const [path, text] of await emitBindings({ revision: model.revision, types, header }, { languages: rest, onLanguage })) files.set(path, text);
   }
   return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
 }
@@ -61,6 +71,8 @@ export interface BindingsOptions {
    * needed; unknown names are an error.
    */
   withoutFixes?: readonly string[];
+  /** Called after each language with the number of files it made and its duration in ms. */
+  onLanguage?: (language: string, files: number, ms: number) => void;
 }
 
 function isBindingLanguage(id: string): id is BindingLanguageId {
@@ -136,6 +148,7 @@ export async function emitBindings(input: BindingsInput, options: BindingsOption
   const files = new Map<string, string>();
   const ids = [...new Set(options.languages as BindingLanguageId[])].sort(compareCodeUnits);
   for (const id of ids) {
+    const t0 = performance.now();
     let rendered: Map<string, string>;
     try {
       rendered = await emitLanguage(BINDING_LANGUAGES[id], document, input.header, withoutFixes);
@@ -143,6 +156,7 @@ export async function emitBindings(input: BindingsInput, options: BindingsOption
       throw new Error(`bindings: ${id} for ${input.revision} failed: ${(error as Error).message}`, { cause: error });
     }
     for (const [path, text] of rendered) files.set(path, text);
+    options.onLanguage?.(id, rendered.size, performance.now() - t0);
   }
   return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
 }
