@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { JsonSchema, ProtocolModel } from '../../generator/model.js';
+import type { ProtocolModel } from '../../generator/model.js';
 import type { ValidationError, Validator } from '../../runtime/protocol/table.js';
+import { deref, schemaMutations, withAt as withAtSegments, wrongValue } from './mutations.js';
 import { ROOT, SPEC_DIR } from './support.js';
 
 const test = suite('generator: validators accept the example corpus, reject mutations');
@@ -107,82 +108,20 @@ test('a skip-list entry whose example passes is reported stale; an unlisted fail
   assert.is(r2.failures.length, 1);
 });
 
-// ---- mutations derived from the schema ----
-
-const JSON_VALUES: Array<[string, unknown]> = [
-  ['string', 'mutated'],
-  ['integer', 12345],
-  ['number', 1.5],
-  ['boolean', true],
-  ['null', null],
-  ['array', []],
-  ['object', { mutated: true }],
-];
-/** A JSON value whose type the schema's `type` keyword does not allow, if there is one. */
-function wrongValue(type: unknown): unknown {
-  const allowed = new Set((Array.isArray(type) ? type : [type]) as string[]);
-  if (allowed.has('number')) allowed.add('integer');
-  const hit = JSON_VALUES.find(([t]) => !allowed.has(t));
-  return hit ? hit[1] : undefined;
-}
-
-interface Site {
-  /** JSON Pointer of the value in the example. */
-  path: string;
-  schema: JsonSchema;
-}
-
-/** Follows `$ref`s to the named definition (stops at composed schemas). */
-function deref(model: ProtocolModel, s: JsonSchema): JsonSchema {
-  let cur = s;
-  for (let i = 0; i < 16 && typeof cur.$ref === 'string'; i++) {
-    const name = (cur.$ref as string).replace(/^#\/\$defs\//, '');
-    cur = model.types[name]?.schema ?? {};
-  }
-  return cur;
-}
-
-/**
- * Places in `data` whose schema is known without choosing a branch: the root, then down
- * `properties`, `items` and `additionalProperties` (never into anyOf / oneOf / allOf, where a
- * mutated value may match another branch).
- */
-function sites(model: ProtocolModel, schema: JsonSchema, data: unknown, path = ''): Site[] {
-  const s = deref(model, schema);
-  const out: Site[] = [{ path, schema: s }];
-  if (s.anyOf || s.oneOf || s.allOf || s.if) return out;
-  if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const props = (s.properties ?? {}) as Record<string, JsonSchema>;
-    for (const [k, v] of Object.entries(data)) {
-      const sub = Object.hasOwn(props, k) ? props[k] : typeof s.additionalProperties === 'object' ? (s.additionalProperties as JsonSchema) : undefined;
-      if (sub) out.push(...sites(model, sub, v, `${path}/${esc(k)}`));
-    }
-  } else if (Array.isArray(data) && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
-    data.forEach((v, i) => out.push(...sites(model, s.items as JsonSchema, v, `${path}/${i}`)));
-  }
-  return out;
-}
+// ---- mutations derived from the schema (./mutations.ts), at JSON Pointer paths ----
 
 /** One JSON Pointer segment (RFC 6901). */
 const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointer = (segs: ReadonlyArray<string | number>) => segs.map((s) => `/${esc(String(s))}`).join('');
+const segments = (path: string) => path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 function getAt(data: unknown, path: string): unknown {
   let cur = data;
-  for (const seg of path.split('/').slice(1)) cur = (cur as Record<string, unknown>)[seg.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const seg of segments(path)) cur = (cur as Record<string, unknown>)[seg];
   return cur;
 }
 /** A deep copy of `data` with the value at `path` replaced (or deleted with `remove`). */
-function withAt(data: unknown, path: string, value: unknown, remove = false): unknown {
-  const copy = structuredClone(data);
-  const segs = path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (segs.length === 0) return value;
-  const parent = getAt(copy, `/${path.split('/').slice(1, -1).join('/')}`.replace(/^\/$/, '')) as Record<string, unknown>;
-  const last = segs[segs.length - 1];
-  if (!parent || typeof parent !== "object") throw new Error(`withAt: no parent for ${path} in ${JSON.stringify(data).slice(0, 300)}`);
-  if (remove) delete parent[last];
-  else parent[last] = value;
-  return copy;
-}
+const withAt = (data: unknown, path: string, value: unknown, remove = false): unknown => withAtSegments(data, segments(path), value, remove);
 
 interface Mutation {
   kind: 'drop required' | 'wrong const' | 'wrong type';
@@ -193,27 +132,11 @@ interface Mutation {
 }
 
 function mutations(model: ProtocolModel, e: Example): Mutation[] {
-  const out: Mutation[] = [];
-  for (const site of sites(model, { $ref: `#/$defs/${e.type}` }, e.data)) {
-    const value = getAt(e.data, site.path);
-    const s = site.schema;
-    if (value && typeof value === 'object' && !Array.isArray(value) && Array.isArray(s.required)) {
-      for (const r of s.required as string[]) {
-        if (!Object.hasOwn(value, r)) continue;
-        const path = `${site.path}/${esc(r)}`;
-        out.push({ kind: 'drop required', path, data: withAt(e.data, path, undefined, true), expect: { missingProperty: r, at: site.path } });
-      }
-    }
-    if (site.path && s.const !== undefined) {
-      const wrong = typeof s.const === 'string' ? `${s.const}-mutated` : typeof s.const === 'number' ? s.const + 1 : 'mutated';
-      out.push({ kind: 'wrong const', path: site.path, data: withAt(e.data, site.path, wrong), expect: { instancePath: site.path } });
-    }
-    if (site.path && s.type !== undefined) {
-      const wrong = wrongValue(s.type);
-      if (wrong !== undefined) out.push({ kind: 'wrong type', path: site.path, data: withAt(e.data, site.path, wrong), expect: { instancePath: site.path } });
-    }
-  }
-  return out;
+  return schemaMutations(model, e.type, e.data).map((m) => {
+    const path = pointer(m.segs);
+    const expect = m.kind === 'drop required' ? { missingProperty: String(m.segs[m.segs.length - 1]), at: pointer(m.segs.slice(0, -1)) } : { instancePath: path };
+    return { kind: m.kind, path, data: m.data, expect };
+  });
 }
 
 /** Whether the validator's errors point at the mutation (ajv reports the first failure). */

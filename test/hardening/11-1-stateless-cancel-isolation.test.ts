@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServe, type Served } from '../runtime/tasks/serve-process.js';
 import { ACCEPT, headersFor, request, startModern } from '../runtime/transport/http/stateless/helpers.js';
+import { openLegacyStream } from './wire.js';
 
 const LIMIT = 20_000;
 
@@ -136,27 +137,13 @@ test('serve --rev draft: the 2025-era sessions on the dual-era front cancel only
   }
 });
 
-/** A legacy HTTP+SSE session: POST to its endpoint, wait for a pattern on its stream. */
+/** A legacy HTTP+SSE session, initialized: POST to its endpoint, wait for a pattern on its stream. */
 async function legacySession(base: string) {
-  const abort = new AbortController();
-  const res = await fetch(`${base}/sse`, { headers: { Accept: 'text/event-stream' }, signal: abort.signal });
-  const reader = res.body!.getReader();
-  const dec = new TextDecoder();
-  let text = '';
-  const until = async (pattern: RegExp) => {
-    const end = Date.now() + LIMIT;
-    while (!pattern.test(text)) {
-      if (Date.now() > end) throw new Error(`stream lacks ${pattern}: ${text}`);
-      text += dec.decode((await reader.read()).value);
-    }
-    return pattern.exec(text)!;
-  };
-  const endpoint = new URL((await until(/event: endpoint\ndata: (\S+)/))[1], base).href;
-  const post = (m: unknown) => fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(m) }).then((r) => r.status);
-  await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-  await until(/"id":0,"result"/);
-  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return { post, until, close: () => abort.abort() };
+  const stream = await openLegacyStream(base, LIMIT);
+  await stream.post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  await stream.until(/"id":0,"result"/);
+  await stream.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return stream;
 }
 
 test('serve --http (legacy HTTP+SSE): one session cancels only its own requests', async () => {

@@ -15,20 +15,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Served, startServe } from '../runtime/tasks/serve-process.js';
+import { servedDuring } from '../runtime/tasks/serve-process.js';
 import { ALL_REVS, HANDSHAKE_REVS, HttpWire, LegacySseWire, StdioWire, type Wire, clientRequestMethods, initialize, schemaDefs, undefinedMembers } from './wire.js';
 
 type Json = Record<string, unknown>;
 
-let served: Served | undefined;
-
-test.before(async () => {
-  served = await startServe();
-});
-
-test.after(async () => {
-  await served?.stop();
-});
+/** The `mcpgen serve --http 0` the HTTP tests talk to. */
+const served = servedDuring(test);
 
 const everyMethod = [...new Set(ALL_REVS.flatMap((r) => clientRequestMethods(r)))].sort();
 const hasTasks = (rev: string) => clientRequestMethods(rev).includes('tasks/get');
@@ -38,7 +31,7 @@ const textOf = (r: Json) => ((r.result as Json | undefined)?.content as Array<{ 
 
 const transports: Array<[string, () => Wire]> = [
   ['stdio', () => new StdioWire()],
-  ['http', () => new HttpWire(served!.url)],
+  ['http', () => new HttpWire(served().url)],
 ];
 
 for (const [name, open] of transports) {
@@ -108,7 +101,7 @@ for (const rev of HANDSHAKE_REVS) {
 }
 
 test('http+sse (/sse): a second initialize is refused with -32600 and changes nothing', async () => {
-  const wire = await LegacySseWire.open(served!.url.replace(/\/mcp$/, '/sse'));
+  const wire = await LegacySseWire.open(served().url.replace(/\/mcp$/, '/sse'));
   try {
     const init = await initialize(wire, '2024-11-05');
     assert.is(init.protocolVersion, '2024-11-05');
@@ -125,7 +118,7 @@ test('http+sse (/sse): a second initialize is refused with -32600 and changes no
 });
 
 test('http: a second initialize on a session is refused (400, -32600)', async () => {
-  const wire = new HttpWire(served!.url);
+  const wire = new HttpWire(served().url);
   try {
     await initialize(wire, '2024-11-05');
     const r = await wire.post({ jsonrpc: '2.0', id: 77, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '0' } } });

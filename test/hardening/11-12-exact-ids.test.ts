@@ -6,7 +6,6 @@
  * The answers are read as raw text (a JSON parser in the test would round them too), over
  * `mcpgen serve --stdio` and `mcpgen serve --http 0` of both eras, and the HTTP+SSE endpoints.
  */
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '../../generated/2025-11-25/index.js';
@@ -14,7 +13,8 @@ import { HttpClientTransport } from '../../runtime/transport/http/session/client
 import { exactIds, isRequestId, serializeMessage } from '../../runtime/jsonrpc/message.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bin, root, startServe } from '../runtime/tasks/serve-process.js';
+import { onLines, spawnStdioServe, startServe } from '../runtime/tasks/serve-process.js';
+import { type LegacyStream, openLegacyStream } from './wire.js';
 import { headersFor, META } from '../runtime/transport/http/stateless/helpers.js';
 
 const LIMIT = 20_000;
@@ -30,17 +30,11 @@ function rawId(text: string): string | undefined {
 
 /** `mcpgen serve --stdio <args>`: write raw lines, collect raw answer lines. */
 function stdioServe(...args: string[]) {
-  const proc = spawn(process.execPath, [bin, 'serve', '--stdio', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
+  const proc = spawnStdioServe(args, { stderr: 'ignore' });
   const lines: string[] = [];
-  let buf = '';
   const waiters: Array<() => void> = [];
-  proc.stdout!.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      lines.push(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-    }
+  onLines(proc.stdout!, (line) => {
+    lines.push(line);
     for (const w of waiters.splice(0)) w();
   });
   return {
@@ -168,30 +162,17 @@ for (const args of [['--rev', 'draft', '--modern-only'], ['--rev', 'draft']]) {
 
 test('serve --http (legacy HTTP+SSE): a big id comes back exactly on the stream', async () => {
   const s = await startServe('--rev', '2025-11-25');
-  const base = new URL(s.url).origin;
-  const abort = new AbortController();
+  let legacy: LegacyStream | undefined;
   try {
-    const res = await fetch(`${base}/sse`, { headers: { Accept: 'text/event-stream' }, signal: abort.signal });
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let text = '';
-    const until = async (pattern: RegExp) => {
-      const end = Date.now() + LIMIT;
-      while (!pattern.test(text)) {
-        if (Date.now() > end) throw new Error(`stream lacks ${pattern}: ${text}`);
-        text += dec.decode((await reader.read()).value);
-      }
-      return pattern.exec(text)!;
-    };
-    const endpoint = new URL((await until(/event: endpoint\ndata: (\S+)/))[1], base).href;
-    const post = (body: string) => fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then((r) => r.status);
+    legacy = await openLegacyStream(new URL(s.url).origin, LIMIT);
+    const { post, until } = legacy;
     assert.is(await post(INIT('9007199254740993')), 202);
     assert.match((await until(/data: (\{"jsonrpc":"2\.0","id":9007199254740993,"result".*)/))[1], /protocolVersion/);
     assert.is(await post('{"jsonrpc":"2.0","method":"notifications/initialized"}'), 202);
     assert.is(await post('{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}'), 202);
     await until(/data: \{"jsonrpc":"2\.0","id":18446744073709551615,"result":\{\}\}/);
   } finally {
-    abort.abort();
+    legacy?.close();
     await s.stop();
   }
 });

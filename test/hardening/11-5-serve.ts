@@ -3,11 +3,11 @@
  * to `mcpgen serve` over real stdio pipes or real HTTP (both eras), each answer reduced to an
  * {@link Outcome} that can be compared with the answer to a control name.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SseParser } from '../../runtime/codec/sse.js';
-import { bin, root } from '../runtime/tasks/serve-process.js';
+import { onLines, spawnStdioServe } from '../runtime/tasks/serve-process.js';
 
 type Obj = Record<string, unknown>;
 
@@ -69,30 +69,22 @@ export async function differences(ask: Ask, what: string, make: (name: string) =
 /** `mcpgen serve --stdio <args>` on real pipes: one request at a time, matched by id. */
 export class StdioServe {
   #next = 0;
-  #buffer = '';
   readonly #waiting = new Map<string, (m: Obj) => void>();
   stderr = '';
   private constructor(readonly proc: ChildProcess) {
-    proc.stdout!.setEncoding('utf8');
-    proc.stdout!.on('data', (chunk: string) => {
-      this.#buffer += chunk;
-      for (let i = this.#buffer.indexOf('\n'); i >= 0; i = this.#buffer.indexOf('\n')) {
-        const line = this.#buffer.slice(0, i);
-        this.#buffer = this.#buffer.slice(i + 1);
-        if (!line.trim()) continue;
-        const m = JSON.parse(line) as Obj;
-        const w = typeof m.id === 'string' && !('method' in m) ? this.#waiting.get(m.id) : undefined;
-        if (w) {
-          this.#waiting.delete(m.id as string);
-          w(m);
-        }
+    onLines(proc.stdout!, (line) => {
+      const m = JSON.parse(line) as Obj;
+      const w = typeof m.id === 'string' && !('method' in m) ? this.#waiting.get(m.id) : undefined;
+      if (w) {
+        this.#waiting.delete(m.id as string);
+        w(m);
       }
     });
     proc.stderr!.on('data', (d: Buffer) => void (this.stderr += d.toString()));
   }
 
   static start(...args: string[]): StdioServe {
-    return new StdioServe(spawn(process.execPath, [bin, 'serve', '--stdio', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] }));
+    return new StdioServe(spawnStdioServe(args));
   }
 
   /** Sends a request (a fresh string id) and resolves with its response (30 s at most). */

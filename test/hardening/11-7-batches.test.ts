@@ -8,20 +8,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Served, startServe } from '../runtime/tasks/serve-process.js';
+import { servedDuring } from '../runtime/tasks/serve-process.js';
 import { HANDSHAKE_REVS, HttpWire, StdioWire, initialize, schemaDefs } from './wire.js';
 
 type Json = Record<string, unknown>;
 
-let served: Served | undefined;
-
-test.before(async () => {
-  served = await startServe();
-});
-
-test.after(async () => {
-  await served?.stop();
-});
+/** The `mcpgen serve --http 0` the HTTP tests talk to. */
+const served = servedDuring(test);
 
 const hasBatches = (rev: string) => Object.hasOwn(schemaDefs(rev), 'JSONRPCBatchRequest');
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -88,7 +81,7 @@ for (const rev of HANDSHAKE_REVS) {
   });
 
   test(`http, ${rev} negotiated: batches ${hasBatches(rev) ? 'answered on one response' : 'refused with 400 -32600'}`, async () => {
-    const wire = new HttpWire(served!.url);
+    const wire = new HttpWire(served().url);
     try {
       await initialize(wire, rev);
       const r = await wire.post(mixed(1));

@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServe } from '../runtime/tasks/serve-process.js';
 import { headersFor, META } from '../runtime/transport/http/stateless/helpers.js';
+import { openLegacyStream } from './wire.js';
 
 const LIMIT = 20_000;
 const ACCEPT = 'application/json, text/event-stream';
@@ -82,17 +83,8 @@ test('serve --rev draft (stateless endpoint): the same ids get 400 -32600, as th
   }
 });
 
-/** Opens the legacy stream: its POST URL, and a reader of the rest of its events. */
-async function openLegacy(base: string) {
-  const abort = new AbortController();
-  const res = await fetch(`${base}/sse`, { headers: { Accept: 'text/event-stream' }, signal: abort.signal });
-  const reader = res.body!.getReader();
-  let text = '';
-  const dec = new TextDecoder();
-  while (!/event: endpoint\ndata: (\S+)/.test(text)) text += dec.decode((await reader.read()).value);
-  const endpoint = new URL(/event: endpoint\ndata: (\S+)/.exec(text)![1], base).href;
-  return { endpoint, close: () => abort.abort() };
-}
+/** Opens the legacy stream: its POST URL, and `close`. */
+const openLegacy = (base: string) => openLegacyStream(base, LIMIT);
 
 test('serve --http (legacy HTTP+SSE): an id that is not a string or an integer gets 400 -32600 on the POST', async () => {
   const s = await startServe('--rev', '2025-11-25');

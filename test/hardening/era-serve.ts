@@ -3,11 +3,10 @@
  * client on the child's pipes, answers matched by id) and over HTTP (`--http 0`, the URL read
  * from stderr). Generous timeouts: the machine is shared.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { bin, onLines, root, spawnStdioServe, startHttpServeProcess, type Served } from '../runtime/tasks/serve-process.js';
 
-export const root = fileURLToPath(new URL('../..', import.meta.url));
-export const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));
+export { bin, root };
 export const DRAFT = 'draft';
 
 type Obj = Record<string, any>;
@@ -25,25 +24,17 @@ export class StdioServe {
   readonly exited: Promise<number | null>;
   /** Every message the server wrote, in order. */
   readonly received: Obj[] = [];
-  #buffer = '';
   #waiters: Array<{ test: (m: Obj) => boolean; resolve: (m: Obj) => void }> = [];
   stderr = '';
 
   constructor(args: string[], env: NodeJS.ProcessEnv = process.env) {
-    this.proc = spawn(process.execPath, [bin, 'serve', '--stdio', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env });
+    this.proc = spawnStdioServe(args, { env });
     this.exited = new Promise((r) => this.proc.once('exit', (code) => r(code)));
     this.proc.stderr!.on('data', (d: Buffer) => void (this.stderr += d.toString()));
-    this.proc.stdout!.on('data', (d: Buffer) => {
-      this.#buffer += d.toString();
-      let i: number;
-      while ((i = this.#buffer.indexOf('\n')) >= 0) {
-        const line = this.#buffer.slice(0, i);
-        this.#buffer = this.#buffer.slice(i + 1);
-        if (!line.trim()) continue;
-        const m = JSON.parse(line) as Obj;
-        this.received.push(m);
-        this.#waiters = this.#waiters.filter((w) => (w.test(m) ? (w.resolve(m), false) : true));
-      }
+    onLines(this.proc.stdout!, (line) => {
+      const m = JSON.parse(line) as Obj;
+      this.received.push(m);
+      this.#waiters = this.#waiters.filter((w) => (w.test(m) ? (w.resolve(m), false) : true));
     });
   }
 
@@ -83,44 +74,10 @@ export class StdioServe {
 }
 
 /** A `mcpgen serve --http 0 <args>` process. */
-export interface HttpServe {
-  proc: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-  stop(): Promise<void>;
-}
+export type HttpServe = Served;
 
 /** Starts `mcpgen serve --http 0 <args>`; resolves once it printed its URL (60 s at most). */
-export async function startHttpServe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<HttpServe> {
-  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env });
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 60_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(t);
-      reject(new Error(`serve exited ${code}: ${stderr}`));
-    });
-  });
-  return {
-    proc,
-    url,
-    exited,
-    async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
+export const startHttpServe = (args: string[], env: NodeJS.ProcessEnv = process.env): Promise<HttpServe> => startHttpServeProcess(args, env);
 
 /**
  * POSTs one draft request to a stateless endpoint with the standard headers (`Mcp-Method`,

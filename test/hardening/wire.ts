@@ -6,10 +6,10 @@
  * Expectations come from the spec inputs ($MCP_SPEC_DIR/schema/<rev>/schema.json), not from
  * the generated code under test.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, root } from '../runtime/tasks/serve-process.js';
+import { onLines, root, spawnStdioServe } from '../runtime/tasks/serve-process.js';
 
 /** The handshake revisions `mcpgen serve` negotiates (its own 2025-11-25 and the older ones). */
 export const HANDSHAKE_REVS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -73,32 +73,23 @@ const TIMEOUT_MS = 30_000;
 export class StdioWire implements Wire {
   readonly serverRequests: Json[] = [];
   private readonly proc: ChildProcess;
-  private buf = '';
   private readonly values: unknown[] = [];
   private waiters: Array<() => void> = [];
   private nextId = 1000;
   private readonly exited: Promise<void>;
 
   constructor(args: string[] = []) {
-    this.proc = spawn(process.execPath, [bin, 'serve', '--stdio', ...args], { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
+    this.proc = spawnStdioServe(args, { stderr: 'ignore' });
     this.exited = new Promise((r) => this.proc.once('exit', () => r()));
-    this.proc.stdout!.setEncoding('utf8');
-    this.proc.stdout!.on('data', (d: string) => {
-      this.buf += d;
-      let nl: number;
-      while ((nl = this.buf.indexOf('\n')) >= 0) {
-        const line = this.buf.slice(0, nl).trim();
-        this.buf = this.buf.slice(nl + 1);
-        if (!line) continue;
-        const v = JSON.parse(line) as unknown;
-        if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'method' in v && 'id' in v) {
-          this.serverRequests.push(v as Json);
-          this.writeLine(JSON.stringify({ jsonrpc: '2.0', id: (v as Json).id, error: { code: -32601, message: 'Method not found' } }));
-          continue;
-        }
-        this.values.push(v);
-        for (const w of this.waiters.splice(0)) w();
+    onLines(this.proc.stdout!, (line) => {
+      const v = JSON.parse(line) as unknown;
+      if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'method' in v && 'id' in v) {
+        this.serverRequests.push(v as Json);
+        this.writeLine(JSON.stringify({ jsonrpc: '2.0', id: (v as Json).id, error: { code: -32601, message: 'Method not found' } }));
+        return;
       }
+      this.values.push(v);
+      for (const w of this.waiters.splice(0)) w();
     });
   }
 
@@ -319,5 +310,46 @@ export class LegacySseWire implements Wire {
 
   async close(): Promise<void> {
     this.controller.abort();
+  }
+}
+
+/**
+ * A 2024-11-05 HTTP+SSE stream (GET `<base>/sse`) read as raw text, so that a test sees what the
+ * server wrote (ids as written, no JSON parser between).
+ */
+export interface LegacyStream {
+  /** The POST URL the stream's `endpoint` event announced (absolute). */
+  endpoint: string;
+  /** Reads on until the stream's text so far matches `pattern` (rejects after the limit); its match. */
+  until(pattern: RegExp): Promise<RegExpExecArray>;
+  /** POSTs `body` (a string as is, else JSON) to the endpoint; resolves with the HTTP status. */
+  post(body: unknown): Promise<number>;
+  /** Aborts the stream (the server ends the session). */
+  close(): void;
+}
+
+/** Opens a {@link LegacyStream} at `base`; resolves once the endpoint event arrived (`limitMs` for each wait). */
+export async function openLegacyStream(base: string, limitMs = TIMEOUT_MS): Promise<LegacyStream> {
+  const abort = new AbortController();
+  const res = await fetch(`${base}/sse`, { headers: { Accept: 'text/event-stream' }, signal: abort.signal });
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let text = '';
+  const until = async (pattern: RegExp): Promise<RegExpExecArray> => {
+    const end = Date.now() + limitMs;
+    while (!pattern.test(text)) {
+      if (Date.now() > end) throw new Error(`stream lacks ${pattern}: ${text}`);
+      text += dec.decode((await reader.read()).value);
+    }
+    return pattern.exec(text)!;
+  };
+  try {
+    const endpoint = new URL((await until(/event: endpoint\ndata: (\S+)/))[1], base).href;
+    const post = (body: unknown) =>
+      fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) }).then((r) => r.status);
+    return { endpoint, until, post, close: () => abort.abort() };
+  } catch (e) {
+    abort.abort();
+    throw e;
   }
 }

@@ -16,20 +16,16 @@ import * as assert from 'uvu/assert';
 import { OWN_BINDING_LANGUAGES } from '../../../generator/emit/bindings/index.js';
 import { emitGo, goModulePath, goPackageName } from '../../../generator/emit/bindings/go/index.js';
 import type { ProtocolModel } from '../../../generator/model.js';
-import { ROOT } from '../support.js';
 import {
   REVISIONS,
-  assertRefused,
-  assertRoundTrips,
-  corpus,
   loadModel,
   modelWithExtraVariant,
-  mutations,
   requireCommand,
   writeTemp,
   type Case,
   type Result,
 } from './own.js';
+import { SERVE_STDIO, corpusTests, issueCasesTest, stdioClientTests } from './own-suite.js';
 
 const HERE = fileURLToPath(new URL('./go/', import.meta.url));
 const GO_ENV = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false', GOPROXY: 'off', GO111MODULE: 'on' };
@@ -94,26 +90,18 @@ test('go is installed', () => {
   requireCommand('go', 'go', OWN_BINDING_LANGUAGES.go.test.aptPackages);
 });
 
-for (const revision of REVISIONS) {
-  test(`go ${revision}: every example decodes and re-encodes to equal JSON`, async () => {
-    const examples = await corpus(revision);
-    assert.ok(examples.length >= (revision === 'draft' ? 80 : 40), `${revision}: only ${examples.length} examples`);
-    assertRoundTrips('go', revision, examples, runCases(revision, examples));
-  });
-
-  test(`go ${revision}: schema-derived mutations are refused with the mutated path`, async () => {
-    const list = mutations(loadModel(revision), await corpus(revision));
-    assert.ok(list.length >= 300, `${revision}: only ${list.length} mutations`);
-    assertRefused('go', revision, list, runCases(revision, list));
-  });
-
-  test(`go ${revision}: the tagged unions are matched exhaustively (visitors, type switch)`, () => {
-    const dir = buildRevision(revision);
-    const r = spawnSync(join(dir, 'bin', 'match'), [], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
-    assert.is(r.status, 0, r.stderr);
-    assert.match(r.stdout, /ContentBlock: 5 variants/);
-  });
-}
+corpusTests({
+  language: 'go',
+  runCases,
+  perRevision: (revision) => {
+    test(`go ${revision}: the tagged unions are matched exhaustively (visitors, type switch)`, () => {
+      const dir = buildRevision(revision);
+      const r = spawnSync(join(dir, 'bin', 'match'), [], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      assert.is(r.status, 0, r.stderr);
+      assert.match(r.stdout, /ContentBlock: 5 variants/);
+    });
+  },
+});
 
 test('go: a visitor missing a variant does not compile (binding with one more ContentBlock variant)', () => {
   const dir = testModule(modelWithExtraVariant('draft'), 'draft-extra-variant');
@@ -122,22 +110,7 @@ test('go: a visitor missing a variant does not compile (binding with one more Co
   assert.match(r.stderr, /contentBlock does not implement \S*ContentBlockVisitor\[string\] \(missing (method )?VideoContent( method)?\)/);
 });
 
-test("go: the issue's cases are refused with a *DecodeError naming the member", () => {
-  const r = runCases('2025-11-25', [
-    { type: 'ContentBlock', data: { type: 'image' } },
-    { type: 'TextContent', data: { type: 'text', text: 7 } },
-    { type: 'CallToolResult', data: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, { type: 'image', mimeType: 'image/png' }] } },
-    { type: 'ContentBlock', data: { type: 'video', url: 'x' } },
-    { type: 'JSONRPCMessage', data: { jsonrpc: '2.0', id: 1 } },
-  ]);
-  assert.equal(r, [
-    { path: 'data', message: 'required' },
-    { path: 'text', message: 'expected string, got integer' },
-    { path: 'content[2].data', message: 'required' },
-    { path: 'type', message: 'expected one of "text", "image", "audio", "resource_link", "resource", got "video"' },
-    { path: '', message: 'not a JSON-RPC message (no method, result or error)' },
-  ]);
-});
+issueCasesTest("go: the issue's cases are refused with a *DecodeError naming the member", runCases);
 
 test('go: go.mod names the revision; package, constants and method maps', () => {
   for (const revision of REVISIONS) {
@@ -152,33 +125,13 @@ test('go: go.mod names the revision; package, constants and method maps', () => 
   }
 });
 
-const SERVE = ['node', join(ROOT, 'bin', 'mcpgen.js'), 'serve', '--stdio', '--rev'];
-
 function client(revision: string) {
   const dir = buildRevision(revision);
-  const r = spawnSync(join(dir, 'bin', 'client'), [...SERVE, revision], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(join(dir, 'bin', 'client'), [...SERVE_STDIO, revision], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   assert.is(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
 
-test('go: stdio client against serve --rev 2025-11-25 (initialize, tools/list, tools/call)', () => {
-  const s = client('2025-11-25');
-  assert.equal(s.initialize, { type: 'InitializeResult', protocolVersion: '2025-11-25', server: 'mcpgen-reference-server' });
-  assert.is(s.tools.type, 'ListToolsResult');
-  assert.ok(s.tools.names.includes('echo'), s.tools.names.join(','));
-  assert.is(s.call.type, 'CallToolResult');
-  assert.equal(s.call.blockTypes, ['TextContent']);
-  assert.equal(s.call.content, [{ type: 'text', text: 'hello from go' }]);
-});
-
-test('go: stdio client against serve --rev draft (server/discover, per-request _meta)', () => {
-  const s = client('draft');
-  assert.is(s.discover.type, 'DiscoverResult');
-  assert.ok(s.discover.versions.includes(loadModel('draft').protocolVersion), JSON.stringify(s.discover));
-  assert.is(s.discover.resultType, 'complete');
-  assert.is(s.discover.tools, true);
-  assert.ok(s.tools.names.includes('echo'));
-  assert.equal(s.call.content, [{ type: 'text', text: 'hello from go' }]);
-});
+stdioClientTests({ language: 'go', client, namesResultTypes: true });
 
 test.run();

@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import * as assert from 'uvu/assert';
 import type { JsonSchema, ProtocolModel } from '../../../generator/model.js';
 import type { Validator } from '../../../runtime/protocol/table.js';
+import { schemaMutations } from '../mutations.js';
 import { ROOT, SPEC_DIR } from '../support.js';
 
 export const REVISIONS = ['2025-11-25', 'draft'] as const;
@@ -72,67 +73,13 @@ export async function corpus(revision: Revision): Promise<Example[]> {
   return c;
 }
 
-// ---- mutations derived from the schema (as test/generator/validators.test.ts does) ----
-
-const JSON_VALUES: Array<[string, unknown]> = [
-  ['string', 'mutated'],
-  ['integer', 12345],
-  ['number', 1.5],
-  ['boolean', true],
-  ['null', null],
-  ['array', []],
-  ['object', { mutated: true }],
-];
-function wrongValue(type: unknown): unknown {
-  const allowed = new Set((Array.isArray(type) ? type : [type]) as string[]);
-  if (allowed.has('number')) allowed.add('integer');
-  const hit = JSON_VALUES.find(([t]) => !allowed.has(t));
-  return hit ? hit[1] : undefined;
-}
-
-function deref(model: ProtocolModel, s: JsonSchema): JsonSchema {
-  let cur = s;
-  for (let i = 0; i < 16 && typeof cur.$ref === 'string'; i++) cur = model.types[(cur.$ref as string).replace(/^#\/\$defs\//, '')]?.schema ?? {};
-  return cur;
-}
-
-/** A place in an example: its path segments and its schema (never inside a union). */
-interface Site {
-  segs: Array<string | number>;
-  schema: JsonSchema;
-}
-function sites(model: ProtocolModel, schema: JsonSchema, data: unknown, segs: Array<string | number> = []): Site[] {
-  const s = deref(model, schema);
-  const out: Site[] = [{ segs, schema: s }];
-  if (s.anyOf || s.oneOf || s.allOf || s.if) return out;
-  if (data && typeof data === 'object' && !Array.isArray(data)) {
-    const props = (s.properties ?? {}) as Record<string, JsonSchema>;
-    for (const [k, v] of Object.entries(data)) {
-      const sub = Object.hasOwn(props, k) ? props[k] : typeof s.additionalProperties === 'object' ? (s.additionalProperties as JsonSchema) : undefined;
-      if (sub) out.push(...sites(model, sub, v, [...segs, k]));
-    }
-  } else if (Array.isArray(data) && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
-    data.forEach((v, i) => out.push(...sites(model, s.items as JsonSchema, v, [...segs, i])));
-  }
-  return out;
-}
+// ---- mutations derived from the schema (../mutations.ts, as test/generator/validators.test.ts uses them) ----
 
 /** The path a decoder names: `params.content[2].data` (empty for the value itself). */
 export function dotted(segs: ReadonlyArray<string | number>): string {
   let out = '';
   for (const s of segs) out += typeof s === 'number' ? `[${s}]` : out ? `.${s}` : s;
   return out;
-}
-
-function withAt(data: unknown, segs: ReadonlyArray<string | number>, value: unknown, remove = false): unknown {
-  const copy = structuredClone(data);
-  if (segs.length === 0) return value;
-  let parent = copy as Record<string | number, unknown>;
-  for (const s of segs.slice(0, -1)) parent = parent[s] as Record<string | number, unknown>;
-  const last = segs[segs.length - 1];
-  if (remove) delete parent[last];
-  else parent[last] = value;
-  return copy;
 }
 
 export interface Mutation {
@@ -146,31 +93,7 @@ export interface Mutation {
 
 /** Every mutation of every example: each required member dropped, each const changed, each typed value of another JSON type. */
 export function mutations(model: ProtocolModel, examples: Example[]): Mutation[] {
-  const out: Mutation[] = [];
-  for (const e of examples) {
-    for (const site of sites(model, { $ref: `#/$defs/${e.type}` }, e.data)) {
-      let value: unknown = e.data;
-      for (const s of site.segs) value = (value as Record<string | number, unknown>)[s];
-      const s = site.schema;
-      const base = { example: e.key, type: e.type };
-      if (value && typeof value === 'object' && !Array.isArray(value) && Array.isArray(s.required)) {
-        for (const r of s.required as string[]) {
-          if (!Object.hasOwn(value, r)) continue;
-          const segs = [...site.segs, r];
-          out.push({ ...base, kind: 'drop required', data: withAt(e.data, segs, undefined, true), path: dotted(segs) });
-        }
-      }
-      if (site.segs.length && s.const !== undefined) {
-        const wrong = typeof s.const === 'string' ? `${s.const}-mutated` : typeof s.const === 'number' ? s.const + 1 : 'mutated';
-        out.push({ ...base, kind: 'wrong const', data: withAt(e.data, site.segs, wrong), path: dotted(site.segs) });
-      }
-      if (site.segs.length && s.type !== undefined) {
-        const wrong = wrongValue(s.type);
-        if (wrong !== undefined) out.push({ ...base, kind: 'wrong type', data: withAt(e.data, site.segs, wrong), path: dotted(site.segs) });
-      }
-    }
-  }
-  return out;
+  return examples.flatMap((e) => schemaMutations(model, e.type, e.data).map((m) => ({ kind: m.kind, example: e.key, type: e.type, data: m.data, path: dotted(m.segs) })));
 }
 
 /** Fails, naming the Debian packages, when a command is not on PATH. */

@@ -15,21 +15,17 @@ import * as assert from 'uvu/assert';
 import { OWN_BINDING_LANGUAGES } from '../../../generator/emit/bindings/index.js';
 import { emitPython, pythonPackageName } from '../../../generator/emit/bindings/python/index.js';
 import type { ProtocolModel } from '../../../generator/model.js';
-import { ROOT } from '../support.js';
 import {
   REVISIONS,
-  assertRefused,
-  assertRoundTrips,
-  corpus,
   loadModel,
   modelWithExtraVariant,
-  mutations,
   requireCommand,
   writeTemp,
   type Case,
   type Result,
 } from './own.js';
 import { errorsIn, matchFile, mypyCheck } from './python/mypy.js';
+import { SERVE_STDIO, corpusTests, issueCasesTest, stdioClientTests } from './own-suite.js';
 
 const HERE = fileURLToPath(new URL('./python/', import.meta.url));
 
@@ -61,27 +57,20 @@ test('python3 is installed', () => {
   requireCommand('python', 'python3', OWN_BINDING_LANGUAGES.python.test.aptPackages);
 });
 
-for (const revision of REVISIONS) {
-  test(`python ${revision}: every example decodes and re-encodes to equal JSON (python3 -O)`, async () => {
-    const examples = await corpus(revision);
-    assert.ok(examples.length >= (revision === 'draft' ? 80 : 40), `${revision}: only ${examples.length} examples`);
-    assertRoundTrips('python', revision, examples, runCases(revision, examples));
-  });
-
-  test(`python ${revision}: schema-derived mutations are refused with the mutated path`, async () => {
-    const list = mutations(loadModel(revision), await corpus(revision));
-    assert.ok(list.length >= 300, `${revision}: only ${list.length} mutations`);
-    assertRefused('python', revision, list, runCases(revision, list));
-  });
-
-  test(`python ${revision}: the tagged unions are matched exhaustively`, () => {
-    const dir = packageDir(loadModel(revision));
-    const r = python([join(HERE, 'match_check.py'), dir, pythonPackageName(revision)], dir);
-    assert.is(r.status, 0, r.stderr);
-    assert.match(r.stdout, /ContentBlock: 5 variants/);
-    assert.match(r.stdout, /JSONRPCMessage: 4 variants/);
-  });
-}
+corpusTests({
+  language: 'python',
+  roundTripNote: '(python3 -O)',
+  runCases,
+  perRevision: (revision) => {
+    test(`python ${revision}: the tagged unions are matched exhaustively`, () => {
+      const dir = packageDir(loadModel(revision));
+      const r = python([join(HERE, 'match_check.py'), dir, pythonPackageName(revision)], dir);
+      assert.is(r.status, 0, r.stderr);
+      assert.match(r.stdout, /ContentBlock: 5 variants/);
+      assert.match(r.stdout, /JSONRPCMessage: 4 variants/);
+    });
+  },
+});
 
 test('python: the exhaustive match fails on a binding with one more ContentBlock variant', () => {
   const dir = packageDir(modelWithExtraVariant('draft'), 'draft-extra-variant');
@@ -90,22 +79,7 @@ test('python: the exhaustive match fails on a binding with one more ContentBlock
   assert.match(r.stderr, /ContentBlock: variant VideoContent is not handled/);
 });
 
-test('python: the issue\'s cases are refused under -O, naming the member', () => {
-  const r = runCases('2025-11-25', [
-    { type: 'ContentBlock', data: { type: 'image' } },
-    { type: 'TextContent', data: { type: 'text', text: 7 } },
-    { type: 'CallToolResult', data: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, { type: 'image', mimeType: 'image/png' }] } },
-    { type: 'ContentBlock', data: { type: 'video', url: 'x' } },
-    { type: 'JSONRPCMessage', data: { jsonrpc: '2.0', id: 1 } },
-  ]);
-  assert.equal(r, [
-    { path: 'data', message: 'required' },
-    { path: 'text', message: 'expected string, got integer' },
-    { path: 'content[2].data', message: 'required' },
-    { path: 'type', message: 'expected one of "text", "image", "audio", "resource_link", "resource", got "video"' },
-    { path: '', message: 'not a JSON-RPC message (no method, result or error)' },
-  ]);
-});
+issueCasesTest("python: the issue's cases are refused under -O, naming the member", runCases);
 
 test('python: pyproject.toml names the revision, parses with tomllib, and the package imports', () => {
   for (const revision of REVISIONS) {
@@ -122,32 +96,15 @@ test('python: pyproject.toml names the revision, parses with tomllib, and the pa
   }
 });
 
-const SERVE = ['node', join(ROOT, 'bin', 'mcpgen.js'), 'serve', '--stdio', '--rev'];
-
-test('python: stdio client against serve --rev 2025-11-25 (initialize, tools/list, tools/call)', () => {
-  const dir = packageDir(loadModel('2025-11-25'));
-  const r = python([join(HERE, 'client.py'), dir, pythonPackageName('2025-11-25'), ...SERVE, '2025-11-25'], dir);
-  assert.is(r.status, 0, r.stderr);
-  const s = JSON.parse(r.stdout);
-  assert.equal(s.initialize, { type: 'InitializeResult', protocolVersion: '2025-11-25', server: 'mcpgen-reference-server' });
-  assert.is(s.tools.type, 'ListToolsResult');
-  assert.ok(s.tools.names.includes('echo'), s.tools.names.join(','));
-  assert.is(s.call.type, 'CallToolResult');
-  assert.equal(s.call.blockTypes, ['TextContent']);
-  assert.equal(s.call.content, [{ type: 'text', text: 'hello from python' }]);
-});
-
-test('python: stdio client against serve --rev draft (server/discover, per-request _meta)', () => {
-  const dir = packageDir(loadModel('draft'));
-  const r = python([join(HERE, 'client.py'), dir, pythonPackageName('draft'), ...SERVE, 'draft'], dir);
-  assert.is(r.status, 0, r.stderr);
-  const s = JSON.parse(r.stdout);
-  assert.is(s.discover.type, 'DiscoverResult');
-  assert.ok(s.discover.versions.includes(loadModel('draft').protocolVersion), JSON.stringify(s.discover));
-  assert.is(s.discover.resultType, 'complete');
-  assert.is(s.discover.tools, true);
-  assert.ok(s.tools.names.includes('echo'));
-  assert.equal(s.call.content, [{ type: 'text', text: 'hello from python' }]);
+stdioClientTests({
+  language: 'python',
+  client: (revision) => {
+    const dir = packageDir(loadModel(revision));
+    const r = python([join(HERE, 'client.py'), dir, pythonPackageName(revision), ...SERVE_STDIO, revision], dir);
+    assert.is(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  },
+  namesResultTypes: true,
 });
 
 // ---- static checks by mypy --strict (python/mypy.ts: one run per package checks the package and

@@ -16,21 +16,17 @@ import * as assert from 'uvu/assert';
 import { OWN_BINDING_LANGUAGES } from '../../../generator/emit/bindings/index.js';
 import { emitRust, rustCrateName } from '../../../generator/emit/bindings/rust/index.js';
 import type { ProtocolModel } from '../../../generator/model.js';
-import { ROOT } from '../support.js';
 import { scratchDir } from './harness.js';
 import {
   REVISIONS,
-  assertRefused,
-  assertRoundTrips,
-  corpus,
   loadModel,
   modelWithExtraVariant,
-  mutations,
   requireCommand,
   writeTemp,
   type Case,
   type Result,
 } from './own.js';
+import { SERVE_STDIO, corpusTests, issueCasesTest, stdioClientTests } from './own-suite.js';
 
 const HERE = fileURLToPath(new URL('./rust/', import.meta.url));
 const REGISTRY = '/usr/share/cargo/registry';
@@ -93,26 +89,18 @@ test('cargo and the serde crates are installed', () => {
   for (const crate of ['serde', 'serde_json']) assert.ok(crates.some((c) => c.startsWith(`${crate}-1.`)), `${crate} is not in ${REGISTRY} (scripts/ci-toolchains.sh)`);
 });
 
-for (const revision of REVISIONS) {
-  test(`rust ${revision}: every example decodes and re-encodes to equal JSON`, async () => {
-    const examples = await corpus(revision);
-    assert.ok(examples.length >= (revision === 'draft' ? 80 : 40), `${revision}: only ${examples.length} examples`);
-    assertRoundTrips('rust', revision, examples, runCases(revision, examples));
-  });
-
-  test(`rust ${revision}: schema-derived mutations are refused with the mutated path`, async () => {
-    const list = mutations(loadModel(revision), await corpus(revision));
-    assert.ok(list.length >= 300, `${revision}: only ${list.length} mutations`);
-    assertRefused('rust', revision, list, runCases(revision, list));
-  });
-
-  test(`rust ${revision}: the unions are matched exhaustively, without a wildcard`, () => {
-    const dir = buildRevision(revision);
-    const r = spawnSync(binary('match', revision), [], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
-    assert.is(r.status, 0, r.stderr);
-    assert.match(r.stdout, /ContentBlock: 5 variants/);
-  });
-}
+corpusTests({
+  language: 'rust',
+  runCases,
+  perRevision: (revision) => {
+    test(`rust ${revision}: the unions are matched exhaustively, without a wildcard`, () => {
+      const dir = buildRevision(revision);
+      const r = spawnSync(binary('match', revision), [], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      assert.is(r.status, 0, r.stderr);
+      assert.match(r.stdout, /ContentBlock: 5 variants/);
+    });
+  },
+});
 
 test('rust: a match missing a variant does not compile (binding with one more ContentBlock variant)', () => {
   const dir = testCrate(modelWithExtraVariant('draft'), 'extravariant', ['match']);
@@ -122,22 +110,7 @@ test('rust: a match missing a variant does not compile (binding with one more Co
   assert.match(r.stderr, /ContentBlock::VideoContent\(_\)` not covered/);
 });
 
-test("rust: the issue's cases are refused with a DecodeError naming the member", () => {
-  const r = runCases('2025-11-25', [
-    { type: 'ContentBlock', data: { type: 'image' } },
-    { type: 'TextContent', data: { type: 'text', text: 7 } },
-    { type: 'CallToolResult', data: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, { type: 'image', mimeType: 'image/png' }] } },
-    { type: 'ContentBlock', data: { type: 'video', url: 'x' } },
-    { type: 'JSONRPCMessage', data: { jsonrpc: '2.0', id: 1 } },
-  ]);
-  assert.equal(r, [
-    { path: 'data', message: 'required' },
-    { path: 'text', message: 'expected string, got integer' },
-    { path: 'content[2].data', message: 'required' },
-    { path: 'type', message: 'expected one of "text", "image", "audio", "resource_link", "resource", got "video"' },
-    { path: '', message: 'not a JSON-RPC message (no method, result or error)' },
-  ]);
-});
+issueCasesTest("rust: the issue's cases are refused with a DecodeError naming the member", runCases);
 
 test('rust: Cargo.toml names the revision; constants and method maps', () => {
   for (const revision of REVISIONS) {
@@ -153,31 +126,13 @@ test('rust: Cargo.toml names the revision; constants and method maps', () => {
   }
 });
 
-const SERVE = ['node', join(ROOT, 'bin', 'mcpgen.js'), 'serve', '--stdio', '--rev'];
-
 function client(revision: string) {
   const dir = buildRevision(revision);
-  const r = spawnSync(binary('client', revision), [...SERVE, revision], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(binary('client', revision), [...SERVE_STDIO, revision], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   assert.is(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
 
-test('rust: stdio client against serve --rev 2025-11-25 (initialize, tools/list, tools/call)', () => {
-  const s = client('2025-11-25');
-  assert.equal(s.initialize, { type: 'InitializeResult', protocolVersion: '2025-11-25', server: 'mcpgen-reference-server' });
-  assert.ok(s.tools.names.includes('echo'), s.tools.names.join(','));
-  assert.equal(s.call.blockTypes, ['TextContent']);
-  assert.equal(s.call.content, [{ type: 'text', text: 'hello from rust' }]);
-});
-
-test('rust: stdio client against serve --rev draft (server/discover, per-request _meta)', () => {
-  const s = client('draft');
-  assert.is(s.discover.type, 'DiscoverResult');
-  assert.ok(s.discover.versions.includes(loadModel('draft').protocolVersion), JSON.stringify(s.discover));
-  assert.is(s.discover.resultType, 'complete');
-  assert.is(s.discover.tools, true);
-  assert.ok(s.tools.names.includes('echo'));
-  assert.equal(s.call.content, [{ type: 'text', text: 'hello from rust' }]);
-});
+stdioClientTests({ language: 'rust', client, namesResultTypes: false });
 
 test.run();

@@ -1,4 +1,7 @@
-/** A real `mcpgen serve --http 0` child process, for tests that talk to it over sockets. */
+/**
+ * Real `mcpgen serve` child processes, for tests that talk to them over pipes or sockets: `--stdio`
+ * (spawned, with a line reader for its stdout) and `--http 0` (the URL read from its stderr).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -15,13 +18,38 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** Starts `mcpgen serve --http 0 <args>`; resolves once it printed its URL (30 s at most). */
-export async function startServe(...args: string[]): Promise<Served> {
-  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Spawns `mcpgen serve --stdio <args>` with its stdin and stdout as pipes (stderr piped unless
+ * `stderr: 'ignore'`).
+ */
+export function spawnStdioServe(args: readonly string[], options: { env?: NodeJS.ProcessEnv; stderr?: 'pipe' | 'ignore' } = {}): ChildProcess {
+  return spawn(process.execPath, [bin, 'serve', '--stdio', ...args], { cwd: root, stdio: ['pipe', 'pipe', options.stderr ?? 'pipe'], env: options.env ?? process.env });
+}
+
+/** Calls `onLine` with each non-blank line `stream` carries (newline-delimited, UTF-8). */
+export function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffer = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, i);
+      buffer = buffer.slice(i + 1);
+      if (line.trim()) onLine(line);
+    }
+  });
+}
+
+/**
+ * Starts `mcpgen serve --http 0 <args>` (environment `env`); resolves once it printed its URL,
+ * rejects when it exits first or prints none within 60 s.
+ */
+export async function startHttpServeProcess(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Served> {
+  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env });
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 30_000);
+    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 60_000);
     proc.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(stderr);
@@ -30,7 +58,10 @@ export async function startServe(...args: string[]): Promise<Served> {
         resolve(m[1]);
       }
     });
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    void exited.then((code) => {
+      clearTimeout(t);
+      reject(new Error(`serve exited ${code}: ${stderr}`));
+    });
   });
   return {
     proc,
@@ -41,6 +72,27 @@ export async function startServe(...args: string[]): Promise<Served> {
       proc.kill('SIGTERM');
       await exited;
     },
+  };
+}
+
+/** Starts `mcpgen serve --http 0 <args>` (see {@link startHttpServeProcess}). */
+export const startServe = (...args: string[]): Promise<Served> => startHttpServeProcess(args);
+
+/**
+ * One `mcpgen serve --http 0 <args>` for a whole uvu suite: started in `suite.before`, stopped
+ * in `suite.after`. Returns its getter (which throws outside the suite's tests).
+ */
+export function servedDuring(suite: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void }, ...args: string[]): () => Served {
+  let served: Served | undefined;
+  suite.before(async () => {
+    served = await startServe(...args);
+  });
+  suite.after(async () => {
+    await served?.stop();
+  });
+  return () => {
+    if (!served) throw new Error('mcpgen serve --http is not running (outside the suite)');
+    return served;
   };
 }
 

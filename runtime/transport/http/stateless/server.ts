@@ -30,12 +30,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
+import { serializeMessage } from '../../../jsonrpc/message.js';
 import { fetchExchange, nodeExchange, type Exchange, type ResponseSink } from '../io/exchange.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './headers.js';
 import { RequestGuard, type HttpRefusal } from '../io/guard.js';
 import { shapeProblem } from '../session/server.js';
-import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, UTF8, type WithParsed, readNodeBody } from '../io/node.js';
+import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, type WithParsed, parseJsonBody, readNodeBody } from '../io/node.js';
 import type { ReplyMode } from '../session/session.js';
 
 import type { ProtocolTable } from '../../../protocol/table.js';
@@ -316,14 +316,8 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 
   /** Decodes and parses the body (integer ids beyond 2^53 exact); PARSE_FAILED when it is not UTF-8 JSON. */
   function parse(body: Uint8Array): unknown {
-    try {
-      const text = UTF8.decode(body);
-      const message: unknown = JSON.parse(text);
-      exactIds(message, text);
-      return message;
-    } catch {
-      return PARSE_FAILED;
-    }
+    const message = parseJsonBody(body);
+    return message === undefined ? PARSE_FAILED : message;
   }
 
   /**
