@@ -28,7 +28,8 @@ for (const [rev, reply] of [['draft', 'json'], ['draft', 'sse'], ['2025-11-25', 
   test(`serve --rev ${rev} --reply ${reply}: SIGINT mid-call answers it "server shutting down" after the grace period`, async () => {
     const s = await serve('--rev', rev, '--reply', reply);
     const pending = call('--url', s.url, '--rev', rev, ...slow(8));
-    await sleep(1500);
+    // the call is connected and its tools/call running well before this, even on a loaded machine
+    await sleep(3000);
     const signalled = Date.now();
     s.proc.kill('SIGINT');
     const r = await pending;
