@@ -26,7 +26,7 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import { type Logger, type NotificationHandler, Peer, type PreDispatch, type RequestContext, type RequestHandler, hasCapability } from '../engine/peer.js';
-import { type ProtocolMaps, type ProtocolTable, capabilitiesOf } from '../protocol/table.js';
+import { type ProtocolMaps, type ProtocolTable, capabilitiesOf, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { MessageInfo, Transport } from '../jsonrpc/transport.js';
 import type { Implementation, RequestOptions } from './client.js';
@@ -330,7 +330,7 @@ export class ServerSession<P extends ProtocolMaps> {
     const version = meta?.[`${META}protocolVersion`];
     if (typeof version !== 'string') return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
     if (version !== this.#table.protocolVersion) {
-      return new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      return new RpcError(errorCodeOf(this.#table, 'UNSUPPORTED_PROTOCOL_VERSION'), 'Unsupported protocol version', {
         supported: [this.#table.protocolVersion],
         requested: version,
       });
