@@ -436,8 +436,23 @@ export function ingest(input: IngestInput): ProtocolModel {
     notifications,
     errorCodes,
     constants,
+    loggingLevels: loggingLevelsOf(decls, defs, tf),
     warnings,
   };
+}
+
+/**
+ * The `LoggingLevel` union of schema.ts in declaration order (the severity order the logging page
+ * describes, least severe first). @throws IngestError when schema.ts and schema.json disagree on
+ * the members.
+ */
+function loggingLevelsOf(decls: Map<string, TsDecl>, defs: Record<string, JsonSchema>, tf: string): string[] {
+  const levels = decls.get('LoggingLevel')?.literals ?? [];
+  const listed = defs.LoggingLevel?.enum;
+  if (Array.isArray(listed) && [...listed].sort(byCodeUnit).join('\n') !== [...levels].sort(byCodeUnit).join('\n')) {
+    throw new IngestError(tf, 'LoggingLevel', `members ${JSON.stringify(levels)} differ from schema.json's enum ${JSON.stringify(listed)}`);
+  }
+  return [...levels];
 }
 
 /** The HTTP facts of `protocolVersion` (overrides.ts); an unlisted version takes the newest listed of its lifecycle, with a warning. */

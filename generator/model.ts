@@ -104,6 +104,12 @@ export interface ProtocolModel {
   errorCodes: Record<string, number>;
   /** Other exported constants (LATEST_PROTOCOL_VERSION, JSONRPC_VERSION). */
   constants: Record<string, string | number>;
+  /**
+   * The members of schema.ts's `LoggingLevel` union in declaration order, least severe first
+   * (schema.json's enum is sorted and loses the order); empty when the revision has no such type
+   * (absent in models built by hand: none).
+   */
+  loggingLevels?: string[];
   /** Where schema.json loses what schema.ts says, and what was done about it. */
   warnings: string[];
 }

@@ -105,8 +105,9 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const batches = Object.hasOwn(model.types, 'JSONRPCBatchRequest');
   const methods = (dir: RequestDef['direction']) => pick(model.requests, dir).map((r) => q(r.method)).join(', ');
   const http = { ...model.http, assumedVersion: model.http.assumedVersion === null ? 'null' : q(model.http.assumedVersion) };
+  const loggingLevels = (model.loggingLevels ?? []).map(q).join(', ');
   return new Map([
-    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, capabilities, batches, http })],
+    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, loggingLevels, capabilities, batches, http })],
     ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
     ['index.ts', render('index', base)],
   ]);

@@ -7,40 +7,79 @@ import type { MessageInfo } from '../jsonrpc/transport.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import { ProgressReporter, type ProgressCallback } from './progress.js';
 import type { InboundRequest } from './cancellation.js';
+import type { ProtocolTable } from '../protocol/table.js';
 
-/** Syslog severities of notifications/message, lowest first (RFC 5424 order reversed). */
+/**
+ * RFC 5424's eight severities, least severe first: the order of a table that states none (a
+ * hand-built one). A generated table carries its revision's own list, in schema order
+ * (`table.loggingLevels`), and the session passes that to {@link setLogThreshold}.
+ */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** The `_meta` key of a stateless request's log level (draft basic/index, server/utilities/logging). */
 export const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
-const LOG_RANK: Readonly<Record<string, number>> = Object.fromEntries(LOG_LEVELS.map((l, i) => [l, i]));
 
-/** Whether `v` is one of the eight {@link LOG_LEVELS}. */
-export const isLogLevel = (v: unknown): v is LogLevel => typeof v === 'string' && Object.hasOwn(LOG_RANK, v);
+/**
+ * A severity order: each level's rank, least severe 0 (server/utilities/logging, "Log Levels").
+ * Built from a revision's `loggingLevels` with {@link logLevelOrder}.
+ */
+export interface LogLevelOrder {
+  readonly levels: readonly string[];
+  /** Own members only: `rank.constructor` is not a level. */
+  readonly rank: ReadonlyMap<string, number>;
+}
+
+/** The order of `levels` (least severe first; default {@link LOG_LEVELS}). */
+export function logLevelOrder(levels: readonly string[] = LOG_LEVELS): LogLevelOrder {
+  return { levels: [...levels], rank: new Map(levels.map((l, i) => [l, i])) };
+}
+const DEFAULT_ORDER = logLevelOrder();
+const tableOrders = new WeakMap<object, LogLevelOrder>();
+
+/** The severity order of `table`'s revision (`table.loggingLevels`; absent: {@link LOG_LEVELS}), built once per table. */
+export function logLevelOrderOf(table: Pick<ProtocolTable, 'loggingLevels'>): LogLevelOrder {
+  if (!table.loggingLevels) return DEFAULT_ORDER;
+  let order = tableOrders.get(table);
+  if (!order) tableOrders.set(table, (order = logLevelOrder(table.loggingLevels)));
+  return order;
+}
+
+/** Whether `v` is a level of `order` (default: the eight {@link LOG_LEVELS}). */
+export const isLogLevel = (v: unknown, order: LogLevelOrder = DEFAULT_ORDER): v is LogLevel => typeof v === 'string' && order.rank.has(v);
+
+/** Whether `level` is at or above `min` in `order` (both must be levels of it). */
+export const passesLogLevel = (order: LogLevelOrder, level: string, min: string): boolean =>
+  (order.rank.get(level) ?? -1) >= (order.rank.get(min) ?? Infinity);
 
 /**
  * The lowest level a request's log messages go out at, from its `params._meta`; undefined: none
  * go out. Set per engine by the server session (../session/server.ts).
  */
 export type LogThreshold = (meta: Record<string, unknown> | undefined) => LogLevel | undefined;
-const thresholds = new WeakMap<ContextHost, LogThreshold>();
+const thresholds = new WeakMap<ContextHost, { threshold: LogThreshold; order: LogLevelOrder | (() => LogLevelOrder) }>();
 
-/** Sets (or clears) how the contexts of `host`'s requests filter `log()` calls. */
-export function setLogThreshold(host: ContextHost, threshold: LogThreshold | undefined): void {
-  if (threshold) thresholds.set(host, threshold);
+/**
+ * Sets (or clears) how the contexts of `host`'s requests filter `log()` calls: `threshold` names
+ * the lowest level that passes, `order` ranks the levels (the negotiated revision's
+ * `loggingLevels`, or a function giving the current one; default {@link LOG_LEVELS}).
+ */
+export function setLogThreshold(host: ContextHost, threshold: LogThreshold | undefined, order: LogLevelOrder | (() => LogLevelOrder) = DEFAULT_ORDER): void {
+  if (threshold) thresholds.set(host, { threshold, order });
   else thresholds.delete(host);
 }
 
 /**
  * The `log()` of a request context: sends notifications/message `{ level, data, logger? }`
- * through `send` when `host`'s threshold for a request with `meta` lets `level` pass. Resolves
- * true when sent, false when filtered out (no threshold: nothing is sent). Throws TypeError for
- * a level that is not one of the eight.
+ * through `send` when `host`'s threshold for a request with `meta` lets `level` pass (in the
+ * order set with the threshold). Resolves true when sent, false when filtered out (no threshold:
+ * nothing is sent). Throws TypeError for a level that is not one of that order.
  */
 export async function logForRequest(host: ContextHost, meta: Record<string, unknown> | undefined, level: LogLevel, data: unknown, logger: string | undefined, send: (params: Params) => Promise<void>): Promise<boolean> {
-  if (!isLogLevel(level)) throw new TypeError(`log level must be one of ${LOG_LEVELS.join(', ')}, not ${String(level)}`);
-  const min = thresholds.get(host)?.(meta);
-  if (min === undefined || LOG_RANK[level] < LOG_RANK[min]) return false;
+  const entry = thresholds.get(host);
+  const order = typeof entry?.order === 'function' ? entry.order() : (entry?.order ?? DEFAULT_ORDER);
+  if (!isLogLevel(level, order)) throw new TypeError(`log level must be one of ${order.levels.join(', ')}, not ${String(level)}`);
+  const min = entry?.threshold(meta);
+  if (min === undefined || !passesLogLevel(order, level, min)) return false;
   const params: Params = { level, data };
   if (logger !== undefined) params.logger = logger;
   await send(params);

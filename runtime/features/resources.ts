@@ -10,34 +10,39 @@
  */
 import { RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../engine/peer.js';
+import type { ProtocolMaps } from '../protocol/table.js';
+import type { ResultElementOf, ResultOf } from './typed.js';
 import { type Content, type Described, type Obj, invalid, isObj } from './tools.js';
 import { ownValue, setOwn } from '../jsonrpc/own.js';
 
-/** `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64). */
-export type ResourceContents = Obj & { uri: string; mimeType?: string };
+/**
+ * `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64): the revision's
+ * `TextResourceContents | BlobResourceContents` when `P` is a generated `Protocol`.
+ */
+export type ResourceContents<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<P, 'resources/read', 'contents', Obj & { uri: string; mimeType?: string }>;
 
 interface ResourceCommon extends Described {
   mimeType?: string;
   annotations?: Obj;
 }
 
-export interface ResourceDefinition extends ResourceCommon {
+export interface ResourceDefinition<P extends ProtocolMaps = ProtocolMaps> extends ResourceCommon {
   uri: string;
   size?: number;
   /** Fixed text content (mimeType from the definition). */
   text?: string;
   /** Fixed binary content, base64 or bytes. */
   blob?: string | Uint8Array;
-  read?(uri: string, ctx: RequestContext): ResourceContents[] | Promise<ResourceContents[]>;
+  read?(uri: string, ctx: RequestContext): ResourceContents<P>[] | Promise<ResourceContents<P>[]>;
 }
 
 export type Completer = (value: string, context: Record<string, string>) => CompletionValues | Promise<CompletionValues>;
 export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
-export interface ResourceTemplateDefinition extends ResourceCommon {
+export interface ResourceTemplateDefinition<P extends ProtocolMaps = ProtocolMaps> extends ResourceCommon {
   /** RFC 6570 level 1–2: `{var}` matches one path segment, `{+var}` any text. */
   uriTemplate: string;
-  read(uri: string, vars: Record<string, string>, ctx: RequestContext): ResourceContents[] | Promise<ResourceContents[]>;
+  read(uri: string, vars: Record<string, string>, ctx: RequestContext): ResourceContents<P>[] | Promise<ResourceContents<P>[]>;
   /** Completion of template variables, by variable name. */
   complete?: Record<string, Completer>;
 }
@@ -47,12 +52,14 @@ export interface PromptArgument extends Omit<Described, 'icons' | '_meta'> {
   complete?: Completer;
 }
 
-export type PromptMessage = Obj & { role: 'user' | 'assistant'; content: Content };
+/** One message of a prompt: the revision's `PromptMessage` when `P` is a generated `Protocol`. */
+export type PromptMessage<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<P, 'prompts/get', 'messages', Obj & { role: 'user' | 'assistant'; content: Content }>;
 
-type PromptResult = PromptMessage[] | { description?: string; messages: PromptMessage[] };
-export interface PromptDefinition extends Described {
+/** What a prompt's `get` returns: its messages, or the revision's `GetPromptResult` (or InputRequiredResult). */
+export type PromptResult<P extends ProtocolMaps = ProtocolMaps> = PromptMessage<P>[] | ResultOf<P, 'prompts/get', { description?: string; messages: PromptMessage[] }>;
+export interface PromptDefinition<P extends ProtocolMaps = ProtocolMaps> extends Described {
   arguments?: PromptArgument[];
-  get(args: Record<string, string>, ctx: RequestContext): PromptResult | Promise<PromptResult>;
+  get(args: Record<string, string>, ctx: RequestContext): PromptResult<P> | Promise<PromptResult<P>>;
 }
 
 /** A registered resource template and its compiled matcher. */

@@ -27,6 +27,7 @@
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import type { ProtocolMaps } from '../protocol/table.js';
 import type { RequestContext, RequestHandler } from '../engine/peer.js';
 import { type CompiledTool, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
 import {
@@ -34,10 +35,11 @@ import {
   RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, knownResource, notFound, readResource,
 } from './resources.js';
 
-export type { Content, JsonSchema, ToolDefinition, ToolResult } from './tools.js';
+export type { Content, JsonSchema, LooseToolResult, ToolDefinition, ToolResult } from './tools.js';
+export type { HandlerReturn, ResultElementOf, ResultOf } from './typed.js';
 export { describeValidation } from './tools.js';
 export type {
-  Completer, CompletionValues, PromptArgument, PromptDefinition, PromptMessage, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
+  Completer, CompletionValues, PromptArgument, PromptDefinition, PromptMessage, PromptResult, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
 } from './resources.js';
 export { compileUriTemplate } from './resources.js';
 
@@ -71,7 +73,13 @@ export interface NotifyTarget {
 
 type Kind = 'tools' | 'resources' | 'prompts';
 
-export class ServerFeatures {
+/**
+ * `P`: the method maps of the revision the definitions are typed by (a generated `Protocol`,
+ * e.g. `new ServerFeatures<Protocol>()` with 2025-11-25's): tool, prompt and resource handlers
+ * then return that revision's result shapes. Default: untyped (loose shapes). Run-time
+ * behaviour does not depend on `P`.
+ */
+export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
   readonly pageSize: number;
   readonly #tools = new Map<string, CompiledTool>();
   readonly #catalog = { resources: new Map<string, ResourceDefinition>(), templates: new Map<string, Template>(), prompts: new Map<string, PromptDefinition>() } satisfies Catalog;
@@ -95,21 +103,21 @@ export class ServerFeatures {
   // ---- registration -------------------------------------------------------------------------
 
   /** Registers (or replaces) a tool; compiles its schemas now, so a bad schema throws here. */
-  tool<A = Obj>(def: ToolDefinition<A>): this {
+  tool<A = Obj>(def: ToolDefinition<A, P>): this {
     this.#tools.set(def.name, compileTool(def));
     return this.#changed('tools');
   }
 
   /** Registers (or replaces) a static resource, by `uri`. */
-  resource(def: ResourceDefinition): this {
-    return this.#catalog.resources.set(def.uri, def) && this.#changed('resources');
+  resource(def: ResourceDefinition<P>): this {
+    return this.#catalog.resources.set(def.uri, def as unknown as ResourceDefinition) && this.#changed('resources');
   }
   /** Registers (or replaces) a resource template, by `uriTemplate`; reads try static URIs first. */
-  resourceTemplate(def: ResourceTemplateDefinition): this {
-    return this.#catalog.templates.set(def.uriTemplate, { def, match: compileUriTemplate(def.uriTemplate) }) && this.#changed('resources');
+  resourceTemplate(def: ResourceTemplateDefinition<P>): this {
+    return this.#catalog.templates.set(def.uriTemplate, { def: def as unknown as ResourceTemplateDefinition, match: compileUriTemplate(def.uriTemplate) }) && this.#changed('resources');
   }
-  prompt(def: PromptDefinition): this {
-    return this.#catalog.prompts.set(def.name, def) && this.#changed('prompts');
+  prompt(def: PromptDefinition<P>): this {
+    return this.#catalog.prompts.set(def.name, def as unknown as PromptDefinition) && this.#changed('prompts');
   }
 
   /** The registered `inputSchema` of a tool (undefined: no such tool); for `Mcp-Param-*` checks over HTTP. */

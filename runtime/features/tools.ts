@@ -24,14 +24,25 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { formats } from '../protocol/formats.js';
 import { setOwn } from '../jsonrpc/own.js';
 import type { RequestContext } from '../engine/peer.js';
+import type { ProtocolMaps } from '../protocol/table.js';
+import type { ResultElementOf, ResultOf } from './typed.js';
 
 export type Obj = Record<string, unknown>;
 export type JsonSchema = Obj;
 
-/** One content block of a tool result or prompt message (text, image, audio, resource…). */
-export type Content = Obj & { type: string };
-/** What a tool handler returns: a CallToolResult, or a string (one text block). */
-export type ToolResult = (Obj & { content?: Content[]; structuredContent?: Obj; isError?: boolean }) | string;
+/**
+ * One content block of a tool result (text, image, audio, resource…): the revision's
+ * `ContentBlock` union when `P` is a generated `Protocol`, else any object with a `type`.
+ */
+export type Content<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<P, 'tools/call', 'content', Obj & { type: string }>;
+/** The loose form of a tool result (untyped `P`). */
+export type LooseToolResult = Obj & { content?: Array<Obj & { type: string }>; structuredContent?: Obj; isError?: boolean };
+/**
+ * What a tool handler returns: the revision's `CallToolResult` (or its other results:
+ * CreateTaskResult, InputRequiredResult) when `P` is a generated `Protocol`, else
+ * {@link LooseToolResult}; or a string (one text block).
+ */
+export type ToolResult<P extends ProtocolMaps = ProtocolMaps> = ResultOf<P, 'tools/call', LooseToolResult> | string;
 
 /** What every listed item may carry besides its key; listed as given (functions left out). */
 export interface Described {
@@ -42,7 +53,8 @@ export interface Described {
   _meta?: Obj;
 }
 
-export interface ToolDefinition<A = Obj> extends Described {
+/** A tool: `A` is the type of its `arguments`, `P` the revision's method maps its result is typed by. */
+export interface ToolDefinition<A = Obj, P extends ProtocolMaps = ProtocolMaps> extends Described {
   /** JSON Schema of `arguments` (default `{ type: 'object' }`). */
   inputSchema?: JsonSchema;
   /** JSON Schema `structuredContent` must satisfy. */
@@ -55,7 +67,7 @@ export interface ToolDefinition<A = Obj> extends Described {
    */
   execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
   /** Runs the tool; `ctx.session` is the session of the calling client (its `ServerSession`). */
-  handler(args: A, ctx: RequestContext): ToolResult | Promise<ToolResult>;
+  handler(args: A, ctx: RequestContext): ToolResult<P> | Promise<ToolResult<P>>;
 }
 
 /** A registered tool: its definition and compiled validators. */
@@ -90,7 +102,7 @@ export function describeValidation(errors: readonly AjvError[] | null | undefine
 }
 
 /** Compiles a tool's schemas. @throws TypeError naming the tool when a schema is not valid JSON Schema. */
-export function compileTool<A>(def: ToolDefinition<A>): CompiledTool {
+export function compileTool<A, P extends ProtocolMaps>(def: ToolDefinition<A, P>): CompiledTool {
   const input = compileSchema(def.inputSchema ?? { type: 'object' }, `inputSchema of tool ${def.name}`);
   const output = def.outputSchema ? compileSchema(def.outputSchema, `outputSchema of tool ${def.name}`) : undefined;
   return { def: def as unknown as ToolDefinition<never>, input, output };
@@ -168,11 +180,11 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
     const problems = describeValidation(tool.input.errors);
     return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }], isError: true };
   }
-  let out: ToolResult;
+  let out: LooseToolResult | string;
   try {
     const r: unknown = tool.def.handler(args as never, ctx);
     // a plain value skips the await (its promise and microtask hops); any thenable is awaited
-    out = (typeof (r as PromiseLike<unknown> | null)?.then === 'function' ? await r : r) as ToolResult;
+    out = (typeof (r as PromiseLike<unknown> | null)?.then === 'function' ? await r : r) as LooseToolResult | string;
   } catch (e) {
     if (e instanceof RpcError) throw e;
     return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };

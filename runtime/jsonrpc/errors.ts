@@ -1,27 +1,49 @@
 /**
- * JSON-RPC 2.0 error codes (JSON-RPC 2.0 §5.1) and the MCP codes, plus the one error class the
- * runtime throws for a failure that travels to the peer as a JSON-RPC error object.
+ * JSON-RPC 2.0 error codes (JSON-RPC 2.0 §5.1) and the runtime's local codes, plus the error
+ * classes the runtime throws for a failure that travels to the peer as a JSON-RPC error object.
  */
-export const ErrorCode = {
+
+/**
+ * JSON-RPC 2.0's own codes (§5.1, "Error object"). They belong to JSON-RPC, not to an MCP
+ * revision (every revision's schema.ts repeats them unchanged), so they are constants of this
+ * layer rather than facts read from a revision's table.
+ */
+export const JsonRpcErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
-  /** 2025-11-25 client/elicitation: the request needs a URL-mode elicitation first. */
-  UrlElicitationRequired: -32042,
-  /** 2026-07-28 basic/index: a request header does not match the body. */
-  HeaderMismatch: -32020,
-  /** 2026-07-28 basic/index: the server needs a client capability the request lacks. */
-  MissingRequiredClientCapability: -32021,
-  /** 2026-07-28 versioning: the requested protocol version is not supported. */
-  UnsupportedProtocolVersion: -32022,
-  /** Local (implementation-defined range): the connection closed before the response came. */
+} as const;
+
+/** Codes of failures the runtime raises locally (nothing came from the peer). */
+export const LocalErrorCode = {
+  /** Implementation-defined range: the connection closed before the response came. */
   ConnectionClosed: -32000,
-  /** Local (implementation-defined range): no response within the request timeout. */
+  /** Implementation-defined range: no response within the request timeout. */
   RequestTimeout: -32001,
-  /** Local: the caller aborted the request (the code LSP uses for a cancelled request). */
+  /** The caller aborted the request (the code LSP uses for a cancelled request). */
   RequestAborted: -32800,
+} as const;
+
+/**
+ * {@link JsonRpcErrorCode} and {@link LocalErrorCode}, with the MCP codes some revisions define
+ * under their schema.ts names. The MCP codes are revision facts: runtime code that has a table
+ * reads them from it (`errorCodeOf(table, 'UNSUPPORTED_PROTOCOL_VERSION')`,
+ * runtime/protocol/table.ts), so that a revision's own value is what goes out; the members here
+ * are the values of the revisions named, for callers (and checks) without a table.
+ */
+export const ErrorCode = {
+  ...JsonRpcErrorCode,
+  /** URL_ELICITATION_REQUIRED of 2025-11-25 client/elicitation: the request needs a URL-mode elicitation first. */
+  UrlElicitationRequired: -32042,
+  /** HEADER_MISMATCH of 2026-07-28 basic/index: a request header does not match the body. */
+  HeaderMismatch: -32020,
+  /** MISSING_REQUIRED_CLIENT_CAPABILITY of 2026-07-28 basic/index: the server needs a client capability the request lacks. */
+  MissingRequiredClientCapability: -32021,
+  /** UNSUPPORTED_PROTOCOL_VERSION of 2026-07-28 versioning: the requested protocol version is not supported. */
+  UnsupportedProtocolVersion: -32022,
+  ...LocalErrorCode,
 } as const;
 
 /** A JSON-RPC error object: `{ code, message, data? }`. */

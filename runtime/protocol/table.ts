@@ -63,7 +63,17 @@ export interface ProtocolTable {
   };
   readonly requests: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
   readonly notifications: { readonly [D in Direction]: Readonly<Record<string, MethodEntry>> };
+  /**
+   * The error codes the revision's schema.ts exports (`METHOD_NOT_FOUND: -32601`,
+   * `URL_ELICITATION_REQUIRED: -32042`, `HEADER_MISMATCH: -32020`…); read with {@link errorCodeOf}.
+   */
   readonly errorCodes: Readonly<Record<string, number>>;
+  /**
+   * The revision's `LoggingLevel` values, least severe first (the order of schema.ts's union:
+   * server/utilities/logging, "Log Levels"). Absent in hand-built tables: RFC 5424's eight
+   * severities in that order (runtime/engine/context.ts `LOG_LEVELS`).
+   */
+  readonly loggingLevels?: readonly string[];
   /**
    * The capability trees of the revision's `ServerCapabilities` / `ClientCapabilities` types:
    * what a side may declare in this revision (see {@link capabilitiesOf}). Absent: unknown, so
@@ -89,6 +99,18 @@ export type CapabilityShape = true | { readonly [member: string]: CapabilityShap
 export function capabilitiesOf(table: ProtocolTable, side: 'server' | 'client', caps: Record<string, unknown>): Record<string, unknown> {
   const shape = table.capabilities?.[side];
   return shape === undefined ? caps : (prune(caps, shape) as Record<string, unknown>);
+}
+
+/**
+ * The code `name` has in the revision of `table` (`table.errorCodes`, the constants its
+ * schema.ts exports, e.g. `errorCodeOf(table, 'HEADER_MISMATCH')` → -32020 in 2026-07-28). Own
+ * members only. @throws RangeError when the revision defines no such code: a code of another
+ * revision is never sent in its name.
+ */
+export function errorCodeOf(table: Pick<ProtocolTable, 'revision' | 'errorCodes'>, name: string): number {
+  const code = Object.hasOwn(table.errorCodes, name) ? table.errorCodes[name] : undefined;
+  if (typeof code !== 'number') throw new RangeError(`revision ${table.revision} defines no error code ${name}`);
+  return code;
 }
 
 /** The protocol versions among `tables` whose revision has JSON-RPC batches (`table.batches`). */

@@ -17,7 +17,7 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
 import type { Params } from '../jsonrpc/message.js';
-import type { ClientParams, MethodEntry, ProtocolMaps, ProtocolTable } from '../protocol/table.js';
+import { type ClientParams, type MethodEntry, type ProtocolMaps, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
@@ -277,7 +277,7 @@ export class ClientSession<P extends ProtocolMaps> {
     try {
       return await this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
     } catch (e) {
-      if (!(e instanceof RpcError) || e.code !== ErrorCode.UnsupportedProtocolVersion) throw e;
+      if (!(e instanceof RpcError) || e.code !== errorCodeOf(this.#table, 'UNSUPPORTED_PROTOCOL_VERSION')) throw e;
       const supported = (e.data as { supported?: unknown } | undefined)?.supported;
       // a refusal naming the version just sent among the supported ones is answered by sending it again, once
       const again = Array.isArray(supported) && supported.includes(this.#table.protocolVersion);

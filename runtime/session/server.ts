@@ -26,7 +26,7 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import { type Logger, type NotificationHandler, Peer, type PreDispatch, type RequestContext, type RequestHandler, hasCapability } from '../engine/peer.js';
-import { type ProtocolMaps, type ProtocolTable, capabilitiesOf } from '../protocol/table.js';
+import { type ProtocolMaps, type ProtocolTable, capabilitiesOf, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { MessageInfo, Transport } from '../jsonrpc/transport.js';
 import type { Implementation, RequestOptions } from './client.js';
@@ -34,7 +34,7 @@ import { requestAsTask } from '../tasks/requestor.js';
 import { RequestStateSealer, checkInputRequired, clientCapabilitiesOf } from '../stateless/mrtr.js';
 import { type CachePolicy, applyCacheHints } from '../stateless/cache.js';
 import { LISTEN_NOTIFICATIONS, SubscriptionHub } from '../stateless/subscriptions.js';
-import { LOG_LEVELS, LOG_LEVEL_META, type LogLevel, isLogLevel, setLogThreshold } from '../engine/context.js';
+import { LOG_LEVEL_META, type LogLevel, isLogLevel, logLevelOrderOf, passesLogLevel, setLogThreshold } from '../engine/context.js';
 
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
   [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt'] | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
@@ -86,9 +86,12 @@ export { LOG_LEVELS, type LogLevel } from '../engine/context.js';
 
 const META = 'io.modelcontextprotocol/';
 
-/** The log threshold of a stateless request: its `_meta` logLevel, or none (nothing is sent). */
-const statelessLogThreshold = (meta: Record<string, unknown> | undefined): LogLevel | undefined =>
-  isLogLevel(meta?.[LOG_LEVEL_META]) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
+/**
+ * The log threshold of a stateless request of `table`'s revision: its `_meta` logLevel when it is
+ * one of the revision's `loggingLevels`, or none (nothing is sent).
+ */
+const statelessLogThreshold = (table: () => ProtocolTable) => (meta: Record<string, unknown> | undefined): LogLevel | undefined =>
+  isLogLevel(meta?.[LOG_LEVEL_META], logLevelOrderOf(table())) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
 
 export class ServerSession<P extends ProtocolMaps> {
   /** Which side of the protocol this session is (the task layer tells the sessions apart by it). */
@@ -182,7 +185,11 @@ export class ServerSession<P extends ProtocolMaps> {
       }
     }
     // ctx.log(): the request's own _meta level (stateless), else the session's; none without `logging`
-    if (hasCapability(capabilities, ['logging'])) setLogThreshold(peer, stateless ? statelessLogThreshold : () => this.#logLevel ?? 'debug');
+    // levels rank in the negotiated revision's order (table.loggingLevels); the lowest passes by default
+    const lowest = (): LogLevel => logLevelOrderOf(this.#table).levels[0] as LogLevel;
+    if (hasCapability(capabilities, ['logging'])) {
+      setLogThreshold(peer, stateless ? statelessLogThreshold(() => this.#table) : () => this.#logLevel ?? lowest(), () => logLevelOrderOf(this.#table));
+    }
     await peer.start();
   }
 
@@ -323,7 +330,7 @@ export class ServerSession<P extends ProtocolMaps> {
     const version = meta?.[`${META}protocolVersion`];
     if (typeof version !== 'string') return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
     if (version !== this.#table.protocolVersion) {
-      return new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      return new RpcError(errorCodeOf(this.#table, 'UNSUPPORTED_PROTOCOL_VERSION'), 'Unsupported protocol version', {
         supported: [this.#table.protocolVersion],
         requested: version,
       });
@@ -372,7 +379,7 @@ export class ServerSession<P extends ProtocolMaps> {
    */
   async log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
     if (this.#table.lifecycle === 'stateless') return false;
-    if (this.#logLevel && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(this.#logLevel)) return false;
+    if (this.#logLevel && !passesLogLevel(logLevelOrderOf(this.#table), level, this.#logLevel)) return false;
     const params: Params = { level, data };
     if (logger !== undefined) params.logger = logger;
     await this.peer.notify('notifications/message', params);

@@ -22,7 +22,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import { hasCapability, type RequestContext } from '../engine/peer.js';
-import type { MethodEntry, ProtocolTable } from '../protocol/table.js';
+import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
 import { describeValue, ownValue, setOwn } from '../jsonrpc/own.js';
 
 /** One embedded server→client request: `{ method, params? }` (ElicitRequest, CreateMessageRequest, ListRootsRequest). */
@@ -318,13 +318,25 @@ export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | un
     if (e.params && r.params !== undefined && !e.params(r.params)) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has invalid params`);
     if (e.capability && !hasCapability(clientCapabilities, e.capability)) missing[e.capability[0]] = {};
   }
-  if (Object.keys(missing).length) return missingCapabilityError(missing);
+  if (Object.keys(missing).length) return missingCapabilityError(missing, table);
   return undefined;
 }
 
-/** -32021 MissingRequiredClientCapability with `data.requiredCapabilities` (draft basic/index, `_meta`). */
-export function missingCapabilityError(requiredCapabilities: Record<string, unknown>): RpcError {
-  return new RpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${Object.keys(requiredCapabilities).join(', ')}`, { requiredCapabilities });
+/**
+ * MissingRequiredClientCapability with `data.requiredCapabilities` (draft basic/index, `_meta`),
+ * its code that of `table`'s revision (`MISSING_REQUIRED_CLIENT_CAPABILITY`, -32021 in the
+ * stateless revisions); without a table, -32021.
+ */
+export function missingCapabilityError(requiredCapabilities: Record<string, unknown>, table?: Pick<ProtocolTable, 'revision' | 'errorCodes'>): RpcError {
+  const code = table ? errorCodeOf(table, 'MISSING_REQUIRED_CLIENT_CAPABILITY') : ErrorCode.MissingRequiredClientCapability;
+  return new RpcError(code, `Missing required client capability: ${Object.keys(requiredCapabilities).join(', ')}`, { requiredCapabilities });
+}
+
+/** The table of the session serving `ctx` (a `ServerSession`'s `table`), if it has one. */
+function sessionTable(ctx: object): ProtocolTable | undefined {
+  const session = (ctx as { session?: unknown }).session;
+  const table = typeof session === 'object' && session !== null ? (session as { table?: unknown }).table : undefined;
+  return typeof table === 'object' && table !== null && typeof (table as ProtocolTable).errorCodes === 'object' ? (table as ProtocolTable) : undefined;
 }
 
 /** The client capabilities a stateless request declared in `_meta` (undefined when absent). */
@@ -334,13 +346,14 @@ export function clientCapabilitiesOf(ctx: Pick<RequestContext, 'meta'>): Record<
 }
 
 /**
- * For a server handler: throws -32021 unless the request's client capabilities declare every
+ * For a server handler: throws MissingRequiredClientCapability (the code of the serving
+ * session's table, `ctx.session.table`) unless the request's client capabilities declare every
  * top-level capability named in `required` (e.g. `{ elicitation: {} }`).
  */
 export function requireClientCapabilities(ctx: Pick<RequestContext, 'meta'>, required: Record<string, unknown>): void {
   const caps = clientCapabilitiesOf(ctx);
   const missing = Object.fromEntries(Object.entries(required).filter(([k]) => !hasCapability(caps, [k])));
-  if (Object.keys(missing).length) throw missingCapabilityError(missing);
+  if (Object.keys(missing).length) throw missingCapabilityError(missing, sessionTable(ctx));
 }
 
 /** The client answered `input_required` `rounds` times for `method` and gave up (case 016). */

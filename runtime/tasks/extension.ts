@@ -47,7 +47,7 @@
 import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { type InputRequests, type InputResponses, checkInputRequired, clientCapabilitiesOf } from '../stateless/mrtr.js';
 import { hasCapability, type Logger, type RequestContext, type RequestHandler } from '../engine/peer.js';
-import type { ProtocolTable } from '../protocol/table.js';
+import { type ProtocolTable, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { TaskSupport } from './receiver.js';
 import { InMemoryTaskStore, type TaskOutcome, type TaskStore, TaskNotFoundError, TaskTransitionError, isTerminal } from './store.js';
@@ -111,9 +111,12 @@ export function declaresTasksExtension(ctx: Pick<RequestContext, 'meta'>): boole
   return hasCapability(clientCapabilitiesOf(ctx), ['extensions', TASKS_EXTENSION]);
 }
 
-/** -32021 MissingRequiredClientCapability naming the extension in `data.requiredCapabilities`. */
-export function missingTasksExtension(why: string): RpcError {
-  return new RpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: extensions["${TASKS_EXTENSION}"] (${why})`, {
+/**
+ * MissingRequiredClientCapability (the code of `table`'s revision, -32021 in the stateless ones)
+ * naming the extension in `data.requiredCapabilities`.
+ */
+export function missingTasksExtension(why: string, table: Pick<ProtocolTable, 'revision' | 'errorCodes'>): RpcError {
+  return new RpcError(errorCodeOf(table, 'MISSING_REQUIRED_CLIENT_CAPABILITY'), `Missing required client capability: extensions["${TASKS_EXTENSION}"] (${why})`, {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
   });
 }
@@ -166,7 +169,7 @@ export class TasksExtension {
       out['tools/call'] = (params: Obj, ctx: RequestContext) => {
         const name = typeof params?.name === 'string' ? params.name : undefined;
         if (name !== undefined) {
-          if (this.#support(name) === 'required' && !declaresTasksExtension(ctx)) throw missingTasksExtension(`tool ${name} runs only as a task`);
+          if (this.#support(name) === 'required' && !declaresTasksExtension(ctx)) throw missingTasksExtension(`tool ${name} runs only as a task`, this.#o.table);
           this.#toolOf.set(ctx, name);
         }
         return call(params, ctx);
@@ -227,7 +230,7 @@ export class TasksExtension {
 
   /** The gate and lookup shared by the three methods: -32021 without the extension, -32602 for an unknown task. */
   async #task(p: unknown, ctx: RequestContext) {
-    if (!declaresTasksExtension(ctx)) throw missingTasksExtension(`${ctx.method} belongs to the tasks extension`);
+    if (!declaresTasksExtension(ctx)) throw missingTasksExtension(`${ctx.method} belongs to the tasks extension`, this.#o.table);
     const taskId = readTaskId(p, ctx.method);
     const owner = this.#owner(ctx);
     const task = await this.store.get(owner, taskId);
