@@ -7,7 +7,7 @@
  * declared `__proto__` property is checked like any other.
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
-import type { ErrorObject as AjvError, ValidateFunction } from 'ajv';
+import type { ErrorObject as AjvError, ValidateFunction } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { formats } from './formats.js';
 
