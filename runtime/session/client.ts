@@ -424,7 +424,8 @@ export class ClientSession<P extends ProtocolMaps> {
    *   returned as it is, structured or not; so is one whose `resultType` is not `complete` (a task);
    * - takes a tool's `outputSchema` from the `tools/list` results it has seen; when the tool is not
    *   among them, it reads the whole list once (at most 100 pages) after the result arrived, and
-   *   a tool still not listed is not checked; a failing listing rejects the call with its error;
+   *   a tool still not listed is not checked, nor are tools of a server whose `tools/list` fails
+   *   (logged as a warning; not asked again until list_changed);
    * - forgets what it listed on `notifications/tools/list_changed` (the next call lists again);
    * - keeps the schemas of at most 10000 tools per client;
    * - rejects with {@link OutputSchemaError} (carrying the result) when the result breaks the schema.
@@ -432,7 +433,15 @@ export class ClientSession<P extends ProtocolMaps> {
   async #checkToolResult(params: Params, result: Record<string, unknown>, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
     if (!isRecord(result) || result.isError === true || (result.resultType !== undefined && result.resultType !== 'complete')) return result;
     const tool = String(params?.name);
-    if (!this.#outputSchemas.has(tool) && !this.#toolsListed) await (this.#listing ??= this.#listTools(options?.signal).finally(() => (this.#listing = undefined)));
+    if (!this.#outputSchemas.has(tool) && !this.#toolsListed) {
+      try {
+        await (this.#listing ??= this.#listTools(options?.signal).finally(() => (this.#listing = undefined)));
+      } catch (e) {
+        // a server that cannot list its tools leaves their schemas unknown: not checked, not asked again until list_changed
+        this.#toolsListed = true;
+        this.options.logger?.warn?.('tools/list failed: tool results are not checked against their outputSchema', { tool, error: (e as Error).message });
+      }
+    }
     const schema = this.#outputSchemas.get(tool);
     if (schema === undefined) return result;
     let validate: ValidateFunction;
