@@ -64,7 +64,8 @@ export async function buildDocs(revision: string, options: DocsOptions = {}): Pr
       tsconfig,
       JSON.stringify({
         extends: join(ROOT, 'tsconfig.json'),
-        compilerOptions: { rootDir: '/', typeRoots: [join(ROOT, 'node_modules', '@types')] },
+        // the runtime's own dependencies (ajv, …) resolve from mcpgen's node_modules wherever the output is
+        compilerOptions: { rootDir: '/', typeRoots: [join(ROOT, 'node_modules', '@types')], paths: { '*': [join(ROOT, 'node_modules', '*')] } },
         include: [],
         files: [entry],
       }),

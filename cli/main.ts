@@ -1,7 +1,8 @@
 /**
  * mcpgen CLI. Exit codes: 0 success; 1 the command ran and found a failure (a check or diff
  * that fails); 2 usage error (unknown command or flag); 3 input error (missing or mismatched
- * schema inputs, unreadable schema: the message names the file and field).
+ * schema inputs, unreadable schema: the message names the file and field); 4 `call`: the tool
+ * reported an error (a `tools/call` result with `isError: true`, printed like any result).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,7 +67,8 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;
-           --progress prints progress to stderr. A failed request prints the error, exits 1.
+           --progress prints progress to stderr. A failed request prints the error, exits 1;
+           a tools/call result with isError: true (the tool reported an error) is printed, exits 4.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under
            runtime/, entry points ., ./errors, ./features and ./transport/{stdio,memory,http-client,
@@ -82,6 +84,7 @@ A schema.json that is not valid JSON Schema 2020-12 is an input error naming the
 JSON pointer of the keyword.
 
 Exit codes: 0 ok · 1 a check failed · 2 usage error · 3 input error (missing or mismatched inputs)
+· 4 call: the tool reported an error (a tools/call result with isError: true)
 `;
 
 export interface Io {

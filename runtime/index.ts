@@ -44,7 +44,7 @@ export {
   RpcError,
 } from './jsonrpc/errors.js';
 export type { ErrorObject } from './jsonrpc/errors.js';
-export { UnsupportedVersionError } from './session/client.js';
+export { OutputSchemaError, UnsupportedVersionError } from './session/client.js';
 export type { Implementation, RequestOptions, ServerDescription } from './session/client.js';
 export type { LogLevel } from './session/server.js';
 export type { RequestContext } from './engine/peer.js';

@@ -12,7 +12,8 @@
  * `mcpgen call --stdio "<command>" | --url <url> <method> [params-json] [--progress] [--rev <rev>]`:
  * spawns the command (or opens a Streamable HTTP session at the URL), initializes, sends one
  * request and prints its result as JSON on stdout. Progress (with --progress), the server's log
- * messages and errors go to stderr; a failed request exits 1.
+ * messages and errors go to stderr; a failed request exits 1; a `tools/call` result with
+ * `isError: true` (the tool reported an error) is printed and exits {@link EXIT_TOOL_ERROR} (4).
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
@@ -34,6 +35,9 @@ export interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
 }
+
+/** Exit code of `call` when the tool reported an error (a `tools/call` result with `isError: true`). */
+export const EXIT_TOOL_ERROR = 4;
 
 /** A usage problem: the CLI prints it with a pointer to --help and exits 2. */
 export class CommandUsageError extends Error {}
@@ -245,6 +249,10 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
       ? { onProgress: (p) => io.err(`progress: ${JSON.stringify(p)}`) }
       : undefined);
     io.out(JSON.stringify(result, null, 2));
+    if (method === 'tools/call' && (result as { isError?: unknown } | undefined)?.isError === true) {
+      io.err(`mcpgen call: tool ${String(params?.name)} reported an error (isError: true)`);
+      return EXIT_TOOL_ERROR;
+    }
     return 0;
   } catch (e) {
     const cause = (e as { cause?: { message?: string } }).cause?.message;

@@ -76,6 +76,23 @@ export function capabilityShape(model: ProtocolModel, typeName: string): unknown
   return Object.hasOwn(model.types, typeName) ? walk(model.types[typeName].schema, 0) : undefined;
 }
 
+/**
+ * What `CallToolResult.structuredContent` may be in the revision's schema: `object` when its
+ * schema is `type: "object"` (2025-06-18, 2025-11-25), `any` when it admits any JSON value
+ * (2026-07-28, draft), undefined when the revision has no such member.
+ */
+export function structuredContentKind(model: ProtocolModel): 'object' | 'any' | undefined {
+  const result = Object.hasOwn(model.types, 'CallToolResult') ? model.types.CallToolResult.schema : undefined;
+  const props = result?.properties as Record<string, JsonSchema> | undefined;
+  let s = props && Object.hasOwn(props, 'structuredContent') ? props.structuredContent : undefined;
+  for (let depth = 0; typeof s?.$ref === 'string' && depth < 32; depth++) {
+    const ref = /^#\/\$defs\/(.+)$/.exec(s.$ref);
+    s = ref ? model.types[ref[1]]?.schema : undefined;
+  }
+  if (s === undefined) return undefined;
+  return s.type === 'object' ? 'object' : 'any';
+}
+
 export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const pick = <D extends Def>(list: D[], dir: RequestDef['direction']) => list.filter((d) => d.direction === dir);
   const maps = [
@@ -103,11 +120,12 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   };
   const capabilities = { server: shape('ServerCapabilities'), client: shape('ClientCapabilities') };
   const batches = Object.hasOwn(model.types, 'JSONRPCBatchRequest');
+  const structuredContent = structuredContentKind(model);
   const methods = (dir: RequestDef['direction']) => pick(model.requests, dir).map((r) => q(r.method)).join(', ');
   const http = { ...model.http, assumedVersion: model.http.assumedVersion === null ? 'null' : q(model.http.assumedVersion) };
   const loggingLevels = (model.loggingLevels ?? []).map(q).join(', ');
   return new Map([
-    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, loggingLevels, capabilities, batches, http })],
+    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, loggingLevels, capabilities, batches, http, structuredContent })],
     ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
     ['index.ts', render('index', base)],
   ]);

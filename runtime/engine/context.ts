@@ -5,9 +5,9 @@
  */
 import type { MessageInfo } from '../jsonrpc/transport.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
+import type { ProtocolTable } from '../protocol/table.js';
 import { ProgressReporter, type ProgressCallback } from './progress.js';
 import type { InboundRequest } from './cancellation.js';
-import type { ProtocolTable } from '../protocol/table.js';
 
 /**
  * RFC 5424's eight severities, least severe first: the order of a table that states none (a
@@ -132,6 +132,13 @@ export interface RequestContext {
    * shared by many sessions reach per-session state; undefined when the engine was given none.
    */
   readonly session?: object;
+  /**
+   * The table of the revision the request was validated against (the negotiated one), so that
+   * handlers shared by sessions of several revisions follow the right revision's rules (e.g.
+   * `structuredContent` of a tool result, ../protocol/table.ts `structuredContentAllowed`).
+   * Optional for contexts built by hand.
+   */
+  readonly table?: ProtocolTable;
   /** Sends progress with the request's token; resolves without sending when it has none. */
   sendProgress(progress: number, total?: number, message?: string): Promise<void>;
   /** A notification tied to this request; nothing is sent once it finished or was cancelled. */
@@ -169,6 +176,7 @@ export interface ContextHost {
   notify(method: string, params?: Params, options?: { relatedRequestId?: RequestId }): Promise<void>;
   request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
   readonly session?: object;
+  readonly table?: ProtocolTable;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -202,6 +210,10 @@ export class InboundContext implements RequestContext {
 
   get session(): object | undefined {
     return this.peer.session;
+  }
+
+  get table(): ProtocolTable | undefined {
+    return this.peer.table;
   }
 
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {

@@ -14,6 +14,7 @@ import type { ProtocolMaps } from '../protocol/table.js';
 import type { ResultElementOf, ResultOf } from './typed.js';
 import { type Content, type Described, type Obj, invalid, isObj } from './tools.js';
 import { ownValue, setOwn } from '../jsonrpc/own.js';
+import { type ParsedTemplate, UriTemplateExpander, UriTemplateMatcher } from 'uri-template-matcher';
 
 /**
  * `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64): the revision's
@@ -40,10 +41,10 @@ export type Completer = (value: string, context: Record<string, string>) => Comp
 export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
 export interface ResourceTemplateDefinition<P extends ProtocolMaps = ProtocolMaps> extends ResourceCommon {
-  /** RFC 6570 level 1–2: `{var}` matches one path segment, `{+var}` any text. */
+  /** RFC 6570 URI template, levels 1–4 (see {@link compileUriTemplate} for what matches). */
   uriTemplate: string;
   read(uri: string, vars: Record<string, string>, ctx: RequestContext): ResourceContents<P>[] | Promise<ResourceContents<P>[]>;
-  /** Completion of template variables, by variable name. */
+  /** Completion of template variables, by variable name (each a variable of `uriTemplate`). */
   complete?: Record<string, Completer>;
 }
 
@@ -66,6 +67,8 @@ export interface PromptDefinition<P extends ProtocolMaps = ProtocolMaps> extends
 export interface Template {
   def: ResourceTemplateDefinition;
   match: (uri: string) => Record<string, string> | undefined;
+  /** The template's variable names. */
+  variables: readonly string[];
 }
 
 /** The registries the answers read (one ServerFeatures' maps). */
@@ -80,30 +83,48 @@ const MAX_COMPLETIONS = 100;
 export const RESOURCE_NOT_FOUND = -32002;
 export const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
 
-/** Compiles a `{var}` / `{+var}` template into a matcher returning the decoded variables. */
+/**
+ * Compiles an RFC 6570 URI template (levels 1–4, through uri-template-matcher: no `eval`) into a
+ * matcher returning the decoded variables as own properties, or undefined when `uri` does not
+ * match. As far as RFC 6570 defines matching: `{var}` and `{.var}`, `{/var}`, `{;var}` stop at
+ * their delimiters, `{+var}` and `{#var}` take reserved characters, `{?q,limit}` and `{&x}`
+ * match their query parameters (each optional, in any order); an exploded or list value is
+ * joined with `,`. @throws TypeError when `template` is not a URI template.
+ */
 export function compileUriTemplate(template: string): (uri: string) => Record<string, string> | undefined {
-  const names: string[] = [];
-  let source = '^';
-  let last = 0;
-  for (const m of template.matchAll(/\{(\+?)([A-Za-z0-9_.]+)\}/g)) {
-    source += template.slice(last, m.index).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    source += m[1] ? '(.+?)' : '([^/?#]+)';
-    names.push(m[2]);
-    last = m.index! + m[0].length;
+  const matcher = new UriTemplateMatcher();
+  try {
+    matcher.add(template);
+  } catch (e) {
+    throw new TypeError((e as Error).message);
   }
-  source += template.slice(last).replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
-  const re = new RegExp(source);
   return (uri) => {
-    const m = re.exec(uri);
-    if (!m) return undefined;
-    const vars: Record<string, string> = {};
+    let m: ReturnType<UriTemplateMatcher['match']>;
     try {
-      names.forEach((n, i) => setOwn(vars, n, decodeURIComponent(m[i + 1])));
+      m = matcher.match(uri);
     } catch {
       return undefined;
     }
+    if (!m) return undefined;
+    const vars: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m.params)) setOwn(vars, k, Array.isArray(v) ? v.join(',') : String(v));
     return vars;
   };
+}
+
+/** The variable names of an RFC 6570 URI template, in order of appearance (each once). */
+export function uriTemplateVariables(template: string): string[] {
+  const matcher = new UriTemplateMatcher();
+  matcher.add(template);
+  // the parse the matcher keeps (its `templates`, not in its declared type)
+  const parsed = (matcher as unknown as { templates: ParsedTemplate[] }).templates[0];
+  const names = parsed.parts.flatMap((p) => (p.type === 'expression' ? p.expressions.map((e) => e.name) : []));
+  return [...new Set(names)];
+}
+
+/** Expands an RFC 6570 URI template (levels 1–4) with `vars` (strings, lists or maps). */
+export function expandUriTemplate(template: string, vars: Record<string, unknown>): string {
+  return new UriTemplateExpander(template).expand(vars);
 }
 
 /** The first template (in registration order) matching `uri`, with its variables. */
@@ -165,6 +186,7 @@ export async function complete(c: Catalog, p: Obj): Promise<Obj> {
     const uri = String(ref.uri);
     const t = c.templates.get(uri);
     if (!t && !c.resources.has(uri)) throw notFound(uri);
+    if (t && !t.variables.includes(argName)) throw invalid(`${argName} is not a variable of resource template ${uri}`, { uri, argument: argName });
     completer = ownValue(t?.def.complete, argName);
   } else throw invalid(`Unknown reference type: ${String(ref.type)}`);
   if (!completer) return { completion: { values: [] } };

@@ -32,7 +32,7 @@ import type { RequestContext, RequestHandler } from '../engine/peer.js';
 import { type CompiledTool, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
 import {
   type Catalog, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
-  RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, knownResource, notFound, readResource,
+  RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, uriTemplateVariables, knownResource, notFound, readResource,
 } from './resources.js';
 
 export type { Content, JsonSchema, LooseToolResult, ToolDefinition, ToolResult } from './tools.js';
@@ -41,7 +41,7 @@ export { describeValidation } from './tools.js';
 export type {
   Completer, CompletionValues, PromptArgument, PromptDefinition, PromptMessage, PromptResult, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
 } from './resources.js';
-export { compileUriTemplate } from './resources.js';
+export { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from './resources.js';
 
 export interface ServerFeaturesOptions {
   /** Items per page of every list (default 100). */
@@ -114,7 +114,7 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
   }
   /** Registers (or replaces) a resource template, by `uriTemplate`; reads try static URIs first. */
   resourceTemplate(def: ResourceTemplateDefinition<P>): this {
-    return this.#catalog.templates.set(def.uriTemplate, { def: def as unknown as ResourceTemplateDefinition, match: compileUriTemplate(def.uriTemplate) }) && this.#changed('resources');
+    return this.#catalog.templates.set(def.uriTemplate, { def: def as unknown as ResourceTemplateDefinition, match: compileUriTemplate(def.uriTemplate), variables: uriTemplateVariables(def.uriTemplate) }) && this.#changed('resources');
   }
   prompt(def: PromptDefinition<P>): this {
     return this.#catalog.prompts.set(def.name, def as unknown as PromptDefinition) && this.#changed('prompts');

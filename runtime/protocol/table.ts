@@ -82,6 +82,23 @@ export interface ProtocolTable {
   readonly capabilities?: { readonly server?: CapabilityShape; readonly client?: CapabilityShape };
   /** The revision has JSON-RPC batches (its schema defines `JSONRPCBatchRequest`: 2025-03-26). */
   readonly batches?: boolean;
+  /**
+   * What `CallToolResult.structuredContent` may be in the revision's schema: `object` (a JSON
+   * object: 2025-06-18, 2025-11-25) or `any` (any JSON value, `null`, `0`, `false` and `[]`
+   * included: 2026-07-28, draft). Absent when the revision has no `structuredContent` (or the
+   * table was built by hand): then any JSON value is taken. See {@link structuredContentAllowed}.
+   */
+  readonly structuredContent?: 'object' | 'any';
+}
+
+/**
+ * Whether `value` is what `CallToolResult.structuredContent` may be in `table`'s revision
+ * (`table.structuredContent`): a JSON object where the revision says `object`, any JSON value
+ * otherwise. `undefined` is absence, never a value; `null`, `0`, `false`, `''` and `[]` are values.
+ */
+export function structuredContentAllowed(table: Pick<ProtocolTable, 'structuredContent'> | undefined, value: unknown): boolean {
+  if (value === undefined) return false;
+  return table?.structuredContent !== 'object' || (typeof value === 'object' && value !== null && !Array.isArray(value));
 }
 
 /**

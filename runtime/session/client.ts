@@ -17,7 +17,8 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
 import type { Params } from '../jsonrpc/message.js';
-import { type ClientParams, type MethodEntry, type ProtocolMaps, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
+import { type ClientParams, type MethodEntry, type ProtocolMaps, type ProtocolTable, errorCodeOf, structuredContentAllowed } from '../protocol/table.js';
+import { type ValidateFunction, compileSchema, describeValidation } from '../protocol/json-schema.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
@@ -72,7 +73,53 @@ export interface ClientSessionOptions<P extends ProtocolMaps> {
   maxInputRounds?: number;
   /** Stateless: the result cache honouring `ttlMs` (default on; `false` turns it off). */
   cache?: false | ResultCacheOptions;
+  /**
+   * Check `structuredContent` of every successful `tools/call` result against the tool's
+   * `outputSchema` (default true; `false` turns the check off): see {@link OutputSchemaError}.
+   */
+  checkToolOutput?: boolean;
 }
+
+/**
+ * A successful `tools/call` result that breaks its tool's `outputSchema` (2025-11-25
+ * server/tools, "Output Schema": "Clients SHOULD validate structured results against this
+ * schema"). `reason`:
+ * - `missing`: the tool declares an `outputSchema` and the result has no `structuredContent`
+ *   (absent or undefined; `null`, `0`, `false` and `[]` are values);
+ * - `not-allowed`: `structuredContent` is not what the negotiated revision allows there
+ *   (`table.structuredContent`: a JSON object in 2025-11-25, any JSON value in the stateless revisions);
+ * - `invalid`: it fails the schema; `issues` names each failing path (`sum: must be number`,
+ *   `(structuredContent)` for the value itself);
+ * - `schema`: the listed `outputSchema` is not a JSON Schema this client can compile.
+ * Code -32603 (what a server answers for the same fault); `result` is the result as received.
+ */
+export class OutputSchemaError extends RpcError {
+  constructor(
+    readonly tool: string,
+    readonly reason: 'missing' | 'not-allowed' | 'invalid' | 'schema',
+    readonly issues: readonly string[],
+    readonly result: Record<string, unknown>,
+  ) {
+    super(ErrorCode.InternalError, OutputSchemaError.#message(tool, reason, issues), { tool, reason, issues });
+    this.name = 'OutputSchemaError';
+  }
+
+  static #message(tool: string, reason: OutputSchemaError['reason'], issues: readonly string[]): string {
+    const detail = issues.length ? `: ${issues.join('; ')}` : '';
+    switch (reason) {
+      case 'missing': return `tool ${tool} has an outputSchema but its result has no structuredContent`;
+      case 'not-allowed': return `tool ${tool} returned structuredContent of a kind the protocol version does not allow${detail}`;
+      case 'invalid': return `tool ${tool} returned structuredContent that fails its outputSchema${detail}`;
+      default: return `tool ${tool} lists an outputSchema that cannot be compiled${detail}`;
+    }
+  }
+}
+
+/** Tools whose `outputSchema` a client keeps (from `tools/list` results); later ones are not checked. */
+const MAX_TOOL_SCHEMAS = 10_000;
+/** Pages of `tools/list` an on-demand listing reads at most. */
+const MAX_TOOL_PAGES = 100;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The protocol version the server answered with is not one this client speaks. */
 export class UnsupportedVersionError extends RpcError {
@@ -96,6 +143,7 @@ export interface ServerDescription {
 }
 
 const META = 'io.modelcontextprotocol/';
+const TOOLS_CHANGED = 'notifications/tools/list_changed';
 /** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
 const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
@@ -117,6 +165,11 @@ export class ClientSession<P extends ProtocolMaps> {
   #reinit: Promise<void> | undefined;
   #cache: ResultCache | undefined;
   #subs: SubscriptionRouter;
+  /** `outputSchema` by tool name (undefined: listed without one), from the `tools/list` results seen. */
+  #outputSchemas = new Map<string, Record<string, unknown> | undefined>();
+  /** A whole listing was read since the last `notifications/tools/list_changed`. */
+  #toolsListed = false;
+  #listing: Promise<void> | undefined;
 
   constructor(
     readonly requestedTable: ProtocolTable,
@@ -158,7 +211,9 @@ export class ClientSession<P extends ProtocolMaps> {
   async connect(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<ServerDescription> {
     const o = this.options;
     const user = (o.notificationHandlers ?? {}) as Record<string, ((p: unknown) => unknown) | undefined>;
-    const methods = this.#table.lifecycle === 'stateless' ? Object.keys(this.#table.notifications.serverToClient) : Object.keys(user);
+    const methods = this.#table.lifecycle === 'stateless'
+      ? Object.keys(this.#table.notifications.serverToClient)
+      : [...new Set([...Object.keys(user), ...(ownValue(this.#table.notifications.serverToClient, TOOLS_CHANGED) ? [TOOLS_CHANGED] : [])])];
     const peer = new Peer({
       side: 'client',
       table: this.#table,
@@ -166,6 +221,7 @@ export class ClientSession<P extends ProtocolMaps> {
       capabilities: o.capabilities ?? {},
       requestHandlers: (o.handlers ?? {}) as never,
       notificationHandlers: Object.fromEntries(methods.map((m) => [m, (params: Params | undefined) => {
+        if (m === TOOLS_CHANGED) this.#forgetTools();
         this.#cache?.onNotification(m, params);
         if (!this.#subs.route(m, params)) return user[m]?.(params);
       }])) as never,
@@ -343,15 +399,91 @@ export class ClientSession<P extends ProtocolMaps> {
     params: ClientParams<P['clientRequests'][M]['params']>,
     options?: RequestOptions,
   ): Promise<P['clientRequests'][M]['result']> {
+    const sent = this.#dispatch(method, params, options);
+    if (method === 'tools/list') return sent.then((r) => (this.#learnTools(r), r));
+    if (method === 'tools/call' && this.options.checkToolOutput !== false) return sent.then((r) => this.#checkToolResult(params as Params, r as Record<string, unknown>, options));
+    return sent;
+  }
+
+  #dispatch<M extends keyof P['clientRequests'] & string>(method: M, params: ClientParams<P['clientRequests'][M]['params']>, options?: RequestOptions): Promise<P['clientRequests'][M]['result']> {
     const entry = ownValue(this.#table.requests.clientToServer, method);
     if (!entry) {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a client request of protocol version ${this.#table.protocolVersion}`));
     }
     // the server's declared capabilities are checked by the engine for every request (Peer.request)
-    if (this.#reinit) return this.#reinit.then(() => this.request(method, params, options));
+    if (this.#reinit) return this.#reinit.then(() => this.#dispatch(method, params, options));
     if (options?.task) return requestAsTask(this, method, params, options);
     if (this.#table.lifecycle === 'stateless') return this.#stateless(method, entry, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;
     return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
+  }
+
+  /**
+   * The output check of `tools/call` (option `checkToolOutput`; 2025-11-25 server/tools, "Output
+   * Schema"). Where the spec is silent, this client:
+   * - checks only successful results: one with `isError: true` (a tool execution error) is
+   *   returned as it is, structured or not; so is one whose `resultType` is not `complete` (a task);
+   * - takes a tool's `outputSchema` from the `tools/list` results it has seen; when the tool is not
+   *   among them, it reads the whole list once (at most 100 pages) after the result arrived, and
+   *   a tool still not listed is not checked, nor are tools of a server whose `tools/list` fails
+   *   (logged as a warning; not asked again until list_changed);
+   * - forgets what it listed on `notifications/tools/list_changed` (the next call lists again);
+   * - keeps the schemas of at most 10000 tools per client;
+   * - rejects with {@link OutputSchemaError} (carrying the result) when the result breaks the schema.
+   */
+  async #checkToolResult(params: Params, result: Record<string, unknown>, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
+    if (!isRecord(result) || result.isError === true || (result.resultType !== undefined && result.resultType !== 'complete')) return result;
+    const tool = String(params?.name);
+    if (!this.#outputSchemas.has(tool) && !this.#toolsListed) {
+      try {
+        await (this.#listing ??= this.#listTools(options?.signal).finally(() => (this.#listing = undefined)));
+      } catch (e) {
+        // a server that cannot list its tools leaves their schemas unknown: not checked, not asked again until list_changed
+        this.#toolsListed = true;
+        this.options.logger?.warn?.('tools/list failed: tool results are not checked against their outputSchema', { tool, error: (e as Error).message });
+      }
+    }
+    const schema = this.#outputSchemas.get(tool);
+    if (schema === undefined) return result;
+    let validate: ValidateFunction;
+    try {
+      validate = compileSchema(schema, `outputSchema of tool ${tool}`);
+    } catch (e) {
+      throw new OutputSchemaError(tool, 'schema', [(e as Error).message], result);
+    }
+    const value = Object.hasOwn(result, 'structuredContent') ? result.structuredContent : undefined;
+    if (value === undefined) throw new OutputSchemaError(tool, 'missing', [], result);
+    if (!structuredContentAllowed(this.#table, value)) throw new OutputSchemaError(tool, 'not-allowed', [`(structuredContent): must be a JSON object in protocol version ${this.#table.protocolVersion}`], result);
+    if (!validate(value)) throw new OutputSchemaError(tool, 'invalid', describeValidation(validate.errors, '(structuredContent)'), result);
+    return result;
+  }
+
+  /** Reads every page of `tools/list` (bounded), learning the tools' output schemas. */
+  async #listTools(signal: AbortSignal | undefined): Promise<void> {
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const r = (await this.request('tools/list' as never, (cursor === undefined ? {} : { cursor }) as never, { signal })) as Record<string, unknown>;
+      const next = r?.nextCursor;
+      if (typeof next !== 'string' || seen.has(next)) break;
+      seen.add(next);
+      cursor = next;
+    }
+    this.#toolsListed = true;
+  }
+
+  /** Records the `outputSchema` of each tool of a `tools/list` result. */
+  #learnTools(result: unknown): void {
+    const tools = isRecord(result) && Array.isArray(result.tools) ? result.tools : [];
+    for (const t of tools) {
+      if (!isRecord(t) || typeof t.name !== 'string') continue;
+      if (!this.#outputSchemas.has(t.name) && this.#outputSchemas.size >= MAX_TOOL_SCHEMAS) break;
+      this.#outputSchemas.set(t.name, isRecord(t.outputSchema) ? t.outputSchema : undefined);
+    }
+  }
+
+  #forgetTools(): void {
+    this.#outputSchemas.clear();
+    this.#toolsListed = false;
   }
 
   /** Sends one notification. */

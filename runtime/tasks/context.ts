@@ -66,6 +66,7 @@ export function createTaskContext(peer: Peer, store: TaskStore, ctx: RequestCont
     meta: ctx.meta,
     params: ctx.params,
     info: ctx.info,
+    table: ctx.table,
     sendProgress: (value, total, message) => (run.controller.signal.aborted ? Promise.resolve() : progress.report(value, total, message)),
     sendNotification: (m, p) => peer.notify(m, related(p), { relatedRequestId: route() }),
     log: (level, data, logger) => logForRequest(peer, ctx.meta, level, data, logger, (p) => context.sendNotification('notifications/message', p)),

@@ -1,0 +1,95 @@
+/**
+ * JSON Schemas that come from peers or users (a tool's `inputSchema` and `outputSchema`), not from
+ * the revision: compiled as JSON Schema 2020-12 (the default dialect when `$schema` is absent;
+ * another declared dialect is tried as 2020-12) with ajv and the formats of ./formats.ts over
+ * ajv-formats' full set, once per distinct schema in the process. They see own properties only
+ * (ajv `ownProperties`): `required: ["constructor"]` is not met by the inherited one, and a
+ * declared `__proto__` property is checked like any other.
+ */
+import Ajv2020Module from 'ajv/dist/2020.js';
+import type { ErrorObject as AjvError, ValidateFunction } from 'ajv/dist/2020.js';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { formats } from './formats.js';
+
+export type { ValidateFunction };
+type JsonSchema = Record<string, unknown>;
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Validators by schema text, shared by every ServerFeatures and client: compiled once per process,
+ * not once per registry or client. Past 1000 distinct schemas the cache and the ajv instance start afresh.
+ */
+const validators = new Map<string, ValidateFunction>();
+const MAX_VALIDATORS = 1000;
+let ajv: InstanceType<typeof Ajv2020Module.default> | undefined;
+
+/** Human-readable ajv errors: `passengers: must be >= 1`, `departureDate: is required`. */
+export function describeValidation(errors: readonly AjvError[] | null | undefined, root = '(arguments)'): string[] {
+  return (errors ?? []).map((e) => {
+    const base = e.instancePath.slice(1).replace(/\//g, '.');
+    const p = e.params as { missingProperty?: string; additionalProperty?: string };
+    const at = (field: string) => `${base ? `${base}.` : ''}${field}`;
+    if (e.keyword === 'required') return `${at(p.missingProperty!)}: is required`;
+    if (e.keyword === 'additionalProperties') return `${at(p.additionalProperty!)}: is not allowed (additional property)`;
+    return `${base || root}: ${e.message ?? e.keyword}`;
+  });
+}
+
+/**
+ * The validator of `schema` (cached by its JSON text).
+ * @throws TypeError `<what> is not a valid JSON Schema: …` when ajv cannot compile it.
+ */
+export function compileSchema(schema: JsonSchema, what: string): ValidateFunction {
+  // Only 2020-12 is compiled as such; another declared dialect is tried as 2020-12.
+  const s = typeof schema.$schema === 'string' && !schema.$schema.includes('2020-12') ? { ...schema, $schema: undefined } : schema;
+  try {
+    const text = JSON.stringify(s);
+    const hit = validators.get(text);
+    if (hit) return hit;
+    if (validators.size >= MAX_VALIDATORS) {
+      // ajv keeps every compiled schema in its scope: start a fresh one (validators in use stay valid)
+      validators.clear();
+      ajv = undefined;
+    }
+    ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, ownProperties: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
+    if (typeof s.$id === 'string') ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
+    const compiled: unknown = JSON.parse(text);
+    declareProtoKeys(compiled);
+    const validate = ajv.compile(compiled as JsonSchema);
+    validators.set(text, validate);
+    return validate;
+  } catch (e) {
+    throw new TypeError(`${what} is not a valid JSON Schema: ${(e as Error).message}`);
+  }
+}
+
+/** Keywords whose value is a subschema or an array of subschemas (2020-12, and the older `items` arrays and `additionalItems`). */
+const SUBSCHEMAS = new Set(['additionalProperties', 'propertyNames', 'unevaluatedProperties', 'items', 'prefixItems', 'additionalItems', 'contains', 'unevaluatedItems', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf', 'contentSchema']);
+/** Keywords whose value maps names to subschemas. */
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const PROTO_PATTERN = '^__proto__$';
+
+/**
+ * Moves every `properties["__proto__"]` of `schema` and its subschemas (a fresh copy: changed
+ * in place) to `patternProperties["^__proto__$"]`. ajv skips a property of that name (its
+ * guard against prototype pollution), so a declared `__proto__` argument would go unchecked
+ * and count as an additional property; as a pattern it is checked like any other own key.
+ * Values of other keywords (`const`, `enum`, `default`, …) are data and stay as they are.
+ */
+function declareProtoKeys(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const sub of schema) declareProtoKeys(sub);
+    return;
+  }
+  if (!isObj(schema)) return;
+  for (const [k, v] of Object.entries(schema)) {
+    if (SUBSCHEMA_MAPS.has(k) && isObj(v)) for (const sub of Object.values(v)) declareProtoKeys(sub);
+    else if (SUBSCHEMAS.has(k)) declareProtoKeys(v);
+  }
+  const props = schema.properties;
+  if (!isObj(props) || !Object.hasOwn(props, '__proto__')) return;
+  const sub = props['__proto__'];
+  delete props['__proto__'];
+  const patterns = isObj(schema.patternProperties) ? schema.patternProperties : (schema.patternProperties = {}) as JsonSchema;
+  patterns[PROTO_PATTERN] = Object.hasOwn(patterns, PROTO_PATTERN) ? { allOf: [patterns[PROTO_PATTERN], sub] } : sub;
+}
