@@ -61,12 +61,14 @@ export function tempDir(prefix = 'mcpgen-test-'): { dir: string; cleanup: () => 
 
 /**
  * A temporary output folder laid out like the project (`<tmp>/generated/<rev>/` with
- * `<tmp>/runtime` linked to the project's runtime), so generated imports of
- * `../../runtime/codegen/v1.js` resolve exactly as they do in the project.
+ * `<tmp>/runtime` linked to the project's runtime and `<tmp>/node_modules` to its dependencies),
+ * so generated imports of `../../runtime/codegen/v1.js`, and the runtime's own imports, resolve
+ * exactly as they do in the project.
  */
 export function tempOutput(): { out: string; cleanup: () => void } {
   const t = tempDir('mcpgen-out-');
   symlinkSync(join(ROOT, 'runtime'), join(t.dir, 'runtime'), 'dir');
+  symlinkSync(join(ROOT, 'node_modules'), join(t.dir, 'node_modules'), 'dir');
   writeFileSync(join(t.dir, 'package.json'), '{ "type": "module" }\n');
   return { out: join(t.dir, 'generated'), cleanup: t.cleanup };
 }

@@ -100,7 +100,8 @@ test('serve --http (draft), stateless requests: every Object.prototype name as a
     'tools/call name': -32602,
     'prompts/get name': -32602,
     'resources/read uri': -32602,
-    'completion/complete argument of a template': JSON.stringify({ resultType: 'complete', completion: { values: [] } }),
+    // a name that is no variable of the template is invalid params (completion page, Error Handling)
+    'completion/complete argument of a template': -32602,
     'completion/complete argument of a prompt': JSON.stringify({ resultType: 'complete', completion: { values: [] } }),
   });
   assert.equal((await ask(MODERN[0][1](CONTROL))).status, 404, 'an unknown method is HTTP 404');
