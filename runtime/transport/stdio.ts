@@ -10,7 +10,10 @@
  * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
  * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
  * (see `classify` in `../jsonrpc/message.ts`). Both report these via `onError` and keep reading. A
- * stream that ends inside a frame closes the transport with a `truncated` FrameError. A JSON
+ * stream that ends inside a frame closes the transport with a `truncated` FrameError. A peer is
+ * bounded: `maxInvalidLines` lines in a row that are not messages close the connection with
+ * {@link NotJsonRpcError} (client default 1000), and more than `maxQueuedBytes` of frames
+ * waiting for the peer to read them with {@link WriteQueueFullError}. A JSON
  * array (a JSON-RPC batch) goes to the engine's `onBatch` when it has one (the negotiated
  * revision decides: 2025-03-26 has batches), else it gets `-32600`; `sendBatch` writes the
  * batch's responses as one line.
@@ -337,7 +340,10 @@ export interface StdioClientOptions extends StdioCommonOptions {
  * Client side: spawns the server and speaks to it over its stdin/stdout. `start` resolves once
  * the process runs and rejects if it cannot be spawned (e.g. ENOENT). `onClose` fires once,
  * after the process has exited and its pipes closed: with no error after `close()` or a clean
- * exit, with the truncated-frame error, or with an error naming the exit code or signal.
+ * exit, with the truncated-frame error, or with an error naming the exit code or signal; or at
+ * once with NotJsonRpcError / WriteQueueFullError, while the server is shut down (SIGTERM, then
+ * SIGKILL) in the background (`close()` waits for that). On `close()`, a server that has sent
+ * only lines that are not JSON-RPC gets SIGTERM without waiting for it to exit on stdin close.
  */
 export class StdioClientTransport implements Transport {
   private child: ChildProcess | undefined;
