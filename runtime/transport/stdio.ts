@@ -81,6 +81,12 @@ export class WriteQueueFullError extends Error {
  */
 /** Queued characters at which a turn's batch is written without waiting for the turn to end. */
 const FLUSH_AT = 2048;
+/**
+ * Invalid lines (each costs a parse exception and an error report) after which reading pauses
+ * until the next turn of the event loop, so that timers (request timeouts) run between chunks
+ * however fast the peer writes: one read callback can otherwise deliver 32 chunks of 64 KiB.
+ */
+const YIELD_AFTER_INVALID = 2000;
 
 class LineChannel {
   private readonly decoder: NdjsonDecoder;
@@ -97,6 +103,9 @@ class LineChannel {
   private firstInvalid: Error | undefined;
   /** A message arrived at some point. */
   private spoke = false;
+  /** Invalid lines since reading last yielded to the event loop. */
+  private invalidSinceYield = 0;
+  private detached = false;
   private failed: Error | undefined;
   private readonly maxInvalid: number;
   private readonly maxQueued: number;
@@ -143,6 +152,7 @@ class LineChannel {
 
   /** Counts one line that is not a message; false once the limit is reached (the connection then fails). */
   private invalid(e: Error): boolean {
+    this.invalidSinceYield++;
     if (this.invalidRun++ === 0) this.firstInvalid = e;
     if (this.invalidRun < this.maxInvalid) return true;
     this.fail(new NotJsonRpcError(this.peer, this.invalidRun, this.firstInvalid ?? e));
@@ -184,6 +194,7 @@ class LineChannel {
 
   /** Stops reading; frames already sent are written out first, later sends reject. */
   detach(): void {
+    this.detached = true;
     this.input.off('data', this.onData);
     this.input.pause();
     this.flush();
@@ -200,6 +211,15 @@ class LineChannel {
 
   private readonly onData = (chunk: Buffer | string): void => {
     this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    if (this.invalidSinceYield > YIELD_AFTER_INVALID && !this.failed) {
+      this.invalidSinceYield = 0;
+      this.input.pause();
+      setImmediate(this.resume);
+    }
+  };
+
+  private readonly resume = (): void => {
+    if (!this.detached && !this.failed) this.input.resume();
   };
 
   private onValue(v: unknown, text: string): void {

@@ -78,6 +78,17 @@ test('flood 2: `yes` answered line by line with -32700 and no invalid-line limit
   assert.ok(o.peakRss < 512 << 20, `peak RSS ${o.peakRss}`);
 });
 
+test('flood 2b: `yes` with no invalid-line limit: the request timeout still fires on time', async () => {
+  const o = await scenario({ command: 'yes', timeout: 1000, options: { maxInvalidLines: Number.MAX_SAFE_INTEGER } });
+  assert.not.ok(o.ok);
+  assert.is(o.name, 'RequestTimeoutError');
+  assert.match(o.message ?? '', /timed out after 1000 ms/);
+  assert.ok(o.ms >= 1000 && o.ms < WITHIN_MS, `failed after ${o.ms} ms`);
+  assert.ok(o.closedMs < WITHIN_MS, `closed after ${o.closedMs} ms`);
+  assert.ok(o.warns < 100, `${o.warns} warnings logged`);
+  assert.ok(o.peakRss < 512 << 20, `peak RSS ${o.peakRss}`);
+});
+
 test('flood 3: a server that sends valid requests and never reads its stdin: the write queue is bounded', async () => {
   const o = await scenario({ command: process.execPath, args: PING_FLOOD, timeout: 60_000, options: { maxQueuedBytes: 4 << 20 } });
   assert.not.ok(o.ok);
