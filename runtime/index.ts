@@ -5,7 +5,7 @@
  */
 
 // ---- for users: connecting, serving, errors ------------------------------------------------
-export { StdioClientTransport, StdioServerTransport } from './transport/stdio.js';
+export { NotJsonRpcError, StdioClientTransport, StdioServerTransport, WriteQueueFullError } from './transport/stdio.js';
 export type { StdioClientOptions, StdioServerOptions } from './transport/stdio.js';
 export { HttpClientTransport, SessionExpiredError, HttpStatusError } from './transport/http/session/client.js';
 export { createStreamableHttpHandler, MemoryEventStore } from './transport/http/session/server.js';

@@ -85,6 +85,8 @@ export class NdjsonDecoder {
   private partBytes = 0;
   /** The current line passed the limit: drop bytes until the next `\n`. */
   private discarding = false;
+  /** {@link stop} was called: the rest of the input is dropped. */
+  private stopped = false;
 
   constructor(sink: NdjsonSink, options: NdjsonDecoderOptions = {}) {
     this.sink = sink;
@@ -97,8 +99,18 @@ export class NdjsonDecoder {
     return this.partBytes;
   }
 
+  /**
+   * Stops decoding for good: the lines left in the chunk being pushed and every later push are
+   * dropped (a sink calls it to give up on a peer, e.g. after too many invalid lines).
+   */
+  stop(): void {
+    this.stopped = true;
+    this.reset();
+  }
+
   /** Decodes every complete line in `chunk` (plus the held prefix); holds the rest. */
   push(chunk: Uint8Array): void {
+    if (this.stopped) return;
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const len = buf.length;
     let start = 0;
@@ -121,6 +133,7 @@ export class NdjsonDecoder {
         }
       }
       start = nl + 1;
+      if (this.stopped) return;
     }
     if (start >= len) return;
     const last = buf.lastIndexOf(LF);
@@ -129,15 +142,15 @@ export class NdjsonDecoder {
     const text = buf.toString('utf8', start, last);
     if (text.indexOf('\uFFFD') === -1) this.textLines(text);
     else {
-      for (let from = start, nl = buf.indexOf(LF, from); from <= last; from = nl + 1, nl = buf.indexOf(LF, from)) this.line(buf, from, nl);
+      for (let from = start, nl = buf.indexOf(LF, from); from <= last && !this.stopped; from = nl + 1, nl = buf.indexOf(LF, from)) this.line(buf, from, nl);
     }
-    if (last + 1 < len) this.hold(buf, last + 1, len);
+    if (last + 1 < len && !this.stopped) this.hold(buf, last + 1, len);
   }
 
   /** The `\n`-separated lines of `text` (valid UTF-8, decoded), each as {@link line} would. */
   private textLines(text: string): void {
     const n = text.length;
-    for (let from = 0; from <= n; ) {
+    for (let from = 0; from <= n && !this.stopped; ) {
       let nl = text.indexOf('\n', from);
       if (nl === -1) nl = n;
       this.textLine(from === 0 && nl === n ? text : text.slice(from, nl));

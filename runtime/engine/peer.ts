@@ -61,6 +61,13 @@ export interface PeerOptions {
   session?: object;
 }
 
+/** Transport errors logged one by one before only counts are logged. */
+const TRANSPORT_ERRORS_LOGGED = 10;
+const isPowerOfTen = (n: number): boolean => {
+  while (n >= 10 && n % 10 === 0) n /= 10;
+  return n === 1;
+};
+
 /** Shared stand-in for an absent logger or handler table. */
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 const pong = (): Record<string, never> => ({});
@@ -132,6 +139,8 @@ export class Peer {
   /** The inbound batch each request of one belongs to (its answer joins the batch's array). */
   private batchOf: WeakMap<InboundRequest, BatchReply> | undefined;
   private nextId = 0;
+  /** Transport errors seen (see the rate limit in {@link start}). */
+  private transportErrors = 0;
   private closedWith: { error?: Error } | undefined;
 
   constructor(private readonly options: PeerOptions) {
@@ -155,7 +164,11 @@ export class Peer {
       onClose: (e) => this.onClose(e),
       onRequestError: (id, e) => this.settle(id)?.reject(e),
       onError: (e) => {
-        this.log.warn?.('transport error', { error: e.message });
+        // The first TRANSPORT_ERRORS_LOGGED are logged, then one line per power of ten: a peer
+        // that sends garbage cannot flood the log.
+        const n = ++this.transportErrors;
+        if (n <= TRANSPORT_ERRORS_LOGGED) this.log.warn?.('transport error', { error: e.message });
+        else if (n === TRANSPORT_ERRORS_LOGGED + 1 || isPowerOfTen(n)) this.log.warn?.('transport errors repeat (not logged one by one)', { count: n, last: e.message });
         this.options.onError?.(e);
       },
     });

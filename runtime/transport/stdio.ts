@@ -10,7 +10,10 @@
  * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
  * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
  * (see `classify` in `../jsonrpc/message.ts`). Both report these via `onError` and keep reading. A
- * stream that ends inside a frame closes the transport with a `truncated` FrameError. A JSON
+ * stream that ends inside a frame closes the transport with a `truncated` FrameError. A peer is
+ * bounded: `maxInvalidLines` lines in a row that are not messages close the connection with
+ * {@link NotJsonRpcError} (client default 1000), and more than `maxQueuedBytes` of frames
+ * waiting for the peer to read them with {@link WriteQueueFullError}. A JSON
  * array (a JSON-RPC batch) goes to the engine's `onBatch` when it has one (the negotiated
  * revision decides: 2025-03-26 has batches), else it gets `-32600`; `sendBatch` writes the
  * batch's responses as one line.
@@ -29,6 +32,40 @@ export interface StdioCommonOptions {
   maxLineBytes?: number;
   /** Answer an unparseable line with `-32700` (default: true on the server, false on the client). */
   answerParseErrors?: boolean;
+  /**
+   * Consecutive lines that are not JSON-RPC messages (not JSON, not UTF-8, too long, or JSON
+   * that is not a message) after which the connection is closed with
+   * {@link NotJsonRpcError} (default: 1000 on the client, unbounded on the server). A valid
+   * message resets the count. The lines of the chunk being read after the limit are dropped.
+   */
+  maxInvalidLines?: number;
+  /**
+   * Bytes of outbound frames queued and not yet taken by the peer (our buffer plus the
+   * stream's) over which the connection is closed with {@link WriteQueueFullError}: a peer that
+   * never reads cannot make us buffer without bound (default 64 MiB).
+   */
+  maxQueuedBytes?: number;
+}
+
+/** Default {@link StdioCommonOptions.maxInvalidLines} of the client transport. */
+export const DEFAULT_CLIENT_MAX_INVALID_LINES = 1000;
+/** Default {@link StdioCommonOptions.maxQueuedBytes}: 64 MiB. */
+export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/** The peer sent `count` lines in a row that are not JSON-RPC messages; `first` is the first one's error. */
+export class NotJsonRpcError extends Error {
+  constructor(peer: 'server' | 'client', readonly count: number, readonly first: Error) {
+    super(`the ${peer}'s output is not JSON-RPC: ${count} lines in a row are not JSON-RPC messages (first: ${first.message})`);
+    this.name = 'NotJsonRpcError';
+  }
+}
+
+/** More than `limit` bytes of outbound frames were waiting for the peer to read them. */
+export class WriteQueueFullError extends Error {
+  constructor(readonly limit: number) {
+    super(`the peer does not read its input: more than ${limit} bytes queued for it`);
+    this.name = 'WriteQueueFullError';
+  }
 }
 
 /**
@@ -44,6 +81,12 @@ export interface StdioCommonOptions {
  */
 /** Queued characters at which a turn's batch is written without waiting for the turn to end. */
 const FLUSH_AT = 2048;
+/**
+ * Invalid lines (each costs a parse exception and an error report) after which reading pauses
+ * until the next turn of the event loop, so that timers (request timeouts) run between chunks
+ * however fast the peer writes: one read callback can otherwise deliver 32 chunks of 64 KiB.
+ */
+const YIELD_AFTER_INVALID = 2000;
 
 class LineChannel {
   private readonly decoder: NdjsonDecoder;
@@ -55,22 +98,38 @@ class LineChannel {
   /** Encoded frames not yet handed to the stream. */
   private queued = '';
   private flushScheduled = false;
+  /** Lines in a row that were not JSON-RPC messages, and the first one's error. */
+  private invalidRun = 0;
+  private firstInvalid: Error | undefined;
+  /** A message arrived at some point. */
+  private spoke = false;
+  /** Invalid lines since reading last yielded to the event loop. */
+  private invalidSinceYield = 0;
+  private detached = false;
+  private failed: Error | undefined;
+  private readonly maxInvalid: number;
+  private readonly maxQueued: number;
 
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
     private readonly answerParseErrors: boolean,
-    maxLineBytes: number | undefined,
+    options: StdioCommonOptions,
+    private readonly peer: 'server' | 'client',
+    /** The connection failed (too many invalid lines, write queue full): the owner closes it. */
+    private readonly onFail: (error: Error) => void,
   ) {
+    this.maxInvalid = options.maxInvalidLines ?? Infinity;
+    this.maxQueued = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.decoder = new NdjsonDecoder(
       {
         value: (v, text) => this.onValue(v, text),
         error: (e) => {
           this.report(e);
-          if (this.answerParseErrors) this.write(parseErrorResponse(e.message)).catch(() => undefined);
+          if (this.invalid(e) && this.answerParseErrors) this.write(parseErrorResponse(e.message)).catch(() => undefined);
         },
       },
-      { maxLineBytes },
+      { maxLineBytes: options.maxLineBytes },
     );
     // From the start (a child's stdin can fail before it is attached): a write error on the
     // output never escapes as an 'error' event. A closed pipe (EPIPE, ECONNRESET, destroyed) only
@@ -79,6 +138,38 @@ class LineChannel {
       this.writable = false;
       if (!CLOSED_PIPE.has(e.code ?? '')) this.report(e);
     });
+  }
+
+  /** Only lines that are not JSON-RPC messages arrived (at least one, and no message). */
+  get garbageOnly(): boolean {
+    return !this.spoke && this.firstInvalid !== undefined;
+  }
+
+  /** The error the connection failed with (see {@link fail}), if any. */
+  get failure(): Error | undefined {
+    return this.failed;
+  }
+
+  /** Counts one line that is not a message; false once the limit is reached (the connection then fails). */
+  private invalid(e: Error): boolean {
+    this.invalidSinceYield++;
+    if (this.invalidRun++ === 0) this.firstInvalid = e;
+    if (this.invalidRun < this.maxInvalid) return true;
+    this.fail(new NotJsonRpcError(this.peer, this.invalidRun, this.firstInvalid ?? e));
+    return false;
+  }
+
+  /** Stops reading and writing for good and tells the owner, once. */
+  private fail(error: Error): void {
+    if (this.failed) return;
+    this.failed = error;
+    this.decoder.stop();
+    this.input.off('data', this.onData);
+    this.input.pause();
+    this.writable = false;
+    this.queued = '';
+    this.drained?.(error);
+    this.onFail(error);
   }
 
   /** The `truncated` error seen at end of input, if any. */
@@ -103,6 +194,7 @@ class LineChannel {
 
   /** Stops reading; frames already sent are written out first, later sends reject. */
   detach(): void {
+    this.detached = true;
     this.input.off('data', this.onData);
     this.input.pause();
     this.flush();
@@ -119,10 +211,21 @@ class LineChannel {
 
   private readonly onData = (chunk: Buffer | string): void => {
     this.decoder.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    if (this.invalidSinceYield > YIELD_AFTER_INVALID && !this.failed) {
+      this.invalidSinceYield = 0;
+      this.input.pause();
+      setImmediate(this.resume);
+    }
+  };
+
+  private readonly resume = (): void => {
+    if (!this.detached && !this.failed) this.input.resume();
   };
 
   private onValue(v: unknown, text: string): void {
     exactIds(v, text);
+    this.invalidRun = 0;
+    this.spoke = true;
     if (Array.isArray(v) && this.events?.onBatch) {
       try {
         this.events.onBatch(v);
@@ -141,8 +244,9 @@ class LineChannel {
     }
     const c = classify(v);
     if (c.kind !== 'invalid') return;
-    this.report(new Error(`invalid message: ${c.reason}`));
-    if (c.reply) this.write(c.reply).catch(() => undefined);
+    const e = new Error(`invalid message: ${c.reason}`);
+    this.report(e);
+    if (this.invalid(e) && c.reply) this.write(c.reply).catch(() => undefined);
   }
 
   /**
@@ -152,7 +256,7 @@ class LineChannel {
    */
   write(message: unknown): Promise<void> {
     if (!this.writable || this.output.destroyed || this.output.writableEnded) {
-      return Promise.reject(new ConnectionClosedError());
+      return Promise.reject(new ConnectionClosedError(this.failed));
     }
     let frame: string;
     try {
@@ -167,7 +271,15 @@ class LineChannel {
       process.nextTick(this.flushTick);
     }
     // String length never exceeds the UTF-8 byte length: when this says full, the write will too.
-    if (this.drain || this.output.writableLength + this.queued.length >= this.output.writableHighWaterMark) return this.waitDrain();
+    const held = this.output.writableLength + this.queued.length;
+    if (this.drain || held >= this.output.writableHighWaterMark) {
+      if (held > this.maxQueued) {
+        const error = new WriteQueueFullError(this.maxQueued);
+        this.fail(error);
+        return Promise.reject(new ConnectionClosedError(error));
+      }
+      return this.waitDrain();
+    }
     return SENT;
   }
 
@@ -248,7 +360,10 @@ export interface StdioClientOptions extends StdioCommonOptions {
  * Client side: spawns the server and speaks to it over its stdin/stdout. `start` resolves once
  * the process runs and rejects if it cannot be spawned (e.g. ENOENT). `onClose` fires once,
  * after the process has exited and its pipes closed: with no error after `close()` or a clean
- * exit, with the truncated-frame error, or with an error naming the exit code or signal.
+ * exit, with the truncated-frame error, or with an error naming the exit code or signal; or at
+ * once with NotJsonRpcError / WriteQueueFullError, while the server is shut down (SIGTERM, then
+ * SIGKILL) in the background (`close()` waits for that). On `close()`, a server that has sent
+ * only lines that are not JSON-RPC gets SIGTERM without waiting for it to exit on stdin close.
  */
 export class StdioClientTransport implements Transport {
   private child: ChildProcess | undefined;
@@ -291,7 +406,8 @@ export class StdioClientTransport implements Transport {
       this.finish(code, signal);
       r();
     }));
-    const channel = new LineChannel(child.stdout!, child.stdin!, o.answerParseErrors ?? false, o.maxLineBytes);
+    const channel = new LineChannel(child.stdout!, child.stdin!, o.answerParseErrors ?? false,
+      { ...o, maxInvalidLines: o.maxInvalidLines ?? DEFAULT_CLIENT_MAX_INVALID_LINES }, 'server', (e) => this.failNow(e));
     this.channel = channel;
     return new Promise<void>((resolve, reject) => {
       child.once('spawn', () => {
@@ -328,6 +444,18 @@ export class StdioClientTransport implements Transport {
     await this.terminate();
   }
 
+  /**
+   * The connection failed (the server's output is not JSON-RPC, or it does not read its input):
+   * `onClose(error)` fires now, so pending requests fail at once, and the server is shut down
+   * with SIGTERM without the stdin grace period.
+   */
+  private failNow(error: Error): void {
+    if (this.fired) return;
+    this.fired = true;
+    this.events?.onClose(error);
+    void this.terminate().catch(() => undefined);
+  }
+
   private terminate(): Promise<void> {
     return (this.shutdown ??= this.runShutdown());
   }
@@ -338,7 +466,10 @@ export class StdioClientTransport implements Transport {
     if (child.exitCode === null && child.signalCode === null) {
       this.channel?.flush();
       child.stdin?.end();
-      if (!(await within(this.exited!, o.closeStdinTimeoutMs ?? 2000))) {
+      // A server that failed the connection, or sent nothing but lines that are not JSON-RPC, is
+      // not speaking the protocol: it gets no grace period for a clean exit on stdin close.
+      const speaking = !this.channel?.failure && !this.channel?.garbageOnly;
+      if (!speaking || !(await within(this.exited!, o.closeStdinTimeoutMs ?? 2000))) {
         child.kill('SIGTERM');
         if (!(await within(this.exited!, o.sigtermTimeoutMs ?? 2000))) {
           child.kill('SIGKILL');
@@ -400,7 +531,10 @@ export class StdioServerTransport implements Transport {
   constructor(private readonly options: StdioServerOptions = {}) {
     this.input = options.stdin ?? process.stdin;
     this.output = options.stdout ?? process.stdout;
-    this.channel = new LineChannel(this.input, this.output, options.answerParseErrors ?? true, options.maxLineBytes);
+    this.channel = new LineChannel(this.input, this.output, options.answerParseErrors ?? true, options, 'client', (e) => {
+      if (this.options.stdout && !this.output.writableEnded) this.output.end();
+      this.finish(e);
+    });
   }
 
   async start(events: TransportEvents): Promise<void> {
