@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bin, root, startServe } from '../runtime/tasks/serve-process.js';
@@ -42,13 +42,24 @@ for (const [rev, reply] of [['draft', 'json'], ['draft', 'sse'], ['2025-11-25', 
 }
 
 test('serve --http: a request that ends within the grace period after SIGINT is answered', async () => {
-  const s = await serve('--rev', '2025-11-25', '--reply', 'json');
-  const pending = call('--url', s.url, ...slow(1));
-  await sleep(1000);
+  // (an SSE reply, so progress reaches the client before the result)
+  const s = await serve('--rev', '2025-11-25', '--reply', 'sse');
+  // signals once the server reports the call's first progress: the request is then in flight
+  // whatever the machine's load (a fixed sleep raced the client's own start-up)
+  const child = spawn(process.execPath, [bin, 'call', '--url', s.url, '--progress', ...slow(1)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
+  const progressed = new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (/^progress: /m.test(stderr)) resolve();
+  }));
+  const code = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  await Promise.race([progressed, code]);
   s.proc.kill('SIGINT');
-  const r = await pending;
-  assert.is(r.code, 0, r.stderr);
-  assert.match(JSON.parse(r.stdout).content[0].text, /^Computed sum/);
+  assert.is(await code, 0, stderr);
+  assert.match(stderr, /^progress: /m);
+  assert.match(JSON.parse(stdout).content[0].text, /^Computed sum/);
   assert.is(await s.exited, 0);
 });
 
