@@ -45,10 +45,10 @@ module.exports = {
     },
     {
       name: 'runtime-index-is-the-top',
-      comment: 'runtime/index.ts is for users: nothing inside the runtime imports it',
+      comment: 'runtime/index.ts and the layer entries (runtime/<layer>/index.ts, the package subpaths) are for users: nothing inside the runtime imports them',
       severity: 'error',
       from: { path: '^runtime/' },
-      to: { path: '^runtime/index\\.ts$' },
+      to: { path: '^runtime/(index|[a-z-]+/index|transport/http/[a-z-]+/index)\\.ts$' },
     },
     {
       name: 'reference-is-an-application',
