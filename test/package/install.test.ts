@@ -168,6 +168,35 @@ test('mcpgen generate into src/mcp; tsc --strict (nodenext) compiles client and 
   assert.equal(seen, { '2025-11-25': expected('2025-11-25'), draft: expected(draftVersion) });
 });
 
+/**
+ * A module hook (loaded with --import in every process) that reports on stderr each module
+ * resolved from the typescript or tsx packages.
+ */
+const TRACE = `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`export async function resolve(s, c, next) {
+  const r = await next(s, c);
+  if (/node_modules\\\\/(typescript|tsx)\\\\//.test(r.url)) process.stderr.write('LOADED ' + r.url + '\\\\n');
+  return r;
+}\`));
+`;
+
+test('the installed CLI: call → serve over stdio answers from the compiled revisions, loading neither typescript nor tsx; generate loads typescript', async () => {
+  assert.ok(app, 'the install test did not run');
+  const trace = join(work!.dir, 'trace.mjs');
+  writeFileSync(trace, TRACE);
+  const env = { ...userEnv(), NODE_OPTIONS: `--import=${trace}` };
+  const bin = join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js');
+  const call = await run(process.execPath, [bin, 'call', '--stdio', `${process.execPath} ${bin} serve --stdio --rev 2025-11-25`, 'tools/call', '{"name":"echo","arguments":{"text":"hi"}}'], app, env);
+  must(call, 'mcpgen call → serve');
+  assert.equal((JSON.parse(call.stdout) as { content: unknown }).content, [{ type: 'text', text: 'hi' }]);
+  assert.not.match(call.stderr, 'LOADED ', 'call or serve loaded typescript or tsx');
+  // control: the hook sees typescript where a command reads schema.ts
+  const diff = await run(process.execPath, [bin, 'diff', '2025-06-18', '2025-11-25', '--spec-dir', SPEC_DIR], app, env);
+  must(diff, 'mcpgen diff');
+  assert.match(diff.stderr, /LOADED file:.*node_modules\/typescript\//);
+  assert.not.match(diff.stderr, '/tsx/');
+});
+
 test.after(() => work?.cleanup());
 
 test.run();
