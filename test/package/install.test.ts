@@ -95,9 +95,9 @@ test('npm pack: both tarballs hold compiled JavaScript and declarations, no Type
   const packs = join(work.dir, 'tarballs');
   mkdirSync(packs);
   // the root's prepack builds dist/runtime and dist/mcpgen
-  const root = await run('npm', ['pack', '--json', '--pack-destination', packs], ROOT);
+  const root = await run('npm', ['pack', '--json', '--pack-destination', packs], ROOT, userEnv());
   must(root, 'npm pack (mcpgen)');
-  const runtime = await run('npm', ['pack', '--json', '--pack-destination', packs], join(ROOT, 'dist', 'runtime'));
+  const runtime = await run('npm', ['pack', '--json', '--pack-destination', packs], join(ROOT, 'dist', 'runtime'), userEnv());
   must(runtime, 'npm pack (@mcpgen/runtime)');
   const listing = (r: Run) => (JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>)[0];
   const m = listing(root);
