@@ -5,6 +5,7 @@
  * - generator/ is pure: it imports neither the runtime, the command line nor the reference server.
  * - runtime/ is revision-agnostic and stands alone: no generator, cli, reference, schema or generated.
  * - generated code reaches the runtime only through runtime/codegen/v1.ts.
+ * - cli/ and reference/ reach the runtime through its package subpaths (@mcpgen/runtime/…).
  * - runtime/ layers point down only (RUNTIME_LAYERS, lowest first); no cycles anywhere.
  */
 
@@ -45,10 +46,17 @@ module.exports = {
     },
     {
       name: 'runtime-index-is-the-top',
-      comment: 'runtime/index.ts is for users: nothing inside the runtime imports it',
+      comment: 'runtime/index.ts and the layer entries (runtime/<layer>/index.ts, the package subpaths) are for users: nothing inside the runtime imports them',
       severity: 'error',
       from: { path: '^runtime/' },
-      to: { path: '^runtime/index\\.ts$' },
+      to: { path: '^runtime/(index|[a-z-]+/index|transport/http/[a-z-]+/index)\\.ts$' },
+    },
+    {
+      name: 'cli-uses-the-runtime-package',
+      comment: 'cli/ and reference/ import the runtime as an application does, by its package subpaths (@mcpgen/runtime/…), never by a relative path: the installed mcpgen has no runtime/ beside cli/',
+      severity: 'error',
+      from: { path: '^(cli|reference)/' },
+      to: { path: '^runtime/', dependencyTypesNot: ['aliased-workspace'] },
     },
     {
       name: 'reference-is-an-application',

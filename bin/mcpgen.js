@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// mcpgen command-line entry: loads the TypeScript sources through tsx and runs the CLI.
-import { register } from 'tsx/esm/api';
+// mcpgen command-line entry. In a checkout (cli/main.ts is there) it runs the TypeScript
+// sources through tsx, a devDependency; in the installed package it runs the compiled
+// dist/mcpgen/cli/main.js with plain node (`npm run build` made it; tsx is not installed).
+import { existsSync } from 'node:fs';
 
 // A reader that stops early (`mcpgen diff … | head`) closes our stdout: stop quietly, as other
 // command-line tools do, instead of an unhandled 'error' event. (serve's stdio transport
@@ -12,6 +14,13 @@ if (process.argv[2] !== 'serve') {
   });
 }
 
-register();
-const { main } = await import('../cli/main.ts');
+const sources = new URL('../cli/main.ts', import.meta.url);
+let main;
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(sources.href));
+} else {
+  ({ main } = await import('../dist/mcpgen/cli/main.js'));
+}
 process.exitCode = await main(process.argv.slice(2));

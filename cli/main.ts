@@ -26,10 +26,12 @@ const HELP = `mcpgen — schema-first code generator for the Model Context Proto
 
 Usage:
   mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
+                  [--runtime-import <specifier>]
   mcpgen list [--spec-dir DIR]
   mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
+               [--runtime-import <specifier>]
   mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
                 [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
@@ -39,9 +41,11 @@ Usage:
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
-           parity.gen.ts, package.json; with --target, bindings/<lang>/ for python, go, rust,
-           cpp, java, csharp, kotlin, swift (or all). Each revision's folder is wiped and
-           rewritten; output is byte-identical for identical inputs.
+           package.json; with --target, bindings/<lang>/ for python, go, rust, cpp, java,
+           csharp, kotlin, swift (or all). Each revision's folder is wiped and rewritten; output
+           is byte-identical for identical inputs, whatever the folders of mcpgen, the inputs and
+           the output (no machine path in any file). Generated code imports the runtime from
+           --runtime-import (default @mcpgen/runtime/codegen/v1: install @mcpgen/runtime).
 list       Pinned revisions and where their inputs were found (exit 3: none found, or a mismatch).
 pull       Downloads the pinned inputs into the user cache and verifies their sha256.
 diff       Semantic diff of two revisions' models: requests and notifications per direction,
@@ -166,7 +170,19 @@ function checkWipe(dir: string, inputs: ResolvedRevision[]): void {
   }
 }
 
-/** The options `generate` and `check` share: inputs, output folder, binding targets. */
+/**
+ * `--runtime-import <specifier>`: written verbatim into a string literal of every generated
+ * module, so it must be one line with no quote or backslash.
+ */
+export function parseRuntimeImport(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value.trim() || value !== value.trim() || /['"`\\\s]/.test(value)) {
+    throw new UsageError(`--runtime-import ${JSON.stringify(value)}: expected a module specifier (a package subpath such as @mcpgen/runtime/codegen/v1, or a relative path), without spaces, quotes or backslashes`);
+  }
+  return value;
+}
+
+/** The options `generate` and `check` share: inputs, output folder, binding targets, runtime import. */
 function generationOptions(args: string[]) {
   const { values: v } = parse(args, {
     rev: { type: 'string' },
@@ -174,17 +190,19 @@ function generationOptions(args: string[]) {
     'spec-dir': { type: 'string' },
     unpinned: { type: 'string' },
     target: { type: 'string' },
+    'runtime-import': { type: 'string' },
   });
   const targets = parseTargets(v.target as string | undefined);
+  const runtimeImport = parseRuntimeImport(v['runtime-import'] as string | undefined);
   if (!(v.out as string)) throw new UsageError('--out needs a folder');
   const out = resolve(v.out as string);
   checkOutDir(out);
-  return { targets, out, outArg: v.out as string, inputs: resolveInputs(v as never) };
+  return { targets, out, outArg: v.out as string, runtimeImport, inputs: resolveInputs(v as never) };
 }
 
 async function cmdGenerate(args: string[], io: Io): Promise<number> {
   const t0 = performance.now();
-  const { targets, out, inputs } = generationOptions(args);
+  const { targets, out, runtimeImport, inputs } = generationOptions(args);
   for (const r of inputs) checkWipe(join(out, r.revision), inputs);
   for (const r of inputs) {
     const t1 = performance.now();
@@ -193,6 +211,7 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     const { generate } = await loadGenerate();
     const files = await generate(model, {
       targets,
+      ...(runtimeImport ? { runtimeImport } : {}),
       onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`),
       // the bindings step takes seconds per language: say each as it ends
       onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
@@ -287,7 +306,7 @@ function listTree(dir: string): string[] {
 }
 
 async function cmdCheck(args: string[], io: Io): Promise<number> {
-  const { targets, out, outArg, inputs } = generationOptions(args);
+  const { targets, out, outArg, runtimeImport, inputs } = generationOptions(args);
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
   let differ = 0;
   let same = 0;
@@ -295,7 +314,7 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
     for (const r of inputs) {
       const model = await modelOf(r);
       const { generate } = await loadGenerate();
-      writeTree(join(tmp, model.revision), await generate(model, { targets }));
+      writeTree(join(tmp, model.revision), await generate(model, { targets, ...(runtimeImport ? { runtimeImport } : {}) }));
       const fresh = join(tmp, model.revision);
       const current = join(out, model.revision);
       const freshFiles = listTree(fresh);

@@ -1,10 +1,14 @@
 /**
  * The generator as a pure function: ProtocolModel → files (path relative to generated/<rev>/ →
- * text). No I/O; the CLI writes what it returns.
+ * text). No I/O; the CLI writes what it returns. The output holds no machine path: the same
+ * inputs give the same bytes whatever the folders of the checkout, the inputs and the output
+ * (model.json names its inputs by sha256 and size; generated code imports the runtime by the
+ * `runtimeImport` specifier, default `@mcpgen/runtime/codegen/v1`). The parity check against
+ * upstream schema.ts, which must import that file by path, is not part of the output: see
+ * emit/parity.ts.
  */
 import type { ProtocolModel } from './model.js';
-import { DEFAULT_EMIT_OPTIONS, type EmitOptions, type Files } from './emit/common.js';
-import { emitParity } from './emit/parity.js';
+import { DEFAULT_EMIT_OPTIONS, DEFAULT_RUNTIME_IMPORT, type EmitOptions, type Files } from './emit/common.js';
 import { emitFacades } from './emit/facades.js';
 import { emitPackage } from './emit/package.js';
 import { emitProtocol } from './emit/protocol.js';
@@ -14,9 +18,15 @@ import { emitTargets } from './emit/bindings/index.js';
 import { preamble } from './emit/common.js';
 import { byCodeUnit, stableJson } from './util.js';
 
-export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'parity' | 'package' | 'bindings';
-export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol', 'facades', 'parity', 'package', 'bindings'];
+export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'package' | 'bindings';
+export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol', 'facades', 'package', 'bindings'];
 
+/**
+ * Options of {@link generate}. `runtimeImport` (from {@link EmitOptions}): the import specifier
+ * generated modules use for the runtime entry, default {@link DEFAULT_RUNTIME_IMPORT}
+ * (`@mcpgen/runtime/codegen/v1`); any specifier the output folder resolves (a package name, a
+ * tsconfig path, a relative path such as `../../runtime/codegen/v1.js`) is written verbatim.
+ */
 export interface GenerateOptions extends Partial<EmitOptions> {
   /** Called after each step with its duration in ms. */
   onStep?: (step: Step, ms: number) => void;
@@ -34,16 +44,33 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
     for (const [k, v] of await fn()) out.set(k, v);
     options.onStep?.(name, performance.now() - t0);
   };
-  await step('model', () => new Map([['model.json', stableJson(model)]]));
+  await step('model', () => new Map([['model.json', modelJson(model)]]));
   await step('types', () => emitTypes(model));
   await step('validators', () => emitValidators(model, opts));
   await step('protocol', () => emitProtocol(model, opts));
   await step('facades', () => emitFacades(model, opts));
-  await step('parity', () => emitParity(model));
   await step('package', () => emitPackage(model));
   if (options.targets?.length) {
     const header = preamble(model, '').trim();
     await step('bindings', () => emitTargets(model, options.targets!, header, options.onTarget));
   }
   return new Map([...out].sort(([a], [b]) => byCodeUnit(a, b)));
+}
+
+export { DEFAULT_RUNTIME_IMPORT };
+
+/**
+ * model.json: the model as stable JSON, its inputs named by sha256 and size only, and the
+ * warnings naming them `schema.json` / `schema.ts` (where they were read from is a fact of the
+ * machine, not of the inputs).
+ */
+export function modelJson(model: ProtocolModel): string {
+  const { schemaJson, schemaTs } = model.inputs;
+  const file = (f: typeof schemaJson) => ({ sha256: f.sha256, size: f.size });
+  const unplaced = (w: string) => w.split(schemaJson.path).join('schema.json').split(schemaTs.path).join('schema.ts');
+  return stableJson({
+    ...model,
+    inputs: { ...model.inputs, schemaJson: file(schemaJson), schemaTs: file(schemaTs) },
+    warnings: model.warnings.map(unplaced),
+  });
 }

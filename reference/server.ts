@@ -18,15 +18,15 @@
  * of ./tasks.ts (`slow_compute`, `failing_job`, `confirm_job`, `batch_job`) and a task
  * receiver per session; stateless revisions add the fixtures of ../examples/reference-stateless.ts.
  */
-import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features/server-features.js';
-import type { Logger } from '../runtime/engine/peer.js';
-import type { RequestContext, RequestHandler } from '../runtime/engine/context.js';
-import type { Params, RequestId } from '../runtime/jsonrpc/message.js';
+import { type FeaturesTableInfo, ServerFeatures } from '@mcpgen/runtime/features';
+import type { Logger } from '@mcpgen/runtime/engine';
+import type { RequestContext, RequestHandler } from '@mcpgen/runtime/engine';
+import type { Params, RequestId } from '@mcpgen/runtime/jsonrpc';
 import { addStatelessFixtures, addTaskFixtures } from './stateless.js';
 import { ReferenceTasks, addTaskTools, hasTaskTools, requestFailure } from './tasks.js';
-import type { ServerSession, ServerSessionOptions } from '../runtime/session/server.js';
-import type { ProtocolMaps, ProtocolTable } from '../runtime/protocol/table.js';
-import type { TasksExtension } from '../runtime/tasks/extension.js';
+import type { ServerSession, ServerSessionOptions } from '@mcpgen/runtime/session';
+import type { ProtocolMaps, ProtocolTable } from '@mcpgen/runtime/protocol';
+import type { TasksExtension } from '@mcpgen/runtime/tasks';
 
 /** A generated `Server` class (e.g. `generated/2025-11-25`'s). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -18,13 +18,13 @@
  * answers through a task).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RequestContext } from '../runtime/engine/context.js';
+import type { RequestContext } from '@mcpgen/runtime/engine';
 import { MAX_SLOW_COMPUTE_SECONDS, slowComputeSeconds } from './tasks.js';
-import { ErrorCode, RpcError } from '../runtime/jsonrpc/errors.js';
-import type { ServerFeatures } from '../runtime/features/server-features.js';
-import type { Params } from '../runtime/jsonrpc/message.js';
-import type { ProtocolTable } from '../runtime/protocol/table.js';
-import { TasksExtension } from '../runtime/tasks/extension.js';
+import { ErrorCode, RpcError } from '@mcpgen/runtime/jsonrpc';
+import type { ServerFeatures } from '@mcpgen/runtime/features';
+import type { Params } from '@mcpgen/runtime/jsonrpc';
+import type { ProtocolTable } from '@mcpgen/runtime/protocol';
+import { TasksExtension } from '@mcpgen/runtime/tasks';
 import {
   clientCapabilitiesOf,
   inputRequest,
@@ -33,7 +33,7 @@ import {
   readInput,
   RequestStateSealer,
   requireClientCapabilities,
-} from '../runtime/stateless/mrtr.js';
+} from '@mcpgen/runtime/stateless';
 
 type Obj = Record<string, unknown>;
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });

@@ -28,15 +28,15 @@
  *   each, with progress per item; answers `Processed <items> items`. Without `params.task`
  *   the call fails with -32601, as the page's Tool-Level Negotiation says.
  */
-import { CapabilityNotDeclaredError, ErrorCode, RpcError } from '../runtime/jsonrpc/errors.js';
-import type { RequestContext, RequestHandler } from '../runtime/engine/context.js';
-import type { Params } from '../runtime/jsonrpc/message.js';
-import type { ServerFeatures } from '../runtime/features/server-features.js';
-import type { ServerSession } from '../runtime/session/server.js';
-import type { ProtocolMaps, ProtocolTable } from '../runtime/protocol/table.js';
-import { type TaskReceiver, type TaskSupport, attachTaskReceiver, taskOf } from '../runtime/tasks/receiver.js';
-import { InMemoryTaskStore } from '../runtime/tasks/store.js';
-import { ownValue } from '../runtime/jsonrpc/own.js';
+import { CapabilityNotDeclaredError, ErrorCode, RpcError } from '@mcpgen/runtime/jsonrpc';
+import type { RequestContext, RequestHandler } from '@mcpgen/runtime/engine';
+import type { Params } from '@mcpgen/runtime/jsonrpc';
+import type { ServerFeatures } from '@mcpgen/runtime/features';
+import type { ServerSession } from '@mcpgen/runtime/session';
+import type { ProtocolMaps, ProtocolTable } from '@mcpgen/runtime/protocol';
+import { type TaskReceiver, type TaskSupport, attachTaskReceiver, taskOf } from '@mcpgen/runtime/tasks';
+import { InMemoryTaskStore } from '@mcpgen/runtime/tasks';
+import { ownValue } from '@mcpgen/runtime/jsonrpc';
 
 /** `execution.taskSupport` of each task tool (as listed, and as the receivers apply it). */
 export const TASK_TOOLS: Readonly<Record<string, TaskSupport>> = {

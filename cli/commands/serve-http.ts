@@ -15,12 +15,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../../runtime/engine/peer.js';
-import { type ProtocolTable, batchProtocolVersions } from '../../runtime/protocol/table.js';
-import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '../../runtime/transport/http/session/server.js';
-import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http/legacy-sse/fallback.js';
-import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
-import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
+import type { Logger } from '@mcpgen/runtime/engine';
+import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
+import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '@mcpgen/runtime/http';
+import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/http/legacy-sse';
+import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
+import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];

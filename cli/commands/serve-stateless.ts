@@ -13,14 +13,14 @@
  * to `initialize` on a 2025-11-25 session (same over `--stdio`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../runtime/engine/peer.js';
-import { EraRouter, createDualEraHttpHandler } from '../../runtime/stateless/dual-era.js';
-import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
-import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
-import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http/session/server.js';
-import { type ProtocolTable, batchProtocolVersions } from '../../runtime/protocol/table.js';
-import type { Transport } from '../../runtime/jsonrpc/transport.js';
+import type { Logger } from '@mcpgen/runtime/engine';
+import { EraRouter, createDualEraHttpHandler } from '@mcpgen/runtime/stateless';
+import { createStatelessHttpHandler } from '@mcpgen/runtime/http/stateless';
+import { StatelessHttpClientTransport } from '@mcpgen/runtime/http/stateless';
+import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
+import { createStreamableHttpHandler, type ReplyMode } from '@mcpgen/runtime/http';
+import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
+import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
 import { listenHttp, servedTables } from './serve-http.js';
 

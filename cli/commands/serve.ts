@@ -19,14 +19,14 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { serializeMessage } from '../../runtime/jsonrpc/message.js';
-import { RpcError } from '../../runtime/jsonrpc/errors.js';
-import { MIN_REQUEST_STATE_SECRET_BYTES } from '../../runtime/stateless/mrtr.js';
-import type { ClientSession, ClientSessionOptions } from '../../runtime/session/client.js';
-import type { Logger } from '../../runtime/engine/peer.js';
-import type { ProtocolMaps } from '../../runtime/protocol/table.js';
-import { StdioClientTransport, StdioServerTransport } from '../../runtime/transport/stdio.js';
-import type { Transport } from '../../runtime/jsonrpc/transport.js';
+import { serializeMessage } from '@mcpgen/runtime/jsonrpc';
+import { RpcError } from '@mcpgen/runtime/jsonrpc';
+import { MIN_REQUEST_STATE_SECRET_BYTES } from '@mcpgen/runtime/stateless';
+import type { ClientSession, ClientSessionOptions } from '@mcpgen/runtime/session';
+import type { Logger } from '@mcpgen/runtime/engine';
+import type { ProtocolMaps } from '@mcpgen/runtime/protocol';
+import { StdioClientTransport, StdioServerTransport } from '@mcpgen/runtime/stdio';
+import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { createReferenceServer, type ServerClass } from '../../reference/server.js';
 import { httpClientTransport, serveHttp } from './serve-http.js';
 import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
@@ -63,10 +63,16 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
   }
 }
 
-/** Loads generated/<rev>/index.ts (needs `mcpgen generate` first). */
+/**
+ * Extension of the revision modules beside this one: `ts` in a checkout (sources run through
+ * tsx), `js` in the installed package (compiled, with generated/ compiled beside cli/).
+ */
+const MODULE_EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+
+/** Loads generated/<rev>/index.ts (needs `mcpgen generate` first; in the installed package, its compiled index.js). */
 export async function loadRevision(rev: string): Promise<RevisionModule> {
   if (!/^[A-Za-z0-9._-]+$/.test(rev)) throw new CommandUsageError(`invalid revision "${rev}"`);
-  const url = new URL(`../../generated/${rev}/index.ts`, import.meta.url);
+  const url = new URL(`../../generated/${rev}/index.${MODULE_EXT}`, import.meta.url);
   if (!existsSync(fileURLToPath(url))) {
     throw new CommandUsageError(`no generated code for revision ${rev} (${fileURLToPath(url)}); run mcpgen generate --rev ${rev}`);
   }
@@ -84,7 +90,7 @@ export async function olderHandshakeTables(rev: string): Promise<RevisionModule[
   const revs = existsSync(dir) ? readdirSync(dir).filter((r) => dated(r) && (!dated(rev) || r < rev) && r !== rev).sort().reverse() : [];
   const tables: RevisionModule['table'][] = [];
   for (const r of revs) {
-    if (!existsSync(fileURLToPath(new URL(`../../generated/${r}/index.ts`, import.meta.url)))) continue;
+    if (!existsSync(fileURLToPath(new URL(`../../generated/${r}/index.${MODULE_EXT}`, import.meta.url)))) continue;
     const table = (await loadRevision(r)).table;
     if (table.lifecycle === 'handshake') tables.push(table);
   }

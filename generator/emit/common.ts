@@ -10,11 +10,18 @@ export const MCPGEN_VERSION: string = (
 
 /** Options every emitter receives. */
 export interface EmitOptions {
-  /** Import specifier of the runtime entry point, relative to the generated folder. */
+  /**
+   * Import specifier of the runtime entry point (`codegen/v1`), written verbatim into every
+   * generated module that uses the runtime: a package specifier (the default), or any path the
+   * output folder resolves (relative ones are relative to `<out>/<rev>/`).
+   */
   runtimeImport: string;
 }
 
-export const DEFAULT_EMIT_OPTIONS: EmitOptions = { runtimeImport: '../../runtime/codegen/v1.js' };
+/** The runtime entry generated code imports by default: the `codegen/v1` subpath of the runtime package. */
+export const DEFAULT_RUNTIME_IMPORT = '@mcpgen/runtime/codegen/v1';
+
+export const DEFAULT_EMIT_OPTIONS: EmitOptions = { runtimeImport: DEFAULT_RUNTIME_IMPORT };
 
 /** Files an emitter produces: path relative to generated/<rev>/ → text. */
 export type Files = Map<string, string>;

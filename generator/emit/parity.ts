@@ -1,10 +1,12 @@
 /**
  * parity emitter: `parity.gen.ts`, a compile-time proof that every type of `types.gen.ts` is
  * mutually assignable with the same-named exported type of the upstream schema.ts the revision
- * was generated from. The upstream file is imported (type-only) from the path it was read from
- * (`model.inputs.schemaTs.path`: `--spec-dir`, `MCP_SPEC_DIR` or the pull cache), never copied.
- * The file is excluded from the project's tsconfig (it reaches outside the project); the
- * generator's parity test compiles it under `strict`.
+ * was generated from. The upstream file is imported (type-only) by the specifier the caller
+ * gives (the path it was read from: `--spec-dir`, `MCP_SPEC_DIR` or the pull cache), never
+ * copied. Since that path is a fact of the machine, the file is not part of `generate`'s output
+ * (which must be the same bytes everywhere): the generator's parity test
+ * (test/generator/parity.test.ts) writes it beside a fresh types.gen.ts in a temporary folder
+ * and compiles it under `strict`.
  */
 import type { ProtocolModel } from '../model.js';
 import { byCodeUnit } from '../util.js';
@@ -34,8 +36,12 @@ export function importSpecifier(path: string): string {
 /** Line of `parity.gen.ts` asserting parity of `name` (a test maps diagnostics back with it). */
 export const parityAlias = (name: string): string => `_${name}`;
 
-export function emitParity(model: ProtocolModel, exceptions: readonly ParityException[] = PARITY_EXCEPTIONS): Files {
-  const upstream = importSpecifier(model.inputs.schemaTs.path);
+/**
+ * `parity.gen.ts` for `model`, importing upstream types from `upstreamPath` (an absolute path to
+ * the schema.ts the model was ingested from, or any specifier resolving to it).
+ */
+export function emitParity(model: ProtocolModel, upstreamPath: string, exceptions: readonly ParityException[] = PARITY_EXCEPTIONS): Files {
+  const upstream = importSpecifier(upstreamPath);
   const applies = (e: ParityException) => !e.revisions || e.revisions.includes(model.revision);
   const except = new Map(exceptions.filter(applies).map((e) => [e.type, e]));
   const names = Object.keys(model.types).sort(byCodeUnit);

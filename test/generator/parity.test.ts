@@ -1,6 +1,7 @@
 /**
  * Parity of the generated types with upstream schema.ts, for every pinned revision: generate
- * (in memory, the real pipeline), write types.gen.ts + parity.gen.ts to a temporary folder and
+ * (in memory, the real pipeline), write its types.gen.ts + a parity.gen.ts (emitParity, which
+ * `generate` leaves out of its machine-independent output) to a temporary folder and
  * compile them under strict with the TypeScript compiler API. parity.gen.ts imports the upstream
  * schema.ts from $MCP_SPEC_DIR by path and asserts two-way assignability for every type, and
  * asserts that each entry of the exception table (generator/emit/parity.ts) still differs — so
@@ -26,6 +27,9 @@ const modelOf = (rev: string) => {
   if (!m) models.set(rev, (m = pinnedModel(rev)));
   return m;
 };
+
+/** The upstream schema.ts a model was ingested from. */
+const upstreamOf = (model: ProtocolModel) => model.inputs.schemaTs.path;
 
 /**
  * `tsc --strict --noEmit` as a library: upstream schema.ts is a module of its own (outside any
@@ -64,9 +68,9 @@ test('every pinned revision: each generated type is mutually assignable with ups
     const byRev = new Map<string, Map<string, string>>();
     for (const rev of PINNED) {
       const files = await generate(modelOf(rev));
-      const parity = files.get('parity.gen.ts');
-      assert.ok(parity, `${rev}: generate() has no parity.gen.ts`);
+      assert.not.ok(files.has('parity.gen.ts'), `${rev}: generate() emits parity.gen.ts (it holds a machine path)`);
       const upstream = join(SPEC_DIR, 'schema', rev, 'schema.ts');
+      const parity = emitParity(modelOf(rev), upstream).get('parity.gen.ts')!;
       assert.ok(parity.includes(`import type * as U from '${upstream}';`), `${rev}: parity.gen.ts does not import ${upstream}`);
       const asserted = parity.split('\n').filter((l) => /^export type _\w+ = Assert(Not)?<Mutual</.test(l)).length;
       assert.is(asserted, Object.keys(modelOf(rev).types).length, `${rev}: one assertion per generated type`);
@@ -92,7 +96,7 @@ test('control: an exception for a type that is mutually assignable fails as stal
   const t = tempDir();
   try {
     const types = (await emitTypes(model)).get('types.gen.ts')!;
-    const parity = emitParity(model, [{ type: 'TextContent', why: 'probe: not really different' }]).get('parity.gen.ts')!;
+    const parity = emitParity(model, upstreamOf(model), [{ type: 'TextContent', why: 'probe: not really different' }]).get('parity.gen.ts')!;
     assert.match(parity, `export type ${parityAlias('TextContent')} = AssertNot<Mutual<G.TextContent, U.TextContent>>;`);
     const diags = compile(t.dir, new Map([['2025-11-25', new Map([['types.gen.ts', types], ['parity.gen.ts', parity]])]]));
     assert.equal(failedTypes(diags), ['TextContent'], showDiagnostics(diags));
@@ -113,7 +117,7 @@ test('control: a changed member and an `any` in types.gen.ts fail on their parit
     types = types.slice(0, start) + block.replace('\nmimeType: string\n', '\nmimeType?: string\n') + types.slice(end);
     assert.match(types, /\nexport type Cursor = string\n/);
     types = types.replace(/\nexport type Cursor = string\n/, '\nexport type Cursor = any\n');
-    const parity = emitParity(model).get('parity.gen.ts')!;
+    const parity = emitParity(model, upstreamOf(model)).get('parity.gen.ts')!;
     const diags = compile(t.dir, new Map([['2025-11-25', new Map([['types.gen.ts', types], ['parity.gen.ts', parity]])]]));
     const failed = failedTypes(diags);
     // the changed types and every type that contains them
@@ -127,9 +131,9 @@ test('control: a changed member and an `any` in types.gen.ts fail on their parit
 
 test('an exception naming a type the revision lacks is stale as well', () => {
   const model = modelOf('2024-11-05');
-  const parity = emitParity(model, [{ type: 'NoSuchType', why: 'probe' }]).get('parity.gen.ts')!;
+  const parity = emitParity(model, upstreamOf(model), [{ type: 'NoSuchType', why: 'probe' }]).get('parity.gen.ts')!;
   assert.match(parity, 'export type _NoSuchType = Assert<Mutual<G.NoSuchType, U.NoSuchType>>;');
-  const other = emitParity(model, [{ type: 'TextContent', revisions: ['2025-11-25'], why: 'probe' }]).get('parity.gen.ts')!;
+  const other = emitParity(model, upstreamOf(model), [{ type: 'TextContent', revisions: ['2025-11-25'], why: 'probe' }]).get('parity.gen.ts')!;
   assert.match(other, 'export type _TextContent = Assert<Mutual<G.TextContent, U.TextContent>>;');
 });
 

@@ -87,8 +87,12 @@ test('pull fills the cache from --base-url; generate without MCP_SPEC_DIR finds 
     assert.match(g.stdout, `${rev}: `);
     assert.match(g.stdout, 'from cache');
     assert.ok(listFiles(join(out, rev)).includes('types.gen.ts'));
-    const model = JSON.parse(readFileSync(join(out, rev, 'model.json'), 'utf8')) as { inputs: { schemaTs: { path: string } } };
-    assert.ok(model.inputs.schemaTs.path.startsWith(cache.dir), model.inputs.schemaTs.path);
+    // model.json names the inputs by hash and size, not by where they were found
+    const text = readFileSync(join(out, rev, 'model.json'), 'utf8');
+    const model = JSON.parse(text) as { inputs: { schemaTs: Record<string, unknown> } };
+    const pin = loadPins().revisions[rev].files['schema.ts'];
+    assert.equal(model.inputs.schemaTs, { sha256: pin.sha256, size: pin.size });
+    assert.not.ok(text.includes(cache.dir), 'model.json holds the cache folder');
   } finally {
     await close(s);
     cache.cleanup();

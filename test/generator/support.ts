@@ -33,17 +33,18 @@ export interface CliResult {
 }
 
 /**
- * Runs `mcpgen <args>` as a child process. `env` entries replace the parent's; an entry set to
- * undefined removes the variable (e.g. MCP_SPEC_DIR).
+ * Runs `mcpgen <args>` as a child process (`bin`: the entry script, default the project's).
+ * `env` entries replace the parent's; an entry set to undefined removes the variable (e.g.
+ * MCP_SPEC_DIR).
  */
-export function cli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): Promise<CliResult> {
+export function cli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT, bin = BIN): Promise<CliResult> {
   const merged: NodeJS.ProcessEnv = { ...process.env };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete merged[k];
     else merged[k] = v;
   }
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -61,9 +62,10 @@ export function tempDir(prefix = 'mcpgen-test-'): { dir: string; cleanup: () => 
 
 /**
  * A temporary output folder laid out like the project (`<tmp>/generated/<rev>/` with
- * `<tmp>/runtime` linked to the project's runtime and `<tmp>/node_modules` to its dependencies),
- * so generated imports of `../../runtime/codegen/v1.js`, and the runtime's own imports, resolve
- * exactly as they do in the project.
+ * `<tmp>/runtime` linked to the project's runtime and `<tmp>/node_modules` to its dependencies,
+ * which hold `@mcpgen/runtime`, the runtime workspace), so generated imports of
+ * `@mcpgen/runtime/codegen/v1` (or `../../runtime/codegen/v1.js` with `--runtime-import`), and
+ * the runtime's own imports, resolve exactly as they do in the project.
  */
 export function tempOutput(): { out: string; cleanup: () => void } {
   const t = tempDir('mcpgen-out-');

@@ -61,7 +61,8 @@ test('a cycle and an upward import in a temporary tree are reported', async () =
     write('runtime/session/client.ts', 'export const client = 1;\n');
     write('generator/emit.ts', "import { client } from '../runtime/session/client.js';\nexport const emit = client;\n");
     write('generated/x/index.ts', "import { client } from '../../runtime/session/client.js';\nexport const x = client;\n");
-    const { found } = await check(dir, ['runtime', 'generator', 'generated']);
+    write('cli/serve.ts', "import { client } from '../runtime/session/client.js';\nexport const serve = client;\n");
+    const { found } = await check(dir, ['runtime', 'generator', 'generated', 'cli']);
     const rules = new Set(found.map((f) => f.rule));
     const cycle = found.find((f) => f.rule === 'no-circular');
     assert.ok(cycle, `no cycle reported: ${JSON.stringify(found)}`);
@@ -69,6 +70,7 @@ test('a cycle and an upward import in a temporary tree are reported', async () =
     assert.ok(rules.has('runtime-jsonrpc-points-down'), `upward import not reported: ${[...rules]}`);
     assert.ok(rules.has('generator-is-pure'), `generator → runtime not reported: ${[...rules]}`);
     assert.ok(rules.has('generated-through-codegen-v1'), `generated → runtime past codegen/v1 not reported: ${[...rules]}`);
+    assert.ok(rules.has('cli-uses-the-runtime-package'), `cli → runtime by a relative path not reported: ${[...rules]}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

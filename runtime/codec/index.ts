@@ -1,0 +1,3 @@
+/** `@mcpgen/runtime/codec`: byte framing: newline-delimited JSON and server-sent events (the codec layer). */
+export * from './ndjson.js';
+export * from './sse.js';

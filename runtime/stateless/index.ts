@@ -1,0 +1,5 @@
+/** `@mcpgen/runtime/stateless`: what stateless revisions add: the dual-era endpoint, input-required (multi round-trip) helpers, subscriptions, the result cache (the stateless layer). */
+export * from './dual-era.js';
+export * from './mrtr.js';
+export * from './subscriptions.js';
+export * from './cache.js';

@@ -1,0 +1,7 @@
+/** `@mcpgen/runtime/tasks`: tasks: the store, the receiver and requestor of handshake revisions, the tasks extension of stateless ones (the tasks layer). */
+export * from './store.js';
+export * from './receiver.js';
+export * from './requestor.js';
+export * from './context.js';
+export * from './extension.js';
+export * from './extension-wire.js';

@@ -1,0 +1,4 @@
+/** `@mcpgen/runtime/http/stateless`: the stateless revisions' HTTP endpoint and client, and their request metadata headers. */
+export * from './server.js';
+export * from './client.js';
+export * from './headers.js';

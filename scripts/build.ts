@@ -1,0 +1,149 @@
+/**
+ * `npm run build` (also run by `prepack`): compiles the two packages this repository publishes.
+ *
+ * - `dist/runtime/`: the `@mcpgen/runtime` package, a folder `npm pack` packs. runtime/*.ts
+ *   compiled to ESM JavaScript with declarations, and its manifest derived from
+ *   runtime/package.json (the workspace manifest, whose `exports` name the TypeScript sources):
+ *   every `./x.ts` target becomes `{ types: './x.d.ts', default: './x.js' }`, `private` is dropped.
+ * - `dist/mcpgen/`: the compiled tree of the `mcpgen` package (the root package.json, whose
+ *   `files` list it): cli/, generator/, schema/, reference/ and generated/ (the pinned
+ *   revisions `mcpgen serve` and `call` load, so `npm run generate` must have run), compiled
+ *   against the runtime's declarations (their `@mcpgen/runtime/…` imports stay package
+ *   imports), plus what the code reads beside itself: templates/, schema/pins.json, the
+ *   generated validators (already JavaScript), and package.json (name, version, licence,
+ *   engines, dependencies). Files sit at the same depth as in the checkout, so every
+ *   `new URL('../../x', import.meta.url)` finds the same thing.
+ *
+ * Exits 1 naming the problem: a compile error, a missing generated revision, versions of the
+ * two manifests that differ.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const DIST = join(ROOT, 'dist');
+const RUNTIME_OUT = join(DIST, 'runtime');
+const MCPGEN_OUT = join(DIST, 'mcpgen');
+
+type Json = Record<string, unknown>;
+const readJson = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Json;
+const writeJson = (p: string, v: unknown) => writeFileSync(p, `${JSON.stringify(v, null, 2)}\n`);
+
+class BuildError extends Error {}
+
+/** The runtime manifest of the built package: `exports` to compiled files, `files`, no `private`. */
+export function runtimeManifest(source: Json): Json {
+  const exports: Record<string, unknown> = {};
+  for (const [subpath, target] of Object.entries(source.exports as Record<string, string>)) {
+    if (target.endsWith('.ts')) {
+      const base = target.slice(0, -'.ts'.length);
+      exports[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
+    } else {
+      exports[subpath] = target;
+    }
+  }
+  const { private: _private, exports: _exports, ...rest } = source;
+  const root = exports['.'] as { types: string } | undefined;
+  return { ...rest, ...(root ? { types: root.types } : {}), exports, files: ['**/*.js', '**/*.d.ts', 'README.md'] };
+}
+
+/** Runs tsc on a config file written to dist/ (they point at the checkout's folders). */
+function tsc(name: string, config: Json): void {
+  const file = join(DIST, `tsconfig.${name}.json`);
+  writeJson(file, config);
+  const bin = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const r = spawnSync(process.execPath, [bin, '-p', file], { cwd: ROOT, stdio: 'inherit' });
+  rmSync(file);
+  if (r.status !== 0) throw new BuildError(`tsc (${name}) failed (exit ${r.status ?? r.signal})`);
+}
+
+/** Every file below `dir` whose name passes `keep`, relative to `dir`. */
+function filesBelow(dir: string, keep: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (keep(name)) out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function copy(from: string, to: string): void {
+  mkdirSync(dirname(to), { recursive: true });
+  cpSync(from, to);
+}
+
+function buildRuntime(): Json {
+  const source = readJson(join(ROOT, 'runtime', 'package.json'));
+  tsc('runtime', {
+    extends: '../tsconfig.json',
+    compilerOptions: { noEmit: false, declaration: true, rootDir: '../runtime', outDir: './runtime', noEmitOnError: true },
+    include: ['../runtime'],
+    exclude: [],
+  });
+  const manifest = runtimeManifest(source);
+  writeJson(join(RUNTIME_OUT, 'package.json'), manifest);
+  copy(join(ROOT, 'runtime', 'README.md'), join(RUNTIME_OUT, 'README.md'));
+  for (const [subpath, target] of Object.entries(manifest.exports as Record<string, unknown>)) {
+    const files = typeof target === 'string' ? [target] : Object.values(target as Record<string, string>);
+    for (const f of files) if (!existsSync(join(RUNTIME_OUT, f))) throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
+  }
+  return manifest;
+}
+
+function buildMcpgen(runtime: Json): void {
+  const pkg = readJson(join(ROOT, 'package.json'));
+  if (pkg.version !== runtime.version) throw new BuildError(`package.json version ${String(pkg.version)} ≠ runtime/package.json version ${String(runtime.version)}: release them together`);
+  const deps = (pkg.dependencies ?? {}) as Record<string, string>;
+  if (deps['@mcpgen/runtime'] !== runtime.version) throw new BuildError(`package.json depends on @mcpgen/runtime ${deps['@mcpgen/runtime']}, expected ${String(runtime.version)} (the same release)`);
+  const pins = readJson(join(ROOT, 'schema', 'pins.json')) as { revisions: Record<string, unknown> };
+  const missing = Object.keys(pins.revisions).filter((r) => !existsSync(join(ROOT, 'generated', r, 'index.ts')));
+  if (missing.length) throw new BuildError(`generated/ lacks ${missing.join(', ')}: run \`npm run generate\` first (mcpgen serve ships every pinned revision)`);
+
+  // the runtime's subpaths resolve to its built declarations, so nothing of runtime/ is compiled twice
+  const paths: Record<string, string[]> = {};
+  for (const [subpath, target] of Object.entries(runtime.exports as Record<string, unknown>)) {
+    if (typeof target === 'string') continue;
+    paths[`@mcpgen/runtime${subpath.slice(1)}`] = [`./runtime/${(target as { types: string }).types.slice(2)}`];
+  }
+  tsc('mcpgen', {
+    extends: '../tsconfig.json',
+    compilerOptions: { noEmit: false, declaration: true, rootDir: '..', outDir: './mcpgen', noEmitOnError: true, paths },
+    include: ['../cli', '../generator', '../schema', '../reference', '../generated'],
+    exclude: ['../cli/docs.ts', '../generated/*/bindings', '../generated/**/parity.gen.ts'],
+  });
+  for (const f of filesBelow(join(ROOT, 'templates'), (n) => n.endsWith('.hbs'))) copy(join(ROOT, 'templates', f), join(MCPGEN_OUT, 'templates', f));
+  copy(join(ROOT, 'schema', 'pins.json'), join(MCPGEN_OUT, 'schema', 'pins.json'));
+  for (const f of filesBelow(join(ROOT, 'generated'), (n) => n === 'validators.gen.js' || n === 'validators.gen.d.ts')) {
+    if (!f.includes('bindings')) copy(join(ROOT, 'generated', f), join(MCPGEN_OUT, 'generated', f));
+  }
+  const { name, version, type, license, engines, dependencies } = pkg;
+  writeJson(join(MCPGEN_OUT, 'package.json'), { name, version, type, license, engines, dependencies });
+}
+
+export function build(): void {
+  rmSync(DIST, { recursive: true, force: true });
+  mkdirSync(DIST, { recursive: true });
+  const t0 = performance.now();
+  const runtime = buildRuntime();
+  const t1 = performance.now();
+  buildMcpgen(runtime);
+  const t2 = performance.now();
+  process.stdout.write(`built @mcpgen/runtime ${String(runtime.version)} into dist/runtime (${(t1 - t0).toFixed(0)}ms), mcpgen into dist/mcpgen (${(t2 - t1).toFixed(0)}ms)\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    build();
+  } catch (e) {
+    if (!(e instanceof BuildError)) throw e;
+    process.stderr.write(`build: ${e.message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * What a new user does, in a temporary folder outside the repository: `npm pack` mcpgen (its
+ * `prepack` builds both packages) and the runtime package (dist/runtime/) → `npm init -y` →
+ * `npm install` both tarballs, typescript and @types/node (from the npm cache when it holds them)
+ * → `mcpgen generate` 2025-11-25 and draft into src/mcp → a server (one validated tool) and a
+ * client over stdio for each revision, compiled by `tsc --strict` with `module: nodenext`, run
+ * with plain node. Proves: the tarballs hold compiled JavaScript and declarations only, one
+ * `@mcpgen/runtime` is installed (mcpgen's dependency on it is the app's copy), generated code
+ * resolves `@mcpgen/runtime/codegen/v1`, the CLI runs without tsx (not installed), and a tool
+ * call a tool result with
+ * `isError` (arguments the tool's input schema refuses) and a protocol error (an unknown tool:
+ * -32602, `instanceof RpcError` of the app's one runtime) cross a real pipe with both revisions.
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ROOT, SPEC_DIR, tempDir } from '../generator/support.js';
+
+const test = suite('package: install the packed packages in a new project, generate, compile, run');
+
+interface Run { code: number; stdout: string; stderr: string }
+
+/** Runs `file args` in `cwd` (never a shell); resolves with its exit code and output. */
+function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  return new Promise((done) => {
+    execFile(file, args, { cwd, env, maxBuffer: 64 << 20, timeout: 300_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      done({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+const must = (r: Run, what: string) => assert.is(r.code, 0, `${what} failed (exit ${r.code})\n${r.stdout}\n${r.stderr}`);
+
+const ROOT_PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const REVISIONS = [
+  { rev: '2025-11-25', id: 'v2025', draft: false },
+  { rev: 'draft', id: 'draft', draft: true },
+] as const;
+
+/** An environment without the repository's hints: no MCP_SPEC_DIR, no npm_* of the test's own npm run. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|MCP_SPEC_DIR$|NODE_OPTIONS$|TSX_)/.test(k)) env[k] = v;
+  return env;
+}
+
+const serverSource = (rev: string, id: string, draft: boolean) => `import { Server, ${draft ? 'table, ' : ''}type Protocol } from './mcp/${rev}/index.js';
+import { ServerFeatures } from '@mcpgen/runtime/features';
+import { StdioServerTransport } from '@mcpgen/runtime/stdio';
+
+const features = new ServerFeatures<Protocol>();
+features.tool({
+  name: 'add',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  handler: (args: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(args.a + args.b) }] }),
+});
+const server = new Server({ serverInfo: { name: 'app-${id}', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers(${draft ? '{ table }' : ''}) });
+await server.connect(new StdioServerTransport());
+`;
+
+const clientSource = (rev: string, id: string) => `import { Client } from './mcp/${rev}/index.js';
+import { RpcError } from '@mcpgen/runtime';
+import { StdioClientTransport } from '@mcpgen/runtime/stdio';
+import { fileURLToPath } from 'node:url';
+
+const client = new Client({ clientInfo: { name: 'app-client-${id}', version: '1.0.0' } });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [fileURLToPath(new URL('./server-${id}.js', import.meta.url))] }));
+const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
+const first = sum.content[0];
+const invalid = await client.callTool({ name: 'add', arguments: { a: 'x' } });
+let refused = '';
+try {
+  await client.callTool({ name: 'no-such-tool', arguments: {} });
+  refused = 'answered';
+} catch (e) {
+  refused = e instanceof RpcError ? \`RpcError \${e.code}\` : \`not an RpcError: \${String(e)}\`;
+}
+console.log(JSON.stringify({ protocolVersion: client.server?.protocolVersion ?? null, sum: first?.type === 'text' ? first.text : null, invalidIsError: invalid.isError === true, refused }));
+await client.close();
+`;
+
+const TSCONFIG = {
+  compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], outDir: 'dist', rootDir: 'src' },
+  include: ['src'],
+};
+
+let work: { dir: string; cleanup: () => void } | undefined;
+let app = '';
+let tarballs: { runtime: string; mcpgen: string } | undefined;
+
+test('npm pack: both tarballs hold compiled JavaScript and declarations, no TypeScript sources', async () => {
+  work = tempDir('mcpgen-install-');
+  const packs = join(work.dir, 'tarballs');
+  mkdirSync(packs);
+  // the root's prepack builds dist/runtime and dist/mcpgen
+  const root = await run('npm', ['pack', '--json', '--pack-destination', packs], ROOT, userEnv());
+  must(root, 'npm pack (mcpgen)');
+  const runtime = await run('npm', ['pack', '--json', '--pack-destination', packs], join(ROOT, 'dist', 'runtime'), userEnv());
+  must(runtime, 'npm pack (@mcpgen/runtime)');
+  const listing = (r: Run) => (JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>)[0];
+  const m = listing(root);
+  const rt = listing(runtime);
+  tarballs = { mcpgen: join(packs, m.filename), runtime: join(packs, rt.filename) };
+  const sources = (files: Array<{ path: string }>) => files.map((f) => f.path).filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'));
+  assert.equal(sources(m.files), [], 'mcpgen ships TypeScript sources');
+  assert.equal(sources(rt.files), [], '@mcpgen/runtime ships TypeScript sources');
+  const mPaths = m.files.map((f) => f.path);
+  for (const p of ['bin/mcpgen.js', 'dist/mcpgen/cli/main.js', 'dist/mcpgen/templates/client.hbs', 'dist/mcpgen/schema/pins.json', 'dist/mcpgen/generated/2025-11-25/index.js', 'dist/mcpgen/generated/draft/validators.gen.js']) {
+    assert.ok(mPaths.includes(p), `mcpgen lacks ${p}`);
+  }
+  assert.not.ok(mPaths.some((p) => p.startsWith('runtime/') || p.startsWith('dist/runtime/') || p.startsWith('test/')), 'mcpgen ships the runtime or the tests');
+  const rtPaths = rt.files.map((f) => f.path);
+  for (const p of ['package.json', 'codegen/v1.js', 'codegen/v1.d.ts', 'transport/stdio.js', 'index.d.ts']) assert.ok(rtPaths.includes(p), `@mcpgen/runtime lacks ${p}`);
+});
+
+test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async () => {
+  assert.ok(work && tarballs, 'the pack test did not run');
+  app = join(work.dir, 'app');
+  mkdirSync(app);
+  const env = userEnv();
+  must(await run('npm', ['init', '-y'], app, env), 'npm init');
+  must(await run('npm', ['pkg', 'set', 'type=module'], app, env), 'npm pkg set');
+  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarballs.runtime, tarballs.mcpgen, `typescript@${ROOT_PKG.dependencies.typescript}`, `@types/node@${ROOT_PKG.devDependencies['@types/node']}`], app, env);
+  must(install, 'npm install');
+  const nm = join(app, 'node_modules');
+  const runtimePkg = JSON.parse(readFileSync(join(nm, '@mcpgen', 'runtime', 'package.json'), 'utf8')) as { version: string; sideEffects: boolean; exports: Record<string, unknown> };
+  assert.is(runtimePkg.version, ROOT_PKG.version);
+  assert.is(runtimePkg.sideEffects, false);
+  assert.equal(Object.keys(runtimePkg.exports), [
+    '.', './codegen/v1', './jsonrpc', './codec', './protocol', './engine', './session', './features', './tasks', './stateless',
+    './stdio', './memory', './http', './http/stateless', './http/legacy-sse', './package.json',
+  ]);
+  assert.not.ok(existsSync(join(nm, 'mcpgen', 'node_modules', '@mcpgen', 'runtime')), 'mcpgen got a second @mcpgen/runtime');
+  assert.not.ok(existsSync(join(nm, 'tsx')), 'tsx is installed: it must be a devDependency of mcpgen only');
+});
+
+test('mcpgen generate into src/mcp; tsc --strict (nodenext) compiles client and server; plain node runs them over stdio', async () => {
+  assert.ok(app, 'the install test did not run');
+  const env = userEnv();
+  const gen = await run(process.execPath, [join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js'), 'generate', '--rev', REVISIONS.map((r) => r.rev).join(','), '--out', 'src/mcp', '--spec-dir', SPEC_DIR], app, env);
+  must(gen, 'mcpgen generate');
+  assert.match(gen.stdout, 'generated 2 revision(s) into');
+  for (const r of REVISIONS) {
+    const client = readFileSync(join(app, 'src', 'mcp', r.rev, 'client.gen.ts'), 'utf8');
+    assert.match(client, "from '@mcpgen/runtime/codegen/v1';");
+    writeFileSync(join(app, 'src', `server-${r.id}.ts`), serverSource(r.rev, r.id, r.draft));
+    writeFileSync(join(app, 'src', `client-${r.id}.ts`), clientSource(r.rev, r.id));
+  }
+  writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+  const tsc = await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], app, env);
+  must(tsc, 'tsc');
+  // the validators are generated as JavaScript (with declarations): tsc does not copy them to outDir
+  for (const r of REVISIONS) {
+    const rel = join('mcp', r.rev, 'validators.gen.js');
+    copyFileSync(join(app, 'src', rel), join(app, 'dist', rel));
+  }
+  assert.ok(readdirSync(join(app, 'dist')).includes('client-draft.js'));
+  const seen: Record<string, unknown> = {};
+  for (const r of REVISIONS) {
+    const out = await run(process.execPath, [join(app, 'dist', `client-${r.id}.js`)], app, env);
+    must(out, `client-${r.id}`);
+    seen[r.rev] = JSON.parse(out.stdout.trim()) as unknown;
+  }
+  const expected = (protocolVersion: string) => ({ protocolVersion, sum: '42', invalidIsError: true, refused: 'RpcError -32602' });
+  const draftVersion = (JSON.parse(readFileSync(join(app, 'src', 'mcp', 'draft', 'package.json'), 'utf8')) as { protocolVersion: string }).protocolVersion;
+  assert.equal(seen, { '2025-11-25': expected('2025-11-25'), draft: expected(draftVersion) });
+});
+
+/**
+ * A module hook (loaded with --import in every process) that reports on stderr each module
+ * resolved from the typescript or tsx packages.
+ */
+const TRACE = `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`export async function resolve(s, c, next) {
+  const r = await next(s, c);
+  if (/node_modules\\\\/(typescript|tsx)\\\\//.test(r.url)) process.stderr.write('LOADED ' + r.url + '\\\\n');
+  return r;
+}\`));
+`;
+
+test('the installed CLI: call → serve over stdio answers from the compiled revisions, loading neither typescript nor tsx; generate loads typescript', async () => {
+  assert.ok(app, 'the install test did not run');
+  const trace = join(work!.dir, 'trace.mjs');
+  writeFileSync(trace, TRACE);
+  const env = { ...userEnv(), NODE_OPTIONS: `--import=${trace}` };
+  const bin = join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js');
+  const call = await run(process.execPath, [bin, 'call', '--stdio', `${process.execPath} ${bin} serve --stdio --rev 2025-11-25`, 'tools/call', '{"name":"echo","arguments":{"text":"hi"}}'], app, env);
+  must(call, 'mcpgen call → serve');
+  assert.equal((JSON.parse(call.stdout) as { content: unknown }).content, [{ type: 'text', text: 'hi' }]);
+  assert.not.match(call.stderr, 'LOADED ', 'call or serve loaded typescript or tsx');
+  // control: the hook sees typescript where a command reads schema.ts
+  const diff = await run(process.execPath, [bin, 'diff', '2025-06-18', '2025-11-25', '--spec-dir', SPEC_DIR], app, env);
+  must(diff, 'mcpgen diff');
+  assert.match(diff.stderr, /LOADED file:.*node_modules\/typescript\//);
+  assert.not.match(diff.stderr, '/tsx/');
+});
+
+test.after(() => work?.cleanup());
+
+test.run();

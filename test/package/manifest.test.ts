@@ -1,0 +1,92 @@
+/**
+ * The two manifests agree with the code: runtime/package.json (the `@mcpgen/runtime` workspace)
+ * maps every subpath to a source that exists, one per runtime layer; its dependencies are
+ * exactly the packages runtime/ imports, at mcpgen's pinned versions; mcpgen depends on the
+ * runtime of its own version, keeps tsx out of its dependencies, and ships only bin/ and the
+ * compiled tree. The published runtime manifest (scripts/build.ts) maps each subpath to its
+ * compiled module and declarations.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runtimeManifest } from '../../scripts/build.js';
+import { ROOT } from '../generator/support.js';
+
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  sideEffects?: boolean;
+  exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  files?: string[];
+  workspaces?: string[];
+}
+const read = (p: string) => JSON.parse(readFileSync(join(ROOT, p), 'utf8')) as Manifest;
+const runtime = read('runtime/package.json');
+const root = read('package.json');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).sort().flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sources(p) : n.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** `ajv/dist/2020.js` → `ajv`, `@scope/x/y` → `@scope/x`. */
+const packageOf = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+
+test('runtime/package.json: every subpath maps to an existing source; each layer has its subpath', () => {
+  assert.is(runtime.name, '@mcpgen/runtime');
+  assert.is(runtime.sideEffects, false);
+  for (const [subpath, target] of Object.entries(runtime.exports)) {
+    assert.type(target, 'string', subpath);
+    assert.ok(existsSync(join(ROOT, 'runtime', target as string)), `${subpath} → ${String(target)}: no such file`);
+  }
+  for (const layer of ['jsonrpc', 'codec', 'protocol', 'engine', 'session', 'features', 'tasks', 'stateless']) {
+    assert.is(runtime.exports[`./${layer}`], `./${layer}/index.ts`, layer);
+  }
+  assert.is(runtime.exports['./codegen/v1'], './codegen/v1.ts');
+  assert.is(runtime.exports['./stdio'], './transport/stdio.ts');
+  assert.is(runtime.exports['./http'], './transport/http/session/index.ts');
+});
+
+test('runtime dependencies: exactly what runtime/ imports, at the versions mcpgen pins', () => {
+  const imported = new Set<string>();
+  for (const file of sources(join(ROOT, 'runtime'))) {
+    for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      if (fileName.startsWith('.') || fileName.startsWith('node:') || builtinModules.includes(fileName)) continue;
+      imported.add(packageOf(fileName));
+    }
+  }
+  assert.equal(Object.keys(runtime.dependencies).sort(), [...imported].sort());
+  for (const [name, version] of Object.entries(runtime.dependencies)) {
+    const pinned = root.dependencies[name] ?? root.devDependencies?.[name];
+    assert.is(version, pinned, `${name}: the runtime pins ${version}, mcpgen ${pinned}`);
+  }
+});
+
+test('mcpgen: depends on the runtime of its own version; tsx only for development; ships bin/ and dist/mcpgen/', () => {
+  assert.is(runtime.version, root.version);
+  assert.is(root.dependencies['@mcpgen/runtime'], root.version);
+  assert.equal(root.workspaces, ['runtime']);
+  assert.not.ok('tsx' in root.dependencies, 'tsx is a run-time dependency');
+  assert.ok(root.devDependencies && 'tsx' in root.devDependencies, 'tsx is not a devDependency');
+  assert.equal(root.files, ['bin/', 'dist/mcpgen/', 'README.md', 'CHANGELOG.md']);
+});
+
+test('the published runtime manifest maps every subpath to compiled JavaScript and declarations', () => {
+  const published = runtimeManifest(runtime as unknown as Record<string, unknown>) as unknown as Manifest & { types: string };
+  assert.is(published.private, undefined);
+  assert.is(published.types, './index.d.ts');
+  assert.equal(Object.keys(published.exports), Object.keys(runtime.exports));
+  assert.equal(published.exports['./http/stateless'], { types: './transport/http/stateless/index.d.ts', default: './transport/http/stateless/index.js' });
+  assert.is(published.exports['./package.json'], './package.json');
+  assert.equal(published.dependencies, runtime.dependencies);
+});
+
+test.run();
