@@ -99,6 +99,18 @@ function nodeModulesWith(name: string): string {
   return found;
 }
 
+/**
+ * The node_modules holding an installed runtime package whose `codegen/v1` declarations
+ * resolve (NodeNext, `types` condition); undefined when there is none, or it is not built.
+ */
+function installedRuntime(): string | undefined {
+  const nodeModules = findNodeModulesWith(RUNTIME_PACKAGE);
+  if (!nodeModules) return undefined;
+  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+  const { resolvedModule } = ts.resolveModuleName(PACKAGE_RUNTIME_IMPORT, join(dirname(nodeModules), 'index.ts'), options, ts.sys, undefined, undefined, ts.ModuleKind.ESNext);
+  return resolvedModule && existsSync(resolvedModule.resolvedFileName) ? nodeModules : undefined;
+}
+
 const COMPILER_OPTIONS = {
   target: 'ES2022',
   module: 'NodeNext',
@@ -129,7 +141,7 @@ function compile(sources: Map<string, string>, manifest: string): Map<string, st
       mkdirSync(dirname(join(src, p)), { recursive: true });
       writeFileSync(join(src, p), text);
     }
-    const installed = findNodeModulesWith(RUNTIME_PACKAGE);
+    const installed = installedRuntime();
     symlinkSync(installed ?? nodeModulesWith('ajv'), join(tmp, 'node_modules'), 'dir');
     const paths = installed ? undefined : { [PACKAGE_RUNTIME_IMPORT]: [RUNTIME_SOURCE_ENTRY] };
     const { options, errors } = ts.convertCompilerOptionsFromJson(
