@@ -15,7 +15,8 @@
  *   a draft `Client` over stateless HTTP against `mcpgen serve --http --rev draft`; a 2025-11-25
  *   `Client` and a draft `Client` against the draft package's dual-era endpoint (its legacy side
  *   the 2025-11-25 package's Streamable HTTP handler); the 2025-11-25 task receiver and
- *   requestor over the memory transport; a client spawning a server over stdio; and errors
+ *   requestor over the memory transport; the draft input-required helpers and tasks extension
+ *   over the memory transport; a client spawning a server over stdio; and errors
  *   raised through both revisions are `instanceof` one `RpcError`.
  */
 import { spawn } from 'node:child_process';
@@ -323,6 +324,79 @@ await client.close();
 await server.close();
 `;
 
+/** `node draft-memory.js`: the draft package's input-required helpers (a sealed two-round tools/call) and tasks extension, over the memory transport. */
+const DRAFT_MEMORY = `import { Client, Server } from '${SLN}';
+import { RequestStateSealer, inputRequest, inputRequired, readInput } from '${SLN}/input-required';
+import { ServerFeatures } from '${SLN}/features';
+import { createMemoryPair } from '${SLN}/memory';
+import { TASKS_EXTENSION, TasksExtension } from '${SLN}/tasks';
+import { type CallToolResult, type Protocol, table } from '${SLN}';
+
+const sealer = new RequestStateSealer({ ttlMs: 60_000 });
+const server = new Server({
+  serverInfo: { name: 'mrtr', version: '1.0.0' },
+  capabilities: { tools: {} },
+  handlers: {
+    'tools/list': () => ({ resultType: 'complete', ttlMs: 0, cacheScope: 'private', tools: [{ name: 'deploy', inputSchema: { type: 'object' } }] }),
+    'tools/call': (params) => {
+      const { inputResponses, requestState } = readInput(params);
+      if (!requestState) {
+        const ask = inputRequest.elicit({ mode: 'form', message: 'Deploy?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+        return inputRequired({ inputRequests: { approve: ask }, requestState: sealer.seal('tools/call', { step: 1 }) });
+      }
+      const state = sealer.verifyRequestState<{ step: number }>(requestState, 'tools/call');
+      const answer = inputResponses.approve as { action?: string; content?: { ok?: boolean } } | undefined;
+      return { resultType: 'complete', content: [{ type: 'text', text: \`step \${state.step}: \${answer?.action} \${String(answer?.content?.ok)}\` }] };
+    },
+  },
+});
+const [clientSide, serverSide] = createMemoryPair();
+await server.connect(serverSide);
+const asked: string[] = [];
+const client = new Client({
+  clientInfo: { name: 'c', version: '1.0.0' },
+  capabilities: { elicitation: { form: {} } },
+  handlers: {
+    'elicitation/create': (p) => {
+      asked.push(p.message);
+      return { action: 'accept', content: { ok: true } };
+    },
+  },
+});
+await client.connect(clientSide);
+const result = await client.callTool({ name: 'deploy' });
+const first = result.content[0];
+const mrtr = { asked, text: first?.type === 'text' ? first.text : first?.type };
+await client.close();
+await server.close();
+
+// the tasks extension: declared in the server's capabilities; a request that does not opt in runs inline
+const tasks = new TasksExtension({ table, tools: { render: 'optional' } });
+const features = new ServerFeatures<Protocol>();
+features.tool<{ n: number }>({ name: 'render', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, handler: async (a, ctx) => (await tasks.run(ctx, (task) => \`rendered \${a.n} (task \${String(task.taskId)})\`)) as CallToolResult });
+const tasksServer = new Server({
+  serverInfo: { name: 'tasks', version: '1.0.0' },
+  capabilities: tasks.capabilities(features.capabilities()),
+  handlers: tasks.handlers(features.handlers({ table })),
+  extensionMethods: tasks.methods,
+});
+const [c2, s2] = createMemoryPair();
+await tasksServer.connect(s2);
+const tasksClient = new Client({ clientInfo: { name: 'c', version: '1.0.0' } });
+const described = await tasksClient.connect(c2);
+const rendered = await tasksClient.callTool({ name: 'render', arguments: { n: 3 } });
+const r0 = rendered.content[0];
+console.log(JSON.stringify({
+  mrtr,
+  extension: Object.keys((described.capabilities as { extensions?: object }).extensions ?? {}).includes(TASKS_EXTENSION),
+  methods: tasks.methods,
+  inline: r0?.type === 'text' ? r0.text : r0?.type,
+}));
+await tasksClient.close();
+tasks.close();
+await tasksServer.close();
+`;
+
 /** `node stdio-client.js`: spawns `node stdio-server.js` (the 2025-11-25 package) over stdio. */
 const STDIO_SERVER = `import { Server, type Tool } from '${HSN}';
 import { ErrorCode, RpcError } from '${HSN}/errors';
@@ -406,7 +480,7 @@ test('installed beside the runtime package into a fresh project: the programs an
     assert.is(installed.version, `${ROOT_PACKAGE.version}+${rev}`);
     assert.not.ok(existsSync(join(app, 'node_modules', nameOf(rev), 'node_modules')), `${rev} got a nested node_modules`);
   }
-  const programs: Record<string, string> = { 'stateless.ts': STATELESS, 'dual-era.ts': DUAL_ERA, 'tasks.ts': TASKS, 'stdio-server.ts': STDIO_SERVER, 'stdio-client.ts': STDIO_CLIENT, 'entries.ts': ENTRIES };
+  const programs: Record<string, string> = { 'stateless.ts': STATELESS, 'dual-era.ts': DUAL_ERA, 'tasks.ts': TASKS, 'draft-memory.ts': DRAFT_MEMORY, 'stdio-server.ts': STDIO_SERVER, 'stdio-client.ts': STDIO_CLIENT, 'entries.ts': ENTRIES };
   for (const rev of [HS, SL]) {
     const readme = untar(tgz.get(rev)!).find((e) => e.path === 'package/README.md')?.data.toString('utf8') ?? '';
     const example = /```ts\n([\s\S]*?)```/.exec(readme);
@@ -478,6 +552,15 @@ test('2025-11-25 package: the task receiver and requestor (tools/call as a task,
     final: 'completed',
     listed: [[true, 'completed']],
     receiver: 'TaskReceiver',
+  });
+});
+
+test('draft package: input-required rounds (elicitation, sealed requestState) and the tasks extension (declared; inline without opt-in)', async () => {
+  assert.equal(await runApp('draft-memory.js'), {
+    mrtr: { asked: ['Deploy?'], text: 'step 1: accept true' },
+    extension: true,
+    methods: ['tasks/get', 'tasks/update', 'tasks/cancel'],
+    inline: 'rendered 3 (task undefined)',
   });
 });
 
