@@ -74,11 +74,13 @@ call       Spawns <command> (or connects to --url), initializes, sends one reque
            --progress prints progress to stderr. A failed request prints the error, exits 1;
            a tools/call result with isError: true (the tool reported an error) is printed, exits 4.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
-           its generated code compiled to JavaScript with declarations, the runtime it needs under
-           runtime/, entry points ., ./errors, ./features and ./transport/{stdio,memory,http-client,
-           http-server,http-fallback,http-sse-legacy}; writes <name>-<version>.tgz into --out
-           (default: .). Prints a line per revision and step (ingest, generate, runtime, compile,
-           tarball) as it ends.
+           its generated code compiled to JavaScript with declarations, on the runtime package
+           @mcpgen/runtime (a peer dependency, ^<mcpgen version>; no runtime copy), entry points .
+           and the revision's rows of the export table (./errors, ./features, ./stdio, ./memory;
+           handshake: ./http, ./http/legacy-sse, ./tasks; stateless: ./http/stateless, ./dual-era,
+           ./tasks, ./input-required, ./subscriptions, ./cache); writes <name>-<version>.tgz into
+           --out (default: .). Prints a line per revision and step (ingest, generate, entries,
+           compile, tarball) as it ends.
 
 Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
 --unpinned DIR generates (or packs) from any folder holding schema.json and schema.ts (revision

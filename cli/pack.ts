@@ -2,24 +2,27 @@
  * `mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]`: the installable
  * npm package of a revision, as a tarball in DIR (default: the current folder). The revisions are
  * resolved as `generate` resolves them (./inputs.ts). For each revision it prints a line per step
- * as the step ends (`<rev>: <step> <ms>ms (<what it made>)`: ingest, generate, runtime, compile,
+ * as the step ends (`<rev>: <step> <ms>ms (<what it made>)`: ingest, generate, entries, compile,
  * tarball), then the tarball's path and integrity.
  *
- * 1. generate the revision in memory with the runtime entry at `./runtime/codegen/v1.js`
- *    (the `runtimeImport` emit option), which writes the package's `package.json` too;
- * 2. copy the runtime modules reached from the generated code and from the package's entry
- *    points (`exports`) under `runtime/`; a bare import there must be one of the package's
- *    dependencies (or a `node:` built-in);
- * 3. compile everything with the TypeScript compiler API (strict, NodeNext, declarations);
+ * 1. generate the revision in memory with the runtime entry at `@mcpgen/runtime/codegen/v1`
+ *    (`PACKAGE_RUNTIME_IMPORT`, the `runtimeImport` emit option), which writes the package's
+ *    `package.json` too; every import of the generated modules must stay inside the package, be
+ *    a `node:` built-in or name the runtime package (its peer dependency);
+ * 2. write the entry modules of the revision's export table (`entries/…`, emit/package.ts
+ *    `REVISION_EXPORTS`): named re-exports from the runtime package;
+ * 3. compile the generated modules with the TypeScript compiler API (strict, NodeNext,
+ *    declarations) against the runtime's types: the installed runtime package when one is
+ *    installed beside mcpgen, else this checkout's runtime sources (type-checked, not emitted);
  *    `validators.gen.js` and its `.d.ts` ship as generated;
  * 4. write `<name>-<version>.tgz` the way npm lays it out (`package/…`), deterministically:
  *    files in code-unit order, fixed mtime (npm's 1985-10-26T08:15:00Z), mode 0644, owner 0.
  *
- * The package needs nothing of mcpgen: its only dependencies are the ones the runtime modules
- * import (see `emit/package.ts`).
+ * The package carries no runtime: an app installs the runtime package once, and every
+ * revision's package in it uses that one (one `RpcError` class, one engine).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,11 +34,12 @@ import { resolveInputs } from './inputs.js';
 import { generate } from '../generator/generate.js';
 import { ingestResolved } from '../generator/ingest.js';
 import type { ProtocolModel } from '../generator/model.js';
-import { PACKAGE_ENTRIES, PACKAGE_EXCLUDED, PACKAGE_RUNTIME_IMPORT } from '../generator/emit/package.js';
+import { PACKAGE_EXCLUDED, PACKAGE_RUNTIME_IMPORT, RUNTIME_PACKAGE, packageEntries, packageEntryModules } from '../generator/emit/package.js';
 import { byCodeUnit } from '../generator/util.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const RUNTIME = join(ROOT, 'runtime');
+/** This checkout's runtime entry of generated code, the types `pack` compiles against when no runtime package is installed. */
+const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../runtime/codegen/v1.ts', import.meta.url));
 
 /** The package could not be built (a compile error, an undeclared dependency). */
 export class PackError extends Error {}
@@ -65,42 +69,46 @@ function packageOf(spec: string): string {
 const importsOf = (text: string): string[] => ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
 
 /**
- * Adds to `sources` (package path → text) every runtime module reached from `sources` and from
- * the runtime entry points, following relative imports; checks bare imports against `deps`.
+ * Checks every import of `sources` (package path → text): relative ones resolve among
+ * `sources`, bare ones are `node:` built-ins or packages of `peers`.
  */
-function addRuntimeClosure(sources: Map<string, string>, deps: ReadonlySet<string>): void {
-  const queue = [...sources.keys(), ...PACKAGE_ENTRIES.filter((e) => e.module.startsWith('runtime/')).map((e) => `${e.module}.ts`)];
-  const seen = new Set<string>();
-  while (queue.length) {
-    const file = queue.shift()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    let text = sources.get(file);
-    if (text === undefined) {
-      const disk = join(RUNTIME, file.slice('runtime/'.length));
-      if (!file.startsWith('runtime/') || !existsSync(disk)) throw new PackError(`${file}: no such runtime module (${disk})`);
-      text = readFileSync(disk, 'utf8');
-      sources.set(file, text);
-    }
+function checkImports(sources: ReadonlyMap<string, string>, peers: ReadonlySet<string>): void {
+  for (const [file, text] of sources) {
     for (const spec of importsOf(text)) {
       if (spec.startsWith('.')) {
-        const target = posix.normalize(posix.join(posix.dirname(file), spec)).replace(/\.js$/, '.ts');
-        if (target.startsWith('../')) throw new PackError(`${file} imports ${spec}, outside the package`);
-        if (sources.has(target.replace(/\.ts$/, '.js'))) continue; // validators.gen.js
-        queue.push(target);
-      } else if (!spec.startsWith('node:') && !deps.has(packageOf(spec))) {
+        const target = posix.normalize(posix.join(posix.dirname(file), spec));
+        if (!sources.has(target) && !sources.has(target.replace(/\.js$/, '.ts'))) throw new PackError(`${file} imports ${spec}: not a module of the package`);
+      } else if (!spec.startsWith('node:') && !peers.has(packageOf(spec))) {
         throw new PackError(`${file} imports ${spec}: ${packageOf(spec)} is not a dependency of the package (emit/package.ts)`);
       }
     }
   }
 }
 
-/** The first ancestor of the project holding node_modules/<name>, as that node_modules. */
-function nodeModulesWith(name: string): string {
+/** The first ancestor of the project holding node_modules/<name>, as that node_modules (undefined: none). */
+function findNodeModulesWith(name: string): string | undefined {
   for (let d = ROOT; ; d = dirname(d)) {
     if (existsSync(join(d, 'node_modules', name, 'package.json'))) return join(d, 'node_modules');
-    if (dirname(d) === d) throw new PackError(`pack needs ${name} installed beside mcpgen (not found above ${ROOT})`);
+    if (dirname(d) === d) return undefined;
   }
+}
+
+function nodeModulesWith(name: string): string {
+  const found = findNodeModulesWith(name);
+  if (!found) throw new PackError(`pack needs ${name} installed beside mcpgen (not found above ${ROOT})`);
+  return found;
+}
+
+/**
+ * The node_modules holding an installed runtime package whose `codegen/v1` declarations
+ * resolve (NodeNext, `types` condition); undefined when there is none, or it is not built.
+ */
+function installedRuntime(): string | undefined {
+  const nodeModules = findNodeModulesWith(RUNTIME_PACKAGE);
+  if (!nodeModules) return undefined;
+  const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+  const { resolvedModule } = ts.resolveModuleName(PACKAGE_RUNTIME_IMPORT, join(dirname(nodeModules), 'index.ts'), options, ts.sys, undefined, undefined, ts.ModuleKind.ESNext);
+  return resolvedModule && existsSync(resolvedModule.resolvedFileName) ? nodeModules : undefined;
 }
 
 const COMPILER_OPTIONS = {
@@ -121,7 +129,9 @@ const COMPILER_OPTIONS = {
 
 /**
  * Compiles `sources` (package path → text) in a temporary folder beside `manifest` (its
- * `"type": "module"` makes every module ESM); returns the emitted files.
+ * `"type": "module"` makes every module ESM); returns the emitted files of `sources` alone.
+ * The runtime package resolves as installed beside mcpgen; when none is, its `codegen/v1`
+ * entry maps to this checkout's runtime sources, which are type-checked but not emitted.
  */
 function compile(sources: Map<string, string>, manifest: string): Map<string, string> {
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-pack-'));
@@ -131,17 +141,27 @@ function compile(sources: Map<string, string>, manifest: string): Map<string, st
       mkdirSync(dirname(join(src, p)), { recursive: true });
       writeFileSync(join(src, p), text);
     }
-    symlinkSync(nodeModulesWith('ajv'), join(tmp, 'node_modules'), 'dir');
+    const installed = installedRuntime();
+    symlinkSync(installed ?? nodeModulesWith('ajv'), join(tmp, 'node_modules'), 'dir');
+    const paths = installed ? undefined : { [PACKAGE_RUNTIME_IMPORT]: [RUNTIME_SOURCE_ENTRY] };
     const { options, errors } = ts.convertCompilerOptionsFromJson(
-      { ...COMPILER_OPTIONS, rootDir: src, outDir: join(tmp, 'out'), typeRoots: [join(nodeModulesWith('@types/node'), '@types')] },
+      { ...COMPILER_OPTIONS, outDir: join(tmp, 'out'), paths, typeRoots: [join(nodeModulesWith('@types/node'), '@types')] },
       tmp,
     );
     if (errors.length) throw new PackError(ts.formatDiagnostics(errors, formatHost(tmp)));
     const roots = [...sources.keys()].filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts')).map((p) => join(src, p));
     const program = ts.createProgram({ rootNames: roots, options });
+    const diagnostics = [...ts.getPreEmitDiagnostics(program)];
     const out = new Map<string, string>();
-    const result = program.emit(undefined, (file, text) => out.set(relative(join(tmp, 'out'), file).split('\\').join('/'), text));
-    const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+    if (!diagnostics.length) {
+      for (const root of roots) {
+        const file = program.getSourceFile(root);
+        if (!file) throw new PackError(`${relative(src, root)}: not in the program`);
+        const base = relative(src, root).split('\\').join('/').replace(/\.ts$/, '');
+        const result = program.emit(file, (name, text) => out.set(name.endsWith('.d.ts') ? `${base}.d.ts` : `${base}.js`, text));
+        diagnostics.push(...result.diagnostics);
+      }
+    }
     if (diagnostics.length) throw new PackError(`the package does not compile:\n${ts.formatDiagnostics(diagnostics, formatHost(src))}`);
     return out;
   } finally {
@@ -155,35 +175,43 @@ const formatHost = (dir: string): ts.FormatDiagnosticsHost => ({
   getNewLine: () => '\n',
 });
 
-/** The package's README: what it is and how to connect. */
+/** The package's README: what it is, how to connect, and what each entry point gives. */
 function readme(model: ProtocolModel, name: string, version: string): string {
+  const entries = packageEntries(model).filter((e) => e.rows.length);
   return `# ${name}
 
-Model Context Protocol ${model.revision} (protocol version ${model.protocolVersion}), generated by
-mcpgen from the revision's schema: typed messages, ajv validators, method maps, dispatch, and a
-typed \`Client\` and \`Server\` over a small runtime. Version ${version}.
+Model Context Protocol ${model.revision} (protocol version ${model.protocolVersion}, ${model.lifecycle}
+lifecycle), generated by mcpgen from the revision's schema: typed messages, ajv validators, method
+maps, dispatch, and a typed \`Client\` and \`Server\`. Version ${version}.
+
+It runs on the runtime package \`${RUNTIME_PACKAGE}\`, a peer dependency: install it beside this
+package (\`npm install ${RUNTIME_PACKAGE} ${name}\`). One runtime serves every revision's package
+in an app, so errors from any of them are \`instanceof RpcError\` of \`${name}/errors\`.
 
 \`\`\`ts
-import { Server } from '${name}';
-import { StdioServerTransport } from '${name}/transport/stdio';
+import { type Protocol, Server } from '${name}';
+import { ServerFeatures } from '${name}/features';
+import { StdioServerTransport } from '${name}/stdio';
 
-const server = new Server({
-  serverInfo: { name: 'example', version: '1.0.0' },
-  capabilities: { tools: {} },
-  handlers: {
-    'tools/list': () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }),
-    'tools/call': (params) => ({ content: [{ type: 'text', text: JSON.stringify(params.arguments) }] }),
-  },
+const features = new ServerFeatures<Protocol>();
+features.tool<{ text: string }>({
+  name: 'echo',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  handler: ({ text }) => text,
 });
+const server = new Server({ serverInfo: { name: 'example', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
 await server.connect(new StdioServerTransport());
 \`\`\`
 
-Entry points: ${PACKAGE_ENTRIES.map((e) => `\`${posix.join(name, e.subpath)}\``).join(', ')}.
+Entry points:
+
+- \`${name}\`: the revision's types, \`validators\`, \`table\`, \`Client\`, \`Server\`, dispatch;
+${entries.map((e) => `- \`${posix.join(name, e.subpath)}\`: ${e.rows.map((r) => r.what).join('; ')}.`).join('\n')}
 `;
 }
 
 /** A step of building a package: its name, what it made (`11 files`), its duration in ms. */
-export type PackStep = (step: 'generate' | 'runtime' | 'compile' | 'tarball', detail: string, ms: number) => void;
+export type PackStep = (step: 'generate' | 'entries' | 'compile' | 'tarball', detail: string, ms: number) => void;
 
 /** Runs `fn`, then reports it to `onStep` with the detail `detail` derives from its result. */
 async function timed<T>(onStep: PackStep | undefined, step: Parameters<PackStep>[0], fn: () => T | Promise<T>, detail: (r: T) => string): Promise<T> {
@@ -198,18 +226,19 @@ export async function buildPackage(model: ProtocolModel, onStep?: PackStep): Pro
   const generated = await timed(onStep, 'generate', () => generate(model, { runtimeImport: PACKAGE_RUNTIME_IMPORT }), (g) => `${g.size} files`);
   const manifestText = generated.get('package.json');
   if (!manifestText) throw new PackError(`${model.revision}: the generator wrote no package.json`);
-  const manifest = JSON.parse(manifestText) as { name: string; version: string; dependencies?: Record<string, string> };
+  const manifest = JSON.parse(manifestText) as { name: string; version: string; peerDependencies?: Record<string, string>; dependencies?: Record<string, string> };
   // the revision's own modules (top level); bindings for other languages are not part of it
   const sources = new Map([...generated].filter(([p]) => !p.includes('/') && /\.(ts|js)$/.test(p) && !PACKAGE_EXCLUDED.has(p)));
-  const own = sources.size;
-  await timed(onStep, 'runtime', () => addRuntimeClosure(sources, new Set(Object.keys(manifest.dependencies ?? {}))), () => `${sources.size - own} runtime modules`);
+  checkImports(sources, new Set([...Object.keys(manifest.peerDependencies ?? {}), ...Object.keys(manifest.dependencies ?? {})]));
+  const entries = await timed(onStep, 'entries', () => packageEntryModules(model), (m) => `${m.size / 2} entry modules`);
   const files = new Map<string, Buffer>();
   const compiled = await timed(onStep, 'compile', () => compile(sources, manifestText), (c) => `${c.size} files`);
   for (const [p, text] of compiled) files.set(p, Buffer.from(text));
   for (const [p, text] of sources) if (p.endsWith('.js') || p.endsWith('.d.ts')) files.set(p, Buffer.from(text));
+  for (const [p, text] of entries) files.set(p, Buffer.from(text));
   files.set('package.json', Buffer.from(manifestText));
   files.set('README.md', Buffer.from(readme(model, manifest.name, manifest.version)));
-  for (const e of PACKAGE_ENTRIES) {
+  for (const e of packageEntries(model)) {
     for (const f of [`${e.module}.js`, `${e.module}.d.ts`]) if (!files.has(f)) throw new PackError(`entry ${e.subpath}: ${f} was not built`);
   }
   return { name: manifest.name, version: manifest.version, files: new Map([...files].sort(([a], [b]) => byCodeUnit(a, b))) };

@@ -1,7 +1,7 @@
 /**
  * Progress of the slow commands, and pack's inputs resolved as generate resolves them:
  * - `pack --unpinned <draft snapshot folder>` prints, on stdout, one line per step of the
- *   revision (ingest, generate, runtime, compile, tarball: `<rev>: <step> <ms>ms (<what>)`) before
+ *   revision (ingest, generate, entries, compile, tarball: `<rev>: <step> <ms>ms (<what>)`) before
  *   the tarball line, and writes the tarball of that folder's revision;
  * - `pack --rev <folder>` takes the folder (a missing file is named, exit 3), and pack refuses
  *   --spec-dir with --unpinned as generate does;
@@ -32,7 +32,7 @@ test(`pack --unpinned ${REV}: a line per step, then the tarball of that revision
   const steps = [
     new RegExp(`^${REV}: ingest ${ms} \\(\\d+ types\\) from --unpinned \\(unpinned\\)$`),
     new RegExp(`^${REV}: generate ${ms} \\(10 files\\)$`),
-    new RegExp(`^${REV}: runtime ${ms} \\(\\d+ runtime modules\\)$`),
+    new RegExp(`^${REV}: entries ${ms} \\(\\d+ entry modules\\)$`),
     new RegExp(`^${REV}: compile ${ms} \\(\\d+ files\\)$`),
     new RegExp(`^${REV}: tarball ${ms} \\(\\d+ files, [\\d.]+ kB\\)$`),
   ];
