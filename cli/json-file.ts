@@ -90,7 +90,7 @@ function describe(e: ErrorObject, root: unknown): [string, string] {
     case 'minItems':
       return [field, `needs at least ${String(p.limit)} item(s)`];
     case 'uniqueItems':
-      return [field, `items ${String(p.j)} and ${String(p.i)} are the same`];
+      return [field, `items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are the same`];
     case 'not':
       return [field, `${JSON.stringify(e.data)} is not allowed${schema?.description ? ` (${schema.description})` : ''}`];
     default:
