@@ -72,7 +72,7 @@ export function resolveInputs(v: InputOptions, ctx: InputContext = {}): Resolved
     return [unpinned(v.unpinned, v.rev, '--unpinned')];
   }
   const revs = v.rev === undefined || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
-  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] ?? ctx.specDir, cacheDir: ctx.cacheDir }, pins));
+  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'], projectSpecDir: ctx.specDir, cacheDir: ctx.cacheDir }, pins));
 }
 
 /** The inputs in folder `dir` as revision `rev` (default: the folder's name, which must be a valid id). */

@@ -239,7 +239,7 @@ function cmdList(args: string[], io: Io, ctx: Context): number {
   let mismatched = 0;
   for (const rev of Object.keys(pins.revisions)) {
     try {
-      const r = resolvePinned(rev, { specDir: (v['spec-dir'] as string | undefined) ?? project.specDir, cacheDir: project.cacheDir }, pins);
+      const r = resolvePinned(rev, { specDir: v['spec-dir'] as string | undefined, projectSpecDir: project.specDir, cacheDir: project.cacheDir }, pins);
       io.out(`${rev}\t${r.source}\t${dirname(r.files['schema.json'].path)}${pins.revisions[rev].lock ? `\t(${pins.revisions[rev].lock} @ ${r.commit})` : ''}`);
       found++;
     } catch (e) {

@@ -88,7 +88,13 @@ export interface ResolvedRevision {
 }
 
 export interface ResolveOptions {
+  /** A folder shaped like the upstream repository, given on the command line: used alone. */
   specDir?: string;
+  /**
+   * A folder shaped like the upstream repository from a project's config (`inputs.specDir`),
+   * used before `MCP_SPEC_DIR`; like the environment's, it gives way to the cache.
+   */
+  projectSpecDir?: string;
   cacheDir?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -116,10 +122,11 @@ function readVerified(path: string, pin: PinnedFile): ResolvedFile {
 }
 
 /**
- * Finds and verifies the inputs of one pinned revision. Candidates in order: `specDir` (else
- * `MCP_SPEC_DIR`), then the cache at the pin's commit. A spec folder whose files are missing or
- * do not match the pin (a checkout of another commit) gives way to a cache holding the pinned
- * files; when neither has them, the spec folder's problem is thrown. Throws PinError.
+ * Finds and verifies the inputs of one pinned revision. With `specDir` (`--spec-dir`) only that
+ * folder. Otherwise `projectSpecDir` (else `MCP_SPEC_DIR`), then the cache at the pin's commit:
+ * a spec folder whose files are missing or do not match the pin (a checkout of another commit,
+ * a revision pinned by the project's lock) gives way to a cache holding the pinned files; when
+ * neither has them, the spec folder's problem is thrown. Throws PinError.
  */
 export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins = loadPins()): ResolvedRevision {
   const entry = Object.hasOwn(pins.revisions, revision) ? pins.revisions[revision] : undefined;
@@ -130,8 +137,11 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
   const env = opts.env ?? process.env;
   const candidates: Array<[string, string]> = [];
   if (opts.specDir) candidates.push(['--spec-dir', resolve(opts.specDir)]);
-  else if (env.MCP_SPEC_DIR) candidates.push(['MCP_SPEC_DIR', resolve(env.MCP_SPEC_DIR)]);
-  candidates.push(['cache', join(opts.cacheDir ?? defaultCacheDir(env), commit)]);
+  else {
+    if (opts.projectSpecDir) candidates.push(['inputs.specDir', resolve(opts.projectSpecDir)]);
+    else if (env.MCP_SPEC_DIR) candidates.push(['MCP_SPEC_DIR', resolve(env.MCP_SPEC_DIR)]);
+    candidates.push(['cache', join(opts.cacheDir ?? defaultCacheDir(env), commit)]);
+  }
   let problem: PinError | undefined;
   for (const [source, dir] of candidates) {
     const paths = INPUT_FILES.map((f) => join(dir, entry.files[f].path));
@@ -157,6 +167,9 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
       if (!(e instanceof PinError)) throw e;
       problem ??= e;
     }
+  }
+  if (problem && !opts.specDir) {
+    throw new PinError(`${problem.message}; and the cache has no verified copy at ${candidates[candidates.length - 1][1]} (\`mcpgen pull\` fills it)`);
   }
   throw (
     problem ??
