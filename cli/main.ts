@@ -218,7 +218,7 @@ async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number
       onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
     });
     writeTree(join(out, model.revision), files);
-    io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? ` (pinned at ${r.commit})` : ' (unpinned)'}`);
+    io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
     for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
   }
   io.out(`generated ${inputs.length} revision(s) into ${out} in ${(performance.now() - t0).toFixed(0)}ms`);

@@ -41,7 +41,7 @@ test('a bad config exits 2 naming the file and the field', async () => {
     for (const [what, config, message] of cases) {
       const file = join(t.dir, `${what.replace(/ /g, '-')}.json`);
       writeFileSync(file, JSON.stringify(config));
-      for (const cmd of ['generate', 'check']) {
+      for (const cmd of ['generate', 'check', 'pull', 'pack']) {
         const r = await mcpgen([cmd, '--config', file]);
         assert.is(r.code, 2, `${what}: ${cmd}: exit ${r.code}\n${r.text}`);
         assert.ok(r.text.startsWith(`mcpgen ${cmd}: ${file}: ${message}`), `${what}: ${r.text}`);
