@@ -245,20 +245,50 @@ export async function pull(revisions: string[], opts: PullOptions = {}, pins = l
   return verified.map((v) => v.dest);
 }
 
-/** GETs `url`; a network failure or a non-2xx status is a PinError naming the URL and `what`. */
+/** The largest upstream file `pull` and `pin` accept (a schema.json is ~0.2 MiB). */
+export const MAX_INPUT_BYTES = 32 * 1024 * 1024;
+/** How long one download may take, in ms, before it is abandoned. */
+export const FETCH_TIMEOUT_MS = 60_000;
+
+/**
+ * GETs `url` (at most {@link MAX_INPUT_BYTES}, within {@link FETCH_TIMEOUT_MS}); a network
+ * failure, a timeout, a non-2xx status or a larger body is a PinError naming the URL and `what`.
+ */
 export async function fetchFile(url: string, what: string, doFetch: typeof fetch = fetch): Promise<Buffer> {
+  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const failed = (e: unknown): PinError => {
+    if (signal.aborted) return new PinError(`${url}: no answer for ${what} within ${FETCH_TIMEOUT_MS} ms`);
+    const cause = (e as { cause?: { message?: string } }).cause?.message;
+    return new PinError(`${url}: could not fetch ${what}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+  };
+  const tooLarge = () => new PinError(`${url}: ${what} is larger than ${MAX_INPUT_BYTES} bytes; refused`);
   let res: Response;
   try {
-    res = await doFetch(url, { redirect: 'follow' });
+    res = await doFetch(url, { redirect: 'follow', signal });
   } catch (e) {
-    const cause = (e as { cause?: { message?: string } }).cause?.message;
-    throw new PinError(`${url}: could not fetch ${what}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+    throw failed(e);
   }
   if (!res.ok) {
     await res.body?.cancel();
     throw new PinError(`${url}: HTTP ${res.status} while fetching ${what}`);
   }
-  return Buffer.from(await res.arrayBuffer());
+  if (Number(res.headers.get('content-length') ?? 0) > MAX_INPUT_BYTES) {
+    await res.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body ?? []) {
+      size += chunk.byteLength;
+      // leaving the loop cancels the stream
+      if (size > MAX_INPUT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    throw e instanceof PinError ? e : failed(e);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** Writes `data` to `path` through `<path>.part` and a rename, creating the parent folders. */

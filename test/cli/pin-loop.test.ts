@@ -20,7 +20,8 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, normalize, sep } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadPins } from '../../schema/resolve.js';
+import { main } from '../../cli/main.js';
+import { MAX_INPUT_BYTES, loadPins } from '../../schema/resolve.js';
 import { ROOT, SPEC_DIR, cli, listFiles, tempDir } from '../generator/support.js';
 
 const test = suite('cli: the pin loop of a project (config, lock, pin, pull, diff, generate, check) against a local upstream');
@@ -248,6 +249,38 @@ test('pin --from DIR: a revision mcpgen does not ship, pinned in the lock only; 
     assert.is(badFrom.code, 2, badFrom.stderr);
     assert.match(badFrom.stderr, 'expected a folder or an http(s) URL');
   } finally {
+    project.cleanup();
+  }
+});
+
+test('pin refuses an upstream file over the size bound and a 404, naming the URL; nothing written', async () => {
+  const project = tempDir('mcpgen-project-');
+  const server = createServer((req, res) => {
+    if (req.url?.startsWith('/abcdef1/')) {
+      // announces one byte more than the bound and never finishes: refused on the head
+      res.writeHead(200, { 'content-length': String(MAX_INPUT_BYTES + 1) });
+      res.write('{');
+    } else res.writeHead(404).end('not found');
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const config = join(project.dir, 'mcpgen.config.json');
+    writeFileSync(config, JSON.stringify({ inputs: { cacheDir: 'cache', baseUrl: `${origin}/{commit}/{path}` } }));
+    const lines: string[] = [];
+    const io = { out: (l: string) => void lines.push(l), err: (l: string) => void lines.push(l) };
+    const big = await main(['pin', 'big', '--commit', 'abcdef1', '--config', config], io);
+    assert.is(big, 3, lines.join('\n'));
+    assert.match(lines.join('\n'), `${origin}/abcdef1/schema/big/schema.json: schema/big/schema.json is larger than ${MAX_INPUT_BYTES} bytes; refused`);
+    lines.length = 0;
+    writeFileSync(config, JSON.stringify({ inputs: { cacheDir: 'cache' } }));
+    const missing = await main(['pin', 'big', '--commit', 'abcdef1', '--from', `${origin}/elsewhere`, '--config', config], io);
+    assert.is(missing, 3, lines.join('\n'));
+    assert.match(lines.join('\n'), `${origin}/elsewhere/schema/big/schema.json: HTTP 404 while fetching schema/big/schema.json`);
+    assert.equal(listFiles(project.dir), ['mcpgen.config.json']);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
     project.cleanup();
   }
 });
