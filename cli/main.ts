@@ -45,7 +45,8 @@ generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, 
            cpp, java, csharp, kotlin, swift (or all). Each revision's folder is wiped and
            rewritten; output is byte-identical for identical inputs.
 list       Pinned revisions and where their inputs were found (exit 3: none found, or a mismatch).
-pull       Downloads the pinned inputs into the user cache and verifies their sha256.
+pull       Downloads the pinned inputs (each at its pin's commit) into the user cache and
+           verifies their sha256 and size.
 pin        Adds or moves the pin of <rev> in the project's mcpgen.lock.json after fetching its
            schema.json + schema.ts --from a folder (the upstream layout, or the two files) or an
            http(s) URL base (<URL>/schema/<rev>/schema.json, or a {repository}/{commit}/{path}
@@ -90,7 +91,9 @@ lock, baseUrl}; flags win over it) and the lock of pins mcpgen.lock.json beside 
 pinned there replace the pins shipped with mcpgen). A bad config or lock exits 2 naming the
 file and the field.
 
-Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
+Inputs: --spec-dir DIR (alone), else the config's inputs.specDir or $MCP_SPEC_DIR, then the cache
+(inputs.cacheDir, $MCPGEN_CACHE or ~/.cache/mcpgen): a spec folder without the pinned files gives
+way to the cache.
 --unpinned DIR generates (or packs) from any folder holding schema.json and schema.ts (revision
 id: the folder's name, or --rev); so does --rev DIR when DIR is a path (has a slash) or a folder
 that is not a pinned id. generate --target prints a line per language as it ends.
