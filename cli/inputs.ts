@@ -9,7 +9,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
-import { type ResolvedRevision, loadPins, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
+import { type Pins, type ResolvedRevision, loadPins, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
 
 /** A usage problem (bad flag or value): the CLI prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {}
@@ -37,12 +37,22 @@ export function isFolderArgument(arg: string, pins = loadPins()): boolean {
   return !Object.hasOwn(pins.revisions, arg) && existsSync(arg) && statSync(arg).isDirectory();
 }
 
+/** Where a project keeps its pins and inputs (cli/config.ts `Project`); each defaults as without a project. */
+export interface InputContext {
+  /** The pins in effect (default: those shipped with mcpgen). */
+  pins?: Pins;
+  /** The project's spec folder, used when there is no `--spec-dir`. */
+  specDir?: string;
+  cacheDir?: string;
+}
+
 /**
- * The inputs of the revisions `v` names (see the module comment). Throws UsageError on flags
- * that contradict each other or an invalid id, PinError (exit 3) on missing or mismatched inputs.
+ * The inputs of the revisions `v` names (see the module comment), pinned by `ctx.pins`. Throws
+ * UsageError on flags that contradict each other or an invalid id, PinError (exit 3) on missing
+ * or mismatched inputs.
  */
-export function resolveInputs(v: InputOptions): ResolvedRevision[] {
-  const pins = loadPins();
+export function resolveInputs(v: InputOptions, ctx: InputContext = {}): ResolvedRevision[] {
+  const pins = ctx.pins ?? loadPins();
   if (v['spec-dir'] && v.unpinned) throw new UsageError('--spec-dir and --unpinned exclude each other');
   if (!v.unpinned && v.rev !== undefined && v.rev !== 'all') {
     const parts = v.rev.split(',');
@@ -62,7 +72,7 @@ export function resolveInputs(v: InputOptions): ResolvedRevision[] {
     return [unpinned(v.unpinned, v.rev, '--unpinned')];
   }
   const revs = v.rev === undefined || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
-  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'] }, pins));
+  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'], projectSpecDir: ctx.specDir, cacheDir: ctx.cacheDir }, pins));
 }
 
 /** The inputs in folder `dir` as revision `rev` (default: the folder's name, which must be a valid id). */

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type ResolvedRevision, PinError, loadPins, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
+import { type ResolvedRevision, PinError, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
 import { UsageError, isFolderArgument, resolveInputs } from './inputs.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
@@ -17,6 +17,7 @@ import { TARGET_IDS } from '../generator/emit/bindings/index.js';
 import { IngestError } from '../generator/ingest-error.js';
 import type { ProtocolModel } from '../generator/model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
+import { ConfigError, type Project, configEmitOptions, configuredRevisions, configuredTargets, loadProject, takeConfigFlag } from './config.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
 
@@ -25,6 +26,7 @@ export { resolveInputs };
 const HELP = `mcpgen — schema-first code generator for the Model Context Protocol
 
 Usage:
+  mcpgen pin <rev> [--commit <sha>] [--from DIR|URL] [--repository owner/name]
   mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
                   [--runtime-import <specifier>]
   mcpgen list [--spec-dir DIR]
@@ -47,7 +49,14 @@ generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, 
            the output (no machine path in any file). Generated code imports the runtime from
            --runtime-import (default @mcpgen/runtime/codegen/v1: install @mcpgen/runtime).
 list       Pinned revisions and where their inputs were found (exit 3: none found, or a mismatch).
-pull       Downloads the pinned inputs into the user cache and verifies their sha256.
+pull       Downloads the pinned inputs (each at its pin's commit) into the user cache and
+           verifies their sha256 and size.
+pin        Adds or moves the pin of <rev> in the project's mcpgen.lock.json after fetching its
+           schema.json + schema.ts --from a folder (the upstream layout, or the two files) or an
+           http(s) URL base (<URL>/schema/<rev>/schema.json, or a {repository}/{commit}/{path}
+           template; default: the config's inputs.baseUrl, else raw.githubusercontent.com) and
+           hashing them; stores them in the cache. Files that differ from the pin of the same
+           commit are refused (exit 3) and nothing is written.
 diff       Semantic diff of two revisions' models: requests and notifications per direction,
            params and result fields, capabilities, types, error codes, lifecycle; each change
            flagged breaking or not for clients and for servers. A revision is a pinned id or a
@@ -82,7 +91,15 @@ pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcp
            --out (default: .). Prints a line per revision and step (ingest, generate, entries,
            compile, tarball) as it ends.
 
-Inputs: --spec-dir DIR, else $MCP_SPEC_DIR, else the cache ($MCPGEN_CACHE or ~/.cache/mcpgen).
+Project: generate, list, pull, pin, diff, check and pack read mcpgen.config.json in the working
+folder (or --config FILE: revisions, out, targets, runtimeImport, inputs.{specDir, cacheDir,
+lock, baseUrl}; flags win over it) and the lock of pins mcpgen.lock.json beside it (revisions
+pinned there replace the pins shipped with mcpgen). A bad config or lock exits 2 naming the
+file and the field.
+
+Inputs: --spec-dir DIR (alone), else the config's inputs.specDir or $MCP_SPEC_DIR, then the cache
+(inputs.cacheDir, $MCPGEN_CACHE or ~/.cache/mcpgen): a spec folder without the pinned files gives
+way to the cache.
 --unpinned DIR generates (or packs) from any folder holding schema.json and schema.ts (revision
 id: the folder's name, or --rev); so does --rev DIR when DIR is a path (has a slash) or a folder
 that is not a pinned id. generate --target prints a line per language as it ends.
@@ -184,27 +201,31 @@ export function parseRuntimeImport(value: string | undefined): string | undefine
   return value;
 }
 
-/** The options `generate` and `check` share: inputs, output folder, binding targets, runtime import. */
-function generationOptions(args: string[]) {
+/**
+ * The options `generate` and `check` share: inputs, output folder, binding targets, emit
+ * options; each flag, else the project's config (./config.ts), else the default.
+ */
+function generationOptions(args: string[], project: Project) {
   const { values: v } = parse(args, {
     rev: { type: 'string' },
-    out: { type: 'string', default: 'generated' },
+    out: { type: 'string' },
     'spec-dir': { type: 'string' },
     unpinned: { type: 'string' },
     target: { type: 'string' },
     'runtime-import': { type: 'string' },
   });
-  const targets = parseTargets(v.target as string | undefined);
-  const runtimeImport = parseRuntimeImport(v['runtime-import'] as string | undefined);
-  if (!(v.out as string)) throw new UsageError('--out needs a folder');
-  const out = resolve(v.out as string);
+  const targets = parseTargets((v.target as string | undefined) ?? configuredTargets(project));
+  if (v.out === '') throw new UsageError('--out needs a folder');
+  const out = v.out !== undefined ? resolve(v.out as string) : (project.out ?? resolve('generated'));
   checkOutDir(out);
-  return { targets, out, outArg: v.out as string, runtimeImport, inputs: resolveInputs(v as never) };
+  const outArg = v.out !== undefined ? (v.out as string) : relative(process.cwd(), out) || '.';
+  const rev = (v.rev as string | undefined) ?? (v.unpinned ? undefined : configuredRevisions(project));
+  return { targets, out, outArg, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
 }
 
-async function cmdGenerate(args: string[], io: Io): Promise<number> {
+async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number> {
   const t0 = performance.now();
-  const { targets, out, runtimeImport, inputs } = generationOptions(args);
+  const { targets, out, emit, inputs } = generationOptions(args, ctx.project());
   for (const r of inputs) checkWipe(join(out, r.revision), inputs);
   for (const r of inputs) {
     const t1 = performance.now();
@@ -212,8 +233,8 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
     const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
     const { generate } = await loadGenerate();
     const files = await generate(model, {
+      ...emit,
       targets,
-      ...(runtimeImport ? { runtimeImport } : {}),
       onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`),
       // the bindings step takes seconds per language: say each as it ends
       onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
@@ -231,16 +252,17 @@ async function cmdGenerate(args: string[], io: Io): Promise<number> {
  * `MCP_SPEC_DIR`, `cache`), or `missing` / `mismatch` and why. Exits 3 when the found inputs of
  * some revision do not match their pins, or when no revision has inputs at all.
  */
-function cmdList(args: string[], io: Io): number {
+function cmdList(args: string[], io: Io, ctx: Context): number {
   const { values: v } = parse(args, { 'spec-dir': { type: 'string' } });
-  const pins = loadPins();
+  const project = ctx.project();
+  const pins = project.pins;
   io.out(`upstream ${pins.upstream.repository} @ ${pins.upstream.commit}`);
   let found = 0;
   let mismatched = 0;
   for (const rev of Object.keys(pins.revisions)) {
     try {
-      const r = resolvePinned(rev, { specDir: v['spec-dir'] as string | undefined }, pins);
-      io.out(`${rev}\t${r.source}\t${dirname(r.files['schema.json'].path)}`);
+      const r = resolvePinned(rev, { specDir: v['spec-dir'] as string | undefined, projectSpecDir: project.specDir, cacheDir: project.cacheDir }, pins);
+      io.out(`${rev}\t${r.source}\t${dirname(r.files['schema.json'].path)}${pins.revisions[rev].lock ? `\t(${pins.revisions[rev].lock} @ ${r.commit})` : ''}`);
       found++;
     } catch (e) {
       const message = (e as Error).message;
@@ -260,24 +282,27 @@ function cmdList(args: string[], io: Io): number {
   return EXIT.ok;
 }
 
-async function cmdPull(args: string[], io: Io): Promise<number> {
+async function cmdPull(args: string[], io: Io, ctx: Context): Promise<number> {
   const { values: v } = parse(args, { rev: { type: 'string' }, 'base-url': { type: 'string' } });
-  const pins = loadPins();
-  const revs = !v.rev || v.rev === 'all' ? Object.keys(pins.revisions) : (v.rev as string).split(',');
-  const written = await pull(revs, { baseUrl: v['base-url'] as string | undefined, log: io.out }, pins);
+  const project = ctx.project();
+  const pins = project.pins;
+  const rev = (v.rev as string | undefined) ?? configuredRevisions(project);
+  const revs = !rev || rev === 'all' ? Object.keys(pins.revisions) : rev.split(',');
+  const baseUrl = (v['base-url'] as string | undefined) ?? project.baseUrl;
+  const written = await pull(revs, { baseUrl, cacheDir: project.cacheDir, log: io.out }, pins);
   io.out(`pulled ${written.length} file(s); ${revs.length} revision(s) verified`);
   return EXIT.ok;
 }
 
 /** A pinned revision id, or a folder holding schema.json + schema.ts. */
-function revisionInput(arg: string, specDir: string | undefined): ResolvedRevision {
+function revisionInput(arg: string, specDir: string | undefined, project: Project): ResolvedRevision {
   // a pinned id wins over a folder of that name in the working directory (write ./<id> for the folder)
-  if (isFolderArgument(arg)) return resolveUnpinned(arg, undefined, 'folder');
+  if (isFolderArgument(arg, project.pins)) return resolveUnpinned(arg, undefined, 'folder');
   if (arg === 'all' || arg.includes(',')) throw new UsageError(`diff compares two revisions, not "${arg}"`);
-  return resolveInputs({ rev: arg, 'spec-dir': specDir })[0];
+  return resolveInputs({ rev: arg, 'spec-dir': specDir }, project)[0];
 }
 
-async function cmdDiff(args: string[], io: Io): Promise<number> {
+async function cmdDiff(args: string[], io: Io, ctx: Context): Promise<number> {
   const { values: v, positionals } = parse(args, {
     format: { type: 'string', default: 'md' },
     'fail-on': { type: 'string' },
@@ -286,7 +311,8 @@ async function cmdDiff(args: string[], io: Io): Promise<number> {
   if (positionals.length !== 2) throw new UsageError('expected two revisions: mcpgen diff <revA> <revB>');
   if (v.format !== 'md' && v.format !== 'json') throw new UsageError(`--format ${v.format}: expected md or json`);
   if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking') throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
-  const [a, b] = await Promise.all(positionals.map((p) => modelOf(revisionInput(p, v['spec-dir'] as string | undefined))));
+  const project = ctx.project();
+  const [a, b] = await Promise.all(positionals.map((p) => modelOf(revisionInput(p, v['spec-dir'] as string | undefined, project))));
   const report = diffModels(a, b);
   io.out((v.format === 'json' ? renderJson(report) : renderMarkdown(report)).trimEnd());
   return v['fail-on'] === 'breaking' && hasBreaking(report) ? EXIT.failed : EXIT.ok;
@@ -307,8 +333,8 @@ function listTree(dir: string): string[] {
   return out.sort();
 }
 
-async function cmdCheck(args: string[], io: Io): Promise<number> {
-  const { targets, out, outArg, runtimeImport, inputs } = generationOptions(args);
+async function cmdCheck(args: string[], io: Io, ctx: Context): Promise<number> {
+  const { targets, out, outArg, emit, inputs } = generationOptions(args, ctx.project());
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
   let differ = 0;
   let same = 0;
@@ -316,7 +342,7 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
     for (const r of inputs) {
       const model = await modelOf(r);
       const { generate } = await loadGenerate();
-      writeTree(join(tmp, model.revision), await generate(model, { targets, ...(runtimeImport ? { runtimeImport } : {}) }));
+      writeTree(join(tmp, model.revision), await generate(model, { ...emit, targets }));
       const fresh = join(tmp, model.revision);
       const current = join(out, model.revision);
       const freshFiles = listTree(fresh);
@@ -355,15 +381,24 @@ async function cmdCheck(args: string[], io: Io): Promise<number> {
   return EXIT.ok;
 }
 
-export const COMMANDS: Record<string, (args: string[], io: Io) => number | Promise<number>> = {
+/** What a command may ask of its invocation: the project (config and lock), loaded on first use. */
+export interface Context {
+  project: () => Project;
+}
+
+/** The commands that read the project: they take `--config FILE`. */
+const PROJECT_COMMANDS = new Set(['generate', 'list', 'pull', 'pin', 'diff', 'check', 'pack']);
+
+export const COMMANDS: Record<string, (args: string[], io: Io, ctx: Context) => number | Promise<number>> = {
   generate: cmdGenerate,
   list: cmdList,
   pull: cmdPull,
+  pin: async (args, io, ctx) => (await import('./commands/pin.js')).cmdPin(args, io, ctx.project()),
   diff: cmdDiff,
   check: cmdCheck,
   serve: cmdServe,
   call: cmdCall,
-  pack: async (args, io) => (await import('./pack.js')).cmdPack(args, io),
+  pack: async (args, io, ctx) => (await import('./pack.js')).cmdPack(args, io, ctx.project()),
 };
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {
@@ -375,8 +410,14 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const run = COMMANDS[cmd];
   try {
     if (!run) throw new UsageError(`unknown command "${cmd}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
-    return await run(rest, io);
+    const { args, config } = PROJECT_COMMANDS.has(cmd) ? takeConfigFlag(rest) : { args: rest, config: undefined };
+    let project: Project | undefined;
+    return await run(args, io, { project: () => (project ??= loadProject(config)) });
   } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(`mcpgen ${cmd}: ${e.message}`);
+      return EXIT.usage;
+    }
     if (e instanceof UsageError || e instanceof CommandUsageError) {
       io.err(`mcpgen ${cmd ?? ''}: ${e.message}\n(see mcpgen --help)`);
       return EXIT.usage;

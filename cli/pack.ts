@@ -30,6 +30,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
 import { CommandUsageError, type Io } from './commands/serve.js';
+import { type Project, configuredRevisions } from './config.js';
 import { resolveInputs } from './inputs.js';
 import { generate } from '../generator/generate.js';
 import { ingestResolved } from '../generator/ingest.js';
@@ -312,15 +313,16 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
   }
 }
 
-export async function cmdPack(args: string[], io: Io): Promise<number> {
+export async function cmdPack(args: string[], io: Io, project?: Project): Promise<number> {
   const { values: v } = parse(args, {
     rev: { type: 'string' },
     out: { type: 'string', default: '.' },
     'spec-dir': { type: 'string' },
     unpinned: { type: 'string' },
   });
-  if (!v.rev && !v.unpinned) throw new CommandUsageError('--rev is required: mcpgen pack --rev <id>|all|DIR, or --unpinned DIR');
-  const inputs = resolveInputs(v as { rev?: string; 'spec-dir'?: string; unpinned?: string });
+  const rev = (v.rev as string | undefined) ?? (v.unpinned || !project ? undefined : configuredRevisions(project));
+  if (!rev && !v.unpinned) throw new CommandUsageError('--rev is required: mcpgen pack --rev <id>|all|DIR, or --unpinned DIR (or "revisions" in mcpgen.config.json)');
+  const inputs = resolveInputs({ ...(v as { 'spec-dir'?: string; unpinned?: string }), rev }, project);
   for (const r of inputs) {
     const t0 = performance.now();
     const model = ingestResolved(r);

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 const sha256 = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
@@ -19,9 +19,41 @@ export interface PinnedFile {
   sha256: string;
   size: number;
 }
+/**
+ * One revision's pin. `repository` and `commit` override the set's `upstream` ones: a project's
+ * lock (mcpgen.lock.json) pins each revision at its own commit.
+ */
+export interface RevisionPin {
+  repository?: string;
+  commit?: string;
+  files: Record<'schema.json' | 'schema.ts', PinnedFile>;
+  /** Where the pin comes from: the project's lock file (absent: shipped with mcpgen). */
+  lock?: string;
+}
 export interface Pins {
   upstream: { repository: string; commit: string; rawUrl: string };
-  revisions: Record<string, { files: Record<'schema.json' | 'schema.ts', PinnedFile> }>;
+  revisions: Record<string, RevisionPin>;
+}
+
+/** The upstream repository and commit of a revision's pin. */
+export function pinOrigin(pins: Pins, revision: string): { repository: string; commit: string } {
+  const entry = pins.revisions[revision];
+  return { repository: entry?.repository ?? pins.upstream.repository, commit: entry?.commit ?? pins.upstream.commit };
+}
+
+/** `<cache>/<commit>/<path>`: where `pull` and `pin` keep a pinned file. */
+export function cachePath(cacheDir: string, commit: string, path: string): string {
+  return join(cacheDir, commit, path);
+}
+
+/**
+ * The URL of upstream file `path` from `template` (default: the pins' raw URL). `{path}` (e.g.
+ * `schema/draft/schema.json`), `{repository}` and `{commit}` are filled in; a template without
+ * `{path}` is a base that gets `/<path>` appended.
+ */
+export function upstreamUrl(template: string, origin: { repository: string; commit: string }, path: string): string {
+  const t = template.includes('{path}') ? template : `${template.replace(/\/?$/, '/')}{path}`;
+  return t.replaceAll('{repository}', origin.repository).replaceAll('{commit}', origin.commit).replaceAll('{path}', path);
 }
 
 export const INPUT_FILES = ['schema.json', 'schema.ts'] as const;
@@ -56,7 +88,13 @@ export interface ResolvedRevision {
 }
 
 export interface ResolveOptions {
+  /** A folder shaped like the upstream repository, given on the command line: used alone. */
   specDir?: string;
+  /**
+   * A folder shaped like the upstream repository from a project's config (`inputs.specDir`),
+   * used before `MCP_SPEC_DIR`; like the environment's, it gives way to the cache.
+   */
+  projectSpecDir?: string;
   cacheDir?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -83,39 +121,59 @@ function readVerified(path: string, pin: PinnedFile): ResolvedFile {
   return { path, text: buf.toString('utf8'), sha256: actual, size: buf.length };
 }
 
-/** Finds and verifies the inputs of one pinned revision. Throws PinError. */
+/**
+ * Finds and verifies the inputs of one pinned revision. With `specDir` (`--spec-dir`) only that
+ * folder. Otherwise `projectSpecDir` (else `MCP_SPEC_DIR`), then the cache at the pin's commit:
+ * a spec folder whose files are missing or do not match the pin (a checkout of another commit,
+ * a revision pinned by the project's lock) gives way to a cache holding the pinned files; when
+ * neither has them, the spec folder's problem is thrown. Throws PinError.
+ */
 export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins = loadPins()): ResolvedRevision {
-  const entry = pins.revisions[revision];
+  const entry = Object.hasOwn(pins.revisions, revision) ? pins.revisions[revision] : undefined;
   if (!entry) {
-    throw new PinError(`unknown revision "${revision}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts)`);
+    throw new PinError(`unknown revision "${revision}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${revision})`);
   }
+  const { commit } = pinOrigin(pins, revision);
   const env = opts.env ?? process.env;
   const candidates: Array<[string, string]> = [];
   if (opts.specDir) candidates.push(['--spec-dir', resolve(opts.specDir)]);
-  else if (env.MCP_SPEC_DIR) candidates.push(['MCP_SPEC_DIR', resolve(env.MCP_SPEC_DIR)]);
-  candidates.push(['cache', join(opts.cacheDir ?? defaultCacheDir(env), pins.upstream.commit)]);
+  else {
+    if (opts.projectSpecDir) candidates.push(['inputs.specDir', resolve(opts.projectSpecDir)]);
+    else if (env.MCP_SPEC_DIR) candidates.push(['MCP_SPEC_DIR', resolve(env.MCP_SPEC_DIR)]);
+    candidates.push(['cache', join(opts.cacheDir ?? defaultCacheDir(env), commit)]);
+  }
+  let problem: PinError | undefined;
   for (const [source, dir] of candidates) {
     const paths = INPUT_FILES.map((f) => join(dir, entry.files[f].path));
     if (!paths.every((p) => existsSync(p))) {
       if (source !== 'cache') {
         const missing = paths.filter((p) => !existsSync(p));
-        throw new PinError(`${source} ${dir}: missing ${missing.join(', ')}`);
+        problem ??= new PinError(`${source} ${dir}: missing ${missing.join(', ')}`);
       }
       continue;
     }
-    return {
-      revision,
-      files: {
-        'schema.json': readVerified(paths[0], entry.files['schema.json']),
-        'schema.ts': readVerified(paths[1], entry.files['schema.ts']),
-      },
-      source,
-      pinned: true,
-      commit: pins.upstream.commit,
-    };
+    try {
+      return {
+        revision,
+        files: {
+          'schema.json': readVerified(paths[0], entry.files['schema.json']),
+          'schema.ts': readVerified(paths[1], entry.files['schema.ts']),
+        },
+        source,
+        pinned: true,
+        commit,
+      };
+    } catch (e) {
+      if (!(e instanceof PinError)) throw e;
+      problem ??= e;
+    }
   }
-  throw new PinError(
-    `no inputs for revision ${revision}: set MCP_SPEC_DIR or --spec-dir to a folder shaped like the upstream repository, or run \`mcpgen pull\``,
+  if (problem && !opts.specDir) {
+    throw new PinError(`${problem.message}; and the cache has no verified copy at ${candidates[candidates.length - 1][1]} (\`mcpgen pull\` fills it)`);
+  }
+  throw (
+    problem ??
+    new PinError(`no inputs for revision ${revision}: set MCP_SPEC_DIR or --spec-dir to a folder shaped like the upstream repository, or run \`mcpgen pull\``)
   );
 }
 
@@ -156,43 +214,89 @@ export interface PullOptions {
  * kept. Returns the paths written.
  */
 export async function pull(revisions: string[], opts: PullOptions = {}, pins = loadPins()): Promise<string[]> {
-  const dir = join(opts.cacheDir ?? defaultCacheDir(), pins.upstream.commit);
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
   const doFetch = opts.fetch ?? fetch;
   // every file is fetched and verified before any is written: a failure leaves the cache as it was
   const verified: Array<{ dest: string; buf: Buffer; path: string; sha256: string }> = [];
   for (const rev of revisions) {
-    const entry = pins.revisions[rev];
+    const entry = Object.hasOwn(pins.revisions, rev) ? pins.revisions[rev] : undefined;
     if (!entry) throw new PinError(`unknown revision "${rev}"; pinned: ${Object.keys(pins.revisions).join(', ')}`);
+    const origin = pinOrigin(pins, rev);
     for (const f of INPUT_FILES) {
       const pin = entry.files[f];
-      const dest = join(dir, pin.path);
+      const dest = cachePath(cacheDir, origin.commit, pin.path);
       if (existsSync(dest) && sha256(readFileSync(dest)) === pin.sha256) continue;
-      const template = opts.baseUrl && !opts.baseUrl.includes('{path}') ? `${opts.baseUrl.replace(/\/?$/, '/')}{path}` : (opts.baseUrl ?? pins.upstream.rawUrl);
-      const url = template
-        .replace('{repository}', pins.upstream.repository)
-        .replace('{commit}', pins.upstream.commit)
-        .replace('{path}', pin.path);
-      let res: Response;
-      try {
-        res = await doFetch(url);
-      } catch (e) {
-        const cause = (e as { cause?: { message?: string } }).cause?.message;
-        throw new PinError(`${url}: could not fetch ${pin.path}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
-      }
-      if (!res.ok) throw new PinError(`${url}: HTTP ${res.status} while pulling ${pin.path}`);
-      const buf = Buffer.from(await res.arrayBuffer());
+      const url = upstreamUrl(opts.baseUrl ?? pins.upstream.rawUrl, origin, pin.path);
+      const buf = await fetchFile(url, pin.path, doFetch);
       const actual = sha256(buf);
-      if (actual !== pin.sha256) {
-        throw new PinError(`${url}: sha256 ${actual} does not match the pin ${pin.sha256} for ${pin.path}; nothing written`);
+      if (actual !== pin.sha256 || buf.length !== pin.size) {
+        throw new PinError(
+          `${url}: sha256 ${actual} (${buf.length} bytes) does not match the pin ${pin.sha256} (${pin.size} bytes) for ${pin.path}` +
+            `${entry.lock ? ` in ${entry.lock}` : ''}; nothing written`,
+        );
       }
       verified.push({ dest, buf, path: pin.path, sha256: actual });
     }
   }
   for (const { dest, buf, path, sha256: hash } of verified) {
-    mkdirSync(join(dest, '..'), { recursive: true });
-    writeFileSync(`${dest}.part`, buf);
-    renameSync(`${dest}.part`, dest);
+    writeAtomic(dest, buf);
     opts.log?.(`pulled ${path} (${buf.length} bytes, sha256 ${hash.slice(0, 12)})`);
   }
   return verified.map((v) => v.dest);
 }
+
+/** The largest upstream file `pull` and `pin` accept (a schema.json is ~0.2 MiB). */
+export const MAX_INPUT_BYTES = 32 * 1024 * 1024;
+/** How long one download may take, in ms, before it is abandoned. */
+export const FETCH_TIMEOUT_MS = 60_000;
+
+/**
+ * GETs `url` (at most {@link MAX_INPUT_BYTES}, within {@link FETCH_TIMEOUT_MS}); a network
+ * failure, a timeout, a non-2xx status or a larger body is a PinError naming the URL and `what`.
+ */
+export async function fetchFile(url: string, what: string, doFetch: typeof fetch = fetch): Promise<Buffer> {
+  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const failed = (e: unknown): PinError => {
+    if (signal.aborted) return new PinError(`${url}: no answer for ${what} within ${FETCH_TIMEOUT_MS} ms`);
+    const cause = (e as { cause?: { message?: string } }).cause?.message;
+    return new PinError(`${url}: could not fetch ${what}: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+  };
+  const tooLarge = () => new PinError(`${url}: ${what} is larger than ${MAX_INPUT_BYTES} bytes; refused`);
+  let res: Response;
+  try {
+    res = await doFetch(url, { redirect: 'follow', signal });
+  } catch (e) {
+    throw failed(e);
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new PinError(`${url}: HTTP ${res.status} while fetching ${what}`);
+  }
+  if (Number(res.headers.get('content-length') ?? 0) > MAX_INPUT_BYTES) {
+    await res.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body ?? []) {
+      size += chunk.byteLength;
+      // leaving the loop cancels the stream
+      if (size > MAX_INPUT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    throw e instanceof PinError ? e : failed(e);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Writes `data` to `path` through `<path>.part` and a rename, creating the parent folders. */
+export function writeAtomic(path: string, data: Uint8Array | string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.part`, data);
+  renameSync(`${path}.part`, path);
+}
+
+/** The sha256 of `data`, lowercase hex. */
+export { sha256 };

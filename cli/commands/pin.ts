@@ -1,0 +1,149 @@
+/**
+ * `mcpgen pin <rev> [--commit <sha>] [--from DIR|URL] [--repository owner/name] [--config FILE]`:
+ * adds or moves the pin of revision `<rev>` in the project's lock (mcpgen.lock.json, see
+ * ../lock.ts) after fetching its schema.json and schema.ts and hashing them (sha256, size).
+ *
+ * - `--from URL` (http or https): a raw-file base laid out like the upstream repository
+ *   (`<URL>/schema/<rev>/schema.json` and `schema.ts`), or a template with `{repository}`,
+ *   `{commit}` and `{path}`. Default: the config's `inputs.baseUrl`, else
+ *   `https://raw.githubusercontent.com/{repository}/{commit}/{path}`.
+ * - `--from DIR`: a folder laid out like the upstream repository, or one holding schema.json
+ *   and schema.ts itself.
+ * - `--commit`: the upstream commit the files are from (7–40 lowercase hex digits); default:
+ *   the commit of the revision's current pin (the lock's, else the one shipped with mcpgen).
+ * - `--repository`: default the current pin's, else the shipped upstream repository.
+ *
+ * When the revision is already pinned at that repository and commit, the fetched files must
+ * match that pin: upstream files at one commit do not change, so a difference is tampering or
+ * a wrong source, refused with a PinError (exit 3) naming the file and both hashes, and nothing
+ * is written. Otherwise (a new revision, or another commit) the pin is added or moved. The
+ * files are written into the cache at `<cache>/<commit>/<path>` (so `generate` finds them),
+ * then the lock is written. The project's config is not changed.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import {
+  INPUT_FILES,
+  type PinnedFile,
+  PinError,
+  cachePath,
+  defaultCacheDir,
+  fetchFile,
+  pinOrigin,
+  sha256,
+  upstreamUrl,
+  writeAtomic,
+} from '../../schema/resolve.js';
+import type { Project } from '../config.js';
+import { UsageError, checkRevisionId } from '../inputs.js';
+import { shownPath } from '../json-file.js';
+import { type LockedRevision, writeLock } from '../lock.js';
+
+interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const COMMIT = /^[0-9a-f]{7,40}$/;
+const REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+interface Fetched {
+  /** Where the bytes were read from (URL or file path), for messages. */
+  from: string;
+  buf: Buffer;
+}
+
+/** Reads the two input files of `rev` from folder `dir`: the upstream layout, else the folder itself. */
+function readFromDir(dir: string, paths: Record<(typeof INPUT_FILES)[number], string>): Record<string, Fetched> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new PinError(`--from ${dir}: no such folder`);
+  const layouts = [INPUT_FILES.map((f) => join(dir, paths[f])), INPUT_FILES.map((f) => join(dir, f))];
+  const found = layouts.find((l) => l.every((p) => existsSync(p)));
+  if (!found) {
+    throw new PinError(`--from ${dir}: holds neither ${INPUT_FILES.map((f) => paths[f]).join(' + ')} nor ${INPUT_FILES.join(' + ')}`);
+  }
+  const out: Record<string, Fetched> = {};
+  INPUT_FILES.forEach((f, i) => {
+    if (!statSync(found[i]).isFile()) throw new PinError(`--from ${found[i]}: not a file`);
+    out[f] = { from: found[i], buf: readFileSync(found[i]) };
+  });
+  return out;
+}
+
+/** `mcpgen pin` (see the module comment). Exit 0 when the lock holds the pin. */
+export async function cmdPin(args: string[], io: Io, project: Project): Promise<number> {
+  const { values: v, positionals } = parse(args, {
+    commit: { type: 'string' },
+    from: { type: 'string' },
+    repository: { type: 'string' },
+  });
+  if (positionals.length !== 1) throw new UsageError('expected one revision: mcpgen pin <rev> [--commit <sha>] [--from DIR|URL]');
+  const rev = positionals[0];
+  checkRevisionId(rev);
+  const pins = project.pins;
+  const current = Object.hasOwn(pins.revisions, rev) ? pins.revisions[rev] : undefined;
+  const was = current ? pinOrigin(pins, rev) : undefined;
+  const commit = (v.commit as string | undefined) ?? was?.commit;
+  if (commit === undefined) throw new UsageError(`${rev} is not pinned yet: give the upstream commit its files are from (--commit <sha>)`);
+  if (!COMMIT.test(commit)) throw new UsageError(`--commit ${commit}: expected 7 to 40 lowercase hex digits`);
+  const repository = (v.repository as string | undefined) ?? was?.repository ?? pins.upstream.repository;
+  if (!REPOSITORY.test(repository)) throw new UsageError(`--repository ${repository}: expected owner/name`);
+  // the same repository and commit: the files must be the pinned ones
+  const expected = current && was?.commit === commit && was.repository === repository ? current : undefined;
+
+  const paths = { 'schema.json': current?.files['schema.json'].path ?? `schema/${rev}/schema.json`, 'schema.ts': current?.files['schema.ts'].path ?? `schema/${rev}/schema.ts` };
+  const source = (v.from as string | undefined) ?? project.baseUrl ?? pins.upstream.rawUrl;
+  const isUrl = /^https?:\/\//i.test(source);
+  if (!isUrl && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(source)) throw new UsageError(`--from ${source}: expected a folder or an http(s) URL`);
+  let fetched: Record<string, Fetched>;
+  if (isUrl) {
+    fetched = {};
+    for (const f of INPUT_FILES) {
+      const url = upstreamUrl(source, { repository, commit }, paths[f]);
+      fetched[f] = { from: url, buf: await fetchFile(url, paths[f]) };
+    }
+  } else {
+    fetched = readFromDir(resolve(source), paths);
+  }
+
+  const files = {} as Record<(typeof INPUT_FILES)[number], PinnedFile>;
+  for (const f of INPUT_FILES) {
+    const { from, buf } = fetched[f];
+    const hash = sha256(buf);
+    const pin = expected?.files[f];
+    if (pin && (pin.sha256 !== hash || pin.size !== buf.length)) {
+      throw new PinError(
+        `${from}: sha256 ${hash} (${buf.length} bytes) does not match the pin of ${rev} at ${repository}@${commit}: ` +
+          `${pin.sha256} (${pin.size} bytes) for ${pin.path}${expected!.lock ? ` in ${expected!.lock}` : ' (shipped with mcpgen)'}; ` +
+          'files at one commit do not change: check the source, or pin another --commit; nothing written',
+      );
+    }
+    files[f] = { path: paths[f], sha256: hash, size: buf.length };
+  }
+  try {
+    const parsed: unknown = JSON.parse(fetched['schema.json'].buf.toString('utf8'));
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+  } catch (e) {
+    throw new PinError(`${fetched['schema.json'].from}: not a JSON Schema document (${(e as Error).message}); nothing written`);
+  }
+
+  const cacheDir = project.cacheDir ?? defaultCacheDir();
+  for (const f of INPUT_FILES) writeAtomic(cachePath(cacheDir, commit, paths[f]), fetched[f].buf);
+  const entry: LockedRevision = { repository, commit, files };
+  writeLock(project.lockFile, { lockVersion: 1, revisions: { ...(project.lock?.revisions ?? {}), [rev]: entry } });
+
+  const what = !current ? 'added' : expected ? (current.lock ? 'verified' : 'locked (the pin shipped with mcpgen)') : `moved from ${was!.repository}@${was!.commit}`;
+  io.out(`${rev}: ${what}: ${repository}@${commit} in ${shownPath(project.lockFile)}`);
+  for (const f of INPUT_FILES) io.out(`  ${paths[f]}  ${files[f].size} bytes  sha256 ${files[f].sha256}`);
+  const listed = project.config.revisions;
+  if (listed && !listed.includes(rev) && project.configFile) io.out(`note: ${rev} is not in "revisions" of ${shownPath(project.configFile)}: add it there to generate it`);
+  return 0;
+}

@@ -1,0 +1,121 @@
+/**
+ * Reading a project file (mcpgen.config.json, mcpgen.lock.json) against its JSON Schema
+ * (schema/config.schema.json, schema/lock.schema.json; 2020-12, checked with ajv). Every
+ * problem is a {@link ConfigError} naming the file and the field (`inputs.specDir`,
+ * `revisions[1]`, `revisions.draft.files.schema.ts.sha256`): the CLI prints it and exits 2.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
+import type { ErrorObject } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020.js';
+
+/** A project file that is missing, not JSON, or not of its schema. `file` as shown to the user. */
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string | null,
+    problem: string,
+  ) {
+    super(`${file}: ${field === null ? '' : `${field || '(top level)'}: `}${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** `path` as the user would name it: relative to the working folder when inside it. */
+export function shownPath(path: string, cwd = process.cwd()): string {
+  const rel = relative(cwd, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+type AjvInstance = InstanceType<typeof Ajv2020.default>;
+let ajv: AjvInstance | undefined;
+const compiled = new Map<string, ReturnType<AjvInstance['compile']>>();
+
+function validatorOf(schemaFile: string) {
+  let v = compiled.get(schemaFile);
+  if (!v) {
+    const Ajv = Ajv2020 as unknown as typeof Ajv2020.default;
+    ajv ??= new Ajv({ allErrors: false, verbose: true, strict: true });
+    v = ajv.compile(JSON.parse(readFileSync(new URL(`../schema/${schemaFile}`, import.meta.url), 'utf8')) as object);
+    compiled.set(schemaFile, v);
+  }
+  return v;
+}
+
+/** `/inputs/specDir` → `inputs.specDir`, `/revisions/1` → `revisions[1]` (arrays by index). */
+function fieldOf(pointer: string, data: unknown): string {
+  let field = '';
+  let node = data;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      field += `[${key}]`;
+      node = node[Number(key)];
+    } else {
+      field += field ? `.${key}` : key;
+      node = node !== null && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+    }
+  }
+  return field;
+}
+
+const kind = (x: unknown): string => (x === null ? 'null' : Array.isArray(x) ? 'array' : Number.isInteger(x) ? 'integer' : typeof x);
+const join = (field: string, key: string) => (field ? `${field}.${key}` : key);
+
+/** One ajv error as `[field, problem]`. */
+function describe(e: ErrorObject, root: unknown): [string, string] {
+  const field = fieldOf(e.instancePath, root);
+  const schema = e.parentSchema as { properties?: Record<string, unknown>; description?: string } | undefined;
+  // an error inside propertyNames is about a key of the object
+  const name = (e as { propertyName?: string }).propertyName;
+  if (name !== undefined) return [join(field, name), `invalid key ${JSON.stringify(name)}: use letters, digits, '.', '_' and '-', starting with a letter or digit`];
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const keys = Object.keys(schema?.properties ?? {});
+      return [join(field, String(p.additionalProperty)), `unknown key${keys.length ? ` (known keys: ${keys.join(', ')})` : ''}`];
+    }
+    case 'required':
+      return [join(field, String(p.missingProperty)), 'missing'];
+    case 'type':
+      return [field, `expected ${String(p.type)}, got ${kind(e.data)}`];
+    case 'enum':
+      return [field, `${JSON.stringify(e.data)} is not one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`];
+    case 'const':
+      return [field, `expected ${JSON.stringify(p.allowedValue)}, got ${JSON.stringify(e.data)}`];
+    case 'pattern':
+      return [field, `${JSON.stringify(e.data)} does not match ${String(p.pattern)}${schema?.description ? ` (${schema.description})` : ''}`];
+    case 'minLength':
+      return [field, 'must not be empty'];
+    case 'minItems':
+      return [field, `needs at least ${String(p.limit)} item(s)`];
+    case 'uniqueItems':
+      return [field, `items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are the same`];
+    case 'not':
+      return [field, `${JSON.stringify(e.data)} is not allowed${schema?.description ? ` (${schema.description})` : ''}`];
+    default:
+      return [field, e.message ?? e.keyword];
+  }
+}
+
+/**
+ * Reads `path` as JSON and checks it against `schemaFile`. Throws ConfigError: no such file,
+ * not a file, not JSON, or the first schema violation with its field.
+ */
+export function readProjectFile<T>(path: string, schemaFile: string, cwd = process.cwd()): T {
+  const shown = shownPath(path, cwd);
+  if (!existsSync(path)) throw new ConfigError(shown, null, 'no such file');
+  if (!statSync(path).isFile()) throw new ConfigError(shown, null, 'not a file');
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(shown, null, `not valid JSON: ${(e as Error).message}`);
+  }
+  const validate = validatorOf(schemaFile);
+  if (!validate(data)) {
+    const [field, problem] = describe(validate.errors![0], data);
+    throw new ConfigError(shown, field, problem);
+  }
+  return data as T;
+}
