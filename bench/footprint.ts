@@ -2,7 +2,8 @@
  * Footprint of a minimal MCP app, ours beside the official SDKs (bench/footprint/):
  * - bundle size: each minimal stdio client (imports `Client`, calls `tools/list`) and stdio
  *   server (one tool whose arguments are schema-checked) bundled by esbuild (minified, platform
- *   node, format esm), in KiB; for ours also the bytes of the generated revision (its validators
+ *   node, format esm, code splitting), in KiB: what loads at start (`bundle`) and the chunks
+ *   only `import()` reaches (`on_first_use`); for ours also the bytes of the generated revision (its validators
  *   and tables) and of ajv in each bundle. Every bundled client is run once against its bundled
  *   server before anything is measured.
  * - cold start: spawn of `node <server bundle>` until its answer to `initialize` arrives on
@@ -81,6 +82,7 @@ try {
   for (const impl of IMPLS) console.log(`# ${impl}: ${IMPL_NAMES[impl]}`);
   for (const role of ['client', 'server'] as const) {
     for (const impl of IMPLS) console.log(`footprint.${role}.${impl}.bundle: ${KiB(bundles[impl][role].bytes)} KiB`);
+    for (const impl of IMPLS) console.log(`footprint.${role}.${impl}.on_first_use: ${KiB(bundles[impl][role].lazyBytes)} KiB`);
     const groups = byGroup(bundles.mcpgen[role].inputs);
     console.log(`footprint.${role}.mcpgen.generated: ${KiB(groups['generated/2025-11-25'] ?? 0)} KiB`);
     console.log(`footprint.${role}.mcpgen.ajv: ${KiB((groups.ajv ?? 0) + (groups['ajv-formats'] ?? 0) + (groups['fast-uri'] ?? 0))} KiB`);
