@@ -6,7 +6,7 @@
  * the metafile that says which modules each output carries.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Metafile, build } from 'esbuild';
 
@@ -34,6 +34,8 @@ export interface Bundle {
   bytes: number;
   /** Bytes of the chunks reached only through `import()` (loaded on first use). */
   lazyBytes: number;
+  /** Those chunks' files. */
+  lazyFiles: string[];
   /** esbuild's metafile. */
   metafile: Metafile;
   /** Bytes loaded at start per input module path (relative to the repository root). */
@@ -77,9 +79,10 @@ export async function bundle(impl: Impl, role: Role, outDir: string, options: { 
   };
   const lazy = Object.keys(outputs).filter((o) => !eager.has(o) && !o.endsWith('.map'));
   return {
-    file: join(process.cwd(), entry),
+    file: resolve(entry),
     bytes: sum([...eager]),
     lazyBytes: sum(lazy),
+    lazyFiles: lazy.map((o) => resolve(o)),
     metafile: r.metafile,
     inputs: inputsOf([...eager]),
     lazyInputs: inputsOf(lazy),

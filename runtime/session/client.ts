@@ -82,7 +82,11 @@ export interface ClientSessionOptions<P extends ProtocolMaps> {
 
 let jsonSchema: Promise<typeof import('../protocol/json-schema.js')> | undefined;
 /** ../protocol/json-schema.ts (and ajv under it), imported once, on first use. */
-const loadJsonSchema = () => (jsonSchema ??= import('../protocol/json-schema.js'));
+const loadJsonSchema = () =>
+  (jsonSchema ??= import('../protocol/json-schema.js').catch((e: unknown) => {
+    jsonSchema = undefined; // a failed import is tried again by the next check
+    throw e;
+  }));
 
 /**
  * A successful `tools/call` result that breaks its tool's `outputSchema` (2025-11-25

@@ -4,9 +4,13 @@
  * would carries neither ajv nor the JSON Schema compiler module at start (the output check of
  * tools/call imports them on first use: a chunk of their own), and none of the validators only
  * a server uses (the params of what a client sends), while it keeps the ones a client checks.
+ * The minimal server (mcpgen-server.ts: one tool with an inputSchema), bundled the same way,
+ * starts, answers initialize and tools/list without its ajv chunk, which its first tools/call
+ * loads to compile the tool's schema; then bad arguments are refused and good ones served.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +56,58 @@ test('the minimal client bundle keeps the validators a client checks and none th
   const declared = (name: string) => new RegExp(`\\bvar ${name.replace(/\$/g, '\\$')} = validate\\d+;`).test(code);
   assert.equal(serverOnly.filter(declared), [], 'server-only validators in the client bundle');
   assert.ok(declared('ListToolsResult') && declared('CreateMessageRequestParams'), 'the result of tools/list and the params of sampling (a request the client receives) are checked by the client');
+});
+
+/** Starts `node <file>`, sends `requests` one after another (each after the previous answer), resolves with the answers. */
+function exchange(file: string, requests: Array<{ method: string; params?: unknown }>): Promise<Array<{ id: number; result?: any; error?: { code: number; message: string } }>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const answers: Array<{ id: number; result?: any; error?: { code: number; message: string } }> = [];
+    let buffered = '';
+    let stderr = '';
+    const timer = setTimeout(() => (child.kill(), reject(new Error(`no answer in 15 s; stderr: ${stderr}`))), 15_000);
+    const send = (i: number) => {
+      if (i === 1) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i, ...requests[i] })}\n`);
+    };
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d;
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        answers.push(JSON.parse(buffered.slice(0, nl)));
+        buffered = buffered.slice(nl + 1);
+        if (answers.length < requests.length) send(answers.length);
+        else {
+          clearTimeout(timer);
+          child.kill();
+          resolve(answers);
+        }
+      }
+    });
+    send(0);
+  });
+}
+
+const initialize = { method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const call = (args: Record<string, unknown>) => ({ method: 'tools/call', params: { name: 'add', arguments: args } });
+
+test('the minimal server bundle starts without ajv; the first tools/call loads it and compiles the tool schema', async () => {
+  const b = await bundle('mcpgen', 'server', join(dir, 'server'));
+  assert.equal(Object.keys(b.inputs).filter((p) => p.includes('node_modules/ajv/') || p.endsWith('runtime/protocol/json-schema.ts')), []);
+  assert.ok(Object.keys(b.lazyInputs).includes('runtime/protocol/json-schema.ts'));
+  // without the chunks it only loads on first use, the server still starts and lists its tool;
+  // the call needs them (its schema is compiled then) and fails as an internal error
+  for (const f of b.lazyFiles) rmSync(f);
+  const [init, list, failed] = await exchange(b.file, [initialize, { method: 'tools/list', params: {} }, call({ a: 1, b: 2 })]);
+  assert.is(init!.result?.protocolVersion, '2025-11-25');
+  assert.equal(list!.result?.tools.map((t: { name: string }) => t.name), ['add']);
+  assert.is(failed!.error?.code, -32603);
+
+  const whole = await bundle('mcpgen', 'server', join(dir, 'server-whole'));
+  const [, bad, good] = await exchange(whole.file, [initialize, call({ a: 1 }), call({ a: 1, b: 2 })]);
+  assert.equal(bad!.result, { content: [{ type: 'text', text: 'Invalid arguments for tool add: b: is required' }], isError: true });
+  assert.equal(good!.result?.content, [{ type: 'text', text: '3' }]);
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));
