@@ -11,7 +11,8 @@
  *    points (`exports`) under `runtime/`; a bare import there must be one of the package's
  *    dependencies (or a `node:` built-in);
  * 3. compile everything with the TypeScript compiler API (strict, NodeNext, declarations);
- *    `validators.gen.js` and its `.d.ts` ship as generated;
+ *    `validators.gen.js` and its `.d.ts` ship as generated, and so do runtime modules written as
+ *    JavaScript with declarations (`runtime/protocol/meta-schema.gen.js`);
  * 4. write `<name>-<version>.tgz` the way npm lays it out (`package/…`), deterministically:
  *    files in code-unit order, fixed mtime (npm's 1985-10-26T08:15:00Z), mode 0644, owner 0.
  *
@@ -78,9 +79,17 @@ function addRuntimeClosure(sources: Map<string, string>, deps: ReadonlySet<strin
     let text = sources.get(file);
     if (text === undefined) {
       const disk = join(RUNTIME, file.slice('runtime/'.length));
-      if (!file.startsWith('runtime/') || !existsSync(disk)) throw new PackError(`${file}: no such runtime module (${disk})`);
-      text = readFileSync(disk, 'utf8');
-      sources.set(file, text);
+      const js = disk.replace(/\.ts$/, '.js');
+      if (file.startsWith('runtime/') && !existsSync(disk) && existsSync(js) && existsSync(js.replace(/\.js$/, '.d.ts'))) {
+        // a module generated as JavaScript with its declarations (protocol/meta-schema.gen.js): shipped as it is
+        text = readFileSync(js, 'utf8');
+        sources.set(file.replace(/\.ts$/, '.js'), text);
+        sources.set(file.replace(/\.ts$/, '.d.ts'), readFileSync(js.replace(/\.js$/, '.d.ts'), 'utf8'));
+      } else {
+        if (!file.startsWith('runtime/') || !existsSync(disk)) throw new PackError(`${file}: no such runtime module (${disk})`);
+        text = readFileSync(disk, 'utf8');
+        sources.set(file, text);
+      }
     }
     for (const spec of importsOf(text)) {
       if (spec.startsWith('.')) {
