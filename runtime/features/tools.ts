@@ -15,15 +15,15 @@
  *   something a model can correct, so it is not reported as a tool execution error).
  *
  * Tool schemas are checked against the JSON Schema 2020-12 meta-schema at registration
- * (../protocol/schema-check.ts, precompiled: no ajv) and compiled by ../protocol/json-schema.ts
- * (ajv, loaded then; JSON Schema 2020-12, once per distinct schema in the process, own
- * properties only) on the tool's first call: a server starts without loading ajv. A schema
- * that passes the meta-schema and still does not compile (a `$ref` that resolves nowhere, a
- * `pattern` that is no regular expression) fails its first call with -32603, naming the tool.
+ * (../protocol/schema-check.ts, precompiled: ajv never compiles the meta-schema) and compiled by
+ * ../protocol/json-schema.ts (ajv; JSON Schema 2020-12, once per distinct schema in the process,
+ * own properties only) on the tool's first call, in the same turn. A schema that passes the
+ * meta-schema and still does not compile (a `$ref` that resolves nowhere, a `pattern` that is no
+ * regular expression) fails its first call with -32603, naming the tool.
  */
 export { describeValidation };
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import type { ValidateFunction } from '../protocol/json-schema.js';
+import { type ValidateFunction, compileSchema } from '../protocol/json-schema.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { setOwn } from '../jsonrpc/own.js';
 import { structuredContentAllowed } from '../protocol/table.js';
@@ -83,18 +83,13 @@ export interface CompiledTool {
   compiled?: { input: ValidateFunction; output: ValidateFunction | undefined };
 }
 
-let jsonSchema: Promise<typeof import('../protocol/json-schema.js')> | undefined;
-
 /**
- * The compiled validators of `tool`: ajv is imported and the schemas compiled on the first call.
+ * The compiled validators of `tool`: its schemas are compiled on its first call, synchronously
+ * (the handler starts in the same turn as before, a cancellation cannot slip in between).
  * @throws RpcError -32603 naming the tool when a schema does not compile.
  */
-export async function validatorsOf(tool: CompiledTool): Promise<NonNullable<CompiledTool['compiled']>> {
+export function validatorsOf(tool: CompiledTool): NonNullable<CompiledTool['compiled']> {
   if (tool.compiled) return tool.compiled;
-  const { compileSchema } = await (jsonSchema ??= import('../protocol/json-schema.js').catch((e: unknown) => {
-    jsonSchema = undefined; // a failed import is tried again by the next call
-    throw e;
-  }));
   try {
     const input = compileSchema(tool.inputSchema, `inputSchema of tool ${tool.def.name}`);
     const output = tool.outputSchema ? compileSchema(tool.outputSchema, `outputSchema of tool ${tool.def.name}`) : undefined;
@@ -132,7 +127,7 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
   const name = String(p.name);
   if (!tool) throw invalid(`Unknown tool: ${name}`, { name });
   const args = p.arguments ?? {};
-  const { input, output } = await validatorsOf(tool);
+  const { input, output } = validatorsOf(tool);
   if (!input(args)) {
     const problems = describeValidation(input.errors);
     return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }], isError: true };

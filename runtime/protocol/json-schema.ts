@@ -6,7 +6,7 @@
  * (ajv `ownProperties`): `required: ["constructor"]` is not met by the inherited one, and a
  * declared `__proto__` property is checked like any other. The meta-schema check is
  * ./schema-check.ts's (precompiled): ajv compiles only the schemas themselves. This module loads
- * ajv: the client and the tools import it on first use.
+ * ajv: the client imports it on its first output check.
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
@@ -26,6 +26,10 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 1000;
 let ajv: InstanceType<typeof Ajv2020Module.default> | undefined;
+let compilations = 0;
+
+/** How many schemas ajv has compiled in this process (a cached one is not compiled again). */
+export const compiledSchemas = (): number => compilations;
 
 /**
  * The validator of `schema` (cached by its JSON text).
@@ -50,6 +54,7 @@ export function compileSchema(schema: JsonSchema, what: string): ValidateFunctio
     const compiled: unknown = JSON.parse(text);
     declareProtoKeys(compiled);
     const validate = ajv.compile(compiled as JsonSchema);
+    compilations++;
     validators.set(text, validate);
     return validate;
   } catch (e) {

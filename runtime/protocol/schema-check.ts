@@ -3,7 +3,7 @@
  * the dialect it is read in and its check against the JSON Schema 2020-12 meta-schema
  * (./meta-schema.gen.js, compiled by scripts/meta-schema.ts), and the wording of validation
  * errors. Compiling is ./json-schema.ts's, which loads ajv; a tool's schemas are checked here at
- * registration and compiled there on first use.
+ * registration and compiled there on the tool's first call.
  */
 import validateMeta from './meta-schema.gen.js';
 import type { ValidationError } from './table.js';

@@ -4,9 +4,9 @@
  * would carries neither ajv nor the JSON Schema compiler module at start (the output check of
  * tools/call imports them on first use: a chunk of their own), and none of the validators only
  * a server uses (the params of what a client sends), while it keeps the ones a client checks.
- * The minimal server (mcpgen-server.ts: one tool with an inputSchema), bundled the same way,
- * starts, answers initialize and tools/list without its ajv chunk, which its first tools/call
- * loads to compile the tool's schema; then bad arguments are refused and good ones served.
+ * A tool's input schema is compiled by its first call (registering and listing it compile
+ * nothing), once; the minimal server (mcpgen-server.ts), bundled the same way, refuses bad
+ * arguments and serves good ones.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,7 +15,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundle } from '../../../bench/footprint/bundle.js';
-import { clientTable, serverTable } from '../../../generated/2025-11-25/index.js';
+import { Client, Server, clientTable, serverTable } from '../../../generated/2025-11-25/index.js';
+import { ServerFeatures } from '../../../runtime/features/server-features.js';
+import { compiledSchemas } from '../../../runtime/protocol/json-schema.js';
+import { createMemoryPair } from '../../../runtime/transport/memory.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpgen-footprint-test-'));
 
@@ -92,20 +95,32 @@ function exchange(file: string, requests: Array<{ method: string; params?: unkno
 const initialize = { method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
 const call = (args: Record<string, unknown>) => ({ method: 'tools/call', params: { name: 'add', arguments: args } });
 
-test('the minimal server bundle starts without ajv; the first tools/call loads it and compiles the tool schema', async () => {
+test('a tool schema is compiled on the first call, not at registration', async () => {
+  const features = new ServerFeatures();
+  const before = compiledSchemas();
+  // a schema no other test of this process compiles (schemas are cached by their text)
+  const key = `n${process.pid}x${Date.now()}`;
+  features.tool<Record<string, number>>({ name: 'add', inputSchema: { type: 'object', properties: { [key]: { type: 'number' } }, required: [key] }, handler: (a) => String(a[key]! + 1) });
+  assert.is(compiledSchemas(), before, 'registration compiled the schema');
+  const server = new Server({ serverInfo: { name: 's', version: '0' }, capabilities: features.capabilities(), handlers: features.handlers({ table: serverTable }) as never });
+  const client = new Client({ clientInfo: { name: 'c', version: '0' } });
+  const [a, b] = createMemoryPair();
+  await server.connect(b);
+  await client.connect(a);
+  assert.equal((await client.listTools()).tools.map((t) => t.name), ['add']);
+  assert.is(compiledSchemas(), before, 'listing compiled the schema');
+  assert.equal(await client.callTool({ name: 'add', arguments: { [key]: 'x' } }), { content: [{ type: 'text', text: `Invalid arguments for tool add: ${key}: must be number` }], isError: true });
+  assert.is(compiledSchemas(), before + 1);
+  assert.equal((await client.callTool({ name: 'add', arguments: { [key]: 2 } })).content, [{ type: 'text', text: '3' }]);
+  assert.is(compiledSchemas(), before + 1, 'compiled once');
+  await client.close();
+});
+
+test('the bundled minimal server refuses bad arguments and serves good ones', async () => {
   const b = await bundle('mcpgen', 'server', join(dir, 'server'));
-  assert.equal(Object.keys(b.inputs).filter((p) => p.includes('node_modules/ajv/') || p.endsWith('runtime/protocol/json-schema.ts')), []);
-  assert.ok(Object.keys(b.lazyInputs).includes('runtime/protocol/json-schema.ts'));
-  // without the chunks it only loads on first use, the server still starts and lists its tool;
-  // the call needs them (its schema is compiled then) and fails as an internal error
-  for (const f of b.lazyFiles) rmSync(f);
-  const [init, list, failed] = await exchange(b.file, [initialize, { method: 'tools/list', params: {} }, call({ a: 1, b: 2 })]);
+  const [init, list, bad, good] = await exchange(b.file, [initialize, { method: 'tools/list', params: {} }, call({ a: 1 }), call({ a: 1, b: 2 })]);
   assert.is(init!.result?.protocolVersion, '2025-11-25');
   assert.equal(list!.result?.tools.map((t: { name: string }) => t.name), ['add']);
-  assert.is(failed!.error?.code, -32603);
-
-  const whole = await bundle('mcpgen', 'server', join(dir, 'server-whole'));
-  const [, bad, good] = await exchange(whole.file, [initialize, call({ a: 1 }), call({ a: 1, b: 2 })]);
   assert.equal(bad!.result, { content: [{ type: 'text', text: 'Invalid arguments for tool add: b: is required' }], isError: true });
   assert.equal(good!.result?.content, [{ type: 'text', text: '3' }]);
 });
