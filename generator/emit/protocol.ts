@@ -35,7 +35,23 @@ function mapEntry(model: ProtocolModel, d: Def) {
   };
 }
 
-function tableEntry(d: Def) {
+/**
+ * Which validators a table carries: `both` (the revision's `table`) or those one side checks
+ * (runtime/engine/peer.ts and the layers above it): a side checks the params of what it
+ * receives and the results of every request, its own and the other side's (a result it receives,
+ * a result its handler returns); the params of what it sends it does not check, except a server
+ * the params of the embedded requests it puts in an InputRequiredResult (stateless/mrtr.ts).
+ * A bundler then keeps only the validators of the side's table the app uses.
+ */
+export type TableSide = 'both' | 'client' | 'server';
+
+function checksParams(d: Def, side: TableSide): boolean {
+  if (side === 'both') return true;
+  const receives = d.direction === (side === 'client' ? 'serverToClient' : 'clientToServer');
+  return receives || (side === 'server' && isRequest(d) && d.embedded);
+}
+
+function tableEntry(d: Def, side: TableSide) {
   const req = isRequest(d);
   return {
     method: d.method,
@@ -45,7 +61,7 @@ function tableEntry(d: Def) {
     paramsType: d.paramsType ? q(d.paramsType) : 'null',
     resultTypes: req ? [d.resultType, ...d.altResultTypes].map(q).join(', ') : '',
     paramsRequired: d.paramsRequired,
-    params: paramsValidatorName(d) ?? '',
+    params: checksParams(d, side) ? paramsValidatorName(d) ?? '' : '',
     result: req ? resultValidatorName(d) : '',
     capability: d.capability ? d.capability.map(q).join(', ') : '',
     taskAugmentable: req && d.taskAugmentable,
@@ -101,13 +117,30 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
     { name: 'ClientNotifications', doc: 'Notifications a client sends.', list: pick(model.notifications, 'clientToServer') },
     { name: 'ServerNotifications', doc: 'Notifications a server sends.', list: pick(model.notifications, 'serverToClient') },
   ].map((m) => ({ name: m.name, doc: m.doc, entries: m.list.map((d) => mapEntry(model, d)) }));
-  const groups = (['requests', 'notifications'] as const).map((kind) => ({
+  const groups = (side: TableSide) => (['requests', 'notifications'] as const).map((kind) => ({
     kind,
     directions: (['clientToServer', 'serverToClient'] as const).map((direction) => ({
       direction,
-      entries: pick<Def>(model[kind], direction).map(tableEntry),
+      entries: pick<Def>(model[kind], direction).map((d) => tableEntry(d, side)),
     })),
   }));
+  const tables = [
+    {
+      name: 'table',
+      doc: ' * The runtime table: method, direction, validators and capability per method, with the\n * validators of both sides (for tools, tests and anything that checks both directions).',
+      groups: groups('both'),
+    },
+    {
+      name: 'clientTable',
+      doc: ' * The runtime table as a client uses it (the generated `Client` reads it): the validators of\n * every result, of the requests and notifications a server sends, none of what a client sends.',
+      groups: groups('client'),
+    },
+    {
+      name: 'serverTable',
+      doc: ' * The runtime table as a server uses it (the generated `Server` and `createServerDispatch`\n * read it): the validators of every result, of the requests and notifications a client sends,\n * and of the embedded requests a server puts in an InputRequiredResult; none of what else it sends.',
+      groups: groups('server'),
+    },
+  ];
   const errorCodes = Object.entries(model.errorCodes)
     .sort(([a], [b]) => byCodeUnit(a, b))
     .map(([name, code]) => ({ name, code }));
@@ -125,7 +158,7 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const http = { ...model.http, assumedVersion: model.http.assumedVersion === null ? 'null' : q(model.http.assumedVersion) };
   const loggingLevels = (model.loggingLevels ?? []).map(q).join(', ');
   return new Map([
-    ['protocol.gen.ts', render('protocol', { ...base, maps, groups, errorCodes, loggingLevels, capabilities, batches, http, structuredContent })],
+    ['protocol.gen.ts', render('protocol', { ...base, maps, tables, errorCodes, loggingLevels, capabilities, batches, http, structuredContent })],
     ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
     ['index.ts', render('index', base)],
   ]);

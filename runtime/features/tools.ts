@@ -14,12 +14,17 @@
  *   ("Servers MUST provide structured results that conform to this schema": a server bug, not
  *   something a model can correct, so it is not reported as a tool execution error).
  *
- * Tool schemas are compiled by ../protocol/json-schema.ts (JSON Schema 2020-12, once per distinct
- * schema in the process, own properties only).
+ * Tool schemas are checked against the JSON Schema 2020-12 meta-schema at registration
+ * (../protocol/schema-check.ts, precompiled: ajv never compiles the meta-schema) and compiled by
+ * ../protocol/json-schema.ts (ajv; JSON Schema 2020-12, once per distinct schema in the process,
+ * own properties only) on the tool's first call, in the same turn. A schema that passes the
+ * meta-schema and still does not compile (a `$ref` that resolves nowhere, a `pattern` that is no
+ * regular expression) fails its first call with -32603, naming the tool.
  */
 export { describeValidation };
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import { type ValidateFunction, compileSchema, describeValidation } from '../protocol/json-schema.js';
+import { type ValidateFunction, compileSchema } from '../protocol/json-schema.js';
+import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { setOwn } from '../jsonrpc/own.js';
 import { structuredContentAllowed } from '../protocol/table.js';
 import type { RequestContext } from '../engine/peer.js';
@@ -69,22 +74,44 @@ export interface ToolDefinition<A = Obj, P extends ProtocolMaps = ProtocolMaps> 
   handler(args: A, ctx: RequestContext): ToolResult<P> | Promise<ToolResult<P>>;
 }
 
-/** A registered tool: its definition and compiled validators. */
+/** A registered tool: its definition, its schemas (checked) and, once called, their validators. */
 export interface CompiledTool {
   def: ToolDefinition<never>;
-  input: ValidateFunction;
-  output: ValidateFunction | undefined;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema | undefined;
+  /** Set by the first call ({@link validatorsOf}). */
+  compiled?: { input: ValidateFunction; output: ValidateFunction | undefined };
+}
+
+/**
+ * The compiled validators of `tool`: its schemas are compiled on its first call, synchronously
+ * (the handler starts in the same turn as before, a cancellation cannot slip in between).
+ * @throws RpcError -32603 naming the tool when a schema does not compile.
+ */
+export function validatorsOf(tool: CompiledTool): NonNullable<CompiledTool['compiled']> {
+  if (tool.compiled) return tool.compiled;
+  try {
+    const input = compileSchema(tool.inputSchema, `inputSchema of tool ${tool.def.name}`);
+    const output = tool.outputSchema ? compileSchema(tool.outputSchema, `outputSchema of tool ${tool.def.name}`) : undefined;
+    return (tool.compiled = { input, output });
+  } catch (e) {
+    throw new RpcError(ErrorCode.InternalError, (e as Error).message);
+  }
 }
 
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** -32602 Invalid params with `message` and `data`. */
 export const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
 
-/** Compiles a tool's schemas. @throws TypeError naming the tool when a schema is not valid JSON Schema. */
+/**
+ * Registers a tool's schemas: checked against the 2020-12 meta-schema now, compiled on the first
+ * call. @throws TypeError naming the tool when a schema is not valid JSON Schema.
+ */
 export function compileTool<A, P extends ProtocolMaps>(def: ToolDefinition<A, P>): CompiledTool {
-  const input = compileSchema(def.inputSchema ?? { type: 'object' }, `inputSchema of tool ${def.name}`);
-  const output = def.outputSchema ? compileSchema(def.outputSchema, `outputSchema of tool ${def.name}`) : undefined;
-  return { def: def as unknown as ToolDefinition<never>, input, output };
+  const inputSchema = def.inputSchema ?? { type: 'object' };
+  checkSchema(inputSchema, `inputSchema of tool ${def.name}`);
+  if (def.outputSchema) checkSchema(def.outputSchema, `outputSchema of tool ${def.name}`);
+  return { def: def as unknown as ToolDefinition<never>, inputSchema, outputSchema: def.outputSchema };
 }
 
 /** The tool as `tools/list` shows it: `inputSchema` defaults to `{ type: 'object' }`. */
@@ -100,8 +127,9 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
   const name = String(p.name);
   if (!tool) throw invalid(`Unknown tool: ${name}`, { name });
   const args = p.arguments ?? {};
-  if (!tool.input(args)) {
-    const problems = describeValidation(tool.input.errors);
+  const { input, output } = validatorsOf(tool);
+  if (!input(args)) {
+    const problems = describeValidation(input.errors);
     return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }], isError: true };
   }
   let out: LooseToolResult | string;
@@ -116,7 +144,7 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
   // a multi round-trip answer (mrtr.ts inputRequired) or a CreateTaskResult (tasks-extension.ts) goes out as built
   if (isObj(out) && (out.resultType === 'input_required' || out.resultType === 'task')) return out;
   const result: Obj = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };
-  if (tool.output && result.isError !== true) {
+  if (output && result.isError !== true) {
     // absent is undefined (or not an own member); null, 0, false and [] are values
     const value = Object.hasOwn(result, 'structuredContent') ? result.structuredContent : undefined;
     if (value === undefined) {
@@ -125,8 +153,8 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
     if (!structuredContentAllowed(ctx.table, value)) {
       throw new RpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that is not a JSON object, which protocol version ${ctx.table?.protocolVersion} requires`);
     }
-    if (!tool.output(value)) {
-      const problems = describeValidation(tool.output.errors, '(structuredContent)');
+    if (!output(value)) {
+      const problems = describeValidation(output.errors, '(structuredContent)');
       throw new RpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that fails its outputSchema: ${problems.join('; ')}`, { errors: problems });
     }
   }

@@ -4,14 +4,18 @@
  * another declared dialect is tried as 2020-12) with ajv and the formats of ./formats.ts over
  * ajv-formats' full set, once per distinct schema in the process. They see own properties only
  * (ajv `ownProperties`): `required: ["constructor"]` is not met by the inherited one, and a
- * declared `__proto__` property is checked like any other.
+ * declared `__proto__` property is checked like any other. The meta-schema check is
+ * ./schema-check.ts's (precompiled): ajv compiles only the schemas themselves. This module loads
+ * ajv: the client imports it on its first output check.
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
-import type { ErrorObject as AjvError, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { formats } from './formats.js';
+import { as2020, describeValidation, metaSchemaProblem } from './schema-check.js';
 
 export type { ValidateFunction };
+export { describeValidation };
 type JsonSchema = Record<string, unknown>;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -22,40 +26,35 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 1000;
 let ajv: InstanceType<typeof Ajv2020Module.default> | undefined;
+let compilations = 0;
 
-/** Human-readable ajv errors: `passengers: must be >= 1`, `departureDate: is required`. */
-export function describeValidation(errors: readonly AjvError[] | null | undefined, root = '(arguments)'): string[] {
-  return (errors ?? []).map((e) => {
-    const base = e.instancePath.slice(1).replace(/\//g, '.');
-    const p = e.params as { missingProperty?: string; additionalProperty?: string };
-    const at = (field: string) => `${base ? `${base}.` : ''}${field}`;
-    if (e.keyword === 'required') return `${at(p.missingProperty!)}: is required`;
-    if (e.keyword === 'additionalProperties') return `${at(p.additionalProperty!)}: is not allowed (additional property)`;
-    return `${base || root}: ${e.message ?? e.keyword}`;
-  });
-}
+/** How many schemas ajv has compiled in this process (a cached one is not compiled again). */
+export const compiledSchemas = (): number => compilations;
 
 /**
  * The validator of `schema` (cached by its JSON text).
  * @throws TypeError `<what> is not a valid JSON Schema: …` when ajv cannot compile it.
  */
 export function compileSchema(schema: JsonSchema, what: string): ValidateFunction {
-  // Only 2020-12 is compiled as such; another declared dialect is tried as 2020-12.
-  const s = typeof schema.$schema === 'string' && !schema.$schema.includes('2020-12') ? { ...schema, $schema: undefined } : schema;
+  const s = as2020(schema);
   try {
     const text = JSON.stringify(s);
     const hit = validators.get(text);
     if (hit) return hit;
+    const problem = metaSchemaProblem(s);
+    if (problem !== undefined) throw new Error(problem);
     if (validators.size >= MAX_VALIDATORS) {
       // ajv keeps every compiled schema in its scope: start a fresh one (validators in use stay valid)
       validators.clear();
       ajv = undefined;
     }
-    ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, ownProperties: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true });
+    // validateSchema off: checked above against the precompiled meta-schema, which ajv then never compiles
+    ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, ownProperties: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true, validateSchema: false });
     if (typeof s.$id === 'string') ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
     const compiled: unknown = JSON.parse(text);
     declareProtoKeys(compiled);
     const validate = ajv.compile(compiled as JsonSchema);
+    compilations++;
     validators.set(text, validate);
     return validate;
   } catch (e) {

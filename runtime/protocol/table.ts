@@ -31,7 +31,10 @@ export interface MethodEntry {
   readonly resultTypes: readonly string[];
   /** Whether `params` must be present on the wire. */
   readonly paramsRequired: boolean;
-  /** Validates `params` (undefined when the method takes none). */
+  /**
+   * Validates `params`: undefined when the method takes none, and in a side's table
+   * (`clientTable` / `serverTable` of protocol.gen.ts) for what that side sends and so never checks.
+   */
   readonly params?: Validator;
   /** Validates a result: any of `resultTypes` (requests only). */
   readonly result?: Validator;

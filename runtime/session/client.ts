@@ -18,7 +18,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
 import type { Params } from '../jsonrpc/message.js';
 import { type ClientParams, type MethodEntry, type ProtocolMaps, type ProtocolTable, errorCodeOf, structuredContentAllowed } from '../protocol/table.js';
-import { type ValidateFunction, compileSchema, describeValidation } from '../protocol/json-schema.js';
+import type { ValidateFunction } from '../protocol/json-schema.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
@@ -79,6 +79,14 @@ export interface ClientSessionOptions<P extends ProtocolMaps> {
    */
   checkToolOutput?: boolean;
 }
+
+let jsonSchema: Promise<typeof import('../protocol/json-schema.js')> | undefined;
+/** ../protocol/json-schema.ts (and ajv under it), imported once, on first use. */
+const loadJsonSchema = () =>
+  (jsonSchema ??= import('../protocol/json-schema.js').catch((e: unknown) => {
+    jsonSchema = undefined; // a failed import is tried again by the next check
+    throw e;
+  }));
 
 /**
  * A successful `tools/call` result that breaks its tool's `outputSchema` (2025-11-25
@@ -444,6 +452,9 @@ export class ClientSession<P extends ProtocolMaps> {
     }
     const schema = this.#outputSchemas.get(tool);
     if (schema === undefined) return result;
+    // the JSON Schema compiler (ajv) is loaded by the first result that has a schema to meet:
+    // a client that never meets one neither loads it nor, bundled with code splitting, carries it
+    const { compileSchema, describeValidation } = await loadJsonSchema();
     let validate: ValidateFunction;
     try {
       validate = compileSchema(schema, `outputSchema of tool ${tool}`);

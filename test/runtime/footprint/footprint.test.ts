@@ -1,0 +1,129 @@
+/**
+ * The short form of `npm run bench:footprint`: the minimal stdio client (bench/footprint/
+ * mcpgen-client.ts: imports only `Client`, calls tools/list) bundled by esbuild as a user's build
+ * would carries neither ajv nor the JSON Schema compiler module at start (the output check of
+ * tools/call imports them on first use: a chunk of their own), and none of the validators only
+ * a server uses (the params of what a client sends), while it keeps the ones a client checks.
+ * A tool's input schema is compiled by its first call (registering and listing it compile
+ * nothing), once; the minimal server (mcpgen-server.ts), bundled the same way, refuses bad
+ * arguments and serves good ones.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundle } from '../../../bench/footprint/bundle.js';
+import { Client, Server, clientTable, serverTable } from '../../../generated/2025-11-25/index.js';
+import { ServerFeatures } from '../../../runtime/features/server-features.js';
+import { compiledSchemas } from '../../../runtime/protocol/json-schema.js';
+import { createMemoryPair } from '../../../runtime/transport/memory.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcpgen-footprint-test-'));
+
+/** The validators `t` references, by the export name they have in validators.gen.js. */
+function validatorNames(t: typeof clientTable | typeof serverTable): Set<string> {
+  const names = new Set<string>();
+  const exportsOf = readFileSync(new URL('../../../generated/2025-11-25/validators.gen.js', import.meta.url), 'utf8');
+  // an export is `export const Name = validateN;`, and one function may have several names
+  const byFunction = new Map<string, string[]>();
+  for (const m of exportsOf.matchAll(/export const (\S+) = (validate\d+);/g)) byFunction.set(m[2]!, [...(byFunction.get(m[2]!) ?? []), m[1]!]);
+  for (const group of [t.requests, t.notifications]) {
+    for (const entries of [group.clientToServer, group.serverToClient]) {
+      for (const e of Object.values(entries) as Array<{ params?: { name: string }; result?: { name: string } }>) {
+        for (const v of [e.params, e.result]) for (const n of (v ? byFunction.get(v.name) : undefined) ?? []) names.add(n);
+      }
+    }
+  }
+  return names;
+}
+
+test('the minimal client bundle loads no ajv and no JSON Schema compiler at start; they wait in a chunk of their own', async () => {
+  const b = await bundle('mcpgen', 'client', dir);
+  const eager = Object.keys(b.inputs);
+  assert.ok(eager.some((p) => p.endsWith('runtime/session/client.ts')), 'the client session is in the bundle');
+  assert.equal(eager.filter((p) => /node_modules\/(ajv|ajv-formats|fast-uri)\//.test(p) || p.endsWith('runtime/protocol/json-schema.ts')), []);
+  const lazy = Object.keys(b.lazyInputs);
+  assert.ok(lazy.includes('runtime/protocol/json-schema.ts'), `json-schema.ts is in a chunk loaded on first use: ${lazy.slice(0, 5).join(', ')}`);
+  assert.ok(lazy.some((p) => p.includes('node_modules/ajv/')), 'ajv comes with it');
+});
+
+test('the minimal client bundle keeps the validators a client checks and none that only a server checks', async () => {
+  const client = validatorNames(clientTable);
+  const serverOnly = [...validatorNames(serverTable)].filter((n) => !client.has(n));
+  // what a client sends and a server checks: initialize's and tools/call's params among them
+  assert.ok(serverOnly.includes('InitializeRequestParams') && serverOnly.includes('CallToolRequestParams'), serverOnly.join(', '));
+  const b = await bundle('mcpgen', 'client', join(dir, 'plain'), { minify: false });
+  const code = readFileSync(b.file, 'utf8');
+  const declared = (name: string) => new RegExp(`\\bvar ${name.replace(/\$/g, '\\$')} = validate\\d+;`).test(code);
+  assert.equal(serverOnly.filter(declared), [], 'server-only validators in the client bundle');
+  assert.ok(declared('ListToolsResult') && declared('CreateMessageRequestParams'), 'the result of tools/list and the params of sampling (a request the client receives) are checked by the client');
+});
+
+/** Starts `node <file>`, sends `requests` one after another (each after the previous answer), resolves with the answers. */
+function exchange(file: string, requests: Array<{ method: string; params?: unknown }>): Promise<Array<{ id: number; result?: any; error?: { code: number; message: string } }>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const answers: Array<{ id: number; result?: any; error?: { code: number; message: string } }> = [];
+    let buffered = '';
+    let stderr = '';
+    const timer = setTimeout(() => (child.kill(), reject(new Error(`no answer in 15 s; stderr: ${stderr}`))), 15_000);
+    const send = (i: number) => {
+      if (i === 1) child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i, ...requests[i] })}\n`);
+    };
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.stdout.on('data', (d: Buffer) => {
+      buffered += d;
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        answers.push(JSON.parse(buffered.slice(0, nl)));
+        buffered = buffered.slice(nl + 1);
+        if (answers.length < requests.length) send(answers.length);
+        else {
+          clearTimeout(timer);
+          child.kill();
+          resolve(answers);
+        }
+      }
+    });
+    send(0);
+  });
+}
+
+const initialize = { method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const call = (args: Record<string, unknown>) => ({ method: 'tools/call', params: { name: 'add', arguments: args } });
+
+test('a tool schema is compiled on the first call, not at registration', async () => {
+  const features = new ServerFeatures();
+  const before = compiledSchemas();
+  // a schema no other test of this process compiles (schemas are cached by their text)
+  const key = `n${process.pid}x${Date.now()}`;
+  features.tool<Record<string, number>>({ name: 'add', inputSchema: { type: 'object', properties: { [key]: { type: 'number' } }, required: [key] }, handler: (a) => String(a[key]! + 1) });
+  assert.is(compiledSchemas(), before, 'registration compiled the schema');
+  const server = new Server({ serverInfo: { name: 's', version: '0' }, capabilities: features.capabilities(), handlers: features.handlers({ table: serverTable }) as never });
+  const client = new Client({ clientInfo: { name: 'c', version: '0' } });
+  const [a, b] = createMemoryPair();
+  await server.connect(b);
+  await client.connect(a);
+  assert.equal((await client.listTools()).tools.map((t) => t.name), ['add']);
+  assert.is(compiledSchemas(), before, 'listing compiled the schema');
+  assert.equal(await client.callTool({ name: 'add', arguments: { [key]: 'x' } }), { content: [{ type: 'text', text: `Invalid arguments for tool add: ${key}: must be number` }], isError: true });
+  assert.is(compiledSchemas(), before + 1);
+  assert.equal((await client.callTool({ name: 'add', arguments: { [key]: 2 } })).content, [{ type: 'text', text: '3' }]);
+  assert.is(compiledSchemas(), before + 1, 'compiled once');
+  await client.close();
+});
+
+test('the bundled minimal server refuses bad arguments and serves good ones', async () => {
+  const b = await bundle('mcpgen', 'server', join(dir, 'server'));
+  const [init, list, bad, good] = await exchange(b.file, [initialize, { method: 'tools/list', params: {} }, call({ a: 1 }), call({ a: 1, b: 2 })]);
+  assert.is(init!.result?.protocolVersion, '2025-11-25');
+  assert.equal(list!.result?.tools.map((t: { name: string }) => t.name), ['add']);
+  assert.equal(bad!.result, { content: [{ type: 'text', text: 'Invalid arguments for tool add: b: is required' }], isError: true });
+  assert.equal(good!.result?.content, [{ type: 'text', text: '3' }]);
+});
+
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+test.run();
