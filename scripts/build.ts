@@ -90,6 +90,8 @@ function buildRuntime(): Json {
   const manifest = runtimeManifest(source);
   writeJson(join(RUNTIME_OUT, 'package.json'), manifest);
   copy(join(ROOT, 'runtime', 'README.md'), join(RUNTIME_OUT, 'README.md'));
+  // modules generated as JavaScript with their declarations (protocol/meta-schema.gen.js) ship as they are
+  for (const f of filesBelow(join(ROOT, 'runtime'), (n) => n.endsWith('.gen.js') || n.endsWith('.gen.d.ts'))) copy(join(ROOT, 'runtime', f), join(RUNTIME_OUT, f));
   for (const [subpath, target] of Object.entries(manifest.exports as Record<string, unknown>)) {
     const files = typeof target === 'string' ? [target] : Object.values(target as Record<string, string>);
     for (const f of files) if (!existsSync(join(RUNTIME_OUT, f))) throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
@@ -119,7 +121,7 @@ function buildMcpgen(runtime: Json): void {
     exclude: ['../cli/docs.ts', '../generated/*/bindings', '../generated/**/parity.gen.ts'],
   });
   for (const f of filesBelow(join(ROOT, 'templates'), (n) => n.endsWith('.hbs'))) copy(join(ROOT, 'templates', f), join(MCPGEN_OUT, 'templates', f));
-  copy(join(ROOT, 'schema', 'pins.json'), join(MCPGEN_OUT, 'schema', 'pins.json'));
+  for (const f of filesBelow(join(ROOT, 'schema'), (n) => n.endsWith('.json'))) copy(join(ROOT, 'schema', f), join(MCPGEN_OUT, 'schema', f));
   for (const f of filesBelow(join(ROOT, 'generated'), (n) => n === 'validators.gen.js' || n === 'validators.gen.d.ts')) {
     if (!f.includes('bindings')) copy(join(ROOT, 'generated', f), join(MCPGEN_OUT, 'generated', f));
   }
