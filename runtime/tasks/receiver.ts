@@ -56,7 +56,6 @@
  *   The receiver listens to its store only while tasks run here, so one store shared by the
  *   receivers of many HTTP sessions holds no reference to the ended ones.
  */
-import { randomUUID } from 'node:crypto';
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import type { Peer, RequestContext, RequestHandler } from '../engine/peer.js';
@@ -125,7 +124,7 @@ export class TaskReceiverSetupError extends Error {
 export class TaskReceiver {
   readonly store: TaskStore;
   /** The owner key used when neither `owner(ctx)` nor an HTTP session id gives one. */
-  readonly ownerKey = randomUUID();
+  readonly ownerKey = globalThis.crypto.randomUUID();
   /** Methods accepted with `params.task`. */
   readonly methods: readonly string[];
   readonly #session: ReceiverSession;
