@@ -67,6 +67,9 @@ import {
   type TaskStore, TaskTransitionError, type TaskUpdate, isTerminal, relatedTaskMeta,
 } from './store.js';
 
+/** Runs `f` after pending I/O: `setImmediate` where there is one (Node, Bun, Deno), else a 0 ms timer (browsers, workers). */
+const later: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
+
 export { type TaskHandlerContext, taskOf } from './context.js';
 
 /** Tool-level `execution.taskSupport` (schema `ToolExecution`); absent means `forbidden`. */
@@ -300,7 +303,7 @@ export class TaskReceiver {
     this.#listen(true);
     const { task: _task, ...plain } = params;
     // after the CreateTaskResult is on its way: the response precedes the task's own messages
-    setImmediate(() => void this.#run(method, base, plain, ctx, task.taskId, run));
+    later(() => void this.#run(method, base, plain, ctx, task.taskId, run));
     const result: Record<string, unknown> = { task, _meta: relatedTaskMeta(task.taskId) };
     const text = method === 'tools/call' ? this.#o.immediateResponse?.(params) : undefined;
     if (text !== undefined) (result._meta as Params)[MODEL_IMMEDIATE_RESPONSE_META] = text;
