@@ -160,7 +160,8 @@ export interface DualEraHttpHandler {
  * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`, else to the
  * modern one (405). Bodies that are not JSON go to the modern handler (400 -32700). The
  * protocol version and session headers are the chosen handler's to check: which era they
- * belong to is the body's to say.
+ * belong to is the body's to say. CORS (`cors` of the modern handler's options) applies to
+ * every answer, the preflight included.
  */
 export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandler; legacy: StreamableHttpHandler }): DualEraHttpHandler {
   const { modern, legacy } = handlers;

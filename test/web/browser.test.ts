@@ -8,13 +8,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { startHttpServeProcess, type Served } from '../runtime/tasks/serve-process.js';
+import { bin, root, startHttpServeProcess, type Served } from '../runtime/tasks/serve-process.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const entry = fileURLToPath(new URL('./fixtures/page.ts', import.meta.url));
@@ -124,6 +125,14 @@ test('CORS: a preflight asking for a header the endpoint does not allow is refus
   // the same request without that header passes the preflight and reaches the endpoint (400: no initialize)
   const status = await page!.evaluate(async (u) => (await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })).status, sessionsUrl);
   assert.is(status, 400);
+});
+
+test('serve --cors-origin with something that is not an origin is a usage error (exit 2) naming the flag', async () => {
+  const r = await new Promise<{ code: number; stderr: string }>((resolve) =>
+    execFile(process.execPath, [bin, 'serve', '--http', '0', '--cors-origin', 'https://app.example/path'], { cwd: root, timeout: 30_000 }, (e, _out, stderr) =>
+      resolve({ code: e ? Number(e.code) : 0, stderr })));
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /--cors-origin needs an origin like https:\/\/app\.example .*got https:\/\/app\.example\/path/);
 });
 
 test.run();

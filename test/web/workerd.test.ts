@@ -3,7 +3,8 @@
  * miniflare): examples/worker.ts bundled by esbuild, no `node:` module, no `nodejs_compat`, and
  * code generation refused (so the tool schemas are interpreted, not compiled by ajv). Our Node
  * client talks to it over real HTTP: discovery, tools with input and output schemas, progress,
- * two input_required rounds with a sealed requestState, and a listen stream.
+ * two input_required rounds with a sealed requestState, and a listen stream; and CORS on the
+ * fetch path (preflight, allowed and refused origins).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,7 +22,7 @@ const answers: Record<string, unknown> = { 'Your name?': { name: 'Ada' } };
 test.before(async () => {
   const script = await workerBundle();
   assert.not.match(script, /from\s*["']node:/, 'the worker bundle imports no node: module');
-  mf = new Miniflare({ modules: true, script, compatibilityDate: '2025-09-01', host: '127.0.0.1', port: 0, bindings: { MCP_REQUEST_STATE_SECRET: 'a worker secret of at least 32 bytes, shared' } });
+  mf = new Miniflare({ modules: true, script, compatibilityDate: '2025-09-01', host: '127.0.0.1', port: 0, bindings: { MCP_REQUEST_STATE_SECRET: 'a worker secret of at least 32 bytes, shared', MCP_CORS_ORIGINS: 'https://app.example' } });
   url = new URL('/mcp', await mf.ready).href;
   client = new Client({
     clientInfo: { name: 'node-client', version: '1.0.0' },
@@ -95,6 +96,25 @@ test('listen: a tool registered in the worker reaches the open listen stream', a
   await sub.close();
   const tools = (await client!.listTools({})).tools.map((t) => t.name);
   assert.ok(tools.includes('extra'));
+});
+
+test('CORS on the fetch path: preflight answered, headers exposed to the allowed origin, another origin refused', async () => {
+  const pre = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region' } });
+  assert.is(pre.status, 204);
+  assert.is(pre.headers.get('access-control-allow-origin'), 'https://app.example');
+  assert.is(pre.headers.get('access-control-allow-headers'), 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region');
+  assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' };
+  const ok = await fetch(url, { method: 'POST', headers: { ...headers, Origin: 'https://app.example' }, body });
+  assert.is(ok.status, 200);
+  assert.is(ok.headers.get('access-control-allow-origin'), 'https://app.example');
+  assert.match(ok.headers.get('access-control-expose-headers') ?? '', /Mcp-Session-Id, MCP-Protocol-Version/);
+  await ok.text();
+  const evil = await fetch(url, { method: 'POST', headers: { ...headers, Origin: 'https://evil.example' }, body });
+  assert.is(evil.status, 403);
+  assert.is(evil.headers.get('access-control-allow-origin'), null);
+  await evil.text();
 });
 
 test.run();
