@@ -299,8 +299,22 @@ export class RequestStateSealer {
   }
 }
 
-/** HMAC-SHA256 (RFC 2104) in portable code: synchronous, the same bytes as node:crypto's. */
-const mac = (key: Uint8Array, body: Uint8Array): Uint8Array => hmac(sha256, key, body);
+type NativeHmac = (algorithm: 'sha256', key: Uint8Array) => { update(data: Uint8Array): { digest(): Uint8Array } };
+/**
+ * node:crypto's `createHmac` where the platform lends it without an import
+ * (`process.getBuiltinModule`: Node ≥ 20.16, Bun, Deno), so that bundles for browsers and
+ * workers never name `node:crypto`; undefined elsewhere.
+ */
+const nativeHmac: NativeHmac | undefined = (() => {
+  try {
+    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    return (typeof get === 'function' ? (get('node:crypto') as { createHmac?: NativeHmac } | undefined)?.createHmac : undefined) ?? undefined;
+  } catch {
+    return undefined;
+  }
+})();
+/** HMAC-SHA256 (RFC 2104), synchronous: native where there is one, else @noble/hashes (the same bytes). */
+const mac = (key: Uint8Array, body: Uint8Array): Uint8Array => (nativeHmac ? nativeHmac('sha256', key).update(body).digest() : hmac(sha256, key, body));
 /** A key's id: the first bytes of a MAC of a fixed label (reveals nothing of the key). */
 const keyIdOf = (key: Uint8Array): Uint8Array => mac(key, utf8Bytes('mcpgen requestState key id')).subarray(0, KEY_ID_BYTES);
 

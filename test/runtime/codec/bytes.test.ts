@@ -1,13 +1,15 @@
 /**
  * runtime/codec/bytes.ts, the node:buffer-free byte helpers, against node:buffer itself on
  * random input (fast-check), and its strict decoders on bad input; the requestState seal made
- * with them is byte-compatible with one made by node:crypto.
+ * with them is byte-compatible with one made by node:crypto, on either HMAC path.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
 import { equalBytes, fromBase64, fromBase64Url, toBase64, toBase64Url, toHex, utf8Bytes, utf8Text } from '../../../runtime/codec/bytes.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { RequestStateSealer } from '../../../runtime/stateless/mrtr.js';
 
 test('Base64, base64url and hex agree with node:buffer on random bytes, and decode back', () => {
@@ -51,6 +53,12 @@ test('requestState: a token built with node:crypto HMAC-SHA256 (the earlier seal
   assert.is(sealed.subarray(0, 6).toString('hex'), keyId.toString('hex'));
   assert.is(sealed.subarray(6, 38).toString('hex'), createHmac('sha256', secret).update(sealedBody).digest('hex'));
   assert.equal(JSON.parse(sealedBody.toString()).d, { step: 3 });
+});
+
+test('the seal HMAC of platforms without node:crypto (@noble/hashes) gives node:crypto\'s bytes', () => {
+  fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 100 }), fc.uint8Array({ maxLength: 400 }), (key, body) => {
+    assert.is(toHex(hmac(sha256, key, body)), createHmac('sha256', key).update(body).digest('hex'));
+  }), { numRuns: 200 });
 });
 
 test.run();
