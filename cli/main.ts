@@ -37,6 +37,7 @@ Usage:
   mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
                 [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
+                [--cors-origin ORIGIN]...
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
@@ -77,6 +78,8 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            Sessions idle for --session-idle-ms (default 1800000;
            0: never) end (their id then gets 404); at --max-sessions (default 10000) a new
            session evicts the least recently used idle one, or gets 503 when none is idle.
+           --cors-origin (repeatable) lets a browser app on that origin call the endpoint:
+           CORS preflight, Access-Control-Allow-Origin, the MCP headers exposed.
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;

@@ -20,6 +20,10 @@ export { createStatelessHttpHandler, StatelessHttpServerTransport } from './tran
 export type { StatelessHttpHandler, StatelessHttpOptions } from './transport/http/stateless/server.js';
 export { StatelessHttpClientTransport } from './transport/http/stateless/client.js';
 export { createDualEraHttpHandler, EraRouter, isModernRequest } from './stateless/dual-era.js';
+export { Cors, DEFAULT_EXPOSED_HEADERS } from './transport/http/io/cors.js';
+export type { CorsOptions } from './transport/http/io/cors.js';
+export { codeGenerationAllowed, schemaEngine, useSchemaEngine } from './protocol/json-schema.js';
+export type { SchemaEngine } from './protocol/json-schema.js';
 export type { DualEraHttpHandler } from './stateless/dual-era.js';
 export { decodeHeaderValue, encodeHeaderValue, paramHeaders } from './transport/http/stateless/headers.js';
 export type { ParamHeader } from './transport/http/stateless/headers.js';

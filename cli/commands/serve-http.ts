@@ -51,6 +51,8 @@ export interface HttpServeOptions {
   sessionIdleMs?: number;
   /** See {@link StreamableHttpOptions.maxSessions} (`--max-sessions`). */
   maxSessions?: number;
+  /** Origins of browser apps allowed by CORS (`--cors-origin`, repeatable). */
+  corsOrigins?: readonly string[];
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -59,7 +61,7 @@ export interface HttpServeOptions {
  * written in a URL, and the Host/Origin allow-lists for the handlers: the handlers' loopback
  * defaults on a loopback or wildcard host, else that host's names on this port.
  */
-export async function listenHttp(host: string, port: number) {
+export async function listenHttp(host: string, port: number, corsOrigins?: readonly string[]) {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -79,6 +81,8 @@ export async function listenHttp(host: string, port: number) {
   const guards = {
     allowedHosts: local ? undefined : names.map((h) => `${h}:${bound}`),
     allowedOrigins: local ? undefined : names.flatMap((h) => [`http://${h}:${bound}`, `https://${h}:${bound}`]),
+    // browser apps served from these origins may call the endpoint (preflight, exposed headers)
+    cors: corsOrigins?.length ? { allowedOrigins: corsOrigins } : undefined,
   };
   return { server, port: bound, urlHost, guards };
 }
@@ -94,7 +98,7 @@ export function servedTables(rev: { table: unknown; fallbackTables?: readonly un
  */
 export async function serveHttp(mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] }, options: HttpServeOptions): Promise<HttpServe> {
   const host = options.host ?? '127.0.0.1';
-  const { server, port, urlHost, guards } = await listenHttp(host, options.port);
+  const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins);
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,

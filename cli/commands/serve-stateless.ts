@@ -58,11 +58,13 @@ export interface StatelessServeOptions {
   sessionIdleMs?: number;
   /** Cap on the 2025-era sessions (StreamableHttpOptions.maxSessions). */
   maxSessions?: number;
+  /** Origins of browser apps allowed by CORS (`--cors-origin`). */
+  corsOrigins?: readonly string[];
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
-  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port);
+  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port, options.corsOrigins);
   const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret });
   const stateless = createStatelessHttpHandler({
     ...guards,

@@ -121,7 +121,7 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' } });
+  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' }, 'cors-origin': { type: 'string', multiple: true } });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
   const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
@@ -277,7 +277,19 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
   const reply = values.reply ?? 'auto';
   if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
+  const corsOrigins = (values['cors-origin'] as unknown as string[] | undefined) ?? [];
+  for (const o of corsOrigins) {
+    let ok = false;
+    try {
+      const u = new URL(o);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o.replace(/\/$/, '');
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new CommandUsageError(`--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${o}`);
+  }
   const limits = {
+    corsOrigins,
     sessionIdleMs: count(values['session-idle-ms'], '--session-idle-ms', 0),
     maxSessions: count(values['max-sessions'], '--max-sessions', 1),
   };

@@ -94,14 +94,14 @@ class Lane {
     this.items.add(p);
     // An armed timer is set for a deadline no later than this one: keep it, but let it hold the loop again.
     if (this.timer === undefined) this.arm(p.deadline);
-    else if (this.items.size === 1) this.timer.ref();
+    else if (this.items.size === 1) this.timer.ref?.(); // a number in browsers and workers: no ref/unref there
   }
 
   /** Removes `p`; true when the lane is now empty (its timer then no longer holds the process). */
   remove(p: PendingRequest): boolean {
     p.lane = undefined;
     if (!this.items.delete(p) || this.items.size !== 0) return false;
-    this.timer?.unref();
+    this.timer?.unref?.();
     return true;
   }
 

@@ -14,6 +14,7 @@ import type { ProtocolMaps } from '../protocol/table.js';
 import type { ResultElementOf, ResultOf } from './typed.js';
 import { type Content, type Described, type Obj, invalid, isObj } from './tools.js';
 import { ownValue, setOwn } from '../jsonrpc/own.js';
+import { toBase64 } from '../codec/bytes.js';
 import { type ParsedTemplate, UriTemplateExpander, UriTemplateMatcher } from 'uri-template-matcher';
 
 /**
@@ -147,7 +148,7 @@ export async function readResource(c: Catalog, uri: string, ctx: RequestContext)
   if (r) {
     if (r.read) return { contents: await r.read(uri, ctx) };
     const base: ResourceContents = r.mimeType ? { uri, mimeType: r.mimeType } : { uri };
-    if (r.blob !== undefined) return { contents: [{ ...base, blob: typeof r.blob === 'string' ? r.blob : Buffer.from(r.blob).toString('base64') }] };
+    if (r.blob !== undefined) return { contents: [{ ...base, blob: typeof r.blob === 'string' ? r.blob : toBase64(r.blob) }] };
     return { contents: [{ ...base, text: r.text ?? '' }] };
   }
   const m = matchTemplate(c, uri);

@@ -27,6 +27,7 @@
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { RequestContext, RequestHandler } from '../engine/peer.js';
 import { type CompiledTool, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
@@ -282,13 +283,13 @@ async function send(t: NotifyTarget, method: string, params?: Obj): Promise<void
 
 /** Opaque cursor: base64url of `{"k": list, "o": offset}`. */
 function encodeCursor(key: string, offset: number): string {
-  return Buffer.from(JSON.stringify({ k: key, o: offset })).toString('base64url');
+  return toBase64Url(utf8Bytes(JSON.stringify({ k: key, o: offset })));
 }
 
 function decodeCursor(cursor: unknown, key: string): number | undefined {
   if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   try {
-    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const v: unknown = JSON.parse(utf8Text(fromBase64Url(cursor)));
     if (!isObj(v) || v.k !== key || !Number.isSafeInteger(v.o) || (v.o as number) < 0) return undefined;
     return v.o as number;
   } catch {

@@ -7,9 +7,16 @@
  * declared `__proto__` property is checked like any other. The meta-schema check is
  * ./schema-check.ts's (precompiled): ajv compiles only the schemas themselves. This module loads
  * ajv: the client imports it on its first output check.
+ *
+ * Where code generation is refused (Cloudflare Workers, pages with a CSP without
+ * `unsafe-eval`), ajv cannot compile: the schemas are then interpreted by @cfworker/json-schema
+ * (2020-12, `shortCircuit: false`, format checks on), whose errors are given the shape of ajv's.
+ * Chosen once per process by trying `new Function` ({@link schemaEngine}); {@link useSchemaEngine}
+ * selects one explicitly.
  */
+import { Validator as InterpretedValidator, type OutputUnit } from '@cfworker/json-schema';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject as AjvError, ValidateFunction } from 'ajv/dist/2020.js';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { formats } from './formats.js';
 import { as2020, describeValidation, metaSchemaProblem } from './schema-check.js';
@@ -31,9 +38,68 @@ let compilations = 0;
 /** How many schemas ajv has compiled in this process (a cached one is not compiled again). */
 export const compiledSchemas = (): number => compilations;
 
+/** How runtime-supplied schemas are validated: compiled to code by ajv, or interpreted. */
+export type SchemaEngine = 'compiled' | 'interpreted';
+let engine: SchemaEngine | undefined;
+
+/** Whether this platform runs code made at run time (`new Function`); false where eval is refused. */
+export function codeGenerationAllowed(): boolean {
+  try {
+    return new Function('return 1')() === 1;
+  } catch {
+    return false;
+  }
+}
+
+/** The engine in use: the one selected, else `'compiled'` where code generation works, else `'interpreted'` (decided once). */
+export function schemaEngine(): SchemaEngine {
+  return (engine ??= codeGenerationAllowed() ? 'compiled' : 'interpreted');
+}
+
+/** Selects the engine for schemas compiled from now on (`undefined`: automatic again). Cached validators are dropped. */
+export function useSchemaEngine(choice: SchemaEngine | undefined): void {
+  if (choice !== undefined && choice !== 'compiled' && choice !== 'interpreted') throw new TypeError(`schema engine must be 'compiled' or 'interpreted', not ${String(choice)}`);
+  engine = choice;
+  validators.clear();
+}
+
+/** Keywords whose failure only says that a subschema failed (its own errors say where). */
+const WRAPPERS = new Set(['properties', 'items', 'prefixItems', 'allOf', '$ref', 'patternProperties', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'if', 'then', 'else', 'contains', 'propertyNames', '$dynamicRef']);
+
+/** An ajv-shaped validator over @cfworker/json-schema. */
+function interpreted(schema: JsonSchema): ValidateFunction {
+  const validator = new InterpretedValidator(schema as never, '2020-12', false);
+  const validate = ((data: unknown) => {
+    const result = validator.validate(data);
+    if (result.valid) {
+      validate.errors = null;
+      return true;
+    }
+    validate.errors = ajvShaped(result.errors);
+    return false;
+  }) as ValidateFunction;
+  validate.errors = null;
+  validate.schema = schema as never;
+  return validate;
+}
+
+/** @cfworker/json-schema output units as ajv errors (leaf failures; `instancePath` a JSON Pointer). */
+function ajvShaped(units: readonly OutputUnit[]): AjvError[] {
+  const leaves = units.filter((u) => !WRAPPERS.has(u.keyword) && u.keyword !== 'false' && !(u.keyword === 'additionalProperties' && !/^Property "/.test(u.error)));
+  return (leaves.length ? leaves : units).map((u) => {
+    const instancePath = u.instanceLocation.replace(/^#/, '');
+    const params: Record<string, unknown> = {};
+    const named = /"((?:[^"\\]|\\.)*)"/.exec(u.error)?.[1];
+    if (u.keyword === 'required' && named !== undefined) params.missingProperty = named;
+    if (u.keyword === 'additionalProperties' && named !== undefined) params.additionalProperty = named;
+    return { instancePath, schemaPath: u.keywordLocation, keyword: u.keyword, params, message: u.error } as AjvError;
+  });
+}
+
 /**
- * The validator of `schema` (cached by its JSON text).
- * @throws TypeError `<what> is not a valid JSON Schema: …` when ajv cannot compile it.
+ * The validator of `schema` (cached by its JSON text), compiled by ajv or interpreted
+ * ({@link schemaEngine}).
+ * @throws TypeError `<what> is not a valid JSON Schema: …` when it cannot be compiled.
  */
 export function compileSchema(schema: JsonSchema, what: string): ValidateFunction {
   const s = as2020(schema);
@@ -43,6 +109,14 @@ export function compileSchema(schema: JsonSchema, what: string): ValidateFunctio
     if (hit) return hit;
     const problem = metaSchemaProblem(s);
     if (problem !== undefined) throw new Error(problem);
+    if (schemaEngine() === 'interpreted') {
+      if (validators.size >= MAX_VALIDATORS) validators.clear();
+      const compiled = JSON.parse(text) as JsonSchema;
+      delete compiled.$schema;
+      const validate = interpreted(compiled);
+      validators.set(text, validate);
+      return validate;
+    }
     if (validators.size >= MAX_VALIDATORS) {
       // ajv keeps every compiled schema in its scope: start a fresh one (validators in use stay valid)
       validators.clear();

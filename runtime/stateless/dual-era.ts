@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION_META } from '../transport/http/stateless/headers.js';
 import type { StreamableHttpHandler } from '../transport/http/session/server.js';
 import { readRequestBody } from '../transport/http/io/exchange.js';
+import { corsNode, withCors } from '../transport/http/io/cors.js';
 import { RequestGuard, refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from '../transport/http/io/guard.js';
 import { refuseNode } from '../transport/http/io/node.js';
 import { PARSED_MESSAGE, parseJsonBody, readNodeBody, type StatelessHttpHandler } from '../transport/http/stateless/server.js';
@@ -159,7 +160,8 @@ export interface DualEraHttpHandler {
  * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`, else to the
  * modern one (405). Bodies that are not JSON go to the modern handler (400 -32700). The
  * protocol version and session headers are the chosen handler's to check: which era they
- * belong to is the body's to say.
+ * belong to is the body's to say. CORS (`cors` of the modern handler's options) applies to
+ * every answer, the preflight included.
  */
 export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandler; legacy: StreamableHttpHandler }): DualEraHttpHandler {
   const { modern, legacy } = handlers;
@@ -183,7 +185,9 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
     if (l) return modern.guard;
     return modern.guard.maxBodyBytes >= legacy.guard.maxBodyBytes && modern.guard.bodyTimeoutMs >= legacy.guard.bodyTimeoutMs ? modern.guard : legacy.guard;
   };
+  const cors = modern.guard.cors;
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
+    if (corsNode(cors, req, res)) return;
     let message: unknown;
     if ((req.method ?? '').toUpperCase() === 'POST') {
       const head = checkHead(req.method!, req.headers as Readonly<Record<string, string | undefined>>, req.socket?.localPort);
@@ -206,7 +210,7 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
   }) as DualEraHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
-      value: async (request: Request): Promise<Response> => {
+      value: (request: Request): Promise<Response> => withCors(cors, request, async (request) => {
         let body: BodyInit | undefined;
         let message: unknown;
         if (request.method.toUpperCase() === 'POST') {
@@ -228,7 +232,7 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
         }
         const target = pick(request.method, request.headers.get('mcp-session-id'), message);
         return target.fetch(new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));
-      },
+      }),
     },
     close: { value: async () => void (await Promise.all([modern.close(), legacy.close()])) },
   });

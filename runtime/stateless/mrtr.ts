@@ -18,7 +18,9 @@
  * client declared), and the request is sent again with a new JSON-RPC id. After `maxRounds`
  * input-required results (default 10) it gives up with {@link MaxInputRoundsError}.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes, equalBytes, fromBase64Url, randomBytes, toBase64Url, toHex, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import { hasCapability, type RequestContext } from '../engine/peer.js';
@@ -185,9 +187,9 @@ const MAC_BYTES = 32;
  * MACs are compared in constant time; a state longer than `maxLength` is refused before decoding.
  */
 export class RequestStateSealer {
-  readonly #key: Buffer;
-  readonly #keyId: Buffer;
-  readonly #keys = new Map<string, Buffer>();
+  readonly #key: Uint8Array;
+  readonly #keyId: Uint8Array;
+  readonly #keys = new Map<string, Uint8Array>();
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #maxLength: number;
@@ -195,8 +197,8 @@ export class RequestStateSealer {
   readonly #principal: ((request: RequestIdentity) => string | undefined) | undefined;
 
   constructor(options: RequestStateSealerOptions = {}) {
-    const key = (s: string | Uint8Array): Buffer => {
-      const k = Buffer.from(s);
+    const key = (s: string | Uint8Array): Uint8Array => {
+      const k = typeof s === 'string' ? utf8Bytes(s) : Uint8Array.from(s);
       if (k.length === 0) throw new TypeError('requestState secret must not be empty');
       if (k.length < MIN_REQUEST_STATE_SECRET_BYTES) throw new TypeError(`requestState secret must have at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, not ${k.length}`);
       return k;
@@ -204,7 +206,7 @@ export class RequestStateSealer {
     this.#key = options.secret === undefined ? randomBytes(32) : key(options.secret);
     this.#keyId = keyIdOf(this.#key);
     for (const k of [this.#key, ...(options.previousSecrets ?? []).map(key)]) {
-      const id = keyIdOf(k).toString('hex');
+      const id = toHex(keyIdOf(k));
       if (!this.#keys.has(id)) this.#keys.set(id, k);
     }
     this.#ttlMs = options.ttlMs ?? 300_000;
@@ -233,8 +235,8 @@ export class RequestStateSealer {
     payload.e = this.#now() + (options.ttlMs ?? this.#ttlMs);
     if (options.binding !== undefined) payload.b = options.binding;
     payload.d = data ?? null;
-    const body = Buffer.from(JSON.stringify(payload), 'utf8');
-    const token = Buffer.concat([this.#keyId, mac(this.#key, body), body]).toString('base64url');
+    const body = utf8Bytes(JSON.stringify(payload));
+    const token = toBase64Url(concatBytes(this.#keyId, mac(this.#key, body), body));
     if (token.length > this.#maxLength) throw new TypeError(`sealed requestState has ${token.length} characters, more than maxLength ${this.#maxLength}`);
     return token;
   }
@@ -252,16 +254,21 @@ export class RequestStateSealer {
     if (typeof state !== 'string') throw new InvalidRequestStateError('malformed', method);
     if (state.length > this.#maxLength) throw new InvalidRequestStateError('too_large', method);
     if (!/^[A-Za-z0-9_-]+$/.test(state)) throw new InvalidRequestStateError('malformed', method);
-    const raw = Buffer.from(state, 'base64url');
+    let raw: Uint8Array;
+    try {
+      raw = fromBase64Url(state);
+    } catch {
+      throw new InvalidRequestStateError('malformed', method);
+    }
     if (raw.length <= KEY_ID_BYTES + MAC_BYTES) throw new InvalidRequestStateError('malformed', method);
-    const key = this.#keys.get(raw.subarray(0, KEY_ID_BYTES).toString('hex'));
+    const key = this.#keys.get(toHex(raw.subarray(0, KEY_ID_BYTES)));
     const body = raw.subarray(KEY_ID_BYTES + MAC_BYTES);
     // an unknown key id still costs one MAC, so the answer does not tell key ids apart by time
     const expected = mac(key ?? this.#key, body);
-    if (!timingSafeEqual(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key) throw new InvalidRequestStateError('tampered', method);
+    if (!equalBytes(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key) throw new InvalidRequestStateError('tampered', method);
     let payload: { m?: unknown; t?: unknown; p?: unknown; a?: unknown; e?: unknown; b?: unknown; d?: unknown };
     try {
-      payload = JSON.parse(body.toString('utf8'));
+      payload = JSON.parse(utf8Text(body));
     } catch {
       throw new InvalidRequestStateError('malformed', method);
     }
@@ -292,9 +299,24 @@ export class RequestStateSealer {
   }
 }
 
-const mac = (key: Buffer, body: Buffer): Buffer => createHmac('sha256', key).update(body).digest();
+type NativeHmac = (algorithm: 'sha256', key: Uint8Array) => { update(data: Uint8Array): { digest(): Uint8Array } };
+/**
+ * node:crypto's `createHmac` where the platform lends it without an import
+ * (`process.getBuiltinModule`: Node ≥ 20.16, Bun, Deno), so that bundles for browsers and
+ * workers never name `node:crypto`; undefined elsewhere.
+ */
+const nativeHmac: NativeHmac | undefined = (() => {
+  try {
+    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    return (typeof get === 'function' ? (get('node:crypto') as { createHmac?: NativeHmac } | undefined)?.createHmac : undefined) ?? undefined;
+  } catch {
+    return undefined;
+  }
+})();
+/** HMAC-SHA256 (RFC 2104), synchronous: native where there is one, else @noble/hashes (the same bytes). */
+const mac = (key: Uint8Array, body: Uint8Array): Uint8Array => (nativeHmac ? nativeHmac('sha256', key).update(body).digest() : hmac(sha256, key, body));
 /** A key's id: the first bytes of a MAC of a fixed label (reveals nothing of the key). */
-const keyIdOf = (key: Buffer): Buffer => mac(key, Buffer.from('mcpgen requestState key id')).subarray(0, KEY_ID_BYTES);
+const keyIdOf = (key: Uint8Array): Uint8Array => mac(key, utf8Bytes('mcpgen requestState key id')).subarray(0, KEY_ID_BYTES);
 
 /**
  * Server-side check of a handler's InputRequiredResult (mrtr page, Server Requirements;

@@ -24,6 +24,9 @@ import { hasCapability, type Logger, type RequestContext } from '../engine/peer.
 import { ConnectionClosedError, RequestAbortedError } from '../jsonrpc/errors.js';
 import { lookupTable } from '../jsonrpc/own.js';
 
+/** Runs `f` after pending I/O: `setImmediate` where there is one (Node, Bun, Deno), else a 0 ms timer (browsers, workers). */
+const later: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
+
 /** The `_meta` key that ties a notification (and the closing result) to its subscription. */
 export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
@@ -168,7 +171,7 @@ export class SubscriptionHub {
       } else s.resolve({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: s.id } });
     }));
     // the engine sends the response in the continuation of the handler's promise
-    await new Promise((r) => setImmediate(r));
+    await new Promise<void>((r) => later(r));
   }
 }
 

@@ -56,7 +56,6 @@
  *   The receiver listens to its store only while tasks run here, so one store shared by the
  *   receivers of many HTTP sessions holds no reference to the ended ones.
  */
-import { randomUUID } from 'node:crypto';
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import type { Peer, RequestContext, RequestHandler } from '../engine/peer.js';
@@ -67,6 +66,9 @@ import {
   InMemoryTaskStore, MODEL_IMMEDIATE_RESPONSE_META, type Task, type TaskMetadata, TaskNotFoundError, type TaskOutcome,
   type TaskStore, TaskTransitionError, type TaskUpdate, isTerminal, relatedTaskMeta,
 } from './store.js';
+
+/** Runs `f` after pending I/O: `setImmediate` where there is one (Node, Bun, Deno), else a 0 ms timer (browsers, workers). */
+const later: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
 
 export { type TaskHandlerContext, taskOf } from './context.js';
 
@@ -125,7 +127,7 @@ export class TaskReceiverSetupError extends Error {
 export class TaskReceiver {
   readonly store: TaskStore;
   /** The owner key used when neither `owner(ctx)` nor an HTTP session id gives one. */
-  readonly ownerKey = randomUUID();
+  readonly ownerKey = globalThis.crypto.randomUUID();
   /** Methods accepted with `params.task`. */
   readonly methods: readonly string[];
   readonly #session: ReceiverSession;
@@ -301,7 +303,7 @@ export class TaskReceiver {
     this.#listen(true);
     const { task: _task, ...plain } = params;
     // after the CreateTaskResult is on its way: the response precedes the task's own messages
-    setImmediate(() => void this.#run(method, base, plain, ctx, task.taskId, run));
+    later(() => void this.#run(method, base, plain, ctx, task.taskId, run));
     const result: Record<string, unknown> = { task, _meta: relatedTaskMeta(task.taskId) };
     const text = method === 'tools/call' ? this.#o.immediateResponse?.(params) : undefined;
     if (text !== undefined) (result._meta as Params)[MODEL_IMMEDIATE_RESPONSE_META] = text;

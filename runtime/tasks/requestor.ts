@@ -21,7 +21,6 @@
  * a plain result (it may ignore `params.task` when it does not support tasks for the method)
  * gives a handle that is already `completed`, with an empty `taskId`.
  */
-import { randomUUID } from 'node:crypto';
 import { ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RpcError, TaskNotSupportedError, validationIssues } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import { type Peer, type RequestOptions, hasCapability } from '../engine/peer.js';
@@ -299,7 +298,7 @@ export async function callWithTask(session: RequestorSession, method: string, pa
   let stop: (() => void) | undefined;
   if (onProgress) {
     const given = isObject(p._meta) ? p._meta.progressToken : undefined;
-    const token = typeof given === 'string' || typeof given === 'number' ? given : randomUUID();
+    const token = typeof given === 'string' || typeof given === 'number' ? given : globalThis.crypto.randomUUID();
     p._meta = { ...(p._meta as Params | undefined), progressToken: token };
     const off = peer.onProgressToken(token, onProgress as ProgressCallback);
     stop = () => {

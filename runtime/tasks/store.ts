@@ -17,7 +17,7 @@
  * Times: `ttl` and `pollInterval` are milliseconds; `ttl: null` is unlimited retention.
  * `createdAt` / `lastUpdatedAt` are ISO 8601 strings (`Date#toISOString`).
  */
-import { randomUUID } from 'node:crypto';
+import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
 
 /** `Task.status` (schema `TaskStatus`). */
@@ -221,7 +221,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (init.ttl !== null && !(Number.isFinite(init.ttl) && init.ttl >= 0)) throw new RangeError(`ttl must be a non-negative number of ms or null, got ${init.ttl}`);
     const now = this.#now();
     const iso = new Date(now).toISOString();
-    const task: Task = { taskId: randomUUID(), status: 'working', createdAt: iso, lastUpdatedAt: iso, ttl: init.ttl };
+    const task: Task = { taskId: globalThis.crypto.randomUUID(), status: 'working', createdAt: iso, lastUpdatedAt: iso, ttl: init.ttl };
     if (init.statusMessage !== undefined) task.statusMessage = init.statusMessage;
     if (init.pollInterval !== undefined) task.pollInterval = init.pollInterval;
     const entry: Entry = { owner, seq: ++this.#seq, task, expiresAt: init.ttl === null ? null : now + init.ttl };
@@ -338,12 +338,17 @@ export class InMemoryTaskStore implements TaskStore {
 }
 
 function encodeCursor(seq: number): string {
-  return Buffer.from(`${CURSOR_PREFIX}${seq}`).toString('base64url');
+  return toBase64Url(utf8Bytes(`${CURSOR_PREFIX}${seq}`));
 }
 
 function decodeCursor(cursor: unknown): number | undefined {
   if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
-  const text = Buffer.from(cursor, 'base64url').toString();
+  let text: string;
+  try {
+    text = utf8Text(fromBase64Url(cursor));
+  } catch {
+    return undefined;
+  }
   if (!text.startsWith(CURSOR_PREFIX)) return undefined;
   const n = Number(text.slice(CURSOR_PREFIX.length));
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;

@@ -17,6 +17,8 @@
  * ({@link respondNode}).
  */
 
+import { Cors, type CorsOptions } from './cors.js';
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** A refusal: HTTP status, JSON-RPC error code and message, extra response headers. */
@@ -37,6 +39,8 @@ export interface GuardOptions {
   maxBodyBytes?: number;
   /** Longest time a POST body may take to arrive, from the first body read, ms (else 408). Default 30 000. */
   bodyTimeoutMs?: number;
+  /** CORS for browser clients on other origins (./cors.ts); the origins it allows pass the Origin check. Default: off. */
+  cors?: CorsOptions;
 }
 
 /** The rules of one endpoint's HTTP surface. */
@@ -67,6 +71,8 @@ const CLOSE = { Connection: 'close' };
 export class RequestGuard {
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
+  /** The endpoint's CORS rules, when `cors` was given. */
+  readonly cors: Cors | undefined;
   readonly #hostOk = new Memo<boolean>();
   #hostPort: number | undefined;
   readonly #originOk = new Memo<boolean>();
@@ -79,6 +85,7 @@ export class RequestGuard {
   ) {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+    this.cors = options.cors ? new Cors(options.cors) : undefined;
   }
 
   /**
@@ -97,7 +104,7 @@ export class RequestGuard {
     const origin = headers.origin;
     if (origin !== undefined) {
       let originOk = this.#originOk.get(origin);
-      if (originOk === undefined) this.#originOk.set(origin, (originOk = originAllowed(origin, this.options.allowedOrigins)));
+      if (originOk === undefined) this.#originOk.set(origin, (originOk = originAllowed(origin, this.options.allowedOrigins) || (this.cors?.allows(origin) ?? false)));
       if (!originOk) return refusal(403, 'Forbidden: Origin not allowed');
     }
     const m = method === 'POST' || method === 'GET' ? method : method.toUpperCase();

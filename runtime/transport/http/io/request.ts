@@ -1,12 +1,9 @@
 /**
- * The HTTP requests of the Streamable HTTP client transports (../session/client.ts,
- * ../stateless/client.ts): one small interface, {@link HttpReply}, over either `node:http` /
- * `node:https` with a keep-alive Agent (the default: the hot path, no WHATWG streams between
- * the socket and the JSON or SSE parser) or a user-supplied `fetch` (used as given, e.g. for
- * auth wrappers, proxies or tests).
+ * The HTTP requests of the Streamable HTTP client transports (../session/fetch-client.ts,
+ * ../stateless/fetch-client.ts): one small interface, {@link HttpReply}, and its `fetch` form
+ * ({@link fetchRequester}: Web Streams, for browsers, workers, Bun, Deno, or any fetch a user
+ * gives). The `node:http` form, the default on Node, is ./node-request.ts. No `node:` import.
  */
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /** The server answered with an HTTP error status (other than a session-expiry 404). */
 export class HttpStatusError extends Error {
@@ -96,20 +93,6 @@ export class Cancel {
 export type Requester = (init: HttpRequestInit) => Promise<HttpReply>;
 
 /**
- * Sockets per origin of the default keep-alive agents. Requests past it wait for a free
- * socket; long-lived GET streams are not counted (see {@link HttpRequestInit.stream}).
- */
-export const DEFAULT_MAX_SOCKETS = 256;
-let sharedHttp: HttpAgent | undefined;
-let sharedHttps: HttpsAgent | undefined;
-
-/** The process-wide keep-alive agent for `protocol` (`http:` or `https:`). */
-export function defaultAgent(protocol: string): HttpAgent {
-  if (protocol === 'https:') return (sharedHttps ??= new HttpsAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
-  return (sharedHttp ??= new HttpAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
-}
-
-/**
  * A {@link Requester} over `fetch` (e.g. a custom one from the transport options).
  */
 export function fetchRequester(url: URL, fetchFn: typeof globalThis.fetch): Requester {
@@ -151,70 +134,6 @@ export function fetchRequester(url: URL, fetchFn: typeof globalThis.fetch): Requ
   };
 }
 
-/**
- * A {@link Requester} over `node:http` / `node:https` (by the URL's scheme) with `agent`
- * (default {@link defaultAgent}). URL credentials are not sent; use an `Authorization` header.
- * @throws TypeError for a scheme other than http: or https:.
- */
-export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`unsupported URL scheme ${url.protocol} (http: or https: only)`);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const pool = agent ?? defaultAgent(url.protocol);
-  const base = {
-    protocol: url.protocol,
-    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-    port: url.port,
-    path: url.pathname + url.search,
-  };
-  return (init) =>
-    new Promise<HttpReply>((resolve, reject) => {
-      const { signal, cancel } = init;
-      if (signal?.aborted) return reject(abortError(signal));
-      if (cancel?.reason) return reject(cancel.reason);
-      const headers = init.headers;
-      if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-      const req = send({ ...base, method: init.method, headers, agent: init.stream && !agent ? false : pool }) as CallRequest;
-      req[CALL] = { resolve, reject, signal, cancel, reply: undefined };
-      req.on('response', onCallResponse);
-      req.on('error', onCallError);
-      if (signal || cancel) {
-        req.on('close', onCallClose);
-        const call = req[CALL];
-        if (signal) signal.addEventListener('abort', (call.onAbort = () => req.destroy(abortError(signal))), { once: true });
-        if (cancel) cancel.onCancel((call.onCancel = (reason) => req.destroy(reason)));
-      }
-      req.end(init.body);
-    });
-}
-
-const CALL = Symbol('call');
-/** The state of one node:http request, kept on the request (no closures per request). */
-interface Call {
-  resolve(reply: HttpReply): void;
-  reject(error: Error): void;
-  signal: AbortSignal | undefined;
-  cancel: Cancel | undefined;
-  onAbort?: () => void;
-  onCancel?: (reason: Error) => void;
-  reply: NodeReply | undefined;
-}
-type CallRequest = ClientRequest & { [CALL]: Call };
-
-function onCallResponse(this: CallRequest, res: IncomingMessage): void {
-  const call = this[CALL];
-  res.setEncoding('utf8');
-  call.resolve((call.reply = new NodeReply(res, this)));
-}
-function onCallError(this: CallRequest, error: Error): void {
-  const call = this[CALL];
-  if (!call.reply) call.reject(error);
-}
-function onCallClose(this: CallRequest): void {
-  const call = this[CALL];
-  if (call.onAbort) call.signal!.removeEventListener('abort', call.onAbort);
-  if (call.onCancel) call.cancel!.off(call.onCancel);
-}
-
 /** The media type of a Content-Type value, lower-case, without parameters ('' when absent). */
 export function mediaType(value: string | undefined): string {
   if (value === undefined) return '';
@@ -222,107 +141,10 @@ export function mediaType(value: string | undefined): string {
   return (semi < 0 ? value : value.slice(0, semi)).trim().toLowerCase();
 }
 
-function abortError(signal: AbortSignal): Error {
+export function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason;
   return new DOMException(reason === undefined ? 'This operation was aborted' : String(reason), 'AbortError');
-}
-
-/** Why a node:http response body did not end normally. */
-function broken(req: ClientRequest): Error {
-  return new Error(`HTTP response body ended early (connection ${req.destroyed ? 'closed' : 'lost'})`);
-}
-
-const REPLY = Symbol('reply');
-type ReplyMessage = IncomingMessage & { [REPLY]: NodeReply };
-function onReplyData(this: ReplyMessage, text: string): void {
-  this[REPLY].body += text;
-}
-function onReplyEnd(this: ReplyMessage): void {
-  this[REPLY].settle(undefined);
-}
-function onReplyError(this: ReplyMessage, error: Error): void {
-  this[REPLY].settle(error);
-}
-function onReplyClose(this: ReplyMessage): void {
-  if (!this.complete) this[REPLY].settle(broken(this[REPLY].req));
-}
-
-class NodeReply implements HttpReply {
-  readonly status: number;
-  readonly ok: boolean;
-  /** Text read so far by text(). */
-  body = '';
-  #text: Promise<string> | undefined;
-  #settle: { resolve(text: string): void; reject(e: Error): void } | undefined;
-  #used = false;
-
-  constructor(
-    private readonly res: IncomingMessage,
-    readonly req: ClientRequest,
-  ) {
-    this.status = res.statusCode ?? 0;
-    this.ok = this.status >= 200 && this.status < 300;
-  }
-
-  header(name: string): string | undefined {
-    // rawHeaders: found without building the whole lower-case `headers` object
-    const raw = this.res.rawHeaders;
-    let out: string | undefined;
-    for (let i = 0; i < raw.length; i += 2) {
-      const n = raw[i];
-      if (n.length === name.length && (n === name || n.toLowerCase() === name)) out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
-    }
-    return out;
-  }
-
-  text(): Promise<string> {
-    if (this.#text) return this.#text;
-    this.#used = true;
-    const res = this.res as ReplyMessage;
-    return (this.#text = new Promise((resolve, reject) => {
-      this.#settle = { resolve, reject };
-      res[REPLY] = this;
-      res.on('data', onReplyData);
-      res.on('end', onReplyEnd);
-      res.on('error', onReplyError);
-      res.on('close', onReplyClose);
-    }));
-  }
-
-  /** Ends text(): with the body, or `error`. */
-  settle(error: Error | undefined): void {
-    const s = this.#settle;
-    this.#settle = undefined;
-    if (!s) return;
-    if (error) s.reject(error);
-    else s.resolve(this.body);
-  }
-
-  async *chunks(): AsyncIterable<string> {
-    if (this.#text) {
-      yield await this.#text;
-      return;
-    }
-    this.#used = true;
-    const res = this.res;
-    try {
-      for await (const chunk of res) yield chunk as string;
-    } catch (e) {
-      throw this.req.destroyed && e instanceof Error && e.name === 'AbortError' ? e : broken(this.req);
-    } finally {
-      if (!res.complete) this.req.destroy();
-    }
-    if (!res.complete) throw broken(this.req);
-  }
-
-  discard(): void {
-    if (this.#used) return;
-    this.#used = true;
-    // a short body is drained so the socket returns to the pool; a stream is cut
-    if (this.res.complete || mediaType(this.header('content-type')) !== 'text/event-stream') this.res.resume();
-    else this.req.destroy();
-  }
 }
 
 /** The body of an error reply: parsed JSON when it is JSON, else the text ('' when unreadable). */

@@ -25,10 +25,10 @@
  * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
  * Error bodies are JSON-RPC error responses with `id: null`.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from '../io/exchange.js';
+import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { refusalBody, refusalHeaders, RequestGuard } from '../io/guard.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './session.js';
 import { exactIds, isRequestId } from '../../../jsonrpc/message.js';
@@ -117,6 +117,8 @@ export interface StreamableHttpOptions {
    * `false` turns the check off. Default: http(s) origins on `localhost`, `127.0.0.1`, `[::1]`.
    */
   allowedOrigins?: readonly string[] | false;
+  /** CORS for browser apps on other origins (../io/cors.ts): preflight, allowed and exposed headers. Default: off. */
+  cors?: CorsOptions;
   /**
    * A session that stays idle this long, ms, ends: later requests carrying its id get 404
    * (2025-11-25 basic/transports, Session Management 3) and the client starts a new one. Idle
@@ -212,7 +214,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   const allowDelete = options.allowDelete ?? true;
   let sharedStore: MemoryEventStore | undefined;
   const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
-  const makeId = options.sessionIdGenerator ?? randomUUID;
+  const makeId = options.sessionIdGenerator ?? (() => globalThis.crypto.randomUUID());
   const allow = ['GET', 'POST', ...(allowDelete ? ['DELETE'] : [])].join(', ');
 
   const fail = (ex: Exchange, status: number, code: number, message: string, extra: HeaderMap = {}): void => {
@@ -369,14 +371,15 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     }
   }
 
-  const handler = ((req: IncomingMessage, res: ServerResponse) => safely(nodeExchange(req, res))) as StreamableHttpHandler;
+  const handler = ((req: IncomingMessage, res: ServerResponse) => (corsNode(guard.cors, req, res) ? Promise.resolve() : safely(nodeExchange(req, res)))) as StreamableHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
-      value: async (request: Request): Promise<Response> => {
-        const { exchange, response } = fetchExchange(request);
-        void safely(exchange);
-        return response;
-      },
+      value: (request: Request): Promise<Response> =>
+        withCors(guard.cors, request, async (r) => {
+          const { exchange, response } = fetchExchange(r);
+          void safely(exchange);
+          return response;
+        }),
     },
     sessions: { get: () => sessions },
     guard: { value: guard },

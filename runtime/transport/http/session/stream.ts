@@ -3,7 +3,7 @@
  * the Server" and "Resumability and Redelivery"): their state, ids, and how a POSTed request
  * learns that its stream died before it was answered. Used by ../../http-session.ts.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, toBase64Url } from '../../../codec/bytes.js';
 import type { CarrierWatch } from '../../../engine/cancellation.js';
 import { encodeEvent } from '../../../codec/sse.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
@@ -53,7 +53,7 @@ export interface OutStream {
  * session's own ({@link StreamIds.owns}).
  */
 export class StreamIds {
-  readonly tag = randomBytes(12).toString('base64url');
+  readonly tag = toBase64Url(randomBytes(12));
   private count = 0;
 
   /** The standalone (GET) stream's id. */

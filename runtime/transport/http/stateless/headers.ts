@@ -15,6 +15,7 @@
  */
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { describeValue, lookupTable } from '../../../jsonrpc/own.js';
+import { fromBase64, toBase64, utf8Bytes } from '../../../codec/bytes.js';
 
 type Obj = Record<string, unknown>;
 
@@ -34,7 +35,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** Encodes a header value, using the Base64 sentinel when the plain form is not safe. */
 export function encodeHeaderValue(value: string): string {
   if (SAFE.test(value) && !SENTINEL.test(value)) return value;
-  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+  return `=?base64?${toBase64(utf8Bytes(value))}?=`;
 }
 
 /**
@@ -47,7 +48,7 @@ export function decodeHeaderValue(value: string): string | undefined {
   if (!m) return value;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(m[1]) || m[1].length % 4 !== 0) return undefined;
   try {
-    return utf8.decode(Buffer.from(m[1], 'base64'));
+    return utf8.decode(fromBase64(m[1]));
   } catch {
     return undefined;
   }

@@ -32,6 +32,7 @@ import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { serializeMessage } from '../../../jsonrpc/message.js';
 import { fetchExchange, nodeExchange, type Exchange, type ResponseSink } from '../io/exchange.js';
+import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './headers.js';
 import { RequestGuard, type HttpRefusal } from '../io/guard.js';
 import { shapeProblem } from '../session/server.js';
@@ -64,6 +65,8 @@ export interface StatelessHttpOptions {
   allowedHosts?: readonly string[] | false;
   /** As in the 2025 handler: accepted Origin values, `false` off; default loopback origins. */
   allowedOrigins?: readonly string[] | false;
+  /** CORS for browser apps on other origins (../io/cors.ts): preflight, allowed and exposed headers. Default: off. */
+  cors?: CorsOptions;
   /** Largest POST body, bytes. Default 4 MiB; a Content-Length over it is refused before the body. */
   maxBodyBytes?: number;
   /** Longest time a POST body may take to arrive, ms (else 408 and the connection ends). Default 30 000. */
@@ -381,6 +384,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 
   /** The `node:http` path: headers read in place, the body gathered from its events. */
   async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (corsNode(guard.cors, req, res)) return;
     const sink = new NodeSink(res);
     try {
       const headers = req.headers as Readonly<Record<string, string | undefined>>;
@@ -407,11 +411,12 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   const handler = handleNode as StatelessHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
-      value: async (request: Request): Promise<Response> => {
-        const { exchange, response } = fetchExchange(request);
-        void safely(exchange, handle);
-        return response;
-      },
+      value: (request: Request): Promise<Response> =>
+        withCors(guard.cors, request, async (r) => {
+          const { exchange, response } = fetchExchange(r);
+          void safely(exchange, handle);
+          return response;
+        }),
     },
     transport: { value: transport },
     guard: { value: guard },

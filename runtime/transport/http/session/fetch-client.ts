@@ -1,0 +1,396 @@
+/**
+ * Streamable HTTP, client side (2025-11-25 basic/transports, "Streamable HTTP"), over `fetch`
+ * and Web Streams (../io/request.ts): the form for browsers, workers, Bun and Deno, with no
+ * `node:` import. On Node, ./node-client.ts is the same transport over `node:http` by default.
+ *
+ * Every message is one POST with `Accept: application/json, text/event-stream` and
+ * `Content-Type: application/json`; `Mcp-Session-Id` once the server assigned one and
+ * `MCP-Protocol-Version` once {@link HttpClientTransport.setProtocolVersion} was called go on
+ * every request (POST, GET, DELETE). Replies: 202 (nothing), one JSON body, or an SSE stream
+ * read in the background. After `notifications/initialized` is accepted the standalone GET
+ * stream opens (405: the server offers none) and is reopened whenever it ends. SSE streams
+ * that end or break before their responses arrived are resumed with GET and `Last-Event-ID`,
+ * waiting the server's `retry` (else a capped exponential backoff) between attempts; a reply
+ * stream lost before it delivered any event ID cannot be resumed, and its request fails.
+ *
+ * Session expiry (case 006): a 404 to a request that carried the session id drops the session
+ * (id and protocol version), fails that send with {@link SessionExpiredError} — the message is
+ * not resent, a tool call may not be idempotent — fails requests still waiting on streams of
+ * that session the same way, and calls `onSessionExpired`, where the lifecycle layer starts a
+ * new session (a fresh `initialize`, sent without a session id). A 400 never does this.
+ */
+import { SseParser } from '../../../codec/sse.js';
+import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
+import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
+import { Cancel, fetchRequester, HttpStatusError, mediaType, readBody, sleep, type HttpReply, type Requester } from '../io/request.js';
+import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+
+export { HttpStatusError } from '../io/request.js';
+
+/** JSON-RPC code of the local errors below (implementation-defined server error range). */
+const TRANSPORT_ERROR = -32000;
+
+/** The server no longer knows the session (HTTP 404 to a request carrying its id). */
+export class SessionExpiredError extends RpcError {
+  readonly sessionId: string;
+  constructor(sessionId: string) {
+    super(TRANSPORT_ERROR, `MCP session ${sessionId} expired (HTTP 404); start a new session`, { sessionId });
+    this.name = 'SessionExpiredError';
+    this.sessionId = sessionId;
+  }
+}
+
+/** Backoff for SSE reconnection. */
+export interface ReconnectOptions {
+  /** First delay when the server sent no `retry`, ms. Default 1000. */
+  initialDelayMs?: number;
+  /** Cap of the backoff, ms (a larger server `retry` still wins). Default 30000. */
+  maxDelayMs?: number;
+  /** Growth per failed attempt. Default 1.5. */
+  factor?: number;
+  /** Failed attempts in a row before a stream is given up. Default 5. */
+  maxRetries?: number;
+}
+
+/** Options of {@link HttpClientTransport}. */
+export interface HttpClientTransportOptions {
+  /** The MCP endpoint. */
+  url: string | URL;
+  /**
+   * A fetch to send every request with (auth wrappers, proxies, tests). Default: the global
+   * `fetch` here; on Node's transport (./node-client.ts) none, requests go over `node:http`.
+   */
+  fetch?: typeof globalThis.fetch;
+  /** Extra headers on every request (e.g. `Authorization`); a function is called per request. */
+  headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
+  /** Open the standalone GET stream after initialization. Default true. */
+  standaloneStream?: boolean;
+  reconnect?: ReconnectOptions;
+  /** Called once per expired session, after it was dropped; see the module docs. */
+  onSessionExpired?: (info: { sessionId: string }) => void | Promise<void>;
+  /** Largest SSE event accepted, in characters. Default 16 MiB. */
+  maxEventSize?: number;
+}
+
+interface StreamState {
+  kind: 'post' | 'standalone';
+  /** Requests whose responses are expected on this stream. */
+  pending: Map<string, string | number>;
+  sessionId: string | undefined;
+  lastEventId?: string;
+  retry?: number;
+  failures: number;
+  abort: AbortController;
+}
+
+const idKey = (id: string | number): string => `${typeof id}:${id}`;
+
+/** The client {@link Transport} for Streamable HTTP. */
+export class HttpClientTransport implements Transport {
+  /** Set by the lifecycle layer to re-initialize after a session expired (see module docs). */
+  onSessionExpired: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
+  private readonly request: Requester;
+  private readonly opts: HttpClientTransportOptions;
+  private events: TransportEvents | undefined;
+  private session: string | undefined;
+  private version: string | undefined;
+  /** One handle per POST in flight (its reply included), all cancelled by close(). */
+  private readonly inFlight = new Set<Cancel>();
+  private readonly streams = new Set<StreamState>();
+  private standalone: StreamState | undefined;
+  private closed = false;
+
+  /**
+   * @param requester how requests go out (library authors: another I/O layer). Default: over
+   * `options.fetch`, else the global `fetch`.
+   * @throws TypeError for a URL that does not parse.
+   */
+  constructor(options: HttpClientTransportOptions, requester?: Requester) {
+    this.opts = options;
+    const url = new URL(options.url);
+    this.request = requester ?? fetchRequester(url, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+    this.onSessionExpired = options.onSessionExpired;
+  }
+
+  /** The session id the server assigned, while the session lives. */
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  /** The `MCP-Protocol-Version` sent on requests; undefined before negotiation. */
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  /** Sets the negotiated version; sent as `MCP-Protocol-Version` from the next request on. */
+  setProtocolVersion(version: string | undefined): void {
+    this.version = version;
+  }
+
+  async start(events: TransportEvents): Promise<void> {
+    if (this.events) throw new Error('HttpClientTransport already started');
+    this.events = events;
+  }
+
+  /**
+   * POSTs one message. Resolves once the server accepted it (202, a JSON reply delivered, or
+   * an SSE reply stream opened — its events arrive later through `onMessage`).
+   * @throws SessionExpiredError on 404 to a request that carried the session id.
+   * @throws HttpStatusError on other HTTP errors, unless the body is a JSON-RPC error for this
+   * request's id (then that error is delivered as the response).
+   * @throws RpcError -32000 "connection closed before the response" when a 2xx reply to a
+   * request has an empty body (the server closed it while shutting down).
+   */
+  async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
+    if (this.closed || !this.events) throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
+    const sent = this.session;
+    const base = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const made = this.headers(base);
+    const headers = made instanceof Promise ? await made : made;
+    // One handle per POST, cancelled by close(): fetch keeps its abort listener on the signal it
+    // is given until the request is garbage collected, so one shared signal would pile them up.
+    const cancel = new Cancel();
+    this.inFlight.add(cancel);
+    let streaming = false;
+    try {
+      const res = await this.request({ method: 'POST', headers, body: serializeMessage(message), cancel });
+      const assigned = res.header('mcp-session-id');
+      if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
+      const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
+
+      if (res.status === 404 && sent !== undefined) {
+        res.discard();
+        const error = new SessionExpiredError(sent);
+        this.expire(sent);
+        throw error;
+      }
+      if (!res.ok) {
+        const body = await readBody(res);
+        const err = (body as { id?: unknown; error?: unknown } | undefined) ?? {};
+        if (requestId !== undefined && err.id === requestId && typeof err.error === 'object') {
+          this.deliver(body as JSONRPCMessage);
+          return;
+        }
+        throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`);
+      }
+      const type = mediaType(res.header('content-type'));
+      if (requestId === undefined || res.status === 202) {
+        res.discard();
+        if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true)) this.openStandalone();
+        return;
+      }
+      if (type === 'application/json' || type === '') {
+        const text = await res.text();
+        if (text === '') throw new RpcError(ErrorCode.ConnectionClosed, `connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`);
+        if (type === '') throw new HttpStatusError(res.status, text, `POST ${String(message.method)}: unexpected Content-Type (none)`);
+        const body: unknown = JSON.parse(text);
+        for (const m of Array.isArray(body) ? body : [body]) this.deliver(m as JSONRPCMessage);
+        return;
+      }
+      if (type === 'text/event-stream') {
+        const state = this.track('post', this.session);
+        state.pending.set(idKey(requestId), requestId);
+        streaming = true;
+        void this.consume(res, state).finally(() => this.inFlight.delete(cancel));
+        return;
+      }
+      res.discard();
+      throw new HttpStatusError(res.status, undefined, `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`);
+    } finally {
+      if (!streaming) this.inFlight.delete(cancel);
+    }
+  }
+
+  /**
+   * Ends the session on the server (DELETE; 405 and 404 are fine) and forgets it; requests
+   * still waiting on its streams fail with {@link SessionExpiredError}. Gives up after 5 s.
+   */
+  async terminateSession(): Promise<void> {
+    const sid = this.session;
+    if (sid === undefined) return;
+    const headers = await this.headers({}, sid);
+    this.dropSession(sid);
+    const res = await this.request({ method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
+    res.discard();
+    if (!res.ok && res.status !== 405 && res.status !== 404) throw new HttpStatusError(res.status, undefined, 'DELETE');
+  }
+
+  /** Stops all streams, sends DELETE for a live session (errors ignored), fires `onClose`. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.streams) s.abort.abort();
+    this.streams.clear();
+    if (this.session !== undefined) await this.terminateSession().catch(() => undefined);
+    for (const c of this.inFlight) c.cancel();
+    this.inFlight.clear();
+    this.events?.onClose();
+  }
+
+  /** The headers of one request: the user's (a promise when they come from a function), then `base`, then session ones. */
+  private headers(base: Record<string, string>, sessionId = this.session): Record<string, string> | Promise<Record<string, string>> {
+    const extra = this.opts.headers;
+    if (typeof extra === 'function') return Promise.resolve(extra()).then((e) => this.withSession({ ...e, ...base }, sessionId));
+    return this.withSession(extra === undefined ? base : { ...extra, ...base }, sessionId);
+  }
+
+  private withSession(out: Record<string, string>, sessionId: string | undefined): Record<string, string> {
+    if (sessionId !== undefined) out['Mcp-Session-Id'] = sessionId;
+    if (this.version !== undefined) out['MCP-Protocol-Version'] = this.version;
+    return out;
+  }
+
+  private deliver(m: JSONRPCMessage): void {
+    if (!this.closed) this.events?.onMessage(m);
+  }
+
+  private track(kind: StreamState['kind'], sessionId: string | undefined): StreamState {
+    const state: StreamState = { kind, pending: new Map(), sessionId, failures: 0, abort: new AbortController() };
+    this.streams.add(state);
+    return state;
+  }
+
+  private openStandalone(): void {
+    if (this.standalone || this.closed) return;
+    this.standalone = this.track('standalone', this.session);
+    void this.reconnect(this.standalone, 0);
+  }
+
+  /** Reads one SSE response body; on its end decides between done, resume and failure. */
+  private async consume(res: HttpReply, state: StreamState): Promise<void> {
+    const parser = new SseParser({ maxEventSize: this.opts.maxEventSize });
+    const body = res.chunks()[Symbol.asyncIterator]();
+    let broken: unknown;
+    try {
+      for (;;) {
+        const { done, value } = await body.next();
+        const events = done ? parser.end() : parser.push(value);
+        if (parser.retry !== undefined) state.retry = parser.retry;
+        if (parser.lastEventId !== undefined) state.lastEventId = parser.lastEventId;
+        for (const e of events) {
+          if (e.event !== 'message' || e.data === '') continue;
+          let m: JSONRPCMessage;
+          try {
+            m = JSON.parse(e.data) as JSONRPCMessage;
+            exactIds(m, e.data);
+          } catch {
+            this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
+            continue;
+          }
+          if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(idKey(m.id));
+          this.deliver(m);
+        }
+        if (done || (state.kind === 'post' && state.pending.size === 0)) break;
+      }
+    } catch (e) {
+      broken = e;
+    }
+    void body.return?.().catch(() => undefined);
+    if (state.abort.signal.aborted || this.closed) return this.forget(state);
+    if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
+    if (state.kind === 'post' && state.lastEventId === undefined) {
+      const why = broken instanceof Error ? broken.message : 'the stream ended';
+      return this.failStream(state, new Error(`SSE response stream lost before the response (${why}) and it cannot be resumed`));
+    }
+    void this.reconnect(state);
+  }
+
+  /**
+   * GET (with `Last-Event-ID` when known) until a stream opens or attempts run out. The k-th
+   * wait (k from 0) is `min(maxDelayMs, (retry ?? initialDelayMs) * factor^k)`, never less than
+   * the server's `retry`; `firstDelay` replaces the first wait (0: try at once).
+   */
+  private async reconnect(state: StreamState, firstDelay?: number): Promise<void> {
+    const r = this.opts.reconnect ?? {};
+    const initial = r.initialDelayMs ?? 1000;
+    for (let k = 0; ; ) {
+      let delay: number;
+      if (firstDelay !== undefined) delay = firstDelay;
+      else {
+        const backoff = Math.min(r.maxDelayMs ?? 30000, (state.retry ?? initial) * (r.factor ?? 1.5) ** k++);
+        delay = Math.max(state.retry ?? 0, backoff);
+      }
+      firstDelay = undefined;
+      if (delay > 0 && !(await sleep(delay, state.abort.signal))) return this.forget(state);
+      if (this.closed || state.abort.signal.aborted) return this.forget(state);
+      if (state.sessionId !== this.session) return this.failStream(state, new SessionExpiredError(state.sessionId ?? ''));
+      const extra: Record<string, string> = { Accept: 'text/event-stream' };
+      if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
+      let res: HttpReply | undefined;
+      try {
+        const headers = await this.headers(extra, state.sessionId);
+        res = await this.request({ method: 'GET', headers, signal: state.abort.signal, stream: state.kind === 'standalone' });
+      } catch (e) {
+        if (state.abort.signal.aborted || this.closed) return this.forget(state);
+        this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
+      }
+      if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
+        state.failures = 0;
+        void this.consume(res, state);
+        return;
+      }
+      if (res) {
+        const body = await readBody(res);
+        if (res.status === 404 && state.sessionId !== undefined) {
+          const err = new SessionExpiredError(state.sessionId);
+          this.expire(state.sessionId);
+          return this.failStream(state, err);
+        }
+        if (res.status === 405 && state.kind === 'standalone' && state.lastEventId === undefined) return this.forget(state);
+        if (res.status === 400 && state.kind === 'standalone' && state.lastEventId !== undefined) {
+          state.lastEventId = undefined; // cursor unknown to the server: start a fresh stream
+        } else if (res.status === 405 || res.status === 400 || (res.status === 409 && state.kind === 'post')) {
+          return this.failStream(state, new HttpStatusError(res.status, body, 'GET (SSE stream)'));
+        }
+      }
+      if (++state.failures > (r.maxRetries ?? 5)) {
+        return this.failStream(state, new Error(`SSE stream could not be re-established after ${state.failures - 1} retries`));
+      }
+    }
+  }
+
+  private forget(state: StreamState): void {
+    this.streams.delete(state);
+    if (this.standalone === state) this.standalone = undefined;
+  }
+
+  /** Gives up a stream: its waiting requests fail with `error`. */
+  private failStream(state: StreamState, error: Error): void {
+    this.forget(state);
+    if (state.pending.size === 0 && state.kind === 'standalone') {
+      if (!(error instanceof SessionExpiredError)) this.events?.onError?.(error);
+      return;
+    }
+    for (const id of state.pending.values()) {
+      if (this.events?.onRequestError) this.events.onRequestError(id, error);
+      else {
+        const wire = error instanceof RpcError ? error.toJSON() : { code: TRANSPORT_ERROR, message: error.message };
+        this.deliver({ jsonrpc: '2.0', id, error: wire });
+      }
+    }
+    state.pending.clear();
+  }
+
+  private dropSession(sessionId: string): boolean {
+    if (this.session !== sessionId) return false;
+    this.session = undefined;
+    this.version = undefined;
+    for (const s of [...this.streams]) {
+      if (s.sessionId !== sessionId) continue;
+      s.abort.abort();
+      this.failStream(s, new SessionExpiredError(sessionId));
+    }
+    return true;
+  }
+
+  /** Handles a 404 for `sessionId` once: drop it, fail its streams, call the hook. */
+  private expire(sessionId: string): void {
+    if (!this.dropSession(sessionId)) return;
+    const hook = this.onSessionExpired;
+    if (hook) {
+      Promise.resolve()
+        .then(() => hook({ sessionId }))
+        .catch((e: unknown) => this.events?.onError?.(e instanceof Error ? e : new Error(String(e))));
+    }
+  }
+}

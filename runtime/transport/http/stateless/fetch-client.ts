@@ -1,0 +1,265 @@
+/**
+ * Streamable HTTP, client side, stateless revisions (draft basic/transports/streamable-http),
+ * with the fall-back to the 2025 transport a dual-era client needs; over `fetch` and Web
+ * Streams, no `node:` import (./node-client.ts: the same over `node:http`, Node's default).
+ *
+ * Every request is one POST carrying the request metadata headers (./headers.ts):
+ * `MCP-Protocol-Version` from the body's `_meta`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*`
+ * for tool arguments annotated `x-mcp-header` in the tool's schema (learned from the
+ * `tools/list` results passing through; tools with invalid annotations are removed from them,
+ * as "Schema Extension" requires). The answer is read as JSON or SSE; each message in it goes
+ * to the engine. Sending `notifications/cancelled` for a request in flight closes that request's
+ * response stream instead of posting (the cancellation of this transport).
+ *
+ * HTTP errors: a JSON-RPC error in the body is delivered as the request's answer (an `id: null`
+ * one gets the request's id). Anything else (no body, not JSON-RPC) fails the request with
+ * HttpStatusError: the sign of a server without the stateless endpoint (Backward
+ * Compatibility), on which ClientSession falls back to `initialize`.
+ *
+ * Legacy mode: once an `initialize` request is sent, this transport hands everything to an
+ * {@link HttpClientTransport} of the same URL (sessions, GET stream, 2025-11-25 rules).
+ */
+import { SseParser } from '../../../codec/sse.js';
+import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
+import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
+import { paramHeaders, requestHeaders, type ParamHeader } from './headers.js';
+import { Cancel, fetchRequester, mediaType, type HttpReply, type Requester } from '../io/request.js';
+import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+
+type Id = string | number;
+type Obj = Record<string, unknown>;
+
+/** Options of {@link StatelessHttpClientTransport} (those of the 2025 transport apply in legacy mode). */
+export type StatelessHttpClientOptions = HttpClientTransportOptions;
+
+/** How a {@link StatelessHttpClientTransport} does its I/O (library authors; defaults: fetch). */
+export interface StatelessClientIo {
+  /** Sends the stateless POSTs. */
+  requester?: Requester;
+  /** Makes the 2025 transport of legacy mode from the same options. */
+  legacy?: (options: HttpClientTransportOptions) => HttpClientTransport;
+}
+
+const key = (id: Id): string => `${typeof id}:${id}`;
+
+export class StatelessHttpClientTransport implements Transport {
+  readonly #request: Requester;
+  readonly #inFlight = new Map<string, { cancel: Cancel; method: string }>();
+  readonly #tools = new Map<string, ParamHeader[]>();
+  #events: TransportEvents | undefined;
+  #legacy: HttpClientTransport | undefined;
+  #closed = false;
+  #expired: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
+
+  readonly #makeLegacy: (options: HttpClientTransportOptions) => HttpClientTransport;
+
+  /** @throws TypeError for a URL that does not parse. */
+  constructor(
+    readonly options: StatelessHttpClientOptions,
+    io: StatelessClientIo = {},
+  ) {
+    const url = new URL(options.url);
+    this.#request = io.requester ?? fetchRequester(url, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+    this.#makeLegacy = io.legacy ?? ((o) => new HttpClientTransport(o));
+  }
+
+  /** The 2025 transport in use after fall-back (undefined while stateless). */
+  get legacy(): HttpClientTransport | undefined {
+    return this.#legacy;
+  }
+  get sessionId(): string | undefined {
+    return this.#legacy?.sessionId;
+  }
+  /** Legacy mode: the session-expiry hook of the 2025 transport. */
+  get onSessionExpired() {
+    return this.#legacy ? this.#legacy.onSessionExpired : this.#expired;
+  }
+  set onSessionExpired(hook) {
+    this.#expired = hook;
+    if (this.#legacy) this.#legacy.onSessionExpired = hook;
+  }
+  /** Legacy mode: the negotiated version for `MCP-Protocol-Version`. */
+  setProtocolVersion(version: string): void {
+    this.#legacy?.setProtocolVersion(version);
+  }
+
+  /** The `Mcp-Param-*` annotations known for `tool` (from `tools/list`, or set here). */
+  toolHeaders(tool: string): ParamHeader[] | undefined {
+    return this.#tools.get(tool);
+  }
+  /** Records a tool's `inputSchema` for header mirroring. Throws TypeError when its annotations are invalid. */
+  setToolSchema(tool: string, inputSchema: unknown): void {
+    this.#tools.set(tool, paramHeaders(inputSchema));
+  }
+
+  async start(events: TransportEvents): Promise<void> {
+    this.#events = events;
+  }
+
+  async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (this.#closed) throw new Error('transport closed');
+    if (!this.#legacy && message.method === 'initialize' && message.id !== undefined) {
+      this.#legacy = this.#makeLegacy({ ...this.options, onSessionExpired: undefined });
+      this.#legacy.onSessionExpired = this.#expired;
+      await this.#legacy.start(this.#events!);
+    }
+    if (this.#legacy) return this.#legacy.send(message, options);
+    if (message.method === 'notifications/cancelled') {
+      const target = (message.params as Obj | undefined)?.requestId as Id | undefined;
+      const f = target === undefined ? undefined : this.#inFlight.get(key(target));
+      if (f) {
+        this.#inFlight.delete(key(target!));
+        f.cancel.cancel(new Error('cancelled'));
+      }
+      return;
+    }
+    if (message.id === undefined || message.method === undefined) {
+      (await this.#post(message, new Cancel())).discard();
+      return;
+    }
+    const cancel = new Cancel();
+    const id = message.id as Id;
+    this.#inFlight.set(key(id), { cancel, method: message.method as string });
+    void this.#post(message, cancel).then(
+      (res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, cancel, res) : res),
+    ).then(
+      (res) => this.#read(id, res),
+      (e: Error) => this.#fail(id, e),
+    ).catch((e: Error) => this.#fail(id, e));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const f of this.#inFlight.values()) f.cancel.cancel(new Error('transport closed'));
+    this.#inFlight.clear();
+    if (this.#legacy) await this.#legacy.close();
+    else this.#events?.onClose();
+  }
+
+  async #post(message: JSONRPCMessage, cancel: Cancel): Promise<HttpReply> {
+    const extra = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
+    return this.#request({
+      method: 'POST',
+      headers: {
+        ...extra,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...requestHeaders(message, (name) => this.#tools.get(name)),
+      },
+      body: JSON.stringify(message),
+      cancel,
+    });
+  }
+
+  /**
+   * A `tools/call` refused with -32020 (HTTP 400): lists the tools again (all pages, outside
+   * the engine) to learn their current `x-mcp-header` annotations, then posts the call once more
+   * ("Client Behavior"). Any other answer is returned as it is.
+   */
+  async #retryOnMismatch(message: JSONRPCMessage, cancel: Cancel, res: HttpReply): Promise<HttpReply> {
+    if (res.status !== 400) return res;
+    const body = (await res.text().then(JSON.parse).catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
+    if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
+    const meta = (message.params as Obj | undefined)?._meta;
+    let cursor: unknown;
+    for (let page = 0; page < 100; page++) {
+      const params: Obj = { _meta: meta, ...(cursor === undefined ? {} : { cursor }) };
+      const list = await this.#post({ jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params }, cancel);
+      const answer = (await readMessages(list)).find((m) => 'result' in m);
+      if (!answer) return this.#post(message, cancel);
+      this.#learnTools(answer);
+      cursor = (answer.result as Obj | undefined)?.nextCursor;
+      if (typeof cursor !== 'string') break;
+    }
+    return this.#post(message, cancel);
+  }
+
+  async #read(id: Id, res: HttpReply): Promise<void> {
+    const type = mediaType(res.header('content-type'));
+    if (res.ok && type === 'text/event-stream') {
+      const parser = new SseParser({ maxEventSize: this.options.maxEventSize });
+      let answered = false;
+      const take = (events: ReturnType<SseParser['end']>): void => {
+        for (const e of events) {
+          if (e.data === '') continue;
+          const m = JSON.parse(e.data) as JSONRPCMessage;
+          if (!('method' in m) && m.id === id) answered = true;
+          this.#deliver(m);
+        }
+      };
+      for await (const chunk of res.chunks()) take(parser.push(chunk));
+      take(parser.end());
+      if (!answered) this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, 'response stream ended without a response'));
+      return;
+    }
+    const text = await res.text();
+    if (text === '' && res.ok) {
+      this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, `connection closed before the response (POST ${this.#inFlight.get(key(id))?.method ?? 'request'}: HTTP ${res.status}, empty body)`));
+      return;
+    }
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const m = body as Obj | undefined;
+    const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
+    if (isRpc && (res.ok || 'error' in m)) return this.#deliver({ ...m, id } as unknown as JSONRPCMessage);
+    this.#fail(id, new HttpStatusError(res.status, body, `POST ${this.#inFlight.get(key(id))?.method ?? 'request'}`));
+  }
+
+  #deliver(m: JSONRPCMessage): void {
+    if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) {
+      const f = this.#inFlight.get(key(m.id));
+      this.#inFlight.delete(key(m.id));
+      if (f?.method === 'tools/list') m = this.#learnTools(m);
+    }
+    this.#events?.onMessage(m);
+  }
+
+  /** Records `x-mcp-header` annotations of listed tools; drops tools whose annotations are invalid. */
+  #learnTools(m: JSONRPCMessage): JSONRPCMessage {
+    const result = m.result as Obj | undefined;
+    if (!Array.isArray(result?.tools)) return m;
+    const tools = (result.tools as Obj[]).filter((t) => {
+      // a tool without a string name is the result validation's to refuse: nothing to learn from it
+      if (typeof t !== 'object' || t === null || typeof t.name !== 'string') return true;
+      const name = t.name;
+      try {
+        this.#tools.set(name, paramHeaders(t.inputSchema));
+        return true;
+      } catch (e) {
+        this.#tools.delete(name);
+        this.#events?.onError?.(new Error(`tool ${name} rejected: ${(e as Error).message}`));
+        return false;
+      }
+    });
+    return tools.length === result.tools.length ? m : { ...m, result: { ...result, tools } };
+  }
+
+  #fail(id: Id, e: Error): void {
+    const f = this.#inFlight.get(key(id));
+    if (!f) return;
+    this.#inFlight.delete(key(id));
+    if (f.cancel.reason) return;
+    if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
+    else this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });
+  }
+}
+
+/** The JSON-RPC messages of a whole response (one JSON body, or every SSE event). */
+async function readMessages(res: HttpReply): Promise<JSONRPCMessage[]> {
+  const text = await res.text();
+  try {
+    if (mediaType(res.header('content-type')) === 'text/event-stream') {
+      const parser = new SseParser();
+      return [...parser.push(text), ...parser.end()].filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as JSONRPCMessage);
+    }
+    return text === '' ? [] : [JSON.parse(text) as JSONRPCMessage];
+  } catch {
+    return [];
+  }
+}
+
