@@ -26,7 +26,8 @@
  * Subscriptions (`resources/subscribe`, 2025-11-25 server/resources "Subscriptions") belong to
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
-import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
+import type { Logger } from '../engine/context.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { RequestContext, RequestHandler } from '../engine/peer.js';
 import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
@@ -57,7 +58,23 @@ export interface ServerFeaturesOptions {
    * policy fills them (ServerSession option `cache`).
    */
   cache?: { ttlMs: number; cacheScope: 'public' | 'private' };
+  /**
+   * Where a handler result that fails the negotiated revision's result schema is reported
+   * (`error('tool result fails the protocol schema', { tool | prompt | resource, errors })`,
+   * errors as `{ path, keyword, message }`). Default: one line on stderr.
+   */
+  logger?: Logger;
 }
+
+/** The default {@link ServerFeaturesOptions.logger}: errors on stderr (where stdio servers log). */
+const STDERR_LOGGER: Logger = { error: (message, data) => console.error(`mcpgen: ${message}`, JSON.stringify(data)) };
+
+/** Methods whose handlers' results are checked against the revision's schema, and how a failure names its subject. */
+const SUBJECTS: Readonly<Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource', name: string]>> = {
+  'tools/call': (p) => ['tool', String(p.name)],
+  'prompts/get': (p) => ['prompt', String(p.name)],
+  'resources/read': (p) => ['resource', String(p.uri)],
+};
 
 /** The part of a ProtocolTable `handlers()` looks at. */
 export interface FeaturesTableInfo {
@@ -95,6 +112,7 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
   readonly #dirty = new Set<Kind>();
   readonly #declare: NonNullable<ServerFeaturesOptions['declare']>;
   readonly #cache: ServerFeaturesOptions['cache'];
+  readonly #logger: Logger;
   #handshakeTable: Record<string, RequestHandler> | undefined;
   #statelessTable: Record<string, RequestHandler> | undefined;
 
@@ -102,6 +120,7 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     this.pageSize = Math.max(1, Math.floor(options.pageSize ?? 100));
     this.#declare = options.declare ?? {};
     this.#cache = options.cache;
+    this.#logger = options.logger ?? STDERR_LOGGER;
   }
 
   // ---- registration -------------------------------------------------------------------------
@@ -241,10 +260,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    * may be a stateless one (see the module doc).
    */
   handlers(options: { table?: FeaturesTableInfo } = {}): Readonly<Record<string, RequestHandler>> {
-    this.#handshakeTable ??= Object.freeze(this.#handlers());
-    if (options.table?.lifecycle !== 'stateless') return this.#handshakeTable;
+    if (options.table?.lifecycle !== 'stateless') return (this.#handshakeTable ??= Object.freeze(this.#checked(this.#handlers())));
     const cache = this.#cache;
-    this.#statelessTable ??= Object.freeze(Object.fromEntries(Object.entries(this.#handshakeTable).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
+    this.#statelessTable ??= Object.freeze(this.#checked(Object.fromEntries(Object.entries(this.#handlers()).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
       let r: Obj;
       try {
         r = (await h(p, ctx)) as Obj;
@@ -259,8 +277,35 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         out.cacheScope ??= cache.cacheScope;
       }
       return out;
-    }])));
+    }]))));
     return this.#statelessTable;
+  }
+
+  /**
+   * `table` with the results of tools, prompts and resource reads checked against the negotiated
+   * revision's result schema (`ctx.table`; none: unchecked). A failing result is logged with its
+   * paths and answered -32603 with a message naming the tool, prompt or resource and the deepest
+   * failing paths (data `{ errors }`), not the engine's bare "Internal error".
+   */
+  #checked(table: Record<string, RequestHandler>): Record<string, RequestHandler> {
+    for (const [method, subject] of Object.entries(SUBJECTS)) {
+      const h = table[method];
+      if (!h) continue;
+      table[method] = async (p: Obj, ctx: RequestContext) => {
+        const r = await h(p, ctx);
+        const entry = ctx.table?.requests?.clientToServer?.[method];
+        if (!entry?.result || !isObj(r) || entry.result(r)) return r;
+        const errors = validationIssues(entry.result.errors);
+        const [kind, name] = subject(p);
+        this.#logger.error?.(`${kind} result fails the protocol schema`, { [kind]: name, method, protocolVersion: ctx.table?.protocolVersion, errors });
+        const depth = (path: string) => path.split('/').length;
+        const deepest = Math.max(...errors.map((e) => depth(e.path)));
+        const shown = [...new Set(errors.filter((e) => depth(e.path) === deepest).map((e) => `${e.path || '(result)'}: ${e.message}`))].slice(0, 3);
+        const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
+        throw new RpcError(ErrorCode.InternalError, `${label} returned a result that is not a valid ${entry.resultTypes.join(' or ')} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`, { errors });
+      };
+    }
+    return table;
   }
 
   #handlers(): Record<string, RequestHandler> {
