@@ -67,7 +67,9 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;
-           --progress prints progress to stderr. A failed request prints the error, exits 1;
+           --progress prints progress to stderr, and log messages (notifications/message) print
+           there too (over --url from the request's stream and from the standalone GET stream,
+           which is opened before the request). A failed request prints the error, exits 1;
            a tools/call result with isError: true (the tool reported an error) is printed, exits 4.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under

@@ -32,7 +32,7 @@ export interface PackageEntry {
 export const PACKAGE_ENTRIES: readonly PackageEntry[] = [
   { subpath: '.', module: 'index', dependencies: ['ajv', 'ajv-formats'] },
   { subpath: './errors', module: 'runtime/jsonrpc/errors', dependencies: [] },
-  { subpath: './features', module: 'runtime/features/server-features', dependencies: ['ajv', 'ajv-formats', 'uri-template-matcher'] },
+  { subpath: './features', module: 'runtime/features/server-features', dependencies: ['ajv', 'ajv-formats', 'uri-template-matcher', '@standard-schema/spec', 'json-schema-to-ts'] },
   { subpath: './transport/http-client', module: 'runtime/transport/http/session/client', dependencies: [] },
   { subpath: './transport/http-fallback', module: 'runtime/transport/http/legacy-sse/fallback', dependencies: [] },
   { subpath: './transport/http-server', module: 'runtime/transport/http/session/server', dependencies: [] },
