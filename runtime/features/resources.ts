@@ -122,6 +122,51 @@ export const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resou
  * joined with `,`. @throws TypeError when `template` is not a URI template.
  */
 export function compileUriTemplate(template: string): (uri: string) => Record<string, string> | undefined {
+  // A trailing run of query expressions (`{?q,limit}{&x}`, from a `{?`) after a path without `?` is
+  // matched here, against the URI's query: uri-template-matcher 1.1.2 gives the variable before
+  // such an expression the empty string (`{b}{?q}` on `x/y?q=1`), keeps only the last of two
+  // query expressions, lets `search{?q}` match `searchX`, and keeps `name=` inside exploded values.
+  const tail = /^([^]*?)(\{\?[^{}]*\}(?:\{[?&][^{}]*\})*)$/.exec(template);
+  const queryTail = tail && !tail[1].includes('?') ? tail : undefined;
+  const path = libraryMatcher(queryTail ? queryTail[1] : template);
+  if (!queryTail) return path;
+  const names = new Map<string, boolean>(); // variable → exploded
+  for (const expr of queryTail[2].slice(1, -1).split('}{')) {
+    for (const spec of expr.slice(1).split(',')) {
+      const name = spec.replace(/:\d+$/, '').replace(/\*$/, '');
+      if (!/^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/.test(name)) throw new TypeError(`Invalid template: ${template} - bad variable name ${JSON.stringify(spec)}`);
+      names.set(name, spec.endsWith('*'));
+    }
+  }
+  return (uri) => {
+    const q = uri.indexOf('?');
+    const vars = path(q < 0 ? uri : uri.slice(0, q));
+    if (!vars || q < 0) return vars;
+    const lists = new Map<string, string[]>();
+    for (const pair of uri.slice(q + 1).split('&')) {
+      const eq = pair.indexOf('=');
+      let name: string;
+      let value: string;
+      try {
+        name = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
+        value = eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1));
+      } catch {
+        return undefined; // a malformed percent-encoding
+      }
+      // query parameters the template does not name are left out; a repeated one is a list
+      // only where the template explodes it (`{?list*}`), else its first value counts
+      if (!names.has(name)) continue;
+      const list = lists.get(name);
+      if (!list) lists.set(name, [value]);
+      else if (names.get(name)) list.push(value);
+    }
+    for (const [name, values] of lists) setOwn(vars, name, values.join(','));
+    return vars;
+  };
+}
+
+/** A matcher of `template` through uri-template-matcher (see {@link compileUriTemplate}). */
+function libraryMatcher(template: string): (uri: string) => Record<string, string> | undefined {
   const matcher = new UriTemplateMatcher();
   try {
     matcher.add(template);
