@@ -71,6 +71,12 @@ call       Spawns <command> (or connects to --url), initializes, sends one reque
            there too (over --url from the request's stream and from the standalone GET stream,
            which is opened before the request). A failed request prints the error, exits 1;
            a tools/call result with isError: true (the tool reported an error) is printed, exits 4.
+tools      Connects like call (--stdio "<command>" or --url, --rev), reads every page of tools/list
+           and writes --out <file>: a TypeScript module of the tools (sorted, schemas as const)
+           whose typedTools(client).callTool(name, args) is typed per tool (arguments from
+           inputSchema, structuredContent from outputSchema, through json-schema-to-ts).
+           --check writes nothing: exits 1 naming the tools added, removed or changed when the
+           file differs from a fresh snapshot (0 when equal).
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under
            runtime/, entry points ., ./errors, ./features and ./transport/{stdio,memory,http-client,
@@ -344,6 +350,7 @@ export const COMMANDS: Record<string, (args: string[], io: Io) => number | Promi
   check: cmdCheck,
   serve: cmdServe,
   call: cmdCall,
+  tools: async (args, io) => (await import('./commands/tools.js')).cmdTools(args, io),
   pack: async (args, io) => (await import('./pack.js')).cmdPack(args, io),
 };
 
