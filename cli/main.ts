@@ -83,8 +83,16 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;
-           --progress prints progress to stderr. A failed request prints the error, exits 1;
+           --progress prints progress to stderr, and log messages (notifications/message) print
+           there too (over --url from the request's stream and from the standalone GET stream,
+           which is opened before the request). A failed request prints the error, exits 1;
            a tools/call result with isError: true (the tool reported an error) is printed, exits 4.
+tools      Connects like call (--stdio "<command>" or --url, --rev), reads every page of tools/list
+           and writes --out <file>: a TypeScript module of the tools (sorted, schemas as const)
+           whose typedTools(client).callTool(name, args) is typed per tool (arguments from
+           inputSchema, structuredContent from outputSchema, through json-schema-to-ts).
+           --check writes nothing: exits 1 naming the tools added, removed or changed when the
+           file differs from a fresh snapshot (0 when equal).
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, on the runtime package
            @mcpgen/runtime (a peer dependency, ^<mcpgen version>; no runtime copy), entry points .
@@ -401,6 +409,7 @@ export const COMMANDS: Record<string, (args: string[], io: Io, ctx: Context) => 
   check: cmdCheck,
   serve: cmdServe,
   call: cmdCall,
+  tools: async (args, io) => (await import('./commands/tools.js')).cmdTools(args, io),
   pack: async (args, io, ctx) => (await import('./pack.js')).cmdPack(args, io, ctx.project()),
 };
 

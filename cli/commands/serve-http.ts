@@ -156,8 +156,9 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
 
 /**
  * A new HTTP client transport for `call --url`: Streamable HTTP, falling back to the old
- * HTTP+SSE transport when the URL serves only that (e.g. `call --url http://host/sse`).
+ * HTTP+SSE transport when the URL serves only that (e.g. `call --url http://host/sse`); the
+ * standalone GET stream is opened, so messages a server sends outside a request print too.
  */
 export function httpClientTransport(url: string): FallbackHttpClientTransport {
-  return connectHttp(url, { standaloneStream: false });
+  return connectHttp(url);
 }

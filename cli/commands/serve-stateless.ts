@@ -113,7 +113,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
 
 /** The client transport of `call --url` for a stateless revision (falls back to a 2025 session on `initialize`). */
 export function statelessClientTransport(url: string): StatelessHttpClientTransport {
-  return new StatelessHttpClientTransport({ url, standaloneStream: false });
+  return new StatelessHttpClientTransport({ url });
 }
 
 /** Whether a loaded revision is stateless. */

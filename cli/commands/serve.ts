@@ -204,6 +204,9 @@ export function splitCommand(line: string): string[] {
   return words;
 }
 
+/** How long `call --url` waits for the standalone GET stream before sending its request, ms. */
+const STANDALONE_WAIT_MS = 2000;
+
 export async function cmdCall(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, {
     stdio: { type: 'string' },
@@ -250,6 +253,10 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
   let step = 'connecting (initialize)';
   try {
     await client.connect(transport);
+    // over Streamable HTTP, wait (a bounded time) for the standalone GET stream, so what the
+    // server sends there while the request runs (log messages) prints, as over stdio
+    const opened = (transport as { standaloneOpened?: () => Promise<boolean> }).standaloneOpened?.();
+    if (opened) await Promise.race([opened, new Promise((r) => setTimeout(r, STANDALONE_WAIT_MS).unref())]);
     step = method;
     const result = await client.request(method as never, params as never, values.progress
       ? { onProgress: (p) => io.err(`progress: ${JSON.stringify(p)}`) }

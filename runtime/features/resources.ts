@@ -11,7 +11,7 @@
 import { RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../engine/peer.js';
 import type { ProtocolMaps } from '../protocol/table.js';
-import type { ResultElementOf, ResultOf } from './typed.js';
+import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, TemplateVariables, TemplateVars } from './typed.js';
 import { type Content, type Described, type Obj, invalid, isObj } from './tools.js';
 import { ownValue, setOwn } from '../jsonrpc/own.js';
 import { toBase64 } from '../codec/bytes.js';
@@ -41,16 +41,21 @@ export interface ResourceDefinition<P extends ProtocolMaps = ProtocolMaps> exten
 export type Completer = (value: string, context: Record<string, string>) => CompletionValues | Promise<CompletionValues>;
 export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
-export interface ResourceTemplateDefinition<P extends ProtocolMaps = ProtocolMaps> extends ResourceCommon {
+/**
+ * A resource template. `T`: its URI template as written; a literal types the variables `read`
+ * gets and the keys of `complete` ({@link TemplateVars}).
+ */
+export interface ResourceTemplateDefinition<P extends ProtocolMaps = ProtocolMaps, T extends string = string> extends ResourceCommon {
   /** RFC 6570 URI template, levels 1–4 (see {@link compileUriTemplate} for what matches). */
-  uriTemplate: string;
-  read(uri: string, vars: Record<string, string>, ctx: RequestContext): ResourceContents<P>[] | Promise<ResourceContents<P>[]>;
+  uriTemplate: T;
+  read(uri: string, vars: TemplateVars<T>, ctx: RequestContext): ResourceContents<P>[] | Promise<ResourceContents<P>[]>;
   /** Completion of template variables, by variable name (each a variable of `uriTemplate`). */
-  complete?: Record<string, Completer>;
+  complete?: { [K in TemplateVariables<T>]?: Completer };
 }
 
 export interface PromptArgument extends Omit<Described, 'icons' | '_meta'> {
-  required?: boolean;
+  readonly name: string;
+  readonly required?: boolean;
   complete?: Completer;
 }
 
@@ -59,14 +64,39 @@ export type PromptMessage<P extends ProtocolMaps = ProtocolMaps> = ResultElement
 
 /** What a prompt's `get` returns: its messages, or the revision's `GetPromptResult` (or InputRequiredResult). */
 export type PromptResult<P extends ProtocolMaps = ProtocolMaps> = PromptMessage<P>[] | ResultOf<P, 'prompts/get', { description?: string; messages: PromptMessage[] }>;
-export interface PromptDefinition<P extends ProtocolMaps = ProtocolMaps> extends Described {
-  arguments?: PromptArgument[];
-  get(args: Record<string, string>, ctx: RequestContext): PromptResult<P> | Promise<PromptResult<P>>;
+/**
+ * The arguments a prompt's `get` receives: from `argsSchema` `S` when given (its type, see
+ * {@link SchemaType}), else from the `arguments` list `L` (required names always there, the
+ * others optional), else any string-valued record.
+ */
+export type PromptArgs<S, L> = SchemaType<S, undefined> extends infer A
+  ? [A] extends [undefined]
+    ? L extends readonly PromptArgument[]
+      ? string extends L[number]['name']
+        ? Record<string, string>
+        : { [E in L[number] as E extends { required: true } ? E['name'] : never]: string } & { [E in L[number] as E extends { required: true } ? never : E['name']]?: string }
+      : Record<string, string>
+    : A
+  : never;
+
+/**
+ * A prompt. Its arguments are listed from `arguments`, or from `argsSchema` (`S`: a JSON Schema
+ * of an object, or a Standard Schema validator such as a zod object): each property an argument
+ * (its `description`; required as the schema's `required`), the given arguments checked by it
+ * (failing: -32602 naming each path) and `get` receiving the validator's output. `A`: what
+ * `get` receives, inferred by `ServerFeatures.prompt` from `S` or `L` (the list as written).
+ */
+export interface PromptDefinition<P extends ProtocolMaps = ProtocolMaps, A = Record<string, string>, S extends SchemaLike | undefined = SchemaLike | undefined, L extends readonly PromptArgument[] | undefined = readonly PromptArgument[] | undefined> extends Described {
+  arguments?: L;
+  argsSchema?: S;
+  /** With `argsSchema`: completion of arguments, by name. */
+  complete?: { [K in keyof A]?: Completer };
+  get(args: A, ctx: RequestContext): PromptResult<P> | Promise<PromptResult<P>>;
 }
 
 /** A registered resource template and its compiled matcher. */
 export interface Template {
-  def: ResourceTemplateDefinition;
+  def: ResourceTemplateDefinition<ProtocolMaps, string>;
   match: (uri: string) => Record<string, string> | undefined;
   /** The template's variable names. */
   variables: readonly string[];
@@ -93,6 +123,51 @@ export const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resou
  * joined with `,`. @throws TypeError when `template` is not a URI template.
  */
 export function compileUriTemplate(template: string): (uri: string) => Record<string, string> | undefined {
+  // A trailing run of query expressions (`{?q,limit}{&x}`, from a `{?`) after a path without `?` is
+  // matched here, against the URI's query: uri-template-matcher 1.1.2 gives the variable before
+  // such an expression the empty string (`{b}{?q}` on `x/y?q=1`), keeps only the last of two
+  // query expressions, lets `search{?q}` match `searchX`, and keeps `name=` inside exploded values.
+  const tail = /^([^]*?)(\{\?[^{}]*\}(?:\{[?&][^{}]*\})*)$/.exec(template);
+  const queryTail = tail && !tail[1].includes('?') ? tail : undefined;
+  const path = libraryMatcher(queryTail ? queryTail[1] : template);
+  if (!queryTail) return path;
+  const names = new Map<string, boolean>(); // variable → exploded
+  for (const expr of queryTail[2].slice(1, -1).split('}{')) {
+    for (const spec of expr.slice(1).split(',')) {
+      const name = spec.replace(/:\d+$/, '').replace(/\*$/, '');
+      if (!/^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/.test(name)) throw new TypeError(`Invalid template: ${template} - bad variable name ${JSON.stringify(spec)}`);
+      names.set(name, spec.endsWith('*'));
+    }
+  }
+  return (uri) => {
+    const q = uri.indexOf('?');
+    const vars = path(q < 0 ? uri : uri.slice(0, q));
+    if (!vars || q < 0) return vars;
+    const lists = new Map<string, string[]>();
+    for (const pair of uri.slice(q + 1).split('&')) {
+      const eq = pair.indexOf('=');
+      let name: string;
+      let value: string;
+      try {
+        name = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
+        value = eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1));
+      } catch {
+        return undefined; // a malformed percent-encoding
+      }
+      // query parameters the template does not name are left out; a repeated one is a list
+      // only where the template explodes it (`{?list*}`), else its first value counts
+      if (!names.has(name)) continue;
+      const list = lists.get(name);
+      if (!list) lists.set(name, [value]);
+      else if (names.get(name)) list.push(value);
+    }
+    for (const [name, values] of lists) setOwn(vars, name, values.join(','));
+    return vars;
+  };
+}
+
+/** A matcher of `template` through uri-template-matcher (see {@link compileUriTemplate}). */
+function libraryMatcher(template: string): (uri: string) => Record<string, string> | undefined {
   const matcher = new UriTemplateMatcher();
   try {
     matcher.add(template);

@@ -26,21 +26,26 @@
  * Subscriptions (`resources/subscribe`, 2025-11-25 server/resources "Subscriptions") belong to
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
-import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
+import type { Logger } from '../engine/context.js';
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { RequestContext, RequestHandler } from '../engine/peer.js';
-import { type CompiledTool, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
+import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
 import {
-  type Catalog, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
+  type Catalog, type PromptArgs, type PromptArgument, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
   RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, uriTemplateVariables, knownResource, notFound, readResource,
 } from './resources.js';
+import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
+import { compileSchema, describeValidation } from '../protocol/json-schema.js';
+import { ownValue } from '../jsonrpc/own.js';
+import type { SchemaLike, SchemaType } from './typed.js';
 
-export type { Content, JsonSchema, LooseToolResult, ToolDefinition, ToolResult } from './tools.js';
-export type { HandlerReturn, ResultElementOf, ResultOf } from './typed.js';
-export { describeValidation } from './tools.js';
+export type { Content, JsonSchema, LooseToolResult, ToolDefinition, ToolResult, ToolReturn } from './tools.js';
+export type { HandlerReturn, ResultElementOf, ResultOf, SchemaLike, SchemaType, StandardValidator, TemplateVariables, TemplateVars, WithStructured } from './typed.js';
+export { describeValidation };
 export type {
-  Completer, CompletionValues, PromptArgument, PromptDefinition, PromptMessage, PromptResult, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
+  Completer, CompletionValues, PromptArgs, PromptArgument, PromptDefinition, PromptMessage, PromptResult, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
 } from './resources.js';
 export { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from './resources.js';
 
@@ -54,7 +59,23 @@ export interface ServerFeaturesOptions {
    * policy fills them (ServerSession option `cache`).
    */
   cache?: { ttlMs: number; cacheScope: 'public' | 'private' };
+  /**
+   * Where a handler result that fails the negotiated revision's result schema is reported
+   * (`error('tool result fails the protocol schema', { tool | prompt | resource, errors })`,
+   * errors as `{ path, keyword, message }`). Default: one line on stderr.
+   */
+  logger?: Logger;
 }
+
+/** The default {@link ServerFeaturesOptions.logger}: errors on stderr (where stdio servers log). */
+const STDERR_LOGGER: Logger = { error: (message, data) => console.error(`mcpgen: ${message}`, JSON.stringify(data)) };
+
+/** Methods whose handlers' results are checked against the revision's schema, and how a failure names its subject. */
+const SUBJECTS: Readonly<Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource', name: string]>> = {
+  'tools/call': (p) => ['tool', String(p.name)],
+  'prompts/get': (p) => ['prompt', String(p.name)],
+  'resources/read': (p) => ['resource', String(p.uri)],
+};
 
 /** The part of a ProtocolTable `handlers()` looks at. */
 export interface FeaturesTableInfo {
@@ -92,6 +113,7 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
   readonly #dirty = new Set<Kind>();
   readonly #declare: NonNullable<ServerFeaturesOptions['declare']>;
   readonly #cache: ServerFeaturesOptions['cache'];
+  readonly #logger: Logger;
   #handshakeTable: Record<string, RequestHandler> | undefined;
   #statelessTable: Record<string, RequestHandler> | undefined;
 
@@ -99,13 +121,44 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     this.pageSize = Math.max(1, Math.floor(options.pageSize ?? 100));
     this.#declare = options.declare ?? {};
     this.#cache = options.cache;
+    this.#logger = options.logger ?? STDERR_LOGGER;
   }
 
   // ---- registration -------------------------------------------------------------------------
 
-  /** Registers (or replaces) a tool; compiles its schemas now, so a bad schema throws here. */
-  tool<A = Obj>(def: ToolDefinition<A, P>): this {
-    this.#tools.set(def.name, compileTool(def));
+  /**
+   * Registers (or replaces) a tool; compiles its schemas now, so a bad schema throws here.
+   *
+   * Typed from the schemas: with a JSON Schema literal (inline, or a constant `as const`) the
+   * handler's `args` are json-schema-to-ts' `FromSchema` of `inputSchema`, with a Standard
+   * Schema validator (zod 4, valibot through `toStandardJsonSchema`, arktype) its output type;
+   * `outputSchema` types `structuredContent` the same way. `tool<A>(…)` states `A` instead
+   * (the schemas then type nothing). A validator's Standard JSON Schema (draft 2020-12) is what
+   * `tools/list` shows and what arguments and `structuredContent` are checked against; the
+   * input validator then parses the arguments, and the handler gets its output (an argument
+   * it refuses: the same `isError` result as a JSON Schema failure).
+   * @throws TypeError naming the tool when a schema is not valid JSON Schema, or a validator has no Standard JSON Schema.
+   */
+  tool<
+    A = never,
+    const I extends SchemaLike | undefined = SchemaLike | undefined,
+    const O extends SchemaLike | undefined = SchemaLike | undefined,
+  >(def: ToolDefinition<[A] extends [never] ? SchemaType<I, Obj> : A, P, I, O>): this {
+    const input = def.inputSchema;
+    const json = {
+      ...def,
+      inputSchema: input === undefined ? undefined : jsonSchemaOf(input, `inputSchema of tool ${def.name}`),
+      outputSchema: def.outputSchema === undefined ? undefined : jsonSchemaOf(def.outputSchema, `outputSchema of tool ${def.name}`),
+    } as unknown as ToolDefinition<never, ProtocolMaps, JsonSchema | undefined, JsonSchema | undefined>;
+    if (isStandardSchema(input)) {
+      const handler = def.handler as (args: unknown, ctx: RequestContext) => unknown;
+      json.handler = (async (args: unknown, ctx: RequestContext) => {
+        const parsed = await validateStandard(input, args, '(arguments)');
+        if (!parsed.ok) return { content: [{ type: 'text', text: `Invalid arguments for tool ${def.name}: ${parsed.problems.join('; ')}` }], isError: true };
+        return handler(parsed.value, ctx);
+      }) as never;
+    }
+    this.#tools.set(def.name, compileTool(json));
     return this.#changed('tools');
   }
 
@@ -113,12 +166,28 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
   resource(def: ResourceDefinition<P>): this {
     return this.#catalog.resources.set(def.uri, def as unknown as ResourceDefinition) && this.#changed('resources');
   }
-  /** Registers (or replaces) a resource template, by `uriTemplate`; reads try static URIs first. */
-  resourceTemplate(def: ResourceTemplateDefinition<P>): this {
-    return this.#catalog.templates.set(def.uriTemplate, { def: def as unknown as ResourceTemplateDefinition, match: compileUriTemplate(def.uriTemplate), variables: uriTemplateVariables(def.uriTemplate) }) && this.#changed('resources');
+  /**
+   * Registers (or replaces) a resource template, by `uriTemplate`; reads try static URIs first.
+   * A literal template types the variables `read` gets and the keys of `complete`.
+   * @throws TypeError when `uriTemplate` is not an RFC 6570 template.
+   */
+  resourceTemplate<const T extends string>(def: ResourceTemplateDefinition<P, T>): this {
+    const stored = def as unknown as ResourceTemplateDefinition<ProtocolMaps, string>;
+    return this.#catalog.templates.set(def.uriTemplate, { def: stored, match: compileUriTemplate(def.uriTemplate), variables: uriTemplateVariables(def.uriTemplate) }) && this.#changed('resources');
   }
-  prompt(def: PromptDefinition<P>): this {
-    return this.#catalog.prompts.set(def.name, def as unknown as PromptDefinition) && this.#changed('prompts');
+
+  /**
+   * Registers (or replaces) a prompt, by `name`. Its arguments are typed from `argsSchema` (a
+   * JSON Schema literal or a Standard Schema validator: listed from its JSON Schema's
+   * properties, checked by it, `get` receiving its output) or from the `arguments` list.
+   * @throws TypeError naming the prompt when `argsSchema` is not a JSON Schema of an object.
+   */
+  prompt<
+    const S extends SchemaLike | undefined = SchemaLike | undefined,
+    const L extends readonly PromptArgument[] | undefined = readonly PromptArgument[] | undefined,
+  >(def: PromptDefinition<P, PromptArgs<S, L>, S, L>): this {
+    const stored = (def.argsSchema === undefined ? def : schemaPrompt(def as never)) as unknown as PromptDefinition;
+    return this.#catalog.prompts.set(def.name, stored) && this.#changed('prompts');
   }
 
   /** The registered `inputSchema` of a tool (undefined: no such tool); for `Mcp-Param-*` checks over HTTP. */
@@ -192,10 +261,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    * may be a stateless one (see the module doc).
    */
   handlers(options: { table?: FeaturesTableInfo } = {}): Readonly<Record<string, RequestHandler>> {
-    this.#handshakeTable ??= Object.freeze(this.#handlers());
-    if (options.table?.lifecycle !== 'stateless') return this.#handshakeTable;
+    if (options.table?.lifecycle !== 'stateless') return (this.#handshakeTable ??= Object.freeze(this.#checked(this.#handlers())));
     const cache = this.#cache;
-    this.#statelessTable ??= Object.freeze(Object.fromEntries(Object.entries(this.#handshakeTable).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
+    this.#statelessTable ??= Object.freeze(this.#checked(Object.fromEntries(Object.entries(this.#handlers()).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
       let r: Obj;
       try {
         r = (await h(p, ctx)) as Obj;
@@ -210,8 +278,35 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         out.cacheScope ??= cache.cacheScope;
       }
       return out;
-    }])));
+    }]))));
     return this.#statelessTable;
+  }
+
+  /**
+   * `table` with the results of tools, prompts and resource reads checked against the negotiated
+   * revision's result schema (`ctx.table`; none: unchecked). A failing result is logged with its
+   * paths and answered -32603 with a message naming the tool, prompt or resource and the deepest
+   * failing paths (data `{ errors }`), not the engine's bare "Internal error".
+   */
+  #checked(table: Record<string, RequestHandler>): Record<string, RequestHandler> {
+    for (const [method, subject] of Object.entries(SUBJECTS)) {
+      const h = table[method];
+      if (!h) continue;
+      table[method] = async (p: Obj, ctx: RequestContext) => {
+        const r = await h(p, ctx);
+        const entry = ctx.table?.requests?.clientToServer?.[method];
+        if (!entry?.result || !isObj(r) || entry.result(r)) return r;
+        const errors = validationIssues(entry.result.errors);
+        const [kind, name] = subject(p);
+        this.#logger.error?.(`${kind} result fails the protocol schema`, { [kind]: name, method, protocolVersion: ctx.table?.protocolVersion, errors });
+        const depth = (path: string) => path.split('/').length;
+        const deepest = Math.max(...errors.map((e) => depth(e.path)));
+        const shown = [...new Set(errors.filter((e) => depth(e.path) === deepest).map((e) => `${e.path || '(result)'}: ${e.message}`))].slice(0, 3);
+        const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
+        throw new RpcError(ErrorCode.InternalError, `${label} returned a result that is not a valid ${entry.resultTypes.join(' or ')} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`, { errors });
+      };
+    }
+    return table;
   }
 
   #handlers(): Record<string, RequestHandler> {
@@ -270,6 +365,48 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     if (end < items.length) result.nextCursor = encodeCursor(key, end);
     return result;
   }
+}
+
+/**
+ * A prompt with `argsSchema` as the catalog keeps it: `arguments` listed from the schema's
+ * properties (own, in order; `required` from its `required`; each one's `description`), the
+ * completers of `complete`, and a `get` that checks the arguments first (-32602 naming each
+ * failing path) and passes a validator's output on.
+ */
+function schemaPrompt(def: PromptDefinition<ProtocolMaps, never, SchemaLike, readonly PromptArgument[] | undefined>): PromptDefinition {
+  const what = `argsSchema of prompt ${def.name}`;
+  const schema = def.argsSchema!;
+  const json = jsonSchemaOf(schema, what);
+  const props = json.properties;
+  if (json.type !== 'object' || !isObj(props)) throw new TypeError(`${what} must be a JSON Schema of an object (type "object" with properties)`);
+  const required = new Set(Array.isArray(json.required) ? json.required : []);
+  const arguments_: PromptArgument[] = Object.keys(props).map((name) => {
+    const prop = props[name];
+    const description = isObj(prop) && typeof prop.description === 'string' ? prop.description : undefined;
+    const complete = ownValue(def.complete as Record<string, PromptArgument['complete']> | undefined, name);
+    return { name, ...(description !== undefined && { description }), ...(required.has(name) && { required: true }), ...(complete && { complete }) };
+  });
+  const check = isStandardSchema(schema) ? undefined : compileSchema(json, what);
+  const get = def.get as (args: unknown, ctx: RequestContext) => ReturnType<PromptDefinition['get']>;
+  return {
+    ...def,
+    argsSchema: undefined,
+    complete: undefined,
+    arguments: arguments_,
+    get: async (args, ctx) => {
+      let value: unknown = args;
+      let problems: string[] | undefined;
+      if (check) {
+        if (!check(args)) problems = describeValidation(check.errors);
+      } else {
+        const parsed = await validateStandard(schema as Parameters<typeof validateStandard>[0], args, '(arguments)');
+        if (parsed.ok) value = parsed.value;
+        else problems = parsed.problems;
+      }
+      if (problems) throw invalid(`Invalid arguments for prompt ${def.name}: ${problems.join('; ')}`, { errors: problems });
+      return get(value, ctx);
+    },
+  } as PromptDefinition;
 }
 
 /** Sends through a target that may not be connected yet (its `notify` may throw synchronously). */

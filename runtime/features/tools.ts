@@ -29,7 +29,7 @@ import { setOwn } from '../jsonrpc/own.js';
 import { structuredContentAllowed } from '../protocol/table.js';
 import type { RequestContext } from '../engine/peer.js';
 import type { ProtocolMaps } from '../protocol/table.js';
-import type { ResultElementOf, ResultOf } from './typed.js';
+import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, WithStructured } from './typed.js';
 
 export type Obj = Record<string, unknown>;
 export type JsonSchema = Obj;
@@ -40,7 +40,7 @@ export type JsonSchema = Obj;
  */
 export type Content<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<P, 'tools/call', 'content', Obj & { type: string }>;
 /** The loose form of a tool result (untyped `P`). */
-export type LooseToolResult = Obj & { content?: Array<Obj & { type: string }>; structuredContent?: Obj; isError?: boolean };
+export type LooseToolResult = Obj & { content?: Array<Obj & { type: string }>; structuredContent?: unknown; isError?: boolean };
 /**
  * What a tool handler returns: the revision's `CallToolResult` (or its other results:
  * CreateTaskResult, InputRequiredResult) when `P` is a generated `Protocol`, else
@@ -57,12 +57,32 @@ export interface Described {
   _meta?: Obj;
 }
 
-/** A tool: `A` is the type of its `arguments`, `P` the revision's method maps its result is typed by. */
-export interface ToolDefinition<A = Obj, P extends ProtocolMaps = ProtocolMaps> extends Described {
-  /** JSON Schema of `arguments` (default `{ type: 'object' }`). */
-  inputSchema?: JsonSchema;
-  /** JSON Schema `structuredContent` must satisfy. */
-  outputSchema?: JsonSchema;
+/**
+ * What a handler of a tool with output schema `O` returns: {@link ToolResult} when `O` is not
+ * known (absent, or not a literal), else the revision's result whose `structuredContent` is of
+ * `O`'s type (required unless `isError: true`; no string shorthand).
+ */
+export type ToolReturn<P extends ProtocolMaps, O> = SchemaType<O, unknown, 'input'> extends infer Out
+  ? unknown extends Out
+    ? ToolResult<P>
+    : WithStructured<ResultOf<P, 'tools/call', LooseToolResult>, Out>
+  : never;
+
+/**
+ * A tool. `A`: the type of its `arguments` (by default inferred from `inputSchema` by
+ * `ServerFeatures.tool`); `P`: the revision's method maps its result is typed by; `I`, `O`: its
+ * input and output schemas as written (a JSON Schema literal or a Standard Schema validator, see
+ * {@link SchemaLike}), from which `A` and the type of `structuredContent` come.
+ */
+export interface ToolDefinition<A = Obj, P extends ProtocolMaps = ProtocolMaps, I extends SchemaLike | undefined = SchemaLike | undefined, O extends SchemaLike | undefined = SchemaLike | undefined> extends Described {
+  /**
+   * Schema of `arguments` (default `{ type: 'object' }`): a JSON Schema, or a Standard Schema
+   * validator whose Standard JSON Schema is listed and which parses the arguments (the handler
+   * gets its output) after they passed the listed JSON Schema.
+   */
+  inputSchema?: I;
+  /** Schema `structuredContent` must satisfy (a validator: its Standard JSON Schema, listed and checked). */
+  outputSchema?: O;
   annotations?: Obj;
   /**
    * `execution` as listed (2025-11-25 `Tool.execution`): `taskSupport` `required`, `optional`
@@ -71,12 +91,12 @@ export interface ToolDefinition<A = Obj, P extends ProtocolMaps = ProtocolMaps> 
    */
   execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
   /** Runs the tool; `ctx.session` is the session of the calling client (its `ServerSession`). */
-  handler(args: A, ctx: RequestContext): ToolResult<P> | Promise<ToolResult<P>>;
+  handler(args: A, ctx: RequestContext): ToolReturn<P, O> | Promise<ToolReturn<P, O>>;
 }
 
 /** A registered tool: its definition, its schemas (checked) and, once called, their validators. */
 export interface CompiledTool {
-  def: ToolDefinition<never>;
+  def: ToolDefinition<never, ProtocolMaps, JsonSchema | undefined, JsonSchema | undefined>;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema | undefined;
   /** Set by the first call ({@link validatorsOf}). */
@@ -107,11 +127,11 @@ export const invalid = (message: string, data?: unknown) => new RpcError(ErrorCo
  * Registers a tool's schemas: checked against the 2020-12 meta-schema now, compiled on the first
  * call. @throws TypeError naming the tool when a schema is not valid JSON Schema.
  */
-export function compileTool<A, P extends ProtocolMaps>(def: ToolDefinition<A, P>): CompiledTool {
+export function compileTool(def: ToolDefinition<never, ProtocolMaps, JsonSchema | undefined, JsonSchema | undefined>): CompiledTool {
   const inputSchema = def.inputSchema ?? { type: 'object' };
   checkSchema(inputSchema, `inputSchema of tool ${def.name}`);
   if (def.outputSchema) checkSchema(def.outputSchema, `outputSchema of tool ${def.name}`);
-  return { def: def as unknown as ToolDefinition<never>, inputSchema, outputSchema: def.outputSchema };
+  return { def, inputSchema, outputSchema: def.outputSchema };
 }
 
 /** The tool as `tools/list` shows it: `inputSchema` defaults to `{ type: 'object' }`. */

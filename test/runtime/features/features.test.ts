@@ -41,7 +41,9 @@ function sample() {
   f.tool({ name: 'add', description: 'adds', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
     outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
     handler: (x: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(x.a + x.b) }], structuredContent: { sum: x.a + x.b } }) });
-  f.tool({ name: 'bad_output', outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+  // typed as a plain object, the schema types nothing: the wrong structuredContent compiles and is refused at run time
+  const sumSchema: Record<string, unknown> = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
+  f.tool({ name: 'bad_output', outputSchema: sumSchema,
     handler: () => ({ content: [], structuredContent: { sum: 'no' } }) });
   f.tool({ name: 'throws', handler: () => { throw new Error('disk full'); } });
   f.tool({ name: 'rpc_throws', handler: () => { throw new RpcError(-32042, 'needs elicitation', { x: 1 }); } });

@@ -115,4 +115,20 @@ test('resources/read and completion over a server child process (stdio)', async 
   }
 });
 
+test('query expressions after a path variable: the variable keeps its value, the query is matched by name', () => {
+  const notes = compileUriTemplate('notes://{user}/{id}{?rev}');
+  assert.equal(notes('notes://ann/7?rev=3'), { user: 'ann', id: '7', rev: '3' });
+  assert.equal(notes('notes://ann/7'), { user: 'ann', id: '7' });
+  const search = compileUriTemplate('mem://search{?q,limit}');
+  assert.is(search('mem://searchX'), undefined, 'the literal before the query must match whole');
+  assert.is(search('mem://search?q=%zz'), undefined, 'a malformed percent-encoding matches nothing');
+  assert.equal(search('mem://search?limit=2&q=a%20b&other=1'), { limit: '2', q: 'a b' });
+  assert.equal(compileUriTemplate('mem://s{?q}{&r}')('mem://s?q=1&r=2'), { q: '1', r: '2' });
+  assert.equal(compileUriTemplate('mem://s{?list*}')('mem://s?list=red&list=green'), { list: 'red,green' });
+  assert.equal(compileUriTemplate('mem://s{?a}')('mem://s?a=1&a=2'), { a: '1' }, 'a repeated unexploded parameter: its first value');
+  const own = compileUriTemplate('mem://{a}{?__proto__}')('mem://x?__proto__=y')!;
+  assert.is(Object.getOwnPropertyDescriptor(own, '__proto__')?.value, 'y', 'a query variable named __proto__ is an own property');
+  assert.is(Object.getPrototypeOf(own), Object.prototype);
+});
+
 test.run();

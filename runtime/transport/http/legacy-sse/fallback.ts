@@ -39,6 +39,11 @@ export class FallbackHttpClientTransport implements Transport {
     this.modern.onSessionExpired = hook;
   }
 
+  /** Streamable HTTP: {@link HttpClientTransport.standaloneOpened}; the old transport: false (its one SSE stream carries everything). */
+  standaloneOpened(): Promise<boolean> {
+    return this.legacy ? Promise.resolve(false) : this.modern.standaloneOpened();
+  }
+
   setProtocolVersion(version: string | undefined): void {
     if (!this.legacy) this.modern.setProtocolVersion(version);
   }

@@ -98,6 +98,9 @@ export class HttpClientTransport implements Transport {
   private readonly inFlight = new Set<Cancel>();
   private readonly streams = new Set<StreamState>();
   private standalone: StreamState | undefined;
+  /** Settles {@link standaloneOpened}'s promise: true once the GET stream answered, false once given up. */
+  private standaloneSettle: ((open: boolean) => void) | undefined;
+  private standaloneOutcome: Promise<boolean> | undefined;
   private closed = false;
 
   /**
@@ -250,8 +253,20 @@ export class HttpClientTransport implements Transport {
     return state;
   }
 
+  /**
+   * Whether the standalone GET stream (basic/transports "Listening for Messages from the
+   * Server") is open: resolves true once the server answered the GET with an event stream,
+   * false when it has none (405), the stream was given up, the option `standaloneStream` is
+   * false or the session is not initialized yet (no stream was started). Messages the server
+   * sends outside any request (log messages, list_changed) arrive on that stream.
+   */
+  standaloneOpened(): Promise<boolean> {
+    return this.standaloneOutcome ?? Promise.resolve(false);
+  }
+
   private openStandalone(): void {
     if (this.standalone || this.closed) return;
+    this.standaloneOutcome ??= new Promise<boolean>((r) => (this.standaloneSettle = r));
     this.standalone = this.track('standalone', this.session);
     void this.reconnect(this.standalone, 0);
   }
@@ -326,6 +341,7 @@ export class HttpClientTransport implements Transport {
       }
       if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
         state.failures = 0;
+        if (state.kind === 'standalone') this.settleStandalone(true);
         void this.consume(res, state);
         return;
       }
@@ -351,7 +367,15 @@ export class HttpClientTransport implements Transport {
 
   private forget(state: StreamState): void {
     this.streams.delete(state);
-    if (this.standalone === state) this.standalone = undefined;
+    if (this.standalone === state) {
+      this.standalone = undefined;
+      this.settleStandalone(false);
+    }
+  }
+
+  private settleStandalone(open: boolean): void {
+    this.standaloneSettle?.(open);
+    this.standaloneSettle = undefined;
   }
 
   /** Gives up a stream: its waiting requests fail with `error`. */

@@ -78,6 +78,10 @@ export class StatelessHttpClientTransport implements Transport {
     this.#expired = hook;
     if (this.#legacy) this.#legacy.onSessionExpired = hook;
   }
+  /** Legacy mode: {@link HttpClientTransport.standaloneOpened}; stateless: false (no standalone stream). */
+  standaloneOpened(): Promise<boolean> {
+    return this.#legacy?.standaloneOpened() ?? Promise.resolve(false);
+  }
   /** Legacy mode: the negotiated version for `MCP-Protocol-Version`. */
   setProtocolVersion(version: string): void {
     this.#legacy?.setProtocolVersion(version);

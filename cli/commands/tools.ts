@@ -1,0 +1,189 @@
+/**
+ * `mcpgen tools --stdio "<command>" | --url <url> --out <file> [--check] [--rev R]`: snapshots a
+ * server's `tools/list` (every page) into a TypeScript module whose `typedTools(client)` has
+ * `callTool(name, args)` typed per tool: the arguments by json-schema-to-ts' `FromSchema` of the
+ * tool's `inputSchema`, `structuredContent` by its `outputSchema` (type level only: the module
+ * holds the schemas `as const`). `--check` writes nothing: it compares a fresh snapshot with
+ * `<file>` and exits 1 naming the tools added, removed or changed (0 when equal), for CI.
+ *
+ * The module is deterministic: tools sorted by name, object keys sorted, only what typing needs
+ * (name, title, description, inputSchema, outputSchema); the server's name and version go in its
+ * header comment. It imports nothing at run time (`import type` of json-schema-to-ts only).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { RpcError } from '../../runtime/jsonrpc/errors.js';
+import { StdioClientTransport } from '../../runtime/transport/stdio.js';
+import { CommandUsageError, type Io, loadRevision, splitCommand } from './serve.js';
+import { httpClientTransport } from './serve-http.js';
+import { isStateless, statelessClientTransport } from './serve-stateless.js';
+
+type Obj = Record<string, unknown>;
+
+/** A tool as snapshotted: the members typing needs. */
+export interface SnapshotTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Obj;
+  outputSchema?: Obj;
+}
+
+const DEFAULT_REV = '2025-11-25';
+/** Most pages of tools/list read before giving up (a server whose cursors never end). */
+const MAX_PAGES = 1000;
+
+/** `value` with object keys sorted at every level (arrays keep their order). */
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Obj = {};
+  for (const k of Object.keys(value).sort()) Object.defineProperty(out, k, { value: sorted((value as Obj)[k]), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** The tools of a `tools/list` answer as snapshotted, sorted by name. */
+export function snapshotTools(tools: readonly Obj[]): SnapshotTool[] {
+  return tools.map((t) => {
+    const s: SnapshotTool = { name: String(t.name), inputSchema: (t.inputSchema ?? { type: 'object' }) as Obj };
+    if (typeof t.title === 'string') s.title = t.title;
+    if (typeof t.description === 'string') s.description = t.description;
+    if (t.outputSchema !== undefined) s.outputSchema = t.outputSchema as Obj;
+    return s;
+  }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The snapshot module's text for `tools` of `server` (`serverInfo`). Pure and deterministic. */
+export function snapshotModule(server: { name?: unknown; version?: unknown }, tools: readonly SnapshotTool[]): string {
+  const byName: Obj = {};
+  for (const t of tools) Object.defineProperty(byName, t.name, { value: sorted(t), enumerable: true, writable: true, configurable: true });
+  return `// Tools of ${String(server.name ?? '(unnamed server)')} ${String(server.version ?? '')}`.trimEnd() + `, snapshotted by \`mcpgen tools\`: do not edit.
+// \`mcpgen tools … --out <this file> --check\` fails when the server's tools differ.
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
+/** The server's tools (\`tools/list\`), by name. */
+export const tools = ${JSON.stringify(byName, null, 2)} as const;
+
+type Tools = typeof tools;
+type Typed<S, Fallback> = S extends JSONSchema ? (unknown extends FromSchema<S> ? Fallback : FromSchema<S>) : Fallback;
+
+/** The tool names. */
+export type ToolName = keyof Tools & string;
+/** Each tool's arguments, from its \`inputSchema\`. */
+export type ToolArguments = { [N in ToolName]: Tools[N] extends { inputSchema: infer S } ? Typed<S, Record<string, unknown>> : Record<string, unknown> };
+/** Each tool's \`structuredContent\`, from its \`outputSchema\` (\`unknown\` without one). */
+export type ToolStructuredContent = { [N in ToolName]: Tools[N] extends { outputSchema: infer S } ? Typed<S, unknown> : unknown };
+
+/** What \`typedTools\` needs of a client: a generated \`Client\`'s \`callTool\`. */
+export interface ToolCaller {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }, options?: never): Promise<{ structuredContent?: unknown }>;
+}
+type Options<C extends ToolCaller> = Parameters<C['callTool']>[1];
+type Result<C extends ToolCaller, N extends ToolName> = Omit<Awaited<ReturnType<C['callTool']>>, 'structuredContent'> & { structuredContent?: ToolStructuredContent[N] };
+
+/** \`client\` with \`callTool(name, args, options?)\` typed per tool of this snapshot. */
+export function typedTools<C extends ToolCaller>(client: C): {
+  callTool<N extends ToolName>(name: N, args: ToolArguments[N], options?: Options<C>): Promise<Result<C, N>>;
+} {
+  return {
+    callTool: (name, args, options) => client.callTool({ name, arguments: args as Record<string, unknown> }, options as never) as never,
+  };
+}
+`;
+}
+
+/** Tool names added, removed and changed between two snapshots (`mcpgen tools --check`). */
+export function snapshotDrift(before: readonly SnapshotTool[], after: readonly SnapshotTool[]): { added: string[]; removed: string[]; changed: string[] } {
+  const a = new Map(before.map((t) => [t.name, JSON.stringify(sorted(t))]));
+  const b = new Map(after.map((t) => [t.name, JSON.stringify(sorted(t))]));
+  return {
+    added: [...b.keys()].filter((n) => !a.has(n)),
+    removed: [...a.keys()].filter((n) => !b.has(n)),
+    changed: [...b.keys()].filter((n) => a.has(n) && a.get(n) !== b.get(n)),
+  };
+}
+
+/** The tools a snapshot module holds (its `tools` constant), or undefined when `text` is no snapshot. */
+export function readSnapshot(text: string): SnapshotTool[] | undefined {
+  const m = /export const tools = (\{[\s\S]*?\n\}) as const;/.exec(text);
+  if (!m) return undefined;
+  try {
+    return Object.values(JSON.parse(m[1]) as Record<string, SnapshotTool>);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function cmdTools(args: string[], io: Io): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args, options: { stdio: { type: 'string' }, url: { type: 'string' }, out: { type: 'string' }, check: { type: 'boolean' }, rev: { type: 'string' }, timeout: { type: 'string' } }, strict: true }));
+  } catch (e) {
+    throw new CommandUsageError((e as Error).message);
+  }
+  const command = values.stdio as string | undefined;
+  const url = values.url as string | undefined;
+  const out = values.out as string | undefined;
+  if (!command === !url) throw new CommandUsageError('tools needs --stdio "<command>" or --url <url>');
+  if (!out) throw new CommandUsageError('tools needs --out <file> (the snapshot module to write, or with --check to compare)');
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
+  const [cmd, ...cmdArgs] = command ? splitCommand(command) : [];
+  if (command && !cmd) throw new CommandUsageError('--stdio command is empty');
+  if (url) {
+    try {
+      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
+    } catch {
+      throw new CommandUsageError(`--url must be an http(s) URL: ${url}`);
+    }
+  }
+  const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
+  const client = new mod.Client({ clientInfo: { name: 'mcpgen-tools', version: '0.1.0' }, timeout });
+  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  let listed: Obj[] = [];
+  let server: { name?: unknown; version?: unknown } = {};
+  try {
+    const info = (await client.connect(transport)) as { serverInfo?: { name?: unknown; version?: unknown } } | undefined;
+    server = info?.serverInfo ?? {};
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page === MAX_PAGES) throw new Error(`tools/list returned more than ${MAX_PAGES} pages`);
+      const r = (await client.request('tools/list' as never, (cursor === undefined ? {} : { cursor }) as never)) as { tools: Obj[]; nextCursor?: string };
+      listed = listed.concat(r.tools);
+      if (typeof r.nextCursor !== 'string') break;
+      cursor = r.nextCursor;
+    }
+  } catch (e) {
+    io.err(e instanceof RpcError ? `mcpgen tools: tools/list failed: ${e.code} ${e.message}` : `mcpgen tools: tools/list failed: ${(e as Error).message ?? String(e)}${url ? ` [${url}]` : ''}`);
+    return 1;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  const tools = snapshotTools(listed);
+  const text = snapshotModule(server, tools);
+  if (!values.check) {
+    writeFileSync(out, text);
+    io.out(`mcpgen tools: ${tools.length} tool(s) of ${String(server.name ?? 'the server')} written to ${out}`);
+    return 0;
+  }
+  let current: string;
+  try {
+    current = readFileSync(out, 'utf8');
+  } catch (e) {
+    io.err(`mcpgen tools --check: cannot read ${out}: ${(e as Error).message}`);
+    return 1;
+  }
+  if (current === text) {
+    io.out(`mcpgen tools --check: ${out} matches the server's ${tools.length} tool(s)`);
+    return 0;
+  }
+  const before = readSnapshot(current);
+  if (!before) {
+    io.err(`mcpgen tools --check: ${out} is not a snapshot written by mcpgen tools`);
+    return 1;
+  }
+  const d = snapshotDrift(before, tools);
+  const parts = [d.added.length && `added ${d.added.join(', ')}`, d.removed.length && `removed ${d.removed.join(', ')}`, d.changed.length && `changed ${d.changed.join(', ')}`].filter(Boolean);
+  io.err(`mcpgen tools --check: ${out} is out of date (${parts.length ? parts.join('; ') : 'the server name or version, or the file was edited'}); rerun without --check to refresh it`);
+  return 1;
+}
