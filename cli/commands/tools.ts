@@ -12,8 +12,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { RpcError } from '../../runtime/jsonrpc/errors.js';
-import { StdioClientTransport } from '../../runtime/transport/stdio.js';
+import { RpcError } from '@mcpgen/runtime/jsonrpc';
+import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 import { CommandUsageError, type Io, loadRevision, splitCommand } from './serve.js';
 import { httpClientTransport } from './serve-http.js';
 import { isStateless, statelessClientTransport } from './serve-stateless.js';
