@@ -7,7 +7,9 @@
  * (2024-11-05 HTTP+SSE) clients are served too: GET `/sse` opens their stream, they POST to
  * `/messages?sessionId=…` (basic/transports, "Backwards Compatibility"). Host and Origin checks
  * are on (loopback names, plus `--host` when it is another name). `--session-idle-ms` and
- * `--max-sessions` bound the sessions (idle expiry, cap). The endpoint URL goes to
+ * `--max-sessions` bound the sessions (idle expiry, cap). With `--redis <url>` sessions, the events
+ * of resumable streams and the notification bus live in that Redis (runtime/stores/redis/), so
+ * several processes form one deployment. The endpoint URL goes to
  * stderr once listening; SIGINT/SIGTERM end every session and stop the listener.
  *
  * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP
@@ -22,6 +24,7 @@ import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/tra
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
 import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
+import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -51,6 +54,12 @@ export interface HttpServeOptions {
   sessionIdleMs?: number;
   /** See {@link StreamableHttpOptions.maxSessions} (`--max-sessions`). */
   maxSessions?: number;
+  /**
+   * `--redis <url>`: keep sessions, stream events and the notification bus in this Redis, so
+   * that several `serve` processes behind one load balancer form one deployment (session idle
+   * expiry and cap then apply to the shared records).
+   */
+  redis?: string;
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -94,7 +103,13 @@ export function servedTables(rev: { table: unknown; fallbackTables?: readonly un
  */
 export async function serveHttp(mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] }, options: HttpServeOptions): Promise<HttpServe> {
   const host = options.host ?? '127.0.0.1';
-  const { server, port, urlHost, guards } = await listenHttp(host, options.port);
+  const stores: RedisStores | undefined = options.redis === undefined
+    ? undefined
+    : await connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+  const { server, port, urlHost, guards } = await listenHttp(host, options.port).catch(async (e: unknown) => {
+    await stores?.close();
+    throw e;
+  });
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,
@@ -115,7 +130,12 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     retryMs: options.retryMs ?? 500,
     sessionIdleMs: options.sessionIdleMs,
     maxSessions: options.maxSessions,
-    onSession: (transport) => streamable.createSession().connect(transport),
+    ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
+    onSession: async (transport, info) => {
+      const session = streamable.createSession();
+      await session.connect(transport);
+      if (info.restored) session.adoptHandshake(info.restored);
+    },
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   const legacy = createLegacySseHandler({
@@ -146,6 +166,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
       await Promise.all([handler.close(), legacy.close()]);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await stores?.close();
     },
   };
 }

@@ -341,6 +341,17 @@ export class ServerSession<P extends ProtocolMaps> {
     return undefined;
   }
 
+  /**
+   * Continues a session whose handshake another process of the deployment answered (the HTTP
+   * endpoint's `SessionInfo.restored`): negotiates `record.protocolVersion` with the client's
+   * `capabilities` as `initialize` would have, and counts the session as initialized. Call it
+   * after `connect`. @throws RpcError -32600 when this session is already initialized.
+   */
+  adoptHandshake(record: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Record<string, unknown> }): void {
+    this.#initialize({ protocolVersion: record.protocolVersion, capabilities: record.capabilities, clientInfo: record.clientInfo });
+    this.#initialized = true;
+  }
+
   /** True once the client sent `notifications/initialized`. */
   get initialized(): boolean {
     return this.#initialized;
