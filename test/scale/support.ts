@@ -108,7 +108,7 @@ export async function startProxy(backends: readonly string[]): Promise<Proxy> {
         open[i]--;
         live.delete(up);
       };
-      res.writeHead(up.statusCode ?? 502, up.headers);
+      res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-backend': String(i) });
       res.flushHeaders();
       up.on('data', (d: Buffer) => res.write(d));
       up.on('end', () => {
@@ -155,6 +155,8 @@ export interface Exchange {
   events: Array<{ id?: string; message: Obj }>;
   /** How many times the stream was resumed with `Last-Event-ID`. */
   resumed: number;
+  /** The proxy's backend index of the POST, then of each resumption. */
+  backends: number[];
 }
 
 /**
@@ -201,7 +203,22 @@ export class TestSession {
     const r = await fetch(this.url, { method: 'POST', headers: this.headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
     const sid = r.headers.get('mcp-session-id');
     if (sid && !this.sessionId) this.sessionId = sid;
-    const ex: Exchange = { status: r.status, events: [], resumed: 0 };
+    const ex: Exchange = { status: r.status, events: [], resumed: 0, backends: [Number(r.headers.get('x-backend'))] };
+    this.inflight.add(ex);
+    try {
+      return await this.reply(r, id, ex);
+    } finally {
+      this.inflight.delete(ex);
+    }
+  }
+
+  /** The answers POSTed to server → client requests: their HTTP status and the proxy's backend. */
+  readonly answers: Array<{ status: number; backend: number }> = [];
+
+  /** Exchanges whose reply is still being read. */
+  readonly inflight = new Set<Exchange>();
+
+  private async reply(r: Response, id: number, ex: Exchange): Promise<Exchange> {
     if (!(r.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       const text = await r.text();
       ex.response = text ? (JSON.parse(text) as Obj) : undefined;
@@ -222,6 +239,7 @@ export class TestSession {
           if (g.status === 200) {
             body = g;
             ex.resumed++;
+            ex.backends.push(Number(g.headers.get('x-backend')));
             break;
           }
           await g.arrayBuffer();
@@ -251,7 +269,10 @@ export class TestSession {
           }
           if (typeof m.method === 'string' && 'id' in m && this.onRequest) {
             const result = this.onRequest(m);
-            void fetch(this.url, { method: 'POST', headers: this.headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ jsonrpc: '2.0', id: m.id, ...(result ? { result } : { error: { code: -32601, message: 'not handled' } }) }) }).then((x) => x.arrayBuffer());
+            void fetch(this.url, { method: 'POST', headers: this.headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ jsonrpc: '2.0', id: m.id, ...(result ? { result } : { error: { code: -32601, message: 'not handled' } }) }) }).then((x) => {
+              this.answers.push({ status: x.status, backend: Number(x.headers.get('x-backend')) });
+              return x.arrayBuffer();
+            });
           }
         }
       }

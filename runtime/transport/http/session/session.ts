@@ -517,9 +517,18 @@ export class HttpServerSession implements Transport {
   private async openStream(s: OutStream, held: Array<{ eventId?: string; message: JSONRPCMessage }> = []): Promise<void> {
     const sink = s.sink;
     if (!sink || sink.closed || sink.started) return;
-    sink.open(200, sseHeaders(s.headers));
-    for (const { eventId, message } of held) this.write(s, message, eventId);
-    await this.prime(s);
+    if (held.length === 0) {
+      // the priming event's ID is made before the headers go, so that both go out together:
+      // a client that got the headers holds a cursor (even if this process dies right after)
+      const id = await this.primingId(s);
+      if (s.sink !== sink || sink.closed || sink.started) return;
+      sink.open(200, sseHeaders(s.headers));
+      if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+    } else {
+      sink.open(200, sseHeaders(s.headers));
+      for (const { eventId, message } of held) this.write(s, message, eventId);
+      await this.prime(s);
+    }
     this.keepAlive(s);
   }
 
@@ -529,8 +538,14 @@ export class HttpServerSession implements Transport {
    * 2025-11-25 basic/transports; older clients reject empty data).
    */
   private async prime(s: OutStream): Promise<void> {
+    const id = await this.primingId(s);
+    if (id !== undefined && s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+  }
+
+  /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream). */
+  private async primingId(s: OutStream): Promise<string | undefined> {
     const store = this.settings.eventStore;
-    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return;
+    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return undefined;
     if (s.kind === 'post' && isShared(store)) {
       // a follower elsewhere learns from this which requests the stream owes answers to
       const ids = [...s.pending].map((key) => (key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1)));
@@ -538,12 +553,10 @@ export class HttpServerSession implements Transport {
         await store.streamOpened(this.sessionId, s.id, ids);
       } catch (e) {
         this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
-        return;
+        return undefined;
       }
     }
-    const id = await this.store(s.id, null);
-    if (id === undefined) return;
-    if (s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+    return this.store(s.id, null);
   }
 
   private keepAlive(s: OutStream): void {

@@ -1,0 +1,193 @@
+/**
+ * One deployment for the whole file (issue 16): a real `redis-server`, three `mcpgen serve
+ * --rev 2025-11-25 --http 0 --redis <url>` processes and a round-robin HTTP proxy in front of
+ * them, so every request of a client session goes to the next process.
+ * - A server → client request (sampling) answered through another process reaches the process
+ *   awaiting it; a stream whose connection the server closes (polling) is followed on another
+ *   process until its result.
+ * - 200 tools/call with progress, six at a time; once a call's stream has delivered progress,
+ *   the process holding it gets SIGKILL. Every broken stream resumes with `Last-Event-ID`
+ *   through the proxy, on another process, which replays from Redis: no event delivered twice,
+ *   none stored missing, only the stream's own events, the dead process's calls end with error
+ *   -32000 (no hang), every other call completes with progress 0, 50, 100.
+ * - Redis stopped mid-run: requests that need it get 503 / JSON-RPC -32000, the processes keep
+ *   running; restarted: they recover by themselves (its data is gone: no persistence here).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Redis } from 'ioredis';
+import type { Served } from '../runtime/tasks/serve-process.js';
+import { startProxy, startRedis, startRedisServe, TestSession, type Exchange, type Proxy, type RedisServer } from './support.js';
+
+type Obj = Record<string, unknown>;
+const CALLS = 200;
+const PARALLEL = 6;
+
+let deployment: { redis: RedisServer; serves: Served[]; proxy: Proxy; inspect: Redis } | undefined;
+const d = () => deployment!;
+
+test.before(async () => {
+  const redis = await startRedis();
+  const serves = await Promise.all([0, 1, 2].map(() => startRedisServe(redis.url)));
+  const proxy = await startProxy(serves.map((s) => s.url));
+  deployment = { redis, serves, proxy, inspect: new Redis(redis.url) };
+});
+
+test.after(async () => {
+  if (!deployment) return;
+  deployment.inspect.disconnect();
+  await deployment.proxy.close();
+  await Promise.all(deployment.serves.map((s) => s.stop()));
+  await deployment.redis.stop();
+});
+
+const SAMPLED = { role: 'assistant', content: { type: 'text', text: 'hi from the client' }, model: 'test-model', stopReason: 'endTurn' };
+
+test('sampling answered through another process; a polled stream followed on another process', async () => {
+  const { proxy } = d();
+  const session = new TestSession(proxy.url, (m) => (m.method === 'sampling/createMessage' ? SAMPLED : undefined));
+  await session.initialize({ sampling: {} });
+  for (let i = 0; i < 4; i++) {
+    const ex = await session.request('tools/call', { name: 'test_sampling', arguments: { prompt: `q${i}` } });
+    assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'LLM response: hi from the client' }] }, JSON.stringify(ex.response));
+  }
+  assert.is(session.answers.length, 4);
+  assert.ok(session.answers.every((a) => a.status === 202), JSON.stringify(session.answers));
+  const ex = await session.request('tools/call', { name: 'test_reconnection', arguments: {} });
+  assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'Reconnection test completed successfully' }] });
+  assert.is(ex.resumed, 1);
+  assert.is.not(ex.backends[1], ex.backends[0], 'resumed on another process');
+  await session.close();
+});
+
+test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 events lost, 0 duplicated', async () => {
+  const { serves, inspect, proxy } = d();
+  {
+    const session = new TestSession(proxy.url);
+    await session.initialize();
+    const results: Array<{ token: string; ex: Exchange }> = [];
+    let killed: number | undefined;
+    let issued = 0;
+    const worker = async (): Promise<void> => {
+      while (issued < CALLS) {
+        const token = `p${issued++}`;
+        const ex = await session.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: token } });
+        results.push({ token, ex });
+      }
+    };
+    const killer = (async () => {
+      // mid-run: a call whose stream has delivered progress; kill the process holding that stream
+      while (killed === undefined && results.length < CALLS - 20) {
+        await new Promise((r) => setTimeout(r, 2));
+        if (results.length < 40) continue;
+        const victim = [...session.inflight].find((ex) => ex.resumed === 0 && ex.events.some((e) => (e.message as Obj).method === 'notifications/progress'));
+        if (!victim) continue;
+        killed = victim.backends[0];
+        serves[killed].proc.kill('SIGKILL');
+      }
+    })();
+    await Promise.all([...Array.from({ length: PARALLEL }, worker), killer]);
+    assert.ok(killed !== undefined, 'a process was killed mid-call');
+    await serves[killed].exited;
+    assert.is(results.length, CALLS);
+
+    const seenIds = new Set<string>();
+    const failed: Array<{ token: string; ex: Exchange }> = [];
+    let resumedElsewhere = 0;
+    for (const { token, ex } of results) {
+      const progress: number[] = [];
+      for (const e of ex.events) {
+        const m = e.message as Obj;
+        assert.ok(e.id === undefined || !seenIds.has(e.id), `event ${e.id} delivered twice`);
+        if (e.id !== undefined) seenIds.add(e.id);
+        if (m.method === 'notifications/progress') {
+          const p = m.params as Obj;
+          assert.is(p.progressToken, token, 'a stream carries only its own call\'s progress');
+          progress.push(p.progress as number);
+        }
+      }
+      assert.equal(progress, [...new Set(progress)].sort((a, b) => a - b), `${token}: progress in order, each once: ${progress}`);
+      const response = ex.response as Obj;
+      if ('result' in response) assert.equal(progress, [0, 50, 100], `${token} completed with every progress`);
+      else {
+        assert.is((response.error as Obj).code, -32000, JSON.stringify(response));
+        assert.match(String((response.error as Obj).message), /ended before answering/);
+        failed.push({ token, ex });
+      }
+      if (ex.resumed > 0) {
+        assert.is.not(ex.backends[1], ex.backends[0], 'resumed on another process');
+        resumedElsewhere++;
+      }
+    }
+    assert.ok(failed.length >= 1 && failed.length <= PARALLEL, `calls cut by the kill: ${failed.length}`);
+    assert.ok(resumedElsewhere >= failed.length, `streams resumed elsewhere: ${resumedElsewhere}`);
+    // 0 lost: every message the dead process stored on a cut stream reached the client
+    for (const { token, ex } of failed) {
+      assert.is(ex.backends[0], killed, `${token} ran on the killed process`);
+      const withId = ex.events.filter((e) => e.id !== undefined);
+      const streamId = withId[0].id!.slice(0, withId[0].id!.lastIndexOf('_'));
+      const stored = await inspect.xrange(`mcp:e:${session.sessionId}:${streamId}`, '-', '+');
+      const storedIds = stored.filter(([, f]) => f[0] === 'm' && f[1] !== '').map(([xid]) => `${streamId}_${xid}`);
+      assert.ok(storedIds.length >= 1, `${token}: progress was stored before the kill`);
+      assert.equal(withId.map((e) => e.id), storedIds, `${token}: every stored event delivered once, in order`);
+    }
+    // the session goes on over the two processes left
+    const after = await session.request('tools/call', { name: 'test_simple_text', arguments: {} });
+    assert.ok('result' in (after.response as Obj), JSON.stringify(after.response));
+    await session.close();
+  }
+});
+
+const ping = (url: string, sessionId: string) => fetch(url, {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': sessionId },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+});
+
+test('Redis stopped: 503 and JSON-RPC errors, no crash; restarted: the processes recover by themselves', async () => {
+  const { redis, serves, proxy } = d();
+  const live = serves.filter((s) => s.proc.exitCode === null && s.proc.signalCode === null);
+  assert.is(live.length, 2);
+  const before = new TestSession(proxy.url);
+  await before.initialize();
+  await redis.stop();
+  for (let i = 0; i < 2; i++) {
+    // both processes, in turn: a request of a session, and a new session
+    const r = await ping(proxy.url, before.sessionId!);
+    assert.is(r.status, 503);
+    assert.ok(r.headers.get('retry-after'));
+    assert.equal(await r.json(), { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached' } });
+    const fresh = new TestSession(proxy.url);
+    const init = await fresh.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    assert.is((init.response?.error as Obj | undefined)?.code, -32000, JSON.stringify(init.response));
+    assert.match(String((init.response?.error as Obj).message), /Session could not be recorded/);
+  }
+  assert.ok(live.every((s) => s.proc.exitCode === null), 'the processes keep running');
+  await redis.start();
+  let after: TestSession | undefined;
+  for (const deadline = Date.now() + 15_000; !after && Date.now() < deadline;) {
+    const s = new TestSession(proxy.url);
+    try {
+      await s.initialize();
+      after = s;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  assert.ok(after, 'a session starts again once Redis is back');
+  const backends = new Set<number>();
+  for (let i = 0; i < 4; i++) {
+    const ex = await after.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: `r${i}` } });
+    assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'Progress completed' }] }, JSON.stringify(ex.response));
+    assert.is(ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length, 3);
+    backends.add(ex.backends[0]);
+  }
+  assert.is(backends.size, 2, 'both processes serve the session');
+  // the restarted Redis kept nothing (no persistence): the old session is gone everywhere
+  const old = await ping(proxy.url, before.sessionId!);
+  assert.is(old.status, 404);
+  await old.arrayBuffer();
+  await after.close();
+});
+
+test.run();
