@@ -19,7 +19,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../runtime/engine/peer.js';
 import { type ProtocolTable, batchProtocolVersions } from '../../runtime/protocol/table.js';
-import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '../../runtime/transport/http/session/server.js';
+import type { SharedEventStore } from '../../runtime/stores/events.js';
+import { createStreamableHttpHandler, type SharedSessions, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '../../runtime/transport/http/session/server.js';
 import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/transport/http/legacy-sse/fallback.js';
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
 import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
@@ -60,6 +61,8 @@ export interface HttpServeOptions {
    * expiry and cap then apply to the shared records).
    */
   redis?: string;
+  /** Stores to share instead of `redis` (e.g. a `MemorySessionStore`, or Redis stores connected by the caller, who closes them). */
+  shared?: SharedSessions & { events?: SharedEventStore };
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -131,6 +134,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     sessionIdleMs: options.sessionIdleMs,
     maxSessions: options.maxSessions,
     ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
+    ...(options.shared ? { shared: options.shared, ...(options.shared.events ? { eventStore: () => options.shared!.events! } : {}) } : {}),
     onSession: async (transport, info) => {
       const session = streamable.createSession();
       await session.connect(transport);
