@@ -15,6 +15,7 @@ packages=(
   default-jdk-headless libjackson2-databind-java   # java: round-trip
   mono-mcs mono-runtime pkg-config libnewtonsoft-json-cil-dev   # csharp: round-trip
   kotlin                                    # kotlin: compile-only
+  redis-server                              # test/scale: several serve processes sharing Redis
 )
 # rustup's cargo is on the node machines; Debian's cargo (and rustc) only when there is none.
 if ! command -v cargo >/dev/null 2>&1; then
