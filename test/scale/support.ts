@@ -87,18 +87,27 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(backends: readonly string[]): Promise<Proxy> {
+/**
+ * `sticky`: a request carrying `Mcp-Session-Id` goes to the backend that answered the session's
+ * `initialize` (what a deployment without shared stores needs); otherwise round-robin.
+ */
+export async function startProxy(backends: readonly string[], options: { sticky?: boolean } = {}): Promise<Proxy> {
   const targets = backends.map((u) => new URL(u));
   let next = 0;
+  const homes = new Map<string, number>();
   const open = targets.map(() => 0);
   const served: number[] = [];
   const live = new Set<IncomingMessage>();
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tries: number): void => {
-    const i = next++ % targets.length;
+    const sid = req.headers['mcp-session-id'];
+    const home = options.sticky && typeof sid === 'string' ? homes.get(sid) : undefined;
+    const i = home ?? next++ % targets.length;
     const t = targets[i];
     const headers = { ...req.headers, host: t.host };
     const out = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers, agent: false }, (up) => {
       served.push(i);
+      const given = up.headers['mcp-session-id'];
+      if (options.sticky && typeof given === 'string' && !homes.has(given)) homes.set(given, i);
       open[i]++;
       live.add(up);
       let counted = true;
