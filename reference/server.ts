@@ -22,6 +22,7 @@ import { type FeaturesTableInfo, ServerFeatures } from '../runtime/features/serv
 import type { Logger } from '../runtime/engine/peer.js';
 import type { RequestContext, RequestHandler } from '../runtime/engine/context.js';
 import type { Params, RequestId } from '../runtime/jsonrpc/message.js';
+import type { TaskStore } from '../runtime/tasks/store.js';
 import { addStatelessFixtures, addTaskFixtures } from './stateless.js';
 import { ReferenceTasks, addTaskTools, hasTaskTools, requestFailure } from './tasks.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/session/server.js';
@@ -50,6 +51,8 @@ export interface ReferenceOptions {
   closeSseConnection?: (requestId: RequestId, ctx: RequestContext) => Promise<void>;
   /** Serve the task tools of ./tasks.ts when the table has tasks (default true). */
   taskTools?: boolean;
+  /** Where the task tools keep their tasks (default: an `InMemoryTaskStore`; several processes share a `RedisTaskStore`). */
+  taskStore?: TaskStore;
   /**
    * Older handshake tables a session also answers `initialize` with when the client asks for
    * their version (2025-11-25 basic/lifecycle, "Version Negotiation"); newest first.
@@ -314,7 +317,7 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
   const table = options.table && 'requests' in options.table
     ? (options.table as ProtocolTable)
     : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
-  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table) : undefined;
+  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table, options.taskStore) : undefined;
   if (taskTools) addTaskTools(features);
   let handlers = features.handlers({ table: options.table });
   if (taskTools) handlers = taskTools.handlers(handlers as Record<string, RequestHandler>) as typeof handlers;

@@ -119,6 +119,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     table: mod.table as never,
     fallbackTables: mod.fallbackTables as never,
     progressDelayMs: options.progressDelayMs,
+    ...(stores ? { taskStore: stores.tasks } : {}),
     closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
   });
   const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });

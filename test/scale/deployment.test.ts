@@ -2,6 +2,7 @@
  * One deployment for the whole file (issue 16): a real `redis-server`, three `mcpgen serve
  * --rev 2025-11-25 --http 0 --redis <url>` processes and a round-robin HTTP proxy in front of
  * them, so every request of a client session goes to the next process.
+ * - Tasks created through one process are got, awaited, listed and cancelled through others.
  * - A server → client request (sampling) answered through another process reaches the process
  *   awaiting it; a stream whose connection the server closes (polling) is followed on another
  *   process until its result.
@@ -60,6 +61,45 @@ test('sampling answered through another process; a polled stream followed on ano
   await session.close();
 });
 
+test('tasks created through one process: got, awaited, listed and cancelled through the others', async () => {
+  const { proxy } = d();
+  const session = new TestSession(proxy.url);
+  await session.initialize();
+  const created = await session.request('tools/call', { name: 'slow_compute', arguments: { seconds: 0.6 }, task: { ttl: 60_000 } });
+  const task = ((created.response as Obj).result as Obj).task as Obj;
+  assert.is(task.status, 'working', JSON.stringify(created.response));
+  const taskId = task.taskId as string;
+  const got = await session.request('tasks/get', { taskId });
+  assert.is.not(got.backends[0], created.backends[0], 'asked on another process');
+  assert.is(((got.response as Obj).result as Obj).taskId, taskId, JSON.stringify(got.response));
+  const result = await session.request('tasks/result', { taskId });
+  assert.is.not(result.backends[0], created.backends[0]);
+  const content = (((result.response as Obj).result as Obj).content as Obj[])[0];
+  assert.match(String(content.text), /^Computed sum 1\.\.\d+ = \d+/, JSON.stringify(result.response));
+  const listed = await session.request('tasks/list', {});
+  const tasks = ((listed.response as Obj).result as Obj).tasks as Obj[];
+  assert.equal(tasks.map((t) => [t.taskId, t.status]), [[taskId, 'completed']]);
+
+  // cancelled through another process: the process running it stops it, everyone sees `cancelled`
+  const slow = await session.request('tools/call', { name: 'slow_compute', arguments: { seconds: 30 }, task: { ttl: 60_000 } });
+  const slowId = (((slow.response as Obj).result as Obj).task as Obj).taskId as string;
+  const cancelled = await session.request('tasks/cancel', { taskId: slowId });
+  assert.is.not(cancelled.backends[0], slow.backends[0]);
+  assert.is(((cancelled.response as Obj).result as Obj).status, 'cancelled', JSON.stringify(cancelled.response));
+  const after = await session.request('tasks/result', { taskId: slowId });
+  assert.equal((after.response as Obj).error, { code: -32602, message: 'Task was cancelled', data: { taskId: slowId } });
+  await new Promise((r) => setTimeout(r, 300));
+  const still = await session.request('tasks/get', { taskId: slowId });
+  assert.is(((still.response as Obj).result as Obj).status, 'cancelled', 'the running process did not overwrite the cancellation');
+  // another session sees none of them
+  const other = new TestSession(proxy.url);
+  await other.initialize();
+  const foreign = await other.request('tasks/get', { taskId });
+  assert.is(((foreign.response as Obj).error as Obj).code, -32602);
+  await other.close();
+  await session.close();
+});
+
 test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 events lost, 0 duplicated', async () => {
   const { serves, inspect, proxy } = d();
   {
@@ -80,7 +120,8 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       while (killed === undefined && results.length < CALLS - 20) {
         await new Promise((r) => setTimeout(r, 2));
         if (results.length < 40) continue;
-        const victim = [...session.inflight].find((ex) => ex.resumed === 0 && ex.events.some((e) => (e.message as Obj).method === 'notifications/progress'));
+        // its first progress only: two steps (of 10 ms) remain, so it is surely mid-call when killed
+        const victim = [...session.inflight].find((ex) => ex.resumed === 0 && ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length === 1);
         if (!victim) continue;
         killed = victim.backends[0];
         serves[killed].proc.kill('SIGKILL');
@@ -98,8 +139,10 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       const progress: number[] = [];
       for (const e of ex.events) {
         const m = e.message as Obj;
-        assert.ok(e.id === undefined || !seenIds.has(e.id), `event ${e.id} delivered twice`);
-        if (e.id !== undefined) seenIds.add(e.id);
+        // (an event without an ID field, as the follower's final error, carries the last ID on: keyed by both)
+        const key = `${e.id}\n${JSON.stringify(m)}`;
+        assert.ok(!seenIds.has(key), `event ${e.id} delivered twice: ${token} ${JSON.stringify(ex.backends)} resumed ${ex.resumed}`);
+        seenIds.add(key);
         if (m.method === 'notifications/progress') {
           const p = m.params as Obj;
           assert.is(p.progressToken, token, 'a stream carries only its own call\'s progress');
@@ -124,7 +167,8 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
     // 0 lost: every message the dead process stored on a cut stream reached the client
     for (const { token, ex } of failed) {
       assert.is(ex.backends[0], killed, `${token} ran on the killed process`);
-      const withId = ex.events.filter((e) => e.id !== undefined);
+      // what the stream carried, without the follower's own final error
+      const withId = ex.events.filter((e) => e.id !== undefined && e.message !== ex.response);
       const streamId = withId[0].id!.slice(0, withId[0].id!.lastIndexOf('_'));
       const stored = await inspect.xrange(`mcp:e:${session.sessionId}:${streamId}`, '-', '+');
       const storedIds = stored.filter(([, f]) => f[0] === 'm' && f[1] !== '').map(([xid]) => `${streamId}_${xid}`);

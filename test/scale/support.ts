@@ -98,10 +98,13 @@ export async function startProxy(backends: readonly string[], options: { sticky?
   const open = targets.map(() => 0);
   const served: number[] = [];
   const live = new Set<IncomingMessage>();
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tries: number): void => {
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, tried: Set<number>): void => {
     const sid = req.headers['mcp-session-id'];
     const home = options.sticky && typeof sid === 'string' ? homes.get(sid) : undefined;
-    const i = home ?? next++ % targets.length;
+    let i = home ?? next++ % targets.length;
+    // a retry goes to a backend not tried yet for this request
+    while (tried.has(i)) i = (i + 1) % targets.length;
+    tried.add(i);
     const t = targets[i];
     const headers = { ...req.headers, host: t.host };
     const out = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers, agent: false }, (up) => {
@@ -126,14 +129,15 @@ export async function startProxy(backends: readonly string[], options: { sticky?
       });
       up.on('close', () => {
         done();
-        // a backend that died mid-stream: the client sees its connection break
-        if (!res.writableEnded) res.destroy();
+        // a backend that died mid-stream: what it sent is delivered, then the response ends early
+        // (the client sees a stream that ended before its response, as behind a real balancer)
+        if (!res.writableEnded) res.end();
       });
       res.on('close', () => up.destroy());
     });
     out.on('error', () => {
       if (res.headersSent) return void res.destroy();
-      if (tries + 1 < targets.length) return forward(req, res, body, tries + 1);
+      if (tried.size < targets.length && home === undefined) return forward(req, res, body, tried);
       res.writeHead(502, { 'Content-Type': 'text/plain' }).end('no backend\n');
     });
     out.end(body);
@@ -141,7 +145,7 @@ export async function startProxy(backends: readonly string[], options: { sticky?
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => forward(req, res, Buffer.concat(chunks), 0));
+    req.on('end', () => forward(req, res, Buffer.concat(chunks), new Set()));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;

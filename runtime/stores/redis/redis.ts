@@ -1,6 +1,6 @@
 /**
  * The Redis stores of a deployment of several server processes: session records, the event
- * log of resumable streams, and the notification bus, over two ioredis connections (commands,
+ * log of resumable streams, the notification bus and tasks (./tasks.ts), over two ioredis connections (commands,
  * and one subscriber). Every key expires (sessions when idle, events and stream records after
  * `eventTtlMs`, a process's liveness record `livenessMs` after its last beat) and every
  * collection is capped, so Redis holds bounded state whatever the clients do.
@@ -25,6 +25,7 @@ import { serializeMessage } from '../../jsonrpc/message.js';
 import type { FollowEnd, SharedEventStore } from '../events.js';
 import type { SessionRecord, SessionStore } from '../sessions.js';
 import type { BusMessage, NotificationBus } from '../bus.js';
+import { RedisTaskStore, type RedisTaskStoreOptions } from './tasks.js';
 
 /** Options of {@link connectRedisStores}. */
 export interface RedisStoresOptions {
@@ -50,6 +51,8 @@ export interface RedisStoresOptions {
   onError?(error: Error): void;
   /** Extra ioredis options (both connections). */
   redis?: RedisOptions;
+  /** Bounds of the task store (its prefix is `prefix`). */
+  tasks?: Omit<RedisTaskStoreOptions, 'prefix'>;
 }
 
 /** The three Redis stores of one process, over shared connections. */
@@ -57,6 +60,8 @@ export interface RedisStores {
   readonly sessions: SessionStore;
   readonly events: SharedEventStore;
   readonly bus: NotificationBus;
+  /** Tasks (./tasks.ts), shared by every process. */
+  readonly tasks: RedisTaskStore;
   /** This process's id (liveness record, bus `from`). */
   readonly processId: string;
   /** The command connection (for diagnostics and tests). */
@@ -135,6 +140,7 @@ class RedisStoresImpl implements RedisStores {
   readonly sessions: SessionStore;
   readonly events: SharedEventStore;
   readonly bus: NotificationBus;
+  readonly tasks: RedisTaskStore;
   private readonly prefix: string;
   private readonly livenessMs: number;
   private readonly heartbeat: ReturnType<typeof setInterval>;
@@ -168,6 +174,7 @@ class RedisStoresImpl implements RedisStores {
     this.sessions = new RedisSessionStore(this, client, this.prefix, options);
     this.events = new RedisEventStore(this, client, this.prefix, options);
     this.bus = new RedisBus(this, client, this.prefix);
+    this.tasks = new RedisTaskStore(client, (channel, listener) => this.listen(channel, listener), { ...options.tasks, prefix: this.prefix });
   }
 
   /** Listens on `channel` (subscribing on first use); returns the unsubscribe. */
