@@ -23,6 +23,7 @@ import type { Logger } from '../runtime/engine/peer.js';
 import type { RequestContext, RequestHandler } from '../runtime/engine/context.js';
 import type { Params, RequestId } from '../runtime/jsonrpc/message.js';
 import type { TaskStore } from '../runtime/tasks/store.js';
+import type { NotificationBus } from '../runtime/stores/bus.js';
 import { addStatelessFixtures, addTaskFixtures } from './stateless.js';
 import { ReferenceTasks, addTaskTools, hasTaskTools, requestFailure } from './tasks.js';
 import type { ServerSession, ServerSessionOptions } from '../runtime/session/server.js';
@@ -51,6 +52,8 @@ export interface ReferenceOptions {
   closeSseConnection?: (requestId: RequestId, ctx: RequestContext) => Promise<void>;
   /** Serve the task tools of ./tasks.ts when the table has tasks (default true). */
   taskTools?: boolean;
+  /** Stateless: the bus carrying list_changed / resources/updated to the listen streams of other processes (ServerSessionOptions.listenBus). */
+  listenBus?: NotificationBus;
   /** Where the task tools keep their tasks (default: an `InMemoryTaskStore`; several processes share a `RedisTaskStore`). */
   taskStore?: TaskStore;
   /**
@@ -345,6 +348,7 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
     fallbackTables: options.fallbackTables,
     logger: options.logger,
     ...(options.requestStateSecret === undefined ? {} : { requestStateSecret: options.requestStateSecret }),
+    ...(options.listenBus ? { listenBus: options.listenBus } : {}),
   };
   return {
     features,

@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../runtime/engine/peer.js';
 import { EraRouter, createDualEraHttpHandler } from '../../runtime/stateless/dual-era.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
+import { connectRedisStores } from '../../runtime/stores/redis/redis.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
 import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http/session/server.js';
@@ -58,12 +59,23 @@ export interface StatelessServeOptions {
   sessionIdleMs?: number;
   /** Cap on the 2025-era sessions (StreamableHttpOptions.maxSessions). */
   maxSessions?: number;
+  /**
+   * `--redis <url>`: the processes of one deployment share, through this Redis, the changes their
+   * `subscriptions/listen` streams report, and the 2025-era sessions (as `serve-http.ts` does).
+   */
+  redis?: string;
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
-  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port);
-  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret });
+  const stores = options.redis === undefined
+    ? undefined
+    : await connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port).catch(async (e: unknown) => {
+    await stores?.close();
+    throw e;
+  });
+  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret, ...(stores ? { listenBus: stores.bus } : {}) });
   const stateless = createStatelessHttpHandler({
     ...guards,
     replyMode: options.replyMode,
@@ -73,7 +85,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   });
   await ref.server.connect(stateless.transport);
   // the 2025-era sessions share one reference definition
-  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never });
+  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never, ...(stores ? { taskStore: stores.tasks } : {}) });
   const sessions = legacyDefinition
     ? createStreamableHttpHandler({
       ...guards,
@@ -82,7 +94,12 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       sessionIdleMs: options.sessionIdleMs,
       maxSessions: options.maxSessions,
       acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
-      onSession: (t) => legacyDefinition.createSession().connect(t),
+      ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
+      onSession: async (t, info) => {
+        const session = legacyDefinition.createSession();
+        await session.connect(t);
+        if (info.restored) session.adoptHandshake(info.restored);
+      },
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })
     : undefined;
@@ -105,6 +122,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       await ref.server.close().catch(() => undefined);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await stores?.close();
     },
   };
 }

@@ -287,10 +287,9 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
       /* not a URL */
     }
     if (!ok) throw new CommandUsageError(`--redis must be a redis:// or rediss:// URL, got ${redis}`);
-    if (isStateless(mod)) throw new CommandUsageError('--redis applies to the session revisions (2025-11-25 and older); a stateless revision keeps no session state');
   }
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, ...limits })
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, redis, ...limits })
     : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, ...limits });
   const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
