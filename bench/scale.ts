@@ -13,7 +13,8 @@
  * heap-used growth per session after full collections; with Redis the session's record is in
  * Redis (its size there is printed too, from `MEMORY USAGE`).
  *
- * `npm run bench:scale [-- --calls N --clients N --idle N]`; needs `redis-server` on PATH.
+ * `npm run bench:scale [-- --calls N --clients N --idle N]`; needs `redis-server` on PATH. The
+ * long SIGKILL run (3000 calls, test/scale/deployment.test.ts) is `npm run bench:scale-kill`.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -21,7 +21,8 @@ import type { Served } from '../runtime/tasks/serve-process.js';
 import { startProxy, startRedis, startRedisServe, TestSession, type Exchange, type Proxy, type RedisServer } from './support.js';
 
 type Obj = Record<string, unknown>;
-const CALLS = 200;
+/** Calls of the kill run: 200 in `npm test`; `npm run bench:scale-kill` makes a longer run (MCPGEN_SCALE_CALLS). */
+const CALLS = Number(process.env.MCPGEN_SCALE_CALLS ?? 200);
 const PARALLEL = 6;
 
 let deployment: { redis: RedisServer; serves: Served[]; proxy: Proxy; inspect: Redis } | undefined;
@@ -119,7 +120,7 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       // mid-run: a call whose stream has delivered progress; kill the process holding that stream
       while (killed === undefined && results.length < CALLS - 20) {
         await new Promise((r) => setTimeout(r, 2));
-        if (results.length < 40) continue;
+        if (results.length < Math.min(CALLS / 2, 40 + CALLS / 5)) continue;
         // its first progress only: two steps (of 10 ms) remain, so it is surely mid-call when killed
         const victim = [...session.inflight].find((ex) => ex.resumed === 0 && ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length === 1);
         if (!victim) continue;
