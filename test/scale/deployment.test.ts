@@ -176,6 +176,7 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       assert.ok(storedIds.length >= 1, `${token}: progress was stored before the kill`);
       assert.equal(withId.map((e) => e.id), storedIds, `${token}: every stored event delivered once, in order`);
     }
+    console.log(`kill: ${CALLS} calls, ${failed.length} cut by the SIGKILL (answered -32000 after every event they stored), ${resumedElsewhere} streams resumed on another process, ${seenIds.size} events delivered once each`);
     // the session goes on over the two processes left
     const after = await session.request('tools/call', { name: 'test_simple_text', arguments: {} });
     assert.ok('result' in (after.response as Obj), JSON.stringify(after.response));
