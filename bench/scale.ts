@@ -7,7 +7,7 @@
  * process; `redis_1` one process with `--redis`; `memory_3` three processes, the proxy sticky
  * by session (memory sessions cannot move); `redis_3` three processes with `--redis`, every
  * request to the next process. Load: CLIENTS sessions, each calling `echo` CALLS times in a row
- * (JSON replies). Printed (`name: value unit`): throughput (calls/s), p50 and p99 (ms) per
+ * (JSON replies), after 100 warm-up calls each. Printed (`name: value unit`): throughput (calls/s), p50 and p99 (ms) per
  * deployment; comparisons `name: N.NNx`. Heap: a child process (`--expose-gc`) serves in
  * process with each store, opens IDLE sessions (initialize + initialized), and reports V8
  * heap-used growth per session after full collections; with Redis the session's record is in
@@ -43,7 +43,7 @@ async function load(url: string): Promise<Run> {
   }));
   // warm-up
   await Promise.all(sessions.map(async (s) => {
-    for (let i = 0; i < 20; i++) await s.request('tools/call', { name: 'echo', arguments: { text: 'warm' } });
+    for (let i = 0; i < 100; i++) await s.request('tools/call', { name: 'echo', arguments: { text: 'warm' } });
   }));
   const latencies: number[] = [];
   const t0 = performance.now();
