@@ -10,13 +10,18 @@
  */
 
 /** The runtime's layer folders, lowest first: a layer imports only layers before it (and itself). */
-const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'transport', 'stateless', 'tasks', 'session', 'features', 'codegen'];
+// stores/ (interfaces, memory stores) sits below the transports that take them; stores/redis/
+// (the Redis implementations, the task store's included) is a layer of its own above tasks/
+const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'stores', 'transport', 'stateless', 'tasks', 'stores/redis', 'session', 'features', 'codegen'];
+
+/** Layers inside `layer`'s folder, which its rule does not cover (they have their own). */
+const nested = (layer) => RUNTIME_LAYERS.filter((l) => l.startsWith(`${layer}/`));
 
 const layerRules = RUNTIME_LAYERS.slice(0, -1).map((layer, i) => ({
-  name: `runtime-${layer}-points-down`,
+  name: `runtime-${layer.replace('/', '-')}-points-down`,
   comment: `runtime/${layer}/ may import only ${RUNTIME_LAYERS.slice(0, i).join(', ') || 'nothing of the runtime'} (layers below it)`,
   severity: 'error',
-  from: { path: `^runtime/${layer}/` },
+  from: nested(layer).length ? { path: `^runtime/${layer}/`, pathNot: `^runtime/(${nested(layer).join('|')})/` } : { path: `^runtime/${layer}/` },
   to: { path: `^runtime/(${RUNTIME_LAYERS.slice(i + 1).join('|')})/` },
 }));
 

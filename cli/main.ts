@@ -36,8 +36,8 @@ Usage:
                [--runtime-import <specifier>]
   mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
-                [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
-                [--cors-origin ORIGIN]...
+                [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]
+                [--request-state-secret-file PATH] [--cors-origin ORIGIN]...
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]

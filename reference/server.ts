@@ -22,6 +22,8 @@ import { type FeaturesTableInfo, ServerFeatures } from '@mcpgen/runtime/features
 import type { Logger } from '@mcpgen/runtime/engine';
 import type { RequestContext, RequestHandler } from '@mcpgen/runtime/engine';
 import type { Params, RequestId } from '@mcpgen/runtime/jsonrpc';
+import type { TaskStore } from '@mcpgen/runtime/tasks';
+import type { NotificationBus } from '@mcpgen/runtime/stores';
 import { addStatelessFixtures, addTaskFixtures } from './stateless.js';
 import { ReferenceTasks, addTaskTools, hasTaskTools, requestFailure } from './tasks.js';
 import type { ServerSession, ServerSessionOptions } from '@mcpgen/runtime/session';
@@ -50,6 +52,10 @@ export interface ReferenceOptions {
   closeSseConnection?: (requestId: RequestId, ctx: RequestContext) => Promise<void>;
   /** Serve the task tools of ./tasks.ts when the table has tasks (default true). */
   taskTools?: boolean;
+  /** Stateless: the bus carrying list_changed / resources/updated to the listen streams of other processes (ServerSessionOptions.listenBus). */
+  listenBus?: NotificationBus;
+  /** Where the task tools keep their tasks (default: an `InMemoryTaskStore`; several processes share a `RedisTaskStore`). */
+  taskStore?: TaskStore;
   /**
    * Older handshake tables a session also answers `initialize` with when the client asks for
    * their version (2025-11-25 basic/lifecycle, "Version Negotiation"); newest first.
@@ -314,7 +320,7 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
   const table = options.table && 'requests' in options.table
     ? (options.table as ProtocolTable)
     : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
-  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table) : undefined;
+  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table, options.taskStore) : undefined;
   if (taskTools) addTaskTools(features);
   let handlers = features.handlers({ table: options.table });
   if (taskTools) handlers = taskTools.handlers(handlers as Record<string, RequestHandler>) as typeof handlers;
@@ -342,6 +348,7 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
     fallbackTables: options.fallbackTables,
     logger: options.logger,
     ...(options.requestStateSecret === undefined ? {} : { requestStateSecret: options.requestStateSecret }),
+    ...(options.listenBus ? { listenBus: options.listenBus } : {}),
   };
   return {
     features,

@@ -35,7 +35,7 @@ import type { ServerFeatures } from '@mcpgen/runtime/features';
 import type { ServerSession } from '@mcpgen/runtime/session';
 import type { ProtocolMaps, ProtocolTable } from '@mcpgen/runtime/protocol';
 import { type TaskReceiver, type TaskSupport, attachTaskReceiver, taskOf } from '@mcpgen/runtime/tasks';
-import { InMemoryTaskStore } from '@mcpgen/runtime/tasks';
+import { InMemoryTaskStore, type TaskStore } from '@mcpgen/runtime/tasks';
 import { ownValue } from '@mcpgen/runtime/jsonrpc';
 
 /** `execution.taskSupport` of each task tool (as listed, and as the receivers apply it). */
@@ -202,11 +202,13 @@ export function addTaskTools(f: ServerFeatures): void {
  * receiver closes, aborting the session's running tasks (they end `failed`).
  */
 export class ReferenceTasks {
-  readonly store = new InMemoryTaskStore();
+  readonly store: TaskStore;
   readonly #sessions = new WeakMap<object, SessionTasks>();
   #base: Record<string, RequestHandler> = {};
 
-  constructor(private readonly table: ProtocolTable) {}
+  constructor(private readonly table: ProtocolTable, store?: TaskStore) {
+    this.store = store ?? new InMemoryTaskStore();
+  }
 
   /** The `tasks` capability: `{ list: {}, cancel: {}, requests: { tools: { call: {} } } }`. */
   capabilities(): Record<string, unknown> {

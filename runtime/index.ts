@@ -10,6 +10,12 @@ export type { StdioClientOptions, StdioServerOptions } from './transport/stdio.j
 export { HttpClientTransport, SessionExpiredError, HttpStatusError } from './transport/http/session/client.js';
 export { createStreamableHttpHandler, MemoryEventStore } from './transport/http/session/server.js';
 export { continueAfterChecks } from './transport/http/io/node.js';
+export type { SharedSessions, SessionInfo } from './transport/http/session/server.js';
+export { MemorySessionStore } from './stores/sessions.js';
+export type { SessionRecord, SessionStore, SessionStoreOptions } from './stores/sessions.js';
+export { MemoryNotificationBus } from './stores/bus.js';
+export type { BusMessage, NotificationBus } from './stores/bus.js';
+export type { EventStore, SharedEventStore, FollowEnd } from './stores/events.js';
 export { MemorySessionRegistry } from './transport/http/session/registry.js';
 export type { SessionRegistry } from './transport/http/session/registry.js';
 export { createLegacySseHandler, LegacySseClientTransport, LegacySseServerTransport } from './transport/http/legacy-sse/legacy-sse.js';

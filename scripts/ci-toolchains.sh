@@ -16,6 +16,7 @@ packages=(
   mono-mcs mono-runtime pkg-config libnewtonsoft-json-cil-dev   # csharp: round-trip
   kotlin                                    # kotlin: compile-only
   chromium                                  # test/web/browser.test.ts: the fetch client in a real browser
+  redis-server                              # test/scale: several serve processes sharing Redis
 )
 # rustup's cargo is on the node machines; Debian's cargo (and rustc) only when there is none.
 if ! command -v cargo >/dev/null 2>&1; then

@@ -7,7 +7,9 @@
  * (2024-11-05 HTTP+SSE) clients are served too: GET `/sse` opens their stream, they POST to
  * `/messages?sessionId=…` (basic/transports, "Backwards Compatibility"). Host and Origin checks
  * are on (loopback names, plus `--host` when it is another name). `--session-idle-ms` and
- * `--max-sessions` bound the sessions (idle expiry, cap). The endpoint URL goes to
+ * `--max-sessions` bound the sessions (idle expiry, cap). With `--redis <url>` sessions, the events
+ * of resumable streams and the notification bus live in that Redis (runtime/stores/redis/), so
+ * several processes form one deployment. The endpoint URL goes to
  * stderr once listening; SIGINT/SIGTERM end every session and stop the listener.
  *
  * `mcpgen call --url <url> <method> [params-json]`: initializes a session over Streamable HTTP
@@ -17,11 +19,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@mcpgen/runtime/engine';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
-import { createStreamableHttpHandler, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '@mcpgen/runtime/http';
+import { createStreamableHttpHandler, type SharedSessions, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '@mcpgen/runtime/http';
 import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/http/legacy-sse';
 import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
 import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
+import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
+import { connectRedisStores, type RedisStores } from '@mcpgen/runtime/stores/redis';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -53,6 +57,14 @@ export interface HttpServeOptions {
   maxSessions?: number;
   /** Origins of browser apps allowed by CORS (`--cors-origin`, repeatable). */
   corsOrigins?: readonly string[];
+  /**
+   * `--redis <url>`: keep sessions, stream events and the notification bus in this Redis, so
+   * that several `serve` processes behind one load balancer form one deployment (session idle
+   * expiry and cap then apply to the shared records).
+   */
+  redis?: string;
+  /** Stores to share instead of `redis` (e.g. a `MemorySessionStore`, or Redis stores connected by the caller, who closes them). */
+  shared?: SharedSessions & { events?: SharedEventStore };
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -98,13 +110,20 @@ export function servedTables(rev: { table: unknown; fallbackTables?: readonly un
  */
 export async function serveHttp(mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] }, options: HttpServeOptions): Promise<HttpServe> {
   const host = options.host ?? '127.0.0.1';
-  const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins);
+  const stores: RedisStores | undefined = options.redis === undefined
+    ? undefined
+    : await connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+  const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins).catch(async (e: unknown) => {
+    await stores?.close();
+    throw e;
+  });
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,
     table: mod.table as never,
     fallbackTables: mod.fallbackTables as never,
     progressDelayMs: options.progressDelayMs,
+    ...(stores ? { taskStore: stores.tasks } : {}),
     closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
   });
   const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });
@@ -119,7 +138,13 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     retryMs: options.retryMs ?? 500,
     sessionIdleMs: options.sessionIdleMs,
     maxSessions: options.maxSessions,
-    onSession: (transport) => streamable.createSession().connect(transport),
+    ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
+    ...(options.shared ? { shared: options.shared, ...(options.shared.events ? { eventStore: () => options.shared!.events! } : {}) } : {}),
+    onSession: async (transport, info) => {
+      const session = streamable.createSession();
+      await session.connect(transport);
+      if (info.restored) session.adoptHandshake(info.restored);
+    },
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   const legacy = createLegacySseHandler({
@@ -150,6 +175,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
       await Promise.all([handler.close(), legacy.close()]);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await stores?.close();
     },
   };
 }

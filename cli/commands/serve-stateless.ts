@@ -21,6 +21,7 @@ import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
 import { createStreamableHttpHandler, type ReplyMode } from '@mcpgen/runtime/http';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
+import { connectRedisStores } from '@mcpgen/runtime/stores/redis';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
 import { listenHttp, servedTables } from './serve-http.js';
 
@@ -60,12 +61,23 @@ export interface StatelessServeOptions {
   maxSessions?: number;
   /** Origins of browser apps allowed by CORS (`--cors-origin`). */
   corsOrigins?: readonly string[];
+  /**
+   * `--redis <url>`: the processes of one deployment share, through this Redis, the changes their
+   * `subscriptions/listen` streams report, and the 2025-era sessions (as `serve-http.ts` does).
+   */
+  redis?: string;
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
-  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port, options.corsOrigins);
-  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret });
+  const stores = options.redis === undefined
+    ? undefined
+    : await connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port, options.corsOrigins).catch(async (e: unknown) => {
+    await stores?.close();
+    throw e;
+  });
+  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret, ...(stores ? { listenBus: stores.bus } : {}) });
   const stateless = createStatelessHttpHandler({
     ...guards,
     replyMode: options.replyMode,
@@ -75,7 +87,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   });
   await ref.server.connect(stateless.transport);
   // the 2025-era sessions share one reference definition
-  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never });
+  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never, ...(stores ? { taskStore: stores.tasks } : {}) });
   const sessions = legacyDefinition
     ? createStreamableHttpHandler({
       ...guards,
@@ -84,7 +96,12 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       sessionIdleMs: options.sessionIdleMs,
       maxSessions: options.maxSessions,
       acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
-      onSession: (t) => legacyDefinition.createSession().connect(t),
+      ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
+      onSession: async (t, info) => {
+        const session = legacyDefinition.createSession();
+        await session.connect(t);
+        if (info.restored) session.adoptHandshake(info.restored);
+      },
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })
     : undefined;
@@ -107,6 +124,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       await ref.server.close().catch(() => undefined);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await stores?.close();
     },
   };
 }

@@ -34,6 +34,7 @@ import { requestAsTask } from '../tasks/requestor.js';
 import { RequestStateSealer, checkInputRequired, clientCapabilitiesOf } from '../stateless/mrtr.js';
 import { type CachePolicy, applyCacheHints } from '../stateless/cache.js';
 import { LISTEN_NOTIFICATIONS, SubscriptionHub } from '../stateless/subscriptions.js';
+import type { NotificationBus } from '../stores/bus.js';
 import { LOG_LEVEL_META, type LogLevel, isLogLevel, logLevelOrderOf, passesLogLevel, setLogThreshold } from '../engine/context.js';
 
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
@@ -80,6 +81,13 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   canSubscribe?: (uri: string) => boolean;
   /** Stateless: methods outside the revision's table whose `handlers` an extension adds (../tasks/extension.ts). */
   extensionMethods?: readonly string[];
+  /**
+   * Stateless, several processes: the bus that carries list_changed and resources/updated to the
+   * `subscriptions/listen` streams of every process (../stores/bus.ts; e.g. `RedisStores.bus`).
+   * What this session publishes goes to its own streams and onto the bus; what another process
+   * publishes comes to its streams. Give it to one session per process.
+   */
+  listenBus?: NotificationBus;
 }
 
 export { LOG_LEVELS, type LogLevel } from '../engine/context.js';
@@ -180,6 +188,17 @@ export class ServerSession<P extends ProtocolMaps> {
       peer.setPreDispatch((req, _entry, info) => this.#checkMeta(req.params as Params | undefined, info));
       this.#hub = new SubscriptionHub({ capabilities: () => this.options.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
       if (!o.handlers?.['subscriptions/listen' as keyof typeof o.handlers]) peer.setRequestHandler('subscriptions/listen', this.#hub.handler);
+      const bus = o.listenBus;
+      if (bus) {
+        const hub = this.#hub;
+        const off = bus.subscribe((m) => {
+          const p = m.payload as { method?: unknown; params?: unknown } | undefined;
+          if (m.topic === 'listen' && m.from !== bus.processId && typeof p?.method === 'string' && LISTEN_NOTIFICATIONS.includes(p.method)) {
+            hub.publish(p.method, typeof p.params === 'object' && p.params !== null ? (p.params as Params) : undefined);
+          }
+        });
+        this.onClose(off);
+      }
       if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
         peer.setRequestHandler('logging/setLevel', ServerSession.#onSetLevel);
       }
@@ -341,6 +360,17 @@ export class ServerSession<P extends ProtocolMaps> {
     return undefined;
   }
 
+  /**
+   * Continues a session whose handshake another process of the deployment answered (the HTTP
+   * endpoint's `SessionInfo.restored`): negotiates `record.protocolVersion` with the client's
+   * `capabilities` as `initialize` would have, and counts the session as initialized. Call it
+   * after `connect`. @throws RpcError -32600 when this session is already initialized.
+   */
+  adoptHandshake(record: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Record<string, unknown> }): void {
+    this.#initialize({ protocolVersion: record.protocolVersion, capabilities: record.capabilities, clientInfo: record.clientInfo });
+    this.#initialized = true;
+  }
+
   /** True once the client sent `notifications/initialized`. */
   get initialized(): boolean {
     return this.#initialized;
@@ -367,6 +397,8 @@ export class ServerSession<P extends ProtocolMaps> {
   notify<M extends keyof P['serverNotifications'] & string>(method: M, params: P['serverNotifications'][M]['params']): Promise<void> {
     if (this.#hub && LISTEN_NOTIFICATIONS.includes(method)) {
       this.#hub.publish(method, params as Params | undefined);
+      // the listen streams of the other processes (a bus that cannot be reached loses the change for them)
+      this.options.listenBus?.publish({ topic: 'listen', sessionId: '', payload: { method, params } }).catch((e: Error) => this.options.logger?.warn?.(`listen bus: ${e.message}`));
       return Promise.resolve();
     }
     return this.peer.notify(method, params as Params | undefined);

@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -23,6 +23,8 @@ interface Manifest {
   exports: Record<string, unknown>;
   dependencies: Record<string, string>;
   devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   files?: string[];
   workspaces?: string[];
 }
@@ -55,18 +57,26 @@ test('runtime/package.json: every subpath maps to an existing source; each layer
   assert.is(runtime.exports['./http'], './transport/http/session/index.ts');
 });
 
-test('runtime dependencies: exactly what runtime/ imports, at the versions mcpgen pins', () => {
-  const imported = new Set<string>();
+test('runtime dependencies: exactly what runtime/ imports, at the versions mcpgen pins; an optional peer only below stores/redis', () => {
+  const imported = new Map<string, string[]>();
   for (const file of sources(join(ROOT, 'runtime'))) {
     for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
       if (fileName.startsWith('.') || fileName.startsWith('node:') || builtinModules.includes(fileName)) continue;
-      imported.add(packageOf(fileName));
+      const name = packageOf(fileName);
+      imported.set(name, [...(imported.get(name) ?? []), relative(join(ROOT, 'runtime'), file).split(sep).join('/')]);
     }
   }
-  assert.equal(Object.keys(runtime.dependencies).sort(), [...imported].sort());
+  const optional = Object.entries(runtime.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([name]) => name);
+  assert.equal(optional, ['ioredis']);
+  assert.equal([...Object.keys(runtime.dependencies), ...optional].sort(), [...imported.keys()].sort());
   for (const [name, version] of Object.entries(runtime.dependencies)) {
     const pinned = root.dependencies[name] ?? root.devDependencies?.[name];
     assert.is(version, pinned, `${name}: the runtime pins ${version}, mcpgen ${pinned}`);
+  }
+  for (const name of optional) {
+    // an app that never imports @mcpgen/runtime/stores/redis never needs it
+    for (const file of imported.get(name)!) assert.ok(file.startsWith('stores/redis/'), `${file} imports the optional peer ${name}`);
+    assert.is(runtime.peerDependencies?.[name], `^${root.devDependencies?.[name]}`);
   }
 });
 

@@ -36,6 +36,8 @@ import { MemorySessionRegistry, type SessionRegistry } from './registry.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 
 import type { ProtocolTable } from '../../../protocol/table.js';
+import type { SessionRecord, SessionStore } from '../../../stores/sessions.js';
+import type { BusMessage, NotificationBus } from '../../../stores/bus.js';
 import { httpVersionFacts } from '../../../protocol/versions.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -48,8 +50,28 @@ export { MemorySessionRegistry, type SessionRegistry } from './registry.js';
 /** Facts about a new session, passed to {@link StreamableHttpOptions.onSession}. */
 export interface SessionInfo {
   sessionId: string;
-  /** Headers of the POST that carried `initialize` (lower-case names). */
+  /** Headers of the POST that carried `initialize` (lower-case names), or of the request that restored it. */
   headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * Shared deployments: the session was initialized by another process and is continued here.
+   * The server attaches as for a new session, then adopts this outcome of the handshake
+   * (`ServerSession.adoptHandshake`); no `initialize` follows.
+   */
+  restored?: SessionRecord;
+}
+
+/**
+ * What the processes of one deployment share (see ../../../stores/): with it, a session
+ * initialized on one process is continued on any other (requests, the standalone GET, and
+ * `Last-Event-ID` resumption of streams begun elsewhere, when `eventStore` returns a
+ * `SharedEventStore`), and a client's answer to a server → client request reaches the process
+ * awaiting it, wherever it was POSTed.
+ */
+export interface SharedSessions {
+  /** Session records: a request whose `Mcp-Session-Id` it does not know gets 404; one it cannot reach, 503. */
+  sessions: SessionStore;
+  /** Carries responses, `notifications/cancelled` and session ends between the processes. */
+  bus: NotificationBus;
 }
 
 /** Options of {@link createStreamableHttpHandler}. */
@@ -139,6 +161,14 @@ export interface StreamableHttpOptions {
   /** Where sessions are kept. Default: a {@link MemorySessionRegistry}. */
   sessionRegistry?: SessionRegistry<HttpServerSession>;
   /**
+   * Several processes behind one load balancer: the stores they share. Then the
+   * `sessionRegistry` is this process's cache of live session objects (its idle expiry and cap
+   * drop only the local object: the session goes on while its record lives), and the
+   * `SessionStore`'s own idle expiry and cap decide when a session ends for every process (404
+   * from then on). Default: none (one process; sessions live in memory).
+   */
+  shared?: SharedSessions;
+  /**
    * Whether a session that negotiated `protocolVersion` takes JSON-RPC batches (one JSON array
    * per POST, answered as the 2025-03-26 transport page says: 202 for notifications and
    * responses only, else one JSON array or one SSE stream of the responses). Derive it from the
@@ -215,6 +245,15 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   let sharedStore: MemoryEventStore | undefined;
   const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
   const makeId = options.sessionIdGenerator ?? (() => globalThis.crypto.randomUUID());
+  const shared = options.shared;
+  const restoring = new Map<string, Promise<HttpServerSession | undefined>>();
+  // messages of the bus for sessions this process holds: answers POSTed elsewhere, ends decided elsewhere
+  const unsubscribe = shared?.bus.subscribe((m: BusMessage) => {
+    const local = sessions.get(m.sessionId);
+    if (!local) return;
+    if (m.topic === 'ended') void local.close();
+    else if (m.topic === 'inbound' && m.from !== shared.bus.processId && isObject(m.payload)) local.deliverRemote(m.payload as unknown as JSONRPCMessage);
+  });
   const allow = ['GET', 'POST', ...(allowDelete ? ['DELETE'] : [])].join(', ');
 
   const fail = (ex: Exchange, status: number, code: number, message: string, extra: HeaderMap = {}): void => {
@@ -242,6 +281,22 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       void session.close();
       session = undefined;
     }
+    if (sid !== undefined && shared) {
+      let record: SessionRecord | undefined;
+      try {
+        record = await shared.sessions.touch(sid);
+      } catch (e) {
+        options.onError?.(new Error(`session store: ${(e as Error).message}`));
+        return fail(ex, 503, -32000, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+      }
+      if (!record) {
+        if (session) void session.close();
+        session = undefined;
+      } else if (!session) {
+        session = await restore(sid, record, h);
+        if (!session) return fail(ex, 500, -32603, 'Internal error');
+      }
+    }
     if (sid !== undefined && !session) return fail(ex, 404, -32000, 'Session not found');
     if (session) {
       session.touch();
@@ -253,6 +308,15 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (method !== 'POST') {
       if (!session) return fail(ex, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       if (method === 'DELETE') {
+        if (shared) {
+          try {
+            await shared.sessions.delete(session.sessionId);
+            await ended(session.sessionId);
+          } catch (e) {
+            options.onError?.(new Error(`session store: ${(e as Error).message}`));
+            return fail(ex, 503, -32000, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+          }
+        }
         await session.close();
         return ex.sink.respond(204, {});
       }
@@ -317,7 +381,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
         return fail(ex, 500, -32603, 'Internal error');
       }
-      const fresh = new HttpServerSession(newId, settingsFor(newId), removed);
+      const fresh = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined) : undefined), removed);
       added(fresh);
       opening.add(fresh);
       try {
@@ -337,6 +401,57 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     info.sessionId = session.sessionId;
     info.protocolVersion = effective;
     session.acceptPost(msg, info, ex.sink, sessionHeaders);
+    // an answer to a server → client request, or a cancellation, may be awaited by another process
+    if (shared && (msg.method === undefined || msg.method === 'notifications/cancelled')) {
+      shared.bus.publish({ topic: 'inbound', sessionId: session.sessionId, payload: msg }).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+    }
+  }
+
+  /** Makes the local session object of a session another process initialized (one at a time per id). */
+  function restore(sessionId: string, record: SessionRecord, headers: SessionInfo['headers']): Promise<HttpServerSession | undefined> {
+    let pending = restoring.get(sessionId);
+    if (pending) return pending;
+    pending = (async () => {
+      const fresh = new HttpServerSession(sessionId, settingsFor(sessionId), removed);
+      fresh.protocolVersion = record.protocolVersion;
+      added(fresh);
+      opening.add(fresh);
+      try {
+        await options.onSession(fresh, { sessionId, headers, restored: record });
+        return fresh;
+      } catch (e) {
+        options.onError?.(e instanceof Error ? e : new Error(String(e)));
+        await fresh.close();
+        return undefined;
+      } finally {
+        opening.delete(fresh);
+        restoring.delete(sessionId);
+      }
+    })();
+    restoring.set(sessionId, pending);
+    return pending;
+  }
+
+  /** Records a session once its `initialize` succeeded; sessions the cap evicted end everywhere. */
+  function recorder(sessionId: string, params: Record<string, unknown> | undefined): (response: JSONRPCMessage) => Promise<void> {
+    return async (response) => {
+      const result = response.result as { protocolVersion?: unknown } | undefined;
+      const record: SessionRecord = {
+        protocolVersion: typeof result?.protocolVersion === 'string' ? result.protocolVersion : facts.assumed ?? '',
+        capabilities: isObject(params?.capabilities) ? params.capabilities : {},
+        createdAt: Date.now(),
+      };
+      if (isObject(params?.clientInfo)) record.clientInfo = params.clientInfo;
+      const evicted = await shared!.sessions.create(sessionId, record);
+      for (const id of evicted) void ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+    };
+  }
+
+  /** Session `sessionId` ended for every process: its streams' events go, every process drops it. */
+  async function ended(sessionId: string): Promise<void> {
+    const store = storeFor?.(sessionId) as { dropSession?(id: string): Promise<void> } | undefined;
+    await store?.dropSession?.(sessionId);
+    await shared!.bus.publish({ topic: 'ended', sessionId });
   }
 
   /** Ends the least recently used idle session; false when every session is busy. */
@@ -349,8 +464,10 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     return false;
   }
 
-  function settingsFor(sessionId: string): SessionSettings {
+  function settingsFor(sessionId: string, onNegotiated?: SessionSettings['onNegotiated']): SessionSettings {
     return {
+      onNegotiated,
+      onStoreError: (e) => options.onError?.(new Error(`event store: ${e.message}`)),
       replyMode: options.replyMode ?? 'auto',
       eventStore: storeFor?.(sessionId),
       retryMs: options.retryMs,
@@ -387,6 +504,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       value: async (): Promise<void> => {
         if (sweeper) clearInterval(sweeper);
         sweeper = undefined;
+        unsubscribe?.();
         await Promise.all([...sessions.values()].map((s) => s.close('server shutting down')));
       },
     },

@@ -11,7 +11,7 @@
  * gets the events it missed on that one stream.
  */
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
-import type { EventStore } from './event-store.js';
+import type { EventStore, SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
@@ -35,7 +35,18 @@ export interface SessionSettings {
   assumedVersion?: string;
   /** Protocol versions whose SSE streams start with a priming event (from the tables served). */
   priming?: ReadonlySet<string>;
+  /**
+   * Awaited with the `initialize` response before it goes out (a shared deployment records the
+   * session there, so that its next request may reach any process); a rejection turns the
+   * response into error -32000 and ends the session.
+   */
+  onNegotiated?: (response: JSONRPCMessage) => Promise<void>;
+  /** An event store call failed: the event goes out without an ID (not resumable). */
+  onStoreError?: (error: Error) => void;
 }
+
+const isShared = (store: EventStore | undefined): store is SharedEventStore =>
+  store !== undefined && typeof (store as SharedEventStore).follow === 'function' && typeof (store as SharedEventStore).streamOpened === 'function';
 
 type Id = string | number | bigint;
 
@@ -79,6 +90,9 @@ export class HttpServerSession implements Transport {
   private streamIds: StreamIds | undefined;
   #lastActive = Date.now();
   #reading = 0;
+  /** Connections following streams of other processes (see `follow`). */
+  private followers = 0;
+  private followStops: Set<() => void> | undefined;
 
   constructor(
     sessionId: string,
@@ -129,7 +143,7 @@ export class HttpServerSession implements Transport {
    * be evicted.
    */
   get idle(): boolean {
-    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink;
+    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink && this.followers === 0;
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
@@ -205,6 +219,8 @@ export class HttpServerSession implements Transport {
     this.requests = undefined;
     this.postStreams = undefined;
     this.backlog = undefined;
+    for (const stop of this.followStops ?? []) stop();
+    this.followStops = undefined;
     this.onEnd(this);
     await this.settings.eventStore?.clear?.(this.sessionId);
     this.events?.onClose();
@@ -355,6 +371,10 @@ export class HttpServerSession implements Transport {
         const streamId = await store.replayEventsAfter(this.sessionId, lastEventId, (eventId, m) => {
           replay.push([eventId, m]);
         });
+        // a stream begun on another process of a shared deployment: followed from the store
+        if (!this.streamIds?.owns(lastEventId.slice(0, Math.max(0, lastEventId.lastIndexOf('_')))) && isShared(store)) {
+          return this.follow(store, sink, headers, lastEventId);
+        }
         // a replay never crosses sessions, whatever the store did
         if (streamId === undefined || !this.streamIds?.owns(streamId)) {
           sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
@@ -380,6 +400,80 @@ export class HttpServerSession implements Transport {
       const held = (this.settings.eventStore ? this.backlog?.slice() : this.backlog) ?? [];
       if (!this.settings.eventStore) this.backlog = undefined;
       await this.openStream(this.standalone, held);
+    });
+  }
+
+  /**
+   * Handler side: a message for this session that another process received (a response to a
+   * request this process may have sent, a `notifications/cancelled`), delivered as if POSTed here.
+   */
+  deliverRemote(message: JSONRPCMessage): void {
+    if (this.ended) return;
+    this.deliver(message, { sessionId: this.sessionId, protocolVersion: this.protocolVersion, headers: {} });
+  }
+
+  /** Stores one event; when the store fails, the event goes out without an ID. */
+  private async store(streamId: string, message: JSONRPCMessage | null): Promise<string | undefined> {
+    const store = this.settings.eventStore;
+    if (!store) return undefined;
+    try {
+      return await store.storeEvent(this.sessionId, streamId, message);
+    } catch (e) {
+      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+      return undefined;
+    }
+  }
+
+  /**
+   * Serves a GET with `Last-Event-ID` of a stream this process does not hold: the events after
+   * it, then every event any process stores on it, until it finishes (the connection ends),
+   * its owner process is lost (each request it left unanswered gets error -32000 on this
+   * connection, then it ends) or the client goes away.
+   */
+  private async follow(store: SharedEventStore, sink: ResponseSink, headers: HeaderMap, lastEventId: string): Promise<void> {
+    const json = { 'Content-Type': 'application/json', ...headers };
+    const abort = new AbortController();
+    let opened = false;
+    const write = (eventId: string, m: JSONRPCMessage): void => {
+      if (!opened) {
+        opened = true;
+        sink.open(200, sseHeaders(headers));
+      }
+      sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
+    };
+    let followed: Awaited<ReturnType<SharedEventStore['follow']>>;
+    try {
+      followed = await store.follow(this.sessionId, lastEventId, write, abort.signal);
+    } catch (e) {
+      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+      sink.respond(503, { ...json, 'Retry-After': '1' }, errorBody(-32000, 'Service Unavailable: the event store cannot be reached'));
+      return;
+    }
+    if (!followed) {
+      sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
+      return;
+    }
+    if (!opened) {
+      opened = true;
+      sink.open(200, sseHeaders(headers));
+    }
+    this.followers++;
+    const timer = this.settings.keepAliveMs > 0 ? setInterval(() => sink.write(encodeComment()), this.settings.keepAliveMs) : undefined;
+    timer?.unref?.();
+    sink.onClose(() => abort.abort());
+    const stop = (): void => abort.abort();
+    (this.followStops ??= new Set()).add(stop);
+    void followed.ended.then((end) => {
+      this.followers--;
+      this.followStops?.delete(stop);
+      if (timer) clearInterval(timer);
+      this.#lastActive = Date.now();
+      if (end.reason === 'owner-lost' && !sink.closed) {
+        for (const id of end.pending) {
+          sink.write(encodeEvent({ data: serializeMessage({ jsonrpc: '2.0', id, error: { code: -32000, message: 'The server process handling this request ended before answering it' } }) }));
+        }
+      }
+      if (!sink.closed) sink.end();
     });
   }
 
@@ -423,9 +517,18 @@ export class HttpServerSession implements Transport {
   private async openStream(s: OutStream, held: Array<{ eventId?: string; message: JSONRPCMessage }> = []): Promise<void> {
     const sink = s.sink;
     if (!sink || sink.closed || sink.started) return;
-    sink.open(200, sseHeaders(s.headers));
-    for (const { eventId, message } of held) this.write(s, message, eventId);
-    await this.prime(s);
+    if (held.length === 0) {
+      // the priming event's ID is made before the headers go, so that both go out together:
+      // a client that got the headers holds a cursor (even if this process dies right after)
+      const id = await this.primingId(s);
+      if (s.sink !== sink || sink.closed || sink.started) return;
+      sink.open(200, sseHeaders(s.headers));
+      if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+    } else {
+      sink.open(200, sseHeaders(s.headers));
+      for (const { eventId, message } of held) this.write(s, message, eventId);
+      await this.prime(s);
+    }
     this.keepAlive(s);
   }
 
@@ -435,10 +538,25 @@ export class HttpServerSession implements Transport {
    * 2025-11-25 basic/transports; older clients reject empty data).
    */
   private async prime(s: OutStream): Promise<void> {
+    const id = await this.primingId(s);
+    if (id !== undefined && s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+  }
+
+  /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream). */
+  private async primingId(s: OutStream): Promise<string | undefined> {
     const store = this.settings.eventStore;
-    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return;
-    const id = await store.storeEvent(this.sessionId, s.id, null);
-    if (s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return undefined;
+    if (s.kind === 'post' && isShared(store)) {
+      // a follower elsewhere learns from this which requests the stream owes answers to
+      const ids = [...s.pending].map((key) => (key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1)));
+      try {
+        await store.streamOpened(this.sessionId, s.id, ids);
+      } catch (e) {
+        this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+        return undefined;
+      }
+    }
+    return this.store(s.id, null);
   }
 
   private keepAlive(s: OutStream): void {
@@ -479,7 +597,16 @@ export class HttpServerSession implements Transport {
       const key = idKey(message.id as Id);
       s = this.requests?.get(key);
       if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
-      if (key === this.initKey) this.learnVersion(message);
+      if (key === this.initKey) {
+        this.learnVersion(message);
+        if (this.settings.onNegotiated && !('error' in message)) {
+          try {
+            await this.settings.onNegotiated(message);
+          } catch (e) {
+            message = { jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Session could not be recorded: ${(e as Error).message}` } };
+          }
+        }
+      }
       this.#lastActive = Date.now();
       s.pending.delete(key);
       this.requests!.delete(key);
@@ -496,7 +623,7 @@ export class HttpServerSession implements Transport {
       if (s.mode === 'json') this.replyJson(s, message);
       else if (!s.done) {
         await this.openStream(s);
-        const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
+        const eventId = await this.store(s.id, message);
         this.write(s, message, eventId);
         if (s.pending.size === 0) {
           s.done = true;
@@ -505,7 +632,7 @@ export class HttpServerSession implements Transport {
         }
       }
     } else {
-      const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, message);
+      const eventId = await this.store(s.id, message);
       const live = s.sink !== null && !s.sink.closed;
       if (live) this.write(s, message, eventId);
       if (!live || this.settings.eventStore) {
@@ -537,7 +664,7 @@ export class HttpServerSession implements Transport {
     s.mode = 'sse';
     await this.openStream(s);
     for (const m of [...batch.splice(0), message]) {
-      const eventId = await this.settings.eventStore?.storeEvent(this.sessionId, s.id, m);
+      const eventId = await this.store(s.id, m);
       this.write(s, m, eventId);
     }
     if (s.pending.size === 0) {

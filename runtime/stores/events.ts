@@ -1,0 +1,313 @@
+/**
+ * Storage behind resumable SSE streams (2025-11-25 basic/transports, "Resumability and
+ * Redelivery"). The HTTP server transport stores every SSE event it sends and, when a client
+ * reconnects with `Last-Event-ID`, replays the events of that one stream that came after it.
+ */
+import { serializeMessage } from '../jsonrpc/message.js';
+import type { JSONRPCMessage } from '../jsonrpc/transport.js';
+import type { RequestId } from '../jsonrpc/message.js';
+
+/**
+ * Event storage, for one session or shared by many: every call names the session, and a store
+ * MUST keep sessions apart (a replay only ever sees events stored under the same `sessionId`).
+ * Event IDs must be unique across all streams of the session and must not contain CR, LF or
+ * NUL (they travel in the SSE `id` field).
+ *
+ * The server calls these methods one at a time per session, in send order. Stream ids are
+ * made by the transport and name their session (they start with a random per-session tag),
+ * so event IDs built from them are unique across sessions and processes too. The transport
+ * checks that the stream a replay names is one of the session's own before it writes any of
+ * the replayed events.
+ */
+export interface EventStore {
+  /**
+   * Records one event sent on stream `streamId` of session `sessionId` and returns its event
+   * ID. `message` is null for a priming event (an ID with empty data that gives the client a
+   * resumption cursor); such events take part in ordering but are never replayed.
+   */
+  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): string | Promise<string>;
+  /**
+   * Calls `send` for every non-priming event stored after `lastEventId` on the stream that
+   * event belongs to, in order, and returns that stream's ID. Returns undefined when the event
+   * is unknown in `sessionId`, or when events after it have been discarded (replay would skip
+   * messages).
+   */
+  replayEventsAfter(
+    sessionId: string,
+    lastEventId: string,
+    send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>,
+  ): string | undefined | Promise<string | undefined>;
+  /**
+   * Stream `streamId` of `sessionId` is finished (its response went out, or it died): nothing
+   * more will be stored on it; its events may be released once no client is likely to resume
+   * it. Optional.
+   */
+  streamFinished?(sessionId: string, streamId: string): void | Promise<void>;
+  /** Releases everything stored for `sessionId` (the session ended). Optional. */
+  clear?(sessionId: string): void | Promise<void>;
+}
+
+/** How a followed stream ended (see {@link SharedEventStore.follow}). */
+export type FollowEnd =
+  /** The stream finished: its last response was delivered. */
+  | { reason: 'finished' }
+  /**
+   * The process that owned the stream stopped (its liveness record lapsed) before the stream
+   * finished: `pending` are the requests of the stream that got no response in the log.
+   */
+  | { reason: 'owner-lost'; pending: RequestId[] }
+  /** The follower stopped (its signal aborted), or the store became unreachable. */
+  | { reason: 'aborted' };
+
+/**
+ * An {@link EventStore} shared by several server processes (e.g. ../stores/redis/events.ts):
+ * a stream begun on one process can be resumed, and followed live, on any other.
+ */
+export interface SharedEventStore extends EventStore {
+  /**
+   * Records that POST stream `streamId` of `sessionId` is served by this process and carries
+   * the requests `requestIds` (awaited before the stream's first event, so a follower that
+   * holds an event ID of it can tell whether it ended unanswered).
+   */
+  streamOpened(sessionId: string, streamId: string, requestIds: RequestId[]): Promise<void>;
+  /**
+   * Replays, through `write`, every non-priming event of `sessionId` after `lastEventId` (on
+   * the stream that event belongs to, never another stream or session), then keeps writing the
+   * events stored on that stream by any process, in order and each once, until the stream
+   * finishes, its owner process is lost, or `signal` aborts. Resolves undefined (nothing
+   * written) when the event is unknown in `sessionId` or was discarded; else the stream's ID and
+   * a promise of how the following ended.
+   */
+  follow(
+    sessionId: string,
+    lastEventId: string,
+    write: (eventId: string, message: JSONRPCMessage) => void,
+    signal: AbortSignal,
+  ): Promise<{ streamId: string; ended: Promise<FollowEnd> } | undefined>;
+}
+
+/** Options for {@link MemoryEventStore}. */
+export interface MemoryEventStoreOptions {
+  /** Events kept per stream; older ones are discarded first. Default 1000. */
+  maxEventsPerStream?: number;
+  /**
+   * Finished streams kept for resumption, per session; the one that finished longest ago is
+   * released first. Live streams are never released by this bound. Default 256.
+   */
+  maxStreams?: number;
+  /**
+   * Bytes kept by the whole store: each event counts its message's JSON text length plus 64
+   * (its bookkeeping). Over it, finished streams go first (longest finished first), then the
+   * oldest events of live streams; the newest event of a live stream is always kept. Default
+   * 64 MiB (67 108 864).
+   */
+  maxBytes?: number;
+  /** Bytes kept per session, shed the same way within that session. Default 4 MiB (4 194 304). */
+  maxSessionBytes?: number;
+  /**
+   * How long an event stays replayable, ms: older events are discarded (the newest event of a
+   * live stream excepted) and a finished stream is released this long after it finished.
+   * Applied whenever the store is used. Default 300 000 (5 minutes).
+   */
+  ttlMs?: number;
+  /** Clock in ms (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+interface StoredEvent {
+  seq: number;
+  id: string;
+  message: JSONRPCMessage | null;
+  bytes: number;
+  at: number;
+}
+
+interface StoredStream {
+  key: string;
+  session: SessionEvents;
+  events: StoredEvent[];
+  /** Index of the first kept event in `events` (dropping from the head is O(1)). */
+  head: number;
+  /** Highest sequence number discarded from this stream (0: none). */
+  discardedThrough: number;
+  /** When the stream finished (undefined: live). */
+  finishedAt?: number;
+}
+
+interface SessionEvents {
+  id: string;
+  /** By stream id, in creation order. */
+  streams: Map<string, StoredStream>;
+  /** Finished streams by stream id, in the order they finished. */
+  finished: Map<string, StoredStream>;
+  bytes: number;
+}
+
+/** What an event costs beside its message, for the byte budgets. */
+const EVENT_OVERHEAD = 64;
+
+const keyOf = (sessionId: string, streamId: string): string => `${sessionId}\n${streamId}`;
+
+/**
+ * In-memory {@link EventStore}, for one session or shared by many, bounded in events per
+ * stream, finished streams, bytes (per session and in all) and age. Event IDs have the form
+ * `<streamId>_<sequence>`, the sequence counting across the store, so an ID names its stream;
+ * the stream is looked up under the session the call names.
+ */
+export class MemoryEventStore implements EventStore {
+  private readonly maxEvents: number;
+  private readonly maxStreams: number;
+  private readonly maxBytes: number;
+  private readonly maxSessionBytes: number;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  /** Sessions that stored an event (most sessions store none). */
+  private readonly sessions = new Map<string, SessionEvents>();
+  /** Finished streams of every session, by `keyOf`, in the order they finished. */
+  private readonly finished = new Map<string, StoredStream>();
+  private seq = 0;
+  private bytes = 0;
+
+  constructor(options: MemoryEventStoreOptions = {}) {
+    this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
+    this.maxStreams = Math.max(0, options.maxStreams ?? 256);
+    this.maxBytes = Math.max(0, options.maxBytes ?? 64 * 1024 * 1024);
+    this.maxSessionBytes = Math.max(0, options.maxSessionBytes ?? 4 * 1024 * 1024);
+    this.ttlMs = Math.max(0, options.ttlMs ?? 300_000);
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Bytes held now by the whole store, counted as for `maxBytes`. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** Bytes held now for `sessionId`. */
+  sessionSize(sessionId: string): number {
+    return this.sessions.get(sessionId)?.bytes ?? 0;
+  }
+
+  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): string {
+    const now = this.now();
+    this.expire(now);
+    let session = this.sessions.get(sessionId);
+    if (!session) {
+      session = { id: sessionId, streams: new Map(), finished: new Map(), bytes: 0 };
+      this.sessions.set(sessionId, session);
+    }
+    let stream = session.streams.get(streamId);
+    if (!stream) {
+      stream = { key: keyOf(sessionId, streamId), session, events: [], head: 0, discardedThrough: 0 };
+      session.streams.set(streamId, stream);
+    } else if (stream.finishedAt !== undefined) {
+      // stored after it finished: live again
+      stream.finishedAt = undefined;
+      session.finished.delete(streamId);
+      this.finished.delete(stream.key);
+    }
+    const seq = ++this.seq;
+    const id = `${streamId}_${seq}`;
+    const bytes = EVENT_OVERHEAD + (message === null ? 0 : serializeMessage(message).length);
+    stream.events.push({ seq, id, message, bytes, at: now });
+    session.bytes += bytes;
+    this.bytes += bytes;
+    if (stream.events.length - stream.head > this.maxEvents) this.dropHead(stream);
+    else this.dropExpired(stream, now);
+    if (session.bytes > this.maxSessionBytes) this.shed(session.finished.values(), session.streams.values(), () => session.bytes <= this.maxSessionBytes);
+    if (this.bytes > this.maxBytes) this.shed(this.finished.values(), this.liveStreams(), () => this.bytes <= this.maxBytes);
+    return id;
+  }
+
+  async replayEventsAfter(
+    sessionId: string,
+    lastEventId: string,
+    send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>,
+  ): Promise<string | undefined> {
+    this.expire(this.now());
+    const cut = lastEventId.lastIndexOf('_');
+    if (cut <= 0) return undefined;
+    const streamId = lastEventId.slice(0, cut);
+    const seqText = lastEventId.slice(cut + 1);
+    if (!/^[1-9][0-9]*$/.test(seqText)) return undefined;
+    const seq = Number(seqText);
+    const stream = this.sessions.get(sessionId)?.streams.get(streamId);
+    if (!stream || seq > this.seq) return undefined;
+    const kept = stream.events.slice(stream.head);
+    const known = kept.some((e) => e.seq === seq);
+    if (!known && seq !== stream.discardedThrough) return undefined;
+    for (const e of kept) {
+      if (e.seq > seq && e.message !== null) await send(e.id, e.message);
+    }
+    return streamId;
+  }
+
+  streamFinished(sessionId: string, streamId: string): void {
+    const session = this.sessions.get(sessionId);
+    const stream = session?.streams.get(streamId);
+    if (!session || !stream || stream.finishedAt !== undefined) return;
+    stream.finishedAt = this.now();
+    session.finished.set(streamId, stream);
+    this.finished.set(stream.key, stream);
+    if (session.finished.size > this.maxStreams) this.release(session.finished.values().next().value as StoredStream);
+  }
+
+  clear(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    for (const stream of session.streams.values()) this.release(stream);
+    this.sessions.delete(sessionId);
+  }
+
+  /** Releases finished streams past their TTL (oldest finished first, so the scan stops early). */
+  private expire(now: number): void {
+    for (const stream of this.finished.values()) {
+      if (now - (stream.finishedAt as number) < this.ttlMs) break;
+      this.release(stream);
+    }
+  }
+
+  /** Drops expired events at the head of a stream, keeping the newest of a live one. */
+  private dropExpired(stream: StoredStream, now: number): void {
+    while (stream.events.length - stream.head > 1 && now - stream.events[stream.head].at >= this.ttlMs) this.dropHead(stream);
+  }
+
+  private *liveStreams(): Iterable<StoredStream> {
+    for (const session of this.sessions.values()) yield* session.streams.values();
+  }
+
+  /** Over a budget: `finished` streams first, then the oldest events of the `live` ones, until `enough`. */
+  private shed(finished: Iterable<StoredStream>, live: Iterable<StoredStream>, enough: () => boolean): void {
+    for (const stream of finished) {
+      if (enough()) return;
+      this.release(stream);
+    }
+    for (const stream of live) {
+      while (!enough() && stream.events.length - stream.head > 1) this.dropHead(stream);
+      if (enough()) return;
+    }
+  }
+
+  private dropHead(stream: StoredStream): void {
+    const dropped = stream.events[stream.head++];
+    stream.discardedThrough = dropped.seq;
+    stream.session.bytes -= dropped.bytes;
+    this.bytes -= dropped.bytes;
+    if (stream.head > 32 && stream.head * 2 > stream.events.length) {
+      stream.events = stream.events.slice(stream.head);
+      stream.head = 0;
+    }
+  }
+
+  private release(stream: StoredStream): void {
+    let bytes = 0;
+    for (let i = stream.head; i < stream.events.length; i++) bytes += stream.events[i].bytes;
+    const session = stream.session;
+    session.bytes -= bytes;
+    this.bytes -= bytes;
+    const streamId = stream.key.slice(session.id.length + 1);
+    session.streams.delete(streamId);
+    session.finished.delete(streamId);
+    this.finished.delete(stream.key);
+    if (session.streams.size === 0 && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+  }
+}

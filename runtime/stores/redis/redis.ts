@@ -1,0 +1,458 @@
+/**
+ * The Redis stores of a deployment of several server processes: session records, the event
+ * log of resumable streams, the notification bus and tasks (./tasks.ts), over two ioredis connections (commands,
+ * and one subscriber). Every key expires (sessions when idle, events and stream records after
+ * `eventTtlMs`, a process's liveness record `livenessMs` after its last beat) and every
+ * collection is capped, so Redis holds bounded state whatever the clients do.
+ *
+ * Keys, under `prefix` (default `mcp:`):
+ * - `s:<session>` the session's record (JSON), `sessions` a sorted set of session ids by last use;
+ * - `e:<session>:<stream>` a Redis stream of the stream's events (`m`: the message's JSON, empty
+ *   for a priming event; `end`: the stream finished), `m:<session>:<stream>` its owner process and
+ *   requests, `ss:<session>` the session's stream ids;
+ * - `p:<process>` a process's liveness record; channels `ev:<session>:<stream>` (an event was
+ *   stored) and `bus` (the notification bus).
+ *
+ * Connection loss: commands fail at once (no offline queue), so a request that needs Redis gets
+ * a clear error instead of waiting; both connections reconnect by themselves (backoff capped
+ * at 1 s) and resubscribe, after which everything works again.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { JSONRPCMessage } from '../../jsonrpc/transport.js';
+import type { RequestId } from '../../jsonrpc/message.js';
+import { serializeMessage } from '../../jsonrpc/message.js';
+import type { FollowEnd, SharedEventStore } from '../events.js';
+import type { SessionRecord, SessionStore } from '../sessions.js';
+import type { BusMessage, NotificationBus } from '../bus.js';
+import { RedisTaskStore, type RedisTaskStoreOptions } from './tasks.js';
+
+/** Options of {@link connectRedisStores}. */
+export interface RedisStoresOptions {
+  /** Key and channel prefix, so that several deployments can share one Redis. Default `mcp:`. */
+  prefix?: string;
+  /** A session record untouched this long, ms, expires. 0: never. Default 1 800 000 (30 minutes). */
+  sessionIdleMs?: number;
+  /** Most session records; a new one evicts the least recently used. Default 10 000. */
+  maxSessions?: number;
+  /** Events kept per stream (older ones are trimmed). Default 1000. */
+  maxEventsPerStream?: number;
+  /** How long a stream's events stay replayable after its last event, ms. Default 300 000 (5 minutes). */
+  eventTtlMs?: number;
+  /**
+   * A process that has not renewed its liveness record for this long, ms, counts as gone: a
+   * client following one of its unfinished streams elsewhere gets error -32000 for the
+   * requests left unanswered. Renewed every third of it. Default 3000.
+   */
+  livenessMs?: number;
+  /** How long {@link connectRedisStores} waits for Redis, ms. Default 5000. */
+  connectTimeoutMs?: number;
+  /** Problems with no caller to tell (a failed heartbeat or bus delivery). */
+  onError?(error: Error): void;
+  /** Extra ioredis options (both connections). */
+  redis?: RedisOptions;
+  /** Bounds of the task store (its prefix is `prefix`). */
+  tasks?: Omit<RedisTaskStoreOptions, 'prefix'>;
+}
+
+/** The three Redis stores of one process, over shared connections. */
+export interface RedisStores {
+  readonly sessions: SessionStore;
+  readonly events: SharedEventStore;
+  readonly bus: NotificationBus;
+  /** Tasks (./tasks.ts), shared by every process. */
+  readonly tasks: RedisTaskStore;
+  /** This process's id (liveness record, bus `from`). */
+  readonly processId: string;
+  /** The command connection (for diagnostics and tests). */
+  readonly client: Redis;
+  /** Stops the heartbeat and closes both connections (followers end as `aborted`). */
+  close(): Promise<void>;
+}
+
+const TOUCH = `
+local v = redis.call('GET', KEYS[1])
+if not v then redis.call('ZREM', KEYS[2], ARGV[1]) return false end
+if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return v`;
+
+// KEYS[1] sessions zset; ARGV prefix, id, now, idleMs, cutoff ('' none), max, record
+const CREATE = `
+local z = KEYS[1]
+if ARGV[5] ~= '' then redis.call('ZREMRANGEBYSCORE', z, '-inf', '(' .. ARGV[5]) end
+local evicted = {}
+local max = tonumber(ARGV[6])
+redis.call('ZREM', z, ARGV[2])
+while redis.call('ZCARD', z) >= max do
+  local o = redis.call('ZPOPMIN', z)
+  if #o == 0 then break end
+  if redis.call('DEL', ARGV[1] .. 's:' .. o[1]) == 1 then table.insert(evicted, o[1]) end
+end
+if tonumber(ARGV[4]) > 0 then
+  redis.call('SET', ARGV[1] .. 's:' .. ARGV[2], ARGV[7], 'PX', ARGV[4])
+else
+  redis.call('SET', ARGV[1] .. 's:' .. ARGV[2], ARGV[7])
+end
+redis.call('ZADD', z, ARGV[3], ARGV[2])
+return evicted`;
+
+const XID = /^[0-9]+-[0-9]+$/;
+
+/** Splits an event ID `<streamId>_<redis stream id>`; undefined when it is not one. */
+function parseEventId(eventId: string): { streamId: string; xid: string } | undefined {
+  const cut = eventId.lastIndexOf('_');
+  if (cut <= 0) return undefined;
+  const xid = eventId.slice(cut + 1);
+  return XID.test(xid) ? { streamId: eventId.slice(0, cut), xid } : undefined;
+}
+
+const idKey = (id: RequestId): string => `${typeof id}:${id}`;
+
+/**
+ * Connects to the Redis at `url` (`redis://host:port/db`) and returns the stores. Rejects
+ * with an Error naming the URL when Redis cannot be reached within `connectTimeoutMs`.
+ */
+export async function connectRedisStores(url: string, options: RedisStoresOptions = {}): Promise<RedisStores> {
+  const base: RedisOptions = {
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    ...options.redis,
+  };
+  const client = new Redis(url, { ...base, enableOfflineQueue: false, lazyConnect: true });
+  const sub = new Redis(url, { ...base, lazyConnect: true });
+  // errors surface through the commands that fail; the connection events need a listener
+  client.on('error', () => undefined);
+  sub.on('error', () => undefined);
+  try {
+    await Promise.all([client.connect(), sub.connect()]);
+  } catch (e) {
+    client.disconnect();
+    sub.disconnect();
+    throw new Error(`cannot reach Redis at ${url}: ${(e as Error).message}`);
+  }
+  return new RedisStoresImpl(client, sub, options);
+}
+
+class RedisStoresImpl implements RedisStores {
+  readonly processId = randomBytes(9).toString('base64url');
+  readonly sessions: SessionStore;
+  readonly events: SharedEventStore;
+  readonly bus: NotificationBus;
+  readonly tasks: RedisTaskStore;
+  private readonly prefix: string;
+  private readonly livenessMs: number;
+  private readonly heartbeat: ReturnType<typeof setInterval>;
+  private readonly channels = new Map<string, Set<(message: string) => void>>();
+  private closed = false;
+
+  constructor(
+    readonly client: Redis,
+    private readonly sub: Redis,
+    private readonly options: RedisStoresOptions,
+  ) {
+    this.prefix = options.prefix ?? 'mcp:';
+    this.livenessMs = Math.max(300, options.livenessMs ?? 3000);
+    client.defineCommand('mcpTouch', { numberOfKeys: 2, lua: TOUCH });
+    client.defineCommand('mcpCreate', { numberOfKeys: 1, lua: CREATE });
+    sub.on('message', (channel: string, message: string) => {
+      for (const l of this.channels.get(channel) ?? []) {
+        try {
+          l(message);
+        } catch (e) {
+          options.onError?.(e as Error);
+        }
+      }
+    });
+    const beat = (): void => {
+      client.set(`${this.prefix}p:${this.processId}`, '1', 'PX', this.livenessMs).catch((e: Error) => options.onError?.(new Error(`redis heartbeat: ${e.message}`)));
+    };
+    beat();
+    this.heartbeat = setInterval(beat, Math.floor(this.livenessMs / 3));
+    this.heartbeat.unref?.();
+    this.sessions = new RedisSessionStore(this, client, this.prefix, options);
+    this.events = new RedisEventStore(this, client, this.prefix, options);
+    this.bus = new RedisBus(this, client, this.prefix);
+    this.tasks = new RedisTaskStore(client, (channel, listener) => this.listen(channel, listener), { ...options.tasks, prefix: this.prefix });
+  }
+
+  /** Listens on `channel` (subscribing on first use); returns the unsubscribe. */
+  listen(channel: string, listener: (message: string) => void): () => void {
+    let set = this.channels.get(channel);
+    if (!set) {
+      set = new Set();
+      this.channels.set(channel, set);
+      this.sub.subscribe(channel).catch((e: Error) => this.options.onError?.(new Error(`redis subscribe: ${e.message}`)));
+    }
+    set.add(listener);
+    return () => {
+      const s = this.channels.get(channel);
+      if (!s?.delete(listener) || s.size > 0) return;
+      this.channels.delete(channel);
+      if (!this.closed) this.sub.unsubscribe(channel).catch(() => undefined);
+    };
+  }
+
+  /** Whether process `id` renewed its liveness record within `livenessMs`. */
+  async alive(id: string): Promise<boolean> {
+    return id === this.processId || (await this.client.exists(`${this.prefix}p:${id}`)) === 1;
+  }
+
+  get liveness(): number {
+    return this.livenessMs;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    await this.client.del(`${this.prefix}p:${this.processId}`).catch(() => undefined);
+    this.client.disconnect();
+    this.sub.disconnect();
+  }
+}
+
+type TouchCommands = Redis & {
+  mcpTouch(k1: string, k2: string, id: string, now: string, idle: string): Promise<string | null>;
+  mcpCreate(k1: string, prefix: string, id: string, now: string, idle: string, cutoff: string, max: string, record: string): Promise<string[]>;
+};
+
+class RedisSessionStore implements SessionStore {
+  private readonly idleMs: number;
+  private readonly max: number;
+  private readonly zset: string;
+
+  constructor(
+    private readonly owner: RedisStoresImpl,
+    private readonly client: Redis,
+    private readonly prefix: string,
+    options: RedisStoresOptions,
+  ) {
+    this.idleMs = Math.max(0, options.sessionIdleMs ?? 30 * 60 * 1000);
+    this.max = Math.max(1, options.maxSessions ?? 10_000);
+    this.zset = `${prefix}sessions`;
+  }
+
+  async create(sessionId: string, record: SessionRecord): Promise<string[]> {
+    const now = Date.now();
+    const cutoff = this.idleMs > 0 ? String(now - this.idleMs) : '';
+    return (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(now), String(this.idleMs), cutoff, String(this.max), JSON.stringify(record));
+  }
+
+  async touch(sessionId: string): Promise<SessionRecord | undefined> {
+    const v = await (this.client as TouchCommands).mcpTouch(`${this.prefix}s:${sessionId}`, this.zset, sessionId, String(Date.now()), String(this.idleMs));
+    if (v === null) return undefined;
+    try {
+      return JSON.parse(v) as SessionRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    const [[, n]] = (await this.client.multi().del(`${this.prefix}s:${sessionId}`).zrem(this.zset, sessionId).exec()) as [[null, number], [null, number]];
+    return n === 1;
+  }
+
+  async size(): Promise<number> {
+    if (this.idleMs > 0) await this.client.zremrangebyscore(this.zset, '-inf', `(${Date.now() - this.idleMs}`);
+    return this.client.zcard(this.zset);
+  }
+
+  async close(): Promise<void> {
+    await this.owner.close();
+  }
+}
+
+class RedisEventStore implements SharedEventStore {
+  private readonly maxEvents: number;
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly owner: RedisStoresImpl,
+    private readonly client: Redis,
+    private readonly prefix: string,
+    options: RedisStoresOptions,
+  ) {
+    this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
+    this.ttlMs = Math.max(1000, options.eventTtlMs ?? 300_000);
+  }
+
+  private key(sessionId: string, streamId: string): string {
+    return `${this.prefix}e:${sessionId}:${streamId}`;
+  }
+
+  private meta(sessionId: string, streamId: string): string {
+    return `${this.prefix}m:${sessionId}:${streamId}`;
+  }
+
+  private channel(sessionId: string, streamId: string): string {
+    return `${this.prefix}ev:${sessionId}:${streamId}`;
+  }
+
+  async storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): Promise<string> {
+    const key = this.key(sessionId, streamId);
+    const meta = this.meta(sessionId, streamId);
+    const streams = `${this.prefix}ss:${sessionId}`;
+    const r = await this.client
+      .multi()
+      .xadd(key, 'MAXLEN', String(this.maxEvents), '*', 'm', message === null ? '' : serializeMessage(message))
+      .pexpire(key, this.ttlMs)
+      .hset(meta, 'owner', this.owner.processId)
+      .pexpire(meta, this.ttlMs)
+      .sadd(streams, streamId)
+      .pexpire(streams, this.ttlMs)
+      .publish(this.channel(sessionId, streamId), '1')
+      .exec();
+    const xid = r?.[0]?.[1];
+    if (r === null || r[0][0] || typeof xid !== 'string') throw r?.[0]?.[0] ?? new Error('redis: event not stored');
+    return `${streamId}_${xid}`;
+  }
+
+  async streamOpened(sessionId: string, streamId: string, requestIds: RequestId[]): Promise<void> {
+    const meta = this.meta(sessionId, streamId);
+    const ids = requestIds.map((id) => (typeof id === 'bigint' ? { b: String(id) } : id));
+    await this.client.multi().hset(meta, 'owner', this.owner.processId, 'requests', JSON.stringify(ids)).pexpire(meta, this.ttlMs).exec();
+  }
+
+  async replayEventsAfter(sessionId: string, lastEventId: string, send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>): Promise<string | undefined> {
+    const parsed = parseEventId(lastEventId);
+    if (!parsed) return undefined;
+    const key = this.key(sessionId, parsed.streamId);
+    if ((await this.client.xrange(key, parsed.xid, parsed.xid)).length === 0) return undefined;
+    for (const [xid, fields] of await this.client.xrange(key, `(${parsed.xid}`, '+')) {
+      const m = fieldOf(fields, 'm');
+      if (m) await send(`${parsed.streamId}_${xid}`, JSON.parse(m) as JSONRPCMessage);
+    }
+    return parsed.streamId;
+  }
+
+  async streamFinished(sessionId: string, streamId: string): Promise<void> {
+    const key = this.key(sessionId, streamId);
+    await this.client.multi().xadd(key, 'MAXLEN', String(this.maxEvents), '*', 'end', '1').pexpire(key, this.ttlMs).publish(this.channel(sessionId, streamId), '1').exec();
+  }
+
+  /** Releases everything stored for `sessionId` (the session ended for every process). */
+  async dropSession(sessionId: string): Promise<void> {
+    const streams = `${this.prefix}ss:${sessionId}`;
+    const ids = await this.client.smembers(streams);
+    if (ids.length) await this.client.del(...ids.flatMap((s) => [this.key(sessionId, s), this.meta(sessionId, s)]));
+    await this.client.del(streams);
+  }
+
+  async follow(
+    sessionId: string,
+    lastEventId: string,
+    write: (eventId: string, message: JSONRPCMessage) => void,
+    signal: AbortSignal,
+  ): Promise<{ streamId: string; ended: Promise<FollowEnd> } | undefined> {
+    const parsed = parseEventId(lastEventId);
+    if (!parsed) return undefined;
+    const { streamId } = parsed;
+    const key = this.key(sessionId, streamId);
+    if ((await this.client.xrange(key, parsed.xid, parsed.xid)).length === 0) return undefined;
+    let cursor = parsed.xid;
+    let settle!: (end: FollowEnd) => void;
+    const ended = new Promise<FollowEnd>((r) => (settle = r));
+    let done = false;
+    let running: Promise<void> = Promise.resolve();
+    let dirty = false;
+    const finish = (end: FollowEnd): void => {
+      if (done) return;
+      done = true;
+      unlisten();
+      clearInterval(timer);
+      signal.removeEventListener('abort', onAbort);
+      settle(end);
+    };
+    /** Writes what was stored after the cursor; true when the end marker was read. */
+    const drain = async (): Promise<boolean> => {
+      for (;;) {
+        const entries = await this.client.xrange(key, `(${cursor}`, '+', 'COUNT', 500);
+        for (const [xid, fields] of entries) {
+          cursor = xid;
+          if (fieldOf(fields, 'end') !== undefined) return true;
+          const m = fieldOf(fields, 'm');
+          if (m && !done) write(`${streamId}_${xid}`, JSON.parse(m) as JSONRPCMessage);
+        }
+        if (entries.length < 500) return false;
+      }
+    };
+    const pull = (checkOwner: boolean): void => {
+      if (running !== undefined && dirty) return;
+      dirty = true;
+      running = running.then(async () => {
+        dirty = false;
+        if (done) return;
+        try {
+          if (await drain()) return finish({ reason: 'finished' });
+          if (!checkOwner) return;
+          const owner = await this.client.hget(this.meta(sessionId, streamId), 'owner');
+          if (owner !== null && (await this.owner.alive(owner))) return;
+          // the owner is gone: what it stored before it went, then the requests left unanswered
+          if (await drain()) return finish({ reason: 'finished' });
+          finish({ reason: 'owner-lost', pending: await this.unanswered(sessionId, streamId) });
+        } catch {
+          finish({ reason: 'aborted' });
+        }
+      });
+    };
+    const onAbort = (): void => finish({ reason: 'aborted' });
+    signal.addEventListener('abort', onAbort);
+    const unlisten = this.owner.listen(this.channel(sessionId, streamId), () => pull(false));
+    const timer = setInterval(() => pull(true), Math.max(100, Math.floor(this.owner.liveness / 2)));
+    timer.unref?.();
+    if (signal.aborted) onAbort();
+    pull(false);
+    return { streamId, ended };
+  }
+
+  /** The requests of a stream whose response is not in its log. */
+  private async unanswered(sessionId: string, streamId: string): Promise<RequestId[]> {
+    const raw = await this.client.hget(this.meta(sessionId, streamId), 'requests');
+    if (!raw) return [];
+    const ids = (JSON.parse(raw) as Array<string | number | { b: string }>).map((id) => (typeof id === 'object' ? BigInt(id.b) : id));
+    const answered = new Set<string>();
+    for (const [, fields] of await this.client.xrange(this.key(sessionId, streamId), '-', '+')) {
+      const m = fieldOf(fields, 'm');
+      if (!m) continue;
+      const msg = JSON.parse(m) as JSONRPCMessage;
+      if (!('method' in msg) && msg.id !== undefined && msg.id !== null) answered.add(idKey(msg.id as RequestId));
+    }
+    return ids.filter((id) => !answered.has(idKey(id)));
+  }
+}
+
+function fieldOf(fields: string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+class RedisBus implements NotificationBus {
+  readonly processId: string;
+
+  constructor(
+    private readonly owner: RedisStoresImpl,
+    private readonly client: Redis,
+    private readonly prefix: string,
+  ) {
+    this.processId = owner.processId;
+  }
+
+  async publish(message: Omit<BusMessage, 'from'>): Promise<void> {
+    await this.client.publish(`${this.prefix}bus`, JSON.stringify({ ...message, from: this.processId }));
+  }
+
+  subscribe(listener: (message: BusMessage) => void): () => void {
+    return this.owner.listen(`${this.prefix}bus`, (text) => {
+      let m: BusMessage;
+      try {
+        m = JSON.parse(text) as BusMessage;
+      } catch {
+        return;
+      }
+      if (typeof m?.topic === 'string' && typeof m.sessionId === 'string' && typeof m.from === 'string') listener(m);
+    });
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Issue 16: idle expiry and the session cap hold with every store: the default (sessions in
+ * the endpoint's memory), a shared `MemorySessionStore`, and the Redis stores shared by two
+ * endpoints (as two processes would), where a session ended on one is 404 on the other. Redis
+ * records carry TTLs: session records expire with the idle time, stream events after their TTL.
+ * Over real node:http against `serveHttp` (the reference server of `mcpgen serve --http`).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Redis } from 'ioredis';
+import { loadRevision } from '../../cli/commands/serve.js';
+import { serveHttp, type HttpServe, type HttpServeOptions } from '../../cli/commands/serve-http.js';
+import { MemorySessionStore } from '../../runtime/stores/sessions.js';
+import { MemoryNotificationBus } from '../../runtime/stores/bus.js';
+import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
+import { startRedis, TestSession, type RedisServer } from './support.js';
+
+const IDLE = 400;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let redis: RedisServer;
+test.before(async () => {
+  redis = await startRedis();
+});
+test.after(async () => {
+  await redis?.stop();
+});
+
+/** Status of a `ping` on `sessionId` at `url` (body read). */
+async function ping(url: string, sessionId: string): Promise<number> {
+  const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+  await r.arrayBuffer();
+  return r.status;
+}
+
+/** Two endpoints of one store kind (the same one twice when the store is not shared between processes). */
+type Deployment = { a: HttpServe; b: HttpServe; stores: RedisStores[]; close(): Promise<void> };
+
+async function deploy(kind: 'memory' | 'memory-store' | 'redis', bounds: Pick<HttpServeOptions, 'sessionIdleMs' | 'maxSessions'>): Promise<Deployment> {
+  const mod = await loadRevision('2025-11-25');
+  const stores: RedisStores[] = [];
+  const prefix = `b${Date.now()}:`;
+  const one = async (): Promise<HttpServe> => {
+    if (kind === 'memory') return serveHttp(mod, { port: 0, ...bounds });
+    if (kind === 'memory-store') return serveHttp(mod, { port: 0, ...bounds, shared: { sessions: new MemorySessionStore({ idleMs: bounds.sessionIdleMs, maxSessions: bounds.maxSessions }), bus: new MemoryNotificationBus() } });
+    const s = await connectRedisStores(redis.url, { prefix, sessionIdleMs: bounds.sessionIdleMs, maxSessions: bounds.maxSessions });
+    stores.push(s);
+    return serveHttp(mod, { port: 0, ...bounds, shared: { sessions: s.sessions, bus: s.bus, events: s.events } });
+  };
+  const a = await one();
+  const b = kind === 'redis' ? await one() : a;
+  return {
+    a,
+    b,
+    stores,
+    async close() {
+      await a.close();
+      if (b !== a) await b.close();
+      for (const s of stores) await s.close();
+    },
+  };
+}
+
+for (const kind of ['memory', 'memory-store', 'redis'] as const) {
+  test(`${kind}: an idle session expires (404), an active one does not`, async () => {
+    const d = await deploy(kind, { sessionIdleMs: IDLE });
+    try {
+      const idle = new TestSession(d.a.url);
+      await idle.initialize();
+      const active = new TestSession(d.a.url);
+      await active.initialize();
+      assert.is(await ping(d.b.url, idle.sessionId!), 200);
+      for (let i = 0; i < 6; i++) {
+        await sleep(IDLE / 4);
+        assert.is(await ping(i % 2 ? d.a.url : d.b.url, active.sessionId!), 200, 'touched on either endpoint, it lives');
+      }
+      assert.is(await ping(d.b.url, idle.sessionId!), 404);
+      assert.is(await ping(d.a.url, idle.sessionId!), 404);
+    } finally {
+      await d.close();
+    }
+  });
+
+  test(`${kind}: the cap evicts the least recently used session`, async () => {
+    const d = await deploy(kind, { maxSessions: 2 });
+    try {
+      const s1 = new TestSession(d.a.url);
+      await s1.initialize();
+      const s2 = new TestSession(d.b.url);
+      await s2.initialize();
+      assert.is(await ping(d.a.url, s1.sessionId!), 200);
+      // s2 is now the least recently used
+      const s3 = new TestSession(d.a.url);
+      await s3.initialize();
+      assert.is(await ping(d.a.url, s2.sessionId!), 404);
+      assert.is(await ping(d.b.url, s2.sessionId!), 404);
+      assert.is(await ping(d.b.url, s1.sessionId!), 200);
+      assert.is(await ping(d.a.url, s3.sessionId!), 200);
+    } finally {
+      await d.close();
+    }
+  });
+}
+
+test('redis: session records and stream events carry TTLs', async () => {
+  const prefix = `ttl${Date.now()}:`;
+  const stores = await connectRedisStores(redis.url, { prefix, sessionIdleMs: 60_000, eventTtlMs: 30_000 });
+  const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, sessionIdleMs: 60_000, shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events } });
+  const inspect = new Redis(redis.url);
+  try {
+    const s = new TestSession(served.url);
+    await s.initialize();
+    const ex = await s.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 't' } });
+    assert.ok('result' in (ex.response ?? {}));
+    const keys = await inspect.keys(`${prefix}*`);
+    assert.ok(keys.includes(`${prefix}s:${s.sessionId}`), keys.join(' '));
+    assert.ok(keys.some((k) => k.startsWith(`${prefix}e:${s.sessionId}:`)), keys.join(' '));
+    for (const k of keys) {
+      const ttl = await inspect.pttl(k);
+      if (k === `${prefix}sessions`) continue; // the index of records, trimmed by score on every create
+      assert.ok(ttl > 0 && ttl <= (k.startsWith(`${prefix}s:`) ? 60_000 : k.startsWith(`${prefix}p:`) ? 3000 : 30_000), `${k}: ttl ${ttl}`);
+    }
+    await s.close();
+    // DELETE ends it everywhere and releases its events
+    assert.equal((await inspect.keys(`${prefix}*`)).filter((k) => k.includes(s.sessionId!)), []);
+  } finally {
+    inspect.disconnect();
+    await served.close();
+    await stores.close();
+  }
+});
+
+test.run();
