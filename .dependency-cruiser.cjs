@@ -9,7 +9,7 @@
  */
 
 /** The runtime's layer folders, lowest first: a layer imports only layers before it (and itself). */
-const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'transport', 'stateless', 'tasks', 'session', 'features', 'codegen'];
+const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'auth', 'transport', 'stateless', 'tasks', 'session', 'features', 'codegen'];
 
 const layerRules = RUNTIME_LAYERS.slice(0, -1).map((layer, i) => ({
   name: `runtime-${layer}-points-down`,
