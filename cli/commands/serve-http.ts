@@ -22,6 +22,7 @@ import { connectHttp, type FallbackHttpClientTransport } from '../../runtime/tra
 import { createLegacySseHandler, type LegacySseHandler } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
 import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
+import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -51,6 +52,8 @@ export interface HttpServeOptions {
   sessionIdleMs?: number;
   /** See {@link StreamableHttpOptions.maxSessions} (`--max-sessions`). */
   maxSessions?: number;
+  /** Protect `/mcp` with bearer tokens of this issuer (`--auth`, ./serve-auth.ts); the HTTP+SSE endpoints are then not served. */
+  auth?: ServeAuthOptions;
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -95,6 +98,8 @@ export function servedTables(rev: { table: unknown; fallbackTables?: readonly un
 export async function serveHttp(mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] }, options: HttpServeOptions): Promise<HttpServe> {
   const host = options.host ?? '127.0.0.1';
   const { server, port, urlHost, guards } = await listenHttp(host, options.port);
+  const url = `http://${urlHost}:${port}/mcp`;
+  const auth = options.auth && serveAuth(url, options.auth);
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,
@@ -116,6 +121,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     sessionIdleMs: options.sessionIdleMs,
     maxSessions: options.maxSessions,
     onSession: (transport) => streamable.createSession().connect(transport),
+    authorize: auth?.authorize,
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   const legacy = createLegacySseHandler({
@@ -126,7 +132,9 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   });
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0];
-    if (legacy.handles(req)) return void legacy(req, res);
+    if (routeMetadata(auth?.metadata, req, res)) return;
+    // the old HTTP+SSE transport has no token check: not served on a protected server
+    if (!auth && legacy.handles(req)) return void legacy(req, res);
     if (path !== '/mcp') {
       respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
@@ -136,7 +144,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   server.on('request', route);
   server.on('checkContinue', continueAfterChecks(route));
   return {
-    url: `http://${urlHost}:${port}/mcp`,
+    url,
     sseUrl: `http://${urlHost}:${port}/sse`,
     port,
     handler,

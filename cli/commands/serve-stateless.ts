@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../runtime/engine/peer.js';
 import { EraRouter, createDualEraHttpHandler } from '../../runtime/stateless/dual-era.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
+import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
 import { continueAfterChecks, respondNode } from '../../runtime/transport/http/io/node.js';
 import { createStreamableHttpHandler, type ReplyMode } from '../../runtime/transport/http/session/server.js';
@@ -58,17 +59,22 @@ export interface StatelessServeOptions {
   sessionIdleMs?: number;
   /** Cap on the 2025-era sessions (StreamableHttpOptions.maxSessions). */
   maxSessions?: number;
+  /** Protect `/mcp` (both eras) with bearer tokens of this issuer (`--auth`, ./serve-auth.ts). */
+  auth?: ServeAuthOptions;
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
   const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port);
+  const url = `http://${urlHost}:${port}/mcp`;
+  const auth = options.auth && serveAuth(url, options.auth);
   const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret });
   const stateless = createStatelessHttpHandler({
     ...guards,
     replyMode: options.replyMode,
     tables: servedTables(modern),
     toolSchema: (name) => ref.features.inputSchema(name),
+    authorize: auth?.authorize,
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   await ref.server.connect(stateless.transport);
@@ -83,11 +89,13 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
       maxSessions: options.maxSessions,
       acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
       onSession: (t) => legacyDefinition.createSession().connect(t),
+      authorize: auth?.authorize,
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })
     : undefined;
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
   const route = (req: IncomingMessage, res: ServerResponse): void => {
+    if (routeMetadata(auth?.metadata, req, res)) return;
     if ((req.url ?? '/').split('?')[0] !== '/mcp') {
       respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
@@ -97,7 +105,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   server.on('request', route);
   server.on('checkContinue', continueAfterChecks(route));
   return {
-    url: `http://${urlHost}:${port}/mcp`,
+    url,
     port,
     server,
     async close() {

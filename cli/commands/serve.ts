@@ -28,6 +28,7 @@ import type { ProtocolMaps } from '../../runtime/protocol/table.js';
 import { StdioClientTransport, StdioServerTransport } from '../../runtime/transport/stdio.js';
 import type { Transport } from '../../runtime/jsonrpc/transport.js';
 import { createReferenceServer, type ServerClass } from '../../reference/server.js';
+import type { ServeAuthOptions } from './serve-auth.js';
 import { httpClientTransport, serveHttp } from './serve-http.js';
 import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
 
@@ -115,8 +116,9 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' } });
+  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' }, auth: { type: 'string' }, 'auth-jwks': { type: 'string' }, 'auth-scope': { type: 'string' } });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (values.http === undefined && (values.auth !== undefined || values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth needs --http (a stdio server takes its credentials from the environment)');
   if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
   const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
   if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io, requestStateSecret);
@@ -265,6 +267,27 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
   }
 }
 
+/** `--auth <issuer> [--auth-jwks <url>] [--auth-scope "a b"]`, checked: absolute http(s) URLs. */
+function authOptions(values: Record<string, string | undefined>): ServeAuthOptions | undefined {
+  if (values.auth === undefined) {
+    if (values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined) throw new CommandUsageError('--auth-jwks and --auth-scope need --auth <issuer>');
+    return undefined;
+  }
+  for (const flag of ['auth', 'auth-jwks'] as const) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) throw new CommandUsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(v)}`);
+  }
+  const scopes = values['auth-scope']?.split(' ').filter(Boolean);
+  return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
+}
+
 /** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
 async function serveOverHttp(values: Record<string, string | undefined>, io: Io, requestStateSecret: string | undefined): Promise<number> {
   const port = Number(values.http);
@@ -275,15 +298,17 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
     sessionIdleMs: count(values['session-idle-ms'], '--session-idle-ms', 0),
     maxSessions: count(values['max-sessions'], '--max-sessions', 1),
   };
+  const auth = authOptions(values);
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, ...limits })
-    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, ...limits });
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, auth, ...limits })
+    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, auth, ...limits });
   const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
-  if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
+  if (auth) io.err(`mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.url}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`);
+  else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   const signalled = () => new Promise<void>((resolve) => {
     const once = () => {
       process.off('SIGINT', once);

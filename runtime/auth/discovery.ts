@@ -26,8 +26,11 @@ export type AuthorizationServerMetadata = oauth.AuthorizationServer;
 
 /** Why discovery failed: no document at any of the URLs tried (listed), or a document refused. */
 export class DiscoveryError extends Error {
-  constructor(message: string, readonly tried: readonly string[]) {
+  /** `not-found`: no URL answered 200; `invalid`: a document was found and refused. */
+  readonly kind: 'not-found' | 'invalid';
+  constructor(message: string, readonly tried: readonly string[], kind: 'not-found' | 'invalid' = 'invalid') {
     super(message);
+    this.kind = kind;
     this.name = 'DiscoveryError';
   }
 }
@@ -77,7 +80,7 @@ export async function discoverAuthorizationServer(issuer: string, options: Disco
       throw new DiscoveryError(`authorization server metadata at ${url} refused: ${e instanceof Error ? e.message : String(e)}`, tried);
     }
   }
-  throw new DiscoveryError(`no authorization server metadata for ${issuer} (tried ${tried.join(', ')})`, tried);
+  throw new DiscoveryError(`no authorization server metadata for ${issuer} (tried ${tried.join(', ')})`, tried, 'not-found');
 }
 
 /** An RFC 9728 document as the client reads it. */
@@ -125,7 +128,7 @@ export async function discoverResourceMetadata(serverUrl: string, fromHeader: st
     if (!resourceCovers(meta.resource, serverUrl)) throw new DiscoveryError(`protected resource metadata at ${url} is for ${meta.resource}, not ${serverUrl}`, tried);
     return meta;
   }
-  throw new DiscoveryError(`no protected resource metadata for ${serverUrl} (tried ${tried.join(', ')})`, tried);
+  throw new DiscoveryError(`no protected resource metadata for ${serverUrl} (tried ${tried.join(', ')})`, tried, 'not-found');
 }
 
 /** Whether `resource` names `serverUrl`: same origin, and its path is the server's or a parent of it. */

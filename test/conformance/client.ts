@@ -13,7 +13,7 @@
  * arguments its input schema asks for; an object argument `schema` gets another listed tool's
  * input schema), end the session. Elicitation requests are accepted
  * with the defaults of the requested schema; sampling answers with a fixed text. Scenarios
- * under `auth/` go through ./oauth.ts. With MCPGEN_CONFORMANCE_TRACE set, every HTTP exchange
+ * under `auth/` go through ./oauth.ts (the runtime's OAuth client). With MCPGEN_CONFORMANCE_TRACE set, every HTTP exchange
  * is traced to stderr.
  */
 import { Client, table as table2025 } from '../../generated/2025-11-25/index.js';
