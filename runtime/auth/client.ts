@@ -224,14 +224,31 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     const origin = new URL(serverUrl).origin;
     const issuer = prm?.authorization_servers?.[0] ?? origin;
     let as: AuthorizationServerMetadata;
-    try {
-      as = await discoverAuthorizationServer(issuer, { fetch: base, allowLoopbackHttp: allowHttp });
-    } catch (e) {
-      if (prm || !(e instanceof DiscoveryError) || e.kind !== 'not-found') throw new AuthorizationError(e instanceof Error ? e.message : String(e), { cause: e });
-      // 2025-03-26 basic/authorization "Fallbacks for Servers without Metadata Discovery"
-      as = { issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, registration_endpoint: `${origin}/register`, code_challenge_methods_supported: [S256] };
+    if (prm) {
+      try {
+        as = await discoverAuthorizationServer(issuer, { fetch: base, allowLoopbackHttp: allowHttp });
+      } catch (e) {
+        throw new AuthorizationError(e instanceof Error ? e.message : String(e), { cause: e });
+      }
+    } else {
+      // 2025-03-26 basic/authorization: the authorization base URL is the server's origin, its
+      // RFC 8414 document (no issuer was named, so none to compare), else the default endpoints
+      as = (await legacyMetadata(origin)) ?? { issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, registration_endpoint: `${origin}/register`, code_challenge_methods_supported: [S256] };
     }
     return { serverUrl, resource: prm?.resource ?? serverUrl, prm, issuer: as.issuer, as };
+  }
+
+  async function legacyMetadata(origin: string): Promise<AuthorizationServerMetadata | undefined> {
+    const url = `${origin}/.well-known/oauth-authorization-server`;
+    checkSecure(new URL(url), allowHttp);
+    const res = await base(url, { headers: { Accept: 'application/json', 'MCP-Protocol-Version': '2025-03-26' } });
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    const doc = (await res.json().catch(() => undefined)) as AuthorizationServerMetadata | undefined;
+    if (typeof doc?.issuer !== 'string' || typeof doc.authorization_endpoint !== 'string' || typeof doc.token_endpoint !== 'string') throw new AuthorizationError(`authorization server metadata at ${url} lacks issuer, authorization_endpoint or token_endpoint`);
+    return doc;
   }
 
   async function clientFor(t: Target): Promise<ClientRegistration> {

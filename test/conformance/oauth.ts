@@ -7,6 +7,7 @@
  * - pre-registration: the context's credentials with the authorization code grant;
  * - enterprise-managed authorization (cross-app access): the `jwt-bearer` grant, its assertion
  *   an ID-JAG the IdP issues for the IdP's ID token (RFC 8693 token exchange);
+ * - workload identity federation: the `jwt-bearer` grant, its assertion the context's workload JWT;
  * - every other scenario: a Client ID Metadata Document URL, else dynamic registration, with
  *   the authorization code grant; the "user" approves at once (the authorization endpoint's
  *   redirect is read, not followed).
@@ -54,6 +55,10 @@ function optionsFor(scenario: string, context: Record<string, unknown>): OAuthCl
         return ((await res.json()) as { access_token: string }).access_token;
       },
     };
+  }
+  if (scenario === 'auth/wif-jwt-bearer') {
+    // workload identity federation (SEP-1933): the platform's workload JWT is the assertion
+    return { grant: 'jwt-bearer', credentials: { client_id: s('client_id')!, token_endpoint_auth_method: 'none' }, offlineAccess: false, assertion: async () => s('valid_jwt')! };
   }
   const code: OAuthClientOptions = {
     userAgent: approve,
