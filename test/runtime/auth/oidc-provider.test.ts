@@ -1,0 +1,167 @@
+/**
+ * End to end against a real authorization server: oidc-provider on 127.0.0.1 with dynamic
+ * registration, PKCE (required), resource indicators (JWT access tokens whose audience is the
+ * resource) and refresh tokens. The login and consent are done by the test's user agent
+ * through the provider's interaction endpoints (no devInteractions): it follows the redirects
+ * with a cookie jar and finishes each interaction with `interactionFinished`.
+ *
+ * Proves: our client ↔ `mcpgen serve --auth` (2025-11-25 sessions, and the 2026-07-28
+ * dual-era endpoint with both of our clients) over real HTTP: 401 → resource and server
+ * discovery → registration → code + PKCE + resource → token → the call succeeds; the token's
+ * audience is the resource; an expiring token is refreshed (a refresh_token grant at the
+ * provider, a new access token); the server refuses a token issued for the other server.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, decodeJwt } from 'jose';
+import Provider from 'oidc-provider';
+import * as v2025 from '../../../generated/2025-11-25/index.js';
+import * as v2026 from '../../../generated/2026-07-28/index.js';
+import { oauthFetch, type UserAgent } from '../../../runtime/auth/client.js';
+import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
+import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/client.js';
+import { loadRevision, olderHandshakeTables } from '../../../cli/commands/serve.js';
+import { serveHttp } from '../../../cli/commands/serve-http.js';
+import { serveStatelessHttp } from '../../../cli/commands/serve-stateless.js';
+
+const stop = (server: Server) => new Promise<void>((r) => {
+  server.closeAllConnections();
+  server.close(() => r());
+});
+
+// ---- the authorization server ---------------------------------------------------------------
+const asServer = createServer();
+await new Promise<void>((r) => asServer.listen(0, '127.0.0.1', r));
+const issuer = `http://127.0.0.1:${(asServer.address() as AddressInfo).port}`;
+const signing = await generateKeyPair('ES256', { extractable: true });
+const grants: string[] = [];
+const provider = new Provider(issuer, {
+  jwks: { keys: [{ ...(await exportJWK(signing.privateKey)), kid: 'as-1', alg: 'ES256', use: 'sig' }] },
+  cookies: { keys: ['a-cookie-signing-key-for-the-test-only'] },
+  clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+  scopes: ['openid', 'offline_access', 'mcp'],
+  features: {
+    devInteractions: { enabled: false },
+    registration: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string | string[]) => oneOf,
+      useGrantedResource: () => true,
+      // the MCP servers of this test: JWT access tokens for exactly the resource asked for
+      getResourceServerInfo: (_ctx: unknown, resource: string) => {
+        if (!resource.startsWith('http://127.0.0.1:')) throw new Error(`unknown resource ${resource}`);
+        return { scope: 'mcp', audience: resource, accessTokenTTL: 60, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+      },
+    },
+  },
+  pkce: { required: () => true },
+  ttl: { AccessToken: 60, AuthorizationCode: 60, Interaction: 300, Session: 600, Grant: 600, RefreshToken: 600, RegistrationAccessToken: 600 },
+  issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+  interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+  findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+} as never);
+provider.on('grant.success', (ctx: { oidc: { params?: { grant_type?: string } } }) => grants.push(String(ctx.oidc.params?.grant_type)));
+const callback = provider.callback();
+
+/** The "user": logs in as alice and grants what is asked (resource scopes included). */
+async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const details = await provider.interactionDetails(req, res);
+  const prompt = details.prompt as { name: string; details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } };
+  if (prompt.name === 'login') return void (await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false }));
+  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
+  if (prompt.details.missingOIDCScope) grant!.addOIDCScope(prompt.details.missingOIDCScope.join(' '));
+  for (const [resource, scopes] of Object.entries(prompt.details.missingResourceScopes ?? {})) grant!.addResourceScope(resource, scopes.join(' '));
+  await provider.interactionFinished(req, res, { consent: { grantId: await grant!.save() } }, { mergeWithLastSubmission: true });
+}
+asServer.on('request', (req, res) => {
+  if (req.url?.startsWith('/interaction/')) return void interaction(req, res).catch((e) => res.writeHead(500).end(String(e)));
+  callback(req, res);
+});
+
+/** A user agent: follows redirects with a cookie jar until one goes to the redirect URI. */
+const userAgent: UserAgent = async (start, redirectUri) => {
+  const jar = new Map<string, string>();
+  let url = start;
+  for (let hops = 0; hops < 10; hops++) {
+    const res = await fetch(url, { redirect: 'manual', headers: { Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair.indexOf('=');
+      jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    await res.body?.cancel();
+    const location = res.headers.get('location');
+    if (!location) throw new Error(`user agent: HTTP ${res.status} at ${url} without a redirect`);
+    const next = new URL(location, url);
+    if (next.href.startsWith(redirectUri)) return next;
+    url = next;
+  }
+  throw new Error('user agent: too many redirects');
+};
+
+const REDIRECT = 'http://127.0.0.1:8976/callback';
+const clientOptions = {
+  userAgent,
+  redirectUri: REDIRECT,
+  clientMetadata: { client_name: 'mcpgen e2e', redirect_uris: [REDIRECT], application_type: 'native', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+};
+
+// ---- the protected MCP servers --------------------------------------------------------------
+const m2025 = { ...(await loadRevision('2025-11-25')), fallbackTables: await olderHandshakeTables('2025-11-25') };
+const served2025 = await serveHttp(m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer, scopes: ['mcp'] } });
+const served2026 = await serveStatelessHttp(await loadRevision('2026-07-28') as never, m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer, scopes: ['mcp'] } });
+
+test('2025-11-25: our client authorizes at oidc-provider (registration, PKCE, resource) and calls our protected server; an expiring token is refreshed', async () => {
+  // refresh as soon as less than 59.5 s of the 60 s lifetime are left
+  const auth = oauthFetch({ ...clientOptions, refreshSkewMs: 59_500 });
+  const client = new v2025.Client({ clientInfo: { name: 'e2e', version: '1' } });
+  await client.connect(new HttpClientTransport({ url: served2025.url, fetch: auth.fetch }));
+  const tools = await client.listTools();
+  assert.ok(tools.tools.length > 0);
+  const first = await auth.tokens();
+  assert.ok(first?.refresh_token, 'a refresh token was issued');
+  const claims = decodeJwt(first!.access_token);
+  assert.is(claims.aud, served2025.url, 'the token is bound to the resource (RFC 8707)');
+  assert.is(claims.iss, issuer);
+  assert.is(claims.sub, 'alice');
+  assert.equal(grants, ['authorization_code']);
+  await new Promise((r) => setTimeout(r, 700));
+  await client.listTools();
+  const second = await auth.tokens();
+  assert.equal(grants, ['authorization_code', 'refresh_token'], 'the expiring token was refreshed, not authorized anew');
+  assert.is.not(second!.access_token, first!.access_token);
+  assert.is(decodeJwt(second!.access_token).aud, served2025.url);
+  await client.close();
+});
+
+test('2026-07-28: our stateless client, and our 2025 client on the dual-era endpoint, authorize and call; a token of the other server is refused', async () => {
+  grants.length = 0;
+  const auth = oauthFetch(clientOptions);
+  const client = new v2026.Client({ clientInfo: { name: 'e2e', version: '1' }, fallbackTables: [v2025.table] });
+  await client.connect(new StatelessHttpClientTransport({ url: served2026.url, fetch: auth.fetch }));
+  const tools = await client.listTools({});
+  assert.ok(tools.tools.length > 0);
+  const token = (await auth.tokens())!.access_token;
+  assert.is(decodeJwt(token).aud, served2026.url);
+  await client.close();
+  const legacy = new v2025.Client({ clientInfo: { name: 'e2e', version: '1' } });
+  await legacy.connect(new HttpClientTransport({ url: served2026.url, fetch: auth.fetch }));
+  assert.ok((await legacy.listTools()).tools.length > 0);
+  await legacy.close();
+  assert.equal(grants, ['authorization_code'], 'one authorization served both clients');
+  // the 2026 server's token at the 2025 server: another audience
+  const res = await fetch(served2025.url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+  assert.is(res.status, 401);
+  assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token".*not issued for this resource/);
+  await res.text();
+});
+
+test.after(async () => {
+  await served2025.close();
+  await served2026.close();
+  await stop(asServer);
+});
+
+test.run();
