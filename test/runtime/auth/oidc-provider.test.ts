@@ -13,100 +13,19 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, decodeJwt } from 'jose';
-import Provider from 'oidc-provider';
+import { decodeJwt } from 'jose';
 import * as v2025 from '../../../generated/2025-11-25/index.js';
 import * as v2026 from '../../../generated/2026-07-28/index.js';
-import { oauthFetch, type UserAgent } from '../../../runtime/auth/client.js';
+import { oauthFetch } from '../../../runtime/auth/client.js';
+import { clientOptions, stop, startAuthorizationServer } from './fixtures/oidc.js';
+
 import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
 import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/client.js';
 import { loadRevision, olderHandshakeTables } from '../../../cli/commands/serve.js';
 import { serveHttp } from '../../../cli/commands/serve-http.js';
 import { serveStatelessHttp } from '../../../cli/commands/serve-stateless.js';
 
-const stop = (server: Server) => new Promise<void>((r) => {
-  server.closeAllConnections();
-  server.close(() => r());
-});
-
-// ---- the authorization server ---------------------------------------------------------------
-const asServer = createServer();
-await new Promise<void>((r) => asServer.listen(0, '127.0.0.1', r));
-const issuer = `http://127.0.0.1:${(asServer.address() as AddressInfo).port}`;
-const signing = await generateKeyPair('ES256', { extractable: true });
-const grants: string[] = [];
-const provider = new Provider(issuer, {
-  jwks: { keys: [{ ...(await exportJWK(signing.privateKey)), kid: 'as-1', alg: 'ES256', use: 'sig' }] },
-  cookies: { keys: ['a-cookie-signing-key-for-the-test-only'] },
-  clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
-  scopes: ['openid', 'offline_access', 'mcp'],
-  features: {
-    devInteractions: { enabled: false },
-    registration: { enabled: true },
-    resourceIndicators: {
-      enabled: true,
-      defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string | string[]) => oneOf,
-      useGrantedResource: () => true,
-      // the MCP servers of this test: JWT access tokens for exactly the resource asked for
-      getResourceServerInfo: (_ctx: unknown, resource: string) => {
-        if (!resource.startsWith('http://127.0.0.1:')) throw new Error(`unknown resource ${resource}`);
-        return { scope: 'mcp', audience: resource, accessTokenTTL: 60, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
-      },
-    },
-  },
-  pkce: { required: () => true },
-  ttl: { AccessToken: 60, AuthorizationCode: 60, Interaction: 300, Session: 600, Grant: 600, RefreshToken: 600, RegistrationAccessToken: 600 },
-  issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) => client.grantTypeAllowed('refresh_token'),
-  interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-  findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id }) }),
-} as never);
-provider.on('grant.success', (ctx: { oidc: { params?: { grant_type?: string } } }) => grants.push(String(ctx.oidc.params?.grant_type)));
-const callback = provider.callback();
-
-/** The "user": logs in as alice and grants what is asked (resource scopes included). */
-async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const details = await provider.interactionDetails(req, res);
-  const prompt = details.prompt as { name: string; details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } };
-  if (prompt.name === 'login') return void (await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false }));
-  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
-  if (prompt.details.missingOIDCScope) grant!.addOIDCScope(prompt.details.missingOIDCScope.join(' '));
-  for (const [resource, scopes] of Object.entries(prompt.details.missingResourceScopes ?? {})) grant!.addResourceScope(resource, scopes.join(' '));
-  await provider.interactionFinished(req, res, { consent: { grantId: await grant!.save() } }, { mergeWithLastSubmission: true });
-}
-asServer.on('request', (req, res) => {
-  if (req.url?.startsWith('/interaction/')) return void interaction(req, res).catch((e) => res.writeHead(500).end(String(e)));
-  callback(req, res);
-});
-
-/** A user agent: follows redirects with a cookie jar until one goes to the redirect URI. */
-const userAgent: UserAgent = async (start, redirectUri) => {
-  const jar = new Map<string, string>();
-  let url = start;
-  for (let hops = 0; hops < 10; hops++) {
-    const res = await fetch(url, { redirect: 'manual', headers: { Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair.indexOf('=');
-      jar.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    await res.body?.cancel();
-    const location = res.headers.get('location');
-    if (!location) throw new Error(`user agent: HTTP ${res.status} at ${url} without a redirect`);
-    const next = new URL(location, url);
-    if (next.href.startsWith(redirectUri)) return next;
-    url = next;
-  }
-  throw new Error('user agent: too many redirects');
-};
-
-const REDIRECT = 'http://127.0.0.1:8976/callback';
-const clientOptions = {
-  userAgent,
-  redirectUri: REDIRECT,
-  clientMetadata: { client_name: 'mcpgen e2e', redirect_uris: [REDIRECT], application_type: 'native', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
-};
+const { issuer, grants, close: closeAuthorizationServer } = await startAuthorizationServer();
 
 // ---- the protected MCP servers --------------------------------------------------------------
 const m2025 = { ...(await loadRevision('2025-11-25')), fallbackTables: await olderHandshakeTables('2025-11-25') };
@@ -161,7 +80,7 @@ test('2026-07-28: our stateless client, and our 2025 client on the dual-era endp
 test.after(async () => {
   await served2025.close();
   await served2026.close();
-  await stop(asServer);
+  await closeAuthorizationServer();
 });
 
 test.run();
