@@ -33,8 +33,10 @@ Usage:
   mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
                 [--session-idle-ms MS] [--max-sessions N] [--request-state-secret-file PATH]
+                [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
+                [--auth [--auth-client-id ID] [--auth-scope "a b"]]
   mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
@@ -64,11 +66,17 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            Sessions idle for --session-idle-ms (default 1800000;
            0: never) end (their id then gets 404); at --max-sessions (default 10000) a new
            session evicts the least recently used idle one, or gets 503 when none is idle.
+           --auth <issuer-url> protects /mcp: bearer tokens of that issuer for this URL, checked
+           against its JWKS (--auth-jwks, else its metadata's jwks_uri) with --auth-scope's scopes;
+           protected resource metadata at /.well-known/oauth-protected-resource/mcp (no HTTP+SSE).
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;
            --progress prints progress to stderr. A failed request prints the error, exits 1;
            a tools/call result with isError: true (the tool reported an error) is printed, exits 4.
+           --auth authorizes with OAuth 2.1 when the server asks (401): discovery, dynamic
+           registration (or --auth-client-id), PKCE; the authorization URL is printed to stderr
+           and the browser's redirect is received on 127.0.0.1.
 pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcpgen version>+<rev>):
            its generated code compiled to JavaScript with declarations, the runtime it needs under
            runtime/, entry points ., ./errors, ./features and ./transport/{stdio,memory,http-client,

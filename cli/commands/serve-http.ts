@@ -162,6 +162,6 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
  * A new HTTP client transport for `call --url`: Streamable HTTP, falling back to the old
  * HTTP+SSE transport when the URL serves only that (e.g. `call --url http://host/sse`).
  */
-export function httpClientTransport(url: string): FallbackHttpClientTransport {
-  return connectHttp(url, { standaloneStream: false });
+export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch): FallbackHttpClientTransport {
+  return connectHttp(url, { standaloneStream: false, fetch });
 }

@@ -118,8 +118,8 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
 }
 
 /** The client transport of `call --url` for a stateless revision (falls back to a 2025 session on `initialize`). */
-export function statelessClientTransport(url: string): StatelessHttpClientTransport {
-  return new StatelessHttpClientTransport({ url, standaloneStream: false });
+export function statelessClientTransport(url: string, fetch?: typeof globalThis.fetch): StatelessHttpClientTransport {
+  return new StatelessHttpClientTransport({ url, standaloneStream: false, fetch });
 }
 
 /** Whether a loaded revision is stateless. */

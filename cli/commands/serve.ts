@@ -29,6 +29,8 @@ import { StdioClientTransport, StdioServerTransport } from '../../runtime/transp
 import type { Transport } from '../../runtime/jsonrpc/transport.js';
 import { createReferenceServer, type ServerClass } from '../../reference/server.js';
 import type { ServeAuthOptions } from './serve-auth.js';
+import { oauthFetch } from '../../runtime/auth/client.js';
+import { startLoopbackRedirect } from '../../runtime/auth/loopback-redirect.js';
 import { httpClientTransport, serveHttp } from './serve-http.js';
 import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
 
@@ -207,10 +209,15 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     rev: { type: 'string' },
     progress: { type: 'boolean' },
     timeout: { type: 'string' },
+    auth: { type: 'boolean' },
+    'auth-client-id': { type: 'string' },
+    'auth-scope': { type: 'string' },
   });
   const command = values.stdio as string | undefined;
   const url = values.url as string | undefined;
   if (!command === !url) throw new CommandUsageError('call needs --stdio "<command>" or --url <url>');
+  if (!url && (values.auth || values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth needs --url (a stdio server takes its credentials from the environment)');
+  if (!values.auth && (values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth-client-id and --auth-scope need --auth');
   const [method, paramsJson, ...extra] = positionals;
   if (!method) throw new CommandUsageError('call needs a method, e.g. tools/list');
   if (extra.length) throw new CommandUsageError(`unexpected arguments: ${extra.join(' ')}`);
@@ -242,7 +249,8 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     fallbackTables: isStateless(mod) ? [(await loadRevision(LEGACY_REV)).table as never] : undefined,
     notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
   });
-  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  const auth = url && values.auth ? await callAuth(io, values['auth-client-id'] as string | undefined, values['auth-scope'] as string | undefined) : undefined;
+  const transport = url ? (isStateless(mod) ? statelessClientTransport(url, auth?.fetch) : httpClientTransport(url, auth?.fetch)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
   let step = 'connecting (initialize)';
   try {
     await client.connect(transport);
@@ -264,7 +272,26 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     return 1;
   } finally {
     await client.close().catch(() => undefined);
+    await auth?.close();
   }
+}
+
+/**
+ * `call --url … --auth [--auth-client-id ID] [--auth-scope "a b"]`: the OAuth client of
+ * runtime/auth/client.ts with a loopback redirect on 127.0.0.1 (runtime/auth/loopback-redirect.ts);
+ * the authorization URL goes to stderr for the user to open. A pre-registered public client id,
+ * else a Client ID Metadata Document is not available to a command line: dynamic registration.
+ */
+async function callAuth(io: Io, clientId: string | undefined, scope: string | undefined): Promise<{ fetch: typeof fetch; close(): Promise<void> }> {
+  const loopback = await startLoopbackRedirect({ open: (url) => io.err(`mcpgen call: to authorize, open ${url.href}`) });
+  const client = oauthFetch({
+    userAgent: loopback.userAgent,
+    redirectUri: loopback.redirectUri,
+    credentials: clientId ? { client_id: clientId, token_endpoint_auth_method: 'none' } : undefined,
+    scope: scope?.trim() || undefined,
+    clientMetadata: { client_name: 'mcpgen call', redirect_uris: [loopback.redirectUri], application_type: 'native', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+  });
+  return { fetch: client.fetch, close: loopback.close };
 }
 
 /** `--auth <issuer> [--auth-jwks <url>] [--auth-scope "a b"]`, checked: absolute http(s) URLs. */

@@ -24,6 +24,7 @@ import { StatelessHttpClientTransport } from '../../../runtime/transport/http/st
 import { loadRevision, olderHandshakeTables } from '../../../cli/commands/serve.js';
 import { serveHttp } from '../../../cli/commands/serve-http.js';
 import { serveStatelessHttp } from '../../../cli/commands/serve-stateless.js';
+import { main } from '../../../cli/main.js';
 
 const { issuer, grants, close: closeAuthorizationServer } = await startAuthorizationServer();
 
@@ -75,6 +76,35 @@ test('2026-07-28: our stateless client, and our 2025 client on the dual-era endp
   assert.is(res.status, 401);
   assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token".*not issued for this resource/);
   await res.text();
+});
+
+test('mcpgen call --url … --auth: the authorization URL on stderr, the redirect received on 127.0.0.1, the result on stdout', async () => {
+  grants.length = 0;
+  const out: string[] = [];
+  const err: string[] = [];
+  let login: Promise<void> | undefined;
+  const code = await main(['call', '--url', served2025.url, 'tools/list', '--rev', '2025-11-25', '--auth'], {
+    out: (l) => out.push(l),
+    err: (l) => {
+      err.push(l);
+      const m = /to authorize, open (\S+)/.exec(l);
+      if (!m) return;
+      // the user: logs in at the provider; the browser then lands on the CLI's loopback redirect
+      const url = new URL(m[1]);
+      const redirect = url.searchParams.get('redirect_uri')!;
+      login = clientOptions.userAgent(url, redirect).then(async (back) => {
+        const res = await fetch(back as URL);
+        assert.is(res.status, 200);
+        await res.text();
+      });
+    },
+  });
+  await login;
+  assert.is(code, 0, err.join('\n'));
+  assert.match(err.join('\n'), /to authorize, open http:\/\/127\.0\.0\.1:\d+\/auth\?/);
+  assert.match(err.join('\n'), /redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback/);
+  assert.ok((JSON.parse(out.join('\n')) as { tools: unknown[] }).tools.length > 0);
+  assert.equal(grants, ['authorization_code']);
 });
 
 test.after(async () => {
