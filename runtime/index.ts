@@ -23,6 +23,15 @@ export { createDualEraHttpHandler, EraRouter, isModernRequest } from './stateles
 export type { DualEraHttpHandler } from './stateless/dual-era.js';
 export { decodeHeaderValue, encodeHeaderValue, paramHeaders } from './transport/http/stateless/headers.js';
 export type { ParamHeader } from './transport/http/stateless/headers.js';
+export { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, resourceMetadataUrl, bearerChallenge } from './auth/resource.js';
+export type { BearerAuthOptions, ProtectedResourceMetadata, ResourceMetadataEndpoint } from './auth/resource.js';
+export { oauthFetch, MemoryTokenStore, AuthorizationError, parseBearerChallenge } from './auth/client.js';
+export type { ClientRegistration, OAuthClientOptions, OAuthFetch, StoredTokens, TokenStore, UserAgent } from './auth/client.js';
+export { startLoopbackRedirect } from './auth/loopback-redirect.js';
+export type { LoopbackRedirect, LoopbackRedirectOptions } from './auth/loopback-redirect.js';
+export { discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError } from './auth/discovery.js';
+export type { AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './auth/types.js';
+export type { AuthInfo } from './jsonrpc/transport.js';
 export { ServerFeatures } from './features/server-features.js';
 export { paginate } from './features/pagination.js';
 export { callWithTask, TaskHandle, TaskNotSupportedError } from './tasks/requestor.js';

@@ -241,7 +241,7 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
   async function legacyMetadata(origin: string): Promise<AuthorizationServerMetadata | undefined> {
     const url = `${origin}/.well-known/oauth-authorization-server`;
     checkSecure(new URL(url), allowHttp);
-    const res = await base(url, { headers: { Accept: 'application/json', 'MCP-Protocol-Version': '2025-03-26' } });
+    const res = await base(url, { headers: { Accept: 'application/json' } });
     if (res.status !== 200) {
       await res.body?.cancel();
       return undefined;
