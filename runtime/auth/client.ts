@@ -156,7 +156,8 @@ export function parseBearerChallenge(header: string | null | undefined): Record<
   const at = header.search(/(^|,\s*)Bearer(\s|,|$)/i);
   if (at < 0) return undefined;
   const rest = header.slice(at).replace(/^,?\s*Bearer\s*/i, '');
-  const out: Record<string, string> = {};
+  // no prototype: a parameter named `__proto__` or `constructor` is just a parameter
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   const re = /\s*([A-Za-z0-9_\-.]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*(?:,|$)/y;
   let m: RegExpExecArray | null;
   while ((m = re.exec(rest))) {
