@@ -20,6 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { discoverAuthorizationServer } from './discovery.js';
 import { isLoopbackUrl } from './loopback.js';
+import { DPoPVerifier, type DPoPOptions } from './dpop.js';
 import type { AuthInfo, AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
 
 /** Asymmetric JWS algorithms accepted by default (RFC 7518, RFC 8037). */
@@ -59,6 +60,8 @@ export interface BearerAuthOptions {
   typ?: string;
   /** Allow http:// issuer metadata and JWKS URLs on loopback hosts (tests, local development). Default true. */
   allowLoopbackHttp?: boolean;
+  /** Accept DPoP-bound tokens (RFC 9449, ./dpop.ts); proofs name `resource` as their `htu`. Default: bearer tokens only. */
+  dpop?: DPoPOptions;
 }
 
 
@@ -150,22 +153,37 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     };
   }
 
+  const dpop = options.dpop && new DPoPVerifier(algorithms, options.dpop);
+  const dpopRefusal = (why: string): AuthVerdict => ({
+    refusal: { status: 401, code: -32000, message: `Unauthorized: ${why}`, headers: { 'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="invalid_dpop_proof", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"` } },
+  });
+
   return async (request: AuthRequest): Promise<AuthVerdict> => {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') return refuse(401, 'Unauthorized: an access token is required', { scope: challengeScope });
-    const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
+    const m = /^(Bearer|DPoP)[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
     if (!m) {
-      if (!/^Bearer(\s|$)/i.test(header)) return refuse(401, 'Unauthorized: an access token is required (Bearer scheme)', { scope: challengeScope });
+      if (!/^(Bearer|DPoP)(\s|$)/i.test(header)) return refuse(401, 'Unauthorized: an access token is required (Bearer scheme)', { scope: challengeScope });
       return invalid('malformed token');
     }
+    const scheme = m[1].toLowerCase();
+    if (scheme === 'dpop' && !dpop) return refuse(401, 'Unauthorized: DPoP is not accepted here (Bearer scheme)', { scope: challengeScope });
+    if (scheme === 'bearer' && options.dpop?.required) return dpopRefusal('a DPoP-bound token is required');
     let got: AuthInfo | string;
     try {
-      got = await verify(m[1]);
+      got = await verify(m[2]);
     } catch (e) {
       // the keys or the introspection endpoint are out of reach: not the client's fault
       return { refusal: { status: 503, code: -32000, message: `Service Unavailable: token check failed (${e instanceof Error ? e.message : String(e)})`, headers: { 'Retry-After': '5' } } };
     }
     if (typeof got === 'string') return invalid(got);
+    const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
+    if (scheme === 'bearer' && jkt !== undefined) return invalid('DPoP-bound token presented as a bearer token');
+    if (scheme === 'dpop') {
+      const proof = await dpop!.verify(request.headers.dpop, request.method.toUpperCase(), options.resource, got.token);
+      if ('error' in proof) return dpopRefusal(proof.error);
+      if (jkt !== proof.jkt) return dpopRefusal('token is bound to another key');
+    }
     const missing = required.filter((s) => !got.scopes.includes(s));
     if (missing.length) {
       const scope = [...new Set([...got.scopes, ...required])].join(' ');

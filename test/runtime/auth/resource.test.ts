@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, base64url } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, base64url } from 'jose';
 import { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, resourceMetadataUrl } from '../../../runtime/auth/resource.js';
 import { createStreamableHttpHandler, type HttpServerSession } from '../../../runtime/transport/http/session/server.js';
 import { createStatelessHttpHandler } from '../../../runtime/transport/http/stateless/server.js';
@@ -206,6 +206,60 @@ test('the issuer out of reach is 503, not a refusal of the token', async () => {
   const check = bearerAuth({ resource: sessionResource, issuer: 'http://127.0.0.1:9/unreachable' });
   const verdict = await check({ method: 'POST', headers: { authorization: `Bearer ${await token(claimsFor(sessionResource))}` } });
   assert.ok('refusal' in verdict && verdict.refusal.status === 503, JSON.stringify(verdict));
+});
+
+test('DPoP (RFC 9449): a bound token with a fresh proof of its key passes; replayed, other-key, other-URL, other-token proofs and the token as a bearer token do not reach the engine', async () => {
+  const resource = `http://127.0.0.1:${port}/dpop`;
+  const check = bearerAuth({ resource, issuer, dpop: {} });
+  const dpopEndpoint = createStatelessHttpHandler({ supportedVersions: ['2026-07-28'], authorize: check });
+  const got: Array<MessageInfo | undefined> = [];
+  await dpopEndpoint.transport.start({
+    onMessage: (message, info) => {
+      got.push(info);
+      void dpopEndpoint.transport.send({ jsonrpc: '2.0', id: message.id as number, result: {} }, { relatedRequestId: message.id as number });
+    },
+    onClose() {},
+  });
+  const server = createServer((req, res) => void dpopEndpoint(req, res));
+  const dport = await listen(server);
+  const url = `http://127.0.0.1:${dport}/dpop`;
+  try {
+    const holder = await generateKeyPair('ES256');
+    const other = await generateKeyPair('ES256');
+    const jwkOf = async (k: CryptoKey) => { const { kty, crv, x, y } = await exportJWK(k); return { kty, crv, x, y }; };
+    const jkt = await calculateJwkThumbprint(await jwkOf(holder.publicKey));
+    const bound = await token({ iss: issuer, aud: resource, sub: 'dave', exp: now() + 300, cnf: { jkt } });
+    const ath = async (t: string) => base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(t))));
+    const proof = async (o: { key?: CryptoKeyPair; htu?: string; tok?: string } = {}) => {
+      const k = o.key ?? holder;
+      return new SignJWT({ htm: 'POST', htu: o.htu ?? resource, iat: now(), jti: crypto.randomUUID(), ath: await ath(o.tok ?? bound) }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await jwkOf(k.publicKey) }).sign(k.privateKey);
+    };
+    const send = (authorization: string, dpop?: string) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list', Authorization: authorization, ...(dpop ? { DPoP: dpop } : {}) }, body: JSON.stringify(modernCall) });
+    const fresh = await proof();
+    const ok = await send(`DPoP ${bound}`, fresh);
+    assert.is(ok.status, 200, await ok.clone().text());
+    await ok.text();
+    assert.is(got.length, 1);
+    assert.is(got[0]?.auth?.subject, 'dave');
+    const cases: Array<[string, string, string | undefined, RegExp]> = [
+      ['replayed proof', `DPoP ${bound}`, fresh, /replayed/],
+      ['proof of another key', `DPoP ${bound}`, await proof({ key: other }), /another key/],
+      ['proof for another URL', `DPoP ${bound}`, await proof({ htu: `http://127.0.0.1:${port}/mcp` }), /another URL/],
+      ['proof for another token', `DPoP ${bound}`, await proof({ tok: 'x' }), /another access token/],
+      ['no proof', `DPoP ${bound}`, undefined, /missing/],
+      ['bound token as bearer', `Bearer ${bound}`, undefined, /DPoP-bound token presented as a bearer token/],
+    ];
+    for (const [name, authorization, dpop, why] of cases) {
+      const res = await send(authorization, dpop);
+      assert.is(res.status, 401, name);
+      assert.match(res.headers.get('www-authenticate') ?? '', why, name);
+      await res.text();
+    }
+    assert.is(got.length, 1, 'no refused request reached the engine');
+  } finally {
+    await dpopEndpoint.close();
+    await stop(server);
+  }
 });
 
 test.after(async () => {
