@@ -127,6 +127,12 @@ export interface OAuthClientOptions {
   refreshSkewMs?: number;
   /** Allow http:// authorization servers on loopback hosts (tests, local development). Default true. */
   allowLoopbackHttp?: boolean;
+  /**
+   * Ask for DPoP-bound tokens (RFC 9449): `true` (an ES256 key made for this client) or the key
+   * pair to prove possession with. Token requests carry a proof, and so does every MCP request
+   * (`Authorization: DPoP`); a server's `use_dpop_nonce` is answered once with its nonce.
+   */
+  dpop?: boolean | CryptoKeyPair;
 }
 
 /** Authorization could not proceed (metadata refused, no way to register, a bad authorization response). */
@@ -197,6 +203,21 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
   const maxTries = options.maxAuthorizations ?? 3;
   const skew = options.refreshSkewMs ?? 30_000;
   const allowHttp = options.allowLoopbackHttp ?? true;
+  let dpopHandle: Promise<oauth.DPoPHandle> | undefined;
+  const dpop = (): Promise<oauth.DPoPHandle> | undefined => {
+    if (!options.dpop) return undefined;
+    const given = options.dpop;
+    return (dpopHandle ??= (given === true ? oauth.generateKeyPair('ES256') : Promise.resolve(given)).then((keys) => oauth.DPoP({}, keys)));
+  };
+  /** Runs a token request; once more when the server asks for a DPoP nonce (the handle keeps it). */
+  const withNonce = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (e) {
+      if (!options.dpop || !oauth.isDPoPNonceError(e)) throw e;
+      return run();
+    }
+  };
   /** The authorization server and resource last used, per server URL. */
   const targets = new Map<string, Target>();
   let last: Target | undefined;
@@ -204,6 +225,10 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
   const httpOptions = (url: string | undefined) => {
     const insecure = url !== undefined && allowHttp && new URL(url).protocol === 'http:' && isLoopbackUrl(new URL(url));
     return { [oauth.customFetch]: base as never, [oauth.allowInsecureRequests]: insecure };
+  };
+  const tokenOptions = async (url: string | undefined) => {
+    const handle = await dpop();
+    return handle ? { ...httpOptions(url), DPoP: handle } : httpOptions(url);
   };
 
   const serverUrlOf = (input: RequestInfo | URL): string => {
@@ -324,18 +349,18 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     const scope = scopeFor(t, challenge, previous?.scope, stepUp);
     const extra: Record<string, string> = { resource: t.resource };
     if (t.as.token_endpoint) checkSecure(new URL(t.as.token_endpoint), allowHttp);
-    const http = httpOptions(t.as.token_endpoint);
+    const http = await tokenOptions(t.as.token_endpoint);
     let response: oauth.TokenEndpointResponse;
     try {
       if (grant === 'client_credentials') {
         const params: Record<string, string> = { ...extra };
         if (scope) params.scope = scope;
-        response = await oauth.processClientCredentialsResponse(t.as, client, await oauth.clientCredentialsGrantRequest(t.as, client, auth, params, http));
+        response = await withNonce(async () => oauth.processClientCredentialsResponse(t.as, client, await oauth.clientCredentialsGrantRequest(t.as, client, auth, params, http)));
       } else if (grant === 'jwt-bearer') {
         if (!options.assertion) throw new TypeError('oauthFetch: the jwt-bearer grant needs options.assertion');
         const params: Record<string, string> = { ...extra, assertion: await options.assertion({ issuer: t.issuer, resource: t.resource, metadata: t.as }) };
         if (scope) params.scope = scope;
-        response = await oauth.processGenericTokenEndpointResponse(t.as, client, await oauth.genericTokenEndpointRequest(t.as, client, auth, 'urn:ietf:params:oauth:grant-type:jwt-bearer', params, http));
+        response = await withNonce(async () => oauth.processGenericTokenEndpointResponse(t.as, client, await oauth.genericTokenEndpointRequest(t.as, client, auth, 'urn:ietf:params:oauth:grant-type:jwt-bearer', params, http)));
       } else {
         response = await codeGrant(t, client, auth, scope, http);
       }
@@ -348,7 +373,7 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     return tokens;
   }
 
-  async function codeGrant(t: Target, client: oauth.Client, auth: oauth.ClientAuth, scope: string | undefined, http: ReturnType<typeof httpOptions>): Promise<oauth.TokenEndpointResponse> {
+  async function codeGrant(t: Target, client: oauth.Client, auth: oauth.ClientAuth, scope: string | undefined, http: Awaited<ReturnType<typeof tokenOptions>>): Promise<oauth.TokenEndpointResponse> {
     if (!options.userAgent) throw new TypeError('oauthFetch: the authorization code grant needs options.userAgent');
     const redirectUri = options.redirectUri ?? (options.clientMetadata?.redirect_uris as string[] | undefined)?.[0];
     if (!redirectUri) throw new TypeError('oauthFetch: a redirect URI is required (options.redirectUri or clientMetadata.redirect_uris)');
@@ -376,8 +401,10 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     } catch (e) {
       throw new AuthorizationError(`authorization response refused: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    const res = await oauth.authorizationCodeGrantRequest(t.as, client, auth, validated, redirectUri, verifier, { ...http, additionalParameters: { resource: t.resource } });
-    return oauth.processAuthorizationCodeResponse(t.as, client, res);
+    return withNonce(async () => {
+      const res = await oauth.authorizationCodeGrantRequest(t.as, client, auth, validated, redirectUri, verifier, { ...http, additionalParameters: { resource: t.resource } });
+      return oauth.processAuthorizationCodeResponse(t.as, client, res);
+    });
   }
 
   async function refresh(t: Target, tokens: StoredTokens): Promise<StoredTokens | undefined> {
@@ -385,8 +412,9 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     try {
       const c = await clientFor(t);
       const client = { ...c } as oauth.Client;
-      const res = await oauth.refreshTokenGrantRequest(t.as, client, await clientAuth(t, c), tokens.refresh_token, { ...httpOptions(t.as.token_endpoint), additionalParameters: { resource: t.resource } });
-      const next = stored(await oauth.processRefreshTokenResponse(t.as, client, res), tokens);
+      const http = await tokenOptions(t.as.token_endpoint);
+      const cauth = await clientAuth(t, c);
+      const next = stored(await withNonce(async () => oauth.processRefreshTokenResponse(t.as, client, await oauth.refreshTokenGrantRequest(t.as, client, cauth, tokens.refresh_token!, { ...http, additionalParameters: { resource: t.resource } }))), tokens);
       await store.setTokens(t.issuer, t.resource, next);
       return next;
     } catch {
@@ -404,15 +432,42 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     return { t, tokens };
   }
 
+  /** An MCP request with a DPoP-bound token: a fresh proof each time, once more with the server's nonce. */
+  async function dpopRequest(input: RequestInfo | URL, init: RequestInit | undefined, headers: Headers, token: string): Promise<Response> {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? String(input) : input.url);
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const handle = (await dpop())!;
+    const send = () => oauth.protectedResourceRequest(token, method, url, headers, (init?.body ?? null) as never, { ...httpOptions(url.href), DPoP: handle, signal: init?.signal ?? undefined });
+    try {
+      return await send();
+    } catch (e) {
+      if (oauth.isDPoPNonceError(e)) {
+        try {
+          return await send();
+        } catch (again) {
+          if (again instanceof oauth.WWWAuthenticateChallengeError) return again.response;
+          throw again;
+        }
+      }
+      // a challenge (401 / 403) is answered here as for bearer tokens
+      if (e instanceof oauth.WWWAuthenticateChallengeError) return e.response;
+      throw e;
+    }
+  }
+
   const authed: typeof globalThis.fetch = async (input, init) => {
     const serverUrl = serverUrlOf(input);
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
       const { t, tokens } = await current(serverUrl);
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      if (tokens) headers.set('Authorization', `Bearer ${tokens.access_token}`);
-      else headers.delete('Authorization');
-      const res = await base(input, { ...init, headers });
+      let res: Response;
+      if (tokens && tokens.token_type.toLowerCase() === 'dpop') res = await dpopRequest(input, init, headers, tokens.access_token);
+      else {
+        if (tokens) headers.set('Authorization', `Bearer ${tokens.access_token}`);
+        else headers.delete('Authorization');
+        res = await base(input, { ...init, headers });
+      }
       const challenge = parseBearerChallenge(res.headers.get('www-authenticate'));
       const stepUp = res.status === 403 && challenge?.error === 'insufficient_scope';
       if ((res.status !== 401 && !stepUp) || attempt >= maxTries) return res;

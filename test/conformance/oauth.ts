@@ -8,6 +8,7 @@
  * - enterprise-managed authorization (cross-app access): the `jwt-bearer` grant, its assertion
  *   an ID-JAG the IdP issues for the IdP's ID token (RFC 8693 token exchange);
  * - workload identity federation: the `jwt-bearer` grant, its assertion the context's workload JWT;
+ * - DPoP scenarios: as below, with DPoP-bound tokens (RFC 9449);
  * - every other scenario: a Client ID Metadata Document URL, else dynamic registration, with
  *   the authorization code grant; the "user" approves at once (the authorization endpoint's
  *   redirect is read, not followed).
@@ -67,7 +68,8 @@ function optionsFor(scenario: string, context: Record<string, unknown>): OAuthCl
     clientMetadata: { client_name: 'mcpgen-conformance-client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' },
   };
   if (scenario === 'auth/pre-registration') return { ...code, credentials: { client_id: s('client_id')!, client_secret: s('client_secret') } };
-  return { ...code, clientMetadataUrl: CLIENT_METADATA_URL };
+  // DPoP scenarios (SEP-1932): DPoP-bound tokens, a proof on every request
+  return { ...code, clientMetadataUrl: CLIENT_METADATA_URL, dpop: scenario.startsWith('auth/dpop') };
 }
 
 /** A fetch that authorizes as the scenario requires. */
