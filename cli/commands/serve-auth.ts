@@ -3,7 +3,8 @@
  * (2025-11-25 basic/authorization): every request needs a bearer token of `issuer` for this
  * endpoint's URL (the audience), verified against the issuer's JWKS (`--auth-jwks <url>`, else
  * the issuer metadata's `jwks_uri`), with the scopes of `--auth-scope "a b"`; the protected
- * resource metadata is served at `/.well-known/oauth-protected-resource/mcp`.
+ * resource metadata is served at `/.well-known/oauth-protected-resource/mcp`. DPoP-bound
+ * tokens (RFC 9449) are accepted too, with a proof of their key on every request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, type ResourceMetadataEndpoint } from '../../runtime/auth/resource.js';
@@ -23,7 +24,8 @@ export interface ServeAuthOptions {
 export function serveAuth(resource: string, options: ServeAuthOptions): { authorize: Authorizer; metadata: ResourceMetadataEndpoint } {
   const scopes = options.scopes?.length ? [...options.scopes] : undefined;
   return {
-    authorize: bearerAuth({ resource, issuer: options.issuer, jwks: options.jwks, requiredScopes: scopes }),
+    // DPoP-bound tokens are accepted beside bearer tokens (RFC 9449)
+    authorize: bearerAuth({ resource, issuer: options.issuer, jwks: options.jwks, requiredScopes: scopes, dpop: {} }),
     metadata: resourceMetadataEndpoint(protectedResourceMetadata({ resource, authorizationServers: [options.issuer], scopesSupported: scopes, resourceName: 'mcpgen reference server' })),
   };
 }

@@ -78,6 +78,23 @@ test('2026-07-28: our stateless client, and our 2025 client on the dual-era endp
   await res.text();
 });
 
+test('DPoP: our client gets a DPoP-bound token from oidc-provider and proves its key on every request to our server', async () => {
+  grants.length = 0;
+  const auth = oauthFetch({ ...clientOptions, dpop: true });
+  const client = new v2025.Client({ clientInfo: { name: 'e2e', version: '1' } });
+  await client.connect(new HttpClientTransport({ url: served2025.url, fetch: auth.fetch }));
+  assert.ok((await client.listTools()).tools.length > 0);
+  const tokens = (await auth.tokens())!;
+  assert.is(tokens.token_type.toLowerCase(), 'dpop');
+  const jkt = (decodeJwt(tokens.access_token).cnf as { jkt?: string } | undefined)?.jkt;
+  assert.ok(jkt, 'the token is bound to the client key (cnf.jkt)');
+  await client.close();
+  // the same token without a proof is refused
+  const res = await fetch(served2025.url, { method: 'POST', headers: { Authorization: `Bearer ${tokens.access_token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+  assert.is(res.status, 401);
+  await res.text();
+});
+
 test('mcpgen call --url … --auth: the authorization URL on stderr, the redirect received on 127.0.0.1, the result on stdout', async () => {
   grants.length = 0;
   const out: string[] = [];
