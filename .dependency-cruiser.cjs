@@ -12,7 +12,7 @@
 /** The runtime's layer folders, lowest first: a layer imports only layers before it (and itself). */
 // stores/ (interfaces, memory stores) sits below the transports that take them; stores/redis/
 // (the Redis implementations, the task store's included) is a layer of its own above tasks/
-const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'stores', 'transport', 'stateless', 'tasks', 'stores/redis', 'session', 'features', 'codegen'];
+const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'auth', 'stores', 'transport', 'stateless', 'tasks', 'stores/redis', 'session', 'features', 'codegen'];
 
 /** Layers inside `layer`'s folder, which its rule does not cover (they have their own). */
 const nested = (layer) => RUNTIME_LAYERS.filter((l) => l.startsWith(`${layer}/`));

@@ -38,8 +38,10 @@ Usage:
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
                 [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]
                 [--request-state-secret-file PATH] [--cors-origin ORIGIN]...
+                [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
+                [--auth [--auth-client-id ID] [--auth-scope "a b"]]
   mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
@@ -80,6 +82,9 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            session evicts the least recently used idle one, or gets 503 when none is idle.
            --cors-origin (repeatable) lets a browser app on that origin call the endpoint:
            CORS preflight, Access-Control-Allow-Origin, the MCP headers exposed.
+           --auth <issuer-url> protects /mcp: bearer tokens of that issuer for this URL, checked
+           against its JWKS (--auth-jwks, else its metadata's jwks_uri) with --auth-scope's scopes;
+           protected resource metadata at /.well-known/oauth-protected-resource/mcp (no HTTP+SSE).
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;
@@ -87,6 +92,9 @@ call       Spawns <command> (or connects to --url), initializes, sends one reque
            there too (over --url from the request's stream and from the standalone GET stream,
            which is opened before the request). A failed request prints the error, exits 1;
            a tools/call result with isError: true (the tool reported an error) is printed, exits 4.
+           --auth authorizes with OAuth 2.1 when the server asks (401): discovery, dynamic
+           registration (or --auth-client-id), PKCE; the authorization URL is printed to stderr
+           and the browser's redirect is received on 127.0.0.1.
 tools      Connects like call (--stdio "<command>" or --url, --rev), reads every page of tools/list
            and writes --out <file>: a TypeScript module of the tools (sorted, schemas as const)
            whose typedTools(client).callTool(name, args) is typed per tool (arguments from

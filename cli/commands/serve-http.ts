@@ -26,6 +26,7 @@ import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
 import { connectRedisStores, type RedisStores } from '@mcpgen/runtime/stores/redis';
+import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -65,6 +66,8 @@ export interface HttpServeOptions {
   redis?: string;
   /** Stores to share instead of `redis` (e.g. a `MemorySessionStore`, or Redis stores connected by the caller, who closes them). */
   shared?: SharedSessions & { events?: SharedEventStore };
+  /** Protect `/mcp` with bearer tokens of this issuer (`--auth`, ./serve-auth.ts); the HTTP+SSE endpoints are then not served. */
+  auth?: ServeAuthOptions;
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -117,6 +120,8 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     await stores?.close();
     throw e;
   });
+  const url = `http://${urlHost}:${port}/mcp`;
+  const auth = options.auth && serveAuth(url, options.auth);
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,
@@ -145,6 +150,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
       await session.connect(transport);
       if (info.restored) session.adoptHandshake(info.restored);
     },
+    authorize: auth?.authorize,
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   const legacy = createLegacySseHandler({
@@ -155,7 +161,9 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   });
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0];
-    if (legacy.handles(req)) return void legacy(req, res);
+    if (routeMetadata(auth?.metadata, req, res)) return;
+    // the old HTTP+SSE transport has no token check: not served on a protected server
+    if (!auth && legacy.handles(req)) return void legacy(req, res);
     if (path !== '/mcp') {
       respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
@@ -165,7 +173,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   server.on('request', route);
   server.on('checkContinue', continueAfterChecks(route));
   return {
-    url: `http://${urlHost}:${port}/mcp`,
+    url,
     sseUrl: `http://${urlHost}:${port}/sse`,
     port,
     handler,
@@ -185,6 +193,6 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
  * HTTP+SSE transport when the URL serves only that (e.g. `call --url http://host/sse`); the
  * standalone GET stream is opened, so messages a server sends outside a request print too.
  */
-export function httpClientTransport(url: string): FallbackHttpClientTransport {
-  return connectHttp(url);
+export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch): FallbackHttpClientTransport {
+  return connectHttp(url, { fetch });
 }

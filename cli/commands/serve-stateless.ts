@@ -22,6 +22,7 @@ import { createStreamableHttpHandler, type ReplyMode } from '@mcpgen/runtime/htt
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { connectRedisStores } from '@mcpgen/runtime/stores/redis';
+import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
 import { listenHttp, servedTables } from './serve-http.js';
 
@@ -66,6 +67,8 @@ export interface StatelessServeOptions {
    * `subscriptions/listen` streams report, and the 2025-era sessions (as `serve-http.ts` does).
    */
   redis?: string;
+  /** Protect `/mcp` (both eras) with bearer tokens of this issuer (`--auth`, ./serve-auth.ts). */
+  auth?: ServeAuthOptions;
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
@@ -77,12 +80,15 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
     await stores?.close();
     throw e;
   });
+  const url = `http://${urlHost}:${port}/mcp`;
+  const auth = options.auth && serveAuth(url, options.auth);
   const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret, ...(stores ? { listenBus: stores.bus } : {}) });
   const stateless = createStatelessHttpHandler({
     ...guards,
     replyMode: options.replyMode,
     tables: servedTables(modern),
     toolSchema: (name) => ref.features.inputSchema(name),
+    authorize: auth?.authorize,
     onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
   });
   await ref.server.connect(stateless.transport);
@@ -102,11 +108,13 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
         await session.connect(t);
         if (info.restored) session.adoptHandshake(info.restored);
       },
+      authorize: auth?.authorize,
       onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
     })
     : undefined;
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
   const route = (req: IncomingMessage, res: ServerResponse): void => {
+    if (routeMetadata(auth?.metadata, req, res)) return;
     if ((req.url ?? '/').split('?')[0] !== '/mcp') {
       respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
@@ -116,7 +124,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   server.on('request', route);
   server.on('checkContinue', continueAfterChecks(route));
   return {
-    url: `http://${urlHost}:${port}/mcp`,
+    url,
     port,
     server,
     async close() {
@@ -130,8 +138,8 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
 }
 
 /** The client transport of `call --url` for a stateless revision (falls back to a 2025 session on `initialize`). */
-export function statelessClientTransport(url: string): StatelessHttpClientTransport {
-  return new StatelessHttpClientTransport({ url });
+export function statelessClientTransport(url: string, fetch?: typeof globalThis.fetch): StatelessHttpClientTransport {
+  return new StatelessHttpClientTransport({ url, fetch });
 }
 
 /** Whether a loaded revision is stateless. */

@@ -28,6 +28,9 @@ import type { ProtocolMaps } from '@mcpgen/runtime/protocol';
 import { StdioClientTransport, StdioServerTransport } from '@mcpgen/runtime/stdio';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { createReferenceServer, type ServerClass } from '../../reference/server.js';
+import type { ServeAuthOptions } from './serve-auth.js';
+import { oauthFetch } from '@mcpgen/runtime/auth';
+import { startLoopbackRedirect } from '@mcpgen/runtime/auth';
 import { httpClientTransport, serveHttp } from './serve-http.js';
 import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
 
@@ -121,8 +124,9 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' }, 'cors-origin': { type: 'string', multiple: true }, redis: { type: 'string' } });
+  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' }, 'cors-origin': { type: 'string', multiple: true }, redis: { type: 'string' }, auth: { type: 'string' }, 'auth-jwks': { type: 'string' }, 'auth-scope': { type: 'string' } });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (values.http === undefined && (values.auth !== undefined || values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth needs --http (a stdio server takes its credentials from the environment)');
   if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
   const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
   if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io, requestStateSecret);
@@ -214,10 +218,15 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     rev: { type: 'string' },
     progress: { type: 'boolean' },
     timeout: { type: 'string' },
+    auth: { type: 'boolean' },
+    'auth-client-id': { type: 'string' },
+    'auth-scope': { type: 'string' },
   });
   const command = values.stdio as string | undefined;
   const url = values.url as string | undefined;
   if (!command === !url) throw new CommandUsageError('call needs --stdio "<command>" or --url <url>');
+  if (!url && (values.auth || values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth needs --url (a stdio server takes its credentials from the environment)');
+  if (!values.auth && (values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth-client-id and --auth-scope need --auth');
   const [method, paramsJson, ...extra] = positionals;
   if (!method) throw new CommandUsageError('call needs a method, e.g. tools/list');
   if (extra.length) throw new CommandUsageError(`unexpected arguments: ${extra.join(' ')}`);
@@ -249,7 +258,8 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     fallbackTables: isStateless(mod) ? [(await loadRevision(LEGACY_REV)).table as never] : undefined,
     notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
   });
-  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  const auth = url && values.auth ? await callAuth(io, values['auth-client-id'] as string | undefined, values['auth-scope'] as string | undefined) : undefined;
+  const transport = url ? (isStateless(mod) ? statelessClientTransport(url, auth?.fetch) : httpClientTransport(url, auth?.fetch)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
   let step = 'connecting (initialize)';
   try {
     await client.connect(transport);
@@ -275,7 +285,47 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     return 1;
   } finally {
     await client.close().catch(() => undefined);
+    await auth?.close();
   }
+}
+
+/**
+ * `call --url … --auth [--auth-client-id ID] [--auth-scope "a b"]`: the OAuth client of
+ * runtime/auth/client.ts with a loopback redirect on 127.0.0.1 (runtime/auth/loopback-redirect.ts);
+ * the authorization URL goes to stderr for the user to open. A pre-registered public client id,
+ * else a Client ID Metadata Document is not available to a command line: dynamic registration.
+ */
+async function callAuth(io: Io, clientId: string | undefined, scope: string | undefined): Promise<{ fetch: typeof fetch; close(): Promise<void> }> {
+  const loopback = await startLoopbackRedirect({ open: (url) => io.err(`mcpgen call: to authorize, open ${url.href}`) });
+  const client = oauthFetch({
+    userAgent: loopback.userAgent,
+    redirectUri: loopback.redirectUri,
+    credentials: clientId ? { client_id: clientId, token_endpoint_auth_method: 'none' } : undefined,
+    scope: scope?.trim() || undefined,
+    clientMetadata: { client_name: 'mcpgen call', redirect_uris: [loopback.redirectUri], application_type: 'native', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+  });
+  return { fetch: client.fetch, close: loopback.close };
+}
+
+/** `--auth <issuer> [--auth-jwks <url>] [--auth-scope "a b"]`, checked: absolute http(s) URLs. */
+function authOptions(values: Record<string, string | undefined>): ServeAuthOptions | undefined {
+  if (values.auth === undefined) {
+    if (values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined) throw new CommandUsageError('--auth-jwks and --auth-scope need --auth <issuer>');
+    return undefined;
+  }
+  for (const flag of ['auth', 'auth-jwks'] as const) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) throw new CommandUsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(v)}`);
+  }
+  const scopes = values['auth-scope']?.split(' ').filter(Boolean);
+  return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
 }
 
 /** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
@@ -300,6 +350,7 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
     sessionIdleMs: count(values['session-idle-ms'], '--session-idle-ms', 0),
     maxSessions: count(values['max-sessions'], '--max-sessions', 1),
   };
+  const auth = authOptions(values);
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
@@ -314,11 +365,12 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
     if (!ok) throw new CommandUsageError(`--redis must be a redis:// or rediss:// URL, got ${redis}`);
   }
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, redis, ...limits })
-    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, ...limits });
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, redis, auth, ...limits })
+    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, auth, ...limits });
   const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
-  if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
+  if (auth) io.err(`mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.url}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`);
+  else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   const signalled = () => new Promise<void>((resolve) => {
     const once = () => {
       process.off('SIGINT', once);

@@ -3,7 +3,7 @@
  * signal, progress, notifications and requests on behalf of the request) and outbound request
  * options. Spec: 2025-11-25 `basic/utilities/{cancellation,progress}.mdx`.
  */
-import type { MessageInfo } from '../jsonrpc/transport.js';
+import type { AuthInfo, MessageInfo } from '../jsonrpc/transport.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import type { ProtocolTable } from '../protocol/table.js';
 import { ProgressReporter, type ProgressCallback } from './progress.js';
@@ -127,6 +127,8 @@ export interface RequestContext {
   readonly params?: Params;
   /** Transport facts (HTTP session, headers). */
   readonly info: MessageInfo | undefined;
+  /** The verified access token of the request (`info.auth`), when the HTTP endpoint checks tokens. */
+  readonly auth?: AuthInfo;
   /**
    * The session object the engine serves (on a server: its `ServerSession`), so that handlers
    * shared by many sessions reach per-session state; undefined when the engine was given none.
@@ -210,6 +212,10 @@ export class InboundContext implements RequestContext {
 
   get session(): object | undefined {
     return this.peer.session;
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.info?.auth;
   }
 
   get table(): ProtocolTable | undefined {

@@ -23,6 +23,34 @@ export interface MessageInfo {
    * "Protocol Version Header").
    */
   protocolVersion?: string;
+  /**
+   * HTTP: the verified principal of the request's access token, when the endpoint checks
+   * tokens (set by the transport after its `authorize` hook accepted the request; never from
+   * the request body).
+   */
+  auth?: AuthInfo;
+}
+
+/**
+ * A verified access token (2025-11-25 basic/authorization, "Token Handling"): who presented it
+ * and what it grants. Made by the resource-server checks of ../auth/resource.ts (or any
+ * `authorize` hook); handlers read it as `ctx.info.auth` / `ctx.auth`.
+ */
+export interface AuthInfo {
+  /** The access token as presented (never logged by the runtime). */
+  token: string;
+  /** The principal: `sub` of a JWT, or what an introspection callback names. Owns sessions and tasks. */
+  subject?: string;
+  /** The OAuth client the token was issued to (`client_id` / `azp`), when named. */
+  clientId?: string;
+  /** Granted scopes (the token's `scope`, space-separated, split). */
+  scopes: string[];
+  /** Expiry, seconds since the epoch (`exp`), when known. */
+  expiresAt?: number;
+  /** The resource (audience) the token was checked against. */
+  resource?: string;
+  /** Every claim of the token (JWT payload or introspection response). */
+  claims: Readonly<Record<string, unknown>>;
 }
 
 /** Options for {@link Transport.send}. */

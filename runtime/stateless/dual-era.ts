@@ -186,12 +186,24 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
     return modern.guard.maxBodyBytes >= legacy.guard.maxBodyBytes && modern.guard.bodyTimeoutMs >= legacy.guard.bodyTimeoutMs ? modern.guard : legacy.guard;
   };
   const cors = modern.guard.cors;
+  /**
+   * The token check, before the body is read (a handler's `authorize`; the modern one's when
+   * both have one). The chosen handler checks the token again on its own.
+   */
+  const authorize = modern.authorize ?? legacy.authorize;
+  const tokenRefusal = async (method: string, headers: Readonly<Record<string, string | undefined>>): Promise<HttpRefusal | undefined> => {
+    if (!authorize) return undefined;
+    const verdict = await authorize({ method, headers });
+    return 'refusal' in verdict ? verdict.refusal : undefined;
+  };
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
     if (corsNode(cors, req, res)) return;
     let message: unknown;
     if ((req.method ?? '').toUpperCase() === 'POST') {
       const head = checkHead(req.method!, req.headers as Readonly<Record<string, string | undefined>>, req.socket?.localPort);
       if (!(head instanceof RequestGuard)) return refuseNode(res, head);
+      const denied = await tokenRefusal('POST', req.headers as Readonly<Record<string, string | undefined>>);
+      if (denied) return refuseNode(res, denied);
       let bytes: Uint8Array | BodyFailure;
       try {
         bytes = await readNodeBody(req, head.maxBodyBytes, head.bodyTimeoutMs);
@@ -225,6 +237,8 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
           headers.host ??= url?.host;
           const head = checkHead(request.method, headers, url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined);
           if (!(head instanceof RequestGuard)) return refusalResponse(head);
+          const denied = await tokenRefusal('POST', headers);
+          if (denied) return refusalResponse(denied);
           const read = await readRequestBody(request, head.maxBodyBytes, head.bodyTimeoutMs);
           if (typeof read === 'string') return refusalResponse(head.bodyRefusal(read));
           body = read as Uint8Array<ArrayBuffer>;

@@ -13,7 +13,7 @@
  * arguments its input schema asks for; an object argument `schema` gets another listed tool's
  * input schema), end the session. Elicitation requests are accepted
  * with the defaults of the requested schema; sampling answers with a fixed text. Scenarios
- * under `auth/` go through ./oauth.ts. With MCPGEN_CONFORMANCE_TRACE set, every HTTP exchange
+ * under `auth/` go through ./oauth.ts (the runtime's OAuth client). With MCPGEN_CONFORMANCE_TRACE set, every HTTP exchange
  * is traced to stderr.
  */
 import { Client, table as table2025 } from '../../generated/2025-11-25/index.js';
@@ -81,7 +81,8 @@ async function modern(fetcher: typeof fetch): Promise<void> {
     clientInfo: { name: 'mcpgen-conformance-client', version: '0.1.0' },
     capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
     fallbackTables: [table2025, table0618, table0326],
-    timeout: 20_000,
+    // an auth scenario authorizes inside its first request: discovery, registration, code and token requests
+    timeout: scenario.startsWith('auth/') ? 60_000 : 20_000,
     handlers: handlers as never,
   });
   const server = await client.connect(transport);
@@ -110,7 +111,8 @@ async function main(): Promise<void> {
     clientInfo: { name: 'mcpgen-conformance-client', version: '0.1.0' },
     capabilities: { elicitation: { form: {} }, sampling: {} },
     fallbackTables: [table0618, table0326],
-    timeout: 20_000,
+    // an auth scenario authorizes inside its first request: discovery, registration, code and token requests
+    timeout: scenario.startsWith('auth/') ? 60_000 : 20_000,
     handlers: {
       'elicitation/create': (p) => ({ action: 'accept', content: defaults((p as { requestedSchema?: Schema }).requestedSchema) as never }),
       'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'This is a test response.' }, model: 'conformance-model' }),

@@ -307,7 +307,7 @@ export function report(r: RunResult): string {
   for (const n of r.stale) lines.push(`  STALE expected-failures entry: ${n} (it passed or did not run)`);
   for (const n of r.rerun) lines.push(`  ${n}: failed in the parallel run, passed when run alone`);
   const auth = r.passed.filter((n) => n.startsWith('auth/')).length;
-  if (r.side === 'client' && auth) lines.push(`  of which auth/*: ${auth} (OAuth by the SDK's helpers on the transport's fetch, see ./oauth.ts)`);
+  if (r.side === 'client' && auth) lines.push(`  of which auth/*: ${auth} (OAuth by the runtime's client, runtime/auth/client.ts, on the transport's fetch)`);
   const un = Object.entries(r.unscored);
   if (un.length) lines.push(`  not scored: ${un.map(([n, ok]) => `${n} ${ok ? 'passed' : 'failed'}`).join(', ')}`);
   for (const g of r.groups) {

@@ -30,6 +30,8 @@ import { MemoryEventStore, type EventStore } from './event-store.js';
 import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from '../io/exchange.js';
 import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { refusalBody, refusalHeaders, RequestGuard } from '../io/guard.js';
+import type { Authorizer } from '../../../auth/types.js';
+import type { AuthInfo } from '../../../jsonrpc/transport.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './session.js';
 import { exactIds, isRequestId } from '../../../jsonrpc/message.js';
 import { MemorySessionRegistry, type SessionRegistry } from './registry.js';
@@ -178,6 +180,15 @@ export interface StreamableHttpOptions {
   acceptsBatches?: (protocolVersion: string) => boolean;
   /** Makes session ids; each must be visible ASCII (0x21–0x7E). Default `crypto.randomUUID`. */
   sessionIdGenerator?: () => string;
+  /**
+   * The token check of a protected endpoint (../../../auth/resource.ts `bearerAuth`), run on
+   * every request after the head checks above and before the body is read: a refusal (401 /
+   * 403 with `WWW-Authenticate`) is answered at once; an accepted request's principal is
+   * `MessageInfo.auth` (handlers: `ctx.auth`). A session belongs to the principal
+   * (`subject`, else `clientId`) that initialized it: requests of another principal carrying
+   * its id get 404, as for an unknown session. Default: none (no token is asked for).
+   */
+  authorize?: Authorizer;
   /** Problems that have no HTTP answer (a failed `onSession`, a bad session id). */
   onError?(error: Error): void;
 }
@@ -195,8 +206,15 @@ export interface StreamableHttpHandler {
   readonly sessions: ReadonlyMap<string, HttpServerSession>;
   /** The head checks this endpoint runs before it reads a body (a front that routes by body runs them first). */
   readonly guard: RequestGuard;
+  /** The token check of {@link StreamableHttpOptions.authorize}, when set (a front runs it before the body too). */
+  readonly authorize?: Authorizer;
   /** Ends every session; a request still awaiting its response gets -32000 "server shutting down". */
   close(): Promise<void>;
+}
+
+/** The principal a token speaks for: its subject, else its client. */
+export function principal(auth: AuthInfo | undefined): string | undefined {
+  return auth?.subject ?? auth?.clientId;
 }
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
@@ -260,6 +278,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     ex.sink.respond(status, { 'Content-Type': 'application/json', ...extra }, errorBody(code, message));
   };
 
+  /** Who initialized each session (protected endpoints only). */
+  const owners = new WeakMap<HttpServerSession, string | undefined>();
   const guard = new RequestGuard(options, {
     serves: (m, h) => m === 'POST' || (m === 'GET' && (standalone || (h['last-event-id'] !== undefined && storeFor !== undefined))) || (m === 'DELETE' && allowDelete),
     allow,
@@ -270,6 +290,12 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     const refused = guard.check(ex.method, h, ex.localPort);
     if (refused) return void ex.sink.respond(refused.status, refusalHeaders(refused), refusalBody(refused));
     const method = ex.method === 'POST' || ex.method === 'GET' ? ex.method : ex.method.toUpperCase();
+    let auth: AuthInfo | undefined;
+    if (options.authorize) {
+      const verdict = await options.authorize({ method, headers: h });
+      if ('refusal' in verdict) return void ex.sink.respond(verdict.refusal.status, refusalHeaders(verdict.refusal), refusalBody(verdict.refusal));
+      auth = verdict.auth;
+    }
     const resuming = method === 'GET' && h['last-event-id'] !== undefined && storeFor !== undefined;
     const version = h['mcp-protocol-version'];
     if (version !== undefined && !versions.includes(version)) {
@@ -297,6 +323,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         if (!session) return fail(ex, 500, -32603, 'Internal error');
       }
     }
+    // a session of another principal is, to this one, no session at all
+    if (session && options.authorize && owners.get(session) !== principal(auth)) session = undefined;
     if (sid !== undefined && !session) return fail(ex, 404, -32000, 'Session not found');
     if (session) {
       session.touch();
@@ -361,12 +389,12 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
           errors.push({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${why}` } });
         }
       }
-      return session.acceptBatch(valid, errors, { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal }, ex.sink, sessionHeaders);
+      return session.acceptBatch(valid, errors, { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal, auth }, ex.sink, sessionHeaders);
     }
     const problem = shapeProblem(message);
     if (problem) return fail(ex, 400, -32600, `Invalid Request: ${problem}`);
     const msg = message as JSONRPCMessage;
-    const info: MessageInfo = { headers: h };
+    const info: MessageInfo = auth ? { headers: h, auth } : { headers: h };
     // a request gets the signal of its stream from the session; the others that of the exchange
     if (msg.method === undefined || msg.id === undefined) info.signal = ex.signal;
 
@@ -382,6 +410,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         return fail(ex, 500, -32603, 'Internal error');
       }
       const fresh = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined) : undefined), removed);
+      if (options.authorize) owners.set(fresh, principal(auth));
       added(fresh);
       opening.add(fresh);
       try {
@@ -500,6 +529,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     },
     sessions: { get: () => sessions },
     guard: { value: guard },
+    authorize: { value: options.authorize },
     close: {
       value: async (): Promise<void> => {
         if (sweeper) clearInterval(sweeper);

@@ -114,12 +114,14 @@ export class RequestInfo implements CarrierWatch {
   readonly sessionId: string | undefined;
   readonly headers: MessageInfo['headers'];
   readonly protocolVersion: string | undefined;
+  readonly auth: MessageInfo['auth'];
   readonly #stream: OutStream;
 
   constructor(info: MessageInfo, stream: OutStream) {
     this.sessionId = info.sessionId;
     this.headers = info.headers;
     this.protocolVersion = info.protocolVersion;
+    this.auth = info.auth;
     this.#stream = stream;
   }
 

@@ -42,7 +42,8 @@ import type { ReplyMode } from '../session/session.js';
 import type { ProtocolTable } from '../../../protocol/table.js';
 import { protocolVersions } from '../../../protocol/versions.js';
 export { PARSED_MESSAGE, parseJsonBody, readNodeBody } from '../io/node.js';
-import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+import type { AuthInfo, JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+import type { Authorizer } from '../../../auth/types.js';
 
 type Id = string | number | bigint;
 type Obj = Record<string, unknown>;
@@ -73,6 +74,13 @@ export interface StatelessHttpOptions {
   bodyTimeoutMs?: number;
   /** Keep-alive comment interval on open SSE responses, ms. Default 15000; 0 disables. */
   keepAliveMs?: number;
+  /**
+   * The token check of a protected endpoint (../../../auth/resource.ts `bearerAuth`), after the
+   * head checks and before the body is read: a refusal (401 / 403 with `WWW-Authenticate`) is
+   * answered at once; an accepted request's principal is `MessageInfo.auth` (handlers:
+   * `ctx.auth`). Default: none.
+   */
+  authorize?: Authorizer;
   onError?(error: Error): void;
 }
 
@@ -84,6 +92,8 @@ export interface StatelessHttpHandler {
   readonly transport: StatelessHttpServerTransport;
   /** The head checks this endpoint runs before it reads a body (a front that routes by body runs them first). */
   readonly guard: RequestGuard;
+  /** The token check of {@link StatelessHttpOptions.authorize}, when set. */
+  readonly authorize?: Authorizer;
   /** Ends every open response stream and closes the transport. */
   close(): Promise<void>;
 }
@@ -317,6 +327,15 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     return refuse(r.status, null, new RpcError(r.code, message), r.headers);
   };
 
+  /** The token check: undefined when the endpoint has none, else the principal or the refusal. */
+  const authorized = async (method: string, headers: Readonly<Record<string, string | undefined>>): Promise<AuthInfo | Refusal | undefined> => {
+    if (!options.authorize) return undefined;
+    const verdict = await options.authorize({ method: method.toUpperCase(), headers });
+    if ('auth' in verdict) return verdict.auth;
+    const r = verdict.refusal;
+    return refuse(r.status, null, new RpcError(r.code, r.message), r.headers);
+  };
+
   /** Decodes and parses the body (integer ids beyond 2^53 exact); PARSE_FAILED when it is not UTF-8 JSON. */
   function parse(body: Uint8Array): unknown {
     const message = parseJsonBody(body);
@@ -364,11 +383,14 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   async function handle(ex: Exchange): Promise<void> {
     const refusal = headRefusal(ex.method, ex.headers, ex.localPort);
     if (refusal) return failSink(ex.sink, refusal);
+    const auth = await authorized(ex.method, ex.headers);
+    if (auth && 'status' in auth) return failSink(ex.sink, auth);
     const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
     if (typeof body === 'string') return failSink(ex.sink, asRefusal(guard.bodyRefusal(body)));
     const message = parse(body);
     const checked = checkMessage(message, ex.headers);
     if (isRefusal(checked)) return failSink(ex.sink, checked);
+    if (auth) checked.auth = auth;
     transport.accept(message as JSONRPCMessage, ex.sink, checked);
   }
 
@@ -390,6 +412,8 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       const headers = req.headers as Readonly<Record<string, string | undefined>>;
       const refusal = headRefusal(req.method ?? 'GET', headers, req.socket?.localPort);
       if (refusal) return failSink(sink, refusal);
+      const auth = await authorized(req.method ?? 'GET', headers);
+      if (auth && 'status' in auth) return failSink(sink, auth);
       const handed = (req as WithParsed)[PARSED_MESSAGE];
       let message: unknown;
       if (handed !== undefined && req.readableEnded) message = handed;
@@ -400,6 +424,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       }
       const checked = checkMessage(message, headers);
       if (isRefusal(checked)) return failSink(sink, checked);
+      if (auth) checked.auth = auth;
       transport.accept(message as JSONRPCMessage, sink, checked);
     } catch (e) {
       options.onError?.(e instanceof Error ? e : new Error(String(e)));
@@ -420,6 +445,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     },
     transport: { value: transport },
     guard: { value: guard },
+    authorize: { value: options.authorize },
     close: { value: () => transport.close() },
   });
   return handler;

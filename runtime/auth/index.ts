@@ -1,0 +1,11 @@
+/** `@mcpgen/runtime/auth`: authorization (2025-11-25 and draft basic/authorization): the resource server's bearer-token checks and protected resource metadata, and the OAuth 2.1 client as a `fetch` for the HTTP client transports (the auth layer). */
+export { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, resourceMetadataUrl, bearerChallenge } from './resource.js';
+export type { BearerAuthOptions, ProtectedResourceMetadata, ResourceMetadataEndpoint } from './resource.js';
+export { oauthFetch, MemoryTokenStore, AuthorizationError, parseBearerChallenge } from './client.js';
+export type { ClientRegistration, OAuthClientOptions, OAuthFetch, StoredTokens, TokenStore, UserAgent } from './client.js';
+export { startLoopbackRedirect } from './loopback-redirect.js';
+export type { LoopbackRedirect, LoopbackRedirectOptions } from './loopback-redirect.js';
+export { discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError } from './discovery.js';
+export type { AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
+export { DPoPVerifier } from './dpop.js';
+export type { DPoPOptions } from './dpop.js';

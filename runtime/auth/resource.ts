@@ -1,0 +1,304 @@
+/**
+ * The resource-server side of MCP authorization (2025-11-25 basic/authorization and draft
+ * basic/authorization/index, "Access Token Usage", "Error Handling", "Access Token Privilege
+ * Restriction"; RFC 6750 bearer tokens, RFC 9728 protected resource metadata, RFC 8707
+ * audience binding, RFC 9068 JWT access tokens).
+ *
+ * - {@link bearerAuth} makes the {@link Authorizer} both HTTP server transports call on a
+ *   request's head, before its body is read: the `Authorization: Bearer` token is verified as a
+ *   JWT against the issuer's JWKS (signature, `iss` pinned, `aud` = the server's canonical URI,
+ *   `exp` required, an algorithm allow-list that can never hold `none`), or handed to an
+ *   introspection callback; required scopes are checked.
+ * - Answers: 401 with `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` when no
+ *   token was sent; 401 with `error="invalid_token"` (and a short `error_description`) for a
+ *   bad one; 403 with `error="insufficient_scope"` and the scopes needed; 400
+ *   `error="invalid_request"` for a token in more than one place (RFC 6750 section 3.1).
+ * - {@link protectedResourceMetadata} / {@link resourceMetadataEndpoint}: the RFC 9728 document
+ *   at the path-inserted well-known URI of the resource.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { discoverAuthorizationServer } from './discovery.js';
+import { isLoopbackUrl } from './loopback.js';
+import { DPoPVerifier, type DPoPOptions } from './dpop.js';
+import type { AuthInfo, AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
+
+/** Asymmetric JWS algorithms accepted by default (RFC 7518, RFC 8037). */
+export const DEFAULT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
+/** Options of {@link bearerAuth}. */
+export interface BearerAuthOptions {
+  /**
+   * The server's canonical URI (RFC 8707 section 2; e.g. `https://mcp.example.com/mcp`): the
+   * audience every token must name. No fragment allowed.
+   */
+  resource: string;
+  /** The authorization server issuer identifier tokens must carry as `iss` (exact match). */
+  issuer: string;
+  /**
+   * Where the signing keys are: a JWKS URL, a JWKS document, or a jose key getter. Default:
+   * the `jwks_uri` of the issuer's metadata (RFC 8414 / OpenID discovery), fetched once.
+   */
+  jwks?: string | URL | JSONWebKeySet | JWTVerifyGetKey;
+  /**
+   * Instead of JWT verification: asks the authorization server (RFC 7662 introspection, or any
+   * store) about an opaque token. Resolve undefined for a token that is not active. The
+   * audience is still checked against `resource` when the answer names one (`aud`).
+   */
+  introspect?: (token: string) => Promise<Omit<AuthInfo, 'token'> | undefined>;
+  /** Accepted JWS algorithms. Default {@link DEFAULT_ALGORITHMS}; `none` is refused (TypeError). */
+  algorithms?: readonly string[];
+  /** Scopes every request needs (else 403 `insufficient_scope`). Default none. */
+  requiredScopes?: readonly string[];
+  /** The `scope` of a 401 challenge (RFC 6750 section 3). Default `requiredScopes`, else none. */
+  challengeScopes?: readonly string[];
+  /** The protected resource metadata URL named in challenges. Default {@link resourceMetadataUrl} of `resource`. */
+  resourceMetadataUrl?: string;
+  /** Leeway on `exp` / `nbf`, seconds. Default 5. */
+  clockToleranceSec?: number;
+  /** Required JWT `typ` header (RFC 9068: `at+jwt`). Default: not checked. */
+  typ?: string;
+  /** Allow http:// issuer metadata and JWKS URLs on loopback hosts (tests, local development). Default true. */
+  allowLoopbackHttp?: boolean;
+  /** Accept DPoP-bound tokens (RFC 9449, ./dpop.ts); proofs name `resource` as their `htu`. Default: bearer tokens only. */
+  dpop?: DPoPOptions;
+}
+
+
+/**
+ * The RFC 9728 section 3.1 metadata URL of a resource: `/.well-known/oauth-protected-resource`
+ * inserted between its origin and its path (`https://h/mcp` → `https://h/.well-known/oauth-protected-resource/mcp`).
+ * @throws TypeError when `resource` is not an absolute URL or has a fragment.
+ */
+export function resourceMetadataUrl(resource: string): string {
+  const u = canonical(resource);
+  const path = u.pathname === '/' ? '' : u.pathname;
+  return `${u.origin}/.well-known/oauth-protected-resource${path}`;
+}
+
+function canonical(resource: string): URL {
+  let u: URL;
+  try {
+    u = new URL(resource);
+  } catch {
+    throw new TypeError(`resource ${JSON.stringify(resource)} is not an absolute URL`);
+  }
+  if (u.hash || resource.includes('#')) throw new TypeError(`resource ${JSON.stringify(resource)} must not have a fragment (RFC 8707 section 2)`);
+  return u;
+}
+
+/** RFC 6750 auth-param quoting: backslash-escapes `"` and `\`. */
+const quote = (v: string): string => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+
+/** A `WWW-Authenticate: Bearer …` value from its parameters (undefined ones left out). */
+export function bearerChallenge(params: Record<string, string | undefined>): string {
+  const parts = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined).map(([k, v]) => `${k}=${quote(v)}`);
+  return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
+}
+
+/** Splits a space-separated scope string. */
+const scopesOf = (v: unknown): string[] => (typeof v === 'string' ? v.split(' ').filter(Boolean) : Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+
+/**
+ * Makes the token check of a protected MCP endpoint: pass it as `authorize` to
+ * `createStreamableHttpHandler` / `createStatelessHttpHandler` (both eras).
+ * @throws TypeError for a bad `resource`, an `algorithms` list naming `none`, or neither `jwks`-able `issuer` nor `introspect`.
+ */
+export function bearerAuth(options: BearerAuthOptions): Authorizer {
+  canonical(options.resource);
+  const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
+  if (algorithms.length === 0 || algorithms.some((a) => a.toLowerCase() === 'none')) throw new TypeError('bearerAuth: algorithms must be a non-empty list without "none"');
+  if (!options.issuer) throw new TypeError('bearerAuth: issuer is required');
+  const metadataUrl = options.resourceMetadataUrl ?? resourceMetadataUrl(options.resource);
+  const required = [...(options.requiredScopes ?? [])];
+  const challengeScope = (options.challengeScopes ?? required).join(' ') || undefined;
+  const allowHttp = options.allowLoopbackHttp ?? true;
+  const keys = options.introspect ? undefined : keyGetter(options.jwks, options.issuer, allowHttp);
+
+  const refuse = (status: number, message: string, params: Record<string, string | undefined>): AuthVerdict => ({
+    refusal: { status, code: -32000, message, headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) } } satisfies AuthRefusal,
+  });
+  const invalid = (why: string): AuthVerdict => refuse(401, `Unauthorized: ${why}`, { error: 'invalid_token', error_description: why, scope: challengeScope });
+
+  async function verify(token: string): Promise<AuthInfo | string> {
+    if (options.introspect) {
+      const got = await options.introspect(token);
+      if (!got) return 'token is not active';
+      const aud = got.claims.aud;
+      if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).includes(options.resource)) return 'token was not issued for this resource';
+      if (got.expiresAt !== undefined && got.expiresAt * 1000 < Date.now()) return 'token expired';
+      return { ...got, token, resource: options.resource };
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, await keys!(), {
+        issuer: options.issuer,
+        audience: options.resource,
+        algorithms,
+        requiredClaims: ['exp'],
+        clockTolerance: options.clockToleranceSec ?? 5,
+        typ: options.typ,
+      }));
+    } catch (e) {
+      return reason(e);
+    }
+    return {
+      token,
+      subject: payload.sub,
+      clientId: typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined,
+      scopes: scopesOf(payload.scope ?? payload.scp),
+      expiresAt: payload.exp,
+      resource: options.resource,
+      claims: payload,
+    };
+  }
+
+  const dpop = options.dpop && new DPoPVerifier(algorithms, options.dpop);
+  const dpopRefusal = (why: string): AuthVerdict => ({
+    refusal: { status: 401, code: -32000, message: `Unauthorized: ${why}`, headers: { 'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="invalid_dpop_proof", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"` } },
+  });
+
+  return async (request: AuthRequest): Promise<AuthVerdict> => {
+    const header = request.headers.authorization;
+    if (header === undefined || header.trim() === '') return refuse(401, 'Unauthorized: an access token is required', { scope: challengeScope });
+    const m = /^(Bearer|DPoP)[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
+    if (!m) {
+      if (!/^(Bearer|DPoP)(\s|$)/i.test(header)) return refuse(401, 'Unauthorized: an access token is required (Bearer scheme)', { scope: challengeScope });
+      return invalid('malformed token');
+    }
+    const scheme = m[1].toLowerCase();
+    if (scheme === 'dpop' && !dpop) return refuse(401, 'Unauthorized: DPoP is not accepted here (Bearer scheme)', { scope: challengeScope });
+    if (scheme === 'bearer' && options.dpop?.required) return dpopRefusal('a DPoP-bound token is required');
+    let got: AuthInfo | string;
+    try {
+      got = await verify(m[2]);
+    } catch (e) {
+      // the keys or the introspection endpoint are out of reach: not the client's fault
+      return { refusal: { status: 503, code: -32000, message: `Service Unavailable: token check failed (${e instanceof Error ? e.message : String(e)})`, headers: { 'Retry-After': '5' } } };
+    }
+    if (typeof got === 'string') return invalid(got);
+    const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
+    if (scheme === 'bearer' && jkt !== undefined) return invalid('DPoP-bound token presented as a bearer token');
+    if (scheme === 'dpop') {
+      const proof = await dpop!.verify(request.headers.dpop, request.method.toUpperCase(), options.resource, got.token);
+      if ('error' in proof) return dpopRefusal(proof.error);
+      if (jkt !== proof.jkt) return dpopRefusal('token is bound to another key');
+    }
+    const missing = required.filter((s) => !got.scopes.includes(s));
+    if (missing.length) {
+      const scope = [...new Set([...got.scopes, ...required])].join(' ');
+      return refuse(403, `Forbidden: insufficient scope (needs ${missing.join(' ')})`, { error: 'insufficient_scope', scope, error_description: `requires scope ${missing.join(' ')}` });
+    }
+    return { auth: got };
+  };
+}
+
+/** Why jose refused a token, as the `error_description` says it; infrastructure failures rethrown. */
+function reason(e: unknown): string {
+  if (e instanceof joseErrors.JWTExpired) return 'token expired';
+  if (e instanceof joseErrors.JWTClaimValidationFailed) {
+    if (e.claim === 'aud') return 'token was not issued for this resource';
+    if (e.claim === 'iss') return 'token was issued by another issuer';
+    if (e.claim === 'nbf') return 'token not yet valid';
+    return `token claim ${e.claim} invalid`;
+  }
+  if (e instanceof joseErrors.JOSEAlgNotAllowed) return 'token signing algorithm not allowed';
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature invalid';
+  if (e instanceof joseErrors.JWKSNoMatchingKey || e instanceof joseErrors.JWKSMultipleMatchingKeys) return 'no signing key matches the token';
+  if (e instanceof joseErrors.JWTInvalid || e instanceof joseErrors.JWSInvalid || e instanceof joseErrors.JOSENotSupported) return 'malformed token';
+  if (e instanceof joseErrors.JWKSTimeout || e instanceof joseErrors.JWKSInvalid) throw e;
+  if (e instanceof joseErrors.JOSEError) return 'token invalid';
+  throw e;
+}
+
+/** The key getter of the options: given, or the issuer's `jwks_uri` discovered once (retried after a failure). */
+function keyGetter(jwks: BearerAuthOptions['jwks'], issuer: string, allowHttp: boolean): () => Promise<JWTVerifyGetKey> {
+  if (typeof jwks === 'function') return async () => jwks;
+  if (jwks !== undefined && typeof jwks === 'object' && !(jwks instanceof URL)) {
+    const local = createLocalJWKSet(jwks);
+    return async () => local;
+  }
+  const remote = (url: URL) => {
+    if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:' && isLoopbackUrl(url))) throw new TypeError(`bearerAuth: JWKS URL ${url.href} must be https`);
+    return createRemoteJWKSet(url, { timeoutDuration: 5000, cooldownDuration: 30_000 });
+  };
+  if (jwks !== undefined) {
+    const got = remote(new URL(String(jwks)));
+    return async () => got;
+  }
+  let pending: Promise<JWTVerifyGetKey> | undefined;
+  return () => {
+    pending ??= discoverAuthorizationServer(issuer, { allowLoopbackHttp: allowHttp }).then((as) => {
+      if (!as.jwks_uri) throw new Error(`issuer ${issuer} publishes no jwks_uri`);
+      return remote(new URL(as.jwks_uri));
+    });
+    pending.catch(() => (pending = undefined));
+    return pending;
+  };
+}
+
+/** The RFC 9728 document of a protected MCP server. */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported?: string[];
+  bearer_methods_supported?: string[];
+  resource_name?: string;
+  resource_documentation?: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * Builds the protected resource metadata (RFC 9728 section 2): the resource, its authorization
+ * servers (at least one, as MCP requires), `bearer_methods_supported: ["header"]`.
+ * @throws TypeError without an authorization server or with a bad resource.
+ */
+export function protectedResourceMetadata(options: { resource: string; authorizationServers: readonly string[]; scopesSupported?: readonly string[]; resourceName?: string; extra?: Record<string, unknown> }): ProtectedResourceMetadata {
+  canonical(options.resource);
+  if (options.authorizationServers.length === 0) throw new TypeError('protectedResourceMetadata: at least one authorization server is required');
+  return {
+    ...options.extra,
+    resource: options.resource,
+    authorization_servers: [...options.authorizationServers],
+    ...(options.scopesSupported ? { scopes_supported: [...options.scopesSupported] } : {}),
+    bearer_methods_supported: ['header'],
+    ...(options.resourceName ? { resource_name: options.resourceName } : {}),
+  };
+}
+
+/** Serves one protected resource metadata document at its well-known path. */
+export interface ResourceMetadataEndpoint {
+  /** The path it answers (`/.well-known/oauth-protected-resource/mcp`). */
+  readonly path: string;
+  /** Whether a request path (query ignored) is this endpoint's. */
+  handles(url: string | undefined): boolean;
+  /** `node:http` form: GET/HEAD → 200 JSON, OPTIONS → 204 (CORS), else 405. */
+  node(req: IncomingMessage, res: ServerResponse): void;
+  /** WHATWG form. */
+  fetch(request: Request): Response;
+}
+
+/** The endpoint of {@link protectedResourceMetadata}'s document, readable cross-origin (browser clients discover it). */
+export function resourceMetadataEndpoint(metadata: ProtectedResourceMetadata): ResourceMetadataEndpoint {
+  const path = new URL(resourceMetadataUrl(metadata.resource)).pathname;
+  const body = JSON.stringify(metadata);
+  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, OPTIONS', 'Access-Control-Allow-Headers': 'MCP-Protocol-Version' };
+  const answer = (method: string): { status: number; headers: Record<string, string>; body?: string } => {
+    const m = method.toUpperCase();
+    if (m === 'GET' || m === 'HEAD') return { status: 200, headers: { ...cors, 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' }, body: m === 'GET' ? body : undefined };
+    if (m === 'OPTIONS') return { status: 204, headers: cors };
+    return { status: 405, headers: { Allow: 'GET, HEAD, OPTIONS' } };
+  };
+  return {
+    path,
+    handles: (url) => (url ?? '/').split('?')[0] === path,
+    node(req, res) {
+      const a = answer(req.method ?? 'GET');
+      res.writeHead(a.status, a.headers).end(a.body);
+    },
+    fetch(request) {
+      const a = answer(request.method);
+      return new Response(a.body ?? null, { status: a.status, headers: a.headers });
+    },
+  };
+}

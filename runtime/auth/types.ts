@@ -1,0 +1,31 @@
+/**
+ * The contract between the HTTP server transports and an authorization check, types only: the
+ * transports call an {@link Authorizer} on a request's head, before one byte of the body is
+ * read; ./resource.ts makes one from a JWKS or an introspection callback.
+ */
+import type { AuthInfo } from '../jsonrpc/transport.js';
+
+export type { AuthInfo };
+
+/** An HTTP refusal of the authorization check: status, JSON-RPC error code and message, headers (`WWW-Authenticate`). */
+export interface AuthRefusal {
+  status: number;
+  code: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** What an {@link Authorizer} decides: the verified principal, or the refusal to answer with. */
+export type AuthVerdict = { auth: AuthInfo } | { refusal: AuthRefusal };
+
+/** The head of a request as the check sees it (`method` upper-case, header names lower-case). */
+export interface AuthRequest {
+  method: string;
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Decides on a request from its head alone. Must not throw for bad input (a bad token is a
+ * refusal); a throw is answered with 500 by the transport.
+ */
+export type Authorizer = (request: AuthRequest) => Promise<AuthVerdict>;
