@@ -223,7 +223,13 @@ test('Redis stopped: 503 and JSON-RPC errors, no crash; restarted: the processes
   assert.ok(after, 'a session starts again once Redis is back');
   const backends = new Set<number>();
   for (let i = 0; i < 4; i++) {
-    const ex = await after.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: `r${i}` } });
+    // each process reconnects to Redis on its own schedule: until then it answers 503 with
+    // Retry-After, which a client honours by retrying
+    let ex = await after.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: `r${i}` } });
+    for (const deadline = Date.now() + 15_000; ex.status === 503 && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 200));
+      ex = await after.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: `r${i}` } });
+    }
     assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'Progress completed' }] }, JSON.stringify(ex.response));
     assert.is(ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length, 3);
     backends.add(ex.backends[0]);
