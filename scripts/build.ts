@@ -36,18 +36,22 @@ class BuildError extends Error {}
 
 /** The runtime manifest of the built package: `exports` to compiled files, `files`, no `private`. */
 export function runtimeManifest(source: Json): Json {
-  const exports: Record<string, unknown> = {};
-  for (const [subpath, target] of Object.entries(source.exports as Record<string, string>)) {
-    if (target.endsWith('.ts')) {
+  // a TypeScript source becomes its compiled pair; a condition map maps each of its targets (null: not exported there)
+  const compiled = (target: unknown): unknown => {
+    if (typeof target === 'string') {
+      if (!target.endsWith('.ts')) return target;
       const base = target.slice(0, -'.ts'.length);
-      exports[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
-    } else {
-      exports[subpath] = target;
+      return { types: `${base}.d.ts`, default: `${base}.js` };
     }
-  }
+    if (target === null) return null;
+    return Object.fromEntries(Object.entries(target as Record<string, unknown>).map(([condition, t]) => [condition, compiled(t)]));
+  };
+  const exports: Record<string, unknown> = {};
+  for (const [subpath, target] of Object.entries(source.exports as Record<string, unknown>)) exports[subpath] = compiled(target);
   const { private: _private, exports: _exports, ...rest } = source;
-  const root = exports['.'] as { types: string } | undefined;
-  return { ...rest, ...(root ? { types: root.types } : {}), exports, files: ['**/*.js', '**/*.d.ts', 'README.md'] };
+  const root = exports['.'] as { types?: string; default?: { types: string } } | undefined;
+  const types = root?.types ?? root?.default?.types;
+  return { ...rest, ...(types ? { types } : {}), exports, files: ['**/*.js', '**/*.d.ts', 'README.md'] };
 }
 
 /** Runs tsc on a config file written to dist/ (they point at the checkout's folders). */
@@ -79,6 +83,21 @@ function copy(from: string, to: string): void {
   cpSync(from, to);
 }
 
+/** Every file an `exports` target names, through condition maps. */
+function targetFiles(target: unknown): string[] {
+  if (typeof target === 'string') return [target];
+  if (target === null || typeof target !== 'object') return [];
+  return Object.values(target as Record<string, unknown>).flatMap(targetFiles);
+}
+
+/** The `{ types, default }` pair Node resolves for a compiled `exports` target (its `default` condition). */
+function nodeTarget(target: unknown): { types: string; default: string } | undefined {
+  if (typeof target !== 'object' || target === null) return undefined;
+  const t = target as Record<string, unknown>;
+  if (typeof t.types === 'string' && typeof t.default === 'string') return t as { types: string; default: string };
+  return nodeTarget(t.default);
+}
+
 function buildRuntime(): Json {
   const source = readJson(join(ROOT, 'runtime', 'package.json'));
   tsc('runtime', {
@@ -93,8 +112,7 @@ function buildRuntime(): Json {
   // modules generated as JavaScript with their declarations (protocol/meta-schema.gen.js) ship as they are
   for (const f of filesBelow(join(ROOT, 'runtime'), (n) => n.endsWith('.gen.js') || n.endsWith('.gen.d.ts'))) copy(join(ROOT, 'runtime', f), join(RUNTIME_OUT, f));
   for (const [subpath, target] of Object.entries(manifest.exports as Record<string, unknown>)) {
-    const files = typeof target === 'string' ? [target] : Object.values(target as Record<string, string>);
-    for (const f of files) if (!existsSync(join(RUNTIME_OUT, f))) throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
+    for (const f of targetFiles(target)) if (!existsSync(join(RUNTIME_OUT, f))) throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
   }
   return manifest;
 }
@@ -111,8 +129,9 @@ function buildMcpgen(runtime: Json): void {
   // the runtime's subpaths resolve to its built declarations, so nothing of runtime/ is compiled twice
   const paths: Record<string, string[]> = {};
   for (const [subpath, target] of Object.entries(runtime.exports as Record<string, unknown>)) {
-    if (typeof target === 'string') continue;
-    paths[`@mcpgen/runtime${subpath.slice(1)}`] = [`./runtime/${(target as { types: string }).types.slice(2)}`];
+    // the CLI runs on Node: the `default` condition's declarations
+    const node = nodeTarget(target);
+    if (node) paths[`@mcpgen/runtime${subpath.slice(1)}`] = [`./runtime/${node.types.slice(2)}`];
   }
   tsc('mcpgen', {
     extends: '../tsconfig.json',

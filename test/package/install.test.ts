@@ -128,10 +128,8 @@ test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async 
   const runtimePkg = JSON.parse(readFileSync(join(nm, '@mcpgen', 'runtime', 'package.json'), 'utf8')) as { version: string; sideEffects: boolean; exports: Record<string, unknown> };
   assert.is(runtimePkg.version, ROOT_PKG.version);
   assert.is(runtimePkg.sideEffects, false);
-  assert.equal(Object.keys(runtimePkg.exports), [
-    '.', './codegen/v1', './jsonrpc', './codec', './protocol', './engine', './session', './features', './tasks', './stateless',
-    './stdio', './memory', './http', './http/stateless', './http/legacy-sse', './package.json',
-  ]);
+  const workspace = JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  assert.equal(Object.keys(runtimePkg.exports), Object.keys(workspace.exports));
   assert.not.ok(existsSync(join(nm, 'mcpgen', 'node_modules', '@mcpgen', 'runtime')), 'mcpgen got a second @mcpgen/runtime');
   assert.not.ok(existsSync(join(nm, 'tsx')), 'tsx is installed: it must be a devDependency of mcpgen only');
 });

@@ -42,19 +42,45 @@ function sources(dir: string): string[] {
 /** `ajv/dist/2020.js` → `ajv`, `@scope/x/y` → `@scope/x`. */
 const packageOf = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
 
+/** The files an `exports` target names, through condition maps (null: not exported under that condition). */
+const targetFiles = (target: unknown): string[] =>
+  typeof target === 'string' ? [target] : target && typeof target === 'object' ? Object.values(target).flatMap(targetFiles) : [];
+
+/** What Node resolves for a source `exports` target: its `default` condition. */
+const nodeTarget = (target: unknown): unknown => (target && typeof target === 'object' ? (target as Record<string, unknown>).default : target);
+
 test('runtime/package.json: every subpath maps to an existing source; each layer has its subpath', () => {
   assert.is(runtime.name, '@mcpgen/runtime');
   assert.is(runtime.sideEffects, false);
   for (const [subpath, target] of Object.entries(runtime.exports)) {
-    assert.type(target, 'string', subpath);
-    assert.ok(existsSync(join(ROOT, 'runtime', target as string)), `${subpath} → ${String(target)}: no such file`);
+    const files = targetFiles(target);
+    assert.ok(files.length > 0, subpath);
+    for (const f of files) assert.ok(existsSync(join(ROOT, 'runtime', f)), `${subpath} → ${f}: no such file`);
   }
-  for (const layer of ['jsonrpc', 'codec', 'protocol', 'engine', 'session', 'features', 'tasks', 'stateless']) {
+  for (const layer of ['jsonrpc', 'codec', 'protocol', 'engine', 'session', 'features', 'tasks', 'stateless', 'auth', 'stores']) {
     assert.is(runtime.exports[`./${layer}`], `./${layer}/index.ts`, layer);
   }
   assert.is(runtime.exports['./codegen/v1'], './codegen/v1.ts');
-  assert.is(runtime.exports['./stdio'], './transport/stdio.ts');
-  assert.is(runtime.exports['./http'], './transport/http/session/index.ts');
+  assert.is(nodeTarget(runtime.exports['./stdio']), './transport/stdio.ts');
+  assert.is(nodeTarget(runtime.exports['./http']), './transport/http/session/index.ts');
+});
+
+test('runtime/package.json: browsers and workers get the fetch forms, no node-only subpath', () => {
+  const web = ['browser', 'worker', 'workerd'];
+  const at = (subpath: string) => runtime.exports[subpath] as Record<string, string | null>;
+  for (const condition of [...web, 'deno']) {
+    assert.is(at('.')[condition], './web.ts', condition);
+    assert.is(at('./http')[condition], './transport/http/session/web.ts', condition);
+    assert.is(at('./http/stateless')[condition], './transport/http/stateless/web.ts', condition);
+  }
+  for (const condition of web) {
+    assert.is(at('./stdio')[condition], null, condition);
+    assert.is(at('./http/legacy-sse')[condition], null, condition);
+  }
+  // conditions before `default`, which comes last (Node takes the first that matches)
+  for (const [subpath, target] of Object.entries(runtime.exports)) {
+    if (typeof target === 'object' && target) assert.is(Object.keys(target).at(-1), 'default', subpath);
+  }
 });
 
 test('runtime dependencies: exactly what runtime/ imports, at the versions mcpgen pins; an optional peer only below stores/redis', () => {
@@ -94,7 +120,10 @@ test('the published runtime manifest maps every subpath to compiled JavaScript a
   assert.is(published.private, undefined);
   assert.is(published.types, './index.d.ts');
   assert.equal(Object.keys(published.exports), Object.keys(runtime.exports));
-  assert.equal(published.exports['./http/stateless'], { types: './transport/http/stateless/index.d.ts', default: './transport/http/stateless/index.js' });
+  assert.equal((published.exports['./http/stateless'] as Record<string, unknown>).default, { types: './transport/http/stateless/index.d.ts', default: './transport/http/stateless/index.js' });
+  assert.equal((published.exports['./http/stateless'] as Record<string, unknown>).browser, { types: './transport/http/stateless/web.d.ts', default: './transport/http/stateless/web.js' });
+  assert.is((published.exports['./stdio'] as Record<string, unknown>).browser, null);
+  assert.equal(published.exports['./codegen/v1'], { types: './codegen/v1.d.ts', default: './codegen/v1.js' });
   assert.is(published.exports['./package.json'], './package.json');
   assert.equal(published.dependencies, runtime.dependencies);
 });
