@@ -8,7 +8,7 @@
  *   (`^<mcpgen version>`); `exports` is the revision's rows of the export table, chosen by the
  *   revision's facts (2025-11-25: Streamable HTTP, legacy HTTP+SSE, tasks receiver; draft:
  *   stateless HTTP, dual-era, tasks extension, input-required, subscriptions, cache);
- * - installed with npm into a fresh project beside the runtime package (./runtime-package.ts),
+ * - installed with npm into a fresh project beside the runtime package (the real build's, ../../package/runtime-package.ts),
  *   programs written against both packages compile under `tsc --strict` (NodeNext; the
  *   packages' and the runtime's declarations checked too), as does each packed README's
  *   example, and every value of every entry point exists at run time; then, under plain node:
@@ -29,7 +29,7 @@ import * as assert from 'uvu/assert';
 import { emitPackage, packageEntries } from '../../../generator/emit/package.js';
 import { ROOT, SPEC_DIR, cli, pinnedModel, tempDir } from '../../generator/support.js';
 import { type Served, startHttpServeProcess } from '../../runtime/tasks/serve-process.js';
-import { buildRuntimePackage } from './runtime-package.js';
+import { runtimeTarball } from '../../package/runtime-package.js';
 
 const test = suite('pack: the npm packages of 2025-11-25 and draft on one runtime package, installed, compiled and run');
 const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
@@ -116,8 +116,8 @@ test('pack writes <name>-<version>.tgz; a second pack elsewhere (other TZ, local
     cli(['pack', '--rev', HS], { MCP_SPEC_DIR: SPEC_DIR, TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' }, b),
     cli(['pack', '--rev', SL, '--out', a], { MCP_SPEC_DIR: SPEC_DIR }),
   ]);
-  // built here while the packs run in their processes
-  runtimeTgz = buildRuntimePackage(join(work.dir, 'runtime'));
+  // built (or taken from the cache) here while the packs run in their processes
+  runtimeTgz = runtimeTarball();
   const [ra, rb, rd] = await packs;
   for (const r of [ra, rb, rd]) assert.is(r.code, 0, r.stderr);
   assert.match(ra.stdout, `${nameOf(HS)}@${ROOT_PACKAGE.version}+${HS}`);
@@ -244,7 +244,7 @@ import { RpcError as RuntimeRpcError } from '@mcpgen/runtime/jsonrpc';
 const add = { name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } } as const;
 const modernFeatures = new DraftFeatures<draft.Protocol>();
 modernFeatures.tool<{ a: number; b: number }>({ ...add, handler: ({ a, b }) => \`modern \${a + b}\` });
-const modern = new draft.Server({ serverInfo: { name: 'dual-modern', version: '1.0.0' }, capabilities: modernFeatures.capabilities(), handlers: modernFeatures.handlers() });
+const modern = new draft.Server({ serverInfo: { name: 'dual-modern', version: '1.0.0' }, capabilities: modernFeatures.capabilities(), handlers: modernFeatures.handlers({ table: draft.table }) });
 const stateless = createStatelessHttpHandler({ tables: [draft.table] });
 await modern.connect(stateless.transport);
 const legacy = createStreamableHttpHandler({
