@@ -6,7 +6,7 @@
  * {@link tarball}.
  *
  * Built once per set of inputs: the tarball is cached in the system's temporary folder under
- * the sha256 of the runtime's sources, scripts/build.ts, tsconfig.json and the typescript
+ * the sha256 of the runtime's sources, scripts/build.ts, tsconfig.json, package-lock.json and the typescript
  * version, so every test file of a run (and later runs on unchanged sources) reuse one build.
  */
 import { createHash } from 'node:crypto';
@@ -38,7 +38,7 @@ export function runtimeInputsHash(): string {
   const h = createHash('sha256');
   const feed = (name: string, data: Buffer | string) => h.update(`${name}\0${data.length}\0`).update(data);
   for (const f of filesBelow(join(ROOT, 'runtime'))) feed(`runtime/${f}`, readFileSync(join(ROOT, 'runtime', f)));
-  for (const f of ['scripts/build.ts', 'tsconfig.json']) feed(f, readFileSync(join(ROOT, f)));
+  for (const f of ['scripts/build.ts', 'tsconfig.json', 'package-lock.json']) feed(f, readFileSync(join(ROOT, f)));
   feed('typescript', ts.version);
   return h.digest('hex');
 }

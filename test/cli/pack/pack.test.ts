@@ -16,8 +16,10 @@
  *   `Client` and a draft `Client` against the draft package's dual-era endpoint (its legacy side
  *   the 2025-11-25 package's Streamable HTTP handler); the 2025-11-25 task receiver and
  *   requestor over the memory transport; the draft input-required helpers and tasks extension
- *   over the memory transport; a client spawning a server over stdio; and errors
- *   raised through both revisions are `instanceof` one `RpcError`.
+ *   over the memory transport; a client spawning a server over stdio, for each revision; and
+ *   errors raised through both revisions are `instanceof` one `RpcError`. This is the
+ *   acceptance test of the packed packages (test/package/install.test.ts is the one of code
+ *   generated into the user's project).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -448,6 +450,37 @@ export function typed(c: Client): void {
 }
 `;
 
+/** `node stdio-client-draft.js`: the draft package's client spawns its server over stdio; its errors are the 2025-11-25 package's RpcError too. */
+const STDIO_SERVER_DRAFT = `import { Server, table, type Protocol } from '${SLN}';
+import { ServerFeatures } from '${SLN}/features';
+import { StdioServerTransport } from '${SLN}/stdio';
+
+const features = new ServerFeatures<Protocol>();
+features.tool<{ text: string }>({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: ({ text }) => \`echo: \${text}\` });
+await new Server({ serverInfo: { name: 'packed-draft-server', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) }).connect(new StdioServerTransport());
+`;
+
+const STDIO_CLIENT_DRAFT = `import { fileURLToPath } from 'node:url';
+import { Client, protocolVersion } from '${SLN}';
+import { StdioClientTransport } from '${SLN}/stdio';
+import { RpcError } from '${HSN}/errors';
+
+const client = new Client({ clientInfo: { name: 'packed-draft-client', version: '1.0.0' } });
+const server = await client.connect(new StdioClientTransport({ command: process.execPath, args: [fileURLToPath(new URL('./stdio-server-draft.js', import.meta.url))] }));
+const result = await client.callTool({ name: 'echo', arguments: { text: 'draft over stdio' } });
+const first = result.content[0];
+const invalid = await client.callTool({ name: 'echo', arguments: { text: 7 } });
+const unknown = await client.callTool({ name: 'nope' }).then(() => 'resolved', (e: unknown) => (e instanceof RpcError ? e.code : String(e)));
+console.log(JSON.stringify({
+  server: server.serverInfo?.name,
+  protocolVersion: server.protocolVersion === protocolVersion,
+  text: first?.type === 'text' ? first.text : first?.type,
+  invalidIsError: invalid.isError === true,
+  unknown,
+}));
+await client.close();
+`;
+
 /** `node entries.js`: every value name of the export table's rows is defined at every entry point of both packages. */
 const ENTRIES = `import { readFileSync } from 'node:fs';
 
@@ -480,7 +513,7 @@ test('installed beside the runtime package into a fresh project: the programs an
     assert.is(installed.version, `${ROOT_PACKAGE.version}+${rev}`);
     assert.not.ok(existsSync(join(app, 'node_modules', nameOf(rev), 'node_modules')), `${rev} got a nested node_modules`);
   }
-  const programs: Record<string, string> = { 'stateless.ts': STATELESS, 'dual-era.ts': DUAL_ERA, 'tasks.ts': TASKS, 'draft-memory.ts': DRAFT_MEMORY, 'stdio-server.ts': STDIO_SERVER, 'stdio-client.ts': STDIO_CLIENT, 'entries.ts': ENTRIES };
+  const programs: Record<string, string> = { 'stateless.ts': STATELESS, 'dual-era.ts': DUAL_ERA, 'tasks.ts': TASKS, 'draft-memory.ts': DRAFT_MEMORY, 'stdio-server.ts': STDIO_SERVER, 'stdio-client.ts': STDIO_CLIENT, 'stdio-server-draft.ts': STDIO_SERVER_DRAFT, 'stdio-client-draft.ts': STDIO_CLIENT_DRAFT, 'entries.ts': ENTRIES };
   for (const rev of [HS, SL]) {
     const readme = untar(tgz.get(rev)!).find((e) => e.path === 'package/README.md')?.data.toString('utf8') ?? '';
     const example = /```ts\n([\s\S]*?)```/.exec(readme);
@@ -571,6 +604,16 @@ test('2025-11-25 package over stdio: the compiled client spawns the compiled ser
     tools: ['echo'],
     text: 'echo: hello over stdio',
     valid: true,
+    unknown: -32602,
+  });
+});
+
+test('draft package over stdio: the compiled client spawns the compiled server; an unknown tool is the 2025-11-25 package\'s RpcError (one runtime)', async () => {
+  assert.equal(await runApp('stdio-client-draft.js'), {
+    server: 'packed-draft-server',
+    protocolVersion: true,
+    text: 'echo: draft over stdio',
+    invalidIsError: true,
     unknown: -32602,
   });
 });
