@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT, SPEC_DIR, tempDir } from '../generator/support.js';
+import { packedFiles } from './runtime-package.js';
 
 const test = suite('package: install the packed packages in a new project, generate, compile, run');
 
@@ -184,6 +185,8 @@ test('npm pack: both tarballs hold compiled JavaScript and declarations, no Type
   assert.not.ok(mPaths.some((p) => p.startsWith('runtime/') || p.startsWith('dist/runtime/') || p.startsWith('test/')), 'mcpgen ships the runtime or the tests');
   const rtPaths = rt.files.map((f) => f.path);
   for (const p of ['package.json', 'codegen/v1.js', 'codegen/v1.d.ts', 'transport/stdio.js', 'index.d.ts']) assert.ok(rtPaths.includes(p), `@mcpgen/runtime lacks ${p}`);
+  // the runtime tarball the other package tests install (./runtime-package.ts) holds what npm packs
+  assert.equal([...packedFiles(join(ROOT, 'dist', 'runtime')).keys()].sort(), [...rtPaths].sort());
 });
 
 test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async () => {
