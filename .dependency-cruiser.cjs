@@ -84,5 +84,8 @@ module.exports = {
     exclude: { path: '(^|/)parity\\.gen\\.ts$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // package specifiers resolve through `exports` (@mcpgen/runtime/stdio → runtime/transport/stdio.ts),
+    // so the rules see where cli/ and reference/ enter the runtime
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'], mainFields: ['module', 'main', 'types'] },
   },
 };

@@ -32,7 +32,8 @@ type Json = Record<string, unknown>;
 const readJson = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Json;
 const writeJson = (p: string, v: unknown) => writeFileSync(p, `${JSON.stringify(v, null, 2)}\n`);
 
-class BuildError extends Error {}
+/** A build problem (compile error, missing input, mismatched versions); the message names it. */
+export class BuildError extends Error {}
 
 /** The runtime manifest of the built package: `exports` to compiled files, `files`, no `private`. */
 export function runtimeManifest(source: Json): Json {
@@ -54,9 +55,9 @@ export function runtimeManifest(source: Json): Json {
   return { ...rest, ...(types ? { types } : {}), exports, files: ['**/*.js', '**/*.d.ts', 'README.md'] };
 }
 
-/** Runs tsc on a config file written to dist/ (they point at the checkout's folders). */
-function tsc(name: string, config: Json): void {
-  const file = join(DIST, `tsconfig.${name}.json`);
+/** Runs tsc on a config file written to `dir` (its paths point at the checkout's folders). */
+function tsc(name: string, config: Json, dir = DIST): void {
+  const file = join(dir, `tsconfig.${name}.json`);
   writeJson(file, config);
   const bin = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const r = spawnSync(process.execPath, [bin, '-p', file], { cwd: ROOT, stdio: 'inherit' });
@@ -98,21 +99,32 @@ function nodeTarget(target: unknown): { types: string; default: string } | undef
   return nodeTarget(t.default);
 }
 
-function buildRuntime(): Json {
+/**
+ * Builds the `@mcpgen/runtime` package folder into `out` (absolute; default dist/runtime/, which
+ * it does not clear first: {@link build} does): the compiled runtime, its manifest and README.
+ * Returns the manifest. Throws BuildError on a compile error or an `exports` target not built.
+ */
+export function buildRuntime(out = RUNTIME_OUT): Json {
   const source = readJson(join(ROOT, 'runtime', 'package.json'));
-  tsc('runtime', {
-    extends: '../tsconfig.json',
-    compilerOptions: { noEmit: false, declaration: true, rootDir: '../runtime', outDir: './runtime', noEmitOnError: true },
-    include: ['../runtime'],
-    exclude: [],
-  });
+  mkdirSync(out, { recursive: true });
+  // the config file sits in `out`, so every path in it is absolute (types from the checkout's node_modules)
+  tsc(
+    'runtime',
+    {
+      extends: join(ROOT, 'tsconfig.json'),
+      compilerOptions: { noEmit: false, declaration: true, rootDir: join(ROOT, 'runtime'), outDir: out, noEmitOnError: true, typeRoots: [join(ROOT, 'node_modules', '@types')] },
+      include: [join(ROOT, 'runtime')],
+      exclude: [],
+    },
+    out,
+  );
   const manifest = runtimeManifest(source);
-  writeJson(join(RUNTIME_OUT, 'package.json'), manifest);
-  copy(join(ROOT, 'runtime', 'README.md'), join(RUNTIME_OUT, 'README.md'));
+  writeJson(join(out, 'package.json'), manifest);
+  copy(join(ROOT, 'runtime', 'README.md'), join(out, 'README.md'));
   // modules generated as JavaScript with their declarations (protocol/meta-schema.gen.js) ship as they are
-  for (const f of filesBelow(join(ROOT, 'runtime'), (n) => n.endsWith('.gen.js') || n.endsWith('.gen.d.ts'))) copy(join(ROOT, 'runtime', f), join(RUNTIME_OUT, f));
+  for (const f of filesBelow(join(ROOT, 'runtime'), (n) => n.endsWith('.gen.js') || n.endsWith('.gen.d.ts'))) copy(join(ROOT, 'runtime', f), join(out, f));
   for (const [subpath, target] of Object.entries(manifest.exports as Record<string, unknown>)) {
-    for (const f of targetFiles(target)) if (!existsSync(join(RUNTIME_OUT, f))) throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
+    for (const f of targetFiles(target)) if (!existsSync(join(out, f))) throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
   }
   return manifest;
 }

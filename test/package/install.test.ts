@@ -2,9 +2,12 @@
  * What a new user does, in a temporary folder outside the repository: `npm pack` mcpgen (its
  * `prepack` builds both packages) and the runtime package (dist/runtime/) → `npm init -y` →
  * `npm install` both tarballs, typescript and @types/node (from the npm cache when it holds them)
- * → `mcpgen generate` 2025-11-25 and draft into src/mcp → a server (one validated tool) and a
- * client over stdio for each revision, compiled by `tsc --strict` with `module: nodenext`, run
- * with plain node. Proves: the tarballs hold compiled JavaScript and declarations only, one
+ * → `mcpgen generate` 2025-11-25 and draft into src/mcp, as the project's mcpgen.config.json
+ * says (no flags) → a server (one validated tool) and a client over stdio for each revision, and
+ * over HTTP a draft client against a draft server (stateless HTTP) and a 2025-11-25 and a draft
+ * client against the app's dual-era endpoint, compiled by `tsc --strict` with
+ * `module: nodenext`, run with plain node. The same through `mcpgen pack` packages of both
+ * revisions installed on one runtime is test/cli/pack/pack.test.ts. Proves: the tarballs hold compiled JavaScript and declarations only, one
  * `@mcpgen/runtime` is installed (mcpgen's dependency on it is the app's copy), generated code
  * resolves `@mcpgen/runtime/codegen/v1`, the CLI runs without tsx (not installed), and a tool
  * call a tool result with
@@ -17,6 +20,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT, SPEC_DIR, tempDir } from '../generator/support.js';
+import { packedFiles } from './runtime-package.js';
 
 const test = suite('package: install the packed packages in a new project, generate, compile, run');
 
@@ -81,6 +85,74 @@ console.log(JSON.stringify({ protocolVersion: client.server?.protocolVersion ?? 
 await client.close();
 `;
 
+/**
+ * `node dist/http.js`: one HTTP server of the app on 127.0.0.1 (port 0). `/draft` is a draft
+ * server over stateless HTTP; `/mcp` the dual-era endpoint (modern side: another draft server,
+ * legacy side: a 2025-11-25 server over Streamable HTTP). A draft client calls `/draft`; a
+ * 2025-11-25 client and a draft client call `/mcp`. Each makes a valid call, one the tool's
+ * input schema refuses and one for an unknown tool.
+ */
+const HTTP_SOURCE = `import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as hs from './mcp/2025-11-25/index.js';
+import * as draft from './mcp/draft/index.js';
+import { RpcError } from '@mcpgen/runtime';
+import { ServerFeatures } from '@mcpgen/runtime/features';
+import { HttpClientTransport, createStreamableHttpHandler } from '@mcpgen/runtime/http';
+import { StatelessHttpClientTransport, createStatelessHttpHandler } from '@mcpgen/runtime/http/stateless';
+import { createDualEraHttpHandler } from '@mcpgen/runtime/stateless';
+
+const add = { name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } } as const;
+function draftServer(name: string): draft.Server {
+  const features = new ServerFeatures<draft.Protocol>();
+  features.tool<{ a: number; b: number }>({ ...add, handler: ({ a, b }) => \`\${name} \${a + b}\` });
+  return new draft.Server({ serverInfo: { name, version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table: draft.table }) });
+}
+const plainServer = draftServer('draft');
+const plain = createStatelessHttpHandler({ tables: [draft.table] });
+await plainServer.connect(plain.transport);
+const modernServer = draftServer('modern');
+const modern = createStatelessHttpHandler({ tables: [draft.table] });
+await modernServer.connect(modern.transport);
+const legacy = createStreamableHttpHandler({
+  tables: [hs.table],
+  onSession: async (transport) => {
+    const features = new ServerFeatures<hs.Protocol>();
+    features.tool<{ a: number; b: number }>({ ...add, handler: ({ a, b }) => \`legacy \${a + b}\` });
+    await new hs.Server({ serverInfo: { name: 'legacy', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() }).connect(transport);
+  },
+});
+const dual = createDualEraHttpHandler({ modern, legacy });
+const http = createServer((req, res) => void (req.url === '/draft' ? plain(req, res) : dual(req, res)));
+await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+const base = \`http://127.0.0.1:\${(http.address() as AddressInfo).port}\`;
+
+type Caller = { callTool(p: { name: string; arguments?: Record<string, unknown> }): Promise<{ content: Array<{ type: string; text?: string }>; isError?: boolean }> };
+async function exercise(client: Caller, protocolVersion: string) {
+  const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
+  const invalid = await client.callTool({ name: 'add', arguments: { a: 'x' } });
+  const refused = await client.callTool({ name: 'no-such-tool', arguments: {} }).then(
+    () => 'answered',
+    (e: unknown) => (e instanceof RpcError ? \`RpcError \${e.code}\` : \`not an RpcError: \${String(e)}\`),
+  );
+  return { protocolVersion, sum: sum.content.map((c) => c.text).join(''), invalidIsError: invalid.isError === true, refused };
+}
+const out: Record<string, unknown> = {};
+const statelessClient = new draft.Client({ clientInfo: { name: 'app-draft-http', version: '1.0.0' } });
+out.draft = await exercise(statelessClient, (await statelessClient.connect(new StatelessHttpClientTransport({ url: \`\${base}/draft\` }))).protocolVersion);
+const oldClient = new hs.Client({ clientInfo: { name: 'app-2025-http', version: '1.0.0' } });
+out.dualLegacy = await exercise(oldClient, (await oldClient.connect(new HttpClientTransport({ url: \`\${base}/mcp\` }))).protocolVersion);
+const newClient = new draft.Client({ clientInfo: { name: 'app-draft-dual', version: '1.0.0' } });
+out.dualModern = await exercise(newClient, (await newClient.connect(new StatelessHttpClientTransport({ url: \`\${base}/mcp\` }))).protocolVersion);
+console.log(JSON.stringify(out));
+await Promise.all([statelessClient.close(), oldClient.close(), newClient.close()]);
+await dual.close();
+await plain.close();
+await Promise.all([plainServer.close(), modernServer.close()]);
+http.closeAllConnections();
+await new Promise<void>((r) => http.close(() => r()));
+`;
+
 const TSCONFIG = {
   compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], outDir: 'dist', rootDir: 'src' },
   include: ['src'],
@@ -113,6 +185,8 @@ test('npm pack: both tarballs hold compiled JavaScript and declarations, no Type
   assert.not.ok(mPaths.some((p) => p.startsWith('runtime/') || p.startsWith('dist/runtime/') || p.startsWith('test/')), 'mcpgen ships the runtime or the tests');
   const rtPaths = rt.files.map((f) => f.path);
   for (const p of ['package.json', 'codegen/v1.js', 'codegen/v1.d.ts', 'transport/stdio.js', 'index.d.ts']) assert.ok(rtPaths.includes(p), `@mcpgen/runtime lacks ${p}`);
+  // the runtime tarball the other package tests install (./runtime-package.ts) holds what npm packs
+  assert.equal([...packedFiles(join(ROOT, 'dist', 'runtime')).keys()].sort(), [...rtPaths].sort());
 });
 
 test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async () => {
@@ -134,10 +208,12 @@ test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async 
   assert.not.ok(existsSync(join(nm, 'tsx')), 'tsx is installed: it must be a devDependency of mcpgen only');
 });
 
-test('mcpgen generate into src/mcp; tsc --strict (nodenext) compiles client and server; plain node runs them over stdio', async () => {
+test('mcpgen generate into src/mcp through mcpgen.config.json; tsc --strict (nodenext) compiles clients and servers; plain node runs them over stdio and HTTP', async () => {
   assert.ok(app, 'the install test did not run');
   const env = userEnv();
-  const gen = await run(process.execPath, [join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js'), 'generate', '--rev', REVISIONS.map((r) => r.rev).join(','), '--out', 'src/mcp', '--spec-dir', SPEC_DIR], app, env);
+  const config = { revisions: REVISIONS.map((r) => r.rev), out: 'src/mcp', inputs: { specDir: SPEC_DIR } };
+  writeFileSync(join(app, 'mcpgen.config.json'), `${JSON.stringify(config, null, 2)}\n`);
+  const gen = await run(process.execPath, [join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js'), 'generate'], app, env);
   must(gen, 'mcpgen generate');
   assert.match(gen.stdout, 'generated 2 revision(s) into');
   for (const r of REVISIONS) {
@@ -146,6 +222,7 @@ test('mcpgen generate into src/mcp; tsc --strict (nodenext) compiles client and 
     writeFileSync(join(app, 'src', `server-${r.id}.ts`), serverSource(r.rev, r.id, r.draft));
     writeFileSync(join(app, 'src', `client-${r.id}.ts`), clientSource(r.rev, r.id));
   }
+  writeFileSync(join(app, 'src', 'http.ts'), HTTP_SOURCE);
   writeFileSync(join(app, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
   const tsc = await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], app, env);
   must(tsc, 'tsc');
@@ -156,14 +233,21 @@ test('mcpgen generate into src/mcp; tsc --strict (nodenext) compiles client and 
   }
   assert.ok(readdirSync(join(app, 'dist')).includes('client-draft.js'));
   const seen: Record<string, unknown> = {};
-  for (const r of REVISIONS) {
-    const out = await run(process.execPath, [join(app, 'dist', `client-${r.id}.js`)], app, env);
-    must(out, `client-${r.id}`);
-    seen[r.rev] = JSON.parse(out.stdout.trim()) as unknown;
-  }
-  const expected = (protocolVersion: string) => ({ protocolVersion, sum: '42', invalidIsError: true, refused: 'RpcError -32602' });
+  const runs = await Promise.all([...REVISIONS.map((r) => `client-${r.id}.js`), 'http.js'].map((f) => run(process.execPath, [join(app, 'dist', f)], app, env)));
+  REVISIONS.forEach((r, i) => {
+    must(runs[i], `client-${r.id}`);
+    seen[r.rev] = JSON.parse(runs[i].stdout.trim()) as unknown;
+  });
+  const expected = (protocolVersion: string, sum = '42') => ({ protocolVersion, sum, invalidIsError: true, refused: 'RpcError -32602' });
   const draftVersion = (JSON.parse(readFileSync(join(app, 'src', 'mcp', 'draft', 'package.json'), 'utf8')) as { protocolVersion: string }).protocolVersion;
   assert.equal(seen, { '2025-11-25': expected('2025-11-25'), draft: expected(draftVersion) });
+  const http = runs[REVISIONS.length];
+  must(http, 'http');
+  assert.equal(JSON.parse(http.stdout.trim()), {
+    draft: expected(draftVersion, 'draft 42'),
+    dualLegacy: expected('2025-11-25', 'legacy 42'),
+    dualModern: expected(draftVersion, 'modern 42'),
+  });
 });
 
 /**

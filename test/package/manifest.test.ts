@@ -4,7 +4,9 @@
  * exactly the packages runtime/ imports, at mcpgen's pinned versions; mcpgen depends on the
  * runtime of its own version, keeps tsx out of its dependencies, and ships only bin/ and the
  * compiled tree. The published runtime manifest (scripts/build.ts) maps each subpath to its
- * compiled module and declarations.
+ * compiled module and declarations. Every row of the per-revision export table
+ * (generator/emit/package.ts `REVISION_EXPORTS`) names a runtime subpath that exists and only
+ * names it exports: each value at run time, each value and type in the module's declarations.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -12,6 +14,7 @@ import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { REVISION_EXPORTS } from '../../generator/emit/package.js';
 import { runtimeManifest } from '../../scripts/build.js';
 import { ROOT } from '../generator/support.js';
 
@@ -126,6 +129,35 @@ test('the published runtime manifest maps every subpath to compiled JavaScript a
   assert.equal(published.exports['./codegen/v1'], { types: './codegen/v1.d.ts', default: './codegen/v1.js' });
   assert.is(published.exports['./package.json'], './package.json');
   assert.equal(published.dependencies, runtime.dependencies);
+});
+
+test('REVISION_EXPORTS: each row\'s runtime subpath is in runtime/package.json and exports every value and type the row lists', async () => {
+  const entries = new Map<string, string>();
+  for (const row of REVISION_EXPORTS) {
+    assert.ok(Object.hasOwn(runtime.exports, row.from), `${row.subpath}: @mcpgen/runtime has no subpath ${row.from}`);
+    entries.set(row.from, join(ROOT, 'runtime', runtime.exports[row.from] as string));
+  }
+  const program = ts.createProgram([...entries.values()], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, noEmit: true, types: [] });
+  const checker = program.getTypeChecker();
+  const exported = new Map<string, Set<string>>();
+  for (const [from, file] of entries) {
+    const source = program.getSourceFile(file);
+    const symbol = source && checker.getSymbolAtLocation(source);
+    assert.ok(symbol, `${file} is not a module`);
+    exported.set(from, new Set(checker.getExportsOfModule(symbol).map((s) => s.name)));
+  }
+  const missing: string[] = [];
+  for (const row of REVISION_EXPORTS) {
+    const names = exported.get(row.from)!;
+    const mod = (await import(`@mcpgen/runtime${row.from.slice(1)}`)) as Record<string, unknown>;
+    for (const v of row.values) {
+      if (mod[v] === undefined) missing.push(`${row.subpath} value ${v}: not at run time in @mcpgen/runtime${row.from.slice(1)}`);
+      if (!names.has(v)) missing.push(`${row.subpath} value ${v}: not declared by @mcpgen/runtime${row.from.slice(1)}`);
+    }
+    for (const t of row.types) if (!names.has(t)) missing.push(`${row.subpath} type ${t}: not exported by @mcpgen/runtime${row.from.slice(1)}`);
+  }
+  assert.equal(missing, []);
+  assert.ok(REVISION_EXPORTS.length >= 10 && exported.size >= 8, `${REVISION_EXPORTS.length} rows over ${exported.size} subpaths`);
 });
 
 test.run();

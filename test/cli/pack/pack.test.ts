@@ -8,7 +8,7 @@
  *   (`^<mcpgen version>`); `exports` is the revision's rows of the export table, chosen by the
  *   revision's facts (2025-11-25: Streamable HTTP, legacy HTTP+SSE, tasks receiver; draft:
  *   stateless HTTP, dual-era, tasks extension, input-required, subscriptions, cache);
- * - installed with npm into a fresh project beside the runtime package (./runtime-package.ts),
+ * - installed with npm into a fresh project beside the runtime package (the real build's, ../../package/runtime-package.ts),
  *   programs written against both packages compile under `tsc --strict` (NodeNext; the
  *   packages' and the runtime's declarations checked too), as does each packed README's
  *   example, and every value of every entry point exists at run time; then, under plain node:
@@ -16,8 +16,10 @@
  *   `Client` and a draft `Client` against the draft package's dual-era endpoint (its legacy side
  *   the 2025-11-25 package's Streamable HTTP handler); the 2025-11-25 task receiver and
  *   requestor over the memory transport; the draft input-required helpers and tasks extension
- *   over the memory transport; a client spawning a server over stdio; and errors
- *   raised through both revisions are `instanceof` one `RpcError`.
+ *   over the memory transport; a client spawning a server over stdio, for each revision; and
+ *   errors raised through both revisions are `instanceof` one `RpcError`. This is the
+ *   acceptance test of the packed packages (test/package/install.test.ts is the one of code
+ *   generated into the user's project).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,7 +31,7 @@ import * as assert from 'uvu/assert';
 import { emitPackage, packageEntries } from '../../../generator/emit/package.js';
 import { ROOT, SPEC_DIR, cli, pinnedModel, tempDir } from '../../generator/support.js';
 import { type Served, startHttpServeProcess } from '../../runtime/tasks/serve-process.js';
-import { buildRuntimePackage } from './runtime-package.js';
+import { runtimeTarball } from '../../package/runtime-package.js';
 
 const test = suite('pack: the npm packages of 2025-11-25 and draft on one runtime package, installed, compiled and run');
 const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
@@ -116,8 +118,8 @@ test('pack writes <name>-<version>.tgz; a second pack elsewhere (other TZ, local
     cli(['pack', '--rev', HS], { MCP_SPEC_DIR: SPEC_DIR, TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' }, b),
     cli(['pack', '--rev', SL, '--out', a], { MCP_SPEC_DIR: SPEC_DIR }),
   ]);
-  // built here while the packs run in their processes
-  runtimeTgz = buildRuntimePackage(join(work.dir, 'runtime'));
+  // built (or taken from the cache) here while the packs run in their processes
+  runtimeTgz = runtimeTarball();
   const [ra, rb, rd] = await packs;
   for (const r of [ra, rb, rd]) assert.is(r.code, 0, r.stderr);
   assert.match(ra.stdout, `${nameOf(HS)}@${ROOT_PACKAGE.version}+${HS}`);
@@ -244,7 +246,7 @@ import { RpcError as RuntimeRpcError } from '@mcpgen/runtime/jsonrpc';
 const add = { name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } } as const;
 const modernFeatures = new DraftFeatures<draft.Protocol>();
 modernFeatures.tool<{ a: number; b: number }>({ ...add, handler: ({ a, b }) => \`modern \${a + b}\` });
-const modern = new draft.Server({ serverInfo: { name: 'dual-modern', version: '1.0.0' }, capabilities: modernFeatures.capabilities(), handlers: modernFeatures.handlers() });
+const modern = new draft.Server({ serverInfo: { name: 'dual-modern', version: '1.0.0' }, capabilities: modernFeatures.capabilities(), handlers: modernFeatures.handlers({ table: draft.table }) });
 const stateless = createStatelessHttpHandler({ tables: [draft.table] });
 await modern.connect(stateless.transport);
 const legacy = createStreamableHttpHandler({
@@ -448,6 +450,37 @@ export function typed(c: Client): void {
 }
 `;
 
+/** `node stdio-client-draft.js`: the draft package's client spawns its server over stdio; its errors are the 2025-11-25 package's RpcError too. */
+const STDIO_SERVER_DRAFT = `import { Server, table, type Protocol } from '${SLN}';
+import { ServerFeatures } from '${SLN}/features';
+import { StdioServerTransport } from '${SLN}/stdio';
+
+const features = new ServerFeatures<Protocol>();
+features.tool<{ text: string }>({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: ({ text }) => \`echo: \${text}\` });
+await new Server({ serverInfo: { name: 'packed-draft-server', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) }).connect(new StdioServerTransport());
+`;
+
+const STDIO_CLIENT_DRAFT = `import { fileURLToPath } from 'node:url';
+import { Client, protocolVersion } from '${SLN}';
+import { StdioClientTransport } from '${SLN}/stdio';
+import { RpcError } from '${HSN}/errors';
+
+const client = new Client({ clientInfo: { name: 'packed-draft-client', version: '1.0.0' } });
+const server = await client.connect(new StdioClientTransport({ command: process.execPath, args: [fileURLToPath(new URL('./stdio-server-draft.js', import.meta.url))] }));
+const result = await client.callTool({ name: 'echo', arguments: { text: 'draft over stdio' } });
+const first = result.content[0];
+const invalid = await client.callTool({ name: 'echo', arguments: { text: 7 } });
+const unknown = await client.callTool({ name: 'nope' }).then(() => 'resolved', (e: unknown) => (e instanceof RpcError ? e.code : String(e)));
+console.log(JSON.stringify({
+  server: server.serverInfo?.name,
+  protocolVersion: server.protocolVersion === protocolVersion,
+  text: first?.type === 'text' ? first.text : first?.type,
+  invalidIsError: invalid.isError === true,
+  unknown,
+}));
+await client.close();
+`;
+
 /** `node entries.js`: every value name of the export table's rows is defined at every entry point of both packages. */
 const ENTRIES = `import { readFileSync } from 'node:fs';
 
@@ -480,7 +513,7 @@ test('installed beside the runtime package into a fresh project: the programs an
     assert.is(installed.version, `${ROOT_PACKAGE.version}+${rev}`);
     assert.not.ok(existsSync(join(app, 'node_modules', nameOf(rev), 'node_modules')), `${rev} got a nested node_modules`);
   }
-  const programs: Record<string, string> = { 'stateless.ts': STATELESS, 'dual-era.ts': DUAL_ERA, 'tasks.ts': TASKS, 'draft-memory.ts': DRAFT_MEMORY, 'stdio-server.ts': STDIO_SERVER, 'stdio-client.ts': STDIO_CLIENT, 'entries.ts': ENTRIES };
+  const programs: Record<string, string> = { 'stateless.ts': STATELESS, 'dual-era.ts': DUAL_ERA, 'tasks.ts': TASKS, 'draft-memory.ts': DRAFT_MEMORY, 'stdio-server.ts': STDIO_SERVER, 'stdio-client.ts': STDIO_CLIENT, 'stdio-server-draft.ts': STDIO_SERVER_DRAFT, 'stdio-client-draft.ts': STDIO_CLIENT_DRAFT, 'entries.ts': ENTRIES };
   for (const rev of [HS, SL]) {
     const readme = untar(tgz.get(rev)!).find((e) => e.path === 'package/README.md')?.data.toString('utf8') ?? '';
     const example = /```ts\n([\s\S]*?)```/.exec(readme);
@@ -571,6 +604,16 @@ test('2025-11-25 package over stdio: the compiled client spawns the compiled ser
     tools: ['echo'],
     text: 'echo: hello over stdio',
     valid: true,
+    unknown: -32602,
+  });
+});
+
+test('draft package over stdio: the compiled client spawns the compiled server; an unknown tool is the 2025-11-25 package\'s RpcError (one runtime)', async () => {
+  assert.equal(await runApp('stdio-client-draft.js'), {
+    server: 'packed-draft-server',
+    protocolVersion: true,
+    text: 'echo: draft over stdio',
+    invalidIsError: true,
     unknown: -32602,
   });
 });
