@@ -25,7 +25,7 @@ import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/h
 import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
-import { connectRedisStores, type RedisStores } from '@mcpgen/runtime/stores/redis';
+import type { RedisStores } from '@mcpgen/runtime/stores/redis';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -115,7 +115,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   const host = options.host ?? '127.0.0.1';
   const stores: RedisStores | undefined = options.redis === undefined
     ? undefined
-    : await connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+    : await (await import('@mcpgen/runtime/stores/redis')).connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
   const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins).catch(async (e: unknown) => {
     await stores?.close();
     throw e;

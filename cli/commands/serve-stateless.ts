@@ -21,7 +21,6 @@ import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
 import { createStreamableHttpHandler, type ReplyMode } from '@mcpgen/runtime/http';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
-import { connectRedisStores } from '@mcpgen/runtime/stores/redis';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
 import { listenHttp, servedTables } from './serve-http.js';
@@ -75,7 +74,7 @@ export interface StatelessServeOptions {
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
   const stores = options.redis === undefined
     ? undefined
-    : await connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+    : await (await import('@mcpgen/runtime/stores/redis')).connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
   const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port, options.corsOrigins).catch(async (e: unknown) => {
     await stores?.close();
     throw e;

@@ -105,7 +105,7 @@ test('runtime dependencies: exactly what runtime/ imports, at the versions mcpge
   for (const name of optional) {
     // an app that never imports @mcpgen/runtime/stores/redis never needs it
     for (const file of imported.get(name)!) assert.ok(file.startsWith('stores/redis/'), `${file} imports the optional peer ${name}`);
-    assert.is(runtime.peerDependencies?.[name], `^${root.devDependencies?.[name]}`);
+    assert.is(runtime.peerDependencies?.[name], `^${root.dependencies[name] ?? root.devDependencies?.[name]}`);
   }
 });
 
@@ -135,7 +135,7 @@ test('REVISION_EXPORTS: each row\'s runtime subpath is in runtime/package.json a
   const entries = new Map<string, string>();
   for (const row of REVISION_EXPORTS) {
     assert.ok(Object.hasOwn(runtime.exports, row.from), `${row.subpath}: @mcpgen/runtime has no subpath ${row.from}`);
-    entries.set(row.from, join(ROOT, 'runtime', runtime.exports[row.from] as string));
+    entries.set(row.from, join(ROOT, 'runtime', nodeTarget(runtime.exports[row.from]) as string));
   }
   const program = ts.createProgram([...entries.values()], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, noEmit: true, types: [] });
   const checker = program.getTypeChecker();
