@@ -2,7 +2,8 @@
 # Installs, from Debian's packages, the toolchains the binding tests (test/generator/bindings/) compile
 # and run the generated bindings with, and the headless browser of test/web/. Idempotent: installs only what is missing, and runs
 # `apt-get update` only when something is. The list matches the aptPackages of the tables
-# OWN_BINDING_LANGUAGES (generator/emit/bindings/own.ts) and BINDING_LANGUAGES (languages.ts).
+# OWN_BINDING_LANGUAGES (generator/emit/bindings/own.ts) and BINDING_LANGUAGES (languages.ts);
+# `services` lists what the tests start or drive besides them.
 set -euo pipefail
 
 packages=(
@@ -15,9 +16,13 @@ packages=(
   default-jdk-headless libjackson2-databind-java   # java: round-trip
   mono-mcs mono-runtime pkg-config libnewtonsoft-json-cil-dev   # csharp: round-trip
   kotlin                                    # kotlin: compile-only
+)
+# what tests start besides the bindings' toolchains
+services=(
   chromium                                  # test/web/browser.test.ts: the fetch client in a real browser
   redis-server                              # test/scale: several serve processes sharing Redis
 )
+packages+=("${services[@]}")
 # rustup's cargo is on the node machines; Debian's cargo (and rustc) only when there is none.
 if ! command -v cargo >/dev/null 2>&1; then
   packages+=(cargo)
