@@ -12,6 +12,7 @@ import { exactIds, serializeMessage } from '../jsonrpc/message.js';
 import { ConnectionClosedError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 
+/** Options of {@link createMemoryPair}. */
 export interface MemoryPairOptions {
   /** Copy messages through JSON text (default true). False passes the same object. */
   serialize?: boolean;
