@@ -124,6 +124,8 @@ test('modules are named by specifier and filed by layer; the README introduces t
   assert.equal(categories.get('stores')?.sort(), ['@mcpgen/runtime/stores', '@mcpgen/runtime/stores/redis']);
   const index = readFileSync(join(site.dir, 'html', 'index.html'), 'utf8');
   assert.match(index, 'The runtime of the code');
+  // the introduction's table names every public subpath
+  for (const e of runtimeEntries()) assert.ok(index.includes(`<code>${e.specifier}</code>`), `${e.specifier} not in the introduction`);
   for (const name of ['StdioClientTransport', 'ServerFeatures', 'createStreamableHttpHandler']) {
     const hits = project.children!.filter((m) => m.children?.some((c) => c.name === name)).map((m) => m.name);
     assert.ok(hits.length > 0, `${name} on no page`);
