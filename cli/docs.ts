@@ -1,19 +1,22 @@
 /**
- * `npm run docs [-- <rev>… ] [--generated DIR] [--out DIR]`: typedoc HTML for each generated
- * revision (default: every folder of `generated/` holding an `index.ts`), from its `index.ts`,
- * into `docs-html/<rev>/`. Warnings count as errors: a revision whose docs log any warning or
- * error fails, and the run exits 1 after trying every revision.
+ * `npm run docs [-- <rev>… ] [--generated DIR] [--out DIR]`: typedoc HTML for the runtime package
+ * (`runtime`: every public subpath of runtime/package.json `exports`, introduced by
+ * runtime/README.md, navigation by layer) and for each generated revision (default: `runtime`
+ * and every folder of `generated/` holding an `index.ts`), into `docs-html/<name>/`. Warnings
+ * count as errors, and so does a link of the output that does not resolve (a page or anchor of
+ * the site; a spec page missing from `$MCP_SPEC_DIR/docs/<rev>/`): a site with any fails, and
+ * the run exits 1 after trying every one.
  *
  * Each revision compiles on its own: a temporary tsconfig extends the project's and lists only
  * the revision's index.ts, so typedoc sees the revision and the runtime it imports, nothing else.
  * Source links are off (generated code is not committed).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Application, type CommentDisplayPart, type Context, Converter, OptionDefaults } from 'typedoc';
+import { Application, type CommentDisplayPart, CommentTag, type Context, Converter, OptionDefaults, ReflectionKind, type ProjectReflection } from 'typedoc';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -49,6 +52,235 @@ export function generatedRevisions(dir: string): string[] {
     .filter((e) => e.isDirectory() && existsSync(join(dir, e.name, 'index.ts')))
     .map((e) => e.name)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Where a spec link of generated JSDoc points: the published page of the revision. */
+export const SPEC_SITE = 'https://modelcontextprotocol.io';
+
+/**
+ * `[text](/specification/<rev>/basic/index#meta)`: how schema.ts links spec pages, by site path.
+ * Rewritten to the published page (`https://modelcontextprotocol.io/specification/<rev>/basic#meta`;
+ * an `index` page is published at its folder), so the link works outside the spec's own site.
+ */
+const SITE_PATH_LINK = /\]\(\/specification\/([^)\s#]+?)(\/index)?(#[^)\s]*)?\)/g;
+
+/** Rewrites the site-path spec links of every comment of `project`; returns how many. */
+function publishSpecLinks(project: ProjectReflection): number {
+  let rewritten = 0;
+  const fix = (parts: readonly CommentDisplayPart[]) => {
+    for (const part of parts) {
+      if (part.kind !== 'text' && part.kind !== 'code') continue;
+      part.text = part.text.replace(SITE_PATH_LINK, (_m, path: string, _index, hash = '') => {
+        rewritten++;
+        return `](${SPEC_SITE}/specification/${path}${hash})`;
+      });
+    }
+  };
+  for (const r of Object.values(project.reflections)) {
+    if (!r.comment) continue;
+    fix(r.comment.summary);
+    for (const tag of r.comment.blockTags) fix(tag.content);
+  }
+  return rewritten;
+}
+
+/** A public entry point of the runtime package: its specifier and its source file. */
+export interface RuntimeEntry {
+  /** `@mcpgen/runtime/http`, `@mcpgen/runtime` for `.`. */
+  specifier: string;
+  /** Absolute path of the TypeScript source the subpath maps to. */
+  file: string;
+  /** The runtime folder (layer) the source sits in: `transport`, `stores`, … (`runtime` for the root files). */
+  layer: string;
+}
+
+/**
+ * The public subpaths of runtime/package.json `exports` that map to TypeScript sources (not
+ * `./package.json`), in the order the package lists them.
+ * @throws Error naming runtime/package.json when `exports` is missing or a target does not exist.
+ */
+export function runtimeEntries(runtimeDir = join(ROOT, 'runtime')): RuntimeEntry[] {
+  const manifest = join(runtimeDir, 'package.json');
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; exports?: Record<string, unknown> };
+  if (!pkg.exports || typeof pkg.exports !== 'object') throw new Error(`${manifest}: no "exports" map`);
+  const entries: RuntimeEntry[] = [];
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    if (typeof target !== 'string' || !target.endsWith('.ts')) continue;
+    const file = resolve(runtimeDir, target);
+    if (!existsSync(file)) throw new Error(`${manifest}: exports["${subpath}"] names ${target}, which does not exist`);
+    const rel = relative(runtimeDir, file).split(sep);
+    entries.push({ specifier: subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`, file, layer: rel.length > 1 ? rel[0] : 'runtime' });
+  }
+  return entries;
+}
+
+/**
+ * Types public signatures of the runtime use without the package exporting them: mapped-type
+ * helpers and aliases (`Obj`, `Filled`), and options or results that belong to one function.
+ * Listed by file so a new unexported type in another file still warns.
+ */
+const INTERNAL_TYPES = [
+  'auth/discovery.ts:DiscoveryOptions',
+  'auth/discovery.ts:ResourceMetadata',
+  'stateless/dual-era.ts:EraSide',
+  'features/typed.ts:Expressions',
+  'features/typed.ts:Filled',
+  'features/typed.ts:Without',
+  'transport/http/session/fetch-client.ts:HttpClientTransport',
+  'transport/http/session/fetch-client.ts:HttpClientTransportOptions',
+  'transport/http/session/session.ts:Id',
+  'protocol/json-schema.ts:JsonSchema',
+  'engine/outbound.ts:Lane',
+  'tasks/extension-wire.ts:Obj',
+  'tasks/extension.ts:Obj',
+  'transport/http/stateless/headers.ts:Obj',
+  'transport/http/io/cors.ts:PreflightAnswer',
+].map((entry) => `runtime/${entry}`);
+
+/** Options of {@link buildRuntimeDocs}. */
+export interface RuntimeDocsOptions {
+  /** Output folder of the HTML (default `docs-html/runtime`). */
+  out?: string;
+  /** Also writes typedoc's JSON model there (for the docs tests). */
+  json?: string;
+}
+
+/**
+ * Builds the docs of the runtime package: one module per public subpath (named by its
+ * specifier, in a category named by its layer), runtime/README.md as the introduction.
+ * Warnings count as errors, like {@link buildDocs}.
+ */
+export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promise<DocsResult> {
+  const out = resolve(options.out ?? join(ROOT, 'docs-html', 'runtime'));
+  const entries = runtimeEntries();
+  const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-docs-'));
+  try {
+    const tsconfig = join(tmp, 'tsconfig.json');
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: join(ROOT, 'tsconfig.json'),
+        compilerOptions: { typeRoots: [join(ROOT, 'node_modules', '@types')] },
+        include: [],
+        files: entries.map((e) => e.file),
+      }),
+    );
+    const app = await Application.bootstrapWithPlugins({
+      entryPoints: entries.map((e) => e.file),
+      tsconfig,
+      out,
+      name: '@mcpgen/runtime',
+      readme: join(ROOT, 'runtime', 'README.md'),
+      disableSources: true,
+      excludePrivate: true,
+      excludeInternal: true,
+      treatWarningsAsErrors: true,
+      // helper types public signatures mention but the package does not export (rendered inline by name)
+      intentionallyNotExported: INTERNAL_TYPES,
+      categorizeByGroup: false,
+      defaultCategory: 'runtime',
+      navigation: { includeCategories: true, includeGroups: false, includeFolders: false, compactFolders: false, excludeReferences: false },
+      validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: true, notDocumented: false, unusedMergeModuleWith: true },
+      githubPages: false,
+      plugin: [],
+    });
+    // each entry module: named by its package specifier, in its layer's category
+    app.converter.on(
+      Converter.EVENT_RESOLVE_BEGIN,
+      (context: Context) => {
+        for (const mod of context.project.getReflectionsByKind(ReflectionKind.Module)) {
+          const entry = entries.find((e) => moduleName(e.file) === mod.name);
+          if (!entry) continue;
+          mod.name = entry.specifier;
+          mod.comment?.blockTags.push(new CommentTag('@category', [{ kind: 'text', text: entry.layer }]));
+        }
+      },
+      1000,
+    );
+    const fail = (): DocsResult => ({ revision: 'runtime', out, ok: false, errors: app.logger.errorCount, warnings: app.logger.warningCount });
+    if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
+    const project = await app.convert();
+    if (!project || app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
+    app.validate(project);
+    if (app.logger.hasErrors() || app.logger.hasWarnings() || app.logger.validationWarningCount) return fail();
+    await app.generateOutputs(project);
+    if (options.json) await app.generateJson(project, options.json);
+    if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
+    return { revision: 'runtime', out, ok: true, errors: 0, warnings: 0 };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** A link of the HTML output that does not resolve. */
+export interface BrokenLink {
+  /** The page holding it, relative to the site folder. */
+  page: string;
+  href: string;
+  why: string;
+}
+
+/**
+ * Checks every `href` of every page under `site`, offline: a relative link must name a file of the
+ * site (and its `#anchor` an `id` of that page); a link to a spec page
+ * (`https://modelcontextprotocol.io/specification/<rev>/<path>`) must name a page of
+ * `<specDir>/docs/<rev>/` (`<path>.mdx`, `<path>.md` or `<path>/index.mdx`; anchors not checked).
+ * Other absolute links are not followed. Spec links of a revision `specDir` holds no pages for
+ * (the inputs carry docs for some revisions only) cannot be checked offline: they are counted
+ * in `unchecked`, by revision.
+ */
+export function checkLinks(site: string, specDir: string): { broken: BrokenLink[]; unchecked: Map<string, number> } {
+  const broken: BrokenLink[] = [];
+  const unchecked = new Map<string, number>();
+  const ids = new Map<string, Set<string>>();
+  const idsOf = (file: string): Set<string> => {
+    let set = ids.get(file);
+    if (!set) {
+      set = new Set([...readFileSync(file, 'utf8').matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));
+      ids.set(file, set);
+    }
+    return set;
+  };
+  const pages = readdirSync(site, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
+  for (const page of pages) {
+    const file = join(site, page);
+    for (const m of readFileSync(file, 'utf8').matchAll(/\shref="([^"]*)"/g)) {
+      const href = m[1].replaceAll('&amp;', '&');
+      const spec = /^https:\/\/modelcontextprotocol\.io\/specification\/([^/#?]+)\/?([^#?]*)/.exec(href);
+      if (spec) {
+        const [, rev, path] = spec;
+        if (!existsSync(join(specDir, 'docs', rev))) {
+          unchecked.set(rev, (unchecked.get(rev) ?? 0) + 1);
+          continue;
+        }
+        const base = join(specDir, 'docs', rev, path.replace(/\/$/, ''));
+        const found = ['.mdx', '.md', '/index.mdx', '/index.md'].some((ext) => existsSync(base + ext)) && !path.split('/').includes('..');
+        if (!found) broken.push({ page, href, why: `no spec page ${rev}/${path || 'index'} under ${join(specDir, 'docs')}` });
+        continue;
+      }
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
+      if (href.startsWith('/')) {
+        broken.push({ page, href, why: 'a site-absolute path, outside the docs' });
+        continue;
+      }
+      const [path, anchor] = href.split('#', 2) as [string, string | undefined];
+      const target = path ? resolve(dirname(file), decodeURIComponent(path)) : file;
+      if (!existsSync(target)) {
+        broken.push({ page, href, why: 'no such page' });
+        continue;
+      }
+      // hierarchy.html draws its entries (and their ids) from assets/hierarchy.js in the browser
+      if (anchor && target.endsWith('.html') && basename(target) !== 'hierarchy.html' && !idsOf(target).has(decodeURIComponent(anchor))) {
+        broken.push({ page, href, why: `no id "${anchor}" on that page` });
+      }
+    }
+  }
+  return { broken, unchecked };
+}
+
+/** The module name typedoc derives for a runtime entry file: its path under runtime/, no `.ts`, no `/index`. */
+function moduleName(file: string): string {
+  return relative(join(ROOT, 'runtime'), file).split(sep).join('/').replace(/\.ts$/, '').replace(/\/index$/, '');
 }
 
 /** Builds the docs of one revision; never throws for a typedoc failure, reports it instead. */
@@ -89,6 +321,7 @@ export async function buildDocs(revision: string, options: DocsOptions = {}): Pr
     });
     // before the link resolver (priority -300)
     app.converter.on(Converter.EVENT_RESOLVE_END, (context: Context) => void repairFusedLinks(context), 100);
+    app.converter.on(Converter.EVENT_RESOLVE_END, (context: Context) => void publishSpecLinks(context.project), 100);
     const fail = (): DocsResult => ({ revision, out, ok: false, errors: app.logger.errorCount, warnings: app.logger.warningCount });
     if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
     const project = await app.convert();
@@ -148,7 +381,8 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   const generated = resolve(values.generated ?? join(ROOT, 'generated'));
   const named = [...positionals, ...(values.rev ? values.rev.split(',') : [])];
-  const revisions = named.length ? named : generatedRevisions(generated);
+  const specDir = resolve(process.env.MCP_SPEC_DIR ?? join(ROOT, '..', 'mcp-spec'));
+  const revisions = named.length ? named : ['runtime', ...generatedRevisions(generated)];
   if (!revisions.length) {
     console.error(`docs: no generated revisions in ${generated} (run npm run generate)`);
     return 1;
@@ -159,7 +393,13 @@ async function main(argv: string[]): Promise<number> {
     const took = () => `${(performance.now() - t0).toFixed(0)}ms`;
     let r: DocsResult;
     try {
-      r = await buildDocs(rev, { generated, out: values.out });
+      r = rev === 'runtime' ? await buildRuntimeDocs(values.out ? { out: join(resolve(values.out), 'runtime') } : {}) : await buildDocs(rev, { generated, out: values.out });
+      if (r.ok) {
+        const { broken, unchecked } = checkLinks(r.out, specDir);
+        for (const [specRev, n] of unchecked) console.log(`${rev}: ${n} link(s) to ${specRev} spec pages not checked (no ${join(specDir, 'docs', specRev)})`);
+        for (const b of broken) console.error(`${rev}: broken link in ${b.page}: ${b.href} (${b.why})`);
+        if (broken.length) r = { ...r, ok: false, errors: r.errors + broken.length };
+      }
     } catch (e) {
       failed++;
       console.error(`${rev}: FAILED: ${(e as Error).message}`);

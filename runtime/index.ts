@@ -2,6 +2,8 @@
  * The public runtime entry. Generated revisions (`generated/<rev>/index.ts`) give the typed
  * `Client` and `Server`; this module gives what they are used with. Generated code itself
  * imports only `./codegen/v1.js`.
+ *
+ * @module
  */
 
 // ---- for users: connecting, serving, errors ------------------------------------------------

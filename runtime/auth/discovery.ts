@@ -56,7 +56,7 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
 }
 
 /**
- * Fetches and validates an issuer's metadata (first URL of {@link authorizationServerMetadataUrls}
+ * Fetches and validates an issuer's metadata (first URL of `authorizationServerMetadataUrls(issuer)`
  * that answers 200). The `issuer` in the document must be identical to `issuer` (RFC 8414
  * section 3.3; a mismatched document is refused, not skipped).
  * @throws DiscoveryError when no URL answers, or the document is refused.

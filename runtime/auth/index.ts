@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/auth`: authorization (2025-11-25 and draft basic/authorization): the resource server's bearer-token checks and protected resource metadata, and the OAuth 2.1 client as a `fetch` for the HTTP client transports (the auth layer). */
+/**
+ * `@mcpgen/runtime/auth`: authorization (2025-11-25 and draft basic/authorization): the resource server's bearer-token checks and protected resource metadata, and the OAuth 2.1 client as a `fetch` for the HTTP client transports (the auth layer).
+ *
+ * @module
+ */
 export { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, resourceMetadataUrl, bearerChallenge } from './resource.js';
 export type { BearerAuthOptions, ProtectedResourceMetadata, ResourceMetadataEndpoint } from './resource.js';
 export { oauthFetch, MemoryTokenStore, AuthorizationError, parseBearerChallenge } from './client.js';

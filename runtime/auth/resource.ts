@@ -46,7 +46,7 @@ export interface BearerAuthOptions {
    * audience is still checked against `resource` when the answer names one (`aud`).
    */
   introspect?: (token: string) => Promise<Omit<AuthInfo, 'token'> | undefined>;
-  /** Accepted JWS algorithms. Default {@link DEFAULT_ALGORITHMS}; `none` is refused (TypeError). */
+  /** Accepted JWS algorithms. Default: RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519; `none` is refused (TypeError). */
   algorithms?: readonly string[];
   /** Scopes every request needs (else 403 `insufficient_scope`). Default none. */
   requiredScopes?: readonly string[];

@@ -46,6 +46,7 @@ export interface NdjsonSink {
   error(error: FrameError): void;
 }
 
+/** Options of the newline-delimited JSON decoder (the stdio framing, 2025-11-25 basic/transports). Sizes in bytes. */
 export interface NdjsonDecoderOptions {
   /** Maximum line size in bytes, `\n` excluded (default {@link DEFAULT_MAX_LINE_BYTES}). */
   maxLineBytes?: number;

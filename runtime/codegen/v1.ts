@@ -2,6 +2,8 @@
  * The one entry point generated code may import (version 1). Everything generated files use
  * from the runtime is listed here, and nothing else; a test enforces that generated/ reaches no
  * further into runtime/ and that runtime/ never imports generated/.
+ *
+ * @module
  */
 export type { Direction, MethodEntry, NotificationShape, ProtocolMaps, ProtocolTable, RequestShape, ValidationError, Validator } from '../protocol/table.js';
 export { createDispatcher, describeErrors } from '../protocol/dispatch.js';

@@ -74,7 +74,7 @@ export interface CarrierWatch extends MessageInfo {
 
 /**
  * Cancels `r` when the connection that carried it goes away: through
- * {@link CarrierWatch.watchCarrier} when the transport offers it, else through `info.signal`
+ * `CarrierWatch.watchCarrier` when the transport offers it, else through `info.signal`
  * (its listener is removed when the handler finishes, via `r.onEnd`).
  */
 export function watchCarrier(r: InboundRequest, info: MessageInfo | undefined): void {

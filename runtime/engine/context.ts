@@ -15,6 +15,7 @@ import type { InboundRequest } from './cancellation.js';
  * (`table.loggingLevels`), and the session passes that to {@link setLogThreshold}.
  */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+/** A syslog severity of `logging/setLevel` and `notifications/message` (RFC 5424; server/utilities/logging), `debug` lowest. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** The `_meta` key of a stateless request's log level (draft basic/index, server/utilities/logging). */
 export const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';

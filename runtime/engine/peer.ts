@@ -30,11 +30,13 @@ export type { Logger, NotificationHandler, RequestContext, RequestHandler, Reque
 
 export { hasCapability } from '../protocol/table.js';
 
+/** Which side of the connection a peer is. */
 export type Side = 'client' | 'server';
 
 /** Refuses a request before dispatch (e.g. before initialization) by returning the error to send. */
 export type PreDispatch = (request: JSONRPCRequest, entry: MethodEntry | undefined, info: MessageInfo | undefined) => RpcError | undefined;
 
+/** Options of a {@link Peer}: its side, its protocol table, the lifecycle's hooks; times in ms. */
 export interface PeerOptions {
   side: Side;
   table: ProtocolTable;
@@ -116,6 +118,13 @@ class BatchReply {
   }
 }
 
+/**
+ * One side of one connection (see the module doc): sends requests and notifications over a
+ * {@link Transport}, correlates responses by id, dispatches inbound messages to handlers by
+ * method, and carries cancellation (`notifications/cancelled`), progress and `ping`
+ * (2025-11-25 basic/utilities). Outbound requests reject with {@link RpcError},
+ * `RequestTimeoutError`, `RequestAbortedError`, `CapabilityNotDeclaredError` or `ConnectionClosedError`.
+ */
 export class Peer {
   readonly side: Side;
   /** What handlers see as `ctx.session` (PeerOptions.session). */

@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/features`: server features: tools, resources, prompts, completion, pagination (the features layer). */
+/**
+ * `@mcpgen/runtime/features`: server features: tools, resources, prompts, completion, pagination (the features layer).
+ *
+ * @module
+ */
 export * from './server-features.js';
 export * from './pagination.js';
 export * from './resources.js';

@@ -28,6 +28,7 @@ interface ResourceCommon extends Described {
   annotations?: Obj;
 }
 
+/** A resource of {@link ServerFeatures} (server/resources): its URI and metadata, and fixed content (`text`, `blob`) or a `read` function. */
 export interface ResourceDefinition<P extends ProtocolMaps = ProtocolMaps> extends ResourceCommon {
   uri: string;
   size?: number;
@@ -38,7 +39,9 @@ export interface ResourceDefinition<P extends ProtocolMaps = ProtocolMaps> exten
   read?(uri: string, ctx: RequestContext): ResourceContents<P>[] | Promise<ResourceContents<P>[]>;
 }
 
+/** Completes an argument (server/utilities/completion): the partial `value` and the other arguments already given (`context`) in, suggestions out (at most 100 are sent). */
 export type Completer = (value: string, context: Record<string, string>) => CompletionValues | Promise<CompletionValues>;
+/** What a {@link Completer} returns: the values, or the values with `total` (all matches) and `hasMore`. */
 export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
 /**
@@ -53,6 +56,7 @@ export interface ResourceTemplateDefinition<P extends ProtocolMaps = ProtocolMap
   complete?: { [K in TemplateVariables<T>]?: Completer };
 }
 
+/** One argument of a prompt (server/prompts): name, description, whether required, and its completer. */
 export interface PromptArgument extends Omit<Described, 'icons' | '_meta'> {
   readonly name: string;
   readonly required?: boolean;
@@ -112,6 +116,7 @@ export interface Catalog {
 const MAX_COMPLETIONS = 100;
 /** Resource not found up to 2025-11-25 (server/resources "Error Handling"); stateless revisions use -32602. */
 export const RESOURCE_NOT_FOUND = -32002;
+/** The error of `resources/read` for an unknown URI: code -32002 (`RESOURCE_NOT_FOUND`), `data: { uri }`. */
 export const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
 
 /**

@@ -49,6 +49,7 @@ export type {
 } from './resources.js';
 export { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from './resources.js';
 
+/** Options of {@link ServerFeatures}: page size of the lists, capabilities declared up front, the cache hints of stateless results (`ttlMs` in ms, `cacheScope`), the logger. */
 export interface ServerFeaturesOptions {
   /** Items per page of every list (default 100). */
   pageSize?: number;

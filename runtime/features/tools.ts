@@ -31,7 +31,9 @@ import type { RequestContext } from '../engine/peer.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, WithStructured } from './typed.js';
 
+/** A JSON object. */
 export type Obj = Record<string, unknown>;
+/** A JSON Schema, as an object (a tool's `inputSchema` / `outputSchema`). */
 export type JsonSchema = Obj;
 
 /**
@@ -119,6 +121,7 @@ export function validatorsOf(tool: CompiledTool): NonNullable<CompiledTool['comp
   }
 }
 
+/** Whether `v` is a JSON object (not null, not an array). */
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** -32602 Invalid params with `message` and `data`. */
 export const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);

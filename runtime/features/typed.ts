@@ -16,7 +16,7 @@ import type { ProtocolMaps } from '../protocol/table.js';
 /** Result fields ServerFeatures fills in (stateless revisions): optional for handlers. */
 type Filled = 'resultType' | 'ttlMs' | 'cacheScope';
 
-/** `R` with the {@link Filled} members optional (index signatures and other members kept). */
+/** `R` with the members ServerFeatures fills in (`resultType`, `ttlMs`, `cacheScope`) optional (index signatures and other members kept). */
 export type HandlerReturn<R> = R extends object
   ? { [K in keyof R as K extends Filled ? never : K]: R[K] } & { [K in keyof R & Filled]?: R[K] }
   : R;

@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/jsonrpc`: JSON-RPC 2.0 messages, errors and the transport contract (the jsonrpc layer). */
+/**
+ * `@mcpgen/runtime/jsonrpc`: JSON-RPC 2.0 messages, errors and the transport contract (the jsonrpc layer).
+ *
+ * @module
+ */
 export * from './errors.js';
 export * from './message.js';
 export * from './own.js';

@@ -45,7 +45,9 @@ export interface JSONRPCErrorResponse extends JSONRPCMessage {
   id?: RequestId | null;
   error: ErrorObject;
 }
+/** A response: a result or an error (JSON-RPC 2.0 section 5; 2025-11-25 basic/index, Responses). */
 export type JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
+/** Any single JSON-RPC message: request, notification or response. */
 export type AnyJSONRPCMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse;
 
 /** The four valid message kinds. */

@@ -84,6 +84,11 @@ export interface TransportEvents {
   onBatch?(messages: unknown[], info?: MessageInfo): void;
 }
 
+/**
+ * What carries JSON-RPC messages between two peers (stdio, HTTP, memory, …): `start(events)`
+ * begins delivery to `events`, `send` writes one message (rejecting once the transport is closed),
+ * `close` ends the connection (idempotent; `events.onClose` fires once).
+ */
 export interface Transport {
   /** Begins delivering inbound messages to `events`. Resolves once the transport is ready. */
   start(events: TransportEvents): Promise<void>;

@@ -18,6 +18,7 @@ export type Handlers<M extends Record<string, RequestShape>, C = unknown> = {
 /** The dispatch function a dispatcher returns. Throws RpcError. */
 export type Dispatch<C = unknown> = (method: string, params: unknown, ctx: C) => Promise<unknown>;
 
+/** Options of {@link createDispatcher}: which checks run around each handler. */
 export interface DispatcherOptions {
   /** Validate handler results against the method's result schema (default true). */
   validateResults?: boolean;

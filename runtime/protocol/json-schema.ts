@@ -21,6 +21,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { formats } from './formats.js';
 import { as2020, describeValidation, metaSchemaProblem } from './schema-check.js';
 
+/** A compiled validator (Ajv's): called with a value, returns whether it matches; `errors` holds the issues of the last call. */
 export type { ValidateFunction };
 export { describeValidation };
 type JsonSchema = Record<string, unknown>;

@@ -56,6 +56,7 @@ export type ClientNotificationHandlers<P extends ProtocolMaps> = {
   [M in keyof P['serverNotifications']]?: (params: P['serverNotifications'][M]['params']) => void | Promise<void>;
 };
 
+/** Options of a {@link ClientSession}: who the client is, what it declares, how it answers the server's requests. */
 export interface ClientSessionOptions<P extends ProtocolMaps> {
   clientInfo: Implementation;
   /** Capabilities this client declares (sampling, elicitation, roots, tasks…). */
@@ -161,6 +162,13 @@ interface HttpLifecycle {
   onSessionExpired?: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
 }
 
+/**
+ * The client side of one connection, typed over a generated method map `P` (see the module
+ * doc for the lifecycle of each era). `connect(transport)` runs the handshake (2025-11-25
+ * basic/lifecycle) or `server/discover` (stateless revisions); `request` sends a typed request
+ * and resolves with its validated result, rejecting with {@link RpcError} (the server's error),
+ * `RequestTimeoutError`, `RequestAbortedError` or `ConnectionClosedError`.
+ */
 export class ClientSession<P extends ProtocolMaps> {
   /** Which side of the protocol this session is (the task layer tells the sessions apart by it). */
   readonly side = 'client' as const;

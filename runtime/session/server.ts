@@ -37,13 +37,16 @@ import { LISTEN_NOTIFICATIONS, SubscriptionHub } from '../stateless/subscription
 import type { NotificationBus } from '../stores/bus.js';
 import { LOG_LEVEL_META, type LogLevel, isLogLevel, logLevelOrderOf, passesLogLevel, setLogThreshold } from '../engine/context.js';
 
+/** A handler per client request method of `P`: typed params and request context in, the method's result (or its alternative result) out; throw an {@link RpcError} to answer with an error. */
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
   [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt'] | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
 };
+/** A handler per client notification method of `P` (typed params; nothing is answered). */
 export type ServerNotificationHandlers<P extends ProtocolMaps> = {
   [M in keyof P['clientNotifications']]?: (params: P['clientNotifications'][M]['params']) => void | Promise<void>;
 };
 
+/** Options of a {@link ServerSession}: who the server is, what it declares, its request and notification handlers. */
 export interface ServerSessionOptions<P extends ProtocolMaps> {
   serverInfo: Implementation;
   /** Capabilities this server declares (tools, resources, prompts, logging, completions, tasks…). */
@@ -101,6 +104,12 @@ const META = 'io.modelcontextprotocol/';
 const statelessLogThreshold = (table: () => ProtocolTable) => (meta: Record<string, unknown> | undefined): LogLevel | undefined =>
   isLogLevel(meta?.[LOG_LEVEL_META], logLevelOrderOf(table())) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
 
+/**
+ * The server side of one connection, typed over a generated method map `P` (see the module doc
+ * for the lifecycle and capability rules, 2025-11-25 basic/lifecycle). `connect(transport)`
+ * starts serving; handler errors are answered as JSON-RPC errors, outbound requests
+ * (`request`) reject with {@link RpcError}, `RequestTimeoutError` or `ConnectionClosedError`.
+ */
 export class ServerSession<P extends ProtocolMaps> {
   /** Which side of the protocol this session is (the task layer tells the sessions apart by it). */
   readonly side = 'server' as const;

@@ -20,6 +20,7 @@ export const CACHEABLE_METHODS: readonly string[] = [
   'server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read',
 ];
 
+/** Who may share a cached result: `public` (any client), `private` (this client only). */
 export type CacheScope = 'public' | 'private';
 /** Caching hints of one result: `ttlMs` in ms (≥ 0), `cacheScope`. */
 export interface CacheHint {
@@ -65,6 +66,7 @@ function stable(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
+/** Options of {@link ResultCache}: entry bound and clock (ms). */
 export interface ResultCacheOptions {
   /** Most entries kept; the oldest goes first (default 256). */
   maxEntries?: number;

@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/stateless`: what stateless revisions add: the dual-era endpoint, input-required (multi round-trip) helpers, subscriptions, the result cache (the stateless layer). */
+/**
+ * `@mcpgen/runtime/stateless`: what stateless revisions add: the dual-era endpoint, input-required (multi round-trip) helpers, subscriptions, the result cache (the stateless layer).
+ *
+ * @module
+ */
 export * from './dual-era.js';
 export * from './mrtr.js';
 export * from './subscriptions.js';

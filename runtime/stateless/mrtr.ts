@@ -138,6 +138,7 @@ export function requestTarget(method: string, params: Params | undefined): strin
   return pick('name') ?? pick('uri');
 }
 
+/** Options of {@link RequestStateSealer}: the key and the lifetime of sealed request state. */
 export interface RequestStateSealerOptions {
   /**
    * HMAC-SHA256 key, at least 32 bytes. Default: 32 random bytes, so state dies with the process
@@ -425,6 +426,7 @@ export function decodeResult(entry: MethodEntry, result: Record<string, unknown>
 /** A client handler of an embedded request. */
 export type InputHandler = (params: Params | undefined, ctx: RequestContext) => unknown;
 
+/** Options of {@link runInputRounds}: the request, the revision's table, the handlers of embedded requests and the round bound. */
 export interface InputRoundsOptions {
   table: ProtocolTable;
   entry: MethodEntry;

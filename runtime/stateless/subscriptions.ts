@@ -86,6 +86,7 @@ interface ServerSub {
   resolve(result: Params | undefined): void;
 }
 
+/** Options of {@link SubscriptionHub}: the server's capabilities, which resource URIs may be subscribed to, the logger. */
 export interface SubscriptionHubOptions {
   /** The server's declared capabilities (read at each listen request). */
   capabilities: () => Record<string, unknown>;
@@ -196,6 +197,7 @@ export interface Subscription {
   close(reason?: string): Promise<SubscriptionEnd>;
 }
 
+/** Options of a client's `subscriptions/listen` (draft): the notification callback and an abort signal. */
 export interface ListenOptions {
   /** Receives each notification of this subscription (after the acknowledgement). */
   onNotification?: (method: string, params: Params | undefined) => void;

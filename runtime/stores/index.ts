@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/stores`: what a deployment shares (sessions, stream events, the notification bus): the interfaces and their memory implementations (the stores layer). Redis: `@mcpgen/runtime/stores/redis`. */
+/**
+ * `@mcpgen/runtime/stores`: what a deployment shares (sessions, stream events, the notification bus): the interfaces and their memory implementations (the stores layer). Redis: `@mcpgen/runtime/stores/redis`.
+ *
+ * @module
+ */
 export * from './bus.js';
 export * from './events.js';
 export * from './sessions.js';

@@ -59,6 +59,7 @@ type Obj = Record<string, unknown>;
 /** What task work returns: a CallToolResult, or a string (one text block). */
 export type TaskWorkResult = Obj | string;
 
+/** Options of the tasks extension of stateless revisions (2026-07-28, draft): the revision's table, which tools run as tasks, the store and its owner key, task lifetime and poll interval (ms), the bound on active tasks. */
 export interface TasksExtensionOptions {
   /** The stateless revision's table: embedded input requests and task results are checked against it. */
   table: ProtocolTable;

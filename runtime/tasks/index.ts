@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/tasks`: tasks: the store, the receiver and requestor of handshake revisions, the tasks extension of stateless ones (the tasks layer). */
+/**
+ * `@mcpgen/runtime/tasks`: tasks: the store, the receiver and requestor of handshake revisions, the tasks extension of stateless ones (the tasks layer).
+ *
+ * @module
+ */
 export * from './store.js';
 export * from './receiver.js';
 export * from './requestor.js';

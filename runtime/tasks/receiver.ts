@@ -75,6 +75,7 @@ export { type TaskHandlerContext, taskOf } from './context.js';
 /** Tool-level `execution.taskSupport` (schema `ToolExecution`); absent means `forbidden`. */
 export type TaskSupport = 'required' | 'optional' | 'forbidden';
 
+/** Options of {@link attachTaskReceiver}: the store, which tools (and client requests) may run as tasks, and which task methods are offered. */
 export interface TaskReceiverOptions {
   /** Where tasks live (default: a new InMemoryTaskStore). Share one to share tasks across sessions of one owner. */
   store?: TaskStore;
@@ -124,6 +125,12 @@ export class TaskReceiverSetupError extends Error {
   }
 }
 
+/**
+ * The tasks of one session (2025-11-25 basic/utilities/tasks), as {@link attachTaskReceiver}
+ * returns it: task-augmented requests become tasks of {@link TaskReceiver.store}, and
+ * `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` are answered from it
+ * (-32602 for an unknown task id).
+ */
 export class TaskReceiver {
   readonly store: TaskStore;
   /** The owner key used when neither `owner(ctx)` nor an HTTP session id gives one. */

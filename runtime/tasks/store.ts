@@ -49,6 +49,7 @@ export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 /** Optional `_meta` key of a CreateTaskResult for tools/call: text for the model meanwhile. */
 export const MODEL_IMMEDIATE_RESPONSE_META = 'io.modelcontextprotocol/model-immediate-response';
 
+/** Statuses a task never leaves: `completed`, `failed`, `cancelled` (basic/utilities/tasks, Task Status). */
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 const NEXT: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
   working: ['working', 'input_required', 'completed', 'failed', 'cancelled'],
@@ -171,6 +172,7 @@ export interface TaskStore {
   subscribe(listener: (event: TaskEvent) => void): () => void;
 }
 
+/** Options of {@link InMemoryTaskStore}: page size, clock, and how many expired task ids it remembers. */
 export interface InMemoryTaskStoreOptions {
   /** Page size of `list` when none is given (default 50). */
   pageSize?: number;

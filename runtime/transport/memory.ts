@@ -4,12 +4,15 @@
  * through `JSON.stringify`/`JSON.parse` by default, so each side sees what a wire would carry
  * (no shared objects, `undefined` members gone). The transport does not check message shapes:
  * it is the peer's job to answer invalid ones, so tests can send any JSON through it.
+ *
+ * @module
  */
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 import { exactIds, serializeMessage } from '../jsonrpc/message.js';
 import { ConnectionClosedError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 
+/** Options of {@link createMemoryPair}. */
 export interface MemoryPairOptions {
   /** Copy messages through JSON text (default true). False passes the same object. */
   serialize?: boolean;

@@ -17,6 +17,8 @@
  * array (a JSON-RPC batch) goes to the engine's `onBatch` when it has one (the negotiated
  * revision decides: 2025-03-26 has batches), else it gets `-32600`; `sendBatch` writes the
  * batch's responses as one line.
+ *
+ * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';

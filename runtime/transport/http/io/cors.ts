@@ -27,6 +27,7 @@ export interface CorsOptions {
   credentials?: boolean;
 }
 
+/** Response headers a browser page may read by default (`Access-Control-Expose-Headers`): the session id, protocol version, method and name headers, and `WWW-Authenticate`. */
 export const DEFAULT_EXPOSED_HEADERS: readonly string[] = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'WWW-Authenticate'];
 const MCP_REQUEST_HEADERS = ['accept', 'content-type', 'authorization', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name'];
 

@@ -53,7 +53,9 @@ export interface EndpointRules {
   checkAccept?: boolean;
 }
 
+/** Largest request body read by default: 4 MiB (bytes); more is answered 413. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Time a request body has to arrive by default: 30 s (ms); slower is answered 408. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /** A bounded cache of verdicts by header value (emptied when full). */
@@ -167,6 +169,7 @@ export function accepts(accept: string | undefined, type: string): boolean {
   });
 }
 
+/** The media type of a `Content-Type` / `Accept` value, lower-case, parameters dropped (`undefined` in, `undefined` out). */
 export function mediaType(value: string | undefined): string | undefined {
   return value?.split(';')[0].trim().toLowerCase();
 }
@@ -177,6 +180,11 @@ function splitHost(host: string): { name: string; port?: string } {
   return m ? { name: m[1], port: m[2] } : { name: host.toLowerCase() };
 }
 
+/**
+ * Whether a request's `Host` header is accepted (DNS rebinding protection, 2025-11-25
+ * basic/transports, Security Warning): `allowed` false accepts any; a list accepts its names
+ * (a port in an entry must match); undefined accepts loopback names only, on `localPort` when known.
+ */
 export function hostAllowed(host: string | undefined, localPort: number | undefined, allowed: readonly string[] | false | undefined): boolean {
   if (allowed === false) return true;
   if (!host) return false;
@@ -191,6 +199,11 @@ export function hostAllowed(host: string | undefined, localPort: number | undefi
   });
 }
 
+/**
+ * Whether a request's `Origin` is accepted (2025-11-25 basic/transports, Security Warning):
+ * `allowed` false accepts any; a list accepts its origins (case-insensitive); undefined accepts
+ * http(s) origins on loopback hosts only.
+ */
 export function originAllowed(origin: string, allowed: readonly string[] | false | undefined): boolean {
   if (allowed === false) return true;
   if (allowed !== undefined) return allowed.some((o) => o.toLowerCase() === origin.toLowerCase());

@@ -79,6 +79,7 @@ export class NodeSink extends NodeResponseSink {
  * again. Only set for a body that was valid UTF-8 and JSON.
  */
 export const PARSED_MESSAGE: unique symbol = Symbol('mcpgen.parsedMessage');
+/** A node:http request that may carry its body already parsed (under {@link PARSED_MESSAGE}). */
 export type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
 
 /**

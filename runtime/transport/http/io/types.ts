@@ -29,6 +29,7 @@ export interface ResponseSink {
 /** Why a body was not read: over the limit, or not in within the time bound. */
 export type BodyFailure = 'too-large' | 'timeout';
 
+/** One HTTP request as the transports see it, whatever the server (node:http or fetch): method, headers, body reader and response writer. */
 export interface Exchange {
   method: string;
   /** Request headers, lower-case names; repeated headers joined with `, `. */

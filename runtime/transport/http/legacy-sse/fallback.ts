@@ -15,6 +15,12 @@ const FALLBACK_STATUSES = new Set([400, 404, 405]);
 /** Options: those of {@link HttpClientTransport} (`headers` given as an object reach both). */
 export type FallbackHttpClientOptions = HttpClientTransportOptions;
 
+/**
+ * A client {@link Transport} that speaks Streamable HTTP, or the deprecated HTTP+SSE transport
+ * when the server answers the first POST with 400, 404 or 405 and a GET of the same URL opens
+ * an SSE stream whose first event is `endpoint` (2025-11-25 basic/transports, Backwards
+ * Compatibility). Errors of `send` are those of the transport in use (`HttpStatusError`, …).
+ */
 export class FallbackHttpClientTransport implements Transport {
   private readonly modern: HttpClientTransport;
   private legacy: LegacySseClientTransport | undefined;

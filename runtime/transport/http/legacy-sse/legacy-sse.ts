@@ -43,9 +43,9 @@ export interface LegacySseOptions {
   bodyTimeoutMs?: number;
   /** Keep-alive comment interval, ms. Default 15000; 0 disables. */
   keepAliveMs?: number;
-  /** As {@link StreamableHttpOptions.allowedHosts}. */
+  /** As `StreamableHttpOptions.allowedHosts` of `@mcpgen/runtime/http`. */
   allowedHosts?: readonly string[] | false;
-  /** As {@link StreamableHttpOptions.allowedOrigins}. */
+  /** As `StreamableHttpOptions.allowedOrigins` of `@mcpgen/runtime/http`. */
   allowedOrigins?: readonly string[] | false;
   /**
    * Most sessions (open streams) at once; a GET beyond it gets 503 with `Retry-After` and a

@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/http`: Streamable HTTP with sessions: the server endpoint, the client transport, the event store and session registry, and the `node:http` adapter they share. */
+/**
+ * `@mcpgen/runtime/http`: Streamable HTTP with sessions: the server endpoint, the client transport, the event store and session registry, and the `node:http` adapter they share.
+ *
+ * @module
+ */
 export * from './server.js';
 export * from './client.js';
 export * from './session.js';

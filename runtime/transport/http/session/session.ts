@@ -268,7 +268,7 @@ export class HttpServerSession implements Transport {
 
   /**
    * Handler side: one POSTed message, already validated and assigned to this session. A
-   * request is delivered with a {@link CarrierWatch} info (same sessionId, headers and
+   * request is delivered with a `CarrierWatch` info (same sessionId, headers and
    * protocolVersion) whose `signal` (built when read) and watched request abort when its
    * stream dies unanswered: the connection closed while the client cannot resume the stream
    * (no event store, or no event ID sent yet), or the session ended. A disconnection the

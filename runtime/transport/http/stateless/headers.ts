@@ -19,6 +19,7 @@ import { fromBase64, toBase64, utf8Bytes } from '../../../codec/bytes.js';
 
 type Obj = Record<string, unknown>;
 
+/** The `_meta` key of a stateless request's protocol version (2026-07-28 basic/index). */
 export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 /**
  * Methods whose requests carry `Mcp-Name`, and the params field mirrored (`taskId`: SEP-2663,

@@ -1,4 +1,8 @@
-/** `@mcpgen/runtime/http/stateless`: the stateless revisions' HTTP endpoint and client, and their request metadata headers. */
+/**
+ * `@mcpgen/runtime/http/stateless`: the stateless revisions' HTTP endpoint and client, and their request metadata headers.
+ *
+ * @module
+ */
 export * from './server.js';
 export * from './client.js';
 export * from './headers.js';

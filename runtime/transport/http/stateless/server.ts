@@ -130,7 +130,7 @@ const CLOSED_BY_CLIENT = 'response stream closed by the client';
  * Inbound requests reach the engine with an id of this transport's (a number, unique for its
  * lifetime). These inner ids are never reachable from outside: a POSTed
  * `notifications/cancelled` or `notifications/progress` does not reach the engine (202,
- * ignored: see {@link namesRequest}), so one client can never cancel another's request. When a response stream closes before its answer (the client went away or
+ * ignored: see `namesRequest`), so one client can never cancel another's request. When a response stream closes before its answer (the client went away or
  * cancelled by closing it), the engine gets `notifications/cancelled` for that id: the
  * handler's `ctx.signal` aborts with reason "response stream closed by the client" and its
  * answer is not sent. `MessageInfo.signal` is not set.
