@@ -104,7 +104,9 @@ export function runtimeEntries(runtimeDir = join(ROOT, 'runtime')): RuntimeEntry
   const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; exports?: Record<string, unknown> };
   if (!pkg.exports || typeof pkg.exports !== 'object') throw new Error(`${manifest}: no "exports" map`);
   const entries: RuntimeEntry[] = [];
-  for (const [subpath, target] of Object.entries(pkg.exports)) {
+  for (const [subpath, conditional] of Object.entries(pkg.exports)) {
+    // a condition map is documented by its Node form (`default`); the web forms have their own subpath (./web)
+    const target = conditional && typeof conditional === 'object' ? (conditional as Record<string, unknown>).default : conditional;
     if (typeof target !== 'string' || !target.endsWith('.ts')) continue;
     const file = resolve(runtimeDir, target);
     if (!existsSync(file)) throw new Error(`${manifest}: exports["${subpath}"] names ${target}, which does not exist`);
@@ -126,8 +128,6 @@ const INTERNAL_TYPES = [
   'features/typed.ts:Expressions',
   'features/typed.ts:Filled',
   'features/typed.ts:Without',
-  'transport/http/session/fetch-client.ts:HttpClientTransport',
-  'transport/http/session/fetch-client.ts:HttpClientTransportOptions',
   'transport/http/session/session.ts:Id',
   'protocol/json-schema.ts:JsonSchema',
   'engine/outbound.ts:Lane',

@@ -3,7 +3,10 @@
  * `worker`): the HTTP transports over `fetch` and Web Streams, the endpoints as
  * `(request: Request) => Promise<Response>` (each handler's `.fetch`), and everything that runs
  * on any of them. No `node:` import: stdio, the `node:http` client path, and the deprecated
- * HTTP+SSE transport stay in ./index.ts.
+ * HTTP+SSE transport stay in ./index.ts. Also the subpath `@mcpgen/runtime/web`; `@mcpgen/runtime`
+ * itself under the `browser`, `worker`, `workerd` and `deno` conditions.
+ *
+ * @module
  */
 
 // ---- client transports over fetch ---------------------------------------------------------
@@ -11,6 +14,7 @@ export { HttpClientTransport, HttpStatusError, SessionExpiredError } from './tra
 export type { HttpClientTransportOptions, ReconnectOptions } from './transport/http/session/fetch-client.js';
 export { StatelessHttpClientTransport } from './transport/http/stateless/fetch-client.js';
 export type { StatelessClientIo, StatelessHttpClientOptions } from './transport/http/stateless/fetch-client.js';
+export type { Cancel, HttpReply, HttpRequestInit, Requester } from './transport/http/io/request.js';
 
 // ---- servers as fetch handlers --------------------------------------------------------------
 export { createStreamableHttpHandler, MemoryEventStore } from './transport/http/session/server.js';
