@@ -13,7 +13,7 @@ export { HttpClientTransport, SessionExpiredError, HttpStatusError } from './tra
 export { createStreamableHttpHandler, MemoryEventStore } from './transport/http/session/server.js';
 export { continueAfterChecks } from './transport/http/io/node.js';
 export type { SharedSessions, SessionInfo } from './transport/http/session/server.js';
-export { MemorySessionStore } from './stores/sessions.js';
+export { MemorySessionStore, SessionLimitError } from './stores/sessions.js';
 export type { SessionRecord, SessionStore, SessionStoreOptions } from './stores/sessions.js';
 export { MemoryNotificationBus } from './stores/bus.js';
 export type { BusMessage, NotificationBus } from './stores/bus.js';

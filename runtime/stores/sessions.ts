@@ -15,20 +15,60 @@ export interface SessionRecord {
   clientInfo?: Record<string, unknown>;
   /** When the session began, ms since the epoch. */
   createdAt: number;
+  /**
+   * The id of the session's standalone (GET) stream, the same on every process: its events are
+   * stored on that one stream, and a `Last-Event-ID` of it resumes on any process.
+   */
+  standaloneStreamId?: string;
+}
+
+/**
+ * The store is full of busy sessions: a new one is refused (the HTTP endpoint answers 503
+ * with `Retry-After: ceil(retryAfterMs / 1000)`) rather than cutting work under way.
+ */
+export class SessionLimitError extends Error {
+  constructor(
+    readonly maxSessions: number,
+    /** When trying again may succeed, ms (a busy mark lapses, or a session ends). */
+    readonly retryAfterMs: number,
+  ) {
+    super(`session limit (${maxSessions}) reached and every session is busy`);
+    this.name = 'SessionLimitError';
+  }
 }
 
 /**
  * Session records by session id. A record expires once no call touched it for `idleMs`; the
- * number of records is capped at `maxSessions`, a new record evicting the least recently used.
- * Methods reject (e.g. a store that cannot reach its server) rather than guess: the HTTP
- * endpoint answers such a failure with 503.
+ * number of records is capped at `maxSessions`, a new record evicting the least recently used
+ * idle one: a session that a process marked busy ({@link SessionStore.markBusy}) is never
+ * evicted, and when every one is busy a new record is refused with {@link SessionLimitError}
+ * (the cap of the endpoint's own memory behaves the same way). Methods reject (e.g. a store
+ * that cannot reach its server) rather than guess: the HTTP endpoint answers such a failure
+ * with 503.
  */
 export interface SessionStore {
   /**
    * Adds `record` under `sessionId` as the most recently used. Resolves the ids of the sessions
    * evicted to stay within the cap (empty when none), which have ended for every process.
+   * @throws SessionLimitError when the cap is reached and no session is idle.
    */
   create(sessionId: string, record: SessionRecord): Promise<string[]>;
+  /**
+   * Makes room for one more record before a session starts (the HTTP endpoint calls it on
+   * `initialize`, so that a refusal is a 503 rather than a failed handshake): evicts the least
+   * recently used idle records as `create` would and resolves their ids.
+   * @throws SessionLimitError when the cap is reached and no session is idle.
+   */
+  makeRoom(): Promise<string[]>;
+  /**
+   * This process has work under way for `sessionId` (`busy`: a request awaiting its response,
+   * a body being read, an open stream connection, a send queued), or no longer (`!busy`). A
+   * session some process marked busy is not evicted. Fire and forget: the Redis store sends
+   * the mark at once (in order with its other commands), renews it on its heartbeat and lets
+   * it lapse `livenessMs` after a process stopped renewing it (it died); a failure goes to
+   * `onError`.
+   */
+  markBusy(sessionId: string, busy: boolean): void;
   /** The record of `sessionId`, marked as used now; undefined when unknown, ended or expired. */
   touch(sessionId: string): Promise<SessionRecord | undefined>;
   /** Removes `sessionId` (DELETE, or a failed start); resolves false when it was not there. */
@@ -43,7 +83,7 @@ export interface SessionStore {
 export interface SessionStoreOptions {
   /** A record untouched this long, ms, expires. 0 turns expiry off. Default 1 800 000 (30 minutes). */
   idleMs?: number;
-  /** Most records at once; a new one evicts the least recently used. Default 10 000. */
+  /** Most records at once; a new one evicts the least recently used idle one. Default 10 000. */
   maxSessions?: number;
   /** Clock in ms (tests). Default `Date.now`. */
   now?: () => number;
@@ -65,17 +105,45 @@ export class MemorySessionStore implements SessionStore {
     this.now = options.now ?? Date.now;
   }
 
+  /** Busy marks by session: how many endpoints marked it. */
+  private readonly busy = new Map<string, number>();
+
   async create(sessionId: string, record: SessionRecord): Promise<string[]> {
-    const now = this.now();
-    this.expire(now);
-    const evicted: string[] = [];
+    const had = this.records.get(sessionId);
     this.records.delete(sessionId);
-    while (this.records.size >= this.maxSessions) {
-      const oldest = this.records.keys().next().value as string;
-      this.records.delete(oldest);
-      evicted.push(oldest);
+    let evicted: string[];
+    try {
+      evicted = this.room();
+    } catch (e) {
+      if (had) this.records.set(sessionId, had);
+      throw e;
     }
-    this.records.set(sessionId, { record, at: now });
+    this.records.set(sessionId, { record, at: this.now() });
+    return evicted;
+  }
+
+  async makeRoom(): Promise<string[]> {
+    return this.room();
+  }
+
+  markBusy(sessionId: string, busy: boolean): void {
+    const n = (this.busy.get(sessionId) ?? 0) + (busy ? 1 : -1);
+    if (n > 0) this.busy.set(sessionId, n);
+    else this.busy.delete(sessionId);
+  }
+
+  /** Evicts least recently used idle records until one more fits; their ids. */
+  private room(): string[] {
+    this.expire(this.now());
+    const need = this.records.size - this.maxSessions + 1;
+    if (need <= 0) return [];
+    const evicted: string[] = [];
+    for (const id of this.records.keys()) {
+      if (evicted.length === need) break;
+      if (!this.busy.has(id)) evicted.push(id);
+    }
+    if (evicted.length < need) throw new SessionLimitError(this.maxSessions, 1000);
+    for (const id of evicted) this.records.delete(id);
     return evicted;
   }
 
@@ -91,6 +159,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<boolean> {
+    this.busy.delete(sessionId);
     return this.records.delete(sessionId);
   }
 

@@ -31,6 +31,8 @@ export interface TaskRun {
   resultRequests: Set<RequestId>;
   /** Requests sent on behalf of the task and not settled yet. */
   outstanding: number;
+  /** Its terminal status was notified (from the store's event, while it still ran). */
+  terminalNotified?: boolean;
 }
 
 const contexts = new WeakMap<RequestContext, TaskHandlerContext>();

@@ -217,6 +217,7 @@ export class TaskReceiver {
       if (ev.type !== 'updated') return;
       if (ev.task.status === 'cancelled') run.controller.abort(new RpcError(ErrorCode.InvalidParams, 'Task was cancelled'));
       if (this.#o.notifyStatus !== false) {
+        if (isTerminal(ev.task.status)) run.terminalNotified = true;
         this.#session.peer.notify('notifications/tasks/status', { ...ev.task }).catch(() => undefined);
       }
     });
@@ -331,8 +332,13 @@ export class TaskReceiver {
       update = failed(e instanceof RpcError ? e.toJSON() : { code: ErrorCode.InternalError, message: 'Internal error' });
     }
     // a refusal (already cancelled, expired) discards the outcome; nothing else can report a store failure
-    await this.store.update(run.owner, taskId, update).catch(() => undefined);
-    // still running during the update, so its event is notified
+    const done = await this.store.update(run.owner, taskId, update).catch(() => undefined);
+    // still running during the update, so its event is notified; a store whose events arrive
+    // later (Redis: over its own connection) may miss that window: then the outcome is notified here
+    if (done && !run.terminalNotified && this.#o.notifyStatus !== false && this.#running.get(taskId) === run) {
+      run.terminalNotified = true;
+      this.#session.peer.notify('notifications/tasks/status', { ...done }).catch(() => undefined);
+    }
     if (this.#running.get(taskId) === run) this.#running.delete(taskId);
     if (this.#running.size === 0) this.#listen(false);
   }

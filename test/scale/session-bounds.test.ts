@@ -100,6 +100,52 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
       await d.close();
     }
   });
+
+  test(`${kind}: the cap never evicts a busy session: 503 with Retry-After, then the idle one goes`, async () => {
+    const d = await deploy(kind, { maxSessions: 2 });
+    const streams: AbortController[] = [];
+    /** Opens the standalone GET of `s` on `url` (a connected stream keeps a session busy). */
+    const listen = async (url: string, s: TestSession): Promise<AbortController> => {
+      const abort = new AbortController();
+      const r = await fetch(url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! }, signal: abort.signal });
+      assert.is(r.status, 200);
+      streams.push(abort);
+      return abort;
+    };
+    const initialize = (url: string) =>
+      fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+    try {
+      const s1 = new TestSession(d.a.url);
+      await s1.initialize();
+      const s2 = new TestSession(d.b.url);
+      await s2.initialize();
+      const g1 = await listen(d.b.url, s1);
+      await listen(d.a.url, s2);
+      await sleep(50);
+      const refused = await initialize(d.a.url);
+      assert.is(refused.status, 503);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1, `Retry-After ${refused.headers.get('retry-after')}`);
+      assert.match(((await refused.json()) as { error: { message: string } }).error.message, /session limit \(2\)/);
+      assert.is(await ping(d.b.url, s1.sessionId!), 200, 'nothing was evicted');
+      assert.is(await ping(d.a.url, s2.sessionId!), 200);
+      // s1's stream ends: it is idle (once its process reported so), and the least recently used
+      g1.abort();
+      let status = 0;
+      for (const deadline = Date.now() + 3000; Date.now() < deadline; await sleep(100)) {
+        const r = await initialize(d.a.url);
+        await r.arrayBuffer();
+        status = r.status;
+        if (status === 200) break;
+      }
+      assert.is(status, 200);
+      assert.is(await ping(d.a.url, s1.sessionId!), 404);
+      assert.is(await ping(d.b.url, s1.sessionId!), 404);
+      assert.is(await ping(d.b.url, s2.sessionId!), 200, 'the busy session lives on');
+    } finally {
+      for (const a of streams) a.abort();
+      await d.close();
+    }
+  });
 }
 
 test('redis: session records and stream events carry TTLs', async () => {

@@ -6,7 +6,9 @@
  * collection is capped, so Redis holds bounded state whatever the clients do.
  *
  * Keys, under `prefix` (default `mcp:`):
- * - `s:<session>` the session's record (JSON), `sessions` a sorted set of session ids by last use;
+ * - `s:<session>` the session's record (JSON), `sessions` a sorted set of session ids by last use,
+ *   `b:<session>` its busy marks (process → mark expiry, ms; set and cleared as work starts and
+ *   ends, renewed every third of `livenessMs`);
  * - `e:<session>:<stream>` a Redis stream of the stream's events (`m`: the message's JSON, empty
  *   for a priming event; `end`: the stream finished), `m:<session>:<stream>` its owner process and
  *   requests, `ss:<session>` the session's stream ids;
@@ -23,7 +25,7 @@ import type { JSONRPCMessage } from '../../jsonrpc/transport.js';
 import type { RequestId } from '../../jsonrpc/message.js';
 import { serializeMessage } from '../../jsonrpc/message.js';
 import type { FollowEnd, SharedEventStore } from '../events.js';
-import type { SessionRecord, SessionStore } from '../sessions.js';
+import { SessionLimitError, type SessionRecord, type SessionStore } from '../sessions.js';
 import type { BusMessage, NotificationBus } from '../bus.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './tasks.js';
 
@@ -33,7 +35,11 @@ export interface RedisStoresOptions {
   prefix?: string;
   /** A session record untouched this long, ms, expires. 0: never. Default 1 800 000 (30 minutes). */
   sessionIdleMs?: number;
-  /** Most session records; a new one evicts the least recently used. Default 10 000. */
+  /**
+   * Most session records; a new one evicts the least recently used idle one (no live process
+   * marked it busy), and is refused with `SessionLimitError` (the
+   * endpoint's 503) when none is idle. Default 10 000.
+   */
   maxSessions?: number;
   /** Events kept per stream (older ones are trimmed). Default 1000. */
   maxEventsPerStream?: number;
@@ -77,22 +83,40 @@ if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return v`;
 
-// KEYS[1] sessions zset; ARGV prefix, id, now, idleMs, cutoff ('' none), max, record
+// KEYS[1] sessions zset; ARGV prefix, id ('' only makes room), now, idleMs, cutoff ('' none), max, record.
+// Evicts the least recently used records with no live busy mark (`b:<id>`, a hash of process →
+// mark expiry); refuses with MCPFULL, evicting nothing, when too few are idle.
 const CREATE = `
 local z = KEYS[1]
+local p = ARGV[1]
+local now = tonumber(ARGV[3])
 if ARGV[5] ~= '' then redis.call('ZREMRANGEBYSCORE', z, '-inf', '(' .. ARGV[5]) end
+if ARGV[2] ~= '' then redis.call('ZREM', z, ARGV[2]) end
+local need = redis.call('ZCARD', z) - tonumber(ARGV[6]) + 1
 local evicted = {}
-local max = tonumber(ARGV[6])
-redis.call('ZREM', z, ARGV[2])
-while redis.call('ZCARD', z) >= max do
-  local o = redis.call('ZPOPMIN', z)
-  if #o == 0 then break end
-  if redis.call('DEL', ARGV[1] .. 's:' .. o[1]) == 1 then table.insert(evicted, o[1]) end
+if need > 0 then
+  local victims = {}
+  for _, o in ipairs(redis.call('ZRANGE', z, 0, -1)) do
+    if #victims >= need then break end
+    local busy = false
+    local marks = redis.call('HVALS', p .. 'b:' .. o)
+    for _, t in ipairs(marks) do
+      if tonumber(t) > now then busy = true break end
+    end
+    if not busy then table.insert(victims, o) end
+  end
+  if #victims < need then return redis.error_reply('MCPFULL') end
+  for _, o in ipairs(victims) do
+    redis.call('ZREM', z, o)
+    redis.call('DEL', p .. 'b:' .. o)
+    if redis.call('DEL', p .. 's:' .. o) == 1 then table.insert(evicted, o) end
+  end
 end
+if ARGV[2] == '' then return evicted end
 if tonumber(ARGV[4]) > 0 then
-  redis.call('SET', ARGV[1] .. 's:' .. ARGV[2], ARGV[7], 'PX', ARGV[4])
+  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[7], 'PX', ARGV[4])
 else
-  redis.call('SET', ARGV[1] .. 's:' .. ARGV[2], ARGV[7])
+  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[7])
 end
 redis.call('ZADD', z, ARGV[3], ARGV[2])
 return evicted`;
@@ -144,6 +168,7 @@ class RedisStoresImpl implements RedisStores {
   private readonly prefix: string;
   private readonly livenessMs: number;
   private readonly heartbeat: ReturnType<typeof setInterval>;
+  private readonly busyBeat: ReturnType<typeof setInterval>;
   private readonly channels = new Map<string, Set<(message: string) => void>>();
   private closed = false;
 
@@ -171,7 +196,12 @@ class RedisStoresImpl implements RedisStores {
     beat();
     this.heartbeat = setInterval(beat, Math.floor(this.livenessMs / 3));
     this.heartbeat.unref?.();
-    this.sessions = new RedisSessionStore(this, client, this.prefix, options);
+    const sessions = new RedisSessionStore(this, client, this.prefix, options);
+    this.sessions = sessions;
+    this.busyBeat = setInterval(() => {
+      sessions.renewBusy().catch((e: Error) => options.onError?.(new Error(`redis busy marks: ${e.message}`)));
+    }, Math.floor(this.livenessMs / 3));
+    this.busyBeat.unref?.();
     this.events = new RedisEventStore(this, client, this.prefix, options);
     this.bus = new RedisBus(this, client, this.prefix);
     this.tasks = new RedisTaskStore(client, (channel, listener) => this.listen(channel, listener), { ...options.tasks, prefix: this.prefix });
@@ -207,6 +237,7 @@ class RedisStoresImpl implements RedisStores {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
+    clearInterval(this.busyBeat);
     await this.client.del(`${this.prefix}p:${this.processId}`).catch(() => undefined);
     this.client.disconnect();
     this.sub.disconnect();
@@ -222,6 +253,9 @@ class RedisSessionStore implements SessionStore {
   private readonly idleMs: number;
   private readonly max: number;
   private readonly zset: string;
+  /** Sessions this process marked busy (renewed on the heartbeat). */
+  private readonly marked = new Set<string>();
+  private readonly onError: RedisStoresOptions['onError'];
 
   constructor(
     private readonly owner: RedisStoresImpl,
@@ -232,12 +266,45 @@ class RedisSessionStore implements SessionStore {
     this.idleMs = Math.max(0, options.sessionIdleMs ?? 30 * 60 * 1000);
     this.max = Math.max(1, options.maxSessions ?? 10_000);
     this.zset = `${prefix}sessions`;
+    this.onError = options.onError;
   }
 
   async create(sessionId: string, record: SessionRecord): Promise<string[]> {
+    return this.run(sessionId, JSON.stringify(record));
+  }
+
+  async makeRoom(): Promise<string[]> {
+    return this.run('', '');
+  }
+
+  markBusy(sessionId: string, busy: boolean): void {
+    const key = `${this.prefix}b:${sessionId}`;
+    const sent = busy
+      ? this.client.multi().hset(key, this.owner.processId, String(Date.now() + this.owner.liveness)).pexpire(key, this.owner.liveness).exec()
+      : this.client.hdel(key, this.owner.processId);
+    if (busy) this.marked.add(sessionId);
+    else this.marked.delete(sessionId);
+    sent.catch((e: Error) => this.onError?.(new Error(`redis busy mark: ${e.message}`)));
+  }
+
+  /** Renews this process's busy marks (`b:<session>` field `<process>` = mark expiry, ms since the epoch); run on the heartbeat. */
+  async renewBusy(): Promise<void> {
+    if (this.marked.size === 0) return;
+    const until = String(Date.now() + this.owner.liveness);
+    const m = this.client.multi();
+    for (const id of this.marked) m.hset(`${this.prefix}b:${id}`, this.owner.processId, until).pexpire(`${this.prefix}b:${id}`, this.owner.liveness);
+    await m.exec();
+  }
+
+  private async run(sessionId: string, record: string): Promise<string[]> {
     const now = Date.now();
     const cutoff = this.idleMs > 0 ? String(now - this.idleMs) : '';
-    return (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(now), String(this.idleMs), cutoff, String(this.max), JSON.stringify(record));
+    try {
+      return await (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(now), String(this.idleMs), cutoff, String(this.max), record);
+    } catch (e) {
+      if (/MCPFULL/.test((e as Error).message)) throw new SessionLimitError(this.max, this.owner.liveness);
+      throw e;
+    }
   }
 
   async touch(sessionId: string): Promise<SessionRecord | undefined> {
@@ -251,7 +318,8 @@ class RedisSessionStore implements SessionStore {
   }
 
   async delete(sessionId: string): Promise<boolean> {
-    const [[, n]] = (await this.client.multi().del(`${this.prefix}s:${sessionId}`).zrem(this.zset, sessionId).exec()) as [[null, number], [null, number]];
+    this.marked.delete(sessionId);
+    const [[, n]] = (await this.client.multi().del(`${this.prefix}s:${sessionId}`).zrem(this.zset, sessionId).del(`${this.prefix}b:${sessionId}`).exec()) as [[null, number], [null, number]];
     return n === 1;
   }
 

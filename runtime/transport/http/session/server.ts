@@ -20,7 +20,8 @@
  *   (../io/node.ts, respondNode). 400 with -32700 for a body that is not JSON.
  * - 404 `Mcp-Session-Id` unknown, ended or expired (idle longer than `sessionIdleMs`).
  * - 503 `initialize` when `maxSessions` sessions exist and none of them is idle (with
- *   `Retry-After`); an idle one is evicted instead when there is one (see `maxSessions`).
+ *   `Retry-After`); an idle one is evicted instead when there is one (see `maxSessions`). With
+ *   `shared` stores, the same for the deployment's cap (`SessionStore.makeRoom`).
  * A GET ends the connection its stream had before (one connection per stream).
  * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
  * Error bodies are JSON-RPC error responses with `id: null`.
@@ -38,7 +39,7 @@ import { MemorySessionRegistry, type SessionRegistry } from './registry.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 
 import type { ProtocolTable } from '../../../protocol/table.js';
-import type { SessionRecord, SessionStore } from '../../../stores/sessions.js';
+import { SessionLimitError, type SessionRecord, type SessionStore } from '../../../stores/sessions.js';
 import type { BusMessage, NotificationBus } from '../../../stores/bus.js';
 import { httpVersionFacts } from '../../../protocol/versions.js';
 
@@ -167,7 +168,8 @@ export interface StreamableHttpOptions {
    * `sessionRegistry` is this process's cache of live session objects (its idle expiry and cap
    * drop only the local object: the session goes on while its record lives), and the
    * `SessionStore`'s own idle expiry and cap decide when a session ends for every process (404
-   * from then on). Default: none (one process; sessions live in memory).
+   * from then on): this endpoint marks its busy sessions there (`markBusy`), so the cap
+   * evicts an idle session of any process, or refuses `initialize` with 503 and `Retry-After`. Default: none (one process; sessions live in memory).
    */
   shared?: SharedSessions;
   /**
@@ -271,6 +273,10 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (!local) return;
     if (m.topic === 'ended') void local.close();
     else if (m.topic === 'inbound' && m.from !== shared.bus.processId && isObject(m.payload)) local.deliverRemote(m.payload as unknown as JSONRPCMessage);
+    else if (m.topic === 'standalone' && m.from !== shared.bus.processId && isObject(m.payload) && isObject(m.payload.message)) {
+      const eventId = typeof m.payload.eventId === 'string' ? m.payload.eventId : undefined;
+      void local.deliverStandalone(eventId, m.payload.message as unknown as JSONRPCMessage).catch((e: Error) => options.onError?.(e));
+    }
   });
   const allow = ['GET', 'POST', ...(allowDelete ? ['DELETE'] : [])].join(', ');
 
@@ -404,12 +410,22 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       if (sessions.size >= maxSessions && !(await evictIdle())) {
         return fail(ex, 503, -32000, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': String(Math.ceil(sweepMs / 1000)) });
       }
+      if (shared) {
+        // the deployment's cap: room made now (an idle session evicted), or 503 while all are busy
+        try {
+          for (const id of await shared.sessions.makeRoom()) void ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+        } catch (e) {
+          if (e instanceof SessionLimitError) return fail(ex, 503, -32000, `Service Unavailable: session limit (${e.maxSessions}) reached`, { 'Retry-After': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))) });
+          options.onError?.(new Error(`session store: ${(e as Error).message}`));
+          return fail(ex, 503, -32000, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+        }
+      }
       const newId = makeId();
       if (!VISIBLE_ASCII.test(newId) || sessions.has(newId)) {
         options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
         return fail(ex, 500, -32603, 'Internal error');
       }
-      const fresh = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined) : undefined), removed);
+      const fresh: HttpServerSession = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined, () => fresh.standaloneStreamId) : undefined), removed);
       if (options.authorize) owners.set(fresh, principal(auth));
       added(fresh);
       opening.add(fresh);
@@ -441,7 +457,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     let pending = restoring.get(sessionId);
     if (pending) return pending;
     pending = (async () => {
-      const fresh = new HttpServerSession(sessionId, settingsFor(sessionId), removed);
+      const fresh = new HttpServerSession(sessionId, settingsFor(sessionId, undefined, record.standaloneStreamId), removed);
       fresh.protocolVersion = record.protocolVersion;
       added(fresh);
       opening.add(fresh);
@@ -462,13 +478,14 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   }
 
   /** Records a session once its `initialize` succeeded; sessions the cap evicted end everywhere. */
-  function recorder(sessionId: string, params: Record<string, unknown> | undefined): (response: JSONRPCMessage) => Promise<void> {
+  function recorder(sessionId: string, params: Record<string, unknown> | undefined, standaloneStreamId: () => string): (response: JSONRPCMessage) => Promise<void> {
     return async (response) => {
       const result = response.result as { protocolVersion?: unknown } | undefined;
       const record: SessionRecord = {
         protocolVersion: typeof result?.protocolVersion === 'string' ? result.protocolVersion : facts.assumed ?? '',
         capabilities: isObject(params?.capabilities) ? params.capabilities : {},
         createdAt: Date.now(),
+        standaloneStreamId: standaloneStreamId(),
       };
       if (isObject(params?.clientInfo)) record.clientInfo = params.clientInfo;
       const evicted = await shared!.sessions.create(sessionId, record);
@@ -493,9 +510,20 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     return false;
   }
 
-  function settingsFor(sessionId: string, onNegotiated?: SessionSettings['onNegotiated']): SessionSettings {
+  function settingsFor(sessionId: string, onNegotiated?: SessionSettings['onNegotiated'], standaloneId?: string): SessionSettings {
     return {
+      // the standalone stream spans the processes: a message sent where its GET is not held goes over the bus
+      standalone: shared
+        ? {
+            id: standaloneId,
+            relay: (eventId, message) => {
+              shared.bus.publish({ topic: 'standalone', sessionId, payload: { eventId, message } }).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+            },
+          }
+        : undefined,
       onNegotiated,
+      // sessions with work under way here are not evicted by the deployment's cap
+      onIdleChange: shared ? (idle) => shared.sessions.markBusy(sessionId, !idle) : undefined,
       onStoreError: (e) => options.onError?.(new Error(`event store: ${e.message}`)),
       replyMode: options.replyMode ?? 'auto',
       eventStore: storeFor?.(sessionId),

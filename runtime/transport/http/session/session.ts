@@ -43,6 +43,21 @@ export interface SessionSettings {
   onNegotiated?: (response: JSONRPCMessage) => Promise<void>;
   /** An event store call failed: the event goes out without an ID (not resumable). */
   onStoreError?: (error: Error) => void;
+  /**
+   * The session turned busy (`idle` false: work started) or idle again (see
+   * {@link HttpServerSession.idle}); called on each change, synchronously. A shared deployment
+   * marks busy sessions in its store, whose cap then never evicts them.
+   */
+  onIdleChange?: (idle: boolean) => void;
+  /**
+   * Shared deployments: the standalone stream spans the processes. `id` is its stream id on
+   * every process (the session record's `standaloneStreamId`; omitted on the process that
+   * initialized the session, which makes it). `relay` carries a standalone message sent here
+   * while no connection of this process holds the stream, with its event ID, to whichever
+   * process holds it (the handler publishes it on the bus, where that process's
+   * {@link HttpServerSession.deliverStandalone} gets it).
+   */
+  standalone?: { id?: string; relay(eventId: string | undefined, message: JSONRPCMessage): void };
 }
 
 const isShared = (store: EventStore | undefined): store is SharedEventStore =>
@@ -93,6 +108,12 @@ export class HttpServerSession implements Transport {
   /** Connections following streams of other processes (see `follow`). */
   private followers = 0;
   private followStops: Set<() => void> | undefined;
+  /** {@link idle} as last told to `onIdleChange`. */
+  private wasIdle = true;
+  /** Shared standalone stream: the last event ID written on its connection (where the store is read from on a relayed message). */
+  private standaloneCursor: string | undefined;
+  /** Shared standalone stream: the event IDs written on it lately (at most 256), so that none goes out twice. */
+  private standaloneSeen: Set<string> | undefined;
 
   constructor(
     sessionId: string,
@@ -108,7 +129,12 @@ export class HttpServerSession implements Transport {
   }
 
   private get ids(): StreamIds {
-    return (this.streamIds ??= new StreamIds());
+    return (this.streamIds ??= new StreamIds(this.settings.standalone?.id));
+  }
+
+  /** The id of the standalone (GET) stream (a shared deployment records it with the session). */
+  get standaloneStreamId(): string {
+    return this.ids.standalone;
   }
 
   /**
@@ -135,6 +161,7 @@ export class HttpServerSession implements Transport {
   reading(started: boolean): void {
     this.#reading += started ? 1 : -1;
     this.#lastActive = Date.now();
+    this.checkIdle();
   }
 
   /**
@@ -144,6 +171,14 @@ export class HttpServerSession implements Transport {
    */
   get idle(): boolean {
     return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink && this.followers === 0;
+  }
+
+  /** Tells `onIdleChange` when {@link idle} changed (an ended session counts as idle: nothing more is under way). */
+  private checkIdle(): void {
+    const idle = this.ended || this.idle;
+    if (idle === this.wasIdle || !this.settings.onIdleChange) return;
+    this.wasIdle = idle;
+    this.settings.onIdleChange(idle);
   }
 
   /** False once the session ended (DELETE, `close()`, or a failed `initialize`). */
@@ -167,7 +202,10 @@ export class HttpServerSession implements Transport {
    */
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     try {
-      if (this.replyNow(message)) return SENT;
+      if (this.replyNow(message)) {
+        this.checkIdle();
+        return SENT;
+      }
     } catch (e) {
       return Promise.reject(e);
     }
@@ -222,6 +260,7 @@ export class HttpServerSession implements Transport {
     for (const stop of this.followStops ?? []) stop();
     this.followStops = undefined;
     this.onEnd(this);
+    this.checkIdle();
     await this.settings.eventStore?.clear?.(this.sessionId);
     this.events?.onClose();
   }
@@ -299,6 +338,7 @@ export class HttpServerSession implements Transport {
     } else {
       sink.respond(202, headers);
     }
+    this.checkIdle();
     this.deliver(message, info);
   }
 
@@ -347,6 +387,7 @@ export class HttpServerSession implements Transport {
     (this.postStreams ??= new Map()).set(s.id, s);
     this.attach(s, sink, headers, s.mode === 'sse');
     const streamInfo = new RequestInfo({ ...info, signal: undefined }, s);
+    this.checkIdle();
     for (const m of messages) {
       if (requests.includes(m)) this.deliver(m, streamInfo);
       else if (others.includes(m)) this.deliver(m, plain);
@@ -372,17 +413,21 @@ export class HttpServerSession implements Transport {
           replay.push([eventId, m]);
         });
         // a stream begun on another process of a shared deployment: followed from the store
-        if (!this.streamIds?.owns(lastEventId.slice(0, Math.max(0, lastEventId.lastIndexOf('_')))) && isShared(store)) {
+        if (!this.ids.owns(lastEventId.slice(0, Math.max(0, lastEventId.lastIndexOf('_')))) && isShared(store)) {
           return this.follow(store, sink, headers, lastEventId);
         }
         // a replay never crosses sessions, whatever the store did
-        if (streamId === undefined || !this.streamIds?.owns(streamId)) {
+        if (streamId === undefined || !this.ids.owns(streamId)) {
           sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
           return;
         }
         const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
         for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
+        if (s === this.standaloneStream) {
+          this.standaloneCursor = lastEventId;
+          for (const [eventId] of replay) this.noteStandalone(eventId);
+        }
         if (!s || s.done) {
           sink.end();
           return;
@@ -401,6 +446,44 @@ export class HttpServerSession implements Transport {
       if (!this.settings.eventStore) this.backlog = undefined;
       await this.openStream(this.standalone, held);
     });
+  }
+
+  /**
+   * Handler side: a standalone message another process of a shared deployment sent (stored
+   * there with `eventId`) while this one holds the standalone stream's connection. Written
+   * after the stream's events stored since the last one written (read from the shared event
+   * store, so that the connection gets them in the store's order), unless already written;
+   * nothing is done without a connection (the event waits in the store for a resumption).
+   */
+  deliverStandalone(eventId: string | undefined, message: JSONRPCMessage): Promise<void> {
+    return this.enqueue(async () => {
+      const s = this.standaloneStream;
+      if (this.ended || !s?.sink || s.sink.closed) return;
+      await this.writeStandalone(s, eventId, message);
+    });
+  }
+
+  /** Writes `message` (stored as `eventId`) on the shared standalone stream `s`, after what the store holds before it. */
+  private async writeStandalone(s: OutStream, eventId: string | undefined, message: JSONRPCMessage): Promise<void> {
+    const store = this.settings.eventStore;
+    if (store && eventId !== undefined && this.standaloneCursor !== undefined && !this.standaloneSeen?.has(eventId)) {
+      try {
+        await store.replayEventsAfter(this.sessionId, this.standaloneCursor, (id, m) => {
+          if (!this.standaloneSeen?.has(id)) this.write(s, m, id);
+        });
+      } catch (e) {
+        this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+      }
+    }
+    if (eventId === undefined || !this.standaloneSeen?.has(eventId)) this.write(s, message, eventId);
+  }
+
+  /** Remembers that `eventId` went out on the shared standalone stream (the newest 256). */
+  private noteStandalone(eventId: string): void {
+    this.standaloneCursor = eventId;
+    const seen = (this.standaloneSeen ??= new Set());
+    seen.add(eventId);
+    if (seen.size > 256) seen.delete(seen.values().next().value as string);
   }
 
   /**
@@ -465,6 +548,7 @@ export class HttpServerSession implements Transport {
     (this.followStops ??= new Set()).add(stop);
     void followed.ended.then((end) => {
       this.followers--;
+      this.checkIdle();
       this.followStops?.delete(stop);
       if (timer) clearInterval(timer);
       this.#lastActive = Date.now();
@@ -487,9 +571,11 @@ export class HttpServerSession implements Transport {
     const run = (this.queue ?? Promise.resolve()).then(task);
     const drained = (): void => {
       if (this.queue === tail) this.queue = undefined;
+      this.checkIdle();
     };
     const tail: Promise<void> = run.then(drained, drained);
     this.queue = tail;
+    this.checkIdle();
     return run;
   }
 
@@ -523,7 +609,10 @@ export class HttpServerSession implements Transport {
       const id = await this.primingId(s);
       if (s.sink !== sink || sink.closed || sink.started) return;
       sink.open(200, sseHeaders(s.headers));
-      if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+      if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
+        s.resumable = true;
+        if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
+      }
     } else {
       sink.open(200, sseHeaders(s.headers));
       for (const { eventId, message } of held) this.write(s, message, eventId);
@@ -539,7 +628,10 @@ export class HttpServerSession implements Transport {
    */
   private async prime(s: OutStream): Promise<void> {
     const id = await this.primingId(s);
-    if (id !== undefined && s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) s.resumable = true;
+    if (id !== undefined && s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
+      s.resumable = true;
+      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
+    }
   }
 
   /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream). */
@@ -569,6 +661,7 @@ export class HttpServerSession implements Transport {
   private lost(s: OutStream, sink: ResponseSink): void {
     if (s.sink !== sink) return;
     this.detach(s, false);
+    this.checkIdle();
     if (s.kind === 'post' && !s.done && !(s.resumable && this.settings.eventStore)) {
       // Nobody can resume this stream: its messages have nowhere to go.
       s.done = true;
@@ -634,7 +727,11 @@ export class HttpServerSession implements Transport {
     } else {
       const eventId = await this.store(s.id, message);
       const live = s.sink !== null && !s.sink.closed;
-      if (live) this.write(s, message, eventId);
+      const shared = this.settings.standalone;
+      if (live && shared) await this.writeStandalone(s, eventId, message);
+      else if (live) this.write(s, message, eventId);
+      // not held here: to the process whose connection holds it, if any
+      else if (shared) shared.relay(eventId, message);
       if (!live || this.settings.eventStore) {
         const backlog = (this.backlog ??= []);
         backlog.push({ eventId, message });
@@ -693,6 +790,7 @@ export class HttpServerSession implements Transport {
     if (!s.sink) return;
     if (s.sink.write(encodeEvent({ id: eventId, data: serializeMessage(message) })) && eventId !== undefined) {
       s.resumable = true;
+      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
     }
   }
 

@@ -56,9 +56,16 @@ export class StreamIds {
   readonly tag = toBase64Url(randomBytes(12));
   private count = 0;
 
+  /**
+   * @param shared the standalone stream's id when the session has one for every process of a
+   * shared deployment (made by the process that initialized it, kept in the session record),
+   * so that all of them store its events on one stream; default `<tag>.0`.
+   */
+  constructor(private readonly shared?: string) {}
+
   /** The standalone (GET) stream's id. */
   get standalone(): string {
-    return `${this.tag}.0`;
+    return this.shared ?? `${this.tag}.0`;
   }
 
   /** A fresh POST stream id. */
@@ -68,6 +75,7 @@ export class StreamIds {
 
   /** Whether `streamId` was made by this generator. */
   owns(streamId: string): boolean {
+    if (this.shared !== undefined && streamId === this.shared) return true;
     if (!streamId.startsWith(this.tag) || streamId.charCodeAt(this.tag.length) !== 0x2e) return false;
     const n = streamId.slice(this.tag.length + 1);
     return /^(0|[1-9a-z][0-9a-z]*)$/.test(n) && parseInt(n, 36) <= this.count;
