@@ -5,14 +5,18 @@
  * - sdk: @modelcontextprotocol/sdk Clients on StreamableHTTPClientTransport ↔ an SDK McpServer
  *   per session on StreamableHTTPServerTransport with JSON replies (test/fixtures/sdk-http-server.mjs);
  * - bare: node:http client POSTs (one keep-alive Agent) ↔ a node:http JSON echo
- *   (bench/bare-http-echo.mjs): the limit of node + loopback HTTP (issue #4).
+ *   (bench/bare-http-echo.mjs): the limit of node + loopback HTTP (issue #4);
+ * - json.bare_client_ours_server, json.ours_client_bare_server: each side of ours against the
+ *   bare other side;
+ * - sse.*: the same four pairs with SSE replies (`serve --reply sse`, bare-http-echo.mjs --sse
+ *   writing one event per reply; issue #19), with `cpu_cost` ratios (ours over bare, CPU per call).
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop, with the CPU time per call of client and server (Linux); each the median
  * of three rounds, the targets taking turns within a round (the 1-minute load average is printed).
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * Then (Linux) the memory of each server process holding 1,000 idle sessions, ours vs sdk
  * (bench/http-idle.ts).
- * `npm run bench:http [-- --quick]`.
+ * `npm run bench:http [-- --quick] [--no-idle]`.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -33,37 +37,46 @@ const ROUNDS = 3;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
+interface Server {
+  url: string;
+  /** The server process. */
+  pid: number;
+  stop(): Promise<void>;
+}
+
 interface Target {
   name: string;
   /** The server process. */
   pid: number;
   /** One independent client (its own session). */
   client(): Promise<{ call: Call; close(): Promise<void> }>;
-  stop(): Promise<void>;
 }
 
-async function ours(): Promise<Target> {
-  const { url, child } = await startServer([`${root}bin/mcpgen.js`, 'serve', '--http', '0'], root);
+async function server(args: string[]): Promise<Server> {
+  const { url, child } = await startServer(args, root);
+  return { url, pid: child.pid!, stop: () => stopChild(child) };
+}
+
+/** Generated 2025-11-25 Clients on HttpClientTransport. */
+function oursClient(name: string, s: Server): Target {
   return {
-    name: 'ours',
-    pid: child.pid!,
+    name,
+    pid: s.pid,
     async client() {
       const c = new Client({ clientInfo: { name: 'bench', version: '0' } });
-      await c.connect(new HttpClientTransport({ url }));
+      await c.connect(new HttpClientTransport({ url: s.url }));
       return { call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => c.close() };
     },
-    stop: () => stopChild(child),
   };
 }
 
-async function sdk(): Promise<Target> {
-  const { url, child } = await startServer([`${root}test/fixtures/sdk-http-server.mjs`], root);
+function sdkClient(name: string, s: Server): Target {
   return {
-    name: 'sdk',
-    pid: child.pid!,
+    name,
+    pid: s.pid,
     async client() {
       const c = new SdkClient({ name: 'bench', version: '0' });
-      const t = new StreamableHTTPClientTransport(new URL(url));
+      const t = new StreamableHTTPClientTransport(new URL(s.url));
       await c.connect(t);
       return {
         call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }),
@@ -73,25 +86,39 @@ async function sdk(): Promise<Target> {
         },
       };
     },
-    stop: () => stopChild(child),
   };
 }
 
-async function bare(): Promise<Target> {
-  const { url, child } = await startServer([`${root}bench/bare-http-echo.mjs`], root);
-  const { hostname, port, pathname } = new URL(url);
-  // one keep-alive pool for all clients, like the fetch dispatcher the other targets share
-  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-  const post = (body: string): Promise<unknown> =>
+// one keep-alive pool for all bare clients, like the agent the other targets share
+const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+
+/**
+ * The bare client: node:http POSTs, the body read whole and JSON.parse'd; for an SSE reply the
+ * `data:` of its events (one line each, as every server here writes them) parsed, the one with
+ * an `id` being the answer. Initializes like an MCP client (session id and protocol version
+ * headers afterwards) and validates nothing.
+ */
+function bareClient(name: string, s: Server): Target {
+  const { hostname, port, pathname } = new URL(s.url);
+  const post = (body: string, session: Record<string, string>): Promise<{ body: unknown; sid: string | undefined }> =>
     new Promise((resolve, reject) => {
-      const req = request({ agent, hostname, port, path: pathname, method: 'POST', headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(Buffer.byteLength(body)), ...session };
+      const req = request({ agent, hostname, port, path: pathname, method: 'POST', headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
         res.on('end', () => {
+          const sid = res.headers['mcp-session-id'] as string | undefined;
           try {
-            resolve(JSON.parse(text));
+            if (text === '') return resolve({ body: undefined, sid });
+            if (!res.headers['content-type']?.startsWith('text/event-stream')) return resolve({ body: JSON.parse(text), sid });
+            let answer: unknown;
+            for (const line of text.split('\n')) {
+              if (!line.startsWith('data: ') || line.length === 6) continue;
+              const m = JSON.parse(line.slice(6)) as { id?: unknown };
+              if (m.id !== undefined) answer = m;
+            }
+            resolve({ body: answer, sid });
           } catch (e) {
             reject(e);
           }
@@ -102,18 +129,22 @@ async function bare(): Promise<Target> {
       req.end(body);
     });
   return {
-    name: 'bare',
-    pid: child.pid!,
+    name,
+    pid: s.pid,
     async client() {
-      let id = 0;
+      const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bare', version: '0' } } }), {});
+      const session: Record<string, string> = { 'MCP-Protocol-Version': '2025-11-25' };
+      if (init.sid !== undefined) session['Mcp-Session-Id'] = init.sid;
+      await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
+      let id = 1;
       return {
-        call: () => post(JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } })),
+        call: async () => {
+          const { body } = await post(JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }), session);
+          if (!(body as { result?: unknown } | undefined)?.result) throw new Error(`no result: ${JSON.stringify(body)}`);
+          return body;
+        },
         close: async () => undefined,
       };
-    },
-    stop: async () => {
-      agent.destroy();
-      await stopChild(child);
     },
   };
 }
@@ -153,8 +184,29 @@ function cpuOf(pid: number): number {
 // the machine's load hits all of them alike; CPU per call (this process + the server) is the
 // figure that load disturbs least.
 console.log(`http.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
-const results: Record<string, { p50: number; p99: number; rps: number }> = {};
-const targets = [await bare(), await ours(), await sdk()];
+const results: Record<string, { p50: number; p99: number; rps: number; client: number; server: number }> = {};
+const serve = `${root}bin/mcpgen.js`;
+const servers = await Promise.all([
+  server([`${root}bench/bare-http-echo.mjs`]),
+  server([`${root}bench/bare-http-echo.mjs`, '--sse']),
+  server([serve, 'serve', '--http', '0', '--reply', 'json']),
+  server([serve, 'serve', '--http', '0', '--reply', 'sse']),
+  server([`${root}test/fixtures/sdk-http-server.mjs`]),
+]);
+const [bareJson, bareSse, oursJson, oursSse, sdkJson] = servers;
+// JSON replies under the historical names (bare, ours, sdk), SSE replies under `sse.`; the
+// mixed pairs measure each side of ours against the bare other side.
+const targets = [
+  bareClient('bare', bareJson),
+  oursClient('ours', oursJson),
+  sdkClient('sdk', sdkJson),
+  bareClient('json.bare_client_ours_server', oursJson),
+  oursClient('json.ours_client_bare_server', bareJson),
+  bareClient('sse.bare', bareSse),
+  oursClient('sse.ours', oursSse),
+  bareClient('sse.bare_client_ours_server', oursSse),
+  oursClient('sse.ours_client_bare_server', bareSse),
+];
 try {
   const runs = [];
   for (const target of targets) {
@@ -179,22 +231,36 @@ try {
   }
   for (const { target, clients, seq, rates, cpu, warnings } of runs) {
     const s = { p50: median(seq.map((x) => x.p50)), p99: median(seq.map((x) => x.p99)) };
-    results[target.name] = { ...s, rps: median(rates) };
     const client = median(cpu.map((c) => c.client));
     const server = median(cpu.map((c) => c.server));
+    results[target.name] = { ...s, rps: median(rates), client, server };
     console.log(`http.${target.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
     console.log(`http.${target.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
-    console.log(`http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s`);
+    console.log(`http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s (rounds ${rates.map(Math.round).join(', ')})`);
     console.log(`http.${target.name}.clients${CLIENTS}.cpu_per_call: ${(client + server).toFixed(1)} us (client ${client.toFixed(1)}, server ${server.toFixed(1)})`);
     console.log(`http.${target.name}.max_listeners_warnings: ${warnings} warnings`);
     await Promise.all(clients.map((c) => c.close()));
   }
 } finally {
-  await Promise.all(targets.map((t) => t.stop()));
+  agent.destroy();
+  await Promise.all(servers.map((s) => s.stop()));
 }
 
+// SSE replies against the limit (issue #19). Throughput: above 1 better; the `cost` ratios are
+// CPU per call of ours over the bare one's (below 1 better; targets 1.5 for the pair, 1.3 per side).
+const limit = results['sse.bare'];
+const pair = results['sse.ours'];
+ratio('http.sse.ours_vs_bare_limit.throughput', pair.rps / limit.rps);
+ratio('http.sse.ours_vs_bare_limit.cpu_cost', (pair.client + pair.server) / (limit.client + limit.server));
+ratio('http.sse.ours_client_vs_bare_client.cpu_cost', results['sse.ours_client_bare_server'].client / limit.client);
+ratio('http.sse.ours_server_vs_bare_server.cpu_cost', results['sse.bare_client_ours_server'].server / limit.server);
+const jl = results.bare;
+const jp = results.ours;
+ratio('http.json.ours_vs_bare_limit.cpu_cost', (jp.client + jp.server) / (jl.client + jl.server));
+ratio('http.json.ours_client_vs_bare_client.cpu_cost', results['json.ours_client_bare_server'].client / jl.client);
+ratio('http.json.ours_server_vs_bare_server.cpu_cost', results['json.bare_client_ours_server'].server / jl.server);
 compare('http', results as Parameters<typeof compare>[1]);
 
 // Idle sessions: memory per idle session of each server process, ours vs SDK v1 (bench/http-idle.ts,
 // also runnable alone).
-if (process.platform === 'linux') await (await import('./http-idle.js')).idleSessionFigures();
+if (process.platform === 'linux' && !process.argv.includes('--no-idle')) await (await import('./http-idle.js')).idleSessionFigures();

@@ -91,7 +91,7 @@ function broken(req: ClientRequest): Error {
 }
 
 const REPLY = Symbol('reply');
-type ReplyMessage = IncomingMessage & { [REPLY]: NodeReply };
+type ReplyMessage = IncomingMessage & { [REPLY]: NodeReply; [FEED]: Feed };
 function onReplyData(this: ReplyMessage, text: string): void {
   this[REPLY].body += text;
 }
@@ -103,6 +103,64 @@ function onReplyError(this: ReplyMessage, error: Error): void {
 }
 function onReplyClose(this: ReplyMessage): void {
   if (!this.complete) this[REPLY].settle(broken(this[REPLY].req));
+}
+
+/** Chunks of a body read by NodeReply.chunks() not taken yet. */
+interface Feed {
+  chunks: string[];
+  /** Characters in `chunks`. */
+  size: number;
+  ended: boolean;
+  error: Error | undefined;
+  wake: (() => void) | undefined;
+}
+const FEED = Symbol('feed');
+/** Characters buffered before the response is paused until the reader catches up. */
+const FEED_HIGH_WATER = 1 << 20;
+type FeedMessage = IncomingMessage & { [FEED]: Feed };
+function wakeFeed(feed: Feed): void {
+  const wake = feed.wake;
+  feed.wake = undefined;
+  wake?.();
+}
+function onFeedData(this: FeedMessage, text: string): void {
+  const feed = this[FEED];
+  feed.chunks.push(text);
+  feed.size += text.length;
+  if (feed.size > FEED_HIGH_WATER) this.pause();
+  wakeFeed(feed);
+}
+function onFeedEnd(this: FeedMessage): void {
+  this[FEED].ended = true;
+  wakeFeed(this[FEED]);
+}
+function onFeedError(this: FeedMessage, error: Error): void {
+  this[FEED].error ??= error;
+  wakeFeed(this[FEED]);
+}
+function onFeedClose(this: FeedMessage): void {
+  const feed = this[FEED];
+  if (!feed.ended) feed.error ??= new Error('premature close');
+  wakeFeed(feed);
+}
+
+/**
+ * How long a body left early may take to end, ms: the rest is read and dropped, so that the
+ * connection returns to the pool (an SSE reply stream whose last event was read usually ends
+ * right after it); past this the connection is cut.
+ */
+const DRAIN_MS = 1000;
+
+/** Reads the rest of `res` into the void; cuts the connection when it does not end within {@link DRAIN_MS}. */
+function drain(res: IncomingMessage, req: ClientRequest): void {
+  if (res.complete) {
+    res.resume();
+    return;
+  }
+  const timer = setTimeout(() => req.destroy(), DRAIN_MS);
+  timer.unref();
+  res.once('close', () => clearTimeout(timer));
+  res.resume();
 }
 
 class NodeReply implements HttpReply {
@@ -162,13 +220,40 @@ class NodeReply implements HttpReply {
       return;
     }
     this.#used = true;
-    const res = this.res;
+    const res = this.res as ReplyMessage;
+    // Listeners rather than the stream's async iterator: that one destroys the response (and
+    // with it the keep-alive socket) when the loop is left before 'end', and costs promises per chunk.
+    const feed: Feed = (res[FEED] = { chunks: [], size: 0, ended: false, error: undefined, wake: undefined });
+    res.on('data', onFeedData);
+    res.on('end', onFeedEnd);
+    res.on('error', onFeedError);
+    res.on('close', onFeedClose);
+    let failed = false;
     try {
-      for await (const chunk of res) yield chunk as string;
+      for (;;) {
+        if (feed.chunks.length > 0) {
+          const text = feed.chunks.length === 1 ? feed.chunks[0] : feed.chunks.join('');
+          feed.chunks.length = 0;
+          feed.size = 0;
+          if (res.isPaused() && !feed.ended) res.resume();
+          yield text;
+          continue;
+        }
+        if (feed.error) throw feed.error;
+        if (feed.ended) break;
+        await new Promise<void>((wake) => (feed.wake = wake));
+      }
     } catch (e) {
+      failed = true;
       throw this.req.destroyed && e instanceof Error && e.name === 'AbortError' ? e : broken(this.req);
     } finally {
-      if (!res.complete) this.req.destroy();
+      res.off('data', onFeedData);
+      res.off('end', onFeedEnd);
+      res.off('error', onFeedError);
+      res.off('close', onFeedClose);
+      if (failed) {
+        if (!res.complete) this.req.destroy();
+      } else if (!res.readableEnded) drain(res, this.req);
     }
     if (!res.complete) throw broken(this.req);
   }

@@ -16,6 +16,10 @@ export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 
 export const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 
+function uncork(res: ServerResponse): void {
+  res.uncork();
+}
+
 /**
  * The response side of a `node:http` exchange as a {@link ResponseSink}: a JSON answer goes out in
  * one write (header block and body together). Subclasses mark `gone` when the response closed
@@ -29,10 +33,16 @@ export abstract class NodeResponseSink implements ResponseSink {
     if (this.res.headersSent || this.gone) return;
     respondNode(this.res, status, headers, body);
   }
+  /**
+   * Sends status and headers. They and what is written in the same tick (priming event, a
+   * quick reply, the end) leave in one socket write: the response is corked until the next tick.
+   */
   open(status: number, headers: Record<string, string>): void {
     if (this.res.headersSent || this.gone) return;
+    this.res.cork();
     this.res.writeHead(status, headers);
     this.res.flushHeaders();
+    process.nextTick(uncork, this.res);
   }
   write(text: string): boolean {
     if (this.gone || this.res.writableEnded) return false;
