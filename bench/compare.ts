@@ -90,6 +90,7 @@ for (let round = 0; round < RUNS; round++) {
       const figures = await runBench(tree === 'head' ? HEAD : BASE, bench).catch((e: Error) => fail(e.message));
       console.error(`round ${round + 1}/${RUNS} ${bench} ${tree}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
       for (const [name, f] of figures) {
+        console.error(`  ${tree}.${name}: ${f.value} ${f.unit}`.trimEnd());
         if (!order.includes(name)) order.push(name);
         const s = samples[tree].get(name) ?? { unit: f.unit, values: [] };
         s.values.push(f.value);
