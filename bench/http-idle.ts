@@ -110,11 +110,21 @@ export async function idleSessions(script: string[]): Promise<IdleFigures> {
   }
 }
 
-/** bench/serve-http-server.ts as one JS file under .cache/bench (packages stay imports from node_modules). */
+/**
+ * bench/serve-http-server.ts as one JS file under .cache/bench: packages stay imports from
+ * node_modules, except this repository's own runtime workspace (`@mcpgen/runtime/…`, which the
+ * generated code imports and whose exports name TypeScript sources), bundled like the rest.
+ */
 export async function bundleOurs(): Promise<string> {
   const { build } = await import('esbuild');
   const outfile = `${root}.cache/bench/serve-http-server.mjs`;
-  await build({ entryPoints: [`${root}bench/serve-http-server.ts`], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  const packagesExternal = {
+    name: 'packages-external-but-runtime',
+    setup(b: { onResolve(o: { filter: RegExp }, f: (a: { path: string }) => { path: string; external: boolean } | undefined): void }) {
+      b.onResolve({ filter: /^[^./]/ }, (a) => (a.path === '@mcpgen/runtime' || a.path.startsWith('@mcpgen/runtime/') ? undefined : { path: a.path, external: true }));
+    },
+  };
+  await build({ entryPoints: [`${root}bench/serve-http-server.ts`], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', plugins: [packagesExternal], logLevel: 'warning' });
   return outfile;
 }
 

@@ -19,6 +19,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { discoverAuthorizationServer } from './discovery.js';
+import { ErrorCode } from '../jsonrpc/errors.js';
 import { isLoopbackUrl } from './loopback.js';
 import { DPoPVerifier, type DPoPOptions } from './dpop.js';
 import type { AuthInfo, AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
@@ -116,7 +117,7 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
   const keys = options.introspect ? undefined : keyGetter(options.jwks, options.issuer, allowHttp);
 
   const refuse = (status: number, message: string, params: Record<string, string | undefined>): AuthVerdict => ({
-    refusal: { status, code: -32000, message, headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) } } satisfies AuthRefusal,
+    refusal: { status, code: ErrorCode.ServerError, message, headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) } } satisfies AuthRefusal,
   });
   const invalid = (why: string): AuthVerdict => refuse(401, `Unauthorized: ${why}`, { error: 'invalid_token', error_description: why, scope: challengeScope });
 
@@ -155,7 +156,7 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
 
   const dpop = options.dpop && new DPoPVerifier(algorithms, options.dpop);
   const dpopRefusal = (why: string): AuthVerdict => ({
-    refusal: { status: 401, code: -32000, message: `Unauthorized: ${why}`, headers: { 'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="invalid_dpop_proof", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"` } },
+    refusal: { status: 401, code: ErrorCode.ServerError, message: `Unauthorized: ${why}`, headers: { 'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="invalid_dpop_proof", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"` } },
   });
 
   return async (request: AuthRequest): Promise<AuthVerdict> => {
@@ -174,7 +175,7 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       got = await verify(m[2]);
     } catch (e) {
       // the keys or the introspection endpoint are out of reach: not the client's fault
-      return { refusal: { status: 503, code: -32000, message: `Service Unavailable: token check failed (${e instanceof Error ? e.message : String(e)})`, headers: { 'Retry-After': '5' } } };
+      return { refusal: { status: 503, code: ErrorCode.ServerError, message: `Service Unavailable: token check failed (${e instanceof Error ? e.message : String(e)})`, headers: { 'Retry-After': '5' } } };
     }
     if (typeof got === 'string') return invalid(got);
     const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;

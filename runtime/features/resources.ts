@@ -8,7 +8,7 @@
  * required argument: -32602; completion of an unknown prompt: -32602, of an unknown resource:
  * -32002, of an unknown reference type: -32602. At most 100 completion values are returned.
  */
-import { RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../engine/peer.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, TemplateVariables, TemplateVars } from './typed.js';
@@ -115,7 +115,7 @@ export interface Catalog {
 
 const MAX_COMPLETIONS = 100;
 /** Resource not found up to 2025-11-25 (server/resources "Error Handling"); stateless revisions use -32602. */
-export const RESOURCE_NOT_FOUND = -32002;
+export const RESOURCE_NOT_FOUND = ErrorCode.ResourceNotFound;
 /** The error of `resources/read` for an unknown URI: code -32002 (`RESOURCE_NOT_FOUND`), `data: { uri }`. */
 export const notFound = (uri: string) => new RpcError(RESOURCE_NOT_FOUND, 'Resource not found', { uri });
 

@@ -14,6 +14,12 @@ export const JsonRpcErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /**
+   * The first code of the range JSON-RPC 2.0 §5.1 reserves for implementation-defined server
+   * errors (-32000 to -32099): what the HTTP transports answer for a refusal that is not about
+   * the message itself (no such session, a limit reached, a store that cannot be reached).
+   */
+  ServerError: -32000,
 } as const;
 
 /** Codes of failures the runtime raises locally (nothing came from the peer). */
@@ -35,6 +41,11 @@ export const LocalErrorCode = {
  */
 export const ErrorCode = {
   ...JsonRpcErrorCode,
+  /**
+   * Resource not found of server/resources "Error Handling" up to 2025-11-25 (a code the spec
+   * page gives and no schema.ts exports; the stateless revisions answer InvalidParams instead).
+   */
+  ResourceNotFound: -32002,
   /** URL_ELICITATION_REQUIRED of 2025-11-25 client/elicitation: the request needs a URL-mode elicitation first. */
   UrlElicitationRequired: -32042,
   /** HEADER_MISMATCH of 2026-07-28 basic/index: a request header does not match the body. */

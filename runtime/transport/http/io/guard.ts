@@ -18,6 +18,7 @@
  */
 
 import { Cors, type CorsOptions } from './cors.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -66,7 +67,7 @@ class Memo<T> extends Map<string, T> {
   }
 }
 
-const refusal = (status: number, message: string, headers?: Record<string, string>): HttpRefusal => ({ status, code: -32000, message, headers });
+const refusal = (status: number, message: string, headers?: Record<string, string>): HttpRefusal => ({ status, code: ErrorCode.ServerError, message, headers });
 const CLOSE = { Connection: 'close' };
 
 /** The head checks of one endpoint, with the verdicts on repeated header values remembered. */

@@ -21,6 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent, SseParser } from '../../../codec/sse.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpStatusError } from '../session/client.js';
 import { nodeExchange } from '../io/exchange.js';
 import { RequestGuard } from '../io/guard.js';
@@ -159,13 +160,13 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     const ex = nodeExchange(req, res);
     const h = ex.headers;
     const path = pathOf(req);
-    if (path !== ssePath && path !== postPath) return fail(res, 404, -32000, 'Not Found');
+    if (path !== ssePath && path !== postPath) return fail(res, 404, ErrorCode.ServerError, 'Not Found');
     const guard = path === ssePath ? streamGuard : postGuard;
     const refused = guard.check(ex.method, h, ex.localPort);
     if (refused) return refuseNode(res, refused);
 
     if (path === ssePath) {
-      if (sessions.size >= maxSessions) return fail(res, 503, -32000, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': '5' });
+      if (sessions.size >= maxSessions) return fail(res, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': '5' });
       const id = makeId();
       const transport = new LegacySseServerTransport(id, res, ex.signal, (t) => {
         if (sessions.get(t.sessionId) === t) sessions.delete(t.sessionId);
@@ -176,15 +177,15 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
       } catch (e) {
         report(e);
         sessions.delete(id);
-        return fail(res, 500, -32603, 'Internal error');
+        return fail(res, 500, ErrorCode.InternalError, 'Internal error');
       }
       return transport.open(`${postPath}?sessionId=${encodeURIComponent(id)}`, options.keepAliveMs ?? 15000);
     }
 
     const sid = new URL(req.url ?? '/', 'http://x').searchParams.get('sessionId');
-    if (!sid) return fail(res, 400, -32000, 'Bad Request: sessionId query parameter is required');
+    if (!sid) return fail(res, 400, ErrorCode.ServerError, 'Bad Request: sessionId query parameter is required');
     const session = sessions.get(sid);
-    if (!session) return fail(res, 404, -32000, 'Session not found');
+    if (!session) return fail(res, 404, ErrorCode.ServerError, 'Session not found');
     const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
     if (typeof body === 'string') return refuseNode(res, guard.bodyRefusal(body));
     let message: unknown;
@@ -193,12 +194,12 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
       message = JSON.parse(text);
       exactIds(message, text);
     } catch {
-      return fail(res, 400, -32700, 'Parse error: body is not JSON');
+      return fail(res, 400, ErrorCode.ParseError, 'Parse error: body is not JSON');
     }
     const problem = shapeProblem(message);
-    if (problem) return fail(res, 400, -32600, `Invalid Request: ${problem}`);
+    if (problem) return fail(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
     // the stream may have closed while the body was arriving: nothing would answer on it
-    if (!session.active) return fail(res, 404, -32000, 'Session not found');
+    if (!session.active) return fail(res, 404, ErrorCode.ServerError, 'Session not found');
     respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');
     session.receive(message as JSONRPCMessage, h);
   }
@@ -208,7 +209,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
       await handle(req, res);
     } catch (e) {
       report(e);
-      fail(res, 500, -32603, 'Internal error');
+      fail(res, 500, ErrorCode.InternalError, 'Internal error');
     }
   }) as LegacySseHandler;
   Object.defineProperties(handler, {

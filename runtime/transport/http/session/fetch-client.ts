@@ -28,7 +28,7 @@ import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '..
 export { HttpStatusError } from '../io/request.js';
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
-const TRANSPORT_ERROR = -32000;
+const TRANSPORT_ERROR = ErrorCode.ServerError;
 
 /** The server no longer knows the session (HTTP 404 to a request carrying its id). */
 export class SessionExpiredError extends RpcError {

@@ -29,6 +29,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MemoryEventStore, type EventStore } from './event-store.js';
 import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from '../io/exchange.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { refusalBody, refusalHeaders, RequestGuard } from '../io/guard.js';
 import type { Authorizer } from '../../../auth/types.js';
@@ -305,7 +306,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     const resuming = method === 'GET' && h['last-event-id'] !== undefined && storeFor !== undefined;
     const version = h['mcp-protocol-version'];
     if (version !== undefined && !versions.includes(version)) {
-      return fail(ex, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${versions.join(', ')})`);
+      return fail(ex, 400, ErrorCode.ServerError, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${versions.join(', ')})`);
     }
     const sid = h['mcp-session-id'];
     let session = sid === undefined ? undefined : sessions.get(sid);
@@ -319,19 +320,19 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         record = await shared.sessions.touch(sid);
       } catch (e) {
         options.onError?.(new Error(`session store: ${(e as Error).message}`));
-        return fail(ex, 503, -32000, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+        return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
       }
       if (!record) {
         if (session) void session.close();
         session = undefined;
       } else if (!session) {
         session = await restore(sid, record, h);
-        if (!session) return fail(ex, 500, -32603, 'Internal error');
+        if (!session) return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
       }
     }
     // a session of another principal is, to this one, no session at all
     if (session && options.authorize && owners.get(session) !== principal(auth)) session = undefined;
-    if (sid !== undefined && !session) return fail(ex, 404, -32000, 'Session not found');
+    if (sid !== undefined && !session) return fail(ex, 404, ErrorCode.ServerError, 'Session not found');
     if (session) {
       session.touch();
       sessions.touch(session.sessionId);
@@ -340,7 +341,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     const effective = version ?? session?.protocolVersion ?? facts.assumed;
 
     if (method !== 'POST') {
-      if (!session) return fail(ex, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      if (!session) return fail(ex, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
       if (method === 'DELETE') {
         if (shared) {
           try {
@@ -348,7 +349,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
             await ended(session.sessionId);
           } catch (e) {
             options.onError?.(new Error(`session store: ${(e as Error).message}`));
-            return fail(ex, 503, -32000, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+            return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
           }
         }
         await session.close();
@@ -375,15 +376,15 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       message = JSON.parse(text);
       exactIds(message, text);
     } catch {
-      return fail(ex, 400, -32700, 'Parse error: body is not JSON');
+      return fail(ex, 400, ErrorCode.ParseError, 'Parse error: body is not JSON');
     }
     if (Array.isArray(message)) {
       // a batch: only in a session whose negotiated revision has them (2025-03-26)
       const negotiated = session?.protocolVersion;
       if (!session || negotiated === undefined || !options.acceptsBatches?.(negotiated)) {
-        return fail(ex, 400, -32600, `Invalid Request: batches are not accepted${negotiated ? ` in protocol version ${negotiated}` : ''}; send one message per POST`);
+        return fail(ex, 400, ErrorCode.InvalidRequest, `Invalid Request: batches are not accepted${negotiated ? ` in protocol version ${negotiated}` : ''}; send one message per POST`);
       }
-      if (message.length === 0) return fail(ex, 400, -32600, 'Invalid Request: empty batch');
+      if (message.length === 0) return fail(ex, 400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
       const valid: JSONRPCMessage[] = [];
       const errors: JSONRPCMessage[] = [];
       for (const entry of message as unknown[]) {
@@ -392,23 +393,23 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
         else if (!(isObject(entry) && !('method' in entry) && ('result' in entry || 'error' in entry))) {
           const id = isObject(entry) && isRequestId(entry.id) ? entry.id : null;
-          errors.push({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${why}` } });
+          errors.push({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` } });
         }
       }
       return session.acceptBatch(valid, errors, { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal, auth }, ex.sink, sessionHeaders);
     }
     const problem = shapeProblem(message);
-    if (problem) return fail(ex, 400, -32600, `Invalid Request: ${problem}`);
+    if (problem) return fail(ex, 400, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
     const msg = message as JSONRPCMessage;
     const info: MessageInfo = auth ? { headers: h, auth } : { headers: h };
     // a request gets the signal of its stream from the session; the others that of the exchange
     if (msg.method === undefined || msg.id === undefined) info.signal = ex.signal;
 
     if (msg.method === 'initialize' && 'id' in msg) {
-      if (sid !== undefined) return fail(ex, 400, -32600, 'Bad Request: initialize must not carry Mcp-Session-Id');
+      if (sid !== undefined) return fail(ex, 400, ErrorCode.InvalidRequest, 'Bad Request: initialize must not carry Mcp-Session-Id');
       const params = msg.params as { protocolVersion?: unknown } | undefined;
       if (sessions.size >= maxSessions && !(await evictIdle())) {
-        return fail(ex, 503, -32000, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': String(Math.ceil(sweepMs / 1000)) });
+        return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': String(Math.ceil(sweepMs / 1000)) });
       }
       if (shared) {
         // the deployment's cap: room made now (an idle session evicted), or 503 while all are busy
@@ -423,7 +424,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       const newId = makeId();
       if (!VISIBLE_ASCII.test(newId) || sessions.has(newId)) {
         options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
-        return fail(ex, 500, -32603, 'Internal error');
+        return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
       }
       const fresh: HttpServerSession = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined, () => fresh.standaloneStreamId) : undefined), removed);
       if (options.authorize) owners.set(fresh, principal(auth));
@@ -435,14 +436,14 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         options.onError?.(e instanceof Error ? e : new Error(String(e)));
         opening.delete(fresh);
         await fresh.close();
-        return fail(ex, 500, -32603, 'Internal error');
+        return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
       }
       opening.delete(fresh);
       info.sessionId = newId;
       info.protocolVersion = version ?? (typeof params?.protocolVersion === 'string' ? params.protocolVersion : effective);
       return fresh.acceptPost(msg, info, ex.sink, { 'Mcp-Session-Id': newId });
     }
-    if (!session) return fail(ex, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    if (!session) return fail(ex, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
     info.sessionId = session.sessionId;
     info.protocolVersion = effective;
     session.acceptPost(msg, info, ex.sink, sessionHeaders);
@@ -540,7 +541,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       await handle(ex);
     } catch (e) {
       options.onError?.(e instanceof Error ? e : new Error(String(e)));
-      if (!ex.sink.started) fail(ex, 500, -32603, 'Internal error');
+      if (!ex.sink.started) fail(ex, 500, ErrorCode.InternalError, 'Internal error');
       else ex.sink.end();
     }
   }

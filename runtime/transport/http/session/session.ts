@@ -11,6 +11,7 @@
  * gets the events it missed on that one stream.
  */
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { EventStore, SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
@@ -317,7 +318,7 @@ export class HttpServerSession implements Transport {
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
     if (this.ended) {
       // the session ended while the body was arriving (DELETE, close, expiry): nothing would answer
-      sink.respond(404, { 'Content-Type': 'application/json' }, errorBody(-32000, 'Session not found'));
+      sink.respond(404, { 'Content-Type': 'application/json' }, errorBody(ErrorCode.ServerError, 'Session not found'));
       return;
     }
     this.#lastActive = Date.now();
@@ -325,7 +326,7 @@ export class HttpServerSession implements Transport {
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
       if (this.requests?.has(key)) {
-        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(-32600, `Request id ${idText(id)} is already in use`));
+        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(ErrorCode.InvalidRequest, `Request id ${idText(id)} is already in use`));
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
@@ -365,7 +366,7 @@ export class HttpServerSession implements Transport {
       }
       const key = idKey(id);
       if (this.requests?.has(key) || keys.has(key)) {
-        answers.push({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: request id ${idText(id)} is already in use` } });
+        answers.push({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: request id ${idText(id)} is already in use` } });
         continue;
       }
       keys.add(key);
@@ -418,7 +419,7 @@ export class HttpServerSession implements Transport {
         }
         // a replay never crosses sessions, whatever the store did
         if (streamId === undefined || !this.ids.owns(streamId)) {
-          sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
+          sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
           return;
         }
         const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
@@ -529,11 +530,11 @@ export class HttpServerSession implements Transport {
       followed = await store.follow(this.sessionId, lastEventId, write, abort.signal);
     } catch (e) {
       this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
-      sink.respond(503, { ...json, 'Retry-After': '1' }, errorBody(-32000, 'Service Unavailable: the event store cannot be reached'));
+      sink.respond(503, { ...json, 'Retry-After': '1' }, errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store cannot be reached'));
       return;
     }
     if (!followed) {
-      sink.respond(400, json, errorBody(-32000, 'Unknown or expired Last-Event-ID'));
+      sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
       return;
     }
     if (!opened) {
@@ -554,7 +555,7 @@ export class HttpServerSession implements Transport {
       this.#lastActive = Date.now();
       if (end.reason === 'owner-lost' && !sink.closed) {
         for (const id of end.pending) {
-          sink.write(encodeEvent({ data: serializeMessage({ jsonrpc: '2.0', id, error: { code: -32000, message: 'The server process handling this request ended before answering it' } }) }));
+          sink.write(encodeEvent({ data: serializeMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ServerError, message: 'The server process handling this request ended before answering it' } }) }));
         }
       }
       if (!sink.closed) sink.end();
@@ -678,7 +679,7 @@ export class HttpServerSession implements Transport {
     s.sink = null;
     if (end && sink) {
       if (sink.started) sink.end();
-      else sink.respond(404, {}, errorBody(-32000, 'Session ended'));
+      else sink.respond(404, {}, errorBody(ErrorCode.ServerError, 'Session ended'));
     }
   }
 
@@ -696,7 +697,7 @@ export class HttpServerSession implements Transport {
           try {
             await this.settings.onNegotiated(message);
           } catch (e) {
-            message = { jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Session could not be recorded: ${(e as Error).message}` } };
+            message = { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.ServerError, message: `Session could not be recorded: ${(e as Error).message}` } };
           }
         }
       }

@@ -6,6 +6,7 @@
 import { randomBytes, toBase64Url } from '../../../codec/bytes.js';
 import type { CarrierWatch } from '../../../engine/cancellation.js';
 import { encodeEvent } from '../../../codec/sse.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
@@ -94,7 +95,7 @@ export function answerPending(s: OutStream, reason: string): void {
   const bodies = [...s.pending].map((key) => serializeMessage({
     jsonrpc: '2.0',
     id: key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1),
-    error: { code: -32000, message: reason },
+    error: { code: ErrorCode.ServerError, message: reason },
   }));
   s.pending.clear();
   s.done = true;
