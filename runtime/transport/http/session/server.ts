@@ -416,9 +416,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         try {
           for (const id of await shared.sessions.makeRoom()) void ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
         } catch (e) {
-          if (e instanceof SessionLimitError) return fail(ex, 503, -32000, `Service Unavailable: session limit (${e.maxSessions}) reached`, { 'Retry-After': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))) });
+          if (e instanceof SessionLimitError) return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${e.maxSessions}) reached`, { 'Retry-After': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))) });
           options.onError?.(new Error(`session store: ${(e as Error).message}`));
-          return fail(ex, 503, -32000, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+          return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
         }
       }
       const newId = makeId();
