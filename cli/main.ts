@@ -17,6 +17,7 @@ import { TARGET_IDS } from '../generator/emit/bindings/index.js';
 import { IngestError } from '../generator/ingest-error.js';
 import type { ProtocolModel } from '../generator/model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
+import { ServiceUnavailableError } from './commands/serve-http.js';
 import { ConfigError, type Project, configEmitOptions, configuredRevisions, configuredTargets, loadProject, takeConfigFlag } from './config.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
@@ -42,6 +43,7 @@ Usage:
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
                 [--auth [--auth-client-id ID] [--auth-scope "a b"]]
+  mcpgen tools --stdio "<command>"|--url <url> --out <file> [--check] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
@@ -442,7 +444,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       io.err(`mcpgen ${cmd ?? ''}: ${e.message}\n(see mcpgen --help)`);
       return EXIT.usage;
     }
-    if (e instanceof PinError || e instanceof IngestError) {
+    if (e instanceof PinError || e instanceof IngestError || e instanceof ServiceUnavailableError) {
       io.err(`mcpgen ${cmd}: ${e.message}`);
       return EXIT.input;
     }

@@ -28,6 +28,22 @@ import { type ServerClass, referenceDefinition } from '../../reference/server.js
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 
+/** A service `serve` was told to use (`--redis`) cannot be reached at start: `mcpgen serve` says so and exits 3. */
+export class ServiceUnavailableError extends Error {}
+
+/**
+ * The Redis stores of `--redis <url>` (the module, and ioredis with it, loaded only then).
+ * @throws ServiceUnavailableError when Redis cannot be reached.
+ */
+export async function connectRedis(url: string, options: { sessionIdleMs?: number; maxSessions?: number; logger?: Logger }): Promise<RedisStores> {
+  const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
+  try {
+    return await connectRedisStores(url, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+  } catch (e) {
+    throw new ServiceUnavailableError(`--redis: ${(e as Error).message}`);
+  }
+}
+
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 /** A running `serve --http`. */
@@ -115,7 +131,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
   const host = options.host ?? '127.0.0.1';
   const stores: RedisStores | undefined = options.redis === undefined
     ? undefined
-    : await (await import('@mcpgen/runtime/stores/redis')).connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+    : await connectRedis(options.redis, options);
   const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins).catch(async (e: unknown) => {
     await stores?.close();
     throw e;

@@ -23,7 +23,7 @@ import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/proto
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
-import { listenHttp, servedTables } from './serve-http.js';
+import { connectRedis, listenHttp, servedTables } from './serve-http.js';
 
 /** What this module uses of a generated revision module. */
 export interface ServedRevision {
@@ -74,7 +74,7 @@ export interface StatelessServeOptions {
 export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
   const stores = options.redis === undefined
     ? undefined
-    : await (await import('@mcpgen/runtime/stores/redis')).connectRedisStores(options.redis, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+    : await connectRedis(options.redis, options);
   const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port, options.corsOrigins).catch(async (e: unknown) => {
     await stores?.close();
     throw e;
