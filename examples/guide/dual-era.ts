@@ -73,4 +73,14 @@ for (const Client of [v2025.Client, draft.Client]) {
   await client.close();
 }
 
+// a client for either kind of server: a draft Client that falls back to 2025-11-25
+const [toLegacy, legacyEnd] = createMemoryPair();
+await legacyServer().connect(legacyEnd); // a server that knows only 2025-11-25
+const either = new draft.Client({ clientInfo: { name: 'app', version: '1.0.0' }, fallbackTables: [v2025.table] });
+const found = await either.connect(toLegacy); // server/discover fails with -32600: initialize instead
+console.log(found.protocolVersion); // 2025-11-25
+assert.equal(found.protocolVersion, '2025-11-25');
+assert.equal(await said(either), '2025-11-25: hi');
+await either.close();
+
 console.log('ok dual-era');
