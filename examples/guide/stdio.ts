@@ -6,13 +6,13 @@ import * as draft from '../../generated/draft/index.js';
 import { RpcError } from '@mcpgen/runtime';
 import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 
-// the server is examples/guide/stdio.server.ts, run by this node (tsx compiles it)
-const serverFile = fileURLToPath(new URL('./stdio.server.ts', import.meta.url));
-const spawnServer = (rev: string) => new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', serverFile, rev] });
+// the servers are stdio.server.ts (2025-11-25) and stdio.server-draft.ts, run by this node (tsx compiles them)
+const spawnServer = (file: string) =>
+  new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))] });
 
 // 2025-11-25: connect() runs the initialize handshake
 const client = new v2025.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
-const server = await client.connect(spawnServer('2025-11-25'));
+const server = await client.connect(spawnServer('./stdio.server.ts'));
 console.log(server.protocolVersion, server.serverInfo?.name); // 2025-11-25 adder
 const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
 console.log(sum.content); // [ { type: 'text', text: '42' } ]
@@ -24,7 +24,7 @@ assert.deepEqual(sum.content, [{ type: 'text', text: '42' }]);
 
 // draft: connect() sends server/discover; every request carries its own _meta
 const modern = new draft.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
-const discovered = await modern.connect(spawnServer('draft'));
+const discovered = await modern.connect(spawnServer('./stdio.server-draft.ts'));
 const result = await modern.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
 console.log(discovered.protocolVersion, result.content); // 2026-07-28 [ { type: 'text', text: '3' } ]
 
