@@ -122,9 +122,15 @@ function prose(markdown: string, spans = true): string {
   return out.join('\n');
 }
 
-/** Targets of the inline links and images of a page (`[text](target "title")`), code excluded. */
+/**
+ * Targets of the links and images of a page, code excluded: inline (`[text](target "title")`)
+ * and the definitions of reference links (`[label]: target`).
+ */
 export function links(markdown: string): string[] {
-  return [...prose(markdown).matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]);
+  const text = prose(markdown);
+  const inline = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]);
+  const defined = [...text.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)>?/gm)].map((m) => m[1]);
+  return [...inline, ...defined];
 }
 
 /**

@@ -137,14 +137,15 @@ test('check: relative links, anchors and spec links must resolve', () => {
     const check = (md: string) => linkProblems(file, md, spec);
     assert.equal(check(page), [], 'a good page passes (its code span holds no link)');
     assert.equal(check('[a](other.md) [b](other.md#the-rules-in-short-2025-11-25) [c](other.md#errors-1) [d](https://modelcontextprotocol.io/specification/2025-11-25) [e](https://example.com/x)'), []);
-    const bad = check('[a](missing.md) [b](other.md#nope) [c](#nowhere) [d](https://modelcontextprotocol.io/specification/2025-11-25/server/nope#x) [e](/docs/x.md) [f](https://modelcontextprotocol.io/specification/1999-01-01/server/tools)');
-    assert.is(bad.length, 6, bad.join('\n'));
+    const bad = check('[a](missing.md) [b](other.md#nope) [c](#nowhere) [d](https://modelcontextprotocol.io/specification/2025-11-25/server/nope#x) [e](/docs/x.md) [f](https://modelcontextprotocol.io/specification/1999-01-01/server/tools)\n\nSee [the other][o].\n\n[o]: gone.md\n');
+    assert.is(bad.length, 7, bad.join('\n'));
     assert.match(bad[0], 'missing.md: no such file');
     assert.match(bad[1], 'no heading #nope');
     assert.match(bad[2], 'no heading #nowhere');
     assert.match(bad[3], 'no spec page 2025-11-25/server/nope');
     assert.match(bad[4], 'a site-absolute path');
     assert.match(bad[5], 'no spec page 1999-01-01/server/tools');
+    assert.match(bad[6], 'gone.md: no such file');
     assert.equal([...headingAnchors('# A `code` title\n')], ['a-code-title']);
     assert.equal([...headingAnchors('# Hello, World!\n\n```sh\n# not a heading\n```\n## Hello, World!\n')], ['hello-world', 'hello-world-1']);
   } finally {
