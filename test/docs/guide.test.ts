@@ -7,12 +7,12 @@
  * headings), every spec link names a page under $MCP_SPEC_DIR/docs/<rev>/. The checks are
  * test/docs/guide-check.ts; the last tests show that each one fails on bad input.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir } from '../generator/support.js';
 import { INDEX, exampleSource, guideSlugs, headingAnchors, indexProblems, linkProblems, pageProblems, runExamples, runProblem, tsBlocks } from './guide-check.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,6 +22,11 @@ const SPEC_DIR = resolve(ROOT, process.env.MCP_SPEC_DIR ?? '../shared/mcp-spec')
 const slugs = guideSlugs(GUIDE);
 const read = (file: string) => readFileSync(file, 'utf8');
 const exampleOf = (slug: string) => join(EXAMPLES, `${slug}.ts`);
+/** A new folder under the system's temporary folder, and its removal. */
+function tempDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 test('the guide has pages', () => {
   assert.ok(slugs.length >= 1, `no pages in ${GUIDE}`);
