@@ -1,7 +1,7 @@
 /**
  * `npm run docs [-- <rev>… ] [--generated DIR] [--out DIR]`: typedoc HTML for the runtime package
  * (`runtime`: every public subpath of runtime/package.json `exports`, introduced by
- * runtime/README.md, navigation by layer) and for each generated revision (default: `runtime`
+ * runtime/README.md, navigation by layer, with the feature guide docs/guide/ as its documents) and for each generated revision (default: `runtime`
  * and every folder of `generated/` holding an `index.ts`), into `docs-html/<name>/`. Warnings
  * count as errors, and so does a link of the output that does not resolve (a page or anchor of
  * the site; a spec page missing from `$MCP_SPEC_DIR/docs/<rev>/`): a site with any fails, and
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Application, type CommentDisplayPart, CommentTag, type Context, Converter, OptionDefaults, ReflectionKind, type ProjectReflection } from 'typedoc';
+import { Application, type CommentDisplayPart, CommentTag, type Context, Converter, type DocumentReflection, OptionDefaults, ReflectionKind, type ProjectReflection } from 'typedoc';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -137,6 +137,29 @@ const INTERNAL_TYPES = [
   'transport/http/io/cors.ts:PreflightAnswer',
 ].map((entry) => `runtime/${entry}`);
 
+/** The navigation category of the guide's pages in the runtime site. */
+const GUIDE_CATEGORY = 'guide';
+
+/** A page of the feature guide: its file and its title (its first `# ` heading, else its file name). */
+export interface GuidePage {
+  file: string;
+  title: string;
+}
+
+/**
+ * The pages of the feature guide in `dir` (default docs/guide/): the index README.md first,
+ * then the pages in the order the index links them, then any page it does not link, by name.
+ * Empty when there is no index.
+ */
+export function guidePages(dir = join(ROOT, 'docs', 'guide')): GuidePage[] {
+  const index = join(dir, 'README.md');
+  if (!existsSync(index)) return [];
+  const slugs = readdirSync(dir).filter((f) => f.endsWith('.md') && f !== 'README.md').map((f) => f.slice(0, -3)).sort();
+  const listed = [...readFileSync(index, 'utf8').matchAll(/\]\((?:\.\/)?([a-z0-9][a-z0-9-]*)\.md\)/g)].map((m) => m[1]).filter((s) => slugs.includes(s));
+  const files = [index, ...new Set([...listed, ...slugs])].map((s) => (s === index ? index : join(dir, `${s}.md`)));
+  return files.map((file) => ({ file, title: /^# +(.+?) *$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? basename(file, '.md') }));
+}
+
 /** Options of {@link buildRuntimeDocs}. */
 export interface RuntimeDocsOptions {
   /** Output folder of the HTML (default `docs-html/runtime`). */
@@ -147,12 +170,14 @@ export interface RuntimeDocsOptions {
 
 /**
  * Builds the docs of the runtime package: one module per public subpath (named by its
- * specifier, in a category named by its layer), runtime/README.md as the introduction.
+ * specifier, in a category named by its layer), runtime/README.md as the introduction, the
+ * guide pages ({@link guidePages}) as documents in the first category, `guide`.
  * Warnings count as errors, like {@link buildDocs}.
  */
 export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promise<DocsResult> {
   const out = resolve(options.out ?? join(ROOT, 'docs-html', 'runtime'));
   const entries = runtimeEntries();
+  const guide = guidePages();
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-docs-'));
   try {
     const tsconfig = join(tmp, 'tsconfig.json');
@@ -171,6 +196,8 @@ export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promis
       out,
       name: '@mcpgen/runtime',
       readme: join(ROOT, 'runtime', 'README.md'),
+      // the feature guide (docs/guide/), in the order its index lists the pages
+      projectDocuments: guide.map((g) => g.file),
       disableSources: true,
       excludePrivate: true,
       excludeInternal: true,
@@ -179,10 +206,18 @@ export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promis
       intentionallyNotExported: INTERNAL_TYPES,
       categorizeByGroup: false,
       defaultCategory: 'runtime',
+      categoryOrder: [GUIDE_CATEGORY, '*'],
       navigation: { includeCategories: true, includeGroups: false, includeFolders: false, compactFolders: false, excludeReferences: false },
       validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: true, notDocumented: false, unusedMergeModuleWith: true },
       githubPages: false,
       plugin: [],
+    });
+    // each guide page: titled by its heading, in the guide's category (first in the navigation)
+    app.converter.on(Converter.EVENT_CREATE_DOCUMENT, (_context: undefined, doc: DocumentReflection) => {
+      const page = guide.find((g) => basename(g.file, '.md') === doc.name);
+      if (!page) return;
+      doc.name = page.title;
+      doc.frontmatter.category = GUIDE_CATEGORY;
     });
     // each entry module: named by its package specifier, in its layer's category
     app.converter.on(

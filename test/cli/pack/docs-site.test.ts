@@ -5,16 +5,17 @@
  *   checker from the entry file, independently of typedoc) is a member of that subpath's module
  *   in the output, and carries a doc comment (on itself or on a signature);
  * - every module is named by its specifier and filed under its layer;
+ * - the feature guide (docs/guide/) is the site's documents, in its own first category;
  * - no link of the site is broken, and the link checker does report a broken page, anchor and
  *   spec page (checked on a site written here).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildRuntimeDocs, checkLinks, runtimeEntries } from '../../../cli/docs.js';
+import { buildRuntimeDocs, checkLinks, guidePages, runtimeEntries } from '../../../cli/docs.js';
 import { SPEC_DIR, tempDir } from '../../generator/support.js';
 
 const test = suite('docs: the runtime package, every public subpath');
@@ -30,12 +31,14 @@ interface JsonReflection {
   id: number;
   /** Of a reference (an export documented under another subpath): the reflection it names. */
   target?: number;
+  /** Of the project: the documents (the guide's pages). */
+  documents?: JsonReflection[];
 }
 
 /** Every reflection of the model by id. */
 function byId(root: JsonReflection, map = new Map<number, JsonReflection>()): Map<number, JsonReflection> {
   map.set(root.id, root);
-  for (const c of root.children ?? []) byId(c, map);
+  for (const c of [...(root.children ?? []), ...(root.documents ?? [])]) byId(c, map);
   return map;
 }
 
@@ -119,7 +122,8 @@ test('every export of every public subpath is in the output, with a doc comment'
 
 test('modules are named by specifier and filed by layer; the README introduces the site', async () => {
   const { project } = await build();
-  const categories = new Map((project.categories ?? []).map((c) => [c.title, c.children.map((id) => project.children!.find((m) => m.id === id)!.name)]));
+  const ids = byId(project); // modules, and the guide's documents
+  const categories = new Map((project.categories ?? []).map((c) => [c.title, c.children.map((id) => ids.get(id)!.name)]));
   assert.equal(categories.get('transport')?.sort(), ['@mcpgen/runtime/http', '@mcpgen/runtime/http/legacy-sse', '@mcpgen/runtime/http/stateless', '@mcpgen/runtime/memory', '@mcpgen/runtime/stdio']);
   assert.equal(categories.get('stores')?.sort(), ['@mcpgen/runtime/stores', '@mcpgen/runtime/stores/redis']);
   const index = readFileSync(join(site.dir, 'html', 'index.html'), 'utf8');
@@ -130,6 +134,25 @@ test('modules are named by specifier and filed by layer; the README introduces t
     const hits = project.children!.filter((m) => m.children?.some((c) => c.name === name)).map((m) => m.name);
     assert.ok(hits.length > 0, `${name} on no page`);
   }
+});
+
+test('the guide is in the site: each page of docs/guide/ a document titled by its heading, in the first category, in the order of the index', async () => {
+  const { project } = await build();
+  const pages = guidePages();
+  assert.ok(pages.length >= 10, `only ${pages.length} guide pages`);
+  assert.is(pages[0].title, 'The mcpgen guide');
+  const first = project.categories?.[0];
+  assert.is(first?.title, 'guide');
+  const ids = byId(project);
+  assert.equal(first!.children.map((id) => ids.get(id)?.name), pages.map((p) => p.title));
+  // the index lists stdio before tools, tools before progress
+  const titles = pages.map((p) => p.title);
+  const at = (slug: string) => pages.findIndex((p) => p.file.endsWith(`/${slug}.md`));
+  assert.ok(at('stdio') > 0 && at('stdio') < at('tools') && at('tools') < at('progress'), titles.join(' | '));
+  const documents = join(site.dir, 'html', 'documents');
+  const stdio = readdirSync(documents).map((f) => readFileSync(join(documents, f), 'utf8')).find((html) => html.includes(`<title>${pages[at('stdio')].title} |`));
+  assert.ok(stdio, 'no page of the stdio guide');
+  assert.match(stdio!, 'StdioClientTransport');
 });
 
 test('no broken link in the runtime site', async () => {
