@@ -395,19 +395,25 @@ export class InputRequestError extends RpcError {
   }
 }
 
-/** Decoded result: the final one, or a request for input. */
-export type Decoded = { kind: 'complete'; result: Record<string, unknown> } | { kind: 'input_required'; result: InputRequiredResult };
+/** Decoded result: the final one, a request for input, or one of a `resultType` an extension defines (`passThrough`). */
+export type Decoded =
+  | { kind: 'complete'; result: Record<string, unknown> }
+  | { kind: 'input_required'; result: InputRequiredResult }
+  | { kind: 'extension'; result: Record<string, unknown> };
 
 /**
  * Decodes one result of a stateless revision by `resultType`: absent → `"complete"` (filled in);
  * `"input_required"` only for methods that support it and with `inputRequests` (an object) or
- * `requestState` (a string); anything else → InvalidResultError. `validate` checks complete
- * results against the method's result schema.
+ * `requestState` (a string); a `resultType` that `passThrough` accepts (one an extension the
+ * client declared defines, e.g. the tasks extension's `"task"`) → as it is, unvalidated;
+ * anything else → InvalidResultError. `validate` checks complete results against the method's
+ * result schema.
  */
-export function decodeResult(entry: MethodEntry, result: Record<string, unknown>, validate = true): Decoded {
+export function decodeResult(entry: MethodEntry, result: Record<string, unknown>, validate = true, passThrough?: (resultType: string) => boolean): Decoded {
   const method = entry.method;
   const type = result.resultType === undefined ? 'complete' : result.resultType;
   const bad = (message: string, path = '/resultType') => new InvalidResultError(method, [{ path, message }]);
+  if (typeof type === 'string' && !RESULT_TYPES.includes(type) && passThrough?.(type)) return { kind: 'extension', result };
   if (typeof type !== 'string' || !RESULT_TYPES.includes(type)) throw bad(`unknown resultType ${JSON.stringify(type)}`);
   if (type === 'input_required') {
     if (!entry.inputRequired) throw bad(`${method} cannot be answered with input_required`);
@@ -441,6 +447,8 @@ export interface InputRoundsOptions {
   maxRounds?: number;
   validate?: boolean;
   signal?: AbortSignal;
+  /** `resultType` values of extensions the client declared: such a result ends the loop as it is (see {@link decodeResult}). */
+  passThrough?: (resultType: string) => boolean;
 }
 
 /**
@@ -462,19 +470,30 @@ export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: R
   delete base.requestState;
   let attempt: Params = o.params;
   for (let rounds = 0; ; rounds++) {
-    const decoded = decodeResult(o.entry, await o.send(attempt), o.validate);
-    if (decoded.kind === 'complete') return { result: decoded.result, rounds };
+    const decoded = decodeResult(o.entry, await o.send(attempt), o.validate, o.passThrough);
+    if (decoded.kind !== 'input_required') return { result: decoded.result, rounds };
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
     const { inputRequests, requestState } = decoded.result;
     attempt = { ...base };
-    if (inputRequests !== undefined) attempt.inputResponses = await fulfil(o, inputRequests);
+    if (inputRequests !== undefined) attempt.inputResponses = await answerInputRequests({ ...o, method }, inputRequests);
     if (requestState !== undefined) attempt.requestState = requestState;
     if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
   }
 }
 
-async function fulfil(o: InputRoundsOptions, requests: InputRequests): Promise<InputResponses> {
-  const method = o.entry.method;
+/**
+ * Answers embedded requests with the client's handlers, one after another in key order, and
+ * resolves with the responses keyed alike: the step of an `input_required` round, also used for
+ * the `inputRequests` of a task of the tasks extension (`method` is the request they belong to,
+ * named in errors). Rejects with {@link InputRequestError} (-32603) for a request that is not an
+ * embedded request of `table`, needs a capability not in `capabilities`, has no handler or invalid
+ * params, or is answered with an invalid result; or with the handler's own error.
+ */
+export async function answerInputRequests(
+  o: Pick<InputRoundsOptions, 'table' | 'handlers' | 'capabilities' | 'signal'> & { method: string },
+  requests: InputRequests,
+): Promise<InputResponses> {
+  const method = o.method;
   const out: InputResponses = {};
   for (const key of Object.keys(requests)) {
     const r = requests[key];
