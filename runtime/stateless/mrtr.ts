@@ -24,7 +24,7 @@ import { concatBytes, equalBytes, fromBase64Url, randomBytes, toBase64Url, toHex
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import { hasCapability, type RequestContext } from '../engine/peer.js';
-import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
+import { type MethodEntry, type ProtocolTable, errorCodeOf, missingParamCapability } from '../protocol/table.js';
 import { describeValue, ownValue, setOwn } from '../jsonrpc/own.js';
 
 /** One embedded server→client request: `{ method, params? }` (ElicitRequest, CreateMessageRequest, ListRootsRequest). */
@@ -340,6 +340,11 @@ export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | un
     if (!e?.embedded) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has method ${describeValue(r?.method)}, not an embedded request`);
     if (e.params && r.params !== undefined && !e.params(r.params)) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has invalid params`);
     if (e.capability && !hasCapability(clientCapabilities, e.capability)) missing[e.capability[0]] = {};
+    else if (e.capability) {
+      // a URL elicitation, or sampling with tools, needs its sub-capability too: { elicitation: { url: {} } }
+      const sub = missingParamCapability(r.method, r.params, clientCapabilities);
+      if (sub) missing[sub[0]] = { ...(missing[sub[0]] as Record<string, unknown> | undefined), [sub[1]]: {} };
+    }
   }
   if (Object.keys(missing).length) return missingCapabilityError(missing, table);
   return undefined;
@@ -502,6 +507,8 @@ export async function answerInputRequests(
     const e = ownValue(o.table.requests.serverToClient, m);
     if (!e?.embedded) throw fail('not an input request of this revision');
     if (e.capability && !hasCapability(o.capabilities, e.capability)) throw fail(`the client did not declare capability ${e.capability.join('.')}`);
+    const sub = e.capability ? missingParamCapability(m, r.params, o.capabilities) : undefined;
+    if (sub) throw fail(`the client did not declare capability ${sub.join('.')}`);
     const handler = ownValue(o.handlers, m);
     if (!handler) throw fail('no handler registered');
     if (r.params === undefined ? e.paramsRequired : e.params && !e.params(r.params)) {
