@@ -115,5 +115,17 @@ assert.deepEqual(retried.content, [{ type: 'text', text: '3 meetings today' }]);
 assert.deepEqual(opened, ['https://mcp.example.com/pay?id=pay-7', 'https://mcp.example.com/connect?id=cal-1']);
 assert.deepEqual(completed, ['pay-7', 'cal-1']);
 
+// A client that declared form mode only is never sent a URL elicitation (and would answer -32602):
+const formOnly = new Client({ clientInfo: { name: 'kiosk', version: '1.0.0' }, capabilities: { elicitation: {} } }); // {} = form
+const kioskServer = new Server({ serverInfo: { name: 'concierge', version: '1.0.0' }, capabilities: {} });
+const [c, d] = createMemoryPair();
+await kioskServer.connect(d);
+await formOnly.connect(c);
+const noUrl = await kioskServer.elicit({ mode: 'url', elicitationId: 'x', url: 'https://mcp.example.com/x', message: 'Open' }).catch((e: unknown) => e);
+assert.ok(noUrl instanceof RpcError);
+assert.equal(noUrl.code, -32601);
+assert.deepEqual(noUrl.data, { method: 'elicitation/create', capability: 'elicitation.url' });
+
+await formOnly.close();
 await client.close();
 console.log('ok elicitation');

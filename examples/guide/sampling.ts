@@ -91,6 +91,12 @@ const noSampling = await plain.callTool({ name: 'summarize', arguments: { text: 
 assert.deepEqual(noSampling.content, [{ type: 'text', text: 'this client cannot sample' }]);
 assert.equal(seen.length, 4, 'the capability-less client was never asked');
 
+// `tools` in a sampling request needs `sampling.tools`, which this client did not declare:
+const withTools = await server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'x: y' } }], maxTokens: 5, tools: [{ name: 'search', inputSchema: { type: 'object' } }] }).catch((e: unknown) => e);
+assert.ok(withTools instanceof CapabilityNotDeclaredError);
+assert.deepEqual(withTools.data, { method: 'sampling/createMessage', capability: 'sampling.tools' });
+assert.equal(seen.length, 4);
+
 await client.close();
 await plain.close();
 console.log('ok sampling');
