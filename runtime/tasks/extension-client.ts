@@ -25,13 +25,11 @@ import type { ProtocolTable } from '../protocol/table.js';
 import { type InputHandler, type InputResponses, answerInputRequests } from '../stateless/mrtr.js';
 import { TASK_RESULT_TYPE, type CreateTaskResult, type DetailedTask, type GetTaskResult, type TaskAck } from './extension-wire.js';
 
-type Obj = Record<string, unknown>;
-
 /** What the helper needs of a ClientSession (structurally: the session layer is built on this one). */
 export interface TasksExtensionSession {
   readonly table: ProtocolTable;
   readonly options: { capabilities?: Record<string, unknown>; handlers?: object };
-  extensionRequest<R extends object = Obj>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
+  extensionRequest<R extends object = Record<string, unknown>>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
 }
 
 /** Options of {@link TasksExtensionClient}. */
@@ -42,7 +40,7 @@ export interface TasksExtensionClientOptions {
 
 /** True for a CreateTaskResult of the tasks extension (`resultType: "task"` with a `taskId`). */
 export function isCreateTaskResult(result: unknown): result is CreateTaskResult {
-  return typeof result === 'object' && result !== null && (result as Obj).resultType === TASK_RESULT_TYPE && typeof (result as Obj).taskId === 'string';
+  return typeof result === 'object' && result !== null && (result as Record<string, unknown>).resultType === TASK_RESULT_TYPE && typeof (result as Record<string, unknown>).taskId === 'string';
 }
 
 /** The task ended `cancelled`: -32602, as a 2025-11-25 receiver answers `tasks/result` of a cancelled task. */
@@ -104,7 +102,7 @@ export class TasksExtensionClient {
    * task carries, {@link TaskCancelledError}, InputRequestError (-32603) when an input request
    * cannot be answered, or RequestAbortedError when `signal` aborts.
    */
-  async result(task: CreateTaskResult | string, options: { signal?: AbortSignal; onStatus?: (task: DetailedTask) => void } = {}): Promise<Obj> {
+  async result(task: CreateTaskResult | string, options: { signal?: AbortSignal; onStatus?: (task: DetailedTask) => void } = {}): Promise<Record<string, unknown>> {
     const taskId = typeof task === 'string' ? task : task.taskId;
     let interval = typeof task === 'string' ? undefined : task.pollIntervalMs;
     const answered = new Set<string>();

@@ -56,15 +56,16 @@ import { TASKS_EXTENSION, TASKS_METHODS, type CreateTaskResult, type GetTaskResu
 export * from './extension-wire.js';
 
 type Obj = Record<string, unknown>;
-/** `R` with `resultType` optional: the extension fills it in. */
-type WithoutResultType<R> = { [K in keyof R as K extends 'resultType' ? never : K]: R[K] } & { resultType?: string };
 /**
  * What task work returns: the `tools/call` result of `P` (a generated `Protocol`: its
- * CallToolResult, `resultType` optional; untyped: any object), or a string (one text block).
+ * CallToolResult, `resultType` optional since the extension fills it in; untyped: any object),
+ * or a string (one text block).
  */
 export type TaskWorkResult<P extends ProtocolMaps = ProtocolMaps> =
   | string
-  | (unknown extends P['clientRequests']['tools/call']['result'] ? Obj : WithoutResultType<P['clientRequests']['tools/call']['result']>);
+  | (unknown extends P['clientRequests']['tools/call']['result']
+    ? Obj
+    : { [K in keyof P['clientRequests']['tools/call']['result'] as K extends 'resultType' ? never : K]: P['clientRequests']['tools/call']['result'][K] } & { resultType?: string });
 
 /** Options of the tasks extension of stateless revisions (2026-07-28, draft): the revision's table, which tools run as tasks, the store and its owner key, task lifetime and poll interval (ms), the bound on active tasks. */
 export interface TasksExtensionOptions {
