@@ -52,6 +52,8 @@ export type { TaskReceiverOptions, TaskSupport } from './tasks/receiver.js';
 export { InMemoryTaskStore } from './tasks/store.js';
 export type { Task, TaskStatus, TaskStore } from './tasks/store.js';
 export { declaresTasksExtension, TASKS_EXTENSION, TasksExtension } from './tasks/extension.js';
+export { isCreateTaskResult, TaskCancelledError, TasksExtensionClient } from './tasks/extension-client.js';
+export type { TasksExtensionClientOptions } from './tasks/extension-client.js';
 export type { CreateTaskResult, DetailedTask, TaskContext, TasksExtensionOptions } from './tasks/extension.js';
 export { inputRequired, inputRequest, readInput, requireClientCapabilities, RequestStateSealer } from './stateless/mrtr.js';
 export type { Subscription, SubscriptionFilter } from './stateless/subscriptions.js';

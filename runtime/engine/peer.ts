@@ -9,7 +9,7 @@
  * one response (unless it is cancelled: then none, case 007); notifications never get one
  * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
-import { type Direction, type MethodEntry, type ProtocolTable, hasCapability } from '../protocol/table.js';
+import { type Direction, type MethodEntry, type ProtocolTable, hasCapability, missingParamCapability } from '../protocol/table.js';
 import type { JSONRPCMessage, MessageInfo, Transport } from '../jsonrpc/transport.js';
 import {
   CapabilityNotDeclaredError, ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
@@ -242,7 +242,7 @@ export class Peer {
    */
   request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
-    const refusal = this.outboundRefusal(method);
+    const refusal = this.outboundRefusal(method, params);
     if (refusal) return Promise.reject(refusal);
     const signal = options?.signal;
     const onProgress = options?.onProgress;
@@ -288,10 +288,12 @@ export class Peer {
    * - a handshake revision's session sends only its table's requests (-32601);
    * - the other side must have declared the capability the table entry names
    *   (CapabilityNotDeclaredError; e.g. `elicitation` for elicitation/create, `tasks` for
-   *   tasks/* to a client). Task augmentation's own capability (`tasks.requests.<method>`, a
+   *   tasks/* to a client), and the sub-capability its params need (`elicitation.url` for a URL
+   *   elicitation, `sampling.tools` for sampling with tools: ../protocol/table.ts
+   *   `missingParamCapability`). Task augmentation's own capability (`tasks.requests.<method>`, a
    *   SHOULD for requestors) is the requestor's check (../tasks/requestor.ts `callWithTask`).
    */
-  private outboundRefusal(method: string): RpcError | undefined {
+  private outboundRefusal(method: string, params: Params | undefined): RpcError | undefined {
     const entry = own(this.table.requests[this.out], method);
     if (!entry) {
       return this.table.lifecycle === 'handshake'
@@ -302,6 +304,8 @@ export class Peer {
     if (!remote) return undefined;
     const receiver = this.side === 'server' ? 'client' : 'server';
     if (entry.capability && !hasCapability(remote, entry.capability)) return new CapabilityNotDeclaredError(method, entry.capability, receiver);
+    const sub = missingParamCapability(method, params, remote);
+    if (sub) return new CapabilityNotDeclaredError(method, sub, receiver);
     return undefined;
   }
 
@@ -451,6 +455,9 @@ export class Peer {
           : validationIssues(entry.params!.errors);
         return errorResponse(id, ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues[0].path || '/'} ${issues[0].message}`, { errors: issues });
       }
+      // a mode or feature this side did not declare (client/elicitation, "Error Handling": -32602)
+      const sub = entry?.capability && this.capabilities !== undefined ? missingParamCapability(method, params, this.capabilities) : undefined;
+      if (sub) return errorResponse(id, ErrorCode.InvalidParams, `Invalid params for ${method}: capability ${sub.join('.')} was not declared`, { capability: sub.join('.') });
       return undefined;
     } catch (e) {
       this.log.error?.('request dispatch failed', { method, id, error: e instanceof Error ? e.message : String(e) });

@@ -29,6 +29,7 @@ import { setOwn } from '../jsonrpc/own.js';
 import { structuredContentAllowed } from '../protocol/table.js';
 import type { RequestContext } from '../engine/peer.js';
 import type { ProtocolMaps } from '../protocol/table.js';
+import type { CreateTaskResult } from '../tasks/extension-wire.js';
 import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, WithStructured } from './typed.js';
 
 /** A JSON object. */
@@ -46,9 +47,10 @@ export type LooseToolResult = Obj & { content?: Array<Obj & { type: string }>; s
 /**
  * What a tool handler returns: the revision's `CallToolResult` (or its other results:
  * CreateTaskResult, InputRequiredResult) when `P` is a generated `Protocol`, else
- * {@link LooseToolResult}; or a string (one text block).
+ * {@link LooseToolResult}; the tasks extension's CreateTaskResult (what `TasksExtension.run`
+ * answers, ../tasks/extension.ts); or a string (one text block).
  */
-export type ToolResult<P extends ProtocolMaps = ProtocolMaps> = ResultOf<P, 'tools/call', LooseToolResult> | string;
+export type ToolResult<P extends ProtocolMaps = ProtocolMaps> = ResultOf<P, 'tools/call', LooseToolResult> | CreateTaskResult | string;
 
 /** What every listed item may carry besides its key; listed as given (functions left out). */
 export interface Described {

@@ -181,6 +181,31 @@ export function hasCapability(caps: Record<string, unknown> | undefined, path: r
 }
 
 /**
+ * The sub-capability a request's params need beyond its table entry's `capability`, when the
+ * receiver's `caps` lack it (undefined when nothing is missing): `elicitation/create` in mode
+ * `"url"` needs `elicitation.url`, in mode `"form"` (or without a mode) `elicitation.form`, an
+ * empty `elicitation: {}` counting as form (2025-11-25 client/elicitation, "Capabilities": servers
+ * MUST NOT send a mode the client did not declare); `sampling/createMessage` carrying `tools`
+ * needs `sampling.tools` (client/sampling, "Tools in Sampling"). Revisions without modes or tools
+ * send neither field, so nothing more is asked of them.
+ */
+export function missingParamCapability(method: string, params: unknown, caps: Record<string, unknown> | undefined): readonly string[] | undefined {
+  const p = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  if (method === 'elicitation/create') {
+    if (!hasCapability(caps, ['elicitation'])) return undefined; // the entry's own capability, checked by the caller
+    const mode = p.mode === undefined ? 'form' : p.mode;
+    if (typeof mode !== 'string') return undefined; // invalid params: the schema check answers it
+    const declared = (caps as Record<string, unknown>).elicitation;
+    const formByDefault = mode === 'form' && typeof declared === 'object' && declared !== null && Object.keys(declared).length === 0;
+    return formByDefault || hasCapability(caps, ['elicitation', mode]) ? undefined : ['elicitation', mode];
+  }
+  if (method === 'sampling/createMessage' && p.tools !== undefined) {
+    return !hasCapability(caps, ['sampling']) || hasCapability(caps, ['sampling', 'tools']) ? undefined : ['sampling', 'tools'];
+  }
+  return undefined;
+}
+
+/**
  * Params as a client passes them: `_meta` optional (stateless revisions require it on the wire;
  * the client session fills in protocol version, capabilities and client info).
  */

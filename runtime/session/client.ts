@@ -15,7 +15,7 @@
  * opens `subscriptions/listen` streams (../stateless/subscriptions.ts).
  */
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
+import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions, hasCapability } from '../engine/peer.js';
 import type { Params } from '../jsonrpc/message.js';
 import { type ClientParams, type MethodEntry, type ProtocolMaps, type ProtocolTable, errorCodeOf, structuredContentAllowed } from '../protocol/table.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
@@ -23,6 +23,7 @@ import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
 import { type TaskHandle, requestAsTask } from '../tasks/requestor.js';
+import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../tasks/extension-wire.js';
 import { type InputHandler, runInputRounds } from '../stateless/mrtr.js';
 import { ResultCache, type ResultCacheOptions } from '../stateless/cache.js';
 import { type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionRouter } from '../stateless/subscriptions.js';
@@ -384,6 +385,8 @@ export class ClientSession<P extends ProtocolMaps> {
       maxRounds: this.options.maxInputRounds,
       validate: options?.validateResult ?? true,
       signal: options?.signal,
+      // the tasks extension (SEP-2663): a tools/call the client opted in for may be answered with a task
+      passThrough: (type) => type === TASK_RESULT_TYPE && method === 'tools/call' && hasCapability(this.options.capabilities, ['extensions', TASKS_EXTENSION]),
     });
     if (key !== undefined && rounds === 0) this.#cache!.put(key, method, params, result);
     return result;
@@ -503,6 +506,19 @@ export class ClientSession<P extends ProtocolMaps> {
   #forgetTools(): void {
     this.#outputSchemas.clear();
     this.#toolsListed = false;
+  }
+
+  /**
+   * Sends a request of an extension, outside the revision's table (e.g. `tasks/get` of the tasks
+   * extension, ../tasks/extension-client.ts): on a stateless revision with the per-request `_meta`
+   * (protocol version, client capabilities and info) and the version fallback of every request;
+   * the result is not validated (the revision's schema does not define it), and no
+   * `input_required` round is run. Rejects with the server's RpcError, or -32601 locally on a
+   * handshake revision (its session sends only its table's requests).
+   */
+  extensionRequest<R extends object = Record<string, unknown>>(method: string, params?: Params, options?: PeerRequestOptions): Promise<R> {
+    if (this.#table.lifecycle !== 'stateless') return this.peer.request<R>(method, params, options);
+    return this.#send(method, params ?? {}, { ...options, validateResult: false }) as Promise<R>;
   }
 
   /** Sends one notification. */

@@ -24,7 +24,7 @@ import { concatBytes, equalBytes, fromBase64Url, randomBytes, toBase64Url, toHex
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import { hasCapability, type RequestContext } from '../engine/peer.js';
-import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
+import { type MethodEntry, type ProtocolTable, errorCodeOf, missingParamCapability } from '../protocol/table.js';
 import { describeValue, ownValue, setOwn } from '../jsonrpc/own.js';
 
 /** One embedded server→client request: `{ method, params? }` (ElicitRequest, CreateMessageRequest, ListRootsRequest). */
@@ -340,6 +340,11 @@ export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | un
     if (!e?.embedded) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has method ${describeValue(r?.method)}, not an embedded request`);
     if (e.params && r.params !== undefined && !e.params(r.params)) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has invalid params`);
     if (e.capability && !hasCapability(clientCapabilities, e.capability)) missing[e.capability[0]] = {};
+    else if (e.capability) {
+      // a URL elicitation, or sampling with tools, needs its sub-capability too: { elicitation: { url: {} } }
+      const sub = missingParamCapability(r.method, r.params, clientCapabilities);
+      if (sub) missing[sub[0]] = { ...(missing[sub[0]] as Record<string, unknown> | undefined), [sub[1]]: {} };
+    }
   }
   if (Object.keys(missing).length) return missingCapabilityError(missing, table);
   return undefined;
@@ -395,19 +400,25 @@ export class InputRequestError extends RpcError {
   }
 }
 
-/** Decoded result: the final one, or a request for input. */
-export type Decoded = { kind: 'complete'; result: Record<string, unknown> } | { kind: 'input_required'; result: InputRequiredResult };
+/** Decoded result: the final one, a request for input, or one of a `resultType` an extension defines (`passThrough`). */
+export type Decoded =
+  | { kind: 'complete'; result: Record<string, unknown> }
+  | { kind: 'input_required'; result: InputRequiredResult }
+  | { kind: 'extension'; result: Record<string, unknown> };
 
 /**
  * Decodes one result of a stateless revision by `resultType`: absent → `"complete"` (filled in);
  * `"input_required"` only for methods that support it and with `inputRequests` (an object) or
- * `requestState` (a string); anything else → InvalidResultError. `validate` checks complete
- * results against the method's result schema.
+ * `requestState` (a string); a `resultType` that `passThrough` accepts (one an extension the
+ * client declared defines, e.g. the tasks extension's `"task"`) → as it is, unvalidated;
+ * anything else → InvalidResultError. `validate` checks complete results against the method's
+ * result schema.
  */
-export function decodeResult(entry: MethodEntry, result: Record<string, unknown>, validate = true): Decoded {
+export function decodeResult(entry: MethodEntry, result: Record<string, unknown>, validate = true, passThrough?: (resultType: string) => boolean): Decoded {
   const method = entry.method;
   const type = result.resultType === undefined ? 'complete' : result.resultType;
   const bad = (message: string, path = '/resultType') => new InvalidResultError(method, [{ path, message }]);
+  if (typeof type === 'string' && !RESULT_TYPES.includes(type) && passThrough?.(type)) return { kind: 'extension', result };
   if (typeof type !== 'string' || !RESULT_TYPES.includes(type)) throw bad(`unknown resultType ${JSON.stringify(type)}`);
   if (type === 'input_required') {
     if (!entry.inputRequired) throw bad(`${method} cannot be answered with input_required`);
@@ -441,6 +452,8 @@ export interface InputRoundsOptions {
   maxRounds?: number;
   validate?: boolean;
   signal?: AbortSignal;
+  /** `resultType` values of extensions the client declared: such a result ends the loop as it is (see {@link decodeResult}). */
+  passThrough?: (resultType: string) => boolean;
 }
 
 /**
@@ -462,19 +475,30 @@ export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: R
   delete base.requestState;
   let attempt: Params = o.params;
   for (let rounds = 0; ; rounds++) {
-    const decoded = decodeResult(o.entry, await o.send(attempt), o.validate);
-    if (decoded.kind === 'complete') return { result: decoded.result, rounds };
+    const decoded = decodeResult(o.entry, await o.send(attempt), o.validate, o.passThrough);
+    if (decoded.kind !== 'input_required') return { result: decoded.result, rounds };
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
     const { inputRequests, requestState } = decoded.result;
     attempt = { ...base };
-    if (inputRequests !== undefined) attempt.inputResponses = await fulfil(o, inputRequests);
+    if (inputRequests !== undefined) attempt.inputResponses = await answerInputRequests({ ...o, method }, inputRequests);
     if (requestState !== undefined) attempt.requestState = requestState;
     if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
   }
 }
 
-async function fulfil(o: InputRoundsOptions, requests: InputRequests): Promise<InputResponses> {
-  const method = o.entry.method;
+/**
+ * Answers embedded requests with the client's handlers, one after another in key order, and
+ * resolves with the responses keyed alike: the step of an `input_required` round, also used for
+ * the `inputRequests` of a task of the tasks extension (`method` is the request they belong to,
+ * named in errors). Rejects with {@link InputRequestError} (-32603) for a request that is not an
+ * embedded request of `table`, needs a capability not in `capabilities`, has no handler or invalid
+ * params, or is answered with an invalid result; or with the handler's own error.
+ */
+export async function answerInputRequests(
+  o: Pick<InputRoundsOptions, 'table' | 'handlers' | 'capabilities' | 'signal'> & { method: string },
+  requests: InputRequests,
+): Promise<InputResponses> {
+  const method = o.method;
   const out: InputResponses = {};
   for (const key of Object.keys(requests)) {
     const r = requests[key];
@@ -483,6 +507,8 @@ async function fulfil(o: InputRoundsOptions, requests: InputRequests): Promise<I
     const e = ownValue(o.table.requests.serverToClient, m);
     if (!e?.embedded) throw fail('not an input request of this revision');
     if (e.capability && !hasCapability(o.capabilities, e.capability)) throw fail(`the client did not declare capability ${e.capability.join('.')}`);
+    const sub = e.capability ? missingParamCapability(m, r.params, o.capabilities) : undefined;
+    if (sub) throw fail(`the client did not declare capability ${sub.join('.')}`);
     const handler = ownValue(o.handlers, m);
     if (!handler) throw fail('no handler registered');
     if (r.params === undefined ? e.paramsRequired : e.params && !e.params(r.params)) {

@@ -47,7 +47,7 @@
 import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { type InputRequests, type InputResponses, checkInputRequired, clientCapabilitiesOf } from '../stateless/mrtr.js';
 import { hasCapability, type Logger, type RequestContext, type RequestHandler } from '../engine/peer.js';
-import { type ProtocolTable, errorCodeOf } from '../protocol/table.js';
+import { type ProtocolMaps, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { TaskSupport } from './receiver.js';
 import { InMemoryTaskStore, type TaskOutcome, type TaskStore, TaskNotFoundError, TaskTransitionError, isTerminal } from './store.js';
@@ -56,8 +56,16 @@ import { TASKS_EXTENSION, TASKS_METHODS, type CreateTaskResult, type GetTaskResu
 export * from './extension-wire.js';
 
 type Obj = Record<string, unknown>;
-/** What task work returns: a CallToolResult, or a string (one text block). */
-export type TaskWorkResult = Obj | string;
+/**
+ * What task work returns: the `tools/call` result of `P` (a generated `Protocol`: its
+ * CallToolResult, `resultType` optional since the extension fills it in; untyped: any object),
+ * or a string (one text block).
+ */
+export type TaskWorkResult<P extends ProtocolMaps = ProtocolMaps> =
+  | string
+  | (unknown extends P['clientRequests']['tools/call']['result']
+    ? Obj
+    : { [K in keyof P['clientRequests']['tools/call']['result'] as K extends 'resultType' ? never : K]: P['clientRequests']['tools/call']['result'][K] } & { resultType?: string });
 
 /** Options of the tasks extension of stateless revisions (2026-07-28, draft): the revision's table, which tools run as tasks, the store and its owner key, task lifetime and poll interval (ms), the bound on active tasks. */
 export interface TasksExtensionOptions {
@@ -131,8 +139,11 @@ function ignoreRefusal(e: unknown): void {
 /**
  * One server's tasks extension: its task records (`store`), the running work and outstanding
  * input requests of its tasks, and the handlers and capabilities to give the ServerSession.
+ * `P` (a generated `Protocol`, e.g. `new TasksExtension<Protocol>({ table })`) types what work
+ * returns and what {@link TasksExtension.run} resolves with, so that a typed `ServerFeatures`
+ * tool handler can return it; untyped, the shapes stay loose. Run-time behaviour does not depend on `P`.
  */
-export class TasksExtension {
+export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
   readonly store: TaskStore;
   /** The methods to pass as the session's `extensionMethods`. */
   readonly methods: readonly string[] = TASKS_METHODS;
@@ -188,19 +199,19 @@ export class TasksExtension {
    * supports tasks (resolves with the CreateTaskResult once the task is stored), else inline
    * (resolves with `work`'s result, rejects with its error).
    */
-  async run(ctx: RequestContext, work: (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>): Promise<CreateTaskResult | Obj> {
+  async run(ctx: RequestContext, work: (task: TaskContext) => TaskWorkResult<P> | Promise<TaskWorkResult<P>>): Promise<CreateTaskResult | Exclude<TaskWorkResult<P>, string>> {
     const name = this.#toolOf.get(ctx);
     const support = name === undefined ? undefined : this.#support(name);
     const owner = this.#owner(ctx);
     const active = [...this.#runs.values()].filter((r) => r.owner === owner).length;
     if (!declaresTasksExtension(ctx) || (support !== 'optional' && support !== 'required') || active >= (this.#o.maxActiveTasks ?? 1000)) {
-      const out = await work(this.#inlineContext(ctx));
-      return typeof out === 'string' ? toolResult(out) : out;
+      const out: TaskWorkResult = await work(this.#inlineContext(ctx));
+      return (typeof out === 'string' ? toolResult(out) : out) as Exclude<TaskWorkResult<P>, string>;
     }
     const task = await this.store.create(owner, { ttl: this.#ttl, pollInterval: this.#poll });
     const run: Run = { owner, controller: new AbortController(), pending: new Map(), issued: new Set() };
     this.#runs.set(task.taskId, run);
-    queueMicrotask(() => void this.#execute(task.taskId, run, ctx, work));
+    queueMicrotask(() => void this.#execute(task.taskId, run, ctx, work as (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>));
     return createTaskResult(task);
   }
 

@@ -9,3 +9,4 @@ export * from './requestor.js';
 export * from './context.js';
 export * from './extension.js';
 export * from './extension-wire.js';
+export * from './extension-client.js';
