@@ -8,12 +8,49 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, type Socket, connect, createServer as createTcpServer } from 'node:net';
 import { bin, root, startServe } from '../runtime/tasks/serve-process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const serve = startServe;
+
+/**
+ * A TCP relay on 127.0.0.1 in front of `url` (a reverse proxy: it names the server's own
+ * host:port in `Host`, which the endpoint checks); `sent` resolves once bytes naming `needle`
+ * went through towards the server (so the request is in the server's socket, whatever the load).
+ */
+async function relay(url: string, needle: string): Promise<{ url: string; sent: Promise<void>; close(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  let seen!: () => void;
+  const sent = new Promise<void>((r) => (seen = r));
+  const server = createTcpServer((down) => {
+    const up = connect(Number(target.port), target.hostname);
+    sockets.add(down).add(up);
+    let text = '';
+    down.on('data', (d: Buffer) => {
+      const chunk = d.toString('latin1');
+      text = (text + chunk).slice(-4096);
+      if (text.includes(needle)) seen();
+      up.write(Buffer.from(chunk.replace(/^host: [^\r\n]*/gim, `Host: ${target.host}`), 'latin1'));
+    });
+    up.pipe(down);
+    const drop = () => (down.destroy(), up.destroy());
+    down.on('error', drop).on('close', drop);
+    up.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${target.pathname}`,
+    sent,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
 
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -27,17 +64,21 @@ const slow = (seconds: number) => ['tools/call', JSON.stringify({ name: 'slow_co
 for (const [rev, reply] of [['draft', 'json'], ['draft', 'sse'], ['2025-11-25', 'json'], ['2025-11-25', 'sse']]) {
   test(`serve --rev ${rev} --reply ${reply}: SIGINT mid-call answers it "server shutting down" after the grace period`, async () => {
     const s = await serve('--rev', rev, '--reply', reply);
-    const pending = call('--url', s.url, '--rev', rev, ...slow(8));
-    // the call is connected and its tools/call running well before this, even on a loaded machine
-    await sleep(3000);
+    const front = await relay(s.url, '"tools/call"');
+    const pending = call('--url', front.url, '--rev', rev, ...slow(8));
+    // signals once the tools/call request reached the server's socket (plus a moment to read
+    // it): a fixed sleep from the start raced the call child's own start-up on a loaded machine
+    await Promise.race([front.sent, pending]);
+    await sleep(500);
     const signalled = Date.now();
     s.proc.kill('SIGINT');
     const r = await pending;
+    await front.close();
     assert.is(await s.exited, 0);
     assert.ok(Date.now() - signalled < 6000, 'server exits within the grace period');
     assert.is(r.code, 1, r.stderr);
     assert.not.match(r.stderr, /HTTP 200/);
-    assert.match(r.stderr, /^mcpgen call: tools\/call failed: -32000 server shutting down/m);
+    assert.match(r.stderr, /^mcpgen call: tools\/call failed: -32000 server shutting down/m, r.stderr);
   });
 }
 
