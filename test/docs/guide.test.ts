@@ -61,7 +61,9 @@ test('README.md links the guide', () => {
 test('every example runs: exit 0, last line "ok <slug>"', async () => {
   const examples = slugs.filter((s) => existsSync(exampleOf(s))).map((slug) => ({ slug, file: exampleOf(slug) }));
   const t0 = performance.now();
-  const runs = await runExamples(examples, { cwd: ROOT, concurrency: 2, timeoutMs: 30_000 });
+  // the toolchain pages run the CLI several times (each a Node start-up): a loaded runner needs
+  // minutes for them; a hang is still caught
+  const runs = await runExamples(examples, { cwd: ROOT, concurrency: 2, timeoutMs: 120_000 });
   const problems = runs.map(runProblem).filter((p) => p !== undefined);
   const slowest = [...runs].sort((a, b) => b.ms - a.ms).slice(0, 3).map((r) => `${r.slug} ${(r.ms / 1000).toFixed(1)}s`);
   console.log(`  guide: ${runs.length} examples in ${((performance.now() - t0) / 1000).toFixed(1)}s (slowest: ${slowest.join(', ')})`);
