@@ -198,6 +198,8 @@ export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promis
       readme: join(ROOT, 'runtime', 'README.md'),
       // the feature guide (docs/guide/), in the order its index lists the pages
       projectDocuments: guide.map((g) => g.file),
+      // the languages the guide's pages show besides TypeScript (the bindings page)
+      highlightLanguages: [...OptionDefaults.highlightLanguages, 'python', 'go', 'rust', 'toml'],
       disableSources: true,
       excludePrivate: true,
       excludeInternal: true,
