@@ -158,7 +158,7 @@ export class ServerSession<P extends ProtocolMaps> {
     return this.#table;
   }
   /** What the client said in `initialize` (handshake revisions). */
-  get client() {
+  get client(): { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Implementation } | undefined {
     return this.#lifecycle.client;
   }
   get peer(): Peer {
