@@ -81,6 +81,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
 
+/**
+ * A request handler flagged `true` under this key answers only results it has already checked
+ * against the result schema of the table the engine serves (the `result` validator of
+ * `ctx.table`'s entry for its method), so the engine does not check them a second time before
+ * answering. A wrapper that changes a flagged handler's results must not carry the flag over:
+ * the results of an unflagged handler are checked by the engine.
+ */
+export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
+
 /** Collects the responses to one inbound batch and sends them as one array when all are in. */
 class BatchReply {
   private readonly responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse> = [];
@@ -490,11 +499,13 @@ export class Peer {
     } catch (e) {
       return this.respond(r, entry, e, true);
     }
-    if (!pending) return this.respond(r, entry, out, false);
-    Promise.resolve(out).then((v) => this.respond(r, entry, v, false), (e: unknown) => this.respond(r, entry, e, true));
+    // the row whose result validator checks the answer: none when the handler checked it already
+    const checks = (handler as { [RESULTS_CHECKED]?: boolean })[RESULTS_CHECKED] === true ? undefined : entry;
+    if (!pending) return this.respond(r, checks, out, false);
+    Promise.resolve(out).then((v) => this.respond(r, checks, v, false), (e: unknown) => this.respond(r, checks, e, true));
   }
 
-  /** Answers a finished handler: its result (checked), its RpcError, or -32603; nothing once cancelled or closed. */
+  /** Answers a finished handler: its result (checked by `entry`'s result validator, if any), its RpcError, or -32603; nothing once cancelled or closed. */
   private respond(r: InboundRequest, entry: MethodEntry | undefined, value: unknown, failed: boolean): void {
     const { id, method } = r;
     this.inbound.end(r);

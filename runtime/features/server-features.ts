@@ -30,7 +30,7 @@ import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import type { Logger } from '../engine/context.js';
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
-import type { RequestContext, RequestHandler } from '../engine/peer.js';
+import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
 import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
 import {
   type Catalog, type PromptArgs, type PromptArgument, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
@@ -72,6 +72,9 @@ export interface ServerFeaturesOptions {
 const STDERR_LOGGER: Logger = { error: (message, data) => console.error(`mcpgen: ${message}`, JSON.stringify(data)) };
 
 /** Methods whose handlers' results are checked against the revision's schema, and how a failure names its subject. */
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+
 const SUBJECTS: Readonly<Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource', name: string]>> = {
   'tools/call': (p) => ['tool', String(p.name)],
   'prompts/get': (p) => ['prompt', String(p.name)],
@@ -287,14 +290,15 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    * `table` with the results of tools, prompts and resource reads checked against the negotiated
    * revision's result schema (`ctx.table`; none: unchecked). A failing result is logged with its
    * paths and answered -32603 with a message naming the tool, prompt or resource and the deepest
-   * failing paths (data `{ errors }`), not the engine's bare "Internal error".
+   * failing paths (data `{ errors }`), not the engine's bare "Internal error". The check adds no
+   * promise of its own (it runs on the handler's settled value), and the wrapper is flagged
+   * {@link RESULTS_CHECKED} so that the engine does not run the same validator again.
    */
   #checked(table: Record<string, RequestHandler>): Record<string, RequestHandler> {
     for (const [method, subject] of Object.entries(SUBJECTS)) {
       const h = table[method];
       if (!h) continue;
-      table[method] = async (p: Obj, ctx: RequestContext) => {
-        const r = await h(p, ctx);
+      const check = (p: Obj, ctx: RequestContext, r: unknown): unknown => {
         const entry = ctx.table?.requests?.clientToServer?.[method];
         if (!entry?.result || !isObj(r) || entry.result(r)) return r;
         const errors = validationIssues(entry.result.errors);
@@ -306,6 +310,16 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
         throw new RpcError(ErrorCode.InternalError, `${label} returned a result that is not a valid ${entry.resultTypes.join(' or ')} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`, { errors });
       };
+      // a promise either way, as from the async handler it wraps; a thenable gets one `then`, no await hops
+      const checked: RequestHandler = (p: Obj, ctx: RequestContext) => {
+        try {
+          const r: unknown = h(p, ctx);
+          return isThenable(r) ? Promise.resolve(r).then((v) => check(p, ctx, v)) : Promise.resolve(check(p, ctx, r));
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      };
+      table[method] = Object.assign(checked, { [RESULTS_CHECKED]: true });
     }
     return table;
   }

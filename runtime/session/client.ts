@@ -2,31 +2,36 @@
  * `ClientSession<P>`: the client facade, written once and typed over a generated method map
  * `P` (protocol.gen.ts `Protocol`). Generated `Client` classes add the named one-liners.
  *
- * Lifecycle (2025-11-25 basic/lifecycle): `connect()` sends `initialize` with the revision's
- * protocol version, accepts the server's answer only if it names a version this client
- * supports (its own table or one of `fallbackTables`; otherwise UnsupportedVersionError and
- * the connection is closed), then sends `notifications/initialized`. From then on the
- * negotiated revision's table validates every message. Stateless revisions (2026-07-28+) send
- * `server/discover` instead and put the protocol version, client capabilities and client info
- * into every request's `_meta`; there, `request` also decodes results by `resultType` and runs
- * multi round-trip requests (../stateless/mrtr.ts), serves cacheable results from a TTL cache
- * (../stateless/cache.ts), retries once with a table of `fallbackTables` named in an
- * UnsupportedProtocolVersion error's `data.supported` (draft basic/versioning), and `listen`
- * opens `subscriptions/listen` streams (../stateless/subscriptions.ts).
+ * Lifecycle: the strategy of the table's `lifecycle` (./lifecycle/), picked when the session is
+ * made and again when the table changes lifecycle (the dual-era probe). Handshake revisions
+ * (./lifecycle/handshake.ts; 2025-11-25 basic/lifecycle): `connect()` sends `initialize` with the
+ * revision's protocol version, accepts the server's answer only if it names a version this
+ * client supports (its own table or one of `fallbackTables`; otherwise UnsupportedVersionError
+ * and the connection is closed), then sends `notifications/initialized`; from then on the
+ * negotiated revision's table validates every message. Stateless revisions
+ * (./lifecycle/stateless.ts; 2026-07-28+) send `server/discover` instead and put the protocol
+ * version, client capabilities and client info into every request's `_meta`; there, `request`
+ * also decodes results by `resultType` and runs multi round-trip requests (../stateless/mrtr.ts),
+ * serves cacheable results from a TTL cache (../stateless/cache.ts), retries once with a table of
+ * `fallbackTables` named in an UnsupportedProtocolVersion error's `data.supported` (draft
+ * basic/versioning), and `listen` opens `subscriptions/listen` streams (../stateless/subscriptions.ts).
  */
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions, hasCapability } from '../engine/peer.js';
+import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
 import type { Params } from '../jsonrpc/message.js';
-import { type ClientParams, type MethodEntry, type ProtocolMaps, type ProtocolTable, errorCodeOf, structuredContentAllowed } from '../protocol/table.js';
+import { type ClientParams, type ProtocolMaps, type ProtocolTable, structuredContentAllowed } from '../protocol/table.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
 import { type TaskHandle, requestAsTask } from '../tasks/requestor.js';
-import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../tasks/extension-wire.js';
-import { type InputHandler, runInputRounds } from '../stateless/mrtr.js';
 import { ResultCache, type ResultCacheOptions } from '../stateless/cache.js';
 import { type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionRouter } from '../stateless/subscriptions.js';
+import { type ClientHost, type ClientLifecycle, type ClientLifecycleFactory, type ClientLifecycleOptions, type Implementation, type ServerDescription } from './lifecycle/strategy.js';
+import { handshakeClient } from './lifecycle/handshake.js';
+import { statelessClient } from './lifecycle/stateless.js';
+
+export { type Implementation, type ServerDescription, UnsupportedVersionError } from './lifecycle/strategy.js';
 
 /** Options of one outbound request (the engine's, plus task augmentation). Times in ms. */
 export interface RequestOptions extends PeerRequestOptions {
@@ -38,13 +43,6 @@ export interface RequestOptions extends PeerRequestOptions {
   task?: TaskMetadata;
   /** With `task`: receives the task's handle as soon as the receiver created the task. */
   onTask?: (handle: TaskHandle<unknown>) => void;
-}
-
-/** An implementation's name and version (`Implementation` in the schema). */
-export interface Implementation {
-  name: string;
-  version: string;
-  [key: string]: unknown;
 }
 
 export type { ClientParams };
@@ -131,37 +129,10 @@ const MAX_TOOL_SCHEMAS = 10_000;
 const MAX_TOOL_PAGES = 100;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The protocol version the server answered with is not one this client speaks. */
-export class UnsupportedVersionError extends RpcError {
-  constructor(readonly requested: string, readonly answered: unknown, readonly supported: readonly string[]) {
-    super(ErrorCode.UnsupportedProtocolVersion, `server answered protocol version ${JSON.stringify(answered)}; this client supports ${supported.join(', ')} (requested ${requested})`, {
-      supported,
-      requested,
-    });
-    this.name = 'UnsupportedVersionError';
-  }
-}
-
-/** What the handshake (or discovery) learned about the server. */
-export interface ServerDescription {
-  protocolVersion: string;
-  capabilities: Record<string, unknown>;
-  serverInfo: Implementation | undefined;
-  instructions: string | undefined;
-  /** The whole `initialize` (or `server/discover`) result. */
-  result: Record<string, unknown>;
-}
-
-const META = 'io.modelcontextprotocol/';
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
-/** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
-const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
-/** What the handshake uses of an HTTP client transport (../transport/http/session/client.ts). */
-interface HttpLifecycle {
-  setProtocolVersion?(version: string): void;
-  onSessionExpired?: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
-}
+/** The lifecycle strategy of each `table.lifecycle`. */
+const LIFECYCLES = { handshake: handshakeClient, stateless: statelessClient } as const satisfies Record<ProtocolTable['lifecycle'], ClientLifecycleFactory>;
 
 /**
  * The client side of one connection, typed over a generated method map `P` (see the module
@@ -178,8 +149,8 @@ export class ClientSession<P extends ProtocolMaps> {
   #peer: Peer | undefined;
   #server: ServerDescription | undefined;
   #table: ProtocolTable;
-  /** Set while a new session is being initialized after the old one expired (case 006). */
-  #reinit: Promise<void> | undefined;
+  /** The strategy of `#table`'s lifecycle. */
+  #lifecycle: ClientLifecycle;
   #cache: ResultCache | undefined;
   #subs: SubscriptionRouter;
   /** `outputSchema` by tool name (undefined: listed without one), from the `tools/list` results seen. */
@@ -195,6 +166,34 @@ export class ClientSession<P extends ProtocolMaps> {
     this.#table = requestedTable;
     this.#cache = options.cache === false ? undefined : new ResultCache(options.cache);
     this.#subs = new SubscriptionRouter(options.logger);
+    this.#lifecycle = LIFECYCLES[requestedTable.lifecycle](this.#host());
+  }
+
+  /** The view of this session its lifecycle works on (./lifecycle/strategy.ts). */
+  #host(): ClientHost {
+    const session = this;
+    const host: ClientHost = {
+      options: this.options as unknown as ClientLifecycleOptions,
+      requestedTable: this.requestedTable,
+      get table() {
+        return session.#table;
+      },
+      get peer() {
+        return session.peer;
+      },
+      cache: this.#cache,
+      subscriptions: this.#subs,
+      setTable: (table) => {
+        const other = table.lifecycle !== this.#table.lifecycle;
+        this.#table = table;
+        this.peer.setTable(table);
+        if (other) this.#lifecycle = LIFECYCLES[table.lifecycle](host);
+      },
+      setServer: (server) => {
+        this.#server = server;
+      },
+    };
+    return host;
   }
 
   /** The stateless result cache (undefined when turned off). */
@@ -228,9 +227,7 @@ export class ClientSession<P extends ProtocolMaps> {
   async connect(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<ServerDescription> {
     const o = this.options;
     const user = (o.notificationHandlers ?? {}) as Record<string, ((p: unknown) => unknown) | undefined>;
-    const methods = this.#table.lifecycle === 'stateless'
-      ? Object.keys(this.#table.notifications.serverToClient)
-      : [...new Set([...Object.keys(user), ...(ownValue(this.#table.notifications.serverToClient, TOOLS_CHANGED) ? [TOOLS_CHANGED] : [])])];
+    const methods = this.#lifecycle.notificationMethods(Object.keys(user));
     const peer = new Peer({
       side: 'client',
       table: this.#table,
@@ -247,149 +244,10 @@ export class ClientSession<P extends ProtocolMaps> {
     });
     this.#peer = peer;
     await peer.start();
-    const result = this.#table.lifecycle === 'stateless' ? await this.#discover(peer, options) : undefined;
-    if (result) {
-      const versions = (result.supportedVersions as string[] | undefined) ?? [];
-      if (versions.length && !versions.includes(this.#table.protocolVersion) && !this.#fallback(versions)) {
-        await peer.close();
-        throw new UnsupportedVersionError(this.#table.protocolVersion, versions, [this.#table.protocolVersion]);
-      }
-      this.#server = {
-        protocolVersion: this.#table.protocolVersion,
-        capabilities: (result.capabilities as Record<string, unknown>) ?? {},
-        serverInfo: (result.serverInfo ?? (result._meta as Params | undefined)?.[`${META}serverInfo`]) as Implementation | undefined,
-        instructions: result.instructions as string | undefined,
-        result,
-      };
-      if (this.options.enforceCapabilities !== false) peer.setRemoteCapabilities(this.#server.capabilities);
-      const key = this.#cache?.key('server/discover', {});
-      if (key !== undefined) this.#cache!.put(key, 'server/discover', {}, result);
-      return this.#server;
-    }
-    const http = transport as Transport & HttpLifecycle;
-    if ('onSessionExpired' in http) {
-      const hook = http.onSessionExpired;
-      http.onSessionExpired = async (info) => {
-        const again = (this.#reinit ??= this.#handshake(peer, http, {}).then(() => undefined).finally(() => (this.#reinit = undefined)));
-        await again;
-        await hook?.(info);
-      };
-    }
-    return this.#handshake(peer, http, options);
-  }
-
-  /**
-   * Stateless: `server/discover`. With a handshake table among `fallbackTables` this is the
-   * dual-era probe (draft basic/versioning, Backward Compatibility): an error other than a
-   * recognized modern one (-32022, -32020, -32021), a timeout (default 10000 ms here), or an
-   * HTTP answer without a JSON-RPC error body selects that table and resolves undefined; the
-   * caller then runs `initialize`.
-   */
-  async #discover(peer: Peer, options: { signal?: AbortSignal; timeout?: number }): Promise<Record<string, unknown> | undefined> {
-    const legacy = (this.options.fallbackTables ?? []).find((t) => t.lifecycle === 'handshake');
-    try {
-      return await this.#send('server/discover', {}, legacy ? { timeout: this.options.timeout ?? 10_000, ...options } : options);
-    } catch (e) {
-      if (!legacy || options.signal?.aborted || (e instanceof RpcError && MODERN_ERRORS.has(e.code))) throw e;
-      this.options.logger?.debug?.('server/discover failed: falling back to initialize', { error: (e as Error).message, protocolVersion: legacy.protocolVersion });
-      this.#table = legacy;
-      peer.setTable(legacy);
-      return undefined;
-    }
-  }
-
-  /**
-   * The handshake: `initialize`, version check, `notifications/initialized`. Over HTTP it also
-   * sets the transport's `MCP-Protocol-Version`.
-   */
-  async #handshake(peer: Peer, http: Transport & HttpLifecycle, options: { signal?: AbortSignal; timeout?: number }): Promise<ServerDescription> {
-    const o = this.options;
-    const capabilities = o.capabilities ?? {};
-    const requested = (this.requestedTable.lifecycle === 'handshake' ? this.requestedTable : this.#table).protocolVersion;
-    const result = await peer.request<Record<string, unknown>>(
-      'initialize',
-      { protocolVersion: requested, capabilities, clientInfo: o.clientInfo },
-      options,
-    );
-    const answered = result.protocolVersion;
-    const tables = [this.requestedTable, ...(o.fallbackTables ?? [])];
-    const match = tables.find((t) => t.protocolVersion === answered && t.lifecycle === 'handshake');
-    if (!match) {
-      await peer.close();
-      throw new UnsupportedVersionError(requested, answered, tables.map((t) => t.protocolVersion));
-    }
-    this.#table = match;
-    peer.setTable(match);
-    this.#server = {
-      protocolVersion: match.protocolVersion,
-      capabilities: (result.capabilities as Record<string, unknown>) ?? {},
-      serverInfo: result.serverInfo as Implementation | undefined,
-      instructions: result.instructions as string | undefined,
-      result,
-    };
-    if (o.enforceCapabilities !== false) peer.setRemoteCapabilities(this.#server.capabilities);
-    http.setProtocolVersion?.(match.protocolVersion);
-    await peer.notify('notifications/initialized', {});
-    return this.#server;
-  }
-
-  #withMeta(params: Params | undefined): Params {
-    if (this.#table.lifecycle !== 'stateless') return params ?? {};
-    const meta = { ...((params?._meta as Params | undefined) ?? {}) };
-    meta[`${META}protocolVersion`] = this.#table.protocolVersion;
-    meta[`${META}clientCapabilities`] = this.options.capabilities ?? {};
-    meta[`${META}clientInfo`] = this.options.clientInfo;
-    return { ...(params ?? {}), _meta: meta };
-  }
-
-  /**
-   * Stateless: sends once; on -32022 naming a version of a `fallbackTables` table, switches to it
-   * and resends once (naming the version sent: resends it once).
-   */
-  async #send(method: string, params: Params, options?: PeerRequestOptions): Promise<Record<string, unknown>> {
-    try {
-      return await this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
-    } catch (e) {
-      if (!(e instanceof RpcError) || e.code !== errorCodeOf(this.#table, 'UNSUPPORTED_PROTOCOL_VERSION')) throw e;
-      const supported = (e.data as { supported?: unknown } | undefined)?.supported;
-      // a refusal naming the version just sent among the supported ones is answered by sending it again, once
-      const again = Array.isArray(supported) && supported.includes(this.#table.protocolVersion);
-      if (!again && !this.#fallback(supported)) throw e;
-      return this.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
-    }
-  }
-
-  /** Switches to the first stateless table (requested, then `fallbackTables`) whose version is in `supported`. */
-  #fallback(supported: unknown): boolean {
-    if (!Array.isArray(supported)) return false;
-    const t = [this.requestedTable, ...(this.options.fallbackTables ?? [])]
-      .find((x) => x.lifecycle === 'stateless' && x.protocolVersion !== this.#table.protocolVersion && supported.includes(x.protocolVersion));
-    if (!t) return false;
-    this.#table = t;
-    this.peer.setTable(t);
-    return true;
-  }
-
-  /** Stateless request: cache, then the multi round-trip loop over #send. */
-  async #stateless(method: string, entry: MethodEntry, params: Params, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
-    const key = this.#cache?.key(method, params);
-    const hit = key === undefined ? undefined : this.#cache!.get(key);
-    if (hit) return hit;
-    const { result, rounds } = await runInputRounds({
-      table: this.#table,
-      entry,
-      params,
-      send: (attempt) => this.#send(method, attempt, { ...options, validateResult: false }),
-      handlers: (this.options.handlers ?? {}) as Record<string, InputHandler>,
-      capabilities: this.options.capabilities ?? {},
-      maxRounds: this.options.maxInputRounds,
-      validate: options?.validateResult ?? true,
-      signal: options?.signal,
-      // the tasks extension (SEP-2663): a tools/call the client opted in for may be answered with a task
-      passThrough: (type) => type === TASK_RESULT_TYPE && method === 'tools/call' && hasCapability(this.options.capabilities, ['extensions', TASKS_EXTENSION]),
-    });
-    if (key !== undefined && rounds === 0) this.#cache!.put(key, method, params, result);
-    return result;
+    // undefined: the dual-era probe switched to a handshake table, whose lifecycle connects
+    const server = (await this.#lifecycle.connect(transport, options)) ?? (await this.#lifecycle.connect(transport, options));
+    if (!server) throw new RpcError(ErrorCode.InternalError, 'the lifecycle ended without describing the server');
+    return server;
   }
 
   /**
@@ -400,11 +258,7 @@ export class ClientSession<P extends ProtocolMaps> {
    * listen request has no timeout. Throws RpcError -32601 on handshake revisions.
    */
   listen(filter: SubscriptionFilter, options: ListenOptions = {}): Subscription {
-    if (this.#table.lifecycle !== 'stateless') throw new RpcError(ErrorCode.MethodNotFound, `subscriptions/listen is not a method of protocol version ${this.#table.protocolVersion}`);
-    const peer = this.peer;
-    const id = peer.nextRequestId;
-    return this.#subs.open(id, filter, options, (signal) =>
-      peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), { signal, timeout: Infinity, validateResult: false }));
+    return this.#lifecycle.listen(filter, options);
   }
 
   /**
@@ -430,10 +284,10 @@ export class ClientSession<P extends ProtocolMaps> {
       return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a client request of protocol version ${this.#table.protocolVersion}`));
     }
     // the server's declared capabilities are checked by the engine for every request (Peer.request)
-    if (this.#reinit) return this.#reinit.then(() => this.#dispatch(method, params, options));
+    const pending = this.#lifecycle.pending;
+    if (pending) return pending.then(() => this.#dispatch(method, params, options));
     if (options?.task) return requestAsTask(this, method, params, options);
-    if (this.#table.lifecycle === 'stateless') return this.#stateless(method, entry, (params ?? {}) as Params, options) as Promise<P['clientRequests'][M]['result']>;
-    return this.peer.request(method, this.#withMeta(params as Params | undefined), options);
+    return this.#lifecycle.request(method, entry, params as Params | undefined, options) as Promise<P['clientRequests'][M]['result']>;
   }
 
   /**
@@ -517,8 +371,7 @@ export class ClientSession<P extends ProtocolMaps> {
    * handshake revision (its session sends only its table's requests).
    */
   extensionRequest<R extends object = Record<string, unknown>>(method: string, params?: Params, options?: PeerRequestOptions): Promise<R> {
-    if (this.#table.lifecycle !== 'stateless') return this.peer.request<R>(method, params, options);
-    return this.#send(method, params ?? {}, { ...options, validateResult: false }) as Promise<R>;
+    return this.#lifecycle.extensionRequest(method, params, options) as Promise<R>;
   }
 
   /** Sends one notification. */

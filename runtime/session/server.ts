@@ -2,7 +2,9 @@
  * `ServerSession<P>`: the server facade, written once and typed over a generated method map
  * `P`. Generated `Server` classes add the named one-liners (`createMessage`, `elicit`, …).
  *
- * Lifecycle (2025-11-25 basic/lifecycle): `initialize` is answered with the client's version
+ * Lifecycle: the strategy of the table's `lifecycle` (./lifecycle/handshake.ts or
+ * ./lifecycle/stateless.ts), picked when the session is made. Handshake revisions (2025-11-25
+ * basic/lifecycle): `initialize` is answered with the client's version
  * when this server speaks it (its own table or a `fallbackTables` entry), else with its own
  * latest version; requests other than `initialize` and `ping` before it are refused with
  * -32600; the negotiated revision's table validates every message afterwards. Inbound requests
@@ -25,17 +27,20 @@
  */
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
-import { type Logger, type NotificationHandler, Peer, type PreDispatch, type RequestContext, type RequestHandler, hasCapability } from '../engine/peer.js';
-import { type ProtocolMaps, type ProtocolTable, capabilitiesOf, errorCodeOf } from '../protocol/table.js';
+import { type Logger, Peer, type RequestContext, hasCapability } from '../engine/peer.js';
+import type { ProtocolMaps, ProtocolTable } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
-import type { MessageInfo, Transport } from '../jsonrpc/transport.js';
-import type { Implementation, RequestOptions } from './client.js';
+import type { Transport } from '../jsonrpc/transport.js';
+import type { RequestOptions } from './client.js';
 import { requestAsTask } from '../tasks/requestor.js';
-import { RequestStateSealer, checkInputRequired, clientCapabilitiesOf } from '../stateless/mrtr.js';
-import { type CachePolicy, applyCacheHints } from '../stateless/cache.js';
-import { LISTEN_NOTIFICATIONS, SubscriptionHub } from '../stateless/subscriptions.js';
+import { RequestStateSealer } from '../stateless/mrtr.js';
+import type { CachePolicy } from '../stateless/cache.js';
+import type { SubscriptionHub } from '../stateless/subscriptions.js';
 import type { NotificationBus } from '../stores/bus.js';
-import { LOG_LEVEL_META, type LogLevel, isLogLevel, logLevelOrderOf, passesLogLevel, setLogThreshold } from '../engine/context.js';
+import { type LogLevel, logLevelOrderOf, setLogThreshold } from '../engine/context.js';
+import type { Implementation, ServerHost, ServerLifecycle, ServerLifecycleFactory } from './lifecycle/strategy.js';
+import { handshakeServer } from './lifecycle/handshake.js';
+import { statelessServer } from './lifecycle/stateless.js';
 
 /** A handler per client request method of `P`: typed params and request context in, the method's result (or its alternative result) out; throw an {@link RpcError} to answer with an error. */
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
@@ -95,14 +100,8 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
 
 export { LOG_LEVELS, type LogLevel } from '../engine/context.js';
 
-const META = 'io.modelcontextprotocol/';
-
-/**
- * The log threshold of a stateless request of `table`'s revision: its `_meta` logLevel when it is
- * one of the revision's `loggingLevels`, or none (nothing is sent).
- */
-const statelessLogThreshold = (table: () => ProtocolTable) => (meta: Record<string, unknown> | undefined): LogLevel | undefined =>
-  isLogLevel(meta?.[LOG_LEVEL_META], logLevelOrderOf(table())) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
+/** The lifecycle strategy of each `table.lifecycle`. */
+const LIFECYCLES = { handshake: handshakeServer, stateless: statelessServer } as const satisfies Record<ProtocolTable['lifecycle'], ServerLifecycleFactory>;
 
 /**
  * The server side of one connection, typed over a generated method map `P` (see the module doc
@@ -117,10 +116,8 @@ export class ServerSession<P extends ProtocolMaps> {
   declare readonly protocolMaps?: P;
   #peer: Peer | undefined;
   #table: ProtocolTable;
-  #initialized = false;
-  #client: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Implementation } | undefined;
-  #logLevel: LogLevel | undefined;
-  #hub: SubscriptionHub | undefined;
+  /** The strategy of the table's lifecycle. */
+  readonly #lifecycle: ServerLifecycle;
   #sealer: RequestStateSealer | undefined;
   #closeListeners: Array<() => void> | undefined;
 
@@ -133,14 +130,36 @@ export class ServerSession<P extends ProtocolMaps> {
   ) {
     this.#table = ownTable;
     this.options = { ...options };
+    this.#lifecycle = LIFECYCLES[ownTable.lifecycle](this.#host());
+  }
+
+  /** The view of this session its lifecycle works on (./lifecycle/strategy.ts). */
+  #host(): ServerHost {
+    const session = this;
+    return {
+      session: this,
+      options: this.options,
+      ownTable: this.ownTable,
+      get table() {
+        return session.#table;
+      },
+      get peer() {
+        return session.peer;
+      },
+      setTable: (table) => {
+        this.#table = table;
+        this.peer.setTable(table);
+      },
+      onClose: (listener) => this.onClose(listener),
+    };
   }
 
   get table(): ProtocolTable {
     return this.#table;
   }
   /** What the client said in `initialize` (handshake revisions). */
-  get client() {
-    return this.#client;
+  get client(): { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Implementation } | undefined {
+    return this.#lifecycle.client;
   }
   get peer(): Peer {
     if (!this.#peer) throw new RpcError(ErrorCode.InternalError, 'server is not connected: call connect(transport) first');
@@ -148,7 +167,7 @@ export class ServerSession<P extends ProtocolMaps> {
   }
   /** Stateless: the open `subscriptions/listen` streams of this connection (set once connected). */
   get subscriptions(): SubscriptionHub | undefined {
-    return this.#hub;
+    return this.#lifecycle.subscriptions;
   }
   /**
    * Stateless: seals and verifies `requestState` with this server's secret (../stateless/mrtr.ts): in a
@@ -171,18 +190,15 @@ export class ServerSession<P extends ProtocolMaps> {
   async connect(transport: Transport): Promise<void> {
     const o = this.options;
     const capabilities = o.capabilities ?? {};
-    const stateless = this.#table.lifecycle === 'stateless';
+    const lifecycle = this.#lifecycle;
+    const handlers = lifecycle.handlers();
     const peer = new Peer({
       side: 'server',
       table: this.#table,
       transport,
       capabilities,
-      requestHandlers: stateless
-        ? Object.fromEntries(Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#statelessHandler(m, h as RequestHandler)]))
-        : ServerSession.#handshakeRequests(o.handlers as Record<string, RequestHandler> | undefined, hasCapability(capabilities, ['logging'])),
-      notificationHandlers: stateless
-        ? (o.notificationHandlers as Record<string, NotificationHandler> | undefined)
-        : ServerSession.#handshakeNotifications(o.notificationHandlers as Record<string, NotificationHandler> | undefined),
+      requestHandlers: handlers.requests,
+      notificationHandlers: handlers.notifications,
       logger: o.logger,
       timeout: o.timeout,
       extensionMethods: o.extensionMethods,
@@ -190,34 +206,10 @@ export class ServerSession<P extends ProtocolMaps> {
       onClose: () => this.#closed(),
     });
     this.#peer = peer;
-    if (!stateless) {
-      peer.setPreDispatch(ServerSession.#beforeInitialize);
-    } else {
-      peer.setRequestHandler('server/discover', () => this.#discover());
-      peer.setPreDispatch((req, _entry, info) => this.#checkMeta(req.params as Params | undefined, info));
-      this.#hub = new SubscriptionHub({ capabilities: () => this.options.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
-      if (!o.handlers?.['subscriptions/listen' as keyof typeof o.handlers]) peer.setRequestHandler('subscriptions/listen', this.#hub.handler);
-      const bus = o.listenBus;
-      if (bus) {
-        const hub = this.#hub;
-        const off = bus.subscribe((m) => {
-          const p = m.payload as { method?: unknown; params?: unknown } | undefined;
-          if (m.topic === 'listen' && m.from !== bus.processId && typeof p?.method === 'string' && LISTEN_NOTIFICATIONS.includes(p.method)) {
-            hub.publish(p.method, typeof p.params === 'object' && p.params !== null ? (p.params as Params) : undefined);
-          }
-        });
-        this.onClose(off);
-      }
-      if (hasCapability(capabilities, ['logging']) && !o.handlers?.['logging/setLevel' as keyof typeof o.handlers]) {
-        peer.setRequestHandler('logging/setLevel', ServerSession.#onSetLevel);
-      }
-    }
-    // ctx.log(): the request's own _meta level (stateless), else the session's; none without `logging`
-    // levels rank in the negotiated revision's order (table.loggingLevels); the lowest passes by default
-    const lowest = (): LogLevel => logLevelOrderOf(this.#table).levels[0] as LogLevel;
-    if (hasCapability(capabilities, ['logging'])) {
-      setLogThreshold(peer, stateless ? statelessLogThreshold(() => this.#table) : () => this.#logLevel ?? lowest(), () => logLevelOrderOf(this.#table));
-    }
+    lifecycle.attach(peer);
+    // ctx.log(): from the lifecycle's threshold, in the negotiated revision's order
+    // (table.loggingLevels); none without `logging`
+    if (hasCapability(capabilities, ['logging'])) setLogThreshold(peer, lifecycle.logThreshold, () => logLevelOrderOf(this.#table));
     await peer.start();
   }
 
@@ -247,128 +239,6 @@ export class ServerSession<P extends ProtocolMaps> {
     }
   }
 
-  // Lifecycle handlers shared by every session (handshake revisions): each reaches its session
-  // through the context the engine passes (`ctx.session`).
-  static #onInitialize: RequestHandler = (params: Params, ctx) => (ctx.session as ServerSession<ProtocolMaps>).#initialize(params);
-  static #onInitialized: NotificationHandler = (_params, ctx) => {
-    (ctx.session as ServerSession<ProtocolMaps>).#initialized = true;
-  };
-  static #onSetLevel: RequestHandler = (params: Params, ctx) => {
-    (ctx.session as ServerSession<ProtocolMaps>).#logLevel = params.level as LogLevel;
-    return {};
-  };
-  // The handshake tables: a session's handlers plus the lifecycle ones (`initialize` always;
-  // `logging/setLevel` when `logging` is declared and not handled), built once per table object.
-  static #requestTables = [new WeakMap<object, Record<string, RequestHandler>>(), new WeakMap<object, Record<string, RequestHandler>>()];
-  static #notificationTables = new WeakMap<object, Record<string, NotificationHandler>>();
-  static #none: Record<string, never> = Object.freeze({});
-
-  static #handshakeRequests(handlers: Record<string, RequestHandler> | undefined, logging: boolean): Record<string, RequestHandler> {
-    const base = handlers ?? ServerSession.#none;
-    const setLevel = logging && !Object.prototype.hasOwnProperty.call(base, 'logging/setLevel');
-    const cache = ServerSession.#requestTables[setLevel ? 1 : 0];
-    let table = cache.get(base);
-    if (!table) {
-      table = { ...base, initialize: ServerSession.#onInitialize };
-      if (setLevel) table['logging/setLevel'] = ServerSession.#onSetLevel;
-      cache.set(base, Object.freeze(table));
-    }
-    return table;
-  }
-
-  static #handshakeNotifications(handlers: Record<string, NotificationHandler> | undefined): Record<string, NotificationHandler> {
-    const base = handlers ?? ServerSession.#none;
-    let table = ServerSession.#notificationTables.get(base);
-    if (!table) {
-      table = Object.freeze({ ...base, 'notifications/initialized': ServerSession.#onInitialized });
-      ServerSession.#notificationTables.set(base, table);
-    }
-    return table;
-  }
-
-  /** Before `initialize`: anything but `initialize` and `ping` is refused with -32600. */
-  static #beforeInitialize: PreDispatch = (req) =>
-    req.method === 'initialize' || req.method === 'ping'
-      ? undefined
-      : new RpcError(ErrorCode.InvalidRequest, `${req.method} before initialize: the session is not initialized`);
-
-  #initialize(params: Params) {
-    const peer = this.peer;
-    // one handshake per session: a repeated initialize would renegotiate mid-session (basic/lifecycle)
-    if (this.#client) throw new RpcError(ErrorCode.InvalidRequest, `initialize: the session is already initialized (protocol version ${this.#client.protocolVersion})`);
-    const requested = params.protocolVersion;
-    const tables = [this.ownTable, ...(this.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
-    const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
-    this.#table = table;
-    peer.setTable(table);
-    this.#client = {
-      protocolVersion: table.protocolVersion,
-      capabilities: (params.capabilities as Record<string, unknown>) ?? {},
-      clientInfo: params.clientInfo as Implementation | undefined,
-    };
-    // from now on every request of the negotiated table is admitted
-    peer.setPreDispatch(undefined);
-    // advertise (and serve) what the negotiated revision defines of the declared capabilities,
-    // and send the client only what it declared (both enforced by the engine)
-    const capabilities = capabilitiesOf(table, 'server', this.options.capabilities ?? {});
-    peer.setCapabilities(capabilities);
-    peer.setRemoteCapabilities(this.#client.capabilities);
-    const result: Record<string, unknown> = {
-      protocolVersion: table.protocolVersion,
-      capabilities,
-      serverInfo: this.options.serverInfo,
-    };
-    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
-    return result;
-  }
-
-  /** Wraps a stateless handler: resultType default, InputRequiredResult checks, caching hints. */
-  #statelessHandler(method: string, h: RequestHandler): RequestHandler {
-    return async (params, ctx) => {
-      const r: unknown = await h(params, ctx);
-      if (typeof r !== 'object' || r === null || Array.isArray(r)) return r;
-      const out = (r as Params).resultType === undefined ? { resultType: 'complete', ...(r as Params) } : (r as Params);
-      if (out.resultType === 'input_required') {
-        const refusal = checkInputRequired(this.#table, ownValue(this.#table.requests.clientToServer, method), out, clientCapabilitiesOf(ctx));
-        if (refusal) {
-          if (refusal.code === ErrorCode.InternalError) this.options.logger?.error?.('invalid input_required result', { method, error: refusal.message });
-          throw refusal;
-        }
-      }
-      return applyCacheHints(method, out, this.options.cache);
-    };
-  }
-
-  #discover() {
-    const cache = this.options.cache;
-    const result: Record<string, unknown> = {
-      resultType: 'complete',
-      supportedVersions: [this.#table.protocolVersion],
-      // server/utilities/caching: discovery may be cached for a minute, by anyone (no user data)
-      ...(cache?.methods?.['server/discover'] ?? { ttlMs: 60_000, cacheScope: 'public' }),
-      capabilities: this.options.capabilities ?? {},
-      _meta: { [`${META}serverInfo`]: this.options.serverInfo },
-    };
-    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
-    return result;
-  }
-
-  #checkMeta(params: Params | undefined, _info: MessageInfo | undefined): RpcError | undefined {
-    const meta = params?._meta as Params | undefined;
-    const version = meta?.[`${META}protocolVersion`];
-    if (typeof version !== 'string') return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
-    if (version !== this.#table.protocolVersion) {
-      return new RpcError(errorCodeOf(this.#table, 'UNSUPPORTED_PROTOCOL_VERSION'), 'Unsupported protocol version', {
-        supported: [this.#table.protocolVersion],
-        requested: version,
-      });
-    }
-    if (typeof meta?.[`${META}clientCapabilities`] !== 'object' || meta[`${META}clientCapabilities`] === null) {
-      return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}clientCapabilities"]`);
-    }
-    return undefined;
-  }
-
   /**
    * Continues a session whose handshake another process of the deployment answered (the HTTP
    * endpoint's `SessionInfo.restored`): negotiates `record.protocolVersion` with the client's
@@ -376,13 +246,12 @@ export class ServerSession<P extends ProtocolMaps> {
    * after `connect`. @throws RpcError -32600 when this session is already initialized.
    */
   adoptHandshake(record: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Record<string, unknown> }): void {
-    this.#initialize({ protocolVersion: record.protocolVersion, capabilities: record.capabilities, clientInfo: record.clientInfo });
-    this.#initialized = true;
+    this.#lifecycle.adoptHandshake(record);
   }
 
   /** True once the client sent `notifications/initialized`. */
   get initialized(): boolean {
-    return this.#initialized;
+    return this.#lifecycle.initialized;
   }
 
   /**
@@ -404,12 +273,7 @@ export class ServerSession<P extends ProtocolMaps> {
    * are published to the listen streams whose filter accepts them (none open: nothing is sent).
    */
   notify<M extends keyof P['serverNotifications'] & string>(method: M, params: P['serverNotifications'][M]['params']): Promise<void> {
-    if (this.#hub && LISTEN_NOTIFICATIONS.includes(method)) {
-      this.#hub.publish(method, params as Params | undefined);
-      // the listen streams of the other processes (a bus that cannot be reached loses the change for them)
-      this.options.listenBus?.publish({ topic: 'listen', sessionId: '', payload: { method, params } }).catch((e: Error) => this.options.logger?.warn?.(`listen bus: ${e.message}`));
-      return Promise.resolve();
-    }
+    if (this.#lifecycle.route(method, params as Params | undefined)) return Promise.resolve();
     return this.peer.notify(method, params as Params | undefined);
   }
 
@@ -418,18 +282,13 @@ export class ServerSession<P extends ProtocolMaps> {
    * logging/setLevel (all levels until it sets one). Resolves false when filtered out, and
    * always in stateless revisions, where log messages belong to a request: use `ctx.log()`.
    */
-  async log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
-    if (this.#table.lifecycle === 'stateless') return false;
-    if (this.#logLevel && !passesLogLevel(logLevelOrderOf(this.#table), level, this.#logLevel)) return false;
-    const params: Params = { level, data };
-    if (logger !== undefined) params.logger = logger;
-    await this.peer.notify('notifications/message', params);
-    return true;
+  log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
+    return this.#lifecycle.log(level, data, logger);
   }
 
   /** Ends open listen streams gracefully (stateless), then closes the connection. */
   async close(): Promise<void> {
-    if (this.#hub && this.#peer && !this.#peer.closed) await this.#hub.close();
+    await this.#lifecycle.close();
     return this.#peer?.close();
   }
 }

@@ -1,0 +1,297 @@
+/**
+ * The stateless lifecycle (2026-07-28 and later, basic/versioning): the tables whose
+ * `lifecycle` is `stateless`. No handshake: every request carries the protocol version, the
+ * client capabilities and the client info in `_meta` (`io.modelcontextprotocol/…`).
+ *
+ * Client: `connect` sends `server/discover` (the result is cached by its hints) and keeps the
+ * server's capabilities; a server naming no version this client speaks gives
+ * UnsupportedVersionError. With a handshake table among `fallbackTables` the discover is the
+ * dual-era probe (Backward Compatibility): an error other than a recognized modern one
+ * (-32022, -32020, -32021), a timeout (default 10000 ms) or an HTTP answer without a JSON-RPC
+ * error body switches the session to that table, whose lifecycle (./handshake.ts) connects.
+ * Requests are served from the TTL cache (../../stateless/cache.ts), run their multi
+ * round-trip rounds (../../stateless/mrtr.ts), and are resent once with a `fallbackTables`
+ * table named in an UnsupportedProtocolVersion error's `data.supported`; `listen` opens
+ * `subscriptions/listen` streams (../../stateless/subscriptions.ts).
+ *
+ * Server: answers `server/discover`; refuses a request whose `_meta` lacks the protocol version
+ * or client capabilities (-32602) or names another version (-32022 with `data.supported` and
+ * `data.requested`); gives every handler result `resultType: "complete"` when it has none,
+ * checks an InputRequiredResult before it leaves (-32021 when it asks for a capability the
+ * request's client capabilities lack), adds caching hints by the `cache` policy, serves
+ * `subscriptions/listen` and sends list_changed / resources/updated only on the listen streams
+ * that opted in (and over `listenBus` to those of other processes). Log messages belong to a
+ * request (`ctx.log()`, by the request's `_meta` level); the session's `log()` sends nothing.
+ */
+import { ErrorCode, RpcError } from '../../jsonrpc/errors.js';
+import type { Params } from '../../jsonrpc/message.js';
+import { ownValue } from '../../jsonrpc/own.js';
+import type { NotificationHandler, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
+import { hasCapability } from '../../engine/peer.js';
+import { LOG_LEVEL_META, type LogLevel, isLogLevel, logLevelOrderOf } from '../../engine/context.js';
+import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../../protocol/table.js';
+import { type InputHandler, checkInputRequired, clientCapabilitiesOf, runInputRounds } from '../../stateless/mrtr.js';
+import { applyCacheHints } from '../../stateless/cache.js';
+import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../tasks/extension-wire.js';
+import { LISTEN_NOTIFICATIONS, type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionHub } from '../../stateless/subscriptions.js';
+import {
+  type ClientHost,
+  type ClientLifecycle,
+  type ConnectOptions,
+  type Implementation,
+  META,
+  type ServerDescription,
+  type ServerHost,
+  type ServerLifecycle,
+  UnsupportedVersionError,
+} from './strategy.js';
+
+/** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
+const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
+
+/** The client side of the stateless lifecycle (see the module doc). */
+export function statelessClient(host: ClientHost): ClientLifecycle {
+  return new StatelessClient(host);
+}
+
+class StatelessClient implements ClientLifecycle {
+  readonly pending = undefined;
+
+  constructor(readonly host: ClientHost) {}
+
+  notificationMethods(): string[] {
+    return Object.keys(this.host.table.notifications.serverToClient);
+  }
+
+  async connect(_transport: unknown, options: ConnectOptions): Promise<ServerDescription | undefined> {
+    const { host } = this;
+    const result = await this.#discover(options);
+    if (!result) return undefined;
+    const versions = (result.supportedVersions as string[] | undefined) ?? [];
+    if (versions.length && !versions.includes(host.table.protocolVersion) && !this.#fallback(versions)) {
+      await host.peer.close();
+      throw new UnsupportedVersionError(host.table.protocolVersion, versions, [host.table.protocolVersion]);
+    }
+    const server: ServerDescription = {
+      protocolVersion: host.table.protocolVersion,
+      capabilities: (result.capabilities as Record<string, unknown>) ?? {},
+      serverInfo: (result.serverInfo ?? (result._meta as Params | undefined)?.[`${META}serverInfo`]) as Implementation | undefined,
+      instructions: result.instructions as string | undefined,
+      result,
+    };
+    host.setServer(server);
+    if (host.options.enforceCapabilities !== false) host.peer.setRemoteCapabilities(server.capabilities);
+    const key = host.cache?.key('server/discover', {});
+    if (key !== undefined) host.cache!.put(key, 'server/discover', {}, result);
+    return server;
+  }
+
+  /** `server/discover`; undefined when the dual-era probe switched to a handshake table (module doc). */
+  async #discover(options: ConnectOptions): Promise<Record<string, unknown> | undefined> {
+    const { host } = this;
+    const legacy = (host.options.fallbackTables ?? []).find((t) => t.lifecycle === 'handshake');
+    try {
+      return await this.#send('server/discover', {}, legacy ? { timeout: host.options.timeout ?? 10_000, ...options } : options);
+    } catch (e) {
+      if (!legacy || options.signal?.aborted || (e instanceof RpcError && MODERN_ERRORS.has(e.code))) throw e;
+      host.options.logger?.debug?.('server/discover failed: falling back to initialize', { error: (e as Error).message, protocolVersion: legacy.protocolVersion });
+      host.setTable(legacy);
+      return undefined;
+    }
+  }
+
+  #withMeta(params: Params | undefined): Params {
+    const { host } = this;
+    const meta = { ...((params?._meta as Params | undefined) ?? {}) };
+    meta[`${META}protocolVersion`] = host.table.protocolVersion;
+    meta[`${META}clientCapabilities`] = host.options.capabilities ?? {};
+    meta[`${META}clientInfo`] = host.options.clientInfo;
+    return { ...(params ?? {}), _meta: meta };
+  }
+
+  /**
+   * Sends once; on -32022 naming a version of a `fallbackTables` table, switches to it and
+   * resends once (naming the version sent: resends it once).
+   */
+  async #send(method: string, params: Params, options?: PeerRequestOptions): Promise<Record<string, unknown>> {
+    const { host } = this;
+    try {
+      return await host.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
+    } catch (e) {
+      if (!(e instanceof RpcError) || e.code !== errorCodeOf(host.table, 'UNSUPPORTED_PROTOCOL_VERSION')) throw e;
+      const supported = (e.data as { supported?: unknown } | undefined)?.supported;
+      // a refusal naming the version just sent among the supported ones is answered by sending it again, once
+      const again = Array.isArray(supported) && supported.includes(host.table.protocolVersion);
+      if (!again && !this.#fallback(supported)) throw e;
+      return host.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
+    }
+  }
+
+  /** Switches to the first stateless table (requested, then `fallbackTables`) whose version is in `supported`. */
+  #fallback(supported: unknown): boolean {
+    if (!Array.isArray(supported)) return false;
+    const { host } = this;
+    const t = [host.requestedTable, ...(host.options.fallbackTables ?? [])]
+      .find((x: ProtocolTable) => x.lifecycle === 'stateless' && x.protocolVersion !== host.table.protocolVersion && supported.includes(x.protocolVersion));
+    if (!t) return false;
+    host.setTable(t);
+    return true;
+  }
+
+  extensionRequest(method: string, params: Params | undefined, options: PeerRequestOptions | undefined): Promise<Record<string, unknown>> {
+    return this.#send(method, params ?? {}, { ...options, validateResult: false });
+  }
+
+  /** The cache, then the multi round-trip loop over #send. */
+  async request(method: string, entry: MethodEntry, params: Params | undefined, options: PeerRequestOptions | undefined): Promise<Record<string, unknown>> {
+    const { host } = this;
+    const sent = params ?? {};
+    const cache = host.cache;
+    const key = cache?.key(method, sent);
+    const hit = key === undefined ? undefined : cache!.get(key);
+    if (hit) return hit;
+    const { result, rounds } = await runInputRounds({
+      table: host.table,
+      entry,
+      params: sent,
+      send: (attempt) => this.#send(method, attempt, { ...options, validateResult: false }),
+      handlers: (host.options.handlers ?? {}) as Record<string, InputHandler>,
+      capabilities: host.options.capabilities ?? {},
+      maxRounds: host.options.maxInputRounds,
+      validate: options?.validateResult ?? true,
+      signal: options?.signal,
+      // the tasks extension (SEP-2663): a tools/call the client opted in for may be answered with a task
+      passThrough: (type) => type === TASK_RESULT_TYPE && method === 'tools/call' && hasCapability(host.options.capabilities, ['extensions', TASKS_EXTENSION]),
+    });
+    if (key !== undefined && rounds === 0) cache!.put(key, method, sent, result);
+    return result;
+  }
+
+  listen(filter: SubscriptionFilter, options: ListenOptions): Subscription {
+    const peer = this.host.peer;
+    const id = peer.nextRequestId;
+    return this.host.subscriptions.open(id, filter, options, (signal) =>
+      peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), { signal, timeout: Infinity, validateResult: false }));
+  }
+}
+
+/** The server side of the stateless lifecycle (see the module doc). */
+export function statelessServer(host: ServerHost): ServerLifecycle {
+  return new StatelessServer(host);
+}
+
+/** `logging/setLevel` where the revision still has it: accepted; levels come with each request's `_meta`. */
+const onSetLevel: RequestHandler = () => ({});
+
+class StatelessServer implements ServerLifecycle {
+  readonly client = undefined;
+  readonly initialized = false;
+  subscriptions: SubscriptionHub | undefined;
+
+  constructor(readonly host: ServerHost) {}
+
+  handlers() {
+    const o = this.host.options;
+    return {
+      requests: Object.fromEntries(Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#wrap(m, h as RequestHandler)])),
+      notifications: o.notificationHandlers as Record<string, NotificationHandler> | undefined,
+    };
+  }
+
+  attach(peer: ServerHost['peer']): void {
+    const { host } = this;
+    const o = host.options;
+    const handled = (m: string) => !!(o.handlers as Record<string, unknown> | undefined)?.[m];
+    peer.setRequestHandler('server/discover', () => this.#discover());
+    peer.setPreDispatch((req) => this.#checkMeta(req.params as Params | undefined));
+    const hub = new SubscriptionHub({ capabilities: () => o.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
+    this.subscriptions = hub;
+    if (!handled('subscriptions/listen')) peer.setRequestHandler('subscriptions/listen', hub.handler);
+    const bus = o.listenBus;
+    if (bus) {
+      const off = bus.subscribe((m) => {
+        const p = m.payload as { method?: unknown; params?: unknown } | undefined;
+        if (m.topic === 'listen' && m.from !== bus.processId && typeof p?.method === 'string' && LISTEN_NOTIFICATIONS.includes(p.method)) {
+          hub.publish(p.method, typeof p.params === 'object' && p.params !== null ? (p.params as Params) : undefined);
+        }
+      });
+      host.onClose(off);
+    }
+    if (hasCapability(o.capabilities ?? {}, ['logging']) && !handled('logging/setLevel')) peer.setRequestHandler('logging/setLevel', onSetLevel);
+  }
+
+  /** The request's own `_meta` level when it is one of the revision's `loggingLevels`, else none (nothing is sent). */
+  readonly logThreshold = (meta: Record<string, unknown> | undefined): LogLevel | undefined =>
+    isLogLevel(meta?.[LOG_LEVEL_META], logLevelOrderOf(this.host.table)) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
+
+  /** A handler's result: resultType default, InputRequiredResult checks, caching hints. */
+  #wrap(method: string, h: RequestHandler): RequestHandler {
+    const { host } = this;
+    return async (params, ctx) => {
+      const r: unknown = await h(params, ctx);
+      if (typeof r !== 'object' || r === null || Array.isArray(r)) return r;
+      const out = (r as Params).resultType === undefined ? { resultType: 'complete', ...(r as Params) } : (r as Params);
+      if (out.resultType === 'input_required') {
+        const table = host.table;
+        const refusal = checkInputRequired(table, ownValue(table.requests.clientToServer, method), out, clientCapabilitiesOf(ctx));
+        if (refusal) {
+          if (refusal.code === ErrorCode.InternalError) host.options.logger?.error?.('invalid input_required result', { method, error: refusal.message });
+          throw refusal;
+        }
+      }
+      return applyCacheHints(method, out, host.options.cache);
+    };
+  }
+
+  #discover(): Record<string, unknown> {
+    const o = this.host.options;
+    const result: Record<string, unknown> = {
+      resultType: 'complete',
+      supportedVersions: [this.host.table.protocolVersion],
+      // server/utilities/caching: discovery may be cached for a minute, by anyone (no user data)
+      ...(o.cache?.methods?.['server/discover'] ?? { ttlMs: 60_000, cacheScope: 'public' }),
+      capabilities: o.capabilities ?? {},
+      _meta: { [`${META}serverInfo`]: o.serverInfo },
+    };
+    if (o.instructions !== undefined) result.instructions = o.instructions;
+    return result;
+  }
+
+  #checkMeta(params: Params | undefined): RpcError | undefined {
+    const table = this.host.table;
+    const meta = params?._meta as Params | undefined;
+    const version = meta?.[`${META}protocolVersion`];
+    if (typeof version !== 'string') return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
+    if (version !== table.protocolVersion) {
+      return new RpcError(errorCodeOf(table, 'UNSUPPORTED_PROTOCOL_VERSION'), 'Unsupported protocol version', {
+        supported: [table.protocolVersion],
+        requested: version,
+      });
+    }
+    if (typeof meta?.[`${META}clientCapabilities`] !== 'object' || meta[`${META}clientCapabilities`] === null) {
+      return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}clientCapabilities"]`);
+    }
+    return undefined;
+  }
+
+  adoptHandshake(): never {
+    throw new RpcError(ErrorCode.InvalidRequest, `protocol version ${this.host.table.protocolVersion} has no handshake to adopt`);
+  }
+
+  route(method: string, params: Params | undefined): boolean {
+    const hub = this.subscriptions;
+    if (!hub || !LISTEN_NOTIFICATIONS.includes(method)) return false;
+    hub.publish(method, params);
+    // the listen streams of the other processes (a bus that cannot be reached loses the change for them)
+    this.host.options.listenBus?.publish({ topic: 'listen', sessionId: '', payload: { method, params } }).catch((e: Error) => this.host.options.logger?.warn?.(`listen bus: ${e.message}`));
+    return true;
+  }
+
+  log(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  async close(): Promise<void> {
+    if (this.subscriptions && !this.host.peer.closed) await this.subscriptions.close();
+  }
+}
