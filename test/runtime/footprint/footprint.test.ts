@@ -2,7 +2,8 @@
  * The short form of `npm run bench:footprint`: the minimal stdio client (bench/footprint/
  * mcpgen-client.ts: imports only `Client`, calls tools/list) bundled by esbuild as a user's build
  * would carries neither ajv nor the JSON Schema compiler module at start (the output check of
- * tools/call imports them on first use: a chunk of their own), and none of the validators only
+ * tools/call imports them on first use: a chunk of their own) nor the TaskHandle of task-augmented
+ * requests (../../../runtime/tasks/handle.ts, imported by the first one), and none of the validators only
  * a server uses (the params of what a client sends), while it keeps the ones a client checks.
  * A tool's input schema is compiled by its first call (registering and listing it compile
  * nothing), once; the minimal server (mcpgen-server.ts), bundled the same way, carries no ajv
@@ -49,6 +50,8 @@ test('the minimal client bundle loads no ajv and no JSON Schema compiler at star
   const lazy = Object.keys(b.lazyInputs);
   assert.ok(lazy.includes('runtime/protocol/json-schema.ts'), `json-schema.ts is in a chunk loaded on first use: ${lazy.slice(0, 5).join(', ')}`);
   assert.ok(lazy.some((p) => p.includes('node_modules/ajv/')), 'ajv comes with it');
+  // the TaskHandle of task-augmented requests: imported by the first one
+  assert.ok(!eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'), 'tasks/handle.ts is in a chunk loaded on first use');
 });
 
 test('the minimal client bundle keeps the validators a client checks and none that only a server checks', async () => {
@@ -134,6 +137,7 @@ test('the minimal server bundle loads no ajv and no JSON Schema compiler at star
   assert.equal(eager.filter((p) => /node_modules\/(ajv|ajv-formats|fast-uri|@cfworker\/json-schema)\//.test(p) || p.endsWith('runtime/protocol/json-schema.ts')), []);
   const lazy = Object.keys(b.lazyInputs);
   assert.ok(lazy.includes('runtime/protocol/json-schema.ts') && lazy.some((p) => p.includes('node_modules/ajv/')), `the compiler and ajv wait in a chunk: ${lazy.slice(0, 5).join(', ')}`);
+  assert.ok(!eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'), 'tasks/handle.ts is in a chunk loaded on first use');
 });
 
 test('a first tool call cancelled while the compiler loads does not start its handler and is not answered; the next call is served', async () => {
