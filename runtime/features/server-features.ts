@@ -31,7 +31,8 @@ import type { Logger } from '../engine/context.js';
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { RequestContext, RequestHandler } from '../engine/peer.js';
-import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool, loadJsonSchema } from './tools.js';
+import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
+import { loadJsonSchema } from './schema-compiler.js';
 import {
   type Catalog, type PromptArgs, type PromptArgument, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
   RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, uriTemplateVariables, knownResource, notFound, readResource,
@@ -390,7 +391,7 @@ function schemaPrompt(def: PromptDefinition<ProtocolMaps, never, SchemaLike, rea
     const complete = ownValue(def.complete as Record<string, PromptArgument['complete']> | undefined, name);
     return { name, ...(description !== undefined && { description }), ...(required.has(name) && { required: true }), ...(complete && { complete }) };
   });
-  // a JSON Schema is checked now and compiled by the first get (ajv is imported then: ./tools.ts loadJsonSchema)
+  // a JSON Schema is checked now and compiled by the first get (ajv is imported then: ./schema-compiler.ts)
   const standard = isStandardSchema(schema);
   if (!standard) checkSchema(json, what);
   let check: ValidateFunction | undefined;

@@ -18,7 +18,7 @@
  * (../protocol/schema-check.ts, precompiled: ajv never compiles the meta-schema) and compiled by
  * ../protocol/json-schema.ts (ajv; JSON Schema 2020-12, once per distinct schema in the process,
  * own properties only) on the tool's first call. That module (and ajv under it) is imported by
- * the first call of any tool in the process ({@link loadJsonSchema}): a server starts without
+ * the first call of any tool in the process (./schema-compiler.ts): a server starts without
  * it, and a bundler puts it in a chunk of its own. A call that waited for that import and was
  * cancelled meanwhile (`notifications/cancelled`, a closed connection) does not start its
  * handler; once the module is loaded, a first call compiles in the same turn it arrived in. A
@@ -28,6 +28,7 @@
 export { describeValidation };
 import { ErrorCode, RequestAbortedError, RpcError } from '../jsonrpc/errors.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
+import { loadJsonSchema, loadedJsonSchema } from './schema-compiler.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { setOwn } from '../jsonrpc/own.js';
 import { structuredContentAllowed } from '../protocol/table.js';
@@ -109,34 +110,15 @@ export interface CompiledTool {
   compiled?: { input: ValidateFunction; output: ValidateFunction | undefined };
 }
 
-type JsonSchemaModule = typeof import('../protocol/json-schema.js');
-let jsonSchema: JsonSchemaModule | undefined;
-let loading: Promise<JsonSchemaModule> | undefined;
-
-/**
- * ../protocol/json-schema.ts (the schema compiler: ajv, or @cfworker/json-schema where code
- * generation is refused), imported once per process, by the first caller; a failed import is
- * tried again by the next one. Resolves with the module, which {@link validatorsOf} then uses
- * synchronously. @throws the import's error.
- */
-export function loadJsonSchema(): Promise<JsonSchemaModule> {
-  return (loading ??= import('../protocol/json-schema.js').then(
-    (m) => (jsonSchema = m),
-    (e: unknown) => {
-      loading = undefined;
-      throw e;
-    },
-  ));
-}
-
 /**
  * The compiled validators of `tool`, compiled now, synchronously, when they are not yet: the
- * schema compiler must be loaded ({@link loadJsonSchema}; {@link callTool} waits for it).
+ * schema compiler must be loaded (./schema-compiler.ts; {@link callTool} waits for it).
  * @throws RpcError -32603 naming the tool when a schema does not compile, or when the compiler
  *   is not loaded yet.
  */
 export function validatorsOf(tool: CompiledTool): NonNullable<CompiledTool['compiled']> {
   if (tool.compiled) return tool.compiled;
+  const jsonSchema = loadedJsonSchema();
   if (!jsonSchema) throw new RpcError(ErrorCode.InternalError, `the schemas of tool ${tool.def.name} cannot be compiled before the schema compiler is loaded`);
   const { compileSchema } = jsonSchema;
   try {
@@ -177,7 +159,7 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
   const name = String(p.name);
   if (!tool) throw invalid(`Unknown tool: ${name}`, { name });
   const args = p.arguments ?? {};
-  if (!tool.compiled && !jsonSchema) {
+  if (!tool.compiled && !loadedJsonSchema()) {
     await loadJsonSchema();
     // cancelled (or its connection closed) while the compiler loaded: the handler does not start, no answer goes out
     if (ctx.signal.aborted) throw new RequestAbortedError('tools/call', ctx.signal.reason);
