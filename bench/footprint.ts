@@ -3,9 +3,12 @@
  * - bundle size: each minimal stdio client (imports `Client`, calls `tools/list`) and stdio
  *   server (one tool whose arguments are schema-checked) bundled by esbuild (minified, platform
  *   node, format esm, code splitting), in KiB: what loads at start (`bundle`) and the chunks
- *   only `import()` reaches (`on_first_use`); for ours also the bytes of the generated revision (its validators
- *   and tables) and of ajv in each bundle. Every bundled client is run once against its bundled
- *   server before anything is measured.
+ *   only `import()` reaches (`on_first_use`). Ours is bundled as a user's project has it: the
+ *   generated revision in its tree and `@mcpgen/runtime` installed as `npm pack` ships it (built
+ *   first by scripts/build.ts into a temporary node_modules, resolved through its `exports`);
+ *   for ours also the bytes of the generated revision (its validators and tables), of the
+ *   runtime package and of ajv in each bundle. Every bundled client is run once against its
+ *   bundled server before anything is measured.
  * - cold start: spawn of `node <server bundle>` until its answer to `initialize` arrives on
  *   stdout, median of 21 runs (--quick: 5), beside bare `node -e ''` (spawn → exit); the runs of
  *   all of them interleaved.
@@ -18,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Bundle, IMPLS, IMPL_NAMES, type Impl, type Role, bundle, byGroup } from './footprint/bundle.js';
+import { type Bundle, IMPLS, IMPL_NAMES, type Impl, type Role, buildInstalledRuntime, bundle, byGroup } from './footprint/bundle.js';
 import { median, ratio } from './measure.js';
 
 const RUNS = process.argv.includes('--quick') ? 5 : 21;
@@ -73,9 +76,10 @@ function bareNode(): Promise<number> {
 }
 
 try {
+  const runtime = await buildInstalledRuntime(join(dir, 'installed'));
   const bundles = {} as Record<Impl, Record<Role, Bundle>>;
   for (const impl of IMPLS) {
-    bundles[impl] = { client: await bundle(impl, 'client', dir), server: await bundle(impl, 'server', dir) };
+    bundles[impl] = { client: await bundle(impl, 'client', dir, { runtime }), server: await bundle(impl, 'server', dir, { runtime }) };
     const listed = await run(bundles[impl].client.file, bundles[impl].server.file);
     if (listed !== '["add"]') throw new Error(`${impl}: the bundled client listed ${listed}, not ["add"]`);
   }
@@ -85,6 +89,7 @@ try {
     for (const impl of IMPLS) console.log(`footprint.${role}.${impl}.on_first_use: ${KiB(bundles[impl][role].lazyBytes)} KiB`);
     const groups = byGroup(bundles.mcpgen[role].inputs);
     console.log(`footprint.${role}.mcpgen.generated: ${KiB(groups['generated/2025-11-25'] ?? 0)} KiB`);
+    console.log(`footprint.${role}.mcpgen.runtime: ${KiB(groups['@mcpgen/runtime'] ?? 0)} KiB`);
     console.log(`footprint.${role}.mcpgen.ajv: ${KiB((groups.ajv ?? 0) + (groups['ajv-formats'] ?? 0) + (groups['fast-uri'] ?? 0))} KiB`);
     for (const impl of ['sdk1', 'sdk2'] as const) ratio(`footprint.${role}.${impl}_vs_mcpgen`, bundles[impl][role].bytes / bundles.mcpgen[role].bytes);
     ratio(`footprint.${role}.mcpgen_of_target`, bundles.mcpgen[role].bytes / ((role === 'client' ? 70 : 180) * 1024));

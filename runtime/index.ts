@@ -46,7 +46,8 @@ export type { AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './auth/t
 export type { AuthInfo } from './jsonrpc/transport.js';
 export { ServerFeatures } from './features/server-features.js';
 export { paginate } from './features/pagination.js';
-export { callWithTask, TaskHandle, TaskNotSupportedError } from './tasks/requestor.js';
+export { callWithTask, TaskNotSupportedError } from './tasks/requestor.js';
+export { TaskHandle } from './tasks/handle.js';
 export { attachTaskReceiver, TaskReceiver, taskOf } from './tasks/receiver.js';
 export type { TaskReceiverOptions, TaskSupport } from './tasks/receiver.js';
 export { InMemoryTaskStore } from './tasks/store.js';

@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Metafile, build } from 'esbuild';
+import { type Metafile, type Plugin, build } from 'esbuild';
 
 /** Which implementation an entry uses. */
 export type Impl = 'mcpgen' | 'sdk1' | 'sdk2';
@@ -44,16 +44,50 @@ export interface Bundle {
   lazyInputs: Record<string, number>;
 }
 
+const ROOT = join(here, '..', '..');
+
+/**
+ * Builds the `@mcpgen/runtime` package as `npm pack` ships it (scripts/build.ts: compiled
+ * JavaScript, the built manifest's `exports`) into `<dir>/node_modules/@mcpgen/runtime/`, and
+ * returns `dir`, for {@link bundle}'s `runtime`. @throws BuildError on a compile error.
+ */
+export async function buildInstalledRuntime(dir: string): Promise<string> {
+  const { buildRuntime } = await import('../../scripts/build.js');
+  buildRuntime(join(dir, 'node_modules', '@mcpgen', 'runtime'));
+  return dir;
+}
+
+/**
+ * An esbuild plugin resolving every `@mcpgen/runtime[/…]` import (the entries' and the generated
+ * code's) in `installed/node_modules` (through the built package's `exports`, as a user's
+ * bundler does); the runtime's own dependencies (ajv, …) come from this checkout's node_modules.
+ */
+function installedRuntime(installed: string): Plugin {
+  return {
+    name: 'installed-runtime',
+    setup(b) {
+      b.onResolve({ filter: /^@mcpgen\/runtime(\/|$)/ }, (args) => {
+        if (args.pluginData === 'installed') return undefined;
+        return b.resolve(args.path, { kind: args.kind, resolveDir: installed, importer: args.importer, pluginData: 'installed' });
+      });
+    },
+  };
+}
+
 /**
  * Bundles `impl`'s minimal `role` into `outDir/<impl>-<role>/` (created if missing); `minify:
- * false` keeps the modules' top-level names readable. CommonJS dependencies of
- * the SDKs call `require`: the banner gives them node's, as ESM bundles for node need.
+ * false` keeps the modules' top-level names readable; `runtime` (a folder from
+ * {@link buildInstalledRuntime}) bundles mcpgen's entries with the built runtime package instead
+ * of the workspace's TypeScript sources. CommonJS dependencies of the SDKs call `require`: the
+ * banner gives them node's, as ESM bundles for node need.
  * @throws the esbuild error when an entry does not bundle.
  */
-export async function bundle(impl: Impl, role: Role, outDir: string, options: { minify?: boolean } = {}): Promise<Bundle> {
+export async function bundle(impl: Impl, role: Role, outDir: string, options: { minify?: boolean; runtime?: string } = {}): Promise<Bundle> {
   const dir = join(outDir, `${impl}-${role}`);
   mkdirSync(dir, { recursive: true });
+  const installed = impl === 'mcpgen' && options.runtime !== undefined;
   const r = await build({
+    ...(installed ? { plugins: [installedRuntime(options.runtime!)], nodePaths: [join(ROOT, 'node_modules')] } : {}),
     entryPoints: { [`${impl}-${role}`]: entryOf(impl, role) },
     outdir: dir,
     outExtension: { '.js': '.mjs' },

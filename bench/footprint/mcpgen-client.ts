@@ -1,8 +1,8 @@
 // A minimal stdio client: spawns the server named by argv, lists its tools, prints their names.
-// The two import specifiers are the only lines to change for a build from the installed packages
-// (the generated revision in the user's tree, the runtime by its package name).
+// Imported as a user's project does: the generated revision from its own tree, the runtime by
+// its package name (./bundle.ts resolves that to the built package, or to the workspace sources).
 import { Client } from '../../generated/2025-11-25/index.js';
-import { StdioClientTransport } from '../../runtime/transport/stdio.js';
+import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 
 const [command, ...args] = process.argv.slice(2);
 const client = new Client({ clientInfo: { name: 'footprint', version: '0.0.0' } });

@@ -1,9 +1,9 @@
 // A minimal stdio server with one tool whose arguments are checked against its inputSchema.
-// The three import specifiers are the only lines to change for a build from the installed
-// packages (the generated revision in the user's tree, the runtime by its package name).
+// Imported as a user's project does: the generated revision from its own tree, the runtime by
+// its package name (./bundle.ts resolves that to the built package, or to the workspace sources).
 import { Server, serverTable } from '../../generated/2025-11-25/index.js';
-import { ServerFeatures } from '../../runtime/features/server-features.js';
-import { StdioServerTransport } from '../../runtime/transport/stdio.js';
+import { ServerFeatures } from '@mcpgen/runtime/features';
+import { StdioServerTransport } from '@mcpgen/runtime/stdio';
 
 const features = new ServerFeatures();
 features.tool<{ a: number; b: number }>({

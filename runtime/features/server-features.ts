@@ -26,18 +26,20 @@
  * Subscriptions (`resources/subscribe`, 2025-11-25 server/resources "Subscriptions") belong to
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
-import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
+import { ErrorCode, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import type { Logger } from '../engine/context.js';
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
 import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
+import { loadJsonSchema } from './schema-compiler.js';
 import {
   type Catalog, type PromptArgs, type PromptArgument, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
   RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, uriTemplateVariables, knownResource, notFound, readResource,
 } from './resources.js';
 import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
-import { compileSchema, describeValidation } from '../protocol/json-schema.js';
+import type { ValidateFunction } from '../protocol/json-schema.js';
+import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { SchemaLike, SchemaType } from './typed.js';
 
@@ -386,7 +388,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
  * A prompt with `argsSchema` as the catalog keeps it: `arguments` listed from the schema's
  * properties (own, in order; `required` from its `required`; each one's `description`), the
  * completers of `complete`, and a `get` that checks the arguments first (-32602 naming each
- * failing path) and passes a validator's output on.
+ * failing path) and passes a validator's output on. A JSON Schema is checked against the
+ * 2020-12 meta-schema here and compiled by the first `get` (-32603 naming the prompt when it
+ * still does not compile); a `get` cancelled while the compiler loaded does not run.
  */
 function schemaPrompt(def: PromptDefinition<ProtocolMaps, never, SchemaLike, readonly PromptArgument[] | undefined>): PromptDefinition {
   const what = `argsSchema of prompt ${def.name}`;
@@ -401,7 +405,10 @@ function schemaPrompt(def: PromptDefinition<ProtocolMaps, never, SchemaLike, rea
     const complete = ownValue(def.complete as Record<string, PromptArgument['complete']> | undefined, name);
     return { name, ...(description !== undefined && { description }), ...(required.has(name) && { required: true }), ...(complete && { complete }) };
   });
-  const check = isStandardSchema(schema) ? undefined : compileSchema(json, what);
+  // a JSON Schema is checked now and compiled by the first get (ajv is imported then: ./schema-compiler.ts)
+  const standard = isStandardSchema(schema);
+  if (!standard) checkSchema(json, what);
+  let check: ValidateFunction | undefined;
   const get = def.get as (args: unknown, ctx: RequestContext) => ReturnType<PromptDefinition['get']>;
   return {
     ...def,
@@ -411,7 +418,16 @@ function schemaPrompt(def: PromptDefinition<ProtocolMaps, never, SchemaLike, rea
     get: async (args, ctx) => {
       let value: unknown = args;
       let problems: string[] | undefined;
-      if (check) {
+      if (!standard) {
+        if (!check) {
+          const { compileSchema } = await loadJsonSchema();
+          if (ctx.signal.aborted) throw new RequestAbortedError('prompts/get', ctx.signal.reason);
+          try {
+            check ??= compileSchema(json, what);
+          } catch (e) {
+            throw new RpcError(ErrorCode.InternalError, (e as Error).message);
+          }
+        }
         if (!check(args)) problems = describeValidation(check.errors);
       } else {
         const parsed = await validateStandard(schema as Parameters<typeof validateStandard>[0], args, '(arguments)');

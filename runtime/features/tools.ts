@@ -17,13 +17,18 @@
  * Tool schemas are checked against the JSON Schema 2020-12 meta-schema at registration
  * (../protocol/schema-check.ts, precompiled: ajv never compiles the meta-schema) and compiled by
  * ../protocol/json-schema.ts (ajv; JSON Schema 2020-12, once per distinct schema in the process,
- * own properties only) on the tool's first call, in the same turn. A schema that passes the
- * meta-schema and still does not compile (a `$ref` that resolves nowhere, a `pattern` that is no
- * regular expression) fails its first call with -32603, naming the tool.
+ * own properties only) on the tool's first call. That module (and ajv under it) is imported by
+ * the first call of any tool in the process (./schema-compiler.ts): a server starts without
+ * it, and a bundler puts it in a chunk of its own. A call that waited for that import and was
+ * cancelled meanwhile (`notifications/cancelled`, a closed connection) does not start its
+ * handler; once the module is loaded, a first call compiles in the same turn it arrived in. A
+ * schema that passes the meta-schema and still does not compile (a `$ref` that resolves nowhere,
+ * a `pattern` that is no regular expression) fails its first call with -32603, naming the tool.
  */
 export { describeValidation };
-import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import { type ValidateFunction, compileSchema } from '../protocol/json-schema.js';
+import { ErrorCode, RequestAbortedError, RpcError } from '../jsonrpc/errors.js';
+import type { ValidateFunction } from '../protocol/json-schema.js';
+import { loadJsonSchema, loadedJsonSchema } from './schema-compiler.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { setOwn } from '../jsonrpc/own.js';
 import { structuredContentAllowed } from '../protocol/table.js';
@@ -108,12 +113,16 @@ export interface CompiledTool {
 }
 
 /**
- * The compiled validators of `tool`: its schemas are compiled on its first call, synchronously
- * (the handler starts in the same turn as before, a cancellation cannot slip in between).
- * @throws RpcError -32603 naming the tool when a schema does not compile.
+ * The compiled validators of `tool`, compiled now, synchronously, when they are not yet: the
+ * schema compiler must be loaded (./schema-compiler.ts; {@link callTool} waits for it).
+ * @throws RpcError -32603 naming the tool when a schema does not compile, or when the compiler
+ *   is not loaded yet.
  */
 export function validatorsOf(tool: CompiledTool): NonNullable<CompiledTool['compiled']> {
   if (tool.compiled) return tool.compiled;
+  const jsonSchema = loadedJsonSchema();
+  if (!jsonSchema) throw new RpcError(ErrorCode.InternalError, `the schemas of tool ${tool.def.name} cannot be compiled before the schema compiler is loaded`);
+  const { compileSchema } = jsonSchema;
   try {
     const input = compileSchema(tool.inputSchema, `inputSchema of tool ${tool.def.name}`);
     const output = tool.outputSchema ? compileSchema(tool.outputSchema, `outputSchema of tool ${tool.def.name}`) : undefined;
@@ -152,6 +161,11 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
   const name = String(p.name);
   if (!tool) throw invalid(`Unknown tool: ${name}`, { name });
   const args = p.arguments ?? {};
+  if (!tool.compiled && !loadedJsonSchema()) {
+    await loadJsonSchema();
+    // cancelled (or its connection closed) while the compiler loaded: the handler does not start, no answer goes out
+    if (ctx.signal.aborted) throw new RequestAbortedError('tools/call', ctx.signal.reason);
+  }
   const { input, output } = validatorsOf(tool);
   if (!input(args)) {
     const problems = describeValidation(input.errors);

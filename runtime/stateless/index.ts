@@ -5,5 +5,6 @@
  */
 export * from './dual-era.js';
 export * from './mrtr.js';
+export { InputRequestError } from './input-rounds.js';
 export * from './subscriptions.js';
 export * from './cache.js';

@@ -22,10 +22,10 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { concatBytes, equalBytes, fromBase64Url, randomBytes, toBase64Url, toHex, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
-import type { Params, RequestId } from '../jsonrpc/message.js';
+import type { Params } from '../jsonrpc/message.js';
 import { hasCapability, type RequestContext } from '../engine/peer.js';
 import { type MethodEntry, type ProtocolTable, errorCodeOf, missingParamCapability } from '../protocol/table.js';
-import { describeValue, ownValue, setOwn } from '../jsonrpc/own.js';
+import { describeValue, ownValue } from '../jsonrpc/own.js';
 
 /** One embedded server→client request: `{ method, params? }` (ElicitRequest, CreateMessageRequest, ListRootsRequest). */
 export interface InputRequest {
@@ -392,14 +392,6 @@ export class MaxInputRoundsError extends RpcError {
   }
 }
 
-/** One embedded input request could not be fulfilled locally (undeclared capability, no handler, invalid request or answer). */
-export class InputRequestError extends RpcError {
-  constructor(readonly method: string, readonly key: string, readonly inputMethod: string, why: string) {
-    super(ErrorCode.InternalError, `${method}: cannot answer input request ${JSON.stringify(key)} (${inputMethod}): ${why}`, { method, key, inputMethod });
-    this.name = 'InputRequestError';
-  }
-}
-
 /** Decoded result: the final one, a request for input, or one of a `resultType` an extension defines (`passThrough`). */
 export type Decoded =
   | { kind: 'complete'; result: Record<string, unknown> }
@@ -456,6 +448,21 @@ export interface InputRoundsOptions {
   passThrough?: (resultType: string) => boolean;
 }
 
+type InputRoundsModule = typeof import('./input-rounds.js');
+let inputRounds: InputRoundsModule | undefined;
+let loadingInputRounds: Promise<InputRoundsModule> | undefined;
+
+/** ./input-rounds.ts (answering embedded requests), imported by the first round that has some (a failed import is tried again by the next). */
+function loadInputRounds(): Promise<InputRoundsModule> {
+  return (loadingInputRounds ??= import('./input-rounds.js').then(
+    (m) => (inputRounds = m),
+    (e: unknown) => {
+      loadingInputRounds = undefined;
+      throw e;
+    },
+  ));
+}
+
 /**
  * Runs one request to completion through any number of `input_required` rounds (up to
  * `maxRounds`). Each retry carries the original params plus `inputResponses` (only when the
@@ -464,7 +471,7 @@ export interface InputRoundsOptions {
  * another in key order, with `signal` as their context's signal; the time they take (a user
  * answering a form) counts against no request timeout, each attempt has its own. Resolves
  * `{ result, rounds }` (`rounds` = input-required results seen). Rejects with
- * InvalidResultError, InputRequestError, MaxInputRoundsError, RequestAbortedError (`signal`
+ * InvalidResultError, InputRequestError (./input-rounds.ts, imported by the first round with embedded requests), MaxInputRoundsError, RequestAbortedError (`signal`
  * fired between rounds: no retry is sent), or `send`'s error.
  */
 export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: Record<string, unknown>; rounds: number }> {
@@ -480,61 +487,8 @@ export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: R
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
     const { inputRequests, requestState } = decoded.result;
     attempt = { ...base };
-    if (inputRequests !== undefined) attempt.inputResponses = await answerInputRequests({ ...o, method }, inputRequests);
+    if (inputRequests !== undefined) attempt.inputResponses = await (inputRounds ?? (await loadInputRounds())).answerInputRequests({ ...o, method }, inputRequests);
     if (requestState !== undefined) attempt.requestState = requestState;
     if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
   }
-}
-
-/**
- * Answers embedded requests with the client's handlers, one after another in key order, and
- * resolves with the responses keyed alike: the step of an `input_required` round, also used for
- * the `inputRequests` of a task of the tasks extension (`method` is the request they belong to,
- * named in errors). Rejects with {@link InputRequestError} (-32603) for a request that is not an
- * embedded request of `table`, needs a capability not in `capabilities`, has no handler or invalid
- * params, or is answered with an invalid result; or with the handler's own error.
- */
-export async function answerInputRequests(
-  o: Pick<InputRoundsOptions, 'table' | 'handlers' | 'capabilities' | 'signal'> & { method: string },
-  requests: InputRequests,
-): Promise<InputResponses> {
-  const method = o.method;
-  const out: InputResponses = {};
-  for (const key of Object.keys(requests)) {
-    const r = requests[key];
-    const m = typeof r?.method === 'string' ? r.method : '?';
-    const fail = (why: string) => new InputRequestError(method, key, m, why);
-    const e = ownValue(o.table.requests.serverToClient, m);
-    if (!e?.embedded) throw fail('not an input request of this revision');
-    if (e.capability && !hasCapability(o.capabilities, e.capability)) throw fail(`the client did not declare capability ${e.capability.join('.')}`);
-    const sub = e.capability ? missingParamCapability(m, r.params, o.capabilities) : undefined;
-    if (sub) throw fail(`the client did not declare capability ${sub.join('.')}`);
-    const handler = ownValue(o.handlers, m);
-    if (!handler) throw fail('no handler registered');
-    if (r.params === undefined ? e.paramsRequired : e.params && !e.params(r.params)) {
-      throw fail(`invalid params: ${validationIssues(e.params?.errors).map((i) => `${i.path || '/'} ${i.message}`)[0]}`);
-    }
-    const answer = await handler(r.params, embeddedContext(key, m, r.params, o.signal));
-    if (typeof answer !== 'object' || answer === null || (e.result && !e.result(answer))) throw fail('the handler returned an invalid result');
-    // the server chose the key: `__proto__` is a key like any other, not the prototype
-    setOwn(out, key, answer);
-  }
-  return out;
-}
-
-/** The RequestContext a client handler sees for an embedded request: `requestId` is its key. */
-function embeddedContext(key: RequestId, method: string, params: Params | undefined, signal: AbortSignal | undefined): RequestContext {
-  const meta = params?._meta;
-  return {
-    requestId: key,
-    method,
-    signal: signal ?? new AbortController().signal,
-    meta: typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : undefined,
-    info: undefined,
-    sendProgress: () => Promise.resolve(),
-    sendNotification: () => Promise.resolve(),
-    sendRequest: () => Promise.reject(new RpcError(ErrorCode.InvalidRequest, 'an input request cannot send requests of its own')),
-    // a client answering an embedded request has no log channel to the server
-    log: () => Promise.resolve(false),
-  };
 }

@@ -22,7 +22,8 @@ import { ErrorCode, type ErrorObject, RequestAbortedError, RpcError } from '../j
 import type { Params } from '../jsonrpc/message.js';
 import type { RequestOptions } from '../engine/peer.js';
 import type { ProtocolTable } from '../protocol/table.js';
-import { type InputHandler, type InputResponses, answerInputRequests } from '../stateless/mrtr.js';
+import type { InputHandler, InputResponses } from '../stateless/mrtr.js';
+import { answerInputRequests } from '../stateless/input-rounds.js';
 import { TASK_RESULT_TYPE, type CreateTaskResult, type DetailedTask, type GetTaskResult, type TaskAck } from './extension-wire.js';
 
 /** What the helper needs of a ClientSession (structurally: the session layer is built on this one). */

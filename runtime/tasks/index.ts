@@ -6,6 +6,7 @@
 export * from './store.js';
 export * from './receiver.js';
 export * from './requestor.js';
+export { TaskHandle } from './handle.js';
 export * from './context.js';
 export * from './extension.js';
 export * from './extension-wire.js';

@@ -270,4 +270,20 @@ test('a resource template literal: read gets the matched variables, query variab
   await client.close();
 });
 
+test('a prompt argsSchema: not a JSON Schema is refused at registration; one that passes the meta-schema but does not compile fails its first get with -32603', async () => {
+  const f = new ServerFeatures<v2025.Protocol>({ logger: {} });
+  assert.throws(
+    () => f.prompt({ name: 'typo', argsSchema: { type: 'object', properties: { n: { type: 42 } } } as never, get: () => [] }),
+    (e: Error) => e instanceof TypeError && /^argsSchema of prompt typo is not a valid JSON Schema: schema is invalid: /.test(e.message),
+  );
+  // `pattern` is only annotated as a regex by the meta-schema: `(` passes it and fails to compile
+  f.prompt({ name: 'regex', argsSchema: { type: 'object', properties: { n: { type: 'string', pattern: '(' } } }, get: () => [] });
+  const client = await connect(f);
+  assert.equal((await client.listPrompts()).prompts.map((p) => p.name), ['regex']);
+  const e = await rpcError(client.getPrompt({ name: 'regex', arguments: { n: 'x' } }));
+  assert.is(e.code, -32603);
+  assert.match(e.message, /^argsSchema of prompt regex is not a valid JSON Schema: /);
+  await client.close();
+});
+
 test.run();

@@ -2,11 +2,13 @@
  * The short form of `npm run bench:footprint`: the minimal stdio client (bench/footprint/
  * mcpgen-client.ts: imports only `Client`, calls tools/list) bundled by esbuild as a user's build
  * would carries neither ajv nor the JSON Schema compiler module at start (the output check of
- * tools/call imports them on first use: a chunk of their own), and none of the validators only
+ * tools/call imports them on first use: a chunk of their own) nor the TaskHandle of task-augmented
+ * requests (../../../runtime/tasks/handle.ts, imported by the first one), and none of the validators only
  * a server uses (the params of what a client sends), while it keeps the ones a client checks.
  * A tool's input schema is compiled by its first call (registering and listing it compile
- * nothing), once; the minimal server (mcpgen-server.ts), bundled the same way, refuses bad
- * arguments and serves good ones.
+ * nothing), once; the minimal server (mcpgen-server.ts), bundled the same way, carries no ajv
+ * at start either (the first tool call imports the compiler), refuses bad arguments and serves
+ * good ones; a first call cancelled while the compiler loads never starts its handler.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundle } from '../../../bench/footprint/bundle.js';
 import { Client, Server, clientTable, serverTable } from '../../../generated/2025-11-25/index.js';
 import { ServerFeatures } from '../../../runtime/features/server-features.js';
@@ -47,6 +50,8 @@ test('the minimal client bundle loads no ajv and no JSON Schema compiler at star
   const lazy = Object.keys(b.lazyInputs);
   assert.ok(lazy.includes('runtime/protocol/json-schema.ts'), `json-schema.ts is in a chunk loaded on first use: ${lazy.slice(0, 5).join(', ')}`);
   assert.ok(lazy.some((p) => p.includes('node_modules/ajv/')), 'ajv comes with it');
+  // the TaskHandle of task-augmented requests: imported by the first one
+  assert.ok(!eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'), 'tasks/handle.ts is in a chunk loaded on first use');
 });
 
 test('the minimal client bundle keeps the validators a client checks and none that only a server checks', async () => {
@@ -123,6 +128,28 @@ test('the bundled minimal server refuses bad arguments and serves good ones', as
   assert.equal(list!.result?.tools.map((t: { name: string }) => t.name), ['add']);
   assert.equal(bad!.result, { content: [{ type: 'text', text: 'Invalid arguments for tool add: b: is required' }], isError: true });
   assert.equal(good!.result?.content, [{ type: 'text', text: '3' }]);
+});
+
+test('the minimal server bundle loads no ajv and no JSON Schema compiler at start; its first tool call imports them from a chunk of their own', async () => {
+  const b = await bundle('mcpgen', 'server', join(dir, 'server-eager'));
+  const eager = Object.keys(b.inputs);
+  assert.ok(eager.some((p) => p.endsWith('runtime/features/tools.ts')) && eager.some((p) => p.endsWith('runtime/protocol/schema-check.ts')), 'the tools registry and the registration check are in the bundle');
+  assert.equal(eager.filter((p) => /node_modules\/(ajv|ajv-formats|fast-uri|@cfworker\/json-schema)\//.test(p) || p.endsWith('runtime/protocol/json-schema.ts')), []);
+  const lazy = Object.keys(b.lazyInputs);
+  assert.ok(lazy.includes('runtime/protocol/json-schema.ts') && lazy.some((p) => p.includes('node_modules/ajv/')), `the compiler and ajv wait in a chunk: ${lazy.slice(0, 5).join(', ')}`);
+  assert.ok(!eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'), 'tasks/handle.ts is in a chunk loaded on first use');
+});
+
+test('a first tool call cancelled while the compiler loads does not start its handler and is not answered; the next call is served', async () => {
+  const fixture = fileURLToPath(new URL('./fixtures/cancel-first-call.ts', import.meta.url));
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    const timer = setTimeout(() => child.kill(), 20_000);
+    child.stdout.on('data', (d: Buffer) => (text += d));
+    child.on('close', (code) => (clearTimeout(timer), code === 0 ? resolve(text) : reject(new Error(`fixture exited with ${code}: ${text}`))));
+  });
+  assert.equal(JSON.parse(out), { started: [2], answered: ['init', 2], compiled: 1 });
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));

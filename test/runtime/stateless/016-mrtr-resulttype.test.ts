@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../../../generated/draft/index.js';
 import { InvalidResultError, RpcError } from '../../../runtime/jsonrpc/errors.js';
-import { InputRequestError, MaxInputRoundsError, inputRequired } from '../../../runtime/stateless/mrtr.js';
+import { MaxInputRoundsError, inputRequired } from '../../../runtime/stateless/mrtr.js';
+import { InputRequestError } from '../../../runtime/stateless/input-rounds.js';
 import { pair, scriptedServer, type SeenRequest } from './harness.js';
 
 const approve = {

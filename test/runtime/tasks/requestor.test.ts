@@ -4,7 +4,8 @@ import { Client, Server } from '../../../generated/2025-11-25/index.js';
 import type { CallToolResult, CreateMessageResult } from '../../../generated/2025-11-25/index.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import { attachTaskReceiver } from '../../../runtime/tasks/receiver.js';
-import { TaskHandle, TaskNotSupportedError, callWithTask } from '../../../runtime/tasks/requestor.js';
+import { TaskNotSupportedError, callWithTask } from '../../../runtime/tasks/requestor.js';
+import { TaskHandle } from '../../../runtime/tasks/handle.js';
 import type { Task, TaskStatus } from '../../../runtime/tasks/store.js';
 import { fixture, rejection, sleep } from './support.js';
 
