@@ -55,14 +55,19 @@ export interface Project {
 
 /**
  * Loads the project: `configPath` (from `--config`; must exist) or `<cwd>/mcpgen.config.json`
- * when present, and its lock. Throws ConfigError naming the file and the field.
+ * when present, and its lock. Throws ConfigError naming the file and the field, among them an
+ * `inputs.lock` that names no file (unless `lockMayBeAbsent`: `mcpgen pin` writes it).
  */
-export function loadProject(configPath?: string, cwd = process.cwd()): Project {
+export function loadProject(configPath?: string, cwd = process.cwd(), options: { lockMayBeAbsent?: boolean } = {}): Project {
   const found = configPath !== undefined ? resolve(cwd, configPath) : existsSync(join(cwd, CONFIG_FILE)) ? join(cwd, CONFIG_FILE) : null;
   const config = found ? readProjectFile<McpgenConfig>(found, 'config.schema.json', cwd) : {};
   const root = found ? dirname(found) : cwd;
   const at = (p: string | undefined) => (p === undefined ? undefined : resolve(root, p));
   const lockFile = at(config.inputs?.lock) ?? join(root, LOCK_FILE);
+  // a lock the config names must be there (else its pins would silently not apply); `pin` creates it
+  if (found && config.inputs?.lock !== undefined && !options.lockMayBeAbsent && !existsSync(lockFile)) {
+    throw new ConfigError(shownPath(found, cwd), 'inputs.lock', `${JSON.stringify(config.inputs.lock)}: no such file (${shownPath(lockFile, cwd)}); mcpgen pin <rev> creates it`);
+  }
   const lock = readLock(lockFile);
   return {
     configFile: found,

@@ -434,7 +434,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (!run) throw new UsageError(`unknown command "${cmd}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
     const { args, config } = PROJECT_COMMANDS.has(cmd) ? takeConfigFlag(rest) : { args: rest, config: undefined };
     let project: Project | undefined;
-    return await run(args, io, { project: () => (project ??= loadProject(config)) });
+    return await run(args, io, { project: () => (project ??= loadProject(config, undefined, { lockMayBeAbsent: cmd === 'pin' })) });
   } catch (e) {
     if (e instanceof ConfigError) {
       io.err(`mcpgen ${cmd}: ${e.message}`);

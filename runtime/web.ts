@@ -2,7 +2,7 @@
  * The runtime entry for browsers, workers, Bun and Deno (`exports` conditions `browser` /
  * `worker`): the HTTP transports over `fetch` and Web Streams, the endpoints as
  * `(request: Request) => Promise<Response>` (each handler's `.fetch`), and everything that runs
- * on any of them. No `node:` import: stdio, the `node:http` client path, and the deprecated
+ * on any of them (./portable.ts, the list ./index.ts shares). No `node:` import: stdio, the `node:http` client path, and the deprecated
  * HTTP+SSE transport stay in ./index.ts. Also the subpath `@mcpgen/runtime/web`; `@mcpgen/runtime`
  * itself under the `browser`, `worker`, `workerd` and `deno` conditions.
  *
@@ -16,60 +16,7 @@ export { StatelessHttpClientTransport } from './transport/http/stateless/fetch-c
 export type { StatelessClientIo, StatelessHttpClientOptions } from './transport/http/stateless/fetch-client.js';
 export type { Cancel, HttpReply, HttpRequestInit, Requester } from './transport/http/io/request.js';
 
-// ---- servers as fetch handlers --------------------------------------------------------------
-export { createStreamableHttpHandler, MemoryEventStore } from './transport/http/session/server.js';
 export type { StreamableHttpHandler, StreamableHttpOptions } from './transport/http/session/server.js';
-export { MemorySessionRegistry } from './transport/http/session/registry.js';
-export type { SessionRegistry } from './transport/http/session/registry.js';
-export { createStatelessHttpHandler, StatelessHttpServerTransport } from './transport/http/stateless/server.js';
-export type { StatelessHttpHandler, StatelessHttpOptions } from './transport/http/stateless/server.js';
-export { createDualEraHttpHandler, EraRouter, isModernRequest } from './stateless/dual-era.js';
-export type { DualEraHttpHandler } from './stateless/dual-era.js';
-export { Cors, DEFAULT_EXPOSED_HEADERS } from './transport/http/io/cors.js';
-export type { CorsOptions } from './transport/http/io/cors.js';
-export { decodeHeaderValue, encodeHeaderValue, paramHeaders } from './transport/http/stateless/headers.js';
-export type { ParamHeader } from './transport/http/stateless/headers.js';
 
-// ---- schemas supplied at run time -----------------------------------------------------------
-export { codeGenerationAllowed, schemaEngine, useSchemaEngine } from './protocol/json-schema.js';
-export type { SchemaEngine } from './protocol/json-schema.js';
-
-// ---- everything else that runs anywhere -------------------------------------------------------
-export { createMemoryPair, MemoryTransport } from './transport/memory.js';
-export { ServerFeatures } from './features/server-features.js';
-export { paginate } from './features/pagination.js';
-export { callWithTask, TaskNotSupportedError } from './tasks/requestor.js';
-export { TaskHandle } from './tasks/handle.js';
-export { attachTaskReceiver, TaskReceiver, taskOf } from './tasks/receiver.js';
-export type { TaskReceiverOptions, TaskSupport } from './tasks/receiver.js';
-export { InMemoryTaskStore } from './tasks/store.js';
-export type { Task, TaskStatus, TaskStore } from './tasks/store.js';
-export { declaresTasksExtension, TASKS_EXTENSION, TasksExtension } from './tasks/extension.js';
-export { isCreateTaskResult, TaskCancelledError, TasksExtensionClient } from './tasks/extension-client.js';
-export type { TasksExtensionClientOptions } from './tasks/extension-client.js';
-export type { CreateTaskResult, DetailedTask, TaskContext, TasksExtensionOptions } from './tasks/extension.js';
-export { inputRequired, inputRequest, readInput, requireClientCapabilities, RequestStateSealer } from './stateless/mrtr.js';
-export type { Subscription, SubscriptionFilter } from './stateless/subscriptions.js';
-export {
-  CapabilityNotDeclaredError,
-  ConnectionClosedError,
-  ErrorCode,
-  InvalidResultError,
-  RequestAbortedError,
-  RequestTimeoutError,
-  RpcError,
-} from './jsonrpc/errors.js';
-export type { ErrorObject } from './jsonrpc/errors.js';
-export { OutputSchemaError, UnsupportedVersionError } from './session/client.js';
-export type { Implementation, RequestOptions, ServerDescription } from './session/client.js';
-export type { LogLevel } from './session/server.js';
-export type { RequestContext } from './engine/peer.js';
-export type { Transport, TransportEvents, JSONRPCMessage, MessageInfo } from './jsonrpc/transport.js';
-export { Peer } from './engine/peer.js';
-export type { PeerOptions } from './engine/peer.js';
-export { ClientSession } from './session/client.js';
-export type { ClientSessionOptions } from './session/client.js';
-export { ServerSession } from './session/server.js';
-export type { ServerSessionOptions } from './session/server.js';
-export type { CapabilityShape, ProtocolMaps, ProtocolTable, MethodEntry } from './protocol/table.js';
-export { batchProtocolVersions, capabilitiesOf } from './protocol/table.js';
+// ---- servers as fetch handlers, and everything else that runs anywhere ----------------------
+export * from './portable.js';

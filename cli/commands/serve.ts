@@ -176,6 +176,41 @@ function checkModernOnly(mod: RevisionModule, modernOnly: boolean | undefined): 
   if (modernOnly && !isStateless(mod)) throw new CommandUsageError('--modern-only applies to a stateless revision (--rev draft or 2026-07-28)');
 }
 
+/** What `--stdio "<command>"` / `--url <url>` / `--timeout <ms>` of a client command say, checked. */
+export interface ConnectFlags {
+  /** `--url`, an http(s) URL. */
+  url?: string;
+  /** `--stdio` split into the program and its arguments (see {@link splitCommand}). */
+  command?: { cmd: string; args: string[] };
+  /** `--timeout`, a positive number of ms. */
+  timeout?: number;
+}
+
+/**
+ * Checks the connection flags `tools` and `call` share: exactly one of `--stdio` and `--url`
+ * (`<name> needs --stdio "<command>" or --url <url>`), a positive `--timeout`, a non-empty
+ * `--stdio` command, an http(s) `--url`.
+ * @throws CommandUsageError naming the flag.
+ */
+export function connectFlags(name: string, values: Readonly<Record<string, unknown>>): ConnectFlags {
+  const stdio = values.stdio as string | undefined;
+  const url = values.url as string | undefined;
+  if (!stdio === !url) throw new CommandUsageError(`${name} needs --stdio "<command>" or --url <url>`);
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
+  if (stdio !== undefined) {
+    const [cmd, ...args] = splitCommand(stdio);
+    if (!cmd) throw new CommandUsageError('--stdio command is empty');
+    return { command: { cmd, args }, timeout };
+  }
+  try {
+    if (!/^https?:$/.test(new URL(url!).protocol)) throw new Error('not http(s)');
+  } catch {
+    throw new CommandUsageError(`--url must be an http(s) URL: ${url}`);
+  }
+  return { url, timeout };
+}
+
 /** Splits a command line into words: whitespace-separated, with '…' and "…" quoting and \ escapes. */
 export function splitCommand(line: string): string[] {
   const words: string[] = [];
@@ -222,9 +257,7 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     'auth-client-id': { type: 'string' },
     'auth-scope': { type: 'string' },
   });
-  const command = values.stdio as string | undefined;
-  const url = values.url as string | undefined;
-  if (!command === !url) throw new CommandUsageError('call needs --stdio "<command>" or --url <url>');
+  const { url, command, timeout } = connectFlags('call', values);
   if (!url && (values.auth || values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth needs --url (a stdio server takes its credentials from the environment)');
   if (!values.auth && (values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth-client-id and --auth-scope need --auth');
   const [method, paramsJson, ...extra] = positionals;
@@ -239,17 +272,6 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     }
     if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new CommandUsageError('params must be a JSON object');
   }
-  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
-  const [cmd, ...cmdArgs] = command ? splitCommand(command) : [];
-  if (command && !cmd) throw new CommandUsageError('--stdio command is empty');
-  if (url) {
-    try {
-      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
-    } catch {
-      throw new CommandUsageError(`--url must be an http(s) URL: ${url}`);
-    }
-  }
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const client = new mod.Client({
     clientInfo: { name: 'mcpgen-call', version: '0.1.0' },
@@ -259,7 +281,7 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
   });
   const auth = url && values.auth ? await callAuth(io, values['auth-client-id'] as string | undefined, values['auth-scope'] as string | undefined) : undefined;
-  const transport = url ? (isStateless(mod) ? statelessClientTransport(url, auth?.fetch) : httpClientTransport(url, auth?.fetch)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  const transport = url ? (isStateless(mod) ? statelessClientTransport(url, auth?.fetch) : httpClientTransport(url, auth?.fetch)) : new StdioClientTransport({ command: command!.cmd, args: command!.args, stderr: 'inherit' });
   let step = 'connecting (initialize)';
   try {
     await client.connect(transport);

@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RpcError } from '@mcpgen/runtime/jsonrpc';
 import { StdioClientTransport } from '@mcpgen/runtime/stdio';
-import { CommandUsageError, type Io, loadRevision, splitCommand } from './serve.js';
+import { CommandUsageError, connectFlags, type Io, loadRevision } from './serve.js';
 import { httpClientTransport } from './serve-http.js';
 import { isStateless, statelessClientTransport } from './serve-stateless.js';
 
@@ -121,25 +121,12 @@ export async function cmdTools(args: string[], io: Io): Promise<number> {
   } catch (e) {
     throw new CommandUsageError((e as Error).message);
   }
-  const command = values.stdio as string | undefined;
-  const url = values.url as string | undefined;
+  const { url, command, timeout } = connectFlags('tools', values);
   const out = values.out as string | undefined;
-  if (!command === !url) throw new CommandUsageError('tools needs --stdio "<command>" or --url <url>');
   if (!out) throw new CommandUsageError('tools needs --out <file> (the snapshot module to write, or with --check to compare)');
-  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
-  const [cmd, ...cmdArgs] = command ? splitCommand(command) : [];
-  if (command && !cmd) throw new CommandUsageError('--stdio command is empty');
-  if (url) {
-    try {
-      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
-    } catch {
-      throw new CommandUsageError(`--url must be an http(s) URL: ${url}`);
-    }
-  }
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const client = new mod.Client({ clientInfo: { name: 'mcpgen-tools', version: '0.1.0' }, timeout });
-  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: cmd!, args: cmdArgs, stderr: 'inherit' });
+  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: command!.cmd, args: command!.args, stderr: 'inherit' });
   let listed: Obj[] = [];
   let server: { name?: unknown; version?: unknown } = {};
   try {

@@ -42,7 +42,7 @@ export const ENGINE_METHODS: ReadonlySet<string> = new Set([
 ]);
 
 export function emitFacades(model: ProtocolModel, opts: EmitOptions): Files {
-  const base = { preamble: preamble(model), revision: model.revision, runtimeImport: opts.runtimeImport };
+  const base = { preamble: preamble(model), revision: model.revision, runtimeImport: opts.runtimeImport, stateless: model.lifecycle === 'stateless' };
   const side = (dir: RequestDef['direction']) => ({
     ...base,
     requests: model.requests.filter((r) => r.direction === dir && !r.embedded && !ENGINE_METHODS.has(r.method)).map(requestView(model)),

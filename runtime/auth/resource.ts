@@ -12,12 +12,16 @@
  * - Answers: 401 with `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` when no
  *   token was sent; 401 with `error="invalid_token"` (and a short `error_description`) for a
  *   bad one; 403 with `error="insufficient_scope"` and the scopes needed; 400
- *   `error="invalid_request"` for a token in more than one place (RFC 6750 section 3.1).
+ *   `error="invalid_request"` for a token in more than one place (RFC 6750 section 3.1). A
+ *   token that is no JWS compact JWT of an accepted algorithm is `invalid_token` at once, the
+ *   issuer's keys not fetched for it; a well-formed one whose keys (or the introspection
+ *   endpoint) are out of reach is 503 with `Retry-After: 5` and no challenge (the token is not
+ *   refused, the check could not be made).
  * - {@link protectedResourceMetadata} / {@link resourceMetadataEndpoint}: the RFC 9728 document
  *   at the path-inserted well-known URI of the resource.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { discoverAuthorizationServer } from './discovery.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isLoopbackUrl } from './loopback.js';
@@ -130,6 +134,10 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       if (got.expiresAt !== undefined && got.expiresAt * 1000 < Date.now()) return 'token expired';
       return { ...got, token, resource: options.resource };
     }
+    // a token that is not a JWS compact JWT of an accepted algorithm is refused on its own
+    // (RFC 6750 section 3.1 invalid_token): the issuer's keys are not fetched for it
+    const shape = jwtShapeProblem(token, algorithms);
+    if (shape) return shape;
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, await keys!(), {
@@ -192,6 +200,25 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     }
     return { auth: got };
   };
+}
+
+/**
+ * Why `token` cannot be a JWT this check accepts, before any key is looked at: not three
+ * base64url parts, a header or payload that is not a JSON object, no `alg`, or an `alg` off
+ * the allow-list. Undefined when it is well formed.
+ */
+function jwtShapeProblem(token: string, algorithms: readonly string[]): string | undefined {
+  if (token.split('.').length !== 3) return 'malformed token';
+  let alg: unknown;
+  try {
+    alg = decodeProtectedHeader(token).alg;
+    decodeJwt(token);
+  } catch {
+    return 'malformed token';
+  }
+  if (typeof alg !== 'string') return 'malformed token';
+  if (!algorithms.includes(alg)) return 'token signing algorithm not allowed';
+  return undefined;
 }
 
 /** Why jose refused a token, as the `error_description` says it; infrastructure failures rethrown. */

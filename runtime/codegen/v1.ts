@@ -13,3 +13,4 @@ export { ClientSession } from '../session/client.js';
 export type { ClientParams, ClientSessionOptions, RequestOptions } from '../session/client.js';
 export { ServerSession } from '../session/server.js';
 export type { ServerSessionOptions } from '../session/server.js';
+export { statelessHandlers } from '../features/server-features.js';

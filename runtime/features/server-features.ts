@@ -83,6 +83,27 @@ const SUBJECTS: Readonly<Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | '
   'resources/read': (p) => ['resource', String(p.uri)],
 };
 
+/** The handlers of `handlers()` without a stateless table, each with the way to its stateless form. */
+const STATELESS_TWIN = new WeakMap<RequestHandler, () => RequestHandler | undefined>();
+
+/**
+ * `handlers` for a session of a stateless revision (2026-07-28, draft): every handler that
+ * came from a {@link ServerFeatures}' `handlers()` without a stateless table (so its results
+ * lack `resultType` and the caching fields) replaced by its `handlers({ table })` form; any
+ * other handler kept. The same object when nothing is replaced (or `handlers` is undefined).
+ * The generated `Server` of a stateless revision applies it, so `features.handlers()` works
+ * there without `{ table }`.
+ */
+export function statelessHandlers<H extends Readonly<Record<string, unknown>> | undefined>(handlers: H): H {
+  if (!handlers) return handlers;
+  let out: Record<string, unknown> | undefined;
+  for (const [method, h] of Object.entries(handlers)) {
+    const twin = typeof h === 'function' ? STATELESS_TWIN.get(h as RequestHandler)?.() : undefined;
+    if (twin) (out ??= { ...handlers })[method] = twin;
+  }
+  return (out ? Object.freeze(out) : handlers) as H;
+}
+
 /** The part of a ProtocolTable `handlers()` looks at. */
 export interface FeaturesTableInfo {
   lifecycle: string;
@@ -267,7 +288,15 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    * may be a stateless one (see the module doc).
    */
   handlers(options: { table?: FeaturesTableInfo } = {}): Readonly<Record<string, RequestHandler>> {
-    if (options.table?.lifecycle !== 'stateless') return (this.#handshakeTable ??= Object.freeze(this.#checked(this.#handlers())));
+    if (options.table?.lifecycle !== 'stateless') {
+      if (!this.#handshakeTable) {
+        const table = this.#checked(this.#handlers());
+        // each handler knows its stateless twin: a stateless revision's Server swaps them in (statelessHandlers)
+        for (const [method, h] of Object.entries(table)) STATELESS_TWIN.set(h, () => this.handlers({ table: { lifecycle: 'stateless' } })[method]);
+        this.#handshakeTable = Object.freeze(table);
+      }
+      return this.#handshakeTable;
+    }
     const cache = this.#cache;
     this.#statelessTable ??= Object.freeze(this.#checked(Object.fromEntries(Object.entries(this.#handlers()).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
       let r: Obj;

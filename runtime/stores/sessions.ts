@@ -20,6 +20,12 @@ export interface SessionRecord {
    * stored on that one stream, and a `Last-Event-ID` of it resumes on any process.
    */
   standaloneStreamId?: string;
+  /**
+   * The principal that initialized the session on a protected endpoint (`principalId` of
+   * runtime/auth/principal.ts: issuer and subject of its token). Every process serves the
+   * session to that principal alone; absent when the endpoint checks no tokens.
+   */
+  owner?: string;
 }
 
 /**

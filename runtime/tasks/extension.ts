@@ -39,8 +39,13 @@
  *   `cancelled` before the ack and aborts `task.signal`; a later outcome is discarded. Of a
  *   terminal task: the same ack, nothing changes.
  * - Unknown or expired taskId: -32602 for all three methods [Protocol Errors]. Tasks expire
- *   `ttlMs` after creation (their work is aborted then). Task ids are random UUIDs and act as
- *   bearer handles [Security]; `owner(ctx)` binds tasks to an authorization context instead.
+ *   `ttlMs` after creation (their work is aborted then).
+ * - Ownership [Security]: on a protected endpoint a task belongs to the verified principal of
+ *   the request that created it (`ctx.auth`, keyed by ../auth/principal.ts `principalId`):
+ *   that principal sees it from any request, connection or process sharing the store; to any
+ *   other one `tasks/get`, `tasks/update` and `tasks/cancel` answer exactly as for an unknown
+ *   task (-32602 "Failed to retrieve task: Task not found"), and nothing changes. Without a
+ *   token, task ids are random UUIDs that act as bearer handles. `owner(ctx)` replaces both.
  * - Not implemented: `notifications/tasks` (optional [Task Status Notifications]); input requests
  *   and running work live in this process, only the task records in the {@link TaskStore}.
  */
@@ -49,6 +54,7 @@ import { type InputRequests, type InputResponses, checkInputRequired, clientCapa
 import { hasCapability, type Logger, type RequestContext, type RequestHandler } from '../engine/peer.js';
 import { type ProtocolMaps, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
+import { principalId } from '../auth/principal.js';
 import type { TaskSupport } from './receiver.js';
 import { InMemoryTaskStore, type TaskOutcome, type TaskStore, TaskNotFoundError, TaskTransitionError, isTerminal } from './store.js';
 import { TASKS_EXTENSION, TASKS_METHODS, type CreateTaskResult, type GetTaskResult, type TaskAck, createTaskResult, detailedTask, readInputResponses, readTaskId } from './extension-wire.js';
@@ -75,7 +81,7 @@ export interface TasksExtensionOptions {
   tools?: Readonly<Record<string, TaskSupport>> | ((name: string) => TaskSupport | undefined);
   /** Where task records live (default: a new InMemoryTaskStore). */
   store?: TaskStore;
-  /** The owner key of a request (e.g. its authenticated principal); default one key for every request. */
+  /** The owner key of a request; default: its verified principal (`ctx.auth`), else one key for every request. */
   owner?: (ctx: RequestContext) => string | undefined;
   /** `ttlMs` of new tasks: a positive integer of ms, or null for unlimited (default 3,600,000). */
   ttlMs?: number | null;
@@ -237,7 +243,10 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
   }
 
   #owner(ctx: RequestContext): string {
-    return this.#o.owner?.(ctx) ?? DEFAULT_OWNER;
+    const custom = this.#o.owner?.(ctx);
+    if (custom !== undefined) return custom;
+    const principal = principalId(ctx.info?.auth);
+    return principal === undefined ? DEFAULT_OWNER : `principal:${principal}`;
   }
 
   /** The gate and lookup shared by the three methods: -32021 without the extension, -32602 for an unknown task. */

@@ -94,6 +94,35 @@ test('a bad lock exits 2 naming the lock file and the field', async () => {
   }
 });
 
+test('an inputs.lock that names no file exits 2 naming the config and the field; pin may create it', async () => {
+  const t = tempDir('mcpgen-nolock-');
+  try {
+    const config = join(t.dir, 'mcpgen.config.json');
+    writeFileSync(config, JSON.stringify({ revisions: ['2025-11-25'], inputs: { lock: 'pins/lock.json' } }));
+    const lockFile = join(t.dir, 'pins', 'lock.json');
+    for (const cmd of ['generate', 'list', 'check', 'pull', 'pack']) {
+      const r = await mcpgen([cmd, '--config', config]);
+      assert.is(r.code, 2, `${cmd}: exit ${r.code}\n${r.text}`);
+      assert.is(r.text, `mcpgen ${cmd}: ${config}: inputs.lock: "pins/lock.json": no such file (${lockFile}); mcpgen pin <rev> creates it`, cmd);
+    }
+    // found in the working folder: both paths shown relative to it
+    const cwd = await cli(['list'], {}, t.dir);
+    assert.is(cwd.code, 2, cwd.stderr);
+    assert.is(cwd.stderr.trim(), 'mcpgen list: mcpgen.config.json: inputs.lock: "pins/lock.json": no such file (pins/lock.json); mcpgen pin <rev> creates it');
+    // pin is not refused for it (it fails later, on its own argument)
+    const pin = await mcpgen(['pin', '--config', config]);
+    assert.is(pin.code, 2, pin.text);
+    assert.not.match(pin.text, 'inputs.lock');
+    // the lock in place: read as before
+    mkdirSync(join(t.dir, 'pins'));
+    writeFileSync(lockFile, JSON.stringify({ lockVersion: 1, revisions: {} }));
+    const ok = await mcpgen(['list', '--config', config]);
+    assert.is(ok.code, 0, ok.text);
+  } finally {
+    t.cleanup();
+  }
+});
+
 test('mcpgen.config.json is found in the working folder; serve and call do not read it', async () => {
   const t = tempDir('mcpgen-cwd-');
   try {

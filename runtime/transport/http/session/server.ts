@@ -33,6 +33,7 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { refusalBody, refusalHeaders, RequestGuard } from '../io/guard.js';
 import type { Authorizer } from '../../../auth/types.js';
+import { principalId } from '../../../auth/principal.js';
 import type { AuthInfo } from '../../../jsonrpc/transport.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './session.js';
 import { exactIds, isRequestId } from '../../../jsonrpc/message.js';
@@ -188,7 +189,9 @@ export interface StreamableHttpOptions {
    * every request after the head checks above and before the body is read: a refusal (401 /
    * 403 with `WWW-Authenticate`) is answered at once; an accepted request's principal is
    * `MessageInfo.auth` (handlers: `ctx.auth`). A session belongs to the principal
-   * (`subject`, else `clientId`) that initialized it: requests of another principal carrying
+   * (../../../auth/principal.ts `principalId`: issuer and subject, else client) that
+   * initialized it, recorded as the `owner` of its shared record too, so that every process
+   * knows it; a restored record without an owner is refused. Requests of another principal carrying
    * its id get 404, as for an unknown session. Default: none (no token is asked for).
    */
   authorize?: Authorizer;
@@ -215,10 +218,8 @@ export interface StreamableHttpHandler {
   close(): Promise<void>;
 }
 
-/** The principal a token speaks for: its subject, else its client. */
-export function principal(auth: AuthInfo | undefined): string | undefined {
-  return auth?.subject ?? auth?.clientId;
-}
+/** The principal a token speaks for (../../../auth/principal.ts `principalId`). */
+export const principal: (auth: AuthInfo | undefined) => string | undefined = principalId;
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 /** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
@@ -331,7 +332,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       }
     }
     // a session of another principal is, to this one, no session at all
-    if (session && options.authorize && owners.get(session) !== principal(auth)) session = undefined;
+    if (session && options.authorize && (!owners.has(session) || owners.get(session) !== principal(auth))) session = undefined;
     if (sid !== undefined && !session) return fail(ex, 404, ErrorCode.ServerError, 'Session not found');
     if (session) {
       session.touch();
@@ -426,7 +427,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
         return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
       }
-      const fresh: HttpServerSession = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined, () => fresh.standaloneStreamId) : undefined), removed);
+      const fresh: HttpServerSession = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined, () => fresh.standaloneStreamId, options.authorize ? principal(auth) : undefined) : undefined), removed);
       if (options.authorize) owners.set(fresh, principal(auth));
       added(fresh);
       opening.add(fresh);
@@ -460,6 +461,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     pending = (async () => {
       const fresh = new HttpServerSession(sessionId, settingsFor(sessionId, undefined, record.standaloneStreamId), removed);
       fresh.protocolVersion = record.protocolVersion;
+      if (record.owner !== undefined) owners.set(fresh, record.owner);
       added(fresh);
       opening.add(fresh);
       try {
@@ -479,7 +481,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   }
 
   /** Records a session once its `initialize` succeeded; sessions the cap evicted end everywhere. */
-  function recorder(sessionId: string, params: Record<string, unknown> | undefined, standaloneStreamId: () => string): (response: JSONRPCMessage) => Promise<void> {
+  function recorder(sessionId: string, params: Record<string, unknown> | undefined, standaloneStreamId: () => string, owner: string | undefined): (response: JSONRPCMessage) => Promise<void> {
     return async (response) => {
       const result = response.result as { protocolVersion?: unknown } | undefined;
       const record: SessionRecord = {
@@ -489,6 +491,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         standaloneStreamId: standaloneStreamId(),
       };
       if (isObject(params?.clientInfo)) record.clientInfo = params.clientInfo;
+      if (owner !== undefined) record.owner = owner;
       const evicted = await shared!.sessions.create(sessionId, record);
       for (const id of evicted) void ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
     };
