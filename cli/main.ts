@@ -259,6 +259,7 @@ async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number
       onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`),
       // the bindings step takes seconds per language: say each as it ends
       onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
+      onWarning: (w) => io.err(`warning: ${model.revision}: ${w}`),
     });
     writeTree(join(out, model.revision), files);
     io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
