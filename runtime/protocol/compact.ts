@@ -47,14 +47,34 @@ export interface CompactOptions {
 /** Pushes errors (instancePath relative to the checked value) and answers validity. */
 type Check = (d: unknown, out: ValidationError[]) => boolean;
 
-const CHECK = Symbol('mcpgen.compact.check');
-interface CompactValidator extends Validator {
-  [CHECK]: Check;
+/** A compact validator's schema thunk and, once built, its check. */
+interface Cell {
+  readonly thunk: () => CompactSchema;
+  readonly own: boolean;
+  data?: CompactSchema;
+  check?: Check;
+  building?: boolean;
 }
+const CELLS = new WeakMap<Validator, Cell>();
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const ok: Check = () => true;
 let scratch: ValidationError[] = [];
+
+const dataOf = (cell: Cell) => (cell.data ??= cell.thunk());
+
+/**
+ * The cell's check, built on first call together with those of the validators it references
+ * (a reference back to a validator being built calls it through its cell).
+ */
+function resolve(cell: Cell): Check {
+  if (cell.check) return cell.check;
+  if (cell.building) return (d, out) => cell.check!(d, out);
+  cell.building = true;
+  cell.check = compile(dataOf(cell), false, '#', cell.own);
+  cell.building = false;
+  return cell.check;
+}
 
 /**
  * The validator factory a generated validators module calls once:
@@ -67,33 +87,53 @@ let scratch: ValidationError[] = [];
  */
 export function compactValidators(options: CompactOptions = {}): (schema: () => CompactSchema) => Validator {
   const own = options.ownProperties === true;
-  return (schema) => {
-    let check: Check | undefined;
-    const run: Check = (d, out) => (check ??= compile(schema(), false, '#', own))(d, out);
-    const v = ((data: unknown) => {
+  return (thunk) => {
+    const cell: Cell = { thunk, own };
+    const v: Validator = (data: unknown) => {
       const out = scratch;
-      if (run(data, out)) {
+      if ((cell.check ?? resolve(cell))(data, out)) {
         v.errors = null;
         return true;
       }
       scratch = [];
       v.errors = out;
       return false;
-    }) as CompactValidator;
+    };
     v.errors = null;
-    v[CHECK] = run;
+    CELLS.set(v, cell);
     return v;
   };
 }
 
 const isObject = (d: unknown): d is Record<string, unknown> => typeof d === 'object' && d !== null && !Array.isArray(d);
 
-const TYPE_CHECKS: Record<string, (d: unknown) => boolean> = {
+const STRING = 1;
+const NUMBER = 2;
+const INTEGER = 4;
+const BOOLEAN = 8;
+const NULL = 16;
+const OBJECT = 32;
+const ARRAY = 64;
+const TYPE_BITS: Record<string, number> = { string: STRING, number: NUMBER | INTEGER, integer: INTEGER, boolean: BOOLEAN, null: NULL, object: OBJECT, array: ARRAY };
+
+/** The type bit of a JSON value (`INTEGER` for a number only when the schema asks: see `typeIs`). */
+function typeIs(mask: number, d: unknown): boolean {
+  switch (typeof d) {
+    case 'string':
+      return (mask & STRING) !== 0;
+    case 'number':
+      return (mask & NUMBER) !== 0 || ((mask & INTEGER) !== 0 && !(d % 1) && !Number.isNaN(d));
+    case 'boolean':
+      return (mask & BOOLEAN) !== 0;
+    case 'object':
+      return d === null ? (mask & NULL) !== 0 : Array.isArray(d) ? (mask & ARRAY) !== 0 : (mask & OBJECT) !== 0;
+    default:
+      return false;
+  }
+}
+const GROUP_CHECKS: Record<string, (d: unknown) => boolean> = {
   string: (d) => typeof d === 'string',
   number: (d) => typeof d === 'number',
-  integer: (d) => typeof d === 'number' && !((d as number) % 1) && !Number.isNaN(d),
-  boolean: (d) => typeof d === 'boolean',
-  null: (d) => d === null,
   object: isObject,
   array: Array.isArray,
 };
@@ -120,14 +160,34 @@ function under(out: ValidationError[], from: number, prefix: string): false {
 const err = (schemaPath: string, keyword: string, params: Record<string, unknown>, message: string): ValidationError =>
   ({ instancePath: '', schemaPath, keyword, params, message });
 
+/** No `const` in a leaf. */
+const NONE = Symbol('none');
+/**
+ * A schema whose validity is a type test and an optional primitive `const` (`{ type: 'string' }`,
+ * `{ type: 'string', const: '2.0' }`, a reference to such a schema): checked inline by the
+ * object and array loops, which call the full check only to word a failure.
+ */
+function leafOf(s: unknown, depth = 0): { mask: number; c: unknown } | null {
+  if (typeof s === 'function') {
+    const cell = CELLS.get(s as Validator);
+    return cell && depth < 4 ? leafOf(dataOf(cell), depth + 1) : null;
+  }
+  if (!isObject(s) || s.type === undefined) return null;
+  for (const k of Object.keys(s)) if (k !== 'type' && k !== 'const') return null;
+  if (s.const !== undefined && typeof s.const === 'object' && s.const !== null) return null;
+  const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+  if (!types.every((t) => Object.hasOwn(TYPE_BITS, t))) return null;
+  return { mask: types.reduce((m, t) => m | TYPE_BITS[t]!, 0), c: s.const === undefined ? NONE : s.const };
+}
+
 /** Whether `s` is always valid (ajv skips it: `true`, `{}`). */
 const alwaysValid = (s: unknown) => s === true || (isObject(s) && typeof s !== 'function' && Object.keys(s).length === 0);
 
 function compile(s: unknown, composite: boolean, sp: string, own: boolean): Check {
   if (typeof s === 'function') {
-    const target = s as CompactValidator;
-    if (typeof target[CHECK] !== 'function') throw new TypeError(`compact schema at ${sp}: a function that is not a compact validator`);
-    return (d, out) => target[CHECK](d, out);
+    const cell = CELLS.get(s as Validator);
+    if (!cell) throw new TypeError(`compact schema at ${sp}: a function that is not a compact validator`);
+    return resolve(cell);
   }
   if (alwaysValid(s)) return ok;
   if (s === false) return (_d, out) => (out.push(err(sp, 'false schema', {}, 'boolean schema is false')), false);
@@ -135,14 +195,14 @@ function compile(s: unknown, composite: boolean, sp: string, own: boolean): Chec
   for (const k of Object.keys(s)) if (!COMPACT_KEYWORDS.includes(k)) throw new TypeError(`compact schema at ${sp}: keyword ${k} is not supported`);
 
   const types = s.type === undefined ? [] : Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
-  for (const t of types) if (!Object.hasOwn(TYPE_CHECKS, t)) throw new TypeError(`compact schema at ${sp}: unknown type ${String(t)}`);
+  for (const t of types) if (!Object.hasOwn(TYPE_BITS, t)) throw new TypeError(`compact schema at ${sp}: unknown type ${String(t)}`);
   const hasRules = (g: Group) => GROUPS[g].some((k) => s[k] !== undefined);
   // ajv checks a single type inside its keyword group when the schema has keywords of that
   // group (after the untyped keywords), else before everything
   const inGroup = types.length === 1 && Object.hasOwn(GROUPS, types[0]!) && hasRules(types[0] as Group) ? (types[0] as Group) : undefined;
   const typeError = () => err(`${sp}/type`, 'type', { type: s.type }, `must be ${types.join(',')}`);
-  const typeChecks = types.map((t) => TYPE_CHECKS[t]!);
-  const typeOk = typeChecks.length === 1 ? typeChecks[0]! : (d: unknown) => typeChecks.some((c) => c(d));
+  const mask = types.reduce((m, t) => m | TYPE_BITS[t]!, 0);
+  const typeOk = (d: unknown) => typeIs(mask, d);
 
   const untyped: Check[] = [];
   if (s.$ref !== undefined) untyped.push(compile(s.$ref, composite, `${sp}/$ref`, own));
@@ -157,8 +217,13 @@ function compile(s: unknown, composite: boolean, sp: string, own: boolean): Chec
 
   const typed: Check[] = [];
   for (const g of Object.keys(GROUPS) as Group[]) {
+    if (g === 'object') {
+      const step = objectCheck(s, composite, sp, own, inGroup === 'object' ? typeError : null);
+      if (step) typed.push(step);
+      continue;
+    }
     const steps = groupSteps(g, s, composite, sp, own);
-    const is = TYPE_CHECKS[g]!;
+    const is = GROUP_CHECKS[g]!;
     if (inGroup === g && !steps.length) typed.push((d, out) => is(d) || (out.push(typeError()), false));
     if (!steps.length) continue;
     const all = sequence(steps);
@@ -254,74 +319,100 @@ function groupSteps(g: Group, s: Record<string, unknown>, composite: boolean, sp
     }
     if (s.items !== undefined && !alwaysValid(s.items)) {
       const item = compile(s.items, composite, `${sp}/items`, own);
-      steps.push((d, out) => {
-        const a = d as unknown[];
-        for (let i = 0; i < a.length; i++) {
-          const n = out.length;
-          if (!item(a[i], out)) return under(out, n, `/${i}`);
-        }
-        return true;
-      });
-    }
-  } else {
-    const present = own ? (d: Record<string, unknown>, k: string) => d[k] !== undefined && hasOwn.call(d, k) : (d: Record<string, unknown>, k: string) => d[k] !== undefined;
-    if (Array.isArray(s.required) && s.required.length) {
-      const req = s.required as string[];
-      steps.push((d, out) => {
-        const o = d as Record<string, unknown>;
-        for (let i = 0; i < req.length; i++) {
-          const k = req[i]!;
-          if (!present(o, k)) return out.push(err(`${sp}/required`, 'required', { missingProperty: k }, `must have required property '${k}'`)), false;
-        }
-        return true;
-      });
-    }
-    const props = isObject(s.properties) ? (s.properties as Record<string, unknown>) : {};
-    const names = Object.keys(props);
-    if (s.additionalProperties !== undefined && !alwaysValid(s.additionalProperties)) {
-      const known = new Set(names);
-      if (s.additionalProperties === false) {
+      const leaf = leafOf(s.items);
+      if (leaf) {
+        const { mask, c } = leaf;
         steps.push((d, out) => {
-          for (const k in d as object) {
-            if (!known.has(k)) return out.push(err(`${sp}/additionalProperties`, 'additionalProperties', { additionalProperty: k }, 'must NOT have additional properties')), false;
+          const a = d as unknown[];
+          for (let i = 0; i < a.length; i++) {
+            const x = a[i];
+            if (typeIs(mask, x) && (c === NONE || x === c)) continue;
+            const n = out.length;
+            if (!item(x, out)) return under(out, n, `/${i}`);
           }
           return true;
         });
       } else {
-        const extra = compile(s.additionalProperties, composite, `${sp}/additionalProperties`, own);
         steps.push((d, out) => {
-          const o = d as Record<string, unknown>;
-          for (const k in o) {
-            if (known.has(k)) continue;
+          const a = d as unknown[];
+          for (let i = 0; i < a.length; i++) {
             const n = out.length;
-            if (!extra(o[k], out)) return under(out, n, seg(k));
+            if (!item(a[i], out)) return under(out, n, `/${i}`);
           }
           return true;
         });
       }
     }
-    const keys: string[] = [];
-    const checks: Check[] = [];
-    const segs: string[] = [];
-    for (const k of names) {
-      if (alwaysValid(props[k])) continue;
-      keys.push(k);
-      checks.push(compile(props[k], composite, `${sp}/properties/${encodeURIComponent(pointerSegment(k))}`, own));
-      segs.push(seg(k));
-    }
-    if (keys.length) {
-      steps.push((d, out) => {
-        const o = d as Record<string, unknown>;
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i]!;
-          const x = o[k];
-          if (x === undefined || (own && !hasOwn.call(o, k))) continue;
-          const n = out.length;
-          if (!checks[i]!(x, out)) return under(out, n, segs[i]!);
-        }
-        return true;
-      });
-    }
   }
   return steps;
+}
+
+/**
+ * The object keywords of `s` (`required`, `additionalProperties`, `properties`, in that order)
+ * as one check that skips non-objects, or reports them when `typeError` is given (the schema's
+ * single type is `object`); null when `s` has none of them and no such type error to report.
+ */
+function objectCheck(s: Record<string, unknown>, composite: boolean, sp: string, own: boolean, typeError: (() => ValidationError) | null): Check | null {
+  const req = Array.isArray(s.required) ? (s.required as string[]) : [];
+  const props = isObject(s.properties) ? (s.properties as Record<string, unknown>) : {};
+  const names = Object.keys(props);
+  const ap = s.additionalProperties;
+  const closed = ap === false;
+  const extra = ap !== undefined && !closed && !alwaysValid(ap) ? compile(ap, composite, `${sp}/additionalProperties`, own) : null;
+  const known = new Set(names);
+  const keys: string[] = [];
+  const checks: Check[] = [];
+  const segs: string[] = [];
+  const masks: number[] = [];
+  const consts: unknown[] = [];
+  for (const k of names) {
+    if (alwaysValid(props[k])) continue;
+    keys.push(k);
+    checks.push(compile(props[k], composite, `${sp}/properties/${encodeURIComponent(pointerSegment(k))}`, own));
+    segs.push(seg(k));
+    const leaf = leafOf(props[k]);
+    masks.push(leaf ? leaf.mask : 0);
+    consts.push(leaf ? leaf.c : NONE);
+  }
+  if (!req.length && !closed && !extra && !keys.length && !typeError) return null;
+  const nreq = req.length;
+  const nkeys = keys.length;
+  return (d, out) => {
+    if (typeof d !== 'object' || d === null || Array.isArray(d)) return typeError ? (out.push(typeError()), false) : true;
+    const o = d as Record<string, unknown>;
+    for (let i = 0; i < nreq; i++) {
+      const k = req[i]!;
+      if (o[k] === undefined || (own && !hasOwn.call(o, k))) {
+        out.push(err(`${sp}/required`, 'required', { missingProperty: k }, `must have required property '${k}'`));
+        return false;
+      }
+    }
+    if (closed) {
+      for (const k in o) {
+        if (!known.has(k)) {
+          out.push(err(`${sp}/additionalProperties`, 'additionalProperties', { additionalProperty: k }, 'must NOT have additional properties'));
+          return false;
+        }
+      }
+    } else if (extra) {
+      for (const k in o) {
+        if (known.has(k)) continue;
+        const n = out.length;
+        if (!extra(o[k], out)) return under(out, n, seg(k));
+      }
+    }
+    for (let i = 0; i < nkeys; i++) {
+      const k = keys[i]!;
+      const x = o[k];
+      if (x === undefined || (own && !hasOwn.call(o, k))) continue;
+      const mask = masks[i]!;
+      if (mask !== 0 && typeIs(mask, x)) {
+        const c = consts[i];
+        if (c === NONE || x === c) continue;
+      }
+      const n = out.length;
+      if (!checks[i]!(x, out)) return under(out, n, segs[i]!);
+    }
+    return true;
+  };
 }
