@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { type Project, configEmitOptions } from '../../../cli/config.js';
 import { COMPACT_KEYWORDS as EMITTED_KEYWORDS, compactUnsupported } from '../../../generator/emit/compact.js';
 import { DEFAULT_EMIT_OPTIONS } from '../../../generator/emit/common.js';
 import { ajvValidators, emitValidators, validatorDefs, validatorsForm } from '../../../generator/emit/validators.js';
@@ -239,6 +240,14 @@ test('a keyword compact validators lack is named with its pointer; that revision
   // asked for, the ajv form is written for any revision; the default is compact
   assert.match(emitValidators(model, { ...DEFAULT_EMIT_OPTIONS, validators: 'ajv' }).get('validators.gen.js')!, /ajv standalone validators/);
   assert.match(emitValidators(model, DEFAULT_EMIT_OPTIONS).get('validators.gen.js')!, /compactValidators/);
+});
+
+test('config key and flag choose the form; the flag wins', () => {
+  const project = (validators?: 'compact' | 'ajv') => ({ config: validators ? { validators } : {} }) as unknown as Project;
+  assert.equal(configEmitOptions(project('ajv')), { validators: 'ajv' });
+  assert.equal(configEmitOptions(project('ajv'), undefined, 'compact'), { validators: 'compact' });
+  assert.equal(configEmitOptions(project()), {});
+  assert.equal(configEmitOptions(project(), 'x/y.js', 'ajv'), { runtimeImport: 'x/y.js', validators: 'ajv' });
 });
 
 test('runtime: schemas compile on first use, recursion through thunks, no keyword passes unchecked', () => {
