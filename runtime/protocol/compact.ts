@@ -285,7 +285,7 @@ function anyOfCheck(branches: unknown[], sp: string, own: boolean): Check {
     const n = out.length;
     for (let i = 0; i < checks.length; i++) {
       if (checks[i]!(d, out)) {
-        out.length = n;
+        if (out.length !== n) out.length = n;
         return true;
       }
     }
@@ -377,9 +377,61 @@ function objectCheck(s: Record<string, unknown>, composite: boolean, sp: string,
   if (!req.length && !closed && !extra && !keys.length && !typeError) return null;
   const nreq = req.length;
   const nkeys = keys.length;
+  // The fast pass reads each member once, in one loop (required members counted on the way):
+  // validity does not depend on the order of the checks, only the errors do, so a failure is
+  // worded by the exact pass below, in ajv's order (required, additionalProperties, properties).
+  const fast: Array<{ k: string; required: boolean; check: Check | null; mask: number; c: unknown }> = [];
+  for (const k of names) {
+    const i = keys.indexOf(k);
+    fast.push({ k, required: req.includes(k), check: i < 0 ? null : checks[i]!, mask: i < 0 ? 0 : masks[i]!, c: i < 0 ? NONE : consts[i] });
+  }
+  for (const k of req) if (!known.has(k) && !fast.some((f) => f.k === k)) fast.push({ k, required: true, check: null, mask: 0, c: NONE });
+  const fastKeys = fast.map((f) => f.k);
+  const fastReq = fast.map((f) => f.required);
+  const fastChecks = fast.map((f) => f.check);
+  const fastMasks = fast.map((f) => f.mask);
+  const fastConsts = fast.map((f) => f.c);
+  const nfast = fast.length;
+  const nreqUnique = new Set(req).size;
+  const passes = (o: Record<string, unknown>, out: ValidationError[]): boolean => {
+    let seen = 0;
+    for (let i = 0; i < nfast; i++) {
+      const k = fastKeys[i]!;
+      const x = o[k];
+      if (x === undefined || (own && !hasOwn.call(o, k))) continue;
+      if (fastReq[i]) seen++;
+      const check = fastChecks[i];
+      if (check === null) continue;
+      const mask = fastMasks[i]!;
+      if (mask !== 0 && typeIs(mask, x)) {
+        const c = fastConsts[i];
+        if (c === NONE || x === c) continue;
+      }
+      const n = out.length;
+      if (!check(x, out)) {
+        if (out.length !== n) out.length = n;
+        return false;
+      }
+    }
+    if (seen !== nreqUnique) return false;
+    if (closed) {
+      for (const k in o) if (!known.has(k)) return false;
+    } else if (extra) {
+      for (const k in o) {
+        if (known.has(k)) continue;
+        const n = out.length;
+        if (!extra(o[k], out)) {
+          if (out.length !== n) out.length = n;
+          return false;
+        }
+      }
+    }
+    return true;
+  };
   return (d, out) => {
     if (typeof d !== 'object' || d === null || Array.isArray(d)) return typeError ? (out.push(typeError()), false) : true;
     const o = d as Record<string, unknown>;
+    if (passes(o, out)) return true;
     for (let i = 0; i < nreq; i++) {
       const k = req[i]!;
       if (o[k] === undefined || (own && !hasOwn.call(o, k))) {
