@@ -1,6 +1,10 @@
 /**
  * Validations per second, in one run, of:
- * - ours: the generated ajv validators of generated/2025-11-25 (CallToolRequest, CallToolResult);
+ * - compact: the generated validators of generated/2025-11-25 in their default form (schema data
+ *   compiled into closures by runtime/protocol/compact.ts), CallToolRequest, CallToolResult and
+ *   ListToolsResult;
+ * - ajv: the same validators in the ajv form (`--validators ajv`: the code ajv standalone writes,
+ *   compiled here in memory from the same model with the runtime's formats);
  * - zod: @modelcontextprotocol/sdk's CallToolRequestSchema / CallToolResultSchema (`safeParse`);
  * - bare: a hand-written typeof walk over the same fields (no format checks), and JSON.parse of
  *   the same message's text (what every inbound message costs before any validation).
@@ -8,13 +12,18 @@
  * a real PNG of about 48 KiB (about 64 KiB of base64) and an embedded text resource.
  * The `byte` format check alone is measured beside zod's (atob), since it dominates the result,
  * and the result once more with a 4-byte image, to show the rest of the work.
- * Output: `name: value unit` per figure, `name: N.NNx` per comparison (higher is better for us).
+ * Output: `name: value unit` per figure, `name: N.NNx` per comparison (higher is better for us;
+ * `compact/ajv` below 1 means compact is slower). Also the time of each form's first call
+ * (compact compiles on first use; ajv's is the in-memory compile, not what a generated file costs).
  * `npm run bench:validate [-- --quick]`.
  */
 import { deflateSync } from 'node:zlib';
 import { CallToolRequestSchema, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { readFileSync } from 'node:fs';
 import * as V from '../generated/2025-11-25/validators.gen.js';
-import { isBase64 } from '../runtime/protocol/formats.js';
+import { ajvValidators } from '../generator/emit/validators.js';
+import type { ProtocolModel } from '../generator/model.js';
+import { formats, isBase64 } from '../runtime/protocol/formats.js';
 import { median, ratio } from './measure.js';
 
 const quick = process.argv.includes('--quick');
@@ -168,39 +177,73 @@ function measure(candidates: Candidate[]): Map<string, number> {
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(1));
 const print = (name: string, value: number, unit: string) => console.log(`${name}: ${fmt(value)} ${unit}`);
 
+const model = JSON.parse(readFileSync(new URL('../generated/2025-11-25/model.json', import.meta.url), 'utf8')) as ProtocolModel;
+if (!/compactValidators/.test(readFileSync(new URL('../generated/2025-11-25/validators.gen.js', import.meta.url), 'utf8'))) {
+  throw new Error('generated/2025-11-25/validators.gen.js is not in the compact form: run `npm run generate`');
+}
 const v = V as unknown as Record<string, (d: unknown) => boolean>;
+const firstCall = (f: () => unknown) => {
+  const t0 = performance.now();
+  f();
+  return performance.now() - t0;
+};
+const compactFirst = firstCall(() => v.CallToolResult({ content: [] }));
+const ajvBuilt = ajvValidators(model, undefined, undefined, formats);
+const a: Record<string, (d: unknown) => boolean> = {};
+const ajvFirst = firstCall(() => {
+  for (const n of ['CallToolRequest', 'CallToolResult', 'ListToolsResult']) a[n] = ajvBuilt.ajv.getSchema(ajvBuilt.exports[n]!) as unknown as (d: unknown) => boolean;
+  a.CallToolResult!({ content: [] });
+});
+const tools = {
+  tools: Array.from({ length: 40 }, (_, i) => ({
+    name: `tool_${i}`,
+    title: `Tool ${i}`,
+    description: 'Does one thing well, with a description of a realistic length for a tool list.',
+    inputSchema: { type: 'object', properties: { q: { type: 'string' }, n: { type: 'integer', minimum: 1 } }, required: ['q'] },
+    annotations: { readOnlyHint: i % 2 === 0, openWorldHint: false },
+  })),
+  nextCursor: 'page-2',
+};
 const requestText = JSON.stringify(request);
 const resultText = JSON.stringify(result);
 const brokenRequest = { ...request, params: { ...request.params, name: 7 } };
 const brokenResult = { ...result, content: [result.content[0], { ...result.content[1], data: `${image.slice(0, -8)}!!!!====` }, result.content[2]] };
 
 sane('ours request', () => v.CallToolRequest(request), () => v.CallToolRequest(brokenRequest));
+sane('ajv request', () => a.CallToolRequest!(request), () => a.CallToolRequest!(brokenRequest));
+sane('ajv result', () => a.CallToolResult!(result), () => a.CallToolResult!(brokenResult));
+sane('ours tools', () => v.ListToolsResult(tools), () => v.ListToolsResult({ tools: [{ name: 1 }] }));
+sane('ajv tools', () => a.ListToolsResult!(tools), () => a.ListToolsResult!({ tools: [{ name: 1 }] }));
 sane('zod request', () => CallToolRequestSchema.safeParse(request).success, () => CallToolRequestSchema.safeParse(brokenRequest).success);
 sane('bare request', () => bareRequest(request), () => bareRequest(brokenRequest));
 sane('ours result', () => v.CallToolResult(result), () => v.CallToolResult(brokenResult));
 sane('zod result', () => CallToolResultSchema.safeParse(result).success, () => CallToolResultSchema.safeParse(brokenResult).success);
 
-console.log(`# validators: generated/2025-11-25 (ajv standalone) vs @modelcontextprotocol/sdk 1.32.2 (zod); node ${process.version}`);
+console.log(`# validators: generated/2025-11-25 compact (ours) and ajv form vs @modelcontextprotocol/sdk 1.32.2 (zod); node ${process.version}`);
 console.log(`# payloads: tools/call request ${requestText.length} B; CallToolResult ${resultText.length} B (image ${image.length} B of base64)`);
 
 const req = measure([
   { name: 'ours', run: () => v.CallToolRequest(request) },
+  { name: 'ajv', run: () => a.CallToolRequest!(request) },
   { name: 'zod', run: () => CallToolRequestSchema.safeParse(request).success },
   { name: 'bare-typeof', run: () => bareRequest(request) },
   { name: 'json-parse', run: () => JSON.parse(requestText) !== null },
 ]);
 print('validate.request.ours', req.get('ours')!, 'validations/s');
+print('validate.request.ajv', req.get('ajv')!, 'validations/s');
 print('validate.request.zod', req.get('zod')!, 'validations/s');
 print('validate.request.bare-typeof', req.get('bare-typeof')!, 'validations/s');
 print('validate.request.json-parse', req.get('json-parse')!, 'parses/s');
 
 const res = measure([
   { name: 'ours', run: () => v.CallToolResult(result) },
+  { name: 'ajv', run: () => a.CallToolResult!(result) },
   { name: 'zod', run: () => CallToolResultSchema.safeParse(result).success },
   { name: 'bare-typeof', run: () => bareResult(result) },
   { name: 'json-parse', run: () => JSON.parse(resultText) !== null },
 ]);
 print('validate.result.ours', res.get('ours')!, 'validations/s');
+print('validate.result.ajv', res.get('ajv')!, 'validations/s');
 print('validate.result.zod', res.get('zod')!, 'validations/s');
 print('validate.result.bare-typeof', res.get('bare-typeof')!, 'validations/s');
 print('validate.result.json-parse', res.get('json-parse')!, 'parses/s');
@@ -209,10 +252,26 @@ print('validate.result.json-parse', res.get('json-parse')!, 'parses/s');
 const small = { ...result, content: [result.content[0], { ...result.content[1], data: 'iVBO' }, result.content[2]] };
 const sm = measure([
   { name: 'ours', run: () => v.CallToolResult(small) },
+  { name: 'ajv', run: () => a.CallToolResult!(small) },
   { name: 'zod', run: () => CallToolResultSchema.safeParse(small).success },
 ]);
 print('validate.result-4B-image.ours', sm.get('ours')!, 'validations/s');
+print('validate.result-4B-image.ajv', sm.get('ajv')!, 'validations/s');
 print('validate.result-4B-image.zod', sm.get('zod')!, 'validations/s');
+const tl = measure([
+  { name: 'ours', run: () => v.ListToolsResult(tools) },
+  { name: 'ajv', run: () => a.ListToolsResult!(tools) },
+]);
+print('validate.list-tools-40.ours', tl.get('ours')!, 'validations/s');
+print('validate.list-tools-40.ajv', tl.get('ajv')!, 'validations/s');
+const bad = measure([
+  { name: 'ours', run: () => !v.CallToolRequest(brokenRequest) },
+  { name: 'ajv', run: () => !a.CallToolRequest!(brokenRequest) },
+]);
+print('validate.request-invalid.ours', bad.get('ours')!, 'validations/s');
+print('validate.request-invalid.ajv', bad.get('ajv')!, 'validations/s');
+print('validate.first-call.compact', compactFirst, 'ms');
+print('validate.first-call.ajv-in-memory-compile', ajvFirst, 'ms');
 
 const atobCheck = (s: string) => {
   try {
@@ -229,6 +288,11 @@ const b64 = measure([
 print('format.byte-64KiB.ours-isBase64', b64.get('ours')!, 'checks/s');
 print('format.byte-64KiB.zod-atob', b64.get('atob')!, 'checks/s');
 
+ratio('validate.request compact/ajv', req.get('ours')! / req.get('ajv')!);
+ratio('validate.result compact/ajv', res.get('ours')! / res.get('ajv')!);
+ratio('validate.result-4B-image compact/ajv', sm.get('ours')! / sm.get('ajv')!);
+ratio('validate.list-tools-40 compact/ajv', tl.get('ours')! / tl.get('ajv')!);
+ratio('validate.request-invalid compact/ajv', bad.get('ours')! / bad.get('ajv')!);
 ratio('validate.request ours/zod', req.get('ours')! / req.get('zod')!);
 ratio('validate.result ours/zod', res.get('ours')! / res.get('zod')!);
 ratio('validate.result-4B-image ours/zod', sm.get('ours')! / sm.get('zod')!);

@@ -31,6 +31,7 @@ export interface McpgenConfig {
   out?: string;
   targets?: string[];
   runtimeImport?: string;
+  validators?: 'compact' | 'ajv';
   inputs?: { specDir?: string; cacheDir?: string; lock?: string; baseUrl?: string };
 }
 
@@ -110,12 +111,14 @@ export function configuredTargets(project: Project): string | undefined {
 }
 
 /**
- * The emit options the config sets: the one place the config's `runtimeImport` reaches the
- * generator (generate and check). A command-line `--runtime-import` takes precedence over it.
+ * The emit options the config sets: the one place the config's `runtimeImport` and
+ * `validators` reach the generator (generate and check). Command-line `--runtime-import` and
+ * `--validators` take precedence over them.
  */
-export function configEmitOptions(project: Project, runtimeImportFlag?: string): Partial<EmitOptions> {
+export function configEmitOptions(project: Project, runtimeImportFlag?: string, validatorsFlag?: 'compact' | 'ajv'): Partial<EmitOptions> {
   const runtimeImport = runtimeImportFlag ?? project.config.runtimeImport;
-  return runtimeImport === undefined ? {} : { runtimeImport };
+  const validators = validatorsFlag ?? project.config.validators;
+  return { ...(runtimeImport === undefined ? {} : { runtimeImport }), ...(validators === undefined ? {} : { validators }) };
 }
 
 /**

@@ -29,12 +29,12 @@ const HELP = `mcpgen — schema-first code generator for the Model Context Proto
 Usage:
   mcpgen pin <rev> [--commit <sha>] [--from DIR|URL] [--repository owner/name]
   mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
-                  [--runtime-import <specifier>]
+                  [--runtime-import <specifier>] [--validators compact|ajv]
   mcpgen list [--spec-dir DIR]
   mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
-               [--runtime-import <specifier>]
+               [--runtime-import <specifier>] [--validators compact|ajv]
   mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
                 [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]
@@ -53,6 +53,10 @@ generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, 
            is byte-identical for identical inputs, whatever the folders of mcpgen, the inputs and
            the output (no machine path in any file). Generated code imports the runtime from
            --runtime-import (default @mcpgen/runtime/codegen/v1: install @mcpgen/runtime).
+           --validators compact (default: schema data compiled by the runtime on first use)
+           or ajv (ajv standalone code: faster per validation, several times the bytes); a
+           revision whose schemas use a keyword compact validators lack gets ajv (a warning
+           names it).
 list       Pinned revisions and where their inputs were found (exit 3: none found, or a mismatch).
 pull       Downloads the pinned inputs (each at its pin's commit) into the user cache and
            verifies their sha256 and size.
@@ -222,6 +226,12 @@ export function parseRuntimeImport(value: string | undefined): string | undefine
   return value;
 }
 
+/** `--validators compact|ajv`. */
+function parseValidators(value: string | undefined): 'compact' | 'ajv' | undefined {
+  if (value === undefined || value === 'compact' || value === 'ajv') return value;
+  throw new UsageError(`--validators ${JSON.stringify(value)}: expected compact or ajv`);
+}
+
 /**
  * The options `generate` and `check` share: inputs, output folder, binding targets, emit
  * options; each flag, else the project's config (./config.ts), else the default.
@@ -234,6 +244,7 @@ function generationOptions(args: string[], project: Project) {
     unpinned: { type: 'string' },
     target: { type: 'string' },
     'runtime-import': { type: 'string' },
+    validators: { type: 'string' },
   });
   const targets = parseTargets((v.target as string | undefined) ?? configuredTargets(project));
   if (v.out === '') throw new UsageError('--out needs a folder');
@@ -241,7 +252,7 @@ function generationOptions(args: string[], project: Project) {
   checkOutDir(out);
   const outArg = v.out !== undefined ? (v.out as string) : relative(process.cwd(), out) || '.';
   const rev = (v.rev as string | undefined) ?? (v.unpinned ? undefined : configuredRevisions(project));
-  return { targets, out, outArg, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
+  return { targets, out, outArg, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined), parseValidators(v.validators as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
 }
 
 async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number> {
@@ -259,6 +270,7 @@ async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number
       onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`),
       // the bindings step takes seconds per language: say each as it ends
       onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
+      onWarning: (w) => io.err(`warning: ${model.revision}: ${w}`),
     });
     writeTree(join(out, model.revision), files);
     io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);

@@ -13,7 +13,7 @@ import { emitFacades } from './emit/facades.js';
 import { emitPackage } from './emit/package.js';
 import { emitProtocol } from './emit/protocol.js';
 import { emitTypes } from './emit/types.js';
-import { emitValidators } from './emit/validators.js';
+import { emitValidators, validatorsForm } from './emit/validators.js';
 import { emitTargets } from './emit/bindings/index.js';
 import { preamble } from './emit/common.js';
 import { byCodeUnit, stableJson } from './util.js';
@@ -34,6 +34,12 @@ export interface GenerateOptions extends Partial<EmitOptions> {
   targets?: readonly string[];
   /** Called after each language of the `bindings` step with its file count and duration in ms. */
   onTarget?: (language: string, files: number, ms: number) => void;
+  /**
+   * Called with what the output differs in from what the options asked for (a revision whose
+   * schemas compact validators cannot express gets ajv validators: the message names the
+   * keyword and its JSON Pointer).
+   */
+  onWarning?: (message: string) => void;
 }
 
 export async function generate(model: ProtocolModel, options: GenerateOptions = {}): Promise<Files> {
@@ -46,6 +52,11 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   };
   await step('model', () => new Map([['model.json', modelJson(model)]]));
   await step('types', () => emitTypes(model));
+  const form = validatorsForm(model, opts);
+  if (form.unsupported) {
+    const u = form.unsupported;
+    options.onWarning?.(`validators: ajv form, not compact: ${u.pointer} (${u.keyword}): ${u.why}`);
+  }
   await step('validators', () => emitValidators(model, opts));
   await step('protocol', () => emitProtocol(model, opts));
   await step('facades', () => emitFacades(model, opts));

@@ -16,6 +16,12 @@ export interface EmitOptions {
    * output folder resolves (relative ones are relative to `<out>/<rev>/`).
    */
   runtimeImport: string;
+  /**
+   * Form of validators.gen.js: `compact` (schema data the runtime compiles on first use; the
+   * default) or `ajv` (ajv standalone code). A revision whose schemas use a keyword compact
+   * validators do not implement gets `ajv` whatever this says (see emit/validators.ts).
+   */
+  validators?: 'compact' | 'ajv';
 }
 
 /** The runtime entry generated code imports by default: the `codegen/v1` subpath of the runtime package. */

@@ -1,5 +1,10 @@
 /**
- * validators emitter: ajv standalone ESM validators (JSON Schema 2020-12, formats included),
+ * validators emitter, in one of two forms (`validators` emit option): `compact` (the default,
+ * ./compact.ts: the schemas as data, compiled into closures by the runtime on first use) or
+ * `ajv`, described here. A revision whose schemas use what compact validators do not implement
+ * gets the ajv form ({@link validatorsForm} says which and why; generate reports it).
+ *
+ * The ajv form: ajv standalone ESM validators (JSON Schema 2020-12, formats included),
  * one per named type plus one per method params / result union; shared sub-schemas are
  * compiled once (`inlineRefs: false`: every `$ref` target is one function). A member named like an
  * `Object.prototype` member (`constructor`, `toString`, …) is checked as an own property only
@@ -10,6 +15,7 @@ import { _ } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
 import type { ProtocolModel, RequestDef } from '../model.js';
+import { type CompactExport, type Unsupported, compactUnsupported, emitCompactValidators } from './compact.js';
 import { type EmitOptions, type Files, preamble } from './common.js';
 import { compileTimeFormats } from './formats.js';
 
@@ -53,21 +59,88 @@ export function namesPrototypeMember(schema: unknown): boolean {
   return Object.values(s).some(namesPrototypeMember);
 }
 
+/** The revision's definitions, annotations stripped: what both forms validate against. */
+export function validatorDefs(model: ProtocolModel): Record<string, unknown> {
+  return Object.fromEntries(Object.values(model.types).map((t) => [t.name, withoutAnnotations(t.schema)]));
+}
+
+/**
+ * Which form validators.gen.js of `model` takes under `opts`: `opts.validators` (default
+ * `compact`), except `ajv` when a schema uses what compact validators do not implement
+ * (`unsupported` names it).
+ */
+export function validatorsForm(model: ProtocolModel, opts: Pick<EmitOptions, 'validators'>): { form: 'compact' | 'ajv'; unsupported: Unsupported | null } {
+  if (opts.validators === 'ajv') return { form: 'ajv', unsupported: null };
+  const unsupported = compactUnsupported(validatorDefs(model));
+  return { form: unsupported ? 'ajv' : 'compact', unsupported };
+}
+
+/**
+ * The validator exports beside the definitions: each request's or notification's inline params
+ * (`<Type>$params`, the `params` member of its definition) and each request's result union
+ * (`<Request>$result`, any of its result types).
+ */
+export function extraExports(model: ProtocolModel, defs: Record<string, unknown>): CompactExport[] {
+  const out = new Map<string, CompactExport>();
+  for (const m of [...model.requests, ...model.notifications]) {
+    const type = 'requestType' in m ? m.requestType : m.notificationType;
+    const p = paramsValidatorName(m);
+    if (!p || m.paramsType || Object.hasOwn(defs, p) || out.has(p)) continue;
+    const schema = ((defs[type] as { properties?: Record<string, unknown> }).properties ?? {}).params;
+    if (schema === undefined) throw new Error(`validators: ${type} has no params member for ${p}`);
+    out.set(p, { name: p, schema, shared: `$${p}` });
+  }
+  for (const r of model.requests) {
+    const n = resultValidatorName(r);
+    if (Object.hasOwn(defs, n) || out.has(n)) continue;
+    out.set(n, { name: n, schema: { anyOf: [r.resultType, ...r.altResultTypes].map((t) => ({ $ref: `#/$defs/${t}` })) } });
+  }
+  return [...out.values()];
+}
+
+/** validators.gen.js and its .d.ts, in the form {@link validatorsForm} chooses. */
 export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
+  const defs = validatorDefs(model);
+  const extra = extraExports(model, defs);
+  const names = [...Object.keys(defs), ...extra.map((e) => e.name)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const own = namesPrototypeMember(defs);
+  const js = validatorsForm(model, opts).form === 'compact' ? emitCompactValidators(model, opts, defs, extra, own) : emitAjv(model, opts, defs, own);
+  const dts = [
+    preamble(model),
+    `import type { Validator } from '${opts.runtimeImport}';`,
+    ...names.map((n) => `export declare const ${n}: Validator;`),
+    '',
+  ];
+  return new Map([
+    ['validators.gen.js', js],
+    ['validators.gen.d.ts', dts.join('\n')],
+  ]);
+}
+
+/**
+ * The ajv instance of the ajv form, every definition added under `mcp#/$defs/<Name>`, and the
+ * schema reference of each export (tests compile the same validators in memory, with the
+ * runtime's `formats` in place of the compile-time stand-ins).
+ */
+export function ajvValidators(
+  model: ProtocolModel,
+  defs: Record<string, unknown> = validatorDefs(model),
+  own = namesPrototypeMember(defs),
+  formats: Record<string, (value: string) => boolean> = compileTimeFormats(),
+) {
   const Ajv = Ajv2020 as unknown as typeof Ajv2020.default;
-  const defs = Object.fromEntries(Object.values(model.types).map((t) => [t.name, withoutAnnotations(t.schema)]));
   // Tracking evaluated properties makes every anyOf branch run (a 64 KiB image block is then
   // checked as image and as audio); only schemas that use unevaluated* need it.
   const unevaluated = /"unevaluated(Properties|Items)"/.test(JSON.stringify(defs));
   const ajv = new Ajv({
     code: { source: true, esm: true, lines: false, formats: _`formats` },
-    formats: compileTimeFormats() as never,
+    formats: formats as never,
     strict: false,
     allErrors: false,
     inlineRefs: false,
     validateFormats: true,
     // an inherited member (`constructor`, `toString`) never satisfies `required` or `properties`
-    ownProperties: namesPrototypeMember(defs),
+    ownProperties: own,
   });
   // Ajv2020 forces the option on in its constructor; it is read at compile time.
   (ajv.opts as { unevaluated?: boolean }).unevaluated = unevaluated;
@@ -89,7 +162,12 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
     exports[n] = n;
   }
   const sorted = Object.fromEntries(Object.entries(exports).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  let code = (standalone as unknown as typeof standalone.default)(ajv, sorted);
+  return { ajv, exports: sorted };
+}
+
+function emitAjv(model: ProtocolModel, opts: EmitOptions, defs: Record<string, unknown>, own: boolean): string {
+  const { ajv, exports } = ajvValidators(model, defs, own);
+  let code = (standalone as unknown as typeof standalone.default)(ajv, exports);
   if (/\brequire\(/.test(code)) throw new Error('validators: ajv emitted require() in ESM output');
   code = code.replace(/^"use strict";/, '');
   const head = [
@@ -99,14 +177,5 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
     `import { formats } from '${opts.runtimeImport}';`,
     '',
   ];
-  const dts = [
-    preamble(model),
-    `import type { Validator } from '${opts.runtimeImport}';`,
-    ...Object.keys(sorted).map((n) => `export declare const ${n}: Validator;`),
-    '',
-  ];
-  return new Map([
-    ['validators.gen.js', `${head.join('\n')}${code}\n`],
-    ['validators.gen.d.ts', dts.join('\n')],
-  ]);
+  return `${head.join('\n')}${code}\n`;
 }

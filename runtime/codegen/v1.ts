@@ -9,6 +9,8 @@ export type { Direction, MethodEntry, NotificationShape, ProtocolMaps, ProtocolT
 export { createDispatcher, describeErrors } from '../protocol/dispatch.js';
 export type { Dispatch, DispatcherOptions, Handler, Handlers } from '../protocol/dispatch.js';
 export { formats } from '../protocol/formats.js';
+export { compactValidators } from '../protocol/compact.js';
+export type { CompactOptions, CompactSchema } from '../protocol/compact.js';
 export { ClientSession } from '../session/client.js';
 export type { ClientParams, ClientSessionOptions, RequestOptions } from '../session/client.js';
 export { ServerSession } from '../session/server.js';

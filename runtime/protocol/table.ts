@@ -9,6 +9,8 @@ export type Direction = 'clientToServer' | 'serverToClient';
 /** One validation failure, as ajv reports it (`instancePath` is a JSON Pointer). */
 export interface ValidationError {
   instancePath: string;
+  /** JSON Pointer fragment of the failing keyword in the validator's schema (`#/properties/a/type`). */
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params?: Record<string, unknown>;

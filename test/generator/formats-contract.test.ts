@@ -23,7 +23,8 @@ test('generated validators call only the runtime formats, and each revision call
   assert.ok(revisions.length >= 2, 'run mcpgen generate first');
   for (const rev of revisions) {
     const code = readFileSync(join(dir, rev, 'validators.gen.js'), 'utf8');
-    const used = [...code.matchAll(/\bformats(?:\.([\w$]+)|\["([^"]+)"\])/g)].map((m) => m[1] ?? m[2]);
+    // the ajv form calls `formats.<name>` / `formats["<name>"]`; the compact form names `format:"<name>"`
+    const used = [...code.matchAll(/\bformats(?:\.([\w$]+)|\["([^"]+)"\])|\bformat:"([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? m[3]);
     assert.ok(used.length > 0, `${rev}: no format is checked`);
     for (const name of used) assert.ok(FORMAT_NAMES.includes(name), `${rev}: validators call formats.${name}, which the runtime does not define`);
   }

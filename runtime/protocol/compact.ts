@@ -1,0 +1,470 @@
+/**
+ * Compact protocol validators: a revision's JSON Schemas, emitted as data by the generator
+ * (`generated/<rev>/validators.gen.js`, `--validators compact`), turned into closures here. No
+ * `eval` or `new Function`, so they work where code generation is refused (CSP, some edge
+ * runtimes). Each validator builds its closures on its first call, so a program pays only for
+ * the validators it uses, when it first uses them.
+ *
+ * Schema data is JSON Schema 2020-12 restricted to {@link COMPACT_KEYWORDS} (the keywords the
+ * MCP schemas use), with one change: a reference is the referenced {@link Validator} itself, a JS
+ * value, in place of `{ "$ref": "#/$defs/Name" }` (or as the value of `$ref` beside other
+ * keywords). A bundler can then drop every definition a program does not reach.
+ *
+ * Answers and `errors` are those of the ajv standalone validators the generator also emits
+ * (`--validators ajv`: ajv 8, `allErrors: false`, `inlineRefs: false`, strict off): the same
+ * keyword order (`$ref`, `const`, `enum`, `anyOf`, `allOf`, then the number, string, array and
+ * object keywords), the same first failure, the same errors inside `anyOf` (every failing
+ * branch's, then the `anyOf` error), the same `instancePath`, `schemaPath`, `keyword`, `params`
+ * and `message` (test/runtime/protocol/compact.test.ts compares both on every revision).
+ *
+ * @module
+ */
+import { formats } from './formats.js';
+import { jsonEqual } from './json-equal.js';
+import type { ValidationError, Validator } from './table.js';
+
+/** The keywords compact schema data may use; anything else is a generator error. */
+export const COMPACT_KEYWORDS: readonly string[] = [
+  '$ref', 'additionalProperties', 'allOf', 'anyOf', 'const', 'enum', 'format', 'items', 'maxItems', 'maximum', 'minimum', 'properties', 'required', 'type',
+];
+
+/** JSON Schema type names a compact schema's `type` may list. */
+export const COMPACT_TYPES: readonly string[] = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
+
+/** A schema as compact data: a schema object, a boolean schema, or a reference (a Validator). */
+export type CompactSchema = boolean | Validator | { readonly [keyword: string]: unknown };
+
+/** Whether member presence means an own property (ajv `ownProperties`). */
+export interface CompactOptions {
+  /**
+   * A member counts as present only as an own property (the generator turns this on when a
+   * schema of the revision names an `Object.prototype` member such as `constructor`); otherwise
+   * as a value that is not `undefined`, inherited or own.
+   */
+  readonly ownProperties?: boolean;
+}
+
+/** Pushes errors (instancePath relative to the checked value) and answers validity. */
+type Check = (d: unknown, out: ValidationError[]) => boolean;
+
+/** A compact validator's schema thunk and, once built, its check. */
+interface Cell {
+  readonly thunk: () => CompactSchema;
+  readonly own: boolean;
+  data?: CompactSchema;
+  check?: Check;
+  building?: boolean;
+}
+const CELLS = new WeakMap<Validator, Cell>();
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const ok: Check = () => true;
+let scratch: ValidationError[] = [];
+
+const dataOf = (cell: Cell) => (cell.data ??= cell.thunk());
+
+/**
+ * The cell's check, built on first call together with those of the validators it references
+ * (a reference back to a validator being built calls it through its cell).
+ */
+function resolve(cell: Cell): Check {
+  if (cell.check) return cell.check;
+  if (cell.building) return (d, out) => cell.check!(d, out);
+  cell.building = true;
+  cell.check = compile(dataOf(cell), false, '#', cell.own);
+  cell.building = false;
+  return cell.check;
+}
+
+/**
+ * The validator factory a generated validators module calls once:
+ * `const v = compactValidators({ ownProperties })`, then `export const Name = v(() => schema)`
+ * per definition. The thunk is called on the validator's first use (so a definition may name
+ * validators declared after it, or itself); the returned function validates `data`, returns
+ * true or false and sets `errors` (null when valid). It never throws for any input value.
+ * @throws TypeError on first use when the schema data uses a keyword outside {@link COMPACT_KEYWORDS},
+ * an unknown type or format: the generator never emits such data.
+ */
+export function compactValidators(options: CompactOptions = {}): (schema: () => CompactSchema) => Validator {
+  const own = options.ownProperties === true;
+  return (thunk) => {
+    const cell: Cell = { thunk, own };
+    const v: Validator = (data: unknown) => {
+      const out = scratch;
+      if ((cell.check ?? resolve(cell))(data, out)) {
+        v.errors = null;
+        return true;
+      }
+      scratch = [];
+      v.errors = out;
+      return false;
+    };
+    v.errors = null;
+    CELLS.set(v, cell);
+    return v;
+  };
+}
+
+const isObject = (d: unknown): d is Record<string, unknown> => typeof d === 'object' && d !== null && !Array.isArray(d);
+
+const STRING = 1;
+const NUMBER = 2;
+const INTEGER = 4;
+const BOOLEAN = 8;
+const NULL = 16;
+const OBJECT = 32;
+const ARRAY = 64;
+const TYPE_BITS: Record<string, number> = { string: STRING, number: NUMBER | INTEGER, integer: INTEGER, boolean: BOOLEAN, null: NULL, object: OBJECT, array: ARRAY };
+
+/** The type bit of a JSON value (`INTEGER` for a number only when the schema asks: see `typeIs`). */
+function typeIs(mask: number, d: unknown): boolean {
+  switch (typeof d) {
+    case 'string':
+      return (mask & STRING) !== 0;
+    case 'number':
+      return (mask & NUMBER) !== 0 || ((mask & INTEGER) !== 0 && !(d % 1) && !Number.isNaN(d));
+    case 'boolean':
+      return (mask & BOOLEAN) !== 0;
+    case 'object':
+      return d === null ? (mask & NULL) !== 0 : Array.isArray(d) ? (mask & ARRAY) !== 0 : (mask & OBJECT) !== 0;
+    default:
+      return false;
+  }
+}
+const GROUP_CHECKS: Record<string, (d: unknown) => boolean> = {
+  string: (d) => typeof d === 'string',
+  number: (d) => typeof d === 'number',
+  object: isObject,
+  array: Array.isArray,
+};
+
+/** The keywords of each type group (ajv's rule groups), in ajv's order. */
+const GROUPS = {
+  number: ['maximum', 'minimum', 'format'],
+  string: ['format'],
+  array: ['maxItems', 'items'],
+  object: ['required', 'additionalProperties', 'properties'],
+} as const;
+type Group = keyof typeof GROUPS;
+
+/** A JSON Pointer segment (RFC 6901). */
+const pointerSegment = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+const seg = (k: string) => `/${pointerSegment(k)}`;
+
+/** Prefixes the instancePath of errors `from`… with `prefix` (on the way out of a failure). */
+function under(out: ValidationError[], from: number, prefix: string): false {
+  for (let i = from; i < out.length; i++) out[i]!.instancePath = prefix + out[i]!.instancePath;
+  return false;
+}
+
+const err = (schemaPath: string, keyword: string, params: Record<string, unknown>, message: string): ValidationError =>
+  ({ instancePath: '', schemaPath, keyword, params, message });
+
+/** No `const` in a leaf. */
+const NONE = Symbol('none');
+/**
+ * A schema whose validity is a type test and an optional primitive `const` (`{ type: 'string' }`,
+ * `{ type: 'string', const: '2.0' }`, a reference to such a schema): checked inline by the
+ * object and array loops, which call the full check only to word a failure.
+ */
+function leafOf(s: unknown, depth = 0): { mask: number; c: unknown } | null {
+  if (typeof s === 'function') {
+    const cell = CELLS.get(s as Validator);
+    return cell && depth < 4 ? leafOf(dataOf(cell), depth + 1) : null;
+  }
+  if (!isObject(s) || s.type === undefined) return null;
+  for (const k of Object.keys(s)) if (k !== 'type' && k !== 'const') return null;
+  if (s.const !== undefined && typeof s.const === 'object' && s.const !== null) return null;
+  const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+  if (!types.every((t) => Object.hasOwn(TYPE_BITS, t))) return null;
+  return { mask: types.reduce((m, t) => m | TYPE_BITS[t]!, 0), c: s.const === undefined ? NONE : s.const };
+}
+
+/** Whether `s` is always valid (ajv skips it: `true`, `{}`). */
+const alwaysValid = (s: unknown) => s === true || (isObject(s) && typeof s !== 'function' && Object.keys(s).length === 0);
+
+function compile(s: unknown, composite: boolean, sp: string, own: boolean): Check {
+  if (typeof s === 'function') {
+    const cell = CELLS.get(s as Validator);
+    if (!cell) throw new TypeError(`compact schema at ${sp}: a function that is not a compact validator`);
+    return resolve(cell);
+  }
+  if (alwaysValid(s)) return ok;
+  if (s === false) return (_d, out) => (out.push(err(sp, 'false schema', {}, 'boolean schema is false')), false);
+  if (!isObject(s)) throw new TypeError(`compact schema at ${sp}: not a schema`);
+  for (const k of Object.keys(s)) if (!COMPACT_KEYWORDS.includes(k)) throw new TypeError(`compact schema at ${sp}: keyword ${k} is not supported`);
+
+  const types = s.type === undefined ? [] : Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
+  for (const t of types) if (!Object.hasOwn(TYPE_BITS, t)) throw new TypeError(`compact schema at ${sp}: unknown type ${String(t)}`);
+  const hasRules = (g: Group) => GROUPS[g].some((k) => s[k] !== undefined);
+  // ajv checks a single type inside its keyword group when the schema has keywords of that
+  // group (after the untyped keywords), else before everything
+  const inGroup = types.length === 1 && Object.hasOwn(GROUPS, types[0]!) && hasRules(types[0] as Group) ? (types[0] as Group) : undefined;
+  const typeError = () => err(`${sp}/type`, 'type', { type: s.type }, `must be ${types.join(',')}`);
+  const mask = types.reduce((m, t) => m | TYPE_BITS[t]!, 0);
+  const typeOk = (d: unknown) => typeIs(mask, d);
+
+  const untyped: Check[] = [];
+  if (s.$ref !== undefined) untyped.push(compile(s.$ref, composite, `${sp}/$ref`, own));
+  if (s.const !== undefined) untyped.push(constCheck(s.const, sp));
+  if (s.enum !== undefined) untyped.push(enumCheck(s.enum as unknown[], sp));
+  if (s.anyOf !== undefined) untyped.push(anyOfCheck(s.anyOf as unknown[], sp, own));
+  if (s.allOf !== undefined) {
+    (s.allOf as unknown[]).forEach((x, i) => {
+      if (!alwaysValid(x)) untyped.push(compile(x, composite, `${sp}/allOf/${i}`, own));
+    });
+  }
+
+  const typed: Check[] = [];
+  for (const g of Object.keys(GROUPS) as Group[]) {
+    if (g === 'object') {
+      const step = objectCheck(s, composite, sp, own, inGroup === 'object' ? typeError : null);
+      if (step) typed.push(step);
+      continue;
+    }
+    const steps = groupSteps(g, s, composite, sp, own);
+    const is = GROUP_CHECKS[g]!;
+    if (inGroup === g && !steps.length) typed.push((d, out) => is(d) || (out.push(typeError()), false));
+    if (!steps.length) continue;
+    const all = sequence(steps);
+    if (inGroup === g) typed.push((d, out) => (is(d) ? all(d, out) : (out.push(typeError()), false)));
+    else typed.push((d, out) => !is(d) || all(d, out));
+  }
+
+  const first = sequence(untyped);
+  const rest = sequence(typed);
+  if (types.length === 0 || inGroup) {
+    if (!untyped.length) return rest;
+    if (!typed.length) return first;
+    return (d, out) => first(d, out) && rest(d, out);
+  }
+  // the type is checked first; inside anyOf, ajv still runs the untyped keywords after a wrong type
+  if (composite) {
+    return (d, out) => {
+      if (typeOk(d)) return first(d, out) && rest(d, out);
+      out.push(typeError());
+      first(d, out);
+      return false;
+    };
+  }
+  return (d, out) => (typeOk(d) ? first(d, out) && rest(d, out) : (out.push(typeError()), false));
+}
+
+/** Runs checks in order, stopping at the first that fails. */
+function sequence(checks: Check[]): Check {
+  if (checks.length === 0) return ok;
+  if (checks.length === 1) return checks[0]!;
+  if (checks.length === 2) {
+    const [a, b] = checks as [Check, Check];
+    return (d, out) => a(d, out) && b(d, out);
+  }
+  return (d, out) => {
+    for (let i = 0; i < checks.length; i++) if (!checks[i]!(d, out)) return false;
+    return true;
+  };
+}
+
+function constCheck(value: unknown, sp: string): Check {
+  const fail = (out: ValidationError[]) => (out.push(err(`${sp}/const`, 'const', { allowedValue: value }, 'must be equal to constant')), false);
+  if (typeof value === 'object' && value !== null) return (d, out) => jsonEqual(d, value) || fail(out);
+  return (d, out) => d === value || fail(out);
+}
+
+function enumCheck(values: unknown[], sp: string): Check {
+  const fail = (out: ValidationError[]) => (out.push(err(`${sp}/enum`, 'enum', { allowedValues: values }, 'must be equal to one of the allowed values')), false);
+  if (values.every((x) => typeof x !== 'object' || x === null)) {
+    const set = new Set(values);
+    return (d, out) => set.has(d) || fail(out);
+  }
+  return (d, out) => values.some((x) => (typeof x === 'object' && x !== null ? jsonEqual(d, x) : d === x)) || fail(out);
+}
+
+function anyOfCheck(branches: unknown[], sp: string, own: boolean): Check {
+  const checks = branches.map((b, i) => compile(b, true, `${sp}/anyOf/${i}`, own));
+  return (d, out) => {
+    const n = out.length;
+    for (let i = 0; i < checks.length; i++) {
+      if (checks[i]!(d, out)) {
+        if (out.length !== n) out.length = n;
+        return true;
+      }
+    }
+    out.push(err(`${sp}/anyOf`, 'anyOf', {}, 'must match a schema in anyOf'));
+    return false;
+  };
+}
+
+function groupSteps(g: Group, s: Record<string, unknown>, composite: boolean, sp: string, own: boolean): Check[] {
+  const steps: Check[] = [];
+  if (g === 'number') {
+    if (typeof s.maximum === 'number') {
+      const max = s.maximum;
+      steps.push((d, out) => (d as number) <= max || (out.push(err(`${sp}/maximum`, 'maximum', { comparison: '<=', limit: max }, `must be <= ${max}`)), false));
+    }
+    if (typeof s.minimum === 'number') {
+      const min = s.minimum;
+      steps.push((d, out) => (d as number) >= min || (out.push(err(`${sp}/minimum`, 'minimum', { comparison: '>=', limit: min }, `must be >= ${min}`)), false));
+    }
+  } else if (g === 'string') {
+    if (s.format !== undefined) {
+      const name = String(s.format);
+      if (!Object.hasOwn(formats, name)) throw new TypeError(`compact schema at ${sp}: unknown format ${name}`);
+      const f = formats[name as keyof typeof formats] as (x: string) => boolean;
+      steps.push((d, out) => f(d as string) || (out.push(err(`${sp}/format`, 'format', { format: name }, `must match format "${name}"`)), false));
+    }
+  } else if (g === 'array') {
+    if (typeof s.maxItems === 'number') {
+      const n = s.maxItems;
+      steps.push((d, out) => (d as unknown[]).length <= n || (out.push(err(`${sp}/maxItems`, 'maxItems', { limit: n }, `must NOT have more than ${n} items`)), false));
+    }
+    if (s.items !== undefined && !alwaysValid(s.items)) {
+      const item = compile(s.items, composite, `${sp}/items`, own);
+      const leaf = leafOf(s.items);
+      if (leaf) {
+        const { mask, c } = leaf;
+        steps.push((d, out) => {
+          const a = d as unknown[];
+          for (let i = 0; i < a.length; i++) {
+            const x = a[i];
+            if (typeIs(mask, x) && (c === NONE || x === c)) continue;
+            const n = out.length;
+            if (!item(x, out)) return under(out, n, `/${i}`);
+          }
+          return true;
+        });
+      } else {
+        steps.push((d, out) => {
+          const a = d as unknown[];
+          for (let i = 0; i < a.length; i++) {
+            const n = out.length;
+            if (!item(a[i], out)) return under(out, n, `/${i}`);
+          }
+          return true;
+        });
+      }
+    }
+  }
+  return steps;
+}
+
+/**
+ * The object keywords of `s` (`required`, `additionalProperties`, `properties`, in that order)
+ * as one check that skips non-objects, or reports them when `typeError` is given (the schema's
+ * single type is `object`); null when `s` has none of them and no such type error to report.
+ */
+function objectCheck(s: Record<string, unknown>, composite: boolean, sp: string, own: boolean, typeError: (() => ValidationError) | null): Check | null {
+  const req = Array.isArray(s.required) ? (s.required as string[]) : [];
+  const props = isObject(s.properties) ? (s.properties as Record<string, unknown>) : {};
+  const names = Object.keys(props);
+  const ap = s.additionalProperties;
+  const closed = ap === false;
+  const extra = ap !== undefined && !closed && !alwaysValid(ap) ? compile(ap, composite, `${sp}/additionalProperties`, own) : null;
+  const known = new Set(names);
+  const keys: string[] = [];
+  const checks: Check[] = [];
+  const segs: string[] = [];
+  const masks: number[] = [];
+  const consts: unknown[] = [];
+  for (const k of names) {
+    if (alwaysValid(props[k])) continue;
+    keys.push(k);
+    checks.push(compile(props[k], composite, `${sp}/properties/${encodeURIComponent(pointerSegment(k))}`, own));
+    segs.push(seg(k));
+    const leaf = leafOf(props[k]);
+    masks.push(leaf ? leaf.mask : 0);
+    consts.push(leaf ? leaf.c : NONE);
+  }
+  if (!req.length && !closed && !extra && !keys.length && !typeError) return null;
+  const nreq = req.length;
+  const nkeys = keys.length;
+  // The fast pass reads each member once, in one loop (required members counted on the way):
+  // validity does not depend on the order of the checks, only the errors do, so a failure is
+  // worded by the exact pass below, in ajv's order (required, additionalProperties, properties).
+  const fast: Array<{ k: string; required: boolean; check: Check | null; mask: number; c: unknown }> = [];
+  for (const k of names) {
+    const i = keys.indexOf(k);
+    fast.push({ k, required: req.includes(k), check: i < 0 ? null : checks[i]!, mask: i < 0 ? 0 : masks[i]!, c: i < 0 ? NONE : consts[i] });
+  }
+  for (const k of req) if (!known.has(k) && !fast.some((f) => f.k === k)) fast.push({ k, required: true, check: null, mask: 0, c: NONE });
+  const fastKeys = fast.map((f) => f.k);
+  const fastReq = fast.map((f) => f.required);
+  const fastChecks = fast.map((f) => f.check);
+  const fastMasks = fast.map((f) => f.mask);
+  const fastConsts = fast.map((f) => f.c);
+  const nfast = fast.length;
+  const nreqUnique = new Set(req).size;
+  const passes = (o: Record<string, unknown>, out: ValidationError[]): boolean => {
+    let seen = 0;
+    for (let i = 0; i < nfast; i++) {
+      const k = fastKeys[i]!;
+      const x = o[k];
+      if (x === undefined || (own && !hasOwn.call(o, k))) continue;
+      if (fastReq[i]) seen++;
+      const check = fastChecks[i];
+      if (check === null) continue;
+      const mask = fastMasks[i]!;
+      if (mask !== 0 && typeIs(mask, x)) {
+        const c = fastConsts[i];
+        if (c === NONE || x === c) continue;
+      }
+      const n = out.length;
+      if (!check(x, out)) {
+        if (out.length !== n) out.length = n;
+        return false;
+      }
+    }
+    if (seen !== nreqUnique) return false;
+    if (closed) {
+      for (const k in o) if (!known.has(k)) return false;
+    } else if (extra) {
+      for (const k in o) {
+        if (known.has(k)) continue;
+        const n = out.length;
+        if (!extra(o[k], out)) {
+          if (out.length !== n) out.length = n;
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  return (d, out) => {
+    if (typeof d !== 'object' || d === null || Array.isArray(d)) return typeError ? (out.push(typeError()), false) : true;
+    const o = d as Record<string, unknown>;
+    if (passes(o, out)) return true;
+    for (let i = 0; i < nreq; i++) {
+      const k = req[i]!;
+      if (o[k] === undefined || (own && !hasOwn.call(o, k))) {
+        out.push(err(`${sp}/required`, 'required', { missingProperty: k }, `must have required property '${k}'`));
+        return false;
+      }
+    }
+    if (closed) {
+      for (const k in o) {
+        if (!known.has(k)) {
+          out.push(err(`${sp}/additionalProperties`, 'additionalProperties', { additionalProperty: k }, 'must NOT have additional properties'));
+          return false;
+        }
+      }
+    } else if (extra) {
+      for (const k in o) {
+        if (known.has(k)) continue;
+        const n = out.length;
+        if (!extra(o[k], out)) return under(out, n, seg(k));
+      }
+    }
+    for (let i = 0; i < nkeys; i++) {
+      const k = keys[i]!;
+      const x = o[k];
+      if (x === undefined || (own && !hasOwn.call(o, k))) continue;
+      const mask = masks[i]!;
+      if (mask !== 0 && typeIs(mask, x)) {
+        const c = consts[i];
+        if (c === NONE || x === c) continue;
+      }
+      const n = out.length;
+      if (!checks[i]!(x, out)) return under(out, n, segs[i]!);
+    }
+    return true;
+  };
+}
