@@ -23,9 +23,11 @@ export interface EventStore {
   /**
    * Records one event sent on stream `streamId` of session `sessionId` and returns its event
    * ID. `message` is null for a priming event (an ID with empty data that gives the client a
-   * resumption cursor); such events take part in ordering but are never replayed.
+   * resumption cursor); such events take part in ordering but are never replayed. `text`, when
+   * given, is the message's JSON text as it goes out (`serializeMessage(message)`), for a store
+   * that would otherwise serialize it again.
    */
-  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): string | Promise<string>;
+  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string | Promise<string>;
   /**
    * Calls `send` for every non-priming event stored after `lastEventId` on the stream that
    * event belongs to, in order, and returns that stream's ID. Returns undefined when the event
@@ -187,7 +189,7 @@ export class MemoryEventStore implements EventStore {
     return this.sessions.get(sessionId)?.bytes ?? 0;
   }
 
-  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): string {
+  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string {
     const now = this.now();
     this.expire(now);
     let session = this.sessions.get(sessionId);
@@ -207,7 +209,7 @@ export class MemoryEventStore implements EventStore {
     }
     const seq = ++this.seq;
     const id = `${streamId}_${seq}`;
-    const bytes = EVENT_OVERHEAD + (message === null ? 0 : serializeMessage(message).length);
+    const bytes = EVENT_OVERHEAD + (message === null ? 0 : (text ?? serializeMessage(message)).length);
     stream.events.push({ seq, id, message, bytes, at: now });
     session.bytes += bytes;
     this.bytes += bytes;
