@@ -23,11 +23,9 @@ export interface EventStore {
   /**
    * Records one event sent on stream `streamId` of session `sessionId` and returns its event
    * ID. `message` is null for a priming event (an ID with empty data that gives the client a
-   * resumption cursor); such events take part in ordering but are never replayed. `text`, when
-   * given, is the message's JSON text as it goes out (`serializeMessage(message)`), for a store
-   * that would otherwise serialize it again.
+   * resumption cursor); such events take part in ordering but are never replayed.
    */
-  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string | Promise<string>;
+  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): string | Promise<string>;
   /**
    * Calls `send` for every non-priming event stored after `lastEventId` on the stream that
    * event belongs to, in order, and returns that stream's ID. Returns undefined when the event
@@ -189,6 +187,10 @@ export class MemoryEventStore implements EventStore {
     return this.sessions.get(sessionId)?.bytes ?? 0;
   }
 
+  /**
+   * {@link EventStore.storeEvent}; `text`, when given, is the message's JSON text as it goes out
+   * (`serializeMessage(message)`), which then is not made again to count its bytes.
+   */
   storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string {
     const now = this.now();
     this.expire(now);

@@ -12,7 +12,7 @@
  */
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import type { EventStore, SharedEventStore } from './event-store.js';
+import { MemoryEventStore, type EventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
@@ -559,7 +559,8 @@ export class HttpServerSession implements Transport {
     if (!store) return undefined;
     let id: string | Promise<string>;
     try {
-      id = store.storeEvent(this.sessionId, streamId, message, text);
+      // (a user's store gets the three arguments of the interface, nothing more)
+      id = store instanceof MemoryEventStore ? store.storeEvent(this.sessionId, streamId, message, text) : store.storeEvent(this.sessionId, streamId, message);
     } catch (e) {
       this.storeFailed(e);
       return undefined;
