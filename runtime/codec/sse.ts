@@ -56,7 +56,8 @@ const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
  * p.push(':1}\n\n'); // → [{ event: 'message', data: '{"a":1}', id: '7' }]
  */
 export class SseParser {
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  /** For byte chunks; made on the first one (text chunks need none). */
+  private decoder: TextDecoder | undefined;
   private readonly maxEventSize: number;
   /** Text of the current unfinished line. */
   private line = '';
@@ -97,7 +98,7 @@ export class SseParser {
    * @throws SseSizeError when an event exceeds `maxEventSize`.
    */
   push(chunk: Uint8Array | string): SseEvent[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    let text = typeof chunk === 'string' ? chunk : (this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(chunk, { stream: true });
     if (!this.started && text.length > 0) {
       this.started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -110,7 +111,7 @@ export class SseParser {
    * line end. An event that was not terminated by a blank line is discarded, per the standard.
    */
   end(): SseEvent[] {
-    const rest = this.decoder.decode();
+    const rest = this.decoder?.decode() ?? '';
     const out = rest ? this.feed(rest) : [];
     if (this.line.length > 0) {
       const line = this.line;

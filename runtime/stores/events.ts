@@ -187,7 +187,11 @@ export class MemoryEventStore implements EventStore {
     return this.sessions.get(sessionId)?.bytes ?? 0;
   }
 
-  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): string {
+  /**
+   * {@link EventStore.storeEvent}; `text`, when given, is the message's JSON text as it goes out
+   * (`serializeMessage(message)`), which then is not made again to count its bytes.
+   */
+  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string {
     const now = this.now();
     this.expire(now);
     let session = this.sessions.get(sessionId);
@@ -207,7 +211,7 @@ export class MemoryEventStore implements EventStore {
     }
     const seq = ++this.seq;
     const id = `${streamId}_${seq}`;
-    const bytes = EVENT_OVERHEAD + (message === null ? 0 : serializeMessage(message).length);
+    const bytes = EVENT_OVERHEAD + (message === null ? 0 : (text ?? serializeMessage(message)).length);
     stream.events.push({ seq, id, message, bytes, at: now });
     session.bytes += bytes;
     this.bytes += bytes;

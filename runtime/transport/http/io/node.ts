@@ -16,8 +16,15 @@ export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 
 export const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 
-function uncork(res: ServerResponse): void {
-  res.uncork();
+/** An opened stream whose status, headers and first body text wait for the end of the tick. */
+interface Held {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+function flushHeld(sink: NodeResponseSink): void {
+  sink.flush();
 }
 
 /**
@@ -28,35 +35,59 @@ function uncork(res: ServerResponse): void {
 export abstract class NodeResponseSink implements ResponseSink {
   /** The response closed (finished, or the connection was lost). */
   protected gone = false;
+  /** Set by {@link open} until the end of the tick. */
+  #held: Held | undefined;
   constructor(protected readonly res: ServerResponse) {}
   respond(status: number, headers: Record<string, string>, body?: string): void {
-    if (this.res.headersSent || this.gone) return;
+    if (this.res.headersSent || this.#held || this.gone) return;
     respondNode(this.res, status, headers, body);
   }
   /**
    * Sends status and headers. They and what is written in the same tick (priming event, a
-   * quick reply, the end) leave in one socket write: the response is corked until the next tick.
+   * quick reply) leave together at the end of the tick, in one socket write; a stream also
+   * ended within that tick goes out as one body with its `Content-Length` (the bytes of the
+   * event stream are the same, only the HTTP framing differs), else the body stays open
+   * (chunked) for later writes.
    */
   open(status: number, headers: Record<string, string>): void {
-    if (this.res.headersSent || this.gone) return;
-    this.res.cork();
-    this.res.writeHead(status, headers);
-    this.res.flushHeaders();
-    process.nextTick(uncork, this.res);
+    if (this.res.headersSent || this.#held || this.gone) return;
+    this.#held = { status, headers, text: '' };
+    process.nextTick(flushHeld, this);
+  }
+  /** Sends what {@link open} held (nothing when the stream already ended or the connection is gone). */
+  flush(): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = undefined;
+    if (this.gone || this.res.writableEnded) return;
+    const res = this.res;
+    res.cork();
+    res.writeHead(held.status, held.headers);
+    if (held.text === '') res.flushHeaders();
+    else res.write(held.text);
+    res.uncork();
   }
   write(text: string): boolean {
     if (this.gone || this.res.writableEnded) return false;
-    this.res.write(text);
+    if (this.#held) this.#held.text += text;
+    else this.res.write(text);
     return true;
   }
   end(): void {
+    const held = this.#held;
+    if (held) {
+      this.#held = undefined;
+      if (this.gone || this.res.writableEnded) return;
+      this.res.writeHead(held.status, { ...held.headers, 'Content-Length': String(Buffer.byteLength(held.text)) }).end(held.text);
+      return;
+    }
     if (!this.res.writableEnded) this.res.end();
   }
   get closed(): boolean {
     return this.gone || this.res.writableEnded;
   }
   get started(): boolean {
-    return this.res.headersSent;
+    return this.#held !== undefined || this.res.headersSent;
   }
   abstract onClose(listener: () => void): void;
 }

@@ -80,7 +80,25 @@ interface StreamState {
   lastEventId?: string;
   retry?: number;
   failures: number;
-  abort: AbortController;
+  /** The stream was stopped (close, session dropped). */
+  aborted: boolean;
+  /** Behind the signal of the stream's GETs and waits; made when first needed (see {@link signalOf}). */
+  abort?: AbortController;
+}
+
+/** Stops a stream: its GET or wait in progress is aborted. */
+function stopStream(state: StreamState): void {
+  state.aborted = true;
+  state.abort?.abort();
+}
+
+/** The abort signal of a stream's GETs and waits (aborted once the stream was stopped). */
+function signalOf(state: StreamState): AbortSignal {
+  if (!state.abort) {
+    state.abort = new AbortController();
+    if (state.aborted) state.abort.abort();
+  }
+  return state.abort.signal;
 }
 
 const idKey = (id: string | number): string => `${typeof id}:${id}`;
@@ -222,7 +240,7 @@ export class HttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const s of this.streams) s.abort.abort();
+    for (const s of this.streams) stopStream(s);
     this.streams.clear();
     if (this.session !== undefined) await this.terminateSession().catch(() => undefined);
     for (const c of this.inFlight) c.cancel();
@@ -248,7 +266,7 @@ export class HttpClientTransport implements Transport {
   }
 
   private track(kind: StreamState['kind'], sessionId: string | undefined): StreamState {
-    const state: StreamState = { kind, pending: new Map(), sessionId, failures: 0, abort: new AbortController() };
+    const state: StreamState = { kind, pending: new Map(), sessionId, failures: 0, aborted: false };
     this.streams.add(state);
     return state;
   }
@@ -301,7 +319,7 @@ export class HttpClientTransport implements Transport {
       broken = e;
     }
     void body.return?.().catch(() => undefined);
-    if (state.abort.signal.aborted || this.closed) return this.forget(state);
+    if (state.aborted || this.closed) return this.forget(state);
     if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
     if (state.kind === 'post' && state.lastEventId === undefined) {
       const why = broken instanceof Error ? broken.message : 'the stream ended';
@@ -326,17 +344,17 @@ export class HttpClientTransport implements Transport {
         delay = Math.max(state.retry ?? 0, backoff);
       }
       firstDelay = undefined;
-      if (delay > 0 && !(await sleep(delay, state.abort.signal))) return this.forget(state);
-      if (this.closed || state.abort.signal.aborted) return this.forget(state);
+      if (delay > 0 && !(await sleep(delay, signalOf(state)))) return this.forget(state);
+      if (this.closed || state.aborted) return this.forget(state);
       if (state.sessionId !== this.session) return this.failStream(state, new SessionExpiredError(state.sessionId ?? ''));
       const extra: Record<string, string> = { Accept: 'text/event-stream' };
       if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
       let res: HttpReply | undefined;
       try {
         const headers = await this.headers(extra, state.sessionId);
-        res = await this.request({ method: 'GET', headers, signal: state.abort.signal, stream: state.kind === 'standalone' });
+        res = await this.request({ method: 'GET', headers, signal: signalOf(state), stream: state.kind === 'standalone' });
       } catch (e) {
-        if (state.abort.signal.aborted || this.closed) return this.forget(state);
+        if (state.aborted || this.closed) return this.forget(state);
         this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
       }
       if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
@@ -401,7 +419,7 @@ export class HttpClientTransport implements Transport {
     this.version = undefined;
     for (const s of [...this.streams]) {
       if (s.sessionId !== sessionId) continue;
-      s.abort.abort();
+      stopStream(s);
       this.failStream(s, new SessionExpiredError(sessionId));
     }
     return true;

@@ -338,7 +338,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       session.touch();
       sessions.touch(session.sessionId);
     }
-    const sessionHeaders: HeaderMap = session ? { 'Mcp-Session-Id': session.sessionId } : {};
+    const sessionHeaders: HeaderMap = session ? session.responseHeaders : {};
     const effective = version ?? session?.protocolVersion ?? facts.assumed;
 
     if (method !== 'POST') {

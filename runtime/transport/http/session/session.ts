@@ -12,7 +12,7 @@
  */
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import type { EventStore, SharedEventStore } from './event-store.js';
+import { MemoryEventStore, type EventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
@@ -60,6 +60,12 @@ export interface SessionSettings {
    */
   standalone?: { id?: string; relay(eventId: string | undefined, message: JSONRPCMessage): void };
 }
+
+const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | undefined)?.then === 'function';
+
+/** Runs `f` once the current tick's work is done: `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
+const afterTick: (f: () => void) => void =
+  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f) => process.nextTick(f) : (f) => void setTimeout(f, 0);
 
 const isShared = (store: EventStore | undefined): store is SharedEventStore =>
   store !== undefined && typeof (store as SharedEventStore).follow === 'function' && typeof (store as SharedEventStore).streamOpened === 'function';
@@ -115,6 +121,8 @@ export class HttpServerSession implements Transport {
   private standaloneCursor: string | undefined;
   /** Shared standalone stream: the event IDs written on it lately (at most 256), so that none goes out twice. */
   private standaloneSeen: Set<string> | undefined;
+  /** The SSE headers last made, and the headers they were made from. */
+  private sseHeaderCache: { from: HeaderMap; headers: HeaderMap } | undefined;
 
   constructor(
     sessionId: string,
@@ -122,6 +130,13 @@ export class HttpServerSession implements Transport {
     private readonly onEnd: (session: HttpServerSession) => void,
   ) {
     this.sessionId = sessionId;
+  }
+
+  #responseHeaders: Readonly<HeaderMap> | undefined;
+
+  /** The headers every response of this session carries (`Mcp-Session-Id`); one object, not to be changed. */
+  get responseHeaders(): Readonly<HeaderMap> {
+    return (this.#responseHeaders ??= Object.freeze({ 'Mcp-Session-Id': this.sessionId }));
   }
 
   /** The stream of the session's GET (created on first use). */
@@ -207,10 +222,49 @@ export class HttpServerSession implements Transport {
         this.checkIdle();
         return SENT;
       }
+      const now = this.replySseNow(message);
+      if (now !== false) {
+        this.checkIdle();
+        return now;
+      }
     } catch (e) {
       return Promise.reject(e);
     }
     return this.enqueue(() => this.route(message, options));
+  }
+
+  /**
+   * Writes `message` now when it is the last response a POST stream open as SSE awaits and no
+   * send is queued (so order holds): stored (when the event store answers at once; else the
+   * write waits for it in the queue), written, and the stream ends, as `route` would do a
+   * microtask later. False (nothing done) otherwise; {@link SENT} when it went out, or the
+   * queued rest.
+   */
+  private replySseNow(message: JSONRPCMessage): false | Promise<void> {
+    if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
+    const key = idKey(message.id as Id);
+    const s = this.requests?.get(key);
+    if (!s || key === this.initKey || s.pending.size !== 1 || s.batch || s.done || s.mode === 'json' || !s.sink?.started) return false;
+    this.#lastActive = Date.now();
+    s.pending.delete(key);
+    this.requests!.delete(key);
+    if (this.requests!.size === 0) this.requests = undefined;
+    s.mode = 'sse';
+    const text = serializeMessage(message);
+    const eventId = this.store(s.id, message, text);
+    if (!isThenable(eventId)) {
+      this.finishSse(s, message, eventId, text);
+      return SENT;
+    }
+    return this.chain(eventId.then((id) => this.finishSse(s, message, id, text)));
+  }
+
+  /** Writes the last event of POST stream `s` and ends it. */
+  private finishSse(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text: string): void {
+    this.write(s, message, eventId, text);
+    s.done = true;
+    this.forget(s);
+    this.detach(s, true);
   }
 
   /**
@@ -496,16 +550,30 @@ export class HttpServerSession implements Transport {
     this.deliver(message, { sessionId: this.sessionId, protocolVersion: this.protocolVersion, headers: {} });
   }
 
-  /** Stores one event; when the store fails, the event goes out without an ID. */
-  private async store(streamId: string, message: JSONRPCMessage | null): Promise<string | undefined> {
+  /**
+   * Stores one event (`text`: the message's JSON text when already made); when the store fails,
+   * the event goes out without an ID. Answers at once when the store does.
+   */
+  private store(streamId: string, message: JSONRPCMessage | null, text?: string): string | undefined | Promise<string | undefined> {
     const store = this.settings.eventStore;
     if (!store) return undefined;
+    let id: string | Promise<string>;
     try {
-      return await store.storeEvent(this.sessionId, streamId, message);
+      // (a user's store gets the three arguments of the interface, nothing more)
+      id = store instanceof MemoryEventStore ? store.storeEvent(this.sessionId, streamId, message, text) : store.storeEvent(this.sessionId, streamId, message);
     } catch (e) {
-      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+      this.storeFailed(e);
       return undefined;
     }
+    if (typeof id === 'string') return id;
+    return Promise.resolve(id).then(undefined, (e: unknown) => {
+      this.storeFailed(e);
+      return undefined;
+    });
+  }
+
+  private storeFailed(e: unknown): void {
+    this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
   }
 
   /**
@@ -568,16 +636,24 @@ export class HttpServerSession implements Transport {
   }
 
   /** Runs `task` after the tasks queued before it; the queue is dropped once it drains. */
-  private enqueue(task: () => Promise<void>): Promise<void> {
-    const run = (this.queue ?? Promise.resolve()).then(task);
-    const drained = (): void => {
-      if (this.queue === tail) this.queue = undefined;
-      this.checkIdle();
-    };
-    const tail: Promise<void> = run.then(drained, drained);
+  private enqueue(task: () => void | Promise<void>): Promise<void> {
+    return this.chain((this.queue ?? Promise.resolve()).then(task));
+  }
+
+  /** Makes `run` (begun after everything queued so far) the tail of the queue. */
+  private chain(run: Promise<void>): Promise<void> {
+    const tail: Promise<void> = run.then(
+      () => this.drained(tail),
+      () => this.drained(tail),
+    );
     this.queue = tail;
     this.checkIdle();
     return run;
+  }
+
+  private drained(tail: Promise<void>): void {
+    if (this.queue === tail) this.queue = undefined;
+    this.checkIdle();
   }
 
   private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string | undefined): OutStream {
@@ -589,7 +665,14 @@ export class HttpServerSession implements Transport {
     s.sink = sink;
     s.headers = headers;
     sink.onClose(() => this.lost(s, sink));
-    if (openNow) void this.enqueue(() => this.openStream(s));
+    if (!openNow) return;
+    // nothing queued: opened now (at once when the event store answers at once), else in turn
+    if (this.queue !== undefined) {
+      void this.enqueue(() => this.openStream(s));
+      return;
+    }
+    const opening = this.openStream(s);
+    if (opening) void this.chain(opening);
   }
 
   /** Binds an already opened (resumed) connection to a stream. */
@@ -600,26 +683,48 @@ export class HttpServerSession implements Transport {
     this.keepAlive(s);
   }
 
-  /** Sends SSE status and headers on the stream's connection, `held`, then the priming event. */
-  private async openStream(s: OutStream, held: Array<{ eventId?: string; message: JSONRPCMessage }> = []): Promise<void> {
+  /**
+   * Sends SSE status and headers on the stream's connection, `held`, then the priming event.
+   * Done at once (undefined) unless the event store makes it wait.
+   */
+  private openStream(s: OutStream, held: Array<{ eventId?: string; message: JSONRPCMessage }> = []): Promise<void> | undefined {
     const sink = s.sink;
-    if (!sink || sink.closed || sink.started) return;
+    if (!sink || sink.closed || sink.started) return undefined;
     if (held.length === 0) {
       // the priming event's ID is made before the headers go, so that both go out together:
       // a client that got the headers holds a cursor (even if this process dies right after)
-      const id = await this.primingId(s);
-      if (s.sink !== sink || sink.closed || sink.started) return;
-      sink.open(200, sseHeaders(s.headers));
-      if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
-        s.resumable = true;
-        if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
-      }
-    } else {
-      sink.open(200, sseHeaders(s.headers));
-      for (const { eventId, message } of held) this.write(s, message, eventId);
-      await this.prime(s);
+      const id = this.primingId(s);
+      if (isThenable(id)) return id.then((v) => this.openPrimed(s, sink, v));
+      this.openPrimed(s, sink, id);
+      return undefined;
     }
+    return this.openHeld(s, sink, held);
+  }
+
+  private openPrimed(s: OutStream, sink: ResponseSink, id: string | undefined): void {
+    if (s.sink !== sink || sink.closed || sink.started) return;
+    sink.open(200, this.sseHeaders(s.headers));
+    if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
+      s.resumable = true;
+      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
+    }
+    this.keepAliveAfterTick(s);
+  }
+
+  private async openHeld(s: OutStream, sink: ResponseSink, held: Array<{ eventId?: string; message: JSONRPCMessage }>): Promise<void> {
+    sink.open(200, this.sseHeaders(s.headers));
+    for (const { eventId, message } of held) this.write(s, message, eventId);
+    await this.prime(s);
     this.keepAlive(s);
+  }
+
+  /** {@link sseHeaders} of `headers`, made once for the session's own (the same object on every request). */
+  private sseHeaders(headers: HeaderMap): HeaderMap {
+    const cached = this.sseHeaderCache;
+    if (cached?.from === headers) return cached.headers;
+    const made = sseHeaders(headers);
+    this.sseHeaderCache = { from: headers, headers: made };
+    return made;
   }
 
   /**
@@ -635,21 +740,36 @@ export class HttpServerSession implements Transport {
     }
   }
 
-  /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream). */
-  private async primingId(s: OutStream): Promise<string | undefined> {
+  /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream); at once when the store answers at once. */
+  private primingId(s: OutStream): string | undefined | Promise<string | undefined> {
     const store = this.settings.eventStore;
     if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return undefined;
-    if (s.kind === 'post' && isShared(store)) {
-      // a follower elsewhere learns from this which requests the stream owes answers to
-      const ids = [...s.pending].map((key) => (key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1)));
-      try {
-        await store.streamOpened(this.sessionId, s.id, ids);
-      } catch (e) {
-        this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
-        return undefined;
-      }
+    if (s.kind === 'post' && isShared(store)) return this.sharedPrimingId(store, s);
+    return this.store(s.id, null);
+  }
+
+  /** {@link primingId} of a POST stream of a shared deployment: announced first. */
+  private async sharedPrimingId(store: SharedEventStore, s: OutStream): Promise<string | undefined> {
+    // a follower elsewhere learns from this which requests the stream owes answers to
+    const ids = [...s.pending].map((key) => (key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1)));
+    try {
+      await store.streamOpened(this.sessionId, s.id, ids);
+    } catch (e) {
+      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+      return undefined;
     }
     return this.store(s.id, null);
+  }
+
+  /**
+   * Keep-alive comments for `s` once it is still open at the end of this tick (a reply that ends
+   * within it needs no timer).
+   */
+  private keepAliveAfterTick(s: OutStream): void {
+    if (this.settings.keepAliveMs <= 0) return;
+    afterTick(() => {
+      if (s.sink && !s.sink.closed) this.keepAlive(s);
+    });
   }
 
   private keepAlive(s: OutStream): void {
@@ -717,8 +837,9 @@ export class HttpServerSession implements Transport {
       if (s.mode === 'json') this.replyJson(s, message);
       else if (!s.done) {
         await this.openStream(s);
-        const eventId = await this.store(s.id, message);
-        this.write(s, message, eventId);
+        const text = serializeMessage(message);
+        const eventId = await this.store(s.id, message, text);
+        this.write(s, message, eventId, text);
         if (s.pending.size === 0) {
           s.done = true;
           this.forget(s);
@@ -787,9 +908,9 @@ export class HttpServerSession implements Transport {
     }
   }
 
-  private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined): void {
+  private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): void {
     if (!s.sink) return;
-    if (s.sink.write(encodeEvent({ id: eventId, data: serializeMessage(message) })) && eventId !== undefined) {
+    if (s.sink.write(encodeEvent({ id: eventId, data: text ?? serializeMessage(message) })) && eventId !== undefined) {
       s.resumable = true;
       if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
     }
