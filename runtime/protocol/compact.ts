@@ -5,7 +5,7 @@
  * runtimes). Each validator builds its closures on its first call, so a program pays only for
  * the validators it uses, when it first uses them.
  *
- * Schema data is JSON Schema 2020-12 restricted to {@link COMPACT_KEYWORDS} (the keywords the
+ * Schema data is JSON Schema 2020-12 restricted to `COMPACT_KEYWORDS` (the keywords the
  * MCP schemas use), with one change: a reference is the referenced {@link Validator} itself, a JS
  * value, in place of `{ "$ref": "#/$defs/Name" }` (or as the value of `$ref` beside other
  * keywords). A bundler can then drop every definition a program does not reach.
@@ -82,7 +82,7 @@ function resolve(cell: Cell): Check {
  * per definition. The thunk is called on the validator's first use (so a definition may name
  * validators declared after it, or itself); the returned function validates `data`, returns
  * true or false and sets `errors` (null when valid). It never throws for any input value.
- * @throws TypeError on first use when the schema data uses a keyword outside {@link COMPACT_KEYWORDS},
+ * @throws TypeError on first use when the schema data uses a keyword outside `COMPACT_KEYWORDS`,
  * an unknown type or format: the generator never emits such data.
  */
 export function compactValidators(options: CompactOptions = {}): (schema: () => CompactSchema) => Validator {

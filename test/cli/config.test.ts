@@ -26,7 +26,7 @@ test('a bad config exits 2 naming the file and the field', async () => {
   const t = tempDir('mcpgen-config-');
   try {
     const cases: Array<[string, unknown, string]> = [
-      ['unknown key', { revisions: ['draft'], outDir: 'src' }, 'outDir: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, inputs)'],
+      ['unknown key', { revisions: ['draft'], outDir: 'src' }, 'outDir: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)'],
       ['unknown nested key', { inputs: { specdir: '../spec' } }, 'inputs.specdir: unknown key (known keys: specDir, cacheDir, lock, baseUrl)'],
       ['wrong type', { out: 42 }, 'out: expected string, got integer'],
       ['wrong item type', { revisions: ['draft', true] }, 'revisions[1]: expected string, got boolean'],
@@ -129,7 +129,7 @@ test('mcpgen.config.json is found in the working folder; serve and call do not r
     writeFileSync(join(t.dir, 'mcpgen.config.json'), JSON.stringify({ revision: ['draft'] }));
     const [gen, call] = await Promise.all([cli(['generate'], {}, t.dir), cli(['call', '--url'], {}, t.dir)]);
     assert.is(gen.code, 2, gen.stderr);
-    assert.is(gen.stderr.trim(), 'mcpgen generate: mcpgen.config.json: revision: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, inputs)');
+    assert.is(gen.stderr.trim(), 'mcpgen generate: mcpgen.config.json: revision: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)');
     // call's own usage error, not the config's
     assert.is(call.code, 2, call.stderr);
     assert.not.match(call.stderr, 'mcpgen.config.json');
