@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle } from '../../../bench/footprint/bundle.js';
-import { Client, Server, clientTable, serverTable } from '../../../generated/2025-11-25/index.js';
+import { Client, Server, clientTable, serverTable, validators } from '../../../generated/2025-11-25/index.js';
 import { ServerFeatures } from '../../../runtime/features/server-features.js';
 import { compiledSchemas } from '../../../runtime/protocol/json-schema.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
@@ -28,14 +28,13 @@ const dir = mkdtempSync(join(tmpdir(), 'mcpgen-footprint-test-'));
 /** The validators `t` references, by the export name they have in validators.gen.js. */
 function validatorNames(t: typeof clientTable | typeof serverTable): Set<string> {
   const names = new Set<string>();
-  const exportsOf = readFileSync(new URL('../../../generated/2025-11-25/validators.gen.js', import.meta.url), 'utf8');
-  // an export is `export const Name = validateN;`, and one function may have several names
-  const byFunction = new Map<string, string[]>();
-  for (const m of exportsOf.matchAll(/export const (\S+) = (validate\d+);/g)) byFunction.set(m[2]!, [...(byFunction.get(m[2]!) ?? []), m[1]!]);
+  // one validator may have several export names (an alias of a named type)
+  const byValidator = new Map<unknown, string[]>();
+  for (const [name, v] of Object.entries(validators)) byValidator.set(v, [...(byValidator.get(v) ?? []), name]);
   for (const group of [t.requests, t.notifications]) {
     for (const entries of [group.clientToServer, group.serverToClient]) {
-      for (const e of Object.values(entries) as Array<{ params?: { name: string }; result?: { name: string } }>) {
-        for (const v of [e.params, e.result]) for (const n of (v ? byFunction.get(v.name) : undefined) ?? []) names.add(n);
+      for (const e of Object.values(entries) as Array<{ params?: unknown; result?: unknown }>) {
+        for (const v of [e.params, e.result]) for (const n of (v ? byValidator.get(v) : undefined) ?? []) names.add(n);
       }
     }
   }
@@ -61,7 +60,8 @@ test('the minimal client bundle keeps the validators a client checks and none th
   assert.ok(serverOnly.includes('InitializeRequestParams') && serverOnly.includes('CallToolRequestParams'), serverOnly.join(', '));
   const b = await bundle('mcpgen', 'client', join(dir, 'plain'), { minify: false });
   const code = readFileSync(b.file, 'utf8');
-  const declared = (name: string) => new RegExp(`\\bvar ${name.replace(/\$/g, '\\$')} = validate\\d+;`).test(code);
+  // a validator export of either form: ajv's (`var X = validate12;`) or the compact one (`var X = v(() => …)`)
+  const declared = (name: string) => new RegExp(`\\bvar ${name.replace(/\$/g, '\\$')} = (validate\\d+;|/\\* @__PURE__ \\*/ v\\(|v\\()`).test(code);
   assert.equal(serverOnly.filter(declared), [], 'server-only validators in the client bundle');
   assert.ok(declared('ListToolsResult') && declared('CreateMessageRequestParams'), 'the result of tools/list and the params of sampling (a request the client receives) are checked by the client');
 });
