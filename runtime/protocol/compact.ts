@@ -225,7 +225,9 @@ function compile(s: unknown, composite: boolean, sp: string, own: boolean): Chec
   // ajv checks a single type inside its keyword group when the schema has keywords of that
   // group (after the untyped keywords), else before everything
   const inGroup = types.length === 1 && Object.hasOwn(GROUPS, types[0]!) && hasRules(types[0] as Group) ? (types[0] as Group) : undefined;
-  const typeError = () => err(`${sp}/type`, 'type', { type: s.type }, `must be ${types.join(',')}`);
+  const typePath = `${sp}/type`;
+  const typeMessage = `must be ${types.join(',')}`;
+  const typeError = () => err(typePath, 'type', { type: s.type }, typeMessage);
   const mask = types.reduce((m, t) => m | TYPE_BITS[t]!, 0);
   const typeOk = (d: unknown) => typeIs(mask, d);
 
@@ -402,72 +404,26 @@ function objectCheck(s: Record<string, unknown>, composite: boolean, sp: string,
   if (!req.length && !closed && !extra && !keys.length && !typeError) return null;
   const nreq = req.length;
   const nkeys = keys.length;
-  // The fast pass reads each member once, in one loop (required members counted on the way):
-  // validity does not depend on the order of the checks, only the errors do, so a failure is
-  // worded by the exact pass below, in ajv's order (required, additionalProperties, properties).
-  const fast: Array<{ k: string; required: boolean; check: Check | null; mask: number; c: unknown }> = [];
-  for (const k of names) {
-    const i = keys.indexOf(k);
-    fast.push({ k, required: req.includes(k), check: i < 0 ? null : checks[i]!, mask: i < 0 ? 0 : masks[i]!, c: i < 0 ? NONE : consts[i] });
-  }
-  for (const k of req) if (!known.has(k) && !fast.some((f) => f.k === k)) fast.push({ k, required: true, check: null, mask: 0, c: NONE });
-  const fastKeys = fast.map((f) => f.k);
-  const fastReq = fast.map((f) => f.required);
-  const fastChecks = fast.map((f) => f.check);
-  const fastMasks = fast.map((f) => f.mask);
-  const fastConsts = fast.map((f) => f.c);
-  const nfast = fast.length;
-  const nreqUnique = new Set(req).size;
-  const passes = (o: Record<string, unknown>, out: ValidationError[]): boolean => {
-    let seen = 0;
-    for (let i = 0; i < nfast; i++) {
-      const k = fastKeys[i]!;
-      const x = o[k];
-      if (x === undefined || (own && !hasOwn.call(o, k))) continue;
-      if (fastReq[i]) seen++;
-      const check = fastChecks[i];
-      if (check === null) continue;
-      const mask = fastMasks[i]!;
-      if (mask !== 0 && typeIs(mask, x)) {
-        const c = fastConsts[i];
-        if (c === NONE || x === c) continue;
-      }
-      const n = out.length;
-      if (!check(x, out)) {
-        if (out.length !== n) out.length = n;
-        return false;
-      }
-    }
-    if (seen !== nreqUnique) return false;
-    if (closed) {
-      for (const k in o) if (!known.has(k)) return false;
-    } else if (extra) {
-      for (const k in o) {
-        if (known.has(k)) continue;
-        const n = out.length;
-        if (!extra(o[k], out)) {
-          if (out.length !== n) out.length = n;
-          return false;
-        }
-      }
-    }
-    return true;
-  };
+  // A valid object (a sibling of the failure, an anyOf branch that matches) is recognised by
+  // the boolean pass, built on the first failure; only a failing one is walked in ajv's order.
+  let fast: Fast | undefined;
+  const reqPath = `${sp}/required`;
+  const apPath = `${sp}/additionalProperties`;
   return (d, out) => {
     if (typeof d !== 'object' || d === null || Array.isArray(d)) return typeError ? (out.push(typeError()), false) : true;
     const o = d as Record<string, unknown>;
-    if (passes(o, out)) return true;
+    if ((fast ??= objectFast(s, own, false) ?? yes)(o)) return true;
     for (let i = 0; i < nreq; i++) {
       const k = req[i]!;
       if (o[k] === undefined || (own && !hasOwn.call(o, k))) {
-        out.push(err(`${sp}/required`, 'required', { missingProperty: k }, `must have required property '${k}'`));
+        out.push(err(reqPath, 'required', { missingProperty: k }, `must have required property '${k}'`));
         return false;
       }
     }
     if (closed) {
       for (const k in o) {
         if (!known.has(k)) {
-          out.push(err(`${sp}/additionalProperties`, 'additionalProperties', { additionalProperty: k }, 'must NOT have additional properties'));
+          out.push(err(apPath, 'additionalProperties', { additionalProperty: k }, 'must NOT have additional properties'));
           return false;
         }
       }
@@ -626,9 +582,9 @@ function arrayFast(s: Record<string, unknown>, own: boolean, typed: boolean): Fa
 }
 
 /**
- * `required`, `properties` and `additionalProperties` in one pass over the schema's member
- * names (required names first in the same table), then, for `additionalProperties`, one pass
- * over the object's enumerable keys against the property names known at compile time.
+ * `required`, `properties` and `additionalProperties`: each schema member name read once from
+ * a precomputed table (required names first), then, for `additionalProperties`, one `for…in`
+ * over the object's keys against the names of `properties` (a Set built at compile time).
  */
 function objectFast(s: Record<string, unknown>, own: boolean, typed: boolean): Fast | null {
   const req = Array.isArray(s.required) ? (s.required as string[]) : [];
@@ -646,6 +602,7 @@ function objectFast(s: Record<string, unknown>, own: boolean, typed: boolean): F
     required.push(true);
     checks.push(Object.hasOwn(props, k) && !alwaysValid(props[k]) ? compileFast(props[k], own) : null);
   }
+  const nreq = keys.length;
   for (const k of names) {
     if (keys.includes(k) || alwaysValid(props[k])) continue;
     keys.push(k);
@@ -665,29 +622,11 @@ function objectFast(s: Record<string, unknown>, own: boolean, typed: boolean): F
           return true;
         }
       : null;
-  if (own) {
-    return (d) => {
-      if (typeof d !== 'object' || d === null || Array.isArray(d)) return !typed;
-      const o = d as Record<string, unknown>;
-      for (let i = 0; i < n; i++) {
-        const k = keys[i]!;
-        const x = o[k];
-        if (x === undefined || !hasOwn.call(o, k)) {
-          if (required[i]) return false;
-          continue;
-        }
-        const f = checks[i]!;
-        if (f !== null && !f(x)) return false;
-      }
-      return rest === null || rest(o);
-    };
-  }
-  return (d) => {
-    if (typeof d !== 'object' || d === null || Array.isArray(d)) return !typed;
-    const o = d as Record<string, unknown>;
+  const byMember = (o: Record<string, unknown>): boolean => {
     for (let i = 0; i < n; i++) {
-      const x = o[keys[i]!];
-      if (x === undefined) {
+      const k = keys[i]!;
+      const x = o[k];
+      if (x === undefined || (own && !hasOwn.call(o, k))) {
         if (required[i]) return false;
         continue;
       }
@@ -696,6 +635,7 @@ function objectFast(s: Record<string, unknown>, own: boolean, typed: boolean): F
     }
     return rest === null || rest(o);
   };
+  return (d) => (typeof d !== 'object' || d === null || Array.isArray(d) ? !typed : byMember(d as Record<string, unknown>));
 }
 
 /** The schema data behind a reference chain (a compact validator's), or `s` itself. */
