@@ -1,6 +1,6 @@
 // Guide: bindings (docs/guide/bindings.md). `mcpgen generate --target python,go,rust` into a
 // temporary folder, then the smallest program per language against the binding: Python runs,
-// Go builds and runs, Rust resolves its crate graph offline (a full cargo build takes ~30 s,
+// Go and Rust build and run (Rust offline against Debian's serde crates; its first build takes ~20–30 s,
 // see the page). A toolchain that is not installed is reported and its step left out, except
 // under CI (scripts/ci-toolchains.sh installs all three), where that is a failure.
 import assert from 'node:assert/strict';
@@ -103,13 +103,21 @@ func main() {
     mkdirSync(join(app, '.cargo'));
     writeFileSync(join(app, 'Cargo.toml'), `[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nmcp-types-draft = { path = ${JSON.stringify(join(bindings, 'rust'))} }\nserde_json = "1"\n`);
     writeFileSync(join(app, '.cargo', 'config.toml'), '[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n\n[net]\noffline = true\n');
-    writeFileSync(join(app, 'src', 'main.rs'), 'fn main() { println!("{}", mcp_types_draft::PROTOCOL_VERSION); }\n');
-    const metadata = await run('cargo', ['metadata', '--offline', '--format-version', '1'], { cwd: app });
-    assert.equal(metadata.code, 0, metadata.stderr);
-    const graph = JSON.parse(metadata.stdout) as { packages: { name: string; dependencies: { name: string }[] }[] };
-    const crate = graph.packages.find((p) => p.name === 'mcp-types-draft');
-    assert.deepEqual(crate?.dependencies.map((d) => d.name).sort(), ['serde', 'serde_json']);
-    assert.ok(graph.packages.some((p) => p.name === 'serde'), 'serde resolved from the offline registry');
+    // the page's program (docs/guide/bindings.md), in a main that returns the decode error
+    writeFileSync(join(app, 'src', 'main.rs'), `use mcp_types_draft::{decode_str, CallToolResult, ContentBlock};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let result: CallToolResult = decode_str(r#"{"content":[{"type":"text","text":"42"}],"resultType":"complete"}"#)?;
+    if let ContentBlock::TextContent(t) = &result.content[0] { assert_eq!(t.text, "42"); }
+    let refused = decode_str::<CallToolResult>(r#"{"content":[{"type":"text"}],"resultType":"complete"}"#).unwrap_err();
+    assert_eq!((refused.path.as_str(), refused.message.as_str()), ("content[0].text", "required"));
+    println!("{} {}: {}", mcp_types_draft::PROTOCOL_VERSION, refused.path, refused.message);
+    Ok(())
+}
+`);
+    const cargo = await run('cargo', ['run', '--offline', '--quiet'], { cwd: app });
+    assert.equal(cargo.code, 0, cargo.stderr);
+    assert.equal(cargo.stdout, '2026-07-28 content[0].text: required\n');
   })());
 
   await Promise.all(steps);
