@@ -146,6 +146,8 @@ export class Peer {
   private handlers: Map<string, RequestHandler | undefined> | undefined;
   private notificationHandlers: Map<string, NotificationHandler | undefined> | undefined;
   private readonly outbound = new OutboundRequests((p, ms, total) => this.abandon(p, new RequestTimeoutError(p.method, ms, total), `Request timed out after ${ms} ms`));
+  /** Set once the other side sent its last message (see onEnd). */
+  private ended: { error: Error | undefined } | undefined;
   private readonly inbound = new InboundRequests();
   private readonly progress = new ProgressRouter();
   private readonly log: Logger;
@@ -180,6 +182,7 @@ export class Peer {
       onMessage: (m, info) => this.onMessage(m, info),
       onBatch: (items, info) => this.onBatch(items, info),
       onClose: (e) => this.onClose(e),
+      onEnd: (e) => this.onEnd(e),
       onRequestError: (id, e) => this.settle(id)?.reject(e),
       onError: (e) => {
         // The first TRANSPORT_ERRORS_LOGGED are logged, then one line per power of ten: a peer
@@ -251,6 +254,8 @@ export class Peer {
    */
   request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
+    // the other side has ended its input: no response could arrive
+    if (this.ended) return Promise.reject(new ConnectionClosedError(this.ended.error));
     const refusal = this.outboundRefusal(method, params);
     if (refusal) return Promise.reject(refusal);
     const signal = options?.signal;
@@ -355,6 +360,26 @@ export class Peer {
     if (this.closedWith || this.uncancellable.has(p.method)) return;
     this.notify('notifications/cancelled', cancelledParams(id, reason)).catch((e: Error) =>
       this.log.debug?.('could not send notifications/cancelled', { id, error: e.message }));
+  }
+
+  /**
+   * The other side sent its last message (TransportEvents.onEnd): our pending requests fail
+   * (ConnectionClosedError), the requests in flight are answered, then the engine closes.
+   */
+  private onEnd(error: Error | undefined): void {
+    if (this.closedWith || this.ended) return;
+    this.ended = { error };
+    const closedError = new ConnectionClosedError(error);
+    for (const id of this.outbound.ids()) this.settle(id)?.reject(closedError);
+    this.outbound.stopClocks();
+    this.closeIfDone();
+  }
+
+  /** After the other side's end: closes once no inbound request is in flight. */
+  private closeIfDone(): void {
+    if (!this.ended || this.closedWith || this.inbound.size > 0) return;
+    this.onClose(this.ended.error);
+    this.transport.close().catch((e: Error) => this.log.debug?.('closing the transport failed', { error: e.message }));
   }
 
   private onClose(error: Error | undefined): void {
@@ -510,6 +535,8 @@ export class Peer {
     const { id, method } = r;
     this.inbound.end(r);
     r.onEnd?.();
+    // the other side has ended: close once this answer (handed to the transport below) was the last
+    if (this.ended) queueMicrotask(() => this.closeIfDone());
     const batch = this.batchOf?.get(r);
     if (this.closedWith) return batch?.skip();
     if (r.cancelled) {

@@ -65,6 +65,13 @@ export interface TransportEvents {
   onMessage(message: JSONRPCMessage, info?: MessageInfo): void;
   /** The connection ended (error set when it ended abnormally, e.g. a truncated frame). */
   onClose(error?: Error): void;
+  /**
+   * The other side will send nothing more, but this side may still write (stdio: the server's
+   * stdin ended, the MCP lifecycle's "Shutdown"). The engine answers the requests in flight, fails
+   * its own pending requests (no response can arrive) and then closes the transport. A transport
+   * given events without this method closes at once (`onClose`).
+   */
+  onEnd?(error?: Error): void;
   /** A non-fatal problem (a line that was not JSON, a write that failed). */
   onError?(error: Error): void;
   /**

@@ -518,9 +518,11 @@ export interface StdioServerOptions extends StdioCommonOptions {
 }
 
 /**
- * Server side: reads messages from stdin, writes them to stdout, nothing else. `onClose` fires
- * once: when stdin ends (with the truncated-frame error if it ended inside a line) or on
- * `close()`. `close()` stops reading and ends the output stream when it was given in the
+ * Server side: reads messages from stdin, writes them to stdout, nothing else. When stdin ends
+ * (the client's shutdown, 2025-11-25 basic/lifecycle "Shutdown"), an engine that takes
+ * `events.onEnd` answers the requests in flight and then closes; `onClose` fires once: then,
+ * when stdin ends for events without `onEnd` (with the truncated-frame error if it ended inside
+ * a line), or on `close()`. `close()` stops reading and ends the output stream when it was given in the
  * options (never `process.stdout`).
  */
 export class StdioServerTransport implements Transport {
@@ -542,7 +544,9 @@ export class StdioServerTransport implements Transport {
   async start(events: TransportEvents): Promise<void> {
     if (this.events) throw new Error('transport already started');
     this.events = events;
-    this.channel.attach(events, () => this.finish(this.channel.endError));
+    // stdin ended: the engine answers what is in flight, then closes (events.onEnd); without
+    // that hook the transport closes at once
+    this.channel.attach(events, () => (events.onEnd && !this.fired ? events.onEnd(this.channel.endError) : this.finish(this.channel.endError)));
     this.input.resume();
   }
 
