@@ -114,7 +114,7 @@ const IDENT = /^[A-Za-z_$][\w$]*$/;
  * which expands them; test/runtime/protocol/compact-aliases.test.ts checks both tables agree).
  */
 export const KEYWORD_ALIASES: Readonly<Record<string, string>> = {
-  type: 't', properties: 'p', required: 'r', const: 'c', additionalProperties: 'a', items: 'i', anyOf: 'o', enum: 'e', format: 'f',
+  type: 't', properties: 'p', required: 'r', const: 'c', additionalProperties: 'a', items: 'i', anyOf: 'o', enum: 'e',
 };
 const alias = (k: string) => (Object.hasOwn(KEYWORD_ALIASES, k) ? KEYWORD_ALIASES[k]! : key(k));
 const key = (k: string) => (IDENT.test(k) ? k : JSON.stringify(k));

@@ -12,8 +12,8 @@
  *
  * Generated data spells the most frequent keywords short ({@link KEYWORD_ALIASES}, expanded once
  * per validator, when its data is first read): `t` type, `p` properties, `r` required, `c`
- * const, `a` additionalProperties, `i` items, `o` anyOf, `e` enum, `f` format; the other
- * keywords (`$ref`, `allOf`, `maximum`, `minimum`, `maxItems`) stay in full, and full names
+ * const, `a` additionalProperties, `i` items, `o` anyOf, `e` enum; the other keywords
+ * (`$ref`, `allOf`, `format`, `maximum`, `minimum`, `maxItems`) stay in full, and full names
  * are accepted everywhere. So `{t:"object",p:{name:{t:"string"}},r:["name"]}` reads as
  * `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`.
  *
@@ -78,7 +78,7 @@ let scratch: ValidationError[] = [];
  * emitter (generator/emit/compact.ts) writes them from the same table.
  */
 export const KEYWORD_ALIASES: Readonly<Record<string, string>> = {
-  t: 'type', p: 'properties', r: 'required', c: 'const', a: 'additionalProperties', i: 'items', o: 'anyOf', e: 'enum', f: 'format',
+  t: 'type', p: 'properties', r: 'required', c: 'const', a: 'additionalProperties', i: 'items', o: 'anyOf', e: 'enum',
 };
 
 /** Schema data `s` with its aliased keywords in full (a copy; validators referenced stay as they are). */

@@ -22,7 +22,7 @@ test('aliased data validates as the full schema: answers and errors, property na
   const v = compactValidators();
   const Kind = v(() => ({ e: ['a', 'b'] }));
   // property names equal to aliases (`t`, `p`) and keywords (`type`) stay property names
-  const short = v(() => ({ t: 'object', p: { t: { t: 'string', f: 'uri' }, p: { t: 'array', i: Kind }, type: { c: 'x' }, u: { o: [{ t: 'integer' }, { t: 'null' }] } }, r: ['t'], a: false }));
+  const short = v(() => ({ t: 'object', p: { t: { t: 'string', format: 'uri' }, p: { t: 'array', i: Kind }, type: { c: 'x' }, u: { o: [{ t: 'integer' }, { t: 'null' }] } }, r: ['t'], a: false }));
   const full = v(() => ({ type: 'object', properties: { t: { type: 'string', format: 'uri' }, p: { type: 'array', items: Kind }, type: { const: 'x' }, u: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, required: ['t'], additionalProperties: false }));
   const cases: unknown[] = [
     { t: 'https://example.com/a', p: ['a', 'b'], type: 'x', u: 3 },
