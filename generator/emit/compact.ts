@@ -109,6 +109,14 @@ export function compactUnsupported(defs: Record<string, unknown>): Unsupported |
 }
 
 const IDENT = /^[A-Za-z_$][\w$]*$/;
+/**
+ * The short names the data spells keywords with (runtime/protocol/compact.ts `KEYWORD_ALIASES`,
+ * which expands them; test/runtime/protocol/compact-aliases.test.ts checks both tables agree).
+ */
+export const KEYWORD_ALIASES: Readonly<Record<string, string>> = {
+  type: 't', properties: 'p', required: 'r', const: 'c', additionalProperties: 'a', items: 'i', anyOf: 'o', enum: 'e',
+};
+const alias = (k: string) => (Object.hasOwn(KEYWORD_ALIASES, k) ? KEYWORD_ALIASES[k]! : key(k));
 const key = (k: string) => (IDENT.test(k) ? k : JSON.stringify(k));
 
 /**
@@ -127,15 +135,15 @@ function source(s: unknown, shared: Map<unknown, string>, root = false): string 
       case '$ref':
         return `$ref:${REF.exec(v as string)![1]}`;
       case 'properties':
-        return `properties:{${Object.entries(v as object).map(([n, x]) => `${key(n)}:${source(x, shared)}`).join(',')}}`;
+        return `${alias(k)}:{${Object.entries(v as object).map(([n, x]) => `${key(n)}:${source(x, shared)}`).join(',')}}`;
       case 'additionalProperties':
       case 'items':
-        return `${k}:${source(v, shared)}`;
+        return `${alias(k)}:${source(v, shared)}`;
       case 'anyOf':
       case 'allOf':
-        return `${k}:[${(v as unknown[]).map((x) => source(x, shared)).join(',')}]`;
+        return `${alias(k)}:[${(v as unknown[]).map((x) => source(x, shared)).join(',')}]`;
       default:
-        return `${key(k)}:${JSON.stringify(v)}`;
+        return `${alias(k)}:${JSON.stringify(v)}`;
     }
   });
   return `{${parts.join(',')}}`;

@@ -127,16 +127,19 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const tables = [
     {
       name: 'table',
+      clientLifecycle: true,
       doc: ' * The runtime table: method, direction, validators and capability per method, with the\n * validators of both sides (for tools, tests and anything that checks both directions).',
       groups: groups('both'),
     },
     {
       name: 'clientTable',
+      clientLifecycle: true,
       doc: ' * The runtime table as a client uses it (the generated `Client` reads it): the validators of\n * every result, of the requests and notifications a server sends, none of what a client sends.',
       groups: groups('client'),
     },
     {
       name: 'serverTable',
+      clientLifecycle: false,
       doc: ' * The runtime table as a server uses it (the generated `Server` and `createServerDispatch`\n * read it): the validators of every result, of the requests and notifications a client sends,\n * and of the embedded requests a server puts in an InputRequiredResult; none of what else it sends.',
       groups: groups('server'),
     },

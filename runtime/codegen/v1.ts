@@ -12,6 +12,8 @@ export { formats } from '../protocol/formats.js';
 export { compactValidators } from '../protocol/compact.js';
 export type { CompactOptions, CompactSchema } from '../protocol/compact.js';
 export { ClientSession } from '../session/client.js';
+export { handshakeClient } from '../session/lifecycle/handshake.js';
+export { statelessClient } from '../session/lifecycle/stateless.js';
 export type { ClientParams, ClientSessionOptions, RequestOptions } from '../session/client.js';
 export { ServerSession } from '../session/server.js';
 export type { ServerSessionOptions } from '../session/server.js';

@@ -10,6 +10,13 @@
  * value, in place of `{ "$ref": "#/$defs/Name" }` (or as the value of `$ref` beside other
  * keywords). A bundler can then drop every definition a program does not reach.
  *
+ * Generated data spells the most frequent keywords short ({@link KEYWORD_ALIASES}, expanded once
+ * per validator, when its data is first read): `t` type, `p` properties, `r` required, `c`
+ * const, `a` additionalProperties, `i` items, `o` anyOf, `e` enum; the other keywords
+ * (`$ref`, `allOf`, `format`, `maximum`, `minimum`, `maxItems`) stay in full, and full names
+ * are accepted everywhere. So `{t:"object",p:{name:{t:"string"}},r:["name"]}` reads as
+ * `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`.
+ *
  * Answers and `errors` are those of the ajv standalone validators the generator also emits
  * (`--validators ajv`: ajv 8, `allErrors: false`, `inlineRefs: false`, strict off): the same
  * keyword order (`$ref`, `const`, `enum`, `anyOf`, `allOf`, then the number, string, array and
@@ -66,7 +73,28 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const ok: Check = () => true;
 let scratch: ValidationError[] = [];
 
-const dataOf = (cell: Cell) => (cell.data ??= cell.thunk());
+/**
+ * The short keyword names of generated schema data (see the module doc); the generator's
+ * emitter (generator/emit/compact.ts) writes them from the same table.
+ */
+export const KEYWORD_ALIASES: Readonly<Record<string, string>> = {
+  t: 'type', p: 'properties', r: 'required', c: 'const', a: 'additionalProperties', i: 'items', o: 'anyOf', e: 'enum',
+};
+
+/** Schema data `s` with its aliased keywords in full (a copy; validators referenced stay as they are). */
+function expand(s: unknown): unknown {
+  if (!isObject(s)) return s;
+  return Object.fromEntries(Object.keys(s).map((k) => {
+    const name = hasOwn.call(KEYWORD_ALIASES, k) ? KEYWORD_ALIASES[k]! : k;
+    const v = s[k];
+    if (name === 'properties' && isObject(v)) return [name, Object.fromEntries(Object.keys(v).map((n) => [n, expand(v[n])]))];
+    if (name === 'additionalProperties' || name === 'items') return [name, expand(v)];
+    if ((name === 'anyOf' || name === 'allOf') && Array.isArray(v)) return [name, v.map(expand)];
+    return [name, v];
+  }));
+}
+
+const dataOf = (cell: Cell) => (cell.data ??= expand(cell.thunk()) as CompactSchema);
 
 /**
  * The cell's check, built on first call together with those of the validators it references

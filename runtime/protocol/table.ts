@@ -57,6 +57,13 @@ export interface ProtocolTable {
   /** `handshake`: initialize/initialized and sessions; `stateless`: per-request `_meta`. */
   readonly lifecycle: 'handshake' | 'stateless';
   /**
+   * The client session's strategy for `lifecycle` (../session/lifecycle/: `handshakeClient` or
+   * `statelessClient`, a `ClientLifecycleFactory`), set by generated tables so that a bundle
+   * carries only the lifecycle of the tables it uses. Absent in hand-built tables: the client
+   * session then takes the handshake strategy, and refuses a stateless table without one.
+   */
+  readonly clientLifecycle?: (host: never, table: never) => unknown;
+  /**
    * HTTP transport facts of the revision's `basic/transports` page: which transport it defines,
    * whether server SSE streams start with a priming event, and the version a server assumes for
    * a request that names none. Absent in hand-built tables.

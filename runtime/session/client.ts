@@ -25,11 +25,10 @@ import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
 import { type TaskHandle, requestAsTask } from '../tasks/requestor.js';
-import { ResultCache, type ResultCacheOptions } from '../stateless/cache.js';
-import { type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionRouter } from '../stateless/subscriptions.js';
+import type { ResultCache, ResultCacheOptions } from '../stateless/cache.js';
+import type { ListenOptions, Subscription, SubscriptionFilter, SubscriptionRouter } from '../stateless/subscriptions.js';
 import { type ClientHost, type ClientLifecycle, type ClientLifecycleFactory, type ClientLifecycleOptions, type Implementation, type ServerDescription } from './lifecycle/strategy.js';
 import { handshakeClient } from './lifecycle/handshake.js';
-import { statelessClient } from './lifecycle/stateless.js';
 
 export { type Implementation, type ServerDescription, UnsupportedVersionError } from './lifecycle/strategy.js';
 
@@ -131,8 +130,18 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 
-/** The lifecycle strategy of each `table.lifecycle`. */
-const LIFECYCLES = { handshake: handshakeClient, stateless: statelessClient } as const satisfies Record<ProtocolTable['lifecycle'], ClientLifecycleFactory>;
+/**
+ * The lifecycle strategy of `table`: the factory the table carries (`table.clientLifecycle`, set
+ * by generated tables, so a bundle holds only the lifecycles of the tables it uses), else the
+ * handshake one for a hand-built handshake table. @throws RpcError -32603 for a stateless table
+ * without its factory (the stateless strategy is not bundled unless a table brings it).
+ */
+function lifecycleOf(table: ProtocolTable): ClientLifecycleFactory {
+  const own = table.clientLifecycle as ClientLifecycleFactory | undefined;
+  if (own) return own;
+  if (table.lifecycle === 'handshake') return handshakeClient;
+  throw new RpcError(ErrorCode.InternalError, `the ${table.lifecycle} table of protocol version ${table.protocolVersion} carries no clientLifecycle: set it to statelessClient (@mcpgen/runtime/codegen/v1), as generated tables do`);
+}
 
 /**
  * The client side of one connection, typed over a generated method map `P` (see the module
@@ -151,8 +160,9 @@ export class ClientSession<P extends ProtocolMaps> {
   #table: ProtocolTable;
   /** The strategy of `#table`'s lifecycle. */
   #lifecycle: ClientLifecycle;
+  /** Made by the stateless lifecycle (a handshake session has neither). */
   #cache: ResultCache | undefined;
-  #subs: SubscriptionRouter;
+  #subs: SubscriptionRouter | undefined;
   /** `outputSchema` by tool name (undefined: listed without one), from the `tools/list` results seen. */
   #outputSchemas = new Map<string, Record<string, unknown> | undefined>();
   /** A whole listing was read since the last `notifications/tools/list_changed`. */
@@ -164,9 +174,7 @@ export class ClientSession<P extends ProtocolMaps> {
     readonly options: ClientSessionOptions<P>,
   ) {
     this.#table = requestedTable;
-    this.#cache = options.cache === false ? undefined : new ResultCache(options.cache);
-    this.#subs = new SubscriptionRouter(options.logger);
-    this.#lifecycle = LIFECYCLES[requestedTable.lifecycle](this.#host());
+    this.#lifecycle = lifecycleOf(requestedTable)(this.#host(), requestedTable);
   }
 
   /** The view of this session its lifecycle works on (./lifecycle/strategy.ts). */
@@ -181,13 +189,21 @@ export class ClientSession<P extends ProtocolMaps> {
       get peer() {
         return session.peer;
       },
-      cache: this.#cache,
-      subscriptions: this.#subs,
+      get cache() {
+        return session.#cache;
+      },
+      get subscriptions() {
+        return session.#subs;
+      },
+      setStateless: (cache, subscriptions) => {
+        this.#cache = cache;
+        this.#subs = subscriptions;
+      },
       setTable: (table) => {
         const other = table.lifecycle !== this.#table.lifecycle;
         this.#table = table;
         this.peer.setTable(table);
-        if (other) this.#lifecycle = LIFECYCLES[table.lifecycle](host);
+        if (other) this.#lifecycle = lifecycleOf(table)(host, table);
       },
       setServer: (server) => {
         this.#server = server;
@@ -196,7 +212,7 @@ export class ClientSession<P extends ProtocolMaps> {
     return host;
   }
 
-  /** The stateless result cache (undefined when turned off). */
+  /** The stateless result cache (undefined when turned off, and on a handshake revision). */
   get cache(): ResultCache | undefined {
     return this.#cache;
   }
@@ -237,7 +253,7 @@ export class ClientSession<P extends ProtocolMaps> {
       notificationHandlers: Object.fromEntries(methods.map((m) => [m, (params: Params | undefined) => {
         if (m === TOOLS_CHANGED) this.#forgetTools();
         this.#cache?.onNotification(m, params);
-        if (!this.#subs.route(m, params)) return user[m]?.(params);
+        if (!this.#subs?.route(m, params)) return user[m]?.(params);
       }])) as never,
       logger: o.logger,
       timeout: o.timeout,

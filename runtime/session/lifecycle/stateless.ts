@@ -31,9 +31,9 @@ import { hasCapability } from '../../engine/peer.js';
 import { LOG_LEVEL_META, type LogLevel, isLogLevel, logLevelOrderOf } from '../../engine/context.js';
 import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../../protocol/table.js';
 import { type InputHandler, checkInputRequired, clientCapabilitiesOf, runInputRounds } from '../../stateless/mrtr.js';
-import { applyCacheHints } from '../../stateless/cache.js';
+import { ResultCache, applyCacheHints } from '../../stateless/cache.js';
 import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../tasks/extension-wire.js';
-import { LISTEN_NOTIFICATIONS, type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionHub } from '../../stateless/subscriptions.js';
+import { LISTEN_NOTIFICATIONS, type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionHub, SubscriptionRouter } from '../../stateless/subscriptions.js';
 import {
   type ClientHost,
   type ClientLifecycle,
@@ -49,8 +49,13 @@ import {
 /** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
 const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
 
-/** The client side of the stateless lifecycle (see the module doc). */
+/**
+ * The client side of the stateless lifecycle (see the module doc). Gives the session its result
+ * cache (option `cache`; none when `false`) and its `subscriptions/listen` router, once.
+ */
 export function statelessClient(host: ClientHost): ClientLifecycle {
+  const o = host.options;
+  if (!host.subscriptions) host.setStateless(o.cache === false ? undefined : new ResultCache(o.cache), new SubscriptionRouter(o.logger));
   return new StatelessClient(host);
 }
 
@@ -170,7 +175,7 @@ class StatelessClient implements ClientLifecycle {
   listen(filter: SubscriptionFilter, options: ListenOptions): Subscription {
     const peer = this.host.peer;
     const id = peer.nextRequestId;
-    return this.host.subscriptions.open(id, filter, options, (signal) =>
+    return this.host.subscriptions!.open(id, filter, options, (signal) =>
       peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), { signal, timeout: Infinity, validateResult: false }));
   }
 }

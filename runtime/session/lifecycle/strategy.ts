@@ -21,7 +21,7 @@ import type { Transport } from '../../jsonrpc/transport.js';
 import type { Logger, NotificationHandler, Peer, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
 import type { LogLevel, LogThreshold } from '../../engine/context.js';
 import type { MethodEntry, ProtocolTable } from '../../protocol/table.js';
-import type { ResultCache } from '../../stateless/cache.js';
+import type { ResultCache, ResultCacheOptions } from '../../stateless/cache.js';
 import type { CachePolicy } from '../../stateless/cache.js';
 import type { InputHandler } from '../../stateless/mrtr.js';
 import type { ListenOptions, Subscription, SubscriptionFilter, SubscriptionHub, SubscriptionRouter } from '../../stateless/subscriptions.js';
@@ -74,6 +74,7 @@ export interface ClientLifecycleOptions {
   readonly timeout?: number;
   readonly logger?: Logger;
   readonly maxInputRounds?: number;
+  readonly cache?: false | ResultCacheOptions;
 }
 
 /** The view of a `ClientSession` its lifecycle works on. */
@@ -85,8 +86,11 @@ export interface ClientHost {
   readonly table: ProtocolTable;
   /** The engine (throws before `connect`). */
   readonly peer: Peer;
+  /** The stateless result cache and listen router (undefined until a stateless lifecycle made them; the cache also when turned off). */
   readonly cache: ResultCache | undefined;
-  readonly subscriptions: SubscriptionRouter;
+  readonly subscriptions: SubscriptionRouter | undefined;
+  /** Hands the session the cache and router a stateless lifecycle made (once per session). */
+  setStateless(cache: ResultCache | undefined, subscriptions: SubscriptionRouter): void;
   /** Switches the session and its engine to `table`, and to `table`'s lifecycle when it is the other one. */
   setTable(table: ProtocolTable): void;
   /** Records what was learned of the server (the session's `server`). */

@@ -1,0 +1,50 @@
+/**
+ * The short keyword names of compact schema data: the emitter's table (generator/emit/compact.ts)
+ * is the inverse of the runtime's (runtime/protocol/compact.ts), names only implemented keywords,
+ * and aliased data validates (answers and errors) exactly as the same schema spelt in full.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { KEYWORD_ALIASES as EMITTED } from '../../../generator/emit/compact.js';
+import { COMPACT_KEYWORDS, KEYWORD_ALIASES, compactValidators } from '../../../runtime/protocol/compact.js';
+
+const test = suite('compact keyword aliases');
+
+test('the emitter and the runtime use one table, of implemented keywords, with no alias that is a keyword', () => {
+  assert.equal(Object.fromEntries(Object.entries(EMITTED).map(([k, a]) => [a, k])), { ...KEYWORD_ALIASES });
+  for (const [a, k] of Object.entries(KEYWORD_ALIASES)) {
+    assert.ok(COMPACT_KEYWORDS.includes(k), `${a} names ${k}`);
+    assert.not.ok(COMPACT_KEYWORDS.includes(a), `alias ${a} is a keyword`);
+  }
+});
+
+test('aliased data validates as the full schema: answers and errors, property names never expanded', () => {
+  const v = compactValidators();
+  const Kind = v(() => ({ e: ['a', 'b'] }));
+  // property names equal to aliases (`t`, `p`) and keywords (`type`) stay property names
+  const short = v(() => ({ t: 'object', p: { t: { t: 'string', format: 'uri' }, p: { t: 'array', i: Kind }, type: { c: 'x' }, u: { o: [{ t: 'integer' }, { t: 'null' }] } }, r: ['t'], a: false }));
+  const full = v(() => ({ type: 'object', properties: { t: { type: 'string', format: 'uri' }, p: { type: 'array', items: Kind }, type: { const: 'x' }, u: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, required: ['t'], additionalProperties: false }));
+  const cases: unknown[] = [
+    { t: 'https://example.com/a', p: ['a', 'b'], type: 'x', u: 3 },
+    { t: 'https://example.com/a', u: null },
+    {},
+    { t: 'not a uri' },
+    { t: 'https://example.com/a', p: ['c'] },
+    { t: 'https://example.com/a', type: 'y' },
+    { t: 'https://example.com/a', u: 1.5 },
+    { t: 'https://example.com/a', extra: 1 },
+    [],
+  ];
+  const answers = cases.map((c) => {
+    const a = short(c);
+    const errors = short.errors;
+    assert.is(full(c), a, JSON.stringify(c));
+    assert.equal(errors, full.errors, JSON.stringify(c));
+    return a;
+  });
+  assert.equal(answers, [true, true, false, false, false, false, false, false, false]);
+  assert.not.ok(short({ t: 'not a uri' }));
+  assert.is(short.errors?.[0]?.schemaPath, '#/properties/t/format');
+});
+
+test.run();
