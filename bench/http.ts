@@ -10,6 +10,9 @@
  *   bare other side;
  * - sse.*: the same four pairs with SSE replies (`serve --reply sse`, bare-http-echo.mjs --sse
  *   writing one event per reply; issue #19), with `cpu_cost` ratios (ours over bare, CPU per call).
+ * - json.sdk2, sse.sdk2: @modelcontextprotocol/client 2.4.0 (legacy negotiation: initialize) ↔
+ *   an @modelcontextprotocol/server 2.4.0 McpServer per session on
+ *   WebStandardStreamableHTTPServerTransport (bench/sdk2-http-server.mjs, JSON replies or --sse);
  * - stateless.{json,sse}.*: the stateless era (2026-07-28): the generated draft Client on
  *   StatelessHttpClientTransport ↔ createStatelessHttpHandler (bench/stateless-server.ts, `ours`
  *   / `ours-sse`), the bare client (draft `_meta` and headers, no handshake) ↔ bare-http-echo.mjs
@@ -103,13 +106,13 @@ function oursStatelessClient(name: string, s: Server): Target {
   };
 }
 
-/** @modelcontextprotocol/client 2.4.0 pinned to 2026-07-28 (stateless era). */
-function sdk2Client(name: string, s: Server): Target {
+/** @modelcontextprotocol/client 2.4.0: pinned to 2026-07-28 (stateless era), or `legacy` (initialize, sessions). */
+function sdk2Client(name: string, s: Server, era: 'stateless' | 'legacy' = 'stateless'): Target {
   return {
     name,
     pid: s.pid,
     async client() {
-      const c = new Sdk2Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      const c = new Sdk2Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } });
       await c.connect(new Sdk2HttpClientTransport(new URL(s.url)));
       return { call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => c.close() };
     },
@@ -260,8 +263,10 @@ const servers = await Promise.all([
   server(['--import', 'tsx', `${root}bench/stateless-server.ts`, 'sdk']),
   server(['--import', 'tsx', `${root}bench/progress-http-server.ts`]),
   server([`${root}test/fixtures/sdk-http-server.mjs`, '--sse']),
+  server([`${root}bench/sdk2-http-server.mjs`]),
+  server([`${root}bench/sdk2-http-server.mjs`, '--sse']),
 ]);
-const [bareJson, bareSse, oursJson, oursSse, sdkJson, oursStateless, oursStatelessSse, sdk2Stateless, oursProgress, sdkSse] = servers;
+const [bareJson, bareSse, oursJson, oursSse, sdkJson, oursStateless, oursStatelessSse, sdk2Stateless, oursProgress, sdkSse, sdk2Json, sdk2Sse] = servers;
 // JSON replies under the historical names (bare, ours, sdk), SSE replies under `sse.`; the
 // mixed pairs measure each side of ours against the bare other side.
 const targets = [
@@ -274,6 +279,8 @@ const targets = [
   oursClient('sse.ours', oursSse),
   bareClient('sse.bare_client_ours_server', oursSse),
   oursClient('sse.ours_client_bare_server', bareSse),
+  sdk2Client('json.sdk2', sdk2Json, 'legacy'),
+  sdk2Client('sse.sdk2', sdk2Sse, 'legacy'),
   bareClient('stateless.json.bare', bareJson, true),
   oursStatelessClient('stateless.json.ours', oursStateless),
   bareClient('stateless.json.bare_client_ours_server', oursStateless, true),
@@ -346,6 +353,16 @@ ratio('http.json.ours_vs_bare_limit.cpu_cost', (jp.client + jp.server) / (jl.cli
 ratio('http.json.ours_client_vs_bare_client.cpu_cost', results['json.ours_client_bare_server'].client / jl.client);
 ratio('http.json.ours_server_vs_bare_server.cpu_cost', results['json.bare_client_ours_server'].server / jl.server);
 compare('http', results as Parameters<typeof compare>[1]);
+
+// Against the SDKs in the same run (above 1 better): 2.4.0 in both reply modes; 1.32.2 with SSE
+// replies is `progress.sdk.echo` (its --sse server, the echo tool).
+const versus = (name: string, o: (typeof results)[string], k: (typeof results)[string]): void => {
+  ratio(`${name}.throughput`, o.rps / k.rps);
+  ratio(`${name}.cpu_per_call`, (k.client + k.server) / (o.client + o.server));
+};
+versus('http.json.ours_vs_sdk2', results.ours, results['json.sdk2']);
+versus('http.sse.ours_vs_sdk2', results['sse.ours'], results['sse.sdk2']);
+versus('http.sse.ours_vs_sdk', results['sse.ours'], results['progress.sdk.echo']);
 
 // The stateless era (2026-07-28), the same ratios against its bare limit, and against SDK 2.4.0
 // (ours_vs_sdk2: above 1 better).
