@@ -10,6 +10,18 @@
  *   bare other side;
  * - sse.*: the same four pairs with SSE replies (`serve --reply sse`, bare-http-echo.mjs --sse
  *   writing one event per reply; issue #19), with `cpu_cost` ratios (ours over bare, CPU per call).
+ * - json.sdk2, sse.sdk2: @modelcontextprotocol/client 2.4.0 (legacy negotiation: initialize) ↔
+ *   an @modelcontextprotocol/server 2.4.0 McpServer per session on
+ *   WebStandardStreamableHTTPServerTransport (bench/sdk2-http-server.mjs, JSON replies or --sse);
+ * - stateless.{json,sse}.*: the stateless era (2026-07-28): the generated draft Client on
+ *   StatelessHttpClientTransport ↔ createStatelessHttpHandler (bench/stateless-server.ts, `ours`
+ *   / `ours-sse`), the bare client (draft `_meta` and headers, no handshake) ↔ bare-http-echo.mjs
+ *   as the limit, the two mixed pairs, and (JSON) @modelcontextprotocol/client 2.4.0 pinned to
+ *   2026-07-28 ↔ @modelcontextprotocol/server 2.4.0 createMcpHandler (`stateless.json.sdk2`);
+ * - progress.*: SSE replies of a `progress` tool sending 10 notifications/progress before its
+ *   result, ours ↔ ours (bench/progress-http-server.ts) and SDK 1.32.2 ↔ SDK 1.32.2 (--sse), each
+ *   beside `echo` on the same server (`progress.*.echo`): `cpu_per_event` is the CPU per call
+ *   above echo's, over the 10 events; `events_per_call` counts the progress the client delivered.
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop, with the CPU time per call of client and server (Linux); each the median
  * of three rounds, the targets taking turns within a round (the 1-minute load average is printed).
@@ -22,10 +34,13 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2HttpClientTransport } from '@modelcontextprotocol/client';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../generated/2025-11-25/index.js';
+import { Client as DraftClient } from '../generated/draft/index.js';
 import { HttpClientTransport } from '../runtime/transport/http/session/client.js';
+import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/client.js';
 import { type Call, compare, median, ratio, sequential, startServer, stopChild } from './measure.js';
 
 const quick = process.argv.includes('--quick');
@@ -52,25 +67,60 @@ interface Target {
   client(): Promise<{ call: Call; close(): Promise<void> }>;
 }
 
+/** `node <args>` printing its URL (tsx-loaded TypeScript: pass `--import tsx` first). */
 async function server(args: string[]): Promise<Server> {
   const { url, child } = await startServer(args, root);
   return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
 
-/** Generated 2025-11-25 Clients on HttpClientTransport. */
-function oursClient(name: string, s: Server): Target {
+/** Progress notifications delivered to the clients of each target (progress rows). */
+const delivered: Record<string, number> = {};
+const count = (name: string) => () => void (delivered[name] = (delivered[name] ?? 0) + 1);
+
+/** Generated 2025-11-25 Clients on HttpClientTransport; `progress`: calls the `progress` tool. */
+function oursClient(name: string, s: Server, progress = false): Target {
   return {
     name,
     pid: s.pid,
     async client() {
       const c = new Client({ clientInfo: { name: 'bench', version: '0' } });
       await c.connect(new HttpClientTransport({ url: s.url }));
+      const call = progress
+        ? () => c.callTool({ name: 'progress', arguments: {} }, { onProgress: count(name) })
+        : () => c.callTool({ name: 'echo', arguments: { text: TEXT } });
+      return { call, close: () => c.close() };
+    },
+  };
+}
+
+/** The generated draft Client on StatelessHttpClientTransport (no handshake). */
+function oursStatelessClient(name: string, s: Server): Target {
+  return {
+    name,
+    pid: s.pid,
+    async client() {
+      const c = new DraftClient({ clientInfo: { name: 'bench', version: '0' } });
+      await c.connect(new StatelessHttpClientTransport({ url: s.url }));
       return { call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => c.close() };
     },
   };
 }
 
-function sdkClient(name: string, s: Server): Target {
+/** @modelcontextprotocol/client 2.4.0: pinned to 2026-07-28 (stateless era), or `legacy` (initialize, sessions). */
+function sdk2Client(name: string, s: Server, era: 'stateless' | 'legacy' = 'stateless'): Target {
+  return {
+    name,
+    pid: s.pid,
+    async client() {
+      const c = new Sdk2Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } });
+      await c.connect(new Sdk2HttpClientTransport(new URL(s.url)));
+      return { call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => c.close() };
+    },
+  };
+}
+
+/** @modelcontextprotocol/sdk 1.32.2 Clients; `progress`: calls the `progress` tool. */
+function sdkClient(name: string, s: Server, progress = false): Target {
   return {
     name,
     pid: s.pid,
@@ -79,7 +129,9 @@ function sdkClient(name: string, s: Server): Target {
       const t = new StreamableHTTPClientTransport(new URL(s.url));
       await c.connect(t);
       return {
-        call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }),
+        call: progress
+          ? () => c.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: count(name) })
+          : () => c.callTool({ name: 'echo', arguments: { text: TEXT } }),
         close: async () => {
           await t.terminateSession().catch(() => undefined);
           await c.close();
@@ -96,9 +148,10 @@ const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
  * The bare client: node:http POSTs, the body read whole and JSON.parse'd; for an SSE reply the
  * `data:` of its events (one line each, as every server here writes them) parsed, the one with
  * an `id` being the answer. Initializes like an MCP client (session id and protocol version
- * headers afterwards) and validates nothing.
+ * headers afterwards) and validates nothing; `stateless`: no handshake, each call with the
+ * 2026-07-28 `_meta` and headers instead.
  */
-function bareClient(name: string, s: Server): Target {
+function bareClient(name: string, s: Server, stateless = false): Target {
   const { hostname, port, pathname } = new URL(s.url);
   const post = (body: string, session: Record<string, string>): Promise<{ body: unknown; sid: string | undefined }> =>
     new Promise((resolve, reject) => {
@@ -132,6 +185,19 @@ function bareClient(name: string, s: Server): Target {
     name,
     pid: s.pid,
     async client() {
+      if (stateless) {
+        const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bare', version: '0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+        const headers = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' };
+        let id = 1;
+        return {
+          call: async () => {
+            const { body } = await post(JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, _meta: meta } }), headers);
+            if (!(body as { result?: unknown } | undefined)?.result) throw new Error(`no result: ${JSON.stringify(body)}`);
+            return body;
+          },
+          close: async () => undefined,
+        };
+      }
       const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bare', version: '0' } } }), {});
       const session: Record<string, string> = { 'MCP-Protocol-Version': '2025-11-25' };
       if (init.sid !== undefined) session['Mcp-Session-Id'] = init.sid;
@@ -192,8 +258,15 @@ const servers = await Promise.all([
   server([serve, 'serve', '--http', '0', '--reply', 'json']),
   server([serve, 'serve', '--http', '0', '--reply', 'sse']),
   server([`${root}test/fixtures/sdk-http-server.mjs`]),
+  server(['--import', 'tsx', `${root}bench/stateless-server.ts`, 'ours']),
+  server(['--import', 'tsx', `${root}bench/stateless-server.ts`, 'ours-sse']),
+  server(['--import', 'tsx', `${root}bench/stateless-server.ts`, 'sdk']),
+  server(['--import', 'tsx', `${root}bench/progress-http-server.ts`]),
+  server([`${root}test/fixtures/sdk-http-server.mjs`, '--sse']),
+  server([`${root}bench/sdk2-http-server.mjs`]),
+  server([`${root}bench/sdk2-http-server.mjs`, '--sse']),
 ]);
-const [bareJson, bareSse, oursJson, oursSse, sdkJson] = servers;
+const [bareJson, bareSse, oursJson, oursSse, sdkJson, oursStateless, oursStatelessSse, sdk2Stateless, oursProgress, sdkSse, sdk2Json, sdk2Sse] = servers;
 // JSON replies under the historical names (bare, ours, sdk), SSE replies under `sse.`; the
 // mixed pairs measure each side of ours against the bare other side.
 const targets = [
@@ -206,30 +279,49 @@ const targets = [
   oursClient('sse.ours', oursSse),
   bareClient('sse.bare_client_ours_server', oursSse),
   oursClient('sse.ours_client_bare_server', bareSse),
+  sdk2Client('json.sdk2', sdk2Json, 'legacy'),
+  sdk2Client('sse.sdk2', sdk2Sse, 'legacy'),
+  bareClient('stateless.json.bare', bareJson, true),
+  oursStatelessClient('stateless.json.ours', oursStateless),
+  bareClient('stateless.json.bare_client_ours_server', oursStateless, true),
+  oursStatelessClient('stateless.json.ours_client_bare_server', bareJson),
+  sdk2Client('stateless.json.sdk2', sdk2Stateless),
+  bareClient('stateless.sse.bare', bareSse, true),
+  oursStatelessClient('stateless.sse.ours', oursStatelessSse),
+  bareClient('stateless.sse.bare_client_ours_server', oursStatelessSse, true),
+  oursStatelessClient('stateless.sse.ours_client_bare_server', bareSse),
+  oursClient('progress.ours.echo', oursProgress),
+  oursClient('progress.ours', oursProgress, true),
+  sdkClient('progress.sdk.echo', sdkSse),
+  sdkClient('progress.sdk', sdkSse, true),
 ];
+const EVENTS = 10;
 try {
   const runs = [];
   for (const target of targets) {
     listenerWarnings = 0;
+    delivered[target.name] = 0;
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => target.client()));
     const calls = clients.map((c) => c.call);
     await sequential(calls[0], WARMUP);
     await throughput(calls, WARMUP);
-    runs.push({ target, clients, calls, warnings: listenerWarnings, seq: [] as { p50: number; p99: number }[], rates: [] as number[], cpu: [] as { client: number; server: number }[] });
+    runs.push({ target, clients, calls, warnings: listenerWarnings, seq: [] as { p50: number; p99: number }[], rates: [] as number[], cpu: [] as { client: number; server: number }[], events: [] as number[] });
   }
   for (let r = 0; r < ROUNDS; r++) {
     for (const run of runs) {
       listenerWarnings = 0;
       run.seq.push(await sequential(run.calls[0], SEQ));
+      const before = delivered[run.target.name] ?? 0;
       const mine = process.cpuUsage();
       const theirs = cpuOf(run.target.pid);
       run.rates.push(await throughput(run.calls, TOTAL));
       const used = process.cpuUsage(mine);
       run.cpu.push({ client: (used.user + used.system) / TOTAL, server: (cpuOf(run.target.pid) - theirs) / TOTAL });
       run.warnings += listenerWarnings;
+      run.events.push(((delivered[run.target.name] ?? 0) - before) / TOTAL);
     }
   }
-  for (const { target, clients, seq, rates, cpu, warnings } of runs) {
+  for (const { target, clients, seq, rates, cpu, warnings, events } of runs) {
     const s = { p50: median(seq.map((x) => x.p50)), p99: median(seq.map((x) => x.p99)) };
     const client = median(cpu.map((c) => c.client));
     const server = median(cpu.map((c) => c.server));
@@ -239,6 +331,7 @@ try {
     console.log(`http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s (rounds ${rates.map(Math.round).join(', ')})`);
     console.log(`http.${target.name}.clients${CLIENTS}.cpu_per_call: ${(client + server).toFixed(1)} us (client ${client.toFixed(1)}, server ${server.toFixed(1)})`);
     console.log(`http.${target.name}.max_listeners_warnings: ${warnings} warnings`);
+    if (target.name.startsWith('progress.') && !target.name.endsWith('.echo')) console.log(`http.${target.name}.events_per_call: ${median(events).toFixed(2)} events (of ${EVENTS} sent)`);
     await Promise.all(clients.map((c) => c.close()));
   }
 } finally {
@@ -260,6 +353,40 @@ ratio('http.json.ours_vs_bare_limit.cpu_cost', (jp.client + jp.server) / (jl.cli
 ratio('http.json.ours_client_vs_bare_client.cpu_cost', results['json.ours_client_bare_server'].client / jl.client);
 ratio('http.json.ours_server_vs_bare_server.cpu_cost', results['json.bare_client_ours_server'].server / jl.server);
 compare('http', results as Parameters<typeof compare>[1]);
+
+// Against the SDKs in the same run (above 1 better): 2.4.0 in both reply modes; 1.32.2 with SSE
+// replies is `progress.sdk.echo` (its --sse server, the echo tool).
+const versus = (name: string, o: (typeof results)[string], k: (typeof results)[string]): void => {
+  ratio(`${name}.throughput`, o.rps / k.rps);
+  ratio(`${name}.cpu_per_call`, (k.client + k.server) / (o.client + o.server));
+};
+versus('http.json.ours_vs_sdk2', results.ours, results['json.sdk2']);
+versus('http.sse.ours_vs_sdk2', results['sse.ours'], results['sse.sdk2']);
+versus('http.sse.ours_vs_sdk', results['sse.ours'], results['progress.sdk.echo']);
+
+// The stateless era (2026-07-28), the same ratios against its bare limit, and against SDK 2.4.0
+// (ours_vs_sdk2: above 1 better).
+for (const mode of ['json', 'sse']) {
+  const l = results[`stateless.${mode}.bare`];
+  const p = results[`stateless.${mode}.ours`];
+  ratio(`http.stateless.${mode}.ours_vs_bare_limit.throughput`, p.rps / l.rps);
+  ratio(`http.stateless.${mode}.ours_vs_bare_limit.cpu_cost`, (p.client + p.server) / (l.client + l.server));
+  ratio(`http.stateless.${mode}.ours_client_vs_bare_client.cpu_cost`, results[`stateless.${mode}.ours_client_bare_server`].client / l.client);
+  ratio(`http.stateless.${mode}.ours_server_vs_bare_server.cpu_cost`, results[`stateless.${mode}.bare_client_ours_server`].server / l.server);
+}
+const so = results['stateless.json.ours'];
+const s2 = results['stateless.json.sdk2'];
+ratio('http.stateless.json.ours_vs_sdk2.throughput', so.rps / s2.rps);
+ratio('http.stateless.json.ours_vs_sdk2.p50', s2.p50 / so.p50);
+ratio('http.stateless.json.ours_vs_sdk2.cpu_per_call', (s2.client + s2.server) / (so.client + so.server));
+
+// Progress: CPU per call above the same pair's echo, per event (client + server).
+const perEvent = (k: string): number => {
+  const [p, e] = [results[`progress.${k}`], results[`progress.${k}.echo`]];
+  return (p.client + p.server - e.client - e.server) / EVENTS;
+};
+for (const k of ['ours', 'sdk']) console.log(`http.progress.${k}.cpu_per_event: ${perEvent(k).toFixed(1)} us`);
+ratio('http.progress.ours_vs_sdk.cpu_per_event', perEvent('sdk') / perEvent('ours'));
 
 // Idle sessions: memory per idle session of each server process, ours vs SDK v1 (bench/http-idle.ts,
 // also runnable alone).

@@ -1,8 +1,9 @@
 /**
  * The servers of bench/stateless.ts, one per process, each with an `echo` tool, on 127.0.0.1
- * (port printed on stdout as `port: N`):
+ * (printed on stdout as `port: N http://127.0.0.1:N/mcp`):
  * - `ours`: the generated draft Server on createStatelessHttpHandler (node:http listener);
  * - `ours-fetch`: the same through its WHATWG `fetch` form behind the adapter below;
+ * - `ours-sse`: `ours` answering every request with an SSE stream (replyMode `sse`; bench/http.ts);
  * - `sdk`: an @modelcontextprotocol/server@2.4.0 McpServer from createMcpHandler behind the
  *   same adapter (a fresh instance per request, as that entry does);
  * - `bare`: a node:http JSON echo of `params.arguments.text` (no MCP, no checks), the floor of
@@ -62,12 +63,15 @@ if (kind === 'bare') {
 } else {
   const f = new ServerFeatures();
   f.tool({ name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (a: { text: string }) => a.text });
-  const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (n) => f.inputSchema(n) });
+  const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (n) => f.inputSchema(n), ...(kind === 'ours-sse' ? { replyMode: 'sse' as const } : {}) });
   await new Server({ serverInfo: { name: 'bench-ours', version: '0' }, capabilities: f.capabilities(), handlers: f.handlers({ table }) as never }).connect(handler.transport);
   listener = kind === 'ours-fetch' ? adapt(handler.fetch) : handler;
 }
 const server = createServer((req, res) => void listener(req, res));
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => console.log(`port: ${(server.address() as AddressInfo).port}`));
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  console.log(`port: ${port} http://127.0.0.1:${port}/mcp`);
+});
 process.on('SIGINT', () => process.exit(0));
 process.on('message', () => process.send?.(process.cpuUsage()));
