@@ -125,6 +125,9 @@ const INTERNAL_TYPES = [
   'auth/discovery.ts:DiscoveryOptions',
   'auth/discovery.ts:ResourceMetadata',
   'stateless/dual-era.ts:EraSide',
+  // the lifecycle strategy the generated tables hand the client session (codegen/v1 exports the factories only)
+  'session/lifecycle/strategy.ts:ClientLifecycle',
+  'session/lifecycle/strategy.ts:ClientHost',
   'features/typed.ts:Expressions',
   'features/typed.ts:Filled',
   'features/typed.ts:Without',
