@@ -58,12 +58,32 @@ export function compare(prefix: string, results: Record<'ours' | 'sdk' | 'bare',
   ratio(`${prefix}.ours_vs_bare_limit.throughput`, o.rps / b.rps);
 }
 
+const live = new Set<ChildProcess>();
+let reaping = false;
+
+/**
+ * Registers `child` to be killed when this process exits, also on a crash, so that a failing
+ * bench leaves no server behind (one would hold the pipes of whoever runs the bench open).
+ * Returns `child`.
+ */
+export function reaped(child: ChildProcess): ChildProcess {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (!reaping) {
+    reaping = true;
+    process.once('exit', () => {
+      for (const c of live) c.kill();
+    });
+  }
+  return child;
+}
+
 /**
  * Spawns `node <args>` in `cwd` and resolves with the first `http://…/mcp` URL it prints (on
  * stdout or stderr); rejects when it exits first.
  */
 export function startServer(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = reaped(spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
   return new Promise((resolve, reject) => {
     let seen = '';
     const look = (d: Buffer) => {

@@ -74,4 +74,6 @@ server.listen(0, '127.0.0.1', () => {
   console.log(`port: ${port} http://127.0.0.1:${port}/mcp`);
 });
 process.on('SIGINT', () => process.exit(0));
+// the bench that started this server is gone (also when it crashed): so is the server
+process.on('disconnect', () => process.exit(0));
 process.on('message', () => process.send?.(process.cpuUsage()));

@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { Client as SdkClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from '../generated/draft/index.js';
 import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/client.js';
-import { type Call, compare, flood, median, ratio, sequential } from './measure.js';
+import { type Call, compare, flood, median, ratio, reaped, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 300 : 1500;
@@ -40,7 +40,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
 async function startServer(kind: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${root}bench/stateless-server.ts`, kind], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = reaped(spawn(process.execPath, ['--import', 'tsx', `${root}bench/stateless-server.ts`, kind], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] }));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
