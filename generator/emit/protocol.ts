@@ -51,12 +51,19 @@ function checksParams(d: Def, side: TableSide): boolean {
   return receives || (side === 'server' && isRequest(d) && d.embedded);
 }
 
+/**
+ * Whether a table carries the schema type names of its entries (`requestType`, `paramsType`,
+ * `resultTypes`): `both` and `server` do (the server words a handler's invalid result with
+ * `resultTypes`, features/server-features.ts); the client's table does not (nothing of the
+ * client reads them).
+ */
+const namesTypes = (side: TableSide) => side !== 'client';
+
 function tableEntry(d: Def, side: TableSide) {
   const req = isRequest(d);
   return {
     method: d.method,
-    kind: req ? 'request' : 'notification',
-    direction: d.direction,
+    names: namesTypes(side),
     typeName: typeName(d),
     paramsType: d.paramsType ? q(d.paramsType) : 'null',
     resultTypes: req ? [d.resultType, ...d.altResultTypes].map(q).join(', ') : '',
@@ -119,6 +126,7 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   ].map((m) => ({ name: m.name, doc: m.doc, entries: m.list.map((d) => mapEntry(model, d)) }));
   const groups = (side: TableSide) => (['requests', 'notifications'] as const).map((kind) => ({
     kind,
+    entryKind: kind === 'requests' ? 'request' : 'notification',
     directions: (['clientToServer', 'serverToClient'] as const).map((direction) => ({
       direction,
       entries: pick<Def>(model[kind], direction).map((d) => tableEntry(d, side)),
@@ -128,18 +136,22 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
     {
       name: 'table',
       clientLifecycle: true,
+      serverFacts: true,
       doc: ' * The runtime table: method, direction, validators and capability per method, with the\n * validators of both sides (for tools, tests and anything that checks both directions).',
       groups: groups('both'),
     },
     {
       name: 'clientTable',
       clientLifecycle: true,
-      doc: ' * The runtime table as a client uses it (the generated `Client` reads it): the validators of\n * every result, of the requests and notifications a server sends, none of what a client sends.',
+      // what only servers read (HTTP facts, logging levels, capability trees) stays out
+      serverFacts: false,
+      doc: ' * The runtime table as a client uses it (the generated `Client` reads it): the validators of\n * every result, of the requests and notifications a server sends, none of what a client sends;\n * no schema type names, HTTP facts, logging levels or capability trees (what only servers read).',
       groups: groups('client'),
     },
     {
       name: 'serverTable',
       clientLifecycle: false,
+      serverFacts: true,
       doc: ' * The runtime table as a server uses it (the generated `Server` and `createServerDispatch`\n * read it): the validators of every result, of the requests and notifications a client sends,\n * and of the embedded requests a server puts in an InputRequiredResult; none of what else it sends.',
       groups: groups('server'),
     },

@@ -5,7 +5,8 @@
  *
  * @module
  */
-export type { Direction, MethodEntry, NotificationShape, ProtocolMaps, ProtocolTable, RequestShape, ValidationError, Validator } from '../protocol/table.js';
+export type { Direction, MethodEntry, MethodFacts, NotificationShape, ProtocolMaps, ProtocolTable, RequestShape, ValidationError, Validator } from '../protocol/table.js';
+export { methodGroup } from '../protocol/table.js';
 export { createDispatcher, describeErrors } from '../protocol/dispatch.js';
 export type { Dispatch, DispatcherOptions, Handler, Handlers } from '../protocol/dispatch.js';
 export { formats } from '../protocol/formats.js';

@@ -4,7 +4,7 @@
  * options. Spec: 2025-11-25 `basic/utilities/{cancellation,progress}.mdx`.
  */
 import type { AuthInfo, MessageInfo } from '../jsonrpc/transport.js';
-import type { Params, RequestId } from '../jsonrpc/message.js';
+import { type Params, type RequestId, isObject } from '../jsonrpc/message.js';
 import type { ProtocolTable } from '../protocol/table.js';
 import { ProgressReporter, type ProgressCallback } from './progress.js';
 import type { InboundRequest } from './cancellation.js';
@@ -181,8 +181,6 @@ export interface ContextHost {
   readonly session?: object;
   readonly table?: ProtocolTable;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The RequestContext of one inbound request (a class: no per-request closures). */
 export class InboundContext implements RequestContext {

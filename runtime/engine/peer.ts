@@ -16,7 +16,7 @@ import {
   reasonText, validationIssues,
 } from '../jsonrpc/errors.js';
 import {
-  classify, errorResponse, isRequestId, kindOf, resultResponse,
+  classify, errorResponse, isObject, isRequestId, kindOf, resultResponse,
   type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCRequest, type JSONRPCResultResponse,
   type Params, type ProgressToken, type RequestId,
 } from '../jsonrpc/message.js';
@@ -77,7 +77,6 @@ const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS
 
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
 

@@ -5,7 +5,7 @@
  * completion. A receiver of progress for a token it does not know (never issued, or its request
  * already finished: case 009) drops it: a notification is never answered.
  */
-import { exactField, idText, isRequestId, type Params, type ProgressToken } from '../jsonrpc/message.js';
+import { exactField, idText, isObject, isRequestId, type Params, type ProgressToken } from '../jsonrpc/message.js';
 
 /** The payload of one progress notification, as delivered to callbacks. */
 export interface Progress {
@@ -22,10 +22,6 @@ export type ProgressCallback = (progress: Progress) => void;
 
 /** What {@link ProgressRouter.route} did with a notification. */
 export type RouteOutcome = 'delivered' | 'unknown-token' | 'malformed';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Parses `notifications/progress` params; undefined when malformed (token not a string or an

@@ -339,7 +339,7 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         const deepest = Math.max(...errors.map((e) => depth(e.path)));
         const shown = [...new Set(errors.filter((e) => depth(e.path) === deepest).map((e) => `${e.path || '(result)'}: ${e.message}`))].slice(0, 3);
         const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
-        throw new RpcError(ErrorCode.InternalError, `${label} returned a result that is not a valid ${entry.resultTypes.join(' or ')} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`, { errors });
+        throw new RpcError(ErrorCode.InternalError, `${label} returned a result that is not a valid ${entry.resultTypes?.join(' or ') ?? `${method} result`} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`, { errors });
       };
       // a promise either way, as from the async handler it wraps; a thenable gets one `then`, no await hops
       const checked: RequestHandler = (p: Obj, ctx: RequestContext) => {

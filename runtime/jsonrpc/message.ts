@@ -74,7 +74,8 @@ export interface InvalidMessage {
   responseId?: RequestId;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** True for a JSON object: an object that is neither null nor an array (a message, its params, a result). */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -14,7 +14,9 @@
  * per validator, when its data is first read): `t` type, `p` properties, `r` required, `c`
  * const, `a` additionalProperties, `i` items, `o` anyOf, `e` enum; the other keywords
  * (`$ref`, `allOf`, `format`, `maximum`, `minimum`, `maxItems`) stay in full, and full names
- * are accepted everywhere. So `{t:"object",p:{name:{t:"string"}},r:["name"]}` reads as
+ * are accepted everywhere. Under `t` the frequent types are short too ({@link TYPE_ALIASES}:
+ * `o` object, `s` string, `a` array; a type under `type` is always spelt in full). So
+ * `{t:"o",p:{name:{t:"s"}},r:["name"]}` reads as
  * `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`.
  *
  * Answers and `errors` are those of the ajv standalone validators the generator also emits
@@ -81,12 +83,22 @@ export const KEYWORD_ALIASES: Readonly<Record<string, string>> = {
   t: 'type', p: 'properties', r: 'required', c: 'const', a: 'additionalProperties', i: 'items', o: 'anyOf', e: 'enum',
 };
 
+/**
+ * The short names of the frequent types in the value of the `t` alias (see the module doc):
+ * `t:"o"` and `t:["s","null"]` read as `type: "object"` and `type: ["string", "null"]`. The
+ * emitter (generator/emit/compact.ts) writes them from the same table.
+ */
+export const TYPE_ALIASES: Readonly<Record<string, string>> = { o: 'object', s: 'string', a: 'array' };
+
+const typeOf = (t: unknown) => (typeof t === 'string' && hasOwn.call(TYPE_ALIASES, t) ? TYPE_ALIASES[t] : t);
+
 /** Schema data `s` with its aliased keywords in full (a copy; validators referenced stay as they are). */
 function expand(s: unknown): unknown {
   if (!isObject(s)) return s;
   return Object.fromEntries(Object.keys(s).map((k) => {
     const name = hasOwn.call(KEYWORD_ALIASES, k) ? KEYWORD_ALIASES[k]! : k;
     const v = s[k];
+    if (k === 't') return [name, Array.isArray(v) ? v.map(typeOf) : typeOf(v)];
     if (name === 'properties' && isObject(v)) return [name, Object.fromEntries(Object.keys(v).map((n) => [n, expand(v[n])]))];
     if (name === 'additionalProperties' || name === 'items') return [name, expand(v)];
     if ((name === 'anyOf' || name === 'allOf') && Array.isArray(v)) return [name, v.map(expand)];

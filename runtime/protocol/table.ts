@@ -27,10 +27,14 @@ export interface MethodEntry {
   readonly method: string;
   readonly kind: 'request' | 'notification';
   readonly direction: Direction;
-  /** Schema type names, for messages and docs. */
-  readonly requestType: string;
-  readonly paramsType: string | null;
-  readonly resultTypes: readonly string[];
+  /**
+   * Schema type names, for messages and docs: in the revision's `table` and in the server's
+   * (`serverTable`, which words a handler's invalid result with `resultTypes`); absent in the
+   * client's (`clientTable`): the client runtime words nothing with them.
+   */
+  readonly requestType?: string;
+  readonly paramsType?: string | null;
+  readonly resultTypes?: readonly string[];
   /** Whether `params` must be present on the wire. */
   readonly paramsRequired: boolean;
   /**
@@ -50,6 +54,23 @@ export interface MethodEntry {
   readonly embedded?: boolean;
 }
 
+/** One entry as a generated table writes it: what its group ({@link methodGroup}) does not say. */
+export type MethodFacts = Omit<MethodEntry, 'method' | 'kind' | 'direction'>;
+
+/**
+ * One group of a generated table (`requests.clientToServer`, …): each entry of `entries` (method
+ * name → {@link MethodFacts}) with its `method`, `kind` and `direction` filled in first, so the
+ * generated data does not spell them once per entry. Own members only; a new object (`entries`
+ * is not changed). Pure: a bundler drops the groups of a table nobody imports.
+ */
+export function methodGroup<const K extends MethodEntry['kind'], const D extends Direction, const E extends Readonly<Record<string, MethodFacts>>>(
+  kind: K,
+  direction: D,
+  entries: E,
+): { readonly [M in keyof E & string]: { readonly method: M; readonly kind: K; readonly direction: D } & E[M] } {
+  return Object.fromEntries(Object.keys(entries).map((method) => [method, { method, kind, direction, ...entries[method] }])) as never;
+}
+
 /** The whole table of a revision. */
 export interface ProtocolTable {
   readonly revision: string;
@@ -66,7 +87,8 @@ export interface ProtocolTable {
   /**
    * HTTP transport facts of the revision's `basic/transports` page: which transport it defines,
    * whether server SSE streams start with a priming event, and the version a server assumes for
-   * a request that names none. Absent in hand-built tables.
+   * a request that names none (read by the HTTP servers). Absent in hand-built tables and in
+   * the client's table of a revision (`clientTable`).
    */
   readonly http?: {
     readonly transport: 'http+sse' | 'streamable-http';
@@ -82,14 +104,15 @@ export interface ProtocolTable {
   readonly errorCodes: Readonly<Record<string, number>>;
   /**
    * The revision's `LoggingLevel` values, least severe first (the order of schema.ts's union:
-   * server/utilities/logging, "Log Levels"). Absent in hand-built tables: RFC 5424's eight
-   * severities in that order (runtime/engine/context.ts `LOG_LEVELS`).
+   * server/utilities/logging, "Log Levels"; read by servers). Absent in hand-built tables and in
+   * the client's table (`clientTable`): RFC 5424's eight severities in that order
+   * (runtime/engine/context.ts `LOG_LEVELS`).
    */
   readonly loggingLevels?: readonly string[];
   /**
    * The capability trees of the revision's `ServerCapabilities` / `ClientCapabilities` types:
-   * what a side may declare in this revision (see {@link capabilitiesOf}). Absent: unknown, so
-   * nothing is dropped.
+   * what a side may declare in this revision (see {@link capabilitiesOf}; read by servers).
+   * Absent (hand-built tables, the client's table `clientTable`): unknown, so nothing is dropped.
    */
   readonly capabilities?: { readonly server?: CapabilityShape; readonly client?: CapabilityShape };
   /** The revision has JSON-RPC batches (its schema defines `JSONRPCBatchRequest`: 2025-03-26). */

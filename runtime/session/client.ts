@@ -18,7 +18,7 @@
  */
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
-import type { Params } from '../jsonrpc/message.js';
+import { type Params, isObject as isRecord } from '../jsonrpc/message.js';
 import { type ClientParams, type ProtocolMaps, type ProtocolTable, structuredContentAllowed } from '../protocol/table.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
 import { ownValue } from '../jsonrpc/own.js';
@@ -126,7 +126,6 @@ export class OutputSchemaError extends RpcError {
 const MAX_TOOL_SCHEMAS = 10_000;
 /** Pages of `tools/list` an on-demand listing reads at most. */
 const MAX_TOOL_PAGES = 100;
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 

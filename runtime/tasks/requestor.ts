@@ -22,7 +22,7 @@
  * gives a handle that is already `completed`, with an empty `taskId`.
  */
 import { TaskNotSupportedError } from '../jsonrpc/errors.js';
-import type { Params } from '../jsonrpc/message.js';
+import { type Params, isObject } from '../jsonrpc/message.js';
 import { type RequestOptions, hasCapability } from '../engine/peer.js';
 import type { ProgressCallback } from '../engine/progress.js';
 import type { ClientParams, ProtocolMaps } from '../protocol/table.js';
@@ -53,8 +53,6 @@ export interface ServerRequestorSession<P extends ProtocolMaps> extends Requesto
   readonly side: 'server';
   readonly protocolMaps?: P;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 type HandleModule = typeof import('./handle.js');
 let handleModule: HandleModule | undefined;

@@ -151,7 +151,7 @@ const onSetLevel: RequestHandler = (params: Params, ctx) => {
 // and shared by every session given it.
 const requestTables = [new WeakMap<object, Record<string, RequestHandler>>(), new WeakMap<object, Record<string, RequestHandler>>()];
 const notificationTables = new WeakMap<object, Record<string, NotificationHandler>>();
-const none: Record<string, never> = Object.freeze({});
+const none: Record<string, never> = /* @__PURE__ */ Object.freeze({});
 
 function requestTable(handlers: object | undefined, logging: boolean): Record<string, RequestHandler> {
   const base = (handlers ?? none) as Record<string, RequestHandler>;

@@ -5,8 +5,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { KEYWORD_ALIASES as EMITTED } from '../../../generator/emit/compact.js';
-import { COMPACT_KEYWORDS, KEYWORD_ALIASES, compactValidators } from '../../../runtime/protocol/compact.js';
+import { KEYWORD_ALIASES as EMITTED, TYPE_ALIASES as EMITTED_TYPES } from '../../../generator/emit/compact.js';
+import { COMPACT_KEYWORDS, COMPACT_TYPES, KEYWORD_ALIASES, TYPE_ALIASES, compactValidators } from '../../../runtime/protocol/compact.js';
 
 const test = suite('compact keyword aliases');
 
@@ -45,6 +45,31 @@ test('aliased data validates as the full schema: answers and errors, property na
   assert.equal(answers, [true, true, false, false, false, false, false, false, false]);
   assert.not.ok(short({ t: 'not a uri' }));
   assert.is(short.errors?.[0]?.schemaPath, '#/properties/t/format');
+});
+
+test('type aliases: one table both ways, of compact types, read only under `t`; aliased types validate as the full ones', () => {
+  assert.equal(Object.fromEntries(Object.entries(EMITTED_TYPES).map(([t, a]) => [a, t])), { ...TYPE_ALIASES });
+  for (const [a, t] of Object.entries(TYPE_ALIASES)) {
+    assert.ok(COMPACT_TYPES.includes(t), `${a} names ${t}`);
+    assert.not.ok(COMPACT_TYPES.includes(a), `alias ${a} is a type`);
+  }
+  const v = compactValidators();
+  const short = v(() => ({ t: 'o', p: { s: { t: 's' }, a: { t: 'a', i: { t: ['s', 'null'] } }, n: { t: ['integer', 'o'] } }, r: ['s'] }));
+  const full = v(() => ({ type: 'object', properties: { s: { type: 'string' }, a: { type: 'array', items: { type: ['string', 'null'] } }, n: { type: ['integer', 'object'] } }, required: ['s'] }));
+  const cases: unknown[] = [{ s: 'x', a: ['y', null], n: 1 }, { s: 'x', n: {} }, { s: 1 }, { s: 'x', a: [2] }, { s: 'x', n: 'z' }, { a: [] }, 'o', null];
+  const answers = cases.map((c) => {
+    const a = short(c);
+    const errors = short.errors;
+    assert.is(full(c), a, JSON.stringify(c));
+    assert.equal(errors, full.errors, JSON.stringify(c));
+    return a;
+  });
+  assert.equal(answers, [true, true, false, false, false, false, false, false]);
+  assert.not.ok(short({ s: 1 }));
+  assert.equal(short.errors?.[0], { instancePath: '/s', schemaPath: '#/properties/s/type', keyword: 'type', params: { type: 'string' }, message: 'must be string' });
+  // spelt in full, a type is the type's own name: `type: "o"` is no type
+  const spelt = v(() => ({ type: 'o' }));
+  assert.throws(() => spelt({}), /unknown type o/);
 });
 
 test.run();
