@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { OutputError, parseFlags, prepareOutDir } from './inputs.js';
 import { Application, type CommentDisplayPart, CommentTag, type Context, Converter, type DocumentReflection, OptionDefaults, ReflectionKind, type ProjectReflection } from 'typedoc';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -408,13 +408,13 @@ function repairFusedLinks(context: Context): number {
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseFlags(argv, { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } });
+    if (parsed.values.out !== undefined) prepareOutDir(`--out ${parsed.values.out}`, parsed.values.out);
   } catch (e) {
+    if (e instanceof OutputError) {
+      console.error(`docs: ${e.message}`);
+      return 3;
+    }
     console.error(`docs: ${(e as Error).message}\nusage: npm run docs -- [<rev>…|--rev <rev>[,<rev>…]] [--generated DIR] [--out DIR]`);
     return 2;
   }
