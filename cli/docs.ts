@@ -409,7 +409,7 @@ async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseFlags(argv, { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } });
-    if (parsed.values.out !== undefined) prepareOutDir(`--out ${parsed.values.out}`, parsed.values.out);
+    if (parsed.values.out !== undefined) prepareOutDir(`--out ${String(parsed.values.out)}`, parsed.values.out as string);
   } catch (e) {
     if (e instanceof OutputError) {
       console.error(`docs: ${e.message}`);
@@ -418,7 +418,8 @@ async function main(argv: string[]): Promise<number> {
     console.error(`docs: ${(e as Error).message}\nusage: npm run docs -- [<rev>…|--rev <rev>[,<rev>…]] [--generated DIR] [--out DIR]`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const { positionals } = parsed;
+  const values = parsed.values as { generated?: string; out?: string; rev?: string };
   const generated = resolve(values.generated ?? join(ROOT, 'generated'));
   const named = [...positionals, ...(values.rev ? values.rev.split(',') : [])];
   const specDir = resolve(process.env.MCP_SPEC_DIR ?? join(ROOT, '..', 'mcp-spec'));

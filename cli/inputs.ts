@@ -91,7 +91,7 @@ function unpinned(dir: string, rev: string | undefined, what: string): ResolvedR
  * `--out needs a value`, `unknown flag --rev (flags: --spec-dir, --config)`, `--stdio takes no
  * value`. `extraFlags` are flags taken before this parse (`--config`), listed among the known ones.
  */
-export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, extraFlags: string[] = []) {
+export function parseFlags(args: string[], options: NonNullable<ParseArgsConfig['options']>, extraFlags: string[] = []): ParsedFlags {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
@@ -104,6 +104,12 @@ export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(ar
     }
     throw new UsageError(message);
   }
+}
+
+/** Flags by name (a string, `true`, or an array for a `multiple` flag) and the positionals, as parseArgs gives them. */
+export interface ParsedFlags {
+  values: Record<string, string | boolean | Array<string | boolean> | undefined>;
+  positionals: string[];
 }
 
 /** An output folder or file that cannot be written: the CLI says which and why, and exits 3. */
