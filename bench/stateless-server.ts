@@ -2,7 +2,8 @@
  * The servers of bench/stateless.ts, one per process, each with an `echo` tool, on 127.0.0.1
  * (printed on stdout as `port: N http://127.0.0.1:N/mcp`):
  * - `ours`: the generated draft Server on createStatelessHttpHandler (node:http listener);
- * - `ours-fetch`: the same through its WHATWG `fetch` form behind the adapter below;
+ * - `ours-fetch`: the same through its WHATWG `fetch` form behind the node:http → fetch adapter
+ *   (bench/node-fetch-adapter.mjs);
  * - `ours-sse`: `ours` answering every request with an SSE stream (replyMode `sse`; bench/http.ts);
  * - `sdk`: an @modelcontextprotocol/server@2.4.0 McpServer from createMcpHandler behind the
  *   same adapter (a fresh instance per request, as that entry does);
@@ -19,26 +20,8 @@ import * as z from 'zod';
 import { Server, table } from '../generated/draft/index.js';
 import { ServerFeatures } from '../runtime/features/server-features.js';
 import { createStatelessHttpHandler } from '../runtime/transport/http/stateless/server.js';
+import { nodeListener } from './node-fetch-adapter.mjs';
 
-/** node:http → WHATWG fetch handler, streaming the response body. */
-function adapt(fetchHandler: (r: Request) => Promise<Response>) {
-  return async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const response = await fetchHandler(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }));
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-    if (!response.body) return void res.end();
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      res.write(value);
-    }
-    res.end();
-  };
-}
 
 const kind = process.argv[2] ?? 'ours';
 let listener: (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -59,13 +42,13 @@ if (kind === 'bare') {
     s.registerTool('echo', { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
     return s;
   });
-  listener = adapt(handler.fetch);
+  listener = nodeListener(handler.fetch);
 } else {
   const f = new ServerFeatures();
   f.tool({ name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (a: { text: string }) => a.text });
   const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (n) => f.inputSchema(n), ...(kind === 'ours-sse' ? { replyMode: 'sse' as const } : {}) });
   await new Server({ serverInfo: { name: 'bench-ours', version: '0' }, capabilities: f.capabilities(), handlers: f.handlers({ table }) as never }).connect(handler.transport);
-  listener = kind === 'ours-fetch' ? adapt(handler.fetch) : handler;
+  listener = kind === 'ours-fetch' ? nodeListener(handler.fetch) : handler;
 }
 const server = createServer((req, res) => void listener(req, res));
 server.keepAliveTimeout = 60_000;

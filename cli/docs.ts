@@ -15,8 +15,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { Application, type CommentDisplayPart, CommentTag, type Context, Converter, type DocumentReflection, OptionDefaults, ReflectionKind, type ProjectReflection } from 'typedoc';
+import { OutputError, parseFlags, prepareOutDir } from './inputs.js';
+import { Application, type CommentDisplayPart, CommentTag, type Context, Converter, type DocumentReflection, OptionDefaults, ReflectionKind, type ProjectReflection, type TypeDocOptions } from 'typedoc';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -181,72 +181,106 @@ export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promis
   const out = resolve(options.out ?? join(ROOT, 'docs-html', 'runtime'));
   const entries = runtimeEntries();
   const guide = guidePages();
-  const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-docs-'));
-  try {
-    const tsconfig = join(tmp, 'tsconfig.json');
-    writeFileSync(
-      tsconfig,
-      JSON.stringify({
-        extends: join(ROOT, 'tsconfig.json'),
-        compilerOptions: { typeRoots: [join(ROOT, 'node_modules', '@types')] },
-        include: [],
-        files: entries.map((e) => e.file),
-      }),
-    );
-    const app = await Application.bootstrapWithPlugins({
-      entryPoints: entries.map((e) => e.file),
-      tsconfig,
-      out,
+  return buildSite({
+    revision: 'runtime',
+    out,
+    entryPoints: entries.map((e) => e.file),
+    compilerOptions: { typeRoots: [join(ROOT, 'node_modules', '@types')] },
+    json: options.json,
+    options: {
       name: '@mcpgen/runtime',
       readme: join(ROOT, 'runtime', 'README.md'),
       // the feature guide (docs/guide/), in the order its index lists the pages
       projectDocuments: guide.map((g) => g.file),
       // the languages the guide's pages show besides TypeScript (the bindings page)
       highlightLanguages: [...OptionDefaults.highlightLanguages, 'python', 'go', 'rust', 'toml'],
-      disableSources: true,
-      excludePrivate: true,
-      excludeInternal: true,
-      treatWarningsAsErrors: true,
       // helper types public signatures mention but the package does not export (rendered inline by name)
       intentionallyNotExported: INTERNAL_TYPES,
       categorizeByGroup: false,
       defaultCategory: 'runtime',
       categoryOrder: [GUIDE_CATEGORY, '*'],
       navigation: { includeCategories: true, includeGroups: false, includeFolders: false, compactFolders: false, excludeReferences: false },
-      validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: true, notDocumented: false, unusedMergeModuleWith: true },
+    },
+    rewrittenLink: true,
+    setup: (app) => {
+      // each guide page: titled by its heading, in the guide's category (first in the navigation)
+      app.converter.on(Converter.EVENT_CREATE_DOCUMENT, (_context: undefined, doc: DocumentReflection) => {
+        const page = guide.find((g) => basename(g.file, '.md') === doc.name);
+        if (!page) return;
+        doc.name = page.title;
+        doc.frontmatter.category = GUIDE_CATEGORY;
+      });
+      // each entry module: named by its package specifier, in its layer's category
+      app.converter.on(
+        Converter.EVENT_RESOLVE_BEGIN,
+        (context: Context) => {
+          for (const mod of context.project.getReflectionsByKind(ReflectionKind.Module)) {
+            const entry = entries.find((e) => moduleName(e.file) === mod.name);
+            if (!entry) continue;
+            mod.name = entry.specifier;
+            mod.comment?.blockTags.push(new CommentTag('@category', [{ kind: 'text', text: entry.layer }]));
+          }
+        },
+        1000,
+      );
+    },
+  });
+}
+
+/** One typedoc site: what {@link buildRuntimeDocs} and {@link buildDocs} differ in. */
+interface SiteSpec {
+  /** `runtime` or the revision id, for the result. */
+  revision: string;
+  /** Absolute output folder. */
+  out: string;
+  entryPoints: string[];
+  /** The compiler options of the site's tsconfig (it extends the project's, holding only the entry points). */
+  compilerOptions: Record<string, unknown>;
+  /** The options of this site; the ones every site shares are {@link buildSite}'s. */
+  options: Partial<TypeDocOptions>;
+  /** typedoc's `validation.rewrittenLink`: whether a link typedoc rewrote warns. */
+  rewrittenLink: boolean;
+  /** Registers the site's converter hooks. */
+  setup: (app: Application) => void;
+  /** Also writes typedoc's JSON model there. */
+  json?: string;
+}
+
+/**
+ * Converts, validates and renders one site with the options every site shares: no sources, no
+ * private or internal members, warnings as errors, every validation but `notDocumented`. Never
+ * throws for a typedoc failure: the result counts its errors and warnings.
+ */
+async function buildSite(spec: SiteSpec): Promise<DocsResult> {
+  const { revision, out } = spec;
+  const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-docs-'));
+  try {
+    const tsconfig = join(tmp, 'tsconfig.json');
+    writeFileSync(tsconfig, JSON.stringify({ extends: join(ROOT, 'tsconfig.json'), compilerOptions: spec.compilerOptions, include: [], files: spec.entryPoints }));
+    const app = await Application.bootstrapWithPlugins({
+      entryPoints: spec.entryPoints,
+      tsconfig,
+      out,
+      ...spec.options,
+      disableSources: true,
+      excludePrivate: true,
+      excludeInternal: true,
+      treatWarningsAsErrors: true,
+      validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: spec.rewrittenLink, notDocumented: false, unusedMergeModuleWith: true },
       githubPages: false,
       plugin: [],
     });
-    // each guide page: titled by its heading, in the guide's category (first in the navigation)
-    app.converter.on(Converter.EVENT_CREATE_DOCUMENT, (_context: undefined, doc: DocumentReflection) => {
-      const page = guide.find((g) => basename(g.file, '.md') === doc.name);
-      if (!page) return;
-      doc.name = page.title;
-      doc.frontmatter.category = GUIDE_CATEGORY;
-    });
-    // each entry module: named by its package specifier, in its layer's category
-    app.converter.on(
-      Converter.EVENT_RESOLVE_BEGIN,
-      (context: Context) => {
-        for (const mod of context.project.getReflectionsByKind(ReflectionKind.Module)) {
-          const entry = entries.find((e) => moduleName(e.file) === mod.name);
-          if (!entry) continue;
-          mod.name = entry.specifier;
-          mod.comment?.blockTags.push(new CommentTag('@category', [{ kind: 'text', text: entry.layer }]));
-        }
-      },
-      1000,
-    );
-    const fail = (): DocsResult => ({ revision: 'runtime', out, ok: false, errors: app.logger.errorCount, warnings: app.logger.warningCount });
+    spec.setup(app);
+    const fail = (): DocsResult => ({ revision, out, ok: false, errors: app.logger.errorCount, warnings: app.logger.warningCount });
     if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
     const project = await app.convert();
     if (!project || app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
     app.validate(project);
     if (app.logger.hasErrors() || app.logger.hasWarnings() || app.logger.validationWarningCount) return fail();
     await app.generateOutputs(project);
-    if (options.json) await app.generateJson(project, options.json);
+    if (spec.json) await app.generateJson(project, spec.json);
     if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
-    return { revision: 'runtime', out, ok: true, errors: 0, warnings: 0 };
+    return { revision, out, ok: true, errors: 0, warnings: 0 };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -329,51 +363,22 @@ export async function buildDocs(revision: string, options: DocsOptions = {}): Pr
   const out = resolve(options.out ?? join(ROOT, 'docs-html'), revision);
   const entry = join(generated, revision, 'index.ts');
   if (!existsSync(entry)) throw new Error(`${entry}: no generated revision ${revision} (run npm run generate)`);
-  const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-docs-'));
-  try {
-    const tsconfig = join(tmp, 'tsconfig.json');
-    writeFileSync(
-      tsconfig,
-      JSON.stringify({
-        extends: join(ROOT, 'tsconfig.json'),
-        // the runtime's own dependencies (ajv, …) resolve from mcpgen's node_modules wherever the output is
-        compilerOptions: { rootDir: '/', typeRoots: [join(ROOT, 'node_modules', '@types')], paths: { '*': [join(ROOT, 'node_modules', '*')] } },
-        include: [],
-        files: [entry],
-      }),
-    );
-    const app = await Application.bootstrapWithPlugins({
-      entryPoints: [entry],
-      tsconfig,
-      out,
-      name: `MCP ${revision}`,
-      readme: 'none',
-      blockTags: [...OptionDefaults.blockTags, ...SCHEMA_TAGS],
-      disableSources: true,
-      excludePrivate: true,
-      excludeInternal: true,
-      treatWarningsAsErrors: true,
-      // links into members of inline object types (`ClientCapabilities.sampling.tools`) go to
-      // the nearest documented anchor (`sampling`): typedoc gives such members no page anchor
-      validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: false, notDocumented: false, unusedMergeModuleWith: true },
-      githubPages: false,
-      plugin: [],
-    });
-    // before the link resolver (priority -300)
-    app.converter.on(Converter.EVENT_RESOLVE_END, (context: Context) => void repairFusedLinks(context), 100);
-    app.converter.on(Converter.EVENT_RESOLVE_END, (context: Context) => void publishSpecLinks(context.project), 100);
-    const fail = (): DocsResult => ({ revision, out, ok: false, errors: app.logger.errorCount, warnings: app.logger.warningCount });
-    if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
-    const project = await app.convert();
-    if (!project || app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
-    app.validate(project);
-    if (app.logger.hasErrors() || app.logger.hasWarnings() || app.logger.validationWarningCount) return fail();
-    await app.generateOutputs(project);
-    if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
-    return { revision, out, ok: true, errors: 0, warnings: 0 };
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  return buildSite({
+    revision,
+    out,
+    entryPoints: [entry],
+    // the runtime's own dependencies (ajv, …) resolve from mcpgen's node_modules wherever the output is
+    compilerOptions: { rootDir: '/', typeRoots: [join(ROOT, 'node_modules', '@types')], paths: { '*': [join(ROOT, 'node_modules', '*')] } },
+    options: { name: `MCP ${revision}`, readme: 'none', blockTags: [...OptionDefaults.blockTags, ...SCHEMA_TAGS] },
+    // links into members of inline object types (`ClientCapabilities.sampling.tools`) go to
+    // the nearest documented anchor (`sampling`): typedoc gives such members no page anchor
+    rewrittenLink: false,
+    setup: (app) => {
+      // before the link resolver (priority -300)
+      app.converter.on(Converter.EVENT_RESOLVE_END, (context: Context) => void repairFusedLinks(context), 100);
+      app.converter.on(Converter.EVENT_RESOLVE_END, (context: Context) => void publishSpecLinks(context.project), 100);
+    },
+  });
 }
 
 /**
@@ -408,17 +413,18 @@ function repairFusedLinks(context: Context): number {
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseFlags(argv, { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } });
+    if (parsed.values.out !== undefined) prepareOutDir(`--out ${String(parsed.values.out)}`, parsed.values.out as string);
   } catch (e) {
+    if (e instanceof OutputError) {
+      console.error(`docs: ${e.message}`);
+      return 3;
+    }
     console.error(`docs: ${(e as Error).message}\nusage: npm run docs -- [<rev>…|--rev <rev>[,<rev>…]] [--generated DIR] [--out DIR]`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const { positionals } = parsed;
+  const values = parsed.values as { generated?: string; out?: string; rev?: string };
   const generated = resolve(values.generated ?? join(ROOT, 'generated'));
   const named = [...positionals, ...(values.rev ? values.rev.split(',') : [])];
   const specDir = resolve(process.env.MCP_SPEC_DIR ?? join(ROOT, '..', 'mcp-spec'));

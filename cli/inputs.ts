@@ -7,8 +7,9 @@
  * `--rev DIR` where DIR is a path (it contains a slash) or an existing folder that is not a
  * pinned id (a pinned id wins: write `./<id>` for the folder).
  */
-import { existsSync, statSync } from 'node:fs';
-import { sep } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Pins, type ResolvedRevision, loadPins, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
 
 /** A usage problem (bad flag or value): the CLI prints it with a pointer to --help and exits 2. */
@@ -44,6 +45,8 @@ export interface InputContext {
   /** The project's spec folder, used when there is no `--spec-dir`. */
   specDir?: string;
   cacheDir?: string;
+  /** The flag or argument the revisions came from, for messages (default `--rev`). */
+  what?: string;
 }
 
 /**
@@ -64,6 +67,7 @@ export function resolveInputs(v: InputOptions, ctx: InputContext = {}): Resolved
     }
   }
   if (v.rev !== undefined && v.rev !== 'all') for (const r of v.rev.split(',')) checkRevisionId(r);
+  if (!v.unpinned && v.rev !== undefined && v.rev !== 'all') checkPinned(ctx.what ?? '--rev', v.rev.split(','), pins);
   if (v.unpinned) {
     if (v.rev === 'all' || v.rev?.includes(',')) throw new UsageError('--unpinned generates one revision: give --rev one id, or none to use the folder name');
     if (v.rev && Object.hasOwn(pins.revisions, v.rev)) {
@@ -80,4 +84,119 @@ function unpinned(dir: string, rev: string | undefined, what: string): ResolvedR
   const r = resolveUnpinned(dir, rev, what);
   checkRevisionId(r.revision);
   return r;
+}
+
+/**
+ * `node:util` parseArgs over `args`, strict, its errors turned into UsageError naming the flag:
+ * `--out needs a value`, `unknown flag --rev (flags: --spec-dir, --config)`, `--stdio takes no
+ * value`. `extraFlags` are flags taken before this parse (`--config`), listed among the known ones.
+ */
+export function parseFlags(args: string[], options: NonNullable<ParseArgsConfig['options']>, extraFlags: string[] = []): ParsedFlags {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    const { code, message } = e as Error & { code?: string };
+    const flag = /'(-{1,2}[^'\s<]+)/.exec(message)?.[1] ?? '';
+    const known = [...Object.keys(options).map((o) => `--${o}`), ...extraFlags].join(', ');
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown flag ${flag} (flags: ${known || 'none'})`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      throw new UsageError(/argument missing/.test(message) ? `${flag} needs a value` : /does not take an argument/.test(message) ? `${flag} takes no value` : message);
+    }
+    throw new UsageError(message);
+  }
+}
+
+/** Flags by name (a string, `true`, or an array for a `multiple` flag) and the positionals, as parseArgs gives them. */
+export interface ParsedFlags {
+  values: Record<string, string | boolean | Array<string | boolean> | undefined>;
+  positionals: string[];
+}
+
+/** An output folder or file that cannot be written: the CLI says which and why, and exits 3. */
+export class OutputError extends Error {}
+
+/** What an errno of creating or writing `path` means, in words, with the code. */
+function writeCause(e: NodeJS.ErrnoException, path: string): string {
+  const parent = dirname(path);
+  const why: Record<string, string> = {
+    ENOENT: `${parent} does not accept new entries`,
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOTDIR: `${parent} is not a folder`,
+    EEXIST: 'exists and is not a folder',
+    ENOSPC: 'no space left on the device',
+    EISDIR: 'is a folder',
+  };
+  return `${(e.code && Object.hasOwn(why, e.code) ? why[e.code] : e.message)} (${e.code ?? 'error'})`;
+}
+
+/**
+ * Creates output folder `dir` (and its missing parents, one level at a time: a parent that
+ * cannot hold folders, such as /proc, fails at once instead of being retried) and checks that
+ * it can be written. `label` names the setting and its value (`--out /proc/nope`,
+ * `mcpgen.config.json: out: "/proc/nope"`). Throws OutputError naming the folder and the cause:
+ * `--out /proc/nope: cannot create /proc/nope: /proc does not accept new entries (ENOENT)`.
+ */
+export function prepareOutDir(label: string, dir: string): void {
+  const make = (d: string): void => {
+    if (existsSync(d)) {
+      if (!statSync(d).isDirectory()) throw new OutputError(`${label}: ${d} exists and is not a folder`);
+      return;
+    }
+    make(dirname(d));
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && statSync(d).isDirectory()) return;
+      throw new OutputError(`${label}: cannot create ${d}: ${writeCause(e as NodeJS.ErrnoException, d)}`);
+    }
+  };
+  const full = resolve(dir);
+  make(full);
+  try {
+    accessSync(full, constants.W_OK);
+  } catch (e) {
+    throw new OutputError(`${label}: cannot write into ${full}: ${writeCause(e as NodeJS.ErrnoException, full)}`);
+  }
+}
+
+/** Writes output file `path` (`flag` names it, e.g. `--out`), its folder created as by {@link prepareOutDir}; OutputError when it cannot. */
+export function writeOutFile(flag: string, path: string, text: string): void {
+  prepareOutDir(`${flag} ${path}`, dirname(resolve(path)));
+  try {
+    writeFileSync(path, text);
+  } catch (e) {
+    throw new OutputError(`${flag} ${path}: cannot write it: ${writeCause(e as NodeJS.ErrnoException, path)}`);
+  }
+}
+
+/** The http(s) URL pattern of `inputs.baseUrl` (schema/config.schema.json) and `--base-url`. */
+const BASE_URL = /^https?:\/\//;
+
+/** `--base-url URL`: an http(s) base or `{repository}/{commit}/{path}` template, as the config's `inputs.baseUrl`. */
+export function checkBaseUrl(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let ok = BASE_URL.test(value);
+  if (ok) {
+    try {
+      new URL(value.replaceAll(/\{(repository|commit|path)\}/g, 'x'));
+    } catch {
+      ok = false;
+    }
+  }
+  if (!ok) throw new UsageError(`${flag} ${JSON.stringify(value)}: expected an http(s) URL: a base that gets /<path> appended, or a template with {repository}, {commit} and {path}`);
+  return value;
+}
+
+/**
+ * Refuses revision ids no pin names (the lock's or mcpgen's): a usage error naming `what` (the
+ * flag or argument) and the pinned ids.
+ */
+export function checkPinned(what: string, revs: string[], pins: Pins): void {
+  for (const r of revs) {
+    if (!Object.hasOwn(pins.revisions, r)) {
+      throw new UsageError(`${what}: unknown revision "${r}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${r} --commit <sha>)`);
+    }
+  }
 }

@@ -1,15 +1,17 @@
 /**
  * mcpgen CLI. Exit codes: 0 success; 1 the command ran and found a failure (a check or diff
- * that fails); 2 usage error (unknown command or flag); 3 input error (missing or mismatched
- * schema inputs, unreadable schema: the message names the file and field); 4 `call`: the tool
+ * that fails); 2 usage error (unknown command or flag, a flag without its value or with a bad
+ * one, an unknown revision, a bad config: the command line and the config alike); 3 input error
+ * (missing or mismatched schema inputs, unreadable schema: the message names the file and
+ * field) or a refusal of the system (an output folder that cannot be written); 4 `call`: the tool
  * reported an error (a `tools/call` result with `isError: true`, printed like any result).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { type ResolvedRevision, PinError, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
-import { UsageError, isFolderArgument, resolveInputs } from './inputs.js';
+import { OutputError, UsageError, checkBaseUrl, checkPinned, isFolderArgument, parseFlags, prepareOutDir, resolveInputs } from './inputs.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 const loadGenerate = () => import('../generator/generate.js');
@@ -18,6 +20,7 @@ import { IngestError } from '../generator/ingest-error.js';
 import type { ProtocolModel } from '../generator/model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
 import { ServiceUnavailableError } from './commands/serve-http.js';
+import { shownPath } from './json-file.js';
 import { ConfigError, type Project, configEmitOptions, configuredRevisions, configuredTargets, loadProject, takeConfigFlag } from './config.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
@@ -131,8 +134,9 @@ that is not a pinned id. generate --target prints a line per language as it ends
 A schema.json that is not valid JSON Schema 2020-12 is an input error naming the file and the
 JSON pointer of the keyword.
 
-Exit codes: 0 ok · 1 a check failed · 2 usage error · 3 input error (missing or mismatched inputs)
-· 4 call: the tool reported an error (a tools/call result with isError: true)
+Exit codes: 0 ok · 1 a check failed · 2 usage error (a bad or unknown flag or value, an unknown
+revision, a bad config or lock: alike on the command line and in the config) · 3 input error
+(missing or mismatched inputs) or an --out that cannot be written · 4 call: the tool reported an error (a tools/call result with isError: true)
 `;
 
 export interface Io {
@@ -141,13 +145,9 @@ export interface Io {
 }
 const stdio: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
 
+/** Parses a project command's flags (`--config` was taken before: see takeConfigFlag). */
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, positionals = false) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const parsed = parseFlags(args, options, ['--config']);
   if (!positionals && parsed.positionals.length) throw new UsageError(`unexpected arguments: ${parsed.positionals.join(' ')}`);
   return parsed;
 }
@@ -251,14 +251,17 @@ function generationOptions(args: string[], project: Project) {
   const out = v.out !== undefined ? resolve(v.out as string) : (project.out ?? resolve('generated'));
   checkOutDir(out);
   const outArg = v.out !== undefined ? (v.out as string) : relative(process.cwd(), out) || '.';
+  // the setting --out came from, for messages about the folder
+  const outLabel = v.out !== undefined ? `--out ${v.out}` : project.out !== undefined ? `${shownPath(project.configFile!)}: out: ${JSON.stringify(project.config.out)}` : `the default --out ${outArg}`;
   const rev = (v.rev as string | undefined) ?? (v.unpinned ? undefined : configuredRevisions(project));
-  return { targets, out, outArg, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined), parseValidators(v.validators as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
+  return { targets, out, outArg, outLabel, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined), parseValidators(v.validators as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
 }
 
 async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number> {
   const t0 = performance.now();
-  const { targets, out, emit, inputs } = generationOptions(args, ctx.project());
+  const { targets, out, outLabel, emit, inputs } = generationOptions(args, ctx.project());
   for (const r of inputs) checkWipe(join(out, r.revision), inputs);
+  prepareOutDir(outLabel, out);
   for (const r of inputs) {
     const t1 = performance.now();
     const model = await modelOf(r);
@@ -321,18 +324,19 @@ async function cmdPull(args: string[], io: Io, ctx: Context): Promise<number> {
   const pins = project.pins;
   const rev = (v.rev as string | undefined) ?? configuredRevisions(project);
   const revs = !rev || rev === 'all' ? Object.keys(pins.revisions) : rev.split(',');
-  const baseUrl = (v['base-url'] as string | undefined) ?? project.baseUrl;
+  checkPinned('--rev', revs, pins);
+  const baseUrl = checkBaseUrl('--base-url', v['base-url'] as string | undefined) ?? project.baseUrl;
   const written = await pull(revs, { baseUrl, cacheDir: project.cacheDir, log: io.out }, pins);
   io.out(`pulled ${written.length} file(s); ${revs.length} revision(s) verified`);
   return EXIT.ok;
 }
 
 /** A pinned revision id, or a folder holding schema.json + schema.ts. */
-function revisionInput(arg: string, specDir: string | undefined, project: Project): ResolvedRevision {
+function revisionInput(arg: string, which: string, specDir: string | undefined, project: Project): ResolvedRevision {
   // a pinned id wins over a folder of that name in the working directory (write ./<id> for the folder)
   if (isFolderArgument(arg, project.pins)) return resolveUnpinned(arg, undefined, 'folder');
   if (arg === 'all' || arg.includes(',')) throw new UsageError(`diff compares two revisions, not "${arg}"`);
-  return resolveInputs({ rev: arg, 'spec-dir': specDir }, project)[0];
+  return resolveInputs({ rev: arg, 'spec-dir': specDir }, { ...project, what: which })[0];
 }
 
 async function cmdDiff(args: string[], io: Io, ctx: Context): Promise<number> {
@@ -345,7 +349,7 @@ async function cmdDiff(args: string[], io: Io, ctx: Context): Promise<number> {
   if (v.format !== 'md' && v.format !== 'json') throw new UsageError(`--format ${v.format}: expected md or json`);
   if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking') throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
   const project = ctx.project();
-  const [a, b] = await Promise.all(positionals.map((p) => modelOf(revisionInput(p, v['spec-dir'] as string | undefined, project))));
+  const [a, b] = await Promise.all(positionals.map((p, i) => modelOf(revisionInput(p, i ? '<revB>' : '<revA>', v['spec-dir'] as string | undefined, project))));
   const report = diffModels(a, b);
   io.out((v.format === 'json' ? renderJson(report) : renderMarkdown(report)).trimEnd());
   return v['fail-on'] === 'breaking' && hasBreaking(report) ? EXIT.failed : EXIT.ok;
@@ -456,7 +460,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       io.err(`mcpgen ${cmd ?? ''}: ${e.message}\n(see mcpgen --help)`);
       return EXIT.usage;
     }
-    if (e instanceof PinError || e instanceof IngestError || e instanceof ServiceUnavailableError) {
+    if (e instanceof PinError || e instanceof IngestError || e instanceof ServiceUnavailableError || e instanceof OutputError) {
       io.err(`mcpgen ${cmd}: ${e.message}`);
       return EXIT.input;
     }

@@ -26,12 +26,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
 import { CommandUsageError, type Io } from './commands/serve.js';
 import { type Project, configuredRevisions } from './config.js';
-import { resolveInputs } from './inputs.js';
+import { parseFlags, prepareOutDir, resolveInputs } from './inputs.js';
 import { generate } from '../generator/generate.js';
 import { ingestResolved } from '../generator/ingest.js';
 import type { ProtocolModel } from '../generator/model.js';
@@ -306,11 +306,9 @@ export async function packRevision(model: ProtocolModel, outDir: string, onStep?
 }
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
-  try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true });
-  } catch (e) {
-    throw new CommandUsageError((e as Error).message);
-  }
+  const parsed = parseFlags(args, options, ['--config']);
+  if (parsed.positionals.length) throw new CommandUsageError(`unexpected arguments: ${parsed.positionals.join(' ')}`);
+  return parsed;
 }
 
 export async function cmdPack(args: string[], io: Io, project?: Project): Promise<number> {
@@ -323,6 +321,8 @@ export async function cmdPack(args: string[], io: Io, project?: Project): Promis
   const rev = (v.rev as string | undefined) ?? (v.unpinned || !project ? undefined : configuredRevisions(project));
   if (!rev && !v.unpinned) throw new CommandUsageError('--rev is required: mcpgen pack --rev <id>|all|DIR, or --unpinned DIR (or "revisions" in mcpgen.config.json)');
   const inputs = resolveInputs({ ...(v as { 'spec-dir'?: string; unpinned?: string }), rev }, project);
+  // before the work: an --out that cannot be written is said at once, not after compiling
+  prepareOutDir(`--out ${v.out as string}`, v.out as string);
   for (const r of inputs) {
     const t0 = performance.now();
     const model = ingestResolved(r);

@@ -22,7 +22,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import {
   INPUT_FILES,
   type PinnedFile,
@@ -36,7 +36,7 @@ import {
   writeAtomic,
 } from '../../schema/resolve.js';
 import type { Project } from '../config.js';
-import { UsageError, checkRevisionId } from '../inputs.js';
+import { UsageError, checkRevisionId, parseFlags } from '../inputs.js';
 import { shownPath } from '../json-file.js';
 import { type LockedRevision, writeLock } from '../lock.js';
 
@@ -49,11 +49,7 @@ const COMMIT = /^[0-9a-f]{7,40}$/;
 const REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  return parseFlags(args, options, ['--config']);
 }
 
 interface Fetched {

@@ -18,7 +18,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { parseFlags } from '../inputs.js';
 import { serializeMessage } from '@mcpgen/runtime/jsonrpc';
 import { RpcError } from '@mcpgen/runtime/jsonrpc';
 import { MIN_REQUEST_STATE_SECRET_BYTES } from '@mcpgen/runtime/stateless';
@@ -59,11 +60,7 @@ const DEFAULT_REV = '2025-11-25';
 const LEGACY_REV = '2025-11-25';
 
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new CommandUsageError((e as Error).message);
-  }
+  return parseFlags(args, options);
 }
 
 /**

@@ -10,8 +10,9 @@
  * (name, title, description, inputSchema, outputSchema); the server's name and version go in its
  * header comment. It imports nothing at run time (`import type` of json-schema-to-ts only).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseFlags, prepareOutDir, writeOutFile } from '../inputs.js';
 import { RpcError } from '@mcpgen/runtime/jsonrpc';
 import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 import { CommandUsageError, connectFlags, type Io, loadRevision } from './serve.js';
@@ -115,15 +116,13 @@ export function readSnapshot(text: string): SnapshotTool[] | undefined {
 }
 
 export async function cmdTools(args: string[], io: Io): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({ args, options: { stdio: { type: 'string' }, url: { type: 'string' }, out: { type: 'string' }, check: { type: 'boolean' }, rev: { type: 'string' }, timeout: { type: 'string' } }, strict: true }));
-  } catch (e) {
-    throw new CommandUsageError((e as Error).message);
-  }
+  const { values, positionals } = parseFlags(args, { stdio: { type: 'string' }, url: { type: 'string' }, out: { type: 'string' }, check: { type: 'boolean' }, rev: { type: 'string' }, timeout: { type: 'string' } });
+  if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const { url, command, timeout } = connectFlags('tools', values);
   const out = values.out as string | undefined;
   if (!out) throw new CommandUsageError('tools needs --out <file> (the snapshot module to write, or with --check to compare)');
+  // before connecting: a folder the snapshot cannot be written into is said at once
+  if (!values.check) prepareOutDir(`--out ${out}`, dirname(resolve(out)));
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const client = new mod.Client({ clientInfo: { name: 'mcpgen-tools', version: '0.1.0' }, timeout });
   const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: command!.cmd, args: command!.args, stderr: 'inherit' });
@@ -149,7 +148,7 @@ export async function cmdTools(args: string[], io: Io): Promise<number> {
   const tools = snapshotTools(listed);
   const text = snapshotModule(server, tools);
   if (!values.check) {
-    writeFileSync(out, text);
+    writeOutFile('--out', out, text);
     io.out(`mcpgen tools: ${tools.length} tool(s) of ${String(server.name ?? 'the server')} written to ${out}`);
     return 0;
   }

@@ -66,9 +66,12 @@ await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 
 // ---- the client: its handlers answer the embedded requests; retries are automatic ----
+// every HTTP request the client sends, and what each tools/call carried
+const methods: string[] = [];
 const posted: { id: unknown; requestState?: string; inputResponses?: Record<string, unknown> }[] = [];
 const recording: typeof fetch = async (input, init) => {
   const body = JSON.parse(String(init?.body)) as { id: unknown; method: string; params: { requestState?: string; inputResponses?: Record<string, unknown> } };
+  methods.push(body.method);
   if (body.method === 'tools/call') posted.push({ id: body.id, requestState: body.params.requestState, inputResponses: body.params.inputResponses });
   return fetch(input, init);
 };
@@ -85,7 +88,10 @@ await client.connect(new StatelessHttpClientTransport({ url, fetch: recording })
 const result = await client.callTool({ name: 'deploy', arguments: { service: 'api' } });
 assert.deepEqual(result.content, [{ type: 'text', text: 'api deployed, approved by ada: fixes the login bug' }]);
 
-// Three HTTP requests, each with its own JSON-RPC id; each retry echoes the last requestState.
+// The call made four HTTP requests: the call and its two retries, each with its own JSON-RPC id
+// (each retry echoes the last requestState), then tools/list for the tool's outputSchema, which
+// the client checks the result against (server/discover went before, when connecting).
+assert.deepEqual(methods, ['server/discover', 'tools/call', 'tools/call', 'tools/call', 'tools/list']);
 assert.equal(posted.length, 3);
 assert.equal(new Set(posted.map((p) => p.id)).size, 3);
 assert.equal(posted[0].requestState, undefined);

@@ -198,8 +198,8 @@ test('missing inputs exit 3 with a message naming the file', async () => {
     assert.is(c.code, 3, c.stderr);
     assert.match(c.stderr, 'MCP_SPEC_DIR');
     assert.match(c.stderr, 'mcpgen pull');
-    assert.is(d.code, 3, d.stderr);
-    assert.match(d.stderr, '1999-01-01');
+    assert.is(d.code, 2, d.stderr);
+    assert.match(d.stderr, '--rev: unknown revision "1999-01-01"');
     assert.not.ok(existsSync(join(t.dir, 'out')), 'output was written');
   } finally {
     t.cleanup();

@@ -131,12 +131,12 @@ test('pack writes <name>-<version>.tgz; a second pack elsewhere (other TZ, local
   assert.ok(tgz.get(HS)!.equals(readFileSync(join(b, tarballOf(HS)))), 'the two tarballs differ');
 });
 
-test('pack: --rev is required, an unknown revision is an input error', async () => {
+test('pack: --rev is required, an unknown revision is a usage error', async () => {
   const none = await cli(['pack'], { MCP_SPEC_DIR: SPEC_DIR });
   assert.is(none.code, 2, none.stderr);
   assert.match(none.stderr, '--rev');
   const unknown = await cli(['pack', '--rev', '1999-01-01', '--out', join(work.dir, 'none')], { MCP_SPEC_DIR: SPEC_DIR });
-  assert.is(unknown.code, 3, unknown.stderr);
+  assert.is(unknown.code, 2, unknown.stderr);
   assert.not.ok(existsSync(join(work.dir, 'none')));
 });
 

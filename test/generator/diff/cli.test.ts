@@ -174,8 +174,8 @@ test('usage and input errors', async () => {
   assert.is((await run(['diff', 'draft', 'draft', '--fail-on', 'anything'])).code, 2);
   assert.is((await run(['diff', 'draft', 'all'])).code, 2);
   const unknown = await run(['diff', 'draft', '1999-01-01']);
-  assert.is(unknown.code, 3);
-  assert.match(unknown.err, 'unknown revision "1999-01-01"');
+  assert.is(unknown.code, 2);
+  assert.match(unknown.err, '<revB>: unknown revision "1999-01-01"');
   const missing = await run(['diff', 'draft', './no/such/folder']);
   assert.is(missing.code, 3);
   assert.match(missing.err, 'missing schema.json');

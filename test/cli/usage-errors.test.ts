@@ -1,0 +1,98 @@
+/**
+ * One exit code per kind of mistake, whichever command and wherever the setting came from: a
+ * bad flag, a flag without its value, an unknown revision or a bad --base-url exit 2 on the
+ * command line as in mcpgen.config.json; an output folder that cannot be created exits 3 naming
+ * the folder and the cause, before any work. Every message starts `mcpgen <cmd>: ` and names the
+ * flag, or the file and the field.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { main } from '../../cli/main.js';
+import { SPEC_DIR, tempDir } from '../generator/support.js';
+
+const test = suite('cli: usage errors are alike across commands and sources');
+
+async function mcpgen(args: string[]): Promise<{ code: number; text: string }> {
+  const lines: string[] = [];
+  const code = await main(args, { out: (l) => void lines.push(l), err: (l) => void lines.push(l) });
+  return { code, text: lines.join('\n') };
+}
+
+const t = tempDir('mcpgen-usage-');
+const config = (name: string, body: unknown): string => {
+  const file = join(t.dir, `${name}.config.json`);
+  writeFileSync(file, JSON.stringify(body));
+  return file;
+};
+
+test('an unknown revision exits 2 from the command line and from the config, naming the flag or the field', async () => {
+  const file = config('unknown-rev', { revisions: ['nope'] });
+  for (const cmd of ['generate', 'check', 'pack', 'pull']) {
+    const flag = await mcpgen([cmd, '--rev', 'nope', '--spec-dir', SPEC_DIR].filter((a, i) => cmd !== 'pull' || i < 3));
+    assert.is(flag.code, 2, `${cmd} --rev: ${flag.text}`);
+    assert.ok(flag.text.startsWith(`mcpgen ${cmd}: --rev: unknown revision "nope"; pinned: `), flag.text);
+    const configured = await mcpgen([cmd, '--config', file]);
+    assert.is(configured.code, 2, `${cmd} config: ${configured.text}`);
+    assert.ok(configured.text.startsWith(`mcpgen ${cmd}: ${file}: revisions[0]: "nope" is not pinned`), configured.text);
+  }
+  const diff = await mcpgen(['diff', 'draft', 'nope', '--spec-dir', SPEC_DIR]);
+  assert.is(diff.code, 2, diff.text);
+  assert.ok(diff.text.startsWith('mcpgen diff: <revB>: unknown revision "nope"'), diff.text);
+});
+
+test('--base-url that is not an http(s) URL exits 2 as inputs.baseUrl does', async () => {
+  const flag = await mcpgen(['pull', '--rev', 'draft', '--base-url', 'not-a-url']);
+  assert.is(flag.code, 2, flag.text);
+  assert.ok(flag.text.startsWith('mcpgen pull: --base-url "not-a-url": expected an http(s) URL'), flag.text);
+  const configured = await mcpgen(['pull', '--rev', 'draft', '--config', config('base-url', { inputs: { baseUrl: 'not-a-url' } })]);
+  assert.is(configured.code, 2, configured.text);
+  assert.match(configured.text, /^mcpgen pull: .*base-url\.config\.json: inputs\.baseUrl: "not-a-url" does not match/);
+});
+
+test('an output folder that cannot be created exits 3 at once, naming the folder and the cause', async () => {
+  const file = join(t.dir, 'a-file');
+  writeFileSync(file, 'not a folder');
+  const cases: Array<[string[], string]> = [
+    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope'], 'mcpgen generate: --out /proc/mcpgen-nope: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
+    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out', { out: '/proc/mcpgen-nope' })], `mcpgen generate: ${join(t.dir, 'out.config.json')}: out: "/proc/mcpgen-nope": cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)`],
+    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'sub')], `mcpgen generate: --out ${join(file, 'sub')}: ${file} exists and is not a folder`],
+    [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope/dist'], 'mcpgen pack: --out /proc/mcpgen-nope/dist: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
+    [['tools', '--stdio', 'no-such-server', '--out', '/proc/mcpgen-nope/tools.ts'], 'mcpgen tools: --out /proc/mcpgen-nope/tools.ts: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
+  ];
+  for (const [args, message] of cases) {
+    const r = await mcpgen(args);
+    assert.is(r.code, 3, `${args.join(' ')}: ${r.text}`);
+    // said before any work: no ingest, generate or connection line first
+    assert.is(r.text, message);
+  }
+});
+
+test('a flag without its value, or an unknown flag, is a usage error prefixed with the command and naming the flag', async () => {
+  const cases: Array<[string[], string]> = [
+    [['generate', '--out'], '--out'],
+    [['check', '--target'], '--target'],
+    [['list', '--spec-dir'], '--spec-dir'],
+    [['pull', '--rev'], '--rev'],
+    [['pin', 'draft', '--from'], '--from'],
+    [['diff', 'draft', 'draft', '--format'], '--format'],
+    [['pack', '--rev'], '--rev'],
+    [['serve', '--http'], '--http'],
+    [['call', '--url'], '--url'],
+    [['tools', '--stdio', 'x', '--out'], '--out'],
+  ];
+  for (const [args, flag] of cases) {
+    const missing = await mcpgen(args);
+    assert.is(missing.code, 2, `${args.join(' ')}: ${missing.text}`);
+    assert.ok(missing.text.startsWith(`mcpgen ${args[0]}: ${flag} needs a value\n`), missing.text);
+    const unknown = await mcpgen([args[0], '--bogus']);
+    assert.is(unknown.code, 2, `${args[0]} --bogus: ${unknown.text}`);
+    assert.ok(unknown.text.startsWith(`mcpgen ${args[0]}: unknown flag --bogus (flags: `), unknown.text);
+    assert.ok(unknown.text.includes(`${flag}`), `${args[0]}: the known flags are listed: ${unknown.text}`);
+  }
+});
+
+test.after(() => t.cleanup());
+
+test.run();
