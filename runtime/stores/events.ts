@@ -123,7 +123,7 @@ interface StoredEvent {
 }
 
 interface StoredStream {
-  key: string;
+  streamId: string;
   session: SessionEvents;
   events: StoredEvent[];
   /** Index of the first kept event in `events` (dropping from the head is O(1)). */
@@ -132,21 +132,29 @@ interface StoredStream {
   discardedThrough: number;
   /** When the stream finished (undefined: live). */
   finishedAt?: number;
+  // A finished stream is on two lists, oldest finished first: the store's and its session's.
+  // (Linked lists rather than Maps used as queues: a Map that is appended to at one end and
+  // emptied at the other keeps the deleted entries before its first live one until it is
+  // rehashed, and every look at its oldest entry walks over them.)
+  prev?: StoredStream;
+  next?: StoredStream;
+  sessionPrev?: StoredStream;
+  sessionNext?: StoredStream;
 }
 
 interface SessionEvents {
   id: string;
   /** By stream id, in creation order. */
   streams: Map<string, StoredStream>;
-  /** Finished streams by stream id, in the order they finished. */
-  finished: Map<string, StoredStream>;
+  /** Finished streams, in the order they finished: the oldest, the newest, how many. */
+  firstFinished?: StoredStream;
+  lastFinished?: StoredStream;
+  finishedCount: number;
   bytes: number;
 }
 
 /** What an event costs beside its message, for the byte budgets. */
 const EVENT_OVERHEAD = 64;
-
-const keyOf = (sessionId: string, streamId: string): string => `${sessionId}\n${streamId}`;
 
 /**
  * In-memory {@link EventStore}, for one session or shared by many, bounded in events per
@@ -163,8 +171,9 @@ export class MemoryEventStore implements EventStore {
   private readonly now: () => number;
   /** Sessions that stored an event (most sessions store none). */
   private readonly sessions = new Map<string, SessionEvents>();
-  /** Finished streams of every session, by `keyOf`, in the order they finished. */
-  private readonly finished = new Map<string, StoredStream>();
+  /** Finished streams of every session, in the order they finished: the oldest and the newest. */
+  private firstFinished: StoredStream | undefined;
+  private lastFinished: StoredStream | undefined;
   private seq = 0;
   private bytes = 0;
 
@@ -196,18 +205,16 @@ export class MemoryEventStore implements EventStore {
     this.expire(now);
     let session = this.sessions.get(sessionId);
     if (!session) {
-      session = { id: sessionId, streams: new Map(), finished: new Map(), bytes: 0 };
+      session = { id: sessionId, streams: new Map(), finishedCount: 0, bytes: 0 };
       this.sessions.set(sessionId, session);
     }
     let stream = session.streams.get(streamId);
     if (!stream) {
-      stream = { key: keyOf(sessionId, streamId), session, events: [], head: 0, discardedThrough: 0 };
+      stream = { streamId, session, events: [], head: 0, discardedThrough: 0 };
       session.streams.set(streamId, stream);
     } else if (stream.finishedAt !== undefined) {
       // stored after it finished: live again
-      stream.finishedAt = undefined;
-      session.finished.delete(streamId);
-      this.finished.delete(stream.key);
+      this.unlinkFinished(stream);
     }
     const seq = ++this.seq;
     const id = `${streamId}_${seq}`;
@@ -217,8 +224,8 @@ export class MemoryEventStore implements EventStore {
     this.bytes += bytes;
     if (stream.events.length - stream.head > this.maxEvents) this.dropHead(stream);
     else this.dropExpired(stream, now);
-    if (session.bytes > this.maxSessionBytes) this.shed(session.finished.values(), session.streams.values(), () => session.bytes <= this.maxSessionBytes);
-    if (this.bytes > this.maxBytes) this.shed(this.finished.values(), this.liveStreams(), () => this.bytes <= this.maxBytes);
+    if (session.bytes > this.maxSessionBytes) this.shed(session, session.streams.values(), () => session.bytes <= this.maxSessionBytes);
+    if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
     return id;
   }
 
@@ -250,9 +257,31 @@ export class MemoryEventStore implements EventStore {
     const stream = session?.streams.get(streamId);
     if (!session || !stream || stream.finishedAt !== undefined) return;
     stream.finishedAt = this.now();
-    session.finished.set(streamId, stream);
-    this.finished.set(stream.key, stream);
-    if (session.finished.size > this.maxStreams) this.release(session.finished.values().next().value as StoredStream);
+    stream.prev = this.lastFinished;
+    if (this.lastFinished) this.lastFinished.next = stream;
+    else this.firstFinished = stream;
+    this.lastFinished = stream;
+    stream.sessionPrev = session.lastFinished;
+    if (session.lastFinished) session.lastFinished.sessionNext = stream;
+    else session.firstFinished = stream;
+    session.lastFinished = stream;
+    if (++session.finishedCount > this.maxStreams) this.release(session.firstFinished!);
+  }
+
+  /** Takes finished `stream` off both lists of finished streams (it is live again, or released). */
+  private unlinkFinished(stream: StoredStream): void {
+    const session = stream.session;
+    stream.finishedAt = undefined;
+    if (stream.prev) stream.prev.next = stream.next;
+    else this.firstFinished = stream.next;
+    if (stream.next) stream.next.prev = stream.prev;
+    else this.lastFinished = stream.prev;
+    if (stream.sessionPrev) stream.sessionPrev.sessionNext = stream.sessionNext;
+    else session.firstFinished = stream.sessionNext;
+    if (stream.sessionNext) stream.sessionNext.sessionPrev = stream.sessionPrev;
+    else session.lastFinished = stream.sessionPrev;
+    stream.prev = stream.next = stream.sessionPrev = stream.sessionNext = undefined;
+    session.finishedCount--;
   }
 
   clear(sessionId: string): void {
@@ -264,10 +293,7 @@ export class MemoryEventStore implements EventStore {
 
   /** Releases finished streams past their TTL (oldest finished first, so the scan stops early). */
   private expire(now: number): void {
-    for (const stream of this.finished.values()) {
-      if (now - (stream.finishedAt as number) < this.ttlMs) break;
-      this.release(stream);
-    }
+    for (let stream = this.firstFinished; stream && now - (stream.finishedAt as number) >= this.ttlMs; stream = this.firstFinished) this.release(stream);
   }
 
   /** Drops expired events at the head of a stream, keeping the newest of a live one. */
@@ -279,9 +305,12 @@ export class MemoryEventStore implements EventStore {
     for (const session of this.sessions.values()) yield* session.streams.values();
   }
 
-  /** Over a budget: `finished` streams first, then the oldest events of the `live` ones, until `enough`. */
-  private shed(finished: Iterable<StoredStream>, live: Iterable<StoredStream>, enough: () => boolean): void {
-    for (const stream of finished) {
+  /**
+   * Over a budget: the finished streams of `session` (undefined: of every session) first,
+   * longest finished first, then the oldest events of the `live` ones, until `enough`.
+   */
+  private shed(session: SessionEvents | undefined, live: Iterable<StoredStream>, enough: () => boolean): void {
+    for (let stream = session ? session.firstFinished : this.firstFinished; stream; stream = session ? session.firstFinished : this.firstFinished) {
       if (enough()) return;
       this.release(stream);
     }
@@ -308,10 +337,8 @@ export class MemoryEventStore implements EventStore {
     const session = stream.session;
     session.bytes -= bytes;
     this.bytes -= bytes;
-    const streamId = stream.key.slice(session.id.length + 1);
-    session.streams.delete(streamId);
-    session.finished.delete(streamId);
-    this.finished.delete(stream.key);
+    if (stream.finishedAt !== undefined) this.unlinkFinished(stream);
+    session.streams.delete(stream.streamId);
     if (session.streams.size === 0 && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
   }
 }

@@ -92,6 +92,12 @@ export abstract class NodeResponseSink implements ResponseSink {
   abstract onClose(listener: () => void): void;
 }
 
+const SINK = Symbol('sink');
+type SinkTagged = ServerResponse & { [SINK]: NodeSink };
+function onSinkClose(this: SinkTagged): void {
+  this[SINK].closing();
+}
+
 /**
  * The sink of the stateless endpoint: no copy of the request headers, no AbortSignal, one
  * close listener (the transport's).
@@ -100,12 +106,17 @@ export class NodeSink extends NodeResponseSink {
   #listener: (() => void) | undefined;
   constructor(res: ServerResponse) {
     super(res);
-    res.once('close', () => {
-      this.gone = true;
-      const l = this.#listener;
-      this.#listener = undefined;
-      l?.();
-    });
+    // one listener function for every response (no closure per request): it finds its sink on the response
+    (res as SinkTagged)[SINK] = this;
+    res.on('close', onSinkClose);
+  }
+  /** The response closed (ServerResponse `close`: after `finish`, or when the connection was lost first). */
+  closing(): void {
+    if (this.gone) return;
+    this.gone = true;
+    const l = this.#listener;
+    this.#listener = undefined;
+    l?.();
   }
   /** One listener (the transport's), called when the connection closes or the response ended. */
   onClose(listener: () => void): void {

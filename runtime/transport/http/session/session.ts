@@ -900,10 +900,12 @@ export class HttpServerSession implements Transport {
     const store = this.settings.eventStore;
     // a JSON reply stored no events
     if (s.mode !== 'json' && store?.streamFinished) {
+      // a store that fails here only keeps the stream longer
       try {
-        void Promise.resolve(store.streamFinished(this.sessionId, s.id)).catch(() => undefined);
+        const done = store.streamFinished(this.sessionId, s.id);
+        if (isThenable(done)) done.then(undefined, () => undefined);
       } catch {
-        /* a store that fails here only keeps the stream longer */
+        /* as above */
       }
     }
   }

@@ -121,6 +121,19 @@ interface Stream {
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const CLOSED_BY_CLIENT = 'response stream closed by the client';
+/** The headers of every SSE response (the sinks copy them, never change them). */
+const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+
+/** Runs `f(a, b)` once the current tick's work is done: `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
+const afterTick: <A, B>(f: (a: A, b: B) => void, a: A, b: B) => void =
+  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a, b) => process.nextTick(f, a, b) : (f, a, b) => void setTimeout(f, 0, a, b);
+
+/** Keep-alive comments on SSE stream `s`, when it is still open (a reply that ended within the tick it opened in needs no timer). */
+function startKeepAlive(s: Stream, keepAliveMs: number): void {
+  if (s.done || s.timer) return;
+  s.timer = setInterval(() => s.sink.write(encodeComment()), keepAliveMs);
+  s.timer.unref?.();
+}
 
 /**
  * The one {@link Transport} behind a stateless endpoint. Messages the engine sends with
@@ -231,11 +244,8 @@ export class StatelessHttpServerTransport implements Transport {
   #open(s: Stream): void {
     if (s.sse) return;
     s.sse = true;
-    s.sink.open(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
-    if (this.settings.keepAliveMs > 0) {
-      s.timer = setInterval(() => s.sink.write(encodeComment()), this.settings.keepAliveMs);
-      s.timer.unref?.();
-    }
+    s.sink.open(200, SSE_HEADERS as Record<string, string>);
+    if (this.settings.keepAliveMs > 0) afterTick(startKeepAlive, s, this.settings.keepAliveMs);
   }
 
   #finish(inner: number, s: Stream): void {
@@ -383,7 +393,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   async function handle(ex: Exchange): Promise<void> {
     const refusal = headRefusal(ex.method, ex.headers, ex.localPort);
     if (refusal) return failSink(ex.sink, refusal);
-    const auth = await authorized(ex.method, ex.headers);
+    const auth = options.authorize ? await authorized(ex.method, ex.headers) : undefined;
     if (auth && 'status' in auth) return failSink(ex.sink, auth);
     const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
     if (typeof body === 'string') return failSink(ex.sink, asRefusal(guard.bodyRefusal(body)));
@@ -412,7 +422,8 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       const headers = req.headers as Readonly<Record<string, string | undefined>>;
       const refusal = headRefusal(req.method ?? 'GET', headers, req.socket?.localPort);
       if (refusal) return failSink(sink, refusal);
-      const auth = await authorized(req.method ?? 'GET', headers);
+      // (no await without a token check: a request goes on in the same tick)
+      const auth = options.authorize ? await authorized(req.method ?? 'GET', headers) : undefined;
       if (auth && 'status' in auth) return failSink(sink, auth);
       const handed = (req as WithParsed)[PARSED_MESSAGE];
       let message: unknown;

@@ -1,0 +1,77 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MemoryEventStore } from '../../../../../runtime/transport/http/session/event-store.js';
+
+const m = (i: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { i } });
+
+/** Which of `streams` (each `[session, stream, an event ID of it]`) can still be resumed. */
+async function kept(store: MemoryEventStore, streams: Array<[string, string, string]>): Promise<string[]> {
+  const out: string[] = [];
+  for (const [session, stream, id] of streams) if ((await store.replayEventsAfter(session, id, () => undefined)) === stream) out.push(`${session}/${stream}`);
+  return out;
+}
+
+test('MemoryEventStore: maxStreams releases each session\'s longest finished stream; a stream written after finishing is live again', async () => {
+  const store = new MemoryEventStore({ maxStreams: 2 });
+  const streams: Array<[string, string, string]> = [];
+  // two sessions finishing streams in turn: each keeps its own two most recent
+  for (const n of [1, 2, 3]) {
+    for (const s of ['x', 'y']) {
+      streams.push([s, `${s}${n}`, store.storeEvent(s, `${s}${n}`, m(n))]);
+      store.streamFinished(s, `${s}${n}`);
+    }
+  }
+  assert.equal(await kept(store, streams), ['x/x2', 'y/y2', 'x/x3', 'y/y3']);
+  // x2 written again: live, so not counted; x4 finishing then leaves x3 and x4
+  store.storeEvent('x', 'x2', m(20));
+  streams.push(['x', 'x4', store.storeEvent('x', 'x4', m(4))]);
+  store.streamFinished('x', 'x4');
+  assert.equal(await kept(store, streams), ['x/x2', 'y/y2', 'x/x3', 'y/y3', 'x/x4']);
+  // x2 finishes again: now the newest finished of x, so x3 (finished longest ago) goes
+  store.streamFinished('x', 'x2');
+  assert.equal(await kept(store, streams), ['x/x2', 'y/y2', 'y/y3', 'x/x4']);
+  const seen: unknown[] = [];
+  await store.replayEventsAfter('x', streams[2][2], (_id, msg) => void seen.push(msg.params));
+  assert.equal(seen, [{ i: 20 }], 'x2 replays what it got after it first finished');
+});
+
+test('MemoryEventStore: the TTL releases finished streams oldest first across sessions; clear() of one session leaves the others in order', async () => {
+  let clock = 0;
+  const store = new MemoryEventStore({ ttlMs: 100, now: () => clock });
+  const streams: Array<[string, string, string]> = [];
+  for (const [at, s, id] of [[0, 'x', 'a'], [10, 'y', 'b'], [20, 'x', 'c'], [30, 'y', 'd']] as const) {
+    clock = at;
+    streams.push([s, id, store.storeEvent(s, id, m(at))]);
+    store.streamFinished(s, id);
+  }
+  clock = 115; // a and b are past the TTL, c and d are not
+  store.storeEvent('z', 'live', m(0));
+  assert.equal(await kept(store, streams), ['x/c', 'y/d']);
+  store.clear('x');
+  assert.equal(await kept(store, streams), ['y/d']);
+  assert.is(store.sessionSize('x'), 0);
+  clock = 131;
+  store.storeEvent('z', 'live', m(1));
+  assert.equal(await kept(store, streams), [], 'd expired after c was cleared');
+  assert.is(store.size, store.sessionSize('z'), 'only the live stream is held');
+});
+
+test('MemoryEventStore: a session over its byte budget sheds its finished streams longest finished first, others untouched', async () => {
+  const text = 'x'.repeat(1000);
+  const big = (i: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { i, text } });
+  const store = new MemoryEventStore({ maxSessionBytes: 3500 });
+  const streams: Array<[string, string, string]> = [];
+  streams.push(['y', 'y1', store.storeEvent('y', 'y1', big(0))]);
+  store.streamFinished('y', 'y1');
+  for (const n of [1, 2, 3]) {
+    streams.push(['x', `x${n}`, store.storeEvent('x', `x${n}`, big(n))]);
+    store.streamFinished('x', `x${n}`);
+  }
+  assert.equal(await kept(store, streams), ['y/y1', 'x/x1', 'x/x2', 'x/x3']);
+  // a fourth event of ~1060 bytes goes over 3500: x1 (finished first) is released, then x2 would be kept
+  streams.push(['x', 'x4', store.storeEvent('x', 'x4', big(4))]);
+  assert.equal(await kept(store, streams), ['y/y1', 'x/x2', 'x/x3', 'x/x4']);
+  assert.ok(store.sessionSize('x') <= 3500);
+});
+
+test.run();
