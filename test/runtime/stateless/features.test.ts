@@ -33,8 +33,9 @@ test('a tool or prompt answering inputRequired goes out as built: no content or 
   features.tool({ name: 't', description: 'asks', handler: () => inputRequired({ inputRequests: ask }) as never });
   features.prompt({ name: 'p', description: 'asks', get: () => inputRequired({ inputRequests: ask }) as never });
   const h = features.handlers({ table }) as Record<string, (p: unknown, ctx: unknown) => Promise<Record<string, unknown>>>;
-  assert.equal(await h['tools/call']({ name: 't', arguments: {} }, {}), { resultType: 'input_required', inputRequests: ask });
-  assert.equal(await h['prompts/get']({ name: 'p' }, {}), { resultType: 'input_required', inputRequests: ask });
+  const ctx = { signal: new AbortController().signal }; // what a handler reads of its context here
+  assert.equal(await h['tools/call']({ name: 't', arguments: {} }, ctx), { resultType: 'input_required', inputRequests: ask });
+  assert.equal(await h['prompts/get']({ name: 'p' }, ctx), { resultType: 'input_required', inputRequests: ask });
 });
 
 test.run();
