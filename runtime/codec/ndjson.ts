@@ -106,7 +106,7 @@ export class NdjsonDecoder {
   private discarding = false;
   /** Of the line being discarded: its bytes so far, its first bytes (decoded) and its last bytes. */
   private dropped = 0;
-  private droppedHead = '';
+  private droppedHead: Buffer | undefined;
   private droppedTail: Buffer | undefined;
   /** {@link stop} was called: the rest of the input is dropped. */
   private stopped = false;
@@ -143,11 +143,11 @@ export class NdjsonDecoder {
       if (nl === -1) return this.hold(buf, start, len);
       if (this.discarding) {
         this.discarding = false;
-        this.dropped += nl - start;
-        this.droppedTail = lastBytes(this.droppedTail, buf.subarray(start, nl));
-        const tail = this.droppedTail.toString('utf8');
-        this.droppedTail = undefined;
-        this.tooLong(this.dropped, this.droppedHead, tail);
+        this.drop(buf.subarray(start, nl));
+        const head = this.droppedHead!.toString('utf8');
+        const tail = this.droppedTail!.toString('utf8');
+        this.droppedHead = this.droppedTail = undefined;
+        this.tooLong(this.dropped, head, tail);
       } else {
         const total = this.partBytes + (nl - start);
         if (total > this.max) {
@@ -217,7 +217,7 @@ export class NdjsonDecoder {
     const wasDiscarding = this.discarding;
     this.reset();
     this.discarding = false;
-    this.droppedTail = undefined;
+    this.droppedHead = this.droppedTail = undefined;
     if (wasDiscarding) return new FrameError('truncated', 'stream ended inside an over-long line', this.dropped);
     if (blank) return undefined;
     return new FrameError('truncated', `stream ended inside a frame (${held} bytes without a newline)`, held);
@@ -225,15 +225,11 @@ export class NdjsonDecoder {
 
   private hold(buf: Buffer, start: number, end: number): void {
     const n = end - start;
-    if (this.discarding) {
-      this.dropped += n;
-      this.droppedTail = lastBytes(this.droppedTail, buf.subarray(start, end));
-      return;
-    }
+    if (this.discarding) return this.drop(buf.subarray(start, end));
     if (this.partBytes + n > this.max) {
       this.parts.push(buf.subarray(start, end));
       this.dropped = this.partBytes + n;
-      this.droppedHead = firstBytes(this.parts).toString('utf8');
+      this.droppedHead = firstBytes(this.parts);
       this.droppedTail = lastPartBytes(this.parts);
       this.reset();
       this.discarding = true;
@@ -250,8 +246,15 @@ export class NdjsonDecoder {
     }
   }
 
+  /** More bytes of the line being discarded: counted, and kept while its head is short, and as its tail. */
+  private drop(more: Buffer): void {
+    this.dropped += more.length;
+    const head = this.droppedHead!;
+    if (head.length < PEEK_BYTES && more.length > 0) this.droppedHead = firstBytes([head, more]);
+    this.droppedTail = lastBytes(this.droppedTail, more);
+  }
+
   private tooLong(bytes: number, head: string, tail: string): void {
-    this.droppedHead = '';
     this.sink.error(new FrameError('line-too-long', `line of ${bytes} bytes exceeds the limit of ${this.max} bytes`, bytes, undefined, head, tail));
   }
 
