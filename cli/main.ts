@@ -130,7 +130,9 @@ Inputs: --spec-dir DIR (alone), else the config's inputs.specDir or $MCP_SPEC_DI
 way to the cache.
 --unpinned DIR generates (or packs) from any folder holding schema.json and schema.ts (revision
 id: the folder's name, or --rev); so does --rev DIR when DIR is a path (has a slash) or a folder
-that is not a pinned id. generate --target prints a line per language as it ends.
+that is not a pinned id. generate --target prints a line per language as it ends. A stage of
+generate that takes over 10 s ($MCPGEN_PROGRESS_MS, in ms) is reported on stderr
+(\`progress: <rev>: <stage> took <ms>ms\`), and each later stage of that revision as it begins.
 A schema.json that is not valid JSON Schema 2020-12 is an input error naming the file and the
 JSON pointer of the keyword.
 
@@ -257,20 +259,41 @@ function generationOptions(args: string[], project: Project) {
   return { targets, out, outArg, outLabel, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined), parseValidators(v.validators as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
 }
 
+/** Default of $MCPGEN_PROGRESS_MS: a stage of generate that takes this long (ms) is reported on stderr. */
+const PROGRESS_MS = 10_000;
+
+/** $MCPGEN_PROGRESS_MS as a number of ms (a non-negative integer), else {@link PROGRESS_MS}. */
+function progressMs(): number {
+  const v = process.env.MCPGEN_PROGRESS_MS;
+  return v !== undefined && /^[0-9]+$/.test(v) ? Number(v) : PROGRESS_MS;
+}
+
 async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number> {
   const t0 = performance.now();
   const { targets, out, outLabel, emit, inputs } = generationOptions(args, ctx.project());
   for (const r of inputs) checkWipe(join(out, r.revision), inputs);
   prepareOutDir(outLabel, out);
+  // a long stage (a schema of thousands of definitions) is said on stderr as it ends, and once a
+  // revision has taken that long, each next stage as it begins; stdout stays as it is
+  const slow = progressMs();
   for (const r of inputs) {
     const t1 = performance.now();
     const model = await modelOf(r);
-    const steps: string[] = [`ingest ${(performance.now() - t1).toFixed(0)}ms`];
+    const ingest = performance.now() - t1;
+    const steps: string[] = [`ingest ${ingest.toFixed(0)}ms`];
+    if (ingest >= slow) io.err(`progress: ${model.revision}: ingest took ${ingest.toFixed(0)}ms`);
     const { generate } = await loadGenerate();
     const files = await generate(model, {
       ...emit,
       targets,
-      onStep: (s, ms) => steps.push(`${s} ${ms.toFixed(0)}ms`),
+      onStepStart: (s) => {
+        const so = performance.now() - t1;
+        if (so >= slow) io.err(`progress: ${model.revision}: ${s} (${so.toFixed(0)}ms in)`);
+      },
+      onStep: (s, ms) => {
+        steps.push(`${s} ${ms.toFixed(0)}ms`);
+        if (ms >= slow) io.err(`progress: ${model.revision}: ${s} took ${ms.toFixed(0)}ms`);
+      },
       // the bindings step takes seconds per language: say each as it ends
       onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
       onWarning: (w) => io.err(`warning: ${model.revision}: ${w}`),

@@ -30,6 +30,8 @@ export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol
 export interface GenerateOptions extends Partial<EmitOptions> {
   /** Called after each step with its duration in ms. */
   onStep?: (step: Step, ms: number) => void;
+  /** Called as each step begins (before its synchronous work). */
+  onStepStart?: (step: Step) => void;
   /** Other-language message bindings to emit under bindings/<lang>/ (ids of TARGET_IDS). */
   targets?: readonly string[];
   /** Called after each language of the `bindings` step with its file count and duration in ms. */
@@ -46,6 +48,7 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   const opts: EmitOptions = { ...DEFAULT_EMIT_OPTIONS, ...options };
   const out: Files = new Map();
   const step = async (name: Step, fn: () => Files | Promise<Files>) => {
+    options.onStepStart?.(name);
     const t0 = performance.now();
     for (const [k, v] of await fn()) out.set(k, v);
     options.onStep?.(name, performance.now() - t0);

@@ -30,7 +30,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { importPKCS8 } from 'jose';
-import { checkSecure, discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError, type AuthorizationServerMetadata, type ResourceMetadata } from './discovery.js';
+import { checkSecure, namingFetch, discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError, type AuthorizationServerMetadata, type ResourceMetadata } from './discovery.js';
 import { isLoopbackUrl } from './loopback.js';
 import { MemoryTokenStore, type ClientRegistration, type StoredTokens, type TokenStore } from './store.js';
 
@@ -147,7 +147,8 @@ const S256 = 'S256';
  * @throws TypeError (on use) for a code grant without `userAgent` or a `jwt-bearer` grant without `assertion`.
  */
 export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
-  const base = options.fetch ?? globalThis.fetch;
+  // every request (discovery, registration, token, the MCP server's) names its URL when it fails
+  const base = namingFetch(options.fetch ?? globalThis.fetch);
   const store = options.store ?? new MemoryTokenStore();
   const grant = options.grant ?? 'authorization_code';
   const maxTries = options.maxAuthorizations ?? 3;

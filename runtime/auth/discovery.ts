@@ -21,6 +21,56 @@ export interface DiscoveryOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A request of the authorization machinery (discovery, registration, token, keys, and the
+ * authorizing fetch's own) that failed before any response: refused connection, unknown host,
+ * TLS, reset. A `TypeError` as `fetch`'s own, whose message names the method, the URL and the
+ * cause (`GET http://127.0.0.1:9/.well-known/oauth-authorization-server failed: fetch failed
+ * (connect ECONNREFUSED 127.0.0.1:9)`); `cause` is the original error.
+ */
+export class AuthFetchError extends TypeError {
+  readonly url: string;
+  readonly method: string;
+  constructor(method: string, url: string, cause: unknown) {
+    super(`${method} ${url} failed: ${causeText(cause)}`, { cause });
+    this.name = 'AuthFetchError';
+    this.method = method;
+    this.url = url;
+  }
+}
+
+/** The message of a fetch failure with its cause's (undici puts the reason there: `connect ECONNREFUSED …`). */
+function causeText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const inner = e.cause as (Error & { code?: string }) | undefined;
+  const detail = inner instanceof Error ? inner.message || inner.code || inner.name : undefined;
+  return detail && detail !== e.message ? `${e.message} (${detail})` : e.message;
+}
+
+const NAMING: unique symbol = Symbol('mcpgen.namingFetch');
+
+/**
+ * `f` with its failures before a response thrown as {@link AuthFetchError} naming the method and
+ * URL. An abort or timeout (`AbortError`, `TimeoutError`: the caller's signal) and an
+ * AuthFetchError pass through unchanged; a response of any status is returned as it is.
+ * Wrapping a wrapped fetch returns it.
+ */
+export function namingFetch(f: typeof globalThis.fetch): typeof globalThis.fetch {
+  if ((f as { [NAMING]?: true })[NAMING]) return f;
+  const named = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    try {
+      return await f(input, init);
+    } catch (e) {
+      const name = (e as Error | undefined)?.name;
+      if (e instanceof AuthFetchError || name === 'AbortError' || name === 'TimeoutError') throw e;
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const method = (init?.method ?? (typeof input === 'object' && !(input instanceof URL) ? input.method : undefined) ?? 'GET').toUpperCase();
+      throw new AuthFetchError(method, url, e);
+    }
+  };
+  return Object.assign(named, { [NAMING]: true as const }) as typeof globalThis.fetch;
+}
+
 /** An authorization server's metadata (oauth4webapi's type: RFC 8414 fields and OpenID ones). */
 export type AuthorizationServerMetadata = oauth.AuthorizationServer;
 
@@ -62,7 +112,7 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
  * @throws DiscoveryError when no URL answers, or the document is refused.
  */
 export async function discoverAuthorizationServer(issuer: string, options: DiscoveryOptions = {}): Promise<AuthorizationServerMetadata> {
-  const f = options.fetch ?? globalThis.fetch;
+  const f = namingFetch(options.fetch ?? globalThis.fetch);
   const tried: string[] = [];
   for (const url of authorizationServerMetadataUrls(issuer)) {
     const target = new URL(url);
@@ -107,7 +157,7 @@ export function resourceMetadataUrls(serverUrl: string): string[] {
  * @throws DiscoveryError when none is found, or the document names another resource.
  */
 export async function discoverResourceMetadata(serverUrl: string, fromHeader: string | undefined, options: DiscoveryOptions = {}): Promise<ResourceMetadata> {
-  const f = options.fetch ?? globalThis.fetch;
+  const f = namingFetch(options.fetch ?? globalThis.fetch);
   const urls = fromHeader ? [fromHeader] : resourceMetadataUrls(serverUrl);
   const tried: string[] = [];
   for (const url of urls) {

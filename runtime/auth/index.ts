@@ -9,7 +9,7 @@ export { oauthFetch, MemoryTokenStore, AuthorizationError, parseBearerChallenge 
 export type { ClientRegistration, OAuthClientOptions, OAuthFetch, StoredTokens, TokenStore, UserAgent } from './client.js';
 export { startLoopbackRedirect } from './loopback-redirect.js';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './loopback-redirect.js';
-export { discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError } from './discovery.js';
+export { AuthFetchError, discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError, namingFetch } from './discovery.js';
 export type { AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
 export { DPoPVerifier } from './dpop.js';
 export type { DPoPOptions } from './dpop.js';

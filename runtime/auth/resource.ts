@@ -21,8 +21,8 @@
  *   at the path-inserted well-known URI of the resource.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { discoverAuthorizationServer } from './discovery.js';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { discoverAuthorizationServer, namingFetch } from './discovery.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isLoopbackUrl } from './loopback.js';
 import { DPoPVerifier, type DPoPOptions } from './dpop.js';
@@ -248,7 +248,8 @@ function keyGetter(jwks: BearerAuthOptions['jwks'], issuer: string, allowHttp: b
   }
   const remote = (url: URL) => {
     if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:' && isLoopbackUrl(url))) throw new TypeError(`bearerAuth: JWKS URL ${url.href} must be https`);
-    return createRemoteJWKSet(url, { timeoutDuration: 5000, cooldownDuration: 30_000 });
+    // a key fetch that fails names the JWKS URL (through the same wrapper as discovery)
+    return createRemoteJWKSet(url, { timeoutDuration: 5000, cooldownDuration: 30_000, [customFetch]: namingFetch(globalThis.fetch) as never });
   };
   if (jwks !== undefined) {
     const got = remote(new URL(String(jwks)));

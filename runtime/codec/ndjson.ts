@@ -14,6 +14,13 @@ import { serializeMessage } from '../jsonrpc/message.js';
 /** 16 MiB: the default maximum line size in bytes (the `\n` not counted). */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Bytes kept from each end of a line over the limit, as {@link FrameError.head} and
+ * {@link FrameError.tail}: enough for the members a JSON-RPC message starts or ends with
+ * (`jsonrpc`, `id`, `method`), and all the memory an over-long line costs beyond one chunk.
+ */
+export const PEEK_BYTES = 4096;
+
 /** Why a line (or the end of the stream) could not be decoded. */
 export type FrameErrorKind = 'invalid-json' | 'invalid-utf8' | 'line-too-long' | 'truncated';
 
@@ -24,13 +31,22 @@ export type FrameErrorKind = 'invalid-json' | 'invalid-utf8' | 'line-too-long' |
  */
 export class FrameError extends Error {
   readonly kind: FrameErrorKind;
-  /** Bytes of the offending line (for `line-too-long`: the count when the limit was passed). */
+  /** Bytes of the offending line (`\n` excluded). */
   readonly bytes: number;
-  constructor(kind: FrameErrorKind, message: string, bytes: number, cause?: unknown) {
+  /**
+   * `line-too-long`: the line's first and last up to {@link PEEK_BYTES} bytes, decoded as UTF-8
+   * (a character cut at the edge becomes U+FFFD), for reading the message's id without the rest
+   * (`peekMessage` in ../jsonrpc/message.ts). Empty for the other kinds.
+   */
+  readonly head: string;
+  readonly tail: string;
+  constructor(kind: FrameErrorKind, message: string, bytes: number, cause?: unknown, head = '', tail = '') {
     super(message);
     this.name = 'FrameError';
     this.kind = kind;
     this.bytes = bytes;
+    this.head = head;
+    this.tail = tail;
     if (cause !== undefined) this.cause = cause;
   }
 }
@@ -76,7 +92,9 @@ function isBlankText(line: string): boolean {
  * {@link NdjsonDecoder.end} at end of stream. Never throws for any input bytes; a throwing sink
  * propagates. The decoder keeps views on pushed chunks (no copy): do not reuse a chunk's memory
  * after pushing it (stream chunks are never reused). Memory is bounded by `maxLineBytes` plus one chunk: once a line passes the limit
- * its bytes are discarded up to the next `\n`, and one `line-too-long` error is reported for it.
+ * its bytes are discarded up to the next `\n` (only its first and last {@link PEEK_BYTES} are
+ * kept), and one `line-too-long` error is reported for it when that `\n` arrives, with the
+ * line's byte count, head and tail.
  */
 export class NdjsonDecoder {
   private readonly max: number;
@@ -86,6 +104,10 @@ export class NdjsonDecoder {
   private partBytes = 0;
   /** The current line passed the limit: drop bytes until the next `\n`. */
   private discarding = false;
+  /** Of the line being discarded: its bytes so far, its first bytes (decoded) and its last bytes. */
+  private dropped = 0;
+  private droppedHead: Buffer | undefined;
+  private droppedTail: Buffer | undefined;
   /** {@link stop} was called: the rest of the input is dropped. */
   private stopped = false;
 
@@ -121,11 +143,19 @@ export class NdjsonDecoder {
       if (nl === -1) return this.hold(buf, start, len);
       if (this.discarding) {
         this.discarding = false;
+        this.drop(buf.subarray(start, nl));
+        const head = this.droppedHead!.toString('utf8');
+        const tail = this.droppedTail!.toString('utf8');
+        this.droppedHead = this.droppedTail = undefined;
+        this.tooLong(this.dropped, head, tail);
       } else {
         const total = this.partBytes + (nl - start);
         if (total > this.max) {
+          this.parts.push(buf.subarray(start, nl));
+          const head = firstBytes(this.parts).toString('utf8');
+          const tail = lastPartBytes(this.parts).toString('utf8');
           this.reset();
-          this.tooLong(total);
+          this.tooLong(total, head, tail);
         } else {
           this.parts.push(buf.subarray(start, nl));
           const whole = Buffer.concat(this.parts, total);
@@ -163,7 +193,7 @@ export class NdjsonDecoder {
     // A UTF-16 unit is at most 3 UTF-8 bytes: count the bytes only when that could pass the limit.
     if (line.length * 3 > this.max) {
       const bytes = Buffer.byteLength(line, 'utf8');
-      if (bytes > this.max) return this.tooLong(bytes);
+      if (bytes > this.max) return this.tooLong(bytes, line.slice(0, PEEK_BYTES), line.slice(-PEEK_BYTES));
     }
     if (isBlankText(line)) return;
     let value: unknown;
@@ -187,19 +217,22 @@ export class NdjsonDecoder {
     const wasDiscarding = this.discarding;
     this.reset();
     this.discarding = false;
-    if (wasDiscarding) return new FrameError('truncated', 'stream ended inside an over-long line', held);
+    this.droppedHead = this.droppedTail = undefined;
+    if (wasDiscarding) return new FrameError('truncated', 'stream ended inside an over-long line', this.dropped);
     if (blank) return undefined;
     return new FrameError('truncated', `stream ended inside a frame (${held} bytes without a newline)`, held);
   }
 
   private hold(buf: Buffer, start: number, end: number): void {
-    if (this.discarding) return;
     const n = end - start;
+    if (this.discarding) return this.drop(buf.subarray(start, end));
     if (this.partBytes + n > this.max) {
-      const total = this.partBytes + n;
+      this.parts.push(buf.subarray(start, end));
+      this.dropped = this.partBytes + n;
+      this.droppedHead = firstBytes(this.parts);
+      this.droppedTail = lastPartBytes(this.parts);
       this.reset();
       this.discarding = true;
-      this.tooLong(total);
       return;
     }
     this.parts.push(buf.subarray(start, end));
@@ -213,17 +246,23 @@ export class NdjsonDecoder {
     }
   }
 
-  private tooLong(bytes: number): void {
-    this.sink.error(
-      new FrameError('line-too-long', `line exceeds ${this.max} bytes (at least ${bytes} bytes)`, bytes),
-    );
+  /** More bytes of the line being discarded: counted, and kept while its head is short, and as its tail. */
+  private drop(more: Buffer): void {
+    this.dropped += more.length;
+    const head = this.droppedHead!;
+    if (head.length < PEEK_BYTES && more.length > 0) this.droppedHead = firstBytes([head, more]);
+    this.droppedTail = lastBytes(this.droppedTail, more);
+  }
+
+  private tooLong(bytes: number, head: string, tail: string): void {
+    this.sink.error(new FrameError('line-too-long', `line of ${bytes} bytes exceeds the limit of ${this.max} bytes`, bytes, undefined, head, tail));
   }
 
   /** One complete line `buf[start, end)` (no `\n`). */
   private line(buf: Buffer, start: number, end: number): void {
     const n = end - start;
     if (n > this.max) {
-      this.tooLong(n);
+      this.tooLong(n, buf.toString('utf8', start, Math.min(end, start + PEEK_BYTES)), buf.toString('utf8', Math.max(start, end - PEEK_BYTES), end));
       return;
     }
     if (n === 0 || ((buf[start] === 0x20 || buf[start] === 0x09 || buf[start] === 0x0d) && isBlank(buf, start, end))) {
@@ -244,6 +283,38 @@ export class NdjsonDecoder {
     }
     this.sink.value(value, text);
   }
+}
+
+/** A copy of the first {@link PEEK_BYTES} bytes of `parts` (copied: the chunks are released). */
+function firstBytes(parts: readonly Buffer[]): Buffer {
+  const out: Buffer[] = [];
+  let n = 0;
+  for (const p of parts) {
+    if (n >= PEEK_BYTES) break;
+    const take = p.subarray(0, PEEK_BYTES - n);
+    out.push(take);
+    n += take.length;
+  }
+  return Buffer.concat(out, n);
+}
+
+/** A copy of the last {@link PEEK_BYTES} bytes of `parts`. */
+function lastPartBytes(parts: readonly Buffer[]): Buffer {
+  const out: Buffer[] = [];
+  let n = 0;
+  for (let i = parts.length - 1; i >= 0 && n < PEEK_BYTES; i--) {
+    const p = parts[i];
+    const take = p.subarray(Math.max(0, p.length - (PEEK_BYTES - n)));
+    out.unshift(take);
+    n += take.length;
+  }
+  return Buffer.concat(out, n);
+}
+
+/** A copy of the last {@link PEEK_BYTES} bytes of `kept` followed by `more`. */
+function lastBytes(kept: Buffer | undefined, more: Buffer): Buffer {
+  if (more.length >= PEEK_BYTES) return Buffer.from(more.subarray(more.length - PEEK_BYTES));
+  return lastPartBytes(kept === undefined ? [more] : [kept, more]);
 }
 
 const LS = /[\u2028\u2029]/g;

@@ -551,11 +551,15 @@ export class Peer {
     }
     const result = value === undefined ? {} : value;
     if (!isObject(result)) {
-      this.log.error?.('handler result is not an object', { method, id });
-      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      // the type of what came back, never its contents
+      const returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
+      this.log.error?.('handler result is not an object', { method, id, returned });
+      return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: the ${method} handler returned ${returned}, not a result object`, { returned }));
     }
     if (entry?.result && !entry.result(result)) {
-      this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors) });
+      this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors), ...(value === undefined && { returned: 'undefined' }) });
+      // undefined stands for {}: a method whose result has required members says what came back
+      if (value === undefined) return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: the ${method} handler returned undefined, not a result object`, { returned: 'undefined' }));
       return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
     answer(resultResponse(id, result));

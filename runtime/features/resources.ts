@@ -12,7 +12,7 @@ import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { RequestContext } from '../engine/peer.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, TemplateVariables, TemplateVars } from './typed.js';
-import { type Content, type Described, type Obj, invalid, isObj } from './tools.js';
+import { type Content, type Described, HandlerReturnError, type Obj, invalid, isObj } from './tools.js';
 import { ownValue, setOwn } from '../jsonrpc/own.js';
 import { toBase64 } from '../codec/bytes.js';
 import { type ParsedTemplate, UriTemplateExpander, UriTemplateMatcher } from 'uri-template-matcher';
@@ -226,14 +226,20 @@ export function knownResource(c: Catalog, uri: string): boolean {
 export async function readResource(c: Catalog, uri: string, ctx: RequestContext): Promise<Obj> {
   const r = c.resources.get(uri);
   if (r) {
-    if (r.read) return { contents: await r.read(uri, ctx) };
+    if (r.read) return { contents: readContents(`Resource ${uri}`, await r.read(uri, ctx)) };
     const base: ResourceContents = r.mimeType ? { uri, mimeType: r.mimeType } : { uri };
     if (r.blob !== undefined) return { contents: [{ ...base, blob: typeof r.blob === 'string' ? r.blob : toBase64(r.blob) }] };
     return { contents: [{ ...base, text: r.text ?? '' }] };
   }
   const m = matchTemplate(c, uri);
   if (!m) throw notFound(uri);
-  return { contents: await m.t.def.read(uri, m.vars, ctx) };
+  return { contents: readContents(`Resource ${uri} (template ${m.t.def.uriTemplate})`, await m.t.def.read(uri, m.vars, ctx)) };
+}
+
+/** A `read`'s value: an array of contents. @throws HandlerReturnError for anything else. */
+function readContents(subject: string, got: unknown): unknown[] {
+  if (!Array.isArray(got)) throw new HandlerReturnError(subject, got, 'a resource read returns an array of ResourceContents');
+  return got;
 }
 
 /** `prompts/get` (params `{ name, arguments? }`). @throws RpcError -32602 (unknown prompt, missing argument). */
@@ -245,8 +251,9 @@ export async function getPrompt(c: Catalog, p: Obj, ctx: RequestContext): Promis
   // own arguments only: an argument named `constructor` is not given by the prototype's
   const missing = (prompt.arguments ?? []).filter((a) => a.required && (ownValue(args, a.name) === undefined || args[a.name] === null)).map((a) => a.name);
   if (missing.length) throw invalid(`Missing required argument${missing.length > 1 ? 's' : ''} of prompt ${name}: ${missing.join(', ')}`, { missing });
-  const out = await prompt.get(args, ctx);
-  if (isObj(out) && (out as Obj).resultType === 'input_required') return out;
+  const out: unknown = await prompt.get(args, ctx);
+  if (!Array.isArray(out) && !isObj(out)) throw new HandlerReturnError(`Prompt ${name}`, out, 'a prompt\'s get returns an array of PromptMessage or a GetPromptResult object');
+  if (isObj(out) && out.resultType === 'input_required') return out;
   const result: Obj = Array.isArray(out) ? { messages: out } : { ...out };
   if (result.description === undefined && prompt.description !== undefined) result.description = prompt.description;
   return result;
@@ -259,20 +266,26 @@ export async function complete(c: Catalog, p: Obj): Promise<Obj> {
   const argName = String(arg.name);
   const context = (isObj(p.context) && isObj(p.context.arguments) ? p.context.arguments : {}) as Record<string, string>;
   let completer: Completer | undefined;
+  let subject: string;
   if (ref.type === 'ref/prompt') {
+    subject = `The completer of argument ${argName} of prompt ${String(ref.name)}`;
     const prompt = c.prompts.get(String(ref.name));
     if (!prompt) throw invalid(`Unknown prompt: ${String(ref.name)}`);
     completer = prompt.arguments?.find((a) => a.name === argName)?.complete;
   } else if (ref.type === 'ref/resource') {
     const uri = String(ref.uri);
+    subject = `The completer of variable ${argName} of resource template ${uri}`;
     const t = c.templates.get(uri);
     if (!t && !c.resources.has(uri)) throw notFound(uri);
     if (t && !t.variables.includes(argName)) throw invalid(`${argName} is not a variable of resource template ${uri}`, { uri, argument: argName });
     completer = ownValue(t?.def.complete, argName);
   } else throw invalid(`Unknown reference type: ${String(ref.type)}`);
   if (!completer) return { completion: { values: [] } };
-  const got = await completer(String(arg.value ?? ''), context);
-  const all = Array.isArray(got) ? { values: got } : got;
+  const got: unknown = await completer(String(arg.value ?? ''), context);
+  if (!Array.isArray(got) && !(isObj(got) && Array.isArray(got.values))) {
+    throw new HandlerReturnError(subject, got, 'a completer returns an array of strings or { values, total?, hasMore? }');
+  }
+  const all = (Array.isArray(got) ? { values: got } : got) as Exclude<CompletionValues, string[]>;
   const values = all.values.slice(0, MAX_COMPLETIONS);
   const completion: Obj = { values };
   const total = all.total ?? (Array.isArray(got) ? all.values.length : undefined);

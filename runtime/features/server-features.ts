@@ -31,7 +31,7 @@ import type { Logger } from '../engine/context.js';
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
-import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
+import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, HandlerReturnError, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
 import { loadJsonSchema } from './schema-compiler.js';
 import {
   type Catalog, type PromptArgs, type PromptArgument, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
@@ -77,10 +77,11 @@ const STDERR_LOGGER: Logger = { error: (message, data) => console.error(`mcpgen:
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
 
-const SUBJECTS: Readonly<Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource', name: string]>> = {
+const SUBJECTS: Readonly<Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource' | 'completion', name: string]>> = {
   'tools/call': (p) => ['tool', String(p.name)],
   'prompts/get': (p) => ['prompt', String(p.name)],
   'resources/read': (p) => ['resource', String(p.uri)],
+  'completion/complete': (p) => ['completion', isObj(p.ref) ? String(p.ref.type === 'ref/resource' ? p.ref.uri : p.ref.name) : ''],
 };
 
 /** The handlers of `handlers()` without a stateless table, each with the way to its stateless form. */
@@ -341,11 +342,19 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
         throw new RpcError(ErrorCode.InternalError, `${label} returned a result that is not a valid ${entry.resultTypes?.join(' or ') ?? `${method} result`} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`, { errors });
       };
+      // a handler that returned what its method cannot answer with: the log names it too
+      const failed = (p: Obj, e: unknown): never => {
+        if (e instanceof HandlerReturnError) {
+          const [kind, name] = subject(p);
+          this.#logger.error?.(`${kind} handler returned a value its method cannot answer with`, { [kind]: name, method, returned: e.returned, error: e.message });
+        }
+        throw e;
+      };
       // a promise either way, as from the async handler it wraps; a thenable gets one `then`, no await hops
       const checked: RequestHandler = (p: Obj, ctx: RequestContext) => {
         try {
           const r: unknown = h(p, ctx);
-          return isThenable(r) ? Promise.resolve(r).then((v) => check(p, ctx, v)) : Promise.resolve(check(p, ctx, r));
+          return isThenable(r) ? Promise.resolve(r).then((v) => check(p, ctx, v), (e: unknown) => failed(p, e)) : Promise.resolve(check(p, ctx, r));
         } catch (e) {
           return Promise.reject(e);
         }

@@ -138,6 +138,33 @@ export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== nu
 export const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
 
 /**
+ * What a handler returned, named for a message by its type alone (`undefined`, `null`, `an
+ * array`, `a number`, …): never its contents, which may hold what the peer must not see.
+ */
+export function returnedShape(v: unknown): string {
+  if (v === undefined || v === null) return String(v);
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  return t === 'object' ? 'an object' : `a ${t}`;
+}
+
+/**
+ * A feature handler (a tool's `handler`, a prompt's `get`, a resource's or template's `read`, a
+ * completer) returned a value of a shape its method cannot answer with: -32603 Internal error
+ * naming the handler and the type of what it returned (`data: { returned }`, e.g.
+ * `"undefined"`), never the value. `ServerFeatures` logs it with the subject.
+ */
+export class HandlerReturnError extends RpcError {
+  readonly returned: string;
+  constructor(readonly subject: string, value: unknown, expected: string) {
+    const returned = returnedShape(value);
+    super(ErrorCode.InternalError, `${subject} returned ${returned}; ${expected}`, { returned });
+    this.name = 'HandlerReturnError';
+    this.returned = returned;
+  }
+}
+
+/**
  * Registers a tool's schemas: checked against the 2020-12 meta-schema now, compiled on the first
  * call. @throws TypeError naming the tool when a schema is not valid JSON Schema.
  */
@@ -180,6 +207,7 @@ export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: Requ
     if (e instanceof RpcError) throw e;
     return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
   }
+  if (typeof out !== 'string' && !isObj(out)) throw new HandlerReturnError(`Tool ${name}`, out, 'a tool handler returns a string or a CallToolResult object');
   // a multi round-trip answer (mrtr.ts inputRequired) or a CreateTaskResult (tasks-extension.ts) goes out as built
   if (isObj(out) && (out.resultType === 'input_required' || out.resultType === 'task')) return out;
   const result: Obj = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };

@@ -165,6 +165,23 @@ export class RequestAbortedError extends RpcError {
 }
 
 /**
+ * A message over a transport's size limit was dropped unread (stdio: a line over
+ * `maxLineBytes`). Code -32000 with "Payload Too Large", as the HTTP transports' 413 refusal;
+ * `data` is `{ limit, bytes }` (bytes). The stdio transport answers an over-long request with it
+ * and fails the pending request whose response was over the limit with it.
+ */
+export class MessageTooLargeError extends RpcError {
+  readonly limit: number;
+  readonly bytes: number;
+  constructor(limit: number, bytes: number, what = 'a message') {
+    super(ErrorCode.ServerError, `Payload Too Large: ${what} (${bytes} bytes) exceeds the line limit of ${limit} bytes and was dropped unread`, { limit, bytes });
+    this.name = 'MessageTooLargeError';
+    this.limit = limit;
+    this.bytes = bytes;
+  }
+}
+
+/**
  * A response's result does not match the method's result schema. `data.errors` lists
  * `{ path, message }` with `path` a JSON Pointer into the result.
  */

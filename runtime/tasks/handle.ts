@@ -1,7 +1,7 @@
 /**
  * The requestor's handle on one task (2025-11-25 `basic/utilities/tasks.mdx`, experimental):
  * {@link TaskHandle} (status, updates, cancel, result) and the routing of
- * `notifications/tasks/status` to handles. ./requestor.ts builds it (`callWithTask`) and imports
+ * `notifications/tasks/status` to handles (./status-router.ts). ./requestor.ts builds it (`callWithTask`) and imports
  * this module on the first task-augmented request of the process, so an application that never
  * sends one does not load it (a bundler puts it in a chunk of its own).
  */
@@ -9,6 +9,7 @@ import { ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedErr
 import type { Peer } from '../engine/peer.js';
 import type { MethodEntry, ProtocolTable } from '../protocol/table.js';
 import { type Task, TaskTransitionError, isTerminal } from './store.js';
+import { routerOf } from './status-router.js';
 
 /** What callWithTask and a TaskHandle need of a ClientSession or ServerSession (structurally: the sessions are built on this layer). */
 export interface RequestorSession {
@@ -20,41 +21,6 @@ export interface RequestorSession {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const STATUS = 'notifications/tasks/status';
-
-/** Routes notifications/tasks/status of one peer to handles by taskId, then to the session's own handler. */
-class StatusRouter {
-  readonly #listeners = new Map<string, Set<(t: Task) => void>>();
-  constructor(peer: Peer, fallback: ((p: unknown) => unknown) | undefined) {
-    peer.setNotificationHandler(STATUS, (params: unknown) => {
-      if (isObject(params) && typeof params.taskId === 'string') {
-        for (const l of [...(this.#listeners.get(params.taskId) ?? [])]) l(params as unknown as Task);
-      }
-      return fallback?.(params) as void;
-    });
-  }
-  listen(taskId: string, listener: (t: Task) => void): () => void {
-    let set = this.#listeners.get(taskId);
-    if (!set) this.#listeners.set(taskId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.#listeners.delete(taskId);
-    };
-  }
-}
-const routers = new WeakMap<Peer, StatusRouter>();
-
-function routerOf(session: RequestorSession): StatusRouter {
-  const peer = session.peer;
-  let r = routers.get(peer);
-  if (!r) {
-    const own = (session.options.notificationHandlers as Record<string, ((p: unknown) => unknown) | undefined> | undefined)?.[STATUS];
-    routers.set(peer, (r = new StatusRouter(peer, own)));
-  }
-  return r;
-}
-
 const sleep = (ms: number, signal: AbortSignal | undefined, wake: { fn?: () => void }) =>
   new Promise<void>((resolve, reject) => {
     const done = () => {
@@ -102,9 +68,14 @@ export class TaskHandle<R = unknown> {
     this.#stopProgress = stopProgress;
     if (isObject(created.task)) {
       this.#task = created.task as unknown as Task;
-      this.#unlisten = routerOf(session).listen(this.#task.taskId, (t) => {
-        for (const l of this.#iterators) l(this.#observe(t));
+      const router = routerOf(session);
+      // every notification updates the state (`task`), whether or not an updates() loop runs
+      this.#unlisten = router.listen(this.#task.taskId, (t) => {
+        const seen = this.#observe(t);
+        for (const l of this.#iterators) l(seen);
       });
+      // what came before this handle existed (the module loading, the CreateTaskResult's turn)
+      router.replay(this.#task.taskId, this.#task.lastUpdatedAt);
     } else {
       const now = new Date().toISOString();
       this.#task = { taskId: '', status: 'completed', createdAt: now, lastUpdatedAt: now, ttl: null };

@@ -15,7 +15,7 @@
  * {@link TaskNotSupportedError}, -32601, unless the session's `enforceCapabilities` is false);
  * polling (`tasks/get`) is never faster than the task's `pollInterval` (else the `pollInterval`
  * option, default 1000 ms) and stops at a terminal status; `notifications/tasks/status` are
- * used when they come but never relied on. `result()` calls `tasks/result`; when that fails
+ * used when they come (those before the handle exists included) but never relied on. `result()` calls `tasks/result`; when that fails
  * with anything but the task's final error (a timeout, say) it goes back to `tasks/get` until
  * the task is terminal and asks again (case 020). A receiver that answered the request with
  * a plain result (it may ignore `params.task` when it does not support tasks for the method)
@@ -28,6 +28,7 @@ import type { ProgressCallback } from '../engine/progress.js';
 import type { ClientParams, ProtocolMaps } from '../protocol/table.js';
 import type { TaskMetadata } from './store.js';
 import type { RequestorSession, TaskHandle } from './handle.js';
+import { routerOf } from './status-router.js';
 
 /** Options of a task-augmented request: the request's own, plus `task` and polling. */
 export interface TaskRequestOptions extends RequestOptions {
@@ -76,7 +77,8 @@ function loadHandle(): Promise<HandleModule> {
  * the request would (the receiver's -32601 for a tool whose `taskSupport` is forbidden).
  * `onProgress` keeps receiving the task's progress until it is terminal. The request goes out
  * in the calling turn; the first one of the process also waits for ./handle.ts (TaskHandle) to
- * load, and a `notifications/tasks/status` that comes before that is not seen (the handle polls).
+ * load. A `notifications/tasks/status` that comes before the handle exists (before the
+ * CreateTaskResult, or while the module loads) is kept and handed to it (./status-router.ts).
  */
 export function callWithTask<P extends ProtocolMaps, M extends keyof P['clientRequests'] & string>(
   session: ClientRequestorSession<P>, method: M, params: ClientParams<P['clientRequests'][M]['params']>, options?: TaskRequestOptions,
@@ -109,8 +111,16 @@ export async function callWithTask(session: RequestorSession, method: string, pa
     };
   }
   let created: Record<string, unknown>;
+  // notifications/tasks/status from now on reach the handle, even those before it exists
+  const received = routerOf(session).expect();
   // sent now, in this turn; the handle's module loads meanwhile (once per process)
-  const sent = peer.request<Record<string, unknown>>(method, p, rest);
+  let sent: Promise<Record<string, unknown>>;
+  try {
+    sent = peer.request<Record<string, unknown>>(method, p, rest);
+  } catch (e) {
+    received();
+    throw e;
+  }
   const handle = handleModule ? undefined : loadHandle();
   handle?.catch(() => undefined); // a failed import is reported below, once the answer came
   let mod: HandleModule;
@@ -118,11 +128,16 @@ export async function callWithTask(session: RequestorSession, method: string, pa
     created = await sent;
     mod = handleModule ?? (await handle!);
   } catch (e) {
+    received();
     stop?.();
     throw e;
   }
   const { TaskHandle } = mod;
-  return new TaskHandle(session, method, created, entry, { pollInterval, validateResult: options.validateResult }, () => stop?.());
+  try {
+    return new TaskHandle(session, method, created, entry, { pollInterval, validateResult: options.validateResult }, () => stop?.());
+  } finally {
+    received();
+  }
 }
 
 /**

@@ -9,7 +9,12 @@
  *
  * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
  * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
- * (see `classify` in `../jsonrpc/message.ts`). Both report these via `onError` and keep reading. A
+ * (see `classify` in `../jsonrpc/message.ts`). A line over `maxLineBytes` is dropped unread (only its
+ * first and last 4 KiB are kept) and answered from what its two ends tell (`peekMessage`): a
+ * request whose `id` can be read gets `-32000` "Payload Too Large" with that id (the code and
+ * wording of the HTTP transports' 413 refusal) on either side; a response whose `id` can be read
+ * fails the pending request with {@link MessageTooLargeError}; anything else gets the same error
+ * with `id: null` where parse errors are answered. Both report these via `onError` and keep reading. A
  * stream that ends inside a frame closes the transport with a `truncated` FrameError. A peer is
  * bounded: `maxInvalidLines` lines in a row that are not messages close the connection with
  * {@link NotJsonRpcError} (client default 1000), and more than `maxQueuedBytes` of frames
@@ -22,15 +27,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
-import { classify, exactIds, kindOf, parseErrorResponse } from '../jsonrpc/message.js';
-import { ConnectionClosedError } from '../jsonrpc/errors.js';
+import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
+import { classify, errorResponse, exactIds, idText, kindOf, parseErrorResponse, peekMessage } from '../jsonrpc/message.js';
+import { ConnectionClosedError, ErrorCode, MessageTooLargeError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 
 /** Options both sides share. */
 export interface StdioCommonOptions {
-  /** Maximum line size in bytes (default 16 MiB). A longer line is dropped and reported. */
+  /** Maximum line size in bytes (default 16 MiB). A longer line is dropped, reported and answered (see the module docs). */
   maxLineBytes?: number;
   /** Answer an unparseable line with `-32700` (default: true on the server, false on the client). */
   answerParseErrors?: boolean;
@@ -111,6 +116,7 @@ class LineChannel {
   private failed: Error | undefined;
   private readonly maxInvalid: number;
   private readonly maxQueued: number;
+  private readonly maxLine: number;
 
   constructor(
     private readonly input: Readable,
@@ -123,12 +129,15 @@ class LineChannel {
   ) {
     this.maxInvalid = options.maxInvalidLines ?? Infinity;
     this.maxQueued = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    this.maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.decoder = new NdjsonDecoder(
       {
         value: (v, text) => this.onValue(v, text),
         error: (e) => {
           this.report(e);
-          if (this.invalid(e) && this.answerParseErrors) this.write(parseErrorResponse(e.message)).catch(() => undefined);
+          if (!this.invalid(e)) return;
+          if (e.kind === 'line-too-long') this.tooLong(e);
+          else if (this.answerParseErrors) this.write(parseErrorResponse(e.message)).catch(() => undefined);
         },
       },
       { maxLineBytes: options.maxLineBytes },
@@ -140,6 +149,36 @@ class LineChannel {
       this.writable = false;
       if (!CLOSED_PIPE.has(e.code ?? '')) this.report(e);
     });
+  }
+
+  /**
+   * A line over the limit, dropped unread: a request with a readable id is answered with that
+   * id, a response with a readable id fails its pending request (`onRequestError`, or a
+   * synthesized error response through `onMessage`), anything else gets an error with
+   * `id: null` where parse errors are answered. A response is never answered.
+   */
+  private tooLong(e: FrameError): void {
+    const limit = this.maxLine;
+    const peek = peekMessage(e.head, e.tail);
+    const id = peek.id;
+    if (peek.response && !peek.method) {
+      if (id === undefined) return;
+      const error = new MessageTooLargeError(limit, e.bytes, `the response to request ${idText(id)}`);
+      const events = this.events;
+      try {
+        if (events?.onRequestError) events.onRequestError(id, error);
+        else events?.onMessage(errorResponse(id, error.code, error.message, error.data));
+      } catch (x) {
+        this.report(x instanceof Error ? x : new Error(String(x)));
+      }
+      return;
+    }
+    const refusal = new MessageTooLargeError(limit, e.bytes);
+    if (peek.method && id !== undefined) {
+      this.write(errorResponse(id, refusal.code, refusal.message, refusal.data)).catch(() => undefined);
+    } else if (this.answerParseErrors) {
+      this.write({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ServerError, message: refusal.message, data: refusal.data } }).catch(() => undefined);
+    }
   }
 
   /** Only lines that are not JSON-RPC messages arrived (at least one, and no message). */

@@ -5,7 +5,8 @@
  *   the tarball line, and writes the tarball of that folder's revision;
  * - `pack --rev <folder>` takes the folder (a missing file is named, exit 3), and pack refuses
  *   --spec-dir with --unpinned as generate does;
- * - `generate --target` prints a line per binding language as it ends, before the revision line.
+ * - `generate --target` prints a line per binding language as it ends, before the revision line;
+ * - `generate` says a stage over $MCPGEN_PROGRESS_MS on stderr (stdout and files unchanged).
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -84,6 +85,42 @@ test('generate --target: a line per binding language as it ends, then the revisi
   } finally {
     gen.cleanup();
   }
+});
+
+test('generate: a stage over $MCPGEN_PROGRESS_MS is said on stderr as it ends, later stages as they begin; stdout and files unchanged', async () => {
+  const runs: Array<{ out: string[]; err: string[]; files: Map<string, string> }> = [];
+  for (const threshold of ['0', undefined]) {
+    const gen = tempOutput();
+    const before = process.env.MCPGEN_PROGRESS_MS;
+    if (threshold === undefined) delete process.env.MCPGEN_PROGRESS_MS;
+    else process.env.MCPGEN_PROGRESS_MS = threshold;
+    try {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(['generate', '--rev', '2024-11-05', '--spec-dir', SPEC_DIR, '--out', gen.out], { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+      assert.is(code, 0, [...out, ...err].join('\n'));
+      const dir = join(gen.out, '2024-11-05');
+      const files = new Map(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+      runs.push({ out, err, files });
+    } finally {
+      if (before === undefined) delete process.env.MCPGEN_PROGRESS_MS;
+      else process.env.MCPGEN_PROGRESS_MS = before;
+      gen.cleanup();
+    }
+  }
+  const [every, quiet] = runs;
+  const progress = every.err.filter((l) => l.startsWith('progress: '));
+  const stages = ['model', 'types', 'validators', 'protocol', 'facades', 'package'];
+  const expected = [new RegExp(`^progress: 2024-11-05: ingest took ${ms}$`)];
+  for (const s of stages) expected.push(new RegExp(`^progress: 2024-11-05: ${s} \\(${ms} in\\)$`), new RegExp(`^progress: 2024-11-05: ${s} took ${ms}$`));
+  assert.is(progress.length, expected.length, progress.join('\n'));
+  expected.forEach((re, i) => assert.match(progress[i], re));
+  // the default (10 s) says nothing of stages that were quick; stdout has the same lines either way
+  for (const l of quiet.err.filter((x) => x.startsWith('progress: '))) assert.match(l, / took (\d{5,})ms$/);
+  const shape = (lines: string[]) => lines.map((l) => l.replace(/\d+ms/g, 'Nms').replace(/mcpgen-out-[^/]+/, 'OUT'));
+  assert.equal(shape(every.out), shape(quiet.out));
+  assert.equal([...every.files.keys()], [...quiet.files.keys()]);
+  for (const [f, text] of every.files) assert.ok(text === quiet.files.get(f), `${f} differs`);
 });
 
 test.run();

@@ -215,8 +215,8 @@ test('inbound results: RpcError passes through, other throws become a generic -3
   assert.equal(byId[2].error, { code: -32603, message: 'Internal error' });
   assert.not.ok(JSON.stringify(w.received).includes('secret'));
   assert.equal(byId[3].error, { code: -32603, message: 'Internal error' });
-  assert.equal(byId[4].error, { code: -32603, message: 'Internal error' });
-  assert.equal(byId[5].error, { code: -32603, message: 'Internal error' }, '{} lacks content');
+  assert.equal(byId[4].error, { code: -32603, message: 'Internal error: the tools/call handler returned a number, not a result object', data: { returned: 'a number' } });
+  assert.equal(byId[5].error, { code: -32603, message: 'Internal error: the tools/call handler returned undefined, not a result object', data: { returned: 'undefined' } }, '{} lacks content');
   const schemaLog = logger.entries.find((e) => e.level === 'error' && e.message.includes('result schema'));
   assert.equal((schemaLog?.data?.errors as Msg[])[0].path, '/content');
 });

@@ -404,7 +404,7 @@ test('stdio server: random bytes on stdin never crash it; parse errors are answe
   );
 });
 
-test('stdio server: an over-long line gets one -32700 and the server recovers at the next newline', async () => {
+test('stdio server: an over-long line without a readable id gets one -32000 with id null and the server recovers at the next newline', async () => {
   const input = new PassThrough();
   const output = new PassThrough();
   const out: Msg[] = [];
@@ -418,7 +418,8 @@ test('stdio server: an over-long line gets one -32700 and the server recovers at
   input.write('\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
   await settle();
   assert.is(out.length, 2);
-  assert.is(out[0].error.code, -32700);
+  assert.is(out[0].error.code, -32000);
+  assert.match(out[0].error.message, /^Payload Too Large: a message \(2500 bytes\) exceeds the line limit of 100 bytes/);
   assert.is(out[0].id, null);
   assert.equal(out[1], { jsonrpc: '2.0', id: 1, result: {} });
   assert.equal(errors.map((e) => (e as FrameError).kind), ['line-too-long']);
