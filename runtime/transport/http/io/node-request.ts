@@ -43,7 +43,8 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
       if (cancel?.reason) return reject(cancel.reason);
       const headers = init.headers;
       if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-      const req = send({ ...base, method: init.method, headers, agent: init.stream && !agent ? false : pool }) as CallRequest;
+      // the options spelt out: an object spread of `base` here cost more than the rest of this function
+      const req = send({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: base.path, method: init.method, headers, agent: init.stream && !agent ? false : pool }) as CallRequest;
       req[CALL] = { resolve, reject, signal, cancel, reply: undefined };
       req.on('response', onCallResponse);
       req.on('error', onCallError);
