@@ -74,8 +74,8 @@ export interface HttpClientTransportOptions {
 
 interface StreamState {
   kind: 'post' | 'standalone';
-  /** Requests whose responses are expected on this stream. */
-  pending: Map<string, string | number>;
+  /** Requests whose responses are expected on this stream, by id (a Map tells `1` from `"1"`). */
+  pending: Map<string | number, string | number>;
   sessionId: string | undefined;
   lastEventId?: string;
   retry?: number;
@@ -100,8 +100,6 @@ function signalOf(state: StreamState): AbortSignal {
   }
   return state.abort.signal;
 }
-
-const idKey = (id: string | number): string => `${typeof id}:${id}`;
 
 /** The client {@link Transport} for Streamable HTTP. */
 export class HttpClientTransport implements Transport {
@@ -210,9 +208,9 @@ export class HttpClientTransport implements Transport {
       }
       if (type === 'text/event-stream') {
         const state = this.track('post', this.session);
-        state.pending.set(idKey(requestId), requestId);
+        state.pending.set(requestId, requestId);
         streaming = true;
-        this.consume(res, state, () => this.inFlight.delete(cancel));
+        this.consume(res, state, cancel);
         return;
       }
       res.discard();
@@ -291,10 +289,10 @@ export class HttpClientTransport implements Transport {
 
   /**
    * Reads one SSE response body as it arrives (../io/request.ts readInto: from the socket's
-   * callbacks on node:http); a POST stream stops once its responses are in. On its end (`done`
-   * is called then) decides between done, resume and failure.
+   * callbacks on node:http); a POST stream stops once its responses are in. On its end (the
+   * POST's `cancel` leaves {@link inFlight} then) decides between done, resume and failure.
    */
-  private consume(res: HttpReply, state: StreamState, done?: () => void): void {
+  private consume(res: HttpReply, state: StreamState, cancel?: Cancel): void {
     const parser = new SseParser({ maxEventSize: this.opts.maxEventSize });
     let broken: unknown;
     let stopped = false;
@@ -318,7 +316,7 @@ export class HttpClientTransport implements Transport {
             broken = e;
           }
         }
-        done?.();
+        if (cancel) this.inFlight.delete(cancel);
         this.streamEnded(state, broken);
       },
     });
@@ -338,7 +336,7 @@ export class HttpClientTransport implements Transport {
         this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
         continue;
       }
-      if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(idKey(m.id));
+      if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(m.id);
       this.deliver(m);
     }
   }
