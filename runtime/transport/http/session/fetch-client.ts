@@ -296,10 +296,13 @@ export class HttpClientTransport implements Transport {
     const parser = new SseParser({ maxEventSize: this.opts.maxEventSize });
     let broken: unknown;
     let stopped = false;
+    // methods rather than arrow functions: a loader that keeps function names (tsx) renames
+    // every arrow made here, twice per reply
+    const self = this;
     readInto(res, {
-      chunk: (data) => {
+      chunk(data) {
         try {
-          this.take(state, parser, parser.push(data));
+          self.take(state, parser, parser.push(data));
         } catch (e) {
           broken = e;
         }
@@ -307,17 +310,17 @@ export class HttpClientTransport implements Transport {
         stopped = true;
         return false;
       },
-      end: (error) => {
+      end(error) {
         if (error) broken = error;
         else if (!stopped) {
           try {
-            this.take(state, parser, parser.end());
+            self.take(state, parser, parser.end());
           } catch (e) {
             broken = e;
           }
         }
-        if (cancel) this.inFlight.delete(cancel);
-        this.streamEnded(state, broken);
+        if (cancel) self.inFlight.delete(cancel);
+        self.streamEnded(state, broken);
       },
     });
   }
