@@ -318,20 +318,30 @@ export class ClientSession<P extends ProtocolMaps> {
    * - keeps the schemas of at most 10000 tools per client;
    * - rejects with {@link OutputSchemaError} (carrying the result) when the result breaks the schema.
    */
-  async #checkToolResult(params: Params, result: Record<string, unknown>, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
+  #checkToolResult(params: Params, result: Record<string, unknown>, options: RequestOptions | undefined): Record<string, unknown> | Promise<Record<string, unknown>> {
     if (!isRecord(result) || result.isError === true || (result.resultType !== undefined && result.resultType !== 'complete')) return result;
     const tool = String(params?.name);
-    if (!this.#outputSchemas.has(tool) && !this.#toolsListed) {
-      try {
-        await (this.#listing ??= this.#listTools(options?.signal).finally(() => (this.#listing = undefined)));
-      } catch (e) {
-        // a server that cannot list its tools leaves their schemas unknown: not checked, not asked again until list_changed
-        this.#toolsListed = true;
-        this.options.logger?.warn?.('tools/list failed: tool results are not checked against their outputSchema', { tool, error: (e as Error).message });
-      }
+    if (!this.#outputSchemas.has(tool) && !this.#toolsListed) return this.#listThenCheck(tool, result, options);
+    const schema = this.#outputSchemas.get(tool);
+    // the common case, a tool without an outputSchema, is answered here: no async step
+    return schema === undefined ? result : this.#meetSchema(tool, schema, result);
+  }
+
+  /** The tool's schema is not known yet: lists the tools (once for concurrent calls), then checks. */
+  async #listThenCheck(tool: string, result: Record<string, unknown>, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
+    try {
+      await (this.#listing ??= this.#listTools(options?.signal).finally(() => (this.#listing = undefined)));
+    } catch (e) {
+      // a server that cannot list its tools leaves their schemas unknown: not checked, not asked again until list_changed
+      this.#toolsListed = true;
+      this.options.logger?.warn?.('tools/list failed: tool results are not checked against their outputSchema', { tool, error: (e as Error).message });
     }
     const schema = this.#outputSchemas.get(tool);
-    if (schema === undefined) return result;
+    return schema === undefined ? result : this.#meetSchema(tool, schema, result);
+  }
+
+  /** Checks `result.structuredContent` against the tool's `outputSchema`. */
+  async #meetSchema(tool: string, schema: Record<string, unknown>, result: Record<string, unknown>): Promise<Record<string, unknown>> {
     // the JSON Schema compiler (ajv) is loaded by the first result that has a schema to meet:
     // a client that never meets one neither loads it nor, bundled with code splitting, carries it
     const { compileSchema, describeValidation } = await loadJsonSchema();

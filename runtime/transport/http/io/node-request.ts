@@ -5,7 +5,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { abortError, mediaType, type Cancel, type HttpReply, type Requester } from './request.js';
+import { abortError, mediaType, type BodySink, type Cancel, type HttpReply, type Requester } from './request.js';
 
 /**
  * Sockets per origin of the default keep-alive agents. Requests past it wait for a free
@@ -43,19 +43,27 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
       if (cancel?.reason) return reject(cancel.reason);
       const headers = init.headers;
       if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-      const req = send({ ...base, method: init.method, headers, agent: init.stream && !agent ? false : pool }) as CallRequest;
+      // the options spelt out: an object spread of `base` here cost more than the rest of this function
+      const req = send({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: base.path, method: init.method, headers, agent: init.stream && !agent ? false : pool }) as CallRequest;
       req[CALL] = { resolve, reject, signal, cancel, reply: undefined };
       req.on('response', onCallResponse);
       req.on('error', onCallError);
       if (signal || cancel) {
         req.on('close', onCallClose);
         const call = req[CALL];
-        if (signal) signal.addEventListener('abort', (call.onAbort = () => req.destroy(abortError(signal))), { once: true });
-        if (cancel) cancel.onCancel((call.onCancel = (reason) => req.destroy(reason)));
+        if (signal) signal.addEventListener('abort', (call.onAbort = aborter(req, signal)), { once: true });
+        if (cancel) cancel.onCancel((call.onCancel = destroyer(req)));
       }
       req.end(init.body);
     });
 }
+
+// The hooks close over the request alone, made outside the promise executor: a hook made in it
+// holds the executor's whole scope (resolve, reject, init, headers), and with it the objects of
+// every POST survived scavenges into the old generation under load (the heap grew ~2.5 MB per
+// scavenge until the next mark-compact; GC took a fifth of the client's CPU).
+const destroyer = (req: ClientRequest) => (reason: Error): void => void req.destroy(reason);
+const aborter = (req: ClientRequest, signal: AbortSignal) => (): void => void req.destroy(abortError(signal));
 
 const CALL = Symbol('call');
 /** The state of one node:http request, kept on the request (no closures per request). */
@@ -103,6 +111,22 @@ function onReplyError(this: ReplyMessage, error: Error): void {
 }
 function onReplyClose(this: ReplyMessage): void {
   if (!this.complete) this[REPLY].settle(broken(this[REPLY].req));
+}
+
+function onSinkData(this: ReplyMessage, text: string): void {
+  this[REPLY].sinkData(text);
+}
+function onSinkEnd(this: ReplyMessage): void {
+  const reply = this[REPLY];
+  reply.sinkEnd(this.complete ? undefined : broken(reply.req));
+}
+function onSinkError(this: ReplyMessage, error: Error): void {
+  const reply = this[REPLY];
+  if (!this.complete) reply.req.destroy();
+  reply.sinkEnd(reply.req.destroyed && error.name === 'AbortError' ? error : broken(reply.req));
+}
+function onSinkClose(this: ReplyMessage): void {
+  if (!this.complete) onSinkError.call(this, new Error('premature close'));
 }
 
 /** Chunks of a body read by NodeReply.chunks() not taken yet. */
@@ -171,6 +195,8 @@ class NodeReply implements HttpReply {
   #text: Promise<string> | undefined;
   #settle: { resolve(text: string): void; reject(e: Error): void } | undefined;
   #used = false;
+  /** The sink of read(), until its end was called. */
+  #sink: BodySink | undefined;
 
   constructor(
     private readonly res: IncomingMessage,
@@ -212,6 +238,54 @@ class NodeReply implements HttpReply {
     if (!s) return;
     if (error) s.reject(error);
     else s.resolve(this.body);
+  }
+
+  read(sink: BodySink): void {
+    if (this.#text) {
+      this.#text.then(
+        (text) => {
+          sink.chunk(text);
+          sink.end(undefined);
+        },
+        (e: Error) => sink.end(e),
+      );
+      return;
+    }
+    this.#used = true;
+    this.#sink = sink;
+    const res = this.res as ReplyMessage;
+    // listeners, as chunks() has, but the chunks go to the sink from the 'data' callback itself
+    res[REPLY] = this;
+    res.on('data', onSinkData);
+    res.on('end', onSinkEnd);
+    res.on('error', onSinkError);
+    res.on('close', onSinkClose);
+  }
+
+  /** A chunk for read()'s sink; the sink stopping it drops the rest (as leaving chunks() early does). */
+  sinkData(text: string): void {
+    const sink = this.#sink;
+    if (!sink || sink.chunk(text)) return;
+    this.#unsink();
+    if (!this.res.readableEnded) drain(this.res, this.req);
+    sink.end(undefined);
+  }
+
+  /** read()'s body ended (`error`: it broke). */
+  sinkEnd(error: Error | undefined): void {
+    const sink = this.#sink;
+    if (!sink) return;
+    this.#unsink();
+    sink.end(error);
+  }
+
+  #unsink(): void {
+    this.#sink = undefined;
+    const res = this.res;
+    res.off('data', onSinkData);
+    res.off('end', onSinkEnd);
+    res.off('error', onSinkError);
+    res.off('close', onSinkClose);
   }
 
   async *chunks(): AsyncIterable<string> {

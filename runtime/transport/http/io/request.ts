@@ -56,8 +56,46 @@ export interface HttpReply {
    * @throws Error when the connection breaks before the body ended.
    */
   chunks(): AsyncIterable<string | Uint8Array>;
+  /**
+   * Optional: the body handed to `sink` as it arrives, chunk by chunk from the I/O callbacks
+   * (no async iterator, no promise per chunk: the node:http requester's hot path). A reply
+   * without it is read through {@link HttpReply.chunks} (see {@link readInto}). After
+   * {@link HttpReply.text} the sink gets that text as one chunk.
+   */
+  read?(sink: BodySink): void;
   /** Drops the body without reading it (idempotent, never throws). */
   discard(): void;
+}
+
+/** Takes a response body as it arrives ({@link readInto}). */
+export interface BodySink {
+  /**
+   * One chunk (strings or bytes, as the SSE parser takes them). Returning false stops the
+   * reading: the rest of the body is dropped. Must not throw.
+   */
+  chunk(data: string | Uint8Array): boolean;
+  /**
+   * Called once, last: `undefined` when the body ended or the sink stopped it, else why it
+   * broke (the connection was lost, or the request was aborted: then the abort's error).
+   */
+  end(error: Error | undefined): void;
+}
+
+/**
+ * Reads `res`'s body into `sink`: through {@link HttpReply.read} when the reply has it, else by
+ * iterating {@link HttpReply.chunks} (errors it throws end the sink).
+ */
+export function readInto(res: HttpReply, sink: BodySink): void {
+  if (res.read) return res.read(sink);
+  void (async () => {
+    let error: Error | undefined;
+    try {
+      for await (const chunk of res.chunks()) if (!sink.chunk(chunk)) break;
+    } catch (e) {
+      error = e instanceof Error ? e : new Error(String(e));
+    }
+    sink.end(error);
+  })();
 }
 
 /**

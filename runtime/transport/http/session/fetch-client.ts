@@ -19,10 +19,10 @@
  * that session the same way, and calls `onSessionExpired`, where the lifecycle layer starts a
  * new session (a fresh `initialize`, sent without a session id). A 400 never does this.
  */
-import { SseParser } from '../../../codec/sse.js';
+import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
-import { Cancel, fetchRequester, HttpStatusError, mediaType, readBody, sleep, type HttpReply, type Requester } from '../io/request.js';
+import { Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 export { HttpStatusError } from '../io/request.js';
@@ -74,8 +74,8 @@ export interface HttpClientTransportOptions {
 
 interface StreamState {
   kind: 'post' | 'standalone';
-  /** Requests whose responses are expected on this stream. */
-  pending: Map<string, string | number>;
+  /** Requests whose responses are expected on this stream, by id (a Map tells `1` from `"1"`). */
+  pending: Map<string | number, string | number>;
   sessionId: string | undefined;
   lastEventId?: string;
   retry?: number;
@@ -100,8 +100,6 @@ function signalOf(state: StreamState): AbortSignal {
   }
   return state.abort.signal;
 }
-
-const idKey = (id: string | number): string => `${typeof id}:${id}`;
 
 /** The client {@link Transport} for Streamable HTTP. */
 export class HttpClientTransport implements Transport {
@@ -210,9 +208,9 @@ export class HttpClientTransport implements Transport {
       }
       if (type === 'text/event-stream') {
         const state = this.track('post', this.session);
-        state.pending.set(idKey(requestId), requestId);
+        state.pending.set(requestId, requestId);
         streaming = true;
-        void this.consume(res, state).finally(() => this.inFlight.delete(cancel));
+        this.consume(res, state, cancel);
         return;
       }
       res.discard();
@@ -289,36 +287,65 @@ export class HttpClientTransport implements Transport {
     void this.reconnect(this.standalone, 0);
   }
 
-  /** Reads one SSE response body; on its end decides between done, resume and failure. */
-  private async consume(res: HttpReply, state: StreamState): Promise<void> {
+  /**
+   * Reads one SSE response body as it arrives (../io/request.ts readInto: from the socket's
+   * callbacks on node:http); a POST stream stops once its responses are in. On its end (the
+   * POST's `cancel` leaves {@link inFlight} then) decides between done, resume and failure.
+   */
+  private consume(res: HttpReply, state: StreamState, cancel?: Cancel): void {
     const parser = new SseParser({ maxEventSize: this.opts.maxEventSize });
-    const body = res.chunks()[Symbol.asyncIterator]();
     let broken: unknown;
-    try {
-      for (;;) {
-        const { done, value } = await body.next();
-        const events = done ? parser.end() : parser.push(value);
-        if (parser.retry !== undefined) state.retry = parser.retry;
-        if (parser.lastEventId !== undefined) state.lastEventId = parser.lastEventId;
-        for (const e of events) {
-          if (e.event !== 'message' || e.data === '') continue;
-          let m: JSONRPCMessage;
-          try {
-            m = JSON.parse(e.data) as JSONRPCMessage;
-            exactIds(m, e.data);
-          } catch {
-            this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
-            continue;
-          }
-          if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(idKey(m.id));
-          this.deliver(m);
+    let stopped = false;
+    // methods rather than arrow functions: a loader that keeps function names (tsx) renames
+    // every arrow made here, twice per reply
+    const self = this;
+    readInto(res, {
+      chunk(data) {
+        try {
+          self.take(state, parser, parser.push(data));
+        } catch (e) {
+          broken = e;
         }
-        if (done || (state.kind === 'post' && state.pending.size === 0)) break;
+        if (broken === undefined && !(state.kind === 'post' && state.pending.size === 0)) return true;
+        stopped = true;
+        return false;
+      },
+      end(error) {
+        if (error) broken = error;
+        else if (!stopped) {
+          try {
+            self.take(state, parser, parser.end());
+          } catch (e) {
+            broken = e;
+          }
+        }
+        if (cancel) self.inFlight.delete(cancel);
+        self.streamEnded(state, broken);
+      },
+    });
+  }
+
+  /** Delivers the messages of a stream's `events`; keeps its `retry` and last event ID. */
+  private take(state: StreamState, parser: SseParser, events: SseEvent[]): void {
+    if (parser.retry !== undefined) state.retry = parser.retry;
+    if (parser.lastEventId !== undefined) state.lastEventId = parser.lastEventId;
+    for (const e of events) {
+      if (e.event !== 'message' || e.data === '') continue;
+      let m: JSONRPCMessage;
+      try {
+        m = JSON.parse(e.data) as JSONRPCMessage;
+        exactIds(m, e.data);
+      } catch {
+        this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
+        continue;
       }
-    } catch (e) {
-      broken = e;
+      if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(m.id);
+      this.deliver(m);
     }
-    void body.return?.().catch(() => undefined);
+  }
+
+  /** A stream's body ended (`broken`: why it broke): done, resumed, or its requests fail. */
+  private streamEnded(state: StreamState, broken: unknown): void {
     if (state.aborted || this.closed) return this.forget(state);
     if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
     if (state.kind === 'post' && state.lastEventId === undefined) {
@@ -360,7 +387,7 @@ export class HttpClientTransport implements Transport {
       if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
         state.failures = 0;
         if (state.kind === 'standalone') this.settleStandalone(true);
-        void this.consume(res, state);
+        this.consume(res, state);
         return;
       }
       if (res) {

@@ -23,7 +23,7 @@ import { SseParser } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
 import { paramHeaders, requestHeaders, type ParamHeader } from './headers.js';
-import { Cancel, fetchRequester, mediaType, type HttpReply, type Requester } from '../io/request.js';
+import { Cancel, fetchRequester, mediaType, readInto, type HttpReply, type Requester } from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 type Id = string | number;
@@ -192,8 +192,30 @@ export class StatelessHttpClientTransport implements Transport {
           this.#deliver(m);
         }
       };
-      for await (const chunk of res.chunks()) take(parser.push(chunk));
-      take(parser.end());
+      // read from the I/O callbacks (readInto): one promise per reply, none per chunk
+      await new Promise<void>((resolve, reject) => {
+        let failure: unknown;
+        readInto(res, {
+          chunk(data) {
+            try {
+              take(parser.push(data));
+              return true;
+            } catch (e) {
+              failure = e;
+              return false;
+            }
+          },
+          end(error) {
+            if (failure !== undefined || error) return reject(failure ?? error);
+            try {
+              take(parser.end());
+              resolve();
+            } catch (e) {
+              reject(e);
+            }
+          },
+        });
+      });
       if (!answered) this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, 'response stream ended without a response'));
       return;
     }
