@@ -36,7 +36,7 @@ export class FrameError extends Error {
   /**
    * `line-too-long`: the line's first and last up to {@link PEEK_BYTES} bytes, decoded as UTF-8
    * (a character cut at the edge becomes U+FFFD), for reading the message's id without the rest
-   * (`peekMessage` in ../jsonrpc/message.ts). Empty for the other kinds.
+   * (`peekMessage` in ../jsonrpc/peek.ts). Empty for the other kinds.
    */
   readonly head: string;
   readonly tail: string;
@@ -153,7 +153,7 @@ export class NdjsonDecoder {
         if (total > this.max) {
           this.parts.push(buf.subarray(start, nl));
           const head = firstBytes(this.parts).toString('utf8');
-          const tail = lastPartBytes(this.parts).toString('utf8');
+          const tail = lastBytes(this.parts).toString('utf8');
           this.reset();
           this.tooLong(total, head, tail);
         } else {
@@ -230,7 +230,7 @@ export class NdjsonDecoder {
       this.parts.push(buf.subarray(start, end));
       this.dropped = this.partBytes + n;
       this.droppedHead = firstBytes(this.parts);
-      this.droppedTail = lastPartBytes(this.parts);
+      this.droppedTail = lastBytes(this.parts);
       this.reset();
       this.discarding = true;
       return;
@@ -250,8 +250,8 @@ export class NdjsonDecoder {
   private drop(more: Buffer): void {
     this.dropped += more.length;
     const head = this.droppedHead!;
-    if (head.length < PEEK_BYTES && more.length > 0) this.droppedHead = firstBytes([head, more]);
-    this.droppedTail = lastBytes(this.droppedTail, more);
+    if (head.length < PEEK_BYTES) this.droppedHead = firstBytes([head, more]);
+    this.droppedTail = lastBytes([this.droppedTail!, more]);
   }
 
   private tooLong(bytes: number, head: string, tail: string): void {
@@ -287,34 +287,17 @@ export class NdjsonDecoder {
 
 /** A copy of the first {@link PEEK_BYTES} bytes of `parts` (copied: the chunks are released). */
 function firstBytes(parts: readonly Buffer[]): Buffer {
-  const out: Buffer[] = [];
   let n = 0;
-  for (const p of parts) {
-    if (n >= PEEK_BYTES) break;
-    const take = p.subarray(0, PEEK_BYTES - n);
-    out.push(take);
-    n += take.length;
-  }
-  return Buffer.concat(out, n);
+  for (const p of parts) n += p.length;
+  return Buffer.concat(parts, Math.min(n, PEEK_BYTES));
 }
 
-/** A copy of the last {@link PEEK_BYTES} bytes of `parts`. */
-function lastPartBytes(parts: readonly Buffer[]): Buffer {
-  const out: Buffer[] = [];
+/** A copy of the last {@link PEEK_BYTES} bytes of `parts` (and of at most one part more). */
+function lastBytes(parts: readonly Buffer[]): Buffer {
+  let i = parts.length;
   let n = 0;
-  for (let i = parts.length - 1; i >= 0 && n < PEEK_BYTES; i--) {
-    const p = parts[i];
-    const take = p.subarray(Math.max(0, p.length - (PEEK_BYTES - n)));
-    out.unshift(take);
-    n += take.length;
-  }
-  return Buffer.concat(out, n);
-}
-
-/** A copy of the last {@link PEEK_BYTES} bytes of `kept` followed by `more`. */
-function lastBytes(kept: Buffer | undefined, more: Buffer): Buffer {
-  if (more.length >= PEEK_BYTES) return Buffer.from(more.subarray(more.length - PEEK_BYTES));
-  return lastPartBytes(kept === undefined ? [more] : [kept, more]);
+  while (i > 0 && n < PEEK_BYTES) n += parts[--i].length;
+  return Buffer.concat(parts.slice(i), n).subarray(Math.max(0, n - PEEK_BYTES));
 }
 
 const LS = /[\u2028\u2029]/g;

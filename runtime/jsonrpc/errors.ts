@@ -111,17 +111,6 @@ export class CapabilityNotDeclaredError extends RpcError {
 }
 
 /**
- * The receiver did not declare task support for the method (`tasks.requests.<method path>`,
- * 2025-11-25 basic/utilities/tasks, "Capabilities"): -32601, nothing was sent.
- */
-export class TaskNotSupportedError extends CapabilityNotDeclaredError {
-  constructor(method: string, capability: readonly string[]) {
-    super(method, capability, 'receiver', `${method}: the receiver did not declare capability ${capability.join('.')} (task-augmented ${method})`);
-    this.name = 'TaskNotSupportedError';
-  }
-}
-
-/**
  * The connection ended while a request was pending (or a request was made after it ended).
  * `cause` holds the transport's reason when the end was abnormal (e.g. a truncated frame).
  */
@@ -161,23 +150,6 @@ export class RequestAbortedError extends RpcError {
     this.name = 'RequestAbortedError';
     this.method = method;
     if (reason !== undefined) this.cause = reason;
-  }
-}
-
-/**
- * A message over a transport's size limit was dropped unread (stdio: a line over
- * `maxLineBytes`). Code -32000 with "Payload Too Large", as the HTTP transports' 413 refusal;
- * `data` is `{ limit, bytes }` (bytes). The stdio transport answers an over-long request with it
- * and fails the pending request whose response was over the limit with it.
- */
-export class MessageTooLargeError extends RpcError {
-  readonly limit: number;
-  readonly bytes: number;
-  constructor(limit: number, bytes: number, what = 'a message') {
-    super(ErrorCode.ServerError, `Payload Too Large: ${what} (${bytes} bytes) exceeds the line limit of ${limit} bytes and was dropped unread`, { limit, bytes });
-    this.name = 'MessageTooLargeError';
-    this.limit = limit;
-    this.bytes = bytes;
   }
 }
 

@@ -5,6 +5,7 @@
  */
 export * from './errors.js';
 export * from './message.js';
+export * from './peek.js';
 export * from './own.js';
 export * from './sent.js';
 export * from './transport.js';

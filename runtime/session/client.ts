@@ -24,7 +24,7 @@ import type { ValidateFunction } from '../protocol/json-schema.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
-import { type TaskHandle, requestAsTask } from '../tasks/requestor.js';
+import type { TaskHandle } from '../tasks/requestor.js';
 import type { ResultCache, ResultCacheOptions } from '../stateless/cache.js';
 import type { ListenOptions, Subscription, SubscriptionFilter, SubscriptionRouter } from '../stateless/subscriptions.js';
 import { type ClientHost, type ClientLifecycle, type ClientLifecycleFactory, type ClientLifecycleOptions, type Implementation, type ServerDescription } from './lifecycle/strategy.js';
@@ -128,6 +128,19 @@ const MAX_TOOL_SCHEMAS = 10_000;
 const MAX_TOOL_PAGES = 100;
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
+
+type RequestorModule = typeof import('../tasks/requestor.js');
+let requestor: RequestorModule | undefined;
+
+/**
+ * A request with `options.task` (2025-11-25 basic/utilities/tasks), through ../tasks/requestor.ts:
+ * imported by the first such request of the process (then sent once it has loaded; later ones go
+ * out in the calling turn), so that a client that never runs a task does not carry it.
+ */
+function requestAsTask(session: ClientSession<ProtocolMaps>, method: string, params: unknown, options: RequestOptions): Promise<never> {
+  if (requestor) return requestor.requestAsTask(session, method, params, options);
+  return import('../tasks/requestor.js').then((m) => (requestor = m).requestAsTask(session, method, params, options));
+}
 
 /**
  * The lifecycle strategy of `table`: the factory the table carries (`table.clientLifecycle`, set

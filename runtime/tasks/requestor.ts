@@ -21,7 +21,7 @@
  * a plain result (it may ignore `params.task` when it does not support tasks for the method)
  * gives a handle that is already `completed`, with an empty `taskId`.
  */
-import { TaskNotSupportedError } from '../jsonrpc/errors.js';
+import { CapabilityNotDeclaredError } from '../jsonrpc/errors.js';
 import { type Params, isObject } from '../jsonrpc/message.js';
 import { type RequestOptions, hasCapability } from '../engine/peer.js';
 import type { ProgressCallback } from '../engine/progress.js';
@@ -40,7 +40,16 @@ export interface TaskRequestOptions extends RequestOptions {
   pollInterval?: number;
 }
 
-export { TaskNotSupportedError } from '../jsonrpc/errors.js';
+/**
+ * The receiver did not declare task support for the method (`tasks.requests.<method path>`,
+ * 2025-11-25 basic/utilities/tasks, "Capabilities"): -32601, nothing was sent.
+ */
+export class TaskNotSupportedError extends CapabilityNotDeclaredError {
+  constructor(method: string, capability: readonly string[]) {
+    super(method, capability, 'receiver', `${method}: the receiver did not declare capability ${capability.join('.')} (task-augmented ${method})`);
+    this.name = 'TaskNotSupportedError';
+  }
+}
 export type { RequestorSession, TaskHandle } from './handle.js';
 
 /** A `ClientSession<P>` as callWithTask types it: `side` tells it from a server session, `protocolMaps` carries `P`. */

@@ -13,7 +13,8 @@
  * first and last 4 KiB are kept) and answered from what its two ends tell (`peekMessage`): a
  * request whose `id` can be read gets `-32000` "Payload Too Large" with that id (the code and
  * wording of the HTTP transports' 413 refusal) on either side; a response whose `id` can be read
- * fails the pending request with {@link MessageTooLargeError}; anything else gets the same error
+ * fails the pending request with `MessageTooLargeError` (./stdio-too-long.ts, loaded on the first
+ * such line); anything else gets the same error
  * with `id: null` where parse errors are answered. Both report these via `onError` and keep reading. A
  * stream that ends inside a frame closes the transport with a `truncated` FrameError. A peer is
  * bounded: `maxInvalidLines` lines in a row that are not messages close the connection with
@@ -28,8 +29,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, encodeFrame, type FrameError } from '../codec/ndjson.js';
-import { classify, errorResponse, exactIds, idText, kindOf, parseErrorResponse, peekMessage } from '../jsonrpc/message.js';
-import { ConnectionClosedError, ErrorCode, MessageTooLargeError } from '../jsonrpc/errors.js';
+import { classify, exactIds, kindOf, parseErrorResponse } from '../jsonrpc/message.js';
+import { ConnectionClosedError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 
@@ -117,6 +118,8 @@ class LineChannel {
   private readonly maxInvalid: number;
   private readonly maxQueued: number;
   private readonly maxLine: number;
+  /** The answers to over-long lines, in line order. */
+  private tooLongAnswers: Promise<void> | undefined;
 
   constructor(
     private readonly input: Readable,
@@ -152,33 +155,13 @@ class LineChannel {
   }
 
   /**
-   * A line over the limit, dropped unread: a request with a readable id is answered with that
-   * id, a response with a readable id fails its pending request (`onRequestError`, or a
-   * synthesized error response through `onMessage`), anything else gets an error with
-   * `id: null` where parse errors are answered. A response is never answered.
+   * A line over the limit, dropped unread, is answered by ./stdio-too-long.ts (loaded on the
+   * first one; answers go out in the order of the lines).
    */
   private tooLong(e: FrameError): void {
-    const limit = this.maxLine;
-    const peek = peekMessage(e.head, e.tail);
-    const id = peek.id;
-    if (peek.response && !peek.method) {
-      if (id === undefined) return;
-      const error = new MessageTooLargeError(limit, e.bytes, `the response to request ${idText(id)}`);
-      const events = this.events;
-      try {
-        if (events?.onRequestError) events.onRequestError(id, error);
-        else events?.onMessage(errorResponse(id, error.code, error.message, error.data));
-      } catch (x) {
-        this.report(x instanceof Error ? x : new Error(String(x)));
-      }
-      return;
-    }
-    const refusal = new MessageTooLargeError(limit, e.bytes);
-    if (peek.method && id !== undefined) {
-      this.write(errorResponse(id, refusal.code, refusal.message, refusal.data)).catch(() => undefined);
-    } else if (this.answerParseErrors) {
-      this.write({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ServerError, message: refusal.message, data: refusal.data } }).catch(() => undefined);
-    }
+    const answer = (m: typeof import('./stdio-too-long.js')) =>
+      m.answerTooLong(e, this.maxLine, this.answerParseErrors, this.events, (msg) => this.write(msg), (x) => this.report(x));
+    this.tooLongAnswers = (this.tooLongAnswers ?? Promise.resolve()).then(() => import('./stdio-too-long.js')).then(answer, (x: unknown) => this.report(x instanceof Error ? x : new Error(String(x))));
   }
 
   /** Only lines that are not JSON-RPC messages arrived (at least one, and no message). */
