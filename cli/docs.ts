@@ -138,6 +138,8 @@ const INTERNAL_TYPES = [
   'tasks/extension.ts:Obj',
   'transport/http/stateless/headers.ts:Obj',
   'transport/http/io/cors.ts:PreflightAnswer',
+  // what a reply's body is read into (the HTTP client transports' own; not part of the public surface)
+  'transport/http/io/request.ts:BodySink',
 ].map((entry) => `runtime/${entry}`);
 
 /** The navigation category of the guide's pages in the runtime site. */

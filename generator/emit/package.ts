@@ -104,7 +104,7 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
   {
     subpath: './errors',
     from: './jsonrpc',
-    values: ['CapabilityNotDeclaredError', 'ConnectionClosedError', 'ErrorCode', 'InvalidResultError', 'RequestAbortedError', 'RequestTimeoutError', 'RpcError', 'TaskNotSupportedError'],
+    values: ['CapabilityNotDeclaredError', 'ConnectionClosedError', 'ErrorCode', 'InvalidResultError', 'RequestAbortedError', 'RequestTimeoutError', 'RpcError'],
     types: ['ErrorObject'],
     what: 'the error classes and codes (one `RpcError` class per app: the runtime\'s)',
     when: always,
@@ -160,7 +160,7 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
   {
     subpath: './tasks',
     from: './tasks',
-    values: ['InMemoryTaskStore', 'RELATED_TASK_META', 'TaskHandle', 'TaskNotFoundError', 'TaskReceiver', 'TaskReceiverSetupError', 'attachTaskReceiver', 'callWithTask', 'taskOf'],
+    values: ['InMemoryTaskStore', 'RELATED_TASK_META', 'TaskHandle', 'TaskNotFoundError', 'TaskNotSupportedError', 'TaskReceiver', 'TaskReceiverSetupError', 'attachTaskReceiver', 'callWithTask', 'taskOf'],
     types: ['InMemoryTaskStoreOptions', 'Task', 'TaskHandlerContext', 'TaskReceiverOptions', 'TaskRequestOptions', 'TaskStatus', 'TaskStore', 'TaskSupport'],
     what: 'task-augmented requests: the receiver (tasks/get, tasks/result, tasks/list, tasks/cancel) and the requestor',
     when: (f) => f.tasksUtility,

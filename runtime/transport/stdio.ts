@@ -118,7 +118,7 @@ class LineChannel {
   private readonly maxInvalid: number;
   private readonly maxQueued: number;
   private readonly maxLine: number;
-  /** The answers to over-long lines, in line order. */
+  /** Over-long lines' answers and the lines that came after them, in line order (none: undefined). */
   private tooLongAnswers: Promise<void> | undefined;
 
   constructor(
@@ -135,7 +135,8 @@ class LineChannel {
     this.maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.decoder = new NdjsonDecoder(
       {
-        value: (v, text) => this.onValue(v, text),
+        // while an over-long line's answer is on its way, later lines wait for it (answers keep the lines' order)
+        value: (v, text) => (this.tooLongAnswers ? this.later(() => this.onValue(v, text)) : this.onValue(v, text)),
         error: (e) => {
           this.report(e);
           if (!this.invalid(e)) return;
@@ -159,9 +160,20 @@ class LineChannel {
    * first one; answers go out in the order of the lines).
    */
   private tooLong(e: FrameError): void {
-    const answer = (m: typeof import('./stdio-too-long.js')) =>
-      m.answerTooLong(e, this.maxLine, this.answerParseErrors, this.events, (msg) => this.write(msg), (x) => this.report(x));
-    this.tooLongAnswers = (this.tooLongAnswers ?? Promise.resolve()).then(() => import('./stdio-too-long.js')).then(answer, (x: unknown) => this.report(x instanceof Error ? x : new Error(String(x))));
+    this.later(() =>
+      import('./stdio-too-long.js').then(
+        (m) => m.answerTooLong(e, this.maxLine, this.answerParseErrors, this.events, (msg) => this.write(msg), (x) => this.report(x)),
+        (x: unknown) => this.report(x instanceof Error ? x : new Error(String(x))),
+      ),
+    );
+  }
+
+  /** Runs `step` after the steps queued before it (over-long lines' answers and the lines after them). */
+  private later(step: () => unknown): void {
+    const run = (this.tooLongAnswers ?? Promise.resolve()).then(step).then(() => {
+      if (this.tooLongAnswers === run) this.tooLongAnswers = undefined;
+    });
+    this.tooLongAnswers = run;
   }
 
   /** Only lines that are not JSON-RPC messages arrived (at least one, and no message). */

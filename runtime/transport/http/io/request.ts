@@ -59,7 +59,7 @@ export interface HttpReply {
   /**
    * Optional: the body handed to `sink` as it arrives, chunk by chunk from the I/O callbacks
    * (no async iterator, no promise per chunk: the node:http requester's hot path). A reply
-   * without it is read through {@link HttpReply.chunks} (see {@link readInto}). After
+   * without it is read through {@link HttpReply.chunks} (see `readInto` in this module). After
    * {@link HttpReply.text} the sink gets that text as one chunk.
    */
   read?(sink: BodySink): void;
@@ -67,7 +67,7 @@ export interface HttpReply {
   discard(): void;
 }
 
-/** Takes a response body as it arrives ({@link readInto}). */
+/** Takes a response body as it arrives (`readInto` in this module). */
 export interface BodySink {
   /**
    * One chunk (strings or bytes, as the SSE parser takes them). Returning false stops the
