@@ -416,6 +416,8 @@ test('stdio server: an over-long line without a readable id gets one -32000 with
   await peer.start();
   for (let i = 0; i < 50; i++) input.write('x'.repeat(50));
   input.write('\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  // the answer's module loads on the first over-long line: wait for both answers (at most 10 s)
+  for (let waited = 0; out.length < 2 && waited < 10_000; waited += 10) await sleep(10);
   await settle();
   assert.is(out.length, 2);
   assert.is(out[0].error.code, -32000);
