@@ -8,6 +8,7 @@
 export type { Direction, MethodEntry, MethodFacts, NotificationShape, ProtocolMaps, ProtocolTable, RequestShape, ValidationError, Validator } from '../protocol/table.js';
 export { methodGroup } from '../protocol/table.js';
 export { createDispatcher, describeErrors } from '../protocol/dispatch.js';
+export { dispatchBatch } from '../engine/batch.js';
 export type { Dispatch, DispatcherOptions, Handler, Handlers } from '../protocol/dispatch.js';
 export { formats } from '../protocol/formats.js';
 export { compactValidators } from '../protocol/compact.js';

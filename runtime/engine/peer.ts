@@ -24,6 +24,7 @@ import { ProgressRouter, type ProgressCallback } from './progress.js';
 import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled, watchCarrier } from './cancellation.js';
 import { OutboundRequests, PendingRequest } from './outbound.js';
 import { SENT } from '../jsonrpc/sent.js';
+import type { BatchHost, BatchReply, dispatchBatch } from './batch.js';
 import { InboundContext, type Logger, type NotificationHandler, type RequestHandler, type RequestOptions } from './context.js';
 
 export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
@@ -88,43 +89,6 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
  * the results of an unflagged handler are checked by the engine.
  */
 export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
-
-/** Collects the responses to one inbound batch and sends them as one array when all are in. */
-class BatchReply {
-  private readonly responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse> = [];
-  private pending = 0;
-  private sealed = false;
-  constructor(private readonly send: (responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>) => void) {}
-  /** A response known at once (a refusal, an invalid entry's error). */
-  add(m: JSONRPCResultResponse | JSONRPCErrorResponse): void {
-    this.responses.push(m);
-  }
-  /** A request of the batch now runs; its answer (or skip) is due. */
-  expect(): void {
-    this.pending++;
-  }
-  answer(m: JSONRPCResultResponse | JSONRPCErrorResponse): void {
-    this.responses.push(m);
-    this.done();
-  }
-  /** A request of the batch ended without a response (cancelled). */
-  skip(): void {
-    this.done();
-  }
-  /** Every entry was dispatched. */
-  seal(): void {
-    this.sealed = true;
-    this.flush();
-  }
-  private done(): void {
-    this.pending--;
-    this.flush();
-  }
-  private flush(): void {
-    if (!this.sealed || this.pending > 0 || this.responses.length === 0) return;
-    this.send(this.responses.splice(0));
-  }
-}
 
 /**
  * One side of one connection (see the module doc): sends requests and notifications over a
@@ -550,19 +514,20 @@ export class Peer {
       return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
     const result = value === undefined ? {} : value;
-    if (!isObject(result)) {
-      // the type of what came back, never its contents
-      const returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
+    // what came back when it is no result object (its type, never its contents); undefined
+    // stands for {}, so it is named only when the method's result has required members
+    let returned: string | undefined;
+    if (!isObject(result)) returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
+    else if (entry?.result && !entry.result(result)) {
+      this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors) });
+      if (value !== undefined) return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      returned = 'undefined';
+    }
+    if (returned !== undefined) {
       this.log.error?.('handler result is not an object', { method, id, returned });
       return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: the ${method} handler returned ${returned}, not a result object`, { returned }));
     }
-    if (entry?.result && !entry.result(result)) {
-      this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors), ...(value === undefined && { returned: 'undefined' }) });
-      // undefined stands for {}: a method whose result has required members says what came back
-      if (value === undefined) return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: the ${method} handler returned undefined, not a result object`, { returned: 'undefined' }));
-      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
-    }
-    answer(resultResponse(id, result));
+    answer(resultResponse(id, result as Record<string, unknown>));
   }
 
   /**
@@ -580,20 +545,11 @@ export class Peer {
       this.log.warn?.('invalid message', { reason });
       return this.reply(errorResponse(undefined, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`));
     }
-    const batch = new BatchReply((responses) => this.replyBatch(responses));
-    for (const item of items) {
-      const kind = kindOf(item);
-      if (kind === 'request') this.onRequest(item as JSONRPCRequest, info, batch);
-      else if (kind !== null) this.onMessage(item as JSONRPCMessage, info);
-      else {
-        const c = classify(item);
-        if (c.kind !== 'invalid') continue;
-        this.log.warn?.('invalid message in batch', { reason: c.reason });
-        if (c.reply) batch.add(c.reply);
-        if (c.responseId !== undefined) this.settle(c.responseId)?.reject(new RpcError(ErrorCode.InternalError, `Malformed response: ${c.reason}`));
-      }
-    }
-    batch.seal();
+    // the dispatch comes with the generated tables of revisions that have batches (so a bundle of
+    // others carries none); a hand-built table with `batches` names it too (`dispatchBatch`)
+    const dispatch = this.table.batchDispatch as typeof dispatchBatch | undefined;
+    if (dispatch) return dispatch(this as unknown as BatchHost, items, info);
+    this.reply(errorResponse(undefined, ErrorCode.InternalError, 'Internal error: the table has batches but no batchDispatch'));
   }
 
   private replyBatch(responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>): void {

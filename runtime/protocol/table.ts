@@ -85,6 +85,12 @@ export interface ProtocolTable {
    */
   readonly clientLifecycle?: (host: never, table: never) => unknown;
   /**
+   * The engine's dispatch of inbound JSON-RPC batches (../engine/batch.ts `dispatchBatch`), set by
+   * the generated tables of revisions with `batches`, so that a bundle of others carries none.
+   * A hand-built table with `batches` sets it too (without it a batch is answered with -32603).
+   */
+  readonly batchDispatch?: (host: never, items: unknown[], info: never) => void;
+  /**
    * HTTP transport facts of the revision's `basic/transports` page: which transport it defines,
    * whether server SSE streams start with a priming event, and the version a server assumes for
    * a request that names none (read by the HTTP servers). Absent in hand-built tables and in

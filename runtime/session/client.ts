@@ -129,17 +129,13 @@ const MAX_TOOL_PAGES = 100;
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 
-type RequestorModule = typeof import('../tasks/requestor.js');
-let requestor: RequestorModule | undefined;
-
 /**
- * A request with `options.task` (2025-11-25 basic/utilities/tasks), through ../tasks/requestor.ts:
- * imported by the first such request of the process (then sent once it has loaded; later ones go
- * out in the calling turn), so that a client that never runs a task does not carry it.
+ * A request with `options.task` (2025-11-25 basic/utilities/tasks), through ../tasks/requestor.ts,
+ * imported when such a request is made (it goes out once the module is in: loaded by the first
+ * one, at once for later ones), so that a client that never runs a task does not carry it.
  */
 function requestAsTask(session: ClientSession<ProtocolMaps>, method: string, params: unknown, options: RequestOptions): Promise<never> {
-  if (requestor) return requestor.requestAsTask(session, method, params, options);
-  return import('../tasks/requestor.js').then((m) => (requestor = m).requestAsTask(session, method, params, options));
+  return import('../tasks/requestor.js').then((m) => m.requestAsTask(session, method, params, options));
 }
 
 /**

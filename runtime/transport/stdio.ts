@@ -163,7 +163,7 @@ class LineChannel {
     this.later(() =>
       import('./stdio-too-long.js').then(
         (m) => m.answerTooLong(e, this.maxLine, this.answerParseErrors, this.events, (msg) => this.write(msg), (x) => this.report(x)),
-        (x: unknown) => this.report(x instanceof Error ? x : new Error(String(x))),
+        (x: Error) => this.report(x), // the module could not load
       ),
     );
   }

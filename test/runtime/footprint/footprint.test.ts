@@ -51,6 +51,12 @@ test('the minimal client bundle loads no ajv and no JSON Schema compiler at star
   assert.ok(lazy.some((p) => p.includes('node_modules/ajv/')), 'ajv comes with it');
   // the TaskHandle of task-augmented requests: imported by the first one
   assert.ok(!eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'), 'tasks/handle.ts is in a chunk loaded on first use');
+  // the requestor (first task-augmented request) and the answer to an over-long stdio line (first such line) wait too
+  for (const f of ['runtime/tasks/requestor.ts', 'runtime/tasks/status-router.ts', 'runtime/transport/stdio-too-long.ts', 'runtime/jsonrpc/peek.ts']) {
+    assert.ok(!eager.includes(f) && lazy.includes(f), `${f} is in a chunk loaded on first use`);
+  }
+  // a revision without JSON-RPC batches bundles no batch dispatch (it comes with 2025-03-26's tables)
+  assert.ok(!eager.includes('runtime/engine/batch.ts') && !lazy.includes('runtime/engine/batch.ts'), 'engine/batch.ts is not in the bundle');
 });
 
 test('the minimal client bundle keeps the validators a client checks and none that only a server checks', async () => {
