@@ -140,6 +140,8 @@ const INTERNAL_TYPES = [
   'transport/http/io/cors.ts:PreflightAnswer',
   // what a reply's body is read into (the HTTP client transports' own; not part of the public surface)
   'transport/http/io/request.ts:BodySink',
+  // what the batch dispatch the generated tables carry needs of the engine (a Peer, structurally)
+  'engine/batch.ts:BatchHost',
 ].map((entry) => `runtime/${entry}`);
 
 /** The navigation category of the guide's pages in the runtime site. */

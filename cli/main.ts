@@ -372,7 +372,13 @@ async function cmdDiff(args: string[], io: Io, ctx: Context): Promise<number> {
   if (v.format !== 'md' && v.format !== 'json') throw new UsageError(`--format ${v.format}: expected md or json`);
   if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking') throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
   const project = ctx.project();
-  const [a, b] = await Promise.all(positionals.map((p, i) => modelOf(revisionInput(p, i ? '<revB>' : '<revA>', v['spec-dir'] as string | undefined, project))));
+  // both arguments are checked (a usage error, exit 2) before either's inputs are looked for
+  positionals.forEach((p, i) => {
+    if (p === 'all' || p.includes(',')) throw new UsageError(`diff compares two revisions, not "${p}"`);
+    if (!isFolderArgument(p, project.pins)) checkPinned(i ? '<revB>' : '<revA>', [p], project.pins);
+  });
+  const inputs = positionals.map((p, i) => revisionInput(p, i ? '<revB>' : '<revA>', v['spec-dir'] as string | undefined, project));
+  const [a, b] = await Promise.all(inputs.map(modelOf));
   const report = diffModels(a, b);
   io.out((v.format === 'json' ? renderJson(report) : renderMarkdown(report)).trimEnd());
   return v['fail-on'] === 'breaking' && hasBreaking(report) ? EXIT.failed : EXIT.ok;

@@ -74,7 +74,11 @@ export async function loadRevision(rev: string): Promise<RevisionModule> {
   if (!/^[A-Za-z0-9._-]+$/.test(rev)) throw new CommandUsageError(`invalid revision "${rev}"`);
   const url = new URL(`../../generated/${rev}/index.${MODULE_EXT}`, import.meta.url);
   if (!existsSync(fileURLToPath(url))) {
-    throw new CommandUsageError(`no generated code for revision ${rev} (${fileURLToPath(url)}); run mcpgen generate --rev ${rev}`);
+    // the revisions this mcpgen carries (an installed one: those it was packed with)
+    const root = new URL('../../generated/', import.meta.url);
+    const served = existsSync(root) ? readdirSync(root).filter((d) => existsSync(fileURLToPath(new URL(`${d}/index.${MODULE_EXT}`, root)))).sort() : [];
+    const checkout = MODULE_EXT === 'ts' ? ' (in a checkout, npm run generate writes the pinned ones)' : '';
+    throw new CommandUsageError(`unknown revision ${rev}: this mcpgen serves ${served.length ? served.join(', ') : 'no revision'}${checkout}`);
   }
   return (await import(url.href)) as RevisionModule;
 }

@@ -60,7 +60,7 @@ export class BatchReply {
 
 /**
  * Dispatches the entries of a non-empty batch `items` on `host` (the engine checked that the
- * revision has batches): requests through `onRequest` with one {@link BatchReply}, notifications
+ * revision has batches): requests through `onRequest` with one `BatchReply`, notifications
  * and responses through `onMessage`; an invalid entry's -32600 joins the batch's responses, and a
  * malformed response with a readable id fails that pending request.
  */

@@ -7,7 +7,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Change, DiffReport, Section } from '../../../generator/diff.js';
 import { SECTIONS, SECTION_TITLES } from '../../../generator/diff.js';
-import { run, spawnCli } from './support.js';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, run, spawnCli } from './support.js';
 
 const test = suite('diff: mcpgen diff');
 
@@ -176,6 +179,12 @@ test('usage and input errors', async () => {
   const unknown = await run(['diff', 'draft', '1999-01-01']);
   assert.is(unknown.code, 2);
   assert.match(unknown.err, '<revB>: unknown revision "1999-01-01"');
+  // with no inputs for either, the unknown <revB> is still the usage error (checked first)
+  const noInputs = spawnSync(process.execPath, [join(ROOT, 'bin', 'mcpgen.js'), 'diff', '2025-11-25', '1999-01-01'], {
+    cwd: tmpdir(), env: { ...process.env, MCP_SPEC_DIR: '', MCPGEN_CACHE: join(tmpdir(), 'mcpgen-no-cache-here') }, encoding: 'utf8',
+  });
+  assert.is(noInputs.status, 2, noInputs.stderr);
+  assert.match(noInputs.stderr, '<revB>: unknown revision "1999-01-01"');
   const missing = await run(['diff', 'draft', './no/such/folder']);
   assert.is(missing.code, 3);
   assert.match(missing.err, 'missing schema.json');
