@@ -10,6 +10,17 @@ import { COMPACT_KEYWORDS, COMPACT_TYPES, KEYWORD_ALIASES, TYPE_ALIASES, compact
 
 const test = suite('compact keyword aliases');
 
+
+/** Each case's answer from the short spelling, checked equal (answer and errors) to the full one's. */
+function sameAnswers(short: ReturnType<ReturnType<typeof compactValidators>>, full: ReturnType<ReturnType<typeof compactValidators>>, cases: unknown[]): boolean[] {
+  return cases.map((c) => {
+    const a = short(c);
+    const errors = short.errors;
+    assert.is(full(c), a, JSON.stringify(c));
+    assert.equal(errors, full.errors, JSON.stringify(c));
+    return a;
+  });
+}
 test('the emitter and the runtime use one table, of implemented keywords, with no alias that is a keyword', () => {
   assert.equal(Object.fromEntries(Object.entries(EMITTED).map(([k, a]) => [a, k])), { ...KEYWORD_ALIASES });
   for (const [a, k] of Object.entries(KEYWORD_ALIASES)) {
@@ -35,13 +46,7 @@ test('aliased data validates as the full schema: answers and errors, property na
     { t: 'https://example.com/a', extra: 1 },
     [],
   ];
-  const answers = cases.map((c) => {
-    const a = short(c);
-    const errors = short.errors;
-    assert.is(full(c), a, JSON.stringify(c));
-    assert.equal(errors, full.errors, JSON.stringify(c));
-    return a;
-  });
+  const answers = sameAnswers(short, full, cases);
   assert.equal(answers, [true, true, false, false, false, false, false, false, false]);
   assert.not.ok(short({ t: 'not a uri' }));
   assert.is(short.errors?.[0]?.schemaPath, '#/properties/t/format');
@@ -57,13 +62,7 @@ test('type aliases: one table both ways, of compact types, read only under `t`; 
   const short = v(() => ({ t: 'o', p: { s: { t: 's' }, a: { t: 'a', i: { t: ['s', 'null'] } }, n: { t: ['integer', 'o'] } }, r: ['s'] }));
   const full = v(() => ({ type: 'object', properties: { s: { type: 'string' }, a: { type: 'array', items: { type: ['string', 'null'] } }, n: { type: ['integer', 'object'] } }, required: ['s'] }));
   const cases: unknown[] = [{ s: 'x', a: ['y', null], n: 1 }, { s: 'x', n: {} }, { s: 1 }, { s: 'x', a: [2] }, { s: 'x', n: 'z' }, { a: [] }, 'o', null];
-  const answers = cases.map((c) => {
-    const a = short(c);
-    const errors = short.errors;
-    assert.is(full(c), a, JSON.stringify(c));
-    assert.equal(errors, full.errors, JSON.stringify(c));
-    return a;
-  });
+  const answers = sameAnswers(short, full, cases);
   assert.equal(answers, [true, true, false, false, false, false, false, false]);
   assert.not.ok(short({ s: 1 }));
   assert.equal(short.errors?.[0], { instancePath: '/s', schemaPath: '#/properties/s/type', keyword: 'type', params: { type: 'string' }, message: 'must be string' });
