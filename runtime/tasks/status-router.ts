@@ -11,6 +11,7 @@
  * the last {@link MAX_EARLY_PER_TASK} notifications of each; everything kept is dropped when no
  * request is waiting any more. Lookups are by `Map` (a `taskId` of `__proto__` is just a key).
  */
+import { isObject } from '../jsonrpc/message.js';
 import type { Peer } from '../engine/peer.js';
 import type { Task } from './store.js';
 
@@ -20,7 +21,6 @@ export const MAX_EARLY_TASKS = 64;
 export const MAX_EARLY_PER_TASK = 8;
 
 const STATUS = 'notifications/tasks/status';
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What the router needs of a session: its peer and its own notification handlers (structural). */
 export interface StatusSession {
