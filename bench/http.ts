@@ -28,7 +28,8 @@
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * Then (Linux) the memory of each server process holding 1,000 idle sessions, ours vs sdk
  * (bench/http-idle.ts).
- * `npm run bench:http [-- --quick] [--no-idle]`.
+ * `npm run bench:http [-- --quick] [--no-idle] [--only <regexp>] [--rounds <n>]`: `--only` keeps the
+ * targets whose name matches (e.g. `'^sse\.'`), and prints the ratios whose figures all ran.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -48,7 +49,13 @@ const SEQ = quick ? 300 : 1500;
 const TOTAL = quick ? 3000 : 12000;
 const CLIENTS = 16;
 const WARMUP = quick ? 300 : 2000;
-const ROUNDS = 3;
+const flag = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
+const ROUNDS = Number(flag('--rounds') ?? 3);
+const only = flag('--only') === undefined ? undefined : new RegExp(flag('--only')!);
+if (!(Number.isInteger(ROUNDS) && ROUNDS > 0)) throw new Error(`bench:http: --rounds must be a positive integer, got ${flag('--rounds')}`);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
@@ -269,7 +276,7 @@ const servers = await Promise.all([
 const [bareJson, bareSse, oursJson, oursSse, sdkJson, oursStateless, oursStatelessSse, sdk2Stateless, oursProgress, sdkSse, sdk2Json, sdk2Sse] = servers;
 // JSON replies under the historical names (bare, ours, sdk), SSE replies under `sse.`; the
 // mixed pairs measure each side of ours against the bare other side.
-const targets = [
+const targets = ([
   bareClient('bare', bareJson),
   oursClient('ours', oursJson),
   sdkClient('sdk', sdkJson),
@@ -294,7 +301,7 @@ const targets = [
   oursClient('progress.ours', oursProgress, true),
   sdkClient('progress.sdk.echo', sdkSse),
   sdkClient('progress.sdk', sdkSse, true),
-];
+] as Target[]).filter((t) => only === undefined || only.test(t.name));
 const EVENTS = 10;
 try {
   const runs = [];
@@ -339,55 +346,62 @@ try {
   await Promise.all(servers.map((s) => s.stop()));
 }
 
+// With --only, a figure whose target did not run is NaN, and a ratio of it is not printed.
+const NONE = { p50: NaN, p99: NaN, rps: NaN, client: NaN, server: NaN };
+const got = (name: string): (typeof results)[string] => results[name] ?? NONE;
+const show = (name: string, v: number): void => {
+  if (Number.isFinite(v)) ratio(name, v);
+};
+
 // SSE replies against the limit (issue #19). Throughput: above 1 better; the `cost` ratios are
 // CPU per call of ours over the bare one's (below 1 better; targets 1.5 for the pair, 1.3 per side).
-const limit = results['sse.bare'];
-const pair = results['sse.ours'];
-ratio('http.sse.ours_vs_bare_limit.throughput', pair.rps / limit.rps);
-ratio('http.sse.ours_vs_bare_limit.cpu_cost', (pair.client + pair.server) / (limit.client + limit.server));
-ratio('http.sse.ours_client_vs_bare_client.cpu_cost', results['sse.ours_client_bare_server'].client / limit.client);
-ratio('http.sse.ours_server_vs_bare_server.cpu_cost', results['sse.bare_client_ours_server'].server / limit.server);
-const jl = results.bare;
-const jp = results.ours;
-ratio('http.json.ours_vs_bare_limit.cpu_cost', (jp.client + jp.server) / (jl.client + jl.server));
-ratio('http.json.ours_client_vs_bare_client.cpu_cost', results['json.ours_client_bare_server'].client / jl.client);
-ratio('http.json.ours_server_vs_bare_server.cpu_cost', results['json.bare_client_ours_server'].server / jl.server);
-compare('http', results as Parameters<typeof compare>[1]);
+const limit = got('sse.bare');
+const pair = got('sse.ours');
+show('http.sse.ours_vs_bare_limit.throughput', pair.rps / limit.rps);
+show('http.sse.ours_vs_bare_limit.cpu_cost', (pair.client + pair.server) / (limit.client + limit.server));
+show('http.sse.ours_client_vs_bare_client.cpu_cost', got('sse.ours_client_bare_server').client / limit.client);
+show('http.sse.ours_server_vs_bare_server.cpu_cost', got('sse.bare_client_ours_server').server / limit.server);
+const jl = got('bare');
+const jp = got('ours');
+show('http.json.ours_vs_bare_limit.cpu_cost', (jp.client + jp.server) / (jl.client + jl.server));
+show('http.json.ours_client_vs_bare_client.cpu_cost', got('json.ours_client_bare_server').client / jl.client);
+show('http.json.ours_server_vs_bare_server.cpu_cost', got('json.bare_client_ours_server').server / jl.server);
+if (results.ours && results.sdk && results.bare) compare('http', results as Parameters<typeof compare>[1]);
 
 // Against the SDKs in the same run (above 1 better): 2.4.0 in both reply modes; 1.32.2 with SSE
 // replies is `progress.sdk.echo` (its --sse server, the echo tool).
 const versus = (name: string, o: (typeof results)[string], k: (typeof results)[string]): void => {
-  ratio(`${name}.throughput`, o.rps / k.rps);
-  ratio(`${name}.cpu_per_call`, (k.client + k.server) / (o.client + o.server));
+  show(`${name}.throughput`, o.rps / k.rps);
+  show(`${name}.cpu_per_call`, (k.client + k.server) / (o.client + o.server));
 };
-versus('http.json.ours_vs_sdk2', results.ours, results['json.sdk2']);
-versus('http.sse.ours_vs_sdk2', results['sse.ours'], results['sse.sdk2']);
-versus('http.sse.ours_vs_sdk', results['sse.ours'], results['progress.sdk.echo']);
+versus('http.json.ours_vs_sdk2', got('ours'), got('json.sdk2'));
+versus('http.sse.ours_vs_sdk2', got('sse.ours'), got('sse.sdk2'));
+versus('http.sse.ours_vs_sdk', got('sse.ours'), got('progress.sdk.echo'));
 
 // The stateless era (2026-07-28), the same ratios against its bare limit, and against SDK 2.4.0
 // (ours_vs_sdk2: above 1 better).
 for (const mode of ['json', 'sse']) {
-  const l = results[`stateless.${mode}.bare`];
-  const p = results[`stateless.${mode}.ours`];
-  ratio(`http.stateless.${mode}.ours_vs_bare_limit.throughput`, p.rps / l.rps);
-  ratio(`http.stateless.${mode}.ours_vs_bare_limit.cpu_cost`, (p.client + p.server) / (l.client + l.server));
-  ratio(`http.stateless.${mode}.ours_client_vs_bare_client.cpu_cost`, results[`stateless.${mode}.ours_client_bare_server`].client / l.client);
-  ratio(`http.stateless.${mode}.ours_server_vs_bare_server.cpu_cost`, results[`stateless.${mode}.bare_client_ours_server`].server / l.server);
+  const l = got(`stateless.${mode}.bare`);
+  const p = got(`stateless.${mode}.ours`);
+  show(`http.stateless.${mode}.ours_vs_bare_limit.throughput`, p.rps / l.rps);
+  show(`http.stateless.${mode}.ours_vs_bare_limit.cpu_cost`, (p.client + p.server) / (l.client + l.server));
+  show(`http.stateless.${mode}.ours_client_vs_bare_client.cpu_cost`, got(`stateless.${mode}.ours_client_bare_server`).client / l.client);
+  show(`http.stateless.${mode}.ours_server_vs_bare_server.cpu_cost`, got(`stateless.${mode}.bare_client_ours_server`).server / l.server);
 }
-const so = results['stateless.json.ours'];
-const s2 = results['stateless.json.sdk2'];
-ratio('http.stateless.json.ours_vs_sdk2.throughput', so.rps / s2.rps);
-ratio('http.stateless.json.ours_vs_sdk2.p50', s2.p50 / so.p50);
-ratio('http.stateless.json.ours_vs_sdk2.cpu_per_call', (s2.client + s2.server) / (so.client + so.server));
+const so = got('stateless.json.ours');
+const s2 = got('stateless.json.sdk2');
+show('http.stateless.json.ours_vs_sdk2.throughput', so.rps / s2.rps);
+show('http.stateless.json.ours_vs_sdk2.p50', s2.p50 / so.p50);
+show('http.stateless.json.ours_vs_sdk2.cpu_per_call', (s2.client + s2.server) / (so.client + so.server));
 
 // Progress: CPU per call above the same pair's echo, per event (client + server).
 const perEvent = (k: string): number => {
-  const [p, e] = [results[`progress.${k}`], results[`progress.${k}.echo`]];
+  const [p, e] = [got(`progress.${k}`), got(`progress.${k}.echo`)];
   return (p.client + p.server - e.client - e.server) / EVENTS;
 };
-for (const k of ['ours', 'sdk']) console.log(`http.progress.${k}.cpu_per_event: ${perEvent(k).toFixed(1)} us`);
-ratio('http.progress.ours_vs_sdk.cpu_per_event', perEvent('sdk') / perEvent('ours'));
+for (const k of ['ours', 'sdk']) if (Number.isFinite(perEvent(k))) console.log(`http.progress.${k}.cpu_per_event: ${perEvent(k).toFixed(1)} us`);
+show('http.progress.ours_vs_sdk.cpu_per_event', perEvent('sdk') / perEvent('ours'));
 
 // Idle sessions: memory per idle session of each server process, ours vs SDK v1 (bench/http-idle.ts,
 // also runnable alone).
-if (process.platform === 'linux' && !process.argv.includes('--no-idle')) await (await import('./http-idle.js')).idleSessionFigures();
+if (process.platform === 'linux' && !process.argv.includes('--no-idle') && only === undefined) await (await import('./http-idle.js')).idleSessionFigures();
