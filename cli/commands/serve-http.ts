@@ -176,7 +176,9 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });
   const route = (req: IncomingMessage, res: ServerResponse): void => {
-    const path = (req.url ?? '/').split('?')[0];
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     if (routeMetadata(auth?.metadata, req, res)) return;
     // the old HTTP+SSE transport has no token check: not served on a protected server
     if (!auth && legacy.handles(req)) return void legacy(req, res);

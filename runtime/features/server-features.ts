@@ -323,7 +323,7 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    * revision's result schema (`ctx.table`; none: unchecked). A failing result is logged with its
    * paths and answered -32603 with a message naming the tool, prompt or resource and the deepest
    * failing paths (data `{ errors }`), not the engine's bare "Internal error". The check adds no
-   * promise of its own (it runs on the handler's settled value), and the wrapper is flagged
+   * promise of its own (it runs on the handler's value, or on its settled promise), and the wrapper is flagged
    * {@link RESULTS_CHECKED} so that the engine does not run the same validator again.
    */
   #checked(table: Record<string, RequestHandler>): Record<string, RequestHandler> {
@@ -350,14 +350,15 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         }
         throw e;
       };
-      // a promise either way, as from the async handler it wraps; a thenable gets one `then`, no await hops
+      // as the handler it wraps: a plain value (or throw) when it gave one, else a promise (one `then`, no await hops)
       const checked: RequestHandler = (p: Obj, ctx: RequestContext) => {
+        let r: unknown;
         try {
-          const r: unknown = h(p, ctx);
-          return isThenable(r) ? Promise.resolve(r).then((v) => check(p, ctx, v), (e: unknown) => failed(p, e)) : Promise.resolve(check(p, ctx, r));
+          r = h(p, ctx);
         } catch (e) {
-          return Promise.reject(e);
+          return failed(p, e);
         }
+        return isThenable(r) ? Promise.resolve(r).then((v) => check(p, ctx, v), (e: unknown) => failed(p, e)) : check(p, ctx, r);
       };
       table[method] = Object.assign(checked, { [RESULTS_CHECKED]: true });
     }

@@ -182,31 +182,54 @@ export function listedTool(tool: CompiledTool): Obj {
 
 /**
  * Answers `tools/call` (params `{ name, arguments? }`) with `tool` (undefined: unknown) as the
- * module doc describes; resolves with the CallToolResult (or a handler's input_required result).
+ * module doc describes: the CallToolResult (or a handler's input_required result), returned
+ * as it is when the handler returned a plain value and the tool's validators are compiled,
+ * else a promise of it (no promise or microtask hop is made for a synchronous tool).
+ * @throws RpcError -32602 for an unknown tool, -32603 for a result the tool cannot answer
+ *   with (thrown, or the promise rejects, as the handler's own outcome came).
  */
-export async function callTool(tool: CompiledTool | undefined, p: Obj, ctx: RequestContext): Promise<Obj> {
+export function callTool(tool: CompiledTool | undefined, p: Obj, ctx: RequestContext): Obj | Promise<Obj> {
   const name = String(p.name);
   if (!tool) throw invalid(`Unknown tool: ${name}`, { name });
-  const args = p.arguments ?? {};
   if (!tool.compiled && !loadedJsonSchema()) {
-    await loadJsonSchema();
-    // cancelled (or its connection closed) while the compiler loaded: the handler does not start, no answer goes out
-    if (ctx.signal.aborted) throw new RequestAbortedError('tools/call', ctx.signal.reason);
+    return loadJsonSchema().then(() => {
+      // cancelled (or its connection closed) while the compiler loaded: the handler does not start, no answer goes out
+      if (ctx.signal.aborted) throw new RequestAbortedError('tools/call', ctx.signal.reason);
+      return runTool(tool, name, p, ctx);
+    });
   }
+  return runTool(tool, name, p, ctx);
+}
+
+/** {@link callTool} once the compiler is loaded. */
+function runTool(tool: CompiledTool, name: string, p: Obj, ctx: RequestContext): Obj | Promise<Obj> {
+  const args = p.arguments ?? {};
   const { input, output } = validatorsOf(tool);
   if (!input(args)) {
     const problems = describeValidation(input.errors);
     return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }], isError: true };
   }
-  let out: LooseToolResult | string;
+  let r: unknown;
   try {
-    const r: unknown = tool.def.handler(args as never, ctx);
-    // a plain value skips the await (its promise and microtask hops); any thenable is awaited
-    out = (typeof (r as PromiseLike<unknown> | null)?.then === 'function' ? await r : r) as LooseToolResult | string;
+    r = tool.def.handler(args as never, ctx);
   } catch (e) {
-    if (e instanceof RpcError) throw e;
-    return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
+    return thrownResult(e);
   }
+  // a plain value skips the promise (and its microtask hops); any thenable is awaited
+  if (typeof (r as PromiseLike<unknown> | null)?.then === 'function') {
+    return Promise.resolve(r).then((v) => toolResult(v as LooseToolResult | string, name, output, ctx), thrownResult);
+  }
+  return toolResult(r as LooseToolResult | string, name, output, ctx);
+}
+
+/** A tool handler threw (or its promise rejected): an RpcError goes out as it is, anything else is a result with `isError`. */
+function thrownResult(e: unknown): Obj {
+  if (e instanceof RpcError) throw e;
+  return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
+}
+
+/** What a tool handler returned, as its CallToolResult, checked against the tool's outputSchema. */
+function toolResult(out: LooseToolResult | string, name: string, output: ValidateFunction | undefined, ctx: RequestContext): Obj {
   if (typeof out !== 'string' && !isObj(out)) throw new HandlerReturnError(`Tool ${name}`, out, 'a tool handler returns a string or a CallToolResult object');
   // a multi round-trip answer (mrtr.ts inputRequired) or a CreateTaskResult (tasks-extension.ts) goes out as built
   if (isObj(out) && (out.resultType === 'input_required' || out.resultType === 'task')) return out;

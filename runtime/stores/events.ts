@@ -176,6 +176,8 @@ export class MemoryEventStore implements EventStore {
   private lastFinished: StoredStream | undefined;
   private seq = 0;
   private bytes = 0;
+  /** The stream stored to last (a stream's events, and its end, come one after another): no lookups for it. */
+  private last: StoredStream | undefined;
 
   constructor(options: MemoryEventStoreOptions = {}) {
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
@@ -203,16 +205,24 @@ export class MemoryEventStore implements EventStore {
   storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string {
     const now = this.now();
     this.expire(now);
-    let session = this.sessions.get(sessionId);
-    if (!session) {
-      session = { id: sessionId, streams: new Map(), finishedCount: 0, bytes: 0 };
-      this.sessions.set(sessionId, session);
+    let stream = this.recent(sessionId, streamId);
+    let session: SessionEvents;
+    if (stream) session = stream.session;
+    else {
+      let found = this.sessions.get(sessionId);
+      if (!found) {
+        found = { id: sessionId, streams: new Map(), finishedCount: 0, bytes: 0 };
+        this.sessions.set(sessionId, found);
+      }
+      session = found;
+      stream = session.streams.get(streamId);
+      if (!stream) {
+        stream = { streamId, session, events: [], head: 0, discardedThrough: 0 };
+        session.streams.set(streamId, stream);
+      }
+      this.last = stream;
     }
-    let stream = session.streams.get(streamId);
-    if (!stream) {
-      stream = { streamId, session, events: [], head: 0, discardedThrough: 0 };
-      session.streams.set(streamId, stream);
-    } else if (stream.finishedAt !== undefined) {
+    if (stream.finishedAt !== undefined) {
       // stored after it finished: live again
       this.unlinkFinished(stream);
     }
@@ -253,9 +263,9 @@ export class MemoryEventStore implements EventStore {
   }
 
   streamFinished(sessionId: string, streamId: string): void {
-    const session = this.sessions.get(sessionId);
-    const stream = session?.streams.get(streamId);
-    if (!session || !stream || stream.finishedAt !== undefined) return;
+    const stream = this.recent(sessionId, streamId) ?? this.sessions.get(sessionId)?.streams.get(streamId);
+    if (!stream || stream.finishedAt !== undefined) return;
+    const session = stream.session;
     stream.finishedAt = this.now();
     stream.prev = this.lastFinished;
     if (this.lastFinished) this.lastFinished.next = stream;
@@ -266,6 +276,12 @@ export class MemoryEventStore implements EventStore {
     else session.firstFinished = stream;
     session.lastFinished = stream;
     if (++session.finishedCount > this.maxStreams) this.release(session.firstFinished!);
+  }
+
+  /** The stream stored to last, when it is stream `streamId` of session `sessionId` and still held. */
+  private recent(sessionId: string, streamId: string): StoredStream | undefined {
+    const last = this.last;
+    return last !== undefined && last.streamId === streamId && last.session.id === sessionId ? last : undefined;
   }
 
   /** Takes finished `stream` off both lists of finished streams (it is live again, or released). */
@@ -332,6 +348,7 @@ export class MemoryEventStore implements EventStore {
   }
 
   private release(stream: StoredStream): void {
+    if (this.last === stream) this.last = undefined;
     let bytes = 0;
     for (let i = stream.head; i < stream.events.length; i++) bytes += stream.events[i].bytes;
     const session = stream.session;

@@ -151,7 +151,11 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   const maxSessions = Math.max(1, options.maxSessions ?? 10_000);
   const report = (e: unknown): void => options.onError?.(e instanceof Error ? e : new Error(String(e)));
   const fail = (res: ServerResponse, status: number, code: number, message: string, extra?: Record<string, string>): void => refuseNode(res, { status, code, message, headers: extra });
-  const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?')[0];
+  const pathOf = (req: IncomingMessage): string => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    return query < 0 ? url : url.slice(0, query);
+  };
   // the head checks of ../io/guard.ts, one endpoint per path (no Accept rules: 2024-11-05 has none)
   const streamGuard = new RequestGuard(options, { serves: (m) => m === 'GET', allow: 'GET', checkAccept: false });
   const postGuard = new RequestGuard(options, { serves: (m) => m === 'POST', allow: 'POST', checkAccept: false });
@@ -213,7 +217,12 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     }
   }) as LegacySseHandler;
   Object.defineProperties(handler, {
-    handles: { value: (req: IncomingMessage) => [ssePath, postPath].includes(pathOf(req)) },
+    handles: {
+      value: (req: IncomingMessage) => {
+        const path = pathOf(req);
+        return path === ssePath || path === postPath;
+      },
+    },
     sessions: { get: () => sessions },
     close: { value: async () => void (await Promise.all([...sessions.values()].map((s) => s.close()))) },
   });

@@ -64,8 +64,9 @@ export interface SessionSettings {
 const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | undefined)?.then === 'function';
 
 /** Runs `f` once the current tick's work is done: `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
-const afterTick: (f: () => void) => void =
-  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f) => process.nextTick(f) : (f) => void setTimeout(f, 0);
+/** Calls `f(a)` at the end of this tick (no closure per call). */
+const afterTick: <A>(f: (a: A) => void, a: A) => void =
+  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a) => process.nextTick(f, a) : (f, a) => void setTimeout(f, 0, a);
 
 const isShared = (store: EventStore | undefined): store is SharedEventStore =>
   store !== undefined && typeof (store as SharedEventStore).follow === 'function' && typeof (store as SharedEventStore).streamOpened === 'function';
@@ -123,6 +124,8 @@ export class HttpServerSession implements Transport {
   private standaloneSeen: Set<string> | undefined;
   /** The SSE headers last made, and the headers they were made from. */
   private sseHeaderCache: { from: HeaderMap; headers: HeaderMap } | undefined;
+  /** Starts the keep-alive comments of a stream still open at the end of the tick that opened it. */
+  #keepAliveIfOpen: ((s: OutStream) => void) | undefined;
 
   constructor(
     sessionId: string,
@@ -767,9 +770,10 @@ export class HttpServerSession implements Transport {
    */
   private keepAliveAfterTick(s: OutStream): void {
     if (this.settings.keepAliveMs <= 0) return;
-    afterTick(() => {
-      if (s.sink && !s.sink.closed) this.keepAlive(s);
-    });
+    // one check function per session (made with its first stream), not a closure per stream
+    afterTick((this.#keepAliveIfOpen ??= (open: OutStream) => {
+      if (open.sink && !open.sink.closed) this.keepAlive(open);
+    }), s);
   }
 
   private keepAlive(s: OutStream): void {
