@@ -135,24 +135,35 @@ export class ServerSession<P extends ProtocolMaps> {
 
   /** The view of this session its lifecycle works on (./lifecycle/strategy.ts). */
   #host(): ServerHost {
-    const session = this;
-    return {
-      session: this,
-      options: this.options,
-      ownTable: this.ownTable,
-      get table() {
-        return session.#table;
-      },
-      get peer() {
-        return session.peer;
-      },
-      setTable: (table) => {
-        this.#table = table;
-        this.peer.setTable(table);
-      },
-      onClose: (listener) => this.onClose(listener),
-    };
+    return new ServerSession.#Host(this as ServerSession<ProtocolMaps>);
   }
+
+  /**
+   * {@link ServerHost} of one session: one small object (an object literal with getters would
+   * be a dictionary with two closures per session, and idle sessions are what a server holds most).
+   */
+  static readonly #Host = class implements ServerHost {
+    constructor(readonly session: ServerSession<ProtocolMaps>) {}
+    get options(): ServerHost['options'] {
+      return this.session.options;
+    }
+    get ownTable(): ProtocolTable {
+      return this.session.ownTable;
+    }
+    get table(): ProtocolTable {
+      return this.session.#table;
+    }
+    get peer(): Peer {
+      return this.session.peer;
+    }
+    setTable(table: ProtocolTable): void {
+      this.session.#table = table;
+      this.session.peer.setTable(table);
+    }
+    onClose(listener: () => void): () => void {
+      return this.session.onClose(listener);
+    }
+  };
 
   get table(): ProtocolTable {
     return this.#table;

@@ -514,8 +514,12 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     return false;
   }
 
+  /** The settings of every session when they name no session (one deployment process, the default event store). */
+  let common: SessionSettings | undefined;
   function settingsFor(sessionId: string, onNegotiated?: SessionSettings['onNegotiated'], standaloneId?: string): SessionSettings {
-    return {
+    const alike = !shared && onNegotiated === undefined && standaloneId === undefined && typeof options.eventStore !== 'function';
+    if (alike && common) return common;
+    const made: SessionSettings = {
       // the standalone stream spans the processes: a message sent where its GET is not held goes over the bus
       standalone: shared
         ? {
@@ -537,6 +541,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       assumedVersion: facts.assumed,
       priming: facts.priming,
     };
+    if (alike) common = made;
+    return made;
   }
 
   async function safely(ex: Exchange): Promise<void> {
