@@ -183,13 +183,14 @@ export interface ConnectFlags {
   url?: string;
   /** `--stdio` split into the program and its arguments (see {@link splitCommand}). */
   command?: { cmd: string; args: string[] };
-  /** `--timeout`, a positive number of ms. */
+  /** `--timeout`, a positive integer of ms. */
   timeout?: number;
 }
 
 /**
  * Checks the connection flags `tools` and `call` share: exactly one of `--stdio` and `--url`
- * (`<name> needs --stdio "<command>" or --url <url>`), a positive `--timeout`, a non-empty
+ * (`<name> needs --stdio "<command>" or --url <url>`), a `--timeout` that is a positive integer
+ * of ms (`--timeout must be a positive integer of milliseconds, got "-5"`), a non-empty
  * `--stdio` command, an http(s) `--url`.
  * @throws CommandUsageError naming the flag.
  */
@@ -198,7 +199,9 @@ export function connectFlags(name: string, values: Readonly<Record<string, unkno
   const url = values.url as string | undefined;
   if (!stdio === !url) throw new CommandUsageError(`${name} needs --stdio "<command>" or --url <url>`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
+  if (timeout !== undefined && !(/^[0-9]+$/.test(values.timeout as string) && timeout > 0 && Number.isSafeInteger(timeout))) {
+    throw new CommandUsageError(`--timeout must be a positive integer of milliseconds, got ${JSON.stringify(values.timeout)}`);
+  }
   if (stdio !== undefined) {
     const [cmd, ...args] = splitCommand(stdio);
     if (!cmd) throw new CommandUsageError('--stdio command is empty');
