@@ -162,9 +162,12 @@ function parseTargets(target: string | undefined): string[] {
   return targets;
 }
 
-/** Refuses an output folder that exists and is not a directory. */
-function checkOutDir(out: string): void {
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new UsageError(`--out ${out}: exists and is not a directory`);
+/**
+ * Refuses an output folder that exists and is not a folder: OutputError (exit 3) naming `label`
+ * (the setting it came from) and the path, as {@link prepareOutDir} does for the folders it creates.
+ */
+function checkOutDir(label: string, out: string): void {
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new OutputError(`${label}: ${out} exists and is not a folder`);
 }
 
 /** Ingests resolved inputs into a model (loads the TypeScript compiler on first use). */
@@ -200,19 +203,21 @@ function isGeneratedFolder(dir: string): boolean {
 
 /**
  * Refuses to wipe an output folder that is not mcpgen's: `<out>/<rev>` must be absent, empty, or
- * a revision folder mcpgen wrote; and no input of the run may lie inside it.
+ * a revision folder mcpgen wrote; and no input of the run may lie inside it. `label` names the
+ * setting `dir` came from. UsageError (exit 2) for a folder it would wipe, OutputError (exit 3)
+ * when `<out>/<rev>` exists and is not a folder.
  */
-function checkWipe(dir: string, inputs: ResolvedRevision[]): void {
+function checkWipe(label: string, dir: string, inputs: ResolvedRevision[]): void {
   for (const r of inputs) {
     for (const f of Object.values(r.files)) {
-      if (f.path === dir || f.path.startsWith(dir + sep)) throw new UsageError(`--out: ${dir} would be wiped and rewritten, but it holds the input ${f.path}; choose another --out`);
+      if (f.path === dir || f.path.startsWith(dir + sep)) throw new UsageError(`${label}: ${dir} would be wiped and rewritten, but it holds the input ${f.path}; choose another --out`);
     }
   }
   if (!existsSync(dir)) return;
-  if (!statSync(dir).isDirectory()) throw new UsageError(`--out: ${dir} exists and is not a directory`);
+  if (!statSync(dir).isDirectory()) throw new OutputError(`${label}: ${dir} exists and is not a folder`);
   const entries = readdirSync(dir);
   if (entries.length && !isGeneratedFolder(dir)) {
-    throw new UsageError(`--out: ${dir} holds files mcpgen did not write (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); it would be wiped: move them or choose another --out`);
+    throw new UsageError(`${label}: ${dir} holds files mcpgen did not write (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); it would be wiped: move them or choose another --out`);
   }
 }
 
@@ -251,10 +256,10 @@ function generationOptions(args: string[], project: Project) {
   const targets = parseTargets((v.target as string | undefined) ?? configuredTargets(project));
   if (v.out === '') throw new UsageError('--out needs a folder');
   const out = v.out !== undefined ? resolve(v.out as string) : (project.out ?? resolve('generated'));
-  checkOutDir(out);
   const outArg = v.out !== undefined ? (v.out as string) : relative(process.cwd(), out) || '.';
   // the setting --out came from, for messages about the folder
   const outLabel = v.out !== undefined ? `--out ${v.out}` : project.out !== undefined ? `${shownPath(project.configFile!)}: out: ${JSON.stringify(project.config.out)}` : `the default --out ${outArg}`;
+  checkOutDir(outLabel, out);
   const rev = (v.rev as string | undefined) ?? (v.unpinned ? undefined : configuredRevisions(project));
   return { targets, out, outArg, outLabel, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined), parseValidators(v.validators as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
 }
@@ -271,7 +276,7 @@ function progressMs(): number {
 async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number> {
   const t0 = performance.now();
   const { targets, out, outLabel, emit, inputs } = generationOptions(args, ctx.project());
-  for (const r of inputs) checkWipe(join(out, r.revision), inputs);
+  for (const r of inputs) checkWipe(outLabel, join(out, r.revision), inputs);
   prepareOutDir(outLabel, out);
   // a long stage (a schema of thousands of definitions) is said on stderr as it ends, and once a
   // revision has taken that long, each next stage as it begins; stdout stays as it is

@@ -1,9 +1,14 @@
-/** README's example is real code: it matches examples/quickstart.ts (which tsc checks) and runs. */
+/**
+ * README's examples are real code: each ts block is an example file (which tsc checks) verbatim,
+ * up to import paths, and runs; the quick start's Streamable HTTP server is called with the
+ * README's own `mcpgen call --url` line and prints the result the README says.
+ */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { splitCommand } from '../cli/commands/serve.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -33,6 +38,43 @@ test('README typed-tools blocks are examples/typed-tools.ts, which runs', () => 
     structured: { city: 'Oslo', celsius: [21, 21] },
     text: { uri: 'notes://ann/7?rev=3', text: 'ann/7@3' },
   });
+});
+
+test('README quick start over Streamable HTTP: the server is examples/quickstart-http.ts, and the README\'s mcpgen call --url line prints what it says', async () => {
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  const section = /\nOver Streamable HTTP: ([\s\S]*?)\n## /.exec(readme)?.[1];
+  assert.ok(section, 'README quick start has the "Over Streamable HTTP" part');
+  const [server, shell] = [/```ts\n([\s\S]*?)```/.exec(section!)?.[1], /```sh\n([\s\S]*?)```/.exec(section!)?.[1]];
+  assert.ok(server && shell, 'a ts block (the server) and a sh block (the call)');
+  const example = readFileSync(`${root}examples/quickstart-http.ts`, 'utf8').replaceAll('../generated/', './mcp/');
+  assert.ok(example.includes(server!), 'examples/quickstart-http.ts contains the README block verbatim (up to import paths)');
+  const callLine = shell!.split('\n').find((l) => l.startsWith('npx mcpgen call --url '));
+  const printed = /# prints the result: (\{.*\})$/m.exec(shell!)?.[1];
+  assert.ok(callLine && printed, `the sh block calls the server and says what it prints:\n${shell}`);
+  const [, , , , readmeUrl, ...args] = splitCommand(callLine!); // npx mcpgen call --url <url> <method> <params>
+  assert.is(readmeUrl, 'http://127.0.0.1:3000/mcp');
+  assert.match(shell!, /PORT=3000 node dist\/server\.js &/);
+
+  // the server on a free port (PORT=0) instead of 3000, as the README runs it otherwise
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'examples/quickstart-http.ts'], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => proc.once('exit', r));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const t = setTimeout(() => reject(new Error(`no "listening on" line in 60 s: ${out}`)), 60_000);
+      proc.stdout.setEncoding('utf8').on('data', (d: string) => {
+        const m = /^listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec((out += d));
+        if (m) clearTimeout(t), resolve(m[1]);
+      });
+      proc.once('exit', (code) => (clearTimeout(t), reject(new Error(`the server exited (${code}): ${out}`))));
+    });
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['bin/mcpgen.js', 'call', '--url', url, ...args], { cwd: root, timeout: 60_000 }, (e, out, err) => (e ? reject(new Error(`${e.message}\n${err}`)) : resolve(out))));
+    assert.equal(JSON.parse(stdout), JSON.parse(printed!));
+  } finally {
+    proc.kill('SIGTERM');
+    await exited;
+  }
 });
 
 test.run();

@@ -32,6 +32,7 @@ import { createReferenceServer, type ServerClass } from '../../reference/server.
 import type { ServeAuthOptions } from './serve-auth.js';
 import { oauthFetch } from '@mcpgen/runtime/auth';
 import { startLoopbackRedirect } from '@mcpgen/runtime/auth';
+import { HttpStatusError } from '@mcpgen/runtime/http';
 import { httpClientTransport, serveHttp } from './serve-http.js';
 import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
 
@@ -183,13 +184,14 @@ export interface ConnectFlags {
   url?: string;
   /** `--stdio` split into the program and its arguments (see {@link splitCommand}). */
   command?: { cmd: string; args: string[] };
-  /** `--timeout`, a positive number of ms. */
+  /** `--timeout`, a positive integer of ms. */
   timeout?: number;
 }
 
 /**
  * Checks the connection flags `tools` and `call` share: exactly one of `--stdio` and `--url`
- * (`<name> needs --stdio "<command>" or --url <url>`), a positive `--timeout`, a non-empty
+ * (`<name> needs --stdio "<command>" or --url <url>`), a `--timeout` that is a positive integer
+ * of ms (`--timeout must be a positive integer of milliseconds, got "-5"`), a non-empty
  * `--stdio` command, an http(s) `--url`.
  * @throws CommandUsageError naming the flag.
  */
@@ -198,7 +200,9 @@ export function connectFlags(name: string, values: Readonly<Record<string, unkno
   const url = values.url as string | undefined;
   if (!stdio === !url) throw new CommandUsageError(`${name} needs --stdio "<command>" or --url <url>`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(timeout > 0)) throw new CommandUsageError('--timeout must be a positive number of ms');
+  if (timeout !== undefined && !(/^[0-9]+$/.test(values.timeout as string) && timeout > 0 && Number.isSafeInteger(timeout))) {
+    throw new CommandUsageError(`--timeout must be a positive integer of milliseconds, got ${JSON.stringify(values.timeout)}`);
+  }
   if (stdio !== undefined) {
     const [cmd, ...args] = splitCommand(stdio);
     if (!cmd) throw new CommandUsageError('--stdio command is empty');
@@ -242,6 +246,33 @@ export function splitCommand(line: string): string[] {
   if (quote) throw new CommandUsageError(`unterminated ${quote} in command`);
   if (has) words.push(cur);
   return words;
+}
+
+/** Characters of a body that is not JSON-RPC that {@link describeFailure} shows. */
+const BODY_SHOWN = 100;
+
+/** A parsed JSON body that holds no JSON-RPC message: an object without its own `jsonrpc`, `error`, `result` or `method`. */
+const notRpc = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && !Array.isArray(body) && !['jsonrpc', 'error', 'result', 'method'].some((k) => Object.hasOwn(body, k));
+
+/**
+ * What a failed request of `call` or `tools` says after `<step> failed: `: a JSON-RPC error's
+ * code, message and data; for an HTTP reply that is not JSON-RPC (an HTML page, `text/plain`,
+ * JSON that does not parse), the URL, the status, the Content-Type and the first
+ * {@link BODY_SHOWN} characters of the body (`http://127.0.0.1:8080/mcp answered HTTP 200
+ * (Content-Type text/html), not JSON-RPC: "<!doctype html>…"`); else the error's message and
+ * cause, with the URL.
+ */
+export function describeFailure(e: unknown, url: string | undefined): string {
+  if (e instanceof RpcError) return `${e.code} ${e.message}${e.data === undefined ? '' : ` ${JSON.stringify(e.data)}`}`;
+  if (e instanceof HttpStatusError && url && (typeof e.body === 'string' || notRpc(e.body))) {
+    const text = typeof e.body === 'string' ? e.body : JSON.stringify(e.body);
+    const shown = text.length > BODY_SHOWN ? `${text.slice(0, BODY_SHOWN)}…` : text;
+    const type = e.contentType === undefined ? 'no Content-Type' : `Content-Type ${e.contentType}`;
+    return `${url} answered HTTP ${e.status} (${type}), not JSON-RPC: ${shown === '' ? 'an empty body' : JSON.stringify(shown)}`;
+  }
+  const cause = (e as { cause?: { message?: string } }).cause?.message;
+  return `${(e as Error).message ?? String(e)}${cause ? ` (${cause})` : ''}${url ? ` [${url}]` : ''}`;
 }
 
 /** How long `call --url` waits for the standalone GET stream before sending its request, ms. */
@@ -301,10 +332,7 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     }
     return 0;
   } catch (e) {
-    const cause = (e as { cause?: { message?: string } }).cause?.message;
-    io.err(e instanceof RpcError
-      ? `mcpgen call: ${step} failed: ${e.code} ${e.message}${e.data === undefined ? '' : ` ${JSON.stringify(e.data)}`}`
-      : `mcpgen call: ${step} failed: ${(e as Error).message ?? String(e)}${cause ? ` (${cause})` : ''}${url ? ` [${url}]` : ''}`);
+    io.err(`mcpgen call: ${step} failed: ${describeFailure(e, url)}`);
     return 1;
   } finally {
     await client.close().catch(() => undefined);

@@ -13,9 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseFlags, prepareOutDir, writeOutFile } from '../inputs.js';
-import { RpcError } from '@mcpgen/runtime/jsonrpc';
 import { StdioClientTransport } from '@mcpgen/runtime/stdio';
-import { CommandUsageError, connectFlags, type Io, loadRevision } from './serve.js';
+import { CommandUsageError, connectFlags, describeFailure, type Io, loadRevision } from './serve.js';
 import { httpClientTransport } from './serve-http.js';
 import { isStateless, statelessClientTransport } from './serve-stateless.js';
 
@@ -140,7 +139,7 @@ export async function cmdTools(args: string[], io: Io): Promise<number> {
       cursor = r.nextCursor;
     }
   } catch (e) {
-    io.err(e instanceof RpcError ? `mcpgen tools: tools/list failed: ${e.code} ${e.message}` : `mcpgen tools: tools/list failed: ${(e as Error).message ?? String(e)}${url ? ` [${url}]` : ''}`);
+    io.err(`mcpgen tools: tools/list failed: ${describeFailure(e, url)}`);
     return 1;
   } finally {
     await client.close().catch(() => undefined);

@@ -29,37 +29,38 @@ await new Promise<void>((ready, failed) => { // its log says when it accepts con
 redis.stdout.resume();
 const redisUrl = `redis://127.0.0.1:${redisPort}`;
 
+// ---- one endpoint, as each process runs it
 const open: { stores: RedisStores; http: HttpServer }[] = [];
+async function startEndpoint(name: string): Promise<string> {
+  const features = new ServerFeatures<Protocol>();
+  features.tool({
+    name: 'ask',
+    description: 'Asks the client for a completion (sampling) and says which process ran it',
+    handler: async (_args, ctx) => {
+      const answer = await ctx.sendRequest<{ content: { type: string; text?: string } }>('sampling/createMessage', {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+        maxTokens: 10,
+      });
+      return { content: [{ type: 'text', text: `${name}: ${answer.content.text}` }] };
+    },
+  });
+  const stores = await connectRedisStores(redisUrl, { sessionIdleMs: 1_800_000, maxSessions: 10_000 });
+  const handler = createStreamableHttpHandler({
+    tables: [table],
+    onSession: async (transport, info) => {
+      const session = new Server({ serverInfo: { name: 'shared', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+      await session.connect(transport);
+      if (info.restored) session.adoptHandshake(info.restored); // initialized by another process
+    },
+    shared: { sessions: stores.sessions, bus: stores.bus },
+    eventStore: () => stores.events,
+  });
+  const http = createServer(handler);
+  open.push({ stores, http });
+  return `http://127.0.0.1:${await listen(http)}/mcp`;
+}
+
 try {
-  // ---- one endpoint, as each process runs it
-  async function startEndpoint(name: string): Promise<string> {
-    const features = new ServerFeatures<Protocol>();
-    features.tool({
-      name: 'ask',
-      description: 'Asks the client for a completion (sampling) and says which process ran it',
-      handler: async (_args, ctx) => {
-        const answer = await ctx.sendRequest<{ content: { type: string; text?: string } }>('sampling/createMessage', {
-          messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
-          maxTokens: 10,
-        });
-        return { content: [{ type: 'text', text: `${name}: ${answer.content.text}` }] };
-      },
-    });
-    const stores = await connectRedisStores(redisUrl, { sessionIdleMs: 1_800_000, maxSessions: 10_000 });
-    const handler = createStreamableHttpHandler({
-      tables: [table],
-      onSession: async (transport, info) => {
-        const session = new Server({ serverInfo: { name: 'shared', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
-        await session.connect(transport);
-        if (info.restored) session.adoptHandshake(info.restored); // initialized by another process
-      },
-      shared: { sessions: stores.sessions, bus: stores.bus },
-      eventStore: () => stores.events,
-    });
-    const http = createServer(handler);
-    open.push({ stores, http });
-    return `http://127.0.0.1:${await listen(http)}/mcp`;
-  }
   const endpoints = [await startEndpoint('a'), await startEndpoint('b')];
 
   // ---- a round-robin load balancer (no sticky sessions), here as the client's fetch

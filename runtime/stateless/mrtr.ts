@@ -22,6 +22,7 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { concatBytes, equalBytes, fromBase64Url, randomBytes, toBase64Url, toHex, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
+import { lazy } from '../jsonrpc/lazy.js';
 import type { Params } from '../jsonrpc/message.js';
 import { hasCapability, type RequestContext } from '../engine/peer.js';
 import { type MethodEntry, type ProtocolTable, errorCodeOf, missingParamCapability } from '../protocol/table.js';
@@ -448,20 +449,8 @@ export interface InputRoundsOptions {
   passThrough?: (resultType: string) => boolean;
 }
 
-type InputRoundsModule = typeof import('./input-rounds.js');
-let inputRounds: InputRoundsModule | undefined;
-let loadingInputRounds: Promise<InputRoundsModule> | undefined;
-
 /** ./input-rounds.ts (answering embedded requests), imported by the first round that has some (a failed import is tried again by the next). */
-function loadInputRounds(): Promise<InputRoundsModule> {
-  return (loadingInputRounds ??= import('./input-rounds.js').then(
-    (m) => (inputRounds = m),
-    (e: unknown) => {
-      loadingInputRounds = undefined;
-      throw e;
-    },
-  ));
-}
+const inputRounds = lazy(() => import('./input-rounds.js'));
 
 /**
  * Runs one request to completion through any number of `input_required` rounds (up to
@@ -487,7 +476,7 @@ export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: R
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
     const { inputRequests, requestState } = decoded.result;
     attempt = { ...base };
-    if (inputRequests !== undefined) attempt.inputResponses = await (inputRounds ?? (await loadInputRounds())).answerInputRequests({ ...o, method }, inputRequests);
+    if (inputRequests !== undefined) attempt.inputResponses = await (inputRounds.loaded() ?? (await inputRounds.load())).answerInputRequests({ ...o, method }, inputRequests);
     if (requestState !== undefined) attempt.requestState = requestState;
     if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
   }

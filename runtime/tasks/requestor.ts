@@ -22,6 +22,7 @@
  * gives a handle that is already `completed`, with an empty `taskId`.
  */
 import { CapabilityNotDeclaredError } from '../jsonrpc/errors.js';
+import { lazy } from '../jsonrpc/lazy.js';
 import { type Params, isObject } from '../jsonrpc/message.js';
 import { type RequestOptions, hasCapability } from '../engine/peer.js';
 import type { ProgressCallback } from '../engine/progress.js';
@@ -65,19 +66,8 @@ export interface ServerRequestorSession<P extends ProtocolMaps> extends Requesto
 }
 
 type HandleModule = typeof import('./handle.js');
-let handleModule: HandleModule | undefined;
-let loadingHandle: Promise<HandleModule> | undefined;
-
 /** ./handle.ts, imported by the first task-augmented request of the process (a failed import is tried again by the next). */
-function loadHandle(): Promise<HandleModule> {
-  return (loadingHandle ??= import('./handle.js').then(
-    (m) => (handleModule = m),
-    (e: unknown) => {
-      loadingHandle = undefined;
-      throw e;
-    },
-  ));
-}
+const handleModule = lazy(() => import('./handle.js'));
 
 /**
  * Sends `method` with `params.task = options.task ?? {}` and resolves with a TaskHandle as soon
@@ -130,12 +120,12 @@ export async function callWithTask(session: RequestorSession, method: string, pa
     received();
     throw e;
   }
-  const handle = handleModule ? undefined : loadHandle();
+  const handle = handleModule.loaded() ? undefined : handleModule.load();
   handle?.catch(() => undefined); // a failed import is reported below, once the answer came
   let mod: HandleModule;
   try {
     created = await sent;
-    mod = handleModule ?? (await handle!);
+    mod = handleModule.loaded() ?? (await handle!);
   } catch (e) {
     received();
     stop?.();

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CommandUsageError, connectFlags } from '../../cli/commands/serve.js';
 import { main } from '../../cli/main.js';
+import { parseFlags } from '../../cli/inputs.js';
 
 test('connectFlags: the URL, the split command, the timeout', () => {
   assert.equal(connectFlags('call', { url: 'http://127.0.0.1:1/mcp', timeout: '250' }), { url: 'http://127.0.0.1:1/mcp', timeout: 250 });
@@ -16,8 +17,12 @@ test('connectFlags: the URL, the split command, the timeout', () => {
 const refusals: Array<[string, Record<string, string>, string]> = [
   ['neither', {}, 'needs --stdio "<command>" or --url <url>'],
   ['both', { stdio: 'node s.js', url: 'http://127.0.0.1:1/mcp' }, 'needs --stdio "<command>" or --url <url>'],
-  ['timeout zero', { url: 'http://127.0.0.1:1/mcp', timeout: '0' }, '--timeout must be a positive number of ms'],
-  ['timeout not a number', { url: 'http://127.0.0.1:1/mcp', timeout: 'soon' }, '--timeout must be a positive number of ms'],
+  ['timeout zero', { url: 'http://127.0.0.1:1/mcp', timeout: '0' }, '--timeout must be a positive integer of milliseconds, got "0"'],
+  ['timeout not a number', { url: 'http://127.0.0.1:1/mcp', timeout: 'abc' }, '--timeout must be a positive integer of milliseconds, got "abc"'],
+  // given as `--timeout -5`: taken as the flag's value, not refused by parseArgs as ambiguous
+  ['timeout negative', { url: 'http://127.0.0.1:1/mcp', timeout: '-5' }, '--timeout must be a positive integer of milliseconds, got "-5"'],
+  ['timeout a fraction', { url: 'http://127.0.0.1:1/mcp', timeout: '1.5' }, '--timeout must be a positive integer of milliseconds, got "1.5"'],
+  ['timeout in exponent form', { url: 'http://127.0.0.1:1/mcp', timeout: '1e3' }, '--timeout must be a positive integer of milliseconds, got "1e3"'],
   ['empty command', { stdio: '  ' }, '--stdio command is empty'],
   ['ftp URL', { url: 'ftp://127.0.0.1/x' }, '--url must be an http(s) URL: ftp://127.0.0.1/x'],
   ['no URL at all', { url: 'mcp' }, '--url must be an http(s) URL: mcp'],
@@ -45,6 +50,22 @@ test('tools and call answer each bad flag alike: exit 2, the same message', asyn
       assert.is(err.join('\n').split('\n')[0], `mcpgen ${cmd}: ${message.startsWith('needs') ? `${cmd} ${message}` : message}`, `${cmd} ${name}`);
     }
   }
+});
+
+test('--timeout=-5 and --timeout -5 are one refusal; a negative number after a string flag is its value, after `--` a positional; another dashed value is refused with a hint', async () => {
+  for (const flags of [['--timeout=-5'], ['--timeout', '-5']]) {
+    const err: string[] = [];
+    const code = await main(['call', '--url', 'http://127.0.0.1:1/mcp', ...flags, 'tools/list'], { out: () => undefined, err: (l) => err.push(l) });
+    assert.is(code, 2, err.join('\n'));
+    assert.is(err[0].split('\n')[0], 'mcpgen call: --timeout must be a positive integer of milliseconds, got "-5"', flags.join(' '));
+  }
+  // after `--` both are positionals, as written
+  assert.equal(parseFlags(['--', '--timeout', '-5'], { timeout: { type: 'string' } }).positionals, ['--timeout', '-5']);
+  // another value that starts with a dash is refused naming the flag and the way to give it
+  const err: string[] = [];
+  const code = await main(['call', '--url', 'http://127.0.0.1:1/mcp', '--timeout', '-x', 'tools/list'], { out: () => undefined, err: (l) => err.push(l) });
+  assert.is(code, 2);
+  assert.is(err[0].split('\n')[0], 'mcpgen call: --timeout needs a value; one that starts with "-" is written --timeout=-x');
 });
 
 test.run();

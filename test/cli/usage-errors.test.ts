@@ -5,7 +5,7 @@
  * the folder and the cause, before any work. Every message starts `mcpgen <cmd>: ` and names the
  * flag, or the file and the field.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -54,10 +54,20 @@ test('--base-url that is not an http(s) URL exits 2 as inputs.baseUrl does', asy
 test('an output folder that cannot be created exits 3 at once, naming the folder and the cause', async () => {
   const file = join(t.dir, 'a-file');
   writeFileSync(file, 'not a folder');
+  mkdirSync(join(t.dir, 'rev-file'));
+  writeFileSync(join(t.dir, 'rev-file', 'draft'), 'not a folder');
   const cases: Array<[string[], string]> = [
     [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope'], 'mcpgen generate: --out /proc/mcpgen-nope: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
     [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out', { out: '/proc/mcpgen-nope' })], `mcpgen generate: ${join(t.dir, 'out.config.json')}: out: "/proc/mcpgen-nope": cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)`],
     [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'sub')], `mcpgen generate: --out ${join(file, 'sub')}: ${file} exists and is not a folder`],
+    // a regular file where the folder itself should be, from the flag, the config or as <out>/<rev>
+    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen generate: --out ${file}: ${file} exists and is not a folder`],
+    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out-file', { out: file })], `mcpgen generate: ${join(t.dir, 'out-file.config.json')}: out: ${JSON.stringify(file)}: ${file} exists and is not a folder`],
+    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(t.dir, 'rev-file')], `mcpgen generate: --out ${join(t.dir, 'rev-file')}: ${join(t.dir, 'rev-file', 'draft')} exists and is not a folder`],
+    [['check', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen check: --out ${file}: ${file} exists and is not a folder`],
+    [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen pack: --out ${file}: ${file} exists and is not a folder`],
+    [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'dist')], `mcpgen pack: --out ${join(file, 'dist')}: ${file} exists and is not a folder`],
+    [['tools', '--stdio', 'no-such-server', '--out', join(file, 'tools.ts')], `mcpgen tools: --out ${join(file, 'tools.ts')}: ${file} exists and is not a folder`],
     [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope/dist'], 'mcpgen pack: --out /proc/mcpgen-nope/dist: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
     [['tools', '--stdio', 'no-such-server', '--out', '/proc/mcpgen-nope/tools.ts'], 'mcpgen tools: --out /proc/mcpgen-nope/tools.ts: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
   ];
@@ -67,6 +77,9 @@ test('an output folder that cannot be created exits 3 at once, naming the folder
     // said before any work: no ingest, generate or connection line first
     assert.is(r.text, message);
   }
+  // the files in the way are left as they were
+  assert.is(readFileSync(file, 'utf8'), 'not a folder');
+  assert.is(readFileSync(join(t.dir, 'rev-file', 'draft'), 'utf8'), 'not a folder');
 });
 
 test('a flag without its value, or an unknown flag, is a usage error prefixed with the command and naming the flag', async () => {

@@ -76,8 +76,8 @@ test('inputs that are folders, and an --out that is a file, are refused without 
   const file = join(tmp, 'a-file');
   writeFileSync(file, 'x');
   const r2 = await cli('generate', '--rev', 'draft', '--out', file);
-  assert.is(r2.code, 2);
-  assert.match(r2.err, /exists and is not a directory/);
+  assert.is(r2.code, 3);
+  assert.match(r2.err, /exists and is not a folder/);
   assert.is(readFileSync(file, 'utf8'), 'x');
 });
 

@@ -28,7 +28,19 @@ const served: Served[] = [];
 let sessionsUrl = '';
 let statelessUrl = '';
 
-test.before(async () => {
+// Set-up gets generous limits: a loaded CI machine (load 4+ on 2 cores) can take most of a minute
+// to start Chromium and the two servers. A set-up failure is kept and reported by every test that
+// needs the browser (uvu prints no FAIL line for a failed `before` hook).
+const SETUP_MS = 90_000;
+let setupError: unknown;
+
+/** Fails the calling test with the set-up error, if the set-up failed. */
+function needSetup(): void {
+  if (setupError === undefined) return;
+  assert.unreachable(`browser set-up failed: ${String(setupError)}`);
+}
+
+async function setUp(): Promise<void> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/ci-toolchains.sh) or set CHROMIUM_PATH`);
   const bundle = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'silent' });
   const script = bundle.outputFiles[0].text;
@@ -41,17 +53,27 @@ test.before(async () => {
   });
   await new Promise<void>((r) => pageServer!.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-  const [sessions, stateless] = await Promise.all([
+  const started = await Promise.allSettled([
     startHttpServeProcess(['--rev', '2025-11-25', '--cors-origin', origin]),
     startHttpServeProcess(['--rev', '2026-07-28', '--modern-only', '--cors-origin', origin]),
   ]);
-  served.push(sessions, stateless);
+  for (const s of started) if (s.status === 'fulfilled') served.push(s.value);
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
+  const [sessions, stateless] = served;
   sessionsUrl = sessions.url;
   statelessUrl = stateless.url;
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, timeout: SETUP_MS, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   page = await browser.newPage();
-  await page.goto(`${origin}/`);
-  await page.waitForFunction(() => document.title === 'ready', { timeout: 20_000 });
+  await page.goto(`${origin}/`, { timeout: SETUP_MS });
+  await page.waitForFunction(() => document.title === 'ready', { timeout: SETUP_MS });
+}
+
+test.before(async () => {
+  try {
+    await setUp();
+  } catch (e) {
+    setupError = e;
+  }
 });
 
 test.after(async () => {
@@ -77,11 +99,13 @@ const runIn = (url: string, era: 'sessions' | 'stateless'): Promise<Seen> =>
   page!.evaluate((u, e) => (globalThis as unknown as { mcpRun(u: string, e: string): Promise<Seen> }).mcpRun(u, e), url, era);
 
 test('the page and the servers are on different origins (CORS is needed)', () => {
+  needSetup();
   assert.is.not(new URL(sessionsUrl).origin, origin);
   assert.is.not(new URL(statelessUrl).origin, origin);
 });
 
 test('2025-11-25 from Chromium: session, tools, progress, elicitation answered by the page, a cancelled call', async () => {
+  needSetup();
   const seen = await runIn(sessionsUrl, 'sessions');
   assert.is(seen.protocolVersion, '2025-11-25');
   // the page read Mcp-Session-Id from the response: the header is exposed
@@ -98,6 +122,7 @@ test('2025-11-25 from Chromium: session, tools, progress, elicitation answered b
 });
 
 test('2026-07-28 from Chromium: stateless, tools, progress, an input_required elicitation answered by the page, a cancelled call', async () => {
+  needSetup();
   const seen = await runIn(statelessUrl, 'stateless');
   assert.is(seen.protocolVersion, '2026-07-28');
   assert.is(seen.sessionId, null);
@@ -113,6 +138,7 @@ test('2026-07-28 from Chromium: stateless, tools, progress, an input_required el
 });
 
 test('CORS: a preflight asking for a header the endpoint does not allow is refused, and the browser blocks the call', async () => {
+  needSetup();
   const outcome = await page!.evaluate(async (u) => {
     try {
       const r = await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-Not-Allowed': '1' }, body: '{}' });

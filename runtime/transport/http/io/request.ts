@@ -5,18 +5,49 @@
  * gives). The `node:http` form, the default on Node, is ./node-request.ts. No `node:` import.
  */
 
-/** The server answered with an HTTP error status (other than a session-expiry 404). */
+/**
+ * The server answered with an HTTP error status (other than a session-expiry 404), or with a
+ * body that is not JSON-RPC (an HTML page, `text/plain`, JSON that does not parse) whatever
+ * the status.
+ */
 export class HttpStatusError extends Error {
   readonly status: number;
-  /** The response body: parsed JSON when it was JSON, else the text. */
+  /**
+   * The response body: parsed JSON when it was JSON, else the text (of a body that is not
+   * JSON-RPC, its first {@link BODY_HEAD} characters at least); undefined when it was not read.
+   */
   readonly body: unknown;
-  constructor(status: number, body: unknown, what: string) {
+  /** The response's Content-Type header as received (undefined when absent or not kept). */
+  readonly contentType: string | undefined;
+  constructor(status: number, body: unknown, what: string, contentType?: string) {
     const detail = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
     super(`${what}: HTTP ${status}${typeof detail === 'string' ? ` (${detail})` : ''}`);
     this.name = 'HttpStatusError';
     this.status = status;
     this.body = body;
+    this.contentType = contentType;
   }
+}
+
+/** Characters of a body that is not JSON-RPC that {@link bodyHead} keeps for the error (1 KiB of text at most). */
+export const BODY_HEAD = 1024;
+
+/**
+ * The first {@link BODY_HEAD} characters of `res`'s body, decoded as UTF-8; the rest is dropped
+ * unread, so an endless or huge body costs no more. '' when the body cannot be read. Never rejects.
+ */
+export function bodyHead(res: HttpReply): Promise<string> {
+  return new Promise((resolve) => {
+    const decoder = new TextDecoder();
+    let text = '';
+    readInto(res, {
+      chunk(data) {
+        text += typeof data === 'string' ? data : decoder.decode(data, { stream: true });
+        return text.length < BODY_HEAD;
+      },
+      end: () => resolve(text.slice(0, BODY_HEAD)),
+    });
+  });
 }
 
 /** One request. */

@@ -21,11 +21,14 @@
  */
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
-import { Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
+import { exactIds, isObject, serializeMessage } from '../../../jsonrpc/message.js';
+import { BODY_HEAD, bodyHead, Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 export { HttpStatusError } from '../io/request.js';
+
+/** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
+const rpcLike = (m: unknown): boolean => isObject(m) && (Object.hasOwn(m, 'method') || Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
 const TRANSPORT_ERROR = ErrorCode.ServerError;
@@ -156,7 +159,9 @@ export class HttpClientTransport implements Transport {
    * an SSE reply stream opened — its events arrive later through `onMessage`).
    * @throws SessionExpiredError on 404 to a request that carried the session id.
    * @throws HttpStatusError on other HTTP errors, unless the body is a JSON-RPC error for this
-   * request's id (then that error is delivered as the response).
+   * request's id (then that error is delivered as the response), and on a reply to a request
+   * that is not JSON-RPC: a Content-Type other than JSON or SSE, or JSON that does not parse
+   * (`body`: the first 1 KiB of its text, `contentType`: the header).
    * @throws RpcError -32000 "connection closed before the response" when a 2xx reply to a
    * request has an empty body (the server closed it while shutting down).
    */
@@ -190,9 +195,10 @@ export class HttpClientTransport implements Transport {
           this.deliver(body as JSONRPCMessage);
           return;
         }
-        throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`);
+        throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`, res.header('content-type'));
       }
-      const type = mediaType(res.header('content-type'));
+      const contentType = res.header('content-type');
+      const type = mediaType(contentType);
       if (requestId === undefined || res.status === 202) {
         res.discard();
         if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true)) this.openStandalone();
@@ -201,9 +207,17 @@ export class HttpClientTransport implements Transport {
       if (type === 'application/json' || type === '') {
         const text = await res.text();
         if (text === '') throw new RpcError(ErrorCode.ConnectionClosed, `connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`);
-        if (type === '') throw new HttpStatusError(res.status, text, `POST ${String(message.method)}: unexpected Content-Type (none)`);
-        const body: unknown = JSON.parse(text);
-        for (const m of Array.isArray(body) ? body : [body]) this.deliver(m as JSONRPCMessage);
+        if (type === '') throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: unexpected Content-Type (none)`, contentType);
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch (e) {
+          throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON (${(e as Error).message})`, contentType);
+        }
+        const messages: unknown[] = Array.isArray(body) ? body : [body];
+        // JSON that holds no message at all ({"status":"ok"}) is refused now, not left to time out
+        if (!messages.some(rpcLike)) throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON-RPC`, contentType);
+        for (const m of messages) this.deliver(m as JSONRPCMessage);
         return;
       }
       if (type === 'text/event-stream') {
@@ -213,8 +227,7 @@ export class HttpClientTransport implements Transport {
         this.consume(res, state, cancel);
         return;
       }
-      res.discard();
-      throw new HttpStatusError(res.status, undefined, `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`);
+      throw new HttpStatusError(res.status, await bodyHead(res), `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`, contentType);
     } finally {
       if (!streaming) this.inFlight.delete(cancel);
     }

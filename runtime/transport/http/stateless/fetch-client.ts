@@ -233,7 +233,7 @@ export class StatelessHttpClientTransport implements Transport {
     const m = body as Obj | undefined;
     const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
     if (isRpc && (res.ok || 'error' in m)) return this.#deliver({ ...m, id } as unknown as JSONRPCMessage);
-    this.#fail(id, new HttpStatusError(res.status, body, `POST ${this.#inFlight.get(key(id))?.method ?? 'request'}`));
+    this.#fail(id, new HttpStatusError(res.status, body, `POST ${this.#inFlight.get(key(id))?.method ?? 'request'}`, res.header('content-type')));
   }
 
   #deliver(m: JSONRPCMessage): void {

@@ -153,6 +153,55 @@ test('status errors, a JSON-RPC error body for the id, an unexpected Content-Typ
   }
 });
 
+test('a reply that is not JSON-RPC rejects with HttpStatusError: status, Content-Type and the start of the body; an endless one is cut at 1024 characters', async () => {
+  let mode = 'endless';
+  const raw = await rawServer((_req, res) => {
+    if (mode === 'endless') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      // é is two bytes: chunks split inside it still decode
+      const chunk = Buffer.from('é'.repeat(700));
+      const write = (): void => {
+        if (res.destroyed) return;
+        res.write(chunk.subarray(0, 501));
+        res.write(chunk.subarray(501), () => setTimeout(write, 1));
+      };
+      write();
+    } else if (mode === 'json') res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}');
+    else res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":');
+  });
+  const transport = new HttpClientTransport({ url: raw.url });
+  const client = new MiniClient(transport);
+  await client.start();
+  const failure = async (): Promise<HttpStatusError> => {
+    try {
+      await client.request('tools/list');
+    } catch (e) {
+      assert.instance(e, HttpStatusError);
+      return e as HttpStatusError;
+    }
+    return assert.unreachable('the request succeeded') as never;
+  };
+  try {
+    const endless = await failure();
+    assert.is(endless.status, 200);
+    assert.is(endless.contentType, 'text/plain; charset=utf-8');
+    assert.is(endless.body, 'é'.repeat(1024));
+    assert.match(endless.message, /unexpected Content-Type text\/plain: HTTP 200/);
+    mode = 'json';
+    const json = await failure();
+    assert.is(json.body, '{"status":"ok"}');
+    assert.is(json.contentType, 'application/json');
+    assert.match(json.message, /the application\/json body is not JSON-RPC: HTTP 200/);
+    mode = 'broken';
+    const broken = await failure();
+    assert.is(broken.body, '{"status":');
+    assert.match(broken.message, /the application\/json body is not JSON \(.+\): HTTP 200/);
+    await transport.close();
+  } finally {
+    await raw.close();
+  }
+});
+
 test('connection refused rejects send; a URL that is not http(s) is refused at construction', async () => {
   const raw = await rawServer((_req, res) => res.end());
   const url = raw.url;
