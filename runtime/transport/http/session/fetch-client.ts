@@ -214,10 +214,10 @@ export class HttpClientTransport implements Transport {
         } catch (e) {
           throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON (${(e as Error).message})`, contentType);
         }
-        const messages: unknown[] = Array.isArray(body) ? body : [body];
         // JSON that holds no message at all ({"status":"ok"}) is refused now, not left to time out
-        if (!messages.some(rpcLike)) throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON-RPC`, contentType);
-        for (const m of messages) this.deliver(m as JSONRPCMessage);
+        if (!(Array.isArray(body) ? body.some(rpcLike) : rpcLike(body))) throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON-RPC`, contentType);
+        if (Array.isArray(body)) for (const m of body) this.deliver(m as JSONRPCMessage);
+        else this.deliver(body as JSONRPCMessage);
         return;
       }
       if (type === 'text/event-stream') {
