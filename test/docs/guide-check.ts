@@ -14,6 +14,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import ts from 'typescript';
 
 /** How examples import the generated code, and how the pages write it (a user's `src/mcp`). */
 export const EXAMPLE_GENERATED = '../../generated/';
@@ -61,6 +62,19 @@ export function fences(markdown: string): Fence[] {
 /** The ```ts (or ```typescript) blocks of a page. */
 export function tsBlocks(markdown: string): string[] {
   return fences(markdown).filter((f) => f.lang === 'ts' || f.lang === 'typescript').map((f) => f.text);
+}
+
+/**
+ * Syntax errors of page `slug`'s ts blocks read in order as one program (a reader who copies
+ * them gets a file that parses: no `try {` or function left open): `<slug>.md: <message> (line
+ * N of its ts blocks)` each, at most three; [] when they parse.
+ */
+export function snippetSyntaxProblems(slug: string, markdown: string): string[] {
+  const text = tsBlocks(markdown).join('\n');
+  if (text === '') return [];
+  const file = ts.createSourceFile(`${slug}.ts`, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const diagnostics = (file as unknown as { parseDiagnostics: readonly ts.Diagnostic[] }).parseDiagnostics;
+  return diagnostics.slice(0, 3).map((d) => `${slug}.md: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')} (line ${file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} of its ts blocks)`);
 }
 
 /**

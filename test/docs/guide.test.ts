@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { INDEX, exampleSource, guideSlugs, headingAnchors, indexProblems, linkProblems, pageProblems, runExamples, runProblem, tsBlocks } from './guide-check.js';
+import { INDEX, exampleSource, guideSlugs, headingAnchors, indexProblems, linkProblems, pageProblems, runExamples, runProblem, snippetSyntaxProblems, tsBlocks } from './guide-check.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GUIDE = join(ROOT, 'docs', 'guide');
@@ -39,6 +39,10 @@ test('every page has its example, holding each ts block of the page verbatim', (
     return pageProblems(slug, read(join(GUIDE, `${slug}.md`)), exampleSource(EXAMPLES, slug));
   });
   assert.equal(problems, []);
+});
+
+test("every page's ts blocks, read in order, parse as one program (none left open)", () => {
+  assert.equal(slugs.flatMap((slug) => snippetSyntaxProblems(slug, read(join(GUIDE, `${slug}.md`)))), []);
 });
 
 test('the index lists every page', () => {
@@ -122,6 +126,16 @@ test('check: a block may come from a companion file <slug>.<part>.ts, never acro
   } finally {
     cleanup();
   }
+});
+
+test('check: ts blocks that leave a block open (or hold broken syntax) are named', () => {
+  const page = ['# P', '', '```ts', "const tmp = 'x';", 'try {', '  work(tmp);', '```', '', 'More text.', ''].join('\n');
+  const problems = snippetSyntaxProblems('p', page);
+  assert.equal(problems.length, 1, problems.join('\n'));
+  assert.match(problems[0], /^p\.md: '}' expected\. \(line 4 of its ts blocks\)$/);
+  const closed = page.replace('```\n\nMore', '```\n\n```ts\n} finally {\n  done();\n}\n```\n\nMore');
+  assert.equal(snippetSyntaxProblems('p', closed), []);
+  assert.equal(snippetSyntaxProblems('p', '```ts\nconst a = ;\n```\n').length, 1);
 });
 
 test('check: the index must list every page, and list only pages that exist', () => {
