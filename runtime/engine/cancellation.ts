@@ -88,28 +88,44 @@ export function watchCarrier(r: InboundRequest, info: MessageInfo | undefined): 
   r.onEnd = () => signal.removeEventListener('abort', onAbort);
 }
 
-/** The inbound requests being handled, by id (ids compare by type and value). */
+/**
+ * The inbound requests being handled, by id (ids compare by type and value). One request at a
+ * time (a session's usual pace) is held in a field, not the Map: a Map that is emptied after
+ * every entry rebuilds its table on each delete.
+ */
 export class InboundRequests {
-  private readonly byId = new Map<RequestId, InboundRequest>();
+  /** The one request in flight while there is only one (then `byId` holds none). */
+  private only: InboundRequest | undefined;
+  private byId: Map<RequestId, InboundRequest> | undefined;
 
   has(id: RequestId): boolean {
-    return this.byId.has(id);
+    return this.only !== undefined ? this.only.id === id : this.byId !== undefined && this.byId.has(id);
   }
 
   begin(id: RequestId, method: string): InboundRequest {
     const r = new InboundRequest(id, method);
-    this.byId.set(id, r);
+    if (this.only === undefined && (this.byId === undefined || this.byId.size === 0)) {
+      this.only = r;
+      return r;
+    }
+    const byId = (this.byId ??= new Map());
+    if (this.only !== undefined) {
+      byId.set(this.only.id, this.only);
+      this.only = undefined;
+    }
+    byId.set(id, r);
     return r;
   }
 
   end(r: InboundRequest): void {
     r.finished = true;
-    if (this.byId.get(r.id) === r) this.byId.delete(r.id);
+    if (this.only === r) this.only = undefined;
+    else if (this.byId !== undefined && this.byId.get(r.id) === r) this.byId.delete(r.id);
   }
 
   /** Cancels the request `id`; false when it is unknown or already finished. */
   cancel(id: RequestId, reason: unknown): boolean {
-    const r = this.byId.get(id);
+    const r = this.only !== undefined ? (this.only.id === id ? this.only : undefined) : this.byId?.get(id);
     if (!r || r.finished) return false;
     r.cancel(reason);
     return true;
@@ -117,12 +133,14 @@ export class InboundRequests {
 
   /** Cancels every request (the connection closed). */
   cancelAll(reason: unknown): void {
-    for (const r of this.byId.values()) r.cancel(reason);
-    this.byId.clear();
+    const all = this.only !== undefined ? [this.only] : [...(this.byId?.values() ?? [])];
+    this.only = undefined;
+    this.byId?.clear();
+    for (const r of all) r.cancel(reason);
   }
 
   get size(): number {
-    return this.byId.size;
+    return this.only !== undefined ? 1 : (this.byId?.size ?? 0);
   }
 }
 
