@@ -14,7 +14,7 @@ export class HttpStatusError extends Error {
   readonly status: number;
   /**
    * The response body: parsed JSON when it was JSON, else the text (of a body that is not
-   * JSON-RPC, its first {@link BODY_HEAD} characters at least); undefined when it was not read.
+   * JSON-RPC, its first 1,024 characters at least); undefined when it was not read.
    */
   readonly body: unknown;
   /** The response's Content-Type header as received (undefined when absent or not kept). */
