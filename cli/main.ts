@@ -167,7 +167,10 @@ function parseTargets(target: string | undefined): string[] {
  * (the setting it came from) and the path, as {@link prepareOutDir} does for the folders it creates.
  */
 function checkOutDir(label: string, out: string): void {
-  if (existsSync(out) && !statSync(out).isDirectory()) throw new OutputError(`${label}: ${out} exists and is not a folder`);
+  // the folder itself, or the nearest part of its path that exists (`<file>/sub` cannot be made)
+  let p = out;
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  if (existsSync(p) && !statSync(p).isDirectory()) throw new OutputError(`${label}: ${p} exists and is not a folder`);
 }
 
 /** Ingests resolved inputs into a model (loads the TypeScript compiler on first use). */

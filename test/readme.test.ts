@@ -49,7 +49,7 @@ test('README quick start over Streamable HTTP: the server is examples/quickstart
   const example = readFileSync(`${root}examples/quickstart-http.ts`, 'utf8').replaceAll('../generated/', './mcp/');
   assert.ok(example.includes(server!), 'examples/quickstart-http.ts contains the README block verbatim (up to import paths)');
   const callLine = shell!.split('\n').find((l) => l.startsWith('npx mcpgen call --url '));
-  const printed = /# prints the result: (\{.*\})$/m.exec(shell!)?.[1];
+  const printed = /# prints the result[^:]*: (\{.*\})$/m.exec(shell!)?.[1];
   assert.ok(callLine && printed, `the sh block calls the server and says what it prints:\n${shell}`);
   const [, , , , readmeUrl, ...args] = splitCommand(callLine!); // npx mcpgen call --url <url> <method> <params>
   assert.is(readmeUrl, 'http://127.0.0.1:3000/mcp');

@@ -65,6 +65,7 @@ test('an output folder that cannot be created exits 3 at once, naming the folder
     [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out-file', { out: file })], `mcpgen generate: ${join(t.dir, 'out-file.config.json')}: out: ${JSON.stringify(file)}: ${file} exists and is not a folder`],
     [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(t.dir, 'rev-file')], `mcpgen generate: --out ${join(t.dir, 'rev-file')}: ${join(t.dir, 'rev-file', 'draft')} exists and is not a folder`],
     [['check', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen check: --out ${file}: ${file} exists and is not a folder`],
+    [['check', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'sub')], `mcpgen check: --out ${join(file, 'sub')}: ${file} exists and is not a folder`],
     [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen pack: --out ${file}: ${file} exists and is not a folder`],
     [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'dist')], `mcpgen pack: --out ${join(file, 'dist')}: ${file} exists and is not a folder`],
     [['tools', '--stdio', 'no-such-server', '--out', join(file, 'tools.ts')], `mcpgen tools: --out ${join(file, 'tools.ts')}: ${file} exists and is not a folder`],

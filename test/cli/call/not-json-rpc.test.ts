@@ -1,7 +1,8 @@
 /**
  * `mcpgen call --url` (and `mcpgen tools --url`) against an endpoint that answers something
  * other than JSON-RPC, a real node:http server on 127.0.0.1: an HTML page with 200, text/plain,
- * a broken application/json body, JSON that holds no message, an HTML 500 page, no Content-Type.
+ * a broken application/json body, JSON that holds no message, an HTML 500 page, no Content-Type;
+ * and a JSON reply answering another request id.
  * Each fails at once with exit 1 (as the other call failures), and the one line names the URL,
  * the HTTP status, the Content-Type and the first 100 characters of the body; a longer body is
  * cut there, marked with `…`. Both eras: 2025-11-25 (sessions) and 2026-07-28 (stateless, with
@@ -30,6 +31,7 @@ test.before(async () => {
   server = createServer((req, res) => {
     req.resume();
     if (req.method === 'POST') posts++;
+    if (req.url === '/wrong-id' && req.method === 'POST') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"jsonrpc":"2.0","id":999,"result":{}}');
     const r = replies[(req.url ?? '').slice(1)];
     if (!r || req.method !== 'POST') return void res.writeHead(405).end();
     res.writeHead(r.status, r.type ? { 'Content-Type': r.type } : {}).end(r.body);
@@ -73,6 +75,14 @@ test('the HTML page is cut at 100 characters, and tools --url says the same', as
   const r = await mcpgen(['tools', '--url', `${base}/html`, '--timeout', '20000', '--out', '/tmp/never-written.gen.ts', '--check']);
   assert.is(r.code, 1, r.err);
   assert.is(r.err, `mcpgen tools: tools/list failed: ${expected('html')}`);
+});
+
+test('a JSON reply that answers another request id fails at once, naming both ids (not after the timeout)', async () => {
+  const t0 = performance.now();
+  const r = await mcpgen(['call', '--rev', '2025-11-25', '--url', `${base}/wrong-id`, '--timeout', '20000', 'ping']);
+  assert.is(r.code, 1, r.err);
+  assert.is(r.err, `mcpgen call: connecting (initialize) failed: POST initialize: the JSON reply holds no response to request id 0 (it answers id 999): HTTP 200 [${base}/wrong-id]`);
+  assert.ok(performance.now() - t0 < 15_000, `failed after ${performance.now() - t0} ms`);
 });
 
 test.run();

@@ -216,6 +216,12 @@ export class HttpClientTransport implements Transport {
         }
         // JSON that holds no message at all ({"status":"ok"}) is refused now, not left to time out
         if (!(Array.isArray(body) ? body.some(rpcLike) : rpcLike(body))) throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON-RPC`, contentType);
+        // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5): one for another id would leave the request waiting out its timeout
+        const answers = (m: unknown): boolean => isObject(m) && !Object.hasOwn(m, 'method') && (m.id === requestId || (typeof requestId === 'bigint' && typeof m.id === 'number'));
+        if (!(Array.isArray(body) ? body.some(answers) : answers(body))) {
+          const ids = (Array.isArray(body) ? body : [body]).filter((m) => isObject(m) && Object.hasOwn(m, 'id')).map((m) => JSON.stringify((m as { id: unknown }).id));
+          throw new HttpStatusError(res.status, body, `POST ${String(message.method)}: the JSON reply holds no response to request id ${JSON.stringify(requestId)}${ids.length ? ` (it answers id ${ids.join(', ')})` : ''}`, contentType);
+        }
         if (Array.isArray(body)) for (const m of body) this.deliver(m as JSONRPCMessage);
         else this.deliver(body as JSONRPCMessage);
         return;
