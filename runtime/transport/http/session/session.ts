@@ -63,8 +63,7 @@ export interface SessionSettings {
 
 const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | undefined)?.then === 'function';
 
-/** Runs `f` once the current tick's work is done: `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
-/** Calls `f(a)` at the end of this tick (no closure per call). */
+/** Calls `f(a)` once the current tick's work is done (no closure per call): `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
 const afterTick: <A>(f: (a: A) => void, a: A) => void =
   typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a) => process.nextTick(f, a) : (f, a) => void setTimeout(f, 0, a);
 
