@@ -22,7 +22,7 @@ import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/proto
 import { createStreamableHttpHandler, type SharedSessions, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '@mcpgen/runtime/http';
 import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/http/legacy-sse';
 import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
-import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
+import { continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
@@ -176,9 +176,7 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });
   const route = (req: IncomingMessage, res: ServerResponse): void => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
+    const path = requestPath(req.url);
     if (routeMetadata(auth?.metadata, req, res)) return;
     // the old HTTP+SSE transport has no token check: not served on a protected server
     if (!auth && legacy.handles(req)) return void legacy(req, res);

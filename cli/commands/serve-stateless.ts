@@ -17,7 +17,7 @@ import type { Logger } from '@mcpgen/runtime/engine';
 import { EraRouter, createDualEraHttpHandler } from '@mcpgen/runtime/stateless';
 import { createStatelessHttpHandler } from '@mcpgen/runtime/http/stateless';
 import { StatelessHttpClientTransport } from '@mcpgen/runtime/http/stateless';
-import { continueAfterChecks, respondNode } from '@mcpgen/runtime/http';
+import { continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
 import { createStreamableHttpHandler, type ReplyMode } from '@mcpgen/runtime/http';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
@@ -114,7 +114,7 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     if (routeMetadata(auth?.metadata, req, res)) return;
-    if ((req.url ?? '/').split('?')[0] !== '/mcp') {
+    if (requestPath(req.url) !== '/mcp') {
       respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
     }

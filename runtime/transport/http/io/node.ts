@@ -12,6 +12,13 @@ import { refusalBody, refusalHeaders, type HttpRefusal } from './guard.js';
 /** The headers of a JSON answer; {@link NodeSink.respond} recognises this object and adds the length. */
 export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
 
+/** The path of a request target (`req.url`, `/mcp?x=1` → `/mcp`; undefined → `/`), without a copy when it has no query. */
+export function requestPath(url: string | undefined): string {
+  if (url === undefined) return '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
 /** Strict UTF-8, one decoder for every body (`decode()` without `stream` keeps no state): invalid bytes fail instead of becoming U+FFFD. */
 export const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

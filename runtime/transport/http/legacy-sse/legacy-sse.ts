@@ -25,7 +25,7 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpStatusError } from '../session/client.js';
 import { nodeExchange } from '../io/exchange.js';
 import { RequestGuard } from '../io/guard.js';
-import { refuseNode, respondNode } from '../io/node.js';
+import { refuseNode, requestPath, respondNode } from '../io/node.js';
 import { shapeProblem, type SessionInfo } from '../session/server.js';
 import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -151,11 +151,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   const maxSessions = Math.max(1, options.maxSessions ?? 10_000);
   const report = (e: unknown): void => options.onError?.(e instanceof Error ? e : new Error(String(e)));
   const fail = (res: ServerResponse, status: number, code: number, message: string, extra?: Record<string, string>): void => refuseNode(res, { status, code, message, headers: extra });
-  const pathOf = (req: IncomingMessage): string => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    return query < 0 ? url : url.slice(0, query);
-  };
+  const pathOf = (req: IncomingMessage): string => requestPath(req.url);
   // the head checks of ../io/guard.ts, one endpoint per path (no Accept rules: 2024-11-05 has none)
   const streamGuard = new RequestGuard(options, { serves: (m) => m === 'GET', allow: 'GET', checkAccept: false });
   const postGuard = new RequestGuard(options, { serves: (m) => m === 'POST', allow: 'POST', checkAccept: false });
