@@ -21,7 +21,7 @@
  */
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { exactIds, isObject, serializeMessage } from '../../../jsonrpc/message.js';
+import { exactIds, idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import { BODY_HEAD, bodyHead, Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
@@ -29,6 +29,10 @@ export { HttpStatusError } from '../io/request.js';
 
 /** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
 const rpcLike = (m: unknown): boolean => isObject(m) && (Object.hasOwn(m, 'method') || Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
+
+/** Whether `m` is a response to request `id` (a bigint id, parsed as a number, is taken as its own). */
+const answers = (m: unknown, id: string | number | bigint): boolean =>
+  isObject(m) && !Object.hasOwn(m, 'method') && (m.id === id || (typeof id === 'bigint' && typeof m.id === 'number'));
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
 const TRANSPORT_ERROR = ErrorCode.ServerError;
@@ -214,13 +218,13 @@ export class HttpClientTransport implements Transport {
         } catch (e) {
           throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON (${(e as Error).message})`, contentType);
         }
-        // JSON that holds no message at all ({"status":"ok"}) is refused now, not left to time out
-        if (!(Array.isArray(body) ? body.some(rpcLike) : rpcLike(body))) throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON-RPC`, contentType);
-        // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5): one for another id would leave the request waiting out its timeout
-        const answers = (m: unknown): boolean => isObject(m) && !Object.hasOwn(m, 'method') && (m.id === requestId || (typeof requestId === 'bigint' && typeof m.id === 'number'));
-        if (!(Array.isArray(body) ? body.some(answers) : answers(body))) {
+        // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5):
+        // JSON that holds no message ({"status":"ok"}), or only one for another id, would leave
+        // the request waiting out its timeout
+        if (!(Array.isArray(body) ? body.some((m) => answers(m, requestId)) : answers(body, requestId))) {
+          if (!(Array.isArray(body) ? body.some(rpcLike) : rpcLike(body))) throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON-RPC`, contentType);
           const ids = (Array.isArray(body) ? body : [body]).filter((m) => isObject(m) && Object.hasOwn(m, 'id')).map((m) => JSON.stringify((m as { id: unknown }).id));
-          throw new HttpStatusError(res.status, body, `POST ${String(message.method)}: the JSON reply holds no response to request id ${JSON.stringify(requestId)}${ids.length ? ` (it answers id ${ids.join(', ')})` : ''}`, contentType);
+          throw new HttpStatusError(res.status, body, `POST ${String(message.method)}: the JSON reply holds no response to request id ${idText(requestId)}${ids.length ? ` (it answers id ${ids.join(', ')})` : ''}`, contentType);
         }
         if (Array.isArray(body)) for (const m of body) this.deliver(m as JSONRPCMessage);
         else this.deliver(body as JSONRPCMessage);
