@@ -94,38 +94,41 @@ export function watchCarrier(r: InboundRequest, info: MessageInfo | undefined): 
  * every entry rebuilds its table on each delete.
  */
 export class InboundRequests {
-  /** The one request in flight while there is only one (then `byId` holds none). */
-  private only: InboundRequest | undefined;
-  private byId: Map<RequestId, InboundRequest> | undefined;
+  /** The request in flight while it is the only one (then `map` holds none). */
+  private one: InboundRequest | undefined;
+  /** The requests in flight by id while there are more than one. */
+  private map = new Map<RequestId, InboundRequest>();
+
+  /** The request in flight with `id`, finished or not. */
+  private get(id: RequestId): InboundRequest | undefined {
+    return this.one ? (this.one.id === id ? this.one : undefined) : this.map.get(id);
+  }
 
   has(id: RequestId): boolean {
-    return this.only !== undefined ? this.only.id === id : this.byId !== undefined && this.byId.has(id);
+    return !!this.get(id);
   }
 
   begin(id: RequestId, method: string): InboundRequest {
     const r = new InboundRequest(id, method);
-    if (this.only === undefined && (this.byId === undefined || this.byId.size === 0)) {
-      this.only = r;
-      return r;
+    const one = this.one;
+    if (!one && !this.map.size) this.one = r;
+    else {
+      if (one) this.map.set(one.id, one);
+      this.one = undefined;
+      this.map.set(id, r);
     }
-    const byId = (this.byId ??= new Map());
-    if (this.only !== undefined) {
-      byId.set(this.only.id, this.only);
-      this.only = undefined;
-    }
-    byId.set(id, r);
     return r;
   }
 
   end(r: InboundRequest): void {
     r.finished = true;
-    if (this.only === r) this.only = undefined;
-    else if (this.byId !== undefined && this.byId.get(r.id) === r) this.byId.delete(r.id);
+    if (this.one === r) this.one = undefined;
+    else if (this.map.get(r.id) === r) this.map.delete(r.id);
   }
 
   /** Cancels the request `id`; false when it is unknown or already finished. */
   cancel(id: RequestId, reason: unknown): boolean {
-    const r = this.only !== undefined ? (this.only.id === id ? this.only : undefined) : this.byId?.get(id);
+    const r = this.get(id);
     if (!r || r.finished) return false;
     r.cancel(reason);
     return true;
@@ -133,14 +136,14 @@ export class InboundRequests {
 
   /** Cancels every request (the connection closed). */
   cancelAll(reason: unknown): void {
-    const all = this.only !== undefined ? [this.only] : [...(this.byId?.values() ?? [])];
-    this.only = undefined;
-    this.byId?.clear();
-    for (const r of all) r.cancel(reason);
+    this.one?.cancel(reason);
+    this.one = undefined;
+    for (const r of this.map.values()) r.cancel(reason);
+    this.map.clear();
   }
 
   get size(): number {
-    return this.only !== undefined ? 1 : (this.byId?.size ?? 0);
+    return this.one ? 1 : this.map.size;
   }
 }
 

@@ -221,13 +221,12 @@ export class HttpClientTransport implements Transport {
         // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5):
         // JSON that holds no message ({"status":"ok"}), or only one for another id, would leave
         // the request waiting out its timeout
-        if (!(Array.isArray(body) ? body.some((m) => answers(m, requestId)) : answers(body, requestId))) {
-          if (!(Array.isArray(body) ? body.some(rpcLike) : rpcLike(body))) throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON-RPC`, contentType);
-          const ids = (Array.isArray(body) ? body : [body]).filter((m) => isObject(m) && Object.hasOwn(m, 'id')).map((m) => JSON.stringify((m as { id: unknown }).id));
-          throw new HttpStatusError(res.status, body, `POST ${String(message.method)}: the JSON reply holds no response to request id ${idText(requestId)}${ids.length ? ` (it answers id ${ids.join(', ')})` : ''}`, contentType);
+        const all: unknown[] = Array.isArray(body) ? body : [body];
+        if (!all.some((m) => answers(m, requestId))) {
+          const other = all.filter(rpcLike).map((m) => idText((m as { id?: unknown }).id));
+          throw new HttpStatusError(res.status, other.length ? body : text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${other.length ? `JSON reply holds no response to request id ${idText(requestId)} (it answers id ${other.join(', ')})` : `${contentType} body is not JSON-RPC`}`, contentType);
         }
-        if (Array.isArray(body)) for (const m of body) this.deliver(m as JSONRPCMessage);
-        else this.deliver(body as JSONRPCMessage);
+        for (const m of all) this.deliver(m as JSONRPCMessage);
         return;
       }
       if (type === 'text/event-stream') {
