@@ -3,7 +3,7 @@
  * Redelivery"). The HTTP server transport stores every SSE event it sends and, when a client
  * reconnects with `Last-Event-ID`, replays the events of that one stream that came after it.
  */
-import { serializeMessage } from '../jsonrpc/message.js';
+import { exactIds, serializeMessage } from '../jsonrpc/message.js';
 import type { JSONRPCMessage } from '../jsonrpc/transport.js';
 import type { RequestId } from '../jsonrpc/message.js';
 
@@ -114,43 +114,56 @@ export interface MemoryEventStoreOptions {
   now?: () => number;
 }
 
-interface StoredEvent {
-  seq: number;
-  id: string;
-  message: JSONRPCMessage | null;
-  bytes: number;
-  at: number;
-}
+// A stream's events are one flat array, four slots per event: sequence number, time stored
+// (ms since the store was made), bytes counted, and the message's JSON text (null: a priming
+// event). Kept for minutes under load (256 finished streams per session by default), the
+// events of a finished stream are then two objects, the log and the texts, instead of an object
+// and the message's object tree per event.
+const SEQ = 0;
+const AT = 1;
+const BYTES = 2;
+const TEXT = 3;
+const SLOTS = 4;
 
-interface StoredStream {
-  streamId: string;
-  session: SessionEvents;
-  events: StoredEvent[];
-  /** Index of the first kept event in `events` (dropping from the head is O(1)). */
-  head: number;
+class StoredStream {
+  /** Events, {@link SLOTS} slots each, oldest first; the kept ones start at `head`. */
+  log: Array<number | string | null> = [];
+  /** Slot index of the first kept event (dropping from the head is O(1)). */
+  head = 0;
   /** Highest sequence number discarded from this stream (0: none). */
-  discardedThrough: number;
-  /** When the stream finished (undefined: live). */
-  finishedAt?: number;
+  discardedThrough = 0;
+  /** When the stream finished, on the store's clock (-1: live). */
+  finishedAt = -1;
   // A finished stream is on two lists, oldest finished first: the store's and its session's.
   // (Linked lists rather than Maps used as queues: a Map that is appended to at one end and
   // emptied at the other keeps the deleted entries before its first live one until it is
   // rehashed, and every look at its oldest entry walks over them.)
-  prev?: StoredStream;
-  next?: StoredStream;
-  sessionPrev?: StoredStream;
-  sessionNext?: StoredStream;
+  prev: StoredStream | undefined = undefined;
+  next: StoredStream | undefined = undefined;
+  sessionPrev: StoredStream | undefined = undefined;
+  sessionNext: StoredStream | undefined = undefined;
+
+  constructor(
+    readonly streamId: string,
+    readonly session: SessionEvents,
+  ) {}
+
+  /** Events kept. */
+  get kept(): number {
+    return (this.log.length - this.head) / SLOTS;
+  }
 }
 
-interface SessionEvents {
-  id: string;
+class SessionEvents {
   /** By stream id, in creation order. */
-  streams: Map<string, StoredStream>;
+  readonly streams = new Map<string, StoredStream>();
   /** Finished streams, in the order they finished: the oldest, the newest, how many. */
-  firstFinished?: StoredStream;
-  lastFinished?: StoredStream;
-  finishedCount: number;
-  bytes: number;
+  firstFinished: StoredStream | undefined = undefined;
+  lastFinished: StoredStream | undefined = undefined;
+  finishedCount = 0;
+  bytes = 0;
+
+  constructor(readonly id: string) {}
 }
 
 /** What an event costs beside its message, for the byte budgets. */
@@ -160,7 +173,9 @@ const EVENT_OVERHEAD = 64;
  * In-memory {@link EventStore}, for one session or shared by many, bounded in events per
  * stream, finished streams, bytes (per session and in all) and age. Event IDs have the form
  * `<streamId>_<sequence>`, the sequence counting across the store, so an ID names its stream;
- * the stream is looked up under the session the call names.
+ * the stream is looked up under the session the call names. A message is kept as the JSON
+ * text it went out as (`serializeMessage`), and replayed as that text
+ * ({@link MemoryEventStore.replayTextsAfter}) or parsed again ({@link replayEventsAfter}).
  */
 export class MemoryEventStore implements EventStore {
   private readonly maxEvents: number;
@@ -169,6 +184,8 @@ export class MemoryEventStore implements EventStore {
   private readonly maxSessionBytes: number;
   private readonly ttlMs: number;
   private readonly now: () => number;
+  /** The clock's reading when the store was made: times are kept relative to it (small integers). */
+  private readonly epoch: number;
   /** Sessions that stored an event (most sessions store none). */
   private readonly sessions = new Map<string, SessionEvents>();
   /** Finished streams of every session, in the order they finished: the oldest and the newest. */
@@ -186,6 +203,7 @@ export class MemoryEventStore implements EventStore {
     this.maxSessionBytes = Math.max(0, options.maxSessionBytes ?? 4 * 1024 * 1024);
     this.ttlMs = Math.max(0, options.ttlMs ?? 300_000);
     this.now = options.now ?? Date.now;
+    this.epoch = this.now();
   }
 
   /** Bytes held now by the whole store, counted as for `maxBytes`. */
@@ -200,51 +218,64 @@ export class MemoryEventStore implements EventStore {
 
   /**
    * {@link EventStore.storeEvent}; `text`, when given, is the message's JSON text as it goes out
-   * (`serializeMessage(message)`), which then is not made again to count its bytes.
+   * (`serializeMessage(message)`), which then is not made again.
    */
   storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string {
-    const now = this.now();
+    const now = this.now() - this.epoch;
     this.expire(now);
     let stream = this.recent(sessionId, streamId);
-    let session: SessionEvents;
-    if (stream) session = stream.session;
-    else {
-      let found = this.sessions.get(sessionId);
-      if (!found) {
-        found = { id: sessionId, streams: new Map(), finishedCount: 0, bytes: 0 };
-        this.sessions.set(sessionId, found);
+    if (!stream) {
+      let session = this.sessions.get(sessionId);
+      if (!session) {
+        session = new SessionEvents(sessionId);
+        this.sessions.set(sessionId, session);
       }
-      session = found;
       stream = session.streams.get(streamId);
       if (!stream) {
-        stream = { streamId, session, events: [], head: 0, discardedThrough: 0 };
+        stream = new StoredStream(streamId, session);
         session.streams.set(streamId, stream);
       }
       this.last = stream;
     }
-    if (stream.finishedAt !== undefined) {
-      // stored after it finished: live again
-      this.unlinkFinished(stream);
-    }
+    const session = stream.session;
+    // stored after it finished: live again
+    if (stream.finishedAt >= 0) this.unlinkFinished(stream);
     const seq = ++this.seq;
-    const id = `${streamId}_${seq}`;
-    const bytes = EVENT_OVERHEAD + (message === null ? 0 : (text ?? serializeMessage(message)).length);
-    stream.events.push({ seq, id, message, bytes, at: now });
+    const data = message === null ? null : (text ?? serializeMessage(message));
+    const bytes = EVENT_OVERHEAD + (data === null ? 0 : data.length);
+    stream.log.push(seq, now, bytes, data);
     session.bytes += bytes;
     this.bytes += bytes;
-    if (stream.events.length - stream.head > this.maxEvents) this.dropHead(stream);
+    if (stream.kept > this.maxEvents) this.dropHead(stream);
     else this.dropExpired(stream, now);
     if (session.bytes > this.maxSessionBytes) this.shed(session, session.streams.values(), () => session.bytes <= this.maxSessionBytes);
     if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
-    return id;
+    return `${streamId}_${seq}`;
   }
 
+  /**
+   * {@link EventStore.replayEventsAfter}: each message is its stored JSON text parsed again
+   * (an integer id beyond ±(2^53 − 1) comes back exact, as a `bigint`, see `exactIds`).
+   */
   async replayEventsAfter(
     sessionId: string,
     lastEventId: string,
     send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>,
   ): Promise<string | undefined> {
-    this.expire(this.now());
+    const replay: Array<[string, string]> = [];
+    const streamId = this.replayTextsAfter(sessionId, lastEventId, (eventId, text) => void replay.push([eventId, text]));
+    for (const [eventId, text] of replay) await send(eventId, parseStored(text));
+    return streamId;
+  }
+
+  /**
+   * {@link replayEventsAfter} with each message as the JSON text it went out as, at once:
+   * `send(eventId, text)` for every non-priming event of the stream after `lastEventId`, in
+   * order; the stream's ID, or undefined (nothing sent) when the event is unknown in
+   * `sessionId` or events after it were discarded.
+   */
+  replayTextsAfter(sessionId: string, lastEventId: string, send: (eventId: string, text: string) => void): string | undefined {
+    this.expire(this.now() - this.epoch);
     const cut = lastEventId.lastIndexOf('_');
     if (cut <= 0) return undefined;
     const streamId = lastEventId.slice(0, cut);
@@ -253,20 +284,32 @@ export class MemoryEventStore implements EventStore {
     const seq = Number(seqText);
     const stream = this.sessions.get(sessionId)?.streams.get(streamId);
     if (!stream || seq > this.seq) return undefined;
-    const kept = stream.events.slice(stream.head);
-    const known = kept.some((e) => e.seq === seq);
-    if (!known && seq !== stream.discardedThrough) return undefined;
-    for (const e of kept) {
-      if (e.seq > seq && e.message !== null) await send(e.id, e.message);
+    const log = stream.log;
+    let from = -1;
+    for (let i = stream.head; i < log.length; i += SLOTS) {
+      if (log[i + SEQ] === seq) {
+        from = i + SLOTS;
+        break;
+      }
     }
+    if (from < 0) {
+      if (seq !== stream.discardedThrough) return undefined;
+      from = stream.head;
+    }
+    const after: Array<[number, string]> = [];
+    for (let i = from; i < log.length; i += SLOTS) {
+      const text = log[i + TEXT];
+      if (text !== null) after.push([log[i + SEQ] as number, text as string]);
+    }
+    for (const [s, text] of after) send(`${streamId}_${s}`, text);
     return streamId;
   }
 
   streamFinished(sessionId: string, streamId: string): void {
     const stream = this.recent(sessionId, streamId) ?? this.sessions.get(sessionId)?.streams.get(streamId);
-    if (!stream || stream.finishedAt !== undefined) return;
+    if (!stream || stream.finishedAt >= 0) return;
     const session = stream.session;
-    stream.finishedAt = this.now();
+    stream.finishedAt = Math.max(0, this.now() - this.epoch);
     stream.prev = this.lastFinished;
     if (this.lastFinished) this.lastFinished.next = stream;
     else this.firstFinished = stream;
@@ -287,7 +330,7 @@ export class MemoryEventStore implements EventStore {
   /** Takes finished `stream` off both lists of finished streams (it is live again, or released). */
   private unlinkFinished(stream: StoredStream): void {
     const session = stream.session;
-    stream.finishedAt = undefined;
+    stream.finishedAt = -1;
     if (stream.prev) stream.prev.next = stream.next;
     else this.firstFinished = stream.next;
     if (stream.next) stream.next.prev = stream.prev;
@@ -309,12 +352,12 @@ export class MemoryEventStore implements EventStore {
 
   /** Releases finished streams past their TTL (oldest finished first, so the scan stops early). */
   private expire(now: number): void {
-    for (let stream = this.firstFinished; stream && now - (stream.finishedAt as number) >= this.ttlMs; stream = this.firstFinished) this.release(stream);
+    for (let stream = this.firstFinished; stream && now - stream.finishedAt >= this.ttlMs; stream = this.firstFinished) this.release(stream);
   }
 
   /** Drops expired events at the head of a stream, keeping the newest of a live one. */
   private dropExpired(stream: StoredStream, now: number): void {
-    while (stream.events.length - stream.head > 1 && now - stream.events[stream.head].at >= this.ttlMs) this.dropHead(stream);
+    while (stream.kept > 1 && now - (stream.log[stream.head + AT] as number) >= this.ttlMs) this.dropHead(stream);
   }
 
   private *liveStreams(): Iterable<StoredStream> {
@@ -331,18 +374,22 @@ export class MemoryEventStore implements EventStore {
       this.release(stream);
     }
     for (const stream of live) {
-      while (!enough() && stream.events.length - stream.head > 1) this.dropHead(stream);
+      while (!enough() && stream.kept > 1) this.dropHead(stream);
       if (enough()) return;
     }
   }
 
   private dropHead(stream: StoredStream): void {
-    const dropped = stream.events[stream.head++];
-    stream.discardedThrough = dropped.seq;
-    stream.session.bytes -= dropped.bytes;
-    this.bytes -= dropped.bytes;
-    if (stream.head > 32 && stream.head * 2 > stream.events.length) {
-      stream.events = stream.events.slice(stream.head);
+    const log = stream.log;
+    const head = stream.head;
+    const bytes = log[head + BYTES] as number;
+    stream.discardedThrough = log[head + SEQ] as number;
+    stream.session.bytes -= bytes;
+    this.bytes -= bytes;
+    log[head + TEXT] = null;
+    stream.head = head + SLOTS;
+    if (stream.head > 32 * SLOTS && stream.head * 2 > log.length) {
+      stream.log = log.slice(stream.head);
       stream.head = 0;
     }
   }
@@ -350,12 +397,20 @@ export class MemoryEventStore implements EventStore {
   private release(stream: StoredStream): void {
     if (this.last === stream) this.last = undefined;
     let bytes = 0;
-    for (let i = stream.head; i < stream.events.length; i++) bytes += stream.events[i].bytes;
+    const log = stream.log;
+    for (let i = stream.head; i < log.length; i += SLOTS) bytes += log[i + BYTES] as number;
     const session = stream.session;
     session.bytes -= bytes;
     this.bytes -= bytes;
-    if (stream.finishedAt !== undefined) this.unlinkFinished(stream);
+    if (stream.finishedAt >= 0) this.unlinkFinished(stream);
     session.streams.delete(stream.streamId);
     if (session.streams.size === 0 && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
   }
+}
+
+/** A stored JSON text as a message again, integer ids beyond ±(2^53 − 1) exact. */
+function parseStored(text: string): JSONRPCMessage {
+  const message = JSON.parse(text) as JSONRPCMessage;
+  exactIds(message, text);
+  return message;
 }

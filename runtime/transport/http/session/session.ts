@@ -465,10 +465,12 @@ export class HttpServerSession implements Transport {
     return this.enqueue(async () => {
       const store = this.settings.eventStore;
       if (lastEventId !== undefined && store) {
-        const replay: Array<[string, JSONRPCMessage]> = [];
-        const streamId = await store.replayEventsAfter(this.sessionId, lastEventId, (eventId, m) => {
-          replay.push([eventId, m]);
-        });
+        // the events as JSON texts: the memory store's as they went out, another store's serialized
+        const replay: Array<[string, string]> = [];
+        const streamId =
+          store instanceof MemoryEventStore
+            ? store.replayTextsAfter(this.sessionId, lastEventId, (eventId, text) => void replay.push([eventId, text]))
+            : await store.replayEventsAfter(this.sessionId, lastEventId, (eventId, m) => void replay.push([eventId, serializeMessage(m)]));
         // a stream begun on another process of a shared deployment: followed from the store
         if (!this.ids.owns(lastEventId.slice(0, Math.max(0, lastEventId.lastIndexOf('_')))) && isShared(store)) {
           return this.follow(store, sink, headers, lastEventId);
@@ -480,7 +482,7 @@ export class HttpServerSession implements Transport {
         }
         const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
-        for (const [eventId, m] of replay) sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
+        for (const [eventId, text] of replay) sink.write(encodeEvent({ id: eventId, data: text }));
         if (s === this.standaloneStream) {
           this.standaloneCursor = lastEventId;
           for (const [eventId] of replay) this.noteStandalone(eventId);
