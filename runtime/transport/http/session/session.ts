@@ -14,7 +14,7 @@ import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { MemoryEventStore, type EventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
+import { type OutStream, RequestInfo, StreamIds, StreamMap, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -88,15 +88,16 @@ export class HttpServerSession implements Transport {
   readonly sessionId: string;
   /** The negotiated protocol version, taken from the `initialize` result; undefined before. */
   protocolVersion: string | undefined;
-  // An idle session holds only its id, settings and negotiated version: the collections below
-  // are allocated on first use and dropped when they empty out or the session ends.
+  // An idle session holds little beside its id, settings and negotiated version: the collections
+  // below are allocated on first use and dropped when they empty out or the session ends (the
+  // two small stream maps, which hold no Map while at most one stream is in them, are kept).
   private events: TransportEvents | undefined;
   /** Inbound messages that arrived before `start`. */
   private held: Array<[JSONRPCMessage, MessageInfo]> | undefined;
-  /** Open streams by key of the request they answer. */
-  private requests: Map<string, OutStream> | undefined;
-  /** POST streams not finished yet (a client may resume them), by stream id. */
-  private postStreams: Map<string, OutStream> | undefined;
+  /** Open streams by key of the request they answer (made with the first request, kept while the session lives). */
+  private requests: StreamMap | undefined;
+  /** POST streams not finished yet (a client may resume them), by stream id (made, and kept, as `requests`). */
+  private postStreams: StreamMap | undefined;
   private standaloneStream: OutStream | undefined;
   /**
    * Standalone messages a client without a cursor has not provably received: with an event
@@ -188,7 +189,7 @@ export class HttpServerSession implements Transport {
    * be evicted.
    */
   get idle(): boolean {
-    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink && this.followers === 0;
+    return !this.ended && !this.requests?.size && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink && this.followers === 0;
   }
 
   /** Tells `onIdleChange` when {@link idle} changed (an ended session counts as idle: nothing more is under way). */
@@ -250,7 +251,6 @@ export class HttpServerSession implements Transport {
     this.#lastActive = Date.now();
     s.pending.delete(key);
     this.requests!.delete(key);
-    if (this.requests!.size === 0) this.requests = undefined;
     s.mode = 'sse';
     const text = serializeMessage(message);
     const eventId = this.store(s.id, message, text);
@@ -281,7 +281,6 @@ export class HttpServerSession implements Transport {
     if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch) return false;
     s.pending.delete(key);
     this.requests!.delete(key);
-    if (this.requests!.size === 0) this.requests = undefined;
     this.replyJson(s, message);
     return true;
   }
@@ -336,7 +335,6 @@ export class HttpServerSession implements Transport {
       if (!s || this.ended) return;
       s.pending.delete(key);
       this.requests!.delete(key);
-      if (this.requests!.size === 0) this.requests = undefined;
       if (key === this.initKey) this.initKey = undefined;
       if (s.pending.size > 0 || s.done) return;
       s.done = true;
@@ -389,8 +387,8 @@ export class HttpServerSession implements Transport {
       const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? this.settings.assumedVersion);
       s.pending.add(key);
       info = new RequestInfo(info, s);
-      (this.requests ??= new Map()).set(key, s);
-      (this.postStreams ??= new Map()).set(s.id, s);
+      (this.requests ??= new StreamMap()).set(key, s);
+      (this.postStreams ??= new StreamMap()).set(s.id, s);
       this.attach(s, sink, headers, s.mode === 'sse');
     } else {
       sink.respond(202, headers);
@@ -439,9 +437,9 @@ export class HttpServerSession implements Transport {
     s.batch = answers;
     for (const key of keys) {
       s.pending.add(key);
-      (this.requests ??= new Map()).set(key, s);
+      (this.requests ??= new StreamMap()).set(key, s);
     }
-    (this.postStreams ??= new Map()).set(s.id, s);
+    (this.postStreams ??= new StreamMap()).set(s.id, s);
     this.attach(s, sink, headers, s.mode === 'sse');
     const streamInfo = new RequestInfo({ ...info, signal: undefined }, s);
     this.checkIdle();
@@ -829,7 +827,6 @@ export class HttpServerSession implements Transport {
       this.#lastActive = Date.now();
       s.pending.delete(key);
       this.requests!.delete(key);
-      if (this.requests!.size === 0) this.requests = undefined;
     } else if (options?.relatedRequestId !== undefined) {
       s = this.requests?.get(idKey(options.relatedRequestId));
       if (s && (s.mode === 'json' || s.done)) s = undefined;
@@ -901,7 +898,6 @@ export class HttpServerSession implements Transport {
   /** A finished POST stream: nothing will be resumed or sent on it. */
   private forget(s: OutStream): void {
     this.postStreams?.delete(s.id);
-    if (this.postStreams?.size === 0) this.postStreams = undefined;
     const store = this.settings.eventStore;
     // a JSON reply stored no events
     if (s.mode !== 'json' && store?.streamFinished) {
