@@ -74,4 +74,24 @@ test('MemoryEventStore: a session over its byte budget sheds its finished stream
   assert.ok(store.sessionSize('x') <= 3500);
 });
 
+test('MemoryEventStore: replays the JSON texts as they went out, after a priming event or a message, and parses them for replayEventsAfter (a bigint id exact)', async () => {
+  const store = new MemoryEventStore();
+  const priming = store.storeEvent('x', 's', null);
+  const big = { jsonrpc: '2.0' as const, id: 2n ** 60n + 1n, result: { content: [{ type: 'text', text: 'é "quoted"' }] } };
+  const text = '{"jsonrpc":"2.0","id":1152921504606846977,"result":{"content":[{"type":"text","text":"é \\"quoted\\""}]}}';
+  const first = store.storeEvent('x', 's', m(1));
+  const second = store.storeEvent('x', 's', big, text);
+  const texts: Array<[string, string]> = [];
+  assert.is(store.replayTextsAfter('x', priming, (id, t) => void texts.push([id, t])), 's');
+  assert.equal(texts, [[first, '{"jsonrpc":"2.0","method":"n","params":{"i":1}}'], [second, text]], 'no event for the priming one');
+  const messages: unknown[] = [];
+  assert.is(await store.replayEventsAfter('x', first, (_id, msg) => void messages.push(msg)), 's');
+  assert.equal(messages.length, 1);
+  assert.is((messages[0] as { id: unknown }).id, 2n ** 60n + 1n, 'the id beyond 2^53 comes back exact');
+  assert.equal((messages[0] as { result: unknown }).result, big.result);
+  assert.is(store.replayTextsAfter('y', priming, () => assert.unreachable('another session')), undefined);
+  assert.is(store.replayTextsAfter('x', 's_999', () => assert.unreachable('unknown sequence')), undefined);
+  assert.is(store.size, 3 * 64 + '{"jsonrpc":"2.0","method":"n","params":{"i":1}}'.length + text.length, 'bytes: 64 per event plus each text');
+});
+
 test.run();
