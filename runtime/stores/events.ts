@@ -155,8 +155,12 @@ class StoredStream {
 }
 
 class SessionEvents {
-  /** By stream id, in creation order. */
-  readonly streams = new Map<string, StoredStream>();
+  /**
+   * Live streams by stream id (a few: the requests in flight and the standalone stream). A
+   * finished stream is only on the lists below: a Map of every stream kept would be looked up
+   * for each new stream and shrunk for each released one, hundreds of cold entries per session.
+   */
+  readonly live = new Map<string, StoredStream>();
   /** Finished streams, in the order they finished: the oldest, the newest, how many. */
   firstFinished: StoredStream | undefined = undefined;
   lastFinished: StoredStream | undefined = undefined;
@@ -218,22 +222,23 @@ export class MemoryEventStore implements EventStore {
 
   /**
    * {@link EventStore.storeEvent}; `text`, when given, is the message's JSON text as it goes out
-   * (`serializeMessage(message)`), which then is not made again.
+   * (`serializeMessage(message)`), which then is not made again; `fresh`: the caller knows that
+   * nothing was stored on `streamId` before (the stream is made without looking for it).
    */
-  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string): string {
+  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string, fresh = false): string {
     const now = this.now() - this.epoch;
     this.expire(now);
-    let stream = this.recent(sessionId, streamId);
+    let stream = fresh ? undefined : this.recent(sessionId, streamId);
     if (!stream) {
       let session = this.sessions.get(sessionId);
       if (!session) {
         session = new SessionEvents(sessionId);
         this.sessions.set(sessionId, session);
       }
-      stream = session.streams.get(streamId);
+      stream = fresh ? undefined : this.find(session, streamId);
       if (!stream) {
         stream = new StoredStream(streamId, session);
-        session.streams.set(streamId, stream);
+        session.live.set(streamId, stream);
       }
       this.last = stream;
     }
@@ -248,7 +253,7 @@ export class MemoryEventStore implements EventStore {
     this.bytes += bytes;
     if (stream.kept > this.maxEvents) this.dropHead(stream);
     else this.dropExpired(stream, now);
-    if (session.bytes > this.maxSessionBytes) this.shed(session, session.streams.values(), () => session.bytes <= this.maxSessionBytes);
+    if (session.bytes > this.maxSessionBytes) this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
     if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
     return `${streamId}_${seq}`;
   }
@@ -282,7 +287,8 @@ export class MemoryEventStore implements EventStore {
     const seqText = lastEventId.slice(cut + 1);
     if (!/^[1-9][0-9]*$/.test(seqText)) return undefined;
     const seq = Number(seqText);
-    const stream = this.sessions.get(sessionId)?.streams.get(streamId);
+    const session = this.sessions.get(sessionId);
+    const stream = session && this.find(session, streamId);
     if (!stream || seq > this.seq) return undefined;
     const log = stream.log;
     let from = -1;
@@ -306,9 +312,10 @@ export class MemoryEventStore implements EventStore {
   }
 
   streamFinished(sessionId: string, streamId: string): void {
-    const stream = this.recent(sessionId, streamId) ?? this.sessions.get(sessionId)?.streams.get(streamId);
+    const stream = this.recent(sessionId, streamId) ?? this.sessions.get(sessionId)?.live.get(streamId);
     if (!stream || stream.finishedAt >= 0) return;
     const session = stream.session;
+    session.live.delete(streamId);
     stream.finishedAt = Math.max(0, this.now() - this.epoch);
     stream.prev = this.lastFinished;
     if (this.lastFinished) this.lastFinished.next = stream;
@@ -321,6 +328,14 @@ export class MemoryEventStore implements EventStore {
     if (++session.finishedCount > this.maxStreams) this.release(session.firstFinished!);
   }
 
+  /** Stream `streamId` of `session`: a live one, else a finished one still kept (a scan of at most `maxStreams`). */
+  private find(session: SessionEvents, streamId: string): StoredStream | undefined {
+    const live = session.live.get(streamId);
+    if (live) return live;
+    for (let stream = session.lastFinished; stream; stream = stream.sessionPrev) if (stream.streamId === streamId) return stream;
+    return undefined;
+  }
+
   /** The stream stored to last, when it is stream `streamId` of session `sessionId` and still held. */
   private recent(sessionId: string, streamId: string): StoredStream | undefined {
     const last = this.last;
@@ -328,7 +343,7 @@ export class MemoryEventStore implements EventStore {
   }
 
   /** Takes finished `stream` off both lists of finished streams (it is live again, or released). */
-  private unlinkFinished(stream: StoredStream): void {
+  private unlinkFinished(stream: StoredStream, released = false): void {
     const session = stream.session;
     stream.finishedAt = -1;
     if (stream.prev) stream.prev.next = stream.next;
@@ -341,12 +356,14 @@ export class MemoryEventStore implements EventStore {
     else session.lastFinished = stream.sessionPrev;
     stream.prev = stream.next = stream.sessionPrev = stream.sessionNext = undefined;
     session.finishedCount--;
+    if (!released) session.live.set(stream.streamId, stream);
   }
 
   clear(sessionId: string): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
-    for (const stream of session.streams.values()) this.release(stream);
+    for (const stream of [...session.live.values()]) this.release(stream);
+    while (session.firstFinished) this.release(session.firstFinished);
     this.sessions.delete(sessionId);
   }
 
@@ -361,7 +378,7 @@ export class MemoryEventStore implements EventStore {
   }
 
   private *liveStreams(): Iterable<StoredStream> {
-    for (const session of this.sessions.values()) yield* session.streams.values();
+    for (const session of this.sessions.values()) yield* session.live.values();
   }
 
   /**
@@ -402,9 +419,9 @@ export class MemoryEventStore implements EventStore {
     const session = stream.session;
     session.bytes -= bytes;
     this.bytes -= bytes;
-    if (stream.finishedAt >= 0) this.unlinkFinished(stream);
-    session.streams.delete(stream.streamId);
-    if (session.streams.size === 0 && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    if (stream.finishedAt >= 0) this.unlinkFinished(stream, true);
+    else session.live.delete(stream.streamId);
+    if (session.live.size === 0 && session.finishedCount === 0 && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
   }
 }
 

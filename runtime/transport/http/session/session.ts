@@ -253,7 +253,7 @@ export class HttpServerSession implements Transport {
     this.requests!.delete(key);
     s.mode = 'sse';
     const text = serializeMessage(message);
-    const eventId = this.store(s.id, message, text);
+    const eventId = this.store(s, message, text);
     if (!isThenable(eventId)) {
       this.finishSse(s, message, eventId, text);
       return SENT;
@@ -553,16 +553,22 @@ export class HttpServerSession implements Transport {
   }
 
   /**
-   * Stores one event (`text`: the message's JSON text when already made); when the store fails,
-   * the event goes out without an ID. Answers at once when the store does.
+   * Stores one event of stream `s` (`text`: the message's JSON text when already made); when the
+   * store fails, the event goes out without an ID. Answers at once when the store does.
    */
-  private store(streamId: string, message: JSONRPCMessage | null, text?: string): string | undefined | Promise<string | undefined> {
+  private store(s: OutStream, message: JSONRPCMessage | null, text?: string): string | undefined | Promise<string | undefined> {
     const store = this.settings.eventStore;
     if (!store) return undefined;
     let id: string | Promise<string>;
     try {
-      // (a user's store gets the three arguments of the interface, nothing more)
-      id = store instanceof MemoryEventStore ? store.storeEvent(this.sessionId, streamId, message, text) : store.storeEvent(this.sessionId, streamId, message);
+      // (a user's store gets the three arguments of the interface, nothing more; the memory
+      // store is told the text, and when nothing was stored on a POST stream yet: its id is this
+      // session object's own, unlike the standalone stream's, which the processes of a shared
+      // deployment have in common)
+      if (store instanceof MemoryEventStore) {
+        id = store.storeEvent(this.sessionId, s.id, message, text, s.kind === 'post' && !s.stored);
+        s.stored = true;
+      } else id = store.storeEvent(this.sessionId, s.id, message);
     } catch (e) {
       this.storeFailed(e);
       return undefined;
@@ -659,7 +665,7 @@ export class HttpServerSession implements Transport {
   }
 
   private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string | undefined): OutStream {
-    return { id, kind, sink: null, headers: {}, mode, pending: new Set(), protocolVersion, resumable: false, done: false };
+    return { id, kind, sink: null, headers: {}, mode, pending: new Set(), protocolVersion, resumable: false, done: false, stored: false };
   }
 
   /** Binds a connection to a stream; opens it now when `openNow` (else on first SSE message). */
@@ -747,7 +753,7 @@ export class HttpServerSession implements Transport {
     const store = this.settings.eventStore;
     if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return undefined;
     if (s.kind === 'post' && isShared(store)) return this.sharedPrimingId(store, s);
-    return this.store(s.id, null);
+    return this.store(s, null);
   }
 
   /** {@link primingId} of a POST stream of a shared deployment: announced first. */
@@ -760,7 +766,7 @@ export class HttpServerSession implements Transport {
       this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
       return undefined;
     }
-    return this.store(s.id, null);
+    return this.store(s, null);
   }
 
   /**
@@ -840,7 +846,7 @@ export class HttpServerSession implements Transport {
       else if (!s.done) {
         await this.openStream(s);
         const text = serializeMessage(message);
-        const eventId = await this.store(s.id, message, text);
+        const eventId = await this.store(s, message, text);
         this.write(s, message, eventId, text);
         if (s.pending.size === 0) {
           s.done = true;
@@ -849,7 +855,7 @@ export class HttpServerSession implements Transport {
         }
       }
     } else {
-      const eventId = await this.store(s.id, message);
+      const eventId = await this.store(s, message);
       const live = s.sink !== null && !s.sink.closed;
       const shared = this.settings.standalone;
       if (live && shared) await this.writeStandalone(s, eventId, message);
@@ -885,7 +891,7 @@ export class HttpServerSession implements Transport {
     s.mode = 'sse';
     await this.openStream(s);
     for (const m of [...batch.splice(0), message]) {
-      const eventId = await this.store(s.id, m);
+      const eventId = await this.store(s, m);
       this.write(s, m, eventId);
     }
     if (s.pending.size === 0) {

@@ -29,6 +29,8 @@ export interface OutStream {
   resumable: boolean;
   /** The response went out: the stream is finished. */
   done: boolean;
+  /** An event of this stream went to the memory event store (which then looks the stream up). */
+  stored: boolean;
   timer?: ReturnType<typeof setInterval>;
   /** Why the stream died unanswered (connection lost for good, or session ended); set once. */
   abortReason?: Error;

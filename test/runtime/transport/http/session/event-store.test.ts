@@ -94,4 +94,34 @@ test('MemoryEventStore: replays the JSON texts as they went out, after a priming
   assert.is(store.size, 3 * 64 + '{"jsonrpc":"2.0","method":"n","params":{"i":1}}'.length + text.length, 'bytes: 64 per event plus each text');
 });
 
+test('MemoryEventStore: finished streams are found by a scan of the session\'s kept ones (replay, a store after finishing), live ones by id; `fresh` makes a stream without a lookup', async () => {
+  const store = new MemoryEventStore();
+  const ids: string[] = [];
+  for (let n = 1; n <= 300; n++) {
+    ids.push(store.storeEvent('x', `x.${n}`, null, undefined, true));
+    store.storeEvent('x', `x.${n}`, m(n));
+    store.storeEvent('y', `y.${n}`, m(n));
+    store.streamFinished('x', `x.${n}`);
+  }
+  const replayed = async (id: string) => {
+    const out: unknown[] = [];
+    const stream = await store.replayEventsAfter('x', id, (_id, msg) => void out.push(msg.params));
+    return [stream, out];
+  };
+  assert.equal(await replayed(ids[299]), ['x.300', [{ i: 300 }]], 'the newest finished stream');
+  assert.equal(await replayed(ids[44]), ['x.45', [{ i: 45 }]], 'the oldest of the 256 kept');
+  assert.equal(await replayed(ids[43]), [undefined, []], 'released: past maxStreams');
+  // stored again after it finished: live, and its events in order
+  store.storeEvent('x', 'x.100', m(1000));
+  assert.equal(await replayed(ids[99]), ['x.100', [{ i: 100 }, { i: 1000 }]]);
+  // y's 300 streams never finished: all live, each found by id
+  const live: unknown[] = [];
+  assert.is(store.replayTextsAfter('y', store.storeEvent('y', 'y.7', null), (_id, text) => void live.push(text)), 'y.7');
+  assert.equal(live, []);
+  store.clear('x');
+  assert.is(store.sessionSize('x'), 0);
+  assert.equal(await replayed(ids[299]), [undefined, []]);
+  assert.is(store.size, store.sessionSize('y'), 'only y is held after clear(x)');
+});
+
 test.run();
