@@ -4,6 +4,7 @@
  * reconnects with `Last-Event-ID`, replays the events of that one stream that came after it.
  */
 import { exactIds, serializeMessage } from '../jsonrpc/message.js';
+import { FewMap } from '../jsonrpc/few.js';
 import type { JSONRPCMessage } from '../jsonrpc/transport.js';
 import type { RequestId } from '../jsonrpc/message.js';
 
@@ -132,6 +133,8 @@ class StoredStream {
   head = 0;
   /** Highest sequence number discarded from this stream (0: none). */
   discardedThrough = 0;
+  /** Bytes of the kept events, counted as for the budgets. */
+  bytes = 0;
   /** When the stream finished, on the store's clock (-1: live). */
   finishedAt = -1;
   // A finished stream is on two lists, oldest finished first: the store's and its session's.
@@ -160,7 +163,7 @@ class SessionEvents {
    * finished stream is only on the lists below: a Map of every stream kept would be looked up
    * for each new stream and shrunk for each released one, hundreds of cold entries per session.
    */
-  readonly live = new Map<string, StoredStream>();
+  readonly live = new FewMap<string, StoredStream>();
   /** Finished streams, in the order they finished: the oldest, the newest, how many. */
   firstFinished: StoredStream | undefined = undefined;
   lastFinished: StoredStream | undefined = undefined;
@@ -249,6 +252,7 @@ export class MemoryEventStore implements EventStore {
     const data = message === null ? null : (text ?? serializeMessage(message));
     const bytes = EVENT_OVERHEAD + (data === null ? 0 : data.length);
     stream.log.push(seq, now, bytes, data);
+    stream.bytes += bytes;
     session.bytes += bytes;
     this.bytes += bytes;
     if (stream.kept > this.maxEvents) this.dropHead(stream);
@@ -401,6 +405,7 @@ export class MemoryEventStore implements EventStore {
     const head = stream.head;
     const bytes = log[head + BYTES] as number;
     stream.discardedThrough = log[head + SEQ] as number;
+    stream.bytes -= bytes;
     stream.session.bytes -= bytes;
     this.bytes -= bytes;
     log[head + TEXT] = null;
@@ -413,9 +418,7 @@ export class MemoryEventStore implements EventStore {
 
   private release(stream: StoredStream): void {
     if (this.last === stream) this.last = undefined;
-    let bytes = 0;
-    const log = stream.log;
-    for (let i = stream.head; i < log.length; i += SLOTS) bytes += log[i + BYTES] as number;
+    const bytes = stream.bytes;
     const session = stream.session;
     session.bytes -= bytes;
     this.bytes -= bytes;

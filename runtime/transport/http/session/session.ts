@@ -14,8 +14,9 @@ import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { MemoryEventStore, type EventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { type OutStream, RequestInfo, StreamIds, StreamMap, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
+import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
+import { FewMap } from '../../../jsonrpc/few.js';
 import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 import type { ReplyMode } from './stream.js';
@@ -95,9 +96,9 @@ export class HttpServerSession implements Transport {
   /** Inbound messages that arrived before `start`. */
   private held: Array<[JSONRPCMessage, MessageInfo]> | undefined;
   /** Open streams by key of the request they answer (made with the first request, kept while the session lives). */
-  private requests: StreamMap | undefined;
+  private requests: FewMap<string, OutStream> | undefined;
   /** POST streams not finished yet (a client may resume them), by stream id (made, and kept, as `requests`). */
-  private postStreams: StreamMap | undefined;
+  private postStreams: FewMap<string, OutStream> | undefined;
   private standaloneStream: OutStream | undefined;
   /**
    * Standalone messages a client without a cursor has not provably received: with an event
@@ -387,8 +388,8 @@ export class HttpServerSession implements Transport {
       const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? this.settings.assumedVersion);
       s.pending.add(key);
       info = new RequestInfo(info, s);
-      (this.requests ??= new StreamMap()).set(key, s);
-      (this.postStreams ??= new StreamMap()).set(s.id, s);
+      (this.requests ??= new FewMap()).set(key, s);
+      (this.postStreams ??= new FewMap()).set(s.id, s);
       this.attach(s, sink, headers, s.mode === 'sse');
     } else {
       sink.respond(202, headers);
@@ -437,9 +438,9 @@ export class HttpServerSession implements Transport {
     s.batch = answers;
     for (const key of keys) {
       s.pending.add(key);
-      (this.requests ??= new StreamMap()).set(key, s);
+      (this.requests ??= new FewMap()).set(key, s);
     }
-    (this.postStreams ??= new StreamMap()).set(s.id, s);
+    (this.postStreams ??= new FewMap()).set(s.id, s);
     this.attach(s, sink, headers, s.mode === 'sse');
     const streamInfo = new RequestInfo({ ...info, signal: undefined }, s);
     this.checkIdle();

@@ -47,55 +47,6 @@ export interface OutStream {
 }
 
 /**
- * Streams by key, for the few a session holds at once (usually one request in flight): the
- * lone entry in two fields, a `Map` only while there are more. (A `Map` that empties after
- * every request is made again, and shrunk on its last delete, once per request.) `values()`
- * gives the lone entry first, then the others in the order they were added.
- */
-export class StreamMap {
-  #key: string | undefined = undefined;
-  #stream: OutStream | undefined = undefined;
-  #more: Map<string, OutStream> | undefined = undefined;
-
-  get size(): number {
-    return (this.#key === undefined ? 0 : 1) + (this.#more === undefined ? 0 : this.#more.size);
-  }
-
-  get(key: string): OutStream | undefined {
-    return key === this.#key ? this.#stream : this.#more?.get(key);
-  }
-
-  has(key: string): boolean {
-    return key === this.#key || (this.#more !== undefined && this.#more.has(key));
-  }
-
-  set(key: string, stream: OutStream): void {
-    if (key === this.#key || (this.#key === undefined && !this.#more?.has(key))) {
-      this.#key = key;
-      this.#stream = stream;
-    } else (this.#more ??= new Map()).set(key, stream);
-  }
-
-  /** Removes `key`; false when it was not there. */
-  delete(key: string): boolean {
-    if (key === this.#key) {
-      this.#key = undefined;
-      this.#stream = undefined;
-      return true;
-    }
-    const more = this.#more;
-    if (more === undefined || !more.delete(key)) return false;
-    if (more.size === 0) this.#more = undefined;
-    return true;
-  }
-
-  *values(): IterableIterator<OutStream> {
-    if (this.#key !== undefined) yield this.#stream!;
-    if (this.#more !== undefined) yield* this.#more.values();
-  }
-}
-
-/**
  * Stream ids of one session: `<tag>.<n>`, where `tag` is 16 random base64url characters (96
  * bits) drawn per session and `n` counts the session's streams in base 36 (`0` is the
  * standalone stream, POST streams count from 1). They name streams inside event IDs (see
