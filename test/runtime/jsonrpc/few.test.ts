@@ -1,0 +1,37 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FewMap } from '../../../runtime/jsonrpc/few.js';
+
+test('FewMap: one entry, then several, then one again, answers as a Map does', () => {
+  const few = new FewMap<string | number, string>();
+  const map = new Map<string | number, string>();
+  const both = (f: (m: FewMap<string | number, string> | Map<string | number, string>) => unknown) => assert.equal(f(few), f(map));
+  const steps: Array<[string, string | number, string?]> = [
+    ['set', 'a', '1'], ['set', 'a', '2'], ['set', 1, 'n'], ['set', '1', 's'], ['delete', 'a'], ['set', 'b', '3'],
+    ['delete', 1], ['delete', 'zz'], ['delete', '1'], ['delete', 'b'], ['set', NaN, 'nan'], ['set', 'c', '4'],
+  ];
+  for (const [op, key, value] of steps) {
+    if (op === 'set') {
+      few.set(key, value!);
+      map.set(key, value!);
+    } else assert.is(few.delete(key), map.delete(key), `delete ${String(key)}`);
+    both((m) => m.size);
+    for (const k of ['a', 1, '1', 'b', 'c', 'zz', NaN]) {
+      both((m) => m.get(k));
+      both((m) => m.has(k));
+    }
+    both((m) => [...m.values()].sort());
+  }
+  assert.is(few.get(NaN), 'nan', 'NaN is a key as in a Map');
+});
+
+test('FewMap: the lone entry comes first in values(), then the others in the order they were added', () => {
+  const few = new FewMap<string, number>();
+  few.set('x', 1).set('y', 2).set('z', 3);
+  assert.equal([...few.values()], [1, 2, 3]);
+  few.delete('x');
+  few.set('w', 4); // the lone slot is free: w takes it
+  assert.equal([...few.values()], [4, 2, 3]);
+});
+
+test.run();
