@@ -24,7 +24,9 @@
  *   above echo's, over the 10 events; `events_per_call` counts the progress the client delivered.
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop, with the CPU time per call of client and server (Linux); each the median
- * of three rounds, the targets taking turns within a round (the 1-minute load average is printed).
+ * of three rounds (`--rounds`), the targets taking turns within a round (the 1-minute load
+ * average is printed). The ratios against the bare limit are medians of the ratios within each
+ * round, so that a slow phase of the machine meets both of their sides.
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * Then (Linux) the memory of each server process holding 1,000 idle sessions, ours vs sdk
  * (bench/http-idle.ts).
@@ -258,6 +260,9 @@ function cpuOf(pid: number): number {
 // figure that load disturbs least.
 console.log(`http.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
 const results: Record<string, { p50: number; p99: number; rps: number; client: number; server: number }> = {};
+/** Each target's throughput rounds, in order: calls/s and CPU µs per call of either side. */
+type Round = { rps: number; client: number; server: number };
+const rounds: Record<string, Round[]> = {};
 const serve = `${root}bin/mcpgen.js`;
 const servers = await Promise.all([
   server([`${root}bench/bare-http-echo.mjs`]),
@@ -333,6 +338,7 @@ try {
     const client = median(cpu.map((c) => c.client));
     const server = median(cpu.map((c) => c.server));
     results[target.name] = { ...s, rps: median(rates), client, server };
+    rounds[target.name] = cpu.map((c, i) => ({ rps: rates[i], ...c }));
     console.log(`http.${target.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
     console.log(`http.${target.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
     console.log(`http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s (rounds ${rates.map(Math.round).join(', ')})`);
@@ -352,20 +358,33 @@ const got = (name: string): (typeof results)[string] => results[name] ?? NONE;
 const show = (name: string, v: number): void => {
   if (Number.isFinite(v)) ratio(name, v);
 };
+/**
+ * `f` of target `a` over `f` of target `b`, round by round, and the median of those ratios (NaN
+ * when either did not run). The targets of a round run one after the other, so a slower phase of
+ * the machine (this kind of machine has them, for seconds at a time) meets both sides of each
+ * ratio, where a ratio of the two medians may take them from different rounds.
+ */
+const paired = (a: string, b: string, f: (r: Round) => number): number => {
+  const x = rounds[a];
+  const y = rounds[b];
+  return x && y ? median(x.map((r, i) => f(r) / f(y[i]))) : NaN;
+};
+const rps = (r: Round): number => r.rps;
+const cpu = (r: Round): number => r.client + r.server;
+const clientCpu = (r: Round): number => r.client;
+const serverCpu = (r: Round): number => r.server;
 
 // SSE replies against the limit (issue #19). Throughput: above 1 better; the `cost` ratios are
-// CPU per call of ours over the bare one's (below 1 better; targets 1.5 for the pair, 1.3 per side).
-const limit = got('sse.bare');
-const pair = got('sse.ours');
-show('http.sse.ours_vs_bare_limit.throughput', pair.rps / limit.rps);
-show('http.sse.ours_vs_bare_limit.cpu_cost', (pair.client + pair.server) / (limit.client + limit.server));
-show('http.sse.ours_client_vs_bare_client.cpu_cost', got('sse.ours_client_bare_server').client / limit.client);
-show('http.sse.ours_server_vs_bare_server.cpu_cost', got('sse.bare_client_ours_server').server / limit.server);
-const jl = got('bare');
-const jp = got('ours');
-show('http.json.ours_vs_bare_limit.cpu_cost', (jp.client + jp.server) / (jl.client + jl.server));
-show('http.json.ours_client_vs_bare_client.cpu_cost', got('json.ours_client_bare_server').client / jl.client);
-show('http.json.ours_server_vs_bare_server.cpu_cost', got('json.bare_client_ours_server').server / jl.server);
+// CPU per call of ours over the bare one's (below 1 better; targets 1.5 for the pair, 1.3 per
+// side). Each is the median of the round-by-round ratios (see `paired`).
+show('http.sse.ours_vs_bare_limit.throughput', paired('sse.ours', 'sse.bare', rps));
+show('http.sse.ours_vs_bare_limit.cpu_cost', paired('sse.ours', 'sse.bare', cpu));
+show('http.sse.ours_client_vs_bare_client.cpu_cost', paired('sse.ours_client_bare_server', 'sse.bare', clientCpu));
+show('http.sse.ours_server_vs_bare_server.cpu_cost', paired('sse.bare_client_ours_server', 'sse.bare', serverCpu));
+show('http.json.ours_vs_bare_limit.throughput', paired('ours', 'bare', rps));
+show('http.json.ours_vs_bare_limit.cpu_cost', paired('ours', 'bare', cpu));
+show('http.json.ours_client_vs_bare_client.cpu_cost', paired('json.ours_client_bare_server', 'bare', clientCpu));
+show('http.json.ours_server_vs_bare_server.cpu_cost', paired('json.bare_client_ours_server', 'bare', serverCpu));
 if (results.ours && results.sdk && results.bare) compare('http', results as Parameters<typeof compare>[1]);
 
 // Against the SDKs in the same run (above 1 better): 2.4.0 in both reply modes; 1.32.2 with SSE
@@ -381,12 +400,11 @@ versus('http.sse.ours_vs_sdk', got('sse.ours'), got('progress.sdk.echo'));
 // The stateless era (2026-07-28), the same ratios against its bare limit, and against SDK 2.4.0
 // (ours_vs_sdk2: above 1 better).
 for (const mode of ['json', 'sse']) {
-  const l = got(`stateless.${mode}.bare`);
-  const p = got(`stateless.${mode}.ours`);
-  show(`http.stateless.${mode}.ours_vs_bare_limit.throughput`, p.rps / l.rps);
-  show(`http.stateless.${mode}.ours_vs_bare_limit.cpu_cost`, (p.client + p.server) / (l.client + l.server));
-  show(`http.stateless.${mode}.ours_client_vs_bare_client.cpu_cost`, got(`stateless.${mode}.ours_client_bare_server`).client / l.client);
-  show(`http.stateless.${mode}.ours_server_vs_bare_server.cpu_cost`, got(`stateless.${mode}.bare_client_ours_server`).server / l.server);
+  const bare = `stateless.${mode}.bare`;
+  show(`http.stateless.${mode}.ours_vs_bare_limit.throughput`, paired(`stateless.${mode}.ours`, bare, rps));
+  show(`http.stateless.${mode}.ours_vs_bare_limit.cpu_cost`, paired(`stateless.${mode}.ours`, bare, cpu));
+  show(`http.stateless.${mode}.ours_client_vs_bare_client.cpu_cost`, paired(`stateless.${mode}.ours_client_bare_server`, bare, clientCpu));
+  show(`http.stateless.${mode}.ours_server_vs_bare_server.cpu_cost`, paired(`stateless.${mode}.bare_client_ours_server`, bare, serverCpu));
 }
 const so = got('stateless.json.ours');
 const s2 = got('stateless.json.sdk2');
