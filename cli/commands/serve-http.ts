@@ -22,7 +22,7 @@ import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/proto
 import { createStreamableHttpHandler, type SharedSessions, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '@mcpgen/runtime/http';
 import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/http/legacy-sse';
 import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
-import { continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
+import { answerClientError, continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
@@ -94,6 +94,8 @@ export interface HttpServeOptions {
  */
 export async function listenHttp(host: string, port: number, corsOrigins?: readonly string[]) {
   const server = createServer();
+  // a request node:http cannot parse gets its 400 (431, 408) with a JSON-RPC body, not a bare one
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Server, table, type Protocol } from '../../generated/2025-11-25/index.js';
 import { ServerFeatures } from '@mcpgen/runtime/features';
-import { HttpClientTransport, createStreamableHttpHandler } from '@mcpgen/runtime/http';
+import { HttpClientTransport, answerClientError, createStreamableHttpHandler } from '@mcpgen/runtime/http';
 
 // one Server per session: `initialize` opens a session, onSession connects a server to it
 const handler = createStreamableHttpHandler({
@@ -22,6 +22,8 @@ const handler = createStreamableHttpHandler({
   },
 });
 const http = createServer(handler);
+// a request node:http cannot parse (a bad Content-Length, say) gets 400 with a JSON-RPC body
+http.on('clientError', answerClientError);
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 

@@ -5,6 +5,8 @@
  * whole response is written ({@link respondNode}), which delivers a refusal sent before the body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { exactIds } from '../../../jsonrpc/message.js';
 import type { BodyFailure, ResponseSink } from './types.js';
 import { refusalBody, refusalHeaders, type HttpRefusal } from './guard.js';
@@ -314,4 +316,46 @@ function drainThenEnd(req: IncomingMessage, res: ServerResponse): void {
   req.once('end', stop);
   req.once('close', stop);
   req.resume();
+}
+
+/** What node:http could not parse, by its error code: the status and what to say. */
+function clientErrorAnswer(code: string | undefined): [number, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request Header Fields Too Large: the request head is over the server\'s limit'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'Payload Too Large: chunk extensions over the server\'s limit'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request Timeout: the request did not arrive in time'];
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return [400, 'Bad Request: Content-Length is not a length this server reads (a decimal integer, one value, not beside Transfer-Encoding)'];
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return [400, 'Bad Request: Transfer-Encoding is not one this server reads (chunked, last, with no Content-Length beside it)'];
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return [400, 'Bad Request: the chunked body is malformed'];
+    default:
+      return [400, `Bad Request: the request is not HTTP/1.1 this server can parse${code ? ` (${code})` : ''}`];
+  }
+}
+
+/**
+ * A `clientError` listener for a node:http server (`server.on('clientError', answerClientError)`):
+ * a request node:http cannot parse (a `Content-Length` that is negative, not a number, or past
+ * 2^64, a malformed header line or chunk, a head over `maxHeaderSize`, a head that did not arrive
+ * within `requestTimeout`) is answered as node:http does by default (400; 431 for a head too
+ * large, 413 for chunk extensions, 408 for a timeout; `Connection: close`, then the connection is
+ * closed), but with a JSON-RPC error body (`-32600`, `id: null`) saying what was wrong instead of
+ * none. Nothing is written when a response already began on that connection, or it is no longer
+ * writable (a reset: `ECONNRESET`); the connection is then only closed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const [status, message] = clientErrorAnswer(error.code);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } });
+    const reason = status === 400 ? 'Bad Request' : status === 408 ? 'Request Timeout' : status === 413 ? 'Payload Too Large' : 'Request Header Fields Too Large';
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }

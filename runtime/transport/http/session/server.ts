@@ -229,7 +229,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Creates the Streamable HTTP endpoint.
  * @example
  * const handler = createStreamableHttpHandler({ tables: [table, ...olderTables], onSession: (t) => engine.connect(t) });
- * http.createServer(handler).listen(3000, '127.0.0.1');
+ * // answerClientError: what node:http cannot parse gets a JSON-RPC error body, not a bare 400
+ * http.createServer(handler).on('clientError', answerClientError).listen(3000, '127.0.0.1');
  */
 export function createStreamableHttpHandler(options: StreamableHttpOptions): StreamableHttpHandler {
   const sessions = options.sessionRegistry ?? new MemorySessionRegistry<HttpServerSession>();

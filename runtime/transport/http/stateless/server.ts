@@ -300,7 +300,7 @@ const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record
  * @example
  * const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (n) => features.inputSchema(n) });
  * await server.connect(handler.transport);
- * http.createServer(handler).listen(3000, '127.0.0.1');
+ * http.createServer(handler).on('clientError', answerClientError).listen(3000, '127.0.0.1'); // answerClientError from @mcpgen/runtime/http
  */
 export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): StatelessHttpHandler {
   if (!options.tables && !options.supportedVersions) throw new TypeError('createStatelessHttpHandler: options.tables (the generated tables served) or options.supportedVersions is required');
