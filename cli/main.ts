@@ -478,9 +478,14 @@ export const COMMANDS: Record<string, (args: string[], io: Io, ctx: Context) => 
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {
   const [cmd, ...rest] = argv;
-  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+  if (!cmd) {
+    // no command is a usage error: the usage goes where errors go, so that `mcpgen > file` shows it
+    io.err(HELP);
+    return EXIT.usage;
+  }
+  if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
     io.out(HELP);
-    return cmd ? EXIT.ok : EXIT.usage;
+    return EXIT.ok;
   }
   const run = COMMANDS[cmd];
   try {

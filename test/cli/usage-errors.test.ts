@@ -27,6 +27,18 @@ const config = (name: string, body: unknown): string => {
   return file;
 };
 
+test('no command: the usage on stderr, exit 2; --help, -h and help: the usage on stdout, exit 0', async () => {
+  for (const args of [[], ['--help'], ['-h'], ['help']]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(args, { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+    const [usage, silent] = args.length ? [out, err] : [err, out];
+    assert.is(code, args.length ? 0 : 2, args.join(' '));
+    assert.match(usage.join('\n'), /Exit codes: 0 ok/, `${args.join(' ') || '(none)'}: the usage`);
+    assert.equal(silent, [], `${args.join(' ') || '(none)'}: nothing on the other stream`);
+  }
+});
+
 test('an unknown revision exits 2 from the command line and from the config, naming the flag or the field', async () => {
   const file = config('unknown-rev', { revisions: ['nope'] });
   for (const cmd of ['generate', 'check', 'pack', 'pull']) {
