@@ -89,15 +89,15 @@ export class HttpServerSession implements Transport {
   readonly sessionId: string;
   /** The negotiated protocol version, taken from the `initialize` result; undefined before. */
   protocolVersion: string | undefined;
-  // An idle session holds little beside its id, settings and negotiated version: the collections
-  // below are allocated on first use and dropped when they empty out or the session ends (the
-  // two small stream maps, which hold no Map while at most one stream is in them, are kept).
+  // An idle session holds only its id, settings and negotiated version: the collections below
+  // are allocated on first use and dropped when they empty out or the session ends (the two
+  // stream maps are FewMaps: a request answered alone makes two small objects and no Map).
   private events: TransportEvents | undefined;
   /** Inbound messages that arrived before `start`. */
   private held: Array<[JSONRPCMessage, MessageInfo]> | undefined;
-  /** Open streams by key of the request they answer (made with the first request, kept while the session lives). */
+  /** Open streams by key of the request they answer. */
   private requests: FewMap<string, OutStream> | undefined;
-  /** POST streams not finished yet (a client may resume them), by stream id (made, and kept, as `requests`). */
+  /** POST streams not finished yet (a client may resume them), by stream id. */
   private postStreams: FewMap<string, OutStream> | undefined;
   private standaloneStream: OutStream | undefined;
   /**
@@ -190,7 +190,7 @@ export class HttpServerSession implements Transport {
    * be evicted.
    */
   get idle(): boolean {
-    return !this.ended && !this.requests?.size && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink && this.followers === 0;
+    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink && this.followers === 0;
   }
 
   /** Tells `onIdleChange` when {@link idle} changed (an ended session counts as idle: nothing more is under way). */
@@ -252,6 +252,7 @@ export class HttpServerSession implements Transport {
     this.#lastActive = Date.now();
     s.pending.delete(key);
     this.requests!.delete(key);
+    if (this.requests!.size === 0) this.requests = undefined;
     s.mode = 'sse';
     const text = serializeMessage(message);
     const eventId = this.store(s, message, text);
@@ -282,6 +283,7 @@ export class HttpServerSession implements Transport {
     if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch) return false;
     s.pending.delete(key);
     this.requests!.delete(key);
+    if (this.requests!.size === 0) this.requests = undefined;
     this.replyJson(s, message);
     return true;
   }
@@ -336,6 +338,7 @@ export class HttpServerSession implements Transport {
       if (!s || this.ended) return;
       s.pending.delete(key);
       this.requests!.delete(key);
+      if (this.requests!.size === 0) this.requests = undefined;
       if (key === this.initKey) this.initKey = undefined;
       if (s.pending.size > 0 || s.done) return;
       s.done = true;
@@ -834,6 +837,7 @@ export class HttpServerSession implements Transport {
       this.#lastActive = Date.now();
       s.pending.delete(key);
       this.requests!.delete(key);
+      if (this.requests!.size === 0) this.requests = undefined;
     } else if (options?.relatedRequestId !== undefined) {
       s = this.requests?.get(idKey(options.relatedRequestId));
       if (s && (s.mode === 'json' || s.done)) s = undefined;
@@ -905,6 +909,7 @@ export class HttpServerSession implements Transport {
   /** A finished POST stream: nothing will be resumed or sent on it. */
   private forget(s: OutStream): void {
     this.postStreams?.delete(s.id);
+    if (this.postStreams?.size === 0) this.postStreams = undefined;
     const store = this.settings.eventStore;
     // a JSON reply stored no events
     if (s.mode !== 'json' && store?.streamFinished) {
