@@ -187,6 +187,8 @@ export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: nu
     // (a body that came in with its head is all there: no timer for it)
     if (timeoutMs && !req.complete) read.timer = setTimeout(() => onBodyTimeout(req), timeoutMs);
     (req as ReadingRequest)[BODY] = read;
+    if ((req as ReadingRequest)[LISTENING]) return;
+    (req as ReadingRequest)[LISTENING] = true;
     req.on('data', onBodyData);
     req.on('end', onBodyEnd);
     req.on('error', onBodyError);
@@ -221,22 +223,25 @@ interface BodyRead {
   timer: NodeJS.Timeout | undefined;
 }
 const BODY = Symbol('body');
-type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead };
+/** The body listeners are on the request (once per request, whatever the number of reads). */
+const LISTENING = Symbol('listening');
+type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead; [LISTENING]?: boolean };
 
-/** Ends the read of `req` (once): its listeners and timer go. */
+/**
+ * Ends the read of `req` (once): its timer goes. The four listeners stay (module functions, no
+ * closures: they do nothing once the read is settled, and the request is dropped with its
+ * response); taking them off cost more than the rest of the read.
+ */
 function settleBody(req: ReadingRequest): BodyRead | undefined {
   const read = req[BODY];
   if (!read) return undefined;
   req[BODY] = undefined;
   if (read.timer) clearTimeout(read.timer);
-  req.off('data', onBodyData);
-  req.off('end', onBodyEnd);
-  req.off('error', onBodyError);
-  req.off('close', onBodyClose);
   return read;
 }
 function onBodyData(this: ReadingRequest, chunk: Buffer): void {
-  const read = this[BODY]!;
+  const read = this[BODY];
+  if (!read) return;
   read.size += chunk.byteLength;
   if (read.size <= read.limit) read.chunks.push(chunk);
   else settleBody(this)!.resolve('too-large');
