@@ -124,6 +124,8 @@ test('encodeEvent: fields, multi-line data, priming, errors', () => {
   assert.is(encodeEvent({ id: 'p', data: '' }), 'id: p\ndata: \n\n');
   assert.throws(() => encodeEvent({ id: 'a\nb', data: '' }), TypeError);
   assert.throws(() => encodeEvent({ event: 'a\rb', data: '' }), TypeError);
+  for (const id of ['a\rb', 'a\0b', '\n']) assert.throws(() => encodeEvent({ id, data: '' }), TypeError, JSON.stringify(id));
+  assert.throws(() => encodeEvent({ event: 'a\nb', data: '' }), TypeError);
   assert.throws(() => encodeEvent({ retry: -1, data: '' }), TypeError);
   assert.throws(() => encodeEvent({ retry: 1.5, data: '' }), TypeError);
 });

@@ -716,7 +716,7 @@ export class HttpServerSession implements Transport {
   private openPrimed(s: OutStream, sink: ResponseSink, id: string | undefined): void {
     if (s.sink !== sink || sink.closed || sink.started) return;
     sink.open(200, this.sseHeaders(s.headers));
-    if (id !== undefined && sink.write(this.event(id, '', this.settings.retryMs))) {
+    if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
       s.resumable = true;
       if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
     }
@@ -746,7 +746,7 @@ export class HttpServerSession implements Transport {
    */
   private async prime(s: OutStream): Promise<void> {
     const id = await this.primingId(s);
-    if (id !== undefined && s.sink?.write(this.event(id, '', this.settings.retryMs))) {
+    if (id !== undefined && s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
       s.resumable = true;
       if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
     }
@@ -925,22 +925,10 @@ export class HttpServerSession implements Transport {
 
   private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): void {
     if (!s.sink) return;
-    if (s.sink.write(this.event(eventId, text ?? serializeMessage(message))) && eventId !== undefined) {
+    if (s.sink.write(encodeEvent({ id: eventId, data: text ?? serializeMessage(message) })) && eventId !== undefined) {
       s.resumable = true;
       if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
     }
-  }
-
-  /**
-   * The SSE event of `data` (a message's JSON text, or '' for a priming event) with event ID `id`
-   * and `retry` (ms). JSON text is one line (`JSON.stringify` writes no line break), and an ID
-   * the memory event store made is its stream id (base64url, '.', base 36) and a number: such an
-   * event is written as it is; an ID from another store goes through `encodeEvent`'s checks.
-   */
-  private event(id: string | undefined, data: string, retry?: number): string {
-    if (id === undefined || !(this.settings.eventStore instanceof MemoryEventStore)) return encodeEvent({ id, data, retry });
-    if (retry === undefined) return `id: ${id}\ndata: ${data}\n\n`;
-    return Number.isSafeInteger(retry) && retry >= 0 ? `id: ${id}\nretry: ${retry}\ndata: ${data}\n\n` : encodeEvent({ id, data, retry });
   }
 
   private learnVersion(message: JSONRPCMessage): void {
