@@ -4,7 +4,7 @@
  * for every node:http entry point, the one body reader ({@link readNodeBody}) and the one way a
  * whole response is written ({@link respondNode}), which delivers a refusal sent before the body.
  */
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { exactIds } from '../../../jsonrpc/message.js';
@@ -359,7 +359,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const [status, message] = clientErrorAnswer(error.code);
     const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } });
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const reason = status === 400 ? 'Bad Request' : status === 408 ? 'Request Timeout' : status === 413 ? 'Payload Too Large' : 'Request Header Fields Too Large';
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy();
 }
