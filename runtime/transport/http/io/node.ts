@@ -359,6 +359,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const [status, message] = clientErrorAnswer(error.code);
     const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } });
+    // (not node:http's STATUS_CODES: a value import of node:http would break the web bundles
+    // this module is part of; these are the four statuses answered here)
     const reason = status === 400 ? 'Bad Request' : status === 408 ? 'Request Timeout' : status === 413 ? 'Payload Too Large' : 'Request Header Fields Too Large';
     socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
