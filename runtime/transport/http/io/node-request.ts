@@ -3,7 +3,7 @@
  * Node (../session/node-client.ts, ../stateless/node-client.ts): a keep-alive Agent, no WHATWG
  * streams between the socket and the JSON or SSE parser (the hot path).
  */
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { abortError, mediaType, type BodySink, type Cancel, type HttpReply, type Requester } from './request.js';
 
@@ -44,18 +44,24 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
       const headers = init.headers;
       if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
       // the options spelt out: an object spread of `base` here cost more than the rest of this function
-      const req = send({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: base.path, method: init.method, headers, agent: init.stream && !agent ? false : pool }) as CallRequest;
-      req[CALL] = { resolve, reject, signal, cancel, reply: undefined };
-      req.on('response', onCallResponse);
-      req.on('error', onCallError);
-      if (signal || cancel) {
-        req.on('close', onCallClose);
-        const call = req[CALL];
-        if (signal) signal.addEventListener('abort', (call.onAbort = aborter(req, signal)), { once: true });
-        if (cancel) cancel.onCancel((call.onCancel = destroyer(req)));
-      }
-      req.end(init.body);
+      const options = { protocol: base.protocol, hostname: base.hostname, port: base.port, path: base.path, method: init.method, headers, agent: init.stream && !agent ? false : pool };
+      sendCall({ resolve, reject, signal, cancel, reply: undefined, send, options, body: init.body, retry: true });
     });
+}
+
+/** Sends one attempt of `call`; {@link onCallError} may send it once more. */
+function sendCall(call: Call): void {
+  const req = call.send(call.options) as CallRequest;
+  req[CALL] = call;
+  req.on('response', onCallResponse);
+  req.on('error', onCallError);
+  const { signal, cancel } = call;
+  if (signal || cancel) {
+    req.on('close', onCallClose);
+    if (signal) signal.addEventListener('abort', (call.onAbort = aborter(req, signal)), { once: true });
+    if (cancel) cancel.onCancel((call.onCancel = destroyer(req)));
+  }
+  req.end(call.body);
 }
 
 // The hooks close over the request alone, made outside the promise executor: a hook made in it
@@ -75,6 +81,17 @@ interface Call {
   onAbort?: () => void;
   onCancel?: (reason: Error) => void;
   reply: NodeReply | undefined;
+  send: typeof httpRequest;
+  options: RequestOptions;
+  body: string | undefined;
+  /**
+   * Whether the request may be sent once more, on another socket. A keep-alive
+   * socket the server closes as idle just as a request goes out on it fails with ECONNRESET and
+   * no response byte (the server never read the request); node:http's documentation advises
+   * retrying exactly that case (`request.reusedSocket`). Once only, and never on a fresh
+   * socket: a server that read the request and died before answering would get it twice.
+   */
+  retry: boolean;
 }
 type CallRequest = ClientRequest & { [CALL]: Call };
 
@@ -85,7 +102,14 @@ function onCallResponse(this: CallRequest, res: IncomingMessage): void {
 }
 function onCallError(this: CallRequest, error: Error): void {
   const call = this[CALL];
-  if (!call.reply) call.reject(error);
+  if (call.reply) return;
+  if (call.retry && this.reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && !call.signal?.aborted && !call.cancel?.reason) {
+    call.retry = false;
+    this.off('close', onCallClose);
+    onCallClose.call(this);
+    return sendCall(call);
+  }
+  call.reject(error);
 }
 function onCallClose(this: CallRequest): void {
   const call = this[CALL];
