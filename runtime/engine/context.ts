@@ -53,19 +53,23 @@ export const passesLogLevel = (order: LogLevelOrder, level: string, min: string)
   (order.rank.get(level) ?? -1) >= (order.rank.get(min) ?? Infinity);
 
 /**
- * The lowest level a request's log messages go out at, from its `params._meta`; undefined: none
- * go out. Set per engine by the server session (../session/server.ts).
+ * How the contexts of an engine's requests filter `log()`: set per engine by the server session
+ * (../session/server.ts) to its lifecycle, whose methods these are.
  */
-export type LogThreshold = (meta: Record<string, unknown> | undefined) => LogLevel | undefined;
-const thresholds = new WeakMap<ContextHost, { threshold: LogThreshold; order: LogLevelOrder | (() => LogLevelOrder) }>();
+export interface LogThreshold {
+  /** The lowest level a request's log messages go out at, from its `params._meta`; undefined: none go out. */
+  logThreshold(meta: Record<string, unknown> | undefined): LogLevel | undefined;
+  /** The rank of the levels: the negotiated revision's `loggingLevels` (see {@link logLevelOrderOf}). */
+  logLevelOrder(): LogLevelOrder;
+}
+const thresholds = new WeakMap<ContextHost, LogThreshold>();
 
 /**
- * Sets (or clears) how the contexts of `host`'s requests filter `log()` calls: `threshold` names
- * the lowest level that passes, `order` ranks the levels (the negotiated revision's
- * `loggingLevels`, or a function giving the current one; default {@link LOG_LEVELS}).
+ * Sets (or clears) how the contexts of `host`'s requests filter `log()` calls (without one,
+ * nothing is sent).
  */
-export function setLogThreshold(host: ContextHost, threshold: LogThreshold | undefined, order: LogLevelOrder | (() => LogLevelOrder) = DEFAULT_ORDER): void {
-  if (threshold) thresholds.set(host, { threshold, order });
+export function setLogThreshold(host: ContextHost, threshold: LogThreshold | undefined): void {
+  if (threshold) thresholds.set(host, threshold);
   else thresholds.delete(host);
 }
 
@@ -77,9 +81,9 @@ export function setLogThreshold(host: ContextHost, threshold: LogThreshold | und
  */
 export async function logForRequest(host: ContextHost, meta: Record<string, unknown> | undefined, level: LogLevel, data: unknown, logger: string | undefined, send: (params: Params) => Promise<void>): Promise<boolean> {
   const entry = thresholds.get(host);
-  const order = typeof entry?.order === 'function' ? entry.order() : (entry?.order ?? DEFAULT_ORDER);
+  const order = entry ? entry.logLevelOrder() : DEFAULT_ORDER;
   if (!isLogLevel(level, order)) throw new TypeError(`log level must be one of ${order.levels.join(', ')}, not ${String(level)}`);
-  const min = entry?.threshold(meta);
+  const min = entry?.logThreshold(meta);
   if (min === undefined || !passesLogLevel(order, level, min)) return false;
   const params: Params = { level, data };
   if (logger !== undefined) params.logger = logger;

@@ -170,14 +170,15 @@ export class OutboundRequests {
   }
 
   /**
-   * Removes the request `id` and its clock, progress route (via `dropToken`) and abort listener;
-   * undefined when it is not pending (unknown, late, or a duplicate response).
+   * Removes the request `id` and its clock, progress route (via `dropToken`, when given; the
+   * caller may drop the returned request's `token` itself) and abort listener; undefined when it
+   * is not pending (unknown, late, or a duplicate response).
    */
-  settle(id: RequestId, dropToken: (token: ProgressToken) => void): PendingRequest | undefined {
+  settle(id: RequestId, dropToken?: (token: ProgressToken) => void): PendingRequest | undefined {
     const p = this.pending?.get(id);
     if (p === undefined) return undefined;
     this.remove(p);
-    if (p.token !== undefined) dropToken(p.token);
+    if (p.token !== undefined) dropToken?.(p.token);
     if (p.onAbort) p.signal!.removeEventListener('abort', p.onAbort);
     return p;
   }

@@ -10,7 +10,7 @@
  * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
 import { type Direction, type MethodEntry, type ProtocolTable, hasCapability, missingParamCapability } from '../protocol/table.js';
-import type { JSONRPCMessage, MessageInfo, Transport } from '../jsonrpc/transport.js';
+import type { JSONRPCMessage, MessageInfo, Transport, TransportEvents } from '../jsonrpc/transport.js';
 import {
   CapabilityNotDeclaredError, ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
   reasonText, validationIssues,
@@ -97,6 +97,10 @@ export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
  * (2025-11-25 basic/utilities). Outbound requests reject with {@link RpcError},
  * `RequestTimeoutError`, `RequestAbortedError`, `CapabilityNotDeclaredError` or `ConnectionClosedError`.
  */
+const PEER = Symbol('peer');
+/** The events object a {@link Peer} gives its transport. */
+type PeerEvents = TransportEvents & { readonly [PEER]: Peer };
+
 export class Peer {
   readonly side: Side;
   /** What handlers see as `ctx.session` (PeerOptions.session). */
@@ -141,22 +145,43 @@ export class Peer {
 
   /** Starts the transport; inbound messages flow from then on. */
   start(): Promise<void> {
-    return this.transport.start({
-      onMessage: (m, info) => this.onMessage(m, info),
-      onBatch: (items, info) => this.onBatch(items, info),
-      onClose: (e) => this.onClose(e),
-      onEnd: (e) => this.onEnd(e),
-      onRequestError: (id, e) => this.settle(id)?.reject(e),
-      onError: (e) => {
-        // The first TRANSPORT_ERRORS_LOGGED are logged, then one line per power of ten: a peer
-        // that sends garbage cannot flood the log.
-        const n = ++this.transportErrors;
-        if (n <= TRANSPORT_ERRORS_LOGGED) this.log.warn?.('transport error', { error: e.message });
-        else if (n === TRANSPORT_ERRORS_LOGGED + 1 || isPowerOfTen(n)) this.log.warn?.('transport errors repeat (not logged one by one)', { count: n, last: e.message });
-        this.options.onError?.(e);
-      },
-    });
+    const e = Peer.#events;
+    const events: PeerEvents = { onMessage: e.onMessage, onBatch: e.onBatch, onClose: e.onClose, onEnd: e.onEnd, onRequestError: e.onRequestError, onError: e.onError, [PEER]: this };
+    return this.transport.start(events);
   }
+
+  /**
+   * The transport events of every peer: functions shared by all of them, each finding its
+   * peer on the events object (`this[PEER]`), so that a connection costs one small object here
+   * instead of six closures (idle sessions are what a server holds most). Transports call them
+   * as methods of the object they were given (or of a spread copy of it).
+   */
+  static readonly #events = {
+    onMessage(this: PeerEvents, m: JSONRPCMessage, info?: MessageInfo): void {
+      this[PEER].onMessage(m, info);
+    },
+    onBatch(this: PeerEvents, items: unknown[], info?: MessageInfo): void {
+      this[PEER].onBatch(items, info);
+    },
+    onClose(this: PeerEvents, e?: Error): void {
+      this[PEER].onClose(e);
+    },
+    onEnd(this: PeerEvents, e?: Error): void {
+      this[PEER].onEnd(e);
+    },
+    onRequestError(this: PeerEvents, id: RequestId, e: Error): void {
+      this[PEER].settle(id)?.reject(e);
+    },
+    onError(this: PeerEvents, e: Error): void {
+      const peer = this[PEER];
+      // The first TRANSPORT_ERRORS_LOGGED are logged, then one line per power of ten: a peer
+      // that sends garbage cannot flood the log.
+      const n = ++peer.transportErrors;
+      if (n <= TRANSPORT_ERRORS_LOGGED) peer.log.warn?.('transport error', { error: e.message });
+      else if (n === TRANSPORT_ERRORS_LOGGED + 1 || isPowerOfTen(n)) peer.log.warn?.('transport errors repeat (not logged one by one)', { count: n, last: e.message });
+      peer.options.onError?.(e);
+    },
+  };
 
   get closed(): boolean {
     return this.closedWith !== undefined;
@@ -309,10 +334,11 @@ export class Peer {
 
   /** Removes a pending request and its clock, progress route and abort listener. */
   private settle(id: RequestId): PendingRequest | undefined {
-    return this.outbound.settle(id, this.dropToken);
+    const p = this.outbound.settle(id);
+    if (p?.token !== undefined) this.progress.delete(p.token);
+    return p;
   }
 
-  private readonly dropToken = (token: ProgressToken): void => this.progress.delete(token);
 
   /** Fails a pending request locally and tells the other side (timeout, abort). */
   private abandon(pending: PendingRequest, error: RpcError, reason: string): void {

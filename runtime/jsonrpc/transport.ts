@@ -59,7 +59,11 @@ export interface SendOptions {
   relatedRequestId?: RequestId;
 }
 
-/** What a transport calls back into (the peer engine). */
+/**
+ * What a transport calls back into (the peer engine). A transport calls these as methods of the
+ * object it was given, or of a copy made with object spread (`events.onMessage(m)`), not as
+ * detached functions: the engine's events find their connection through the object.
+ */
 export interface TransportEvents {
   /** One inbound message. Malformed input never reaches here: the transport answers it. */
   onMessage(message: JSONRPCMessage, info?: MessageInfo): void;

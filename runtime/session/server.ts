@@ -37,8 +37,8 @@ import { RequestStateSealer } from '../stateless/mrtr.js';
 import type { CachePolicy } from '../stateless/cache.js';
 import type { SubscriptionHub } from '../stateless/subscriptions.js';
 import type { NotificationBus } from '../stores/bus.js';
-import { type LogLevel, logLevelOrderOf, setLogThreshold } from '../engine/context.js';
-import type { Implementation, ServerHost, ServerLifecycle, ServerLifecycleFactory } from './lifecycle/strategy.js';
+import { type LogLevel, setLogThreshold } from '../engine/context.js';
+import { type Implementation, SET_TABLE, type ServerHost, type ServerLifecycle, type ServerLifecycleFactory } from './lifecycle/strategy.js';
 import { handshakeServer } from './lifecycle/handshake.js';
 import { statelessServer } from './lifecycle/stateless.js';
 
@@ -109,7 +109,7 @@ const LIFECYCLES = { handshake: handshakeServer, stateless: statelessServer } as
  * starts serving; handler errors are answered as JSON-RPC errors, outbound requests
  * (`request`) reject with {@link RpcError}, `RequestTimeoutError` or `ConnectionClosedError`.
  */
-export class ServerSession<P extends ProtocolMaps> {
+export class ServerSession<P extends ProtocolMaps> implements ServerHost {
   /** Which side of the protocol this session is (the task layer tells the sessions apart by it). */
   readonly side = 'server' as const;
   /** Type-level only (no value at run time): the method maps `P` this session is typed over. */
@@ -130,40 +130,14 @@ export class ServerSession<P extends ProtocolMaps> {
   ) {
     this.#table = ownTable;
     this.options = { ...options };
-    this.#lifecycle = LIFECYCLES[ownTable.lifecycle](this.#host());
+    this.#lifecycle = LIFECYCLES[ownTable.lifecycle](this as ServerSession<ProtocolMaps>);
   }
 
-  /** The view of this session its lifecycle works on (./lifecycle/strategy.ts). */
-  #host(): ServerHost {
-    return new ServerSession.#Host(this as ServerSession<ProtocolMaps>);
+  /** {@link ServerHost}: switches this session and its engine to `table` (a lifecycle's call). */
+  [SET_TABLE](table: ProtocolTable): void {
+    this.#table = table;
+    this.peer.setTable(table);
   }
-
-  /**
-   * {@link ServerHost} of one session: one small object (an object literal with getters would
-   * be a dictionary with two closures per session, and idle sessions are what a server holds most).
-   */
-  static readonly #Host = class implements ServerHost {
-    constructor(readonly session: ServerSession<ProtocolMaps>) {}
-    get options(): ServerHost['options'] {
-      return this.session.options;
-    }
-    get ownTable(): ProtocolTable {
-      return this.session.ownTable;
-    }
-    get table(): ProtocolTable {
-      return this.session.#table;
-    }
-    get peer(): Peer {
-      return this.session.peer;
-    }
-    setTable(table: ProtocolTable): void {
-      this.session.#table = table;
-      this.session.peer.setTable(table);
-    }
-    onClose(listener: () => void): () => void {
-      return this.session.onClose(listener);
-    }
-  };
 
   get table(): ProtocolTable {
     return this.#table;
@@ -220,7 +194,7 @@ export class ServerSession<P extends ProtocolMaps> {
     lifecycle.attach(peer);
     // ctx.log(): from the lifecycle's threshold, in the negotiated revision's order
     // (table.loggingLevels); none without `logging`
-    if (hasCapability(capabilities, ['logging'])) setLogThreshold(peer, lifecycle.logThreshold, () => logLevelOrderOf(this.#table));
+    if (hasCapability(capabilities, ['logging'])) setLogThreshold(peer, lifecycle);
     await peer.start();
   }
 

@@ -103,7 +103,8 @@ export class EraRouter {
         modern.events?.onClose(e);
         legacy.events?.onClose(e);
       },
-      onError: (e) => (modern.events?.onError ?? legacy.events?.onError)?.(e),
+      // called as a method of its events object (a peer's events find their peer through it)
+      onError: (e) => (modern.events?.onError ? modern.events.onError(e) : legacy.events?.onError?.(e)),
     });
   }
 

@@ -23,7 +23,7 @@ import type { Params } from '../../jsonrpc/message.js';
 import { ownValue } from '../../jsonrpc/own.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type NotificationHandler, type PreDispatch, type RequestHandler, hasCapability } from '../../engine/peer.js';
-import { type LogLevel, logLevelOrderOf, passesLogLevel } from '../../engine/context.js';
+import { type LogLevel, type LogLevelOrder, logLevelOrderOf, passesLogLevel } from '../../engine/context.js';
 import { capabilitiesOf } from '../../protocol/table.js';
 import {
   type ClientDescription,
@@ -32,6 +32,7 @@ import {
   type ConnectOptions,
   type Implementation,
   type ServerDescription,
+  SET_TABLE,
   type ServerHost,
   type ServerLifecycle,
   UnsupportedVersionError,
@@ -187,10 +188,12 @@ class HandshakeServer implements ServerLifecycle {
   initialized = false;
   /** The level the client set with logging/setLevel (none yet: every level passes). */
   logLevel: LogLevel | undefined;
-  readonly subscriptions = undefined;
+  get subscriptions(): undefined {
+    return undefined;
+  }
 
   constructor(readonly host: ServerHost) {
-    states.set(host.session, this);
+    states.set(host, this);
   }
 
   handlers() {
@@ -203,7 +206,13 @@ class HandshakeServer implements ServerLifecycle {
   }
 
   // the session's level, else the lowest of the negotiated revision's order (table.loggingLevels)
-  readonly logThreshold = (): LogLevel => this.logLevel ?? (logLevelOrderOf(this.host.table).levels[0] as LogLevel);
+  logThreshold(): LogLevel {
+    return this.logLevel ?? (this.logLevelOrder().levels[0] as LogLevel);
+  }
+
+  logLevelOrder(): LogLevelOrder {
+    return logLevelOrderOf(this.host.table);
+  }
 
   initialize(params: Params): Record<string, unknown> {
     const { host } = this;
@@ -213,7 +222,7 @@ class HandshakeServer implements ServerLifecycle {
     const requested = params.protocolVersion;
     const tables = [host.ownTable, ...(host.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
     const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
-    host.setTable(table);
+    host[SET_TABLE](table);
     this.client = {
       protocolVersion: table.protocolVersion,
       capabilities: (params.capabilities as Record<string, unknown>) ?? {},

@@ -28,7 +28,7 @@ import type { Params } from '../../jsonrpc/message.js';
 import { ownValue } from '../../jsonrpc/own.js';
 import type { NotificationHandler, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
 import { hasCapability } from '../../engine/peer.js';
-import { LOG_LEVEL_META, type LogLevel, isLogLevel, logLevelOrderOf } from '../../engine/context.js';
+import { LOG_LEVEL_META, type LogLevel, type LogLevelOrder, isLogLevel, logLevelOrderOf } from '../../engine/context.js';
 import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../../protocol/table.js';
 import { type InputHandler, checkInputRequired, clientCapabilitiesOf, runInputRounds } from '../../stateless/mrtr.js';
 import { ResultCache, applyCacheHints } from '../../stateless/cache.js';
@@ -226,8 +226,13 @@ class StatelessServer implements ServerLifecycle {
   }
 
   /** The request's own `_meta` level when it is one of the revision's `loggingLevels`, else none (nothing is sent). */
-  readonly logThreshold = (meta: Record<string, unknown> | undefined): LogLevel | undefined =>
-    isLogLevel(meta?.[LOG_LEVEL_META], logLevelOrderOf(this.host.table)) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
+  logThreshold(meta: Record<string, unknown> | undefined): LogLevel | undefined {
+    return isLogLevel(meta?.[LOG_LEVEL_META], this.logLevelOrder()) ? (meta![LOG_LEVEL_META] as LogLevel) : undefined;
+  }
+
+  logLevelOrder(): LogLevelOrder {
+    return logLevelOrderOf(this.host.table);
+  }
 
   /** A handler's result: resultType default, InputRequiredResult checks, caching hints. */
   #wrap(method: string, h: RequestHandler): RequestHandler {

@@ -139,10 +139,17 @@ export interface ServerLifecycleOptions {
   readonly listenBus?: NotificationBus;
 }
 
-/** The view of a `ServerSession` its lifecycle works on. */
+/**
+ * Switches a server session and its engine to another table: the {@link ServerHost} method only
+ * a lifecycle calls (a symbol, so that it stays off the session's public surface).
+ */
+export const SET_TABLE: unique symbol = Symbol('setTable');
+
+/**
+ * The view of a `ServerSession` its lifecycle works on: the session itself (what handlers see
+ * as `ctx.session`), so that a session makes no second object for it.
+ */
 export interface ServerHost {
-  /** The session itself: what handlers see as `ctx.session`. */
-  readonly session: object;
   /** The session's options, read when it connects. */
   readonly options: ServerLifecycleOptions;
   /** The table the session was made with. */
@@ -152,7 +159,7 @@ export interface ServerHost {
   /** The engine (throws before `connect`). */
   readonly peer: Peer;
   /** Switches the session and its engine to `table`. */
-  setTable(table: ProtocolTable): void;
+  [SET_TABLE](table: ProtocolTable): void;
   /** Calls `listener` once when the connection closes; returns its removal. */
   onClose(listener: () => void): () => void;
 }
@@ -164,14 +171,15 @@ export interface ClientDescription {
   clientInfo?: Implementation;
 }
 
-/** A server's lifecycle: what the engine serves, what it checks before dispatch, how it logs and notifies. */
-export interface ServerLifecycle {
+/**
+ * A server's lifecycle: what the engine serves, what it checks before dispatch, how it logs
+ * (the level `ctx.log()` of a request passes from, with `logging` declared) and notifies.
+ */
+export interface ServerLifecycle extends LogThreshold {
   /** The engine's handler tables, from the session's handlers and the lifecycle's own. */
   handlers(): { requests: Record<string, RequestHandler>; notifications: Record<string, NotificationHandler> | undefined };
   /** Sets the lifecycle's hooks on the engine (made with {@link handlers}, not yet started). */
   attach(peer: Peer): void;
-  /** The level `ctx.log()` of a request with `meta` passes from (`logging` declared). */
-  readonly logThreshold: LogThreshold;
   /** What the client said in `initialize` (handshake). */
   readonly client: ClientDescription | undefined;
   /** True once the client sent `notifications/initialized` (handshake). */
