@@ -59,3 +59,56 @@ export class FewMap<K, V> {
 
 /** SameValueZero, as `Map` compares keys. */
 const same = (a: unknown, b: unknown): boolean => a === b || (a !== a && b !== b);
+
+/**
+ * A set that keeps its lone value in a field and makes a `Set` only while it holds more than
+ * one: {@link FewMap}'s counterpart for the requests a stream owes answers to (one, except in a
+ * batch). Values compare as in a `Set` (SameValueZero); iteration gives the lone value first,
+ * then the others in the order they were added.
+ */
+export class FewSet<T> {
+  #has = false;
+  #one: T | undefined = undefined;
+  #more: Set<T> | undefined = undefined;
+
+  get size(): number {
+    return (this.#has ? 1 : 0) + (this.#more === undefined ? 0 : this.#more.size);
+  }
+
+  has(value: T): boolean {
+    return (this.#has && same(value, this.#one)) || (this.#more !== undefined && this.#more.has(value));
+  }
+
+  add(value: T): this {
+    if (this.has(value)) return this;
+    if (!this.#has) {
+      this.#has = true;
+      this.#one = value;
+    } else (this.#more ??= new Set()).add(value);
+    return this;
+  }
+
+  /** Removes `value`; false when it was not there. */
+  delete(value: T): boolean {
+    if (this.#has && same(value, this.#one)) {
+      this.#has = false;
+      this.#one = undefined;
+      return true;
+    }
+    const more = this.#more;
+    if (more === undefined || !more.delete(value)) return false;
+    if (more.size === 0) this.#more = undefined;
+    return true;
+  }
+
+  clear(): void {
+    this.#has = false;
+    this.#one = undefined;
+    this.#more = undefined;
+  }
+
+  *[Symbol.iterator](): IterableIterator<T> {
+    if (this.#has) yield this.#one as T;
+    if (this.#more !== undefined) yield* this.#more;
+  }
+}

@@ -320,6 +320,9 @@ export class MemoryEventStore implements EventStore {
     if (!stream || stream.finishedAt >= 0) return;
     const session = stream.session;
     session.live.delete(streamId);
+    // kept for minutes from here: the log at its exact size (push left room for ~16 more slots)
+    stream.log = stream.log.slice(stream.head);
+    stream.head = 0;
     stream.finishedAt = Math.max(0, this.now() - this.epoch);
     stream.prev = this.lastFinished;
     if (this.lastFinished) this.lastFinished.next = stream;

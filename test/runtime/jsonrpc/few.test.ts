@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FewMap } from '../../../runtime/jsonrpc/few.js';
+import { FewMap, FewSet } from '../../../runtime/jsonrpc/few.js';
 
 test('FewMap: one entry, then several, then one again, answers as a Map does', () => {
   const few = new FewMap<string | number, string>();
@@ -32,6 +32,37 @@ test('FewMap: the lone entry comes first in values(), then the others in the ord
   few.delete('x');
   few.set('w', 4); // the lone slot is free: w takes it
   assert.equal([...few.values()], [4, 2, 3]);
+});
+
+test('FewSet: one value, then several, then one again, answers as a Set does', () => {
+  const few = new FewSet<string | number>();
+  const set = new Set<string | number>();
+  const both = (f: (m: FewSet<string | number> | Set<string | number>) => unknown) => assert.equal(f(few), f(set));
+  const steps: Array<[string, string | number]> = [
+    ['add', 'a'], ['add', 'a'], ['add', 1], ['add', '1'], ['delete', 'a'], ['add', 'b'],
+    ['delete', 1], ['delete', 'zz'], ['delete', '1'], ['delete', 'b'], ['add', NaN], ['add', 'c'], ['clear', ''], ['add', 'd'],
+  ];
+  for (const [op, value] of steps) {
+    if (op === 'add') {
+      few.add(value);
+      set.add(value);
+    } else if (op === 'clear') {
+      few.clear();
+      set.clear();
+    } else assert.is(few.delete(value), set.delete(value), `delete ${String(value)}`);
+    both((m) => m.size);
+    for (const v of ['a', 1, '1', 'b', 'c', 'd', 'zz', NaN]) both((m) => m.has(v));
+    both((m) => [...m].map(String).sort());
+  }
+});
+
+test('FewSet: the lone value comes first, then the others in the order they were added', () => {
+  const few = new FewSet<string>();
+  few.add('x').add('y').add('z');
+  assert.equal([...few], ['x', 'y', 'z']);
+  few.delete('x');
+  few.add('w');
+  assert.equal([...few], ['w', 'y', 'z']);
 });
 
 test.run();

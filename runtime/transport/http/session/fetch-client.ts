@@ -22,7 +22,7 @@
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { exactIds, idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
-import { BODY_HEAD, bodyHead, Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
+import { BODY_HEAD, bodyHead, type BodySink, Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 export { HttpStatusError } from '../io/request.js';
@@ -315,40 +315,17 @@ export class HttpClientTransport implements Transport {
    * POST's `cancel` leaves {@link inFlight} then) decides between done, resume and failure.
    */
   private consume(res: HttpReply, state: StreamState, cancel?: Cancel): void {
-    const parser = new SseParser({ maxEventSize: this.opts.maxEventSize });
-    let broken: unknown;
-    let stopped = false;
-    // methods rather than arrow functions: a loader that keeps function names (tsx) renames
-    // every arrow made here, twice per reply
-    const self = this;
-    readInto(res, {
-      chunk(data) {
-        try {
-          self.take(state, parser, parser.push(data));
-        } catch (e) {
-          broken = e;
-        }
-        if (broken === undefined && !(state.kind === 'post' && state.pending.size === 0)) return true;
-        stopped = true;
-        return false;
-      },
-      end(error) {
-        if (error) broken = error;
-        else if (!stopped) {
-          try {
-            self.take(state, parser, parser.end());
-          } catch (e) {
-            broken = e;
-          }
-        }
-        if (cancel) self.inFlight.delete(cancel);
-        self.streamEnded(state, broken);
-      },
-    });
+    readInto(res, new StreamReader(this, state, new SseParser({ maxEventSize: this.opts.maxEventSize }), cancel));
   }
 
-  /** Delivers the messages of a stream's `events`; keeps its `retry` and last event ID. */
-  private take(state: StreamState, parser: SseParser, events: SseEvent[]): void {
+  /** @internal A stream's body ended (its reader's `end`): out of the requests in flight, then done, resumed or failed. */
+  streamRead(state: StreamState, broken: unknown, cancel: Cancel | undefined): void {
+    if (cancel) this.inFlight.delete(cancel);
+    this.streamEnded(state, broken);
+  }
+
+  /** @internal Delivers the messages of a stream's `events`; keeps its `retry` and last event ID. */
+  take(state: StreamState, parser: SseParser, events: SseEvent[]): void {
     if (parser.retry !== undefined) state.retry = parser.retry;
     if (parser.lastEventId !== undefined) state.lastEventId = parser.lastEventId;
     for (const e of events) {
@@ -483,5 +460,47 @@ export class HttpClientTransport implements Transport {
         .then(() => hook({ sessionId }))
         .catch((e: unknown) => this.events?.onError?.(e instanceof Error ? e : new Error(String(e))));
     }
+  }
+}
+
+/**
+ * The {@link BodySink} of one SSE response body (../io/request.ts readInto: called from the
+ * socket's callbacks on node:http): parses it, hands its messages to the transport, and stops a
+ * POST stream once its responses are in. One object per body, with its methods on the prototype
+ * (no closures per reply).
+ */
+class StreamReader implements BodySink {
+  #broken: unknown = undefined;
+  #stopped = false;
+
+  constructor(
+    private readonly transport: HttpClientTransport,
+    private readonly state: StreamState,
+    private readonly parser: SseParser,
+    private readonly cancel: Cancel | undefined,
+  ) {}
+
+  chunk(data: string | Uint8Array): boolean {
+    const state = this.state;
+    try {
+      this.transport.take(state, this.parser, this.parser.push(data));
+    } catch (e) {
+      this.#broken = e;
+    }
+    if (this.#broken === undefined && !(state.kind === 'post' && state.pending.size === 0)) return true;
+    this.#stopped = true;
+    return false;
+  }
+
+  end(error: Error | undefined): void {
+    if (error) this.#broken = error;
+    else if (!this.#stopped) {
+      try {
+        this.transport.take(this.state, this.parser, this.parser.end());
+      } catch (e) {
+        this.#broken = e;
+      }
+    }
+    this.transport.streamRead(this.state, this.#broken, this.cancel);
   }
 }

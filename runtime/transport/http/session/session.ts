@@ -16,7 +16,7 @@ import { MemoryEventStore, type EventStore, type SharedEventStore } from './even
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
-import { FewMap } from '../../../jsonrpc/few.js';
+import { FewMap, FewSet } from '../../../jsonrpc/few.js';
 import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 import type { ReplyMode } from './stream.js';
@@ -249,7 +249,7 @@ export class HttpServerSession implements Transport {
     const key = idKey(message.id as Id);
     const s = this.requests?.get(key);
     if (!s || key === this.initKey || s.pending.size !== 1 || s.batch || s.done || s.mode === 'json' || !s.sink?.started) return false;
-    this.#lastActive = Date.now();
+    // (the session's activity time is taken when the stream detaches, at its end)
     s.pending.delete(key);
     this.requests!.delete(key);
     if (this.requests!.size === 0) this.requests = undefined;
@@ -669,7 +669,7 @@ export class HttpServerSession implements Transport {
   }
 
   private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string | undefined): OutStream {
-    return { id, kind, sink: null, headers: {}, mode, pending: new Set(), protocolVersion, resumable: false, done: false, stored: false };
+    return { id, kind, sink: null, headers: {}, mode, pending: new FewSet(), protocolVersion, resumable: false, done: false, stored: false };
   }
 
   /** Binds a connection to a stream; opens it now when `openNow` (else on first SSE message). */

@@ -9,6 +9,7 @@ import { encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { serializeMessage } from '../../../jsonrpc/message.js';
+import type { FewSet } from '../../../jsonrpc/few.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 
 /** How a POST that carries a request is answered (2025-11-25 basic/transports, POST rule 5). */
@@ -22,8 +23,8 @@ export interface OutStream {
   /** Headers for the current connection's response (session id). */
   headers: HeaderMap;
   mode: ReplyMode;
-  /** Keys of requests still awaiting their response on this stream. */
-  pending: Set<string>;
+  /** Keys of requests still awaiting their response on this stream (one, except in a batch). */
+  pending: FewSet<string>;
   protocolVersion: string | undefined;
   /** The client holds an event ID of this stream and can resume it. */
   resumable: boolean;
