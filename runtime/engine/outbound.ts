@@ -11,6 +11,7 @@
 import type { MethodEntry } from '../protocol/table.js';
 import type { ProgressToken, RequestId } from '../jsonrpc/message.js';
 import { RequestTimer } from './cancellation.js';
+import { FewMap } from '../jsonrpc/few.js';
 
 /** Largest delay `setTimeout` honours; a larger timeout means none. */
 const MAX_DELAY = 2 ** 31 - 1;
@@ -32,6 +33,11 @@ export class PendingRequest<R = unknown> {
   /** In a lane: `Date.now()` ms at which the request times out. */
   deadline = 0;
   lane: Lane | undefined = undefined;
+  /** When it was added among its engine's requests (0, 1, …): what `ids()` orders by. */
+  order = 0;
+  /** The lane's neighbours (a lane is a list in send order). */
+  lanePrev: PendingRequest | undefined = undefined;
+  laneNext: PendingRequest | undefined = undefined;
   /** The progress token routed to the caller's `onProgress`. */
   token: ProgressToken | undefined = undefined;
   signal: AbortSignal | undefined = undefined;
@@ -78,9 +84,14 @@ export class PendingRequest<R = unknown> {
   }
 }
 
-/** Requests with the same plain timeout, oldest first, under one timer. */
+/**
+ * Requests with the same plain timeout, oldest first, under one timer: a doubly linked list
+ * through the requests (a `Set` that fills and empties with every request rebuilds its table
+ * as it shrinks, and keeps deleted entries before its first live one until it rehashes).
+ */
 class Lane {
-  readonly items = new Set<PendingRequest>();
+  private first: PendingRequest | undefined = undefined;
+  private last: PendingRequest | undefined = undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -91,16 +102,22 @@ class Lane {
   add(p: PendingRequest): void {
     p.deadline = Date.now() + this.ms;
     p.lane = this;
-    this.items.add(p);
+    const wasEmpty = this.first === undefined;
+    p.lanePrev = this.last;
+    p.laneNext = undefined;
+    if (this.last) this.last.laneNext = p;
+    else this.first = p;
+    this.last = p;
     // An armed timer is set for a deadline no later than this one: keep it, but let it hold the loop again.
     if (this.timer === undefined) this.arm(p.deadline);
-    else if (this.items.size === 1) this.timer.ref?.(); // a number in browsers and workers: no ref/unref there
+    else if (wasEmpty) this.timer.ref?.(); // a number in browsers and workers: no ref/unref there
   }
 
   /** Removes `p`; true when the lane is now empty (its timer then no longer holds the process). */
   remove(p: PendingRequest): boolean {
-    p.lane = undefined;
-    if (!this.items.delete(p) || this.items.size !== 0) return false;
+    if (p.lane !== this) return false;
+    this.unlink(p);
+    if (this.first !== undefined) return false;
     this.timer?.unref?.();
     return true;
   }
@@ -110,6 +127,15 @@ class Lane {
     this.timer = undefined;
   }
 
+  private unlink(p: PendingRequest): void {
+    const { lanePrev: prev, laneNext: next } = p;
+    if (prev) prev.laneNext = next;
+    else this.first = next;
+    if (next) next.lanePrev = prev;
+    else this.last = prev;
+    p.lane = p.lanePrev = p.laneNext = undefined;
+  }
+
   private arm(deadline: number): void {
     this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(deadline - Date.now())));
   }
@@ -117,10 +143,9 @@ class Lane {
   private readonly fire = (): void => {
     this.timer = undefined;
     const now = Date.now();
-    for (const p of this.items) {
+    for (let p = this.first; p; p = this.first) {
       if (p.deadline > now) return this.arm(p.deadline);
-      this.items.delete(p);
-      p.lane = undefined;
+      this.unlink(p);
       this.expire(p, this.ms);
     }
   };
@@ -131,9 +156,11 @@ class Lane {
  * request whose clock ran out (`total`: it was the `maxTotal` cap); it is expected to settle it.
  */
 export class OutboundRequests {
-  // Both maps are made on first use: most engines of an idle server session never send a request.
-  private pending: Map<RequestId, PendingRequest> | undefined;
+  // Both are made on first use: most engines of an idle server session never send a request.
+  // (A FewMap: a client with one request in flight at a time would empty a Map after each.)
+  private pending: FewMap<RequestId, PendingRequest> | undefined;
   private lanes: Map<number, Lane> | undefined;
+  private added = 0;
   private readonly expire: (p: PendingRequest, ms: number) => void;
 
   constructor(private readonly onTimeout: (p: PendingRequest, ms: number, total: boolean) => void) {
@@ -151,7 +178,8 @@ export class OutboundRequests {
    * without progress, with `resetOnProgress`), capped at `maxTotal` ms from now when given.
    */
   add(p: PendingRequest, timeout: number, resetOnProgress?: boolean, maxTotal?: number): void {
-    (this.pending ??= new Map()).set(p.id, p);
+    p.order = this.added++;
+    (this.pending ??= new FewMap()).set(p.id, p);
     if (resetOnProgress || maxTotal !== undefined) {
       p.timer = new RequestTimer({ timeout, resetOnProgress, maxTotal }, (ms, total) => {
         if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, total);
@@ -185,7 +213,7 @@ export class OutboundRequests {
 
   /** The ids of every pending request, oldest first. */
   ids(): RequestId[] {
-    return this.pending ? [...this.pending.keys()] : [];
+    return this.pending ? [...this.pending.values()].sort((a, b) => a.order - b.order).map((p) => p.id) : [];
   }
 
   /** Stops every clock (the connection closed); pending requests stay until settled. */
