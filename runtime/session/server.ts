@@ -109,7 +109,7 @@ const LIFECYCLES = { handshake: handshakeServer, stateless: statelessServer } as
  * starts serving; handler errors are answered as JSON-RPC errors, outbound requests
  * (`request`) reject with {@link RpcError}, `RequestTimeoutError` or `ConnectionClosedError`.
  */
-export class ServerSession<P extends ProtocolMaps> implements ServerHost {
+export class ServerSession<P extends ProtocolMaps> {
   /** Which side of the protocol this session is (the task layer tells the sessions apart by it). */
   readonly side = 'server' as const;
   /** Type-level only (no value at run time): the method maps `P` this session is typed over. */
@@ -133,7 +133,7 @@ export class ServerSession<P extends ProtocolMaps> implements ServerHost {
     this.#lifecycle = LIFECYCLES[ownTable.lifecycle](this as ServerSession<ProtocolMaps>);
   }
 
-  /** {@link ServerHost}: switches this session and its engine to `table` (a lifecycle's call). */
+  /** @hidden The lifecycle's hook (its host is the session): switches this session and its engine to `table`. */
   [SET_TABLE](table: ProtocolTable): void {
     this.#table = table;
     this.peer.setTable(table);
