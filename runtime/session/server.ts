@@ -38,7 +38,7 @@ import type { CachePolicy } from '../stateless/cache.js';
 import type { SubscriptionHub } from '../stateless/subscriptions.js';
 import type { NotificationBus } from '../stores/bus.js';
 import { type LogLevel, setLogThreshold } from '../engine/context.js';
-import { type Implementation, SET_TABLE, type ServerHost, type ServerLifecycle, type ServerLifecycleFactory } from './lifecycle/strategy.js';
+import { type Implementation, SET_TABLE, type ServerLifecycle, type ServerLifecycleFactory } from './lifecycle/strategy.js';
 import { handshakeServer } from './lifecycle/handshake.js';
 import { statelessServer } from './lifecycle/stateless.js';
 
