@@ -90,6 +90,10 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
  */
 export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
 
+const PEER = Symbol('peer');
+/** The events object a {@link Peer} gives its transport. */
+type PeerEvents = TransportEvents & { readonly [PEER]: Peer };
+
 /**
  * One side of one connection (see the module doc): sends requests and notifications over a
  * {@link Transport}, correlates responses by id, dispatches inbound messages to handlers by
@@ -97,10 +101,6 @@ export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
  * (2025-11-25 basic/utilities). Outbound requests reject with {@link RpcError},
  * `RequestTimeoutError`, `RequestAbortedError`, `CapabilityNotDeclaredError` or `ConnectionClosedError`.
  */
-const PEER = Symbol('peer');
-/** The events object a {@link Peer} gives its transport. */
-type PeerEvents = TransportEvents & { readonly [PEER]: Peer };
-
 export class Peer {
   readonly side: Side;
   /** What handlers see as `ctx.session` (PeerOptions.session). */
@@ -338,7 +338,6 @@ export class Peer {
     if (p?.token !== undefined) this.progress.delete(p.token);
     return p;
   }
-
 
   /** Fails a pending request locally and tells the other side (timeout, abort). */
   private abandon(pending: PendingRequest, error: RpcError, reason: string): void {
