@@ -278,7 +278,8 @@ export function respondNode(res: ServerResponse, status: number, headers: Record
   const req = res.req as IncomingMessage | undefined;
   const early = req !== undefined && !req.complete;
   if (!early && body === undefined) {
-    res.writeHead(status, headers).end();
+    // (an empty body said by its length, not as an empty chunked one)
+    res.writeHead(status, status === 204 || status === 304 ? headers : { ...headers, 'Content-Length': '0' }).end();
     return;
   }
   const text = body ?? '';

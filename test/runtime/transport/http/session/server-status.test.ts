@@ -168,6 +168,20 @@ test('202: notifications and responses are accepted with no body, and delivered'
   }
 });
 
+test('202: the empty body is said by Content-Length: 0, not sent as an empty chunked body', async () => {
+  const srv = await startServer();
+  try {
+    const sid = await initialize(srv.url);
+    const n = await post(srv.url, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, S(sid));
+    assert.is(n.status, 202);
+    assert.is(n.headers.get('content-length'), '0');
+    assert.is(n.headers.get('transfer-encoding'), null);
+    assert.is(await n.text(), '');
+  } finally {
+    await srv.close();
+  }
+});
+
 test('sessions: id on the initialize response (visible ASCII); missing → 400; unknown → 404; DELETE ends it', async () => {
   const srv = await startServer();
   try {
