@@ -7,7 +7,7 @@
  * `--rev DIR` where DIR is a path (it contains a slash) or an existing folder that is not a
  * pinned id (a pinned id wins: write `./<id>` for the folder).
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Pins, type ResolvedRevision, loadPins, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
@@ -157,8 +157,10 @@ function writeCause(e: NodeJS.ErrnoException, path: string): string {
  * it can be written. `label` names the setting and its value (`--out /proc/nope`,
  * `mcpgen.config.json: out: "/proc/nope"`). Throws OutputError naming the folder and the cause:
  * `--out /proc/nope: cannot create /proc/nope: /proc does not accept new entries (ENOENT)`.
+ * Returns the topmost folder it created (undefined: `dir` was there).
  */
-export function prepareOutDir(label: string, dir: string): void {
+export function prepareOutDir(label: string, dir: string): string | undefined {
+  let created: string | undefined;
   const make = (d: string): void => {
     if (existsSync(d)) {
       if (!statSync(d).isDirectory()) throw new OutputError(`${label}: ${d} exists and is not a folder`);
@@ -167,6 +169,7 @@ export function prepareOutDir(label: string, dir: string): void {
     make(dirname(d));
     try {
       mkdirSync(d);
+      created ??= d;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST' && statSync(d).isDirectory()) return;
       throw new OutputError(`${label}: cannot create ${d}: ${writeCause(e as NodeJS.ErrnoException, d)}`);
@@ -178,6 +181,24 @@ export function prepareOutDir(label: string, dir: string): void {
     accessSync(full, constants.W_OK);
   } catch (e) {
     throw new OutputError(`${label}: cannot write into ${full}: ${writeCause(e as NodeJS.ErrnoException, full)}`);
+  }
+  return created;
+}
+
+/**
+ * Undoes {@link prepareOutDir} after a run that wrote nothing: removes `dir` and its parents up
+ * to `created` (the topmost folder it made), each only while it is empty.
+ */
+export function removeMadeDirs(dir: string, created: string | undefined): void {
+  if (created === undefined) return;
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      if (readdirSync(d).length) return;
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === created || dirname(d) === d) return;
   }
 }
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { type ResolvedRevision, PinError, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
-import { OutputError, UsageError, checkBaseUrl, checkPinned, isFolderArgument, parseFlags, prepareOutDir, resolveInputs } from './inputs.js';
+import { OutputError, UsageError, checkBaseUrl, checkPinned, isFolderArgument, parseFlags, prepareOutDir, removeMadeDirs, resolveInputs } from './inputs.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 const loadGenerate = () => import('../generator/generate.js');
@@ -48,6 +48,7 @@ Usage:
                 [--auth [--auth-client-id ID] [--auth-scope "a b"]]
   mcpgen tools --stdio "<command>"|--url <url> --out <file> [--check] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
+  mcpgen --version
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
@@ -331,7 +332,17 @@ async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number
   const t0 = performance.now();
   const { targets, out, outLabel, emit, inputs } = generationOptions(args, ctx.project());
   for (const r of inputs) checkWipe(outLabel, join(out, r.revision), inputs);
-  prepareOutDir(outLabel, out);
+  const created = prepareOutDir(outLabel, out);
+  try {
+    return await generateInto(out, inputs, { targets, emit }, io, t0);
+  } catch (e) {
+    // a run that failed before writing leaves no empty folder behind
+    removeMadeDirs(out, created);
+    throw e;
+  }
+}
+
+async function generateInto(out: string, inputs: ResolvedRevision[], { targets, emit }: Pick<ReturnType<typeof generationOptions>, 'targets' | 'emit'>, io: Io, t0: number): Promise<number> {
   // a long stage (a schema of thousands of definitions) is said on stderr as it ends, and once a
   // revision has taken that long, each next stage as it begins; stdout stays as it is
   const slow = progressMs();
@@ -536,6 +547,10 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
   if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
     io.out(HELP);
+    return EXIT.ok;
+  }
+  if (cmd === '--version' || cmd === '-v') {
+    io.out(`mcpgen ${(await import('../generator/emit/common.js')).MCPGEN_VERSION}`);
     return EXIT.ok;
   }
   const run = COMMANDS[cmd];

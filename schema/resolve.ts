@@ -143,12 +143,13 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
     candidates.push(['cache', join(opts.cacheDir ?? defaultCacheDir(env), commit)]);
   }
   let problem: PinError | undefined;
+  let problemSource: string | undefined;
   for (const [source, dir] of candidates) {
     const paths = INPUT_FILES.map((f) => join(dir, entry.files[f].path));
     if (!paths.every((p) => existsSync(p))) {
       if (source !== 'cache') {
         const missing = paths.filter((p) => !existsSync(p));
-        problem ??= new PinError(`${source} ${dir}: missing ${missing.join(', ')}`);
+        if (!problem) [problem, problemSource] = [new PinError(`${source} ${dir}: missing ${missing.join(', ')}`), source];
       }
       continue;
     }
@@ -165,15 +166,18 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
       };
     } catch (e) {
       if (!(e instanceof PinError)) throw e;
-      problem ??= e;
+      if (!problem) [problem, problemSource] = [e, source];
     }
+  }
+  if (problem && problemSource === 'cache') {
+    throw new PinError(`${problem.message}; the cached copy is damaged: \`mcpgen pull\` downloads it again`);
   }
   if (problem && !opts.specDir) {
     throw new PinError(`${problem.message}; and the cache has no verified copy at ${candidates[candidates.length - 1][1]} (\`mcpgen pull\` fills it)`);
   }
   throw (
     problem ??
-    new PinError(`no inputs for revision ${revision}: set MCP_SPEC_DIR or --spec-dir to a folder shaped like the upstream repository, or run \`mcpgen pull\``)
+    new PinError(`no inputs for revision ${revision}: set MCP_SPEC_DIR, --spec-dir or the config's inputs.specDir to a folder shaped like the upstream repository, or run \`mcpgen pull\``)
   );
 }
 

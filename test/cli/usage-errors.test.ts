@@ -39,6 +39,17 @@ test('no command: the usage on stderr, exit 2; --help, -h and help: the usage on
   }
 });
 
+test('--version and -v: "mcpgen <version of package.json>" on stdout, exit 0', async () => {
+  const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  for (const flag of ['--version', '-v']) {
+    const out: string[] = [];
+    const err: string[] = [];
+    assert.is(await main([flag], { out: (l) => void out.push(l), err: (l) => void err.push(l) }), 0, flag);
+    assert.equal(out, [`mcpgen ${version}`], flag);
+    assert.equal(err, [], flag);
+  }
+});
+
 test('an unknown revision exits 2 from the command line and from the config, naming the flag or the field', async () => {
   const file = config('unknown-rev', { revisions: ['nope'] });
   for (const cmd of ['generate', 'check', 'pack', 'pull']) {

@@ -167,6 +167,19 @@ test('generate refuses to delete a file of yours put inside a folder it wrote; b
   assert.not.ok(existsSync(join(out, 'draft/bindings')));
 });
 
+test('a generate that fails on its inputs leaves no folder it made behind; one that was there stays', async () => {
+  const dir = folder('u-truncated', draftJson().slice(0, 5000), draftTs());
+  const out = join(tmp, 'never-made/out');
+  const r = await cli('generate', '--unpinned', dir, '--out', out);
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, /schema\.json/);
+  assert.not.ok(existsSync(join(tmp, 'never-made')), 'the folders made for --out are gone');
+  const there = join(tmp, 'was-there');
+  mkdirSync(there);
+  assert.is((await cli('generate', '--unpinned', dir, '--out', there)).code, 3);
+  assert.ok(existsSync(there), 'a folder that was there is kept');
+});
+
 test('an --out below a folder that cannot hold folders fails at once, naming it', async () => {
   const r = await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', '/proc/mcpgen-nope');
   assert.is(r.code, 3, r.err);
