@@ -6,7 +6,7 @@
  * deterministically.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -64,6 +64,29 @@ test('a spec folder of another commit gives way to the cache at the lock commit;
     assert.equal([shipped.source, shipped.commit], ['MCP_SPEC_DIR', loadPins().upstream.commit]);
     // --spec-dir is used alone: its mismatch is the answer
     assert.throws(() => resolvePinned('draft', { specDir: SPEC_DIR, cacheDir: cache }, pins), (e: Error) => e instanceof PinError && e.message.startsWith(join(SPEC_DIR, 'schema/draft/schema.json')) && !e.message.includes('the cache'));
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a damaged copy in the cache is said to be damaged (and that pull fetches it again), not missing', () => {
+  const t = tempDir('mcpgen-resolve-damaged-');
+  try {
+    const pins = mergePins(loadPins(), LOCK, join(t.dir, 'mcpgen.lock.json'));
+    const cache = join(t.dir, 'cache');
+    for (const f of ['schema.json', 'schema.ts']) {
+      const dest = join(cache, '41173312', 'schema', 'draft', f);
+      mkdirSync(join(dest, '..'), { recursive: true });
+      copyFileSync(join(SNAPSHOT, f), dest);
+    }
+    const damaged = join(cache, '41173312', 'schema', 'draft', 'schema.json');
+    appendFileSync(damaged, 'junk');
+    assert.throws(
+      () => resolvePinned('draft', { env: {}, cacheDir: cache }, pins),
+      (e: Error) => e instanceof PinError && e.message.startsWith(`${damaged}: `) && / does not match the pin /.test(e.message) && e.message.includes('the cached copy is damaged: `mcpgen pull` downloads it again') && !e.message.includes('no verified copy'),
+    );
+    // with nothing anywhere, the message names the config's inputs.specDir among the places
+    assert.throws(() => resolvePinned('draft', { env: {}, cacheDir: join(t.dir, 'empty') }, pins), (e: Error) => e instanceof PinError && /^no inputs for revision draft: set MCP_SPEC_DIR, --spec-dir or the config's inputs\.specDir /.test(e.message));
   } finally {
     t.cleanup();
   }
