@@ -147,7 +147,8 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
   for (const [source, dir] of candidates) {
     const paths = INPUT_FILES.map((f) => join(dir, entry.files[f].path));
     if (!paths.every((p) => existsSync(p))) {
-      if (source !== 'cache') {
+      // (an absent cache is no problem of its own; a cache holding only some of the files is)
+      if (source !== 'cache' || paths.some((p) => existsSync(p))) {
         const missing = paths.filter((p) => !existsSync(p));
         if (!problem) [problem, problemSource] = [new PinError(`${source} ${dir}: missing ${missing.join(', ')}`), source];
       }
@@ -170,14 +171,14 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
     }
   }
   if (problem && problemSource === 'cache') {
-    throw new PinError(`${problem.message}; the cached copy is damaged: \`mcpgen pull\` downloads it again`);
+    throw new PinError(`${problem.message}; the cached copy is damaged: \`mcpgen pull\` downloads it again (offline: \`mcpgen pin ${revision} --from DIR\`)`);
   }
   if (problem && !opts.specDir) {
     throw new PinError(`${problem.message}; and the cache has no verified copy at ${candidates[candidates.length - 1][1]} (\`mcpgen pull\` fills it)`);
   }
   throw (
     problem ??
-    new PinError(`no inputs for revision ${revision}: set MCP_SPEC_DIR, --spec-dir or the config's inputs.specDir to a folder shaped like the upstream repository, or run \`mcpgen pull\``)
+    new PinError(`no inputs for revision ${revision}: set MCP_SPEC_DIR, --spec-dir or the config's inputs.specDir to a folder shaped like the upstream repository, or run \`mcpgen pull\` (offline: \`mcpgen pin ${revision} --from DIR\` fills the cache)`)
   );
 }
 

@@ -4,7 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../cli/main.js';
@@ -160,11 +161,47 @@ test('generate refuses to delete a file of yours put inside a folder it wrote; b
   assert.is(readFileSync(join(out, 'draft/notes/todo.md'), 'utf8'), 'precious');
   rmSync(join(out, 'draft/helpers.ts'));
   rmSync(join(out, 'draft/notes'), { recursive: true });
-  // what running the binding left (python's bytecode cache) is not yours: rewritten as before
+  // a folder named like a build folder, but not where the build puts it, is yours; so is a file named like one
+  for (const [path, text] of [['bindings/python/docs/build/design.md', 'plan'], ['bindings/notes/dist/plan.md', 'plan'], ['bindings/python/bin', 'a file'], ['bindings/python/Cargo.lock', 'not rust']]) {
+    mkdirSync(join(out, 'draft', path, '..'), { recursive: true });
+    writeFileSync(join(out, 'draft', path), text);
+    const kept = await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out);
+    assert.is(kept.code, 2, path);
+    assert.ok(kept.err.includes(`(${path})`), `${path}: ${kept.err}`);
+    assert.is(readFileSync(join(out, 'draft', path), 'utf8'), text, path);
+    rmSync(join(out, 'draft', path));
+  }
+  rmSync(join(out, 'draft/bindings/notes'), { recursive: true });
+  rmSync(join(out, 'draft/bindings/python/docs'), { recursive: true });
+  // a symbolic link counts as yours and is not followed (what it points to is not listed)
+  mkdirSync(join(tmp, 'linked'));
+  writeFileSync(join(tmp, 'linked/data.txt'), 'elsewhere');
+  symlinkSync(join(tmp, 'linked'), join(out, 'draft/linkdir'));
+  const link = await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out);
+  assert.is(link.code, 2);
+  assert.match(link.err, /did not write \(linkdir\)/);
+  rmSync(join(out, 'draft/linkdir'));
+  // what running the binding left (python's bytecode cache, an egg-info) is not yours: rewritten as before
   mkdirSync(join(out, 'draft/bindings/python/__pycache__'));
   writeFileSync(join(out, 'draft/bindings/python/__pycache__/x.cpython-311.pyc'), 'bytecode');
+  mkdirSync(join(out, 'draft/bindings/python/mcp_types.egg-info'));
+  writeFileSync(join(out, 'draft/bindings/python/mcp_types.egg-info/PKG-INFO'), 'x');
   assert.is((await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out)).code, 0);
   assert.not.ok(existsSync(join(out, 'draft/bindings')));
+  assert.is(readFileSync(join(tmp, 'linked/data.txt'), 'utf8'), 'elsewhere');
+});
+
+test('an index.ts that is not a regular file (a FIFO, a folder) makes the folder not mcpgen\'s: refused at once, no hang', async () => {
+  for (const kind of ['fifo', 'folder']) {
+    const out = join(tmp, `odd-index-${kind}`);
+    assert.is((await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out)).code, 0);
+    rmSync(join(out, 'draft/index.ts'));
+    if (kind === 'fifo') execFileSync('mkfifo', [join(out, 'draft/index.ts')]);
+    else mkdirSync(join(out, 'draft/index.ts'));
+    const r = await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out);
+    assert.is(r.code, 2, `${kind}: ${r.err}`);
+    assert.match(r.err, /holds files mcpgen did not write/);
+  }
 });
 
 test('a generate that fails on its inputs leaves no folder it made behind; one that was there stays', async () => {
