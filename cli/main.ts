@@ -186,7 +186,8 @@ export function writeTree(dir: string, files: Map<string, string>): void {
   for (const [p, text] of files) {
     const full = join(dir, p);
     makeDirs(dirname(full));
-    writeFileSync(full, text);
+    // `wx`: the folder was just wiped, so a file (or link) there now was put by someone else: fail, never write through it
+    writeFileSync(full, text, { flag: 'wx' });
   }
 }
 
@@ -219,13 +220,23 @@ function checkWipe(label: string, dir: string, inputs: ResolvedRevision[]): void
       if (f.path === dir || f.path.startsWith(dir + sep)) throw new UsageError(`${label}: ${dir} would be wiped and rewritten, but it holds the input ${f.path}; choose another --out`);
     }
   }
-  if (!existsSync(dir)) return;
+  if (!existsSync(dir) && !isLink(dir)) return;
+  if (isLink(dir)) throw new UsageError(`${label}: ${dir} is a symbolic link; it would be replaced by a folder: remove it or choose another --out`);
   if (!statSync(dir).isDirectory()) throw new OutputError(`${label}: ${dir} exists and is not a folder`);
   const entries = readdirSync(dir);
   if (entries.length && !isGeneratedFolder(dir)) {
     throw new UsageError(`${label}: ${dir} holds files mcpgen did not write (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); it would be wiped: move them or choose another --out`);
   }
   refuseForeign(label, dir);
+}
+
+/** Whether `path` is a symbolic link (dangling or not). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the regular file at `path` begins with mcpgen's generated line (read: its first 64 bytes). */
@@ -284,15 +295,20 @@ function foreignFiles(dir: string, rel: string[] = [], found: string[] = []): st
     const full = join(here, name);
     const st = lstatSync(full);
     if (st.isDirectory()) {
-      foreignFiles(dir, parts, found);
+      // mcpgen nests a few levels; a tree far deeper is not its (and would overflow the wipe)
+      if (parts.length > MAX_DEPTH) found.push(`${parts.join('/')}/…`);
+      else foreignFiles(dir, parts, found);
       continue;
     }
-    if (isBuildOutput(parts)) continue;
-    if (st.isFile() && ((parts.length === 1 && GENERATED_JSON.has(name)) || isGeneratedFile(full))) continue;
+    // only regular files are mcpgen's or a build's: a link, FIFO or socket is the user's
+    if (st.isFile() && (isBuildOutput(parts) || (parts.length === 1 && GENERATED_JSON.has(name)) || isGeneratedFile(full))) continue;
     found.push(parts.join('/'));
   }
   return found;
 }
+
+/** Folder depth below a revision folder past which a tree is taken for the user's. */
+const MAX_DEPTH = 64;
 
 /** UsageError (exit 2) when revision folder `dir`, written by mcpgen, holds entries it did not write. */
 function refuseForeign(label: string, dir: string): void {

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../cli/main.js';
@@ -189,6 +189,35 @@ test('generate refuses to delete a file of yours put inside a folder it wrote; b
   assert.is((await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out)).code, 0);
   assert.not.ok(existsSync(join(out, 'draft/bindings')));
   assert.is(readFileSync(join(tmp, 'linked/data.txt'), 'utf8'), 'elsewhere');
+});
+
+test('a revision folder that is a symbolic link, a link at a build output path, a tree nested past 64 levels: the user\'s, refused', async () => {
+  const out = join(tmp, 'links');
+  assert.is((await cli('generate', '--rev', 'draft', '--target', 'go', '--spec-dir', SPEC, '--out', out)).code, 0);
+  // a link where go's build writes go.sum is not build output
+  writeFileSync(join(tmp, 'precious.txt'), 'mine');
+  symlinkSync(join(tmp, 'precious.txt'), join(out, 'draft/bindings/go/go.sum'));
+  const sum = await cli('generate', '--rev', 'draft', '--target', 'go', '--spec-dir', SPEC, '--out', out);
+  assert.is(sum.code, 2, sum.err);
+  assert.match(sum.err, /\(bindings\/go\/go\.sum\)/);
+  rmSync(join(out, 'draft/bindings/go/go.sum'));
+  // a tree nested deeper than mcpgen ever writes is not mcpgen's (and is not wiped)
+  const deep = join(out, 'draft', ...Array.from({ length: 70 }, () => 'd'));
+  mkdirSync(deep, { recursive: true });
+  const nested = await cli('generate', '--rev', 'draft', '--target', 'go', '--spec-dir', SPEC, '--out', out);
+  assert.is(nested.code, 2, nested.err);
+  assert.match(nested.err, /did not write \((d\/){64}d\/…\)/);
+  assert.ok(existsSync(deep));
+  rmSync(join(out, 'draft/d'), { recursive: true });
+  // the revision folder itself a link (to a folder mcpgen wrote): kept, not replaced
+  const moved = join(tmp, 'moved-draft');
+  execFileSync('mv', [join(out, 'draft'), moved]);
+  symlinkSync(moved, join(out, 'draft'));
+  const linked = await cli('generate', '--rev', 'draft', '--spec-dir', SPEC, '--out', out);
+  assert.is(linked.code, 2, linked.err);
+  assert.match(linked.err, /draft is a symbolic link; it would be replaced by a folder/);
+  assert.ok(lstatSync(join(out, 'draft')).isSymbolicLink());
+  assert.ok(existsSync(join(moved, 'index.ts')));
 });
 
 test('an index.ts that is not a regular file (a FIFO, a folder) makes the folder not mcpgen\'s: refused at once, no hang', async () => {
