@@ -210,9 +210,10 @@ function isGeneratedFolder(dir: string): boolean {
 
 /**
  * Refuses to wipe an output folder that is not mcpgen's: `<out>/<rev>` must be absent, empty, or
- * a revision folder mcpgen wrote; and no input of the run may lie inside it. `label` names the
- * setting `dir` came from. UsageError (exit 2) for a folder it would wipe, OutputError (exit 3)
- * when `<out>/<rev>` exists and is not a folder.
+ * a revision folder mcpgen wrote that holds nothing else (see {@link foreignFiles}; a binding's
+ * build output aside), and not a symbolic link; and no input of the run may lie inside it.
+ * `label` names the setting `dir` came from. UsageError (exit 2) for a folder it would wipe,
+ * OutputError (exit 3) when `<out>/<rev>` exists and is not a folder.
  */
 function checkWipe(label: string, dir: string, inputs: ResolvedRevision[]): void {
   for (const r of inputs) {
