@@ -115,17 +115,16 @@ export interface MemoryEventStoreOptions {
   now?: () => number;
 }
 
-// A stream's events are one flat array, four slots per event: sequence number, time stored
+// A live stream's events are one flat array, four slots per event: sequence number, time stored
 // (ms since the store was made), bytes counted, and the message's JSON text (null: a priming
-// event). Kept for minutes under load (256 finished streams per session by default), the
-// events of a finished stream are then two objects, the log and the texts, instead of an object
-// and the message's object tree per event.
+// event).
 const SEQ = 0;
 const AT = 1;
 const BYTES = 2;
 const TEXT = 3;
 const SLOTS = 4;
 
+/** A stream that is still being written (its events as they were stored). */
 class StoredStream {
   /** Events, {@link SLOTS} slots each, oldest first; the kept ones start at `head`. */
   log: Array<number | string | null> = [];
@@ -135,16 +134,6 @@ class StoredStream {
   discardedThrough = 0;
   /** Bytes of the kept events, counted as for the budgets. */
   bytes = 0;
-  /** When the stream finished, on the store's clock (-1: live). */
-  finishedAt = -1;
-  // A finished stream is on two lists, oldest finished first: the store's and its session's.
-  // (Linked lists rather than Maps used as queues: a Map that is appended to at one end and
-  // emptied at the other keeps the deleted entries before its first live one until it is
-  // rehashed, and every look at its oldest entry walks over them.)
-  prev: StoredStream | undefined = undefined;
-  next: StoredStream | undefined = undefined;
-  sessionPrev: StoredStream | undefined = undefined;
-  sessionNext: StoredStream | undefined = undefined;
 
   constructor(
     readonly streamId: string,
@@ -157,17 +146,207 @@ class StoredStream {
   }
 }
 
+// A finished stream is kept for minutes (256 per session by default) and read again only if its
+// client resumes it. Kept as JS objects and strings (the stream, its log, its id, each text), it
+// would be copied by every young-generation collection until promoted: under load that was the
+// largest cost of an SSE reply. So finished streams are bytes instead: one record after another
+// in their session's buffer, oldest finished first. A record (numbers little-endian):
+//   R_SERIAL     f64  its place in the order streams finished, across the store
+//   R_BYTES      f64  bytes counted for the budgets (the stream's `bytes`)
+//   R_DISCARDED  f64  the stream's `discardedThrough`
+//   R_LENGTH     u32  length of the whole record
+//   R_ALIVE      u32  1; 0 once the stream was stored to again (live again: this copy is dead)
+//   R_ID_LENGTH  u32  then the stream id, UTF-8
+// then per event: E_SEQ f64 sequence, E_AT f64 time stored, E_LENGTH i32 length of the text
+// (-1: a priming event), the text, UTF-8. (The texts are JSON.stringify output, well-formed
+// UTF-16, so UTF-8 gives them back exactly.)
+const R_SERIAL = 0;
+const R_BYTES = 8;
+const R_DISCARDED = 16;
+const R_LENGTH = 24;
+const R_ALIVE = 28;
+const R_ID_LENGTH = 32;
+const R_ID = 36;
+const E_SEQ = 0;
+const E_AT = 8;
+const E_LENGTH = 16;
+const E_TEXT = 20;
+/** First size of a session's buffer of finished streams, bytes; it doubles (or halves) as needed. */
+const FIRST_CAPACITY = 1024;
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
+
+/** The finished streams of one session, as records in one buffer (see above). */
+class FinishedStreams {
+  bytes = new Uint8Array(FIRST_CAPACITY);
+  view = new DataView(this.bytes.buffer);
+  /** Offset of the oldest record, which is alive (when there is one). */
+  start = 0;
+  /** Offset past the newest record. */
+  end = 0;
+  /** Records alive. */
+  count = 0;
+  /** Bytes counted by the records alive. */
+  counted = 0;
+
+  /** Serial of the oldest record (Infinity: none). */
+  get firstSerial(): number {
+    return this.count === 0 ? Infinity : this.view.getFloat64(this.start + R_SERIAL, true);
+  }
+
+  /** Adds finished `stream` as the newest record. */
+  append(stream: StoredStream, serial: number): void {
+    const log = stream.log;
+    // room for the worst case: 3 bytes of UTF-8 per UTF-16 code unit
+    let need = R_ID + 3 * stream.streamId.length;
+    for (let i = stream.head; i < log.length; i += SLOTS) {
+      const text = log[i + TEXT] as string | null;
+      need += E_TEXT + (text === null ? 0 : 3 * text.length);
+    }
+    this.reserve(need);
+    const bytes = this.bytes;
+    const view = this.view;
+    const r = this.end;
+    view.setFloat64(r + R_SERIAL, serial, true);
+    view.setFloat64(r + R_BYTES, stream.bytes, true);
+    view.setFloat64(r + R_DISCARDED, stream.discardedThrough, true);
+    view.setUint32(r + R_ALIVE, 1, true);
+    const idLength = ENCODER.encodeInto(stream.streamId, bytes.subarray(r + R_ID)).written;
+    view.setUint32(r + R_ID_LENGTH, idLength, true);
+    let e = r + R_ID + idLength;
+    for (let i = stream.head; i < log.length; i += SLOTS) {
+      const text = log[i + TEXT] as string | null;
+      const length = text === null ? -1 : ENCODER.encodeInto(text, bytes.subarray(e + E_TEXT)).written;
+      view.setFloat64(e + E_SEQ, log[i + SEQ] as number, true);
+      view.setFloat64(e + E_AT, log[i + AT] as number, true);
+      view.setInt32(e + E_LENGTH, length, true);
+      e += E_TEXT + (length < 0 ? 0 : length);
+    }
+    view.setUint32(r + R_LENGTH, e - r, true);
+    this.end = e;
+    this.count++;
+    this.counted += stream.bytes;
+  }
+
+  /** Makes room for `need` more bytes at the end: the records move to the start of a buffer twice their size and more. */
+  private reserve(need: number): void {
+    if (this.end + need <= this.bytes.length) return;
+    const used = this.end - this.start;
+    let capacity = FIRST_CAPACITY;
+    while (capacity < 2 * (used + need)) capacity *= 2;
+    if (capacity === this.bytes.length) this.bytes.copyWithin(0, this.start, this.end);
+    else {
+      const bytes = new Uint8Array(capacity);
+      bytes.set(this.bytes.subarray(this.start, this.end));
+      this.bytes = bytes;
+      this.view = new DataView(bytes.buffer);
+    }
+    this.start = 0;
+    this.end = used;
+  }
+
+  /** Releases the oldest record; the bytes it counted. */
+  shift(): number {
+    const counted = this.view.getFloat64(this.start + R_BYTES, true);
+    this.start += this.view.getUint32(this.start + R_LENGTH, true);
+    this.count--;
+    this.counted -= counted;
+    this.skipDead();
+    return counted;
+  }
+
+  /** Marks record `r` dead (its stream is live again). */
+  kill(r: number): void {
+    this.view.setUint32(r + R_ALIVE, 0, true);
+    this.count--;
+    this.counted -= this.view.getFloat64(r + R_BYTES, true);
+    if (r === this.start) this.skipDead();
+  }
+
+  /** Moves `start` past dead records (to the oldest alive one). */
+  private skipDead(): void {
+    if (this.count === 0) {
+      this.start = this.end = 0;
+      return;
+    }
+    const view = this.view;
+    while (view.getUint32(this.start + R_ALIVE, true) === 0) this.start += view.getUint32(this.start + R_LENGTH, true);
+  }
+
+  /** The offset of the alive record of stream `streamId`, or -1 (a scan of the records). */
+  find(streamId: string): number {
+    const view = this.view;
+    const bytes = this.bytes;
+    const id = ENCODER.encode(streamId);
+    for (let r = this.start; r < this.end; r += view.getUint32(r + R_LENGTH, true)) {
+      if (view.getUint32(r + R_ALIVE, true) === 0 || view.getUint32(r + R_ID_LENGTH, true) !== id.length) continue;
+      let i = 0;
+      while (i < id.length && bytes[r + R_ID + i] === id[i]) i++;
+      // the same bytes, and the same string (an id that is not well-formed UTF-16 matches no other)
+      if (i === id.length && DECODER.decode(bytes.subarray(r + R_ID, r + R_ID + i)) === streamId) return r;
+    }
+    return -1;
+  }
+
+  /**
+   * The events of record `r` after the one numbered `seq` that carry a message, as
+   * `[sequence, text]`; undefined when `seq` is not one of its events and not the last one
+   * discarded from it (a replay would skip messages).
+   */
+  textsAfter(r: number, seq: number): Array<[number, string]> | undefined {
+    const view = this.view;
+    const end = r + view.getUint32(r + R_LENGTH, true);
+    const first = r + R_ID + view.getUint32(r + R_ID_LENGTH, true);
+    let from = -1;
+    for (let e = first; e < end; e = this.nextEvent(e)) {
+      if (view.getFloat64(e + E_SEQ, true) === seq) {
+        from = this.nextEvent(e);
+        break;
+      }
+    }
+    if (from < 0) {
+      if (seq !== view.getFloat64(r + R_DISCARDED, true)) return undefined;
+      from = first;
+    }
+    const after: Array<[number, string]> = [];
+    for (let e = from; e < end; e = this.nextEvent(e)) {
+      const length = view.getInt32(e + E_LENGTH, true);
+      if (length >= 0) after.push([view.getFloat64(e + E_SEQ, true), DECODER.decode(this.bytes.subarray(e + E_TEXT, e + E_TEXT + length))]);
+    }
+    return after;
+  }
+
+  /** Record `r` as a live stream of `session` again (the record stays: {@link kill} it). */
+  toStream(r: number, streamId: string, session: SessionEvents): StoredStream {
+    const view = this.view;
+    const stream = new StoredStream(streamId, session);
+    stream.bytes = view.getFloat64(r + R_BYTES, true);
+    stream.discardedThrough = view.getFloat64(r + R_DISCARDED, true);
+    const end = r + view.getUint32(r + R_LENGTH, true);
+    for (let e = r + R_ID + view.getUint32(r + R_ID_LENGTH, true); e < end; e = this.nextEvent(e)) {
+      const length = view.getInt32(e + E_LENGTH, true);
+      const text = length < 0 ? null : DECODER.decode(this.bytes.subarray(e + E_TEXT, e + E_TEXT + length));
+      stream.log.push(view.getFloat64(e + E_SEQ, true), view.getFloat64(e + E_AT, true), EVENT_OVERHEAD + (text === null ? 0 : text.length), text);
+    }
+    return stream;
+  }
+
+  private nextEvent(e: number): number {
+    const length = this.view.getInt32(e + E_LENGTH, true);
+    return e + E_TEXT + (length < 0 ? 0 : length);
+  }
+}
+
 class SessionEvents {
   /**
    * Live streams by stream id (a few: the requests in flight and the standalone stream). A
-   * finished stream is only on the lists below: a Map of every stream kept would be looked up
-   * for each new stream and shrunk for each released one, hundreds of cold entries per session.
+   * finished stream is a record in `finished`, found by a scan (on a resumption, or a store
+   * to a stream not live): a Map of every stream kept would be looked up for each new stream
+   * and shrunk for each released one, hundreds of cold entries per session.
    */
   readonly live = new FewMap<string, StoredStream>();
-  /** Finished streams, in the order they finished: the oldest, the newest, how many. */
-  firstFinished: StoredStream | undefined = undefined;
-  lastFinished: StoredStream | undefined = undefined;
-  finishedCount = 0;
+  /** The finished streams kept (undefined: none). */
+  finished: FinishedStreams | undefined = undefined;
   bytes = 0;
 
   constructor(readonly id: string) {}
@@ -195,13 +374,21 @@ export class MemoryEventStore implements EventStore {
   private readonly epoch: number;
   /** Sessions that stored an event (most sessions store none). */
   private readonly sessions = new Map<string, SessionEvents>();
-  /** Finished streams of every session, in the order they finished: the oldest and the newest. */
-  private firstFinished: StoredStream | undefined;
-  private lastFinished: StoredStream | undefined;
   private seq = 0;
   private bytes = 0;
   /** The stream stored to last (a stream's events, and its end, come one after another): no lookups for it. */
   private last: StoredStream | undefined;
+  // The finished streams of every session in the order they finished, for the TTL and the
+  // store's byte budget: a ring of (session, the record's serial, when it finished). An entry
+  // whose record went otherwise (maxStreams, the session's budget, clear, stored to again) is
+  // dropped when it comes first, or when the ring is full and rebuilt.
+  private orderSession: Array<SessionEvents | undefined> = new Array<SessionEvents | undefined>(64).fill(undefined);
+  private orderSerial = new Float64Array(64);
+  private orderAt = new Float64Array(64);
+  private orderHead = 0;
+  private orderLength = 0;
+  /** Serial of the last stream that finished. */
+  private serial = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
@@ -238,7 +425,8 @@ export class MemoryEventStore implements EventStore {
         session = new SessionEvents(sessionId);
         this.sessions.set(sessionId, session);
       }
-      stream = fresh ? undefined : this.find(session, streamId);
+      // stored after it finished: live again
+      stream = fresh ? undefined : (session.live.get(streamId) ?? this.revive(session, streamId));
       if (!stream) {
         stream = new StoredStream(streamId, session);
         session.live.set(streamId, stream);
@@ -246,8 +434,6 @@ export class MemoryEventStore implements EventStore {
       this.last = stream;
     }
     const session = stream.session;
-    // stored after it finished: live again
-    if (stream.finishedAt >= 0) this.unlinkFinished(stream);
     const seq = ++this.seq;
     const data = message === null ? null : (text ?? serializeMessage(message));
     const bytes = EVENT_OVERHEAD + (data === null ? 0 : data.length);
@@ -292,91 +478,149 @@ export class MemoryEventStore implements EventStore {
     if (!/^[1-9][0-9]*$/.test(seqText)) return undefined;
     const seq = Number(seqText);
     const session = this.sessions.get(sessionId);
-    const stream = session && this.find(session, streamId);
-    if (!stream || seq > this.seq) return undefined;
-    const log = stream.log;
-    let from = -1;
-    for (let i = stream.head; i < log.length; i += SLOTS) {
-      if (log[i + SEQ] === seq) {
-        from = i + SLOTS;
-        break;
-      }
+    if (!session || seq > this.seq) return undefined;
+    const stream = session.live.get(streamId);
+    let after: Array<[number, string]> | undefined;
+    if (stream) after = textsAfter(stream, seq);
+    else {
+      const finished = session.finished;
+      const r = finished ? finished.find(streamId) : -1;
+      after = r < 0 ? undefined : finished!.textsAfter(r, seq);
     }
-    if (from < 0) {
-      if (seq !== stream.discardedThrough) return undefined;
-      from = stream.head;
-    }
-    const after: Array<[number, string]> = [];
-    for (let i = from; i < log.length; i += SLOTS) {
-      const text = log[i + TEXT];
-      if (text !== null) after.push([log[i + SEQ] as number, text as string]);
-    }
+    if (!after) return undefined;
     for (const [s, text] of after) send(`${streamId}_${s}`, text);
     return streamId;
   }
 
   streamFinished(sessionId: string, streamId: string): void {
     const stream = this.recent(sessionId, streamId) ?? this.sessions.get(sessionId)?.live.get(streamId);
-    if (!stream || stream.finishedAt >= 0) return;
+    if (!stream) return;
     const session = stream.session;
     session.live.delete(streamId);
-    // kept for minutes from here: the log at its exact size (push left room for ~16 more slots)
-    stream.log = stream.log.slice(stream.head);
-    stream.head = 0;
-    stream.finishedAt = Math.max(0, this.now() - this.epoch);
-    stream.prev = this.lastFinished;
-    if (this.lastFinished) this.lastFinished.next = stream;
-    else this.firstFinished = stream;
-    this.lastFinished = stream;
-    stream.sessionPrev = session.lastFinished;
-    if (session.lastFinished) session.lastFinished.sessionNext = stream;
-    else session.firstFinished = stream;
-    session.lastFinished = stream;
-    if (++session.finishedCount > this.maxStreams) this.release(session.firstFinished!);
+    if (this.last === stream) this.last = undefined;
+    if (this.maxStreams === 0) {
+      this.forgetBytes(session, stream.bytes);
+      this.dropIfEmpty(session);
+      return;
+    }
+    const finished = (session.finished ??= new FinishedStreams());
+    const serial = ++this.serial;
+    finished.append(stream, serial);
+    this.pushOrder(session, serial, Math.max(0, this.now() - this.epoch));
+    if (finished.count > this.maxStreams) this.releaseFirst(session);
   }
 
-  /** Stream `streamId` of `session`: a live one, else a finished one still kept (a scan of at most `maxStreams`). */
-  private find(session: SessionEvents, streamId: string): StoredStream | undefined {
-    const live = session.live.get(streamId);
-    if (live) return live;
-    for (let stream = session.lastFinished; stream; stream = stream.sessionPrev) if (stream.streamId === streamId) return stream;
-    return undefined;
+  /** Finished stream `streamId` of `session` as a live stream again, when one is kept. */
+  private revive(session: SessionEvents, streamId: string): StoredStream | undefined {
+    const finished = session.finished;
+    const r = finished ? finished.find(streamId) : -1;
+    if (r < 0) return undefined;
+    const stream = finished!.toStream(r, streamId, session);
+    finished!.kill(r);
+    if (finished!.count === 0) session.finished = undefined;
+    session.live.set(streamId, stream);
+    return stream;
   }
 
-  /** The stream stored to last, when it is stream `streamId` of session `sessionId` and still held. */
+  /** The stream stored to last, when it is stream `streamId` of session `sessionId` (always a live one). */
   private recent(sessionId: string, streamId: string): StoredStream | undefined {
     const last = this.last;
     return last !== undefined && last.streamId === streamId && last.session.id === sessionId ? last : undefined;
   }
 
-  /** Takes finished `stream` off both lists of finished streams (it is live again, or released). */
-  private unlinkFinished(stream: StoredStream, released = false): void {
-    const session = stream.session;
-    stream.finishedAt = -1;
-    if (stream.prev) stream.prev.next = stream.next;
-    else this.firstFinished = stream.next;
-    if (stream.next) stream.next.prev = stream.prev;
-    else this.lastFinished = stream.prev;
-    if (stream.sessionPrev) stream.sessionPrev.sessionNext = stream.sessionNext;
-    else session.firstFinished = stream.sessionNext;
-    if (stream.sessionNext) stream.sessionNext.sessionPrev = stream.sessionPrev;
-    else session.lastFinished = stream.sessionPrev;
-    stream.prev = stream.next = stream.sessionPrev = stream.sessionNext = undefined;
-    session.finishedCount--;
-    if (!released) session.live.set(stream.streamId, stream);
-  }
-
   clear(sessionId: string): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
-    for (const stream of [...session.live.values()]) this.release(stream);
-    while (session.firstFinished) this.release(session.firstFinished);
+    for (const stream of [...session.live.values()]) {
+      if (this.last === stream) this.last = undefined;
+      session.live.delete(stream.streamId);
+      this.forgetBytes(session, stream.bytes);
+    }
+    if (session.finished) this.forgetBytes(session, session.finished.counted);
+    session.finished = undefined;
     this.sessions.delete(sessionId);
+  }
+
+  private forgetBytes(session: SessionEvents, bytes: number): void {
+    session.bytes -= bytes;
+    this.bytes -= bytes;
+  }
+
+  private dropIfEmpty(session: SessionEvents): void {
+    if (session.live.size === 0 && session.finished === undefined && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+  }
+
+  /** Releases the finished stream of `session` that finished longest ago. */
+  private releaseFirst(session: SessionEvents): void {
+    const finished = session.finished!;
+    this.forgetBytes(session, finished.shift());
+    if (finished.count === 0) {
+      session.finished = undefined;
+      this.dropIfEmpty(session);
+    }
+  }
+
+  /** Whether the entry at `i` of the ring still names a kept record (or one stored to again since: rare, dropped when reached). */
+  private orderKept(i: number): boolean {
+    const finished = this.orderSession[i]!.finished;
+    return finished !== undefined && this.orderSerial[i] >= finished.firstSerial;
+  }
+
+  private pushOrder(session: SessionEvents, serial: number, at: number): void {
+    if (this.orderLength === this.orderSession.length) this.rebuildOrder();
+    const i = (this.orderHead + this.orderLength) % this.orderSession.length;
+    this.orderSession[i] = session;
+    this.orderSerial[i] = serial;
+    this.orderAt[i] = at;
+    this.orderLength++;
+  }
+
+  /** The ring is full: its entries that name kept records, in a ring at least twice their number. */
+  private rebuildOrder(): void {
+    const capacity = this.orderSession.length;
+    let kept = 0;
+    for (let n = 0; n < this.orderLength; n++) if (this.orderKept((this.orderHead + n) % capacity)) kept++;
+    let size = 64;
+    while (size < 2 * kept + 2) size *= 2;
+    const sessions = new Array<SessionEvents | undefined>(size).fill(undefined);
+    const serials = new Float64Array(size);
+    const at = new Float64Array(size);
+    let j = 0;
+    for (let n = 0; n < this.orderLength; n++) {
+      const i = (this.orderHead + n) % capacity;
+      if (!this.orderKept(i)) continue;
+      sessions[j] = this.orderSession[i];
+      serials[j] = this.orderSerial[i];
+      at[j] = this.orderAt[i];
+      j++;
+    }
+    this.orderSession = sessions;
+    this.orderSerial = serials;
+    this.orderAt = at;
+    this.orderHead = 0;
+    this.orderLength = j;
+  }
+
+  /**
+   * Takes the first entry off the ring and releases its record when that is its session's
+   * oldest (a kept record always is when its entry comes first: records and entries are both
+   * in the order streams finished); false when it named nothing kept.
+   */
+  private releaseOrderHead(): boolean {
+    const i = this.orderHead;
+    const session = this.orderSession[i]!;
+    const serial = this.orderSerial[i];
+    this.orderSession[i] = undefined;
+    this.orderHead = (i + 1) % this.orderSession.length;
+    this.orderLength--;
+    if (session.finished?.firstSerial !== serial) return false;
+    this.releaseFirst(session);
+    return true;
   }
 
   /** Releases finished streams past their TTL (oldest finished first, so the scan stops early). */
   private expire(now: number): void {
-    for (let stream = this.firstFinished; stream && now - stream.finishedAt >= this.ttlMs; stream = this.firstFinished) this.release(stream);
+    while (this.orderLength > 0 && now - this.orderAt[this.orderHead] >= this.ttlMs) this.releaseOrderHead();
   }
 
   /** Drops expired events at the head of a stream, keeping the newest of a live one. */
@@ -393,10 +637,12 @@ export class MemoryEventStore implements EventStore {
    * longest finished first, then the oldest events of the `live` ones, until `enough`.
    */
   private shed(session: SessionEvents | undefined, live: Iterable<StoredStream>, enough: () => boolean): void {
-    for (let stream = session ? session.firstFinished : this.firstFinished; stream; stream = session ? session.firstFinished : this.firstFinished) {
-      if (enough()) return;
-      this.release(stream);
+    if (session) {
+      while (session.finished && !enough()) this.releaseFirst(session);
+    } else {
+      while (this.orderLength > 0 && !enough()) this.releaseOrderHead();
     }
+    if (enough()) return;
     for (const stream of live) {
       while (!enough() && stream.kept > 1) this.dropHead(stream);
       if (enough()) return;
@@ -418,17 +664,28 @@ export class MemoryEventStore implements EventStore {
       stream.head = 0;
     }
   }
+}
 
-  private release(stream: StoredStream): void {
-    if (this.last === stream) this.last = undefined;
-    const bytes = stream.bytes;
-    const session = stream.session;
-    session.bytes -= bytes;
-    this.bytes -= bytes;
-    if (stream.finishedAt >= 0) this.unlinkFinished(stream, true);
-    else session.live.delete(stream.streamId);
-    if (session.live.size === 0 && session.finishedCount === 0 && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+/** {@link FinishedStreams.textsAfter} of a live stream. */
+function textsAfter(stream: StoredStream, seq: number): Array<[number, string]> | undefined {
+  const log = stream.log;
+  let from = -1;
+  for (let i = stream.head; i < log.length; i += SLOTS) {
+    if (log[i + SEQ] === seq) {
+      from = i + SLOTS;
+      break;
+    }
   }
+  if (from < 0) {
+    if (seq !== stream.discardedThrough) return undefined;
+    from = stream.head;
+  }
+  const after: Array<[number, string]> = [];
+  for (let i = from; i < log.length; i += SLOTS) {
+    const text = log[i + TEXT];
+    if (text !== null) after.push([log[i + SEQ] as number, text as string]);
+  }
+  return after;
 }
 
 /** A stored JSON text as a message again, integer ids beyond ±(2^53 − 1) exact. */

@@ -124,4 +124,65 @@ test('MemoryEventStore: finished streams are found by a scan of the session\'s k
   assert.is(store.size, store.sessionSize('y'), 'only y is held after clear(x)');
 });
 
+test('MemoryEventStore: finished streams kept as bytes give back every text exactly, through buffer growth, compaction and streams written again in between', async () => {
+  let clock = 0;
+  const store = new MemoryEventStore({ maxStreams: 40, ttlMs: 1000, now: () => clock });
+  const texts = ['é "quoted" \\ back', '𝄞 clef, 中文, emoji 😀', '', 'x'.repeat(3000)];
+  const expected = new Map<string, string[]>();
+  const firsts = new Map<string, string>();
+  for (let n = 1; n <= 200; n++) {
+    const id = `s.${n}`;
+    firsts.set(id, store.storeEvent('x', id, null, undefined, true));
+    const mine: string[] = [];
+    for (let k = 0; k < 1 + (n % 3); k++) {
+      const text = JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n, k, t: texts[(n + k) % texts.length] } });
+      store.storeEvent('x', id, JSON.parse(text), text);
+      mine.push(text);
+    }
+    expected.set(id, mine);
+    store.streamFinished('x', id);
+    // every 7th stream: one kept earlier is written again (live again, dead in the middle of the records) and finishes again
+    if (n % 7 === 0 && n > 20) {
+      const again = `s.${n - 10}`;
+      const text = JSON.stringify({ jsonrpc: '2.0', method: 'again', params: { n } });
+      store.storeEvent('x', again, JSON.parse(text), text);
+      expected.get(again)!.push(text);
+      store.streamFinished('x', again);
+    }
+  }
+  const replay = (id: string): string[] | undefined => {
+    const out: string[] = [];
+    return store.replayTextsAfter('x', firsts.get(id)!, (_e, t) => void out.push(t)) === id ? out : undefined;
+  };
+  // the 40 that finished last are kept: each with its texts, in order
+  const kept = [...expected.keys()].filter((id) => replay(id) !== undefined);
+  assert.is(kept.length, 40);
+  for (const id of kept) assert.equal(replay(id), expected.get(id), id);
+  assert.is(replay('s.1'), undefined);
+  const held = kept.reduce((sum, id) => sum + [null, ...expected.get(id)!].reduce((b, t) => b + 64 + (t?.length ?? 0), 0), 0);
+  assert.is(store.size, held, 'bytes: 64 per event (priming included) plus each text');
+  // the TTL still releases them in the order they finished
+  clock = 1500;
+  store.storeEvent('y', 'live', null);
+  assert.equal(kept.filter((id) => replay(id) !== undefined), []);
+  assert.is(store.sessionSize('x'), 0);
+  assert.is(store.size, 64, 'only the live stream of y');
+});
+
+test('MemoryEventStore: under a steady load the order of finished streams stays bounded by what is kept', () => {
+  const store = new MemoryEventStore({ maxStreams: 4 });
+  for (let n = 0; n < 20_000; n++) {
+    const session = `s${n % 8}`;
+    store.storeEvent(session, `${session}.${n}`, null, undefined, true);
+    store.storeEvent(session, `${session}.${n}`, m(n));
+    store.streamFinished(session, `${session}.${n}`);
+  }
+  // 8 sessions × 4 kept: the ring (private) holds at most a few times that, not the 20,000 that finished
+  const ring = (store as unknown as { orderSession: unknown[] }).orderSession;
+  assert.ok(ring.length <= 128, `ring of ${ring.length} entries`);
+  let held = 0;
+  for (let n = 20_000 - 32; n < 20_000; n++) held += 2 * 64 + JSON.stringify(m(n)).length;
+  assert.is(store.size, held, 'the 4 newest of each session, priming and message');
+});
+
 test.run();
