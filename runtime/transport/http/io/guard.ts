@@ -59,11 +59,31 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Time a request body has to arrive by default: 30 s (ms); slower is answered 408. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
-/** A bounded cache of verdicts by header value (emptied when full). */
+/**
+ * A bounded cache of verdicts by header value (emptied when full). The value looked up last is
+ * compared first: a client sends the same headers on every request, and comparing two strings
+ * is cheaper than hashing a new one for the map (each request's header values are new strings).
+ */
 class Memo<T> extends Map<string, T> {
+  #lastKey: string | undefined = undefined;
+  #lastValue: T | undefined = undefined;
+  override get(key: string): T | undefined {
+    if (key === this.#lastKey) return this.#lastValue;
+    const value = super.get(key);
+    if (value !== undefined) {
+      this.#lastKey = key;
+      this.#lastValue = value;
+    }
+    return value;
+  }
   override set(key: string, value: T): this {
     if (this.size >= 256) this.clear();
     return super.set(key, value);
+  }
+  override clear(): void {
+    this.#lastKey = undefined;
+    this.#lastValue = undefined;
+    super.clear();
   }
 }
 

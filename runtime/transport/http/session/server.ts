@@ -312,7 +312,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     }
     const sid = h['mcp-session-id'];
     let session = sid === undefined ? undefined : sessions.get(sid);
-    if (session && expired(session, Date.now())) {
+    // the time the request arrived, read once (an expired session, and then the session's activity)
+    let now: number | undefined;
+    if (session && expired(session, (now = Date.now()))) {
       void session.close();
       session = undefined;
     }
@@ -336,7 +338,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (session && options.authorize && (!owners.has(session) || owners.get(session) !== principal(auth))) session = undefined;
     if (sid !== undefined && !session) return fail(ex, 404, ErrorCode.ServerError, 'Session not found');
     if (session) {
-      session.touch();
+      session.touch(now);
       sessions.touch(session.sessionId);
     }
     const sessionHeaders: HeaderMap = session ? session.responseHeaders : {};

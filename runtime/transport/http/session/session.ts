@@ -168,19 +168,23 @@ export class HttpServerSession implements Transport {
 
   /**
    * Handler side: a request carrying this session's id arrived (its body may still be on its
-   * way), which counts as activity.
+   * way), which counts as activity; `now`: the time it arrived (ms, as `Date.now()`), when read already.
    */
-  touch(): void {
-    this.#lastActive = Date.now();
+  touch(now: number = Date.now()): void {
+    this.#lastActive = now;
   }
 
   /**
-   * Handler side: a POST body for this session is being read (`true`) or was read (`false`).
-   * A session reading a body is not idle.
+   * Handler side: a POST body for this session is being read (`true`: the request was just
+   * {@link touch}ed) or was read (`false`, which counts as activity). A session reading a body
+   * is not idle.
    */
   reading(started: boolean): void {
-    this.#reading += started ? 1 : -1;
-    this.#lastActive = Date.now();
+    if (started) this.#reading++;
+    else {
+      this.#reading--;
+      this.#lastActive = Date.now();
+    }
     this.checkIdle();
   }
 
