@@ -306,9 +306,12 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       auth = verdict.auth;
     }
     const resuming = method === 'GET' && h['last-event-id'] !== undefined && storeFor !== undefined;
-    const version = h['mcp-protocol-version'];
-    if (version !== undefined && !versions.includes(version)) {
-      return fail(ex, 400, ErrorCode.ServerError, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${versions.join(', ')})`);
+    const sent = h['mcp-protocol-version'];
+    // the served version's own string from here on, not the header's copy: the maps and sets
+    // keyed by version (priming, tables) then find it without hashing a new string per request
+    const version = sent === undefined ? undefined : versions[versions.indexOf(sent)];
+    if (sent !== undefined && version === undefined) {
+      return fail(ex, 400, ErrorCode.ServerError, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(sent)} (supported: ${versions.join(', ')})`);
     }
     const sid = h['mcp-session-id'];
     let session = sid === undefined ? undefined : sessions.get(sid);
