@@ -155,38 +155,77 @@ class StoredStream {
 //   R_BYTES      f64  bytes counted for the budgets (the stream's `bytes`)
 //   R_DISCARDED  f64  the stream's `discardedThrough`
 //   R_LENGTH     u32  length of the whole record
-//   R_ALIVE      u32  1; 0 once the stream was stored to again (live again: this copy is dead)
-//   R_ID_LENGTH  u32  then the stream id, UTF-8
-// then per event: E_SEQ f64 sequence, E_AT f64 time stored, E_LENGTH i32 length of the text
-// (-1: a priming event), the text, UTF-8. (The texts are JSON.stringify output, well-formed
-// UTF-16, so UTF-8 gives them back exactly.)
+//   R_ID_LENGTH  u32  length of the stream id in bytes
+//   R_ID_UTF16   u32  1 when the id is written as UTF-16 code units, else 0 (UTF-8); then the id
+// then per event: E_SEQ f64 sequence, E_AT f64 time stored, E_LENGTH i32 length of the text in
+// bytes (-1: a priming event), E_UTF16 u8 as R_ID_UTF16, the text. A string goes as UTF-8 unless
+// it holds a lone surrogate, which UTF-8 cannot carry (JSON.stringify never makes one, a caller's
+// stream id might): then as its UTF-16 code units, so that every string comes back exactly.
 const R_SERIAL = 0;
 const R_BYTES = 8;
 const R_DISCARDED = 16;
 const R_LENGTH = 24;
-const R_ALIVE = 28;
-const R_ID_LENGTH = 32;
+const R_ID_LENGTH = 28;
+const R_ID_UTF16 = 32;
 const R_ID = 36;
 const E_SEQ = 0;
 const E_AT = 8;
 const E_LENGTH = 16;
-const E_TEXT = 20;
-/** First size of a session's buffer of finished streams, bytes; it doubles (or halves) as needed. */
+const E_UTF16 = 20;
+const E_TEXT = 21;
+/** Smallest size of a session's buffer of finished streams, bytes. */
 const FIRST_CAPACITY = 1024;
+/**
+ * Largest size of a session's buffer, bytes (a typed array this long still takes every write:
+ * `TextEncoder.encodeInto` writes nothing into a view past 2^31 bytes on some runtimes). The
+ * store releases a session's oldest finished streams to stay under it.
+ */
+const MAX_CAPACITY = 2 ** 30;
 const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder();
+/** (ignoreBOM: a U+FEFF that begins a string is part of it) */
+const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
+const wellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed()
+    : (s) => !/\p{Cs}/u.test(s);
+
+/** A buffer size for `used` bytes: half as much again, in KiB. */
+const roomFor = (used: number): number => Math.max(FIRST_CAPACITY, Math.ceil((used * 1.5) / 1024) * 1024);
+
+/** Writes `s` at `at` of `bytes` (room made), as UTF-8 or, when `utf16`, its code units; the bytes written. */
+function putString(bytes: Uint8Array, at: number, s: string, utf16: boolean): number {
+  if (!utf16) return ENCODER.encodeInto(s, bytes.subarray(at)).written;
+  for (let i = 0; i < s.length; i++) {
+    const unit = s.charCodeAt(i);
+    bytes[at + 2 * i] = unit & 0xff;
+    bytes[at + 2 * i + 1] = unit >>> 8;
+  }
+  return 2 * s.length;
+}
+
+/** The string of `length` bytes at `at`, as {@link putString} wrote it. */
+function getString(bytes: Uint8Array, at: number, length: number, utf16: boolean): string {
+  if (!utf16) return DECODER.decode(bytes.subarray(at, at + length));
+  let out = '';
+  for (let i = 0; i < length; i += 2 * 4096) {
+    const units: number[] = [];
+    for (let j = i; j < Math.min(length, i + 2 * 4096); j += 2) units.push(bytes[at + j] | (bytes[at + j + 1] << 8));
+    out += String.fromCharCode(...units);
+  }
+  return out;
+}
 
 /** The finished streams of one session, as records in one buffer (see above). */
 class FinishedStreams {
   bytes = new Uint8Array(FIRST_CAPACITY);
   view = new DataView(this.bytes.buffer);
-  /** Offset of the oldest record, which is alive (when there is one). */
+  /** Offset of the oldest record. */
   start = 0;
   /** Offset past the newest record. */
   end = 0;
-  /** Records alive. */
+  /** Records kept. */
   count = 0;
-  /** Bytes counted by the records alive. */
+  /** Bytes counted by the records kept. */
   counted = 0;
 
   /** Serial of the oldest record (Infinity: none). */
@@ -194,32 +233,45 @@ class FinishedStreams {
     return this.count === 0 ? Infinity : this.view.getFloat64(this.start + R_SERIAL, true);
   }
 
-  /** Adds finished `stream` as the newest record. */
-  append(stream: StoredStream, serial: number): void {
+  /** Bytes the records take. */
+  get used(): number {
+    return this.end - this.start;
+  }
+
+  /** The most bytes a record of `stream` can take (3 bytes of UTF-8 per UTF-16 code unit). */
+  static room(stream: StoredStream): number {
     const log = stream.log;
-    // room for the worst case: 3 bytes of UTF-8 per UTF-16 code unit
     let need = R_ID + 3 * stream.streamId.length;
     for (let i = stream.head; i < log.length; i += SLOTS) {
       const text = log[i + TEXT] as string | null;
       need += E_TEXT + (text === null ? 0 : 3 * text.length);
     }
-    this.reserve(need);
+    return need;
+  }
+
+  /** Adds finished `stream` as the newest record (at most `room` bytes, see {@link FinishedStreams.room}). */
+  append(stream: StoredStream, serial: number, room: number): void {
+    this.reserve(room);
+    const log = stream.log;
     const bytes = this.bytes;
     const view = this.view;
     const r = this.end;
     view.setFloat64(r + R_SERIAL, serial, true);
     view.setFloat64(r + R_BYTES, stream.bytes, true);
     view.setFloat64(r + R_DISCARDED, stream.discardedThrough, true);
-    view.setUint32(r + R_ALIVE, 1, true);
-    const idLength = ENCODER.encodeInto(stream.streamId, bytes.subarray(r + R_ID)).written;
+    const idUtf16 = !wellFormed(stream.streamId);
+    const idLength = putString(bytes, r + R_ID, stream.streamId, idUtf16);
     view.setUint32(r + R_ID_LENGTH, idLength, true);
+    view.setUint32(r + R_ID_UTF16, idUtf16 ? 1 : 0, true);
     let e = r + R_ID + idLength;
     for (let i = stream.head; i < log.length; i += SLOTS) {
       const text = log[i + TEXT] as string | null;
-      const length = text === null ? -1 : ENCODER.encodeInto(text, bytes.subarray(e + E_TEXT)).written;
+      const utf16 = text !== null && !wellFormed(text);
+      const length = text === null ? -1 : putString(bytes, e + E_TEXT, text, utf16);
       view.setFloat64(e + E_SEQ, log[i + SEQ] as number, true);
       view.setFloat64(e + E_AT, log[i + AT] as number, true);
       view.setInt32(e + E_LENGTH, length, true);
+      view.setUint8(e + E_UTF16, utf16 ? 1 : 0);
       e += E_TEXT + (length < 0 ? 0 : length);
     }
     view.setUint32(r + R_LENGTH, e - r, true);
@@ -228,19 +280,29 @@ class FinishedStreams {
     this.counted += stream.bytes;
   }
 
-  /** Makes room for `need` more bytes at the end: the records move to the start of a buffer twice their size and more. */
+  /** Makes room for `need` more bytes at the end: the records move to the start of this buffer, or of a larger one. */
   private reserve(need: number): void {
     if (this.end + need <= this.bytes.length) return;
-    const used = this.end - this.start;
-    let capacity = FIRST_CAPACITY;
-    while (capacity < 2 * (used + need)) capacity *= 2;
-    if (capacity === this.bytes.length) this.bytes.copyWithin(0, this.start, this.end);
-    else {
-      const bytes = new Uint8Array(capacity);
-      bytes.set(this.bytes.subarray(this.start, this.end));
-      this.bytes = bytes;
-      this.view = new DataView(bytes.buffer);
-    }
+    const capacity = roomFor(this.used + need);
+    if (capacity <= this.bytes.length) this.bytes.copyWithin(0, this.start, this.end);
+    else this.move(capacity);
+    this.end -= this.start;
+    this.start = 0;
+  }
+
+  /** Moves the records to the start of a new buffer of `capacity` bytes (offsets: the caller's). */
+  private move(capacity: number): void {
+    const bytes = new Uint8Array(capacity);
+    bytes.set(this.bytes.subarray(this.start, this.end));
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer);
+  }
+
+  /** A buffer over three times what its records take gets one of half as much again. */
+  private shrink(): void {
+    const used = this.used;
+    if (this.bytes.length <= FIRST_CAPACITY || 3 * used >= this.bytes.length) return;
+    this.move(roomFor(used));
     this.start = 0;
     this.end = used;
   }
@@ -251,41 +313,41 @@ class FinishedStreams {
     this.start += this.view.getUint32(this.start + R_LENGTH, true);
     this.count--;
     this.counted -= counted;
-    this.skipDead();
+    if (this.count === 0) this.start = this.end = 0;
+    else this.shrink();
     return counted;
   }
 
-  /** Marks record `r` dead (its stream is live again). */
-  kill(r: number): void {
-    this.view.setUint32(r + R_ALIVE, 0, true);
-    this.count--;
+  /** Takes record `r` out (its stream is live again); the later records move down. */
+  remove(r: number): void {
+    const length = this.view.getUint32(r + R_LENGTH, true);
     this.counted -= this.view.getFloat64(r + R_BYTES, true);
-    if (r === this.start) this.skipDead();
+    this.count--;
+    this.bytes.copyWithin(r, r + length, this.end);
+    this.end -= length;
+    if (this.count === 0) this.start = this.end = 0;
+    else this.shrink();
   }
 
-  /** Moves `start` past dead records (to the oldest alive one). */
-  private skipDead(): void {
-    if (this.count === 0) {
-      this.start = this.end = 0;
-      return;
-    }
-    const view = this.view;
-    while (view.getUint32(this.start + R_ALIVE, true) === 0) this.start += view.getUint32(this.start + R_LENGTH, true);
-  }
-
-  /** The offset of the alive record of stream `streamId`, or -1 (a scan of the records). */
+  /** The offset of the record of stream `streamId`, or -1 (a scan of the records). */
   find(streamId: string): number {
     const view = this.view;
     const bytes = this.bytes;
-    const id = ENCODER.encode(streamId);
+    const utf16 = !wellFormed(streamId);
+    const id = utf16 ? new Uint8Array(2 * streamId.length) : ENCODER.encode(streamId);
+    if (utf16) putString(id, 0, streamId, true);
     for (let r = this.start; r < this.end; r += view.getUint32(r + R_LENGTH, true)) {
-      if (view.getUint32(r + R_ALIVE, true) === 0 || view.getUint32(r + R_ID_LENGTH, true) !== id.length) continue;
+      if (view.getUint32(r + R_ID_LENGTH, true) !== id.length || (view.getUint32(r + R_ID_UTF16, true) === 1) !== utf16) continue;
       let i = 0;
       while (i < id.length && bytes[r + R_ID + i] === id[i]) i++;
-      // the same bytes, and the same string (an id that is not well-formed UTF-16 matches no other)
-      if (i === id.length && DECODER.decode(bytes.subarray(r + R_ID, r + R_ID + i)) === streamId) return r;
+      if (i === id.length) return r;
     }
     return -1;
+  }
+
+  /** Serial of record `r`. */
+  serialOf(r: number): number {
+    return this.view.getFloat64(r + R_SERIAL, true);
   }
 
   /**
@@ -310,13 +372,13 @@ class FinishedStreams {
     }
     const after: Array<[number, string]> = [];
     for (let e = from; e < end; e = this.nextEvent(e)) {
-      const length = view.getInt32(e + E_LENGTH, true);
-      if (length >= 0) after.push([view.getFloat64(e + E_SEQ, true), DECODER.decode(this.bytes.subarray(e + E_TEXT, e + E_TEXT + length))]);
+      const text = this.textAt(e);
+      if (text !== null) after.push([view.getFloat64(e + E_SEQ, true), text]);
     }
     return after;
   }
 
-  /** Record `r` as a live stream of `session` again (the record stays: {@link kill} it). */
+  /** Record `r` as a live stream of `session` again (the record stays: {@link remove} it). */
   toStream(r: number, streamId: string, session: SessionEvents): StoredStream {
     const view = this.view;
     const stream = new StoredStream(streamId, session);
@@ -324,11 +386,16 @@ class FinishedStreams {
     stream.discardedThrough = view.getFloat64(r + R_DISCARDED, true);
     const end = r + view.getUint32(r + R_LENGTH, true);
     for (let e = r + R_ID + view.getUint32(r + R_ID_LENGTH, true); e < end; e = this.nextEvent(e)) {
-      const length = view.getInt32(e + E_LENGTH, true);
-      const text = length < 0 ? null : DECODER.decode(this.bytes.subarray(e + E_TEXT, e + E_TEXT + length));
+      const text = this.textAt(e);
       stream.log.push(view.getFloat64(e + E_SEQ, true), view.getFloat64(e + E_AT, true), EVENT_OVERHEAD + (text === null ? 0 : text.length), text);
     }
     return stream;
+  }
+
+  /** The text of the event at `e` (null: a priming event). */
+  private textAt(e: number): string | null {
+    const length = this.view.getInt32(e + E_LENGTH, true);
+    return length < 0 ? null : getString(this.bytes, e + E_TEXT, length, this.view.getUint8(e + E_UTF16) === 1);
   }
 
   private nextEvent(e: number): number {
@@ -380,8 +447,9 @@ export class MemoryEventStore implements EventStore {
   private last: StoredStream | undefined;
   // The finished streams of every session in the order they finished, for the TTL and the
   // store's byte budget: a ring of (session, the record's serial, when it finished). An entry
-  // whose record went otherwise (maxStreams, the session's budget, clear, stored to again) is
-  // dropped when it comes first, or when the ring is full and rebuilt.
+  // whose record went otherwise (maxStreams, the session's budget, clear) is dropped when it
+  // comes first, or when the ring is full and rebuilt; one whose stream was stored to again is
+  // emptied at once.
   private orderSession: Array<SessionEvents | undefined> = new Array<SessionEvents | undefined>(64).fill(undefined);
   private orderSerial = new Float64Array(64);
   private orderAt = new Float64Array(64);
@@ -503,9 +571,18 @@ export class MemoryEventStore implements EventStore {
       this.dropIfEmpty(session);
       return;
     }
+    const room = FinishedStreams.room(stream);
+    // a session's buffer stays under MAX_CAPACITY: its oldest go first (a stream larger than
+    // that alone is not kept)
+    while (session.finished && roomFor(session.finished.used + room) > MAX_CAPACITY) this.releaseFirst(session, true);
+    if (roomFor(room) > MAX_CAPACITY) {
+      this.forgetBytes(session, stream.bytes);
+      this.dropIfEmpty(session);
+      return;
+    }
     const finished = (session.finished ??= new FinishedStreams());
     const serial = ++this.serial;
-    finished.append(stream, serial);
+    finished.append(stream, serial, room);
     this.pushOrder(session, serial, Math.max(0, this.now() - this.epoch));
     if (finished.count > this.maxStreams) this.releaseFirst(session);
   }
@@ -516,7 +593,8 @@ export class MemoryEventStore implements EventStore {
     const r = finished ? finished.find(streamId) : -1;
     if (r < 0) return undefined;
     const stream = finished!.toStream(r, streamId, session);
-    finished!.kill(r);
+    this.forgetOrder(finished!.serialOf(r));
+    finished!.remove(r);
     if (finished!.count === 0) session.finished = undefined;
     session.live.set(streamId, stream);
     return stream;
@@ -550,20 +628,38 @@ export class MemoryEventStore implements EventStore {
     if (session.live.size === 0 && session.finished === undefined && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
   }
 
-  /** Releases the finished stream of `session` that finished longest ago. */
-  private releaseFirst(session: SessionEvents): void {
+  /** Releases the finished stream of `session` that finished longest ago (`keep`: the session stays, a stream is about to be added to it). */
+  private releaseFirst(session: SessionEvents, keep = false): void {
     const finished = session.finished!;
     this.forgetBytes(session, finished.shift());
     if (finished.count === 0) {
       session.finished = undefined;
-      this.dropIfEmpty(session);
+      if (!keep) this.dropIfEmpty(session);
     }
   }
 
-  /** Whether the entry at `i` of the ring still names a kept record (or one stored to again since: rare, dropped when reached). */
+  /** Whether the entry at `i` of the ring still names a kept record. */
   private orderKept(i: number): boolean {
-    const finished = this.orderSession[i]!.finished;
+    const finished = this.orderSession[i]?.finished;
     return finished !== undefined && this.orderSerial[i] >= finished.firstSerial;
+  }
+
+  /** Drops the entry of the record numbered `serial` from the ring (a binary search: the ring is in serial order). */
+  private forgetOrder(serial: number): void {
+    const capacity = this.orderSession.length;
+    let low = 0;
+    let high = this.orderLength - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const i = (this.orderHead + middle) % capacity;
+      const found = this.orderSerial[i];
+      if (found === serial) {
+        this.orderSession[i] = undefined;
+        return;
+      }
+      if (found < serial) low = middle + 1;
+      else high = middle - 1;
+    }
   }
 
   private pushOrder(session: SessionEvents, serial: number, at: number): void {
@@ -608,12 +704,12 @@ export class MemoryEventStore implements EventStore {
    */
   private releaseOrderHead(): boolean {
     const i = this.orderHead;
-    const session = this.orderSession[i]!;
+    const session = this.orderSession[i];
     const serial = this.orderSerial[i];
     this.orderSession[i] = undefined;
     this.orderHead = (i + 1) % this.orderSession.length;
     this.orderLength--;
-    if (session.finished?.firstSerial !== serial) return false;
+    if (session === undefined || session.finished?.firstSerial !== serial) return false;
     this.releaseFirst(session);
     return true;
   }

@@ -185,4 +185,39 @@ test('MemoryEventStore: under a steady load the order of finished streams stays 
   assert.is(store.size, held, 'the 4 newest of each session, priming and message');
 });
 
+test('MemoryEventStore: stream ids that UTF-8 alone would change (a leading U+FEFF, a lone surrogate) are found once finished, and stored to again', async () => {
+  const store = new MemoryEventStore();
+  for (const id of ['\uFEFFa', 'a\uD800', '\uDC00', 'é😀']) {
+    const priming = store.storeEvent('x', id, null);
+    const first = store.storeEvent('x', id, m(1));
+    store.streamFinished('x', id);
+    const texts: string[] = [];
+    assert.is(store.replayTextsAfter('x', priming, (_e, t) => void texts.push(t)), id, JSON.stringify(id));
+    assert.equal(texts, [JSON.stringify(m(1))]);
+    // stored again: the same stream, live, then finished again
+    store.storeEvent('x', id, m(2));
+    store.streamFinished('x', id);
+    const again: string[] = [];
+    assert.is(store.replayTextsAfter('x', first, (_e, t) => void again.push(t)), id);
+    assert.equal(again, [JSON.stringify(m(2))]);
+  }
+});
+
+test('MemoryEventStore: a finished stream stored to again and again, behind an older one still kept, holds its one copy (no dead copies, the order ring bounded)', () => {
+  const store = new MemoryEventStore({ maxEventsPerStream: 1 });
+  store.storeEvent('s', 'A', m(0));
+  store.streamFinished('s', 'A');
+  const text = 'x'.repeat(10_000);
+  for (let n = 0; n < 2000; n++) {
+    store.storeEvent('s', 'B', { jsonrpc: '2.0', method: 'n', params: { n, text } });
+    store.streamFinished('s', 'B');
+  }
+  const internals = store as unknown as { sessions: Map<string, { finished: { count: number; bytes: Uint8Array } }>; orderSession: unknown[] };
+  const finished = internals.sessions.get('s')!.finished;
+  assert.is(finished.count, 2);
+  assert.ok(finished.bytes.length <= 64 * 1024, `buffer of ${finished.bytes.length} bytes for two streams of ~10 KB`);
+  assert.ok(internals.orderSession.length <= 64, `ring of ${internals.orderSession.length}`);
+  assert.is(store.size, 2 * 64 + JSON.stringify(m(0)).length + JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n: 1999, text } }).length);
+});
+
 test.run();
