@@ -429,6 +429,8 @@ const EVENT_OVERHEAD = 64;
  * the stream is looked up under the session the call names. A message is kept as the JSON
  * text it went out as (`serializeMessage`), and replayed as that text
  * ({@link MemoryEventStore.replayTextsAfter}) or parsed again ({@link replayEventsAfter}).
+ * Finished streams are kept as bytes, at most 1 GiB of them per session whatever the budgets
+ * (past it, the session's oldest finished streams go first).
  */
 export class MemoryEventStore implements EventStore {
   private readonly maxEvents: number;
