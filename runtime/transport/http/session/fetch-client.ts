@@ -22,6 +22,7 @@
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { exactIds, idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
+import { FewSet } from '../../../jsonrpc/few.js';
 import { BODY_HEAD, bodyHead, type BodySink, Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
@@ -81,8 +82,8 @@ export interface HttpClientTransportOptions {
 
 interface StreamState {
   kind: 'post' | 'standalone';
-  /** Requests whose responses are expected on this stream, by id (a Map tells `1` from `"1"`). */
-  pending: Map<string | number, string | number>;
+  /** Requests whose responses are expected on this stream, by id (`1` and `"1"` are two; one, except in a batch, so no Set made). */
+  pending: FewSet<string | number>;
   sessionId: string | undefined;
   lastEventId?: string;
   retry?: number;
@@ -118,7 +119,7 @@ export class HttpClientTransport implements Transport {
   private session: string | undefined;
   private version: string | undefined;
   /** One handle per POST in flight (its reply included), all cancelled by close(). */
-  private readonly inFlight = new Set<Cancel>();
+  private readonly inFlight = new FewSet<Cancel>();
   private readonly streams = new Set<StreamState>();
   private standalone: StreamState | undefined;
   /** Settles {@link standaloneOpened}'s promise: true once the GET stream answered, false once given up. */
@@ -231,7 +232,7 @@ export class HttpClientTransport implements Transport {
       }
       if (type === 'text/event-stream') {
         const state = this.track('post', this.session);
-        state.pending.set(requestId, requestId);
+        state.pending.add(requestId);
         streaming = true;
         this.consume(res, state, cancel);
         return;
@@ -263,7 +264,7 @@ export class HttpClientTransport implements Transport {
     for (const s of this.streams) stopStream(s);
     this.streams.clear();
     if (this.session !== undefined) await this.terminateSession().catch(() => undefined);
-    for (const c of this.inFlight) c.cancel();
+    for (const c of [...this.inFlight]) c.cancel();
     this.inFlight.clear();
     this.events?.onClose();
   }
@@ -286,7 +287,7 @@ export class HttpClientTransport implements Transport {
   }
 
   private track(kind: StreamState['kind'], sessionId: string | undefined): StreamState {
-    const state: StreamState = { kind, pending: new Map(), sessionId, failures: 0, aborted: false };
+    const state: StreamState = { kind, pending: new FewSet(), sessionId, failures: 0, aborted: false };
     this.streams.add(state);
     return state;
   }
@@ -429,7 +430,7 @@ export class HttpClientTransport implements Transport {
       if (!(error instanceof SessionExpiredError)) this.events?.onError?.(error);
       return;
     }
-    for (const id of state.pending.values()) {
+    for (const id of [...state.pending]) {
       if (this.events?.onRequestError) this.events.onRequestError(id, error);
       else {
         const wire = error instanceof RpcError ? error.toJSON() : { code: TRANSPORT_ERROR, message: error.message };
