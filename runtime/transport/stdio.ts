@@ -34,6 +34,15 @@ import { ConnectionClosedError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 
+/** ./stdio-too-long.ts, imported once per process on the first over-long line (a failed import is tried again on the next). */
+let tooLongModule: Promise<typeof import('./stdio-too-long.js')> | undefined;
+function loadTooLong(): Promise<typeof import('./stdio-too-long.js')> {
+  return (tooLongModule ??= import('./stdio-too-long.js').catch((e: unknown) => {
+    tooLongModule = undefined;
+    throw e;
+  }));
+}
+
 /** Options both sides share. */
 export interface StdioCommonOptions {
   /** Maximum line size in bytes (default 16 MiB). A longer line is dropped, reported and answered (see the module docs). */
@@ -161,7 +170,7 @@ class LineChannel {
    */
   private tooLong(e: FrameError): void {
     this.later(() =>
-      import('./stdio-too-long.js').then(
+      loadTooLong().then(
         (m) => m.answerTooLong(e, this.maxLine, this.answerParseErrors, this.events, (msg) => this.write(msg), (x) => this.report(x)),
         (x: Error) => this.report(x), // the module could not load
       ),
