@@ -393,6 +393,9 @@ test('stdio server: random bytes on stdin never crash it; parse errors are answe
       await peer.start();
       for (const c of chunks) input.write(c);
       input.write('\n{"jsonrpc":"2.0","id":"last","method":"ping"}\n');
+      // the answer to an over-long line (over 64 bytes here) loads its module on the first such
+      // line, and the ping's answer follows it: wait for that (at most 10 s)
+      for (let waited = 0; !out.some((m) => m.id === 'last') && waited < 10_000; waited += 10) await sleep(10);
       await settle();
       assert.equal(out.filter((m) => m.id === 'last').map((m) => m.result), [{}]);
       for (const m of out) assert.ok('result' in m || (typeof m.error?.code === 'number'), JSON.stringify(m));
