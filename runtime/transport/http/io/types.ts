@@ -25,7 +25,6 @@ export interface ResponseSink {
   onClose(listener: () => void): void;
 }
 
-/** The request side of an exchange. */
 /** Why a body was not read: over the limit, or not in within the time bound. */
 export type BodyFailure = 'too-large' | 'timeout';
 
@@ -38,10 +37,6 @@ export interface Exchange {
   localPort?: number;
   /** Aborted when the connection closes before the response completed. */
   signal: AbortSignal;
-  /**
-   * Reads the whole body, at most `limit` bytes.
-   * @returns the bytes, or `'too-large'` when the body (or its Content-Length) exceeds `limit`.
-   */
   /**
    * Reads the whole body, at most `limit` bytes, within `timeoutMs` (0 or undefined: no bound).
    * @returns the bytes, `'too-large'` when the body (or its Content-Length) exceeds `limit`, or
