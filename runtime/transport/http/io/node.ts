@@ -53,10 +53,10 @@ export abstract class NodeResponseSink implements ResponseSink {
   }
   /**
    * Sends status and headers. They and what is written in the same tick (priming event, a
-   * quick reply) leave together at the end of the tick, in one socket write; a stream also
-   * ended within that tick goes out as one body with its `Content-Length` (the bytes of the
-   * event stream are the same, only the HTTP framing differs), else the body stays open
-   * (chunked) for later writes.
+   * quick reply) leave together at the end of the tick, in one socket write (a stream also
+   * ended within that tick: head, body and last chunk in that one write), else the body stays
+   * open for later writes. The body is chunked either way: a `Content-Length` would cost a
+   * UTF-8 length of the whole text and one more header, for the same bytes of the stream.
    */
   open(status: number, headers: Record<string, string>): void {
     if (this.res.headersSent || this.#held || this.gone) return;
@@ -87,7 +87,7 @@ export abstract class NodeResponseSink implements ResponseSink {
     if (held) {
       this.#held = undefined;
       if (this.gone || this.res.writableEnded) return;
-      this.res.writeHead(held.status, { ...held.headers, 'Content-Length': String(Buffer.byteLength(held.text)) }).end(held.text);
+      this.res.writeHead(held.status, held.headers).end(held.text);
       return;
     }
     if (!this.res.writableEnded) this.res.end();
