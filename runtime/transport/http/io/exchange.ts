@@ -11,6 +11,10 @@ export type { BodyFailure, Exchange, HeaderMap, ResponseSink };
 
 const encoder = new TextEncoder();
 
+/** Calls `f(a)` once the current tick's work is done (no closure per call): `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
+export const afterTick: <A>(f: (a: A) => void, a: A) => void =
+  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a) => process.nextTick(f, a) : (f, a) => void setTimeout(f, 0, a);
+
 function tooLargeByHeader(length: string | undefined, limit: number): boolean {
   return length !== undefined && /^[0-9]+$/.test(length) && Number(length) > limit;
 }
@@ -138,9 +142,10 @@ export function fetchExchange(request: Request): { exchange: Exchange; response:
       resolve(new Response(status === 204 || status === 202 ? null : (body ?? null), { status, headers: h }));
       fireClose();
     },
-    open(status, h) {
+    open(status, h, then, arg) {
       if (started || closed) return;
       started = true;
+      if (then) afterTick(then, arg as Parameters<typeof then>[0]);
       const body = new ReadableStream<Uint8Array>({
         start(c) {
           controller = c;

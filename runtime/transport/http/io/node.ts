@@ -34,6 +34,7 @@ interface Held {
 
 function flushHeld(sink: NodeResponseSink): void {
   sink.flush();
+  sink.afterFlush();
 }
 
 /**
@@ -46,6 +47,9 @@ export abstract class NodeResponseSink implements ResponseSink {
   protected gone = false;
   /** Set by {@link open} until the end of the tick. */
   #held: Held | undefined;
+  /** The `afterTick` of {@link open} and its argument, until called. */
+  #afterTick: ((arg: unknown) => void) | undefined;
+  #afterTickArg: unknown;
   constructor(protected readonly res: ServerResponse) {}
   respond(status: number, headers: Record<string, string>, body?: string): void {
     if (this.res.headersSent || this.#held || this.gone) return;
@@ -58,10 +62,23 @@ export abstract class NodeResponseSink implements ResponseSink {
    * open for later writes. The body is chunked either way: a `Content-Length` would cost a
    * UTF-8 length of the whole text and one more header, for the same bytes of the stream.
    */
-  open(status: number, headers: Record<string, string>): void {
+  open<A>(status: number, headers: Record<string, string>, afterTick?: (arg: A) => void, arg?: A): void {
     if (this.res.headersSent || this.#held || this.gone) return;
     this.#held = { status, headers, text: '' };
+    if (afterTick) {
+      this.#afterTick = afterTick as (arg: unknown) => void;
+      this.#afterTickArg = arg;
+    }
+    // (one deferred call for both: the flush, then the caller's `afterTick`)
     process.nextTick(flushHeld, this);
+  }
+  /** Calls the `afterTick` of {@link open} (once). */
+  afterFlush(): void {
+    const f = this.#afterTick;
+    if (!f) return;
+    const arg = this.#afterTickArg;
+    this.#afterTick = this.#afterTickArg = undefined;
+    f(arg);
   }
   /** Sends what {@link open} held (nothing when the stream already ended or the connection is gone). */
   flush(): void {

@@ -11,8 +11,12 @@ export type HeaderMap = Record<string, string>;
 export interface ResponseSink {
   /** Sends a complete response (`body` UTF-8 text, or none). Ignored once anything was sent. */
   respond(status: number, headers: HeaderMap, body?: string): void;
-  /** Sends status and headers and keeps the body open for {@link ResponseSink.write}. */
-  open(status: number, headers: HeaderMap): void;
+  /**
+   * Sends status and headers and keeps the body open for {@link ResponseSink.write}. When the
+   * stream is opened, `afterTick(arg)` is called once the current tick's work is done (whether
+   * the stream is still open then or not): the one deferred call a stream's opening costs.
+   */
+  open<A>(status: number, headers: HeaderMap, afterTick?: (arg: A) => void, arg?: A): void;
   /** Writes body text to an open stream; false when the connection is gone. */
   write(text: string): boolean;
   /** Ends the body. Idempotent. */

@@ -64,10 +64,6 @@ export interface SessionSettings {
 
 const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | undefined)?.then === 'function';
 
-/** Calls `f(a)` once the current tick's work is done (no closure per call): `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
-const afterTick: <A>(f: (a: A) => void, a: A) => void =
-  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a) => process.nextTick(f, a) : (f, a) => void setTimeout(f, 0, a);
-
 const isShared = (store: EventStore | undefined): store is SharedEventStore =>
   store !== undefined && typeof (store as SharedEventStore).follow === 'function' && typeof (store as SharedEventStore).streamOpened === 'function';
 
@@ -719,12 +715,13 @@ export class HttpServerSession implements Transport {
 
   private openPrimed(s: OutStream, sink: ResponseSink, id: string | undefined): void {
     if (s.sink !== sink || sink.closed || sink.started) return;
-    sink.open(200, this.sseHeaders(s.headers));
+    // keep-alive comments once the stream is still open at the end of this tick (a reply that
+    // ends within it needs no timer), checked by the sink's own end-of-tick call
+    sink.open(200, this.sseHeaders(s.headers), this.settings.keepAliveMs > 0 ? this.keepAliveIfOpen : undefined, s);
     if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
       s.resumable = true;
       if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
     }
-    this.keepAliveAfterTick(s);
   }
 
   private async openHeld(s: OutStream, sink: ResponseSink, held: Array<{ eventId?: string; message: JSONRPCMessage }>): Promise<void> {
@@ -777,16 +774,11 @@ export class HttpServerSession implements Transport {
     return this.store(s, null);
   }
 
-  /**
-   * Keep-alive comments for `s` once it is still open at the end of this tick (a reply that ends
-   * within it needs no timer).
-   */
-  private keepAliveAfterTick(s: OutStream): void {
-    if (this.settings.keepAliveMs <= 0) return;
-    // one check function per session (made with its first stream), not a closure per stream
-    afterTick((this.#keepAliveIfOpen ??= (open: OutStream) => {
+  /** Starts the keep-alive comments of `s` when it is still open (one function per session, made with its first stream, not a closure per stream). */
+  private get keepAliveIfOpen(): (s: OutStream) => void {
+    return (this.#keepAliveIfOpen ??= (open: OutStream) => {
       if (open.sink && !open.sink.closed) this.keepAlive(open);
-    }), s);
+    });
   }
 
   private keepAlive(s: OutStream): void {
