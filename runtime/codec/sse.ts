@@ -287,6 +287,19 @@ export function encodeEvent(init: SseEventInit): string {
 }
 
 /**
+ * Encodes one event carrying a JSON text as `JSON.stringify` writes it, which holds no CR or LF
+ * (so one `data` line, and the text is not scanned for line breaks), with an event ID when
+ * `id` is given: `encodeJsonEvent('4', '{"a":1}')` → `'id: 4\ndata: {"a":1}\n\n'`. Same output
+ * as {@link encodeEvent} for such text.
+ * @throws TypeError when `id` contains a line break or a NUL.
+ */
+export function encodeJsonEvent(id: string | undefined, json: string): string {
+  if (id === undefined) return `data: ${json}\n\n`;
+  if (id.indexOf('\n') !== -1 || id.indexOf('\r') !== -1 || id.indexOf('\0') !== -1) throw new TypeError('SSE event id must not contain CR, LF or NUL');
+  return `id: ${id}\ndata: ${json}\n\n`;
+}
+
+/**
  * Encodes a comment line followed by a blank line; clients ignore it, so it serves as a
  * keep-alive. Line breaks in `text` start further comment lines. `encodeComment()` → `':\n\n'`.
  */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeComment, encodeEvent, SseDecoderStream, SseParser, SseSizeError, type SseEvent } from '../../../runtime/codec/sse.js';
+import { encodeComment, encodeEvent, encodeJsonEvent, SseDecoderStream, SseParser, SseSizeError, type SseEvent } from '../../../runtime/codec/sse.js';
 
 const enc = new TextEncoder();
 
@@ -128,6 +128,17 @@ test('encodeEvent: fields, multi-line data, priming, errors', () => {
   assert.throws(() => encodeEvent({ event: 'a\nb', data: '' }), TypeError);
   assert.throws(() => encodeEvent({ retry: -1, data: '' }), TypeError);
   assert.throws(() => encodeEvent({ retry: 1.5, data: '' }), TypeError);
+});
+
+test('encodeJsonEvent: as encodeEvent for JSON texts, the id checked', () => {
+  // JSON.stringify escapes line breaks inside strings: the text is one data line
+  const json = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'a\nb\r\nc', n: '\u2028' } });
+  assert.ok(!json.includes('\n') && !json.includes('\r'));
+  assert.is(encodeJsonEvent('s_7', json), encodeEvent({ id: 's_7', data: json }));
+  assert.is(encodeJsonEvent(undefined, json), encodeEvent({ data: json }));
+  assert.is(encodeJsonEvent('4', '{"a":1}'), 'id: 4\ndata: {"a":1}\n\n');
+  assert.equal(parseAll([encodeJsonEvent('9', json)]).events.map((e) => [e.id, JSON.parse(e.data)]), [['9', JSON.parse(json)]]);
+  for (const id of ['a\rb', 'a\0b', '\n']) assert.throws(() => encodeJsonEvent(id, '{}'), TypeError, JSON.stringify(id));
 });
 
 test('encodeComment: keep-alive, multi-line', () => {

@@ -10,7 +10,7 @@
  * stream. With an {@link EventStore} every SSE event carries an ID and a reconnecting client
  * gets the events it missed on that one stream.
  */
-import { encodeComment, encodeEvent } from '../../../codec/sse.js';
+import { encodeComment, encodeEvent, encodeJsonEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { MemoryEventStore, type EventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
@@ -919,9 +919,10 @@ export class HttpServerSession implements Transport {
     }
   }
 
+  /** Writes `message` on the connection of `s` as one event (`text`: its `serializeMessage` text, when made already). */
   private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): void {
     if (!s.sink) return;
-    if (s.sink.write(encodeEvent({ id: eventId, data: text ?? serializeMessage(message) })) && eventId !== undefined) {
+    if (s.sink.write(encodeJsonEvent(eventId, text ?? serializeMessage(message))) && eventId !== undefined) {
       s.resumable = true;
       if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
     }
