@@ -12,7 +12,7 @@ export type { BodyFailure, Exchange, HeaderMap, ResponseSink };
 const encoder = new TextEncoder();
 
 /** Calls `f(a)` once the current tick's work is done (no closure per call): `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
-export const afterTick: <A>(f: (a: A) => void, a: A) => void =
+const afterTick: <A>(f: (a: A) => void, a: A) => void =
   typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a) => process.nextTick(f, a) : (f, a) => void setTimeout(f, 0, a);
 
 function tooLargeByHeader(length: string | undefined, limit: number): boolean {
