@@ -189,6 +189,29 @@ const wellFormed: (s: string) => boolean =
     ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed()
     : (s) => !/\p{Cs}/u.test(s);
 
+/** Strings up to this many code units are copied by {@link putUtf8}'s loop while they are ASCII. */
+const LOOP_MAX = 512;
+
+/**
+ * Writes `s` at `at` of `bytes` (room made) as UTF-8; the bytes written, or -1 when `s` holds a
+ * lone surrogate (nothing usable written: write its code units instead). A short ASCII string
+ * (the usual JSON text and stream id) is copied by a loop, without the view and result object
+ * that `encodeInto` takes.
+ */
+function putUtf8(bytes: Uint8Array, at: number, s: string): number {
+  const n = s.length;
+  if (n <= LOOP_MAX) {
+    let i = 0;
+    for (; i < n; i++) {
+      const unit = s.charCodeAt(i);
+      if (unit > 0x7f) break;
+      bytes[at + i] = unit;
+    }
+    if (i === n) return n;
+  }
+  return wellFormed(s) ? ENCODER.encodeInto(s, bytes.subarray(at)).written : -1;
+}
+
 /** A buffer size for `used` bytes: half as much again, in KiB. */
 const roomFor = (used: number): number => Math.max(FIRST_CAPACITY, Math.ceil((used * 1.5) / 1024) * 1024);
 
@@ -259,15 +282,17 @@ class FinishedStreams {
     view.setFloat64(r + R_SERIAL, serial, true);
     view.setFloat64(r + R_BYTES, stream.bytes, true);
     view.setFloat64(r + R_DISCARDED, stream.discardedThrough, true);
-    const idUtf16 = !wellFormed(stream.streamId);
-    const idLength = putString(bytes, r + R_ID, stream.streamId, idUtf16);
+    let idLength = putUtf8(bytes, r + R_ID, stream.streamId);
+    const idUtf16 = idLength < 0;
+    if (idUtf16) idLength = putString(bytes, r + R_ID, stream.streamId, true);
     view.setUint32(r + R_ID_LENGTH, idLength, true);
     view.setUint32(r + R_ID_UTF16, idUtf16 ? 1 : 0, true);
     let e = r + R_ID + idLength;
     for (let i = stream.head; i < log.length; i += SLOTS) {
       const text = log[i + TEXT] as string | null;
-      const utf16 = text !== null && !wellFormed(text);
-      const length = text === null ? -1 : putString(bytes, e + E_TEXT, text, utf16);
+      let length = text === null ? -1 : putUtf8(bytes, e + E_TEXT, text);
+      const utf16 = text !== null && length < 0;
+      if (utf16) length = putString(bytes, e + E_TEXT, text, true);
       view.setFloat64(e + E_SEQ, log[i + SEQ] as number, true);
       view.setFloat64(e + E_AT, log[i + AT] as number, true);
       view.setInt32(e + E_LENGTH, length, true);

@@ -203,6 +203,21 @@ test('MemoryEventStore: stream ids that UTF-8 alone would change (a leading U+FE
   }
 });
 
+test('MemoryEventStore: texts of every kind come back from a finished stream exactly (short and long, ASCII, non-ASCII at the start and at the end)', () => {
+  const store = new MemoryEventStore();
+  const long = 'y'.repeat(600);
+  // (JSON texts of every length around 512 characters, ASCII and not, where the copy changes method)
+  const around = Array.from({ length: 40 }, (_, k) => 'x'.repeat(440 + k));
+  const texts = ['plain', 'é at the start', 'at the end: 😀', long, `${long}é`, `é${long}`, '', ...around, ...around.map((t) => `${t}é`)];
+  const messages = texts.map((text, n) => ({ jsonrpc: '2.0' as const, method: 'n', params: { n, text } }));
+  const priming = store.storeEvent('t', 'S', null);
+  for (const message of messages) store.storeEvent('t', 'S', message);
+  store.streamFinished('t', 'S');
+  const replayed: string[] = [];
+  assert.is(store.replayTextsAfter('t', priming, (_e, t) => void replayed.push(t)), 'S');
+  assert.equal(replayed, messages.map((message) => JSON.stringify(message)));
+});
+
 test('MemoryEventStore: a finished stream stored to again and again, behind an older one still kept, holds its one copy (no dead copies, the order ring bounded)', () => {
   const store = new MemoryEventStore({ maxEventsPerStream: 1 });
   store.storeEvent('s', 'A', m(0));
