@@ -270,8 +270,7 @@ export function encodeEvent(init: SseEventInit): string {
     out += `event: ${init.event}\n`;
   }
   if (init.id !== undefined) {
-    // (three scans, not a regular expression: an event ID is short, and this runs for every event)
-    if (init.id.indexOf('\n') !== -1 || init.id.indexOf('\r') !== -1 || init.id.indexOf('\0') !== -1) throw new TypeError('SSE event id must not contain CR, LF or NUL');
+    checkEventId(init.id);
     out += `id: ${init.id}\n`;
   }
   if (init.retry !== undefined) {
@@ -295,8 +294,14 @@ export function encodeEvent(init: SseEventInit): string {
  */
 export function encodeJsonEvent(id: string | undefined, json: string): string {
   if (id === undefined) return `data: ${json}\n\n`;
-  if (id.indexOf('\n') !== -1 || id.indexOf('\r') !== -1 || id.indexOf('\0') !== -1) throw new TypeError('SSE event id must not contain CR, LF or NUL');
+  checkEventId(id);
   return `id: ${id}\ndata: ${json}\n\n`;
+}
+
+/** @throws TypeError when event ID `id` contains CR, LF or NUL. */
+function checkEventId(id: string): void {
+  // (three scans, not a regular expression: an event ID is short, and this runs for every event)
+  if (id.indexOf('\n') !== -1 || id.indexOf('\r') !== -1 || id.indexOf('\0') !== -1) throw new TypeError('SSE event id must not contain CR, LF or NUL');
 }
 
 /**
