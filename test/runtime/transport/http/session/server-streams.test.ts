@@ -271,6 +271,28 @@ test('keep-alive comments on idle SSE connections', async () => {
   }
 });
 
+test('keep-alive comments on a POST stream that outlives its tick, over node:http and the WHATWG form; none on a reply that ends within it', async () => {
+  const srv = await startServer({ keepAliveMs: 20, replyMode: 'sse' });
+  try {
+    const sid = await initialize(srv.url);
+    const comments = (text: string): number => text.split('\n\n').filter((block) => block === ':').length;
+    // the slow request's stream opens at once (priming event) and stays open for 200 ms
+    const node = await (await post(srv.url, req(2, 'slow', { delayMs: 200 }), S(sid))).text();
+    const headers = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', Host: `127.0.0.1:${srv.port}`, ...S(sid) };
+    const web = await (await srv.handler.fetch(new Request(srv.url, { method: 'POST', headers, body: JSON.stringify(req(3, 'slow', { delayMs: 200 })) }))).text();
+    for (const [name, text, id] of [['node:http', node, 2], ['fetch', web, 3]] as const) {
+      assert.ok(comments(text) >= 2, `${name}: ${JSON.stringify(text)}`);
+      assert.ok(text.endsWith(`"id":${id},"result":{"echo":{"delayMs":200}}}\n\n`), `${name}: the reply last: ${JSON.stringify(text)}`);
+    }
+    // a quick reply is written and ended in the tick that opened its stream: no comment, no timer left
+    const quick = await (await post(srv.url, req(4, 'echo', { x: 1 }), S(sid))).text();
+    assert.is(comments(quick), 0, JSON.stringify(quick));
+    assert.ok(quick.includes('"id":4'), JSON.stringify(quick));
+  } finally {
+    await srv.close();
+  }
+});
+
 test('MemoryEventStore: per-stream bound, discarded cursor refused, priming never replayed', async () => {
   const store = new MemoryEventStore({ maxEventsPerStream: 3, maxStreams: 2 });
   const m = (i: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { i } });
