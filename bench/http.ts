@@ -10,6 +10,8 @@
  *   bare other side;
  * - sse.*: the same four pairs with SSE replies (`serve --reply sse`, bare-http-echo.mjs --sse
  *   writing one event per reply; issue #19), with `cpu_cost` ratios (ours over bare, CPU per call).
+ *   `sse_over_json`: a server's CPU per call with SSE replies beyond its JSON replies, ours and
+ *   bare, and how much farther ours is from the bare server with SSE than with JSON replies;
  * - json.sdk2, sse.sdk2: @modelcontextprotocol/client 2.4.0 (legacy negotiation: initialize) ↔
  *   an @modelcontextprotocol/server 2.4.0 McpServer per session on
  *   WebStandardStreamableHTTPServerTransport (bench/sdk2-http-server.mjs, JSON replies or --sse);
@@ -385,6 +387,23 @@ show('http.json.ours_vs_bare_limit.throughput', paired('ours', 'bare', rps));
 show('http.json.ours_vs_bare_limit.cpu_cost', paired('ours', 'bare', cpu));
 show('http.json.ours_client_vs_bare_client.cpu_cost', paired('json.ours_client_bare_server', 'bare', clientCpu));
 show('http.json.ours_server_vs_bare_server.cpu_cost', paired('json.bare_client_ours_server', 'bare', serverCpu));
+// What an SSE reply costs a server beyond its own JSON reply, CPU µs per call (bare client on
+// both; the median of the round-by-round differences): ours adds the event store, the priming
+// event and event framing to its JSON path, bare writes one event instead of one body. Then how
+// much farther from the bare server ours is with SSE replies than with JSON replies (1: as far).
+const over = (a: string, b: string): number => {
+  const x = rounds[a];
+  const y = rounds[b];
+  return x && y ? median(x.map((r, i) => r.server - y[i].server)) : NaN;
+};
+for (const [k, sse, json] of [['ours', 'sse.bare_client_ours_server', 'json.bare_client_ours_server'], ['bare', 'sse.bare', 'bare']]) {
+  const v = over(sse, json);
+  if (Number.isFinite(v)) console.log(`http.sse.${k}_server.sse_over_json: ${v.toFixed(1)} us`);
+}
+show(
+  'http.sse_vs_json.ours_server_vs_bare_server.cpu_cost',
+  paired('sse.bare_client_ours_server', 'sse.bare', serverCpu) / paired('json.bare_client_ours_server', 'bare', serverCpu),
+);
 if (results.ours && results.sdk && results.bare) compare('http', results as Parameters<typeof compare>[1]);
 
 // Against the SDKs in the same run (above 1 better): 2.4.0 in both reply modes; 1.32.2 with SSE
