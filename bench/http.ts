@@ -366,10 +366,12 @@ const show = (name: string, v: number): void => {
  * the machine (this kind of machine has them, for seconds at a time) meets both sides of each
  * ratio, where a ratio of the two medians may take them from different rounds.
  */
-const paired = (a: string, b: string, f: (r: Round) => number): number => {
+const paired = (a: string, b: string, f: (r: Round) => number): number => across(a, b, (x, y) => f(x) / f(y));
+/** The median over the rounds of `each(round of a, same round of b)` (NaN when either did not run). */
+const across = (a: string, b: string, each: (x: Round, y: Round) => number): number => {
   const x = rounds[a];
   const y = rounds[b];
-  return x && y ? median(x.map((r, i) => f(r) / f(y[i]))) : NaN;
+  return x && y ? median(x.map((r, i) => each(r, y[i]))) : NaN;
 };
 const rps = (r: Round): number => r.rps;
 const cpu = (r: Round): number => r.client + r.server;
@@ -391,13 +393,8 @@ show('http.json.ours_server_vs_bare_server.cpu_cost', paired('json.bare_client_o
 // both; the median of the round-by-round differences): ours adds the event store, the priming
 // event and event framing to its JSON path, bare writes one event instead of one body. Then how
 // much farther from the bare server ours is with SSE replies than with JSON replies (1: as far).
-const over = (a: string, b: string): number => {
-  const x = rounds[a];
-  const y = rounds[b];
-  return x && y ? median(x.map((r, i) => r.server - y[i].server)) : NaN;
-};
 for (const [k, sse, json] of [['ours', 'sse.bare_client_ours_server', 'json.bare_client_ours_server'], ['bare', 'sse.bare', 'bare']]) {
-  const v = over(sse, json);
+  const v = across(sse, json, (x, y) => x.server - y.server);
   if (Number.isFinite(v)) console.log(`http.sse.${k}_server.sse_over_json: ${v.toFixed(1)} us`);
 }
 show(
