@@ -11,7 +11,8 @@
  * - sse.*: the same four pairs with SSE replies (`serve --reply sse`, bare-http-echo.mjs --sse
  *   writing one event per reply; issue #19), with `cpu_cost` ratios (ours over bare, CPU per call).
  *   `sse_over_json`: a server's CPU per call with SSE replies beyond its JSON replies, ours and
- *   bare, and how much farther ours is from the bare server with SSE than with JSON replies;
+ *   bare; `sse_vs_json`: how much farther our server is from the bare one with SSE replies than
+ *   with JSON replies;
  * - json.sdk2, sse.sdk2: @modelcontextprotocol/client 2.4.0 (legacy negotiation: initialize) ↔
  *   an @modelcontextprotocol/server 2.4.0 McpServer per session on
  *   WebStandardStreamableHTTPServerTransport (bench/sdk2-http-server.mjs, JSON replies or --sse);
@@ -384,11 +385,13 @@ const serverCpu = (r: Round): number => r.server;
 show('http.sse.ours_vs_bare_limit.throughput', paired('sse.ours', 'sse.bare', rps));
 show('http.sse.ours_vs_bare_limit.cpu_cost', paired('sse.ours', 'sse.bare', cpu));
 show('http.sse.ours_client_vs_bare_client.cpu_cost', paired('sse.ours_client_bare_server', 'sse.bare', clientCpu));
-show('http.sse.ours_server_vs_bare_server.cpu_cost', paired('sse.bare_client_ours_server', 'sse.bare', serverCpu));
+const sseServerCost = paired('sse.bare_client_ours_server', 'sse.bare', serverCpu);
+show('http.sse.ours_server_vs_bare_server.cpu_cost', sseServerCost);
 show('http.json.ours_vs_bare_limit.throughput', paired('ours', 'bare', rps));
 show('http.json.ours_vs_bare_limit.cpu_cost', paired('ours', 'bare', cpu));
 show('http.json.ours_client_vs_bare_client.cpu_cost', paired('json.ours_client_bare_server', 'bare', clientCpu));
-show('http.json.ours_server_vs_bare_server.cpu_cost', paired('json.bare_client_ours_server', 'bare', serverCpu));
+const jsonServerCost = paired('json.bare_client_ours_server', 'bare', serverCpu);
+show('http.json.ours_server_vs_bare_server.cpu_cost', jsonServerCost);
 // What an SSE reply costs a server beyond its own JSON reply, CPU µs per call (bare client on
 // both; the median of the round-by-round differences): ours adds the event store, the priming
 // event and event framing to its JSON path, bare writes one event instead of one body. Then how
@@ -397,10 +400,7 @@ for (const [k, sse, json] of [['ours', 'sse.bare_client_ours_server', 'json.bare
   const v = across(sse, json, (x, y) => x.server - y.server);
   if (Number.isFinite(v)) console.log(`http.sse.${k}_server.sse_over_json: ${v.toFixed(1)} us`);
 }
-show(
-  'http.sse_vs_json.ours_server_vs_bare_server.cpu_cost',
-  paired('sse.bare_client_ours_server', 'sse.bare', serverCpu) / paired('json.bare_client_ours_server', 'bare', serverCpu),
-);
+show('http.sse_vs_json.ours_server_vs_bare_server.cpu_cost', sseServerCost / jsonServerCost);
 if (results.ours && results.sdk && results.bare) compare('http', results as Parameters<typeof compare>[1]);
 
 // Against the SDKs in the same run (above 1 better): 2.4.0 in both reply modes; 1.32.2 with SSE
