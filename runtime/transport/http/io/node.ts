@@ -182,23 +182,65 @@ export function parseJsonBody(body: Uint8Array): unknown {
  * already read (`req.body`, e.g. express.json()) is taken as it is: bytes, text, or a parsed
  * value serialized again. On a refusal the reader lets go of the request; answer with
  * {@link respondNode}, which drains the rest.
+ *
+ * A body whose Content-Length bytes have all arrived (the usual POST, sent with its head in one
+ * packet: node:http parses it right after the `'request'` event, before the microtasks queued
+ * there run) is taken from the request's buffer in one read, with no listeners, timer or wait
+ * for `'end'`.
  * @throws Error when the client went away before its body ended.
  */
 export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
   const length = req.headers['content-length'];
-  if (length !== undefined && /^[0-9]+$/.test(length) && Number(length) > limit) return Promise.resolve('too-large');
+  const declared = length !== undefined && /^[0-9]+$/.test(length) ? Number(length) : undefined;
+  if (declared !== undefined && declared > limit) return Promise.resolve('too-large');
+  // (a body taken from the buffer counts as read, though the request's 'end' may be still to come)
+  const ended = req.readableEnded || (req as ReadingRequest)[TAKEN] === true;
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (parsed !== undefined && req.readableEnded) {
+  if (parsed !== undefined && ended) {
     const bytes = parsed instanceof Uint8Array ? parsed : Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
     return Promise.resolve(bytes.byteLength > limit ? 'too-large' : bytes);
   }
-  if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
+  if (ended) return Promise.resolve(new Uint8Array(0));
   // the head passed its checks: a client waiting on `Expect: 100-continue` may send the body now
   const waiting = (req as AwaitingContinue)[AWAITS_CONTINUE];
   if (waiting) {
     (req as AwaitingContinue)[AWAITS_CONTINUE] = undefined;
     if (!waiting.headersSent) waiting.writeContinue();
   }
+  if (declared !== undefined && !waiting) {
+    const taken = takeBuffered(req, declared);
+    if (taken) return Promise.resolve(taken);
+    // (called in the 'request' event, before the body's bytes were parsed: look again after them)
+    if (!req.complete) return Promise.resolve().then(() => takeBuffered(req, declared) ?? listenBody(req, limit, timeoutMs));
+  }
+  return listenBody(req, limit, timeoutMs);
+}
+
+/** Marks a request whose whole body {@link takeBuffered} took (node's `complete` may follow later in the same read). */
+const TAKEN = Symbol('taken');
+
+/**
+ * The body of `req` when all `declared` bytes of it are in its buffer and nothing else reads
+ * it (no listener, not flowing, no text encoding set); undefined otherwise. The request is
+ * then resumed, so that it ends (`'end'`, `'close'`) as a request read by listeners does.
+ */
+function takeBuffered(req: IncomingMessage, declared: number): Uint8Array | undefined {
+  if ((req as ReadingRequest)[LISTENING] || req.readableFlowing !== null || req.readableEncoding !== null || req.destroyed || req.readableLength !== declared) return undefined;
+  const chunk = declared === 0 ? null : (req.read() as Buffer | null);
+  if (declared > 0 && chunk?.byteLength !== declared) {
+    // (not what the buffer held: left for the listeners)
+    if (chunk) req.unshift(chunk);
+    return undefined;
+  }
+  (req as ReadingRequest)[TAKEN] = true;
+  req.resume();
+  return chunk ?? new Uint8Array(0);
+}
+
+/** Reads the body of `req` by its `'data'` events (see {@link readNodeBody}). */
+function listenBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+  // a request destroyed before its end emits no more events: waiting on them would hang
+  if (req.destroyed && !req.readableEnded) return Promise.reject(new Error('HTTP request aborted before its body ended'));
   return new Promise((resolve, reject) => {
     const read: BodyRead = { limit, size: 0, chunks: [], resolve, reject, timer: undefined };
     // (a body that came in with its head is all there: no timer for it)
@@ -242,7 +284,7 @@ interface BodyRead {
 const BODY = Symbol('body');
 /** The body listeners are on the request (once per request, whatever the number of reads). */
 const LISTENING = Symbol('listening');
-type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead; [LISTENING]?: boolean };
+type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead; [LISTENING]?: boolean; [TAKEN]?: boolean };
 
 /**
  * Ends the read of `req` (once): its timer goes. The four listeners stay (module functions, no
@@ -293,7 +335,8 @@ export const EARLY_RESPONSE_DRAIN: Readonly<{ bytes: number; ms: number }> = { b
  */
 export function respondNode(res: ServerResponse, status: number, headers: Record<string, string>, body?: string): void {
   const req = res.req as IncomingMessage | undefined;
-  const early = req !== undefined && !req.complete;
+  // (a body taken whole from the buffer has all arrived, though node may mark it complete only later)
+  const early = req !== undefined && !req.complete && !(req as ReadingRequest)[TAKEN];
   if (!early && body === undefined) {
     // (an empty body said by its length, not as an empty chunked one)
     res.writeHead(status, status === 204 || status === 304 ? headers : { ...headers, 'Content-Length': '0' }).end();
