@@ -32,7 +32,7 @@ import { createReferenceServer, type ServerClass } from '../../reference/server.
 import type { ServeAuthOptions } from './serve-auth.js';
 import { oauthFetch } from '@mcpgen/runtime/auth';
 import { startLoopbackRedirect } from '@mcpgen/runtime/auth';
-import { HttpStatusError } from '@mcpgen/runtime/http';
+import { HttpStatusError, afterClosingResponse } from '@mcpgen/runtime/http';
 import { httpClientTransport, serveHttp } from './serve-http.js';
 import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
 
@@ -438,7 +438,10 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
   served.server.closeIdleConnections();
   if (posts.count > 0) {
     io.err(`mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`);
-    await Promise.race([posts.idle(), signalled(), new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref())]);
+    // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([posts.idle(), signalled(), new Promise((r) => (grace = setTimeout(r, SHUTDOWN_GRACE_MS)))]);
+    clearTimeout(grace);
   }
   await served.close();
   return 0;
@@ -455,18 +458,28 @@ function count(text: string | undefined, flag: string, min: number): number | un
 /** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM, ms. */
 const SHUTDOWN_GRACE_MS = 2000;
 
-/** Counts the server's POSTs whose response has not closed yet (GET streams are long-lived). */
+/**
+ * Counts the server's POSTs whose response has not closed yet (GET streams are long-lived). A
+ * POST pipelined behind a response that closes its connection is not processed, so not counted;
+ * one queued behind another response counts until its response or its connection closes
+ * (node:http never closes a queued response whose connection went away).
+ */
 function countPosts(server: HttpServer): { readonly count: number; idle(): Promise<void> } {
   let count = 0;
   let waiters: (() => void)[] = [];
   const counted = (req: IncomingMessage, res: ServerResponse): void => {
-    if (req.method !== 'POST') return;
+    if (req.method !== 'POST' || afterClosingResponse(req)) return;
     count++;
-    res.once('close', () => {
+    const socket = res.socket === null ? req.socket : undefined;
+    const done = (): void => {
+      res.off('close', done);
+      socket?.off('close', done);
       if (--count > 0) return;
       for (const w of waiters) w();
       waiters = [];
-    });
+    };
+    res.once('close', done);
+    socket?.once('close', done);
   };
   // (a POST sent with `Expect: 100-continue` arrives as checkContinue)
   server.prependListener('request', counted);

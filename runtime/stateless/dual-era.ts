@@ -16,7 +16,7 @@ import type { StreamableHttpHandler } from '../transport/http/session/server.js'
 import { readRequestBody } from '../transport/http/io/exchange.js';
 import { corsNode, withCors } from '../transport/http/io/cors.js';
 import { RequestGuard, refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from '../transport/http/io/guard.js';
-import { refuseNode } from '../transport/http/io/node.js';
+import { afterClosingResponse, refuseNode } from '../transport/http/io/node.js';
 import { PARSED_MESSAGE, parseJsonBody, readNodeBody, type StatelessHttpHandler } from '../transport/http/stateless/server.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 import { isRequestId, type RequestId } from '../jsonrpc/message.js';
@@ -198,7 +198,7 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
     return 'refusal' in verdict ? verdict.refusal : undefined;
   };
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
-    if (corsNode(cors, req, res)) return;
+    if (afterClosingResponse(req) || corsNode(cors, req, res)) return;
     let message: unknown;
     if ((req.method ?? '').toUpperCase() === 'POST') {
       const head = checkHead(req.method!, req.headers as Readonly<Record<string, string | undefined>>, req.socket?.localPort);

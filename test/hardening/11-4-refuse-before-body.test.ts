@@ -15,6 +15,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LegacySseClientTransport } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
 import { startServe, type Served } from '../runtime/tasks/serve-process.js';
+import { connect } from 'node:net';
 import { rawRequest, refusalError, type RawResponse } from './raw-http.js';
 
 const MiB = 1024 * 1024;
@@ -169,5 +170,63 @@ test('6 concurrent chunked clients going over the limit mid-stream read their 41
     }
   }
 });
+
+
+test('a request pipelined behind an answer that closes the connection is not processed (RFC 9112 §9.6), and none held up shutdown', async () => {
+  const own = await startServe('--rev', '2025-11-25');
+  let stderr = '';
+  own.proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    const port = portOf(own);
+    const host = `127.0.0.1:${port}`;
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    const opened = await pipelined(port, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAccept: ${ACCEPT}\r\nContent-Type: application/json\r\nContent-Length: ${init.length}\r\n\r\n${init}`, 300);
+    const sid = /\r\nMcp-Session-Id: (\S+)\r\n/i.exec(opened)?.[1];
+    assert.ok(sid, `a session: ${opened}`);
+    const session = `Host: ${host}\r\nAccept: ${ACCEPT}\r\nMcp-Session-Id: ${sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n`;
+    const call = (id: number, args: Record<string, unknown>, name = 'echo'): string => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+      return `POST /mcp HTTP/1.1\r\n${session}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    // one write: a POST refused before its body (415: the connection closes), then a DELETE of
+    // the session and a call, pipelined behind it: neither may run
+    const refused = `POST /mcp HTTP/1.1\r\n${session}Content-Type: text/plain\r\nContent-Length: 7\r\n\r\n{"a":1}`;
+    const got = await pipelined(port, refused + `DELETE /mcp HTTP/1.1\r\n${session}\r\n` + call(2, { text: 'pipelined' }));
+    assert.match(got, /^HTTP\/1\.1 415 /, 'the refusal');
+    assert.match(got, /\r\nConnection: close\r\n/i);
+    assert.is(got.split('HTTP/1.1 ').length - 1, 1, `one response only: ${got}`);
+    const after = await pipelined(port, call(3, { text: 'after' }), 300);
+    assert.match(after, /^HTTP\/1\.1 200 /, `the pipelined DELETE did not end the session (${after})`);
+    assert.match(after, /"text":"after"/);
+    // a call queued behind a slow one on a connection the client then drops counts as ended
+    const dropped = pipelined(port, call(4, { seconds: 30 }, 'slow_compute') + call(5, { text: 'queued' }), 300);
+    await dropped;
+    await new Promise((r) => setTimeout(r, 200));
+    const start = Date.now();
+    own.proc.kill('SIGTERM');
+    assert.is(await own.exited, 0, `exit code (stderr: ${stderr})`);
+    assert.not.match(stderr, /in flight/, 'no request left counted as in flight');
+    assert.ok(Date.now() - start < 1500, `shut down at once, not after the grace period (${Date.now() - start} ms)`);
+  } finally {
+    await own.stop();
+  }
+});
+
+/** Writes `raw` on a new connection; what came back until the server closed it (or `dropAfterMs`, then the client closes). */
+function pipelined(port: number, raw: string, dropAfterMs?: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    const timer = setTimeout(() => (dropAfterMs === undefined ? reject(new Error(`connection still open; got ${JSON.stringify(got)}`)) : socket.destroy()), dropAfterMs ?? 5000);
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (got += d));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    socket.write(raw);
+  });
+}
 
 test.run();

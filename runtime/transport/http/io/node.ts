@@ -351,9 +351,23 @@ export function respondNode(res: ServerResponse, status: number, headers: Record
   }
   h.Connection = 'close';
   res.shouldKeepAlive = false;
+  if (req.socket) (req.socket as ClosingSocket)[CLOSING] = true;
   res.writeHead(status, h);
   res.write(text);
   drainThenEnd(req, res);
+}
+
+const CLOSING = Symbol('closing');
+type ClosingSocket = NonNullable<IncomingMessage['socket']> & { [CLOSING]?: boolean };
+
+/**
+ * Whether `req` came after a response that said `Connection: close` on its connection (an
+ * answer {@link respondNode} sent before the body was in). Such a request, pipelined behind the
+ * closing one, must not be processed (RFC 9112 §9.6): every node:http entry point leaves it
+ * unanswered, and the connection ends once that response is out.
+ */
+export function afterClosingResponse(req: IncomingMessage): boolean {
+  return (req.socket as ClosingSocket | null)?.[CLOSING] === true;
 }
 
 /** Writes `refusal` as a JSON-RPC error response through {@link respondNode}. */

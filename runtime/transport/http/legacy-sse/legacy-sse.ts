@@ -25,7 +25,7 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpStatusError } from '../session/client.js';
 import { nodeExchange } from '../io/exchange.js';
 import { RequestGuard } from '../io/guard.js';
-import { refuseNode, requestPath, respondNode } from '../io/node.js';
+import { afterClosingResponse, refuseNode, requestPath, respondNode } from '../io/node.js';
 import { shapeProblem, type SessionInfo } from '../session/server.js';
 import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -205,6 +205,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   }
 
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
+    if (afterClosingResponse(req)) return;
     try {
       await handle(req, res);
     } catch (e) {

@@ -31,6 +31,7 @@ import { MemoryEventStore, type EventStore } from './event-store.js';
 import { fetchExchange, nodeExchange, type Exchange, type HeaderMap } from '../io/exchange.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
+import { afterClosingResponse } from '../io/node.js';
 import { refusalBody, refusalHeaders, RequestGuard } from '../io/guard.js';
 import type { Authorizer } from '../../../auth/types.js';
 import { principalId } from '../../../auth/principal.js';
@@ -561,7 +562,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     }
   }
 
-  const handler = ((req: IncomingMessage, res: ServerResponse) => (corsNode(guard.cors, req, res) ? Promise.resolve() : safely(nodeExchange(req, res)))) as StreamableHttpHandler;
+  const handler = ((req: IncomingMessage, res: ServerResponse) => (afterClosingResponse(req) || corsNode(guard.cors, req, res) ? Promise.resolve() : safely(nodeExchange(req, res)))) as StreamableHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
       value: (request: Request): Promise<Response> =>

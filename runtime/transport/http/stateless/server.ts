@@ -36,7 +36,7 @@ import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './headers.js';
 import { RequestGuard, type HttpRefusal } from '../io/guard.js';
 import { shapeProblem } from '../session/server.js';
-import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, type WithParsed, parseJsonBody, readNodeBody } from '../io/node.js';
+import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, type WithParsed, afterClosingResponse, parseJsonBody, readNodeBody } from '../io/node.js';
 import type { ReplyMode } from '../session/session.js';
 
 import type { ProtocolTable } from '../../../protocol/table.js';
@@ -416,7 +416,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 
   /** The `node:http` path: headers read in place, the body gathered from its events. */
   async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (corsNode(guard.cors, req, res)) return;
+    if (afterClosingResponse(req) || corsNode(guard.cors, req, res)) return;
     const sink = new NodeSink(res);
     try {
       const headers = req.headers as Readonly<Record<string, string | undefined>>;
