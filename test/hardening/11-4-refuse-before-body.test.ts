@@ -15,8 +15,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LegacySseClientTransport } from '../../runtime/transport/http/legacy-sse/legacy-sse.js';
 import { startServe, type Served } from '../runtime/tasks/serve-process.js';
-import { connect } from 'node:net';
-import { rawRequest, refusalError, type RawResponse } from './raw-http.js';
+import { rawExchange as pipelined, rawRequest, refusalError, type RawResponse } from './raw-http.js';
 
 const MiB = 1024 * 1024;
 const ACCEPT = 'application/json, text/event-stream';
@@ -211,22 +210,5 @@ test('a request pipelined behind an answer that closes the connection is not pro
     await own.stop();
   }
 });
-
-/** Writes `raw` on a new connection; what came back until the server closed it (or `dropAfterMs`, then the client closes). */
-function pipelined(port: number, raw: string, dropAfterMs?: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let got = '';
-    const timer = setTimeout(() => (dropAfterMs === undefined ? reject(new Error(`connection still open; got ${JSON.stringify(got)}`)) : socket.destroy()), dropAfterMs ?? 5000);
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (got += d));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-    socket.write(raw);
-  });
-}
 
 test.run();

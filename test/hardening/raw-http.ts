@@ -133,3 +133,24 @@ export function refusalError(res: RawResponse): { code: number; message: string 
   if (body.jsonrpc !== '2.0' || body.id !== null || typeof body.error?.code !== 'number') throw new Error(`not a JSON-RPC refusal: ${res.body}`);
   return body.error;
 }
+
+/**
+ * Writes `raw` (one request or several, pipelined) on a new connection to `port` and resolves
+ * with all the server sent until it closed the connection; with `dropAfterMs`, the client
+ * closes it then instead (else, still open after 5 s, it rejects).
+ */
+export function rawExchange(port: number, raw: string, dropAfterMs?: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    const timer = setTimeout(() => (dropAfterMs === undefined ? reject(new Error(`connection still open; got ${JSON.stringify(got)}`)) : socket.destroy()), dropAfterMs ?? 5000);
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (got += d));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    socket.write(raw);
+  });
+}

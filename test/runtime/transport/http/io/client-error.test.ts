@@ -1,26 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { answerClientError } from '../../../../../runtime/transport/http/io/node.js';
 import { startServe } from '../../../tasks/serve-process.js';
-
-/** Writes `raw` on a new connection to `port` and resolves with all the server sent until it closed the connection. */
-function exchange(port: number, raw: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let got = '';
-    const timer = setTimeout(() => reject(new Error(`connection still open; got ${JSON.stringify(got)}`)), 5000);
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (got += d));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-    socket.write(raw);
-  });
-}
+import { rawExchange as exchange } from '../../../../hardening/raw-http.js';
 
 /** The status line's code and the JSON body of a raw response (undefined: no body). */
 function parse(raw: string): { status: number; close: boolean; body: { jsonrpc?: string; id?: unknown; error?: { code: number; message: string } } | undefined } {
