@@ -226,12 +226,8 @@ const TAKEN = Symbol('taken');
  */
 function takeBuffered(req: IncomingMessage, declared: number): Uint8Array | undefined {
   if ((req as ReadingRequest)[LISTENING] || req.readableFlowing !== null || req.readableEncoding !== null || req.destroyed || req.readableLength !== declared) return undefined;
-  const chunk = declared === 0 ? null : (req.read() as Buffer | null);
-  if (declared > 0 && chunk?.byteLength !== declared) {
-    // (not what the buffer held: left for the listeners)
-    if (chunk) req.unshift(chunk);
-    return undefined;
-  }
+  // (in byte mode a read without a size returns the whole buffer: the declared bytes)
+  const chunk = declared === 0 ? null : (req.read() as Buffer);
   (req as ReadingRequest)[TAKEN] = true;
   req.resume();
   return chunk ?? new Uint8Array(0);
