@@ -36,7 +36,6 @@
  * `npm run bench:http [-- --quick] [--no-idle] [--only <regexp>] [--rounds <n>]`: `--only` keeps the
  * targets whose name matches (e.g. `'^sse\.'`), and prints the ratios whose figures all ran.
  */
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +46,7 @@ import { Client } from '../generated/2025-11-25/index.js';
 import { Client as DraftClient } from '../generated/draft/index.js';
 import { HttpClientTransport } from '../runtime/transport/http/session/client.js';
 import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/client.js';
-import { type Call, compare, median, ratio, sequential, startServer, stopChild } from './measure.js';
+import { type Call, compare, median, processCpuUs, ratio, sequential, startServer, stopChild } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 300 : 1500;
@@ -248,15 +247,8 @@ process.on('warning', (w) => {
   else console.error(`${w.name}: ${w.message}`);
 });
 
-/** CPU time of process `pid` so far (user + system), µs; NaN where /proc is missing. */
-function cpuOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks at USER_HZ 100
-  } catch {
-    return NaN;
-  }
-}
+/** CPU time of process `pid` so far (user + system, all its threads), µs; NaN where /proc is missing. */
+const cpuOf = (pid: number): number => processCpuUs(pid) ?? NaN;
 
 // All servers run at once and the rounds alternate between the targets, so that a change of
 // the machine's load hits all of them alike; CPU per call (this process + the server) is the

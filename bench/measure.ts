@@ -5,6 +5,7 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 export type Call = () => Promise<unknown>;
 
@@ -12,6 +13,25 @@ export type Call = () => Promise<unknown>;
 export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * CPU time (µs) the threads of process `pid` have run so far, to the nanosecond: the sum of
+ * Linux `/proc/<pid>/task/<tid>/schedstat` over its threads (`/proc/<pid>/stat` counts 10 ms
+ * ticks, too coarse for a round of a few hundred ms); undefined without Linux /proc.
+ */
+export function processCpuUs(pid: number | undefined): number | undefined {
+  const dir = `/proc/${pid}/task`;
+  if (pid === undefined || !existsSync(dir)) return undefined;
+  let ns = 0;
+  for (const task of readdirSync(dir)) {
+    try {
+      ns += Number(readFileSync(`${dir}/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return ns / 1000;
+}
 
 /** `n` calls one after another: p50 and p99 latency in µs. */
 export async function sequential(call: Call, n: number): Promise<{ p50: number; p99: number }> {

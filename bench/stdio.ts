@@ -26,7 +26,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { StdioClientTransport } from '../runtime/transport/stdio.js';
-import { type Call, compare, flood, median, sequential } from './measure.js';
+import { type Call, compare, flood, median, processCpuUs, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 500 : 2000;
@@ -97,21 +97,6 @@ async function bare(): Promise<Pair> {
   };
 }
 
-
-/** CPU time (µs) the threads of process `pid` have run so far; undefined without Linux /proc. */
-function processCpuUs(pid: number | undefined): number | undefined {
-  const dir = `/proc/${pid}/task`;
-  if (pid === undefined || !existsSync(dir)) return undefined;
-  let ns = 0;
-  for (const task of readdirSync(dir)) {
-    try {
-      ns += Number(readFileSync(`${dir}/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // a thread that ended meanwhile
-    }
-  }
-  return ns / 1000;
-}
 
 const selfCpuUs = (): number => {
   const u = process.cpuUsage();
