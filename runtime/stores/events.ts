@@ -5,6 +5,7 @@
  */
 import { exactIds, serializeMessage } from '../jsonrpc/message.js';
 import { FewMap } from '../jsonrpc/few.js';
+import { decimal } from '../jsonrpc/decimal.js';
 import type { JSONRPCMessage } from '../jsonrpc/transport.js';
 import type { RequestId } from '../jsonrpc/message.js';
 
@@ -540,7 +541,8 @@ export class MemoryEventStore implements EventStore {
     else this.dropExpired(stream, now);
     if (session.bytes > this.maxSessionBytes) this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
     if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
-    return `${streamId}_${seq}`;
+    // (the sequence is new on every call: its text made outside the number-to-string cache)
+    return `${streamId}_${decimal(seq)}`;
   }
 
   /**
@@ -583,7 +585,7 @@ export class MemoryEventStore implements EventStore {
       after = r < 0 ? undefined : finished!.textsAfter(r, seq);
     }
     if (!after) return undefined;
-    for (const [s, text] of after) send(`${streamId}_${s}`, text);
+    for (const [s, text] of after) send(`${streamId}_${decimal(s)}`, text);
     return streamId;
   }
 

@@ -24,6 +24,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { JSONRPCMessage } from '../../jsonrpc/transport.js';
 import type { RequestId } from '../../jsonrpc/message.js';
 import { serializeMessage } from '../../jsonrpc/message.js';
+import { decimal } from '../../jsonrpc/decimal.js';
 import type { FollowEnd, SharedEventStore } from '../events.js';
 import { SessionLimitError, type SessionRecord, type SessionStore } from '../sessions.js';
 import type { BusMessage, NotificationBus } from '../bus.js';
@@ -131,7 +132,7 @@ function parseEventId(eventId: string): { streamId: string; xid: string } | unde
   return XID.test(xid) ? { streamId: eventId.slice(0, cut), xid } : undefined;
 }
 
-const idKey = (id: RequestId): string => `${typeof id}:${id}`;
+const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 /**
  * Connects to the Redis at `url` (`redis://host:port/db`) and returns the stores. Rejects

@@ -17,6 +17,7 @@ import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 import { FewMap, FewSet } from '../../../jsonrpc/few.js';
+import { decimal } from '../../../jsonrpc/decimal.js';
 import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 import type { ReplyMode } from './stream.js';
@@ -69,7 +70,8 @@ const isShared = (store: EventStore | undefined): store is SharedEventStore =>
 
 type Id = string | number | bigint;
 
-const idKey = (id: Id): string => `${typeof id}:${id}`;
+// (a number id counts up on most clients: its text made outside the number-to-string cache)
+const idKey = (id: Id): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 /** A JSON-RPC error body with `id: null`, for HTTP-level rejections. */
 export function errorBody(code: number, message: string): string {
