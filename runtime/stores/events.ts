@@ -700,13 +700,18 @@ export class MemoryEventStore implements EventStore {
     this.orderLength++;
   }
 
-  /** The ring is full: its entries that name kept records, in a ring at least twice their number. */
+  /**
+   * The ring is full: its entries that name kept records, in a ring at least twice their number.
+   * That is the same ring, compacted in place, unless it must grow or is four times too large:
+   * a new ring of thousands of entries for each rebuild was garbage of the old generation.
+   */
   private rebuildOrder(): void {
     const capacity = this.orderSession.length;
     let kept = 0;
     for (let n = 0; n < this.orderLength; n++) if (this.orderKept((this.orderHead + n) % capacity)) kept++;
     let size = 64;
     while (size < 2 * kept + 2) size *= 2;
+    if (size <= capacity && 4 * size > capacity) return this.compactOrder();
     const sessions = new Array<SessionEvents | undefined>(size).fill(undefined);
     const serials = new Float64Array(size);
     const at = new Float64Array(size);
@@ -724,6 +729,29 @@ export class MemoryEventStore implements EventStore {
     this.orderAt = at;
     this.orderHead = 0;
     this.orderLength = j;
+  }
+
+  /**
+   * Drops the entries of the ring that name no kept record, in place: the others move up in
+   * order behind the head (an entry is only ever written where an earlier one was read).
+   */
+  private compactOrder(): void {
+    const capacity = this.orderSession.length;
+    const head = this.orderHead;
+    let w = 0;
+    for (let n = 0; n < this.orderLength; n++) {
+      const i = (head + n) % capacity;
+      if (!this.orderKept(i)) continue;
+      if (w !== n) {
+        const j = (head + w) % capacity;
+        this.orderSession[j] = this.orderSession[i];
+        this.orderSerial[j] = this.orderSerial[i];
+        this.orderAt[j] = this.orderAt[i];
+      }
+      w++;
+    }
+    for (let n = w; n < this.orderLength; n++) this.orderSession[(head + n) % capacity] = undefined;
+    this.orderLength = w;
   }
 
   /**

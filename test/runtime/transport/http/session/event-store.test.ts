@@ -235,4 +235,52 @@ test('MemoryEventStore: a finished stream stored to again and again, behind an o
   assert.is(store.size, 2 * 64 + JSON.stringify(m(0)).length + JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n: 1999, text } }).length);
 });
 
+test('MemoryEventStore: the order of finished streams is compacted in place when it fills (its head moved on, so around its end), and the TTL still releases oldest first', async () => {
+  let clock = 0;
+  const store = new MemoryEventStore({ maxStreams: 2, ttlMs: 1000, now: () => clock });
+  const internals = store as unknown as { orderSession: unknown[]; orderHead: number; orderLength: number };
+  const ring = internals.orderSession;
+  const streams: Array<[string, string, string]> = [];
+  const finish = (n: number): void => {
+    const session = `s${n % 4}`;
+    streams.push([session, `t${n}`, store.storeEvent(session, `t${n}`, m(n))]);
+    store.streamFinished(session, `t${n}`);
+  };
+  const names = (from: number): string[] => streams.slice(from).map(([session, stream]) => `${session}/${stream}`);
+  for (let n = 0; n < 30; n++) {
+    clock = n;
+    finish(n);
+  }
+  // the entries of times 0 to 9 are past the TTL: the ring's head moves on by 10
+  clock = 1009.5;
+  store.storeEvent('z', 'live', m(0));
+  assert.is(internals.orderHead, 10);
+  // the ring (64 entries) is full at 30 + 64 - 1 = 93, and finishing 94 compacts it with its
+  // head at 30: the entries of the 8 kept streams (86 to 93: 4 sessions keep 2 each) move
+  // from around the end of the ring to behind the head
+  for (let n = 30; n < 95; n++) {
+    clock = 1010 + n;
+    finish(n);
+  }
+  assert.is(internals.orderSession, ring, 'compacted in place, not made again');
+  assert.is(internals.orderLength, 9, '86 to 93, and 94 behind them');
+  assert.equal(await kept(store, streams), names(87), '86 released by maxStreams');
+  // 87 to 90 finished 1,000 ms ago or more: released, oldest first, the rest kept
+  clock = 1010 + 90 + 1000;
+  store.storeEvent('z', 'live', m(1));
+  assert.equal(await kept(store, streams), names(91));
+  // and so on: the ring fills and is compacted every 64 - 8 = 56 streams, the last time when
+  // 374 finishes
+  for (let n = 95; n < 375; n++) {
+    clock = 2100 + n;
+    finish(n);
+  }
+  assert.is(internals.orderSession, ring, 'still the same ring');
+  assert.is(ring.length, 64);
+  assert.equal(await kept(store, streams), names(367));
+  clock = 2100 + 373 + 1000;
+  store.storeEvent('z', 'live', m(2));
+  assert.equal(await kept(store, streams), names(374));
+});
+
 test.run();
