@@ -92,6 +92,51 @@ interface StreamState {
   aborted: boolean;
   /** Behind the signal of the stream's GETs and waits; made when first needed (see {@link signalOf}). */
   abort?: AbortController;
+  /** Its neighbours in the transport's {@link Streams} (undefined: not in it). */
+  prev?: StreamState;
+  next?: StreamState;
+}
+
+/**
+ * The streams of a transport that are open or being resumed: a doubly linked list through the
+ * streams themselves. A POST stream joins and leaves it on every request, beside the standalone
+ * stream that stays: a `Set` that holds one entry for good and gains and loses another each
+ * request rebuilds its table every few requests (in the old generation once the Set is there,
+ * garbage that only full collections reclaim); linking allocates nothing.
+ */
+class Streams {
+  #first: StreamState | undefined;
+  #last: StreamState | undefined;
+
+  add(state: StreamState): void {
+    if (state.prev !== undefined || this.#first === state) return;
+    state.prev = this.#last;
+    state.next = undefined;
+    if (this.#last) this.#last.next = state;
+    else this.#first = state;
+    this.#last = state;
+  }
+
+  delete(state: StreamState): void {
+    if (state.prev === undefined && this.#first !== state) return;
+    if (state.prev) state.prev.next = state.next;
+    else this.#first = state.next;
+    if (state.next) state.next.prev = state.prev;
+    else this.#last = state.prev;
+    state.prev = state.next = undefined;
+  }
+
+  /** The streams, oldest first, as a list of their own (the caller may delete while going through it). */
+  list(): StreamState[] {
+    const out: StreamState[] = [];
+    for (let s = this.#first; s !== undefined; s = s.next) out.push(s);
+    return out;
+  }
+
+  clear(): void {
+    for (const s of this.list()) s.prev = s.next = undefined;
+    this.#first = this.#last = undefined;
+  }
 }
 
 /** Stops a stream: its GET or wait in progress is aborted. */
@@ -120,7 +165,7 @@ export class HttpClientTransport implements Transport {
   private version: string | undefined;
   /** One handle per POST in flight (its reply included), all cancelled by close(). */
   private readonly inFlight = new FewSet<Cancel>();
-  private readonly streams = new Set<StreamState>();
+  private readonly streams = new Streams();
   private standalone: StreamState | undefined;
   /** Settles {@link standaloneOpened}'s promise: true once the GET stream answered, false once given up. */
   private standaloneSettle: ((open: boolean) => void) | undefined;
@@ -261,7 +306,7 @@ export class HttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const s of this.streams) stopStream(s);
+    for (const s of this.streams.list()) stopStream(s);
     this.streams.clear();
     if (this.session !== undefined) await this.terminateSession().catch(() => undefined);
     for (const c of [...this.inFlight]) c.cancel();
@@ -287,7 +332,7 @@ export class HttpClientTransport implements Transport {
   }
 
   private track(kind: StreamState['kind'], sessionId: string | undefined): StreamState {
-    const state: StreamState = { kind, pending: new FewSet(), sessionId, failures: 0, aborted: false };
+    const state: StreamState = { kind, pending: new FewSet(), sessionId, failures: 0, aborted: false, prev: undefined, next: undefined };
     this.streams.add(state);
     return state;
   }
@@ -444,7 +489,7 @@ export class HttpClientTransport implements Transport {
     if (this.session !== sessionId) return false;
     this.session = undefined;
     this.version = undefined;
-    for (const s of [...this.streams]) {
+    for (const s of this.streams.list()) {
       if (s.sessionId !== sessionId) continue;
       stopStream(s);
       this.failStream(s, new SessionExpiredError(sessionId));

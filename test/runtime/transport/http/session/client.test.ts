@@ -67,6 +67,50 @@ test('end to end: JSON and SSE replies, standalone stream, DELETE on close', asy
   }
 });
 
+test('the transport tracks the standalone stream and the POST streams in flight: none is left once answered, close stops them all', async () => {
+  const srv = await startServer();
+  try {
+    const seen: Seen[] = [];
+    const { transport, client } = await connect(srv, { fetch: recordingFetch(seen) });
+    const streams = () => (transport as unknown as { streams: { list(): Array<{ kind: string; aborted: boolean }> } }).streams.list();
+    await until(() => seen.some((s) => s.method === 'GET'));
+    assert.equal(streams().map((s) => s.kind), ['standalone']);
+    for (let i = 0; i < 20; i++) assert.equal(await client.request('chatty', { count: 1 }), { echo: { count: 1 } });
+    // 8 at once: their streams join and leave around each other
+    assert.equal(await Promise.all(Array.from({ length: 8 }, (_, i) => client.request('chatty', { count: i }))), Array.from({ length: 8 }, (_, i) => ({ echo: { count: i } })));
+    for (let i = 0; i < 20; i++) await client.request('chatty', { count: 1 });
+    // (the last body ends just after its response was delivered)
+    await until(() => streams().length === 1);
+    assert.equal(streams().map((s) => s.kind), ['standalone'], 'answered POST streams are let go');
+    // streams still sending are all there (joined behind the standalone stream, in order)
+    const slow = [0, 1, 2].map((i) => client.request('stream', { count: 3, gapMs: 40, i }));
+    await until(() => streams().length === 4);
+    assert.equal(streams().map((s) => s.kind), ['standalone', 'post', 'post', 'post']);
+    await Promise.all(slow);
+    await until(() => streams().length === 1);
+    const standalone = streams()[0];
+    await transport.close();
+    assert.equal(streams(), []);
+    assert.ok(standalone.aborted, 'the standalone stream was stopped');
+  } finally {
+    await srv.close();
+  }
+  // without a standalone stream (405 on GET) each POST stream is the first and the last one tracked
+  const bare = await startServer({ standaloneStream: false });
+  try {
+    const seen: Seen[] = [];
+    const { transport, client } = await connect(bare, { fetch: recordingFetch(seen) });
+    const streams = () => (transport as unknown as { streams: { list(): unknown[] } }).streams.list();
+    await until(() => seen.some((s) => s.method === 'GET'));
+    for (let i = 0; i < 5; i++) await client.request('chatty', { count: 1 });
+    await Promise.all(Array.from({ length: 4 }, () => client.request('chatty', { count: 1 })));
+    await until(() => streams().length === 0);
+    await transport.close();
+  } finally {
+    await bare.close();
+  }
+});
+
 test('405 on GET means no standalone stream, and nothing else changes', async () => {
   const srv = await startServer({ standaloneStream: false });
   try {
