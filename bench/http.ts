@@ -27,8 +27,9 @@
  *   above echo's, over the 10 events; `events_per_call` counts the progress the client delivered.
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop, with the CPU time per call of client and server (Linux); each the median
- * of three rounds (`--rounds`), the targets taking turns within a round (the 1-minute load
- * average is printed). The ratios against the bare limit are medians of the ratios within each
+ * of three rounds (`--rounds`), the targets of a group (JSON, SSE, stateless JSON, stateless
+ * SSE, progress, the SDKs) taking turns within a round, each round after an unmeasured burst of calls
+ * (the 1-minute load average is printed). The ratios against the bare limit are medians of the ratios within each
  * round, so that a slow phase of the machine meets both of their sides.
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * Then (Linux) the memory of each server process holding 1,000 idle sessions, ours vs sdk
@@ -53,6 +54,8 @@ const SEQ = quick ? 300 : 1500;
 const TOTAL = quick ? 3000 : 12000;
 const CLIENTS = 16;
 const WARMUP = quick ? 300 : 2000;
+/** Calls of each target before each of its measured rounds (see the rounds loop). */
+const REWARM = quick ? 300 : 3000;
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
   return i < 0 ? undefined : process.argv[i + 1];
@@ -226,6 +229,19 @@ function bareClient(name: string, s: Server, stateless = false): Target {
   };
 }
 
+/**
+ * Collects this process's garbage before a target's rounds, so that what the previous target's
+ * clients left (the SDK clients leave the most) is not collected during the next target's
+ * round, on its CPU figures and beside its server (`npm run bench:http` runs with
+ * `--expose-gc`; without it nothing is done).
+ */
+async function settle(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return;
+  gc();
+  await new Promise((r) => setTimeout(r, 20));
+}
+
 async function throughput(calls: Call[], total: number): Promise<number> {
   let started = 0;
   const t = performance.now();
@@ -250,9 +266,14 @@ process.on('warning', (w) => {
 /** CPU time of process `pid` so far (user + system, all its threads), µs; NaN where /proc is missing. */
 const cpuOf = (pid: number): number => processCpuUs(pid) ?? NaN;
 
-// All servers run at once and the rounds alternate between the targets, so that a change of
-// the machine's load hits all of them alike; CPU per call (this process + the server) is the
-// figure that load disturbs least.
+// All servers run at once. The targets run in groups of those that ratios compare (JSON
+// replies, SSE replies, the stateless era's two, progress; the SDKs), one group after the other, and
+// within a group the rounds alternate between its targets, so that a change of the machine's
+// load hits all of them alike; CPU per call (this process + the server) is the figure that
+// load disturbs least. Rounds of every target one after the other would leave each server
+// idle for a minute between its rounds, and V8 shrinks the young generation of a process idle
+// for seconds (then a few thousand calls cost 1.5x and the rest about 5% more, for longer than
+// a round): the figures would measure that instead of the steady state.
 console.log(`http.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
 const results: Record<string, { p50: number; p99: number; rps: number; client: number; server: number }> = {};
 /** Each target's throughput rounds, in order: calls/s and CPU µs per call of either side. */
@@ -314,18 +335,27 @@ try {
     await throughput(calls, WARMUP);
     runs.push({ target, clients, calls, warnings: listenerWarnings, seq: [] as { p50: number; p99: number }[], rates: [] as number[], cpu: [] as { client: number; server: number }[], events: [] as number[] });
   }
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const run of runs) {
-      listenerWarnings = 0;
-      run.seq.push(await sequential(run.calls[0], SEQ));
-      const before = delivered[run.target.name] ?? 0;
-      const mine = process.cpuUsage();
-      const theirs = cpuOf(run.target.pid);
-      run.rates.push(await throughput(run.calls, TOTAL));
-      const used = process.cpuUsage(mine);
-      run.cpu.push({ client: (used.user + used.system) / TOTAL, server: (cpuOf(run.target.pid) - theirs) / TOTAL });
-      run.warnings += listenerWarnings;
-      run.events.push(((delivered[run.target.name] ?? 0) - before) / TOTAL);
+  /** The group a target's rounds run in (see above); the SDK pairs, compared by their medians, are one of their own. */
+  const groupOf = (name: string): string => (/^(progress)\./.exec(name) ?? /(sdk)/.exec(name) ?? /^(stateless\.json|stateless\.sse|sse)\./.exec(name))?.[1] ?? 'json';
+  for (const group of new Set(runs.map((run) => groupOf(run.target.name)))) {
+    const members = runs.filter((run) => groupOf(run.target.name) === group);
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const run of members) {
+        await settle();
+        // unmeasured: reopens the connections the server's keep-alive timeout closed during the
+        // other targets' turns, and runs the code they take until it is optimized again
+        await throughput(run.calls, REWARM);
+        listenerWarnings = 0;
+        run.seq.push(await sequential(run.calls[0], SEQ));
+        const before = delivered[run.target.name] ?? 0;
+        const mine = process.cpuUsage();
+        const theirs = cpuOf(run.target.pid);
+        run.rates.push(await throughput(run.calls, TOTAL));
+        const used = process.cpuUsage(mine);
+        run.cpu.push({ client: (used.user + used.system) / TOTAL, server: (cpuOf(run.target.pid) - theirs) / TOTAL });
+        run.warnings += listenerWarnings;
+        run.events.push(((delivered[run.target.name] ?? 0) - before) / TOTAL);
+      }
     }
   }
   for (const { target, clients, seq, rates, cpu, warnings, events } of runs) {
