@@ -51,6 +51,8 @@ class NodeExchange extends NodeResponseSink implements Exchange {
   readonly localPort: number | undefined;
   #aborter: AbortController | undefined;
   #lost = false;
+  /** The first close listener (a stream has one), then any more. */
+  #listener: (() => void) | undefined;
   #listeners: Array<() => void> | undefined;
 
   constructor(
@@ -86,13 +88,16 @@ class NodeExchange extends NodeResponseSink implements Exchange {
     }
     if (this.gone) return;
     this.gone = true;
-    const listeners = this.#listeners;
-    this.#listeners = undefined;
-    if (listeners) for (const l of listeners) l();
+    const first = this.#listener;
+    const more = this.#listeners;
+    this.#listener = this.#listeners = undefined;
+    first?.();
+    if (more) for (const l of more) l();
   }
 
   onClose(listener: () => void): void {
     if (this.gone) listener();
+    else if (this.#listener === undefined) this.#listener = listener;
     else (this.#listeners ??= []).push(listener);
   }
 
