@@ -467,19 +467,29 @@ const SHUTDOWN_GRACE_MS = 2000;
 function countPosts(server: HttpServer): { readonly count: number; idle(): Promise<void> } {
   let count = 0;
   let waiters: (() => void)[] = [];
+  const down = (): void => {
+    if (--count > 0) return;
+    for (const w of waiters) w();
+    waiters = [];
+  };
   const counted = (req: IncomingMessage, res: ServerResponse): void => {
     if (req.method !== 'POST' || afterClosingResponse(req)) return;
     count++;
-    const socket = res.socket === null ? req.socket : undefined;
+    if (res.socket !== null) {
+      // (a ServerResponse emits 'close' once: one listener function for all, no closure per request)
+      res.on('close', down);
+      return;
+    }
+    // queued behind another response on its connection: node emits no 'close' on it when the
+    // connection goes first, so the connection's own counts too
+    const socket = req.socket;
     const done = (): void => {
       res.off('close', done);
-      socket?.off('close', done);
-      if (--count > 0) return;
-      for (const w of waiters) w();
-      waiters = [];
+      socket.off('close', done);
+      down();
     };
     res.once('close', done);
-    socket?.once('close', done);
+    socket.once('close', done);
   };
   // (a POST sent with `Expect: 100-continue` arrives as checkContinue)
   server.prependListener('request', counted);
