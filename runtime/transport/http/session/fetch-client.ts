@@ -20,7 +20,7 @@
  * new session (a fresh `initialize`, sent without a session id). A 400 never does this.
  */
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
-import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
+import { ConnectionClosedError, ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { exactIds, idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import { FewSet } from '../../../jsonrpc/few.js';
 import { BODY_HEAD, bodyHead, type BodySink, Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
@@ -234,6 +234,8 @@ export class HttpClientTransport implements Transport {
 
       if (res.status === 404 && sent !== undefined) {
         res.discard();
+        // a POST that reached the server after close()'s DELETE: the session did not expire, this transport closed it
+        if (this.closed) throw new ConnectionClosedError(undefined, `Connection closed before the response (POST ${String(message.method)}: the transport was closed)`);
         const error = new SessionExpiredError(sent);
         this.expire(sent);
         throw error;

@@ -127,6 +127,62 @@ test('405 on GET means no standalone stream, and nothing else changes', async ()
   }
 });
 
+test('close() with POSTs not yet out: one that meets the DELETE fails as connection closed (not as an expired session), one still held is aborted', async () => {
+  const srv = await startServer({ replyMode: 'json' });
+  try {
+    // POSTs of tools/call wait at a gate, so that close()'s DELETE goes out before them
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let held = 0;
+    const early: Array<() => void> = [];
+    const sentEarly: Array<Promise<void>> = [];
+    /** Lets `n` of the held POSTs go now, and waits until they were answered. */
+    const release = async (n: number): Promise<void> => {
+      for (const go of early.splice(0, n)) go();
+      await Promise.all(sentEarly.splice(0, n));
+    };
+    const gated: typeof fetch = async (input, init) => {
+      if (init?.method === 'POST' && typeof init.body === 'string' && init.body.includes('"slow"')) {
+        held++;
+        let done!: () => void;
+        sentEarly.push(new Promise<void>((r) => (done = r)));
+        await Promise.race([gate, new Promise<void>((r) => early.push(r))]);
+        try {
+          return await fetch(input, init);
+        } finally {
+          done();
+        }
+      }
+      if (init?.method === 'DELETE') {
+        const res = await fetch(input, init);
+        await deleted;
+        return res;
+      }
+      return fetch(input, init);
+    };
+    // close() goes on (and aborts what is still in flight) once its DELETE is answered: held until then
+    let answerDelete!: () => void;
+    const deleted = new Promise<void>((r) => (answerDelete = r));
+    const { transport, client } = await connect(srv, { fetch: gated });
+    const calls = Array.from({ length: 5 }, (_, i) => client.request('slow', { delayMs: 1, i }).then(() => 'answered', (e: Error) => e));
+    await until(() => held === 5);
+    const closing = transport.close();
+    await until(() => srv.handler.sessions.size === 0);
+    // two of them go out now, after the DELETE (404); close() then aborts the other three
+    await release(2);
+    answerDelete();
+    await closing;
+    open();
+    const outcomes = (await Promise.all(calls)) as Error[];
+    for (const o of outcomes) assert.instance(o, Error);
+    assert.equal(outcomes.map((o) => o.name).sort(), ['AbortError', 'AbortError', 'AbortError', 'ConnectionClosedError', 'ConnectionClosedError']);
+    for (const o of outcomes.filter((x) => x.name === 'ConnectionClosedError')) assert.match(o.message, /POST slow: the transport was closed/);
+    assert.is(client.errors.length, 0);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('HTTP errors reject send with HttpStatusError; a JSON-RPC error body for the id is delivered as the response', async () => {
   const srv = await startServer({ supportedProtocolVersions: ['2025-11-25'] });
   try {
