@@ -108,8 +108,8 @@ class Streams {
   #first: StreamState | undefined;
   #last: StreamState | undefined;
 
+  /** Appends `state` (a stream is added once, when it is made). */
   add(state: StreamState): void {
-    if (state.prev !== undefined || this.#first === state) return;
     state.prev = this.#last;
     state.next = undefined;
     if (this.#last) this.#last.next = state;
