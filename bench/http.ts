@@ -28,9 +28,10 @@
  * Sequential latency (p50, p99) on one session, and throughput of 16 clients (16 sessions)
  * calling in a loop, with the CPU time per call of client and server (Linux); each the median
  * of three rounds (`--rounds`), the targets of a group (JSON, SSE, stateless JSON, stateless
- * SSE, progress, the SDKs) taking turns within a round, each round after an unmeasured burst of calls
- * (the 1-minute load average is printed). The ratios against the bare limit are medians of the ratios within each
- * round, so that a slow phase of the machine meets both of their sides.
+ * SSE, progress, the SDKs) taking turns within a round, each round after an unmeasured burst
+ * of calls (the 1-minute load average is printed). The ratios against the bare limit are
+ * medians of the ratios within each round, so that a slow phase of the machine meets both of
+ * their sides.
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * Then (Linux) the memory of each server process holding 1,000 idle sessions, ours vs sdk
  * (bench/http-idle.ts).
@@ -267,9 +268,9 @@ process.on('warning', (w) => {
 const cpuOf = (pid: number): number => processCpuUs(pid) ?? NaN;
 
 // All servers run at once. The targets run in groups of those that ratios compare (JSON
-// replies, SSE replies, the stateless era's two, progress; the SDKs), one group after the other, and
-// within a group the rounds alternate between its targets, so that a change of the machine's
-// load hits all of them alike; CPU per call (this process + the server) is the figure that
+// replies, SSE replies, the stateless era's two, progress; the SDKs), one group after the
+// other, and within a group the rounds alternate between its targets, so that a change of the
+// machine's load hits all of them alike; CPU per call (this process + the server) is the figure that
 // load disturbs least. Rounds of every target one after the other would leave each server
 // idle for a minute between its rounds, and V8 shrinks the young generation of a process idle
 // for seconds (then a few thousand calls cost 1.5x and the rest about 5% more, for longer than
