@@ -148,6 +148,50 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
   });
 }
 
+test('redis: last use is the order Redis ran the touches in, within one millisecond and whatever a process clock says', async () => {
+  const prefix = `order${Date.now()}:`;
+  const a = await connectRedisStores(redis.url, { prefix, maxSessions: 6 });
+  const b = await connectRedisStores(redis.url, { prefix, maxSessions: 6 });
+  const inspect = new Redis(redis.url);
+  const realNow = Date.now;
+  try {
+    const record = { protocolVersion: '2025-11-25', capabilities: {}, createdAt: realNow() };
+    // ids in reverse lexical order, so that tied scores (sorted by member) would put them backwards
+    const ids = ['s5', 's4', 's3', 's2', 's1', 's0'];
+    for (const [i, id] of ids.entries()) await (i % 2 ? b : a).sessions.create(id, record);
+    // touched in this order, alternating processes; process b's clock runs a minute ahead
+    const order = ['s2', 's5', 's0', 's3', 's1', 's4'];
+    for (const [i, id] of order.entries()) {
+      if (i % 2) Date.now = () => realNow() + 60_000;
+      const touched = (i % 2 ? b : a).sessions.touch(id);
+      Date.now = realNow;
+      assert.ok(await touched, id);
+    }
+    assert.equal(await inspect.zrange(`${prefix}sessions`, '0', '-1'), order);
+    const scores = (await inspect.zrange(`${prefix}sessions`, '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2).map(Number);
+    for (let i = 1; i < scores.length; i++) assert.ok(scores[i] > scores[i - 1], `scores strictly increase: ${scores.join(' ')}`);
+    const [time] = await inspect.time();
+    assert.ok(Math.abs(scores.at(-1)! - Number(time) * 1000) < 5000, 'scores are the Redis clock in ms');
+    // each new session evicts the least recently used one, in the order they were touched
+    assert.equal(await b.sessions.create('n0', record), ['s2']);
+    assert.equal(await a.sessions.create('n1', record), ['s5']);
+    assert.equal(await b.sessions.create('n2', record), ['s0']);
+    assert.is(await a.sessions.touch('s2'), undefined);
+    assert.is(await a.sessions.size(), 6);
+    // a score ahead of the Redis clock (its clock stepped back): later touches still sort after it
+    await inspect.zadd(`${prefix}sessions`, String(Number(time) * 1000 + 3_600_000), 's1');
+    assert.ok(await a.sessions.touch('s3'));
+    assert.ok(await b.sessions.touch('n0'));
+    assert.equal((await inspect.zrange(`${prefix}sessions`, '0', '-1')).slice(-3), ['s1', 's3', 'n0']);
+    assert.equal(await a.sessions.create('n3', record), ['s4']);
+  } finally {
+    Date.now = realNow;
+    inspect.disconnect();
+    await a.close();
+    await b.close();
+  }
+});
+
 test('redis: session records and stream events carry TTLs', async () => {
   const prefix = `ttl${Date.now()}:`;
   const stores = await connectRedisStores(redis.url, { prefix, sessionIdleMs: 60_000, eventTtlMs: 30_000 });

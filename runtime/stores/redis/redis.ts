@@ -6,7 +6,8 @@
  * collection is capped, so Redis holds bounded state whatever the clients do.
  *
  * Keys, under `prefix` (default `mcp:`):
- * - `s:<session>` the session's record (JSON), `sessions` a sorted set of session ids by last use,
+ * - `s:<session>` the session's record (JSON), `sessions` a sorted set of session ids by last use
+ *   (the Redis server's clock, ms, strictly increasing),
  *   `b:<session>` its busy marks (process → mark expiry, ms; set and cleared as work starts and
  *   ends, renewed every third of `livenessMs`);
  * - `e:<session>:<stream>` a Redis stream of the stream's events (`m`: the message's JSON, empty
@@ -77,23 +78,51 @@ export interface RedisStores {
   close(): Promise<void>;
 }
 
-const TOUCH = `
+// The last-use score of a session: the Redis server's clock in ms (µs in the fraction), or one µs
+// past the most recent score when that is not earlier (ties within a µs, the clock stepped back).
+// So the order of the sorted set is the order Redis ran the touches in, whichever process sent
+// them and whatever its clock says; a tie would sort by session id and evict a random one.
+// Idle expiry reads the clock itself.
+const STAMP = `
+if redis.replicate_commands then redis.replicate_commands() end
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+local function stamp(z, s)
+  local top = redis.call('ZRANGE', z, -1, -1, 'WITHSCORES')
+  if top[2] and tonumber(top[2]) >= s then s = tonumber(top[2]) + 0.001 end
+  return string.format('%.3f', s)
+end
+local function idleCut(z, s, idle)
+  if idle > 0 then redis.call('ZREMRANGEBYSCORE', z, '-inf', '(' .. string.format('%.3f', s - idle)) end
+end`;
+
+// KEYS[1] session record, KEYS[2] sessions zset; ARGV id, idleMs. The record, refreshed, or false.
+const TOUCH = `${STAMP}
 local v = redis.call('GET', KEYS[1])
 if not v then redis.call('ZREM', KEYS[2], ARGV[1]) return false end
-if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+redis.call('ZADD', KEYS[2], stamp(KEYS[2], clock()), ARGV[1])
 return v`;
 
-// KEYS[1] sessions zset; ARGV prefix, id ('' only makes room), now, idleMs, cutoff ('' none), max, record.
+// KEYS[1] sessions zset; ARGV idleMs. Drops the ids idle too long, returns how many are left.
+const SIZE = `${STAMP}
+idleCut(KEYS[1], clock(), tonumber(ARGV[1]))
+return redis.call('ZCARD', KEYS[1])`;
+
+// KEYS[1] sessions zset; ARGV prefix, id ('' only makes room), now (this process's clock, ms: busy
+// marks are in it), idleMs, max, record.
 // Evicts the least recently used records with no live busy mark (`b:<id>`, a hash of process →
 // mark expiry); refuses with MCPFULL, evicting nothing, when too few are idle.
-const CREATE = `
+const CREATE = `${STAMP}
 local z = KEYS[1]
 local p = ARGV[1]
 local now = tonumber(ARGV[3])
-if ARGV[5] ~= '' then redis.call('ZREMRANGEBYSCORE', z, '-inf', '(' .. ARGV[5]) end
+local at = clock()
+idleCut(z, at, tonumber(ARGV[4]))
 if ARGV[2] ~= '' then redis.call('ZREM', z, ARGV[2]) end
-local need = redis.call('ZCARD', z) - tonumber(ARGV[6]) + 1
+local need = redis.call('ZCARD', z) - tonumber(ARGV[5]) + 1
 local evicted = {}
 if need > 0 then
   local victims = {}
@@ -115,11 +144,11 @@ if need > 0 then
 end
 if ARGV[2] == '' then return evicted end
 if tonumber(ARGV[4]) > 0 then
-  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[7], 'PX', ARGV[4])
+  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[6], 'PX', ARGV[4])
 else
-  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[7])
+  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[6])
 end
-redis.call('ZADD', z, ARGV[3], ARGV[2])
+redis.call('ZADD', z, stamp(z, at), ARGV[2])
 return evicted`;
 
 const XID = /^[0-9]+-[0-9]+$/;
@@ -182,6 +211,7 @@ class RedisStoresImpl implements RedisStores {
     this.livenessMs = Math.max(300, options.livenessMs ?? 3000);
     client.defineCommand('mcpTouch', { numberOfKeys: 2, lua: TOUCH });
     client.defineCommand('mcpCreate', { numberOfKeys: 1, lua: CREATE });
+    client.defineCommand('mcpSize', { numberOfKeys: 1, lua: SIZE });
     sub.on('message', (channel: string, message: string) => {
       for (const l of this.channels.get(channel) ?? []) {
         try {
@@ -246,8 +276,9 @@ class RedisStoresImpl implements RedisStores {
 }
 
 type TouchCommands = Redis & {
-  mcpTouch(k1: string, k2: string, id: string, now: string, idle: string): Promise<string | null>;
-  mcpCreate(k1: string, prefix: string, id: string, now: string, idle: string, cutoff: string, max: string, record: string): Promise<string[]>;
+  mcpTouch(k1: string, k2: string, id: string, idle: string): Promise<string | null>;
+  mcpCreate(k1: string, prefix: string, id: string, now: string, idle: string, max: string, record: string): Promise<string[]>;
+  mcpSize(k1: string, idle: string): Promise<number>;
 };
 
 class RedisSessionStore implements SessionStore {
@@ -298,10 +329,8 @@ class RedisSessionStore implements SessionStore {
   }
 
   private async run(sessionId: string, record: string): Promise<string[]> {
-    const now = Date.now();
-    const cutoff = this.idleMs > 0 ? String(now - this.idleMs) : '';
     try {
-      return await (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(now), String(this.idleMs), cutoff, String(this.max), record);
+      return await (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(Date.now()), String(this.idleMs), String(this.max), record);
     } catch (e) {
       if (/MCPFULL/.test((e as Error).message)) throw new SessionLimitError(this.max, this.owner.liveness);
       throw e;
@@ -309,7 +338,7 @@ class RedisSessionStore implements SessionStore {
   }
 
   async touch(sessionId: string): Promise<SessionRecord | undefined> {
-    const v = await (this.client as TouchCommands).mcpTouch(`${this.prefix}s:${sessionId}`, this.zset, sessionId, String(Date.now()), String(this.idleMs));
+    const v = await (this.client as TouchCommands).mcpTouch(`${this.prefix}s:${sessionId}`, this.zset, sessionId, String(this.idleMs));
     if (v === null) return undefined;
     try {
       return JSON.parse(v) as SessionRecord;
@@ -325,8 +354,7 @@ class RedisSessionStore implements SessionStore {
   }
 
   async size(): Promise<number> {
-    if (this.idleMs > 0) await this.client.zremrangebyscore(this.zset, '-inf', `(${Date.now() - this.idleMs}`);
-    return this.client.zcard(this.zset);
+    return (this.client as TouchCommands).mcpSize(this.zset, String(this.idleMs));
   }
 
   async close(): Promise<void> {
