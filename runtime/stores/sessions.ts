@@ -44,10 +44,12 @@ export class SessionLimitError extends Error {
 }
 
 /**
- * Session records by session id. A record expires once no call touched it for `idleMs`; the
+ * Session records by session id. A record expires once it was idle for `idleMs`: untouched, and
+ * no process marked it busy ({@link SessionStore.markBusy}) meanwhile (a session's idle time
+ * starts at its last touch or when its last busy mark was cleared, whichever is later); the
  * number of records is capped at `maxSessions`, a new record evicting the least recently used
- * idle one: a session that a process marked busy ({@link SessionStore.markBusy}) is never
- * evicted, and when every one is busy a new record is refused with {@link SessionLimitError}
+ * idle one (used: touched or busy): a session marked busy is never evicted or expired, and
+ * when every one is busy a new record is refused with {@link SessionLimitError}
  * (the cap of the endpoint's own memory behaves the same way). Methods reject (e.g. a store
  * that cannot reach its server) rather than guess: the HTTP endpoint answers such a failure
  * with 503.
@@ -69,7 +71,8 @@ export interface SessionStore {
   /**
    * This process has work under way for `sessionId` (`busy`: a request awaiting its response,
    * a body being read, an open stream connection, a send queued), or no longer (`!busy`). A
-   * session some process marked busy is not evicted. Fire and forget: the Redis store sends
+   * session some process marked busy is not evicted and does not expire; when its last mark is
+   * cleared it counts as used then. Fire and forget: the Redis store sends
    * the mark at once (in order with its other commands), renews it on its heartbeat and lets
    * it lapse `livenessMs` after a process stopped renewing it (it died); a failure goes to
    * `onError`.
@@ -87,7 +90,7 @@ export interface SessionStore {
 
 /** Bounds of a session store. */
 export interface SessionStoreOptions {
-  /** A record untouched this long, ms, expires. 0 turns expiry off. Default 1 800 000 (30 minutes). */
+  /** A record idle this long (untouched, and not marked busy), ms, expires. 0 turns expiry off. Default 1 800 000 (30 minutes). */
   idleMs?: number;
   /** Most records at once; a new one evicts the least recently used idle one. Default 10 000. */
   maxSessions?: number;
@@ -135,7 +138,14 @@ export class MemorySessionStore implements SessionStore {
   markBusy(sessionId: string, busy: boolean): void {
     const n = (this.busy.get(sessionId) ?? 0) + (busy ? 1 : -1);
     if (n > 0) this.busy.set(sessionId, n);
-    else this.busy.delete(sessionId);
+    else if (this.busy.delete(sessionId)) {
+      // its work ended: it was in use until now, its idle time starts now
+      const entry = this.records.get(sessionId);
+      if (!entry) return;
+      this.records.delete(sessionId);
+      entry.at = this.now();
+      this.records.set(sessionId, entry);
+    }
   }
 
   /** Evicts least recently used idle records until one more fits; their ids. */
@@ -174,12 +184,15 @@ export class MemorySessionStore implements SessionStore {
     return this.records.size;
   }
 
-  /** Drops expired records: least recently used first, so the scan stops at the first live one. */
+  /**
+   * Drops expired records: least recently used first, so the scan stops at the first live one;
+   * a busy record is not idle, so it does not expire (its time starts when its work ends).
+   */
   private expire(now: number): void {
     if (this.idleMs === 0) return;
     for (const [id, entry] of this.records) {
       if (now - entry.at < this.idleMs) break;
-      this.records.delete(id);
+      if (!this.busy.has(id)) this.records.delete(id);
     }
   }
 }

@@ -81,6 +81,29 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
     }
   });
 
+  test(`${kind}: a busy session does not expire; its idle time starts when its work ends`, async () => {
+    const d = await deploy(kind, { sessionIdleMs: IDLE });
+    try {
+      const s = new TestSession(d.a.url);
+      await s.initialize();
+      // its standalone stream is open on b: busy, though no request touches it
+      const abort = new AbortController();
+      const r = await fetch(d.b.url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! }, signal: abort.signal });
+      assert.is(r.status, 200);
+      await sleep(IDLE * 3);
+      assert.is(await ping(d.a.url, s.sessionId!), 200, 'busy for three idle times: alive');
+      await sleep(IDLE * 3);
+      abort.abort();
+      await sleep(IDLE / 2);
+      assert.is(await ping(d.b.url, s.sessionId!), 200, 'its last request long ago, but busy until just now');
+      await sleep(IDLE * 2.5);
+      assert.is(await ping(d.a.url, s.sessionId!), 404, 'idle since');
+      assert.is(await ping(d.b.url, s.sessionId!), 404);
+    } finally {
+      await d.close();
+    }
+  });
+
   test(`${kind}: the cap evicts the least recently used session`, async () => {
     const d = await deploy(kind, { maxSessions: 2 });
     try {
@@ -186,6 +209,53 @@ test('redis: last use is the order Redis ran the touches in, within one millisec
     assert.equal(await a.sessions.create('n3', record), ['s4']);
   } finally {
     Date.now = realNow;
+    inspect.disconnect();
+    await a.close();
+    await b.close();
+  }
+});
+
+test('redis: a busy record does not expire: it outlives the beats, a touch does not shorten it, the idle cut passes it; idle from when its last mark is cleared', async () => {
+  const prefix = `busy${Date.now()}:`;
+  const idle = 300;
+  const live = 900; // marks renewed every 300 ms
+  const a = await connectRedisStores(redis.url, { prefix, sessionIdleMs: idle, livenessMs: live });
+  const b = await connectRedisStores(redis.url, { prefix, sessionIdleMs: idle, livenessMs: live });
+  const inspect = new Redis(redis.url);
+  const ttl = (id: string) => inspect.pttl(`${prefix}s:${id}`);
+  try {
+    const record = { protocolVersion: '2025-11-25', capabilities: {}, createdAt: Date.now() };
+    await a.sessions.create('x', record);
+    await a.sessions.create('y', record);
+    a.sessions.markBusy('x', true);
+    await a.sessions.size(); // after the mark, on the same connection
+    assert.ok((await ttl('x')) > idle, `busy: TTL ${await ttl('x')} beyond the idle time`);
+    assert.ok(await b.sessions.touch('x'));
+    assert.ok((await ttl('x')) > idle, `a touch keeps a busy TTL: ${await ttl('x')}`);
+    await sleep(live * 2);
+    assert.is(await a.sessions.size(), 1);
+    assert.equal(await inspect.zrange(`${prefix}sessions`, '0', '-1'), ['x'], 'y expired, busy x lives on through the beats');
+    assert.ok((await ttl('x')) > idle, `renewed: TTL ${await ttl('x')}`);
+    // a score older than the idle time (as between beats when the idle time is shorter): still busy
+    await inspect.zadd(`${prefix}sessions`, '1', 'x');
+    assert.is(await b.sessions.size(), 1, 'the idle cut passes a record another process marks busy');
+    assert.ok(await inspect.exists(`${prefix}s:x`));
+    // b marks it too, a clears its mark: still busy
+    b.sessions.markBusy('x', true);
+    await b.sessions.size();
+    a.sessions.markBusy('x', false);
+    await a.sessions.size();
+    assert.ok((await ttl('x')) > idle, `busy on b: TTL ${await ttl('x')}`);
+    const before = Number(await inspect.zscore(`${prefix}sessions`, 'x'));
+    b.sessions.markBusy('x', false);
+    await b.sessions.size();
+    const t = await ttl('x');
+    assert.ok(t > 0 && t <= idle, `idle from now: TTL ${t}`);
+    assert.ok(Number(await inspect.zscore(`${prefix}sessions`, 'x')) > before, 'used until its last mark was cleared');
+    await sleep(idle * 2);
+    assert.is(await a.sessions.touch('x'), undefined);
+    assert.is(await a.sessions.size(), 0);
+  } finally {
     inspect.disconnect();
     await a.close();
     await b.close();

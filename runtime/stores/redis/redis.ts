@@ -35,7 +35,10 @@ import { RedisTaskStore, type RedisTaskStoreOptions } from './tasks.js';
 export interface RedisStoresOptions {
   /** Key and channel prefix, so that several deployments can share one Redis. Default `mcp:`. */
   prefix?: string;
-  /** A session record untouched this long, ms, expires. 0: never. Default 1 800 000 (30 minutes). */
+  /**
+   * A session record idle this long (untouched, and no live process marked it busy), ms,
+   * expires. 0: never. Default 1 800 000 (30 minutes).
+   */
   sessionIdleMs?: number;
   /**
    * Most session records; a new one evicts the least recently used idle one (no live process
@@ -78,12 +81,15 @@ export interface RedisStores {
   close(): Promise<void>;
 }
 
-// The last-use score of a session: the Redis server's clock in ms (µs in the fraction), or one µs
-// past the most recent score when that is not earlier (ties within a µs, the clock stepped back).
-// So the order of the sorted set is the order Redis ran the touches in, whichever process sent
-// them and whatever its clock says; a tie would sort by session id and evict a random one.
-// Idle expiry reads the clock itself.
-const STAMP = `
+// Shared by the session scripts. The last-use score of a session is the Redis server's clock in
+// ms (µs in the fraction), or one µs past the most recent score when that is not earlier (ties
+// within a µs, the clock stepped back): so the order of the sorted set is the order Redis ran the
+// uses in, whichever process sent them and whatever its clock says (a tie would sort by session
+// id and evict a random one). A session is busy while a live process marks it (`b:<id>`: process
+// → mark expiry, ms by that process's clock, compared with `now` of the calling process): a busy
+// session neither expires nor is evicted, and its record's TTL is at least `livenessMs` (renewed
+// with the marks), so it outlives the beats between renewals.
+const COMMON = `
 if redis.replicate_commands then redis.replicate_commands() end
 local function clock()
   local t = redis.call('TIME')
@@ -94,33 +100,79 @@ local function stamp(z, s)
   if top[2] and tonumber(top[2]) >= s then s = tonumber(top[2]) + 0.001 end
   return string.format('%.3f', s)
 end
-local function idleCut(z, s, idle)
-  if idle > 0 then redis.call('ZREMRANGEBYSCORE', z, '-inf', '(' .. string.format('%.3f', s - idle)) end
+local function busy(p, id, now)
+  for _, t in ipairs(redis.call('HVALS', p .. 'b:' .. id)) do
+    if tonumber(t) > now then return true end
+  end
+  return false
+end
+local function idleCut(z, p, idle, now)
+  if idle <= 0 then return end
+  for _, o in ipairs(redis.call('ZRANGEBYSCORE', z, '-inf', '(' .. string.format('%.3f', clock() - idle))) do
+    if not busy(p, o, now) then
+      redis.call('ZREM', z, o)
+      redis.call('DEL', p .. 's:' .. o, p .. 'b:' .. o)
+    end
+  end
 end`;
 
-// KEYS[1] session record, KEYS[2] sessions zset; ARGV id, idleMs. The record, refreshed, or false.
-const TOUCH = `${STAMP}
+// KEYS[1] session record, KEYS[2] sessions zset; ARGV id, idleMs. The record, used now (its TTL
+// renewed, never shortened: a busy one's may be longer), or false.
+const TOUCH = `${COMMON}
 local v = redis.call('GET', KEYS[1])
 if not v then redis.call('ZREM', KEYS[2], ARGV[1]) return false end
-if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local idle = tonumber(ARGV[2])
+if idle > 0 and redis.call('PTTL', KEYS[1]) < idle then redis.call('PEXPIRE', KEYS[1], idle) end
 redis.call('ZADD', KEYS[2], stamp(KEYS[2], clock()), ARGV[1])
 return v`;
 
-// KEYS[1] sessions zset; ARGV idleMs. Drops the ids idle too long, returns how many are left.
-const SIZE = `${STAMP}
-idleCut(KEYS[1], clock(), tonumber(ARGV[1]))
+// KEYS[1] sessions zset; ARGV prefix, now, idleMs. Drops the records idle too long, returns how many are left.
+const SIZE = `${COMMON}
+idleCut(KEYS[1], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[2]))
 return redis.call('ZCARD', KEYS[1])`;
 
-// KEYS[1] sessions zset; ARGV prefix, id ('' only makes room), now (this process's clock, ms: busy
-// marks are in it), idleMs, max, record.
-// Evicts the least recently used records with no live busy mark (`b:<id>`, a hash of process →
-// mark expiry); refuses with MCPFULL, evicting nothing, when too few are idle.
-const CREATE = `${STAMP}
+// KEYS[1] sessions zset; ARGV prefix, process, until (mark expiry), livenessMs, idleMs, ids.
+// Renews this process's busy marks of the ids whose records live, their records' TTLs, and their
+// last use (busy: in use now).
+const RENEW = `${COMMON}
+local z, p = KEYS[1], ARGV[1]
+local live, idle = tonumber(ARGV[4]), tonumber(ARGV[5])
+local at = clock()
+for i = 6, #ARGV do
+  local id = ARGV[i]
+  if redis.call('EXISTS', p .. 's:' .. id) == 1 then
+    redis.call('HSET', p .. 'b:' .. id, ARGV[2], ARGV[3])
+    redis.call('PEXPIRE', p .. 'b:' .. id, live)
+    if idle > 0 then redis.call('PEXPIRE', p .. 's:' .. id, math.max(idle, live)) end
+    redis.call('ZADD', z, stamp(z, at), id)
+  end
+end
+return 0`;
+
+// KEYS[1] sessions zset; ARGV prefix, id, process, now, livenessMs, idleMs. Clears this process's
+// busy mark of id; the record counts as used now, its idle time starting now (or stays busy, its
+// TTL at least livenessMs, while another process marks it).
+const RELEASE = `${COMMON}
+local z, p, id = KEYS[1], ARGV[1], ARGV[2]
+redis.call('HDEL', p .. 'b:' .. id, ARGV[3])
+local k = p .. 's:' .. id
+if redis.call('EXISTS', k) == 0 then return 0 end
+local idle = tonumber(ARGV[6])
+if idle > 0 then
+  if busy(p, id, tonumber(ARGV[4])) then redis.call('PEXPIRE', k, math.max(idle, tonumber(ARGV[5])))
+  else redis.call('PEXPIRE', k, idle) end
+end
+redis.call('ZADD', z, stamp(z, clock()), id)
+return 1`;
+
+// KEYS[1] sessions zset; ARGV prefix, id ('' only makes room), now, idleMs, max, record.
+// Evicts the least recently used records that are not busy; refuses with MCPFULL, evicting
+// nothing, when too few are idle.
+const CREATE = `${COMMON}
 local z = KEYS[1]
 local p = ARGV[1]
 local now = tonumber(ARGV[3])
-local at = clock()
-idleCut(z, at, tonumber(ARGV[4]))
+idleCut(z, p, tonumber(ARGV[4]), now)
 if ARGV[2] ~= '' then redis.call('ZREM', z, ARGV[2]) end
 local need = redis.call('ZCARD', z) - tonumber(ARGV[5]) + 1
 local evicted = {}
@@ -128,12 +180,7 @@ if need > 0 then
   local victims = {}
   for _, o in ipairs(redis.call('ZRANGE', z, 0, -1)) do
     if #victims >= need then break end
-    local busy = false
-    local marks = redis.call('HVALS', p .. 'b:' .. o)
-    for _, t in ipairs(marks) do
-      if tonumber(t) > now then busy = true break end
-    end
-    if not busy then table.insert(victims, o) end
+    if not busy(p, o, now) then table.insert(victims, o) end
   end
   if #victims < need then return redis.error_reply('MCPFULL') end
   for _, o in ipairs(victims) do
@@ -148,7 +195,7 @@ if tonumber(ARGV[4]) > 0 then
 else
   redis.call('SET', p .. 's:' .. ARGV[2], ARGV[6])
 end
-redis.call('ZADD', z, stamp(z, at), ARGV[2])
+redis.call('ZADD', z, stamp(z, clock()), ARGV[2])
 return evicted`;
 
 const XID = /^[0-9]+-[0-9]+$/;
@@ -212,6 +259,8 @@ class RedisStoresImpl implements RedisStores {
     client.defineCommand('mcpTouch', { numberOfKeys: 2, lua: TOUCH });
     client.defineCommand('mcpCreate', { numberOfKeys: 1, lua: CREATE });
     client.defineCommand('mcpSize', { numberOfKeys: 1, lua: SIZE });
+    client.defineCommand('mcpRenew', { numberOfKeys: 1, lua: RENEW });
+    client.defineCommand('mcpRelease', { numberOfKeys: 1, lua: RELEASE });
     sub.on('message', (channel: string, message: string) => {
       for (const l of this.channels.get(channel) ?? []) {
         try {
@@ -278,7 +327,9 @@ class RedisStoresImpl implements RedisStores {
 type TouchCommands = Redis & {
   mcpTouch(k1: string, k2: string, id: string, idle: string): Promise<string | null>;
   mcpCreate(k1: string, prefix: string, id: string, now: string, idle: string, max: string, record: string): Promise<string[]>;
-  mcpSize(k1: string, idle: string): Promise<number>;
+  mcpSize(k1: string, prefix: string, now: string, idle: string): Promise<number>;
+  mcpRenew(k1: string, prefix: string, process: string, until: string, liveness: string, idle: string, ...ids: string[]): Promise<number>;
+  mcpRelease(k1: string, prefix: string, id: string, process: string, now: string, liveness: string, idle: string): Promise<number>;
 };
 
 class RedisSessionStore implements SessionStore {
@@ -311,21 +362,26 @@ class RedisSessionStore implements SessionStore {
 
   markBusy(sessionId: string, busy: boolean): void {
     const key = `${this.prefix}b:${sessionId}`;
-    const sent = busy
-      ? this.client.multi().hset(key, this.owner.processId, String(Date.now() + this.owner.liveness)).pexpire(key, this.owner.liveness).exec()
-      : this.client.hdel(key, this.owner.processId);
-    if (busy) this.marked.add(sessionId);
-    else this.marked.delete(sessionId);
+    const live = this.owner.liveness;
+    let sent: Promise<unknown>;
+    if (busy) {
+      // the record outlives the beats between renewals (its TTL at least livenessMs)
+      const m = this.client.multi().hset(key, this.owner.processId, String(Date.now() + live)).pexpire(key, live);
+      if (this.idleMs > 0) m.pexpire(`${this.prefix}s:${sessionId}`, Math.max(this.idleMs, live));
+      sent = m.exec();
+      this.marked.add(sessionId);
+    } else {
+      sent = (this.client as TouchCommands).mcpRelease(this.zset, this.prefix, sessionId, this.owner.processId, String(Date.now()), String(live), String(this.idleMs));
+      this.marked.delete(sessionId);
+    }
     sent.catch((e: Error) => this.onError?.(new Error(`redis busy mark: ${e.message}`)));
   }
 
-  /** Renews this process's busy marks (`b:<session>` field `<process>` = mark expiry, ms since the epoch); run on the heartbeat. */
+  /** Renews this process's busy marks (`b:<session>` field `<process>` = mark expiry, ms since the epoch), their records' TTLs and last use; run on the heartbeat. */
   async renewBusy(): Promise<void> {
     if (this.marked.size === 0) return;
-    const until = String(Date.now() + this.owner.liveness);
-    const m = this.client.multi();
-    for (const id of this.marked) m.hset(`${this.prefix}b:${id}`, this.owner.processId, until).pexpire(`${this.prefix}b:${id}`, this.owner.liveness);
-    await m.exec();
+    const live = this.owner.liveness;
+    await (this.client as TouchCommands).mcpRenew(this.zset, this.prefix, this.owner.processId, String(Date.now() + live), String(live), String(this.idleMs), ...this.marked);
   }
 
   private async run(sessionId: string, record: string): Promise<string[]> {
@@ -354,7 +410,7 @@ class RedisSessionStore implements SessionStore {
   }
 
   async size(): Promise<number> {
-    return (this.client as TouchCommands).mcpSize(this.zset, String(this.idleMs));
+    return (this.client as TouchCommands).mcpSize(this.zset, this.prefix, String(Date.now()), String(this.idleMs));
   }
 
   async close(): Promise<void> {
