@@ -262,6 +262,35 @@ test('redis: a busy record does not expire: it outlives the beats, a touch does 
   }
 });
 
+test('redis: a Last-Event-ID whose stream id Redis cannot hold is unknown (400), not a Redis error', async () => {
+  const prefix = `xid${Date.now()}:`;
+  const stores = await connectRedisStores(redis.url, { prefix });
+  const errors: string[] = [];
+  const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events }, logger: { warn: (m: string) => errors.push(m), error: (m: string) => errors.push(m) } });
+  try {
+    const s = new TestSession(served.url);
+    await s.initialize();
+    const ex = await s.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 't' } });
+    const real = ex.events.find((e) => e.id)?.id;
+    assert.ok(real, 'a stored event');
+    const stream = real.slice(0, real.lastIndexOf('_'));
+    const resume = (id: string) => fetch(served.url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId!, 'Last-Event-ID': id } });
+    for (const xid of ['18446744073709551616-0', '1-18446744073709551616', '99999999999999999999-0', '123456789012345678901-0']) {
+      const r = await resume(`${stream}_${xid}`);
+      assert.is(r.status, 400, xid);
+      assert.match(((await r.json()) as { error: { message: string } }).error.message, /Last-Event-ID/);
+    }
+    // the largest stream id Redis has is still a well-formed one: unknown here
+    const r = await resume(`${stream}_18446744073709551615-18446744073709551615`);
+    assert.is(r.status, 400);
+    await r.arrayBuffer();
+    assert.equal(errors, []);
+  } finally {
+    await served.close();
+    await stores.close();
+  }
+});
+
 test('redis: session records and stream events carry TTLs', async () => {
   const prefix = `ttl${Date.now()}:`;
   const stores = await connectRedisStores(redis.url, { prefix, sessionIdleMs: 60_000, eventTtlMs: 30_000 });

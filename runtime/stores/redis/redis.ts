@@ -198,14 +198,20 @@ end
 redis.call('ZADD', z, stamp(z, clock()), ARGV[2])
 return evicted`;
 
-const XID = /^[0-9]+-[0-9]+$/;
+const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
+const U64_MAX = 2n ** 64n - 1n;
 
-/** Splits an event ID `<streamId>_<redis stream id>`; undefined when it is not one. */
+/**
+ * Splits an event ID `<streamId>_<redis stream id>`; undefined when it is not one (a Redis
+ * stream id is two unsigned 64-bit integers `<ms>-<seq>`: a larger one Redis would refuse).
+ */
 function parseEventId(eventId: string): { streamId: string; xid: string } | undefined {
   const cut = eventId.lastIndexOf('_');
   if (cut <= 0) return undefined;
   const xid = eventId.slice(cut + 1);
-  return XID.test(xid) ? { streamId: eventId.slice(0, cut), xid } : undefined;
+  const m = XID.exec(xid);
+  if (!m || BigInt(m[1]) > U64_MAX || BigInt(m[2]) > U64_MAX) return undefined;
+  return { streamId: eventId.slice(0, cut), xid };
 }
 
 const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
