@@ -409,11 +409,12 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
   if (redis !== undefined) {
     let ok = false;
     try {
-      ok = /^rediss?:$/.test(new URL(redis).protocol);
+      const u = new URL(redis);
+      ok = /^rediss?:$/.test(u.protocol) && /^(\/([0-9]{1,9})?)?$/.test(u.pathname);
     } catch {
       /* not a URL */
     }
-    if (!ok) throw new CommandUsageError(`--redis must be a redis:// or rediss:// URL, got ${redis}`);
+    if (!ok) throw new CommandUsageError(`--redis must be a redis:// or rediss:// URL, its path a database number if any (redis://HOST:PORT/0), got ${redis}`);
   }
   const served = isStateless(mod)
     ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, redis, auth, ...limits })

@@ -217,10 +217,32 @@ function parseEventId(eventId: string): { streamId: string; xid: string } | unde
 const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 /**
+ * The database number of a `redis://` or `rediss://` URL's path (`/3`), undefined when it names
+ * none (no path, `/`).
+ * @throws Error naming the URL when the path is anything else.
+ */
+function databaseOf(url: string): number | undefined {
+  let path: string;
+  try {
+    const u = new URL(url);
+    if (!/^rediss?:$/.test(u.protocol)) return undefined;
+    path = u.pathname;
+  } catch {
+    return undefined; // not a URL: left to ioredis
+  }
+  if (path === '' || path === '/') return undefined;
+  const m = /^\/([0-9]{1,9})$/.exec(path);
+  if (!m) throw new Error(`bad Redis URL ${url}: its path must be a database number (as /0), got ${path}`);
+  return Number(m[1]);
+}
+
+/**
  * Connects to the Redis at `url` (`redis://host:port/db`) and returns the stores. Rejects
- * with an Error naming the URL when Redis cannot be reached within `connectTimeoutMs`.
+ * with an Error naming the URL when Redis cannot be reached within `connectTimeoutMs`, when
+ * the URL's path is not a database number, or when that database does not exist there.
  */
 export async function connectRedisStores(url: string, options: RedisStoresOptions = {}): Promise<RedisStores> {
+  const db = databaseOf(url);
   const base: RedisOptions = {
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => Math.min(times * 100, 1000),
@@ -238,6 +260,16 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
     client.disconnect();
     sub.disconnect();
     throw new Error(`cannot reach Redis at ${url}: ${(e as Error).message}`);
+  }
+  // ioredis selects the URL's database as it connects, but goes on in database 0 when that fails
+  if (db !== undefined) {
+    try {
+      await client.select(db);
+    } catch (e) {
+      client.disconnect();
+      sub.disconnect();
+      throw new Error(`Redis at ${url} has no database ${db}: ${(e as Error).message}`);
+    }
   }
   return new RedisStoresImpl(client, sub, options);
 }
