@@ -291,6 +291,32 @@ test('redis: a Last-Event-ID whose stream id Redis cannot hold is unknown (400),
   }
 });
 
+test('redis: a Redis that stops answering: requests get 503 after the command timeout, not a wait; all works once it answers again', async () => {
+  const prefix = `stall${Date.now()}:`;
+  const stores = await connectRedisStores(redis.url, { prefix, commandTimeoutMs: 300 });
+  const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events }, logger: { warn: () => undefined } });
+  try {
+    const s = new TestSession(served.url);
+    await s.initialize();
+    redis.pause(true);
+    try {
+      const t0 = Date.now();
+      const r = await fetch(served.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), signal: AbortSignal.timeout(5000) });
+      const took = Date.now() - t0;
+      assert.is(r.status, 503);
+      assert.is(r.headers.get('retry-after'), '1');
+      assert.is(((await r.json()) as { error: { code: number } }).error.code, -32000);
+      assert.ok(took >= 250 && took < 3000, `answered after ${took} ms`);
+    } finally {
+      redis.pause(false);
+    }
+    assert.is(await ping(served.url, s.sessionId!), 200, 'the session lives on');
+  } finally {
+    await served.close();
+    await stores.close();
+  }
+});
+
 test('redis: session records and stream events carry TTLs', async () => {
   const prefix = `ttl${Date.now()}:`;
   const stores = await connectRedisStores(redis.url, { prefix, sessionIdleMs: 60_000, eventTtlMs: 30_000 });

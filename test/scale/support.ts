@@ -31,6 +31,8 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+  /** Stops (SIGSTOP) or continues (SIGCONT) the process: connected, but not answering while stopped. */
+  pause(paused: boolean): void;
 }
 
 /** Starts `redis-server` on a free port, `--save '' --appendonly no`; resolves once it answers PING. */
@@ -65,8 +67,12 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     port,
     start,
+    pause(paused: boolean) {
+      proc?.kill(paused ? 'SIGSTOP' : 'SIGCONT');
+    },
     async stop() {
       if (proc && proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGCONT');
         proc.kill('SIGTERM');
         await exited;
       }

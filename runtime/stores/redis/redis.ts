@@ -16,9 +16,10 @@
  * - `p:<process>` a process's liveness record; channels `ev:<session>:<stream>` (an event was
  *   stored) and `bus` (the notification bus).
  *
- * Connection loss: commands fail at once (no offline queue), so a request that needs Redis gets
- * a clear error instead of waiting; both connections reconnect by themselves (backoff capped
- * at 1 s) and resubscribe, after which everything works again.
+ * Connection loss: commands fail at once (no offline queue), and those Redis does not answer
+ * within `commandTimeoutMs` fail then, so a request that needs Redis gets a clear error instead
+ * of waiting; both connections reconnect by themselves (backoff capped at 1 s) and resubscribe,
+ * after which everything works again.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
@@ -58,6 +59,12 @@ export interface RedisStoresOptions {
   livenessMs?: number;
   /** How long {@link connectRedisStores} waits for Redis, ms. Default 5000. */
   connectTimeoutMs?: number;
+  /**
+   * How long a command waits for its reply, ms, before it fails (a Redis that is connected but
+   * does not answer: stalled, paused, overloaded), so that a request needing it gets 503
+   * rather than waiting. Default 5000.
+   */
+  commandTimeoutMs?: number;
   /** Problems with no caller to tell (a failed heartbeat or bus delivery). */
   onError?(error: Error): void;
   /** Extra ioredis options (both connections). */
@@ -247,6 +254,7 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => Math.min(times * 100, 1000),
     connectTimeout: options.connectTimeoutMs ?? 5000,
+    commandTimeout: options.commandTimeoutMs ?? 5000,
     ...options.redis,
   };
   const client = new Redis(url, { ...base, enableOfflineQueue: false, lazyConnect: true });
