@@ -124,6 +124,32 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
     }
   });
 
+  test(`${kind}: the cap counts the end of a session's work as its last use`, async () => {
+    const d = await deploy(kind, { maxSessions: 2 });
+    try {
+      const s1 = new TestSession(d.a.url);
+      await s1.initialize();
+      const s2 = new TestSession(d.b.url);
+      await s2.initialize();
+      const abort = new AbortController();
+      const r = await fetch(d.b.url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s1.sessionId! }, signal: abort.signal });
+      assert.is(r.status, 200);
+      await sleep(20);
+      assert.is(await ping(d.a.url, s2.sessionId!), 200);
+      await sleep(20);
+      // s1's stream ends after s2's last request: s2 is now the least recently used
+      abort.abort();
+      await sleep(200);
+      const s3 = new TestSession(d.a.url);
+      await s3.initialize();
+      assert.is(await ping(d.b.url, s2.sessionId!), 404);
+      assert.is(await ping(d.a.url, s1.sessionId!), 200);
+      assert.is(await ping(d.b.url, s3.sessionId!), 200);
+    } finally {
+      await d.close();
+    }
+  });
+
   test(`${kind}: the cap never evicts a busy session: 503 with Retry-After, then the idle one goes`, async () => {
     const d = await deploy(kind, { maxSessions: 2 });
     const streams: AbortController[] = [];

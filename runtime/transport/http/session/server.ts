@@ -513,12 +513,15 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
 
   /** Ends the least recently used idle session; false when every session is busy. */
   async function evictIdle(): Promise<boolean> {
+    // the least recently used: the idle one whose last activity (a request, or its work ending) is oldest
+    let victim: HttpServerSession | undefined;
     for (const s of sessions.values()) {
       if (!s.idle || opening.has(s)) continue;
-      await s.close();
-      return true;
+      if (!victim || s.lastActive < victim.lastActive) victim = s;
     }
-    return false;
+    if (!victim) return false;
+    await victim.close();
+    return true;
   }
 
   /** The settings of every session when they name no session (one deployment process, the default event store). */
