@@ -410,11 +410,11 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
     let ok = false;
     try {
       const u = new URL(redis);
-      ok = /^rediss?:$/.test(u.protocol) && /^(\/([0-9]{1,9})?)?$/.test(u.pathname);
+      ok = /^rediss?:$/.test(u.protocol) && /^(\/([0-9]{1,9})?)?$/.test(u.pathname) && u.search === '';
     } catch {
       /* not a URL */
     }
-    if (!ok) throw new CommandUsageError(`--redis must be a redis:// or rediss:// URL, its path a database number if any (redis://HOST:PORT/0), got ${redis}`);
+    if (!ok) throw new CommandUsageError(`--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redis}`);
   }
   const served = isStateless(mod)
     ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, redis, auth, ...limits })

@@ -343,6 +343,25 @@ test('redis: a Redis that stops answering: requests get 503 after the command ti
   }
 });
 
+test('connectRedisStores: a URL path that is no database number, a query string, a database Redis lacks: rejected, naming the URL', async () => {
+  for (const [suffix, why] of [['/abc', /path must be a database number/], ['?db=3', /no query string/], ['/2?keyPrefix=zz:', /no query string/], ['/99', /has no database 99/]] as const) {
+    const url = `${redis.url}${suffix}`;
+    const e = await connectRedisStores(url, { connectTimeoutMs: 2000 }).then((s) => s.close().then(() => undefined), (x: Error) => x);
+    assert.ok(e instanceof Error, `${suffix} was accepted`);
+    assert.match(e.message, why);
+    assert.ok(e.message.includes(url), e.message);
+  }
+  const ok = await connectRedisStores(`${redis.url}/3`);
+  try {
+    await ok.client.set('db-probe', '1');
+    const inspect = new Redis(`${redis.url}/3`);
+    assert.is(await inspect.get('db-probe'), '1');
+    inspect.disconnect();
+  } finally {
+    await ok.close();
+  }
+});
+
 test('redis: session records and stream events carry TTLs', async () => {
   const prefix = `ttl${Date.now()}:`;
   const stores = await connectRedisStores(redis.url, { prefix, sessionIdleMs: 60_000, eventTtlMs: 30_000 });

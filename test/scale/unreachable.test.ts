@@ -2,7 +2,7 @@
  * `mcpgen serve --http --redis <url>` where no Redis answers: a one-line message naming the URL and
  * exit 3 (as for a port in use), no stack trace; both eras (the session store and the listen bus).
  * A database the Redis does not have is exit 3 too (not database 0 instead), a path that is no
- * database number exit 2 (usage).
+ * database number, or a query string, exit 2 (usage).
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -35,10 +35,10 @@ test('serve --redis with a database Redis does not have: exit 3 naming it; a pat
       assert.is(r.code, 3, r.stderr);
       assert.match(r.stderr, /^mcpgen serve: --redis: Redis at redis:\/\/\S+\/99 has no database 99/m);
       assert.not.match(r.stderr, /\n\s+at /, 'a stack trace');
-      for (const path of ['/abc', '/1/2', '/-1']) {
+      for (const path of ['/abc', '/1/2', '/-1', '?db=99', '/?db=abc', '/7?keyPrefix=zz:']) {
         const bad = await serve(rev, `${redis.url}${path}`);
         assert.is(bad.code, 2, `${path}: ${bad.stderr}`);
-        assert.match(bad.stderr, /--redis must be a redis:\/\/ or rediss:\/\/ URL, its path a database number/);
+        assert.match(bad.stderr, /--redis must be a redis:\/\/ or rediss:\/\/ URL, its path a database number if any, no query/);
       }
     }
   } finally {

@@ -226,16 +226,19 @@ const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${dec
 /**
  * The database number of a `redis://` or `rediss://` URL's path (`/3`), undefined when it names
  * none (no path, `/`).
- * @throws Error naming the URL when the path is anything else.
+ * @throws Error naming the URL when the path is anything else, or the URL has a query string.
  */
 function databaseOf(url: string): number | undefined {
   let path: string;
   try {
     const u = new URL(url);
     if (!/^rediss?:$/.test(u.protocol)) return undefined;
+    // ioredis would take options from the query (db, keyPrefix: keys these stores could not find)
+    if (u.search !== '') throw new Error(`bad Redis URL ${url}: no query string (${u.search}); give the database as the path (/0), other ioredis options as \`redis\``);
     path = u.pathname;
-  } catch {
-    return undefined; // not a URL: left to ioredis
+  } catch (e) {
+    if (e instanceof TypeError) return undefined; // not a URL: left to ioredis
+    throw e;
   }
   if (path === '' || path === '/') return undefined;
   const m = /^\/([0-9]{1,9})$/.exec(path);
@@ -246,7 +249,8 @@ function databaseOf(url: string): number | undefined {
 /**
  * Connects to the Redis at `url` (`redis://host:port/db`) and returns the stores. Rejects
  * with an Error naming the URL when Redis cannot be reached within `connectTimeoutMs`, when
- * the URL's path is not a database number, or when that database does not exist there.
+ * the URL's path is not a database number or it has a query string, or when that database does
+ * not exist there.
  */
 export async function connectRedisStores(url: string, options: RedisStoresOptions = {}): Promise<RedisStores> {
   const db = databaseOf(url);
