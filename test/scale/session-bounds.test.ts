@@ -241,6 +241,33 @@ test('redis: last use is the order Redis ran the touches in, within one millisec
   }
 });
 
+test('redis: a busy mark holds whatever the marking process\'s clock says', async () => {
+  const prefix = `skew${Date.now()}:`;
+  const a = await connectRedisStores(redis.url, { prefix, maxSessions: 2 });
+  const b = await connectRedisStores(redis.url, { prefix, maxSessions: 2 });
+  const realNow = Date.now;
+  try {
+    const record = { protocolVersion: '2025-11-25', capabilities: {}, createdAt: realNow() };
+    await a.sessions.create('x', record);
+    await a.sessions.create('y', record);
+    // x, the least recently used, is busy on a, whose clock is ten seconds behind
+    Date.now = () => realNow() - 10_000;
+    a.sessions.markBusy('x', true);
+    Date.now = realNow;
+    await a.sessions.size();
+    assert.equal(await b.sessions.create('z', record), ['y'], 'the idle one goes, not the busy one');
+    Date.now = () => realNow() + 10_000;
+    a.sessions.markBusy('x', false);
+    Date.now = realNow;
+    await a.sessions.size();
+    assert.equal(await b.sessions.create('w', record), ['z'], 'x was used last when its mark was cleared');
+  } finally {
+    Date.now = realNow;
+    await a.close();
+    await b.close();
+  }
+});
+
 test('redis: a busy record does not expire: it outlives the beats, a touch does not shorten it, the idle cut passes it; idle from when its last mark is cleared', async () => {
   const prefix = `busy${Date.now()}:`;
   const idle = 300;

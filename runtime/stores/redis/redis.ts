@@ -8,8 +8,8 @@
  * Keys, under `prefix` (default `mcp:`):
  * - `s:<session>` the session's record (JSON), `sessions` a sorted set of session ids by last use
  *   (the Redis server's clock, ms, strictly increasing),
- *   `b:<session>` its busy marks (process → mark expiry, ms; set and cleared as work starts and
- *   ends, renewed every third of `livenessMs`);
+ *   `b:<session>` its busy marks (process → mark expiry, ms by the Redis server's clock; set and
+ *   cleared as work starts and ends, renewed every third of `livenessMs`);
  * - `e:<session>:<stream>` a Redis stream of the stream's events (`m`: the message's JSON, empty
  *   for a priming event; `end`: the stream finished), `m:<session>:<stream>` its owner process and
  *   requests, `ss:<session>` the session's stream ids;
@@ -93,7 +93,7 @@ export interface RedisStores {
 // within a µs, the clock stepped back): so the order of the sorted set is the order Redis ran the
 // uses in, whichever process sent them and whatever its clock says (a tie would sort by session
 // id and evict a random one). A session is busy while a live process marks it (`b:<id>`: process
-// → mark expiry, ms by that process's clock, compared with `now` of the calling process): a busy
+// → mark expiry, ms by the same Redis clock, so process clocks do not matter here either): a busy
 // session neither expires nor is evicted, and its record's TTL is at least `livenessMs` (renewed
 // with the marks), so it outlives the beats between renewals.
 const COMMON = `
@@ -108,6 +108,7 @@ local function stamp(z, s)
   return string.format('%.3f', s)
 end
 local function busy(p, id, now)
+  -- now: clock() of the script
   for _, t in ipairs(redis.call('HVALS', p .. 'b:' .. id)) do
     if tonumber(t) > now then return true end
   end
@@ -133,22 +134,32 @@ if idle > 0 and redis.call('PTTL', KEYS[1]) < idle then redis.call('PEXPIRE', KE
 redis.call('ZADD', KEYS[2], stamp(KEYS[2], clock()), ARGV[1])
 return v`;
 
-// KEYS[1] sessions zset; ARGV prefix, now, idleMs. Drops the records idle too long, returns how many are left.
+// KEYS[1] sessions zset; ARGV prefix, idleMs. Drops the records idle too long, returns how many are left.
 const SIZE = `${COMMON}
-idleCut(KEYS[1], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[2]))
+idleCut(KEYS[1], ARGV[1], tonumber(ARGV[2]), clock())
 return redis.call('ZCARD', KEYS[1])`;
 
-// KEYS[1] sessions zset; ARGV prefix, process, until (mark expiry), livenessMs, idleMs, ids.
+// KEYS[1] busy marks b:<id>, KEYS[2] its record; ARGV process, livenessMs, idleMs. Marks the session
+// busy for this process until livenessMs from now, its record's TTL at least that long.
+const MARK = `${COMMON}
+local live, idle = tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], string.format('%.3f', clock() + live))
+redis.call('PEXPIRE', KEYS[1], live)
+if idle > 0 then redis.call('PEXPIRE', KEYS[2], math.max(idle, live)) end
+return 0`;
+
+// KEYS[1] sessions zset; ARGV prefix, process, livenessMs, idleMs, ids.
 // Renews this process's busy marks of the ids whose records live, their records' TTLs, and their
 // last use (busy: in use now).
 const RENEW = `${COMMON}
 local z, p = KEYS[1], ARGV[1]
-local live, idle = tonumber(ARGV[4]), tonumber(ARGV[5])
+local live, idle = tonumber(ARGV[3]), tonumber(ARGV[4])
 local at = clock()
-for i = 6, #ARGV do
+local untilAt = string.format('%.3f', at + live)
+for i = 5, #ARGV do
   local id = ARGV[i]
   if redis.call('EXISTS', p .. 's:' .. id) == 1 then
-    redis.call('HSET', p .. 'b:' .. id, ARGV[2], ARGV[3])
+    redis.call('HSET', p .. 'b:' .. id, ARGV[2], untilAt)
     redis.call('PEXPIRE', p .. 'b:' .. id, live)
     if idle > 0 then redis.call('PEXPIRE', p .. 's:' .. id, math.max(idle, live)) end
     redis.call('ZADD', z, stamp(z, at), id)
@@ -156,7 +167,7 @@ for i = 6, #ARGV do
 end
 return 0`;
 
-// KEYS[1] sessions zset; ARGV prefix, id, process, now, livenessMs, idleMs. Clears this process's
+// KEYS[1] sessions zset; ARGV prefix, id, process, livenessMs, idleMs. Clears this process's
 // busy mark of id; the record counts as used now, its idle time starting now (or stays busy, its
 // TTL at least livenessMs, while another process marks it).
 const RELEASE = `${COMMON}
@@ -164,24 +175,24 @@ local z, p, id = KEYS[1], ARGV[1], ARGV[2]
 redis.call('HDEL', p .. 'b:' .. id, ARGV[3])
 local k = p .. 's:' .. id
 if redis.call('EXISTS', k) == 0 then return 0 end
-local idle = tonumber(ARGV[6])
+local idle = tonumber(ARGV[5])
 if idle > 0 then
-  if busy(p, id, tonumber(ARGV[4])) then redis.call('PEXPIRE', k, math.max(idle, tonumber(ARGV[5])))
+  if busy(p, id, clock()) then redis.call('PEXPIRE', k, math.max(idle, tonumber(ARGV[4])))
   else redis.call('PEXPIRE', k, idle) end
 end
 redis.call('ZADD', z, stamp(z, clock()), id)
 return 1`;
 
-// KEYS[1] sessions zset; ARGV prefix, id ('' only makes room), now, idleMs, max, record.
+// KEYS[1] sessions zset; ARGV prefix, id ('' only makes room), idleMs, max, record.
 // Evicts the least recently used records that are not busy; refuses with MCPFULL, evicting
 // nothing, when too few are idle.
 const CREATE = `${COMMON}
 local z = KEYS[1]
 local p = ARGV[1]
-local now = tonumber(ARGV[3])
-idleCut(z, p, tonumber(ARGV[4]), now)
+local now = clock()
+idleCut(z, p, tonumber(ARGV[3]), now)
 if ARGV[2] ~= '' then redis.call('ZREM', z, ARGV[2]) end
-local need = redis.call('ZCARD', z) - tonumber(ARGV[5]) + 1
+local need = redis.call('ZCARD', z) - tonumber(ARGV[4]) + 1
 local evicted = {}
 if need > 0 then
   local victims = {}
@@ -197,10 +208,10 @@ if need > 0 then
   end
 end
 if ARGV[2] == '' then return evicted end
-if tonumber(ARGV[4]) > 0 then
-  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[6], 'PX', ARGV[4])
+if tonumber(ARGV[3]) > 0 then
+  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[5], 'PX', ARGV[3])
 else
-  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[6])
+  redis.call('SET', p .. 's:' .. ARGV[2], ARGV[5])
 end
 redis.call('ZADD', z, stamp(z, clock()), ARGV[2])
 return evicted`;
@@ -310,6 +321,7 @@ class RedisStoresImpl implements RedisStores {
     client.defineCommand('mcpCreate', { numberOfKeys: 1, lua: CREATE });
     client.defineCommand('mcpSize', { numberOfKeys: 1, lua: SIZE });
     client.defineCommand('mcpRenew', { numberOfKeys: 1, lua: RENEW });
+    client.defineCommand('mcpMark', { numberOfKeys: 2, lua: MARK });
     client.defineCommand('mcpRelease', { numberOfKeys: 1, lua: RELEASE });
     sub.on('message', (channel: string, message: string) => {
       for (const l of this.channels.get(channel) ?? []) {
@@ -376,10 +388,11 @@ class RedisStoresImpl implements RedisStores {
 
 type TouchCommands = Redis & {
   mcpTouch(k1: string, k2: string, id: string, idle: string): Promise<string | null>;
-  mcpCreate(k1: string, prefix: string, id: string, now: string, idle: string, max: string, record: string): Promise<string[]>;
-  mcpSize(k1: string, prefix: string, now: string, idle: string): Promise<number>;
-  mcpRenew(k1: string, prefix: string, process: string, until: string, liveness: string, idle: string, ...ids: string[]): Promise<number>;
-  mcpRelease(k1: string, prefix: string, id: string, process: string, now: string, liveness: string, idle: string): Promise<number>;
+  mcpCreate(k1: string, prefix: string, id: string, idle: string, max: string, record: string): Promise<string[]>;
+  mcpSize(k1: string, prefix: string, idle: string): Promise<number>;
+  mcpMark(k1: string, k2: string, process: string, liveness: string, idle: string): Promise<number>;
+  mcpRenew(k1: string, prefix: string, process: string, liveness: string, idle: string, ...ids: string[]): Promise<number>;
+  mcpRelease(k1: string, prefix: string, id: string, process: string, liveness: string, idle: string): Promise<number>;
 };
 
 class RedisSessionStore implements SessionStore {
@@ -416,27 +429,25 @@ class RedisSessionStore implements SessionStore {
     let sent: Promise<unknown>;
     if (busy) {
       // the record outlives the beats between renewals (its TTL at least livenessMs)
-      const m = this.client.multi().hset(key, this.owner.processId, String(Date.now() + live)).pexpire(key, live);
-      if (this.idleMs > 0) m.pexpire(`${this.prefix}s:${sessionId}`, Math.max(this.idleMs, live));
-      sent = m.exec();
+      sent = (this.client as TouchCommands).mcpMark(key, `${this.prefix}s:${sessionId}`, this.owner.processId, String(live), String(this.idleMs));
       this.marked.add(sessionId);
     } else {
-      sent = (this.client as TouchCommands).mcpRelease(this.zset, this.prefix, sessionId, this.owner.processId, String(Date.now()), String(live), String(this.idleMs));
+      sent = (this.client as TouchCommands).mcpRelease(this.zset, this.prefix, sessionId, this.owner.processId, String(live), String(this.idleMs));
       this.marked.delete(sessionId);
     }
     sent.catch((e: Error) => this.onError?.(new Error(`redis busy mark: ${e.message}`)));
   }
 
-  /** Renews this process's busy marks (`b:<session>` field `<process>` = mark expiry, ms since the epoch), their records' TTLs and last use; run on the heartbeat. */
+  /** Renews this process's busy marks (`b:<session>` field `<process>` = mark expiry, ms by the Redis server's clock), their records' TTLs and last use; run on the heartbeat. */
   async renewBusy(): Promise<void> {
     if (this.marked.size === 0) return;
     const live = this.owner.liveness;
-    await (this.client as TouchCommands).mcpRenew(this.zset, this.prefix, this.owner.processId, String(Date.now() + live), String(live), String(this.idleMs), ...this.marked);
+    await (this.client as TouchCommands).mcpRenew(this.zset, this.prefix, this.owner.processId, String(live), String(this.idleMs), ...this.marked);
   }
 
   private async run(sessionId: string, record: string): Promise<string[]> {
     try {
-      return await (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(Date.now()), String(this.idleMs), String(this.max), record);
+      return await (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(this.idleMs), String(this.max), record);
     } catch (e) {
       if (/MCPFULL/.test((e as Error).message)) throw new SessionLimitError(this.max, this.owner.liveness);
       throw e;
@@ -460,7 +471,7 @@ class RedisSessionStore implements SessionStore {
   }
 
   async size(): Promise<number> {
-    return (this.client as TouchCommands).mcpSize(this.zset, this.prefix, String(Date.now()), String(this.idleMs));
+    return (this.client as TouchCommands).mcpSize(this.zset, this.prefix, String(this.idleMs));
   }
 
   async close(): Promise<void> {
