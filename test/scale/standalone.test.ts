@@ -6,7 +6,10 @@
  *   sent on the two others, outside any request, arrive on it, in the order they were sent;
  * - a task created through another process: its `notifications/tasks/status` arrives there;
  * - the GET stream resumed with `Last-Event-ID` on a third process replays exactly what was
- *   delivered after that ID, each event once, then goes on live there.
+ *   delivered after that ID, each event once, then goes on live there;
+ * - a GET on another process ends the one held before (one connection per stream across the
+ *   processes, as on one): a message then goes out once, on the newer; two GETs at once on two
+ *   processes leave exactly one.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -41,6 +44,8 @@ interface Listening {
   backend: number;
   events: Event[];
   abort: AbortController;
+  /** The server ended the stream. */
+  ended: boolean;
 }
 
 async function listen(session: TestSession, lastEventId?: string): Promise<Listening> {
@@ -50,7 +55,7 @@ async function listen(session: TestSession, lastEventId?: string): Promise<Liste
     signal: abort.signal,
   });
   assert.is(r.status, 200, `GET: ${r.status}`);
-  const l: Listening = { backend: Number(r.headers.get('x-backend')), events: [], abort };
+  const l: Listening = { backend: Number(r.headers.get('x-backend')), events: [], abort, ended: false };
   void (async () => {
     const parser = new SseParser();
     const decoder = new TextDecoder();
@@ -58,6 +63,7 @@ async function listen(session: TestSession, lastEventId?: string): Promise<Liste
       for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
         for (const e of parser.push(decoder.decode(chunk, { stream: true }))) l.events.push({ id: e.id, message: e.data ? (JSON.parse(e.data) as Obj) : {} });
       }
+      l.ended = true;
     } catch {
       /* aborted */
     }
@@ -124,6 +130,36 @@ test('messages for the GET stream reach it wherever it is held; a resumption els
   await until('the later message', () => messages(resumed.events).length === live.length + 1);
   assert.equal(messages(resumed.events).at(-1)!.message, later);
   resumed.abort.abort();
+  await session.close();
+});
+
+test('a GET on another process ends the one held before; a message then goes out once; two GETs at once leave one', async () => {
+  const session = new TestSession(proxy.url);
+  await session.initialize();
+  for (let i = 0; i < serves.length; i++) await session.request('ping');
+  const first = await listen(session);
+  await until('the first priming event', () => first.events.length > 0);
+  await steer(session, (first.backend + 1) % serves.length);
+  const second = await listen(session);
+  assert.is.not(second.backend, first.backend);
+  await until('the first GET to end', () => first.ended);
+  await until('the second priming event', () => second.events.length > 0);
+  const third = [0, 1, 2].find((i) => i !== first.backend && i !== second.backend)!;
+  const log = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', logger: 'scale', data: 'once' } };
+  await serves[third].handler.sessions.get(session.sessionId!)!.send(log);
+  await until('the log on the second GET', () => messages(second.events).length === 1);
+  assert.equal(messages(second.events)[0].message, log);
+  assert.equal(messages(first.events), [], 'nothing on the ended GET');
+  assert.not.ok(second.ended);
+
+  // two at once, on two processes: one stays
+  second.abort.abort();
+  const both = await Promise.all([listen(session), listen(session)]);
+  assert.is.not(both[0].backend, both[1].backend);
+  await until('one of the two to end', () => both.some((l) => l.ended));
+  await sleep(300);
+  assert.is(both.filter((l) => !l.ended).length, 1, `open: ${both.map((l) => !l.ended)}`);
+  for (const l of both) l.abort.abort();
   await session.close();
 });
 

@@ -271,11 +271,23 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   const makeId = options.sessionIdGenerator ?? (() => globalThis.crypto.randomUUID());
   const shared = options.shared;
   const restoring = new Map<string, Promise<HttpServerSession | undefined>>();
+  /** Standalone GETs opened here whose claim (`standalone-opened`) has not come back over the bus yet: session id → token. */
+  const claims = new Map<string, number>();
+  let claimed = 0;
   // messages of the bus for sessions this process holds: answers POSTed elsewhere, ends decided elsewhere
   const unsubscribe = shared?.bus.subscribe((m: BusMessage) => {
+    // the claims of standalone GETs: the bus delivers them in one order to every process (as
+    // Redis pub/sub does), so a claim that comes after this process's own is the newer one
+    if (m.topic === 'standalone-opened' && m.from === shared.bus.processId) {
+      if (isObject(m.payload) && claims.get(m.sessionId) === m.payload.token) claims.delete(m.sessionId);
+      return;
+    }
     const local = sessions.get(m.sessionId);
     if (!local) return;
     if (m.topic === 'ended') void local.close();
+    else if (m.topic === 'standalone-opened') {
+      if (!claims.has(m.sessionId)) void local.dropStandalone().catch((e: Error) => options.onError?.(e));
+    }
     else if (m.topic === 'inbound' && m.from !== shared.bus.processId && isObject(m.payload)) local.deliverRemote(m.payload as unknown as JSONRPCMessage);
     else if (m.topic === 'standalone' && m.from !== shared.bus.processId && isObject(m.payload) && isObject(m.payload.message)) {
       const eventId = typeof m.payload.eventId === 'string' ? m.payload.eventId : undefined;
@@ -536,6 +548,15 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
             id: standaloneId,
             relay: (eventId, message) => {
               shared.bus.publish({ topic: 'standalone', sessionId, payload: { eventId, message } }).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+            },
+            // the other processes end their connection of the stream, unless theirs is newer
+            opened: () => {
+              const token = ++claimed;
+              claims.set(sessionId, token);
+              shared.bus.publish({ topic: 'standalone-opened', sessionId, payload: { token } }).catch((e: Error) => {
+                if (claims.get(sessionId) === token) claims.delete(sessionId);
+                options.onError?.(new Error(`bus: ${e.message}`));
+              });
             },
           }
         : undefined,

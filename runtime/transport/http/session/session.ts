@@ -58,9 +58,12 @@ export interface SessionSettings {
    * initialized the session, which makes it). `relay` carries a standalone message sent here
    * while no connection of this process holds the stream, with its event ID, to whichever
    * process holds it (the handler publishes it on the bus, where that process's
-   * {@link HttpServerSession.deliverStandalone} gets it).
+   * {@link HttpServerSession.deliverStandalone} gets it). `opened` is called when a connection of
+   * this process takes the standalone stream (a GET, or a resumption of it here), so that the
+   * handler ends the one another process held ({@link HttpServerSession.dropStandalone}): one
+   * connection per stream across the deployment, each message sent on one stream only.
    */
-  standalone?: { id?: string; relay(eventId: string | undefined, message: JSONRPCMessage): void };
+  standalone?: { id?: string; relay(eventId: string | undefined, message: JSONRPCMessage): void; opened?(): void };
 }
 
 const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | undefined)?.then === 'function';
@@ -495,7 +498,10 @@ export class HttpServerSession implements Transport {
           sink.end();
           return;
         }
-        if (s === this.standaloneStream) this.backlog = undefined;
+        if (s === this.standaloneStream) {
+          this.backlog = undefined;
+          this.settings.standalone?.opened?.();
+        }
         this.detach(s, true);
         s.protocolVersion = protocolVersion;
         await this.attachOpen(s, sink);
@@ -504,6 +510,7 @@ export class HttpServerSession implements Transport {
       this.detach(this.standalone, true);
       this.standalone.protocolVersion = protocolVersion;
       this.attach(this.standalone, sink, headers, false);
+      this.settings.standalone?.opened?.();
       // Held messages go before the priming event: its ID is then a cursor past all of them.
       const held = (this.settings.eventStore ? this.backlog?.slice() : this.backlog) ?? [];
       if (!this.settings.eventStore) this.backlog = undefined;
@@ -518,6 +525,20 @@ export class HttpServerSession implements Transport {
    * store, so that the connection gets them in the store's order), unless already written;
    * nothing is done without a connection (the event waits in the store for a resumption).
    */
+  /**
+   * Handler side, shared deployments: a connection of another process took the standalone
+   * stream later than this one's: ends this process's connection of it, as a second GET here
+   * would (the client's newest GET is the one that stays).
+   */
+  dropStandalone(): Promise<void> {
+    return this.enqueue(() => {
+      const s = this.standaloneStream;
+      if (!s?.sink) return;
+      this.detach(s, true);
+      this.checkIdle();
+    });
+  }
+
   deliverStandalone(eventId: string | undefined, message: JSONRPCMessage): Promise<void> {
     return this.enqueue(async () => {
       const s = this.standaloneStream;
