@@ -12,7 +12,21 @@
 /** The runtime's layer folders, lowest first: a layer imports only layers before it (and itself). */
 // stores/ (interfaces, memory stores) sits below the transports that take them; stores/redis/
 // (the Redis implementations, the task store's included) is a layer of its own above tasks/
-const RUNTIME_LAYERS = ['jsonrpc', 'codec', 'protocol', 'engine', 'auth', 'stores', 'transport', 'stateless', 'tasks', 'stores/redis', 'session', 'features', 'codegen'];
+const RUNTIME_LAYERS = [
+  'jsonrpc',
+  'codec',
+  'protocol',
+  'engine',
+  'auth',
+  'stores',
+  'transport',
+  'stateless',
+  'tasks',
+  'stores/redis',
+  'session',
+  'features',
+  'codegen',
+];
 
 /** Layers inside `layer`'s folder, which its rule does not cover (they have their own). */
 const nested = (layer) => RUNTIME_LAYERS.filter((l) => l.startsWith(`${layer}/`));
@@ -21,7 +35,9 @@ const layerRules = RUNTIME_LAYERS.slice(0, -1).map((layer, i) => ({
   name: `runtime-${layer.replace('/', '-')}-points-down`,
   comment: `runtime/${layer}/ may import only ${RUNTIME_LAYERS.slice(0, i).join(', ') || 'nothing of the runtime'} (layers below it)`,
   severity: 'error',
-  from: nested(layer).length ? { path: `^runtime/${layer}/`, pathNot: `^runtime/(${nested(layer).join('|')})/` } : { path: `^runtime/${layer}/` },
+  from: nested(layer).length
+    ? { path: `^runtime/${layer}/`, pathNot: `^runtime/(${nested(layer).join('|')})/` }
+    : { path: `^runtime/${layer}/` },
   to: { path: `^runtime/(${RUNTIME_LAYERS.slice(i + 1).join('|')})/` },
 }));
 
@@ -44,21 +60,24 @@ module.exports = {
     },
     {
       name: 'runtime-stands-alone',
-      comment: 'runtime/ imports nothing of the generator, the command line, the reference server, the inputs or the generated code',
+      comment:
+        'runtime/ imports nothing of the generator, the command line, the reference server, the inputs or the generated code',
       severity: 'error',
       from: { path: '^runtime/' },
       to: { path: '^(generator|cli|reference|schema|generated|templates|examples|bench|test)/' },
     },
     {
       name: 'runtime-index-is-the-top',
-      comment: 'runtime/index.ts and the layer entries (runtime/<layer>/index.ts, the package subpaths) are for users: nothing inside the runtime imports them',
+      comment:
+        'runtime/index.ts and the layer entries (runtime/<layer>/index.ts, the package subpaths) are for users: nothing inside the runtime imports them',
       severity: 'error',
       from: { path: '^runtime/' },
       to: { path: '^runtime/(index|[a-z-]+/index|transport/http/[a-z-]+/index)\\.ts$' },
     },
     {
       name: 'cli-uses-the-runtime-package',
-      comment: 'cli/ and reference/ import the runtime as an application does, by its package subpaths (@mcpgen/runtime/…), never by a relative path: the installed mcpgen has no runtime/ beside cli/',
+      comment:
+        'cli/ and reference/ import the runtime as an application does, by its package subpaths (@mcpgen/runtime/…), never by a relative path: the installed mcpgen has no runtime/ beside cli/',
       severity: 'error',
       from: { path: '^(cli|reference)/' },
       to: { path: '^runtime/', dependencyTypesNot: ['aliased-workspace'] },
@@ -86,6 +105,10 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     // package specifiers resolve through `exports` (@mcpgen/runtime/stdio → runtime/transport/stdio.ts),
     // so the rules see where cli/ and reference/ enter the runtime
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'], mainFields: ['module', 'main', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'types', 'default'],
+      mainFields: ['module', 'main', 'types'],
+    },
   },
 };

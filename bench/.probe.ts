@@ -9,8 +9,23 @@ const A = (n: string) => b.ajv.getSchema(b.exports[n]!)! as any;
 const params = { name: 'echo', arguments: { text: 'hello world' } };
 const result = { content: [{ type: 'text', text: 'hello world' }] };
 const req = { jsonrpc: '2.0', id: 7, method: 'tools/call', params };
-function cpu(f: () => unknown) { for (let i = 0; i < 50000; i++) f(); const u = process.cpuUsage(); for (let i = 0; i < 500000; i++) f(); const d = process.cpuUsage(u); return ((d.user + d.system) / 500000 * 1000).toFixed(1) + 'ns'; }
+function cpu(f: () => unknown) {
+  for (let i = 0; i < 50000; i++) f();
+  const u = process.cpuUsage();
+  for (let i = 0; i < 500000; i++) f();
+  const d = process.cpuUsage(u);
+  return (((d.user + d.system) / 500000) * 1000).toFixed(1) + 'ns';
+}
 for (const n of process.argv.slice(2)) {
-  const data = n.includes('params') || n.endsWith('Params') ? params : n.includes('Request') && !n.includes('$') ? req : result;
-  console.log(n, 'compact', cpu(() => v[n](data)), 'ajv', cpu(() => A(n)(data)), v[n](data), A(n)(data));
+  const data =
+    n.includes('params') || n.endsWith('Params') ? params : n.includes('Request') && !n.includes('$') ? req : result;
+  console.log(
+    n,
+    'compact',
+    cpu(() => v[n](data)),
+    'ajv',
+    cpu(() => A(n)(data)),
+    v[n](data),
+    A(n)(data),
+  );
 }

@@ -16,13 +16,25 @@ const http = createServer((req, res) => {
   req.on('end', () => {
     const m = JSON.parse(body);
     if (m.id === undefined) return res.writeHead(202).end();
-    const result = m.method === 'initialize'
-      ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bare', version: '0' } }
-      : m.method === 'server/discover'
-        ? { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, cacheScope: 'public', ttlMs: 0 }
-        : { content: [{ type: 'text', text: m.params?.arguments?.text }] };
+    const result =
+      m.method === 'initialize'
+        ? {
+            protocolVersion: m.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'bare', version: '0' },
+          }
+        : m.method === 'server/discover'
+          ? {
+              resultType: 'complete',
+              supportedVersions: ['2026-07-28'],
+              capabilities: { tools: {} },
+              cacheScope: 'public',
+              ttlMs: 0,
+            }
+          : { content: [{ type: 'text', text: m.params?.arguments?.text }] };
     const out = JSON.stringify({ jsonrpc: '2.0', id: m.id, result });
-    if (sse) res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }).end(`data: ${out}\n\n`);
+    if (sse)
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' }).end(`data: ${out}\n\n`);
     else res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(out) }).end(out);
   });
 });

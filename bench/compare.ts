@@ -44,7 +44,10 @@ function fail(message: string): never {
 const BASES = process.argv.flatMap((a, i) => (a === '--base' ? [option('--base', i)!] : [])).map((d) => resolve(d));
 if (BASES.length === 0) fail('--base <dir> is required (a checkout of the commit to compare with)');
 /** The trees, this one first: `head`, `base`, `base2`, … */
-const TREES: ReadonlyArray<readonly [string, string]> = [['head', HEAD], ...BASES.map((dir, i) => [i === 0 ? 'base' : `base${i + 1}`, dir] as const)];
+const TREES: ReadonlyArray<readonly [string, string]> = [
+  ['head', HEAD],
+  ...BASES.map((dir, i) => [i === 0 ? 'base' : `base${i + 1}`, dir] as const),
+];
 const runsText = option('--runs') ?? '3';
 const RUNS = Number(runsText);
 if (!Number.isInteger(RUNS) || RUNS < 1) fail(`--runs must be a positive integer, not ${JSON.stringify(runsText)}`);
@@ -60,7 +63,10 @@ for (const bench of BENCHES) {
 }
 
 /** One figure line `name: value unit` (comparisons `name: N.NNx` included, unit "x"). */
-interface Figure { value: number; unit: string }
+interface Figure {
+  value: number;
+  unit: string;
+}
 
 function runBench(dir: string, bench: string): Promise<Map<string, Figure>> {
   const args = ['--import', 'tsx', join('bench', `${bench}.ts`), ...(QUICK ? ['--quick'] : [])];
@@ -84,7 +90,9 @@ function runBench(dir: string, bench: string): Promise<Map<string, Figure>> {
 }
 
 const HIGHER_IS_BETTER = new Set(['calls/s', 'req/s', 'x']);
-const samples = new Map<string, Map<string, { unit: string; values: number[] }>>(TREES.map(([tree]) => [tree, new Map()]));
+const samples = new Map<string, Map<string, { unit: string; values: number[] }>>(
+  TREES.map(([tree]) => [tree, new Map()]),
+);
 const order: string[] = [];
 
 for (let round = 0; round < RUNS; round++) {
@@ -119,6 +127,8 @@ for (const name of order) {
     const hm = median(h.values);
     const bm = median(b.values);
     if (bm === 0 || hm === 0) return;
-    console.log(`compare${i === 0 ? '' : i + 1}.${name}: ${(HIGHER_IS_BETTER.has(h.unit) ? hm / bm : bm / hm).toFixed(2)}x`);
+    console.log(
+      `compare${i === 0 ? '' : i + 1}.${name}: ${(HIGHER_IS_BETTER.has(h.unit) ? hm / bm : bm / hm).toFixed(2)}x`,
+    );
   });
 }

@@ -21,7 +21,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Bundle, IMPLS, IMPL_NAMES, type Impl, type Role, buildInstalledRuntime, bundle, byGroup } from './footprint/bundle.js';
+import {
+  type Bundle,
+  IMPLS,
+  IMPL_NAMES,
+  type Impl,
+  type Role,
+  buildInstalledRuntime,
+  bundle,
+  byGroup,
+} from './footprint/bundle.js';
 import { median, ratio } from './measure.js';
 
 const RUNS = process.argv.includes('--quick') ? 5 : 21;
@@ -51,7 +60,10 @@ function coldStart(server: string): Promise<number> {
     const t = performance.now();
     const child = spawn(process.execPath, [server], { stdio: ['pipe', 'pipe', 'ignore'] });
     let out = '';
-    const timer = setTimeout(() => (child.kill(), reject(new Error(`${server}: no initialize answer in 20 s`))), 20_000);
+    const timer = setTimeout(
+      () => (child.kill(), reject(new Error(`${server}: no initialize answer in 20 s`))),
+      20_000,
+    );
     child.stdout.on('data', (d: Buffer) => {
       out += d;
       if (!out.includes('\n')) return;
@@ -79,19 +91,26 @@ try {
   const runtime = await buildInstalledRuntime(join(dir, 'installed'));
   const bundles = {} as Record<Impl, Record<Role, Bundle>>;
   for (const impl of IMPLS) {
-    bundles[impl] = { client: await bundle(impl, 'client', dir, { runtime }), server: await bundle(impl, 'server', dir, { runtime }) };
+    bundles[impl] = {
+      client: await bundle(impl, 'client', dir, { runtime }),
+      server: await bundle(impl, 'server', dir, { runtime }),
+    };
     const listed = await run(bundles[impl].client.file, bundles[impl].server.file);
     if (listed !== '["add"]') throw new Error(`${impl}: the bundled client listed ${listed}, not ["add"]`);
   }
   for (const impl of IMPLS) console.log(`# ${impl}: ${IMPL_NAMES[impl]}`);
   for (const role of ['client', 'server'] as const) {
     for (const impl of IMPLS) console.log(`footprint.${role}.${impl}.bundle: ${KiB(bundles[impl][role].bytes)} KiB`);
-    for (const impl of IMPLS) console.log(`footprint.${role}.${impl}.on_first_use: ${KiB(bundles[impl][role].lazyBytes)} KiB`);
+    for (const impl of IMPLS)
+      console.log(`footprint.${role}.${impl}.on_first_use: ${KiB(bundles[impl][role].lazyBytes)} KiB`);
     const groups = byGroup(bundles.mcpgen[role].inputs);
     console.log(`footprint.${role}.mcpgen.generated: ${KiB(groups['generated/2025-11-25'] ?? 0)} KiB`);
     console.log(`footprint.${role}.mcpgen.runtime: ${KiB(groups['@mcpgen/runtime'] ?? 0)} KiB`);
-    console.log(`footprint.${role}.mcpgen.ajv: ${KiB((groups.ajv ?? 0) + (groups['ajv-formats'] ?? 0) + (groups['fast-uri'] ?? 0))} KiB`);
-    for (const impl of ['sdk1', 'sdk2'] as const) ratio(`footprint.${role}.${impl}_vs_mcpgen`, bundles[impl][role].bytes / bundles.mcpgen[role].bytes);
+    console.log(
+      `footprint.${role}.mcpgen.ajv: ${KiB((groups.ajv ?? 0) + (groups['ajv-formats'] ?? 0) + (groups['fast-uri'] ?? 0))} KiB`,
+    );
+    for (const impl of ['sdk1', 'sdk2'] as const)
+      ratio(`footprint.${role}.${impl}_vs_mcpgen`, bundles[impl][role].bytes / bundles.mcpgen[role].bytes);
     ratio(`footprint.${role}.mcpgen_of_target`, bundles.mcpgen[role].bytes / ((role === 'client' ? 70 : 180) * 1024));
   }
 
@@ -104,7 +123,8 @@ try {
   }
   console.log(`footprint.cold_start.bare_node: ${median(times.bare).toFixed(1)} ms`);
   for (const impl of IMPLS) console.log(`footprint.cold_start.${impl}: ${median(times[impl]).toFixed(1)} ms`);
-  for (const impl of ['sdk1', 'sdk2'] as const) ratio(`footprint.cold_start.${impl}_vs_mcpgen`, median(times[impl]) / median(times.mcpgen));
+  for (const impl of ['sdk1', 'sdk2'] as const)
+    ratio(`footprint.cold_start.${impl}_vs_mcpgen`, median(times[impl]) / median(times.mcpgen));
   ratio('footprint.cold_start.mcpgen_over_bare_node', median(times.mcpgen) / median(times.bare));
 } finally {
   rmSync(dir, { recursive: true, force: true });

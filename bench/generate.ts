@@ -25,7 +25,8 @@ const specDir = resolve(root, process.env.MCP_SPEC_DIR ?? '../shared/mcp-spec');
 const env = { ...process.env, MCP_SPEC_DIR: specDir };
 process.env.MCP_SPEC_DIR = specDir;
 
-const print = (name: string, value: number, unit: string) => console.log(`${name}: ${value.toFixed(value >= 100 ? 0 : 1)} ${unit}`);
+const print = (name: string, value: number, unit: string) =>
+  console.log(`${name}: ${value.toFixed(value >= 100 ? 0 : 1)} ${unit}`);
 
 function treeHash(dir: string): string {
   const h = createHash('sha256');
@@ -42,7 +43,10 @@ function treeHash(dir: string): string {
 
 function cliRun(out: string): number {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'mcpgen.js'), 'generate', '--rev', 'all', '--out', out], { env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'mcpgen.js'), 'generate', '--rev', 'all', '--out', out], {
+    env,
+    encoding: 'utf8',
+  });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`mcpgen generate failed (${r.status}): ${r.stderr}`);
   return ms;
@@ -51,7 +55,9 @@ function cliRun(out: string): number {
 const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-bench-'));
 try {
   const inputs = resolveInputs({ rev: 'all' });
-  console.log(`# ${inputs.length} pinned revisions (${inputs.map((r) => r.revision).join(', ')}) from ${specDir}; node ${process.version}`);
+  console.log(
+    `# ${inputs.length} pinned revisions (${inputs.map((r) => r.revision).join(', ')}) from ${specDir}; node ${process.version}`,
+  );
 
   // as a user runs it: a fresh process each time
   const full: number[] = [];
@@ -88,7 +94,8 @@ try {
   }
   print('generate.in-process.first', runs[0], 'ms');
   print('generate.in-process.median', median(runs.slice(1)), 'ms');
-  for (const [k, xs] of [...steps].sort(([a], [b]) => (a < b ? -1 : 1))) print(`generate.in-process.step.${k}`, median(xs), 'ms');
+  for (const [k, xs] of [...steps].sort(([a], [b]) => (a < b ? -1 : 1)))
+    print(`generate.in-process.step.${k}`, median(xs), 'ms');
 
   ratio('generate.cli full/noop', median(full) / median(noop));
   ratio('generate cli/in-process (startup and first-run share)', median(full) / median(runs.slice(1)));

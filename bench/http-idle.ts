@@ -64,7 +64,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One initialized, idle session on `url` (initialize, then notifications/initialized); resolves with its id. */
 async function openSession(url: string, i: number): Promise<string> {
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `idle-${i}`, version: '0' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `idle-${i}`, version: '0' } },
+  };
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(init) });
   const sid = res.headers.get('mcp-session-id');
   await res.text();
@@ -81,7 +86,10 @@ async function openSession(url: string, i: number): Promise<string> {
 
 /** Ends session `sid` (DELETE, 2025-11-25 basic/transports "Session Management"). */
 async function endSession(url: string, sid: string): Promise<void> {
-  const res = await fetch(url, { method: 'DELETE', headers: { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' } });
+  const res = await fetch(url, {
+    method: 'DELETE',
+    headers: { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' },
+  });
   await res.text();
   if (!res.ok) throw new Error(`DELETE: HTTP ${res.status}`);
 }
@@ -92,10 +100,12 @@ export async function idleSessions(script: string[]): Promise<IdleFigures> {
   try {
     const openMany = async (from: number, n: number, end: boolean) => {
       for (let i = 0; i < n; i += 50) {
-        await Promise.all(Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
-          const sid = await openSession(url, from + i + k);
-          if (end) await endSession(url, sid);
-        }));
+        await Promise.all(
+          Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
+            const sid = await openSession(url, from + i + k);
+            if (end) await endSession(url, sid);
+          }),
+        );
       }
     };
     await openMany(0, WARM, true);
@@ -120,11 +130,29 @@ export async function bundleOurs(): Promise<string> {
   const outfile = `${root}.cache/bench/serve-http-server.mjs`;
   const packagesExternal = {
     name: 'packages-external-but-runtime',
-    setup(b: { onResolve(o: { filter: RegExp }, f: (a: { path: string }) => { path: string; external: boolean } | undefined): void }) {
-      b.onResolve({ filter: /^[^./]/ }, (a) => (a.path === '@mcpgen/runtime' || a.path.startsWith('@mcpgen/runtime/') ? undefined : { path: a.path, external: true }));
+    setup(b: {
+      onResolve(
+        o: { filter: RegExp },
+        f: (a: { path: string }) => { path: string; external: boolean } | undefined,
+      ): void;
+    }) {
+      b.onResolve({ filter: /^[^./]/ }, (a) =>
+        a.path === '@mcpgen/runtime' || a.path.startsWith('@mcpgen/runtime/')
+          ? undefined
+          : { path: a.path, external: true },
+      );
     },
   };
-  await build({ entryPoints: [`${root}bench/serve-http-server.ts`], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', plugins: [packagesExternal], logLevel: 'warning' });
+  await build({
+    entryPoints: [`${root}bench/serve-http-server.ts`],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    plugins: [packagesExternal],
+    logLevel: 'warning',
+  });
   return outfile;
 }
 

@@ -41,7 +41,10 @@
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2HttpClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client as Sdk2Client,
+  StreamableHTTPClientTransport as Sdk2HttpClientTransport,
+} from '@modelcontextprotocol/client';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../generated/2025-11-25/index.js';
@@ -63,7 +66,8 @@ const flag = (name: string): string | undefined => {
 };
 const ROUNDS = Number(flag('--rounds') ?? 3);
 const only = flag('--only') === undefined ? undefined : new RegExp(flag('--only')!);
-if (!(Number.isInteger(ROUNDS) && ROUNDS > 0)) throw new Error(`bench:http: --rounds must be a positive integer, got ${flag('--rounds')}`);
+if (!(Number.isInteger(ROUNDS) && ROUNDS > 0))
+  throw new Error(`bench:http: --rounds must be a positive integer, got ${flag('--rounds')}`);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
@@ -127,7 +131,10 @@ function sdk2Client(name: string, s: Server, era: 'stateless' | 'legacy' = 'stat
     name,
     pid: s.pid,
     async client() {
-      const c = new Sdk2Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } });
+      const c = new Sdk2Client(
+        { name: 'bench', version: '0' },
+        { versionNegotiation: { mode: era === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+      );
       await c.connect(new Sdk2HttpClientTransport(new URL(s.url)));
       return { call: () => c.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => c.close() };
     },
@@ -170,7 +177,12 @@ function bareClient(name: string, s: Server, stateless = false): Target {
   const { hostname, port, pathname } = new URL(s.url);
   const post = (body: string, session: Record<string, string>): Promise<{ body: unknown; sid: string | undefined }> =>
     new Promise((resolve, reject) => {
-      const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(Buffer.byteLength(body)), ...session };
+      const headers = {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Content-Length': String(Buffer.byteLength(body)),
+        ...session,
+      };
       const req = request({ agent, hostname, port, path: pathname, method: 'POST', headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -179,7 +191,8 @@ function bareClient(name: string, s: Server, stateless = false): Target {
           const sid = res.headers['mcp-session-id'] as string | undefined;
           try {
             if (text === '') return resolve({ body: undefined, sid });
-            if (!res.headers['content-type']?.startsWith('text/event-stream')) return resolve({ body: JSON.parse(text), sid });
+            if (!res.headers['content-type']?.startsWith('text/event-stream'))
+              return resolve({ body: JSON.parse(text), sid });
             let answer: unknown;
             for (const line of text.split('\n')) {
               if (!line.startsWith('data: ') || line.length === 6) continue;
@@ -201,27 +214,57 @@ function bareClient(name: string, s: Server, stateless = false): Target {
     pid: s.pid,
     async client() {
       if (stateless) {
-        const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bare', version: '0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+        const meta = {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bare', version: '0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        };
         const headers = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' };
         let id = 1;
         return {
           call: async () => {
-            const { body } = await post(JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, _meta: meta } }), headers);
-            if (!(body as { result?: unknown } | undefined)?.result) throw new Error(`no result: ${JSON.stringify(body)}`);
+            const { body } = await post(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                id: id++,
+                method: 'tools/call',
+                params: { name: 'echo', arguments: { text: TEXT }, _meta: meta },
+              }),
+              headers,
+            );
+            if (!(body as { result?: unknown } | undefined)?.result)
+              throw new Error(`no result: ${JSON.stringify(body)}`);
             return body;
           },
           close: async () => undefined,
         };
       }
-      const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bare', version: '0' } } }), {});
+      const init = await post(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bare', version: '0' } },
+        }),
+        {},
+      );
       const session: Record<string, string> = { 'MCP-Protocol-Version': '2025-11-25' };
       if (init.sid !== undefined) session['Mcp-Session-Id'] = init.sid;
       await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
       let id = 1;
       return {
         call: async () => {
-          const { body } = await post(JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }), session);
-          if (!(body as { result?: unknown } | undefined)?.result) throw new Error(`no result: ${JSON.stringify(body)}`);
+          const { body } = await post(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: id++,
+              method: 'tools/call',
+              params: { name: 'echo', arguments: { text: TEXT } },
+            }),
+            session,
+          );
+          if (!(body as { result?: unknown } | undefined)?.result)
+            throw new Error(`no result: ${JSON.stringify(body)}`);
           return body;
         },
         close: async () => undefined,
@@ -246,12 +289,14 @@ async function settle(): Promise<void> {
 async function throughput(calls: Call[], total: number): Promise<number> {
   let started = 0;
   const t = performance.now();
-  await Promise.all(calls.map(async (call) => {
-    while (started < total) {
-      started++;
-      await call();
-    }
-  }));
+  await Promise.all(
+    calls.map(async (call) => {
+      while (started < total) {
+        started++;
+        await call();
+      }
+    }),
+  );
   return total / ((performance.now() - t) / 1000);
 }
 
@@ -295,35 +340,50 @@ const servers = await Promise.all([
   server([`${root}bench/sdk2-http-server.mjs`]),
   server([`${root}bench/sdk2-http-server.mjs`, '--sse']),
 ]);
-const [bareJson, bareSse, oursJson, oursSse, sdkJson, oursStateless, oursStatelessSse, sdk2Stateless, oursProgress, sdkSse, sdk2Json, sdk2Sse] = servers;
+const [
+  bareJson,
+  bareSse,
+  oursJson,
+  oursSse,
+  sdkJson,
+  oursStateless,
+  oursStatelessSse,
+  sdk2Stateless,
+  oursProgress,
+  sdkSse,
+  sdk2Json,
+  sdk2Sse,
+] = servers;
 // JSON replies under the historical names (bare, ours, sdk), SSE replies under `sse.`; the
 // mixed pairs measure each side of ours against the bare other side.
-const targets = ([
-  bareClient('bare', bareJson),
-  oursClient('ours', oursJson),
-  sdkClient('sdk', sdkJson),
-  bareClient('json.bare_client_ours_server', oursJson),
-  oursClient('json.ours_client_bare_server', bareJson),
-  bareClient('sse.bare', bareSse),
-  oursClient('sse.ours', oursSse),
-  bareClient('sse.bare_client_ours_server', oursSse),
-  oursClient('sse.ours_client_bare_server', bareSse),
-  sdk2Client('json.sdk2', sdk2Json, 'legacy'),
-  sdk2Client('sse.sdk2', sdk2Sse, 'legacy'),
-  bareClient('stateless.json.bare', bareJson, true),
-  oursStatelessClient('stateless.json.ours', oursStateless),
-  bareClient('stateless.json.bare_client_ours_server', oursStateless, true),
-  oursStatelessClient('stateless.json.ours_client_bare_server', bareJson),
-  sdk2Client('stateless.json.sdk2', sdk2Stateless),
-  bareClient('stateless.sse.bare', bareSse, true),
-  oursStatelessClient('stateless.sse.ours', oursStatelessSse),
-  bareClient('stateless.sse.bare_client_ours_server', oursStatelessSse, true),
-  oursStatelessClient('stateless.sse.ours_client_bare_server', bareSse),
-  oursClient('progress.ours.echo', oursProgress),
-  oursClient('progress.ours', oursProgress, true),
-  sdkClient('progress.sdk.echo', sdkSse),
-  sdkClient('progress.sdk', sdkSse, true),
-] as Target[]).filter((t) => only === undefined || only.test(t.name));
+const targets = (
+  [
+    bareClient('bare', bareJson),
+    oursClient('ours', oursJson),
+    sdkClient('sdk', sdkJson),
+    bareClient('json.bare_client_ours_server', oursJson),
+    oursClient('json.ours_client_bare_server', bareJson),
+    bareClient('sse.bare', bareSse),
+    oursClient('sse.ours', oursSse),
+    bareClient('sse.bare_client_ours_server', oursSse),
+    oursClient('sse.ours_client_bare_server', bareSse),
+    sdk2Client('json.sdk2', sdk2Json, 'legacy'),
+    sdk2Client('sse.sdk2', sdk2Sse, 'legacy'),
+    bareClient('stateless.json.bare', bareJson, true),
+    oursStatelessClient('stateless.json.ours', oursStateless),
+    bareClient('stateless.json.bare_client_ours_server', oursStateless, true),
+    oursStatelessClient('stateless.json.ours_client_bare_server', bareJson),
+    sdk2Client('stateless.json.sdk2', sdk2Stateless),
+    bareClient('stateless.sse.bare', bareSse, true),
+    oursStatelessClient('stateless.sse.ours', oursStatelessSse),
+    bareClient('stateless.sse.bare_client_ours_server', oursStatelessSse, true),
+    oursStatelessClient('stateless.sse.ours_client_bare_server', bareSse),
+    oursClient('progress.ours.echo', oursProgress),
+    oursClient('progress.ours', oursProgress, true),
+    sdkClient('progress.sdk.echo', sdkSse),
+    sdkClient('progress.sdk', sdkSse, true),
+  ] as Target[]
+).filter((t) => only === undefined || only.test(t.name));
 const EVENTS = 10;
 try {
   const runs = [];
@@ -334,10 +394,21 @@ try {
     const calls = clients.map((c) => c.call);
     await sequential(calls[0], WARMUP);
     await throughput(calls, WARMUP);
-    runs.push({ target, clients, calls, warnings: listenerWarnings, seq: [] as { p50: number; p99: number }[], rates: [] as number[], cpu: [] as { client: number; server: number }[], events: [] as number[] });
+    runs.push({
+      target,
+      clients,
+      calls,
+      warnings: listenerWarnings,
+      seq: [] as { p50: number; p99: number }[],
+      rates: [] as number[],
+      cpu: [] as { client: number; server: number }[],
+      events: [] as number[],
+    });
   }
   /** The group a target's rounds run in (see above); the SDK pairs, compared by their medians, are one of their own. */
-  const groupOf = (name: string): string => (/^(progress)\./.exec(name) ?? /(sdk)/.exec(name) ?? /^(stateless\.json|stateless\.sse|sse)\./.exec(name))?.[1] ?? 'json';
+  const groupOf = (name: string): string =>
+    (/^(progress)\./.exec(name) ?? /(sdk)/.exec(name) ?? /^(stateless\.json|stateless\.sse|sse)\./.exec(name))?.[1] ??
+    'json';
   for (const group of new Set(runs.map((run) => groupOf(run.target.name)))) {
     const members = runs.filter((run) => groupOf(run.target.name) === group);
     for (let r = 0; r < ROUNDS; r++) {
@@ -367,10 +438,15 @@ try {
     rounds[target.name] = cpu.map((c, i) => ({ rps: rates[i], ...c }));
     console.log(`http.${target.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
     console.log(`http.${target.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
-    console.log(`http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s (rounds ${rates.map(Math.round).join(', ')})`);
-    console.log(`http.${target.name}.clients${CLIENTS}.cpu_per_call: ${(client + server).toFixed(1)} us (client ${client.toFixed(1)}, server ${server.toFixed(1)})`);
+    console.log(
+      `http.${target.name}.clients${CLIENTS}.throughput: ${Math.round(median(rates))} calls/s (rounds ${rates.map(Math.round).join(', ')})`,
+    );
+    console.log(
+      `http.${target.name}.clients${CLIENTS}.cpu_per_call: ${(client + server).toFixed(1)} us (client ${client.toFixed(1)}, server ${server.toFixed(1)})`,
+    );
     console.log(`http.${target.name}.max_listeners_warnings: ${warnings} warnings`);
-    if (target.name.startsWith('progress.') && !target.name.endsWith('.echo')) console.log(`http.${target.name}.events_per_call: ${median(events).toFixed(2)} events (of ${EVENTS} sent)`);
+    if (target.name.startsWith('progress.') && !target.name.endsWith('.echo'))
+      console.log(`http.${target.name}.events_per_call: ${median(events).toFixed(2)} events (of ${EVENTS} sent)`);
     await Promise.all(clients.map((c) => c.close()));
   }
 } finally {
@@ -419,7 +495,10 @@ show('http.json.ours_server_vs_bare_server.cpu_cost', jsonServerCost);
 // both; the median of the round-by-round differences): ours adds the event store, the priming
 // event and event framing to its JSON path, bare writes one event instead of one body. Then how
 // much farther from the bare server ours is with SSE replies than with JSON replies (1: as far).
-for (const [k, sse, json] of [['ours', 'sse.bare_client_ours_server', 'json.bare_client_ours_server'], ['bare', 'sse.bare', 'bare']]) {
+for (const [k, sse, json] of [
+  ['ours', 'sse.bare_client_ours_server', 'json.bare_client_ours_server'],
+  ['bare', 'sse.bare', 'bare'],
+]) {
   const v = across(sse, json, (x, y) => x.server - y.server);
   if (Number.isFinite(v)) console.log(`http.sse.${k}_server.sse_over_json: ${v.toFixed(1)} us`);
 }
@@ -442,8 +521,14 @@ for (const mode of ['json', 'sse']) {
   const bare = `stateless.${mode}.bare`;
   show(`http.stateless.${mode}.ours_vs_bare_limit.throughput`, paired(`stateless.${mode}.ours`, bare, rps));
   show(`http.stateless.${mode}.ours_vs_bare_limit.cpu_cost`, paired(`stateless.${mode}.ours`, bare, cpu));
-  show(`http.stateless.${mode}.ours_client_vs_bare_client.cpu_cost`, paired(`stateless.${mode}.ours_client_bare_server`, bare, clientCpu));
-  show(`http.stateless.${mode}.ours_server_vs_bare_server.cpu_cost`, paired(`stateless.${mode}.bare_client_ours_server`, bare, serverCpu));
+  show(
+    `http.stateless.${mode}.ours_client_vs_bare_client.cpu_cost`,
+    paired(`stateless.${mode}.ours_client_bare_server`, bare, clientCpu),
+  );
+  show(
+    `http.stateless.${mode}.ours_server_vs_bare_server.cpu_cost`,
+    paired(`stateless.${mode}.bare_client_ours_server`, bare, serverCpu),
+  );
 }
 const so = got('stateless.json.ours');
 const s2 = got('stateless.json.sdk2');
@@ -456,9 +541,11 @@ const perEvent = (k: string): number => {
   const [p, e] = [got(`progress.${k}`), got(`progress.${k}.echo`)];
   return (p.client + p.server - e.client - e.server) / EVENTS;
 };
-for (const k of ['ours', 'sdk']) if (Number.isFinite(perEvent(k))) console.log(`http.progress.${k}.cpu_per_event: ${perEvent(k).toFixed(1)} us`);
+for (const k of ['ours', 'sdk'])
+  if (Number.isFinite(perEvent(k))) console.log(`http.progress.${k}.cpu_per_event: ${perEvent(k).toFixed(1)} us`);
 show('http.progress.ours_vs_sdk.cpu_per_event', perEvent('sdk') / perEvent('ours'));
 
 // Idle sessions: memory per idle session of each server process, ours vs SDK v1 (bench/http-idle.ts,
 // also runnable alone).
-if (process.platform === 'linux' && !process.argv.includes('--no-idle') && only === undefined) await (await import('./http-idle.js')).idleSessionFigures();
+if (process.platform === 'linux' && !process.argv.includes('--no-idle') && only === undefined)
+  await (await import('./http-idle.js')).idleSessionFigures();

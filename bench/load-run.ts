@@ -64,27 +64,51 @@ interface Reply {
   messages: Record<string, unknown>[];
 }
 
-function post(agent: Agent, url: URL, body: string, headers: Record<string, string>, timeoutMs: number, method = 'POST'): Promise<Reply> {
+function post(
+  agent: Agent,
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  method = 'POST',
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const r = request({ host: url.hostname, port: url.port, path: url.pathname, method, agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const ct = String(res.headers['content-type'] ?? '');
-        let messages: Record<string, unknown>[] = [];
-        try {
-          if (ct.startsWith('text/event-stream')) {
-            const p = new SseParser();
-            messages = [...p.push(Buffer.from(text)), ...p.end()].filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as Record<string, unknown>);
-          } else if (text.trim()) messages = [JSON.parse(text) as Record<string, unknown>];
-        } catch {
-          messages = [];
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, messages });
-      });
-    });
+    const r = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const ct = String(res.headers['content-type'] ?? '');
+          let messages: Record<string, unknown>[] = [];
+          try {
+            if (ct.startsWith('text/event-stream')) {
+              const p = new SseParser();
+              messages = [...p.push(Buffer.from(text)), ...p.end()]
+                .filter((e) => e.data !== '')
+                .map((e) => JSON.parse(e.data) as Record<string, unknown>);
+            } else if (text.trim()) messages = [JSON.parse(text) as Record<string, unknown>];
+          } catch {
+            messages = [];
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, messages });
+        });
+      },
+    );
     r.setTimeout(timeoutMs, () => r.destroy(new Error(`timeout after ${timeoutMs} ms`)));
     r.on('error', reject);
     r.end(body);
@@ -101,20 +125,44 @@ function judge(reply: Reply, id: number | string, token: string): 'ok' | 'lost' 
   return result.content?.[0]?.text === token ? 'ok' : 'crossed';
 }
 
-async function measure(child: ChildProcess, clients: number, client: (c: number, record: (outcome: 'ok' | 'lost' | 'crossed', ms: number, problem?: string) => void) => Promise<void>): Promise<LoadPart> {
-  const part: LoadPart = { clients, calls: 0, answered: 0, lost: 0, crossed: 0, seconds: 0, p50: 0, p99: 0, rssStart: rss(child), rssPeak: 0, rssEnd: 0, problems: [] };
+async function measure(
+  child: ChildProcess,
+  clients: number,
+  client: (
+    c: number,
+    record: (outcome: 'ok' | 'lost' | 'crossed', ms: number, problem?: string) => void,
+  ) => Promise<void>,
+): Promise<LoadPart> {
+  const part: LoadPart = {
+    clients,
+    calls: 0,
+    answered: 0,
+    lost: 0,
+    crossed: 0,
+    seconds: 0,
+    p50: 0,
+    p99: 0,
+    rssStart: rss(child),
+    rssPeak: 0,
+    rssEnd: 0,
+    problems: [],
+  };
   part.rssPeak = part.rssStart;
   const sampler = setInterval(() => (part.rssPeak = Math.max(part.rssPeak, rss(child))), 200);
   const times: number[] = [];
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: clients }, (_, c) => client(c, (outcome, ms, problem) => {
-    part.calls++;
-    times.push(ms);
-    if (outcome === 'ok') part.answered++;
-    else if (outcome === 'lost') part.lost++;
-    else part.crossed++;
-    if (problem && part.problems.length < 10) part.problems.push(problem);
-  })));
+  await Promise.all(
+    Array.from({ length: clients }, (_, c) =>
+      client(c, (outcome, ms, problem) => {
+        part.calls++;
+        times.push(ms);
+        if (outcome === 'ok') part.answered++;
+        else if (outcome === 'lost') part.lost++;
+        else part.crossed++;
+        if (problem && part.problems.length < 10) part.problems.push(problem);
+      }),
+    ),
+  );
   part.seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   times.sort((a, b) => a - b);
@@ -125,7 +173,11 @@ async function measure(child: ChildProcess, clients: number, client: (c: number,
   return part;
 }
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'load', version: '1' } };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'load', version: '1' },
+};
 
 /** Runs both parts, each against its own `mcpgen serve` child process. */
 export async function runLoad(o: LoadOptions): Promise<{ sessions: LoadPart; stateless: LoadPart }> {
@@ -143,12 +195,33 @@ export async function runLoad(o: LoadOptions): Promise<{ sessions: LoadPart; sta
       const v = { 'mcp-protocol-version': '2025-11-25' };
       let sid: string;
       try {
-        const init = await post(agent, url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `load-${c}`, version: '1' } } }), {}, timeoutMs);
+        const init = await post(
+          agent,
+          url,
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-11-25',
+              capabilities: {},
+              clientInfo: { name: `load-${c}`, version: '1' },
+            },
+          }),
+          {},
+          timeoutMs,
+        );
         const h = init.headers['mcp-session-id'];
         if (init.status !== 200 || typeof h !== 'string') throw new Error(`initialize: ${init.status}`);
         sid = h;
         ids.add(sid);
-        await post(agent, url, '{"jsonrpc":"2.0","method":"notifications/initialized"}', { ...v, 'mcp-session-id': sid }, timeoutMs);
+        await post(
+          agent,
+          url,
+          '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+          { ...v, 'mcp-session-id': sid },
+          timeoutMs,
+        );
       } catch (e) {
         for (let i = 0; i < o.calls; i++) record('lost', 0, `session ${c}: ${(e as Error).message}`);
         return;
@@ -157,9 +230,26 @@ export async function runLoad(o: LoadOptions): Promise<{ sessions: LoadPart; sta
         const token = `s${c}:${i}:${randomBytes(6).toString('hex')}`;
         const t = performance.now();
         try {
-          const r = await post(agent, url, JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: token } } }), { ...v, 'mcp-session-id': sid }, timeoutMs);
+          const r = await post(
+            agent,
+            url,
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: i,
+              method: 'tools/call',
+              params: { name: 'echo', arguments: { text: token } },
+            }),
+            { ...v, 'mcp-session-id': sid },
+            timeoutMs,
+          );
           const outcome = judge(r, i, token);
-          record(outcome, performance.now() - t, outcome === 'ok' ? undefined : `session ${c} call ${i}: ${r.status} ${JSON.stringify(r.messages).slice(0, 160)}`);
+          record(
+            outcome,
+            performance.now() - t,
+            outcome === 'ok'
+              ? undefined
+              : `session ${c} call ${i}: ${r.status} ${JSON.stringify(r.messages).slice(0, 160)}`,
+          );
         } catch (e) {
           record('lost', performance.now() - t, `session ${c} call ${i}: ${(e as Error).message}`);
         }
@@ -183,9 +273,26 @@ export async function runLoad(o: LoadOptions): Promise<{ sessions: LoadPart; sta
         const token = `m${c}:${i}:${randomBytes(6).toString('hex')}`;
         const t = performance.now();
         try {
-          const r = await post(agent, url, JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: token }, _meta: META } }), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' }, timeoutMs);
+          const r = await post(
+            agent,
+            url,
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: i,
+              method: 'tools/call',
+              params: { name: 'echo', arguments: { text: token }, _meta: META },
+            }),
+            { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+            timeoutMs,
+          );
           const outcome = judge(r, i, token);
-          record(outcome, performance.now() - t, outcome === 'ok' ? undefined : `client ${c} call ${i}: ${r.status} ${JSON.stringify(r.messages).slice(0, 160)}`);
+          record(
+            outcome,
+            performance.now() - t,
+            outcome === 'ok'
+              ? undefined
+              : `client ${c} call ${i}: ${r.status} ${JSON.stringify(r.messages).slice(0, 160)}`,
+          );
         } catch (e) {
           record('lost', performance.now() - t, `client ${c} call ${i}: ${(e as Error).message}`);
         }

@@ -8,11 +8,15 @@
 import { parseArgs } from 'node:util';
 import { loadFigures, runLoad } from './load-run.js';
 
-const { values } = parseArgs({ options: { sessions: { type: 'string' }, calls: { type: 'string' }, stateless: { type: 'string' } }, strict: true });
+const { values } = parseArgs({
+  options: { sessions: { type: 'string' }, calls: { type: 'string' }, stateless: { type: 'string' } },
+  strict: true,
+});
 const sessions = Number(values.sessions ?? 1000);
 const calls = Number(values.calls ?? 20);
 const stateless = Number(values.stateless ?? 200);
 const r = await runLoad({ sessions, calls, stateless });
-for (const line of [...loadFigures('sessions', r.sessions), ...loadFigures('stateless', r.stateless)]) console.log(line);
+for (const line of [...loadFigures('sessions', r.sessions), ...loadFigures('stateless', r.stateless)])
+  console.log(line);
 for (const p of [...r.sessions.problems, ...r.stateless.problems]) console.error(`problem: ${p}`);
 process.exitCode = r.sessions.lost + r.sessions.crossed + r.stateless.lost + r.stateless.crossed > 0 ? 1 : 0;

@@ -10,7 +10,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 export type Call = () => Promise<unknown>;
 
 /** The p-th percentile (0–100) of an ascending list. */
-export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+export const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

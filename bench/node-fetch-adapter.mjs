@@ -14,7 +14,13 @@ export function nodeListener(fetchHandler) {
     for await (const c of req) chunks.push(c);
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const response = await fetchHandler(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }));
+    const response = await fetchHandler(
+      new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      }),
+    );
     res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
     if (!response.body) return void res.end();
     const reader = response.body.getReader();

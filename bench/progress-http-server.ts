@@ -15,7 +15,12 @@ import { createStreamableHttpHandler } from '../runtime/transport/http/session/s
 export const EVENTS = 10;
 
 const f = new ServerFeatures();
-f.tool({ name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (a: { text: string }) => a.text });
+f.tool({
+  name: 'echo',
+  description: 'Echoes text',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  handler: (a: { text: string }) => a.text,
+});
 f.tool({
   name: 'progress',
   description: `Reports progress 1..${EVENTS} of ${EVENTS}, then returns`,
@@ -28,7 +33,11 @@ const handler = createStreamableHttpHandler({
   tables: [table],
   replyMode: 'sse',
   onSession: async (transport) => {
-    await new Server({ serverInfo: { name: 'bench-progress', version: '0' }, capabilities: f.capabilities(), handlers: f.handlers({ table }) as never }).connect(transport);
+    await new Server({
+      serverInfo: { name: 'bench-progress', version: '0' },
+      capabilities: f.capabilities(),
+      handlers: f.handlers({ table }) as never,
+    }).connect(transport);
   },
 });
 const http = createServer((req, res) => void handler(req, res));

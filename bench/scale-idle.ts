@@ -19,22 +19,31 @@ const heap = (): number => {
   return process.memoryUsage().heapUsed;
 };
 const stores = store === 'redis' ? await connectRedisStores(url, { prefix: `idle${process.pid}:` }) : undefined;
-const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events } } : {}) });
+const served = await serveHttp(await loadRevision('2025-11-25'), {
+  port: 0,
+  ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events } } : {}),
+});
 const open = async (k: number): Promise<string[]> => {
   const ids: string[] = [];
   for (let i = 0; i < k; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, k - i) }, async () => {
-      const s = new TestSession(served.url);
-      await s.initialize();
-      return s.sessionId!;
-    }));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, k - i) }, async () => {
+        const s = new TestSession(served.url);
+        await s.initialize();
+        return s.sessionId!;
+      }),
+    );
     ids.push(...batch);
   }
   return ids;
 };
 // warm: code compiled, caches filled; those sessions end again
 const warm = await open(200);
-for (const id of warm) await fetch(served.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': id, 'MCP-Protocol-Version': '2025-11-25' } }).then((r) => r.arrayBuffer());
+for (const id of warm)
+  await fetch(served.url, {
+    method: 'DELETE',
+    headers: { 'Mcp-Session-Id': id, 'MCP-Protocol-Version': '2025-11-25' },
+  }).then((r) => r.arrayBuffer());
 await new Promise((r) => setTimeout(r, 200));
 const before = heap();
 const ids = await open(n);

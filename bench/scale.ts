@@ -23,7 +23,9 @@ import { pct, ratio } from './measure.js';
 import { startHttpServeProcess, type Served } from '../test/runtime/tasks/serve-process.js';
 import { startProxy, startRedis, TestSession, V } from '../test/scale/support.js';
 
-const { values } = parseArgs({ options: { calls: { type: 'string' }, clients: { type: 'string' }, idle: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { calls: { type: 'string' }, clients: { type: 'string' }, idle: { type: 'string' } },
+});
 const CALLS = Number(values.calls ?? 300);
 const CLIENTS = Number(values.clients ?? 8);
 const IDLE = Number(values.idle ?? 1000);
@@ -36,25 +38,32 @@ interface Run {
 }
 
 async function load(url: string): Promise<Run> {
-  const sessions = await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    const s = new TestSession(url);
-    await s.initialize();
-    return s;
-  }));
+  const sessions = await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      const s = new TestSession(url);
+      await s.initialize();
+      return s;
+    }),
+  );
   // warm-up
-  await Promise.all(sessions.map(async (s) => {
-    for (let i = 0; i < 100; i++) await s.request('tools/call', { name: 'echo', arguments: { text: 'warm' } });
-  }));
+  await Promise.all(
+    sessions.map(async (s) => {
+      for (let i = 0; i < 100; i++) await s.request('tools/call', { name: 'echo', arguments: { text: 'warm' } });
+    }),
+  );
   const latencies: number[] = [];
   const t0 = performance.now();
-  await Promise.all(sessions.map(async (s) => {
-    for (let i = 0; i < CALLS; i++) {
-      const t = performance.now();
-      const ex = await s.request('tools/call', { name: 'echo', arguments: { text: `m${i}` } });
-      if (!ex.response || !('result' in ex.response)) throw new Error(`call failed: ${ex.status} ${JSON.stringify(ex.response)}`);
-      latencies.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    sessions.map(async (s) => {
+      for (let i = 0; i < CALLS; i++) {
+        const t = performance.now();
+        const ex = await s.request('tools/call', { name: 'echo', arguments: { text: `m${i}` } });
+        if (!ex.response || !('result' in ex.response))
+          throw new Error(`call failed: ${ex.status} ${JSON.stringify(ex.response)}`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
   const wall = (performance.now() - t0) / 1000;
   await Promise.all(sessions.map((s) => s.close()));
   latencies.sort((a, b) => a - b);
@@ -64,7 +73,13 @@ async function load(url: string): Promise<Run> {
 async function deployment(name: string, processes: number, redisUrl: string | undefined): Promise<Run> {
   const args = ['--rev', V, ...(redisUrl ? ['--redis', redisUrl] : [])];
   const serves: Served[] = await Promise.all(Array.from({ length: processes }, () => startHttpServeProcess(args)));
-  const proxy = processes > 1 ? await startProxy(serves.map((s) => s.url), { sticky: !redisUrl }) : undefined;
+  const proxy =
+    processes > 1
+      ? await startProxy(
+          serves.map((s) => s.url),
+          { sticky: !redisUrl },
+        )
+      : undefined;
   try {
     const run = await load(proxy?.url ?? serves[0].url);
     console.log(`scale_${name}_throughput: ${run.throughput.toFixed(0)} calls/s`);
@@ -78,9 +93,16 @@ async function deployment(name: string, processes: number, redisUrl: string | un
 }
 
 /** Heap per idle session with one store, measured in a child process with `--expose-gc`. */
-function idleHeap(store: 'memory' | 'redis', redisUrl: string): Promise<{ heapPerSession: number; redisPerSession?: number }> {
+function idleHeap(
+  store: 'memory' | 'redis',
+  redisUrl: string,
+): Promise<{ heapPerSession: number; redisPerSession?: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/scale-idle.ts', store, redisUrl, String(IDLE)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', 'bench/scale-idle.ts', store, redisUrl, String(IDLE)],
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {
@@ -105,7 +127,8 @@ try {
   for (const store of ['memory', 'redis'] as const) {
     const f = await idleHeap(store, redis.url);
     console.log(`scale_idle_heap_${store}: ${f.heapPerSession.toFixed(0)} bytes/session`);
-    if (f.redisPerSession !== undefined) console.log(`scale_idle_redis_memory: ${f.redisPerSession.toFixed(0)} bytes/session`);
+    if (f.redisPerSession !== undefined)
+      console.log(`scale_idle_redis_memory: ${f.redisPerSession.toFixed(0)} bytes/session`);
   }
 } finally {
   await redis.stop();

@@ -13,10 +13,18 @@ const transports = new Map();
 
 async function transportFor(sid) {
   if (sid) return transports.get(sid);
-  const t = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse, onsessioninitialized: (id) => void transports.set(id, t) });
+  const t = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    enableJsonResponse,
+    onsessioninitialized: (id) => void transports.set(id, t),
+  });
   t.onclose = () => t.sessionId && transports.delete(t.sessionId);
   const server = new McpServer({ name: 'bench-sdk2-http', version: '2.4.0' });
-  server.registerTool('echo', { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool(
+    'echo',
+    { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({ content: [{ type: 'text', text }] }),
+  );
   await server.connect(t);
   return t;
 }

@@ -22,7 +22,6 @@ import { ServerFeatures } from '../runtime/features/server-features.js';
 import { createStatelessHttpHandler } from '../runtime/transport/http/stateless/server.js';
 import { nodeListener } from './node-fetch-adapter.mjs';
 
-
 const kind = process.argv[2] ?? 'ours';
 let listener: (req: IncomingMessage, res: ServerResponse) => unknown;
 if (kind === 'bare') {
@@ -32,22 +31,43 @@ if (kind === 'bare') {
     req.on('data', (d: string) => (body += d));
     req.on('end', () => {
       const m = JSON.parse(body);
-      const out = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: m.params?.arguments?.text }] } });
+      const out = JSON.stringify({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { content: [{ type: 'text', text: m.params?.arguments?.text }] },
+      });
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(out) }).end(out);
     });
   };
 } else if (kind === 'sdk') {
   const handler = createMcpHandler(() => {
     const s = new McpServer({ name: 'bench-sdk2', version: '2.4.0' }, { capabilities: { tools: {} } });
-    s.registerTool('echo', { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    s.registerTool(
+      'echo',
+      { description: 'Echoes text', inputSchema: z.object({ text: z.string() }) },
+      async ({ text }) => ({ content: [{ type: 'text', text }] }),
+    );
     return s;
   });
   listener = nodeListener(handler.fetch);
 } else {
   const f = new ServerFeatures();
-  f.tool({ name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (a: { text: string }) => a.text });
-  const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (n) => f.inputSchema(n), ...(kind === 'ours-sse' ? { replyMode: 'sse' as const } : {}) });
-  await new Server({ serverInfo: { name: 'bench-ours', version: '0' }, capabilities: f.capabilities(), handlers: f.handlers({ table }) as never }).connect(handler.transport);
+  f.tool({
+    name: 'echo',
+    description: 'Echoes text',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    handler: (a: { text: string }) => a.text,
+  });
+  const handler = createStatelessHttpHandler({
+    tables: [table],
+    toolSchema: (n) => f.inputSchema(n),
+    ...(kind === 'ours-sse' ? { replyMode: 'sse' as const } : {}),
+  });
+  await new Server({
+    serverInfo: { name: 'bench-ours', version: '0' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers({ table }) as never,
+  }).connect(handler.transport);
   listener = kind === 'ours-fetch' ? nodeListener(handler.fetch) : handler;
 }
 const server = createServer((req, res) => void listener(req, res));

@@ -40,7 +40,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const TEXT = 'hello, benchmark';
 
 async function startServer(kind: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = reaped(spawn(process.execPath, ['--import', 'tsx', `${root}bench/stateless-server.ts`, kind], { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] }));
+  const child = reaped(
+    spawn(process.execPath, ['--import', 'tsx', `${root}bench/stateless-server.ts`, kind], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    }),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -61,7 +66,11 @@ function cpuOf(child: ChildProcess): Promise<number> {
   });
 }
 
-const DRAFT_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const DRAFT_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 const DRAFT_HEADERS = { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' };
 
 /**
@@ -77,7 +86,12 @@ function rawClient(draft: boolean) {
       new Promise<unknown>((resolve, reject) => {
         const params = { name: 'echo', arguments: { text: TEXT }, ...(draft ? { _meta: DRAFT_META } : {}) };
         const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params });
-        const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': Buffer.byteLength(body), ...(draft ? DRAFT_HEADERS : {}) };
+        const headers = {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'Content-Length': Buffer.byteLength(body),
+          ...(draft ? DRAFT_HEADERS : {}),
+        };
         const req = request(url, { method: 'POST', agent, headers }, (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -136,7 +150,12 @@ for (const [name, kind, make] of pairs) {
     rates.push(await flood(client.call, FLOOD, IN_FLIGHT));
     cpu += (await cpuOf(child)) - before;
   }
-  res[name] = { p50: median(seq.map((x) => x.p50)), p99: median(seq.map((x) => x.p99)), rps: median(rates), cpu: cpu / (ROUNDS * FLOOD) };
+  res[name] = {
+    p50: median(seq.map((x) => x.p50)),
+    p99: median(seq.map((x) => x.p99)),
+    rps: median(rates),
+    cpu: cpu / (ROUNDS * FLOOD),
+  };
   console.log(`stateless.${name}.p50: ${res[name].p50.toFixed(0)} µs`);
   console.log(`stateless.${name}.p99: ${res[name].p99.toFixed(0)} µs`);
   console.log(`stateless.${name}.rps: ${res[name].rps.toFixed(0)} req/s`);

@@ -46,16 +46,34 @@ interface Pair {
 
 async function ours(): Promise<Pair> {
   const client = new Client({ clientInfo: { name: 'bench', version: '0' } });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [`${root}bin/mcpgen.js`, 'serve', '--stdio'], cwd: root });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [`${root}bin/mcpgen.js`, 'serve', '--stdio'],
+    cwd: root,
+  });
   await client.connect(transport);
-  return { name: 'ours', pid: transport.pid, call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+  return {
+    name: 'ours',
+    pid: transport.pid,
+    call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }),
+    close: () => client.close(),
+  };
 }
 
 async function sdk(): Promise<Pair> {
   const client = new SdkClient({ name: 'bench', version: '0' });
-  const transport = new SdkStdioClientTransport({ command: process.execPath, args: [`${root}test/fixtures/sdk-server.mjs`], cwd: root });
+  const transport = new SdkStdioClientTransport({
+    command: process.execPath,
+    args: [`${root}test/fixtures/sdk-server.mjs`],
+    cwd: root,
+  });
   await client.connect(transport);
-  return { name: 'sdk', pid: transport.pid ?? undefined, call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }), close: () => client.close() };
+  return {
+    name: 'sdk',
+    pid: transport.pid ?? undefined,
+    call: () => client.callTool({ name: 'echo', arguments: { text: TEXT } }),
+    close: () => client.close(),
+  };
 }
 
 async function bare(): Promise<Pair> {
@@ -83,20 +101,26 @@ async function bare(): Promise<Pair> {
   return {
     name: 'bare',
     pid: child.pid,
-    call: () => new Promise((resolve) => {
-      const id = next++;
-      pending.set(id, resolve);
-      if (queued === '') process.nextTick(flush);
-      queued += JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT } } }) + '\n';
-      if (queued.length >= 2048) flush();
-    }),
+    call: () =>
+      new Promise((resolve) => {
+        const id = next++;
+        pending.set(id, resolve);
+        if (queued === '') process.nextTick(flush);
+        queued +=
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'echo', arguments: { text: TEXT } },
+          }) + '\n';
+        if (queued.length >= 2048) flush();
+      }),
     close: async () => {
       child.stdin.end();
       await new Promise((r) => child.once('exit', r));
     },
   };
 }
-
 
 const selfCpuUs = (): number => {
   const u = process.cpuUsage();
@@ -174,8 +198,12 @@ compare('stdio', results as Parameters<typeof compare>[1]);
 // The built runtime: every runtime module compiled to JavaScript (what a package ships).
 const runtimeDir = fileURLToPath(new URL('../runtime/', import.meta.url));
 let built = '';
-for (const f of readdirSync(runtimeDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).sort()) {
-  built += ts.transpileModule(readFileSync(join(runtimeDir, f), 'utf8'), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: true } }).outputText;
+for (const f of readdirSync(runtimeDir, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.ts'))
+  .sort()) {
+  built += ts.transpileModule(readFileSync(join(runtimeDir, f), 'utf8'), {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, removeComments: true },
+  }).outputText;
 }
 console.log(`runtime.built.size: ${Buffer.byteLength(built)} bytes`);
 console.log(`runtime.built.gzip: ${gzipSync(built).length} bytes`);

@@ -80,13 +80,20 @@ const request = {
   jsonrpc: '2.0',
   id: 42,
   method: 'tools/call',
-  params: { name: 'get_weather', arguments: { city: 'Paris', units: 'metric', days: 3 }, _meta: { progressToken: 'progress-42' } },
+  params: {
+    name: 'get_weather',
+    arguments: { city: 'Paris', units: 'metric', days: 3 },
+    _meta: { progressToken: 'progress-42' },
+  },
 };
 const result = {
   content: [
     { type: 'text', text: 'Paris: 18°C, partly cloudy; rain likely after 16:00.' },
     { type: 'image', data: image, mimeType: 'image/png' },
-    { type: 'resource', resource: { uri: 'file:///reports/paris.md', mimeType: 'text/markdown', text: '# Paris\n\n18°C, partly cloudy.' } },
+    {
+      type: 'resource',
+      resource: { uri: 'file:///reports/paris.md', mimeType: 'text/markdown', text: '# Paris\n\n18°C, partly cloudy.' },
+    },
   ],
   structuredContent: { temperature: 18, conditions: 'partly cloudy' },
   isError: false,
@@ -171,14 +178,18 @@ function measure(candidates: Candidate[]): Map<string, number> {
     }
   }
   if (sink < 0) console.log(sink);
-    return new Map([...rates].map(([k, xs]) => [k, median(xs)]));
+  return new Map([...rates].map(([k, xs]) => [k, median(xs)]));
 }
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(1));
 const print = (name: string, value: number, unit: string) => console.log(`${name}: ${fmt(value)} ${unit}`);
 
-const model = JSON.parse(readFileSync(new URL('../generated/2025-11-25/model.json', import.meta.url), 'utf8')) as ProtocolModel;
-if (!/compactValidators/.test(readFileSync(new URL('../generated/2025-11-25/validators.gen.js', import.meta.url), 'utf8'))) {
+const model = JSON.parse(
+  readFileSync(new URL('../generated/2025-11-25/model.json', import.meta.url), 'utf8'),
+) as ProtocolModel;
+if (
+  !/compactValidators/.test(readFileSync(new URL('../generated/2025-11-25/validators.gen.js', import.meta.url), 'utf8'))
+) {
   throw new Error('generated/2025-11-25/validators.gen.js is not in the compact form: run `npm run generate`');
 }
 const v = V as unknown as Record<string, (d: unknown) => boolean>;
@@ -191,7 +202,8 @@ const compactFirst = firstCall(() => v.CallToolResult({ content: [] }));
 const ajvBuilt = ajvValidators(model, undefined, undefined, formats);
 const a: Record<string, (d: unknown) => boolean> = {};
 const ajvFirst = firstCall(() => {
-  for (const n of ['CallToolRequest', 'CallToolResult', 'ListToolsResult']) a[n] = ajvBuilt.ajv.getSchema(ajvBuilt.exports[n]!) as unknown as (d: unknown) => boolean;
+  for (const n of ['CallToolRequest', 'CallToolResult', 'ListToolsResult'])
+    a[n] = ajvBuilt.ajv.getSchema(ajvBuilt.exports[n]!) as unknown as (d: unknown) => boolean;
   a.CallToolResult!({ content: [] });
 });
 const tools = {
@@ -199,7 +211,11 @@ const tools = {
     name: `tool_${i}`,
     title: `Tool ${i}`,
     description: 'Does one thing well, with a description of a realistic length for a tool list.',
-    inputSchema: { type: 'object', properties: { q: { type: 'string' }, n: { type: 'integer', minimum: 1 } }, required: ['q'] },
+    inputSchema: {
+      type: 'object',
+      properties: { q: { type: 'string' }, n: { type: 'integer', minimum: 1 } },
+      required: ['q'],
+    },
     annotations: { readOnlyHint: i % 2 === 0, openWorldHint: false },
   })),
   nextCursor: 'page-2',
@@ -207,20 +223,63 @@ const tools = {
 const requestText = JSON.stringify(request);
 const resultText = JSON.stringify(result);
 const brokenRequest = { ...request, params: { ...request.params, name: 7 } };
-const brokenResult = { ...result, content: [result.content[0], { ...result.content[1], data: `${image.slice(0, -8)}!!!!====` }, result.content[2]] };
+const brokenResult = {
+  ...result,
+  content: [result.content[0], { ...result.content[1], data: `${image.slice(0, -8)}!!!!====` }, result.content[2]],
+};
 
-sane('ours request', () => v.CallToolRequest(request), () => v.CallToolRequest(brokenRequest));
-sane('ajv request', () => a.CallToolRequest!(request), () => a.CallToolRequest!(brokenRequest));
-sane('ajv result', () => a.CallToolResult!(result), () => a.CallToolResult!(brokenResult));
-sane('ours tools', () => v.ListToolsResult(tools), () => v.ListToolsResult({ tools: [{ name: 1 }] }));
-sane('ajv tools', () => a.ListToolsResult!(tools), () => a.ListToolsResult!({ tools: [{ name: 1 }] }));
-sane('zod request', () => CallToolRequestSchema.safeParse(request).success, () => CallToolRequestSchema.safeParse(brokenRequest).success);
-sane('bare request', () => bareRequest(request), () => bareRequest(brokenRequest));
-sane('ours result', () => v.CallToolResult(result), () => v.CallToolResult(brokenResult));
-sane('zod result', () => CallToolResultSchema.safeParse(result).success, () => CallToolResultSchema.safeParse(brokenResult).success);
+sane(
+  'ours request',
+  () => v.CallToolRequest(request),
+  () => v.CallToolRequest(brokenRequest),
+);
+sane(
+  'ajv request',
+  () => a.CallToolRequest!(request),
+  () => a.CallToolRequest!(brokenRequest),
+);
+sane(
+  'ajv result',
+  () => a.CallToolResult!(result),
+  () => a.CallToolResult!(brokenResult),
+);
+sane(
+  'ours tools',
+  () => v.ListToolsResult(tools),
+  () => v.ListToolsResult({ tools: [{ name: 1 }] }),
+);
+sane(
+  'ajv tools',
+  () => a.ListToolsResult!(tools),
+  () => a.ListToolsResult!({ tools: [{ name: 1 }] }),
+);
+sane(
+  'zod request',
+  () => CallToolRequestSchema.safeParse(request).success,
+  () => CallToolRequestSchema.safeParse(brokenRequest).success,
+);
+sane(
+  'bare request',
+  () => bareRequest(request),
+  () => bareRequest(brokenRequest),
+);
+sane(
+  'ours result',
+  () => v.CallToolResult(result),
+  () => v.CallToolResult(brokenResult),
+);
+sane(
+  'zod result',
+  () => CallToolResultSchema.safeParse(result).success,
+  () => CallToolResultSchema.safeParse(brokenResult).success,
+);
 
-console.log(`# validators: generated/2025-11-25 compact (ours) and ajv form vs @modelcontextprotocol/sdk 1.32.2 (zod); node ${process.version}`);
-console.log(`# payloads: tools/call request ${requestText.length} B; CallToolResult ${resultText.length} B (image ${image.length} B of base64)`);
+console.log(
+  `# validators: generated/2025-11-25 compact (ours) and ajv form vs @modelcontextprotocol/sdk 1.32.2 (zod); node ${process.version}`,
+);
+console.log(
+  `# payloads: tools/call request ${requestText.length} B; CallToolResult ${resultText.length} B (image ${image.length} B of base64)`,
+);
 
 const req = measure([
   { name: 'ours', run: () => v.CallToolRequest(request) },

@@ -15,9 +15,22 @@ import { build } from 'esbuild';
 const at = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 async function size(entry: string): Promise<{ min: number; gzip: number; node: boolean }> {
-  const r = await build({ entryPoints: [at(entry)], bundle: true, platform: 'browser', conditions: ['worker', 'browser'], format: 'esm', minify: true, write: false, logLevel: 'silent' });
+  const r = await build({
+    entryPoints: [at(entry)],
+    bundle: true,
+    platform: 'browser',
+    conditions: ['worker', 'browser'],
+    format: 'esm',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+  });
   const bytes = r.outputFiles[0].contents;
-  return { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length, node: /from\s*["']node:/.test(r.outputFiles[0].text) };
+  return {
+    min: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    node: /from\s*["']node:/.test(r.outputFiles[0].text),
+  };
 }
 
 const rows: Array<[string, string, string]> = [

@@ -59,15 +59,28 @@ export interface Project {
  * when present, and its lock. Throws ConfigError naming the file and the field, among them an
  * `inputs.lock` that names no file (unless `lockMayBeAbsent`: `mcpgen pin` writes it).
  */
-export function loadProject(configPath?: string, cwd = process.cwd(), options: { lockMayBeAbsent?: boolean } = {}): Project {
-  const found = configPath !== undefined ? resolve(cwd, configPath) : existsSync(join(cwd, CONFIG_FILE)) ? join(cwd, CONFIG_FILE) : null;
+export function loadProject(
+  configPath?: string,
+  cwd = process.cwd(),
+  options: { lockMayBeAbsent?: boolean } = {},
+): Project {
+  const found =
+    configPath !== undefined
+      ? resolve(cwd, configPath)
+      : existsSync(join(cwd, CONFIG_FILE))
+        ? join(cwd, CONFIG_FILE)
+        : null;
   const config = found ? readProjectFile<McpgenConfig>(found, 'config.schema.json', cwd) : {};
   const root = found ? dirname(found) : cwd;
   const at = (p: string | undefined) => (p === undefined ? undefined : resolve(root, p));
   const lockFile = at(config.inputs?.lock) ?? join(root, LOCK_FILE);
   // a lock the config names must be there (else its pins would silently not apply); `pin` creates it
   if (found && config.inputs?.lock !== undefined && !options.lockMayBeAbsent && !existsSync(lockFile)) {
-    throw new ConfigError(shownPath(found, cwd), 'inputs.lock', `${JSON.stringify(config.inputs.lock)}: no such file (${shownPath(lockFile, cwd)}); mcpgen pin <rev> creates it`);
+    throw new ConfigError(
+      shownPath(found, cwd),
+      'inputs.lock',
+      `${JSON.stringify(config.inputs.lock)}: no such file (${shownPath(lockFile, cwd)}); mcpgen pin <rev> creates it`,
+    );
   }
   const lock = readLock(lockFile);
   return {
@@ -98,7 +111,11 @@ export function configuredRevisions(project: Project): string | undefined {
   if (!revs) return undefined;
   revs.forEach((r, i) => {
     if (!Object.hasOwn(project.pins.revisions, r)) {
-      throw configError(project, `revisions[${i}]`, `"${r}" is not pinned (pinned: ${Object.keys(project.pins.revisions).join(', ')}); pin it first: mcpgen pin ${r} --commit <sha>`);
+      throw configError(
+        project,
+        `revisions[${i}]`,
+        `"${r}" is not pinned (pinned: ${Object.keys(project.pins.revisions).join(', ')}); pin it first: mcpgen pin ${r} --commit <sha>`,
+      );
     }
   });
   return revs.join(',');
@@ -115,10 +132,17 @@ export function configuredTargets(project: Project): string | undefined {
  * `validators` reach the generator (generate and check). Command-line `--runtime-import` and
  * `--validators` take precedence over them.
  */
-export function configEmitOptions(project: Project, runtimeImportFlag?: string, validatorsFlag?: 'compact' | 'ajv'): Partial<EmitOptions> {
+export function configEmitOptions(
+  project: Project,
+  runtimeImportFlag?: string,
+  validatorsFlag?: 'compact' | 'ajv',
+): Partial<EmitOptions> {
   const runtimeImport = runtimeImportFlag ?? project.config.runtimeImport;
   const validators = validatorsFlag ?? project.config.validators;
-  return { ...(runtimeImport === undefined ? {} : { runtimeImport }), ...(validators === undefined ? {} : { validators }) };
+  return {
+    ...(runtimeImport === undefined ? {} : { runtimeImport }),
+    ...(validators === undefined ? {} : { validators }),
+  };
 }
 
 /**
@@ -136,7 +160,8 @@ export function takeConfigFlag(args: string[]): { args: string[]; config?: strin
     }
     if (a === '--config' || a.startsWith('--config=')) {
       const value = a === '--config' ? args[++i] : a.slice('--config='.length);
-      if (!value || (a === '--config' && value.startsWith('--'))) throw new ConfigError('--config', null, 'needs a file (mcpgen.config.json)');
+      if (!value || (a === '--config' && value.startsWith('--')))
+        throw new ConfigError('--config', null, 'needs a file (mcpgen.config.json)');
       config = value;
     } else rest.push(a);
   }

@@ -16,7 +16,18 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OutputError, parseFlags, prepareOutDir } from './inputs.js';
-import { Application, type CommentDisplayPart, CommentTag, type Context, Converter, type DocumentReflection, OptionDefaults, ReflectionKind, type ProjectReflection, type TypeDocOptions } from 'typedoc';
+import {
+  Application,
+  type CommentDisplayPart,
+  CommentTag,
+  type Context,
+  Converter,
+  type DocumentReflection,
+  OptionDefaults,
+  ReflectionKind,
+  type ProjectReflection,
+  type TypeDocOptions,
+} from 'typedoc';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -25,8 +36,20 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
  * kept in the generated types: known to typedoc so they render instead of warning.
  */
 const SCHEMA_TAGS = [
-  '@minItems', '@maxItems', '@uniqueItems', '@minLength', '@maxLength', '@pattern', '@format',
-  '@minimum', '@maximum', '@exclusiveMinimum', '@exclusiveMaximum', '@multipleOf', '@minProperties', '@maxProperties',
+  '@minItems',
+  '@maxItems',
+  '@uniqueItems',
+  '@minLength',
+  '@maxLength',
+  '@pattern',
+  '@format',
+  '@minimum',
+  '@maximum',
+  '@exclusiveMinimum',
+  '@exclusiveMaximum',
+  '@multipleOf',
+  '@minProperties',
+  '@maxProperties',
 ] as const;
 
 export interface DocsOptions {
@@ -106,12 +129,17 @@ export function runtimeEntries(runtimeDir = join(ROOT, 'runtime')): RuntimeEntry
   const entries: RuntimeEntry[] = [];
   for (const [subpath, conditional] of Object.entries(pkg.exports)) {
     // a condition map is documented by its Node form (`default`); the web forms have their own subpath (./web)
-    const target = conditional && typeof conditional === 'object' ? (conditional as Record<string, unknown>).default : conditional;
+    const target =
+      conditional && typeof conditional === 'object' ? (conditional as Record<string, unknown>).default : conditional;
     if (typeof target !== 'string' || !target.endsWith('.ts')) continue;
     const file = resolve(runtimeDir, target);
     if (!existsSync(file)) throw new Error(`${manifest}: exports["${subpath}"] names ${target}, which does not exist`);
     const rel = relative(runtimeDir, file).split(sep);
-    entries.push({ specifier: subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`, file, layer: rel.length > 1 ? rel[0] : 'runtime' });
+    entries.push({
+      specifier: subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`,
+      file,
+      layer: rel.length > 1 ? rel[0] : 'runtime',
+    });
   }
   return entries;
 }
@@ -161,10 +189,18 @@ export interface GuidePage {
 export function guidePages(dir = join(ROOT, 'docs', 'guide')): GuidePage[] {
   const index = join(dir, 'README.md');
   if (!existsSync(index)) return [];
-  const slugs = readdirSync(dir).filter((f) => f.endsWith('.md') && f !== 'README.md').map((f) => f.slice(0, -3)).sort();
-  const listed = [...readFileSync(index, 'utf8').matchAll(/\]\((?:\.\/)?([a-z0-9][a-z0-9-]*)\.md\)/g)].map((m) => m[1]).filter((s) => slugs.includes(s));
+  const slugs = readdirSync(dir)
+    .filter((f) => f.endsWith('.md') && f !== 'README.md')
+    .map((f) => f.slice(0, -3))
+    .sort();
+  const listed = [...readFileSync(index, 'utf8').matchAll(/\]\((?:\.\/)?([a-z0-9][a-z0-9-]*)\.md\)/g)]
+    .map((m) => m[1])
+    .filter((s) => slugs.includes(s));
   const files = [index, ...new Set([...listed, ...slugs])].map((s) => (s === index ? index : join(dir, `${s}.md`)));
-  return files.map((file) => ({ file, title: /^# +(.+?) *$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? basename(file, '.md') }));
+  return files.map((file) => ({
+    file,
+    title: /^# +(.+?) *$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? basename(file, '.md'),
+  }));
 }
 
 /** Options of {@link buildRuntimeDocs}. */
@@ -203,7 +239,13 @@ export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promis
       categorizeByGroup: false,
       defaultCategory: 'runtime',
       categoryOrder: [GUIDE_CATEGORY, '*'],
-      navigation: { includeCategories: true, includeGroups: false, includeFolders: false, compactFolders: false, excludeReferences: false },
+      navigation: {
+        includeCategories: true,
+        includeGroups: false,
+        includeFolders: false,
+        compactFolders: false,
+        excludeReferences: false,
+      },
     },
     rewrittenLink: true,
     setup: (app) => {
@@ -260,7 +302,15 @@ async function buildSite(spec: SiteSpec): Promise<DocsResult> {
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-docs-'));
   try {
     const tsconfig = join(tmp, 'tsconfig.json');
-    writeFileSync(tsconfig, JSON.stringify({ extends: join(ROOT, 'tsconfig.json'), compilerOptions: spec.compilerOptions, include: [], files: spec.entryPoints }));
+    writeFileSync(
+      tsconfig,
+      JSON.stringify({
+        extends: join(ROOT, 'tsconfig.json'),
+        compilerOptions: spec.compilerOptions,
+        include: [],
+        files: spec.entryPoints,
+      }),
+    );
     const app = await Application.bootstrapWithPlugins({
       entryPoints: spec.entryPoints,
       tsconfig,
@@ -270,12 +320,25 @@ async function buildSite(spec: SiteSpec): Promise<DocsResult> {
       excludePrivate: true,
       excludeInternal: true,
       treatWarningsAsErrors: true,
-      validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: spec.rewrittenLink, notDocumented: false, unusedMergeModuleWith: true },
+      validation: {
+        notExported: true,
+        invalidLink: true,
+        invalidPath: true,
+        rewrittenLink: spec.rewrittenLink,
+        notDocumented: false,
+        unusedMergeModuleWith: true,
+      },
       githubPages: false,
       plugin: [],
     });
     spec.setup(app);
-    const fail = (): DocsResult => ({ revision, out, ok: false, errors: app.logger.errorCount, warnings: app.logger.warningCount });
+    const fail = (): DocsResult => ({
+      revision,
+      out,
+      ok: false,
+      errors: app.logger.errorCount,
+      warnings: app.logger.warningCount,
+    });
     if (app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
     const project = await app.convert();
     if (!project || app.logger.hasErrors() || app.logger.hasWarnings()) return fail();
@@ -332,8 +395,11 @@ export function checkLinks(site: string, specDir: string): { broken: BrokenLink[
           continue;
         }
         const base = join(specDir, 'docs', rev, path.replace(/\/$/, ''));
-        const found = ['.mdx', '.md', '/index.mdx', '/index.md'].some((ext) => existsSync(base + ext)) && !path.split('/').includes('..');
-        if (!found) broken.push({ page, href, why: `no spec page ${rev}/${path || 'index'} under ${join(specDir, 'docs')}` });
+        const found =
+          ['.mdx', '.md', '/index.mdx', '/index.md'].some((ext) => existsSync(base + ext)) &&
+          !path.split('/').includes('..');
+        if (!found)
+          broken.push({ page, href, why: `no spec page ${rev}/${path || 'index'} under ${join(specDir, 'docs')}` });
         continue;
       }
       if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
@@ -348,7 +414,12 @@ export function checkLinks(site: string, specDir: string): { broken: BrokenLink[
         continue;
       }
       // hierarchy.html draws its entries (and their ids) from assets/hierarchy.js in the browser
-      if (anchor && target.endsWith('.html') && basename(target) !== 'hierarchy.html' && !idsOf(target).has(decodeURIComponent(anchor))) {
+      if (
+        anchor &&
+        target.endsWith('.html') &&
+        basename(target) !== 'hierarchy.html' &&
+        !idsOf(target).has(decodeURIComponent(anchor))
+      ) {
         broken.push({ page, href, why: `no id "${anchor}" on that page` });
       }
     }
@@ -358,7 +429,11 @@ export function checkLinks(site: string, specDir: string): { broken: BrokenLink[
 
 /** The module name typedoc derives for a runtime entry file: its path under runtime/, no `.ts`, no `/index`. */
 function moduleName(file: string): string {
-  return relative(join(ROOT, 'runtime'), file).split(sep).join('/').replace(/\.ts$/, '').replace(/\/index$/, '');
+  return relative(join(ROOT, 'runtime'), file)
+    .split(sep)
+    .join('/')
+    .replace(/\.ts$/, '')
+    .replace(/\/index$/, '');
 }
 
 /** Builds the docs of one revision; never throws for a typedoc failure, reports it instead. */
@@ -372,7 +447,11 @@ export async function buildDocs(revision: string, options: DocsOptions = {}): Pr
     out,
     entryPoints: [entry],
     // the runtime's own dependencies (ajv, …) resolve from mcpgen's node_modules wherever the output is
-    compilerOptions: { rootDir: '/', typeRoots: [join(ROOT, 'node_modules', '@types')], paths: { '*': [join(ROOT, 'node_modules', '*')] } },
+    compilerOptions: {
+      rootDir: '/',
+      typeRoots: [join(ROOT, 'node_modules', '@types')],
+      paths: { '*': [join(ROOT, 'node_modules', '*')] },
+    },
     options: { name: `MCP ${revision}`, readme: 'none', blockTags: [...OptionDefaults.blockTags, ...SCHEMA_TAGS] },
     // links into members of inline object types (`ClientCapabilities.sampling.tools`) go to
     // the nearest documented anchor (`sampling`): typedoc gives such members no page anchor
@@ -418,13 +497,16 @@ async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseFlags(argv, { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } });
-    if (parsed.values.out !== undefined) prepareOutDir(`--out ${String(parsed.values.out)}`, parsed.values.out as string);
+    if (parsed.values.out !== undefined)
+      prepareOutDir(`--out ${String(parsed.values.out)}`, parsed.values.out as string);
   } catch (e) {
     if (e instanceof OutputError) {
       console.error(`docs: ${e.message}`);
       return 3;
     }
-    console.error(`docs: ${(e as Error).message}\nusage: npm run docs -- [<rev>…|--rev <rev>[,<rev>…]] [--generated DIR] [--out DIR]`);
+    console.error(
+      `docs: ${(e as Error).message}\nusage: npm run docs -- [<rev>…|--rev <rev>[,<rev>…]] [--generated DIR] [--out DIR]`,
+    );
     return 2;
   }
   const { positionals } = parsed;
@@ -443,10 +525,16 @@ async function main(argv: string[]): Promise<number> {
     const took = () => `${(performance.now() - t0).toFixed(0)}ms`;
     let r: DocsResult;
     try {
-      r = rev === 'runtime' ? await buildRuntimeDocs(values.out ? { out: join(resolve(values.out), 'runtime') } : {}) : await buildDocs(rev, { generated, out: values.out });
+      r =
+        rev === 'runtime'
+          ? await buildRuntimeDocs(values.out ? { out: join(resolve(values.out), 'runtime') } : {})
+          : await buildDocs(rev, { generated, out: values.out });
       if (r.ok) {
         const { broken, unchecked } = checkLinks(r.out, specDir);
-        for (const [specRev, n] of unchecked) console.log(`${rev}: ${n} link(s) to ${specRev} spec pages not checked (no ${join(specDir, 'docs', specRev)})`);
+        for (const [specRev, n] of unchecked)
+          console.log(
+            `${rev}: ${n} link(s) to ${specRev} spec pages not checked (no ${join(specDir, 'docs', specRev)})`,
+          );
         for (const b of broken) console.error(`${rev}: broken link in ${b.page}: ${b.href} (${b.why})`);
         if (broken.length) r = { ...r, ok: false, errors: r.errors + broken.length };
       }
@@ -456,9 +544,17 @@ async function main(argv: string[]): Promise<number> {
       continue;
     }
     if (!r.ok) failed++;
-    console.log(r.ok ? `${rev}: ${r.out} (${took()})` : `${rev}: FAILED with ${r.errors} error(s), ${r.warnings} warning(s) (${took()})`);
+    console.log(
+      r.ok
+        ? `${rev}: ${r.out} (${took()})`
+        : `${rev}: FAILED with ${r.errors} error(s), ${r.warnings} warning(s) (${took()})`,
+    );
   }
-  console.log(failed ? `docs: ${failed} of ${revisions.length} revision(s) failed` : `docs: ${revisions.length} revision(s), no warnings`);
+  console.log(
+    failed
+      ? `docs: ${failed} of ${revisions.length} revision(s) failed`
+      : `docs: ${revisions.length} revision(s), no warnings`,
+  );
   return failed ? 1 : 0;
 }
 

@@ -25,7 +25,9 @@ export interface InputOptions {
 /** A revision id names an output folder: letters, digits, `.`, `_`, `-`, not starting with `.`. */
 export function checkRevisionId(id: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) {
-    throw new UsageError(`invalid revision id "${id}": use letters, digits, '.', '_' and '-', starting with a letter or digit`);
+    throw new UsageError(
+      `invalid revision id "${id}": use letters, digits, '.', '_' and '-', starting with a letter or digit`,
+    );
   }
 }
 
@@ -60,23 +62,32 @@ export function resolveInputs(v: InputOptions, ctx: InputContext = {}): Resolved
   if (!v.unpinned && v.rev !== undefined && v.rev !== 'all') {
     const parts = v.rev.split(',');
     const folders = parts.filter((p) => isFolderArgument(p, pins));
-    if (folders.length && parts.length > 1) throw new UsageError(`--rev ${v.rev}: a folder (${folders[0]}) is one revision: give it alone, or use --unpinned DIR`);
+    if (folders.length && parts.length > 1)
+      throw new UsageError(
+        `--rev ${v.rev}: a folder (${folders[0]}) is one revision: give it alone, or use --unpinned DIR`,
+      );
     if (folders.length) {
-      if (v['spec-dir']) throw new UsageError(`--rev ${v.rev} is a folder: --spec-dir applies to pinned revisions only`);
+      if (v['spec-dir'])
+        throw new UsageError(`--rev ${v.rev} is a folder: --spec-dir applies to pinned revisions only`);
       return [unpinned(v.rev, undefined, '--rev')];
     }
   }
   if (v.rev !== undefined && v.rev !== 'all') for (const r of v.rev.split(',')) checkRevisionId(r);
   if (!v.unpinned && v.rev !== undefined && v.rev !== 'all') checkPinned(ctx.what ?? '--rev', v.rev.split(','), pins);
   if (v.unpinned) {
-    if (v.rev === 'all' || v.rev?.includes(',')) throw new UsageError('--unpinned generates one revision: give --rev one id, or none to use the folder name');
+    if (v.rev === 'all' || v.rev?.includes(','))
+      throw new UsageError('--unpinned generates one revision: give --rev one id, or none to use the folder name');
     if (v.rev && Object.hasOwn(pins.revisions, v.rev)) {
-      throw new UsageError(`--rev ${v.rev} is a pinned revision: an unpinned folder would overwrite its output; choose another id`);
+      throw new UsageError(
+        `--rev ${v.rev} is a pinned revision: an unpinned folder would overwrite its output; choose another id`,
+      );
     }
     return [unpinned(v.unpinned, v.rev, '--unpinned')];
   }
   const revs = v.rev === undefined || v.rev === 'all' ? Object.keys(pins.revisions) : v.rev.split(',');
-  return revs.map((r) => resolvePinned(r, { specDir: v['spec-dir'], projectSpecDir: ctx.specDir, cacheDir: ctx.cacheDir }, pins));
+  return revs.map((r) =>
+    resolvePinned(r, { specDir: v['spec-dir'], projectSpecDir: ctx.specDir, cacheDir: ctx.cacheDir }, pins),
+  );
 }
 
 /** The inputs in folder `dir` as revision `rev` (default: the folder's name, which must be a valid id). */
@@ -94,7 +105,11 @@ function unpinned(dir: string, rev: string | undefined, what: string): ResolvedR
  * `--timeout=-5` does, so that the flag's own check can name it (parseArgs would call it ambiguous);
  * another value that starts with a dash is refused with the `--flag=<value>` form to write it in.
  */
-export function parseFlags(args: string[], options: NonNullable<ParseArgsConfig['options']>, extraFlags: string[] = []): ParsedFlags {
+export function parseFlags(
+  args: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  extraFlags: string[] = [],
+): ParsedFlags {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--') {
@@ -103,7 +118,13 @@ export function parseFlags(args: string[], options: NonNullable<ParseArgsConfig[
     }
     const name = args[i].startsWith('--') ? args[i].slice(2) : undefined;
     const next = args[i + 1];
-    if (name !== undefined && Object.hasOwn(options, name) && options[name].type === 'string' && next !== undefined && /^-\.?[0-9]/.test(next)) {
+    if (
+      name !== undefined &&
+      Object.hasOwn(options, name) &&
+      options[name].type === 'string' &&
+      next !== undefined &&
+      /^-\.?[0-9]/.test(next)
+    ) {
       joined.push(`${args[i]}=${next}`);
       i++;
     } else joined.push(args[i]);
@@ -114,13 +135,20 @@ export function parseFlags(args: string[], options: NonNullable<ParseArgsConfig[
     const { code, message } = e as Error & { code?: string };
     const flag = /'(-{1,2}[^'\s<]+)/.exec(message)?.[1] ?? '';
     const known = [...Object.keys(options).map((o) => `--${o}`), ...extraFlags].join(', ');
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown flag ${flag} (flags: ${known || 'none'})`);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      throw new UsageError(`unknown flag ${flag} (flags: ${known || 'none'})`);
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       if (/argument is ambiguous/.test(message)) {
         const value = args[args.indexOf(flag) + 1] ?? '-…';
         throw new UsageError(`${flag} needs a value; one that starts with "-" is written ${flag}=${value}`);
       }
-      throw new UsageError(/argument missing/.test(message) ? `${flag} needs a value` : /does not take an argument/.test(message) ? `${flag} takes no value` : message);
+      throw new UsageError(
+        /argument missing/.test(message)
+          ? `${flag} needs a value`
+          : /does not take an argument/.test(message)
+            ? `${flag} takes no value`
+            : message,
+      );
     }
     throw new UsageError(message);
   }
@@ -148,7 +176,7 @@ function writeCause(e: NodeJS.ErrnoException, path: string): string {
     ENOSPC: 'no space left on the device',
     EISDIR: 'is a folder',
   };
-  return `${(e.code && Object.hasOwn(why, e.code) ? why[e.code] : e.message)} (${e.code ?? 'error'})`;
+  return `${e.code && Object.hasOwn(why, e.code) ? why[e.code] : e.message} (${e.code ?? 'error'})`;
 }
 
 /**
@@ -226,7 +254,10 @@ export function checkBaseUrl(flag: string, value: string | undefined): string | 
       ok = false;
     }
   }
-  if (!ok) throw new UsageError(`${flag} ${JSON.stringify(value)}: expected an http(s) URL: a base that gets /<path> appended, or a template with {repository}, {commit} and {path}`);
+  if (!ok)
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)}: expected an http(s) URL: a base that gets /<path> appended, or a template with {repository}, {commit} and {path}`,
+    );
   return value;
 }
 
@@ -237,7 +268,9 @@ export function checkBaseUrl(flag: string, value: string | undefined): string | 
 export function checkPinned(what: string, revs: string[], pins: Pins): void {
   for (const r of revs) {
     if (!Object.hasOwn(pins.revisions, r)) {
-      throw new UsageError(`${what}: unknown revision "${r}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${r} --commit <sha>)`);
+      throw new UsageError(
+        `${what}: unknown revision "${r}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${r} --commit <sha>)`,
+      );
     }
   }
 }

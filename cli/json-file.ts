@@ -53,13 +53,17 @@ function fieldOf(pointer: string, data: unknown): string {
       node = node[Number(key)];
     } else {
       field += field ? `.${key}` : key;
-      node = node !== null && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
+      node =
+        node !== null && typeof node === 'object' && Object.hasOwn(node, key)
+          ? (node as Record<string, unknown>)[key]
+          : undefined;
     }
   }
   return field;
 }
 
-const kind = (x: unknown): string => (x === null ? 'null' : Array.isArray(x) ? 'array' : Number.isInteger(x) ? 'integer' : typeof x);
+const kind = (x: unknown): string =>
+  x === null ? 'null' : Array.isArray(x) ? 'array' : Number.isInteger(x) ? 'integer' : typeof x;
 const join = (field: string, key: string) => (field ? `${field}.${key}` : key);
 
 /** One ajv error as `[field, problem]`. */
@@ -68,31 +72,50 @@ function describe(e: ErrorObject, root: unknown): [string, string] {
   const schema = e.parentSchema as { properties?: Record<string, unknown>; description?: string } | undefined;
   // an error inside propertyNames is about a key of the object
   const name = (e as { propertyName?: string }).propertyName;
-  if (name !== undefined) return [join(field, name), `invalid key ${JSON.stringify(name)}: use letters, digits, '.', '_' and '-', starting with a letter or digit`];
+  if (name !== undefined)
+    return [
+      join(field, name),
+      `invalid key ${JSON.stringify(name)}: use letters, digits, '.', '_' and '-', starting with a letter or digit`,
+    ];
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'additionalProperties': {
       const keys = Object.keys(schema?.properties ?? {});
-      return [join(field, String(p.additionalProperty)), `unknown key${keys.length ? ` (known keys: ${keys.join(', ')})` : ''}`];
+      return [
+        join(field, String(p.additionalProperty)),
+        `unknown key${keys.length ? ` (known keys: ${keys.join(', ')})` : ''}`,
+      ];
     }
     case 'required':
       return [join(field, String(p.missingProperty)), 'missing'];
     case 'type':
       return [field, `expected ${String(p.type)}, got ${kind(e.data)}`];
     case 'enum':
-      return [field, `${JSON.stringify(e.data)} is not one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`];
+      return [
+        field,
+        `${JSON.stringify(e.data)} is not one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`,
+      ];
     case 'const':
       return [field, `expected ${JSON.stringify(p.allowedValue)}, got ${JSON.stringify(e.data)}`];
     case 'pattern':
-      return [field, `${JSON.stringify(e.data)} does not match ${String(p.pattern)}${schema?.description ? ` (${schema.description})` : ''}`];
+      return [
+        field,
+        `${JSON.stringify(e.data)} does not match ${String(p.pattern)}${schema?.description ? ` (${schema.description})` : ''}`,
+      ];
     case 'minLength':
       return [field, 'must not be empty'];
     case 'minItems':
       return [field, `needs at least ${String(p.limit)} item(s)`];
     case 'uniqueItems':
-      return [field, `items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are the same`];
+      return [
+        field,
+        `items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are the same`,
+      ];
     case 'not':
-      return [field, `${JSON.stringify(e.data)} is not allowed${schema?.description ? ` (${schema.description})` : ''}`];
+      return [
+        field,
+        `${JSON.stringify(e.data)} is not allowed${schema?.description ? ` (${schema.description})` : ''}`,
+      ];
     default:
       return [field, e.message ?? e.keyword];
   }

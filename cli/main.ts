@@ -6,12 +6,35 @@
  * field) or a refusal of the system (an output folder that cannot be written); 4 `call`: the tool
  * reported an error (a `tools/call` result with `isError: true`, printed like any result).
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { type ResolvedRevision, PinError, pull, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
-import { OutputError, UsageError, checkBaseUrl, checkPinned, isFolderArgument, parseFlags, prepareOutDir, removeMadeDirs, resolveInputs } from './inputs.js';
+import {
+  OutputError,
+  UsageError,
+  checkBaseUrl,
+  checkPinned,
+  isFolderArgument,
+  parseFlags,
+  prepareOutDir,
+  removeMadeDirs,
+  resolveInputs,
+} from './inputs.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 const loadGenerate = () => import('../generator/generate.js');
@@ -23,7 +46,15 @@ import type { ProtocolModel } from '../generator/model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
 import { ServiceUnavailableError } from './commands/serve-http.js';
 import { shownPath } from './json-file.js';
-import { ConfigError, type Project, configEmitOptions, configuredRevisions, configuredTargets, loadProject, takeConfigFlag } from './config.js';
+import {
+  ConfigError,
+  type Project,
+  configEmitOptions,
+  configuredRevisions,
+  configuredTargets,
+  loadProject,
+  takeConfigFlag,
+} from './config.js';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, input: 3 } as const;
 
@@ -154,15 +185,20 @@ const stdio: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => proc
 /** Parses a project command's flags (`--config` was taken before: see takeConfigFlag). */
 function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>, positionals = false) {
   const parsed = parseFlags(args, options, ['--config']);
-  if (!positionals && parsed.positionals.length) throw new UsageError(`unexpected arguments: ${parsed.positionals.join(' ')}`);
+  if (!positionals && parsed.positionals.length)
+    throw new UsageError(`unexpected arguments: ${parsed.positionals.join(' ')}`);
   return parsed;
 }
 
 /** `--target python,go` or `all` → binding language ids; unknown ones are a usage error. */
 function parseTargets(target: string | undefined): string[] {
-  const targets = target === undefined ? [] : target === 'all' ? [...TARGET_IDS] : target.split(',').map((x) => x.trim());
+  const targets =
+    target === undefined ? [] : target === 'all' ? [...TARGET_IDS] : target.split(',').map((x) => x.trim());
   const unknown = targets.filter((t) => !(TARGET_IDS as readonly string[]).includes(t));
-  if (unknown.length) throw new UsageError(`--target: unknown language ${unknown.join(', ')} (languages: ${TARGET_IDS.join(', ')}, or all)`);
+  if (unknown.length)
+    throw new UsageError(
+      `--target: unknown language ${unknown.join(', ')} (languages: ${TARGET_IDS.join(', ')}, or all)`,
+    );
   return targets;
 }
 
@@ -220,15 +256,23 @@ function isGeneratedFolder(dir: string): boolean {
 function checkWipe(label: string, dir: string, inputs: ResolvedRevision[]): void {
   for (const r of inputs) {
     for (const f of Object.values(r.files)) {
-      if (f.path === dir || f.path.startsWith(dir + sep)) throw new UsageError(`${label}: ${dir} would be wiped and rewritten, but it holds the input ${f.path}; choose another --out`);
+      if (f.path === dir || f.path.startsWith(dir + sep))
+        throw new UsageError(
+          `${label}: ${dir} would be wiped and rewritten, but it holds the input ${f.path}; choose another --out`,
+        );
     }
   }
   if (!existsSync(dir) && !isLink(dir)) return;
-  if (isLink(dir)) throw new UsageError(`${label}: ${dir} is a symbolic link; it would be replaced by a folder: remove it or choose another --out`);
+  if (isLink(dir))
+    throw new UsageError(
+      `${label}: ${dir} is a symbolic link; it would be replaced by a folder: remove it or choose another --out`,
+    );
   if (!statSync(dir).isDirectory()) throw new OutputError(`${label}: ${dir} exists and is not a folder`);
   const entries = readdirSync(dir);
   if (entries.length && !isGeneratedFolder(dir)) {
-    throw new UsageError(`${label}: ${dir} holds files mcpgen did not write (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); it would be wiped: move them or choose another --out`);
+    throw new UsageError(
+      `${label}: ${dir} holds files mcpgen did not write (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); it would be wiped: move them or choose another --out`,
+    );
   }
   refuseForeign(label, dir);
 }
@@ -307,7 +351,11 @@ function foreignFiles(dir: string, rel: string[] = [], found: string[] = []): st
       continue;
     }
     // only regular files are mcpgen's or a build's: a link, FIFO or socket is the user's
-    if (st.isFile() && (isBuildOutput(parts) || (parts.length === 1 && GENERATED_JSON.has(name)) || isGeneratedFile(full))) continue;
+    if (
+      st.isFile() &&
+      (isBuildOutput(parts) || (parts.length === 1 && GENERATED_JSON.has(name)) || isGeneratedFile(full))
+    )
+      continue;
     found.push(parts.join('/'));
   }
   return found;
@@ -320,7 +368,9 @@ const MAX_DEPTH = 64;
 function refuseForeign(label: string, dir: string): void {
   const foreign = foreignFiles(dir);
   if (foreign.length) {
-    throw new UsageError(`${label}: ${dir} was written by mcpgen but also holds files it did not write (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); they would be deleted: move them or choose another --out`);
+    throw new UsageError(
+      `${label}: ${dir} was written by mcpgen but also holds files it did not write (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''}); they would be deleted: move them or choose another --out`,
+    );
   }
 }
 
@@ -331,7 +381,9 @@ function refuseForeign(label: string, dir: string): void {
 export function parseRuntimeImport(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!value.trim() || value !== value.trim() || /['"`\\\s]/.test(value)) {
-    throw new UsageError(`--runtime-import ${JSON.stringify(value)}: expected a module specifier (a package subpath such as @mcpgen/runtime/codegen/v1, or a relative path), without spaces, quotes or backslashes`);
+    throw new UsageError(
+      `--runtime-import ${JSON.stringify(value)}: expected a module specifier (a package subpath such as @mcpgen/runtime/codegen/v1, or a relative path), without spaces, quotes or backslashes`,
+    );
   }
   return value;
 }
@@ -361,10 +413,26 @@ function generationOptions(args: string[], project: Project) {
   const out = v.out !== undefined ? resolve(v.out as string) : (project.out ?? resolve('generated'));
   const outArg = v.out !== undefined ? (v.out as string) : relative(process.cwd(), out) || '.';
   // the setting --out came from, for messages about the folder
-  const outLabel = v.out !== undefined ? `--out ${v.out}` : project.out !== undefined ? `${shownPath(project.configFile!)}: out: ${JSON.stringify(project.config.out)}` : `the default --out ${outArg}`;
+  const outLabel =
+    v.out !== undefined
+      ? `--out ${v.out}`
+      : project.out !== undefined
+        ? `${shownPath(project.configFile!)}: out: ${JSON.stringify(project.config.out)}`
+        : `the default --out ${outArg}`;
   checkOutDir(outLabel, out);
   const rev = (v.rev as string | undefined) ?? (v.unpinned ? undefined : configuredRevisions(project));
-  return { targets, out, outArg, outLabel, emit: configEmitOptions(project, parseRuntimeImport(v['runtime-import'] as string | undefined), parseValidators(v.validators as string | undefined)), inputs: resolveInputs({ ...(v as object), rev }, project) };
+  return {
+    targets,
+    out,
+    outArg,
+    outLabel,
+    emit: configEmitOptions(
+      project,
+      parseRuntimeImport(v['runtime-import'] as string | undefined),
+      parseValidators(v.validators as string | undefined),
+    ),
+    inputs: resolveInputs({ ...(v as object), rev }, project),
+  };
 }
 
 /** Default of $MCPGEN_PROGRESS_MS: a stage of generate that takes this long (ms) is reported on stderr. */
@@ -390,7 +458,14 @@ async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number
   }
 }
 
-async function generateInto(out: string, outLabel: string, inputs: ResolvedRevision[], { targets, emit }: Pick<ReturnType<typeof generationOptions>, 'targets' | 'emit'>, io: Io, t0: number): Promise<number> {
+async function generateInto(
+  out: string,
+  outLabel: string,
+  inputs: ResolvedRevision[],
+  { targets, emit }: Pick<ReturnType<typeof generationOptions>, 'targets' | 'emit'>,
+  io: Io,
+  t0: number,
+): Promise<number> {
   // a long stage (a schema of thousands of definitions) is said on stderr as it ends, and once a
   // revision has taken that long, each next stage as it begins; stdout stays as it is
   const slow = progressMs();
@@ -413,13 +488,16 @@ async function generateInto(out: string, outLabel: string, inputs: ResolvedRevis
         if (ms >= slow) io.err(`progress: ${model.revision}: ${s} took ${ms.toFixed(0)}ms`);
       },
       // the bindings step takes seconds per language: say each as it ends
-      onTarget: (lang, n, ms) => io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
+      onTarget: (lang, n, ms) =>
+        io.out(`${model.revision}: bindings ${lang} ${ms.toFixed(0)}ms (${n} ${n === 1 ? 'file' : 'files'})`),
       onWarning: (w) => io.err(`warning: ${model.revision}: ${w}`),
     });
     // looked at again just before the wipe: a file put there while earlier revisions were made is kept
     checkWipe(outLabel, join(out, model.revision), inputs);
     writeTree(join(out, model.revision), files);
-    io.out(`${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
+    io.out(
+      `${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`,
+    );
     for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
   }
   io.out(`generated ${inputs.length} revision(s) into ${out} in ${(performance.now() - t0).toFixed(0)}ms`);
@@ -440,8 +518,14 @@ function cmdList(args: string[], io: Io, ctx: Context): number {
   let mismatched = 0;
   for (const rev of Object.keys(pins.revisions)) {
     try {
-      const r = resolvePinned(rev, { specDir: v['spec-dir'] as string | undefined, projectSpecDir: project.specDir, cacheDir: project.cacheDir }, pins);
-      io.out(`${rev}\t${r.source}\t${dirname(r.files['schema.json'].path)}${pins.revisions[rev].lock ? `\t(${pins.revisions[rev].lock} @ ${r.commit})` : ''}`);
+      const r = resolvePinned(
+        rev,
+        { specDir: v['spec-dir'] as string | undefined, projectSpecDir: project.specDir, cacheDir: project.cacheDir },
+        pins,
+      );
+      io.out(
+        `${rev}\t${r.source}\t${dirname(r.files['schema.json'].path)}${pins.revisions[rev].lock ? `\t(${pins.revisions[rev].lock} @ ${r.commit})` : ''}`,
+      );
       found++;
     } catch (e) {
       const message = (e as Error).message;
@@ -455,7 +539,9 @@ function cmdList(args: string[], io: Io, ctx: Context): number {
     return EXIT.input;
   }
   if (!found) {
-    io.err("mcpgen list: no revision has inputs: set MCP_SPEC_DIR, --spec-dir or the config's inputs.specDir to a folder shaped like the upstream repository, or run `mcpgen pull`");
+    io.err(
+      "mcpgen list: no revision has inputs: set MCP_SPEC_DIR, --spec-dir or the config's inputs.specDir to a folder shaped like the upstream repository, or run `mcpgen pull`",
+    );
     return EXIT.input;
   }
   return EXIT.ok;
@@ -483,21 +569,28 @@ function revisionInput(arg: string, which: string, specDir: string | undefined, 
 }
 
 async function cmdDiff(args: string[], io: Io, ctx: Context): Promise<number> {
-  const { values: v, positionals } = parse(args, {
-    format: { type: 'string', default: 'md' },
-    'fail-on': { type: 'string' },
-    'spec-dir': { type: 'string' },
-  }, true);
+  const { values: v, positionals } = parse(
+    args,
+    {
+      format: { type: 'string', default: 'md' },
+      'fail-on': { type: 'string' },
+      'spec-dir': { type: 'string' },
+    },
+    true,
+  );
   if (positionals.length !== 2) throw new UsageError('expected two revisions: mcpgen diff <revA> <revB>');
   if (v.format !== 'md' && v.format !== 'json') throw new UsageError(`--format ${v.format}: expected md or json`);
-  if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking') throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
+  if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking')
+    throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
   const project = ctx.project();
   // both arguments are checked (a usage error, exit 2) before either's inputs are looked for
   positionals.forEach((p, i) => {
     if (p === 'all' || p.includes(',')) throw new UsageError(`diff compares two revisions, not "${p}"`);
     if (!isFolderArgument(p, project.pins)) checkPinned(i ? '<revB>' : '<revA>', [p], project.pins);
   });
-  const inputs = positionals.map((p, i) => revisionInput(p, i ? '<revB>' : '<revA>', v['spec-dir'] as string | undefined, project));
+  const inputs = positionals.map((p, i) =>
+    revisionInput(p, i ? '<revB>' : '<revA>', v['spec-dir'] as string | undefined, project),
+  );
   const [a, b] = await Promise.all(inputs.map(modelOf));
   const report = diffModels(a, b);
   io.out((v.format === 'json' ? renderJson(report) : renderMarkdown(report)).trimEnd());
@@ -560,7 +653,9 @@ async function cmdCheck(args: string[], io: Io, ctx: Context): Promise<number> {
     rmSync(tmp, { recursive: true, force: true });
   }
   if (differ) {
-    io.out(`check failed: ${differ} file(s) differ from a fresh generation of ${inputs.length} revision(s); run mcpgen generate`);
+    io.out(
+      `check failed: ${differ} file(s) differ from a fresh generation of ${inputs.length} revision(s); run mcpgen generate`,
+    );
     return EXIT.failed;
   }
   io.out(`check ok: ${same} file(s) of ${inputs.length} revision(s) match a fresh generation`);
@@ -608,7 +703,9 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     if (!run) throw new UsageError(`unknown command "${cmd}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
     const { args, config } = PROJECT_COMMANDS.has(cmd) ? takeConfigFlag(rest) : { args: rest, config: undefined };
     let project: Project | undefined;
-    return await run(args, io, { project: () => (project ??= loadProject(config, undefined, { lockMayBeAbsent: cmd === 'pin' })) });
+    return await run(args, io, {
+      project: () => (project ??= loadProject(config, undefined, { lockMayBeAbsent: cmd === 'pin' })),
+    });
   } catch (e) {
     if (e instanceof ConfigError) {
       io.err(`mcpgen ${cmd}: ${e.message}`);
@@ -618,16 +715,24 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       io.err(`mcpgen ${cmd ?? ''}: ${e.message}\n(see mcpgen --help)`);
       return EXIT.usage;
     }
-    if (e instanceof PinError || e instanceof IngestError || e instanceof ServiceUnavailableError || e instanceof OutputError) {
+    if (
+      e instanceof PinError ||
+      e instanceof IngestError ||
+      e instanceof ServiceUnavailableError ||
+      e instanceof OutputError
+    ) {
       io.err(`mcpgen ${cmd}: ${e.message}`);
       return EXIT.input;
     }
     // a file-system or network refusal (EISDIR, ENOTDIR, EEXIST, EADDRINUSE, EACCES…): say it, no stack
-    if (e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)) {
+    if (
+      e instanceof Error &&
+      typeof (e as NodeJS.ErrnoException).code === 'string' &&
+      /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)
+    ) {
       io.err(`mcpgen ${cmd}: ${e.message}`);
       return EXIT.input;
     }
     throw e;
   }
 }
-

@@ -35,7 +35,13 @@ import { parseFlags, prepareOutDir, resolveInputs } from './inputs.js';
 import { generate } from '../generator/generate.js';
 import { ingestResolved } from '../generator/ingest.js';
 import type { ProtocolModel } from '../generator/model.js';
-import { PACKAGE_EXCLUDED, PACKAGE_RUNTIME_IMPORT, RUNTIME_PACKAGE, packageEntries, packageEntryModules } from '../generator/emit/package.js';
+import {
+  PACKAGE_EXCLUDED,
+  PACKAGE_RUNTIME_IMPORT,
+  RUNTIME_PACKAGE,
+  packageEntries,
+  packageEntryModules,
+} from '../generator/emit/package.js';
 import { byCodeUnit } from '../generator/util.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -78,9 +84,12 @@ function checkImports(sources: ReadonlyMap<string, string>, peers: ReadonlySet<s
     for (const spec of importsOf(text)) {
       if (spec.startsWith('.')) {
         const target = posix.normalize(posix.join(posix.dirname(file), spec));
-        if (!sources.has(target) && !sources.has(target.replace(/\.js$/, '.ts'))) throw new PackError(`${file} imports ${spec}: not a module of the package`);
+        if (!sources.has(target) && !sources.has(target.replace(/\.js$/, '.ts')))
+          throw new PackError(`${file} imports ${spec}: not a module of the package`);
       } else if (!spec.startsWith('node:') && !peers.has(packageOf(spec))) {
-        throw new PackError(`${file} imports ${spec}: ${packageOf(spec)} is not a dependency of the package (emit/package.ts)`);
+        throw new PackError(
+          `${file} imports ${spec}: ${packageOf(spec)} is not a dependency of the package (emit/package.ts)`,
+        );
       }
     }
   }
@@ -108,7 +117,15 @@ function installedRuntime(): string | undefined {
   const nodeModules = findNodeModulesWith(RUNTIME_PACKAGE);
   if (!nodeModules) return undefined;
   const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
-  const { resolvedModule } = ts.resolveModuleName(PACKAGE_RUNTIME_IMPORT, join(dirname(nodeModules), 'index.ts'), options, ts.sys, undefined, undefined, ts.ModuleKind.ESNext);
+  const { resolvedModule } = ts.resolveModuleName(
+    PACKAGE_RUNTIME_IMPORT,
+    join(dirname(nodeModules), 'index.ts'),
+    options,
+    ts.sys,
+    undefined,
+    undefined,
+    ts.ModuleKind.ESNext,
+  );
   return resolvedModule && existsSync(resolvedModule.resolvedFileName) ? nodeModules : undefined;
 }
 
@@ -146,7 +163,12 @@ function compile(sources: Map<string, string>, manifest: string): Map<string, st
     symlinkSync(installed ?? nodeModulesWith('ajv'), join(tmp, 'node_modules'), 'dir');
     const paths = installed ? undefined : { [PACKAGE_RUNTIME_IMPORT]: [RUNTIME_SOURCE_ENTRY] };
     const { options, errors } = ts.convertCompilerOptionsFromJson(
-      { ...COMPILER_OPTIONS, outDir: join(tmp, 'out'), paths, typeRoots: [join(nodeModulesWith('@types/node'), '@types')] },
+      {
+        ...COMPILER_OPTIONS,
+        outDir: join(tmp, 'out'),
+        paths,
+        typeRoots: [join(nodeModulesWith('@types/node'), '@types')],
+      },
       tmp,
     );
     if (errors.length) throw new PackError(ts.formatDiagnostics(errors, formatHost(tmp)));
@@ -159,11 +181,14 @@ function compile(sources: Map<string, string>, manifest: string): Map<string, st
         const file = program.getSourceFile(root);
         if (!file) throw new PackError(`${relative(src, root)}: not in the program`);
         const base = relative(src, root).split('\\').join('/').replace(/\.ts$/, '');
-        const result = program.emit(file, (name, text) => out.set(name.endsWith('.d.ts') ? `${base}.d.ts` : `${base}.js`, text));
+        const result = program.emit(file, (name, text) =>
+          out.set(name.endsWith('.d.ts') ? `${base}.d.ts` : `${base}.js`, text),
+        );
         diagnostics.push(...result.diagnostics);
       }
     }
-    if (diagnostics.length) throw new PackError(`the package does not compile:\n${ts.formatDiagnostics(diagnostics, formatHost(src))}`);
+    if (diagnostics.length)
+      throw new PackError(`the package does not compile:\n${ts.formatDiagnostics(diagnostics, formatHost(src))}`);
     return out;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -215,7 +240,12 @@ ${entries.map((e) => `- \`${posix.join(name, e.subpath)}\`: ${e.rows.map((r) => 
 export type PackStep = (step: 'generate' | 'entries' | 'compile' | 'tarball', detail: string, ms: number) => void;
 
 /** Runs `fn`, then reports it to `onStep` with the detail `detail` derives from its result. */
-async function timed<T>(onStep: PackStep | undefined, step: Parameters<PackStep>[0], fn: () => T | Promise<T>, detail: (r: T) => string): Promise<T> {
+async function timed<T>(
+  onStep: PackStep | undefined,
+  step: Parameters<PackStep>[0],
+  fn: () => T | Promise<T>,
+  detail: (r: T) => string,
+): Promise<T> {
   const t0 = performance.now();
   const r = await fn();
   onStep?.(step, detail(r), performance.now() - t0);
@@ -224,25 +254,55 @@ async function timed<T>(onStep: PackStep | undefined, step: Parameters<PackStep>
 
 /** Builds the package of `model` in memory; `onStep` hears of each step as it ends. */
 export async function buildPackage(model: ProtocolModel, onStep?: PackStep): Promise<BuiltPackage> {
-  const generated = await timed(onStep, 'generate', () => generate(model, { runtimeImport: PACKAGE_RUNTIME_IMPORT }), (g) => `${g.size} files`);
+  const generated = await timed(
+    onStep,
+    'generate',
+    () => generate(model, { runtimeImport: PACKAGE_RUNTIME_IMPORT }),
+    (g) => `${g.size} files`,
+  );
   const manifestText = generated.get('package.json');
   if (!manifestText) throw new PackError(`${model.revision}: the generator wrote no package.json`);
-  const manifest = JSON.parse(manifestText) as { name: string; version: string; peerDependencies?: Record<string, string>; dependencies?: Record<string, string> };
+  const manifest = JSON.parse(manifestText) as {
+    name: string;
+    version: string;
+    peerDependencies?: Record<string, string>;
+    dependencies?: Record<string, string>;
+  };
   // the revision's own modules (top level); bindings for other languages are not part of it
-  const sources = new Map([...generated].filter(([p]) => !p.includes('/') && /\.(ts|js)$/.test(p) && !PACKAGE_EXCLUDED.has(p)));
-  checkImports(sources, new Set([...Object.keys(manifest.peerDependencies ?? {}), ...Object.keys(manifest.dependencies ?? {})]));
-  const entries = await timed(onStep, 'entries', () => packageEntryModules(model), (m) => `${m.size / 2} entry modules`);
+  const sources = new Map(
+    [...generated].filter(([p]) => !p.includes('/') && /\.(ts|js)$/.test(p) && !PACKAGE_EXCLUDED.has(p)),
+  );
+  checkImports(
+    sources,
+    new Set([...Object.keys(manifest.peerDependencies ?? {}), ...Object.keys(manifest.dependencies ?? {})]),
+  );
+  const entries = await timed(
+    onStep,
+    'entries',
+    () => packageEntryModules(model),
+    (m) => `${m.size / 2} entry modules`,
+  );
   const files = new Map<string, Buffer>();
-  const compiled = await timed(onStep, 'compile', () => compile(sources, manifestText), (c) => `${c.size} files`);
+  const compiled = await timed(
+    onStep,
+    'compile',
+    () => compile(sources, manifestText),
+    (c) => `${c.size} files`,
+  );
   for (const [p, text] of compiled) files.set(p, Buffer.from(text));
   for (const [p, text] of sources) if (p.endsWith('.js') || p.endsWith('.d.ts')) files.set(p, Buffer.from(text));
   for (const [p, text] of entries) files.set(p, Buffer.from(text));
   files.set('package.json', Buffer.from(manifestText));
   files.set('README.md', Buffer.from(readme(model, manifest.name, manifest.version)));
   for (const e of packageEntries(model)) {
-    for (const f of [`${e.module}.js`, `${e.module}.d.ts`]) if (!files.has(f)) throw new PackError(`entry ${e.subpath}: ${f} was not built`);
+    for (const f of [`${e.module}.js`, `${e.module}.d.ts`])
+      if (!files.has(f)) throw new PackError(`entry ${e.subpath}: ${f} was not built`);
   }
-  return { name: manifest.name, version: manifest.version, files: new Map([...files].sort(([a], [b]) => byCodeUnit(a, b))) };
+  return {
+    name: manifest.name,
+    version: manifest.version,
+    files: new Map([...files].sort(([a], [b]) => byCodeUnit(a, b))),
+  };
 }
 
 /** npm's fixed mtime for tarball entries: 1985-10-26T08:15:00Z. */
@@ -259,7 +319,8 @@ function tarHeader(path: string, size: number): Buffer {
   let prefix = '';
   if (Buffer.byteLength(name) > 100) {
     const cut = path.lastIndexOf('/', 155);
-    if (cut <= 0 || Buffer.byteLength(path.slice(cut + 1)) > 100) throw new PackError(`${path}: path too long for a tar header`);
+    if (cut <= 0 || Buffer.byteLength(path.slice(cut + 1)) > 100)
+      throw new PackError(`${path}: path too long for a tar header`);
     prefix = path.slice(0, cut);
     name = path.slice(cut + 1);
   }
@@ -298,7 +359,12 @@ export function tarballName(name: string, version: string): string {
 /** Builds the package of `model` and writes its tarball into `outDir`; `onStep` as for {@link buildPackage}. */
 export async function packRevision(model: ProtocolModel, outDir: string, onStep?: PackStep): Promise<PackResult> {
   const built = await buildPackage(model, onStep);
-  const tgz = await timed(onStep, 'tarball', () => tarball(built.files), (t) => `${built.files.size} files, ${(t.length / 1024).toFixed(1)} kB`);
+  const tgz = await timed(
+    onStep,
+    'tarball',
+    () => tarball(built.files),
+    (t) => `${built.files.size} files, ${(t.length / 1024).toFixed(1)} kB`,
+  );
   mkdirSync(outDir, { recursive: true });
   const path = resolve(outDir, tarballName(built.name, built.version));
   writeFileSync(path, tgz);
@@ -319,18 +385,27 @@ export async function cmdPack(args: string[], io: Io, project?: Project): Promis
     unpinned: { type: 'string' },
   });
   const rev = (v.rev as string | undefined) ?? (v.unpinned || !project ? undefined : configuredRevisions(project));
-  if (!rev && !v.unpinned) throw new CommandUsageError('--rev is required: mcpgen pack --rev <id>|all|DIR, or --unpinned DIR (or "revisions" in mcpgen.config.json)');
+  if (!rev && !v.unpinned)
+    throw new CommandUsageError(
+      '--rev is required: mcpgen pack --rev <id>|all|DIR, or --unpinned DIR (or "revisions" in mcpgen.config.json)',
+    );
   const inputs = resolveInputs({ ...(v as { 'spec-dir'?: string; unpinned?: string }), rev }, project);
   // before the work: an --out that cannot be written is said at once, not after compiling
   prepareOutDir(`--out ${v.out as string}`, v.out as string);
   for (const r of inputs) {
     const t0 = performance.now();
     const model = ingestResolved(r);
-    io.out(`${model.revision}: ingest ${(performance.now() - t0).toFixed(0)}ms (${Object.keys(model.types).length} types) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`);
+    io.out(
+      `${model.revision}: ingest ${(performance.now() - t0).toFixed(0)}ms (${Object.keys(model.types).length} types) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`,
+    );
     for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
     try {
-      const p = await packRevision(model, resolve(v.out as string), (step, detail, ms) => io.out(`${model.revision}: ${step} ${ms.toFixed(0)}ms (${detail})`));
-      io.out(`${model.revision}: ${p.path} (${p.name}@${p.version}, ${p.files.size} files, ${(p.size / 1024).toFixed(1)} kB, ${(performance.now() - t0).toFixed(0)}ms)`);
+      const p = await packRevision(model, resolve(v.out as string), (step, detail, ms) =>
+        io.out(`${model.revision}: ${step} ${ms.toFixed(0)}ms (${detail})`),
+      );
+      io.out(
+        `${model.revision}: ${p.path} (${p.name}@${p.version}, ${p.files.size} files, ${(p.size / 1024).toFixed(1)} kB, ${(performance.now() - t0).toFixed(0)}ms)`,
+      );
       io.out(`  integrity ${p.integrity}`);
     } catch (e) {
       if (!(e instanceof PackError)) throw e;

@@ -13,8 +13,17 @@ features.tool({
   handler: ({ name }) => ({ content: [{ type: 'text', text: `Hello, ${name}!` }] }),
 });
 // each `initialize` opens a session, served by a Server of its own
-const http = createServer(createStreamableHttpHandler({
-  tables: [table],
-  onSession: (transport) => new Server({ serverInfo: { name: 'greeter', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) }).connect(transport),
-}));
-http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`));
+const http = createServer(
+  createStreamableHttpHandler({
+    tables: [table],
+    onSession: (transport) =>
+      new Server({
+        serverInfo: { name: 'greeter', version: '1.0.0' },
+        capabilities: features.capabilities(),
+        handlers: features.handlers({ table }),
+      }).connect(transport),
+  }),
+);
+http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
+  console.log(`listening on http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`),
+);

@@ -9,7 +9,11 @@ import { createMemoryPair } from '../runtime/index.js';
 const features = new ServerFeatures<Protocol>();
 features.tool({
   name: 'forecast',
-  inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } }, required: ['city'] },
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+    required: ['city'],
+  },
   outputSchema: z.object({ city: z.string(), celsius: z.array(z.number()) }),
   // args: { city: string; days?: number; [k: string]: unknown }, from the JSON Schema literal
   handler: ({ city, days = 1 }) => ({
@@ -25,16 +29,24 @@ features.resourceTemplate({
 
 // --- the official SDK, for comparison ---
 const sdk = new McpServer({ name: 'demo', version: '1.0.0' });
-sdk.registerTool('forecast', {
-  inputSchema: { city: z.string(), days: z.number().int().min(1).optional() },
-  outputSchema: { city: z.string(), celsius: z.array(z.number()) },
-}, ({ city, days = 1 }) => ({
-  content: [{ type: 'text', text: `${city}: ${days} day(s)` }],
-  structuredContent: { city, celsius: Array.from({ length: days }, () => 21) },
-}));
+sdk.registerTool(
+  'forecast',
+  {
+    inputSchema: { city: z.string(), days: z.number().int().min(1).optional() },
+    outputSchema: { city: z.string(), celsius: z.array(z.number()) },
+  },
+  ({ city, days = 1 }) => ({
+    content: [{ type: 'text', text: `${city}: ${days} day(s)` }],
+    structuredContent: { city, celsius: Array.from({ length: days }, () => 21) },
+  }),
+);
 // --- end ---
 
-const server = new Server({ serverInfo: { name: 'demo', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+const server = new Server({
+  serverInfo: { name: 'demo', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers(),
+});
 const client = new Client({ clientInfo: { name: 'demo-client', version: '1.0.0' } });
 const [a, b] = createMemoryPair();
 await server.connect(b);

@@ -2,7 +2,15 @@
 // Deno, Bun, any runtime with Request/Response) serves. README "Deploying a server to a worker";
 // bundled and run in workerd, Bun and Deno by test/web/.
 import { Server, table } from '../generated/2026-07-28/index.js';
-import { createStatelessHttpHandler, inputRequest, inputRequired, RequestStateSealer, ServerFeatures, type RequestContext, type StatelessHttpHandler } from '../runtime/web.js';
+import {
+  createStatelessHttpHandler,
+  inputRequest,
+  inputRequired,
+  RequestStateSealer,
+  ServerFeatures,
+  type RequestContext,
+  type StatelessHttpHandler,
+} from '../runtime/web.js';
 
 /** Bindings of the worker: a `requestState` secret shared by every instance, the public host names. */
 export interface Env {
@@ -14,7 +22,13 @@ export interface Env {
 }
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
-const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+const list = (s: string | undefined) =>
+  s
+    ? s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;
 
 function createServer(env: Env): StatelessHttpHandler {
   const sealer = new RequestStateSealer({ secret: env.MCP_REQUEST_STATE_SECRET });
@@ -22,9 +36,17 @@ function createServer(env: Env): StatelessHttpHandler {
   features.tool({
     name: 'add',
     description: 'Adds two numbers',
-    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    },
     outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-    handler: (args: { a: number; b: number }) => ({ ...text(String(args.a + args.b)), structuredContent: { sum: args.a + args.b } }),
+    handler: (args: { a: number; b: number }) => ({
+      ...text(String(args.a + args.b)),
+      structuredContent: { sum: args.a + args.b },
+    }),
   });
   features.tool({
     name: 'count',
@@ -37,15 +59,32 @@ function createServer(env: Env): StatelessHttpHandler {
   });
   features.tool({
     name: 'greet',
-    description: 'Asks for a name (input_required round), then for a mood (second round, name in the sealed requestState)',
+    description:
+      'Asks for a name (input_required round), then for a mood (second round, name in the sealed requestState)',
     handler: (_args, ctx: RequestContext) => {
-      const responses = (ctx.params?.inputResponses ?? {}) as Record<string, { action?: string; content?: Record<string, unknown> }>;
+      const responses = (ctx.params?.inputResponses ?? {}) as Record<
+        string,
+        { action?: string; content?: Record<string, unknown> }
+      >;
       const state = sealer.open<{ name: string }>(ctx);
       if (!state) {
         const name = responses.name?.content?.name;
-        if (typeof name !== 'string') return inputRequired({ inputRequests: { name: inputRequest.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }) } }) as never;
+        if (typeof name !== 'string')
+          return inputRequired({
+            inputRequests: {
+              name: inputRequest.elicit({
+                message: 'Your name?',
+                requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+              }),
+            },
+          }) as never;
         return inputRequired({
-          inputRequests: { mood: inputRequest.elicit({ message: `How are you, ${name}?`, requestedSchema: { type: 'object', properties: { mood: { type: 'string' } }, required: ['mood'] } }) },
+          inputRequests: {
+            mood: inputRequest.elicit({
+              message: `How are you, ${name}?`,
+              requestedSchema: { type: 'object', properties: { mood: { type: 'string' } }, required: ['mood'] },
+            }),
+          },
           requestState: sealer.seal(ctx, { name }),
         }) as never;
       }
@@ -67,7 +106,11 @@ function createServer(env: Env): StatelessHttpHandler {
     allowedHosts: list(env.MCP_ALLOWED_HOSTS),
     cors: env.MCP_CORS_ORIGINS ? { allowedOrigins: list(env.MCP_CORS_ORIGINS)! } : undefined,
   });
-  const server = new Server({ serverInfo: { name: 'worker-example', version: '1.0.0' }, capabilities: features.capabilities() as never, handlers: features.handlers({ table: table as never }) as never });
+  const server = new Server({
+    serverInfo: { name: 'worker-example', version: '1.0.0' },
+    capabilities: features.capabilities() as never,
+    handlers: features.handlers({ table: table as never }) as never,
+  });
   features.attach(server as never);
   void server.connect(handler.transport);
   return handler;
@@ -78,7 +121,8 @@ let handler: StatelessHttpHandler | undefined;
 export default {
   /** The worker's entry: `/mcp` is the MCP endpoint, anything else 404. */
   fetch(request: Request, env: Env = {}): Promise<Response> | Response {
-    if (new URL(request.url).pathname !== '/mcp') return new Response('Not Found: the MCP endpoint is /mcp\n', { status: 404 });
+    if (new URL(request.url).pathname !== '/mcp')
+      return new Response('Not Found: the MCP endpoint is /mcp\n', { status: 404 });
     handler ??= createServer(env);
     return handler.fetch(request);
   },

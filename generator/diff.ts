@@ -60,7 +60,15 @@ import { byCodeUnit, stableJson } from './util.js';
 
 export type Party = 'client' | 'server';
 
-export type Section = 'lifecycle' | 'methods' | 'notifications' | 'params' | 'results' | 'capabilities' | 'types' | 'errors';
+export type Section =
+  | 'lifecycle'
+  | 'methods'
+  | 'notifications'
+  | 'params'
+  | 'results'
+  | 'capabilities'
+  | 'types'
+  | 'errors';
 /** Report order of the sections. */
 export const SECTIONS: readonly Section[] = [
   'lifecycle',
@@ -150,7 +158,11 @@ export interface DiffReport {
   to: ModelRef;
   /** Sorted by section (SECTIONS order), subject, direction, kind, detail. */
   changes: Change[];
-  summary: Counts & { breaking: number; bySection: Record<Section, Counts>; byKind: Partial<Record<ChangeKind, number>> };
+  summary: Counts & {
+    breaking: number;
+    bySection: Record<Section, Counts>;
+    byKind: Partial<Record<ChangeKind, number>>;
+  };
 }
 
 export interface DiffOptions {
@@ -177,7 +189,10 @@ function breakingOf(effect: Effect, roles: Roles): Breaking {
   if (effect === 'receiver' || effect === 'both') b[roles.receiver] = true;
   return b;
 }
-const anyBreaking = (...bs: Breaking[]): Breaking => ({ client: bs.some((b) => b.client), server: bs.some((b) => b.server) });
+const anyBreaking = (...bs: Breaking[]): Breaking => ({
+  client: bs.some((b) => b.client),
+  server: bs.some((b) => b.server),
+});
 const NOBODY: Breaking = { client: false, server: false };
 const BOTH: Breaking = { client: true, server: true };
 
@@ -371,7 +386,15 @@ function push(
   });
 }
 
-function walk(ctx: WalkCtx, path: string, rawA: unknown, rawB: unknown, depth: number, stA: readonly string[], stB: readonly string[]) {
+function walk(
+  ctx: WalkCtx,
+  path: string,
+  rawA: unknown,
+  rawB: unknown,
+  depth: number,
+  stA: readonly string[],
+  stB: readonly string[],
+) {
   if (depth > ctx.maxDepth) return;
   const va = viewOf(ctx.a, rawA, stA);
   const vb = viewOf(ctx.b, rawB, stB);
@@ -428,7 +451,15 @@ function compareViews(
     const removed = xa.filter((v) => !kb.has(key(v)));
     if ('const' in A && 'const' in B) {
       if (added.length || removed.length)
-        push(ctx, 'const', path, 'both', `const ${showValue(A.const)} → ${showValue(B.const)}`, showValue(A.const), showValue(B.const));
+        push(
+          ctx,
+          'const',
+          path,
+          'both',
+          `const ${showValue(A.const)} → ${showValue(B.const)}`,
+          showValue(A.const),
+          showValue(B.const),
+        );
     } else if (added.length || removed.length) {
       const effect: Effect = added.length && removed.length ? 'both' : added.length ? 'receiver' : 'sender';
       const parts = [
@@ -496,7 +527,11 @@ function compareViews(
         );
       } else if (!inB) {
         const closed = B.additionalProperties === false;
-        const open = !closed && B.additionalProperties !== undefined && isObj(B.additionalProperties) && isAny(B.additionalProperties);
+        const open =
+          !closed &&
+          B.additionalProperties !== undefined &&
+          isObj(B.additionalProperties) &&
+          isAny(B.additionalProperties);
         push(
           ctx,
           'field-removed',
@@ -507,8 +542,10 @@ function compareViews(
           null,
         );
       } else {
-        if (ra.has(k) && !rb.has(k)) push(ctx, 'required-to-optional', sub, 'receiver', 'required → optional', 'required', 'optional');
-        if (!ra.has(k) && rb.has(k)) push(ctx, 'optional-to-required', sub, 'sender', 'optional → required', 'optional', 'required');
+        if (ra.has(k) && !rb.has(k))
+          push(ctx, 'required-to-optional', sub, 'receiver', 'required → optional', 'required', 'optional');
+        if (!ra.has(k) && rb.has(k))
+          push(ctx, 'optional-to-required', sub, 'sender', 'optional → required', 'optional', 'required');
         walk(ctx, sub, pa[k], pb[k], depth + 1, stA, stB);
       }
     }
@@ -580,8 +617,10 @@ function compareUnions(
       onlyB.splice(onlyB.indexOf(y), 1);
     }
   }
-  for (const m of onlyB) push(ctx, 'variant-added', `${path}<${m.key}>`, 'receiver', `union member ${m.key} added`, null, m.key);
-  for (const m of onlyA) push(ctx, 'variant-removed', `${path}<${m.key}>`, 'sender', `union member ${m.key} removed`, m.key, null);
+  for (const m of onlyB)
+    push(ctx, 'variant-added', `${path}<${m.key}>`, 'receiver', `union member ${m.key} added`, null, m.key);
+  for (const m of onlyA)
+    push(ctx, 'variant-removed', `${path}<${m.key}>`, 'sender', `union member ${m.key} removed`, m.key, null);
   if (depth + 1 > ctx.maxDepth) return;
   for (const [x, y] of pairs) {
     // a member that is the non-union side itself is compared as already viewed
@@ -589,7 +628,17 @@ function compareUnions(
     const vx = x.view ?? viewOf(ctx.a, x.raw, stA);
     const vy = y.view ?? viewOf(ctx.b, y.raw, stB);
     if (!vx || !vy || vx === 'cycle' || vy === 'cycle') continue;
-    compareViews(ctx, sub, x.raw, y.raw, vx, vy, depth + 1, x.view ? stA : [...stA, ...vx.names], y.view ? stB : [...stB, ...vy.names]);
+    compareViews(
+      ctx,
+      sub,
+      x.raw,
+      y.raw,
+      vx,
+      vy,
+      depth + 1,
+      x.view ? stA : [...stA, ...vx.names],
+      y.view ? stB : [...stB, ...vy.names],
+    );
   }
 }
 
@@ -634,7 +683,8 @@ function compareParams(ctx: WalkCtx, subject: string, typeA: string, typeB: stri
   }
   if (pa.required && !pb.required)
     push(ctx, 'required-to-optional', path, 'receiver', 'params required → optional', 'required', 'optional');
-  if (!pa.required && pb.required) push(ctx, 'optional-to-required', path, 'sender', 'params optional → required', 'optional', 'required');
+  if (!pa.required && pb.required)
+    push(ctx, 'optional-to-required', path, 'sender', 'params optional → required', 'optional', 'required');
   walk(ctx, path, pa.raw, pb.raw, 0, [], []);
 }
 
@@ -658,12 +708,33 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
     direction,
     roles,
   });
-  const top = (section: Section, kind: ChangeKind, subject: string, breaking: Breaking, detail: string, extra: Partial<Change> = {}) =>
-    out.push({ section, kind, subject, method: null, direction: null, before: null, after: null, detail, breaking, ...extra });
+  const top = (
+    section: Section,
+    kind: ChangeKind,
+    subject: string,
+    breaking: Breaking,
+    detail: string,
+    extra: Partial<Change> = {},
+  ) =>
+    out.push({
+      section,
+      kind,
+      subject,
+      method: null,
+      direction: null,
+      before: null,
+      after: null,
+      detail,
+      breaking,
+      ...extra,
+    });
 
   // lifecycle
   if (a.lifecycle !== b.lifecycle)
-    top('lifecycle', 'lifecycle', 'lifecycle', BOTH, `${a.lifecycle} → ${b.lifecycle}`, { before: a.lifecycle, after: b.lifecycle });
+    top('lifecycle', 'lifecycle', 'lifecycle', BOTH, `${a.lifecycle} → ${b.lifecycle}`, {
+      before: a.lifecycle,
+      after: b.lifecycle,
+    });
   if (a.protocolVersion !== b.protocolVersion)
     top('lifecycle', 'protocol-version', 'protocolVersion', NOBODY, `${a.protocolVersion} → ${b.protocolVersion}`, {
       before: a.protocolVersion,
@@ -676,8 +747,18 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
     type Def = { method: string; direction: Direction; capability: string[] | null; type: string };
     const defs = (m: ProtocolModel): Def[] =>
       kind === 'request'
-        ? m.requests.map((r) => ({ method: r.method, direction: r.direction, capability: r.capability, type: r.requestType }))
-        : m.notifications.map((n) => ({ method: n.method, direction: n.direction, capability: n.capability, type: n.notificationType }));
+        ? m.requests.map((r) => ({
+            method: r.method,
+            direction: r.direction,
+            capability: r.capability,
+            type: r.requestType,
+          }))
+        : m.notifications.map((n) => ({
+            method: n.method,
+            direction: n.direction,
+            capability: n.capability,
+            type: n.notificationType,
+          }));
     const da = defs(a);
     const db = defs(b);
     const added: ChangeKind = kind === 'request' ? 'method-added' : 'notification-added';
@@ -688,7 +769,9 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
         ? breakingOf('sender', { sender: fromOf(d), receiver: toOf(d) })
         : breakingOf('receiver', { sender: fromOf(d), receiver: toOf(d) });
     const addedBreaks = (x: Def): Breaking =>
-      kind === 'request' && !x.capability ? breakingOf('receiver', { sender: fromOf(x.direction), receiver: toOf(x.direction) }) : NOBODY;
+      kind === 'request' && !x.capability
+        ? breakingOf('receiver', { sender: fromOf(x.direction), receiver: toOf(x.direction) })
+        : NOBODY;
 
     for (const method of [...new Set([...da, ...db].map((x) => x.method))].sort(byCodeUnit)) {
       const inA = da.filter((x) => x.method === method);
@@ -712,7 +795,10 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
         );
       } else {
         for (const x of gone)
-          top(section, removed, method, removedBreaks(x.direction), `${kind} removed (${x.direction})`, { method, direction: x.direction });
+          top(section, removed, method, removedBreaks(x.direction), `${kind} removed (${x.direction})`, {
+            method,
+            direction: x.direction,
+          });
         for (const x of fresh)
           top(
             section,
@@ -768,7 +854,15 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
         String(rb.embedded),
       );
     if (ra.resultType !== rb.resultType)
-      push(c, 'result-type', method, 'none', `result type ${ra.resultType} → ${rb.resultType}`, ra.resultType, rb.resultType);
+      push(
+        c,
+        'result-type',
+        method,
+        'none',
+        `result type ${ra.resultType} → ${rb.resultType}`,
+        ra.resultType,
+        rb.resultType,
+      );
     const rc = ctx('methods', method, d, resRoles);
     for (const alt of rb.altResultTypes.filter((x) => !ra.altResultTypes.includes(x)))
       push(rc, 'alt-result-added', method, 'receiver', `may now be answered with ${alt}`, null, alt);
@@ -786,22 +880,36 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
     ['ServerCapabilities', 'server'],
   ] as const) {
     if (!a.types[name] || !b.types[name]) continue;
-    walk(ctx('capabilities', null, null, { sender: owner, receiver: other(owner) }), name, typeRef(name), typeRef(name), 0, [], []);
+    walk(
+      ctx('capabilities', null, null, { sender: owner, receiver: other(owner) }),
+      name,
+      typeRef(name),
+      typeRef(name),
+      0,
+      [],
+      [],
+    );
   }
 
   // named types
   for (const name of [...new Set([...Object.keys(a.types), ...Object.keys(b.types)])].sort(byCodeUnit)) {
     const ta = a.types[name];
     const tb = b.types[name];
-    if (!ta) top('types', 'type-added', name, NOBODY, `type added${tb.category ? ` (${tb.category})` : ''}`, { after: name });
-    else if (!tb) top('types', 'type-removed', name, NOBODY, `type removed${ta.category ? ` (${ta.category})` : ''}`, { before: name });
+    if (!ta)
+      top('types', 'type-added', name, NOBODY, `type added${tb.category ? ` (${tb.category})` : ''}`, { after: name });
+    else if (!tb)
+      top('types', 'type-removed', name, NOBODY, `type removed${ta.category ? ` (${ta.category})` : ''}`, {
+        before: name,
+      });
     else if ((ta.deprecated === undefined) !== (tb.deprecated === undefined))
       top(
         'types',
         'deprecated',
         name,
         NOBODY,
-        tb.deprecated !== undefined ? `deprecated${tb.deprecated ? `: ${tb.deprecated.split('\n')[0]}` : ''}` : 'no longer deprecated',
+        tb.deprecated !== undefined
+          ? `deprecated${tb.deprecated ? `: ${tb.deprecated.split('\n')[0]}` : ''}`
+          : 'no longer deprecated',
         {
           before: ta.deprecated === undefined ? null : 'deprecated',
           after: tb.deprecated === undefined ? null : 'deprecated',
@@ -813,19 +921,31 @@ export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOpti
   for (const name of [...new Set([...Object.keys(a.errorCodes), ...Object.keys(b.errorCodes)])].sort(byCodeUnit)) {
     const x = a.errorCodes[name];
     const y = b.errorCodes[name];
-    if (x === undefined) top('errors', 'error-code-added', name, NOBODY, `error code added (${y})`, { after: String(y) });
-    else if (y === undefined) top('errors', 'error-code-removed', name, BOTH, `error code removed (was ${x})`, { before: String(x) });
-    else if (x !== y) top('errors', 'error-code-changed', name, BOTH, `error code ${x} → ${y}`, { before: String(x), after: String(y) });
+    if (x === undefined)
+      top('errors', 'error-code-added', name, NOBODY, `error code added (${y})`, { after: String(y) });
+    else if (y === undefined)
+      top('errors', 'error-code-removed', name, BOTH, `error code removed (was ${x})`, { before: String(x) });
+    else if (x !== y)
+      top('errors', 'error-code-changed', name, BOTH, `error code ${x} → ${y}`, {
+        before: String(x),
+        after: String(y),
+      });
   }
 
   const changes = sortChanges(dedupe(out));
   return { from: refOf(a), to: refOf(b), changes, summary: summarise(changes) };
 }
 
-const refOf = (m: ProtocolModel): ModelRef => ({ revision: m.revision, protocolVersion: m.protocolVersion, lifecycle: m.lifecycle });
+const refOf = (m: ProtocolModel): ModelRef => ({
+  revision: m.revision,
+  protocolVersion: m.protocolVersion,
+  lifecycle: m.lifecycle,
+});
 
 const changeKey = (c: Change) =>
-  [SECTIONS.indexOf(c.section).toString().padStart(2, '0'), c.subject, c.direction ?? '', c.kind, c.detail].join('\u0000');
+  [SECTIONS.indexOf(c.section).toString().padStart(2, '0'), c.subject, c.direction ?? '', c.kind, c.detail].join(
+    '\u0000',
+  );
 
 function dedupe(changes: Change[]): Change[] {
   const seen = new Map<string, Change>();
@@ -862,7 +982,9 @@ function summarise(changes: Change[]): DiffReport['summary'] {
     ...count(changes),
     breaking: changes.filter((c) => c.breaking.client || c.breaking.server).length,
     bySection,
-    byKind: Object.fromEntries(Object.entries(byKind).sort(([x], [y]) => byCodeUnit(x, y))) as DiffReport['summary']['byKind'],
+    byKind: Object.fromEntries(
+      Object.entries(byKind).sort(([x], [y]) => byCodeUnit(x, y)),
+    ) as DiffReport['summary']['byKind'],
   };
 }
 
@@ -926,7 +1048,11 @@ export function renderMarkdown(report: DiffReport): string {
  * `context` lines around it and at most `maxLines` removed and added lines shown. Empty when
  * the texts are equal.
  */
-export function firstLineDiff(before: string, after: string, options: { context?: number; maxLines?: number } = {}): string[] {
+export function firstLineDiff(
+  before: string,
+  after: string,
+  options: { context?: number; maxLines?: number } = {},
+): string[] {
   if (before === after) return [];
   const context = options.context ?? 3;
   const maxLines = options.maxLines ?? 12;

@@ -75,9 +75,13 @@ export function readSchemaTs(text: string, file: string): Map<string, TsDecl> {
     if (ts.isInterfaceDeclaration(st)) {
       const members: Array<{ name: string; type: ts.TypeNode }> = [];
       for (const m of st.members) {
-        if (ts.isPropertySignature(m) && m.type && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name))) members.push({ name: m.name.text, type: m.type });
+        if (ts.isPropertySignature(m) && m.type && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+          members.push({ name: m.name.text, type: m.type });
       }
-      const bases = (st.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.expression)).filter(ts.isIdentifier).map((i) => i.text);
+      const bases = (st.heritageClauses ?? [])
+        .flatMap((h) => h.types.map((t) => t.expression))
+        .filter(ts.isIdentifier)
+        .map((i) => i.text);
       out.set(st.name.text, { name: st.name.text, kind: 'interface', ...tagsOf(st), members, bases });
     } else if (ts.isTypeAliasDeclaration(st)) {
       const d: TsDecl = { name: st.name.text, kind: 'type', ...tagsOf(st) };
@@ -95,7 +99,11 @@ export function readSchemaTs(text: string, file: string): Map<string, TsDecl> {
       }
       if (refs.length === members.length) d.unionRefs = refs;
       if (ts.isIntersectionTypeNode(st.type)) {
-        d.bases = st.type.types.filter(ts.isTypeReferenceNode).map((r) => r.typeName).filter(ts.isIdentifier).map((i) => i.text);
+        d.bases = st.type.types
+          .filter(ts.isTypeReferenceNode)
+          .map((r) => r.typeName)
+          .filter(ts.isIdentifier)
+          .map((i) => i.text);
       }
       if (prims.size) d.primitives = prims;
       if (lits.length) d.literals = lits;
@@ -107,7 +115,11 @@ export function readSchemaTs(text: string, file: string): Map<string, TsDecl> {
         const init = v.initializer;
         if (ts.isStringLiteral(init)) value = init.text;
         else if (ts.isNumericLiteral(init)) value = Number(init.text);
-        else if (ts.isPrefixUnaryExpression(init) && init.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(init.operand))
+        else if (
+          ts.isPrefixUnaryExpression(init) &&
+          init.operator === ts.SyntaxKind.MinusToken &&
+          ts.isNumericLiteral(init.operand)
+        )
           value = -Number(init.operand.text);
         out.set(v.name.text, { name: v.name.text, kind: 'const', ...tagsOf(st), value });
       }
@@ -152,7 +164,11 @@ function deref(defs: Record<string, JsonSchema>, s: unknown): JsonSchema | undef
 }
 
 /** The schema at a property path below a named type, following references. */
-function propertyAt(defs: Record<string, JsonSchema>, typeName: string, path: readonly string[]): JsonSchema | undefined {
+function propertyAt(
+  defs: Record<string, JsonSchema>,
+  typeName: string,
+  path: readonly string[],
+): JsonSchema | undefined {
   let cur = deref(defs, defs[typeName]);
   for (const p of path) {
     const props = cur?.properties as Record<string, JsonSchema> | undefined;
@@ -162,11 +178,7 @@ function propertyAt(defs: Record<string, JsonSchema>, typeName: string, path: re
 }
 
 /** Capability gate of a method: the receiver's capability named by the method's first segment. */
-function capabilityOf(
-  defs: Record<string, JsonSchema>,
-  method: string,
-  receiverCaps: string,
-): string[] | null {
+function capabilityOf(defs: Record<string, JsonSchema>, method: string, receiverCaps: string): string[] | null {
   if (Object.hasOwn(CAPABILITY_OVERRIDES, method)) return [...CAPABILITY_OVERRIDES[method]];
   const segs = method.replace(/^notifications\//, '').split('/');
   const caps = deref(defs, defs[receiverCaps]);
@@ -188,17 +200,29 @@ function capabilityOf(
  */
 function typeSetMismatch(defs: Record<string, JsonSchema>, decls: Map<string, TsDecl>): string | undefined {
   const tsTypes = [...decls.values()].filter((d) => d.kind !== 'const').map((d) => d.name);
-  const onlyJson = Object.keys(defs).filter((n) => !decls.has(n) || decls.get(n)!.kind === 'const').sort(byCodeUnit);
+  const onlyJson = Object.keys(defs)
+    .filter((n) => !decls.has(n) || decls.get(n)!.kind === 'const')
+    .sort(byCodeUnit);
   const onlyTs = tsTypes.filter((n) => !Object.hasOwn(defs, n)).sort(byCodeUnit);
-  const few = (names: string[]) => `${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
-  const parts = [onlyJson.length ? `only in schema.json: ${few(onlyJson)}` : '', onlyTs.length ? `only in schema.ts: ${few(onlyTs)}` : ''].filter(Boolean);
+  const few = (names: string[]) =>
+    `${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+  const parts = [
+    onlyJson.length ? `only in schema.json: ${few(onlyJson)}` : '',
+    onlyTs.length ? `only in schema.ts: ${few(onlyTs)}` : '',
+  ].filter(Boolean);
   return parts.length ? parts.join('; ') : undefined;
 }
 
 /** Ingests the resolved inputs of a revision (./schema/resolve.ts) into a model. */
 export function ingestResolved(r: ResolvedRevision): ProtocolModel {
   const f = r.files;
-  return ingest({ revision: r.revision, schemaJson: f['schema.json'], schemaTs: f['schema.ts'], pinned: r.pinned, commit: r.commit });
+  return ingest({
+    revision: r.revision,
+    schemaJson: f['schema.json'],
+    schemaTs: f['schema.ts'],
+    pinned: r.pinned,
+    commit: r.commit,
+  });
 }
 
 export function ingest(input: IngestInput): ProtocolModel {
@@ -210,7 +234,8 @@ export function ingest(input: IngestInput): ProtocolModel {
   } catch (e) {
     throw new IngestError(jf, '(whole file)', `not valid JSON: ${(e as Error).message}`);
   }
-  if (!root || typeof root !== 'object' || Array.isArray(root)) throw new IngestError(jf, '(root)', 'not a JSON object');
+  if (!root || typeof root !== 'object' || Array.isArray(root))
+    throw new IngestError(jf, '(root)', 'not a JSON object');
   checkMetaSchema(root, jf);
   const dialect = typeof root.$schema === 'string' ? root.$schema : 'https://json-schema.org/draft/2020-12/schema';
   checkRefs(root, jf);
@@ -219,14 +244,21 @@ export function ingest(input: IngestInput): ProtocolModel {
   if (syntax.length) {
     const d = syntax[0];
     const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-    throw new IngestError(tf, where ? `line ${where.line + 1}:${where.character + 1}` : '(syntax)', `not valid TypeScript: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+    throw new IngestError(
+      tf,
+      where ? `line ${where.line + 1}:${where.character + 1}` : '(syntax)',
+      `not valid TypeScript: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+    );
   }
   const decls = readSchemaTs(input.schemaTs.text, tf);
   const warnings: string[] = [];
   const mismatch = typeSetMismatch(defs, decls);
   if (mismatch) warnings.push(`${jf} and ${tf} define different types (${mismatch}): are they from the same revision?`);
   const repaired = repairLinks(defs, new Set([...Object.keys(defs), ...decls.keys()]));
-  if (repaired) warnings.push(`${jf}: ${repaired} {@link Name | text} references lost their " | " separator; restored as schema.ts writes them`);
+  if (repaired)
+    warnings.push(
+      `${jf}: ${repaired} {@link Name | text} references lost their " | " separator; restored as schema.ts writes them`,
+    );
 
   // Where schema.json loses what schema.ts says: follow schema.ts, report it.
   for (const [name, d] of decls) {
@@ -235,11 +267,14 @@ export function ingest(input: IngestInput): ProtocolModel {
     const keep = KEEP_SCHEMA_JSON_NUMBERS.includes(name);
     const prims = new Set([...d.primitives].filter((p) => !(keep && p === 'number')));
     const patched = patchPrimitives(def, prims);
-    if (patched.length) warnings.push(`${jf}: $defs.${name}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
+    if (patched.length)
+      warnings.push(`${jf}: $defs.${name}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
   }
   for (const name of Object.keys(defs)) {
     for (const { member, at, added } of widenMembers(name, defs[name], decls)) {
-      warnings.push(`${jf}: $defs.${name}.properties.${member}${at}: schema.ts allows ${added.join(', ')}; following schema.ts`);
+      warnings.push(
+        `${jf}: $defs.${name}.properties.${member}${at}: schema.ts allows ${added.join(', ')}; following schema.ts`,
+      );
     }
   }
   for (const [name, d] of decls) {
@@ -267,12 +302,14 @@ export function ingest(input: IngestInput): ProtocolModel {
   const constOf = (typeName: string, field: string): string => {
     const s = propertyAt(defs, typeName, [field]);
     const c = s?.const ?? (Array.isArray(s?.enum) && s.enum.length === 1 ? s.enum[0] : undefined);
-    if (typeof c !== 'string') throw new IngestError(jf, `$defs.${typeName}.properties.${field}.const`, 'missing: cannot tell the method');
+    if (typeof c !== 'string')
+      throw new IngestError(jf, `$defs.${typeName}.properties.${field}.const`, 'missing: cannot tell the method');
     return c;
   };
   const paramsOf = (typeName: string) => {
     const def = deref(defs, defs[typeName]);
-    if (!def) throw new IngestError(jf, `$defs.${typeName}`, 'named in a schema.ts union but not defined in schema.json');
+    if (!def)
+      throw new IngestError(jf, `$defs.${typeName}`, 'named in a schema.ts union but not defined in schema.json');
     const p = (def.properties as Record<string, JsonSchema> | undefined)?.params;
     const required = Array.isArray(def.required) && def.required.includes('params');
     return { hasParams: !!p, paramsRequired: required, paramsType: (p && refName(p)) ?? null };
@@ -301,7 +338,8 @@ export function ingest(input: IngestInput): ProtocolModel {
         taskAugmentable: !!propertyAt(defs, receiverCaps, ['tasks', 'requests', ...method.split('/')]),
         embedded,
       };
-      if (r.taskAugmentable && defs[TASK_RESULT_TYPE] && !r.altResultTypes.includes(TASK_RESULT_TYPE)) r.altResultTypes.push(TASK_RESULT_TYPE);
+      if (r.taskAugmentable && defs[TASK_RESULT_TYPE] && !r.altResultTypes.includes(TASK_RESULT_TYPE))
+        r.altResultTypes.push(TASK_RESULT_TYPE);
       r.altResultTypes.sort(byCodeUnit);
       seen.set(key, r);
       requests.push(r);
@@ -310,7 +348,9 @@ export function ingest(input: IngestInput): ProtocolModel {
 
   function pairResult(requestType: string, method: string) {
     const base = requestType.replace(/Request$/, '');
-    const over = RESULT_OVERRIDES.find((o) => o.method === method && (!o.revisions || o.revisions.includes(input.revision)));
+    const over = RESULT_OVERRIDES.find(
+      (o) => o.method === method && (!o.revisions || o.revisions.includes(input.revision)),
+    );
     const alts: string[] = [];
     let resultType: string | undefined;
     let pairedBy: RequestDef['pairedBy'] = 'override';
@@ -320,7 +360,9 @@ export function ingest(input: IngestInput): ProtocolModel {
       resultType = over.result;
     } else if (resultResponseType) {
       const res = propertyAt(defs, rr, []) && (defs[rr].properties as Record<string, JsonSchema> | undefined)?.result;
-      const names = [refName(res), ...((res?.anyOf as unknown[] | undefined) ?? []).map(refName)].filter((x): x is string => !!x);
+      const names = [refName(res), ...((res?.anyOf as unknown[] | undefined) ?? []).map(refName)].filter(
+        (x): x is string => !!x,
+      );
       const main = names.filter((n) => n !== INPUT_REQUIRED_RESULT_TYPE);
       if (main.length === 1) {
         resultType = main[0];
@@ -331,7 +373,13 @@ export function ingest(input: IngestInput): ProtocolModel {
     if (!resultType) {
       const cat = decls.get(requestType)?.category;
       const byCat = cat
-        ? [...decls.values()].filter((d) => d.category === cat && /Result$/.test(d.name) && defs[d.name] && (results.size === 0 || results.has(d.name)))
+        ? [...decls.values()].filter(
+            (d) =>
+              d.category === cat &&
+              /Result$/.test(d.name) &&
+              defs[d.name] &&
+              (results.size === 0 || results.has(d.name)),
+          )
         : [];
       if (byCat.length === 1) {
         resultType = byCat[0].name;
@@ -344,7 +392,12 @@ export function ingest(input: IngestInput): ProtocolModel {
     if (!resultType) {
       // A revision nobody has seen yet must still generate: type the result as the base Result.
       const fallback = ['EmptyResult', 'Result'].find((n) => defs[n]);
-      if (!fallback) throw new IngestError(tf, requestType, `cannot pair request ${method} with a result and the schema has no Result type`);
+      if (!fallback)
+        throw new IngestError(
+          tf,
+          requestType,
+          `cannot pair request ${method} with a result and the schema has no Result type`,
+        );
       warnings.push(
         `${tf}: ${requestType}: no result type for ${method} (no ${rr}, no single @category result, no ${base}Result); typed as ${fallback} — add an entry to generator/overrides.ts if that is wrong`,
       );
@@ -364,7 +417,8 @@ export function ingest(input: IngestInput): ProtocolModel {
   addRequests('ClientRequest', 'clientToServer', false);
   addRequests('ServerRequest', 'serverToClient', false);
   addRequests('InputRequest', 'serverToClient', true);
-  if (requests.length === 0) throw new IngestError(tf, 'ClientRequest', 'no request union found: is this an MCP schema.ts?');
+  if (requests.length === 0)
+    throw new IngestError(tf, 'ClientRequest', 'no request union found: is this an MCP schema.ts?');
 
   const notifications: NotificationDef[] = [];
   for (const [unionName, direction] of [
@@ -378,13 +432,17 @@ export function ingest(input: IngestInput): ProtocolModel {
       }
       const method = constOf(t, 'method');
       const receiverCaps = direction === 'clientToServer' ? 'ClientCapabilities' : 'ServerCapabilities';
-      const senderGated = direction === 'serverToClient' && /list_changed$|^notifications\/(message|resources\/updated)$/.test(method);
+      const senderGated =
+        direction === 'serverToClient' && /list_changed$|^notifications\/(message|resources\/updated)$/.test(method);
       notifications.push({
         method,
         direction,
         notificationType: t,
         ...paramsOf(t),
-        capability: senderGated || (direction === 'clientToServer' && /list_changed$/.test(method)) ? capabilityOf(defs, method, receiverCaps) : null,
+        capability:
+          senderGated || (direction === 'clientToServer' && /list_changed$/.test(method))
+            ? capabilityOf(defs, method, receiverCaps)
+            : null,
       });
     }
   }
@@ -414,7 +472,8 @@ export function ingest(input: IngestInput): ProtocolModel {
     else constants[d.name] = d.value;
   }
   const protocolVersion = constants.LATEST_PROTOCOL_VERSION;
-  if (typeof protocolVersion !== 'string') throw new IngestError(tf, 'LATEST_PROTOCOL_VERSION', 'missing exported string constant');
+  if (typeof protocolVersion !== 'string')
+    throw new IngestError(tf, 'LATEST_PROTOCOL_VERSION', 'missing exported string constant');
 
   const lifecycle = requests.some((r) => r.method === 'initialize') ? 'handshake' : 'stateless';
   const http = httpFacts(protocolVersion, lifecycle, warnings, tf);
@@ -450,19 +509,31 @@ function loggingLevelsOf(decls: Map<string, TsDecl>, defs: Record<string, JsonSc
   const levels = decls.get('LoggingLevel')?.literals ?? [];
   const listed = defs.LoggingLevel?.enum;
   if (Array.isArray(listed) && [...listed].sort(byCodeUnit).join('\n') !== [...levels].sort(byCodeUnit).join('\n')) {
-    throw new IngestError(tf, 'LoggingLevel', `members ${JSON.stringify(levels)} differ from schema.json's enum ${JSON.stringify(listed)}`);
+    throw new IngestError(
+      tf,
+      'LoggingLevel',
+      `members ${JSON.stringify(levels)} differ from schema.json's enum ${JSON.stringify(listed)}`,
+    );
   }
   return [...levels];
 }
 
 /** The HTTP facts of `protocolVersion` (overrides.ts); an unlisted version takes the newest listed of its lifecycle, with a warning. */
-function httpFacts(protocolVersion: string, lifecycle: 'handshake' | 'stateless', warnings: string[], tf: string): HttpFacts {
+function httpFacts(
+  protocolVersion: string,
+  lifecycle: 'handshake' | 'stateless',
+  warnings: string[],
+  tf: string,
+): HttpFacts {
   const known = Object.hasOwn(HTTP_FACTS, protocolVersion) ? HTTP_FACTS[protocolVersion] : undefined;
-  if (known && known.lifecycle === lifecycle) return { transport: known.transport, primesStreams: known.primesStreams, assumedVersion: known.assumedVersion };
+  if (known && known.lifecycle === lifecycle)
+    return { transport: known.transport, primesStreams: known.primesStreams, assumedVersion: known.assumedVersion };
   const same = Object.keys(HTTP_FACTS).filter((v) => HTTP_FACTS[v].lifecycle === lifecycle);
   const from = same[same.length - 1];
   const f = HTTP_FACTS[from];
-  warnings.push(`${tf}: no HTTP transport facts for protocol version ${protocolVersion} (${lifecycle}); using those of ${from} (generator/overrides.ts HTTP_FACTS)`);
+  warnings.push(
+    `${tf}: no HTTP transport facts for protocol version ${protocolVersion} (${lifecycle}); using those of ${from} (generator/overrides.ts HTTP_FACTS)`,
+  );
   return { transport: f.transport, primesStreams: f.primesStreams, assumedVersion: f.assumedVersion };
 }
 
@@ -474,7 +545,8 @@ function patchPrimitives(def: JsonSchema, tsPrims: Set<string>): string[] {
   const holders: JsonSchema[] = [];
   const visit = (s: JsonSchema) => {
     if (s.type !== undefined) holders.push(s);
-    for (const k of ['anyOf', 'oneOf'] as const) for (const x of (s[k] as JsonSchema[] | undefined) ?? []) if (!x.$ref) visit(x);
+    for (const k of ['anyOf', 'oneOf'] as const)
+      for (const x of (s[k] as JsonSchema[] | undefined) ?? []) if (!x.$ref) visit(x);
   };
   visit(def);
   if (holders.length === 0) return [];
@@ -540,7 +612,13 @@ function tsShape(node: ts.TypeNode): { prims: Set<string>; map?: ts.TypeNode; ar
     else if (n.kind === ts.SyntaxKind.BooleanKeyword) prims.add('boolean');
     else if (ts.isLiteralTypeNode(n) && n.literal.kind === ts.SyntaxKind.NullKeyword) prims.add('null');
     else if (ts.isArrayTypeNode(n)) array = n.elementType;
-    else if (ts.isTypeLiteralNode(n) && n.members.length === 1 && ts.isIndexSignatureDeclaration(n.members[0]) && n.members[0].type) map = n.members[0].type;
+    else if (
+      ts.isTypeLiteralNode(n) &&
+      n.members.length === 1 &&
+      ts.isIndexSignatureDeclaration(n.members[0]) &&
+      n.members[0].type
+    )
+      map = n.members[0].type;
   };
   visit(node);
   return { prims, map, array };
@@ -552,7 +630,11 @@ function tsShape(node: ts.TypeNode): { prims: Set<string>; map?: ts.TypeNode; ar
  * definition in place, at any depth of maps and arrays. Named types (`$ref`) are left to their
  * own definition.
  */
-function widenMembers(name: string, def: JsonSchema, decls: Map<string, TsDecl>): Array<{ member: string; at: string; added: string[] }> {
+function widenMembers(
+  name: string,
+  def: JsonSchema,
+  decls: Map<string, TsDecl>,
+): Array<{ member: string; at: string; added: string[] }> {
   const found: Array<{ member: string; at: string; added: string[] }> = [];
   const props = def.properties as Record<string, JsonSchema> | undefined;
   if (!props) return found;
@@ -580,8 +662,10 @@ function widenMembers(name: string, def: JsonSchema, decls: Map<string, TsDecl>)
       if (!prims.has('string') && !prims.has('boolean')) prims.delete('number');
       const added = patchPrimitives(s, prims);
       if (added.length) found.push({ member: m.name, at, added });
-      if (shape.map && s.additionalProperties && typeof s.additionalProperties === 'object') walk(shape.map, s.additionalProperties as JsonSchema, `${at}.additionalProperties`);
-      if (shape.array && s.items && typeof s.items === 'object') walk(shape.array, s.items as JsonSchema, `${at}.items`);
+      if (shape.map && s.additionalProperties && typeof s.additionalProperties === 'object')
+        walk(shape.map, s.additionalProperties as JsonSchema, `${at}.additionalProperties`);
+      if (shape.array && s.items && typeof s.items === 'object')
+        walk(shape.array, s.items as JsonSchema, `${at}.items`);
     };
     walk(m.type, props[m.name], '');
   }
@@ -603,7 +687,8 @@ function checkRefs(root: JsonSchema, file: string): void {
       for (const [k, x] of Object.entries(v)) {
         if (k === '$ref' && typeof x === 'string') {
           const target = /^#\/(\$defs|definitions)\//.test(x) ? x.slice(x.indexOf('/', 2) + 1) : undefined;
-          if (!target || !Object.hasOwn(defs, target)) throw new IngestError(file, `${path}.$ref`, `"${x}" names no definition in ${key}`);
+          if (!target || !Object.hasOwn(defs, target))
+            throw new IngestError(file, `${path}.$ref`, `"${x}" names no definition in ${key}`);
         } else walk(x, `${path}.${k}`);
       }
     }

@@ -34,7 +34,19 @@ function metaValidator(): AjvInstance {
 /** RFC 6901: `~` → `~0`, `/` → `~1`. */
 const escape = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-const SCHEMA_KEYWORDS = ['items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
+const SCHEMA_KEYWORDS = [
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+];
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
 const SCHEMA_MAPS = ['$defs', 'definitions', 'properties', 'patternProperties', 'dependentSchemas'];
 
@@ -47,16 +59,23 @@ function checkPatterns(schema: unknown, pointer: string, file: string): void {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
   const s = schema as Record<string, unknown>;
   const refuse = (where: string, p: string) => {
-    throw new IngestError(file, where, `must be a regular expression (ECMA-262, u flag) (found ${shown(p)}): not a valid JSON Schema 2020-12 keyword value`);
+    throw new IngestError(
+      file,
+      where,
+      `must be a regular expression (ECMA-262, u flag) (found ${shown(p)}): not a valid JSON Schema 2020-12 keyword value`,
+    );
   };
   if (typeof s.pattern === 'string' && !isRegex(s.pattern)) refuse(`${pointer}/pattern`, s.pattern);
   const pp = s.patternProperties;
-  if (pp && typeof pp === 'object') for (const k of Object.keys(pp)) if (!isRegex(k)) refuse(`${pointer}/patternProperties/${escape(k)}`, k);
+  if (pp && typeof pp === 'object')
+    for (const k of Object.keys(pp)) if (!isRegex(k)) refuse(`${pointer}/patternProperties/${escape(k)}`, k);
   for (const k of SCHEMA_KEYWORDS) if (Object.hasOwn(s, k)) checkPatterns(s[k], `${pointer}/${k}`, file);
-  for (const k of SCHEMA_ARRAYS) if (Array.isArray(s[k])) (s[k] as unknown[]).forEach((x, i) => checkPatterns(x, `${pointer}/${k}/${i}`, file));
+  for (const k of SCHEMA_ARRAYS)
+    if (Array.isArray(s[k])) (s[k] as unknown[]).forEach((x, i) => checkPatterns(x, `${pointer}/${k}/${i}`, file));
   for (const k of SCHEMA_MAPS) {
     const m = s[k];
-    if (m && typeof m === 'object' && !Array.isArray(m)) for (const [n, x] of Object.entries(m)) checkPatterns(x, `${pointer}/${k}/${escape(n)}`, file);
+    if (m && typeof m === 'object' && !Array.isArray(m))
+      for (const [n, x] of Object.entries(m)) checkPatterns(x, `${pointer}/${k}/${escape(n)}`, file);
   }
 }
 
@@ -74,7 +93,8 @@ function at(root: unknown, pointer: string): unknown {
 /** One ajv error as a phrase: `must be one of "array", "boolean"`, `must be string`, … */
 function phrase(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
-  if (e.keyword === 'enum') return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'enum')
+    return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   if (e.keyword === 'additionalProperties') return `must not have the property "${String(p.additionalProperty)}"`;
   return e.message ?? e.keyword;
 }

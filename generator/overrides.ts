@@ -83,10 +83,30 @@ export const KEEP_SCHEMA_JSON_NUMBERS: readonly string[] = ['ProgressToken', 'Re
  * A protocol version not listed takes the facts of the newest listed one of its lifecycle
  * (ingest warns).
  */
-export const HTTP_FACTS: Readonly<Record<string, { lifecycle: 'handshake' | 'stateless'; transport: 'http+sse' | 'streamable-http'; primesStreams: boolean; assumedVersion: string | null }>> = {
+export const HTTP_FACTS: Readonly<
+  Record<
+    string,
+    {
+      lifecycle: 'handshake' | 'stateless';
+      transport: 'http+sse' | 'streamable-http';
+      primesStreams: boolean;
+      assumedVersion: string | null;
+    }
+  >
+> = {
   '2024-11-05': { lifecycle: 'handshake', transport: 'http+sse', primesStreams: false, assumedVersion: null },
   '2025-03-26': { lifecycle: 'handshake', transport: 'streamable-http', primesStreams: false, assumedVersion: null },
-  '2025-06-18': { lifecycle: 'handshake', transport: 'streamable-http', primesStreams: false, assumedVersion: '2025-03-26' },
-  '2025-11-25': { lifecycle: 'handshake', transport: 'streamable-http', primesStreams: true, assumedVersion: '2025-03-26' },
+  '2025-06-18': {
+    lifecycle: 'handshake',
+    transport: 'streamable-http',
+    primesStreams: false,
+    assumedVersion: '2025-03-26',
+  },
+  '2025-11-25': {
+    lifecycle: 'handshake',
+    transport: 'streamable-http',
+    primesStreams: true,
+    assumedVersion: '2025-03-26',
+  },
   '2026-07-28': { lifecycle: 'stateless', transport: 'streamable-http', primesStreams: false, assumedVersion: null },
 };

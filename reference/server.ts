@@ -90,7 +90,11 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     handler: (a) => text(String(a.text)),
   });
-  f.tool({ name: 'test_simple_text', description: 'Returns a simple text response', handler: () => text('This is a simple text response for testing.') });
+  f.tool({
+    name: 'test_simple_text',
+    description: 'Returns a simple text response',
+    handler: () => text('This is a simple text response for testing.'),
+  });
   f.tool({
     name: 'test_image_content',
     description: 'Returns an image',
@@ -101,8 +105,19 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
     description: 'Returns audio',
     handler: () => ({ content: [{ type: 'audio', data: WAV_SILENCE, mimeType: 'audio/wav' }] }),
   });
-  const embedded = { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } };
-  f.tool({ name: 'test_embedded_resource', description: 'Returns an embedded resource', handler: () => ({ content: [embedded] }) });
+  const embedded = {
+    type: 'resource',
+    resource: {
+      uri: 'test://embedded-resource',
+      mimeType: 'text/plain',
+      text: 'This is an embedded resource content.',
+    },
+  };
+  f.tool({
+    name: 'test_embedded_resource',
+    description: 'Returns an embedded resource',
+    handler: () => ({ content: [embedded] }),
+  });
   f.tool({
     name: 'test_multiple_content_types',
     description: 'Returns text, an image and an embedded resource',
@@ -110,7 +125,14 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
       content: [
         { type: 'text', text: 'Multiple content types test:' },
         { type: 'image', data: PNG_1X1, mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: JSON.stringify({ test: 'data', value: 123 }),
+          },
+        },
       ],
     }),
   });
@@ -133,7 +155,11 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
       const close = options.closeSseConnection;
       if (!close) return text('Reconnection test completed (no SSE connection to close on this transport)');
       // a related notification first: the reply becomes an SSE stream (primed, so resumable)
-      await ctx.sendNotification('notifications/message', { level: 'info', logger: 'reference-server', data: 'closing the SSE connection' });
+      await ctx.sendNotification('notifications/message', {
+        level: 'info',
+        logger: 'reference-server',
+        data: 'closing the SSE connection',
+      });
       await close(ctx.requestId, ctx);
       await sleep(100);
       return text('Reconnection test completed successfully');
@@ -175,10 +201,14 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
     inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
     handler: async (a, ctx) => {
       try {
-        const r = (await sessionOf(ctx).request('sampling/createMessage' as never, {
-          messages: [{ role: 'user', content: { type: 'text', text: a.prompt } }],
-          maxTokens: 100,
-        } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { content?: { type?: string; text?: string } };
+        const r = (await sessionOf(ctx).request(
+          'sampling/createMessage' as never,
+          {
+            messages: [{ role: 'user', content: { type: 'text', text: a.prompt } }],
+            maxTokens: 100,
+          } as never,
+          { relatedRequestId: ctx.requestId, signal: ctx.signal },
+        )) as { content?: { type?: string; text?: string } };
         return text(`LLM response: ${r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content)}`);
       } catch (e) {
         return { ...text(`Sampling failed: ${requestFailure(e)}`), isError: true };
@@ -191,14 +221,21 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
     inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
     handler: async (a, ctx) => {
       try {
-        const r = (await sessionOf(ctx).request('elicitation/create' as never, {
-          message: a.message,
-          requestedSchema: {
-            type: 'object',
-            properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } },
-            required: ['username', 'email'],
-          },
-        } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
+        const r = (await sessionOf(ctx).request(
+          'elicitation/create' as never,
+          {
+            message: a.message,
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                username: { type: 'string', description: "User's response" },
+                email: { type: 'string', description: "User's email address" },
+              },
+              required: ['username', 'email'],
+            },
+          } as never,
+          { relatedRequestId: ctx.requestId, signal: ctx.signal },
+        )) as { action: string; content?: unknown };
         return text(`User response: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
       } catch (e) {
         return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
@@ -207,8 +244,13 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
   });
   const elicit = async (ctx: RequestContext, message: string, requestedSchema: Record<string, unknown>) => {
     try {
-      const r = (await sessionOf(ctx).request('elicitation/create' as never, { message, requestedSchema } as never, { relatedRequestId: ctx.requestId, signal: ctx.signal })) as { action: string; content?: unknown };
-      return text(`Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
+      const r = (await sessionOf(ctx).request('elicitation/create' as never, { message, requestedSchema } as never, {
+        relatedRequestId: ctx.requestId,
+        signal: ctx.signal,
+      })) as { action: string; content?: unknown };
+      return text(
+        `Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`,
+      );
     } catch (e) {
       return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
     }
@@ -216,52 +258,105 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
   f.tool({
     name: 'test_elicitation_sep1034_defaults',
     description: 'Elicitation whose fields carry default values (SEP-1034)',
-    handler: (_a, ctx) => elicit(ctx, 'Please review and update the form fields with defaults', {
-      type: 'object',
-      properties: {
-        name: { type: 'string', description: 'User name', default: 'John Doe' },
-        age: { type: 'integer', description: 'User age', default: 30 },
-        score: { type: 'number', description: 'User score', default: 95.5 },
-        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
-        verified: { type: 'boolean', description: 'Verification status', default: true },
-      },
-      required: [],
-    }),
+    handler: (_a, ctx) =>
+      elicit(ctx, 'Please review and update the form fields with defaults', {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: {
+            type: 'string',
+            description: 'User status',
+            enum: ['active', 'inactive', 'pending'],
+            default: 'active',
+          },
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        },
+        required: [],
+      }),
   });
   f.tool({
     name: 'test_elicitation_sep1330_enums',
     description: 'Elicitation with every enum schema form (SEP-1330)',
-    handler: (_a, ctx) => elicit(ctx, 'Please select options from the enum fields', {
-      type: 'object',
-      properties: {
-        untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
-        titledSingle: {
-          type: 'string',
-          description: 'Select one option with titles',
-          oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }],
+    handler: (_a, ctx) =>
+      elicit(ctx, 'Please select options from the enum fields', {
+        type: 'object',
+        properties: {
+          untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: {
+            type: 'string',
+            description: 'Select one option with titles',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Select one option (legacy)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Select multiple options',
+            minItems: 1,
+            maxItems: 3,
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
+          titledMulti: {
+            type: 'array',
+            description: 'Select multiple options with titles',
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
         },
-        legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-        untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-        titledMulti: {
-          type: 'array',
-          description: 'Select multiple options with titles',
-          minItems: 1,
-          maxItems: 3,
-          items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] },
-        },
-      },
-      required: [],
-    }),
+        required: [],
+      }),
   });
-  f.resource({ uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', mimeType: 'text/plain', text: STATIC_TEXT });
-  f.resource({ uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', mimeType: 'image/png', blob: PNG_1X1 });
-  f.resource({ uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched Resource', description: 'A resource clients may subscribe to', mimeType: 'text/plain', text: 'Watched resource content' });
+  f.resource({
+    uri: 'test://static-text',
+    name: 'static-text',
+    title: 'Static Text Resource',
+    mimeType: 'text/plain',
+    text: STATIC_TEXT,
+  });
+  f.resource({
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    title: 'Static Binary Resource',
+    mimeType: 'image/png',
+    blob: PNG_1X1,
+  });
+  f.resource({
+    uri: 'test://watched-resource',
+    name: 'watched-resource',
+    title: 'Watched Resource',
+    description: 'A resource clients may subscribe to',
+    mimeType: 'text/plain',
+    text: 'Watched resource content',
+  });
   f.resourceTemplate({
     uriTemplate: 'test://template/{id}/data',
     name: 'template',
     title: 'Resource Template',
     mimeType: 'application/json',
-    read: (uri, v) => [{ uri, mimeType: 'application/json', text: JSON.stringify({ id: v.id, templateTest: true, data: `Data for ID: ${v.id}` }) }],
+    read: (uri, v) => [
+      {
+        uri,
+        mimeType: 'application/json',
+        text: JSON.stringify({ id: v.id, templateTest: true, data: `Data for ID: ${v.id}` }),
+      },
+    ],
     complete: { id: (value) => ['1', '2', '3', '42'].filter((x) => x.startsWith(value)) },
   });
   f.prompt({
@@ -273,17 +368,30 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
     name: 'test_prompt_with_arguments',
     description: 'A prompt with two required arguments',
     arguments: [
-      { name: 'arg1', description: 'First test argument', required: true, complete: (v) => ['alpha', 'beta', 'gamma'].filter((x) => x.startsWith(v)) },
+      {
+        name: 'arg1',
+        description: 'First test argument',
+        required: true,
+        complete: (v) => ['alpha', 'beta', 'gamma'].filter((x) => x.startsWith(v)),
+      },
       { name: 'arg2', description: 'Second test argument', required: true },
     ],
-    get: (a) => [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${a.arg1}', arg2='${a.arg2}'` } }],
+    get: (a) => [
+      { role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${a.arg1}', arg2='${a.arg2}'` } },
+    ],
   });
   f.prompt({
     name: 'test_prompt_with_embedded_resource',
     description: 'A prompt that embeds the resource named by its argument',
     arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
     get: (a) => [
-      { role: 'user', content: { type: 'resource', resource: { uri: a.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+      {
+        role: 'user',
+        content: {
+          type: 'resource',
+          resource: { uri: a.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+        },
+      },
       { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
     ],
   });
@@ -314,13 +422,18 @@ export interface ReferenceDefinition {
  * for stateless revisions): features, handler tables and session options are built once;
  * each `createSession()` allocates only the session's own state.
  */
-export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): ReferenceDefinition {
+export function referenceDefinition(
+  ServerCtor: ServerClass,
+  options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {},
+): ReferenceDefinition {
   const features = referenceFeatures(options);
   // the full table when given, else the one the generated class is built on
-  const table = options.table && 'requests' in options.table
-    ? (options.table as ProtocolTable)
-    : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
-  const taskTools = options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table, options.taskStore) : undefined;
+  const table =
+    options.table && 'requests' in options.table
+      ? (options.table as ProtocolTable)
+      : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
+  const taskTools =
+    options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table, options.taskStore) : undefined;
   if (taskTools) addTaskTools(features);
   let handlers = features.handlers({ table: options.table });
   if (taskTools) handlers = taskTools.handlers(handlers as Record<string, RequestHandler>) as typeof handlers;
@@ -330,10 +443,17 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
     const params = new WeakMap<RequestContext, Params>();
     addStatelessFixtures(features, (ctx) => params.get(ctx));
     tasks = addTaskFixtures(features, options.table as ProtocolTable, (ctx) => params.get(ctx));
-    handlers = tasks.handlers(Object.fromEntries(Object.entries(handlers).map(([method, h]) => [method, (p: Params, ctx: RequestContext) => {
-      if (p) params.set(ctx, p);
-      return h(p, ctx);
-    }])));
+    handlers = tasks.handlers(
+      Object.fromEntries(
+        Object.entries(handlers).map(([method, h]) => [
+          method,
+          (p: Params, ctx: RequestContext) => {
+            if (p) params.set(ctx, p);
+            return h(p, ctx);
+          },
+        ]),
+      ),
+    );
   }
   const sessionOptions: ServerSessionOptions<ProtocolMaps> = {
     serverInfo: { name: 'mcpgen-reference-server', version: '0.1.0' },
@@ -366,7 +486,10 @@ export function referenceDefinition(ServerCtor: ServerClass, options: ReferenceO
  * Creates one reference server on a generated `Server` class (pass the revision's `table` for
  * stateless revisions); connect it to a transport. Many sessions: {@link referenceDefinition}.
  */
-export function createReferenceServer(ServerCtor: ServerClass, options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {}): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
+export function createReferenceServer(
+  ServerCtor: ServerClass,
+  options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {},
+): { server: ServerSession<ProtocolMaps>; features: ServerFeatures } {
   const d = referenceDefinition(ServerCtor, options);
   return { server: d.createSession(), features: d.features };
 }

@@ -59,11 +59,20 @@ function rootsOf(answer: unknown): Obj[] | undefined {
 }
 
 const askName = (message = 'What is your name?') =>
-  inputRequest.elicit({ message, requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+  inputRequest.elicit({
+    message,
+    requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  });
 const askConfirm = () =>
-  inputRequest.elicit({ message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } });
+  inputRequest.elicit({
+    message: 'Please confirm',
+    requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+  });
 const askCapital = () =>
-  inputRequest.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 });
+  inputRequest.sample({
+    messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
+    maxTokens: 100,
+  });
 
 /**
  * Adds the stateless fixtures to `f`. `paramsOf(ctx)` gives a request's full params (the
@@ -72,7 +81,8 @@ const askCapital = () =>
 export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestContext) => Params | undefined): void {
   // the serving session's sealer (its `requestStateSecret`); each state is bound to its request
   const own = new RequestStateSealer();
-  const sealerOf = (ctx: RequestContext): RequestStateSealer => (ctx.session as { requestState?: RequestStateSealer } | undefined)?.requestState ?? own;
+  const sealerOf = (ctx: RequestContext): RequestStateSealer =>
+    (ctx.session as { requestState?: RequestStateSealer } | undefined)?.requestState ?? own;
   const input = (ctx: RequestContext) => readInput(paramsOf(ctx));
 
   f.tool({
@@ -97,7 +107,8 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     description: `Logs three messages at info: sent only when the request set _meta["${LOG_LEVEL_META}"] at or below info`,
     handler: async (_a, ctx) => {
       // ctx.log filters by the request's own level (none set: nothing is sent)
-      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) await ctx.log('info', m, 'reference-server');
+      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed'])
+        await ctx.log('info', m, 'reference-server');
       return text('Logging completed');
     },
   });
@@ -107,7 +118,12 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     description: 'Adds or removes the tool test_dynamic_tool (tools list_changed)',
     handler: () => {
       toolToggle = !toolToggle;
-      if (toolToggle) f.tool({ name: 'test_dynamic_tool', description: 'Added by test_trigger_tool_change', handler: () => text('dynamic') });
+      if (toolToggle)
+        f.tool({
+          name: 'test_dynamic_tool',
+          description: 'Added by test_trigger_tool_change',
+          handler: () => text('dynamic'),
+        });
       else f.removeTool('test_dynamic_tool');
       return text(`test_dynamic_tool ${toolToggle ? 'added' : 'removed'}`);
     },
@@ -118,7 +134,12 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     description: 'Adds or removes the prompt test_dynamic_prompt (prompts list_changed)',
     handler: () => {
       promptToggle = !promptToggle;
-      if (promptToggle) f.prompt({ name: 'test_dynamic_prompt', description: 'Added by test_trigger_prompt_change', get: () => [{ role: 'user', content: { type: 'text', text: 'dynamic' } }] });
+      if (promptToggle)
+        f.prompt({
+          name: 'test_dynamic_prompt',
+          description: 'Added by test_trigger_prompt_change',
+          get: () => [{ role: 'user', content: { type: 'text', text: 'dynamic' } }],
+        });
       else f.removePrompt('test_dynamic_prompt');
       return text(`test_dynamic_prompt ${promptToggle ? 'added' : 'removed'}`);
     },
@@ -137,7 +158,13 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     inputSchema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      $defs: {
+        address: {
+          $anchor: 'addressDef',
+          type: 'object',
+          properties: { street: { type: 'string' }, city: { type: 'string' } },
+        },
+      },
       properties: {
         name: { type: 'string' },
         address: { $ref: '#/$defs/address' },
@@ -188,7 +215,10 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
       const { inputResponses, requestState } = input(ctx);
       const ok = accepted(inputResponses.confirm);
       if (requestState === undefined || !ok) {
-        return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState: sealerOf(ctx).seal(ctx, { tool: 'request_state' }) }) as never;
+        return inputRequired({
+          inputRequests: { confirm: askConfirm() },
+          requestState: sealerOf(ctx).seal(ctx, { tool: 'request_state' }),
+        }) as never;
       }
       sealerOf(ctx).verifyRequestState(requestState, ctx);
       return text(`state-ok: confirmed=${String(ok.ok)}`);
@@ -205,12 +235,27 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
       const roots = rootsOf(r.client_roots);
       if (typeof name !== 'string') requests.user_name = askName();
       if (greeting === undefined) {
-        requests.greeting = inputRequest.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
+        requests.greeting = inputRequest.sample({
+          messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }],
+          maxTokens: 50,
+        });
       }
       if (!roots) requests.client_roots = inputRequest.roots();
       if (requestState !== undefined) sealerOf(ctx).verifyRequestState(requestState, ctx);
       if (Object.keys(requests).length || requestState === undefined) {
-        return inputRequired({ inputRequests: Object.keys(requests).length ? requests : { user_name: askName(), greeting: inputRequest.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }), client_roots: inputRequest.roots() }, requestState: sealerOf(ctx).seal(ctx, { tool: 'multiple_inputs' }) }) as never;
+        return inputRequired({
+          inputRequests: Object.keys(requests).length
+            ? requests
+            : {
+                user_name: askName(),
+                greeting: inputRequest.sample({
+                  messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }],
+                  maxTokens: 50,
+                }),
+                client_roots: inputRequest.roots(),
+              },
+          requestState: sealerOf(ctx).seal(ctx, { tool: 'multiple_inputs' }),
+        }) as never;
       }
       return text(`${greeting} ${name} (roots: ${roots!.map((x) => String(x.uri)).join(', ')})`);
     },
@@ -220,7 +265,11 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     description: 'input_required twice (step1: name, step2: colour), the round sealed in requestState',
     handler: (_a, ctx) => {
       const { inputResponses: r, requestState } = input(ctx);
-      const step1 = () => inputRequired({ inputRequests: { step1: askName('Step 1: What is your name?') }, requestState: sealerOf(ctx).seal(ctx, { round: 1 }) }) as never;
+      const step1 = () =>
+        inputRequired({
+          inputRequests: { step1: askName('Step 1: What is your name?') },
+          requestState: sealerOf(ctx).seal(ctx, { round: 1 }),
+        }) as never;
       if (requestState === undefined) return step1();
       const state = sealerOf(ctx).verifyRequestState<{ round?: number; name?: string }>(requestState, ctx);
       if (state?.round === 1) {
@@ -228,7 +277,10 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
         if (typeof name !== 'string') return step1();
         return inputRequired({
           inputRequests: {
-            step2: inputRequest.elicit({ message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }),
+            step2: inputRequest.elicit({
+              message: 'Step 2: What is your favorite color?',
+              requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
+            }),
           },
           requestState: sealerOf(ctx).seal(ctx, { round: 2, name }),
         }) as never;
@@ -244,10 +296,14 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
     handler: (_a, ctx) => {
       const { inputResponses, requestState } = input(ctx);
       if (requestState === undefined) {
-        return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState: sealerOf(ctx).seal(ctx, { tool: 'tampered_state' }) }) as never;
+        return inputRequired({
+          inputRequests: { confirm: askConfirm() },
+          requestState: sealerOf(ctx).seal(ctx, { tool: 'tampered_state' }),
+        }) as never;
       }
       sealerOf(ctx).verifyRequestState(requestState, ctx);
-      if (!accepted(inputResponses.confirm)) return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState }) as never;
+      if (!accepted(inputResponses.confirm))
+        return inputRequired({ inputRequests: { confirm: askConfirm() }, requestState }) as never;
       return text('state verified');
     },
   });
@@ -262,7 +318,13 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
       if (caps.sampling && sampled(r.capital_question) === undefined) requests.capital_question = askCapital();
       if (caps.roots && !rootsOf(r.client_roots)) requests.client_roots = inputRequest.roots();
       if (Object.keys(requests).length) return inputRequired({ inputRequests: requests }) as never;
-      return text(`Answered: ${Object.keys(r).filter((k) => ['user_name', 'capital_question', 'client_roots'].includes(k)).join(', ') || 'nothing (no input capability declared)'}`);
+      return text(
+        `Answered: ${
+          Object.keys(r)
+            .filter((k) => ['user_name', 'capital_question', 'client_roots'].includes(k))
+            .join(', ') || 'nothing (no input capability declared)'
+        }`,
+      );
     },
   });
   f.prompt({
@@ -273,7 +335,10 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
       if (typeof context !== 'string') {
         return inputRequired({
           inputRequests: {
-            user_context: inputRequest.elicit({ message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } }),
+            user_context: inputRequest.elicit({
+              message: 'What context should the prompt use?',
+              requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+            }),
           },
         }) as never;
       }
@@ -283,18 +348,33 @@ export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestC
 }
 
 /** Sleeps `seconds` (not keeping the process alive); rejects with `signal`'s reason when it aborts. */
-const pause = (seconds: number, signal: AbortSignal) => sleep(Math.max(0, seconds) * 1000, undefined, { signal, ref: false });
+const pause = (seconds: number, signal: AbortSignal) =>
+  sleep(Math.max(0, seconds) * 1000, undefined, { signal, ref: false });
 const askDelete = (filename: string) =>
-  inputRequest.elicit({ message: `Delete ${filename}?`, requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } });
+  inputRequest.elicit({
+    message: `Delete ${filename}?`,
+    requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+  });
 
 /**
  * Adds the tasks-extension fixtures to `f` and returns the extension serving them; wire it with
  * `tasks.handlers(...)`, `tasks.capabilities(...)` and `extensionMethods: tasks.methods`.
  */
-export function addTaskFixtures(f: ServerFeatures, table: ProtocolTable, paramsOf: (ctx: RequestContext) => Params | undefined): TasksExtension {
+export function addTaskFixtures(
+  f: ServerFeatures,
+  table: ProtocolTable,
+  paramsOf: (ctx: RequestContext) => Params | undefined,
+): TasksExtension {
   const tasks = new TasksExtension({
     table,
-    tools: { slow_compute: 'optional', failing_job: 'required', protocol_error_job: 'optional', confirm_delete: 'optional', multi_input: 'optional', test_tool_with_task: 'required' },
+    tools: {
+      slow_compute: 'optional',
+      failing_job: 'required',
+      protocol_error_job: 'optional',
+      confirm_delete: 'optional',
+      multi_input: 'optional',
+      test_tool_with_task: 'required',
+    },
   });
   const input = (ctx: RequestContext) => readInput(paramsOf(ctx));
   f.tool<{ name?: string }>({
@@ -306,7 +386,13 @@ export function addTaskFixtures(f: ServerFeatures, table: ProtocolTable, paramsO
   f.tool<{ seconds?: number; label?: string }>({
     name: 'slow_compute',
     description: 'Sleeps `seconds` then answers; a task when the request opts into tasks (tasks/cancel stops it)',
-    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: MAX_SLOW_COMPUTE_SECONDS }, label: { type: 'string', maxLength: 256 } } },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        seconds: { type: 'number', minimum: 0, maximum: MAX_SLOW_COMPUTE_SECONDS },
+        label: { type: 'string', maxLength: 256 },
+      },
+    },
     handler: (a, ctx) => {
       const seconds = slowComputeSeconds(a.seconds ?? 1);
       return tasks.run(ctx, async (task) => {
@@ -318,39 +404,50 @@ export function addTaskFixtures(f: ServerFeatures, table: ProtocolTable, paramsO
   f.tool({
     name: 'failing_job',
     description: 'Runs only as a task; ends after about 1 s with a tool execution error (isError)',
-    handler: (_a, ctx) => tasks.run(ctx, async (task) => {
-      await pause(1, task.signal);
-      return { ...text('failing_job: the job failed (tool execution error)'), isError: true };
-    }) as never,
+    handler: (_a, ctx) =>
+      tasks.run(ctx, async (task) => {
+        await pause(1, task.signal);
+        return { ...text('failing_job: the job failed (tool execution error)'), isError: true };
+      }) as never,
   });
   f.tool({
     name: 'protocol_error_job',
     description: 'Fails with a JSON-RPC error (-32603): a task ends failed with that error',
-    handler: (_a, ctx) => tasks.run(ctx, async (task) => {
-      await pause(0.1, task.signal);
-      throw new RpcError(ErrorCode.InternalError, 'protocol_error_job: internal failure while running the job');
-    }) as never,
+    handler: (_a, ctx) =>
+      tasks.run(ctx, async (task) => {
+        await pause(0.1, task.signal);
+        throw new RpcError(ErrorCode.InternalError, 'protocol_error_job: internal failure while running the job');
+      }) as never,
   });
   f.tool<{ filename?: string }>({
     name: 'confirm_delete',
     description: 'Asks to confirm deleting `filename` (through the task, else by input_required), then answers',
     inputSchema: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
-    handler: (a, ctx) => tasks.run(ctx, async (task) => {
-      const file = String(a.filename);
-      const answer = task.taskId === undefined ? input(ctx).inputResponses.confirm_delete : (await task.input({ confirm_delete: askDelete(file) })).confirm_delete;
-      if (task.taskId === undefined && answer === undefined) return inputRequired({ inputRequests: { confirm_delete: askDelete(file) } }) as never;
-      return text(accepted(answer)?.confirm === true ? `Deleted ${file}` : `Kept ${file}`);
-    }) as never,
+    handler: (a, ctx) =>
+      tasks.run(ctx, async (task) => {
+        const file = String(a.filename);
+        const answer =
+          task.taskId === undefined
+            ? input(ctx).inputResponses.confirm_delete
+            : (await task.input({ confirm_delete: askDelete(file) })).confirm_delete;
+        if (task.taskId === undefined && answer === undefined)
+          return inputRequired({ inputRequests: { confirm_delete: askDelete(file) } }) as never;
+        return text(accepted(answer)?.confirm === true ? `Deleted ${file}` : `Kept ${file}`);
+      }) as never,
   });
   f.tool({
     name: 'multi_input',
     description: 'Asks two questions at once (a name and a confirmation), then answers with both',
-    handler: (_a, ctx) => tasks.run(ctx, async (task) => {
-      const requests = { first_input: askName(), second_input: askConfirm() };
-      const r = task.taskId === undefined ? input(ctx).inputResponses : await task.input(requests);
-      if (task.taskId === undefined && (!r.first_input || !r.second_input)) return inputRequired({ inputRequests: requests }) as never;
-      return text(`multi_input: name=${String(accepted(r.first_input)?.name)}, confirmed=${String(accepted(r.second_input)?.ok ?? accepted(r.second_input)?.confirm)}`);
-    }) as never,
+    handler: (_a, ctx) =>
+      tasks.run(ctx, async (task) => {
+        const requests = { first_input: askName(), second_input: askConfirm() };
+        const r = task.taskId === undefined ? input(ctx).inputResponses : await task.input(requests);
+        if (task.taskId === undefined && (!r.first_input || !r.second_input))
+          return inputRequired({ inputRequests: requests }) as never;
+        return text(
+          `multi_input: name=${String(accepted(r.first_input)?.name)}, confirmed=${String(accepted(r.second_input)?.ok ?? accepted(r.second_input)?.confirm)}`,
+        );
+      }) as never,
   });
   f.tool({
     name: 'test_tool_with_task',

@@ -60,7 +60,10 @@ export const MAX_SLOW_COMPUTE_SECONDS = 60;
  */
 export function slowComputeSeconds(seconds: unknown): number {
   if (typeof seconds !== 'number' || !(seconds >= 0 && seconds <= MAX_SLOW_COMPUTE_SECONDS)) {
-    throw new RpcError(ErrorCode.InvalidParams, `slow_compute: seconds must be a number from 0 to ${MAX_SLOW_COMPUTE_SECONDS}`);
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `slow_compute: seconds must be a number from 0 to ${MAX_SLOW_COMPUTE_SECONDS}`,
+    );
   }
   return seconds;
 }
@@ -78,8 +81,11 @@ export const TASK_MAX_TTL = 3_600_000;
  */
 export function hasTaskTools(table: ProtocolTable): boolean {
   const inbound = table.requests.clientToServer;
-  return table.lifecycle !== 'stateless' && inbound['tools/call']?.taskAugmentable === true
-    && ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'].every((m) => inbound[m] !== undefined);
+  return (
+    table.lifecycle !== 'stateless' &&
+    inbound['tools/call']?.taskAugmentable === true &&
+    ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'].every((m) => inbound[m] !== undefined)
+  );
 }
 
 /** Waits `ms`; rejects with the signal's reason when it aborts first. */
@@ -105,7 +111,8 @@ const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
  * the capability (refused by the engine, nothing sent) is named as such; else `<code> <message>`.
  */
 export function requestFailure(e: unknown): string {
-  if (e instanceof CapabilityNotDeclaredError) return `the client lacks the ${e.capability.join('.')} capability (${e.code} ${e.message})`;
+  if (e instanceof CapabilityNotDeclaredError)
+    return `the client lacks the ${e.capability.join('.')} capability (${e.code} ${e.message})`;
   return e instanceof RpcError ? `${e.code} ${e.message}` : String(e);
 }
 
@@ -114,11 +121,21 @@ export function addTaskTools(f: ServerFeatures): void {
   f.tool<{ seconds?: number }>({
     name: 'slow_compute',
     execution: { taskSupport: TASK_TOOLS.slow_compute },
-    description: 'Slow computation: sums 1..n in ten steps spread over `seconds`, with progress; may run as a task and be cancelled',
-    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: MAX_SLOW_COMPUTE_SECONDS, default: 5 } }, additionalProperties: false },
+    description:
+      'Slow computation: sums 1..n in ten steps spread over `seconds`, with progress; may run as a task and be cancelled',
+    inputSchema: {
+      type: 'object',
+      properties: { seconds: { type: 'number', minimum: 0, maximum: MAX_SLOW_COMPUTE_SECONDS, default: 5 } },
+      additionalProperties: false,
+    },
     outputSchema: {
       type: 'object',
-      properties: { seconds: { type: 'number' }, steps: { type: 'integer' }, n: { type: 'integer' }, sum: { type: 'integer' } },
+      properties: {
+        seconds: { type: 'number' },
+        steps: { type: 'integer' },
+        n: { type: 'integer' },
+        sum: { type: 'integer' },
+      },
       required: ['seconds', 'steps', 'n', 'sum'],
     },
     handler: async (a, ctx) => {
@@ -140,7 +157,8 @@ export function addTaskTools(f: ServerFeatures): void {
   f.tool<{ reason?: string; mode?: 'error' | 'tool_error' }>({
     name: 'failing_job',
     execution: { taskSupport: TASK_TOOLS.failing_job },
-    description: 'A job that always fails: a JSON-RPC error (mode "error", default) or a tool result with isError (mode "tool_error")',
+    description:
+      'A job that always fails: a JSON-RPC error (mode "error", default) or a tool result with isError (mode "tool_error")',
     inputSchema: {
       type: 'object',
       properties: { reason: { type: 'string' }, mode: { type: 'string', enum: ['error', 'tool_error'] } },
@@ -156,7 +174,8 @@ export function addTaskTools(f: ServerFeatures): void {
   f.tool<{ action?: string }>({
     name: 'confirm_job',
     execution: { taskSupport: TASK_TOOLS.confirm_job },
-    description: 'Asks the user (elicitation) to confirm an action mid-way, then runs it; as a task it is input_required while asking',
+    description:
+      'Asks the user (elicitation) to confirm an action mid-way, then runs it; as a task it is input_required while asking',
     inputSchema: { type: 'object', properties: { action: { type: 'string' } }, additionalProperties: false },
     handler: async (a, ctx) => {
       const action = a.action ?? 'deploy';
@@ -165,7 +184,11 @@ export function addTaskTools(f: ServerFeatures): void {
         r = await ctx.sendRequest<typeof r>('elicitation/create', {
           mode: 'form',
           message: `Run "${action}"?`,
-          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', description: `Run ${action}` } }, required: ['confirm'] },
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean', description: `Run ${action}` } },
+            required: ['confirm'],
+          },
         });
       } catch (e) {
         if (ctx.signal.aborted) throw e;
@@ -180,7 +203,11 @@ export function addTaskTools(f: ServerFeatures): void {
     name: 'batch_job',
     execution: { taskSupport: TASK_TOOLS.batch_job },
     description: 'Processes a batch of items (20 ms each); runs only as a task (execution.taskSupport "required")',
-    inputSchema: { type: 'object', properties: { items: { type: 'integer', minimum: 1, maximum: 1000, default: 3 } }, additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { items: { type: 'integer', minimum: 1, maximum: 1000, default: 3 } },
+      additionalProperties: false,
+    },
     handler: async (a, ctx) => {
       const items = a.items ?? 3;
       for (let i = 0; i < items; i++) {
@@ -206,7 +233,10 @@ export class ReferenceTasks {
   readonly #sessions = new WeakMap<object, SessionTasks>();
   #base: Record<string, RequestHandler> = {};
 
-  constructor(private readonly table: ProtocolTable, store?: TaskStore) {
+  constructor(
+    private readonly table: ProtocolTable,
+    store?: TaskStore,
+  ) {
     this.store = store ?? new InMemoryTaskStore();
   }
 
@@ -222,11 +252,17 @@ export class ReferenceTasks {
    */
   handlers(base: Record<string, RequestHandler>): Record<string, RequestHandler> {
     this.#base = base;
-    const via = (method: string): RequestHandler => (p, ctx) => this.#receiverOf(ctx).handlers[method](p, ctx);
+    const via =
+      (method: string): RequestHandler =>
+      (p, ctx) =>
+        this.#receiverOf(ctx).handlers[method](p, ctx);
     const call = base['tools/call'];
     return {
       ...base,
-      'tools/call': (p: Params, ctx) => (p?.task === undefined && taskSupportOf(String(p?.name)) !== 'required' ? call(p, ctx) : via('tools/call')(p, ctx)),
+      'tools/call': (p: Params, ctx) =>
+        p?.task === undefined && taskSupportOf(String(p?.name)) !== 'required'
+          ? call(p, ctx)
+          : via('tools/call')(p, ctx),
       'tasks/get': via('tasks/get'),
       'tasks/result': via('tasks/result'),
       'tasks/list': via('tasks/list'),
@@ -237,7 +273,8 @@ export class ReferenceTasks {
   /** The receiver of the session `ctx` belongs to (made on first use) and its handler table. */
   #receiverOf(ctx: RequestContext): SessionTasks {
     const session = ctx.session as ServerSession<ProtocolMaps> | undefined;
-    if (!session) throw new RpcError(ErrorCode.InternalError, 'the task handlers need the request\'s session as ctx.session');
+    if (!session)
+      throw new RpcError(ErrorCode.InternalError, "the task handlers need the request's session as ctx.session");
     let tasks = this.#sessions.get(session);
     if (tasks) return tasks;
     let ready = false;

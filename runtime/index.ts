@@ -17,14 +17,35 @@ export type { SessionRecord, SessionStore, SessionStoreOptions } from './stores/
 export { MemoryNotificationBus } from './stores/bus.js';
 export type { BusMessage, NotificationBus } from './stores/bus.js';
 export type { EventStore, SharedEventStore, FollowEnd } from './stores/events.js';
-export { createLegacySseHandler, LegacySseClientTransport, LegacySseServerTransport } from './transport/http/legacy-sse/legacy-sse.js';
-export type { LegacySseClientOptions, LegacySseHandler, LegacySseOptions } from './transport/http/legacy-sse/legacy-sse.js';
+export {
+  createLegacySseHandler,
+  LegacySseClientTransport,
+  LegacySseServerTransport,
+} from './transport/http/legacy-sse/legacy-sse.js';
+export type {
+  LegacySseClientOptions,
+  LegacySseHandler,
+  LegacySseOptions,
+} from './transport/http/legacy-sse/legacy-sse.js';
 export { connectHttp, FallbackHttpClientTransport } from './transport/http/legacy-sse/fallback.js';
 export { StatelessHttpClientTransport } from './transport/http/stateless/client.js';
-export { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, resourceMetadataUrl, bearerChallenge } from './auth/resource.js';
+export {
+  bearerAuth,
+  protectedResourceMetadata,
+  resourceMetadataEndpoint,
+  resourceMetadataUrl,
+  bearerChallenge,
+} from './auth/resource.js';
 export type { BearerAuthOptions, ProtectedResourceMetadata, ResourceMetadataEndpoint } from './auth/resource.js';
 export { oauthFetch, MemoryTokenStore, AuthorizationError, parseBearerChallenge } from './auth/client.js';
-export type { ClientRegistration, OAuthClientOptions, OAuthFetch, StoredTokens, TokenStore, UserAgent } from './auth/client.js';
+export type {
+  ClientRegistration,
+  OAuthClientOptions,
+  OAuthFetch,
+  StoredTokens,
+  TokenStore,
+  UserAgent,
+} from './auth/client.js';
 export { startLoopbackRedirect } from './auth/loopback-redirect.js';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './auth/loopback-redirect.js';
 export { discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError } from './auth/discovery.js';

@@ -39,7 +39,13 @@ export { declaresTasksExtension, TASKS_EXTENSION, TasksExtension } from './tasks
 export type { CreateTaskResult, DetailedTask, TaskContext, TasksExtensionOptions } from './tasks/extension.js';
 export { isCreateTaskResult, TaskCancelledError, TasksExtensionClient } from './tasks/extension-client.js';
 export type { TasksExtensionClientOptions } from './tasks/extension-client.js';
-export { inputRequired, inputRequest, readInput, requireClientCapabilities, RequestStateSealer } from './stateless/mrtr.js';
+export {
+  inputRequired,
+  inputRequest,
+  readInput,
+  requireClientCapabilities,
+  RequestStateSealer,
+} from './stateless/mrtr.js';
 export type { Subscription, SubscriptionFilter } from './stateless/subscriptions.js';
 export {
   CapabilityNotDeclaredError,

@@ -53,7 +53,10 @@ export function cachePath(cacheDir: string, commit: string, path: string): strin
  */
 export function upstreamUrl(template: string, origin: { repository: string; commit: string }, path: string): string {
   const t = template.includes('{path}') ? template : `${template.replace(/\/?$/, '/')}{path}`;
-  return t.replaceAll('{repository}', origin.repository).replaceAll('{commit}', origin.commit).replaceAll('{path}', path);
+  return t
+    .replaceAll('{repository}', origin.repository)
+    .replaceAll('{commit}', origin.commit)
+    .replaceAll('{path}', path);
 }
 
 export const INPUT_FILES = ['schema.json', 'schema.ts'] as const;
@@ -131,7 +134,9 @@ function readVerified(path: string, pin: PinnedFile): ResolvedFile {
 export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins = loadPins()): ResolvedRevision {
   const entry = Object.hasOwn(pins.revisions, revision) ? pins.revisions[revision] : undefined;
   if (!entry) {
-    throw new PinError(`unknown revision "${revision}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${revision})`);
+    throw new PinError(
+      `unknown revision "${revision}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${revision})`,
+    );
   }
   const { commit } = pinOrigin(pins, revision);
   const env = opts.env ?? process.env;
@@ -150,7 +155,8 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
       // (an absent cache is no problem of its own; a cache holding only some of the files is)
       if (source !== 'cache' || paths.some((p) => existsSync(p))) {
         const missing = paths.filter((p) => !existsSync(p));
-        if (!problem) [problem, problemSource] = [new PinError(`${source} ${dir}: missing ${missing.join(', ')}`), source];
+        if (!problem)
+          [problem, problemSource] = [new PinError(`${source} ${dir}: missing ${missing.join(', ')}`), source];
       }
       continue;
     }
@@ -171,14 +177,20 @@ export function resolvePinned(revision: string, opts: ResolveOptions = {}, pins 
     }
   }
   if (problem && problemSource === 'cache') {
-    throw new PinError(`${problem.message}; the cached copy is damaged: \`mcpgen pull\` downloads it again (offline: \`mcpgen pin ${revision} --from DIR\`)`);
+    throw new PinError(
+      `${problem.message}; the cached copy is damaged: \`mcpgen pull\` downloads it again (offline: \`mcpgen pin ${revision} --from DIR\`)`,
+    );
   }
   if (problem && !opts.specDir) {
-    throw new PinError(`${problem.message}; and the cache has no verified copy at ${candidates[candidates.length - 1][1]} (\`mcpgen pull\` fills it)`);
+    throw new PinError(
+      `${problem.message}; and the cache has no verified copy at ${candidates[candidates.length - 1][1]} (\`mcpgen pull\` fills it)`,
+    );
   }
   throw (
     problem ??
-    new PinError(`no inputs for revision ${revision}: set MCP_SPEC_DIR, --spec-dir or the config's inputs.specDir to a folder shaped like the upstream repository, or run \`mcpgen pull\` (offline: \`mcpgen pin ${revision} --from DIR\` fills the cache)`)
+    new PinError(
+      `no inputs for revision ${revision}: set MCP_SPEC_DIR, --spec-dir or the config's inputs.specDir to a folder shaped like the upstream repository, or run \`mcpgen pull\` (offline: \`mcpgen pin ${revision} --from DIR\` fills the cache)`,
+    )
   );
 }
 

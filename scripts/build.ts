@@ -45,10 +45,13 @@ export function runtimeManifest(source: Json): Json {
       return { types: `${base}.d.ts`, default: `${base}.js` };
     }
     if (target === null) return null;
-    return Object.fromEntries(Object.entries(target as Record<string, unknown>).map(([condition, t]) => [condition, compiled(t)]));
+    return Object.fromEntries(
+      Object.entries(target as Record<string, unknown>).map(([condition, t]) => [condition, compiled(t)]),
+    );
   };
   const exports: Record<string, unknown> = {};
-  for (const [subpath, target] of Object.entries(source.exports as Record<string, unknown>)) exports[subpath] = compiled(target);
+  for (const [subpath, target] of Object.entries(source.exports as Record<string, unknown>))
+    exports[subpath] = compiled(target);
   const { private: _private, exports: _exports, ...rest } = source;
   const root = exports['.'] as { types?: string; default?: { types: string } } | undefined;
   const types = root?.types ?? root?.default?.types;
@@ -112,7 +115,14 @@ export function buildRuntime(out = RUNTIME_OUT): Json {
     'runtime',
     {
       extends: join(ROOT, 'tsconfig.json'),
-      compilerOptions: { noEmit: false, declaration: true, rootDir: join(ROOT, 'runtime'), outDir: out, noEmitOnError: true, typeRoots: [join(ROOT, 'node_modules', '@types')] },
+      compilerOptions: {
+        noEmit: false,
+        declaration: true,
+        rootDir: join(ROOT, 'runtime'),
+        outDir: out,
+        noEmitOnError: true,
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
       include: [join(ROOT, 'runtime')],
       exclude: [],
     },
@@ -122,21 +132,33 @@ export function buildRuntime(out = RUNTIME_OUT): Json {
   writeJson(join(out, 'package.json'), manifest);
   copy(join(ROOT, 'runtime', 'README.md'), join(out, 'README.md'));
   // modules generated as JavaScript with their declarations (protocol/meta-schema.gen.js) ship as they are
-  for (const f of filesBelow(join(ROOT, 'runtime'), (n) => n.endsWith('.gen.js') || n.endsWith('.gen.d.ts'))) copy(join(ROOT, 'runtime', f), join(out, f));
+  for (const f of filesBelow(join(ROOT, 'runtime'), (n) => n.endsWith('.gen.js') || n.endsWith('.gen.d.ts')))
+    copy(join(ROOT, 'runtime', f), join(out, f));
   for (const [subpath, target] of Object.entries(manifest.exports as Record<string, unknown>)) {
-    for (const f of targetFiles(target)) if (!existsSync(join(out, f))) throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
+    for (const f of targetFiles(target))
+      if (!existsSync(join(out, f)))
+        throw new BuildError(`@mcpgen/runtime exports ${subpath} → ${f}, which the build did not produce`);
   }
   return manifest;
 }
 
 function buildMcpgen(runtime: Json): void {
   const pkg = readJson(join(ROOT, 'package.json'));
-  if (pkg.version !== runtime.version) throw new BuildError(`package.json version ${String(pkg.version)} ≠ runtime/package.json version ${String(runtime.version)}: release them together`);
+  if (pkg.version !== runtime.version)
+    throw new BuildError(
+      `package.json version ${String(pkg.version)} ≠ runtime/package.json version ${String(runtime.version)}: release them together`,
+    );
   const deps = (pkg.dependencies ?? {}) as Record<string, string>;
-  if (deps['@mcpgen/runtime'] !== runtime.version) throw new BuildError(`package.json depends on @mcpgen/runtime ${deps['@mcpgen/runtime']}, expected ${String(runtime.version)} (the same release)`);
+  if (deps['@mcpgen/runtime'] !== runtime.version)
+    throw new BuildError(
+      `package.json depends on @mcpgen/runtime ${deps['@mcpgen/runtime']}, expected ${String(runtime.version)} (the same release)`,
+    );
   const pins = readJson(join(ROOT, 'schema', 'pins.json')) as { revisions: Record<string, unknown> };
   const missing = Object.keys(pins.revisions).filter((r) => !existsSync(join(ROOT, 'generated', r, 'index.ts')));
-  if (missing.length) throw new BuildError(`generated/ lacks ${missing.join(', ')}: run \`npm run generate\` first (mcpgen serve ships every pinned revision)`);
+  if (missing.length)
+    throw new BuildError(
+      `generated/ lacks ${missing.join(', ')}: run \`npm run generate\` first (mcpgen serve ships every pinned revision)`,
+    );
 
   // the runtime's subpaths resolve to its built declarations, so nothing of runtime/ is compiled twice
   const paths: Record<string, string[]> = {};
@@ -147,13 +169,25 @@ function buildMcpgen(runtime: Json): void {
   }
   tsc('mcpgen', {
     extends: '../tsconfig.json',
-    compilerOptions: { noEmit: false, declaration: true, rootDir: '..', outDir: './mcpgen', noEmitOnError: true, paths },
+    compilerOptions: {
+      noEmit: false,
+      declaration: true,
+      rootDir: '..',
+      outDir: './mcpgen',
+      noEmitOnError: true,
+      paths,
+    },
     include: ['../cli', '../generator', '../schema', '../reference', '../generated'],
     exclude: ['../cli/docs.ts', '../generated/*/bindings', '../generated/**/parity.gen.ts'],
   });
-  for (const f of filesBelow(join(ROOT, 'templates'), (n) => n.endsWith('.hbs'))) copy(join(ROOT, 'templates', f), join(MCPGEN_OUT, 'templates', f));
-  for (const f of filesBelow(join(ROOT, 'schema'), (n) => n.endsWith('.json'))) copy(join(ROOT, 'schema', f), join(MCPGEN_OUT, 'schema', f));
-  for (const f of filesBelow(join(ROOT, 'generated'), (n) => n === 'validators.gen.js' || n === 'validators.gen.d.ts')) {
+  for (const f of filesBelow(join(ROOT, 'templates'), (n) => n.endsWith('.hbs')))
+    copy(join(ROOT, 'templates', f), join(MCPGEN_OUT, 'templates', f));
+  for (const f of filesBelow(join(ROOT, 'schema'), (n) => n.endsWith('.json')))
+    copy(join(ROOT, 'schema', f), join(MCPGEN_OUT, 'schema', f));
+  for (const f of filesBelow(
+    join(ROOT, 'generated'),
+    (n) => n === 'validators.gen.js' || n === 'validators.gen.d.ts',
+  )) {
     if (!f.includes('bindings')) copy(join(ROOT, 'generated', f), join(MCPGEN_OUT, 'generated', f));
   }
   const { name, version, type, license, engines, dependencies } = pkg;
@@ -168,7 +202,9 @@ export function build(): void {
   const t1 = performance.now();
   buildMcpgen(runtime);
   const t2 = performance.now();
-  process.stdout.write(`built @mcpgen/runtime ${String(runtime.version)} into dist/runtime (${(t1 - t0).toFixed(0)}ms), mcpgen into dist/mcpgen (${(t2 - t1).toFixed(0)}ms)\n`);
+  process.stdout.write(
+    `built @mcpgen/runtime ${String(runtime.version)} into dist/runtime (${(t1 - t0).toFixed(0)}ms), mcpgen into dist/mcpgen (${(t2 - t1).toFixed(0)}ms)\n`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -13,7 +13,11 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 
 const META = 'https://json-schema.org/draft/2020-12/schema';
 const out = fileURLToPath(new URL('../runtime/protocol/meta-schema.gen.js', import.meta.url));
-const ajvVersion = (JSON.parse(readFileSync(fileURLToPath(new URL('../node_modules/ajv/package.json', import.meta.url)), 'utf8')) as { version: string }).version;
+const ajvVersion = (
+  JSON.parse(readFileSync(fileURLToPath(new URL('../node_modules/ajv/package.json', import.meta.url)), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 /** The two files, by path. ajv's `equal` (fast-deep-equal, for `const`, `enum`, `uniqueItems`) becomes ./json-equal.ts. */
 export function emitMetaSchema(): Map<string, string> {

@@ -16,12 +16,18 @@ test('README example is examples/quickstart.ts', () => {
   const readme = readFileSync(`${root}README.md`, 'utf8');
   const block = /## Using the generated code\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'README has a ts block under "Using the generated code"');
-  const example = readFileSync(`${root}examples/quickstart.ts`, 'utf8').replaceAll('../generated/', './generated/').replaceAll('../runtime/', './runtime/');
+  const example = readFileSync(`${root}examples/quickstart.ts`, 'utf8')
+    .replaceAll('../generated/', './generated/')
+    .replaceAll('../runtime/', './runtime/');
   assert.ok(example.includes(block!), 'examples/quickstart.ts contains the README block verbatim (up to import paths)');
 });
 
 test('examples/quickstart.ts runs: the echo tool answers', () => {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/quickstart.ts'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/quickstart.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(JSON.parse(out.trim()), { content: [{ type: 'text', text: '{"x":1}' }] });
 });
 
@@ -32,22 +38,30 @@ test('README typed-tools blocks are examples/typed-tools.ts, which runs', () => 
   const blocks = [...section!.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
   assert.is(blocks.length, 2, 'the mcpgen block and the official SDK block');
   const example = readFileSync(`${root}examples/typed-tools.ts`, 'utf8');
-  for (const b of blocks) assert.ok(example.includes(b), `examples/typed-tools.ts contains the README block verbatim:\n${b}`);
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/typed-tools.ts'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+  for (const b of blocks)
+    assert.ok(example.includes(b), `examples/typed-tools.ts contains the README block verbatim:\n${b}`);
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/typed-tools.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(JSON.parse(out.trim()), {
     structured: { city: 'Oslo', celsius: [21, 21] },
     text: { uri: 'notes://ann/7?rev=3', text: 'ann/7@3' },
   });
 });
 
-test('README quick start over Streamable HTTP: the server is examples/quickstart-http.ts, and the README\'s mcpgen call --url line prints what it says', async () => {
+test("README quick start over Streamable HTTP: the server is examples/quickstart-http.ts, and the README's mcpgen call --url line prints what it says", async () => {
   const readme = readFileSync(`${root}README.md`, 'utf8');
   const section = /\nOver Streamable HTTP: ([\s\S]*?)\n## /.exec(readme)?.[1];
   assert.ok(section, 'README quick start has the "Over Streamable HTTP" part');
   const [server, shell] = [/```ts\n([\s\S]*?)```/.exec(section!)?.[1], /```sh\n([\s\S]*?)```/.exec(section!)?.[1]];
   assert.ok(server && shell, 'a ts block (the server) and a sh block (the call)');
   const example = readFileSync(`${root}examples/quickstart-http.ts`, 'utf8').replaceAll('../generated/', './mcp/');
-  assert.ok(example.includes(server!), 'examples/quickstart-http.ts contains the README block verbatim (up to import paths)');
+  assert.ok(
+    example.includes(server!),
+    'examples/quickstart-http.ts contains the README block verbatim (up to import paths)',
+  );
   const callLine = shell!.split('\n').find((l) => l.startsWith('npx mcpgen call --url '));
   const printed = /# prints the result[^:]*: (\{.*\})$/m.exec(shell!)?.[1];
   assert.ok(callLine && printed, `the sh block calls the server and says what it prints:\n${shell}`);
@@ -56,7 +70,11 @@ test('README quick start over Streamable HTTP: the server is examples/quickstart
   assert.match(shell!, /PORT=3000 node dist\/server\.js &/);
 
   // the server on a free port (PORT=0) instead of 3000, as the README runs it otherwise
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'examples/quickstart-http.ts'], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'examples/quickstart-http.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((r) => proc.once('exit', r));
   try {
     const url = await new Promise<string>((resolve, reject) => {
@@ -69,7 +87,13 @@ test('README quick start over Streamable HTTP: the server is examples/quickstart
       proc.once('exit', (code) => (clearTimeout(t), reject(new Error(`the server exited (${code}): ${out}`))));
     });
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['bin/mcpgen.js', 'call', '--url', url, ...args], { cwd: root, timeout: 60_000 }, (e, out, err) => (e ? reject(new Error(`${e.message}\n${err}`)) : resolve(out))));
+      execFile(
+        process.execPath,
+        ['bin/mcpgen.js', 'call', '--url', url, ...args],
+        { cwd: root, timeout: 60_000 },
+        (e, out, err) => (e ? reject(new Error(`${e.message}\n${err}`)) : resolve(out)),
+      ),
+    );
     assert.equal(JSON.parse(stdout), JSON.parse(printed!));
   } finally {
     proc.kill('SIGTERM');

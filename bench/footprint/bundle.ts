@@ -25,7 +25,8 @@ export const IMPL_NAMES: Record<Impl, string> = {
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** The entry file of `impl`'s minimal `role`. */
-export const entryOf = (impl: Impl, role: Role): string => join(here, `${impl}-${role}.${impl === 'mcpgen' ? 'ts' : 'mjs'}`);
+export const entryOf = (impl: Impl, role: Role): string =>
+  join(here, `${impl}-${role}.${impl === 'mcpgen' ? 'ts' : 'mjs'}`);
 
 export interface Bundle {
   /** The entry file (ESM, runnable with `node <file> …`). */
@@ -68,7 +69,12 @@ function installedRuntime(installed: string): Plugin {
     setup(b) {
       b.onResolve({ filter: /^@mcpgen\/runtime(\/|$)/ }, (args) => {
         if (args.pluginData === 'installed') return undefined;
-        return b.resolve(args.path, { kind: args.kind, resolveDir: installed, importer: args.importer, pluginData: 'installed' });
+        return b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: installed,
+          importer: args.importer,
+          pluginData: 'installed',
+        });
       });
     },
   };
@@ -82,7 +88,12 @@ function installedRuntime(installed: string): Plugin {
  * banner gives them node's, as ESM bundles for node need.
  * @throws the esbuild error when an entry does not bundle.
  */
-export async function bundle(impl: Impl, role: Role, outDir: string, options: { minify?: boolean; runtime?: string } = {}): Promise<Bundle> {
+export async function bundle(
+  impl: Impl,
+  role: Role,
+  outDir: string,
+  options: { minify?: boolean; runtime?: string } = {},
+): Promise<Bundle> {
   const dir = join(outDir, `${impl}-${role}`);
   mkdirSync(dir, { recursive: true });
   const installed = impl === 'mcpgen' && options.runtime !== undefined;
@@ -104,11 +115,15 @@ export async function bundle(impl: Impl, role: Role, outDir: string, options: { 
   const entry = Object.keys(outputs).find((o) => outputs[o]!.entryPoint !== undefined)!;
   // the outputs loaded at start: the entry and what it imports statically, transitively
   const eager = new Set([entry]);
-  for (const o of eager) for (const i of outputs[o]!.imports) if (i.kind === 'import-statement' && Object.hasOwn(outputs, i.path)) eager.add(i.path);
+  for (const o of eager)
+    for (const i of outputs[o]!.imports)
+      if (i.kind === 'import-statement' && Object.hasOwn(outputs, i.path)) eager.add(i.path);
   const sum = (names: string[]) => names.reduce((n, o) => n + outputs[o]!.bytes, 0);
   const inputsOf = (names: string[]) => {
     const out: Record<string, number> = {};
-    for (const o of names) for (const [path, { bytesInOutput }] of Object.entries(outputs[o]!.inputs)) out[path] = (out[path] ?? 0) + bytesInOutput;
+    for (const o of names)
+      for (const [path, { bytesInOutput }] of Object.entries(outputs[o]!.inputs))
+        out[path] = (out[path] ?? 0) + bytesInOutput;
     return out;
   };
   const lazy = Object.keys(outputs).filter((o) => !eager.has(o) && !o.endsWith('.map'));

@@ -11,5 +11,9 @@ features.tool<{ a: number; b: number }>({
   inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
   handler: ({ a, b }) => String(a + b),
 });
-const server = new Server({ serverInfo: { name: 'footprint', version: '0.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table: serverTable }) as never });
+const server = new Server({
+  serverInfo: { name: 'footprint', version: '0.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table: serverTable }) as never,
+});
 await server.connect(new StdioServerTransport());

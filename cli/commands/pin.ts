@@ -64,7 +64,9 @@ function readFromDir(dir: string, paths: Record<(typeof INPUT_FILES)[number], st
   const layouts = [INPUT_FILES.map((f) => join(dir, paths[f])), INPUT_FILES.map((f) => join(dir, f))];
   const found = layouts.find((l) => l.every((p) => existsSync(p)));
   if (!found) {
-    throw new PinError(`--from ${dir}: holds neither ${INPUT_FILES.map((f) => paths[f]).join(' + ')} nor ${INPUT_FILES.join(' + ')}`);
+    throw new PinError(
+      `--from ${dir}: holds neither ${INPUT_FILES.map((f) => paths[f]).join(' + ')} nor ${INPUT_FILES.join(' + ')}`,
+    );
   }
   const out: Record<string, Fetched> = {};
   INPUT_FILES.forEach((f, i) => {
@@ -81,24 +83,30 @@ export async function cmdPin(args: string[], io: Io, project: Project): Promise<
     from: { type: 'string' },
     repository: { type: 'string' },
   });
-  if (positionals.length !== 1) throw new UsageError('expected one revision: mcpgen pin <rev> [--commit <sha>] [--from DIR|URL]');
+  if (positionals.length !== 1)
+    throw new UsageError('expected one revision: mcpgen pin <rev> [--commit <sha>] [--from DIR|URL]');
   const rev = positionals[0];
   checkRevisionId(rev);
   const pins = project.pins;
   const current = Object.hasOwn(pins.revisions, rev) ? pins.revisions[rev] : undefined;
   const was = current ? pinOrigin(pins, rev) : undefined;
   const commit = (v.commit as string | undefined) ?? was?.commit;
-  if (commit === undefined) throw new UsageError(`${rev} is not pinned yet: give the upstream commit its files are from (--commit <sha>)`);
+  if (commit === undefined)
+    throw new UsageError(`${rev} is not pinned yet: give the upstream commit its files are from (--commit <sha>)`);
   if (!COMMIT.test(commit)) throw new UsageError(`--commit ${commit}: expected 7 to 40 lowercase hex digits`);
   const repository = (v.repository as string | undefined) ?? was?.repository ?? pins.upstream.repository;
   if (!REPOSITORY.test(repository)) throw new UsageError(`--repository ${repository}: expected owner/name`);
   // the same repository and commit: the files must be the pinned ones
   const expected = current && was?.commit === commit && was.repository === repository ? current : undefined;
 
-  const paths = { 'schema.json': current?.files['schema.json'].path ?? `schema/${rev}/schema.json`, 'schema.ts': current?.files['schema.ts'].path ?? `schema/${rev}/schema.ts` };
+  const paths = {
+    'schema.json': current?.files['schema.json'].path ?? `schema/${rev}/schema.json`,
+    'schema.ts': current?.files['schema.ts'].path ?? `schema/${rev}/schema.ts`,
+  };
   const source = (v.from as string | undefined) ?? project.baseUrl ?? pins.upstream.rawUrl;
   const isUrl = /^https?:\/\//i.test(source);
-  if (!isUrl && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(source)) throw new UsageError(`--from ${source}: expected a folder or an http(s) URL`);
+  if (!isUrl && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(source))
+    throw new UsageError(`--from ${source}: expected a folder or an http(s) URL`);
   let fetched: Record<string, Fetched>;
   if (isUrl) {
     fetched = {};
@@ -128,7 +136,9 @@ export async function cmdPin(args: string[], io: Io, project: Project): Promise<
     const parsed: unknown = JSON.parse(fetched['schema.json'].buf.toString('utf8'));
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
   } catch (e) {
-    throw new PinError(`${fetched['schema.json'].from}: not a JSON Schema document (${(e as Error).message}); nothing written`);
+    throw new PinError(
+      `${fetched['schema.json'].from}: not a JSON Schema document (${(e as Error).message}); nothing written`,
+    );
   }
 
   const cacheDir = project.cacheDir ?? defaultCacheDir();
@@ -136,10 +146,17 @@ export async function cmdPin(args: string[], io: Io, project: Project): Promise<
   const entry: LockedRevision = { repository, commit, files };
   writeLock(project.lockFile, { lockVersion: 1, revisions: { ...(project.lock?.revisions ?? {}), [rev]: entry } });
 
-  const what = !current ? 'added' : expected ? (current.lock ? 'verified' : 'locked (the pin shipped with mcpgen)') : `moved from ${was!.repository}@${was!.commit}`;
+  const what = !current
+    ? 'added'
+    : expected
+      ? current.lock
+        ? 'verified'
+        : 'locked (the pin shipped with mcpgen)'
+      : `moved from ${was!.repository}@${was!.commit}`;
   io.out(`${rev}: ${what}: ${repository}@${commit} in ${shownPath(project.lockFile)}`);
   for (const f of INPUT_FILES) io.out(`  ${paths[f]}  ${files[f].size} bytes  sha256 ${files[f].sha256}`);
   const listed = project.config.revisions;
-  if (listed && !listed.includes(rev) && project.configFile) io.out(`note: ${rev} is not in "revisions" of ${shownPath(project.configFile)}: add it there to generate it`);
+  if (listed && !listed.includes(rev) && project.configFile)
+    io.out(`note: ${rev} is not in "revisions" of ${shownPath(project.configFile)}: add it there to generate it`);
   return 0;
 }

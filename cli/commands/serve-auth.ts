@@ -7,7 +7,12 @@
  * tokens (RFC 9449) are accepted too, with a proof of their key on every request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, type ResourceMetadataEndpoint } from '@mcpgen/runtime/auth';
+import {
+  bearerAuth,
+  protectedResourceMetadata,
+  resourceMetadataEndpoint,
+  type ResourceMetadataEndpoint,
+} from '@mcpgen/runtime/auth';
 import type { Authorizer } from '@mcpgen/runtime/auth';
 
 /** What `--auth`, `--auth-jwks` and `--auth-scope` say. */
@@ -21,17 +26,31 @@ export interface ServeAuthOptions {
 }
 
 /** The token check and metadata endpoint of a served endpoint at `resource`. */
-export function serveAuth(resource: string, options: ServeAuthOptions): { authorize: Authorizer; metadata: ResourceMetadataEndpoint } {
+export function serveAuth(
+  resource: string,
+  options: ServeAuthOptions,
+): { authorize: Authorizer; metadata: ResourceMetadataEndpoint } {
   const scopes = options.scopes?.length ? [...options.scopes] : undefined;
   return {
     // DPoP-bound tokens are accepted beside bearer tokens (RFC 9449)
     authorize: bearerAuth({ resource, issuer: options.issuer, jwks: options.jwks, requiredScopes: scopes, dpop: {} }),
-    metadata: resourceMetadataEndpoint(protectedResourceMetadata({ resource, authorizationServers: [options.issuer], scopesSupported: scopes, resourceName: 'mcpgen reference server' })),
+    metadata: resourceMetadataEndpoint(
+      protectedResourceMetadata({
+        resource,
+        authorizationServers: [options.issuer],
+        scopesSupported: scopes,
+        resourceName: 'mcpgen reference server',
+      }),
+    ),
   };
 }
 
 /** Answers the metadata endpoint's requests; false for any other path. */
-export function routeMetadata(metadata: ResourceMetadataEndpoint | undefined, req: IncomingMessage, res: ServerResponse): boolean {
+export function routeMetadata(
+  metadata: ResourceMetadataEndpoint | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): boolean {
   if (!metadata?.handles(req.url)) return false;
   metadata.node(req, res);
   return true;

@@ -19,7 +19,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@mcpgen/runtime/engine';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
-import { createStreamableHttpHandler, type SharedSessions, type ReplyMode, type StreamableHttpHandler, type StreamableHttpOptions } from '@mcpgen/runtime/http';
+import {
+  createStreamableHttpHandler,
+  type SharedSessions,
+  type ReplyMode,
+  type StreamableHttpHandler,
+  type StreamableHttpOptions,
+} from '@mcpgen/runtime/http';
 import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/http/legacy-sse';
 import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
 import { answerClientError, continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
@@ -35,10 +41,17 @@ export class ServiceUnavailableError extends Error {}
  * The Redis stores of `--redis <url>` (the module, and ioredis with it, loaded only then).
  * @throws ServiceUnavailableError when Redis cannot be reached.
  */
-export async function connectRedis(url: string, options: { sessionIdleMs?: number; maxSessions?: number; logger?: Logger }): Promise<RedisStores> {
+export async function connectRedis(
+  url: string,
+  options: { sessionIdleMs?: number; maxSessions?: number; logger?: Logger },
+): Promise<RedisStores> {
   const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
   try {
-    return await connectRedisStores(url, { sessionIdleMs: options.sessionIdleMs, maxSessions: options.maxSessions, onError: (e) => options.logger?.warn?.(`redis: ${e.message}`) });
+    return await connectRedisStores(url, {
+      sessionIdleMs: options.sessionIdleMs,
+      maxSessions: options.maxSessions,
+      onError: (e) => options.logger?.warn?.(`redis: ${e.message}`),
+    });
   } catch (e) {
     throw new ServiceUnavailableError(`--redis: ${(e as Error).message}`);
   }
@@ -129,15 +142,19 @@ export function servedTables(rev: { table: unknown; fallbackTables?: readonly un
  * Serves `mod` (its `fallbackTables`: older handshake tables, newest first, that `initialize`
  * also negotiates, on /mcp and /sse alike).
  */
-export async function serveHttp(mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] }, options: HttpServeOptions): Promise<HttpServe> {
+export async function serveHttp(
+  mod: { Server: ServerClass; table: unknown; fallbackTables?: readonly unknown[] },
+  options: HttpServeOptions,
+): Promise<HttpServe> {
   const host = options.host ?? '127.0.0.1';
-  const stores: RedisStores | undefined = options.redis === undefined
-    ? undefined
-    : await connectRedis(options.redis, options);
-  const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins).catch(async (e: unknown) => {
-    await stores?.close();
-    throw e;
-  });
+  const stores: RedisStores | undefined =
+    options.redis === undefined ? undefined : await connectRedis(options.redis, options);
+  const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins).catch(
+    async (e: unknown) => {
+      await stores?.close();
+      throw e;
+    },
+  );
   const url = `http://${urlHost}:${port}/mcp`;
   const auth = options.auth && serveAuth(url, options.auth);
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
@@ -147,9 +164,17 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     fallbackTables: mod.fallbackTables as never,
     progressDelayMs: options.progressDelayMs,
     ...(stores ? { taskStore: stores.tasks } : {}),
-    closeSseConnection: options.replyMode === 'json' ? undefined : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
+    closeSseConnection:
+      options.replyMode === 'json'
+        ? undefined
+        : (id, ctx) => handler.sessions.get(ctx.info?.sessionId ?? '')?.closeSseConnection(id) ?? Promise.resolve(),
   });
-  const old = referenceDefinition(mod.Server, { logger: options.logger, table: mod.table as never, fallbackTables: mod.fallbackTables as never, progressDelayMs: options.progressDelayMs });
+  const old = referenceDefinition(mod.Server, {
+    logger: options.logger,
+    table: mod.table as never,
+    fallbackTables: mod.fallbackTables as never,
+    progressDelayMs: options.progressDelayMs,
+  });
   const batches = batchProtocolVersions([mod.table, ...(mod.fallbackTables ?? [])] as ProtocolTable[]);
   const handler = createStreamableHttpHandler({
     replyMode: options.replyMode,
@@ -162,7 +187,9 @@ export async function serveHttp(mod: { Server: ServerClass; table: unknown; fall
     sessionIdleMs: options.sessionIdleMs,
     maxSessions: options.maxSessions,
     ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
-    ...(options.shared ? { shared: options.shared, ...(options.shared.events ? { eventStore: () => options.shared!.events! } : {}) } : {}),
+    ...(options.shared
+      ? { shared: options.shared, ...(options.shared.events ? { eventStore: () => options.shared!.events! } : {}) }
+      : {}),
     onSession: async (transport, info) => {
       const session = streamable.createSession();
       await session.connect(transport);

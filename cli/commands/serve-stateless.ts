@@ -33,15 +33,24 @@ export interface ServedRevision {
   fallbackTables?: readonly unknown[];
 }
 
-
 /**
  * Serves the reference server of stateless revision `modern` over one connection (stdio), and
  * with `legacy` also 2025-era clients that open with `initialize`. Resolves once serving.
  */
-export async function serveDualEraConnection(modern: ServedRevision, legacy: ServedRevision | undefined, transport: Transport, logger?: Logger, requestStateSecret?: string): Promise<void> {
+export async function serveDualEraConnection(
+  modern: ServedRevision,
+  legacy: ServedRevision | undefined,
+  transport: Transport,
+  logger?: Logger,
+  requestStateSecret?: string,
+): Promise<void> {
   const m = createReferenceServer(modern.Server, { logger, table: modern.table as never, requestStateSecret }).server;
   if (!legacy) return m.connect(transport);
-  const l = createReferenceServer(legacy.Server, { logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never }).server;
+  const l = createReferenceServer(legacy.Server, {
+    logger,
+    table: legacy.table as never,
+    fallbackTables: legacy.fallbackTables as never,
+  }).server;
   const router = new EraRouter(transport);
   await m.connect(router.modern);
   await l.connect(router.legacy);
@@ -71,17 +80,28 @@ export interface StatelessServeOptions {
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
-export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedRevision | undefined, options: StatelessServeOptions) {
-  const stores = options.redis === undefined
-    ? undefined
-    : await connectRedis(options.redis, options);
-  const { server, port, urlHost, guards } = await listenHttp(options.host ?? '127.0.0.1', options.port, options.corsOrigins).catch(async (e: unknown) => {
+export async function serveStatelessHttp(
+  modern: ServedRevision,
+  legacy: ServedRevision | undefined,
+  options: StatelessServeOptions,
+) {
+  const stores = options.redis === undefined ? undefined : await connectRedis(options.redis, options);
+  const { server, port, urlHost, guards } = await listenHttp(
+    options.host ?? '127.0.0.1',
+    options.port,
+    options.corsOrigins,
+  ).catch(async (e: unknown) => {
     await stores?.close();
     throw e;
   });
   const url = `http://${urlHost}:${port}/mcp`;
   const auth = options.auth && serveAuth(url, options.auth);
-  const ref = createReferenceServer(modern.Server, { logger: options.logger, table: modern.table as never, requestStateSecret: options.requestStateSecret, ...(stores ? { listenBus: stores.bus } : {}) });
+  const ref = createReferenceServer(modern.Server, {
+    logger: options.logger,
+    table: modern.table as never,
+    requestStateSecret: options.requestStateSecret,
+    ...(stores ? { listenBus: stores.bus } : {}),
+  });
   const stateless = createStatelessHttpHandler({
     ...guards,
     replyMode: options.replyMode,
@@ -92,24 +112,32 @@ export async function serveStatelessHttp(modern: ServedRevision, legacy: ServedR
   });
   await ref.server.connect(stateless.transport);
   // the 2025-era sessions share one reference definition
-  const legacyDefinition = legacy && referenceDefinition(legacy.Server, { logger: options.logger, table: legacy.table as never, fallbackTables: legacy.fallbackTables as never, ...(stores ? { taskStore: stores.tasks } : {}) });
+  const legacyDefinition =
+    legacy &&
+    referenceDefinition(legacy.Server, {
+      logger: options.logger,
+      table: legacy.table as never,
+      fallbackTables: legacy.fallbackTables as never,
+      ...(stores ? { taskStore: stores.tasks } : {}),
+    });
   const sessions = legacyDefinition
     ? createStreamableHttpHandler({
-      ...guards,
-      replyMode: options.replyMode,
-      tables: servedTables(legacy),
-      sessionIdleMs: options.sessionIdleMs,
-      maxSessions: options.maxSessions,
-      acceptsBatches: (v) => batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
-      ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
-      onSession: async (t, info) => {
-        const session = legacyDefinition.createSession();
-        await session.connect(t);
-        if (info.restored) session.adoptHandshake(info.restored);
-      },
-      authorize: auth?.authorize,
-      onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
-    })
+        ...guards,
+        replyMode: options.replyMode,
+        tables: servedTables(legacy),
+        sessionIdleMs: options.sessionIdleMs,
+        maxSessions: options.maxSessions,
+        acceptsBatches: (v) =>
+          batchProtocolVersions([legacy.table, ...(legacy.fallbackTables ?? [])] as ProtocolTable[]).includes(v),
+        ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
+        onSession: async (t, info) => {
+          const session = legacyDefinition.createSession();
+          await session.connect(t);
+          if (info.restored) session.adoptHandshake(info.restored);
+        },
+        authorize: auth?.authorize,
+        onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+      })
     : undefined;
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
   const route = (req: IncomingMessage, res: ServerResponse): void => {

@@ -34,7 +34,12 @@ import { oauthFetch } from '@mcpgen/runtime/auth';
 import { startLoopbackRedirect } from '@mcpgen/runtime/auth';
 import { HttpStatusError, afterClosingResponse } from '@mcpgen/runtime/http';
 import { httpClientTransport, serveHttp } from './serve-http.js';
-import { isStateless, serveDualEraConnection, serveStatelessHttp, statelessClientTransport } from './serve-stateless.js';
+import {
+  isStateless,
+  serveDualEraConnection,
+  serveStatelessHttp,
+  statelessClientTransport,
+} from './serve-stateless.js';
 
 export interface Io {
   out: (line: string) => void;
@@ -77,9 +82,15 @@ export async function loadRevision(rev: string): Promise<RevisionModule> {
   if (!existsSync(fileURLToPath(url))) {
     // the revisions this mcpgen carries (an installed one: those it was packed with)
     const root = new URL('../../generated/', import.meta.url);
-    const served = existsSync(root) ? readdirSync(root).filter((d) => existsSync(fileURLToPath(new URL(`${d}/index.${MODULE_EXT}`, root)))).sort() : [];
+    const served = existsSync(root)
+      ? readdirSync(root)
+          .filter((d) => existsSync(fileURLToPath(new URL(`${d}/index.${MODULE_EXT}`, root))))
+          .sort()
+      : [];
     const checkout = MODULE_EXT === 'ts' ? ' (in a checkout, npm run generate writes the pinned ones)' : '';
-    throw new CommandUsageError(`unknown revision ${rev}: this mcpgen serves ${served.length ? served.join(', ') : 'no revision'}${checkout}`);
+    throw new CommandUsageError(
+      `unknown revision ${rev}: this mcpgen serves ${served.length ? served.join(', ') : 'no revision'}${checkout}`,
+    );
   }
   return (await import(url.href)) as RevisionModule;
 }
@@ -92,7 +103,12 @@ export async function loadRevision(rev: string): Promise<RevisionModule> {
 export async function olderHandshakeTables(rev: string): Promise<RevisionModule['table'][]> {
   const dir = fileURLToPath(new URL('../../generated/', import.meta.url));
   const dated = (r: string) => /^\d{4}-\d{2}-\d{2}$/.test(r);
-  const revs = existsSync(dir) ? readdirSync(dir).filter((r) => dated(r) && (!dated(rev) || r < rev) && r !== rev).sort().reverse() : [];
+  const revs = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((r) => dated(r) && (!dated(rev) || r < rev) && r !== rev)
+        .sort()
+        .reverse()
+    : [];
   const tables: RevisionModule['table'][] = [];
   for (const r of revs) {
     if (!existsSync(fileURLToPath(new URL(`../../generated/${r}/index.${MODULE_EXT}`, import.meta.url)))) continue;
@@ -117,7 +133,14 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
   let done!: (e: Error | undefined) => void;
   const closed = new Promise<Error | undefined>((r) => (done = r));
   const transport: Transport = {
-    start: (events) => t.start({ ...events, onClose: (e) => { events.onClose(e); done(e); } }),
+    start: (events) =>
+      t.start({
+        ...events,
+        onClose: (e) => {
+          events.onClose(e);
+          done(e);
+        },
+      }),
     send: (m, o) => t.send(m, o),
     sendBatch: t.sendBatch && ((m) => t.sendBatch!(m)),
     close: () => t.close(),
@@ -126,19 +149,51 @@ function watchClose(t: Transport): { transport: Transport; closed: Promise<Error
 }
 
 export async function cmdServe(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args, { rev: { type: 'string' }, stdio: { type: 'boolean' }, http: { type: 'string' }, host: { type: 'string' }, reply: { type: 'string' }, 'modern-only': { type: 'boolean' }, 'request-state-secret-file': { type: 'string' }, 'session-idle-ms': { type: 'string' }, 'max-sessions': { type: 'string' }, 'cors-origin': { type: 'string', multiple: true }, redis: { type: 'string' }, auth: { type: 'string' }, 'auth-jwks': { type: 'string' }, 'auth-scope': { type: 'string' } });
+  const { values, positionals } = parse(args, {
+    rev: { type: 'string' },
+    stdio: { type: 'boolean' },
+    http: { type: 'string' },
+    host: { type: 'string' },
+    reply: { type: 'string' },
+    'modern-only': { type: 'boolean' },
+    'request-state-secret-file': { type: 'string' },
+    'session-idle-ms': { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'cors-origin': { type: 'string', multiple: true },
+    redis: { type: 'string' },
+    auth: { type: 'string' },
+    'auth-jwks': { type: 'string' },
+    'auth-scope': { type: 'string' },
+  });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
-  if (values.http === undefined && (values.auth !== undefined || values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth needs --http (a stdio server takes its credentials from the environment)');
+  if (
+    values.http === undefined &&
+    (values.auth !== undefined || values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)
+  )
+    throw new CommandUsageError('--auth needs --http (a stdio server takes its credentials from the environment)');
   if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
   const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
-  if (values.http !== undefined) return serveOverHttp(values as Record<string, string | undefined>, io, requestStateSecret);
+  if (values.http !== undefined)
+    return serveOverHttp(values as Record<string, string | undefined>, io, requestStateSecret);
   if (!values.stdio) throw new CommandUsageError('serve needs --stdio or --http <port>');
   const rev = (values.rev as string | undefined) ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] as boolean | undefined);
   const { transport, closed } = watchClose(new StdioServerTransport());
-  if (isStateless(mod)) await serveDualEraConnection(mod, values['modern-only'] ? undefined : await legacyRevision(), transport, stderrLogger, requestStateSecret);
-  else await createReferenceServer(mod.Server, { logger: stderrLogger, table: mod.table, fallbackTables: (await olderHandshakeTables(rev)) as never }).server.connect(transport);
+  if (isStateless(mod))
+    await serveDualEraConnection(
+      mod,
+      values['modern-only'] ? undefined : await legacyRevision(),
+      transport,
+      stderrLogger,
+      requestStateSecret,
+    );
+  else
+    await createReferenceServer(mod.Server, {
+      logger: stderrLogger,
+      table: mod.table,
+      fallbackTables: (await olderHandshakeTables(rev)) as never,
+    }).server.connect(transport);
   const error = await closed;
   if (error) io.err(`mcpgen serve: connection closed: ${error.message}`);
   return error ? 1 : 0;
@@ -153,7 +208,10 @@ export const REQUEST_STATE_SECRET_ENV = 'MCPGEN_REQUEST_STATE_SECRET';
  * process: only that process accepts its states; processes behind one endpoint must share one).
  * Throws CommandUsageError when the file cannot be read or the secret has fewer than 32 bytes.
  */
-export function readRequestStateSecret(file: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function readRequestStateSecret(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   let secret: string | undefined;
   let from: string;
   if (file !== undefined) {
@@ -169,13 +227,17 @@ export function readRequestStateSecret(file: string | undefined, env: NodeJS.Pro
     from = `$${REQUEST_STATE_SECRET_ENV}`;
   }
   const bytes = Buffer.byteLength(secret, 'utf8');
-  if (bytes < MIN_REQUEST_STATE_SECRET_BYTES) throw new CommandUsageError(`${from}: the requestState secret needs at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, got ${bytes}`);
+  if (bytes < MIN_REQUEST_STATE_SECRET_BYTES)
+    throw new CommandUsageError(
+      `${from}: the requestState secret needs at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, got ${bytes}`,
+    );
   return secret;
 }
 
 /** `--modern-only` means something only for a stateless revision (it drops the 2025-era fallback). */
 function checkModernOnly(mod: RevisionModule, modernOnly: boolean | undefined): void {
-  if (modernOnly && !isStateless(mod)) throw new CommandUsageError('--modern-only applies to a stateless revision (--rev draft or 2026-07-28)');
+  if (modernOnly && !isStateless(mod))
+    throw new CommandUsageError('--modern-only applies to a stateless revision (--rev draft or 2026-07-28)');
 }
 
 /** What `--stdio "<command>"` / `--url <url>` / `--timeout <ms>` of a client command say, checked. */
@@ -200,8 +262,13 @@ export function connectFlags(name: string, values: Readonly<Record<string, unkno
   const url = values.url as string | undefined;
   if (!stdio === !url) throw new CommandUsageError(`${name} needs --stdio "<command>" or --url <url>`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(/^[0-9]+$/.test(values.timeout as string) && timeout > 0 && Number.isSafeInteger(timeout))) {
-    throw new CommandUsageError(`--timeout must be a positive integer of milliseconds, got ${JSON.stringify(values.timeout)}`);
+  if (
+    timeout !== undefined &&
+    !(/^[0-9]+$/.test(values.timeout as string) && timeout > 0 && Number.isSafeInteger(timeout))
+  ) {
+    throw new CommandUsageError(
+      `--timeout must be a positive integer of milliseconds, got ${JSON.stringify(values.timeout)}`,
+    );
   }
   if (stdio !== undefined) {
     const [cmd, ...args] = splitCommand(stdio);
@@ -253,7 +320,10 @@ const BODY_SHOWN = 100;
 
 /** A parsed JSON body that holds no JSON-RPC message: an object without its own `jsonrpc`, `error`, `result` or `method`. */
 const notRpc = (body: unknown): boolean =>
-  typeof body === 'object' && body !== null && !Array.isArray(body) && !['jsonrpc', 'error', 'result', 'method'].some((k) => Object.hasOwn(body, k));
+  typeof body === 'object' &&
+  body !== null &&
+  !Array.isArray(body) &&
+  !['jsonrpc', 'error', 'result', 'method'].some((k) => Object.hasOwn(body, k));
 
 /**
  * What a failed request of `call` or `tools` says after `<step> failed: `: a JSON-RPC error's
@@ -290,8 +360,10 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     'auth-scope': { type: 'string' },
   });
   const { url, command, timeout } = connectFlags('call', values);
-  if (!url && (values.auth || values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth needs --url (a stdio server takes its credentials from the environment)');
-  if (!values.auth && (values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined)) throw new CommandUsageError('--auth-client-id and --auth-scope need --auth');
+  if (!url && (values.auth || values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined))
+    throw new CommandUsageError('--auth needs --url (a stdio server takes its credentials from the environment)');
+  if (!values.auth && (values['auth-client-id'] !== undefined || values['auth-scope'] !== undefined))
+    throw new CommandUsageError('--auth-client-id and --auth-scope need --auth');
   const [method, paramsJson, ...extra] = positionals;
   if (!method) throw new CommandUsageError('call needs a method, e.g. tools/list');
   if (extra.length) throw new CommandUsageError(`unexpected arguments: ${extra.join(' ')}`);
@@ -302,7 +374,8 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     } catch (e) {
       throw new CommandUsageError(`params are not JSON: ${(e as Error).message}`);
     }
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new CommandUsageError('params must be a JSON object');
+    if (typeof params !== 'object' || params === null || Array.isArray(params))
+      throw new CommandUsageError('params must be a JSON object');
   }
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const client = new mod.Client({
@@ -310,10 +383,22 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     logger: stderrLogger,
     timeout,
     fallbackTables: isStateless(mod) ? [(await loadRevision(LEGACY_REV)).table as never] : undefined,
-    notificationHandlers: { 'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) => io.err(`log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`) },
+    notificationHandlers: {
+      'notifications/message': (p: { level?: string; logger?: string; data?: unknown }) =>
+        io.err(
+          `log ${p.level}${p.logger ? ` [${p.logger}]` : ''}: ${typeof p.data === 'string' ? p.data : JSON.stringify(p.data)}`,
+        ),
+    },
   });
-  const auth = url && values.auth ? await callAuth(io, values['auth-client-id'] as string | undefined, values['auth-scope'] as string | undefined) : undefined;
-  const transport = url ? (isStateless(mod) ? statelessClientTransport(url, auth?.fetch) : httpClientTransport(url, auth?.fetch)) : new StdioClientTransport({ command: command!.cmd, args: command!.args, stderr: 'inherit' });
+  const auth =
+    url && values.auth
+      ? await callAuth(io, values['auth-client-id'] as string | undefined, values['auth-scope'] as string | undefined)
+      : undefined;
+  const transport = url
+    ? isStateless(mod)
+      ? statelessClientTransport(url, auth?.fetch)
+      : httpClientTransport(url, auth?.fetch)
+    : new StdioClientTransport({ command: command!.cmd, args: command!.args, stderr: 'inherit' });
   let step = 'connecting (initialize)';
   try {
     await client.connect(transport);
@@ -322,9 +407,11 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
     const opened = (transport as { standaloneOpened?: () => Promise<boolean> }).standaloneOpened?.();
     if (opened) await Promise.race([opened, new Promise((r) => setTimeout(r, STANDALONE_WAIT_MS).unref())]);
     step = method;
-    const result = await client.request(method as never, params as never, values.progress
-      ? { onProgress: (p) => io.err(`progress: ${JSON.stringify(p)}`) }
-      : undefined);
+    const result = await client.request(
+      method as never,
+      params as never,
+      values.progress ? { onProgress: (p) => io.err(`progress: ${JSON.stringify(p)}`) } : undefined,
+    );
     io.out(JSON.stringify(result, null, 2));
     if (method === 'tools/call' && (result as { isError?: unknown } | undefined)?.isError === true) {
       io.err(`mcpgen call: tool ${String(params?.name)} reported an error (isError: true)`);
@@ -346,14 +433,27 @@ export async function cmdCall(args: string[], io: Io): Promise<number> {
  * the authorization URL goes to stderr for the user to open. A pre-registered public client id,
  * else a Client ID Metadata Document is not available to a command line: dynamic registration.
  */
-async function callAuth(io: Io, clientId: string | undefined, scope: string | undefined): Promise<{ fetch: typeof fetch; close(): Promise<void> }> {
-  const loopback = await startLoopbackRedirect({ open: (url) => io.err(`mcpgen call: to authorize, open ${url.href}`) });
+async function callAuth(
+  io: Io,
+  clientId: string | undefined,
+  scope: string | undefined,
+): Promise<{ fetch: typeof fetch; close(): Promise<void> }> {
+  const loopback = await startLoopbackRedirect({
+    open: (url) => io.err(`mcpgen call: to authorize, open ${url.href}`),
+  });
   const client = oauthFetch({
     userAgent: loopback.userAgent,
     redirectUri: loopback.redirectUri,
     credentials: clientId ? { client_id: clientId, token_endpoint_auth_method: 'none' } : undefined,
     scope: scope?.trim() || undefined,
-    clientMetadata: { client_name: 'mcpgen call', redirect_uris: [loopback.redirectUri], application_type: 'native', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+    clientMetadata: {
+      client_name: 'mcpgen call',
+      redirect_uris: [loopback.redirectUri],
+      application_type: 'native',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
   });
   return { fetch: client.fetch, close: loopback.close };
 }
@@ -361,7 +461,8 @@ async function callAuth(io: Io, clientId: string | undefined, scope: string | un
 /** `--auth <issuer> [--auth-jwks <url>] [--auth-scope "a b"]`, checked: absolute http(s) URLs. */
 function authOptions(values: Record<string, string | undefined>): ServeAuthOptions | undefined {
   if (values.auth === undefined) {
-    if (values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined) throw new CommandUsageError('--auth-jwks and --auth-scope need --auth <issuer>');
+    if (values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)
+      throw new CommandUsageError('--auth-jwks and --auth-scope need --auth <issuer>');
     return undefined;
   }
   for (const flag of ['auth', 'auth-jwks'] as const) {
@@ -373,18 +474,25 @@ function authOptions(values: Record<string, string | undefined>): ServeAuthOptio
     } catch {
       u = undefined;
     }
-    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) throw new CommandUsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(v)}`);
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:'))
+      throw new CommandUsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(v)}`);
   }
   const scopes = values['auth-scope']?.split(' ').filter(Boolean);
   return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
 }
 
 /** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
-async function serveOverHttp(values: Record<string, string | undefined>, io: Io, requestStateSecret: string | undefined): Promise<number> {
+async function serveOverHttp(
+  values: Record<string, string | undefined>,
+  io: Io,
+  requestStateSecret: string | undefined,
+): Promise<number> {
   const port = Number(values.http);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new CommandUsageError(`--http needs a port number (0-65535), got ${values.http}`);
   const reply = values.reply ?? 'auto';
-  if (reply !== 'auto' && reply !== 'json' && reply !== 'sse') throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
+  if (reply !== 'auto' && reply !== 'json' && reply !== 'sse')
+    throw new CommandUsageError(`--reply must be auto, json or sse, got ${reply}`);
   const corsOrigins = (values['cors-origin'] as unknown as string[] | undefined) ?? [];
   for (const o of corsOrigins) {
     let ok = false;
@@ -394,7 +502,10 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
     } catch {
       ok = false;
     }
-    if (!ok) throw new CommandUsageError(`--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${o}`);
+    if (!ok)
+      throw new CommandUsageError(
+        `--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${o}`,
+      );
   }
   const limits = {
     corsOrigins,
@@ -414,31 +525,52 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
     } catch {
       /* not a URL */
     }
-    if (!ok) throw new CommandUsageError(`--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redis}`);
+    if (!ok)
+      throw new CommandUsageError(
+        `--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redis}`,
+      );
   }
   const served = isStateless(mod)
-    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), { port, host: values.host, replyMode: reply, logger: stderrLogger, requestStateSecret, redis, auth, ...limits })
-    : await serveHttp({ ...mod, fallbackTables: await olderHandshakeTables(rev) }, { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, auth, ...limits });
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), {
+        port,
+        host: values.host,
+        replyMode: reply,
+        logger: stderrLogger,
+        requestStateSecret,
+        redis,
+        auth,
+        ...limits,
+      })
+    : await serveHttp(
+        { ...mod, fallbackTables: await olderHandshakeTables(rev) },
+        { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, auth, ...limits },
+      );
   const posts = countPosts(served.server);
   io.err(`mcpgen serve: listening on ${served.url}`);
-  if (auth) io.err(`mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.url}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`);
+  if (auth)
+    io.err(
+      `mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.url}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
+    );
   else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
-  const signalled = () => new Promise<void>((resolve) => {
-    const once = () => {
-      process.off('SIGINT', once);
-      process.off('SIGTERM', once);
-      resolve();
-    };
-    process.on('SIGINT', once);
-    process.on('SIGTERM', once);
-  });
+  const signalled = () =>
+    new Promise<void>((resolve) => {
+      const once = () => {
+        process.off('SIGINT', once);
+        process.off('SIGTERM', once);
+        resolve();
+      };
+      process.on('SIGINT', once);
+      process.on('SIGTERM', once);
+    });
   await signalled();
   // stop accepting, give the POSTs in flight a grace period (a second signal cuts it short),
   // then close: what is still pending gets a JSON-RPC error "server shutting down"
   served.server.close();
   served.server.closeIdleConnections();
   if (posts.count > 0) {
-    io.err(`mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`);
+    io.err(
+      `mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`,
+    );
     // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([posts.idle(), signalled(), new Promise((r) => (grace = setTimeout(r, SHUTDOWN_GRACE_MS)))]);
@@ -452,7 +584,8 @@ async function serveOverHttp(values: Record<string, string | undefined>, io: Io,
 function count(text: string | undefined, flag: string, min: number): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min) throw new CommandUsageError(`${flag} needs a whole number of at least ${min}, got ${text}`);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min)
+    throw new CommandUsageError(`${flag} needs a whole number of at least ${min}, got ${text}`);
   return n;
 }
 

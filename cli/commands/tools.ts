@@ -38,26 +38,37 @@ function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (typeof value !== 'object' || value === null) return value;
   const out: Obj = {};
-  for (const k of Object.keys(value).sort()) Object.defineProperty(out, k, { value: sorted((value as Obj)[k]), enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(value).sort())
+    Object.defineProperty(out, k, {
+      value: sorted((value as Obj)[k]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
 /** The tools of a `tools/list` answer as snapshotted, sorted by name. */
 export function snapshotTools(tools: readonly Obj[]): SnapshotTool[] {
-  return tools.map((t) => {
-    const s: SnapshotTool = { name: String(t.name), inputSchema: (t.inputSchema ?? { type: 'object' }) as Obj };
-    if (typeof t.title === 'string') s.title = t.title;
-    if (typeof t.description === 'string') s.description = t.description;
-    if (t.outputSchema !== undefined) s.outputSchema = t.outputSchema as Obj;
-    return s;
-  }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return tools
+    .map((t) => {
+      const s: SnapshotTool = { name: String(t.name), inputSchema: (t.inputSchema ?? { type: 'object' }) as Obj };
+      if (typeof t.title === 'string') s.title = t.title;
+      if (typeof t.description === 'string') s.description = t.description;
+      if (t.outputSchema !== undefined) s.outputSchema = t.outputSchema as Obj;
+      return s;
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The snapshot module's text for `tools` of `server` (`serverInfo`). Pure and deterministic. */
 export function snapshotModule(server: { name?: unknown; version?: unknown }, tools: readonly SnapshotTool[]): string {
   const byName: Obj = {};
-  for (const t of tools) Object.defineProperty(byName, t.name, { value: sorted(t), enumerable: true, writable: true, configurable: true });
-  return `// Tools of ${String(server.name ?? '(unnamed server)')} ${String(server.version ?? '')}`.trimEnd() + `, snapshotted by \`mcpgen tools\`: do not edit.
+  for (const t of tools)
+    Object.defineProperty(byName, t.name, { value: sorted(t), enumerable: true, writable: true, configurable: true });
+  return (
+    `// Tools of ${String(server.name ?? '(unnamed server)')} ${String(server.version ?? '')}`.trimEnd() +
+    `, snapshotted by \`mcpgen tools\`: do not edit.
 // \`mcpgen tools … --out <this file> --check\` fails when the server's tools differ.
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
@@ -89,11 +100,15 @@ export function typedTools<C extends ToolCaller>(client: C): {
     callTool: (name, args, options) => client.callTool({ name, arguments: args as Record<string, unknown> }, options as never) as never,
   };
 }
-`;
+`
+  );
 }
 
 /** Tool names added, removed and changed between two snapshots (`mcpgen tools --check`). */
-export function snapshotDrift(before: readonly SnapshotTool[], after: readonly SnapshotTool[]): { added: string[]; removed: string[]; changed: string[] } {
+export function snapshotDrift(
+  before: readonly SnapshotTool[],
+  after: readonly SnapshotTool[],
+): { added: string[]; removed: string[]; changed: string[] } {
   const a = new Map(before.map((t) => [t.name, JSON.stringify(sorted(t))]));
   const b = new Map(after.map((t) => [t.name, JSON.stringify(sorted(t))]));
   return {
@@ -115,25 +130,42 @@ export function readSnapshot(text: string): SnapshotTool[] | undefined {
 }
 
 export async function cmdTools(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseFlags(args, { stdio: { type: 'string' }, url: { type: 'string' }, out: { type: 'string' }, check: { type: 'boolean' }, rev: { type: 'string' }, timeout: { type: 'string' } });
+  const { values, positionals } = parseFlags(args, {
+    stdio: { type: 'string' },
+    url: { type: 'string' },
+    out: { type: 'string' },
+    check: { type: 'boolean' },
+    rev: { type: 'string' },
+    timeout: { type: 'string' },
+  });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const { url, command, timeout } = connectFlags('tools', values);
   const out = values.out as string | undefined;
-  if (!out) throw new CommandUsageError('tools needs --out <file> (the snapshot module to write, or with --check to compare)');
+  if (!out)
+    throw new CommandUsageError('tools needs --out <file> (the snapshot module to write, or with --check to compare)');
   // before connecting: a folder the snapshot cannot be written into is said at once
   if (!values.check) prepareOutDir(`--out ${out}`, dirname(resolve(out)));
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const client = new mod.Client({ clientInfo: { name: 'mcpgen-tools', version: '0.1.0' }, timeout });
-  const transport = url ? (isStateless(mod) ? statelessClientTransport(url) : httpClientTransport(url)) : new StdioClientTransport({ command: command!.cmd, args: command!.args, stderr: 'inherit' });
+  const transport = url
+    ? isStateless(mod)
+      ? statelessClientTransport(url)
+      : httpClientTransport(url)
+    : new StdioClientTransport({ command: command!.cmd, args: command!.args, stderr: 'inherit' });
   let listed: Obj[] = [];
   let server: { name?: unknown; version?: unknown } = {};
   try {
-    const info = (await client.connect(transport)) as { serverInfo?: { name?: unknown; version?: unknown } } | undefined;
+    const info = (await client.connect(transport)) as
+      | { serverInfo?: { name?: unknown; version?: unknown } }
+      | undefined;
     server = info?.serverInfo ?? {};
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       if (page === MAX_PAGES) throw new Error(`tools/list returned more than ${MAX_PAGES} pages`);
-      const r = (await client.request('tools/list' as never, (cursor === undefined ? {} : { cursor }) as never)) as { tools: Obj[]; nextCursor?: string };
+      const r = (await client.request('tools/list' as never, (cursor === undefined ? {} : { cursor }) as never)) as {
+        tools: Obj[];
+        nextCursor?: string;
+      };
       listed = listed.concat(r.tools);
       if (typeof r.nextCursor !== 'string') break;
       cursor = r.nextCursor;
@@ -168,7 +200,13 @@ export async function cmdTools(args: string[], io: Io): Promise<number> {
     return 1;
   }
   const d = snapshotDrift(before, tools);
-  const parts = [d.added.length && `added ${d.added.join(', ')}`, d.removed.length && `removed ${d.removed.join(', ')}`, d.changed.length && `changed ${d.changed.join(', ')}`].filter(Boolean);
-  io.err(`mcpgen tools --check: ${out} is out of date (${parts.length ? parts.join('; ') : 'the server name or version, or the file was edited'}); rerun without --check to refresh it`);
+  const parts = [
+    d.added.length && `added ${d.added.join(', ')}`,
+    d.removed.length && `removed ${d.removed.join(', ')}`,
+    d.changed.length && `changed ${d.changed.join(', ')}`,
+  ].filter(Boolean);
+  io.err(
+    `mcpgen tools --check: ${out} is out of date (${parts.length ? parts.join('; ') : 'the server name or version, or the file was edited'}); rerun without --check to refresh it`,
+  );
   return 1;
 }

@@ -25,7 +25,10 @@ features.attach(server);
 
 // ---- the client: its cache is on by default; the clock is injectable ----
 let now = 0;
-const client = new Client({ clientInfo: { name: 'storefront', version: '1.0.0' }, cache: { maxEntries: 100, now: () => now } });
+const client = new Client({
+  clientInfo: { name: 'storefront', version: '1.0.0' },
+  cache: { maxEntries: 100, now: () => now },
+});
 const [a, b] = createMemoryPair();
 await server.connect(b);
 await client.connect(a);
@@ -53,7 +56,10 @@ assert.equal(client.cache?.stats.hits, 2);
 // Notifications invalidate at once. In the stateless revisions they travel on a listen stream:
 let updated!: () => void;
 const arrived = new Promise<void>((resolve) => (updated = resolve));
-const sub = client.listen({ toolsListChanged: true, resourceSubscriptions: ['shop://price'] }, { onNotification: () => updated() });
+const sub = client.listen(
+  { toolsListChanged: true, resourceSubscriptions: ['shop://price'] },
+  { onNotification: () => updated() },
+);
 await sub.acknowledged;
 price = 130;
 await features.notifyResourceUpdated('shop://price'); // drops the cached resources/read of this URI
@@ -64,7 +70,11 @@ await sub.close();
 
 // A client that must see every change turns its cache off:
 const live = new Client({ clientInfo: { name: 'admin', version: '1.0.0' }, cache: false });
-const liveServer = new Server({ serverInfo: { name: 'shop', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+const liveServer = new Server({
+  serverInfo: { name: 'shop', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table }),
+});
 const [c, d] = createMemoryPair();
 await liveServer.connect(d);
 await live.connect(c);

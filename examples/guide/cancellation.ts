@@ -31,7 +31,11 @@ async function stoppedTimes(n: number): Promise<void> {
 
 const features = new ServerFeatures<v2025.Protocol>();
 features.tool({ name: 'crawl', inputSchema: { type: 'object' }, handler: (_args, ctx) => work(ctx) });
-const server = new v2025.Server({ serverInfo: { name: 'crawler', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+const server = new v2025.Server({
+  serverInfo: { name: 'crawler', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers(),
+});
 const client = new v2025.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
 const [clientSide, serverSide] = createMemoryPair();
 await server.connect(serverSide);
@@ -61,12 +65,18 @@ nextRun();
 const modernFeatures = new ServerFeatures<draft.Protocol>();
 modernFeatures.tool({ name: 'crawl', inputSchema: { type: 'object' }, handler: (_args, ctx) => work(ctx) });
 const handler = createStatelessHttpHandler({ tables: [draft.table] });
-const modernServer = new draft.Server({ serverInfo: { name: 'crawler', version: '1.0.0' }, capabilities: modernFeatures.capabilities(), handlers: modernFeatures.handlers({ table: draft.table }) });
+const modernServer = new draft.Server({
+  serverInfo: { name: 'crawler', version: '1.0.0' },
+  capabilities: modernFeatures.capabilities(),
+  handlers: modernFeatures.handlers({ table: draft.table }),
+});
 await modernServer.connect(handler.transport);
 const http = createServer(handler);
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
 const modern = new draft.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
-await modern.connect(new StatelessHttpClientTransport({ url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }));
+await modern.connect(
+  new StatelessHttpClientTransport({ url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }),
+);
 const stop = new AbortController();
 const modernCall = modern.callTool({ name: 'crawl', arguments: {} }, { signal: stop.signal });
 await running;

@@ -8,15 +8,35 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const specDir = resolve(root, process.env.MCP_SPEC_DIR ?? '../shared/mcp-spec');
 
-interface Side { revision: string; protocolVersion: string; lifecycle: 'handshake' | 'stateless' }
-interface Change { section: string; kind: string; subject: string; method: string | null; breaking: { client: boolean; server: boolean }; detail: string }
-interface DiffReport { from: Side; to: Side; changes: Change[]; summary: { total: number; breaking: number; breakingForClient: number; breakingForServer: number } }
+interface Side {
+  revision: string;
+  protocolVersion: string;
+  lifecycle: 'handshake' | 'stateless';
+}
+interface Change {
+  section: string;
+  kind: string;
+  subject: string;
+  method: string | null;
+  breaking: { client: boolean; server: boolean };
+  detail: string;
+}
+interface DiffReport {
+  from: Side;
+  to: Side;
+  changes: Change[];
+  summary: { total: number; breaking: number; breakingForClient: number; breakingForServer: number };
+}
 
 /** Runs `mcpgen <args>` as a CI job would (`npx mcpgen …` in a project; the checkout's bin here). */
 function mcpgen(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [resolve(root, 'bin/mcpgen.js'), ...args], { cwd: root, env: { ...process.env, MCP_SPEC_DIR: specDir }, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [resolve(root, 'bin/mcpgen.js'), ...args],
+      { cwd: root, env: { ...process.env, MCP_SPEC_DIR: specDir }, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 

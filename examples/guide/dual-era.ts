@@ -11,23 +11,37 @@ import { createMemoryPair } from '@mcpgen/runtime/memory';
 import { EraRouter, createDualEraHttpHandler } from '@mcpgen/runtime/stateless';
 
 // the same tool, registered once per revision's types
-const echo = { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } as const;
+const echo = {
+  name: 'echo',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+} as const;
 function modernServer(): draft.Server {
   const features = new ServerFeatures<draft.Protocol>();
   features.tool({ ...echo, handler: ({ text }) => ({ content: [{ type: 'text', text: `draft: ${text}` }] }) });
-  return new draft.Server({ serverInfo: { name: 'echo', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table: draft.table }) });
+  return new draft.Server({
+    serverInfo: { name: 'echo', version: '1.0.0' },
+    capabilities: features.capabilities(),
+    handlers: features.handlers({ table: draft.table }),
+  });
 }
 function legacyServer(): v2025.Server {
   const features = new ServerFeatures<v2025.Protocol>();
   features.tool({ ...echo, handler: ({ text }) => ({ content: [{ type: 'text', text: `2025-11-25: ${text}` }] }) });
-  return new v2025.Server({ serverInfo: { name: 'echo', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+  return new v2025.Server({
+    serverInfo: { name: 'echo', version: '1.0.0' },
+    capabilities: features.capabilities(),
+    handlers: features.handlers(),
+  });
 }
 
 // modern side: one stateless server; legacy side: a server per session
 const modern = createStatelessHttpHandler({ tables: [draft.table] });
 const modernSide = modernServer();
 await modernSide.connect(modern.transport);
-const legacy = createStreamableHttpHandler({ tables: [v2025.table], onSession: (transport) => legacyServer().connect(transport) });
+const legacy = createStreamableHttpHandler({
+  tables: [v2025.table],
+  onSession: (transport) => legacyServer().connect(transport),
+});
 const handler = createDualEraHttpHandler({ modern, legacy });
 const http = createServer(handler);
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -2,7 +2,14 @@
 // through the client: a form with a requested schema, a URL to open, and the -32042 error.
 import assert from 'node:assert/strict';
 import { ErrorCode, RpcError, ServerFeatures, createMemoryPair } from '@mcpgen/runtime';
-import { Client, Server, table, type ElicitRequestParams, type ElicitResult, type Protocol } from '../../generated/2025-11-25/index.js';
+import {
+  Client,
+  Server,
+  table,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type Protocol,
+} from '../../generated/2025-11-25/index.js';
 
 // ---- the server ----
 const features = new ServerFeatures<Protocol>();
@@ -46,7 +53,14 @@ features.tool({
     if (!connected.has('user-1')) {
       // the call cannot proceed until the user completes the URL flow: -32042 with the elicitations
       throw new RpcError(ErrorCode.UrlElicitationRequired, 'This request requires connecting your calendar.', {
-        elicitations: [{ mode: 'url', elicitationId: 'cal-1', url: 'https://mcp.example.com/connect?id=cal-1', message: 'Connect your calendar' }],
+        elicitations: [
+          {
+            mode: 'url',
+            elicitationId: 'cal-1',
+            url: 'https://mcp.example.com/connect?id=cal-1',
+            message: 'Connect your calendar',
+          },
+        ],
       });
     }
     return { content: [{ type: 'text', text: '3 meetings today' }] };
@@ -77,7 +91,11 @@ const client = new Client({
     'notifications/elicitation/complete': ({ elicitationId }) => void completed.push(elicitationId),
   },
 });
-const server = new Server({ serverInfo: { name: 'concierge', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+const server = new Server({
+  serverInfo: { name: 'concierge', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table }),
+});
 const [a, b] = createMemoryPair();
 await server.connect(b);
 await client.connect(a);
@@ -92,12 +110,19 @@ assert.equal(await text('Chez Nous'), 'Booking cancelled: ask again later');
 
 // The accepted content is checked against the revision's schema (content values are primitives):
 user.push({ action: 'accept', content: { name: 'Ada', guests: { count: 2 } } as never });
-const invalid = await server.elicit({ mode: 'form', message: 'again', requestedSchema: { type: 'object', properties: {} } }).catch((e: unknown) => e);
+const invalid = await server
+  .elicit({ mode: 'form', message: 'again', requestedSchema: { type: 'object', properties: {} } })
+  .catch((e: unknown) => e);
 assert.ok(invalid instanceof RpcError);
 assert.equal(invalid.code, ErrorCode.InternalError); // the client answers -32603: its own result fails the schema
 
 // A server may send a URL elicitation itself, then tell the client when the flow is done:
-const consent = await server.elicit({ mode: 'url', elicitationId: 'pay-7', url: 'https://mcp.example.com/pay?id=pay-7', message: 'Confirm the deposit' });
+const consent = await server.elicit({
+  mode: 'url',
+  elicitationId: 'pay-7',
+  url: 'https://mcp.example.com/pay?id=pay-7',
+  message: 'Confirm the deposit',
+});
 assert.deepEqual(consent, { action: 'accept' });
 await server.sendElicitationComplete({ elicitationId: 'pay-7' });
 
@@ -121,7 +146,9 @@ const kioskServer = new Server({ serverInfo: { name: 'concierge', version: '1.0.
 const [c, d] = createMemoryPair();
 await kioskServer.connect(d);
 await formOnly.connect(c);
-const noUrl = await kioskServer.elicit({ mode: 'url', elicitationId: 'x', url: 'https://mcp.example.com/x', message: 'Open' }).catch((e: unknown) => e);
+const noUrl = await kioskServer
+  .elicit({ mode: 'url', elicitationId: 'x', url: 'https://mcp.example.com/x', message: 'Open' })
+  .catch((e: unknown) => e);
 assert.ok(noUrl instanceof RpcError);
 assert.equal(noUrl.code, -32601);
 assert.deepEqual(noUrl.data, { method: 'elicitation/create', capability: 'elicitation.url' });

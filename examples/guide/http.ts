@@ -17,7 +17,11 @@ const handler = createStreamableHttpHandler({
       inputSchema: { type: 'object' },
       handler: () => ({ content: [{ type: 'text', text: String(++calls) }] }),
     });
-    const server = new Server({ serverInfo: { name: 'counter', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+    const server = new Server({
+      serverInfo: { name: 'counter', version: '1.0.0' },
+      capabilities: features.capabilities(),
+      handlers: features.handlers(),
+    });
     await server.connect(transport);
   },
 });
@@ -52,7 +56,12 @@ assert.equal(handler.sessions.has(aliceSession), false);
 // a request naming an unknown session gets 404
 const stale = await fetch(url, {
   method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': aliceSession, 'mcp-protocol-version': '2025-11-25' },
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-session-id': aliceSession,
+    'mcp-protocol-version': '2025-11-25',
+  },
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
 });
 assert.equal(stale.status, 404);

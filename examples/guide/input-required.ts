@@ -7,7 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { RpcError, ServerFeatures } from '@mcpgen/runtime';
 import { StatelessHttpClientTransport, createStatelessHttpHandler } from '@mcpgen/runtime/http/stateless';
 import { inputRequest, inputRequired, readInput } from '@mcpgen/runtime/stateless';
-import { Client, Server, table, type ElicitResult, type CreateMessageResult, type InputRequiredResult, type Protocol } from '../../generated/draft/index.js';
+import {
+  Client,
+  Server,
+  table,
+  type ElicitResult,
+  type CreateMessageResult,
+  type InputRequiredResult,
+  type Protocol,
+} from '../../generated/draft/index.js';
 
 // ---- the server ----
 const features = new ServerFeatures<Protocol>();
@@ -34,7 +42,12 @@ features.tool({
       const answer = inputResponses.confirm as ElicitResult | undefined;
       if (answer?.action !== 'accept') return { content: [{ type: 'text', text: `${service}: not deployed` }] };
       return inputRequired<InputRequiredResult>({
-        inputRequests: { notes: inputRequest.sample({ messages: [{ role: 'user', content: { type: 'text', text: `Release notes for ${service}` } }], maxTokens: 100 }) },
+        inputRequests: {
+          notes: inputRequest.sample({
+            messages: [{ role: 'user', content: { type: 'text', text: `Release notes for ${service}` } }],
+            maxTokens: 100,
+          }),
+        },
         requestState: server.requestState.seal(ctx, { step: 'notes', approvedBy: String(answer.content?.approver) }),
       });
     }
@@ -70,9 +83,14 @@ const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 const methods: string[] = [];
 const posted: { id: unknown; requestState?: string; inputResponses?: Record<string, unknown> }[] = [];
 const recording: typeof fetch = async (input, init) => {
-  const body = JSON.parse(String(init?.body)) as { id: unknown; method: string; params: { requestState?: string; inputResponses?: Record<string, unknown> } };
+  const body = JSON.parse(String(init?.body)) as {
+    id: unknown;
+    method: string;
+    params: { requestState?: string; inputResponses?: Record<string, unknown> };
+  };
   methods.push(body.method);
-  if (body.method === 'tools/call') posted.push({ id: body.id, requestState: body.params.requestState, inputResponses: body.params.inputResponses });
+  if (body.method === 'tools/call')
+    posted.push({ id: body.id, requestState: body.params.requestState, inputResponses: body.params.inputResponses });
   return fetch(input, init);
 };
 const client = new Client({
@@ -80,7 +98,11 @@ const client = new Client({
   capabilities: { elicitation: { form: {} }, sampling: {} }, // sent in every request's _meta
   handlers: {
     'elicitation/create': () => ({ action: 'accept', content: { approver: 'ada' } }),
-    'sampling/createMessage': () => ({ role: 'assistant', model: 'local-model', content: { type: 'text', text: 'fixes the login bug' } }),
+    'sampling/createMessage': () => ({
+      role: 'assistant',
+      model: 'local-model',
+      content: { type: 'text', text: 'fixes the login bug' },
+    }),
   },
 });
 await client.connect(new StatelessHttpClientTransport({ url, fetch: recording }));
@@ -102,11 +124,15 @@ assert.notEqual(posted[2].requestState, posted[1].requestState);
 
 // A state that was altered, or sealed for another tool, is refused with -32602.
 const forged = `${posted[2].requestState!.slice(0, -2)}AA`;
-const tampered = await client.callTool({ name: 'deploy', arguments: { service: 'api' }, requestState: forged }).catch((e: unknown) => e);
+const tampered = await client
+  .callTool({ name: 'deploy', arguments: { service: 'api' }, requestState: forged })
+  .catch((e: unknown) => e);
 assert.ok(tampered instanceof RpcError);
 assert.equal(tampered.code, -32602);
 assert.deepEqual(tampered.data, { reason: 'tampered' });
-const elsewhere = await client.callTool({ name: 'status', arguments: {}, requestState: posted[1].requestState }).catch((e: unknown) => e);
+const elsewhere = await client
+  .callTool({ name: 'status', arguments: {}, requestState: posted[1].requestState })
+  .catch((e: unknown) => e);
 assert.ok(elsewhere instanceof RpcError);
 assert.deepEqual(elsewhere.data, { reason: 'request' });
 

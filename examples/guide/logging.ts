@@ -37,7 +37,10 @@ await client.connect(clientEnd);
 await client.setLevel({ level: 'warning' });
 const result = await client.callTool({ name: 'build', arguments: {} });
 assert.deepEqual(result.content, [{ type: 'text', text: 'warning,error,critical,alert,emergency' }]);
-assert.deepEqual(received.map((m) => m.level), ['warning', 'error', 'critical', 'alert', 'emergency']);
+assert.deepEqual(
+  received.map((m) => m.level),
+  ['warning', 'error', 'critical', 'alert', 'emergency'],
+);
 assert.deepEqual(received[0], { level: 'warning', logger: 'builder', data: { step: 'warning' } });
 
 // outside a request: server.log() uses the same threshold
@@ -47,7 +50,10 @@ await client.ping(); // the notification has arrived once a later answer has
 assert.deepEqual(received.at(-1), { level: 'error', data: 'disk almost full' });
 
 // a level the revision does not define is refused with -32602
-const refused = await client.setLevel({ level: 'verbose' as LogLevel }).then(() => undefined, (e: unknown) => e);
+const refused = await client.setLevel({ level: 'verbose' as LogLevel }).then(
+  () => undefined,
+  (e: unknown) => e,
+);
 assert.ok(refused instanceof RpcError && refused.code === -32602);
 await client.close();
 await server.close();
@@ -61,9 +67,16 @@ modern.tool({
     return { content: [{ type: 'text', text: 'built' }] };
   },
 });
-const draftServer = new draft.Server({ serverInfo: { name: 'logging-demo', version: '1.0.0' }, capabilities: { ...modern.capabilities(), logging: {} }, handlers: modern.handlers({ table: draft.table }) });
+const draftServer = new draft.Server({
+  serverInfo: { name: 'logging-demo', version: '1.0.0' },
+  capabilities: { ...modern.capabilities(), logging: {} },
+  handlers: modern.handlers({ table: draft.table }),
+});
 const draftLog: string[] = [];
-const draftClient = new draft.Client({ clientInfo: { name: 'app', version: '1.0.0' }, notificationHandlers: { 'notifications/message': (params) => void draftLog.push(params.level) } });
+const draftClient = new draft.Client({
+  clientInfo: { name: 'app', version: '1.0.0' },
+  notificationHandlers: { 'notifications/message': (params) => void draftLog.push(params.level) },
+});
 const [c2, s2] = createMemoryPair();
 await draftServer.connect(s2);
 await draftClient.connect(c2);

@@ -18,39 +18,65 @@ const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-guide-pinning-'));
 const upstream = join(tmp, 'upstream'); // laid out like the spec repository
 const project = join(tmp, 'project');
 /** `mcpgen <args>` in the project folder, seeing no spec folder and no cache but the project's. */
-const mcpgen = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-  const { MCP_SPEC_DIR: _spec, MCPGEN_CACHE: _cache, XDG_CACHE_HOME: _xdg, ...env } = process.env;
-  execFile(process.execPath, [join(root, 'bin/mcpgen.js'), ...args], { cwd: project, env }, (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
-});
+const mcpgen = (...args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+    const { MCP_SPEC_DIR: _spec, MCPGEN_CACHE: _cache, XDG_CACHE_HOME: _xdg, ...env } = process.env;
+    execFile(process.execPath, [join(root, 'bin/mcpgen.js'), ...args], { cwd: project, env }, (error, stdout, stderr) =>
+      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 
 try {
   mkdirSync(join(upstream, 'schema', 'draft'), { recursive: true });
   mkdirSync(project);
   for (const f of ['schema.json', 'schema.ts']) copyFileSync(join(snapshot, f), join(upstream, 'schema', 'draft', f));
-  writeFileSync(join(project, 'mcpgen.config.json'), JSON.stringify({
-    revisions: ['draft'],
-    out: 'src/mcp',
-    inputs: { cacheDir: '.mcpgen-cache' },
-  }, null, 2));
+  writeFileSync(
+    join(project, 'mcpgen.config.json'),
+    JSON.stringify(
+      {
+        revisions: ['draft'],
+        out: 'src/mcp',
+        inputs: { cacheDir: '.mcpgen-cache' },
+      },
+      null,
+      2,
+    ),
+  );
 
   // 1. pin: fetch the two files, hash them, store them in the cache, write the lock
   const pin = await mcpgen('pin', 'draft', '--commit', '41173312', '--from', upstream);
   assert.equal(pin.code, 0, pin.stderr);
-  assert.match(pin.stdout, /^draft: moved from modelcontextprotocol\/modelcontextprotocol@\w+: modelcontextprotocol\/modelcontextprotocol@41173312 in mcpgen\.lock\.json/m);
+  assert.match(
+    pin.stdout,
+    /^draft: moved from modelcontextprotocol\/modelcontextprotocol@\w+: modelcontextprotocol\/modelcontextprotocol@41173312 in mcpgen\.lock\.json/m,
+  );
   const lock = JSON.parse(readFileSync(join(project, 'mcpgen.lock.json'), 'utf8')) as {
     lockVersion: 1;
-    revisions: Record<string, { commit: string; files: Record<string, { path: string; sha256: string; size: number }> }>;
+    revisions: Record<
+      string,
+      { commit: string; files: Record<string, { path: string; sha256: string; size: number }> }
+    >;
   };
   const schemaJson = readFileSync(join(snapshot, 'schema.json'));
   assert.equal(lock.revisions.draft.commit, '41173312');
-  assert.deepEqual(lock.revisions.draft.files['schema.json'], { path: 'schema/draft/schema.json', sha256: sha256(schemaJson), size: schemaJson.length });
+  assert.deepEqual(lock.revisions.draft.files['schema.json'], {
+    path: 'schema/draft/schema.json',
+    sha256: sha256(schemaJson),
+    size: schemaJson.length,
+  });
 
   // 2. generate from the pin (the cache), with its provenance in model.json
   const generate = await mcpgen('generate');
   assert.equal(generate.code, 0, generate.stderr);
   assert.match(generate.stdout, /^draft: \d+ files \(.*\) from cache$/m);
-  const model = JSON.parse(readFileSync(join(project, 'src/mcp/draft/model.json'), 'utf8')) as { protocolVersion: string; inputs: { pinned: boolean; commit: string } };
-  assert.deepEqual([model.protocolVersion, model.inputs.pinned, model.inputs.commit], ['DRAFT-2026-v1', true, '41173312']);
+  const model = JSON.parse(readFileSync(join(project, 'src/mcp/draft/model.json'), 'utf8')) as {
+    protocolVersion: string;
+    inputs: { pinned: boolean; commit: string };
+  };
+  assert.deepEqual(
+    [model.protocolVersion, model.inputs.pinned, model.inputs.commit],
+    ['DRAFT-2026-v1', true, '41173312'],
+  );
 
   // 3. check (CI): the committed output is what the pin generates
   // 4. meanwhile, upstream's files change under the same commit: refused, files at one commit never change

@@ -22,7 +22,11 @@ features.tool({
   },
 });
 
-const server = new v2025.Server({ serverInfo: { name: 'indexer', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+const server = new v2025.Server({
+  serverInfo: { name: 'indexer', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers(),
+});
 const client = new v2025.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
 const [clientSide, serverSide] = createMemoryPair();
 await server.connect(serverSide);
@@ -33,7 +37,10 @@ const result = await client.callTool(
   { name: 'index', arguments: { files: 3 } },
   { onProgress: (p) => seen.push(p), timeout: 5_000, resetTimeoutOnProgress: true },
 );
-console.log(seen.map((p) => `${p.progress}/${p.total}`), result.content); // [ '1/3', '2/3', '3/3' ] [ { type: 'text', text: '3 files indexed' } ]
+console.log(
+  seen.map((p) => `${p.progress}/${p.total}`),
+  result.content,
+); // [ '1/3', '2/3', '3/3' ] [ { type: 'text', text: '3 files indexed' } ]
 
 assert.deepEqual(seen, [
   { progress: 1, total: 3, message: 'indexed 1 of 3' },
@@ -42,7 +49,9 @@ assert.deepEqual(seen, [
 ]);
 assert.deepEqual(result.content, [{ type: 'text', text: '3 files indexed' }]);
 // without onProgress the request carries no progressToken, and sendProgress sends nothing
-assert.deepEqual((await client.callTool({ name: 'index', arguments: { files: 2 } })).content, [{ type: 'text', text: '2 files indexed' }]);
+assert.deepEqual((await client.callTool({ name: 'index', arguments: { files: 2 } })).content, [
+  { type: 'text', text: '2 files indexed' },
+]);
 await client.close();
 
 // draft over stateless HTTP: progress arrives on the request's own SSE response
@@ -56,14 +65,23 @@ modernFeatures.tool({
   },
 });
 const handler = createStatelessHttpHandler({ tables: [draft.table] });
-const modernServer = new draft.Server({ serverInfo: { name: 'indexer', version: '1.0.0' }, capabilities: modernFeatures.capabilities(), handlers: modernFeatures.handlers({ table: draft.table }) });
+const modernServer = new draft.Server({
+  serverInfo: { name: 'indexer', version: '1.0.0' },
+  capabilities: modernFeatures.capabilities(),
+  handlers: modernFeatures.handlers({ table: draft.table }),
+});
 await modernServer.connect(handler.transport);
 const http = createServer(handler);
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
 const modern = new draft.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
-await modern.connect(new StatelessHttpClientTransport({ url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }));
+await modern.connect(
+  new StatelessHttpClientTransport({ url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` }),
+);
 const steps: number[] = [];
-const modernResult = await modern.callTool({ name: 'index', arguments: { files: 4 } }, { onProgress: (p) => steps.push(p.progress) });
+const modernResult = await modern.callTool(
+  { name: 'index', arguments: { files: 4 } },
+  { onProgress: (p) => steps.push(p.progress) },
+);
 assert.deepEqual(steps, [1, 2, 3, 4]);
 assert.deepEqual(modernResult.content, [{ type: 'text', text: '4 files indexed' }]);
 

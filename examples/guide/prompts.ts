@@ -22,14 +22,22 @@ features.prompt({
 features.prompt({
   name: 'translate',
   // arguments from a JSON Schema: each property an argument, checked before get runs
-  argsSchema: { type: 'object', properties: { text: { type: 'string' }, to: { type: 'string', enum: ['fr', 'de'] } }, required: ['text', 'to'] },
+  argsSchema: {
+    type: 'object',
+    properties: { text: { type: 'string' }, to: { type: 'string', enum: ['fr', 'de'] } },
+    required: ['text', 'to'],
+  },
   get: ({ text, to }) => ({
     description: `to ${to}`,
     messages: [{ role: 'user', content: { type: 'text', text: `Translate into ${to}: ${text}` } }],
   }),
 });
 
-const server = new Server({ serverInfo: { name: 'prompts', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+const server = new Server({
+  serverInfo: { name: 'prompts', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers(),
+});
 const client = new Client({ clientInfo: { name: 'app', version: '1.0.0' } });
 const [clientSide, serverSide] = createMemoryPair();
 await server.connect(serverSide);
@@ -40,10 +48,25 @@ console.log(prompts.map((p) => [p.name, p.arguments?.map((a) => a.name)])); // [
 const review = await client.getPrompt({ name: 'review', arguments: { code: 'x = 1', language: 'Python' } });
 console.log(review.messages[0]?.content); // { type: 'text', text: 'Review this Python:\nx = 1' }
 
-assert.deepEqual(prompts.map((p) => [p.name, p.arguments?.map((a) => [a.name, a.required ?? false])]), [
-  ['review', [['code', true], ['language', false]]],
-  ['translate', [['text', true], ['to', true]]],
-]);
+assert.deepEqual(
+  prompts.map((p) => [p.name, p.arguments?.map((a) => [a.name, a.required ?? false])]),
+  [
+    [
+      'review',
+      [
+        ['code', true],
+        ['language', false],
+      ],
+    ],
+    [
+      'translate',
+      [
+        ['text', true],
+        ['to', true],
+      ],
+    ],
+  ],
+);
 assert.deepEqual(review.messages, [{ role: 'user', content: { type: 'text', text: 'Review this Python:\nx = 1' } }]);
 const translated = await client.getPrompt({ name: 'translate', arguments: { text: 'hello', to: 'fr' } });
 assert.equal(translated.description, 'to fr');

@@ -2,7 +2,14 @@
 // server lists them with roots/list and lists again after notifications/roots/list_changed.
 import assert from 'node:assert/strict';
 import { CapabilityNotDeclaredError, ServerFeatures, createMemoryPair } from '@mcpgen/runtime';
-import { Client, Server, table, type ListRootsResult, type Protocol, type Root } from '../../generated/2025-11-25/index.js';
+import {
+  Client,
+  Server,
+  table,
+  type ListRootsResult,
+  type Protocol,
+  type Root,
+} from '../../generated/2025-11-25/index.js';
 
 // ---- the client: its roots, and the notification when they change ----
 let workspace: Root[] = [{ uri: 'file:///home/ada/project', name: 'project' }];
@@ -58,7 +65,10 @@ assert.equal(listed, 2);
 
 // The server may also ask directly, typed by the revision:
 const { roots } = await server.listRoots();
-assert.deepEqual(roots.map((r) => r.name), ['project', 'lib']);
+assert.deepEqual(
+  roots.map((r) => r.name),
+  ['project', 'lib'],
+);
 
 // A client that did not declare `roots` is never asked: -32601, nothing sent.
 const bare = new Client({ clientInfo: { name: 'cli', version: '1.0.0' } });

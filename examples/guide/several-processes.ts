@@ -13,13 +13,19 @@ import { ServerFeatures } from '@mcpgen/runtime';
 import { connectRedisStores, type RedisStores } from '@mcpgen/runtime/stores/redis';
 
 // ---- a throwaway redis-server (no persistence) on a free port
-const listen = (server: HttpServer) => new Promise<number>((done) => server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)));
+const listen = (server: HttpServer) =>
+  new Promise<number>((done) => server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)));
 const probe = createServer();
 const redisPort = await listen(probe);
 await new Promise((done) => probe.close(done));
-const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const redis = spawn(
+  'redis-server',
+  ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 const redisExited = new Promise((done) => redis.once('exit', done));
-await new Promise<void>((ready, failed) => { // its log says when it accepts connections
+await new Promise<void>((ready, failed) => {
+  // its log says when it accepts connections
   let log = '';
   redis.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     if ((log += chunk).includes('Ready to accept connections')) ready();
@@ -48,7 +54,11 @@ async function startEndpoint(name: string): Promise<string> {
   const handler = createStreamableHttpHandler({
     tables: [table],
     onSession: async (transport, info) => {
-      const session = new Server({ serverInfo: { name: 'shared', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+      const session = new Server({
+        serverInfo: { name: 'shared', version: '1.0.0' },
+        capabilities: features.capabilities(),
+        handlers: features.handlers({ table }),
+      });
       await session.connect(transport);
       if (info.restored) session.adoptHandshake(info.restored); // initialized by another process
     },
@@ -69,14 +79,16 @@ try {
   const roundRobin: typeof fetch = (input, init) => {
     const i = next++ % endpoints.length;
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : undefined;
-    served.push(`${'ab'[i]} ${init?.method ?? 'GET'} ${body ? body.method ?? 'response' : ''}`.trim());
+    served.push(`${'ab'[i]} ${init?.method ?? 'GET'} ${body ? (body.method ?? 'response') : ''}`.trim());
     return fetch(endpoints[i], init);
   };
 
   const client = new Client({
     clientInfo: { name: 'app', version: '1.0.0' },
     capabilities: { sampling: {} },
-    handlers: { 'sampling/createMessage': () => ({ role: 'assistant', model: 'test', content: { type: 'text', text: 'hi' } }) },
+    handlers: {
+      'sampling/createMessage': () => ({ role: 'assistant', model: 'test', content: { type: 'text', text: 'hi' } }),
+    },
   });
   const transport = new HttpClientTransport({ url: endpoints[0], fetch: roundRobin });
   await client.connect(transport);
@@ -90,7 +102,9 @@ try {
   const ranOn = [first, second].map((r) => (r.content[0] as { text: string }).text);
   assert.deepEqual(ranOn.sort(), ['a: hi', 'b: hi']); // both processes served the session
   // and a sampling answer reached the tool through the other process (over the Redis bus)
-  const crossed = served.some((entry, i) => entry.endsWith('tools/call') && served.slice(i).find((e) => e.endsWith('response'))?.[0] !== entry[0]);
+  const crossed = served.some(
+    (entry, i) => entry.endsWith('tools/call') && served.slice(i).find((e) => e.endsWith('response'))?.[0] !== entry[0],
+  );
   assert.ok(crossed, served.join('; '));
 
   // the session record is in Redis: a DELETE through one process ends it on both
@@ -100,7 +114,12 @@ try {
   for (const url of endpoints) {
     const r: Response = await fetch(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': sessionId },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-11-25',
+        'Mcp-Session-Id': sessionId,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     });
     await r.arrayBuffer();

@@ -14,7 +14,11 @@ features.tool({
 });
 // one Server serves every request: each request carries what a session used to hold
 const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (name) => features.inputSchema(name) });
-const server = new Server({ serverInfo: { name: 'greeter', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+const server = new Server({
+  serverInfo: { name: 'greeter', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table }),
+});
 await server.connect(handler.transport);
 const http = createServer(handler);
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -34,9 +38,12 @@ assert.equal(result.resultType, 'complete');
 
 // on the wire: one POST per request, the metadata in _meta and mirrored in headers
 const body = {
-  jsonrpc: '2.0', id: 1, method: 'tools/call',
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
   params: {
-    name: 'greet', arguments: { who: 'Grace' },
+    name: 'greet',
+    arguments: { who: 'Grace' },
     _meta: {
       'io.modelcontextprotocol/protocolVersion': protocolVersion,
       'io.modelcontextprotocol/clientInfo': { name: 'curl', version: '1' },
@@ -45,8 +52,11 @@ const body = {
   },
 };
 const headers = {
-  'content-type': 'application/json', accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': protocolVersion, 'mcp-method': 'tools/call', 'mcp-name': 'greet',
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': protocolVersion,
+  'mcp-method': 'tools/call',
+  'mcp-name': 'greet',
 };
 const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
 const answer = (await response.json()) as { id: number; result: { content: unknown } };
@@ -55,7 +65,11 @@ assert.equal(response.status, 200);
 assert.deepEqual(answer.result.content, [{ type: 'text', text: 'hello, Grace' }]);
 
 // a header that does not match the body is refused before the handler runs
-const mismatch = await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-name': 'other' }, body: JSON.stringify(body) });
+const mismatch = await fetch(url, {
+  method: 'POST',
+  headers: { ...headers, 'mcp-name': 'other' },
+  body: JSON.stringify(body),
+});
 const refused = (await mismatch.json()) as { error: { code: number } };
 console.log(mismatch.status, refused.error.code); // 400 -32020
 assert.equal(mismatch.status, 400);

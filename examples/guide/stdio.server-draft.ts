@@ -10,5 +10,9 @@ features.tool({
   handler: ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
 });
 // a stateless revision needs its table: results then carry `resultType`
-const server = new Server({ serverInfo: { name: 'adder', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+const server = new Server({
+  serverInfo: { name: 'adder', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table }),
+});
 await server.connect(new StdioServerTransport());

@@ -9,5 +9,9 @@ features.tool({
   inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
   handler: ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
 });
-const server = new Server({ serverInfo: { name: 'adder', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+const server = new Server({
+  serverInfo: { name: 'adder', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers(),
+});
 await server.connect(new StdioServerTransport()); // serves until stdin ends

@@ -8,7 +8,10 @@ import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 
 // the servers are stdio.server.ts (2025-11-25) and stdio.server-draft.ts, run by this node (tsx compiles them)
 const spawnServer = (file: string) =>
-  new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))] });
+  new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))],
+  });
 
 // 2025-11-25: connect() runs the initialize handshake
 const client = new v2025.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
@@ -34,7 +37,10 @@ assert.deepEqual(result.content, [{ type: 'text', text: '3' }]);
 // errors: arguments the tool's schema refuses are a tool error; an unknown tool is -32602
 const invalid = await modern.callTool({ name: 'add', arguments: { a: 'x' } });
 assert.equal(invalid.isError, true);
-await assert.rejects(modern.callTool({ name: 'nope', arguments: {} }), (e: unknown) => e instanceof RpcError && e.code === -32602);
+await assert.rejects(
+  modern.callTool({ name: 'nope', arguments: {} }),
+  (e: unknown) => e instanceof RpcError && e.code === -32602,
+);
 await modern.close();
 
 console.log('ok stdio');

@@ -11,7 +11,12 @@ import * as v2025 from '../../generated/2025-11-25/index.js';
 // ---- the server: a note resource that changes, and a tool that adds tools ----
 let note = 'buy milk';
 const features = new ServerFeatures<Protocol>();
-features.resource({ uri: 'notes://today', name: 'today', mimeType: 'text/plain', read: (uri) => [{ uri, mimeType: 'text/plain', text: note }] });
+features.resource({
+  uri: 'notes://today',
+  name: 'today',
+  mimeType: 'text/plain',
+  read: (uri) => [{ uri, mimeType: 'text/plain', text: note }],
+});
 features.tool({
   name: 'append',
   inputSchema: { type: 'object', properties: { line: { type: 'string' } }, required: ['line'] },
@@ -21,7 +26,11 @@ features.tool({
     return `appended: ${line}`;
   },
 });
-const server = new Server({ serverInfo: { name: 'notes', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+const server = new Server({
+  serverInfo: { name: 'notes', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table }),
+});
 features.attach(server); // registrations and notify* calls now reach its listen streams
 const endpoint = createStatelessHttpHandler({ tables: [table], toolSchema: (name) => features.inputSchema(name) });
 await server.connect(endpoint.transport);
@@ -41,7 +50,10 @@ const sub = client.listen(
 );
 const next = (count: number) => new Promise<void>((resolve) => (arrived = () => received.length >= count && resolve()));
 // the acknowledgement comes first and says what the server granted: no prompts here (it has none)
-assert.deepEqual(await sub.acknowledged, { toolsListChanged: true, resourceSubscriptions: ['notes://today', 'notes://archive'] });
+assert.deepEqual(await sub.acknowledged, {
+  toolsListChanged: true,
+  resourceSubscriptions: ['notes://today', 'notes://archive'],
+});
 
 // A resource update, caused by another request of the same client:
 const updated = next(1);
@@ -56,7 +68,10 @@ const changed = next(2);
 features.tool({ name: 'clear', inputSchema: { type: 'object' }, handler: () => ((note = ''), 'cleared') });
 await changed;
 assert.equal(received[1], 'notifications/tools/list_changed');
-assert.deepEqual((await client.listTools({})).tools.map((t) => t.name), ['append', 'clear']);
+assert.deepEqual(
+  (await client.listTools({})).tools.map((t) => t.name),
+  ['append', 'clear'],
+);
 
 // The client ends its stream (notifications/cancelled); nothing more reaches it.
 assert.deepEqual(await sub.close(), { by: 'client', graceful: true });
@@ -74,7 +89,10 @@ const old = new v2025.Client({ clientInfo: { name: 'notes-app', version: '1.0.0'
 const [a, b] = createMemoryPair();
 await new v2025.Server({ serverInfo: { name: 'notes', version: '1.0.0' }, capabilities: {} }).connect(b);
 await old.connect(a);
-assert.throws(() => old.listen({ toolsListChanged: true }), (e: unknown) => e instanceof RpcError && e.code === -32601);
+assert.throws(
+  () => old.listen({ toolsListChanged: true }),
+  (e: unknown) => e instanceof RpcError && e.code === -32601,
+);
 
 await old.close();
 await client.close();

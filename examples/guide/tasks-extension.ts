@@ -6,11 +6,22 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RpcError, ServerFeatures } from '@mcpgen/runtime';
 import { StatelessHttpClientTransport, createStatelessHttpHandler } from '@mcpgen/runtime/http/stateless';
-import { TASKS_EXTENSION, TaskCancelledError, TasksExtension, TasksExtensionClient, isCreateTaskResult } from '@mcpgen/runtime/tasks';
+import {
+  TASKS_EXTENSION,
+  TaskCancelledError,
+  TasksExtension,
+  TasksExtensionClient,
+  isCreateTaskResult,
+} from '@mcpgen/runtime/tasks';
 import { Client, Server, table, type ElicitResult, type Protocol } from '../../generated/draft/index.js';
 
 // ---- the server ----
-const tasks = new TasksExtension<Protocol>({ table, tools: { export_data: 'optional', rebuild_index: 'required' }, ttlMs: 600_000, pollIntervalMs: 25 });
+const tasks = new TasksExtension<Protocol>({
+  table,
+  tools: { export_data: 'optional', rebuild_index: 'required' },
+  ttlMs: 600_000,
+  pollIntervalMs: 25,
+});
 const features = new ServerFeatures<Protocol>();
 features.tool({
   name: 'export_data',
@@ -22,10 +33,18 @@ features.tool({
       if (task.taskId !== undefined && rows > 1000) {
         // a task asks for input through tasks/get and gets it through tasks/update
         const answers = await task.input({
-          confirm: { method: 'elicitation/create', params: { mode: 'form', message: `Export ${rows} rows?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } },
+          confirm: {
+            method: 'elicitation/create',
+            params: {
+              mode: 'form',
+              message: `Export ${rows} rows?`,
+              requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+            },
+          },
         });
         const confirm = answers.confirm as ElicitResult;
-        if (confirm.content?.ok !== true) return { content: [{ type: 'text', text: 'export declined' }], isError: true };
+        if (confirm.content?.ok !== true)
+          return { content: [{ type: 'text', text: 'export declined' }], isError: true };
       }
       return { content: [{ type: 'text', text: `exported ${rows} rows` }] };
     }),
@@ -34,10 +53,16 @@ features.tool({
   name: 'rebuild_index',
   inputSchema: { type: 'object' },
   handler: (_args, ctx) =>
-    tasks.run(ctx, (task) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => resolve('rebuilt'), 60_000);
-      task.signal.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('stopped'))), { once: true });
-    })),
+    tasks.run(
+      ctx,
+      (task) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => resolve('rebuilt'), 60_000);
+          task.signal.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('stopped'))), {
+            once: true,
+          });
+        }),
+    ),
 });
 const server = new Server({
   serverInfo: { name: 'warehouse', version: '1.0.0' },

@@ -2,7 +2,15 @@
 // once with a task, polled with tasks/get, its result fetched with tasks/result, one cancelled.
 import assert from 'node:assert/strict';
 import { RpcError, ServerFeatures, createMemoryPair } from '@mcpgen/runtime';
-import { InMemoryTaskStore, TaskNotSupportedError, attachTaskReceiver, callWithTask, taskOf, type Task, type TaskHandle } from '@mcpgen/runtime/tasks';
+import {
+  InMemoryTaskStore,
+  TaskNotSupportedError,
+  attachTaskReceiver,
+  callWithTask,
+  taskOf,
+  type Task,
+  type TaskHandle,
+} from '@mcpgen/runtime/tasks';
 import { Client, Server, table, type CallToolResult, type Protocol } from '../../generated/2025-11-25/index.js';
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -28,7 +36,11 @@ features.tool({
     return { content: [{ type: 'text', text: `report of ${pages} pages` }] };
   },
 });
-const server = new Server({ serverInfo: { name: 'reports', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+const server = new Server({
+  serverInfo: { name: 'reports', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table }),
+});
 // before connect: declares tasks { list, cancel, requests.tools.call } and serves tasks/*
 const receiver = attachTaskReceiver(server, { store: new InMemoryTaskStore(), pollInterval: 50, maxTtl: 600_000 });
 
@@ -36,7 +48,9 @@ const receiver = attachTaskReceiver(server, { store: new InMemoryTaskStore(), po
 const statuses: string[] = [];
 const client = new Client({
   clientInfo: { name: 'dashboard', version: '1.0.0' },
-  notificationHandlers: { 'notifications/tasks/status': (task) => void statuses.push(`${task.taskId.slice(0, 4)} ${task.status}`) },
+  notificationHandlers: {
+    'notifications/tasks/status': (task) => void statuses.push(`${task.taskId.slice(0, 4)} ${task.status}`),
+  },
 });
 const [a, b] = createMemoryPair();
 await server.connect(b);
@@ -44,18 +58,34 @@ await client.connect(a);
 assert.deepEqual(client.server?.capabilities.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
 
 // 1. A handle: the server answers at once with a CreateTaskResult (status working).
-const handle = await callWithTask(client, 'tools/call', { name: 'render_report', arguments: { pages: 3 } }, { ttl: 60_000 });
+const handle = await callWithTask(
+  client,
+  'tools/call',
+  { name: 'render_report', arguments: { pages: 3 } },
+  { ttl: 60_000 },
+);
 assert.equal(handle.task.status, 'working');
 assert.equal(handle.task.ttl, 60_000);
 assert.equal(handle.pollInterval, 50);
 const seen: string[] = [];
 for await (const t of handle.updates()) seen.push(t.statusMessage ? `${t.status}: ${t.statusMessage}` : t.status);
-assert.deepEqual(seen, ['working', 'working: page 1 of 3', 'working: page 2 of 3', 'working: page 3 of 3', 'completed: page 3 of 3']);
+assert.deepEqual(seen, [
+  'working',
+  'working: page 1 of 3',
+  'working: page 2 of 3',
+  'working: page 3 of 3',
+  'completed: page 3 of 3',
+]);
 const result: CallToolResult = await handle.result(); // tasks/result
 assert.deepEqual(result.content, [{ type: 'text', text: 'report of 3 pages' }]);
 
 // 2. The same by hand: tasks/get until terminal, then tasks/result.
-const created = await callWithTask(client, 'tools/call', { name: 'render_report', arguments: { pages: 2 } }, { task: { ttl: 30_000 } });
+const created = await callWithTask(
+  client,
+  'tools/call',
+  { name: 'render_report', arguments: { pages: 2 } },
+  { task: { ttl: 30_000 } },
+);
 let task: Task = await client.getTask({ taskId: created.taskId });
 while (task.status === 'working' || task.status === 'input_required') {
   await new Promise((r) => setTimeout(r, task.pollInterval ?? 1000));
@@ -68,17 +98,25 @@ assert.deepEqual(payload.content, [{ type: 'text', text: 'report of 2 pages' }])
 // 3. One call: resolves with the tool's result when the task ends; onTask gets the handle.
 let taskId = '';
 const progress: number[] = [];
-const whole = await client.callTool({ name: 'render_report', arguments: { pages: 2 } }, {
-  task: { ttl: 10_000 },
-  onTask: (h: TaskHandle<unknown>) => (taskId = h.taskId),
-  onProgress: (p) => progress.push(p.progress),
-});
+const whole = await client.callTool(
+  { name: 'render_report', arguments: { pages: 2 } },
+  {
+    task: { ttl: 10_000 },
+    onTask: (h: TaskHandle<unknown>) => (taskId = h.taskId),
+    onProgress: (p) => progress.push(p.progress),
+  },
+);
 assert.deepEqual(whole.content, [{ type: 'text', text: 'report of 2 pages' }]);
 assert.notEqual(taskId, '');
 assert.deepEqual(progress, [1, 2]);
 
 // 4. Cancel: the handler's signal aborts; tasks/result then answers -32602.
-const long = await callWithTask(client, 'tools/call', { name: 'render_report', arguments: { pages: 1000 } }, { ttl: 60_000 });
+const long = await callWithTask(
+  client,
+  'tools/call',
+  { name: 'render_report', arguments: { pages: 1000 } },
+  { ttl: 60_000 },
+);
 const cancelled = await long.cancel(); // tasks/cancel
 assert.equal(cancelled.status, 'cancelled');
 const after = await long.result().catch((e: unknown) => e);
@@ -89,11 +127,17 @@ assert.equal(again, -32602, 'a terminal task cannot be cancelled');
 
 // 5. tasks/list: this session's tasks, newest last.
 const { tasks } = await client.listTasks();
-assert.deepEqual(tasks.map((t) => t.status), ['completed', 'completed', 'completed', 'cancelled']);
+assert.deepEqual(
+  tasks.map((t) => t.status),
+  ['completed', 'completed', 'completed', 'cancelled'],
+);
 
 // notifications/tasks/status came for every change after creation:
 const first = handle.taskId.slice(0, 4);
-assert.deepEqual(statuses.filter((s) => s.startsWith(first)), [`${first} working`, `${first} working`, `${first} working`, `${first} completed`]);
+assert.deepEqual(
+  statuses.filter((s) => s.startsWith(first)),
+  [`${first} working`, `${first} working`, `${first} working`, `${first} completed`],
+);
 
 // A method the receiver did not declare for tasks is refused before sending:
 const refused = await callWithTask(client, 'tools/list', {}).catch((e: unknown) => e);

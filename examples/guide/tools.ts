@@ -31,7 +31,11 @@ features.tool({
   },
 });
 
-const server = new Server({ serverInfo: { name: 'calc', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+const server = new Server({
+  serverInfo: { name: 'calc', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers(),
+});
 let toolsChanged!: () => void;
 const listChanged = new Promise<void>((resolve) => (toolsChanged = resolve));
 const client = new Client({
@@ -47,7 +51,10 @@ console.log(tools.map((t) => t.name)); // [ 'divide' ]
 const result = await client.callTool({ name: 'divide', arguments: { a: 7, b: 2 } });
 console.log(result.structuredContent); // { quotient: 3.5, remainder: 1 }
 
-assert.deepEqual(tools.map((t) => [t.name, t.title, t.inputSchema.required]), [['divide', 'Divide two numbers', ['a', 'b']]]);
+assert.deepEqual(
+  tools.map((t) => [t.name, t.title, t.inputSchema.required]),
+  [['divide', 'Divide two numbers', ['a', 'b']]],
+);
 assert.deepEqual(result.structuredContent, { quotient: 3.5, remainder: 1 });
 assert.deepEqual(result.content, [{ type: 'text', text: '3.5' }]);
 
@@ -71,10 +78,19 @@ await assert.rejects(
 
 // registering, replacing or removing a tool sends notifications/tools/list_changed
 features.attach(server);
-features.tool({ name: 'negate', inputSchema: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] }, handler: ({ x }) => String(-x) });
+features.tool({
+  name: 'negate',
+  inputSchema: { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] },
+  handler: ({ x }) => String(-x),
+});
 await listChanged; // the client was told; a new tools/list shows the new tool
-assert.deepEqual((await client.callTool({ name: 'negate', arguments: { x: 5 } })).content, [{ type: 'text', text: '-5' }]);
-assert.deepEqual((await client.listTools({})).tools.map((t) => t.name), ['divide', 'negate']);
+assert.deepEqual((await client.callTool({ name: 'negate', arguments: { x: 5 } })).content, [
+  { type: 'text', text: '-5' },
+]);
+assert.deepEqual(
+  (await client.listTools({})).tools.map((t) => t.name),
+  ['divide', 'negate'],
+);
 
 await client.close();
 console.log('ok tools');

@@ -7,7 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, Server, table, type Protocol } from '../../generated/2026-07-28/index.js';
 import * as v2025 from '../../generated/2025-11-25/index.js';
-import { createStatelessHttpHandler, createStreamableHttpHandler, HttpClientTransport, ServerFeatures, StatelessHttpClientTransport } from '@mcpgen/runtime/web';
+import {
+  createStatelessHttpHandler,
+  createStreamableHttpHandler,
+  HttpClientTransport,
+  ServerFeatures,
+  StatelessHttpClientTransport,
+} from '@mcpgen/runtime/web';
 
 // ---- the worker: a module whose default export has fetch(Request) → Response
 const features = new ServerFeatures<Protocol>();
@@ -22,32 +28,53 @@ const handler = createStatelessHttpHandler({
   allowedHosts: ['mcp.example.com'], // the public host name(s): the Host check stays on
   cors: { allowedOrigins: ['https://app.example.com'] }, // browser apps allowed to call it
 });
-const server = new Server({ serverInfo: { name: 'worker', version: '1.0.0' }, capabilities: features.capabilities(), handlers: features.handlers({ table }) });
+const server = new Server({
+  serverInfo: { name: 'worker', version: '1.0.0' },
+  capabilities: features.capabilities(),
+  handlers: features.handlers({ table }),
+});
 await server.connect(handler.transport);
 const worker = { fetch: (request: Request) => handler.fetch(request) };
 
 // ---- the browser app's client: its fetch goes to the worker
 const client = new Client({ clientInfo: { name: 'app', version: '1.0.0' } });
-await client.connect(new StatelessHttpClientTransport({
-  url: 'https://mcp.example.com/mcp',
-  fetch: (input, init) => worker.fetch(new Request(input, init)),
-}));
+await client.connect(
+  new StatelessHttpClientTransport({
+    url: 'https://mcp.example.com/mcp',
+    fetch: (input, init) => worker.fetch(new Request(input, init)),
+  }),
+);
 const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
 assert.deepEqual(sum.content, [{ type: 'text', text: '42' }]);
 
 // ---- CORS: the preflight a browser sends before a cross-origin POST
-const preflight = await worker.fetch(new Request('https://mcp.example.com/mcp', {
-  method: 'OPTIONS',
-  headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, mcp-protocol-version, mcp-method' },
-}));
+const preflight = await worker.fetch(
+  new Request('https://mcp.example.com/mcp', {
+    method: 'OPTIONS',
+    headers: {
+      Origin: 'https://app.example.com',
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'content-type, mcp-protocol-version, mcp-method',
+    },
+  }),
+);
 assert.equal(preflight.status, 204);
 assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example.com');
 assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET, POST, DELETE');
-const foreign = await worker.fetch(new Request('https://mcp.example.com/mcp', {
-  method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
-}));
+const foreign = await worker.fetch(
+  new Request('https://mcp.example.com/mcp', {
+    method: 'OPTIONS',
+    headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+  }),
+);
 assert.equal(foreign.status, 403); // no CORS headers: the browser refuses the call
-const otherHost = await worker.fetch(new Request('https://other.example.com/mcp', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' }));
+const otherHost = await worker.fetch(
+  new Request('https://other.example.com/mcp', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: '{}',
+  }),
+);
 assert.equal(otherHost.status, 403); // Host not in allowedHosts
 await client.close();
 await handler.close();
@@ -61,7 +88,12 @@ const sessions = createStreamableHttpHandler({
   },
 });
 const legacyClient = new v2025.Client({ clientInfo: { name: 'app', version: '1.0.0' } });
-const info = await legacyClient.connect(new HttpClientTransport({ url: 'http://localhost/mcp', fetch: (input, init) => sessions.fetch(new Request(input, init)) }));
+const info = await legacyClient.connect(
+  new HttpClientTransport({
+    url: 'http://localhost/mcp',
+    fetch: (input, init) => sessions.fetch(new Request(input, init)),
+  }),
+);
 assert.equal(info.protocolVersion, '2025-11-25');
 assert.deepEqual(await legacyClient.ping(), {});
 await legacyClient.close();
@@ -69,8 +101,17 @@ await sessions.close();
 
 // ---- export conditions: what @mcpgen/runtime resolves to under the worker condition
 const here = fileURLToPath(new URL('.', import.meta.url));
-const resolve = (conditions: string[], specifier: string) => execFileSync(process.execPath, [...conditions, '--input-type=module', '-e',
-  `try { console.log(import.meta.resolve(${JSON.stringify(specifier)})) } catch (e) { console.log(e.code) }`], { cwd: here, encoding: 'utf8' }).trim();
+const resolve = (conditions: string[], specifier: string) =>
+  execFileSync(
+    process.execPath,
+    [
+      ...conditions,
+      '--input-type=module',
+      '-e',
+      `try { console.log(import.meta.resolve(${JSON.stringify(specifier)})) } catch (e) { console.log(e.code) }`,
+    ],
+    { cwd: here, encoding: 'utf8' },
+  ).trim();
 assert.match(resolve(['--conditions=worker'], '@mcpgen/runtime'), /\/runtime\/web\.ts$/);
 assert.match(resolve([], '@mcpgen/runtime'), /\/runtime\/index\.ts$/);
 assert.equal(resolve(['--conditions=worker'], '@mcpgen/runtime/stdio'), 'ERR_PACKAGE_PATH_NOT_EXPORTED');

@@ -79,5 +79,8 @@ export function render(name: string, view: object): string {
     t = Handlebars.compile(src, { noEscape: true, strict: true });
     cache.set(name, t);
   }
-  return t(view).replace(/\r\n/g, '\n').replace(/\n{3,}/g, '\n\n').replace(/\s*$/, '\n');
+  return t(view)
+    .replace(/\r\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .replace(/\s*$/, '\n');
 }

@@ -23,7 +23,20 @@ import { FORMAT_NAMES } from './formats.js';
  * `COMPACT_KEYWORDS`; test/runtime/protocol/compact.test.ts checks both lists agree).
  */
 export const COMPACT_KEYWORDS: readonly string[] = [
-  '$ref', 'additionalProperties', 'allOf', 'anyOf', 'const', 'enum', 'format', 'items', 'maxItems', 'maximum', 'minimum', 'properties', 'required', 'type',
+  '$ref',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'const',
+  'enum',
+  'format',
+  'items',
+  'maxItems',
+  'maximum',
+  'minimum',
+  'properties',
+  'required',
+  'type',
 ];
 const TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
 const REF = /^#\/\$defs\/([^/~%]+)$/;
@@ -46,7 +59,8 @@ export function compactUnsupported(defs: Record<string, unknown>): Unsupported |
   const names = new Set(Object.keys(defs));
   const walk = (s: unknown, at: string): Unsupported | null => {
     if (typeof s === 'boolean') return null;
-    if (!s || typeof s !== 'object' || Array.isArray(s)) return { keyword: '(schema)', pointer: at, why: 'a schema must be an object or a boolean' };
+    if (!s || typeof s !== 'object' || Array.isArray(s))
+      return { keyword: '(schema)', pointer: at, why: 'a schema must be an object or a boolean' };
     const o = s as Record<string, unknown>;
     for (const k of Object.keys(o).sort(byCodeUnit)) {
       const v = o[k];
@@ -54,13 +68,16 @@ export function compactUnsupported(defs: Record<string, unknown>): Unsupported |
       const bad = (why: string): Unsupported => ({ keyword: k, pointer: here, why });
       switch (k) {
         case '$ref':
-          if (typeof v !== 'string' || !REF.test(v) || !names.has(REF.exec(v)![1]!)) return bad(`only references to a definition (#/$defs/<Name>) are compact; found ${JSON.stringify(v)}`);
+          if (typeof v !== 'string' || !REF.test(v) || !names.has(REF.exec(v)![1]!))
+            return bad(`only references to a definition (#/$defs/<Name>) are compact; found ${JSON.stringify(v)}`);
           break;
         case 'type':
-          for (const t of Array.isArray(v) ? v : [v]) if (typeof t !== 'string' || !TYPES.has(t)) return bad(`unknown type ${JSON.stringify(t)}`);
+          for (const t of Array.isArray(v) ? v : [v])
+            if (typeof t !== 'string' || !TYPES.has(t)) return bad(`unknown type ${JSON.stringify(t)}`);
           break;
         case 'format':
-          if (typeof v !== 'string' || !FORMAT_NAMES.includes(v)) return bad(`format ${JSON.stringify(v)} has no runtime check`);
+          if (typeof v !== 'string' || !FORMAT_NAMES.includes(v))
+            return bad(`format ${JSON.stringify(v)} has no runtime check`);
           break;
         case 'required':
           if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) return bad('must be an array of names');
@@ -115,7 +132,14 @@ const IDENT = /^[A-Za-z_$][\w$]*$/;
  * which expands them; test/runtime/protocol/compact-aliases.test.ts checks both tables agree).
  */
 export const KEYWORD_ALIASES: Readonly<Record<string, string>> = {
-  type: 't', properties: 'p', required: 'r', const: 'c', additionalProperties: 'a', items: 'i', anyOf: 'o', enum: 'e',
+  type: 't',
+  properties: 'p',
+  required: 'r',
+  const: 'c',
+  additionalProperties: 'a',
+  items: 'i',
+  anyOf: 'o',
+  enum: 'e',
 };
 /**
  * The short names of frequent types under the `t` alias (runtime/protocol/compact.ts
@@ -167,7 +191,9 @@ function source(s: unknown, w: Writer, root = false): string {
       case '$ref':
         return `$ref:${REF.exec(v as string)![1]}`;
       case 'properties':
-        return `${alias(k)}:{${Object.entries(v as object).map(([n, x]) => `${key(n)}:${source(x, w)}`).join(',')}}`;
+        return `${alias(k)}:{${Object.entries(v as object)
+          .map(([n, x]) => `${key(n)}:${source(x, w)}`)
+          .join(',')}}`;
       case 'additionalProperties':
       case 'items':
         return `${alias(k)}:${source(v, w)}`;
@@ -202,11 +228,17 @@ function fullText(s: object, w: Writer): string {
  * `n` times in the file once the others are consts, where `n` copies are longer than the const
  * and `n` names (counted as minified, 2 characters each, 9 for `const x=;`).
  */
-function repeatedSchemas(roots: readonly unknown[], shared: Map<unknown, string>, full: Map<object, string>): Set<string> {
+function repeatedSchemas(
+  roots: readonly unknown[],
+  shared: Map<unknown, string>,
+  full: Map<object, string>,
+): Set<string> {
   const sharedNames = [...shared.values()];
   const naive = new Map<string, number>();
   for (const r of roots) source(r, { shared, names: new Map(), seen: naive, full }, true);
-  let kept = new Set([...naive].filter(([t, n]) => worth(t, n) && !sharedNames.some((x) => t.includes(x))).map(([t]) => t));
+  let kept = new Set(
+    [...naive].filter(([t, n]) => worth(t, n) && !sharedNames.some((x) => t.includes(x))).map(([t]) => t),
+  );
   // each round: how often each kept text is named once the kept ones are consts (in the roots
   // and in the bodies of the consts); the ones not worth a const are dropped, until none is
   for (;;) {
@@ -259,7 +291,13 @@ export interface CompactExport {
  * are not definitions; `ownProperties` as for ajv. Sub-schemas written more than once become
  * consts of their own ({@link repeatedSchemas}), equal inline params data one const.
  */
-export function emitCompactValidators(model: ProtocolModel, opts: EmitOptions, defs: Record<string, unknown>, extra: readonly CompactExport[], ownProperties: boolean): string {
+export function emitCompactValidators(
+  model: ProtocolModel,
+  opts: EmitOptions,
+  defs: Record<string, unknown>,
+  extra: readonly CompactExport[],
+  ownProperties: boolean,
+): string {
   const shared = new Map<unknown, string>();
   for (const e of extra) if (e.shared) shared.set(e.schema, e.shared);
   const lines = [
@@ -268,7 +306,9 @@ export function emitCompactValidators(model: ProtocolModel, opts: EmitOptions, d
     `import { compactValidators } from '${opts.runtimeImport}';`,
     `const v = /* @__PURE__ */ compactValidators({ ownProperties: ${ownProperties} });`,
   ];
-  const all: CompactExport[] = [...Object.keys(defs).map((name) => ({ name, schema: defs[name] })), ...extra].sort((a, b) => byCodeUnit(a.name, b.name));
+  const all: CompactExport[] = [...Object.keys(defs).map((name) => ({ name, schema: defs[name] })), ...extra].sort(
+    (a, b) => byCodeUnit(a.name, b.name),
+  );
   const plain = [...extra].filter((x) => x.shared).sort((a, b) => byCodeUnit(a.shared!, b.shared!));
   const full = new Map<object, string>();
   const roots = [...all.filter((e) => !e.shared).map((e) => e.schema), ...plain.map((e) => e.schema)];

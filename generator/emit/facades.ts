@@ -9,7 +9,12 @@ import { type EmitOptions, type Files, jsdoc, methodName, preamble, render } fro
 
 function doc(model: ProtocolModel, typeName: string, method: string, extra: string[] = []): string {
   const t = model.types[typeName];
-  const lines = [`\`${method}\`${t?.description ? `: ${t.description}` : ''}`, ...extra, '', `@see ${model.revision} #/$defs/${typeName}`];
+  const lines = [
+    `\`${method}\`${t?.description ? `: ${t.description}` : ''}`,
+    ...extra,
+    '',
+    `@see ${model.revision} #/$defs/${typeName}`,
+  ];
   if (t?.deprecated !== undefined) lines.push(`@deprecated ${t.deprecated}`.trim());
   return jsdoc(lines, '  ');
 }
@@ -19,14 +24,24 @@ const requestView = (model: ProtocolModel) => (r: RequestDef) => ({
   method: r.method,
   paramsRequired: r.paramsRequired,
   jsdoc: doc(model, r.requestType, r.method, [
-    ...(r.taskAugmentable ? ['', 'With `options.task` (`{ ttl }`) the call runs as a task (basic/utilities/tasks): it resolves with the final result once the task ends, and `options.onTask` receives the task handle (status, updates, cancel) at once.'] : []),
+    ...(r.taskAugmentable
+      ? [
+          '',
+          'With `options.task` (`{ ttl }`) the call runs as a task (basic/utilities/tasks): it resolves with the final result once the task ends, and `options.onTask` receives the task handle (status, updates, cancel) at once.',
+        ]
+      : []),
     ...(r.inputRequired ? ['', 'May be answered with an InputRequiredResult (multi round-trip).'] : []),
   ]),
 });
 
 const notificationView = (model: ProtocolModel) => (n: NotificationDef) => {
   const base = n.notificationType.replace(/Notification$/, '');
-  return { name: `send${base}`, method: n.method, paramsRequired: n.paramsRequired, jsdoc: doc(model, n.notificationType, n.method) };
+  return {
+    name: `send${base}`,
+    method: n.method,
+    paramsRequired: n.paramsRequired,
+    jsdoc: doc(model, n.notificationType, n.method),
+  };
 };
 
 /**
@@ -42,11 +57,20 @@ export const ENGINE_METHODS: ReadonlySet<string> = new Set([
 ]);
 
 export function emitFacades(model: ProtocolModel, opts: EmitOptions): Files {
-  const base = { preamble: preamble(model), revision: model.revision, runtimeImport: opts.runtimeImport, stateless: model.lifecycle === 'stateless' };
+  const base = {
+    preamble: preamble(model),
+    revision: model.revision,
+    runtimeImport: opts.runtimeImport,
+    stateless: model.lifecycle === 'stateless',
+  };
   const side = (dir: RequestDef['direction']) => ({
     ...base,
-    requests: model.requests.filter((r) => r.direction === dir && !r.embedded && !ENGINE_METHODS.has(r.method)).map(requestView(model)),
-    notifications: model.notifications.filter((n) => n.direction === dir && !ENGINE_METHODS.has(n.method)).map(notificationView(model)),
+    requests: model.requests
+      .filter((r) => r.direction === dir && !r.embedded && !ENGINE_METHODS.has(r.method))
+      .map(requestView(model)),
+    notifications: model.notifications
+      .filter((n) => n.direction === dir && !ENGINE_METHODS.has(n.method))
+      .map(notificationView(model)),
   });
   return new Map([
     ['client.gen.ts', render('client', side('clientToServer'))],

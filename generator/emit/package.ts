@@ -22,7 +22,10 @@ import { readFileSync } from 'node:fs';
 import type { ProtocolModel } from '../model.js';
 import { type Files, MCPGEN_VERSION, preamble } from './common.js';
 
-const ROOT_PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license?: string; engines?: Record<string, string> };
+const ROOT_PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  license?: string;
+  engines?: Record<string, string>;
+};
 
 /** The runtime package generated code and entry modules import. */
 export const RUNTIME_PACKAGE = '@mcpgen/runtime';
@@ -104,9 +107,17 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
   {
     subpath: './errors',
     from: './jsonrpc',
-    values: ['CapabilityNotDeclaredError', 'ConnectionClosedError', 'ErrorCode', 'InvalidResultError', 'RequestAbortedError', 'RequestTimeoutError', 'RpcError'],
+    values: [
+      'CapabilityNotDeclaredError',
+      'ConnectionClosedError',
+      'ErrorCode',
+      'InvalidResultError',
+      'RequestAbortedError',
+      'RequestTimeoutError',
+      'RpcError',
+    ],
     types: ['ErrorObject'],
-    what: 'the error classes and codes (one `RpcError` class per app: the runtime\'s)',
+    what: "the error classes and codes (one `RpcError` class per app: the runtime's)",
     when: always,
   },
   {
@@ -114,14 +125,31 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
     from: './session',
     values: ['OutputSchemaError', 'UnsupportedVersionError'],
     types: [],
-    what: 'the client\'s result and version errors',
+    what: "the client's result and version errors",
     when: always,
   },
   {
     subpath: './features',
     from: './features',
-    values: ['ServerFeatures', 'compileUriTemplate', 'describeValidation', 'expandUriTemplate', 'paginate', 'uriTemplateVariables'],
-    types: ['Content', 'PromptDefinition', 'PromptMessage', 'PromptResult', 'ResourceContents', 'ResourceDefinition', 'ResourceTemplateDefinition', 'ToolDefinition', 'ToolResult'],
+    values: [
+      'ServerFeatures',
+      'compileUriTemplate',
+      'describeValidation',
+      'expandUriTemplate',
+      'paginate',
+      'uriTemplateVariables',
+    ],
+    types: [
+      'Content',
+      'PromptDefinition',
+      'PromptMessage',
+      'PromptResult',
+      'ResourceContents',
+      'ResourceDefinition',
+      'ResourceTemplateDefinition',
+      'ToolDefinition',
+      'ToolResult',
+    ],
     what: 'tools, resources, prompts and completions as handlers and capabilities; pagination',
     when: always,
   },
@@ -144,15 +172,38 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
   {
     subpath: './http',
     from: './http',
-    values: ['HttpClientTransport', 'HttpStatusError', 'MemoryEventStore', 'MemorySessionRegistry', 'SessionExpiredError', 'continueAfterChecks', 'createStreamableHttpHandler'],
-    types: ['EventStore', 'HttpClientTransportOptions', 'ReconnectOptions', 'ReplyMode', 'SessionInfo', 'SessionRegistry', 'StreamableHttpHandler', 'StreamableHttpOptions'],
+    values: [
+      'HttpClientTransport',
+      'HttpStatusError',
+      'MemoryEventStore',
+      'MemorySessionRegistry',
+      'SessionExpiredError',
+      'continueAfterChecks',
+      'createStreamableHttpHandler',
+    ],
+    types: [
+      'EventStore',
+      'HttpClientTransportOptions',
+      'ReconnectOptions',
+      'ReplyMode',
+      'SessionInfo',
+      'SessionRegistry',
+      'StreamableHttpHandler',
+      'StreamableHttpOptions',
+    ],
     what: 'Streamable HTTP with sessions: the server endpoint (node:http and fetch) and the client',
     when: (f) => f.sessionHttp,
   },
   {
     subpath: './http/legacy-sse',
     from: './http/legacy-sse',
-    values: ['FallbackHttpClientTransport', 'LegacySseClientTransport', 'LegacySseServerTransport', 'connectHttp', 'createLegacySseHandler'],
+    values: [
+      'FallbackHttpClientTransport',
+      'LegacySseClientTransport',
+      'LegacySseServerTransport',
+      'connectHttp',
+      'createLegacySseHandler',
+    ],
     types: ['FallbackHttpClientOptions', 'LegacySseClientOptions', 'LegacySseHandler', 'LegacySseOptions'],
     what: 'the HTTP+SSE transport (2024-11-05 era) and the client that falls back to it',
     when: handshake,
@@ -160,15 +211,42 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
   {
     subpath: './tasks',
     from: './tasks',
-    values: ['InMemoryTaskStore', 'RELATED_TASK_META', 'TaskHandle', 'TaskNotFoundError', 'TaskNotSupportedError', 'TaskReceiver', 'TaskReceiverSetupError', 'attachTaskReceiver', 'callWithTask', 'taskOf'],
-    types: ['InMemoryTaskStoreOptions', 'Task', 'TaskHandlerContext', 'TaskReceiverOptions', 'TaskRequestOptions', 'TaskStatus', 'TaskStore', 'TaskSupport'],
+    values: [
+      'InMemoryTaskStore',
+      'RELATED_TASK_META',
+      'TaskHandle',
+      'TaskNotFoundError',
+      'TaskNotSupportedError',
+      'TaskReceiver',
+      'TaskReceiverSetupError',
+      'attachTaskReceiver',
+      'callWithTask',
+      'taskOf',
+    ],
+    types: [
+      'InMemoryTaskStoreOptions',
+      'Task',
+      'TaskHandlerContext',
+      'TaskReceiverOptions',
+      'TaskRequestOptions',
+      'TaskStatus',
+      'TaskStore',
+      'TaskSupport',
+    ],
     what: 'task-augmented requests: the receiver (tasks/get, tasks/result, tasks/list, tasks/cancel) and the requestor',
     when: (f) => f.tasksUtility,
   },
   {
     subpath: './http/stateless',
     from: './http/stateless',
-    values: ['StatelessHttpClientTransport', 'StatelessHttpServerTransport', 'createStatelessHttpHandler', 'decodeHeaderValue', 'encodeHeaderValue', 'paramHeaders'],
+    values: [
+      'StatelessHttpClientTransport',
+      'StatelessHttpServerTransport',
+      'createStatelessHttpHandler',
+      'decodeHeaderValue',
+      'encodeHeaderValue',
+      'paramHeaders',
+    ],
     types: ['ParamHeader', 'StatelessHttpClientOptions', 'StatelessHttpHandler', 'StatelessHttpOptions'],
     what: 'stateless HTTP: the server endpoint (node:http and fetch) and the client, request metadata headers',
     when: stateless,
@@ -186,21 +264,38 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
     from: './stateless',
     values: ['EraRouter', 'createDualEraHttpHandler', 'isModernRequest'],
     types: ['DualEraHttpHandler'],
-    what: 'one endpoint (or stdio connection) for both eras; its legacy side is a handshake revision\'s `./http` handler (or Server), passed in',
+    what: "one endpoint (or stdio connection) for both eras; its legacy side is a handshake revision's `./http` handler (or Server), passed in",
     when: stateless,
   },
   {
     subpath: './tasks',
     from: './tasks',
     values: ['InMemoryTaskStore', 'TASKS_EXTENSION', 'TasksExtension', 'declaresTasksExtension'],
-    types: ['CreateTaskResult', 'DetailedTask', 'Task', 'TaskContext', 'TaskStatus', 'TaskStore', 'TasksExtensionOptions'],
+    types: [
+      'CreateTaskResult',
+      'DetailedTask',
+      'Task',
+      'TaskContext',
+      'TaskStatus',
+      'TaskStore',
+      'TasksExtensionOptions',
+    ],
     what: 'the tasks extension (`io.modelcontextprotocol/tasks`): tasks/get, tasks/update, tasks/cancel',
     when: (f) => stateless(f) && !f.tasksUtility,
   },
   {
     subpath: './input-required',
     from: './stateless',
-    values: ['InputRequestError', 'InvalidRequestStateError', 'MaxInputRoundsError', 'RequestStateSealer', 'inputRequest', 'inputRequired', 'readInput', 'requireClientCapabilities'],
+    values: [
+      'InputRequestError',
+      'InvalidRequestStateError',
+      'MaxInputRoundsError',
+      'RequestStateSealer',
+      'inputRequest',
+      'inputRequired',
+      'readInput',
+      'requireClientCapabilities',
+    ],
     types: ['InputRequest', 'InputRequests', 'InputRequiredResult', 'InputResponses', 'RequestStateSealerOptions'],
     what: 'multi round-trip requests: input-required results, reading the responses, sealed requestState',
     when: (f) => f.inputRequired,
@@ -210,7 +305,7 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
     from: './stateless',
     values: ['LISTEN_NOTIFICATIONS', 'SUBSCRIPTION_ID', 'SubscriptionHub', 'filterAccepts', 'grantFilter'],
     types: ['ListenOptions', 'Subscription', 'SubscriptionEnd', 'SubscriptionFilter', 'SubscriptionHubOptions'],
-    what: '`subscriptions/listen`: filters, the server\'s hub, the client\'s subscription',
+    what: "`subscriptions/listen`: filters, the server's hub, the client's subscription",
     when: (f) => f.subscriptions,
   },
   {
@@ -218,7 +313,7 @@ export const REVISION_EXPORTS: readonly RevisionExport[] = [
     from: './stateless',
     values: ['CACHEABLE_METHODS', 'DEFAULT_CACHE_HINT', 'ResultCache', 'applyCacheHints'],
     types: ['CacheHint', 'CachePolicy', 'CacheScope', 'ResultCacheOptions'],
-    what: 'result cache hints (server) and the client\'s result cache',
+    what: "result cache hints (server) and the client's result cache",
     when: (f) => f.cache,
   },
 ];
@@ -296,7 +391,8 @@ export function runtimeRange(): string {
 /** The package manifest as data (what `package.json` holds). */
 export function packageManifest(model: ProtocolModel): Record<string, unknown> {
   const exports: Record<string, unknown> = {};
-  for (const e of packageEntries(model)) exports[e.subpath] = { types: `./${e.module}.d.ts`, default: `./${e.module}.js` };
+  for (const e of packageEntries(model))
+    exports[e.subpath] = { types: `./${e.module}.d.ts`, default: `./${e.module}.js` };
   exports['./package.json'] = './package.json';
   return {
     name: packageName(model.revision),

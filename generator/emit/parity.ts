@@ -40,7 +40,11 @@ export const parityAlias = (name: string): string => `_${name}`;
  * `parity.gen.ts` for `model`, importing upstream types from `upstreamPath` (an absolute path to
  * the schema.ts the model was ingested from, or any specifier resolving to it).
  */
-export function emitParity(model: ProtocolModel, upstreamPath: string, exceptions: readonly ParityException[] = PARITY_EXCEPTIONS): Files {
+export function emitParity(
+  model: ProtocolModel,
+  upstreamPath: string,
+  exceptions: readonly ParityException[] = PARITY_EXCEPTIONS,
+): Files {
   const upstream = importSpecifier(upstreamPath);
   const applies = (e: ParityException) => !e.revisions || e.revisions.includes(model.revision);
   const except = new Map(exceptions.filter(applies).map((e) => [e.type, e]));

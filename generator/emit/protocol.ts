@@ -68,7 +68,7 @@ function tableEntry(d: Def, side: TableSide) {
     paramsType: d.paramsType ? q(d.paramsType) : 'null',
     resultTypes: req ? [d.resultType, ...d.altResultTypes].map(q).join(', ') : '',
     paramsRequired: d.paramsRequired,
-    params: checksParams(d, side) ? paramsValidatorName(d) ?? '' : '',
+    params: checksParams(d, side) ? (paramsValidatorName(d) ?? '') : '',
     result: req ? resultValidatorName(d) : '',
     capability: d.capability ? d.capability.map(q).join(', ') : '',
     taskAugmentable: req && d.taskAugmentable,
@@ -93,7 +93,8 @@ export function capabilityShape(model: ProtocolModel, typeName: string): unknown
     const node = deref(s);
     const props = node?.properties as Record<string, JsonSchema> | undefined;
     const keys = props ? Object.keys(props).sort(byCodeUnit) : [];
-    if (!keys.length || depth > 16 || (node?.additionalProperties !== undefined && node.additionalProperties !== false)) return true;
+    if (!keys.length || depth > 16 || (node?.additionalProperties !== undefined && node.additionalProperties !== false))
+      return true;
     return Object.fromEntries(keys.map((k) => [k, walk(props![k], depth + 1)]));
   };
   return Object.hasOwn(model.types, typeName) ? walk(model.types[typeName].schema, 0) : undefined;
@@ -119,19 +120,36 @@ export function structuredContentKind(model: ProtocolModel): 'object' | 'any' | 
 export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const pick = <D extends Def>(list: D[], dir: RequestDef['direction']) => list.filter((d) => d.direction === dir);
   const maps = [
-    { name: 'ClientRequests', doc: 'Requests a client sends (client → server).', list: pick(model.requests, 'clientToServer') },
-    { name: 'ServerRequests', doc: 'Requests a server sends (server → client).', list: pick(model.requests, 'serverToClient') },
-    { name: 'ClientNotifications', doc: 'Notifications a client sends.', list: pick(model.notifications, 'clientToServer') },
-    { name: 'ServerNotifications', doc: 'Notifications a server sends.', list: pick(model.notifications, 'serverToClient') },
+    {
+      name: 'ClientRequests',
+      doc: 'Requests a client sends (client → server).',
+      list: pick(model.requests, 'clientToServer'),
+    },
+    {
+      name: 'ServerRequests',
+      doc: 'Requests a server sends (server → client).',
+      list: pick(model.requests, 'serverToClient'),
+    },
+    {
+      name: 'ClientNotifications',
+      doc: 'Notifications a client sends.',
+      list: pick(model.notifications, 'clientToServer'),
+    },
+    {
+      name: 'ServerNotifications',
+      doc: 'Notifications a server sends.',
+      list: pick(model.notifications, 'serverToClient'),
+    },
   ].map((m) => ({ name: m.name, doc: m.doc, entries: m.list.map((d) => mapEntry(model, d)) }));
-  const groups = (side: TableSide) => (['requests', 'notifications'] as const).map((kind) => ({
-    kind,
-    entryKind: kind === 'requests' ? 'request' : 'notification',
-    directions: (['clientToServer', 'serverToClient'] as const).map((direction) => ({
-      direction,
-      entries: pick<Def>(model[kind], direction).map((d) => tableEntry(d, side)),
-    })),
-  }));
+  const groups = (side: TableSide) =>
+    (['requests', 'notifications'] as const).map((kind) => ({
+      kind,
+      entryKind: kind === 'requests' ? 'request' : 'notification',
+      directions: (['clientToServer', 'serverToClient'] as const).map((direction) => ({
+        direction,
+        entries: pick<Def>(model[kind], direction).map((d) => tableEntry(d, side)),
+      })),
+    }));
   const tables = [
     {
       name: 'table',
@@ -159,22 +177,60 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const errorCodes = Object.entries(model.errorCodes)
     .sort(([a], [b]) => byCodeUnit(a, b))
     .map(([name, code]) => ({ name, code }));
-  const base = { preamble: preamble(model), revision: model.revision, protocolVersion: model.protocolVersion, lifecycle: model.lifecycle, runtimeImport: opts.runtimeImport };
+  const base = {
+    preamble: preamble(model),
+    revision: model.revision,
+    protocolVersion: model.protocolVersion,
+    lifecycle: model.lifecycle,
+    runtimeImport: opts.runtimeImport,
+  };
   // what the runtime follows from the schema beyond methods: the capability trees each side may
   // declare, and whether the revision has JSON-RPC batches (a JSONRPCBatchRequest type: 2025-03-26)
   const shape = (name: string) => {
     const s = capabilityShape(model, name);
-    return s === undefined ? '' : JSON.stringify(s).replace(/"([A-Za-z_$][\w$]*)":/g, '$1: ').replace(/,/g, ', ').replace(/\{(?!\})/g, '{ ').replace(/(?<!\{)\}/g, ' }');
+    return s === undefined
+      ? ''
+      : JSON.stringify(s)
+          .replace(/"([A-Za-z_$][\w$]*)":/g, '$1: ')
+          .replace(/,/g, ', ')
+          .replace(/\{(?!\})/g, '{ ')
+          .replace(/(?<!\{)\}/g, ' }');
   };
   const capabilities = { server: shape('ServerCapabilities'), client: shape('ClientCapabilities') };
   const batches = Object.hasOwn(model.types, 'JSONRPCBatchRequest');
   const structuredContent = structuredContentKind(model);
-  const methods = (dir: RequestDef['direction']) => pick(model.requests, dir).map((r) => q(r.method)).join(', ');
-  const http = { ...model.http, assumedVersion: model.http.assumedVersion === null ? 'null' : q(model.http.assumedVersion) };
+  const methods = (dir: RequestDef['direction']) =>
+    pick(model.requests, dir)
+      .map((r) => q(r.method))
+      .join(', ');
+  const http = {
+    ...model.http,
+    assumedVersion: model.http.assumedVersion === null ? 'null' : q(model.http.assumedVersion),
+  };
   const loggingLevels = (model.loggingLevels ?? []).map(q).join(', ');
   return new Map([
-    ['protocol.gen.ts', render('protocol', { ...base, maps, tables, errorCodes, loggingLevels, capabilities, batches, http, structuredContent })],
-    ['dispatch.gen.ts', render('dispatch', { ...base, clientMethods: methods('clientToServer'), serverMethods: methods('serverToClient') })],
+    [
+      'protocol.gen.ts',
+      render('protocol', {
+        ...base,
+        maps,
+        tables,
+        errorCodes,
+        loggingLevels,
+        capabilities,
+        batches,
+        http,
+        structuredContent,
+      }),
+    ],
+    [
+      'dispatch.gen.ts',
+      render('dispatch', {
+        ...base,
+        clientMethods: methods('clientToServer'),
+        serverMethods: methods('serverToClient'),
+      }),
+    ],
     ['index.ts', render('index', base)],
   ]);
 }

@@ -32,7 +32,9 @@ function prepare(v: unknown): unknown {
     keys.length === 3 &&
     o.type === 'object' &&
     o.additionalProperties === true &&
-    props && typeof props === 'object' && Object.keys(props).length === 0
+    props &&
+    typeof props === 'object' &&
+    Object.keys(props).length === 0
   ) {
     return { ...pick(o, ANNOTATIONS), tsType: 'object' };
   }
@@ -41,7 +43,8 @@ function prepare(v: unknown): unknown {
   return out;
 }
 const mapValues = (o: JsonSchema): JsonSchema => Object.fromEntries(Object.entries(o).map(([k, x]) => [k, prepare(x)]));
-const pick = (o: JsonSchema, keys: Set<string>): JsonSchema => Object.fromEntries(Object.entries(o).filter(([k]) => keys.has(k)));
+const pick = (o: JsonSchema, keys: Set<string>): JsonSchema =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => keys.has(k)));
 
 /**
  * Rewrites every `export interface X { … }` as `export type X = { … }`: an object type alias is
@@ -55,7 +58,11 @@ function interfacesToTypeAliases(text: string): string {
     if (!ts.isInterfaceDeclaration(st)) continue;
     const open = text.indexOf('{', st.name.end);
     const bases = (st.heritageClauses ?? []).flatMap((h) => h.types.map((t) => t.getText(sf)));
-    edits.push({ start: st.getStart(sf), end: open, text: `export type ${st.name.text} = ${bases.map((b) => `${b} & `).join('')}` });
+    edits.push({
+      start: st.getStart(sf),
+      end: open,
+      text: `export type ${st.name.text} = ${bases.map((b) => `${b} & `).join('')}`,
+    });
   }
   let out = text;
   for (const e of edits.reverse()) out = out.slice(0, e.start) + e.text + out.slice(e.end);
@@ -93,12 +100,25 @@ export async function emitTypes(model: ProtocolModel): Promise<Files> {
     inferStringEnumKeysFromValues: false,
   });
   // the root object only served to reach every definition
-  text = text.replace(new RegExp(`/\\*\\*(?:(?!\\*/)[\\s\\S])*?\\*/\\s*export interface ${ROOT} \\{[\\s\\S]*?\\n\\}\\n?`), '');
+  text = text.replace(
+    new RegExp(`/\\*\\*(?:(?!\\*/)[\\s\\S])*?\\*/\\s*export interface ${ROOT} \\{[\\s\\S]*?\\n\\}\\n?`),
+    '',
+  );
   text = text.replace(new RegExp(`export interface ${ROOT} \\{[\\s\\S]*?\\n\\}\\n?`), '');
-  text = text.replace(/\n \* \n \* This interface was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "\w+"\./g, '');
-  text = text.replace(/\n \* This interface was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "\w+"\./g, '');
+  text = text.replace(
+    /\n \* \n \* This interface was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "\w+"\./g,
+    '',
+  );
+  text = text.replace(
+    /\n \* This interface was referenced by `\w+`'s JSON-Schema\n \* via the `definition` "\w+"\./g,
+    '',
+  );
   text = interfacesToTypeAliases(text);
   text = text.replace(/[ \t]+$/gm, '');
-  const head = [preamble(model), `/** Message and data types of MCP ${model.revision} (protocol version ${model.protocolVersion}). */`, ''];
+  const head = [
+    preamble(model),
+    `/** Message and data types of MCP ${model.revision} (protocol version ${model.protocolVersion}). */`,
+    '',
+  ];
   return new Map([['types.gen.ts', `${head.join('\n')}\n${text.trim()}\n`]]);
 }

@@ -36,7 +36,12 @@ function withoutAnnotations(v: unknown, inNameMap = false): unknown {
 }
 
 /** Export name of the validator of a request's params (named type or `<Request>$params`). */
-export function paramsValidatorName(r: { requestType?: string; notificationType?: string; paramsType: string | null; hasParams: boolean }): string | null {
+export function paramsValidatorName(r: {
+  requestType?: string;
+  notificationType?: string;
+  paramsType: string | null;
+  hasParams: boolean;
+}): string | null {
   if (!r.hasParams) return null;
   return r.paramsType ?? `${r.requestType ?? r.notificationType}$params`;
 }
@@ -55,7 +60,8 @@ export function namesPrototypeMember(schema: unknown): boolean {
   const s = schema as Record<string, unknown>;
   const props = s.properties;
   if (props && typeof props === 'object' && Object.keys(props).some((k) => PROTOTYPE_MEMBERS.has(k))) return true;
-  if (Array.isArray(s.required) && s.required.some((k) => typeof k === 'string' && PROTOTYPE_MEMBERS.has(k))) return true;
+  if (Array.isArray(s.required) && s.required.some((k) => typeof k === 'string' && PROTOTYPE_MEMBERS.has(k)))
+    return true;
   return Object.values(s).some(namesPrototypeMember);
 }
 
@@ -69,7 +75,10 @@ export function validatorDefs(model: ProtocolModel): Record<string, unknown> {
  * `compact`), except `ajv` when a schema uses what compact validators do not implement
  * (`unsupported` names it).
  */
-export function validatorsForm(model: ProtocolModel, opts: Pick<EmitOptions, 'validators'>): { form: 'compact' | 'ajv'; unsupported: Unsupported | null } {
+export function validatorsForm(
+  model: ProtocolModel,
+  opts: Pick<EmitOptions, 'validators'>,
+): { form: 'compact' | 'ajv'; unsupported: Unsupported | null } {
   if (opts.validators === 'ajv') return { form: 'ajv', unsupported: null };
   const unsupported = compactUnsupported(validatorDefs(model));
   return { form: unsupported ? 'ajv' : 'compact', unsupported };
@@ -93,7 +102,10 @@ export function extraExports(model: ProtocolModel, defs: Record<string, unknown>
   for (const r of model.requests) {
     const n = resultValidatorName(r);
     if (Object.hasOwn(defs, n) || out.has(n)) continue;
-    out.set(n, { name: n, schema: { anyOf: [r.resultType, ...r.altResultTypes].map((t) => ({ $ref: `#/$defs/${t}` })) } });
+    out.set(n, {
+      name: n,
+      schema: { anyOf: [r.resultType, ...r.altResultTypes].map((t) => ({ $ref: `#/$defs/${t}` })) },
+    });
   }
   return [...out.values()];
 }
@@ -104,7 +116,10 @@ export function emitValidators(model: ProtocolModel, opts: EmitOptions): Files {
   const extra = extraExports(model, defs);
   const names = [...Object.keys(defs), ...extra.map((e) => e.name)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const own = namesPrototypeMember(defs);
-  const js = validatorsForm(model, opts).form === 'compact' ? emitCompactValidators(model, opts, defs, extra, own) : emitAjv(model, opts, defs, own);
+  const js =
+    validatorsForm(model, opts).form === 'compact'
+      ? emitCompactValidators(model, opts, defs, extra, own)
+      : emitAjv(model, opts, defs, own);
   const dts = [
     preamble(model),
     `import type { Validator } from '${opts.runtimeImport}';`,

@@ -30,7 +30,15 @@
  */
 import * as oauth from 'oauth4webapi';
 import { importPKCS8 } from 'jose';
-import { checkSecure, namingFetch, discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError, type AuthorizationServerMetadata, type ResourceMetadata } from './discovery.js';
+import {
+  checkSecure,
+  namingFetch,
+  discoverAuthorizationServer,
+  discoverResourceMetadata,
+  DiscoveryError,
+  type AuthorizationServerMetadata,
+  type ResourceMetadata,
+} from './discovery.js';
 import { isLoopbackUrl } from './loopback.js';
 import { MemoryTokenStore, type ClientRegistration, type StoredTokens, type TokenStore } from './store.js';
 
@@ -158,7 +166,9 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
   const dpop = (): Promise<oauth.DPoPHandle> | undefined => {
     if (!options.dpop) return undefined;
     const given = options.dpop;
-    return (dpopHandle ??= (given === true ? oauth.generateKeyPair('ES256') : Promise.resolve(given)).then((keys) => oauth.DPoP({}, keys)));
+    return (dpopHandle ??= (given === true ? oauth.generateKeyPair('ES256') : Promise.resolve(given)).then((keys) =>
+      oauth.DPoP({}, keys),
+    ));
   };
   /** Runs a token request; once more when the server asks for a DPoP nonce (the handle keeps it). */
   const withNonce = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -196,7 +206,8 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       prm = await discoverResourceMetadata(serverUrl, challenge?.resource_metadata, { fetch: base });
     } catch (e) {
       // a document naming another resource is refused; none at all is the 2025-03-26 shape
-      if (!(e instanceof DiscoveryError) || e.kind !== 'not-found') throw new AuthorizationError(e instanceof Error ? e.message : String(e), { cause: e });
+      if (!(e instanceof DiscoveryError) || e.kind !== 'not-found')
+        throw new AuthorizationError(e instanceof Error ? e.message : String(e), { cause: e });
     }
     const origin = new URL(serverUrl).origin;
     const issuer = prm?.authorization_servers?.[0] ?? origin;
@@ -210,7 +221,13 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     } else {
       // 2025-03-26 basic/authorization: the authorization base URL is the server's origin, its
       // RFC 8414 document (no issuer was named, so none to compare), else the default endpoints
-      as = (await legacyMetadata(origin)) ?? { issuer: origin, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, registration_endpoint: `${origin}/register`, code_challenge_methods_supported: [S256] };
+      as = (await legacyMetadata(origin)) ?? {
+        issuer: origin,
+        authorization_endpoint: `${origin}/authorize`,
+        token_endpoint: `${origin}/token`,
+        registration_endpoint: `${origin}/register`,
+        code_challenge_methods_supported: [S256],
+      };
     }
     return { serverUrl, resource: prm?.resource ?? serverUrl, prm, issuer: as.issuer, as };
   }
@@ -224,7 +241,14 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       return undefined;
     }
     const doc = (await res.json().catch(() => undefined)) as AuthorizationServerMetadata | undefined;
-    if (typeof doc?.issuer !== 'string' || typeof doc.authorization_endpoint !== 'string' || typeof doc.token_endpoint !== 'string') throw new AuthorizationError(`authorization server metadata at ${url} lacks issuer, authorization_endpoint or token_endpoint`);
+    if (
+      typeof doc?.issuer !== 'string' ||
+      typeof doc.authorization_endpoint !== 'string' ||
+      typeof doc.token_endpoint !== 'string'
+    )
+      throw new AuthorizationError(
+        `authorization server metadata at ${url} lacks issuer, authorization_endpoint or token_endpoint`,
+      );
     return doc;
   }
 
@@ -233,8 +257,15 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     if (given) return given;
     const kept = await store.getClient(t.issuer);
     if (kept) return kept;
-    if (options.clientMetadataUrl && t.as.client_id_metadata_document_supported === true) return { client_id: options.clientMetadataUrl, token_endpoint_auth_method: options.privateKey ? 'private_key_jwt' : 'none' };
-    if (!t.as.registration_endpoint) throw new AuthorizationError(`authorization server ${t.issuer} offers no way to register this client (no credentials, no client ID metadata document support, no registration endpoint)`);
+    if (options.clientMetadataUrl && t.as.client_id_metadata_document_supported === true)
+      return {
+        client_id: options.clientMetadataUrl,
+        token_endpoint_auth_method: options.privateKey ? 'private_key_jwt' : 'none',
+      };
+    if (!t.as.registration_endpoint)
+      throw new AuthorizationError(
+        `authorization server ${t.issuer} offers no way to register this client (no credentials, no client ID metadata document support, no registration endpoint)`,
+      );
     const metadata: Record<string, unknown> = {
       redirect_uris: options.redirectUri ? [options.redirectUri] : [],
       grant_types: grant === 'client_credentials' ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
@@ -243,7 +274,11 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       ...options.clientMetadata,
     };
     checkSecure(new URL(t.as.registration_endpoint), allowHttp);
-    const res = await oauth.dynamicClientRegistrationRequest(t.as, metadata as never, httpOptions(t.as.registration_endpoint));
+    const res = await oauth.dynamicClientRegistrationRequest(
+      t.as,
+      metadata as never,
+      httpOptions(t.as.registration_endpoint),
+    );
     // read here rather than by processDynamicClientRegistrationResponse: servers that leave out
     // `client_secret_expires_at` (RFC 7591 section 3.2.1) are common, and the secret works all the same
     const text = await res.text();
@@ -253,17 +288,34 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     } catch {
       registered = undefined;
     }
-    if ((res.status !== 201 && res.status !== 200) || typeof registered?.client_id !== 'string' || !registered.client_id) {
-      throw new AuthorizationError(`dynamic client registration at ${t.as.registration_endpoint} failed: HTTP ${res.status} ${text.slice(0, 300)}`);
+    if (
+      (res.status !== 201 && res.status !== 200) ||
+      typeof registered?.client_id !== 'string' ||
+      !registered.client_id
+    ) {
+      throw new AuthorizationError(
+        `dynamic client registration at ${t.as.registration_endpoint} failed: HTTP ${res.status} ${text.slice(0, 300)}`,
+      );
     }
-    if (registered.client_secret !== undefined && typeof registered.client_secret !== 'string') throw new AuthorizationError(`dynamic client registration at ${t.as.registration_endpoint}: client_secret is not a string`);
+    if (registered.client_secret !== undefined && typeof registered.client_secret !== 'string')
+      throw new AuthorizationError(
+        `dynamic client registration at ${t.as.registration_endpoint}: client_secret is not a string`,
+      );
     await store.setClient(t.issuer, registered);
     return registered;
   }
 
   async function clientAuth(t: Target, c: ClientRegistration): Promise<oauth.ClientAuth> {
     const supported = t.as.token_endpoint_auth_methods_supported;
-    const method = c.token_endpoint_auth_method ?? (options.privateKey ? 'private_key_jwt' : c.client_secret ? (supported && !supported.includes('client_secret_basic') && supported.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic') : 'none');
+    const method =
+      c.token_endpoint_auth_method ??
+      (options.privateKey
+        ? 'private_key_jwt'
+        : c.client_secret
+          ? supported && !supported.includes('client_secret_basic') && supported.includes('client_secret_post')
+            ? 'client_secret_post'
+            : 'client_secret_basic'
+          : 'none');
     if (method === 'client_secret_basic') return secretBasic(c.client_secret ?? '');
     if (method === 'client_secret_post') return oauth.ClientSecretPost(c.client_secret ?? '');
     if (method === 'private_key_jwt') {
@@ -284,15 +336,26 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     expiresAt: typeof r.expires_in === 'number' ? Date.now() + r.expires_in * 1000 : undefined,
   });
 
-  function scopeFor(t: Target, challenge: Record<string, string> | undefined, granted: string | undefined, stepUp: boolean): string | undefined {
+  function scopeFor(
+    t: Target,
+    challenge: Record<string, string> | undefined,
+    granted: string | undefined,
+    stepUp: boolean,
+  ): string | undefined {
     let scope = options.scope ?? challenge?.scope ?? t.prm?.scopes_supported?.join(' ');
-    if (stepUp && granted && challenge?.scope) scope = [...new Set([...granted.split(' '), ...challenge.scope.split(' ')].filter(Boolean))].join(' ');
+    if (stepUp && granted && challenge?.scope)
+      scope = [...new Set([...granted.split(' '), ...challenge.scope.split(' ')].filter(Boolean))].join(' ');
     const offline = options.offlineAccess ?? grant === 'authorization_code';
-    if (offline && t.as.scopes_supported?.includes('offline_access') && !scope?.split(' ').includes('offline_access')) scope = scope ? `${scope} offline_access` : 'offline_access';
+    if (offline && t.as.scopes_supported?.includes('offline_access') && !scope?.split(' ').includes('offline_access'))
+      scope = scope ? `${scope} offline_access` : 'offline_access';
     return scope || undefined;
   }
 
-  async function obtain(t: Target, challenge: Record<string, string> | undefined, stepUp: boolean): Promise<StoredTokens> {
+  async function obtain(
+    t: Target,
+    challenge: Record<string, string> | undefined,
+    stepUp: boolean,
+  ): Promise<StoredTokens> {
     const c = await clientFor(t);
     const client: oauth.Client = { ...c } as oauth.Client;
     const auth = await clientAuth(t, c);
@@ -306,31 +369,69 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       if (grant === 'client_credentials') {
         const params: Record<string, string> = { ...extra };
         if (scope) params.scope = scope;
-        response = await withNonce(async () => oauth.processClientCredentialsResponse(t.as, client, await oauth.clientCredentialsGrantRequest(t.as, client, auth, params, http)));
+        response = await withNonce(async () =>
+          oauth.processClientCredentialsResponse(
+            t.as,
+            client,
+            await oauth.clientCredentialsGrantRequest(t.as, client, auth, params, http),
+          ),
+        );
       } else if (grant === 'jwt-bearer') {
         if (!options.assertion) throw new TypeError('oauthFetch: the jwt-bearer grant needs options.assertion');
-        const params: Record<string, string> = { ...extra, assertion: await options.assertion({ issuer: t.issuer, resource: t.resource, metadata: t.as }) };
+        const params: Record<string, string> = {
+          ...extra,
+          assertion: await options.assertion({ issuer: t.issuer, resource: t.resource, metadata: t.as }),
+        };
         if (scope) params.scope = scope;
-        response = await withNonce(async () => oauth.processGenericTokenEndpointResponse(t.as, client, await oauth.genericTokenEndpointRequest(t.as, client, auth, 'urn:ietf:params:oauth:grant-type:jwt-bearer', params, http)));
+        response = await withNonce(async () =>
+          oauth.processGenericTokenEndpointResponse(
+            t.as,
+            client,
+            await oauth.genericTokenEndpointRequest(
+              t.as,
+              client,
+              auth,
+              'urn:ietf:params:oauth:grant-type:jwt-bearer',
+              params,
+              http,
+            ),
+          ),
+        );
       } else {
         response = await codeGrant(t, client, auth, scope, http);
       }
     } catch (e) {
       if (e instanceof AuthorizationError || e instanceof TypeError) throw e;
-      throw new AuthorizationError(`token request to ${t.as.token_endpoint} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new AuthorizationError(
+        `token request to ${t.as.token_endpoint} failed: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
     }
     const tokens = stored(response);
     await store.setTokens(t.issuer, t.resource, tokens);
     return tokens;
   }
 
-  async function codeGrant(t: Target, client: oauth.Client, auth: oauth.ClientAuth, scope: string | undefined, http: Awaited<ReturnType<typeof tokenOptions>>): Promise<oauth.TokenEndpointResponse> {
+  async function codeGrant(
+    t: Target,
+    client: oauth.Client,
+    auth: oauth.ClientAuth,
+    scope: string | undefined,
+    http: Awaited<ReturnType<typeof tokenOptions>>,
+  ): Promise<oauth.TokenEndpointResponse> {
     if (!options.userAgent) throw new TypeError('oauthFetch: the authorization code grant needs options.userAgent');
     const redirectUri = options.redirectUri ?? (options.clientMetadata?.redirect_uris as string[] | undefined)?.[0];
-    if (!redirectUri) throw new TypeError('oauthFetch: a redirect URI is required (options.redirectUri or clientMetadata.redirect_uris)');
+    if (!redirectUri)
+      throw new TypeError(
+        'oauthFetch: a redirect URI is required (options.redirectUri or clientMetadata.redirect_uris)',
+      );
     // PKCE support is read from the metadata: without S256 there, the client refuses to proceed
-    if (!t.as.code_challenge_methods_supported?.includes(S256)) throw new AuthorizationError(`authorization server ${t.issuer} does not list PKCE S256 in code_challenge_methods_supported`);
-    if (!t.as.authorization_endpoint) throw new AuthorizationError(`authorization server ${t.issuer} has no authorization_endpoint`);
+    if (!t.as.code_challenge_methods_supported?.includes(S256))
+      throw new AuthorizationError(
+        `authorization server ${t.issuer} does not list PKCE S256 in code_challenge_methods_supported`,
+      );
+    if (!t.as.authorization_endpoint)
+      throw new AuthorizationError(`authorization server ${t.issuer} has no authorization_endpoint`);
     const url = new URL(t.as.authorization_endpoint);
     checkSecure(url, allowHttp);
     const verifier = oauth.generateRandomCodeVerifier();
@@ -350,10 +451,15 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       // RFC 9207: `iss` compared exactly when present, required when the metadata advertises it; `state` matched
       validated = oauth.validateAuthResponse(t.as, client, params, state);
     } catch (e) {
-      throw new AuthorizationError(`authorization response refused: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new AuthorizationError(`authorization response refused: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     return withNonce(async () => {
-      const res = await oauth.authorizationCodeGrantRequest(t.as, client, auth, validated, redirectUri, verifier, { ...http, additionalParameters: { resource: t.resource } });
+      const res = await oauth.authorizationCodeGrantRequest(t.as, client, auth, validated, redirectUri, verifier, {
+        ...http,
+        additionalParameters: { resource: t.resource },
+      });
       return oauth.processAuthorizationCodeResponse(t.as, client, res);
     });
   }
@@ -365,7 +471,19 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       const client = { ...c } as oauth.Client;
       const http = await tokenOptions(t.as.token_endpoint);
       const cauth = await clientAuth(t, c);
-      const next = stored(await withNonce(async () => oauth.processRefreshTokenResponse(t.as, client, await oauth.refreshTokenGrantRequest(t.as, client, cauth, tokens.refresh_token!, { ...http, additionalParameters: { resource: t.resource } }))), tokens);
+      const next = stored(
+        await withNonce(async () =>
+          oauth.processRefreshTokenResponse(
+            t.as,
+            client,
+            await oauth.refreshTokenGrantRequest(t.as, client, cauth, tokens.refresh_token!, {
+              ...http,
+              additionalParameters: { resource: t.resource },
+            }),
+          ),
+        ),
+        tokens,
+      );
       await store.setTokens(t.issuer, t.resource, next);
       return next;
     } catch {
@@ -384,11 +502,21 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
   }
 
   /** An MCP request with a DPoP-bound token: a fresh proof each time, once more with the server's nonce. */
-  async function dpopRequest(input: RequestInfo | URL, init: RequestInit | undefined, headers: Headers, token: string): Promise<Response> {
+  async function dpopRequest(
+    input: RequestInfo | URL,
+    init: RequestInit | undefined,
+    headers: Headers,
+    token: string,
+  ): Promise<Response> {
     const url = new URL(typeof input === 'string' || input instanceof URL ? String(input) : input.url);
     const method = (init?.method ?? 'GET').toUpperCase();
     const handle = (await dpop())!;
-    const send = () => oauth.protectedResourceRequest(token, method, url, headers, (init?.body ?? null) as never, { ...httpOptions(url.href), DPoP: handle, signal: init?.signal ?? undefined });
+    const send = () =>
+      oauth.protectedResourceRequest(token, method, url, headers, (init?.body ?? null) as never, {
+        ...httpOptions(url.href),
+        DPoP: handle,
+        signal: init?.signal ?? undefined,
+      });
     try {
       return await send();
     } catch (e) {
@@ -413,7 +541,8 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       const { t, tokens } = await current(serverUrl);
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       let res: Response;
-      if (tokens && tokens.token_type.toLowerCase() === 'dpop') res = await dpopRequest(input, init, headers, tokens.access_token);
+      if (tokens && tokens.token_type.toLowerCase() === 'dpop')
+        res = await dpopRequest(input, init, headers, tokens.access_token);
       else {
         if (tokens) headers.set('Authorization', `Bearer ${tokens.access_token}`);
         else headers.delete('Authorization');

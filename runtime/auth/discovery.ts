@@ -64,7 +64,11 @@ export function namingFetch(f: typeof globalThis.fetch): typeof globalThis.fetch
       const name = (e as Error | undefined)?.name;
       if (e instanceof AuthFetchError || name === 'AbortError' || name === 'TimeoutError') throw e;
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      const method = (init?.method ?? (typeof input === 'object' && !(input instanceof URL) ? input.method : undefined) ?? 'GET').toUpperCase();
+      const method = (
+        init?.method ??
+        (typeof input === 'object' && !(input instanceof URL) ? input.method : undefined) ??
+        'GET'
+      ).toUpperCase();
       throw new AuthFetchError(method, url, e);
     }
   };
@@ -78,7 +82,11 @@ export type AuthorizationServerMetadata = oauth.AuthorizationServer;
 export class DiscoveryError extends Error {
   /** `not-found`: no URL answered 200; `invalid`: a document was found and refused. */
   readonly kind: 'not-found' | 'invalid';
-  constructor(message: string, readonly tried: readonly string[], kind: 'not-found' | 'invalid' = 'invalid') {
+  constructor(
+    message: string,
+    readonly tried: readonly string[],
+    kind: 'not-found' | 'invalid' = 'invalid',
+  ) {
     super(message);
     this.kind = kind;
     this.name = 'DiscoveryError';
@@ -101,8 +109,13 @@ export function checkSecure(url: URL, allowLoopbackHttp = true): void {
 export function authorizationServerMetadataUrls(issuer: string): string[] {
   const u = new URL(issuer);
   const path = u.pathname.replace(/\/+$/, '');
-  if (!path) return [`${u.origin}/.well-known/oauth-authorization-server`, `${u.origin}/.well-known/openid-configuration`];
-  return [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}/.well-known/openid-configuration${path}`, `${u.origin}${path}/.well-known/openid-configuration`];
+  if (!path)
+    return [`${u.origin}/.well-known/oauth-authorization-server`, `${u.origin}/.well-known/openid-configuration`];
+  return [
+    `${u.origin}/.well-known/oauth-authorization-server${path}`,
+    `${u.origin}/.well-known/openid-configuration${path}`,
+    `${u.origin}${path}/.well-known/openid-configuration`,
+  ];
 }
 
 /**
@@ -111,7 +124,10 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
  * section 3.3; a mismatched document is refused, not skipped).
  * @throws DiscoveryError when no URL answers, or the document is refused.
  */
-export async function discoverAuthorizationServer(issuer: string, options: DiscoveryOptions = {}): Promise<AuthorizationServerMetadata> {
+export async function discoverAuthorizationServer(
+  issuer: string,
+  options: DiscoveryOptions = {},
+): Promise<AuthorizationServerMetadata> {
   const f = namingFetch(options.fetch ?? globalThis.fetch);
   const tried: string[] = [];
   for (const url of authorizationServerMetadataUrls(issuer)) {
@@ -127,10 +143,17 @@ export async function discoverAuthorizationServer(issuer: string, options: Disco
     try {
       return await oauth.processDiscoveryResponse(new URL(issuer), res);
     } catch (e) {
-      throw new DiscoveryError(`authorization server metadata at ${url} refused: ${e instanceof Error ? e.message : String(e)}`, tried);
+      throw new DiscoveryError(
+        `authorization server metadata at ${url} refused: ${e instanceof Error ? e.message : String(e)}`,
+        tried,
+      );
     }
   }
-  throw new DiscoveryError(`no authorization server metadata for ${issuer} (tried ${tried.join(', ')})`, tried, 'not-found');
+  throw new DiscoveryError(
+    `no authorization server metadata for ${issuer} (tried ${tried.join(', ')})`,
+    tried,
+    'not-found',
+  );
 }
 
 /** An RFC 9728 document as the client reads it. */
@@ -156,7 +179,11 @@ export function resourceMetadataUrls(serverUrl: string): string[] {
  * "most specific URI"); it is the audience the client asks tokens for.
  * @throws DiscoveryError when none is found, or the document names another resource.
  */
-export async function discoverResourceMetadata(serverUrl: string, fromHeader: string | undefined, options: DiscoveryOptions = {}): Promise<ResourceMetadata> {
+export async function discoverResourceMetadata(
+  serverUrl: string,
+  fromHeader: string | undefined,
+  options: DiscoveryOptions = {},
+): Promise<ResourceMetadata> {
   const f = namingFetch(options.fetch ?? globalThis.fetch);
   const urls = fromHeader ? [fromHeader] : resourceMetadataUrls(serverUrl);
   const tried: string[] = [];
@@ -173,12 +200,21 @@ export async function discoverResourceMetadata(serverUrl: string, fromHeader: st
     } catch {
       throw new DiscoveryError(`protected resource metadata at ${url} is not JSON`, tried);
     }
-    if (typeof doc !== 'object' || doc === null || typeof (doc as ResourceMetadata).resource !== 'string') throw new DiscoveryError(`protected resource metadata at ${url} has no resource`, tried);
+    if (typeof doc !== 'object' || doc === null || typeof (doc as ResourceMetadata).resource !== 'string')
+      throw new DiscoveryError(`protected resource metadata at ${url} has no resource`, tried);
     const meta = doc as ResourceMetadata;
-    if (!resourceCovers(meta.resource, serverUrl)) throw new DiscoveryError(`protected resource metadata at ${url} is for ${meta.resource}, not ${serverUrl}`, tried);
+    if (!resourceCovers(meta.resource, serverUrl))
+      throw new DiscoveryError(
+        `protected resource metadata at ${url} is for ${meta.resource}, not ${serverUrl}`,
+        tried,
+      );
     return meta;
   }
-  throw new DiscoveryError(`no protected resource metadata for ${serverUrl} (tried ${tried.join(', ')})`, tried, 'not-found');
+  throw new DiscoveryError(
+    `no protected resource metadata for ${serverUrl} (tried ${tried.join(', ')})`,
+    tried,
+    'not-found',
+  );
 }
 
 /** Whether `resource` names `serverUrl`: same origin, and its path is the server's or a parent of it. */

@@ -22,7 +22,10 @@ export class DPoPVerifier {
   readonly #seen = new Map<string, number>();
   readonly #window: number;
   readonly #max: number;
-  constructor(private readonly algorithms: readonly string[], options: DPoPOptions = {}) {
+  constructor(
+    private readonly algorithms: readonly string[],
+    options: DPoPOptions = {},
+  ) {
     this.#window = options.windowSec ?? 60;
     this.#max = options.maxRemembered ?? 100_000;
   }
@@ -31,7 +34,12 @@ export class DPoPVerifier {
    * Verifies `proof` for `method` `url` and `token`; returns the thumbprint of its key, or why
    * it is refused.
    */
-  async verify(proof: string | undefined, method: string, url: string, token: string): Promise<{ jkt: string } | { error: string }> {
+  async verify(
+    proof: string | undefined,
+    method: string,
+    url: string,
+    token: string,
+  ): Promise<{ jkt: string } | { error: string }> {
     if (!proof) return { error: 'DPoP proof missing' };
     if (proof.includes(',')) return { error: 'more than one DPoP proof' };
     let payload: Record<string, unknown>;
@@ -44,10 +52,14 @@ export class DPoPVerifier {
       return { error: 'DPoP proof invalid' };
     }
     if (payload.htm !== method) return { error: 'DPoP proof is for another method' };
-    if (typeof payload.htu !== 'string' || strip(payload.htu) !== strip(url)) return { error: 'DPoP proof is for another URL' };
+    if (typeof payload.htu !== 'string' || strip(payload.htu) !== strip(url))
+      return { error: 'DPoP proof is for another URL' };
     const now = Math.floor(Date.now() / 1000);
-    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > this.#window) return { error: 'DPoP proof is not recent' };
-    const ath = base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))));
+    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > this.#window)
+      return { error: 'DPoP proof is not recent' };
+    const ath = base64url.encode(
+      new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))),
+    );
     if (payload.ath !== ath) return { error: 'DPoP proof is for another access token' };
     if (typeof payload.jti !== 'string' || !payload.jti) return { error: 'DPoP proof has no jti' };
     this.#expire(now);

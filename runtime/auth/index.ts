@@ -3,13 +3,32 @@
  *
  * @module
  */
-export { bearerAuth, protectedResourceMetadata, resourceMetadataEndpoint, resourceMetadataUrl, bearerChallenge } from './resource.js';
+export {
+  bearerAuth,
+  protectedResourceMetadata,
+  resourceMetadataEndpoint,
+  resourceMetadataUrl,
+  bearerChallenge,
+} from './resource.js';
 export type { BearerAuthOptions, ProtectedResourceMetadata, ResourceMetadataEndpoint } from './resource.js';
 export { oauthFetch, MemoryTokenStore, AuthorizationError, parseBearerChallenge } from './client.js';
-export type { ClientRegistration, OAuthClientOptions, OAuthFetch, StoredTokens, TokenStore, UserAgent } from './client.js';
+export type {
+  ClientRegistration,
+  OAuthClientOptions,
+  OAuthFetch,
+  StoredTokens,
+  TokenStore,
+  UserAgent,
+} from './client.js';
 export { startLoopbackRedirect } from './loopback-redirect.js';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './loopback-redirect.js';
-export { AuthFetchError, discoverAuthorizationServer, discoverResourceMetadata, DiscoveryError, namingFetch } from './discovery.js';
+export {
+  AuthFetchError,
+  discoverAuthorizationServer,
+  discoverResourceMetadata,
+  DiscoveryError,
+  namingFetch,
+} from './discovery.js';
 export type { AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
 export { DPoPVerifier } from './dpop.js';
 export type { DPoPOptions } from './dpop.js';

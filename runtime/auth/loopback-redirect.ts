@@ -30,7 +30,8 @@ export interface LoopbackRedirect {
   close(): Promise<void>;
 }
 
-const PAGE = '<!doctype html><meta charset="utf-8"><title>mcpgen</title><p>Authorization received. You can close this window.</p>\n';
+const PAGE =
+  '<!doctype html><meta charset="utf-8"><title>mcpgen</title><p>Authorization received. You can close this window.</p>\n';
 
 /**
  * Starts the receiver. Requests to other paths get 404; a redirect arriving while no step waits
@@ -43,8 +44,10 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions): P
   let waiting: { resolve: (u: URL) => void; reject: (e: Error) => void } | undefined;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', redirectUri);
-    if (url.pathname !== path || (req.method ?? 'GET') !== 'GET') return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found\n');
-    if (!waiting) return void res.writeHead(400, { 'Content-Type': 'text/plain' }).end('No authorization is in progress\n');
+    if (url.pathname !== path || (req.method ?? 'GET') !== 'GET')
+      return void res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not Found\n');
+    if (!waiting)
+      return void res.writeHead(400, { 'Content-Type': 'text/plain' }).end('No authorization is in progress\n');
     const w = waiting;
     waiting = undefined;
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(PAGE);
@@ -80,11 +83,12 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions): P
   return {
     redirectUri,
     userAgent,
-    close: () => new Promise<void>((resolve) => {
-      waiting?.reject(new Error('loopback redirect closed'));
-      waiting = undefined;
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        waiting?.reject(new Error('loopback redirect closed'));
+        waiting = undefined;
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -21,7 +21,18 @@
  *   at the path-inserted well-known URI of the resource.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { discoverAuthorizationServer, namingFetch } from './discovery.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import { isLoopbackUrl } from './loopback.js';
@@ -29,7 +40,19 @@ import { DPoPVerifier, type DPoPOptions } from './dpop.js';
 import type { AuthInfo, AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
 
 /** Asymmetric JWS algorithms accepted by default (RFC 7518, RFC 8037). */
-export const DEFAULT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+export const DEFAULT_ALGORITHMS: readonly string[] = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Options of {@link bearerAuth}. */
 export interface BearerAuthOptions {
@@ -69,7 +92,6 @@ export interface BearerAuthOptions {
   dpop?: DPoPOptions;
 }
 
-
 /**
  * The RFC 9728 section 3.1 metadata URL of a resource: `/.well-known/oauth-protected-resource`
  * inserted between its origin and its path (`https://h/mcp` → `https://h/.well-known/oauth-protected-resource/mcp`).
@@ -88,7 +110,8 @@ function canonical(resource: string): URL {
   } catch {
     throw new TypeError(`resource ${JSON.stringify(resource)} is not an absolute URL`);
   }
-  if (u.hash || resource.includes('#')) throw new TypeError(`resource ${JSON.stringify(resource)} must not have a fragment (RFC 8707 section 2)`);
+  if (u.hash || resource.includes('#'))
+    throw new TypeError(`resource ${JSON.stringify(resource)} must not have a fragment (RFC 8707 section 2)`);
   return u;
 }
 
@@ -97,12 +120,19 @@ const quote = (v: string): string => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`
 
 /** A `WWW-Authenticate: Bearer …` value from its parameters (undefined ones left out). */
 export function bearerChallenge(params: Record<string, string | undefined>): string {
-  const parts = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined).map(([k, v]) => `${k}=${quote(v)}`);
+  const parts = Object.entries(params)
+    .filter((e): e is [string, string] => e[1] !== undefined)
+    .map(([k, v]) => `${k}=${quote(v)}`);
   return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
 
 /** Splits a space-separated scope string. */
-const scopesOf = (v: unknown): string[] => (typeof v === 'string' ? v.split(' ').filter(Boolean) : Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+const scopesOf = (v: unknown): string[] =>
+  typeof v === 'string'
+    ? v.split(' ').filter(Boolean)
+    : Array.isArray(v)
+      ? v.filter((s): s is string => typeof s === 'string')
+      : [];
 
 /**
  * Makes the token check of a protected MCP endpoint: pass it as `authorize` to
@@ -112,7 +142,8 @@ const scopesOf = (v: unknown): string[] => (typeof v === 'string' ? v.split(' ')
 export function bearerAuth(options: BearerAuthOptions): Authorizer {
   canonical(options.resource);
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
-  if (algorithms.length === 0 || algorithms.some((a) => a.toLowerCase() === 'none')) throw new TypeError('bearerAuth: algorithms must be a non-empty list without "none"');
+  if (algorithms.length === 0 || algorithms.some((a) => a.toLowerCase() === 'none'))
+    throw new TypeError('bearerAuth: algorithms must be a non-empty list without "none"');
   if (!options.issuer) throw new TypeError('bearerAuth: issuer is required');
   const metadataUrl = options.resourceMetadataUrl ?? resourceMetadataUrl(options.resource);
   const required = [...(options.requiredScopes ?? [])];
@@ -121,16 +152,23 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
   const keys = options.introspect ? undefined : keyGetter(options.jwks, options.issuer, allowHttp);
 
   const refuse = (status: number, message: string, params: Record<string, string | undefined>): AuthVerdict => ({
-    refusal: { status, code: ErrorCode.ServerError, message, headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) } } satisfies AuthRefusal,
+    refusal: {
+      status,
+      code: ErrorCode.ServerError,
+      message,
+      headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) },
+    } satisfies AuthRefusal,
   });
-  const invalid = (why: string): AuthVerdict => refuse(401, `Unauthorized: ${why}`, { error: 'invalid_token', error_description: why, scope: challengeScope });
+  const invalid = (why: string): AuthVerdict =>
+    refuse(401, `Unauthorized: ${why}`, { error: 'invalid_token', error_description: why, scope: challengeScope });
 
   async function verify(token: string): Promise<AuthInfo | string> {
     if (options.introspect) {
       const got = await options.introspect(token);
       if (!got) return 'token is not active';
       const aud = got.claims.aud;
-      if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).includes(options.resource)) return 'token was not issued for this resource';
+      if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).includes(options.resource))
+        return 'token was not issued for this resource';
       if (got.expiresAt !== undefined && got.expiresAt * 1000 < Date.now()) return 'token expired';
       return { ...got, token, resource: options.resource };
     }
@@ -154,7 +192,12 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     return {
       token,
       subject: payload.sub,
-      clientId: typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined,
+      clientId:
+        typeof payload.client_id === 'string'
+          ? payload.client_id
+          : typeof payload.azp === 'string'
+            ? payload.azp
+            : undefined,
       scopes: scopesOf(payload.scope ?? payload.scp),
       expiresAt: payload.exp,
       resource: options.resource,
@@ -164,26 +207,43 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
 
   const dpop = options.dpop && new DPoPVerifier(algorithms, options.dpop);
   const dpopRefusal = (why: string): AuthVerdict => ({
-    refusal: { status: 401, code: ErrorCode.ServerError, message: `Unauthorized: ${why}`, headers: { 'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="invalid_dpop_proof", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"` } },
+    refusal: {
+      status: 401,
+      code: ErrorCode.ServerError,
+      message: `Unauthorized: ${why}`,
+      headers: {
+        'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="invalid_dpop_proof", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"`,
+      },
+    },
   });
 
   return async (request: AuthRequest): Promise<AuthVerdict> => {
     const header = request.headers.authorization;
-    if (header === undefined || header.trim() === '') return refuse(401, 'Unauthorized: an access token is required', { scope: challengeScope });
+    if (header === undefined || header.trim() === '')
+      return refuse(401, 'Unauthorized: an access token is required', { scope: challengeScope });
     const m = /^(Bearer|DPoP)[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
     if (!m) {
-      if (!/^(Bearer|DPoP)(\s|$)/i.test(header)) return refuse(401, 'Unauthorized: an access token is required (Bearer scheme)', { scope: challengeScope });
+      if (!/^(Bearer|DPoP)(\s|$)/i.test(header))
+        return refuse(401, 'Unauthorized: an access token is required (Bearer scheme)', { scope: challengeScope });
       return invalid('malformed token');
     }
     const scheme = m[1].toLowerCase();
-    if (scheme === 'dpop' && !dpop) return refuse(401, 'Unauthorized: DPoP is not accepted here (Bearer scheme)', { scope: challengeScope });
+    if (scheme === 'dpop' && !dpop)
+      return refuse(401, 'Unauthorized: DPoP is not accepted here (Bearer scheme)', { scope: challengeScope });
     if (scheme === 'bearer' && options.dpop?.required) return dpopRefusal('a DPoP-bound token is required');
     let got: AuthInfo | string;
     try {
       got = await verify(m[2]);
     } catch (e) {
       // the keys or the introspection endpoint are out of reach: not the client's fault
-      return { refusal: { status: 503, code: ErrorCode.ServerError, message: `Service Unavailable: token check failed (${e instanceof Error ? e.message : String(e)})`, headers: { 'Retry-After': '5' } } };
+      return {
+        refusal: {
+          status: 503,
+          code: ErrorCode.ServerError,
+          message: `Service Unavailable: token check failed (${e instanceof Error ? e.message : String(e)})`,
+          headers: { 'Retry-After': '5' },
+        },
+      };
     }
     if (typeof got === 'string') return invalid(got);
     const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
@@ -196,7 +256,11 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     const missing = required.filter((s) => !got.scopes.includes(s));
     if (missing.length) {
       const scope = [...new Set([...got.scopes, ...required])].join(' ');
-      return refuse(403, `Forbidden: insufficient scope (needs ${missing.join(' ')})`, { error: 'insufficient_scope', scope, error_description: `requires scope ${missing.join(' ')}` });
+      return refuse(403, `Forbidden: insufficient scope (needs ${missing.join(' ')})`, {
+        error: 'insufficient_scope',
+        scope,
+        error_description: `requires scope ${missing.join(' ')}`,
+      });
     }
     return { auth: got };
   };
@@ -232,24 +296,39 @@ function reason(e: unknown): string {
   }
   if (e instanceof joseErrors.JOSEAlgNotAllowed) return 'token signing algorithm not allowed';
   if (e instanceof joseErrors.JWSSignatureVerificationFailed) return 'token signature invalid';
-  if (e instanceof joseErrors.JWKSNoMatchingKey || e instanceof joseErrors.JWKSMultipleMatchingKeys) return 'no signing key matches the token';
-  if (e instanceof joseErrors.JWTInvalid || e instanceof joseErrors.JWSInvalid || e instanceof joseErrors.JOSENotSupported) return 'malformed token';
+  if (e instanceof joseErrors.JWKSNoMatchingKey || e instanceof joseErrors.JWKSMultipleMatchingKeys)
+    return 'no signing key matches the token';
+  if (
+    e instanceof joseErrors.JWTInvalid ||
+    e instanceof joseErrors.JWSInvalid ||
+    e instanceof joseErrors.JOSENotSupported
+  )
+    return 'malformed token';
   if (e instanceof joseErrors.JWKSTimeout || e instanceof joseErrors.JWKSInvalid) throw e;
   if (e instanceof joseErrors.JOSEError) return 'token invalid';
   throw e;
 }
 
 /** The key getter of the options: given, or the issuer's `jwks_uri` discovered once (retried after a failure). */
-function keyGetter(jwks: BearerAuthOptions['jwks'], issuer: string, allowHttp: boolean): () => Promise<JWTVerifyGetKey> {
+function keyGetter(
+  jwks: BearerAuthOptions['jwks'],
+  issuer: string,
+  allowHttp: boolean,
+): () => Promise<JWTVerifyGetKey> {
   if (typeof jwks === 'function') return async () => jwks;
   if (jwks !== undefined && typeof jwks === 'object' && !(jwks instanceof URL)) {
     const local = createLocalJWKSet(jwks);
     return async () => local;
   }
   const remote = (url: URL) => {
-    if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:' && isLoopbackUrl(url))) throw new TypeError(`bearerAuth: JWKS URL ${url.href} must be https`);
+    if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:' && isLoopbackUrl(url)))
+      throw new TypeError(`bearerAuth: JWKS URL ${url.href} must be https`);
     // a key fetch that fails names the JWKS URL (through the same wrapper as discovery)
-    return createRemoteJWKSet(url, { timeoutDuration: 5000, cooldownDuration: 30_000, [customFetch]: namingFetch(globalThis.fetch) as never });
+    return createRemoteJWKSet(url, {
+      timeoutDuration: 5000,
+      cooldownDuration: 30_000,
+      [customFetch]: namingFetch(globalThis.fetch) as never,
+    });
   };
   if (jwks !== undefined) {
     const got = remote(new URL(String(jwks)));
@@ -282,9 +361,16 @@ export interface ProtectedResourceMetadata {
  * servers (at least one, as MCP requires), `bearer_methods_supported: ["header"]`.
  * @throws TypeError without an authorization server or with a bad resource.
  */
-export function protectedResourceMetadata(options: { resource: string; authorizationServers: readonly string[]; scopesSupported?: readonly string[]; resourceName?: string; extra?: Record<string, unknown> }): ProtectedResourceMetadata {
+export function protectedResourceMetadata(options: {
+  resource: string;
+  authorizationServers: readonly string[];
+  scopesSupported?: readonly string[];
+  resourceName?: string;
+  extra?: Record<string, unknown>;
+}): ProtectedResourceMetadata {
   canonical(options.resource);
-  if (options.authorizationServers.length === 0) throw new TypeError('protectedResourceMetadata: at least one authorization server is required');
+  if (options.authorizationServers.length === 0)
+    throw new TypeError('protectedResourceMetadata: at least one authorization server is required');
   return {
     ...options.extra,
     resource: options.resource,
@@ -311,10 +397,19 @@ export interface ResourceMetadataEndpoint {
 export function resourceMetadataEndpoint(metadata: ProtectedResourceMetadata): ResourceMetadataEndpoint {
   const path = new URL(resourceMetadataUrl(metadata.resource)).pathname;
   const body = JSON.stringify(metadata);
-  const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, OPTIONS', 'Access-Control-Allow-Headers': 'MCP-Protocol-Version' };
+  const cors = {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': 'GET, OPTIONS',
+    'Access-Control-Allow-Headers': 'MCP-Protocol-Version',
+  };
   const answer = (method: string): { status: number; headers: Record<string, string>; body?: string } => {
     const m = method.toUpperCase();
-    if (m === 'GET' || m === 'HEAD') return { status: 200, headers: { ...cors, 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' }, body: m === 'GET' ? body : undefined };
+    if (m === 'GET' || m === 'HEAD')
+      return {
+        status: 200,
+        headers: { ...cors, 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' },
+        body: m === 'GET' ? body : undefined,
+      };
     if (m === 'OPTIONS') return { status: 204, headers: cors };
     return { status: 405, headers: { Allow: 'GET, HEAD, OPTIONS' } };
   };

@@ -20,7 +20,8 @@ export function utf8Text(bytes: Uint8Array): string {
 /** Standard Base64 with padding. */
 export function toBase64(bytes: Uint8Array): string {
   let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
   return btoa(binary);
 }
 
@@ -34,7 +35,8 @@ export function toBase64Url(bytes: Uint8Array): string {
  * @throws TypeError on a character outside the alphabet or a length that no encoding has.
  */
 export function fromBase64(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) throw new TypeError('invalid Base64');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1)
+    throw new TypeError('invalid Base64');
   const padded = text.replace(/=+$/, '');
   const binary = atob(padded + '='.repeat((4 - (padded.length % 4)) % 4));
   const out = new Uint8Array(binary.length);

@@ -173,7 +173,12 @@ export class NdjsonDecoder {
     const text = buf.toString('utf8', start, last);
     if (text.indexOf('\uFFFD') === -1) this.textLines(text);
     else {
-      for (let from = start, nl = buf.indexOf(LF, from); from <= last && !this.stopped; from = nl + 1, nl = buf.indexOf(LF, from)) this.line(buf, from, nl);
+      for (
+        let from = start, nl = buf.indexOf(LF, from);
+        from <= last && !this.stopped;
+        from = nl + 1, nl = buf.indexOf(LF, from)
+      )
+        this.line(buf, from, nl);
     }
     if (last + 1 < len && !this.stopped) this.hold(buf, last + 1, len);
   }
@@ -255,14 +260,27 @@ export class NdjsonDecoder {
   }
 
   private tooLong(bytes: number, head: string, tail: string): void {
-    this.sink.error(new FrameError('line-too-long', `line of ${bytes} bytes exceeds the limit of ${this.max} bytes`, bytes, undefined, head, tail));
+    this.sink.error(
+      new FrameError(
+        'line-too-long',
+        `line of ${bytes} bytes exceeds the limit of ${this.max} bytes`,
+        bytes,
+        undefined,
+        head,
+        tail,
+      ),
+    );
   }
 
   /** One complete line `buf[start, end)` (no `\n`). */
   private line(buf: Buffer, start: number, end: number): void {
     const n = end - start;
     if (n > this.max) {
-      this.tooLong(n, buf.toString('utf8', start, Math.min(end, start + PEEK_BYTES)), buf.toString('utf8', Math.max(start, end - PEEK_BYTES), end));
+      this.tooLong(
+        n,
+        buf.toString('utf8', start, Math.min(end, start + PEEK_BYTES)),
+        buf.toString('utf8', Math.max(start, end - PEEK_BYTES), end),
+      );
       return;
     }
     if (n === 0 || ((buf[start] === 0x20 || buf[start] === 0x09 || buf[start] === 0x0d) && isBlank(buf, start, end))) {
@@ -319,9 +337,15 @@ export function encodeFrame(message: unknown): string {
 }
 
 /** Decodes a complete byte sequence at once (for tests and tools): values and errors in order. */
-export function decodeAll(bytes: Uint8Array, options?: NdjsonDecoderOptions): Array<{ value: unknown } | { error: FrameError }> {
+export function decodeAll(
+  bytes: Uint8Array,
+  options?: NdjsonDecoderOptions,
+): Array<{ value: unknown } | { error: FrameError }> {
   const out: Array<{ value: unknown } | { error: FrameError }> = [];
-  const d = new NdjsonDecoder({ value: (value) => out.push({ value }), error: (error) => out.push({ error }) }, options);
+  const d = new NdjsonDecoder(
+    { value: (value) => out.push({ value }), error: (error) => out.push({ error }) },
+    options,
+  );
   d.push(bytes);
   const e = d.end();
   if (e) out.push({ error: e });

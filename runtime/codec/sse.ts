@@ -98,7 +98,10 @@ export class SseParser {
    * @throws SseSizeError when an event exceeds `maxEventSize`.
    */
   push(chunk: Uint8Array | string): SseEvent[] {
-    let text = typeof chunk === 'string' ? chunk : (this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(chunk, { stream: true });
+    let text =
+      typeof chunk === 'string'
+        ? chunk
+        : (this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: true })).decode(chunk, { stream: true });
     if (!this.started && text.length > 0) {
       this.started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -266,7 +269,8 @@ export interface SseEventInit {
 export function encodeEvent(init: SseEventInit): string {
   let out = '';
   if (init.event !== undefined) {
-    if (init.event.indexOf('\n') !== -1 || init.event.indexOf('\r') !== -1) throw new TypeError('SSE event type must not contain CR or LF');
+    if (init.event.indexOf('\n') !== -1 || init.event.indexOf('\r') !== -1)
+      throw new TypeError('SSE event type must not contain CR or LF');
     out += `event: ${init.event}\n`;
   }
   if (init.id !== undefined) {
@@ -301,7 +305,8 @@ export function encodeJsonEvent(id: string | undefined, json: string): string {
 /** @throws TypeError when event ID `id` contains CR, LF or NUL. */
 function checkEventId(id: string): void {
   // (three scans, not a regular expression: an event ID is short, and this runs for every event)
-  if (id.indexOf('\n') !== -1 || id.indexOf('\r') !== -1 || id.indexOf('\0') !== -1) throw new TypeError('SSE event id must not contain CR, LF or NUL');
+  if (id.indexOf('\n') !== -1 || id.indexOf('\r') !== -1 || id.indexOf('\0') !== -1)
+    throw new TypeError('SSE event id must not contain CR, LF or NUL');
 }
 
 /**
@@ -310,5 +315,10 @@ function checkEventId(id: string): void {
  */
 export function encodeComment(text = ''): string {
   if (text === '') return ':\n\n';
-  return text.split(/\r\n|\r|\n/).map((l) => `: ${l}\n`).join('') + '\n';
+  return (
+    text
+      .split(/\r\n|\r|\n/)
+      .map((l) => `: ${l}\n`)
+      .join('') + '\n'
+  );
 }

@@ -5,7 +5,17 @@
  *
  * @module
  */
-export type { Direction, MethodEntry, MethodFacts, NotificationShape, ProtocolMaps, ProtocolTable, RequestShape, ValidationError, Validator } from '../protocol/table.js';
+export type {
+  Direction,
+  MethodEntry,
+  MethodFacts,
+  NotificationShape,
+  ProtocolMaps,
+  ProtocolTable,
+  RequestShape,
+  ValidationError,
+  Validator,
+} from '../protocol/table.js';
 export { methodGroup } from '../protocol/table.js';
 export { createDispatcher, describeErrors } from '../protocol/dispatch.js';
 export { dispatchBatch } from '../engine/batch.js';

@@ -6,7 +6,14 @@
  * table with `batches` names it too (without it the engine answers a batch with -32603).
  */
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
-import { type JSONRPCErrorResponse, type JSONRPCRequest, type JSONRPCResultResponse, type RequestId, classify, kindOf } from '../jsonrpc/message.js';
+import {
+  type JSONRPCErrorResponse,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
+  type RequestId,
+  classify,
+  kindOf,
+} from '../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo } from '../jsonrpc/transport.js';
 import type { Logger } from './context.js';
 
@@ -75,7 +82,8 @@ export function dispatchBatch(host: BatchHost, items: unknown[], info: MessageIn
       if (c.kind !== 'invalid') continue;
       host.log.warn?.('invalid message in batch', { reason: c.reason });
       if (c.reply) batch.add(c.reply);
-      if (c.responseId !== undefined) host.settle(c.responseId)?.reject(new RpcError(ErrorCode.InternalError, `Malformed response: ${c.reason}`));
+      if (c.responseId !== undefined)
+        host.settle(c.responseId)?.reject(new RpcError(ErrorCode.InternalError, `Malformed response: ${c.reason}`));
     }
   }
   batch.seal();

@@ -39,7 +39,10 @@ export class InboundRequest {
   /** Called once when the handler has finished (e.g. to stop watching the carrying stream). */
   onEnd: (() => void) | undefined = undefined;
 
-  constructor(readonly id: RequestId, readonly method: string) {}
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+  ) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {

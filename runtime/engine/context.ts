@@ -46,7 +46,8 @@ export function logLevelOrderOf(table: Pick<ProtocolTable, 'loggingLevels'>): Lo
 }
 
 /** Whether `v` is a level of `order` (default: the eight {@link LOG_LEVELS}). */
-export const isLogLevel = (v: unknown, order: LogLevelOrder = DEFAULT_ORDER): v is LogLevel => typeof v === 'string' && order.rank.has(v);
+export const isLogLevel = (v: unknown, order: LogLevelOrder = DEFAULT_ORDER): v is LogLevel =>
+  typeof v === 'string' && order.rank.has(v);
 
 /** Whether `level` is at or above `min` in `order` (both must be levels of it). */
 export const passesLogLevel = (order: LogLevelOrder, level: string, min: string): boolean =>
@@ -79,10 +80,18 @@ export function setLogThreshold(host: ContextHost, threshold: LogThreshold | und
  * order set with the threshold). Resolves true when sent, false when filtered out (no threshold:
  * nothing is sent). Throws TypeError for a level that is not one of that order.
  */
-export async function logForRequest(host: ContextHost, meta: Record<string, unknown> | undefined, level: LogLevel, data: unknown, logger: string | undefined, send: (params: Params) => Promise<void>): Promise<boolean> {
+export async function logForRequest(
+  host: ContextHost,
+  meta: Record<string, unknown> | undefined,
+  level: LogLevel,
+  data: unknown,
+  logger: string | undefined,
+  send: (params: Params) => Promise<void>,
+): Promise<boolean> {
   const entry = thresholds.get(host);
   const order = entry ? entry.logLevelOrder() : DEFAULT_ORDER;
-  if (!isLogLevel(level, order)) throw new TypeError(`log level must be one of ${order.levels.join(', ')}, not ${String(level)}`);
+  if (!isLogLevel(level, order))
+    throw new TypeError(`log level must be one of ${order.levels.join(', ')}, not ${String(level)}`);
   const min = entry?.logThreshold(meta);
   if (min === undefined || !passesLogLevel(order, level, min)) return false;
   const params: Params = { level, data };
@@ -176,7 +185,10 @@ export type RequestHandler<P = any, R = unknown> = (params: P, ctx: RequestConte
  * is dropped before reaching the handler). Nothing is ever sent back; a throw is logged.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type NotificationHandler<P = any> = (params: P, ctx: { method: string; info: MessageInfo | undefined; session?: object }) => void | Promise<void>;
+export type NotificationHandler<P = any> = (
+  params: P,
+  ctx: { method: string; info: MessageInfo | undefined; session?: object },
+) => void | Promise<void>;
 
 /** What a {@link InboundContext} needs from the engine. */
 export interface ContextHost {
@@ -245,7 +257,9 @@ export class InboundContext implements RequestContext {
 
   log(level: LogLevel, data: unknown, logger?: string): Promise<boolean> {
     if (this.r.finished || this.r.cancelled) return Promise.resolve(false);
-    return logForRequest(this.peer, this.meta, level, data, logger, (p) => this.peer.notify('notifications/message', p, { relatedRequestId: this.r.id }));
+    return logForRequest(this.peer, this.meta, level, data, logger, (p) =>
+      this.peer.notify('notifications/message', p, { relatedRequestId: this.r.id }),
+    );
   }
 
   sendRequest<R = unknown>(method: string, params?: Params, options: RequestOptions = {}): Promise<R> {

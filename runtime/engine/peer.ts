@@ -9,23 +9,59 @@
  * one response (unless it is cancelled: then none, case 007); notifications never get one
  * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
-import { type Direction, type MethodEntry, type ProtocolTable, hasCapability, missingParamCapability } from '../protocol/table.js';
+import {
+  type Direction,
+  type MethodEntry,
+  type ProtocolTable,
+  hasCapability,
+  missingParamCapability,
+} from '../protocol/table.js';
 import type { JSONRPCMessage, MessageInfo, Transport, TransportEvents } from '../jsonrpc/transport.js';
 import {
-  CapabilityNotDeclaredError, ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RequestTimeoutError, RpcError,
-  reasonText, validationIssues,
+  CapabilityNotDeclaredError,
+  ConnectionClosedError,
+  ErrorCode,
+  InvalidResultError,
+  RequestAbortedError,
+  RequestTimeoutError,
+  RpcError,
+  reasonText,
+  validationIssues,
 } from '../jsonrpc/errors.js';
 import {
-  classify, errorResponse, isObject, isRequestId, kindOf, resultResponse,
-  type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCRequest, type JSONRPCResultResponse,
-  type Params, type ProgressToken, type RequestId,
+  classify,
+  errorResponse,
+  isObject,
+  isRequestId,
+  kindOf,
+  resultResponse,
+  type JSONRPCErrorResponse,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
+  type Params,
+  type ProgressToken,
+  type RequestId,
 } from '../jsonrpc/message.js';
 import { ProgressRouter, type ProgressCallback } from './progress.js';
-import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledParams, parseCancelled, watchCarrier } from './cancellation.js';
+import {
+  type InboundRequest,
+  InboundRequests,
+  UNCANCELLABLE_METHODS,
+  cancelledParams,
+  parseCancelled,
+  watchCarrier,
+} from './cancellation.js';
 import { OutboundRequests, PendingRequest } from './outbound.js';
 import { SENT } from '../jsonrpc/sent.js';
 import type { BatchHost, BatchReply, dispatchBatch } from './batch.js';
-import { InboundContext, type Logger, type NotificationHandler, type RequestHandler, type RequestOptions } from './context.js';
+import {
+  InboundContext,
+  type Logger,
+  type NotificationHandler,
+  type RequestHandler,
+  type RequestOptions,
+} from './context.js';
 
 export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
 
@@ -35,7 +71,11 @@ export { hasCapability } from '../protocol/table.js';
 export type Side = 'client' | 'server';
 
 /** Refuses a request before dispatch (e.g. before initialization) by returning the error to send. */
-export type PreDispatch = (request: JSONRPCRequest, entry: MethodEntry | undefined, info: MessageInfo | undefined) => RpcError | undefined;
+export type PreDispatch = (
+  request: JSONRPCRequest,
+  entry: MethodEntry | undefined,
+  info: MessageInfo | undefined,
+) => RpcError | undefined;
 
 /** Options of a {@link Peer}: its side, its protocol table, the lifecycle's hooks; times in ms. */
 export interface PeerOptions {
@@ -79,7 +119,9 @@ const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+  (typeof v === 'object' || typeof v === 'function') &&
+  v !== null &&
+  typeof (v as PromiseLike<unknown>).then === 'function';
 
 /**
  * A request handler flagged `true` under this key answers only results it has already checked
@@ -112,7 +154,9 @@ export class Peer {
   /** Handlers set on this engine (undefined: removed), over the option tables, which are used as given (not copied). */
   private handlers: Map<string, RequestHandler | undefined> | undefined;
   private notificationHandlers: Map<string, NotificationHandler | undefined> | undefined;
-  private readonly outbound = new OutboundRequests((p, ms, total) => this.abandon(p, new RequestTimeoutError(p.method, ms, total), `Request timed out after ${ms} ms`));
+  private readonly outbound = new OutboundRequests((p, ms, total) =>
+    this.abandon(p, new RequestTimeoutError(p.method, ms, total), `Request timed out after ${ms} ms`),
+  );
   /** Set once the other side sent its last message (see onEnd). */
   private ended: { error: Error | undefined } | undefined;
   private readonly inbound = new InboundRequests();
@@ -146,7 +190,15 @@ export class Peer {
   /** Starts the transport; inbound messages flow from then on. */
   start(): Promise<void> {
     const e = Peer.#events;
-    const events: PeerEvents = { onMessage: e.onMessage, onBatch: e.onBatch, onClose: e.onClose, onEnd: e.onEnd, onRequestError: e.onRequestError, onError: e.onError, [PEER]: this };
+    const events: PeerEvents = {
+      onMessage: e.onMessage,
+      onBatch: e.onBatch,
+      onClose: e.onClose,
+      onEnd: e.onEnd,
+      onRequestError: e.onRequestError,
+      onError: e.onError,
+      [PEER]: this,
+    };
     return this.transport.start(events);
   }
 
@@ -178,7 +230,8 @@ export class Peer {
       // that sends garbage cannot flood the log.
       const n = ++peer.transportErrors;
       if (n <= TRANSPORT_ERRORS_LOGGED) peer.log.warn?.('transport error', { error: e.message });
-      else if (n === TRANSPORT_ERRORS_LOGGED + 1 || isPowerOfTen(n)) peer.log.warn?.('transport errors repeat (not logged one by one)', { count: n, last: e.message });
+      else if (n === TRANSPORT_ERRORS_LOGGED + 1 || isPowerOfTen(n))
+        peer.log.warn?.('transport errors repeat (not logged one by one)', { count: n, last: e.message });
       peer.options.onError?.(e);
     },
   };
@@ -250,7 +303,12 @@ export class Peer {
     const onProgress = options?.onProgress;
     if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
     const id = this.nextId++;
-    const p = new PendingRequest<R>(id, method, own(this.table.requests[this.out], method), options?.validateResult ?? this.options.validateResults ?? true);
+    const p = new PendingRequest<R>(
+      id,
+      method,
+      own(this.table.requests[this.out], method),
+      options?.validateResult ?? this.options.validateResults ?? true,
+    );
     const promise = p.take();
     let sendParams = params;
     if (onProgress) {
@@ -269,11 +327,22 @@ export class Peer {
     }
     if (signal) {
       p.signal = signal;
-      p.onAbort = () => this.abandon(p, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
+      p.onAbort = () =>
+        this.abandon(
+          p,
+          new RequestAbortedError(method, signal.reason),
+          reasonText(signal.reason).slice(2) || 'Aborted',
+        );
       signal.addEventListener('abort', p.onAbort, { once: true });
     }
-    this.outbound.add(p, options?.timeout ?? this.options.timeout ?? 60_000, options?.resetTimeoutOnProgress, options?.maxTotalTimeout);
-    const message: JSONRPCRequest = sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
+    this.outbound.add(
+      p,
+      options?.timeout ?? this.options.timeout ?? 60_000,
+      options?.resetTimeoutOnProgress,
+      options?.maxTotalTimeout,
+    );
+    const message: JSONRPCRequest =
+      sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
     try {
       const related = options?.relatedRequestId;
       const sent = this.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
@@ -299,13 +368,17 @@ export class Peer {
     const entry = own(this.table.requests[this.out], method);
     if (!entry) {
       return this.table.lifecycle === 'handshake'
-        ? new RpcError(ErrorCode.MethodNotFound, `${method} is not a ${this.side} request of protocol version ${this.table.protocolVersion}`)
+        ? new RpcError(
+            ErrorCode.MethodNotFound,
+            `${method} is not a ${this.side} request of protocol version ${this.table.protocolVersion}`,
+          )
         : undefined;
     }
     const remote = this.remoteCapabilities;
     if (!remote) return undefined;
     const receiver = this.side === 'server' ? 'client' : 'server';
-    if (entry.capability && !hasCapability(remote, entry.capability)) return new CapabilityNotDeclaredError(method, entry.capability, receiver);
+    if (entry.capability && !hasCapability(remote, entry.capability))
+      return new CapabilityNotDeclaredError(method, entry.capability, receiver);
     const sub = missingParamCapability(method, params, remote);
     if (sub) return new CapabilityNotDeclaredError(method, sub, receiver);
     return undefined;
@@ -319,10 +392,14 @@ export class Peer {
   notify(method: string, params?: Params, options?: { relatedRequestId?: RequestId }): Promise<void> {
     if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
     if (this.table.lifecycle === 'handshake' && !own(this.table.notifications[this.out], method)) {
-      this.log.debug?.('dropped notification outside the protocol version', { method, protocolVersion: this.table.protocolVersion });
+      this.log.debug?.('dropped notification outside the protocol version', {
+        method,
+        protocolVersion: this.table.protocolVersion,
+      });
       return Promise.resolve();
     }
-    const message: JSONRPCNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    const message: JSONRPCNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     return this.transport.send(message, options);
   }
 
@@ -347,7 +424,8 @@ export class Peer {
     p.reject(error);
     if (this.closedWith || this.uncancellable.has(p.method)) return;
     this.notify('notifications/cancelled', cancelledParams(id, reason)).catch((e: Error) =>
-      this.log.debug?.('could not send notifications/cancelled', { id, error: e.message }));
+      this.log.debug?.('could not send notifications/cancelled', { id, error: e.message }),
+    );
   }
 
   /**
@@ -383,10 +461,14 @@ export class Peer {
 
   private onMessage(m: JSONRPCMessage, info: MessageInfo | undefined): void {
     switch (kindOf(m)) {
-      case 'request': return this.onRequest(m as JSONRPCRequest, info);
-      case 'notification': return this.onNotification(m as JSONRPCNotification, info);
-      case 'result': return this.onResult(m as JSONRPCResultResponse);
-      case 'error': return this.onErrorResponse(m as JSONRPCErrorResponse);
+      case 'request':
+        return this.onRequest(m as JSONRPCRequest, info);
+      case 'notification':
+        return this.onNotification(m as JSONRPCNotification, info);
+      case 'result':
+        return this.onResult(m as JSONRPCResultResponse);
+      case 'error':
+        return this.onErrorResponse(m as JSONRPCErrorResponse);
     }
     const c = classify(m);
     if (c.kind !== 'invalid') return;
@@ -423,24 +505,36 @@ export class Peer {
         this.log.debug?.('request cancelled by peer', { id: c.requestId, reason: c.reason });
       } else this.log.debug?.('ignored notifications/cancelled', { requestId: c?.requestId });
     } else if (method === 'notifications/progress') {
-      const outcome = this.progress.route(params, (e) => this.log.error?.('progress callback threw', { error: String(e) }));
+      const outcome = this.progress.route(params, (e) =>
+        this.log.error?.('progress callback threw', { error: String(e) }),
+      );
       if (outcome !== 'delivered') this.log.debug?.(`dropped progress (${outcome})`);
     }
-    const handler = this.notificationHandlers?.has(method) ? this.notificationHandlers.get(method) : own(this.options.notificationHandlers ?? EMPTY, method);
+    const handler = this.notificationHandlers?.has(method)
+      ? this.notificationHandlers.get(method)
+      : own(this.options.notificationHandlers ?? EMPTY, method);
     if (!handler) {
-      if (method !== 'notifications/cancelled' && method !== 'notifications/progress') this.log.debug?.('unhandled notification', { method });
+      if (method !== 'notifications/cancelled' && method !== 'notifications/progress')
+        this.log.debug?.('unhandled notification', { method });
       return;
     }
     const entry = own(this.table.notifications[this.in], method);
     // a handshake session takes its negotiated revision's notifications only (as for requests)
-    if (!entry && this.table.lifecycle === 'handshake') return void this.log.debug?.('dropped notification outside the protocol version', { method });
-    if (entry && ((params === undefined && entry.paramsRequired) || (params !== undefined && entry.params && !entry.params(params)))) {
+    if (!entry && this.table.lifecycle === 'handshake')
+      return void this.log.debug?.('dropped notification outside the protocol version', { method });
+    if (
+      entry &&
+      ((params === undefined && entry.paramsRequired) ||
+        (params !== undefined && entry.params && !entry.params(params)))
+    ) {
       return void this.log.debug?.('dropped notification with invalid params', { method });
     }
     try {
       const r = handler(params, { method, info, session: this.session });
       if (r && typeof (r as Promise<void>).then === 'function') {
-        (r as Promise<void>).catch((e) => this.log.error?.('notification handler failed', { method, error: String(e) }));
+        (r as Promise<void>).catch((e) =>
+          this.log.error?.('notification handler failed', { method, error: String(e) }),
+        );
       }
     } catch (e) {
       this.log.error?.('notification handler failed', { method, error: String(e) });
@@ -458,28 +552,51 @@ export class Peer {
    * Decides whether a request may run: the pre-dispatch hook, method lookup, capability gate and
    * params validation, in that order. Returns the error response to send, or undefined.
    */
-  private refuse(req: JSONRPCRequest, entry: MethodEntry | undefined, handler: RequestHandler | undefined, info: MessageInfo | undefined): JSONRPCErrorResponse | undefined {
+  private refuse(
+    req: JSONRPCRequest,
+    entry: MethodEntry | undefined,
+    handler: RequestHandler | undefined,
+    info: MessageInfo | undefined,
+  ): JSONRPCErrorResponse | undefined {
     const { id, method, params } = req;
     try {
       const refusal = this.preDispatch?.(req, entry, info);
       if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
-      const allowed = !entry?.capability || (this.options.canHandle
-        ? this.options.canHandle(entry)
-        : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
+      const allowed =
+        !entry?.capability ||
+        (this.options.canHandle
+          ? this.options.canHandle(entry)
+          : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
       // a session serves its (negotiated) revision's table and nothing else: a handler for a
       // method of another revision (tasks/* after a 2024-11-05 initialize, ping in a stateless
       // revision) is not reached; extensions name theirs
       const known = entry !== undefined || !!this.options.extensionMethods?.includes(method);
-      if (!handler || !allowed || !known) return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      if (!handler || !allowed || !known)
+        return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (entry && (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params))) {
-        const issues = params === undefined
-          ? [{ path: '', keyword: 'required', message: 'params are required' }]
-          : validationIssues(entry.params!.errors);
-        return errorResponse(id, ErrorCode.InvalidParams, `Invalid params for ${method}: ${issues[0].path || '/'} ${issues[0].message}`, { errors: issues });
+        const issues =
+          params === undefined
+            ? [{ path: '', keyword: 'required', message: 'params are required' }]
+            : validationIssues(entry.params!.errors);
+        return errorResponse(
+          id,
+          ErrorCode.InvalidParams,
+          `Invalid params for ${method}: ${issues[0].path || '/'} ${issues[0].message}`,
+          { errors: issues },
+        );
       }
       // a mode or feature this side did not declare (client/elicitation, "Error Handling": -32602)
-      const sub = entry?.capability && this.capabilities !== undefined ? missingParamCapability(method, params, this.capabilities) : undefined;
-      if (sub) return errorResponse(id, ErrorCode.InvalidParams, `Invalid params for ${method}: capability ${sub.join('.')} was not declared`, { capability: sub.join('.') });
+      const sub =
+        entry?.capability && this.capabilities !== undefined
+          ? missingParamCapability(method, params, this.capabilities)
+          : undefined;
+      if (sub)
+        return errorResponse(
+          id,
+          ErrorCode.InvalidParams,
+          `Invalid params for ${method}: capability ${sub.join('.')} was not declared`,
+          { capability: sub.join('.') },
+        );
       return undefined;
     } catch (e) {
       this.log.error?.('request dispatch failed', { method, id, error: e instanceof Error ? e.message : String(e) });
@@ -495,7 +612,9 @@ export class Peer {
     const { id, method, params } = req;
     if (this.inbound.has(id)) return void this.log.warn?.('dropped request reusing an in-flight id', { id, method });
     const entry = own(this.table.requests[this.in], method);
-    const handler = this.handlers?.has(method) ? this.handlers.get(method) : own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined);
+    const handler = this.handlers?.has(method)
+      ? this.handlers.get(method)
+      : (own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
     const refusal = this.refuse(req, entry, handler, info);
     if (refusal) return batch ? batch.add(refusal) : this.reply(refusal);
     const r = this.inbound.begin(id, method);
@@ -515,7 +634,10 @@ export class Peer {
     // the row whose result validator checks the answer: none when the handler checked it already
     const checks = (handler as { [RESULTS_CHECKED]?: boolean })[RESULTS_CHECKED] === true ? undefined : entry;
     if (!pending) return this.respond(r, checks, out, false);
-    Promise.resolve(out).then((v) => this.respond(r, checks, v, false), (e: unknown) => this.respond(r, checks, e, true));
+    Promise.resolve(out).then(
+      (v) => this.respond(r, checks, v, false),
+      (e: unknown) => this.respond(r, checks, e, true),
+    );
   }
 
   /** Answers a finished handler: its result (checked by `entry`'s result validator, if any), its RpcError, or -32603; nothing once cancelled or closed. */
@@ -532,25 +654,43 @@ export class Peer {
       void this.transport.unanswered?.(id);
       return;
     }
-    const answer = batch ? (m: JSONRPCErrorResponse | JSONRPCResultResponse) => batch.answer(m) : (m: JSONRPCErrorResponse | JSONRPCResultResponse) => this.reply(m);
+    const answer = batch
+      ? (m: JSONRPCErrorResponse | JSONRPCResultResponse) => batch.answer(m)
+      : (m: JSONRPCErrorResponse | JSONRPCResultResponse) => this.reply(m);
     if (failed) {
       if (value instanceof RpcError) return answer(errorResponse(id, value.code, value.message, value.data));
-      this.log.error?.('request handler failed', { method, id, error: value instanceof Error ? value.message : String(value) });
+      this.log.error?.('request handler failed', {
+        method,
+        id,
+        error: value instanceof Error ? value.message : String(value),
+      });
       return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
     const result = value === undefined ? {} : value;
     // what came back when it is no result object (its type, never its contents); undefined
     // stands for {}, so it is named only when the method's result has required members
     let returned: string | undefined;
-    if (!isObject(result)) returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
+    if (!isObject(result))
+      returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
     else if (entry?.result && !entry.result(result)) {
-      this.log.error?.('handler result fails the result schema', { method, id, errors: validationIssues(entry.result.errors) });
+      this.log.error?.('handler result fails the result schema', {
+        method,
+        id,
+        errors: validationIssues(entry.result.errors),
+      });
       if (value !== undefined) return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
       returned = 'undefined';
     }
     if (returned !== undefined) {
       this.log.error?.('handler result is not an object', { method, id, returned });
-      return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: the ${method} handler returned ${returned}, not a result object`, { returned }));
+      return answer(
+        errorResponse(
+          id,
+          ErrorCode.InternalError,
+          `Internal error: the ${method} handler returned ${returned}, not a result object`,
+          { returned },
+        ),
+      );
     }
     answer(resultResponse(id, result as Record<string, unknown>));
   }
@@ -566,7 +706,8 @@ export class Peer {
    */
   private onBatch(items: unknown[], info: MessageInfo | undefined): void {
     if (items.length === 0 || !this.table.batches) {
-      const reason = items.length === 0 ? 'empty batch' : `protocol version ${this.table.protocolVersion} has no JSON-RPC batches`;
+      const reason =
+        items.length === 0 ? 'empty batch' : `protocol version ${this.table.protocolVersion} has no JSON-RPC batches`;
       this.log.warn?.('invalid message', { reason });
       return this.reply(errorResponse(undefined, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`));
     }
@@ -574,7 +715,9 @@ export class Peer {
     // others carries none); a hand-built table with `batches` names it too (`dispatchBatch`)
     const dispatch = this.table.batchDispatch as typeof dispatchBatch | undefined;
     if (dispatch) return dispatch(this as unknown as BatchHost, items, info);
-    this.reply(errorResponse(undefined, ErrorCode.InternalError, 'Internal error: the table has batches but no batchDispatch'));
+    this.reply(
+      errorResponse(undefined, ErrorCode.InternalError, 'Internal error: the table has batches but no batchDispatch'),
+    );
   }
 
   private replyBatch(responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>): void {
@@ -583,6 +726,8 @@ export class Peer {
       for (const m of responses) this.reply(m);
       return;
     }
-    this.transport.sendBatch(responses).catch((e: Error) => this.log.debug?.('could not send batch response', { error: e.message }));
+    this.transport
+      .sendBatch(responses)
+      .catch((e: Error) => this.log.debug?.('could not send batch response', { error: e.message }));
   }
 }

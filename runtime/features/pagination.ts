@@ -22,7 +22,9 @@ export async function* paginate<P extends ProtocolMaps, M extends keyof P['clien
   const { maxPages = 10_000, ...requestOptions } = options;
   let cursor = (params as { cursor?: unknown } | undefined)?.cursor;
   for (let page = 0; page < maxPages; page++) {
-    const next = { ...(params ?? {}), ...(cursor === undefined ? {} : { cursor }) } as ClientParams<P['clientRequests'][M]['params']>;
+    const next = { ...(params ?? {}), ...(cursor === undefined ? {} : { cursor }) } as ClientParams<
+      P['clientRequests'][M]['params']
+    >;
     const result = await client.request(method, next, requestOptions);
     yield result;
     const nextCursor = (result as { nextCursor?: unknown }).nextCursor;

@@ -21,7 +21,12 @@ import { type ParsedTemplate, UriTemplateExpander, UriTemplateMatcher } from 'ur
  * `{ uri, mimeType?, text }` or `{ uri, mimeType?, blob }` (base64): the revision's
  * `TextResourceContents | BlobResourceContents` when `P` is a generated `Protocol`.
  */
-export type ResourceContents<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<P, 'resources/read', 'contents', Obj & { uri: string; mimeType?: string }>;
+export type ResourceContents<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<
+  P,
+  'resources/read',
+  'contents',
+  Obj & { uri: string; mimeType?: string }
+>;
 
 interface ResourceCommon extends Described {
   mimeType?: string;
@@ -40,7 +45,10 @@ export interface ResourceDefinition<P extends ProtocolMaps = ProtocolMaps> exten
 }
 
 /** Completes an argument (server/utilities/completion): the partial `value` and the other arguments already given (`context`) in, suggestions out (at most 100 are sent). */
-export type Completer = (value: string, context: Record<string, string>) => CompletionValues | Promise<CompletionValues>;
+export type Completer = (
+  value: string,
+  context: Record<string, string>,
+) => CompletionValues | Promise<CompletionValues>;
 /** What a {@link Completer} returns: the values, or the values with `total` (all matches) and `hasMore`. */
 export type CompletionValues = string[] | { values: string[]; total?: number; hasMore?: boolean };
 
@@ -48,7 +56,8 @@ export type CompletionValues = string[] | { values: string[]; total?: number; ha
  * A resource template. `T`: its URI template as written; a literal types the variables `read`
  * gets and the keys of `complete` ({@link TemplateVars}).
  */
-export interface ResourceTemplateDefinition<P extends ProtocolMaps = ProtocolMaps, T extends string = string> extends ResourceCommon {
+export interface ResourceTemplateDefinition<P extends ProtocolMaps = ProtocolMaps, T extends string = string>
+  extends ResourceCommon {
   /** RFC 6570 URI template, levels 1–4 (see {@link compileUriTemplate} for what matches). */
   uriTemplate: T;
   read(uri: string, vars: TemplateVars<T>, ctx: RequestContext): ResourceContents<P>[] | Promise<ResourceContents<P>[]>;
@@ -64,24 +73,34 @@ export interface PromptArgument extends Omit<Described, 'icons' | '_meta'> {
 }
 
 /** One message of a prompt: the revision's `PromptMessage` when `P` is a generated `Protocol`. */
-export type PromptMessage<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<P, 'prompts/get', 'messages', Obj & { role: 'user' | 'assistant'; content: Content }>;
+export type PromptMessage<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<
+  P,
+  'prompts/get',
+  'messages',
+  Obj & { role: 'user' | 'assistant'; content: Content }
+>;
 
 /** What a prompt's `get` returns: its messages, or the revision's `GetPromptResult` (or InputRequiredResult). */
-export type PromptResult<P extends ProtocolMaps = ProtocolMaps> = PromptMessage<P>[] | ResultOf<P, 'prompts/get', { description?: string; messages: PromptMessage[] }>;
+export type PromptResult<P extends ProtocolMaps = ProtocolMaps> =
+  | PromptMessage<P>[]
+  | ResultOf<P, 'prompts/get', { description?: string; messages: PromptMessage[] }>;
 /**
  * The arguments a prompt's `get` receives: from `argsSchema` `S` when given (its type, see
  * {@link SchemaType}), else from the `arguments` list `L` (required names always there, the
  * others optional), else any string-valued record.
  */
-export type PromptArgs<S, L> = SchemaType<S, undefined> extends infer A
-  ? [A] extends [undefined]
-    ? L extends readonly PromptArgument[]
-      ? string extends L[number]['name']
-        ? Record<string, string>
-        : { [E in L[number] as E extends { required: true } ? E['name'] : never]: string } & { [E in L[number] as E extends { required: true } ? never : E['name']]?: string }
-      : Record<string, string>
-    : A
-  : never;
+export type PromptArgs<S, L> =
+  SchemaType<S, undefined> extends infer A
+    ? [A] extends [undefined]
+      ? L extends readonly PromptArgument[]
+        ? string extends L[number]['name']
+          ? Record<string, string>
+          : { [E in L[number] as E extends { required: true } ? E['name'] : never]: string } & {
+              [E in L[number] as E extends { required: true } ? never : E['name']]?: string;
+            }
+        : Record<string, string>
+      : A
+    : never;
 
 /**
  * A prompt. Its arguments are listed from `arguments`, or from `argsSchema` (`S`: a JSON Schema
@@ -90,7 +109,12 @@ export type PromptArgs<S, L> = SchemaType<S, undefined> extends infer A
  * (failing: -32602 naming each path) and `get` receiving the validator's output. `A`: what
  * `get` receives, inferred by `ServerFeatures.prompt` from `S` or `L` (the list as written).
  */
-export interface PromptDefinition<P extends ProtocolMaps = ProtocolMaps, A = Record<string, string>, S extends SchemaLike | undefined = SchemaLike | undefined, L extends readonly PromptArgument[] | undefined = readonly PromptArgument[] | undefined> extends Described {
+export interface PromptDefinition<
+  P extends ProtocolMaps = ProtocolMaps,
+  A = Record<string, string>,
+  S extends SchemaLike | undefined = SchemaLike | undefined,
+  L extends readonly PromptArgument[] | undefined = readonly PromptArgument[] | undefined,
+> extends Described {
   arguments?: L;
   argsSchema?: S;
   /** With `argsSchema`: completion of arguments, by name. */
@@ -140,7 +164,8 @@ export function compileUriTemplate(template: string): (uri: string) => Record<st
   for (const expr of queryTail[2].slice(1, -1).split('}{')) {
     for (const spec of expr.slice(1).split(',')) {
       const name = spec.replace(/:\d+$/, '').replace(/\*$/, '');
-      if (!/^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/.test(name)) throw new TypeError(`Invalid template: ${template} - bad variable name ${JSON.stringify(spec)}`);
+      if (!/^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/.test(name))
+        throw new TypeError(`Invalid template: ${template} - bad variable name ${JSON.stringify(spec)}`);
       names.set(name, spec.endsWith('*'));
     }
   }
@@ -228,17 +253,21 @@ export async function readResource(c: Catalog, uri: string, ctx: RequestContext)
   if (r) {
     if (r.read) return { contents: readContents(`Resource ${uri}`, await r.read(uri, ctx)) };
     const base: ResourceContents = r.mimeType ? { uri, mimeType: r.mimeType } : { uri };
-    if (r.blob !== undefined) return { contents: [{ ...base, blob: typeof r.blob === 'string' ? r.blob : toBase64(r.blob) }] };
+    if (r.blob !== undefined)
+      return { contents: [{ ...base, blob: typeof r.blob === 'string' ? r.blob : toBase64(r.blob) }] };
     return { contents: [{ ...base, text: r.text ?? '' }] };
   }
   const m = matchTemplate(c, uri);
   if (!m) throw notFound(uri);
-  return { contents: readContents(`Resource ${uri} (template ${m.t.def.uriTemplate})`, await m.t.def.read(uri, m.vars, ctx)) };
+  return {
+    contents: readContents(`Resource ${uri} (template ${m.t.def.uriTemplate})`, await m.t.def.read(uri, m.vars, ctx)),
+  };
 }
 
 /** A `read`'s value: an array of contents. @throws HandlerReturnError for anything else. */
 function readContents(subject: string, got: unknown): unknown[] {
-  if (!Array.isArray(got)) throw new HandlerReturnError(subject, got, 'a resource read returns an array of ResourceContents');
+  if (!Array.isArray(got))
+    throw new HandlerReturnError(subject, got, 'a resource read returns an array of ResourceContents');
   return got;
 }
 
@@ -249,10 +278,21 @@ export async function getPrompt(c: Catalog, p: Obj, ctx: RequestContext): Promis
   if (!prompt) throw invalid(`Unknown prompt: ${name}`, { name });
   const args = (isObj(p.arguments) ? p.arguments : {}) as Record<string, string>;
   // own arguments only: an argument named `constructor` is not given by the prototype's
-  const missing = (prompt.arguments ?? []).filter((a) => a.required && (ownValue(args, a.name) === undefined || args[a.name] === null)).map((a) => a.name);
-  if (missing.length) throw invalid(`Missing required argument${missing.length > 1 ? 's' : ''} of prompt ${name}: ${missing.join(', ')}`, { missing });
+  const missing = (prompt.arguments ?? [])
+    .filter((a) => a.required && (ownValue(args, a.name) === undefined || args[a.name] === null))
+    .map((a) => a.name);
+  if (missing.length)
+    throw invalid(
+      `Missing required argument${missing.length > 1 ? 's' : ''} of prompt ${name}: ${missing.join(', ')}`,
+      { missing },
+    );
   const out: unknown = await prompt.get(args, ctx);
-  if (!Array.isArray(out) && !isObj(out)) throw new HandlerReturnError(`Prompt ${name}`, out, 'a prompt\'s get returns an array of PromptMessage or a GetPromptResult object');
+  if (!Array.isArray(out) && !isObj(out))
+    throw new HandlerReturnError(
+      `Prompt ${name}`,
+      out,
+      "a prompt's get returns an array of PromptMessage or a GetPromptResult object",
+    );
   if (isObj(out) && out.resultType === 'input_required') return out;
   const result: Obj = Array.isArray(out) ? { messages: out } : { ...out };
   if (result.description === undefined && prompt.description !== undefined) result.description = prompt.description;
@@ -277,13 +317,18 @@ export async function complete(c: Catalog, p: Obj): Promise<Obj> {
     subject = `The completer of variable ${argName} of resource template ${uri}`;
     const t = c.templates.get(uri);
     if (!t && !c.resources.has(uri)) throw notFound(uri);
-    if (t && !t.variables.includes(argName)) throw invalid(`${argName} is not a variable of resource template ${uri}`, { uri, argument: argName });
+    if (t && !t.variables.includes(argName))
+      throw invalid(`${argName} is not a variable of resource template ${uri}`, { uri, argument: argName });
     completer = ownValue(t?.def.complete, argName);
   } else throw invalid(`Unknown reference type: ${String(ref.type)}`);
   if (!completer) return { completion: { values: [] } };
   const got: unknown = await completer(String(arg.value ?? ''), context);
   if (!Array.isArray(got) && !(isObj(got) && Array.isArray(got.values))) {
-    throw new HandlerReturnError(subject, got, 'a completer returns an array of strings or { values, total?, hasMore? }');
+    throw new HandlerReturnError(
+      subject,
+      got,
+      'a completer returns an array of strings or { values, total?, hasMore? }',
+    );
   }
   const all = (Array.isArray(got) ? { values: got } : got) as Exclude<CompletionValues, string[]>;
   const values = all.values.slice(0, MAX_COMPLETIONS);

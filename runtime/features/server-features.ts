@@ -31,11 +31,36 @@ import type { Logger } from '../engine/context.js';
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
-import { type CompiledTool, type JsonSchema, type Obj, type ToolDefinition, HandlerReturnError, callTool, compileTool, invalid, isObj, listed, listedTool } from './tools.js';
+import {
+  type CompiledTool,
+  type JsonSchema,
+  type Obj,
+  type ToolDefinition,
+  HandlerReturnError,
+  callTool,
+  compileTool,
+  invalid,
+  isObj,
+  listed,
+  listedTool,
+} from './tools.js';
 import { loadJsonSchema } from './schema-compiler.js';
 import {
-  type Catalog, type PromptArgs, type PromptArgument, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type Template,
-  RESOURCE_NOT_FOUND, complete, compileUriTemplate, getPrompt, uriTemplateVariables, knownResource, notFound, readResource,
+  type Catalog,
+  type PromptArgs,
+  type PromptArgument,
+  type PromptDefinition,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+  type Template,
+  RESOURCE_NOT_FOUND,
+  complete,
+  compileUriTemplate,
+  getPrompt,
+  uriTemplateVariables,
+  knownResource,
+  notFound,
+  readResource,
 } from './resources.js';
 import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
@@ -44,10 +69,29 @@ import { ownValue } from '../jsonrpc/own.js';
 import type { SchemaLike, SchemaType } from './typed.js';
 
 export type { Content, JsonSchema, LooseToolResult, ToolDefinition, ToolResult, ToolReturn } from './tools.js';
-export type { HandlerReturn, ResultElementOf, ResultOf, SchemaLike, SchemaType, StandardValidator, TemplateVariables, TemplateVars, WithStructured } from './typed.js';
+export type {
+  HandlerReturn,
+  ResultElementOf,
+  ResultOf,
+  SchemaLike,
+  SchemaType,
+  StandardValidator,
+  TemplateVariables,
+  TemplateVars,
+  WithStructured,
+} from './typed.js';
 export { describeValidation };
 export type {
-  Completer, CompletionValues, PromptArgs, PromptArgument, PromptDefinition, PromptMessage, PromptResult, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
+  Completer,
+  CompletionValues,
+  PromptArgs,
+  PromptArgument,
+  PromptDefinition,
+  PromptMessage,
+  PromptResult,
+  ResourceContents,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
 } from './resources.js';
 export { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from './resources.js';
 
@@ -75,13 +119,20 @@ const STDERR_LOGGER: Logger = { error: (message, data) => console.error(`mcpgen:
 
 /** Methods whose handlers' results are checked against the revision's schema, and how a failure names its subject. */
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+  (typeof v === 'object' || typeof v === 'function') &&
+  v !== null &&
+  typeof (v as PromiseLike<unknown>).then === 'function';
 
-const SUBJECTS: Readonly<Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource' | 'completion', name: string]>> = {
+const SUBJECTS: Readonly<
+  Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource' | 'completion', name: string]>
+> = {
   'tools/call': (p) => ['tool', String(p.name)],
   'prompts/get': (p) => ['prompt', String(p.name)],
   'resources/read': (p) => ['resource', String(p.uri)],
-  'completion/complete': (p) => ['completion', isObj(p.ref) ? String(p.ref.type === 'ref/resource' ? p.ref.uri : p.ref.name) : ''],
+  'completion/complete': (p) => [
+    'completion',
+    isObj(p.ref) ? String(p.ref.type === 'ref/resource' ? p.ref.uri : p.ref.name) : '',
+  ],
 };
 
 /** The handlers of `handlers()` without a stateless table, each with the way to its stateless form. */
@@ -132,7 +183,11 @@ type Kind = 'tools' | 'resources' | 'prompts';
 export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
   readonly pageSize: number;
   readonly #tools = new Map<string, CompiledTool>();
-  readonly #catalog = { resources: new Map<string, ResourceDefinition>(), templates: new Map<string, Template>(), prompts: new Map<string, PromptDefinition>() } satisfies Catalog;
+  readonly #catalog = {
+    resources: new Map<string, ResourceDefinition>(),
+    templates: new Map<string, Template>(),
+    prompts: new Map<string, PromptDefinition>(),
+  } satisfies Catalog;
   /** Subscribed URIs by session (`ctx.session`), allocated on a session's first subscribe. */
   readonly #subscribers = new WeakMap<object, Set<string>>();
   /** Subscribed URIs of requests served without a session. */
@@ -176,13 +231,18 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     const json = {
       ...def,
       inputSchema: input === undefined ? undefined : jsonSchemaOf(input, `inputSchema of tool ${def.name}`),
-      outputSchema: def.outputSchema === undefined ? undefined : jsonSchemaOf(def.outputSchema, `outputSchema of tool ${def.name}`),
+      outputSchema:
+        def.outputSchema === undefined ? undefined : jsonSchemaOf(def.outputSchema, `outputSchema of tool ${def.name}`),
     } as unknown as ToolDefinition<never, ProtocolMaps, JsonSchema | undefined, JsonSchema | undefined>;
     if (isStandardSchema(input)) {
       const handler = def.handler as (args: unknown, ctx: RequestContext) => unknown;
       json.handler = (async (args: unknown, ctx: RequestContext) => {
         const parsed = await validateStandard(input, args, '(arguments)');
-        if (!parsed.ok) return { content: [{ type: 'text', text: `Invalid arguments for tool ${def.name}: ${parsed.problems.join('; ')}` }], isError: true };
+        if (!parsed.ok)
+          return {
+            content: [{ type: 'text', text: `Invalid arguments for tool ${def.name}: ${parsed.problems.join('; ')}` }],
+            isError: true,
+          };
         return handler(parsed.value, ctx);
       }) as never;
     }
@@ -201,7 +261,13 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    */
   resourceTemplate<const T extends string>(def: ResourceTemplateDefinition<P, T>): this {
     const stored = def as unknown as ResourceTemplateDefinition<ProtocolMaps, string>;
-    return this.#catalog.templates.set(def.uriTemplate, { def: stored, match: compileUriTemplate(def.uriTemplate), variables: uriTemplateVariables(def.uriTemplate) }) && this.#changed('resources');
+    return (
+      this.#catalog.templates.set(def.uriTemplate, {
+        def: stored,
+        match: compileUriTemplate(def.uriTemplate),
+        variables: uriTemplateVariables(def.uriTemplate),
+      }) && this.#changed('resources')
+    );
   }
 
   /**
@@ -224,10 +290,18 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     return t ? ((t.def.inputSchema ?? { type: 'object' }) as Record<string, unknown>) : undefined;
   }
   /** Removals: true when something was removed (then list_changed follows). */
-  removeTool(name: string): boolean { return this.#tools.delete(name) && !!this.#changed('tools'); }
-  removeResource(uri: string): boolean { return this.#catalog.resources.delete(uri) && !!this.#changed('resources'); }
-  removeResourceTemplate(uriTemplate: string): boolean { return this.#catalog.templates.delete(uriTemplate) && !!this.#changed('resources'); }
-  removePrompt(name: string): boolean { return this.#catalog.prompts.delete(name) && !!this.#changed('prompts'); }
+  removeTool(name: string): boolean {
+    return this.#tools.delete(name) && !!this.#changed('tools');
+  }
+  removeResource(uri: string): boolean {
+    return this.#catalog.resources.delete(uri) && !!this.#changed('resources');
+  }
+  removeResourceTemplate(uriTemplate: string): boolean {
+    return this.#catalog.templates.delete(uriTemplate) && !!this.#changed('resources');
+  }
+  removePrompt(name: string): boolean {
+    return this.#catalog.prompts.delete(name) && !!this.#changed('prompts');
+  }
 
   // ---- subscriptions and notifications ------------------------------------------------------
 
@@ -250,7 +324,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    */
   async notifyResourceUpdated(uri: string): Promise<boolean> {
     const everyone = this.#sessionless?.has(uri) ?? false;
-    const targets = [...this.#targets].filter((t) => everyone || this.#subscribers.get(t)?.has(uri) || t.table?.lifecycle === 'stateless');
+    const targets = [...this.#targets].filter(
+      (t) => everyone || this.#subscribers.get(t)?.has(uri) || t.table?.lifecycle === 'stateless',
+    );
     await Promise.all(targets.map((t) => send(t, 'notifications/resources/updated', { uri })));
     return targets.length > 0;
   }
@@ -277,8 +353,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     if (d.tools || this.#tools.size) caps.tools = { listChanged: true };
     if (d.resources || resources.size || templates.size) caps.resources = { subscribe: true, listChanged: true };
     if (d.prompts || prompts.size) caps.prompts = { listChanged: true };
-    const completers = [...prompts.values()].some((p) => p.arguments?.some((a) => a.complete))
-      || [...templates.values()].some((t) => t.def.complete && Object.keys(t.def.complete).length);
+    const completers =
+      [...prompts.values()].some((p) => p.arguments?.some((a) => a.complete)) ||
+      [...templates.values()].some((t) => t.def.complete && Object.keys(t.def.complete).length);
     if (d.completions || completers) caps.completions = {};
     return caps;
   }
@@ -293,28 +370,39 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
       if (!this.#handshakeTable) {
         const table = this.#checked(this.#handlers());
         // each handler knows its stateless twin: a stateless revision's Server swaps them in (statelessHandlers)
-        for (const [method, h] of Object.entries(table)) STATELESS_TWIN.set(h, () => this.handlers({ table: { lifecycle: 'stateless' } })[method]);
+        for (const [method, h] of Object.entries(table))
+          STATELESS_TWIN.set(h, () => this.handlers({ table: { lifecycle: 'stateless' } })[method]);
         this.#handshakeTable = Object.freeze(table);
       }
       return this.#handshakeTable;
     }
     const cache = this.#cache;
-    this.#statelessTable ??= Object.freeze(this.#checked(Object.fromEntries(Object.entries(this.#handlers()).map(([method, h]) => [method, async (p: Obj, ctx: RequestContext) => {
-      let r: Obj;
-      try {
-        r = (await h(p, ctx)) as Obj;
-      } catch (e) {
-        // draft server/resources "Error Handling" (SEP-2164): an unknown resource is -32602
-        if (e instanceof RpcError && e.code === RESOURCE_NOT_FOUND) throw new RpcError(ErrorCode.InvalidParams, e.message, e.data);
-        throw e;
-      }
-      const out: Obj = { resultType: 'complete', ...r };
-      if (cache && CACHED.has(method)) {
-        out.ttlMs ??= cache.ttlMs;
-        out.cacheScope ??= cache.cacheScope;
-      }
-      return out;
-    }]))));
+    this.#statelessTable ??= Object.freeze(
+      this.#checked(
+        Object.fromEntries(
+          Object.entries(this.#handlers()).map(([method, h]) => [
+            method,
+            async (p: Obj, ctx: RequestContext) => {
+              let r: Obj;
+              try {
+                r = (await h(p, ctx)) as Obj;
+              } catch (e) {
+                // draft server/resources "Error Handling" (SEP-2164): an unknown resource is -32602
+                if (e instanceof RpcError && e.code === RESOURCE_NOT_FOUND)
+                  throw new RpcError(ErrorCode.InvalidParams, e.message, e.data);
+                throw e;
+              }
+              const out: Obj = { resultType: 'complete', ...r };
+              if (cache && CACHED.has(method)) {
+                out.ttlMs ??= cache.ttlMs;
+                out.cacheScope ??= cache.cacheScope;
+              }
+              return out;
+            },
+          ]),
+        ),
+      ),
+    );
     return this.#statelessTable;
   }
 
@@ -335,18 +423,36 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         if (!entry?.result || !isObj(r) || entry.result(r)) return r;
         const errors = validationIssues(entry.result.errors);
         const [kind, name] = subject(p);
-        this.#logger.error?.(`${kind} result fails the protocol schema`, { [kind]: name, method, protocolVersion: ctx.table?.protocolVersion, errors });
+        this.#logger.error?.(`${kind} result fails the protocol schema`, {
+          [kind]: name,
+          method,
+          protocolVersion: ctx.table?.protocolVersion,
+          errors,
+        });
         const depth = (path: string) => path.split('/').length;
         const deepest = Math.max(...errors.map((e) => depth(e.path)));
-        const shown = [...new Set(errors.filter((e) => depth(e.path) === deepest).map((e) => `${e.path || '(result)'}: ${e.message}`))].slice(0, 3);
+        const shown = [
+          ...new Set(
+            errors.filter((e) => depth(e.path) === deepest).map((e) => `${e.path || '(result)'}: ${e.message}`),
+          ),
+        ].slice(0, 3);
         const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
-        throw new RpcError(ErrorCode.InternalError, `${label} returned a result that is not a valid ${entry.resultTypes?.join(' or ') ?? `${method} result`} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`, { errors });
+        throw new RpcError(
+          ErrorCode.InternalError,
+          `${label} returned a result that is not a valid ${entry.resultTypes?.join(' or ') ?? `${method} result`} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`,
+          { errors },
+        );
       };
       // a handler that returned what its method cannot answer with: the log names it too
       const failed = (p: Obj, e: unknown): never => {
         if (e instanceof HandlerReturnError) {
           const [kind, name] = subject(p);
-          this.#logger.error?.(`${kind} handler returned a value its method cannot answer with`, { [kind]: name, method, returned: e.returned, error: e.message });
+          this.#logger.error?.(`${kind} handler returned a value its method cannot answer with`, {
+            [kind]: name,
+            method,
+            returned: e.returned,
+            error: e.message,
+          });
         }
         throw e;
       };
@@ -358,7 +464,12 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         } catch (e) {
           return failed(p, e);
         }
-        return isThenable(r) ? Promise.resolve(r).then((v) => check(p, ctx, v), (e: unknown) => failed(p, e)) : check(p, ctx, r);
+        return isThenable(r)
+          ? Promise.resolve(r).then(
+              (v) => check(p, ctx, v),
+              (e: unknown) => failed(p, e),
+            )
+          : check(p, ctx, r);
       };
       table[method] = Object.assign(checked, { [RESULTS_CHECKED]: true });
     }
@@ -371,7 +482,12 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
       'tools/list': (p?: Obj) => this.#page('tools', [...this.#tools.values()].map(listedTool), p),
       'tools/call': (p: Obj, ctx) => callTool(this.#tools.get(String(p.name)), p, ctx),
       'resources/list': (p?: Obj) => this.#page('resources', [...c.resources.values()].map(listed), p),
-      'resources/templates/list': (p?: Obj) => this.#page('resourceTemplates', [...c.templates.values()].map((t) => listed(t.def)), p),
+      'resources/templates/list': (p?: Obj) =>
+        this.#page(
+          'resourceTemplates',
+          [...c.templates.values()].map((t) => listed(t.def)),
+          p,
+        ),
       'resources/read': (p: Obj, ctx) => readResource(c, String(p.uri), ctx),
       'resources/subscribe': (p: Obj, ctx) => {
         const uri = String(p.uri);
@@ -380,7 +496,12 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
         return {};
       },
       'resources/unsubscribe': (p: Obj, ctx) => void this.#subscribed(ctx, false)?.delete(String(p.uri)),
-      'prompts/list': (p?: Obj) => this.#page('prompts', [...c.prompts.values()].map((d) => listed({ ...d, arguments: d.arguments?.map(listed) })), p),
+      'prompts/list': (p?: Obj) =>
+        this.#page(
+          'prompts',
+          [...c.prompts.values()].map((d) => listed({ ...d, arguments: d.arguments?.map(listed) })),
+          p,
+        ),
       'prompts/get': (p: Obj, ctx) => getPrompt(c, p, ctx),
       'completion/complete': (p: Obj) => complete(c, p),
     };
@@ -431,18 +552,26 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
  * 2020-12 meta-schema here and compiled by the first `get` (-32603 naming the prompt when it
  * still does not compile); a `get` cancelled while the compiler loaded does not run.
  */
-function schemaPrompt(def: PromptDefinition<ProtocolMaps, never, SchemaLike, readonly PromptArgument[] | undefined>): PromptDefinition {
+function schemaPrompt(
+  def: PromptDefinition<ProtocolMaps, never, SchemaLike, readonly PromptArgument[] | undefined>,
+): PromptDefinition {
   const what = `argsSchema of prompt ${def.name}`;
   const schema = def.argsSchema!;
   const json = jsonSchemaOf(schema, what);
   const props = json.properties;
-  if (json.type !== 'object' || !isObj(props)) throw new TypeError(`${what} must be a JSON Schema of an object (type "object" with properties)`);
+  if (json.type !== 'object' || !isObj(props))
+    throw new TypeError(`${what} must be a JSON Schema of an object (type "object" with properties)`);
   const required = new Set(Array.isArray(json.required) ? json.required : []);
   const arguments_: PromptArgument[] = Object.keys(props).map((name) => {
     const prop = props[name];
     const description = isObj(prop) && typeof prop.description === 'string' ? prop.description : undefined;
     const complete = ownValue(def.complete as Record<string, PromptArgument['complete']> | undefined, name);
-    return { name, ...(description !== undefined && { description }), ...(required.has(name) && { required: true }), ...(complete && { complete }) };
+    return {
+      name,
+      ...(description !== undefined && { description }),
+      ...(required.has(name) && { required: true }),
+      ...(complete && { complete }),
+    };
   });
   // a JSON Schema is checked now and compiled by the first get (ajv is imported then: ./schema-compiler.ts)
   const standard = isStandardSchema(schema);
@@ -473,7 +602,8 @@ function schemaPrompt(def: PromptDefinition<ProtocolMaps, never, SchemaLike, rea
         if (parsed.ok) value = parsed.value;
         else problems = parsed.problems;
       }
-      if (problems) throw invalid(`Invalid arguments for prompt ${def.name}: ${problems.join('; ')}`, { errors: problems });
+      if (problems)
+        throw invalid(`Invalid arguments for prompt ${def.name}: ${problems.join('; ')}`, { errors: problems });
       return get(value, ctx);
     },
   } as PromptDefinition;

@@ -24,7 +24,9 @@ export function jsonSchemaOf(s: SchemaLike, what: string): Obj {
   if (!isStandardSchema(s)) return s as Obj;
   const convert = (s as Partial<StandardValidator>)['~standard']?.jsonSchema?.input;
   if (typeof convert !== 'function') {
-    throw new TypeError(`${what} is a Standard Schema without a Standard JSON Schema (~standard.jsonSchema); wrap it (valibot: toStandardJsonSchema) or give a JSON Schema`);
+    throw new TypeError(
+      `${what} is a Standard Schema without a Standard JSON Schema (~standard.jsonSchema); wrap it (valibot: toStandardJsonSchema) or give a JSON Schema`,
+    );
   }
   try {
     return convert({ target: 'draft-2020-12' });

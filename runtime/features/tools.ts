@@ -46,16 +46,28 @@ export type JsonSchema = Obj;
  * One content block of a tool result (text, image, audio, resource…): the revision's
  * `ContentBlock` union when `P` is a generated `Protocol`, else any object with a `type`.
  */
-export type Content<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<P, 'tools/call', 'content', Obj & { type: string }>;
+export type Content<P extends ProtocolMaps = ProtocolMaps> = ResultElementOf<
+  P,
+  'tools/call',
+  'content',
+  Obj & { type: string }
+>;
 /** The loose form of a tool result (untyped `P`). */
-export type LooseToolResult = Obj & { content?: Array<Obj & { type: string }>; structuredContent?: unknown; isError?: boolean };
+export type LooseToolResult = Obj & {
+  content?: Array<Obj & { type: string }>;
+  structuredContent?: unknown;
+  isError?: boolean;
+};
 /**
  * What a tool handler returns: the revision's `CallToolResult` (or its other results:
  * CreateTaskResult, InputRequiredResult) when `P` is a generated `Protocol`, else
  * {@link LooseToolResult}; the tasks extension's CreateTaskResult (what `TasksExtension.run`
  * answers, ../tasks/extension.ts); or a string (one text block).
  */
-export type ToolResult<P extends ProtocolMaps = ProtocolMaps> = ResultOf<P, 'tools/call', LooseToolResult> | CreateTaskResult | string;
+export type ToolResult<P extends ProtocolMaps = ProtocolMaps> =
+  | ResultOf<P, 'tools/call', LooseToolResult>
+  | CreateTaskResult
+  | string;
 
 /** What every listed item may carry besides its key; listed as given (functions left out). */
 export interface Described {
@@ -71,11 +83,12 @@ export interface Described {
  * known (absent, or not a literal), else the revision's result whose `structuredContent` is of
  * `O`'s type (required unless `isError: true`; no string shorthand).
  */
-export type ToolReturn<P extends ProtocolMaps, O> = SchemaType<O, unknown, 'input'> extends infer Out
-  ? unknown extends Out
-    ? ToolResult<P>
-    : WithStructured<ResultOf<P, 'tools/call', LooseToolResult>, Out>
-  : never;
+export type ToolReturn<P extends ProtocolMaps, O> =
+  SchemaType<O, unknown, 'input'> extends infer Out
+    ? unknown extends Out
+      ? ToolResult<P>
+      : WithStructured<ResultOf<P, 'tools/call', LooseToolResult>, Out>
+    : never;
 
 /**
  * A tool. `A`: the type of its `arguments` (by default inferred from `inputSchema` by
@@ -83,7 +96,12 @@ export type ToolReturn<P extends ProtocolMaps, O> = SchemaType<O, unknown, 'inpu
  * input and output schemas as written (a JSON Schema literal or a Standard Schema validator, see
  * {@link SchemaLike}), from which `A` and the type of `structuredContent` come.
  */
-export interface ToolDefinition<A = Obj, P extends ProtocolMaps = ProtocolMaps, I extends SchemaLike | undefined = SchemaLike | undefined, O extends SchemaLike | undefined = SchemaLike | undefined> extends Described {
+export interface ToolDefinition<
+  A = Obj,
+  P extends ProtocolMaps = ProtocolMaps,
+  I extends SchemaLike | undefined = SchemaLike | undefined,
+  O extends SchemaLike | undefined = SchemaLike | undefined,
+> extends Described {
   /**
    * Schema of `arguments` (default `{ type: 'object' }`): a JSON Schema, or a Standard Schema
    * validator whose Standard JSON Schema is listed and which parses the arguments (the handler
@@ -121,11 +139,17 @@ export interface CompiledTool {
 export function validatorsOf(tool: CompiledTool): NonNullable<CompiledTool['compiled']> {
   if (tool.compiled) return tool.compiled;
   const jsonSchema = loadedJsonSchema();
-  if (!jsonSchema) throw new RpcError(ErrorCode.InternalError, `the schemas of tool ${tool.def.name} cannot be compiled before the schema compiler is loaded`);
+  if (!jsonSchema)
+    throw new RpcError(
+      ErrorCode.InternalError,
+      `the schemas of tool ${tool.def.name} cannot be compiled before the schema compiler is loaded`,
+    );
   const { compileSchema } = jsonSchema;
   try {
     const input = compileSchema(tool.inputSchema, `inputSchema of tool ${tool.def.name}`);
-    const output = tool.outputSchema ? compileSchema(tool.outputSchema, `outputSchema of tool ${tool.def.name}`) : undefined;
+    const output = tool.outputSchema
+      ? compileSchema(tool.outputSchema, `outputSchema of tool ${tool.def.name}`)
+      : undefined;
     return (tool.compiled = { input, output });
   } catch (e) {
     throw new RpcError(ErrorCode.InternalError, (e as Error).message);
@@ -156,7 +180,11 @@ export function returnedShape(v: unknown): string {
  */
 export class HandlerReturnError extends RpcError {
   readonly returned: string;
-  constructor(readonly subject: string, value: unknown, expected: string) {
+  constructor(
+    readonly subject: string,
+    value: unknown,
+    expected: string,
+  ) {
     const returned = returnedShape(value);
     super(ErrorCode.InternalError, `${subject} returned ${returned}; ${expected}`, { returned });
     this.name = 'HandlerReturnError';
@@ -168,7 +196,9 @@ export class HandlerReturnError extends RpcError {
  * Registers a tool's schemas: checked against the 2020-12 meta-schema now, compiled on the first
  * call. @throws TypeError naming the tool when a schema is not valid JSON Schema.
  */
-export function compileTool(def: ToolDefinition<never, ProtocolMaps, JsonSchema | undefined, JsonSchema | undefined>): CompiledTool {
+export function compileTool(
+  def: ToolDefinition<never, ProtocolMaps, JsonSchema | undefined, JsonSchema | undefined>,
+): CompiledTool {
   const inputSchema = def.inputSchema ?? { type: 'object' };
   checkSchema(inputSchema, `inputSchema of tool ${def.name}`);
   if (def.outputSchema) checkSchema(def.outputSchema, `outputSchema of tool ${def.name}`);
@@ -207,7 +237,10 @@ function runTool(tool: CompiledTool, name: string, p: Obj, ctx: RequestContext):
   const { input, output } = validatorsOf(tool);
   if (!input(args)) {
     const problems = describeValidation(input.errors);
-    return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }], isError: true };
+    return {
+      content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }],
+      isError: true,
+    };
   }
   let r: unknown;
   try {
@@ -229,11 +262,18 @@ function thrownResult(e: unknown): Obj {
 }
 
 /** What a tool handler returned, as its CallToolResult, checked against the tool's outputSchema. */
-function toolResult(out: LooseToolResult | string, name: string, output: ValidateFunction | undefined, ctx: RequestContext): Obj {
-  if (typeof out !== 'string' && !isObj(out)) throw new HandlerReturnError(`Tool ${name}`, out, 'a tool handler returns a string or a CallToolResult object');
+function toolResult(
+  out: LooseToolResult | string,
+  name: string,
+  output: ValidateFunction | undefined,
+  ctx: RequestContext,
+): Obj {
+  if (typeof out !== 'string' && !isObj(out))
+    throw new HandlerReturnError(`Tool ${name}`, out, 'a tool handler returns a string or a CallToolResult object');
   // a multi round-trip answer (mrtr.ts inputRequired) or a CreateTaskResult (tasks-extension.ts) goes out as built
   if (isObj(out) && (out.resultType === 'input_required' || out.resultType === 'task')) return out;
-  const result: Obj = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };
+  const result: Obj =
+    typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };
   if (output && result.isError !== true) {
     // absent is undefined (or not an own member); null, 0, false and [] are values
     const value = Object.hasOwn(result, 'structuredContent') ? result.structuredContent : undefined;
@@ -241,11 +281,18 @@ function toolResult(out: LooseToolResult | string, name: string, output: Validat
       throw new RpcError(ErrorCode.InternalError, `Tool ${name} has an outputSchema but returned no structuredContent`);
     }
     if (!structuredContentAllowed(ctx.table, value)) {
-      throw new RpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that is not a JSON object, which protocol version ${ctx.table?.protocolVersion} requires`);
+      throw new RpcError(
+        ErrorCode.InternalError,
+        `Tool ${name} returned structuredContent that is not a JSON object, which protocol version ${ctx.table?.protocolVersion} requires`,
+      );
     }
     if (!output(value)) {
       const problems = describeValidation(output.errors, '(structuredContent)');
-      throw new RpcError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that fails its outputSchema: ${problems.join('; ')}`, { errors: problems });
+      throw new RpcError(
+        ErrorCode.InternalError,
+        `Tool ${name} returned structuredContent that fails its outputSchema: ${problems.join('; ')}`,
+        { errors: problems },
+      );
     }
   }
   return result;
@@ -255,7 +302,8 @@ function toolResult(out: LooseToolResult | string, name: string, output: Validat
 export function listed(def: object): Obj {
   const out: Obj = {};
   for (const [k, v] of Object.entries(def)) {
-    if (v !== undefined && typeof v !== 'function' && k !== 'complete' && k !== 'text' && k !== 'blob') setOwn(out, k, v);
+    if (v !== undefined && typeof v !== 'function' && k !== 'complete' && k !== 'text' && k !== 'blob')
+      setOwn(out, k, v);
   }
   return out;
 }

@@ -33,7 +33,12 @@ export type ResultOf<P extends ProtocolMaps, M extends string, Loose> = M extend
   : Loose;
 
 /** The element type of array member `K` of `P`'s result of `M` (e.g. `messages` of prompts/get), or `Loose`. */
-export type ResultElementOf<P extends ProtocolMaps, M extends string, K extends string, Loose> = M extends keyof P['clientRequests']
+export type ResultElementOf<
+  P extends ProtocolMaps,
+  M extends string,
+  K extends string,
+  Loose,
+> = M extends keyof P['clientRequests']
   ? unknown extends P['clientRequests'][M]['result']
     ? Loose
     : P['clientRequests'][M]['result'] extends { [Q in K]: ReadonlyArray<infer E> }
@@ -66,7 +71,9 @@ export type SchemaType<S, Fallback, IO extends 'input' | 'output' = 'output'> = 
   : [SchemaLike] extends [S]
     ? Fallback
     : [S] extends [StandardSchemaV1]
-      ? IO extends 'output' ? StandardSchemaV1.InferOutput<S> : StandardSchemaV1.InferInput<S>
+      ? IO extends 'output'
+        ? StandardSchemaV1.InferOutput<S>
+        : StandardSchemaV1.InferInput<S>
       : string extends keyof S
         ? Fallback
         : [S] extends [JSONSchema]
@@ -83,7 +90,9 @@ type Without<R, K extends PropertyKey> = { [Q in keyof R as Q extends K ? never 
  * (CreateTaskResult, InputRequiredResult) are kept as they are.
  */
 export type WithStructured<R, Out> = R extends { content?: unknown }
-  ? (Without<R, 'structuredContent' | 'isError'> & { structuredContent: Out; isError?: false }) | (Without<R, 'isError'> & { isError: true })
+  ?
+      | (Without<R, 'structuredContent' | 'isError'> & { structuredContent: Out; isError?: false })
+      | (Without<R, 'isError'> & { isError: true })
   : R;
 
 // ---- URI template variables (RFC 6570), at the type level -----------------------------------
@@ -106,4 +115,6 @@ export type TemplateVariables<T extends string> = Expressions<T>[1];
  */
 export type TemplateVars<T extends string> = string extends T
   ? Record<string, string>
-  : { [K in Extract<Expressions<T>, ['' | '+' | '#' | '.' | '/' | ';', string]>[1]]: string } & { [K in Extract<Expressions<T>, ['?' | '&', string]>[1]]?: string };
+  : { [K in Extract<Expressions<T>, ['' | '+' | '#' | '.' | '/' | ';', string]>[1]]: string } & {
+      [K in Extract<Expressions<T>, ['?' | '&', string]>[1]]?: string;
+    };

@@ -117,7 +117,8 @@ export function exactIds(message: unknown, text: string): void {
   if (typeof params !== 'object' || params === null) return;
   const p = params as Record<string, unknown>;
   const requestId = p.requestId;
-  if (typeof requestId === 'number' && !Number.isSafeInteger(requestId) && Number.isInteger(requestId)) keepExact(p, 'requestId', exactAt(text, REQUEST_ID_PATH));
+  if (typeof requestId === 'number' && !Number.isSafeInteger(requestId) && Number.isInteger(requestId))
+    keepExact(p, 'requestId', exactAt(text, REQUEST_ID_PATH));
   const meta = p._meta;
   if (typeof meta !== 'object' || meta === null) return;
   const token = (meta as Record<string, unknown>).progressToken;
@@ -229,7 +230,11 @@ export function valueEnd(text: string, i: number): number {
   if (c === 0x22) return stringEnd(text, i);
   if (c !== 0x7b && c !== 0x5b) {
     let j = i;
-    for (let d = text.charCodeAt(j); j < text.length && d !== 0x2c && d !== 0x7d && d !== 0x5d && d !== 0x20 && d !== 0x09 && d !== 0x0a && d !== 0x0d; d = text.charCodeAt(++j));
+    for (
+      let d = text.charCodeAt(j);
+      j < text.length && d !== 0x2c && d !== 0x7d && d !== 0x5d && d !== 0x20 && d !== 0x09 && d !== 0x0a && d !== 0x0d;
+      d = text.charCodeAt(++j)
+    );
     return j;
   }
   let depth = 0;
@@ -366,7 +371,12 @@ export function resultResponse(id: RequestId, result: Record<string, unknown>): 
  * An error response. With `id` undefined the response has no `id` member (MCP schema form for
  * an unreadable id).
  */
-export function errorResponse(id: RequestId | undefined, code: number, message: string, data?: unknown): JSONRPCErrorResponse {
+export function errorResponse(
+  id: RequestId | undefined,
+  code: number,
+  message: string,
+  data?: unknown,
+): JSONRPCErrorResponse {
   const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
@@ -377,7 +387,11 @@ export function errorResponse(id: RequestId | undefined, code: number, message: 
  * every transport: `{ jsonrpc: '2.0', id: null, error: { code: -32700, message } }`.
  */
 export function parseErrorResponse(detail?: string): JSONRPCErrorResponse {
-  return { jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: detail ? `Parse error: ${detail}` : 'Parse error' } };
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: ErrorCode.ParseError, message: detail ? `Parse error: ${detail}` : 'Parse error' },
+  };
 }
 
 /**

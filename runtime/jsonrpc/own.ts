@@ -36,7 +36,8 @@ export function lookupTable<T>(entries: Readonly<Record<string, T>>): Readonly<R
  * `"__proto__"` (where an assignment would replace `target`'s prototype). Returns `target`.
  */
 export function setOwn<T extends object>(target: T, key: string, value: unknown): T {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else (target as Record<string, unknown>)[key] = value;
   return target;
 }
@@ -53,11 +54,18 @@ export const DESCRIBE_MAX = 80;
 export function describeValue(value: unknown, max = DESCRIBE_MAX): string {
   const cap = (text: string) => (text.length > max ? `${text.slice(0, max)}…` : text);
   switch (typeof value) {
-    case 'string': return `'${cap(value)}'`;
-    case 'number': case 'boolean': return JSON.stringify(value) ?? 'null';
-    case 'undefined': return 'undefined';
-    case 'bigint': return `${cap(value.toString())}n`;
-    case 'symbol': case 'function': return `a ${typeof value}`;
+    case 'string':
+      return `'${cap(value)}'`;
+    case 'number':
+    case 'boolean':
+      return JSON.stringify(value) ?? 'null';
+    case 'undefined':
+      return 'undefined';
+    case 'bigint':
+      return `${cap(value.toString())}n`;
+    case 'symbol':
+    case 'function':
+      return `a ${typeof value}`;
   }
   if (value === null) return 'null';
   try {

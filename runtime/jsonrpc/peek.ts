@@ -114,7 +114,14 @@ function stringStartBack(text: string, end: number): number {
 }
 
 function isTokenChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x2d || c === 0x2b || c === 0x2e;
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    c === 0x2d ||
+    c === 0x2b ||
+    c === 0x2e
+  );
 }
 
 function peekTail(text: string, out: MessagePeek): void {
@@ -163,7 +170,11 @@ export class MessageTooLargeError extends RpcError {
   readonly limit: number;
   readonly bytes: number;
   constructor(limit: number, bytes: number, what = 'a message') {
-    super(ErrorCode.ServerError, `Payload Too Large: ${what} (${bytes} bytes) exceeds the line limit of ${limit} bytes and was dropped unread`, { limit, bytes });
+    super(
+      ErrorCode.ServerError,
+      `Payload Too Large: ${what} (${bytes} bytes) exceeds the line limit of ${limit} bytes and was dropped unread`,
+      { limit, bytes },
+    );
     this.name = 'MessageTooLargeError';
     this.limit = limit;
     this.bytes = bytes;

@@ -34,7 +34,20 @@ import type { ValidationError, Validator } from './table.js';
 
 /** The keywords compact schema data may use; anything else is a generator error. */
 export const COMPACT_KEYWORDS: readonly string[] = [
-  '$ref', 'additionalProperties', 'allOf', 'anyOf', 'const', 'enum', 'format', 'items', 'maxItems', 'maximum', 'minimum', 'properties', 'required', 'type',
+  '$ref',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'const',
+  'enum',
+  'format',
+  'items',
+  'maxItems',
+  'maximum',
+  'minimum',
+  'properties',
+  'required',
+  'type',
 ];
 
 /** JSON Schema type names a compact schema's `type` may list. */
@@ -80,7 +93,14 @@ let scratch: ValidationError[] = [];
  * emitter (generator/emit/compact.ts) writes them from the same table.
  */
 export const KEYWORD_ALIASES: Readonly<Record<string, string>> = {
-  t: 'type', p: 'properties', r: 'required', c: 'const', a: 'additionalProperties', i: 'items', o: 'anyOf', e: 'enum',
+  t: 'type',
+  p: 'properties',
+  r: 'required',
+  c: 'const',
+  a: 'additionalProperties',
+  i: 'items',
+  o: 'anyOf',
+  e: 'enum',
 };
 
 /**
@@ -95,15 +115,18 @@ const typeOf = (t: unknown) => (typeof t === 'string' && hasOwn.call(TYPE_ALIASE
 /** Schema data `s` with its aliased keywords in full (a copy; validators referenced stay as they are). */
 function expand(s: unknown): unknown {
   if (!isObject(s)) return s;
-  return Object.fromEntries(Object.keys(s).map((k) => {
-    const name = hasOwn.call(KEYWORD_ALIASES, k) ? KEYWORD_ALIASES[k]! : k;
-    const v = s[k];
-    if (k === 't') return [name, Array.isArray(v) ? v.map(typeOf) : typeOf(v)];
-    if (name === 'properties' && isObject(v)) return [name, Object.fromEntries(Object.keys(v).map((n) => [n, expand(v[n])]))];
-    if (name === 'additionalProperties' || name === 'items') return [name, expand(v)];
-    if ((name === 'anyOf' || name === 'allOf') && Array.isArray(v)) return [name, v.map(expand)];
-    return [name, v];
-  }));
+  return Object.fromEntries(
+    Object.keys(s).map((k) => {
+      const name = hasOwn.call(KEYWORD_ALIASES, k) ? KEYWORD_ALIASES[k]! : k;
+      const v = s[k];
+      if (k === 't') return [name, Array.isArray(v) ? v.map(typeOf) : typeOf(v)];
+      if (name === 'properties' && isObject(v))
+        return [name, Object.fromEntries(Object.keys(v).map((n) => [n, expand(v[n])]))];
+      if (name === 'additionalProperties' || name === 'items') return [name, expand(v)];
+      if ((name === 'anyOf' || name === 'allOf') && Array.isArray(v)) return [name, v.map(expand)];
+      return [name, v];
+    }),
+  );
 }
 
 const dataOf = (cell: Cell) => (cell.data ??= expand(cell.thunk()) as CompactSchema);
@@ -179,7 +202,15 @@ const BOOLEAN = 8;
 const NULL = 16;
 const OBJECT = 32;
 const ARRAY = 64;
-const TYPE_BITS: Record<string, number> = { string: STRING, number: NUMBER | INTEGER, integer: INTEGER, boolean: BOOLEAN, null: NULL, object: OBJECT, array: ARRAY };
+const TYPE_BITS: Record<string, number> = {
+  string: STRING,
+  number: NUMBER | INTEGER,
+  integer: INTEGER,
+  boolean: BOOLEAN,
+  null: NULL,
+  object: OBJECT,
+  array: ARRAY,
+};
 
 /** The type bit of a JSON value (`INTEGER` for a number only when the schema asks: see `typeIs`). */
 function typeIs(mask: number, d: unknown): boolean {
@@ -222,8 +253,12 @@ function under(out: ValidationError[], from: number, prefix: string): false {
   return false;
 }
 
-const err = (schemaPath: string, keyword: string, params: Record<string, unknown>, message: string): ValidationError =>
-  ({ instancePath: '', schemaPath, keyword, params, message });
+const err = (
+  schemaPath: string,
+  keyword: string,
+  params: Record<string, unknown>,
+  message: string,
+): ValidationError => ({ instancePath: '', schemaPath, keyword, params, message });
 
 /** No `const` in a leaf. */
 const NONE = Symbol('none');
@@ -246,7 +281,8 @@ function leafOf(s: unknown, depth = 0): { mask: number; c: unknown } | null {
 }
 
 /** Whether `s` is always valid (ajv skips it: `true`, `{}`). */
-const alwaysValid = (s: unknown) => s === true || (isObject(s) && typeof s !== 'function' && Object.keys(s).length === 0);
+const alwaysValid = (s: unknown) =>
+  s === true || (isObject(s) && typeof s !== 'function' && Object.keys(s).length === 0);
 
 function compile(s: unknown, composite: boolean, sp: string, own: boolean): Check {
   if (typeof s === 'function') {
@@ -257,14 +293,19 @@ function compile(s: unknown, composite: boolean, sp: string, own: boolean): Chec
   if (alwaysValid(s)) return ok;
   if (s === false) return (_d, out) => (out.push(err(sp, 'false schema', {}, 'boolean schema is false')), false);
   if (!isObject(s)) throw new TypeError(`compact schema at ${sp}: not a schema`);
-  for (const k of Object.keys(s)) if (!COMPACT_KEYWORDS.includes(k)) throw new TypeError(`compact schema at ${sp}: keyword ${k} is not supported`);
+  for (const k of Object.keys(s))
+    if (!COMPACT_KEYWORDS.includes(k)) throw new TypeError(`compact schema at ${sp}: keyword ${k} is not supported`);
 
   const types = s.type === undefined ? [] : Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
-  for (const t of types) if (!Object.hasOwn(TYPE_BITS, t)) throw new TypeError(`compact schema at ${sp}: unknown type ${String(t)}`);
+  for (const t of types)
+    if (!Object.hasOwn(TYPE_BITS, t)) throw new TypeError(`compact schema at ${sp}: unknown type ${String(t)}`);
   const hasRules = (g: Group) => GROUPS[g].some((k) => s[k] !== undefined);
   // ajv checks a single type inside its keyword group when the schema has keywords of that
   // group (after the untyped keywords), else before everything
-  const inGroup = types.length === 1 && Object.hasOwn(GROUPS, types[0]!) && hasRules(types[0] as Group) ? (types[0] as Group) : undefined;
+  const inGroup =
+    types.length === 1 && Object.hasOwn(GROUPS, types[0]!) && hasRules(types[0] as Group)
+      ? (types[0] as Group)
+      : undefined;
   const typePath = `${sp}/type`;
   const typeMessage = `must be ${types.join(',')}`;
   const typeError = () => err(typePath, 'type', { type: s.type }, typeMessage);
@@ -332,13 +373,17 @@ function sequence(checks: Check[]): Check {
 }
 
 function constCheck(value: unknown, sp: string): Check {
-  const fail = (out: ValidationError[]) => (out.push(err(`${sp}/const`, 'const', { allowedValue: value }, 'must be equal to constant')), false);
+  const fail = (out: ValidationError[]) => (
+    out.push(err(`${sp}/const`, 'const', { allowedValue: value }, 'must be equal to constant')), false
+  );
   if (typeof value === 'object' && value !== null) return (d, out) => jsonEqual(d, value) || fail(out);
   return (d, out) => d === value || fail(out);
 }
 
 function enumCheck(values: unknown[], sp: string): Check {
-  const fail = (out: ValidationError[]) => (out.push(err(`${sp}/enum`, 'enum', { allowedValues: values }, 'must be equal to one of the allowed values')), false);
+  const fail = (out: ValidationError[]) => (
+    out.push(err(`${sp}/enum`, 'enum', { allowedValues: values }, 'must be equal to one of the allowed values')), false
+  );
   if (values.every((x) => typeof x !== 'object' || x === null)) {
     const set = new Set(values);
     return (d, out) => set.has(d) || fail(out);
@@ -366,23 +411,39 @@ function groupSteps(g: Group, s: Record<string, unknown>, composite: boolean, sp
   if (g === 'number') {
     if (typeof s.maximum === 'number') {
       const max = s.maximum;
-      steps.push((d, out) => (d as number) <= max || (out.push(err(`${sp}/maximum`, 'maximum', { comparison: '<=', limit: max }, `must be <= ${max}`)), false));
+      steps.push(
+        (d, out) =>
+          (d as number) <= max ||
+          (out.push(err(`${sp}/maximum`, 'maximum', { comparison: '<=', limit: max }, `must be <= ${max}`)), false),
+      );
     }
     if (typeof s.minimum === 'number') {
       const min = s.minimum;
-      steps.push((d, out) => (d as number) >= min || (out.push(err(`${sp}/minimum`, 'minimum', { comparison: '>=', limit: min }, `must be >= ${min}`)), false));
+      steps.push(
+        (d, out) =>
+          (d as number) >= min ||
+          (out.push(err(`${sp}/minimum`, 'minimum', { comparison: '>=', limit: min }, `must be >= ${min}`)), false),
+      );
     }
   } else if (g === 'string') {
     if (s.format !== undefined) {
       const name = String(s.format);
       if (!Object.hasOwn(formats, name)) throw new TypeError(`compact schema at ${sp}: unknown format ${name}`);
       const f = formats[name as keyof typeof formats] as (x: string) => boolean;
-      steps.push((d, out) => f(d as string) || (out.push(err(`${sp}/format`, 'format', { format: name }, `must match format "${name}"`)), false));
+      steps.push(
+        (d, out) =>
+          f(d as string) ||
+          (out.push(err(`${sp}/format`, 'format', { format: name }, `must match format "${name}"`)), false),
+      );
     }
   } else if (g === 'array') {
     if (typeof s.maxItems === 'number') {
       const n = s.maxItems;
-      steps.push((d, out) => (d as unknown[]).length <= n || (out.push(err(`${sp}/maxItems`, 'maxItems', { limit: n }, `must NOT have more than ${n} items`)), false));
+      steps.push(
+        (d, out) =>
+          (d as unknown[]).length <= n ||
+          (out.push(err(`${sp}/maxItems`, 'maxItems', { limit: n }, `must NOT have more than ${n} items`)), false),
+      );
     }
     if (s.items !== undefined && !alwaysValid(s.items)) {
       const item = compile(s.items, composite, `${sp}/items`, own);
@@ -419,13 +480,20 @@ function groupSteps(g: Group, s: Record<string, unknown>, composite: boolean, sp
  * as one check that skips non-objects, or reports them when `typeError` is given (the schema's
  * single type is `object`); null when `s` has none of them and no such type error to report.
  */
-function objectCheck(s: Record<string, unknown>, composite: boolean, sp: string, own: boolean, typeError: (() => ValidationError) | null): Check | null {
+function objectCheck(
+  s: Record<string, unknown>,
+  composite: boolean,
+  sp: string,
+  own: boolean,
+  typeError: (() => ValidationError) | null,
+): Check | null {
   const req = Array.isArray(s.required) ? (s.required as string[]) : [];
   const props = isObject(s.properties) ? (s.properties as Record<string, unknown>) : {};
   const names = Object.keys(props);
   const ap = s.additionalProperties;
   const closed = ap === false;
-  const extra = ap !== undefined && !closed && !alwaysValid(ap) ? compile(ap, composite, `${sp}/additionalProperties`, own) : null;
+  const extra =
+    ap !== undefined && !closed && !alwaysValid(ap) ? compile(ap, composite, `${sp}/additionalProperties`, own) : null;
   const known = new Set(names);
   const keys: string[] = [];
   const checks: Check[] = [];
@@ -450,7 +518,8 @@ function objectCheck(s: Record<string, unknown>, composite: boolean, sp: string,
   const reqPath = `${sp}/required`;
   const apPath = `${sp}/additionalProperties`;
   return (d, out) => {
-    if (typeof d !== 'object' || d === null || Array.isArray(d)) return typeError ? (out.push(typeError()), false) : true;
+    if (typeof d !== 'object' || d === null || Array.isArray(d))
+      return typeError ? (out.push(typeError()), false) : true;
     const o = d as Record<string, unknown>;
     if ((fast ??= objectFast(s, own, false) ?? yes)(o)) return true;
     for (let i = 0; i < nreq; i++) {
@@ -463,7 +532,9 @@ function objectCheck(s: Record<string, unknown>, composite: boolean, sp: string,
     if (closed) {
       for (const k in o) {
         if (!known.has(k)) {
-          out.push(err(apPath, 'additionalProperties', { additionalProperty: k }, 'must NOT have additional properties'));
+          out.push(
+            err(apPath, 'additionalProperties', { additionalProperty: k }, 'must NOT have additional properties'),
+          );
           return false;
         }
       }
@@ -566,7 +637,11 @@ function compileFast(s: unknown, own: boolean): Fast {
   const c = s.const;
   const primitiveConst = c !== undefined && (typeof c !== 'object' || c === null);
   // a single-type group check tests the type itself; so does a primitive `const` of that type
-  const typeDone = (mask === OBJECT && obj) || (mask === ARRAY && arr) || (mask === STRING && str) || (primitiveConst && typeIs(mask, c));
+  const typeDone =
+    (mask === OBJECT && obj) ||
+    (mask === ARRAY && arr) ||
+    (mask === STRING && str) ||
+    (primitiveConst && typeIs(mask, c));
   const parts: Fast[] = [];
   if (mask !== 0 && !typeDone) parts.push(typeFast(mask));
   if (c !== undefined) parts.push(primitiveConst ? (d) => d === c : (d) => jsonEqual(d, c));
@@ -596,7 +671,10 @@ function numberFast(s: Record<string, unknown>, isNum: boolean): Fast | null {
   const hasMin = typeof s.minimum === 'number';
   if (!hasMax && !hasMin) return null;
   // NaN fails each bound it is compared with, as in the checks
-  if (hasMax && hasMin) return isNum ? (d) => (d as number) <= max && (d as number) >= min : (d) => typeof d !== 'number' || (d <= max && d >= min);
+  if (hasMax && hasMin)
+    return isNum
+      ? (d) => (d as number) <= max && (d as number) >= min
+      : (d) => typeof d !== 'number' || (d <= max && d >= min);
   if (hasMax) return isNum ? (d) => (d as number) <= max : (d) => typeof d !== 'number' || d <= max;
   return isNum ? (d) => (d as number) >= min : (d) => typeof d !== 'number' || d >= min;
 }
@@ -675,7 +753,8 @@ function objectFast(s: Record<string, unknown>, own: boolean, typed: boolean): F
     }
     return rest === null || rest(o);
   };
-  return (d) => (typeof d !== 'object' || d === null || Array.isArray(d) ? !typed : byMember(d as Record<string, unknown>));
+  return (d) =>
+    typeof d !== 'object' || d === null || Array.isArray(d) ? !typed : byMember(d as Record<string, unknown>);
 }
 
 /** The schema data behind a reference chain (a compact validator's), or `s` itself. */
@@ -707,15 +786,18 @@ function requiredConst(branch: unknown, p: string): string | undefined {
  */
 function anyOfFast(branches: unknown[], own: boolean): Fast {
   const fasts = branches.map((b) => compileFast(b, own));
-  const tryAll = (list: Fast[]): Fast => (d) => {
-    for (let i = 0; i < list.length; i++) if (list[i]!(d)) return true;
-    return false;
-  };
+  const tryAll =
+    (list: Fast[]): Fast =>
+    (d) => {
+      for (let i = 0; i < list.length; i++) if (list[i]!(d)) return true;
+      return false;
+    };
   const counts = new Map<string, number>();
   for (const b of branches) {
     const x = deref(b);
     if (!isObject(x) || !Array.isArray(x.required)) continue;
-    for (const p of new Set(x.required as string[])) if (requiredConst(b, p) !== undefined) counts.set(p, (counts.get(p) ?? 0) + 1);
+    for (const p of new Set(x.required as string[]))
+      if (requiredConst(b, p) !== undefined) counts.set(p, (counts.get(p) ?? 0) + 1);
   }
   let p: string | undefined;
   for (const [k, n] of counts) if (n >= 2 && (p === undefined || n > counts.get(p)!)) p = k;
@@ -724,9 +806,16 @@ function anyOfFast(branches: unknown[], own: boolean): Fast {
   const consts = branches.map((b) => requiredConst(b, key));
   const loose = fasts.filter((_, i) => consts[i] === undefined);
   const byValue = new Map<string, Fast[]>();
-  for (const c of consts) if (c !== undefined && !byValue.has(c)) byValue.set(c, fasts.filter((_, i) => consts[i] === undefined || consts[i] === c));
+  for (const c of consts)
+    if (c !== undefined && !byValue.has(c))
+      byValue.set(
+        c,
+        fasts.filter((_, i) => consts[i] === undefined || consts[i] === c),
+      );
   const others = loose.length ? tryAll(loose) : no;
-  const chosen = new Map<string, Fast>([...byValue].map(([c, list]) => [c, list.length === 1 ? list[0]! : tryAll(list)]));
+  const chosen = new Map<string, Fast>(
+    [...byValue].map(([c, list]) => [c, list.length === 1 ? list[0]! : tryAll(list)]),
+  );
   return (d) => {
     if (typeof d !== 'object' || d === null || Array.isArray(d)) return others(d);
     const x = (d as Record<string, unknown>)[key];

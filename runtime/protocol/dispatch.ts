@@ -49,8 +49,13 @@ export function createDispatcher<C>(
       throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
     if (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params)) {
-      const errors = params === undefined ? [{ instancePath: '', keyword: 'required', message: 'params are required' }] : entry.params!.errors;
-      throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeErrors(errors)}`, { errors });
+      const errors =
+        params === undefined
+          ? [{ instancePath: '', keyword: 'required', message: 'params are required' }]
+          : entry.params!.errors;
+      throw new RpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeErrors(errors)}`, {
+        errors,
+      });
     }
     let result: unknown;
     try {
@@ -61,7 +66,10 @@ export function createDispatcher<C>(
       throw new RpcError(ErrorCode.InternalError, 'Internal error');
     }
     if (validateResults && entry.result && !entry.result(result)) {
-      options.onInternalError?.(method, new Error(`result of ${method} does not match its schema: ${describeErrors(entry.result.errors)}`));
+      options.onInternalError?.(
+        method,
+        new Error(`result of ${method} does not match its schema: ${describeErrors(entry.result.errors)}`),
+      );
       throw new RpcError(ErrorCode.InternalError, 'Internal error');
     }
     return result;

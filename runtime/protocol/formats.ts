@@ -63,7 +63,8 @@ function isBase64Native(s: string, n: number): boolean {
 
 // RFC 3986 characters allowed in a URI outside percent-encodings: unreserved + reserved.
 const URI_CHAR = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=") URI_CHAR[c.charCodeAt(0)] = 1;
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=")
+  URI_CHAR[c.charCodeAt(0)] = 1;
 const HEX = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const ALPHA = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
@@ -95,7 +96,14 @@ export function isUriTemplate(s: string): boolean {
     const c = s.charCodeAt(i);
     if (inExpr) {
       if (c === 125) inExpr = false;
-      else if (c === 123 || c <= 32 || c === 34 || c === 39 || c === 37 && !(HEX(s.charCodeAt(i + 1)) && HEX(s.charCodeAt(i + 2)))) return false;
+      else if (
+        c === 123 ||
+        c <= 32 ||
+        c === 34 ||
+        c === 39 ||
+        (c === 37 && !(HEX(s.charCodeAt(i + 1)) && HEX(s.charCodeAt(i + 2))))
+      )
+        return false;
     } else if (c === 123) inExpr = true;
     else if (c === 125) return false;
     else if (c === 37) {

@@ -59,13 +59,30 @@ export function schemaEngine(): SchemaEngine {
 
 /** Selects the engine for schemas compiled from now on (`undefined`: automatic again). Cached validators are dropped. */
 export function useSchemaEngine(choice: SchemaEngine | undefined): void {
-  if (choice !== undefined && choice !== 'compiled' && choice !== 'interpreted') throw new TypeError(`schema engine must be 'compiled' or 'interpreted', not ${String(choice)}`);
+  if (choice !== undefined && choice !== 'compiled' && choice !== 'interpreted')
+    throw new TypeError(`schema engine must be 'compiled' or 'interpreted', not ${String(choice)}`);
   engine = choice;
   validators.clear();
 }
 
 /** Keywords whose failure only says that a subschema failed (its own errors say where). */
-const WRAPPERS = new Set(['properties', 'items', 'prefixItems', 'allOf', '$ref', 'patternProperties', 'dependentSchemas', 'unevaluatedProperties', 'unevaluatedItems', 'if', 'then', 'else', 'contains', 'propertyNames', '$dynamicRef']);
+const WRAPPERS = new Set([
+  'properties',
+  'items',
+  'prefixItems',
+  'allOf',
+  '$ref',
+  'patternProperties',
+  'dependentSchemas',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  '$dynamicRef',
+]);
 
 /** An ajv-shaped validator over @cfworker/json-schema. */
 function interpreted(schema: JsonSchema): ValidateFunction {
@@ -86,7 +103,12 @@ function interpreted(schema: JsonSchema): ValidateFunction {
 
 /** @cfworker/json-schema output units as ajv errors (leaf failures; `instancePath` a JSON Pointer). */
 function ajvShaped(units: readonly OutputUnit[]): AjvError[] {
-  const leaves = units.filter((u) => !WRAPPERS.has(u.keyword) && u.keyword !== 'false' && !(u.keyword === 'additionalProperties' && !/^Property "/.test(u.error)));
+  const leaves = units.filter(
+    (u) =>
+      !WRAPPERS.has(u.keyword) &&
+      u.keyword !== 'false' &&
+      !(u.keyword === 'additionalProperties' && !/^Property "/.test(u.error)),
+  );
   return (leaves.length ? leaves : units).map((u) => {
     const instancePath = u.instanceLocation.replace(/^#/, '');
     const params: Record<string, unknown> = {};
@@ -124,7 +146,14 @@ export function compileSchema(schema: JsonSchema, what: string): ValidateFunctio
       ajv = undefined;
     }
     // validateSchema off: checked above against the precompiled meta-schema, which ajv then never compiles
-    ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({ strict: false, allErrors: true, ownProperties: true, formats: { ...fullFormats, ...formats } as never, validateFormats: true, validateSchema: false });
+    ajv ??= new (Ajv2020Module as unknown as typeof Ajv2020Module.default)({
+      strict: false,
+      allErrors: true,
+      ownProperties: true,
+      formats: { ...fullFormats, ...formats } as never,
+      validateFormats: true,
+      validateSchema: false,
+    });
     if (typeof s.$id === 'string') ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
     const compiled: unknown = JSON.parse(text);
     declareProtoKeys(compiled);
@@ -138,7 +167,24 @@ export function compileSchema(schema: JsonSchema, what: string): ValidateFunctio
 }
 
 /** Keywords whose value is a subschema or an array of subschemas (2020-12, and the older `items` arrays and `additionalItems`). */
-const SUBSCHEMAS = new Set(['additionalProperties', 'propertyNames', 'unevaluatedProperties', 'items', 'prefixItems', 'additionalItems', 'contains', 'unevaluatedItems', 'not', 'if', 'then', 'else', 'allOf', 'anyOf', 'oneOf', 'contentSchema']);
+const SUBSCHEMAS = new Set([
+  'additionalProperties',
+  'propertyNames',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'unevaluatedItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'contentSchema',
+]);
 /** Keywords whose value maps names to subschemas. */
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const PROTO_PATTERN = '^__proto__$';
@@ -164,6 +210,8 @@ function declareProtoKeys(schema: unknown): void {
   if (!isObj(props) || !Object.hasOwn(props, '__proto__')) return;
   const sub = props['__proto__'];
   delete props['__proto__'];
-  const patterns = isObj(schema.patternProperties) ? schema.patternProperties : (schema.patternProperties = {}) as JsonSchema;
+  const patterns = isObj(schema.patternProperties)
+    ? schema.patternProperties
+    : ((schema.patternProperties = {}) as JsonSchema);
   patterns[PROTO_PATTERN] = Object.hasOwn(patterns, PROTO_PATTERN) ? { allOf: [patterns[PROTO_PATTERN], sub] } : sub;
 }

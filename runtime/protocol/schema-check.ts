@@ -37,13 +37,17 @@ export function metaSchemaProblem(schema: JsonSchema): string | undefined {
 }
 
 /** Human-readable validation errors: `passengers: must be >= 1`, `departureDate: is required`. */
-export function describeValidation(errors: readonly ValidationError[] | null | undefined, root = '(arguments)'): string[] {
+export function describeValidation(
+  errors: readonly ValidationError[] | null | undefined,
+  root = '(arguments)',
+): string[] {
   return (errors ?? []).map((e) => {
     const base = e.instancePath.slice(1).replace(/\//g, '.');
     const p = e.params as { missingProperty?: string; additionalProperty?: string } | undefined;
     const at = (field: string) => `${base ? `${base}.` : ''}${field}`;
     if (e.keyword === 'required') return `${at(p!.missingProperty!)}: is required`;
-    if (e.keyword === 'additionalProperties') return `${at(p!.additionalProperty!)}: is not allowed (additional property)`;
+    if (e.keyword === 'additionalProperties')
+      return `${at(p!.additionalProperty!)}: is not allowed (additional property)`;
     return `${base || root}: ${e.message ?? e.keyword}`;
   });
 }

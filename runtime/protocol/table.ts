@@ -63,12 +63,18 @@ export type MethodFacts = Omit<MethodEntry, 'method' | 'kind' | 'direction'>;
  * generated data does not spell them once per entry. Own members only; a new object (`entries`
  * is not changed). Pure: a bundler drops the groups of a table nobody imports.
  */
-export function methodGroup<const K extends MethodEntry['kind'], const D extends Direction, const E extends Readonly<Record<string, MethodFacts>>>(
+export function methodGroup<
+  const K extends MethodEntry['kind'],
+  const D extends Direction,
+  const E extends Readonly<Record<string, MethodFacts>>,
+>(
   kind: K,
   direction: D,
   entries: E,
 ): { readonly [M in keyof E & string]: { readonly method: M; readonly kind: K; readonly direction: D } & E[M] } {
-  return Object.fromEntries(Object.keys(entries).map((method) => [method, { method, kind, direction, ...entries[method] }])) as never;
+  return Object.fromEntries(
+    Object.keys(entries).map((method) => [method, { method, kind, direction, ...entries[method] }]),
+  ) as never;
 }
 
 /** The whole table of a revision. */
@@ -137,9 +143,14 @@ export interface ProtocolTable {
  * (`table.structuredContent`): a JSON object where the revision says `object`, any JSON value
  * otherwise. `undefined` is absence, never a value; `null`, `0`, `false`, `''` and `[]` are values.
  */
-export function structuredContentAllowed(table: Pick<ProtocolTable, 'structuredContent'> | undefined, value: unknown): boolean {
+export function structuredContentAllowed(
+  table: Pick<ProtocolTable, 'structuredContent'> | undefined,
+  value: unknown,
+): boolean {
   if (value === undefined) return false;
-  return table?.structuredContent !== 'object' || (typeof value === 'object' && value !== null && !Array.isArray(value));
+  return (
+    table?.structuredContent !== 'object' || (typeof value === 'object' && value !== null && !Array.isArray(value))
+  );
 }
 
 /**
@@ -154,7 +165,11 @@ export type CapabilityShape = true | { readonly [member: string]: CapabilityShap
  * once that revision is negotiated (basic/lifecycle, "Capability Negotiation"). Own members only;
  * the input is not changed. Without a shape in the table, `caps` is returned as given.
  */
-export function capabilitiesOf(table: ProtocolTable, side: 'server' | 'client', caps: Record<string, unknown>): Record<string, unknown> {
+export function capabilitiesOf(
+  table: ProtocolTable,
+  side: 'server' | 'client',
+  caps: Record<string, unknown>,
+): Record<string, unknown> {
   const shape = table.capabilities?.[side];
   return shape === undefined ? caps : (prune(caps, shape) as Record<string, unknown>);
 }
@@ -180,7 +195,8 @@ function prune(value: unknown, shape: CapabilityShape): unknown {
   if (shape === true || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (Object.prototype.hasOwnProperty.call(shape, key)) out[key] = prune((value as Record<string, unknown>)[key], shape[key]);
+    if (Object.prototype.hasOwnProperty.call(shape, key))
+      out[key] = prune((value as Record<string, unknown>)[key], shape[key]);
   }
   return out;
 }
@@ -212,7 +228,13 @@ export interface ProtocolMaps {
 export function hasCapability(caps: Record<string, unknown> | undefined, path: readonly string[]): boolean {
   let cur: unknown = caps;
   for (const key of path) {
-    if (typeof cur !== 'object' || cur === null || Array.isArray(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) return false;
+    if (
+      typeof cur !== 'object' ||
+      cur === null ||
+      Array.isArray(cur) ||
+      !Object.prototype.hasOwnProperty.call(cur, key)
+    )
+      return false;
     cur = (cur as Record<string, unknown>)[key];
   }
   return cur !== undefined && cur !== null && cur !== false;
@@ -227,18 +249,26 @@ export function hasCapability(caps: Record<string, unknown> | undefined, path: r
  * needs `sampling.tools` (client/sampling, "Tools in Sampling"). Revisions without modes or tools
  * send neither field, so nothing more is asked of them.
  */
-export function missingParamCapability(method: string, params: unknown, caps: Record<string, unknown> | undefined): readonly string[] | undefined {
-  const p = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+export function missingParamCapability(
+  method: string,
+  params: unknown,
+  caps: Record<string, unknown> | undefined,
+): readonly string[] | undefined {
+  const p =
+    typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
   if (method === 'elicitation/create') {
     if (!hasCapability(caps, ['elicitation'])) return undefined; // the entry's own capability, checked by the caller
     const mode = p.mode === undefined ? 'form' : p.mode;
     if (typeof mode !== 'string') return undefined; // invalid params: the schema check answers it
     const declared = (caps as Record<string, unknown>).elicitation;
-    const formByDefault = mode === 'form' && typeof declared === 'object' && declared !== null && Object.keys(declared).length === 0;
+    const formByDefault =
+      mode === 'form' && typeof declared === 'object' && declared !== null && Object.keys(declared).length === 0;
     return formByDefault || hasCapability(caps, ['elicitation', mode]) ? undefined : ['elicitation', mode];
   }
   if (method === 'sampling/createMessage' && p.tools !== undefined) {
-    return !hasCapability(caps, ['sampling']) || hasCapability(caps, ['sampling', 'tools']) ? undefined : ['sampling', 'tools'];
+    return !hasCapability(caps, ['sampling']) || hasCapability(caps, ['sampling', 'tools'])
+      ? undefined
+      : ['sampling', 'tools'];
   }
   return undefined;
 }

@@ -25,7 +25,10 @@ export function protocolVersions(tables: Iterable<Pick<ProtocolTable, 'protocolV
 }
 
 /** The tables of one lifecycle (`handshake`: initialize and sessions; `stateless`: per-request `_meta`). */
-export function tablesOf<T extends Pick<ProtocolTable, 'lifecycle'>>(tables: Iterable<T>, lifecycle: ProtocolTable['lifecycle']): T[] {
+export function tablesOf<T extends Pick<ProtocolTable, 'lifecycle'>>(
+  tables: Iterable<T>,
+  lifecycle: ProtocolTable['lifecycle'],
+): T[] {
   return [...tables].filter((t) => t.lifecycle === lifecycle);
 }
 

@@ -19,15 +19,32 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
 import { type Params, isObject as isRecord } from '../jsonrpc/message.js';
-import { type ClientParams, type ProtocolMaps, type ProtocolTable, structuredContentAllowed } from '../protocol/table.js';
+import {
+  type ClientParams,
+  type ProtocolMaps,
+  type ProtocolTable,
+  structuredContentAllowed,
+} from '../protocol/table.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../tasks/store.js';
 import type { TaskHandle } from '../tasks/requestor.js';
 import type { ResultCache, ResultCacheOptions } from '../stateless/cache.js';
-import type { ListenOptions, Subscription, SubscriptionFilter, SubscriptionRouter } from '../stateless/subscriptions.js';
-import { type ClientHost, type ClientLifecycle, type ClientLifecycleFactory, type ClientLifecycleOptions, type Implementation, type ServerDescription } from './lifecycle/strategy.js';
+import type {
+  ListenOptions,
+  Subscription,
+  SubscriptionFilter,
+  SubscriptionRouter,
+} from '../stateless/subscriptions.js';
+import {
+  type ClientHost,
+  type ClientLifecycle,
+  type ClientLifecycleFactory,
+  type ClientLifecycleOptions,
+  type Implementation,
+  type ServerDescription,
+} from './lifecycle/strategy.js';
 import { handshakeClient } from './lifecycle/handshake.js';
 
 export { type Implementation, type ServerDescription, UnsupportedVersionError } from './lifecycle/strategy.js';
@@ -47,7 +64,13 @@ export interface RequestOptions extends PeerRequestOptions {
 export type { ClientParams };
 /** Handlers a client may register for server→client requests (sampling, elicitation, roots). */
 export type ClientRequestHandlers<P extends ProtocolMaps> = {
-  [M in keyof P['serverRequests']]?: (params: P['serverRequests'][M]['params'], ctx: RequestContext) => P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt'] | Promise<P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt']>;
+  [M in keyof P['serverRequests']]?: (
+    params: P['serverRequests'][M]['params'],
+    ctx: RequestContext,
+  ) =>
+    | P['serverRequests'][M]['result']
+    | P['serverRequests'][M]['alt']
+    | Promise<P['serverRequests'][M]['result'] | P['serverRequests'][M]['alt']>;
 };
 /** Handlers for server notifications (progress and cancellation are handled by the engine). */
 export type ClientNotificationHandlers<P extends ProtocolMaps> = {
@@ -114,10 +137,14 @@ export class OutputSchemaError extends RpcError {
   static #message(tool: string, reason: OutputSchemaError['reason'], issues: readonly string[]): string {
     const detail = issues.length ? `: ${issues.join('; ')}` : '';
     switch (reason) {
-      case 'missing': return `tool ${tool} has an outputSchema but its result has no structuredContent`;
-      case 'not-allowed': return `tool ${tool} returned structuredContent of a kind the protocol version does not allow${detail}`;
-      case 'invalid': return `tool ${tool} returned structuredContent that fails its outputSchema${detail}`;
-      default: return `tool ${tool} lists an outputSchema that cannot be compiled${detail}`;
+      case 'missing':
+        return `tool ${tool} has an outputSchema but its result has no structuredContent`;
+      case 'not-allowed':
+        return `tool ${tool} returned structuredContent of a kind the protocol version does not allow${detail}`;
+      case 'invalid':
+        return `tool ${tool} returned structuredContent that fails its outputSchema${detail}`;
+      default:
+        return `tool ${tool} lists an outputSchema that cannot be compiled${detail}`;
     }
   }
 }
@@ -134,7 +161,12 @@ const TOOLS_CHANGED = 'notifications/tools/list_changed';
  * imported when such a request is made (it goes out once the module is in: loaded by the first
  * one, at once for later ones), so that a client that never runs a task does not carry it.
  */
-function requestAsTask(session: ClientSession<ProtocolMaps>, method: string, params: unknown, options: RequestOptions): Promise<never> {
+function requestAsTask(
+  session: ClientSession<ProtocolMaps>,
+  method: string,
+  params: unknown,
+  options: RequestOptions,
+): Promise<never> {
   return import('../tasks/requestor.js').then((m) => m.requestAsTask(session, method, params, options));
 }
 
@@ -148,7 +180,10 @@ function lifecycleOf(table: ProtocolTable): ClientLifecycleFactory {
   const own = table.clientLifecycle as ClientLifecycleFactory | undefined;
   if (own) return own;
   if (table.lifecycle === 'handshake') return handshakeClient;
-  throw new RpcError(ErrorCode.InternalError, `the ${table.lifecycle} table of protocol version ${table.protocolVersion} carries no clientLifecycle: set it to statelessClient (@mcpgen/runtime/codegen/v1), as generated tables do`);
+  throw new RpcError(
+    ErrorCode.InternalError,
+    `the ${table.lifecycle} table of protocol version ${table.protocolVersion} carries no clientLifecycle: set it to statelessClient (@mcpgen/runtime/codegen/v1), as generated tables do`,
+  );
 }
 
 /**
@@ -234,7 +269,8 @@ export class ClientSession<P extends ProtocolMaps> {
     return this.#server;
   }
   get peer(): Peer {
-    if (!this.#peer) throw new RpcError(ErrorCode.InternalError, 'client is not connected: call connect(transport) first');
+    if (!this.#peer)
+      throw new RpcError(ErrorCode.InternalError, 'client is not connected: call connect(transport) first');
     return this.#peer;
   }
 
@@ -248,7 +284,10 @@ export class ClientSession<P extends ProtocolMaps> {
    * client runs the handshake again on a new session, requests made meanwhile wait for it,
    * and a hook set on the transport before `connect` runs after it.
    */
-  async connect(transport: Transport, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<ServerDescription> {
+  async connect(
+    transport: Transport,
+    options: { signal?: AbortSignal; timeout?: number } = {},
+  ): Promise<ServerDescription> {
     const o = this.options;
     const user = (o.notificationHandlers ?? {}) as Record<string, ((p: unknown) => unknown) | undefined>;
     const methods = this.#lifecycle.notificationMethods(Object.keys(user));
@@ -258,18 +297,24 @@ export class ClientSession<P extends ProtocolMaps> {
       transport,
       capabilities: o.capabilities ?? {},
       requestHandlers: (o.handlers ?? {}) as never,
-      notificationHandlers: Object.fromEntries(methods.map((m) => [m, (params: Params | undefined) => {
-        if (m === TOOLS_CHANGED) this.#forgetTools();
-        this.#cache?.onNotification(m, params);
-        if (!this.#subs?.route(m, params)) return user[m]?.(params);
-      }])) as never,
+      notificationHandlers: Object.fromEntries(
+        methods.map((m) => [
+          m,
+          (params: Params | undefined) => {
+            if (m === TOOLS_CHANGED) this.#forgetTools();
+            this.#cache?.onNotification(m, params);
+            if (!this.#subs?.route(m, params)) return user[m]?.(params);
+          },
+        ]),
+      ) as never,
       logger: o.logger,
       timeout: o.timeout,
     });
     this.#peer = peer;
     await peer.start();
     // undefined: the dual-era probe switched to a handshake table, whose lifecycle connects
-    const server = (await this.#lifecycle.connect(transport, options)) ?? (await this.#lifecycle.connect(transport, options));
+    const server =
+      (await this.#lifecycle.connect(transport, options)) ?? (await this.#lifecycle.connect(transport, options));
     if (!server) throw new RpcError(ErrorCode.InternalError, 'the lifecycle ended without describing the server');
     return server;
   }
@@ -298,20 +343,32 @@ export class ClientSession<P extends ProtocolMaps> {
   ): Promise<P['clientRequests'][M]['result']> {
     const sent = this.#dispatch(method, params, options);
     if (method === 'tools/list') return sent.then((r) => (this.#learnTools(r), r));
-    if (method === 'tools/call' && this.options.checkToolOutput !== false) return sent.then((r) => this.#checkToolResult(params as Params, r as Record<string, unknown>, options));
+    if (method === 'tools/call' && this.options.checkToolOutput !== false)
+      return sent.then((r) => this.#checkToolResult(params as Params, r as Record<string, unknown>, options));
     return sent;
   }
 
-  #dispatch<M extends keyof P['clientRequests'] & string>(method: M, params: ClientParams<P['clientRequests'][M]['params']>, options?: RequestOptions): Promise<P['clientRequests'][M]['result']> {
+  #dispatch<M extends keyof P['clientRequests'] & string>(
+    method: M,
+    params: ClientParams<P['clientRequests'][M]['params']>,
+    options?: RequestOptions,
+  ): Promise<P['clientRequests'][M]['result']> {
     const entry = ownValue(this.#table.requests.clientToServer, method);
     if (!entry) {
-      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a client request of protocol version ${this.#table.protocolVersion}`));
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.MethodNotFound,
+          `${method} is not a client request of protocol version ${this.#table.protocolVersion}`,
+        ),
+      );
     }
     // the server's declared capabilities are checked by the engine for every request (Peer.request)
     const pending = this.#lifecycle.pending;
     if (pending) return pending.then(() => this.#dispatch(method, params, options));
     if (options?.task) return requestAsTask(this, method, params, options);
-    return this.#lifecycle.request(method, entry, params as Params | undefined, options) as Promise<P['clientRequests'][M]['result']>;
+    return this.#lifecycle.request(method, entry, params as Params | undefined, options) as Promise<
+      P['clientRequests'][M]['result']
+    >;
   }
 
   /**
@@ -327,8 +384,17 @@ export class ClientSession<P extends ProtocolMaps> {
    * - keeps the schemas of at most 10000 tools per client;
    * - rejects with {@link OutputSchemaError} (carrying the result) when the result breaks the schema.
    */
-  #checkToolResult(params: Params, result: Record<string, unknown>, options: RequestOptions | undefined): Record<string, unknown> | Promise<Record<string, unknown>> {
-    if (!isRecord(result) || result.isError === true || (result.resultType !== undefined && result.resultType !== 'complete')) return result;
+  #checkToolResult(
+    params: Params,
+    result: Record<string, unknown>,
+    options: RequestOptions | undefined,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
+    if (
+      !isRecord(result) ||
+      result.isError === true ||
+      (result.resultType !== undefined && result.resultType !== 'complete')
+    )
+      return result;
     const tool = String(params?.name);
     if (!this.#outputSchemas.has(tool) && !this.#toolsListed) return this.#listThenCheck(tool, result, options);
     const schema = this.#outputSchemas.get(tool);
@@ -337,20 +403,31 @@ export class ClientSession<P extends ProtocolMaps> {
   }
 
   /** The tool's schema is not known yet: lists the tools (once for concurrent calls), then checks. */
-  async #listThenCheck(tool: string, result: Record<string, unknown>, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
+  async #listThenCheck(
+    tool: string,
+    result: Record<string, unknown>,
+    options: RequestOptions | undefined,
+  ): Promise<Record<string, unknown>> {
     try {
       await (this.#listing ??= this.#listTools(options?.signal).finally(() => (this.#listing = undefined)));
     } catch (e) {
       // a server that cannot list its tools leaves their schemas unknown: not checked, not asked again until list_changed
       this.#toolsListed = true;
-      this.options.logger?.warn?.('tools/list failed: tool results are not checked against their outputSchema', { tool, error: (e as Error).message });
+      this.options.logger?.warn?.('tools/list failed: tool results are not checked against their outputSchema', {
+        tool,
+        error: (e as Error).message,
+      });
     }
     const schema = this.#outputSchemas.get(tool);
     return schema === undefined ? result : this.#meetSchema(tool, schema, result);
   }
 
   /** Checks `result.structuredContent` against the tool's `outputSchema`. */
-  async #meetSchema(tool: string, schema: Record<string, unknown>, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async #meetSchema(
+    tool: string,
+    schema: Record<string, unknown>,
+    result: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     // the JSON Schema compiler (ajv) is loaded by the first result that has a schema to meet:
     // a client that never meets one neither loads it nor, bundled with code splitting, carries it
     const { compileSchema, describeValidation } = await loadJsonSchema();
@@ -362,8 +439,15 @@ export class ClientSession<P extends ProtocolMaps> {
     }
     const value = Object.hasOwn(result, 'structuredContent') ? result.structuredContent : undefined;
     if (value === undefined) throw new OutputSchemaError(tool, 'missing', [], result);
-    if (!structuredContentAllowed(this.#table, value)) throw new OutputSchemaError(tool, 'not-allowed', [`(structuredContent): must be a JSON object in protocol version ${this.#table.protocolVersion}`], result);
-    if (!validate(value)) throw new OutputSchemaError(tool, 'invalid', describeValidation(validate.errors, '(structuredContent)'), result);
+    if (!structuredContentAllowed(this.#table, value))
+      throw new OutputSchemaError(
+        tool,
+        'not-allowed',
+        [`(structuredContent): must be a JSON object in protocol version ${this.#table.protocolVersion}`],
+        result,
+      );
+    if (!validate(value))
+      throw new OutputSchemaError(tool, 'invalid', describeValidation(validate.errors, '(structuredContent)'), result);
     return result;
   }
 
@@ -372,7 +456,9 @@ export class ClientSession<P extends ProtocolMaps> {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = (await this.request('tools/list' as never, (cursor === undefined ? {} : { cursor }) as never, { signal })) as Record<string, unknown>;
+      const r = (await this.request('tools/list' as never, (cursor === undefined ? {} : { cursor }) as never, {
+        signal,
+      })) as Record<string, unknown>;
       const next = r?.nextCursor;
       if (typeof next !== 'string' || seen.has(next)) break;
       seen.add(next);
@@ -404,12 +490,19 @@ export class ClientSession<P extends ProtocolMaps> {
    * `input_required` round is run. Rejects with the server's RpcError, or -32601 locally on a
    * handshake revision (its session sends only its table's requests).
    */
-  extensionRequest<R extends object = Record<string, unknown>>(method: string, params?: Params, options?: PeerRequestOptions): Promise<R> {
+  extensionRequest<R extends object = Record<string, unknown>>(
+    method: string,
+    params?: Params,
+    options?: PeerRequestOptions,
+  ): Promise<R> {
     return this.#lifecycle.extensionRequest(method, params, options) as Promise<R>;
   }
 
   /** Sends one notification. */
-  notify<M extends keyof P['clientNotifications'] & string>(method: M, params: P['clientNotifications'][M]['params']): Promise<void> {
+  notify<M extends keyof P['clientNotifications'] & string>(
+    method: M,
+    params: P['clientNotifications'][M]['params'],
+  ): Promise<void> {
     return this.peer.notify(method, params as Params | undefined);
   }
 

@@ -38,13 +38,24 @@ import type { CachePolicy } from '../stateless/cache.js';
 import type { SubscriptionHub } from '../stateless/subscriptions.js';
 import type { NotificationBus } from '../stores/bus.js';
 import { type LogLevel, setLogThreshold } from '../engine/context.js';
-import { type Implementation, SET_TABLE, type ServerLifecycle, type ServerLifecycleFactory } from './lifecycle/strategy.js';
+import {
+  type Implementation,
+  SET_TABLE,
+  type ServerLifecycle,
+  type ServerLifecycleFactory,
+} from './lifecycle/strategy.js';
 import { handshakeServer } from './lifecycle/handshake.js';
 import { statelessServer } from './lifecycle/stateless.js';
 
 /** A handler per client request method of `P`: typed params and request context in, the method's result (or its alternative result) out; throw an {@link RpcError} to answer with an error. */
 export type ServerRequestHandlers<P extends ProtocolMaps> = {
-  [M in keyof P['clientRequests']]?: (params: P['clientRequests'][M]['params'], ctx: RequestContext) => P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt'] | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
+  [M in keyof P['clientRequests']]?: (
+    params: P['clientRequests'][M]['params'],
+    ctx: RequestContext,
+  ) =>
+    | P['clientRequests'][M]['result']
+    | P['clientRequests'][M]['alt']
+    | Promise<P['clientRequests'][M]['result'] | P['clientRequests'][M]['alt']>;
 };
 /** A handler per client notification method of `P` (typed params; nothing is answered). */
 export type ServerNotificationHandlers<P extends ProtocolMaps> = {
@@ -101,7 +112,10 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
 export { LOG_LEVELS, type LogLevel } from '../engine/context.js';
 
 /** The lifecycle strategy of each `table.lifecycle`. */
-const LIFECYCLES = { handshake: handshakeServer, stateless: statelessServer } as const satisfies Record<ProtocolTable['lifecycle'], ServerLifecycleFactory>;
+const LIFECYCLES = { handshake: handshakeServer, stateless: statelessServer } as const satisfies Record<
+  ProtocolTable['lifecycle'],
+  ServerLifecycleFactory
+>;
 
 /**
  * The server side of one connection, typed over a generated method map `P` (see the module doc
@@ -143,11 +157,14 @@ export class ServerSession<P extends ProtocolMaps> {
     return this.#table;
   }
   /** What the client said in `initialize` (handshake revisions). */
-  get client(): { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Implementation } | undefined {
+  get client():
+    | { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Implementation }
+    | undefined {
     return this.#lifecycle.client;
   }
   get peer(): Peer {
-    if (!this.#peer) throw new RpcError(ErrorCode.InternalError, 'server is not connected: call connect(transport) first');
+    if (!this.#peer)
+      throw new RpcError(ErrorCode.InternalError, 'server is not connected: call connect(transport) first');
     return this.#peer;
   }
   /** Stateless: the open `subscriptions/listen` streams of this connection (set once connected). */
@@ -162,7 +179,9 @@ export class ServerSession<P extends ProtocolMaps> {
    * with -32602.
    */
   get requestState(): RequestStateSealer {
-    this.#sealer ??= this.options.requestStateSealer ?? new RequestStateSealer({ secret: this.options.requestStateSecret, ttlMs: this.options.requestStateTtlMs });
+    this.#sealer ??=
+      this.options.requestStateSealer ??
+      new RequestStateSealer({ secret: this.options.requestStateSecret, ttlMs: this.options.requestStateTtlMs });
     return this.#sealer;
   }
 
@@ -230,7 +249,11 @@ export class ServerSession<P extends ProtocolMaps> {
    * `capabilities` as `initialize` would have, and counts the session as initialized. Call it
    * after `connect`. @throws RpcError -32600 when this session is already initialized.
    */
-  adoptHandshake(record: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Record<string, unknown> }): void {
+  adoptHandshake(record: {
+    protocolVersion: string;
+    capabilities: Record<string, unknown>;
+    clientInfo?: Record<string, unknown>;
+  }): void {
     this.#lifecycle.adoptHandshake(record);
   }
 
@@ -243,10 +266,19 @@ export class ServerSession<P extends ProtocolMaps> {
    * Sends a server→client request. Rejects with -32601 locally when the client did not declare
    * the capability it needs (e.g. `sampling`), else as the engine does.
    */
-  request<M extends keyof P['serverRequests'] & string>(method: M, params: P['serverRequests'][M]['params'], options?: RequestOptions): Promise<P['serverRequests'][M]['result']> {
+  request<M extends keyof P['serverRequests'] & string>(
+    method: M,
+    params: P['serverRequests'][M]['params'],
+    options?: RequestOptions,
+  ): Promise<P['serverRequests'][M]['result']> {
     const entry = ownValue(this.#table.requests.serverToClient, method);
     if (!entry || entry.embedded) {
-      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${method} is not a server request of protocol version ${this.#table.protocolVersion}`));
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.MethodNotFound,
+          `${method} is not a server request of protocol version ${this.#table.protocolVersion}`,
+        ),
+      );
     }
     // the client's declared capabilities are checked by the engine for every request (Peer.request)
     if (options?.task) return requestAsTask(this, method, params, options);
@@ -257,7 +289,10 @@ export class ServerSession<P extends ProtocolMaps> {
    * Sends a notification to the client. Stateless revisions: list_changed and resources/updated
    * are published to the listen streams whose filter accepts them (none open: nothing is sent).
    */
-  notify<M extends keyof P['serverNotifications'] & string>(method: M, params: P['serverNotifications'][M]['params']): Promise<void> {
+  notify<M extends keyof P['serverNotifications'] & string>(
+    method: M,
+    params: P['serverNotifications'][M]['params'],
+  ): Promise<void> {
     if (this.#lifecycle.route(method, params as Params | undefined)) return Promise.resolve();
     return this.peer.notify(method, params as Params | undefined);
   }

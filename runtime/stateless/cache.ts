@@ -17,7 +17,12 @@ import { lookupTable, ownValue } from '../jsonrpc/own.js';
 
 /** Methods whose complete results carry caching hints. */
 export const CACHEABLE_METHODS: readonly string[] = [
-  'server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read',
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
 ];
 
 /** Who may share a cached result: `public` (any client), `private` (this client only). */
@@ -41,7 +46,11 @@ export const DEFAULT_CACHE_HINT: CacheHint = { ttlMs: 0, cacheScope: 'private' }
  * object is not changed). Non-cacheable methods pass through; `input_required` results lose any
  * hints (the caching page: interim results carry none). A negative `ttlMs` becomes 0.
  */
-export function applyCacheHints(method: string, result: Record<string, unknown>, policy: CachePolicy | undefined): Record<string, unknown> {
+export function applyCacheHints(
+  method: string,
+  result: Record<string, unknown>,
+  policy: CachePolicy | undefined,
+): Record<string, unknown> {
   if (result.resultType === 'input_required') {
     if (!('ttlMs' in result) && !('cacheScope' in result)) return result;
     const { ttlMs: _t, cacheScope: _s, ...rest } = result;
@@ -51,7 +60,7 @@ export function applyCacheHints(method: string, result: Record<string, unknown>,
   const hint = ownValue(policy?.methods, method) ?? policy?.default ?? DEFAULT_CACHE_HINT;
   const out = { ...result };
   if (typeof out.ttlMs !== 'number' || !Number.isFinite(out.ttlMs)) out.ttlMs = hint.ttlMs;
-  if (out.ttlMs as number < 0) out.ttlMs = 0;
+  if ((out.ttlMs as number) < 0) out.ttlMs = 0;
   out.ttlMs = Math.floor(out.ttlMs as number);
   if (out.cacheScope !== 'public' && out.cacheScope !== 'private') out.cacheScope = hint.cacheScope;
   return out;
@@ -61,7 +70,11 @@ export function applyCacheHints(method: string, result: Record<string, unknown>,
 function stable(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
   if (typeof v === 'object' && v !== null) {
-    return `{${Object.keys(v).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined).map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -144,7 +157,8 @@ export class ResultCache {
   /** Applies a server notification: list_changed drops its lists, resources/updated its `resources/read`. */
   onNotification(method: string, params: Params | undefined): void {
     for (const m of INVALIDATES[method] ?? []) this.invalidate(m);
-    if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') this.invalidate('resources/read', params.uri);
+    if (method === 'notifications/resources/updated' && typeof params?.uri === 'string')
+      this.invalidate('resources/read', params.uri);
   }
 
   get size(): number {

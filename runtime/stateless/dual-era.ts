@@ -15,16 +15,28 @@ import { PROTOCOL_VERSION_META } from '../transport/http/stateless/headers.js';
 import type { StreamableHttpHandler } from '../transport/http/session/server.js';
 import { readRequestBody } from '../transport/http/io/exchange.js';
 import { corsNode, withCors } from '../transport/http/io/cors.js';
-import { RequestGuard, refusalBody, refusalHeaders, type BodyFailure, type HttpRefusal } from '../transport/http/io/guard.js';
+import {
+  RequestGuard,
+  refusalBody,
+  refusalHeaders,
+  type BodyFailure,
+  type HttpRefusal,
+} from '../transport/http/io/guard.js';
 import { afterClosingResponse, refuseNode } from '../transport/http/io/node.js';
-import { PARSED_MESSAGE, parseJsonBody, readNodeBody, type StatelessHttpHandler } from '../transport/http/stateless/server.js';
+import {
+  PARSED_MESSAGE,
+  parseJsonBody,
+  readNodeBody,
+  type StatelessHttpHandler,
+} from '../transport/http/stateless/server.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 import { isRequestId, type RequestId } from '../jsonrpc/message.js';
 import { parseCancelled } from '../engine/cancellation.js';
 
 type Obj = Record<string, unknown>;
 /** A refusal as a WHATWG `Response`. */
-const refusalResponse = (r: HttpRefusal): Response => new Response(refusalBody(r), { status: r.status, headers: refusalHeaders(r) });
+const refusalResponse = (r: HttpRefusal): Response =>
+  new Response(refusalBody(r), { status: r.status, headers: refusalHeaders(r) });
 
 /** Whether a message is a modern-era request (`_meta` protocol version, or `server/discover`). */
 export function isModernRequest(message: unknown): boolean {
@@ -76,7 +88,10 @@ export class EraRouter {
   readonly #routes = new Map<RequestId, EraSide>();
   readonly #maxRoutes: number;
 
-  constructor(readonly inner: Transport, options: { maxRoutes?: number } = {}) {
+  constructor(
+    readonly inner: Transport,
+    options: { maxRoutes?: number } = {},
+  ) {
     this.modern = new EraSide(this);
     this.legacy = new EraSide(this);
     this.#maxRoutes = Math.max(1, options.maxRoutes ?? DEFAULT_MAX_ROUTES);
@@ -164,7 +179,10 @@ export interface DualEraHttpHandler {
  * belong to is the body's to say. CORS (`cors` of the modern handler's options) applies to
  * every answer, the preflight included.
  */
-export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandler; legacy: StreamableHttpHandler }): DualEraHttpHandler {
+export function createDualEraHttpHandler(handlers: {
+  modern: StatelessHttpHandler;
+  legacy: StreamableHttpHandler;
+}): DualEraHttpHandler {
   const { modern, legacy } = handlers;
   const pick = (method: string, sessionHeader: string | null | undefined, message: unknown) => {
     if (method.toUpperCase() !== 'POST') return sessionHeader ? legacy : modern;
@@ -178,13 +196,20 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
    * when both refuse (then with the modern handler's refusal); otherwise the guard whose limits
    * the body is read within (the larger limits when both take the head).
    */
-  const checkHead = (method: string, headers: Readonly<Record<string, string | undefined>>, localPort: number | undefined): HttpRefusal | RequestGuard => {
+  const checkHead = (
+    method: string,
+    headers: Readonly<Record<string, string | undefined>>,
+    localPort: number | undefined,
+  ): HttpRefusal | RequestGuard => {
     const m = modern.guard.check(method, headers, localPort);
     const l = legacy.guard.check(method, headers, localPort);
     if (m && l) return m;
     if (m) return legacy.guard;
     if (l) return modern.guard;
-    return modern.guard.maxBodyBytes >= legacy.guard.maxBodyBytes && modern.guard.bodyTimeoutMs >= legacy.guard.bodyTimeoutMs ? modern.guard : legacy.guard;
+    return modern.guard.maxBodyBytes >= legacy.guard.maxBodyBytes &&
+      modern.guard.bodyTimeoutMs >= legacy.guard.bodyTimeoutMs
+      ? modern.guard
+      : legacy.guard;
   };
   const cors = modern.guard.cors;
   /**
@@ -192,7 +217,10 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
    * both have one). The chosen handler checks the token again on its own.
    */
   const authorize = modern.authorize ?? legacy.authorize;
-  const tokenRefusal = async (method: string, headers: Readonly<Record<string, string | undefined>>): Promise<HttpRefusal | undefined> => {
+  const tokenRefusal = async (
+    method: string,
+    headers: Readonly<Record<string, string | undefined>>,
+  ): Promise<HttpRefusal | undefined> => {
     if (!authorize) return undefined;
     const verdict = await authorize({ method, headers });
     return 'refusal' in verdict ? verdict.refusal : undefined;
@@ -201,7 +229,11 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
     if (afterClosingResponse(req) || corsNode(cors, req, res)) return;
     let message: unknown;
     if ((req.method ?? '').toUpperCase() === 'POST') {
-      const head = checkHead(req.method!, req.headers as Readonly<Record<string, string | undefined>>, req.socket?.localPort);
+      const head = checkHead(
+        req.method!,
+        req.headers as Readonly<Record<string, string | undefined>>,
+        req.socket?.localPort,
+      );
       if (!(head instanceof RequestGuard)) return refuseNode(res, head);
       const denied = await tokenRefusal('POST', req.headers as Readonly<Record<string, string | undefined>>);
       if (denied) return refuseNode(res, denied);
@@ -223,31 +255,43 @@ export function createDualEraHttpHandler(handlers: { modern: StatelessHttpHandle
   }) as DualEraHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
-      value: (request: Request): Promise<Response> => withCors(cors, request, async (request) => {
-        let body: BodyInit | undefined;
-        let message: unknown;
-        if (request.method.toUpperCase() === 'POST') {
-          const headers: Record<string, string | undefined> = {};
-          request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
-          let url: URL | undefined;
-          try {
-            url = new URL(request.url);
-          } catch {
-            url = undefined;
+      value: (request: Request): Promise<Response> =>
+        withCors(cors, request, async (request) => {
+          let body: BodyInit | undefined;
+          let message: unknown;
+          if (request.method.toUpperCase() === 'POST') {
+            const headers: Record<string, string | undefined> = {};
+            request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+            let url: URL | undefined;
+            try {
+              url = new URL(request.url);
+            } catch {
+              url = undefined;
+            }
+            headers.host ??= url?.host;
+            const head = checkHead(
+              request.method,
+              headers,
+              url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined,
+            );
+            if (!(head instanceof RequestGuard)) return refusalResponse(head);
+            const denied = await tokenRefusal('POST', headers);
+            if (denied) return refusalResponse(denied);
+            const read = await readRequestBody(request, head.maxBodyBytes, head.bodyTimeoutMs);
+            if (typeof read === 'string') return refusalResponse(head.bodyRefusal(read));
+            body = read as Uint8Array<ArrayBuffer>;
+            message = parseJsonBody(read);
           }
-          headers.host ??= url?.host;
-          const head = checkHead(request.method, headers, url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined);
-          if (!(head instanceof RequestGuard)) return refusalResponse(head);
-          const denied = await tokenRefusal('POST', headers);
-          if (denied) return refusalResponse(denied);
-          const read = await readRequestBody(request, head.maxBodyBytes, head.bodyTimeoutMs);
-          if (typeof read === 'string') return refusalResponse(head.bodyRefusal(read));
-          body = read as Uint8Array<ArrayBuffer>;
-          message = parseJsonBody(read);
-        }
-        const target = pick(request.method, request.headers.get('mcp-session-id'), message);
-        return target.fetch(new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));
-      }),
+          const target = pick(request.method, request.headers.get('mcp-session-id'), message);
+          return target.fetch(
+            new Request(request.url, {
+              method: request.method,
+              headers: request.headers,
+              body,
+              signal: request.signal,
+            }),
+          );
+        }),
     },
     close: { value: async () => void (await Promise.all([modern.close(), legacy.close()])) },
   });

@@ -12,8 +12,17 @@ import { ownValue, setOwn } from '../jsonrpc/own.js';
 
 /** One embedded input request could not be fulfilled locally (undeclared capability, no handler, invalid request or answer). */
 export class InputRequestError extends RpcError {
-  constructor(readonly method: string, readonly key: string, readonly inputMethod: string, why: string) {
-    super(ErrorCode.InternalError, `${method}: cannot answer input request ${JSON.stringify(key)} (${inputMethod}): ${why}`, { method, key, inputMethod });
+  constructor(
+    readonly method: string,
+    readonly key: string,
+    readonly inputMethod: string,
+    why: string,
+  ) {
+    super(
+      ErrorCode.InternalError,
+      `${method}: cannot answer input request ${JSON.stringify(key)} (${inputMethod}): ${why}`,
+      { method, key, inputMethod },
+    );
     this.name = 'InputRequestError';
   }
 }
@@ -38,7 +47,10 @@ export interface AnswerOptions {
  * embedded request, undeclared capability, no handler, invalid params or answer); or the
  * handler's own error.
  */
-export async function answerInputRequests(o: AnswerOptions, requests: Record<string, { method: string; params?: Params }>): Promise<Record<string, Record<string, unknown>>> {
+export async function answerInputRequests(
+  o: AnswerOptions,
+  requests: Record<string, { method: string; params?: Params }>,
+): Promise<Record<string, Record<string, unknown>>> {
   const method = o.method;
   const out: Record<string, Record<string, unknown>> = {};
   for (const key of Object.keys(requests)) {
@@ -47,16 +59,20 @@ export async function answerInputRequests(o: AnswerOptions, requests: Record<str
     const fail = (why: string) => new InputRequestError(method, key, m, why);
     const e = ownValue(o.table.requests.serverToClient, m);
     if (!e?.embedded) throw fail('not an input request of this revision');
-    if (e.capability && !hasCapability(o.capabilities, e.capability)) throw fail(`the client did not declare capability ${e.capability.join('.')}`);
+    if (e.capability && !hasCapability(o.capabilities, e.capability))
+      throw fail(`the client did not declare capability ${e.capability.join('.')}`);
     const sub = e.capability ? missingParamCapability(m, r.params, o.capabilities) : undefined;
     if (sub) throw fail(`the client did not declare capability ${sub.join('.')}`);
     const handler = ownValue(o.handlers, m);
     if (!handler) throw fail('no handler registered');
     if (r.params === undefined ? e.paramsRequired : e.params && !e.params(r.params)) {
-      throw fail(`invalid params: ${validationIssues(e.params?.errors).map((i) => `${i.path || '/'} ${i.message}`)[0]}`);
+      throw fail(
+        `invalid params: ${validationIssues(e.params?.errors).map((i) => `${i.path || '/'} ${i.message}`)[0]}`,
+      );
     }
     const answer = await handler(r.params, embeddedContext(key, m, r.params, o.signal));
-    if (typeof answer !== 'object' || answer === null || (e.result && !e.result(answer))) throw fail('the handler returned an invalid result');
+    if (typeof answer !== 'object' || answer === null || (e.result && !e.result(answer)))
+      throw fail('the handler returned an invalid result');
     // the server chose the key: `__proto__` is a key like any other, not the prototype
     setOwn(out, key, answer as Record<string, unknown>);
   }
@@ -64,7 +80,12 @@ export async function answerInputRequests(o: AnswerOptions, requests: Record<str
 }
 
 /** The RequestContext a client handler sees for an embedded request: `requestId` is its key. */
-function embeddedContext(key: RequestId, method: string, params: Params | undefined, signal: AbortSignal | undefined): RequestContext {
+function embeddedContext(
+  key: RequestId,
+  method: string,
+  params: Params | undefined,
+  signal: AbortSignal | undefined,
+): RequestContext {
   const meta = params?._meta;
   return {
     requestId: key,
@@ -74,7 +95,8 @@ function embeddedContext(key: RequestId, method: string, params: Params | undefi
     info: undefined,
     sendProgress: () => Promise.resolve(),
     sendNotification: () => Promise.resolve(),
-    sendRequest: () => Promise.reject(new RpcError(ErrorCode.InvalidRequest, 'an input request cannot send requests of its own')),
+    sendRequest: () =>
+      Promise.reject(new RpcError(ErrorCode.InvalidRequest, 'an input request cannot send requests of its own')),
     // a client answering an embedded request has no log channel to the server
     log: () => Promise.resolve(false),
   };

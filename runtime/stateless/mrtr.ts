@@ -20,7 +20,16 @@
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { concatBytes, equalBytes, fromBase64Url, randomBytes, toBase64Url, toHex, utf8Bytes, utf8Text } from '../codec/bytes.js';
+import {
+  concatBytes,
+  equalBytes,
+  fromBase64Url,
+  randomBytes,
+  toBase64Url,
+  toHex,
+  utf8Bytes,
+  utf8Text,
+} from '../codec/bytes.js';
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { lazy } from '../jsonrpc/lazy.js';
 import type { Params } from '../jsonrpc/message.js';
@@ -60,7 +69,10 @@ export const DEFAULT_MAX_INPUT_ROUNDS = 10;
  * the handler's declared result; the server checks the embedded requests against the table's
  * schemas before the result leaves (see ServerSession).
  */
-export function inputRequired<R = InputRequiredResult>(fields: { inputRequests?: InputRequests; requestState?: string }): R {
+export function inputRequired<R = InputRequiredResult>(fields: {
+  inputRequests?: InputRequests;
+  requestState?: string;
+}): R {
   const hasRequests = fields.inputRequests !== undefined && Object.keys(fields.inputRequests).length > 0;
   if (!hasRequests && fields.requestState === undefined) {
     throw new TypeError('an InputRequiredResult needs inputRequests or requestState');
@@ -79,7 +91,10 @@ export const inputRequest = {
 };
 
 /** What a retried request carries: `inputResponses` (may be empty) and `requestState` (may be absent). */
-export function readInput(params: Params | undefined): { inputResponses: InputResponses; requestState: string | undefined } {
+export function readInput(params: Params | undefined): {
+  inputResponses: InputResponses;
+  requestState: string | undefined;
+} {
   const r = params?.inputResponses;
   const s = params?.requestState;
   return {
@@ -89,7 +104,16 @@ export function readInput(params: Params | undefined): { inputResponses: InputRe
 }
 
 /** Why a `requestState` was refused. */
-export type RequestStateFault = 'malformed' | 'too_large' | 'tampered' | 'expired' | 'method' | 'request' | 'principal' | 'audience' | 'binding';
+export type RequestStateFault =
+  | 'malformed'
+  | 'too_large'
+  | 'tampered'
+  | 'expired'
+  | 'method'
+  | 'request'
+  | 'principal'
+  | 'audience'
+  | 'binding';
 
 /**
  * A `requestState` failed verification: JSON-RPC -32602 (Invalid params: the state is one of the
@@ -97,7 +121,10 @@ export type RequestStateFault = 'malformed' | 'too_large' | 'tampered' | 'expire
  * state that fails verification").
  */
 export class InvalidRequestStateError extends RpcError {
-  constructor(readonly reason: RequestStateFault, method: string) {
+  constructor(
+    readonly reason: RequestStateFault,
+    method: string,
+  ) {
     super(ErrorCode.InvalidParams, `Invalid requestState for ${method}: ${REASONS[reason]}`, { reason });
     this.name = 'InvalidRequestStateError';
   }
@@ -123,7 +150,11 @@ export const MIN_REQUEST_STATE_SECRET_BYTES = 32;
  * What identifies a request for {@link RequestStateSealer}: a handler's RequestContext (its
  * `method` and `params`) or any object with those fields.
  */
-export type RequestIdentity = Pick<RequestContext, 'method'> & { readonly params?: Params; readonly info?: RequestContext['info']; readonly meta?: RequestContext['meta'] };
+export type RequestIdentity = Pick<RequestContext, 'method'> & {
+  readonly params?: Params;
+  readonly info?: RequestContext['info'];
+  readonly meta?: RequestContext['meta'];
+};
 
 /**
  * The target of a request: what, besides the method, names what it acts on. `params.name` for
@@ -133,7 +164,10 @@ export type RequestIdentity = Pick<RequestContext, 'method'> & { readonly params
  */
 export function requestTarget(method: string, params: Params | undefined): string | undefined {
   if (!params) return undefined;
-  const pick = (k: string) => (Object.prototype.hasOwnProperty.call(params, k) && typeof params[k] === 'string' ? (params[k] as string) : undefined);
+  const pick = (k: string) =>
+    Object.prototype.hasOwnProperty.call(params, k) && typeof params[k] === 'string'
+      ? (params[k] as string)
+      : undefined;
   if (method === 'tools/call' || method === 'prompts/get') return pick('name');
   if (method === 'resources/read') return pick('uri');
   return pick('name') ?? pick('uri');
@@ -202,7 +236,10 @@ export class RequestStateSealer {
     const key = (s: string | Uint8Array): Uint8Array => {
       const k = typeof s === 'string' ? utf8Bytes(s) : Uint8Array.from(s);
       if (k.length === 0) throw new TypeError('requestState secret must not be empty');
-      if (k.length < MIN_REQUEST_STATE_SECRET_BYTES) throw new TypeError(`requestState secret must have at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, not ${k.length}`);
+      if (k.length < MIN_REQUEST_STATE_SECRET_BYTES)
+        throw new TypeError(
+          `requestState secret must have at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, not ${k.length}`,
+        );
       return k;
     };
     this.#key = options.secret === undefined ? randomBytes(32) : key(options.secret);
@@ -239,7 +276,8 @@ export class RequestStateSealer {
     payload.d = data ?? null;
     const body = utf8Bytes(JSON.stringify(payload));
     const token = toBase64Url(concatBytes(this.#keyId, mac(this.#key, body), body));
-    if (token.length > this.#maxLength) throw new TypeError(`sealed requestState has ${token.length} characters, more than maxLength ${this.#maxLength}`);
+    if (token.length > this.#maxLength)
+      throw new TypeError(`sealed requestState has ${token.length} characters, more than maxLength ${this.#maxLength}`);
     return token;
   }
 
@@ -251,7 +289,11 @@ export class RequestStateSealer {
    * (`request`), for another principal (`principal`) or another `binding` (`binding`). With a
    * method name for `request`, only the method, audience, expiry and binding are checked.
    */
-  verifyRequestState<T = unknown>(state: string, request: string | RequestIdentity, options: { binding?: string } = {}): T {
+  verifyRequestState<T = unknown>(
+    state: string,
+    request: string | RequestIdentity,
+    options: { binding?: string } = {},
+  ): T {
     const method = typeof request === 'string' ? request : request.method;
     if (typeof state !== 'string') throw new InvalidRequestStateError('malformed', method);
     if (state.length > this.#maxLength) throw new InvalidRequestStateError('too_large', method);
@@ -267,7 +309,8 @@ export class RequestStateSealer {
     const body = raw.subarray(KEY_ID_BYTES + MAC_BYTES);
     // an unknown key id still costs one MAC, so the answer does not tell key ids apart by time
     const expected = mac(key ?? this.#key, body);
-    if (!equalBytes(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key) throw new InvalidRequestStateError('tampered', method);
+    if (!equalBytes(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key)
+      throw new InvalidRequestStateError('tampered', method);
     let payload: { m?: unknown; t?: unknown; p?: unknown; a?: unknown; e?: unknown; b?: unknown; d?: unknown };
     try {
       payload = JSON.parse(utf8Text(body));
@@ -275,11 +318,13 @@ export class RequestStateSealer {
       throw new InvalidRequestStateError('malformed', method);
     }
     if (typeof payload !== 'object' || payload === null) throw new InvalidRequestStateError('malformed', method);
-    if (typeof payload.e !== 'number' || this.#now() >= payload.e) throw new InvalidRequestStateError('expired', method);
+    if (typeof payload.e !== 'number' || this.#now() >= payload.e)
+      throw new InvalidRequestStateError('expired', method);
     if (payload.a !== this.#audience) throw new InvalidRequestStateError('audience', method);
     if (payload.m !== method) throw new InvalidRequestStateError('method', method);
     if (typeof request !== 'string') {
-      if (payload.t !== requestTarget(request.method, request.params)) throw new InvalidRequestStateError('request', method);
+      if (payload.t !== requestTarget(request.method, request.params))
+        throw new InvalidRequestStateError('request', method);
       if (payload.p !== this.#principal?.(request)) throw new InvalidRequestStateError('principal', method);
     } else if (payload.t !== undefined || payload.p !== undefined) {
       // a state sealed for a request is only ever verified against a request
@@ -296,7 +341,8 @@ export class RequestStateSealer {
    */
   open<T = unknown>(request: RequestIdentity, options: { binding?: string } = {}): T | undefined {
     const params = request.params;
-    if (!params || !Object.prototype.hasOwnProperty.call(params, 'requestState') || params.requestState === undefined) return undefined;
+    if (!params || !Object.prototype.hasOwnProperty.call(params, 'requestState') || params.requestState === undefined)
+      return undefined;
     return this.verifyRequestState<T>(params.requestState as string, request, options);
   }
 }
@@ -310,15 +356,21 @@ type NativeHmac = (algorithm: 'sha256', key: Uint8Array) => { update(data: Uint8
 const nativeHmac: NativeHmac | undefined = (() => {
   try {
     const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    return (typeof get === 'function' ? (get('node:crypto') as { createHmac?: NativeHmac } | undefined)?.createHmac : undefined) ?? undefined;
+    return (
+      (typeof get === 'function'
+        ? (get('node:crypto') as { createHmac?: NativeHmac } | undefined)?.createHmac
+        : undefined) ?? undefined
+    );
   } catch {
     return undefined;
   }
 })();
 /** HMAC-SHA256 (RFC 2104), synchronous: native where there is one, else @noble/hashes (the same bytes). */
-const mac = (key: Uint8Array, body: Uint8Array): Uint8Array => (nativeHmac ? nativeHmac('sha256', key).update(body).digest() : hmac(sha256, key, body));
+const mac = (key: Uint8Array, body: Uint8Array): Uint8Array =>
+  nativeHmac ? nativeHmac('sha256', key).update(body).digest() : hmac(sha256, key, body);
 /** A key's id: the first bytes of a MAC of a fixed label (reveals nothing of the key). */
-const keyIdOf = (key: Uint8Array): Uint8Array => mac(key, utf8Bytes('mcpgen requestState key id')).subarray(0, KEY_ID_BYTES);
+const keyIdOf = (key: Uint8Array): Uint8Array =>
+  mac(key, utf8Bytes('mcpgen requestState key id')).subarray(0, KEY_ID_BYTES);
 
 /**
  * Server-side check of a handler's InputRequiredResult (mrtr page, Server Requirements;
@@ -328,9 +380,15 @@ const keyIdOf = (key: Uint8Array): Uint8Array => mac(key, utf8Bytes('mcpgen requ
  * -32021 (`data.requiredCapabilities`) when it needs a capability the request's
  * `_meta["io.modelcontextprotocol/clientCapabilities"]` does not declare.
  */
-export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | undefined, result: Record<string, unknown>, clientCapabilities: Record<string, unknown> | undefined): RpcError | undefined {
+export function checkInputRequired(
+  table: ProtocolTable,
+  entry: MethodEntry | undefined,
+  result: Record<string, unknown>,
+  clientCapabilities: Record<string, unknown> | undefined,
+): RpcError | undefined {
   const method = entry?.method ?? '?';
-  if (!entry?.inputRequired) return new RpcError(ErrorCode.InternalError, `${method} cannot be answered with input_required`);
+  if (!entry?.inputRequired)
+    return new RpcError(ErrorCode.InternalError, `${method} cannot be answered with input_required`);
   const requests = result.inputRequests;
   if (requests === undefined && typeof result.requestState !== 'string') {
     return new RpcError(ErrorCode.InternalError, `${method}: input_required without inputRequests or requestState`);
@@ -338,8 +396,13 @@ export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | un
   const missing: Record<string, unknown> = {};
   for (const [key, r] of Object.entries((requests ?? {}) as Record<string, InputRequest>)) {
     const e = typeof r?.method === 'string' ? ownValue(table.requests.serverToClient, r.method) : undefined;
-    if (!e?.embedded) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has method ${describeValue(r?.method)}, not an embedded request`);
-    if (e.params && r.params !== undefined && !e.params(r.params)) return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has invalid params`);
+    if (!e?.embedded)
+      return new RpcError(
+        ErrorCode.InternalError,
+        `${method}: input request ${key} has method ${describeValue(r?.method)}, not an embedded request`,
+      );
+    if (e.params && r.params !== undefined && !e.params(r.params))
+      return new RpcError(ErrorCode.InternalError, `${method}: input request ${key} has invalid params`);
     if (e.capability && !hasCapability(clientCapabilities, e.capability)) missing[e.capability[0]] = {};
     else if (e.capability) {
       // a URL elicitation, or sampling with tools, needs its sub-capability too: { elicitation: { url: {} } }
@@ -356,16 +419,25 @@ export function checkInputRequired(table: ProtocolTable, entry: MethodEntry | un
  * its code that of `table`'s revision (`MISSING_REQUIRED_CLIENT_CAPABILITY`, -32021 in the
  * stateless revisions); without a table, -32021.
  */
-export function missingCapabilityError(requiredCapabilities: Record<string, unknown>, table?: Pick<ProtocolTable, 'revision' | 'errorCodes'>): RpcError {
-  const code = table ? errorCodeOf(table, 'MISSING_REQUIRED_CLIENT_CAPABILITY') : ErrorCode.MissingRequiredClientCapability;
-  return new RpcError(code, `Missing required client capability: ${Object.keys(requiredCapabilities).join(', ')}`, { requiredCapabilities });
+export function missingCapabilityError(
+  requiredCapabilities: Record<string, unknown>,
+  table?: Pick<ProtocolTable, 'revision' | 'errorCodes'>,
+): RpcError {
+  const code = table
+    ? errorCodeOf(table, 'MISSING_REQUIRED_CLIENT_CAPABILITY')
+    : ErrorCode.MissingRequiredClientCapability;
+  return new RpcError(code, `Missing required client capability: ${Object.keys(requiredCapabilities).join(', ')}`, {
+    requiredCapabilities,
+  });
 }
 
 /** The table of the session serving `ctx` (a `ServerSession`'s `table`), if it has one. */
 function sessionTable(ctx: object): ProtocolTable | undefined {
   const session = (ctx as { session?: unknown }).session;
   const table = typeof session === 'object' && session !== null ? (session as { table?: unknown }).table : undefined;
-  return typeof table === 'object' && table !== null && typeof (table as ProtocolTable).errorCodes === 'object' ? (table as ProtocolTable) : undefined;
+  return typeof table === 'object' && table !== null && typeof (table as ProtocolTable).errorCodes === 'object'
+    ? (table as ProtocolTable)
+    : undefined;
 }
 
 /** The client capabilities a stateless request declared in `_meta` (undefined when absent). */
@@ -387,8 +459,15 @@ export function requireClientCapabilities(ctx: Pick<RequestContext, 'meta'>, req
 
 /** The client answered `input_required` `rounds` times for `method` and gave up (case 016). */
 export class MaxInputRoundsError extends RpcError {
-  constructor(readonly method: string, readonly rounds: number) {
-    super(ErrorCode.InternalError, `${method}: the server still asked for input after ${rounds} rounds (maxInputRounds ${rounds}); giving up`, { method, rounds });
+  constructor(
+    readonly method: string,
+    readonly rounds: number,
+  ) {
+    super(
+      ErrorCode.InternalError,
+      `${method}: the server still asked for input after ${rounds} rounds (maxInputRounds ${rounds}); giving up`,
+      { method, rounds },
+    );
     this.name = 'MaxInputRoundsError';
   }
 }
@@ -407,23 +486,33 @@ export type Decoded =
  * anything else → InvalidResultError. `validate` checks complete results against the method's
  * result schema.
  */
-export function decodeResult(entry: MethodEntry, result: Record<string, unknown>, validate = true, passThrough?: (resultType: string) => boolean): Decoded {
+export function decodeResult(
+  entry: MethodEntry,
+  result: Record<string, unknown>,
+  validate = true,
+  passThrough?: (resultType: string) => boolean,
+): Decoded {
   const method = entry.method;
   const type = result.resultType === undefined ? 'complete' : result.resultType;
   const bad = (message: string, path = '/resultType') => new InvalidResultError(method, [{ path, message }]);
-  if (typeof type === 'string' && !RESULT_TYPES.includes(type) && passThrough?.(type)) return { kind: 'extension', result };
+  if (typeof type === 'string' && !RESULT_TYPES.includes(type) && passThrough?.(type))
+    return { kind: 'extension', result };
   if (typeof type !== 'string' || !RESULT_TYPES.includes(type)) throw bad(`unknown resultType ${JSON.stringify(type)}`);
   if (type === 'input_required') {
     if (!entry.inputRequired) throw bad(`${method} cannot be answered with input_required`);
     const { inputRequests, requestState } = result;
-    const okRequests = inputRequests === undefined || (typeof inputRequests === 'object' && inputRequests !== null && !Array.isArray(inputRequests));
+    const okRequests =
+      inputRequests === undefined ||
+      (typeof inputRequests === 'object' && inputRequests !== null && !Array.isArray(inputRequests));
     if (!okRequests) throw bad('must be an object', '/inputRequests');
     if (requestState !== undefined && typeof requestState !== 'string') throw bad('must be a string', '/requestState');
-    if (inputRequests === undefined && requestState === undefined) throw bad('input_required without inputRequests or requestState', '');
+    if (inputRequests === undefined && requestState === undefined)
+      throw bad('input_required without inputRequests or requestState', '');
     return { kind: 'input_required', result: result as InputRequiredResult };
   }
   const out = result.resultType === undefined ? { resultType: 'complete', ...result } : result;
-  if (validate && entry.result && !entry.result(out)) throw new InvalidResultError(method, validationIssues(entry.result.errors));
+  if (validate && entry.result && !entry.result(out))
+    throw new InvalidResultError(method, validationIssues(entry.result.errors));
   return { kind: 'complete', result: out };
 }
 
@@ -463,7 +552,9 @@ const inputRounds = lazy(() => import('./input-rounds.js'));
  * InvalidResultError, InputRequestError (./input-rounds.ts, imported by the first round with embedded requests), MaxInputRoundsError, RequestAbortedError (`signal`
  * fired between rounds: no retry is sent), or `send`'s error.
  */
-export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: Record<string, unknown>; rounds: number }> {
+export async function runInputRounds(
+  o: InputRoundsOptions,
+): Promise<{ result: Record<string, unknown>; rounds: number }> {
   const max = o.maxRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
   const { method } = o.entry;
   const base: Params = { ...o.params };
@@ -476,7 +567,11 @@ export async function runInputRounds(o: InputRoundsOptions): Promise<{ result: R
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
     const { inputRequests, requestState } = decoded.result;
     attempt = { ...base };
-    if (inputRequests !== undefined) attempt.inputResponses = await (inputRounds.loaded() ?? (await inputRounds.load())).answerInputRequests({ ...o, method }, inputRequests);
+    if (inputRequests !== undefined)
+      attempt.inputResponses = await (inputRounds.loaded() ?? (await inputRounds.load())).answerInputRequests(
+        { ...o, method },
+        inputRequests,
+      );
     if (requestState !== undefined) attempt.requestState = requestState;
     if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
   }

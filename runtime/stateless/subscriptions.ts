@@ -25,7 +25,8 @@ import { ConnectionClosedError, RequestAbortedError } from '../jsonrpc/errors.js
 import { lookupTable } from '../jsonrpc/own.js';
 
 /** Runs `f` after pending I/O: `setImmediate` where there is one (Node, Bun, Deno), else a 0 ms timer (browsers, workers). */
-const later: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
+const later: (f: () => void) => void =
+  typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
 
 /** The `_meta` key that ties a notification (and the closing result) to its subscription. */
 export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
@@ -39,11 +40,13 @@ export interface SubscriptionFilter {
 }
 
 /** Notification method → filter flag (resources/updated is matched by URI instead); no prototype. */
-const FLAGS: Readonly<Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'>> = lookupTable({
-  'notifications/tools/list_changed': 'toolsListChanged',
-  'notifications/prompts/list_changed': 'promptsListChanged',
-  'notifications/resources/list_changed': 'resourcesListChanged',
-});
+const FLAGS: Readonly<Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'>> = lookupTable(
+  {
+    'notifications/tools/list_changed': 'toolsListChanged',
+    'notifications/prompts/list_changed': 'promptsListChanged',
+    'notifications/resources/list_changed': 'resourcesListChanged',
+  },
+);
 /** Notifications that travel only on listen streams in stateless revisions. */
 export const LISTEN_NOTIFICATIONS: readonly string[] = [...Object.keys(FLAGS), 'notifications/resources/updated'];
 
@@ -52,13 +55,24 @@ export const LISTEN_NOTIFICATIONS: readonly string[] = [...Object.keys(FLAGS), '
  * `<feature>.listChanged`, `resourceSubscriptions` needs `resources.subscribe` (and passes
  * `canSubscribe` per URI when given). Fields not granted are omitted.
  */
-export function grantFilter(requested: SubscriptionFilter | undefined, capabilities: Record<string, unknown>, canSubscribe?: (uri: string) => boolean): SubscriptionFilter {
+export function grantFilter(
+  requested: SubscriptionFilter | undefined,
+  capabilities: Record<string, unknown>,
+  canSubscribe?: (uri: string) => boolean,
+): SubscriptionFilter {
   const out: SubscriptionFilter = {};
-  if (requested?.toolsListChanged === true && hasCapability(capabilities, ['tools', 'listChanged'])) out.toolsListChanged = true;
-  if (requested?.promptsListChanged === true && hasCapability(capabilities, ['prompts', 'listChanged'])) out.promptsListChanged = true;
-  if (requested?.resourcesListChanged === true && hasCapability(capabilities, ['resources', 'listChanged'])) out.resourcesListChanged = true;
+  if (requested?.toolsListChanged === true && hasCapability(capabilities, ['tools', 'listChanged']))
+    out.toolsListChanged = true;
+  if (requested?.promptsListChanged === true && hasCapability(capabilities, ['prompts', 'listChanged']))
+    out.promptsListChanged = true;
+  if (requested?.resourcesListChanged === true && hasCapability(capabilities, ['resources', 'listChanged']))
+    out.resourcesListChanged = true;
   if (Array.isArray(requested?.resourceSubscriptions) && hasCapability(capabilities, ['resources', 'subscribe'])) {
-    const uris = [...new Set(requested.resourceSubscriptions.filter((u) => typeof u === 'string' && (!canSubscribe || canSubscribe(u))))];
+    const uris = [
+      ...new Set(
+        requested.resourceSubscriptions.filter((u) => typeof u === 'string' && (!canSubscribe || canSubscribe(u))),
+      ),
+    ];
     if (uris.length) out.resourceSubscriptions = uris;
   }
   return out;
@@ -117,7 +131,11 @@ export class SubscriptionHub {
    */
   readonly handler = (params: Params, ctx: RequestContext): Promise<Params | undefined> => {
     const id = ctx.requestId;
-    const filter = grantFilter(params.notifications as SubscriptionFilter | undefined, this.options.capabilities(), this.options.canSubscribe);
+    const filter = grantFilter(
+      params.notifications as SubscriptionFilter | undefined,
+      this.options.capabilities(),
+      this.options.canSubscribe,
+    );
     // a listen request whose carrier is already gone (cancelled before it ran) opens nothing:
     // an abort listener added now would never fire, and the entry would stay for ever
     if (ctx.signal.aborted) return Promise.resolve(undefined);
@@ -125,16 +143,23 @@ export class SubscriptionHub {
       const sub: ServerSub = { id, filter, ctx, tail: Promise.resolve(), resolve };
       sub.tail = this.#send(sub, 'notifications/subscriptions/acknowledged', { notifications: filter });
       this.#subs.set(id, sub);
-      ctx.signal.addEventListener('abort', () => {
-        if (this.#subs.get(id) === sub) this.#subs.delete(id);
-        resolve(undefined);
-      }, { once: true });
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          if (this.#subs.get(id) === sub) this.#subs.delete(id);
+          resolve(undefined);
+        },
+        { once: true },
+      );
     });
   };
 
   #send(sub: ServerSub, method: string, params: Params | undefined): Promise<void> {
-    return sub.ctx.sendNotification(method, tagged(params, sub.id)).catch((e: Error) =>
-      this.options.logger?.debug?.('subscription notification not sent', { id: sub.id, method, error: e.message }));
+    return sub.ctx
+      .sendNotification(method, tagged(params, sub.id))
+      .catch((e: Error) =>
+        this.options.logger?.debug?.('subscription notification not sent', { id: sub.id, method, error: e.message }),
+      );
   }
 
   /**
@@ -163,14 +188,16 @@ export class SubscriptionHub {
   async close(id?: RequestId, options: { graceful?: boolean; reason?: string } = {}): Promise<void> {
     const subs = id === undefined ? [...this.#subs.values()] : [this.#subs.get(id)].filter((s): s is ServerSub => !!s);
     for (const s of subs) this.#subs.delete(s.id);
-    await Promise.all(subs.map(async (s) => {
-      await s.tail;
-      if (options.graceful === false) {
-        const params: Params = { requestId: s.id };
-        if (options.reason !== undefined) params.reason = options.reason;
-        await this.#send(s, 'notifications/cancelled', params);
-      } else s.resolve({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: s.id } });
-    }));
+    await Promise.all(
+      subs.map(async (s) => {
+        await s.tail;
+        if (options.graceful === false) {
+          const params: Params = { requestId: s.id };
+          if (options.reason !== undefined) params.reason = options.reason;
+          await this.#send(s, 'notifications/cancelled', params);
+        } else s.resolve({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: s.id } });
+      }),
+    );
     // the engine sends the response in the continuation of the handler's promise
     await new Promise<void>((r) => later(r));
   }
@@ -227,7 +254,11 @@ class ClientSub implements Subscription {
   ended = false;
   cancelledByServer = false;
 
-  constructor(readonly id: RequestId, readonly requested: SubscriptionFilter, readonly options: ListenOptions) {
+  constructor(
+    readonly id: RequestId,
+    readonly requested: SubscriptionFilter,
+    readonly options: ListenOptions,
+  ) {
     this.acknowledged = new Promise((res, rej) => {
       this.ack = res;
       this.nack = rej;
@@ -252,7 +283,12 @@ export class SubscriptionRouter {
    * Opens a subscription: `send(signal)` must send the listen request (its id must be `id`) and
    * resolve with its result when the server ends it. Returns at once.
    */
-  open(id: RequestId, filter: SubscriptionFilter, options: ListenOptions, send: (signal: AbortSignal) => Promise<unknown>): Subscription {
+  open(
+    id: RequestId,
+    filter: SubscriptionFilter,
+    options: ListenOptions,
+    send: (signal: AbortSignal) => Promise<unknown>,
+  ): Subscription {
     const sub = new ClientSub(id, filter, options);
     this.#subs.set(id, sub);
     if (options.signal) {
@@ -263,7 +299,8 @@ export class SubscriptionRouter {
       if (sub.ended) return;
       sub.ended = true;
       this.#subs.delete(id);
-      if (!sub.granted) sub.nack(e.error ?? new Error(`subscription ${JSON.stringify(id)} ended before it was acknowledged`));
+      if (!sub.granted)
+        sub.nack(e.error ?? new Error(`subscription ${JSON.stringify(id)} ended before it was acknowledged`));
       sub.end(e);
     };
     let sent: Promise<unknown>;
@@ -275,12 +312,16 @@ export class SubscriptionRouter {
     }
     sent.then(
       () => finish({ by: 'server', graceful: true }),
-      (error: unknown) => finish(
-        sub.cancelledByServer ? { by: 'server', graceful: false, error }
-          : error instanceof RequestAbortedError ? { by: 'client', graceful: true }
-          : error instanceof ConnectionClosedError ? { by: 'transport', graceful: false, error }
-            : { by: 'server', graceful: false, error },
-      ),
+      (error: unknown) =>
+        finish(
+          sub.cancelledByServer
+            ? { by: 'server', graceful: false, error }
+            : error instanceof RequestAbortedError
+              ? { by: 'client', graceful: true }
+              : error instanceof ConnectionClosedError
+                ? { by: 'transport', graceful: false, error }
+                : { by: 'server', graceful: false, error },
+        ),
     );
     return sub;
   }

@@ -363,7 +363,8 @@ class FinishedStreams {
     const id = utf16 ? new Uint8Array(2 * streamId.length) : ENCODER.encode(streamId);
     if (utf16) putString(id, 0, streamId, true);
     for (let r = this.start; r < this.end; r += view.getUint32(r + R_LENGTH, true)) {
-      if (view.getUint32(r + R_ID_LENGTH, true) !== id.length || (view.getUint32(r + R_ID_UTF16, true) === 1) !== utf16) continue;
+      if (view.getUint32(r + R_ID_LENGTH, true) !== id.length || (view.getUint32(r + R_ID_UTF16, true) === 1) !== utf16)
+        continue;
       let i = 0;
       while (i < id.length && bytes[r + R_ID + i] === id[i]) i++;
       if (i === id.length) return r;
@@ -413,7 +414,12 @@ class FinishedStreams {
     const end = r + view.getUint32(r + R_LENGTH, true);
     for (let e = r + R_ID + view.getUint32(r + R_ID_LENGTH, true); e < end; e = this.nextEvent(e)) {
       const text = this.textAt(e);
-      stream.log.push(view.getFloat64(e + E_SEQ, true), view.getFloat64(e + E_AT, true), EVENT_OVERHEAD + (text === null ? 0 : text.length), text);
+      stream.log.push(
+        view.getFloat64(e + E_SEQ, true),
+        view.getFloat64(e + E_AT, true),
+        EVENT_OVERHEAD + (text === null ? 0 : text.length),
+        text,
+      );
     }
     return stream;
   }
@@ -511,7 +517,13 @@ export class MemoryEventStore implements EventStore {
    * (`serializeMessage(message)`), which then is not made again; `fresh`: the caller knows that
    * nothing was stored on `streamId` before (the stream is made without looking for it).
    */
-  storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null, text?: string, fresh = false): string {
+  storeEvent(
+    sessionId: string,
+    streamId: string,
+    message: JSONRPCMessage | null,
+    text?: string,
+    fresh = false,
+  ): string {
     const now = this.now() - this.epoch;
     this.expire(now);
     let stream = fresh ? undefined : this.recent(sessionId, streamId);
@@ -539,7 +551,8 @@ export class MemoryEventStore implements EventStore {
     this.bytes += bytes;
     if (stream.kept > this.maxEvents) this.dropHead(stream);
     else this.dropExpired(stream, now);
-    if (session.bytes > this.maxSessionBytes) this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
+    if (session.bytes > this.maxSessionBytes)
+      this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
     if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
     // (the sequence is new on every call: its text made outside the number-to-string cache)
     return `${streamId}_${decimal(seq)}`;
@@ -555,7 +568,11 @@ export class MemoryEventStore implements EventStore {
     send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>,
   ): Promise<string | undefined> {
     const replay: Array<[string, string]> = [];
-    const streamId = this.replayTextsAfter(sessionId, lastEventId, (eventId, text) => void replay.push([eventId, text]));
+    const streamId = this.replayTextsAfter(
+      sessionId,
+      lastEventId,
+      (eventId, text) => void replay.push([eventId, text]),
+    );
     for (const [eventId, text] of replay) await send(eventId, parseStored(text));
     return streamId;
   }
@@ -566,7 +583,11 @@ export class MemoryEventStore implements EventStore {
    * order; the stream's ID, or undefined (nothing sent) when the event is unknown in
    * `sessionId` or events after it were discarded.
    */
-  replayTextsAfter(sessionId: string, lastEventId: string, send: (eventId: string, text: string) => void): string | undefined {
+  replayTextsAfter(
+    sessionId: string,
+    lastEventId: string,
+    send: (eventId: string, text: string) => void,
+  ): string | undefined {
     this.expire(this.now() - this.epoch);
     const cut = lastEventId.lastIndexOf('_');
     if (cut <= 0) return undefined;
@@ -654,7 +675,8 @@ export class MemoryEventStore implements EventStore {
   }
 
   private dropIfEmpty(session: SessionEvents): void {
-    if (session.live.size === 0 && session.finished === undefined && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    if (session.live.size === 0 && session.finished === undefined && this.sessions.get(session.id) === session)
+      this.sessions.delete(session.id);
   }
 
   /** Releases the finished stream of `session` that finished longest ago (`keep`: the session stays, a stream is about to be added to it). */

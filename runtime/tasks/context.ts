@@ -52,14 +52,27 @@ function ignoreRefusal(e: unknown): void {
  * The context of task `taskId` started by the request `ctx` with `params` (see the module doc).
  * @internal used by the task receiver.
  */
-export function createTaskContext(peer: Peer, store: TaskStore, ctx: RequestContext, params: Params, taskId: string, run: TaskRun): RequestContext {
-  const related = (p?: Params): Params => ({ ...p, _meta: { ...(p?._meta as Params | undefined), ...relatedTaskMeta(taskId) } });
+export function createTaskContext(
+  peer: Peer,
+  store: TaskStore,
+  ctx: RequestContext,
+  params: Params,
+  taskId: string,
+  run: TaskRun,
+): RequestContext {
+  const related = (p?: Params): Params => ({
+    ...p,
+    _meta: { ...(p?._meta as Params | undefined), ...relatedTaskMeta(taskId) },
+  });
   const route = () => [...run.resultRequests].pop();
-  const progress = new ProgressReporter(ProgressReporter.tokenOf(params) ?? ProgressReporter.tokenOf({ _meta: ctx.meta }), (p) =>
-    peer.notify('notifications/progress', p, { relatedRequestId: route() }));
+  const progress = new ProgressReporter(
+    ProgressReporter.tokenOf(params) ?? ProgressReporter.tokenOf({ _meta: ctx.meta }),
+    (p) => peer.notify('notifications/progress', p, { relatedRequestId: route() }),
+  );
   const setStatus = async (status: 'working' | 'input_required') => {
     const t = await store.get(run.owner, taskId);
-    if (t && !isTerminal(t.status) && t.status !== status) await store.update(run.owner, taskId, { status }).catch(ignoreRefusal);
+    if (t && !isTerminal(t.status) && t.status !== status)
+      await store.update(run.owner, taskId, { status }).catch(ignoreRefusal);
   };
   const context: RequestContext = {
     requestId: ctx.requestId,
@@ -69,9 +82,11 @@ export function createTaskContext(peer: Peer, store: TaskStore, ctx: RequestCont
     params: ctx.params,
     info: ctx.info,
     table: ctx.table,
-    sendProgress: (value, total, message) => (run.controller.signal.aborted ? Promise.resolve() : progress.report(value, total, message)),
+    sendProgress: (value, total, message) =>
+      run.controller.signal.aborted ? Promise.resolve() : progress.report(value, total, message),
     sendNotification: (m, p) => peer.notify(m, related(p), { relatedRequestId: route() }),
-    log: (level, data, logger) => logForRequest(peer, ctx.meta, level, data, logger, (p) => context.sendNotification('notifications/message', p)),
+    log: (level, data, logger) =>
+      logForRequest(peer, ctx.meta, level, data, logger, (p) => context.sendNotification('notifications/message', p)),
     sendRequest: async <R>(m: string, p?: Params, o: RequestOptions = {}) => {
       if (run.outstanding++ === 0) await setStatus('input_required');
       try {
@@ -90,7 +105,10 @@ export function createTaskContext(peer: Peer, store: TaskStore, ctx: RequestCont
     setStatusMessage: async (statusMessage) => {
       const t = await store.get(run.owner, taskId);
       if (!t || isTerminal(t.status)) return false;
-      return store.update(run.owner, taskId, { status: t.status, statusMessage }).then(() => true, () => false);
+      return store.update(run.owner, taskId, { status: t.status, statusMessage }).then(
+        () => true,
+        () => false,
+      );
     },
   });
   return context;

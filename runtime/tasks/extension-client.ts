@@ -24,13 +24,23 @@ import type { RequestOptions } from '../engine/peer.js';
 import type { ProtocolTable } from '../protocol/table.js';
 import type { InputHandler, InputResponses } from '../stateless/mrtr.js';
 import { answerInputRequests } from '../stateless/input-rounds.js';
-import { TASK_RESULT_TYPE, type CreateTaskResult, type DetailedTask, type GetTaskResult, type TaskAck } from './extension-wire.js';
+import {
+  TASK_RESULT_TYPE,
+  type CreateTaskResult,
+  type DetailedTask,
+  type GetTaskResult,
+  type TaskAck,
+} from './extension-wire.js';
 
 /** What the helper needs of a ClientSession (structurally: the session layer is built on this one). */
 export interface TasksExtensionSession {
   readonly table: ProtocolTable;
   readonly options: { capabilities?: Record<string, unknown>; handlers?: object };
-  extensionRequest<R extends object = Record<string, unknown>>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
+  extensionRequest<R extends object = Record<string, unknown>>(
+    method: string,
+    params?: Params,
+    options?: RequestOptions,
+  ): Promise<R>;
 }
 
 /** Options of {@link TasksExtensionClient}. */
@@ -41,7 +51,12 @@ export interface TasksExtensionClientOptions {
 
 /** True for a CreateTaskResult of the tasks extension (`resultType: "task"` with a `taskId`). */
 export function isCreateTaskResult(result: unknown): result is CreateTaskResult {
-  return typeof result === 'object' && result !== null && (result as Record<string, unknown>).resultType === TASK_RESULT_TYPE && typeof (result as Record<string, unknown>).taskId === 'string';
+  return (
+    typeof result === 'object' &&
+    result !== null &&
+    (result as Record<string, unknown>).resultType === TASK_RESULT_TYPE &&
+    typeof (result as Record<string, unknown>).taskId === 'string'
+  );
 }
 
 /** The task ended `cancelled`: -32602, as a 2025-11-25 receiver answers `tasks/result` of a cancelled task. */
@@ -103,7 +118,10 @@ export class TasksExtensionClient {
    * task carries, {@link TaskCancelledError}, InputRequestError (-32603) when an input request
    * cannot be answered, or RequestAbortedError when `signal` aborts.
    */
-  async result(task: CreateTaskResult | string, options: { signal?: AbortSignal; onStatus?: (task: DetailedTask) => void } = {}): Promise<Record<string, unknown>> {
+  async result(
+    task: CreateTaskResult | string,
+    options: { signal?: AbortSignal; onStatus?: (task: DetailedTask) => void } = {},
+  ): Promise<Record<string, unknown>> {
     const taskId = typeof task === 'string' ? task : task.taskId;
     let interval = typeof task === 'string' ? undefined : task.pollIntervalMs;
     const answered = new Set<string>();
@@ -121,13 +139,16 @@ export class TasksExtensionClient {
       if (t.status !== 'input_required') continue; // working
       const open = Object.fromEntries(Object.entries(t.inputRequests).filter(([key]) => !answered.has(key)));
       if (Object.keys(open).length === 0) continue;
-      const responses = await answerInputRequests({
-        table: this.#session.table,
-        method: 'tasks/update',
-        handlers: (this.#session.options.handlers ?? {}) as Record<string, InputHandler>,
-        capabilities: this.#session.options.capabilities ?? {},
-        signal: options.signal,
-      }, open);
+      const responses = await answerInputRequests(
+        {
+          table: this.#session.table,
+          method: 'tasks/update',
+          handlers: (this.#session.options.handlers ?? {}) as Record<string, InputHandler>,
+          capabilities: this.#session.options.capabilities ?? {},
+          signal: options.signal,
+        },
+        open,
+      );
       await this.update(taskId, responses, { signal: options.signal });
       for (const key of Object.keys(responses)) answered.add(key);
       wait = false;

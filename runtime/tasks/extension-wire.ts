@@ -80,23 +80,35 @@ const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.Inva
 /** Reads `params.taskId`; -32602 when it is not a non-empty string. */
 export function readTaskId(params: unknown, method: string): string {
   const id = isObj(params) ? params.taskId : undefined;
-  if (typeof id !== 'string' || id === '') throw invalid(`Invalid params for ${method}: taskId must be a non-empty string`, { field: 'taskId' });
+  if (typeof id !== 'string' || id === '')
+    throw invalid(`Invalid params for ${method}: taskId must be a non-empty string`, { field: 'taskId' });
   return id;
 }
 
 /** Reads `params.inputResponses` of `tasks/update`; -32602 when it is missing or not an object of objects. */
 export function readInputResponses(params: unknown): InputResponses {
   const r = isObj(params) ? params.inputResponses : undefined;
-  if (!isObj(r)) throw invalid('Invalid params for tasks/update: inputResponses must be an object', { field: 'inputResponses' });
+  if (!isObj(r))
+    throw invalid('Invalid params for tasks/update: inputResponses must be an object', { field: 'inputResponses' });
   for (const [key, v] of Object.entries(r)) {
-    if (!isObj(v)) throw invalid(`Invalid params for tasks/update: inputResponses.${key} must be an object`, { field: 'inputResponses', key });
+    if (!isObj(v))
+      throw invalid(`Invalid params for tasks/update: inputResponses.${key} must be an object`, {
+        field: 'inputResponses',
+        key,
+      });
   }
   return r as InputResponses;
 }
 
 /** The extension's Task of a stored one (`ttl` → `ttlMs`, `pollInterval` → `pollIntervalMs`). */
 export function toExtensionTask(t: StoredTask): ExtensionTask {
-  const out: ExtensionTask = { taskId: t.taskId, status: t.status, createdAt: t.createdAt, lastUpdatedAt: t.lastUpdatedAt, ttlMs: t.ttl };
+  const out: ExtensionTask = {
+    taskId: t.taskId,
+    status: t.status,
+    createdAt: t.createdAt,
+    lastUpdatedAt: t.lastUpdatedAt,
+    ttlMs: t.ttl,
+  };
   if (t.statusMessage !== undefined) out.statusMessage = t.statusMessage;
   if (t.pollInterval !== undefined) out.pollIntervalMs = t.pollInterval;
   return out;
@@ -112,15 +124,27 @@ export function createTaskResult(t: StoredTask): CreateTaskResult {
  * `pending`, an empty object when nothing is outstanding yet), `result` only when completed,
  * `error` only when failed (from the stored outcome).
  */
-export function detailedTask(t: StoredTask, outcome: TaskOutcome | undefined, pending: InputRequests | undefined): GetTaskResult {
+export function detailedTask(
+  t: StoredTask,
+  outcome: TaskOutcome | undefined,
+  pending: InputRequests | undefined,
+): GetTaskResult {
   const base = { resultType: 'complete' as const, ...toExtensionTask(t) };
   switch (t.status) {
     case 'input_required':
       return { ...base, status: 'input_required', inputRequests: pending ?? {} };
     case 'completed':
-      return { ...base, status: 'completed', result: outcome?.kind === 'result' ? outcome.result : { resultType: 'complete', content: [] } };
+      return {
+        ...base,
+        status: 'completed',
+        result: outcome?.kind === 'result' ? outcome.result : { resultType: 'complete', content: [] },
+      };
     case 'failed':
-      return { ...base, status: 'failed', error: outcome?.kind === 'error' ? outcome.error : { code: ErrorCode.InternalError, message: 'Task failed' } };
+      return {
+        ...base,
+        status: 'failed',
+        error: outcome?.kind === 'error' ? outcome.error : { code: ErrorCode.InternalError, message: 'Task failed' },
+      };
     default:
       return { ...base, status: t.status };
   }

@@ -50,14 +50,36 @@
  *   and running work live in this process, only the task records in the {@link TaskStore}.
  */
 import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
-import { type InputRequests, type InputResponses, checkInputRequired, clientCapabilitiesOf } from '../stateless/mrtr.js';
+import {
+  type InputRequests,
+  type InputResponses,
+  checkInputRequired,
+  clientCapabilitiesOf,
+} from '../stateless/mrtr.js';
 import { hasCapability, type Logger, type RequestContext, type RequestHandler } from '../engine/peer.js';
 import { type ProtocolMaps, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import { principalId } from '../auth/principal.js';
 import type { TaskSupport } from './receiver.js';
-import { InMemoryTaskStore, type TaskOutcome, type TaskStore, TaskNotFoundError, TaskTransitionError, isTerminal } from './store.js';
-import { TASKS_EXTENSION, TASKS_METHODS, type CreateTaskResult, type GetTaskResult, type TaskAck, createTaskResult, detailedTask, readInputResponses, readTaskId } from './extension-wire.js';
+import {
+  InMemoryTaskStore,
+  type TaskOutcome,
+  type TaskStore,
+  TaskNotFoundError,
+  TaskTransitionError,
+  isTerminal,
+} from './store.js';
+import {
+  TASKS_EXTENSION,
+  TASKS_METHODS,
+  type CreateTaskResult,
+  type GetTaskResult,
+  type TaskAck,
+  createTaskResult,
+  detailedTask,
+  readInputResponses,
+  readTaskId,
+} from './extension-wire.js';
 
 export * from './extension-wire.js';
 
@@ -70,8 +92,12 @@ type Obj = Record<string, unknown>;
 export type TaskWorkResult<P extends ProtocolMaps = ProtocolMaps> =
   | string
   | (unknown extends P['clientRequests']['tools/call']['result']
-    ? Obj
-    : { [K in keyof P['clientRequests']['tools/call']['result'] as K extends 'resultType' ? never : K]: P['clientRequests']['tools/call']['result'][K] } & { resultType?: string });
+      ? Obj
+      : {
+          [K in keyof P['clientRequests']['tools/call']['result'] as K extends 'resultType'
+            ? never
+            : K]: P['clientRequests']['tools/call']['result'][K];
+        } & { resultType?: string });
 
 /** Options of the tasks extension of stateless revisions (2026-07-28, draft): the revision's table, which tools run as tasks, the store and its owner key, task lifetime and poll interval (ms), the bound on active tasks. */
 export interface TasksExtensionOptions {
@@ -131,9 +157,13 @@ export function declaresTasksExtension(ctx: Pick<RequestContext, 'meta'>): boole
  * naming the extension in `data.requiredCapabilities`.
  */
 export function missingTasksExtension(why: string, table: Pick<ProtocolTable, 'revision' | 'errorCodes'>): RpcError {
-  return new RpcError(errorCodeOf(table, 'MISSING_REQUIRED_CLIENT_CAPABILITY'), `Missing required client capability: extensions["${TASKS_EXTENSION}"] (${why})`, {
-    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-  });
+  return new RpcError(
+    errorCodeOf(table, 'MISSING_REQUIRED_CLIENT_CAPABILITY'),
+    `Missing required client capability: extensions["${TASKS_EXTENSION}"] (${why})`,
+    {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    },
+  );
 }
 
 /** A store refusal after cancel, completion or expiry is expected: the change is dropped. */
@@ -165,11 +195,14 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
     this.#o = options;
     this.#ttl = options.ttlMs === undefined ? 3_600_000 : options.ttlMs;
     this.#poll = options.pollIntervalMs ?? 1000;
-    if (this.#ttl !== null && !(Number.isSafeInteger(this.#ttl) && this.#ttl > 0)) throw new RangeError(`ttlMs must be a positive integer of ms or null, got ${this.#ttl}`);
-    if (!(Number.isSafeInteger(this.#poll) && this.#poll > 0)) throw new RangeError(`pollIntervalMs must be a positive integer of ms, got ${this.#poll}`);
+    if (this.#ttl !== null && !(Number.isSafeInteger(this.#ttl) && this.#ttl > 0))
+      throw new RangeError(`ttlMs must be a positive integer of ms or null, got ${this.#ttl}`);
+    if (!(Number.isSafeInteger(this.#poll) && this.#poll > 0))
+      throw new RangeError(`pollIntervalMs must be a positive integer of ms, got ${this.#poll}`);
     this.store = options.store ?? new InMemoryTaskStore();
     this.#unsubscribe = this.store.subscribe((ev) => {
-      if (ev.type === 'expired' || ev.type === 'deleted') this.#stop(ev.task.taskId, new TaskNotFoundError(ev.task.taskId, ev.type === 'expired'));
+      if (ev.type === 'expired' || ev.type === 'deleted')
+        this.#stop(ev.task.taskId, new TaskNotFoundError(ev.task.taskId, ev.type === 'expired'));
     });
   }
 
@@ -187,7 +220,8 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
       out['tools/call'] = (params: Obj, ctx: RequestContext) => {
         const name = typeof params?.name === 'string' ? params.name : undefined;
         if (name !== undefined) {
-          if (this.#support(name) === 'required' && !declaresTasksExtension(ctx)) throw missingTasksExtension(`tool ${name} runs only as a task`, this.#o.table);
+          if (this.#support(name) === 'required' && !declaresTasksExtension(ctx))
+            throw missingTasksExtension(`tool ${name} runs only as a task`, this.#o.table);
           this.#toolOf.set(ctx, name);
         }
         return call(params, ctx);
@@ -205,19 +239,34 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
    * supports tasks (resolves with the CreateTaskResult once the task is stored), else inline
    * (resolves with `work`'s result, rejects with its error).
    */
-  async run(ctx: RequestContext, work: (task: TaskContext) => TaskWorkResult<P> | Promise<TaskWorkResult<P>>): Promise<CreateTaskResult | Exclude<TaskWorkResult<P>, string>> {
+  async run(
+    ctx: RequestContext,
+    work: (task: TaskContext) => TaskWorkResult<P> | Promise<TaskWorkResult<P>>,
+  ): Promise<CreateTaskResult | Exclude<TaskWorkResult<P>, string>> {
     const name = this.#toolOf.get(ctx);
     const support = name === undefined ? undefined : this.#support(name);
     const owner = this.#owner(ctx);
     const active = [...this.#runs.values()].filter((r) => r.owner === owner).length;
-    if (!declaresTasksExtension(ctx) || (support !== 'optional' && support !== 'required') || active >= (this.#o.maxActiveTasks ?? 1000)) {
+    if (
+      !declaresTasksExtension(ctx) ||
+      (support !== 'optional' && support !== 'required') ||
+      active >= (this.#o.maxActiveTasks ?? 1000)
+    ) {
       const out: TaskWorkResult = await work(this.#inlineContext(ctx));
       return (typeof out === 'string' ? toolResult(out) : out) as Exclude<TaskWorkResult<P>, string>;
     }
     const task = await this.store.create(owner, { ttl: this.#ttl, pollInterval: this.#poll });
     const run: Run = { owner, controller: new AbortController(), pending: new Map(), issued: new Set() };
     this.#runs.set(task.taskId, run);
-    queueMicrotask(() => void this.#execute(task.taskId, run, ctx, work as (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>));
+    queueMicrotask(
+      () =>
+        void this.#execute(
+          task.taskId,
+          run,
+          ctx,
+          work as (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>,
+        ),
+    );
     return createTaskResult(task);
   }
 
@@ -251,7 +300,8 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
 
   /** The gate and lookup shared by the three methods: -32021 without the extension, -32602 for an unknown task. */
   async #task(p: unknown, ctx: RequestContext) {
-    if (!declaresTasksExtension(ctx)) throw missingTasksExtension(`${ctx.method} belongs to the tasks extension`, this.#o.table);
+    if (!declaresTasksExtension(ctx))
+      throw missingTasksExtension(`${ctx.method} belongs to the tasks extension`, this.#o.table);
     const taskId = readTaskId(p, ctx.method);
     const owner = this.#owner(ctx);
     const task = await this.store.get(owner, taskId);
@@ -273,18 +323,26 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
     for (const [key, response] of Object.entries(responses)) {
       const pending = run?.pending.get(key);
       if (!pending) {
-        this.#o.logger?.debug?.('tasks/update: ignored a response to a key that is not outstanding', { taskId: task.taskId, key });
+        this.#o.logger?.debug?.('tasks/update: ignored a response to a key that is not outstanding', {
+          taskId: task.taskId,
+          key,
+        });
         continue;
       }
       const valid = ownValue(this.#o.table.requests.serverToClient, pending.request.method)?.result;
       if (valid && !valid(response)) {
         const issue = validationIssues(valid.errors)[0];
-        throw new RpcError(ErrorCode.InvalidParams, `Invalid params for tasks/update: inputResponses.${key} is not a valid ${pending.request.method} result (${issue?.path || '/'} ${issue?.message ?? 'invalid'})`, { key });
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          `Invalid params for tasks/update: inputResponses.${key} is not a valid ${pending.request.method} result (${issue?.path || '/'} ${issue?.message ?? 'invalid'})`,
+          { key },
+        );
       }
       answered.push([pending, response]);
       run!.pending.delete(key);
     }
-    if (run && answered.length && run.pending.size === 0) await this.store.update(owner, task.taskId, { status: 'working' }).catch(ignoreRefusal);
+    if (run && answered.length && run.pending.size === 0)
+      await this.store.update(owner, task.taskId, { status: 'working' }).catch(ignoreRefusal);
     for (const [pending, response] of answered) pending.answer(response);
     return { ...ACK };
   }
@@ -292,29 +350,49 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
   async #cancel(p: unknown, ctx: RequestContext): Promise<TaskAck> {
     const { task, owner, run } = await this.#task(p, ctx);
     if (isTerminal(task.status)) return { ...ACK };
-    await this.store.update(owner, task.taskId, { status: 'cancelled', statusMessage: 'The task was cancelled by request.' }).catch(ignoreRefusal);
+    await this.store
+      .update(owner, task.taskId, { status: 'cancelled', statusMessage: 'The task was cancelled by request.' })
+      .catch(ignoreRefusal);
     if (run) this.#stop(task.taskId, new Error(`task ${task.taskId} was cancelled by request`));
     return { ...ACK };
   }
 
   /** Runs the work of a stored task to its outcome; an outcome after cancel or expiry is dropped by the store. */
-  async #execute(taskId: string, run: Run, ctx: RequestContext, work: (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>): Promise<void> {
+  async #execute(
+    taskId: string,
+    run: Run,
+    ctx: RequestContext,
+    work: (task: TaskContext) => TaskWorkResult | Promise<TaskWorkResult>,
+  ): Promise<void> {
     let outcome: TaskOutcome;
     let statusMessage: string | null = null;
     try {
       const result = toolResult(await work(this.#taskContext(taskId, run, ctx)));
       const entry = ownValue(this.#o.table.requests.clientToServer, ctx.method);
       if (result.resultType !== 'complete') {
-        throw new RpcError(ErrorCode.InternalError, `task work answered resultType ${JSON.stringify(result.resultType)}; ask for input with task.input()`);
+        throw new RpcError(
+          ErrorCode.InternalError,
+          `task work answered resultType ${JSON.stringify(result.resultType)}; ask for input with task.input()`,
+        );
       }
-      if (entry?.result && !entry.result(result)) throw new RpcError(ErrorCode.InternalError, `task result fails the ${ctx.method} result schema`, { errors: validationIssues(entry.result.errors) });
+      if (entry?.result && !entry.result(result))
+        throw new RpcError(ErrorCode.InternalError, `task result fails the ${ctx.method} result schema`, {
+          errors: validationIssues(entry.result.errors),
+        });
       outcome = { kind: 'result', result };
     } catch (e) {
       if (e instanceof RpcError) {
         outcome = { kind: 'error', error: e.toJSON() };
         statusMessage = e.message;
       } else {
-        outcome = { kind: 'result', result: { resultType: 'complete', content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true } };
+        outcome = {
+          kind: 'result',
+          result: {
+            resultType: 'complete',
+            content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }],
+            isError: true,
+          },
+        };
       }
     }
     if (this.#runs.get(taskId) === run) this.#runs.delete(taskId);
@@ -345,14 +423,27 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
       sendProgress: () => Promise.resolve(),
       sendNotification: () => Promise.resolve(),
       log: () => Promise.resolve(false),
-      sendRequest: () => Promise.reject(new RpcError(ErrorCode.MethodNotFound, 'a task sends no requests over a stateless revision (use task.input)')),
+      sendRequest: () =>
+        Promise.reject(
+          new RpcError(ErrorCode.MethodNotFound, 'a task sends no requests over a stateless revision (use task.input)'),
+        ),
       input(requests: InputRequests): Promise<InputResponses> {
         if (signal.aborted) return Promise.reject(signal.reason);
         const keys = Object.keys(requests);
         if (!keys.length) return Promise.reject(new TypeError('task.input needs at least one input request'));
         const reused = keys.find((k) => run.issued.has(k));
-        if (reused !== undefined) return Promise.reject(new TypeError(`input request key ${JSON.stringify(reused)} was already used in task ${taskId} (keys are unique over a task's life)`));
-        const refusal = checkInputRequired(table, ownValue(table.requests.clientToServer, ctx.method), { inputRequests: requests }, clientCapabilitiesOf(ctx));
+        if (reused !== undefined)
+          return Promise.reject(
+            new TypeError(
+              `input request key ${JSON.stringify(reused)} was already used in task ${taskId} (keys are unique over a task's life)`,
+            ),
+          );
+        const refusal = checkInputRequired(
+          table,
+          ownValue(table.requests.clientToServer, ctx.method),
+          { inputRequests: requests },
+          clientCapabilitiesOf(ctx),
+        );
         if (refusal) return Promise.reject(refusal);
         return new Promise<InputResponses>((resolve, reject) => {
           const answers: InputResponses = {};
@@ -380,7 +471,10 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
       async setStatusMessage(message: string): Promise<boolean> {
         const t = await store.get(run.owner, taskId);
         if (!t || isTerminal(t.status)) return false;
-        return store.update(run.owner, taskId, { status: t.status, statusMessage: message }).then(() => true, () => false);
+        return store.update(run.owner, taskId, { status: t.status, statusMessage: message }).then(
+          () => true,
+          () => false,
+        );
       },
     };
   }
@@ -398,7 +492,12 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
       sendNotification: (method, params) => ctx.sendNotification(method, params),
       log: (level, data, logger) => ctx.log(level, data, logger),
       sendRequest: (method, params, options) => ctx.sendRequest(method, params, options),
-      input: () => Promise.reject(new TypeError('task.input outside a task: the request did not opt into tasks (answer with inputRequired instead)')),
+      input: () =>
+        Promise.reject(
+          new TypeError(
+            'task.input outside a task: the request did not opt into tasks (answer with inputRequired instead)',
+          ),
+        ),
       setStatusMessage: () => Promise.resolve(false),
     };
   }

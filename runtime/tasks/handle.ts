@@ -5,7 +5,14 @@
  * this module on the first task-augmented request of the process, so an application that never
  * sends one does not load it (a bundler puts it in a chunk of its own).
  */
-import { ConnectionClosedError, ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  InvalidResultError,
+  RequestAbortedError,
+  RpcError,
+  validationIssues,
+} from '../jsonrpc/errors.js';
 import type { Peer } from '../engine/peer.js';
 import type { MethodEntry, ProtocolTable } from '../protocol/table.js';
 import { type Task, TaskTransitionError, isTerminal } from './store.js';
@@ -127,7 +134,8 @@ export class TaskHandle<R = unknown> {
       wake.fn?.();
     };
     this.#iterators.add(listener);
-    const changed = (t: Task) => t.status !== last.status || t.lastUpdatedAt !== last.lastUpdatedAt || t.statusMessage !== last.statusMessage;
+    const changed = (t: Task) =>
+      t.status !== last.status || t.lastUpdatedAt !== last.lastUpdatedAt || t.statusMessage !== last.statusMessage;
     try {
       for (;;) {
         let next = queue.shift();
@@ -167,13 +175,23 @@ export class TaskHandle<R = unknown> {
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          const r = await this.session.peer.request<R>('tasks/result', { taskId: this.taskId }, { ...options, validateResult: false });
+          const r = await this.session.peer.request<R>(
+            'tasks/result',
+            { taskId: this.taskId },
+            { ...options, validateResult: false },
+          );
           if (this.options.validateResult !== false && this.entry?.result && !this.entry.result(r)) {
             throw new InvalidResultError(`tasks/result (${this.method})`, validationIssues(this.entry.result.errors));
           }
           return r;
         } catch (e) {
-          if (options.signal?.aborted || e instanceof ConnectionClosedError || e instanceof InvalidResultError || e instanceof RequestAbortedError) throw e;
+          if (
+            options.signal?.aborted ||
+            e instanceof ConnectionClosedError ||
+            e instanceof InvalidResultError ||
+            e instanceof RequestAbortedError
+          )
+            throw e;
           const t = await this.status({ signal: options.signal }).catch(() => undefined);
           if (!t) throw e;
           if (isTerminal(t.status)) {

@@ -63,12 +63,22 @@ import { type TaskRun, createTaskContext } from './context.js';
 import type { ProtocolTable } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import {
-  InMemoryTaskStore, MODEL_IMMEDIATE_RESPONSE_META, type Task, type TaskMetadata, TaskNotFoundError, type TaskOutcome,
-  type TaskStore, TaskTransitionError, type TaskUpdate, isTerminal, relatedTaskMeta,
+  InMemoryTaskStore,
+  MODEL_IMMEDIATE_RESPONSE_META,
+  type Task,
+  type TaskMetadata,
+  TaskNotFoundError,
+  type TaskOutcome,
+  type TaskStore,
+  TaskTransitionError,
+  type TaskUpdate,
+  isTerminal,
+  relatedTaskMeta,
 } from './store.js';
 
 /** Runs `f` after pending I/O: `setImmediate` where there is one (Node, Bun, Deno), else a 0 ms timer (browsers, workers). */
-const later: (f: () => void) => void = typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
+const later: (f: () => void) => void =
+  typeof setImmediate === 'function' ? (f) => void setImmediate(f) : (f) => void setTimeout(f, 0);
 
 export { type TaskHandlerContext, taskOf } from './context.js';
 
@@ -153,25 +163,37 @@ export class TaskReceiver {
     } catch {
       connected = false;
     }
-    if (connected) throw new TaskReceiverSetupError('attachTaskReceiver must run before connect: the tasks capability is declared during initialization');
+    if (connected)
+      throw new TaskReceiverSetupError(
+        'attachTaskReceiver must run before connect: the tasks capability is declared during initialization',
+      );
     this.#session = session;
     this.#o = options;
     this.store = options.store ?? new InMemoryTaskStore();
     this.#in = session.side === 'client' ? 'serverToClient' : 'clientToServer';
     this.#base = { ...(session.options.handlers as Record<string, RequestHandler> | undefined) };
     const inbound = session.table.requests[this.#in];
-    this.methods = options.methods ?? Object.values(inbound).filter((e) => e.taskAugmentable && this.#base[e.method]).map((e) => e.method);
+    this.methods =
+      options.methods ??
+      Object.values(inbound)
+        .filter((e) => e.taskAugmentable && this.#base[e.method])
+        .map((e) => e.method);
     for (const m of this.methods) {
-      if (!ownValue(inbound, m)?.taskAugmentable) throw new TaskReceiverSetupError(`${m} is not a task-augmentable request of ${session.table.protocolVersion} in this direction`);
+      if (!ownValue(inbound, m)?.taskAugmentable)
+        throw new TaskReceiverSetupError(
+          `${m} is not a task-augmentable request of ${session.table.protocolVersion} in this direction`,
+        );
       if (!ownValue(this.#base, m)) throw new TaskReceiverSetupError(`${m} has no handler to run as a task`);
     }
     const handlers: Record<string, RequestHandler> = { ...this.#base };
     for (const m of this.methods) handlers[m] = this.#wrap(m, this.#base[m]);
-    if (this.#base['tools/list'] && this.methods.includes('tools/call')) handlers['tools/list'] = this.#wrapToolsList(this.#base['tools/list']);
+    if (this.#base['tools/list'] && this.methods.includes('tools/call'))
+      handlers['tools/list'] = this.#wrapToolsList(this.#base['tools/list']);
     handlers['tasks/get'] = (p: Params, ctx) => this.#get(this.#owner(ctx), String(p.taskId));
     handlers['tasks/result'] = (p: Params, ctx) => this.#result(String(p.taskId), ctx);
     if (options.list !== false) handlers['tasks/list'] = (p: Params | undefined, ctx) => this.#list(p, ctx);
-    if (options.cancel !== false) handlers['tasks/cancel'] = (p: Params, ctx) => this.#cancel(this.#owner(ctx), String(p.taskId));
+    if (options.cancel !== false)
+      handlers['tasks/cancel'] = (p: Params, ctx) => this.#cancel(this.#owner(ctx), String(p.taskId));
     session.options.handlers = handlers;
     session.options.capabilities = { ...session.options.capabilities, tasks: this.capabilities() };
   }
@@ -191,7 +213,8 @@ export class TaskReceiver {
 
   /** Stops listening to the store and aborts every task still running here. */
   close(): void {
-    for (const run of this.#running.values()) run.controller.abort(new RpcError(ErrorCode.InternalError, 'task receiver closed'));
+    for (const run of this.#running.values())
+      run.controller.abort(new RpcError(ErrorCode.InternalError, 'task receiver closed'));
     this.#running.clear();
     this.#listen(false);
   }
@@ -215,7 +238,8 @@ export class TaskReceiver {
         return;
       }
       if (ev.type !== 'updated') return;
-      if (ev.task.status === 'cancelled') run.controller.abort(new RpcError(ErrorCode.InvalidParams, 'Task was cancelled'));
+      if (ev.task.status === 'cancelled')
+        run.controller.abort(new RpcError(ErrorCode.InvalidParams, 'Task was cancelled'));
       if (this.#o.notifyStatus !== false) {
         if (isTerminal(ev.task.status)) run.terminalNotified = true;
         this.#session.peer.notify('notifications/tasks/status', { ...ev.task }).catch(() => undefined);
@@ -233,7 +257,10 @@ export class TaskReceiver {
     if (!this.#learned.has(name) && this.#base['tools/list']) {
       let cursor: unknown;
       for (let page = 0; page < 100; page++) {
-        const r = (await this.#base['tools/list'](cursor === undefined ? {} : { cursor }, ctx)) as Record<string, unknown>;
+        const r = (await this.#base['tools/list'](cursor === undefined ? {} : { cursor }, ctx)) as Record<
+          string,
+          unknown
+        >;
         this.#learn(r);
         cursor = r?.nextCursor;
         if (typeof cursor !== 'string' || this.#learned.has(name)) break;
@@ -255,9 +282,13 @@ export class TaskReceiver {
     return async (params, ctx) => {
       const r = (await base(params, ctx)) as Record<string, unknown>;
       if (!isObject(r) || !Array.isArray(r.tools)) return r;
-      const lookup = (n: string) => (typeof this.#o.tools === 'function' ? this.#o.tools(n) : ownValue(this.#o.tools, n));
+      const lookup = (n: string) =>
+        typeof this.#o.tools === 'function' ? this.#o.tools(n) : ownValue(this.#o.tools, n);
       const tools = (r.tools as Record<string, unknown>[]).map((t) => {
-        const s = isObject(t) && typeof t.name === 'string' && !(isObject(t.execution) && t.execution.taskSupport) ? lookup(t.name) : undefined;
+        const s =
+          isObject(t) && typeof t.name === 'string' && !(isObject(t.execution) && t.execution.taskSupport)
+            ? lookup(t.name)
+            : undefined;
         return s ? { ...t, execution: { ...(t.execution as object | undefined), taskSupport: s } } : t;
       });
       const out = { ...r, tools };
@@ -278,14 +309,26 @@ export class TaskReceiver {
       }
       const meta = isObject(params?.task) ? (params.task as TaskMetadata) : undefined;
       const tool = method === 'tools/call' ? String(params?.name) : undefined;
-      const support = tool !== undefined ? await this.#toolSupport(tool, ctx) : this.#o.require?.includes(method) ? 'required' : 'optional';
+      const support =
+        tool !== undefined
+          ? await this.#toolSupport(tool, ctx)
+          : this.#o.require?.includes(method)
+            ? 'required'
+            : 'optional';
       if (!meta) {
         if (support !== 'required') return base(params, ctx);
-        if (tool !== undefined) throw new RpcError(ErrorCode.MethodNotFound, `Tool ${JSON.stringify(tool)} requires task-augmented execution (execution.taskSupport is "required")`);
+        if (tool !== undefined)
+          throw new RpcError(
+            ErrorCode.MethodNotFound,
+            `Tool ${JSON.stringify(tool)} requires task-augmented execution (execution.taskSupport is "required")`,
+          );
         throw new RpcError(ErrorCode.InvalidRequest, `Task augmentation required for ${method} requests`);
       }
       if (support === 'forbidden') {
-        throw new RpcError(ErrorCode.MethodNotFound, `Tool ${JSON.stringify(tool)} does not support task-augmented execution (execution.taskSupport is "forbidden" or absent)`);
+        throw new RpcError(
+          ErrorCode.MethodNotFound,
+          `Tool ${JSON.stringify(tool)} does not support task-augmented execution (execution.taskSupport is "forbidden" or absent)`,
+        );
       }
       return this.#start(method, base, params, meta, ctx);
     };
@@ -294,18 +337,30 @@ export class TaskReceiver {
   #ttl(requested: unknown): number | null {
     if (requested === undefined) return this.#o.defaultTtl === undefined ? null : this.#o.defaultTtl;
     if (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0) {
-      throw new RpcError(ErrorCode.InvalidParams, `task.ttl must be a non-negative number of milliseconds, got ${JSON.stringify(requested)}`);
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `task.ttl must be a non-negative number of milliseconds, got ${JSON.stringify(requested)}`,
+      );
     }
     return Math.min(requested, this.#o.maxTtl ?? 3_600_000);
   }
 
-  async #start(method: string, base: RequestHandler, params: Params, meta: TaskMetadata, ctx: RequestContext): Promise<Record<string, unknown>> {
+  async #start(
+    method: string,
+    base: RequestHandler,
+    params: Params,
+    meta: TaskMetadata,
+    ctx: RequestContext,
+  ): Promise<Record<string, unknown>> {
     const owner = this.#owner(ctx);
     const limit = this.#o.maxActiveTasks ?? 1000;
     if ([...this.#running.values()].filter((r) => r.owner === owner).length >= limit) {
       throw new RpcError(ErrorCode.InvalidRequest, `Too many active tasks: at most ${limit} per requestor`);
     }
-    const task = await this.store.create(owner, { ttl: this.#ttl(meta.ttl), pollInterval: this.#o.pollInterval ?? 1000 });
+    const task = await this.store.create(owner, {
+      ttl: this.#ttl(meta.ttl),
+      pollInterval: this.#o.pollInterval ?? 1000,
+    });
     const run: TaskRun = { owner, controller: new AbortController(), resultRequests: new Set(), outstanding: 0 };
     this.#running.set(task.taskId, run);
     this.#listen(true);
@@ -318,7 +373,14 @@ export class TaskReceiver {
     return result;
   }
 
-  async #run(method: string, base: RequestHandler, params: Params, ctx: RequestContext, taskId: string, run: TaskRun): Promise<void> {
+  async #run(
+    method: string,
+    base: RequestHandler,
+    params: Params,
+    ctx: RequestContext,
+    taskId: string,
+    run: TaskRun,
+  ): Promise<void> {
     const entry = ownValue(this.#session.table.requests[this.#in], method);
     let update: TaskUpdate;
     try {
@@ -329,7 +391,9 @@ export class TaskReceiver {
         update = { status: 'failed', statusMessage: toolErrorText(r), outcome: { kind: 'result', result: r } };
       } else update = { status: 'completed', outcome: { kind: 'result', result: r } };
     } catch (e) {
-      update = failed(e instanceof RpcError ? e.toJSON() : { code: ErrorCode.InternalError, message: 'Internal error' });
+      update = failed(
+        e instanceof RpcError ? e.toJSON() : { code: ErrorCode.InternalError, message: 'Internal error' },
+      );
     }
     // a refusal (already cancelled, expired) discards the outcome; nothing else can report a store failure
     const done = await this.store.update(run.owner, taskId, update).catch(() => undefined);
@@ -351,7 +415,10 @@ export class TaskReceiver {
 
   async #list(params: Params | undefined, ctx: RequestContext): Promise<Record<string, unknown>> {
     const cursor = params?.cursor;
-    const page = await this.store.list(this.#owner(ctx), { cursor: cursor as string | undefined, limit: this.#o.pageSize ?? 50 });
+    const page = await this.store.list(this.#owner(ctx), {
+      cursor: cursor as string | undefined,
+      limit: this.#o.pageSize ?? 50,
+    });
     return page.nextCursor === undefined ? { tasks: page.tasks } : { tasks: page.tasks, nextCursor: page.nextCursor };
   }
 
@@ -361,7 +428,10 @@ export class TaskReceiver {
     return this.store.update(owner, taskId, {
       status: 'cancelled',
       statusMessage: 'The task was cancelled by request.',
-      outcome: { kind: 'error', error: { code: ErrorCode.InvalidParams, message: 'Task was cancelled', data: { taskId } } },
+      outcome: {
+        kind: 'error',
+        error: { code: ErrorCode.InvalidParams, message: 'Task was cancelled', data: { taskId } },
+      },
     });
   }
 
@@ -379,7 +449,13 @@ export class TaskReceiver {
     const outcome: TaskOutcome | undefined = await this.store.outcome(owner, taskId);
     if (!outcome) {
       if (task.status === 'cancelled') throw new RpcError(ErrorCode.InvalidParams, 'Task was cancelled', { taskId });
-      throw new RpcError(ErrorCode.InternalError, task.status === 'failed' ? `Task failed${task.statusMessage ? `: ${task.statusMessage}` : ''}` : 'Task result is no longer available', { taskId });
+      throw new RpcError(
+        ErrorCode.InternalError,
+        task.status === 'failed'
+          ? `Task failed${task.statusMessage ? `: ${task.statusMessage}` : ''}`
+          : 'Task result is no longer available',
+        { taskId },
+      );
     }
     if (outcome.kind === 'error') throw RpcError.from(outcome.error);
     const r = outcome.result;
@@ -400,12 +476,16 @@ export class TaskReceiver {
       const onAbort = () => finish(() => reject(signal.reason));
       const unsubscribe = this.store.subscribe((ev) => {
         if (ev.owner !== owner || ev.task.taskId !== taskId) return;
-        if (ev.type === 'deleted' || ev.type === 'expired') finish(() => reject(new TaskNotFoundError(taskId, ev.type === 'expired')));
+        if (ev.type === 'deleted' || ev.type === 'expired')
+          finish(() => reject(new TaskNotFoundError(taskId, ev.type === 'expired')));
         else if (isTerminal(ev.task.status)) finish(() => resolve(ev.task));
       });
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      this.#get(owner, taskId).then((t) => isTerminal(t.status) && finish(() => resolve(t)), (e) => finish(() => reject(e)));
+      this.#get(owner, taskId).then(
+        (t) => isTerminal(t.status) && finish(() => resolve(t)),
+        (e) => finish(() => reject(e)),
+      );
     });
   }
 }
@@ -424,7 +504,9 @@ function failed(error: ErrorObject): TaskUpdate {
 }
 
 function toolErrorText(result: Record<string, unknown>): string {
-  const first = Array.isArray(result.content) ? (result.content as unknown[]).find((c) => isObject(c) && c.type === 'text') : undefined;
+  const first = Array.isArray(result.content)
+    ? (result.content as unknown[]).find((c) => isObject(c) && c.type === 'text')
+    : undefined;
   const text = isObject(first) && typeof first.text === 'string' ? first.text : 'the tool reported an error';
   return `Tool execution failed: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
 }

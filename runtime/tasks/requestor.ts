@@ -47,7 +47,12 @@ export interface TaskRequestOptions extends RequestOptions {
  */
 export class TaskNotSupportedError extends CapabilityNotDeclaredError {
   constructor(method: string, capability: readonly string[]) {
-    super(method, capability, 'receiver', `${method}: the receiver did not declare capability ${capability.join('.')} (task-augmented ${method})`);
+    super(
+      method,
+      capability,
+      'receiver',
+      `${method}: the receiver did not declare capability ${capability.join('.')} (task-augmented ${method})`,
+    );
     this.name = 'TaskNotSupportedError';
   }
 }
@@ -80,13 +85,29 @@ const handleModule = lazy(() => import('./handle.js'));
  * CreateTaskResult, or while the module loads) is kept and handed to it (./status-router.ts).
  */
 export function callWithTask<P extends ProtocolMaps, M extends keyof P['clientRequests'] & string>(
-  session: ClientRequestorSession<P>, method: M, params: ClientParams<P['clientRequests'][M]['params']>, options?: TaskRequestOptions,
+  session: ClientRequestorSession<P>,
+  method: M,
+  params: ClientParams<P['clientRequests'][M]['params']>,
+  options?: TaskRequestOptions,
 ): Promise<TaskHandle<P['clientRequests'][M]['result']>>;
 export function callWithTask<P extends ProtocolMaps, M extends keyof P['serverRequests'] & string>(
-  session: ServerRequestorSession<P>, method: M, params: P['serverRequests'][M]['params'], options?: TaskRequestOptions,
+  session: ServerRequestorSession<P>,
+  method: M,
+  params: P['serverRequests'][M]['params'],
+  options?: TaskRequestOptions,
 ): Promise<TaskHandle<P['serverRequests'][M]['result']>>;
-export function callWithTask(session: RequestorSession, method: string, params: unknown, options?: TaskRequestOptions): Promise<TaskHandle<unknown>>;
-export async function callWithTask(session: RequestorSession, method: string, params: unknown, options: TaskRequestOptions = {}): Promise<TaskHandle<unknown>> {
+export function callWithTask(
+  session: RequestorSession,
+  method: string,
+  params: unknown,
+  options?: TaskRequestOptions,
+): Promise<TaskHandle<unknown>>;
+export async function callWithTask(
+  session: RequestorSession,
+  method: string,
+  params: unknown,
+  options: TaskRequestOptions = {},
+): Promise<TaskHandle<unknown>> {
   const peer = session.peer;
   const entry = session.table.requests[peer.side === 'client' ? 'clientToServer' : 'serverToClient'][method];
   const capability = ['tasks', 'requests', ...method.split('/')];
@@ -94,7 +115,8 @@ export async function callWithTask(session: RequestorSession, method: string, pa
   // the method's own capability is checked by the engine, as for every outbound request
   // (Peer.request: CapabilityNotDeclaredError, nothing sent); task support is checked here
   const caps = peer.side === 'client' ? session.server?.capabilities : session.client?.capabilities;
-  if (session.options.enforceCapabilities !== false && caps && !hasCapability(caps, capability)) throw new TaskNotSupportedError(method, capability);
+  if (session.options.enforceCapabilities !== false && caps && !hasCapability(caps, capability))
+    throw new TaskNotSupportedError(method, capability);
   const { task, ttl, pollInterval, onProgress, ...rest } = options;
   const p: Params = { ...(params as Params | undefined), task: { ...(ttl === undefined ? {} : { ttl }), ...task } };
   // the progress route is this handle's, not the request's: it outlives the CreateTaskResult
@@ -133,7 +155,14 @@ export async function callWithTask(session: RequestorSession, method: string, pa
   }
   const { TaskHandle } = mod;
   try {
-    return new TaskHandle(session, method, created, entry, { pollInterval, validateResult: options.validateResult }, () => stop?.());
+    return new TaskHandle(
+      session,
+      method,
+      created,
+      entry,
+      { pollInterval, validateResult: options.validateResult },
+      () => stop?.(),
+    );
   } finally {
     received();
   }

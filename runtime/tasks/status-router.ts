@@ -111,7 +111,9 @@ export function routerOf(session: StatusSession): StatusRouter {
   const peer = session.peer;
   let r = routers.get(peer);
   if (!r) {
-    const own = (session.options.notificationHandlers as Record<string, ((p: unknown) => unknown) | undefined> | undefined)?.[STATUS];
+    const own = (
+      session.options.notificationHandlers as Record<string, ((p: unknown) => unknown) | undefined> | undefined
+    )?.[STATUS];
     routers.set(peer, (r = new StatusRouter(peer, own)));
   }
   return r;

@@ -80,7 +80,11 @@ export function relatedTaskMeta(taskId: string): Record<string, unknown> {
  * task, so it can travel as is. `from` / `to` name the statuses.
  */
 export class TaskTransitionError extends RpcError {
-  constructor(readonly taskId: string, readonly from: TaskStatus, readonly to: TaskStatus) {
+  constructor(
+    readonly taskId: string,
+    readonly from: TaskStatus,
+    readonly to: TaskStatus,
+  ) {
     super(
       ErrorCode.InvalidParams,
       isTerminal(from)
@@ -96,8 +100,13 @@ export class TaskTransitionError extends RpcError {
 
 /** No task `taskId` for this owner (never existed, expired, deleted, or another owner's): -32602. */
 export class TaskNotFoundError extends RpcError {
-  constructor(readonly taskId: string, readonly expired = false) {
-    super(ErrorCode.InvalidParams, `Failed to retrieve task: ${expired ? 'Task has expired' : 'Task not found'}`, { taskId });
+  constructor(
+    readonly taskId: string,
+    readonly expired = false,
+  ) {
+    super(ErrorCode.InvalidParams, `Failed to retrieve task: ${expired ? 'Task has expired' : 'Task not found'}`, {
+      taskId,
+    });
     this.name = 'TaskNotFoundError';
   }
 }
@@ -220,10 +229,17 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async create(owner: string, init: TaskInit): Promise<Task> {
-    if (init.ttl !== null && !(Number.isFinite(init.ttl) && init.ttl >= 0)) throw new RangeError(`ttl must be a non-negative number of ms or null, got ${init.ttl}`);
+    if (init.ttl !== null && !(Number.isFinite(init.ttl) && init.ttl >= 0))
+      throw new RangeError(`ttl must be a non-negative number of ms or null, got ${init.ttl}`);
     const now = this.#now();
     const iso = new Date(now).toISOString();
-    const task: Task = { taskId: globalThis.crypto.randomUUID(), status: 'working', createdAt: iso, lastUpdatedAt: iso, ttl: init.ttl };
+    const task: Task = {
+      taskId: globalThis.crypto.randomUUID(),
+      status: 'working',
+      createdAt: iso,
+      lastUpdatedAt: iso,
+      ttl: init.ttl,
+    };
     if (init.statusMessage !== undefined) task.statusMessage = init.statusMessage;
     if (init.pollInterval !== undefined) task.pollInterval = init.pollInterval;
     const entry: Entry = { owner, seq: ++this.#seq, task, expiresAt: init.ttl === null ? null : now + init.ttl };
@@ -244,7 +260,8 @@ export class InMemoryTaskStore implements TaskStore {
   async update(owner: string, taskId: string, update: TaskUpdate): Promise<Task> {
     const e = this.#entry(owner, taskId);
     if (!e) throw new TaskNotFoundError(taskId, this.#wasExpired(owner, taskId));
-    if (!canTransition(e.task.status, update.status)) throw new TaskTransitionError(taskId, e.task.status, update.status);
+    if (!canTransition(e.task.status, update.status))
+      throw new TaskTransitionError(taskId, e.task.status, update.status);
     const task: Task = { ...e.task, status: update.status, lastUpdatedAt: new Date(this.#now()).toISOString() };
     if (update.statusMessage === null) delete task.statusMessage;
     else if (update.statusMessage !== undefined) task.statusMessage = update.statusMessage;

@@ -18,8 +18,12 @@ import type { TransportEvents } from '../jsonrpc/transport.js';
  * or not at all; an error thrown by `events` goes to `report`.
  */
 export function answerTooLong(
-  e: FrameError, limit: number, answerParseErrors: boolean, events: TransportEvents | undefined,
-  write: (message: unknown) => Promise<void>, report: (e: Error) => void,
+  e: FrameError,
+  limit: number,
+  answerParseErrors: boolean,
+  events: TransportEvents | undefined,
+  write: (message: unknown) => Promise<void>,
+  report: (e: Error) => void,
 ): void {
   const peek = peekMessage(e.head, e.tail);
   const id = peek.id;
@@ -38,6 +42,10 @@ export function answerTooLong(
   if (peek.method && id !== undefined) {
     write(errorResponse(id, refusal.code, refusal.message, refusal.data)).catch(() => undefined);
   } else if (answerParseErrors) {
-    write({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ServerError, message: refusal.message, data: refusal.data } }).catch(() => undefined);
+    write({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: ErrorCode.ServerError, message: refusal.message, data: refusal.data },
+    }).catch(() => undefined);
   }
 }

@@ -71,8 +71,14 @@ export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 /** The peer sent `count` lines in a row that are not JSON-RPC messages; `first` is the first one's error. */
 export class NotJsonRpcError extends Error {
-  constructor(peer: 'server' | 'client', readonly count: number, readonly first: Error) {
-    super(`the ${peer}'s output is not JSON-RPC: ${count} lines in a row are not JSON-RPC messages (first: ${first.message})`);
+  constructor(
+    peer: 'server' | 'client',
+    readonly count: number,
+    readonly first: Error,
+  ) {
+    super(
+      `the ${peer}'s output is not JSON-RPC: ${count} lines in a row are not JSON-RPC messages (first: ${first.message})`,
+    );
     this.name = 'NotJsonRpcError';
   }
 }
@@ -171,7 +177,15 @@ class LineChannel {
   private tooLong(e: FrameError): void {
     this.later(() =>
       loadTooLong().then(
-        (m) => m.answerTooLong(e, this.maxLine, this.answerParseErrors, this.events, (msg) => this.write(msg), (x) => this.report(x)),
+        (m) =>
+          m.answerTooLong(
+            e,
+            this.maxLine,
+            this.answerParseErrors,
+            this.events,
+            (msg) => this.write(msg),
+            (x) => this.report(x),
+          ),
         (x: Error) => this.report(x), // the module could not load
       ),
     );
@@ -447,12 +461,20 @@ export class StdioClientTransport implements Transport {
     this.child = child;
     if (stderr === 'pipe') child.stderr!.on('data', (c: Buffer) => o.onStderr?.(c));
     this.exited = new Promise((r) => child.once('exit', () => r()));
-    this.closed = new Promise((r) => child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
-      this.finish(code, signal);
-      r();
-    }));
-    const channel = new LineChannel(child.stdout!, child.stdin!, o.answerParseErrors ?? false,
-      { ...o, maxInvalidLines: o.maxInvalidLines ?? DEFAULT_CLIENT_MAX_INVALID_LINES }, 'server', (e) => this.failNow(e));
+    this.closed = new Promise((r) =>
+      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+        this.finish(code, signal);
+        r();
+      }),
+    );
+    const channel = new LineChannel(
+      child.stdout!,
+      child.stdin!,
+      o.answerParseErrors ?? false,
+      { ...o, maxInvalidLines: o.maxInvalidLines ?? DEFAULT_CLIENT_MAX_INVALID_LINES },
+      'server',
+      (e) => this.failNow(e),
+    );
     this.channel = channel;
     return new Promise<void>((resolve, reject) => {
       child.once('spawn', () => {
@@ -578,10 +600,17 @@ export class StdioServerTransport implements Transport {
   constructor(private readonly options: StdioServerOptions = {}) {
     this.input = options.stdin ?? process.stdin;
     this.output = options.stdout ?? process.stdout;
-    this.channel = new LineChannel(this.input, this.output, options.answerParseErrors ?? true, options, 'client', (e) => {
-      if (this.options.stdout && !this.output.writableEnded) this.output.end();
-      this.finish(e);
-    });
+    this.channel = new LineChannel(
+      this.input,
+      this.output,
+      options.answerParseErrors ?? true,
+      options,
+      'client',
+      (e) => {
+        if (this.options.stdout && !this.output.writableEnded) this.output.end();
+        this.finish(e);
+      },
+    );
   }
 
   async start(events: TransportEvents): Promise<void> {
@@ -589,7 +618,9 @@ export class StdioServerTransport implements Transport {
     this.events = events;
     // stdin ended: the engine answers what is in flight, then closes (events.onEnd); without
     // that hook the transport closes at once
-    this.channel.attach(events, () => (events.onEnd && !this.fired ? events.onEnd(this.channel.endError) : this.finish(this.channel.endError)));
+    this.channel.attach(events, () =>
+      events.onEnd && !this.fired ? events.onEnd(this.channel.endError) : this.finish(this.channel.endError),
+    );
     this.input.resume();
   }
 

@@ -29,7 +29,12 @@ const cli = async (...args: string[]) => {
 };
 
 /** A folder `name` with `rev`'s inputs, schema.json edited by `edit` (parsed) and schema.ts by `editTs`. */
-function folder(name: string, rev: string, edit: (j: Record<string, any>) => void = () => {}, editTs: (t: string) => string = (t) => t): string {
+function folder(
+  name: string,
+  rev: string,
+  edit: (j: Record<string, any>) => void = () => {},
+  editTs: (t: string) => string = (t) => t,
+): string {
   const dir = join(tmp, name);
   mkdirSync(dir, { recursive: true });
   const json = JSON.parse(readFileSync(join(SPEC, 'schema', rev, 'schema.json'), 'utf8'));
@@ -46,7 +51,9 @@ test('"type": 42 in $defs: the file, the JSON pointer of the keyword, what it mu
   const r = await generate(dir);
   assert.is(r.code, 3, r.err);
   assert.ok(
-    r.err.includes(`${join(dir, 'schema.json')}: /$defs/CallToolRequestParams/properties/name/type: must be one of "array", "boolean", "integer", "null", "number", "object", "string", or must be array (found 42)`),
+    r.err.includes(
+      `${join(dir, 'schema.json')}: /$defs/CallToolRequestParams/properties/name/type: must be one of "array", "boolean", "integer", "null", "number", "object", "string", or must be array (found 42)`,
+    ),
     r.err,
   );
   assert.not.match(r.err, /\n\s+at /);
@@ -56,14 +63,29 @@ test('a draft-07 file: the pointer names definitions, as the file does', async (
   const dir = folder('required-07', '2025-06-18', (j) => (j.definitions.Tool.required = 'name'));
   const r = await generate(dir);
   assert.is(r.code, 3, r.err);
-  assert.ok(r.err.includes(`${join(dir, 'schema.json')}: /definitions/Tool/required: must be array (found "name")`), r.err);
+  assert.ok(
+    r.err.includes(`${join(dir, 'schema.json')}: /definitions/Tool/required: must be array (found "name")`),
+    r.err,
+  );
 });
 
 test('"$ref": 1, a bad pattern, an unknown keyword value deep in an anyOf', async () => {
   const cases: Array<[string, (j: Record<string, any>) => void, string]> = [
-    ['ref-number', (j) => (j.$defs.CallToolRequest.properties.params = { $ref: 1 }), '/$defs/CallToolRequest/properties/params/$ref: must be string (found 1)'],
-    ['pattern', (j) => (j.$defs.CallToolRequestParams.properties.name.pattern = '([a-'), '/$defs/CallToolRequestParams/properties/name/pattern: must be a regular expression (ECMA-262, u flag) (found "([a-")'],
-    ['min-length', (j) => (j.$defs.ClientRequest.anyOf[0] = { type: 'string', minLength: -1 }), '/$defs/ClientRequest/anyOf/0/minLength: must be >= 0 (found -1)'],
+    [
+      'ref-number',
+      (j) => (j.$defs.CallToolRequest.properties.params = { $ref: 1 }),
+      '/$defs/CallToolRequest/properties/params/$ref: must be string (found 1)',
+    ],
+    [
+      'pattern',
+      (j) => (j.$defs.CallToolRequestParams.properties.name.pattern = '([a-'),
+      '/$defs/CallToolRequestParams/properties/name/pattern: must be a regular expression (ECMA-262, u flag) (found "([a-")',
+    ],
+    [
+      'min-length',
+      (j) => (j.$defs.ClientRequest.anyOf[0] = { type: 'string', minLength: -1 }),
+      '/$defs/ClientRequest/anyOf/0/minLength: must be >= 0 (found -1)',
+    ],
   ];
   for (const [name, edit, expected] of cases) {
     const dir = folder(name, 'draft', edit);
@@ -74,10 +96,19 @@ test('"$ref": 1, a bad pattern, an unknown keyword value deep in an anyOf', asyn
 });
 
 test('a $ref to a missing definition of a draft-07 file is named as the file writes it', async () => {
-  const dir = folder('ref-07', '2025-06-18', (j) => (j.definitions.ClientRequest.anyOf[1] = { $ref: '#/definitions/Nope' }));
+  const dir = folder(
+    'ref-07',
+    '2025-06-18',
+    (j) => (j.definitions.ClientRequest.anyOf[1] = { $ref: '#/definitions/Nope' }),
+  );
   const r = await generate(dir);
   assert.is(r.code, 3, r.err);
-  assert.ok(r.err.includes(`${join(dir, 'schema.json')}: definitions.ClientRequest.anyOf[1].$ref: "#/definitions/Nope" names no definition in definitions`), r.err);
+  assert.ok(
+    r.err.includes(
+      `${join(dir, 'schema.json')}: definitions.ClientRequest.anyOf[1].$ref: "#/definitions/Nope" names no definition in definitions`,
+    ),
+    r.err,
+  );
 });
 
 test('pack: a bad schema.json, a dangling $ref and a schema.ts that does not parse exit 3 naming file and place', async () => {
@@ -85,10 +116,19 @@ test('pack: a bad schema.json, a dangling $ref and a schema.ts that does not par
   const a = await cli('pack', '--unpinned', bad, '--out', join(tmp, 'tgz'));
   assert.is(a.code, 3, a.err);
   assert.ok(a.err.includes(`${join(bad, 'schema.json')}: /$defs/Tool/properties/name/type: must be one of`), a.err);
-  const ref = folder('pack-ref', 'draft', (j) => (j.$defs.CallToolRequest.properties.params = { $ref: '#/$defs/Nope' }));
+  const ref = folder(
+    'pack-ref',
+    'draft',
+    (j) => (j.$defs.CallToolRequest.properties.params = { $ref: '#/$defs/Nope' }),
+  );
   const b = await cli('pack', '--unpinned', ref, '--out', join(tmp, 'tgz'));
   assert.is(b.code, 3, b.err);
-  assert.ok(b.err.includes(`${join(ref, 'schema.json')}: $defs.CallToolRequest.properties.params.$ref: "#/$defs/Nope" names no definition in $defs`), b.err);
+  assert.ok(
+    b.err.includes(
+      `${join(ref, 'schema.json')}: $defs.CallToolRequest.properties.params.$ref: "#/$defs/Nope" names no definition in $defs`,
+    ),
+    b.err,
+  );
   const ts = folder('pack-ts', 'draft', undefined, (t) => `${t}\nexport interface Broken {\n  a: string;\n`);
   const lines = readFileSync(join(ts, 'schema.ts'), 'utf8').split('\n').length;
   const c = await cli('pack', '--unpinned', ts, '--out', join(tmp, 'tgz'));

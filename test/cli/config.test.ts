@@ -26,17 +26,33 @@ test('a bad config exits 2 naming the file and the field', async () => {
   const t = tempDir('mcpgen-config-');
   try {
     const cases: Array<[string, unknown, string]> = [
-      ['unknown key', { revisions: ['draft'], outDir: 'src' }, 'outDir: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)'],
-      ['unknown nested key', { inputs: { specdir: '../spec' } }, 'inputs.specdir: unknown key (known keys: specDir, cacheDir, lock, baseUrl)'],
+      [
+        'unknown key',
+        { revisions: ['draft'], outDir: 'src' },
+        'outDir: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)',
+      ],
+      [
+        'unknown nested key',
+        { inputs: { specdir: '../spec' } },
+        'inputs.specdir: unknown key (known keys: specDir, cacheDir, lock, baseUrl)',
+      ],
       ['wrong type', { out: 42 }, 'out: expected string, got integer'],
       ['wrong item type', { revisions: ['draft', true] }, 'revisions[1]: expected string, got boolean'],
       ['not an object', ['draft'], '(top level): expected object, got array'],
       ['bad revision id', { revisions: ['../up'] }, 'revisions[0]: "../up" does not match'],
       ['unknown target', { targets: ['cobol'] }, 'targets[0]: "cobol" is not one of "all", "python"'],
       ['empty runtimeImport', { runtimeImport: '' }, 'runtimeImport: must not be empty'],
-      ['baseUrl not http', { inputs: { baseUrl: 'ftp://x/{path}' } }, 'inputs.baseUrl: "ftp://x/{path}" does not match ^https?://'],
+      [
+        'baseUrl not http',
+        { inputs: { baseUrl: 'ftp://x/{path}' } },
+        'inputs.baseUrl: "ftp://x/{path}" does not match ^https?://',
+      ],
       ['duplicate revision', { revisions: ['draft', 'draft'] }, 'revisions: items 0 and 1 are the same'],
-      ['revision not pinned', { revisions: ['2025-11-25', 'nope'] }, 'revisions[1]: "nope" is not pinned (pinned: 2024-11-05'],
+      [
+        'revision not pinned',
+        { revisions: ['2025-11-25', 'nope'] },
+        'revisions[1]: "nope" is not pinned (pinned: 2024-11-05',
+      ],
     ];
     for (const [what, config, message] of cases) {
       const file = join(t.dir, `${what.replace(/ /g, '-')}.json`);
@@ -73,14 +89,41 @@ test('a bad lock exits 2 naming the lock file and the field', async () => {
     writeFileSync(config, JSON.stringify({ inputs: { lock: 'pins/lock.json' } }));
     mkdirSync(join(t.dir, 'pins'));
     const lockFile = join(t.dir, 'pins', 'lock.json');
-    const entry = (over: object) => ({ repository: 'a/b', commit: 'abcdef1', files: { 'schema.json': GOOD_FILE, 'schema.ts': { ...GOOD_FILE, path: 'schema/x/schema.ts' } }, ...over });
+    const entry = (over: object) => ({
+      repository: 'a/b',
+      commit: 'abcdef1',
+      files: { 'schema.json': GOOD_FILE, 'schema.ts': { ...GOOD_FILE, path: 'schema/x/schema.ts' } },
+      ...over,
+    });
     const cases: Array<[unknown, string]> = [
       [{ revisions: {} }, 'lockVersion: missing'],
       [{ lockVersion: 2, revisions: {} }, 'lockVersion: expected 1, got 2'],
-      [{ lockVersion: 1, revisions: { x: entry({ commit: 'main' }) } }, 'revisions.x.commit: "main" does not match ^[0-9a-f]{7,40}$'],
-      [{ lockVersion: 1, revisions: { x: entry({ files: { 'schema.json': GOOD_FILE } }) } }, 'revisions.x.files.schema.ts: missing'],
-      [{ lockVersion: 1, revisions: { x: entry({ files: { 'schema.json': { ...GOOD_FILE, size: -1 }, 'schema.ts': GOOD_FILE } }) } }, 'revisions.x.files.schema.json.size: must be >= 0'],
-      [{ lockVersion: 1, revisions: { x: entry({ files: { 'schema.json': { ...GOOD_FILE, path: 'schema/../../etc/passwd' }, 'schema.ts': GOOD_FILE } }) } }, 'revisions.x.files.schema.json.path: "schema/../../etc/passwd" is not allowed'],
+      [
+        { lockVersion: 1, revisions: { x: entry({ commit: 'main' }) } },
+        'revisions.x.commit: "main" does not match ^[0-9a-f]{7,40}$',
+      ],
+      [
+        { lockVersion: 1, revisions: { x: entry({ files: { 'schema.json': GOOD_FILE } }) } },
+        'revisions.x.files.schema.ts: missing',
+      ],
+      [
+        {
+          lockVersion: 1,
+          revisions: { x: entry({ files: { 'schema.json': { ...GOOD_FILE, size: -1 }, 'schema.ts': GOOD_FILE } }) },
+        },
+        'revisions.x.files.schema.json.size: must be >= 0',
+      ],
+      [
+        {
+          lockVersion: 1,
+          revisions: {
+            x: entry({
+              files: { 'schema.json': { ...GOOD_FILE, path: 'schema/../../etc/passwd' }, 'schema.ts': GOOD_FILE },
+            }),
+          },
+        },
+        'revisions.x.files.schema.json.path: "schema/../../etc/passwd" is not allowed',
+      ],
       [{ lockVersion: 1, revisions: { 'a b': entry({}) } }, 'revisions.a b: invalid key "a b"'],
     ];
     for (const [lock, message] of cases) {
@@ -103,12 +146,19 @@ test('an inputs.lock that names no file exits 2 naming the config and the field;
     for (const cmd of ['generate', 'list', 'check', 'pull', 'pack']) {
       const r = await mcpgen([cmd, '--config', config]);
       assert.is(r.code, 2, `${cmd}: exit ${r.code}\n${r.text}`);
-      assert.is(r.text, `mcpgen ${cmd}: ${config}: inputs.lock: "pins/lock.json": no such file (${lockFile}); mcpgen pin <rev> creates it`, cmd);
+      assert.is(
+        r.text,
+        `mcpgen ${cmd}: ${config}: inputs.lock: "pins/lock.json": no such file (${lockFile}); mcpgen pin <rev> creates it`,
+        cmd,
+      );
     }
     // found in the working folder: both paths shown relative to it
     const cwd = await cli(['list'], {}, t.dir);
     assert.is(cwd.code, 2, cwd.stderr);
-    assert.is(cwd.stderr.trim(), 'mcpgen list: mcpgen.config.json: inputs.lock: "pins/lock.json": no such file (pins/lock.json); mcpgen pin <rev> creates it');
+    assert.is(
+      cwd.stderr.trim(),
+      'mcpgen list: mcpgen.config.json: inputs.lock: "pins/lock.json": no such file (pins/lock.json); mcpgen pin <rev> creates it',
+    );
     // pin is not refused for it (it fails later, on its own argument)
     const pin = await mcpgen(['pin', '--config', config]);
     assert.is(pin.code, 2, pin.text);
@@ -129,7 +179,10 @@ test('mcpgen.config.json is found in the working folder; serve and call do not r
     writeFileSync(join(t.dir, 'mcpgen.config.json'), JSON.stringify({ revision: ['draft'] }));
     const [gen, call] = await Promise.all([cli(['generate'], {}, t.dir), cli(['call', '--url'], {}, t.dir)]);
     assert.is(gen.code, 2, gen.stderr);
-    assert.is(gen.stderr.trim(), 'mcpgen generate: mcpgen.config.json: revision: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)');
+    assert.is(
+      gen.stderr.trim(),
+      'mcpgen generate: mcpgen.config.json: revision: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)',
+    );
     // call's own usage error, not the config's
     assert.is(call.code, 2, call.stderr);
     assert.not.match(call.stderr, 'mcpgen.config.json');
@@ -139,7 +192,9 @@ test('mcpgen.config.json is found in the working folder; serve and call do not r
 });
 
 test('the published config schema lists the generator target languages', () => {
-  const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'config.schema.json'), 'utf8')) as { properties: { targets: { items: { enum: string[] } } } };
+  const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'config.schema.json'), 'utf8')) as {
+    properties: { targets: { items: { enum: string[] } } };
+  };
   assert.equal(schema.properties.targets.items.enum, ['all', ...TARGET_IDS]);
 });
 

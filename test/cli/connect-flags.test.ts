@@ -10,19 +10,45 @@ import { main } from '../../cli/main.js';
 import { parseFlags } from '../../cli/inputs.js';
 
 test('connectFlags: the URL, the split command, the timeout', () => {
-  assert.equal(connectFlags('call', { url: 'http://127.0.0.1:1/mcp', timeout: '250' }), { url: 'http://127.0.0.1:1/mcp', timeout: 250 });
-  assert.equal(connectFlags('tools', { stdio: `node "my server.js" --x 'a b'` }), { command: { cmd: 'node', args: ['my server.js', '--x', 'a b'] }, timeout: undefined });
+  assert.equal(connectFlags('call', { url: 'http://127.0.0.1:1/mcp', timeout: '250' }), {
+    url: 'http://127.0.0.1:1/mcp',
+    timeout: 250,
+  });
+  assert.equal(connectFlags('tools', { stdio: `node "my server.js" --x 'a b'` }), {
+    command: { cmd: 'node', args: ['my server.js', '--x', 'a b'] },
+    timeout: undefined,
+  });
 });
 
 const refusals: Array<[string, Record<string, string>, string]> = [
   ['neither', {}, 'needs --stdio "<command>" or --url <url>'],
   ['both', { stdio: 'node s.js', url: 'http://127.0.0.1:1/mcp' }, 'needs --stdio "<command>" or --url <url>'],
-  ['timeout zero', { url: 'http://127.0.0.1:1/mcp', timeout: '0' }, '--timeout must be a positive integer of milliseconds, got "0"'],
-  ['timeout not a number', { url: 'http://127.0.0.1:1/mcp', timeout: 'abc' }, '--timeout must be a positive integer of milliseconds, got "abc"'],
+  [
+    'timeout zero',
+    { url: 'http://127.0.0.1:1/mcp', timeout: '0' },
+    '--timeout must be a positive integer of milliseconds, got "0"',
+  ],
+  [
+    'timeout not a number',
+    { url: 'http://127.0.0.1:1/mcp', timeout: 'abc' },
+    '--timeout must be a positive integer of milliseconds, got "abc"',
+  ],
   // given as `--timeout -5`: taken as the flag's value, not refused by parseArgs as ambiguous
-  ['timeout negative', { url: 'http://127.0.0.1:1/mcp', timeout: '-5' }, '--timeout must be a positive integer of milliseconds, got "-5"'],
-  ['timeout a fraction', { url: 'http://127.0.0.1:1/mcp', timeout: '1.5' }, '--timeout must be a positive integer of milliseconds, got "1.5"'],
-  ['timeout in exponent form', { url: 'http://127.0.0.1:1/mcp', timeout: '1e3' }, '--timeout must be a positive integer of milliseconds, got "1e3"'],
+  [
+    'timeout negative',
+    { url: 'http://127.0.0.1:1/mcp', timeout: '-5' },
+    '--timeout must be a positive integer of milliseconds, got "-5"',
+  ],
+  [
+    'timeout a fraction',
+    { url: 'http://127.0.0.1:1/mcp', timeout: '1.5' },
+    '--timeout must be a positive integer of milliseconds, got "1.5"',
+  ],
+  [
+    'timeout in exponent form',
+    { url: 'http://127.0.0.1:1/mcp', timeout: '1e3' },
+    '--timeout must be a positive integer of milliseconds, got "1e3"',
+  ],
   ['empty command', { stdio: '  ' }, '--stdio command is empty'],
   ['ftp URL', { url: 'ftp://127.0.0.1/x' }, '--url must be an http(s) URL: ftp://127.0.0.1/x'],
   ['no URL at all', { url: 'mcp' }, '--url must be an http(s) URL: mcp'],
@@ -43,11 +69,18 @@ test('connectFlags refuses each bad flag with its message', () => {
 test('tools and call answer each bad flag alike: exit 2, the same message', async () => {
   for (const [name, values, message] of refusals) {
     const flags = Object.entries(values).flatMap(([k, v]) => [`--${k}`, v]);
-    for (const [cmd, extra] of [['tools', ['--out', '/nonexistent/tools.gen.ts']], ['call', ['tools/list']]] as const) {
+    for (const [cmd, extra] of [
+      ['tools', ['--out', '/nonexistent/tools.gen.ts']],
+      ['call', ['tools/list']],
+    ] as const) {
       const err: string[] = [];
       const code = await main([cmd, ...flags, ...extra], { out: () => undefined, err: (l) => err.push(l) });
       assert.is(code, 2, `${cmd} ${name}: ${err.join('\n')}`);
-      assert.is(err.join('\n').split('\n')[0], `mcpgen ${cmd}: ${message.startsWith('needs') ? `${cmd} ${message}` : message}`, `${cmd} ${name}`);
+      assert.is(
+        err.join('\n').split('\n')[0],
+        `mcpgen ${cmd}: ${message.startsWith('needs') ? `${cmd} ${message}` : message}`,
+        `${cmd} ${name}`,
+      );
     }
   }
 });
@@ -55,17 +88,30 @@ test('tools and call answer each bad flag alike: exit 2, the same message', asyn
 test('--timeout=-5 and --timeout -5 are one refusal; a negative number after a string flag is its value, after `--` a positional; another dashed value is refused with a hint', async () => {
   for (const flags of [['--timeout=-5'], ['--timeout', '-5']]) {
     const err: string[] = [];
-    const code = await main(['call', '--url', 'http://127.0.0.1:1/mcp', ...flags, 'tools/list'], { out: () => undefined, err: (l) => err.push(l) });
+    const code = await main(['call', '--url', 'http://127.0.0.1:1/mcp', ...flags, 'tools/list'], {
+      out: () => undefined,
+      err: (l) => err.push(l),
+    });
     assert.is(code, 2, err.join('\n'));
-    assert.is(err[0].split('\n')[0], 'mcpgen call: --timeout must be a positive integer of milliseconds, got "-5"', flags.join(' '));
+    assert.is(
+      err[0].split('\n')[0],
+      'mcpgen call: --timeout must be a positive integer of milliseconds, got "-5"',
+      flags.join(' '),
+    );
   }
   // after `--` both are positionals, as written
   assert.equal(parseFlags(['--', '--timeout', '-5'], { timeout: { type: 'string' } }).positionals, ['--timeout', '-5']);
   // another value that starts with a dash is refused naming the flag and the way to give it
   const err: string[] = [];
-  const code = await main(['call', '--url', 'http://127.0.0.1:1/mcp', '--timeout', '-x', 'tools/list'], { out: () => undefined, err: (l) => err.push(l) });
+  const code = await main(['call', '--url', 'http://127.0.0.1:1/mcp', '--timeout', '-x', 'tools/list'], {
+    out: () => undefined,
+    err: (l) => err.push(l),
+  });
   assert.is(code, 2);
-  assert.is(err[0].split('\n')[0], 'mcpgen call: --timeout needs a value; one that starts with "-" is written --timeout=-x');
+  assert.is(
+    err[0].split('\n')[0],
+    'mcpgen call: --timeout needs a value; one that starts with "-" is written --timeout=-x',
+  );
 });
 
 test.run();

@@ -28,12 +28,18 @@ const LOCK: Lock = {
     draft: {
       repository: 'modelcontextprotocol/modelcontextprotocol',
       commit: '41173312',
-      files: { 'schema.json': fileOf('schema.json', 'schema/draft/schema.json'), 'schema.ts': fileOf('schema.ts', 'schema/draft/schema.ts') },
+      files: {
+        'schema.json': fileOf('schema.json', 'schema/draft/schema.json'),
+        'schema.ts': fileOf('schema.ts', 'schema/draft/schema.ts'),
+      },
     },
     'next-1': {
       repository: 'example/mcp-fork',
       commit: 'abcdef1',
-      files: { 'schema.json': fileOf('schema.json', 'schema/next-1/schema.json'), 'schema.ts': fileOf('schema.ts', 'schema/next-1/schema.ts') },
+      files: {
+        'schema.json': fileOf('schema.json', 'schema/next-1/schema.json'),
+        'schema.ts': fileOf('schema.ts', 'schema/next-1/schema.ts'),
+      },
     },
   },
 };
@@ -45,7 +51,13 @@ test('a spec folder of another commit gives way to the cache at the lock commit;
     const cache = join(t.dir, 'cache');
     const env = { MCP_SPEC_DIR: SPEC_DIR };
     // nothing cached: the spec folder's mismatch, and where the cache was looked for
-    assert.throws(() => resolvePinned('draft', { env, cacheDir: cache }, pins), (e: Error) => e instanceof PinError && / does not match the pin /.test(e.message) && e.message.includes(`the cache has no verified copy at ${join(cache, '41173312')}`));
+    assert.throws(
+      () => resolvePinned('draft', { env, cacheDir: cache }, pins),
+      (e: Error) =>
+        e instanceof PinError &&
+        / does not match the pin /.test(e.message) &&
+        e.message.includes(`the cache has no verified copy at ${join(cache, '41173312')}`),
+    );
     for (const rev of ['draft', 'next-1']) {
       for (const f of ['schema.json', 'schema.ts']) {
         const dest = join(cache, LOCK.revisions[rev].commit, 'schema', rev, f);
@@ -63,7 +75,13 @@ test('a spec folder of another commit gives way to the cache at the lock commit;
     const shipped = resolvePinned('2025-11-25', { env, cacheDir: cache }, pins);
     assert.equal([shipped.source, shipped.commit], ['MCP_SPEC_DIR', loadPins().upstream.commit]);
     // --spec-dir is used alone: its mismatch is the answer
-    assert.throws(() => resolvePinned('draft', { specDir: SPEC_DIR, cacheDir: cache }, pins), (e: Error) => e instanceof PinError && e.message.startsWith(join(SPEC_DIR, 'schema/draft/schema.json')) && !e.message.includes('the cache'));
+    assert.throws(
+      () => resolvePinned('draft', { specDir: SPEC_DIR, cacheDir: cache }, pins),
+      (e: Error) =>
+        e instanceof PinError &&
+        e.message.startsWith(join(SPEC_DIR, 'schema/draft/schema.json')) &&
+        !e.message.includes('the cache'),
+    );
   } finally {
     t.cleanup();
   }
@@ -83,10 +101,20 @@ test('a damaged copy in the cache is said to be damaged (and that pull fetches i
     appendFileSync(damaged, 'junk');
     assert.throws(
       () => resolvePinned('draft', { env: {}, cacheDir: cache }, pins),
-      (e: Error) => e instanceof PinError && e.message.startsWith(`${damaged}: `) && / does not match the pin /.test(e.message) && e.message.includes('the cached copy is damaged: `mcpgen pull` downloads it again') && !e.message.includes('no verified copy'),
+      (e: Error) =>
+        e instanceof PinError &&
+        e.message.startsWith(`${damaged}: `) &&
+        / does not match the pin /.test(e.message) &&
+        e.message.includes('the cached copy is damaged: `mcpgen pull` downloads it again') &&
+        !e.message.includes('no verified copy'),
     );
     // with nothing anywhere, the message names the config's inputs.specDir among the places
-    assert.throws(() => resolvePinned('draft', { env: {}, cacheDir: join(t.dir, 'empty') }, pins), (e: Error) => e instanceof PinError && /^no inputs for revision draft: set MCP_SPEC_DIR, --spec-dir or the config's inputs\.specDir /.test(e.message));
+    assert.throws(
+      () => resolvePinned('draft', { env: {}, cacheDir: join(t.dir, 'empty') }, pins),
+      (e: Error) =>
+        e instanceof PinError &&
+        /^no inputs for revision draft: set MCP_SPEC_DIR, --spec-dir or the config's inputs\.specDir /.test(e.message),
+    );
   } finally {
     t.cleanup();
   }
@@ -95,7 +123,10 @@ test('a damaged copy in the cache is said to be damaged (and that pull fetches i
 test('the lock is written in code-unit order with a trailing newline, whatever the order it was built in', () => {
   const t = tempDir('mcpgen-lock-');
   try {
-    const reversed: Lock = { lockVersion: 1, revisions: { 'next-1': LOCK.revisions['next-1'], draft: LOCK.revisions.draft } };
+    const reversed: Lock = {
+      lockVersion: 1,
+      revisions: { 'next-1': LOCK.revisions['next-1'], draft: LOCK.revisions.draft },
+    };
     writeLock(join(t.dir, 'a.json'), LOCK);
     writeLock(join(t.dir, 'b.json'), reversed);
     const a = readFileSync(join(t.dir, 'a.json'), 'utf8');

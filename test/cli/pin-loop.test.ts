@@ -24,7 +24,9 @@ import { main } from '../../cli/main.js';
 import { MAX_INPUT_BYTES, loadPins } from '../../schema/resolve.js';
 import { ROOT, SPEC_DIR, cli, listFiles, tempDir } from '../generator/support.js';
 
-const test = suite('cli: the pin loop of a project (config, lock, pin, pull, diff, generate, check) against a local upstream');
+const test = suite(
+  'cli: the pin loop of a project (config, lock, pin, pull, diff, generate, check) against a local upstream',
+);
 
 const pins = loadPins();
 const SHIPPED = pins.upstream.commit;
@@ -76,7 +78,10 @@ function oneByteChanged(buf: Buffer): Buffer {
 
 interface LockShape {
   lockVersion: number;
-  revisions: Record<string, { repository: string; commit: string; files: Record<string, { path: string; sha256: string; size: number }> }>;
+  revisions: Record<
+    string,
+    { repository: string; commit: string; files: Record<string, { path: string; sha256: string; size: number }> }
+  >;
 }
 
 test('pin the new draft from the upstream URL, diff it in CI, regenerate, check; a tampered file is refused', async () => {
@@ -106,7 +111,10 @@ test('pin the new draft from the upstream URL, diff it in CI, regenerate, check;
     // 1. pin the new revision from the URL base (the upstream raw-file layout)
     const pin = await run('pin', 'draft', '--commit', NEW_COMMIT, '--from', `${u.origin}/${NEW_COMMIT}`);
     assert.is(pin.code, 0, pin.stderr);
-    assert.match(pin.stdout, `draft: moved from ${pins.upstream.repository}@${SHIPPED}: ${pins.upstream.repository}@${NEW_COMMIT} in mcpgen.lock.json`);
+    assert.match(
+      pin.stdout,
+      `draft: moved from ${pins.upstream.repository}@${SHIPPED}: ${pins.upstream.repository}@${NEW_COMMIT} in mcpgen.lock.json`,
+    );
     assert.equal(u.requests.sort(), [`${NEW_COMMIT}/schema/draft/schema.json`, `${NEW_COMMIT}/schema/draft/schema.ts`]);
     const lockText = readFileSync(lockFile, 'utf8');
     const lock = JSON.parse(lockText) as LockShape;
@@ -117,20 +125,27 @@ test('pin the new draft from the upstream URL, diff it in CI, regenerate, check;
           repository: pins.upstream.repository,
           commit: NEW_COMMIT,
           files: Object.fromEntries(
-            (['schema.json', 'schema.ts'] as const).map((f) => [f, { path: `schema/draft/${f}`, sha256: sha256(snapshot[f]), size: snapshot[f].length }]),
+            (['schema.json', 'schema.ts'] as const).map((f) => [
+              f,
+              { path: `schema/draft/${f}`, sha256: sha256(snapshot[f]), size: snapshot[f].length },
+            ]),
           ),
         },
       },
     });
     // the pinned files are in the cache, byte for byte
-    for (const f of ['schema.json', 'schema.ts']) assert.ok(readFileSync(cached(NEW_COMMIT, `schema/draft/${f}`)).equals(snapshot[f]), f);
+    for (const f of ['schema.json', 'schema.ts'])
+      assert.ok(readFileSync(cached(NEW_COMMIT, `schema/draft/${f}`)).equals(snapshot[f]), f);
 
     // 2. pull the rest of the config's revisions through inputs.baseUrl (2025-11-25 at the shipped commit)
     u.requests.length = 0;
     const pull = await run('pull');
     assert.is(pull.code, 0, pull.stderr);
     assert.match(pull.stdout, 'pulled 2 file(s); 2 revision(s) verified');
-    assert.equal(u.requests.sort(), [`${SHIPPED}/schema/2025-11-25/schema.json`, `${SHIPPED}/schema/2025-11-25/schema.ts`]);
+    assert.equal(u.requests.sort(), [
+      `${SHIPPED}/schema/2025-11-25/schema.json`,
+      `${SHIPPED}/schema/2025-11-25/schema.ts`,
+    ]);
 
     // 3. the CI step: diff the revision shipped today against the new one
     const [breaking, same] = await Promise.all([
@@ -138,7 +153,11 @@ test('pin the new draft from the upstream URL, diff it in CI, regenerate, check;
       run('diff', 'draft', 'draft', '--fail-on', 'breaking'),
     ]);
     assert.is(breaking.code, 1, breaking.stderr);
-    const report = JSON.parse(breaking.stdout) as { from: { revision: string }; to: { revision: string; protocolVersion: string }; summary: { breaking: number } };
+    const report = JSON.parse(breaking.stdout) as {
+      from: { revision: string };
+      to: { revision: string; protocolVersion: string };
+      summary: { breaking: number };
+    };
     assert.is(report.from.revision, '2025-11-25');
     assert.is(report.to.revision, 'draft');
     assert.is(report.to.protocolVersion, 'DRAFT-2026-v1');
@@ -151,17 +170,29 @@ test('pin the new draft from the upstream URL, diff it in CI, regenerate, check;
     assert.is(gen.code, 0, gen.stderr);
     assert.match(gen.stdout, /^2025-11-25: \d+ files \(.*\) from cache$/m);
     assert.match(gen.stdout, /^draft: \d+ files \(.*\) from cache$/m);
-    assert.equal(listFiles(join(project.dir, 'src', 'mcp')).map((f) => f.split('/')[0]).filter((x, i, a) => a.indexOf(x) === i), ['2025-11-25', 'draft']);
+    assert.equal(
+      listFiles(join(project.dir, 'src', 'mcp'))
+        .map((f) => f.split('/')[0])
+        .filter((x, i, a) => a.indexOf(x) === i),
+      ['2025-11-25', 'draft'],
+    );
     const model = JSON.parse(readFileSync(join(project.dir, 'src/mcp/draft/model.json'), 'utf8')) as {
       protocolVersion: string;
-      inputs: { pinned: boolean; commit: string; schemaJson: { sha256: string; size: number }; schemaTs: { sha256: string } };
+      inputs: {
+        pinned: boolean;
+        commit: string;
+        schemaJson: { sha256: string; size: number };
+        schemaTs: { sha256: string };
+      };
     };
     assert.is(model.protocolVersion, 'DRAFT-2026-v1');
     assert.is(model.inputs.pinned, true);
     assert.is(model.inputs.commit, NEW_COMMIT);
     assert.is(model.inputs.schemaJson.sha256, sha256(snapshot['schema.json']));
     assert.is(model.inputs.schemaTs.sha256, sha256(snapshot['schema.ts']));
-    const shipped = JSON.parse(readFileSync(join(project.dir, 'src/mcp/2025-11-25/model.json'), 'utf8')) as typeof model;
+    const shipped = JSON.parse(
+      readFileSync(join(project.dir, 'src/mcp/2025-11-25/model.json'), 'utf8'),
+    ) as typeof model;
     assert.equal([shipped.inputs.pinned, shipped.inputs.commit], [true, SHIPPED]);
     const protocol = readFileSync(join(project.dir, 'src/mcp/draft/protocol.gen.ts'), 'utf8');
     assert.match(protocol, `from '${RUNTIME}'`);
@@ -186,7 +217,10 @@ test('pin the new draft from the upstream URL, diff it in CI, regenerate, check;
     assert.match(again.stderr, 'mcpgen.lock.json');
     assert.match(again.stderr, 'nothing written');
     assert.is(readFileSync(lockFile, 'utf8'), lockText);
-    assert.ok(readFileSync(cached(NEW_COMMIT, 'schema/draft/schema.ts')).equals(snapshot['schema.ts']), 'the cached file was overwritten');
+    assert.ok(
+      readFileSync(cached(NEW_COMMIT, 'schema/draft/schema.ts')).equals(snapshot['schema.ts']),
+      'the cached file was overwritten',
+    );
 
     // pull must download (the cached copy is gone): refused against the lock, nothing written
     rmSync(cached(NEW_COMMIT, 'schema/draft/schema.ts'));
@@ -196,7 +230,10 @@ test('pin the new draft from the upstream URL, diff it in CI, regenerate, check;
     assert.match(pulled.stderr, sha256(snapshot['schema.ts']));
     assert.match(pulled.stderr, 'in mcpgen.lock.json');
     assert.is(readFileSync(lockFile, 'utf8'), lockText);
-    assert.equal(listFiles(join(project.dir, '.mcpgen-cache')), cacheBefore.filter((f) => !f.endsWith('draft/schema.ts')));
+    assert.equal(
+      listFiles(join(project.dir, '.mcpgen-cache')),
+      cacheBefore.filter((f) => !f.endsWith('draft/schema.ts')),
+    );
     // and generation does not fall back to anything unpinned
     const gen2 = await run('generate', '--rev', 'draft');
     assert.is(gen2.code, 3, gen2.stderr);
@@ -212,7 +249,10 @@ test('pin --from DIR: a revision mcpgen does not ship, pinned in the lock only; 
   const project = tempDir('mcpgen-project-');
   const run = (...args: string[]) => cli(args, ENV, project.dir);
   try {
-    writeFileSync(join(project.dir, 'mcpgen.config.json'), JSON.stringify({ revisions: ['2025-11-25'], inputs: { cacheDir: 'cache' } }));
+    writeFileSync(
+      join(project.dir, 'mcpgen.config.json'),
+      JSON.stringify({ revisions: ['2025-11-25'], inputs: { cacheDir: 'cache' } }),
+    );
     const older = join(SPEC_DIR, 'history', 'draft', '2026-02-27_3e6c4f80');
     // a folder holding the two files (no upstream layout); a new id needs its commit
     const noCommit = await run('pin', 'draft-2026-02', '--from', older);
@@ -225,12 +265,18 @@ test('pin --from DIR: a revision mcpgen does not ship, pinned in the lock only; 
     // an upstream-layout folder (the spec checkout) for a shipped revision: the pin is verified and locked
     const adopted = await run('pin', '2025-11-25', '--from', SPEC_DIR);
     assert.is(adopted.code, 0, adopted.stderr);
-    assert.match(adopted.stdout, `2025-11-25: locked (the pin shipped with mcpgen): ${pins.upstream.repository}@${SHIPPED}`);
+    assert.match(
+      adopted.stdout,
+      `2025-11-25: locked (the pin shipped with mcpgen): ${pins.upstream.repository}@${SHIPPED}`,
+    );
     const lock = JSON.parse(readFileSync(join(project.dir, 'mcpgen.lock.json'), 'utf8')) as LockShape;
     assert.equal(Object.keys(lock.revisions), ['2025-11-25', 'draft-2026-02']);
     assert.equal(lock.revisions['2025-11-25'].files, pins.revisions['2025-11-25'].files);
     assert.is(lock.revisions['draft-2026-02'].files['schema.json'].path, 'schema/draft-2026-02/schema.json');
-    assert.is(lock.revisions['draft-2026-02'].files['schema.json'].sha256, sha256(readFileSync(join(older, 'schema.json'))));
+    assert.is(
+      lock.revisions['draft-2026-02'].files['schema.json'].sha256,
+      sha256(readFileSync(join(older, 'schema.json'))),
+    );
     // the lock-only revision resolves as pinned, from the cache
     const list = await run('list');
     assert.match(list.stdout, /draft-2026-02\tcache\t\S+\t\(mcpgen\.lock\.json @ 3e6c4f80\)/);
@@ -271,12 +317,21 @@ test('pin refuses an upstream file over the size bound and a 404, naming the URL
     const io = { out: (l: string) => void lines.push(l), err: (l: string) => void lines.push(l) };
     const big = await main(['pin', 'big', '--commit', 'abcdef1', '--config', config], io);
     assert.is(big, 3, lines.join('\n'));
-    assert.match(lines.join('\n'), `${origin}/abcdef1/schema/big/schema.json: schema/big/schema.json is larger than ${MAX_INPUT_BYTES} bytes; refused`);
+    assert.match(
+      lines.join('\n'),
+      `${origin}/abcdef1/schema/big/schema.json: schema/big/schema.json is larger than ${MAX_INPUT_BYTES} bytes; refused`,
+    );
     lines.length = 0;
     writeFileSync(config, JSON.stringify({ inputs: { cacheDir: 'cache' } }));
-    const missing = await main(['pin', 'big', '--commit', 'abcdef1', '--from', `${origin}/elsewhere`, '--config', config], io);
+    const missing = await main(
+      ['pin', 'big', '--commit', 'abcdef1', '--from', `${origin}/elsewhere`, '--config', config],
+      io,
+    );
     assert.is(missing, 3, lines.join('\n'));
-    assert.match(lines.join('\n'), `${origin}/elsewhere/schema/big/schema.json: HTTP 404 while fetching schema/big/schema.json`);
+    assert.match(
+      lines.join('\n'),
+      `${origin}/elsewhere/schema/big/schema.json: HTTP 404 while fetching schema/big/schema.json`,
+    );
     assert.equal(listFiles(project.dir), ['mcpgen.config.json']);
   } finally {
     server.closeAllConnections();

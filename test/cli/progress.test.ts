@@ -48,7 +48,10 @@ test(`pack --unpinned ${REV}: a line per step, then the tarball of that revision
   // it is the package of the snapshot: its manifest names the folder's revision
   const tar = gunzipSync(readFileSync(join(out, tgz[0])));
   const at = tar.indexOf('"name": "@mcpgen/mcp-');
-  assert.ok(at > 0 && tar.toString('utf8', at, at + 60).includes(`@mcpgen/mcp-${REV}"`), 'package.json names the revision');
+  assert.ok(
+    at > 0 && tar.toString('utf8', at, at + 60).includes(`@mcpgen/mcp-${REV}"`),
+    'package.json names the revision',
+  );
 });
 
 test('pack --rev <folder> is the folder (a missing file named, exit 3); --unpinned excludes --spec-dir', async () => {
@@ -70,17 +73,22 @@ test('generate --target: a line per binding language as it ends, then the revisi
   const gen = tempOutput();
   try {
     const lines: string[] = [];
-    const code = await main(['generate', '--rev', '2024-11-05', '--target', 'python,go', '--spec-dir', SPEC_DIR, '--out', gen.out], {
-      out: (l) => void lines.push(l),
-      err: () => {},
-    });
+    const code = await main(
+      ['generate', '--rev', '2024-11-05', '--target', 'python,go', '--spec-dir', SPEC_DIR, '--out', gen.out],
+      {
+        out: (l) => void lines.push(l),
+        err: () => {},
+      },
+    );
     assert.is(code, 0, lines.join('\n'));
     assert.match(lines[0], new RegExp(`^2024-11-05: bindings go ${ms} \\(\\d+ files?\\)$`));
     assert.match(lines[1], new RegExp(`^2024-11-05: bindings python ${ms} \\(\\d+ files?\\)$`));
     assert.match(lines[2], /^2024-11-05: \d+ files \(ingest \d+ms, .*bindings \d+ms\) from --spec-dir$/);
     const counted = lines.slice(0, 2).reduce((n, l) => n + Number(/\((\d+) files?\)/.exec(l)![1]), 0);
     const bindings = join(gen.out, '2024-11-05', 'bindings');
-    const written = readdirSync(bindings, { recursive: true }).filter((f) => statSync(join(bindings, String(f))).isFile()).length;
+    const written = readdirSync(bindings, { recursive: true }).filter((f) =>
+      statSync(join(bindings, String(f))).isFile(),
+    ).length;
     assert.is(counted, written, 'the files the language lines count are the files written under bindings/');
   } finally {
     gen.cleanup();
@@ -97,10 +105,17 @@ test('generate: a stage over $MCPGEN_PROGRESS_MS is said on stderr as it ends, l
     try {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await main(['generate', '--rev', '2024-11-05', '--spec-dir', SPEC_DIR, '--out', gen.out], { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+      const code = await main(['generate', '--rev', '2024-11-05', '--spec-dir', SPEC_DIR, '--out', gen.out], {
+        out: (l) => void out.push(l),
+        err: (l) => void err.push(l),
+      });
       assert.is(code, 0, [...out, ...err].join('\n'));
       const dir = join(gen.out, '2024-11-05');
-      const files = new Map(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+      const files = new Map(
+        readdirSync(dir)
+          .sort()
+          .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+      );
       runs.push({ out, err, files });
     } finally {
       if (before === undefined) delete process.env.MCPGEN_PROGRESS_MS;
@@ -112,7 +127,11 @@ test('generate: a stage over $MCPGEN_PROGRESS_MS is said on stderr as it ends, l
   const progress = every.err.filter((l) => l.startsWith('progress: '));
   const stages = ['model', 'types', 'validators', 'protocol', 'facades', 'package'];
   const expected = [new RegExp(`^progress: 2024-11-05: ingest took ${ms}$`)];
-  for (const s of stages) expected.push(new RegExp(`^progress: 2024-11-05: ${s} \\(${ms} in\\)$`), new RegExp(`^progress: 2024-11-05: ${s} took ${ms}$`));
+  for (const s of stages)
+    expected.push(
+      new RegExp(`^progress: 2024-11-05: ${s} \\(${ms} in\\)$`),
+      new RegExp(`^progress: 2024-11-05: ${s} took ${ms}$`),
+    );
   assert.is(progress.length, expected.length, progress.join('\n'));
   expected.forEach((re, i) => assert.match(progress[i], re));
   // the default (10 s) says nothing of stages that were quick; stdout has the same lines either way

@@ -40,7 +40,9 @@ test('no command: the usage on stderr, exit 2; --help, -h and help: the usage on
 });
 
 test('--version and -v: "mcpgen <version of package.json>" on stdout, exit 0', async () => {
-  const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  const version = (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
   for (const flag of ['--version', '-v']) {
     const out: string[] = [];
     const err: string[] = [];
@@ -58,7 +60,10 @@ test('an unknown revision exits 2 from the command line and from the config, nam
     assert.ok(flag.text.startsWith(`mcpgen ${cmd}: --rev: unknown revision "nope"; pinned: `), flag.text);
     const configured = await mcpgen([cmd, '--config', file]);
     assert.is(configured.code, 2, `${cmd} config: ${configured.text}`);
-    assert.ok(configured.text.startsWith(`mcpgen ${cmd}: ${file}: revisions[0]: "nope" is not pinned`), configured.text);
+    assert.ok(
+      configured.text.startsWith(`mcpgen ${cmd}: ${file}: revisions[0]: "nope" is not pinned`),
+      configured.text,
+    );
   }
   const diff = await mcpgen(['diff', 'draft', 'nope', '--spec-dir', SPEC_DIR]);
   assert.is(diff.code, 2, diff.text);
@@ -69,7 +74,13 @@ test('--base-url that is not an http(s) URL exits 2 as inputs.baseUrl does', asy
   const flag = await mcpgen(['pull', '--rev', 'draft', '--base-url', 'not-a-url']);
   assert.is(flag.code, 2, flag.text);
   assert.ok(flag.text.startsWith('mcpgen pull: --base-url "not-a-url": expected an http(s) URL'), flag.text);
-  const configured = await mcpgen(['pull', '--rev', 'draft', '--config', config('base-url', { inputs: { baseUrl: 'not-a-url' } })]);
+  const configured = await mcpgen([
+    'pull',
+    '--rev',
+    'draft',
+    '--config',
+    config('base-url', { inputs: { baseUrl: 'not-a-url' } }),
+  ]);
   assert.is(configured.code, 2, configured.text);
   assert.match(configured.text, /^mcpgen pull: .*base-url\.config\.json: inputs\.baseUrl: "not-a-url" does not match/);
 });
@@ -80,20 +91,59 @@ test('an output folder that cannot be created exits 3 at once, naming the folder
   mkdirSync(join(t.dir, 'rev-file'));
   writeFileSync(join(t.dir, 'rev-file', 'draft'), 'not a folder');
   const cases: Array<[string[], string]> = [
-    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope'], 'mcpgen generate: --out /proc/mcpgen-nope: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
-    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out', { out: '/proc/mcpgen-nope' })], `mcpgen generate: ${join(t.dir, 'out.config.json')}: out: "/proc/mcpgen-nope": cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)`],
-    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'sub')], `mcpgen generate: --out ${join(file, 'sub')}: ${file} exists and is not a folder`],
+    [
+      ['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope'],
+      'mcpgen generate: --out /proc/mcpgen-nope: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)',
+    ],
+    [
+      ['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out', { out: '/proc/mcpgen-nope' })],
+      `mcpgen generate: ${join(t.dir, 'out.config.json')}: out: "/proc/mcpgen-nope": cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)`,
+    ],
+    [
+      ['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'sub')],
+      `mcpgen generate: --out ${join(file, 'sub')}: ${file} exists and is not a folder`,
+    ],
     // a regular file where the folder itself should be, from the flag, the config or as <out>/<rev>
-    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen generate: --out ${file}: ${file} exists and is not a folder`],
-    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out-file', { out: file })], `mcpgen generate: ${join(t.dir, 'out-file.config.json')}: out: ${JSON.stringify(file)}: ${file} exists and is not a folder`],
-    [['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(t.dir, 'rev-file')], `mcpgen generate: --out ${join(t.dir, 'rev-file')}: ${join(t.dir, 'rev-file', 'draft')} exists and is not a folder`],
-    [['check', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen check: --out ${file}: ${file} exists and is not a folder`],
-    [['check', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'sub')], `mcpgen check: --out ${join(file, 'sub')}: ${file} exists and is not a folder`],
-    [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file], `mcpgen pack: --out ${file}: ${file} exists and is not a folder`],
-    [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'dist')], `mcpgen pack: --out ${join(file, 'dist')}: ${file} exists and is not a folder`],
-    [['tools', '--stdio', 'no-such-server', '--out', join(file, 'tools.ts')], `mcpgen tools: --out ${join(file, 'tools.ts')}: ${file} exists and is not a folder`],
-    [['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope/dist'], 'mcpgen pack: --out /proc/mcpgen-nope/dist: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
-    [['tools', '--stdio', 'no-such-server', '--out', '/proc/mcpgen-nope/tools.ts'], 'mcpgen tools: --out /proc/mcpgen-nope/tools.ts: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)'],
+    [
+      ['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file],
+      `mcpgen generate: --out ${file}: ${file} exists and is not a folder`,
+    ],
+    [
+      ['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--config', config('out-file', { out: file })],
+      `mcpgen generate: ${join(t.dir, 'out-file.config.json')}: out: ${JSON.stringify(file)}: ${file} exists and is not a folder`,
+    ],
+    [
+      ['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(t.dir, 'rev-file')],
+      `mcpgen generate: --out ${join(t.dir, 'rev-file')}: ${join(t.dir, 'rev-file', 'draft')} exists and is not a folder`,
+    ],
+    [
+      ['check', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file],
+      `mcpgen check: --out ${file}: ${file} exists and is not a folder`,
+    ],
+    [
+      ['check', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'sub')],
+      `mcpgen check: --out ${join(file, 'sub')}: ${file} exists and is not a folder`,
+    ],
+    [
+      ['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', file],
+      `mcpgen pack: --out ${file}: ${file} exists and is not a folder`,
+    ],
+    [
+      ['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(file, 'dist')],
+      `mcpgen pack: --out ${join(file, 'dist')}: ${file} exists and is not a folder`,
+    ],
+    [
+      ['tools', '--stdio', 'no-such-server', '--out', join(file, 'tools.ts')],
+      `mcpgen tools: --out ${join(file, 'tools.ts')}: ${file} exists and is not a folder`,
+    ],
+    [
+      ['pack', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', '/proc/mcpgen-nope/dist'],
+      'mcpgen pack: --out /proc/mcpgen-nope/dist: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)',
+    ],
+    [
+      ['tools', '--stdio', 'no-such-server', '--out', '/proc/mcpgen-nope/tools.ts'],
+      'mcpgen tools: --out /proc/mcpgen-nope/tools.ts: cannot create /proc/mcpgen-nope: /proc does not accept new entries (ENOENT)',
+    ],
   ];
   for (const [args, message] of cases) {
     const r = await mcpgen(args);

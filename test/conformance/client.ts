@@ -53,19 +53,30 @@ function argumentsFor(schema: Schema | undefined): Record<string, unknown> {
 
 /** The elicitation, sampling and roots handlers (also the answers to `input_required` rounds). */
 const handlers = {
-  'elicitation/create': (p: unknown) => ({ action: 'accept', content: defaults((p as { requestedSchema?: Schema }).requestedSchema) as never }),
-  'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'This is a test response.' }, model: 'conformance-model' }),
+  'elicitation/create': (p: unknown) => ({
+    action: 'accept',
+    content: defaults((p as { requestedSchema?: Schema }).requestedSchema) as never,
+  }),
+  'sampling/createMessage': () => ({
+    role: 'assistant',
+    content: { type: 'text', text: 'This is a test response.' },
+    model: 'conformance-model',
+  }),
   'roots/list': () => ({ roots: [{ uri: 'file:///conformance/root', name: 'Conformance Root' }] }),
 };
 
 /** Calls every listed tool once with arguments its input schema asks for. */
-async function callAll(tools: Array<{ name: string; inputSchema?: unknown }>, call: (name: string, args: Record<string, unknown>) => Promise<unknown>): Promise<void> {
+async function callAll(
+  tools: Array<{ name: string; inputSchema?: unknown }>,
+  call: (name: string, args: Record<string, unknown>) => Promise<unknown>,
+): Promise<void> {
   for (const tool of tools) {
     const args = argumentsFor(tool.inputSchema as Schema);
     // a tool taking a `schema` object gets another tool's input schema as listed (JSON Schema
     // keywords round trip untouched through the client)
     const other = tools.find((t) => t.name !== tool.name);
-    if ((tool.inputSchema as Schema | undefined)?.properties?.schema?.type === 'object' && other) args.schema = other.inputSchema;
+    if ((tool.inputSchema as Schema | undefined)?.properties?.schema?.type === 'object' && other)
+      args.schema = other.inputSchema;
     await call(tool.name, args);
   }
 }
@@ -88,7 +99,9 @@ async function modern(fetcher: typeof fetch): Promise<void> {
   const server = await client.connect(transport);
   const tools = server.capabilities.tools ? (await client.listTools({})).tools : [];
   // a scenario may name the calls to make (MCP_CONFORMANCE_CONTEXT `toolCalls`)
-  const planned = Array.isArray(context.toolCalls) ? (context.toolCalls as Array<{ name: string; arguments?: Record<string, unknown> }>) : undefined;
+  const planned = Array.isArray(context.toolCalls)
+    ? (context.toolCalls as Array<{ name: string; arguments?: Record<string, unknown> }>)
+    : undefined;
   if (planned) for (const c of planned) await client.callTool({ name: c.name, arguments: c.arguments ?? {} });
   else await callAll(tools as never, (name, args) => client.callTool({ name, arguments: args }));
   await client.close();
@@ -96,14 +109,18 @@ async function modern(fetcher: typeof fetch): Promise<void> {
 
 async function main(): Promise<void> {
   // loaded only for auth scenarios: the OAuth helpers are most of the bundle's weight
-  const auth = scenario.startsWith('auth/') ? (await import('./oauth.js')).oauthFetch({ scenario, context, serverUrl: url }) : undefined;
+  const auth = scenario.startsWith('auth/')
+    ? (await import('./oauth.js')).oauthFetch({ scenario, context, serverUrl: url })
+    : undefined;
   const base = auth?.fetch ?? fetch;
   const traced: typeof fetch = process.env.MCPGEN_CONFORMANCE_TRACE
     ? async (input, init) => {
-      const res = await base(input, init);
-      process.stderr.write(`${init?.method ?? 'GET'} ${String(init?.body ?? '').slice(0, 200)} -> ${res.status} ${res.headers.get('content-type') ?? ''}\n`);
-      return res;
-    }
+        const res = await base(input, init);
+        process.stderr.write(
+          `${init?.method ?? 'GET'} ${String(init?.body ?? '').slice(0, 200)} -> ${res.status} ${res.headers.get('content-type') ?? ''}\n`,
+        );
+        return res;
+      }
     : base;
   if (revision === '2026-07-28') return modern(traced);
   const transport = new HttpClientTransport({ url, fetch: traced, reconnect: { maxRetries: 3 } });
@@ -114,8 +131,15 @@ async function main(): Promise<void> {
     // an auth scenario authorizes inside its first request: discovery, registration, code and token requests
     timeout: scenario.startsWith('auth/') ? 60_000 : 20_000,
     handlers: {
-      'elicitation/create': (p) => ({ action: 'accept', content: defaults((p as { requestedSchema?: Schema }).requestedSchema) as never }),
-      'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'This is a test response.' }, model: 'conformance-model' }),
+      'elicitation/create': (p) => ({
+        action: 'accept',
+        content: defaults((p as { requestedSchema?: Schema }).requestedSchema) as never,
+      }),
+      'sampling/createMessage': () => ({
+        role: 'assistant',
+        content: { type: 'text', text: 'This is a test response.' },
+        model: 'conformance-model',
+      }),
     },
   });
   const server = await client.connect(transport);
@@ -134,7 +158,9 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (e: unknown) => {
-    process.stderr.write(`conformance client (${scenario}): ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+    process.stderr.write(
+      `conformance client (${scenario}): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -9,7 +9,20 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildClient, groupKey, judge, loadExpected, parseSummary, passedAlone, report, runConformance, runFailed, skippedScenarios, SUITES, type RunResult } from './run.js';
+import {
+  buildClient,
+  groupKey,
+  judge,
+  loadExpected,
+  parseSummary,
+  passedAlone,
+  report,
+  runConformance,
+  runFailed,
+  skippedScenarios,
+  SUITES,
+  type RunResult,
+} from './run.js';
 
 test('parseSummary: scored and unscored scenario lines', () => {
   const out = [
@@ -23,7 +36,13 @@ test('parseSummary: scored and unscored scenario lines', () => {
     '  ✓ extra (extension)',
   ].join('\n');
   const { scenarios, unscored } = parseSummary(out);
-  assert.equal([...scenarios], [['ping', true], ['tools-list', false]]);
+  assert.equal(
+    [...scenarios],
+    [
+      ['ping', true],
+      ['tools-list', false],
+    ],
+  );
   assert.equal([...unscored], [['extra', true]]);
 });
 
@@ -31,7 +50,9 @@ test('passedAlone: all checks passed, no warning', () => {
   assert.ok(passedAlone('Test Results:\nPassed: 3/3, 0 failed, 0 warnings\n\n✅ OVERALL: PASSED'));
   assert.not.ok(passedAlone('Passed: 2/3, 1 failed, 0 warnings'));
   assert.not.ok(passedAlone('Passed: 3/3, 0 failed, 1 warnings'));
-  assert.not.ok(passedAlone('Passed: 3/3, 0 failed, 0 warnings\n⚠️  CLIENT EXITED WITH ERROR (code 1)\n❌ OVERALL: FAILED'));
+  assert.not.ok(
+    passedAlone('Passed: 3/3, 0 failed, 0 warnings\n⚠️  CLIENT EXITED WITH ERROR (code 1)\n❌ OVERALL: FAILED'),
+  );
   assert.not.ok(passedAlone('no summary'));
 });
 
@@ -42,8 +63,10 @@ test('judge: unlisted failures and stale entries', () => {
 
 test('expected-failures.json: every entry has a written reason', () => {
   const all = loadExpected();
-  for (const suite of SUITES) for (const side of ['server', 'client']) assert.ok(`${suite.name} ${side}` in all, `${suite.name} ${side}`);
-  for (const suite of SUITES) for (const g of suite.judged ?? []) assert.ok(groupKey(suite, g) in all, groupKey(suite, g));
+  for (const suite of SUITES)
+    for (const side of ['server', 'client']) assert.ok(`${suite.name} ${side}` in all, `${suite.name} ${side}`);
+  for (const suite of SUITES)
+    for (const g of suite.judged ?? []) assert.ok(groupKey(suite, g) in all, groupKey(suite, g));
 });
 
 test('the tasks extension scenarios are judged at 2026-07-28, server side', () => {
@@ -57,13 +80,18 @@ test('skippedScenarios: scenarios whose every check is SKIPPED, by checks.json',
   try {
     const put = (name: string, statuses: string[]) => {
       mkdirSync(join(dir, name), { recursive: true });
-      writeFileSync(join(dir, name, 'checks.json'), JSON.stringify(statuses.map((status, i) => ({ id: `c${i}`, status }))));
+      writeFileSync(
+        join(dir, name, 'checks.json'),
+        JSON.stringify(statuses.map((status, i) => ({ id: `c${i}`, status }))),
+      );
     };
     put('server-tasks-a-2026-11-29T19-08-23-675Z', ['SKIPPED']);
     put('server-tasks-ab-2026-11-29T19-08-24-000Z', ['SUCCESS', 'SKIPPED']);
     put('server-tasks-c-2026-11-29T19-08-25-000Z', []);
     put('client-tasks-d-2026-11-29T19-08-26-000Z', ['SKIPPED']);
-    assert.equal(skippedScenarios(dir, 'server', ['tasks-a', 'tasks-ab', 'tasks-c', 'tasks-d', 'tasks-missing']), ['tasks-a']);
+    assert.equal(skippedScenarios(dir, 'server', ['tasks-a', 'tasks-ab', 'tasks-c', 'tasks-d', 'tasks-missing']), [
+      'tasks-a',
+    ]);
     assert.equal(skippedScenarios(dir, 'client', ['tasks-d']), ['tasks-d']);
     assert.equal(skippedScenarios(join(dir, 'nope'), 'server', ['tasks-a']), []);
   } finally {
@@ -72,8 +100,29 @@ test('skippedScenarios: scenarios whose every check is SKIPPED, by checks.json',
 });
 
 test('runFailed: unexpected, stale or empty, for the run and for each judged group', () => {
-  const group = { key: 'alpha.12 (2026-07-28) tasks extension server', passed: ['tasks-lifecycle'], failed: [], skipped: [], unexpected: [], stale: [], rerun: [], line: '' };
-  const base: RunResult = { suite: 's', side: 'server', passed: ['ping'], failed: [], unscored: {}, unexpected: [], stale: [], rerun: [], line: '', groups: [group], output: '' };
+  const group = {
+    key: 'alpha.12 (2026-07-28) tasks extension server',
+    passed: ['tasks-lifecycle'],
+    failed: [],
+    skipped: [],
+    unexpected: [],
+    stale: [],
+    rerun: [],
+    line: '',
+  };
+  const base: RunResult = {
+    suite: 's',
+    side: 'server',
+    passed: ['ping'],
+    failed: [],
+    unscored: {},
+    unexpected: [],
+    stale: [],
+    rerun: [],
+    line: '',
+    groups: [group],
+    output: '',
+  };
   assert.is(runFailed(base), false);
   assert.is(runFailed({ ...base, unexpected: ['ping'] }), true);
   assert.is(runFailed({ ...base, groups: [{ ...group, failed: ['tasks-x'], unexpected: ['tasks-x'] }] }), true);
@@ -95,7 +144,10 @@ for (const suite of SUITES) {
       assert.ok(r.passed.length + r.failed.length > 0, `no scenario ran:\n${r.output.slice(-3000)}`);
       assert.equal(r.unexpected, [], `unexpected failures:\n${r.output.slice(-6000)}`);
       assert.equal(r.stale, [], 'stale expected-failures.json entries');
-      assert.equal(r.groups.map((g) => g.key), (suite.judged ?? []).filter((g) => g.side === side).map((g) => groupKey(suite, g)));
+      assert.equal(
+        r.groups.map((g) => g.key),
+        (suite.judged ?? []).filter((g) => g.side === side).map((g) => groupKey(suite, g)),
+      );
       for (const g of r.groups) {
         assert.ok(g.passed.length + g.failed.length > 0, `${g.key}: no scenario ran`);
         assert.equal(g.unexpected, [], `${g.key}: unexpected failures:\n${r.output.slice(-6000)}`);

@@ -16,8 +16,14 @@ test('**/name, *, ? and literal segments relative to cwd', () => {
       mkdirSync(join(dir, p, '..'), { recursive: true });
       writeFileSync(join(dir, p), '');
     }
-    assert.equal(glob('**/checks.json', { cwd: dir }).sort(), ['a/b/checks.json', 'a/checks.json', 'checks.json'].map((p) => p.split('/').join(sep)));
-    assert.equal(glob('a/*.json', { cwd: dir }).sort(), ['a/checks.json', 'a/other.json'].map((p) => p.split('/').join(sep)));
+    assert.equal(
+      glob('**/checks.json', { cwd: dir }).sort(),
+      ['a/b/checks.json', 'a/checks.json', 'checks.json'].map((p) => p.split('/').join(sep)),
+    );
+    assert.equal(
+      glob('a/*.json', { cwd: dir }).sort(),
+      ['a/checks.json', 'a/other.json'].map((p) => p.split('/').join(sep)),
+    );
     assert.equal(glob('b/x?.txt', { cwd: dir }), [['b', 'x1.txt'].join(sep)]);
     assert.equal(glob('nothing/**/x', { cwd: dir }), []);
     assert.equal(glob('**/checks.json', { cwd: join(dir, 'missing') }), []);

@@ -29,14 +29,30 @@ async function approve(url: URL): Promise<URL> {
 
 function optionsFor(scenario: string, context: Record<string, unknown>): OAuthClientOptions {
   const s = (k: string) => (typeof context[k] === 'string' ? (context[k] as string) : undefined);
-  if (scenario === 'auth/client-credentials-basic') return { grant: 'client_credentials', credentials: { client_id: s('client_id')!, client_secret: s('client_secret')!, token_endpoint_auth_method: 'client_secret_basic' } };
+  if (scenario === 'auth/client-credentials-basic')
+    return {
+      grant: 'client_credentials',
+      credentials: {
+        client_id: s('client_id')!,
+        client_secret: s('client_secret')!,
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    };
   if (scenario === 'auth/client-credentials-jwt') {
-    return { grant: 'client_credentials', credentials: { client_id: s('client_id')!, token_endpoint_auth_method: 'private_key_jwt' }, privateKey: { key: s('private_key_pem')!, alg: s('signing_algorithm') ?? 'ES256' } };
+    return {
+      grant: 'client_credentials',
+      credentials: { client_id: s('client_id')!, token_endpoint_auth_method: 'private_key_jwt' },
+      privateKey: { key: s('private_key_pem')!, alg: s('signing_algorithm') ?? 'ES256' },
+    };
   }
   if (scenario === 'auth/cross-app-access-complete-flow' || scenario === 'auth/enterprise-managed-authorization') {
     return {
       grant: 'jwt-bearer',
-      credentials: { client_id: s('client_id')!, client_secret: s('client_secret')!, token_endpoint_auth_method: 'client_secret_basic' },
+      credentials: {
+        client_id: s('client_id')!,
+        client_secret: s('client_secret')!,
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
       offlineAccess: false,
       assertion: async ({ issuer, resource }) => {
         const res = await fetch(s('idp_token_endpoint')!, {
@@ -59,20 +75,35 @@ function optionsFor(scenario: string, context: Record<string, unknown>): OAuthCl
   }
   if (scenario === 'auth/wif-jwt-bearer') {
     // workload identity federation (SEP-1933): the platform's workload JWT is the assertion
-    return { grant: 'jwt-bearer', credentials: { client_id: s('client_id')!, token_endpoint_auth_method: 'none' }, offlineAccess: false, assertion: async () => s('valid_jwt')! };
+    return {
+      grant: 'jwt-bearer',
+      credentials: { client_id: s('client_id')!, token_endpoint_auth_method: 'none' },
+      offlineAccess: false,
+      assertion: async () => s('valid_jwt')!,
+    };
   }
   const code: OAuthClientOptions = {
     userAgent: approve,
     redirectUri: REDIRECT,
     // a localhost redirect: a native application (SEP-837)
-    clientMetadata: { client_name: 'mcpgen-conformance-client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' },
+    clientMetadata: {
+      client_name: 'mcpgen-conformance-client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    },
   };
-  if (scenario === 'auth/pre-registration') return { ...code, credentials: { client_id: s('client_id')!, client_secret: s('client_secret') } };
+  if (scenario === 'auth/pre-registration')
+    return { ...code, credentials: { client_id: s('client_id')!, client_secret: s('client_secret') } };
   // DPoP scenarios (SEP-1932): DPoP-bound tokens, a proof on every request
   return { ...code, clientMetadataUrl: CLIENT_METADATA_URL, dpop: scenario.startsWith('auth/dpop') };
 }
 
 /** A fetch that authorizes as the scenario requires. */
-export function oauthFetch(options: { scenario: string; context: Record<string, unknown>; serverUrl: string }): { fetch: typeof fetch } {
+export function oauthFetch(options: { scenario: string; context: Record<string, unknown>; serverUrl: string }): {
+  fetch: typeof fetch;
+} {
   return { fetch: makeOAuthFetch(optionsFor(options.scenario, options.context)).fetch };
 }

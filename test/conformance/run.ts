@@ -59,7 +59,12 @@ export interface SuiteSpec {
 }
 
 export const SUITES: readonly SuiteSpec[] = [
-  { name: '0.1.16', bin: here('../../node_modules/conformance-0.1/dist/index.js'), server: [], client: ['--suite', 'all'] },
+  {
+    name: '0.1.16',
+    bin: here('../../node_modules/conformance-0.1/dist/index.js'),
+    server: [],
+    client: ['--suite', 'all'],
+  },
   {
     name: 'alpha.12',
     bin: here('../../node_modules/conformance-alpha/dist/index.js'),
@@ -145,8 +150,14 @@ export function passedAlone(output: string): boolean {
 }
 
 /** Failures not listed, and listed scenarios that did not fail (passed, or did not run). */
-export function judge(failed: readonly string[], expected: Readonly<Record<string, string>>): { unexpected: string[]; stale: string[] } {
-  return { unexpected: failed.filter((n) => !(n in expected)), stale: Object.keys(expected).filter((n) => !failed.includes(n)) };
+export function judge(
+  failed: readonly string[],
+  expected: Readonly<Record<string, string>>,
+): { unexpected: string[]; stale: string[] } {
+  return {
+    unexpected: failed.filter((n) => !(n in expected)),
+    stale: Object.keys(expected).filter((n) => !failed.includes(n)),
+  };
 }
 
 /**
@@ -175,7 +186,8 @@ export function loadExpected(): Record<string, Record<string, string>> {
     if (k.startsWith('$')) continue;
     const entries = v as Record<string, unknown>;
     for (const [scenario, reason] of Object.entries(entries)) {
-      if (typeof reason !== 'string' || reason.trim().length < 10) throw new Error(`expected-failures.json: "${k}" → "${scenario}" needs a written reason`);
+      if (typeof reason !== 'string' || reason.trim().length < 10)
+        throw new Error(`expected-failures.json: "${k}" → "${scenario}" needs a written reason`);
     }
     out[k] = entries as Record<string, string>;
   }
@@ -211,13 +223,19 @@ export async function buildClient(dir: string): Promise<string> {
     outdir,
     outExtension: { '.js': '.mjs' },
     logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
   });
   return `${JSON.stringify(process.execPath)} ${JSON.stringify(join(outdir, 'conformance-client.mjs'))}`;
 }
 
 /** Runs one suite on one side and judges it against expected-failures.json. */
-export async function runConformance(suite: SuiteSpec, side: Side, options: { work?: string; clientCommand?: string; serverUrl?: string } = {}): Promise<RunResult> {
+export async function runConformance(
+  suite: SuiteSpec,
+  side: Side,
+  options: { work?: string; clientCommand?: string; serverUrl?: string } = {},
+): Promise<RunResult> {
   const work = options.work ?? mkdtempSync(join(tmpdir(), 'mcpgen-conformance-'));
   const own = options.work === undefined;
   let stop: (() => Promise<void>) | undefined;
@@ -228,9 +246,15 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
       if (!url) {
         // what `mcpgen serve --http` serves: 2025-11-25 with the older handshake revisions it
         // negotiates; 2026-07-28: the dual-era endpoint of `mcpgen serve --rev 2026-07-28 --http`
-        const legacy = { ...(await loadRevision('2025-11-25')), fallbackTables: await olderHandshakeTables('2025-11-25') };
+        const legacy = {
+          ...(await loadRevision('2025-11-25')),
+          fallbackTables: await olderHandshakeTables('2025-11-25'),
+        };
         const served = suite.revision
-          ? await serveStatelessHttp(await loadRevision(suite.revision) as never, legacy as never, { port: 0, host: '127.0.0.1' })
+          ? await serveStatelessHttp((await loadRevision(suite.revision)) as never, legacy as never, {
+              port: 0,
+              host: '127.0.0.1',
+            })
           : await serveHttp(legacy, { port: 0, host: '127.0.0.1' });
         stop = served.close;
         url = `http://localhost:${served.port}/mcp`;
@@ -238,7 +262,13 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
       args = [suite.bin, 'server', '--url', url, ...suite.server];
     } else {
       const command = options.clientCommand ?? (await buildClient(work));
-      args = [suite.bin, 'client', '--command', suite.revision ? `${command} --rev ${suite.revision}` : command, ...suite.client];
+      args = [
+        suite.bin,
+        'client',
+        '--command',
+        suite.revision ? `${command} --rev ${suite.revision}` : command,
+        ...suite.client,
+      ];
     }
     const outName = suite.name.replace(/[^\w.-]+/g, '_');
     const resultsDir = join(work, `${outName}-${side}`);
@@ -253,8 +283,14 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
       const rerun: string[] = [];
       for (const [name, ok] of verdicts) {
         if (ok || name in listed) continue;
-        const base = args.filter((a, i) => !['--requirements', '--suite'].includes(a) && !['--requirements', '--suite'].includes(args[i - 1]));
-        const again = await run([...base, '--scenario', name, '-o', join(work, `${outName}-${side}-rerun`)], work, 120_000);
+        const base = args.filter(
+          (a, i) => !['--requirements', '--suite'].includes(a) && !['--requirements', '--suite'].includes(args[i - 1]),
+        );
+        const again = await run(
+          [...base, '--scenario', name, '-o', join(work, `${outName}-${side}-rerun`)],
+          work,
+          120_000,
+        );
         output += `\n=== re-run of ${name} alone ===\n${again}`;
         if (passedAlone(again)) {
           verdicts.set(name, true);
@@ -270,12 +306,22 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
       const listed = all[key] ?? {};
       const names = [...unscored.keys()].filter((n) => n.startsWith(g.prefix));
       const skipped = skippedScenarios(resultsDir, side, names);
-      const verdicts = new Map(names.filter((n) => !skipped.includes(n)).map((n) => [n, unscored.get(n) ?? false] as const));
+      const verdicts = new Map(
+        names.filter((n) => !skipped.includes(n)).map((n) => [n, unscored.get(n) ?? false] as const),
+      );
       for (const n of names) unscored.delete(n);
       const groupRerun = await rerunAlone(verdicts, listed);
       const passed = [...verdicts].filter(([, ok]) => ok).map(([n]) => n);
       const failed = [...verdicts].filter(([, ok]) => !ok).map(([n]) => n);
-      groups.push({ key, passed, failed, skipped, ...judge(failed, listed), rerun: groupRerun, line: `conformance ${key}: ${passed.length}/${verdicts.size}` });
+      groups.push({
+        key,
+        passed,
+        failed,
+        skipped,
+        ...judge(failed, listed),
+        rerun: groupRerun,
+        line: `conformance ${key}: ${passed.length}/${verdicts.size}`,
+      });
     }
     const passed = [...scenarios].filter(([, ok]) => ok).map(([n]) => n);
     const failed = [...scenarios].filter(([, ok]) => !ok).map(([n]) => n);
@@ -303,17 +349,22 @@ export async function runConformance(suite: SuiteSpec, side: Side, options: { wo
 export function report(r: RunResult): string {
   const lines = [r.line];
   const expected = loadExpected()[`${r.suite} ${r.side}`] ?? {};
-  for (const n of r.failed) lines.push(`  ${n in expected ? 'expected failure' : 'FAILED'}: ${n}${n in expected ? ` (${expected[n]})` : ''}`);
+  for (const n of r.failed)
+    lines.push(`  ${n in expected ? 'expected failure' : 'FAILED'}: ${n}${n in expected ? ` (${expected[n]})` : ''}`);
   for (const n of r.stale) lines.push(`  STALE expected-failures entry: ${n} (it passed or did not run)`);
   for (const n of r.rerun) lines.push(`  ${n}: failed in the parallel run, passed when run alone`);
   const auth = r.passed.filter((n) => n.startsWith('auth/')).length;
-  if (r.side === 'client' && auth) lines.push(`  of which auth/*: ${auth} (OAuth by the runtime's client, runtime/auth/client.ts, on the transport's fetch)`);
+  if (r.side === 'client' && auth)
+    lines.push(
+      `  of which auth/*: ${auth} (OAuth by the runtime's client, runtime/auth/client.ts, on the transport's fetch)`,
+    );
   const un = Object.entries(r.unscored);
   if (un.length) lines.push(`  not scored: ${un.map(([n, ok]) => `${n} ${ok ? 'passed' : 'failed'}`).join(', ')}`);
   for (const g of r.groups) {
     const listed = loadExpected()[g.key] ?? {};
     lines.push(g.line);
-    for (const n of g.failed) lines.push(`  ${n in listed ? 'expected failure' : 'FAILED'}: ${n}${n in listed ? ` (${listed[n]})` : ''}`);
+    for (const n of g.failed)
+      lines.push(`  ${n in listed ? 'expected failure' : 'FAILED'}: ${n}${n in listed ? ` (${listed[n]})` : ''}`);
     for (const n of g.stale) lines.push(`  STALE expected-failures entry: ${n} (it passed or did not run)`);
     for (const n of g.rerun) lines.push(`  ${n}: failed in the parallel run, passed when run alone`);
     for (const n of g.skipped) lines.push(`  ${n}: every check skipped by the suite (not counted)`);
@@ -325,11 +376,15 @@ export function report(r: RunResult): string {
 /** Whether a run must fail: unexpected failures, stale entries, nothing run (also per judged group). */
 export function runFailed(r: RunResult): boolean {
   if (r.unexpected.length || r.stale.length || r.passed.length + r.failed.length === 0) return true;
-  return r.groups.some((g) => g.unexpected.length || g.stale.length || g.passed.length + g.failed.length + g.skipped.length === 0);
+  return r.groups.some(
+    (g) => g.unexpected.length || g.stale.length || g.passed.length + g.failed.length + g.skipped.length === 0,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { suite: { type: 'string' }, side: { type: 'string' }, verbose: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { suite: { type: 'string' }, side: { type: 'string' }, verbose: { type: 'boolean' } },
+  });
   const suites = SUITES.filter((s) => !values.suite || s.name === values.suite || s.revision === values.suite);
   const sides = (['server', 'client'] as const).filter((s) => !values.side || s === values.side);
   if (!suites.length || !sides.length) {

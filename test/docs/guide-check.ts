@@ -61,7 +61,9 @@ export function fences(markdown: string): Fence[] {
 
 /** The ```ts (or ```typescript) blocks of a page. */
 export function tsBlocks(markdown: string): string[] {
-  return fences(markdown).filter((f) => f.lang === 'ts' || f.lang === 'typescript').map((f) => f.text);
+  return fences(markdown)
+    .filter((f) => f.lang === 'ts' || f.lang === 'typescript')
+    .map((f) => f.text);
 }
 
 /**
@@ -74,7 +76,12 @@ export function snippetSyntaxProblems(slug: string, markdown: string): string[] 
   if (text === '') return [];
   const file = ts.createSourceFile(`${slug}.ts`, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const diagnostics = (file as unknown as { parseDiagnostics: readonly ts.Diagnostic[] }).parseDiagnostics;
-  return diagnostics.slice(0, 3).map((d) => `${slug}.md: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')} (line ${file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} of its ts blocks)`);
+  return diagnostics
+    .slice(0, 3)
+    .map(
+      (d) =>
+        `${slug}.md: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')} (line ${file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} of its ts blocks)`,
+    );
 }
 
 /**
@@ -85,7 +92,9 @@ export function snippetSyntaxProblems(slug: string, markdown: string): string[] 
 export function exampleSource(dir: string, slug: string): string | undefined {
   const main = join(dir, `${slug}.ts`);
   if (!existsSync(main)) return undefined;
-  const parts = readdirSync(dir).filter((f) => f.startsWith(`${slug}.`) && f.endsWith('.ts') && f !== `${slug}.ts`).sort();
+  const parts = readdirSync(dir)
+    .filter((f) => f.startsWith(`${slug}.`) && f.endsWith('.ts') && f !== `${slug}.ts`)
+    .sort();
   return [main, ...parts.map((f) => join(dir, f))].map((f) => readFileSync(f, 'utf8')).join('\n\0\n');
 }
 
@@ -109,7 +118,9 @@ export function pageProblems(slug: string, markdown: string, example: string | u
     if (source.includes(block)) return;
     const lines = block.split('\n');
     const first = lines.findIndex((line) => line && !source.includes(line));
-    problems.push(`${slug}.md: ts block ${i + 1} is not in examples/guide/${slug}.ts (or ${slug}.*.ts) verbatim${first >= 0 ? ` (its line ${first + 1} is nowhere in it: ${JSON.stringify(lines[first])})` : ' (its lines are, not in this order)'}`);
+    problems.push(
+      `${slug}.md: ts block ${i + 1} is not in examples/guide/${slug}.ts (or ${slug}.*.ts) verbatim${first >= 0 ? ` (its line ${first + 1} is nowhere in it: ${JSON.stringify(lines[first])})` : ' (its lines are, not in this order)'}`,
+    );
   });
   return problems;
 }
@@ -159,7 +170,10 @@ export function headingAnchors(markdown: string): Set<string> {
     const m = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) continue;
     const text = m[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = counts.get(base) ?? 0;
     counts.set(base, n + 1);
     anchors.add(n ? `${base}-${n}` : base);
@@ -183,8 +197,11 @@ export function linkProblems(file: string, markdown: string, specDir: string): s
     if (spec) {
       const [, rev, path] = spec;
       const base = join(specDir, 'docs', rev, path.replace(/\/$/, ''));
-      const found = !path.split('/').includes('..') && ['.mdx', '.md', '/index.mdx', '/index.md'].some((ext) => existsSync(base + ext));
-      if (!found) problems.push(`${name}: ${href}: no spec page ${rev}/${path || 'index'} under ${join(specDir, 'docs')}`);
+      const found =
+        !path.split('/').includes('..') &&
+        ['.mdx', '.md', '/index.mdx', '/index.md'].some((ext) => existsSync(base + ext));
+      if (!found)
+        problems.push(`${name}: ${href}: no spec page ${rev}/${path || 'index'} under ${join(specDir, 'docs')}`);
       continue;
     }
     if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue;
@@ -219,7 +236,10 @@ export function indexedSlugs(indexMarkdown: string): string[] {
 }
 
 /** Pages the index does not list (`unlisted`), and pages it lists that do not exist (`missing`). */
-export function indexProblems(indexMarkdown: string, slugs: readonly string[]): { unlisted: string[]; missing: string[] } {
+export function indexProblems(
+  indexMarkdown: string,
+  slugs: readonly string[],
+): { unlisted: string[]; missing: string[] } {
   const listed = indexedSlugs(indexMarkdown);
   return { unlisted: slugs.filter((s) => !listed.includes(s)), missing: listed.filter((s) => !slugs.includes(s)) };
 }
@@ -238,12 +258,17 @@ export interface ExampleRun {
 
 /** What is wrong with a run (undefined: it exited 0 within its time and printed `ok <slug>` last). */
 export function runProblem(run: ExampleRun): string | undefined {
-  const lines = run.stdout.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '');
+  const lines = run.stdout
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '');
   const last = lines[lines.length - 1];
-  const tail = () => `\n--- stdout (end)\n${lines.slice(-5).join('\n')}\n--- stderr (start)\n${run.stderr.split('\n').slice(0, 30).join('\n')}`;
+  const tail = () =>
+    `\n--- stdout (end)\n${lines.slice(-5).join('\n')}\n--- stderr (start)\n${run.stderr.split('\n').slice(0, 30).join('\n')}`;
   if (run.timedOut) return `${run.slug}: did not finish within its time limit (${run.ms.toFixed(0)} ms)${tail()}`;
   if (run.code !== 0) return `${run.slug}: exit ${run.code ?? 'by signal'}${tail()}`;
-  if (last !== `ok ${run.slug}`) return `${run.slug}: last stdout line is ${JSON.stringify(last ?? '')}, not "ok ${run.slug}"${tail()}`;
+  if (last !== `ok ${run.slug}`)
+    return `${run.slug}: last stdout line is ${JSON.stringify(last ?? '')}, not "ok ${run.slug}"${tail()}`;
   return undefined;
 }
 
@@ -251,7 +276,10 @@ export function runProblem(run: ExampleRun): string | undefined {
  * Runs each example (`node --import tsx <file>`, cwd `cwd`), at most `concurrency` at a time,
  * each killed after `timeoutMs`; resolves with every run, in the order given.
  */
-export async function runExamples(examples: ReadonlyArray<{ slug: string; file: string }>, options: { cwd: string; concurrency?: number; timeoutMs?: number }): Promise<ExampleRun[]> {
+export async function runExamples(
+  examples: ReadonlyArray<{ slug: string; file: string }>,
+  options: { cwd: string; concurrency?: number; timeoutMs?: number },
+): Promise<ExampleRun[]> {
   const results: ExampleRun[] = new Array(examples.length);
   const timeout = options.timeoutMs ?? 30_000;
   let next = 0;
@@ -261,11 +289,18 @@ export async function runExamples(examples: ReadonlyArray<{ slug: string; file: 
       const { slug, file } = examples[i];
       const t0 = performance.now();
       results[i] = await new Promise<ExampleRun>((done) => {
-        execFile(process.execPath, ['--import', 'tsx', file], { cwd: options.cwd, timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20, encoding: 'utf8' }, (error, stdout, stderr) => {
-          const e = error as (NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string }) | null;
-          const code = e ? (typeof e.code === 'number' ? e.code : null) : 0;
-          done({ slug, file, code, timedOut: !!e?.killed, stdout, stderr, ms: performance.now() - t0 });
-        });
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', file],
+          { cwd: options.cwd, timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20, encoding: 'utf8' },
+          (error, stdout, stderr) => {
+            const e = error as
+              | (NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string })
+              | null;
+            const code = e ? (typeof e.code === 'number' ? e.code : null) : 0;
+            done({ slug, file, code, timedOut: !!e?.killed, stdout, stderr, ms: performance.now() - t0 });
+          },
+        );
       });
     }
   };

@@ -13,7 +13,19 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { INDEX, exampleSource, guideSlugs, headingAnchors, indexProblems, linkProblems, pageProblems, runExamples, runProblem, snippetSyntaxProblems, tsBlocks } from './guide-check.js';
+import {
+  INDEX,
+  exampleSource,
+  guideSlugs,
+  headingAnchors,
+  indexProblems,
+  linkProblems,
+  pageProblems,
+  runExamples,
+  runProblem,
+  snippetSyntaxProblems,
+  tsBlocks,
+} from './guide-check.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GUIDE = join(ROOT, 'docs', 'guide');
@@ -31,7 +43,10 @@ function tempDir(prefix: string): { dir: string; cleanup: () => void } {
 test('the guide has pages', () => {
   assert.ok(slugs.length >= 1, `no pages in ${GUIDE}`);
   assert.ok(existsSync(join(GUIDE, INDEX)), `no index ${join(GUIDE, INDEX)}`);
-  assert.ok(existsSync(join(SPEC_DIR, 'docs')), `no spec pages in ${join(SPEC_DIR, 'docs')}: set MCP_SPEC_DIR to the spec checkout`);
+  assert.ok(
+    existsSync(join(SPEC_DIR, 'docs')),
+    `no spec pages in ${join(SPEC_DIR, 'docs')}: set MCP_SPEC_DIR to the spec checkout`,
+  );
 });
 
 test('every page has its example, holding each ts block of the page verbatim', () => {
@@ -42,24 +57,40 @@ test('every page has its example, holding each ts block of the page verbatim', (
 });
 
 test("every page's ts blocks, read in order, parse as one program (none left open)", () => {
-  assert.equal(slugs.flatMap((slug) => snippetSyntaxProblems(slug, read(join(GUIDE, `${slug}.md`)))), []);
+  assert.equal(
+    slugs.flatMap((slug) => snippetSyntaxProblems(slug, read(join(GUIDE, `${slug}.md`)))),
+    [],
+  );
 });
 
 test('the index lists every page', () => {
-  assert.equal(indexProblems(read(join(GUIDE, INDEX)), slugs).unlisted, [], `docs/guide/${INDEX} does not list these pages`);
+  assert.equal(
+    indexProblems(read(join(GUIDE, INDEX)), slugs).unlisted,
+    [],
+    `docs/guide/${INDEX} does not list these pages`,
+  );
 });
 
 test('every page the index lists exists', () => {
-  assert.equal(indexProblems(read(join(GUIDE, INDEX)), slugs).missing, [], `docs/guide/${INDEX} lists these pages, which do not exist`);
+  assert.equal(
+    indexProblems(read(join(GUIDE, INDEX)), slugs).missing,
+    [],
+    `docs/guide/${INDEX} lists these pages, which do not exist`,
+  );
 });
 
 test('every link of the guide resolves: files, headings, spec pages', () => {
-  const problems = [INDEX, ...slugs.map((s) => `${s}.md`)].flatMap((name) => linkProblems(join(GUIDE, name), read(join(GUIDE, name)), SPEC_DIR));
+  const problems = [INDEX, ...slugs.map((s) => `${s}.md`)].flatMap((name) =>
+    linkProblems(join(GUIDE, name), read(join(GUIDE, name)), SPEC_DIR),
+  );
   assert.equal(problems, []);
 });
 
 test('README.md links the guide', () => {
-  assert.ok(read(join(ROOT, 'README.md')).includes('](docs/guide/README.md)'), 'README.md has no link to docs/guide/README.md');
+  assert.ok(
+    read(join(ROOT, 'README.md')).includes('](docs/guide/README.md)'),
+    'README.md has no link to docs/guide/README.md',
+  );
 });
 
 test('every example runs: exit 0, last line "ok <slug>"', async () => {
@@ -69,8 +100,13 @@ test('every example runs: exit 0, last line "ok <slug>"', async () => {
   // minutes for them; a hang is still caught
   const runs = await runExamples(examples, { cwd: ROOT, concurrency: 2, timeoutMs: 120_000 });
   const problems = runs.map(runProblem).filter((p) => p !== undefined);
-  const slowest = [...runs].sort((a, b) => b.ms - a.ms).slice(0, 3).map((r) => `${r.slug} ${(r.ms / 1000).toFixed(1)}s`);
-  console.log(`  guide: ${runs.length} examples in ${((performance.now() - t0) / 1000).toFixed(1)}s (slowest: ${slowest.join(', ')})`);
+  const slowest = [...runs]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 3)
+    .map((r) => `${r.slug} ${(r.ms / 1000).toFixed(1)}s`);
+  console.log(
+    `  guide: ${runs.length} examples in ${((performance.now() - t0) / 1000).toFixed(1)}s (slowest: ${slowest.join(', ')})`,
+  );
   assert.equal(problems, []);
 });
 
@@ -109,7 +145,9 @@ test('check: a ts block must be in the example verbatim, and a page needs an exa
   // the import path is the one mapping: an example importing ./mcp/ itself does not match
   assert.is(pageProblems('echo', page, example.replace('../../generated/', '../generated/')).length, 1);
   assert.equal(pageProblems('echo', page, undefined), ['echo.md: no example examples/guide/echo.ts']);
-  assert.equal(pageProblems('echo', '# Echo\n\nno code\n', example), ['echo.md: no ```ts block (the page shows its example)']);
+  assert.equal(pageProblems('echo', '# Echo\n\nno code\n', example), [
+    'echo.md: no ```ts block (the page shows its example)',
+  ]);
 });
 
 test('check: a block may come from a companion file <slug>.<part>.ts, never across two files', () => {
@@ -129,7 +167,9 @@ test('check: a block may come from a companion file <slug>.<part>.ts, never acro
 });
 
 test('check: ts blocks that leave a block open (or hold broken syntax) are named', () => {
-  const page = ['# P', '', '```ts', "const tmp = 'x';", 'try {', '  work(tmp);', '```', '', 'More text.', ''].join('\n');
+  const page = ['# P', '', '```ts', "const tmp = 'x';", 'try {', '  work(tmp);', '```', '', 'More text.', ''].join(
+    '\n',
+  );
   const problems = snippetSyntaxProblems('p', page);
   assert.equal(problems.length, 1, problems.join('\n'));
   assert.match(problems[0], /^p\.md: '}' expected\. \(line 4 of its ts blocks\)$/);
@@ -139,7 +179,8 @@ test('check: ts blocks that leave a block open (or hold broken syntax) are named
 });
 
 test('check: the index must list every page, and list only pages that exist', () => {
-  const index = '# Guide\n\n## Basics\n\n- [stdio](stdio.md): over stdio\n- [http](./http.md#top): over HTTP\n\n```md\n[in code](code.md)\n```\n';
+  const index =
+    '# Guide\n\n## Basics\n\n- [stdio](stdio.md): over stdio\n- [http](./http.md#top): over HTTP\n\n```md\n[in code](code.md)\n```\n';
   assert.equal(indexProblems(index, ['http', 'stdio']), { unlisted: [], missing: [] });
   assert.equal(indexProblems(index, ['http', 'stdio', 'tools']), { unlisted: ['tools'], missing: [] });
   assert.equal(indexProblems(index, ['stdio']), { unlisted: [], missing: ['http'] });
@@ -152,13 +193,23 @@ test('check: relative links, anchors and spec links must resolve', () => {
     mkdirSync(join(dir, 'spec', 'docs', '2025-11-25', 'server'), { recursive: true });
     writeFileSync(join(dir, 'spec', 'docs', '2025-11-25', 'server', 'tools.mdx'), '# Tools\n');
     writeFileSync(join(dir, 'spec', 'docs', '2025-11-25', 'index.mdx'), '# Spec\n');
-    writeFileSync(join(dir, 'guide', 'other.md'), '# Other page\n\n## The rules, in short (2025-11-25)\n\n## Errors\n\n## Errors\n');
+    writeFileSync(
+      join(dir, 'guide', 'other.md'),
+      '# Other page\n\n## The rules, in short (2025-11-25)\n\n## Errors\n\n## Errors\n',
+    );
     const file = join(dir, 'guide', 'echo.md');
     const spec = join(dir, 'spec');
     const check = (md: string) => linkProblems(file, md, spec);
     assert.equal(check(page), [], 'a good page passes (its code span holds no link)');
-    assert.equal(check('[a](other.md) [b](other.md#the-rules-in-short-2025-11-25) [c](other.md#errors-1) [d](https://modelcontextprotocol.io/specification/2025-11-25) [e](https://example.com/x)'), []);
-    const bad = check('[a](missing.md) [b](other.md#nope) [c](#nowhere) [d](https://modelcontextprotocol.io/specification/2025-11-25/server/nope#x) [e](/docs/x.md) [f](https://modelcontextprotocol.io/specification/1999-01-01/server/tools)\n\nSee [the other][o].\n\n[o]: gone.md\n');
+    assert.equal(
+      check(
+        '[a](other.md) [b](other.md#the-rules-in-short-2025-11-25) [c](other.md#errors-1) [d](https://modelcontextprotocol.io/specification/2025-11-25) [e](https://example.com/x)',
+      ),
+      [],
+    );
+    const bad = check(
+      '[a](missing.md) [b](other.md#nope) [c](#nowhere) [d](https://modelcontextprotocol.io/specification/2025-11-25/server/nope#x) [e](/docs/x.md) [f](https://modelcontextprotocol.io/specification/1999-01-01/server/tools)\n\nSee [the other][o].\n\n[o]: gone.md\n',
+    );
     assert.is(bad.length, 7, bad.join('\n'));
     assert.match(bad[0], 'missing.md: no such file');
     assert.match(bad[1], 'no heading #nope');
@@ -168,7 +219,10 @@ test('check: relative links, anchors and spec links must resolve', () => {
     assert.match(bad[5], 'no spec page 1999-01-01/server/tools');
     assert.match(bad[6], 'gone.md: no such file');
     assert.equal([...headingAnchors('# A `code` title\n')], ['a-code-title']);
-    assert.equal([...headingAnchors('# Hello, World!\n\n```sh\n# not a heading\n```\n## Hello, World!\n')], ['hello-world', 'hello-world-1']);
+    assert.equal(
+      [...headingAnchors('# Hello, World!\n\n```sh\n# not a heading\n```\n## Hello, World!\n')],
+      ['hello-world', 'hello-world-1'],
+    );
   } finally {
     cleanup();
   }
@@ -180,14 +234,26 @@ test('check: an example must exit 0 and print "ok <slug>" last, in time', async 
     const write = (name: string, code: string) => (writeFileSync(join(dir, name), code), join(dir, name));
     // generous limits for the runs that end (a loaded machine starts tsx slowly), a short one for the hang
     const [runs, [hang]] = await Promise.all([
-      runExamples([
-        { slug: 'good', file: write('good.ts', "console.log('working');\nconsole.log('ok good');\n") },
-        { slug: 'fails', file: write('fails.ts', "console.log('ok fails');\nprocess.exitCode = 1;\n") },
-        { slug: 'throws', file: write('throws.ts', "import assert from 'node:assert/strict';\nassert.equal(1 + 1, 3);\nconsole.log('ok throws');\n") },
-        { slug: 'wrong', file: write('wrong.ts', "console.log('ok other');\n") },
-        { slug: 'late', file: write('late.ts', "console.log('ok late');\nconsole.log('done');\n") },
-      ], { cwd: ROOT, concurrency: 2, timeoutMs: 30_000 }),
-      runExamples([{ slug: 'hangs', file: write('hangs.ts', "setInterval(() => {}, 1000);\nconsole.log('ok hangs');\n") }], { cwd: ROOT, timeoutMs: 1_500 }),
+      runExamples(
+        [
+          { slug: 'good', file: write('good.ts', "console.log('working');\nconsole.log('ok good');\n") },
+          { slug: 'fails', file: write('fails.ts', "console.log('ok fails');\nprocess.exitCode = 1;\n") },
+          {
+            slug: 'throws',
+            file: write(
+              'throws.ts',
+              "import assert from 'node:assert/strict';\nassert.equal(1 + 1, 3);\nconsole.log('ok throws');\n",
+            ),
+          },
+          { slug: 'wrong', file: write('wrong.ts', "console.log('ok other');\n") },
+          { slug: 'late', file: write('late.ts', "console.log('ok late');\nconsole.log('done');\n") },
+        ],
+        { cwd: ROOT, concurrency: 2, timeoutMs: 30_000 },
+      ),
+      runExamples(
+        [{ slug: 'hangs', file: write('hangs.ts', "setInterval(() => {}, 1000);\nconsole.log('ok hangs');\n") }],
+        { cwd: ROOT, timeoutMs: 1_500 },
+      ),
     ]);
     const verdicts = [...runs, hang].map(runProblem);
     assert.is(verdicts[0], undefined, verdicts[0]);

@@ -47,36 +47,156 @@ interface Base {
   rule?: CleanRule;
 }
 
-const TOOLS = ['echo', 'test_simple_text', 'test_error_handling', 'test_sampling', 'test_elicitation', 'confirm_job', 'failing_job', 'test_missing_capability', 'json_schema_2020_12_tool'];
+const TOOLS = [
+  'echo',
+  'test_simple_text',
+  'test_error_handling',
+  'test_sampling',
+  'test_elicitation',
+  'confirm_job',
+  'failing_job',
+  'test_missing_capability',
+  'json_schema_2020_12_tool',
+];
 
 const baseArb = (era: Era): fc.Arbitrary<Base> =>
   fc.oneof(
     { weight: 6, arbitrary: fc.constant<Base>({ method: 'ping' }) },
     { weight: 3, arbitrary: fc.constant<Base>({ method: 'tools/list' }) },
-    { weight: 5, arbitrary: fc.string({ maxLength: 40, unit: 'grapheme' }).map<Base>((text) => ({ method: 'tools/call', params: { name: 'echo', arguments: { text } } })) },
-    { weight: 2, arbitrary: fc.constantFrom(...TOOLS).map<Base>((name) => ({ method: 'tools/call', params: { name, arguments: name === 'failing_job' ? { reason: 'x' } : {} } })) },
-    { weight: 3, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES).map<Base>((name) => ({ method: 'tools/call', params: { name, arguments: {} }, rule: 'unknown-tool' })) },
-    { weight: 3, arbitrary: fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES), fc.string({ minLength: 1, maxLength: 12 }).map((s) => `fuzz/${s}`)).map<Base>((method) => ({ method, rule: 'method-not-found' })) },
+    {
+      weight: 5,
+      arbitrary: fc
+        .string({ maxLength: 40, unit: 'grapheme' })
+        .map<Base>((text) => ({ method: 'tools/call', params: { name: 'echo', arguments: { text } } })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom(...TOOLS)
+        .map<Base>((name) => ({
+          method: 'tools/call',
+          params: { name, arguments: name === 'failing_job' ? { reason: 'x' } : {} },
+        })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .constantFrom(...PROTOTYPE_NAMES)
+        .map<Base>((name) => ({ method: 'tools/call', params: { name, arguments: {} }, rule: 'unknown-tool' })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .oneof(
+          fc.constantFrom(...PROTOTYPE_NAMES),
+          fc.string({ minLength: 1, maxLength: 12 }).map((s) => `fuzz/${s}`),
+        )
+        .map<Base>((method) => ({ method, rule: 'method-not-found' })),
+    },
     { weight: 1, arbitrary: fc.constant<Base>({ method: 'resources/list' }) },
-    { weight: 1, arbitrary: fc.constantFrom('test://static-text', 'test://nope', '__proto__').map<Base>((uri) => ({ method: 'resources/read', params: { uri } })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('test://static-text', 'test://nope', '__proto__')
+        .map<Base>((uri) => ({ method: 'resources/read', params: { uri } })),
+    },
     { weight: 1, arbitrary: fc.constant<Base>({ method: 'prompts/list' }) },
-    { weight: 1, arbitrary: fc.constantFrom('test_simple_prompt', 'constructor').map<Base>((name) => ({ method: 'prompts/get', params: { name } })) },
-    { weight: 1, arbitrary: fc.constant<Base>({ method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'a' } } }) },
-    { weight: 1, arbitrary: fc.constantFrom('debug', 'toString').map<Base>((level) => ({ method: 'logging/setLevel', params: { level } })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('test_simple_prompt', 'constructor')
+        .map<Base>((name) => ({ method: 'prompts/get', params: { name } })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Base>({
+        method: 'completion/complete',
+        params: {
+          ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+          argument: { name: 'arg1', value: 'a' },
+        },
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('debug', 'toString')
+        .map<Base>((level) => ({ method: 'logging/setLevel', params: { level } })),
+    },
     { weight: era === 'draft' ? 2 : 0, arbitrary: fc.constant<Base>({ method: 'server/discover' }) },
-    { weight: 3, arbitrary: fc.oneof(fc.nat(), fc.string({ maxLength: 8 })).map<Base>((requestId) => ({ method: 'notifications/cancelled', params: { requestId }, notification: true })) },
-    { weight: 2, arbitrary: fc.constantFrom('notifications/initialized', 'notifications/roots/list_changed', 'notifications/toString', 'constructor').map<Base>((method) => ({ method, notification: true })) },
-    { weight: 1, arbitrary: fc.constant<Base>({ method: 'notifications/progress', params: { progressToken: 1, progress: 1 }, notification: true }) },
-    { weight: 1, arbitrary: fc.constant<Base>({ method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '1' } } }) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .oneof(fc.nat(), fc.string({ maxLength: 8 }))
+        .map<Base>((requestId) => ({ method: 'notifications/cancelled', params: { requestId }, notification: true })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom(
+          'notifications/initialized',
+          'notifications/roots/list_changed',
+          'notifications/toString',
+          'constructor',
+        )
+        .map<Base>((method) => ({ method, notification: true })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Base>({
+        method: 'notifications/progress',
+        params: { progressToken: 1, progress: 1 },
+        notification: true,
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Base>({
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '1' } },
+      }),
+    },
   );
 
 /** How the id is written. `counter`: a fresh integer; the others are edge forms. */
-export type IdForm = 'counter' | 'string' | 'negative' | 'huge' | 'huger' | 'zero' | 'empty-string' | 'float' | 'exponent' | 'point-zero' | 'null' | 'bool' | 'object' | 'surrogate-string' | 'array';
+export type IdForm =
+  | 'counter'
+  | 'string'
+  | 'negative'
+  | 'huge'
+  | 'huger'
+  | 'zero'
+  | 'empty-string'
+  | 'float'
+  | 'exponent'
+  | 'point-zero'
+  | 'null'
+  | 'bool'
+  | 'object'
+  | 'surrogate-string'
+  | 'array';
 
 const idFormArb: fc.Arbitrary<IdForm> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<IdForm>('counter') },
   { weight: 6, arbitrary: fc.constant<IdForm>('string') },
-  { weight: 6, arbitrary: fc.constantFrom<IdForm>('negative', 'huge', 'huger', 'zero', 'empty-string', 'float', 'exponent', 'point-zero', 'null', 'bool', 'object', 'surrogate-string', 'array') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom<IdForm>(
+      'negative',
+      'huge',
+      'huger',
+      'zero',
+      'empty-string',
+      'float',
+      'exponent',
+      'point-zero',
+      'null',
+      'bool',
+      'object',
+      'surrogate-string',
+      'array',
+    ),
+  },
 );
 
 /** A structural mutation of the message before it is written. */
@@ -100,8 +220,21 @@ const shapeArb: fc.Arbitrary<Shape> = fc.oneof(
   { weight: 2, arbitrary: wrongValue.map<Shape>((v) => ({ k: 'wrong-params', v })) },
   { weight: 1, arbitrary: fc.constant<Shape>({ k: 'no-jsonrpc' }) },
   { weight: 1, arbitrary: fc.constantFrom<unknown>('1.0', 2, null, '2.0 ').map<Shape>((v) => ({ k: 'jsonrpc', v })) },
-  { weight: 3, arbitrary: fc.constantFrom<'top' | 'params' | 'arguments' | 'meta'>('top', 'params', 'arguments', 'meta').map<Shape>((where) => ({ k: 'proto-keys', where })) },
-  { weight: 2, arbitrary: fc.record({ depth: fc.integer({ min: 50, max: 20_000 }), kind: fc.constantFrom<'array' | 'object'>('array', 'object') }).map<Shape>((r) => ({ k: 'deep', ...r })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom<'top' | 'params' | 'arguments' | 'meta'>('top', 'params', 'arguments', 'meta')
+      .map<Shape>((where) => ({ k: 'proto-keys', where })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        depth: fc.integer({ min: 50, max: 20_000 }),
+        kind: fc.constantFrom<'array' | 'object'>('array', 'object'),
+      })
+      .map<Shape>((r) => ({ k: 'deep', ...r })),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 5 }).map<Shape>((mib) => ({ k: 'big-string', mib })) },
   { weight: 2, arbitrary: fc.constant<Shape>({ k: 'lone-surrogate' }) },
   { weight: 1, arbitrary: fc.constant<Shape>({ k: 'result-and-method' }) },
@@ -118,15 +251,45 @@ export type ByteOp =
   | { k: 'invalid-utf8'; at: number; seq: number[] }
   | { k: 'embedded-lf'; at: number };
 
-const INVALID_UTF8: number[][] = [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80]];
+const INVALID_UTF8: number[][] = [
+  [0xff],
+  [0xc0, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xe2, 0x82],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0x80],
+];
 const frac = fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true });
 const byteOpArb: fc.Arbitrary<ByteOp> = fc.oneof(
   { weight: 30, arbitrary: fc.constant<ByteOp>({ k: 'none' }) },
   { weight: 3, arbitrary: frac.map<ByteOp>((at) => ({ k: 'truncate', at })) },
-  { weight: 3, arbitrary: fc.record({ at: fc.array(frac, { minLength: 1, maxLength: 4 }), bits: fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 4, maxLength: 4 }) }).map<ByteOp>((r) => ({ k: 'flip', ...r })) },
-  { weight: 2, arbitrary: fc.record({ at: frac, bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 8 }) }).map<ByteOp>((r) => ({ k: 'insert', ...r })) },
-  { weight: 2, arbitrary: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 64 }).map<ByteOp>((bytes) => ({ k: 'random', bytes })) },
-  { weight: 2, arbitrary: fc.record({ at: frac, seq: fc.constantFrom(...INVALID_UTF8) }).map<ByteOp>((r) => ({ k: 'invalid-utf8', ...r })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({
+        at: fc.array(frac, { minLength: 1, maxLength: 4 }),
+        bits: fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 4, maxLength: 4 }),
+      })
+      .map<ByteOp>((r) => ({ k: 'flip', ...r })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ at: frac, bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 8 }) })
+      .map<ByteOp>((r) => ({ k: 'insert', ...r })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 64 })
+      .map<ByteOp>((bytes) => ({ k: 'random', bytes })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ at: frac, seq: fc.constantFrom(...INVALID_UTF8) })
+      .map<ByteOp>((r) => ({ k: 'invalid-utf8', ...r })),
+  },
   { weight: 1, arbitrary: frac.map<ByteOp>((at) => ({ k: 'embedded-lf', at })) },
 );
 
@@ -139,10 +302,7 @@ const endingArb: fc.Arbitrary<Ending> = fc.oneof(
 );
 
 /** A header mutation (HTTP). */
-export type HeaderOp =
-  | { k: 'none' }
-  | { k: 'drop'; name: string }
-  | { k: 'set'; name: string; value: string };
+export type HeaderOp = { k: 'none' } | { k: 'drop'; name: string } | { k: 'set'; name: string; value: string };
 
 const HEADER_NAMES = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name'];
 const headerOpArb: fc.Arbitrary<HeaderOp> = fc.oneof(
@@ -150,16 +310,34 @@ const headerOpArb: fc.Arbitrary<HeaderOp> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...HEADER_NAMES).map<HeaderOp>((name) => ({ k: 'drop', name })) },
   {
     weight: 4,
-    arbitrary: fc.oneof(
-      fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/jsonx', '').map((value) => ({ name: 'content-type', value })),
-      fc.constantFrom('text/html', 'application/json', 'text/event-stream', '*/*').map((value) => ({ name: 'accept', value })),
-      fc.constantFrom('no-such-session', '__proto__', 'constructor', '').map((value) => ({ name: 'mcp-session-id', value })),
-      fc.constantFrom('1999-01-01', '2025-03-26', '2024-11-05', MODERN_VERSION, 'toString').map((value) => ({ name: 'mcp-protocol-version', value })),
-      fc.constantFrom('toString', 'tools/list', 'ping', '=?base64?dG9vbHMvY2FsbA==?=', '=?base64?!!?=').map((value) => ({ name: 'mcp-method', value })),
-      fc.constantFrom('toString', 'echo', '__proto__', '=?base64?ZWNobw==?=', '').map((value) => ({ name: 'mcp-name', value })),
-      fc.constantFrom('evil.example', 'evil.example:80', '127.0.0.1.evil.example').map((value) => ({ name: 'host', value })),
-      fc.constantFrom('http://evil.example', 'null', 'http://127.0.0.1.evil.example').map((value) => ({ name: 'origin', value })),
-    ).map<HeaderOp>((r) => ({ k: 'set', ...r })),
+    arbitrary: fc
+      .oneof(
+        fc
+          .constantFrom('text/plain', 'application/json; charset=latin1', 'application/jsonx', '')
+          .map((value) => ({ name: 'content-type', value })),
+        fc
+          .constantFrom('text/html', 'application/json', 'text/event-stream', '*/*')
+          .map((value) => ({ name: 'accept', value })),
+        fc
+          .constantFrom('no-such-session', '__proto__', 'constructor', '')
+          .map((value) => ({ name: 'mcp-session-id', value })),
+        fc
+          .constantFrom('1999-01-01', '2025-03-26', '2024-11-05', MODERN_VERSION, 'toString')
+          .map((value) => ({ name: 'mcp-protocol-version', value })),
+        fc
+          .constantFrom('toString', 'tools/list', 'ping', '=?base64?dG9vbHMvY2FsbA==?=', '=?base64?!!?=')
+          .map((value) => ({ name: 'mcp-method', value })),
+        fc
+          .constantFrom('toString', 'echo', '__proto__', '=?base64?ZWNobw==?=', '')
+          .map((value) => ({ name: 'mcp-name', value })),
+        fc
+          .constantFrom('evil.example', 'evil.example:80', '127.0.0.1.evil.example')
+          .map((value) => ({ name: 'host', value })),
+        fc
+          .constantFrom('http://evil.example', 'null', 'http://127.0.0.1.evil.example')
+          .map((value) => ({ name: 'origin', value })),
+      )
+      .map<HeaderOp>((r) => ({ k: 'set', ...r })),
   },
 );
 
@@ -191,31 +369,51 @@ export const planArb = (era: Era): fc.Arbitrary<Plan> =>
   });
 
 /** A batch of frames between two pings. */
-export const batchArb = (era: Era, maxFrames: number): fc.Arbitrary<Plan[]> => fc.array(planArb(era), { minLength: 1, maxLength: maxFrames });
+export const batchArb = (era: Era, maxFrames: number): fc.Arbitrary<Plan[]> =>
+  fc.array(planArb(era), { minLength: 1, maxLength: maxFrames });
 
 /** Renders plans with unique ids: `counter` is advanced for every id drawn. */
 export class Renderer {
-  constructor(readonly era: Era, private counter = 1, readonly tag = 'f') {}
+  constructor(
+    readonly era: Era,
+    private counter = 1,
+    readonly tag = 'f',
+  ) {}
 
   /** The id as raw JSON text, for a form. */
   rawId(form: IdForm): string {
     const n = this.counter++;
     switch (form) {
-      case 'counter': return String(n);
-      case 'string': return JSON.stringify(`${this.tag}-${n}`);
-      case 'negative': return String(-n);
-      case 'huge': return (9007199254740993n + BigInt(n) * 2n).toString(); // odd: not a double
-      case 'huger': return `123456789012345678901234567890${n}`;
-      case 'zero': return n % 2 ? '0' : '-0';
-      case 'empty-string': return '""';
-      case 'float': return `${n}.5`;
-      case 'exponent': return `${n}e2`;
-      case 'point-zero': return `${n}.0`;
-      case 'null': return 'null';
-      case 'bool': return n % 2 ? 'true' : 'false';
-      case 'object': return `{"n":${n}}`;
-      case 'surrogate-string': return `"\\ud800${this.tag}-${n}"`;
-      case 'array': return `[${n}]`;
+      case 'counter':
+        return String(n);
+      case 'string':
+        return JSON.stringify(`${this.tag}-${n}`);
+      case 'negative':
+        return String(-n);
+      case 'huge':
+        return (9007199254740993n + BigInt(n) * 2n).toString(); // odd: not a double
+      case 'huger':
+        return `123456789012345678901234567890${n}`;
+      case 'zero':
+        return n % 2 ? '0' : '-0';
+      case 'empty-string':
+        return '""';
+      case 'float':
+        return `${n}.5`;
+      case 'exponent':
+        return `${n}e2`;
+      case 'point-zero':
+        return `${n}.0`;
+      case 'null':
+        return 'null';
+      case 'bool':
+        return n % 2 ? 'true' : 'false';
+      case 'object':
+        return `{"n":${n}}`;
+      case 'surrogate-string':
+        return `"\\ud800${this.tag}-${n}"`;
+      case 'array':
+        return `[${n}]`;
     }
   }
 
@@ -236,24 +434,39 @@ export class Renderer {
     if (s.k === 'proto-keys') {
       const inject = '"__proto__":{"polluted":true,"isError":true},"constructor":{"prototype":{"x":1}},"toString":1';
       if (s.where === 'top') members.push(['__proto__', '{"polluted":true}'], ['constructor', '{"name":"x"}']);
-      else if (s.where === 'params') paramsText = paramsText === undefined || paramsText === '{}' ? `{${inject}}` : paramsText.replace(/^\{/, `{${inject},`);
-      else if (s.where === 'arguments' && paramsText?.includes('"arguments":{')) paramsText = paramsText.replace('"arguments":{', `"arguments":{${inject},`);
-      else if (s.where === 'meta' && paramsText?.includes('"_meta":{')) paramsText = paramsText.replace('"_meta":{', `"_meta":{${inject},`);
+      else if (s.where === 'params')
+        paramsText =
+          paramsText === undefined || paramsText === '{}' ? `{${inject}}` : paramsText.replace(/^\{/, `{${inject},`);
+      else if (s.where === 'arguments' && paramsText?.includes('"arguments":{'))
+        paramsText = paramsText.replace('"arguments":{', `"arguments":{${inject},`);
+      else if (s.where === 'meta' && paramsText?.includes('"_meta":{'))
+        paramsText = paramsText.replace('"_meta":{', `"_meta":{${inject},`);
       else if (paramsText !== undefined) paramsText = paramsText.replace(/^\{/, `{${inject},`);
     }
     if (s.k === 'deep') {
       const open = s.kind === 'array' ? '['.repeat(s.depth) : '{"a":'.repeat(s.depth);
       const close = s.kind === 'array' ? ']'.repeat(s.depth) : '}'.repeat(s.depth);
       const deep = `${open}1${close}`;
-      paramsText = paramsText === undefined || paramsText === '{}' ? `{"deep":${deep}}` : paramsText.replace(/^\{/, `{"deep":${deep},`);
+      paramsText =
+        paramsText === undefined || paramsText === '{}'
+          ? `{"deep":${deep}}`
+          : paramsText.replace(/^\{/, `{"deep":${deep},`);
     }
     if (s.k === 'big-string') {
       const big = JSON.stringify('x'.repeat(s.mib * 1024 * 1024));
-      paramsText = paramsText?.includes('"text":') ? paramsText.replace(/"text":"[^"]*"/, `"text":${big}`) : paramsText === undefined || paramsText === '{}' ? `{"big":${big}}` : paramsText.replace(/^\{/, `{"big":${big},`);
+      paramsText = paramsText?.includes('"text":')
+        ? paramsText.replace(/"text":"[^"]*"/, `"text":${big}`)
+        : paramsText === undefined || paramsText === '{}'
+          ? `{"big":${big}}`
+          : paramsText.replace(/^\{/, `{"big":${big},`);
     }
     if (s.k === 'lone-surrogate') {
       const lone = '"\\udc00\\ud800x"';
-      paramsText = paramsText?.includes('"name":') ? paramsText.replace(/"name":"[^"]*"/, `"name":${lone}`) : paramsText === undefined || paramsText === '{}' ? `{"s":${lone}}` : paramsText.replace(/^\{/, `{"s":${lone},`);
+      paramsText = paramsText?.includes('"name":')
+        ? paramsText.replace(/"name":"[^"]*"/, `"name":${lone}`)
+        : paramsText === undefined || paramsText === '{}'
+          ? `{"s":${lone}}`
+          : paramsText.replace(/^\{/, `{"s":${lone},`);
     }
     if (paramsText !== undefined) members.push(['params', paramsText]);
     if (s.k === 'result-and-method') members.push(['result', '{}']);
@@ -262,7 +475,19 @@ export class Renderer {
 
   /** Whether a plan renders a clean frame: a base message changed in nothing but its name. */
   static clean(plan: Plan): boolean {
-    return plan.shape.k === 'none' && plan.bytes.k === 'none' && plan.header.k === 'none' && plan.group === 'one' && plan.id !== 'null' && plan.id !== 'bool' && plan.id !== 'object' && plan.id !== 'array' && plan.id !== 'float' && plan.id !== 'exponent' && plan.id !== 'point-zero';
+    return (
+      plan.shape.k === 'none' &&
+      plan.bytes.k === 'none' &&
+      plan.header.k === 'none' &&
+      plan.group === 'one' &&
+      plan.id !== 'null' &&
+      plan.id !== 'bool' &&
+      plan.id !== 'object' &&
+      plan.id !== 'array' &&
+      plan.id !== 'float' &&
+      plan.id !== 'exponent' &&
+      plan.id !== 'point-zero'
+    );
   }
 
   /** The body of a plan (JSON text, grouped, byte mutations applied) as bytes. */
@@ -293,7 +518,8 @@ export class Renderer {
     const tail = end === 'crlf' ? '\r\n' : end === 'none' ? '' : end === 'ws-line' ? '\n \t\r\n' : '\n';
     const head = end === 'blank-before' ? '\n\r\n' : '';
     const frame: Frame = { label: label(plan), bytes: Buffer.concat([Buffer.from(head), out, Buffer.from(tail)]) };
-    if (plan.base.rule && rawId !== undefined && Renderer.clean(plan) && !plan.base.notification) frame.rule = { rawId, rule: plan.base.rule };
+    if (plan.base.rule && rawId !== undefined && Renderer.clean(plan) && !plan.base.notification)
+      frame.rule = { rawId, rule: plan.base.rule };
     return frame;
   }
 
@@ -306,13 +532,16 @@ export class Renderer {
       headers['mcp-method'] = encodeHeaderValue(plan.base.method);
       const p = plan.base.params;
       const name = p?.name ?? p?.uri;
-      if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read'].includes(plan.base.method)) headers['mcp-name'] = plan.shape.k === 'lone-surrogate' && plan.base.method !== 'resources/read' ? null : encodeHeaderValue(name);
+      if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read'].includes(plan.base.method))
+        headers['mcp-name'] =
+          plan.shape.k === 'lone-surrogate' && plan.base.method !== 'resources/read' ? null : encodeHeaderValue(name);
     }
     const h = plan.header;
     if (h.k === 'drop') headers[h.name] = null;
     if (h.k === 'set') headers[h.name] = h.value;
     const frame: Frame = { label: label(plan), bytes, headers };
-    if (plan.base.rule && rawId !== undefined && Renderer.clean(plan) && !plan.base.notification) frame.rule = { rawId, rule: plan.base.rule };
+    if (plan.base.rule && rawId !== undefined && Renderer.clean(plan) && !plan.base.notification)
+      frame.rule = { rawId, rule: plan.base.rule };
     return frame;
   }
 }
@@ -331,8 +560,10 @@ function label(p: Plan): string {
 function mutateBytes(b: Buffer, op: ByteOp): Uint8Array {
   const at = (f: number) => Math.min(b.length, Math.floor(f * b.length));
   switch (op.k) {
-    case 'none': return b;
-    case 'truncate': return b.subarray(0, at(op.at));
+    case 'none':
+      return b;
+    case 'truncate':
+      return b.subarray(0, at(op.at));
     case 'flip': {
       const c = Buffer.from(b);
       op.at.forEach((f, i) => {
@@ -341,9 +572,13 @@ function mutateBytes(b: Buffer, op: ByteOp): Uint8Array {
       });
       return c;
     }
-    case 'insert': return Buffer.concat([b.subarray(0, at(op.at)), Buffer.from(op.bytes), b.subarray(at(op.at))]);
-    case 'random': return Buffer.from(op.bytes);
-    case 'invalid-utf8': return Buffer.concat([b.subarray(0, at(op.at)), Buffer.from(op.seq), b.subarray(at(op.at))]);
-    case 'embedded-lf': return Buffer.concat([b.subarray(0, at(op.at)), Buffer.from('\n'), b.subarray(at(op.at))]);
+    case 'insert':
+      return Buffer.concat([b.subarray(0, at(op.at)), Buffer.from(op.bytes), b.subarray(at(op.at))]);
+    case 'random':
+      return Buffer.from(op.bytes);
+    case 'invalid-utf8':
+      return Buffer.concat([b.subarray(0, at(op.at)), Buffer.from(op.seq), b.subarray(at(op.at))]);
+    case 'embedded-lf':
+      return Buffer.concat([b.subarray(0, at(op.at)), Buffer.from('\n'), b.subarray(at(op.at))]);
   }
 }

@@ -11,9 +11,28 @@ import { figures, fuzz } from './run.js';
 const SEED = 20261201;
 
 test(`fuzz: seed ${SEED}, 12 s per transport and era: no crash, no hang, no wrong answer`, async () => {
-  const reports = await fuzz({ seed: SEED, seconds: 12, transports: ['stdio', 'http'], eras: ['2025-11-25', 'draft'], minimize: false });
-  for (const r of reports) console.log(figures(r).filter((l) => !l.includes('.answers.') && !l.includes('.status.')).join('\n'));
-  const found = reports.flatMap((r) => r.failed.slice(0, 4).map((f) => `${r.name} batch ${f.batch}: ${f.violations.slice(0, 2).map((v) => `${v.category} (${v.detail.slice(0, 120)})`).join('; ')}`));
+  const reports = await fuzz({
+    seed: SEED,
+    seconds: 12,
+    transports: ['stdio', 'http'],
+    eras: ['2025-11-25', 'draft'],
+    minimize: false,
+  });
+  for (const r of reports)
+    console.log(
+      figures(r)
+        .filter((l) => !l.includes('.answers.') && !l.includes('.status.'))
+        .join('\n'),
+    );
+  const found = reports.flatMap((r) =>
+    r.failed.slice(0, 4).map(
+      (f) =>
+        `${r.name} batch ${f.batch}: ${f.violations
+          .slice(0, 2)
+          .map((v) => `${v.category} (${v.detail.slice(0, 120)})`)
+          .join('; ')}`,
+    ),
+  );
   assert.equal(
     reports.map((r) => `${r.name}: ${r.crashes} crashes, ${r.hangs} hangs, ${r.wrong} wrong answers`),
     reports.map((r) => `${r.name}: 0 crashes, 0 hangs, 0 wrong answers`),

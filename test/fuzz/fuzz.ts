@@ -49,7 +49,9 @@ const seed = num(values.seed, Math.floor(Math.random() * 2 ** 31), 'seed');
 const seconds = num(values.seconds, 15, 'seconds');
 const transports = pick<TransportName>(values.transport, ['stdio', 'http'], 'transport');
 const eras = pick<Era>(values.era, ['2025-11-25', 'draft'], 'era');
-console.log(`fuzz seed: ${seed} (replay: npm run fuzz -- --seed ${seed}${values.seconds ? ` --seconds ${seconds}` : ''})`);
+console.log(
+  `fuzz seed: ${seed} (replay: npm run fuzz -- --seed ${seed}${values.seconds ? ` --seconds ${seconds}` : ''})`,
+);
 
 const reports = await fuzz({
   seed,

@@ -10,7 +10,11 @@ import { loadFigures, runLoad } from '../../bench/load-run.js';
 
 test('load: 50 sessions × 5 calls and 20 stateless clients × 5 calls, nothing lost or crossed', async () => {
   const r = await runLoad({ sessions: 50, calls: 5, stateless: 20, sockets: 64 });
-  console.log([...loadFigures('sessions', r.sessions), ...loadFigures('stateless', r.stateless)].filter((l) => /calls:|lost|crossed|sessions:/.test(l)).join('\n'));
+  console.log(
+    [...loadFigures('sessions', r.sessions), ...loadFigures('stateless', r.stateless)]
+      .filter((l) => /calls:|lost|crossed|sessions:/.test(l))
+      .join('\n'),
+  );
   assert.equal(r.sessions.problems, [], 'no problem in the sessions part');
   assert.is(r.sessions.calls, 250);
   assert.is(r.sessions.answered, 250, 'every session call answered with its own id and token');

@@ -27,30 +27,55 @@ test('rawMembers: raw text of each member, the last of a repeated key', () => {
 });
 
 test('expectStdio: requests must be answered, notifications never, non-messages at most once without id', () => {
-  const e = expectStdio(lines(
-    '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\r\n',
-    '\n \t\r\n',
-    '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
-    '{"jsonrpc":"2.0","id":1.5,"method":"ping"}\n',
-    '{"jsonrpc":"2.0","id":null,"method":"ping"}\n',
-    '[{"jsonrpc":"2.0","id":"b","method":"ping"}]\n',
-    'not json\n',
-    '{"jsonrpc":"2.0","id":"s","method":"ping"}\n',
-    '{"jsonrpc":"2.0","id":"s","method":"ping"}\n',
-  ));
-  assert.equal([...e.must], [[idKey('9007199254740993'), 1], [idKey('"s"'), 2]]);
-  assert.equal([...e.may].sort(), [[idKey('"b"'), 1], [idKey('1.5'), 1]].sort());
+  const e = expectStdio(
+    lines(
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}\r\n',
+      '\n \t\r\n',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":null,"method":"ping"}\n',
+      '[{"jsonrpc":"2.0","id":"b","method":"ping"}]\n',
+      'not json\n',
+      '{"jsonrpc":"2.0","id":"s","method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":"s","method":"ping"}\n',
+    ),
+  );
+  assert.equal(
+    [...e.must],
+    [
+      [idKey('9007199254740993'), 1],
+      [idKey('"s"'), 2],
+    ],
+  );
+  assert.equal(
+    [...e.may].sort(),
+    [
+      [idKey('"b"'), 1],
+      [idKey('1.5'), 1],
+    ].sort(),
+  );
   assert.is(e.idless, 4);
 });
 
 test('expectStdio: a request its batch cancels may go unanswered', () => {
-  const e = expectStdio(lines('{"jsonrpc":"2.0","id":"","method":"tools/call","params":{"name":"echo"}}\n', '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":""}}\n'));
+  const e = expectStdio(
+    lines(
+      '{"jsonrpc":"2.0","id":"","method":"tools/call","params":{"name":"echo"}}\n',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":""}}\n',
+    ),
+  );
   assert.is(e.must.size, 0);
   assert.is(e.may.get(idKey('""')!), 1);
 });
 
 test('expectStdio: a line that is not UTF-8 is only a "may"', () => {
-  const e = expectStdio(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}\n')]));
+  const e = expectStdio(
+    Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"}}\n'),
+    ]),
+  );
   assert.is(e.must.size, 0);
   assert.is(e.may.get(idKey('7')!), 1);
   assert.is(e.idless, 1);

@@ -148,7 +148,14 @@ export interface Expectation {
   cancels: Set<string>;
 }
 
-export const emptyExpectation = (): Expectation => ({ must: new Map(), may: new Map(), idless: 0, methods: new Map(), notification: false, cancels: new Set() });
+export const emptyExpectation = (): Expectation => ({
+  must: new Map(),
+  may: new Map(),
+  idless: 0,
+  methods: new Map(),
+  notification: false,
+  cancels: new Set(),
+});
 
 /** Moves the requests a cancellation names from "must" to "may" (answered or not, both are right). */
 export function applyCancels(e: Expectation, cancels: Set<string>): void {
@@ -238,7 +245,11 @@ function expectObject(text: string, e: Expectation, mayOnly: boolean): void {
     return;
   }
   if (!hasId) {
-    const wellFormed = v.jsonrpc === '2.0' && typeof v.method === 'string' && !own('result') && !own('error') &&
+    const wellFormed =
+      v.jsonrpc === '2.0' &&
+      typeof v.method === 'string' &&
+      !own('result') &&
+      !own('error') &&
       (v.params === undefined || (typeof v.params === 'object' && v.params !== null && !Array.isArray(v.params)));
     if (wellFormed) {
       e.notification = true;
@@ -252,7 +263,11 @@ function expectObject(text: string, e: Expectation, mayOnly: boolean): void {
   const rawId = raw?.get('id');
   const kind = rawId === undefined ? 'invalid' : strictIdKind(rawId);
   const key = idKey(rawId);
-  const wellFormed = v.jsonrpc === '2.0' && typeof v.method === 'string' && !own('result') && !own('error') &&
+  const wellFormed =
+    v.jsonrpc === '2.0' &&
+    typeof v.method === 'string' &&
+    !own('result') &&
+    !own('error') &&
     (v.params === undefined || (typeof v.params === 'object' && v.params !== null && !Array.isArray(v.params)));
   if (kind === 'valid' && key !== undefined && wellFormed && !mayOnly) {
     add(e.must, key);
@@ -330,21 +345,37 @@ export function readAnswer(text: string): Answer {
   } catch {
     return { key: undefined, isResult: false, garbage: `not JSON: ${text.slice(0, 120)}` };
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { key: undefined, isResult: false, garbage: `not an object: ${text.slice(0, 120)}` };
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return { key: undefined, isResult: false, garbage: `not an object: ${text.slice(0, 120)}` };
   const raw = rawMembers(text);
-  if (typeof v.method === 'string') return { key: undefined, isResult: false, method: v.method, requestRawId: raw?.get('id') };
+  if (typeof v.method === 'string')
+    return { key: undefined, isResult: false, method: v.method, requestRawId: raw?.get('id') };
   const rawId = raw?.get('id');
   const key = rawId === undefined ? undefined : rawId.trim() === 'null' ? null : idKey(rawId);
-  if (v.jsonrpc !== '2.0') return { key, rawId, isResult: false, garbage: `jsonrpc is not "2.0": ${text.slice(0, 120)}` };
+  if (v.jsonrpc !== '2.0')
+    return { key, rawId, isResult: false, garbage: `jsonrpc is not "2.0": ${text.slice(0, 120)}` };
   if ('result' in v) {
     const r = v.result as Record<string, unknown> | null;
-    if (typeof r !== 'object' || r === null || Array.isArray(r)) return { key, rawId, isResult: false, garbage: `result is not an object: ${text.slice(0, 120)}` };
+    if (typeof r !== 'object' || r === null || Array.isArray(r))
+      return { key, rawId, isResult: false, garbage: `result is not an object: ${text.slice(0, 120)}` };
     return { key, rawId, isResult: true, isError: r.isError === true };
   }
   const err = v.error as Record<string, unknown> | undefined;
-  if (typeof err !== 'object' || err === null) return { key, rawId, isResult: false, garbage: `neither result nor error: ${text.slice(0, 120)}` };
+  if (typeof err !== 'object' || err === null)
+    return { key, rawId, isResult: false, garbage: `neither result nor error: ${text.slice(0, 120)}` };
   return { key, rawId, isResult: false, code: err.code as number };
 }
 
 /** Names that exist on every object through its prototype: peer-chosen strings must never find them. */
-export const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__'];
+export const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__lookupSetter__',
+];

@@ -8,7 +8,9 @@ import * as assert from 'uvu/assert';
 import { type RegressionCase, replayCase } from './run.js';
 
 const dir = new URL('./regressions/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 test('fuzz regressions: the saved cases are there', () => {
   assert.ok(files.length > 0, 'test/fuzz/regressions holds cases');
@@ -18,7 +20,11 @@ for (const file of files) {
   const c = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as RegressionCase;
   test(`fuzz regression ${file} (${c.violation})`, async () => {
     const v = await replayCase(c);
-    assert.equal(v.map((x) => `${x.category}: ${x.detail.slice(0, 200)}`), [], `${c.frames.map((f) => f.label).join(' | ')}`);
+    assert.equal(
+      v.map((x) => `${x.category}: ${x.detail.slice(0, 200)}`),
+      [],
+      `${c.frames.map((f) => f.label).join(' | ')}`,
+    );
   });
 }
 

@@ -25,7 +25,17 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { SseParser } from '../../runtime/codec/sse.js';
 import { batchArb, type Era, type Frame, Renderer } from './frames.js';
-import { type Answer, applyCancels, type Expectation, emptyExpectation, expectStdio, expectText, idKey, plausibleCode, readAnswer } from './oracle.js';
+import {
+  type Answer,
+  applyCancels,
+  type Expectation,
+  emptyExpectation,
+  expectStdio,
+  expectText,
+  idKey,
+  plausibleCode,
+  readAnswer,
+} from './oracle.js';
 import { HttpTarget, pingText, PROBE_METHOD, rssOf, StdioTarget } from './targets.js';
 
 export type TransportName = 'stdio' | 'http';
@@ -155,14 +165,27 @@ export function keyText(k: string): string {
 }
 
 /** Checks one answer against what was asked; returns its violations. */
-function checkAnswer(a: Answer, e: Expectation, got: Map<string, number>, rules: Map<string, Frame['rule']>, idless: { n: number }, recent?: Recent[]): Violation[] {
+function checkAnswer(
+  a: Answer,
+  e: Expectation,
+  got: Map<string, number>,
+  rules: Map<string, Frame['rule']>,
+  idless: { n: number },
+  recent?: Recent[],
+): Violation[] {
   const out: Violation[] = [];
   if (a.garbage) return [{ kind: 'wrong', category: 'wrong: not a JSON-RPC message', detail: a.garbage }];
   if (a.method !== undefined) {
-    if (a.requestRawId !== undefined && a.method !== 'ping') out.push({ kind: 'wrong', category: 'wrong: server request the client did not declare', detail: `${a.method} (id ${a.requestRawId})` });
+    if (a.requestRawId !== undefined && a.method !== 'ping')
+      out.push({
+        kind: 'wrong',
+        category: 'wrong: server request the client did not declare',
+        detail: `${a.method} (id ${a.requestRawId})`,
+      });
     return out;
   }
-  if (!a.isResult && !plausibleCode(a.code)) out.push({ kind: 'wrong', category: 'wrong: implausible error code', detail: `code ${a.code} for id ${a.rawId}` });
+  if (!a.isResult && !plausibleCode(a.code))
+    out.push({ kind: 'wrong', category: 'wrong: implausible error code', detail: `code ${a.code} for id ${a.rawId}` });
   if (a.key === undefined || a.key === null) {
     idless.n++;
     if (a.isResult) out.push({ kind: 'wrong', category: 'wrong: result without id', detail: '' });
@@ -172,10 +195,16 @@ function checkAnswer(a: Answer, e: Expectation, got: Map<string, number>, rules:
   let max = (e.must.get(key) ?? 0) + (e.may.get(key) ?? 0);
   if (max === 0 && key.startsWith('n:')) {
     // an id that went through a double on the way: the request it was meant for, if any
-    const same = [...e.must.keys(), ...e.may.keys()].filter((k) => k.startsWith('n:') && Number(k.slice(2)) === Number(key.slice(2)));
+    const same = [...e.must.keys(), ...e.may.keys()].filter(
+      (k) => k.startsWith('n:') && Number(k.slice(2)) === Number(key.slice(2)),
+    );
     const sent = same.find((k) => (got.get(k) ?? 0) < (e.must.get(k) ?? 0) + (e.may.get(k) ?? 0)) ?? same[0];
     if (sent) {
-      out.push({ kind: 'wrong', category: 'wrong: id not echoed exactly', detail: `sent ${keyText(sent)}, answered ${a.rawId}` });
+      out.push({
+        kind: 'wrong',
+        category: 'wrong: id not echoed exactly',
+        detail: `sent ${keyText(sent)}, answered ${a.rawId}`,
+      });
       key = sent;
       max = (e.must.get(key) ?? 0) + (e.may.get(key) ?? 0);
     }
@@ -187,20 +216,38 @@ function checkAnswer(a: Answer, e: Expectation, got: Map<string, number>, rules:
       if (m === 0) continue;
       const c = (r.got.get(key) ?? 0) + 1;
       r.got.set(key, c);
-      if (c > m) out.push({ kind: 'wrong', category: 'wrong: answered more than once', detail: `id ${a.rawId} answered ${c} times` });
+      if (c > m)
+        out.push({
+          kind: 'wrong',
+          category: 'wrong: answered more than once',
+          detail: `id ${a.rawId} answered ${c} times`,
+        });
       return out;
     }
   }
   const n = (got.get(key) ?? 0) + 1;
   got.set(key, n);
   if (max === 0) out.push({ kind: 'wrong', category: 'wrong: answer to an id never sent', detail: `id ${a.rawId}` });
-  else if (n > max) out.push({ kind: 'wrong', category: 'wrong: answered more than once', detail: `id ${a.rawId} answered ${n} times` });
+  else if (n > max)
+    out.push({
+      kind: 'wrong',
+      category: 'wrong: answered more than once',
+      detail: `id ${a.rawId} answered ${n} times`,
+    });
   const rule = rules.get(key);
   if (rule?.rule === 'method-not-found' && (a.isResult || a.code !== -32601)) {
-    out.push({ kind: 'wrong', category: 'wrong: prototype member taken as a method', detail: `${e.methods.get(key)} → ${a.isResult ? 'result' : a.code}` });
+    out.push({
+      kind: 'wrong',
+      category: 'wrong: prototype member taken as a method',
+      detail: `${e.methods.get(key)} → ${a.isResult ? 'result' : a.code}`,
+    });
   }
   if (rule?.rule === 'unknown-tool' && !(a.isResult ? a.isError : a.code === -32602)) {
-    out.push({ kind: 'wrong', category: 'wrong: prototype member taken as a tool', detail: `id ${a.rawId} → ${a.isResult ? 'result' : a.code}` });
+    out.push({
+      kind: 'wrong',
+      category: 'wrong: prototype member taken as a tool',
+      detail: `id ${a.rawId} → ${a.isResult ? 'result' : a.code}`,
+    });
   }
   return out;
 }
@@ -234,7 +281,13 @@ function forgetReused(t: object, e: Expectation): void {
 }
 
 /** Runs one stdio batch on a started target; returns its violations (the target is restarted after a crash or hang). */
-async function stdioBatch(t: StdioTarget, frames: Frame[], i: number, tally: Tally, hangMs: number): Promise<Violation[]> {
+async function stdioBatch(
+  t: StdioTarget,
+  frames: Frame[],
+  i: number,
+  tally: Tally,
+  hangMs: number,
+): Promise<Violation[]> {
   const bytes = Buffer.concat(frames.map((f) => Buffer.from(f.bytes)));
   const e = expectStdio(bytes);
   forgetReused(t, e);
@@ -253,7 +306,8 @@ async function stdioBatch(t: StdioTarget, frames: Frame[], i: number, tally: Tal
   t.onLine = (line) => {
     const a = readAnswer(line);
     if (a.key === pingKey) {
-      if (!a.isResult) out.push({ kind: 'wrong', category: 'wrong: ping not answered with a result', detail: line.slice(0, 200) });
+      if (!a.isResult)
+        out.push({ kind: 'wrong', category: 'wrong: ping not answered with a result', detail: line.slice(0, 200) });
       return pinged();
     }
     tally.count(a);
@@ -264,12 +318,18 @@ async function stdioBatch(t: StdioTarget, frames: Frame[], i: number, tally: Tal
   const timedOut = Symbol('timeout');
   const wait = <T>(p: Promise<T>, ms: number) => {
     let timer: NodeJS.Timeout;
-    return Promise.race([p, new Promise<typeof timedOut>((r) => (timer = setTimeout(() => r(timedOut), ms)))]).finally(() => clearTimeout(timer));
+    return Promise.race([p, new Promise<typeof timedOut>((r) => (timer = setTimeout(() => r(timedOut), ms)))]).finally(
+      () => clearTimeout(timer),
+    );
   };
   const r = await wait(Promise.race([pingSeen, t.exit]), hangMs);
   let restart = false;
   if (t.exited) {
-    out.push({ kind: 'crash', category: 'crash: process exited', detail: `${t.exitInfo}: ${t.stderrTail.slice(-600)}` });
+    out.push({
+      kind: 'crash',
+      category: 'crash: process exited',
+      detail: `${t.exitInfo}: ${t.stderrTail.slice(-600)}`,
+    });
     restart = true;
   } else if (r === timedOut) {
     out.push({ kind: 'hang', category: 'hang: ping not answered', detail: `after ${hangMs} ms` });
@@ -278,8 +338,18 @@ async function stdioBatch(t: StdioTarget, frames: Frame[], i: number, tally: Tal
     await wait(new Promise<void>((res) => (allSeen = res)), Math.min(5000, hangMs));
   }
   if (!restart) {
-    for (const k of pendingMust()) out.push({ kind: 'hang', category: 'hang: request never answered', detail: `id ${keyText(k)} (${e.methods.get(k)})` });
-    if (idless.n > e.idless) out.push({ kind: 'wrong', category: 'wrong: errors without id beyond the frames that are not messages', detail: `${idless.n} for ${e.idless}` });
+    for (const k of pendingMust())
+      out.push({
+        kind: 'hang',
+        category: 'hang: request never answered',
+        detail: `id ${keyText(k)} (${e.methods.get(k)})`,
+      });
+    if (idless.n > e.idless)
+      out.push({
+        kind: 'wrong',
+        category: 'wrong: errors without id beyond the frames that are not messages',
+        detail: `${idless.n} for ${e.idless}`,
+      });
   }
   t.onLine = () => undefined;
   const now = Date.now();
@@ -322,14 +392,22 @@ function answerLines(r: { contentType?: string; body: string }): string[] {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Checks one POST of a frame. */
-async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number, cancels: Set<string>): Promise<Violation[]> {
+async function httpFrame(
+  t: HttpTarget,
+  f: Frame,
+  tally: Tally,
+  hangMs: number,
+  cancels: Set<string>,
+): Promise<Violation[]> {
   const headers = f.headers ?? {};
   const r = await t.post(f.bytes, headers, hangMs);
   const out: Violation[] = [];
   if (r.failure?.startsWith('unsendable')) return out;
   tally.statuses[String(r.status ?? r.failure)] = (tally.statuses[String(r.status ?? r.failure)] ?? 0) + 1;
-  if (r.failure === 'timeout') return [{ kind: 'hang', category: 'hang: POST without a status in time', detail: `${f.label} after ${hangMs} ms` }];
-  if (r.status === undefined || r.failure) return [{ kind: 'wrong', category: 'wrong: POST ended without its status', detail: `${f.label}: ${r.failure}` }];
+  if (r.failure === 'timeout')
+    return [{ kind: 'hang', category: 'hang: POST without a status in time', detail: `${f.label} after ${hangMs} ms` }];
+  if (r.status === undefined || r.failure)
+    return [{ kind: 'wrong', category: 'wrong: POST ended without its status', detail: `${f.label}: ${r.failure}` }];
   let e: Expectation;
   try {
     e = expectText(utf8.decode(f.bytes));
@@ -340,8 +418,14 @@ async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number, 
     e.may = loose.may;
   }
   const foreign = (typeof headers.host === 'string' && headers.host !== '') || typeof headers.origin === 'string';
-  if (!OK_STATUSES.has(r.status)) out.push({ kind: 'wrong', category: `wrong: HTTP ${r.status}`, detail: `${f.label}: ${r.body.slice(0, 200)}` });
-  if (foreign && r.status !== 403) out.push({ kind: 'wrong', category: 'wrong: foreign Host/Origin not refused with 403', detail: `${f.label}: ${r.status}` });
+  if (!OK_STATUSES.has(r.status))
+    out.push({ kind: 'wrong', category: `wrong: HTTP ${r.status}`, detail: `${f.label}: ${r.body.slice(0, 200)}` });
+  if (foreign && r.status !== 403)
+    out.push({
+      kind: 'wrong',
+      category: 'wrong: foreign Host/Origin not refused with 403',
+      detail: `${f.label}: ${r.status}`,
+    });
   if (t.era === '2025-11-25') {
     // in a session a cancellation from another POST of the batch may end a request; in the
     // stateless revision it never reaches another POST's request
@@ -357,39 +441,78 @@ async function httpFrame(t: HttpTarget, f: Frame, tally: Tally, hangMs: number, 
     out.push(...checkAnswer(a, e, got, rules, idless));
   }
   if (r.status === 200) {
-    for (const k of e.must.keys()) if (!got.has(k)) out.push({ kind: 'wrong', category: 'wrong: 200 without the answer to its request', detail: `${f.label} id ${keyText(k)}` });
-    if (e.notification && got.size + idless.n > 0) out.push({ kind: 'wrong', category: 'wrong: answer to a notification', detail: f.label });
+    for (const k of e.must.keys())
+      if (!got.has(k))
+        out.push({
+          kind: 'wrong',
+          category: 'wrong: 200 without the answer to its request',
+          detail: `${f.label} id ${keyText(k)}`,
+        });
+    if (e.notification && got.size + idless.n > 0)
+      out.push({ kind: 'wrong', category: 'wrong: answer to a notification', detail: f.label });
   }
-  if (r.status === 202 && e.must.size > 0) out.push({ kind: 'wrong', category: 'wrong: request taken as a notification (202)', detail: f.label });
-  if (idless.n > Math.max(1, e.idless)) out.push({ kind: 'wrong', category: 'wrong: errors without id beyond the frames that are not messages', detail: `${f.label}: ${idless.n}` });
+  if (r.status === 202 && e.must.size > 0)
+    out.push({ kind: 'wrong', category: 'wrong: request taken as a notification (202)', detail: f.label });
+  if (idless.n > Math.max(1, e.idless))
+    out.push({
+      kind: 'wrong',
+      category: 'wrong: errors without id beyond the frames that are not messages',
+      detail: `${f.label}: ${idless.n}`,
+    });
   return out;
 }
 
 /** Runs one HTTP batch: the frames 4 at a time, then a ping. */
-async function httpBatch(t: HttpTarget, frames: Frame[], i: number, tally: Tally, hangMs: number): Promise<Violation[]> {
+async function httpBatch(
+  t: HttpTarget,
+  frames: Frame[],
+  i: number,
+  tally: Tally,
+  hangMs: number,
+): Promise<Violation[]> {
   const out: Violation[] = [];
   const cancels = new Set<string>();
   for (const f of frames) for (const k of expectText(new TextDecoder().decode(f.bytes)).cancels) cancels.add(k);
   let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < frames.length) out.push(...(await httpFrame(t, frames[next++], tally, hangMs, cancels)));
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < frames.length) out.push(...(await httpFrame(t, frames[next++], tally, hangMs, cancels)));
+    }),
+  );
   let restart = t.exited;
-  if (t.exited) out.push({ kind: 'crash', category: 'crash: process exited', detail: `${t.exitInfo}: ${t.stderrTail.slice(-600)}` });
+  if (t.exited)
+    out.push({
+      kind: 'crash',
+      category: 'crash: process exited',
+      detail: `${t.exitInfo}: ${t.stderrTail.slice(-600)}`,
+    });
   else {
     const headers: Record<string, string | null> = t.era === 'draft' ? { 'mcp-method': PROBE_METHOD(t.era) } : {};
     const p = await t.post(Buffer.from(pingText(t.era, `"fuzz-ping-${i}"`)), headers, hangMs);
-    const ok = p.status === 200 && answerLines(p).some((l) => {
-      const a = readAnswer(l);
-      return a.key === idKey(`"fuzz-ping-${i}"`) && a.isResult;
-    });
+    const ok =
+      p.status === 200 &&
+      answerLines(p).some((l) => {
+        const a = readAnswer(l);
+        return a.key === idKey(`"fuzz-ping-${i}"`) && a.isResult;
+      });
     if (!ok) {
-      if (t.exited) out.push({ kind: 'crash', category: 'crash: process exited', detail: `${t.exitInfo}: ${t.stderrTail.slice(-600)}` });
-      else if (p.failure === 'timeout') out.push({ kind: 'hang', category: 'hang: ping not answered', detail: `after ${hangMs} ms` });
+      if (t.exited)
+        out.push({
+          kind: 'crash',
+          category: 'crash: process exited',
+          detail: `${t.exitInfo}: ${t.stderrTail.slice(-600)}`,
+        });
+      else if (p.failure === 'timeout')
+        out.push({ kind: 'hang', category: 'hang: ping not answered', detail: `after ${hangMs} ms` });
       else if (p.status === 404 && t.era === '2025-11-25') {
         out.push({ kind: 'wrong', category: 'wrong: session lost', detail: `ping → 404 ${p.body.slice(0, 200)}` });
         await t.openSession();
-      } else out.push({ kind: 'wrong', category: 'wrong: ping not answered with a result', detail: `${p.status ?? p.failure} ${p.body.slice(0, 200)}` });
+      } else
+        out.push({
+          kind: 'wrong',
+          category: 'wrong: ping not answered with a result',
+          detail: `${p.status ?? p.failure} ${p.body.slice(0, 200)}`,
+        });
       restart = t.exited || p.failure === 'timeout';
     }
   }
@@ -410,7 +533,13 @@ const runBatch = (t: Target, frames: Frame[], i: number, tally: Tally, hangMs: n
  * Delta debugging (ddmin) over a failing batch's frames: the smallest subset (within `budget`
  * replays, each on a restarted target) that still shows a violation of `category`.
  */
-export async function minimize(t: Target, frames: Frame[], category: string, hangMs: number, budget = 24): Promise<Frame[]> {
+export async function minimize(
+  t: Target,
+  frames: Frame[],
+  category: string,
+  hangMs: number,
+  budget = 24,
+): Promise<Frame[]> {
   let current = frames;
   let n = 2;
   let tries = 0;
@@ -427,7 +556,9 @@ export async function minimize(t: Target, frames: Frame[], category: string, han
   };
   while (current.length > 1 && tries < budget) {
     const size = Math.ceil(current.length / n);
-    const chunks = Array.from({ length: Math.ceil(current.length / size) }, (_, k) => current.slice(k * size, (k + 1) * size));
+    const chunks = Array.from({ length: Math.ceil(current.length / size) }, (_, k) =>
+      current.slice(k * size, (k + 1) * size),
+    );
     let reduced = false;
     for (const c of chunks) {
       if (tries >= budget) break;
@@ -462,7 +593,12 @@ export async function replayCase(c: RegressionCase, hangMs = 15_000): Promise<Vi
   const t: Target = c.transport === 'stdio' ? new StdioTarget(c.era) : new HttpTarget(c.era);
   await t.start();
   try {
-    const frames: Frame[] = c.frames.map((f) => ({ label: f.label, bytes: f.gz !== undefined ? gunzipSync(Buffer.from(f.gz, 'base64')) : Buffer.from(f.b64 ?? '', 'base64'), headers: f.headers, rule: f.rule }));
+    const frames: Frame[] = c.frames.map((f) => ({
+      label: f.label,
+      bytes: f.gz !== undefined ? gunzipSync(Buffer.from(f.gz, 'base64')) : Buffer.from(f.b64 ?? '', 'base64'),
+      headers: f.headers,
+      rule: f.rule,
+    }));
     return await runBatch(t, frames, 0, new Tally(), hangMs);
   } finally {
     await t.stop();
@@ -470,9 +606,15 @@ export async function replayCase(c: RegressionCase, hangMs = 15_000): Promise<Vi
 }
 
 /** A frame's bytes as saved: base64, gzipped first when longer than 4 KiB. */
-const stored = (b: Uint8Array) => (b.length > 4096 ? { gz: gzipSync(b, { level: 9 }).toString('base64') } : { b64: Buffer.from(b).toString('base64') });
+const stored = (b: Uint8Array) =>
+  b.length > 4096 ? { gz: gzipSync(b, { level: 9 }).toString('base64') } : { b64: Buffer.from(b).toString('base64') };
 
-const slug = (s: string) => s.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 60);
+const slug = (s: string) =>
+  s
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase()
+    .slice(0, 60);
 
 /** Runs every selected target for `seconds` each, one after another; returns their reports. */
 export async function fuzz(o: FuzzOptions): Promise<TargetReport[]> {
@@ -506,18 +648,40 @@ export async function fuzz(o: FuzzOptions): Promise<TargetReport[]> {
         rssPeak = Math.max(rssPeak, rssOf(t.pid));
         if (!v.length) continue;
         if (failed.length < 20) failed.push({ batch: i, violations: v, frames: batch });
-        log(`${name} batch ${i}: ${v.slice(0, 3).map((x) => `${x.category} (${x.detail.slice(0, 160)})`).join('; ')}${v.length > 3 ? ` … ${v.length} violations` : ''}`);
+        log(
+          `${name} batch ${i}: ${v
+            .slice(0, 3)
+            .map((x) => `${x.category} (${x.detail.slice(0, 160)})`)
+            .join('; ')}${v.length > 3 ? ` … ${v.length} violations` : ''}`,
+        );
         const category = v[0].category;
         if (o.minimize !== false && !savedCategories.has(category)) {
           savedCategories.add(category);
           const m0 = performance.now();
           const small = await minimize(t, batch, category, hangMs);
           deadline += performance.now() - m0; // minimizing does not eat the fuzzing time
-          log(`${name} batch ${i}: minimized to ${small.length} of ${batch.length} frames: ${small.map((f) => f.label).join(' | ')}`);
+          log(
+            `${name} batch ${i}: minimized to ${small.length} of ${batch.length} frames: ${small.map((f) => f.label).join(' | ')}`,
+          );
           if (o.saveDir) {
-            const c: RegressionCase = { transport, era, seed: o.seed, batch: i, violation: category, frames: small.map((f) => ({ label: f.label, ...stored(f.bytes), ...(f.headers && Object.keys(f.headers).length ? { headers: f.headers } : {}), ...(f.rule ? { rule: f.rule } : {}) })) };
+            const c: RegressionCase = {
+              transport,
+              era,
+              seed: o.seed,
+              batch: i,
+              violation: category,
+              frames: small.map((f) => ({
+                label: f.label,
+                ...stored(f.bytes),
+                ...(f.headers && Object.keys(f.headers).length ? { headers: f.headers } : {}),
+                ...(f.rule ? { rule: f.rule } : {}),
+              })),
+            };
             const json = JSON.stringify(c, null, 2);
-            const file = join(o.saveDir, `${transport}-${era}-${slug(category)}-${createHash('sha256').update(json).digest('hex').slice(0, 8)}.json`);
+            const file = join(
+              o.saveDir,
+              `${transport}-${era}-${slug(category)}-${createHash('sha256').update(json).digest('hex').slice(0, 8)}.json`,
+            );
             mkdirSync(o.saveDir, { recursive: true });
             writeFileSync(file, `${json}\n`);
             saved.push(file);
@@ -529,10 +693,38 @@ export async function fuzz(o: FuzzOptions): Promise<TargetReport[]> {
       const growth = Math.max(rssPeak, rssEnd) - rssStart;
       if (growth > (o.rssGrowthMiB ?? 512) * 1024 * 1024) {
         tally.add([{ kind: 'wrong', category: 'wrong: memory not bounded', detail: '' }]);
-        failed.push({ batch: -1, violations: [{ kind: 'wrong', category: 'wrong: memory not bounded', detail: `RSS grew ${(growth / 1048576).toFixed(1)} MiB` }], frames: [] });
+        failed.push({
+          batch: -1,
+          violations: [
+            {
+              kind: 'wrong',
+              category: 'wrong: memory not bounded',
+              detail: `RSS grew ${(growth / 1048576).toFixed(1)} MiB`,
+            },
+          ],
+          frames: [],
+        });
       }
       await t.stop();
-      reports.push({ name, transport, era, frames, batches, seconds: fuzzMs / 1000, answers: tally.answers, statuses: tally.statuses, crashes: tally.crashes, hangs: tally.hangs, wrong: tally.wrong, categories: tally.categories, rssStart, rssEnd, rssPeak, failed, saved });
+      reports.push({
+        name,
+        transport,
+        era,
+        frames,
+        batches,
+        seconds: fuzzMs / 1000,
+        answers: tally.answers,
+        statuses: tally.statuses,
+        crashes: tally.crashes,
+        hangs: tally.hangs,
+        wrong: tally.wrong,
+        categories: tally.categories,
+        rssStart,
+        rssEnd,
+        rssPeak,
+        failed,
+        saved,
+      });
     }
   }
   return reports;
@@ -546,15 +738,21 @@ export function figures(r: TargetReport): string[] {
     `${p}.frames: ${r.frames} frames`,
     `${p}.batches: ${r.batches} batches`,
     `${p}.frames_per_s: ${(r.frames / Math.max(r.seconds, 0.001)).toFixed(0)} frames/s`,
-    ...Object.entries(r.answers).sort().map(([k, v]) => `${p}.answers.${k}: ${v} answers`),
-    ...Object.entries(r.statuses).sort().map(([k, v]) => `${p}.status.${k}: ${v} posts`),
+    ...Object.entries(r.answers)
+      .sort()
+      .map(([k, v]) => `${p}.answers.${k}: ${v} answers`),
+    ...Object.entries(r.statuses)
+      .sort()
+      .map(([k, v]) => `${p}.status.${k}: ${v} posts`),
     `${p}.crashes: ${r.crashes} crashes`,
     `${p}.hangs: ${r.hangs} hangs`,
     `${p}.wrong_answers: ${r.wrong} answers`,
     `${p}.rss_start: ${mib(r.rssStart)} MiB`,
     `${p}.rss_end: ${mib(r.rssEnd)} MiB`,
     `${p}.rss_peak: ${mib(r.rssPeak)} MiB`,
-    ...Object.entries(r.categories).sort().map(([k, v]) => `${p}.violations.${slug(k)}: ${v} violations`),
+    ...Object.entries(r.categories)
+      .sort()
+      .map(([k, v]) => `${p}.violations.${slug(k)}: ${v} violations`),
   ];
   return lines;
 }

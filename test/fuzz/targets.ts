@@ -25,7 +25,13 @@ export function rssOf(pid: number | undefined): number {
 }
 
 const revArgs = (era: Era) => (era === 'draft' ? ['--rev', 'draft'] : []);
-export const INIT = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } });
+export const INIT = (id: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+  });
 
 /** The liveness probe of the era: `ping`, or `server/discover` (the stateless revision has no ping). */
 export const PROBE_METHOD = (era: Era) => (era === 'draft' ? 'server/discover' : 'ping');
@@ -61,17 +67,22 @@ export class StdioTarget {
   async start(): Promise<void> {
     this.exited = false;
     this.partial = '';
-    const child = spawn(process.execPath, [bin, 'serve', '--stdio', ...revArgs(this.era)], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'serve', '--stdio', ...revArgs(this.era)], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child = child;
     child.stdin!.on('error', () => undefined);
     child.stderr!.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-4000);
     });
-    this.exit = new Promise((resolve) => child.once('exit', (code, signal) => {
-      this.exited = true;
-      this.exitInfo = `exit ${code ?? signal}`;
-      resolve();
-    }));
+    this.exit = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.exited = true;
+        this.exitInfo = `exit ${code ?? signal}`;
+        resolve();
+      }),
+    );
     child.stdout!.on('data', (d: Buffer) => {
       const text = this.partial + d.toString('utf8');
       const lines = text.split('\n');
@@ -113,7 +124,9 @@ export class StdioTarget {
       try {
         const m = JSON.parse(line) as { id?: unknown; method?: unknown };
         if (m.id !== undefined && typeof m.method === 'string') {
-          void this.write(`${JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })}\n`);
+          void this.write(
+            `${JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })}\n`,
+          );
         }
       } catch {
         /* the oracle reports it */
@@ -174,7 +187,10 @@ export class HttpTarget {
 
   async start(): Promise<void> {
     this.exited = false;
-    const child = spawn(process.execPath, [bin, 'serve', '--http', '0', ...revArgs(this.era)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'serve', '--http', '0', ...revArgs(this.era)], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     child.once('exit', (code, signal) => {
       this.exited = true;
@@ -208,7 +224,8 @@ export class HttpTarget {
     this.sessionId = undefined;
     const r = await this.post(Buffer.from(INIT('fuzz-init')), {}, 30_000);
     const sid = r.headers?.['mcp-session-id'];
-    if (r.status !== 200 || typeof sid !== 'string') throw new Error(`initialize failed: ${r.status} ${r.failure ?? ''} ${r.body.slice(0, 200)}`);
+    if (r.status !== 200 || typeof sid !== 'string')
+      throw new Error(`initialize failed: ${r.status} ${r.failure ?? ''} ${r.body.slice(0, 200)}`);
     this.sessionId = sid;
     await this.post(Buffer.from('{"jsonrpc":"2.0","method":"notifications/initialized"}'), {}, 30_000);
   }
@@ -229,7 +246,11 @@ export class HttpTarget {
   }
 
   /** POSTs a body with the base headers and `overrides` (null drops one); never rejects. */
-  post(body: Uint8Array, overrides: Record<string, string | null>, timeoutMs: number): Promise<PostResult & { headers?: Record<string, string | string[] | undefined> }> {
+  post(
+    body: Uint8Array,
+    overrides: Record<string, string | null>,
+    timeoutMs: number,
+  ): Promise<PostResult & { headers?: Record<string, string | string[] | undefined> }> {
     const headers: Record<string, string> = this.baseHeaders();
     for (const [k, v] of Object.entries(overrides)) {
       if (v === null) delete headers[k];
@@ -247,17 +268,45 @@ export class HttpTarget {
       };
       let req: ReturnType<typeof httpRequest>;
       try {
-        req = httpRequest({ host: this.url.hostname, port: Number(this.url.port), path: this.url.pathname, method: 'POST', headers, setHost: false, agent: this.agent }, (res) => {
-          const chunks: Buffer[] = [];
-          // server requests on an SSE answer are answered as they come, as a client would
-          const sse = String(res.headers['content-type'] ?? '').startsWith('text/event-stream') ? new SseParser() : undefined;
-          res.on('data', (c: Buffer) => {
-            chunks.push(c);
-            for (const ev of sse?.push(c) ?? []) this.answerServerRequest(ev.data);
-          });
-          res.on('end', () => done({ status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, ms: performance.now() - started }));
-          res.on('error', (e) => done({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8'), failure: `response ${(e as NodeJS.ErrnoException).code ?? e.message}`, ms: performance.now() - started }));
-        });
+        req = httpRequest(
+          {
+            host: this.url.hostname,
+            port: Number(this.url.port),
+            path: this.url.pathname,
+            method: 'POST',
+            headers,
+            setHost: false,
+            agent: this.agent,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            // server requests on an SSE answer are answered as they come, as a client would
+            const sse = String(res.headers['content-type'] ?? '').startsWith('text/event-stream')
+              ? new SseParser()
+              : undefined;
+            res.on('data', (c: Buffer) => {
+              chunks.push(c);
+              for (const ev of sse?.push(c) ?? []) this.answerServerRequest(ev.data);
+            });
+            res.on('end', () =>
+              done({
+                status: res.statusCode,
+                contentType: String(res.headers['content-type'] ?? ''),
+                body: Buffer.concat(chunks).toString('utf8'),
+                headers: res.headers,
+                ms: performance.now() - started,
+              }),
+            );
+            res.on('error', (e) =>
+              done({
+                status: res.statusCode,
+                body: Buffer.concat(chunks).toString('utf8'),
+                failure: `response ${(e as NodeJS.ErrnoException).code ?? e.message}`,
+                ms: performance.now() - started,
+              }),
+            );
+          },
+        );
       } catch (e) {
         resolve({ body: '', failure: `unsendable: ${(e as Error).message}`, ms: 0 });
         return;
@@ -266,7 +315,9 @@ export class HttpTarget {
         req.destroy();
         done({ body: '', failure: 'timeout', ms: performance.now() - started });
       }, timeoutMs);
-      req.on('error', (e) => done({ body: '', failure: (e as NodeJS.ErrnoException).code ?? e.message, ms: performance.now() - started }));
+      req.on('error', (e) =>
+        done({ body: '', failure: (e as NodeJS.ErrnoException).code ?? e.message, ms: performance.now() - started }),
+      );
       req.end(body);
     });
   }
@@ -281,7 +332,11 @@ export class HttpTarget {
       return;
     }
     if (m.id === undefined || typeof m.method !== 'string') return;
-    void this.post(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })), {}, 5000);
+    void this.post(
+      Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })),
+      {},
+      5000,
+    );
   }
 
   async stop(): Promise<void> {

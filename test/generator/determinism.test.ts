@@ -54,7 +54,8 @@ function specCopyAll(): { dir: string; cleanup: () => void } {
 /** A copy of mcpgen (what `generate` loads: bin, sources, templates, pins) in another folder, its node_modules linked. */
 function checkoutCopy(): { bin: string; cleanup: () => void } {
   const t = tempDir('mcpgen-checkout-');
-  for (const p of ['bin', 'cli', 'generator', 'schema', 'templates', 'runtime', 'reference', 'package.json']) cpSync(join(ROOT, p), join(t.dir, p), { recursive: true });
+  for (const p of ['bin', 'cli', 'generator', 'schema', 'templates', 'runtime', 'reference', 'package.json'])
+    cpSync(join(ROOT, p), join(t.dir, p), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(t.dir, 'node_modules'), 'dir');
   return { bin: join(t.dir, 'bin', 'mcpgen.js'), cleanup: t.cleanup };
 }
@@ -87,7 +88,16 @@ test('two generations from two checkouts, spec folders and output folders are by
     // every pinned revision, each with its full file set; the parity check (which imports
     // upstream schema.ts by path) is the parity test's, not generate's
     for (const rev of PINNED) {
-      for (const f of ['model.json', 'types.gen.ts', 'validators.gen.js', 'validators.gen.d.ts', 'protocol.gen.ts', 'dispatch.gen.ts', 'index.ts', 'package.json']) {
+      for (const f of [
+        'model.json',
+        'types.gen.ts',
+        'validators.gen.js',
+        'validators.gen.d.ts',
+        'protocol.gen.ts',
+        'dispatch.gen.ts',
+        'index.ts',
+        'package.json',
+      ]) {
         assert.ok(ha.files.includes(`${rev}/${f}`), `${rev}/${f} missing`);
       }
       assert.not.ok(ha.files.includes(`${rev}/parity.gen.ts`), `${rev}/parity.gen.ts is generated`);
@@ -111,13 +121,21 @@ test('mcpgen check passes on the output moved to another folder, with inputs fro
   try {
     cpSync(first.out, join(moved.dir, 'src', 'mcp'), { recursive: true });
     // a handshake and a stateless revision (every revision's generation is compared above)
-    const r = await cli(['check', '--rev', '2025-11-25,draft', '--out', 'src/mcp'], { MCP_SPEC_DIR: specB.dir }, moved.dir);
+    const r = await cli(
+      ['check', '--rev', '2025-11-25,draft', '--out', 'src/mcp'],
+      { MCP_SPEC_DIR: specB.dir },
+      moved.dir,
+    );
     assert.is(r.code, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout, /check ok: \d+ file\(s\) of 2 revision\(s\) match a fresh generation/);
     // control: one changed byte in the moved tree is drift
     const file = join(moved.dir, 'src', 'mcp', '2025-11-25', 'types.gen.ts');
     writeFileSync(file, `${readFileSync(file, 'utf8')}// edited\n`);
-    const drift = await cli(['check', '--rev', '2025-11-25', '--out', 'src/mcp'], { MCP_SPEC_DIR: specB.dir }, moved.dir);
+    const drift = await cli(
+      ['check', '--rev', '2025-11-25', '--out', 'src/mcp'],
+      { MCP_SPEC_DIR: specB.dir },
+      moved.dir,
+    );
     assert.is(drift.code, 1, drift.stdout);
     assert.match(drift.stdout, 'changed  src/mcp/2025-11-25/types.gen.ts');
   } finally {
@@ -128,8 +146,25 @@ test('mcpgen check passes on the output moved to another folder, with inputs fro
 
 /** Comment prefix of a generated file's first line, by extension (JSON has none). */
 const COMMENT: Record<string, string | null> = {
-  '.ts': '//', '.js': '//', '.mjs': '//', '.go': '//', '.rs': '//', '.java': '//', '.kt': '//', '.cs': '//', '.swift': '//',
-  '.c': '//', '.h': '//', '.cpp': '//', '.hpp': '//', '.cc': '//', '.py': '#', '.rb': '#', '.toml': '#', '.yaml': '#', '.yml': '#',
+  '.ts': '//',
+  '.js': '//',
+  '.mjs': '//',
+  '.go': '//',
+  '.rs': '//',
+  '.java': '//',
+  '.kt': '//',
+  '.cs': '//',
+  '.swift': '//',
+  '.c': '//',
+  '.h': '//',
+  '.cpp': '//',
+  '.hpp': '//',
+  '.cc': '//',
+  '.py': '#',
+  '.rb': '#',
+  '.toml': '#',
+  '.yaml': '#',
+  '.yml': '#',
   '.json': null,
 };
 
@@ -151,7 +186,10 @@ test('every generated file starts with the preamble naming version, revision and
       if (prefix === null) {
         // JSON cannot hold a comment: a JSON file (model.json, package.json) names the revision and
         // both inputs by their full hashes instead
-        const m = JSON.parse(text) as { revision: string; inputs: { schemaJson: { sha256: string }; schemaTs: { sha256: string } } };
+        const m = JSON.parse(text) as {
+          revision: string;
+          inputs: { schemaJson: { sha256: string }; schemaTs: { sha256: string } };
+        };
         assert.is(m.revision, rev, f);
         assert.equal([m.inputs.schemaJson.sha256, m.inputs.schemaTs.sha256], [j, t], f);
       } else {
@@ -187,7 +225,9 @@ function flipOneByte(file: string): string {
 test('an unchanged copy of the inputs generates (control)', async () => {
   const spec = specCopy('2025-11-25');
   try {
-    const r = await cli(['generate', '--rev', '2025-11-25', '--out', join(spec.dir, 'out')], { MCP_SPEC_DIR: spec.dir });
+    const r = await cli(['generate', '--rev', '2025-11-25', '--out', join(spec.dir, 'out')], {
+      MCP_SPEC_DIR: spec.dir,
+    });
     assert.is(r.code, 0, r.stderr);
     assert.ok(existsSync(join(spec.dir, 'out', '2025-11-25', 'types.gen.ts')));
   } finally {
@@ -237,7 +277,8 @@ function generatedViolations(genRoot: string, files: Array<{ path: string; text:
     const revDir = join(genRoot, relative(genRoot, path).split(/[\\/]/)[0]);
     for (const spec of importsOf(text)) {
       const target = spec.startsWith('.') ? resolve(dirname(path), spec) : spec;
-      const ok = spec === DEFAULT_RUNTIME_IMPORT || (spec.startsWith('.') && !relative(revDir, target).startsWith('..'));
+      const ok =
+        spec === DEFAULT_RUNTIME_IMPORT || (spec.startsWith('.') && !relative(revDir, target).startsWith('..'));
       if (!ok) out.push(`${relative(project, path)} imports ${spec}`);
     }
   }
@@ -252,7 +293,10 @@ const sources = (dir: string, root = dir) =>
 test('generated code imports the runtime only through @mcpgen/runtime/codegen/v1', () => {
   assert.ok(first, 'the generation test did not run');
   const files = sources(first.out);
-  assert.ok(files.some((f) => importsOf(f.text).includes('@mcpgen/runtime/codegen/v1')), 'no file imports the entry point');
+  assert.ok(
+    files.some((f) => importsOf(f.text).includes('@mcpgen/runtime/codegen/v1')),
+    'no file imports the entry point',
+  );
   assert.equal(generatedViolations(first.out, files), []);
   const project = join(ROOT, 'generated');
   if (existsSync(project)) assert.equal(generatedViolations(project, sources(project)), []);
@@ -265,7 +309,10 @@ test('the layering check catches a reach past the entry point, a package import 
     { path: join(gen, 'draft', 'y.gen.ts'), text: "export * from 'ajv';" },
     { path: join(gen, 'draft', 'z.gen.ts'), text: "const m = await import('../2025-11-25/types.gen.js');" },
     { path: join(gen, 'draft', 'w.gen.ts'), text: "import { RpcError } from '@mcpgen/runtime/jsonrpc';" },
-    { path: join(gen, 'draft', 'ok.gen.ts'), text: "import { formats } from '@mcpgen/runtime/codegen/v1';\nimport type * as T from './types.gen.js';" },
+    {
+      path: join(gen, 'draft', 'ok.gen.ts'),
+      text: "import { formats } from '@mcpgen/runtime/codegen/v1';\nimport type * as T from './types.gen.js';",
+    },
   ]);
   assert.equal(violations, [
     'generated/draft/x.gen.ts imports ../../runtime/jsonrpc/errors.js',
@@ -279,19 +326,25 @@ test('--runtime-import is written verbatim; a specifier that cannot be a string 
   const out = tempOutput();
   try {
     const spec = '../../runtime/codegen/v1.js';
-    const r = await cli(['generate', '--rev', '2024-11-05', '--out', out.out, '--runtime-import', spec], { MCP_SPEC_DIR: SPEC_DIR });
+    const r = await cli(['generate', '--rev', '2024-11-05', '--out', out.out, '--runtime-import', spec], {
+      MCP_SPEC_DIR: SPEC_DIR,
+    });
     assert.is(r.code, 0, r.stderr);
     const files = sources(join(out.out, '2024-11-05'));
     const runtimeSpecs = [...new Set(files.flatMap((f) => importsOf(f.text).filter((s) => !s.startsWith('./'))))];
     assert.equal(runtimeSpecs, [spec]);
     // the same tree checks clean with the same flag, and is drift without it
-    const same = await cli(['check', '--rev', '2024-11-05', '--out', out.out, '--runtime-import', spec], { MCP_SPEC_DIR: SPEC_DIR });
+    const same = await cli(['check', '--rev', '2024-11-05', '--out', out.out, '--runtime-import', spec], {
+      MCP_SPEC_DIR: SPEC_DIR,
+    });
     assert.is(same.code, 0, same.stdout);
     const other = await cli(['check', '--rev', '2024-11-05', '--out', out.out], { MCP_SPEC_DIR: SPEC_DIR });
     assert.is(other.code, 1, other.stdout);
     assert.match(other.stdout, `from '${DEFAULT_RUNTIME_IMPORT}';`);
     for (const bad of ["x'y", 'a b', '']) {
-      const u = await cli(['generate', '--rev', '2024-11-05', '--out', out.out, '--runtime-import', bad], { MCP_SPEC_DIR: SPEC_DIR });
+      const u = await cli(['generate', '--rev', '2024-11-05', '--out', out.out, '--runtime-import', bad], {
+        MCP_SPEC_DIR: SPEC_DIR,
+      });
       assert.is(u.code, 2, `${bad}: ${u.stdout}${u.stderr}`);
       assert.match(u.stderr, '--runtime-import');
     }
@@ -309,7 +362,8 @@ test('runtime/ never imports generated/', () => {
   for (const { path, text } of files) {
     for (const spec of importsOf(text)) {
       const target = spec.startsWith('.') ? resolve(dirname(path), spec) : spec;
-      if (!relative(generated, target).startsWith('..') || /(^|\/)generated\//.test(spec)) bad.push(`${relative(ROOT, path)} imports ${spec}`);
+      if (!relative(generated, target).startsWith('..') || /(^|\/)generated\//.test(spec))
+        bad.push(`${relative(ROOT, path)} imports ${spec}`);
     }
   }
   assert.equal(bad, []);

@@ -63,7 +63,10 @@ test('the complete table has one handler per client request of the revision', ()
 test('this file compiles under strict: the complete table type-checks and every @ts-expect-error is needed', () => {
   const HANDLERS = fileURLToPath(new URL('./handlers.ts', import.meta.url));
   const diags = typecheck([SELF]).filter((d) => d.file === SELF || d.file === HANDLERS);
-  assert.equal(diags.map((d) => `${d.line}: ${d.message}`), []);
+  assert.equal(
+    diags.map((d) => `${d.line}: ${d.message}`),
+    [],
+  );
 });
 
 test('without the directives, exactly the expected errors appear, on the expected lines', () => {
@@ -81,10 +84,17 @@ test('without the directives, exactly the expected errors appear, on the expecte
   host.getSourceFile = (name, lang, onError, create) =>
     name === SELF ? ts.createSourceFile(name, stripped, lang, true) : getSourceFile(name, lang, onError, create);
   const diags = typecheck([SELF], options, host).filter((d) => d.file === SELF);
-  assert.equal(diags.map((d) => d.line).sort((a, b) => a - b), directiveLines, diags.map((d) => `${d.line}: ${d.message.split('\n')[0]}`).join('\n'));
+  assert.equal(
+    diags.map((d) => d.line).sort((a, b) => a - b),
+    directiveLines,
+    diags.map((d) => `${d.line}: ${d.message.split('\n')[0]}`).join('\n'),
+  );
   EXPECTED.forEach((e, i) => {
     const d = diags.find((x) => x.line === directiveLines[i]);
-    assert.ok(d?.message.includes(e.mentions), `line ${directiveLines[i]}: "${d?.message}" does not mention ${e.mentions}`);
+    assert.ok(
+      d?.message.includes(e.mentions),
+      `line ${directiveLines[i]}: "${d?.message}" does not mention ${e.mentions}`,
+    );
   });
 });
 

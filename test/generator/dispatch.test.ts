@@ -24,7 +24,8 @@ async function rejection(p: Promise<unknown>): Promise<RpcError> {
   throw new Error('unreachable');
 }
 
-const table = (over: Partial<ServerHandlers>): ServerHandlers => ({ ...completeServerHandlers, ...over }) as ServerHandlers;
+const table = (over: Partial<ServerHandlers>): ServerHandlers =>
+  ({ ...completeServerHandlers, ...over }) as ServerHandlers;
 
 test('a valid call reaches its handler with params and context, and its result comes back', async () => {
   const seen: unknown[] = [];
@@ -58,7 +59,10 @@ test('-32602 for invalid params; data.errors says where', async () => {
   assert.is(missing.code, -32602);
   const errors = (missing.data as { errors: ValidationError[] }).errors;
   assert.ok(Array.isArray(errors) && errors.length > 0);
-  assert.ok(errors.some((x) => x.params?.missingProperty === 'name'), JSON.stringify(errors));
+  assert.ok(
+    errors.some((x) => x.params?.missingProperty === 'name'),
+    JSON.stringify(errors),
+  );
 
   const wrongType = await rejection(dispatch('tools/call', { name: 42 }, undefined));
   assert.is(wrongType.code, -32602);
@@ -127,7 +131,9 @@ test('-32603 when a handler returns a result that fails its schema (and passes w
 });
 
 test('a thrown RpcError reaches the peer as it is', async () => {
-  const thrown = new RpcError(-32042, 'URL elicitation required', { elicitations: [{ mode: 'url', url: 'https://example.com/auth' }] });
+  const thrown = new RpcError(-32042, 'URL elicitation required', {
+    elicitations: [{ mode: 'url', url: 'https://example.com/auth' }],
+  });
   const app = new RpcError(-31999, 'application error');
   const dispatch = createServerDispatch(
     table({
@@ -141,13 +147,19 @@ test('a thrown RpcError reaches the peer as it is', async () => {
   );
   const e = await rejection(dispatch('tools/call', { name: 'x' }, undefined));
   assert.is(e, thrown);
-  assert.equal(e.toJSON(), { code: -32042, message: 'URL elicitation required', data: { elicitations: [{ mode: 'url', url: 'https://example.com/auth' }] } });
+  assert.equal(e.toJSON(), {
+    code: -32042,
+    message: 'URL elicitation required',
+    data: { elicitations: [{ mode: 'url', url: 'https://example.com/auth' }] },
+  });
   assert.is(await rejection(dispatch('resources/read', { uri: 'file:///x' }, undefined)), app);
 });
 
 test('task-augmented tools/call may be answered with a CreateTaskResult', async () => {
   const dispatch = createServerDispatch(completeServerHandlers);
-  const r = (await dispatch('tools/call', { name: 'slow', task: { ttl: 1000 } }, undefined)) as { task: { taskId: string } };
+  const r = (await dispatch('tools/call', { name: 'slow', task: { ttl: 1000 } }, undefined)) as {
+    task: { taskId: string };
+  };
   assert.is(r.task.taskId, 't1');
 });
 

@@ -24,9 +24,15 @@ test('generated validators call only the runtime formats, and each revision call
   for (const rev of revisions) {
     const code = readFileSync(join(dir, rev, 'validators.gen.js'), 'utf8');
     // the ajv form calls `formats.<name>` / `formats["<name>"]`; the compact form names `format:"<name>"`
-    const used = [...code.matchAll(/\bformats(?:\.([\w$]+)|\["([^"]+)"\])|\bformat:"([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+    const used = [...code.matchAll(/\bformats(?:\.([\w$]+)|\["([^"]+)"\])|\bformat:"([^"]+)"/g)].map(
+      (m) => m[1] ?? m[2] ?? m[3],
+    );
     assert.ok(used.length > 0, `${rev}: no format is checked`);
-    for (const name of used) assert.ok(FORMAT_NAMES.includes(name), `${rev}: validators call formats.${name}, which the runtime does not define`);
+    for (const name of used)
+      assert.ok(
+        FORMAT_NAMES.includes(name),
+        `${rev}: validators call formats.${name}, which the runtime does not define`,
+      );
   }
 });
 

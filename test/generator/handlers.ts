@@ -5,11 +5,21 @@
 import type { ServerHandlers } from '../../generated/2025-11-25/dispatch.gen.js';
 import type { Task } from '../../generated/2025-11-25/types.gen.js';
 
-export const task: Task = { taskId: 't1', status: 'working', createdAt: '2025-01-01T00:00:00Z', lastUpdatedAt: '2025-01-01T00:00:00Z', ttl: null };
+export const task: Task = {
+  taskId: 't1',
+  status: 'working',
+  createdAt: '2025-01-01T00:00:00Z',
+  lastUpdatedAt: '2025-01-01T00:00:00Z',
+  ttl: null,
+};
 
 export const completeServerHandlers = {
   'completion/complete': () => ({ completion: { values: [] } }),
-  initialize: (params) => ({ protocolVersion: params.protocolVersion, capabilities: {}, serverInfo: { name: 'test', version: '1.0.0' } }),
+  initialize: (params) => ({
+    protocolVersion: params.protocolVersion,
+    capabilities: {},
+    serverInfo: { name: 'test', version: '1.0.0' },
+  }),
   'logging/setLevel': () => ({}),
   ping: () => ({}),
   'prompts/get': (params) => ({ messages: [{ role: 'user', content: { type: 'text', text: params.name } }] }),

@@ -18,7 +18,12 @@ test('a lost separator before a method name or code span is restored, at every d
 });
 
 test('whole names, longer names sharing a prefix, and links that already have text are kept', () => {
-  for (const text of ['{@link Tool}', '{@link ToolAnnotations}', '{@link CallToolRequest | tools/call}', '{@link Unknownthing}']) {
+  for (const text of [
+    '{@link Tool}',
+    '{@link ToolAnnotations}',
+    '{@link CallToolRequest | tools/call}',
+    '{@link Unknownthing}',
+  ]) {
     const r = run(text);
     assert.is(r.top, text);
     assert.is(r.n, 0);

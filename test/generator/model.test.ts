@@ -36,7 +36,13 @@ const UNIONS = ['ClientRequest', 'ServerRequest', 'ClientNotification', 'ServerN
 /** Reads what the expectations need straight from schema.ts. */
 function declared(file: string): Declared {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const d: Declared = { unions: new Map(), methods: new Map(), categories: new Map(), resultResponses: new Map(), exported: new Set() };
+  const d: Declared = {
+    unions: new Map(),
+    methods: new Map(),
+    categories: new Map(),
+    resultResponses: new Map(),
+    exported: new Set(),
+  };
   const refs = (t: ts.TypeNode): string[] => {
     if (ts.isUnionTypeNode(t)) return t.types.flatMap(refs);
     if (ts.isParenthesizedTypeNode(t)) return refs(t.type);
@@ -48,7 +54,8 @@ function declared(file: string): Declared {
     const name = st.name.text;
     d.exported.add(name);
     for (const tag of ts.getJSDocTags(st)) {
-      if (tag.tagName.text === 'category') d.categories.set(name, (ts.getTextOfJSDocComment(tag.comment) ?? '').replace(/`/g, '').trim());
+      if (tag.tagName.text === 'category')
+        d.categories.set(name, (ts.getTextOfJSDocComment(tag.comment) ?? '').replace(/`/g, '').trim());
     }
     if (ts.isTypeAliasDeclaration(st) && (UNIONS as readonly string[]).includes(name)) {
       const members = refs(st.type);
@@ -58,7 +65,8 @@ function declared(file: string): Declared {
     if (ts.isInterfaceDeclaration(st)) {
       for (const m of st.members) {
         if (!ts.isPropertySignature(m) || !m.type || !ts.isIdentifier(m.name)) continue;
-        if (m.name.text === 'method' && ts.isLiteralTypeNode(m.type) && ts.isStringLiteral(m.type.literal)) d.methods.set(name, m.type.literal.text);
+        if (m.name.text === 'method' && ts.isLiteralTypeNode(m.type) && ts.isStringLiteral(m.type.literal))
+          d.methods.set(name, m.type.literal.text);
         if (m.name.text === 'result' && name.endsWith('ResultResponse')) d.resultResponses.set(name, refs(m.type));
       }
     }
@@ -67,7 +75,11 @@ function declared(file: string): Declared {
 }
 
 /** method of a message type: its own literal in schema.ts, else the const in schema.json. */
-function methodOf(d: Declared, defs: Record<string, { properties?: { method?: { const?: string } } }>, type: string): string | undefined {
+function methodOf(
+  d: Declared,
+  defs: Record<string, { properties?: { method?: { const?: string } } }>,
+  type: string,
+): string | undefined {
   return d.methods.get(type) ?? defs[type]?.properties?.method?.const;
 }
 
@@ -78,7 +90,7 @@ function methodOf(d: Declared, defs: Record<string, { properties?: { method?: { 
  */
 function checkModel(model: ProtocolModel, schemaTs: string, schemaJson: string, strict: boolean): number {
   const d = declared(schemaTs);
-  const defs = (JSON.parse(readFileSync(schemaJson, 'utf8')) as { $defs?: object; definitions?: object });
+  const defs = JSON.parse(readFileSync(schemaJson, 'utf8')) as { $defs?: object; definitions?: object };
   const jsonDefs = (defs.$defs ?? defs.definitions) as Record<string, { properties?: { method?: { const?: string } } }>;
   const rev = model.revision;
   const present = (type: string, union: string) => {
@@ -122,12 +134,22 @@ function checkModel(model: ProtocolModel, schemaTs: string, schemaJson: string, 
     } else if (r.pairedBy === 'override') {
       // no pairing rule applied: only an unseen revision may get there, and it must say so
       assert.ok(!strict, `${rev}: ${r.method}: paired by the fallback`);
-      assert.ok(model.warnings.some((w) => w.includes(`${t}: no result type for ${r.method}`)), `${rev}: ${r.method}: fallback pairing without a warning`);
+      assert.ok(
+        model.warnings.some((w) => w.includes(`${t}: no result type for ${r.method}`)),
+        `${rev}: ${r.method}: fallback pairing without a warning`,
+      );
     } else if (named) {
-      assert.ok(named.includes(r.resultType), `${rev}: ${r.method}: ${r.resultType} is not in ${rr}.result (${named.join(' | ')})`);
+      assert.ok(
+        named.includes(r.resultType),
+        `${rev}: ${r.method}: ${r.resultType} is not in ${rr}.result (${named.join(' | ')})`,
+      );
       assert.is(r.inputRequired, named.includes('InputRequiredResult'), `${rev}: ${r.method}: inputRequired`);
     } else if (d.categories.get(t)) {
-      assert.is(d.categories.get(r.resultType), d.categories.get(t), `${rev}: ${r.method}: ${r.resultType} is not in @category ${d.categories.get(t)}`);
+      assert.is(
+        d.categories.get(r.resultType),
+        d.categories.get(t),
+        `${rev}: ${r.method}: ${r.resultType} is not in @category ${d.categories.get(t)}`,
+      );
     } else if (r.pairedBy === 'name') {
       assert.is(r.resultType, `${t.replace(/Request$/, '')}Result`, `${rev}: ${r.method}: paired by name`);
     }
@@ -173,7 +195,13 @@ test('there are draft snapshots to check', () => {
 for (const snap of snapshots) {
   test(`draft snapshot ${snap}: model completeness`, () => {
     const r = resolveUnpinned(join(SNAPSHOTS_DIR, snap));
-    const model = ingest({ revision: r.revision, schemaJson: r.files['schema.json'], schemaTs: r.files['schema.ts'], pinned: false, commit: null });
+    const model = ingest({
+      revision: r.revision,
+      schemaJson: r.files['schema.json'],
+      schemaTs: r.files['schema.ts'],
+      pinned: false,
+      commit: null,
+    });
     checkModel(model, r.files['schema.ts'].path, r.files['schema.json'].path, false);
   });
 }

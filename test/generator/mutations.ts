@@ -35,7 +35,8 @@ export function wrongValue(type: unknown): unknown {
 /** Follows `$ref`s to the named definition (stops at composed schemas). */
 export function deref(model: ProtocolModel, s: JsonSchema): JsonSchema {
   let cur = s;
-  for (let i = 0; i < 16 && typeof cur.$ref === 'string'; i++) cur = model.types[(cur.$ref as string).replace(/^#\/\$defs\//, '')]?.schema ?? {};
+  for (let i = 0; i < 16 && typeof cur.$ref === 'string'; i++)
+    cur = model.types[(cur.$ref as string).replace(/^#\/\$defs\//, '')]?.schema ?? {};
   return cur;
 }
 
@@ -51,7 +52,11 @@ function sites(model: ProtocolModel, schema: JsonSchema, data: unknown, segs: Se
   if (data && typeof data === 'object' && !Array.isArray(data)) {
     const props = (s.properties ?? {}) as Record<string, JsonSchema>;
     for (const [k, v] of Object.entries(data)) {
-      const sub = Object.hasOwn(props, k) ? props[k] : typeof s.additionalProperties === 'object' ? (s.additionalProperties as JsonSchema) : undefined;
+      const sub = Object.hasOwn(props, k)
+        ? props[k]
+        : typeof s.additionalProperties === 'object'
+          ? (s.additionalProperties as JsonSchema)
+          : undefined;
       if (sub) out.push(...sites(model, sub, v, [...segs, k]));
     }
   } else if (Array.isArray(data) && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
@@ -66,7 +71,8 @@ export function withAt(data: unknown, segs: ReadonlyArray<string | number>, valu
   const copy = structuredClone(data);
   let parent = copy as Record<string | number, unknown>;
   for (const s of segs.slice(0, -1)) parent = parent?.[s] as Record<string | number, unknown>;
-  if (!parent || typeof parent !== 'object') throw new Error(`withAt: no parent for ${JSON.stringify(segs)} in ${JSON.stringify(data).slice(0, 300)}`);
+  if (!parent || typeof parent !== 'object')
+    throw new Error(`withAt: no parent for ${JSON.stringify(segs)} in ${JSON.stringify(data).slice(0, 300)}`);
   const last = segs[segs.length - 1];
   if (remove) delete parent[last];
   else parent[last] = value;
@@ -96,7 +102,8 @@ export function schemaMutations(model: ProtocolModel, type: string, data: unknow
       }
     }
     if (site.segs.length && s.const !== undefined) {
-      const wrong = typeof s.const === 'string' ? `${s.const}-mutated` : typeof s.const === 'number' ? s.const + 1 : 'mutated';
+      const wrong =
+        typeof s.const === 'string' ? `${s.const}-mutated` : typeof s.const === 'number' ? s.const + 1 : 'mutated';
       out.push({ kind: 'wrong const', segs: site.segs, data: withAt(data, site.segs, wrong) });
     }
     if (site.segs.length && s.type !== undefined) {

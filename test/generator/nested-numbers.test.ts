@@ -8,7 +8,10 @@ import * as assert from 'uvu/assert';
 import { validators as v0618 } from '../../generated/2025-06-18/index.js';
 import { validators as v1125 } from '../../generated/2025-11-25/index.js';
 
-for (const [rev, validators] of [['2025-06-18', v0618], ['2025-11-25', v1125]] as const) {
+for (const [rev, validators] of [
+  ['2025-06-18', v0618],
+  ['2025-11-25', v1125],
+] as const) {
   test(`${rev}: ElicitResult content accepts non-integer numbers, still refuses objects`, () => {
     const check = validators.ElicitResult as unknown as (x: unknown) => boolean;
     assert.ok(check({ action: 'accept', content: { score: 95.5, age: 30, name: 'a', ok: true } }));

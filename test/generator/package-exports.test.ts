@@ -16,17 +16,34 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ProtocolModel } from '../../generator/model.js';
-import { PACKAGE_RUNTIME_IMPORT, REVISION_EXPORTS, RUNTIME_PACKAGE, packageEntries, packageEntryModules, packageManifest, revisionFacts } from '../../generator/emit/package.js';
+import {
+  PACKAGE_RUNTIME_IMPORT,
+  REVISION_EXPORTS,
+  RUNTIME_PACKAGE,
+  packageEntries,
+  packageEntryModules,
+  packageManifest,
+  revisionFacts,
+} from '../../generator/emit/package.js';
 import { PINNED, ROOT } from './support.js';
 
 /** The model `generate` wrote for `rev` (generated/<rev>/model.json). */
-const model = (rev: string): ProtocolModel => JSON.parse(readFileSync(join(ROOT, 'generated', rev, 'model.json'), 'utf8')) as ProtocolModel;
+const model = (rev: string): ProtocolModel =>
+  JSON.parse(readFileSync(join(ROOT, 'generated', rev, 'model.json'), 'utf8')) as ProtocolModel;
 const subpaths = (m: ProtocolModel): string[] => packageEntries(m).map((e) => e.subpath);
 
 const COMMON = ['.', './errors', './features', './stdio', './memory'];
 const HANDSHAKE_SSE = [...COMMON, './http/legacy-sse'];
 const HANDSHAKE = [...COMMON, './http', './http/legacy-sse'];
-const STATELESS = [...COMMON, './http/stateless', './dual-era', './tasks', './input-required', './subscriptions', './cache'];
+const STATELESS = [
+  ...COMMON,
+  './http/stateless',
+  './dual-era',
+  './tasks',
+  './input-required',
+  './subscriptions',
+  './cache',
+];
 const EXPECTED: Record<string, string[]> = {
   '2024-11-05': HANDSHAKE_SSE,
   '2025-03-26': HANDSHAKE,
@@ -41,13 +58,20 @@ test('every pinned revision: the subpaths of its era and transports, and the man
   for (const rev of PINNED) {
     const m = model(rev);
     assert.equal(subpaths(m), EXPECTED[rev], rev);
-    const manifest = packageManifest(m) as { exports: Record<string, unknown>; peerDependencies: Record<string, string>; dependencies?: unknown };
+    const manifest = packageManifest(m) as {
+      exports: Record<string, unknown>;
+      peerDependencies: Record<string, string>;
+      dependencies?: unknown;
+    };
     assert.equal(Object.keys(manifest.exports), [...EXPECTED[rev], './package.json'], rev);
     assert.equal(Object.keys(manifest.peerDependencies), [RUNTIME_PACKAGE], rev);
     assert.is(manifest.dependencies, undefined, rev);
   }
   // the task rows are the era's: receiver and requestor, or the extension
-  const tasks = (rev: string) => packageEntries(model(rev)).find((e) => e.subpath === './tasks')!.rows.flatMap((r) => r.values);
+  const tasks = (rev: string) =>
+    packageEntries(model(rev))
+      .find((e) => e.subpath === './tasks')!
+      .rows.flatMap((r) => r.values);
   assert.ok(tasks('2025-11-25').includes('attachTaskReceiver') && tasks('2025-11-25').includes('callWithTask'));
   assert.not.ok(tasks('2025-11-25').includes('TasksExtension'));
   assert.ok(tasks('draft').includes('TasksExtension'));
@@ -62,10 +86,19 @@ test('decided from the model, not the revision name: a renamed model, a stateles
   const d = model('draft');
   const bare: ProtocolModel = {
     ...d,
-    requests: d.requests.filter((r) => r.method !== 'subscriptions/listen').map((r) => ({ ...r, inputRequired: false })),
+    requests: d.requests
+      .filter((r) => r.method !== 'subscriptions/listen')
+      .map((r) => ({ ...r, inputRequired: false })),
     types: Object.fromEntries(Object.entries(d.types).filter(([name]) => name !== 'CacheableResult')),
   };
-  assert.equal(revisionFacts(bare), { lifecycle: 'stateless', sessionHttp: false, tasksUtility: false, inputRequired: false, subscriptions: false, cache: false });
+  assert.equal(revisionFacts(bare), {
+    lifecycle: 'stateless',
+    sessionHttp: false,
+    tasksUtility: false,
+    inputRequired: false,
+    subscriptions: false,
+    cache: false,
+  });
   assert.equal(subpaths(bare), [...COMMON, './http/stateless', './dual-era', './tasks']);
   const sse = { ...model('2025-11-25'), http: { ...model('2025-11-25').http, transport: 'http+sse' as const } };
   assert.equal(subpaths(sse), [...HANDSHAKE_SSE, './tasks']);
@@ -83,16 +116,28 @@ test('entry modules: values in .js and .d.ts, types in .d.ts only, each name onc
       const js = files.get(`${e.module}.js`)!;
       const dts = files.get(`${e.module}.d.ts`)!;
       assert.ok(js && dts, `${rev} ${e.subpath}: no module`);
-      const named = (text: string) => [...text.matchAll(/export \{ ([^}]+) \} from '([^']+)';/g)].flatMap((x) => x[1].split(', ').map((n) => [n, x[2]] as const));
+      const named = (text: string) =>
+        [...text.matchAll(/export \{ ([^}]+) \} from '([^']+)';/g)].flatMap((x) =>
+          x[1].split(', ').map((n) => [n, x[2]] as const),
+        );
       const jsNames = named(js).map(([n]) => n);
       const dtsNames = named(dts).map(([n]) => n);
       // row by row: its values then its types, a name already exported left out
       const seen = new Set<string>();
       const fresh = (names: readonly string[]) => names.filter((n) => !seen.has(n) && (seen.add(n), true));
       const perRow = e.rows.map((r) => ({ values: fresh(r.values), types: fresh(r.types) }));
-      assert.equal(jsNames, perRow.flatMap((r) => r.values), `${rev} ${e.subpath} .js`);
-      assert.equal(dtsNames, perRow.flatMap((r) => [...r.values, ...r.types.map((t) => `type ${t}`)]), `${rev} ${e.subpath} .d.ts`);
-      for (const [, spec] of [...named(js), ...named(dts)]) assert.ok(spec.startsWith(`${RUNTIME_PACKAGE}/`), `${rev} ${e.subpath}: ${spec}`);
+      assert.equal(
+        jsNames,
+        perRow.flatMap((r) => r.values),
+        `${rev} ${e.subpath} .js`,
+      );
+      assert.equal(
+        dtsNames,
+        perRow.flatMap((r) => [...r.values, ...r.types.map((t) => `type ${t}`)]),
+        `${rev} ${e.subpath} .d.ts`,
+      );
+      for (const [, spec] of [...named(js), ...named(dts)])
+        assert.ok(spec.startsWith(`${RUNTIME_PACKAGE}/`), `${rev} ${e.subpath}: ${spec}`);
     }
   }
   // ./errors draws from two runtime subpaths; ./http/stateless too (continueAfterChecks)
@@ -101,7 +146,8 @@ test('entry modules: values in .js and .d.ts, types in .d.ts only, each name onc
   assert.match(errors, `from '${RUNTIME_PACKAGE}/session'`);
   assert.is(PACKAGE_RUNTIME_IMPORT, `${RUNTIME_PACKAGE}/codegen/v1`);
   // every row's subpath and runtime subpath are package subpaths
-  for (const r of REVISION_EXPORTS) assert.ok(r.subpath.startsWith('./') && r.from.startsWith('./'), `${r.subpath} from ${r.from}`);
+  for (const r of REVISION_EXPORTS)
+    assert.ok(r.subpath.startsWith('./') && r.from.startsWith('./'), `${r.subpath} from ${r.from}`);
 });
 
 test.run();

@@ -60,7 +60,9 @@ function compile(dir: string, byRev: Map<string, Map<string, string>>): Diagnost
 
 /** Names of the parity assertions that failed (`_Name` on the diagnostic's line). */
 const failedTypes = (ds: Diagnostic[]) =>
-  [...new Set(ds.map((d) => /export type _(\w+) =/.exec(d.text)?.[1] ?? `(not a parity line: ${d.file}:${d.line})`))].sort();
+  [
+    ...new Set(ds.map((d) => /export type _(\w+) =/.exec(d.text)?.[1] ?? `(not a parity line: ${d.file}:${d.line})`)),
+  ].sort();
 
 test('every pinned revision: each generated type is mutually assignable with upstream (exceptions still differ)', async () => {
   const t = tempDir();
@@ -71,10 +73,19 @@ test('every pinned revision: each generated type is mutually assignable with ups
       assert.not.ok(files.has('parity.gen.ts'), `${rev}: generate() emits parity.gen.ts (it holds a machine path)`);
       const upstream = join(SPEC_DIR, 'schema', rev, 'schema.ts');
       const parity = emitParity(modelOf(rev), upstream).get('parity.gen.ts')!;
-      assert.ok(parity.includes(`import type * as U from '${upstream}';`), `${rev}: parity.gen.ts does not import ${upstream}`);
+      assert.ok(
+        parity.includes(`import type * as U from '${upstream}';`),
+        `${rev}: parity.gen.ts does not import ${upstream}`,
+      );
       const asserted = parity.split('\n').filter((l) => /^export type _\w+ = Assert(Not)?<Mutual</.test(l)).length;
       assert.is(asserted, Object.keys(modelOf(rev).types).length, `${rev}: one assertion per generated type`);
-      byRev.set(rev, new Map([['types.gen.ts', files.get('types.gen.ts')!], ['parity.gen.ts', parity]]));
+      byRev.set(
+        rev,
+        new Map([
+          ['types.gen.ts', files.get('types.gen.ts')!],
+          ['parity.gen.ts', parity],
+        ]),
+      );
     }
     const diags = compile(t.dir, byRev);
     assert.equal(failedTypes(diags), [], showDiagnostics(diags));
@@ -87,7 +98,10 @@ test('the exception table: every entry has a reason and names a type of some pin
   for (const e of PARITY_EXCEPTIONS) {
     assert.ok(e.why.trim().length > 10, `${e.type}: no reason`);
     const revs = e.revisions ?? PINNED;
-    assert.ok(revs.some((r) => Object.hasOwn(modelOf(r).types, e.type)), `${e.type}: in no revision`);
+    assert.ok(
+      revs.some((r) => Object.hasOwn(modelOf(r).types, e.type)),
+      `${e.type}: in no revision`,
+    );
   }
 });
 
@@ -96,9 +110,25 @@ test('control: an exception for a type that is mutually assignable fails as stal
   const t = tempDir();
   try {
     const types = (await emitTypes(model)).get('types.gen.ts')!;
-    const parity = emitParity(model, upstreamOf(model), [{ type: 'TextContent', why: 'probe: not really different' }]).get('parity.gen.ts')!;
-    assert.match(parity, `export type ${parityAlias('TextContent')} = AssertNot<Mutual<G.TextContent, U.TextContent>>;`);
-    const diags = compile(t.dir, new Map([['2025-11-25', new Map([['types.gen.ts', types], ['parity.gen.ts', parity]])]]));
+    const parity = emitParity(model, upstreamOf(model), [
+      { type: 'TextContent', why: 'probe: not really different' },
+    ]).get('parity.gen.ts')!;
+    assert.match(
+      parity,
+      `export type ${parityAlias('TextContent')} = AssertNot<Mutual<G.TextContent, U.TextContent>>;`,
+    );
+    const diags = compile(
+      t.dir,
+      new Map([
+        [
+          '2025-11-25',
+          new Map([
+            ['types.gen.ts', types],
+            ['parity.gen.ts', parity],
+          ]),
+        ],
+      ]),
+    );
     assert.equal(failedTypes(diags), ['TextContent'], showDiagnostics(diags));
   } finally {
     t.cleanup();
@@ -118,12 +148,27 @@ test('control: a changed member and an `any` in types.gen.ts fail on their parit
     assert.match(types, /\nexport type Cursor = string\n/);
     types = types.replace(/\nexport type Cursor = string\n/, '\nexport type Cursor = any\n');
     const parity = emitParity(model, upstreamOf(model)).get('parity.gen.ts')!;
-    const diags = compile(t.dir, new Map([['2025-11-25', new Map([['types.gen.ts', types], ['parity.gen.ts', parity]])]]));
+    const diags = compile(
+      t.dir,
+      new Map([
+        [
+          '2025-11-25',
+          new Map([
+            ['types.gen.ts', types],
+            ['parity.gen.ts', parity],
+          ]),
+        ],
+      ]),
+    );
     const failed = failedTypes(diags);
     // the changed types and every type that contains them
-    for (const name of ['ImageContent', 'ContentBlock', 'CallToolResult', 'Cursor']) assert.ok(failed.includes(name), `${name} not caught: ${failed.join(', ')}`);
+    for (const name of ['ImageContent', 'ContentBlock', 'CallToolResult', 'Cursor'])
+      assert.ok(failed.includes(name), `${name} not caught: ${failed.join(', ')}`);
     assert.not.ok(failed.includes('TextContent'), 'an unrelated type failed');
-    assert.ok(failed.every((n) => !n.startsWith('(not')), failed.join('\n'));
+    assert.ok(
+      failed.every((n) => !n.startsWith('(not')),
+      failed.join('\n'),
+    );
   } finally {
     t.cleanup();
   }
@@ -133,7 +178,9 @@ test('an exception naming a type the revision lacks is stale as well', () => {
   const model = modelOf('2024-11-05');
   const parity = emitParity(model, upstreamOf(model), [{ type: 'NoSuchType', why: 'probe' }]).get('parity.gen.ts')!;
   assert.match(parity, 'export type _NoSuchType = Assert<Mutual<G.NoSuchType, U.NoSuchType>>;');
-  const other = emitParity(model, upstreamOf(model), [{ type: 'TextContent', revisions: ['2025-11-25'], why: 'probe' }]).get('parity.gen.ts')!;
+  const other = emitParity(model, upstreamOf(model), [
+    { type: 'TextContent', revisions: ['2025-11-25'], why: 'probe' },
+  ]).get('parity.gen.ts')!;
   assert.match(other, 'export type _TextContent = Assert<Mutual<G.TextContent, U.TextContent>>;');
 });
 

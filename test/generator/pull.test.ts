@@ -108,17 +108,26 @@ for (const bad of ['schema.json', 'schema.ts'] as const) {
       const pin = pins.revisions[rev].files[bad];
       const changed = oneByteChanged(readFileSync(join(SPEC_DIR, pin.path)));
       s.override.set(pin.path, changed);
-      const r = await cli(['pull', '--rev', rev, '--base-url', s.base], { MCPGEN_CACHE: cache.dir, MCP_SPEC_DIR: undefined });
+      const r = await cli(['pull', '--rev', rev, '--base-url', s.base], {
+        MCPGEN_CACHE: cache.dir,
+        MCP_SPEC_DIR: undefined,
+      });
       assert.is(r.code, 3, `exit ${r.code}\n${r.stderr}`);
       assert.match(r.stderr, pin.path);
       assert.match(r.stderr, sha256(changed));
       assert.match(r.stderr, pin.sha256);
       const written = existsSync(cache.dir) ? listFiles(cache.dir) : [];
-      assert.not.ok(written.some((f) => f.endsWith(pin.path) || f.endsWith('.part')), written.join(', '));
+      assert.not.ok(
+        written.some((f) => f.endsWith(pin.path) || f.endsWith('.part')),
+        written.join(', '),
+      );
       // every file is verified before any is written: the good one is not there either
       assert.equal(written, []);
       // and generate does not take the half-filled cache
-      const g = await cli(['generate', '--rev', rev, '--out', join(cache.dir, 'out')], { MCPGEN_CACHE: cache.dir, MCP_SPEC_DIR: undefined });
+      const g = await cli(['generate', '--rev', rev, '--out', join(cache.dir, 'out')], {
+        MCPGEN_CACHE: cache.dir,
+        MCP_SPEC_DIR: undefined,
+      });
       assert.is(g.code, 3, g.stderr);
     } finally {
       await close(s);
@@ -186,7 +195,10 @@ test('missing inputs exit 3 with a message naming the file', async () => {
       // --unpinned folder without schema.ts
       cli(['generate', '--unpinned', schemaDir, '--out', out]),
       // no MCP_SPEC_DIR and an empty cache
-      cli(['generate', '--rev', rev, '--out', out], { MCP_SPEC_DIR: undefined, MCPGEN_CACHE: join(t.dir, 'empty-cache') }),
+      cli(['generate', '--rev', rev, '--out', out], {
+        MCP_SPEC_DIR: undefined,
+        MCPGEN_CACHE: join(t.dir, 'empty-cache'),
+      }),
       // an unknown revision
       cli(['generate', '--rev', '1999-01-01', '--out', out]),
     ]);

@@ -37,7 +37,12 @@ export interface CliResult {
  * `env` entries replace the parent's; an entry set to undefined removes the variable (e.g.
  * MCP_SPEC_DIR).
  */
-export function cli(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT, bin = BIN): Promise<CliResult> {
+export function cli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd = ROOT,
+  bin = BIN,
+): Promise<CliResult> {
   const merged: NodeJS.ProcessEnv = { ...process.env };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete merged[k];
@@ -106,7 +111,11 @@ export interface Diagnostic {
 }
 
 /** Type-checks `files` (with `options`, default the project's) and returns every diagnostic. */
-export function typecheck(files: string[], options: ts.CompilerOptions = projectOptions(), host?: ts.CompilerHost): Diagnostic[] {
+export function typecheck(
+  files: string[],
+  options: ts.CompilerOptions = projectOptions(),
+  host?: ts.CompilerHost,
+): Diagnostic[] {
   const program = ts.createProgram({ rootNames: files, options, host });
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const pos = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;

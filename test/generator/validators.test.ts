@@ -89,7 +89,11 @@ for (const rev of CORPUS_REVISIONS) {
     const { V } = await generated(rev);
     const list = examples(rev);
     assert.ok(list.length >= 50, `${rev}: only ${list.length} examples found`);
-    const r = checkCorpus(list, V, KNOWN_MISMATCHES.filter((m) => m.revision === rev));
+    const r = checkCorpus(
+      list,
+      V,
+      KNOWN_MISMATCHES.filter((m) => m.revision === rev),
+    );
     assert.equal(r.failures, [], r.failures.join('\n'));
     assert.equal(r.stale, [], `skip-list entries that pass now (remove them): ${r.stale.join(', ')}`);
     assert.equal(r.missing, [], `skip-list entries naming no example: ${r.missing.join(', ')}`);
@@ -113,7 +117,11 @@ test('a skip-list entry whose example passes is reported stale; an unlisted fail
 /** One JSON Pointer segment (RFC 6901). */
 const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
 const pointer = (segs: ReadonlyArray<string | number>) => segs.map((s) => `/${esc(String(s))}`).join('');
-const segments = (path: string) => path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+const segments = (path: string) =>
+  path
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 function getAt(data: unknown, path: string): unknown {
   let cur = data;
@@ -121,7 +129,8 @@ function getAt(data: unknown, path: string): unknown {
   return cur;
 }
 /** A deep copy of `data` with the value at `path` replaced (or deleted with `remove`). */
-const withAt = (data: unknown, path: string, value: unknown, remove = false): unknown => withAtSegments(data, segments(path), value, remove);
+const withAt = (data: unknown, path: string, value: unknown, remove = false): unknown =>
+  withAtSegments(data, segments(path), value, remove);
 
 interface Mutation {
   kind: 'drop required' | 'wrong const' | 'wrong type';
@@ -134,7 +143,10 @@ interface Mutation {
 function mutations(model: ProtocolModel, e: Example): Mutation[] {
   return schemaMutations(model, e.type, e.data).map((m) => {
     const path = pointer(m.segs);
-    const expect = m.kind === 'drop required' ? { missingProperty: String(m.segs[m.segs.length - 1]), at: pointer(m.segs.slice(0, -1)) } : { instancePath: path };
+    const expect =
+      m.kind === 'drop required'
+        ? { missingProperty: String(m.segs[m.segs.length - 1]), at: pointer(m.segs.slice(0, -1)) }
+        : { instancePath: path };
     return { kind: m.kind, path, data: m.data, expect };
   });
 }
@@ -143,7 +155,8 @@ function mutations(model: ProtocolModel, e: Example): Mutation[] {
 function pointsAt(errors: readonly ValidationError[] | null | undefined, m: Mutation): boolean {
   if (!errors?.length) return false;
   return errors.some((err) => {
-    if ('missingProperty' in m.expect) return err.params?.missingProperty === m.expect.missingProperty && err.instancePath === m.expect.at;
+    if ('missingProperty' in m.expect)
+      return err.params?.missingProperty === m.expect.missingProperty && err.instancePath === m.expect.at;
     return err.instancePath !== '' && err.instancePath === m.expect.instancePath;
   });
 }
@@ -161,17 +174,27 @@ for (const rev of CORPUS_REVISIONS) {
         counts[m.kind]++;
         if (m.kind === 'drop required') typesDropped.add(e.type);
         if (v(m.data)) wrong.push(`${key(e)}: ${m.kind} at ${m.path} accepted`);
-        else if (!pointsAt(v.errors, m)) wrong.push(`${key(e)}: ${m.kind} at ${m.path}: errors do not name it: ${JSON.stringify(v.errors)}`);
+        else if (!pointsAt(v.errors, m))
+          wrong.push(`${key(e)}: ${m.kind} at ${m.path}: errors do not name it: ${JSON.stringify(v.errors)}`);
       }
     }
-    assert.equal(wrong.slice(0, 20), [], `${wrong.length} mutations not rejected as expected:\n${wrong.slice(0, 20).join('\n')}`);
+    assert.equal(
+      wrong.slice(0, 20),
+      [],
+      `${wrong.length} mutations not rejected as expected:\n${wrong.slice(0, 20).join('\n')}`,
+    );
     // the corpus exercises every kind, many times
     assert.ok(counts['drop required'] >= list.length, `drop required: ${counts['drop required']}`);
     assert.ok(counts['wrong const'] >= 50, `wrong const: ${counts['wrong const']}`);
     assert.ok(counts['wrong type'] >= list.length, `wrong type: ${counts['wrong type']}`);
     // every example type whose schema requires something had a required property dropped
-    const requiring = new Set(list.filter((e) => Array.isArray(deref(model, { $ref: `#/$defs/${e.type}` }).required)).map((e) => e.type));
-    assert.equal([...requiring].filter((t) => !typesDropped.has(t)), []);
+    const requiring = new Set(
+      list.filter((e) => Array.isArray(deref(model, { $ref: `#/$defs/${e.type}` }).required)).map((e) => e.type),
+    );
+    assert.equal(
+      [...requiring].filter((t) => !typesDropped.has(t)),
+      [],
+    );
   });
 }
 

@@ -15,7 +15,11 @@ import { openLegacyStream } from './wire.js';
 const LIMIT = 20_000;
 
 /** POSTs a draft-era message; resolves with status and the last JSON-RPC message of the answer. */
-async function postDraft(url: string, message: Record<string, unknown>, signal?: AbortSignal): Promise<{ status: number; body: any }> {
+async function postDraft(
+  url: string,
+  message: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<{ status: number; body: any }> {
   const params = message.params as { name?: string } | undefined;
   const res = await fetch(url, {
     method: 'POST',
@@ -25,7 +29,10 @@ async function postDraft(url: string, message: Record<string, unknown>, signal?:
   });
   const text = await res.text();
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const data = text.split('\n').filter((l) => l.startsWith('data: ') && l.length > 6).map((l) => JSON.parse(l.slice(6)));
+    const data = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && l.length > 6)
+      .map((l) => JSON.parse(l.slice(6)));
     return { status: res.status, body: data.at(-1) };
   }
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
@@ -40,20 +47,31 @@ const guesses = (...own: Array<string | number>) => [...Array.from({ length: 40 
 async function attack(url: string, ids: Array<string | number>): Promise<number[]> {
   const statuses: number[] = [];
   for (const requestId of ids) {
-    const r = await postDraft(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'attack' } });
+    const r = await postDraft(url, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId, reason: 'attack' },
+    });
     statuses.push(r.status);
   }
   return statuses;
 }
 
-for (const args of [['--rev', 'draft'], ['--rev', 'draft', '--modern-only'], ['--rev', '2026-07-28']]) {
+for (const args of [
+  ['--rev', 'draft'],
+  ['--rev', 'draft', '--modern-only'],
+  ['--rev', '2026-07-28'],
+]) {
   test(`serve ${args.join(' ')}: another client's notifications/cancelled never reaches a stateless request`, async () => {
     const s: Served = await startServe(...args);
     try {
       const victims = [postDraft(s.url, slowCompute('victim', 1.5)), postDraft(s.url, slowCompute(1, 1.5))];
       await new Promise((r) => setTimeout(r, 400));
       const statuses = await attack(s.url, guesses('victim', 1));
-      assert.ok(statuses.every((x) => x === 202), `cancellations are accepted and ignored: ${statuses.join(',')}`);
+      assert.ok(
+        statuses.every((x) => x === 202),
+        `cancellations are accepted and ignored: ${statuses.join(',')}`,
+      );
       const [a, b] = await Promise.all(victims);
       assert.is(a.status, 200);
       assert.is(a.body.id, 'victim');
@@ -71,13 +89,21 @@ test('stateless handler: POSTed cancels and progress reach no request; a closed 
   try {
     const victim = postDraft(m.url, request('v', 'tools/call', { name: 'slow', arguments: { ms: 800 } }));
     const own = new AbortController();
-    const leaving = postDraft(m.url, request('leaving', 'tools/call', { name: 'slow', arguments: { ms: 5000 } }), own.signal).catch((e: Error) => e);
+    const leaving = postDraft(
+      m.url,
+      request('leaving', 'tools/call', { name: 'slow', arguments: { ms: 5000 } }),
+      own.signal,
+    ).catch((e: Error) => e);
     while (m.probe.started.length < 2) await new Promise((r) => setTimeout(r, 10));
     const inner = m.probe.started.map(Number);
     assert.ok(inner.every(Number.isInteger), `handlers see the transport's inner ids: ${m.probe.started.join(',')}`);
     await attack(m.url, guesses('v', ...inner));
     for (const progressToken of [...inner, 'v']) {
-      const r = await postDraft(m.url, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress: 1 } });
+      const r = await postDraft(m.url, {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1 },
+      });
       assert.is(r.status, 202);
     }
     own.abort();
@@ -100,17 +126,33 @@ async function session(url: string) {
   const init = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
     signal: AbortSignal.timeout(LIMIT),
   });
   const sid = init.headers.get('mcp-session-id')!;
   await init.text();
   const send = async (m: unknown) => {
-    const res = await fetch(url, { method: 'POST', headers: { ...headers, 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' }, body: JSON.stringify(m), signal: AbortSignal.timeout(LIMIT) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' },
+      body: JSON.stringify(m),
+      signal: AbortSignal.timeout(LIMIT),
+    });
     const text = await res.text();
     const data = (res.headers.get('content-type') ?? '').startsWith('text/event-stream')
-      ? text.split('\n').filter((l) => l.startsWith('data: ') && l.length > 6).map((l) => JSON.parse(l.slice(6))).at(-1)
-      : text === '' ? undefined : JSON.parse(text);
+      ? text
+          .split('\n')
+          .filter((l) => l.startsWith('data: ') && l.length > 6)
+          .map((l) => JSON.parse(l.slice(6)))
+          .at(-1)
+      : text === ''
+        ? undefined
+        : JSON.parse(text);
     return { status: res.status, body: data };
   };
   await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -122,12 +164,21 @@ test('serve --rev draft: the 2025-era sessions on the dual-era front cancel only
   try {
     const a = await session(s.url);
     const b = await session(s.url);
-    const call = a.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1 } } });
+    const call = a.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow_compute', arguments: { seconds: 1 } },
+    });
     await new Promise((r) => setTimeout(r, 300));
     const cancel = await b.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
     assert.is(cancel.status, 202);
     // and with no session at all: the front hands it to the stateless side, which ignores it
-    const bare = await postDraft(s.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    const bare = await postDraft(s.url, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 1 },
+    });
     assert.is(bare.status, 202);
     const r = await call;
     assert.is(r.body.id, 1);
@@ -140,7 +191,12 @@ test('serve --rev draft: the 2025-era sessions on the dual-era front cancel only
 /** A legacy HTTP+SSE session, initialized: POST to its endpoint, wait for a pattern on its stream. */
 async function legacySession(base: string) {
   const stream = await openLegacyStream(base, LIMIT);
-  await stream.post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  await stream.post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   await stream.until(/"id":0,"result"/);
   await stream.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return stream;
@@ -152,7 +208,15 @@ test('serve --http (legacy HTTP+SSE): one session cancels only its own requests'
   const a = await legacySession(base);
   const b = await legacySession(base);
   try {
-    assert.is(await a.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1 } } }), 202);
+    assert.is(
+      await a.post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'slow_compute', arguments: { seconds: 1 } },
+      }),
+      202,
+    );
     await new Promise((r) => setTimeout(r, 300));
     assert.is(await b.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }), 202);
     assert.match((await a.until(/data: (\{"jsonrpc":"2\.0","id":1,"result".*)/))[1], /Computed sum/);

@@ -17,13 +17,24 @@ import { DRAFT, StdioServe, meta } from './era-serve.js';
 
 type Obj = Record<string, any>;
 const M = meta(draft.protocolVersion, {});
-const cancel = (requestId: string | number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } });
+const cancel = (requestId: string | number) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/cancelled',
+  params: { requestId, reason: 'test' },
+});
 const slow = (id: string | number, seconds: number, modern: boolean) => ({
-  jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds }, ...(modern ? { _meta: M } : {}) },
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'slow_compute', arguments: { seconds }, ...(modern ? { _meta: M } : {}) },
 });
 
 async function initialized(s: StdioServe): Promise<void> {
-  const init = await s.request('init', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } });
+  const init = await s.request('init', 'initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'legacy', version: '1' },
+  });
   assert.is(init.result?.protocolVersion, '2025-11-25', JSON.stringify(init));
   s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
@@ -80,31 +91,59 @@ async function routed(maxRoutes?: number) {
     const f = new ServerFeatures();
     f.tool({
       name: 'wait',
-      handler: (_a, ctx) => new Promise<string>((_r, reject) => {
-        started[era]++;
-        ctx.signal.addEventListener('abort', () => {
-          aborted[era].push(ctx.requestId);
-          reject(new Error('aborted'));
-        }, { once: true });
-      }),
+      handler: (_a, ctx) =>
+        new Promise<string>((_r, reject) => {
+          started[era]++;
+          ctx.signal.addEventListener(
+            'abort',
+            () => {
+              aborted[era].push(ctx.requestId);
+              reject(new Error('aborted'));
+            },
+            { once: true },
+          );
+        }),
     });
     f.tool({ name: 'quick', handler: () => 'ok' });
-    f.tool({ name: 'fail', handler: () => { throw new Error('nope'); } });
+    f.tool({
+      name: 'fail',
+      handler: () => {
+        throw new Error('nope');
+      },
+    });
     return f;
   };
   const [a, b] = createMemoryPair();
   const router = new EraRouter(b, maxRoutes === undefined ? {} : { maxRoutes });
   const fm = make('modern');
   const fl = make('legacy');
-  await new draft.Server({ serverInfo: { name: 'm', version: '1' }, capabilities: fm.capabilities(), handlers: fm.handlers({ table: draft.table }) as never }).connect(router.modern);
-  await new v2025.Server({ serverInfo: { name: 'l', version: '1' }, capabilities: fl.capabilities(), handlers: fl.handlers({ table: v2025.table }) as never }).connect(router.legacy);
+  await new draft.Server({
+    serverInfo: { name: 'm', version: '1' },
+    capabilities: fm.capabilities(),
+    handlers: fm.handlers({ table: draft.table }) as never,
+  }).connect(router.modern);
+  await new v2025.Server({
+    serverInfo: { name: 'l', version: '1' },
+    capabilities: fl.capabilities(),
+    handlers: fl.handlers({ table: v2025.table }) as never,
+  }).connect(router.legacy);
   await router.start();
   const client = await rawEnd(a);
-  await client.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+  await client.send({
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+  });
   await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   await until(() => client.received.some((m) => m.id === 'init'), 'initialize');
   const call = (id: number | string, name: string, modern: boolean) =>
-    client.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, ...(modern ? { _meta: M } : {}) } });
+    client.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: {}, ...(modern ? { _meta: M } : {}) },
+    });
   return { router, client, call, aborted, started, close: () => a.close() };
 }
 
@@ -128,7 +167,10 @@ test('EraRouter: routes are released when requests are answered, fail, or are ca
 
 test('EraRouter: a reused id is cancelled on the era of the request now using it, both ways', async () => {
   const r = await routed();
-  for (const [first, second] of [[true, false], [false, true]] as const) {
+  for (const [first, second] of [
+    [true, false],
+    [false, true],
+  ] as const) {
     const id = first ? 41 : 42;
     await r.call(id, 'wait', first);
     await r.client.send(cancel(id));
@@ -152,7 +194,10 @@ test('EraRouter: the table is bounded; a cancel of an id past the bound still re
   assert.ok(r.router.routes <= 50, `routes ${r.router.routes}`);
   for (let i = 0; i < N; i++) await r.client.send(cancel(i));
   await until(() => r.aborted.modern.length + r.aborted.legacy.length === N, 'every request cancelled');
-  assert.equal([...r.aborted.modern].sort((x, y) => Number(x) - Number(y)), Array.from({ length: N / 2 }, (_, i) => 2 * i + 1));
+  assert.equal(
+    [...r.aborted.modern].sort((x, y) => Number(x) - Number(y)),
+    Array.from({ length: N / 2 }, (_, i) => 2 * i + 1),
+  );
   for (let i = 0; i < 20; i++) await r.call(i, 'wait', true);
   await until(() => r.router.routes === 20, 'routes');
   await r.close();
@@ -167,14 +212,25 @@ const settledWithin = <T>(p: Promise<T>, ms = 5_000): Promise<T | 'pending'> =>
 test('SubscriptionHub: a listen request already cancelled when its handler runs opens no subscription and ends', async () => {
   const hub = new SubscriptionHub({ capabilities: () => ({ tools: { listChanged: true } }) });
   const sent: string[] = [];
-  const ctx = { requestId: 5, method: 'subscriptions/listen', signal: AbortSignal.abort('carrier gone'), meta: undefined, info: undefined, sendNotification: (m: string) => (sent.push(m), Promise.resolve()) };
+  const ctx = {
+    requestId: 5,
+    method: 'subscriptions/listen',
+    signal: AbortSignal.abort('carrier gone'),
+    meta: undefined,
+    info: undefined,
+    sendNotification: (m: string) => (sent.push(m), Promise.resolve()),
+  };
   const outcome = await settledWithin(hub.handler({ notifications: { toolsListChanged: true } }, ctx as never));
   assert.is(outcome, undefined, 'the listen handler of a cancelled request never ended');
   assert.is(hub.size, 0);
   assert.is(hub.publish('notifications/tools/list_changed'), 0);
   // a live one still opens, and ends with its request
   const ac = new AbortController();
-  const live = hub.handler({ notifications: { toolsListChanged: true } }, { ...ctx, requestId: 6, signal: ac.signal } as never);
+  const live = hub.handler({ notifications: { toolsListChanged: true } }, {
+    ...ctx,
+    requestId: 6,
+    signal: ac.signal,
+  } as never);
   assert.is(hub.size, 1);
   ac.abort();
   assert.is(await settledWithin(live), undefined);
@@ -189,7 +245,14 @@ test('SubscriptionRouter: a listen whose send throws at once ends its subscripti
   const end = await settledWithin(sub.closed);
   assert.ok(end !== 'pending', 'the subscription never ended');
   assert.is((end as { by: string }).by, 'server');
-  assert.is(router.route('notifications/subscriptions/acknowledged', { notifications: {}, _meta: { 'io.modelcontextprotocol/subscriptionId': 3 } }), false, 'the entry of the failed listen is still routed');
+  assert.is(
+    router.route('notifications/subscriptions/acknowledged', {
+      notifications: {},
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 3 },
+    }),
+    false,
+    'the entry of the failed listen is still routed',
+  );
 });
 
 test.run();

@@ -14,8 +14,16 @@ import type { ProtocolMaps } from '../../runtime/protocol/table.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
 
 const outbound: Array<[string, Record<string, unknown>, string[]]> = [
-  ['sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 1 }, ['sampling']],
-  ['elicitation/create', { mode: 'form', message: 'x', requestedSchema: { type: 'object', properties: {} } }, ['elicitation']],
+  [
+    'sampling/createMessage',
+    { messages: [{ role: 'user', content: { type: 'text', text: 'x' } }], maxTokens: 1 },
+    ['sampling'],
+  ],
+  [
+    'elicitation/create',
+    { mode: 'form', message: 'x', requestedSchema: { type: 'object', properties: {} } },
+    ['elicitation'],
+  ],
   ['roots/list', {}, ['roots']],
   ['tasks/list', {}, ['tasks', 'list']],
 ];
@@ -31,7 +39,10 @@ async function pair(clientCapabilities: Record<string, unknown>) {
       'tools/call': async (p: { name: string }, ctx: RequestContext) => {
         const [method, params] = outbound.find(([m]) => m === p.name)!;
         // two paths: the handler's context, and the session facade
-        for (const send of [() => ctx.sendRequest(method, params), () => (ctx.session as ServerSession<ProtocolMaps>).request(method as never, params as never)]) {
+        for (const send of [
+          () => ctx.sendRequest(method, params),
+          () => (ctx.session as ServerSession<ProtocolMaps>).request(method as never, params as never),
+        ]) {
           try {
             await send();
             refusals.push('sent');
@@ -46,10 +57,21 @@ async function pair(clientCapabilities: Record<string, unknown>) {
   const client = new Client({
     clientInfo: { name: 'c', version: '0' },
     capabilities: clientCapabilities,
-    handlers: Object.fromEntries(outbound.map(([m]) => [m, () => {
-      seen.push(m);
-      return m === 'roots/list' ? { roots: [] } : m === 'tasks/list' ? { tasks: [] } : m === 'elicitation/create' ? { action: 'decline' } : { role: 'assistant', content: { type: 'text', text: 'y' }, model: 'm' };
-    }])) as never,
+    handlers: Object.fromEntries(
+      outbound.map(([m]) => [
+        m,
+        () => {
+          seen.push(m);
+          return m === 'roots/list'
+            ? { roots: [] }
+            : m === 'tasks/list'
+              ? { tasks: [] }
+              : m === 'elicitation/create'
+                ? { action: 'decline' }
+                : { role: 'assistant', content: { type: 'text', text: 'y' }, model: 'm' };
+        },
+      ]),
+    ) as never,
   });
   const [a, b] = createMemoryPair();
   await server.connect(b);
@@ -77,16 +99,30 @@ test('a client that declared nothing: every server→client request is refused l
 });
 
 test('a client that declared them: the same requests go out and are answered', async () => {
-  const { client, seen, refusals } = await pair({ sampling: {}, elicitation: { form: {} }, roots: {}, tasks: { list: {} } });
+  const { client, seen, refusals } = await pair({
+    sampling: {},
+    elicitation: { form: {} },
+    roots: {},
+    tasks: { list: {} },
+  });
   for (const [method] of outbound) await client.request('tools/call', { name: method } as never);
-  assert.equal(refusals.filter((r) => r !== 'sent'), []);
-  assert.equal(seen, outbound.flatMap(([m]) => [m, m]));
+  assert.equal(
+    refusals.filter((r) => r !== 'sent'),
+    [],
+  );
+  assert.equal(
+    seen,
+    outbound.flatMap(([m]) => [m, m]),
+  );
   await client.close();
 });
 
 test('client → server: a request the server did not declare is refused locally with the typed error', async () => {
   const { client } = await pair({});
-  const e = await client.request('prompts/list', {} as never).then(() => undefined, (x: unknown) => x);
+  const e = await client.request('prompts/list', {} as never).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, CapabilityNotDeclaredError);
   assert.equal((e as CapabilityNotDeclaredError).capability, ['prompts']);
   assert.is((e as CapabilityNotDeclaredError).receiver, 'server');

@@ -16,7 +16,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { servedDuring } from '../runtime/tasks/serve-process.js';
-import { ALL_REVS, HANDSHAKE_REVS, HttpWire, LegacySseWire, StdioWire, type Wire, clientRequestMethods, initialize, schemaDefs, undefinedMembers } from './wire.js';
+import {
+  ALL_REVS,
+  HANDSHAKE_REVS,
+  HttpWire,
+  LegacySseWire,
+  StdioWire,
+  type Wire,
+  clientRequestMethods,
+  initialize,
+  schemaDefs,
+  undefinedMembers,
+} from './wire.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,7 +38,8 @@ const everyMethod = [...new Set(ALL_REVS.flatMap((r) => clientRequestMethods(r))
 const hasTasks = (rev: string) => clientRequestMethods(rev).includes('tasks/get');
 const hasElicitation = (rev: string) => Object.hasOwn(schemaDefs(rev), 'ElicitRequest');
 const errorCode = (r: Json) => (r.error as { code?: number } | undefined)?.code;
-const textOf = (r: Json) => ((r.result as Json | undefined)?.content as Array<{ text?: string }> | undefined)?.map((c) => c.text).join(' ') ?? '';
+const textOf = (r: Json) =>
+  ((r.result as Json | undefined)?.content as Array<{ text?: string }> | undefined)?.map((c) => c.text).join(' ') ?? '';
 
 const transports: Array<[string, () => Wire]> = [
   ['stdio', () => new StdioWire()],
@@ -42,7 +54,11 @@ for (const [name, open] of transports) {
         const init = await initialize(wire, rev);
         assert.is(init.protocolVersion, rev);
         const defs = schemaDefs(rev);
-        assert.equal(undefinedMembers(defs, defs.ServerCapabilities, init.capabilities), [], 'advertised capabilities the revision does not define');
+        assert.equal(
+          undefinedMembers(defs, defs.ServerCapabilities, init.capabilities),
+          [],
+          'advertised capabilities the revision does not define',
+        );
         assert.ok(Object.keys(init.capabilities as Json).includes('tools'), 'tools still advertised');
 
         const own = new Set(clientRequestMethods(rev));
@@ -58,7 +74,11 @@ for (const [name, open] of transports) {
         }
 
         // params.task: a task only where the revision has tasks
-        const call = await wire.request('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: { ttl: 60_000 } });
+        const call = await wire.request('tools/call', {
+          name: 'slow_compute',
+          arguments: { seconds: 0 },
+          task: { ttl: 60_000 },
+        });
         assert.not.ok(call.error, `task-augmented tools/call: ${JSON.stringify(call)}`);
         const result = call.result as Json;
         if (hasTasks(rev)) {
@@ -73,7 +93,11 @@ for (const [name, open] of transports) {
         assert.is((confirm.result as Json).isError, true, JSON.stringify(confirm));
         assert.match(textOf(confirm), /elicitation/);
         if (hasElicitation(rev)) assert.match(textOf(confirm), /lacks the elicitation capability/);
-        assert.equal(wire.serverRequests.map((r) => r.method), [], 'requests sent to the client');
+        assert.equal(
+          wire.serverRequests.map((r) => r.method),
+          [],
+          'requests sent to the client',
+        );
       } finally {
         await wire.close();
       }
@@ -87,7 +111,11 @@ for (const rev of HANDSHAKE_REVS) {
     try {
       await initialize(wire, rev);
       for (const again of HANDSHAKE_REVS) {
-        const r = await wire.request('initialize', { protocolVersion: again, capabilities: {}, clientInfo: { name: 'again', version: '0' } });
+        const r = await wire.request('initialize', {
+          protocolVersion: again,
+          capabilities: {},
+          clientInfo: { name: 'again', version: '0' },
+        });
         assert.is(errorCode(r), -32600, `initialize ${again} after ${rev}: ${JSON.stringify(r)}`);
       }
       // still the first revision: its table, not the one asked for last
@@ -107,10 +135,18 @@ test('http+sse (/sse): a second initialize is refused with -32600 and changes no
     assert.is(init.protocolVersion, '2024-11-05');
     const defs = schemaDefs('2024-11-05');
     assert.equal(undefinedMembers(defs, defs.ServerCapabilities, init.capabilities), []);
-    const again = await wire.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '0' } });
+    const again = await wire.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'again', version: '0' },
+    });
     assert.is(errorCode(again), -32600, JSON.stringify(again));
     assert.is(errorCode(await wire.request('tasks/list', {})), -32601);
-    const call = await wire.request('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task: { ttl: 60_000 } });
+    const call = await wire.request('tools/call', {
+      name: 'slow_compute',
+      arguments: { seconds: 0 },
+      task: { ttl: 60_000 },
+    });
     assert.match(textOf(call), /Computed sum/);
   } finally {
     await wire.close();
@@ -121,7 +157,12 @@ test('http: a second initialize on a session is refused (400, -32600)', async ()
   const wire = new HttpWire(served().url);
   try {
     await initialize(wire, '2024-11-05');
-    const r = await wire.post({ jsonrpc: '2.0', id: 77, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '0' } } });
+    const r = await wire.post({
+      jsonrpc: '2.0',
+      id: 77,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'again', version: '0' } },
+    });
     assert.is(r.status, 400);
     assert.is(((r.values[0] as Json).error as Json).code, -32600);
     assert.is(errorCode(await wire.request('tasks/list', {})), -32601);
@@ -135,7 +176,10 @@ test('stdio, 2025-11-25: a client that declares elicitation is asked (the check 
   try {
     await initialize(wire, '2025-11-25', { elicitation: { form: {} } });
     const confirm = await wire.request('tools/call', { name: 'confirm_job', arguments: { action: 'deploy' } });
-    assert.equal(wire.serverRequests.map((r) => r.method), ['elicitation/create']);
+    assert.equal(
+      wire.serverRequests.map((r) => r.method),
+      ['elicitation/create'],
+    );
     // the wire answers every server request with -32601: the tool reports that failure
     assert.is((confirm.result as Json).isError, true);
     assert.match(textOf(confirm), /-32601/);

@@ -16,13 +16,20 @@ import { rawClient, WITHOUT_TASKS } from '../runtime/tasks/extension/support.js'
 
 type Obj = Record<string, unknown>;
 const within = <T>(p: Promise<T>, what: string): Promise<T> =>
-  Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer within 10 s (the call ran)`)), 10_000))]);
+  Promise.race([
+    p,
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`${what}: no answer within 10 s (the call ran)`)), 10_000),
+    ),
+  ]);
 const secondsSchema = (tools: Array<{ name: string; inputSchema: unknown }>): Obj =>
-  ((tools.find((t) => t.name === 'slow_compute')!.inputSchema as { properties: Obj }).properties.seconds) as Obj;
+  (tools.find((t) => t.name === 'slow_compute')!.inputSchema as { properties: Obj }).properties.seconds as Obj;
 
 test('2025-11-25 slow_compute: seconds at most 60 in its inputSchema; 3600 is refused at once', async () => {
   const [a, b] = createMemoryPair();
-  await referenceDefinition(Server as unknown as ServerClass).createSession().connect(b);
+  await referenceDefinition(Server as unknown as ServerClass)
+    .createSession()
+    .connect(b);
   const client = new Client({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
   try {
@@ -46,7 +53,10 @@ test('draft slow_compute: seconds at most 60 in its inputSchema; 1e9 is refused,
   try {
     assert.is(secondsSchema((await s.call('tools/list')).tools as never).maximum, 60);
     for (const seconds of [1e9, 61]) {
-      const r = await within(s.call('tools/call', { name: 'slow_compute', arguments: { seconds } }, WITHOUT_TASKS), `seconds ${seconds}`);
+      const r = await within(
+        s.call('tools/call', { name: 'slow_compute', arguments: { seconds } }, WITHOUT_TASKS),
+        `seconds ${seconds}`,
+      );
       assert.is(r.isError, true, `seconds ${seconds}: ${JSON.stringify(r)}`);
     }
   } finally {

@@ -59,7 +59,11 @@ test('an idle session expires: 404 on POST, GET and DELETE, and the sweep drops 
     const c = await initialize(srv.url);
     assert.ok(srv.handler.sessions.has(c));
     await eventually('the sweep removed the idle session', () => srv.handler.sessions.size === 0);
-    assert.is(srv.sessions.every((s) => !s.active), true, 'every expired session was closed');
+    assert.is(
+      srv.sessions.every((s) => !s.active),
+      true,
+      'every expired session was closed',
+    );
     // a fresh initialize still works
     const d = await initialize(srv.url);
     assert.is(await ping(srv.url, d), 200);
@@ -103,15 +107,26 @@ test('a POST whose body is still arriving keeps its session from expiring', asyn
     const sid = await initialize(srv.url);
     const body = JSON.stringify(req(4, 'ping'));
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const r = httpRequest({
-        host: '127.0.0.1', port: srv.port, method: 'POST', path: '/mcp',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Content-Length': String(body.length), ...S(sid) },
-      }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
+      const r = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: srv.port,
+          method: 'POST',
+          path: '/mcp',
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            'Content-Length': String(body.length),
+            ...S(sid),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
       r.on('error', reject);
       r.setTimeout(10_000, () => r.destroy(new Error('no answer within 10 s')));
       r.write(body.slice(0, 10));
@@ -206,10 +221,17 @@ test('mcpgen serve --http: --max-sessions caps the 2024-11-05 HTTP+SSE sessions 
 });
 
 test('mcpgen serve --http: a bad --max-sessions or --session-idle-ms is a usage error', async () => {
-  for (const args of [['--max-sessions', '0'], ['--max-sessions', 'many'], ['--session-idle-ms', '-5']]) {
+  for (const args of [
+    ['--max-sessions', '0'],
+    ['--max-sessions', 'many'],
+    ['--session-idle-ms', '-5'],
+  ]) {
     const { spawn } = await import('node:child_process');
     const { bin, root } = await import('../runtime/tasks/serve-process.js');
-    const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((r) => proc.once('exit', r));

@@ -10,7 +10,17 @@ import * as assert from 'uvu/assert';
 import type { SseEvent } from '../../runtime/codec/sse.js';
 import { MemoryEventStore } from '../../runtime/transport/http/session/event-store.js';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
-import { initialize, messagesOf, post, readSse, readSseUntil, req, startServer, V, type TestServer } from '../runtime/transport/http/session/helpers.js';
+import {
+  initialize,
+  messagesOf,
+  post,
+  readSse,
+  readSseUntil,
+  req,
+  startServer,
+  V,
+  type TestServer,
+} from '../runtime/transport/http/session/helpers.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 
@@ -130,7 +140,10 @@ test('a shared store: one session ending releases only its own events', async ()
     const rest = await fetch(srv.url, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': cursor, ...S(b) } });
     assert.is(rest.status, 200, "B's stream survived A's end");
     const msgs = messagesOf(await readSse(rest));
-    assert.equal(msgs.map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 9]);
+    assert.equal(
+      msgs.map((m) => m.method ?? m.id),
+      ['notifications/message', 'notifications/message', 9],
+    );
   } finally {
     await srv.close();
   }

@@ -37,14 +37,22 @@ let legacyClient: LegacySseClientTransport | undefined;
 const portOf = (s: Served): number => Number(new URL(s.url).port);
 const common = (port: number): Endpoint['refusals'] => [
   { why: 'foreign Host', set: { Host: `evil.example:${port}` }, status: 403 },
-  { why: 'foreign Host, 8 MiB body', set: { Host: `evil.example:${port}`, 'Content-Length': String(8 * MiB) }, status: 403 },
+  {
+    why: 'foreign Host, 8 MiB body',
+    set: { Host: `evil.example:${port}`, 'Content-Length': String(8 * MiB) },
+    status: 403,
+  },
   { why: 'foreign Origin', set: { Origin: 'http://evil.example' }, status: 403 },
   { why: 'Content-Type text/plain', set: { 'Content-Type': 'text/plain' }, status: 415 },
   { why: 'Content-Length 100 MB', set: { 'Content-Length': String(100_000_000) }, status: 413 },
 ];
 
 test.before(async () => {
-  const [sessions, dual, modern] = await Promise.all([startServe('--rev', '2025-11-25'), startServe('--rev', 'draft'), startServe('--rev', 'draft', '--modern-only')]);
+  const [sessions, dual, modern] = await Promise.all([
+    startServe('--rev', '2025-11-25'),
+    startServe('--rev', 'draft'),
+    startServe('--rev', 'draft', '--modern-only'),
+  ]);
   served.push(sessions, dual, modern);
   const sp = portOf(sessions);
   endpoints.push({
@@ -67,16 +75,33 @@ test.before(async () => {
     port: sp,
     path: `/messages?sessionId=${legacyClient.sessionId}`,
     good: { Host: `127.0.0.1:${sp}`, 'Content-Type': 'application/json' },
-    refusals: [...common(sp), { why: 'unknown sessionId', set: { 'X-Path': '/messages?sessionId=never-issued' }, status: 404 }, { why: 'no sessionId', set: { 'X-Path': '/messages' }, status: 400 }],
+    refusals: [
+      ...common(sp),
+      { why: 'unknown sessionId', set: { 'X-Path': '/messages?sessionId=never-issued' }, status: 404 },
+      { why: 'no sessionId', set: { 'X-Path': '/messages' }, status: 400 },
+    ],
   });
-  for (const [name, s] of [['draft dual-era /mcp', dual], ['draft --modern-only /mcp', modern]] as const) {
+  for (const [name, s] of [
+    ['draft dual-era /mcp', dual],
+    ['draft --modern-only /mcp', modern],
+  ] as const) {
     const p = portOf(s);
     endpoints.push({
       name,
       port: p,
       path: '/mcp',
-      good: { Host: `127.0.0.1:${p}`, Accept: ACCEPT, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' },
-      refusals: [...common(p), { why: 'Accept application/json only', set: { Accept: 'application/json' }, status: 406 }],
+      good: {
+        Host: `127.0.0.1:${p}`,
+        Accept: ACCEPT,
+        'Content-Type': 'application/json',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': 'tools/call',
+        'Mcp-Name': 'echo',
+      },
+      refusals: [
+        ...common(p),
+        { why: 'Accept application/json only', set: { Accept: 'application/json' }, status: 406 },
+      ],
     });
   }
 });
@@ -101,14 +126,26 @@ test('every header refusal of every entry point is answered before a body byte i
       const path = headers['X-Path'] ?? e.path;
       delete headers['X-Path'];
       const what = `${e.name}: ${r.why}`;
-      const res = await rawRequest(e.port, { method: r.why === 'method PUT' ? 'PUT' : 'POST', path, headers, body: 'none', timeoutMs: 15_000 }).catch((err: Error) => {
+      const res = await rawRequest(e.port, {
+        method: r.why === 'method PUT' ? 'PUT' : 'POST',
+        path,
+        headers,
+        body: 'none',
+        timeoutMs: 15_000,
+      }).catch((err: Error) => {
         throw new Error(`${what}: ${err.message}`);
       });
       assertRefusal(res, r.status, what);
       assert.is(res.sentBytes, 0, `${what}: answered without the body`);
       assert.is(res.headers.connection, 'close', `${what}: the unread body ends the connection`);
       // with `Expect: 100-continue` the refusal comes instead of the 100: the client never sends the body
-      const expecting = await rawRequest(e.port, { method: r.why === 'method PUT' ? 'PUT' : 'POST', path, headers: { ...headers, Expect: '100-continue' }, body: 'none', timeoutMs: 15_000 });
+      const expecting = await rawRequest(e.port, {
+        method: r.why === 'method PUT' ? 'PUT' : 'POST',
+        path,
+        headers: { ...headers, Expect: '100-continue' },
+        body: 'none',
+        timeoutMs: 15_000,
+      });
       assertRefusal(expecting, r.status, `${what} (Expect: 100-continue)`);
       assert.is(expecting.continued, false, `${what}: no 100 Continue before the refusal`);
     }
@@ -116,24 +153,45 @@ test('every header refusal of every entry point is answered before a body byte i
   // a path that is no endpoint: 404, also before the body
   for (const s of served) {
     const p = portOf(s);
-    const res = await rawRequest(p, { path: '/nope', headers: { Host: `127.0.0.1:${p}`, 'Content-Type': 'application/json', 'Content-Length': String(MiB) }, body: 'none' });
+    const res = await rawRequest(p, {
+      path: '/nope',
+      headers: { Host: `127.0.0.1:${p}`, 'Content-Type': 'application/json', 'Content-Length': String(MiB) },
+      body: 'none',
+    });
     assert.is(res.status, 404);
     assert.is(res.sentBytes, 0);
     assert.is(res.headers.connection, 'close', '/nope: the unread body ends the connection');
   }
   // the GET stream of HTTP+SSE (no body): Host and Origin
   const sp = endpoints[0].port;
-  const cases: Array<Record<string, string>> = [{ Host: `evil.example:${sp}` }, { Host: `127.0.0.1:${sp}`, Origin: 'http://evil.example' }];
+  const cases: Array<Record<string, string>> = [
+    { Host: `evil.example:${sp}` },
+    { Host: `127.0.0.1:${sp}`, Origin: 'http://evil.example' },
+  ];
   for (const set of cases) {
-    const res = await rawRequest(sp, { method: 'GET', path: '/sse', headers: { Accept: 'text/event-stream', ...set }, body: 'none' });
+    const res = await rawRequest(sp, {
+      method: 'GET',
+      path: '/sse',
+      headers: { Accept: 'text/event-stream', ...set },
+      body: 'none',
+    });
     assertRefusal(res, 403, `/sse ${JSON.stringify(set)}`);
   }
 });
 
 test('Expect: 100-continue on a request that passes the head checks: 100, then the body, then the answer', async () => {
   const sessions = endpoints[0];
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
-  const res = await rawRequest(sessions.port, { path: '/mcp', headers: { ...sessions.good, 'Content-Length': String(Buffer.byteLength(body)), Expect: '100-continue' }, body: { onContinue: body } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+  });
+  const res = await rawRequest(sessions.port, {
+    path: '/mcp',
+    headers: { ...sessions.good, 'Content-Length': String(Buffer.byteLength(body)), Expect: '100-continue' },
+    body: { onContinue: body },
+  });
   assert.is(res.continued, true);
   assert.is(res.status, 200);
   assert.is(JSON.parse(res.body).result.protocolVersion, '2025-11-25');
@@ -142,9 +200,17 @@ test('Expect: 100-continue on a request that passes the head checks: 100, then t
 test('6 concurrent clients announcing 100 MB each read their 413 (Connection: close), on every entry point', async () => {
   for (const e of endpoints) {
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, () => rawRequest(e.port, { path: e.path, headers: { ...e.good, 'Content-Length': '100000000' }, body: { push: 16 * MiB } })),
+      Array.from({ length: 6 }, () =>
+        rawRequest(e.port, {
+          path: e.path,
+          headers: { ...e.good, 'Content-Length': '100000000' },
+          body: { push: 16 * MiB },
+        }),
+      ),
     );
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => String(r.reason?.message ?? r.reason));
+    const failed = results
+      .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      .map((r) => String(r.reason?.message ?? r.reason));
     assert.equal(failed, [], `${e.name}: every client reads the refusal`);
     for (const r of results) {
       const res = (r as PromiseFulfilledResult<RawResponse>).value;
@@ -157,9 +223,17 @@ test('6 concurrent clients announcing 100 MB each read their 413 (Connection: cl
 test('6 concurrent chunked clients going over the limit mid-stream read their 413', async () => {
   for (const e of endpoints) {
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, () => rawRequest(e.port, { path: e.path, headers: { ...e.good, 'Transfer-Encoding': 'chunked' }, body: { push: 16 * MiB, chunked: true } })),
+      Array.from({ length: 6 }, () =>
+        rawRequest(e.port, {
+          path: e.path,
+          headers: { ...e.good, 'Transfer-Encoding': 'chunked' },
+          body: { push: 16 * MiB, chunked: true },
+        }),
+      ),
     );
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => String(r.reason?.message ?? r.reason));
+    const failed = results
+      .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      .map((r) => String(r.reason?.message ?? r.reason));
     assert.equal(failed, [], `${e.name}: every client reads the refusal`);
     for (const r of results) {
       const res = (r as PromiseFulfilledResult<RawResponse>).value;
@@ -170,7 +244,6 @@ test('6 concurrent chunked clients going over the limit mid-stream read their 41
   }
 });
 
-
 test('a request pipelined behind an answer that closes the connection is not processed (RFC 9112 §9.6), and none held up shutdown', async () => {
   const own = await startServe('--rev', '2025-11-25');
   let stderr = '';
@@ -178,8 +251,17 @@ test('a request pipelined behind an answer that closes the connection is not pro
   try {
     const port = portOf(own);
     const host = `127.0.0.1:${port}`;
-    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
-    const opened = await pipelined(port, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAccept: ${ACCEPT}\r\nContent-Type: application/json\r\nContent-Length: ${init.length}\r\n\r\n${init}`, 300);
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
+    const opened = await pipelined(
+      port,
+      `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAccept: ${ACCEPT}\r\nContent-Type: application/json\r\nContent-Length: ${init.length}\r\n\r\n${init}`,
+      300,
+    );
     const sid = /\r\nMcp-Session-Id: (\S+)\r\n/i.exec(opened)?.[1];
     assert.ok(sid, `a session: ${opened}`);
     const session = `Host: ${host}\r\nAccept: ${ACCEPT}\r\nMcp-Session-Id: ${sid}\r\nMCP-Protocol-Version: 2025-11-25\r\n`;
@@ -190,7 +272,10 @@ test('a request pipelined behind an answer that closes the connection is not pro
     // one write: a POST refused before its body (415: the connection closes), then a DELETE of
     // the session and a call, pipelined behind it: neither may run
     const refused = `POST /mcp HTTP/1.1\r\n${session}Content-Type: text/plain\r\nContent-Length: 7\r\n\r\n{"a":1}`;
-    const got = await pipelined(port, refused + `DELETE /mcp HTTP/1.1\r\n${session}\r\n` + call(2, { text: 'pipelined' }));
+    const got = await pipelined(
+      port,
+      refused + `DELETE /mcp HTTP/1.1\r\n${session}\r\n` + call(2, { text: 'pipelined' }),
+    );
     assert.match(got, /^HTTP\/1\.1 415 /, 'the refusal');
     assert.match(got, /\r\nConnection: close\r\n/i);
     assert.is(got.split('HTTP/1.1 ').length - 1, 1, `one response only: ${got}`);

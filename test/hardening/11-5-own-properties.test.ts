@@ -31,8 +31,22 @@ import { createStatelessHttpHandler } from '../../runtime/transport/http/statele
 import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
 import { startServe, type Served } from '../runtime/tasks/serve-process.js';
 import {
-  type Ask, CONTROL, LEGACY, NAMES, type Probe, StdioServe, TASKS_EXTENSION, differences, listen, metaOf,
-  openSession, postRaw, sessionAsk, statelessAsk, statelessHeaders, stdioAsk,
+  type Ask,
+  CONTROL,
+  LEGACY,
+  NAMES,
+  type Probe,
+  StdioServe,
+  TASKS_EXTENSION,
+  differences,
+  listen,
+  metaOf,
+  openSession,
+  postRaw,
+  sessionAsk,
+  statelessAsk,
+  statelessHeaders,
+  stdioAsk,
 } from './11-5-serve.js';
 
 type Obj = Record<string, unknown>;
@@ -40,7 +54,8 @@ const TEMPLATE_REF = { type: 'ref/resource', uri: 'test://template/{id}/data' };
 const PROMPT_REF = { type: 'ref/prompt', name: 'test_prompt_with_arguments' };
 const TASKS_CAPS = { extensions: { [TASKS_EXTENSION]: {} } };
 /** An object whose own keys are every name of {@link NAMES} (`__proto__` included, as JSON.parse makes it). */
-const allOwn = (value: (name: string, i: number) => unknown): Obj => JSON.parse(JSON.stringify(Object.fromEntries(NAMES.map((n, i) => [n, value(n, i)]))));
+const allOwn = (value: (name: string, i: number) => unknown): Obj =>
+  JSON.parse(JSON.stringify(Object.fromEntries(NAMES.map((n, i) => [n, value(n, i)]))));
 
 /** The probes of the stateless era (`_meta` added by the asker). */
 const MODERN: Array<[string, (n: string) => Probe]> = [
@@ -48,12 +63,21 @@ const MODERN: Array<[string, (n: string) => Probe]> = [
   ['tools/call name', (n) => ({ method: 'tools/call', params: { name: n, arguments: {} }, mcpName: n })],
   ['prompts/get name', (n) => ({ method: 'prompts/get', params: { name: n }, mcpName: n })],
   ['resources/read uri', (n) => ({ method: 'resources/read', params: { uri: `test://${n}` }, mcpName: `test://${n}` })],
-  ['completion/complete argument of a template', (n) => ({ method: 'completion/complete', params: { ref: TEMPLATE_REF, argument: { name: n, value: '' } } })],
-  ['completion/complete argument of a prompt', (n) => ({ method: 'completion/complete', params: { ref: PROMPT_REF, argument: { name: n, value: '' } } })],
+  [
+    'completion/complete argument of a template',
+    (n) => ({ method: 'completion/complete', params: { ref: TEMPLATE_REF, argument: { name: n, value: '' } } }),
+  ],
+  [
+    'completion/complete argument of a prompt',
+    (n) => ({ method: 'completion/complete', params: { ref: PROMPT_REF, argument: { name: n, value: '' } } }),
+  ],
 ];
 /** Stateless probes of the tasks extension (the request declares it). */
 const MODERN_TASKS: Array<[string, (n: string) => Probe]> = [
-  ['tools/call name (tasks extension)', (n) => ({ method: 'tools/call', params: { name: n, arguments: {} }, mcpName: n })],
+  [
+    'tools/call name (tasks extension)',
+    (n) => ({ method: 'tools/call', params: { name: n, arguments: {} }, mcpName: n }),
+  ],
   ['tasks/get taskId', (n) => ({ method: 'tasks/get', params: { taskId: n }, mcpName: n })],
   ['tasks/update taskId', (n) => ({ method: 'tasks/update', params: { taskId: n, inputResponses: {} }, mcpName: n })],
   ['tasks/cancel taskId', (n) => ({ method: 'tasks/cancel', params: { taskId: n }, mcpName: n })],
@@ -62,12 +86,21 @@ const MODERN_TASKS: Array<[string, (n: string) => Probe]> = [
 const LEGACY_PROBES: Array<[string, (n: string) => Probe]> = [
   ['method', (n) => ({ method: n, params: {} })],
   ['tools/call name', (n) => ({ method: 'tools/call', params: { name: n, arguments: {} } })],
-  ['task-augmented tools/call name', (n) => ({ method: 'tools/call', params: { name: n, arguments: {}, task: { ttl: 60_000 } } })],
+  [
+    'task-augmented tools/call name',
+    (n) => ({ method: 'tools/call', params: { name: n, arguments: {}, task: { ttl: 60_000 } } }),
+  ],
   ['prompts/get name', (n) => ({ method: 'prompts/get', params: { name: n } })],
   ['resources/read uri', (n) => ({ method: 'resources/read', params: { uri: `test://${n}` } })],
   ['resources/subscribe uri', (n) => ({ method: 'resources/subscribe', params: { uri: `test://${n}` } })],
-  ['completion/complete argument of a template', (n) => ({ method: 'completion/complete', params: { ref: TEMPLATE_REF, argument: { name: n, value: '' } } })],
-  ['completion/complete argument of a prompt', (n) => ({ method: 'completion/complete', params: { ref: PROMPT_REF, argument: { name: n, value: '' } } })],
+  [
+    'completion/complete argument of a template',
+    (n) => ({ method: 'completion/complete', params: { ref: TEMPLATE_REF, argument: { name: n, value: '' } } }),
+  ],
+  [
+    'completion/complete argument of a prompt',
+    (n) => ({ method: 'completion/complete', params: { ref: PROMPT_REF, argument: { name: n, value: '' } } }),
+  ],
   ['tasks/get taskId', (n) => ({ method: 'tasks/get', params: { taskId: n } })],
   ['tasks/result taskId', (n) => ({ method: 'tasks/result', params: { taskId: n } })],
   ['tasks/cancel taskId', (n) => ({ method: 'tasks/cancel', params: { taskId: n } })],
@@ -80,7 +113,10 @@ async function allDifferences(ask: Ask, probes: Array<[string, (n: string) => Pr
 }
 
 /** The control outcomes must be the answers the spec gives an unknown name (so "like the control" means refused). */
-async function controls(ask: Ask, probes: Array<[string, (n: string) => Probe]>): Promise<Record<string, number | string>> {
+async function controls(
+  ask: Ask,
+  probes: Array<[string, (n: string) => Probe]>,
+): Promise<Record<string, number | string>> {
   const out: Record<string, number | string> = {};
   for (const [what, make] of probes) {
     const o = await ask(make(CONTROL));
@@ -107,11 +143,20 @@ test('serve --http (draft), stateless requests: every Object.prototype name as a
   assert.equal((await ask(MODERN[0][1](CONTROL))).status, 404, 'an unknown method is HTTP 404');
   assert.equal(await allDifferences(ask, MODERN), []);
   const withTasks = statelessAsk(s.url, TASKS_CAPS);
-  assert.equal(await controls(withTasks, MODERN_TASKS), { 'tools/call name (tasks extension)': -32602, 'tasks/get taskId': -32602, 'tasks/update taskId': -32602, 'tasks/cancel taskId': -32602 });
+  assert.equal(await controls(withTasks, MODERN_TASKS), {
+    'tools/call name (tasks extension)': -32602,
+    'tasks/get taskId': -32602,
+    'tasks/update taskId': -32602,
+    'tasks/cancel taskId': -32602,
+  });
   assert.equal(await allDifferences(withTasks, MODERN_TASKS), []);
   // a "__proto__" key in the client capabilities (JSON.parse makes it an own key) declares nothing
   const hidden = JSON.parse('{"__proto__":{"sampling":{},"elicitation":{},"roots":{}}}');
-  for (const tool of ['test_missing_capability', 'test_input_required_result_elicitation', 'test_input_required_result_sampling']) {
+  for (const tool of [
+    'test_missing_capability',
+    'test_input_required_result_elicitation',
+    'test_input_required_result_sampling',
+  ]) {
     const probe: Probe = { method: 'tools/call', params: { name: tool, arguments: {} }, mcpName: tool };
     const plain = await statelessAsk(s.url, {})(probe);
     assert.equal(await statelessAsk(s.url, hidden)(probe), plain, tool);
@@ -132,20 +177,38 @@ test('serve --http (draft), 2025-11-25 sessions: every Object.prototype name as 
   assert.equal(await allDifferences(ask, LEGACY_PROBES), []);
   // session ids
   const bySession: Ask = async (p) => {
-    const r = await postRaw(s.url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': p.params.sid as string, 'MCP-Protocol-Version': LEGACY }, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const r = await postRaw(
+      s.url,
+      {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': p.params.sid as string,
+        'MCP-Protocol-Version': LEGACY,
+      },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    );
     return { status: r.status, error: r.body?.error };
   };
   const unknownSession = await bySession({ method: 'tools/list', params: { sid: CONTROL } });
   assert.is(unknownSession.status, 404);
-  assert.equal(await differences(bySession, 'Mcp-Session-Id', (n) => ({ method: 'tools/list', params: { sid: n } })), []);
+  assert.equal(
+    await differences(bySession, 'Mcp-Session-Id', (n) => ({ method: 'tools/list', params: { sid: n } })),
+    [],
+  );
   // a "__proto__" key in initialize's capabilities declares nothing: no elicitation/create or sampling/createMessage is sent
   const hidden = await openSession(s.url, '{"__proto__":{"elicitation":{},"sampling":{}}}');
   const plain = await openSession(s.url, {});
   for (const tool of ['test_elicitation', 'test_sampling']) {
-    const probe: Probe = { method: 'tools/call', params: { name: tool, arguments: tool === 'test_sampling' ? { prompt: 'hi' } : { message: 'hi' } } };
+    const probe: Probe = {
+      method: 'tools/call',
+      params: { name: tool, arguments: tool === 'test_sampling' ? { prompt: 'hi' } : { message: 'hi' } },
+    };
     const a = await sessionAsk(s.url, plain)(probe);
     assert.equal(await sessionAsk(s.url, hidden)(probe), a, tool);
-    assert.ok(JSON.stringify(a).includes('-32601'), `${tool}: refused locally for the undeclared capability: ${JSON.stringify(a)}`);
+    assert.ok(
+      JSON.stringify(a).includes('-32601'),
+      `${tool}: refused locally for the undeclared capability: ${JSON.stringify(a)}`,
+    );
   }
 });
 
@@ -164,7 +227,11 @@ test('serve --stdio (draft), stateless requests: every Object.prototype name is 
 test('serve --stdio (draft), a 2025-11-25 connection: every Object.prototype name is answered like an unknown one', async () => {
   const s = StdioServe.start('--rev', 'draft');
   try {
-    const init = await s.request('initialize', { protocolVersion: LEGACY, capabilities: { tasks: {} }, clientInfo: { name: 'hardening', version: '1' } });
+    const init = await s.request('initialize', {
+      protocolVersion: LEGACY,
+      capabilities: { tasks: {} },
+      clientInfo: { name: 'hardening', version: '1' },
+    });
     assert.is((init.result as Obj).protocolVersion, LEGACY);
     s.notify('notifications/initialized');
     const ask = stdioAsk(s);
@@ -178,19 +245,25 @@ test('serve --stdio (draft), a 2025-11-25 connection: every Object.prototype nam
 // ---- the runtime used directly --------------------------------------------------------------
 
 /** Outcome of one request through a client's engine. */
-const engineAsk = (request: (method: string, params: Obj) => Promise<unknown>): Ask => async (p) => {
-  try {
-    return { result: await request(p.method, p.params) };
-  } catch (e) {
-    if (!(e instanceof RpcError)) throw e;
-    return { error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) } };
-  }
-};
+const engineAsk =
+  (request: (method: string, params: Obj) => Promise<unknown>): Ask =>
+  async (p) => {
+    try {
+      return { result: await request(p.method, p.params) };
+    } catch (e) {
+      if (!(e instanceof RpcError)) throw e;
+      return { error: { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) } };
+    }
+  };
 
-test('runtime, 2025-11-25 over a memory pair: tools named like Object.prototype members are tools like any other, and a task receiver\'s tools record gives them no task support', async () => {
+test("runtime, 2025-11-25 over a memory pair: tools named like Object.prototype members are tools like any other, and a task receiver's tools record gives them no task support", async () => {
   const f = new ServerFeatures();
   for (const n of [...NAMES, CONTROL]) f.tool({ name: n, handler: () => `tool ${n}` });
-  const server = new v2025.Server({ serverInfo: { name: 'own', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers() as never });
+  const server = new v2025.Server({
+    serverInfo: { name: 'own', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers() as never,
+  });
   attachTaskReceiver(server, { tools: { some_other_tool: 'optional' }, pollInterval: 20 });
   const client = new v2025.Client({ clientInfo: { name: 'own', version: '1' } });
   const [a, b] = createMemoryPair();
@@ -201,7 +274,10 @@ test('runtime, 2025-11-25 over a memory pair: tools named like Object.prototype 
     const probes: Array<[string, (n: string) => Probe]> = [
       ['method', (n) => ({ method: n, params: {} })],
       ['tools/call', (n) => ({ method: 'tools/call', params: { name: n, arguments: {} } })],
-      ['task-augmented tools/call', (n) => ({ method: 'tools/call', params: { name: n, arguments: {}, task: { ttl: 1000 } } })],
+      [
+        'task-augmented tools/call',
+        (n) => ({ method: 'tools/call', params: { name: n, arguments: {}, task: { ttl: 1000 } } }),
+      ],
       ['tasks/get', (n) => ({ method: 'tasks/get', params: { taskId: n } })],
     ];
     assert.equal(await controls(ask, probes), {
@@ -211,7 +287,9 @@ test('runtime, 2025-11-25 over a memory pair: tools named like Object.prototype 
       'tasks/get': -32602,
     });
     assert.equal(await allDifferences(ask, probes), []);
-    const listed = ((await client.peer.request('tools/list', {})) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    const listed = ((await client.peer.request('tools/list', {})) as { tools: Array<{ name: string }> }).tools.map(
+      (t) => t.name,
+    );
     assert.equal(listed.sort(), [...NAMES, CONTROL].sort());
   } finally {
     await client.close();
@@ -227,28 +305,64 @@ interface Stateless {
 }
 
 /** A draft Server (ServerFeatures `f`, or raw `handlers`) behind the stateless handler on 127.0.0.1, and a draft Client connected to it. */
-async function stateless(f: ServerFeatures | undefined, handlers?: Record<string, RequestHandler>, clientHandlers?: Obj): Promise<Stateless> {
+async function stateless(
+  f: ServerFeatures | undefined,
+  handlers?: Record<string, RequestHandler>,
+  clientHandlers?: Obj,
+): Promise<Stateless> {
   const handler = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f?.inputSchema(n) });
-  const server = new draft.Server({ serverInfo: { name: 'own', version: '1' }, capabilities: f ? f.capabilities() : { tools: {} }, handlers: (handlers ?? f!.handlers({ table: draft.table })) as never });
+  const server = new draft.Server({
+    serverInfo: { name: 'own', version: '1' },
+    capabilities: f ? f.capabilities() : { tools: {} },
+    handlers: (handlers ?? f!.handlers({ table: draft.table })) as never,
+  });
   await server.connect(handler.transport);
   const l = await listen(handler);
-  const client = new draft.Client({ clientInfo: { name: 'own', version: '1' }, capabilities: clientHandlers ? { elicitation: {} } : {}, handlers: clientHandlers as never, cache: false });
+  const client = new draft.Client({
+    clientInfo: { name: 'own', version: '1' },
+    capabilities: clientHandlers ? { elicitation: {} } : {},
+    handlers: clientHandlers as never,
+    cache: false,
+  });
   await client.connect(new StatelessHttpClientTransport({ url: l.url }));
-  return { url: l.url, headers: l.headers as Obj[], client, close: async () => { await client.close(); await server.close(); await l.close(); } };
+  return {
+    url: l.url,
+    headers: l.headers as Obj[],
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+      await l.close();
+    },
+  };
 }
 
-const textOf = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (r: unknown) =>
+  ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
 
 test('runtime, tool schemas see own properties only: required and properties named like Object.prototype members are not met by inherited ones (stateless HTTP)', async () => {
   const f = new ServerFeatures();
-  f.tool({ name: 'needs_all', inputSchema: { type: 'object', required: [...NAMES] }, handler: (a: Obj) => Object.keys(a).sort().join(',') });
-  f.tool({ name: 'typed_all', inputSchema: { type: 'object', properties: allOwn(() => ({ type: 'string' })) }, handler: (a: Obj) => Object.keys(a).sort().join(',') });
-  f.tool({ name: 'closed_all', inputSchema: { type: 'object', properties: allOwn(() => ({ type: 'string' })), additionalProperties: false }, handler: (a: Obj) => Object.keys(a).sort().join(',') });
+  f.tool({
+    name: 'needs_all',
+    inputSchema: { type: 'object', required: [...NAMES] },
+    handler: (a: Obj) => Object.keys(a).sort().join(','),
+  });
+  f.tool({
+    name: 'typed_all',
+    inputSchema: { type: 'object', properties: allOwn(() => ({ type: 'string' })) },
+    handler: (a: Obj) => Object.keys(a).sort().join(','),
+  });
+  f.tool({
+    name: 'closed_all',
+    inputSchema: { type: 'object', properties: allOwn(() => ({ type: 'string' })), additionalProperties: false },
+    handler: (a: Obj) => Object.keys(a).sort().join(','),
+  });
   const s = await stateless(f);
   try {
     const none = (await s.client.callTool({ name: 'needs_all', arguments: {} })) as Obj;
     assert.is(none.isError, true, `{} must not satisfy required ${JSON.stringify(NAMES)}: ${JSON.stringify(none)}`);
-    for (const n of NAMES) assert.ok(textOf(none).includes(`${n}: is required`), `${n} reported missing: ${textOf(none)}`);
+    for (const n of NAMES)
+      assert.ok(textOf(none).includes(`${n}: is required`), `${n} reported missing: ${textOf(none)}`);
     const all = (await s.client.callTool({ name: 'needs_all', arguments: allOwn((n) => `v-${n}`) })) as Obj;
     assert.is(all.isError, undefined, JSON.stringify(all));
     assert.is(textOf(all), [...NAMES].sort().join(','));
@@ -277,10 +391,16 @@ test('runtime, prompts: required arguments named like Object.prototype members a
   });
   const s = await stateless(f);
   try {
-    const refused = await engineAsk((m, p) => s.client.request(m as never, p as never))({ method: 'prompts/get', params: { name: 'all_args', arguments: {} } });
+    const refused = await engineAsk((m, p) => s.client.request(m as never, p as never))({
+      method: 'prompts/get',
+      params: { name: 'all_args', arguments: {} },
+    });
     assert.is(refused.error?.code, -32602, JSON.stringify(refused));
     assert.equal((refused.error?.data as { missing?: string[] }).missing, [...NAMES]);
-    const given = (await s.client.getPrompt({ name: 'all_args', arguments: allOwn((n) => `v-${n}`) as Record<string, string> })) as { messages: Array<{ content: { text: string } }> };
+    const given = (await s.client.getPrompt({
+      name: 'all_args',
+      arguments: allOwn((n) => `v-${n}`) as Record<string, string>,
+    })) as { messages: Array<{ content: { text: string } }> };
     assert.is(given.messages[0].content.text, [...NAMES].sort().join(','));
   } finally {
     await s.close();
@@ -305,7 +425,12 @@ test('runtime, x-mcp-header on arguments named like Object.prototype members: an
     const mirrored = s.headers[at];
     NAMES.forEach((n, i) => assert.is(mirrored[`mcp-param-p${i}`], `v-${n}`, n));
     // a raw request without Mcp-Param-* headers and without the arguments is accepted
-    const raw = await postRaw(s.url, statelessHeaders({ method: 'tools/call', params: {}, mcpName: 'headers_all' }), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'headers_all', arguments: {}, _meta: metaOf() } });
+    const raw = await postRaw(s.url, statelessHeaders({ method: 'tools/call', params: {}, mcpName: 'headers_all' }), {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'headers_all', arguments: {}, _meta: metaOf() },
+    });
     assert.is(raw.status, 200, JSON.stringify(raw.body));
     assert.is(raw.body.result.isError, undefined, JSON.stringify(raw.body));
   } finally {
@@ -316,21 +441,42 @@ test('runtime, x-mcp-header on arguments named like Object.prototype members: an
 test('runtime, "__proto__" keys from JSON stay keys: an input request keyed "__proto__" is answered under that key; __proto__ in arguments and _meta passes the client\'s and server\'s copies unchanged', async () => {
   const asked: unknown[] = [];
   const handlers: Record<string, RequestHandler> = {
-    'tools/list': () => ({ tools: [{ name: 'ask', inputSchema: { type: 'object' } }, { name: 'echo_params', inputSchema: { type: 'object' } }] }),
+    'tools/list': () => ({
+      tools: [
+        { name: 'ask', inputSchema: { type: 'object' } },
+        { name: 'echo_params', inputSchema: { type: 'object' } },
+      ],
+    }),
     'tools/call': (p: Obj) => {
       if (p.name === 'echo_params') {
         const args = p.arguments as Obj;
         const meta = p._meta as Obj;
-        const seen = { own: Object.hasOwn(args, '__proto__'), plain: Object.getPrototypeOf(args) === Object.prototype, value: args['__proto__'], meta: Object.hasOwn(meta, '__proto__'), version: meta['io.modelcontextprotocol/protocolVersion'] };
+        const seen = {
+          own: Object.hasOwn(args, '__proto__'),
+          plain: Object.getPrototypeOf(args) === Object.prototype,
+          value: args['__proto__'],
+          meta: Object.hasOwn(meta, '__proto__'),
+          version: meta['io.modelcontextprotocol/protocolVersion'],
+        };
         return { content: [{ type: 'text', text: JSON.stringify(seen) }] };
       }
       const r = p.inputResponses as Obj | undefined;
       asked.push(r === undefined ? null : Object.keys(r));
-      if (r && Object.hasOwn(r, '__proto__')) return { content: [{ type: 'text', text: `answered ${JSON.stringify(r['__proto__'])}` }] };
-      return inputRequired({ inputRequests: { ['__proto__']: inputRequest.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }) } });
+      if (r && Object.hasOwn(r, '__proto__'))
+        return { content: [{ type: 'text', text: `answered ${JSON.stringify(r['__proto__'])}` }] };
+      return inputRequired({
+        inputRequests: {
+          ['__proto__']: inputRequest.elicit({
+            message: 'Name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          }),
+        },
+      });
     },
   };
-  const s = await stateless(undefined, handlers, { 'elicitation/create': () => ({ action: 'accept', content: { name: 'Ada' } }) });
+  const s = await stateless(undefined, handlers, {
+    'elicitation/create': () => ({ action: 'accept', content: { name: 'Ada' } }),
+  });
   try {
     const r = await s.client.callTool({ name: 'ask', arguments: {} });
     assert.is(textOf(r), 'answered {"action":"accept","content":{"name":"Ada"}}');
@@ -340,13 +486,21 @@ test('runtime, "__proto__" keys from JSON stay keys: an input request keyed "__p
       arguments: JSON.parse('{"__proto__":{"x":1}}'),
       _meta: JSON.parse('{"__proto__":{"io.modelcontextprotocol/protocolVersion":"1999-01-01"}}'),
     } as never);
-    assert.equal(JSON.parse(textOf(echoed)), { own: true, plain: true, value: { x: 1 }, meta: true, version: '2026-07-28' });
+    assert.equal(JSON.parse(textOf(echoed)), {
+      own: true,
+      plain: true,
+      value: { x: 1 },
+      meta: true,
+      version: '2026-07-28',
+    });
   } finally {
     await s.close();
   }
 });
 
-const revisions = readdirSync(fileURLToPath(new URL('../../generated', import.meta.url))).filter((r) => /^\d{4}-\d{2}-\d{2}$|^draft$/.test(r)).sort();
+const revisions = readdirSync(fileURLToPath(new URL('../../generated', import.meta.url)))
+  .filter((r) => /^\d{4}-\d{2}-\d{2}$|^draft$/.test(r))
+  .sort();
 
 test('generated validators: a member named like an Object.prototype member is an own property, or absent (every revision, and a schema that names one)', async () => {
   assert.ok(revisions.length >= 6, revisions.join(','));
@@ -357,12 +511,23 @@ test('generated validators: a member named like an Object.prototype member is an
     params._meta = metaOf();
     assert.ok(entry.params!(params), `${rev}: own params are valid`);
     const { name: _, ...nameless } = params;
-    for (const key of NAMES) assert.not.ok(entry.params!({ ...JSON.parse(`{${JSON.stringify(key)}:"echo"}`), ...nameless }), `${rev}: ${key} is no name`);
+    for (const key of NAMES)
+      assert.not.ok(
+        entry.params!({ ...JSON.parse(`{${JSON.stringify(key)}:"echo"}`), ...nameless }),
+        `${rev}: ${key} is no name`,
+      );
   }
   // A revision whose schema names `constructor`: its validators read own properties only.
   const model = pinnedModel('2025-11-25');
-  const schema = { type: 'object', required: ['constructor', 'toString'], properties: { constructor: {}, toString: {}, valueOf: { type: 'string' } } };
-  assert.not.ok(namesPrototypeMember(Object.values(model.types).map((t) => t.schema)), 'the upstream schema names no prototype member');
+  const schema = {
+    type: 'object',
+    required: ['constructor', 'toString'],
+    properties: { constructor: {}, toString: {}, valueOf: { type: 'string' } },
+  };
+  assert.not.ok(
+    namesPrototypeMember(Object.values(model.types).map((t) => t.schema)),
+    'the upstream schema names no prototype member',
+  );
   model.types.PrototypeNames = { ...model.types.Implementation, name: 'PrototypeNames', schema };
   const files = emitValidators(model, DEFAULT_EMIT_OPTIONS);
   // beside the generated revisions, so the default runtime import resolves
@@ -374,7 +539,10 @@ test('generated validators: a member named like an Object.prototype member is an
     assert.not.ok(V.PrototypeNames!({}), 'inherited constructor and toString are not members');
     assert.not.ok(V.PrototypeNames!(JSON.parse('{"constructor":"a"}')), 'toString missing');
     assert.ok(V.PrototypeNames!(JSON.parse('{"constructor":"a","toString":"b"}')), 'own members');
-    assert.not.ok(V.PrototypeNames!(JSON.parse('{"constructor":1,"toString":"b","valueOf":2}')), 'own members are checked');
+    assert.not.ok(
+      V.PrototypeNames!(JSON.parse('{"constructor":1,"toString":"b","valueOf":2}')),
+      'own members are checked',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -385,4 +553,3 @@ test.after(async () => {
 });
 
 test.run();
-

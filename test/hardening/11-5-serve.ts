@@ -91,14 +91,21 @@ export class StdioServe {
   request(method: string, params?: Obj): Promise<Obj> {
     const id = `q${++this.#next}`;
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no answer to ${method} within 30 s; stderr: ${this.stderr}`)), 30_000);
+      const t = setTimeout(
+        () => reject(new Error(`no answer to ${method} within 30 s; stderr: ${this.stderr}`)),
+        30_000,
+      );
       this.#waiting.set(id, (m) => (clearTimeout(t), resolve(m)));
-      this.proc.stdin!.write(`${JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params })}\n`);
+      this.proc.stdin!.write(
+        `${JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params })}\n`,
+      );
     });
   }
 
   notify(method: string, params?: Obj): void {
-    this.proc.stdin!.write(`${JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params })}\n`);
+    this.proc.stdin!.write(
+      `${JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params })}\n`,
+    );
   }
 
   /** Ends stdin and waits for the process to exit. */
@@ -115,39 +122,69 @@ export class StdioServe {
 /** The headers a conforming stateless client sends with `p`. */
 export function statelessHeaders(p: Probe): Record<string, string> {
   const h: Record<string, string> = {
-    'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': V, 'Mcp-Method': p.method,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': V,
+    'Mcp-Method': p.method,
   };
   if (p.mcpName !== undefined) h['Mcp-Name'] = p.mcpName;
   return h;
 }
 
 /** POSTs `body` (text as is, else JSON) and reads the whole answer: the JSON body, or the last SSE message. */
-export async function postRaw(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+export async function postRaw(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const messages = new SseParser().push(text).filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as Obj);
+    const messages = new SseParser()
+      .push(text)
+      .filter((e) => e.data !== '')
+      .map((e) => JSON.parse(e.data) as Obj);
     return { status: res.status, body: messages.at(-1), headers: res.headers };
   }
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text), headers: res.headers };
 }
 
 /** A stateless asker: each probe is one POST with `_meta` (client capabilities `capabilities`). */
-export const statelessAsk = (url: string, capabilities: unknown = {}): Ask => async (p) => {
-  const r = await postRaw(url, statelessHeaders(p), { jsonrpc: '2.0', id: 1, method: p.method, params: { ...p.params, _meta: metaOf(capabilities) } });
-  return outcomeOf(r.body, r.status);
-};
+export const statelessAsk =
+  (url: string, capabilities: unknown = {}): Ask =>
+  async (p) => {
+    const r = await postRaw(url, statelessHeaders(p), {
+      jsonrpc: '2.0',
+      id: 1,
+      method: p.method,
+      params: { ...p.params, _meta: metaOf(capabilities) },
+    });
+    return outcomeOf(r.body, r.status);
+  };
 
 /** Opens a 2025-11-25 session at `url` (client `capabilities` as given, JSON text allowed); returns its id. */
 export async function openSession(url: string, capabilities: unknown = {}): Promise<string> {
   const caps = typeof capabilities === 'string' ? capabilities : JSON.stringify(capabilities);
   const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"${LEGACY}","capabilities":${caps},"clientInfo":{"name":"hardening","version":"1"}}}`;
-  const r = await postRaw(url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, init);
+  const r = await postRaw(
+    url,
+    { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    init,
+  );
   const sid = r.headers.get('mcp-session-id');
   if (r.status !== 200 || !sid) throw new Error(`initialize failed: ${r.status} ${JSON.stringify(r.body)}`);
   const ack = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': LEGACY },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Mcp-Session-Id': sid,
+      'MCP-Protocol-Version': LEGACY,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   });
   await ack.text();
@@ -155,17 +192,32 @@ export async function openSession(url: string, capabilities: unknown = {}): Prom
 }
 
 /** A session asker: each probe is one POST in session `sid`. */
-export const sessionAsk = (url: string, sid: string): Ask => async (p) => {
-  const r = await postRaw(url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': LEGACY }, { jsonrpc: '2.0', id: 1, method: p.method, params: p.params });
-  return outcomeOf(r.body, r.status);
-};
+export const sessionAsk =
+  (url: string, sid: string): Ask =>
+  async (p) => {
+    const r = await postRaw(
+      url,
+      {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': sid,
+        'MCP-Protocol-Version': LEGACY,
+      },
+      { jsonrpc: '2.0', id: 1, method: p.method, params: p.params },
+    );
+    return outcomeOf(r.body, r.status);
+  };
 
 /** A stdio asker; `meta` adds the stateless `_meta` to each request. */
-export const stdioAsk = (s: StdioServe, meta?: Obj): Ask => async (p) =>
-  outcomeOf(await s.request(p.method, meta ? { ...p.params, _meta: meta } : p.params));
+export const stdioAsk =
+  (s: StdioServe, meta?: Obj): Ask =>
+  async (p) =>
+    outcomeOf(await s.request(p.method, meta ? { ...p.params, _meta: meta } : p.params));
 
 /** A node:http server on 127.0.0.1 (port 0) around `handler`, recording each request's headers. */
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => unknown): Promise<{ url: string; headers: IncomingMessage['headers'][]; close(): Promise<void> }> {
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
+): Promise<{ url: string; headers: IncomingMessage['headers'][]; close(): Promise<void> }> {
   const headers: IncomingMessage['headers'][] = [];
   const http: HttpServer = createServer((req, res) => {
     headers.push(req.headers);

@@ -35,7 +35,10 @@ function checkMixed(responses: unknown[], base: number): void {
   const all = responses as Json[];
   assert.is(all.length, 4, JSON.stringify(all));
   const byId = (id: unknown) => all.filter((m) => m.id === id);
-  assert.equal(byId(base).map((m) => m.result), [{}]);
+  assert.equal(
+    byId(base).map((m) => m.result),
+    [{}],
+  );
   const echo = byId(base + 1);
   assert.is(echo.length, 1);
   assert.equal((echo[0].result as Json).content, [{ type: 'text', text: 'in a batch' }]);
@@ -59,7 +62,12 @@ for (const rev of HANDSHAKE_REVS) {
         assert.ok((answer as Json).id === undefined || (answer as Json).id === null);
       }
       // notifications only: nothing where batches exist, one -32600 where not; the ping after it is answered
-      wire.writeLine(JSON.stringify([{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }]));
+      wire.writeLine(
+        JSON.stringify([
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+        ]),
+      );
       wire.writeLine(JSON.stringify({ jsonrpc: '2.0', id: 50, method: 'ping' }));
       const first = (await wire.next()) as Json;
       if (hasBatches(rev)) assert.equal(first, { jsonrpc: '2.0', id: 50, result: {} });
@@ -103,18 +111,43 @@ for (const rev of HANDSHAKE_REVS) {
       if (hasBatches(rev)) {
         // a batch whose request sends progress first: one SSE stream with the notifications and both responses
         const p = await wire.post([
-          { jsonrpc: '2.0', id: 20, method: 'tools/call', params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'batch-progress' } } },
+          {
+            jsonrpc: '2.0',
+            id: 20,
+            method: 'tools/call',
+            params: { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'batch-progress' } },
+          },
           { jsonrpc: '2.0', id: 21, method: 'ping' },
         ]);
         assert.is(p.status, 200);
         assert.ok(p.contentType?.startsWith('text/event-stream'), String(p.contentType));
         const msgs = p.values as Json[];
-        assert.ok(msgs.some((m) => m.method === 'notifications/progress'), JSON.stringify(msgs));
-        assert.equal(msgs.filter((m) => m.id === 20 || m.id === 21).map((m) => [m.id, !!m.result]).sort(), [[20, true], [21, true]]);
+        assert.ok(
+          msgs.some((m) => m.method === 'notifications/progress'),
+          JSON.stringify(msgs),
+        );
+        assert.equal(
+          msgs
+            .filter((m) => m.id === 20 || m.id === 21)
+            .map((m) => [m.id, !!m.result])
+            .sort(),
+          [
+            [20, true],
+            [21, true],
+          ],
+        );
         // a request id repeated inside a batch: the second one is refused in the answer, the first runs
-        const dup = await wire.post([{ jsonrpc: '2.0', id: 30, method: 'ping' }, { jsonrpc: '2.0', id: 30, method: 'ping' }]);
-        const all = (dup.contentType?.startsWith('application/json') ? (dup.values[0] as Json[]) : (dup.values as Json[]));
-        assert.equal(all.map((m) => [m.id, m.result ? 'result' : code(m)]).sort(), [[30, -32600], [30, 'result']]);
+        const dup = await wire.post([
+          { jsonrpc: '2.0', id: 30, method: 'ping' },
+          { jsonrpc: '2.0', id: 30, method: 'ping' },
+        ]);
+        const all = dup.contentType?.startsWith('application/json')
+          ? (dup.values[0] as Json[])
+          : (dup.values as Json[]);
+        assert.equal(all.map((m) => [m.id, m.result ? 'result' : code(m)]).sort(), [
+          [30, -32600],
+          [30, 'result'],
+        ]);
       }
       assert.ok((await wire.request('ping')).result);
     } finally {

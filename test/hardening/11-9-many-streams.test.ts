@@ -7,12 +7,25 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryEventStore } from '../../runtime/transport/http/session/event-store.js';
-import { initialize, messagesOf, post, readSse, readSseUntil, req, startServer, V } from '../runtime/transport/http/session/helpers.js';
+import {
+  initialize,
+  messagesOf,
+  post,
+  readSse,
+  readSseUntil,
+  req,
+  startServer,
+  V,
+} from '../runtime/transport/http/session/helpers.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 
 /** GET with `Last-Event-ID`: status and, when 200, the JSON-RPC messages of the whole stream. */
-async function resume(url: string, sid: string, cursor: string): Promise<{ status: number; messages: ReturnType<typeof messagesOf> }> {
+async function resume(
+  url: string,
+  sid: string,
+  cursor: string,
+): Promise<{ status: number; messages: ReturnType<typeof messagesOf> }> {
   const res = await fetch(url, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': cursor, ...S(sid) } });
   if (res.status !== 200) {
     await res.text();
@@ -22,7 +35,14 @@ async function resume(url: string, sid: string, cursor: string): Promise<{ statu
 }
 
 /** POSTs `method` on an SSE reply, reads events until `n` messages came (0: the priming event), drops the connection; the last event id. */
-async function startThenDrop(url: string, sid: string, id: number, method: string, params: Record<string, unknown>, n = 0): Promise<string> {
+async function startThenDrop(
+  url: string,
+  sid: string,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  n = 0,
+): Promise<string> {
   const res = await post(url, req(id, method, params), S(sid));
   assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
   const events = await readSseUntil(res, (ev) => ev.length > 0 && messagesOf(ev).length >= n);
@@ -38,11 +58,17 @@ test('a long call still resumes after 70 quick calls on the same session', async
     const cursor = await startThenDrop(srv.url, sid, 1000, 'stream', { count: 2, gapMs: 1500 }, 1);
     for (let i = 0; i < 70; i++) {
       const res = await post(srv.url, req(i + 1, 'echo', { i }), S(sid));
-      assert.equal(messagesOf(await readSse(res)).map((m) => m.id), [i + 1]);
+      assert.equal(
+        messagesOf(await readSse(res)).map((m) => m.id),
+        [i + 1],
+      );
     }
     const got = await resume(srv.url, sid, cursor);
     assert.is(got.status, 200, 'the live stream was kept');
-    assert.equal(got.messages.map((m) => m.method ?? m.id), ['notifications/message', 1000]);
+    assert.equal(
+      got.messages.map((m) => m.method ?? m.id),
+      ['notifications/message', 1000],
+    );
     assert.equal((got.messages[0].params as { data: unknown }).data, { id: 1000, i: 1 });
   } finally {
     await srv.close();
@@ -56,8 +82,15 @@ test('80 concurrent streams, every connection dropped: every result is resumed',
     const ids = Array.from({ length: 80 }, (_, i) => i + 1);
     const cursors = await Promise.all(ids.map((id) => startThenDrop(srv.url, sid, id, 'slow', { delayMs: 1200 })));
     const results = await Promise.all(cursors.map((c) => resume(srv.url, sid, c)));
-    assert.equal(results.map((r) => r.status), ids.map(() => 200));
-    assert.equal(results.map((r) => r.messages.map((m) => m.id)), ids.map((id) => [id]), 'each stream got its own result, once');
+    assert.equal(
+      results.map((r) => r.status),
+      ids.map(() => 200),
+    );
+    assert.equal(
+      results.map((r) => r.messages.map((m) => m.id)),
+      ids.map((id) => [id]),
+      'each stream got its own result, once',
+    );
   } finally {
     await srv.close();
   }
@@ -68,7 +101,14 @@ test('a byte budget: finished streams go first, memory stays within it, a live s
   const srv = await startServer({ replyMode: 'sse', eventStore: () => store });
   try {
     const sid = await initialize(srv.url);
-    const cursor = await startThenDrop(srv.url, sid, 500, 'stream', { count: 2, gapMs: 8000, pad: 'p'.repeat(4000) }, 1);
+    const cursor = await startThenDrop(
+      srv.url,
+      sid,
+      500,
+      'stream',
+      { count: 2, gapMs: 8000, pad: 'p'.repeat(4000) },
+      1,
+    );
     const big = 'x'.repeat(8 * 1024);
     let firstFinished: string | undefined;
     for (let i = 0; i < 40; i++) {
@@ -81,13 +121,16 @@ test('a byte budget: finished streams go first, memory stays within it, a live s
     assert.is((await resume(srv.url, sid, firstFinished!)).status, 400, 'the oldest finished stream was released');
     const got = await resume(srv.url, sid, cursor);
     assert.is(got.status, 200, 'the live stream was kept');
-    assert.equal(got.messages.map((m) => m.method ?? m.id), ['notifications/message', 500]);
+    assert.equal(
+      got.messages.map((m) => m.method ?? m.id),
+      ['notifications/message', 500],
+    );
   } finally {
     await srv.close();
   }
 });
 
-test('one store shared by all sessions: a flooding session sheds its own events, not the others\'', async () => {
+test("one store shared by all sessions: a flooding session sheds its own events, not the others'", async () => {
   const store = new MemoryEventStore({ maxSessionBytes: 32 * 1024, maxBytes: 1024 * 1024 });
   const srv = await startServer({ replyMode: 'sse', eventStore: () => store });
   try {
@@ -99,7 +142,10 @@ test('one store shared by all sessions: a flooding session sheds its own events,
     for (let i = 0; i < 70; i++) await readSse(await post(srv.url, req(i + 1, 'echo', { big }), S(a)));
     const got = await resume(srv.url, b, bCursor);
     assert.is(got.status, 200, "B's finished stream is still there after A's 70 streams");
-    assert.equal(got.messages.map((m) => m.id), [1]);
+    assert.equal(
+      got.messages.map((m) => m.id),
+      [1],
+    );
     assert.ok(store.sessionSize(a) <= 32 * 1024, `session A holds ${store.sessionSize(a)} bytes`);
     assert.ok(store.sessionSize(b) > 0);
     // a session's end releases its events, and only its own
@@ -126,7 +172,10 @@ test('a TTL: finished streams are released after it, a live stream keeps its new
     assert.is((await resume(srv.url, sid, doneCursor)).status, 400, 'released after the TTL');
     const got = await resume(srv.url, sid, live);
     assert.is(got.status, 200, 'the live stream outlives the TTL');
-    assert.equal(got.messages.map((m) => m.method ?? m.id), ['notifications/message', 77]);
+    assert.equal(
+      got.messages.map((m) => m.method ?? m.id),
+      ['notifications/message', 77],
+    );
   } finally {
     await srv.close();
   }

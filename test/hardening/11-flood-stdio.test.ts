@@ -16,12 +16,22 @@ const fixture = fileURLToPath(new URL('../fixtures/stdio-flood-client.ts', impor
 const GUARD_MS = 25_000;
 const WITHIN_MS = 10_000;
 
-interface Run { code: number | null; stdout: string; stderr: string; ms: number; killed: boolean }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  killed: boolean;
+}
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let stderrBytes = 0;
@@ -43,7 +53,16 @@ function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   });
 }
 
-interface Outcome { ok: boolean; name?: string; message?: string; cause?: string; ms: number; warns: number; peakRss: number; closedMs: number }
+interface Outcome {
+  ok: boolean;
+  name?: string;
+  message?: string;
+  cause?: string;
+  ms: number;
+  warns: number;
+  peakRss: number;
+  closedMs: number;
+}
 
 async function scenario(s: object): Promise<Outcome> {
   const r = await run(['--import', 'tsx', fixture], { SCENARIO: JSON.stringify(s) });
@@ -55,7 +74,7 @@ async function scenario(s: object): Promise<Outcome> {
 /** A server that never reads its stdin and writes `ping` requests as fast as its stdout takes them. */
 const PING_FLOOD = [
   '-e',
-  "const s='{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\\n'.repeat(4096);(function w(){while(process.stdout.write(s));process.stdout.once('drain',w)})()",
+  'const s=\'{"jsonrpc":"2.0","id":1,"method":"ping"}\\n\'.repeat(4096);(function w(){while(process.stdout.write(s));process.stdout.once(\'drain\',w)})()',
 ];
 
 test('flood 1: `yes` as the server: the request fails with "not JSON-RPC" promptly, few log lines', async () => {
@@ -69,7 +88,11 @@ test('flood 1: `yes` as the server: the request fails with "not JSON-RPC" prompt
 });
 
 test('flood 2: `yes` answered line by line with -32700 and no invalid-line limit: the write queue bound ends it', async () => {
-  const o = await scenario({ command: 'yes', timeout: 1000, options: { maxInvalidLines: Number.MAX_SAFE_INTEGER, answerParseErrors: true, maxQueuedBytes: 4 << 20 } });
+  const o = await scenario({
+    command: 'yes',
+    timeout: 1000,
+    options: { maxInvalidLines: Number.MAX_SAFE_INTEGER, answerParseErrors: true, maxQueuedBytes: 4 << 20 },
+  });
   assert.not.ok(o.ok);
   assert.is(o.name, 'ConnectionClosedError');
   assert.match(o.message ?? '', /does not read its input: more than 4194304 bytes queued/);
@@ -90,7 +113,12 @@ test('flood 2b: `yes` with no invalid-line limit: the request timeout still fire
 });
 
 test('flood 3: a server that sends valid requests and never reads its stdin: the write queue is bounded', async () => {
-  const o = await scenario({ command: process.execPath, args: PING_FLOOD, timeout: 60_000, options: { maxQueuedBytes: 4 << 20 } });
+  const o = await scenario({
+    command: process.execPath,
+    args: PING_FLOOD,
+    timeout: 60_000,
+    options: { maxQueuedBytes: 4 << 20 },
+  });
   assert.not.ok(o.ok);
   assert.is(o.name, 'ConnectionClosedError');
   assert.match(o.message ?? '', /does not read its input/);
@@ -106,7 +134,10 @@ test('flood 4: `mcpgen call --stdio yes ping --timeout 1000` exits 1 with one cl
   const lines = r.stderr.trimEnd().split('\n');
   assert.ok(lines.length < 100, `${lines.length} stderr lines`);
   const last = lines[lines.length - 1];
-  assert.match(last, /^mcpgen call: connecting \(initialize\) failed: .*(the server's output is not JSON-RPC|timed out after 1000 ms)/);
+  assert.match(
+    last,
+    /^mcpgen call: connecting \(initialize\) failed: .*(the server's output is not JSON-RPC|timed out after 1000 ms)/,
+  );
   assert.ok(r.ms < WITHIN_MS + 5000, `exited after ${r.ms} ms`);
 });
 

@@ -4,7 +4,14 @@
  * from stderr). Generous timeouts: the machine is shared.
  */
 import type { ChildProcess } from 'node:child_process';
-import { bin, onLines, root, spawnStdioServe, startHttpServeProcess, type Served } from '../runtime/tasks/serve-process.js';
+import {
+  bin,
+  onLines,
+  root,
+  spawnStdioServe,
+  startHttpServeProcess,
+  type Served,
+} from '../runtime/tasks/serve-process.js';
 
 export { bin, root };
 export const DRAFT = 'draft';
@@ -56,7 +63,11 @@ export class StdioServe {
   async request(id: string | number, method: string, params?: Obj): Promise<Obj> {
     const before = this.received.length;
     this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
-    return this.waitFor((m) => this.received.indexOf(m) >= before && !('method' in m) && m.id === id, 30_000, `answer to ${method} ${JSON.stringify(id)}`);
+    return this.waitFor(
+      (m) => this.received.indexOf(m) >= before && !('method' in m) && m.id === id,
+      30_000,
+      `answer to ${method} ${JSON.stringify(id)}`,
+    );
   }
 
   /** The responses received so far whose id is `id`. */
@@ -77,7 +88,8 @@ export class StdioServe {
 export type HttpServe = Served;
 
 /** Starts `mcpgen serve --http 0 <args>`; resolves once it printed its URL (60 s at most). */
-export const startHttpServe = (args: string[], env: NodeJS.ProcessEnv = process.env): Promise<HttpServe> => startHttpServeProcess(args, env);
+export const startHttpServe = (args: string[], env: NodeJS.ProcessEnv = process.env): Promise<HttpServe> =>
+  startHttpServeProcess(args, env);
 
 /**
  * POSTs one draft request to a stateless endpoint with the standard headers (`Mcp-Method`,
@@ -92,10 +104,20 @@ export async function postDraft(url: string, protocolVersion: string, body: Obj)
     'Mcp-Method': body.method,
   };
   if (typeof name === 'string') headers['Mcp-Name'] = name;
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await res.text();
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const messages = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).filter(Boolean).map((d) => JSON.parse(d) as Obj);
+    const messages = text
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).trim())
+      .filter(Boolean)
+      .map((d) => JSON.parse(d) as Obj);
     const answer = messages.find((m) => !('method' in m) && m.id === body.id);
     if (!answer) throw new Error(`no answer in the SSE response (${res.status}): ${text}`);
     return answer;

@@ -36,11 +36,23 @@ test('serve --stdio: 17 MiB request lines get -32000 with their id (id first or 
   const child = spawn(process.execPath, [bin, 'serve', '--stdio'], { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
   const out: Msg[] = [];
   let waiter: (() => void) | undefined;
-  const dec = new NdjsonDecoder({ value: (v) => { out.push(v as Msg); waiter?.(); }, error: (e) => { throw e; } });
+  const dec = new NdjsonDecoder({
+    value: (v) => {
+      out.push(v as Msg);
+      waiter?.();
+    },
+    error: (e) => {
+      throw e;
+    },
+  });
   child.stdout.on('data', (c: Buffer) => dec.push(c));
   const next = async (n: number) => {
     const until = Date.now() + 30_000;
-    while (out.length < n && Date.now() < until) await new Promise<void>((r) => { waiter = r; setTimeout(r, 200); });
+    while (out.length < n && Date.now() < until)
+      await new Promise<void>((r) => {
+        waiter = r;
+        setTimeout(r, 200);
+      });
     return out[n - 1];
   };
   try {
@@ -52,7 +64,10 @@ test('serve --stdio: 17 MiB request lines get -32000 with their id (id first or 
     const first = await next(1);
     assert.is(first?.id, 7);
     assert.is(first.error.code, -32000);
-    assert.match(first.error.message, /^Payload Too Large: a message \(\d+ bytes\) exceeds the line limit of 16777216 bytes/);
+    assert.match(
+      first.error.message,
+      /^Payload Too Large: a message \(\d+ bytes\) exceeds the line limit of 16777216 bytes/,
+    );
     assert.equal(first.error.data, { limit: DEFAULT_MAX_LINE_BYTES, bytes: line.length });
     // the order of serializers that write the id last
     await writeAll(child.stdin, `{"method":"tools/call","params":${args},"jsonrpc":"2.0","id":"req-8"}\n`);
@@ -94,16 +109,29 @@ async function scriptedClient(script: object, maxLineBytes?: number) {
 const b64 = (s: string) => ({ b64: Buffer.from(s).toString('base64') });
 
 test('stdio client: a 17 MiB response fails its request at once with MessageTooLargeError; the next response is read', async () => {
-  const c = await scriptedClient({ wait: 2, steps: [{ big: { id: 0, size: BIG, chunk: 1 << 20 } }, b64('{"jsonrpc":"2.0","id":1,"result":{}}\n')], then: 'stay' });
+  const c = await scriptedClient({
+    wait: 2,
+    steps: [{ big: { id: 0, size: BIG, chunk: 1 << 20 } }, b64('{"jsonrpc":"2.0","id":1,"result":{}}\n')],
+    then: 'stay',
+  });
   try {
-    const big = c.peer.request('tools/call', { name: 'big' }).then(() => 'resolved', (e: unknown) => e);
+    const big = c.peer.request('tools/call', { name: 'big' }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
     const ping = c.peer.request('ping');
     const e = await big;
     assert.instance(e, MessageTooLargeError);
     assert.is((e as RpcError).code, -32000);
-    assert.match((e as Error).message, /^Payload Too Large: the response to request 0 \(\d+ bytes\) exceeds the line limit of 16777216 bytes/);
+    assert.match(
+      (e as Error).message,
+      /^Payload Too Large: the response to request 0 \(\d+ bytes\) exceeds the line limit of 16777216 bytes/,
+    );
     assert.equal(await ping, {});
-    assert.equal(c.errors.map((x) => (x as FrameError).kind), ['line-too-long']);
+    assert.equal(
+      c.errors.map((x) => (x as FrameError).kind),
+      ['line-too-long'],
+    );
   } finally {
     await c.peer.close();
   }
@@ -111,18 +139,29 @@ test('stdio client: a 17 MiB response fails its request at once with MessageTooL
 
 test('stdio client: a response over the limit with its id last fails that request; one with no readable id is only reported', async () => {
   const text = 'z'.repeat(20_000);
-  const c = await scriptedClient({
-    wait: 3,
-    steps: [
-      b64(`{"result":{"content":[{"type":"text","text":"${text}"}]},"jsonrpc":"2.0","id":1}\n`),
-      b64(`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"${text}"}]},"id":0,"_x":[]}\n`),
-      b64('{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"text","text":"late"}]}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n'),
-    ],
-    then: 'stay',
-  }, 16 * 1024);
+  const c = await scriptedClient(
+    {
+      wait: 3,
+      steps: [
+        b64(`{"result":{"content":[{"type":"text","text":"${text}"}]},"jsonrpc":"2.0","id":1}\n`),
+        b64(`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"${text}"}]},"id":0,"_x":[]}\n`),
+        b64(
+          '{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"text","text":"late"}]}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n',
+        ),
+      ],
+      then: 'stay',
+    },
+    16 * 1024,
+  );
   try {
-    const a = c.peer.request('tools/call', { name: 'a' }).then((r) => r, (e: unknown) => e);
-    const b = c.peer.request('tools/call', { name: 'b' }).then(() => 'resolved', (e: unknown) => e);
+    const a = c.peer.request('tools/call', { name: 'a' }).then(
+      (r) => r,
+      (e: unknown) => e,
+    );
+    const b = c.peer.request('tools/call', { name: 'b' }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
     const ping = c.peer.request('ping');
     const eb = await b;
     assert.instance(eb, MessageTooLargeError);
@@ -130,7 +169,10 @@ test('stdio client: a response over the limit with its id last fails that reques
     assert.equal(await ping, {});
     // request 0's over-long response had no readable id: the one after it answers request 0
     assert.equal(await a, { content: [{ type: 'text', text: 'late' }] });
-    assert.equal(c.errors.map((x) => (x as FrameError).kind), ['line-too-long', 'line-too-long']);
+    assert.equal(
+      c.errors.map((x) => (x as FrameError).kind),
+      ['line-too-long', 'line-too-long'],
+    );
   } finally {
     await c.peer.close();
   }
@@ -154,30 +196,46 @@ test('ndjson: an over-long line costs at most 2 x PEEK_BYTES beyond one chunk, a
   assert.equal(peekMessage(errors[0].head, errors[0].tail), { method: true, response: false, id: 't' });
 });
 
-test('peekMessage: from any two ends of a message, a read id is the message\'s own (never one inside a value)', () => {
-  const id = fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), fc.constantFrom('"id":1', '\\', '","id":2,"', 9007199254740993n));
+test("peekMessage: from any two ends of a message, a read id is the message's own (never one inside a value)", () => {
+  const id = fc.oneof(
+    fc.integer(),
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom('"id":1', '\\', '","id":2,"', 9007199254740993n),
+  );
   const decoy = fc.constantFrom('"id":3}', ',"id":4,', '\\"id\\":5', '{"id":6}', '"');
   const member = fc.oneof(
-    fc.tuple(fc.constantFrom('params', 'result', 'error', 'x'), fc.dictionary(fc.constantFrom('id', 'a', 'b'), fc.oneof(decoy, fc.integer(), fc.jsonValue()), { maxKeys: 3 })),
+    fc.tuple(
+      fc.constantFrom('params', 'result', 'error', 'x'),
+      fc.dictionary(fc.constantFrom('id', 'a', 'b'), fc.oneof(decoy, fc.integer(), fc.jsonValue()), { maxKeys: 3 }),
+    ),
     fc.tuple(fc.constantFrom('method', 'jsonrpc', 'y'), fc.oneof(decoy, fc.string({ maxLength: 8 }))),
   );
   fc.assert(
-    fc.property(fc.option(id, { nil: undefined }), fc.array(member, { maxLength: 5 }), fc.nat(), fc.nat(), fc.nat(), (theId, members, at, h, t) => {
-      const entries: Array<[string, unknown]> = [...members];
-      if (theId !== undefined) entries.splice(at % (entries.length + 1), 0, ['id', theId]);
-      const body = entries.map(([k, v]) => `${JSON.stringify(k)}:${typeof v === 'bigint' ? v.toString() : JSON.stringify(v)}`).join(',');
-      const text = `{${body}}`;
-      const seen = new Map(entries);
-      const head = text.slice(0, h % (text.length + 1));
-      const tail = text.slice(text.length - (t % (text.length + 1)));
-      const p = peekMessage(head, tail);
-      if (p.id !== undefined) assert.equal(p.id, theId, text);
-      if (p.method) assert.ok(seen.has('method'), text);
-      if (p.response) assert.ok(seen.has('result') || seen.has('error'), text);
-      // the whole text always gives the id when it is last, or when every member before it is whole
-      const whole = peekMessage(text, text);
-      if (theId !== undefined && entries[entries.length - 1][0] === 'id') assert.equal(whole.id, theId, text);
-    }),
+    fc.property(
+      fc.option(id, { nil: undefined }),
+      fc.array(member, { maxLength: 5 }),
+      fc.nat(),
+      fc.nat(),
+      fc.nat(),
+      (theId, members, at, h, t) => {
+        const entries: Array<[string, unknown]> = [...members];
+        if (theId !== undefined) entries.splice(at % (entries.length + 1), 0, ['id', theId]);
+        const body = entries
+          .map(([k, v]) => `${JSON.stringify(k)}:${typeof v === 'bigint' ? v.toString() : JSON.stringify(v)}`)
+          .join(',');
+        const text = `{${body}}`;
+        const seen = new Map(entries);
+        const head = text.slice(0, h % (text.length + 1));
+        const tail = text.slice(text.length - (t % (text.length + 1)));
+        const p = peekMessage(head, tail);
+        if (p.id !== undefined) assert.equal(p.id, theId, text);
+        if (p.method) assert.ok(seen.has('method'), text);
+        if (p.response) assert.ok(seen.has('result') || seen.has('error'), text);
+        // the whole text always gives the id when it is last, or when every member before it is whole
+        const whole = peekMessage(text, text);
+        if (theId !== undefined && entries[entries.length - 1][0] === 'id') assert.equal(whole.id, theId, text);
+      },
+    ),
     { numRuns: 2000 },
   );
 });

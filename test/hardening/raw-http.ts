@@ -18,11 +18,19 @@ export interface RawResponse {
 }
 
 /** Waits for one whole response (by its Content-Length) on `socket`; rejects on error or close before it. */
-function readResponse(socket: Socket, sent: () => number, timeoutMs: number, onContinue: () => void): Promise<RawResponse> {
+function readResponse(
+  socket: Socket,
+  sent: () => number,
+  timeoutMs: number,
+  onContinue: () => void,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let buf = Buffer.alloc(0);
     let continued = false;
-    const timer = setTimeout(() => done(new Error(`no response within ${timeoutMs} ms (${sent()} body bytes sent)`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`no response within ${timeoutMs} ms (${sent()} body bytes sent)`)),
+      timeoutMs,
+    );
     const done = (e: Error | undefined, r?: RawResponse): void => {
       clearTimeout(timer);
       socket.off('data', onData);
@@ -51,7 +59,13 @@ function readResponse(socket: Socket, sent: () => number, timeoutMs: number, onC
       const length = Number(headers['content-length'] ?? NaN);
       if (!Number.isFinite(length)) return done(new Error(`response without Content-Length: ${lines[0]}`));
       if (buf.byteLength - end - 4 < length) return;
-      done(undefined, { status, headers, body: buf.subarray(end + 4, end + 4 + length).toString('utf8'), sentBytes: sent(), continued });
+      done(undefined, {
+        status,
+        headers,
+        body: buf.subarray(end + 4, end + 4 + length).toString('utf8'),
+        sentBytes: sent(),
+        continued,
+      });
     };
     const onError = (e: Error): void => done(new Error(`${e.message} before the response (${sent()} body bytes sent)`));
     const onClose = (): void => done(new Error(`connection closed before the response (${sent()} body bytes sent)`));
@@ -85,17 +99,27 @@ export async function rawRequest(port: number, r: RawRequest): Promise<RawRespon
   socket.setNoDelay(true);
   let sent = 0;
   let answered = false;
-  const response = readResponse(socket, () => sent, r.timeoutMs ?? 20_000, () => {
-    if (typeof r.body === 'object' && 'onContinue' in r.body) {
-      socket.write(r.body.onContinue);
-      sent += Buffer.byteLength(r.body.onContinue);
-    }
-  });
+  const response = readResponse(
+    socket,
+    () => sent,
+    r.timeoutMs ?? 20_000,
+    () => {
+      if (typeof r.body === 'object' && 'onContinue' in r.body) {
+        socket.write(r.body.onContinue);
+        sent += Buffer.byteLength(r.body.onContinue);
+      }
+    },
+  );
   response.then(
     () => (answered = true),
     () => (answered = true),
   );
-  const head = [`${r.method ?? 'POST'} ${r.path} HTTP/1.1`, ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+  const head = [
+    `${r.method ?? 'POST'} ${r.path} HTTP/1.1`,
+    ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
   socket.write(head);
   if (typeof r.body === 'object' && 'trickle' in r.body) {
     socket.write(r.body.trickle);
@@ -103,20 +127,23 @@ export async function rawRequest(port: number, r: RawRequest): Promise<RawRespon
   } else if (typeof r.body === 'object' && 'push' in r.body) {
     const { push, chunked } = r.body;
     const piece = Buffer.alloc(64 * 1024, 0x78);
-    const frame = chunked ? Buffer.concat([Buffer.from(`${piece.byteLength.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
+    const frame = chunked
+      ? Buffer.concat([Buffer.from(`${piece.byteLength.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+      : piece;
     void (async () => {
       while (!answered && sent < push && !socket.destroyed) {
         const more = socket.write(frame);
         sent += piece.byteLength;
-        if (!more) await new Promise<void>((resolve) => {
-          const go = (): void => {
-            socket.off('drain', go);
-            socket.off('close', go);
-            resolve();
-          };
-          socket.on('drain', go);
-          socket.on('close', go);
-        });
+        if (!more)
+          await new Promise<void>((resolve) => {
+            const go = (): void => {
+              socket.off('drain', go);
+              socket.off('close', go);
+              resolve();
+            };
+            socket.on('drain', go);
+            socket.on('close', go);
+          });
       }
     })().catch(() => undefined);
   }
@@ -130,7 +157,8 @@ export async function rawRequest(port: number, r: RawRequest): Promise<RawRespon
 /** The JSON-RPC error of a refusal body (`{ jsonrpc, id: null, error }`), checked for shape. */
 export function refusalError(res: RawResponse): { code: number; message: string } {
   const body = JSON.parse(res.body) as { jsonrpc?: unknown; id?: unknown; error?: { code: number; message: string } };
-  if (body.jsonrpc !== '2.0' || body.id !== null || typeof body.error?.code !== 'number') throw new Error(`not a JSON-RPC refusal: ${res.body}`);
+  if (body.jsonrpc !== '2.0' || body.id !== null || typeof body.error?.code !== 'number')
+    throw new Error(`not a JSON-RPC refusal: ${res.body}`);
   return body.error;
 }
 
@@ -143,7 +171,13 @@ export function rawExchange(port: number, raw: string, dropAfterMs?: number): Pr
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let got = '';
-    const timer = setTimeout(() => (dropAfterMs === undefined ? reject(new Error(`connection still open; got ${JSON.stringify(got)}`)) : socket.destroy()), dropAfterMs ?? 5000);
+    const timer = setTimeout(
+      () =>
+        dropAfterMs === undefined
+          ? reject(new Error(`connection still open; got ${JSON.stringify(got)}`))
+          : socket.destroy(),
+      dropAfterMs ?? 5000,
+    );
     socket.setEncoding('latin1');
     socket.on('data', (d: string) => (got += d));
     socket.on('error', () => undefined);

@@ -44,7 +44,12 @@ function deref(defs: Record<string, Json>, s: Json | undefined): Json | undefine
  * a member is defined when the object's `properties` list it or its `additionalProperties`
  * allows any. Empty: `value` is a subset of what the revision defines.
  */
-export function undefinedMembers(defs: Record<string, Json>, schema: Json | undefined, value: unknown, path = ''): string[] {
+export function undefinedMembers(
+  defs: Record<string, Json>,
+  schema: Json | undefined,
+  value: unknown,
+  path = '',
+): string[] {
   const node = deref(defs, schema);
   if (!node || typeof value !== 'object' || value === null || Array.isArray(value)) return [];
   const props = (node.properties ?? {}) as Record<string, Json>;
@@ -85,7 +90,9 @@ export class StdioWire implements Wire {
       const v = JSON.parse(line) as unknown;
       if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'method' in v && 'id' in v) {
         this.serverRequests.push(v as Json);
-        this.writeLine(JSON.stringify({ jsonrpc: '2.0', id: (v as Json).id, error: { code: -32601, message: 'Method not found' } }));
+        this.writeLine(
+          JSON.stringify({ jsonrpc: '2.0', id: (v as Json).id, error: { code: -32601, message: 'Method not found' } }),
+        );
         return;
       }
       this.values.push(v);
@@ -104,7 +111,10 @@ export class StdioWire implements Wire {
       const i = this.values.findIndex(match);
       if (i >= 0) return this.values.splice(i, 1)[0];
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching message within ${timeoutMs} ms; unread: ${JSON.stringify(this.values).slice(0, 500)}`);
+      if (left <= 0)
+        throw new Error(
+          `no matching message within ${timeoutMs} ms; unread: ${JSON.stringify(this.values).slice(0, 500)}`,
+        );
       await new Promise<void>((r) => {
         const t = setTimeout(r, left);
         this.waiters.push(() => (clearTimeout(t), r()));
@@ -124,12 +134,16 @@ export class StdioWire implements Wire {
 
   async request(method: string, params?: Json): Promise<Json> {
     const id = this.nextId++;
-    this.writeLine(JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }));
+    this.writeLine(
+      JSON.stringify(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params }),
+    );
     return (await this.next((v) => typeof v === 'object' && v !== null && (v as Json).id === id)) as Json;
   }
 
   async notify(method: string, params?: Json): Promise<void> {
-    this.writeLine(JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }));
+    this.writeLine(
+      JSON.stringify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }),
+    );
   }
 
   async close(): Promise<void> {
@@ -160,7 +174,10 @@ export class HttpWire implements Wire {
   constructor(readonly url: string) {}
 
   private headers(): Record<string, string> {
-    const h: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const h: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    };
     if (this.sessionId) h['Mcp-Session-Id'] = this.sessionId;
     if (this.protocolVersion && this.protocolVersion >= '2025-06-18') h['MCP-Protocol-Version'] = this.protocolVersion;
     return h;
@@ -168,7 +185,12 @@ export class HttpWire implements Wire {
 
   /** POSTs `body` (a string is sent as is); reads the whole answer, answering server requests on the way. */
   async post(body: unknown): Promise<PostResult> {
-    const r = await fetch(this.url, { method: 'POST', headers: this.headers(), body: typeof body === 'string' ? body : JSON.stringify(body), signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const r = await fetch(this.url, {
+      method: 'POST',
+      headers: this.headers(),
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     const contentType = r.headers.get('content-type');
     const sessionId = r.headers.get('mcp-session-id');
     const values: unknown[] = [];
@@ -184,12 +206,20 @@ export class HttpWire implements Wire {
         while ((end = buf.indexOf('\n\n')) >= 0) {
           const event = buf.slice(0, end);
           buf = buf.slice(end + 2);
-          const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).replace(/^ /, ''))
+            .join('\n');
           if (!data) continue;
           const v = JSON.parse(data) as unknown;
           if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'method' in v && 'id' in v) {
             this.serverRequests.push(v as Json);
-            void this.post({ jsonrpc: '2.0', id: (v as Json).id, error: { code: -32601, message: 'Method not found' } }).catch(() => undefined);
+            void this.post({
+              jsonrpc: '2.0',
+              id: (v as Json).id,
+              error: { code: -32601, message: 'Method not found' },
+            }).catch(() => undefined);
             continue;
           }
           values.push(v);
@@ -204,10 +234,15 @@ export class HttpWire implements Wire {
 
   async request(method: string, params?: Json): Promise<Json> {
     const id = this.nextId++;
-    const res = await this.post(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    const res = await this.post(
+      params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
+    );
     if (method === 'initialize' && res.sessionId) this.sessionId = res.sessionId;
     const answer = res.values.find((v) => typeof v === 'object' && v !== null && (v as Json).id === id);
-    if (!answer) throw new Error(`${method}: HTTP ${res.status} without its response: ${JSON.stringify(res.values).slice(0, 300)}`);
+    if (!answer)
+      throw new Error(
+        `${method}: HTTP ${res.status} without its response: ${JSON.stringify(res.values).slice(0, 300)}`,
+      );
     return answer as Json;
   }
 
@@ -224,7 +259,11 @@ export class HttpWire implements Wire {
 
 /** `initialize` with `rev` and no client capabilities, then `notifications/initialized`; resolves with the result. */
 export async function initialize(wire: Wire, rev: string, capabilities: Json = {}): Promise<Json> {
-  const r = await wire.request('initialize', { protocolVersion: rev, capabilities, clientInfo: { name: 'hardening', version: '0' } });
+  const r = await wire.request('initialize', {
+    protocolVersion: rev,
+    capabilities,
+    clientInfo: { name: 'hardening', version: '0' },
+  });
   if (!r.result) throw new Error(`initialize ${rev} failed: ${JSON.stringify(r)}`);
   if (wire instanceof HttpWire) wire.protocolVersion = (r.result as Json).protocolVersion as string;
   await wire.notify('notifications/initialized');
@@ -260,8 +299,15 @@ export class LegacySseWire implements Wire {
         while ((end = buf.indexOf('\n\n')) >= 0) {
           const lines = buf.slice(0, end).split('\n');
           buf = buf.slice(end + 2);
-          const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message';
-          const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
+          const event =
+            lines
+              .find((l) => l.startsWith('event:'))
+              ?.slice(6)
+              .trim() ?? 'message';
+          const data = lines
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).replace(/^ /, ''))
+            .join('\n');
           if (event === 'endpoint') {
             w.endpoint = new URL(data, sseUrl).href;
             announced();
@@ -283,7 +329,11 @@ export class LegacySseWire implements Wire {
   }
 
   private async post(body: unknown): Promise<number> {
-    const r = await fetch(this.endpoint!, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(this.endpoint!, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     await r.text();
     return r.status;
   }
@@ -346,7 +396,11 @@ export async function openLegacyStream(base: string, limitMs = TIMEOUT_MS): Prom
   try {
     const endpoint = new URL((await until(/event: endpoint\ndata: (\S+)/))[1], base).href;
     const post = (body: unknown) =>
-      fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) }).then((r) => r.status);
+      fetch(endpoint, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }).then((r) => r.status);
     return { endpoint, until, post, close: () => abort.abort() };
   } catch (e) {
     abort.abort();

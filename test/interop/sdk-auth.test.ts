@@ -18,7 +18,11 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Sdk1HttpClient } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { StreamableHTTPServerTransport as Sdk1HttpServer } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import * as v2025 from '../../generated/2025-11-25/index.js';
@@ -40,7 +44,14 @@ class Sdk1Provider implements OAuthClientProvider {
   code: string | undefined;
   readonly redirectUrl = REDIRECT;
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'sdk1 e2e', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' } as OAuthClientMetadata;
+    return {
+      client_name: 'sdk1 e2e',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    } as OAuthClientMetadata;
   }
   clientInformation() {
     return this.#client;
@@ -73,9 +84,12 @@ test('SDK v1 client with its OAuth provider → our protected server (serve --au
     const provider = new Sdk1Provider();
     const first = new Sdk1Client({ name: 'sdk1', version: '1' });
     const t1 = new Sdk1HttpClient(new URL(served.url), { authProvider: provider });
-    const refused = await first.connect(t1).then(() => undefined, (e: unknown) => e);
+    const refused = await first.connect(t1).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.instance(refused, UnauthorizedError, 'the SDK hands the user-agent step back before the code exchange');
-    assert.ok(provider.code, 'our server\'s challenge led the SDK through discovery and registration to a code');
+    assert.ok(provider.code, "our server's challenge led the SDK through discovery and registration to a code");
     await t1.finishAuth(provider.code!);
     const client = new Sdk1Client({ name: 'sdk1', version: '1' });
     await client.connect(new Sdk1HttpClient(new URL(served.url), { authProvider: provider }));
@@ -97,23 +111,37 @@ test('our client → an SDK v1 server behind requireBearerAuth', async () => {
   const verified: Array<{ aud: unknown; sub: unknown }> = [];
   const app = express();
   app.use(express.json());
-  app.get('/.well-known/oauth-protected-resource/mcp', (_req: unknown, res: { json(v: unknown): void }) => void res.json({ resource: url, authorization_servers: [issuer], scopes_supported: ['mcp'] }));
+  app.get(
+    '/.well-known/oauth-protected-resource/mcp',
+    (_req: unknown, res: { json(v: unknown): void }) =>
+      void res.json({ resource: url, authorization_servers: [issuer], scopes_supported: ['mcp'] }),
+  );
   const bearer = requireBearerAuth({
     verifier: {
       verifyAccessToken: async (token) => {
         const { payload } = await jwtVerify(token, jwks, { issuer, audience: url });
         verified.push({ aud: payload.aud, sub: payload.sub });
-        return { token, clientId: String(payload.client_id), scopes: String(payload.scope ?? '').split(' '), expiresAt: payload.exp, resource: new URL(url) };
+        return {
+          token,
+          clientId: String(payload.client_id),
+          scopes: String(payload.scope ?? '').split(' '),
+          expiresAt: payload.exp,
+          resource: new URL(url),
+        };
       },
     },
     requiredScopes: ['mcp'],
     resourceMetadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`,
   });
-  app.all('/mcp', bearer, async (req: import('node:http').IncomingMessage & { body?: unknown }, res: import('node:http').ServerResponse) => {
-    const t = new Sdk1HttpServer({ sessionIdGenerator: undefined });
-    await makeSdk1Server().connect(t);
-    await t.handleRequest(req, res, req.body);
-  });
+  app.all(
+    '/mcp',
+    bearer,
+    async (req: import('node:http').IncomingMessage & { body?: unknown }, res: import('node:http').ServerResponse) => {
+      const t = new Sdk1HttpServer({ sessionIdGenerator: undefined });
+      await makeSdk1Server().connect(t);
+      await t.handleRequest(req, res, req.body);
+    },
+  );
   http.on('request', app);
   try {
     grants.length = 0;
@@ -124,7 +152,10 @@ test('our client → an SDK v1 server behind requireBearerAuth', async () => {
     assert.ok(tools.tools.length > 0);
     assert.equal(grants, ['authorization_code']);
     assert.ok(verified.length >= 2, `the SDK verified our token on each request (${verified.length})`);
-    assert.ok(verified.every((v) => v.aud === url && v.sub === 'alice'), JSON.stringify(verified));
+    assert.ok(
+      verified.every((v) => v.aud === url && v.sub === 'alice'),
+      JSON.stringify(verified),
+    );
     await client.close();
   } finally {
     await stop(http);

@@ -12,8 +12,13 @@ const SERVE = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} serve 
 
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, 'call', '--stdio', SERVE, ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [bin, 'call', '--stdio', SERVE, ...args],
+      { cwd: root, timeout: 30_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -21,7 +26,14 @@ test('call tools/list against serve: the reference tools', async () => {
   const r = await call('tools/list');
   assert.is(r.code, 0, r.stderr);
   const names = (JSON.parse(r.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
-  for (const n of ['test_simple_text', 'test_tool_with_progress', 'test_tool_with_logging', 'test_error_handling', 'test_sampling', 'test_elicitation']) {
+  for (const n of [
+    'test_simple_text',
+    'test_tool_with_progress',
+    'test_tool_with_logging',
+    'test_error_handling',
+    'test_sampling',
+    'test_elicitation',
+  ]) {
     assert.ok(names.includes(n), n);
   }
 });
@@ -30,11 +42,14 @@ test('call tools/call --progress: result on stdout, progress on stderr', async (
   const r = await call('tools/call', '{"name":"test_tool_with_progress","arguments":{}}', '--progress');
   assert.is(r.code, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout), { content: [{ type: 'text', text: 'Progress completed' }] });
-  const progress = r.stderr.split('\n').filter((l) => l.startsWith('progress: ')).map((l) => JSON.parse(l.slice(10)).progress);
+  const progress = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('progress: '))
+    .map((l) => JSON.parse(l.slice(10)).progress);
   assert.equal(progress, [0, 50, 100]);
 });
 
-test('call: the server\'s log messages go to stderr', async () => {
+test("call: the server's log messages go to stderr", async () => {
   const r = await call('tools/call', '{"name":"test_tool_with_logging","arguments":{}}');
   assert.is(r.code, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout).content, [{ type: 'text', text: 'Logging completed' }]);
@@ -55,7 +70,12 @@ test('serve writes nothing but protocol messages on stdout and exits 0 when stdi
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const lines = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_tool_with_logging', arguments: {} } },
   ];
@@ -67,11 +87,20 @@ test('serve writes nothing but protocol messages on stdout and exits 0 when stdi
   child.stdin.end();
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   assert.is(code, 0);
-  const messages = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const messages = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   for (const m of messages) assert.is(m.jsonrpc, '2.0');
-  assert.equal(messages.filter((m) => m.method === 'notifications/message').map((m) => (m.params as { data: string }).data),
-    ['Tool execution started', 'Tool processing data', 'Tool execution completed']);
-  assert.equal(messages.at(-1), { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Logging completed' }] } });
+  assert.equal(
+    messages.filter((m) => m.method === 'notifications/message').map((m) => (m.params as { data: string }).data),
+    ['Tool execution started', 'Tool processing data', 'Tool execution completed'],
+  );
+  assert.equal(messages.at(-1), {
+    jsonrpc: '2.0',
+    id: 2,
+    result: { content: [{ type: 'text', text: 'Logging completed' }] },
+  });
 });
 
 test.run();

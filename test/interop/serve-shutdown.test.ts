@@ -20,7 +20,10 @@ const serve = startServe;
  * host:port in `Host`, which the endpoint checks); `sent` resolves once bytes naming `needle`
  * went through towards the server (so the request is in the server's socket, whatever the load).
  */
-async function relay(url: string, needle: string): Promise<{ url: string; sent: Promise<void>; close(): Promise<void> }> {
+async function relay(
+  url: string,
+  needle: string,
+): Promise<{ url: string; sent: Promise<void>; close(): Promise<void> }> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
   let seen!: () => void;
@@ -55,13 +58,19 @@ async function relay(url: string, needle: string): Promise<{ url: string; sent: 
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
   });
 }
 
 const slow = (seconds: number) => ['tools/call', JSON.stringify({ name: 'slow_compute', arguments: { seconds } })];
 
-for (const [rev, reply] of [['draft', 'json'], ['draft', 'sse'], ['2025-11-25', 'json'], ['2025-11-25', 'sse']]) {
+for (const [rev, reply] of [
+  ['draft', 'json'],
+  ['draft', 'sse'],
+  ['2025-11-25', 'json'],
+  ['2025-11-25', 'sse'],
+]) {
   test(`serve --rev ${rev} --reply ${reply}: SIGINT mid-call answers it "server shutting down" after the grace period`, async () => {
     const s = await serve('--rev', rev, '--reply', reply);
     const front = await relay(s.url, '"tools/call"');
@@ -87,14 +96,19 @@ test('serve --http: a request that ends within the grace period after SIGINT is 
   const s = await serve('--rev', '2025-11-25', '--reply', 'sse');
   // signals once the server reports the call's first progress: the request is then in flight
   // whatever the machine's load (a fixed sleep raced the client's own start-up)
-  const child = spawn(process.execPath, [bin, 'call', '--url', s.url, '--progress', ...slow(1)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'call', '--url', s.url, '--progress', ...slow(1)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
-  const progressed = new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    if (/^progress: /m.test(stderr)) resolve();
-  }));
+  const progressed = new Promise<void>((resolve) =>
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (/^progress: /m.test(stderr)) resolve();
+    }),
+  );
   const code = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
   await Promise.race([progressed, code]);
   s.proc.kill('SIGINT');
@@ -113,7 +127,17 @@ test('call --url: a 200 reply with an empty body is "connection closed before th
       const m = JSON.parse(body || '{}') as { id?: number; method?: string; params?: { protocolVersion?: string } };
       if (m.method === 'initialize') {
         res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 's1' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'x', version: '0' } } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: {
+              protocolVersion: m.params?.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'x', version: '0' },
+            },
+          }),
+        );
       } else if (m.id === undefined) res.writeHead(202).end();
       else res.writeHead(200, { 'Content-Type': 'application/json' }).end();
     });

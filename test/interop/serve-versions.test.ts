@@ -31,7 +31,8 @@ test.after(async () => {
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -39,8 +40,8 @@ async function negotiated(rev: string, transport: Transport): Promise<{ version:
   const mod = await loadRevision(rev);
   const client = new mod.Client({ clientInfo: { name: 't', version: '0' } });
   try {
-    const info = await client.connect(transport) as unknown as { protocolVersion: string };
-    const list = await client.request('tools/list' as never, {} as never) as unknown as { tools: { name: string }[] };
+    const info = (await client.connect(transport)) as unknown as { protocolVersion: string };
+    const list = (await client.request('tools/list' as never, {} as never)) as unknown as { tools: { name: string }[] };
     return { version: info.protocolVersion, tools: list.tools.map((t) => t.name) };
   } finally {
     await client.close().catch(() => undefined);
@@ -57,13 +58,25 @@ for (const rev of OLD) {
   });
 
   test(`serve --stdio: a ${rev} client negotiates ${rev}`, async () => {
-    const r = await negotiated(rev, new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--stdio'], cwd: root, stderr: 'ignore' }));
+    const r = await negotiated(
+      rev,
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bin, 'serve', '--stdio'],
+        cwd: root,
+        stderr: 'ignore',
+      }),
+    );
     assert.is(r.version, rev);
     assert.ok(r.tools.includes('echo'));
   });
 
   test(`call --rev ${rev} tools/list against the default serve: /mcp, /sse, --stdio`, async () => {
-    const targets = [['--url', url], ['--url', url.replace(/\/mcp$/, '/sse')], ['--stdio', `"${process.execPath}" "${bin}" serve --stdio`]];
+    const targets = [
+      ['--url', url],
+      ['--url', url.replace(/\/mcp$/, '/sse')],
+      ['--stdio', `"${process.execPath}" "${bin}" serve --stdio`],
+    ];
     const results = await Promise.all(targets.map((t) => call(...t, '--rev', rev, 'tools/list')));
     for (const [i, r] of results.entries()) {
       assert.is(r.code, 0, `${targets[i].join(' ')}: ${r.stderr}`);
@@ -73,7 +86,10 @@ for (const rev of OLD) {
 }
 
 test('serve --rev draft (dual-era): its 2025-11-25 side negotiates the older revisions too, over HTTP and stdio', async () => {
-  const draft = spawn(process.execPath, [bin, 'serve', '--rev', 'draft', '--http', '0'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const draft = spawn(process.execPath, [bin, 'serve', '--rev', 'draft', '--http', '0'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   try {
     let stderr = '';
     const at = await new Promise<string>((resolve, reject) => {
@@ -87,7 +103,15 @@ test('serve --rev draft (dual-era): its 2025-11-25 side negotiates the older rev
     for (const rev of OLD) {
       const r = await negotiated(rev, httpClientTransport(at));
       assert.is(r.version, rev);
-      const s = await negotiated(rev, new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--stdio', '--rev', 'draft'], cwd: root, stderr: 'ignore' }));
+      const s = await negotiated(
+        rev,
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [bin, 'serve', '--stdio', '--rev', 'draft'],
+          cwd: root,
+          stderr: 'ignore',
+        }),
+      );
       assert.is(s.version, rev);
       assert.ok(s.tools.includes('echo'));
     }

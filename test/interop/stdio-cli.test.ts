@@ -21,15 +21,22 @@ test('serve --stdio: a line that is not JSON gets exactly one -32700 reply with 
   child.stdin.end();
   await new Promise((r) => child.once('close', r));
   const lines = out.split('\n');
-  assert.match(lines[0], /^\{"jsonrpc":"2\.0","id":null,"error":\{"code":-32700,"message":"Parse error: line is not JSON[^\n]*"\}\}$/);
+  assert.match(
+    lines[0],
+    /^\{"jsonrpc":"2\.0","id":null,"error":\{"code":-32700,"message":"Parse error: line is not JSON[^\n]*"\}\}$/,
+  );
   assert.equal(Object.keys(JSON.parse(lines[0])), ['jsonrpc', 'id', 'error']);
   assert.is(lines[1], '{"jsonrpc":"2.0","id":1,"result":{}}');
 });
 
 function call(command: string): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, 'call', '--stdio', command, 'tools/list'], { cwd: root, timeout: 30_000 }, (err, _stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }));
+    execFile(
+      process.execPath,
+      [bin, 'call', '--stdio', command, 'tools/list'],
+      { cwd: root, timeout: 30_000 },
+      (err, _stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+    );
   });
 }
 

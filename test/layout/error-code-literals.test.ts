@@ -17,10 +17,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HOME = 'runtime/jsonrpc/errors.ts';
 
 function files(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+    });
 }
 
 /** `file:line: literal` for every `-32xxx` numeric literal of `text` (any spelling of the number: `-32_000`, `-0x7d00`). */
@@ -28,7 +30,11 @@ function errorCodeLiterals(file: string, text: string): string[] {
   const found: string[] = [];
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const visit = (node: ts.Node): void => {
-    if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(node.operand)) {
+    if (
+      ts.isPrefixUnaryExpression(node) &&
+      node.operator === ts.SyntaxKind.MinusToken &&
+      ts.isNumericLiteral(node.operand)
+    ) {
       const value = Number(node.operand.text);
       if (Number.isInteger(value) && value >= 32000 && value <= 32999) {
         const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
@@ -51,7 +57,11 @@ test('the check sees negated code literals, not comments, strings or other numbe
     'const d = -31999 + -33000 + 32000;',
     'const e = x === -0x7d00;',
   ].join('\n');
-  assert.equal(errorCodeLiterals('sample.ts', sample), ['sample.ts:3: -32000', 'sample.ts:4: -32_602', 'sample.ts:7: -0x7d00']);
+  assert.equal(errorCodeLiterals('sample.ts', sample), [
+    'sample.ts:3: -32000',
+    'sample.ts:4: -32_602',
+    'sample.ts:7: -0x7d00',
+  ]);
 });
 
 test(`runtime/ writes no -32xxx code outside ${HOME}`, () => {

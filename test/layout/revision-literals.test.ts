@@ -13,13 +13,21 @@ import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const REVISION = /\b20(24|25|26)-\d/;
-const LITERALS = new Set([ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateHead, ts.SyntaxKind.TemplateMiddle, ts.SyntaxKind.TemplateTail]);
+const LITERALS = new Set([
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateHead,
+  ts.SyntaxKind.TemplateMiddle,
+  ts.SyntaxKind.TemplateTail,
+]);
 
 function files(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+    });
 }
 
 /** `file:line: literal` for every literal of `text` that names a revision. */
@@ -47,18 +55,23 @@ function revisionLiterals(file: string, text: string): string[] {
 
 test('the check sees literals, not comments', () => {
   const sample = [
-    "// 2025-11-25 in a comment is fine",
-    "/** so is 2026-07-28 in a doc comment */",
+    '// 2025-11-25 in a comment is fine',
+    '/** so is 2026-07-28 in a doc comment */',
     "const a = '2025-11-25';",
     'const b = `x ${a} 2024-11-05`;',
     'const c = "2026-07-28" < a;',
     "const d = 'version 1.2025-x';",
   ].join('\n');
-  assert.equal(revisionLiterals('sample.ts', sample).map((s) => s.replace(/: .*/, '')), ['sample.ts:3', 'sample.ts:4', 'sample.ts:5']);
+  assert.equal(
+    revisionLiterals('sample.ts', sample).map((s) => s.replace(/: .*/, '')),
+    ['sample.ts:3', 'sample.ts:4', 'sample.ts:5'],
+  );
 });
 
 test('runtime/ names no revision outside comments', () => {
-  const found = files(join(ROOT, 'runtime')).flatMap((f) => revisionLiterals(relative(ROOT, f), readFileSync(f, 'utf8')));
+  const found = files(join(ROOT, 'runtime')).flatMap((f) =>
+    revisionLiterals(relative(ROOT, f), readFileSync(f, 'utf8')),
+  );
   assert.equal(found, []);
 });
 

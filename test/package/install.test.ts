@@ -24,7 +24,11 @@ import { packedFiles } from './runtime-package.js';
 
 const test = suite('package: install the packed packages in a new project, generate, compile, run');
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs `file args` in `cwd` (never a shell); resolves with its exit code and output. */
 function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
@@ -35,9 +39,14 @@ function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv =
     });
   });
 }
-const must = (r: Run, what: string) => assert.is(r.code, 0, `${what} failed (exit ${r.code})\n${r.stdout}\n${r.stderr}`);
+const must = (r: Run, what: string) =>
+  assert.is(r.code, 0, `${what} failed (exit ${r.code})\n${r.stdout}\n${r.stderr}`);
 
-const ROOT_PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const ROOT_PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const REVISIONS = [
   { rev: '2025-11-25', id: 'v2025', draft: false },
   { rev: 'draft', id: 'draft', draft: true },
@@ -50,7 +59,11 @@ function userEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-const serverSource = (rev: string, id: string, draft: boolean) => `import { Server, ${draft ? 'table, ' : ''}type Protocol } from './mcp/${rev}/index.js';
+const serverSource = (
+  rev: string,
+  id: string,
+  draft: boolean,
+) => `import { Server, ${draft ? 'table, ' : ''}type Protocol } from './mcp/${rev}/index.js';
 import { ServerFeatures } from '@mcpgen/runtime/features';
 import { StdioServerTransport } from '@mcpgen/runtime/stdio';
 
@@ -154,7 +167,15 @@ await new Promise<void>((r) => http.close(() => r()));
 `;
 
 const TSCONFIG = {
-  compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], outDir: 'dist', rootDir: 'src' },
+  compilerOptions: {
+    strict: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    types: ['node'],
+    outDir: 'dist',
+    rootDir: 'src',
+  },
   include: ['src'],
 };
 
@@ -169,22 +190,42 @@ test('npm pack: both tarballs hold compiled JavaScript and declarations, no Type
   // the root's prepack builds dist/runtime and dist/mcpgen
   const root = await run('npm', ['pack', '--json', '--pack-destination', packs], ROOT, userEnv());
   must(root, 'npm pack (mcpgen)');
-  const runtime = await run('npm', ['pack', '--json', '--pack-destination', packs], join(ROOT, 'dist', 'runtime'), userEnv());
+  const runtime = await run(
+    'npm',
+    ['pack', '--json', '--pack-destination', packs],
+    join(ROOT, 'dist', 'runtime'),
+    userEnv(),
+  );
   must(runtime, 'npm pack (@mcpgen/runtime)');
-  const listing = (r: Run) => (JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>)[0];
+  const listing = (r: Run) =>
+    (
+      JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>
+    )[0];
   const m = listing(root);
   const rt = listing(runtime);
   tarballs = { mcpgen: join(packs, m.filename), runtime: join(packs, rt.filename) };
-  const sources = (files: Array<{ path: string }>) => files.map((f) => f.path).filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'));
+  const sources = (files: Array<{ path: string }>) =>
+    files.map((f) => f.path).filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'));
   assert.equal(sources(m.files), [], 'mcpgen ships TypeScript sources');
   assert.equal(sources(rt.files), [], '@mcpgen/runtime ships TypeScript sources');
   const mPaths = m.files.map((f) => f.path);
-  for (const p of ['bin/mcpgen.js', 'dist/mcpgen/cli/main.js', 'dist/mcpgen/templates/client.hbs', 'dist/mcpgen/schema/pins.json', 'dist/mcpgen/generated/2025-11-25/index.js', 'dist/mcpgen/generated/draft/validators.gen.js']) {
+  for (const p of [
+    'bin/mcpgen.js',
+    'dist/mcpgen/cli/main.js',
+    'dist/mcpgen/templates/client.hbs',
+    'dist/mcpgen/schema/pins.json',
+    'dist/mcpgen/generated/2025-11-25/index.js',
+    'dist/mcpgen/generated/draft/validators.gen.js',
+  ]) {
     assert.ok(mPaths.includes(p), `mcpgen lacks ${p}`);
   }
-  assert.not.ok(mPaths.some((p) => p.startsWith('runtime/') || p.startsWith('dist/runtime/') || p.startsWith('test/')), 'mcpgen ships the runtime or the tests');
+  assert.not.ok(
+    mPaths.some((p) => p.startsWith('runtime/') || p.startsWith('dist/runtime/') || p.startsWith('test/')),
+    'mcpgen ships the runtime or the tests',
+  );
   const rtPaths = rt.files.map((f) => f.path);
-  for (const p of ['package.json', 'codegen/v1.js', 'codegen/v1.d.ts', 'transport/stdio.js', 'index.d.ts']) assert.ok(rtPaths.includes(p), `@mcpgen/runtime lacks ${p}`);
+  for (const p of ['package.json', 'codegen/v1.js', 'codegen/v1.d.ts', 'transport/stdio.js', 'index.d.ts'])
+    assert.ok(rtPaths.includes(p), `@mcpgen/runtime lacks ${p}`);
   // the runtime tarball the other package tests install (./runtime-package.ts) holds what npm packs
   assert.equal([...packedFiles(join(ROOT, 'dist', 'runtime')).keys()].sort(), [...rtPaths].sort());
 });
@@ -196,15 +237,38 @@ test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async 
   const env = userEnv();
   must(await run('npm', ['init', '-y'], app, env), 'npm init');
   must(await run('npm', ['pkg', 'set', 'type=module'], app, env), 'npm pkg set');
-  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarballs.runtime, tarballs.mcpgen, `typescript@${ROOT_PKG.dependencies.typescript}`, `@types/node@${ROOT_PKG.devDependencies['@types/node']}`], app, env);
+  const install = await run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarballs.runtime,
+      tarballs.mcpgen,
+      `typescript@${ROOT_PKG.dependencies.typescript}`,
+      `@types/node@${ROOT_PKG.devDependencies['@types/node']}`,
+    ],
+    app,
+    env,
+  );
   must(install, 'npm install');
   const nm = join(app, 'node_modules');
-  const runtimePkg = JSON.parse(readFileSync(join(nm, '@mcpgen', 'runtime', 'package.json'), 'utf8')) as { version: string; sideEffects: boolean; exports: Record<string, unknown> };
+  const runtimePkg = JSON.parse(readFileSync(join(nm, '@mcpgen', 'runtime', 'package.json'), 'utf8')) as {
+    version: string;
+    sideEffects: boolean;
+    exports: Record<string, unknown>;
+  };
   assert.is(runtimePkg.version, ROOT_PKG.version);
   assert.is(runtimePkg.sideEffects, false);
-  const workspace = JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  const workspace = JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
   assert.equal(Object.keys(runtimePkg.exports), Object.keys(workspace.exports));
-  assert.not.ok(existsSync(join(nm, 'mcpgen', 'node_modules', '@mcpgen', 'runtime')), 'mcpgen got a second @mcpgen/runtime');
+  assert.not.ok(
+    existsSync(join(nm, 'mcpgen', 'node_modules', '@mcpgen', 'runtime')),
+    'mcpgen got a second @mcpgen/runtime',
+  );
   assert.not.ok(existsSync(join(nm, 'tsx')), 'tsx is installed: it must be a devDependency of mcpgen only');
 });
 
@@ -213,7 +277,12 @@ test('mcpgen generate into src/mcp through mcpgen.config.json; tsc --strict (nod
   const env = userEnv();
   const config = { revisions: REVISIONS.map((r) => r.rev), out: 'src/mcp', inputs: { specDir: SPEC_DIR } };
   writeFileSync(join(app, 'mcpgen.config.json'), `${JSON.stringify(config, null, 2)}\n`);
-  const gen = await run(process.execPath, [join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js'), 'generate'], app, env);
+  const gen = await run(
+    process.execPath,
+    [join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js'), 'generate'],
+    app,
+    env,
+  );
   must(gen, 'mcpgen generate');
   assert.match(gen.stdout, 'generated 2 revision(s) into');
   for (const r of REVISIONS) {
@@ -233,13 +302,24 @@ test('mcpgen generate into src/mcp through mcpgen.config.json; tsc --strict (nod
   }
   assert.ok(readdirSync(join(app, 'dist')).includes('client-draft.js'));
   const seen: Record<string, unknown> = {};
-  const runs = await Promise.all([...REVISIONS.map((r) => `client-${r.id}.js`), 'http.js'].map((f) => run(process.execPath, [join(app, 'dist', f)], app, env)));
+  const runs = await Promise.all(
+    [...REVISIONS.map((r) => `client-${r.id}.js`), 'http.js'].map((f) =>
+      run(process.execPath, [join(app, 'dist', f)], app, env),
+    ),
+  );
   REVISIONS.forEach((r, i) => {
     must(runs[i], `client-${r.id}`);
     seen[r.rev] = JSON.parse(runs[i].stdout.trim()) as unknown;
   });
-  const expected = (protocolVersion: string, sum = '42') => ({ protocolVersion, sum, invalidIsError: true, refused: 'RpcError -32602' });
-  const draftVersion = (JSON.parse(readFileSync(join(app, 'src', 'mcp', 'draft', 'package.json'), 'utf8')) as { protocolVersion: string }).protocolVersion;
+  const expected = (protocolVersion: string, sum = '42') => ({
+    protocolVersion,
+    sum,
+    invalidIsError: true,
+    refused: 'RpcError -32602',
+  });
+  const draftVersion = (
+    JSON.parse(readFileSync(join(app, 'src', 'mcp', 'draft', 'package.json'), 'utf8')) as { protocolVersion: string }
+  ).protocolVersion;
   assert.equal(seen, { '2025-11-25': expected('2025-11-25'), draft: expected(draftVersion) });
   const http = runs[REVISIONS.length];
   must(http, 'http');
@@ -268,7 +348,19 @@ test('the installed CLI: call → serve over stdio answers from the compiled rev
   writeFileSync(trace, TRACE);
   const env = { ...userEnv(), NODE_OPTIONS: `--import=${trace}` };
   const bin = join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js');
-  const call = await run(process.execPath, [bin, 'call', '--stdio', `${process.execPath} ${bin} serve --stdio --rev 2025-11-25`, 'tools/call', '{"name":"echo","arguments":{"text":"hi"}}'], app, env);
+  const call = await run(
+    process.execPath,
+    [
+      bin,
+      'call',
+      '--stdio',
+      `${process.execPath} ${bin} serve --stdio --rev 2025-11-25`,
+      'tools/call',
+      '{"name":"echo","arguments":{"text":"hi"}}',
+    ],
+    app,
+    env,
+  );
   must(call, 'mcpgen call → serve');
   assert.equal((JSON.parse(call.stdout) as { content: unknown }).content, [{ type: 'text', text: 'hi' }]);
   assert.not.match(call.stderr, 'LOADED ', 'call or serve loaded typescript or tsx');

@@ -36,21 +36,32 @@ const runtime = read('runtime/package.json');
 const root = read('package.json');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? sources(p) : n.endsWith('.ts') ? [p] : [];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? sources(p) : n.endsWith('.ts') ? [p] : [];
+    });
 }
 
 /** `ajv/dist/2020.js` → `ajv`, `@scope/x/y` → `@scope/x`. */
-const packageOf = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (spec: string) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** The files an `exports` target names, through condition maps (null: not exported under that condition). */
 const targetFiles = (target: unknown): string[] =>
-  typeof target === 'string' ? [target] : target && typeof target === 'object' ? Object.values(target).flatMap(targetFiles) : [];
+  typeof target === 'string'
+    ? [target]
+    : target && typeof target === 'object'
+      ? Object.values(target).flatMap(targetFiles)
+      : [];
 
 /** What Node resolves for a source `exports` target: its `default` condition. */
-const nodeTarget = (target: unknown): unknown => (target && typeof target === 'object' ? (target as Record<string, unknown>).default : target);
+const nodeTarget = (target: unknown): unknown =>
+  target && typeof target === 'object' ? (target as Record<string, unknown>).default : target;
 
 test('runtime/package.json: every subpath maps to an existing source; each layer has its subpath', () => {
   assert.is(runtime.name, '@mcpgen/runtime');
@@ -60,7 +71,18 @@ test('runtime/package.json: every subpath maps to an existing source; each layer
     assert.ok(files.length > 0, subpath);
     for (const f of files) assert.ok(existsSync(join(ROOT, 'runtime', f)), `${subpath} → ${f}: no such file`);
   }
-  for (const layer of ['jsonrpc', 'codec', 'protocol', 'engine', 'session', 'features', 'tasks', 'stateless', 'auth', 'stores']) {
+  for (const layer of [
+    'jsonrpc',
+    'codec',
+    'protocol',
+    'engine',
+    'session',
+    'features',
+    'tasks',
+    'stateless',
+    'auth',
+    'stores',
+  ]) {
     assert.is(runtime.exports[`./${layer}`], `./${layer}/index.ts`, layer);
   }
   assert.is(runtime.exports['./codegen/v1'], './codegen/v1.ts');
@@ -95,7 +117,9 @@ test('runtime dependencies: exactly what runtime/ imports, at the versions mcpge
       imported.set(name, [...(imported.get(name) ?? []), relative(join(ROOT, 'runtime'), file).split(sep).join('/')]);
     }
   }
-  const optional = Object.entries(runtime.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([name]) => name);
+  const optional = Object.entries(runtime.peerDependenciesMeta ?? {})
+    .filter(([, m]) => m.optional)
+    .map(([name]) => name);
   assert.equal(optional, ['ioredis']);
   assert.equal([...Object.keys(runtime.dependencies), ...optional].sort(), [...imported.keys()].sort());
   for (const [name, version] of Object.entries(runtime.dependencies)) {
@@ -104,7 +128,8 @@ test('runtime dependencies: exactly what runtime/ imports, at the versions mcpge
   }
   for (const name of optional) {
     // an app that never imports @mcpgen/runtime/stores/redis never needs it
-    for (const file of imported.get(name)!) assert.ok(file.startsWith('stores/redis/'), `${file} imports the optional peer ${name}`);
+    for (const file of imported.get(name)!)
+      assert.ok(file.startsWith('stores/redis/'), `${file} imports the optional peer ${name}`);
     assert.is(runtime.peerDependencies?.[name], `^${root.dependencies[name] ?? root.devDependencies?.[name]}`);
   }
 });
@@ -119,25 +144,40 @@ test('mcpgen: depends on the runtime of its own version; tsx only for developmen
 });
 
 test('the published runtime manifest maps every subpath to compiled JavaScript and declarations', () => {
-  const published = runtimeManifest(runtime as unknown as Record<string, unknown>) as unknown as Manifest & { types: string };
+  const published = runtimeManifest(runtime as unknown as Record<string, unknown>) as unknown as Manifest & {
+    types: string;
+  };
   assert.is(published.private, undefined);
   assert.is(published.types, './index.d.ts');
   assert.equal(Object.keys(published.exports), Object.keys(runtime.exports));
-  assert.equal((published.exports['./http/stateless'] as Record<string, unknown>).default, { types: './transport/http/stateless/index.d.ts', default: './transport/http/stateless/index.js' });
-  assert.equal((published.exports['./http/stateless'] as Record<string, unknown>).browser, { types: './transport/http/stateless/web.d.ts', default: './transport/http/stateless/web.js' });
+  assert.equal((published.exports['./http/stateless'] as Record<string, unknown>).default, {
+    types: './transport/http/stateless/index.d.ts',
+    default: './transport/http/stateless/index.js',
+  });
+  assert.equal((published.exports['./http/stateless'] as Record<string, unknown>).browser, {
+    types: './transport/http/stateless/web.d.ts',
+    default: './transport/http/stateless/web.js',
+  });
   assert.is((published.exports['./stdio'] as Record<string, unknown>).browser, null);
   assert.equal(published.exports['./codegen/v1'], { types: './codegen/v1.d.ts', default: './codegen/v1.js' });
   assert.is(published.exports['./package.json'], './package.json');
   assert.equal(published.dependencies, runtime.dependencies);
 });
 
-test('REVISION_EXPORTS: each row\'s runtime subpath is in runtime/package.json and exports every value and type the row lists', async () => {
+test("REVISION_EXPORTS: each row's runtime subpath is in runtime/package.json and exports every value and type the row lists", async () => {
   const entries = new Map<string, string>();
   for (const row of REVISION_EXPORTS) {
     assert.ok(Object.hasOwn(runtime.exports, row.from), `${row.subpath}: @mcpgen/runtime has no subpath ${row.from}`);
     entries.set(row.from, join(ROOT, 'runtime', nodeTarget(runtime.exports[row.from]) as string));
   }
-  const program = ts.createProgram([...entries.values()], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, noEmit: true, types: [] });
+  const program = ts.createProgram([...entries.values()], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+    noEmit: true,
+    types: [],
+  });
   const checker = program.getTypeChecker();
   const exported = new Map<string, Set<string>>();
   for (const [from, file] of entries) {
@@ -151,13 +191,18 @@ test('REVISION_EXPORTS: each row\'s runtime subpath is in runtime/package.json a
     const names = exported.get(row.from)!;
     const mod = (await import(`@mcpgen/runtime${row.from.slice(1)}`)) as Record<string, unknown>;
     for (const v of row.values) {
-      if (mod[v] === undefined) missing.push(`${row.subpath} value ${v}: not at run time in @mcpgen/runtime${row.from.slice(1)}`);
+      if (mod[v] === undefined)
+        missing.push(`${row.subpath} value ${v}: not at run time in @mcpgen/runtime${row.from.slice(1)}`);
       if (!names.has(v)) missing.push(`${row.subpath} value ${v}: not declared by @mcpgen/runtime${row.from.slice(1)}`);
     }
-    for (const t of row.types) if (!names.has(t)) missing.push(`${row.subpath} type ${t}: not exported by @mcpgen/runtime${row.from.slice(1)}`);
+    for (const t of row.types)
+      if (!names.has(t)) missing.push(`${row.subpath} type ${t}: not exported by @mcpgen/runtime${row.from.slice(1)}`);
   }
   assert.equal(missing, []);
-  assert.ok(REVISION_EXPORTS.length >= 10 && exported.size >= 8, `${REVISION_EXPORTS.length} rows over ${exported.size} subpaths`);
+  assert.ok(
+    REVISION_EXPORTS.length >= 10 && exported.size >= 8,
+    `${REVISION_EXPORTS.length} rows over ${exported.size} subpaths`,
+  );
 });
 
 test.run();

@@ -10,7 +10,17 @@
  * version, so every test file of a run (and later runs on unchanged sources) reuse one build.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
@@ -47,7 +57,8 @@ export function runtimeInputsHash(): string {
 export function packedFiles(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   for (const f of filesBelow(dir)) {
-    if (f === 'package.json' || f === 'README.md' || f.endsWith('.js') || f.endsWith('.d.ts')) files.set(f, readFileSync(join(dir, f)));
+    if (f === 'package.json' || f === 'README.md' || f.endsWith('.js') || f.endsWith('.d.ts'))
+      files.set(f, readFileSync(join(dir, f)));
   }
   return files;
 }

@@ -44,7 +44,11 @@ function entry(method: string, kind: 'request' | 'notification', direction: Dire
   };
 }
 
-function group(kind: 'request' | 'notification', direction: Direction, specs: Record<string, Spec>): Record<string, MethodEntry> {
+function group(
+  kind: 'request' | 'notification',
+  direction: Direction,
+  specs: Record<string, Spec>,
+): Record<string, MethodEntry> {
   const out: Record<string, MethodEntry> = {};
   for (const [m, s] of Object.entries(specs)) out[m] = entry(m, kind, direction, s);
   return out;
@@ -57,7 +61,12 @@ const content = {
 };
 const ping = { params: obj({}), result: obj({}) };
 const progressParams = obj(
-  { progressToken: { type: ['string', 'integer'] }, progress: { type: 'number' }, total: { type: 'number' }, message: { type: 'string' } },
+  {
+    progressToken: { type: ['string', 'integer'] },
+    progress: { type: 'number' },
+    total: { type: 'number' },
+    message: { type: 'string' },
+  },
   ['progressToken', 'progress'],
 );
 const cancelledParams = obj({ requestId: { type: ['string', 'integer'] }, reason: { type: 'string' } });
@@ -70,27 +79,51 @@ export const table: ProtocolTable = {
   requests: {
     clientToServer: group('request', 'clientToServer', {
       initialize: {
-        params: obj({ protocolVersion: { type: 'string' }, capabilities: { type: 'object' }, clientInfo: implementation }, ['protocolVersion', 'capabilities', 'clientInfo']),
+        params: obj(
+          { protocolVersion: { type: 'string' }, capabilities: { type: 'object' }, clientInfo: implementation },
+          ['protocolVersion', 'capabilities', 'clientInfo'],
+        ),
         paramsRequired: true,
-        result: obj({ protocolVersion: { type: 'string' }, capabilities: { type: 'object' }, serverInfo: implementation }, ['protocolVersion', 'capabilities', 'serverInfo']),
+        result: obj(
+          { protocolVersion: { type: 'string' }, capabilities: { type: 'object' }, serverInfo: implementation },
+          ['protocolVersion', 'capabilities', 'serverInfo'],
+        ),
       },
       ping,
-      'tools/list': { params: obj({ cursor: { type: 'string' } }), result: obj({ tools: { type: 'array' } }, ['tools']), capability: ['tools'] },
+      'tools/list': {
+        params: obj({ cursor: { type: 'string' } }),
+        result: obj({ tools: { type: 'array' } }, ['tools']),
+        capability: ['tools'],
+      },
       'tools/call': {
         params: obj({ name: { type: 'string' }, arguments: { type: 'object' } }, ['name']),
         paramsRequired: true,
         result: obj({ content, isError: { type: 'boolean' } }, ['content']),
         capability: ['tools'],
       },
-      'prompts/list': { params: obj({ cursor: { type: 'string' } }), result: obj({ prompts: { type: 'array' } }, ['prompts']), capability: ['prompts'] },
+      'prompts/list': {
+        params: obj({ cursor: { type: 'string' } }),
+        result: obj({ prompts: { type: 'array' } }, ['prompts']),
+        capability: ['prompts'],
+      },
     }),
     serverToClient: group('request', 'serverToClient', {
       ping,
-      'roots/list': { params: obj({}), result: obj({ roots: { type: 'array', items: obj({ uri: { type: 'string', format: 'uri' } }, ['uri']) } }, ['roots']), capability: ['roots'] },
+      'roots/list': {
+        params: obj({}),
+        result: obj({ roots: { type: 'array', items: obj({ uri: { type: 'string', format: 'uri' } }, ['uri']) } }, [
+          'roots',
+        ]),
+        capability: ['roots'],
+      },
       'sampling/createMessage': {
         params: obj({ messages: { type: 'array' }, maxTokens: { type: 'integer' } }, ['messages', 'maxTokens']),
         paramsRequired: true,
-        result: obj({ role: { enum: ['user', 'assistant'] }, content: { type: 'object' }, model: { type: 'string' } }, ['role', 'content', 'model']),
+        result: obj({ role: { enum: ['user', 'assistant'] }, content: { type: 'object' }, model: { type: 'string' } }, [
+          'role',
+          'content',
+          'model',
+        ]),
         capability: ['sampling'],
       },
     }),
@@ -103,13 +136,22 @@ export const table: ProtocolTable = {
       'notifications/roots/list_changed': { params: obj({}) },
     }),
     serverToClient: group('notification', 'serverToClient', {
-      'notifications/message': { params: obj({ level: { type: 'string' }, data: {} }, ['level', 'data']), paramsRequired: true },
+      'notifications/message': {
+        params: obj({ level: { type: 'string' }, data: {} }, ['level', 'data']),
+        paramsRequired: true,
+      },
       'notifications/cancelled': { params: cancelledParams, paramsRequired: true },
       'notifications/progress': { params: progressParams, paramsRequired: true },
       'notifications/tools/list_changed': { params: obj({}) },
     }),
   },
-  errorCodes: { PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602, INTERNAL_ERROR: -32603 },
+  errorCodes: {
+    PARSE_ERROR: -32700,
+    INVALID_REQUEST: -32600,
+    METHOD_NOT_FOUND: -32601,
+    INVALID_PARAMS: -32602,
+    INTERNAL_ERROR: -32603,
+  },
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -161,8 +203,11 @@ export function settle(rounds = 3): Promise<void> {
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A logger that keeps every entry, for asserting what was dropped and why. */
-export function recordingLogger(): Logger & { entries: Array<{ level: string; message: string; data?: Record<string, unknown> }> } {
+export function recordingLogger(): Logger & {
+  entries: Array<{ level: string; message: string; data?: Record<string, unknown> }>;
+} {
   const entries: Array<{ level: string; message: string; data?: Record<string, unknown> }> = [];
-  const at = (level: string) => (message: string, data?: Record<string, unknown>) => void entries.push({ level, message, data });
+  const at = (level: string) => (message: string, data?: Record<string, unknown>) =>
+    void entries.push({ level, message, data });
   return { entries, debug: at('debug'), warn: at('warn'), error: at('error') };
 }

@@ -18,7 +18,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import type { Served } from '../runtime/tasks/serve-process.js';
-import { startProxy, startRedis, startRedisServe, TestSession, type Exchange, type Proxy, type RedisServer } from './support.js';
+import {
+  startProxy,
+  startRedis,
+  startRedisServe,
+  TestSession,
+  type Exchange,
+  type Proxy,
+  type RedisServer,
+} from './support.js';
 
 type Obj = Record<string, unknown>;
 /** Calls of the kill run: 200 in `npm test`; `npm run bench:scale-kill` makes a longer run (MCPGEN_SCALE_CALLS). */
@@ -43,7 +51,12 @@ test.after(async () => {
   await deployment.redis.stop();
 });
 
-const SAMPLED = { role: 'assistant', content: { type: 'text', text: 'hi from the client' }, model: 'test-model', stopReason: 'endTurn' };
+const SAMPLED = {
+  role: 'assistant',
+  content: { type: 'text', text: 'hi from the client' },
+  model: 'test-model',
+  stopReason: 'endTurn',
+};
 
 test('sampling answered through another process; a polled stream followed on another process', async () => {
   const { proxy } = d();
@@ -51,12 +64,21 @@ test('sampling answered through another process; a polled stream followed on ano
   await session.initialize({ sampling: {} });
   for (let i = 0; i < 4; i++) {
     const ex = await session.request('tools/call', { name: 'test_sampling', arguments: { prompt: `q${i}` } });
-    assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'LLM response: hi from the client' }] }, JSON.stringify(ex.response));
+    assert.equal(
+      (ex.response as Obj).result,
+      { content: [{ type: 'text', text: 'LLM response: hi from the client' }] },
+      JSON.stringify(ex.response),
+    );
   }
   assert.is(session.answers.length, 4);
-  assert.ok(session.answers.every((a) => a.status === 202), JSON.stringify(session.answers));
+  assert.ok(
+    session.answers.every((a) => a.status === 202),
+    JSON.stringify(session.answers),
+  );
   const ex = await session.request('tools/call', { name: 'test_reconnection', arguments: {} });
-  assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'Reconnection test completed successfully' }] });
+  assert.equal((ex.response as Obj).result, {
+    content: [{ type: 'text', text: 'Reconnection test completed successfully' }],
+  });
   assert.is(ex.resumed, 1);
   assert.is.not(ex.backends[1], ex.backends[0], 'resumed on another process');
   await session.close();
@@ -66,7 +88,11 @@ test('tasks created through one process: got, awaited, listed and cancelled thro
   const { proxy } = d();
   const session = new TestSession(proxy.url);
   await session.initialize();
-  const created = await session.request('tools/call', { name: 'slow_compute', arguments: { seconds: 0.6 }, task: { ttl: 60_000 } });
+  const created = await session.request('tools/call', {
+    name: 'slow_compute',
+    arguments: { seconds: 0.6 },
+    task: { ttl: 60_000 },
+  });
   const task = ((created.response as Obj).result as Obj).task as Obj;
   assert.is(task.status, 'working', JSON.stringify(created.response));
   const taskId = task.taskId as string;
@@ -79,19 +105,34 @@ test('tasks created through one process: got, awaited, listed and cancelled thro
   assert.match(String(content.text), /^Computed sum 1\.\.\d+ = \d+/, JSON.stringify(result.response));
   const listed = await session.request('tasks/list', {});
   const tasks = ((listed.response as Obj).result as Obj).tasks as Obj[];
-  assert.equal(tasks.map((t) => [t.taskId, t.status]), [[taskId, 'completed']]);
+  assert.equal(
+    tasks.map((t) => [t.taskId, t.status]),
+    [[taskId, 'completed']],
+  );
 
   // cancelled through another process: the process running it stops it, everyone sees `cancelled`
-  const slow = await session.request('tools/call', { name: 'slow_compute', arguments: { seconds: 30 }, task: { ttl: 60_000 } });
+  const slow = await session.request('tools/call', {
+    name: 'slow_compute',
+    arguments: { seconds: 30 },
+    task: { ttl: 60_000 },
+  });
   const slowId = (((slow.response as Obj).result as Obj).task as Obj).taskId as string;
   const cancelled = await session.request('tasks/cancel', { taskId: slowId });
   assert.is.not(cancelled.backends[0], slow.backends[0]);
   assert.is(((cancelled.response as Obj).result as Obj).status, 'cancelled', JSON.stringify(cancelled.response));
   const after = await session.request('tasks/result', { taskId: slowId });
-  assert.equal((after.response as Obj).error, { code: -32602, message: 'Task was cancelled', data: { taskId: slowId } });
+  assert.equal((after.response as Obj).error, {
+    code: -32602,
+    message: 'Task was cancelled',
+    data: { taskId: slowId },
+  });
   await new Promise((r) => setTimeout(r, 300));
   const still = await session.request('tasks/get', { taskId: slowId });
-  assert.is(((still.response as Obj).result as Obj).status, 'cancelled', 'the running process did not overwrite the cancellation');
+  assert.is(
+    ((still.response as Obj).result as Obj).status,
+    'cancelled',
+    'the running process did not overwrite the cancellation',
+  );
   // another session sees none of them
   const other = new TestSession(proxy.url);
   await other.initialize();
@@ -112,7 +153,11 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
     const worker = async (): Promise<void> => {
       while (issued < CALLS) {
         const token = `p${issued++}`;
-        const ex = await session.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: token } });
+        const ex = await session.request('tools/call', {
+          name: 'test_tool_with_progress',
+          arguments: {},
+          _meta: { progressToken: token },
+        });
         results.push({ token, ex });
       }
     };
@@ -122,7 +167,11 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
         await new Promise((r) => setTimeout(r, 2));
         if (results.length < Math.min(CALLS / 2, 40 + CALLS / 5)) continue;
         // its first progress only: two steps (of 10 ms) remain, so it is surely mid-call when killed
-        const victim = [...session.inflight].find((ex) => ex.resumed === 0 && ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length === 1);
+        const victim = [...session.inflight].find(
+          (ex) =>
+            ex.resumed === 0 &&
+            ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length === 1,
+        );
         if (!victim) continue;
         killed = victim.backends[0];
         serves[killed].proc.kill('SIGKILL');
@@ -142,15 +191,22 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
         const m = e.message as Obj;
         // (an event without an ID field, as the follower's final error, carries the last ID on: keyed by both)
         const key = `${e.id}\n${JSON.stringify(m)}`;
-        assert.ok(!seenIds.has(key), `event ${e.id} delivered twice: ${token} ${JSON.stringify(ex.backends)} resumed ${ex.resumed}`);
+        assert.ok(
+          !seenIds.has(key),
+          `event ${e.id} delivered twice: ${token} ${JSON.stringify(ex.backends)} resumed ${ex.resumed}`,
+        );
         seenIds.add(key);
         if (m.method === 'notifications/progress') {
           const p = m.params as Obj;
-          assert.is(p.progressToken, token, 'a stream carries only its own call\'s progress');
+          assert.is(p.progressToken, token, "a stream carries only its own call's progress");
           progress.push(p.progress as number);
         }
       }
-      assert.equal(progress, [...new Set(progress)].sort((a, b) => a - b), `${token}: progress in order, each once: ${progress}`);
+      assert.equal(
+        progress,
+        [...new Set(progress)].sort((a, b) => a - b),
+        `${token}: progress in order, each once: ${progress}`,
+      );
       const response = ex.response as Obj;
       if ('result' in response) assert.equal(progress, [0, 50, 100], `${token} completed with every progress`);
       else {
@@ -174,9 +230,15 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       const stored = await inspect.xrange(`mcp:e:${session.sessionId}:${streamId}`, '-', '+');
       const storedIds = stored.filter(([, f]) => f[0] === 'm' && f[1] !== '').map(([xid]) => `${streamId}_${xid}`);
       assert.ok(storedIds.length >= 1, `${token}: progress was stored before the kill`);
-      assert.equal(withId.map((e) => e.id), storedIds, `${token}: every stored event delivered once, in order`);
+      assert.equal(
+        withId.map((e) => e.id),
+        storedIds,
+        `${token}: every stored event delivered once, in order`,
+      );
     }
-    console.log(`kill: ${CALLS} calls, ${failed.length} cut by the SIGKILL (answered -32000 after every event they stored), ${resumedElsewhere} streams resumed on another process, ${seenIds.size} events delivered once each`);
+    console.log(
+      `kill: ${CALLS} calls, ${failed.length} cut by the SIGKILL (answered -32000 after every event they stored), ${resumedElsewhere} streams resumed on another process, ${seenIds.size} events delivered once each`,
+    );
     // the session goes on over the two processes left
     const after = await session.request('tools/call', { name: 'test_simple_text', arguments: {} });
     assert.ok('result' in (after.response as Obj), JSON.stringify(after.response));
@@ -184,11 +246,17 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
   }
 });
 
-const ping = (url: string, sessionId: string) => fetch(url, {
-  method: 'POST',
-  headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': sessionId },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-});
+const ping = (url: string, sessionId: string) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-11-25',
+      'Mcp-Session-Id': sessionId,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
 
 test('Redis stopped: 503 and JSON-RPC errors, no crash; restarted: the processes recover by themselves', async () => {
   const { redis, serves, proxy } = d();
@@ -202,17 +270,32 @@ test('Redis stopped: 503 and JSON-RPC errors, no crash; restarted: the processes
     const r = await ping(proxy.url, before.sessionId!);
     assert.is(r.status, 503);
     assert.ok(r.headers.get('retry-after'));
-    assert.equal(await r.json(), { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached' } });
+    assert.equal(await r.json(), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached' },
+    });
     const fresh = new TestSession(proxy.url);
     // the deployment's session cap cannot be checked: refused before the session starts
-    const init = await fresh.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } });
+    const init = await fresh.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'x', version: '1' },
+    });
     assert.is(init.status, 503);
-    assert.equal(init.response, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached' } });
+    assert.equal(init.response, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached' },
+    });
   }
-  assert.ok(live.every((s) => s.proc.exitCode === null), 'the processes keep running');
+  assert.ok(
+    live.every((s) => s.proc.exitCode === null),
+    'the processes keep running',
+  );
   await redis.start();
   let after: TestSession | undefined;
-  for (const deadline = Date.now() + 15_000; !after && Date.now() < deadline;) {
+  for (const deadline = Date.now() + 15_000; !after && Date.now() < deadline; ) {
     const s = new TestSession(proxy.url);
     try {
       await s.initialize();
@@ -226,12 +309,24 @@ test('Redis stopped: 503 and JSON-RPC errors, no crash; restarted: the processes
   for (let i = 0; i < 4; i++) {
     // each process reconnects to Redis on its own schedule: until then it answers 503 with
     // Retry-After, which a client honours by retrying
-    let ex = await after.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: `r${i}` } });
-    for (const deadline = Date.now() + 15_000; ex.status === 503 && Date.now() < deadline;) {
+    let ex = await after.request('tools/call', {
+      name: 'test_tool_with_progress',
+      arguments: {},
+      _meta: { progressToken: `r${i}` },
+    });
+    for (const deadline = Date.now() + 15_000; ex.status === 503 && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 200));
-      ex = await after.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: `r${i}` } });
+      ex = await after.request('tools/call', {
+        name: 'test_tool_with_progress',
+        arguments: {},
+        _meta: { progressToken: `r${i}` },
+      });
     }
-    assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'Progress completed' }] }, JSON.stringify(ex.response));
+    assert.equal(
+      (ex.response as Obj).result,
+      { content: [{ type: 'text', text: 'Progress completed' }] },
+      JSON.stringify(ex.response),
+    );
     assert.is(ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length, 3);
     backends.add(ex.backends[0]);
   }

@@ -26,7 +26,12 @@ test.after(async () => {
 /** Opens a listen stream for tools list changes at `url`; collects its messages. */
 async function listen(url: string, id: string): Promise<{ got: Obj[]; close(): void }> {
   const abort = new AbortController();
-  const res = await fetch(url, { method: 'POST', headers: headersFor('subscriptions/listen'), body: JSON.stringify(request(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } })), signal: abort.signal });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: headersFor('subscriptions/listen'),
+    body: JSON.stringify(request(id, 'subscriptions/listen', { notifications: { toolsListChanged: true } })),
+    signal: abort.signal,
+  });
   assert.is(res.status, 200);
   const got: Obj[] = [];
   const parser = new SseParser();
@@ -36,7 +41,12 @@ async function listen(url: string, id: string): Promise<{ got: Obj[]; close(): v
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
-        got.push(...parser.push(value).filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as Obj));
+        got.push(
+          ...parser
+            .push(value)
+            .filter((e) => e.data !== '')
+            .map((e) => JSON.parse(e.data) as Obj),
+        );
       }
     } catch {
       /* closed */
@@ -57,18 +67,28 @@ test('a list change made through one process reaches the listen streams of both,
   const onA = await listen(a.url, 'LA');
   const onB = await listen(b.url, 'LB');
   try {
-    const r = await fetch(a.url, { method: 'POST', headers: headersFor('tools/call', 'test_trigger_tool_change'), body: JSON.stringify(request(1, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })) });
+    const r = await fetch(a.url, {
+      method: 'POST',
+      headers: headersFor('tools/call', 'test_trigger_tool_change'),
+      body: JSON.stringify(request(1, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })),
+    });
     const text = await r.text();
     assert.match(text, /test_dynamic_tool added/);
-    for (const end = Date.now() + 5000; changes(onB.got) < 1 && Date.now() < end;) await new Promise((res) => setTimeout(res, 10));
+    for (const end = Date.now() + 5000; changes(onB.got) < 1 && Date.now() < end; )
+      await new Promise((res) => setTimeout(res, 10));
     assert.is(changes(onB.got), 1, 'heard on the other process');
     // the other way round
-    const r2 = await fetch(b.url, { method: 'POST', headers: headersFor('tools/call', 'test_trigger_tool_change'), body: JSON.stringify(request(2, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })) });
+    const r2 = await fetch(b.url, {
+      method: 'POST',
+      headers: headersFor('tools/call', 'test_trigger_tool_change'),
+      body: JSON.stringify(request(2, 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })),
+    });
     assert.match(await r2.text(), /test_dynamic_tool added/);
-    for (const end = Date.now() + 5000; changes(onA.got) < 2 && Date.now() < end;) await new Promise((res) => setTimeout(res, 10));
+    for (const end = Date.now() + 5000; changes(onA.got) < 2 && Date.now() < end; )
+      await new Promise((res) => setTimeout(res, 10));
     await new Promise((res) => setTimeout(res, 300));
-    assert.is(changes(onA.got), 2, 'A: its own change, then B\'s, once each');
-    assert.is(changes(onB.got), 2, 'B: A\'s change, then its own, once each');
+    assert.is(changes(onA.got), 2, "A: its own change, then B's, once each");
+    assert.is(changes(onB.got), 2, "B: A's change, then its own, once each");
   } finally {
     onA.close();
     onB.close();

@@ -23,7 +23,8 @@ const issuer = 'https://as.example';
 const resource = 'https://mcp.example/mcp'; // the deployment's one canonical URI, whichever endpoint answers
 const key = await generateKeyPair('ES256');
 const jwks = { keys: [{ ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256' }] };
-const bearer = async (sub: string) => `Bearer ${await new SignJWT({ sub }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(issuer).setAudience(resource).setExpirationTime('5m').sign(key.privateKey)}`;
+const bearer = async (sub: string) =>
+  `Bearer ${await new SignJWT({ sub }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(issuer).setAudience(resource).setExpirationTime('5m').sign(key.privateKey)}`;
 
 /** One endpoint of the deployment: answers initialize and ping; `seen` the subjects of the requests delivered. */
 async function endpoint(shared: { sessions: SessionStore; bus: NotificationBus }, protect = true) {
@@ -37,7 +38,10 @@ async function endpoint(shared: { sessions: SessionStore; bus: NotificationBus }
         onMessage: (m, info) => {
           seen.push(info?.auth?.subject);
           if (m.id === undefined || !m.method) return;
-          const result = m.method === 'initialize' ? { protocolVersion: V, capabilities: {}, serverInfo: { name: 't', version: '1' } } : {};
+          const result =
+            m.method === 'initialize'
+              ? { protocolVersion: V, capabilities: {}, serverInfo: { name: 't', version: '1' } }
+              : {};
           void t.send({ jsonrpc: '2.0', id: m.id, result }, { relatedRequestId: m.id as string | number });
         },
         onClose() {},
@@ -59,25 +63,46 @@ async function endpoint(shared: { sessions: SessionStore; bus: NotificationBus }
 }
 
 let id = 1;
-async function post(url: string, body: unknown, authorization: string | undefined, sid?: string): Promise<{ status: number; sid: string | null; text: string }> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+async function post(
+  url: string,
+  body: unknown,
+  authorization: string | undefined,
+  sid?: string,
+): Promise<{ status: number; sid: string | null; text: string }> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+  };
   if (authorization) headers.Authorization = authorization;
   if (sid) Object.assign(headers, { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.status, sid: res.headers.get('mcp-session-id'), text: await res.text() };
 }
-const initialize = () => ({ jsonrpc: '2.0', id: id++, method: 'initialize', params: { protocolVersion: V, capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+const initialize = () => ({
+  jsonrpc: '2.0',
+  id: id++,
+  method: 'initialize',
+  params: { protocolVersion: V, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+});
 const ping = () => ({ jsonrpc: '2.0', id: id++, method: 'ping' });
 
 /** Alice initializes on `one`; `two` serves her, refuses bob (404, nothing delivered), and so does `one`. */
-async function ownedAcross(one: Awaited<ReturnType<typeof endpoint>>, two: Awaited<ReturnType<typeof endpoint>>, sessions: SessionStore): Promise<void> {
+async function ownedAcross(
+  one: Awaited<ReturnType<typeof endpoint>>,
+  two: Awaited<ReturnType<typeof endpoint>>,
+  sessions: SessionStore,
+): Promise<void> {
   const alice = await bearer('alice');
   const bob = await bearer('bob');
   const init = await post(one.url, initialize(), alice);
   assert.is(init.status, 200, init.text);
   const sid = init.sid!;
   assert.ok(sid);
-  assert.is((await sessions.touch(sid))?.owner, JSON.stringify(['sub', issuer, 'alice']), 'the record names its owner (issuer and subject)');
+  assert.is(
+    (await sessions.touch(sid))?.owner,
+    JSON.stringify(['sub', issuer, 'alice']),
+    'the record names its owner (issuer and subject)',
+  );
   // bob first, so that the session is not yet restored on `two` when he asks
   const before = two.seen.length;
   const theirs = await post(two.url, ping(), bob, sid);
@@ -88,14 +113,14 @@ async function ownedAcross(one: Awaited<ReturnType<typeof endpoint>>, two: Await
   assert.is(mine.status, 200, mine.text);
   assert.equal(JSON.parse(mine.text).result, {});
   assert.is(two.seen.at(-1), 'alice');
-  assert.is((await post(two.url, ping(), bob, sid)).status, 404, 'restored, still not bob\'s');
+  assert.is((await post(two.url, ping(), bob, sid)).status, 404, "restored, still not bob's");
   assert.is((await post(one.url, ping(), bob, sid)).status, 404);
   assert.is((await post(one.url, ping(), alice, sid)).status, 200);
 }
 
 let redis: RedisServer | undefined;
 const connected: RedisStores[] = [];
-test('Redis: a session initialized on one endpoint is its owner\'s on the other, 404 to another principal', async () => {
+test("Redis: a session initialized on one endpoint is its owner's on the other, 404 to another principal", async () => {
   redis = await startRedis();
   for (let i = 0; i < 2; i++) connected.push(await connectRedisStores(redis.url, { prefix: 'own:' }));
   const [a, b] = connected;

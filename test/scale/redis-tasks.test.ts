@@ -33,7 +33,11 @@ test('lifecycle, outcomes, owners and events across two connections', async () =
   assert.equal(await b.tasks.get('o1', t.taskId), t);
   assert.is(await b.tasks.get('o2', t.taskId), undefined, 'another owner sees nothing');
   assert.is(await b.tasks.outcome('o1', t.taskId), undefined);
-  const done = await b.tasks.update('o1', t.taskId, { status: 'completed', statusMessage: 'ok', outcome: { kind: 'result', result: { n: 1 } } });
+  const done = await b.tasks.update('o1', t.taskId, {
+    status: 'completed',
+    statusMessage: 'ok',
+    outcome: { kind: 'result', result: { n: 1 } },
+  });
   assert.is(done.status, 'completed');
   assert.is(done.statusMessage, 'ok');
   assert.equal(await a.tasks.outcome('o1', t.taskId), { kind: 'result', result: { n: 1 } });
@@ -45,8 +49,15 @@ test('lifecycle, outcomes, owners and events across two connections', async () =
     assert.is((e as TaskTransitionError).code, -32602);
   }
   assert.is((await a.tasks.get('o1', t.taskId))?.status, 'completed', 'nothing changed');
-  for (const end = Date.now() + 2000; events.length < 2 && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(events.map((e) => [e.type, e.owner, e.task.status]), [['created', 'o1', 'working'], ['updated', 'o1', 'completed']]);
+  for (const end = Date.now() + 2000; events.length < 2 && Date.now() < end; )
+    await new Promise((r) => setTimeout(r, 10));
+  assert.equal(
+    events.map((e) => [e.type, e.owner, e.task.status]),
+    [
+      ['created', 'o1', 'working'],
+      ['updated', 'o1', 'completed'],
+    ],
+  );
   off();
 });
 
@@ -55,12 +66,22 @@ test('list: oldest first, paged by opaque cursors; expired tasks leave it', asyn
   for (let i = 0; i < 5; i++) ids.push((await a.tasks.create('lister', { ttl: 60_000 })).taskId);
   const short = await a.tasks.create('lister', { ttl: 150 });
   const p1 = await b.tasks.list('lister', { limit: 2 });
-  assert.equal(p1.tasks.map((t) => t.taskId), ids.slice(0, 2));
+  assert.equal(
+    p1.tasks.map((t) => t.taskId),
+    ids.slice(0, 2),
+  );
   const p2 = await b.tasks.list('lister', { limit: 2, cursor: p1.nextCursor });
-  assert.equal(p2.tasks.map((t) => t.taskId), ids.slice(2, 4));
+  assert.equal(
+    p2.tasks.map((t) => t.taskId),
+    ids.slice(2, 4),
+  );
   await new Promise((r) => setTimeout(r, 250));
   const p3 = await b.tasks.list('lister', { limit: 2, cursor: p2.nextCursor });
-  assert.equal(p3.tasks.map((t) => t.taskId), ids.slice(4), 'the expired task is gone');
+  assert.equal(
+    p3.tasks.map((t) => t.taskId),
+    ids.slice(4),
+    'the expired task is gone',
+  );
   assert.is(p3.nextCursor, undefined);
   assert.is(await a.tasks.get('lister', short.taskId), undefined);
   assert.is(await a.tasks.expired('lister', short.taskId), true);

@@ -28,7 +28,16 @@ test.after(async () => {
 
 /** Status of a `ping` on `sessionId` at `url` (body read). */
 async function ping(url: string, sessionId: string): Promise<number> {
-  const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2025-11-25',
+      'Mcp-Session-Id': sessionId,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
   await r.arrayBuffer();
   return r.status;
 }
@@ -36,14 +45,29 @@ async function ping(url: string, sessionId: string): Promise<number> {
 /** Two endpoints of one store kind (the same one twice when the store is not shared between processes). */
 type Deployment = { a: HttpServe; b: HttpServe; stores: RedisStores[]; close(): Promise<void> };
 
-async function deploy(kind: 'memory' | 'memory-store' | 'redis', bounds: Pick<HttpServeOptions, 'sessionIdleMs' | 'maxSessions'>): Promise<Deployment> {
+async function deploy(
+  kind: 'memory' | 'memory-store' | 'redis',
+  bounds: Pick<HttpServeOptions, 'sessionIdleMs' | 'maxSessions'>,
+): Promise<Deployment> {
   const mod = await loadRevision('2025-11-25');
   const stores: RedisStores[] = [];
   const prefix = `b${Date.now()}:`;
   const one = async (): Promise<HttpServe> => {
     if (kind === 'memory') return serveHttp(mod, { port: 0, ...bounds });
-    if (kind === 'memory-store') return serveHttp(mod, { port: 0, ...bounds, shared: { sessions: new MemorySessionStore({ idleMs: bounds.sessionIdleMs, maxSessions: bounds.maxSessions }), bus: new MemoryNotificationBus() } });
-    const s = await connectRedisStores(redis.url, { prefix, sessionIdleMs: bounds.sessionIdleMs, maxSessions: bounds.maxSessions });
+    if (kind === 'memory-store')
+      return serveHttp(mod, {
+        port: 0,
+        ...bounds,
+        shared: {
+          sessions: new MemorySessionStore({ idleMs: bounds.sessionIdleMs, maxSessions: bounds.maxSessions }),
+          bus: new MemoryNotificationBus(),
+        },
+      });
+    const s = await connectRedisStores(redis.url, {
+      prefix,
+      sessionIdleMs: bounds.sessionIdleMs,
+      maxSessions: bounds.maxSessions,
+    });
     stores.push(s);
     return serveHttp(mod, { port: 0, ...bounds, shared: { sessions: s.sessions, bus: s.bus, events: s.events } });
   };
@@ -72,7 +96,11 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
       assert.is(await ping(d.b.url, idle.sessionId!), 200);
       for (let i = 0; i < 6; i++) {
         await sleep(IDLE / 4);
-        assert.is(await ping(i % 2 ? d.a.url : d.b.url, active.sessionId!), 200, 'touched on either endpoint, it lives');
+        assert.is(
+          await ping(i % 2 ? d.a.url : d.b.url, active.sessionId!),
+          200,
+          'touched on either endpoint, it lives',
+        );
       }
       assert.is(await ping(d.b.url, idle.sessionId!), 404);
       assert.is(await ping(d.a.url, idle.sessionId!), 404);
@@ -88,7 +116,10 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
       await s.initialize();
       // its standalone stream is open on b: busy, though no request touches it
       const abort = new AbortController();
-      const r = await fetch(d.b.url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! }, signal: abort.signal });
+      const r = await fetch(d.b.url, {
+        headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! },
+        signal: abort.signal,
+      });
       assert.is(r.status, 200);
       await sleep(IDLE * 3);
       assert.is(await ping(d.a.url, s.sessionId!), 200, 'busy for three idle times: alive');
@@ -132,7 +163,10 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
       const s2 = new TestSession(d.b.url);
       await s2.initialize();
       const abort = new AbortController();
-      const r = await fetch(d.b.url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s1.sessionId! }, signal: abort.signal });
+      const r = await fetch(d.b.url, {
+        headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s1.sessionId! },
+        signal: abort.signal,
+      });
       assert.is(r.status, 200);
       await sleep(20);
       assert.is(await ping(d.a.url, s2.sessionId!), 200);
@@ -156,13 +190,29 @@ for (const kind of ['memory', 'memory-store', 'redis'] as const) {
     /** Opens the standalone GET of `s` on `url` (a connected stream keeps a session busy). */
     const listen = async (url: string, s: TestSession): Promise<AbortController> => {
       const abort = new AbortController();
-      const r = await fetch(url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! }, signal: abort.signal });
+      const r = await fetch(url, {
+        headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! },
+        signal: abort.signal,
+      });
       assert.is(r.status, 200);
       streams.push(abort);
       return abort;
     };
     const initialize = (url: string) =>
-      fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      });
     try {
       const s1 = new TestSession(d.a.url);
       await s1.initialize();
@@ -217,8 +267,11 @@ test('redis: last use is the order Redis ran the touches in, within one millisec
       assert.ok(await touched, id);
     }
     assert.equal(await inspect.zrange(`${prefix}sessions`, '0', '-1'), order);
-    const scores = (await inspect.zrange(`${prefix}sessions`, '0', '-1', 'WITHSCORES')).filter((_, i) => i % 2).map(Number);
-    for (let i = 1; i < scores.length; i++) assert.ok(scores[i] > scores[i - 1], `scores strictly increase: ${scores.join(' ')}`);
+    const scores = (await inspect.zrange(`${prefix}sessions`, '0', '-1', 'WITHSCORES'))
+      .filter((_, i) => i % 2)
+      .map(Number);
+    for (let i = 1; i < scores.length; i++)
+      assert.ok(scores[i] > scores[i - 1], `scores strictly increase: ${scores.join(' ')}`);
     const [time] = await inspect.time();
     assert.ok(Math.abs(scores.at(-1)! - Number(time) * 1000) < 5000, 'scores are the Redis clock in ms');
     // each new session evicts the least recently used one, in the order they were touched
@@ -241,7 +294,7 @@ test('redis: last use is the order Redis ran the touches in, within one millisec
   }
 });
 
-test('redis: a busy mark holds whatever the marking process\'s clock says', async () => {
+test("redis: a busy mark holds whatever the marking process's clock says", async () => {
   const prefix = `skew${Date.now()}:`;
   const a = await connectRedisStores(redis.url, { prefix, maxSessions: 2 });
   const b = await connectRedisStores(redis.url, { prefix, maxSessions: 2 });
@@ -287,7 +340,11 @@ test('redis: a busy record does not expire: it outlives the beats, a touch does 
     assert.ok((await ttl('x')) > idle, `a touch keeps a busy TTL: ${await ttl('x')}`);
     await sleep(live * 2);
     assert.is(await a.sessions.size(), 1);
-    assert.equal(await inspect.zrange(`${prefix}sessions`, '0', '-1'), ['x'], 'y expired, busy x lives on through the beats');
+    assert.equal(
+      await inspect.zrange(`${prefix}sessions`, '0', '-1'),
+      ['x'],
+      'y expired, busy x lives on through the beats',
+    );
     assert.ok((await ttl('x')) > idle, `renewed: TTL ${await ttl('x')}`);
     // a score older than the idle time (as between beats when the idle time is shorter): still busy
     await inspect.zadd(`${prefix}sessions`, '1', 'x');
@@ -319,16 +376,37 @@ test('redis: a Last-Event-ID whose stream id Redis cannot hold is unknown (400),
   const prefix = `xid${Date.now()}:`;
   const stores = await connectRedisStores(redis.url, { prefix });
   const errors: string[] = [];
-  const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events }, logger: { warn: (m: string) => errors.push(m), error: (m: string) => errors.push(m) } });
+  const served = await serveHttp(await loadRevision('2025-11-25'), {
+    port: 0,
+    shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events },
+    logger: { warn: (m: string) => errors.push(m), error: (m: string) => errors.push(m) },
+  });
   try {
     const s = new TestSession(served.url);
     await s.initialize();
-    const ex = await s.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 't' } });
+    const ex = await s.request('tools/call', {
+      name: 'test_tool_with_progress',
+      arguments: {},
+      _meta: { progressToken: 't' },
+    });
     const real = ex.events.find((e) => e.id)?.id;
     assert.ok(real, 'a stored event');
     const stream = real.slice(0, real.lastIndexOf('_'));
-    const resume = (id: string) => fetch(served.url, { headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId!, 'Last-Event-ID': id } });
-    for (const xid of ['18446744073709551616-0', '1-18446744073709551616', '99999999999999999999-0', '123456789012345678901-0']) {
+    const resume = (id: string) =>
+      fetch(served.url, {
+        headers: {
+          Accept: 'text/event-stream',
+          'MCP-Protocol-Version': '2025-11-25',
+          'Mcp-Session-Id': s.sessionId!,
+          'Last-Event-ID': id,
+        },
+      });
+    for (const xid of [
+      '18446744073709551616-0',
+      '1-18446744073709551616',
+      '99999999999999999999-0',
+      '123456789012345678901-0',
+    ]) {
       const r = await resume(`${stream}_${xid}`);
       assert.is(r.status, 400, xid);
       assert.match(((await r.json()) as { error: { message: string } }).error.message, /Last-Event-ID/);
@@ -347,14 +425,28 @@ test('redis: a Last-Event-ID whose stream id Redis cannot hold is unknown (400),
 test('redis: a Redis that stops answering: requests get 503 after the command timeout, not a wait; all works once it answers again', async () => {
   const prefix = `stall${Date.now()}:`;
   const stores = await connectRedisStores(redis.url, { prefix, commandTimeoutMs: 300 });
-  const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events }, logger: { warn: () => undefined } });
+  const served = await serveHttp(await loadRevision('2025-11-25'), {
+    port: 0,
+    shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events },
+    logger: { warn: () => undefined },
+  });
   try {
     const s = new TestSession(served.url);
     await s.initialize();
     redis.pause(true);
     try {
       const t0 = Date.now();
-      const r = await fetch(served.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': s.sessionId! }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), signal: AbortSignal.timeout(5000) });
+      const r = await fetch(served.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-11-25',
+          'Mcp-Session-Id': s.sessionId!,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        signal: AbortSignal.timeout(5000),
+      });
       const took = Date.now() - t0;
       assert.is(r.status, 503);
       assert.is(r.headers.get('retry-after'), '1');
@@ -371,9 +463,17 @@ test('redis: a Redis that stops answering: requests get 503 after the command ti
 });
 
 test('connectRedisStores: a URL path that is no database number, a query string, a database Redis lacks: rejected, naming the URL', async () => {
-  for (const [suffix, why] of [['/abc', /path must be a database number/], ['?db=3', /no query string/], ['/2?keyPrefix=zz:', /no query string/], ['/99', /has no database 99/]] as const) {
+  for (const [suffix, why] of [
+    ['/abc', /path must be a database number/],
+    ['?db=3', /no query string/],
+    ['/2?keyPrefix=zz:', /no query string/],
+    ['/99', /has no database 99/],
+  ] as const) {
     const url = `${redis.url}${suffix}`;
-    const e = await connectRedisStores(url, { connectTimeoutMs: 2000 }).then((s) => s.close().then(() => undefined), (x: Error) => x);
+    const e = await connectRedisStores(url, { connectTimeoutMs: 2000 }).then(
+      (s) => s.close().then(() => undefined),
+      (x: Error) => x,
+    );
     assert.ok(e instanceof Error, `${suffix} was accepted`);
     assert.match(e.message, why);
     assert.ok(e.message.includes(url), e.message);
@@ -392,24 +492,41 @@ test('connectRedisStores: a URL path that is no database number, a query string,
 test('redis: session records and stream events carry TTLs', async () => {
   const prefix = `ttl${Date.now()}:`;
   const stores = await connectRedisStores(redis.url, { prefix, sessionIdleMs: 60_000, eventTtlMs: 30_000 });
-  const served = await serveHttp(await loadRevision('2025-11-25'), { port: 0, sessionIdleMs: 60_000, shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events } });
+  const served = await serveHttp(await loadRevision('2025-11-25'), {
+    port: 0,
+    sessionIdleMs: 60_000,
+    shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events },
+  });
   const inspect = new Redis(redis.url);
   try {
     const s = new TestSession(served.url);
     await s.initialize();
-    const ex = await s.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 't' } });
+    const ex = await s.request('tools/call', {
+      name: 'test_tool_with_progress',
+      arguments: {},
+      _meta: { progressToken: 't' },
+    });
     assert.ok('result' in (ex.response ?? {}));
     const keys = await inspect.keys(`${prefix}*`);
     assert.ok(keys.includes(`${prefix}s:${s.sessionId}`), keys.join(' '));
-    assert.ok(keys.some((k) => k.startsWith(`${prefix}e:${s.sessionId}:`)), keys.join(' '));
+    assert.ok(
+      keys.some((k) => k.startsWith(`${prefix}e:${s.sessionId}:`)),
+      keys.join(' '),
+    );
     for (const k of keys) {
       const ttl = await inspect.pttl(k);
       if (k === `${prefix}sessions`) continue; // the index of records, trimmed by score on every create
-      assert.ok(ttl > 0 && ttl <= (k.startsWith(`${prefix}s:`) ? 60_000 : k.startsWith(`${prefix}p:`) ? 3000 : 30_000), `${k}: ttl ${ttl}`);
+      assert.ok(
+        ttl > 0 && ttl <= (k.startsWith(`${prefix}s:`) ? 60_000 : k.startsWith(`${prefix}p:`) ? 3000 : 30_000),
+        `${k}: ttl ${ttl}`,
+      );
     }
     await s.close();
     // DELETE ends it everywhere and releases its events
-    assert.equal((await inspect.keys(`${prefix}*`)).filter((k) => k.includes(s.sessionId!)), []);
+    assert.equal(
+      (await inspect.keys(`${prefix}*`)).filter((k) => k.includes(s.sessionId!)),
+      [],
+    );
   } finally {
     inspect.disconnect();
     await served.close();

@@ -51,7 +51,12 @@ interface Listening {
 async function listen(session: TestSession, lastEventId?: string): Promise<Listening> {
   const abort = new AbortController();
   const r = await fetch(proxy.url, {
-    headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': V, 'Mcp-Session-Id': session.sessionId!, ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
+    headers: {
+      Accept: 'text/event-stream',
+      'MCP-Protocol-Version': V,
+      'Mcp-Session-Id': session.sessionId!,
+      ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}),
+    },
     signal: abort.signal,
   });
   assert.is(r.status, 200, `GET: ${r.status}`);
@@ -61,7 +66,8 @@ async function listen(session: TestSession, lastEventId?: string): Promise<Liste
     const decoder = new TextDecoder();
     try {
       for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
-        for (const e of parser.push(decoder.decode(chunk, { stream: true }))) l.events.push({ id: e.id, message: e.data ? (JSON.parse(e.data) as Obj) : {} });
+        for (const e of parser.push(decoder.decode(chunk, { stream: true })))
+          l.events.push({ id: e.id, message: e.data ? (JSON.parse(e.data) as Obj) : {} });
       }
       l.ended = true;
     } catch {
@@ -77,7 +83,8 @@ async function steer(session: TestSession, k: number): Promise<void> {
 }
 
 async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
-  for (const deadline = Date.now() + ms; !ok(); await sleep(20)) if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  for (const deadline = Date.now() + ms; !ok(); await sleep(20))
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 }
 
 const messages = (events: Event[]) => events.filter((e) => e.message.method !== undefined);
@@ -94,27 +101,46 @@ test('messages for the GET stream reach it wherever it is held; a resumption els
   const others = [0, 1, 2].filter((i) => i !== get.backend);
 
   // a log message on one process, a list_changed on the other, outside any request
-  const log = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', logger: 'scale', data: `from process ${others[0]}` } };
+  const log = {
+    jsonrpc: '2.0' as const,
+    method: 'notifications/message',
+    params: { level: 'info', logger: 'scale', data: `from process ${others[0]}` },
+  };
   await serves[others[0]].handler.sessions.get(session.sessionId!)!.send(log);
-  await serves[others[1]].handler.sessions.get(session.sessionId!)!.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  await serves[others[1]].handler.sessions
+    .get(session.sessionId!)!
+    .send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   await until('log and list_changed', () => messages(get.events).length >= 2);
-  assert.equal(messages(get.events).map((e) => e.message.method), ['notifications/message', 'notifications/tools/list_changed']);
+  assert.equal(
+    messages(get.events).map((e) => e.message.method),
+    ['notifications/message', 'notifications/tools/list_changed'],
+  );
   assert.equal(messages(get.events)[0].message, log);
 
   // a task created through another process: its status notifications come to this stream
   await steer(session, others[0]);
-  const created = await session.request('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2 }, task: { ttl: 60_000 } });
+  const created = await session.request('tools/call', {
+    name: 'slow_compute',
+    arguments: { seconds: 0.2 },
+    task: { ttl: 60_000 },
+  });
   assert.is(created.backends[0], others[0]);
   const taskId = (((created.response as Obj).result as Obj).task as Obj).taskId as string;
-  const status = (e: Event) => e.message.method === 'notifications/tasks/status' && (e.message.params as Obj).taskId === taskId;
+  const status = (e: Event) =>
+    e.message.method === 'notifications/tasks/status' && (e.message.params as Obj).taskId === taskId;
 
-  await until('the completed status', () => get.events.some((e) => status(e) && (e.message.params as Obj).status === 'completed'));
+  await until('the completed status', () =>
+    get.events.some((e) => status(e) && (e.message.params as Obj).status === 'completed'),
+  );
 
   // the GET ends; resumed from its priming event on a third process: the same events, once each
   await sleep(100);
   get.abort.abort();
   const live = messages(get.events);
-  assert.ok(live.every((e) => e.id), 'every message carries an event ID');
+  assert.ok(
+    live.every((e) => e.id),
+    'every message carries an event ID',
+  );
   assert.is(new Set(live.map((e) => e.id)).size, live.length, 'no event twice on the live stream');
   const third = others[1];
   await steer(session, third);
@@ -122,10 +148,18 @@ test('messages for the GET stream reach it wherever it is held; a resumption els
   assert.is(resumed.backend, third);
   await until('the replay', () => messages(resumed.events).length >= live.length);
   await sleep(150);
-  assert.equal(messages(resumed.events), live, 'replayed: what the live stream got after the priming event, in order, once');
+  assert.equal(
+    messages(resumed.events),
+    live,
+    'replayed: what the live stream got after the priming event, in order, once',
+  );
 
   // and it goes on live on the third process, for messages sent on another
-  const later = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', logger: 'scale', data: 'after the resumption' } };
+  const later = {
+    jsonrpc: '2.0' as const,
+    method: 'notifications/message',
+    params: { level: 'info', logger: 'scale', data: 'after the resumption' },
+  };
   await serves[get.backend].handler.sessions.get(session.sessionId!)!.send(later);
   await until('the later message', () => messages(resumed.events).length === live.length + 1);
   assert.equal(messages(resumed.events).at(-1)!.message, later);
@@ -145,7 +179,11 @@ test('a GET on another process ends the one held before; a message then goes out
   await until('the first GET to end', () => first.ended);
   await until('the second priming event', () => second.events.length > 0);
   const third = [0, 1, 2].find((i) => i !== first.backend && i !== second.backend)!;
-  const log = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', logger: 'scale', data: 'once' } };
+  const log = {
+    jsonrpc: '2.0' as const,
+    method: 'notifications/message',
+    params: { level: 'info', logger: 'scale', data: 'once' },
+  };
   await serves[third].handler.sessions.get(session.sessionId!)!.send(log);
   await until('the log on the second GET', () => messages(second.events).length === 1);
   assert.equal(messages(second.events)[0].message, log);

@@ -42,13 +42,21 @@ export async function startRedis(): Promise<RedisServer> {
   let exited: Promise<void> = Promise.resolve();
   const start = async (): Promise<void> => {
     let err = '';
-    const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     proc = p;
     exited = new Promise((r) => p.once('exit', () => r()));
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const probe = new Redis(port, '127.0.0.1', {
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
       probe.on('error', () => undefined);
       try {
         await probe.connect();
@@ -58,7 +66,8 @@ export async function startRedis(): Promise<RedisServer> {
       } catch {
         probe.disconnect();
       }
-      if (p.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start on ${port}: ${err}`);
+      if (p.exitCode !== null || Date.now() > deadline)
+        throw new Error(`redis-server did not start on ${port}: ${err}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -81,7 +90,8 @@ export async function startRedis(): Promise<RedisServer> {
 }
 
 /** Starts `mcpgen serve --rev 2025-11-25 --http 0 --redis <url> <args>`. */
-export const startRedisServe = (redisUrl: string, ...args: string[]): Promise<Served> => startHttpServeProcess(['--rev', V, '--redis', redisUrl, ...args]);
+export const startRedisServe = (redisUrl: string, ...args: string[]): Promise<Served> =>
+  startHttpServeProcess(['--rev', V, '--redis', redisUrl, ...args]);
 
 /** A round-robin HTTP proxy: each request goes to the next live backend (a refused connection tries the next). */
 export interface Proxy {
@@ -113,34 +123,37 @@ export async function startProxy(backends: readonly string[], options: { sticky?
     tried.add(i);
     const t = targets[i];
     const headers = { ...req.headers, host: t.host };
-    const out = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers, agent: false }, (up) => {
-      served.push(i);
-      const given = up.headers['mcp-session-id'];
-      if (options.sticky && typeof given === 'string' && !homes.has(given)) homes.set(given, i);
-      open[i]++;
-      live.add(up);
-      let counted = true;
-      const done = (): void => {
-        if (!counted) return;
-        counted = false;
-        open[i]--;
-        live.delete(up);
-      };
-      res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-backend': String(i) });
-      res.flushHeaders();
-      up.on('data', (d: Buffer) => res.write(d));
-      up.on('end', () => {
-        done();
-        res.end();
-      });
-      up.on('close', () => {
-        done();
-        // a backend that died mid-stream: what it sent is delivered, then the response ends early
-        // (the client sees a stream that ended before its response, as behind a real balancer)
-        if (!res.writableEnded) res.end();
-      });
-      res.on('close', () => up.destroy());
-    });
+    const out = request(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers, agent: false },
+      (up) => {
+        served.push(i);
+        const given = up.headers['mcp-session-id'];
+        if (options.sticky && typeof given === 'string' && !homes.has(given)) homes.set(given, i);
+        open[i]++;
+        live.add(up);
+        let counted = true;
+        const done = (): void => {
+          if (!counted) return;
+          counted = false;
+          open[i]--;
+          live.delete(up);
+        };
+        res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-backend': String(i) });
+        res.flushHeaders();
+        up.on('data', (d: Buffer) => res.write(d));
+        up.on('end', () => {
+          done();
+          res.end();
+        });
+        up.on('close', () => {
+          done();
+          // a backend that died mid-stream: what it sent is delivered, then the response ends early
+          // (the client sees a stream that ended before its response, as behind a real balancer)
+          if (!res.writableEnded) res.end();
+        });
+        res.on('close', () => up.destroy());
+      },
+    );
     out.on('error', () => {
       if (res.headersSent) return void res.destroy();
       if (tried.size < targets.length && home === undefined) return forward(req, res, body, tried);
@@ -204,14 +217,23 @@ export class TestSession {
 
   /** `initialize` + `notifications/initialized`; resolves the initialize result. */
   async initialize(capabilities: Obj = {}): Promise<Obj> {
-    const ex = await this.request('initialize', { protocolVersion: V, capabilities, clientInfo: { name: 'scale-test', version: '1' } });
-    if (!ex.response || 'error' in ex.response) throw new Error(`initialize failed: ${ex.status} ${JSON.stringify(ex.response)}`);
+    const ex = await this.request('initialize', {
+      protocolVersion: V,
+      capabilities,
+      clientInfo: { name: 'scale-test', version: '1' },
+    });
+    if (!ex.response || 'error' in ex.response)
+      throw new Error(`initialize failed: ${ex.status} ${JSON.stringify(ex.response)}`);
     await this.notify('notifications/initialized');
     return ex.response.result as Obj;
   }
 
   async notify(method: string, params?: Obj): Promise<number> {
-    const r = await fetch(this.url, { method: 'POST', headers: this.headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }) });
+    const r = await fetch(this.url, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }),
+    });
     await r.arrayBuffer();
     return r.status;
   }
@@ -219,7 +241,11 @@ export class TestSession {
   /** Sends request `method` and reads its reply to the end (resuming as needed). */
   async request(method: string, params: Obj = {}): Promise<Exchange> {
     const id = this.nextId++;
-    const r = await fetch(this.url, { method: 'POST', headers: this.headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+    const r = await fetch(this.url, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    });
     const sid = r.headers.get('mcp-session-id');
     if (sid && !this.sessionId) this.sessionId = sid;
     const ex: Exchange = { status: r.status, events: [], resumed: 0, backends: [Number(r.headers.get('x-backend'))] };
@@ -251,10 +277,14 @@ export class TestSession {
       if (got) return ex;
       // the stream broke before its response: resume where it was
       for (;;) {
-        if (last === undefined || Date.now() > deadline) throw new Error(`stream of request ${id} broke and cannot be resumed (last event ${last})`);
+        if (last === undefined || Date.now() > deadline)
+          throw new Error(`stream of request ${id} broke and cannot be resumed (last event ${last})`);
         await new Promise((res) => setTimeout(res, 100));
         try {
-          const g = await fetch(this.url, { method: 'GET', headers: this.headers({ Accept: 'text/event-stream', 'Last-Event-ID': last }) });
+          const g = await fetch(this.url, {
+            method: 'GET',
+            headers: this.headers({ Accept: 'text/event-stream', 'Last-Event-ID': last }),
+          });
           if (g.status === 200) {
             body = g;
             ex.resumed++;
@@ -288,7 +318,15 @@ export class TestSession {
           }
           if (typeof m.method === 'string' && 'id' in m && this.onRequest) {
             const result = this.onRequest(m);
-            void fetch(this.url, { method: 'POST', headers: this.headers({ 'Content-Type': 'application/json' }), body: JSON.stringify({ jsonrpc: '2.0', id: m.id, ...(result ? { result } : { error: { code: -32601, message: 'not handled' } }) }) }).then((x) => {
+            void fetch(this.url, {
+              method: 'POST',
+              headers: this.headers({ 'Content-Type': 'application/json' }),
+              body: JSON.stringify({
+                jsonrpc: '2.0',
+                id: m.id,
+                ...(result ? { result } : { error: { code: -32601, message: 'not handled' } }),
+              }),
+            }).then((x) => {
               this.answers.push({ status: x.status, backend: Number(x.headers.get('x-backend')) });
               return x.arrayBuffer();
             });
@@ -303,6 +341,8 @@ export class TestSession {
 
   async close(): Promise<void> {
     if (!this.sessionId) return;
-    await fetch(this.url, { method: 'DELETE', headers: this.headers() }).then((r) => r.arrayBuffer()).catch(() => undefined);
+    await fetch(this.url, { method: 'DELETE', headers: this.headers() })
+      .then((r) => r.arrayBuffer())
+      .catch(() => undefined);
   }
 }

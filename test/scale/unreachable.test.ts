@@ -24,8 +24,13 @@ async function closedPort(): Promise<number> {
 /** `mcpgen serve --http 0 --rev <rev> --redis <url>`: its exit code and stderr. */
 const serve = (rev: string, url: string) =>
   new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    execFile(process.execPath, [bin, 'serve', '--rev', rev, '--http', '0', '--redis', url], { cwd: root, timeout: 60_000 }, (err, _out, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr })));
+    execFile(
+      process.execPath,
+      [bin, 'serve', '--rev', rev, '--http', '0', '--redis', url],
+      { cwd: root, timeout: 60_000 },
+      (err, _out, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+    ),
+  );
 
 test('serve --redis with a database Redis does not have: exit 3 naming it; a path that is no database number: exit 2', async () => {
   const redis = await startRedis();
@@ -38,7 +43,10 @@ test('serve --redis with a database Redis does not have: exit 3 naming it; a pat
       for (const path of ['/abc', '/1/2', '/-1', '?db=99', '/?db=abc', '/7?keyPrefix=zz:']) {
         const bad = await serve(rev, `${redis.url}${path}`);
         assert.is(bad.code, 2, `${path}: ${bad.stderr}`);
-        assert.match(bad.stderr, /--redis must be a redis:\/\/ or rediss:\/\/ URL, its path a database number if any, no query/);
+        assert.match(
+          bad.stderr,
+          /--redis must be a redis:\/\/ or rediss:\/\/ URL, its path a database number if any, no query/,
+        );
       }
     }
   } finally {
@@ -50,10 +58,18 @@ for (const rev of ['2025-11-25', 'draft']) {
   test(`serve --rev ${rev} --redis to a closed port: exit 3, one line, no stack`, async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
-      execFile(process.execPath, [bin, 'serve', '--rev', rev, '--http', '0', '--redis', url], { cwd: root, timeout: 60_000 }, (err, _out, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr })));
+      execFile(
+        process.execPath,
+        [bin, 'serve', '--rev', rev, '--http', '0', '--redis', url],
+        { cwd: root, timeout: 60_000 },
+        (err, _out, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+      ),
+    );
     assert.is(r.code, 3, r.stderr);
-    assert.match(r.stderr, new RegExp(`^mcpgen serve: --redis: cannot reach Redis at ${url.replace(/[.]/g, '\\.')}`, 'm'));
+    assert.match(
+      r.stderr,
+      new RegExp(`^mcpgen serve: --redis: cannot reach Redis at ${url.replace(/[.]/g, '\\.')}`, 'm'),
+    );
     assert.not.match(r.stderr, /\n\s+at /, 'a stack trace');
     assert.not.match(r.stderr, /listening on/);
   });

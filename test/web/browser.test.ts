@@ -41,11 +41,20 @@ function needSetup(): void {
 }
 
 async function setUp(): Promise<void> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/ci-toolchains.sh) or set CHROMIUM_PATH`);
-  const bundle = await build({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'silent' });
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/ci-toolchains.sh) or set CHROMIUM_PATH`);
+  const bundle = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  });
   const script = bundle.outputFiles[0].text;
   assert.not.match(script, /from\s*["']node:/, 'the browser bundle imports no node: module');
-  const html = '<!doctype html><meta charset="utf-8"><title>loading</title><script type="module" src="/page.js"></script>';
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>loading</title><script type="module" src="/page.js"></script>';
   pageServer = createServer((req, res) => {
     if (req.url === '/page.js') res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
     else if (req.url === '/') res.writeHead(200, { 'Content-Type': 'text/html' }).end(html);
@@ -62,7 +71,12 @@ async function setUp(): Promise<void> {
   const [sessions, stateless] = served;
   sessionsUrl = sessions.url;
   statelessUrl = stateless.url;
-  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, timeout: SETUP_MS, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: SETUP_MS,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
   page = await browser.newPage();
   await page.goto(`${origin}/`, { timeout: SETUP_MS });
   await page.waitForFunction(() => document.title === 'ready', { timeout: SETUP_MS });
@@ -96,7 +110,11 @@ type Seen = {
   after: string;
 };
 const runIn = (url: string, era: 'sessions' | 'stateless'): Promise<Seen> =>
-  page!.evaluate((u, e) => (globalThis as unknown as { mcpRun(u: string, e: string): Promise<Seen> }).mcpRun(u, e), url, era);
+  page!.evaluate(
+    (u, e) => (globalThis as unknown as { mcpRun(u: string, e: string): Promise<Seen> }).mcpRun(u, e),
+    url,
+    era,
+  );
 
 test('the page and the servers are on different origins (CORS is needed)', () => {
   needSetup();
@@ -110,7 +128,8 @@ test('2025-11-25 from Chromium: session, tools, progress, elicitation answered b
   assert.is(seen.protocolVersion, '2025-11-25');
   // the page read Mcp-Session-Id from the response: the header is exposed
   assert.match(seen.sessionId ?? '', /^[\x21-\x7e]+$/);
-  for (const name of ['test_simple_text', 'test_tool_with_progress', 'test_elicitation', 'slow_compute']) assert.ok(seen.tools.includes(name), name);
+  for (const name of ['test_simple_text', 'test_tool_with_progress', 'test_elicitation', 'slow_compute'])
+    assert.ok(seen.tools.includes(name), name);
   assert.is(seen.simple, 'This is a simple text response for testing.');
   assert.is(seen.progressResult, 'Progress completed');
   assert.equal(seen.progress, [0, 50, 100]);
@@ -126,7 +145,13 @@ test('2026-07-28 from Chromium: stateless, tools, progress, an input_required el
   const seen = await runIn(statelessUrl, 'stateless');
   assert.is(seen.protocolVersion, '2026-07-28');
   assert.is(seen.sessionId, null);
-  for (const name of ['test_simple_text', 'test_tool_with_progress', 'test_input_required_result_elicitation', 'slow_compute']) assert.ok(seen.tools.includes(name), name);
+  for (const name of [
+    'test_simple_text',
+    'test_tool_with_progress',
+    'test_input_required_result_elicitation',
+    'slow_compute',
+  ])
+    assert.ok(seen.tools.includes(name), name);
   assert.is(seen.simple, 'This is a simple text response for testing.');
   assert.is(seen.progressResult, 'Progress completed');
   assert.equal(seen.progress, [0, 50, 100]);
@@ -141,7 +166,15 @@ test('CORS: a preflight asking for a header the endpoint does not allow is refus
   needSetup();
   const outcome = await page!.evaluate(async (u) => {
     try {
-      const r = await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-Not-Allowed': '1' }, body: '{}' });
+      const r = await fetch(u, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'X-Not-Allowed': '1',
+        },
+        body: '{}',
+      });
       return `status ${r.status}`;
     } catch (e) {
       return (e as Error).name;
@@ -149,16 +182,34 @@ test('CORS: a preflight asking for a header the endpoint does not allow is refus
   }, sessionsUrl);
   assert.is(outcome, 'TypeError');
   // the same request without that header passes the preflight and reaches the endpoint (400: no initialize)
-  const status = await page!.evaluate(async (u) => (await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })).status, sessionsUrl);
+  const status = await page!.evaluate(
+    async (u) =>
+      (
+        await fetch(u, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        })
+      ).status,
+    sessionsUrl,
+  );
   assert.is(status, 400);
 });
 
 test('serve --cors-origin with something that is not an origin is a usage error (exit 2) naming the flag', async () => {
   const r = await new Promise<{ code: number; stderr: string }>((resolve) =>
-    execFile(process.execPath, [bin, 'serve', '--http', '0', '--cors-origin', 'https://app.example/path'], { cwd: root, timeout: 30_000 }, (e, _out, stderr) =>
-      resolve({ code: e ? Number(e.code) : 0, stderr })));
+    execFile(
+      process.execPath,
+      [bin, 'serve', '--http', '0', '--cors-origin', 'https://app.example/path'],
+      { cwd: root, timeout: 30_000 },
+      (e, _out, stderr) => resolve({ code: e ? Number(e.code) : 0, stderr }),
+    ),
+  );
   assert.is(r.code, 2);
-  assert.match(r.stderr, /--cors-origin needs an origin like https:\/\/app\.example .*got https:\/\/app\.example\/path/);
+  assert.match(
+    r.stderr,
+    /--cors-origin needs an origin like https:\/\/app\.example .*got https:\/\/app\.example\/path/,
+  );
 });
 
 test.run();

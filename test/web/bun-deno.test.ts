@@ -30,8 +30,20 @@ const running: ChildProcess[] = [];
 
 /** Starts `runtime` on the bundle; resolves with the endpoint URL it printed. */
 function start(runtime: 'bun' | 'deno'): Promise<string> {
-  const args = runtime === 'bun' ? ['run', join(dir, 'bun-host.mjs')] : ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', join(dir, 'deno-host.mjs')];
-  const proc = spawn(bin(runtime), args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DENO_DIR: join(dir, 'deno-cache'), DENO_NO_UPDATE_CHECK: '1', BUN_INSTALL_CACHE_DIR: join(dir, 'bun-cache') } });
+  const args =
+    runtime === 'bun'
+      ? ['run', join(dir, 'bun-host.mjs')]
+      : ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', join(dir, 'deno-host.mjs')];
+  const proc = spawn(bin(runtime), args, {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      DENO_DIR: join(dir, 'deno-cache'),
+      DENO_NO_UPDATE_CHECK: '1',
+      BUN_INSTALL_CACHE_DIR: join(dir, 'bun-cache'),
+    },
+  });
   running.push(proc);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -57,7 +69,9 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  await Promise.all(running.map((p) => (p.exitCode === null ? new Promise((r) => (p.once('exit', r), p.kill('SIGTERM'))) : undefined)));
+  await Promise.all(
+    running.map((p) => (p.exitCode === null ? new Promise((r) => (p.once('exit', r), p.kill('SIGTERM'))) : undefined)),
+  );
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -67,20 +81,31 @@ for (const runtime of ['bun', 'deno'] as const) {
     const ours = new Client({
       clientInfo: { name: 'ours', version: '1' },
       capabilities: { elicitation: { form: {} } },
-      handlers: { 'elicitation/create': (p: { message: string }) => ({ action: 'accept', content: p.message === 'Your name?' ? { name: runtime } : { mood: 'fast' } }) } as never,
+      handlers: {
+        'elicitation/create': (p: { message: string }) => ({
+          action: 'accept',
+          content: p.message === 'Your name?' ? { name: runtime } : { mood: 'fast' },
+        }),
+      } as never,
     });
     const info = await ours.connect(new StatelessHttpClientTransport({ url }));
     assert.is(info.protocolVersion, '2026-07-28');
     assert.equal((await ours.listTools({})).tools.map((t) => t.name).sort(), ['add', 'add_tool', 'count', 'greet']);
     assert.equal((await ours.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).structuredContent, { sum: 3 });
     const progress: number[] = [];
-    await ours.callTool({ name: 'count', arguments: { to: 3 } }, { onProgress: (p: { progress: number }) => progress.push(p.progress) });
+    await ours.callTool(
+      { name: 'count', arguments: { to: 3 } },
+      { onProgress: (p: { progress: number }) => progress.push(p.progress) },
+    );
     assert.equal(progress, [1, 2, 3]);
     const greeting = await ours.callTool({ name: 'greet', arguments: {} });
     assert.is((greeting.content[0] as { text: string }).text, `Hello ${runtime}, glad you are fast!`);
     await ours.close();
 
-    const sdk = new Sdk2Client({ name: 'sdk2-client', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const sdk = new Sdk2Client(
+      { name: 'sdk2-client', version: '2.4.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await sdk.connect(new StreamableHTTPClientTransport(new URL(url)));
     assert.equal((await sdk.listTools()).tools.map((t) => t.name).sort(), ['add', 'add_tool', 'count', 'greet']);
     const r = await sdk.callTool({ name: 'add', arguments: { a: 20, b: 22 } });

@@ -15,14 +15,24 @@ import { ROOT } from '../generator/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpgen-conditions-'));
 
-async function bundle(code: string, options: { platform: 'browser' | 'node' | 'neutral'; conditions?: readonly string[] }): Promise<{ inputs: string[]; text: string }> {
+async function bundle(
+  code: string,
+  options: { platform: 'browser' | 'node' | 'neutral'; conditions?: readonly string[] },
+): Promise<{ inputs: string[]; text: string }> {
   const entry = join(dir, `entry-${Math.random().toString(36).slice(2)}.ts`);
   writeFileSync(entry, code);
   const r = await build({
-    entryPoints: [entry], bundle: true, write: false, format: 'esm', logLevel: 'silent', metafile: true,
-    platform: options.platform, ...(options.conditions ? { conditions: [...options.conditions] } : {}),
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    logLevel: 'silent',
+    metafile: true,
+    platform: options.platform,
+    ...(options.conditions ? { conditions: [...options.conditions] } : {}),
     // resolve the workspace package the way an app in this checkout does
-    nodePaths: [join(ROOT, 'node_modules')], absWorkingDir: ROOT,
+    nodePaths: [join(ROOT, 'node_modules')],
+    absWorkingDir: ROOT,
   });
   return { inputs: Object.keys((r.metafile as Metafile).inputs), text: r.outputFiles[0].text };
 }
@@ -34,13 +44,21 @@ import { createStatelessHttpHandler } from '@mcpgen/runtime';
 console.log(HttpClientTransport.name, StatelessHttpClientTransport.name, typeof createStatelessHttpHandler);
 `;
 
-for (const [name, options] of [['browser', { platform: 'browser' }], ['workerd', { platform: 'neutral', conditions: ['workerd', 'worker'] }]] as const) {
+for (const [name, options] of [
+  ['browser', { platform: 'browser' }],
+  ['workerd', { platform: 'neutral', conditions: ['workerd', 'worker'] }],
+] as const) {
   test(`${name}: @mcpgen/runtime, …/http and …/http/stateless are the fetch forms; no node: import`, async () => {
     const { inputs, text } = await bundle(CLIENTS, options);
     assert.ok(inputs.includes('runtime/transport/http/session/fetch-client.ts'), inputs.join('\n'));
     assert.ok(inputs.includes('runtime/transport/http/stateless/fetch-client.ts'));
     assert.ok(inputs.includes('runtime/web.ts'));
-    for (const node of ['runtime/transport/http/session/node-client.ts', 'runtime/transport/http/io/node-request.ts', 'runtime/index.ts', 'runtime/transport/stdio.ts']) {
+    for (const node of [
+      'runtime/transport/http/session/node-client.ts',
+      'runtime/transport/http/io/node-request.ts',
+      'runtime/index.ts',
+      'runtime/transport/stdio.ts',
+    ]) {
       assert.not.ok(inputs.includes(node), `${node} is in the ${name} bundle`);
     }
     assert.not.match(text, /from\s*["']node:/);
@@ -48,7 +66,10 @@ for (const [name, options] of [['browser', { platform: 'browser' }], ['workerd',
 
   test(`${name}: the node-only subpaths do not resolve`, async () => {
     for (const subpath of ['stdio', 'http/legacy-sse']) {
-      const failed = await bundle(`import * as m from '@mcpgen/runtime/${subpath}'; console.log(m);`, options).then(() => undefined, (e: Error) => e.message);
+      const failed = await bundle(`import * as m from '@mcpgen/runtime/${subpath}'; console.log(m);`, options).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
       assert.ok(failed, `@mcpgen/runtime/${subpath} resolved for ${name}`);
       assert.match(failed, /Could not resolve|not exported|is not exported|null/i);
     }

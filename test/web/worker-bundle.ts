@@ -10,5 +10,14 @@ let worker: Promise<string> | undefined;
 
 /** The worker example as one ES module (minified), or a rejection naming esbuild's errors. */
 export function workerBundle(): Promise<string> {
-  return (worker ??= build({ entryPoints: [workerEntry], bundle: true, platform: 'browser', conditions: ['workerd', 'worker', 'browser'], format: 'esm', minify: true, write: false, logLevel: 'silent' }).then((r) => r.outputFiles[0].text));
+  return (worker ??= build({
+    entryPoints: [workerEntry],
+    bundle: true,
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    format: 'esm',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+  }).then((r) => r.outputFiles[0].text));
 }

@@ -22,7 +22,17 @@ const answers: Record<string, unknown> = { 'Your name?': { name: 'Ada' } };
 test.before(async () => {
   const script = await workerBundle();
   assert.not.match(script, /from\s*["']node:/, 'the worker bundle imports no node: module');
-  mf = new Miniflare({ modules: true, script, compatibilityDate: '2025-09-01', host: '127.0.0.1', port: 0, bindings: { MCP_REQUEST_STATE_SECRET: 'a worker secret of at least 32 bytes, shared', MCP_CORS_ORIGINS: 'https://app.example' } });
+  mf = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: '2025-09-01',
+    host: '127.0.0.1',
+    port: 0,
+    bindings: {
+      MCP_REQUEST_STATE_SECRET: 'a worker secret of at least 32 bytes, shared',
+      MCP_CORS_ORIGINS: 'https://app.example',
+    },
+  });
   url = new URL('/mcp', await mf.ready).href;
   client = new Client({
     clientInfo: { name: 'node-client', version: '1.0.0' },
@@ -64,11 +74,19 @@ test('tools: listed, called with structured output; bad arguments refused by the
   assert.match(String(refused), /c: is not allowed/);
 });
 
-test('progress: notifications on the POST\'s SSE response, in order', async () => {
+test("progress: notifications on the POST's SSE response, in order", async () => {
   const seen: Array<[number, number | undefined]> = [];
-  const r = await client!.callTool({ name: 'count', arguments: { to: 4 } }, { onProgress: (p: { progress: number; total?: number }) => seen.push([p.progress, p.total]) });
+  const r = await client!.callTool(
+    { name: 'count', arguments: { to: 4 } },
+    { onProgress: (p: { progress: number; total?: number }) => seen.push([p.progress, p.total]) },
+  );
   assert.equal((r.content[0] as { text: string }).text, 'counted to 4');
-  assert.equal(seen, [[1, 4], [2, 4], [3, 4], [4, 4]]);
+  assert.equal(seen, [
+    [1, 4],
+    [2, 4],
+    [3, 4],
+    [4, 4],
+  ]);
 });
 
 test('input_required: two rounds, the second carrying the requestState sealed in workerd', async () => {
@@ -79,8 +97,27 @@ test('input_required: two rounds, the second carrying the requestState sealed in
 test('input_required: a tampered requestState is refused with -32602', async () => {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'greet' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'greet', arguments: {}, requestState: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'greet',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name: 'greet',
+        arguments: {},
+        requestState: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
   });
   const body = (await res.json()) as { error?: { code: number } };
   assert.is(body.error?.code, -32602);
@@ -99,13 +136,38 @@ test('listen: a tool registered in the worker reaches the open listen stream', a
 });
 
 test('CORS on the fetch path: preflight answered, headers exposed to the allowed origin, another origin refused', async () => {
-  const pre = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region' } });
+  const pre = await fetch(url, {
+    method: 'OPTIONS',
+    headers: {
+      Origin: 'https://app.example',
+      'Access-Control-Request-Method': 'POST',
+      'Access-Control-Request-Headers': 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
+    },
+  });
   assert.is(pre.status, 204);
   assert.is(pre.headers.get('access-control-allow-origin'), 'https://app.example');
-  assert.is(pre.headers.get('access-control-allow-headers'), 'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region');
+  assert.is(
+    pre.headers.get('access-control-allow-headers'),
+    'content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
+  );
   assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
-  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'server/discover',
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+  const headers = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': '2026-07-28',
+    'Mcp-Method': 'server/discover',
+  };
   const ok = await fetch(url, { method: 'POST', headers: { ...headers, Origin: 'https://app.example' }, body });
   assert.is(ok.status, 200);
   assert.is(ok.headers.get('access-control-allow-origin'), 'https://app.example');

@@ -254,7 +254,9 @@ function factorUnion(cases: unknown[], owner: string, unions: Context['unions'])
   for (const union of unions) {
     if (union.name === owner) continue;
     const present = new Set(
-      out.map((c) => (isObject(c) && Object.keys(c).length === 1 ? refTarget(c) : undefined)).filter((x) => x !== undefined),
+      out
+        .map((c) => (isObject(c) && Object.keys(c).length === 1 ? refTarget(c) : undefined))
+        .filter((x) => x !== undefined),
     );
     if (!union.members.every((m) => present.has(m))) continue;
     const members = new Set(union.members);
@@ -309,7 +311,11 @@ function mergeAllOf(schema: Schema, defs: Definitions, seen: ReadonlySet<string>
     let resolved: Schema = part;
     const target = refTarget(part);
     if (target !== undefined) {
-      if (seen.has(target) || !(target in defs) || Object.keys(part).some((k) => k !== '$ref' && !(ANNOTATIONS as readonly string[]).includes(k))) {
+      if (
+        seen.has(target) ||
+        !(target in defs) ||
+        Object.keys(part).some((k) => k !== '$ref' && !(ANNOTATIONS as readonly string[]).includes(k))
+      ) {
         return undefined;
       }
       resolved = defs[target];
@@ -324,7 +330,12 @@ function mergeAllOf(schema: Schema, defs: Definitions, seen: ReadonlySet<string>
       resolved = inner;
     }
     if (isAnnotationOnly(resolved)) continue;
-    if (!isObjectSchema(resolved) || resolved.anyOf !== undefined || resolved.oneOf !== undefined || resolved.$ref !== undefined) {
+    if (
+      !isObjectSchema(resolved) ||
+      resolved.anyOf !== undefined ||
+      resolved.oneOf !== undefined ||
+      resolved.$ref !== undefined
+    ) {
       return undefined;
     }
     objects.push(resolved);
@@ -373,14 +384,20 @@ function rewrite(schema: Schema, title: string, ctx: Context, top: boolean): Sch
   const out: Schema = {};
   for (const key of Object.keys(node)) {
     const value = node[key];
-    if ((key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') && isObject(value)) {
+    if (
+      (key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') &&
+      isObject(value)
+    ) {
       const map: Schema = {};
       for (const name of Object.keys(value)) {
         const child = value[name];
         map[name] = isObject(child) ? rewrite(child, title + titleSegment([key, name]), ctx, false) : child;
       }
       out[key] = map;
-    } else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') && Array.isArray(value)) {
+    } else if (
+      (key === 'anyOf' || key === 'oneOf' || key === 'allOf' || key === 'prefixItems') &&
+      Array.isArray(value)
+    ) {
       const cases = key === 'anyOf' || key === 'oneOf' ? factorUnion(value, ctx.owner, ctx.unions) : value;
       out[key] = cases.map((child, i) =>
         isObject(child) ? rewrite(child, title + titleSegment([key, String(i)]), ctx, false) : child,

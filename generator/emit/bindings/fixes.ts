@@ -58,8 +58,11 @@ export const cppJsonMemberGuards: Fix = {
       (_all, head: string, type: string, body: string) => {
         const members = untyped.get(type);
         if (members === undefined) return head + body;
-        return head + body.replace(/if \(x\.(\w+)\) \{/g, (guard, member: string) =>
-          members.has(member) ? `if (!x.${member}.is_null()) {` : guard,
+        return (
+          head +
+          body.replace(/if \(x\.(\w+)\) \{/g, (guard, member: string) =>
+            members.has(member) ? `if (!x.${member}.is_null()) {` : guard,
+          )
         );
       },
     );
@@ -96,7 +99,10 @@ export const javaOmitNullFields: Fix = {
         /^( +)ObjectMapper mapper = new ObjectMapper\(\);$/gm,
         '$1ObjectMapper mapper = new ObjectMapper();\n$1mapper.setDefaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.ALWAYS));',
       );
-      return out.replace(/^(import com\.fasterxml\.jackson\.databind\.\*;)$/m, 'import com.fasterxml.jackson.annotation.JsonInclude;\n$1');
+      return out.replace(
+        /^(import com\.fasterxml\.jackson\.databind\.\*;)$/m,
+        'import com.fasterxml.jackson.annotation.JsonInclude;\n$1',
+      );
     }
     const type = /^public class (\w+)\b/m.exec(text);
     const keep = type ? requiredAnyByOwner(context).get(nameKey(type[1])) : undefined;
@@ -151,7 +157,11 @@ export const csharpOmitNullObjects: Fix = {
         const type = /^\s*public (?:partial )?class (\w+)\b/.exec(line);
         if (type) current = keep.get(nameKey(type[1]));
         const property = /^(\s*)\[JsonProperty\(("((?:[^"\\]|\\.)*)")\)\]$/.exec(line);
-        if (property && /^\s*public object \w+ \{ get; set; \}$/.test(lines[i + 1] ?? '') && !current?.has(property[3])) {
+        if (
+          property &&
+          /^\s*public object \w+ \{ get; set; \}$/.test(lines[i + 1] ?? '') &&
+          !current?.has(property[3])
+        ) {
           return `${property[1]}[JsonProperty(${property[2]}, NullValueHandling = NullValueHandling.Ignore)]`;
         }
         return line;

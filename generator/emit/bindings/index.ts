@@ -49,7 +49,11 @@ export async function emitTargets(
   const rest = ids.filter((id) => !isOwnLanguage(id));
   if (rest.length) {
     const types = Object.fromEntries(Object.values(model.types).map((t) => [t.name, t.schema]));
-    for (const [path, text] of await emitBindings({ revision: model.revision, types, header }, { languages: rest, onLanguage })) files.set(path, text);
+    for (const [path, text] of await emitBindings(
+      { revision: model.revision, types, header },
+      { languages: rest, onLanguage },
+    ))
+      files.set(path, text);
   }
   return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
 }
@@ -123,7 +127,8 @@ function definitionsOf(types: BindingsInput['types']): Definitions {
   for (const name of Object.keys(types)) {
     const entry = (types as Record<string, unknown>)[name] as Record<string, unknown>;
     const keys = Object.keys(entry);
-    const wrapped = keys.length === 1 && keys[0] === 'schema' && typeof entry.schema === 'object' && entry.schema !== null;
+    const wrapped =
+      keys.length === 1 && keys[0] === 'schema' && typeof entry.schema === 'object' && entry.schema !== null;
     out[name] = (wrapped ? entry.schema : entry) as Record<string, unknown>;
   }
   return out;

@@ -21,7 +21,8 @@ export interface OwnLanguage {
 
 export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>> = {
   python: {
-    output: 'package mcp_types_<rev> (pyproject.toml): dataclasses with Literal discriminants, Union aliases, validating decoders raising DecodeError(path), method maps, error codes, versions; standard library only, Python 3.11+; typed: mypy-clean (--strict)',
+    output:
+      'package mcp_types_<rev> (pyproject.toml): dataclasses with Literal discriminants, Union aliases, validating decoders raising DecodeError(path), method maps, error codes, versions; standard library only, Python 3.11+; typed: mypy-clean (--strict)',
     test: {
       kind: 'round-trip',
       aptPackages: ['python3', 'mypy'],
@@ -30,7 +31,8 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
     emit: emitPython,
   },
   go: {
-    output: 'module per revision (go.mod, package mcp<rev>): structs with MarshalJSON/UnmarshalJSON, unions as interfaces with tag dispatch and exhaustive Match<Union> visitors, *DecodeError{Path, Message}, method maps, error codes, versions; standard library only, Go 1.19+',
+    output:
+      'module per revision (go.mod, package mcp<rev>): structs with MarshalJSON/UnmarshalJSON, unions as interfaces with tag dispatch and exhaustive Match<Union> visitors, *DecodeError{Path, Message}, method maps, error codes, versions; standard library only, Go 1.19+',
     test: {
       kind: 'round-trip',
       aptPackages: ['golang-go'],
@@ -39,11 +41,12 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
     emit: emitGo,
   },
   rust: {
-    output: 'crate per revision (Cargo.toml, mcp_types_<rev>): structs and enums with Serialize/Deserialize, tag dispatch, decode::<T> with DecodeError { path, message }, method maps, error codes, versions; depends on serde and serde_json only',
+    output:
+      'crate per revision (Cargo.toml, mcp_types_<rev>): structs and enums with Serialize/Deserialize, tag dispatch, decode::<T> with DecodeError { path, message }, method maps, error codes, versions; depends on serde and serde_json only',
     test: {
       kind: 'round-trip',
       aptPackages: ['cargo', 'librust-serde-dev', 'librust-serde-json-dev'],
-      why: 'built offline by cargo against Debian\'s serde crates: examples round-trip, schema-derived mutations refused at their path, match without wildcard (a missing variant does not compile), stdio client against serve (2025-11-25 and draft)',
+      why: "built offline by cargo against Debian's serde crates: examples round-trip, schema-derived mutations refused at their path, match without wildcard (a missing variant does not compile), stdio client against serve (2025-11-25 and draft)",
     },
     emit: emitRust,
   },

@@ -103,7 +103,10 @@ function ownTopLevelNames(language: TargetLanguage): TargetLanguage {
   type MakeRenderer = (this: TargetLanguage, ...args: unknown[]) => Renderer;
   const original = (language as unknown as { makeRenderer: MakeRenderer }).makeRenderer;
   const copy = Object.create(language) as TargetLanguage;
-  (copy as unknown as { makeRenderer: MakeRenderer }).makeRenderer = function makeRenderer(this: TargetLanguage, ...args: unknown[]): Renderer {
+  (copy as unknown as { makeRenderer: MakeRenderer }).makeRenderer = function makeRenderer(
+    this: TargetLanguage,
+    ...args: unknown[]
+  ): Renderer {
     const renderer = original.apply(this, args);
     renderer.namedTypeToNameForTopLevel = (t) => (isDeclaredType(t) ? t : undefined);
     return renderer;
@@ -138,7 +141,9 @@ export async function renderWithQuicktype(request: RenderRequest): Promise<Map<s
   const result = await quicktypeMultiFile({
     inputData,
     outputFilename: request.outputFilename,
-    lang: request.ownTopLevelNames ? ownTopLevelNames(getTargetLanguage(request.lang as never)) : (request.lang as never),
+    lang: request.ownTopLevelNames
+      ? ownTopLevelNames(getTargetLanguage(request.lang as never))
+      : (request.lang as never),
     rendererOptions: request.rendererOptions,
     leadingComments: [],
     alphabetizeProperties: true,

@@ -50,7 +50,10 @@ export interface StructDecl {
  * variant (`type`, `method`, …), by the JSON-RPC message kind (which members are present), or
  * not at all (the first variant that decodes).
  */
-export type Tag = { kind: 'const'; member: string; values: string[] } | { kind: 'jsonrpc'; kinds: JsonRpcKind[] } | { kind: 'none' };
+export type Tag =
+  | { kind: 'const'; member: string; values: string[] }
+  | { kind: 'jsonrpc'; kinds: JsonRpcKind[] }
+  | { kind: 'none' };
 export type JsonRpcKind = 'request' | 'notification' | 'result' | 'error';
 
 export interface UnionDecl {
@@ -99,7 +102,11 @@ export function snake(s: string): string {
 }
 
 /** Names unique within one scope: a taken name gets `2`, `3`, … (or `_` for reserved words). */
-export function uniqueNames(names: string[], reserved: ReadonlySet<string>, avoid: ReadonlySet<string> = new Set()): string[] {
+export function uniqueNames(
+  names: string[],
+  reserved: ReadonlySet<string>,
+  avoid: ReadonlySet<string> = new Set(),
+): string[] {
   const taken = new Set<string>(avoid);
   return names.map((n) => {
     let name = reserved.has(n) ? `${n}_` : n;
@@ -114,7 +121,12 @@ export function uniqueNames(names: string[], reserved: ReadonlySet<string>, avoi
  * `@see <rev> #/$defs/<Name>` and `@deprecated` where the spec says so. Language renderers
  * only add their comment markers (and escape their comment terminator).
  */
-export function docLines(model: ProtocolModel, name: string, description: string | undefined, defName?: string): string[] {
+export function docLines(
+  model: ProtocolModel,
+  name: string,
+  description: string | undefined,
+  defName?: string,
+): string[] {
   const lines = description ? description.replace(/\r\n?/g, '\n').trimEnd().split('\n') : [];
   const def = defName ?? name;
   const out = [...lines];
@@ -122,7 +134,8 @@ export function docLines(model: ProtocolModel, name: string, description: string
     if (out.length) out.push('');
     out.push(`@see ${model.revision} #/$defs/${def}`);
     const dep = model.types[def].deprecated;
-    if (dep !== undefined) out.push(...(dep ? `@deprecated ${dep}` : '@deprecated').replace(/\r\n?/g, '\n').split('\n'));
+    if (dep !== undefined)
+      out.push(...(dep ? `@deprecated ${dep}` : '@deprecated').replace(/\r\n?/g, '\n').split('\n'));
   }
   return out;
 }
@@ -145,7 +158,10 @@ export function buildShape(model: ProtocolModel): Shape {
   };
 
   /** A schema's object members, with `allOf` parts merged (later parts win). */
-  const objectParts = (s: JsonSchema, seen: Set<string> = new Set()): { props: Record<string, JsonSchema>; required: Set<string>; extra: unknown } => {
+  const objectParts = (
+    s: JsonSchema,
+    seen: Set<string> = new Set(),
+  ): { props: Record<string, JsonSchema>; required: Set<string>; extra: unknown } => {
     const props: Record<string, JsonSchema> = {};
     const required = new Set<string>();
     let extra: unknown = s.additionalProperties;
@@ -171,7 +187,9 @@ export function buildShape(model: ProtocolModel): Shape {
   };
 
   const isStructSchema = (s: JsonSchema): boolean =>
-    Array.isArray(s.allOf) || (isObj(s.properties) && Object.keys(s.properties).length > 0) || (s.type === 'object' && Array.isArray(s.required));
+    Array.isArray(s.allOf) ||
+    (isObj(s.properties) && Object.keys(s.properties).length > 0) ||
+    (s.type === 'object' && Array.isArray(s.required));
 
   /** The type of a schema; inline objects and unions get a declaration named `hint`. */
   const tyOf = (s: JsonSchema, hint: string): Ty => {
@@ -236,7 +254,8 @@ export function buildShape(model: ProtocolModel): Shape {
         if (has('error')) return 'error';
         return undefined;
       });
-      if (kinds.every((k) => k !== undefined) && new Set(kinds).size === kinds.length) return { kind: 'jsonrpc', kinds: kinds as JsonRpcKind[] };
+      if (kinds.every((k) => k !== undefined) && new Set(kinds).size === kinds.length)
+        return { kind: 'jsonrpc', kinds: kinds as JsonRpcKind[] };
     }
     const candidates = new Set(ss[0].fields.map((f) => f.json));
     const order = ['type', 'method', 'resultType', 'kind', 'mode'];
@@ -250,7 +269,8 @@ export function buildShape(model: ProtocolModel): Shape {
         const f = s.fields.find((x) => x.json === m);
         return f && f.required && f.ty.k === 'const' && typeof f.ty.value === 'string' ? f.ty.value : undefined;
       });
-      if (values.every((v) => v !== undefined) && new Set(values).size === values.length) return { kind: 'const', member: m, values: values as string[] };
+      if (values.every((v) => v !== undefined) && new Set(values).size === values.length)
+        return { kind: 'const', member: m, values: values as string[] };
     }
     void name;
     return { kind: 'none' };
@@ -273,10 +293,16 @@ export function buildShape(model: ProtocolModel): Shape {
         .sort(byCodeUnit)
         .map((json) => {
           const p = props[json];
-          const d = typeof p.description === 'string' ? p.description.replace(/\r\n?/g, '\n').trimEnd().split('\n') : [];
+          const d =
+            typeof p.description === 'string' ? p.description.replace(/\r\n?/g, '\n').trimEnd().split('\n') : [];
           return { json, ty: tyOf(p, `${name}${pascal(json)}`), required: required.has(json), doc: d };
         });
-      const ex: Ty | 'refuse' = extra === false ? 'refuse' : isObj(extra) && Object.keys(extra).length > 0 ? tyOf(extra, `${name}Value`) : { k: 'any' };
+      const ex: Ty | 'refuse' =
+        extra === false
+          ? 'refuse'
+          : isObj(extra) && Object.keys(extra).length > 0
+            ? tyOf(extra, `${name}Value`)
+            : { k: 'any' };
       decls.set(name, { kind: 'struct', name, fields, extra: ex, doc });
       return;
     }
@@ -306,8 +332,12 @@ export function resolveAlias(shape: Shape, t: Ty): Ty {
 
 /** Request and notification tables of a revision, sorted by method. */
 export function methodTables(model: ProtocolModel) {
-  const requests = [...model.requests].sort((a, b) => byCodeUnit(a.method, b.method) || byCodeUnit(a.direction, b.direction));
-  const notifications = [...model.notifications].sort((a, b) => byCodeUnit(a.method, b.method) || byCodeUnit(a.direction, b.direction));
+  const requests = [...model.requests].sort(
+    (a, b) => byCodeUnit(a.method, b.method) || byCodeUnit(a.direction, b.direction),
+  );
+  const notifications = [...model.notifications].sort(
+    (a, b) => byCodeUnit(a.method, b.method) || byCodeUnit(a.direction, b.direction),
+  );
   return { requests, notifications };
 }
 

@@ -62,7 +62,12 @@ class HandshakeClient implements ClientLifecycle {
   }
 
   notificationMethods(handled: readonly string[]): string[] {
-    return [...new Set([...handled, ...(ownValue(this.host.table.notifications.serverToClient, TOOLS_CHANGED) ? [TOOLS_CHANGED] : [])])];
+    return [
+      ...new Set([
+        ...handled,
+        ...(ownValue(this.host.table.notifications.serverToClient, TOOLS_CHANGED) ? [TOOLS_CHANGED] : []),
+      ]),
+    ];
   }
 
   connect(transport: Transport, options: ConnectOptions): Promise<ServerDescription> {
@@ -70,7 +75,9 @@ class HandshakeClient implements ClientLifecycle {
     if ('onSessionExpired' in http) {
       const hook = http.onSessionExpired;
       http.onSessionExpired = async (info) => {
-        const again = (this.#reinit ??= this.#handshake(http, {}).then(() => undefined).finally(() => (this.#reinit = undefined)));
+        const again = (this.#reinit ??= this.#handshake(http, {})
+          .then(() => undefined)
+          .finally(() => (this.#reinit = undefined)));
         await again;
         await hook?.(info);
       };
@@ -84,7 +91,8 @@ class HandshakeClient implements ClientLifecycle {
     const o = host.options;
     const peer = host.peer;
     // the requested table, or the handshake table a dual-era probe fell back to
-    const requested = (host.requestedTable.lifecycle === 'handshake' ? host.requestedTable : host.table).protocolVersion;
+    const requested = (host.requestedTable.lifecycle === 'handshake' ? host.requestedTable : host.table)
+      .protocolVersion;
     const result = await peer.request<Record<string, unknown>>(
       'initialize',
       { protocolVersion: requested, capabilities: o.capabilities ?? {}, clientInfo: o.clientInfo },
@@ -95,7 +103,11 @@ class HandshakeClient implements ClientLifecycle {
     const match = tables.find((t) => t.protocolVersion === answered && t.lifecycle === 'handshake');
     if (!match) {
       await peer.close();
-      throw new UnsupportedVersionError(requested, answered, tables.map((t) => t.protocolVersion));
+      throw new UnsupportedVersionError(
+        requested,
+        answered,
+        tables.map((t) => t.protocolVersion),
+      );
     }
     host.setTable(match);
     const server: ServerDescription = {
@@ -112,16 +124,28 @@ class HandshakeClient implements ClientLifecycle {
     return server;
   }
 
-  extensionRequest(method: string, params: Params | undefined, options: Parameters<ClientLifecycle['request']>[3]): Promise<Record<string, unknown>> {
+  extensionRequest(
+    method: string,
+    params: Params | undefined,
+    options: Parameters<ClientLifecycle['request']>[3],
+  ): Promise<Record<string, unknown>> {
     return this.host.peer.request<Record<string, unknown>>(method, params, options);
   }
 
-  request(method: string, _entry: unknown, params: Params | undefined, options: Parameters<ClientLifecycle['request']>[3]): Promise<Record<string, unknown>> {
+  request(
+    method: string,
+    _entry: unknown,
+    params: Params | undefined,
+    options: Parameters<ClientLifecycle['request']>[3],
+  ): Promise<Record<string, unknown>> {
     return this.host.peer.request(method, params ?? {}, options);
   }
 
   listen(): never {
-    throw new RpcError(ErrorCode.MethodNotFound, `subscriptions/listen is not a method of protocol version ${this.host.table.protocolVersion}`);
+    throw new RpcError(
+      ErrorCode.MethodNotFound,
+      `subscriptions/listen is not a method of protocol version ${this.host.table.protocolVersion}`,
+    );
   }
 }
 
@@ -150,7 +174,10 @@ const onSetLevel: RequestHandler = (params: Params, ctx) => {
 // The handler tables: a session's handlers plus the lifecycle ones (`initialize` always;
 // `logging/setLevel` when `logging` is declared and not handled), built once per table object
 // and shared by every session given it.
-const requestTables = [new WeakMap<object, Record<string, RequestHandler>>(), new WeakMap<object, Record<string, RequestHandler>>()];
+const requestTables = [
+  new WeakMap<object, Record<string, RequestHandler>>(),
+  new WeakMap<object, Record<string, RequestHandler>>(),
+];
 const notificationTables = new WeakMap<object, Record<string, NotificationHandler>>();
 const none: Record<string, never> = /* @__PURE__ */ Object.freeze({});
 
@@ -198,7 +225,10 @@ class HandshakeServer implements ServerLifecycle {
 
   handlers() {
     const o = this.host.options;
-    return { requests: requestTable(o.handlers, hasCapability(o.capabilities ?? {}, ['logging'])), notifications: notificationTable(o.notificationHandlers) };
+    return {
+      requests: requestTable(o.handlers, hasCapability(o.capabilities ?? {}, ['logging'])),
+      notifications: notificationTable(o.notificationHandlers),
+    };
   }
 
   attach(peer: ServerHost['peer']): void {
@@ -218,7 +248,11 @@ class HandshakeServer implements ServerLifecycle {
     const { host } = this;
     const peer = host.peer;
     // one handshake per session: a repeated initialize would renegotiate mid-session (basic/lifecycle)
-    if (this.client) throw new RpcError(ErrorCode.InvalidRequest, `initialize: the session is already initialized (protocol version ${this.client.protocolVersion})`);
+    if (this.client)
+      throw new RpcError(
+        ErrorCode.InvalidRequest,
+        `initialize: the session is already initialized (protocol version ${this.client.protocolVersion})`,
+      );
     const requested = params.protocolVersion;
     const tables = [host.ownTable, ...(host.options.fallbackTables ?? [])].filter((t) => t.lifecycle === 'handshake');
     const table = tables.find((t) => t.protocolVersion === requested) ?? tables[0];
@@ -244,8 +278,16 @@ class HandshakeServer implements ServerLifecycle {
     return result;
   }
 
-  adoptHandshake(record: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Record<string, unknown> }): void {
-    this.initialize({ protocolVersion: record.protocolVersion, capabilities: record.capabilities, clientInfo: record.clientInfo });
+  adoptHandshake(record: {
+    protocolVersion: string;
+    capabilities: Record<string, unknown>;
+    clientInfo?: Record<string, unknown>;
+  }): void {
+    this.initialize({
+      protocolVersion: record.protocolVersion,
+      capabilities: record.capabilities,
+      clientInfo: record.clientInfo,
+    });
     this.initialized = true;
   }
 

@@ -28,12 +28,25 @@ import type { Params } from '../../jsonrpc/message.js';
 import { ownValue } from '../../jsonrpc/own.js';
 import type { NotificationHandler, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
 import { hasCapability } from '../../engine/peer.js';
-import { LOG_LEVEL_META, type LogLevel, type LogLevelOrder, isLogLevel, logLevelOrderOf } from '../../engine/context.js';
+import {
+  LOG_LEVEL_META,
+  type LogLevel,
+  type LogLevelOrder,
+  isLogLevel,
+  logLevelOrderOf,
+} from '../../engine/context.js';
 import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../../protocol/table.js';
 import { type InputHandler, checkInputRequired, clientCapabilitiesOf, runInputRounds } from '../../stateless/mrtr.js';
 import { ResultCache, applyCacheHints } from '../../stateless/cache.js';
 import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../tasks/extension-wire.js';
-import { LISTEN_NOTIFICATIONS, type ListenOptions, type Subscription, type SubscriptionFilter, SubscriptionHub, SubscriptionRouter } from '../../stateless/subscriptions.js';
+import {
+  LISTEN_NOTIFICATIONS,
+  type ListenOptions,
+  type Subscription,
+  type SubscriptionFilter,
+  SubscriptionHub,
+  SubscriptionRouter,
+} from '../../stateless/subscriptions.js';
 import {
   type ClientHost,
   type ClientLifecycle,
@@ -47,7 +60,11 @@ import {
 } from './strategy.js';
 
 /** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
-const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability]);
+const MODERN_ERRORS = new Set<number>([
+  ErrorCode.UnsupportedProtocolVersion,
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+]);
 
 /**
  * The client side of the stateless lifecycle (see the module doc). Gives the session its result
@@ -55,7 +72,8 @@ const MODERN_ERRORS = new Set<number>([ErrorCode.UnsupportedProtocolVersion, Err
  */
 export function statelessClient(host: ClientHost): ClientLifecycle {
   const o = host.options;
-  if (!host.subscriptions) host.setStateless(o.cache === false ? undefined : new ResultCache(o.cache), new SubscriptionRouter(o.logger));
+  if (!host.subscriptions)
+    host.setStateless(o.cache === false ? undefined : new ResultCache(o.cache), new SubscriptionRouter(o.logger));
   return new StatelessClient(host);
 }
 
@@ -80,7 +98,9 @@ class StatelessClient implements ClientLifecycle {
     const server: ServerDescription = {
       protocolVersion: host.table.protocolVersion,
       capabilities: (result.capabilities as Record<string, unknown>) ?? {},
-      serverInfo: (result.serverInfo ?? (result._meta as Params | undefined)?.[`${META}serverInfo`]) as Implementation | undefined,
+      serverInfo: (result.serverInfo ?? (result._meta as Params | undefined)?.[`${META}serverInfo`]) as
+        | Implementation
+        | undefined,
       instructions: result.instructions as string | undefined,
       result,
     };
@@ -96,10 +116,17 @@ class StatelessClient implements ClientLifecycle {
     const { host } = this;
     const legacy = (host.options.fallbackTables ?? []).find((t) => t.lifecycle === 'handshake');
     try {
-      return await this.#send('server/discover', {}, legacy ? { timeout: host.options.timeout ?? 10_000, ...options } : options);
+      return await this.#send(
+        'server/discover',
+        {},
+        legacy ? { timeout: host.options.timeout ?? 10_000, ...options } : options,
+      );
     } catch (e) {
       if (!legacy || options.signal?.aborted || (e instanceof RpcError && MODERN_ERRORS.has(e.code))) throw e;
-      host.options.logger?.debug?.('server/discover failed: falling back to initialize', { error: (e as Error).message, protocolVersion: legacy.protocolVersion });
+      host.options.logger?.debug?.('server/discover failed: falling back to initialize', {
+        error: (e as Error).message,
+        protocolVersion: legacy.protocolVersion,
+      });
       host.setTable(legacy);
       return undefined;
     }
@@ -136,19 +163,32 @@ class StatelessClient implements ClientLifecycle {
   #fallback(supported: unknown): boolean {
     if (!Array.isArray(supported)) return false;
     const { host } = this;
-    const t = [host.requestedTable, ...(host.options.fallbackTables ?? [])]
-      .find((x: ProtocolTable) => x.lifecycle === 'stateless' && x.protocolVersion !== host.table.protocolVersion && supported.includes(x.protocolVersion));
+    const t = [host.requestedTable, ...(host.options.fallbackTables ?? [])].find(
+      (x: ProtocolTable) =>
+        x.lifecycle === 'stateless' &&
+        x.protocolVersion !== host.table.protocolVersion &&
+        supported.includes(x.protocolVersion),
+    );
     if (!t) return false;
     host.setTable(t);
     return true;
   }
 
-  extensionRequest(method: string, params: Params | undefined, options: PeerRequestOptions | undefined): Promise<Record<string, unknown>> {
+  extensionRequest(
+    method: string,
+    params: Params | undefined,
+    options: PeerRequestOptions | undefined,
+  ): Promise<Record<string, unknown>> {
     return this.#send(method, params ?? {}, { ...options, validateResult: false });
   }
 
   /** The cache, then the multi round-trip loop over #send. */
-  async request(method: string, entry: MethodEntry, params: Params | undefined, options: PeerRequestOptions | undefined): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    entry: MethodEntry,
+    params: Params | undefined,
+    options: PeerRequestOptions | undefined,
+  ): Promise<Record<string, unknown>> {
     const { host } = this;
     const sent = params ?? {};
     const cache = host.cache;
@@ -166,7 +206,10 @@ class StatelessClient implements ClientLifecycle {
       validate: options?.validateResult ?? true,
       signal: options?.signal,
       // the tasks extension (SEP-2663): a tools/call the client opted in for may be answered with a task
-      passThrough: (type) => type === TASK_RESULT_TYPE && method === 'tools/call' && hasCapability(host.options.capabilities, ['extensions', TASKS_EXTENSION]),
+      passThrough: (type) =>
+        type === TASK_RESULT_TYPE &&
+        method === 'tools/call' &&
+        hasCapability(host.options.capabilities, ['extensions', TASKS_EXTENSION]),
     });
     if (key !== undefined && rounds === 0) cache!.put(key, method, sent, result);
     return result;
@@ -176,7 +219,12 @@ class StatelessClient implements ClientLifecycle {
     const peer = this.host.peer;
     const id = peer.nextRequestId;
     return this.host.subscriptions!.open(id, filter, options, (signal) =>
-      peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), { signal, timeout: Infinity, validateResult: false }));
+      peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), {
+        signal,
+        timeout: Infinity,
+        validateResult: false,
+      }),
+    );
   }
 }
 
@@ -198,7 +246,9 @@ class StatelessServer implements ServerLifecycle {
   handlers() {
     const o = this.host.options;
     return {
-      requests: Object.fromEntries(Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#wrap(m, h as RequestHandler)])),
+      requests: Object.fromEntries(
+        Object.entries(o.handlers ?? {}).map(([m, h]) => [m, this.#wrap(m, h as RequestHandler)]),
+      ),
       notifications: o.notificationHandlers as Record<string, NotificationHandler> | undefined,
     };
   }
@@ -209,20 +259,30 @@ class StatelessServer implements ServerLifecycle {
     const handled = (m: string) => !!(o.handlers as Record<string, unknown> | undefined)?.[m];
     peer.setRequestHandler('server/discover', () => this.#discover());
     peer.setPreDispatch((req) => this.#checkMeta(req.params as Params | undefined));
-    const hub = new SubscriptionHub({ capabilities: () => o.capabilities ?? {}, canSubscribe: o.canSubscribe, logger: o.logger });
+    const hub = new SubscriptionHub({
+      capabilities: () => o.capabilities ?? {},
+      canSubscribe: o.canSubscribe,
+      logger: o.logger,
+    });
     this.subscriptions = hub;
     if (!handled('subscriptions/listen')) peer.setRequestHandler('subscriptions/listen', hub.handler);
     const bus = o.listenBus;
     if (bus) {
       const off = bus.subscribe((m) => {
         const p = m.payload as { method?: unknown; params?: unknown } | undefined;
-        if (m.topic === 'listen' && m.from !== bus.processId && typeof p?.method === 'string' && LISTEN_NOTIFICATIONS.includes(p.method)) {
+        if (
+          m.topic === 'listen' &&
+          m.from !== bus.processId &&
+          typeof p?.method === 'string' &&
+          LISTEN_NOTIFICATIONS.includes(p.method)
+        ) {
           hub.publish(p.method, typeof p.params === 'object' && p.params !== null ? (p.params as Params) : undefined);
         }
       });
       host.onClose(off);
     }
-    if (hasCapability(o.capabilities ?? {}, ['logging']) && !handled('logging/setLevel')) peer.setRequestHandler('logging/setLevel', onSetLevel);
+    if (hasCapability(o.capabilities ?? {}, ['logging']) && !handled('logging/setLevel'))
+      peer.setRequestHandler('logging/setLevel', onSetLevel);
   }
 
   /** The request's own `_meta` level when it is one of the revision's `loggingLevels`, else none (nothing is sent). */
@@ -243,9 +303,15 @@ class StatelessServer implements ServerLifecycle {
       const out = (r as Params).resultType === undefined ? { resultType: 'complete', ...(r as Params) } : (r as Params);
       if (out.resultType === 'input_required') {
         const table = host.table;
-        const refusal = checkInputRequired(table, ownValue(table.requests.clientToServer, method), out, clientCapabilitiesOf(ctx));
+        const refusal = checkInputRequired(
+          table,
+          ownValue(table.requests.clientToServer, method),
+          out,
+          clientCapabilitiesOf(ctx),
+        );
         if (refusal) {
-          if (refusal.code === ErrorCode.InternalError) host.options.logger?.error?.('invalid input_required result', { method, error: refusal.message });
+          if (refusal.code === ErrorCode.InternalError)
+            host.options.logger?.error?.('invalid input_required result', { method, error: refusal.message });
           throw refusal;
         }
       }
@@ -271,7 +337,8 @@ class StatelessServer implements ServerLifecycle {
     const table = this.host.table;
     const meta = params?._meta as Params | undefined;
     const version = meta?.[`${META}protocolVersion`];
-    if (typeof version !== 'string') return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
+    if (typeof version !== 'string')
+      return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
     if (version !== table.protocolVersion) {
       return new RpcError(errorCodeOf(table, 'UNSUPPORTED_PROTOCOL_VERSION'), 'Unsupported protocol version', {
         supported: [table.protocolVersion],
@@ -285,7 +352,10 @@ class StatelessServer implements ServerLifecycle {
   }
 
   adoptHandshake(): never {
-    throw new RpcError(ErrorCode.InvalidRequest, `protocol version ${this.host.table.protocolVersion} has no handshake to adopt`);
+    throw new RpcError(
+      ErrorCode.InvalidRequest,
+      `protocol version ${this.host.table.protocolVersion} has no handshake to adopt`,
+    );
   }
 
   route(method: string, params: Params | undefined): boolean {
@@ -293,7 +363,9 @@ class StatelessServer implements ServerLifecycle {
     if (!hub || !LISTEN_NOTIFICATIONS.includes(method)) return false;
     hub.publish(method, params);
     // the listen streams of the other processes (a bus that cannot be reached loses the change for them)
-    this.host.options.listenBus?.publish({ topic: 'listen', sessionId: '', payload: { method, params } }).catch((e: Error) => this.host.options.logger?.warn?.(`listen bus: ${e.message}`));
+    this.host.options.listenBus
+      ?.publish({ topic: 'listen', sessionId: '', payload: { method, params } })
+      .catch((e: Error) => this.host.options.logger?.warn?.(`listen bus: ${e.message}`));
     return true;
   }
 

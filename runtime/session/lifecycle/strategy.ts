@@ -18,13 +18,25 @@
 import { ErrorCode, RpcError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/message.js';
 import type { Transport } from '../../jsonrpc/transport.js';
-import type { Logger, NotificationHandler, Peer, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
+import type {
+  Logger,
+  NotificationHandler,
+  Peer,
+  RequestHandler,
+  RequestOptions as PeerRequestOptions,
+} from '../../engine/peer.js';
 import type { LogLevel, LogThreshold } from '../../engine/context.js';
 import type { MethodEntry, ProtocolTable } from '../../protocol/table.js';
 import type { ResultCache, ResultCacheOptions } from '../../stateless/cache.js';
 import type { CachePolicy } from '../../stateless/cache.js';
 import type { InputHandler } from '../../stateless/mrtr.js';
-import type { ListenOptions, Subscription, SubscriptionFilter, SubscriptionHub, SubscriptionRouter } from '../../stateless/subscriptions.js';
+import type {
+  ListenOptions,
+  Subscription,
+  SubscriptionFilter,
+  SubscriptionHub,
+  SubscriptionRouter,
+} from '../../stateless/subscriptions.js';
 import type { NotificationBus } from '../../stores/bus.js';
 
 /** An implementation's name and version (`Implementation` in the schema). */
@@ -46,11 +58,19 @@ export interface ServerDescription {
 
 /** The protocol version the server answered with is not one this client speaks. */
 export class UnsupportedVersionError extends RpcError {
-  constructor(readonly requested: string, readonly answered: unknown, readonly supported: readonly string[]) {
-    super(ErrorCode.UnsupportedProtocolVersion, `server answered protocol version ${JSON.stringify(answered)}; this client supports ${supported.join(', ')} (requested ${requested})`, {
-      supported,
-      requested,
-    });
+  constructor(
+    readonly requested: string,
+    readonly answered: unknown,
+    readonly supported: readonly string[],
+  ) {
+    super(
+      ErrorCode.UnsupportedProtocolVersion,
+      `server answered protocol version ${JSON.stringify(answered)}; this client supports ${supported.join(', ')} (requested ${requested})`,
+      {
+        supported,
+        requested,
+      },
+    );
     this.name = 'UnsupportedVersionError';
   }
 }
@@ -114,13 +134,22 @@ export interface ClientLifecycle {
   /** Set while requests must wait (a new HTTP session being initialized). */
   readonly pending: Promise<void> | undefined;
   /** Sends one request of the current table (`entry` its row) and resolves with its result. */
-  request(method: string, entry: MethodEntry, params: Params | undefined, options: PeerRequestOptions | undefined): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    entry: MethodEntry,
+    params: Params | undefined,
+    options: PeerRequestOptions | undefined,
+  ): Promise<Record<string, unknown>>;
   /**
    * Sends a request outside the table (an extension's method): as the lifecycle sends every
    * request (a stateless one with the per-request `_meta` and the version fallback), its result
    * not validated and no input round run.
    */
-  extensionRequest(method: string, params: Params | undefined, options: PeerRequestOptions | undefined): Promise<Record<string, unknown>>;
+  extensionRequest(
+    method: string,
+    params: Params | undefined,
+    options: PeerRequestOptions | undefined,
+  ): Promise<Record<string, unknown>>;
   /** Opens a `subscriptions/listen` stream; throws RpcError -32601 where the lifecycle has none. */
   listen(filter: SubscriptionFilter, options: ListenOptions): Subscription;
 }
@@ -177,7 +206,10 @@ export interface ClientDescription {
  */
 export interface ServerLifecycle extends LogThreshold {
   /** The engine's handler tables, from the session's handlers and the lifecycle's own. */
-  handlers(): { requests: Record<string, RequestHandler>; notifications: Record<string, NotificationHandler> | undefined };
+  handlers(): {
+    requests: Record<string, RequestHandler>;
+    notifications: Record<string, NotificationHandler> | undefined;
+  };
   /** Sets the lifecycle's hooks on the engine (made with {@link handlers}, not yet started). */
   attach(peer: Peer): void;
   /** What the client said in `initialize` (handshake). */
@@ -187,7 +219,11 @@ export interface ServerLifecycle extends LogThreshold {
   /** The open `subscriptions/listen` streams (stateless, once connected). */
   readonly subscriptions: SubscriptionHub | undefined;
   /** Continues a handshake another process answered; @throws RpcError -32600 when it cannot. */
-  adoptHandshake(record: { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo?: Record<string, unknown> }): void;
+  adoptHandshake(record: {
+    protocolVersion: string;
+    capabilities: Record<string, unknown>;
+    clientInfo?: Record<string, unknown>;
+  }): void;
   /** Delivers a notification itself (listen streams) and returns true, or false: the session sends it on the connection. */
   route(method: string, params: Params | undefined): boolean;
   /** The session's `log()`: resolves true when notifications/message was sent. */

@@ -245,7 +245,10 @@ function databaseOf(url: string): number | undefined {
     const u = new URL(url);
     if (!/^rediss?:$/.test(u.protocol)) return undefined;
     // ioredis would take options from the query (db, keyPrefix: keys these stores could not find)
-    if (u.search !== '') throw new Error(`bad Redis URL ${url}: no query string (${u.search}); give the database as the path (/0), other ioredis options as \`redis\``);
+    if (u.search !== '')
+      throw new Error(
+        `bad Redis URL ${url}: no query string (${u.search}); give the database as the path (/0), other ioredis options as \`redis\``,
+      );
     path = u.pathname;
   } catch (e) {
     if (e instanceof TypeError) return undefined; // not a URL: left to ioredis
@@ -333,20 +336,28 @@ class RedisStoresImpl implements RedisStores {
       }
     });
     const beat = (): void => {
-      client.set(`${this.prefix}p:${this.processId}`, '1', 'PX', this.livenessMs).catch((e: Error) => options.onError?.(new Error(`redis heartbeat: ${e.message}`)));
+      client
+        .set(`${this.prefix}p:${this.processId}`, '1', 'PX', this.livenessMs)
+        .catch((e: Error) => options.onError?.(new Error(`redis heartbeat: ${e.message}`)));
     };
     beat();
     this.heartbeat = setInterval(beat, Math.floor(this.livenessMs / 3));
     this.heartbeat.unref?.();
     const sessions = new RedisSessionStore(this, client, this.prefix, options);
     this.sessions = sessions;
-    this.busyBeat = setInterval(() => {
-      sessions.renewBusy().catch((e: Error) => options.onError?.(new Error(`redis busy marks: ${e.message}`)));
-    }, Math.floor(this.livenessMs / 3));
+    this.busyBeat = setInterval(
+      () => {
+        sessions.renewBusy().catch((e: Error) => options.onError?.(new Error(`redis busy marks: ${e.message}`)));
+      },
+      Math.floor(this.livenessMs / 3),
+    );
     this.busyBeat.unref?.();
     this.events = new RedisEventStore(this, client, this.prefix, options);
     this.bus = new RedisBus(this, client, this.prefix);
-    this.tasks = new RedisTaskStore(client, (channel, listener) => this.listen(channel, listener), { ...options.tasks, prefix: this.prefix });
+    this.tasks = new RedisTaskStore(client, (channel, listener) => this.listen(channel, listener), {
+      ...options.tasks,
+      prefix: this.prefix,
+    });
   }
 
   /** Listens on `channel` (subscribing on first use); returns the unsubscribe. */
@@ -355,7 +366,9 @@ class RedisStoresImpl implements RedisStores {
     if (!set) {
       set = new Set();
       this.channels.set(channel, set);
-      this.sub.subscribe(channel).catch((e: Error) => this.options.onError?.(new Error(`redis subscribe: ${e.message}`)));
+      this.sub
+        .subscribe(channel)
+        .catch((e: Error) => this.options.onError?.(new Error(`redis subscribe: ${e.message}`)));
     }
     set.add(listener);
     return () => {
@@ -391,7 +404,14 @@ type TouchCommands = Redis & {
   mcpCreate(k1: string, prefix: string, id: string, idle: string, max: string, record: string): Promise<string[]>;
   mcpSize(k1: string, prefix: string, idle: string): Promise<number>;
   mcpMark(k1: string, k2: string, process: string, liveness: string, idle: string): Promise<number>;
-  mcpRenew(k1: string, prefix: string, process: string, liveness: string, idle: string, ...ids: string[]): Promise<number>;
+  mcpRenew(
+    k1: string,
+    prefix: string,
+    process: string,
+    liveness: string,
+    idle: string,
+    ...ids: string[]
+  ): Promise<number>;
   mcpRelease(k1: string, prefix: string, id: string, process: string, liveness: string, idle: string): Promise<number>;
 };
 
@@ -429,10 +449,23 @@ class RedisSessionStore implements SessionStore {
     let sent: Promise<unknown>;
     if (busy) {
       // the record outlives the beats between renewals (its TTL at least livenessMs)
-      sent = (this.client as TouchCommands).mcpMark(key, `${this.prefix}s:${sessionId}`, this.owner.processId, String(live), String(this.idleMs));
+      sent = (this.client as TouchCommands).mcpMark(
+        key,
+        `${this.prefix}s:${sessionId}`,
+        this.owner.processId,
+        String(live),
+        String(this.idleMs),
+      );
       this.marked.add(sessionId);
     } else {
-      sent = (this.client as TouchCommands).mcpRelease(this.zset, this.prefix, sessionId, this.owner.processId, String(live), String(this.idleMs));
+      sent = (this.client as TouchCommands).mcpRelease(
+        this.zset,
+        this.prefix,
+        sessionId,
+        this.owner.processId,
+        String(live),
+        String(this.idleMs),
+      );
       this.marked.delete(sessionId);
     }
     sent.catch((e: Error) => this.onError?.(new Error(`redis busy mark: ${e.message}`)));
@@ -442,12 +475,26 @@ class RedisSessionStore implements SessionStore {
   async renewBusy(): Promise<void> {
     if (this.marked.size === 0) return;
     const live = this.owner.liveness;
-    await (this.client as TouchCommands).mcpRenew(this.zset, this.prefix, this.owner.processId, String(live), String(this.idleMs), ...this.marked);
+    await (this.client as TouchCommands).mcpRenew(
+      this.zset,
+      this.prefix,
+      this.owner.processId,
+      String(live),
+      String(this.idleMs),
+      ...this.marked,
+    );
   }
 
   private async run(sessionId: string, record: string): Promise<string[]> {
     try {
-      return await (this.client as TouchCommands).mcpCreate(this.zset, this.prefix, sessionId, String(this.idleMs), String(this.max), record);
+      return await (this.client as TouchCommands).mcpCreate(
+        this.zset,
+        this.prefix,
+        sessionId,
+        String(this.idleMs),
+        String(this.max),
+        record,
+      );
     } catch (e) {
       if (/MCPFULL/.test((e as Error).message)) throw new SessionLimitError(this.max, this.owner.liveness);
       throw e;
@@ -455,7 +502,12 @@ class RedisSessionStore implements SessionStore {
   }
 
   async touch(sessionId: string): Promise<SessionRecord | undefined> {
-    const v = await (this.client as TouchCommands).mcpTouch(`${this.prefix}s:${sessionId}`, this.zset, sessionId, String(this.idleMs));
+    const v = await (this.client as TouchCommands).mcpTouch(
+      `${this.prefix}s:${sessionId}`,
+      this.zset,
+      sessionId,
+      String(this.idleMs),
+    );
     if (v === null) return undefined;
     try {
       return JSON.parse(v) as SessionRecord;
@@ -466,7 +518,12 @@ class RedisSessionStore implements SessionStore {
 
   async delete(sessionId: string): Promise<boolean> {
     this.marked.delete(sessionId);
-    const [[, n]] = (await this.client.multi().del(`${this.prefix}s:${sessionId}`).zrem(this.zset, sessionId).del(`${this.prefix}b:${sessionId}`).exec()) as [[null, number], [null, number]];
+    const [[, n]] = (await this.client
+      .multi()
+      .del(`${this.prefix}s:${sessionId}`)
+      .zrem(this.zset, sessionId)
+      .del(`${this.prefix}b:${sessionId}`)
+      .exec()) as [[null, number], [null, number]];
     return n === 1;
   }
 
@@ -527,10 +584,18 @@ class RedisEventStore implements SharedEventStore {
   async streamOpened(sessionId: string, streamId: string, requestIds: RequestId[]): Promise<void> {
     const meta = this.meta(sessionId, streamId);
     const ids = requestIds.map((id) => (typeof id === 'bigint' ? { b: String(id) } : id));
-    await this.client.multi().hset(meta, 'owner', this.owner.processId, 'requests', JSON.stringify(ids)).pexpire(meta, this.ttlMs).exec();
+    await this.client
+      .multi()
+      .hset(meta, 'owner', this.owner.processId, 'requests', JSON.stringify(ids))
+      .pexpire(meta, this.ttlMs)
+      .exec();
   }
 
-  async replayEventsAfter(sessionId: string, lastEventId: string, send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>): Promise<string | undefined> {
+  async replayEventsAfter(
+    sessionId: string,
+    lastEventId: string,
+    send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>,
+  ): Promise<string | undefined> {
     const parsed = parseEventId(lastEventId);
     if (!parsed) return undefined;
     const key = this.key(sessionId, parsed.streamId);
@@ -544,7 +609,12 @@ class RedisEventStore implements SharedEventStore {
 
   async streamFinished(sessionId: string, streamId: string): Promise<void> {
     const key = this.key(sessionId, streamId);
-    await this.client.multi().xadd(key, 'MAXLEN', String(this.maxEvents), '*', 'end', '1').pexpire(key, this.ttlMs).publish(this.channel(sessionId, streamId), '1').exec();
+    await this.client
+      .multi()
+      .xadd(key, 'MAXLEN', String(this.maxEvents), '*', 'end', '1')
+      .pexpire(key, this.ttlMs)
+      .publish(this.channel(sessionId, streamId), '1')
+      .exec();
   }
 
   /** Releases everything stored for `sessionId` (the session ended for every process). */
@@ -626,7 +696,9 @@ class RedisEventStore implements SharedEventStore {
   private async unanswered(sessionId: string, streamId: string): Promise<RequestId[]> {
     const raw = await this.client.hget(this.meta(sessionId, streamId), 'requests');
     if (!raw) return [];
-    const ids = (JSON.parse(raw) as Array<string | number | { b: string }>).map((id) => (typeof id === 'object' ? BigInt(id.b) : id));
+    const ids = (JSON.parse(raw) as Array<string | number | { b: string }>).map((id) =>
+      typeof id === 'object' ? BigInt(id.b) : id,
+    );
     const answered = new Set<string>();
     for (const [, fields] of await this.client.xrange(this.key(sessionId, streamId), '-', '+')) {
       const m = fieldOf(fields, 'm');

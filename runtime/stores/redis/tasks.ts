@@ -14,7 +14,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { canTransition, InvalidCursorError, TaskNotFoundError, TaskTransitionError, type Task, type TaskEvent, type TaskInit, type TaskOutcome, type TaskPage, type TaskStatus, type TaskStore, type TaskUpdate } from '../../tasks/store.js';
+import {
+  canTransition,
+  InvalidCursorError,
+  TaskNotFoundError,
+  TaskTransitionError,
+  type Task,
+  type TaskEvent,
+  type TaskInit,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskStatus,
+  type TaskStore,
+  type TaskUpdate,
+} from '../../tasks/store.js';
 
 const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
@@ -86,7 +99,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(owner: string, init: TaskInit): Promise<Task> {
-    if (init.ttl !== null && !(Number.isFinite(init.ttl) && init.ttl >= 0)) throw new RangeError(`ttl must be a non-negative number of ms or null, got ${init.ttl}`);
+    if (init.ttl !== null && !(Number.isFinite(init.ttl) && init.ttl >= 0))
+      throw new RangeError(`ttl must be a non-negative number of ms or null, got ${init.ttl}`);
     const iso = new Date().toISOString();
     const task: Task = { taskId: randomUUID(), status: 'working', createdAt: iso, lastUpdatedAt: iso, ttl: init.ttl };
     if (init.statusMessage !== undefined) task.statusMessage = init.statusMessage;
@@ -117,9 +131,19 @@ export class RedisTaskStore implements TaskStore {
     const froms = STATUSES.filter((s) => canTransition(s, update.status));
     const mode = update.statusMessage === null ? 'drop' : update.statusMessage === undefined ? 'keep' : 'set';
     const outcome = TERMINAL.includes(update.status) && update.outcome ? JSON.stringify(update.outcome) : '';
-    const r = (await (this.client as Redis & { mcpTaskUpdate(...a: string[]): Promise<[number, string?]> }).mcpTaskUpdate(
-      this.key(owner, taskId), update.status, JSON.stringify(froms), mode, update.statusMessage ?? '', new Date().toISOString(), outcome, this.channel, owner,
-    ));
+    const r = await (
+      this.client as Redis & { mcpTaskUpdate(...a: string[]): Promise<[number, string?]> }
+    ).mcpTaskUpdate(
+      this.key(owner, taskId),
+      update.status,
+      JSON.stringify(froms),
+      mode,
+      update.statusMessage ?? '',
+      new Date().toISOString(),
+      outcome,
+      this.channel,
+      owner,
+    );
     if (r[0] === 0) throw new TaskNotFoundError(taskId, await this.expired(owner, taskId));
     if (r[0] === 2) throw new TaskTransitionError(taskId, r[1] as TaskStatus, update.status);
     return JSON.parse(r[1] as string) as Task;
@@ -172,13 +196,22 @@ export class RedisTaskStore implements TaskStore {
   async delete(owner: string, taskId: string): Promise<boolean> {
     const task = await this.get(owner, taskId);
     if (!task) return false;
-    const [[, n]] = (await this.client.multi().del(this.key(owner, taskId)).zrem(`${this.prefix}to:${owner}`, taskId).del(`${this.prefix}tx:${owner}:${taskId}`).publish(this.channel, JSON.stringify({ type: 'deleted', owner, task })).exec()) as [[null, number]];
+    const [[, n]] = (await this.client
+      .multi()
+      .del(this.key(owner, taskId))
+      .zrem(`${this.prefix}to:${owner}`, taskId)
+      .del(`${this.prefix}tx:${owner}:${taskId}`)
+      .publish(this.channel, JSON.stringify({ type: 'deleted', owner, task }))
+      .exec()) as [[null, number]];
     return n === 1;
   }
 
   async expired(owner: string, taskId: string): Promise<boolean> {
     if (typeof taskId !== 'string') return false;
-    const [exists, remembered] = await Promise.all([this.client.exists(this.key(owner, taskId)), this.client.exists(`${this.prefix}tx:${owner}:${taskId}`)]);
+    const [exists, remembered] = await Promise.all([
+      this.client.exists(this.key(owner, taskId)),
+      this.client.exists(`${this.prefix}tx:${owner}:${taskId}`),
+    ]);
     return exists === 0 && remembered === 1;
   }
 
@@ -202,4 +235,3 @@ export class RedisTaskStore implements TaskStore {
     };
   }
 }
-

@@ -11,7 +11,8 @@ import { bin, root, startServe } from '../../runtime/tasks/serve-process.js';
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
   });
 }
 const tool = (name: string) => ['tools/call', JSON.stringify({ name, arguments: {} })];

@@ -31,7 +31,10 @@ test.before(async () => {
   server = createServer((req, res) => {
     req.resume();
     if (req.method === 'POST') posts++;
-    if (req.url === '/wrong-id' && req.method === 'POST') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"jsonrpc":"2.0","id":999,"result":{}}');
+    if (req.url === '/wrong-id' && req.method === 'POST')
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end('{"jsonrpc":"2.0","id":999,"result":{}}');
     const r = replies[(req.url ?? '').slice(1)];
     if (!r || req.method !== 'POST') return void res.writeHead(405).end();
     res.writeHead(r.status, r.type ? { 'Content-Type': r.type } : {}).end(r.body);
@@ -72,7 +75,16 @@ for (const rev of ['2025-11-25', '2026-07-28']) {
 test('the HTML page is cut at 100 characters, and tools --url says the same', async () => {
   assert.ok(PAGE.length > 1024, 'the page is longer than what the client keeps of it');
   assert.ok(expected('html').endsWith(`${JSON.stringify(PAGE.slice(0, 100) + '…')}`));
-  const r = await mcpgen(['tools', '--url', `${base}/html`, '--timeout', '20000', '--out', '/tmp/never-written.gen.ts', '--check']);
+  const r = await mcpgen([
+    'tools',
+    '--url',
+    `${base}/html`,
+    '--timeout',
+    '20000',
+    '--out',
+    '/tmp/never-written.gen.ts',
+    '--check',
+  ]);
   assert.is(r.code, 1, r.err);
   assert.is(r.err, `mcpgen tools: tools/list failed: ${expected('html')}`);
 });
@@ -81,7 +93,10 @@ test('a JSON reply that answers another request id fails at once, naming both id
   const t0 = performance.now();
   const r = await mcpgen(['call', '--rev', '2025-11-25', '--url', `${base}/wrong-id`, '--timeout', '20000', 'ping']);
   assert.is(r.code, 1, r.err);
-  assert.is(r.err, `mcpgen call: connecting (initialize) failed: POST initialize: the JSON reply holds no response to request id 0 (it answers id 999): HTTP 200 [${base}/wrong-id]`);
+  assert.is(
+    r.err,
+    `mcpgen call: connecting (initialize) failed: POST initialize: the JSON reply holds no response to request id 0 (it answers id 999): HTTP 200 [${base}/wrong-id]`,
+  );
   assert.ok(performance.now() - t0 < 15_000, `failed after ${performance.now() - t0} ms`);
 });
 

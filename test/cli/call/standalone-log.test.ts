@@ -13,11 +13,14 @@ import { bin, root, startServe } from '../../runtime/tasks/serve-process.js';
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
   });
 }
 const logLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('log '));
-const expected = ['Tool execution started', 'Tool processing data', 'Tool execution completed'].map((m) => `log info [reference-server]: ${m}`);
+const expected = ['Tool execution started', 'Tool processing data', 'Tool execution completed'].map(
+  (m) => `log info [reference-server]: ${m}`,
+);
 const params = JSON.stringify({ name: 'test_tool_with_logging', arguments: {} });
 
 test('--url 2025-11-25: the log messages sent on the standalone stream print, as over --stdio', async () => {
@@ -31,7 +34,14 @@ test('--url 2025-11-25: the log messages sent on the standalone stream print, as
     s.proc.kill('SIGTERM');
     await s.exited;
   }
-  const stdio = await call('--stdio', `"${process.execPath}" "${bin}" serve --stdio --rev 2025-11-25`, '--rev', '2025-11-25', 'tools/call', params);
+  const stdio = await call(
+    '--stdio',
+    `"${process.execPath}" "${bin}" serve --stdio --rev 2025-11-25`,
+    '--rev',
+    '2025-11-25',
+    'tools/call',
+    params,
+  );
   assert.is(stdio.code, 0, stdio.stderr);
   assert.equal(logLines(stdio.stderr), expected);
 });

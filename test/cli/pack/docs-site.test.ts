@@ -48,7 +48,10 @@ function build() {
   built ??= (async () => {
     const json = join(site.dir, 'model.json');
     const r = await buildRuntimeDocs({ out: join(site.dir, 'html'), json });
-    return { ...r, project: r.ok ? (JSON.parse(readFileSync(json, 'utf8')) as JsonReflection) : ({} as JsonReflection) };
+    return {
+      ...r,
+      project: r.ok ? (JSON.parse(readFileSync(json, 'utf8')) as JsonReflection) : ({} as JsonReflection),
+    };
   })();
   return built;
 }
@@ -75,7 +78,14 @@ function exportsByFile(files: string[]): Map<string, string[]> {
       const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
       return (target.declarations ?? []).some((d) => ts.getJSDocTags(d).some((t) => t.tagName.text === 'internal'));
     };
-    out.set(file, checker.getExportsOfModule(symbol).filter((s) => !internal(s)).map((s) => s.name).sort());
+    out.set(
+      file,
+      checker
+        .getExportsOfModule(symbol)
+        .filter((s) => !internal(s))
+        .map((s) => s.name)
+        .sort(),
+    );
   }
   return out;
 }
@@ -123,13 +133,22 @@ test('every export of every public subpath is in the output, with a doc comment'
 test('modules are named by specifier and filed by layer; the README introduces the site', async () => {
   const { project } = await build();
   const ids = byId(project); // modules, and the guide's documents
-  const categories = new Map((project.categories ?? []).map((c) => [c.title, c.children.map((id) => ids.get(id)!.name)]));
-  assert.equal(categories.get('transport')?.sort(), ['@mcpgen/runtime/http', '@mcpgen/runtime/http/legacy-sse', '@mcpgen/runtime/http/stateless', '@mcpgen/runtime/memory', '@mcpgen/runtime/stdio']);
+  const categories = new Map(
+    (project.categories ?? []).map((c) => [c.title, c.children.map((id) => ids.get(id)!.name)]),
+  );
+  assert.equal(categories.get('transport')?.sort(), [
+    '@mcpgen/runtime/http',
+    '@mcpgen/runtime/http/legacy-sse',
+    '@mcpgen/runtime/http/stateless',
+    '@mcpgen/runtime/memory',
+    '@mcpgen/runtime/stdio',
+  ]);
   assert.equal(categories.get('stores')?.sort(), ['@mcpgen/runtime/stores', '@mcpgen/runtime/stores/redis']);
   const index = readFileSync(join(site.dir, 'html', 'index.html'), 'utf8');
   assert.match(index, 'The runtime of the code');
   // the introduction's table names every public subpath
-  for (const e of runtimeEntries()) assert.ok(index.includes(`<code>${e.specifier}</code>`), `${e.specifier} not in the introduction`);
+  for (const e of runtimeEntries())
+    assert.ok(index.includes(`<code>${e.specifier}</code>`), `${e.specifier} not in the introduction`);
   for (const name of ['StdioClientTransport', 'ServerFeatures', 'createStreamableHttpHandler']) {
     const hits = project.children!.filter((m) => m.children?.some((c) => c.name === name)).map((m) => m.name);
     assert.ok(hits.length > 0, `${name} on no page`);
@@ -144,13 +163,18 @@ test('the guide is in the site: each page of docs/guide/ a document titled by it
   const first = project.categories?.[0];
   assert.is(first?.title, 'guide');
   const ids = byId(project);
-  assert.equal(first!.children.map((id) => ids.get(id)?.name), pages.map((p) => p.title));
+  assert.equal(
+    first!.children.map((id) => ids.get(id)?.name),
+    pages.map((p) => p.title),
+  );
   // the index lists stdio before tools, tools before progress
   const titles = pages.map((p) => p.title);
   const at = (slug: string) => pages.findIndex((p) => p.file.endsWith(`/${slug}.md`));
   assert.ok(at('stdio') > 0 && at('stdio') < at('tools') && at('tools') < at('progress'), titles.join(' | '));
   const documents = join(site.dir, 'html', 'documents');
-  const stdio = readdirSync(documents).map((f) => readFileSync(join(documents, f), 'utf8')).find((html) => html.includes(`<title>${pages[at('stdio')].title} |`));
+  const stdio = readdirSync(documents)
+    .map((f) => readFileSync(join(documents, f), 'utf8'))
+    .find((html) => html.includes(`<title>${pages[at('stdio')].title} |`));
   assert.ok(stdio, 'no page of the stdio guide');
   assert.match(stdio!, 'StdioClientTransport');
 });
@@ -181,12 +205,15 @@ test('the link checker reports a missing page, a missing anchor, a site path and
       ].join('\n'),
     );
     const { broken, unchecked } = checkLinks(t.dir, SPEC_DIR);
-    assert.equal(broken.map((b) => b.href), [
-      'classes/B.html',
-      'classes/A.html#nope',
-      '/specification/2025-11-25/basic/index#meta',
-      'https://modelcontextprotocol.io/specification/2025-11-25/server/nothing-here',
-    ]);
+    assert.equal(
+      broken.map((b) => b.href),
+      [
+        'classes/B.html',
+        'classes/A.html#nope',
+        '/specification/2025-11-25/basic/index#meta',
+        'https://modelcontextprotocol.io/specification/2025-11-25/server/nothing-here',
+      ],
+    );
     assert.equal([...unchecked], [['1999-01-01', 1]]);
   } finally {
     t.cleanup();

@@ -33,8 +33,13 @@ import { ROOT, SPEC_DIR, cli, pinnedModel, tempDir } from '../../generator/suppo
 import { type Served, startHttpServeProcess } from '../../runtime/tasks/serve-process.js';
 import { runtimeTarball } from '../../package/runtime-package.js';
 
-const test = suite('pack: the npm packages of 2025-11-25 and draft on one runtime package, installed, compiled and run');
-const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+const test = suite(
+  'pack: the npm packages of 2025-11-25 and draft on one runtime package, installed, compiled and run',
+);
+const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 const HS = '2025-11-25';
 const SL = 'draft';
 const nameOf = (rev: string) => `@mcpgen/mcp-${rev}`;
@@ -56,7 +61,11 @@ interface Run {
 /** Runs a command to its end (killed after `ms`). */
 function run(cmd: string, args: string[], cwd: string, ms = 30_000): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const child = spawn(cmd, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), ms);
@@ -115,7 +124,11 @@ test('pack writes <name>-<version>.tgz; a second pack elsewhere (other TZ, local
   mkdirSync(b);
   const packs = Promise.all([
     cli(['pack', '--rev', HS, '--out', a], { MCP_SPEC_DIR: SPEC_DIR }),
-    cli(['pack', '--rev', HS], { MCP_SPEC_DIR: SPEC_DIR, TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' }, b),
+    cli(
+      ['pack', '--rev', HS],
+      { MCP_SPEC_DIR: SPEC_DIR, TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' },
+      b,
+    ),
     cli(['pack', '--rev', SL, '--out', a], { MCP_SPEC_DIR: SPEC_DIR }),
   ]);
   // built (or taken from the cache) here while the packs run in their processes
@@ -135,7 +148,9 @@ test('pack: --rev is required, an unknown revision is a usage error', async () =
   const none = await cli(['pack'], { MCP_SPEC_DIR: SPEC_DIR });
   assert.is(none.code, 2, none.stderr);
   assert.match(none.stderr, '--rev');
-  const unknown = await cli(['pack', '--rev', '1999-01-01', '--out', join(work.dir, 'none')], { MCP_SPEC_DIR: SPEC_DIR });
+  const unknown = await cli(['pack', '--rev', '1999-01-01', '--out', join(work.dir, 'none')], {
+    MCP_SPEC_DIR: SPEC_DIR,
+  });
   assert.is(unknown.code, 2, unknown.stderr);
   assert.not.ok(existsSync(join(work.dir, 'none')));
 });
@@ -152,8 +167,25 @@ interface Manifest {
 
 /** Subpaths each revision's package must export (besides `.`), and some it must not. */
 const EXPECTED: Record<string, { has: string[]; lacks: string[] }> = {
-  [HS]: { has: ['./errors', './features', './stdio', './memory', './http', './http/legacy-sse', './tasks'], lacks: ['./http/stateless', './dual-era', './input-required', './subscriptions', './cache'] },
-  [SL]: { has: ['./errors', './features', './stdio', './memory', './http/stateless', './dual-era', './tasks', './input-required', './subscriptions', './cache'], lacks: ['./http', './http/legacy-sse'] },
+  [HS]: {
+    has: ['./errors', './features', './stdio', './memory', './http', './http/legacy-sse', './tasks'],
+    lacks: ['./http/stateless', './dual-era', './input-required', './subscriptions', './cache'],
+  },
+  [SL]: {
+    has: [
+      './errors',
+      './features',
+      './stdio',
+      './memory',
+      './http/stateless',
+      './dual-era',
+      './tasks',
+      './input-required',
+      './subscriptions',
+      './cache',
+    ],
+    lacks: ['./http', './http/legacy-sse'],
+  },
 };
 
 for (const rev of [HS, SL]) {
@@ -162,7 +194,11 @@ for (const rev of [HS, SL]) {
     assert.ok(gz, 'the pack test did not run');
     const entries = untar(gz);
     const paths = entries.map((e) => e.path);
-    assert.equal(paths, [...paths].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)), 'entries in code-unit order');
+    assert.equal(
+      paths,
+      [...paths].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)),
+      'entries in code-unit order',
+    );
     for (const e of entries) {
       assert.ok(e.path.startsWith('package/'), e.path);
       assert.equal([e.type, e.mode, e.uid, e.gid, e.mtime], ['0', 0o644, 0, 0, NPM_MTIME], e.path);
@@ -170,7 +206,8 @@ for (const rev of [HS, SL]) {
       assert.not.ok(e.path.startsWith('package/runtime/'), `${e.path}: a runtime copy`);
     }
     const files = new Map(entries.map((e) => [e.path.slice('package/'.length), e.data.toString('utf8')]));
-    for (const gone of ['model.json', 'parity.gen.ts', 'parity.gen.js', 'index.ts']) assert.not.ok(files.has(gone), `${gone} is packed`);
+    for (const gone of ['model.json', 'parity.gen.ts', 'parity.gen.js', 'index.ts'])
+      assert.not.ok(files.has(gone), `${gone} is packed`);
     const pkg = JSON.parse(files.get('package.json')!) as Manifest;
     assert.is(pkg.name, nameOf(rev));
     assert.is(pkg.version, `${ROOT_PACKAGE.version}+${rev}`);
@@ -186,7 +223,8 @@ for (const rev of [HS, SL]) {
     for (const sub of subpaths) {
       const target = pkg.exports[sub];
       assert.ok(target && typeof target === 'object', `exports["${sub}"] missing`);
-      for (const f of [target.types, target.default]) assert.ok(files.has(posix.normalize(f)), `exports["${sub}"] → ${f} not packed`);
+      for (const f of [target.types, target.default])
+        assert.ok(files.has(posix.normalize(f)), `exports["${sub}"] → ${f} not packed`);
     }
     for (const [file, text] of files) {
       if (!/\.(js|d\.ts)$/.test(file)) continue;
@@ -196,7 +234,10 @@ for (const rev of [HS, SL]) {
           const found = file.endsWith('.d.ts') ? files.has(target.replace(/\.js$/, '.d.ts')) : files.has(target);
           assert.ok(found, `${file} imports ${spec}: not in the package`);
         } else if (!spec.startsWith('node:')) {
-          assert.ok(spec === '@mcpgen/runtime' || spec.startsWith('@mcpgen/runtime/'), `${file} imports ${spec}: not the runtime package`);
+          assert.ok(
+            spec === '@mcpgen/runtime' || spec.startsWith('@mcpgen/runtime/'),
+            `${file} imports ${spec}: not the runtime package`,
+          );
         }
       }
     }
@@ -497,7 +538,8 @@ console.log(JSON.stringify({ checked: Object.keys(expected).length, missing }));
 function expectedValues(): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const rev of [HS, SL]) {
-    for (const e of packageEntries(pinnedModel(rev))) if (e.rows.length) out[posix.join(nameOf(rev), e.subpath)] = [...new Set(e.rows.flatMap((r) => r.values))];
+    for (const e of packageEntries(pinnedModel(rev)))
+      if (e.rows.length) out[posix.join(nameOf(rev), e.subpath)] = [...new Set(e.rows.flatMap((r) => r.values))];
   }
   return out;
 }
@@ -505,17 +547,50 @@ function expectedValues(): Record<string, string[]> {
 test('installed beside the runtime package into a fresh project: the programs and both README examples compile under tsc --strict (NodeNext)', async () => {
   assert.ok(tgz.size === 2 && runtimeTgz, 'the pack test did not run');
   mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'packed-app', private: true, type: 'module' }, null, 2)}\n`);
-  const npm = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', runtimeTgz, ...[HS, SL].map((r) => join(work.dir, 'a', tarballOf(r)))], app, 60_000);
+  writeFileSync(
+    join(app, 'package.json'),
+    `${JSON.stringify({ name: 'packed-app', private: true, type: 'module' }, null, 2)}\n`,
+  );
+  const npm = await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      runtimeTgz,
+      ...[HS, SL].map((r) => join(work.dir, 'a', tarballOf(r))),
+    ],
+    app,
+    60_000,
+  );
   assert.is(npm.code, 0, `npm install failed:\n${npm.stdout}\n${npm.stderr}`);
   for (const rev of [HS, SL]) {
-    const installed = JSON.parse(readFileSync(join(app, 'node_modules', nameOf(rev), 'package.json'), 'utf8')) as { version: string };
+    const installed = JSON.parse(readFileSync(join(app, 'node_modules', nameOf(rev), 'package.json'), 'utf8')) as {
+      version: string;
+    };
     assert.is(installed.version, `${ROOT_PACKAGE.version}+${rev}`);
-    assert.not.ok(existsSync(join(app, 'node_modules', nameOf(rev), 'node_modules')), `${rev} got a nested node_modules`);
+    assert.not.ok(
+      existsSync(join(app, 'node_modules', nameOf(rev), 'node_modules')),
+      `${rev} got a nested node_modules`,
+    );
   }
-  const programs: Record<string, string> = { 'stateless.ts': STATELESS, 'dual-era.ts': DUAL_ERA, 'tasks.ts': TASKS, 'draft-memory.ts': DRAFT_MEMORY, 'stdio-server.ts': STDIO_SERVER, 'stdio-client.ts': STDIO_CLIENT, 'stdio-server-draft.ts': STDIO_SERVER_DRAFT, 'stdio-client-draft.ts': STDIO_CLIENT_DRAFT, 'entries.ts': ENTRIES };
+  const programs: Record<string, string> = {
+    'stateless.ts': STATELESS,
+    'dual-era.ts': DUAL_ERA,
+    'tasks.ts': TASKS,
+    'draft-memory.ts': DRAFT_MEMORY,
+    'stdio-server.ts': STDIO_SERVER,
+    'stdio-client.ts': STDIO_CLIENT,
+    'stdio-server-draft.ts': STDIO_SERVER_DRAFT,
+    'stdio-client-draft.ts': STDIO_CLIENT_DRAFT,
+    'entries.ts': ENTRIES,
+  };
   for (const rev of [HS, SL]) {
-    const readme = untar(tgz.get(rev)!).find((e) => e.path === 'package/README.md')?.data.toString('utf8') ?? '';
+    const readme =
+      untar(tgz.get(rev)!)
+        .find((e) => e.path === 'package/README.md')
+        ?.data.toString('utf8') ?? '';
     const example = /```ts\n([\s\S]*?)```/.exec(readme);
     assert.ok(example, `${rev}: README.md has no ts example`);
     programs[`readme-${rev}.ts`] = example[1];
@@ -538,9 +613,15 @@ test('installed beside the runtime package into a fresh project: the programs an
       files: Object.keys(programs),
     }),
   );
-  const tsc = await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app, 90_000);
+  const tsc = await run(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app],
+    app,
+    90_000,
+  );
   assert.is(tsc.code, 0, `tsc failed:\n${tsc.stdout}\n${tsc.stderr}`);
-  for (const f of Object.keys(programs)) assert.ok(existsSync(join(app, f.replace(/\.ts$/, '.js'))), `${f} not emitted`);
+  for (const f of Object.keys(programs))
+    assert.ok(existsSync(join(app, f.replace(/\.ts$/, '.js'))), `${f} not emitted`);
 });
 
 /** Runs `node <file> <args>` in the app; its one line of stdout, parsed. */
@@ -568,11 +649,14 @@ test('draft package: Client over stateless HTTP against mcpgen serve --http --re
   });
 });
 
-test('2025-11-25 Client and draft Client against the draft package\'s dual-era endpoint; errors of both are instanceof one RpcError', async () => {
+test("2025-11-25 Client and draft Client against the draft package's dual-era endpoint; errors of both are instanceof one RpcError", async () => {
   assert.equal(await runApp('dual-era.js'), {
     legacy: { protocolVersion: HS, server: 'dual-legacy', tools: ['add'], sum: 'legacy 5' },
     modern: { protocolVersion: pinnedModel(SL).protocolVersion, sum: 'modern 9' },
-    errors: [[true, true, -32602], [true, true, -32602]],
+    errors: [
+      [true, true, -32602],
+      [true, true, -32602],
+    ],
   });
 });
 
@@ -608,7 +692,7 @@ test('2025-11-25 package over stdio: the compiled client spawns the compiled ser
   });
 });
 
-test('draft package over stdio: the compiled client spawns the compiled server; an unknown tool is the 2025-11-25 package\'s RpcError (one runtime)', async () => {
+test("draft package over stdio: the compiled client spawns the compiled server; an unknown tool is the 2025-11-25 package's RpcError (one runtime)", async () => {
   assert.equal(await runApp('stdio-client-draft.js'), {
     server: 'packed-draft-server',
     protocolVersion: true,

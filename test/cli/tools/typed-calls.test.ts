@@ -44,13 +44,18 @@ export async function typeChecks(client: Client): Promise<void> {
 function tools(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, 'tools', ...args], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    );
   });
 }
 
 test('--check: the committed snapshot matches mcpgen serve; an edited one fails naming the tools', async () => {
   const ok = await tools('--stdio', serve, '--out', snapshot, '--check');
-  assert.is(ok.code, 0, `${ok.stderr}\n(refresh: node bin/mcpgen.js tools --stdio "node bin/mcpgen.js serve --stdio" --out test/cli/tools/reference-tools.gen.ts)`);
+  assert.is(
+    ok.code,
+    0,
+    `${ok.stderr}\n(refresh: node bin/mcpgen.js tools --stdio "node bin/mcpgen.js serve --stdio" --out test/cli/tools/reference-tools.gen.ts)`,
+  );
   assert.match(ok.stdout, /matches the server's 19 tool\(s\)/);
   const dir = mkdtempSync(join(root, 'test/cli/tools/.tmp-'));
   try {
@@ -58,7 +63,10 @@ test('--check: the committed snapshot matches mcpgen serve; an edited one fails 
     const text = readFileSync(snapshot, 'utf8')
       .replace('"description": "Echoes the text argument"', '"description": "Echoes"')
       .replace(/\n {2}"test_simple_text": \{[\s\S]*?\n {2}\},/, '')
-      .replace('export const tools = {', 'export const tools = {\n  "gone": { "inputSchema": { "type": "object" }, "name": "gone" },');
+      .replace(
+        'export const tools = {',
+        'export const tools = {\n  "gone": { "inputSchema": { "type": "object" }, "name": "gone" },',
+      );
     writeFileSync(edited, text);
     const drift = await tools('--stdio', serve, '--out', edited, '--check');
     assert.is(drift.code, 1);
@@ -86,7 +94,10 @@ test('typed calls answer over stdio', async () => {
 test('@modelcontextprotocol/server-everything over stdio: its snapshot is deterministic and type-checks', async () => {
   const require = createRequire(import.meta.url);
   const pkg = require.resolve('@modelcontextprotocol/server-everything/package.json');
-  const everything = join(dirname(pkg), (JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string> }).bin['mcp-server-everything']);
+  const everything = join(
+    dirname(pkg),
+    (JSON.parse(readFileSync(pkg, 'utf8')) as { bin: Record<string, string> }).bin['mcp-server-everything'],
+  );
   const dir = mkdtempSync(join(root, 'test/cli/tools/.tmp-'));
   try {
     const out = join(dir, 'everything.gen.ts');
@@ -97,9 +108,32 @@ test('@modelcontextprotocol/server-everything over stdio: its snapshot is determ
     assert.match(text, /"echo": \{/);
     const again = await tools('--stdio', cmd, '--out', out, '--check');
     assert.is(again.code, 0, again.stderr);
-    writeFileSync(join(dir, 'use.ts'), "import type { ToolArguments } from './everything.gen.js';\nconst a: ToolArguments['echo'] = { message: 'hi' };\n// @ts-expect-error echo's message is a string\nconst b: ToolArguments['echo'] = { message: 1 };\nexport { a, b };\n");
+    writeFileSync(
+      join(dir, 'use.ts'),
+      "import type { ToolArguments } from './everything.gen.js';\nconst a: ToolArguments['echo'] = { message: 'hi' };\n// @ts-expect-error echo's message is a string\nconst b: ToolArguments['echo'] = { message: 1 };\nexport { a, b };\n",
+    );
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const r = await new Promise<{ code: number; out: string }>((resolve) => execFile(process.execPath, [tsc, '--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', join(dir, 'use.ts')], { cwd: root, timeout: 120_000 }, (err, stdout) => resolve({ code: err ? 1 : 0, out: stdout })));
+    const r = await new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [
+          tsc,
+          '--ignoreConfig',
+          '--noEmit',
+          '--strict',
+          '--skipLibCheck',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          join(dir, 'use.ts'),
+        ],
+        { cwd: root, timeout: 120_000 },
+        (err, stdout) => resolve({ code: err ? 1 : 0, out: stdout }),
+      ),
+    );
     assert.is(r.code, 0, r.out);
   } finally {
     rmSync(dir, { recursive: true, force: true });

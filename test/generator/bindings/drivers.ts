@@ -27,7 +27,9 @@ const cpp: Driver = {
   },
   build(dir, files, types) {
     const names = bindingNames('cpp', files, types);
-    const entries = [...names].map(([type, name]) => `    {${JSON.stringify(type)}, &round_trip<mcp::${name}>},`).join('\n');
+    const entries = [...names]
+      .map(([type, name]) => `    {${JSON.stringify(type)}, &round_trip<mcp::${name}>},`)
+      .join('\n');
     writeFileSync(
       join(dir, 'driver.cpp'),
       `#include "bindings/cpp/mcp_types.hpp"
@@ -83,7 +85,9 @@ int main(int argc, char ** argv) {
   },
 };
 
-const JACKSON_JARS = ['jackson-databind', 'jackson-core', 'jackson-annotations'].map((name) => `/usr/share/java/${name}.jar`);
+const JACKSON_JARS = ['jackson-databind', 'jackson-core', 'jackson-annotations'].map(
+  (name) => `/usr/share/java/${name}.jar`,
+);
 
 /** The Converter's method prefix per type (`Converter.<prefix>FromJsonString`). */
 function converterNames(converter: string, types: string[]): Map<string, string> {
@@ -109,7 +113,10 @@ const java: Driver = {
     const converter = readFileSync(join(dir, 'bindings/java/mcp/types/Converter.java'), 'utf8');
     const names = converterNames(converter, types);
     const cases = [...names]
-      .map(([type, name]) => `            case ${JSON.stringify(type)}: return Converter.${name}ToJsonString(Converter.${name}FromJsonString(text));`)
+      .map(
+        ([type, name]) =>
+          `            case ${JSON.stringify(type)}: return Converter.${name}ToJsonString(Converter.${name}FromJsonString(text));`,
+      )
       .join('\n');
     writeFileSync(
       join(dir, 'Driver.java'),
@@ -142,7 +149,9 @@ ${cases}
     );
     const sources = [...files.keys()].filter((path) => path.endsWith('.java'));
     writeFileSync(join(dir, 'sources.txt'), `${[...sources, 'Driver.java'].join('\n')}\n`);
-    run('javac', ['-nowarn', '-encoding', 'UTF-8', '-d', 'classes', '-cp', JACKSON_JARS.join(':'), '@sources.txt'], { cwd: dir });
+    run('javac', ['-nowarn', '-encoding', 'UTF-8', '-d', 'classes', '-cp', JACKSON_JARS.join(':'), '@sources.txt'], {
+      cwd: dir,
+    });
   },
   run(dir) {
     run('java', ['-cp', ['classes', ...JACKSON_JARS].join(':'), 'Driver', 'manifest.tsv'], { cwd: dir });
@@ -158,7 +167,9 @@ const csharp: Driver = {
   build(dir, files, types) {
     const names = bindingNames('csharp', files, types);
     const cases = [...names]
-      .map(([type, name]) => `            case ${JSON.stringify(type)}: return Serialize.ToJson(${name}.FromJson(text));`)
+      .map(
+        ([type, name]) => `            case ${JSON.stringify(type)}: return Serialize.ToJson(${name}.FromJson(text));`,
+      )
       .join('\n');
     writeFileSync(
       join(dir, 'Driver.cs'),
@@ -199,7 +210,15 @@ ${cases}
     );
     run(
       'mcs',
-      ['-nologo', '-nowarn:1591,0618', '-pkg:newtonsoft-json', '-r:System.Runtime.Serialization', '-out:driver.exe', 'Driver.cs', 'bindings/csharp/McpTypes.cs'],
+      [
+        '-nologo',
+        '-nowarn:1591,0618',
+        '-pkg:newtonsoft-json',
+        '-r:System.Runtime.Serialization',
+        '-out:driver.exe',
+        'Driver.cs',
+        'bindings/csharp/McpTypes.cs',
+      ],
       { cwd: dir },
     );
   },

@@ -31,7 +31,13 @@ const HERE = fileURLToPath(new URL('./go/', import.meta.url));
 const GO_ENV = { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false', GOPROXY: 'off', GO111MODULE: 'on' };
 
 function go(args: string[], cwd: string) {
-  const r = spawnSync('go', args, { cwd, env: GO_ENV, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('go', args, {
+    cwd,
+    env: GO_ENV,
+    encoding: 'utf8',
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -42,7 +48,8 @@ function copyPrograms(dir: string, modulePath: string): void {
     for (const name of readdirSync(d)) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.go')) writeFileSync(p, readFileSync(p, 'utf8').replace(/"mcpbinding"/g, JSON.stringify(modulePath)));
+      else if (p.endsWith('.go'))
+        writeFileSync(p, readFileSync(p, 'utf8').replace(/"mcpbinding"/g, JSON.stringify(modulePath)));
     }
   };
   walk(join(dir, 'cmd'));
@@ -52,7 +59,10 @@ function copyPrograms(dir: string, modulePath: string): void {
 function testModule(model: ProtocolModel, key: string): string {
   const files = emitGo(model);
   const modulePath = goModulePath(model.revision);
-  files.set('go.mod', `module mcptest\n\ngo 1.19\n\nrequire ${modulePath} v0.0.0\n\nreplace ${modulePath} => ./bindings/go\n`);
+  files.set(
+    'go.mod',
+    `module mcptest\n\ngo 1.19\n\nrequire ${modulePath} v0.0.0\n\nreplace ${modulePath} => ./bindings/go\n`,
+  );
   const dir = writeTemp(`go-${key}`, files);
   copyPrograms(dir, modulePath);
   return dir;
@@ -81,7 +91,11 @@ function buildRevision(revision: string): string {
 function runCases(revision: string, cases: Case[]): Result[] {
   const dir = buildRevision(revision);
   writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
-  const r = spawnSync(join(dir, 'bin', 'roundtrip'), ['cases.json', 'results.json'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(join(dir, 'bin', 'roundtrip'), ['cases.json', 'results.json'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.is(r.status, 0, `roundtrip failed:\n${r.stderr.slice(0, 3000)}`);
   return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Result[];
 }
@@ -107,7 +121,10 @@ test('go: a visitor missing a variant does not compile (binding with one more Co
   const dir = testModule(modelWithExtraVariant('draft'), 'draft-extra-variant');
   const r = go(['build', '-o', 'bin/', './cmd/match'], dir);
   assert.is.not(r.status, 0, 'the match program built against a binding with an extra variant');
-  assert.match(r.stderr, /contentBlock does not implement \S*ContentBlockVisitor\[string\] \(missing (method )?VideoContent( method)?\)/);
+  assert.match(
+    r.stderr,
+    /contentBlock does not implement \S*ContentBlockVisitor\[string\] \(missing (method )?VideoContent( method)?\)/,
+  );
 });
 
 issueCasesTest("go: the issue's cases are refused with a *DecodeError naming the member", runCases);
@@ -116,18 +133,28 @@ test('go: go.mod names the revision; package, constants and method maps', () => 
   for (const revision of REVISIONS) {
     const model = loadModel(revision);
     const files = emitGo(model);
-    assert.match(files.get('bindings/go/go.mod')!, new RegExp(`\\nmodule ${goModulePath(revision).replace(/\./g, '\\.')}\\n\\ngo 1\\.19\\n$`));
+    assert.match(
+      files.get('bindings/go/go.mod')!,
+      new RegExp(`\\nmodule ${goModulePath(revision).replace(/\./g, '\\.')}\\n\\ngo 1\\.19\\n$`),
+    );
     const methods = files.get('bindings/go/methods.go')!;
     assert.match(methods, new RegExp(`\\npackage ${goPackageName(revision)}\\n`));
     assert.match(methods, new RegExp(`ProtocolVersion = "${model.protocolVersion}"`));
     assert.match(methods, /CodeMethodNotFound = -32601/);
-    assert.match(methods, /"tools\/call": \{\n\t\tMethod: "tools\/call",\n\t\tDirection: "clientToServer",\n\t\tRequestType: "CallToolRequest",\n\t\tResultType: "CallToolResult",/);
+    assert.match(
+      methods,
+      /"tools\/call": \{\n\t\tMethod: "tools\/call",\n\t\tDirection: "clientToServer",\n\t\tRequestType: "CallToolRequest",\n\t\tResultType: "CallToolResult",/,
+    );
   }
 });
 
 function client(revision: string) {
   const dir = buildRevision(revision);
-  const r = spawnSync(join(dir, 'bin', 'client'), [...SERVE_STDIO, revision], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(join(dir, 'bin', 'client'), [...SERVE_STDIO, revision], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.is(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }

@@ -106,7 +106,11 @@ export async function generate(
 }
 
 /** Maps each example type to the name the binding gave it (same letters, any case). */
-export function bindingNames(language: BindingLanguageId, files: Map<string, string>, types: string[]): Map<string, string> {
+export function bindingNames(
+  language: BindingLanguageId,
+  files: Map<string, string>,
+  types: string[],
+): Map<string, string> {
   const emitted = emittedTypeNames(language, files.values());
   const key = (s: string): string => s.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
   const byKey = new Map<string, string>();
@@ -139,7 +143,11 @@ export function requireFile(language: BindingLanguageId, path: string, aptPackag
 }
 
 /** Runs a command; on failure, fails the test with its output (cut to the first lines). */
-export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): string {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): string {
   try {
     return execFileSync(command, args, {
       cwd: options.cwd,
@@ -296,7 +304,9 @@ export const FIX_DEFINITIONS: Record<string, Record<string, unknown>> = {
     },
     required: ['code'],
   },
-  Value: { anyOf: [{ $ref: '#/$defs/Object' }, { type: 'array', items: { $ref: '#/$defs/Value' } }, { type: 'string' }] },
+  Value: {
+    anyOf: [{ $ref: '#/$defs/Object' }, { type: 'array', items: { $ref: '#/$defs/Value' } }, { type: 'string' }],
+  },
 };
 
 export interface FixCase {
@@ -356,7 +366,11 @@ export async function assertFixesMatter(
 ): Promise<void> {
   DRIVERS[language].requireToolchain();
   const fixes = BINDING_LANGUAGES[language].fixes.map((f) => f.name);
-  assert.equal(Object.keys(expectations).sort(compare), [...fixes].sort(compare), `${language}: one expectation per fix`);
+  assert.equal(
+    Object.keys(expectations).sort(compare),
+    [...fixes].sort(compare),
+    `${language}: one expectation per fix`,
+  );
   const all = await runFixCases(language);
   assert.is(all.buildError, undefined, `${language}: the fix cases do not build: ${all.buildError}`);
   assert.equal(all.failing, [], `${language}: with every fix these cases fail`);

@@ -17,7 +17,10 @@ test('kotlin binding compiles with kotlinc', async () => {
   requireTool('kotlin', 'kotlinc');
   const { dir } = await generate('kotlin');
   run('kotlinc', ['-nowarn', 'bindings/kotlin/McpTypes.kt', '-d', 'classes'], { cwd: dir });
-  assert.ok(existsSync(join(dir, 'classes', 'mcp', 'types', 'AudioContent.class')), 'kotlinc wrote no AudioContent.class');
+  assert.ok(
+    existsSync(join(dir, 'classes', 'mcp', 'types', 'AudioContent.class')),
+    'kotlinc wrote no AudioContent.class',
+  );
 });
 
 test.run();

@@ -40,7 +40,9 @@ for (const language of BINDING_LANGUAGE_IDS) {
       return;
     }
     assert.ok(existsSync(path), `${language}: no snapshot ${path}; create it with UPDATE_SNAPSHOTS=1`);
-    const expected = readFileSync(path, 'utf8').split('\n').filter((line) => line !== '');
+    const expected = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     const added = names.filter((n) => !expected.includes(n));
     const removed = expected.filter((n) => !names.includes(n));
     assert.ok(

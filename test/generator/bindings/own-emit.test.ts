@@ -9,7 +9,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OWN_BINDING_LANGUAGE_IDS, OWN_BINDING_LANGUAGES, emitTargets } from '../../../generator/emit/bindings/index.js';
+import {
+  OWN_BINDING_LANGUAGE_IDS,
+  OWN_BINDING_LANGUAGES,
+  emitTargets,
+} from '../../../generator/emit/bindings/index.js';
 import { buildShape, pascal, snake, uniqueNames } from '../../../generator/emit/bindings/shape.js';
 import { inputHash, preamble } from '../../../generator/emit/common.js';
 import { generate } from '../../../generator/generate.js';
@@ -62,12 +66,26 @@ test('generate --target routes the own languages to their emitters and the rest 
   }
   assert.ok(files.has('bindings/cpp/mcp_types.hpp'));
   const direct = await emitTargets(model, ['cpp', ...OWN_BINDING_LANGUAGE_IDS], preamble(model, '').trim());
-  assert.equal([...direct.keys()], [...files.keys()].filter((p) => p.startsWith('bindings/')));
+  assert.equal(
+    [...direct.keys()],
+    [...files.keys()].filter((p) => p.startsWith('bindings/')),
+  );
 });
 
 test('naming pass: pascal, snake and the clash rule', () => {
-  assert.equal(['list_changed', '_meta', 'resource-link', 'io.modelcontextprotocol/clientInfo'].map(pascal), ['ListChanged', 'Meta', 'ResourceLink', 'IoModelcontextprotocolClientInfo']);
-  assert.equal(['listChanged', '_meta', 'JSONRPCRequest', 'URLElicitation', 'mimeType'].map(snake), ['list_changed', 'meta', 'jsonrpc_request', 'url_elicitation', 'mime_type']);
+  assert.equal(['list_changed', '_meta', 'resource-link', 'io.modelcontextprotocol/clientInfo'].map(pascal), [
+    'ListChanged',
+    'Meta',
+    'ResourceLink',
+    'IoModelcontextprotocolClientInfo',
+  ]);
+  assert.equal(['listChanged', '_meta', 'JSONRPCRequest', 'URLElicitation', 'mimeType'].map(snake), [
+    'list_changed',
+    'meta',
+    'jsonrpc_request',
+    'url_elicitation',
+    'mime_type',
+  ]);
   assert.equal(uniqueNames(['a', 'a', 'from', 'b'], new Set(['from']), new Set(['b'])), ['a', 'a2', 'from_', 'b2']);
 });
 
@@ -78,14 +96,26 @@ test('shape: discriminants found where the schema has them, none where it has no
     assert.ok(d?.kind === 'union', `${name} is a union`);
     return d.kind === 'union' ? d.tag : undefined;
   };
-  assert.equal(tag('ContentBlock'), { kind: 'const', member: 'type', values: ['text', 'image', 'audio', 'resource_link', 'resource'] });
+  assert.equal(tag('ContentBlock'), {
+    kind: 'const',
+    member: 'type',
+    values: ['text', 'image', 'audio', 'resource_link', 'resource'],
+  });
   assert.is((tag('ClientRequest') as { member: string }).member, 'method');
   assert.equal(tag('JSONRPCMessage'), { kind: 'jsonrpc', kinds: ['request', 'notification', 'result', 'error'] });
   assert.equal(tag('ServerResult'), { kind: 'none' });
   const text = shape.byName.get('TextContent');
   assert.ok(text?.kind === 'struct');
   if (text?.kind === 'struct') {
-    assert.equal(text.fields.map((f) => [f.json, f.required]), [['_meta', false], ['annotations', false], ['text', true], ['type', true]]);
+    assert.equal(
+      text.fields.map((f) => [f.json, f.required]),
+      [
+        ['_meta', false],
+        ['annotations', false],
+        ['text', true],
+        ['type', true],
+      ],
+    );
     assert.equal(text.fields[0].ty, { k: 'map', values: { k: 'any' } });
   }
 });
@@ -99,7 +129,8 @@ for (const revision of REVISIONS) {
   test(`shape ${revision}: declaration names match the golden list`, () => {
     const shape = buildShape(loadModel(revision));
     const lines = shape.decls.map((d) => {
-      if (d.kind === 'union') return `${d.name} union ${d.tag.kind === 'const' ? `tag=${d.tag.member}` : d.tag.kind === 'jsonrpc' ? 'tag=jsonrpc-kind' : 'untagged'}`;
+      if (d.kind === 'union')
+        return `${d.name} union ${d.tag.kind === 'const' ? `tag=${d.tag.member}` : d.tag.kind === 'jsonrpc' ? 'tag=jsonrpc-kind' : 'untagged'}`;
       return `${d.name} ${d.kind}`;
     });
     const path = fileURLToPath(new URL(`./names/shape-${revision}.txt`, import.meta.url));
@@ -109,7 +140,10 @@ for (const revision of REVISIONS) {
     const expected = readFileSync(path, 'utf8').split('\n').filter(Boolean);
     const added = lines.filter((l) => !expected.includes(l));
     const removed = expected.filter((l) => !lines.includes(l));
-    assert.ok(added.length === 0 && removed.length === 0, `declarations changed (+ new, - gone):\n${[...added.map((l) => `  + ${l}`), ...removed.map((l) => `  - ${l}`)].join('\n')}`);
+    assert.ok(
+      added.length === 0 && removed.length === 0,
+      `declarations changed (+ new, - gone):\n${[...added.map((l) => `  + ${l}`), ...removed.map((l) => `  - ${l}`)].join('\n')}`,
+    );
   });
 }
 

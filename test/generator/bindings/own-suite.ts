@@ -13,7 +13,17 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT } from '../support.js';
-import { REVISIONS, assertRefused, assertRoundTrips, corpus, loadModel, mutations, type Case, type Result, type Revision } from './own.js';
+import {
+  REVISIONS,
+  assertRefused,
+  assertRoundTrips,
+  corpus,
+  loadModel,
+  mutations,
+  type Case,
+  type Result,
+  type Revision,
+} from './own.js';
 
 /** `mcpgen serve --stdio --rev` as argv; a client appends the revision and spawns it. */
 export const SERVE_STDIO = ['node', join(ROOT, 'bin', 'mcpgen.js'), 'serve', '--stdio', '--rev'];
@@ -56,7 +66,16 @@ export function issueCasesTest(title: string, runCases: RunCases): void {
     const r = runCases('2025-11-25', [
       { type: 'ContentBlock', data: { type: 'image' } },
       { type: 'TextContent', data: { type: 'text', text: 7 } },
-      { type: 'CallToolResult', data: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, { type: 'image', mimeType: 'image/png' }] } },
+      {
+        type: 'CallToolResult',
+        data: {
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+            { type: 'image', mimeType: 'image/png' },
+          ],
+        },
+      },
       { type: 'ContentBlock', data: { type: 'video', url: 'x' } },
       { type: 'JSONRPCMessage', data: { jsonrpc: '2.0', id: 1 } },
     ]);
@@ -85,7 +104,11 @@ export interface StdioClientTests {
 export function stdioClientTests({ language, client, namesResultTypes }: StdioClientTests): void {
   test(`${language}: stdio client against serve --rev 2025-11-25 (initialize, tools/list, tools/call)`, () => {
     const s = client('2025-11-25');
-    assert.equal(s.initialize, { type: 'InitializeResult', protocolVersion: '2025-11-25', server: 'mcpgen-reference-server' });
+    assert.equal(s.initialize, {
+      type: 'InitializeResult',
+      protocolVersion: '2025-11-25',
+      server: 'mcpgen-reference-server',
+    });
     if (namesResultTypes) assert.is(s.tools.type, 'ListToolsResult');
     assert.ok(s.tools.names.includes('echo'), s.tools.names.join(','));
     if (namesResultTypes) assert.is(s.call.type, 'CallToolResult');

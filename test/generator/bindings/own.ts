@@ -50,7 +50,11 @@ function officialExamples(revision: string): Example[] {
   for (const type of readdirSync(root).sort(compare)) {
     for (const file of readdirSync(join(root, type)).sort(compare)) {
       if (!file.endsWith('.json')) continue;
-      out.push({ type, key: `${revision}/${type}/${file}`, data: JSON.parse(readFileSync(join(root, type, file), 'utf8')) });
+      out.push({
+        type,
+        key: `${revision}/${type}/${file}`,
+        data: JSON.parse(readFileSync(join(root, type, file), 'utf8')),
+      });
     }
   }
   return out;
@@ -63,7 +67,10 @@ export async function corpus(revision: Revision): Promise<Example[]> {
   if (c) return c;
   if (revision === 'draft') c = officialExamples('draft');
   else {
-    const V = (await import(pathToFileURL(join(ROOT, 'generated', revision, 'validators.gen.js')).href)) as Record<string, Validator>;
+    const V = (await import(pathToFileURL(join(ROOT, 'generated', revision, 'validators.gen.js')).href)) as Record<
+      string,
+      Validator
+    >;
     const model = loadModel(revision);
     c = [...officialExamples('draft'), ...officialExamples('2026-07-28')].filter(
       (e) => Object.hasOwn(model.types, e.type) && typeof V[e.type] === 'function' && V[e.type](e.data),
@@ -93,7 +100,15 @@ export interface Mutation {
 
 /** Every mutation of every example: each required member dropped, each const changed, each typed value of another JSON type. */
 export function mutations(model: ProtocolModel, examples: Example[]): Mutation[] {
-  return examples.flatMap((e) => schemaMutations(model, e.type, e.data).map((m) => ({ kind: m.kind, example: e.key, type: e.type, data: m.data, path: dotted(m.segs) })));
+  return examples.flatMap((e) =>
+    schemaMutations(model, e.type, e.data).map((m) => ({
+      kind: m.kind,
+      example: e.key,
+      type: e.type,
+      data: m.data,
+      path: dotted(m.segs),
+    })),
+  );
 }
 
 /** Fails, naming the Debian packages, when a command is not on PATH. */
@@ -145,7 +160,11 @@ export function assertRoundTrips(language: string, revision: string, examples: E
       }
     }
   });
-  assert.equal(failing, [], `${language} ${revision}: ${failing.length} of ${examples.length} examples do not round-trip:\n${failing.slice(0, 15).join('\n')}`);
+  assert.equal(
+    failing,
+    [],
+    `${language} ${revision}: ${failing.length} of ${examples.length} examples do not round-trip:\n${failing.slice(0, 15).join('\n')}`,
+  );
 }
 
 /** Checks a driver's results: every mutation is refused, naming the mutated path. */
@@ -156,11 +175,20 @@ export function assertRefused(language: string, revision: string, list: Mutation
     const r = results[i];
     if ('ok' in r) wrong.push(`${m.example}: ${m.kind} at ${m.path} accepted`);
     else if (r.path !== m.path) wrong.push(`${m.example}: ${m.kind} at ${m.path}: error names ${r.path}: ${r.message}`);
-    else if (m.kind === 'drop required' && r.message !== 'required') wrong.push(`${m.example}: drop ${m.path}: message ${r.message}`);
+    else if (m.kind === 'drop required' && r.message !== 'required')
+      wrong.push(`${m.example}: drop ${m.path}: message ${r.message}`);
   });
-  assert.equal(wrong.slice(0, 15), [], `${language} ${revision}: ${wrong.length} of ${list.length} mutations not refused at their path:\n${wrong.slice(0, 15).join('\n')}`);
+  assert.equal(
+    wrong.slice(0, 15),
+    [],
+    `${language} ${revision}: ${wrong.length} of ${list.length} mutations not refused at their path:\n${wrong.slice(0, 15).join('\n')}`,
+  );
   const kinds = new Set(list.map((m) => m.kind));
-  assert.equal([...kinds].sort(), ['drop required', 'wrong const', 'wrong type'], 'every kind of mutation is exercised');
+  assert.equal(
+    [...kinds].sort(),
+    ['drop required', 'wrong const', 'wrong type'],
+    'every kind of mutation is exercised',
+  );
 }
 
 /**

@@ -30,7 +30,12 @@ import { SERVE_STDIO, corpusTests, issueCasesTest, stdioClientTests } from './ow
 const HERE = fileURLToPath(new URL('./python/', import.meta.url));
 
 function python(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('python3', ['-O', ...args], { cwd, encoding: 'utf8', timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync('python3', ['-O', ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 120_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -86,13 +91,24 @@ test('python: pyproject.toml names the revision, parses with tomllib, and the pa
     const dir = packageDir(loadModel(revision));
     const pkg = pythonPackageName(revision);
     const r = python(
-      ['-c', `import json, sys, tomllib; sys.path.insert(0, '.'); import ${pkg} as m; p = tomllib.load(open('pyproject.toml', 'rb')); print(json.dumps([p['project']['name'], p['tool']['setuptools']['packages'], m.REVISION, m.PROTOCOL_VERSION, m.ERROR_CODES['METHOD_NOT_FOUND'], m.CLIENT_REQUESTS['tools/call'].result_type, sorted(m.SERVER_REQUESTS)[:1]]))`],
+      [
+        '-c',
+        `import json, sys, tomllib; sys.path.insert(0, '.'); import ${pkg} as m; p = tomllib.load(open('pyproject.toml', 'rb')); print(json.dumps([p['project']['name'], p['tool']['setuptools']['packages'], m.REVISION, m.PROTOCOL_VERSION, m.ERROR_CODES['METHOD_NOT_FOUND'], m.CLIENT_REQUESTS['tools/call'].result_type, sorted(m.SERVER_REQUESTS)[:1]]))`,
+      ],
       dir,
     );
     assert.is(r.status, 0, r.stderr);
     const model = loadModel(revision);
     const first = [...model.requests.filter((x) => x.direction === 'serverToClient').map((x) => x.method)].sort()[0];
-    assert.equal(JSON.parse(r.stdout), [pkg.replace(/_/g, '-'), [pkg], revision, model.protocolVersion, -32601, 'CallToolResult', [first]]);
+    assert.equal(JSON.parse(r.stdout), [
+      pkg.replace(/_/g, '-'),
+      [pkg],
+      revision,
+      model.protocolVersion,
+      -32601,
+      'CallToolResult',
+      [first],
+    ]);
   }
 });
 
@@ -138,29 +154,42 @@ test('python: mypy refuses the static exhaustive match on a binding with one mor
   assert.equal(errorsIn(run, `${pkg}/__init__.py`), [], 'the package itself still type-checks');
   const errors = errorsIn(run, matchFile(pkg));
   assert.ok(errors.length > 0, run.output);
-  for (const e of errors) assert.match(e, /Argument 1 to "assert_never" has incompatible type "(VideoContent|Literal\['video'\])"/, e);
-  assert.ok(errors.some((e) => e.includes('"VideoContent"')), errors.join('\n'));
+  for (const e of errors)
+    assert.match(e, /Argument 1 to "assert_never" has incompatible type "(VideoContent|Literal\['video'\])"/, e);
+  assert.ok(
+    errors.some((e) => e.includes('"VideoContent"')),
+    errors.join('\n'),
+  );
   // Only the matches over ContentBlock miss it: SamplingMessageContentBlock and the JSON-RPC kinds are unchanged.
   const source = readFileSync(join(HERE, 'match_static.py'), 'utf8').split('\n');
   const owners = errors.map((e) => {
     const line = Number(/:(\d+):/.exec(e)![1]);
-    return source.slice(0, line).reverse().find((l) => l.startsWith('def '))!;
+    return source
+      .slice(0, line)
+      .reverse()
+      .find((l) => l.startsWith('def '))!;
   });
-  assert.equal([...new Set(owners)].sort(), ['def content_block(block: t.ContentBlock) -> str:', 'def content_tag(block: t.ContentBlock) -> str:']);
+  assert.equal([...new Set(owners)].sort(), [
+    'def content_block(block: t.ContentBlock) -> str:',
+    'def content_tag(block: t.ContentBlock) -> str:',
+  ]);
 });
 
 test('python: NaN and Infinity (which json.loads reads, JSON has none) are refused where a number is declared', () => {
   const dir = packageDir(loadModel('draft'));
   const pkg = pythonPackageName('draft');
   const r = python(
-    ['-c', `import json, sys; sys.path.insert(0, '.'); import ${pkg} as m
+    [
+      '-c',
+      `import json, sys; sys.path.insert(0, '.'); import ${pkg} as m
 out = []
 for text in ['{"type":"text","text":"a","annotations":{"priority":NaN}}', '{"type":"text","text":"a","annotations":{"priority":Infinity}}', '{"type":"text","text":"a","annotations":{"priority":0.5}}']:
     try:
         m.decode("TextContent", json.loads(text)); out.append("ok")
     except m.DecodeError as e:
         out.append(str(e))
-print(json.dumps(out))`],
+print(json.dumps(out))`,
+    ],
     dir,
   );
   assert.is(r.status, 0, r.stderr);

@@ -47,12 +47,19 @@ function testCrate(model: ProtocolModel, key: string, bins: string[]): string {
   const files = emitRust(model);
   const pkg = rustCrateName(model.revision).replace(/_/g, '-');
   const bin = (name: string, path: string) => `[[bin]]\nname = "${name}"\npath = "${path}"\n`;
-  const paths: Record<string, string> = { roundtrip: 'cmd/roundtrip.rs', match: 'cmd/match.rs', client: 'cmd/client/main.rs' };
+  const paths: Record<string, string> = {
+    roundtrip: 'cmd/roundtrip.rs',
+    match: 'cmd/match.rs',
+    client: 'cmd/client/main.rs',
+  };
   files.set(
     'Cargo.toml',
     `[package]\nname = "mcptest-${key}"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[features]\nhandshake = []\nstateless = []\n\n${bins.map((b) => bin(`${b}-${key}`, paths[b])).join('\n')}\n[dependencies]\nmcp = { path = "bindings/rust", package = "${pkg}" }\nserde = "1"\nserde_json = "1"\n`,
   );
-  files.set('.cargo/config.toml', `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${REGISTRY}"\n\n[net]\noffline = true\n`);
+  files.set(
+    '.cargo/config.toml',
+    `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${REGISTRY}"\n\n[net]\noffline = true\n`,
+  );
   const dir = writeTemp(`rust-${key}`, files);
   cpSync(HERE, join(dir, 'cmd'), { recursive: true });
   return dir;
@@ -73,12 +80,17 @@ function buildRevision(revision: string): string {
 }
 
 /** Binaries are named `<program>-<revision key>`: one target folder serves every crate. */
-const binary = (name: string, revision: string) => join(scratchDir('rust-own-target'), 'debug', `${name}-${revision.replace(/[^A-Za-z0-9]/g, '')}`);
+const binary = (name: string, revision: string) =>
+  join(scratchDir('rust-own-target'), 'debug', `${name}-${revision.replace(/[^A-Za-z0-9]/g, '')}`);
 
 function runCases(revision: string, cases: Case[]): Result[] {
   const dir = buildRevision(revision);
   writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
-  const r = spawnSync(binary('roundtrip', revision), ['cases.json', 'results.json'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(binary('roundtrip', revision), ['cases.json', 'results.json'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.is(r.status, 0, `roundtrip failed:\n${r.stderr.slice(0, 3000)}`);
   return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Result[];
 }
@@ -86,7 +98,11 @@ function runCases(revision: string, cases: Case[]): Result[] {
 test('cargo and the serde crates are installed', () => {
   requireCommand('rust', 'cargo', OWN_BINDING_LANGUAGES.rust.test.aptPackages);
   const crates = existsSync(REGISTRY) ? readdirSync(REGISTRY) : [];
-  for (const crate of ['serde', 'serde_json']) assert.ok(crates.some((c) => c.startsWith(`${crate}-1.`)), `${crate} is not in ${REGISTRY} (scripts/ci-toolchains.sh)`);
+  for (const crate of ['serde', 'serde_json'])
+    assert.ok(
+      crates.some((c) => c.startsWith(`${crate}-1.`)),
+      `${crate} is not in ${REGISTRY} (scripts/ci-toolchains.sh)`,
+    );
 });
 
 corpusTests({
@@ -122,13 +138,20 @@ test('rust: Cargo.toml names the revision; constants and method maps', () => {
     const lib = files.get('bindings/rust/src/lib.rs')!;
     assert.match(lib, new RegExp(`pub const PROTOCOL_VERSION: &str = "${model.protocolVersion}";`));
     assert.match(lib, /pub const METHOD_NOT_FOUND: i64 = -32601;/);
-    assert.match(lib, /method: "tools\/call",\n\s+direction: "clientToServer",\n\s+request_type: "CallToolRequest",\n\s+result_type: "CallToolResult",/);
+    assert.match(
+      lib,
+      /method: "tools\/call",\n\s+direction: "clientToServer",\n\s+request_type: "CallToolRequest",\n\s+result_type: "CallToolResult",/,
+    );
   }
 });
 
 function client(revision: string) {
   const dir = buildRevision(revision);
-  const r = spawnSync(binary('client', revision), [...SERVE_STDIO, revision], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(binary('client', revision), [...SERVE_STDIO, revision], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.is(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }

@@ -82,9 +82,12 @@ test('alternative results: InputRequiredResult added, CreateTaskResult removed',
 });
 
 test('`resultType` added (required) to results: breaks the servers that send them', () => {
-  const added = find((c) => c.kind === 'field-added' && c.section === 'results' && c.subject.endsWith(' result.resultType'));
+  const added = find(
+    (c) => c.kind === 'field-added' && c.section === 'results' && c.subject.endsWith(' result.resultType'),
+  );
   const methods = added.map((c) => c.method).sort();
-  for (const m of ['completion/complete', 'prompts/get', 'resources/read', 'tools/call', 'tools/list']) assert.ok(methods.includes(m), m);
+  for (const m of ['completion/complete', 'prompts/get', 'resources/read', 'tools/call', 'tools/list'])
+    assert.ok(methods.includes(m), m);
   for (const c of added) {
     assert.is(c.after, 'required');
     assert.equal(c.breaking, { client: false, server: true });
@@ -181,7 +184,9 @@ test('usage and input errors', async () => {
   assert.match(unknown.err, '<revB>: unknown revision "1999-01-01"');
   // with no inputs for either, the unknown <revB> is still the usage error (checked first)
   const noInputs = spawnSync(process.execPath, [join(ROOT, 'bin', 'mcpgen.js'), 'diff', '2025-11-25', '1999-01-01'], {
-    cwd: tmpdir(), env: { ...process.env, MCP_SPEC_DIR: '', MCPGEN_CACHE: join(tmpdir(), 'mcpgen-no-cache-here') }, encoding: 'utf8',
+    cwd: tmpdir(),
+    env: { ...process.env, MCP_SPEC_DIR: '', MCPGEN_CACHE: join(tmpdir(), 'mcpgen-no-cache-here') },
+    encoding: 'utf8',
   });
   assert.is(noInputs.status, 2, noInputs.stderr);
   assert.match(noInputs.stderr, '<revB>: unknown revision "1999-01-01"');

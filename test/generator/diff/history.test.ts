@@ -31,7 +31,11 @@ const KNOWN: Record<string, Expect> = {
     ['alt-result-added', 'tools/call', 'clientToServer'],
     ['field-added', 'tools/call result.resultType', 'clientToServer'],
     ['field-added', 'tools/call params.requestState', 'clientToServer'],
-    ['type', 'elicitation/create params<ElicitRequestFormParams>.requestedSchema.properties{}<NumberSchema>.minimum', 'serverToClient'],
+    [
+      'type',
+      'elicitation/create params<ElicitRequestFormParams>.requestedSchema.properties{}<NumberSchema>.minimum',
+      'serverToClient',
+    ],
   ],
   '2026-05-11_c2037874 → 2026-05-14_41173312': [
     ['lifecycle', 'lifecycle'],
@@ -74,7 +78,9 @@ for (const [from, to] of steps) {
     assert.is(renderJson(report), renderJson(diffModels(modelFor(input(from)), modelFor(input(to)))), 'deterministic');
     assert.match(renderMarkdown(report), `# MCP protocol diff: ${from} → ${to}`);
     for (const [kind, subject, direction] of KNOWN[key] ?? []) {
-      const hit = report.changes.some((c) => c.kind === kind && c.subject === subject && (!direction || c.direction === direction));
+      const hit = report.changes.some(
+        (c) => c.kind === kind && c.subject === subject && (!direction || c.direction === direction),
+      );
       assert.ok(hit, `${key}: expected ${kind} ${subject}${direction ? ` (${direction})` : ''}`);
     }
   });

@@ -4,15 +4,29 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Change, type DiffReport, diffModels, firstLineDiff, renderJson, renderMarkdown } from '../../../generator/diff.js';
+import {
+  type Change,
+  type DiffReport,
+  diffModels,
+  firstLineDiff,
+  renderJson,
+  renderMarkdown,
+} from '../../../generator/diff.js';
 import { type MethodSpec, obj, ref, tinyModel } from './support.js';
 
 const test = suite('diff: breaking rules');
 
 /** Diffs two one-request models that differ only as `a` and `b` say. */
-function diffRequest(a: Partial<MethodSpec>, b: Partial<MethodSpec>, types: Record<string, Record<string, unknown>> = {}): DiffReport {
+function diffRequest(
+  a: Partial<MethodSpec>,
+  b: Partial<MethodSpec>,
+  types: Record<string, Record<string, unknown>> = {},
+): DiffReport {
   const base: MethodSpec = { method: 'things/do' };
-  return diffModels(tinyModel({ requests: [{ ...base, ...a }], types }), tinyModel({ requests: [{ ...base, ...b }], types }));
+  return diffModels(
+    tinyModel({ requests: [{ ...base, ...a }], types }),
+    tinyModel({ requests: [{ ...base, ...b }], types }),
+  );
 }
 
 /** The single change at `subject` (fails when there is none or more than one). */
@@ -35,7 +49,10 @@ test('identical models: no changes', () => {
 });
 
 test('params field optional → required breaks clients (they must send it), not servers', () => {
-  const r = diffRequest({ params: obj({ name: { type: 'string' } }) }, { params: obj({ name: { type: 'string' } }, ['name']) });
+  const r = diffRequest(
+    { params: obj({ name: { type: 'string' } }) },
+    { params: obj({ name: { type: 'string' } }, ['name']) },
+  );
   const c = only(r, 'things/do params.name');
   assert.is(c.kind, 'optional-to-required');
   assert.is(c.section, 'params');
@@ -51,7 +68,10 @@ test('the same in a server → client request breaks servers', () => {
 });
 
 test('params field required → optional breaks servers (they may no longer get it)', () => {
-  const r = diffRequest({ params: obj({ name: { type: 'string' } }, ['name']) }, { params: obj({ name: { type: 'string' } }) });
+  const r = diffRequest(
+    { params: obj({ name: { type: 'string' } }, ['name']) },
+    { params: obj({ name: { type: 'string' } }) },
+  );
   const c = only(r, 'things/do params.name');
   assert.is(c.kind, 'required-to-optional');
   assert.is(breaks(c), '-/server');
@@ -72,7 +92,10 @@ test('result field removed breaks the clients that read it; a closed object brea
   const c = only(open, 'things/do result.gone');
   assert.is(c.kind, 'field-removed');
   assert.is(breaks(c), 'client/-');
-  const closed = diffRequest({ result: obj({ gone: { type: 'string' } }) }, { result: obj({}, [], { additionalProperties: false }) });
+  const closed = diffRequest(
+    { result: obj({ gone: { type: 'string' } }) },
+    { result: obj({}, [], { additionalProperties: false }) },
+  );
   assert.is(breaks(only(closed, 'things/do result.gone', 'field-removed')), 'client/server');
 });
 
@@ -96,7 +119,10 @@ test('number → integer narrows (breaks the sender); integer → number widens 
 });
 
 test('string → enum narrows; enum values added widen, removed narrow', () => {
-  const toEnum = diffRequest({ params: obj({ e: { type: 'string' } }) }, { params: obj({ e: { type: 'string', enum: ['a', 'b'] } }) });
+  const toEnum = diffRequest(
+    { params: obj({ e: { type: 'string' } }) },
+    { params: obj({ e: { type: 'string', enum: ['a', 'b'] } }) },
+  );
   const c = only(toEnum, 'things/do params.e');
   assert.is(c.kind, 'enum');
   assert.is(breaks(c), 'client/-');
@@ -115,7 +141,10 @@ test('string → enum narrows; enum values added widen, removed narrow', () => {
 });
 
 test('const change breaks both sides', () => {
-  const r = diffRequest({ params: obj({ k: { type: 'string', const: 'x' } }) }, { params: obj({ k: { type: 'string', const: 'y' } }) });
+  const r = diffRequest(
+    { params: obj({ k: { type: 'string', const: 'x' } }) },
+    { params: obj({ k: { type: 'string', const: 'y' } }) },
+  );
   const c = only(r, 'things/do params.k');
   assert.is(c.kind, 'const');
   assert.is(c.detail, 'const "x" → "y"');
@@ -125,7 +154,12 @@ test('const change breaks both sides', () => {
 test('constraints: maxItems added narrows, minimum lowered widens', () => {
   const r = diffRequest(
     { result: obj({ list: { type: 'array', items: { type: 'string' } }, n: { type: 'integer', minimum: 5 } }) },
-    { result: obj({ list: { type: 'array', items: { type: 'string' }, maxItems: 10 }, n: { type: 'integer', minimum: 0 } }) },
+    {
+      result: obj({
+        list: { type: 'array', items: { type: 'string' }, maxItems: 10 },
+        n: { type: 'integer', minimum: 0 },
+      }),
+    },
   );
   assert.is(breaks(only(r, 'things/do result.list', 'constraint')), '-/server');
   assert.is(breaks(only(r, 'things/do result.n', 'constraint')), 'client/-');
@@ -151,9 +185,17 @@ test('fields are found through $refs, allOf, array items and map values', () => 
 });
 
 test('recursive types terminate (cycle guard) and the depth limit stops the walk', () => {
-  const node = (leafType: string) => ({ Node: obj({ label: { type: leafType }, children: { type: 'array', items: ref('Node') } }) });
-  const a = tinyModel({ requests: [{ method: 'tree/get', result: obj({ root: ref('Node') }) }], types: node('string') });
-  const b = tinyModel({ requests: [{ method: 'tree/get', result: obj({ root: ref('Node') }) }], types: node('integer') });
+  const node = (leafType: string) => ({
+    Node: obj({ label: { type: leafType }, children: { type: 'array', items: ref('Node') } }),
+  });
+  const a = tinyModel({
+    requests: [{ method: 'tree/get', result: obj({ root: ref('Node') }) }],
+    types: node('string'),
+  });
+  const b = tinyModel({
+    requests: [{ method: 'tree/get', result: obj({ root: ref('Node') }) }],
+    types: node('integer'),
+  });
   const r = diffModels(a, b);
   assert.equal(
     r.changes.filter((c) => c.section === 'results').map((c) => c.subject),
@@ -187,7 +229,11 @@ test('union members: added widens, removed narrows, a rename with the same discr
 
 test('an unconstrained value and a union of every JSON type are the same', () => {
   const jsonValue = {
-    anyOf: [ref('JSONObject'), { type: 'array', items: ref('JSONValue') }, { type: ['string', 'number', 'boolean', 'null'] }],
+    anyOf: [
+      ref('JSONObject'),
+      { type: 'array', items: ref('JSONValue') },
+      { type: ['string', 'number', 'boolean', 'null'] },
+    ],
   };
   const types = { JSONValue: jsonValue, JSONObject: { type: 'object', additionalProperties: ref('JSONValue') } };
   const a = tinyModel({ requests: [{ method: 'v/get', result: obj({ v: {} }) }], types });
@@ -198,7 +244,10 @@ test('an unconstrained value and a union of every JSON type are the same', () =>
   const widened = diffModels(c, b).changes.filter((x) => x.section === 'results');
   assert.equal(
     widened.map((x) => `${x.kind} ${x.subject} ${breaks(x)}`),
-    ['variant-added v/get result.v<array> client/-', 'variant-added v/get result.v<boolean | null | number | string> client/-'],
+    [
+      'variant-added v/get result.v<array> client/-',
+      'variant-added v/get result.v<boolean | null | number | string> client/-',
+    ],
   );
 });
 
@@ -235,7 +284,9 @@ test('direction change, embedding, capability gate and alternative results', () 
   assert.is(c.after, 'InputRequiredResult');
   assert.is(breaks(c), 'client/-');
   assert.is(
-    breaks(only(diffRequest({ altResultTypes: ['InputRequiredResult'] }, {}, types), 'things/do', 'alt-result-removed')),
+    breaks(
+      only(diffRequest({ altResultTypes: ['InputRequiredResult'] }, {}, types), 'things/do', 'alt-result-removed'),
+    ),
     '-/server',
   );
 });
@@ -248,10 +299,16 @@ test('params presence: params becoming required breaks the caller', () => {
 
 test('notifications: removed breaks the receiver, added breaks nobody, params walked', () => {
   const a = tinyModel({
-    notifications: [{ method: 'notifications/old' }, { method: 'notifications/x', params: obj({ n: { type: 'number' } }) }],
+    notifications: [
+      { method: 'notifications/old' },
+      { method: 'notifications/x', params: obj({ n: { type: 'number' } }) },
+    ],
   });
   const b = tinyModel({
-    notifications: [{ method: 'notifications/new' }, { method: 'notifications/x', params: obj({ n: { type: 'integer' } }) }],
+    notifications: [
+      { method: 'notifications/new' },
+      { method: 'notifications/x', params: obj({ n: { type: 'integer' } }) },
+    ],
   });
   const r = diffModels(a, b);
   assert.is(breaks(only(r, 'notifications/old', 'notification-removed')), 'client/-');
@@ -260,9 +317,16 @@ test('notifications: removed breaks the receiver, added breaks nobody, params wa
 });
 
 test('capabilities: a server capability removed breaks clients, one added breaks nobody', () => {
-  const caps = (props: Record<string, unknown>) => ({ ServerCapabilities: obj(props as never), ClientCapabilities: obj({}) });
-  const a = tinyModel({ types: caps({ logging: { type: 'object' }, tools: obj({ listChanged: { type: 'boolean' } }) }) });
-  const b = tinyModel({ types: caps({ tools: obj({ listChanged: { type: 'boolean' } }), extensions: { type: 'object' } }) });
+  const caps = (props: Record<string, unknown>) => ({
+    ServerCapabilities: obj(props as never),
+    ClientCapabilities: obj({}),
+  });
+  const a = tinyModel({
+    types: caps({ logging: { type: 'object' }, tools: obj({ listChanged: { type: 'boolean' } }) }),
+  });
+  const b = tinyModel({
+    types: caps({ tools: obj({ listChanged: { type: 'boolean' } }), extensions: { type: 'object' } }),
+  });
   const r = diffModels(a, b);
   const removed = only(r, 'ServerCapabilities.logging');
   assert.is(removed.section, 'capabilities');
@@ -300,7 +364,10 @@ test('output is deterministic and independent of input order', () => {
       { method: 'b/two', result: obj({ y: { type: 'string' } }) },
       { method: 'a/one', params: obj({ x: { type: 'number' } }) },
     ];
-    return tinyModel({ requests: flip ? reqs.reverse() : reqs, types: flip ? { Z: obj({}), A: obj({}) } : { A: obj({}), Z: obj({}) } });
+    return tinyModel({
+      requests: flip ? reqs.reverse() : reqs,
+      types: flip ? { Z: obj({}), A: obj({}) } : { A: obj({}), Z: obj({}) },
+    });
   };
   const b = tinyModel({
     requests: [{ method: 'a/one', params: obj({ x: { type: 'integer' } }) }],
@@ -316,7 +383,10 @@ test('output is deterministic and independent of input order', () => {
 });
 
 test('markdown escapes table cells and shows the breaking flags', () => {
-  const r = diffRequest({ params: obj({ u: { type: 'string' } }) }, { params: obj({ u: { type: ['string', 'null'] } }) });
+  const r = diffRequest(
+    { params: obj({ u: { type: 'string' } }) },
+    { params: obj({ u: { type: ['string', 'null'] } }) },
+  );
   const md = renderMarkdown(r);
   assert.match(md, '| `things/do params.u` | client → server | type | string → null \\| string | · | **breaking** |');
   assert.match(md, '## Params fields (1)');

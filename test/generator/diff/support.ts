@@ -29,7 +29,9 @@ const cache = new Map<string, ProtocolModel>();
 export function modelFor(revOrDir: string): ProtocolModel {
   let m = cache.get(revOrDir);
   if (!m) {
-    m = ingestResolved(revOrDir.includes('/') ? resolveUnpinned(revOrDir) : resolvePinned(revOrDir, { specDir: SPEC_DIR }));
+    m = ingestResolved(
+      revOrDir.includes('/') ? resolveUnpinned(revOrDir) : resolvePinned(revOrDir, { specDir: SPEC_DIR }),
+    );
     cache.set(revOrDir, m);
   }
   return m;
@@ -66,7 +68,11 @@ const ref = (name: string): JsonSchema => ({ $ref: `#/$defs/${name}` });
 export { ref };
 
 /** An object schema; `required` lists the required property names. */
-export const obj = (properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema => ({
+export const obj = (
+  properties: Record<string, JsonSchema>,
+  required: string[] = [],
+  extra: JsonSchema = {},
+): JsonSchema => ({
   type: 'object',
   properties,
   ...(required.length ? { required } : {}),
@@ -91,7 +97,12 @@ export interface MethodSpec {
 export function tinyModel(spec: {
   revision?: string;
   requests?: MethodSpec[];
-  notifications?: Array<{ method: string; direction?: NotificationDef['direction']; params?: JsonSchema; capability?: string[] | null }>;
+  notifications?: Array<{
+    method: string;
+    direction?: NotificationDef['direction'];
+    params?: JsonSchema;
+    capability?: string[] | null;
+  }>;
   types?: Record<string, JsonSchema>;
   errorCodes?: Record<string, number>;
   lifecycle?: ProtocolModel['lifecycle'];
@@ -152,7 +163,15 @@ export function tinyModel(spec: {
   const sorted: ProtocolModel['types'] = {};
   for (const k of Object.keys(types).sort()) sorted[k] = types[k];
   const order = (a: { direction: string; method: string }, b: { direction: string; method: string }) =>
-    a.direction < b.direction ? -1 : a.direction > b.direction ? 1 : a.method < b.method ? -1 : a.method > b.method ? 1 : 0;
+    a.direction < b.direction
+      ? -1
+      : a.direction > b.direction
+        ? 1
+        : a.method < b.method
+          ? -1
+          : a.method > b.method
+            ? 1
+            : 0;
   const file = { path: 'inline', sha256: '', size: 0 };
   return {
     revision: spec.revision ?? 'inline',

@@ -10,7 +10,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
 import { AuthorizationError, oauthFetch } from '../../../runtime/auth/client.js';
-import { AuthFetchError, discoverAuthorizationServer, discoverResourceMetadata } from '../../../runtime/auth/discovery.js';
+import {
+  AuthFetchError,
+  discoverAuthorizationServer,
+  discoverResourceMetadata,
+} from '../../../runtime/auth/discovery.js';
 import { bearerAuth } from '../../../runtime/auth/resource.js';
 import { freePort } from '../../scale/support.js';
 
@@ -23,7 +27,10 @@ const dead = `http://127.0.0.1:${await freePort()}`;
 const refused = /ECONNREFUSED/;
 
 async function failure(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof Error)) throw new Error('expected a failure');
   return e;
 }
@@ -43,17 +50,24 @@ test('discovery: a dead issuer or resource names the URL it tried and the cause'
 test('oauthFetch: a dead issuer, a dead token endpoint and a dead MCP server each name their URL', async () => {
   let tokenEndpoint = `${dead}/token`;
   const as = createServer((req, res) => {
-    if (req.url === '/.well-known/oauth-authorization-server') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ issuer, token_endpoint: tokenEndpoint, response_types_supported: ['code'] }));
+    if (req.url === '/.well-known/oauth-authorization-server')
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ issuer, token_endpoint: tokenEndpoint, response_types_supported: ['code'] }));
     res.writeHead(404).end();
   });
   const issuer = await listen(as);
   let named = dead;
   const mcp = createServer((req, res) => {
-    if (req.url === '/.well-known/oauth-protected-resource/mcp') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [named] }));
+    if (req.url === '/.well-known/oauth-protected-resource/mcp')
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [named] }));
     res.writeHead(401, { 'WWW-Authenticate': 'Bearer' }).end();
   });
   const origin = await listen(mcp);
-  const client = () => oauthFetch({ grant: 'client_credentials', credentials: { client_id: 'machine', client_secret: 's' } });
+  const client = () =>
+    oauthFetch({ grant: 'client_credentials', credentials: { client_id: 'machine', client_secret: 's' } });
   try {
     // the protected resource metadata names an issuer that is not listening
     const e1 = await failure(client().fetch(`${origin}/mcp`, { method: 'POST', body: '{}' }));
@@ -82,7 +96,12 @@ test('bearerAuth: keys that cannot be fetched make a 503 naming the JWKS URL', a
   const resource = 'http://127.0.0.1:1/mcp';
   const check = bearerAuth({ resource, issuer: dead, jwks: `${dead}/jwks` });
   const key = await generateKeyPair('ES256');
-  const token = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(dead).setAudience(resource).setExpirationTime('5m').sign(key.privateKey);
+  const token = await new SignJWT({ sub: 'alice' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setIssuer(dead)
+    .setAudience(resource)
+    .setExpirationTime('5m')
+    .sign(key.privateKey);
   const verdict = await check({ method: 'POST', headers: { authorization: `Bearer ${token}` } });
   assert.ok('refusal' in verdict && verdict.refusal, JSON.stringify(verdict));
   const refusal = (verdict as { refusal: { status: number; message: string } }).refusal;

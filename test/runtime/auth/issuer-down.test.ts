@@ -29,34 +29,77 @@ const goneIssuer = `http://127.0.0.1:${await freePort()}`;
 const m2025 = { ...(await loadRevision('2025-11-25')), fallbackTables: await olderHandshakeTables('2025-11-25') };
 const m2026 = await loadRevision('2026-07-28');
 const served = [
-  { era: '2025-11-25', issuer: brokenIssuer, s: await serveHttp(m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer: brokenIssuer } }) },
-  { era: '2026-07-28', issuer: brokenIssuer, s: await serveStatelessHttp(m2026 as never, m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer: brokenIssuer } }) },
-  { era: '2025-11-25', issuer: goneIssuer, s: await serveHttp(m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer: goneIssuer } }) },
-  { era: '2026-07-28', issuer: goneIssuer, s: await serveStatelessHttp(m2026 as never, m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer: goneIssuer } }) },
+  {
+    era: '2025-11-25',
+    issuer: brokenIssuer,
+    s: await serveHttp(m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer: brokenIssuer } }),
+  },
+  {
+    era: '2026-07-28',
+    issuer: brokenIssuer,
+    s: await serveStatelessHttp(m2026 as never, m2025 as never, {
+      port: 0,
+      host: '127.0.0.1',
+      auth: { issuer: brokenIssuer },
+    }),
+  },
+  {
+    era: '2025-11-25',
+    issuer: goneIssuer,
+    s: await serveHttp(m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer: goneIssuer } }),
+  },
+  {
+    era: '2026-07-28',
+    issuer: goneIssuer,
+    s: await serveStatelessHttp(m2026 as never, m2025 as never, {
+      port: 0,
+      host: '127.0.0.1',
+      auth: { issuer: goneIssuer },
+    }),
+  },
 ];
 
 const key = await generateKeyPair('ES256');
 const sign = (issuer: string, aud: string, header: Record<string, unknown> = { alg: 'ES256', kid: 'k1' }) =>
-  new SignJWT({ sub: 'alice' }).setProtectedHeader(header as never).setIssuer(issuer).setAudience(aud).setExpirationTime('5m').sign(key.privateKey);
+  new SignJWT({ sub: 'alice' })
+    .setProtectedHeader(header as never)
+    .setIssuer(issuer)
+    .setAudience(aud)
+    .setExpirationTime('5m')
+    .sign(key.privateKey);
 const b64 = (v: unknown) => base64url.encode(JSON.stringify(v));
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-const post = (url: string, authorization: string) => fetch(url, {
-  method: 'POST',
-  headers: { Authorization: authorization, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-  body: JSON.stringify(initialize),
-});
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+};
+const post = (url: string, authorization: string) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      Authorization: authorization,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify(initialize),
+  });
 
 /** Tokens that are no JWT this check accepts, whatever the issuer's keys. */
-const garbage = (issuer: string, aud: string) => [
-  ['one word', 'Bearer garbage'],
-  ['three parts, not JSON', 'Bearer aaa.bbb.ccc'],
-  ['header without alg', `Bearer ${b64({ typ: 'JWT' })}.${b64({ sub: 'alice' })}.c2ln`],
-  ['payload not an object', `Bearer ${b64({ alg: 'ES256' })}.${base64url.encode('"alice"')}.c2ln`],
-  ['five parts (JWE)', 'Bearer a.b.c.d.e'],
-  ['alg none', `Bearer ${b64({ alg: 'none' })}.${b64({ iss: issuer, aud, sub: 'alice', exp: 4e9 })}.`],
-  ['HS256 (not accepted)', `Bearer ${b64({ alg: 'HS256' })}.${b64({ iss: issuer, aud, sub: 'alice', exp: 4e9 })}.c2ln`],
-] as const;
+const garbage = (issuer: string, aud: string) =>
+  [
+    ['one word', 'Bearer garbage'],
+    ['three parts, not JSON', 'Bearer aaa.bbb.ccc'],
+    ['header without alg', `Bearer ${b64({ typ: 'JWT' })}.${b64({ sub: 'alice' })}.c2ln`],
+    ['payload not an object', `Bearer ${b64({ alg: 'ES256' })}.${base64url.encode('"alice"')}.c2ln`],
+    ['five parts (JWE)', 'Bearer a.b.c.d.e'],
+    ['alg none', `Bearer ${b64({ alg: 'none' })}.${b64({ iss: issuer, aud, sub: 'alice', exp: 4e9 })}.`],
+    [
+      'HS256 (not accepted)',
+      `Bearer ${b64({ alg: 'HS256' })}.${b64({ iss: issuer, aud, sub: 'alice', exp: 4e9 })}.c2ln`,
+    ],
+  ] as const;
 
 for (const { era, issuer, s } of served) {
   const where = `${era}, issuer ${issuer === brokenIssuer ? 'answering 500' : 'not listening'}`;

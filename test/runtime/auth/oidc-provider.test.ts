@@ -31,7 +31,11 @@ const { issuer, grants, close: closeAuthorizationServer } = await startAuthoriza
 // ---- the protected MCP servers --------------------------------------------------------------
 const m2025 = { ...(await loadRevision('2025-11-25')), fallbackTables: await olderHandshakeTables('2025-11-25') };
 const served2025 = await serveHttp(m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer, scopes: ['mcp'] } });
-const served2026 = await serveStatelessHttp(await loadRevision('2026-07-28') as never, m2025 as never, { port: 0, host: '127.0.0.1', auth: { issuer, scopes: ['mcp'] } });
+const served2026 = await serveStatelessHttp((await loadRevision('2026-07-28')) as never, m2025 as never, {
+  port: 0,
+  host: '127.0.0.1',
+  auth: { issuer, scopes: ['mcp'] },
+});
 
 test('2025-11-25: our client authorizes at oidc-provider (registration, PKCE, resource) and calls our protected server; an expiring token is refreshed', async () => {
   // refresh as soon as less than 59.5 s of the 60 s lifetime are left
@@ -50,7 +54,11 @@ test('2025-11-25: our client authorizes at oidc-provider (registration, PKCE, re
   await new Promise((r) => setTimeout(r, 700));
   await client.listTools();
   const second = await auth.tokens();
-  assert.equal(grants, ['authorization_code', 'refresh_token'], 'the expiring token was refreshed, not authorized anew');
+  assert.equal(
+    grants,
+    ['authorization_code', 'refresh_token'],
+    'the expiring token was refreshed, not authorized anew',
+  );
   assert.is.not(second!.access_token, first!.access_token);
   assert.is(decodeJwt(second!.access_token).aud, served2025.url);
   await client.close();
@@ -72,7 +80,15 @@ test('2026-07-28: our stateless client, and our 2025 client on the dual-era endp
   await legacy.close();
   assert.equal(grants, ['authorization_code'], 'one authorization served both clients');
   // the 2026 server's token at the 2025 server: another audience
-  const res = await fetch(served2025.url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+  const res = await fetch(served2025.url, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
+    body: '{}',
+  });
   assert.is(res.status, 401);
   assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token".*not issued for this resource/);
   await res.text();
@@ -90,7 +106,15 @@ test('DPoP: our client gets a DPoP-bound token from oidc-provider and proves its
   assert.ok(jkt, 'the token is bound to the client key (cnf.jkt)');
   await client.close();
   // the same token without a proof is refused
-  const res = await fetch(served2025.url, { method: 'POST', headers: { Authorization: `Bearer ${tokens.access_token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+  const res = await fetch(served2025.url, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${tokens.access_token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    },
+    body: '{}',
+  });
   assert.is(res.status, 401);
   await res.text();
 });

@@ -7,26 +7,41 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
-import { equalBytes, fromBase64, fromBase64Url, toBase64, toBase64Url, toHex, utf8Bytes, utf8Text } from '../../../runtime/codec/bytes.js';
+import {
+  equalBytes,
+  fromBase64,
+  fromBase64Url,
+  toBase64,
+  toBase64Url,
+  toHex,
+  utf8Bytes,
+  utf8Text,
+} from '../../../runtime/codec/bytes.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { RequestStateSealer } from '../../../runtime/stateless/mrtr.js';
 
 test('Base64, base64url and hex agree with node:buffer on random bytes, and decode back', () => {
-  fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
-    const b = Buffer.from(bytes);
-    assert.is(toBase64(bytes), b.toString('base64'));
-    assert.is(toBase64Url(bytes), b.toString('base64url'));
-    assert.is(toHex(bytes), b.toString('hex'));
-    assert.ok(equalBytes(fromBase64(toBase64(bytes)), bytes));
-    assert.ok(equalBytes(fromBase64Url(toBase64Url(bytes)), bytes));
-  }), { numRuns: 300 });
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+      const b = Buffer.from(bytes);
+      assert.is(toBase64(bytes), b.toString('base64'));
+      assert.is(toBase64Url(bytes), b.toString('base64url'));
+      assert.is(toHex(bytes), b.toString('hex'));
+      assert.ok(equalBytes(fromBase64(toBase64(bytes)), bytes));
+      assert.ok(equalBytes(fromBase64Url(toBase64Url(bytes)), bytes));
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('UTF-8 agrees with node:buffer on random strings (lone surrogates become U+FFFD)', () => {
-  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (s) => {
-    assert.is(utf8Text(utf8Bytes(s)), Buffer.from(s, 'utf8').toString('utf8'));
-  }), { numRuns: 300 });
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (s) => {
+      assert.is(utf8Text(utf8Bytes(s)), Buffer.from(s, 'utf8').toString('utf8'));
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('decoders refuse characters outside the alphabet and impossible lengths', () => {
@@ -55,10 +70,13 @@ test('requestState: a token built with node:crypto HMAC-SHA256 (the earlier seal
   assert.equal(JSON.parse(sealedBody.toString()).d, { step: 3 });
 });
 
-test('the seal HMAC of platforms without node:crypto (@noble/hashes) gives node:crypto\'s bytes', () => {
-  fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 100 }), fc.uint8Array({ maxLength: 400 }), (key, body) => {
-    assert.is(toHex(hmac(sha256, key, body)), createHmac('sha256', key).update(body).digest('hex'));
-  }), { numRuns: 200 });
+test("the seal HMAC of platforms without node:crypto (@noble/hashes) gives node:crypto's bytes", () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 32, maxLength: 100 }), fc.uint8Array({ maxLength: 400 }), (key, body) => {
+      assert.is(toHex(hmac(sha256, key, body)), createHmac('sha256', key).update(body).digest('hex'));
+    }),
+    { numRuns: 200 },
+  );
 });
 
 test.run();

@@ -1,10 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { DEFAULT_MAX_LINE_BYTES, FrameError, NdjsonDecoder, decodeAll, encodeFrame } from '../../../runtime/codec/ndjson.js';
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  FrameError,
+  NdjsonDecoder,
+  decodeAll,
+  encodeFrame,
+} from '../../../runtime/codec/ndjson.js';
 
 export const M1 = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"warming up"}}\n';
-export const M2 = '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"demo-server","version":"1.0.0"}}}\n';
+export const M2 =
+  '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"demo-server","version":"1.0.0"}}}\n';
 export const M3 = '{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n';
 
 /** Feeds `chunks` to a fresh decoder; returns values, errors and the end-of-stream error. */
@@ -83,8 +90,16 @@ test('001 stdio framing: the size limit applies to whole lines, with the same ve
     const chunks: Buffer[] = [];
     for (let i = 0; i < input.length; i += size) chunks.push(input.subarray(i, i + size));
     const r = run(chunks, max);
-    assert.equal(r.errors.map((e) => e.kind), ['line-too-long'], `chunk size ${size}`);
-    assert.equal(r.values.map((v) => (v as { method?: string; id?: number }).method ?? (v as { id: number }).id), ['y', 2], `chunk size ${size}`);
+    assert.equal(
+      r.errors.map((e) => e.kind),
+      ['line-too-long'],
+      `chunk size ${size}`,
+    );
+    assert.equal(
+      r.values.map((v) => (v as { method?: string; id?: number }).method ?? (v as { id: number }).id),
+      ['y', 2],
+      `chunk size ${size}`,
+    );
     assert.ok(r.decoder.buffered <= max + size);
   }
 });
@@ -114,22 +129,39 @@ test('005 stdio UTF-8: a line split inside any multi-byte character decodes with
   for (const chunks of splits) {
     const r = run(chunks);
     assert.is(r.values.length, 1);
-    assert.is((r.values[0] as { result: { content: Array<{ text: string }> } }).result.content[0].text, 'café — 中文 😀');
+    assert.is(
+      (r.values[0] as { result: { content: Array<{ text: string }> } }).result.content[0].text,
+      'café — 中文 😀',
+    );
     assert.equal(r.errors, []);
   }
 });
 
 test('005 stdio UTF-8: raw U+2028/U+2029 and an escaped \\n stay inside one message', () => {
-  const r = run([Buffer.from('{"jsonrpc":"2.0","method":"m","params":{"text":"a\u2028b\u2029c"}}\n{"jsonrpc":"2.0","method":"m","params":{"text":"line1\\nline2"}}\n')]);
-  assert.equal(r.values.map((v) => (v as { params: { text: string } }).params.text), ['a\u2028b\u2029c', 'line1\nline2']);
+  const r = run([
+    Buffer.from(
+      '{"jsonrpc":"2.0","method":"m","params":{"text":"a\u2028b\u2029c"}}\n{"jsonrpc":"2.0","method":"m","params":{"text":"line1\\nline2"}}\n',
+    ),
+  ]);
+  assert.equal(
+    r.values.map((v) => (v as { params: { text: string } }).params.text),
+    ['a\u2028b\u2029c', 'line1\nline2'],
+  );
 });
 
 test('005 stdio UTF-8: an invalid byte rejects its line only; the next line is decoded', () => {
-  const bad = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":9,"result":{"t":"x'), Buffer.from([0xff]), Buffer.from('y"}}\n')]);
+  const bad = Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":9,"result":{"t":"x'),
+    Buffer.from([0xff]),
+    Buffer.from('y"}}\n'),
+  ]);
   const input = Buffer.concat([bad, Buffer.from('{"jsonrpc":"2.0","id":5,"result":{}}\n')]);
   for (const chunks of [[input], split(input, [bad.length - 3]), split(input, [bad.length])]) {
     const r = run(chunks);
-    assert.equal(r.errors.map((e) => e.kind), ['invalid-utf8']);
+    assert.equal(
+      r.errors.map((e) => e.kind),
+      ['invalid-utf8'],
+    );
     assert.equal(r.values, [{ jsonrpc: '2.0', id: 5, result: {} }]);
   }
   // a literal U+FFFD is valid UTF-8 and passes
@@ -158,7 +190,11 @@ test('013 stdio CRLF: CRLF lines, blank lines and a CR/LF chunk split decode lik
   const cr = crlf.indexOf(0x0d);
   const expected = run([lf]).values;
   assert.is(expected.length, 2);
-  for (const chunks of [[crlf], split(crlf, [cr + 1]), Array.from({ length: crlf.length }, (_, i) => crlf.subarray(i, i + 1))]) {
+  for (const chunks of [
+    [crlf],
+    split(crlf, [cr + 1]),
+    Array.from({ length: crlf.length }, (_, i) => crlf.subarray(i, i + 1)),
+  ]) {
     const r = run(chunks);
     assert.equal(r.values, expected);
     assert.equal(r.errors, []);
@@ -169,47 +205,72 @@ test('013 stdio CRLF: CRLF lines, blank lines and a CR/LF chunk split decode lik
 
 test('013 stdio CRLF: a line that is not JSON is reported and decoding continues', () => {
   const r = run([Buffer.from('not json\r\n{"a":1}\r\n{"b":\n{"c":3}\n')]);
-  assert.equal(r.errors.map((e) => e.kind), ['invalid-json', 'invalid-json']);
+  assert.equal(
+    r.errors.map((e) => e.kind),
+    ['invalid-json', 'invalid-json'],
+  );
   assert.equal(r.values, [{ a: 1 }, { c: 3 }]);
 });
 
 const message = fc.oneof(
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), fc.string({ unit: 'binary' })), method: fc.string({ unit: 'binary' }), params: fc.dictionary(fc.string(), fc.jsonValue()) }),
-  fc.record({ jsonrpc: fc.constant('2.0'), method: fc.string({ unit: 'binary' }), params: fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue()) }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.oneof(fc.integer(), fc.string({ unit: 'binary' })),
+    method: fc.string({ unit: 'binary' }),
+    params: fc.dictionary(fc.string(), fc.jsonValue()),
+  }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    method: fc.string({ unit: 'binary' }),
+    params: fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue()),
+  }),
   fc.jsonValue(),
 );
 
 test('property: any chunking of any message sequence (1–2 byte chunks too) decodes to the same messages', () => {
   fc.assert(
-    fc.property(fc.array(message, { maxLength: 8 }), fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1 }), fc.boolean(), fc.boolean(), (msgs, sizes, crlf, tiny) => {
-      const frames = msgs.map((m) => {
-        const f = encodeFrame(m);
-        return crlf ? f.slice(0, -1) + '\r\n' : f;
-      });
-      const bytes = Buffer.from(frames.join(''));
-      const chunks: Buffer[] = [];
-      for (let i = 0, k = 0; i < bytes.length; k++) {
-        const n = tiny ? 1 + (k % 2) : sizes[k % sizes.length];
-        chunks.push(bytes.subarray(i, i + n));
-        i += n;
-      }
-      const r = run(chunks);
-      assert.equal(r.errors, []);
-      assert.is(r.end, undefined);
-      assert.equal(r.values, msgs.map((m) => JSON.parse(JSON.stringify(m))));
-    }),
+    fc.property(
+      fc.array(message, { maxLength: 8 }),
+      fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1 }),
+      fc.boolean(),
+      fc.boolean(),
+      (msgs, sizes, crlf, tiny) => {
+        const frames = msgs.map((m) => {
+          const f = encodeFrame(m);
+          return crlf ? f.slice(0, -1) + '\r\n' : f;
+        });
+        const bytes = Buffer.from(frames.join(''));
+        const chunks: Buffer[] = [];
+        for (let i = 0, k = 0; i < bytes.length; k++) {
+          const n = tiny ? 1 + (k % 2) : sizes[k % sizes.length];
+          chunks.push(bytes.subarray(i, i + n));
+          i += n;
+        }
+        const r = run(chunks);
+        assert.equal(r.errors, []);
+        assert.is(r.end, undefined);
+        assert.equal(
+          r.values,
+          msgs.map((m) => JSON.parse(JSON.stringify(m))),
+        );
+      },
+    ),
     { numRuns: 500 },
   );
 });
 
 test('property: random bytes in random chunks never throw, and a valid line after a newline still decodes', () => {
   fc.assert(
-    fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 12 }), fc.integer({ min: 16, max: 256 }), (chunks, max) => {
-      const r = run([...chunks, Buffer.from('\n{"ok":true}\n')], max);
-      assert.equal(r.values[r.values.length - 1], { ok: true });
-      assert.is(r.end, undefined);
-      for (const e of r.errors) assert.instance(e, FrameError);
-    }),
+    fc.property(
+      fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 12 }),
+      fc.integer({ min: 16, max: 256 }),
+      (chunks, max) => {
+        const r = run([...chunks, Buffer.from('\n{"ok":true}\n')], max);
+        assert.equal(r.values[r.values.length - 1], { ok: true });
+        assert.is(r.end, undefined);
+        for (const e of r.errors) assert.instance(e, FrameError);
+      },
+    ),
     { numRuns: 1000 },
   );
 });
@@ -217,15 +278,32 @@ test('property: random bytes in random chunks never throw, and a valid line afte
 test('property: whole chunks (decoded as one string) and 1-byte chunks (line by line) agree on values, errors and their byte counts', () => {
   const piece = fc.oneof(
     fc.jsonValue().map((v) => JSON.stringify(v)),
-    fc.constantFrom('', ' ', '\t\r', ' \u00a0', '\ufeff{}', '{"a":"\ufffd"}', '"\u2028"', 'nope', '{"a":', '  {"b":[1,2]}  \r'),
+    fc.constantFrom(
+      '',
+      ' ',
+      '\t\r',
+      ' \u00a0',
+      '\ufeff{}',
+      '{"a":"\ufffd"}',
+      '"\u2028"',
+      'nope',
+      '{"a":',
+      '  {"b":[1,2]}  \r',
+    ),
     fc.string({ maxLength: 12 }),
   );
-  const line = fc.oneof({ weight: 5, arbitrary: piece.map((t) => Buffer.from(t)) }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 8 }).map((b) => Buffer.from(b.filter((x) => x !== 0x0a))) });
+  const line = fc.oneof(
+    { weight: 5, arbitrary: piece.map((t) => Buffer.from(t)) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 8 }).map((b) => Buffer.from(b.filter((x) => x !== 0x0a))) },
+  );
   fc.assert(
     fc.property(fc.array(line, { maxLength: 10 }), fc.integer({ min: 4, max: 64 }), (lines, max) => {
       const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
       const whole = run([bytes], max);
-      const trickle = run([...bytes].map((b) => Uint8Array.of(b)), max);
+      const trickle = run(
+        [...bytes].map((b) => Uint8Array.of(b)),
+        max,
+      );
       assert.equal(whole.values, trickle.values);
       // a line over the limit is reported at its newline, with its whole size, head and tail, however it was chunked
       const seen = (e: FrameError) => [e.kind, e.bytes, e.head, e.tail];
@@ -238,7 +316,10 @@ test('property: whole chunks (decoded as one string) and 1-byte chunks (line by 
 
 test('decodeAll: values and errors in input order, truncated tail last', () => {
   const out = decodeAll(Buffer.from('{"a":1}\nx\n{"b"'));
-  assert.equal(out.map((o) => ('value' in o ? o.value : o.error.kind)), [{ a: 1 }, 'invalid-json', 'truncated']);
+  assert.equal(
+    out.map((o) => ('value' in o ? o.value : o.error.kind)),
+    [{ a: 1 }, 'invalid-json', 'truncated'],
+  );
 });
 
 test.run();

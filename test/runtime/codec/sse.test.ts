@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeComment, encodeEvent, encodeJsonEvent, SseDecoderStream, SseParser, SseSizeError, type SseEvent } from '../../../runtime/codec/sse.js';
+import {
+  encodeComment,
+  encodeEvent,
+  encodeJsonEvent,
+  SseDecoderStream,
+  SseParser,
+  SseSizeError,
+  type SseEvent,
+} from '../../../runtime/codec/sse.js';
 
 const enc = new TextEncoder();
 
@@ -62,24 +70,43 @@ test('block without data is not dispatched but its id and retry count', () => {
 
 test('id persists; empty id resets; id with NUL is ignored', () => {
   const { events } = parseAll(['id: a\ndata: 1\n\ndata: 2\n\nid\ndata: 3\n\nid: b\0c\ndata: 4\n\n']);
-  assert.equal(events.map((e) => e.id), ['a', 'a', '', '']);
+  assert.equal(
+    events.map((e) => e.id),
+    ['a', 'a', '', ''],
+  );
 });
 
 test('CR, LF and CRLF line ends, also split inside CRLF', () => {
   const text = 'data: a\r\rdata: b\n\ndata: c\r\n\r\n';
   const expected = ['a', 'b', 'c'];
-  assert.equal(parseAll([text]).events.map((e) => e.data), expected);
+  assert.equal(
+    parseAll([text]).events.map((e) => e.data),
+    expected,
+  );
   for (let i = 1; i < text.length; i++) {
-    assert.equal(parseAll([text.slice(0, i), text.slice(i)]).events.map((e) => e.data), expected, `split at ${i}`);
+    assert.equal(
+      parseAll([text.slice(0, i), text.slice(i)]).events.map((e) => e.data),
+      expected,
+      `split at ${i}`,
+    );
   }
   // "\r" then "\n" in separate chunks is one line end, not two.
-  assert.equal(parseAll(['data: x\r', '\ndata: y\r', '\n\r', '\n']).events.map((e) => e.data), ['x\ny']);
+  assert.equal(
+    parseAll(['data: x\r', '\ndata: y\r', '\n\r', '\n']).events.map((e) => e.data),
+    ['x\ny'],
+  );
 });
 
 test('leading BOM is dropped once (bytes and text); a second one is kept', () => {
   const bytes = enc.encode('\uFEFFdata: a\n\n');
-  assert.equal(parseAll(pieces(bytes, 1)).events.map((e) => e.data), ['a']);
-  assert.equal(parseAll(['\uFEFFdata: a\n\n']).events.map((e) => e.data), ['a']);
+  assert.equal(
+    parseAll(pieces(bytes, 1)).events.map((e) => e.data),
+    ['a'],
+  );
+  assert.equal(
+    parseAll(['\uFEFFdata: a\n\n']).events.map((e) => e.data),
+    ['a'],
+  );
   const twice = parseAll([enc.encode('\uFEFF\uFEFFdata: a\n\n')]);
   assert.equal(twice.events, []); // field name is "\uFEFFdata": ignored
 });
@@ -107,24 +134,40 @@ test('lastEventId moves only when a blank line completes the block', () => {
 });
 
 test('unterminated event at end of stream is discarded', () => {
-  assert.equal(parseAll(['data: a\n\ndata: b']).events.map((e) => e.data), ['a']);
-  assert.equal(parseAll(['data: a\n\ndata: b\n']).events.map((e) => e.data), ['a']);
+  assert.equal(
+    parseAll(['data: a\n\ndata: b']).events.map((e) => e.data),
+    ['a'],
+  );
+  assert.equal(
+    parseAll(['data: a\n\ndata: b\n']).events.map((e) => e.data),
+    ['a'],
+  );
 });
 
 test('size limit throws SseSizeError', () => {
   const p = new SseParser({ maxEventSize: 16 });
-  assert.throws(() => p.push('data: 0123456789abcdefgh'), (e: unknown) => e instanceof SseSizeError);
+  assert.throws(
+    () => p.push('data: 0123456789abcdefgh'),
+    (e: unknown) => e instanceof SseSizeError,
+  );
   const q = new SseParser({ maxEventSize: 16 });
-  assert.throws(() => q.push('data: 0123456789\ndata: 0123456789\n'), (e: unknown) => e instanceof SseSizeError);
+  assert.throws(
+    () => q.push('data: 0123456789\ndata: 0123456789\n'),
+    (e: unknown) => e instanceof SseSizeError,
+  );
 });
 
 test('encodeEvent: fields, multi-line data, priming, errors', () => {
   assert.is(encodeEvent({ data: 'x' }), 'data: x\n\n');
-  assert.is(encodeEvent({ id: '4', event: 'e', retry: 100, data: 'a\nb\r\nc\rd' }), 'event: e\nid: 4\nretry: 100\ndata: a\ndata: b\ndata: c\ndata: d\n\n');
+  assert.is(
+    encodeEvent({ id: '4', event: 'e', retry: 100, data: 'a\nb\r\nc\rd' }),
+    'event: e\nid: 4\nretry: 100\ndata: a\ndata: b\ndata: c\ndata: d\n\n',
+  );
   assert.is(encodeEvent({ id: 'p', data: '' }), 'id: p\ndata: \n\n');
   assert.throws(() => encodeEvent({ id: 'a\nb', data: '' }), TypeError);
   assert.throws(() => encodeEvent({ event: 'a\rb', data: '' }), TypeError);
-  for (const id of ['a\rb', 'a\0b', '\n']) assert.throws(() => encodeEvent({ id, data: '' }), TypeError, JSON.stringify(id));
+  for (const id of ['a\rb', 'a\0b', '\n'])
+    assert.throws(() => encodeEvent({ id, data: '' }), TypeError, JSON.stringify(id));
   assert.throws(() => encodeEvent({ event: 'a\nb', data: '' }), TypeError);
   assert.throws(() => encodeEvent({ retry: -1, data: '' }), TypeError);
   assert.throws(() => encodeEvent({ retry: 1.5, data: '' }), TypeError);
@@ -137,14 +180,21 @@ test('encodeJsonEvent: as encodeEvent for JSON texts, the id checked', () => {
   assert.is(encodeJsonEvent('s_7', json), encodeEvent({ id: 's_7', data: json }));
   assert.is(encodeJsonEvent(undefined, json), encodeEvent({ data: json }));
   assert.is(encodeJsonEvent('4', '{"a":1}'), 'id: 4\ndata: {"a":1}\n\n');
-  assert.equal(parseAll([encodeJsonEvent('9', json)]).events.map((e) => [e.id, JSON.parse(e.data)]), [['9', JSON.parse(json)]]);
-  for (const id of ['a\rb', 'a\0b', '\n']) assert.throws(() => encodeJsonEvent(id, '{}'), TypeError, JSON.stringify(id));
+  assert.equal(
+    parseAll([encodeJsonEvent('9', json)]).events.map((e) => [e.id, JSON.parse(e.data)]),
+    [['9', JSON.parse(json)]],
+  );
+  for (const id of ['a\rb', 'a\0b', '\n'])
+    assert.throws(() => encodeJsonEvent(id, '{}'), TypeError, JSON.stringify(id));
 });
 
 test('encodeComment: keep-alive, multi-line', () => {
   assert.is(encodeComment(), ':\n\n');
   assert.is(encodeComment('a\nb'), ': a\n: b\n\n');
-  assert.equal(parseAll([encodeComment('x'), encodeEvent({ data: 'y' }), encodeComment()]).events.map((e) => e.data), ['y']);
+  assert.equal(
+    parseAll([encodeComment('x'), encodeEvent({ data: 'y' }), encodeComment()]).events.map((e) => e.data),
+    ['y'],
+  );
 });
 
 test('SseDecoderStream pipes bytes to events', async () => {
@@ -170,7 +220,10 @@ test('SseDecoderStream pipes bytes to events', async () => {
   assert.is(decoder.parser.lastEventId, '1');
 });
 
-const arbText = fc.string({ unit: fc.constantFrom('a', 'é', '世', '🎉', ' ', ':', '\n', '\r', 'x') as fc.Arbitrary<string>, maxLength: 12 });
+const arbText = fc.string({
+  unit: fc.constantFrom('a', 'é', '世', '🎉', ' ', ':', '\n', '\r', 'x') as fc.Arbitrary<string>,
+  maxLength: 12,
+});
 const arbEvent = fc.record(
   {
     id: fc.string({ unit: fc.constantFrom('a', '1', '_', 'é', '🎉'), maxLength: 6 }),
@@ -188,7 +241,10 @@ test('property: any chunking of encoded events (bytes or text) gives the same ev
       fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 20 }),
       fc.constantFrom('\n', '\r', '\r\n'),
       (inits, cuts, eol) => {
-        const wire = inits.map((e) => encodeEvent(e)).join(encodeComment('k')).replace(/\n/g, eol);
+        const wire = inits
+          .map((e) => encodeEvent(e))
+          .join(encodeComment('k'))
+          .replace(/\n/g, eol);
         const whole = parseAll([wire]);
         // Encoded events come back, data line ends normalised to LF, the id carried forward.
         let lastId: string | undefined;

@@ -34,11 +34,24 @@ test('outbound: requests sharing a timeout expire in send order, each once and n
   await sleep(10);
   add(2, 30);
   add(3, 60);
-  assert.ok(out.settle(1, () => undefined), 'pending 1 settles');
-  assert.is(out.settle(1, () => undefined), undefined, 'a second settle finds nothing');
+  assert.ok(
+    out.settle(1, () => undefined),
+    'pending 1 settles',
+  );
+  assert.is(
+    out.settle(1, () => undefined),
+    undefined,
+    'a second settle finds nothing',
+  );
   await sleep(90);
-  assert.equal(fired.map((f) => f.id), [0, '1', 2, 3]);
-  assert.equal(fired.map((f) => f.ms), [30, 30, 30, 60]);
+  assert.equal(
+    fired.map((f) => f.id),
+    [0, '1', 2, 3],
+  );
+  assert.equal(
+    fired.map((f) => f.ms),
+    [30, 30, 30, 60],
+  );
   for (const f of fired) assert.ok(f.at >= f.ms - 1, `${f.id} fired after ${f.at} ms`);
   assert.is(out.size, 0);
 });
@@ -64,7 +77,13 @@ test('outbound: an idle lane keeps its timer but no longer holds the process; In
 test('outbound: random sends, answers and timeouts: every unanswered request times out exactly once, answered ones never', async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.record({ timeout: fc.constantFrom(5, 12, 20), answerAfter: fc.option(fc.integer({ min: 0, max: 25 }), { nil: undefined }) }), { maxLength: 12 }),
+      fc.array(
+        fc.record({
+          timeout: fc.constantFrom(5, 12, 20),
+          answerAfter: fc.option(fc.integer({ min: 0, max: 25 }), { nil: undefined }),
+        }),
+        { maxLength: 12 },
+      ),
       async (plan) => {
         const { out, fired, add } = harness();
         const answered = new Set<number>();
@@ -99,7 +118,10 @@ test('outbound: a peer answering 0 keeps the id exact and times out the others o
   await w.send({ jsonrpc: '2.0', id: '0', result: {} });
   await w.send({ jsonrpc: '2.0', id: 0, result: {} });
   assert.equal(await a, {});
-  const e = await b.then(() => undefined, (x: unknown) => x);
+  const e = await b.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, RequestTimeoutError);
   assert.is((e as RequestTimeoutError).timeoutMs, 25);
   await settle();

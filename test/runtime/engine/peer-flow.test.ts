@@ -52,7 +52,12 @@ test('007 cancellation: a cancelled request gets no response and no more progres
       },
     },
   });
-  await w.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow_echo', arguments: { text: 'hi', delayMs: 5000 }, _meta: { progressToken: 'p7' } } });
+  await w.send({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'tools/call',
+    params: { name: 'slow_echo', arguments: { text: 'hi', delayMs: 5000 }, _meta: { progressToken: 'p7' } },
+  });
   await until(() => w.received.length >= 3);
   await w.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user aborted' } });
   await w.send({ jsonrpc: '2.0', id: 8, method: 'ping' });
@@ -61,12 +66,26 @@ test('007 cancellation: a cancelled request gets no response and no more progres
   await until(() => w.received.some((m) => m.id === 9));
   await w.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } });
   await sleep(30);
-  assert.not.ok(w.received.some((m) => m.id === 7), 'nothing written for id 7');
+  assert.not.ok(
+    w.received.some((m) => m.id === 7),
+    'nothing written for id 7',
+  );
   const ping8 = w.received.findIndex((m) => m.id === 8);
   assert.ok(ping8 > 0);
-  assert.ok(w.received.slice(ping8).every((m) => m.method !== 'notifications/progress'), 'no progress after the cancel');
-  assert.ok(w.received.slice(0, ping8).every((m) => m.method === 'notifications/progress' && m.params.progressToken === 'p7'));
-  assert.equal(w.received.filter((m) => 'id' in m).map((m) => [m.id, m.result]), [[8, {}], [9, {}]]);
+  assert.ok(
+    w.received.slice(ping8).every((m) => m.method !== 'notifications/progress'),
+    'no progress after the cancel',
+  );
+  assert.ok(
+    w.received.slice(0, ping8).every((m) => m.method === 'notifications/progress' && m.params.progressToken === 'p7'),
+  );
+  assert.equal(
+    w.received.filter((m) => 'id' in m).map((m) => [m.id, m.result]),
+    [
+      [8, {}],
+      [9, {}],
+    ],
+  );
   assert.ok(handlerSignal?.aborted);
   assert.is(handlerSignal?.reason, 'user aborted');
   assert.ok(logger.entries.some((e) => e.message === 'ignored notifications/cancelled' && e.data?.requestId === 12345));
@@ -79,7 +98,11 @@ test('007 cancellation: aborting a call rejects at once, sends notifications/can
     notificationHandlers: { 'notifications/message': (p) => void delivered.push(p) },
   });
   const ac = new AbortController();
-  const call = peer.request('tools/call', { name: 'slow_echo', arguments: { text: 'hi' } }, { signal: ac.signal, onProgress: () => undefined });
+  const call = peer.request(
+    'tools/call',
+    { name: 'slow_echo', arguments: { text: 'hi' } },
+    { signal: ac.signal, onProgress: () => undefined },
+  );
   const req = await w.next();
   let early: unknown = 'pending';
   call.catch((e: unknown) => (early = e));
@@ -89,18 +112,31 @@ test('007 cancellation: aborting a call rejects at once, sends notifications/can
   assert.instance(early, RequestAbortedError);
   assert.is((early as RpcError).code, ErrorCode.RequestAborted);
   assert.is((early as Error).cause, 'user aborted');
-  assert.equal(await w.next(), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: req.id, reason: 'user aborted' } });
+  assert.equal(await w.next(), {
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId: req.id, reason: 'user aborted' },
+  });
   await w.send({ jsonrpc: '2.0', id: req.id, error: { code: 0, message: 'Request cancelled' } });
-  await w.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: req.params._meta.progressToken, progress: 1 } });
+  await w.send({
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: req.params._meta.progressToken, progress: 1 },
+  });
   await w.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'still here' } });
   await settle();
   assert.equal(delivered, [{ level: 'info', data: 'still here' }]);
-  assert.ok(logger.entries.some((e) => e.level === 'debug' && e.message.includes('unknown id') && e.data?.id === req.id));
+  assert.ok(
+    logger.entries.some((e) => e.level === 'debug' && e.message.includes('unknown id') && e.data?.id === req.id),
+  );
   assert.not.ok(peer.closed);
   assert.equal(errors, []);
   // an already-aborted signal sends nothing at all
   const before = w.received.length;
-  assert.instance(await rejection(peer.request('ping', undefined, { signal: AbortSignal.abort() })), RequestAbortedError);
+  assert.instance(
+    await rejection(peer.request('ping', undefined, { signal: AbortSignal.abort() })),
+    RequestAbortedError,
+  );
   await settle();
   assert.is(w.received.length, before);
 });
@@ -119,7 +155,10 @@ test('007 cancellation: initialize is never cancelled, neither on timeout nor on
   ac.abort();
   assert.instance(await rejection(aborted), RequestAbortedError);
   await settle();
-  assert.equal(w.received.map((m) => m.method), ['initialize', 'initialize']);
+  assert.equal(
+    w.received.map((m) => m.method),
+    ['initialize', 'initialize'],
+  );
 });
 
 test('007 cancellation: closing the carrying stream (transport signal) aborts the handler and nothing is written', async () => {
@@ -127,7 +166,9 @@ test('007 cancellation: closing the carrying stream (transport signal) aborts th
   const { w } = await start('server', {
     requestHandlers: {
       'tools/call': (_p: unknown, ctx: RequestContext) =>
-        new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = true), resolve({ content: [] })))),
+        new Promise((resolve) =>
+          ctx.signal.addEventListener('abort', () => ((aborted = true), resolve({ content: [] }))),
+        ),
     },
   });
   const stream = new AbortController();
@@ -137,15 +178,25 @@ test('007 cancellation: closing the carrying stream (transport signal) aborts th
   stream.abort();
   await settle();
   assert.ok(aborted);
-  assert.equal(w.received.map((m) => m.id), [2]);
+  assert.equal(
+    w.received.map((m) => m.id),
+    [2],
+  );
 });
 
 test('007 cancellation: a transport that watches the carrier cancels through the request handle; a finished request stays answered', async () => {
   let aborted = false;
   const { w } = await start('server', {
     requestHandlers: {
-      'tools/call': (p: { name: string }, ctx: RequestContext) => p.name !== 'slow' ? { content: [] }
-        : new Promise((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = ctx.signal.reason instanceof Error), resolve({ content: [] })))),
+      'tools/call': (p: { name: string }, ctx: RequestContext) =>
+        p.name !== 'slow'
+          ? { content: [] }
+          : new Promise((resolve) =>
+              ctx.signal.addEventListener(
+                'abort',
+                () => ((aborted = ctx.signal.reason instanceof Error), resolve({ content: [] })),
+              ),
+            ),
     },
   });
   const handles: Array<{ cancel(reason: unknown): void }> = [];
@@ -158,7 +209,10 @@ test('007 cancellation: a transport that watches the carrier cancels through the
   handles[0].cancel(new Error('HTTP connection closed'));
   await settle();
   assert.ok(aborted);
-  assert.equal(w.received.map((m) => m.id), [2]);
+  assert.equal(
+    w.received.map((m) => m.id),
+    [2],
+  );
 });
 
 test('007 cancellation: a timeout sends notifications/cancelled with the reason and rejects with RequestTimeoutError', async () => {
@@ -167,23 +221,41 @@ test('007 cancellation: a timeout sends notifications/cancelled with the reason 
   assert.instance(e, RequestTimeoutError);
   assert.is((e as RpcError).code, ErrorCode.RequestTimeout);
   await settle();
-  assert.equal(w.received[1], { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0, reason: 'Request timed out after 20 ms' } });
+  assert.equal(w.received[1], {
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId: 0, reason: 'Request timed out after 20 ms' },
+  });
 });
 
 test('009 progress after response: progress is delivered before the result only; late and stray progress are dropped', async () => {
   const { peer, w, logger, errors } = await start('client');
   const seen: Progress[] = [];
   const settledAt: number[] = [];
-  const call = peer.request('tools/call', { name: 'x' }, { onProgress: (p) => seen.push(p) }).then((r) => (settledAt.push(seen.length), r));
+  const call = peer
+    .request('tools/call', { name: 'x' }, { onProgress: (p) => seen.push(p) })
+    .then((r) => (settledAt.push(seen.length), r));
   const ping = peer.request('ping');
   const req = await w.next();
   await w.next();
   const token = req.params._meta.progressToken;
   assert.ok(typeof token === 'number' || typeof token === 'string');
-  await w.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 5, total: 10 } });
+  await w.send({
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: token, progress: 5, total: 10 },
+  });
   await w.send({ jsonrpc: '2.0', id: req.id, result: { content: [{ type: 'text', text: 'done' }] } });
-  await w.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 10, total: 10 } });
-  await w.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'never-issued', progress: 1 } });
+  await w.send({
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: token, progress: 10, total: 10 },
+  });
+  await w.send({
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: 'never-issued', progress: 1 },
+  });
   await w.send({ jsonrpc: '2.0', id: 1, result: {} });
   assert.equal(await call, { content: [{ type: 'text', text: 'done' }] });
   assert.equal(await ping, {});
@@ -234,7 +306,12 @@ test('009 progress after response: a server writes all progress before the respo
   });
   const runs = 1000;
   for (let i = 0; i < runs; i++) {
-    await w.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'p', _meta: { progressToken: `t${i}` } } });
+    await w.send({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'p', _meta: { progressToken: `t${i}` } },
+    });
   }
   await until(() => w.received.filter((m) => 'id' in m).length === runs, 10_000);
   await settle();
@@ -246,7 +323,11 @@ test('009 progress after response: a server writes all progress before the respo
   assert.is(perToken.size, runs);
   for (const [token, list] of perToken) {
     assert.is(list.length, 11, token);
-    assert.equal(list.slice(0, 10).map((m) => m.params.progress), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], token);
+    assert.equal(
+      list.slice(0, 10).map((m) => m.params.progress),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+      token,
+    );
     assert.ok('result' in list[10], token);
   }
 });
@@ -257,18 +338,29 @@ test('dispatch: plain results, promises, foreign thenables, rejections and a thr
     requestHandlers: {
       'tools/call': (p: { name: string }) => {
         switch (p.name) {
-          case 'plain': return text('plain');
-          case 'promise': return Promise.resolve(text('promise'));
-          case 'thenable': return { then: (ok: (v: unknown) => void) => ok(text('thenable')) };
-          case 'rejects': return Promise.reject(new RpcError(-32042, 'nope'));
-          case 'getter': return Object.defineProperty({}, 'then', { get() { throw new Error('boom'); } });
-          default: throw new Error('unknown');
+          case 'plain':
+            return text('plain');
+          case 'promise':
+            return Promise.resolve(text('promise'));
+          case 'thenable':
+            return { then: (ok: (v: unknown) => void) => ok(text('thenable')) };
+          case 'rejects':
+            return Promise.reject(new RpcError(-32042, 'nope'));
+          case 'getter':
+            return Object.defineProperty({}, 'then', {
+              get() {
+                throw new Error('boom');
+              },
+            });
+          default:
+            throw new Error('unknown');
         }
       },
     },
   });
   const names = ['plain', 'promise', 'thenable', 'rejects', 'getter', 'other'];
-  for (const [i, name] of names.entries()) await w.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name } });
+  for (const [i, name] of names.entries())
+    await w.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name } });
   await until(() => w.received.length >= names.length);
   await settle();
   const byId = new Map(w.received.map((m) => [m.id, m]));
@@ -283,7 +375,11 @@ test('dispatch: plain results, promises, foreign thenables, rejections and a thr
 
 test('timeouts: progress resets the clock when asked, and maxTotalTimeout caps it', async () => {
   const { peer, w } = await start('client');
-  const call = peer.request('tools/call', { name: 'x' }, { timeout: 150, resetTimeoutOnProgress: true, onProgress: () => undefined });
+  const call = peer.request(
+    'tools/call',
+    { name: 'x' },
+    { timeout: 150, resetTimeoutOnProgress: true, onProgress: () => undefined },
+  );
   const req = await w.next();
   const token = req.params._meta.progressToken;
   for (let i = 1; i <= 10; i++) {
@@ -293,12 +389,22 @@ test('timeouts: progress resets the clock when asked, and maxTotalTimeout caps i
   await w.send({ jsonrpc: '2.0', id: req.id, result: { content: [] } });
   assert.equal(await call, { content: [] }, 'kept alive past 150 ms by progress');
 
-  const capped = peer.request('tools/call', { name: 'y' }, { timeout: 40, resetTimeoutOnProgress: true, maxTotalTimeout: 70, onProgress: () => undefined });
+  const capped = peer.request(
+    'tools/call',
+    { name: 'y' },
+    { timeout: 40, resetTimeoutOnProgress: true, maxTotalTimeout: 70, onProgress: () => undefined },
+  );
   const req2 = await w.next();
   const feeding = (async () => {
     for (let i = 1; i <= 10; i++) {
       await sleep(15);
-      await w.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: req2.params._meta.progressToken, progress: i } }).catch(() => undefined);
+      await w
+        .send({
+          jsonrpc: '2.0',
+          method: 'notifications/progress',
+          params: { progressToken: req2.params._meta.progressToken, progress: i },
+        })
+        .catch(() => undefined);
     }
   })();
   const e = await rejection(capped);
@@ -312,7 +418,10 @@ test('end to end: client and server peers over a memory pair, with progress, nes
   const [ct, st] = createMemoryPair();
   let serverSignal: AbortSignal | undefined;
   const server = new Peer({
-    side: 'server', table, transport: st, capabilities: { tools: {} },
+    side: 'server',
+    table,
+    transport: st,
+    capabilities: { tools: {} },
     requestHandlers: {
       'tools/call': async (p: { name: string }, ctx: RequestContext) => {
         if (p.name === 'ask') {
@@ -327,15 +436,24 @@ test('end to end: client and server peers over a memory pair, with progress, nes
     },
   });
   const client = new Peer({
-    side: 'client', table, transport: ct, capabilities: { sampling: {} },
-    requestHandlers: { 'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm-1' }) },
+    side: 'client',
+    table,
+    transport: ct,
+    capabilities: { sampling: {} },
+    requestHandlers: {
+      'sampling/createMessage': () => ({ role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm-1' }),
+    },
   });
   await server.start();
   await client.start();
   assert.equal(await client.request('tools/call', { name: 'ask' }), { content: [{ type: 'text', text: 'm-1' }] });
   const ac = new AbortController();
   const progress: Progress[] = [];
-  const slow = client.request('tools/call', { name: 'slow' }, { signal: ac.signal, onProgress: (x) => (progress.push(x), ac.abort('stop')) });
+  const slow = client.request(
+    'tools/call',
+    { name: 'slow' },
+    { signal: ac.signal, onProgress: (x) => (progress.push(x), ac.abort('stop')) },
+  );
   assert.instance(await rejection(slow), RequestAbortedError);
   await until(() => serverSignal?.aborted === true);
   assert.equal(progress, [{ progress: 1, total: 2, message: 'half' }]);

@@ -6,7 +6,11 @@ import { ConnectionClosedError, ErrorCode, InvalidResultError, RpcError } from '
 import { recordingLogger, settle, table, wire, type Msg } from '../support.js';
 
 const initParams = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '0.0.1' } };
-const initResult = { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'demo-server', version: '1.0.0' } };
+const initResult = {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  serverInfo: { name: 'demo-server', version: '1.0.0' },
+};
 
 async function start(side: 'client' | 'server', options: Partial<PeerOptions> = {}) {
   const w = await wire();
@@ -23,8 +27,14 @@ test('002 ids: a server echoes each id as the identical JSON value; the notifica
   await w.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   for (const id of ['0', 73, 'probe-7f', -1, '']) await w.send({ jsonrpc: '2.0', id, method: 'ping' });
   await settle();
-  assert.equal(w.received.map((m) => m.id), [0, '0', 73, 'probe-7f', -1, '']);
-  assert.equal(w.received.map((m) => typeof m.id), ['number', 'string', 'number', 'string', 'number', 'string']);
+  assert.equal(
+    w.received.map((m) => m.id),
+    [0, '0', 73, 'probe-7f', -1, ''],
+  );
+  assert.equal(
+    w.received.map((m) => typeof m.id),
+    ['number', 'string', 'number', 'string', 'number', 'string'],
+  );
   assert.equal(w.received[0].result, initResult);
   for (const m of w.received.slice(1)) assert.equal(m.result, {});
 });
@@ -39,7 +49,10 @@ test('002 ids: a client matches responses by type and value ("0" does not resolv
   assert.equal(await init, initResult);
   await w.send({ jsonrpc: '2.0', id: 0, result: initResult }); // duplicate: dropped
   await settle();
-  assert.equal(logger.entries.filter((e) => e.level === 'debug' && e.message.includes('unknown id')).map((e) => e.data?.id), ['0', 0]);
+  assert.equal(
+    logger.entries.filter((e) => e.level === 'debug' && e.message.includes('unknown id')).map((e) => e.data?.id),
+    ['0', 0],
+  );
   // the same holds for error responses: "1" must not fail request 1
   const ping = peer.request('ping');
   const p1 = await w.next();
@@ -135,7 +148,10 @@ test('010 unknown method: unknown and undeclared-capability methods get -32601; 
   // once the capability is declared the method is served
   peer.setCapabilities({ tools: {}, prompts: { listChanged: false } });
   await w.send({ jsonrpc: '2.0', id: 'q-506', method: 'prompts/list' });
-  assert.equal((await w.next(), await w.next(), await w.next(), await w.next(), await w.next(), await w.next()).result, { prompts: [] });
+  assert.equal(
+    (await w.next(), await w.next(), await w.next(), await w.next(), await w.next(), await w.next()).result,
+    { prompts: [] },
+  );
 });
 
 test('010 unknown method: a custom canHandle hook decides, and a client gates server→client requests too', async () => {
@@ -163,19 +179,33 @@ test('pre-dispatch hook: the lifecycle layer can refuse requests before initiali
   let ready = false;
   const { w } = await start('server', {
     requestHandlers: { initialize: () => ((ready = true), initResult), 'tools/list': () => ({ tools: [] }) },
-    preDispatch: (req) => (ready || req.method === 'initialize' || req.method === 'ping' ? undefined : new RpcError(-32600, 'Not initialized')),
+    preDispatch: (req) =>
+      ready || req.method === 'initialize' || req.method === 'ping'
+        ? undefined
+        : new RpcError(-32600, 'Not initialized'),
   });
   await w.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   await w.send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: initParams });
   await w.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
   await settle();
-  assert.equal(w.received.map((m) => m.error?.message ?? Object.keys(m.result)[0]), ['Not initialized', 'protocolVersion', 'tools']);
+  assert.equal(
+    w.received.map((m) => m.error?.message ?? Object.keys(m.result)[0]),
+    ['Not initialized', 'protocolVersion', 'tools'],
+  );
   // a throwing hook is a server fault: -32603, and the peer keeps serving
-  const t = await start('server', { preDispatch: (req) => { if (req.id === 1) throw new Error('hook bug'); return undefined; } });
+  const t = await start('server', {
+    preDispatch: (req) => {
+      if (req.id === 1) throw new Error('hook bug');
+      return undefined;
+    },
+  });
   await t.w.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
   await t.w.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
   await settle();
-  assert.equal(t.w.received, [{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } }, { jsonrpc: '2.0', id: 2, result: {} }]);
+  assert.equal(t.w.received, [
+    { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } },
+    { jsonrpc: '2.0', id: 2, result: {} },
+  ]);
   assert.ok(t.logger.entries.some((e) => e.level === 'error' && e.data?.error === 'hook bug'));
 });
 
@@ -206,7 +236,13 @@ test('inbound results: RpcError passes through, other throws become a generic -3
       },
     },
   });
-  for (const [id, name] of [[1, 'rpc'], [2, 'boom'], [3, 'bad'], [4, 'scalar'], [5, 'empty']] as const) {
+  for (const [id, name] of [
+    [1, 'rpc'],
+    [2, 'boom'],
+    [3, 'bad'],
+    [4, 'scalar'],
+    [5, 'empty'],
+  ] as const) {
     await w.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name } });
   }
   await settle();
@@ -215,8 +251,20 @@ test('inbound results: RpcError passes through, other throws become a generic -3
   assert.equal(byId[2].error, { code: -32603, message: 'Internal error' });
   assert.not.ok(JSON.stringify(w.received).includes('secret'));
   assert.equal(byId[3].error, { code: -32603, message: 'Internal error' });
-  assert.equal(byId[4].error, { code: -32603, message: 'Internal error: the tools/call handler returned a number, not a result object', data: { returned: 'a number' } });
-  assert.equal(byId[5].error, { code: -32603, message: 'Internal error: the tools/call handler returned undefined, not a result object', data: { returned: 'undefined' } }, '{} lacks content');
+  assert.equal(byId[4].error, {
+    code: -32603,
+    message: 'Internal error: the tools/call handler returned a number, not a result object',
+    data: { returned: 'a number' },
+  });
+  assert.equal(
+    byId[5].error,
+    {
+      code: -32603,
+      message: 'Internal error: the tools/call handler returned undefined, not a result object',
+      data: { returned: 'undefined' },
+    },
+    '{} lacks content',
+  );
   const schemaLog = logger.entries.find((e) => e.level === 'error' && e.message.includes('result schema'));
   assert.equal((schemaLog?.data?.errors as Msg[])[0].path, '/content');
 });
@@ -236,7 +284,11 @@ test('outbound results: a result failing the schema rejects with InvalidResultEr
   await w.send({ jsonrpc: '2.0', id: (await w.next()).id, result: { tools: 'x' } });
   assert.equal(await lax, { tools: 'x' });
   const failed = peer.request('ping');
-  await w.send({ jsonrpc: '2.0', id: (await w.next()).id, error: { code: -32601, message: 'Method not found', data: { m: 1 } } });
+  await w.send({
+    jsonrpc: '2.0',
+    id: (await w.next()).id,
+    error: { code: -32601, message: 'Method not found', data: { m: 1 } },
+  });
   try {
     await failed;
     assert.unreachable();
@@ -277,7 +329,10 @@ test('close: pending requests reject with ConnectionClosedError carrying the cau
     assert.is((e as RpcError).code, ErrorCode.ConnectionClosed);
   }
   assert.ok(peer.closed);
-  assert.equal(closes.map((e) => e?.message), ['truncated frame']);
+  assert.equal(
+    closes.map((e) => e?.message),
+    ['truncated frame'],
+  );
   try {
     await peer.request('ping');
     assert.unreachable();
@@ -293,7 +348,17 @@ test('property: arbitrary JSON from the other side never crashes the peer; valid
       {
         jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue()),
         id: fc.oneof(fc.integer(), fc.string(), fc.jsonValue()),
-        method: fc.oneof(fc.constantFrom('ping', 'tools/call', 'tools/list', 'initialize', 'notifications/cancelled', 'notifications/progress'), fc.string()),
+        method: fc.oneof(
+          fc.constantFrom(
+            'ping',
+            'tools/call',
+            'tools/list',
+            'initialize',
+            'notifications/cancelled',
+            'notifications/progress',
+          ),
+          fc.string(),
+        ),
         params: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue()),
         result: fc.jsonValue(),
         error: fc.jsonValue(),
@@ -305,7 +370,11 @@ test('property: arbitrary JSON from the other side never crashes the peer; valid
     fc.asyncProperty(fc.array(anyMessage, { maxLength: 20 }), async (msgs) => {
       const { w, peer } = await start('server', {
         capabilities: { tools: {} },
-        requestHandlers: { 'tools/call': () => ({ content: [] }), 'tools/list': () => ({ tools: [] }), initialize: () => initResult },
+        requestHandlers: {
+          'tools/call': () => ({ content: [] }),
+          'tools/list': () => ({ tools: [] }),
+          initialize: () => initResult,
+        },
       });
       for (const m of msgs) await w.send(m);
       await w.send({ jsonrpc: '2.0', id: 'final', method: 'ping' });
@@ -313,9 +382,16 @@ test('property: arbitrary JSON from the other side never crashes the peer; valid
       assert.not.ok(peer.closed);
       const counts = new Map<unknown, number>();
       for (const m of w.received) if ('id' in m) counts.set(m.id, (counts.get(m.id) ?? 0) + 1);
-      const sentIds = msgs.filter((m): m is Msg => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).map((m) => m.id);
-      for (const [id, n] of counts) if (sentIds.filter((s) => s === id).length <= 1 && id !== 'final') assert.ok(n <= 1, `id ${String(id)} answered ${n} times`);
-      assert.equal(w.received.filter((m) => m.id === 'final').map((m) => m.result), [{}]);
+      const sentIds = msgs
+        .filter((m): m is Msg => typeof m === 'object' && m !== null && 'method' in m && 'id' in m)
+        .map((m) => m.id);
+      for (const [id, n] of counts)
+        if (sentIds.filter((s) => s === id).length <= 1 && id !== 'final')
+          assert.ok(n <= 1, `id ${String(id)} answered ${n} times`);
+      assert.equal(
+        w.received.filter((m) => m.id === 'final').map((m) => m.result),
+        [{}],
+      );
       await peer.close();
     }),
     { numRuns: 200 },

@@ -28,14 +28,22 @@ async function setup() {
     },
   });
   const [a, b] = createMemoryPair();
-  const server = new Server({ serverInfo: { name: 's', version: '1' }, capabilities: features.capabilities(), handlers: features.handlers() });
+  const server = new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: features.capabilities(),
+    handlers: features.handlers(),
+  });
   await server.connect(b);
   const client = new Client({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
   return { client, calls: () => calls };
 }
 
-const text = (r: { content: unknown[] }) => (r.content as { type: string; text?: string }[]).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const text = (r: { content: unknown[] }) =>
+  (r.content as { type: string; text?: string }[])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 
 test('015: a missing required field is an isError result naming the field; the handler is not called', async () => {
   const { client, calls } = await setup();
@@ -74,7 +82,9 @@ test('015: wrong types name both fields; a bad date format is an isError result'
 
 test('015: an unknown tool is JSON-RPC -32602 naming the tool', async () => {
   const { client } = await setup();
-  const e = await client.callTool({ name: 'book_fligth', arguments: { departureDate: '2031-05-01', passengers: 1 } }).catch((x: unknown) => x);
+  const e = await client
+    .callTool({ name: 'book_fligth', arguments: { departureDate: '2031-05-01', passengers: 1 } })
+    .catch((x: unknown) => x);
   assert.instance(e, RpcError);
   assert.is((e as RpcError).code, -32602);
   assert.match((e as RpcError).message, /Unknown tool: book_fligth/);
@@ -83,7 +93,10 @@ test('015: an unknown tool is JSON-RPC -32602 naming the tool', async () => {
 
 test('015: requests failing the CallToolRequest schema are -32602 (missing name, arguments not an object)', async () => {
   const { client, calls } = await setup();
-  for (const params of [{ arguments: { departureDate: '2031-05-01', passengers: 1 } }, { name: 'book_flight', arguments: 'departureDate=2031-05-01' }]) {
+  for (const params of [
+    { arguments: { departureDate: '2031-05-01', passengers: 1 } },
+    { name: 'book_flight', arguments: 'departureDate=2031-05-01' },
+  ]) {
     const e = await client.peer.request('tools/call', params as never).catch((x: unknown) => x);
     assert.instance(e, RpcError);
     assert.is((e as RpcError).code, -32602);

@@ -12,7 +12,11 @@ import { ServerFeatures, compileUriTemplate } from '../../../runtime/features/se
 
 async function connect(features: ServerFeatures, notes: { method: string; params: unknown }[] = []) {
   const [a, b] = createMemoryPair();
-  const server = new Server({ serverInfo: { name: 's', version: '1' }, capabilities: features.capabilities(), handlers: features.handlers() });
+  const server = new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: features.capabilities(),
+    handlers: features.handlers(),
+  });
   features.attach(server);
   await server.connect(b);
   const record = (method: string) => (params: unknown) => void notes.push({ method, params });
@@ -30,7 +34,10 @@ async function connect(features: ServerFeatures, notes: { method: string; params
 }
 
 const rpcError = async (p: Promise<unknown>) => {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, RpcError, 'expected an RpcError');
   return e as RpcError;
 };
@@ -38,24 +45,70 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 
 function sample() {
   const f = new ServerFeatures({ pageSize: 2 });
-  f.tool({ name: 'add', description: 'adds', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  f.tool({
+    name: 'add',
+    description: 'adds',
+    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
     outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
-    handler: (x: { a: number; b: number }) => ({ content: [{ type: 'text', text: String(x.a + x.b) }], structuredContent: { sum: x.a + x.b } }) });
+    handler: (x: { a: number; b: number }) => ({
+      content: [{ type: 'text', text: String(x.a + x.b) }],
+      structuredContent: { sum: x.a + x.b },
+    }),
+  });
   // typed as a plain object, the schema types nothing: the wrong structuredContent compiles and is refused at run time
-  const sumSchema: Record<string, unknown> = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
-  f.tool({ name: 'bad_output', outputSchema: sumSchema,
-    handler: () => ({ content: [], structuredContent: { sum: 'no' } }) });
-  f.tool({ name: 'throws', handler: () => { throw new Error('disk full'); } });
-  f.tool({ name: 'rpc_throws', handler: () => { throw new RpcError(-32042, 'needs elicitation', { x: 1 }); } });
-  f.tool({ name: 'progress', handler: async (_a, ctx) => { await ctx.sendProgress(1, 2, 'half'); await ctx.sendProgress(2, 2); return 'done'; } });
+  const sumSchema: Record<string, unknown> = {
+    type: 'object',
+    properties: { sum: { type: 'number' } },
+    required: ['sum'],
+  };
+  f.tool({
+    name: 'bad_output',
+    outputSchema: sumSchema,
+    handler: () => ({ content: [], structuredContent: { sum: 'no' } }),
+  });
+  f.tool({
+    name: 'throws',
+    handler: () => {
+      throw new Error('disk full');
+    },
+  });
+  f.tool({
+    name: 'rpc_throws',
+    handler: () => {
+      throw new RpcError(-32042, 'needs elicitation', { x: 1 });
+    },
+  });
+  f.tool({
+    name: 'progress',
+    handler: async (_a, ctx) => {
+      await ctx.sendProgress(1, 2, 'half');
+      await ctx.sendProgress(2, 2);
+      return 'done';
+    },
+  });
   f.resource({ uri: 'test://a', name: 'a', mimeType: 'text/plain', text: 'alpha' });
   f.resource({ uri: 'test://b', name: 'b', mimeType: 'application/octet-stream', blob: new Uint8Array([1, 2, 3]) });
   f.resource({ uri: 'test://c', name: 'c', read: (uri) => [{ uri, text: 'computed' }] });
-  f.resourceTemplate({ uriTemplate: 'test://users/{id}/files/{+path}', name: 'files', read: (uri, v) => [{ uri, mimeType: 'application/json', text: JSON.stringify(v) }],
-    complete: { id: (value) => ['alice', 'albert', 'bob'].filter((x) => x.startsWith(value)) } });
-  f.prompt({ name: 'greet', description: 'greets', arguments: [{ name: 'name', required: true, complete: (v, ctx) => [`${v}-${ctx.style ?? 'plain'}`] }, { name: 'style' }],
-    get: (a) => [{ role: 'user', content: { type: 'text', text: `Hello ${a.name}${a.style ? ` (${a.style})` : ''}` } }] });
-  f.prompt({ name: 'many', arguments: [{ name: 'n', complete: () => Array.from({ length: 150 }, (_, i) => String(i)) }], get: () => ({ description: 'd', messages: [] }) });
+  f.resourceTemplate({
+    uriTemplate: 'test://users/{id}/files/{+path}',
+    name: 'files',
+    read: (uri, v) => [{ uri, mimeType: 'application/json', text: JSON.stringify(v) }],
+    complete: { id: (value) => ['alice', 'albert', 'bob'].filter((x) => x.startsWith(value)) },
+  });
+  f.prompt({
+    name: 'greet',
+    description: 'greets',
+    arguments: [
+      { name: 'name', required: true, complete: (v, ctx) => [`${v}-${ctx.style ?? 'plain'}`] },
+      { name: 'style' },
+    ],
+    get: (a) => [{ role: 'user', content: { type: 'text', text: `Hello ${a.name}${a.style ? ` (${a.style})` : ''}` } }],
+  });
+  f.prompt({
+    name: 'many',
+    arguments: [{ name: 'n', complete: () => Array.from({ length: 150 }, (_, i) => String(i)) }],
+    get: () => ({ description: 'd', messages: [] }),
+  });
   return f;
 }
 
@@ -63,21 +116,35 @@ test('capabilities follow registrations', async () => {
   assert.equal(new ServerFeatures().capabilities(), {});
   assert.equal(new ServerFeatures({ declare: { tools: true } }).capabilities(), { tools: { listChanged: true } });
   const { client, info } = await connect(sample());
-  assert.equal(info.capabilities, { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} });
+  assert.equal(info.capabilities, {
+    tools: { listChanged: true },
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
+    completions: {},
+  });
   await client.close();
 });
 
 test('tools: list pages with opaque cursors; invalid cursor is -32602', async () => {
   const { client } = await connect(sample());
   const p1 = await client.listTools();
-  assert.equal(p1.tools.map((t) => t.name), ['add', 'bad_output']);
+  assert.equal(
+    p1.tools.map((t) => t.name),
+    ['add', 'bad_output'],
+  );
   assert.equal(p1.tools[0].inputSchema.required, ['a', 'b']);
   assert.equal(p1.tools[0].outputSchema?.required, ['sum']);
   assert.type(p1.nextCursor, 'string');
   const p2 = await client.listTools({ cursor: p1.nextCursor });
-  assert.equal(p2.tools.map((t) => t.name), ['throws', 'rpc_throws']);
+  assert.equal(
+    p2.tools.map((t) => t.name),
+    ['throws', 'rpc_throws'],
+  );
   const p3 = await client.listTools({ cursor: p2.nextCursor });
-  assert.equal(p3.tools.map((t) => t.name), ['progress']);
+  assert.equal(
+    p3.tools.map((t) => t.name),
+    ['progress'],
+  );
   assert.is(p3.nextCursor, undefined);
   for (const cursor of ['nope', 'eyJrIjoidG9vbHMiLCJvIjo5OX0', p1.nextCursor!.slice(0, -2)]) {
     assert.is((await rpcError(client.listTools({ cursor }))).code, -32602);
@@ -103,7 +170,10 @@ test('tools: structured output, output schema violation is -32603, thrown errors
   const seen: unknown[] = [];
   const pr = await client.callTool({ name: 'progress', arguments: {} }, { onProgress: (p) => seen.push(p) });
   assert.equal(pr.content, [{ type: 'text', text: 'done' }]);
-  assert.equal(seen.map((p) => (p as { progress: number }).progress), [1, 2]);
+  assert.equal(
+    seen.map((p) => (p as { progress: number }).progress),
+    [1, 2],
+  );
   await client.close();
 });
 
@@ -111,12 +181,19 @@ test('resources: list, templates, read static text/blob/computed and templated; 
   const { client } = await connect(sample());
   const l1 = await client.listResources();
   const l2 = await client.listResources({ cursor: l1.nextCursor });
-  assert.equal([...l1.resources, ...l2.resources].map((r) => r.uri), ['test://a', 'test://b', 'test://c']);
+  assert.equal(
+    [...l1.resources, ...l2.resources].map((r) => r.uri),
+    ['test://a', 'test://b', 'test://c'],
+  );
   assert.equal(l1.resources[0], { uri: 'test://a', name: 'a', mimeType: 'text/plain' });
   const t = await client.listResourceTemplates();
   assert.equal(t.resourceTemplates, [{ uriTemplate: 'test://users/{id}/files/{+path}', name: 'files' }]);
-  assert.equal((await client.readResource({ uri: 'test://a' })).contents, [{ uri: 'test://a', mimeType: 'text/plain', text: 'alpha' }]);
-  assert.equal((await client.readResource({ uri: 'test://b' })).contents, [{ uri: 'test://b', mimeType: 'application/octet-stream', blob: 'AQID' }]);
+  assert.equal((await client.readResource({ uri: 'test://a' })).contents, [
+    { uri: 'test://a', mimeType: 'text/plain', text: 'alpha' },
+  ]);
+  assert.equal((await client.readResource({ uri: 'test://b' })).contents, [
+    { uri: 'test://b', mimeType: 'application/octet-stream', blob: 'AQID' },
+  ]);
   assert.equal((await client.readResource({ uri: 'test://c' })).contents, [{ uri: 'test://c', text: 'computed' }]);
   const tr = await client.readResource({ uri: 'test://users/al%20ice/files/docs/a.txt' });
   assert.equal(JSON.parse((tr.contents[0] as { text: string }).text), { id: 'al ice', path: 'docs/a.txt' });
@@ -146,9 +223,16 @@ test('resources: subscribe / unsubscribe bookkeeping and notifyResourceUpdated',
 test('prompts: list, get with arguments, unknown prompt and missing required argument are -32602', async () => {
   const { client } = await connect(sample());
   const l = await client.listPrompts();
-  assert.equal(l.prompts[0], { name: 'greet', description: 'greets', arguments: [{ name: 'name', required: true }, { name: 'style' }] });
+  assert.equal(l.prompts[0], {
+    name: 'greet',
+    description: 'greets',
+    arguments: [{ name: 'name', required: true }, { name: 'style' }],
+  });
   const g = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada', style: 'formal' } });
-  assert.equal(g, { description: 'greets', messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada (formal)' } }] });
+  assert.equal(g, {
+    description: 'greets',
+    messages: [{ role: 'user', content: { type: 'text', text: 'Hello Ada (formal)' } }],
+  });
   const m = await rpcError(client.getPrompt({ name: 'greet', arguments: { style: 'x' } }));
   assert.is(m.code, -32602);
   assert.match(m.message, /Missing required argument of prompt greet: name/);
@@ -158,17 +242,31 @@ test('prompts: list, get with arguments, unknown prompt and missing required arg
 
 test('completion: prompt arguments with context, template variables, at most 100 values', async () => {
   const { client } = await connect(sample());
-  const p = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' }, context: { arguments: { style: 'bold' } } });
+  const p = await client.complete({
+    ref: { type: 'ref/prompt', name: 'greet' },
+    argument: { name: 'name', value: 'A' },
+    context: { arguments: { style: 'bold' } },
+  });
   assert.equal(p.completion, { values: ['A-bold'], total: 1 });
-  const t = await client.complete({ ref: { type: 'ref/resource', uri: 'test://users/{id}/files/{+path}' }, argument: { name: 'id', value: 'al' } });
+  const t = await client.complete({
+    ref: { type: 'ref/resource', uri: 'test://users/{id}/files/{+path}' },
+    argument: { name: 'id', value: 'al' },
+  });
   assert.equal(t.completion.values, ['alice', 'albert']);
-  const none = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'style', value: '' } });
+  const none = await client.complete({
+    ref: { type: 'ref/prompt', name: 'greet' },
+    argument: { name: 'style', value: '' },
+  });
   assert.equal(none.completion, { values: [] });
   const many = await client.complete({ ref: { type: 'ref/prompt', name: 'many' }, argument: { name: 'n', value: '' } });
   assert.is(many.completion.values.length, 100);
   assert.is(many.completion.total, 150);
   assert.is(many.completion.hasMore, true);
-  assert.is((await rpcError(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }))).code, -32602);
+  assert.is(
+    (await rpcError(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } })))
+      .code,
+    -32602,
+  );
   await client.close();
 });
 
@@ -180,14 +278,21 @@ test('list_changed: additions and removals after connect notify once per kind pe
   f.removePrompt('many');
   f.resource({ uri: 'test://d', name: 'd', text: 'd' });
   await tick();
-  assert.equal(notes.map((n) => n.method).sort(), ['notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/tools/list_changed']);
+  assert.equal(notes.map((n) => n.method).sort(), [
+    'notifications/prompts/list_changed',
+    'notifications/resources/list_changed',
+    'notifications/tools/list_changed',
+  ]);
   assert.equal((await client.callTool({ name: 'late', arguments: {} })).content, [{ type: 'text', text: 'late' }]);
   assert.is(f.removeTool('nope'), false);
   await client.close();
 });
 
 test('a tool with an invalid schema is refused at registration', () => {
-  assert.throws(() => new ServerFeatures().tool({ name: 'x', inputSchema: { type: 'bogus' }, handler: () => '' }), /inputSchema of tool x is not a valid JSON Schema/);
+  assert.throws(
+    () => new ServerFeatures().tool({ name: 'x', inputSchema: { type: 'bogus' }, handler: () => '' }),
+    /inputSchema of tool x is not a valid JSON Schema/,
+  );
 });
 
 test('tools whose schemas share an $id can be registered and re-registered', async () => {
@@ -209,14 +314,28 @@ test('compileUriTemplate: {var} is one segment, {+var} spans slashes', () => {
   assert.is(compileUriTemplate('x://{a}')('x://a/b'), undefined);
 });
 
-
-
 test('stateless revision (draft): resultType and caching fields are added; 015 holds there too', async () => {
-  const { Client: DraftClient, Server: DraftServer, table: draftTable } = await import('../../../generated/draft/index.js');
+  const {
+    Client: DraftClient,
+    Server: DraftServer,
+    table: draftTable,
+  } = await import('../../../generated/draft/index.js');
   const f = sample();
-  f.tool({ name: 'book', inputSchema: { type: 'object', properties: { passengers: { type: 'integer', minimum: 1 } }, required: ['passengers'] }, handler: () => 'ok' });
+  f.tool({
+    name: 'book',
+    inputSchema: {
+      type: 'object',
+      properties: { passengers: { type: 'integer', minimum: 1 } },
+      required: ['passengers'],
+    },
+    handler: () => 'ok',
+  });
   const [a, b] = createMemoryPair();
-  const server = new DraftServer({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: draftTable }) });
+  const server = new DraftServer({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers({ table: draftTable }),
+  });
   await server.connect(b);
   const client = new DraftClient({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
@@ -237,7 +356,11 @@ test('stateless revision (draft): resultType and caching fields are added; 015 h
 
 test('attach before connect: changes do not throw while the server is not connected', async () => {
   const f = new ServerFeatures();
-  const server = new Server({ serverInfo: { name: 's', version: '1' }, capabilities: { tools: {} }, handlers: f.handlers() });
+  const server = new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: { tools: {} },
+    handlers: f.handlers(),
+  });
   f.attach(server);
   f.tool({ name: 'x', handler: () => '' });
   f.resource({ uri: 'a://b', name: 'b', text: '' });
@@ -261,8 +384,14 @@ test('one ServerFeatures shared by sessions: subscriptions per session, list_cha
   one.notes.length = 0;
   f.prompt({ name: 'late', get: () => [] });
   await tick();
-  assert.equal(one.notes.map((n) => n.method), ['notifications/prompts/list_changed']);
-  assert.equal(two.notes.map((n) => n.method), ['notifications/prompts/list_changed']);
+  assert.equal(
+    one.notes.map((n) => n.method),
+    ['notifications/prompts/list_changed'],
+  );
+  assert.equal(
+    two.notes.map((n) => n.method),
+    ['notifications/prompts/list_changed'],
+  );
   await one.client.close();
   await tick();
   assert.equal([...f.subscriptions], ['test://b'], 'a closed session is no longer notified');
@@ -270,7 +399,10 @@ test('one ServerFeatures shared by sessions: subscriptions per session, list_cha
   two.notes.length = 0;
   f.removePrompt('late');
   await tick();
-  assert.equal(two.notes.map((n) => n.method), ['notifications/prompts/list_changed']);
+  assert.equal(
+    two.notes.map((n) => n.method),
+    ['notifications/prompts/list_changed'],
+  );
   await two.client.close();
 });
 

@@ -27,7 +27,11 @@ async function failure(p: Promise<unknown>): Promise<RpcError> {
 test('2025-11-25: unknown resource is -32002 with data.uri', async () => {
   const f = features();
   const [a, b] = createMemoryPair();
-  await new Server({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers() }).connect(b);
+  await new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers(),
+  }).connect(b);
   const client = new Client({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
   const e = await failure(client.readResource({ uri: 'test://missing' }));
@@ -39,7 +43,11 @@ test('draft: unknown resource is -32602 with data.uri', async () => {
   const { Client: DraftClient, Server: DraftServer, table } = await import('../../../generated/draft/index.js');
   const f = features();
   const [a, b] = createMemoryPair();
-  await new DraftServer({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table }) }).connect(b);
+  await new DraftServer({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers({ table }),
+  }).connect(b);
   const client = new DraftClient({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
   const e = await failure(client.readResource({ uri: 'test://missing' }));

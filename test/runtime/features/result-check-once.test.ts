@@ -28,14 +28,22 @@ function countingTable(): { table: ProtocolTable; calls: () => number } {
   };
   const table: ProtocolTable = {
     ...base,
-    requests: { ...base.requests, clientToServer: { ...base.requests.clientToServer, 'tools/call': { ...entry, result: counting } } },
+    requests: {
+      ...base.requests,
+      clientToServer: { ...base.requests.clientToServer, 'tools/call': { ...entry, result: counting } },
+    },
   };
   return { table, calls: () => calls };
 }
 
 async function connect(table: ProtocolTable, handlers: Record<string, RequestHandler>) {
   const [a, b] = createMemoryPair();
-  const server = new ServerSession(table, { serverInfo: { name: 's', version: '1' }, capabilities: { tools: {} }, handlers, logger: {} });
+  const server = new ServerSession(table, {
+    serverInfo: { name: 's', version: '1' },
+    capabilities: { tools: {} },
+    handlers,
+    logger: {},
+  });
   await server.connect(b);
   const client = new v2025.Client({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
@@ -52,7 +60,10 @@ test('a ServerFeatures tool result: checked once, by the features (the engine tr
   const client = await connect(table, handlers);
   assert.equal((await client.callTool({ name: 'echo', arguments: {} })).content, [{ type: 'text', text: 'hi' }]);
   assert.is(calls(), 1);
-  const e = await client.callTool({ name: 'bad', arguments: {} }).then(() => undefined, (x: unknown) => x);
+  const e = await client.callTool({ name: 'bad', arguments: {} }).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, RpcError);
   assert.match((e as RpcError).message, /^Tool bad returned a result that is not a valid CallToolResult/);
   assert.is(calls(), 2);
@@ -66,7 +77,10 @@ test('an unflagged handler: its result is checked by the engine, once; an invali
   assert.equal((await client.callTool({ name: 'x', arguments: {} })).content, [{ type: 'text', text: 'ok' }]);
   assert.is(calls(), 1);
   answer = { content: [{ type: 'txt', text: 'a' }] };
-  const e = await client.callTool({ name: 'x', arguments: {} }).then(() => undefined, (x: unknown) => x);
+  const e = await client.callTool({ name: 'x', arguments: {} }).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, RpcError);
   assert.is((e as RpcError).code, -32603);
   assert.is((e as RpcError).message, 'Internal error');

@@ -39,7 +39,10 @@ export function typeChecks(): void {
   const fDraft = new ServerFeatures<draft.Protocol>();
   // resultType is filled in by the features: a draft handler may leave it out
   fDraft.tool({ name: 'ok', handler: () => ({ content: [{ type: 'text', text: 'a' }] }) });
-  fDraft.tool({ name: 'ok2', handler: () => ({ resultType: 'complete', content: [{ type: 'audio', data: 'AA==', mimeType: 'audio/wav' }] }) });
+  fDraft.tool({
+    name: 'ok2',
+    handler: () => ({ resultType: 'complete', content: [{ type: 'audio', data: 'AA==', mimeType: 'audio/wav' }] }),
+  });
   // @ts-expect-error a content block type draft does not define
   fDraft.tool({ name: 'bad', handler: () => ({ content: [{ type: 'txt', text: 'a' }] }) });
   // @ts-expect-error content that is not an array of blocks
@@ -52,11 +55,18 @@ export function typeChecks(): void {
 
 test('2025-11-25: typed tool, prompt and resource definitions answer over the memory pair', async () => {
   const f = new ServerFeatures<v2025.Protocol>();
-  f.tool({ name: 'echo', handler: (args: { text?: string }) => ({ content: [{ type: 'text', text: `echo ${args.text}` }] }) });
+  f.tool({
+    name: 'echo',
+    handler: (args: { text?: string }) => ({ content: [{ type: 'text', text: `echo ${args.text}` }] }),
+  });
   f.prompt({ name: 'greet', get: () => [{ role: 'assistant', content: { type: 'text', text: 'hello' } }] });
   f.resource({ uri: 'mem://r', name: 'r', read: (uri) => [{ uri, mimeType: 'text/plain', text: 'body' }] });
   const [a, b] = createMemoryPair();
-  const server = new v2025.Server({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers() });
+  const server = new v2025.Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers(),
+  });
   await server.connect(b);
   const client = new v2025.Client({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
@@ -73,7 +83,11 @@ test('draft: a typed tool without resultType is answered with resultType "comple
   const f = new ServerFeatures<draft.Protocol>();
   f.tool({ name: 'echo', handler: () => ({ content: [{ type: 'text', text: 'draft' }] }) });
   const [a, b] = createMemoryPair();
-  const server = new draft.Server({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: draft.table }) });
+  const server = new draft.Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers({ table: draft.table }),
+  });
   await server.connect(b);
   const client = new draft.Client({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);

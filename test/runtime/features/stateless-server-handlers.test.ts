@@ -16,21 +16,40 @@ import { rawClient } from '../tasks/extension/support.js';
 
 function features(): ServerFeatures {
   const f = new ServerFeatures();
-  f.tool({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, handler: (a) => ({ content: [{ type: 'text', text: String((a as { text: string }).text) }] }) });
-  f.tool({ name: 'fails', handler: () => { throw new Error('disk full'); } });
+  f.tool({
+    name: 'echo',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    handler: (a) => ({ content: [{ type: 'text', text: String((a as { text: string }).text) }] }),
+  });
+  f.tool({
+    name: 'fails',
+    handler: () => {
+      throw new Error('disk full');
+    },
+  });
   return f;
 }
 
 test('draft Server with features.handlers(): results are complete, list results cacheable', async () => {
   const f = features();
-  const server = new Server({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers() as never });
+  const server = new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers() as never,
+  });
   const [a, b] = createMemoryPair();
   await server.connect(b);
   const c = await rawClient(a);
-  assert.equal(await c.call('tools/call', { name: 'echo', arguments: { text: 'hi' } }), { resultType: 'complete', content: [{ type: 'text', text: 'hi' }] });
+  assert.equal(await c.call('tools/call', { name: 'echo', arguments: { text: 'hi' } }), {
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'hi' }],
+  });
   const listed = await c.call('tools/list');
   assert.is(listed.resultType, 'complete');
-  assert.equal(((listed.tools as Array<{ name: string }>).map((t) => t.name)), ['echo', 'fails']);
+  assert.equal(
+    (listed.tools as Array<{ name: string }>).map((t) => t.name),
+    ['echo', 'fails'],
+  );
   assert.is(listed.ttlMs, 0);
   assert.is(listed.cacheScope, 'private');
   const failed = await c.call('tools/call', { name: 'fails', arguments: {} });
@@ -51,9 +70,13 @@ test('statelessHandlers: swaps only what features made, keeps the rest, the same
   assert.is(statelessHandlers(undefined), undefined);
 });
 
-test('a handshake revision\'s Server keeps features.handlers() as they are', async () => {
+test("a handshake revision's Server keeps features.handlers() as they are", async () => {
   const f = features();
-  const server = new Server2025({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers() as never });
+  const server = new Server2025({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers() as never,
+  });
   assert.is(server.options.handlers?.['tools/list' as never], f.handlers()['tools/list'] as never);
   await server.close();
 });

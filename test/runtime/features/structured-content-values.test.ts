@@ -18,7 +18,14 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 async function connect(rev: '2025-11-25' | 'draft') {
   const Client = rev === 'draft' ? stateless.Client : handshake.Client;
   const client = new Client({ clientInfo: { name: 'values', version: '1.0.0' }, timeout: 30_000 });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/features-output-server.ts', rev], cwd: root, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'test/fixtures/features-output-server.ts', rev],
+      cwd: root,
+      stderr: 'ignore',
+    }),
+  );
   const call = (name: string) => client.callTool({ name, arguments: {} } as never) as Promise<Record<string, unknown>>;
   return { client, call };
 }
@@ -79,7 +86,10 @@ test('draft: a value failing the outputSchema is -32603 naming the tool and the 
   try {
     const e = await refusal(call('wrong_kind'));
     assert.is(e.code, -32603);
-    assert.match(e.message, /^Tool wrong_kind returned structuredContent that fails its outputSchema: \(structuredContent\): must be array$/);
+    assert.match(
+      e.message,
+      /^Tool wrong_kind returned structuredContent that fails its outputSchema: \(structuredContent\): must be array$/,
+    );
   } finally {
     await client.close();
   }

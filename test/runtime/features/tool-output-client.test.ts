@@ -19,10 +19,17 @@ type Call = (name: string, args: Record<string, unknown>) => Promise<Record<stri
 async function connect(rev: '2025-11-25' | 'draft', options: { checkToolOutput?: boolean } = {}) {
   const Client = rev === 'draft' ? stateless.Client : handshake.Client;
   const client = new Client({ clientInfo: { name: 'output-check', version: '1.0.0' }, timeout: 30_000, ...options });
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/output-schema-server.ts', rev], cwd: root, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'test/fixtures/output-schema-server.ts', rev],
+    cwd: root,
+    stderr: 'ignore',
+  });
   await client.connect(transport);
-  const call: Call = (name, args) => client.callTool({ name, arguments: args } as never) as Promise<Record<string, unknown>>;
-  const listed = async () => JSON.parse(((await call('stats', {})).content as { text: string }[])[0].text).listed as number;
+  const call: Call = (name, args) =>
+    client.callTool({ name, arguments: args } as never) as Promise<Record<string, unknown>>;
+  const listed = async () =>
+    JSON.parse(((await call('stats', {})).content as { text: string }[])[0].text).listed as number;
   return { client, call, listed };
 }
 

@@ -25,7 +25,12 @@ export function typeChecks(): void {
   // ---- tool arguments ----
   f.tool({
     name: 'json',
-    inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
     handler: (args) => {
       const city: string = args.city;
       const days: number | undefined = args.days;
@@ -64,7 +69,11 @@ export function typeChecks(): void {
   // @ts-expect-error a valibot schema without its Standard JSON Schema (nothing to list)
   f.tool({ name: 'valibot-bare', inputSchema: v.object({ city: v.string() }), handler: () => 'x' });
   // stating the arguments' type instead of inferring it (the schema then types nothing)
-  f.tool<{ a?: number }>({ name: 'explicit', inputSchema: { type: 'object' }, handler: (args) => text(String(args.a)) });
+  f.tool<{ a?: number }>({
+    name: 'explicit',
+    inputSchema: { type: 'object' },
+    handler: (args) => text(String(args.a)),
+  });
 
   // ---- content blocks ----
   // @ts-expect-error wrong content block (JSON Schema tool)
@@ -72,22 +81,51 @@ export function typeChecks(): void {
   // @ts-expect-error wrong content block (zod tool)
   f.tool({ name: 'b2', inputSchema: z.object({}), handler: () => ({ content: [{ type: 'text', text: 1 }] }) });
   // @ts-expect-error wrong content block (valibot tool)
-  f.tool({ name: 'b3', inputSchema: toStandardJsonSchema(v.object({})), handler: () => ({ content: [{ type: 'image', data: 'AA==' }] }) });
+  f.tool({
+    name: 'b3',
+    inputSchema: toStandardJsonSchema(v.object({})),
+    handler: () => ({ content: [{ type: 'image', data: 'AA==' }] }),
+  });
 
   // ---- structuredContent from outputSchema ----
-  const weather = { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'], additionalProperties: false } as const;
+  const weather = {
+    type: 'object',
+    properties: { celsius: { type: 'number' } },
+    required: ['celsius'],
+    additionalProperties: false,
+  } as const;
   f.tool({ name: 's1', outputSchema: weather, handler: () => ({ content: [], structuredContent: { celsius: 21 } }) });
   // @ts-expect-error structuredContent not matching outputSchema (JSON Schema)
-  f.tool({ name: 's2', outputSchema: weather, handler: () => ({ content: [], structuredContent: { celsius: 'warm' } }) });
+  f.tool({
+    name: 's2',
+    outputSchema: weather,
+    handler: () => ({ content: [], structuredContent: { celsius: 'warm' } }),
+  });
   // @ts-expect-error outputSchema declared, structuredContent missing
   f.tool({ name: 's3', outputSchema: weather, handler: () => ({ content: [] }) });
   // a tool execution error need not carry structuredContent
-  f.tool({ name: 's4', outputSchema: weather, handler: () => ({ content: [{ type: 'text', text: 'no sensor' }], isError: true }) });
-  f.tool({ name: 's5', outputSchema: z.object({ celsius: z.number() }), handler: async () => ({ content: [], structuredContent: { celsius: 3 } }) });
+  f.tool({
+    name: 's4',
+    outputSchema: weather,
+    handler: () => ({ content: [{ type: 'text', text: 'no sensor' }], isError: true }),
+  });
+  f.tool({
+    name: 's5',
+    outputSchema: z.object({ celsius: z.number() }),
+    handler: async () => ({ content: [], structuredContent: { celsius: 3 } }),
+  });
   // @ts-expect-error structuredContent not matching outputSchema (zod)
-  f.tool({ name: 's6', outputSchema: z.object({ celsius: z.number() }), handler: async () => ({ content: [], structuredContent: { celsius: '3' } }) });
+  f.tool({
+    name: 's6',
+    outputSchema: z.object({ celsius: z.number() }),
+    handler: async () => ({ content: [], structuredContent: { celsius: '3' } }),
+  });
   // @ts-expect-error structuredContent not matching outputSchema (valibot)
-  f.tool({ name: 's7', outputSchema: toStandardJsonSchema(v.object({ celsius: v.number() })), handler: () => ({ content: [], structuredContent: { kelvin: 3 } }) });
+  f.tool({
+    name: 's7',
+    outputSchema: toStandardJsonSchema(v.object({ celsius: v.number() })),
+    handler: () => ({ content: [], structuredContent: { kelvin: 3 } }),
+  });
 
   // ---- prompt arguments ----
   f.prompt({
@@ -105,7 +143,12 @@ export function typeChecks(): void {
   });
   f.prompt({
     name: 'p-json',
-    argsSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'], additionalProperties: false },
+    argsSchema: {
+      type: 'object',
+      properties: { code: { type: 'string' } },
+      required: ['code'],
+      additionalProperties: false,
+    },
     complete: { code: () => ['x'] },
     get: (a) => {
       // @ts-expect-error wrong prompt argument
@@ -150,13 +193,22 @@ export function typeChecks(): void {
     complete: { id: () => ['alice'], path: () => [] },
   });
   // @ts-expect-error completion of a variable the template does not have
-  f.resourceTemplate({ name: 't2', uriTemplate: 'mem://{a}', read: (uri) => [{ uri, text: '' }], complete: { b: () => [] } });
+  f.resourceTemplate({
+    name: 't2',
+    uriTemplate: 'mem://{a}',
+    read: (uri) => [{ uri, text: '' }],
+    complete: { b: () => [] },
+  });
 }
 
 /** Connects 2025-11-25's generated Client to `f` over the memory pair. */
 async function connect(f: ServerFeatures<v2025.Protocol>) {
   const [a, b] = createMemoryPair();
-  const server = new v2025.Server({ serverInfo: { name: 's', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers() });
+  const server = new v2025.Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers(),
+  });
   await server.connect(b);
   const client = new v2025.Client({ clientInfo: { name: 'c', version: '1' } });
   await client.connect(a);
@@ -164,7 +216,10 @@ async function connect(f: ServerFeatures<v2025.Protocol>) {
 }
 
 const rpcError = async (p: Promise<unknown>) => {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, RpcError, 'expected an RpcError');
   return e as RpcError;
 };
@@ -173,11 +228,20 @@ test('zod and valibot tools: tools/list shows their JSON Schema, the handler get
   const f = new ServerFeatures<v2025.Protocol>({ logger: {} });
   const forecast = z.object({ city: z.string().min(2), days: z.number().int().default(3) });
   const seen: unknown[] = [];
-  f.tool({ name: 'forecast', inputSchema: forecast, outputSchema: z.object({ days: z.number() }), handler: (args) => {
-    seen.push(args);
-    return { content: [{ type: 'text', text: args.city }], structuredContent: { days: args.days } };
-  } });
-  f.tool({ name: 'echo', inputSchema: toStandardJsonSchema(v.object({ word: v.pipe(v.string(), v.regex(/^[a-z]+$/)) })), handler: ({ word }) => word });
+  f.tool({
+    name: 'forecast',
+    inputSchema: forecast,
+    outputSchema: z.object({ days: z.number() }),
+    handler: (args) => {
+      seen.push(args);
+      return { content: [{ type: 'text', text: args.city }], structuredContent: { days: args.days } };
+    },
+  });
+  f.tool({
+    name: 'echo',
+    inputSchema: toStandardJsonSchema(v.object({ word: v.pipe(v.string(), v.regex(/^[a-z]+$/)) })),
+    handler: ({ word }) => word,
+  });
   const client = await connect(f);
   const { tools } = await client.listTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -198,7 +262,9 @@ test('zod and valibot tools: tools/list shows their JSON Schema, the handler get
   const refused = await client.callTool({ name: 'echo', arguments: { word: 'UPPER' } });
   assert.is(refused.isError, true);
   assert.match((refused.content[0] as { text: string }).text, /word: /);
-  assert.equal((await client.callTool({ name: 'echo', arguments: { word: 'lower' } })).content, [{ type: 'text', text: 'lower' }]);
+  assert.equal((await client.callTool({ name: 'echo', arguments: { word: 'lower' } })).content, [
+    { type: 'text', text: 'lower' },
+  ]);
   assert.is(seen.length, 1, 'no refused call reached the handler');
   await client.close();
 });
@@ -218,10 +284,13 @@ test('a prompt with argsSchema lists its arguments from the schema, checks them 
   });
   const client = await connect(f);
   const { prompts } = await client.listPrompts();
-  assert.equal(prompts.map((p) => [p.name, p.arguments]), [
-    ['review', [{ name: 'code', description: 'the code', required: true }, { name: 'language' }]],
-    ['json', [{ name: 'n', required: true }]],
-  ]);
+  assert.equal(
+    prompts.map((p) => [p.name, p.arguments]),
+    [
+      ['review', [{ name: 'code', description: 'the code', required: true }, { name: 'language' }]],
+      ['json', [{ name: 'n', required: true }]],
+    ],
+  );
   const got = await client.getPrompt({ name: 'review', arguments: { code: 'x = 1', language: 'py' } });
   assert.equal(got.messages, [{ role: 'user', content: { type: 'text', text: 'py: x = 1' } }]);
   const missing = await rpcError(client.getPrompt({ name: 'review', arguments: {} }));
@@ -232,7 +301,10 @@ test('a prompt with argsSchema lists its arguments from the schema, checks them 
   assert.match(bad.message, /^Invalid arguments for prompt review: code: .*; language: /);
   const badJson = await rpcError(client.getPrompt({ name: 'json', arguments: { n: 'ten' } }));
   assert.match(badJson.message, /^Invalid arguments for prompt json: n: must match pattern/);
-  const done = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'language', value: 't' } });
+  const done = await client.complete({
+    ref: { type: 'ref/prompt', name: 'review' },
+    argument: { name: 'language', value: 't' },
+  });
   assert.equal(done.completion.values, ['ts']);
   await client.close();
 });
@@ -246,12 +318,21 @@ test('a handler result failing the revision schema: logged with its paths, the p
   const client = await connect(f);
   const e = await rpcError(client.callTool({ name: 'bad_block', arguments: {} }));
   assert.is(e.code, -32603);
-  assert.match(e.message, /^Tool bad_block returned a result that is not a valid CallToolResult or CreateTaskResult of protocol version 2025-11-25: \/content\/0\/type: /);
+  assert.match(
+    e.message,
+    /^Tool bad_block returned a result that is not a valid CallToolResult or CreateTaskResult of protocol version 2025-11-25: \/content\/0\/type: /,
+  );
   assert.equal(logged[0][0], 'tool result fails the protocol schema');
   assert.is(logged[0][1]?.tool, 'bad_block');
-  assert.ok((logged[0][1]?.errors as Array<{ path: string }>).some((x) => x.path === '/content/0/type'), 'the log names the failing path');
+  assert.ok(
+    (logged[0][1]?.errors as Array<{ path: string }>).some((x) => x.path === '/content/0/type'),
+    'the log names the failing path',
+  );
   const p = await rpcError(client.getPrompt({ name: 'bad_role' }));
-  assert.match(p.message, /^Prompt bad_role returned a result that is not a valid GetPromptResult of protocol version 2025-11-25: \/messages\/0\/role: /);
+  assert.match(
+    p.message,
+    /^Prompt bad_role returned a result that is not a valid GetPromptResult of protocol version 2025-11-25: \/messages\/0\/role: /,
+  );
   assert.is(logged[1][1]?.prompt, 'bad_role');
   // a good call after the failures still answers
   f.tool({ name: 'fine', handler: () => 'ok' });
@@ -261,7 +342,11 @@ test('a handler result failing the revision schema: logged with its paths, the p
 
 test('a resource template literal: read gets the matched variables, query variables absent when not in the URI', async () => {
   const f = new ServerFeatures<v2025.Protocol>({ logger: {} });
-  f.resourceTemplate({ name: 'files', uriTemplate: 'mem://users/{id}/files{?rev}', read: (uri, vars) => [{ uri, text: JSON.stringify({ id: vars.id, rev: vars.rev ?? null }) }] });
+  f.resourceTemplate({
+    name: 'files',
+    uriTemplate: 'mem://users/{id}/files{?rev}',
+    read: (uri, vars) => [{ uri, text: JSON.stringify({ id: vars.id, rev: vars.rev ?? null }) }],
+  });
   const client = await connect(f);
   const a = await client.readResource({ uri: 'mem://users/ann/files?rev=7' });
   assert.equal(JSON.parse((a.contents[0] as { text: string }).text), { id: 'ann', rev: '7' });
@@ -273,13 +358,27 @@ test('a resource template literal: read gets the matched variables, query variab
 test('a prompt argsSchema: not a JSON Schema is refused at registration; one that passes the meta-schema but does not compile fails its first get with -32603', async () => {
   const f = new ServerFeatures<v2025.Protocol>({ logger: {} });
   assert.throws(
-    () => f.prompt({ name: 'typo', argsSchema: { type: 'object', properties: { n: { type: 42 } } } as never, get: () => [] }),
-    (e: Error) => e instanceof TypeError && /^argsSchema of prompt typo is not a valid JSON Schema: schema is invalid: /.test(e.message),
+    () =>
+      f.prompt({
+        name: 'typo',
+        argsSchema: { type: 'object', properties: { n: { type: 42 } } } as never,
+        get: () => [],
+      }),
+    (e: Error) =>
+      e instanceof TypeError &&
+      /^argsSchema of prompt typo is not a valid JSON Schema: schema is invalid: /.test(e.message),
   );
   // `pattern` is only annotated as a regex by the meta-schema: `(` passes it and fails to compile
-  f.prompt({ name: 'regex', argsSchema: { type: 'object', properties: { n: { type: 'string', pattern: '(' } } }, get: () => [] });
+  f.prompt({
+    name: 'regex',
+    argsSchema: { type: 'object', properties: { n: { type: 'string', pattern: '(' } } },
+    get: () => [],
+  });
   const client = await connect(f);
-  assert.equal((await client.listPrompts()).prompts.map((p) => p.name), ['regex']);
+  assert.equal(
+    (await client.listPrompts()).prompts.map((p) => p.name),
+    ['regex'],
+  );
   const e = await rpcError(client.getPrompt({ name: 'regex', arguments: { n: 'x' } }));
   assert.is(e.code, -32603);
   assert.match(e.message, /^argsSchema of prompt regex is not a valid JSON Schema: /);

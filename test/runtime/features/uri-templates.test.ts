@@ -8,7 +8,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from '../../../runtime/features/server-features.js';
+import {
+  compileUriTemplate,
+  expandUriTemplate,
+  uriTemplateVariables,
+} from '../../../runtime/features/server-features.js';
 import { RpcError } from '../../../runtime/jsonrpc/errors.js';
 import { StdioClientTransport } from '../../../runtime/transport/stdio.js';
 import { Client } from '../../../generated/2025-11-25/index.js';
@@ -52,12 +56,22 @@ const LEVELS: Record<string, [string, string, Record<string, string>][]> = {
 
 for (const [level, cases] of Object.entries(LEVELS)) {
   test(`RFC 6570 ${level}: the examples match back to their variables`, () => {
-    for (const [template, uri, vars] of cases) assert.equal(compileUriTemplate(template)(uri), vars, `${template} on ${uri}`);
+    for (const [template, uri, vars] of cases)
+      assert.equal(compileUriTemplate(template)(uri), vars, `${template} on ${uri}`);
   });
 }
 
 test('RFC 6570 expansion of the same examples (levels 1–4)', () => {
-  const v = { var: 'value', hello: 'Hello World!', path: '/foo/bar', x: '1024', y: '768', empty: '', list: ['red', 'green', 'blue'], keys: { semi: ';', dot: '.', comma: ',' } };
+  const v = {
+    var: 'value',
+    hello: 'Hello World!',
+    path: '/foo/bar',
+    x: '1024',
+    y: '768',
+    empty: '',
+    list: ['red', 'green', 'blue'],
+    keys: { semi: ';', dot: '.', comma: ',' },
+  };
   assert.is(expandUriTemplate('{hello}', v), 'Hello%20World%21');
   assert.is(expandUriTemplate('{+path}/here', v), '/foo/bar/here');
   assert.is(expandUriTemplate('{?x,y,empty}', v), '?x=1024&y=768&empty=');
@@ -78,17 +92,33 @@ test('non-matching URIs give undefined; variables stop at their delimiters', () 
 });
 
 test('the library loads as ESM with code generation from strings disallowed (no eval)', () => {
-  const script = "import { UriTemplateMatcher } from 'uri-template-matcher'; const m = new UriTemplateMatcher(); m.add('mem://{a}/{b}{.ext}'); m.add('mem://search{?q,limit}'); console.log(JSON.stringify([m.match('mem://x/y.json').params, m.match('mem://search?q=x&limit=3').params]));";
-  const r = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+  const script =
+    "import { UriTemplateMatcher } from 'uri-template-matcher'; const m = new UriTemplateMatcher(); m.add('mem://{a}/{b}{.ext}'); m.add('mem://search{?q,limit}'); console.log(JSON.stringify([m.match('mem://x/y.json').params, m.match('mem://search?q=x&limit=3').params]));";
+  const r = spawnSync(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script],
+    { cwd: root, encoding: 'utf8' },
+  );
   assert.is(r.status, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout), [{ a: 'x', b: 'y', ext: 'json' }, { q: 'x', limit: '3' }]);
+  assert.equal(JSON.parse(r.stdout), [
+    { a: 'x', b: 'y', ext: 'json' },
+    { q: 'x', limit: '3' },
+  ]);
 });
 
 test('resources/read and completion over a server child process (stdio)', async () => {
   const client = new Client({ clientInfo: { name: 'uri-templates', version: '1.0.0' }, timeout: 30_000 });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures/uri-template-server.ts'], cwd: root, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'test/fixtures/uri-template-server.ts'],
+      cwd: root,
+      stderr: 'ignore',
+    }),
+  );
   try {
-    const read = async (uri: string) => JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text);
+    const read = async (uri: string) =>
+      JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text);
     assert.equal(await read('mem://search?q=x&limit=3'), { q: 'x', limit: '3' });
     assert.equal(await read('mem://search?q=x'), { q: 'x' });
     assert.equal(await read('mem://x/y.json'), { a: 'x', b: 'y', ext: 'json' });
@@ -125,9 +155,17 @@ test('query expressions after a path variable: the variable keeps its value, the
   assert.equal(search('mem://search?limit=2&q=a%20b&other=1'), { limit: '2', q: 'a b' });
   assert.equal(compileUriTemplate('mem://s{?q}{&r}')('mem://s?q=1&r=2'), { q: '1', r: '2' });
   assert.equal(compileUriTemplate('mem://s{?list*}')('mem://s?list=red&list=green'), { list: 'red,green' });
-  assert.equal(compileUriTemplate('mem://s{?a}')('mem://s?a=1&a=2'), { a: '1' }, 'a repeated unexploded parameter: its first value');
+  assert.equal(
+    compileUriTemplate('mem://s{?a}')('mem://s?a=1&a=2'),
+    { a: '1' },
+    'a repeated unexploded parameter: its first value',
+  );
   const own = compileUriTemplate('mem://{a}{?__proto__}')('mem://x?__proto__=y')!;
-  assert.is(Object.getOwnPropertyDescriptor(own, '__proto__')?.value, 'y', 'a query variable named __proto__ is an own property');
+  assert.is(
+    Object.getOwnPropertyDescriptor(own, '__proto__')?.value,
+    'y',
+    'a query variable named __proto__ is an own property',
+  );
   assert.is(Object.getPrototypeOf(own), Object.prototype);
 });
 

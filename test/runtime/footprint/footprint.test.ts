@@ -44,36 +44,71 @@ function validatorNames(t: typeof clientTable | typeof serverTable): Set<string>
 test('the minimal client bundle loads no ajv and no JSON Schema compiler at start; they wait in a chunk of their own', async () => {
   const b = await bundle('mcpgen', 'client', dir);
   const eager = Object.keys(b.inputs);
-  assert.ok(eager.some((p) => p.endsWith('runtime/session/client.ts')), 'the client session is in the bundle');
-  assert.equal(eager.filter((p) => /node_modules\/(ajv|ajv-formats|fast-uri)\//.test(p) || p.endsWith('runtime/protocol/json-schema.ts')), []);
+  assert.ok(
+    eager.some((p) => p.endsWith('runtime/session/client.ts')),
+    'the client session is in the bundle',
+  );
+  assert.equal(
+    eager.filter(
+      (p) => /node_modules\/(ajv|ajv-formats|fast-uri)\//.test(p) || p.endsWith('runtime/protocol/json-schema.ts'),
+    ),
+    [],
+  );
   const lazy = Object.keys(b.lazyInputs);
-  assert.ok(lazy.includes('runtime/protocol/json-schema.ts'), `json-schema.ts is in a chunk loaded on first use: ${lazy.slice(0, 5).join(', ')}`);
-  assert.ok(lazy.some((p) => p.includes('node_modules/ajv/')), 'ajv comes with it');
+  assert.ok(
+    lazy.includes('runtime/protocol/json-schema.ts'),
+    `json-schema.ts is in a chunk loaded on first use: ${lazy.slice(0, 5).join(', ')}`,
+  );
+  assert.ok(
+    lazy.some((p) => p.includes('node_modules/ajv/')),
+    'ajv comes with it',
+  );
   // the TaskHandle of task-augmented requests: imported by the first one
-  assert.ok(!eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'), 'tasks/handle.ts is in a chunk loaded on first use');
+  assert.ok(
+    !eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'),
+    'tasks/handle.ts is in a chunk loaded on first use',
+  );
   // the requestor (first task-augmented request) and the answer to an over-long stdio line (first such line) wait too
-  for (const f of ['runtime/tasks/requestor.ts', 'runtime/tasks/status-router.ts', 'runtime/transport/stdio-too-long.ts', 'runtime/jsonrpc/peek.ts']) {
+  for (const f of [
+    'runtime/tasks/requestor.ts',
+    'runtime/tasks/status-router.ts',
+    'runtime/transport/stdio-too-long.ts',
+    'runtime/jsonrpc/peek.ts',
+  ]) {
     assert.ok(!eager.includes(f) && lazy.includes(f), `${f} is in a chunk loaded on first use`);
   }
   // a revision without JSON-RPC batches bundles no batch dispatch (it comes with 2025-03-26's tables)
-  assert.ok(!eager.includes('runtime/engine/batch.ts') && !lazy.includes('runtime/engine/batch.ts'), 'engine/batch.ts is not in the bundle');
+  assert.ok(
+    !eager.includes('runtime/engine/batch.ts') && !lazy.includes('runtime/engine/batch.ts'),
+    'engine/batch.ts is not in the bundle',
+  );
 });
 
 test('the minimal client bundle keeps the validators a client checks and none that only a server checks', async () => {
   const client = validatorNames(clientTable);
   const serverOnly = [...validatorNames(serverTable)].filter((n) => !client.has(n));
   // what a client sends and a server checks: initialize's and tools/call's params among them
-  assert.ok(serverOnly.includes('InitializeRequestParams') && serverOnly.includes('CallToolRequestParams'), serverOnly.join(', '));
+  assert.ok(
+    serverOnly.includes('InitializeRequestParams') && serverOnly.includes('CallToolRequestParams'),
+    serverOnly.join(', '),
+  );
   const b = await bundle('mcpgen', 'client', join(dir, 'plain'), { minify: false });
   const code = readFileSync(b.file, 'utf8');
   // a validator export of either form: ajv's (`var X = validate12;`) or the compact one (`var X = v(() => …)`)
-  const declared = (name: string) => new RegExp(`\\bvar ${name.replace(/\$/g, '\\$')} = (validate\\d+;|/\\* @__PURE__ \\*/ v\\(|v\\()`).test(code);
+  const declared = (name: string) =>
+    new RegExp(`\\bvar ${name.replace(/\$/g, '\\$')} = (validate\\d+;|/\\* @__PURE__ \\*/ v\\(|v\\()`).test(code);
   assert.equal(serverOnly.filter(declared), [], 'server-only validators in the client bundle');
-  assert.ok(declared('ListToolsResult') && declared('CreateMessageRequestParams'), 'the result of tools/list and the params of sampling (a request the client receives) are checked by the client');
+  assert.ok(
+    declared('ListToolsResult') && declared('CreateMessageRequestParams'),
+    'the result of tools/list and the params of sampling (a request the client receives) are checked by the client',
+  );
 });
 
 /** Starts `node <file>`, sends `requests` one after another (each after the previous answer), resolves with the answers. */
-function exchange(file: string, requests: Array<{ method: string; params?: unknown }>): Promise<Array<{ id: number; result?: any; error?: { code: number; message: string } }>> {
+function exchange(
+  file: string,
+  requests: Array<{ method: string; params?: unknown }>,
+): Promise<Array<{ id: number; result?: any; error?: { code: number; message: string } }>> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [file], { stdio: ['pipe', 'pipe', 'pipe'] });
     const answers: Array<{ id: number; result?: any; error?: { code: number; message: string } }> = [];
@@ -103,7 +138,10 @@ function exchange(file: string, requests: Array<{ method: string; params?: unkno
   });
 }
 
-const initialize = { method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const initialize = {
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+};
 const call = (args: Record<string, unknown>) => ({ method: 'tools/call', params: { name: 'add', arguments: args } });
 
 test('a tool schema is compiled on the first call, not at registration', async () => {
@@ -111,39 +149,83 @@ test('a tool schema is compiled on the first call, not at registration', async (
   const before = compiledSchemas();
   // a schema no other test of this process compiles (schemas are cached by their text)
   const key = `n${process.pid}x${Date.now()}`;
-  features.tool<Record<string, number>>({ name: 'add', inputSchema: { type: 'object', properties: { [key]: { type: 'number' } }, required: [key] }, handler: (a) => String(a[key]! + 1) });
+  features.tool<Record<string, number>>({
+    name: 'add',
+    inputSchema: { type: 'object', properties: { [key]: { type: 'number' } }, required: [key] },
+    handler: (a) => String(a[key]! + 1),
+  });
   assert.is(compiledSchemas(), before, 'registration compiled the schema');
-  const server = new Server({ serverInfo: { name: 's', version: '0' }, capabilities: features.capabilities(), handlers: features.handlers({ table: serverTable }) as never });
+  const server = new Server({
+    serverInfo: { name: 's', version: '0' },
+    capabilities: features.capabilities(),
+    handlers: features.handlers({ table: serverTable }) as never,
+  });
   const client = new Client({ clientInfo: { name: 'c', version: '0' } });
   const [a, b] = createMemoryPair();
   await server.connect(b);
   await client.connect(a);
-  assert.equal((await client.listTools()).tools.map((t) => t.name), ['add']);
+  assert.equal(
+    (await client.listTools()).tools.map((t) => t.name),
+    ['add'],
+  );
   assert.is(compiledSchemas(), before, 'listing compiled the schema');
-  assert.equal(await client.callTool({ name: 'add', arguments: { [key]: 'x' } }), { content: [{ type: 'text', text: `Invalid arguments for tool add: ${key}: must be number` }], isError: true });
+  assert.equal(await client.callTool({ name: 'add', arguments: { [key]: 'x' } }), {
+    content: [{ type: 'text', text: `Invalid arguments for tool add: ${key}: must be number` }],
+    isError: true,
+  });
   assert.is(compiledSchemas(), before + 1);
-  assert.equal((await client.callTool({ name: 'add', arguments: { [key]: 2 } })).content, [{ type: 'text', text: '3' }]);
+  assert.equal((await client.callTool({ name: 'add', arguments: { [key]: 2 } })).content, [
+    { type: 'text', text: '3' },
+  ]);
   assert.is(compiledSchemas(), before + 1, 'compiled once');
   await client.close();
 });
 
 test('the bundled minimal server refuses bad arguments and serves good ones', async () => {
   const b = await bundle('mcpgen', 'server', join(dir, 'server'));
-  const [init, list, bad, good] = await exchange(b.file, [initialize, { method: 'tools/list', params: {} }, call({ a: 1 }), call({ a: 1, b: 2 })]);
+  const [init, list, bad, good] = await exchange(b.file, [
+    initialize,
+    { method: 'tools/list', params: {} },
+    call({ a: 1 }),
+    call({ a: 1, b: 2 }),
+  ]);
   assert.is(init!.result?.protocolVersion, '2025-11-25');
-  assert.equal(list!.result?.tools.map((t: { name: string }) => t.name), ['add']);
-  assert.equal(bad!.result, { content: [{ type: 'text', text: 'Invalid arguments for tool add: b: is required' }], isError: true });
+  assert.equal(
+    list!.result?.tools.map((t: { name: string }) => t.name),
+    ['add'],
+  );
+  assert.equal(bad!.result, {
+    content: [{ type: 'text', text: 'Invalid arguments for tool add: b: is required' }],
+    isError: true,
+  });
   assert.equal(good!.result?.content, [{ type: 'text', text: '3' }]);
 });
 
 test('the minimal server bundle loads no ajv and no JSON Schema compiler at start; its first tool call imports them from a chunk of their own', async () => {
   const b = await bundle('mcpgen', 'server', join(dir, 'server-eager'));
   const eager = Object.keys(b.inputs);
-  assert.ok(eager.some((p) => p.endsWith('runtime/features/tools.ts')) && eager.some((p) => p.endsWith('runtime/protocol/schema-check.ts')), 'the tools registry and the registration check are in the bundle');
-  assert.equal(eager.filter((p) => /node_modules\/(ajv|ajv-formats|fast-uri|@cfworker\/json-schema)\//.test(p) || p.endsWith('runtime/protocol/json-schema.ts')), []);
+  assert.ok(
+    eager.some((p) => p.endsWith('runtime/features/tools.ts')) &&
+      eager.some((p) => p.endsWith('runtime/protocol/schema-check.ts')),
+    'the tools registry and the registration check are in the bundle',
+  );
+  assert.equal(
+    eager.filter(
+      (p) =>
+        /node_modules\/(ajv|ajv-formats|fast-uri|@cfworker\/json-schema)\//.test(p) ||
+        p.endsWith('runtime/protocol/json-schema.ts'),
+    ),
+    [],
+  );
   const lazy = Object.keys(b.lazyInputs);
-  assert.ok(lazy.includes('runtime/protocol/json-schema.ts') && lazy.some((p) => p.includes('node_modules/ajv/')), `the compiler and ajv wait in a chunk: ${lazy.slice(0, 5).join(', ')}`);
-  assert.ok(!eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'), 'tasks/handle.ts is in a chunk loaded on first use');
+  assert.ok(
+    lazy.includes('runtime/protocol/json-schema.ts') && lazy.some((p) => p.includes('node_modules/ajv/')),
+    `the compiler and ajv wait in a chunk: ${lazy.slice(0, 5).join(', ')}`,
+  );
+  assert.ok(
+    !eager.includes('runtime/tasks/handle.ts') && lazy.includes('runtime/tasks/handle.ts'),
+    'tasks/handle.ts is in a chunk loaded on first use',
+  );
 });
 
 test('a first tool call cancelled while the compiler loads does not start its handler and is not answered; the next call is served', async () => {
@@ -153,7 +235,12 @@ test('a first tool call cancelled while the compiler loads does not start its ha
     let text = '';
     const timer = setTimeout(() => child.kill(), 20_000);
     child.stdout.on('data', (d: Buffer) => (text += d));
-    child.on('close', (code) => (clearTimeout(timer), code === 0 ? resolve(text) : reject(new Error(`fixture exited with ${code}: ${text}`))));
+    child.on(
+      'close',
+      (code) => (
+        clearTimeout(timer), code === 0 ? resolve(text) : reject(new Error(`fixture exited with ${code}: ${text}`))
+      ),
+    );
   });
   assert.equal(JSON.parse(out), { started: [2], answered: ['init', 2], compiled: 1 });
 });

@@ -5,10 +5,21 @@ import { FewMap, FewSet } from '../../../runtime/jsonrpc/few.js';
 test('FewMap: one entry, then several, then one again, answers as a Map does', () => {
   const few = new FewMap<string | number, string>();
   const map = new Map<string | number, string>();
-  const both = (f: (m: FewMap<string | number, string> | Map<string | number, string>) => unknown) => assert.equal(f(few), f(map));
+  const both = (f: (m: FewMap<string | number, string> | Map<string | number, string>) => unknown) =>
+    assert.equal(f(few), f(map));
   const steps: Array<[string, string | number, string?]> = [
-    ['set', 'a', '1'], ['set', 'a', '2'], ['set', 1, 'n'], ['set', '1', 's'], ['delete', 'a'], ['set', 'b', '3'],
-    ['delete', 1], ['delete', 'zz'], ['delete', '1'], ['delete', 'b'], ['set', NaN, 'nan'], ['set', 'c', '4'],
+    ['set', 'a', '1'],
+    ['set', 'a', '2'],
+    ['set', 1, 'n'],
+    ['set', '1', 's'],
+    ['delete', 'a'],
+    ['set', 'b', '3'],
+    ['delete', 1],
+    ['delete', 'zz'],
+    ['delete', '1'],
+    ['delete', 'b'],
+    ['set', NaN, 'nan'],
+    ['set', 'c', '4'],
   ];
   for (const [op, key, value] of steps) {
     if (op === 'set') {
@@ -39,8 +50,20 @@ test('FewSet: one value, then several, then one again, answers as a Set does', (
   const set = new Set<string | number>();
   const both = (f: (m: FewSet<string | number> | Set<string | number>) => unknown) => assert.equal(f(few), f(set));
   const steps: Array<[string, string | number]> = [
-    ['add', 'a'], ['add', 'a'], ['add', 1], ['add', '1'], ['delete', 'a'], ['add', 'b'],
-    ['delete', 1], ['delete', 'zz'], ['delete', '1'], ['delete', 'b'], ['add', NaN], ['add', 'c'], ['clear', ''], ['add', 'd'],
+    ['add', 'a'],
+    ['add', 'a'],
+    ['add', 1],
+    ['add', '1'],
+    ['delete', 'a'],
+    ['add', 'b'],
+    ['delete', 1],
+    ['delete', 'zz'],
+    ['delete', '1'],
+    ['delete', 'b'],
+    ['add', NaN],
+    ['add', 'c'],
+    ['clear', ''],
+    ['add', 'd'],
   ];
   for (const [op, value] of steps) {
     if (op === 'add') {

@@ -2,13 +2,22 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import {
-  classify, createIdAllocator, errorResponse, isErrorResponse, isNotification, isRequest, isRequestId, isResultResponse,
-  kindOf, parseErrorResponse,
+  classify,
+  createIdAllocator,
+  errorResponse,
+  isErrorResponse,
+  isNotification,
+  isRequest,
+  isRequestId,
+  isResultResponse,
+  kindOf,
+  parseErrorResponse,
 } from '../../../runtime/jsonrpc/message.js';
 
 test('002 ids: strings and integers (0 and "" included) are ids; null, fractions, booleans, objects are not', () => {
   for (const id of [0, -1, 73, '0', '', 'probe-7f', Number.MAX_SAFE_INTEGER]) assert.ok(isRequestId(id), String(id));
-  for (const id of [null, undefined, 1.5, NaN, Infinity, true, false, { n: 1 }, [1]]) assert.not.ok(isRequestId(id), String(id));
+  for (const id of [null, undefined, 1.5, NaN, Infinity, true, false, { n: 1 }, [1]])
+    assert.not.ok(isRequestId(id), String(id));
 });
 
 test('002 ids: a request with id 0 or "" is a request, never a notification', () => {
@@ -93,7 +102,11 @@ test('batches, scalars and empty objects get -32600 with no id', () => {
 
 test('builders: parse error has no id; error data only when given; ids count from 0', () => {
   assert.equal(parseErrorResponse(), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
-  assert.equal(errorResponse('a', -32601, 'Method not found'), { jsonrpc: '2.0', id: 'a', error: { code: -32601, message: 'Method not found' } });
+  assert.equal(errorResponse('a', -32601, 'Method not found'), {
+    jsonrpc: '2.0',
+    id: 'a',
+    error: { code: -32601, message: 'Method not found' },
+  });
   assert.equal(errorResponse(0, 1, 'm', { x: 1 }).error.data, { x: 1 });
   const next = createIdAllocator();
   assert.equal([next(), next(), next()], [0, 1, 2]);
@@ -101,14 +114,23 @@ test('builders: parse error has no id; error data only when given; ids count fro
 
 test('property: classify never throws, and every reply is a well-formed error response', () => {
   fc.assert(
-    fc.property(fc.oneof(fc.anything(), fc.record({ jsonrpc: fc.constant('2.0'), id: fc.anything(), method: fc.anything(), params: fc.anything() }, { requiredKeys: [] })), (v) => {
-      const c = classify(v);
-      if (c.kind === 'invalid' && c.reply) {
-        assert.is(kindOf(c.reply), 'error');
-      } else if (c.kind !== 'invalid') {
-        assert.is(kindOf(v), c.kind);
-      }
-    }),
+    fc.property(
+      fc.oneof(
+        fc.anything(),
+        fc.record(
+          { jsonrpc: fc.constant('2.0'), id: fc.anything(), method: fc.anything(), params: fc.anything() },
+          { requiredKeys: [] },
+        ),
+      ),
+      (v) => {
+        const c = classify(v);
+        if (c.kind === 'invalid' && c.reply) {
+          assert.is(kindOf(c.reply), 'error');
+        } else if (c.kind !== 'invalid') {
+          assert.is(kindOf(v), c.kind);
+        }
+      },
+    ),
     { numRuns: 2000 },
   );
 });

@@ -6,13 +6,22 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KEYWORD_ALIASES as EMITTED, TYPE_ALIASES as EMITTED_TYPES } from '../../../generator/emit/compact.js';
-import { COMPACT_KEYWORDS, COMPACT_TYPES, KEYWORD_ALIASES, TYPE_ALIASES, compactValidators } from '../../../runtime/protocol/compact.js';
+import {
+  COMPACT_KEYWORDS,
+  COMPACT_TYPES,
+  KEYWORD_ALIASES,
+  TYPE_ALIASES,
+  compactValidators,
+} from '../../../runtime/protocol/compact.js';
 
 const test = suite('compact keyword aliases');
 
-
 /** Each case's answer from the short spelling, checked equal (answer and errors) to the full one's. */
-function sameAnswers(short: ReturnType<ReturnType<typeof compactValidators>>, full: ReturnType<ReturnType<typeof compactValidators>>, cases: unknown[]): boolean[] {
+function sameAnswers(
+  short: ReturnType<ReturnType<typeof compactValidators>>,
+  full: ReturnType<ReturnType<typeof compactValidators>>,
+  cases: unknown[],
+): boolean[] {
   return cases.map((c) => {
     const a = short(c);
     const errors = short.errors;
@@ -33,8 +42,28 @@ test('aliased data validates as the full schema: answers and errors, property na
   const v = compactValidators();
   const Kind = v(() => ({ e: ['a', 'b'] }));
   // property names equal to aliases (`t`, `p`) and keywords (`type`) stay property names
-  const short = v(() => ({ t: 'object', p: { t: { t: 'string', format: 'uri' }, p: { t: 'array', i: Kind }, type: { c: 'x' }, u: { o: [{ t: 'integer' }, { t: 'null' }] } }, r: ['t'], a: false }));
-  const full = v(() => ({ type: 'object', properties: { t: { type: 'string', format: 'uri' }, p: { type: 'array', items: Kind }, type: { const: 'x' }, u: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, required: ['t'], additionalProperties: false }));
+  const short = v(() => ({
+    t: 'object',
+    p: {
+      t: { t: 'string', format: 'uri' },
+      p: { t: 'array', i: Kind },
+      type: { c: 'x' },
+      u: { o: [{ t: 'integer' }, { t: 'null' }] },
+    },
+    r: ['t'],
+    a: false,
+  }));
+  const full = v(() => ({
+    type: 'object',
+    properties: {
+      t: { type: 'string', format: 'uri' },
+      p: { type: 'array', items: Kind },
+      type: { const: 'x' },
+      u: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+    },
+    required: ['t'],
+    additionalProperties: false,
+  }));
   const cases: unknown[] = [
     { t: 'https://example.com/a', p: ['a', 'b'], type: 'x', u: 3 },
     { t: 'https://example.com/a', u: null },
@@ -59,13 +88,40 @@ test('type aliases: one table both ways, of compact types, read only under `t`; 
     assert.not.ok(COMPACT_TYPES.includes(a), `alias ${a} is a type`);
   }
   const v = compactValidators();
-  const short = v(() => ({ t: 'o', p: { s: { t: 's' }, a: { t: 'a', i: { t: ['s', 'null'] } }, n: { t: ['integer', 'o'] } }, r: ['s'] }));
-  const full = v(() => ({ type: 'object', properties: { s: { type: 'string' }, a: { type: 'array', items: { type: ['string', 'null'] } }, n: { type: ['integer', 'object'] } }, required: ['s'] }));
-  const cases: unknown[] = [{ s: 'x', a: ['y', null], n: 1 }, { s: 'x', n: {} }, { s: 1 }, { s: 'x', a: [2] }, { s: 'x', n: 'z' }, { a: [] }, 'o', null];
+  const short = v(() => ({
+    t: 'o',
+    p: { s: { t: 's' }, a: { t: 'a', i: { t: ['s', 'null'] } }, n: { t: ['integer', 'o'] } },
+    r: ['s'],
+  }));
+  const full = v(() => ({
+    type: 'object',
+    properties: {
+      s: { type: 'string' },
+      a: { type: 'array', items: { type: ['string', 'null'] } },
+      n: { type: ['integer', 'object'] },
+    },
+    required: ['s'],
+  }));
+  const cases: unknown[] = [
+    { s: 'x', a: ['y', null], n: 1 },
+    { s: 'x', n: {} },
+    { s: 1 },
+    { s: 'x', a: [2] },
+    { s: 'x', n: 'z' },
+    { a: [] },
+    'o',
+    null,
+  ];
   const answers = sameAnswers(short, full, cases);
   assert.equal(answers, [true, true, false, false, false, false, false, false]);
   assert.not.ok(short({ s: 1 }));
-  assert.equal(short.errors?.[0], { instancePath: '/s', schemaPath: '#/properties/s/type', keyword: 'type', params: { type: 'string' }, message: 'must be string' });
+  assert.equal(short.errors?.[0], {
+    instancePath: '/s',
+    schemaPath: '#/properties/s/type',
+    keyword: 'type',
+    params: { type: 'string' },
+    message: 'must be string',
+  });
   // spelt in full, a type is the type's own name: `type: "o"` is no type
   const spelt = v(() => ({ type: 'o' }));
   assert.throws(() => spelt({}), /unknown type o/);

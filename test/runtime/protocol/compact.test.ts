@@ -32,7 +32,9 @@ import { ROOT, SPEC_DIR } from '../../generator/support.js';
 
 const test = suite('compact validators: same answers and errors as ajv');
 
-const REVISIONS = readdirSync(join(ROOT, 'generated')).filter((r) => existsSync(join(ROOT, 'generated', r, 'model.json'))).sort();
+const REVISIONS = readdirSync(join(ROOT, 'generated'))
+  .filter((r) => existsSync(join(ROOT, 'generated', r, 'model.json')))
+  .sort();
 
 type S = Record<string, unknown>;
 
@@ -40,13 +42,16 @@ type S = Record<string, unknown>;
 function sample(model: ProtocolModel, s: unknown, choice: number, full: boolean, depth = 0): unknown {
   if (depth > 8 || typeof s !== 'object' || s === null) return {};
   const o = s as S;
-  if (typeof o.$ref === 'string') return sample(model, model.types[o.$ref.replace('#/$defs/', '')]!.schema, choice, full, depth + 1);
+  if (typeof o.$ref === 'string')
+    return sample(model, model.types[o.$ref.replace('#/$defs/', '')]!.schema, choice, full, depth + 1);
   if (o.const !== undefined) return o.const;
   if (Array.isArray(o.enum)) return o.enum[choice % o.enum.length];
   if (Array.isArray(o.anyOf)) return sample(model, o.anyOf[(choice + depth) % o.anyOf.length], choice, full, depth + 1);
   if (Array.isArray(o.allOf)) {
     const parts = o.allOf.map((x) => sample(model, x, choice, full, depth + 1));
-    return parts.every((p) => typeof p === 'object' && p !== null && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[0];
+    return parts.every((p) => typeof p === 'object' && p !== null && !Array.isArray(p))
+      ? Object.assign({}, ...parts)
+      : parts[0];
   }
   const type = Array.isArray(o.type) ? o.type[choice % o.type.length] : o.type;
   switch (type) {
@@ -54,13 +59,20 @@ function sample(model: ProtocolModel, s: unknown, choice: number, full: boolean,
       const out: S = {};
       const props = (o.properties ?? {}) as S;
       const req = new Set((o.required ?? []) as string[]);
-      for (const k of Object.keys(props)) if (full || req.has(k)) out[k] = sample(model, props[k], choice, full, depth + 1);
+      for (const k of Object.keys(props))
+        if (full || req.has(k)) out[k] = sample(model, props[k], choice, full, depth + 1);
       return out;
     }
     case 'array':
       return o.items === undefined ? [] : [sample(model, o.items, choice, full, depth + 1)];
     case 'string':
-      return o.format === 'uri' ? 'https://example.com/a' : o.format === 'byte' ? 'aGVsbG8=' : o.format === 'uri-template' ? 'file:///{path}' : 'text';
+      return o.format === 'uri'
+        ? 'https://example.com/a'
+        : o.format === 'byte'
+          ? 'aGVsbG8='
+          : o.format === 'uri-template'
+            ? 'file:///{path}'
+            : 'text';
     case 'integer':
       return typeof o.minimum === 'number' ? o.minimum : 1;
     case 'number':
@@ -78,7 +90,11 @@ const REPLACEMENTS: unknown[] = ['mutated', 12345, 1.5, -1, true, null, [], {}, 
 
 /** Every mutation of `value`: at each place, dropped, replaced, extended. */
 function* mutations(value: unknown): Generator<unknown> {
-  const at = (root: unknown, path: Array<string | number>, f: (parent: S | unknown[], key: string | number) => void): unknown => {
+  const at = (
+    root: unknown,
+    path: Array<string | number>,
+    f: (parent: S | unknown[], key: string | number) => void,
+  ): unknown => {
     const copy = structuredClone(root);
     let cur = copy as S;
     for (const k of path.slice(0, -1)) cur = cur[k as string] as S;
@@ -89,7 +105,8 @@ function* mutations(value: unknown): Generator<unknown> {
   const walk = (v: unknown, path: Array<string | number>) => {
     if (places.length > 400) return;
     if (Array.isArray(v)) v.forEach((x, i) => (places.push([...path, i]), walk(x, [...path, i])));
-    else if (v && typeof v === 'object') for (const k of Object.keys(v)) places.push([...path, k]), walk((v as S)[k], [...path, k]);
+    else if (v && typeof v === 'object')
+      for (const k of Object.keys(v)) places.push([...path, k]), walk((v as S)[k], [...path, k]);
   };
   walk(value, []);
   for (const r of REPLACEMENTS) yield r;
@@ -114,7 +131,12 @@ function* mutations(value: unknown): Generator<unknown> {
     }
     const copy = structuredClone(value);
     const t = target(copy) as S;
-    Object.defineProperty(t, '__proto__', { value: { polluted: 1 }, enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(t, '__proto__', {
+      value: { polluted: 1 },
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
     yield copy;
   }
 }
@@ -124,7 +146,8 @@ function examples(rev: string): Array<{ type: string; data: unknown }> {
   if (!existsSync(dir)) return [];
   const out: Array<{ type: string; data: unknown }> = [];
   for (const type of readdirSync(dir).sort()) {
-    for (const f of readdirSync(join(dir, type)).sort()) if (f.endsWith('.json')) out.push({ type, data: JSON.parse(readFileSync(join(dir, type, f), 'utf8')) });
+    for (const f of readdirSync(join(dir, type)).sort())
+      if (f.endsWith('.json')) out.push({ type, data: JSON.parse(readFileSync(join(dir, type, f), 'utf8')) });
   }
   return out;
 }
@@ -135,7 +158,9 @@ function fuzzMessages(): unknown[] {
   for (const f of readdirSync(dir).sort()) {
     const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { frames?: Array<{ b64?: string }> };
     for (const fr of r.frames ?? []) {
-      for (const line of Buffer.from(fr.b64 ?? '', 'base64').toString('utf8').split(/\r?\n/)) {
+      for (const line of Buffer.from(fr.b64 ?? '', 'base64')
+        .toString('utf8')
+        .split(/\r?\n/)) {
         try {
           out.push(JSON.parse(line));
         } catch {
@@ -155,8 +180,15 @@ interface Pair {
 async function pairs(rev: string): Promise<{ model: ProtocolModel; list: Pair[]; exports: Record<string, string> }> {
   const model = JSON.parse(readFileSync(join(ROOT, 'generated', rev, 'model.json'), 'utf8')) as ProtocolModel;
   const { ajv, exports } = ajvValidators(model, undefined, undefined, formats);
-  const compact = (await import(pathToFileURL(join(ROOT, 'generated', rev, 'validators.gen.js')).href)) as Record<string, Validator>;
-  const list = Object.keys(exports).map((name) => ({ name, ajv: ajv.getSchema(exports[name]!) as unknown as Validator, compact: compact[name]! }));
+  const compact = (await import(pathToFileURL(join(ROOT, 'generated', rev, 'validators.gen.js')).href)) as Record<
+    string,
+    Validator
+  >;
+  const list = Object.keys(exports).map((name) => ({
+    name,
+    ajv: ajv.getSchema(exports[name]!) as unknown as Validator,
+    compact: compact[name]!,
+  }));
   return { model, list, exports };
 }
 
@@ -164,7 +196,16 @@ async function pairs(rev: string): Promise<{ model: ProtocolModel; list: Pair[];
 function differs(p: Pair, data: unknown): string | null {
   const a = p.ajv(data);
   const c = p.compact(data);
-  const strip = (e: Validator['errors']) => (e ? e.map(({ instancePath, schemaPath, keyword, params, message }) => ({ instancePath, schemaPath, keyword, params, message })) : null);
+  const strip = (e: Validator['errors']) =>
+    e
+      ? e.map(({ instancePath, schemaPath, keyword, params, message }) => ({
+          instancePath,
+          schemaPath,
+          keyword,
+          params,
+          message,
+        }))
+      : null;
   const ea = strip(p.ajv.errors);
   const ec = strip(p.compact.errors);
   if (a === c && JSON.stringify(ea) === JSON.stringify(ec)) return null;
@@ -175,7 +216,11 @@ for (const rev of REVISIONS) {
   test(`${rev}: every export answers like ajv on examples, fuzz messages, built values and their mutations`, async () => {
     const { model, list, exports } = await pairs(rev);
     assert.ok(list.length > 50, `${rev}: ${list.length} exports`);
-    assert.equal(list.filter((p) => typeof p.compact !== 'function').map((p) => p.name), [], 'exports missing in the compact form');
+    assert.equal(
+      list.filter((p) => typeof p.compact !== 'function').map((p) => p.name),
+      [],
+      'exports missing in the compact form',
+    );
     const wrong: string[] = [];
     const counts = { values: 0, valid: 0, invalid: 0 };
     const check = (p: Pair, data: unknown) => {
@@ -196,7 +241,15 @@ for (const rev of REVISIONS) {
     }
     for (const p of list) {
       const ref = exports[p.name]!;
-      const schema = ref.startsWith('mcp#') ? { $ref: ref.slice(3) } : ref.endsWith('$result') ? { anyOf: (p.ajv as unknown as { schema: { anyOf: Array<{ $ref: string }> } }).schema.anyOf.map((b) => ({ $ref: b.$ref.slice(3) })) } : null;
+      const schema = ref.startsWith('mcp#')
+        ? { $ref: ref.slice(3) }
+        : ref.endsWith('$result')
+          ? {
+              anyOf: (p.ajv as unknown as { schema: { anyOf: Array<{ $ref: string }> } }).schema.anyOf.map((b) => ({
+                $ref: b.$ref.slice(3),
+              })),
+            }
+          : null;
       const base = schema ?? (model.types[ref.replace(/\$params$/, '')]?.schema as S | undefined)?.properties;
       const root = schema ?? (base as S | undefined)?.params;
       for (const full of [false, true]) {
@@ -207,7 +260,11 @@ for (const rev of REVISIONS) {
         }
       }
     }
-    assert.equal(wrong.slice(0, 10), [], `${wrong.length} of ${counts.values} differ:\n${wrong.slice(0, 10).join('\n')}`);
+    assert.equal(
+      wrong.slice(0, 10),
+      [],
+      `${wrong.length} of ${counts.values} differ:\n${wrong.slice(0, 10).join('\n')}`,
+    );
     assert.ok(counts.valid > list.length, `${rev}: only ${counts.valid} valid values`);
     assert.ok(counts.invalid > 20 * list.length, `${rev}: only ${counts.invalid} invalid values`);
   });
@@ -225,25 +282,40 @@ test('a keyword compact validators lack is named with its pointer; that revision
   const tool = patched.types.Tool!.schema as S;
   (tool.properties as S).name = { type: 'string', pattern: '^[a-z]+$' };
   const u = compactUnsupported(validatorDefs(patched));
-  assert.equal(u && { keyword: u.keyword, pointer: u.pointer }, { keyword: 'pattern', pointer: '#/$defs/Tool/properties/name/pattern' });
+  assert.equal(u && { keyword: u.keyword, pointer: u.pointer }, {
+    keyword: 'pattern',
+    pointer: '#/$defs/Tool/properties/name/pattern',
+  });
   assert.is(validatorsForm(patched, {}).form, 'ajv');
   const warnings: string[] = [];
   const files = await generate(patched, { onWarning: (w) => warnings.push(w) });
   assert.match(files.get('validators.gen.js')!, /ajv standalone validators/);
-  assert.equal(warnings, ['validators: ajv form, not compact: #/$defs/Tool/properties/name/pattern (pattern): keyword not implemented by compact validators']);
+  assert.equal(warnings, [
+    'validators: ajv form, not compact: #/$defs/Tool/properties/name/pattern (pattern): keyword not implemented by compact validators',
+  ]);
   const bad = structuredClone(model);
-  (bad.types.Tool!.schema as S).properties = { ...((bad.types.Tool!.schema as S).properties as S), icon: { type: 'string', format: 'email' } };
+  (bad.types.Tool!.schema as S).properties = {
+    ...((bad.types.Tool!.schema as S).properties as S),
+    icon: { type: 'string', format: 'email' },
+  };
   assert.equal(compactUnsupported(validatorDefs(bad))?.pointer, '#/$defs/Tool/properties/icon/format');
   const ref = structuredClone(model);
-  (ref.types.Tool!.schema as S).properties = { ...((ref.types.Tool!.schema as S).properties as S), other: { $ref: '#/$defs/Tool/properties/name' } };
+  (ref.types.Tool!.schema as S).properties = {
+    ...((ref.types.Tool!.schema as S).properties as S),
+    other: { $ref: '#/$defs/Tool/properties/name' },
+  };
   assert.equal(compactUnsupported(validatorDefs(ref))?.keyword, '$ref');
   // asked for, the ajv form is written for any revision; the default is compact
-  assert.match(emitValidators(model, { ...DEFAULT_EMIT_OPTIONS, validators: 'ajv' }).get('validators.gen.js')!, /ajv standalone validators/);
+  assert.match(
+    emitValidators(model, { ...DEFAULT_EMIT_OPTIONS, validators: 'ajv' }).get('validators.gen.js')!,
+    /ajv standalone validators/,
+  );
   assert.match(emitValidators(model, DEFAULT_EMIT_OPTIONS).get('validators.gen.js')!, /compactValidators/);
 });
 
 test('config key and flag choose the form; the flag wins', () => {
-  const project = (validators?: 'compact' | 'ajv') => ({ config: validators ? { validators } : {} }) as unknown as Project;
+  const project = (validators?: 'compact' | 'ajv') =>
+    ({ config: validators ? { validators } : {} }) as unknown as Project;
   assert.equal(configEmitOptions(project('ajv')), { validators: 'ajv' });
   assert.equal(configEmitOptions(project('ajv'), undefined, 'compact'), { validators: 'compact' });
   assert.equal(configEmitOptions(project()), {});
@@ -253,12 +325,24 @@ test('config key and flag choose the form; the flag wins', () => {
 test('runtime: schemas compile on first use, recursion through thunks, no keyword passes unchecked', () => {
   const v = compactValidators();
   let built = 0;
-  const Node: Validator = v(() => (built++, { type: 'object', properties: { next: Node, n: { type: 'integer', minimum: 0 } }, required: ['n'] }));
+  const Node: Validator = v(
+    () => (
+      built++, { type: 'object', properties: { next: Node, n: { type: 'integer', minimum: 0 } }, required: ['n'] }
+    ),
+  );
   assert.is(built, 0);
   assert.ok(Node({ n: 1, next: { n: 2, next: { n: 3 } } }));
   assert.is(Node.errors, null);
   assert.not.ok(Node({ n: 1, next: { n: 2, next: { n: -1 } } }));
-  assert.equal(Node.errors, [{ instancePath: '/next/next/n', schemaPath: '#/properties/n/minimum', keyword: 'minimum', params: { comparison: '>=', limit: 0 }, message: 'must be >= 0' }]);
+  assert.equal(Node.errors, [
+    {
+      instancePath: '/next/next/n',
+      schemaPath: '#/properties/n/minimum',
+      keyword: 'minimum',
+      params: { comparison: '>=', limit: 0 },
+      message: 'must be >= 0',
+    },
+  ]);
   Node({ n: 0 });
   assert.is(built, 1);
   const Odd = v(() => ({ type: 'string', pattern: 'x' }));

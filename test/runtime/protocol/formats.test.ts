@@ -36,7 +36,11 @@ const edited = (base: fc.Arbitrary<string>, chars: fc.Arbitrary<string>) =>
 
 const base64 = fc.uint8Array({ maxLength: 48 }).map((b) => Buffer.from(b).toString('base64'));
 const base64Chars = fc.constantFrom('A', 'z', '0', '+', '/', '=', '-', '_', ' ', '\n', '\r', '\t', '.', 'é', '\u0000');
-const anyString = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('A', 'b', '9', '+', '/', '=') }));
+const anyString = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'binary' }),
+  fc.string({ unit: fc.constantFrom('A', 'b', '9', '+', '/', '=') }),
+);
 
 test('byte: agrees with ajv-formats on every string without line terminators', () => {
   fc.assert(
@@ -49,7 +53,10 @@ test('byte: agrees with ajv-formats on every string without line terminators', (
 });
 
 test('byte: valid base64 of any bytes is accepted by both; line terminators are never accepted by isBase64', () => {
-  fc.assert(fc.property(base64, (s) => isBase64(s) && ajvByte(s)), RUNS);
+  fc.assert(
+    fc.property(base64, (s) => isBase64(s) && ajvByte(s)),
+    RUNS,
+  );
   fc.assert(
     fc.property(fc.oneof(anyString, edited(base64, base64Chars)), (s) => !LINE_TERMINATOR.test(s) || !isBase64(s)),
     RUNS,
@@ -62,7 +69,18 @@ test('byte: the documented difference (ajv-formats matches per line)', () => {
     assert.is(isBase64(s), false, JSON.stringify(s));
   }
   // and the cases both handle alike
-  for (const [s, ok] of [['', true], ['QUJD', true], ['QUI=', true], ['QQ==', true], ['Q===', false], ['QUJ', false], ['QU=D', false], ['QUJD=', false], ['QU JD', false], ['QUJ-', false]] as const) {
+  for (const [s, ok] of [
+    ['', true],
+    ['QUJD', true],
+    ['QUI=', true],
+    ['QQ==', true],
+    ['Q===', false],
+    ['QUJ', false],
+    ['QU=D', false],
+    ['QUJD=', false],
+    ['QU JD', false],
+    ['QUJ-', false],
+  ] as const) {
     assert.is(isBase64(s), ok, JSON.stringify(s));
     assert.is(ajvByte(s), ok, JSON.stringify(s));
   }
@@ -73,10 +91,31 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 const longBase64 = fc.uint8Array({ minLength: 190, maxLength: 3000 }).map((b) => Buffer.from(b).toString('base64'));
 
 test('byte, long strings (the native path): agrees with the strict pattern on valid and edited base64', () => {
-  fc.assert(fc.property(longBase64, (s) => s.length >= 256 && isBase64(s) && ajvByte(s)), { numRuns: 300 });
-  const odd = fc.constantFrom('-', '_', ' ', '=', '\u0000', '\u0080', '\u00ff', '\u0141', '\u4e41', '\ud83d', '\ude00', '.', '*', '\n');
   fc.assert(
-    fc.property(fc.oneof(edited(longBase64, odd), edited(edited(longBase64, odd), base64Chars)), (s) => isBase64(s) === STRICT_BASE64.test(s)),
+    fc.property(longBase64, (s) => s.length >= 256 && isBase64(s) && ajvByte(s)),
+    { numRuns: 300 },
+  );
+  const odd = fc.constantFrom(
+    '-',
+    '_',
+    ' ',
+    '=',
+    '\u0000',
+    '\u0080',
+    '\u00ff',
+    '\u0141',
+    '\u4e41',
+    '\ud83d',
+    '\ude00',
+    '.',
+    '*',
+    '\n',
+  );
+  fc.assert(
+    fc.property(
+      fc.oneof(edited(longBase64, odd), edited(edited(longBase64, odd), base64Chars)),
+      (s) => isBase64(s) === STRICT_BASE64.test(s),
+    ),
     { numRuns: 1000 },
   );
 });
@@ -95,7 +134,8 @@ test('byte, long strings: every code unit 0–0x17F and the surrogates, at the s
         const c = String.fromCharCode(u);
         const replaced = base.slice(0, at) + c + base.slice(at + 1);
         const expected = STRICT_BASE64.test(replaced);
-        if (isBase64(replaced) !== expected) assert.unreachable(`U+${u.toString(16)} at ${at} of ${base.length}: isBase64 ${!expected}`);
+        if (isBase64(replaced) !== expected)
+          assert.unreachable(`U+${u.toString(16)} at ${at} of ${base.length}: isBase64 ${!expected}`);
         checked++;
       }
     }
@@ -105,9 +145,35 @@ test('byte, long strings: every code unit 0–0x17F and the surrogates, at the s
 
 const webUrl = fc.webUrl({ withQueryParameters: true, withFragments: true });
 const NON_URI_CHARS = [' ', '"', '<', '>', '\\', '^', '`', '{', '|', '}', 'é', '\u0000', '\t', '\n', '%', '%G0', '%4'];
-const uriChars = fc.constantFrom(...NON_URI_CHARS, 'a', '/', ':', '?', '#', '@', '[', ']', '%41', '.', '-', '~', '!', "'", '(', ')', '*', '+', ',', ';', '=');
+const uriChars = fc.constantFrom(
+  ...NON_URI_CHARS,
+  'a',
+  '/',
+  ':',
+  '?',
+  '#',
+  '@',
+  '[',
+  ']',
+  '%41',
+  '.',
+  '-',
+  '~',
+  '!',
+  "'",
+  '(',
+  ')',
+  '*',
+  '+',
+  ',',
+  ';',
+  '=',
+);
 const schemeStrings = fc
-  .tuple(fc.constantFrom('http', 'https', 'file', 'urn', 'mailto', 'data', 'x-y.z+w', 'A1'), fc.string({ maxLength: 20 }))
+  .tuple(
+    fc.constantFrom('http', 'https', 'file', 'urn', 'mailto', 'data', 'x-y.z+w', 'A1'),
+    fc.string({ maxLength: 20 }),
+  )
   .map(([scheme, rest]) => `${scheme}:${rest}`);
 
 test('uri: everything ajv-formats accepts, isUri accepts', () => {
@@ -118,18 +184,22 @@ test('uri: everything ajv-formats accepts, isUri accepts', () => {
 });
 
 test('uri: both accept well-formed URLs', () => {
-  fc.assert(fc.property(webUrl, (s) => isUri(s) && ajvUri(s)), RUNS);
+  fc.assert(
+    fc.property(webUrl, (s) => isUri(s) && ajvUri(s)),
+    RUNS,
+  );
 });
 
 test('uri: both reject a URL holding a character no URI may hold (or a broken %-escape)', () => {
-  const broken = fc
-    .tuple(webUrl, fc.nat(), fc.constantFrom(...NON_URI_CHARS))
-    .map(([s, at, c]) => {
-      const i = s.indexOf(':') + 1 + (at % (s.length - s.indexOf(':')));
-      // '%' and '%4' become a broken escape only when the next character is not hex
-      return s.slice(0, i) + c + (c.startsWith('%') ? 'z' : '') + s.slice(i);
-    });
-  fc.assert(fc.property(broken, (s) => !isUri(s) && !ajvUri(s)), RUNS);
+  const broken = fc.tuple(webUrl, fc.nat(), fc.constantFrom(...NON_URI_CHARS)).map(([s, at, c]) => {
+    const i = s.indexOf(':') + 1 + (at % (s.length - s.indexOf(':')));
+    // '%' and '%4' become a broken escape only when the next character is not hex
+    return s.slice(0, i) + c + (c.startsWith('%') ? 'z' : '') + s.slice(i);
+  });
+  fc.assert(
+    fc.property(broken, (s) => !isUri(s) && !ajvUri(s)),
+    RUNS,
+  );
 });
 
 test('uri: the documented differences (isUri is a character-level check)', () => {

@@ -22,7 +22,13 @@ const VALID: unknown[] = [
   { type: ['string', 'null'], format: 'date-time', pattern: '^x' },
   { $defs: { n: { type: 'integer' } }, items: { $ref: '#/$defs/n' }, uniqueItems: true },
   { anyOf: [{ const: { a: [1, 2] } }, { enum: [1, '1', null] }], $dynamicAnchor: 'meta' },
-  { if: { minLength: 1 }, then: { maxLength: 3 }, else: false, unevaluatedProperties: false, dependentRequired: { a: ['b'] } },
+  {
+    if: { minLength: 1 },
+    then: { maxLength: 3 },
+    else: false,
+    unevaluatedProperties: false,
+    dependentRequired: { a: ['b'] },
+  },
 ];
 const INVALID: unknown[] = [
   { type: 'bogus' },
@@ -40,7 +46,7 @@ const INVALID: unknown[] = [
   'a string',
 ];
 
-test('the precompiled meta-schema gives ajv\'s verdict and errors', () => {
+test("the precompiled meta-schema gives ajv's verdict and errors", () => {
   const runtime = ajv.getSchema('https://json-schema.org/draft/2020-12/schema')!;
   for (const schema of [...VALID, ...INVALID]) {
     const expected = runtime(schema);
@@ -52,14 +58,27 @@ test('the precompiled meta-schema gives ajv\'s verdict and errors', () => {
 });
 
 test('a schema failing the meta-schema is refused naming what it is and the failing keyword', () => {
-  assert.throws(() => checkSchema({ type: 'bogus' }, 'inputSchema of tool x'), (e: Error) => e instanceof TypeError && /^inputSchema of tool x is not a valid JSON Schema: schema is invalid: data\/type must be equal to one of the allowed values/.test(e.message));
-  assert.is(metaSchemaProblem({ properties: { a: { minimum: 'x' } } }), 'schema is invalid: data/properties/a/minimum must be number');
+  assert.throws(
+    () => checkSchema({ type: 'bogus' }, 'inputSchema of tool x'),
+    (e: Error) =>
+      e instanceof TypeError &&
+      /^inputSchema of tool x is not a valid JSON Schema: schema is invalid: data\/type must be equal to one of the allowed values/.test(
+        e.message,
+      ),
+  );
+  assert.is(
+    metaSchemaProblem({ properties: { a: { minimum: 'x' } } }),
+    'schema is invalid: data/properties/a/minimum must be number',
+  );
   // another dialect is read as 2020-12: its $schema is not what fails
   assert.is(metaSchemaProblem({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }), undefined);
 });
 
 test('runtime/protocol/meta-schema.gen.js is what scripts/meta-schema.ts writes', () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/meta-schema.ts', '--check'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/meta-schema.ts', '--check'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.is(r.status, 0, r.stderr);
 });
 

@@ -10,9 +10,19 @@ import { createStreamableHttpHandler } from '../../../runtime/transport/http/ses
 import { createStatelessHttpHandler } from '../../../runtime/transport/http/stateless/server.js';
 
 test('versions come in table order, each once', () => {
-  assert.equal(protocolVersions([t20251125, t20250618, t20251125, t20241105]), ['2025-11-25', '2025-06-18', '2024-11-05']);
-  assert.equal(tablesOf([tDraft, t20251125, t20241105], 'handshake').map((t) => t.revision), ['2025-11-25', '2024-11-05']);
-  assert.equal(tablesOf([tDraft, t20251125], 'stateless').map((t) => t.revision), ['draft']);
+  assert.equal(protocolVersions([t20251125, t20250618, t20251125, t20241105]), [
+    '2025-11-25',
+    '2025-06-18',
+    '2024-11-05',
+  ]);
+  assert.equal(
+    tablesOf([tDraft, t20251125, t20241105], 'handshake').map((t) => t.revision),
+    ['2025-11-25', '2024-11-05'],
+  );
+  assert.equal(
+    tablesOf([tDraft, t20251125], 'stateless').map((t) => t.revision),
+    ['draft'],
+  );
 });
 
 test('HTTP facts: the assumed version and the primed versions are those the tables state', () => {
@@ -28,8 +38,14 @@ test('HTTP facts: the assumed version and the primed versions are those the tabl
 });
 
 test('an endpoint not told what it serves is refused at creation', () => {
-  assert.throws(() => createStreamableHttpHandler({ onSession: () => undefined }), (e: unknown) => e instanceof TypeError && /tables/.test((e as Error).message));
-  assert.throws(() => createStatelessHttpHandler({}), (e: unknown) => e instanceof TypeError && /tables/.test((e as Error).message));
+  assert.throws(
+    () => createStreamableHttpHandler({ onSession: () => undefined }),
+    (e: unknown) => e instanceof TypeError && /tables/.test((e as Error).message),
+  );
+  assert.throws(
+    () => createStatelessHttpHandler({}),
+    (e: unknown) => e instanceof TypeError && /tables/.test((e as Error).message),
+  );
 });
 
 test.run();

@@ -15,7 +15,11 @@ const info = { name: 't', version: '1' };
 
 test('negotiation: a 2025-11-25 client falls back to a 2024-11-05 server and uses its table', async () => {
   const [a, b] = createMemoryPair();
-  await new Server1105({ serverInfo: info, capabilities: { tools: {} }, handlers: { 'tools/list': () => ({ tools: [] }) } }).connect(b);
+  await new Server1105({
+    serverInfo: info,
+    capabilities: { tools: {} },
+    handlers: { 'tools/list': () => ({ tools: [] }) },
+  }).connect(b);
   const client = new Client({ clientInfo: info, fallbackTables: [table1105] });
   assert.is((await client.connect(a)).protocolVersion, '2024-11-05');
   assert.is(client.table.protocolVersion, '2024-11-05');
@@ -33,15 +37,24 @@ test('server → client: sampling, elicitation and roots reach the client handle
     clientInfo: info,
     capabilities: { sampling: {}, roots: { listChanged: true } },
     handlers: {
-      'sampling/createMessage': (p) => ({ role: 'assistant', model: 'm', content: { type: 'text', text: `echo ${(p.messages[0].content as { text: string }).text}` } }),
+      'sampling/createMessage': (p) => ({
+        role: 'assistant',
+        model: 'm',
+        content: { type: 'text', text: `echo ${(p.messages[0].content as { text: string }).text}` },
+      }),
       'roots/list': () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }),
     },
   });
   await client.connect(a);
-  const sampled = await server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 });
+  const sampled = await server.createMessage({
+    messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+    maxTokens: 10,
+  });
   assert.equal(sampled.content, { type: 'text', text: 'echo hi' });
   assert.equal((await server.listRoots()).roots, [{ uri: 'file:///work', name: 'work' }]);
-  const err = await server.elicit({ mode: 'form', message: 'name?', requestedSchema: { type: 'object', properties: {} } }).catch((e: unknown) => e);
+  const err = await server
+    .elicit({ mode: 'form', message: 'name?', requestedSchema: { type: 'object', properties: {} } })
+    .catch((e: unknown) => e);
   assert.instance(err, RpcError);
   assert.is((err as RpcError).code, -32601);
   await client.close();
@@ -80,7 +93,11 @@ test('elicitation: the -32042 URL-elicitation-required error reaches the caller 
 test('roots list_changed from the client reaches the server', async () => {
   const [a, b] = createMemoryPair();
   let changed = 0;
-  const server = new Server({ serverInfo: info, capabilities: {}, notificationHandlers: { 'notifications/roots/list_changed': () => void changed++ } });
+  const server = new Server({
+    serverInfo: info,
+    capabilities: {},
+    notificationHandlers: { 'notifications/roots/list_changed': () => void changed++ },
+  });
   await server.connect(b);
   const client = new Client({ clientInfo: info, capabilities: { roots: { listChanged: true } } });
   await client.connect(a);

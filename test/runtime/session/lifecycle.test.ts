@@ -15,7 +15,9 @@ function server1125(extra: Partial<ConstructorParameters<typeof Server1125>[0]> 
     capabilities: { tools: {}, logging: {} },
     handlers: {
       'tools/list': () => ({ tools: [tool] }),
-      'tools/call': (p) => ({ content: [{ type: 'text', text: String((p.arguments as { text?: string })?.text ?? '') }] }),
+      'tools/call': (p) => ({
+        content: [{ type: 'text', text: String((p.arguments as { text?: string })?.text ?? '') }],
+      }),
     },
     ...extra,
   });
@@ -31,7 +33,10 @@ test('handshake: initialize, negotiated version, typed calls', async () => {
   assert.equal(info.serverInfo, { name: 'test-server', version: '1.0.0' });
   assert.is(info.instructions, 'be nice');
   const list = await client.listTools();
-  assert.equal(list.tools.map((t) => t.name), ['echo']);
+  assert.equal(
+    list.tools.map((t) => t.name),
+    ['echo'],
+  );
   const res = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
   assert.equal(res.content, [{ type: 'text', text: 'hi' }]);
   await client.close();
@@ -53,7 +58,11 @@ test('capabilities: a request the server did not declare is refused with -32601'
 
 test('version negotiation: a 2025-11-25 client accepts a 2025-06-18 server through its fallback table', async () => {
   const [a, b] = createMemoryPair();
-  const server = new Server0618({ serverInfo: { name: 'old', version: '1' }, capabilities: { tools: {} }, handlers: { 'tools/list': () => ({ tools: [tool] }) } });
+  const server = new Server0618({
+    serverInfo: { name: 'old', version: '1' },
+    capabilities: { tools: {} },
+    handlers: { 'tools/list': () => ({ tools: [tool] }) },
+  });
   await server.connect(b);
   const client = new Client1125({ clientInfo: { name: 'c', version: '0' }, fallbackTables: [table0618] });
   const info = await client.connect(a);
@@ -99,7 +108,10 @@ test('logging: setLevel filters notifications/message by level', async () => {
   const server = server1125();
   await server.connect(b);
   const got: unknown[] = [];
-  const client = new Client1125({ clientInfo: { name: 'c', version: '0' }, notificationHandlers: { 'notifications/message': (p) => void got.push(p.level) } });
+  const client = new Client1125({
+    clientInfo: { name: 'c', version: '0' },
+    notificationHandlers: { 'notifications/message': (p) => void got.push(p.level) },
+  });
   await client.connect(a);
   await client.setLevel({ level: 'warning' });
   assert.is(await server.log('info', 'dropped'), false);
@@ -122,7 +134,10 @@ test('stateless (draft): discover, then requests carry _meta; a request without 
   const info = await client.connect(a);
   assert.is(info.protocolVersion, '2026-07-28');
   assert.equal(info.serverInfo, { name: 'd', version: '1' });
-  assert.equal((await client.listTools({})).tools.map((t) => t.name), ['echo']);
+  assert.equal(
+    (await client.listTools({})).tools.map((t) => t.name),
+    ['echo'],
+  );
   const err = await client.peer.request('tools/list', {}).catch((e: unknown) => e);
   assert.is((err as RpcError).code, -32602);
   await client.close();

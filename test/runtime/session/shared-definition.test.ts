@@ -22,7 +22,11 @@ async function open(d: ReturnType<typeof definition>, name: string) {
     clientInfo: { name, version: '1' },
     capabilities: { sampling: {}, elicitation: { form: {} } },
     handlers: {
-      'sampling/createMessage': () => ({ role: 'assistant', model: name, content: { type: 'text', text: `from ${name}` } }),
+      'sampling/createMessage': () => ({
+        role: 'assistant',
+        model: name,
+        content: { type: 'text', text: `from ${name}` },
+      }),
       'elicitation/create': () => ({ action: 'accept', content: { username: name, email: `${name}@example.com` } }),
     },
     notificationHandlers: { 'notifications/message': (p) => void logs.push(p.data) },
@@ -83,7 +87,10 @@ test('a task receiver attached to one session of a definition leaves the others 
   const c2 = new Client({ clientInfo: { name: 'c2', version: '1' } });
   assert.ok((await c1.connect(a1)).capabilities.tasks);
   assert.not.ok((await c2.connect(a2)).capabilities.tasks);
-  const refused = await c2.request('tasks/list' as never, {} as never).then(() => undefined, (e: { code?: number }) => e.code);
+  const refused = await c2.request('tasks/list' as never, {} as never).then(
+    () => undefined,
+    (e: { code?: number }) => e.code,
+  );
   assert.is(refused, -32601);
   await c1.close();
   await c2.close();

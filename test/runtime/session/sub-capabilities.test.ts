@@ -17,15 +17,35 @@ import { inputRequest, inputRequired } from '../../../runtime/stateless/mrtr.js'
 import { pair, scriptedServer } from '../stateless/harness.js';
 
 const url = { mode: 'url' as const, message: 'Sign in', url: 'https://example.com/login', elicitationId: 'e1' };
-const form = { mode: 'form' as const, message: 'Name?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } } } };
-const sampling = { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'hi' } }], maxTokens: 5 };
+const form = {
+  mode: 'form' as const,
+  message: 'Name?',
+  requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } } },
+};
+const sampling = {
+  messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'hi' } }],
+  maxTokens: 5,
+};
 const withTools = { ...sampling, tools: [{ name: 'lookup', inputSchema: { type: 'object' as const } }] };
 
 test('missingParamCapability: modes, the empty elicitation object, sampling tools', () => {
-  assert.equal(missingParamCapability('elicitation/create', url, { elicitation: { form: {} } }), ['elicitation', 'url']);
-  assert.equal(missingParamCapability('elicitation/create', form, { elicitation: { url: {} } }), ['elicitation', 'form']);
+  assert.equal(missingParamCapability('elicitation/create', url, { elicitation: { form: {} } }), [
+    'elicitation',
+    'url',
+  ]);
+  assert.equal(missingParamCapability('elicitation/create', form, { elicitation: { url: {} } }), [
+    'elicitation',
+    'form',
+  ]);
   assert.is(missingParamCapability('elicitation/create', form, { elicitation: {} }), undefined);
-  assert.is(missingParamCapability('elicitation/create', { message: 'm', requestedSchema: form.requestedSchema }, { elicitation: {} }), undefined);
+  assert.is(
+    missingParamCapability(
+      'elicitation/create',
+      { message: 'm', requestedSchema: form.requestedSchema },
+      { elicitation: {} },
+    ),
+    undefined,
+  );
   assert.equal(missingParamCapability('elicitation/create', url, { elicitation: {} }), ['elicitation', 'url']);
   assert.is(missingParamCapability('elicitation/create', url, { elicitation: { url: {} } }), undefined);
   assert.equal(missingParamCapability('sampling/createMessage', withTools, { sampling: {} }), ['sampling', 'tools']);
@@ -42,7 +62,9 @@ async function connected(capabilities: Record<string, unknown>) {
     capabilities,
     handlers: {
       'elicitation/create': (p) => (asked.push(p.mode ?? 'form'), { action: 'accept' }),
-      'sampling/createMessage': (p) => (asked.push(p.tools ? 'tools' : 'plain'), { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } }),
+      'sampling/createMessage': (p) => (
+        asked.push(p.tools ? 'tools' : 'plain'), { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } }
+      ),
     },
   });
   const [a, b] = createMemoryPair();
@@ -78,17 +100,26 @@ test('2025-11-25 client: answers an elicitation of an undeclared mode with -3260
 });
 
 test('stateless: input_required asking for an undeclared mode gets -32021 naming it; a client never answers one', async () => {
-  const { client } = await pair({
-    serverInfo: { name: 's', version: '1' },
-    capabilities: { tools: {} },
-    handlers: { 'tools/call': () => inputRequired({ inputRequests: { login: inputRequest.elicit(url) } }) },
-  } as never, { capabilities: { elicitation: { form: {} } }, handlers: { 'elicitation/create': () => ({ action: 'accept' }) } } as never);
+  const { client } = await pair(
+    {
+      serverInfo: { name: 's', version: '1' },
+      capabilities: { tools: {} },
+      handlers: { 'tools/call': () => inputRequired({ inputRequests: { login: inputRequest.elicit(url) } }) },
+    } as never,
+    {
+      capabilities: { elicitation: { form: {} } },
+      handlers: { 'elicitation/create': () => ({ action: 'accept' }) },
+    } as never,
+  );
   const e = (await client.callTool({ name: 'x', arguments: {} }).catch((x: unknown) => x)) as RpcError;
   assert.is(e.code, -32021);
   assert.equal(e.data, { requiredCapabilities: { elicitation: { url: {} } } });
   await client.close();
   let answered = 0;
-  const { transport, seen } = await scriptedServer(() => ({ resultType: 'input_required', inputRequests: { login: { method: 'elicitation/create', params: url } } }));
+  const { transport, seen } = await scriptedServer(() => ({
+    resultType: 'input_required',
+    inputRequests: { login: { method: 'elicitation/create', params: url } },
+  }));
   const modern = new DraftClient({
     clientInfo: { name: 'c', version: '1' },
     capabilities: { elicitation: { form: {} } },

@@ -14,9 +14,18 @@ import { pair, scriptedServer, type SeenRequest } from './harness.js';
 
 const approve = {
   method: 'elicitation/create',
-  params: { mode: 'form', message: 'Deploy to staging?', requestedSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] } },
+  params: {
+    mode: 'form',
+    message: 'Deploy to staging?',
+    requestedSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] },
+  },
 };
-const R1 = { resultType: 'input_required', _meta: {}, inputRequests: { approve_deploy: approve }, requestState: 'b3BhcXVlLTE=' };
+const R1 = {
+  resultType: 'input_required',
+  _meta: {},
+  inputRequests: { approve_deploy: approve },
+  requestState: 'b3BhcXVlLTE=',
+};
 const R2 = { resultType: 'input_required', requestState: 'c3RhdGUtMg==' };
 const R3 = { content: [{ type: 'text', text: 'deployed' }] };
 
@@ -65,7 +74,10 @@ test('016 R1-R3: new id per retry, exact requestState, inputResponses by key, ab
 });
 
 test('016 S4: input_required without requestState: the retry has no requestState field', async () => {
-  const script = [{ resultType: 'input_required', inputRequests: { approve_deploy: approve } }, { resultType: 'complete', content: [] }];
+  const script = [
+    { resultType: 'input_required', inputRequests: { approve_deploy: approve } },
+    { resultType: 'complete', content: [] },
+  ];
   const { transport, seen } = await scriptedServer((_r, n) => script[n]);
   const c = client();
   await c.connect(transport);
@@ -91,7 +103,10 @@ test('016 S5: unknown or non-string resultType is an invalid result, not success
 
 test('016: input_required on a method that does not support it, or with neither field, is invalid', async () => {
   const { transport } = await scriptedServer((req) =>
-    req.method === 'tools/list' ? { resultType: 'input_required', requestState: 'x' } : { resultType: 'input_required', _meta: {} });
+    req.method === 'tools/list'
+      ? { resultType: 'input_required', requestState: 'x' }
+      : { resultType: 'input_required', _meta: {} },
+  );
   const c = client();
   await c.connect(transport);
   const list = await c.listTools({}).catch((e: unknown) => e);
@@ -130,9 +145,20 @@ test('016 S6: maxInputRounds is configurable (also for prompts/get and resources
 
 test('016 S7: an input request for an undeclared capability fails the call naming it; no handler call, no retry', async () => {
   const sample = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } };
-  const { transport, seen } = await scriptedServer(() => ({ resultType: 'input_required', inputRequests: { s: sample }, requestState: 'x' }));
+  const { transport, seen } = await scriptedServer(() => ({
+    resultType: 'input_required',
+    inputRequests: { s: sample },
+    requestState: 'x',
+  }));
   let called = false;
-  const c = client({ handlers: { 'sampling/createMessage': () => { called = true; return { role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }; } } });
+  const c = client({
+    handlers: {
+      'sampling/createMessage': () => {
+        called = true;
+        return { role: 'assistant', content: { type: 'text', text: '' }, model: 'm' };
+      },
+    },
+  });
   await c.connect(transport);
   const err = await c.callTool(deploy).catch((e: unknown) => e);
   assert.instance(err, InputRequestError);
@@ -144,10 +170,26 @@ test('016 S7: an input request for an undeclared capability fails the call namin
 
 test('016: declared but no handler, an invalid embedded request, an invalid handler answer: InputRequestError', async () => {
   const scripts: Array<[Record<string, unknown>, RegExp, Partial<ConstructorParameters<typeof Client>[0]>]> = [
-    [{ resultType: 'input_required', inputRequests: { r: { method: 'roots/list' } } }, /no handler/, { capabilities: { roots: {} }, handlers: {} }],
-    [{ resultType: 'input_required', inputRequests: { e: { method: 'elicitation/create', params: { message: 1 } } } }, /invalid params/, {}],
-    [{ resultType: 'input_required', inputRequests: { t: { method: 'tools/list', params: {} } } }, /not an input request/, {}],
-    [{ resultType: 'input_required', inputRequests: { e: approve } }, /invalid result/, { handlers: { 'elicitation/create': () => ({ action: 'maybe' }) as never } }],
+    [
+      { resultType: 'input_required', inputRequests: { r: { method: 'roots/list' } } },
+      /no handler/,
+      { capabilities: { roots: {} }, handlers: {} },
+    ],
+    [
+      { resultType: 'input_required', inputRequests: { e: { method: 'elicitation/create', params: { message: 1 } } } },
+      /invalid params/,
+      {},
+    ],
+    [
+      { resultType: 'input_required', inputRequests: { t: { method: 'tools/list', params: {} } } },
+      /not an input request/,
+      {},
+    ],
+    [
+      { resultType: 'input_required', inputRequests: { e: approve } },
+      /invalid result/,
+      { handlers: { 'elicitation/create': () => ({ action: 'maybe' }) as never } },
+    ],
   ];
   for (const [answer, why, opts] of scripts) {
     const { transport } = await scriptedServer(() => answer);
@@ -180,15 +222,21 @@ test('016: requestState of one request is never attached to a concurrent one', a
 test('016 server side: InputRequiredResult only for supported methods, with a field, for declared capabilities', async () => {
   assert.throws(() => inputRequired({}), /inputRequests or requestState/);
   assert.throws(() => inputRequired({ inputRequests: {} }), /inputRequests or requestState/);
-  const { client: c, server } = await pair({
-    serverInfo: { name: 's', version: '1' },
-    capabilities: { tools: {}, prompts: {} },
-    handlers: {
-      'tools/call': (p) => (p.name === 'empty' ? ({ resultType: 'input_required' } as never) : inputRequired({ inputRequests: { a: approve } })),
-      'prompts/list': () => ({ resultType: 'input_required', requestState: 'x' }) as never,
-      'prompts/get': () => ({ messages: [] }) as never,
+  const { client: c, server } = await pair(
+    {
+      serverInfo: { name: 's', version: '1' },
+      capabilities: { tools: {}, prompts: {} },
+      handlers: {
+        'tools/call': (p) =>
+          p.name === 'empty'
+            ? ({ resultType: 'input_required' } as never)
+            : inputRequired({ inputRequests: { a: approve } }),
+        'prompts/list': () => ({ resultType: 'input_required', requestState: 'x' }) as never,
+        'prompts/get': () => ({ messages: [] }) as never,
+      },
     },
-  }, { capabilities: {} });
+    { capabilities: {} },
+  );
   const missing = await c.callTool({ name: 'x' }).catch((e: unknown) => e);
   assert.instance(missing, RpcError);
   assert.is((missing as RpcError).code, -32021);
@@ -200,7 +248,13 @@ test('016 server side: InputRequiredResult only for supported methods, with a fi
   assert.is((list as RpcError).code, -32603);
   assert.match((list as Error).message, /prompts\/list cannot be answered with input_required/);
   // a handler result without resultType goes out as complete
-  const raw = await c.peer.request<Record<string, unknown>>('prompts/get', { name: 'p', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } });
+  const raw = await c.peer.request<Record<string, unknown>>('prompts/get', {
+    name: 'p',
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  });
   assert.is(raw.resultType, 'complete');
   await c.close();
   void server;

@@ -9,32 +9,45 @@ import { inputRequest, inputRequired, readInput } from '../../../runtime/statele
 import { ResultCache, applyCacheHints } from '../../../runtime/stateless/cache.js';
 import { pair, tick } from './harness.js';
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { roots: {} } };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { roots: {} },
+};
 
 async function setup(clientCache: unknown = undefined) {
   let clock = 0;
   const count: Record<string, number> = {};
   const hit = (m: string) => void (count[m] = (count[m] ?? 0) + 1);
-  const { client, server } = await pair({
-    serverInfo: { name: 's', version: '1' },
-    capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
-    cache: { default: { ttlMs: 1000, cacheScope: 'public' }, methods: { 'server/discover': { ttlMs: 5000, cacheScope: 'public' } } },
-    handlers: {
-      'tools/list': (p: { cursor?: string }) => (hit(`tools/list ${p.cursor ?? ''}`), { tools: [] }),
-      'resources/list': () => (hit('resources/list'), { resources: [], ttlMs: -5, cacheScope: 'nope' }),
-      'resources/read': (p: { uri: string; requestState?: string }) => {
-        hit(`read ${p.uri}`);
-        if (p.uri === 'file:///ask' && !readInput(p as never).requestState) {
-          return { ...inputRequired({ inputRequests: { r: inputRequest.roots() }, requestState: 's' }), ttlMs: 999, cacheScope: 'public' };
-        }
-        return { contents: [{ uri: p.uri, text: 'x' }], ...(p.uri === 'file:///nocache' ? { ttlMs: 0 } : {}) };
+  const { client, server } = await pair(
+    {
+      serverInfo: { name: 's', version: '1' },
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+      cache: {
+        default: { ttlMs: 1000, cacheScope: 'public' },
+        methods: { 'server/discover': { ttlMs: 5000, cacheScope: 'public' } },
       },
+      handlers: {
+        'tools/list': (p: { cursor?: string }) => (hit(`tools/list ${p.cursor ?? ''}`), { tools: [] }),
+        'resources/list': () => (hit('resources/list'), { resources: [], ttlMs: -5, cacheScope: 'nope' }),
+        'resources/read': (p: { uri: string; requestState?: string }) => {
+          hit(`read ${p.uri}`);
+          if (p.uri === 'file:///ask' && !readInput(p as never).requestState) {
+            return {
+              ...inputRequired({ inputRequests: { r: inputRequest.roots() }, requestState: 's' }),
+              ttlMs: 999,
+              cacheScope: 'public',
+            };
+          }
+          return { contents: [{ uri: p.uri, text: 'x' }], ...(p.uri === 'file:///nocache' ? { ttlMs: 0 } : {}) };
+        },
+      },
+    } as never,
+    {
+      capabilities: { roots: {} },
+      handlers: { 'roots/list': () => ({ roots: [] }) },
+      cache: (clientCache ?? { now: () => clock }) as never,
     },
-  } as never, {
-    capabilities: { roots: {} },
-    handlers: { 'roots/list': () => ({ roots: [] }) },
-    cache: (clientCache ?? { now: () => clock }) as never,
-  });
+  );
   return { client, server, count, advance: (ms: number) => void (clock += ms) };
 }
 
@@ -119,7 +132,10 @@ test('cache units: keys, MRTR params refused, eviction, hints on non-cacheable m
   assert.is(c.key('tools/call', {}), undefined);
   assert.is(c.key('resources/read', { uri: 'u', requestState: 's' }), undefined);
   assert.is(c.key('resources/read', { uri: 'u', inputResponses: {} }), undefined);
-  assert.is(c.key('tools/list', { b: 1, a: { y: 2, x: 1 } }), c.key('tools/list', { a: { x: 1, y: 2 }, b: 1, _meta: { z: 1 } }));
+  assert.is(
+    c.key('tools/list', { b: 1, a: { y: 2, x: 1 } }),
+    c.key('tools/list', { a: { x: 1, y: 2 }, b: 1, _meta: { z: 1 } }),
+  );
   for (const n of [1, 2, 3]) c.put(`k${n}`, 'tools/list', {}, { resultType: 'complete', ttlMs: 10 });
   assert.is(c.size, 2);
   assert.is(c.get('k1'), undefined);
@@ -127,8 +143,16 @@ test('cache units: keys, MRTR params refused, eviction, hints on non-cacheable m
   assert.is(c.get('x'), undefined);
   now = 10;
   assert.is(c.get('k2'), undefined);
-  assert.equal(applyCacheHints('tools/call', { resultType: 'complete', content: [] }, undefined), { resultType: 'complete', content: [] });
-  assert.equal(applyCacheHints('tools/list', { resultType: 'complete', tools: [], ttlMs: 3.7 }, undefined), { resultType: 'complete', tools: [], ttlMs: 3, cacheScope: 'private' });
+  assert.equal(applyCacheHints('tools/call', { resultType: 'complete', content: [] }, undefined), {
+    resultType: 'complete',
+    content: [],
+  });
+  assert.equal(applyCacheHints('tools/list', { resultType: 'complete', tools: [], ttlMs: 3.7 }, undefined), {
+    resultType: 'complete',
+    tools: [],
+    ttlMs: 3,
+    cacheScope: 'private',
+  });
 });
 
 test.run();

@@ -14,7 +14,11 @@ import type { RequestContext } from '../../../runtime/engine/context.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import type { JSONRPCMessage } from '../../../runtime/jsonrpc/transport.js';
 
-const approve = { mode: 'form', message: 'Approve?', requestedSchema: { type: 'object', properties: { approved: { type: 'boolean' } } } };
+const approve = {
+  mode: 'form',
+  message: 'Approve?',
+  requestedSchema: { type: 'object', properties: { approved: { type: 'boolean' } } },
+};
 
 async function raw(table: ProtocolTable) {
   const [a, b] = createMemoryPair();
@@ -25,15 +29,27 @@ async function raw(table: ProtocolTable) {
       return { resultType: 'complete', content: [] };
     },
   };
-  const server = new ServerSession<ProtocolMaps>(table, { serverInfo: { name: 's', version: '1' }, capabilities: { tools: {} }, handlers: handlers as never });
+  const server = new ServerSession<ProtocolMaps>(table, {
+    serverInfo: { name: 's', version: '1' },
+    capabilities: { tools: {} },
+    handlers: handlers as never,
+  });
   await server.connect(a);
   const waiting = new Map<unknown, (m: JSONRPCMessage) => void>();
-  await b.start({ onMessage: (m) => { if (m.id !== undefined && !('method' in m)) waiting.get(m.id)?.(m); }, onClose: () => undefined });
+  await b.start({
+    onMessage: (m) => {
+      if (m.id !== undefined && !('method' in m)) waiting.get(m.id)?.(m);
+    },
+    onClose: () => undefined,
+  });
   let next = 0;
   const call = (name: string, version = table.protocolVersion): Promise<JSONRPCMessage> => {
     const id = ++next;
     const got = new Promise<JSONRPCMessage>((r) => waiting.set(id, r));
-    const _meta = { 'io.modelcontextprotocol/protocolVersion': version, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': version,
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     void b.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta } });
     return got;
   };
@@ -42,7 +58,7 @@ async function raw(table: ProtocolTable) {
 
 const codeOf = (m: JSONRPCMessage) => (m.error as { code: number } | undefined)?.code;
 
-test('the draft table\'s codes go out: -32022 unsupported version, -32021 missing client capability', async () => {
+test("the draft table's codes go out: -32022 unsupported version, -32021 missing client capability", async () => {
   const s = await raw(draft.table);
   assert.is(codeOf(await s.call('x', '1999-01-01')), errorCodeOf(draft.table, 'UNSUPPORTED_PROTOCOL_VERSION'));
   assert.is(errorCodeOf(draft.table, 'UNSUPPORTED_PROTOCOL_VERSION'), -32022);
@@ -52,7 +68,14 @@ test('the draft table\'s codes go out: -32022 unsupported version, -32021 missin
 });
 
 test('a table with other values: those codes go out instead', async () => {
-  const table: ProtocolTable = { ...draft.table, errorCodes: { ...draft.table.errorCodes, UNSUPPORTED_PROTOCOL_VERSION: -32099, MISSING_REQUIRED_CLIENT_CAPABILITY: -32098 } };
+  const table: ProtocolTable = {
+    ...draft.table,
+    errorCodes: {
+      ...draft.table.errorCodes,
+      UNSUPPORTED_PROTOCOL_VERSION: -32099,
+      MISSING_REQUIRED_CLIENT_CAPABILITY: -32098,
+    },
+  };
   const s = await raw(table);
   assert.is(codeOf(await s.call('x', '1999-01-01')), -32099);
   assert.is(codeOf(await s.call('needs-roots')), -32098);
@@ -63,8 +86,14 @@ test('a table with other values: those codes go out instead', async () => {
 });
 
 test('errorCodeOf: own members only; a code the revision does not define throws RangeError', () => {
-  assert.throws(() => errorCodeOf(draft.table, 'URL_ELICITATION_REQUIRED'), (e: unknown) => e instanceof RangeError);
-  assert.throws(() => errorCodeOf(draft.table, 'constructor'), (e: unknown) => e instanceof RangeError);
+  assert.throws(
+    () => errorCodeOf(draft.table, 'URL_ELICITATION_REQUIRED'),
+    (e: unknown) => e instanceof RangeError,
+  );
+  assert.throws(
+    () => errorCodeOf(draft.table, 'constructor'),
+    (e: unknown) => e instanceof RangeError,
+  );
   assert.is(errorCodeOf(draft.table, 'HEADER_MISMATCH'), -32020);
 });
 

@@ -12,7 +12,10 @@ export interface SeenRequest {
   params: Record<string, unknown>;
 }
 /** What a scripted handler returns: a result object, `{ error }`, or undefined for no answer. */
-export type Scripted = Record<string, unknown> | { error: { code: number; message: string; data?: unknown } } | undefined;
+export type Scripted =
+  | Record<string, unknown>
+  | { error: { code: number; message: string; data?: unknown } }
+  | undefined;
 
 /**
  * A raw server end: answers `server/discover` with 2026-07-28, hands every other request to
@@ -25,13 +28,27 @@ export async function scriptedServer(reply: (req: SeenRequest, n: number) => Scr
   await b.start({
     onMessage: (m: JSONRPCMessage) => {
       if (typeof m.method !== 'string' || m.id === undefined) return;
-      const req = { id: m.id as string | number, method: m.method, params: (m.params ?? {}) as Record<string, unknown> };
+      const req = {
+        id: m.id as string | number,
+        method: m.method,
+        params: (m.params ?? {}) as Record<string, unknown>,
+      };
       seen.push(req);
-      const answer = req.method === 'server/discover'
-        ? { resultType: 'complete', supportedVersions: supported, capabilities: { tools: {}, resources: {}, prompts: {} }, ttlMs: 0, cacheScope: 'public' }
-        : reply(req, n++);
+      const answer =
+        req.method === 'server/discover'
+          ? {
+              resultType: 'complete',
+              supportedVersions: supported,
+              capabilities: { tools: {}, resources: {}, prompts: {} },
+              ttlMs: 0,
+              cacheScope: 'public',
+            }
+          : reply(req, n++);
       if (answer === undefined) return;
-      const msg = 'error' in answer ? { jsonrpc: '2.0', id: req.id, error: answer.error } : { jsonrpc: '2.0', id: req.id, result: answer };
+      const msg =
+        'error' in answer
+          ? { jsonrpc: '2.0', id: req.id, error: answer.error }
+          : { jsonrpc: '2.0', id: req.id, result: answer };
       void b.send(msg as JSONRPCMessage);
     },
     onClose: () => undefined,

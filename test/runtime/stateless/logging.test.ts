@@ -14,7 +14,11 @@ import type { JSONRPCMessage } from '../../../runtime/jsonrpc/transport.js';
 
 const V = '2026-07-28';
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-const meta = (extra: Record<string, unknown> = {}) => ({ 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, ...extra });
+const meta = (extra: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': V,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  ...extra,
+});
 
 /** A tool that logs once at every level, lowest first, and reports what ctx.log resolved with. */
 const logEveryLevel = async (_p: unknown, ctx: RequestContext) => {
@@ -27,9 +31,10 @@ const logEveryLevel = async (_p: unknown, ctx: RequestContext) => {
 async function rawServer(kind: 'draft' | '2025', capabilities: Record<string, unknown>) {
   const [a, b] = createMemoryPair();
   const handlers = { 'tools/call': logEveryLevel, 'tools/list': () => ({ tools: [] }) };
-  const server = kind === 'draft'
-    ? new draft.Server({ serverInfo: { name: 's', version: '1' }, capabilities, handlers: handlers as never })
-    : new v2025.Server({ serverInfo: { name: 's', version: '1' }, capabilities, handlers: handlers as never });
+  const server =
+    kind === 'draft'
+      ? new draft.Server({ serverInfo: { name: 's', version: '1' }, capabilities, handlers: handlers as never })
+      : new v2025.Server({ serverInfo: { name: 's', version: '1' }, capabilities, handlers: handlers as never });
   await server.connect(a);
   const inbox: JSONRPCMessage[] = [];
   const waiting = new Map<string | number, (all: JSONRPCMessage[]) => void>();
@@ -54,7 +59,7 @@ async function rawServer(kind: 'draft' | '2025', capabilities: Record<string, un
 const levelsOf = (messages: JSONRPCMessage[]) =>
   messages.filter((m) => m.method === 'notifications/message').map((m) => (m.params as { level: string }).level);
 
-test('stateless: the request\'s logLevel picks the levels that arrive, all before the response', async () => {
+test("stateless: the request's logLevel picks the levels that arrive, all before the response", async () => {
   const s = await rawServer('draft', { tools: {}, logging: {} });
   const expected: Record<string, string[]> = {
     debug: [...LOG_LEVELS],
@@ -68,8 +73,12 @@ test('stateless: the request\'s logLevel picks the levels that arrive, all befor
     assert.equal(levelsOf(messages), want, `logLevel ${level}`);
     const response = messages.at(-1)!;
     assert.ok('result' in response, `logLevel ${level}: the response comes last`);
-    const text = ((response.result as { content: Array<{ text: string }> }).content[0]).text;
-    assert.is(text, LOG_LEVELS.map((l) => (want.includes(l) ? '1' : '0')).join(''), `ctx.log resolved values for ${level}`);
+    const text = (response.result as { content: Array<{ text: string }> }).content[0].text;
+    assert.is(
+      text,
+      LOG_LEVELS.map((l) => (want.includes(l) ? '1' : '0')).join(''),
+      `ctx.log resolved values for ${level}`,
+    );
     const first = messages.find((m) => m.method === 'notifications/message');
     assert.equal(first?.params, { level: want[0], data: { n: LOG_LEVELS.indexOf(want[0] as never) }, logger: 'probe' });
   }
@@ -82,7 +91,7 @@ test('stateless: no logLevel in _meta, no log messages (and the level of one req
   assert.is(levelsOf(withLevel).length, 8);
   const without = await s.call('tools/call', { name: 'x', arguments: {}, _meta: meta() });
   assert.equal(levelsOf(without), []);
-  assert.is(((without.at(-1)!.result as { content: Array<{ text: string }> }).content[0]).text, '00000000');
+  assert.is((without.at(-1)!.result as { content: Array<{ text: string }> }).content[0].text, '00000000');
   await s.close();
 });
 
@@ -112,7 +121,11 @@ test('stateless: ServerSession.log() outside a request sends nothing (log messag
 
 test('handshake revision: ctx.log follows logging/setLevel (every level until one is set)', async () => {
   const s = await rawServer('2025', { tools: {}, logging: {} });
-  await s.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
+  await s.call('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'c', version: '1' },
+  });
   const before = await s.call('tools/call', { name: 'x', arguments: {} });
   assert.equal(levelsOf(before), [...LOG_LEVELS]);
   await s.call('logging/setLevel', { level: 'error' });

@@ -16,7 +16,9 @@ test('020 server: the whole script (T1 completes, T2 cancelled while tasks/resul
   const c = f.client.peer;
   assert.equal(f.client.server!.capabilities.tasks, { requests: { tools: { call: {} } }, list: {}, cancel: {} });
   // 1
-  const r1 = (await c.request('tools/call', { name: 'long_job', arguments: { ms: 50 }, task: { ttl: 60_000 } })) as { task: Task };
+  const r1 = (await c.request('tools/call', { name: 'long_job', arguments: { ms: 50 }, task: { ttl: 60_000 } })) as {
+    task: Task;
+  };
   const T1 = r1.task.taskId;
   assert.is(r1.task.status, 'working');
   assert.type(T1, 'string');
@@ -36,12 +38,16 @@ test('020 server: the whole script (T1 completes, T2 cancelled while tasks/resul
   assert.is(r4.status, 'completed');
   assert.is(r4.lastUpdatedAt, r2.lastUpdatedAt, 'the rejected cancel changed nothing');
   // 5
-  const r5 = (await c.request('tools/call', { name: 'long_job', arguments: { ms: 60_000 }, task: {} })) as { task: Task };
+  const r5 = (await c.request('tools/call', { name: 'long_job', arguments: { ms: 60_000 }, task: {} })) as {
+    task: Task;
+  };
   const T2 = r5.task.taskId;
   assert.is(r5.task.status, 'working');
   assert.ok('ttl' in r5.task, 'ttl present');
   assert.is(r5.task.ttl, null);
-  const wire5 = f.wire.find((w) => w.dir === 'out' && (w.message as { result?: { task?: Task } }).result?.task?.taskId === T2)!;
+  const wire5 = f.wire.find(
+    (w) => w.dir === 'out' && (w.message as { result?: { task?: Task } }).result?.task?.taskId === T2,
+  )!;
   assert.ok(JSON.stringify(wire5.message).includes('"ttl":null'), 'null on the wire, not omitted');
   // 6 (blocks)
   let settled = false;
@@ -70,7 +76,13 @@ test('020 server: the whole script (T1 completes, T2 cancelled while tasks/resul
   // every status notification: the full Task with ttl, no related-task _meta
   await sleep(10);
   const notes = statusNotifications(f);
-  assert.equal(notes.map((n) => [n.taskId, n.status]), [[T1, 'completed'], [T2, 'cancelled']]);
+  assert.equal(
+    notes.map((n) => [n.taskId, n.status]),
+    [
+      [T1, 'completed'],
+      [T2, 'cancelled'],
+    ],
+  );
   for (const n of notes) {
     for (const k of ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttl']) assert.ok(k in n, `${k} present`);
     assert.not.ok('_meta' in n);
@@ -82,7 +94,9 @@ test('020 server: the whole script (T1 completes, T2 cancelled while tasks/resul
 test('020 server: a cancelled task stays cancelled when its work later completes', async () => {
   const f = await fixture({ tools: {} });
   const c = f.client.peer;
-  const { task } = (await c.request('tools/call', { name: 'stubborn', arguments: { ms: 80 }, task: {} })) as { task: Task };
+  const { task } = (await c.request('tools/call', { name: 'stubborn', arguments: { ms: 80 }, task: {} })) as {
+    task: Task;
+  };
   await sleep(10);
   const cancelled = (await c.request('tasks/cancel', { taskId: task.taskId })) as Task;
   await sleep(150);
@@ -91,13 +105,20 @@ test('020 server: a cancelled task stays cancelled when its work later completes
   assert.is(after.status, 'cancelled');
   assert.is(after.lastUpdatedAt, cancelled.lastUpdatedAt);
   assert.is((await rejection(c.request('tasks/result', { taskId: task.taskId }))).code, -32602);
-  assert.equal(statusNotifications(f, task.taskId).map((n) => n.status), ['cancelled']);
+  assert.equal(
+    statusNotifications(f, task.taskId).map((n) => n.status),
+    ['cancelled'],
+  );
   await f.close();
 });
 
 test('020 server: a completed result carries the related-task _meta', async () => {
   const f = await fixture({ tools: {} });
-  const { task } = (await f.client.peer.request('tools/call', { name: 'long_job', arguments: { ms: 1 }, task: {} })) as { task: Task };
+  const { task } = (await f.client.peer.request('tools/call', {
+    name: 'long_job',
+    arguments: { ms: 1 },
+    task: {},
+  })) as { task: Task };
   const r = (await f.client.peer.request('tasks/result', { taskId: task.taskId })) as Obj;
   assert.equal((r._meta as Obj)[RELATED], { taskId: task.taskId });
   await f.close();
@@ -107,7 +128,9 @@ test('020 client: polls no faster than pollInterval, stops at the terminal statu
   const f = await fixture({ tools: {}, pollInterval: 40, notifyStatus: false });
   const gets: number[] = [];
   const orig = f.client.peer.request.bind(f.client.peer);
-  f.client.peer.request = ((m: string, p?: never, o?: never) => (m === 'tasks/get' && gets.push(Date.now()), orig(m, p, o))) as typeof f.client.peer.request;
+  f.client.peer.request = ((m: string, p?: never, o?: never) => (
+    m === 'tasks/get' && gets.push(Date.now()), orig(m, p, o)
+  )) as typeof f.client.peer.request;
   const handle = await callWithTask(f.client, 'tools/call', { name: 'long_job', arguments: { ms: 200 } }, { task: {} });
   const result = await handle.result({ timeout: 50 });
   assert.equal(result.content, [{ type: 'text', text: 'slept 200' }]);

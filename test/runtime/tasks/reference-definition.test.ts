@@ -42,11 +42,27 @@ test('one store per definition, tasks owned per session; a closed session aborts
   assert.ok(d.tasks);
   const one = await connected(d);
   const two = await connected(d);
-  const h1 = await callWithTask(one, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } }, { task: { ttl: 60_000 } });
-  const h2 = await callWithTask(two, 'tools/call', { name: 'batch_job', arguments: { items: 1 } }, { task: { ttl: 60_000 } });
+  const h1 = await callWithTask(
+    one,
+    'tools/call',
+    { name: 'slow_compute', arguments: { seconds: 60 } },
+    { task: { ttl: 60_000 } },
+  );
+  const h2 = await callWithTask(
+    two,
+    'tools/call',
+    { name: 'batch_job', arguments: { items: 1 } },
+    { task: { ttl: 60_000 } },
+  );
   await h2.result();
-  assert.equal((await one.listTasks({})).tasks.map((t) => t.taskId), [h1.taskId]);
-  assert.equal((await two.listTasks({})).tasks.map((t) => t.taskId), [h2.taskId]);
+  assert.equal(
+    (await one.listTasks({})).tasks.map((t) => t.taskId),
+    [h1.taskId],
+  );
+  assert.equal(
+    (await two.listTasks({})).tasks.map((t) => t.taskId),
+    [h2.taskId],
+  );
   const ended = new Promise<TaskEvent>((resolve) => {
     const off = d.tasks!.store.subscribe((ev) => {
       if (ev.task.taskId === h1.taskId && ev.type === 'updated') {

@@ -9,12 +9,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { RELATED } from './support.js';
 import { startHttpServe } from './serve-process.js';
 
 type Obj = Record<string, any>;
-const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (r: unknown) =>
+  ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
 
 let serve: Awaited<ReturnType<typeof startHttpServe>>;
 let sdk: SdkClient;
@@ -23,7 +29,10 @@ const elicitations: { params: Obj; statusMeanwhile: string }[] = [];
 
 test.before(async () => {
   serve = await startHttpServe();
-  sdk = new SdkClient({ name: 'sdk-reference-tasks', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  sdk = new SdkClient(
+    { name: 'sdk-reference-tasks', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
   sdk.setRequestHandler(ElicitRequestSchema, async (req) => {
     const taskId = (req.params._meta as Obj | undefined)?.[RELATED]?.taskId as string | undefined;
     const statusMeanwhile = taskId ? (await sdk.experimental.tasks.getTask(taskId)).status : 'no task';
@@ -39,7 +48,10 @@ test.after(async () => {
 });
 
 const mcpErrorOf = async (p: Promise<unknown>): Promise<McpError> => {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, McpError);
   return e as McpError;
 };
@@ -52,7 +64,11 @@ test('SDK callToolStream(slow_compute): taskCreated (working, ttl, pollInterval 
   const kinds: string[] = [];
   let created: Obj | undefined;
   let result: Obj | undefined;
-  for await (const m of sdk.experimental.tasks.callToolStream({ name: 'slow_compute', arguments: { seconds: 0.5 } }, undefined, { task: { ttl: 60_000 } })) {
+  for await (const m of sdk.experimental.tasks.callToolStream(
+    { name: 'slow_compute', arguments: { seconds: 0.5 } },
+    undefined,
+    { task: { ttl: 60_000 } },
+  )) {
     kinds.push(m.type);
     if (m.type === 'taskCreated') created = m.task;
     if (m.type === 'result') result = m.result;
@@ -71,7 +87,10 @@ test('SDK callToolStream(slow_compute): taskCreated (working, ttl, pollInterval 
 });
 
 test('SDK cancelTask(slow_compute): cancelled; getTaskResult → -32602 Task was cancelled', async () => {
-  const { task } = (await sdk.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 60 }, task: { ttl: 60_000 } } }, CreateTaskResultSchema)) as { task: Obj };
+  const { task } = (await sdk.request(
+    { method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 60 }, task: { ttl: 60_000 } } },
+    CreateTaskResultSchema,
+  )) as { task: Obj };
   assert.is(task.status, 'working');
   const cancelled = await sdk.experimental.tasks.cancelTask(task.taskId);
   assert.is(cancelled.status, 'cancelled');
@@ -80,10 +99,14 @@ test('SDK cancelTask(slow_compute): cancelled; getTaskResult → -32602 Task was
   assert.is(e.message, 'MCP error -32602: Task was cancelled');
 });
 
-test('SDK callToolStream(failing_job): ends failed; the stored result is the job\'s -32000 error', async () => {
+test("SDK callToolStream(failing_job): ends failed; the stored result is the job's -32000 error", async () => {
   let last: Obj | undefined;
   let error: Error | undefined;
-  for await (const m of sdk.experimental.tasks.callToolStream({ name: 'failing_job', arguments: { reason: 'out of disk' } }, undefined, { task: { ttl: 60_000 } })) {
+  for await (const m of sdk.experimental.tasks.callToolStream(
+    { name: 'failing_job', arguments: { reason: 'out of disk' } },
+    undefined,
+    { task: { ttl: 60_000 } },
+  )) {
     if (m.type === 'taskCreated' || m.type === 'taskStatus') last = m.task;
     if (m.type === 'error') error = m.error;
     if (m.type === 'result') assert.unreachable('failing_job returned a result');
@@ -100,7 +123,11 @@ test('SDK callToolStream(failing_job): ends failed; the stored result is the job
 test('SDK callToolStream(confirm_job): input_required while the SDK answers the elicitation, then completed', async () => {
   let created: Obj | undefined;
   let result: Obj | undefined;
-  for await (const m of sdk.experimental.tasks.callToolStream({ name: 'confirm_job', arguments: { action: 'migrate' } }, undefined, { task: { ttl: 60_000 } })) {
+  for await (const m of sdk.experimental.tasks.callToolStream(
+    { name: 'confirm_job', arguments: { action: 'migrate' } },
+    undefined,
+    { task: { ttl: 60_000 } },
+  )) {
     if (m.type === 'taskCreated') created = m.task;
     if (m.type === 'result') result = m.result;
     if (m.type === 'error') throw m.error;
@@ -113,7 +140,9 @@ test('SDK callToolStream(confirm_job): input_required while the SDK answers the 
 });
 
 test('SDK callTool(batch_job) without a task: -32601 (taskSupport required)', async () => {
-  const e = await mcpErrorOf(sdk.request({ method: 'tools/call', params: { name: 'batch_job', arguments: {} } }, CallToolResultSchema));
+  const e = await mcpErrorOf(
+    sdk.request({ method: 'tools/call', params: { name: 'batch_job', arguments: {} } }, CallToolResultSchema),
+  );
   assert.is(e.code, -32601);
   assert.match(e.message, /requires task-augmented execution/);
 });

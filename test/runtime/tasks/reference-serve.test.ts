@@ -22,7 +22,8 @@ import { RELATED, rejection } from './support.js';
 import { bin, root, startHttpServe } from './serve-process.js';
 
 type Obj = Record<string, any>;
-const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (r: unknown) =>
+  ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
 
 interface Connected {
   client: Client;
@@ -56,7 +57,13 @@ async function statuses(handle: TaskHandle<unknown>): Promise<Task[]> {
   return seen;
 }
 
-const stdioTransport = () => new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--rev', '2025-11-25', '--stdio'], cwd: root, stderr: 'inherit' });
+const stdioTransport = () =>
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'serve', '--rev', '2025-11-25', '--stdio'],
+    cwd: root,
+    stderr: 'inherit',
+  });
 
 for (const kind of ['stdio', 'http'] as const) {
   const t = suite(`mcpgen serve --${kind}: task tools with the generated Client`);
@@ -73,54 +80,90 @@ for (const kind of ['stdio', 'http'] as const) {
     await http?.stop();
   });
 
-  t('the tasks capability and each tool\'s execution.taskSupport', async () => {
+  t("the tasks capability and each tool's execution.taskSupport", async () => {
     assert.equal(a.client.server?.capabilities.tasks, { requests: { tools: { call: {} } }, list: {}, cancel: {} });
     const { tools } = await a.client.listTools({});
     const support = Object.fromEntries(tools.filter((x) => x.execution).map((x) => [x.name, x.execution!.taskSupport]));
-    assert.equal(support, { slow_compute: 'optional', failing_job: 'optional', confirm_job: 'optional', batch_job: 'required' });
-    assert.ok(tools.some((x) => x.name === 'test_simple_text'), 'the conformance fixtures are still listed');
-  });
-
-  t('slow_compute as a task: working with the requested ttl, status messages, progress to 10 of 10, completed with the sum', async () => {
-    const progress: number[] = [];
-    const handle = await callWithTask(a.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1 } }, {
-      task: { ttl: 120_000 },
-      onProgress: (p) => progress.push(p.progress),
+    assert.equal(support, {
+      slow_compute: 'optional',
+      failing_job: 'optional',
+      confirm_job: 'optional',
+      batch_job: 'required',
     });
-    assert.is(handle.task.status, 'working');
-    assert.is(handle.task.ttl, 120_000);
-    assert.is(handle.task.pollInterval, 500);
-    assert.ok(handle.taskId.length > 0);
-    const seen = await statuses(handle);
-    assert.is(seen[seen.length - 1].status, 'completed');
-    assert.ok(seen.some((s) => /^computing: step \d+ of 10$/.test(s.statusMessage ?? '')), JSON.stringify(seen));
-    assert.ok(seen.slice(0, -1).every((s) => s.status === 'working'));
-    const result = await handle.result();
-    assert.is(textOf(result), 'Computed sum 1..1000 = 500500');
-    assert.equal(result.structuredContent, { seconds: 1, steps: 10, n: 1000, sum: 500500 });
-    assert.is((result._meta as Obj)[RELATED].taskId, handle.taskId);
-    assert.is((await handle.status()).status, 'completed');
-    assert.is(progress[progress.length - 1], 10);
-    assert.equal(progress, [...progress].sort((x, y) => x - y), 'progress increases');
+    assert.ok(
+      tools.some((x) => x.name === 'test_simple_text'),
+      'the conformance fixtures are still listed',
+    );
   });
 
-  t('slow_compute cancelled: tasks/cancel answers cancelled, result() rejects -32602, the task stays cancelled', async () => {
-    const handle = await callWithTask(a.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } }, { task: { ttl: 60_000 } });
-    const pending = rejection(handle.result());
-    const cancelled = await handle.cancel();
-    assert.is(cancelled.status, 'cancelled');
-    assert.is(cancelled.statusMessage, 'The task was cancelled by request.');
-    const e = await pending;
-    assert.instance(e, RpcError);
-    assert.is(e.code, -32602);
-    assert.is(e.message, 'Task was cancelled');
-    assert.is((await a.client.getTask({ taskId: handle.taskId })).status, 'cancelled');
-    assert.is((await rejection(handle.cancel())).code, -32602, 'a terminal task cannot be cancelled again');
-  });
+  t(
+    'slow_compute as a task: working with the requested ttl, status messages, progress to 10 of 10, completed with the sum',
+    async () => {
+      const progress: number[] = [];
+      const handle = await callWithTask(
+        a.client,
+        'tools/call',
+        { name: 'slow_compute', arguments: { seconds: 1 } },
+        {
+          task: { ttl: 120_000 },
+          onProgress: (p) => progress.push(p.progress),
+        },
+      );
+      assert.is(handle.task.status, 'working');
+      assert.is(handle.task.ttl, 120_000);
+      assert.is(handle.task.pollInterval, 500);
+      assert.ok(handle.taskId.length > 0);
+      const seen = await statuses(handle);
+      assert.is(seen[seen.length - 1].status, 'completed');
+      assert.ok(
+        seen.some((s) => /^computing: step \d+ of 10$/.test(s.statusMessage ?? '')),
+        JSON.stringify(seen),
+      );
+      assert.ok(seen.slice(0, -1).every((s) => s.status === 'working'));
+      const result = await handle.result();
+      assert.is(textOf(result), 'Computed sum 1..1000 = 500500');
+      assert.equal(result.structuredContent, { seconds: 1, steps: 10, n: 1000, sum: 500500 });
+      assert.is((result._meta as Obj)[RELATED].taskId, handle.taskId);
+      assert.is((await handle.status()).status, 'completed');
+      assert.is(progress[progress.length - 1], 10);
+      assert.equal(
+        progress,
+        [...progress].sort((x, y) => x - y),
+        'progress increases',
+      );
+    },
+  );
 
-  t('failing_job: the task ends failed and result() rejects with the job\'s JSON-RPC error', async () => {
+  t(
+    'slow_compute cancelled: tasks/cancel answers cancelled, result() rejects -32602, the task stays cancelled',
+    async () => {
+      const handle = await callWithTask(
+        a.client,
+        'tools/call',
+        { name: 'slow_compute', arguments: { seconds: 60 } },
+        { task: { ttl: 60_000 } },
+      );
+      const pending = rejection(handle.result());
+      const cancelled = await handle.cancel();
+      assert.is(cancelled.status, 'cancelled');
+      assert.is(cancelled.statusMessage, 'The task was cancelled by request.');
+      const e = await pending;
+      assert.instance(e, RpcError);
+      assert.is(e.code, -32602);
+      assert.is(e.message, 'Task was cancelled');
+      assert.is((await a.client.getTask({ taskId: handle.taskId })).status, 'cancelled');
+      assert.is((await rejection(handle.cancel())).code, -32602, 'a terminal task cannot be cancelled again');
+    },
+  );
+
+  t("failing_job: the task ends failed and result() rejects with the job's JSON-RPC error", async () => {
     let handle: TaskHandle<unknown> | undefined;
-    const e = await rejection(a.client.callTool({ name: 'failing_job', arguments: { reason: 'disk on fire' } }, { task: { ttl: 60_000 }, onTask: (h) => (handle = h) }));
+    const e = await rejection(
+      a.client.callTool(
+        { name: 'failing_job', arguments: { reason: 'disk on fire' } },
+        { task: { ttl: 60_000 }, onTask: (h) => (handle = h) },
+      ),
+    );
     assert.instance(e, RpcError);
     assert.is(e.code, -32000);
     assert.is(e.message, 'Job failed: disk on fire');
@@ -131,7 +174,12 @@ for (const kind of ['stdio', 'http'] as const) {
   });
 
   t('failing_job mode tool_error: the task ends failed and result() answers the isError result', async () => {
-    const handle = await callWithTask(a.client, 'tools/call', { name: 'failing_job', arguments: { mode: 'tool_error' } }, { task: { ttl: 60_000 } });
+    const handle = await callWithTask(
+      a.client,
+      'tools/call',
+      { name: 'failing_job', arguments: { mode: 'tool_error' } },
+      { task: { ttl: 60_000 } },
+    );
     const r = await handle.result();
     assert.is(r.isError, true);
     assert.is(textOf(r), 'Job failed: the job backend is unavailable');
@@ -140,18 +188,26 @@ for (const kind of ['stdio', 'http'] as const) {
     assert.is(t2.statusMessage, 'Tool execution failed: Job failed: the job backend is unavailable');
   });
 
-  t('confirm_job: input_required while the client answers the elicitation, then completed with the answer', async () => {
-    const before = a.elicitations.length;
-    const handle = await callWithTask(a.client, 'tools/call', { name: 'confirm_job', arguments: { action: 'release' } }, { task: { ttl: 60_000 } });
-    const seen = await statuses(handle);
-    assert.is(seen[seen.length - 1].status, 'completed');
-    assert.is(textOf(await handle.result()), 'Confirmed: release done');
-    const asked = a.elicitations.slice(before);
-    assert.is(asked.length, 1);
-    assert.is(asked[0].params.message, 'Run "release"?');
-    assert.is(asked[0].params._meta[RELATED].taskId, handle.taskId, 'the elicitation names its task');
-    assert.is(asked[0].statusMeanwhile, 'input_required');
-  });
+  t(
+    'confirm_job: input_required while the client answers the elicitation, then completed with the answer',
+    async () => {
+      const before = a.elicitations.length;
+      const handle = await callWithTask(
+        a.client,
+        'tools/call',
+        { name: 'confirm_job', arguments: { action: 'release' } },
+        { task: { ttl: 60_000 } },
+      );
+      const seen = await statuses(handle);
+      assert.is(seen[seen.length - 1].status, 'completed');
+      assert.is(textOf(await handle.result()), 'Confirmed: release done');
+      const asked = a.elicitations.slice(before);
+      assert.is(asked.length, 1);
+      assert.is(asked[0].params.message, 'Run "release"?');
+      assert.is(asked[0].params._meta[RELATED].taskId, handle.taskId, 'the elicitation names its task');
+      assert.is(asked[0].statusMeanwhile, 'input_required');
+    },
+  );
 
   t('confirm_job answered with confirm=false: completed, the action skipped', async () => {
     const other = await connect(transport(), false);
@@ -164,47 +220,65 @@ for (const kind of ['stdio', 'http'] as const) {
     }
   });
 
-  t('tasks/list: this session\'s tasks; another session sees none of them and cannot get, cancel or read them', async () => {
-    const handle = await callWithTask(a.client, 'tools/call', { name: 'batch_job', arguments: { items: 4 } }, { task: { ttl: 60_000 } });
-    assert.is(textOf(await handle.result()), 'Processed 4 items');
-    const listed = await a.client.listTasks({});
-    const mine = listed.tasks.find((x) => x.taskId === handle.taskId);
-    assert.is(mine?.status, 'completed');
-    assert.ok(listed.tasks.length >= 6, `the earlier tests' tasks too: ${listed.tasks.length}`);
-    const other = await connect(transport());
-    try {
-      assert.equal((await other.client.listTasks({})).tasks, []);
-      assert.is((await rejection(other.client.getTask({ taskId: handle.taskId }))).code, -32602);
-      assert.is((await rejection(other.client.getTaskPayload({ taskId: handle.taskId }))).code, -32602);
-      assert.is((await rejection(other.client.cancelTask({ taskId: handle.taskId }))).code, -32602);
-    } finally {
-      await other.client.close();
-    }
-  });
+  t(
+    "tasks/list: this session's tasks; another session sees none of them and cannot get, cancel or read them",
+    async () => {
+      const handle = await callWithTask(
+        a.client,
+        'tools/call',
+        { name: 'batch_job', arguments: { items: 4 } },
+        { task: { ttl: 60_000 } },
+      );
+      assert.is(textOf(await handle.result()), 'Processed 4 items');
+      const listed = await a.client.listTasks({});
+      const mine = listed.tasks.find((x) => x.taskId === handle.taskId);
+      assert.is(mine?.status, 'completed');
+      assert.ok(listed.tasks.length >= 6, `the earlier tests' tasks too: ${listed.tasks.length}`);
+      const other = await connect(transport());
+      try {
+        assert.equal((await other.client.listTasks({})).tasks, []);
+        assert.is((await rejection(other.client.getTask({ taskId: handle.taskId }))).code, -32602);
+        assert.is((await rejection(other.client.getTaskPayload({ taskId: handle.taskId }))).code, -32602);
+        assert.is((await rejection(other.client.cancelTask({ taskId: handle.taskId }))).code, -32602);
+      } finally {
+        await other.client.close();
+      }
+    },
+  );
 
-  t('batch_job (taskSupport required) without a task, echo (none) with one: -32601; slow_compute and confirm_job (optional) run inline', async () => {
-    const e = await rejection(a.client.callTool({ name: 'batch_job', arguments: {} }));
-    assert.instance(e, RpcError);
-    assert.is(e.code, -32601);
-    assert.match(e.message, /requires task-augmented execution/);
-    const forbidden = await rejection(callWithTask(a.client, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { task: { ttl: 1000 } }));
-    assert.is(forbidden.code, -32601, 'a fixture tool without taskSupport refuses a task');
-    const r = await a.client.callTool({ name: 'slow_compute', arguments: { seconds: 0 } });
-    assert.equal(r.structuredContent, { seconds: 0, steps: 10, n: 1000, sum: 500500 });
-    assert.is(r._meta, undefined, 'no related-task _meta on a plain call');
-    const before = a.elicitations.length;
-    assert.is(textOf(await a.client.callTool({ name: 'confirm_job', arguments: { action: 'backup' } })), 'Confirmed: backup done');
-    assert.is(a.elicitations[before].statusMeanwhile, 'no task');
-  });
+  t(
+    'batch_job (taskSupport required) without a task, echo (none) with one: -32601; slow_compute and confirm_job (optional) run inline',
+    async () => {
+      const e = await rejection(a.client.callTool({ name: 'batch_job', arguments: {} }));
+      assert.instance(e, RpcError);
+      assert.is(e.code, -32601);
+      assert.match(e.message, /requires task-augmented execution/);
+      const forbidden = await rejection(
+        callWithTask(a.client, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { task: { ttl: 1000 } }),
+      );
+      assert.is(forbidden.code, -32601, 'a fixture tool without taskSupport refuses a task');
+      const r = await a.client.callTool({ name: 'slow_compute', arguments: { seconds: 0 } });
+      assert.equal(r.structuredContent, { seconds: 0, steps: 10, n: 1000, sum: 500500 });
+      assert.is(r._meta, undefined, 'no related-task _meta on a plain call');
+      const before = a.elicitations.length;
+      assert.is(
+        textOf(await a.client.callTool({ name: 'confirm_job', arguments: { action: 'backup' } })),
+        'Confirmed: backup done',
+      );
+      assert.is(a.elicitations[before].statusMeanwhile, 'no task');
+    },
+  );
 
   t.run();
 }
 
 const cli = suite('mcpgen call: task tools without a task');
-const callCli = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-  execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
-    resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
-});
+const callCli = (...args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
+  });
 
 cli('call --stdio tools/call slow_compute runs it inline; batch_job fails -32601 with exit 1', async () => {
   const serve = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} serve --rev 2025-11-25 --stdio`;
@@ -220,7 +294,12 @@ cli('call --stdio tools/call slow_compute runs it inline; batch_job fails -32601
 cli('call --url tools/call failing_job: its JSON-RPC error on stderr, exit 1', async () => {
   const http = await startHttpServe();
   try {
-    const r = await callCli('--url', http.url, 'tools/call', '{"name":"failing_job","arguments":{"reason":"no quota"}}');
+    const r = await callCli(
+      '--url',
+      http.url,
+      'tools/call',
+      '{"name":"failing_job","arguments":{"reason":"no quota"}}',
+    );
     assert.is(r.code, 1);
     assert.match(r.stderr, /tools\/call failed: -32000 Job failed: no quota \{"reason":"no quota"\}/);
     const s = await callCli('--url', http.url, 'tools/call', '{"name":"slow_compute","arguments":{"seconds":0}}');

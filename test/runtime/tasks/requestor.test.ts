@@ -14,7 +14,12 @@ const requests = (f: Awaited<ReturnType<typeof fixture>>, method: string) =>
 
 test('callWithTask: a typed handle; updates() polls at pollInterval and ends at completed; result() is the CallToolResult', async () => {
   const f = await fixture({ notifyStatus: false, pollInterval: 25 });
-  const handle = await callWithTask(f.client, 'tools/call', { name: 'long_job', arguments: { ms: 120 } }, { task: { ttl: 60_000 } });
+  const handle = await callWithTask(
+    f.client,
+    'tools/call',
+    { name: 'long_job', arguments: { ms: 120 } },
+    { task: { ttl: 60_000 } },
+  );
   assert.instance(handle, TaskHandle);
   assert.is(handle.task.status, 'working');
   assert.is(handle.task.ttl, 60_000);
@@ -34,7 +39,9 @@ test('updates(): polls no faster than pollInterval (gaps between tasks/get)', as
   const f = await fixture({ notifyStatus: false, pollInterval: 30 });
   const times: number[] = [];
   const orig = f.client.peer.request.bind(f.client.peer);
-  f.client.peer.request = ((m: string, p?: never, o?: never) => (m === 'tasks/get' && times.push(Date.now()), orig(m, p, o))) as typeof f.client.peer.request;
+  f.client.peer.request = ((m: string, p?: never, o?: never) => (
+    m === 'tasks/get' && times.push(Date.now()), orig(m, p, o)
+  )) as typeof f.client.peer.request;
   const handle = await callWithTask(f.client, 'tools/call', { name: 'long_job', arguments: { ms: 150 } }, { task: {} });
   const last = await handle.wait();
   assert.is(last.status, 'completed');
@@ -43,11 +50,14 @@ test('updates(): polls no faster than pollInterval (gaps between tasks/get)', as
 });
 
 test('updates(): status notifications are used when they come (input_required, working, completed)', async () => {
-  const f = await fixture({ pollInterval: 10_000 }, {
-    clientInfo: { name: 'c', version: '0' },
-    capabilities: { elicitation: { form: {} } },
-    handlers: { 'elicitation/create': async () => (await sleep(30), { action: 'accept', content: { name: 'Ada' } }) },
-  });
+  const f = await fixture(
+    { pollInterval: 10_000 },
+    {
+      clientInfo: { name: 'c', version: '0' },
+      capabilities: { elicitation: { form: {} } },
+      handlers: { 'elicitation/create': async () => (await sleep(30), { action: 'accept', content: { name: 'Ada' } }) },
+    },
+  );
   const handle = await callWithTask(f.client, 'tools/call', { name: 'asks', arguments: {} }, { task: {} });
   const statuses: string[] = [];
   const t0 = Date.now();
@@ -63,24 +73,34 @@ test('client.callTool(params, { task }) resolves with the final result; onTask g
   const f = await fixture();
   let handle: TaskHandle<unknown> | undefined;
   const progress: number[] = [];
-  const result = await f.client.callTool({ name: 'long_job', arguments: { ms: 30 } }, {
-    task: { ttl: 10_000 },
-    onTask: (h) => (handle = h),
-    onProgress: (p) => progress.push(p.progress),
-  });
+  const result = await f.client.callTool(
+    { name: 'long_job', arguments: { ms: 30 } },
+    {
+      task: { ttl: 10_000 },
+      onTask: (h) => (handle = h),
+      onProgress: (p) => progress.push(p.progress),
+    },
+  );
   assert.equal(result.content, [{ type: 'text', text: 'slept 30' }]);
   assert.ok(handle);
   assert.is((await handle!.status()).status, 'completed');
   assert.equal(progress, [1]);
   await callWithTask(f.client, 'tools/call', { name: 'long_job', arguments: { ms: 1 } }, { ttl: 5_000 });
-  const sent = requests(f, 'tools/call').map((w) => (w.message as unknown as { params: { task?: unknown } }).params.task);
+  const sent = requests(f, 'tools/call').map(
+    (w) => (w.message as unknown as { params: { task?: unknown } }).params.task,
+  );
   assert.equal(sent, [{ ttl: 10_000 }, { ttl: 5_000 }], 'task, and the ttl shorthand');
   await f.close();
 });
 
 test('cancel(): the handle reports cancelled; result() rejects -32602; a second cancel rejects -32602', async () => {
   const f = await fixture();
-  const handle = await callWithTask(f.client, 'tools/call', { name: 'long_job', arguments: { ms: 5_000 } }, { task: {} });
+  const handle = await callWithTask(
+    f.client,
+    'tools/call',
+    { name: 'long_job', arguments: { ms: 5_000 } },
+    { task: {} },
+  );
   const pending = rejection(handle.result());
   await sleep(20);
   const t = await handle.cancel();
@@ -116,20 +136,32 @@ test('result(): after a tasks/result timeout it polls tasks/get until terminal, 
 
 test('capability: no tasks.requests.tools.call declared → TaskNotSupportedError, nothing sent', async () => {
   const [a, b] = createMemoryPair();
-  await new Server({ serverInfo: { name: 's', version: '1' }, capabilities: { tools: {} }, handlers: { 'tools/call': () => ({ content: [] }) } }).connect(b);
+  await new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: { tools: {} },
+    handlers: { 'tools/call': () => ({ content: [] }) },
+  }).connect(b);
   const client = new Client({ clientInfo: { name: 'c', version: '0' } });
   await client.connect(a);
   const err = await rejection(callWithTask(client, 'tools/call', { name: 'x', arguments: {} }, { task: {} }));
   assert.instance(err, TaskNotSupportedError);
   assert.is(err.code, -32601);
   assert.instance(await rejection(client.callTool({ name: 'x' }, { task: {} })), TaskNotSupportedError);
-  assert.instance(await rejection(callWithTask(client, 'tools/list' as 'tools/call', { name: 'x' }, {})), TaskNotSupportedError, 'not task-augmentable');
+  assert.instance(
+    await rejection(callWithTask(client, 'tools/list' as 'tools/call', { name: 'x' }, {})),
+    TaskNotSupportedError,
+    'not task-augmentable',
+  );
   await client.close();
 });
 
 test('a receiver that ignores params.task answers plainly: the handle is already completed', async () => {
   const [a, b] = createMemoryPair();
-  await new Server({ serverInfo: { name: 's', version: '1' }, capabilities: { tools: {} }, handlers: { 'tools/call': () => ({ content: [{ type: 'text', text: 'now' }] }) } }).connect(b);
+  await new Server({
+    serverInfo: { name: 's', version: '1' },
+    capabilities: { tools: {} },
+    handlers: { 'tools/call': () => ({ content: [{ type: 'text', text: 'now' }] }) },
+  }).connect(b);
   const client = new Client({ clientInfo: { name: 'c', version: '0' }, enforceCapabilities: false });
   await client.connect(a);
   const handle = await callWithTask(client, 'tools/call', { name: 'x', arguments: {} }, { task: {} });
@@ -157,8 +189,15 @@ test('server as requestor: task-augmented sampling/createMessage on a client rec
   const receiver = attachTaskReceiver(client, { pollInterval: 10 });
   assert.equal(receiver.methods, ['sampling/createMessage']);
   await client.connect(a);
-  assert.equal(server.client!.capabilities.tasks, { requests: { sampling: { createMessage: {} } }, list: {}, cancel: {} });
-  const params = { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'hi' } }], maxTokens: 10 };
+  assert.equal(server.client!.capabilities.tasks, {
+    requests: { sampling: { createMessage: {} } },
+    list: {},
+    cancel: {},
+  });
+  const params = {
+    messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'hi' } }],
+    maxTokens: 10,
+  };
   const handle = await callWithTask(server, 'sampling/createMessage', params, { task: { ttl: 1_000 } });
   assert.is(handle.task.status, 'working');
   const r: CreateMessageResult = await handle.result();
@@ -170,7 +209,14 @@ test('server as requestor: task-augmented sampling/createMessage on a client rec
   assert.ok(listed.tasks.every((t: Task) => t.status === 'completed'));
   const plain = await server.createMessage(params);
   assert.is(plain.model, 'm', 'plain request still served');
-  const elicit = await rejection(callWithTask(server, 'elicitation/create', { mode: 'form', message: 'x', requestedSchema: { type: 'object', properties: {} } }, { task: {} }));
+  const elicit = await rejection(
+    callWithTask(
+      server,
+      'elicitation/create',
+      { mode: 'form', message: 'x', requestedSchema: { type: 'object', properties: {} } },
+      { task: {} },
+    ),
+  );
   assert.is(elicit.code, -32601);
   receiver.close();
   await client.close();

@@ -25,7 +25,12 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTaskStore as SdkTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import {
-  CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, TaskStatusNotificationSchema,
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  McpError,
+  TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Server } from '../../../generated/2025-11-25/index.js';
 import { RpcError } from '../../../runtime/jsonrpc/errors.js';
@@ -33,11 +38,16 @@ import type { RequestContext } from '../../../runtime/engine/peer.js';
 import { attachTaskReceiver } from '../../../runtime/tasks/receiver.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
 import { InMemoryTaskStore } from '../../../runtime/tasks/store.js';
-import { type ReplyMode, type StreamableHttpHandler, createStreamableHttpHandler } from '../../../runtime/transport/http/session/server.js';
+import {
+  type ReplyMode,
+  type StreamableHttpHandler,
+  createStreamableHttpHandler,
+} from '../../../runtime/transport/http/session/server.js';
 import { RELATED, rejection, sleep, work } from './support.js';
 import { SESSION_TABLES } from '../transport/http/tables.js';
 
-const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (r: unknown) =>
+  ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
 type Obj = Record<string, any>;
 
 // ---- the generated Server over HTTP, one per session, tasks in one shared store ------------------
@@ -83,7 +93,11 @@ function sessionServer(): Server {
         const args = (p.arguments ?? {}) as Obj;
         switch (p.name) {
           case 'asks': {
-            const r = await ctx.sendRequest<Obj>('elicitation/create', { mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+            const r = await ctx.sendRequest<Obj>('elicitation/create', {
+              mode: 'form',
+              message: 'Your name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+            });
             return { content: [{ type: 'text', text: `hello ${r.content?.name} (${r.action})` }] };
           }
           case 'fails':
@@ -110,7 +124,8 @@ function sessionServer(): Server {
 }
 
 async function startServer(replyMode: ReplyMode): Promise<void> {
-  handler = createStreamableHttpHandler({ tables: SESSION_TABLES,
+  handler = createStreamableHttpHandler({
+    tables: SESSION_TABLES,
     replyMode,
     retryMs: 20,
     onSession: async (transport, info) => {
@@ -147,7 +162,12 @@ interface Connected {
 async function connectSdk(options: { receiver?: boolean; authorization?: string } = {}): Promise<Connected> {
   const taskStore = options.receiver ? new SdkTaskStore() : undefined;
   const capabilities: Obj = { sampling: {}, elicitation: { form: {} } };
-  if (taskStore) capabilities.tasks = { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
+  if (taskStore)
+    capabilities.tasks = {
+      list: {},
+      cancel: {},
+      requests: { sampling: { createMessage: {} }, elicitation: { create: {} } },
+    };
   const sdk = new SdkClient({ name: 'sdk-tasks-http', version: '1.0.0' }, { capabilities, taskStore });
   const statuses: Obj[] = [];
   const elicitations: Obj[] = [];
@@ -164,11 +184,20 @@ async function connectSdk(options: { receiver?: boolean; authorization?: string 
   });
   sdk.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
     const text = (req.params.messages[0]?.content as { text?: string }).text ?? '';
-    const result = { role: 'assistant' as const, content: { type: 'text' as const, text: `sdk echo: ${text}` }, model: 'sdk-model', stopReason: 'endTurn' };
+    const result = {
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: `sdk echo: ${text}` },
+      model: 'sdk-model',
+      stopReason: 'endTurn',
+    };
     if (req.params.task && extra.taskStore) {
       const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl, pollInterval: 20 });
       // "hold" tasks stay working until cancelled; the others complete a little later
-      if (text !== 'hold') setTimeout(() => void extra.taskStore!.storeTaskResult(task.taskId, 'completed', result).catch(() => undefined), 100);
+      if (text !== 'hold')
+        setTimeout(
+          () => void extra.taskStore!.storeTaskResult(task.taskId, 'completed', result).catch(() => undefined),
+          100,
+        );
       return { task } as never;
     }
     return result;
@@ -207,11 +236,19 @@ async function listAll(sdk: SdkClient): Promise<{ ids: string[]; pages: number }
 
 /** A task-augmented tools/call through the SDK's raw request: the CreateTaskResult's task. */
 const create = async (c: Connected, name: string, args: Obj, ttl = 60_000) =>
-  ((await c.sdk.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl } } }, CreateTaskResultSchema)) as { task: Obj }).task;
+  (
+    (await c.sdk.request(
+      { method: 'tools/call', params: { name, arguments: args, task: { ttl } } },
+      CreateTaskResultSchema,
+    )) as { task: Obj }
+  ).task;
 
 /** The McpError `p` rejects with (fails the test when it resolves or rejects with anything else). */
 const mcpErrorOf = async (p: Promise<unknown>): Promise<{ code: number; message: string }> => {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   assert.instance(e, McpError);
   return { code: (e as McpError).code, message: (e as McpError).message };
 };
@@ -234,87 +271,130 @@ for (const reply of ['json', 'sse'] as const) {
     assert.equal(a.sdk.getServerCapabilities()!.tasks, { requests: { tools: { call: {} } }, list: {}, cancel: {} });
     const { tools } = await a.sdk.listTools();
     assert.equal(Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport])), {
-      sleep: 'optional', must: 'required', plain: undefined, asks: 'optional', fails: 'optional',
+      sleep: 'optional',
+      must: 'required',
+      plain: undefined,
+      asks: 'optional',
+      fails: 'optional',
     });
   });
 
-  toOurs('callToolStream: taskCreated (working, ttl, pollInterval), statuses, result; completed status notification', async () => {
-    const kinds: string[] = [];
-    let created: Obj | undefined;
-    let result: Obj | undefined;
-    for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'sleep', arguments: { ms: 150 } }, undefined, { task: { ttl: 60_000 } })) {
-      kinds.push(m.type);
-      if (m.type === 'taskCreated') created = m.task;
-      if (m.type === 'result') result = m.result;
-      if (m.type === 'error') throw m.error;
-    }
-    assert.is(kinds[0], 'taskCreated');
-    assert.is(kinds[kinds.length - 1], 'result');
-    assert.ok(kinds.includes('taskStatus'));
-    assert.is(created!.status, 'working');
-    assert.is(created!.ttl, 60_000);
-    assert.is(created!.pollInterval, 20);
-    assert.is(textOf(result), 'sleep 150');
-    assert.is(result!._meta[RELATED].taskId, created!.taskId);
-    const note = await eventually(a.statuses, (s) => s.taskId === created!.taskId && s.status === 'completed', 'a completed status notification');
-    assert.is(note.ttl, 60_000);
-    assert.is(note._meta, undefined);
-    assert.is((await a.sdk.experimental.tasks.getTask(created!.taskId)).status, 'completed');
-    // tasks/result can be asked again while the task is kept
-    assert.is(textOf(await a.sdk.experimental.tasks.getTaskResult(created!.taskId, CallToolResultSchema)), 'sleep 150');
-  });
+  toOurs(
+    'callToolStream: taskCreated (working, ttl, pollInterval), statuses, result; completed status notification',
+    async () => {
+      const kinds: string[] = [];
+      let created: Obj | undefined;
+      let result: Obj | undefined;
+      for await (const m of a.sdk.experimental.tasks.callToolStream(
+        { name: 'sleep', arguments: { ms: 150 } },
+        undefined,
+        { task: { ttl: 60_000 } },
+      )) {
+        kinds.push(m.type);
+        if (m.type === 'taskCreated') created = m.task;
+        if (m.type === 'result') result = m.result;
+        if (m.type === 'error') throw m.error;
+      }
+      assert.is(kinds[0], 'taskCreated');
+      assert.is(kinds[kinds.length - 1], 'result');
+      assert.ok(kinds.includes('taskStatus'));
+      assert.is(created!.status, 'working');
+      assert.is(created!.ttl, 60_000);
+      assert.is(created!.pollInterval, 20);
+      assert.is(textOf(result), 'sleep 150');
+      assert.is(result!._meta[RELATED].taskId, created!.taskId);
+      const note = await eventually(
+        a.statuses,
+        (s) => s.taskId === created!.taskId && s.status === 'completed',
+        'a completed status notification',
+      );
+      assert.is(note.ttl, 60_000);
+      assert.is(note._meta, undefined);
+      assert.is((await a.sdk.experimental.tasks.getTask(created!.taskId)).status, 'completed');
+      // tasks/result can be asked again while the task is kept
+      assert.is(
+        textOf(await a.sdk.experimental.tasks.getTaskResult(created!.taskId, CallToolResultSchema)),
+        'sleep 150',
+      );
+    },
+  );
 
-  toOurs('progress of a task reaches the SDK during the task\'s life, after the CreateTaskResult', async () => {
+  toOurs("progress of a task reaches the SDK during the task's life, after the CreateTaskResult", async () => {
     const progress: Obj[] = [];
     let result: Obj | undefined;
     const options = { task: { ttl: 60_000 }, onprogress: (p: Obj) => void progress.push(p) };
-    for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'sleep', arguments: { ms: 100, progress: true } }, undefined, options)) {
+    for await (const m of a.sdk.experimental.tasks.callToolStream(
+      { name: 'sleep', arguments: { ms: 100, progress: true } },
+      undefined,
+      options,
+    )) {
       if (m.type === 'result') result = m.result;
       if (m.type === 'error') throw m.error;
     }
     assert.is(textOf(result), 'sleep 100');
     await eventually(progress, (p) => p.progress === 2, 'the second progress notification');
-    assert.equal(progress.map((p) => [p.progress, p.total, p.message]), [[1, 2, 'started'], [2, 2, 'finishing']]);
+    assert.equal(
+      progress.map((p) => [p.progress, p.total, p.message]),
+      [
+        [1, 2, 'started'],
+        [2, 2, 'finishing'],
+      ],
+    );
   });
 
-  toOurs('tasks/get, tasks/list, tasks/cancel, then the cancelled task: cancel again and tasks/result → -32602', async () => {
-    const task = await create(a, 'sleep', { ms: 600_000 });
-    assert.is(task.status, 'working');
-    const got = await a.sdk.experimental.tasks.getTask(task.taskId);
-    assert.is(got.status, 'working');
-    assert.is(got.createdAt, task.createdAt);
-    assert.ok((await listAll(a.sdk)).ids.includes(task.taskId));
-    const cancelled = await a.sdk.experimental.tasks.cancelTask(task.taskId);
-    assert.is(cancelled.status, 'cancelled');
-    assert.is(cancelled.statusMessage, 'The task was cancelled by request.');
-    await eventually(a.statuses, (s) => s.taskId === task.taskId && s.status === 'cancelled', 'a cancelled status notification');
-    assert.is((await a.sdk.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
-    const again = await mcpErrorOf(a.sdk.experimental.tasks.cancelTask(task.taskId));
-    assert.is(again.code, -32602);
-    assert.match(again.message, /already in terminal status 'cancelled'/);
-    const result = await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
-    assert.equal(result, { code: -32602, message: 'MCP error -32602: Task was cancelled' });
-  });
+  toOurs(
+    'tasks/get, tasks/list, tasks/cancel, then the cancelled task: cancel again and tasks/result → -32602',
+    async () => {
+      const task = await create(a, 'sleep', { ms: 600_000 });
+      assert.is(task.status, 'working');
+      const got = await a.sdk.experimental.tasks.getTask(task.taskId);
+      assert.is(got.status, 'working');
+      assert.is(got.createdAt, task.createdAt);
+      assert.ok((await listAll(a.sdk)).ids.includes(task.taskId));
+      const cancelled = await a.sdk.experimental.tasks.cancelTask(task.taskId);
+      assert.is(cancelled.status, 'cancelled');
+      assert.is(cancelled.statusMessage, 'The task was cancelled by request.');
+      await eventually(
+        a.statuses,
+        (s) => s.taskId === task.taskId && s.status === 'cancelled',
+        'a cancelled status notification',
+      );
+      assert.is((await a.sdk.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
+      const again = await mcpErrorOf(a.sdk.experimental.tasks.cancelTask(task.taskId));
+      assert.is(again.code, -32602);
+      assert.match(again.message, /already in terminal status 'cancelled'/);
+      const result = await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema));
+      assert.equal(result, { code: -32602, message: 'MCP error -32602: Task was cancelled' });
+    },
+  );
 
-  toOurs('ttl: once a task\'s ttl (ms) has passed, tasks/get and tasks/result answer -32602 "Task has expired"; tasks/list drops it', async () => {
-    const t = await create(a, 'sleep', { ms: 600_000 }, 150);
-    assert.is(t.ttl, 150);
-    let gone: unknown;
-    for (let i = 0; i < 1000 && gone === undefined; i++) {
-      gone = await a.sdk.experimental.tasks.getTask(t.taskId).then(() => undefined, (e: unknown) => e);
-      if (gone === undefined) await sleep(20);
-    }
-    const expired = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task has expired' };
-    assert.equal(await mcpErrorOf(Promise.reject(gone)), expired);
-    assert.equal(await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), expired);
-    assert.not.ok((await listAll(a.sdk)).ids.includes(t.taskId));
-  });
+  toOurs(
+    'ttl: once a task\'s ttl (ms) has passed, tasks/get and tasks/result answer -32602 "Task has expired"; tasks/list drops it',
+    async () => {
+      const t = await create(a, 'sleep', { ms: 600_000 }, 150);
+      assert.is(t.ttl, 150);
+      let gone: unknown;
+      for (let i = 0; i < 1000 && gone === undefined; i++) {
+        gone = await a.sdk.experimental.tasks.getTask(t.taskId).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (gone === undefined) await sleep(20);
+      }
+      const expired = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task has expired' };
+      assert.equal(await mcpErrorOf(Promise.reject(gone)), expired);
+      assert.equal(await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), expired);
+      assert.not.ok((await listAll(a.sdk)).ids.includes(t.taskId));
+    },
+  );
 
   toOurs('six callToolStream tasks at once on one session: each ends with its own result', async () => {
     const run = async (ms: number) => {
       let id = '';
       let text = '';
-      for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'sleep', arguments: { ms } }, undefined, { task: { ttl: 60_000 } })) {
+      for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'sleep', arguments: { ms } }, undefined, {
+        task: { ttl: 60_000 },
+      })) {
         if (m.type === 'taskCreated') id = m.task.taskId;
         if (m.type === 'result') text = textOf(m.result);
         if (m.type === 'error') throw m.error;
@@ -322,7 +402,10 @@ for (const reply of ['json', 'sse'] as const) {
       return { id, text };
     };
     const out = await Promise.all([90, 10, 70, 30, 50, 0].map(run));
-    assert.equal(out.map((o) => o.text), ['sleep 90', 'sleep 10', 'sleep 70', 'sleep 30', 'sleep 50', 'sleep 0']);
+    assert.equal(
+      out.map((o) => o.text),
+      ['sleep 90', 'sleep 10', 'sleep 70', 'sleep 30', 'sleep 50', 'sleep 0'],
+    );
     assert.is(new Set(out.map((o) => o.id)).size, 6);
   });
 
@@ -332,64 +415,92 @@ for (const reply of ['json', 'sse'] as const) {
       a.sdk.experimental.tasks.getTaskResult('no-such-task', CallToolResultSchema),
       a.sdk.experimental.tasks.cancelTask('no-such-task'),
     ]) {
-      assert.equal(await mcpErrorOf(p), { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' });
+      assert.equal(await mcpErrorOf(p), {
+        code: -32602,
+        message: 'MCP error -32602: Failed to retrieve task: Task not found',
+      });
     }
   });
 
-  toOurs('taskSupport: required tool without a task → -32601 (the SDK refuses locally with -32600); forbidden tool with a task → -32601', async () => {
-    const remote = await mcpErrorOf(a.sdk.request({ method: 'tools/call', params: { name: 'must', arguments: {} } }, CallToolResultSchema));
-    assert.is(remote.code, -32601);
-    assert.match(remote.message, /requires task-augmented execution/);
-    const local = await mcpErrorOf(a.sdk.callTool({ name: 'must', arguments: {} }));
-    assert.is(local.code, -32600);
-    const kinds: string[] = [];
-    let error: McpError | undefined;
-    for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'plain', arguments: {} }, undefined, { task: { ttl: 1000 } })) {
-      kinds.push(m.type);
-      if (m.type === 'error') error = m.error;
-    }
-    assert.equal(kinds, ['error']);
-    assert.is(error!.code, -32601);
-    assert.match(error!.message, /does not support task-augmented execution/);
-    // and a required tool as a task runs
-    const must = await create(a, 'must', { ms: 5 });
-    assert.is(textOf(await a.sdk.experimental.tasks.getTaskResult(must.taskId, CallToolResultSchema)), 'must 5');
-  });
+  toOurs(
+    'taskSupport: required tool without a task → -32601 (the SDK refuses locally with -32600); forbidden tool with a task → -32601',
+    async () => {
+      const remote = await mcpErrorOf(
+        a.sdk.request({ method: 'tools/call', params: { name: 'must', arguments: {} } }, CallToolResultSchema),
+      );
+      assert.is(remote.code, -32601);
+      assert.match(remote.message, /requires task-augmented execution/);
+      const local = await mcpErrorOf(a.sdk.callTool({ name: 'must', arguments: {} }));
+      assert.is(local.code, -32600);
+      const kinds: string[] = [];
+      let error: McpError | undefined;
+      for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'plain', arguments: {} }, undefined, {
+        task: { ttl: 1000 },
+      })) {
+        kinds.push(m.type);
+        if (m.type === 'error') error = m.error;
+      }
+      assert.equal(kinds, ['error']);
+      assert.is(error!.code, -32601);
+      assert.match(error!.message, /does not support task-augmented execution/);
+      // and a required tool as a task runs
+      const must = await create(a, 'must', { ms: 5 });
+      assert.is(textOf(await a.sdk.experimental.tasks.getTaskResult(must.taskId, CallToolResultSchema)), 'must 5');
+    },
+  );
 
-  toOurs('a failing task: status failed with the error message; tasks/result answers the stored JSON-RPC error (-32050)', async () => {
-    const kinds: string[] = [];
-    let last: Obj | undefined;
-    let error: McpError | undefined;
-    for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'fails', arguments: {} }, undefined, { task: { ttl: 60_000 } })) {
-      kinds.push(m.type);
-      if (m.type === 'taskCreated' || m.type === 'taskStatus') last = m.task;
-      if (m.type === 'error') error = m.error;
-    }
-    assert.is(kinds[kinds.length - 1], 'error');
-    assert.is(last!.status, 'failed');
-    assert.is(last!.statusMessage, 'backend unavailable');
-    assert.match(error!.message, /failed/);
-    const stored = await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(last!.taskId, CallToolResultSchema));
-    assert.equal(stored, { code: -32050, message: 'MCP error -32050: backend unavailable' });
-  });
+  toOurs(
+    'a failing task: status failed with the error message; tasks/result answers the stored JSON-RPC error (-32050)',
+    async () => {
+      const kinds: string[] = [];
+      let last: Obj | undefined;
+      let error: McpError | undefined;
+      for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'fails', arguments: {} }, undefined, {
+        task: { ttl: 60_000 },
+      })) {
+        kinds.push(m.type);
+        if (m.type === 'taskCreated' || m.type === 'taskStatus') last = m.task;
+        if (m.type === 'error') error = m.error;
+      }
+      assert.is(kinds[kinds.length - 1], 'error');
+      assert.is(last!.status, 'failed');
+      assert.is(last!.statusMessage, 'backend unavailable');
+      assert.match(error!.message, /failed/);
+      const stored = await mcpErrorOf(a.sdk.experimental.tasks.getTaskResult(last!.taskId, CallToolResultSchema));
+      assert.equal(stored, { code: -32050, message: 'MCP error -32050: backend unavailable' });
+    },
+  );
 
-  toOurs('input_required: the task elicits from the SDK client (related-task _meta), then completes with its answer', async () => {
-    let created: Obj | undefined;
-    let result: Obj | undefined;
-    for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'asks', arguments: {} }, undefined, { task: { ttl: 60_000 } })) {
-      if (m.type === 'taskCreated') created = m.task;
-      if (m.type === 'result') result = m.result;
-      if (m.type === 'error') throw m.error;
-    }
-    assert.is(textOf(result), 'hello Ada (Your name?) (accept)');
-    const asked = a.elicitations[a.elicitations.length - 1];
-    assert.equal(asked._meta[RELATED], { taskId: created!.taskId });
-    assert.is(asked.task, undefined);
-    await eventually(a.statuses, (s) => s.taskId === created!.taskId && s.status === 'input_required', 'an input_required status notification');
-    await eventually(a.statuses, (s) => s.taskId === created!.taskId && s.status === 'completed', 'a completed status notification');
-    const order = a.statuses.filter((s) => s.taskId === created!.taskId).map((s) => s.status);
-    assert.ok(order.indexOf('input_required') < order.indexOf('completed'), order.join());
-  });
+  toOurs(
+    'input_required: the task elicits from the SDK client (related-task _meta), then completes with its answer',
+    async () => {
+      let created: Obj | undefined;
+      let result: Obj | undefined;
+      for await (const m of a.sdk.experimental.tasks.callToolStream({ name: 'asks', arguments: {} }, undefined, {
+        task: { ttl: 60_000 },
+      })) {
+        if (m.type === 'taskCreated') created = m.task;
+        if (m.type === 'result') result = m.result;
+        if (m.type === 'error') throw m.error;
+      }
+      assert.is(textOf(result), 'hello Ada (Your name?) (accept)');
+      const asked = a.elicitations[a.elicitations.length - 1];
+      assert.equal(asked._meta[RELATED], { taskId: created!.taskId });
+      assert.is(asked.task, undefined);
+      await eventually(
+        a.statuses,
+        (s) => s.taskId === created!.taskId && s.status === 'input_required',
+        'an input_required status notification',
+      );
+      await eventually(
+        a.statuses,
+        (s) => s.taskId === created!.taskId && s.status === 'completed',
+        'a completed status notification',
+      );
+      const order = a.statuses.filter((s) => s.taskId === created!.taskId).map((s) => s.status);
+      assert.ok(order.indexOf('input_required') < order.indexOf('completed'), order.join());
+    },
+  );
 
   toOurs('tasks/list pages (pageSize 2) through nextCursor, newest last; a bad cursor → -32602', async () => {
     const c = await connectSdk();
@@ -415,79 +526,106 @@ for (const reply of ['json', 'sse'] as const) {
 
   const isolation = suite(`tasks over HTTP: one session never sees another's tasks (${reply} replies)`);
 
-  isolation('session B: get, result, cancel of A\'s task → -32602 not found; list shows only B\'s own; A\'s task untouched', async () => {
-    const [sa, sb] = [await connectSdk(), await connectSdk()];
-    try {
-      assert.is.not(sa.transport.sessionId, sb.transport.sessionId);
-      const ta = await create(sa, 'sleep', { ms: 600_000 });
-      const tb = await create(sb, 'sleep', { ms: 600_000 });
-      const notFound = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' };
-      assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.getTask(ta.taskId)), notFound);
-      assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.getTaskResult(ta.taskId, CallToolResultSchema)), notFound);
-      assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.cancelTask(ta.taskId)), notFound);
-      assert.equal(await mcpErrorOf(sa.sdk.experimental.tasks.cancelTask(tb.taskId)), notFound);
-      assert.equal((await listAll(sb.sdk)).ids, [tb.taskId]);
-      assert.equal((await listAll(sa.sdk)).ids, [ta.taskId]);
-      // A's task is still running, in the shared store under A's session
-      assert.is((await sa.sdk.experimental.tasks.getTask(ta.taskId)).status, 'working');
-      assert.is((await store.get(`session:${sa.transport.sessionId}`, ta.taskId))?.status, 'working');
-      assert.is(await store.get(`session:${sb.transport.sessionId}`, ta.taskId), undefined);
-      assert.is((await sa.sdk.experimental.tasks.cancelTask(ta.taskId)).status, 'cancelled');
-      assert.is((await sb.sdk.experimental.tasks.cancelTask(tb.taskId)).status, 'cancelled');
-      await eventually(sa.statuses, (s) => s.taskId === ta.taskId && s.status === 'cancelled', 'A\'s cancelled notification');
-      await eventually(sb.statuses, (s) => s.taskId === tb.taskId && s.status === 'cancelled', 'B\'s cancelled notification');
-      // each session's status notifications name only its own tasks
-      assert.ok(sb.statuses.every((s) => s.taskId !== ta.taskId));
-      assert.ok(sa.statuses.every((s) => s.taskId !== tb.taskId));
-    } finally {
-      await sa.sdk.close();
-      await sb.sdk.close();
-    }
-  });
+  isolation(
+    "session B: get, result, cancel of A's task → -32602 not found; list shows only B's own; A's task untouched",
+    async () => {
+      const [sa, sb] = [await connectSdk(), await connectSdk()];
+      try {
+        assert.is.not(sa.transport.sessionId, sb.transport.sessionId);
+        const ta = await create(sa, 'sleep', { ms: 600_000 });
+        const tb = await create(sb, 'sleep', { ms: 600_000 });
+        const notFound = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' };
+        assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.getTask(ta.taskId)), notFound);
+        assert.equal(
+          await mcpErrorOf(sb.sdk.experimental.tasks.getTaskResult(ta.taskId, CallToolResultSchema)),
+          notFound,
+        );
+        assert.equal(await mcpErrorOf(sb.sdk.experimental.tasks.cancelTask(ta.taskId)), notFound);
+        assert.equal(await mcpErrorOf(sa.sdk.experimental.tasks.cancelTask(tb.taskId)), notFound);
+        assert.equal((await listAll(sb.sdk)).ids, [tb.taskId]);
+        assert.equal((await listAll(sa.sdk)).ids, [ta.taskId]);
+        // A's task is still running, in the shared store under A's session
+        assert.is((await sa.sdk.experimental.tasks.getTask(ta.taskId)).status, 'working');
+        assert.is((await store.get(`session:${sa.transport.sessionId}`, ta.taskId))?.status, 'working');
+        assert.is(await store.get(`session:${sb.transport.sessionId}`, ta.taskId), undefined);
+        assert.is((await sa.sdk.experimental.tasks.cancelTask(ta.taskId)).status, 'cancelled');
+        assert.is((await sb.sdk.experimental.tasks.cancelTask(tb.taskId)).status, 'cancelled');
+        await eventually(
+          sa.statuses,
+          (s) => s.taskId === ta.taskId && s.status === 'cancelled',
+          "A's cancelled notification",
+        );
+        await eventually(
+          sb.statuses,
+          (s) => s.taskId === tb.taskId && s.status === 'cancelled',
+          "B's cancelled notification",
+        );
+        // each session's status notifications name only its own tasks
+        assert.ok(sb.statuses.every((s) => s.taskId !== ta.taskId));
+        assert.ok(sa.statuses.every((s) => s.taskId !== tb.taskId));
+      } finally {
+        await sa.sdk.close();
+        await sb.sdk.close();
+      }
+    },
+  );
 
-  isolation('ended sessions leave nothing on the shared store: receivers listen to it only while their tasks run', async () => {
-    const ended: Connected[] = [];
-    for (let i = 0; i < 3; i++) {
-      const c = await connectSdk();
-      const t = await create(c, 'sleep', { ms: 10 });
-      assert.is(textOf(await c.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), 'sleep 10');
-      ended.push(c);
-    }
-    const running = await create(ended[0], 'sleep', { ms: 600_000 });
-    assert.ok(store.listeners >= 1, 'the receiver running a task listens');
-    assert.is((await ended[0].sdk.experimental.tasks.cancelTask(running.taskId)).status, 'cancelled');
-    for (const c of ended) {
-      await c.transport.terminateSession();
-      await c.sdk.close();
-    }
-    for (let i = 0; i < 1000 && store.listeners > 0; i++) await sleep(20);
-    assert.is(store.listeners, 0);
-  });
+  isolation(
+    'ended sessions leave nothing on the shared store: receivers listen to it only while their tasks run',
+    async () => {
+      const ended: Connected[] = [];
+      for (let i = 0; i < 3; i++) {
+        const c = await connectSdk();
+        const t = await create(c, 'sleep', { ms: 10 });
+        assert.is(textOf(await c.sdk.experimental.tasks.getTaskResult(t.taskId, CallToolResultSchema)), 'sleep 10');
+        ended.push(c);
+      }
+      const running = await create(ended[0], 'sleep', { ms: 600_000 });
+      assert.ok(store.listeners >= 1, 'the receiver running a task listens');
+      assert.is((await ended[0].sdk.experimental.tasks.cancelTask(running.taskId)).status, 'cancelled');
+      for (const c of ended) {
+        await c.transport.terminateSession();
+        await c.sdk.close();
+      }
+      for (let i = 0; i < 1000 && store.listeners > 0; i++) await sleep(20);
+      assert.is(store.listeners, 0);
+    },
+  );
 
-  isolation('owner from the Authorization header: two sessions of one caller share tasks (get, list, result, cancel across sessions), another caller sees none', async () => {
-    const [alice1, alice2, bob] = [
-      await connectSdk({ authorization: `Bearer alice-${reply}` }),
-      await connectSdk({ authorization: `Bearer alice-${reply}` }),
-      await connectSdk({ authorization: `Bearer bob-${reply}` }),
-    ];
-    try {
-      const quick = await create(alice1, 'sleep', { ms: 30 });
-      const long = await create(alice1, 'sleep', { ms: 600_000 });
-      assert.is(textOf(await alice2.sdk.experimental.tasks.getTaskResult(quick.taskId, CallToolResultSchema)), 'sleep 30');
-      assert.equal((await listAll(alice2.sdk)).ids, [quick.taskId, long.taskId]);
-      assert.equal((await listAll(bob.sdk)).ids, []);
-      const notFound = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' };
-      assert.equal(await mcpErrorOf(bob.sdk.experimental.tasks.getTask(long.taskId)), notFound);
-      assert.equal(await mcpErrorOf(bob.sdk.experimental.tasks.cancelTask(long.taskId)), notFound);
-      // cancelled from alice's other session: the session running it aborts it and notifies its own client
-      assert.is((await alice2.sdk.experimental.tasks.cancelTask(long.taskId)).status, 'cancelled');
-      await eventually(alice1.statuses, (x) => x.taskId === long.taskId && x.status === 'cancelled', 'the cancelled notification on the running session');
-      assert.is((await alice1.sdk.experimental.tasks.getTask(long.taskId)).status, 'cancelled');
-      assert.is((await store.get(`Bearer alice-${reply}`, long.taskId))?.status, 'cancelled');
-    } finally {
-      for (const c of [alice1, alice2, bob]) await c.sdk.close();
-    }
-  });
+  isolation(
+    'owner from the Authorization header: two sessions of one caller share tasks (get, list, result, cancel across sessions), another caller sees none',
+    async () => {
+      const [alice1, alice2, bob] = [
+        await connectSdk({ authorization: `Bearer alice-${reply}` }),
+        await connectSdk({ authorization: `Bearer alice-${reply}` }),
+        await connectSdk({ authorization: `Bearer bob-${reply}` }),
+      ];
+      try {
+        const quick = await create(alice1, 'sleep', { ms: 30 });
+        const long = await create(alice1, 'sleep', { ms: 600_000 });
+        assert.is(
+          textOf(await alice2.sdk.experimental.tasks.getTaskResult(quick.taskId, CallToolResultSchema)),
+          'sleep 30',
+        );
+        assert.equal((await listAll(alice2.sdk)).ids, [quick.taskId, long.taskId]);
+        assert.equal((await listAll(bob.sdk)).ids, []);
+        const notFound = { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' };
+        assert.equal(await mcpErrorOf(bob.sdk.experimental.tasks.getTask(long.taskId)), notFound);
+        assert.equal(await mcpErrorOf(bob.sdk.experimental.tasks.cancelTask(long.taskId)), notFound);
+        // cancelled from alice's other session: the session running it aborts it and notifies its own client
+        assert.is((await alice2.sdk.experimental.tasks.cancelTask(long.taskId)).status, 'cancelled');
+        await eventually(
+          alice1.statuses,
+          (x) => x.taskId === long.taskId && x.status === 'cancelled',
+          'the cancelled notification on the running session',
+        );
+        assert.is((await alice1.sdk.experimental.tasks.getTask(long.taskId)).status, 'cancelled');
+        assert.is((await store.get(`Bearer alice-${reply}`, long.taskId))?.status, 'cancelled');
+      } finally {
+        for (const c of [alice1, alice2, bob]) await c.sdk.close();
+      }
+    },
+  );
 
   isolation.run();
 
@@ -506,8 +644,17 @@ for (const reply of ['json', 'sse'] as const) {
   });
 
   toSdk('sampling/createMessage as a task: handle, updates to completed, result with related-task _meta', async () => {
-    assert.equal(r.server.client!.capabilities.tasks, { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } });
-    const handle = await callWithTask(r.server, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 }, { task: { ttl: 30_000 } });
+    assert.equal(r.server.client!.capabilities.tasks, {
+      list: {},
+      cancel: {},
+      requests: { sampling: { createMessage: {} }, elicitation: { create: {} } },
+    });
+    const handle = await callWithTask(
+      r.server,
+      'sampling/createMessage',
+      { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 },
+      { task: { ttl: 30_000 } },
+    );
     assert.is(handle.task.status, 'working');
     assert.is(handle.task.ttl, 30_000);
     assert.is(handle.task.pollInterval, 20);
@@ -521,33 +668,50 @@ for (const reply of ['json', 'sse'] as const) {
     assert.equal((result._meta as Obj)[RELATED], { taskId: handle.taskId });
     assert.is((await r.server.getTask({ taskId: handle.taskId })).status, 'completed');
     // the SDK client's task store notified the completion (a POST to our server)
-    const note = await eventually(clientStatuses, (x) => x.taskId === handle.taskId && x.status === 'completed', 'the SDK client\'s completed notification');
+    const note = await eventually(
+      clientStatuses,
+      (x) => x.taskId === handle.taskId && x.status === 'completed',
+      "the SDK client's completed notification",
+    );
     assert.is(note.ttl, 30_000);
   });
 
   toSdk('elicitation/create as a task: the ElicitResult comes from tasks/result', async () => {
-    const handle = await callWithTask(r.server, 'elicitation/create', { mode: 'form', message: 'who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, { ttl: 30_000 });
+    const handle = await callWithTask(
+      r.server,
+      'elicitation/create',
+      { mode: 'form', message: 'who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+      { ttl: 30_000 },
+    );
     assert.type(handle.taskId, 'string');
     const result = await handle.result();
     assert.is(result.action, 'accept');
     assert.equal(result.content, { name: 'Ada (who?)' });
   });
 
-  toSdk('tasks/list and tasks/cancel on the SDK client; cancel of the cancelled task and tasks/get of an unknown one → -32602', async () => {
-    const handle = await callWithTask(r.server, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hold' } }], maxTokens: 10 }, { ttl: 30_000 });
-    const listed = await r.server.listTasks();
-    assert.ok(listed.tasks.some((t) => t.taskId === handle.taskId && t.status === 'working'));
-    const cancelled = await handle.cancel();
-    assert.is(cancelled.status, 'cancelled');
-    assert.is(cancelled.statusMessage, 'Client cancelled task execution.');
-    assert.is((await handle.status()).status, 'cancelled');
-    const again = await rejection(handle.cancel());
-    assert.is(again.code, -32602);
-    // the SDK puts its McpError's message (with the "MCP error <code>: " prefix) on the wire
-    assert.is(again.message, 'MCP error -32602: Cannot cancel task in terminal status: cancelled');
-    const unknown = await rejection(r.server.getTask({ taskId: 'no-such-task' }));
-    assert.is(unknown.code, -32602);
-  });
+  toSdk(
+    'tasks/list and tasks/cancel on the SDK client; cancel of the cancelled task and tasks/get of an unknown one → -32602',
+    async () => {
+      const handle = await callWithTask(
+        r.server,
+        'sampling/createMessage',
+        { messages: [{ role: 'user', content: { type: 'text', text: 'hold' } }], maxTokens: 10 },
+        { ttl: 30_000 },
+      );
+      const listed = await r.server.listTasks();
+      assert.ok(listed.tasks.some((t) => t.taskId === handle.taskId && t.status === 'working'));
+      const cancelled = await handle.cancel();
+      assert.is(cancelled.status, 'cancelled');
+      assert.is(cancelled.statusMessage, 'Client cancelled task execution.');
+      assert.is((await handle.status()).status, 'cancelled');
+      const again = await rejection(handle.cancel());
+      assert.is(again.code, -32602);
+      // the SDK puts its McpError's message (with the "MCP error <code>: " prefix) on the wire
+      assert.is(again.message, 'MCP error -32602: Cannot cancel task in terminal status: cancelled');
+      const unknown = await rejection(r.server.getTask({ taskId: 'no-such-task' }));
+      assert.is(unknown.code, -32602);
+    },
+  );
 
   toSdk.run();
 }

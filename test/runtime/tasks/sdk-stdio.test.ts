@@ -19,7 +19,8 @@ import { callWithTask } from '../../../runtime/tasks/requestor.js';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const ours = join(root, 'test/fixtures/tasks-stdio-server.ts');
 const sdkFixture = join(root, 'test/fixtures/sdk-tasks-server.mjs');
-const textOf = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (r: unknown) =>
+  ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
 
 // ---- SDK client → generated Server with a task receiver ------------------------------------------
 
@@ -28,7 +29,14 @@ let sdk: SdkClient;
 
 sdkToOurs.before(async () => {
   sdk = new SdkClient({ name: 'sdk-client', version: '1.0.0' }, { capabilities: {} });
-  await sdk.connect(new SdkStdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', ours], cwd: root, stderr: 'inherit' }));
+  await sdk.connect(
+    new SdkStdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', ours],
+      cwd: root,
+      stderr: 'inherit',
+    }),
+  );
 });
 sdkToOurs.after(async () => {
   await sdk.close();
@@ -37,13 +45,18 @@ sdkToOurs.after(async () => {
 sdkToOurs('capabilities and tools/list carry the task support', async () => {
   assert.equal(sdk.getServerCapabilities()!.tasks, { requests: { tools: { call: {} } }, list: {}, cancel: {} });
   const { tools } = await sdk.listTools();
-  assert.equal(Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport])), { sleep: 'optional', must: 'required' });
+  assert.equal(Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport])), {
+    sleep: 'optional',
+    must: 'required',
+  });
 });
 
 sdkToOurs('callToolStream with a task: taskCreated, statuses, then the result', async () => {
   const kinds: string[] = [];
   let result: unknown;
-  for await (const m of sdk.experimental.tasks.callToolStream({ name: 'sleep', arguments: { ms: 80 } }, undefined, { task: { ttl: 60_000 } })) {
+  for await (const m of sdk.experimental.tasks.callToolStream({ name: 'sleep', arguments: { ms: 80 } }, undefined, {
+    task: { ttl: 60_000 },
+  })) {
     kinds.push(m.type);
     if (m.type === 'taskCreated') {
       assert.is(m.task.status, 'working');
@@ -60,7 +73,9 @@ sdkToOurs('callToolStream with a task: taskCreated, statuses, then the result', 
 sdkToOurs('getTask, listTasks, cancelTask, getTaskResult of a cancelled task', async () => {
   const created = (await sdk.request(
     { method: 'tools/call', params: { name: 'sleep', arguments: { ms: 10_000 }, task: { ttl: 60_000 } } },
-    (await import('@modelcontextprotocol/sdk/experimental/tasks')).CreateTaskResultSchema,
+    (
+      await import('@modelcontextprotocol/sdk/experimental/tasks')
+    ).CreateTaskResultSchema,
   )) as { task: { taskId: string } };
   const id = created.task.taskId;
   assert.is((await sdk.experimental.tasks.getTask(id)).status, 'working');
@@ -80,7 +95,9 @@ sdkToOurs('a required tool without a task: the SDK refuses it locally (-32600), 
   assert.is((local as McpError).code, -32600);
   assert.match((local as McpError).message, /requires task-based execution/);
   const { CallToolResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
-  const remote = await sdk.request({ method: 'tools/call', params: { name: 'must', arguments: {} } }, CallToolResultSchema).catch((e: unknown) => e);
+  const remote = await sdk
+    .request({ method: 'tools/call', params: { name: 'must', arguments: {} } }, CallToolResultSchema)
+    .catch((e: unknown) => e);
   assert.instance(remote, McpError);
   assert.is((remote as McpError).code, -32601);
 });
@@ -101,7 +118,12 @@ oursToSdk.after(async () => {
 });
 
 oursToSdk('callWithTask: handle, updates to completed, result', async () => {
-  const handle = await callWithTask(client, 'tools/call', { name: 'delay', arguments: { ms: 80 } }, { task: { ttl: 60_000 } });
+  const handle = await callWithTask(
+    client,
+    'tools/call',
+    { name: 'delay', arguments: { ms: 80 } },
+    { task: { ttl: 60_000 } },
+  );
   assert.is(handle.task.status, 'working');
   assert.type(handle.taskId, 'string');
   const statuses: string[] = [];
@@ -120,7 +142,12 @@ oursToSdk('callTool(params, { task }) resolves with the final result; listTasks 
 });
 
 oursToSdk('cancel through the handle', async () => {
-  const handle = await callWithTask(client, 'tools/call', { name: 'delay', arguments: { ms: 10_000 } }, { task: { ttl: 60_000 } });
+  const handle = await callWithTask(
+    client,
+    'tools/call',
+    { name: 'delay', arguments: { ms: 10_000 } },
+    { task: { ttl: 60_000 } },
+  );
   assert.is((await handle.cancel()).status, 'cancelled');
   assert.is((await handle.status()).status, 'cancelled');
 });

@@ -22,8 +22,15 @@ export interface Served {
  * Spawns `mcpgen serve --stdio <args>` with its stdin and stdout as pipes (stderr piped unless
  * `stderr: 'ignore'`).
  */
-export function spawnStdioServe(args: readonly string[], options: { env?: NodeJS.ProcessEnv; stderr?: 'pipe' | 'ignore' } = {}): ChildProcess {
-  return spawn(process.execPath, [bin, 'serve', '--stdio', ...args], { cwd: root, stdio: ['pipe', 'pipe', options.stderr ?? 'pipe'], env: options.env ?? process.env });
+export function spawnStdioServe(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; stderr?: 'pipe' | 'ignore' } = {},
+): ChildProcess {
+  return spawn(process.execPath, [bin, 'serve', '--stdio', ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', options.stderr ?? 'pipe'],
+    env: options.env ?? process.env,
+  });
 }
 
 /** Calls `onLine` with each non-blank line `stream` carries (newline-delimited, UTF-8). */
@@ -44,8 +51,15 @@ export function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) =>
  * Starts `mcpgen serve --http 0 <args>` (environment `env`); resolves once it printed its URL,
  * rejects when it exits first or prints none within 60 s.
  */
-export async function startHttpServeProcess(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Served> {
-  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env });
+export async function startHttpServeProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Served> {
+  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env,
+  });
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -82,7 +96,10 @@ export const startServe = (...args: string[]): Promise<Served> => startHttpServe
  * One `mcpgen serve --http 0 <args>` for a whole uvu suite: started in `suite.before`, stopped
  * in `suite.after`. Returns its getter (which throws outside the suite's tests).
  */
-export function servedDuring(suite: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void }, ...args: string[]): () => Served {
+export function servedDuring(
+  suite: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void },
+  ...args: string[]
+): () => Served {
   let served: Served | undefined;
   suite.before(async () => {
     served = await startServe(...args);

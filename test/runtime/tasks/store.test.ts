@@ -2,14 +2,28 @@ import { execFileSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  InMemoryTaskStore, InvalidCursorError, TaskNotFoundError, TaskTransitionError, type TaskEvent, type TaskStatus,
-  canTransition, isTerminal,
+  InMemoryTaskStore,
+  InvalidCursorError,
+  TaskNotFoundError,
+  TaskTransitionError,
+  type TaskEvent,
+  type TaskStatus,
+  canTransition,
+  isTerminal,
 } from '../../../runtime/tasks/store.js';
 
 const ALL: TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 const LEGAL = new Set([
-  'working>working', 'working>input_required', 'working>completed', 'working>failed', 'working>cancelled',
-  'input_required>input_required', 'input_required>working', 'input_required>completed', 'input_required>failed', 'input_required>cancelled',
+  'working>working',
+  'working>input_required',
+  'working>completed',
+  'working>failed',
+  'working>cancelled',
+  'input_required>input_required',
+  'input_required>working',
+  'input_required>completed',
+  'input_required>failed',
+  'input_required>cancelled',
 ]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -22,7 +36,8 @@ async function taskIn(store: InMemoryTaskStore, status: TaskStatus, owner = 'o')
 }
 
 test('canTransition: the table of legal moves (every pair)', () => {
-  for (const from of ALL) for (const to of ALL) assert.is(canTransition(from, to), LEGAL.has(`${from}>${to}`), `${from} → ${to}`);
+  for (const from of ALL)
+    for (const to of ALL) assert.is(canTransition(from, to), LEGAL.has(`${from}>${to}`), `${from} → ${to}`);
   assert.equal(ALL.filter(isTerminal), ['completed', 'failed', 'cancelled']);
 });
 
@@ -74,12 +89,22 @@ test('store: a new task is working with id, ISO timestamps, ttl (null kept), pol
 test('store: the outcome is kept with the terminal status only; statusMessage null removes it', async () => {
   const store = new InMemoryTaskStore();
   const id = await taskIn(store, 'working');
-  await store.update('o', id, { status: 'working', statusMessage: 'half', outcome: { kind: 'result', result: { x: 1 } } });
+  await store.update('o', id, {
+    status: 'working',
+    statusMessage: 'half',
+    outcome: { kind: 'result', result: { x: 1 } },
+  });
   assert.is(await store.outcome('o', id), undefined);
-  await store.update('o', id, { status: 'completed', statusMessage: null, outcome: { kind: 'result', result: { x: 2 } } });
+  await store.update('o', id, {
+    status: 'completed',
+    statusMessage: null,
+    outcome: { kind: 'result', result: { x: 2 } },
+  });
   assert.equal(await store.outcome('o', id), { kind: 'result', result: { x: 2 } });
   assert.not.ok('statusMessage' in (await store.get('o', id))!);
-  const refused = await store.update('o', id, { status: 'failed', outcome: { kind: 'error', error: { code: 1, message: 'late' } } }).catch((e: unknown) => e);
+  const refused = await store
+    .update('o', id, { status: 'failed', outcome: { kind: 'error', error: { code: 1, message: 'late' } } })
+    .catch((e: unknown) => e);
   assert.instance(refused, TaskTransitionError);
   assert.equal(await store.outcome('o', id), { kind: 'result', result: { x: 2 } }, 'a refused update stores nothing');
 });
@@ -101,7 +126,10 @@ test('store: ttl expiry deletes the task (timer) and reports it; "expired" is re
   const err = await store.update('o', short.taskId, { status: 'completed' }).catch((e: unknown) => e);
   assert.instance(err, TaskNotFoundError);
   assert.match((err as Error).message, /expired/);
-  assert.equal((await store.list('o')).tasks.map((t) => t.taskId), [forever.taskId]);
+  assert.equal(
+    (await store.list('o')).tasks.map((t) => t.taskId),
+    [forever.taskId],
+  );
 });
 
 test('store: an overdue task is gone on lookup even before its timer (clock)', async () => {
@@ -116,11 +144,14 @@ test('store: an overdue task is gone on lookup even before its timer (clock)', a
   store.clear();
 });
 
-test('store: expiry timers are unref\'d (a task with a one-hour ttl does not keep a process alive)', () => {
+test("store: expiry timers are unref'd (a task with a one-hour ttl does not keep a process alive)", () => {
   const url = new URL('../../../runtime/tasks/store.ts', import.meta.url).href;
   const script = `const { InMemoryTaskStore } = await import(${JSON.stringify(url)}); await new InMemoryTaskStore().create('o', { ttl: 3600000 }); console.log('created');`;
   const started = Date.now();
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.is(out.trim(), 'created');
   assert.ok(Date.now() - started < 20_000);
 });
@@ -130,10 +161,16 @@ test('store: owners are isolated for get, update, outcome, list and delete', asy
   const a = await store.create('alice', { ttl: null });
   await store.create('bob', { ttl: null });
   assert.is(await store.get('bob', a.taskId), undefined);
-  assert.instance(await store.update('bob', a.taskId, { status: 'cancelled' }).catch((e: unknown) => e), TaskNotFoundError);
+  assert.instance(
+    await store.update('bob', a.taskId, { status: 'cancelled' }).catch((e: unknown) => e),
+    TaskNotFoundError,
+  );
   assert.is(await store.outcome('bob', a.taskId), undefined);
   assert.not.ok(await store.delete('bob', a.taskId));
-  assert.equal((await store.list('alice')).tasks.map((t) => t.taskId), [a.taskId]);
+  assert.equal(
+    (await store.list('alice')).tasks.map((t) => t.taskId),
+    [a.taskId],
+  );
   assert.is((await store.list('bob')).tasks.length, 1);
   assert.is((await store.get('alice', a.taskId))!.status, 'working');
   assert.ok(await store.delete('alice', a.taskId));
@@ -158,7 +195,11 @@ test('store: list pages in creation order with opaque cursors; a bad cursor is -
   const first = await store.list('o');
   await store.delete('o', ids[2]);
   const next = await store.list('o', { cursor: first.nextCursor });
-  assert.equal(next.tasks.map((t) => t.taskId), [ids[3], ids[4]], 'a deletion between pages skips nothing');
+  assert.equal(
+    next.tasks.map((t) => t.taskId),
+    [ids[3], ids[4]],
+    'a deletion between pages skips nothing',
+  );
   assert.is(next.nextCursor, undefined);
   for (const bad of ['not-a-cursor', '', 'dGFza3M6OTk5', '!!']) {
     const err = await store.list('o', { cursor: bad }).catch((e: unknown) => e);

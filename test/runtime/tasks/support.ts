@@ -14,16 +14,24 @@ export const RELATED = 'io.modelcontextprotocol/related-task';
 export function work(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(new Error('aborted'));
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(new Error('aborted'));
+      },
+      { once: true },
+    );
   });
 }
 
 type Args = Record<string, unknown>;
 export const tools = [
-  { name: 'long_job', inputSchema: { type: 'object' as const, properties: { ms: { type: 'number' } } }, execution: { taskSupport: 'optional' as const } },
+  {
+    name: 'long_job',
+    inputSchema: { type: 'object' as const, properties: { ms: { type: 'number' } } },
+    execution: { taskSupport: 'optional' as const },
+  },
   { name: 'stubborn', inputSchema: { type: 'object' as const }, execution: { taskSupport: 'optional' as const } },
   { name: 'must_task', inputSchema: { type: 'object' as const } },
   { name: 'plain', inputSchema: { type: 'object' as const } },
@@ -48,7 +56,10 @@ export interface Fixture {
  * stubborn {ms} (optional; ignores cancellation), must_task (required), plain (forbidden), fails (throws -32050), tool_error (isError), asks
  * (an elicitation on behalf of the task). Task options per `options`.
  */
-export async function fixture(options: TaskReceiverOptions = {}, client?: ConstructorParameters<typeof Client>[0]): Promise<Fixture> {
+export async function fixture(
+  options: TaskReceiverOptions = {},
+  client?: ConstructorParameters<typeof Client>[0],
+): Promise<Fixture> {
   const finished: string[] = [];
   const server = new Server({
     serverInfo: { name: 'tasks-server', version: '1' },
@@ -75,7 +86,11 @@ export async function fixture(options: TaskReceiverOptions = {}, client?: Constr
           case 'tool_error':
             return { content: [{ type: 'text', text: 'API rate limit exceeded' }], isError: true };
           case 'asks': {
-            const r = await ctx.sendRequest<{ action: string; content?: Args }>('elicitation/create', { mode: 'form', message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+            const r = await ctx.sendRequest<{ action: string; content?: Args }>('elicitation/create', {
+              mode: 'form',
+              message: 'name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+            });
             return { content: [{ type: 'text', text: `hello ${r.content?.name}` }] };
           }
           default:
@@ -84,13 +99,18 @@ export async function fixture(options: TaskReceiverOptions = {}, client?: Constr
       },
     },
   });
-  const receiver = attachTaskReceiver(server, { tools: { must_task: 'required', fails: 'optional', tool_error: 'optional', asks: 'optional' }, pollInterval: 20, ...options });
+  const receiver = attachTaskReceiver(server, {
+    tools: { must_task: 'required', fails: 'optional', tool_error: 'optional', asks: 'optional' },
+    pollInterval: 20,
+    ...options,
+  });
   const [a, b] = createMemoryPair();
   const wire: Fixture['wire'] = [];
   const send = b.send.bind(b);
   b.send = (m, o) => (wire.push({ dir: 'out', message: m }), send(m, o));
   const start = b.start.bind(b);
-  b.start = (events) => start({ ...events, onMessage: (m, info) => (wire.push({ dir: 'in', message: m }), events.onMessage(m, info)) });
+  b.start = (events) =>
+    start({ ...events, onMessage: (m, info) => (wire.push({ dir: 'in', message: m }), events.onMessage(m, info)) });
   await server.connect(b);
   const c = new Client(client ?? { clientInfo: { name: 'c', version: '0' } });
   await c.connect(a);

@@ -24,7 +24,10 @@ test('memory: delivery is asynchronous, ordered, and copies through JSON', async
   assert.equal(rb.log, [], 'nothing delivered synchronously');
   await Promise.all(sent);
   await settle();
-  assert.equal(rb.log, [{ jsonrpc: '2.0', id: 1, method: 'x', params: { n: 1 } }, { jsonrpc: '2.0', method: 'y' }]);
+  assert.equal(rb.log, [
+    { jsonrpc: '2.0', id: 1, method: 'x', params: { n: 1 } },
+    { jsonrpc: '2.0', method: 'y' },
+  ]);
   assert.is.not(rb.log[0], m);
 });
 

@@ -13,7 +13,12 @@ import { ServerFeatures } from '../../../runtime/features/server-features.js';
 import { StdioServerTransport } from '../../../runtime/transport/stdio.js';
 import { ConnectionClosedError } from '../../../runtime/jsonrpc/errors.js';
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+};
 
 test('serve --stdio: a tools/call in flight when stdin ends is answered, then the server exits 0', async () => {
   const child = spawnStdioServe(['--rev', '2025-11-25'], { stderr: 'ignore' });
@@ -23,11 +28,18 @@ test('serve --stdio: a tools/call in flight when stdin ends is answered, then th
   child.stdin!.write(`${JSON.stringify(INIT)}\n`);
   // the handshake first, so the call below is in flight when stdin ends
   for (let i = 0; i < 600 && !lines.some((m) => m.id === 1); i++) await new Promise((r) => setTimeout(r, 50));
-  child.stdin!.end([
-    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0.5 } } }),
-    '',
-  ].join('\n'));
+  child.stdin!.end(
+    [
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'slow_compute', arguments: { seconds: 0.5 } },
+      }),
+      '',
+    ].join('\n'),
+  );
   assert.is(await exited, 0);
   const answer = lines.find((m) => m.id === 2);
   assert.ok(answer, `tools/call answered before the exit: ${JSON.stringify(lines)}`);
@@ -55,14 +67,20 @@ test('after stdin ended, a request the server sends fails with ConnectionClosedE
       return { content: [{ type: 'text', text: 'answered' }] };
     },
   });
-  const server = new Server({ serverInfo: { name: 's', version: '0' }, capabilities: features.capabilities(), handlers: features.handlers() });
+  const server = new Server({
+    serverInfo: { name: 's', version: '0' },
+    capabilities: features.capabilities(),
+    handlers: features.handlers(),
+  });
   let closed = false;
   const transport = new StdioServerTransport({ stdin, stdout });
   await server.connect(transport);
   const done = new Promise<void>((r) => stdout.once('finish', () => ((closed = true), r())));
   stdin.write(`${JSON.stringify({ ...INIT, params: { ...INIT.params, capabilities: { sampling: {} } } })}\n`);
   stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } })}\n`);
+  stdin.end(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } })}\n`,
+  );
   await done;
   assert.ok(closed);
   assert.instance(sampling, ConnectionClosedError);

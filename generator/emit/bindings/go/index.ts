@@ -46,7 +46,7 @@ export function goModulePath(revision: string): string {
 
 const str = (s: string): string => JSON.stringify(s);
 
-/** Line comments; a `*/` needs no escaping in `//` comments. */
+/** Line comments; a `*/ ` needs no escaping in `; //` comments. */
 function comment(lines: string[], indent = ''): string[] {
   return lines.map((l) => (l ? `${indent}// ${l}` : `${indent}//`));
 }
@@ -108,7 +108,13 @@ class GoEmitter {
       case 'boolean':
         return 'bool';
       case 'const':
-        return typeof t.value === 'string' ? 'string' : typeof t.value === 'boolean' ? 'bool' : Number.isInteger(t.value) ? 'int64' : 'float64';
+        return typeof t.value === 'string'
+          ? 'string'
+          : typeof t.value === 'boolean'
+            ? 'bool'
+            : Number.isInteger(t.value)
+              ? 'int64'
+              : 'float64';
       case 'null':
       case 'any':
       case 'prims':
@@ -149,7 +155,9 @@ class GoEmitter {
       case 'prims':
         return `decodePrims(${t.kinds.map(str).join(', ')})`;
       case 'array':
-        return t.maxItems !== undefined ? `decodeListMax(${this.dec(t.items)}, ${t.maxItems})` : `decodeList(${this.dec(t.items)})`;
+        return t.maxItems !== undefined
+          ? `decodeListMax(${this.dec(t.items)}, ${t.maxItems})`
+          : `decodeList(${this.dec(t.items)})`;
       case 'map':
         return `decodeMap(${this.dec(t.values)})`;
     }
@@ -181,7 +189,11 @@ class GoEmitter {
   struct(d: StructDecl): string[] {
     const names = this.fieldNames(d);
     const out: string[] = [''];
-    out.push(...comment(d.doc.length ? [`${d.name} is the ${d.name} object.`, '', ...d.doc] : [`${d.name} is the ${d.name} object.`]));
+    out.push(
+      ...comment(
+        d.doc.length ? [`${d.name} is the ${d.name} object.`, '', ...d.doc] : [`${d.name} is the ${d.name} object.`],
+      ),
+    );
     out.push(`type ${d.name} struct {`);
     d.fields.forEach((f, i) => {
       if (!this.stored(f)) return;
@@ -248,7 +260,8 @@ class GoEmitter {
     }
     d.fields.forEach((f, i) => {
       const key = str(f.json);
-      if (!this.stored(f)) out.push(`\te.put(${key}, ${this.constLiteral((f.ty as { value: string | number | boolean }).value)})`);
+      if (!this.stored(f))
+        out.push(`\te.put(${key}, ${this.constLiteral((f.ty as { value: string | number | boolean }).value)})`);
       else if (f.required) out.push(`\te.put(${key}, x.${names[i]})`);
       else {
         out.push(`\tif x.${names[i]} != nil {`);
@@ -270,7 +283,12 @@ class GoEmitter {
     const wrappers = this.wrappers.get(d.name)!;
     const variantName = (i: number): string => wrappers.get(i) ?? (d.variants[i] as { name: string }).name;
     const variantType = (i: number): string => (wrappers.has(i) ? `*${wrappers.get(i)}` : `*${variantName(i)}`);
-    out.push(...comment([`${d.name} is one of: ${d.variants.map((_, i) => variantType(i)).join(', ')}.`, ...(d.doc.length ? ['', ...d.doc] : [])]));
+    out.push(
+      ...comment([
+        `${d.name} is one of: ${d.variants.map((_, i) => variantType(i)).join(', ')}.`,
+        ...(d.doc.length ? ['', ...d.doc] : []),
+      ]),
+    );
     out.push(`type ${d.name} interface {`);
     out.push(`\tis${d.name}()`);
     out.push('}');
@@ -343,12 +361,16 @@ class GoEmitter {
     out.push(`func Decode${d.name}(data []byte) (${d.name}, error) { return decode${d.name}(data, "") }`);
     // visitor
     out.push('');
-    out.push(`// ${d.name}Visitor has one method per variant of ${d.name}: a visitor that misses one does not compile.`);
+    out.push(
+      `// ${d.name}Visitor has one method per variant of ${d.name}: a visitor that misses one does not compile.`,
+    );
     out.push(`type ${d.name}Visitor[R any] interface {`);
     d.variants.forEach((_, i) => out.push(`\t${variantName(i)}(${variantType(i)}) R`));
     out.push('}');
     out.push('');
-    out.push(`// Match${d.name} calls the visitor's method for the variant of v (exhaustive match). It panics on a nil v.`);
+    out.push(
+      `// Match${d.name} calls the visitor's method for the variant of v (exhaustive match). It panics on a nil v.`,
+    );
     out.push(`func Match${d.name}[R any](v ${d.name}, visitor ${d.name}Visitor[R]) R {`);
     out.push('\tswitch x := v.(type) {');
     d.variants.forEach((_, i) => {
@@ -461,18 +483,43 @@ class GoEmitter {
         out.push(`\t\tDirection: ${str(n.direction)},`);
         out.push(`\t\tNotificationType: ${str(n.notificationType)},`);
         out.push(`\t\tParamsRequired: ${n.paramsRequired},`);
-        out.push(`\t\tDecodeNotification: func(data []byte) (any, error) { return decode${n.notificationType}(data, "") },`);
+        out.push(
+          `\t\tDecodeNotification: func(data []byte) (any, error) { return decode${n.notificationType}(data, "") },`,
+        );
         out.push(`\t\tDecodeParams: ${decodeFn(this.paramsTy(n.notificationType))},`);
         out.push('\t},');
       }
       out.push('}');
     };
-    reqTable('ClientRequests', 'the requests a client sends', requests.filter((r) => r.direction === 'clientToServer'));
-    reqTable('ServerRequests', 'the requests a server sends', requests.filter((r) => r.direction === 'serverToClient'));
-    noteTable('ClientNotifications', 'the notifications a client sends', notifications.filter((n) => n.direction === 'clientToServer'));
-    noteTable('ServerNotifications', 'the notifications a server sends', notifications.filter((n) => n.direction === 'serverToClient'));
-    out.push('', '// decoders holds the decoder of every declared type, by schema name.', 'var decoders = map[string]func(json.RawMessage, string) (any, error){');
-    for (const d of this.shape.decls) out.push(`\t${str(d.name)}: func(data json.RawMessage, path string) (any, error) { return decode${d.name}(data, path) },`);
+    reqTable(
+      'ClientRequests',
+      'the requests a client sends',
+      requests.filter((r) => r.direction === 'clientToServer'),
+    );
+    reqTable(
+      'ServerRequests',
+      'the requests a server sends',
+      requests.filter((r) => r.direction === 'serverToClient'),
+    );
+    noteTable(
+      'ClientNotifications',
+      'the notifications a client sends',
+      notifications.filter((n) => n.direction === 'clientToServer'),
+    );
+    noteTable(
+      'ServerNotifications',
+      'the notifications a server sends',
+      notifications.filter((n) => n.direction === 'serverToClient'),
+    );
+    out.push(
+      '',
+      '// decoders holds the decoder of every declared type, by schema name.',
+      'var decoders = map[string]func(json.RawMessage, string) (any, error){',
+    );
+    for (const d of this.shape.decls)
+      out.push(
+        `\t${str(d.name)}: func(data json.RawMessage, path string) (any, error) { return decode${d.name}(data, path) },`,
+      );
     out.push('}');
     return `${out.join('\n')}\n`;
   }

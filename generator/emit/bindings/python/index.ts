@@ -97,7 +97,13 @@ class PythonEmitter {
       case 'map':
         return `Dict[str, ${h(t.values)}]`;
       case 'prims': {
-        const m: Record<string, string> = { string: 'str', integer: 'int', number: 'float', boolean: 'bool', null: 'None' };
+        const m: Record<string, string> = {
+          string: 'str',
+          integer: 'int',
+          number: 'float',
+          boolean: 'bool',
+          null: 'None',
+        };
         return `Union[${t.kinds.map((k) => m[k]).join(', ')}]`;
       }
     }
@@ -154,7 +160,9 @@ class PythonEmitter {
     out.push('');
     out.push(`    _SCHEMA_NAME: ClassVar[str] = ${str(d.name)}`);
     const fieldTable = d.fields.map((f, i) => `(${str(names[i])}, ${str(f.json)}, ${f.required ? 'True' : 'False'})`);
-    out.push(`    _FIELDS: ClassVar[Tuple[Tuple[str, str, bool], ...]] = (${fieldTable.join(', ')}${fieldTable.length === 1 ? ',' : ''})`);
+    out.push(
+      `    _FIELDS: ClassVar[Tuple[Tuple[str, str, bool], ...]] = (${fieldTable.join(', ')}${fieldTable.length === 1 ? ',' : ''})`,
+    );
     out.push(`    _OPEN: ClassVar[bool] = ${d.extra === 'refuse' ? 'False' : 'True'}`);
     d.fields.forEach((f, i) => {
       const hint = f.required ? this.hint(f.ty) : `Optional[${this.hint(f.ty)}]`;
@@ -176,13 +184,16 @@ class PythonEmitter {
     out.push(`def _dec_${d.name}(value: Any, path: str) -> ${d.name}:`);
     out.push('    o = _object(value, path)');
     const known = d.fields.map((f) => str(f.json));
-    if (d.extra === 'refuse') out.push(`    _closed(o, path, frozenset((${known.join(', ')}${known.length === 1 ? ',' : ''})))`);
+    if (d.extra === 'refuse')
+      out.push(`    _closed(o, path, frozenset((${known.join(', ')}${known.length === 1 ? ',' : ''})))`);
     out.push(`    return ${d.name}(`);
     d.fields.forEach((f, i) => {
       out.push(`        ${names[i]}=${f.required ? '_req' : '_opt'}(o, ${str(f.json)}, path, ${this.dec(f.ty)}),`);
     });
     if (d.extra !== 'refuse') {
-      out.push(`        additional_properties=_extra(o, path, frozenset((${known.join(', ')}${known.length === 1 ? ',' : ''})), ${this.dec(d.extra)}),`);
+      out.push(
+        `        additional_properties=_extra(o, path, frozenset((${known.join(', ')}${known.length === 1 ? ',' : ''})), ${this.dec(d.extra)}),`,
+      );
     }
     out.push('    )');
     return out;
@@ -216,7 +227,13 @@ class PythonEmitter {
   }
 
   alias(name: string, t: Ty): string[] {
-    return ['', '', `def _dec_${name}(value: Any, path: str) -> ${name}:`, `    dec: _Decoder[${name}] = ${this.dec(t)}`, '    return dec(value, path)'];
+    return [
+      '',
+      '',
+      `def _dec_${name}(value: Any, path: str) -> ${name}:`,
+      `    dec: _Decoder[${name}] = ${this.dec(t)}`,
+      '    return dec(value, path)',
+    ];
   }
 
   /** Type aliases in dependency order (an alias may name another), names breaking ties. */
@@ -259,8 +276,12 @@ class PythonEmitter {
       out.push(`        params_required=${r.paramsRequired ? 'True' : 'False'},`);
       out.push(`        result=_dec_${r.resultType},`);
       out.push(`        result_type=${str(r.resultType)},`);
-      out.push(`        alt_results=(${r.altResultTypes.map(str).join(', ')}${r.altResultTypes.length === 1 ? ',' : ''}),`);
-      out.push(`        capability=${r.capability ? `(${r.capability.map(str).join(', ')}${r.capability.length === 1 ? ',' : ''})` : 'None'},`);
+      out.push(
+        `        alt_results=(${r.altResultTypes.map(str).join(', ')}${r.altResultTypes.length === 1 ? ',' : ''}),`,
+      );
+      out.push(
+        `        capability=${r.capability ? `(${r.capability.map(str).join(', ')}${r.capability.length === 1 ? ',' : ''})` : 'None'},`,
+      );
       out.push('    ),');
     }
     out.push('}');
@@ -307,7 +328,14 @@ class PythonEmitter {
         '',
       ),
     );
-    lines.push(PY_RUNTIME.replace('%REVISION%', str(m.revision)).replace('%PROTOCOL_VERSION%', str(m.protocolVersion)).replace('%LIFECYCLE%', str(m.lifecycle)).replace('%JSONRPC_VERSION%', str(String(m.constants.JSONRPC_VERSION ?? '2.0'))).replace('%MCPGEN_VERSION%', str(MCPGEN_VERSION)).trimEnd());
+    lines.push(
+      PY_RUNTIME.replace('%REVISION%', str(m.revision))
+        .replace('%PROTOCOL_VERSION%', str(m.protocolVersion))
+        .replace('%LIFECYCLE%', str(m.lifecycle))
+        .replace('%JSONRPC_VERSION%', str(String(m.constants.JSONRPC_VERSION ?? '2.0')))
+        .replace('%MCPGEN_VERSION%', str(MCPGEN_VERSION))
+        .trimEnd(),
+    );
     lines.push('');
     lines.push('');
     lines.push('# Error codes of this revision (schema.ts constants).');
@@ -316,14 +344,19 @@ class PythonEmitter {
     lines.push(`ERROR_CODES: Dict[str, int] = {${codes.map((c) => `${str(c)}: ${c}`).join(', ')}}`);
     for (const d of this.shape.decls) if (d.kind === 'struct') lines.push(...this.struct(d));
     for (const d of this.aliasOrder()) {
-      const body = d.kind === 'union' ? `Union[${d.variants.map((v) => this.hint(v, true)).join(', ')}]` : this.hint((d as { ty: Ty }).ty, true);
+      const body =
+        d.kind === 'union'
+          ? `Union[${d.variants.map((v) => this.hint(v, true)).join(', ')}]`
+          : this.hint((d as { ty: Ty }).ty, true);
       lines.push('', '', `${d.name} = ${body}`);
       lines.push(...docstring(d.doc, ''));
       if (d.kind === 'union') lines.push(...this.union(d));
       else if (d.kind === 'alias') lines.push(...this.alias(d.name, d.ty));
       if (d.kind === 'union' && d.tag.kind === 'const') {
         lines.push('', '', `${snake(d.name).toUpperCase()}_TAGS: Dict[str, type] = {`);
-        d.variants.forEach((v, i) => lines.push(`    ${str((d.tag as { values: string[] }).values[i])}: ${this.hint(v)},`));
+        d.variants.forEach((v, i) =>
+          lines.push(`    ${str((d.tag as { values: string[] }).values[i])}: ${this.hint(v)},`),
+        );
         lines.push('}');
       }
     }
@@ -336,9 +369,19 @@ class PythonEmitter {
     lines.push('"""Requests a client sends, by method."""');
     lines.push(...this.requestTable('SERVER_REQUESTS', byDir('serverToClient')));
     lines.push('"""Requests a server sends, by method."""');
-    lines.push(...this.notificationTable('CLIENT_NOTIFICATIONS', notifications.filter((n) => n.direction === 'clientToServer')));
+    lines.push(
+      ...this.notificationTable(
+        'CLIENT_NOTIFICATIONS',
+        notifications.filter((n) => n.direction === 'clientToServer'),
+      ),
+    );
     lines.push('"""Notifications a client sends, by method."""');
-    lines.push(...this.notificationTable('SERVER_NOTIFICATIONS', notifications.filter((n) => n.direction === 'serverToClient')));
+    lines.push(
+      ...this.notificationTable(
+        'SERVER_NOTIFICATIONS',
+        notifications.filter((n) => n.direction === 'serverToClient'),
+      ),
+    );
     lines.push('"""Notifications a server sends, by method."""');
     void resolveAlias;
     return `${lines.join('\n').replace(/[ \t]+$/gm, '')}\n`;

@@ -20,7 +20,19 @@
 import type { ProtocolModel } from '../../../model.js';
 import { byCodeUnit } from '../../../util.js';
 import { MCPGEN_VERSION, preamble } from '../../common.js';
-import { buildShape, methodTables, revisionId, snake, uniqueNames, type Decl, type Field, type Shape, type StructDecl, type Ty, type UnionDecl } from '../shape.js';
+import {
+  buildShape,
+  methodTables,
+  revisionId,
+  snake,
+  uniqueNames,
+  type Decl,
+  type Field,
+  type Shape,
+  type StructDecl,
+  type Ty,
+  type UnionDecl,
+} from '../shape.js';
 
 /** Crate (library) name of a revision: `mcp_types_2025_11_25`. */
 export function rustCrateName(revision: string): string {
@@ -28,7 +40,9 @@ export function rustCrateName(revision: string): string {
 }
 
 const KEYWORDS = new Set(
-  'as break const continue crate else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while async await dyn abstract become box do final macro override priv typeof unsized virtual yield try extra'.split(' '),
+  'as break const continue crate else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while async await dyn abstract become box do final macro override priv typeof unsized virtual yield try extra'.split(
+    ' ',
+  ),
 );
 
 const str = (s: string): string => JSON.stringify(s);
@@ -72,7 +86,13 @@ class RustEmitter {
       case 'boolean':
         return 'bool';
       case 'const':
-        return typeof t.value === 'string' ? 'String' : typeof t.value === 'boolean' ? 'bool' : Number.isInteger(t.value) ? 'i64' : 'f64';
+        return typeof t.value === 'string'
+          ? 'String'
+          : typeof t.value === 'boolean'
+            ? 'bool'
+            : Number.isInteger(t.value)
+              ? 'i64'
+              : 'f64';
       case 'null':
       case 'any':
       case 'prims':
@@ -120,7 +140,13 @@ class RustEmitter {
   }
 
   constValue(v: string | number | boolean): string {
-    return typeof v === 'string' ? `Value::from(${str(v)})` : typeof v === 'boolean' ? `Value::from(${v})` : Number.isInteger(v) ? `Value::from(${v}i64)` : `Value::from(${v}f64)`;
+    return typeof v === 'string'
+      ? `Value::from(${str(v)})`
+      : typeof v === 'boolean'
+        ? `Value::from(${v})`
+        : Number.isInteger(v)
+          ? `Value::from(${v}i64)`
+          : `Value::from(${v}f64)`;
   }
 
   stored(f: Field): boolean {
@@ -128,7 +154,11 @@ class RustEmitter {
   }
 
   fieldNames(d: StructDecl): string[] {
-    const names = uniqueNames(d.fields.map((f) => snake(f.json)), new Set(), new Set(d.extra === 'refuse' ? [] : ['extra']));
+    const names = uniqueNames(
+      d.fields.map((f) => snake(f.json)),
+      new Set(),
+      new Set(d.extra === 'refuse' ? [] : ['extra']),
+    );
     return names.map((n) => (KEYWORDS.has(n) ? `${n}_` : n));
   }
 
@@ -176,12 +206,21 @@ class RustEmitter {
     out.push('');
     out.push(`impl Serialize for ${d.name} {`);
     out.push('    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {');
-    out.push(`    let mut m = ${d.extra === 'refuse' ? 'Map::new()' : 'encode_extra(&self.extra).map_err(S::Error::custom)?'};`);
+    out.push(
+      `    let mut m = ${d.extra === 'refuse' ? 'Map::new()' : 'encode_extra(&self.extra).map_err(S::Error::custom)?'};`,
+    );
     d.fields.forEach((f, i) => {
       const key = str(f.json);
-      if (!this.stored(f)) out.push(`        m.insert(${key}.into(), ${this.constValue((f.ty as { value: string | number | boolean }).value)});`);
-      else if (f.required) out.push(`        m.insert(${key}.into(), to_value(&self.${names[i]}).map_err(S::Error::custom)?);`);
-      else out.push(`        if let Some(x) = &self.${names[i]} {\n            m.insert(${key}.into(), to_value(x).map_err(S::Error::custom)?);\n        }`);
+      if (!this.stored(f))
+        out.push(
+          `        m.insert(${key}.into(), ${this.constValue((f.ty as { value: string | number | boolean }).value)});`,
+        );
+      else if (f.required)
+        out.push(`        m.insert(${key}.into(), to_value(&self.${names[i]}).map_err(S::Error::custom)?);`);
+      else
+        out.push(
+          `        if let Some(x) = &self.${names[i]} {\n            m.insert(${key}.into(), to_value(x).map_err(S::Error::custom)?);\n        }`,
+        );
     });
     out.push('        m.serialize(s)');
     out.push('    }');
@@ -268,9 +307,17 @@ class RustEmitter {
     if (tag.kind === 'const' || tag.kind === 'jsonrpc') {
       const values = tag.kind === 'const' ? tag.values : tag.kinds;
       const list = `&[${values.map(str).join(', ')}]`;
-      out.push(tag.kind === 'const' ? `    let tag = tag_of(v, path, ${str(tag.member)}, ${list})?;` : `    let tag = jsonrpc_kind_of(v, path, ${list})?;`);
+      out.push(
+        tag.kind === 'const'
+          ? `    let tag = tag_of(v, path, ${str(tag.member)}, ${list})?;`
+          : `    let tag = jsonrpc_kind_of(v, path, ${list})?;`,
+      );
       out.push('    match tag {');
-      d.variants.forEach((variant, i) => out.push(`        ${str(values[i])} => Ok(${d.name}::${this.variantName(d, i)}(${this.dec(variant)}(v, path)?)),`));
+      d.variants.forEach((variant, i) =>
+        out.push(
+          `        ${str(values[i])} => Ok(${d.name}::${this.variantName(d, i)}(${this.dec(variant)}(v, path)?)),`,
+        ),
+      );
       out.push(`        _ => Err(DecodeError::new(path, format!("unreachable tag {}", tag))),`);
       out.push('    }');
     } else {
@@ -281,7 +328,9 @@ class RustEmitter {
         out.push('        Err(e) => errors.push(e.to_string()),');
         out.push('        Ok(x) => {');
         out.push(`            let n = ${this.undeclaredExpr(variant, 'x')};`);
-        out.push(`            if best.as_ref().map_or(true, |(b, _)| n < *b) { best = Some((n, ${d.name}::${this.variantName(d, i)}(x))); }`);
+        out.push(
+          `            if best.as_ref().map_or(true, |(b, _)| n < *b) { best = Some((n, ${d.name}::${this.variantName(d, i)}(x))); }`,
+        );
         out.push('        }');
         out.push('    }');
       });
@@ -293,7 +342,11 @@ class RustEmitter {
     out.push(`impl Undeclared for ${d.name} {`);
     out.push('    fn undeclared(&self) -> usize {');
     out.push('        match self {');
-    d.variants.forEach((v, i) => out.push(`            ${d.name}::${this.variantName(d, i)}(${this.hasUndeclared(v) ? 'x' : '_'}) => ${this.undeclaredExpr(v, 'x')},`));
+    d.variants.forEach((v, i) =>
+      out.push(
+        `            ${d.name}::${this.variantName(d, i)}(${this.hasUndeclared(v) ? 'x' : '_'}) => ${this.undeclaredExpr(v, 'x')},`,
+      ),
+    );
     out.push('        }');
     out.push('    }');
     out.push('}');
@@ -347,7 +400,8 @@ class RustEmitter {
       else out.push(...this.alias(d));
     }
     const { requests, notifications } = methodTables(m);
-    const decodeFn = (t: Ty | null, at: string) => (t === null ? 'None' : `Some(|v| Ok(Box::new(${this.dec(t)}(v, ${str(at)})?)))`);
+    const decodeFn = (t: Ty | null, at: string) =>
+      t === null ? 'None' : `Some(|v| Ok(Box::new(${this.dec(t)}(v, ${str(at)})?)))`;
     const reqTable = (name: string, doc: string, list: typeof requests) => {
       out.push('', `/// ${doc}, by method.`, `pub static ${name}: &[RequestInfo] = &[`);
       for (const r of list) {
@@ -378,16 +432,34 @@ class RustEmitter {
       }
       out.push('];');
     };
-    reqTable('CLIENT_REQUESTS', 'The requests a client sends', requests.filter((r) => r.direction === 'clientToServer'));
-    reqTable('SERVER_REQUESTS', 'The requests a server sends', requests.filter((r) => r.direction === 'serverToClient'));
-    noteTable('CLIENT_NOTIFICATIONS', 'The notifications a client sends', notifications.filter((n) => n.direction === 'clientToServer'));
-    noteTable('SERVER_NOTIFICATIONS', 'The notifications a server sends', notifications.filter((n) => n.direction === 'serverToClient'));
+    reqTable(
+      'CLIENT_REQUESTS',
+      'The requests a client sends',
+      requests.filter((r) => r.direction === 'clientToServer'),
+    );
+    reqTable(
+      'SERVER_REQUESTS',
+      'The requests a server sends',
+      requests.filter((r) => r.direction === 'serverToClient'),
+    );
+    noteTable(
+      'CLIENT_NOTIFICATIONS',
+      'The notifications a client sends',
+      notifications.filter((n) => n.direction === 'clientToServer'),
+    );
+    noteTable(
+      'SERVER_NOTIFICATIONS',
+      'The notifications a server sends',
+      notifications.filter((n) => n.direction === 'serverToClient'),
+    );
     out.push('', '/// Decodes `v` as the schema type `type_name` and encodes it back (the value, or the DecodeError).');
     out.push('pub fn round_trip(type_name: &str, v: &Value) -> Option<Res<Value>> {');
     out.push('    let enc = |x: Res<Value>| x;');
     out.push('    Some(enc(match type_name {');
     for (const d of this.shape.decls) {
-      out.push(`        ${str(d.name)} => decode_${snake(d.name)}(v, "").and_then(|x| to_value(&x).map_err(|e| DecodeError::new("", e.to_string()))),`);
+      out.push(
+        `        ${str(d.name)} => decode_${snake(d.name)}(v, "").and_then(|x| to_value(&x).map_err(|e| DecodeError::new("", e.to_string()))),`,
+      );
     }
     out.push('        _ => return None,');
     out.push('    }))');

@@ -28,8 +28,23 @@ export interface CorsOptions {
 }
 
 /** Response headers a browser page may read by default (`Access-Control-Expose-Headers`): the session id, protocol version, method and name headers, and `WWW-Authenticate`. */
-export const DEFAULT_EXPOSED_HEADERS: readonly string[] = ['Mcp-Session-Id', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'WWW-Authenticate'];
-const MCP_REQUEST_HEADERS = ['accept', 'content-type', 'authorization', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name'];
+export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
+  'Mcp-Session-Id',
+  'MCP-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+  'WWW-Authenticate',
+];
+const MCP_REQUEST_HEADERS = [
+  'accept',
+  'content-type',
+  'authorization',
+  'last-event-id',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+];
 
 /** A preflight verdict: the status and headers of the answer (no body). */
 export interface PreflightAnswer {
@@ -48,7 +63,8 @@ export class Cors {
   /** @throws TypeError when `allowedOrigins` is neither `'*'` nor an array of strings. */
   constructor(options: CorsOptions) {
     const o = options.allowedOrigins;
-    if (o !== '*' && !(Array.isArray(o) && o.every((x) => typeof x === 'string'))) throw new TypeError("cors.allowedOrigins must be '*' or an array of origins");
+    if (o !== '*' && !(Array.isArray(o) && o.every((x) => typeof x === 'string')))
+      throw new TypeError("cors.allowedOrigins must be '*' or an array of origins");
     this.#origins = o === '*' ? '*' : new Set(o.map((x) => x.toLowerCase().replace(/\/$/, '')));
     this.#expose = (options.exposeHeaders ?? DEFAULT_EXPOSED_HEADERS).join(', ');
     this.#allowHeaders = new Set([...MCP_REQUEST_HEADERS, ...(options.allowHeaders ?? []).map((h) => h.toLowerCase())]);
@@ -90,8 +106,13 @@ export class Cors {
       .split(',')
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h !== '');
-    if (!asked.every((h) => this.#allowHeaders.has(h) || h.startsWith('mcp-param-'))) return { status: 403, headers: {} };
-    const out: Record<string, string> = { ...base, 'Access-Control-Allow-Methods': 'GET, POST, DELETE', 'Access-Control-Max-Age': this.#maxAge };
+    if (!asked.every((h) => this.#allowHeaders.has(h) || h.startsWith('mcp-param-')))
+      return { status: 403, headers: {} };
+    const out: Record<string, string> = {
+      ...base,
+      'Access-Control-Allow-Methods': 'GET, POST, DELETE',
+      'Access-Control-Max-Age': this.#maxAge,
+    };
     if (asked.length > 0) out['Access-Control-Allow-Headers'] = asked.join(', ');
     return { status: 204, headers: out };
   }
@@ -108,7 +129,11 @@ export function headerRecord(headers: Headers): Record<string, string | undefine
  * Runs a `fetch` handler under `cors`: a preflight is answered here, any other response gets
  * the CORS headers of the request's `Origin` (when allowed).
  */
-export async function withCors(cors: Cors | undefined, request: Request, handle: (request: Request) => Promise<Response>): Promise<Response> {
+export async function withCors(
+  cors: Cors | undefined,
+  request: Request,
+  handle: (request: Request) => Promise<Response>,
+): Promise<Response> {
   if (!cors) return handle(request);
   const origin = request.headers.get('origin') ?? undefined;
   if (request.method.toUpperCase() === 'OPTIONS') {
@@ -132,7 +157,10 @@ export async function withCors(cors: Cors | undefined, request: Request, handle:
 /** The few members of a `node:http` request/response pair CORS needs (no `node:` import here). */
 interface NodePair {
   req: { method?: string; headers: Record<string, string | string[] | undefined> };
-  res: { setHeader(name: string, value: string): unknown; writeHead(status: number, headers?: Record<string, string>): { end(): unknown } };
+  res: {
+    setHeader(name: string, value: string): unknown;
+    writeHead(status: number, headers?: Record<string, string>): { end(): unknown };
+  };
 }
 
 /**

@@ -13,7 +13,9 @@ const encoder = new TextEncoder();
 
 /** Calls `f(a)` once the current tick's work is done (no closure per call): `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
 const afterTick: <A>(f: (a: A) => void, a: A) => void =
-  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a) => process.nextTick(f, a) : (f, a) => void setTimeout(f, 0, a);
+  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function'
+    ? (f, a) => process.nextTick(f, a)
+    : (f, a) => void setTimeout(f, 0, a);
 
 function tooLargeByHeader(length: string | undefined, limit: number): boolean {
   return length !== undefined && /^[0-9]+$/.test(length) && Number(length) > limit;
@@ -206,7 +208,11 @@ export function fetchExchange(request: Request): { exchange: Exchange; response:
  * Content-Length before reading), within `timeoutMs` (else `'timeout'`; 0 or undefined: no
  * bound). A refused body is cancelled.
  */
-export async function readRequestBody(request: Request, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+export async function readRequestBody(
+  request: Request,
+  limit: number,
+  timeoutMs?: number,
+): Promise<Uint8Array | BodyFailure> {
   if (tooLargeByHeader(request.headers.get('content-length') ?? undefined, limit)) return 'too-large';
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();

@@ -87,7 +87,12 @@ class Memo<T> extends Map<string, T> {
   }
 }
 
-const refusal = (status: number, message: string, headers?: Record<string, string>): HttpRefusal => ({ status, code: ErrorCode.ServerError, message, headers });
+const refusal = (status: number, message: string, headers?: Record<string, string>): HttpRefusal => ({
+  status,
+  code: ErrorCode.ServerError,
+  message,
+  headers,
+});
 const CLOSE = { Connection: 'close' };
 
 /** The head checks of one endpoint, with the verdicts on repeated header values remembered. */
@@ -118,19 +123,28 @@ export class RequestGuard {
    * Checks a request's head (`method` as sent, `headers` lower-case) in the order of the module
    * docs. Returns the refusal to answer with before the body, or undefined.
    */
-  check(method: string, headers: Readonly<Record<string, string | undefined>>, localPort: number | undefined): HttpRefusal | undefined {
+  check(
+    method: string,
+    headers: Readonly<Record<string, string | undefined>>,
+    localPort: number | undefined,
+  ): HttpRefusal | undefined {
     const host = headers.host ?? '';
     if (localPort !== this.#hostPort) {
       this.#hostOk.clear();
       this.#hostPort = localPort;
     }
     let hostOk = this.#hostOk.get(host);
-    if (hostOk === undefined) this.#hostOk.set(host, (hostOk = hostAllowed(headers.host, localPort, this.options.allowedHosts)));
+    if (hostOk === undefined)
+      this.#hostOk.set(host, (hostOk = hostAllowed(headers.host, localPort, this.options.allowedHosts)));
     if (!hostOk) return refusal(403, 'Forbidden: Host not allowed');
     const origin = headers.origin;
     if (origin !== undefined) {
       let originOk = this.#originOk.get(origin);
-      if (originOk === undefined) this.#originOk.set(origin, (originOk = originAllowed(origin, this.options.allowedOrigins) || (this.cors?.allows(origin) ?? false)));
+      if (originOk === undefined)
+        this.#originOk.set(
+          origin,
+          (originOk = originAllowed(origin, this.options.allowedOrigins) || (this.cors?.allows(origin) ?? false)),
+        );
       if (!originOk) return refusal(403, 'Forbidden: Origin not allowed');
     }
     const m = method === 'POST' || method === 'GET' ? method : method.toUpperCase();
@@ -138,18 +152,30 @@ export class RequestGuard {
     if (this.rules.checkAccept !== false && (m === 'POST' || m === 'GET')) {
       const accept = headers.accept ?? '';
       let mask = this.#acceptOk.get(accept);
-      if (mask === undefined) this.#acceptOk.set(accept, (mask = (accepts(accept, 'application/json') ? 1 : 0) | (accepts(accept, 'text/event-stream') ? 2 : 0)));
-      if (m === 'POST' && mask !== 3) return refusal(406, 'Not Acceptable: Accept must list application/json and text/event-stream');
+      if (mask === undefined)
+        this.#acceptOk.set(
+          accept,
+          (mask = (accepts(accept, 'application/json') ? 1 : 0) | (accepts(accept, 'text/event-stream') ? 2 : 0)),
+        );
+      if (m === 'POST' && mask !== 3)
+        return refusal(406, 'Not Acceptable: Accept must list application/json and text/event-stream');
       if (m === 'GET' && !(mask & 2)) return refusal(406, 'Not Acceptable: Accept must list text/event-stream');
     }
     if (m !== 'POST') return undefined;
     const type = headers['content-type'] ?? '';
     let typeOk = this.#typeOk.get(type);
-    if (typeOk === undefined) this.#typeOk.set(type, (typeOk = type === 'application/json' || mediaType(type) === 'application/json'));
+    if (typeOk === undefined)
+      this.#typeOk.set(type, (typeOk = type === 'application/json' || mediaType(type) === 'application/json'));
     if (!typeOk) return refusal(415, 'Unsupported Media Type: Content-Type must be application/json');
     const length = headers['content-length'];
     // (fewer digits than the limit has: smaller, without a conversion)
-    if (length !== undefined && length.length >= this.#limitDigits && /^[0-9]+$/.test(length) && Number(length) > this.maxBodyBytes) return this.tooLarge();
+    if (
+      length !== undefined &&
+      length.length >= this.#limitDigits &&
+      /^[0-9]+$/.test(length) &&
+      Number(length) > this.maxBodyBytes
+    )
+      return this.tooLarge();
     return undefined;
   }
 
@@ -210,7 +236,11 @@ function splitHost(host: string): { name: string; port?: string } {
  * basic/transports, Security Warning): `allowed` false accepts any; a list accepts its names
  * (a port in an entry must match); undefined accepts loopback names only, on `localPort` when known.
  */
-export function hostAllowed(host: string | undefined, localPort: number | undefined, allowed: readonly string[] | false | undefined): boolean {
+export function hostAllowed(
+  host: string | undefined,
+  localPort: number | undefined,
+  allowed: readonly string[] | false | undefined,
+): boolean {
   if (allowed === false) return true;
   if (!host) return false;
   const { name, port } = splitHost(host);

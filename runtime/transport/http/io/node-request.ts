@@ -3,7 +3,13 @@
  * Node (../session/node-client.ts, ../stateless/node-client.ts): a keep-alive Agent, no WHATWG
  * streams between the socket and the JSON or SSE parser (the hot path).
  */
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { abortError, mediaType, type BodySink, type Cancel, type HttpReply, type Requester } from './request.js';
 
@@ -17,7 +23,8 @@ let sharedHttps: HttpsAgent | undefined;
 
 /** The process-wide keep-alive agent for `protocol` (`http:` or `https:`). */
 export function defaultAgent(protocol: string): HttpAgent {
-  if (protocol === 'https:') return (sharedHttps ??= new HttpsAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
+  if (protocol === 'https:')
+    return (sharedHttps ??= new HttpsAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
   return (sharedHttp ??= new HttpAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
 }
 
@@ -27,7 +34,8 @@ export function defaultAgent(protocol: string): HttpAgent {
  * @throws TypeError for a scheme other than http: or https:.
  */
 export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`unsupported URL scheme ${url.protocol} (http: or https: only)`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new TypeError(`unsupported URL scheme ${url.protocol} (http: or https: only)`);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const pool = agent ?? defaultAgent(url.protocol);
   const base = {
@@ -44,7 +52,15 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
       const headers = init.headers;
       if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
       // the options spelt out: an object spread of `base` here cost more than the rest of this function
-      const options = { protocol: base.protocol, hostname: base.hostname, port: base.port, path: base.path, method: init.method, headers, agent: init.stream && !agent ? false : pool };
+      const options = {
+        protocol: base.protocol,
+        hostname: base.hostname,
+        port: base.port,
+        path: base.path,
+        method: init.method,
+        headers,
+        agent: init.stream && !agent ? false : pool,
+      };
       sendCall({ resolve, reject, signal, cancel, reply: undefined, send, options, body: init.body, retry: true });
     });
 }
@@ -68,7 +84,10 @@ function sendCall(call: Call): void {
 // holds the executor's whole scope (resolve, reject, init, headers), and with it the objects of
 // every POST survived scavenges into the old generation under load (the heap grew ~2.5 MB per
 // scavenge until the next mark-compact; GC took a fifth of the client's CPU).
-const destroyer = (req: ClientRequest) => (reason: Error): void => void req.destroy(reason);
+const destroyer =
+  (req: ClientRequest) =>
+  (reason: Error): void =>
+    void req.destroy(reason);
 const aborter = (req: ClientRequest, signal: AbortSignal) => (): void => void req.destroy(abortError(signal));
 
 const CALL = Symbol('call');
@@ -103,7 +122,13 @@ function onCallResponse(this: CallRequest, res: IncomingMessage): void {
 function onCallError(this: CallRequest, error: Error): void {
   const call = this[CALL];
   if (call.reply) return;
-  if (call.retry && this.reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && !call.signal?.aborted && !call.cancel?.reason) {
+  if (
+    call.retry &&
+    this.reusedSocket &&
+    (error as NodeJS.ErrnoException).code === 'ECONNRESET' &&
+    !call.signal?.aborted &&
+    !call.cancel?.reason
+  ) {
     call.retry = false;
     this.off('close', onCallClose);
     onCallClose.call(this);
@@ -236,7 +261,8 @@ class NodeReply implements HttpReply {
     let out: string | undefined;
     for (let i = 0; i < raw.length; i += 2) {
       const n = raw[i];
-      if (n.length === name.length && (n === name || n.toLowerCase() === name)) out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
+      if (n.length === name.length && (n === name || n.toLowerCase() === name))
+        out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
     }
     return out;
   }
@@ -364,4 +390,3 @@ class NodeReply implements HttpReply {
     else this.req.destroy();
   }
 }
-

@@ -24,7 +24,6 @@ export function requestPath(url: string | undefined): string {
 /** Strict UTF-8, one decoder for every body (`decode()` without `stream` keeps no state): invalid bytes fail instead of becoming U+FFFD. */
 export const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-
 /** An opened stream whose status, headers and first body text wait for the end of the tick. */
 interface Held {
   status: number;
@@ -189,7 +188,11 @@ export function parseJsonBody(body: Uint8Array): unknown {
  * for `'end'`.
  * @throws Error when the client went away before its body ended.
  */
-export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
+export function readNodeBody(
+  req: IncomingMessage,
+  limit: number,
+  timeoutMs?: number,
+): Promise<Uint8Array | BodyFailure> {
   const length = req.headers['content-length'];
   const declared = length !== undefined && /^[0-9]+$/.test(length) ? Number(length) : undefined;
   if (declared !== undefined && declared > limit) return Promise.resolve('too-large');
@@ -197,7 +200,8 @@ export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: nu
   const ended = req.readableEnded || (req as ReadingRequest)[TAKEN] === true;
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
   if (parsed !== undefined && ended) {
-    const bytes = parsed instanceof Uint8Array ? parsed : Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
+    const bytes =
+      parsed instanceof Uint8Array ? parsed : Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
     return Promise.resolve(bytes.byteLength > limit ? 'too-large' : bytes);
   }
   if (ended) return Promise.resolve(new Uint8Array(0));
@@ -211,7 +215,8 @@ export function readNodeBody(req: IncomingMessage, limit: number, timeoutMs?: nu
     const taken = takeBuffered(req, declared);
     if (taken) return Promise.resolve(taken);
     // (called in the 'request' event, before the body's bytes were parsed: look again after them)
-    if (!req.complete) return Promise.resolve().then(() => takeBuffered(req, declared) ?? listenBody(req, limit, timeoutMs));
+    if (!req.complete)
+      return Promise.resolve().then(() => takeBuffered(req, declared) ?? listenBody(req, limit, timeoutMs));
   }
   return listenBody(req, limit, timeoutMs);
 }
@@ -225,7 +230,14 @@ const TAKEN = Symbol('taken');
  * then resumed, so that it ends (`'end'`, `'close'`) as a request read by listeners does.
  */
 function takeBuffered(req: IncomingMessage, declared: number): Uint8Array | undefined {
-  if ((req as ReadingRequest)[LISTENING] || req.readableFlowing !== null || req.readableEncoding !== null || req.destroyed || req.readableLength !== declared) return undefined;
+  if (
+    (req as ReadingRequest)[LISTENING] ||
+    req.readableFlowing !== null ||
+    req.readableEncoding !== null ||
+    req.destroyed ||
+    req.readableLength !== declared
+  )
+    return undefined;
   // (in byte mode a read without a size returns the whole buffer: the declared bytes)
   const chunk = declared === 0 ? null : (req.read() as Buffer);
   (req as ReadingRequest)[TAKEN] = true;
@@ -236,7 +248,8 @@ function takeBuffered(req: IncomingMessage, declared: number): Uint8Array | unde
 /** Reads the body of `req` by its `'data'` events (see {@link readNodeBody}). */
 function listenBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure> {
   // a request destroyed before its end emits no more events: waiting on them would hang
-  if (req.destroyed && !req.readableEnded) return Promise.reject(new Error('HTTP request aborted before its body ended'));
+  if (req.destroyed && !req.readableEnded)
+    return Promise.reject(new Error('HTTP request aborted before its body ended'));
   return new Promise((resolve, reject) => {
     const read: BodyRead = { limit, size: 0, chunks: [], resolve, reject, timer: undefined };
     // (a body that came in with its head is all there: no timer for it)
@@ -261,7 +274,9 @@ type AwaitingContinue = IncomingMessage & { [AWAITS_CONTINUE]?: ServerResponse }
  * head checks passed. A refused request is refused before the client sent any body (node:http
  * otherwise answers 100 at once, and the client starts sending what will be refused).
  */
-export function continueAfterChecks(handler: (req: IncomingMessage, res: ServerResponse) => unknown): (req: IncomingMessage, res: ServerResponse) => void {
+export function continueAfterChecks(
+  handler: (req: IncomingMessage, res: ServerResponse) => unknown,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     (req as AwaitingContinue)[AWAITS_CONTINUE] = res;
     void handler(req, res);
@@ -339,7 +354,8 @@ export function respondNode(res: ServerResponse, status: number, headers: Record
     return;
   }
   const text = body ?? '';
-  const h: Record<string, string | number> = headers === JSON_HEADERS ? { 'Content-Type': 'application/json' } : { ...headers };
+  const h: Record<string, string | number> =
+    headers === JSON_HEADERS ? { 'Content-Type': 'application/json' } : { ...headers };
   if (status !== 204 && status !== 304) h['Content-Length'] = Buffer.byteLength(text);
   if (!early) {
     res.writeHead(status, h).end(text);
@@ -398,16 +414,22 @@ function drainThenEnd(req: IncomingMessage, res: ServerResponse): void {
 function clientErrorAnswer(code: string | undefined): [number, string] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request Header Fields Too Large: the request head is over the server\'s limit'];
+      return [431, "Request Header Fields Too Large: the request head is over the server's limit"];
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return [413, 'Payload Too Large: chunk extensions over the server\'s limit'];
+      return [413, "Payload Too Large: chunk extensions over the server's limit"];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return [408, 'Request Timeout: the request did not arrive in time'];
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return [400, 'Bad Request: Content-Length is not a length this server reads (a decimal integer, one value, not beside Transfer-Encoding)'];
+      return [
+        400,
+        'Bad Request: Content-Length is not a length this server reads (a decimal integer, one value, not beside Transfer-Encoding)',
+      ];
     case 'HPE_INVALID_TRANSFER_ENCODING':
-      return [400, 'Bad Request: Transfer-Encoding is not one this server reads (chunked, last, with no Content-Length beside it)'];
+      return [
+        400,
+        'Bad Request: Transfer-Encoding is not one this server reads (chunked, last, with no Content-Length beside it)',
+      ];
     case 'HPE_INVALID_CHUNK_SIZE':
       return [400, 'Bad Request: the chunked body is malformed'];
     default:
@@ -432,8 +454,17 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } });
     // (not node:http's STATUS_CODES: a value import of node:http would break the web bundles
     // this module is part of; these are the four statuses answered here)
-    const reason = status === 400 ? 'Bad Request' : status === 408 ? 'Request Timeout' : status === 413 ? 'Payload Too Large' : 'Request Header Fields Too Large';
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const reason =
+      status === 400
+        ? 'Bad Request'
+        : status === 408
+          ? 'Request Timeout'
+          : status === 413
+            ? 'Payload Too Large'
+            : 'Request Header Fields Too Large';
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }

@@ -107,6 +107,9 @@ export class FallbackHttpClientTransport implements Transport {
  * const client = new Client({ clientInfo });
  * await client.connect(connectHttp('http://localhost:3000/sse'));
  */
-export function connectHttp(url: string | URL, options: Omit<FallbackHttpClientOptions, 'url'> = {}): FallbackHttpClientTransport {
+export function connectHttp(
+  url: string | URL,
+  options: Omit<FallbackHttpClientOptions, 'url'> = {},
+): FallbackHttpClientTransport {
   return new FallbackHttpClientTransport({ ...options, url });
 }

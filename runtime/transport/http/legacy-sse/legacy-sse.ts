@@ -28,7 +28,13 @@ import { RequestGuard } from '../io/guard.js';
 import { afterClosingResponse, refuseNode, requestPath, respondNode } from '../io/node.js';
 import { shapeProblem, type SessionInfo } from '../session/server.js';
 import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
-import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+import type {
+  JSONRPCMessage,
+  MessageInfo,
+  SendOptions,
+  Transport,
+  TransportEvents,
+} from '../../../jsonrpc/transport.js';
 
 /** Options of {@link createLegacySseHandler}. */
 export interface LegacySseOptions {
@@ -116,7 +122,11 @@ export class LegacySseServerTransport implements Transport {
 
   /** @internal Opens the stream and announces the POST endpoint. */
   open(endpoint: string, keepAliveMs: number): void {
-    this.res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive' });
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+    });
     this.res.write(encodeEvent({ event: 'endpoint', data: endpoint }));
     if (keepAliveMs > 0) {
       this.timer = setInterval(() => this.res.write(encodeComment()), keepAliveMs);
@@ -133,7 +143,12 @@ export class LegacySseServerTransport implements Transport {
       this.initSeen = true;
       this.initId = message.id;
     }
-    this.events?.onMessage(message, { sessionId: this.sessionId, headers, signal: this.signal, protocolVersion: this.version });
+    this.events?.onMessage(message, {
+      sessionId: this.sessionId,
+      headers,
+      signal: this.signal,
+      protocolVersion: this.version,
+    });
   }
 }
 
@@ -150,7 +165,13 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   const makeId = options.sessionIdGenerator ?? randomUUID;
   const maxSessions = Math.max(1, options.maxSessions ?? 10_000);
   const report = (e: unknown): void => options.onError?.(e instanceof Error ? e : new Error(String(e)));
-  const fail = (res: ServerResponse, status: number, code: number, message: string, extra?: Record<string, string>): void => refuseNode(res, { status, code, message, headers: extra });
+  const fail = (
+    res: ServerResponse,
+    status: number,
+    code: number,
+    message: string,
+    extra?: Record<string, string>,
+  ): void => refuseNode(res, { status, code, message, headers: extra });
   const pathOf = (req: IncomingMessage): string => requestPath(req.url);
   // the head checks of ../io/guard.ts, one endpoint per path (no Accept rules: 2024-11-05 has none)
   const streamGuard = new RequestGuard(options, { serves: (m) => m === 'GET', allow: 'GET', checkAccept: false });
@@ -166,7 +187,10 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     if (refused) return refuseNode(res, refused);
 
     if (path === ssePath) {
-      if (sessions.size >= maxSessions) return fail(res, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': '5' });
+      if (sessions.size >= maxSessions)
+        return fail(res, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${maxSessions}) reached`, {
+          'Retry-After': '5',
+        });
       const id = makeId();
       const transport = new LegacySseServerTransport(id, res, ex.signal, (t) => {
         if (sessions.get(t.sessionId) === t) sessions.delete(t.sessionId);
@@ -263,7 +287,10 @@ export class LegacySseClientTransport implements Transport {
     if (this.events) throw new Error('LegacySseClientTransport already started');
     this.events = events;
     const url = new URL(this.opts.url);
-    const res = await this.fetchFn(url, { headers: { ...this.opts.headers, Accept: 'text/event-stream' }, signal: this.abort.signal });
+    const res = await this.fetchFn(url, {
+      headers: { ...this.opts.headers, Accept: 'text/event-stream' },
+      signal: this.abort.signal,
+    });
     if (!res.ok || !res.body) {
       const text = await res.text().catch(() => '');
       throw new HttpStatusError(res.status, text, 'GET (HTTP+SSE stream)');
@@ -282,9 +309,11 @@ export class LegacySseClientTransport implements Transport {
         pending.push(...parser.push(value));
       }
       const first = pending.shift()!;
-      if (first.event !== 'endpoint') throw new Error(`GET (HTTP+SSE stream): first event is ${JSON.stringify(first.event)}, not endpoint`);
+      if (first.event !== 'endpoint')
+        throw new Error(`GET (HTTP+SSE stream): first event is ${JSON.stringify(first.event)}, not endpoint`);
       const endpoint = new URL(first.data, url);
-      if (endpoint.origin !== url.origin) throw new Error(`GET (HTTP+SSE stream): endpoint origin ${endpoint.origin} differs from ${url.origin}`);
+      if (endpoint.origin !== url.origin)
+        throw new Error(`GET (HTTP+SSE stream): endpoint origin ${endpoint.origin} differs from ${url.origin}`);
       this.endpoint = endpoint;
     } catch (e) {
       this.abort.abort();
@@ -294,7 +323,11 @@ export class LegacySseClientTransport implements Transport {
     void this.read(reader, parser, pending);
   }
 
-  private async read(reader: ReadableStreamDefaultReader<Uint8Array>, parser: SseParser, first: ReturnType<SseParser['push']>): Promise<void> {
+  private async read(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    parser: SseParser,
+    first: ReturnType<SseParser['push']>,
+  ): Promise<void> {
     let error: Error | undefined;
     try {
       for (let events = first; ; ) {
@@ -322,7 +355,8 @@ export class LegacySseClientTransport implements Transport {
 
   /** POSTs one message to the endpoint. @throws HttpStatusError unless 2xx. */
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
-    if (this.closed || !this.endpoint) throw new Error(this.closed ? 'LegacySseClientTransport is closed' : 'LegacySseClientTransport not started');
+    if (this.closed || !this.endpoint)
+      throw new Error(this.closed ? 'LegacySseClientTransport is closed' : 'LegacySseClientTransport not started');
     const res = await this.fetchFn(this.endpoint, {
       method: 'POST',
       headers: { ...this.opts.headers, 'Content-Type': 'application/json' },

@@ -23,13 +23,27 @@ import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError, ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { exactIds, idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import { FewSet } from '../../../jsonrpc/few.js';
-import { BODY_HEAD, bodyHead, type BodySink, Cancel, fetchRequester, HttpStatusError, mediaType, readBody, readInto, sleep, type HttpReply, type Requester } from '../io/request.js';
+import {
+  BODY_HEAD,
+  bodyHead,
+  type BodySink,
+  Cancel,
+  fetchRequester,
+  HttpStatusError,
+  mediaType,
+  readBody,
+  readInto,
+  sleep,
+  type HttpReply,
+  type Requester,
+} from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 export { HttpStatusError } from '../io/request.js';
 
 /** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
-const rpcLike = (m: unknown): boolean => isObject(m) && (Object.hasOwn(m, 'method') || Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
+const rpcLike = (m: unknown): boolean =>
+  isObject(m) && (Object.hasOwn(m, 'method') || Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
 
 /** Whether `m` is a response to request `id` (a bigint id, parsed as a number, is taken as its own). */
 const answers = (m: unknown, id: string | number | bigint): boolean =>
@@ -216,7 +230,8 @@ export class HttpClientTransport implements Transport {
    * request has an empty body (the server closed it while shutting down).
    */
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
-    if (this.closed || !this.events) throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
+    if (this.closed || !this.events)
+      throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
     const sent = this.session;
     const base = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const made = this.headers(base);
@@ -235,7 +250,11 @@ export class HttpClientTransport implements Transport {
       if (res.status === 404 && sent !== undefined) {
         res.discard();
         // a POST that reached the server after close()'s DELETE: the session did not expire, this transport closed it
-        if (this.closed) throw new ConnectionClosedError(undefined, `Connection closed before the response (POST ${String(message.method)}: the transport was closed)`);
+        if (this.closed)
+          throw new ConnectionClosedError(
+            undefined,
+            `Connection closed before the response (POST ${String(message.method)}: the transport was closed)`,
+          );
         const error = new SessionExpiredError(sent);
         this.expire(sent);
         throw error;
@@ -247,24 +266,45 @@ export class HttpClientTransport implements Transport {
           this.deliver(body as JSONRPCMessage);
           return;
         }
-        throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`, res.header('content-type'));
+        throw new HttpStatusError(
+          res.status,
+          body,
+          `POST ${String(message.method ?? 'response')}`,
+          res.header('content-type'),
+        );
       }
       const contentType = res.header('content-type');
       const type = mediaType(contentType);
       if (requestId === undefined || res.status === 202) {
         res.discard();
-        if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true)) this.openStandalone();
+        if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true))
+          this.openStandalone();
         return;
       }
       if (type === 'application/json' || type === '') {
         const text = await res.text();
-        if (text === '') throw new RpcError(ErrorCode.ConnectionClosed, `connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`);
-        if (type === '') throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: unexpected Content-Type (none)`, contentType);
+        if (text === '')
+          throw new RpcError(
+            ErrorCode.ConnectionClosed,
+            `connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`,
+          );
+        if (type === '')
+          throw new HttpStatusError(
+            res.status,
+            text.slice(0, BODY_HEAD),
+            `POST ${String(message.method)}: unexpected Content-Type (none)`,
+            contentType,
+          );
         let body: unknown;
         try {
           body = JSON.parse(text);
         } catch (e) {
-          throw new HttpStatusError(res.status, text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${contentType} body is not JSON (${(e as Error).message})`, contentType);
+          throw new HttpStatusError(
+            res.status,
+            text.slice(0, BODY_HEAD),
+            `POST ${String(message.method)}: the ${contentType} body is not JSON (${(e as Error).message})`,
+            contentType,
+          );
         }
         // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5):
         // JSON that holds no message ({"status":"ok"}), or only one for another id, would leave
@@ -272,7 +312,12 @@ export class HttpClientTransport implements Transport {
         const all: unknown[] = Array.isArray(body) ? body : [body];
         if (!all.some((m) => answers(m, requestId))) {
           const other = all.filter(rpcLike).map((m) => idText((m as { id?: unknown }).id));
-          throw new HttpStatusError(res.status, other.length ? body : text.slice(0, BODY_HEAD), `POST ${String(message.method)}: the ${other.length ? `JSON reply holds no response to request id ${idText(requestId)} (it answers id ${other.join(', ')})` : `${contentType} body is not JSON-RPC`}`, contentType);
+          throw new HttpStatusError(
+            res.status,
+            other.length ? body : text.slice(0, BODY_HEAD),
+            `POST ${String(message.method)}: the ${other.length ? `JSON reply holds no response to request id ${idText(requestId)} (it answers id ${other.join(', ')})` : `${contentType} body is not JSON-RPC`}`,
+            contentType,
+          );
         }
         for (const m of all) this.deliver(m as JSONRPCMessage);
         return;
@@ -284,7 +329,12 @@ export class HttpClientTransport implements Transport {
         this.consume(res, state, cancel);
         return;
       }
-      throw new HttpStatusError(res.status, await bodyHead(res), `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`, contentType);
+      throw new HttpStatusError(
+        res.status,
+        await bodyHead(res),
+        `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`,
+        contentType,
+      );
     } finally {
       if (!streaming) this.inFlight.delete(cancel);
     }
@@ -317,9 +367,13 @@ export class HttpClientTransport implements Transport {
   }
 
   /** The headers of one request: the user's (a promise when they come from a function), then `base`, then session ones. */
-  private headers(base: Record<string, string>, sessionId = this.session): Record<string, string> | Promise<Record<string, string>> {
+  private headers(
+    base: Record<string, string>,
+    sessionId = this.session,
+  ): Record<string, string> | Promise<Record<string, string>> {
     const extra = this.opts.headers;
-    if (typeof extra === 'function') return Promise.resolve(extra()).then((e) => this.withSession({ ...e, ...base }, sessionId));
+    if (typeof extra === 'function')
+      return Promise.resolve(extra()).then((e) => this.withSession({ ...e, ...base }, sessionId));
     return this.withSession(extra === undefined ? base : { ...extra, ...base }, sessionId);
   }
 
@@ -334,7 +388,15 @@ export class HttpClientTransport implements Transport {
   }
 
   private track(kind: StreamState['kind'], sessionId: string | undefined): StreamState {
-    const state: StreamState = { kind, pending: new FewSet(), sessionId, failures: 0, aborted: false, prev: undefined, next: undefined };
+    const state: StreamState = {
+      kind,
+      pending: new FewSet(),
+      sessionId,
+      failures: 0,
+      aborted: false,
+      prev: undefined,
+      next: undefined,
+    };
     this.streams.add(state);
     return state;
   }
@@ -397,7 +459,10 @@ export class HttpClientTransport implements Transport {
     if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
     if (state.kind === 'post' && state.lastEventId === undefined) {
       const why = broken instanceof Error ? broken.message : 'the stream ended';
-      return this.failStream(state, new Error(`SSE response stream lost before the response (${why}) and it cannot be resumed`));
+      return this.failStream(
+        state,
+        new Error(`SSE response stream lost before the response (${why}) and it cannot be resumed`),
+      );
     }
     void this.reconnect(state);
   }
@@ -420,13 +485,19 @@ export class HttpClientTransport implements Transport {
       firstDelay = undefined;
       if (delay > 0 && !(await sleep(delay, signalOf(state)))) return this.forget(state);
       if (this.closed || state.aborted) return this.forget(state);
-      if (state.sessionId !== this.session) return this.failStream(state, new SessionExpiredError(state.sessionId ?? ''));
+      if (state.sessionId !== this.session)
+        return this.failStream(state, new SessionExpiredError(state.sessionId ?? ''));
       const extra: Record<string, string> = { Accept: 'text/event-stream' };
       if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
       let res: HttpReply | undefined;
       try {
         const headers = await this.headers(extra, state.sessionId);
-        res = await this.request({ method: 'GET', headers, signal: signalOf(state), stream: state.kind === 'standalone' });
+        res = await this.request({
+          method: 'GET',
+          headers,
+          signal: signalOf(state),
+          stream: state.kind === 'standalone',
+        });
       } catch (e) {
         if (state.aborted || this.closed) return this.forget(state);
         this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
@@ -444,7 +515,8 @@ export class HttpClientTransport implements Transport {
           this.expire(state.sessionId);
           return this.failStream(state, err);
         }
-        if (res.status === 405 && state.kind === 'standalone' && state.lastEventId === undefined) return this.forget(state);
+        if (res.status === 405 && state.kind === 'standalone' && state.lastEventId === undefined)
+          return this.forget(state);
         if (res.status === 400 && state.kind === 'standalone' && state.lastEventId !== undefined) {
           state.lastEventId = undefined; // cursor unknown to the server: start a fresh stream
         } else if (res.status === 405 || res.status === 400 || (res.status === 409 && state.kind === 'post')) {
@@ -452,7 +524,10 @@ export class HttpClientTransport implements Transport {
         }
       }
       if (++state.failures > (r.maxRetries ?? 5)) {
-        return this.failStream(state, new Error(`SSE stream could not be re-established after ${state.failures - 1} retries`));
+        return this.failStream(
+          state,
+          new Error(`SSE stream could not be re-established after ${state.failures - 1} retries`),
+        );
       }
     }
   }

@@ -5,7 +5,10 @@
  */
 import type { Agent } from 'node:http';
 import { nodeRequester } from '../io/node-request.js';
-import { HttpClientTransport as FetchHttpClientTransport, type HttpClientTransportOptions as FetchOptions } from './fetch-client.js';
+import {
+  HttpClientTransport as FetchHttpClientTransport,
+  type HttpClientTransportOptions as FetchOptions,
+} from './fetch-client.js';
 
 export { HttpStatusError, SessionExpiredError } from './fetch-client.js';
 export type { ReconnectOptions } from './fetch-client.js';

@@ -242,7 +242,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   /** Sessions inside `onSession`: their `initialize` is not delivered yet, so they are not idle. */
   const opening = new Set<HttpServerSession>();
   /** Whether `s` is past its idle time at `now` (then it should end). */
-  const expired = (s: HttpServerSession, now: number): boolean => idleMs > 0 && s.idle && now - s.lastActive >= idleMs && !opening.has(s);
+  const expired = (s: HttpServerSession, now: number): boolean =>
+    idleMs > 0 && s.idle && now - s.lastActive >= idleMs && !opening.has(s);
   const sweep = (): void => {
     const now = Date.now();
     for (const s of [...sessions.values()]) if (expired(s, now)) void s.close();
@@ -261,13 +262,17 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       sweeper.unref?.();
     }
   };
-  if (!options.tables && !options.supportedProtocolVersions) throw new TypeError('createStreamableHttpHandler: options.tables (the generated tables served) or options.supportedProtocolVersions is required');
+  if (!options.tables && !options.supportedProtocolVersions)
+    throw new TypeError(
+      'createStreamableHttpHandler: options.tables (the generated tables served) or options.supportedProtocolVersions is required',
+    );
   const facts = httpVersionFacts(options.tables ?? []);
   const versions = options.supportedProtocolVersions ?? facts.versions;
   const standalone = options.standaloneStream ?? true;
   const allowDelete = options.allowDelete ?? true;
   let sharedStore: MemoryEventStore | undefined;
-  const storeFor = options.eventStore === false ? undefined : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
+  const storeFor =
+    options.eventStore === false ? undefined : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
   const makeId = options.sessionIdGenerator ?? (() => globalThis.crypto.randomUUID());
   const shared = options.shared;
   const restoring = new Map<string, Promise<HttpServerSession | undefined>>();
@@ -287,11 +292,18 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (m.topic === 'ended') void local.close();
     else if (m.topic === 'standalone-opened') {
       if (!claims.has(m.sessionId)) void local.dropStandalone().catch((e: Error) => options.onError?.(e));
-    }
-    else if (m.topic === 'inbound' && m.from !== shared.bus.processId && isObject(m.payload)) local.deliverRemote(m.payload as unknown as JSONRPCMessage);
-    else if (m.topic === 'standalone' && m.from !== shared.bus.processId && isObject(m.payload) && isObject(m.payload.message)) {
+    } else if (m.topic === 'inbound' && m.from !== shared.bus.processId && isObject(m.payload))
+      local.deliverRemote(m.payload as unknown as JSONRPCMessage);
+    else if (
+      m.topic === 'standalone' &&
+      m.from !== shared.bus.processId &&
+      isObject(m.payload) &&
+      isObject(m.payload.message)
+    ) {
       const eventId = typeof m.payload.eventId === 'string' ? m.payload.eventId : undefined;
-      void local.deliverStandalone(eventId, m.payload.message as unknown as JSONRPCMessage).catch((e: Error) => options.onError?.(e));
+      void local
+        .deliverStandalone(eventId, m.payload.message as unknown as JSONRPCMessage)
+        .catch((e: Error) => options.onError?.(e));
     }
   });
   const allow = ['GET', 'POST', ...(allowDelete ? ['DELETE'] : [])].join(', ');
@@ -303,7 +315,10 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   /** Who initialized each session (protected endpoints only). */
   const owners = new WeakMap<HttpServerSession, string | undefined>();
   const guard = new RequestGuard(options, {
-    serves: (m, h) => m === 'POST' || (m === 'GET' && (standalone || (h['last-event-id'] !== undefined && storeFor !== undefined))) || (m === 'DELETE' && allowDelete),
+    serves: (m, h) =>
+      m === 'POST' ||
+      (m === 'GET' && (standalone || (h['last-event-id'] !== undefined && storeFor !== undefined))) ||
+      (m === 'DELETE' && allowDelete),
     allow,
   });
 
@@ -315,7 +330,12 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     let auth: AuthInfo | undefined;
     if (options.authorize) {
       const verdict = await options.authorize({ method, headers: h });
-      if ('refusal' in verdict) return void ex.sink.respond(verdict.refusal.status, refusalHeaders(verdict.refusal), refusalBody(verdict.refusal));
+      if ('refusal' in verdict)
+        return void ex.sink.respond(
+          verdict.refusal.status,
+          refusalHeaders(verdict.refusal),
+          refusalBody(verdict.refusal),
+        );
       auth = verdict.auth;
     }
     const resuming = method === 'GET' && h['last-event-id'] !== undefined && storeFor !== undefined;
@@ -324,7 +344,12 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     // keyed by version (priming, tables) then find it without hashing a new string per request
     const version = sent === undefined ? undefined : versions[versions.indexOf(sent)];
     if (sent !== undefined && version === undefined) {
-      return fail(ex, 400, ErrorCode.ServerError, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(sent)} (supported: ${versions.join(', ')})`);
+      return fail(
+        ex,
+        400,
+        ErrorCode.ServerError,
+        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(sent)} (supported: ${versions.join(', ')})`,
+      );
     }
     const sid = h['mcp-session-id'];
     let session = sid === undefined ? undefined : sessions.get(sid);
@@ -340,7 +365,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         record = await shared.sessions.touch(sid);
       } catch (e) {
         options.onError?.(new Error(`session store: ${(e as Error).message}`));
-        return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+        return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', {
+          'Retry-After': '1',
+        });
       }
       if (!record) {
         if (session) void session.close();
@@ -351,7 +378,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       }
     }
     // a session of another principal is, to this one, no session at all
-    if (session && options.authorize && (!owners.has(session) || owners.get(session) !== principal(auth))) session = undefined;
+    if (session && options.authorize && (!owners.has(session) || owners.get(session) !== principal(auth)))
+      session = undefined;
     if (sid !== undefined && !session) return fail(ex, 404, ErrorCode.ServerError, 'Session not found');
     if (session) {
       session.touch(now);
@@ -369,7 +397,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
             await ended(session.sessionId);
           } catch (e) {
             options.onError?.(new Error(`session store: ${(e as Error).message}`));
-            return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+            return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', {
+              'Retry-After': '1',
+            });
           }
         }
         await session.close();
@@ -402,21 +432,40 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       // a batch: only in a session whose negotiated revision has them (2025-03-26)
       const negotiated = session?.protocolVersion;
       if (!session || negotiated === undefined || !options.acceptsBatches?.(negotiated)) {
-        return fail(ex, 400, ErrorCode.InvalidRequest, `Invalid Request: batches are not accepted${negotiated ? ` in protocol version ${negotiated}` : ''}; send one message per POST`);
+        return fail(
+          ex,
+          400,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: batches are not accepted${negotiated ? ` in protocol version ${negotiated}` : ''}; send one message per POST`,
+        );
       }
       if (message.length === 0) return fail(ex, 400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
       const valid: JSONRPCMessage[] = [];
       const errors: JSONRPCMessage[] = [];
       for (const entry of message as unknown[]) {
-        const why = shapeProblem(entry) ?? (isObject(entry) && 'method' in entry && 'id' in entry && !isRequestId(entry.id) ? 'request id must be a string or an integer' : undefined);
+        const why =
+          shapeProblem(entry) ??
+          (isObject(entry) && 'method' in entry && 'id' in entry && !isRequestId(entry.id)
+            ? 'request id must be a string or an integer'
+            : undefined);
         if (!why) valid.push(entry as JSONRPCMessage);
         // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
         else if (!(isObject(entry) && !('method' in entry) && ('result' in entry || 'error' in entry))) {
           const id = isObject(entry) && isRequestId(entry.id) ? entry.id : null;
-          errors.push({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` } });
+          errors.push({
+            jsonrpc: '2.0',
+            id,
+            error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` },
+          });
         }
       }
-      return session.acceptBatch(valid, errors, { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal, auth }, ex.sink, sessionHeaders);
+      return session.acceptBatch(
+        valid,
+        errors,
+        { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal, auth },
+        ex.sink,
+        sessionHeaders,
+      );
     }
     const problem = shapeProblem(message);
     if (problem) return fail(ex, 400, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
@@ -426,19 +475,32 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (msg.method === undefined || msg.id === undefined) info.signal = ex.signal;
 
     if (msg.method === 'initialize' && 'id' in msg) {
-      if (sid !== undefined) return fail(ex, 400, ErrorCode.InvalidRequest, 'Bad Request: initialize must not carry Mcp-Session-Id');
+      if (sid !== undefined)
+        return fail(ex, 400, ErrorCode.InvalidRequest, 'Bad Request: initialize must not carry Mcp-Session-Id');
       const params = msg.params as { protocolVersion?: unknown } | undefined;
       if (sessions.size >= maxSessions && !(await evictIdle())) {
-        return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${maxSessions}) reached`, { 'Retry-After': String(Math.ceil(sweepMs / 1000)) });
+        return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${maxSessions}) reached`, {
+          'Retry-After': String(Math.ceil(sweepMs / 1000)),
+        });
       }
       if (shared) {
         // the deployment's cap: room made now (an idle session evicted), or 503 while all are busy
         try {
-          for (const id of await shared.sessions.makeRoom()) void ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+          for (const id of await shared.sessions.makeRoom())
+            void ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
         } catch (e) {
-          if (e instanceof SessionLimitError) return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${e.maxSessions}) reached`, { 'Retry-After': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))) });
+          if (e instanceof SessionLimitError)
+            return fail(
+              ex,
+              503,
+              ErrorCode.ServerError,
+              `Service Unavailable: session limit (${e.maxSessions}) reached`,
+              { 'Retry-After': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))) },
+            );
           options.onError?.(new Error(`session store: ${(e as Error).message}`));
-          return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', { 'Retry-After': '1' });
+          return fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', {
+            'Retry-After': '1',
+          });
         }
       }
       const newId = makeId();
@@ -446,7 +508,21 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
         return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
       }
-      const fresh: HttpServerSession = new HttpServerSession(newId, settingsFor(newId, shared ? recorder(newId, params as Record<string, unknown> | undefined, () => fresh.standaloneStreamId, options.authorize ? principal(auth) : undefined) : undefined), removed);
+      const fresh: HttpServerSession = new HttpServerSession(
+        newId,
+        settingsFor(
+          newId,
+          shared
+            ? recorder(
+                newId,
+                params as Record<string, unknown> | undefined,
+                () => fresh.standaloneStreamId,
+                options.authorize ? principal(auth) : undefined,
+              )
+            : undefined,
+        ),
+        removed,
+      );
       if (options.authorize) owners.set(fresh, principal(auth));
       added(fresh);
       opening.add(fresh);
@@ -460,7 +536,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
       }
       opening.delete(fresh);
       info.sessionId = newId;
-      info.protocolVersion = version ?? (typeof params?.protocolVersion === 'string' ? params.protocolVersion : effective);
+      info.protocolVersion =
+        version ?? (typeof params?.protocolVersion === 'string' ? params.protocolVersion : effective);
       return fresh.acceptPost(msg, info, ex.sink, { 'Mcp-Session-Id': newId });
     }
     if (!session) return fail(ex, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
@@ -469,16 +546,26 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     session.acceptPost(msg, info, ex.sink, sessionHeaders);
     // an answer to a server → client request, or a cancellation, may be awaited by another process
     if (shared && (msg.method === undefined || msg.method === 'notifications/cancelled')) {
-      shared.bus.publish({ topic: 'inbound', sessionId: session.sessionId, payload: msg }).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+      shared.bus
+        .publish({ topic: 'inbound', sessionId: session.sessionId, payload: msg })
+        .catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
     }
   }
 
   /** Makes the local session object of a session another process initialized (one at a time per id). */
-  function restore(sessionId: string, record: SessionRecord, headers: SessionInfo['headers']): Promise<HttpServerSession | undefined> {
+  function restore(
+    sessionId: string,
+    record: SessionRecord,
+    headers: SessionInfo['headers'],
+  ): Promise<HttpServerSession | undefined> {
     let pending = restoring.get(sessionId);
     if (pending) return pending;
     pending = (async () => {
-      const fresh = new HttpServerSession(sessionId, settingsFor(sessionId, undefined, record.standaloneStreamId), removed);
+      const fresh = new HttpServerSession(
+        sessionId,
+        settingsFor(sessionId, undefined, record.standaloneStreamId),
+        removed,
+      );
       fresh.protocolVersion = record.protocolVersion;
       if (record.owner !== undefined) owners.set(fresh, record.owner);
       added(fresh);
@@ -500,11 +587,16 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
   }
 
   /** Records a session once its `initialize` succeeded; sessions the cap evicted end everywhere. */
-  function recorder(sessionId: string, params: Record<string, unknown> | undefined, standaloneStreamId: () => string, owner: string | undefined): (response: JSONRPCMessage) => Promise<void> {
+  function recorder(
+    sessionId: string,
+    params: Record<string, unknown> | undefined,
+    standaloneStreamId: () => string,
+    owner: string | undefined,
+  ): (response: JSONRPCMessage) => Promise<void> {
     return async (response) => {
       const result = response.result as { protocolVersion?: unknown } | undefined;
       const record: SessionRecord = {
-        protocolVersion: typeof result?.protocolVersion === 'string' ? result.protocolVersion : facts.assumed ?? '',
+        protocolVersion: typeof result?.protocolVersion === 'string' ? result.protocolVersion : (facts.assumed ?? ''),
         capabilities: isObject(params?.capabilities) ? params.capabilities : {},
         createdAt: Date.now(),
         standaloneStreamId: standaloneStreamId(),
@@ -538,8 +630,13 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
 
   /** The settings of every session when they name no session (one deployment process, the default event store). */
   let common: SessionSettings | undefined;
-  function settingsFor(sessionId: string, onNegotiated?: SessionSettings['onNegotiated'], standaloneId?: string): SessionSettings {
-    const alike = !shared && onNegotiated === undefined && standaloneId === undefined && typeof options.eventStore !== 'function';
+  function settingsFor(
+    sessionId: string,
+    onNegotiated?: SessionSettings['onNegotiated'],
+    standaloneId?: string,
+  ): SessionSettings {
+    const alike =
+      !shared && onNegotiated === undefined && standaloneId === undefined && typeof options.eventStore !== 'function';
     if (alike && common) return common;
     const made: SessionSettings = {
       // the standalone stream spans the processes: a message sent where its GET is not held goes over the bus
@@ -547,7 +644,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         ? {
             id: standaloneId,
             relay: (eventId, message) => {
-              shared.bus.publish({ topic: 'standalone', sessionId, payload: { eventId, message } }).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+              shared.bus
+                .publish({ topic: 'standalone', sessionId, payload: { eventId, message } })
+                .catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
             },
             // the other processes end their connection of the stream, unless theirs is newer
             opened: () => {
@@ -586,7 +685,10 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     }
   }
 
-  const handler = ((req: IncomingMessage, res: ServerResponse) => (afterClosingResponse(req) || corsNode(guard.cors, req, res) ? Promise.resolve() : safely(nodeExchange(req, res)))) as StreamableHttpHandler;
+  const handler = ((req: IncomingMessage, res: ServerResponse) =>
+    afterClosingResponse(req) || corsNode(guard.cors, req, res)
+      ? Promise.resolve()
+      : safely(nodeExchange(req, res))) as StreamableHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
       value: (request: Request): Promise<Response> =>
@@ -627,7 +729,8 @@ export function shapeProblem(m: unknown): string | undefined {
   if ('method' in o) {
     if (typeof o.method !== 'string') return 'method must be a string';
     if ('id' in o && !idOk) return 'id must be a string or an integer';
-    if ('params' in o && (typeof o.params !== 'object' || o.params === null)) return 'params must be an object or array';
+    if ('params' in o && (typeof o.params !== 'object' || o.params === null))
+      return 'params must be an object or array';
     return undefined;
   }
   if ('result' in o || 'error' in o) {

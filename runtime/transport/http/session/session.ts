@@ -14,12 +14,26 @@ import { encodeComment, encodeEvent, encodeJsonEvent } from '../../../codec/sse.
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { MemoryEventStore, type EventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { type OutStream, RequestInfo, StreamIds, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
+import {
+  type OutStream,
+  RequestInfo,
+  StreamIds,
+  abortStream,
+  answerPending,
+  isResponse,
+  sseHeaders,
+} from './stream.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 import { FewMap, FewSet } from '../../../jsonrpc/few.js';
 import { decimal } from '../../../jsonrpc/decimal.js';
 import { idText, serializeMessage } from '../../../jsonrpc/message.js';
-import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+import type {
+  JSONRPCMessage,
+  MessageInfo,
+  SendOptions,
+  Transport,
+  TransportEvents,
+} from '../../../jsonrpc/transport.js';
 import type { ReplyMode } from './stream.js';
 
 export type { ReplyMode } from './stream.js';
@@ -69,7 +83,9 @@ export interface SessionSettings {
 const isThenable = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as Promise<T> | undefined)?.then === 'function';
 
 const isShared = (store: EventStore | undefined): store is SharedEventStore =>
-  store !== undefined && typeof (store as SharedEventStore).follow === 'function' && typeof (store as SharedEventStore).streamOpened === 'function';
+  store !== undefined &&
+  typeof (store as SharedEventStore).follow === 'function' &&
+  typeof (store as SharedEventStore).streamOpened === 'function';
 
 type Id = string | number | bigint;
 
@@ -146,7 +162,12 @@ export class HttpServerSession implements Transport {
 
   /** The stream of the session's GET (created on first use). */
   private get standalone(): OutStream {
-    return (this.standaloneStream ??= this.newStream(this.ids.standalone, 'standalone', 'sse', this.settings.assumedVersion));
+    return (this.standaloneStream ??= this.newStream(
+      this.ids.standalone,
+      'standalone',
+      'sse',
+      this.settings.assumedVersion,
+    ));
   }
 
   private get ids(): StreamIds {
@@ -195,7 +216,14 @@ export class HttpServerSession implements Transport {
    * be evicted.
    */
   get idle(): boolean {
-    return !this.ended && this.requests === undefined && this.queue === undefined && this.#reading === 0 && !this.standaloneStream?.sink && this.followers === 0;
+    return (
+      !this.ended &&
+      this.requests === undefined &&
+      this.queue === undefined &&
+      this.#reading === 0 &&
+      !this.standaloneStream?.sink &&
+      this.followers === 0
+    );
   }
 
   /** Tells `onIdleChange` when {@link idle} changed (an ended session counts as idle: nothing more is under way). */
@@ -253,7 +281,16 @@ export class HttpServerSession implements Transport {
     if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
     const key = idKey(message.id as Id);
     const s = this.requests?.get(key);
-    if (!s || key === this.initKey || s.pending.size !== 1 || s.batch || s.done || s.mode === 'json' || !s.sink?.started) return false;
+    if (
+      !s ||
+      key === this.initKey ||
+      s.pending.size !== 1 ||
+      s.batch ||
+      s.done ||
+      s.mode === 'json' ||
+      !s.sink?.started
+    )
+      return false;
     // (the session's activity time is taken when the stream detaches, at its end)
     s.pending.delete(key);
     this.requests!.delete(key);
@@ -285,7 +322,8 @@ export class HttpServerSession implements Transport {
     if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
     const key = idKey(message.id as Id);
     const s = this.requests?.get(key);
-    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch) return false;
+    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch)
+      return false;
     s.pending.delete(key);
     this.requests!.delete(key);
     if (this.requests!.size === 0) this.requests = undefined;
@@ -313,8 +351,12 @@ export class HttpServerSession implements Transport {
   async close(reason?: string): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    for (const s of [...(this.standaloneStream ? [this.standaloneStream] : []), ...(this.postStreams?.values() ?? [])]) {
-      if (reason !== undefined && s.kind === 'post' && s.sink && !s.done && s.pending.size > 0) answerPending(s, reason);
+    for (const s of [
+      ...(this.standaloneStream ? [this.standaloneStream] : []),
+      ...(this.postStreams?.values() ?? []),
+    ]) {
+      if (reason !== undefined && s.kind === 'post' && s.sink && !s.done && s.pending.size > 0)
+        answerPending(s, reason);
       this.detach(s, true);
       if (s.kind === 'post') abortStream(s, new Error(`Session ${this.sessionId} ended`));
     }
@@ -389,11 +431,20 @@ export class HttpServerSession implements Transport {
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
       if (this.requests?.has(key)) {
-        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, errorBody(ErrorCode.InvalidRequest, `Request id ${idText(id)} is already in use`));
+        sink.respond(
+          400,
+          { 'Content-Type': 'application/json', ...headers },
+          errorBody(ErrorCode.InvalidRequest, `Request id ${idText(id)} is already in use`),
+        );
         return;
       }
       if (message.method === 'initialize') this.initKey = key;
-      const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? this.settings.assumedVersion);
+      const s = this.newStream(
+        this.ids.next(),
+        'post',
+        this.settings.replyMode,
+        info.protocolVersion ?? this.settings.assumedVersion,
+      );
       s.pending.add(key);
       info = new RequestInfo(info, s);
       (this.requests ??= new FewMap()).set(key, s);
@@ -416,7 +467,13 @@ export class HttpServerSession implements Transport {
    * request whose id is already in flight, or repeated in the batch, gets -32600 in that array
    * and is not delivered. Each request's `info` is that of its stream, as for one POSTed request.
    */
-  acceptBatch(messages: JSONRPCMessage[], errors: JSONRPCMessage[], info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
+  acceptBatch(
+    messages: JSONRPCMessage[],
+    errors: JSONRPCMessage[],
+    info: MessageInfo,
+    sink: ResponseSink,
+    headers: HeaderMap,
+  ): void {
     const answers = [...errors];
     const requests: JSONRPCMessage[] = [];
     const others: JSONRPCMessage[] = [];
@@ -429,7 +486,14 @@ export class HttpServerSession implements Transport {
       }
       const key = idKey(id);
       if (this.requests?.has(key) || keys.has(key)) {
-        answers.push({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: request id ${idText(id)} is already in use` } });
+        answers.push({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: `Invalid Request: request id ${idText(id)} is already in use`,
+          },
+        });
         continue;
       }
       keys.add(key);
@@ -437,12 +501,18 @@ export class HttpServerSession implements Transport {
     }
     const plain: MessageInfo = { ...info, signal: info.signal };
     if (requests.length === 0) {
-      if (answers.length) sink.respond(200, { ...headers, 'Content-Type': 'application/json' }, serializeMessage(answers));
+      if (answers.length)
+        sink.respond(200, { ...headers, 'Content-Type': 'application/json' }, serializeMessage(answers));
       else sink.respond(202, headers);
       for (const m of others) this.deliver(m, plain);
       return;
     }
-    const s = this.newStream(this.ids.next(), 'post', this.settings.replyMode, info.protocolVersion ?? this.settings.assumedVersion);
+    const s = this.newStream(
+      this.ids.next(),
+      'post',
+      this.settings.replyMode,
+      info.protocolVersion ?? this.settings.assumedVersion,
+    );
     s.batch = answers;
     for (const key of keys) {
       s.pending.add(key);
@@ -466,7 +536,12 @@ export class HttpServerSession implements Transport {
    * Either way a connection the stream already had is ended and replaced (one connection per
    * stream; a client whose connection died unnoticed can always come back).
    */
-  acceptGet(sink: ResponseSink, headers: HeaderMap, protocolVersion: string | undefined, lastEventId?: string): Promise<void> {
+  acceptGet(
+    sink: ResponseSink,
+    headers: HeaderMap,
+    protocolVersion: string | undefined,
+    lastEventId?: string,
+  ): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
     this.#lastActive = Date.now();
     return this.enqueue(async () => {
@@ -477,7 +552,11 @@ export class HttpServerSession implements Transport {
         const streamId =
           store instanceof MemoryEventStore
             ? store.replayTextsAfter(this.sessionId, lastEventId, (eventId, text) => void replay.push([eventId, text]))
-            : await store.replayEventsAfter(this.sessionId, lastEventId, (eventId, m) => void replay.push([eventId, serializeMessage(m)]));
+            : await store.replayEventsAfter(
+                this.sessionId,
+                lastEventId,
+                (eventId, m) => void replay.push([eventId, serializeMessage(m)]),
+              );
         // a stream begun on another process of a shared deployment: followed from the store
         if (!this.ids.owns(lastEventId.slice(0, Math.max(0, lastEventId.lastIndexOf('_')))) && isShared(store)) {
           return this.follow(store, sink, headers, lastEventId);
@@ -583,7 +662,11 @@ export class HttpServerSession implements Transport {
    * Stores one event of stream `s` (`text`: the message's JSON text when already made); when the
    * store fails, the event goes out without an ID. Answers at once when the store does.
    */
-  private store(s: OutStream, message: JSONRPCMessage | null, text?: string): string | undefined | Promise<string | undefined> {
+  private store(
+    s: OutStream,
+    message: JSONRPCMessage | null,
+    text?: string,
+  ): string | undefined | Promise<string | undefined> {
     const store = this.settings.eventStore;
     if (!store) return undefined;
     let id: string | Promise<string>;
@@ -617,7 +700,12 @@ export class HttpServerSession implements Transport {
    * its owner process is lost (each request it left unanswered gets error -32000 on this
    * connection, then it ends) or the client goes away.
    */
-  private async follow(store: SharedEventStore, sink: ResponseSink, headers: HeaderMap, lastEventId: string): Promise<void> {
+  private async follow(
+    store: SharedEventStore,
+    sink: ResponseSink,
+    headers: HeaderMap,
+    lastEventId: string,
+  ): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
     const abort = new AbortController();
     let opened = false;
@@ -633,7 +721,11 @@ export class HttpServerSession implements Transport {
       followed = await store.follow(this.sessionId, lastEventId, write, abort.signal);
     } catch (e) {
       this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
-      sink.respond(503, { ...json, 'Retry-After': '1' }, errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store cannot be reached'));
+      sink.respond(
+        503,
+        { ...json, 'Retry-After': '1' },
+        errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store cannot be reached'),
+      );
       return;
     }
     if (!followed) {
@@ -645,7 +737,10 @@ export class HttpServerSession implements Transport {
       sink.open(200, sseHeaders(headers));
     }
     this.followers++;
-    const timer = this.settings.keepAliveMs > 0 ? setInterval(() => sink.write(encodeComment()), this.settings.keepAliveMs) : undefined;
+    const timer =
+      this.settings.keepAliveMs > 0
+        ? setInterval(() => sink.write(encodeComment()), this.settings.keepAliveMs)
+        : undefined;
     timer?.unref?.();
     sink.onClose(() => abort.abort());
     const stop = (): void => abort.abort();
@@ -658,7 +753,18 @@ export class HttpServerSession implements Transport {
       this.#lastActive = Date.now();
       if (end.reason === 'owner-lost' && !sink.closed) {
         for (const id of end.pending) {
-          sink.write(encodeEvent({ data: serializeMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ServerError, message: 'The server process handling this request ended before answering it' } }) }));
+          sink.write(
+            encodeEvent({
+              data: serializeMessage({
+                jsonrpc: '2.0',
+                id,
+                error: {
+                  code: ErrorCode.ServerError,
+                  message: 'The server process handling this request ended before answering it',
+                },
+              }),
+            }),
+          );
         }
       }
       if (!sink.closed) sink.end();
@@ -691,8 +797,24 @@ export class HttpServerSession implements Transport {
     this.checkIdle();
   }
 
-  private newStream(id: string, kind: OutStream['kind'], mode: ReplyMode, protocolVersion: string | undefined): OutStream {
-    return { id, kind, sink: null, headers: {}, mode, pending: new FewSet(), protocolVersion, resumable: false, done: false, stored: false };
+  private newStream(
+    id: string,
+    kind: OutStream['kind'],
+    mode: ReplyMode,
+    protocolVersion: string | undefined,
+  ): OutStream {
+    return {
+      id,
+      kind,
+      sink: null,
+      headers: {},
+      mode,
+      pending: new FewSet(),
+      protocolVersion,
+      resumable: false,
+      done: false,
+      stored: false,
+    };
   }
 
   /** Binds a connection to a stream; opens it now when `openNow` (else on first SSE message). */
@@ -722,7 +844,10 @@ export class HttpServerSession implements Transport {
    * Sends SSE status and headers on the stream's connection, `held`, then the priming event.
    * Done at once (undefined) unless the event store makes it wait.
    */
-  private openStream(s: OutStream, held: Array<{ eventId?: string; message: JSONRPCMessage }> = []): Promise<void> | undefined {
+  private openStream(
+    s: OutStream,
+    held: Array<{ eventId?: string; message: JSONRPCMessage }> = [],
+  ): Promise<void> | undefined {
     const sink = s.sink;
     if (!sink || sink.closed || sink.started) return undefined;
     if (held.length === 0) {
@@ -747,7 +872,11 @@ export class HttpServerSession implements Transport {
     }
   }
 
-  private async openHeld(s: OutStream, sink: ResponseSink, held: Array<{ eventId?: string; message: JSONRPCMessage }>): Promise<void> {
+  private async openHeld(
+    s: OutStream,
+    sink: ResponseSink,
+    held: Array<{ eventId?: string; message: JSONRPCMessage }>,
+  ): Promise<void> {
     sink.open(200, this.sseHeaders(s.headers));
     for (const { eventId, message } of held) this.write(s, message, eventId);
     await this.prime(s);
@@ -779,7 +908,8 @@ export class HttpServerSession implements Transport {
   /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream); at once when the store answers at once. */
   private primingId(s: OutStream): string | undefined | Promise<string | undefined> {
     const store = this.settings.eventStore;
-    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion)) return undefined;
+    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion))
+      return undefined;
     if (s.kind === 'post' && isShared(store)) return this.sharedPrimingId(store, s);
     return this.store(s, null);
   }
@@ -787,7 +917,13 @@ export class HttpServerSession implements Transport {
   /** {@link primingId} of a POST stream of a shared deployment: announced first. */
   private async sharedPrimingId(store: SharedEventStore, s: OutStream): Promise<string | undefined> {
     // a follower elsewhere learns from this which requests the stream owes answers to
-    const ids = [...s.pending].map((key) => (key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1)));
+    const ids = [...s.pending].map((key) =>
+      key.startsWith('number:')
+        ? Number(key.slice(7))
+        : key.startsWith('bigint:')
+          ? BigInt(key.slice(7))
+          : key.slice(key.indexOf(':') + 1),
+    );
     try {
       await store.streamOpened(this.sessionId, s.id, ids);
     } catch (e) {
@@ -849,7 +985,11 @@ export class HttpServerSession implements Transport {
           try {
             await this.settings.onNegotiated(message);
           } catch (e) {
-            message = { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.ServerError, message: `Session could not be recorded: ${(e as Error).message}` } };
+            message = {
+              jsonrpc: '2.0',
+              id: message.id,
+              error: { code: ErrorCode.ServerError, message: `Session could not be recorded: ${(e as Error).message}` },
+            };
           }
         }
       }

@@ -95,18 +95,28 @@ export function answerPending(s: OutStream, reason: string): void {
   const sink = s.sink;
   if (!sink) return;
   // pending keys are `${typeof id}:${id}`
-  const bodies = [...s.pending].map((key) => serializeMessage({
-    jsonrpc: '2.0',
-    id: key.startsWith('number:') ? Number(key.slice(7)) : key.startsWith('bigint:') ? BigInt(key.slice(7)) : key.slice(key.indexOf(':') + 1),
-    error: { code: ErrorCode.ServerError, message: reason },
-  }));
+  const bodies = [...s.pending].map((key) =>
+    serializeMessage({
+      jsonrpc: '2.0',
+      id: key.startsWith('number:')
+        ? Number(key.slice(7))
+        : key.startsWith('bigint:')
+          ? BigInt(key.slice(7))
+          : key.slice(key.indexOf(':') + 1),
+      error: { code: ErrorCode.ServerError, message: reason },
+    }),
+  );
   s.pending.clear();
   s.done = true;
   s.sink = null;
   // a batch: what it collected, then these, as one array (JSON) or one event each (SSE)
   const collected = (s.batch?.splice(0) ?? []).map((m) => JSON.stringify(m));
   if (!sink.started) {
-    return sink.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, s.batch ? `[${[...collected, ...bodies].join(',')}]` : bodies[0]);
+    return sink.respond(
+      200,
+      { ...s.headers, 'Content-Type': 'application/json' },
+      s.batch ? `[${[...collected, ...bodies].join(',')}]` : bodies[0],
+    );
   }
   for (const data of [...collected, ...bodies]) sink.write(encodeEvent({ data }));
   sink.end();

@@ -59,7 +59,8 @@ export class StatelessHttpClientTransport implements Transport {
     io: StatelessClientIo = {},
   ) {
     const url = new URL(options.url);
-    this.#request = io.requester ?? fetchRequester(url, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+    this.#request =
+      io.requester ?? fetchRequester(url, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
     this.#makeLegacy = io.legacy ?? ((o) => new HttpClientTransport(o));
   }
 
@@ -124,12 +125,13 @@ export class StatelessHttpClientTransport implements Transport {
     const cancel = new Cancel();
     const id = message.id as Id;
     this.#inFlight.set(key(id), { cancel, method: message.method as string });
-    void this.#post(message, cancel).then(
-      (res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, cancel, res) : res),
-    ).then(
-      (res) => this.#read(id, res),
-      (e: Error) => this.#fail(id, e),
-    ).catch((e: Error) => this.#fail(id, e));
+    void this.#post(message, cancel)
+      .then((res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, cancel, res) : res))
+      .then(
+        (res) => this.#read(id, res),
+        (e: Error) => this.#fail(id, e),
+      )
+      .catch((e: Error) => this.#fail(id, e));
   }
 
   async close(): Promise<void> {
@@ -163,13 +165,19 @@ export class StatelessHttpClientTransport implements Transport {
    */
   async #retryOnMismatch(message: JSONRPCMessage, cancel: Cancel, res: HttpReply): Promise<HttpReply> {
     if (res.status !== 400) return res;
-    const body = (await res.text().then(JSON.parse).catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
+    const body = (await res
+      .text()
+      .then(JSON.parse)
+      .catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
     if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
     const meta = (message.params as Obj | undefined)?._meta;
     let cursor: unknown;
     for (let page = 0; page < 100; page++) {
       const params: Obj = { _meta: meta, ...(cursor === undefined ? {} : { cursor }) };
-      const list = await this.#post({ jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params }, cancel);
+      const list = await this.#post(
+        { jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params },
+        cancel,
+      );
       const answer = (await readMessages(list)).find((m) => 'result' in m);
       if (!answer) return this.#post(message, cancel);
       this.#learnTools(answer);
@@ -216,12 +224,19 @@ export class StatelessHttpClientTransport implements Transport {
           },
         });
       });
-      if (!answered) this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, 'response stream ended without a response'));
+      if (!answered)
+        this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, 'response stream ended without a response'));
       return;
     }
     const text = await res.text();
     if (text === '' && res.ok) {
-      this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, `connection closed before the response (POST ${this.#inFlight.get(key(id))?.method ?? 'request'}: HTTP ${res.status}, empty body)`));
+      this.#fail(
+        id,
+        new RpcError(
+          ErrorCode.ConnectionClosed,
+          `connection closed before the response (POST ${this.#inFlight.get(key(id))?.method ?? 'request'}: HTTP ${res.status}, empty body)`,
+        ),
+      );
       return;
     }
     let body: unknown;
@@ -233,7 +248,15 @@ export class StatelessHttpClientTransport implements Transport {
     const m = body as Obj | undefined;
     const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
     if (isRpc && (res.ok || 'error' in m)) return this.#deliver({ ...m, id } as unknown as JSONRPCMessage);
-    this.#fail(id, new HttpStatusError(res.status, body, `POST ${this.#inFlight.get(key(id))?.method ?? 'request'}`, res.header('content-type')));
+    this.#fail(
+      id,
+      new HttpStatusError(
+        res.status,
+        body,
+        `POST ${this.#inFlight.get(key(id))?.method ?? 'request'}`,
+        res.header('content-type'),
+      ),
+    );
   }
 
   #deliver(m: JSONRPCMessage): void {
@@ -271,7 +294,8 @@ export class StatelessHttpClientTransport implements Transport {
     this.#inFlight.delete(key(id));
     if (f.cancel.reason) return;
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
-    else this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });
+    else
+      this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });
   }
 }
 
@@ -281,11 +305,12 @@ async function readMessages(res: HttpReply): Promise<JSONRPCMessage[]> {
   try {
     if (mediaType(res.header('content-type')) === 'text/event-stream') {
       const parser = new SseParser();
-      return [...parser.push(text), ...parser.end()].filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as JSONRPCMessage);
+      return [...parser.push(text), ...parser.end()]
+        .filter((e) => e.data !== '')
+        .map((e) => JSON.parse(e.data) as JSONRPCMessage);
     }
     return text === '' ? [] : [JSON.parse(text) as JSONRPCMessage];
   } catch {
     return [];
   }
 }
-

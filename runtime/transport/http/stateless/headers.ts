@@ -25,7 +25,14 @@ export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
  * Methods whose requests carry `Mcp-Name`, and the params field mirrored (`taskId`: SEP-2663,
  * Routing Headers). No prototype: any other method, `toString` or `__proto__` included, has none.
  */
-export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = lookupTable({ 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' });
+export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = lookupTable({
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+});
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
@@ -87,18 +94,23 @@ export function paramHeaders(inputSchema: unknown): ParamHeader[] {
       const s = sub as Obj;
       if (Object.hasOwn(s, 'x-mcp-header')) {
         const name = s['x-mcp-header'];
-        if (typeof name !== 'string' || !TOKEN.test(name)) throw new TypeError(`x-mcp-header of ${[...path, key].join('.')} is not a header token`);
+        if (typeof name !== 'string' || !TOKEN.test(name))
+          throw new TypeError(`x-mcp-header of ${[...path, key].join('.')} is not a header token`);
         if (s.type !== 'string' && s.type !== 'integer' && s.type !== 'boolean') {
-          throw new TypeError(`x-mcp-header ${name} is on a property of type ${JSON.stringify(s.type)} (string, integer or boolean only)`);
+          throw new TypeError(
+            `x-mcp-header ${name} is on a property of type ${JSON.stringify(s.type)} (string, integer or boolean only)`,
+          );
         }
-        if (out.some((h) => h.name.toLowerCase() === name.toLowerCase())) throw new TypeError(`x-mcp-header ${name} is not unique`);
+        if (out.some((h) => h.name.toLowerCase() === name.toLowerCase()))
+          throw new TypeError(`x-mcp-header ${name} is not unique`);
         out.push({ name, path: [...path, key], type: s.type });
       }
       walk(s, [...path, key]);
     }
   };
   walk(inputSchema, []);
-  if (countAnnotations(inputSchema) !== out.length) throw new TypeError('x-mcp-header is only allowed on properties reached through properties keys');
+  if (countAnnotations(inputSchema) !== out.length)
+    throw new TypeError('x-mcp-header is only allowed on properties reached through properties keys');
   return out;
 }
 
@@ -127,7 +139,10 @@ function textOf(v: unknown): string | undefined {
  * The metadata headers of one outbound request (names as the page spells them). `tools`
  * gives the annotations of a tool by name (from `tools/list`); without it no `Mcp-Param-*`.
  */
-export function requestHeaders(message: Obj, tools?: (name: string) => ParamHeader[] | undefined): Record<string, string> {
+export function requestHeaders(
+  message: Obj,
+  tools?: (name: string) => ParamHeader[] | undefined,
+): Record<string, string> {
   const h: Record<string, string> = {};
   const params = (message.params ?? {}) as Obj;
   const version = (params._meta as Obj | undefined)?.[PROTOCOL_VERSION_META];
@@ -153,12 +168,17 @@ const mismatch = (message: string): RpcError => new RpcError(ErrorCode.HeaderMis
  * agree with the body. The protocol version is compared as sent; whether it is supported is
  * the caller's question. `tool` gives the annotations of the called tool.
  */
-export function checkRequestHeaders(message: Obj, headers: Readonly<Record<string, string | undefined>>, tool?: ParamHeader[]): RpcError | undefined {
+export function checkRequestHeaders(
+  message: Obj,
+  headers: Readonly<Record<string, string | undefined>>,
+  tool?: ParamHeader[],
+): RpcError | undefined {
   const params = (message.params ?? {}) as Obj;
   const version = (params._meta as Obj | undefined)?.[PROTOCOL_VERSION_META];
   const hv = headers['mcp-protocol-version'];
   if (hv === undefined) return mismatch('MCP-Protocol-Version header is missing');
-  if (hv !== version) return mismatch(`MCP-Protocol-Version header value '${hv}' does not match body value ${describeValue(version)}`);
+  if (hv !== version)
+    return mismatch(`MCP-Protocol-Version header value '${hv}' does not match body value ${describeValue(version)}`);
   const method = message.method as string;
   const hm = headers['mcp-method'] === undefined ? undefined : decodeHeaderValue(headers['mcp-method']);
   if (hm === undefined) return mismatch('Mcp-Method header is missing or malformed');
@@ -180,9 +200,14 @@ export function checkRequestHeaders(message: Obj, headers: Readonly<Record<strin
     }
     const text = decodeHeaderValue(raw);
     if (text === undefined) return mismatch(`Mcp-Param-${p.name} header contains invalid characters`);
-    if (body === undefined || body === null) return mismatch(`Mcp-Param-${p.name} header is present but the argument is not`);
-    const same = p.type === 'integer' && typeof body === 'number' ? text.trim() !== '' && Number(text) === body : text === textOf(body);
-    if (!same) return mismatch(`Mcp-Param-${p.name} header value '${text}' does not match body value ${describeValue(body)}`);
+    if (body === undefined || body === null)
+      return mismatch(`Mcp-Param-${p.name} header is present but the argument is not`);
+    const same =
+      p.type === 'integer' && typeof body === 'number'
+        ? text.trim() !== '' && Number(text) === body
+        : text === textOf(body);
+    if (!same)
+      return mismatch(`Mcp-Param-${p.name} header value '${text}' does not match body value ${describeValue(body)}`);
   }
   return undefined;
 }

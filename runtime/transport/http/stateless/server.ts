@@ -36,13 +36,28 @@ import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './headers.js';
 import { RequestGuard, type HttpRefusal } from '../io/guard.js';
 import { shapeProblem } from '../session/server.js';
-import { JSON_HEADERS, NodeSink, PARSED_MESSAGE, type WithParsed, afterClosingResponse, parseJsonBody, readNodeBody } from '../io/node.js';
+import {
+  JSON_HEADERS,
+  NodeSink,
+  PARSED_MESSAGE,
+  type WithParsed,
+  afterClosingResponse,
+  parseJsonBody,
+  readNodeBody,
+} from '../io/node.js';
 import type { ReplyMode } from '../session/session.js';
 
 import type { ProtocolTable } from '../../../protocol/table.js';
 import { protocolVersions } from '../../../protocol/versions.js';
 export { PARSED_MESSAGE, parseJsonBody, readNodeBody } from '../io/node.js';
-import type { AuthInfo, JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+import type {
+  AuthInfo,
+  JSONRPCMessage,
+  MessageInfo,
+  SendOptions,
+  Transport,
+  TransportEvents,
+} from '../../../jsonrpc/transport.js';
 import type { Authorizer } from '../../../auth/types.js';
 
 type Id = string | number | bigint;
@@ -101,7 +116,12 @@ export interface StatelessHttpHandler {
 /** HTTP status of a JSON-RPC error answer (draft streamable-http, Backward Compatibility). */
 export function statusOfError(code: unknown): number {
   if (code === ErrorCode.MethodNotFound) return 404;
-  if (code === ErrorCode.HeaderMismatch || code === ErrorCode.UnsupportedProtocolVersion || code === ErrorCode.MissingRequiredClientCapability) return 400;
+  if (
+    code === ErrorCode.HeaderMismatch ||
+    code === ErrorCode.UnsupportedProtocolVersion ||
+    code === ErrorCode.MissingRequiredClientCapability
+  )
+    return 400;
   return 200;
 }
 
@@ -122,11 +142,17 @@ interface Stream {
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const CLOSED_BY_CLIENT = 'response stream closed by the client';
 /** The headers of every SSE response (the sinks copy them, never change them). */
-const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+});
 
 /** Runs `f(a, b)` once the current tick's work is done: `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
 const afterTick: <A, B>(f: (a: A, b: B) => void, a: A, b: B) => void =
-  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function' ? (f, a, b) => process.nextTick(f, a, b) : (f, a, b) => void setTimeout(f, 0, a, b);
+  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function'
+    ? (f, a, b) => process.nextTick(f, a, b)
+    : (f, a, b) => void setTimeout(f, 0, a, b);
 
 /** Keep-alive comments on SSE stream `s`, when it is still open (a reply that ended within the tick it opened in needs no timer). */
 function startKeepAlive(s: Stream, keepAliveMs: number): void {
@@ -171,7 +197,11 @@ export class StatelessHttpServerTransport implements Transport {
   accept(message: JSONRPCMessage, sink: ResponseSink, info: MessageInfo): void {
     const events = this.#events;
     if (!events || this.#closed) {
-      sink.respond(503, JSON_HEADERS, errorJson((message.id as Id) ?? null, new RpcError(ErrorCode.InternalError, 'server not connected')));
+      sink.respond(
+        503,
+        JSON_HEADERS,
+        errorJson((message.id as Id) ?? null, new RpcError(ErrorCode.InternalError, 'server not connected')),
+      );
       return;
     }
     if (message.id === undefined) {
@@ -185,7 +215,11 @@ export class StatelessHttpServerTransport implements Transport {
     sink.onClose(() => {
       if (s.done) return;
       this.#finish(inner, s);
-      events.onMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: inner, reason: CLOSED_BY_CLIENT } });
+      events.onMessage({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: inner, reason: CLOSED_BY_CLIENT },
+      });
     });
     if (this.settings.replyMode === 'sse') this.#open(s);
     message.id = inner;
@@ -196,7 +230,12 @@ export class StatelessHttpServerTransport implements Transport {
     if (this.#closed) return Promise.reject(new Error('transport closed'));
     const isResponse = !('method' in message);
     if (!isResponse && message.id !== undefined) {
-      return Promise.reject(new RpcError(ErrorCode.MethodNotFound, `${String(message.method)}: servers send no requests over stateless Streamable HTTP (use input_required)`));
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.MethodNotFound,
+          `${String(message.method)}: servers send no requests over stateless Streamable HTTP (use input_required)`,
+        ),
+      );
     }
     const inner = isResponse ? message.id : options?.relatedRequestId;
     const s = typeof inner === 'number' ? this.#streams.get(inner) : undefined;
@@ -204,20 +243,27 @@ export class StatelessHttpServerTransport implements Transport {
     if (!isResponse) {
       this.#open(s);
       const params = restoreIds(message.params, inner as number, s.clientId, true);
-      s.sink.write(encodeEvent({ data: serializeMessage(params === message.params ? message : { ...message, params }) }));
+      s.sink.write(
+        encodeEvent({ data: serializeMessage(params === message.params ? message : { ...message, params }) }),
+      );
       return Promise.resolve();
     }
     this.#finish(inner as number, s);
     // the envelope is written here with the client's id: neither the message nor its result is copied
     const id = serializeMessage(s.clientId);
-    const text = 'result' in message
-      ? `{"jsonrpc":"2.0","id":${id},"result":${serializeMessage(restoreIds(message.result, inner as number, s.clientId, false))}}`
-      : `{"jsonrpc":"2.0","id":${id},"error":${serializeMessage(message.error)}}`;
+    const text =
+      'result' in message
+        ? `{"jsonrpc":"2.0","id":${id},"result":${serializeMessage(restoreIds(message.result, inner as number, s.clientId, false))}}`
+        : `{"jsonrpc":"2.0","id":${id},"error":${serializeMessage(message.error)}}`;
     if (s.sse) {
       s.sink.write(encodeEvent({ data: text }));
       s.sink.end();
     } else {
-      s.sink.respond('error' in message ? statusOfError((message.error as Obj | undefined)?.code) : 200, JSON_HEADERS, text);
+      s.sink.respond(
+        'error' in message ? statusOfError((message.error as Obj | undefined)?.code) : 200,
+        JSON_HEADERS,
+        text,
+      );
     }
     return Promise.resolve();
   }
@@ -293,7 +339,12 @@ interface Refusal {
   error: RpcError;
   headers?: Record<string, string>;
 }
-const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record<string, string>): Refusal => ({ status, id, error, headers });
+const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record<string, string>): Refusal => ({
+  status,
+  id,
+  error,
+  headers,
+});
 
 /**
  * Creates the stateless endpoint.
@@ -303,9 +354,15 @@ const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record
  * http.createServer(handler).on('clientError', answerClientError).listen(3000, '127.0.0.1'); // answerClientError from @mcpgen/runtime/http
  */
 export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): StatelessHttpHandler {
-  if (!options.tables && !options.supportedVersions) throw new TypeError('createStatelessHttpHandler: options.tables (the generated tables served) or options.supportedVersions is required');
+  if (!options.tables && !options.supportedVersions)
+    throw new TypeError(
+      'createStatelessHttpHandler: options.tables (the generated tables served) or options.supportedVersions is required',
+    );
   const versions = options.supportedVersions ?? protocolVersions(options.tables ?? []);
-  const transport = new StatelessHttpServerTransport({ replyMode: options.replyMode ?? 'auto', keepAliveMs: options.keepAliveMs ?? 15000 });
+  const transport = new StatelessHttpServerTransport({
+    replyMode: options.replyMode ?? 'auto',
+    keepAliveMs: options.keepAliveMs ?? 15000,
+  });
   const schemas = new WeakMap<object, ParamHeader[] | Error>();
 
   /** The annotations of a tool's schema (cached per schema object); an invalid schema has none checked. */
@@ -328,7 +385,11 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 
   // Host, Origin, method, Accept, Content-Type and Content-Length, before the body (../io/guard.ts)
   const guard = new RequestGuard(options, { serves: (m) => m === 'POST', allow: 'POST' });
-  const headRefusal = (method: string, h: Readonly<Record<string, string | undefined>>, localPort: number | undefined): Refusal | undefined => {
+  const headRefusal = (
+    method: string,
+    h: Readonly<Record<string, string | undefined>>,
+    localPort: number | undefined,
+  ): Refusal | undefined => {
     const r = guard.check(method, h, localPort);
     return r && asRefusal(r);
   };
@@ -338,7 +399,10 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   };
 
   /** The token check: undefined when the endpoint has none, else the principal or the refusal. */
-  const authorized = async (method: string, headers: Readonly<Record<string, string | undefined>>): Promise<AuthInfo | Refusal | undefined> => {
+  const authorized = async (
+    method: string,
+    headers: Readonly<Record<string, string | undefined>>,
+  ): Promise<AuthInfo | Refusal | undefined> => {
     if (!options.authorize) return undefined;
     const verdict = await options.authorize({ method: method.toUpperCase(), headers });
     if ('auth' in verdict) return verdict.auth;
@@ -356,9 +420,14 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
    * The checks after the body was parsed. Returns the refusal, or the MessageInfo to deliver
    * the message with (`protocolVersion` set for requests).
    */
-  function checkMessage(message: unknown, headers: Readonly<Record<string, string | undefined>>): Refusal | MessageInfo {
-    if (message === PARSE_FAILED) return refuse(400, null, new RpcError(ErrorCode.ParseError, 'Parse error: body is not JSON'));
-    const problem = shapeProblem(message) ?? ((message as Obj).method === undefined ? 'clients send no responses' : undefined);
+  function checkMessage(
+    message: unknown,
+    headers: Readonly<Record<string, string | undefined>>,
+  ): Refusal | MessageInfo {
+    if (message === PARSE_FAILED)
+      return refuse(400, null, new RpcError(ErrorCode.ParseError, 'Parse error: body is not JSON'));
+    const problem =
+      shapeProblem(message) ?? ((message as Obj).method === undefined ? 'clients send no responses' : undefined);
     if (problem) return refuse(400, null, new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${problem}`));
     const msg = message as JSONRPCMessage;
     const id = (msg.id as Id | undefined) ?? null;
@@ -369,9 +438,18 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     // (an initialize carrying the modern `_meta` is just an unknown method: 404 -32601)
     if (msg.method === 'initialize' && typeof version !== 'string') {
       // versioning, Backward Compatibility: name the supported versions to a legacy client
-      return refuse(400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: this endpoint serves ${versions.join(', ')} (no initialize)`, { supported: [...versions], requested: params.protocolVersion }));
+      return refuse(
+        400,
+        id,
+        new RpcError(
+          ErrorCode.UnsupportedProtocolVersion,
+          `Unsupported protocol version: this endpoint serves ${versions.join(', ')} (no initialize)`,
+          { supported: [...versions], requested: params.protocolVersion },
+        ),
+      );
     }
-    if (typeof version !== 'string') return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${PROTOCOL_VERSION_META}"]`));
+    if (typeof version !== 'string')
+      return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${PROTOCOL_VERSION_META}"]`));
     const capabilities = meta![CLIENT_CAPABILITIES_META];
     if (typeof capabilities !== 'object' || capabilities === null) {
       return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${CLIENT_CAPABILITIES_META}"]`));
@@ -380,7 +458,14 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     const mismatch = checkRequestHeaders(msg, headers, tool);
     if (mismatch) return refuse(400, id, mismatch);
     if (!versions.includes(version)) {
-      return refuse(400, id, new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: [...versions], requested: version }));
+      return refuse(
+        400,
+        id,
+        new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+          supported: [...versions],
+          requested: version,
+        }),
+      );
     }
     return { headers, protocolVersion: version };
   }
@@ -409,7 +494,8 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       await run(ex);
     } catch (e) {
       options.onError?.(e instanceof Error ? e : new Error(String(e)));
-      if (!ex.sink.started) failSink(ex.sink, refuse(500, null, new RpcError(ErrorCode.InternalError, 'Internal error')));
+      if (!ex.sink.started)
+        failSink(ex.sink, refuse(500, null, new RpcError(ErrorCode.InternalError, 'Internal error')));
       else ex.sink.end();
     }
   }

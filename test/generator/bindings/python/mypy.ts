@@ -48,12 +48,30 @@ export function mypyCheck(root: string, pkg: string): MypyRun {
   writeFileSync(join(root, matchFile(pkg)), source.replaceAll('mcp_types_PACKAGE', pkg));
   const r = spawnSync(
     'mypy',
-    ['--strict', '--python-version', '3.11', '--no-color-output', '--no-error-summary', '--show-error-codes', '--cache-dir', cacheDir, pkg, matchFile(pkg)],
-    { cwd: root, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, MYPYPATH: root } },
+    [
+      '--strict',
+      '--python-version',
+      '3.11',
+      '--no-color-output',
+      '--no-error-summary',
+      '--show-error-codes',
+      '--cache-dir',
+      cacheDir,
+      pkg,
+      matchFile(pkg),
+    ],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, MYPYPATH: root },
+    },
   );
   const output = `${r.stdout ?? ''}${r.stderr ?? ''}`;
   // 0: no error, 1: type errors; anything else (2: usage or crash, null: killed) is no verdict.
-  if (r.status !== 0 && r.status !== 1) throw new Error(`mypy did not run (status ${r.status}, ${r.error?.message ?? ''}):\n${output.slice(0, 3000)}`);
+  if (r.status !== 0 && r.status !== 1)
+    throw new Error(`mypy did not run (status ${r.status}, ${r.error?.message ?? ''}):\n${output.slice(0, 3000)}`);
   const errors: MypyError[] = [];
   for (const line of output.split('\n')) {
     const m = /^(.+?):(\d+): error: (.*)$/.exec(line);

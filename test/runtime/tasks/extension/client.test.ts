@@ -10,25 +10,55 @@ import { Client, Server, table } from '../../../../generated/draft/index.js';
 import * as v2025 from '../../../../generated/2025-11-25/index.js';
 import { ServerFeatures } from '../../../../runtime/features/server-features.js';
 import { TASKS_EXTENSION, TasksExtension } from '../../../../runtime/tasks/extension.js';
-import { TaskCancelledError, TasksExtensionClient, isCreateTaskResult } from '../../../../runtime/tasks/extension-client.js';
+import {
+  TaskCancelledError,
+  TasksExtensionClient,
+  isCreateTaskResult,
+} from '../../../../runtime/tasks/extension-client.js';
 import { createMemoryPair } from '../../../../runtime/transport/memory.js';
 import { InvalidResultError, RpcError } from '../../../../runtime/jsonrpc/errors.js';
 import { scriptedServer } from '../../stateless/harness.js';
 
-const ask = { method: 'elicitation/create', params: { mode: 'form', message: 'Colour?', requestedSchema: { type: 'object', properties: { colour: { type: 'string' } } } } };
+const ask = {
+  method: 'elicitation/create',
+  params: {
+    mode: 'form',
+    message: 'Colour?',
+    requestedSchema: { type: 'object', properties: { colour: { type: 'string' } } },
+  },
+};
 
 async function start(caps: Record<string, unknown>) {
   const features = new ServerFeatures();
-  const tasks = new TasksExtension({ table, tools: { paint: 'optional', broken: 'optional', forever: 'optional' }, pollIntervalMs: 10 });
+  const tasks = new TasksExtension({
+    table,
+    tools: { paint: 'optional', broken: 'optional', forever: 'optional' },
+    pollIntervalMs: 10,
+  });
   features.tool({
     name: 'paint',
-    handler: (_a, ctx) => tasks.run(ctx, async (task) => {
-      const answers = task.taskId ? await task.input({ colour: ask }) : { colour: { content: { colour: 'inline' } } };
-      return `painted ${(answers.colour.content as { colour: string }).colour}`;
-    }),
+    handler: (_a, ctx) =>
+      tasks.run(ctx, async (task) => {
+        const answers = task.taskId ? await task.input({ colour: ask }) : { colour: { content: { colour: 'inline' } } };
+        return `painted ${(answers.colour.content as { colour: string }).colour}`;
+      }),
   });
-  features.tool({ name: 'broken', handler: (_a, ctx) => tasks.run(ctx, () => { throw new RpcError(-32050, 'paint ran out', { refill: true }); }) });
-  features.tool({ name: 'forever', handler: (_a, ctx) => tasks.run(ctx, (task) => new Promise((_r, reject) => task.signal.addEventListener('abort', () => reject(new Error('stopped'))))) });
+  features.tool({
+    name: 'broken',
+    handler: (_a, ctx) =>
+      tasks.run(ctx, () => {
+        throw new RpcError(-32050, 'paint ran out', { refill: true });
+      }),
+  });
+  features.tool({
+    name: 'forever',
+    handler: (_a, ctx) =>
+      tasks.run(
+        ctx,
+        (task) =>
+          new Promise((_r, reject) => task.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+      ),
+  });
   const server = new Server({
     serverInfo: { name: 'painter', version: '1' },
     capabilities: tasks.capabilities(features.capabilities()),
@@ -39,7 +69,9 @@ async function start(caps: Record<string, unknown>) {
   const client = new Client({
     clientInfo: { name: 'c', version: '1' },
     capabilities: caps,
-    handlers: { 'elicitation/create': (p) => (asked.push(p.message), { action: 'accept', content: { colour: 'teal' } }) },
+    handlers: {
+      'elicitation/create': (p) => (asked.push(p.message), { action: 'accept', content: { colour: 'teal' } }),
+    },
   });
   const [a, b] = createMemoryPair();
   await server.connect(b);
@@ -59,7 +91,10 @@ test('opted in: callTool returns the CreateTaskResult; result() answers the inpu
   const result = await new TasksExtensionClient(client).result(created, { onStatus: (t) => statuses.push(t.status) });
   assert.equal(result.content, [{ type: 'text', text: 'painted teal' }]);
   assert.equal(asked, ['Colour?']);
-  assert.equal(statuses.filter((s, i) => s !== statuses[i - 1]), ['input_required', 'completed']);
+  assert.equal(
+    statuses.filter((s, i) => s !== statuses[i - 1]),
+    ['input_required', 'completed'],
+  );
   await close();
 });
 
@@ -91,7 +126,14 @@ test('not opted in: the same tool answers inline; a resultType "task" it did not
   const refused = (await new TasksExtensionClient(client).get('x').catch((e: unknown) => e)) as RpcError;
   assert.is(refused.code, -32021, 'tasks/get without the extension in _meta');
   await close();
-  const { transport } = await scriptedServer(() => ({ resultType: 'task', taskId: 't1', status: 'working', createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:00Z', ttlMs: null }));
+  const { transport } = await scriptedServer(() => ({
+    resultType: 'task',
+    taskId: 't1',
+    status: 'working',
+    createdAt: '2026-01-01T00:00:00Z',
+    lastUpdatedAt: '2026-01-01T00:00:00Z',
+    ttlMs: null,
+  }));
   const plain = new Client({ clientInfo: { name: 'c', version: '1' } });
   await plain.connect(transport);
   assert.instance(await plain.callTool({ name: 'x', arguments: {} }).catch((e: unknown) => e), InvalidResultError);

@@ -29,7 +29,13 @@ type Obj = Record<string, unknown>;
 const issuer = 'https://as.example';
 const key = await generateKeyPair('ES256');
 const jwks = { keys: [{ ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256' }] };
-const token = (sub: string, aud: string) => new SignJWT({ sub, scope: 'mcp' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(issuer).setAudience(aud).setExpirationTime('5m').sign(key.privateKey);
+const token = (sub: string, aud: string) =>
+  new SignJWT({ sub, scope: 'mcp' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setIssuer(issuer)
+    .setAudience(aud)
+    .setExpirationTime('5m')
+    .sign(key.privateKey);
 
 /** A protected (or, `auth: false`, open) draft endpoint with a gated `job` tool run as a task. */
 async function endpoint(options: { store?: TaskStore; front?: boolean; auth?: boolean } = {}) {
@@ -51,7 +57,11 @@ async function endpoint(options: { store?: TaskStore; front?: boolean; auth?: bo
   const stateless = createStatelessHttpHandler({ tables: [table as ProtocolTable], authorize });
   await server.connect(stateless.transport);
   const legacy = options.front
-    ? createStreamableHttpHandler({ supportedProtocolVersions: ['2025-11-25'], authorize, onSession: async (t) => t.start({ onMessage() {}, onClose() {} }) })
+    ? createStreamableHttpHandler({
+        supportedProtocolVersions: ['2025-11-25'],
+        authorize,
+        onSession: async (t) => t.start({ onMessage() {}, onClose() {} }),
+      })
     : undefined;
   const handler = legacy ? createDualEraHttpHandler({ modern: stateless, legacy }) : stateless;
   http.on('request', (req, res) => void handler(req, res));
@@ -70,9 +80,29 @@ async function endpoint(options: { store?: TaskStore; front?: boolean; auth?: bo
 
 let next = 1;
 /** One JSON-RPC request over HTTP (declaring the extension), as `sub`'s token or none: status and the JSON-RPC answer. */
-async function rpc(url: string, sub: string | undefined, method: string, params: Obj = {}): Promise<{ status: number; result?: Obj; error?: { code: number; message: string; data?: unknown } }> {
-  const message = { jsonrpc: '2.0', id: next++, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': protocolVersion, 'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } } } } };
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...requestHeaders(message) };
+async function rpc(
+  url: string,
+  sub: string | undefined,
+  method: string,
+  params: Obj = {},
+): Promise<{ status: number; result?: Obj; error?: { code: number; message: string; data?: unknown } }> {
+  const message = {
+    jsonrpc: '2.0',
+    id: next++,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': protocolVersion,
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } },
+      },
+    },
+  };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    ...requestHeaders(message),
+  };
   if (sub !== undefined) headers.Authorization = `Bearer ${await token(sub, url)}`;
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) });
   const text = await res.text();
@@ -90,9 +120,15 @@ async function create(url: string, sub: string | undefined): Promise<string> {
 /** What each task method answers `sub` for `taskId` (ids blanked: an unknown id echoes its own). */
 async function answers(url: string, sub: string | undefined, taskId: string) {
   const out: Obj = {};
-  for (const [method, params] of [['tasks/get', {}], ['tasks/update', { inputResponses: { k: { action: 'cancel' } } }], ['tasks/cancel', {}]] as const) {
+  for (const [method, params] of [
+    ['tasks/get', {}],
+    ['tasks/update', { inputResponses: { k: { action: 'cancel' } } }],
+    ['tasks/cancel', {}],
+  ] as const) {
     const r = await rpc(url, sub, method, { taskId, ...params });
-    out[method] = JSON.parse(JSON.stringify({ status: r.status, result: r.result, error: r.error }).replaceAll(taskId, '<id>'));
+    out[method] = JSON.parse(
+      JSON.stringify({ status: r.status, result: r.result, error: r.error }).replaceAll(taskId, '<id>'),
+    );
   }
   return out;
 }
@@ -100,17 +136,26 @@ async function answers(url: string, sub: string | undefined, taskId: string) {
 /** Another principal sees nothing: its answers equal those for an id that never existed, and the task is untouched. */
 async function assertHidden(url: string, owner: string, other: string, taskId: string): Promise<void> {
   const unknown = await answers(url, other, globalThis.crypto.randomUUID());
-  assert.equal((unknown['tasks/get'] as Obj).error, { code: -32602, message: 'Failed to retrieve task: Task not found', data: { taskId: '<id>' } });
+  assert.equal((unknown['tasks/get'] as Obj).error, {
+    code: -32602,
+    message: 'Failed to retrieve task: Task not found',
+    data: { taskId: '<id>' },
+  });
   assert.equal(await answers(url, other, taskId), unknown, `${other} is answered as for an unknown task`);
   const mine = await rpc(url, owner, 'tasks/get', { taskId });
   assert.is(mine.result?.status, 'working', `${other}'s cancel changed nothing`);
 }
 
 test('principalId: issuer and subject, else client; distinct for distinct issuers, subjects and kinds', () => {
-  const at = (claims: Obj, subject?: string, clientId?: string) => principalId({ token: 't', scopes: [], claims, subject, clientId });
+  const at = (claims: Obj, subject?: string, clientId?: string) =>
+    principalId({ token: 't', scopes: [], claims, subject, clientId });
   assert.is(at({ iss: issuer }, 'alice'), JSON.stringify(['sub', issuer, 'alice']));
   assert.is.not(at({ iss: issuer }, 'alice'), at({ iss: 'https://other.example' }, 'alice'));
-  assert.is.not(at({ iss: issuer }, 'c1'), at({ iss: issuer }, undefined, 'c1'), 'a subject is not a client of the same name');
+  assert.is.not(
+    at({ iss: issuer }, 'c1'),
+    at({ iss: issuer }, undefined, 'c1'),
+    'a subject is not a client of the same name',
+  );
   assert.is(at({}, 'alice'), JSON.stringify(['sub', '', 'alice']), 'an introspection answer without iss');
   assert.is(principalId(undefined), undefined);
 });
@@ -155,7 +200,11 @@ test('Redis store, two endpoints behind dual-era fronts: the creator sees and ca
   const one = await endpoint({ store: stores[0].tasks, front: true });
   const two = await endpoint({ store: stores[1].tasks, front: true });
   const taskId = await create(one.url, 'alice');
-  assert.is((await rpc(two.url, 'alice', 'tasks/get', { taskId })).result?.status, 'working', 'visible from the other endpoint');
+  assert.is(
+    (await rpc(two.url, 'alice', 'tasks/get', { taskId })).result?.status,
+    'working',
+    'visible from the other endpoint',
+  );
   await assertHidden(one.url, 'alice', 'bob', taskId);
   await assertHidden(two.url, 'alice', 'bob', taskId);
   assert.equal((await rpc(two.url, 'alice', 'tasks/cancel', { taskId })).result, { resultType: 'complete' });

@@ -18,15 +18,24 @@ import { rawClient, start, tick, WITHOUT_TASKS } from './support.js';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
-const askName = inputRequest.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
-const askOk = inputRequest.elicit({ message: 'OK?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } });
+const askName = inputRequest.elicit({
+  message: 'Name?',
+  requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+});
+const askOk = inputRequest.elicit({
+  message: 'OK?',
+  requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+});
 
 /** A gate the work of `job` waits on, and a record of what it saw. */
 function fixtures() {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const seen = { calls: 0, aborted: false, taskIds: [] as Array<string | undefined>, notes: [] as boolean[] };
-  const setup = (f: import('../../../../runtime/features/server-features.js').ServerFeatures, tasks: TasksExtension) => {
+  const setup = (
+    f: import('../../../../runtime/features/server-features.js').ServerFeatures,
+    tasks: TasksExtension,
+  ) => {
     f.tool({ name: 'plain', handler: (_a, ctx) => tasks.run(ctx, () => 'plain ran inline') as never });
     f.tool({
       name: 'job',
@@ -42,27 +51,54 @@ function fixtures() {
     });
     f.tool({
       name: 'note',
-      handler: (_a, ctx) => tasks.run(ctx, async (task) => {
-        seen.notes.push(await task.setStatusMessage('halfway'));
-        await gate;
-        return text('noted');
-      }) as never,
+      handler: (_a, ctx) =>
+        tasks.run(ctx, async (task) => {
+          seen.notes.push(await task.setStatusMessage('halfway'));
+          await gate;
+          return text('noted');
+        }) as never,
     });
     f.tool({ name: 'must', handler: (_a, ctx) => (seen.calls++, tasks.run(ctx, () => 'must done') as never) });
-    f.tool({ name: 'tool_error', handler: (_a, ctx) => tasks.run(ctx, () => ({ ...text('quota exceeded'), isError: true })) as never });
-    f.tool({ name: 'rpc_error', handler: (_a, ctx) => tasks.run(ctx, () => { throw new RpcError(ErrorCode.InternalError, 'backend unreachable', { retry: false }); }) as never });
-    f.tool({ name: 'throws', handler: (_a, ctx) => tasks.run(ctx, () => { throw new Error('disk full'); }) as never });
+    f.tool({
+      name: 'tool_error',
+      handler: (_a, ctx) => tasks.run(ctx, () => ({ ...text('quota exceeded'), isError: true })) as never,
+    });
+    f.tool({
+      name: 'rpc_error',
+      handler: (_a, ctx) =>
+        tasks.run(ctx, () => {
+          throw new RpcError(ErrorCode.InternalError, 'backend unreachable', { retry: false });
+        }) as never,
+    });
+    f.tool({
+      name: 'throws',
+      handler: (_a, ctx) =>
+        tasks.run(ctx, () => {
+          throw new Error('disk full');
+        }) as never,
+    });
     f.tool({
       name: 'ask',
-      handler: (_a, ctx) => tasks.run(ctx, async (task) => {
-        const r = await task.input({ who: askName, sure: askOk });
-        const again = await task.input({ who: askName }).catch((e: Error) => e.constructor.name);
-        const who = (r.who as { content: { name: string } }).content.name;
-        return text(`${who} ok=${String((r.sure as { content: { ok: boolean } }).content.ok)} reuse=${String(again)}`);
-      }) as never,
+      handler: (_a, ctx) =>
+        tasks.run(ctx, async (task) => {
+          const r = await task.input({ who: askName, sure: askOk });
+          const again = await task.input({ who: askName }).catch((e: Error) => e.constructor.name);
+          const who = (r.who as { content: { name: string } }).content.name;
+          return text(
+            `${who} ok=${String((r.sure as { content: { ok: boolean } }).content.ok)} reuse=${String(again)}`,
+          );
+        }) as never,
     });
   };
-  const tools = { note: 'optional', job: 'optional', must: 'required', tool_error: 'optional', rpc_error: 'optional', throws: 'optional', ask: 'optional' } as const;
+  const tools = {
+    note: 'optional',
+    job: 'optional',
+    must: 'required',
+    tool_error: 'optional',
+    rpc_error: 'optional',
+    throws: 'optional',
+    ask: 'optional',
+  } as const;
   return { setup, tools, seen, release };
 }
 
@@ -87,9 +123,28 @@ test('tools/call with the extension: a flat CreateTaskResult, found by tasks/get
   assert.is(created.lastUpdatedAt, created.createdAt);
   assert.is(created.ttlMs, 3_600_000);
   assert.is(created.pollIntervalMs, 1000);
-  for (const k of ['task', 'result', 'error', 'inputRequests', 'requestState', 'ttl', 'pollInterval', 'content', '_meta']) assert.is(k in created, false, k);
+  for (const k of [
+    'task',
+    'result',
+    'error',
+    'inputRequests',
+    'requestState',
+    'ttl',
+    'pollInterval',
+    'content',
+    '_meta',
+  ])
+    assert.is(k in created, false, k);
   const working = await s.call('tasks/get', { taskId: created.taskId });
-  assert.equal(working, { resultType: 'complete', taskId: created.taskId, status: 'working', createdAt: created.createdAt, lastUpdatedAt: created.createdAt, ttlMs: 3_600_000, pollIntervalMs: 1000 });
+  assert.equal(working, {
+    resultType: 'complete',
+    taskId: created.taskId,
+    status: 'working',
+    createdAt: created.createdAt,
+    lastUpdatedAt: created.createdAt,
+    ttlMs: 3_600_000,
+    pollIntervalMs: 1000,
+  });
   assert.equal(seen.taskIds, [created.taskId]);
   release();
   const done = await s.until(String(created.taskId));
@@ -115,14 +170,21 @@ test('without the extension: an optional tool answers inline, a required one is 
   const task = await s.call('tools/call', { name: 'must', arguments: {} });
   assert.is(task.resultType, 'task');
   // a legacy `task` param neither errors nor makes a task of an unlisted tool
-  assert.equal(await s.call('tools/call', { name: 'plain', arguments: {}, task: { ttl: 60000 } }), { resultType: 'complete', content: [{ type: 'text', text: 'plain ran inline' }] });
+  assert.equal(await s.call('tools/call', { name: 'plain', arguments: {}, task: { ttl: 60000 } }), {
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'plain ran inline' }],
+  });
   await s.close();
 });
 
 test('tasks/get, tasks/update and tasks/cancel: -32021 without the extension, -32602 for unknown ids and bad params, tasks/result and tasks/list -32601', async () => {
   const { setup, tools } = fixtures();
   const s = await start(setup, { tools });
-  for (const [method, params] of [['tasks/get', { taskId: 'x' }], ['tasks/update', { taskId: 'x', inputResponses: {} }], ['tasks/cancel', { taskId: 'x' }]] as const) {
+  for (const [method, params] of [
+    ['tasks/get', { taskId: 'x' }],
+    ['tasks/update', { taskId: 'x', inputResponses: {} }],
+    ['tasks/cancel', { taskId: 'x' }],
+  ] as const) {
     const gated = await s.send(method, params, WITHOUT_TASKS);
     assert.is(gated.error?.code, ErrorCode.MissingRequiredClientCapability, method);
     assert.equal(gated.error?.data, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
@@ -134,7 +196,10 @@ test('tasks/get, tasks/update and tasks/cancel: -32021 without the extension, -3
   const created = await s.call('tools/call', { name: 'job', arguments: {} });
   const bad = await s.send('tasks/update', { taskId: created.taskId, inputResponses: [] });
   assert.is(bad.error?.code, ErrorCode.InvalidParams);
-  assert.is((await s.send('tasks/update', { taskId: created.taskId, inputResponses: { a: 1 } })).error?.code, ErrorCode.InvalidParams);
+  assert.is(
+    (await s.send('tasks/update', { taskId: created.taskId, inputResponses: { a: 1 } })).error?.code,
+    ErrorCode.InvalidParams,
+  );
   assert.is((await s.send('tasks/result', { taskId: created.taskId })).error?.code, ErrorCode.MethodNotFound);
   assert.is((await s.send('tasks/list', {})).error?.code, ErrorCode.MethodNotFound);
   await s.close();
@@ -146,7 +211,11 @@ test('outcomes: isError → completed with the result; RpcError → failed with 
   const id = async (name: string) => String((await s.call('tools/call', { name, arguments: {} })).taskId);
   const toolError = await s.until(await id('tool_error'));
   assert.is(toolError.status, 'completed');
-  assert.equal(toolError.result, { resultType: 'complete', content: [{ type: 'text', text: 'quota exceeded' }], isError: true });
+  assert.equal(toolError.result, {
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'quota exceeded' }],
+    isError: true,
+  });
   const failed = await s.until(await id('rpc_error'));
   assert.is(failed.status, 'failed');
   assert.equal(failed.error, { code: -32603, message: 'backend unreachable', data: { retry: false } });
@@ -154,7 +223,11 @@ test('outcomes: isError → completed with the result; RpcError → failed with 
   assert.is('result' in failed, false);
   const thrown = await s.until(await id('throws'));
   assert.is(thrown.status, 'completed');
-  assert.equal(thrown.result, { resultType: 'complete', content: [{ type: 'text', text: 'disk full' }], isError: true });
+  assert.equal(thrown.result, {
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'disk full' }],
+    isError: true,
+  });
   await s.close();
 });
 
@@ -184,7 +257,13 @@ test('input through a task: both keys listed, a partial answer keeps input_requi
   const taskId = String((await s.call('tools/call', { name: 'ask', arguments: {} })).taskId);
   const parked = await s.until(taskId, (t) => t.status === 'input_required');
   assert.equal(parked.inputRequests, { who: askName, sure: askOk });
-  assert.equal(await s.call('tasks/update', { taskId, inputResponses: { who: { action: 'accept', content: { name: 'Ada' } }, never_asked: { action: 'accept' } } }), { resultType: 'complete' });
+  assert.equal(
+    await s.call('tasks/update', {
+      taskId,
+      inputResponses: { who: { action: 'accept', content: { name: 'Ada' } }, never_asked: { action: 'accept' } },
+    }),
+    { resultType: 'complete' },
+  );
   const partial = await s.call('tasks/get', { taskId });
   assert.is(partial.status, 'input_required');
   assert.equal(partial.inputRequests, { sure: askOk });
@@ -196,7 +275,10 @@ test('input through a task: both keys listed, a partial answer keeps input_requi
   assert.ok(after.status === 'working' || after.status === 'completed', String(after.status));
   assert.is('inputRequests' in after, false);
   const done = await s.until(taskId);
-  assert.equal(done.result, { resultType: 'complete', content: [{ type: 'text', text: 'Ada ok=true reuse=TypeError' }] });
+  assert.equal(done.result, {
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'Ada ok=true reuse=TypeError' }],
+  });
   await s.close();
 });
 
@@ -254,14 +336,21 @@ test('statusMessage: set by the work while it runs, cleared on completion; inlin
   const done = await s.until(taskId);
   assert.is(done.status, 'completed');
   assert.is('statusMessage' in done, false);
-  assert.equal(await s.call('tools/call', { name: 'note', arguments: {} }, WITHOUT_TASKS), { resultType: 'complete', content: [{ type: 'text', text: 'noted' }] });
+  assert.equal(await s.call('tools/call', { name: 'note', arguments: {} }, WITHOUT_TASKS), {
+    resultType: 'complete',
+    content: [{ type: 'text', text: 'noted' }],
+  });
   assert.equal(seen.notes, [true, false]);
   await s.close();
 });
 
 test('extensionMethods: a stateless server answers tasks/get only when the method is declared as an extension method', async () => {
   for (const extensionMethods of [undefined, ['tasks/get']]) {
-    const server = new Server({ serverInfo: { name: 's', version: '1' }, handlers: { 'tasks/get': () => ({ resultType: 'complete', taskId: 't', status: 'working' }) } as never, extensionMethods });
+    const server = new Server({
+      serverInfo: { name: 's', version: '1' },
+      handlers: { 'tasks/get': () => ({ resultType: 'complete', taskId: 't', status: 'working' }) } as never,
+      extensionMethods,
+    });
     const [a, b] = createMemoryPair();
     await server.connect(b);
     const r = await (await rawClient(a)).send('tasks/get', { taskId: 't' });
@@ -273,10 +362,13 @@ test('extensionMethods: a stateless server answers tasks/get only when the metho
 
 test('options: ttlMs and pollIntervalMs must be positive integers of ms (ttlMs may be null)', () => {
   const t = table as ProtocolTable;
-  for (const bad of [0, -1, 1.5, Number.NaN]) assert.throws(() => new TasksExtension({ table: t, ttlMs: bad }), RangeError);
+  for (const bad of [0, -1, 1.5, Number.NaN])
+    assert.throws(() => new TasksExtension({ table: t, ttlMs: bad }), RangeError);
   assert.throws(() => new TasksExtension({ table: t, pollIntervalMs: 0 }), RangeError);
   new TasksExtension({ table: t, ttlMs: null }).close();
-  assert.equal(new TasksExtension({ table: t }).capabilities({ extensions: { 'io.example/other': { a: 1 } } }), { extensions: { 'io.example/other': { a: 1 }, [TASKS_EXTENSION]: {} } });
+  assert.equal(new TasksExtension({ table: t }).capabilities({ extensions: { 'io.example/other': { a: 1 } } }), {
+    extensions: { 'io.example/other': { a: 1 }, [TASKS_EXTENSION]: {} },
+  });
 });
 
 test('Streamable HTTP: Mcp-Name of tasks/get, tasks/update and tasks/cancel mirrors params.taskId (-32020 otherwise)', () => {

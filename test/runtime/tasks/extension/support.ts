@@ -11,7 +11,9 @@ import type { JSONRPCMessage } from '../../../../runtime/jsonrpc/transport.js';
 import type { ProtocolTable } from '../../../../runtime/protocol/table.js';
 
 type Obj = Record<string, unknown>;
-export type Answer = { result: Obj; error?: undefined } | { error: { code: number; message: string; data?: Obj }; result?: undefined };
+export type Answer =
+  | { result: Obj; error?: undefined }
+  | { error: { code: number; message: string; data?: Obj }; result?: undefined };
 
 /** Client capabilities declaring the extension (and elicitation), or none of it. */
 export const WITH_TASKS: Obj = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
@@ -23,7 +25,10 @@ export const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
  * Starts a draft Server whose tools come from `setup(features, tasks)`, with the extension
  * wired as the module doc of runtime/tasks/extension.ts shows.
  */
-export async function start(setup: (f: ServerFeatures, tasks: TasksExtension) => void, options: Partial<TasksExtensionOptions> = {}) {
+export async function start(
+  setup: (f: ServerFeatures, tasks: TasksExtension) => void,
+  options: Partial<TasksExtensionOptions> = {},
+) {
   const features = new ServerFeatures();
   const tasks = new TasksExtension({ table: table as ProtocolTable, ...options });
   setup(features, tasks);
@@ -56,7 +61,11 @@ export async function rawClient(a: MemoryTransport) {
   /** Sends one request with the stateless `_meta` (client capabilities `caps`) and resolves with the response. */
   const send = (method: string, params: Obj = {}, caps: Obj = WITH_TASKS): Promise<Answer> => {
     const id = next++;
-    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': caps, ...(params._meta as Obj | undefined) };
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': caps,
+      ...(params._meta as Obj | undefined),
+    };
     return new Promise((resolve) => {
       waiting.set(id, resolve);
       void a.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta } } as JSONRPCMessage);
@@ -69,7 +78,11 @@ export async function rawClient(a: MemoryTransport) {
     return r.result;
   };
   /** Polls tasks/get until `done(task)` (default: a terminal status), at most `ms`. */
-  const until = async (taskId: string, done: (t: Obj) => boolean = (t) => ['completed', 'failed', 'cancelled'].includes(String(t.status)), ms = 3000): Promise<Obj> => {
+  const until = async (
+    taskId: string,
+    done: (t: Obj) => boolean = (t) => ['completed', 'failed', 'cancelled'].includes(String(t.status)),
+    ms = 3000,
+  ): Promise<Obj> => {
     const end = Date.now() + ms;
     for (;;) {
       const t = await call('tasks/get', { taskId });

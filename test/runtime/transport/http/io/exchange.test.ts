@@ -5,16 +5,22 @@ import type { AddressInfo } from 'node:net';
 import { nodeExchange } from '../../../../../runtime/transport/http/io/exchange.js';
 
 /** One request to a node:http server whose handler is `handle`; the status it got. */
-async function once(handle: (req: IncomingMessage, res: ServerResponse) => void, drop = false): Promise<number | undefined> {
+async function once(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  drop = false,
+): Promise<number | undefined> {
   const server = createServer(handle);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const { port } = server.address() as AddressInfo;
     return await new Promise<number | undefined>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      });
+      const req = request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        },
+      );
       req.on('error', (e) => (drop ? resolve(undefined) : reject(e)));
       req.end('{}');
       if (drop) setTimeout(() => req.destroy(), 50);

@@ -16,18 +16,29 @@ interface Seen {
 /** `p`, or a rejection naming `what` after 2 s. */
 function within<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`still waiting for ${what}`)), 2000)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`still waiting for ${what}`)), 2000)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** A node:http server answering each POST with the body readNodeBody read (by respondNode, JSON). */
-async function echoServer(read?: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ server: Server; port: number; seen: Seen[] }> {
+async function echoServer(
+  read?: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<{ server: Server; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
-    (read ?? defaultRead)(req, res).catch((e: Error) => respondNode(res, 500, JSON_HEADERS, JSON.stringify({ error: e.message })));
+    (read ?? defaultRead)(req, res).catch((e: Error) =>
+      respondNode(res, 500, JSON_HEADERS, JSON.stringify({ error: e.message })),
+    );
   });
   async function defaultRead(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const ended = within(Promise.all([new Promise<void>((r) => req.once('end', r)), new Promise<void>((r) => req.once('close', r))]).then(() => undefined), "the request's 'end' and 'close'");
+    const ended = within(
+      Promise.all([new Promise<void>((r) => req.once('end', r)), new Promise<void>((r) => req.once('close', r))]).then(
+        () => undefined,
+      ),
+      "the request's 'end' and 'close'",
+    );
     // (X-Late: read once the whole request is in, as a handler that awaited something first does)
     if (req.headers['x-late'] !== undefined) await new Promise((r) => setTimeout(r, 20));
     const body = await readNodeBody(req, 1024, 2000);
@@ -55,13 +66,18 @@ function response(socket: Socket): Promise<{ status: number; close: boolean; bod
       if (buf.length < end + 4 + length) return;
       clearTimeout(timer);
       socket.off('data', onData);
-      resolve({ status: Number(head.split(' ')[1]), close: /\r\nconnection: close/i.test(head), body: Buffer.from(buf.slice(end + 4, end + 4 + length), 'latin1').toString('utf8') });
+      resolve({
+        status: Number(head.split(' ')[1]),
+        close: /\r\nconnection: close/i.test(head),
+        body: Buffer.from(buf.slice(end + 4, end + 4 + length), 'latin1').toString('utf8'),
+      });
     };
     socket.on('data', onData);
   });
 }
 
-const head = (length: number): string => `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+const head = (length: number): string =>
+  `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 const open = (port: number): Promise<Socket> =>
   new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1', () => resolve(socket));
@@ -80,7 +96,10 @@ test('readNodeBody: a body sent with its head is read whole from the buffer (no 
       const r = await response(socket);
       assert.is(r.status, 200, body);
       assert.is(JSON.parse(r.body).body, body);
-      assert.not.ok(r.close, `a body read whole is not an early answer: no Connection: close (${JSON.stringify(body)})`);
+      assert.not.ok(
+        r.close,
+        `a body read whole is not an early answer: no Connection: close (${JSON.stringify(body)})`,
+      );
     }
     assert.is(seen.length, 6, 'the six requests came on the one connection');
     for (const s of seen) {
@@ -130,10 +149,12 @@ test('readNodeBody: a second read of a body taken whole gives what a middleware 
     if (req.headers['x-abort'] !== undefined) {
       // read only once the client went away mid-body
       await new Promise<void>((r) => req.once('close', r));
-      results.push(await readNodeBody(req, 1024).then(
-        () => 'resolved',
-        (e: Error) => e.message,
-      ));
+      results.push(
+        await readNodeBody(req, 1024).then(
+          () => 'resolved',
+          (e: Error) => e.message,
+        ),
+      );
       closed.forEach((f) => f());
       return;
     }
@@ -151,7 +172,10 @@ test('readNodeBody: a second read of a body taken whole gives what a middleware 
     socket.write(head(7).replace('\r\n\r\n', '\r\nX-Keep: 1\r\n\r\n') + '{"b":2}');
     await new Promise((r) => setTimeout(r, 100));
     socket.destroy();
-    assert.equal(results.splice(0, 2), [['{"a":1}', ''], ['{"b":2}', '{"kept":true}']]);
+    assert.equal(results.splice(0, 2), [
+      ['{"a":1}', ''],
+      ['{"b":2}', '{"kept":true}'],
+    ]);
 
     const gone = new Promise<void>((r) => closed.push(r));
     const aborting = await open(port);

@@ -14,7 +14,9 @@ import { nodeRequester } from '../../../../../runtime/transport/http/io/node-req
  * A raw HTTP/1.1 server: `answer(n)` decides for the n-th request on a connection (from 1)
  * whether it is answered (`{"n":<total>}`) or the connection is closed with no response byte.
  */
-async function rawServer(answer: (onConnection: number) => boolean): Promise<{ url: URL; requests: () => number; connections: () => number; close: () => Promise<void> }> {
+async function rawServer(
+  answer: (onConnection: number) => boolean,
+): Promise<{ url: URL; requests: () => number; connections: () => number; close: () => Promise<void> }> {
   let requests = 0;
   let connections = 0;
   const sockets = new Set<Socket>();
@@ -35,7 +37,9 @@ async function rawServer(answer: (onConnection: number) => boolean): Promise<{ u
         requests++;
         if (!answer(seen)) return void socket.end();
         const body = JSON.stringify({ n: requests });
-        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`);
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`,
+        );
       }
     });
   });
@@ -72,12 +76,15 @@ test('a request on a reused socket the server closed unanswered goes once more o
   }
 });
 
-test('a fresh socket closed unanswered is the caller\'s error, sent once', async () => {
+test("a fresh socket closed unanswered is the caller's error, sent once", async () => {
   const server = await rawServer(() => false);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const request = nodeRequester(server.url, agent);
-    const error = await request(post('{}')).then(() => undefined, (e: NodeJS.ErrnoException) => e);
+    const error = await request(post('{}')).then(
+      () => undefined,
+      (e: NodeJS.ErrnoException) => e,
+    );
     assert.is(error?.code, 'ECONNRESET');
     assert.is(server.requests(), 1);
   } finally {
@@ -95,7 +102,10 @@ test('a second hang-up is not retried again', async () => {
     const [a, b] = await Promise.all([request(post('{}')), request(post('{}'))]);
     await Promise.all([a.text(), b.text()]);
     assert.is(server.connections(), 2);
-    const error = await request(post('{}')).then(() => undefined, (e: NodeJS.ErrnoException) => e);
+    const error = await request(post('{}')).then(
+      () => undefined,
+      (e: NodeJS.ErrnoException) => e,
+    );
     assert.is(error?.code, 'ECONNRESET');
     assert.is(server.requests(), 4);
   } finally {
@@ -113,7 +123,10 @@ test('an aborted request is not sent again', async () => {
     const controller = new AbortController();
     const pending = request({ ...post('{}'), signal: controller.signal });
     controller.abort();
-    const error = await pending.then(() => undefined, (e: Error) => e);
+    const error = await pending.then(
+      () => undefined,
+      (e: Error) => e,
+    );
     assert.is(error?.name, 'AbortError');
     await new Promise((r) => setTimeout(r, 50));
     assert.ok(server.requests() <= 2, String(server.requests()));

@@ -33,7 +33,11 @@ test.after(async () => {
 });
 
 /** An SDK server on the old transport only: GET /sse, POST /messages; anything else 404. */
-async function sdkLegacyServer(): Promise<{ url: string; server: Server; transports: Map<string, SSEServerTransport> }> {
+async function sdkLegacyServer(): Promise<{
+  url: string;
+  server: Server;
+  transports: Map<string, SSEServerTransport>;
+}> {
   const transports = new Map<string, SSEServerTransport>();
   const server = createServer(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
@@ -42,7 +46,9 @@ async function sdkLegacyServer(): Promise<{ url: string; server: Server; transpo
       transports.set(t.sessionId, t);
       t.onclose = () => transports.delete(t.sessionId);
       const mcp = new McpServer({ name: 'sdk-legacy', version: '1.0.0' });
-      mcp.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+      mcp.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, async ({ text }) => ({
+        content: [{ type: 'text', text }],
+      }));
       await mcp.connect(t);
       return;
     }
@@ -64,7 +70,10 @@ test('SDK SSEClientTransport against serve --http: initialize, tools/list, tools
   assert.is(served.legacy.sessions.size, 1, 'one old-transport session');
   assert.ok(client.getServerVersion()?.name, 'server info from initialize');
   const tools = await client.listTools();
-  assert.ok(tools.tools.some((t) => t.name === 'echo'), 'tools/list names echo');
+  assert.ok(
+    tools.tools.some((t) => t.name === 'echo'),
+    'tools/list names echo',
+  );
   const r = await client.callTool({ name: 'echo', arguments: { text: 'old client' } });
   assert.equal((r.content as Array<{ text?: string }>)[0].text, 'old client');
   await client.close();
@@ -103,7 +112,10 @@ test('connectHttp against an SDK server that speaks only HTTP+SSE: falls back to
     assert.is(sdk.transports.size, 1);
     assert.ok(transport.sessionId && sdk.transports.has(transport.sessionId), 'session id from the endpoint event');
     const tools = await client.listTools();
-    assert.equal(tools.tools.map((t) => t.name), ['echo']);
+    assert.equal(
+      tools.tools.map((t) => t.name),
+      ['echo'],
+    );
     const r = await client.callTool({ name: 'echo', arguments: { text: 'new client, old server' } });
     assert.equal((r.content[0] as { text?: string }).text, 'new client, old server');
     await client.close();
@@ -181,7 +193,11 @@ test('old endpoints: status codes', async () => {
   const sid = t.sessionId!;
   assert.ok(served.legacy.sessions.has(sid));
 
-  const ok = await raw(port, { path: `/messages?sessionId=${sid}`, headers: json, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/x' }) });
+  const ok = await raw(port, {
+    path: `/messages?sessionId=${sid}`,
+    headers: json,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/x' }),
+  });
   assert.is(ok.status, 202);
   const unknown = await raw(port, { path: '/messages?sessionId=nope', headers: json, body: '{}' });
   assert.is(unknown.status, 404);
@@ -193,12 +209,19 @@ test('old endpoints: status codes', async () => {
   const shape = await raw(port, { path: `/messages?sessionId=${sid}`, headers: json, body: '[1]' });
   assert.is(shape.status, 400);
   assert.is(JSON.parse(shape.body).error.code, -32600);
-  const type = await raw(port, { path: `/messages?sessionId=${sid}`, headers: { 'Content-Type': 'text/plain', Host: host }, body: '{}' });
+  const type = await raw(port, {
+    path: `/messages?sessionId=${sid}`,
+    headers: { 'Content-Type': 'text/plain', Host: host },
+    body: '{}',
+  });
   assert.is(type.status, 415);
   assert.is((await raw(port, { method: 'GET', path: '/messages', headers: { Host: host } })).status, 405);
   assert.is((await raw(port, { method: 'POST', path: '/sse', headers: json, body: '{}' })).status, 405);
   assert.is((await raw(port, { method: 'GET', path: '/sse', headers: { Host: 'evil.example' } })).status, 403);
-  assert.is((await raw(port, { method: 'GET', path: '/sse', headers: { Host: host, Origin: 'http://evil.example' } })).status, 403);
+  assert.is(
+    (await raw(port, { method: 'GET', path: '/sse', headers: { Host: host, Origin: 'http://evil.example' } })).status,
+    403,
+  );
 
   await t.close();
   for (let i = 0; i < 50 && served.legacy.sessions.has(sid); i++) await sleep(10);

@@ -1,9 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpClientTransport, HttpStatusError, SessionExpiredError } from '../../../../../runtime/transport/http/session/client.js';
+import {
+  HttpClientTransport,
+  HttpStatusError,
+  SessionExpiredError,
+} from '../../../../../runtime/transport/http/session/client.js';
 import { initReq, MiniClient, post, req, sleep, startServer, V } from './helpers.js';
 
-const H = (sid?: string): Record<string, string> => (sid ? { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V } : { 'MCP-Protocol-Version': V });
+const H = (sid?: string): Record<string, string> =>
+  sid ? { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V } : { 'MCP-Protocol-Version': V };
 
 interface Seen {
   method: string;
@@ -13,7 +18,11 @@ interface Seen {
 
 function recordingFetch(seen: Seen[]): typeof fetch {
   return async (input, init) => {
-    seen.push({ method: init?.method ?? 'GET', headers: new Headers(init?.headers), body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
+    seen.push({
+      method: init?.method ?? 'GET',
+      headers: new Headers(init?.headers),
+      body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    });
     return fetch(input, init);
   };
 }
@@ -68,7 +77,9 @@ test('006 client: 404 fails the in-flight request with SessionExpiredError, re-i
   const transport = new HttpClientTransport({ url: srv.url, fetch: recordingFetch(seen), standaloneStream: false });
   const client = new MiniClient(transport);
   const handshake = async (): Promise<void> => {
-    const r = (await client.request('initialize', initReq().params as Record<string, unknown>)) as { protocolVersion: string };
+    const r = (await client.request('initialize', initReq().params as Record<string, unknown>)) as {
+      protocolVersion: string;
+    };
     transport.setProtocolVersion(r.protocolVersion);
     await client.notify('notifications/initialized');
   };
@@ -106,7 +117,10 @@ test('006 client: 404 fails the in-flight request with SessionExpiredError, re-i
     assert.is(posts[0].headers.get('mcp-session-id'), null, 'initialize goes without a session id');
     assert.is(posts[1].body?.method, 'notifications/initialized');
     assert.is(posts[1].headers.get('mcp-session-id'), s2);
-    assert.ok(after.every((s) => s.headers.get('mcp-session-id') !== s1), 'S1 never sent again');
+    assert.ok(
+      after.every((s) => s.headers.get('mcp-session-id') !== s1),
+      'S1 never sent again',
+    );
     assert.is(posts.filter((p) => p.body?.method === 'tools/list').length, 1, 'the failed call was not resent');
     // A 400 is not a session expiry.
     transport.setProtocolVersion('1999-01-01');
@@ -134,14 +148,17 @@ test('006 client: requests waiting on SSE streams of an ended session fail with 
   transport.onSessionExpired = () => void expired++;
   try {
     await client.start();
-    const r = (await client.request('initialize', initReq().params as Record<string, unknown>)) as { protocolVersion: string };
+    const r = (await client.request('initialize', initReq().params as Record<string, unknown>)) as {
+      protocolVersion: string;
+    };
     transport.setProtocolVersion(r.protocolVersion);
     await client.notify('notifications/initialized');
-    const calls = [client.request('stream', { count: 5, gapMs: 100 }), client.request('slow', { delayMs: 500 })].map((p) =>
-      p.then(
-        () => 'answered',
-        (e: unknown) => e,
-      ),
+    const calls = [client.request('stream', { count: 5, gapMs: 100 }), client.request('slow', { delayMs: 500 })].map(
+      (p) =>
+        p.then(
+          () => 'answered',
+          (e: unknown) => e,
+        ),
     );
     await sleep(60);
     await srv.sessions[0].close();
@@ -155,7 +172,7 @@ test('006 client: requests waiting on SSE streams of an ended session fail with 
   }
 });
 
-test('011 server: MCP-Protocol-Version validated (400), absent → the session\'s negotiated version, initialize without it served', async () => {
+test("011 server: MCP-Protocol-Version validated (400), absent → the session's negotiated version, initialize without it served", async () => {
   const srv = await startServer();
   try {
     // e: initialize with no session and no header.
@@ -180,9 +197,14 @@ test('011 server: MCP-Protocol-Version validated (400), absent → the session\'
       assert.is(res.status, 400, v);
       assert.match(((await res.json()) as { error: { message: string } }).error.message, /MCP-Protocol-Version/);
     }
-    assert.not.ok(srv.log.some((x) => x.message.id === 4), 'a rejected request is not dispatched');
+    assert.not.ok(
+      srv.log.some((x) => x.message.id === 4),
+      'a rejected request is not dispatched',
+    );
     // f
-    const f = await fetch(srv.url, { headers: { Accept: 'text/event-stream', ...sh, 'MCP-Protocol-Version': 'banana' } });
+    const f = await fetch(srv.url, {
+      headers: { Accept: 'text/event-stream', ...sh, 'MCP-Protocol-Version': 'banana' },
+    });
     assert.is(f.status, 400);
     await f.text();
     // DELETE validates it as well.
@@ -201,7 +223,9 @@ test('011 client: every request after initialize carries MCP-Protocol-Version (P
   const client = new MiniClient(transport);
   try {
     await client.start();
-    const r = (await client.request('initialize', initReq().params as Record<string, unknown>)) as { protocolVersion: string };
+    const r = (await client.request('initialize', initReq().params as Record<string, unknown>)) as {
+      protocolVersion: string;
+    };
     assert.is(seen[0].headers.get('mcp-protocol-version'), null, 'initialize is sent before negotiation');
     transport.setProtocolVersion(r.protocolVersion);
     await client.notify('notifications/initialized');

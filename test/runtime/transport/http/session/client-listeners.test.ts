@@ -13,11 +13,15 @@ for (const replyMode of ['json', 'sse'] as const) {
   test(`no abort listener left per POST (${replyMode} replies); close still aborts open streams`, async () => {
     const srv = await startServer({
       replyMode,
-      onSession: (t) => new Server({
-        serverInfo: { name: 's', version: '1' },
-        capabilities: { tools: {} },
-        handlers: { 'tools/list': () => ({ tools: [] }), 'tools/call': (p) => ({ content: [{ type: 'text', text: p.name }] }) },
-      }).connect(t),
+      onSession: (t) =>
+        new Server({
+          serverInfo: { name: 's', version: '1' },
+          capabilities: { tools: {} },
+          handlers: {
+            'tools/list': () => ({ tools: [] }),
+            'tools/call': (p) => ({ content: [{ type: 'text', text: p.name }] }),
+          },
+        }).connect(t),
     });
     const transport = new HttpClientTransport({ url: srv.url, standaloneStream: false });
     const client = new Client({ clientInfo: { name: 'c', version: '0' } });

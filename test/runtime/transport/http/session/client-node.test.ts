@@ -10,11 +10,20 @@ import type { AddressInfo } from 'node:net';
 import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/client.js';
 import { initReq, MiniClient, sleep, startServer, V, type TestServer } from './helpers.js';
 
-async function connect(srv: TestServer | string, options: Partial<ConstructorParameters<typeof HttpClientTransport>[0]> = {}) {
-  const transport = new HttpClientTransport({ url: typeof srv === 'string' ? srv : srv.url, reconnect: { initialDelayMs: 5 }, ...options });
+async function connect(
+  srv: TestServer | string,
+  options: Partial<ConstructorParameters<typeof HttpClientTransport>[0]> = {},
+) {
+  const transport = new HttpClientTransport({
+    url: typeof srv === 'string' ? srv : srv.url,
+    reconnect: { initialDelayMs: 5 },
+    ...options,
+  });
   const client = new MiniClient(transport);
   await client.start();
-  const result = (await client.request('initialize', initReq().params as Record<string, unknown>)) as { protocolVersion: string };
+  const result = (await client.request('initialize', initReq().params as Record<string, unknown>)) as {
+    protocolVersion: string;
+  };
   transport.setProtocolVersion(result.protocolVersion);
   await client.notify('notifications/initialized');
   return { transport, client };
@@ -52,7 +61,10 @@ test('SSE replies and the standalone stream over node:http; server-side drops re
     clearInterval(chaos);
     assert.equal(result, { echo: { count, gapMs: 1 } });
     const got = client.notifications.map((n) => (n.params as { data: { i: number } }).data.i);
-    assert.equal(got, Array.from({ length: count }, (_, i) => i));
+    assert.equal(
+      got,
+      Array.from({ length: count }, (_, i) => i),
+    );
     assert.ok(drops > 5, `only ${drops} drops`);
     client.notifications.length = 0;
     await client.request('notify');
@@ -69,7 +81,10 @@ test('close() cuts a POST waiting for its reply: the request fails at once, noth
   const srv = await startServer({ replyMode: 'json' });
   try {
     const { client, transport } = await connect(srv, { standaloneStream: false });
-    const slow = client.request('slow', { delayMs: 10_000 }).then(() => 'resolved', (e: unknown) => e);
+    const slow = client.request('slow', { delayMs: 10_000 }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
     await sleep(30);
     await transport.close();
     assert.instance(await slow, Error);
@@ -82,7 +97,10 @@ test('close() cuts a POST waiting for its reply: the request fails at once, noth
     const transport = new HttpClientTransport({ url: silent.url });
     const client = new MiniClient(transport);
     await client.start();
-    const hanging = client.request('tools/list').then(() => 'resolved', (e: unknown) => e);
+    const hanging = client.request('tools/list').then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
     await sleep(30);
     await transport.close();
     const e = await hanging;
@@ -104,7 +122,10 @@ test('status errors, a JSON-RPC error body for the id, an unexpected Content-Typ
   const raw = await rawServer((req, res, body) => {
     const id = body ? (JSON.parse(body) as { id?: unknown }).id : undefined;
     if (mode === 'text500') res.writeHead(500, { 'Content-Type': 'text/plain' }).end('boom');
-    else if (mode === 'rpc400') res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32020, message: 'header mismatch' } }));
+    else if (mode === 'rpc400')
+      res
+        .writeHead(400, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32020, message: 'header mismatch' } }));
     else if (mode === 'html') res.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>hi</p>');
     else if (mode === 'broken') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
@@ -223,7 +244,11 @@ test('MCP-Protocol-Version and Mcp-Session-Id go on every request made over node
   const seen: Array<{ method: string; version?: string; session?: string }> = [];
   const srv = await startServer();
   const spy = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', version: req.headers['mcp-protocol-version'] as string | undefined, session: req.headers['mcp-session-id'] as string | undefined });
+    seen.push({
+      method: req.method ?? '',
+      version: req.headers['mcp-protocol-version'] as string | undefined,
+      session: req.headers['mcp-session-id'] as string | undefined,
+    });
     void srv.handler(req, res);
   });
   await new Promise<void>((r) => spy.listen(0, '127.0.0.1', r));
@@ -232,7 +257,10 @@ test('MCP-Protocol-Version and Mcp-Session-Id go on every request made over node
     const { client, transport } = await connect(url, { standaloneStream: false });
     await client.request('tools/list');
     await transport.close();
-    assert.equal(seen.map((s) => s.method), ['POST', 'POST', 'POST', 'DELETE']);
+    assert.equal(
+      seen.map((s) => s.method),
+      ['POST', 'POST', 'POST', 'DELETE'],
+    );
     assert.is(seen[0].session, undefined);
     for (const s of seen.slice(1)) assert.ok(s.session, `${s.method} without Mcp-Session-Id`);
     for (const s of seen.slice(2)) assert.is(s.version, V);

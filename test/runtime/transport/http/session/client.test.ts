@@ -22,7 +22,9 @@ async function connect(srv: TestServer, options: Partial<ConstructorParameters<t
   const transport = new HttpClientTransport({ url: srv.url, reconnect: { initialDelayMs: 5 }, ...options });
   const client = new MiniClient(transport);
   await client.start();
-  const result = (await client.request('initialize', initReq().params as Record<string, unknown>)) as { protocolVersion: string };
+  const result = (await client.request('initialize', initReq().params as Record<string, unknown>)) as {
+    protocolVersion: string;
+  };
   transport.setProtocolVersion(result.protocolVersion);
   await client.notify('notifications/initialized');
   return { transport, client };
@@ -72,20 +74,34 @@ test('the transport tracks the standalone stream and the POST streams in flight:
   try {
     const seen: Seen[] = [];
     const { transport, client } = await connect(srv, { fetch: recordingFetch(seen) });
-    const streams = () => (transport as unknown as { streams: { list(): Array<{ kind: string; aborted: boolean }> } }).streams.list();
+    const streams = () =>
+      (transport as unknown as { streams: { list(): Array<{ kind: string; aborted: boolean }> } }).streams.list();
     await until(() => seen.some((s) => s.method === 'GET'));
-    assert.equal(streams().map((s) => s.kind), ['standalone']);
+    assert.equal(
+      streams().map((s) => s.kind),
+      ['standalone'],
+    );
     for (let i = 0; i < 20; i++) assert.equal(await client.request('chatty', { count: 1 }), { echo: { count: 1 } });
     // 8 at once: their streams join and leave around each other
-    assert.equal(await Promise.all(Array.from({ length: 8 }, (_, i) => client.request('chatty', { count: i }))), Array.from({ length: 8 }, (_, i) => ({ echo: { count: i } })));
+    assert.equal(
+      await Promise.all(Array.from({ length: 8 }, (_, i) => client.request('chatty', { count: i }))),
+      Array.from({ length: 8 }, (_, i) => ({ echo: { count: i } })),
+    );
     for (let i = 0; i < 20; i++) await client.request('chatty', { count: 1 });
     // (the last body ends just after its response was delivered)
     await until(() => streams().length === 1);
-    assert.equal(streams().map((s) => s.kind), ['standalone'], 'answered POST streams are let go');
+    assert.equal(
+      streams().map((s) => s.kind),
+      ['standalone'],
+      'answered POST streams are let go',
+    );
     // streams still sending are all there (joined behind the standalone stream, in order)
     const slow = [0, 1, 2].map((i) => client.request('stream', { count: 3, gapMs: 40, i }));
     await until(() => streams().length === 4);
-    assert.equal(streams().map((s) => s.kind), ['standalone', 'post', 'post', 'post']);
+    assert.equal(
+      streams().map((s) => s.kind),
+      ['standalone', 'post', 'post', 'post'],
+    );
     await Promise.all(slow);
     await until(() => streams().length === 1);
     const standalone = streams()[0];
@@ -164,7 +180,12 @@ test('close() with POSTs not yet out: one that meets the DELETE fails as connect
     let answerDelete!: () => void;
     const deleted = new Promise<void>((r) => (answerDelete = r));
     const { transport, client } = await connect(srv, { fetch: gated });
-    const calls = Array.from({ length: 5 }, (_, i) => client.request('slow', { delayMs: 1, i }).then(() => 'answered', (e: Error) => e));
+    const calls = Array.from({ length: 5 }, (_, i) =>
+      client.request('slow', { delayMs: 1, i }).then(
+        () => 'answered',
+        (e: Error) => e,
+      ),
+    );
     await until(() => held === 5);
     const closing = transport.close();
     await until(() => srv.handler.sessions.size === 0);
@@ -175,8 +196,15 @@ test('close() with POSTs not yet out: one that meets the DELETE fails as connect
     open();
     const outcomes = (await Promise.all(calls)) as Error[];
     for (const o of outcomes) assert.instance(o, Error);
-    assert.equal(outcomes.map((o) => o.name).sort(), ['AbortError', 'AbortError', 'AbortError', 'ConnectionClosedError', 'ConnectionClosedError']);
-    for (const o of outcomes.filter((x) => x.name === 'ConnectionClosedError')) assert.match(o.message, /POST slow: the transport was closed/);
+    assert.equal(outcomes.map((o) => o.name).sort(), [
+      'AbortError',
+      'AbortError',
+      'AbortError',
+      'ConnectionClosedError',
+      'ConnectionClosedError',
+    ]);
+    for (const o of outcomes.filter((x) => x.name === 'ConnectionClosedError'))
+      assert.match(o.message, /POST slow: the transport was closed/);
     assert.is(client.errors.length, 0);
   } finally {
     await srv.close();
@@ -205,7 +233,10 @@ test('HTTP errors reject send with HttpStatusError; a JSON-RPC error body for th
   }
   const fake: typeof fetch = async (_input, init) => {
     const body = JSON.parse(String(init?.body)) as { id: number };
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32020, message: 'header mismatch' } }), { status: 400, headers: { 'Content-Type': 'application/json' } });
+    return new Response(
+      JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32020, message: 'header mismatch' } }),
+      { status: 400, headers: { 'Content-Type': 'application/json' } },
+    );
   };
   const t = new HttpClientTransport({ url: 'http://127.0.0.1:1/mcp', fetch: fake });
   const c = new MiniClient(t);
@@ -237,7 +268,7 @@ test('a POST stream lost before any event id fails its request through onRequest
   }
 });
 
-test('reconnection waits the server\'s retry; backoff grows by factor up to maxDelayMs; gives up after maxRetries', async () => {
+test("reconnection waits the server's retry; backoff grows by factor up to maxDelayMs; gives up after maxRetries", async () => {
   const srv = await startServer({ replyMode: 'sse', retryMs: 120, standaloneStream: false });
   try {
     const gets: number[] = [];
@@ -265,12 +296,17 @@ test('reconnection waits the server\'s retry; backoff grows by factor up to maxD
       gets.push(Date.now());
       return new Response('busy', { status: 503 });
     };
-    const { client, transport } = await connect(failing, { fetch: broken, reconnect: { initialDelayMs: 20, factor: 2, maxDelayMs: 50, maxRetries: 4 } });
+    const { client, transport } = await connect(failing, {
+      fetch: broken,
+      reconnect: { initialDelayMs: 20, factor: 2, maxDelayMs: 50, maxRetries: 4 },
+    });
     await until(() => client.errors.length > 0, 3000);
     assert.is(gets.length, 5, 'first attempt and 4 retries');
     const waits = gets.slice(1).map((t, i) => t - gets[i]);
     const expected = [20, 40, 50, 50];
-    waits.forEach((w, i) => assert.ok(w >= expected[i] - 3 && w < expected[i] + 150, `wait ${i}: ${w} ms, expected ${expected[i]}`));
+    waits.forEach((w, i) =>
+      assert.ok(w >= expected[i] - 3 && w < expected[i] + 150, `wait ${i}: ${w} ms, expected ${expected[i]}`),
+    );
     assert.match(String(client.errors[0]), /after 4 retries/);
     await transport.close();
   } finally {
@@ -328,7 +364,10 @@ test('resumption: connections dropped at random points, every event arrives exac
   try {
     const rand = seeded(20251125);
     const drops = { count: 0 };
-    const { client, transport } = await connect(srv, { fetch: droppingFetch(rand, drops, 400), reconnect: { initialDelayMs: 1, maxRetries: 50 } });
+    const { client, transport } = await connect(srv, {
+      fetch: droppingFetch(rand, drops, 400),
+      reconnect: { initialDelayMs: 1, maxRetries: 50 },
+    });
     const count = 150;
     // Server-side drops as well: close the connection (keeping the stream) at random times.
     let serverDrops = 0;
@@ -342,7 +381,10 @@ test('resumption: connections dropped at random points, every event arrives exac
     clearInterval(chaos);
     assert.equal(result, { echo: { count, gapMs: 1 } });
     const got = client.notifications.map((n) => (n.params as { data: { i: number } }).data.i);
-    assert.equal(got, Array.from({ length: count }, (_, i) => i));
+    assert.equal(
+      got,
+      Array.from({ length: count }, (_, i) => i),
+    );
     assert.ok(drops.count + serverDrops > 20, `only ${drops.count} client and ${serverDrops} server drops`);
     // Several requests at once, each on its own resumable stream.
     client.notifications.length = 0;
@@ -354,7 +396,11 @@ test('resumption: connections dropped at random points, every event arrives exac
       byId.set(d.id, [...(byId.get(d.id) ?? []), d.i]);
     }
     assert.is(byId.size, 3);
-    for (const seq of byId.values()) assert.equal(seq, Array.from({ length: 40 }, (_, i) => i));
+    for (const seq of byId.values())
+      assert.equal(
+        seq,
+        Array.from({ length: 40 }, (_, i) => i),
+      );
     await transport.close();
   } finally {
     await srv.close();
@@ -366,16 +412,26 @@ test('resumption of the standalone stream after drops: nothing lost, nothing twi
   try {
     const rand = seeded(7);
     const drops = { count: 0 };
-    const { client, transport } = await connect(srv, { fetch: droppingFetch(rand, drops, 300), reconnect: { initialDelayMs: 1, maxRetries: 50 } });
+    const { client, transport } = await connect(srv, {
+      fetch: droppingFetch(rand, drops, 300),
+      reconnect: { initialDelayMs: 1, maxRetries: 50 },
+    });
     await until(() => srv.sessions[0] !== undefined);
     const total = 120;
     for (let i = 0; i < total; i++) {
-      await srv.sessions[0].send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { i } } });
+      await srv.sessions[0].send({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: { i } },
+      });
       if (i % 10 === 0) await sleep(2);
     }
     await until(() => client.notifications.length >= total, 5000);
     await sleep(30);
-    assert.equal(client.notifications.map((n) => (n.params as { data: { i: number } }).data.i), Array.from({ length: total }, (_, i) => i));
+    assert.equal(
+      client.notifications.map((n) => (n.params as { data: { i: number } }).data.i),
+      Array.from({ length: total }, (_, i) => i),
+    );
     assert.ok(drops.count > 5, `only ${drops.count} drops`);
     await transport.close();
   } finally {

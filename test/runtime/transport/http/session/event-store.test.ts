@@ -7,11 +7,12 @@ const m = (i: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { i } 
 /** Which of `streams` (each `[session, stream, an event ID of it]`) can still be resumed. */
 async function kept(store: MemoryEventStore, streams: Array<[string, string, string]>): Promise<string[]> {
   const out: string[] = [];
-  for (const [session, stream, id] of streams) if ((await store.replayEventsAfter(session, id, () => undefined)) === stream) out.push(`${session}/${stream}`);
+  for (const [session, stream, id] of streams)
+    if ((await store.replayEventsAfter(session, id, () => undefined)) === stream) out.push(`${session}/${stream}`);
   return out;
 }
 
-test('MemoryEventStore: maxStreams releases each session\'s longest finished stream; a stream written after finishing is live again', async () => {
+test("MemoryEventStore: maxStreams releases each session's longest finished stream; a stream written after finishing is live again", async () => {
   const store = new MemoryEventStore({ maxStreams: 2 });
   const streams: Array<[string, string, string]> = [];
   // two sessions finishing streams in turn: each keeps its own two most recent
@@ -39,7 +40,12 @@ test('MemoryEventStore: the TTL releases finished streams oldest first across se
   let clock = 0;
   const store = new MemoryEventStore({ ttlMs: 100, now: () => clock });
   const streams: Array<[string, string, string]> = [];
-  for (const [at, s, id] of [[0, 'x', 'a'], [10, 'y', 'b'], [20, 'x', 'c'], [30, 'y', 'd']] as const) {
+  for (const [at, s, id] of [
+    [0, 'x', 'a'],
+    [10, 'y', 'b'],
+    [20, 'x', 'c'],
+    [30, 'y', 'd'],
+  ] as const) {
     clock = at;
     streams.push([s, id, store.storeEvent(s, id, m(at))]);
     store.streamFinished(s, id);
@@ -77,24 +83,49 @@ test('MemoryEventStore: a session over its byte budget sheds its finished stream
 test('MemoryEventStore: replays the JSON texts as they went out, after a priming event or a message, and parses them for replayEventsAfter (a bigint id exact)', async () => {
   const store = new MemoryEventStore();
   const priming = store.storeEvent('x', 's', null);
-  const big = { jsonrpc: '2.0' as const, id: 2n ** 60n + 1n, result: { content: [{ type: 'text', text: 'é "quoted"' }] } };
-  const text = '{"jsonrpc":"2.0","id":1152921504606846977,"result":{"content":[{"type":"text","text":"é \\"quoted\\""}]}}';
+  const big = {
+    jsonrpc: '2.0' as const,
+    id: 2n ** 60n + 1n,
+    result: { content: [{ type: 'text', text: 'é "quoted"' }] },
+  };
+  const text =
+    '{"jsonrpc":"2.0","id":1152921504606846977,"result":{"content":[{"type":"text","text":"é \\"quoted\\""}]}}';
   const first = store.storeEvent('x', 's', m(1));
   const second = store.storeEvent('x', 's', big, text);
   const texts: Array<[string, string]> = [];
-  assert.is(store.replayTextsAfter('x', priming, (id, t) => void texts.push([id, t])), 's');
-  assert.equal(texts, [[first, '{"jsonrpc":"2.0","method":"n","params":{"i":1}}'], [second, text]], 'no event for the priming one');
+  assert.is(
+    store.replayTextsAfter('x', priming, (id, t) => void texts.push([id, t])),
+    's',
+  );
+  assert.equal(
+    texts,
+    [
+      [first, '{"jsonrpc":"2.0","method":"n","params":{"i":1}}'],
+      [second, text],
+    ],
+    'no event for the priming one',
+  );
   const messages: unknown[] = [];
   assert.is(await store.replayEventsAfter('x', first, (_id, msg) => void messages.push(msg)), 's');
   assert.equal(messages.length, 1);
   assert.is((messages[0] as { id: unknown }).id, 2n ** 60n + 1n, 'the id beyond 2^53 comes back exact');
   assert.equal((messages[0] as { result: unknown }).result, big.result);
-  assert.is(store.replayTextsAfter('y', priming, () => assert.unreachable('another session')), undefined);
-  assert.is(store.replayTextsAfter('x', 's_999', () => assert.unreachable('unknown sequence')), undefined);
-  assert.is(store.size, 3 * 64 + '{"jsonrpc":"2.0","method":"n","params":{"i":1}}'.length + text.length, 'bytes: 64 per event plus each text');
+  assert.is(
+    store.replayTextsAfter('y', priming, () => assert.unreachable('another session')),
+    undefined,
+  );
+  assert.is(
+    store.replayTextsAfter('x', 's_999', () => assert.unreachable('unknown sequence')),
+    undefined,
+  );
+  assert.is(
+    store.size,
+    3 * 64 + '{"jsonrpc":"2.0","method":"n","params":{"i":1}}'.length + text.length,
+    'bytes: 64 per event plus each text',
+  );
 });
 
-test('MemoryEventStore: finished streams are found by a scan of the session\'s kept ones (replay, a store after finishing), live ones by id; `fresh` makes a stream without a lookup', async () => {
+test("MemoryEventStore: finished streams are found by a scan of the session's kept ones (replay, a store after finishing), live ones by id; `fresh` makes a stream without a lookup", async () => {
   const store = new MemoryEventStore();
   const ids: string[] = [];
   for (let n = 1; n <= 300; n++) {
@@ -116,7 +147,10 @@ test('MemoryEventStore: finished streams are found by a scan of the session\'s k
   assert.equal(await replayed(ids[99]), ['x.100', [{ i: 100 }, { i: 1000 }]]);
   // y's 300 streams never finished: all live, each found by id
   const live: unknown[] = [];
-  assert.is(store.replayTextsAfter('y', store.storeEvent('y', 'y.7', null), (_id, text) => void live.push(text)), 'y.7');
+  assert.is(
+    store.replayTextsAfter('y', store.storeEvent('y', 'y.7', null), (_id, text) => void live.push(text)),
+    'y.7',
+  );
   assert.equal(live, []);
   store.clear('x');
   assert.is(store.sessionSize('x'), 0);
@@ -159,12 +193,18 @@ test('MemoryEventStore: finished streams kept as bytes give back every text exac
   assert.is(kept.length, 40);
   for (const id of kept) assert.equal(replay(id), expected.get(id), id);
   assert.is(replay('s.1'), undefined);
-  const held = kept.reduce((sum, id) => sum + [null, ...expected.get(id)!].reduce((b, t) => b + 64 + (t?.length ?? 0), 0), 0);
+  const held = kept.reduce(
+    (sum, id) => sum + [null, ...expected.get(id)!].reduce((b, t) => b + 64 + (t?.length ?? 0), 0),
+    0,
+  );
   assert.is(store.size, held, 'bytes: 64 per event (priming included) plus each text');
   // the TTL still releases them in the order they finished
   clock = 1500;
   store.storeEvent('y', 'live', null);
-  assert.equal(kept.filter((id) => replay(id) !== undefined), []);
+  assert.equal(
+    kept.filter((id) => replay(id) !== undefined),
+    [],
+  );
   assert.is(store.sessionSize('x'), 0);
   assert.is(store.size, 64, 'only the live stream of y');
 });
@@ -192,13 +232,20 @@ test('MemoryEventStore: stream ids that UTF-8 alone would change (a leading U+FE
     const first = store.storeEvent('x', id, m(1));
     store.streamFinished('x', id);
     const texts: string[] = [];
-    assert.is(store.replayTextsAfter('x', priming, (_e, t) => void texts.push(t)), id, JSON.stringify(id));
+    assert.is(
+      store.replayTextsAfter('x', priming, (_e, t) => void texts.push(t)),
+      id,
+      JSON.stringify(id),
+    );
     assert.equal(texts, [JSON.stringify(m(1))]);
     // stored again: the same stream, live, then finished again
     store.storeEvent('x', id, m(2));
     store.streamFinished('x', id);
     const again: string[] = [];
-    assert.is(store.replayTextsAfter('x', first, (_e, t) => void again.push(t)), id);
+    assert.is(
+      store.replayTextsAfter('x', first, (_e, t) => void again.push(t)),
+      id,
+    );
     assert.equal(again, [JSON.stringify(m(2))]);
   }
 });
@@ -208,14 +255,30 @@ test('MemoryEventStore: texts of every kind come back from a finished stream exa
   const long = 'y'.repeat(600);
   // (JSON texts of every length around 512 characters, ASCII and not, where the copy changes method)
   const around = Array.from({ length: 40 }, (_, k) => 'x'.repeat(440 + k));
-  const texts = ['plain', 'é at the start', 'at the end: 😀', long, `${long}é`, `é${long}`, '', ...around, ...around.map((t) => `${t}é`)];
+  const texts = [
+    'plain',
+    'é at the start',
+    'at the end: 😀',
+    long,
+    `${long}é`,
+    `é${long}`,
+    '',
+    ...around,
+    ...around.map((t) => `${t}é`),
+  ];
   const messages = texts.map((text, n) => ({ jsonrpc: '2.0' as const, method: 'n', params: { n, text } }));
   const priming = store.storeEvent('t', 'S', null);
   for (const message of messages) store.storeEvent('t', 'S', message);
   store.streamFinished('t', 'S');
   const replayed: string[] = [];
-  assert.is(store.replayTextsAfter('t', priming, (_e, t) => void replayed.push(t)), 'S');
-  assert.equal(replayed, messages.map((message) => JSON.stringify(message)));
+  assert.is(
+    store.replayTextsAfter('t', priming, (_e, t) => void replayed.push(t)),
+    'S',
+  );
+  assert.equal(
+    replayed,
+    messages.map((message) => JSON.stringify(message)),
+  );
 });
 
 test('MemoryEventStore: a finished stream stored to again and again, behind an older one still kept, holds its one copy (no dead copies, the order ring bounded)', () => {
@@ -227,12 +290,20 @@ test('MemoryEventStore: a finished stream stored to again and again, behind an o
     store.storeEvent('s', 'B', { jsonrpc: '2.0', method: 'n', params: { n, text } });
     store.streamFinished('s', 'B');
   }
-  const internals = store as unknown as { sessions: Map<string, { finished: { count: number; bytes: Uint8Array } }>; orderSession: unknown[] };
+  const internals = store as unknown as {
+    sessions: Map<string, { finished: { count: number; bytes: Uint8Array } }>;
+    orderSession: unknown[];
+  };
   const finished = internals.sessions.get('s')!.finished;
   assert.is(finished.count, 2);
   assert.ok(finished.bytes.length <= 64 * 1024, `buffer of ${finished.bytes.length} bytes for two streams of ~10 KB`);
   assert.ok(internals.orderSession.length <= 64, `ring of ${internals.orderSession.length}`);
-  assert.is(store.size, 2 * 64 + JSON.stringify(m(0)).length + JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n: 1999, text } }).length);
+  assert.is(
+    store.size,
+    2 * 64 +
+      JSON.stringify(m(0)).length +
+      JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n: 1999, text } }).length,
+  );
 });
 
 test('MemoryEventStore: the order of finished streams is compacted in place when it fills (its head moved on, so around its end), and the TTL still releases oldest first', async () => {

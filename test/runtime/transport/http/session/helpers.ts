@@ -45,7 +45,11 @@ async function respond(session: HttpServerSession, m: JSONRPCMessage): Promise<v
   const id = m.id as string | number;
   const params = (m.params ?? {}) as Record<string, unknown>;
   const related = { relatedRequestId: id };
-  const note = (data: unknown): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } });
+  const note = (data: unknown): JSONRPCMessage => ({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { level: 'info', data },
+  });
   switch (m.method) {
     case 'initialize':
       if (params.fail) {
@@ -55,7 +59,11 @@ async function respond(session: HttpServerSession, m: JSONRPCMessage): Promise<v
       await session.send({
         jsonrpc: '2.0',
         id,
-        result: { protocolVersion: params.protocolVersion ?? V, capabilities: {}, serverInfo: { name: 'echo', version: '1' } },
+        result: {
+          protocolVersion: params.protocolVersion ?? V,
+          capabilities: {},
+          serverInfo: { name: 'echo', version: '1' },
+        },
       });
       return;
     case 'slow':
@@ -96,7 +104,8 @@ export interface TestServer {
 export async function startServer(options: Partial<StreamableHttpOptions> = {}, port = 0): Promise<TestServer> {
   const log: Received[] = [];
   const sessions: HttpServerSession[] = [];
-  const handler = createStreamableHttpHandler({ tables: SESSION_TABLES,
+  const handler = createStreamableHttpHandler({
+    tables: SESSION_TABLES,
     keepAliveMs: 0,
     ...options,
     onSession(t, info) {
@@ -130,12 +139,22 @@ export const initReq = (id: string | number = 1, params: Record<string, unknown>
   req(id, 'initialize', { protocolVersion: V, capabilities: {}, clientInfo: { name: 't', version: '1' }, ...params });
 
 /** POST with the headers a conforming client sends (override or drop with `undefined`). */
-export function post(url: string, body: unknown, headers: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<Response> {
+export function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string | undefined> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   const h: Record<string, string> = {};
   for (const [k, v] of Object.entries({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', ...headers })) {
     if (v !== undefined) h[k] = v;
   }
-  return fetch(url, { method: 'POST', headers: h, body: typeof body === 'string' ? body : JSON.stringify(body), signal });
+  return fetch(url, {
+    method: 'POST',
+    headers: h,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal,
+  });
 }
 
 /** Initializes a session; returns its id. */
@@ -144,7 +163,11 @@ export async function initialize(url: string): Promise<string> {
   const sid = res.headers.get('mcp-session-id');
   await res.text();
   if (res.status !== 200 || !sid) throw new Error(`initialize failed: ${res.status}`);
-  const ack = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
+  const ack = await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V },
+  );
   await ack.text();
   return sid;
 }
@@ -182,14 +205,27 @@ export const messagesOf = (events: SseEvent[]): JSONRPCMessage[] =>
   events.filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as JSONRPCMessage);
 
 /** A raw `node:http` request, for headers fetch will not let us set (Host). */
-export function raw(port: number, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+export function raw(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const r = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers, setHost: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const r = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/mcp',
+        headers: options.headers,
+        setHost: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     r.on('error', reject);
     r.end(options.body);
   });
@@ -198,10 +234,16 @@ export function raw(port: number, options: { method?: string; path?: string; hea
 /** A minimal client-side engine over a transport: request/response correlation only. */
 export class MiniClient {
   private next = 1;
-  private readonly waiting = new Map<string | number | bigint, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  private readonly waiting = new Map<
+    string | number | bigint,
+    { resolve(v: unknown): void; reject(e: unknown): void }
+  >();
   readonly notifications: JSONRPCMessage[] = [];
   readonly errors: Error[] = [];
-  constructor(readonly transport: Transport, private readonly idPrefix = '') {}
+  constructor(
+    readonly transport: Transport,
+    private readonly idPrefix = '',
+  ) {}
 
   async start(): Promise<void> {
     await this.transport.start({
@@ -214,7 +256,8 @@ export class MiniClient {
         const w = id === undefined ? undefined : this.waiting.get(id);
         if (!w || id === undefined) return;
         this.waiting.delete(id);
-        if ('error' in m) w.reject(Object.assign(new Error((m.error as { message: string }).message), { rpc: m.error }));
+        if ('error' in m)
+          w.reject(Object.assign(new Error((m.error as { message: string }).message), { rpc: m.error }));
         else w.resolve(m.result);
       },
       onRequestError: (id, error) => {

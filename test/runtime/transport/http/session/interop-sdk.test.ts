@@ -4,7 +4,10 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpServerSession } from '../../../../../runtime/transport/http/session/server.js';
@@ -17,7 +20,9 @@ const toolCalls: Array<string | number> = [];
 /** A small MCP server peer: initialize, ping, tools/list, tools/call (progress + logs first). */
 function mcpPeer(session: HttpServerSession): void {
   const send = (m: Record<string, unknown>, rel?: string | number) =>
-    session.send({ jsonrpc: '2.0', ...m }, rel === undefined ? undefined : { relatedRequestId: rel }).catch(() => undefined);
+    session
+      .send({ jsonrpc: '2.0', ...m }, rel === undefined ? undefined : { relatedRequestId: rel })
+      .catch(() => undefined);
   void session.start({
     async onMessage(m: JSONRPCMessage) {
       if (typeof m.method !== 'string' || m.id === undefined) return;
@@ -25,7 +30,14 @@ function mcpPeer(session: HttpServerSession): void {
       const params = (m.params ?? {}) as Record<string, any>;
       switch (m.method) {
         case 'initialize':
-          await send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: { listChanged: true }, logging: {} }, serverInfo: { name: 'mcpgen-test', version: '0' } } });
+          await send({
+            id,
+            result: {
+              protocolVersion: params.protocolVersion,
+              capabilities: { tools: { listChanged: true }, logging: {} },
+              serverInfo: { name: 'mcpgen-test', version: '0' },
+            },
+          });
           return;
         case 'ping':
           await send({ id, result: {} }, id);
@@ -38,7 +50,11 @@ function mcpPeer(session: HttpServerSession): void {
           const n = Number(params.arguments?.n ?? 3);
           const token = params._meta?.progressToken;
           for (let i = 1; i <= n; i++) {
-            if (token !== undefined) await send({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } }, id);
+            if (token !== undefined)
+              await send(
+                { method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } },
+                id,
+              );
             await send({ method: 'notifications/message', params: { level: 'info', data: `step ${i}` } }, id);
             if (params.arguments?.gapMs) await sleep(Number(params.arguments.gapMs));
           }
@@ -53,9 +69,16 @@ function mcpPeer(session: HttpServerSession): void {
   });
 }
 
-async function sdkClient(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport; logs: string[]; listChanged: number[] }> {
+async function sdkClient(
+  url: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; logs: string[]; listChanged: number[] }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
-    reconnectionOptions: { initialReconnectionDelay: 5, maxReconnectionDelay: 50, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 },
+    reconnectionOptions: {
+      initialReconnectionDelay: 5,
+      maxReconnectionDelay: 50,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: 20,
+    },
   });
   const client = new Client({ name: 'sdk-interop', version: '0' });
   const logs: string[] = [];
@@ -76,9 +99,14 @@ for (const replyMode of ['auto', 'json', 'sse'] as const) {
       assert.is(client.getServerVersion()?.name, 'mcpgen-test');
       await client.ping();
       const tools = await client.listTools();
-      assert.equal(tools.tools.map((t) => t.name), ['count']);
+      assert.equal(
+        tools.tools.map((t) => t.name),
+        ['count'],
+      );
       const progress: number[] = [];
-      const result = await client.callTool({ name: 'count', arguments: { n: 3 } }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+      const result = await client.callTool({ name: 'count', arguments: { n: 3 } }, undefined, {
+        onprogress: (p) => void progress.push(p.progress),
+      });
       assert.equal(result.content, [{ type: 'text', text: 'counted to 3' }]);
       if (replyMode !== 'json') {
         assert.equal(progress, [1, 2, 3]);
@@ -111,7 +139,10 @@ test('SDK client resumes our POST stream after the server drops the connection (
     }
     const result = await call;
     assert.equal(result.content, [{ type: 'text', text: 'counted to 12' }]);
-    assert.equal(logs, Array.from({ length: 12 }, (_, i) => `step ${i + 1}`));
+    assert.equal(
+      logs,
+      Array.from({ length: 12 }, (_, i) => `step ${i + 1}`),
+    );
     assert.is(drops, 4);
     await client.close();
   } finally {

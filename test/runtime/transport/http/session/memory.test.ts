@@ -16,17 +16,30 @@ const MiB = 1024 * 1024;
 
 test('200 sessions end: none live, none reachable, heap back near baseline', async () => {
   const out = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/fixtures/http-sessions-memory.ts', '200'], { cwd: root, timeout: 120_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+    execFile(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', 'test/fixtures/http-sessions-memory.ts', '200'],
+      { cwd: root, timeout: 120_000 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
     );
   });
-  const r = JSON.parse(out.trim().split('\n').pop()!) as { baseline: number; live: number; after: number; created: number; reachable: number; streamable: number; legacy: number };
+  const r = JSON.parse(out.trim().split('\n').pop()!) as {
+    baseline: number;
+    live: number;
+    after: number;
+    created: number;
+    reachable: number;
+    streamable: number;
+    legacy: number;
+  };
   assert.is(r.streamable, 0, 'no Streamable HTTP session left');
   assert.is(r.legacy, 0, 'no HTTP+SSE session left');
   assert.is(r.created, 200, 'one server session per client');
   assert.is(r.reachable, 0, 'every ended server session was garbage-collected');
   const grown = (r.after - r.baseline) / MiB;
-  console.log(`memory: heap ${(r.baseline / MiB).toFixed(1)} → ${(r.live / MiB).toFixed(1)} with 200 clients and sessions live (one process) → ${(r.after / MiB).toFixed(1)} MiB after they ended`);
+  console.log(
+    `memory: heap ${(r.baseline / MiB).toFixed(1)} → ${(r.live / MiB).toFixed(1)} with 200 clients and sessions live (one process) → ${(r.after / MiB).toFixed(1)} MiB after they ended`,
+  );
   assert.ok(grown < 4, `heap grew ${grown.toFixed(1)} MiB`);
 });
 

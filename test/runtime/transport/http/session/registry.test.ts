@@ -16,7 +16,14 @@ test('sessions are held by id, least recently used first', () => {
   assert.not.ok(r.has('d'));
   assert.equal([...r.keys()], ['a', 'b', 'c']);
   assert.equal([...r.values()], ['A', 'B', 'C']);
-  assert.equal([...r], [['a', 'A'], ['b', 'B'], ['c', 'C']]);
+  assert.equal(
+    [...r],
+    [
+      ['a', 'A'],
+      ['b', 'B'],
+      ['c', 'C'],
+    ],
+  );
   assert.is(String(r), '[object MemorySessionRegistry]');
 });
 
@@ -34,17 +41,27 @@ test('touch moves a session to the end; an unknown id changes nothing', () => {
   assert.is(r.size, 3);
   // forEach walks the same order, with its thisArg and the registry as its third argument
   const seen: string[] = [];
-  r.forEach(function (this: { tag: string }, value, key, map) {
-    assert.is(map, r);
-    seen.push(`${this.tag}${key}=${value}`);
-  }, { tag: '#' });
+  r.forEach(
+    function (this: { tag: string }, value, key, map) {
+      assert.is(map, r);
+      seen.push(`${this.tag}${key}=${value}`);
+    },
+    { tag: '#' },
+  );
   assert.equal(seen, ['#a=A', '#c=C', '#b=B']);
 });
 
 test('set of a held id replaces its session and makes it the most recent; delete unlinks it', () => {
   const r = abc();
   r.set('a', 'A2');
-  assert.equal([...r], [['b', 'B'], ['c', 'C'], ['a', 'A2']]);
+  assert.equal(
+    [...r],
+    [
+      ['b', 'B'],
+      ['c', 'C'],
+      ['a', 'A2'],
+    ],
+  );
   assert.is(r.size, 3);
   assert.ok(r.delete('c'));
   assert.not.ok(r.delete('c'));
@@ -55,7 +72,13 @@ test('set of a held id replaces its session and makes it the most recent; delete
   assert.is(r.size, 0);
   r.set('c', 'C3').set('a', 'A3');
   r.touch('c');
-  assert.equal([...r], [['a', 'A3'], ['c', 'C3']]);
+  assert.equal(
+    [...r],
+    [
+      ['a', 'A3'],
+      ['c', 'C3'],
+    ],
+  );
 });
 
 test('an iteration runs over the sessions held when it began, less those deleted since', () => {

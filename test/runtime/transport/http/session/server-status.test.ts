@@ -3,7 +3,19 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createStreamableHttpHandler } from '../../../../../runtime/transport/http/session/server.js';
-import { ACCEPT_BOTH, echoPeer, initialize, initReq, post, raw, req, sleep, startServer, V, type Received } from './helpers.js';
+import {
+  ACCEPT_BOTH,
+  echoPeer,
+  initialize,
+  initReq,
+  post,
+  raw,
+  req,
+  sleep,
+  startServer,
+  V,
+  type Received,
+} from './helpers.js';
 import { SESSION_TABLES } from '../tables.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
@@ -139,9 +151,19 @@ test('400: invalid JSON is -32700; batches and non-messages are -32600', async (
     const parse = await post(srv.url, '{"jsonrpc":"2.0",');
     assert.is(parse.status, 400);
     assert.is((await errorOf(parse)).code, -32700);
-    const notUtf8 = await fetch(srv.url, { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+    const notUtf8 = await fetch(srv.url, {
+      method: 'POST',
+      headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' },
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
     assert.is((await errorOf(notUtf8)).code, -32700);
-    for (const body of [[initReq()], { jsonrpc: '1.0', id: 1, method: 'x' }, { jsonrpc: '2.0', id: {}, method: 'x' }, 42, { jsonrpc: '2.0' }]) {
+    for (const body of [
+      [initReq()],
+      { jsonrpc: '1.0', id: 1, method: 'x' },
+      { jsonrpc: '2.0', id: {}, method: 'x' },
+      42,
+      { jsonrpc: '2.0' },
+    ]) {
       const res = await post(srv.url, body);
       assert.is(res.status, 400, JSON.stringify(body));
       assert.is((await errorOf(res)).code, -32600);
@@ -155,7 +177,11 @@ test('202: notifications and responses are accepted with no body, and delivered'
   const srv = await startServer();
   try {
     const sid = await initialize(srv.url);
-    const n = await post(srv.url, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, S(sid));
+    const n = await post(
+      srv.url,
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+      S(sid),
+    );
     assert.is(n.status, 202);
     assert.is(await n.text(), '');
     const r = await post(srv.url, { jsonrpc: '2.0', id: 'srv-1', result: {} }, S(sid));
@@ -172,7 +198,11 @@ test('202: the empty body is said by Content-Length: 0, not sent as an empty chu
   const srv = await startServer();
   try {
     const sid = await initialize(srv.url);
-    const n = await post(srv.url, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, S(sid));
+    const n = await post(
+      srv.url,
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+      S(sid),
+    );
     assert.is(n.status, 202);
     assert.is(n.headers.get('content-length'), '0');
     assert.is(n.headers.get('transfer-encoding'), null);
@@ -208,7 +238,10 @@ test('sessions: id on the initialize response (visible ASCII); missing → 400; 
     assert.is(srv.handler.sessions.size, 0);
     assert.is(srv.sessions[0].active, false);
     for (const method of ['POST', 'GET', 'DELETE']) {
-      const res = method === 'POST' ? await post(srv.url, req(6, 'tools/list'), S(sid)) : await fetch(srv.url, { method, headers: { Accept: 'text/event-stream', ...S(sid) } });
+      const res =
+        method === 'POST'
+          ? await post(srv.url, req(6, 'tools/list'), S(sid))
+          : await fetch(srv.url, { method, headers: { Accept: 'text/event-stream', ...S(sid) } });
       assert.is(res.status, 404, method);
       await res.text();
     }
@@ -234,7 +267,10 @@ test('a failed initialize ends its session; a reused request id in flight is ref
     await dup.text();
     assert.is((await slow).status, 200);
     // A string id and a number id with the same digits are different requests.
-    const [a, b] = await Promise.all([post(srv.url, req('8', 'slow', { delayMs: 30 }), S(good)), post(srv.url, req(8, 'slow', { delayMs: 10 }), S(good))]);
+    const [a, b] = await Promise.all([
+      post(srv.url, req('8', 'slow', { delayMs: 30 }), S(good)),
+      post(srv.url, req(8, 'slow', { delayMs: 10 }), S(good)),
+    ]);
     assert.is(((await a.json()) as { id: unknown }).id, '8');
     assert.is(((await b.json()) as { id: unknown }).id, 8);
   } finally {

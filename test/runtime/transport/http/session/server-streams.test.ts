@@ -2,7 +2,19 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CarrierWatch } from '../../../../../runtime/engine/cancellation.js';
 import { MemoryEventStore } from '../../../../../runtime/transport/http/session/event-store.js';
-import { ACCEPT_BOTH, initialize, initReq, messagesOf, post, readSse, readSseUntil, req, sleep, startServer, V } from './helpers.js';
+import {
+  ACCEPT_BOTH,
+  initialize,
+  initReq,
+  messagesOf,
+  post,
+  readSse,
+  readSseUntil,
+  req,
+  sleep,
+  startServer,
+  V,
+} from './helpers.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 
@@ -18,7 +30,10 @@ test('replies: auto gives JSON, or SSE when notifications come first; sse mode p
     assert.ok(events[0].id);
     assert.is(events[0].retry, 250);
     const msgs = messagesOf(events);
-    assert.equal(msgs.map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 'notifications/message', 2]);
+    assert.equal(
+      msgs.map((m) => m.method ?? m.id),
+      ['notifications/message', 'notifications/message', 'notifications/message', 2],
+    );
     assert.ok(events.slice(1).every((e) => e.id && e.id !== events[0].id));
   } finally {
     await srv.close();
@@ -57,7 +72,10 @@ test('no priming for clients older than 2025-11-25; no event ids with eventStore
   const plain = await startServer({ replyMode: 'sse', eventStore: false });
   try {
     const events = await readSse(await post(plain.url, initReq()));
-    assert.equal(events.map((e) => e.id), [undefined]);
+    assert.equal(
+      events.map((e) => e.id),
+      [undefined],
+    );
   } finally {
     await plain.close();
   }
@@ -71,13 +89,19 @@ test('standalone GET: server-initiated messages, held messages, one connection p
     await srv.sessions[0].send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     const first = await fetch(srv.url, { headers: { Accept: 'text/event-stream', ...S(sid) } });
     assert.is(first.status, 200);
-    assert.equal(messagesOf(await readSseUntil(first, (ev) => ev.length >= 1)).map((m) => m.method), ['notifications/tools/list_changed']);
+    assert.equal(
+      messagesOf(await readSseUntil(first, (ev) => ev.length >= 1)).map((m) => m.method),
+      ['notifications/tools/list_changed'],
+    );
     const get = await fetch(srv.url, { headers: { Accept: 'text/event-stream', ...S(sid) } });
     assert.is(get.status, 200);
     const notify = await post(srv.url, req(2, 'notify'), S(sid));
     assert.is(((await notify.json()) as { id: number }).id, 2);
     const events = await readSseUntil(get, (ev) => messagesOf(ev).length >= 1);
-    assert.equal(messagesOf(events).map((m) => m.method), ['notifications/message']);
+    assert.equal(
+      messagesOf(events).map((m) => m.method),
+      ['notifications/message'],
+    );
   } finally {
     await srv.close();
   }
@@ -90,7 +114,10 @@ test('standalone GET: server-initiated messages, held messages, one connection p
     // The first connection was ended when the second replaced it.
     assert.is(messagesOf(await readSse(first)).length, 0);
     await resumable.sessions[0].send({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
-    assert.equal(messagesOf(await readSseUntil(second, (ev) => messagesOf(ev).length >= 1)).map((m) => m.method), ['notifications/prompts/list_changed']);
+    assert.equal(
+      messagesOf(await readSseUntil(second, (ev) => messagesOf(ev).length >= 1)).map((m) => m.method),
+      ['notifications/prompts/list_changed'],
+    );
   } finally {
     await resumable.close();
   }
@@ -108,7 +135,9 @@ test('Last-Event-ID replays only the missed events of that stream, then continue
     // Unrelated traffic on the standalone stream must not leak into the replay.
     await srv.sessions[0].send({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
     await sleep(40);
-    const resumed = await fetch(srv.url, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': cursor, ...S(sid) } });
+    const resumed = await fetch(srv.url, {
+      headers: { Accept: 'text/event-stream', 'Last-Event-ID': cursor, ...S(sid) },
+    });
     assert.is(resumed.status, 200);
     const rest = await readSse(resumed);
     const all = [...messagesOf(first), ...messagesOf(rest)];
@@ -117,9 +146,13 @@ test('Last-Event-ID replays only the missed events of that stream, then continue
       [0, 1, 2, 3, 4, 5, 'response 2'],
     );
     // Replaying a finished stream again from the same cursor gives the same events and ends.
-    const again = await readSse(await fetch(srv.url, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': cursor, ...S(sid) } }));
+    const again = await readSse(
+      await fetch(srv.url, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': cursor, ...S(sid) } }),
+    );
     assert.equal(messagesOf(again), messagesOf(rest).slice(0, messagesOf(again).length));
-    const unknown = await fetch(srv.url, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': 'bogus_99', ...S(sid) } });
+    const unknown = await fetch(srv.url, {
+      headers: { Accept: 'text/event-stream', 'Last-Event-ID': 'bogus_99', ...S(sid) },
+    });
     assert.is(unknown.status, 400);
     await unknown.text();
   } finally {
@@ -136,9 +169,15 @@ test('concurrent POSTs on one session: each stream carries exactly its own messa
       Array.from({ length: n }, async (_, k) => {
         const id = k % 2 ? `r${k}` : 1000 + k;
         const method = k % 3 === 0 ? 'slow' : 'stream';
-        const res = await post(srv.url, req(id, method, { count: 1 + (k % 4), gapMs: (k * 7) % 13, delayMs: (k * 5) % 17 }), S(sid));
+        const res = await post(
+          srv.url,
+          req(id, method, { count: 1 + (k % 4), gapMs: (k * 7) % 13, delayMs: (k * 5) % 17 }),
+          S(sid),
+        );
         const type = res.headers.get('content-type') ?? '';
-        const msgs = type.includes('event-stream') ? messagesOf(await readSse(res)) : [(await res.json()) as Record<string, unknown>];
+        const msgs = type.includes('event-stream')
+          ? messagesOf(await readSse(res))
+          : [(await res.json()) as Record<string, unknown>];
         return { id, method, msgs, k };
       }),
     );
@@ -147,7 +186,10 @@ test('concurrent POSTs on one session: each stream carries exactly its own messa
       assert.is(last.id, id);
       const notes = msgs.slice(0, -1);
       if (method === 'stream') {
-        assert.equal(notes.map((m) => (m.params as { data: { id: unknown; i: number } }).data), Array.from({ length: 1 + (k % 4) }, (_, i) => ({ id, i })));
+        assert.equal(
+          notes.map((m) => (m.params as { data: { id: unknown; i: number } }).data),
+          Array.from({ length: 1 + (k % 4) }, (_, i) => ({ id, i })),
+        );
       } else assert.is(notes.length, 0);
     }
   } finally {
@@ -160,7 +202,9 @@ test('MessageInfo: sessionId, headers, protocolVersion, and a signal aborted whe
   try {
     const sid = await initialize(srv.url);
     const ac = new AbortController();
-    const pending = post(srv.url, req(9, 'slow', { delayMs: 300 }), { ...S(sid), 'X-Trace': 'abc' }, ac.signal).catch(() => undefined);
+    const pending = post(srv.url, req(9, 'slow', { delayMs: 300 }), { ...S(sid), 'X-Trace': 'abc' }, ac.signal).catch(
+      () => undefined,
+    );
     await sleep(50);
     const entry = srv.log.find((x) => x.message.id === 9);
     assert.ok(entry?.info);
@@ -216,8 +260,13 @@ test('MessageInfo.signal: a disconnection the client can resume from is not a ca
     await sleep(30);
     const entry = srv.log.find((x) => x.message.id === 11);
     assert.is(entry?.info?.signal?.aborted, false);
-    const resumed = await fetch(srv.url, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': primed[0].id as string, ...S(sid) } });
-    assert.equal(messagesOf(await readSse(resumed)).map((m) => m.id), [11]);
+    const resumed = await fetch(srv.url, {
+      headers: { Accept: 'text/event-stream', 'Last-Event-ID': primed[0].id as string, ...S(sid) },
+    });
+    assert.equal(
+      messagesOf(await readSse(resumed)).map((m) => m.id),
+      [11],
+    );
     assert.is(entry?.info?.signal?.aborted, false);
     const stuck = post(srv.url, req(12, 'slow', { delayMs: 400 }), S(sid)).then((r) => r.text());
     await sleep(30);
@@ -233,17 +282,40 @@ test('WHATWG form: Request → Response, JSON and streamed SSE', async () => {
   const srv = await startServer();
   try {
     const headers = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', Host: `127.0.0.1:${srv.port}` };
-    const init = await srv.handler.fetch(new Request(srv.url, { method: 'POST', headers, body: JSON.stringify(initReq()) }));
+    const init = await srv.handler.fetch(
+      new Request(srv.url, { method: 'POST', headers, body: JSON.stringify(initReq()) }),
+    );
     assert.is(init.status, 200);
     const sid = init.headers.get('mcp-session-id') as string;
     assert.ok(sid);
     assert.is(((await init.json()) as { id: number }).id, 1);
-    const chatty = await srv.handler.fetch(new Request(srv.url, { method: 'POST', headers: { ...headers, ...S(sid) }, body: JSON.stringify(req(2, 'chatty', { count: 2 })) }));
+    const chatty = await srv.handler.fetch(
+      new Request(srv.url, {
+        method: 'POST',
+        headers: { ...headers, ...S(sid) },
+        body: JSON.stringify(req(2, 'chatty', { count: 2 })),
+      }),
+    );
     assert.match(chatty.headers.get('content-type') ?? '', /event-stream/);
-    assert.equal(messagesOf(await readSse(chatty)).map((m) => m.method ?? m.id), ['notifications/message', 'notifications/message', 2]);
-    const bad = await srv.handler.fetch(new Request('http://evil.example/mcp', { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: '{}' }));
+    assert.equal(
+      messagesOf(await readSse(chatty)).map((m) => m.method ?? m.id),
+      ['notifications/message', 'notifications/message', 2],
+    );
+    const bad = await srv.handler.fetch(
+      new Request('http://evil.example/mcp', {
+        method: 'POST',
+        headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' },
+        body: '{}',
+      }),
+    );
     assert.is(bad.status, 403);
-    const note = await srv.handler.fetch(new Request(srv.url, { method: 'POST', headers: { ...headers, ...S(sid) }, body: JSON.stringify({ jsonrpc: '2.0', method: 'x' }) }));
+    const note = await srv.handler.fetch(
+      new Request(srv.url, {
+        method: 'POST',
+        headers: { ...headers, ...S(sid) },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'x' }),
+      }),
+    );
     assert.is(note.status, 202);
     assert.is(note.body, null);
   } finally {
@@ -278,11 +350,26 @@ test('keep-alive comments on a POST stream that outlives its tick, over node:htt
     const comments = (text: string): number => text.split('\n\n').filter((block) => block === ':').length;
     // the slow request's stream opens at once (priming event) and stays open for 200 ms
     const node = await (await post(srv.url, req(2, 'slow', { delayMs: 200 }), S(sid))).text();
-    const headers = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json', Host: `127.0.0.1:${srv.port}`, ...S(sid) };
-    const web = await (await srv.handler.fetch(new Request(srv.url, { method: 'POST', headers, body: JSON.stringify(req(3, 'slow', { delayMs: 200 })) }))).text();
-    for (const [name, text, id] of [['node:http', node, 2], ['fetch', web, 3]] as const) {
+    const headers = {
+      Accept: ACCEPT_BOTH,
+      'Content-Type': 'application/json',
+      Host: `127.0.0.1:${srv.port}`,
+      ...S(sid),
+    };
+    const web = await (
+      await srv.handler.fetch(
+        new Request(srv.url, { method: 'POST', headers, body: JSON.stringify(req(3, 'slow', { delayMs: 200 })) }),
+      )
+    ).text();
+    for (const [name, text, id] of [
+      ['node:http', node, 2],
+      ['fetch', web, 3],
+    ] as const) {
       assert.ok(comments(text) >= 2, `${name}: ${JSON.stringify(text)}`);
-      assert.ok(text.endsWith(`"id":${id},"result":{"echo":{"delayMs":200}}}\n\n`), `${name}: the reply last: ${JSON.stringify(text)}`);
+      assert.ok(
+        text.endsWith(`"id":${id},"result":{"echo":{"delayMs":200}}}\n\n`),
+        `${name}: the reply last: ${JSON.stringify(text)}`,
+      );
     }
     // a quick reply is written and ended in the tick that opened its stream: no comment, no timer left
     const quick = await (await post(srv.url, req(4, 'echo', { x: 1 }), S(sid))).text();
@@ -301,8 +388,16 @@ test('MemoryEventStore: per-stream bound, discarded cursor refused, priming neve
   const seen: unknown[] = [];
   assert.is(await store.replayEventsAfter('s', ids[1], (_id, msg) => void seen.push(msg.params)), 'a');
   assert.equal(seen, [{ i: 3 }, { i: 4 }]);
-  assert.is(await store.replayEventsAfter('s', p, () => undefined), undefined, 'events after the cursor were discarded');
-  assert.is(await store.replayEventsAfter('s', ids[0], () => undefined), 'a', 'cursor just before the oldest kept event');
+  assert.is(
+    await store.replayEventsAfter('s', p, () => undefined),
+    undefined,
+    'events after the cursor were discarded',
+  );
+  assert.is(
+    await store.replayEventsAfter('s', ids[0], () => undefined),
+    'a',
+    'cursor just before the oldest kept event',
+  );
   store.storeEvent('s', 'b', m(5));
   store.storeEvent('s', 'c', m(6));
   // the stream bound counts finished streams (a live one is never released)

@@ -36,11 +36,17 @@ for (const replyMode of ['auto', 'json', 'sse'] as const) {
       transport.setProtocolVersion(info.protocolVersion);
       assert.ok(transport.sessionId);
       assert.is(srv.sessions[0].protocolVersion, '2025-11-25');
-      assert.equal((await client.listTools()).tools.map((t) => t.name), ['echo']);
+      assert.equal(
+        (await client.listTools()).tools.map((t) => t.name),
+        ['echo'],
+      );
       const texts = await Promise.all(
         Array.from({ length: 10 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: `t${i}` } })),
       );
-      assert.equal(texts.map((r) => r.content), Array.from({ length: 10 }, (_, i) => [{ type: 'text', text: `t${i}` }]));
+      assert.equal(
+        texts.map((r) => r.content),
+        Array.from({ length: 10 }, (_, i) => [{ type: 'text', text: `t${i}` }]),
+      );
       await client.close();
       assert.is(srv.handler.sessions.size, 0, 'closing the client ended the HTTP session');
     } finally {

@@ -12,7 +12,11 @@ import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/client.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/client.js';
 import { RequestAbortedError } from '../../../../../runtime/jsonrpc/errors.js';
-import { encodeHeaderValue, decodeHeaderValue, paramHeaders } from '../../../../../runtime/transport/http/stateless/headers.js';
+import {
+  encodeHeaderValue,
+  decodeHeaderValue,
+  paramHeaders,
+} from '../../../../../runtime/transport/http/stateless/headers.js';
 import { startDualEra, startModern, tick, V } from './helpers.js';
 
 /** A fetch that records every request's headers and body. */
@@ -28,16 +32,33 @@ function recording() {
 
 const client = () => new draft.Client({ clientInfo: { name: 'c', version: '1' }, fallbackTables: [v2025.table] });
 
-test('value encoding: the page\'s examples', () => {
+test("value encoding: the page's examples", () => {
   assert.is(encodeHeaderValue('us-west1'), 'us-west1');
   assert.is(encodeHeaderValue('Hello, 世界'), '=?base64?SGVsbG8sIOS4lueVjA==?=');
   assert.is(encodeHeaderValue(' padded '), '=?base64?IHBhZGRlZCA=?=');
   assert.is(encodeHeaderValue('line1\nline2'), '=?base64?bGluZTEKbGluZTI=?=');
   assert.is(encodeHeaderValue('=?base64?literal?='), '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=');
   assert.is(decodeHeaderValue('=?base64?SGVsbG8sIOS4lueVjA==?='), 'Hello, 世界');
-  assert.throws(() => paramHeaders({ type: 'object', properties: { a: { type: 'number', 'x-mcp-header': 'A' } } }), /type/);
-  assert.throws(() => paramHeaders({ type: 'object', properties: { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } } }), /properties/);
-  assert.throws(() => paramHeaders({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'string', 'x-mcp-header': 'a' } } }), /unique/);
+  assert.throws(
+    () => paramHeaders({ type: 'object', properties: { a: { type: 'number', 'x-mcp-header': 'A' } } }),
+    /type/,
+  );
+  assert.throws(
+    () =>
+      paramHeaders({
+        type: 'object',
+        properties: { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } },
+      }),
+    /properties/,
+  );
+  assert.throws(
+    () =>
+      paramHeaders({
+        type: 'object',
+        properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'string', 'x-mcp-header': 'a' } },
+      }),
+    /unique/,
+  );
 });
 
 test('draft client: every POST carries the metadata headers; Mcp-Param-* mirrored after tools/list; results served', async () => {
@@ -48,7 +69,10 @@ test('draft client: every POST carries the metadata headers; Mcp-Param-* mirrore
   assert.is(c.table.lifecycle, 'stateless');
   const tools = await c.listTools({});
   assert.ok(tools.tools.some((t) => t.name === 'sql'));
-  const r = await c.callTool({ name: 'sql', arguments: { region: 'Hello, 世界', limit: 5, opts: { tenant: 'acme' }, query: 'q' } });
+  const r = await c.callTool({
+    name: 'sql',
+    arguments: { region: 'Hello, 世界', limit: 5, opts: { tenant: 'acme' }, query: 'q' },
+  });
   assert.is(r.isError, undefined, JSON.stringify(r));
   for (const req of rec.seen) {
     assert.is(req.method, 'POST');
@@ -70,11 +94,18 @@ test('draft client: a call to an annotated tool before tools/list is refused wit
   const s = await startModern();
   const rec = recording();
   // the transport's own listing is what is asserted; the session's output-schema listing is off
-  const c = new draft.Client({ clientInfo: { name: 'c', version: '1' }, fallbackTables: [v2025.table], checkToolOutput: false });
+  const c = new draft.Client({
+    clientInfo: { name: 'c', version: '1' },
+    fallbackTables: [v2025.table],
+    checkToolOutput: false,
+  });
   await c.connect(new StatelessHttpClientTransport({ url: s.url, fetch: rec.fetch }));
   const r = await c.callTool({ name: 'sql', arguments: { region: 'eu', query: 'q' } });
   assert.is(r.isError, undefined);
-  assert.equal(rec.seen.map((x) => x.body.method), ['server/discover', 'tools/call', 'tools/list', 'tools/call']);
+  assert.equal(
+    rec.seen.map((x) => x.body.method),
+    ['server/discover', 'tools/call', 'tools/list', 'tools/call'],
+  );
   assert.is(rec.seen[1].headers['mcp-param-region'], undefined);
   assert.is(rec.seen[3].headers['mcp-param-region'], 'eu');
   await c.close();
@@ -83,7 +114,11 @@ test('draft client: a call to an annotated tool before tools/list is refused wit
 
 test('draft client: a tool whose x-mcp-header is invalid is left out of tools/list', async () => {
   const s = await startModern();
-  s.features.tool({ name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } }, handler: () => 'x' });
+  s.features.tool({
+    name: 'bad',
+    inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } },
+    handler: () => 'x',
+  });
   const c = new draft.Client({ clientInfo: { name: 'c', version: '1' }, cache: false });
   await c.connect(new StatelessHttpClientTransport({ url: s.url }));
   const names = (await c.listTools({})).tools.map((t) => t.name);
@@ -98,7 +133,10 @@ test('draft client: aborting a call closes its stream; the server handler sees t
   const c = client();
   await c.connect(new StatelessHttpClientTransport({ url: s.url }));
   const abort = new AbortController();
-  const p = c.callTool({ name: 'slow', arguments: { ms: 5000 } }, { signal: abort.signal, onProgress: () => undefined });
+  const p = c.callTool(
+    { name: 'slow', arguments: { ms: 5000 } },
+    { signal: abort.signal, onProgress: () => undefined },
+  );
   for (let i = 0; i < 100 && s.probe.started.length === 0; i++) await tick(10);
   abort.abort();
   try {
@@ -150,7 +188,10 @@ test('dual-era endpoint: our 2025-11-25 client and our draft client at once', as
   assert.is((b as { resultType?: string }).resultType, 'complete');
   // 011 C: every 2025-11-25 request after initialize carries the negotiated version
   for (const r of legacyRec.seen.slice(1)) assert.is(r.headers['mcp-protocol-version'], '2025-11-25');
-  assert.ok(legacyRec.seen.some((r) => r.method === 'GET'), 'the standalone GET stream (with its session) reached the 2025 handler');
+  assert.ok(
+    legacyRec.seen.some((r) => r.method === 'GET'),
+    'the standalone GET stream (with its session) reached the 2025 handler',
+  );
   assert.ok(legacyRec.seen.slice(1).every((r) => r.headers['mcp-session-id']));
   assert.ok(modernRec.seen.every((r) => r.headers['mcp-protocol-version'] === V && !r.headers['mcp-session-id']));
   await legacy.close();

@@ -9,14 +9,21 @@ import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { ServerFeatures } from '../../../../../runtime/features/server-features.js';
 import { createDualEraHttpHandler } from '../../../../../runtime/stateless/dual-era.js';
-import { createStatelessHttpHandler, type StatelessHttpHandler } from '../../../../../runtime/transport/http/stateless/server.js';
+import {
+  createStatelessHttpHandler,
+  type StatelessHttpHandler,
+} from '../../../../../runtime/transport/http/stateless/server.js';
 import { createStreamableHttpHandler } from '../../../../../runtime/transport/http/session/server.js';
 import { SseParser } from '../../../../../runtime/codec/sse.js';
 import { SESSION_TABLES, STATELESS_TABLES } from '../tables.js';
 
 export const V = '2026-07-28';
 export const ACCEPT = 'application/json, text/event-stream';
-export const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+export const META = {
+  'io.modelcontextprotocol/protocolVersion': V,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+};
 
 /** What the tools saw: aborted handlers, by tool call. */
 export interface Probe {
@@ -31,7 +38,11 @@ export interface Probe {
  */
 export function features(probe: Probe = { aborted: [], started: [] }): ServerFeatures {
   const f = new ServerFeatures();
-  f.tool({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: (a: { text?: string }) => a.text ?? '' });
+  f.tool({
+    name: 'echo',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    handler: (a: { text?: string }) => a.text ?? '',
+  });
   f.tool({
     name: 'sql',
     inputSchema: {
@@ -86,15 +97,36 @@ const stop = async (http: HttpServer) => {
 };
 
 /** The draft Server behind the stateless endpoint only. */
-export async function startModern(options: { replyMode?: 'json' | 'sse' | 'auto' } = {}): Promise<Running & { handler: StatelessHttpHandler; server: draft.Server }> {
+export async function startModern(
+  options: { replyMode?: 'json' | 'sse' | 'auto' } = {},
+): Promise<Running & { handler: StatelessHttpHandler; server: draft.Server }> {
   const probe: Probe = { aborted: [], started: [] };
   const f = features(probe);
-  const handler = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f.inputSchema(n), replyMode: options.replyMode });
-  const server = new draft.Server({ serverInfo: { name: 'modern', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: draft.table }) as never });
+  const handler = createStatelessHttpHandler({
+    tables: STATELESS_TABLES,
+    toolSchema: (n) => f.inputSchema(n),
+    replyMode: options.replyMode,
+  });
+  const server = new draft.Server({
+    serverInfo: { name: 'modern', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers({ table: draft.table }) as never,
+  });
   f.attach(server);
   await server.connect(handler.transport);
   const { http, url } = await listen(handler);
-  return { url, http, features: f, probe, handler, server, close: async () => { await server.close(); await stop(http); } };
+  return {
+    url,
+    http,
+    features: f,
+    probe,
+    handler,
+    server,
+    close: async () => {
+      await server.close();
+      await stop(http);
+    },
+  };
 }
 
 /** One definition served to both eras: a draft Server (stateless) and a 2025-11-25 Server per session. */
@@ -102,27 +134,48 @@ export async function startDualEra(): Promise<Running & { legacySessions: () => 
   const probe: Probe = { aborted: [], started: [] };
   const f = features(probe);
   const modern = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f.inputSchema(n) });
-  const server = new draft.Server({ serverInfo: { name: 'dual', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: draft.table }) as never });
+  const server = new draft.Server({
+    serverInfo: { name: 'dual', version: '1' },
+    capabilities: f.capabilities(),
+    handlers: f.handlers({ table: draft.table }) as never,
+  });
   f.attach(server);
   await server.connect(modern.transport);
-  const legacy = createStreamableHttpHandler({ tables: SESSION_TABLES,
+  const legacy = createStreamableHttpHandler({
+    tables: SESSION_TABLES,
     onSession: async (t) => {
-      const s = new v2025.Server({ serverInfo: { name: 'dual', version: '1' }, capabilities: f.capabilities(), handlers: f.handlers({ table: v2025.table }) as never });
+      const s = new v2025.Server({
+        serverInfo: { name: 'dual', version: '1' },
+        capabilities: f.capabilities(),
+        handlers: f.handlers({ table: v2025.table }) as never,
+      });
       f.attach(s);
       await s.connect(t);
     },
   });
   const { http, url } = await listen(createDualEraHttpHandler({ modern, legacy }));
   return {
-    url, http, features: f, probe,
+    url,
+    http,
+    features: f,
+    probe,
     legacySessions: () => legacy.sessions.size,
-    close: async () => { await legacy.close(); await server.close(); await stop(http); },
+    close: async () => {
+      await legacy.close();
+      await server.close();
+      await stop(http);
+    },
   };
 }
 
 /** Headers of a well-formed draft POST for `method` (`name` for Mcp-Name). */
 export function headersFor(method: string, name?: string): Record<string, string> {
-  const h: Record<string, string> = { 'Content-Type': 'application/json', Accept: ACCEPT, 'MCP-Protocol-Version': V, 'Mcp-Method': method };
+  const h: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: ACCEPT,
+    'MCP-Protocol-Version': V,
+    'Mcp-Method': method,
+  };
   if (name !== undefined) h['Mcp-Name'] = name;
   return h;
 }
@@ -136,12 +189,24 @@ export interface Raw {
 }
 
 /** POSTs `body` with `headers` (fetch) and reads the whole answer. */
-export async function post(url: string, headers: Record<string, string>, body: unknown, init: { method?: string } = {}): Promise<Raw> {
-  const res = await fetch(url, { method: init.method ?? 'POST', headers, body: init.method && init.method !== 'POST' ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+export async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  init: { method?: string } = {},
+): Promise<Raw> {
+  const res = await fetch(url, {
+    method: init.method ?? 'POST',
+    headers,
+    body: init.method && init.method !== 'POST' ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const type = res.headers.get('content-type') ?? '';
   const text = await res.text();
   if (type.startsWith('text/event-stream')) {
-    const messages = new SseParser().push(text).filter((e) => e.data !== '').map((e) => JSON.parse(e.data));
+    const messages = new SseParser()
+      .push(text)
+      .filter((e) => e.data !== '')
+      .map((e) => JSON.parse(e.data));
     return { status: res.status, headers: res.headers, body: messages.at(-1), messages };
   }
   const parsed = text === '' ? undefined : JSON.parse(text);
@@ -149,7 +214,12 @@ export async function post(url: string, headers: Record<string, string>, body: u
 }
 
 /** A draft request body. */
-export function request(id: string | number, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = META) {
+export function request(
+  id: string | number,
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = META,
+) {
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
 }
 

@@ -21,8 +21,9 @@ import { makeSdk2Server } from './fixtures/sdk2-server.js';
 const root = fileURLToPath(new URL('../../../../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/sdk2-server.ts', import.meta.url));
 const ourClient = () => new draft.Client({ clientInfo: { name: 'ours', version: '1' }, fallbackTables: [v2025.table] });
-const sdkClient = (mode: 'auto' | { pin: string }) => new Sdk2Client({ name: 'sdk2-client', version: '2.4.0' }, { versionNegotiation: { mode } });
-const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>)[0]).text;
+const sdkClient = (mode: 'auto' | { pin: string }) =>
+  new Sdk2Client({ name: 'sdk2-client', version: '2.4.0' }, { versionNegotiation: { mode } });
+const text = (r: { content?: unknown }) => (r.content as Array<{ text?: string }>)[0].text;
 
 /** node:http in front of a WHATWG fetch handler. */
 async function serveFetch(fetchHandler: (r: Request) => Promise<Response>) {
@@ -34,7 +35,9 @@ async function serveFetch(fetchHandler: (r: Request) => Promise<Response>) {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const response = await fetchHandler(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body, signal: abort.signal }));
+    const response = await fetchHandler(
+      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body, signal: abort.signal }),
+    );
     res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
     if (!response.body) return void res.end();
     const reader = response.body.getReader();
@@ -96,7 +99,14 @@ test('our draft client → SDK v2 createMcpHandler over HTTP: discover, list, ca
 
 test('our draft client → SDK v2 serveStdio (child process)', async () => {
   const c = ourClient();
-  await c.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', fixture, 'stdio'], cwd: root, stderr: 'ignore' }));
+  await c.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', fixture, 'stdio'],
+      cwd: root,
+      stderr: 'ignore',
+    }),
+  );
   assert.is(c.table.lifecycle, 'stateless');
   assert.is(text(await c.callTool({ name: 'add', arguments: { a: 20, b: 22 } })), '42');
   await c.close();
@@ -104,11 +114,17 @@ test('our draft client → SDK v2 serveStdio (child process)', async () => {
 
 test('SDK v2 client (pinned) → mcpgen serve --rev draft --stdio', async () => {
   const c = sdkClient({ pin: V });
-  await c.connect(new Sdk2StdioClientTransport({ command: process.execPath, args: ['bin/mcpgen.js', 'serve', '--rev', 'draft', '--stdio'], cwd: root, stderr: 'ignore' }));
+  await c.connect(
+    new Sdk2StdioClientTransport({
+      command: process.execPath,
+      args: ['bin/mcpgen.js', 'serve', '--rev', 'draft', '--stdio'],
+      cwd: root,
+      stderr: 'ignore',
+    }),
+  );
   const r = await c.callTool({ name: 'test_simple_text', arguments: {} });
   assert.match(String(text(r)), /simple text/);
   await c.close();
 });
 
 test.run();
-

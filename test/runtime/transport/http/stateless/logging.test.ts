@@ -47,18 +47,37 @@ async function start(capabilities: Record<string, unknown> = { tools: {}, loggin
 }
 
 const call = (url: string, id: string | number, level?: string, args: Record<string, unknown> = {}) =>
-  post(url, headersFor('tools/call', 'logger'), request(id, 'tools/call', { name: 'logger', arguments: args }, level === undefined ? META : { ...META, [LOG_LEVEL]: level }));
+  post(
+    url,
+    headersFor('tools/call', 'logger'),
+    request(
+      id,
+      'tools/call',
+      { name: 'logger', arguments: args },
+      level === undefined ? META : { ...META, [LOG_LEVEL]: level },
+    ),
+  );
 
 const logs = (messages: any[]) => messages.filter((m) => m.method === 'notifications/message').map((m) => m.params);
 
 test('each logLevel gets the levels at or above it as SSE events before the response', async () => {
   const s = await start();
-  for (const [level, from] of [['debug', 0], ['notice', 2], ['error', 4], ['alert', 6], ['emergency', 7]] as const) {
+  for (const [level, from] of [
+    ['debug', 0],
+    ['notice', 2],
+    ['error', 4],
+    ['alert', 6],
+    ['emergency', 7],
+  ] as const) {
     const r = await call(s.url, `req-${level}`, level);
     assert.is(r.status, 200);
     assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/, `${level}: SSE`);
     const want = LOG_LEVELS.slice(from);
-    assert.equal(logs(r.messages), want.map((l) => ({ level: l, data: `at ${l}`, logger: 'http-probe' })), `levels for ${level}`);
+    assert.equal(
+      logs(r.messages),
+      want.map((l) => ({ level: l, data: `at ${l}`, logger: 'http-probe' })),
+      `levels for ${level}`,
+    );
     assert.is(r.messages.length, want.length + 1);
     assert.equal(r.messages.at(-1).id, `req-${level}`, 'the response (client id restored) comes last');
     assert.is(r.messages.at(-1).result.content[0].text, 'logged');
@@ -77,7 +96,7 @@ test('no logLevel: a JSON answer and no log message', async () => {
   await s.close();
 });
 
-test('concurrent requests: each stream carries only its own request\'s log messages', async () => {
+test("concurrent requests: each stream carries only its own request's log messages", async () => {
   const s = await start();
   const [loud, quiet, some] = await Promise.all([
     call(s.url, 'loud', 'debug', { pauseMs: 5 }),
@@ -86,7 +105,10 @@ test('concurrent requests: each stream carries only its own request\'s log messa
   ]);
   assert.is(logs(loud.messages).length, 8);
   assert.equal(logs(quiet.messages), []);
-  assert.equal(logs(some.messages).map((p) => p.level), ['critical', 'alert', 'emergency']);
+  assert.equal(
+    logs(some.messages).map((p) => p.level),
+    ['critical', 'alert', 'emergency'],
+  );
   assert.equal([loud.messages.at(-1).id, quiet.body.id, some.messages.at(-1).id], ['loud', 'quiet', 'some']);
   await s.close();
 });

@@ -47,12 +47,16 @@ const url = `http://127.0.0.1:${port}/mcp`;
 test('a chunked body over maxBodyBytes (no Content-Length) → 413 -32000', async () => {
   const body = JSON.stringify(request(1, 'tools/call', { name: 'echo', arguments: { text: 'x'.repeat(4000) } }));
   const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { ...headersFor('tools/call', 'echo'), 'Transfer-Encoding': 'chunked' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, text }));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headersFor('tools/call', 'echo'), 'Transfer-Encoding': 'chunked' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      },
+    );
     req.on('error', reject);
     for (let i = 0; i < body.length; i += 500) req.write(body.slice(i, i + 500));
     req.end();
@@ -62,7 +66,11 @@ test('a chunked body over maxBodyBytes (no Content-Length) → 413 -32000', asyn
 });
 
 test('a body already parsed by a middleware is served as sent', async () => {
-  const r = await post(`http://127.0.0.1:${port}/parsed`, headersFor('tools/call', 'echo'), request('p-1', 'tools/call', { name: 'echo', arguments: { text: 'pre-read' } }));
+  const r = await post(
+    `http://127.0.0.1:${port}/parsed`,
+    headersFor('tools/call', 'echo'),
+    request('p-1', 'tools/call', { name: 'echo', arguments: { text: 'pre-read' } }),
+  );
   assert.is(r.status, 200);
   assert.equal(r.body.id, 'p-1');
   assert.is(r.body.result.content[0].text, 'echo:pre-read');
@@ -70,7 +78,11 @@ test('a body already parsed by a middleware is served as sent', async () => {
 
 test('the client id comes back as sent: strings that look like numbers, numbers, zero', async () => {
   for (const id of ['1', 1, 0, 'h1', -5]) {
-    const r = await post(url, headersFor('tools/call', 'echo'), request(id, 'tools/call', { name: 'echo', arguments: { text: String(id) } }));
+    const r = await post(
+      url,
+      headersFor('tools/call', 'echo'),
+      request(id, 'tools/call', { name: 'echo', arguments: { text: String(id) } }),
+    );
     assert.is(r.body.id, id);
     assert.is(r.body.result.content[0].text, `echo:${id}`);
   }
@@ -78,7 +90,12 @@ test('the client id comes back as sent: strings that look like numbers, numbers,
 
 test('a client gone before the JSON answer: the handler is aborted with the reason, nothing stays in flight', async () => {
   const abort = new AbortController();
-  const pending = fetch(url, { method: 'POST', headers: headersFor('tools/call', 'wait'), body: JSON.stringify(request(9, 'tools/call', { name: 'wait' })), signal: abort.signal }).catch((e: Error) => e);
+  const pending = fetch(url, {
+    method: 'POST',
+    headers: headersFor('tools/call', 'wait'),
+    body: JSON.stringify(request(9, 'tools/call', { name: 'wait' })),
+    signal: abort.signal,
+  }).catch((e: Error) => e);
   for (let i = 0; i < 100 && handler.transport.inFlight === 0; i++) await tick(5);
   assert.is(handler.transport.inFlight, 1);
   abort.abort();
@@ -87,7 +104,11 @@ test('a client gone before the JSON answer: the handler is aborted with the reas
   assert.equal(reasons, ['response stream closed by the client']);
   assert.is(handler.transport.inFlight, 0);
   // a later request still gets its answer
-  const r = await post(url, headersFor('tools/call', 'echo'), request(10, 'tools/call', { name: 'echo', arguments: { text: 'after' } }));
+  const r = await post(
+    url,
+    headersFor('tools/call', 'echo'),
+    request(10, 'tools/call', { name: 'echo', arguments: { text: 'after' } }),
+  );
   assert.is(r.body.result.content[0].text, 'echo:after');
 });
 

@@ -10,7 +10,12 @@ import { SseParser } from '../../../../../runtime/codec/sse.js';
 import { ACCEPT, headersFor, META, post, request, startModern, tick, V } from './helpers.js';
 
 const s = await startModern();
-const discover = (p: string) => ({ jsonrpc: '2.0', id: 'd1', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': p, 'io.modelcontextprotocol/clientCapabilities': {} } } });
+const discover = (p: string) => ({
+  jsonrpc: '2.0',
+  id: 'd1',
+  method: 'server/discover',
+  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': p, 'io.modelcontextprotocol/clientCapabilities': {} } },
+});
 const base = { 'Content-Type': 'application/json', Accept: ACCEPT, 'Mcp-Method': 'server/discover' };
 
 test('011 B g: no MCP-Protocol-Version header → 400 -32020 echoing id "d1", not dispatched', async () => {
@@ -48,7 +53,11 @@ test('006 draft: GET and DELETE → 405 (Allow: POST); Mcp-Session-Id is ignored
     assert.is(r.status, 405, method);
     assert.is(r.headers.get('allow'), 'POST');
   }
-  const r = await post(s.url, { ...headersFor('tools/list'), 'Mcp-Session-Id': '00000000-never-issued' }, request(3, 'tools/list'));
+  const r = await post(
+    s.url,
+    { ...headersFor('tools/list'), 'Mcp-Session-Id': '00000000-never-issued' },
+    request(3, 'tools/list'),
+  );
   assert.is(r.status, 200);
   assert.ok(Array.isArray(r.body.result.tools));
   assert.is(r.headers.get('mcp-session-id'), null);
@@ -65,34 +74,69 @@ test('Mcp-Method missing or different from the body → 400 -32020', async () =>
 });
 
 test('Mcp-Name: required for tools/call, resources/read, prompts/get; must match; Base64 sentinel decoded', async () => {
-  let r = await post(s.url, headersFor('tools/call'), request(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }));
+  let r = await post(
+    s.url,
+    headersFor('tools/call'),
+    request(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+  );
   assert.equal([r.status, r.body.error.code], [400, -32020]);
-  r = await post(s.url, headersFor('tools/call', 'sql'), request(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }));
+  r = await post(
+    s.url,
+    headersFor('tools/call', 'sql'),
+    request(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+  );
   assert.equal([r.status, r.body.error.code], [400, -32020]);
   r = await post(s.url, headersFor('resources/read'), request(3, 'resources/read', { uri: 'file:///x' }));
   assert.equal([r.status, r.body.error.code], [400, -32020]);
-  r = await post(s.url, headersFor('tools/call', 'echo'), request(4, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }));
+  r = await post(
+    s.url,
+    headersFor('tools/call', 'echo'),
+    request(4, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+  );
   assert.equal([r.status, r.body.result.content[0].text], [200, 'hi']);
-  r = await post(s.url, headersFor('tools/call', `=?base64?${Buffer.from('echo').toString('base64')}?=`), request(5, 'tools/call', { name: 'echo', arguments: { text: 'b64' } }));
+  r = await post(
+    s.url,
+    headersFor('tools/call', `=?base64?${Buffer.from('echo').toString('base64')}?=`),
+    request(5, 'tools/call', { name: 'echo', arguments: { text: 'b64' } }),
+  );
   assert.equal([r.status, r.body.result.content[0].text], [200, 'b64']);
 });
 
 test('missing _meta protocol version or client capabilities → 400 -32602', async () => {
   let r = await post(s.url, headersFor('tools/list'), { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
   assert.equal([r.status, r.body.error.code, r.body.id], [400, -32602, 1]);
-  r = await post(s.url, headersFor('tools/list'), request(2, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': V }));
+  r = await post(
+    s.url,
+    headersFor('tools/list'),
+    request(2, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': V }),
+  );
   assert.equal([r.status, r.body.error.code], [400, -32602]);
 });
 
 test('a legacy initialize on the modern-only endpoint → 400 -32022 naming the supported versions', async () => {
-  const r = await post(s.url, { 'Content-Type': 'application/json', Accept: ACCEPT }, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } });
+  const r = await post(
+    s.url,
+    { 'Content-Type': 'application/json', Accept: ACCEPT },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+    },
+  );
   assert.equal([r.status, r.body.error.code, r.body.id], [400, -32022, 1]);
   assert.equal(r.body.error.data, { supported: [V], requested: '2025-11-25' });
   assert.is(r.headers.get('mcp-session-id'), null);
 });
 
 test('methods the revision removed (initialize with the modern _meta, ping, logging/setLevel, resources/subscribe) → 404 -32601', async () => {
-  for (const [i, method] of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'].entries()) {
+  for (const [i, method] of [
+    'initialize',
+    'ping',
+    'logging/setLevel',
+    'resources/subscribe',
+    'resources/unsubscribe',
+  ].entries()) {
     const r = await post(s.url, headersFor(method), request(i + 20, method, { uri: 'test://x', level: 'info' }));
     assert.equal([method, r.status, r.body.error?.code, r.body.id], [method, 404, -32601, i + 20]);
   }
@@ -113,7 +157,11 @@ test('transport checks: 406 Accept, 415 Content-Type, 400 -32700 not JSON, 400 -
   assert.equal([r.status, r.body.error.code], [400, -32700]);
   r = await post(s.url, headersFor('tools/list'), { jsonrpc: '2.0', id: 1, result: {} });
   assert.equal([r.status, r.body.error.code], [400, -32600]);
-  r = await post(s.url, headersFor('notifications/progress'), { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+  r = await post(s.url, headersFor('notifications/progress'), {
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: 1, progress: 1 },
+  });
   assert.is(r.status, 202);
 });
 
@@ -123,9 +171,14 @@ test('Origin not allowed → 403', async () => {
 });
 
 test('Mcp-Param-*: present and matching → served; missing, different, or extra → 400 -32020; integers compare numerically; nested path', async () => {
-  const call = (id: number, args: Record<string, unknown>) => request(id, 'tools/call', { name: 'sql', arguments: args });
+  const call = (id: number, args: Record<string, unknown>) =>
+    request(id, 'tools/call', { name: 'sql', arguments: args });
   const h = headersFor('tools/call', 'sql');
-  let r = await post(s.url, { ...h, 'Mcp-Param-Region': 'us-west1', 'mcp-param-limit': '42.0', 'Mcp-Param-Tenant': 'acme' }, call(1, { region: 'us-west1', limit: 42, opts: { tenant: 'acme' }, query: 'q' }));
+  let r = await post(
+    s.url,
+    { ...h, 'Mcp-Param-Region': 'us-west1', 'mcp-param-limit': '42.0', 'Mcp-Param-Tenant': 'acme' },
+    call(1, { region: 'us-west1', limit: 42, opts: { tenant: 'acme' }, query: 'q' }),
+  );
   assert.is(r.status, 200, JSON.stringify(r.body));
   r = await post(s.url, h, call(2, { region: 'us-west1', query: 'q' }));
   assert.equal([r.status, r.body.error.code], [400, -32020]);
@@ -140,14 +193,27 @@ test('Mcp-Param-*: present and matching → served; missing, different, or extra
   r = await post(s.url, h, call(6, { query: 'q' }));
   assert.is(r.status, 200);
   // a non-ASCII value travels Base64-encoded
-  r = await post(s.url, { ...h, 'Mcp-Param-Region': `=?base64?${Buffer.from('Hello, 世界').toString('base64')}?=` }, call(7, { region: 'Hello, 世界', query: 'q' }));
+  r = await post(
+    s.url,
+    { ...h, 'Mcp-Param-Region': `=?base64?${Buffer.from('Hello, 世界').toString('base64')}?=` },
+    call(7, { region: 'Hello, 世界', query: 'q' }),
+  );
   assert.is(r.status, 200);
   r = await post(s.url, { ...h, 'Mcp-Param-Region': '=?base64?!!!?=' }, call(8, { region: 'x', query: 'q' }));
   assert.equal([r.status, r.body.error.code], [400, -32020]);
 });
 
 test('SSE reply: related progress first, then the response; JSON when nothing goes first', async () => {
-  const r = await post(s.url, headersFor('tools/call', 'slow'), request(1, 'tools/call', { name: 'slow', arguments: { ms: 60 }, _meta: { ...META, progressToken: 'p1' } }, { ...META, progressToken: 'p1' }));
+  const r = await post(
+    s.url,
+    headersFor('tools/call', 'slow'),
+    request(
+      1,
+      'tools/call',
+      { name: 'slow', arguments: { ms: 60 }, _meta: { ...META, progressToken: 'p1' } },
+      { ...META, progressToken: 'p1' },
+    ),
+  );
   assert.is(r.status, 200);
   assert.match(r.headers.get('content-type') ?? '', /text\/event-stream/);
   assert.is(r.headers.get('x-accel-buffering'), 'no');
@@ -155,7 +221,11 @@ test('SSE reply: related progress first, then the response; JSON when nothing go
   assert.is(r.messages[0].method, 'notifications/progress');
   assert.is(r.messages[0].params.progressToken, 'p1');
   assert.equal([r.body.id, r.body.result.content[0].text], [1, 'done']);
-  const j = await post(s.url, headersFor('tools/call', 'slow'), request(2, 'tools/call', { name: 'slow', arguments: { ms: 30 } }));
+  const j = await post(
+    s.url,
+    headersFor('tools/call', 'slow'),
+    request(2, 'tools/call', { name: 'slow', arguments: { ms: 30 } }),
+  );
   assert.match(j.headers.get('content-type') ?? '', /application\/json/);
   assert.is(j.body.result.content[0].text, 'done');
 });
@@ -171,7 +241,14 @@ test('the same request id from two POSTs at once: each gets its own answer', asy
 test('cancellation: closing the response stream aborts the handler and nothing more is sent', async () => {
   const abort = new AbortController();
   const before = s.probe.aborted.length;
-  const res = await fetch(s.url, { method: 'POST', headers: headersFor('tools/call', 'slow'), body: JSON.stringify(request(1, 'tools/call', { name: 'slow', arguments: { ms: 5000 } }, { ...META, progressToken: 't' })), signal: abort.signal });
+  const res = await fetch(s.url, {
+    method: 'POST',
+    headers: headersFor('tools/call', 'slow'),
+    body: JSON.stringify(
+      request(1, 'tools/call', { name: 'slow', arguments: { ms: 5000 } }, { ...META, progressToken: 't' }),
+    ),
+    signal: abort.signal,
+  });
   const reader = res.body!.getReader();
   await reader.read(); // the first progress event
   abort.abort();
@@ -182,7 +259,12 @@ test('cancellation: closing the response stream aborts the handler and nothing m
 
 test('subscriptions/listen: a long-lived SSE stream, acknowledged first, then list_changed; closing it ends the subscription', async () => {
   const abort = new AbortController();
-  const res = await fetch(s.url, { method: 'POST', headers: headersFor('subscriptions/listen'), body: JSON.stringify(request('L1', 'subscriptions/listen', { notifications: { toolsListChanged: true } })), signal: abort.signal });
+  const res = await fetch(s.url, {
+    method: 'POST',
+    headers: headersFor('subscriptions/listen'),
+    body: JSON.stringify(request('L1', 'subscriptions/listen', { notifications: { toolsListChanged: true } })),
+    signal: abort.signal,
+  });
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
   const reader = res.body!.getReader();
@@ -192,7 +274,12 @@ test('subscriptions/listen: a long-lived SSE stream, acknowledged first, then li
     while (got.length === 0) {
       const { value, done } = await reader.read();
       if (done) throw new Error('stream ended');
-      got.push(...parser.push(value).filter((e) => e.data !== '').map((e) => JSON.parse(e.data)));
+      got.push(
+        ...parser
+          .push(value)
+          .filter((e) => e.data !== '')
+          .map((e) => JSON.parse(e.data)),
+      );
     }
     return got.shift();
   };
