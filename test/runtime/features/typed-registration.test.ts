@@ -80,10 +80,10 @@ export function typeChecks(): void {
   f.tool({ name: 'b1', inputSchema: schema, handler: () => ({ content: [{ type: 'txt', text: 'a' }] }) });
   // @ts-expect-error wrong content block (zod tool)
   f.tool({ name: 'b2', inputSchema: z.object({}), handler: () => ({ content: [{ type: 'text', text: 1 }] }) });
-  // @ts-expect-error wrong content block (valibot tool)
   f.tool({
     name: 'b3',
     inputSchema: toStandardJsonSchema(v.object({})),
+    // @ts-expect-error wrong content block (valibot tool)
     handler: () => ({ content: [{ type: 'image', data: 'AA==' }] }),
   });
 
@@ -95,10 +95,10 @@ export function typeChecks(): void {
     additionalProperties: false,
   } as const;
   f.tool({ name: 's1', outputSchema: weather, handler: () => ({ content: [], structuredContent: { celsius: 21 } }) });
-  // @ts-expect-error structuredContent not matching outputSchema (JSON Schema)
   f.tool({
     name: 's2',
     outputSchema: weather,
+    // @ts-expect-error structuredContent not matching outputSchema (JSON Schema)
     handler: () => ({ content: [], structuredContent: { celsius: 'warm' } }),
   });
   // @ts-expect-error outputSchema declared, structuredContent missing
@@ -114,16 +114,16 @@ export function typeChecks(): void {
     outputSchema: z.object({ celsius: z.number() }),
     handler: async () => ({ content: [], structuredContent: { celsius: 3 } }),
   });
-  // @ts-expect-error structuredContent not matching outputSchema (zod)
   f.tool({
     name: 's6',
     outputSchema: z.object({ celsius: z.number() }),
+    // @ts-expect-error structuredContent not matching outputSchema (zod)
     handler: async () => ({ content: [], structuredContent: { celsius: '3' } }),
   });
-  // @ts-expect-error structuredContent not matching outputSchema (valibot)
   f.tool({
     name: 's7',
     outputSchema: toStandardJsonSchema(v.object({ celsius: v.number() })),
+    // @ts-expect-error structuredContent not matching outputSchema (valibot)
     handler: () => ({ content: [], structuredContent: { kelvin: 3 } }),
   });
 
@@ -192,11 +192,11 @@ export function typeChecks(): void {
     },
     complete: { id: () => ['alice'], path: () => [] },
   });
-  // @ts-expect-error completion of a variable the template does not have
   f.resourceTemplate({
     name: 't2',
     uriTemplate: 'mem://{a}',
     read: (uri) => [{ uri, text: '' }],
+    // @ts-expect-error completion of a variable the template does not have
     complete: { b: () => [] },
   });
 }
