@@ -14,7 +14,7 @@ function cpu(f: () => unknown) {
   const u = process.cpuUsage();
   for (let i = 0; i < 500000; i++) f();
   const d = process.cpuUsage(u);
-  return (((d.user + d.system) / 500000) * 1000).toFixed(1) + 'ns';
+  return `${(((d.user + d.system) / 500000) * 1000).toFixed(1)}ns`;
 }
 for (const n of process.argv.slice(2)) {
   const data =

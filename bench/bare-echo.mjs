@@ -12,12 +12,11 @@ process.stdin.on('data', (chunk) => {
     if (!line) continue;
     const m = JSON.parse(line);
     if (m.id === undefined) continue;
-    out +=
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: m.id,
-        result: { content: [{ type: 'text', text: m.params?.arguments?.text }] },
-      }) + '\n';
+    out += `${JSON.stringify({
+      jsonrpc: '2.0',
+      id: m.id,
+      result: { content: [{ type: 'text', text: m.params?.arguments?.text }] },
+    })}\n`;
     if (out.length >= 2048) {
       process.stdout.write(out);
       out = '';

@@ -16,7 +16,7 @@
  * `npm run bench:stdio [-- --quick]`.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
@@ -106,13 +106,12 @@ async function bare(): Promise<Pair> {
         const id = next++;
         pending.set(id, resolve);
         if (queued === '') process.nextTick(flush);
-        queued +=
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id,
-            method: 'tools/call',
-            params: { name: 'echo', arguments: { text: TEXT } },
-          }) + '\n';
+        queued += `${JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: TEXT } },
+        })}\n`;
         if (queued.length >= 2048) flush();
       }),
     close: async () => {

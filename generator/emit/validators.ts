@@ -95,7 +95,7 @@ export function extraExports(model: ProtocolModel, defs: Record<string, unknown>
     const type = 'requestType' in m ? m.requestType : m.notificationType;
     const p = paramsValidatorName(m);
     if (!p || m.paramsType || Object.hasOwn(defs, p) || out.has(p)) continue;
-    const schema = ((defs[type] as { properties?: Record<string, unknown> }).properties ?? {}).params;
+    const schema = (defs[type] as { properties?: Record<string, unknown> }).properties?.params;
     if (schema === undefined) throw new Error(`validators: ${type} has no params member for ${p}`);
     out.set(p, { name: p, schema, shared: `$${p}` });
   }

@@ -332,8 +332,8 @@ export function encodeFrame(message: unknown): string {
   const json = serializeMessage(message);
   if (json === undefined) throw new TypeError('message is not JSON-serializable');
   // indexOf allocates nothing, and on a one-byte string (most JSON) it answers at once
-  if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return json + '\n';
-  return json.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029')) + '\n';
+  if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return `${json}\n`;
+  return `${json.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))}\n`;
 }
 
 /** Decodes a complete byte sequence at once (for tests and tools): values and errors in order. */

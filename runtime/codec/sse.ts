@@ -140,7 +140,7 @@ export class SseParser {
     while (i < n) {
       if (lf !== -1 && lf < i) lf = text.indexOf('\n', i);
       if (cr !== -1 && cr < i) cr = text.indexOf('\r', i);
-      const end = lf === -1 ? cr : cr === -1 ? lf : lf < cr ? lf : cr;
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (end === -1) break;
       i = end;
       const c = text.charCodeAt(i);
@@ -286,7 +286,7 @@ export function encodeEvent(init: SseEventInit): string {
   // JSON text (the usual payload) holds no line breaks: one data line, no split
   if (init.data.indexOf('\n') === -1 && init.data.indexOf('\r') === -1) return `${out}data: ${init.data}\n\n`;
   for (const line of init.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
-  return out + '\n';
+  return `${out}\n`;
 }
 
 /**
@@ -315,10 +315,8 @@ function checkEventId(id: string): void {
  */
 export function encodeComment(text = ''): string {
   if (text === '') return ':\n\n';
-  return (
-    text
-      .split(/\r\n|\r|\n/)
-      .map((l) => `: ${l}\n`)
-      .join('') + '\n'
-  );
+  return `${text
+    .split(/\r\n|\r|\n/)
+    .map((l) => `: ${l}\n`)
+    .join('')}\n`;
 }

@@ -227,7 +227,7 @@ export class OutboundRequests {
     this.pending!.delete(p.id);
     p.timer?.clear();
     const lane = p.lane;
-    if (lane && lane.remove(p) && (this.lanes?.size ?? 0) > IDLE_LANES) {
+    if (lane?.remove(p) && (this.lanes?.size ?? 0) > IDLE_LANES) {
       lane.clear();
       this.lanes!.delete(lane.ms);
     }

@@ -117,7 +117,7 @@ const pong = (): Record<string, never> => ({});
 const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS);
 
 const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
-  Object.prototype.hasOwnProperty.call(rec, key) ? rec[key] : undefined;
+  Object.hasOwn(rec, key) ? rec[key] : undefined;
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') &&
   v !== null &&

@@ -25,7 +25,7 @@ export class FewMap<K, V> {
   }
 
   has(key: K): boolean {
-    return (this.#has && same(key, this.#key)) || (this.#more !== undefined && this.#more.has(key));
+    return (this.#has && same(key, this.#key)) || this.#more?.has(key) === true;
   }
 
   set(key: K, value: V): this {
@@ -76,7 +76,7 @@ export class FewSet<T> {
   }
 
   has(value: T): boolean {
-    return (this.#has && same(value, this.#one)) || (this.#more !== undefined && this.#more.has(value));
+    return (this.#has && same(value, this.#one)) || this.#more?.has(value) === true;
   }
 
   add(value: T): this {

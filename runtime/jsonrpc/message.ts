@@ -146,7 +146,7 @@ export function exactField(o: Record<string, unknown>, field: string): unknown {
   const v = o[field];
   if (typeof v !== 'number' || Number.isSafeInteger(v)) return v;
   const kept = (o as WithExact)[EXACT];
-  return kept !== undefined && Object.prototype.hasOwnProperty.call(kept, field) ? kept[field] : v;
+  return kept !== undefined && Object.hasOwn(kept, field) ? kept[field] : v;
 }
 
 const ID_PATH = ['id'];

@@ -17,7 +17,7 @@
  * property is only inherited (`ownValue({}, 'toString')` is undefined).
  */
 export function ownValue<T>(record: Readonly<Record<string, T>> | null | undefined, key: string): T | undefined {
-  return record != null && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+  return record != null && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /**

@@ -720,7 +720,7 @@ function objectFast(s: Record<string, unknown>, own: boolean, typed: boolean): F
     required.push(true);
     checks.push(Object.hasOwn(props, k) && !alwaysValid(props[k]) ? compileFast(props[k], own) : null);
   }
-  const nreq = keys.length;
+  const _nreq = keys.length;
   for (const k of names) {
     if (keys.includes(k) || alwaysValid(props[k])) continue;
     keys.push(k);

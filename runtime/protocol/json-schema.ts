@@ -208,8 +208,8 @@ function declareProtoKeys(schema: unknown): void {
   }
   const props = schema.properties;
   if (!isObj(props) || !Object.hasOwn(props, '__proto__')) return;
-  const sub = props['__proto__'];
-  delete props['__proto__'];
+  const sub = props.__proto__;
+  delete props.__proto__;
   const patterns = isObj(schema.patternProperties)
     ? schema.patternProperties
     : ((schema.patternProperties = {}) as JsonSchema);

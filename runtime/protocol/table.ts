@@ -195,8 +195,7 @@ function prune(value: unknown, shape: CapabilityShape): unknown {
   if (shape === true || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (Object.prototype.hasOwnProperty.call(shape, key))
-      out[key] = prune((value as Record<string, unknown>)[key], shape[key]);
+    if (Object.hasOwn(shape, key)) out[key] = prune((value as Record<string, unknown>)[key], shape[key]);
   }
   return out;
 }
@@ -228,13 +227,7 @@ export interface ProtocolMaps {
 export function hasCapability(caps: Record<string, unknown> | undefined, path: readonly string[]): boolean {
   let cur: unknown = caps;
   for (const key of path) {
-    if (
-      typeof cur !== 'object' ||
-      cur === null ||
-      Array.isArray(cur) ||
-      !Object.prototype.hasOwnProperty.call(cur, key)
-    )
-      return false;
+    if (typeof cur !== 'object' || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return false;
     cur = (cur as Record<string, unknown>)[key];
   }
   return cur !== undefined && cur !== null && cur !== false;

@@ -37,13 +37,13 @@ import type {
   SubscriptionFilter,
   SubscriptionRouter,
 } from '../stateless/subscriptions.js';
-import {
-  type ClientHost,
-  type ClientLifecycle,
-  type ClientLifecycleFactory,
-  type ClientLifecycleOptions,
-  type Implementation,
-  type ServerDescription,
+import type {
+  ClientHost,
+  ClientLifecycle,
+  ClientLifecycleFactory,
+  ClientLifecycleOptions,
+  Implementation,
+  ServerDescription,
 } from './lifecycle/strategy.js';
 import { handshakeClient } from './lifecycle/handshake.js';
 

@@ -165,9 +165,7 @@ export type RequestIdentity = Pick<RequestContext, 'method'> & {
 export function requestTarget(method: string, params: Params | undefined): string | undefined {
   if (!params) return undefined;
   const pick = (k: string) =>
-    Object.prototype.hasOwnProperty.call(params, k) && typeof params[k] === 'string'
-      ? (params[k] as string)
-      : undefined;
+    Object.hasOwn(params, k) && typeof params[k] === 'string' ? (params[k] as string) : undefined;
   if (method === 'tools/call' || method === 'prompts/get') return pick('name');
   if (method === 'resources/read') return pick('uri');
   return pick('name') ?? pick('uri');
@@ -341,8 +339,7 @@ export class RequestStateSealer {
    */
   open<T = unknown>(request: RequestIdentity, options: { binding?: string } = {}): T | undefined {
     const params = request.params;
-    if (!params || !Object.prototype.hasOwnProperty.call(params, 'requestState') || params.requestState === undefined)
-      return undefined;
+    if (!params || !Object.hasOwn(params, 'requestState') || params.requestState === undefined) return undefined;
     return this.verifyRequestState<T>(params.requestState as string, request, options);
   }
 }

@@ -339,7 +339,7 @@ export class SubscriptionRouter {
       sub.controller.abort('the server cancelled the subscription');
       return true;
     }
-    if (!meta || !Object.prototype.hasOwnProperty.call(meta, SUBSCRIPTION_ID)) return false;
+    if (!meta || !Object.hasOwn(meta, SUBSCRIPTION_ID)) return false;
     const sub = this.#subs.get(meta[SUBSCRIPTION_ID] as RequestId);
     if (!sub) return false;
     if (method === 'notifications/subscriptions/acknowledged') {

@@ -298,7 +298,7 @@ class FinishedStreams {
       view.setFloat64(e + E_AT, log[i + AT] as number, true);
       view.setInt32(e + E_LENGTH, length, true);
       view.setUint8(e + E_UTF16, utf16 ? 1 : 0);
-      e += E_TEXT + (length < 0 ? 0 : length);
+      e += E_TEXT + Math.max(length, 0);
     }
     view.setUint32(r + R_LENGTH, e - r, true);
     this.end = e;
@@ -432,7 +432,7 @@ class FinishedStreams {
 
   private nextEvent(e: number): number {
     const length = this.view.getInt32(e + E_LENGTH, true);
-    return e + E_TEXT + (length < 0 ? 0 : length);
+    return e + E_TEXT + Math.max(length, 0);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   ErrorCode,
   InvalidResultError,
   RequestAbortedError,
-  RpcError,
+  type RpcError,
   validationIssues,
 } from '../jsonrpc/errors.js';
 import type { Peer } from '../engine/peer.js';

@@ -71,12 +71,10 @@ const baseArb = (era: Era): fc.Arbitrary<Base> =>
     },
     {
       weight: 2,
-      arbitrary: fc
-        .constantFrom(...TOOLS)
-        .map<Base>((name) => ({
-          method: 'tools/call',
-          params: { name, arguments: name === 'failing_job' ? { reason: 'x' } : {} },
-        })),
+      arbitrary: fc.constantFrom(...TOOLS).map<Base>((name) => ({
+        method: 'tools/call',
+        params: { name, arguments: name === 'failing_job' ? { reason: 'x' } : {} },
+      })),
     },
     {
       weight: 3,

@@ -236,7 +236,7 @@ function expectObject(text: string, e: Expectation, mayOnly: boolean): void {
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return;
   const raw = rawMembers(text);
-  const own = (k: string) => Object.prototype.hasOwnProperty.call(v, k);
+  const own = (k: string) => Object.hasOwn(v, k);
   const hasMethod = own('method') && v.method !== undefined;
   const hasId = own('id');
   if (!hasMethod) {

@@ -46,7 +46,7 @@ function stdioServe(...args: string[]) {
   });
   return {
     lines,
-    write: (line: string) => proc.stdin!.write(line + '\n'),
+    write: (line: string) => proc.stdin!.write(`${line}\n`),
     /** Waits until a line matches `pattern`; returns it. */
     async until(pattern: RegExp): Promise<string> {
       const end = Date.now() + LIMIT;

@@ -274,7 +274,7 @@ test('a request pipelined behind an answer that closes the connection is not pro
     const refused = `POST /mcp HTTP/1.1\r\n${session}Content-Type: text/plain\r\nContent-Length: 7\r\n\r\n{"a":1}`;
     const got = await pipelined(
       port,
-      refused + `DELETE /mcp HTTP/1.1\r\n${session}\r\n` + call(2, { text: 'pipelined' }),
+      `${refused}DELETE /mcp HTTP/1.1\r\n${session}\r\n${call(2, { text: 'pipelined' })}`,
     );
     assert.match(got, /^HTTP\/1\.1 415 /, 'the refusal');
     assert.match(got, /\r\nConnection: close\r\n/i);

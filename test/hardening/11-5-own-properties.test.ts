@@ -454,7 +454,7 @@ test('runtime, "__proto__" keys from JSON stay keys: an input request keyed "__p
         const seen = {
           own: Object.hasOwn(args, '__proto__'),
           plain: Object.getPrototypeOf(args) === Object.prototype,
-          value: args['__proto__'],
+          value: args.__proto__,
           meta: Object.hasOwn(meta, '__proto__'),
           version: meta['io.modelcontextprotocol/protocolVersion'],
         };
@@ -463,7 +463,7 @@ test('runtime, "__proto__" keys from JSON stay keys: an input request keyed "__p
       const r = p.inputResponses as Obj | undefined;
       asked.push(r === undefined ? null : Object.keys(r));
       if (r && Object.hasOwn(r, '__proto__'))
-        return { content: [{ type: 'text', text: `answered ${JSON.stringify(r['__proto__'])}` }] };
+        return { content: [{ type: 'text', text: `answered ${JSON.stringify(r.__proto__)}` }] };
       return inputRequired({
         inputRequests: {
           ['__proto__']: inputRequest.elicit({

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, PEEK_BYTES, type FrameError } from '../../runtime/codec/ndjson.js';
 import { peekMessage } from '../../runtime/jsonrpc/peek.js';
-import { RpcError } from '../../runtime/jsonrpc/errors.js';
+import type { RpcError } from '../../runtime/jsonrpc/errors.js';
 import { MessageTooLargeError } from '../../runtime/jsonrpc/peek.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
 import { Peer } from '../../runtime/engine/peer.js';
@@ -183,7 +183,7 @@ test('ndjson: an over-long line costs at most 2 x PEEK_BYTES beyond one chunk, a
   const max = 1 << 20;
   const d = new NdjsonDecoder({ value: () => undefined, error: (e) => void errors.push(e) }, { maxLineBytes: max });
   const line = `{"jsonrpc":"2.0","id":"h","method":"m","params":{"p":"${'q'.repeat(3 * max)}"},"id":"t"}`;
-  const bytes = Buffer.from(line + '\n');
+  const bytes = Buffer.from(`${line}\n`);
   for (let i = 0; i < bytes.length; i += 65536) {
     d.push(bytes.subarray(i, i + 65536));
     assert.ok(d.buffered <= max);

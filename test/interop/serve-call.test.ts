@@ -79,7 +79,7 @@ test('serve writes nothing but protocol messages on stdout and exits 0 when stdi
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_tool_with_logging', arguments: {} } },
   ];
-  child.stdin.write(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  child.stdin.write(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
   await new Promise<void>((r) => {
     const check = () => (out.includes('"id":2') ? r() : setTimeout(check, 10));
     check();

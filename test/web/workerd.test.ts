@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { Miniflare } from 'miniflare';
 import { Client } from '../../generated/2026-07-28/index.js';
 import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
-import { RpcError } from '../../runtime/jsonrpc/errors.js';
+import type { RpcError } from '../../runtime/jsonrpc/errors.js';
 import { workerBundle } from './worker-bundle.js';
 
 let mf: Miniflare | undefined;

@@ -80,7 +80,7 @@ export interface BindingsOptions {
 }
 
 function isBindingLanguage(id: string): id is BindingLanguageId {
-  return Object.prototype.hasOwnProperty.call(BINDING_LANGUAGES, id);
+  return Object.hasOwn(BINDING_LANGUAGES, id);
 }
 
 /** The header as one comment line: any comment marker it came with is replaced. */

@@ -55,5 +55,5 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
 export const OWN_BINDING_LANGUAGE_IDS = Object.keys(OWN_BINDING_LANGUAGES) as OwnLanguageId[];
 
 export function isOwnLanguage(id: string): id is OwnLanguageId {
-  return Object.prototype.hasOwnProperty.call(OWN_BINDING_LANGUAGES, id);
+  return Object.hasOwn(OWN_BINDING_LANGUAGES, id);
 }

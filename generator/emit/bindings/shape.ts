@@ -130,7 +130,7 @@ export function docLines(
   const lines = description ? description.replace(/\r\n?/g, '\n').trimEnd().split('\n') : [];
   const def = defName ?? name;
   const out = [...lines];
-  if (Object.prototype.hasOwnProperty.call(model.types, def)) {
+  if (Object.hasOwn(model.types, def)) {
     if (out.length) out.push('');
     out.push(`@see ${model.revision} #/$defs/${def}`);
     const dep = model.types[def].deprecated;
@@ -267,7 +267,7 @@ export function buildShape(model: ProtocolModel): Shape {
     for (const m of members) {
       const values = ss.map((s) => {
         const f = s.fields.find((x) => x.json === m);
-        return f && f.required && f.ty.k === 'const' && typeof f.ty.value === 'string' ? f.ty.value : undefined;
+        return f?.required && f.ty.k === 'const' && typeof f.ty.value === 'string' ? f.ty.value : undefined;
       });
       if (values.every((v) => v !== undefined) && new Set(values).size === values.length)
         return { kind: 'const', member: m, values: values as string[] };

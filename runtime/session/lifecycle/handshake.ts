@@ -183,7 +183,7 @@ const none: Record<string, never> = /* @__PURE__ */ Object.freeze({});
 
 function requestTable(handlers: object | undefined, logging: boolean): Record<string, RequestHandler> {
   const base = (handlers ?? none) as Record<string, RequestHandler>;
-  const setLevel = logging && !Object.prototype.hasOwnProperty.call(base, 'logging/setLevel');
+  const setLevel = logging && !Object.hasOwn(base, 'logging/setLevel');
   const cache = requestTables[setLevel ? 1 : 0];
   let table = cache.get(base);
   if (!table) {

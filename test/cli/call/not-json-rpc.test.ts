@@ -74,7 +74,7 @@ for (const rev of ['2025-11-25', '2026-07-28']) {
 
 test('the HTML page is cut at 100 characters, and tools --url says the same', async () => {
   assert.ok(PAGE.length > 1024, 'the page is longer than what the client keeps of it');
-  assert.ok(expected('html').endsWith(`${JSON.stringify(PAGE.slice(0, 100) + '…')}`));
+  assert.ok(expected('html').endsWith(`${JSON.stringify(`${PAGE.slice(0, 100)}…`)}`));
   const r = await mcpgen([
     'tools',
     '--url',

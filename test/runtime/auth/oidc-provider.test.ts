@@ -17,7 +17,7 @@ import { decodeJwt } from 'jose';
 import * as v2025 from '../../../generated/2025-11-25/index.js';
 import * as v2026 from '../../../generated/2026-07-28/index.js';
 import { oauthFetch } from '../../../runtime/auth/client.js';
-import { clientOptions, stop, startAuthorizationServer } from './fixtures/oidc.js';
+import { clientOptions, startAuthorizationServer } from './fixtures/oidc.js';
 
 import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
 import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/client.js';

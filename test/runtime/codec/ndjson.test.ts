@@ -63,7 +63,7 @@ test('001 stdio framing: a frame truncated at end of stream is reported, never p
   assert.is(r.end!.kind, 'truncated');
   assert.is(r.end!.bytes, 30);
   // whitespace left at the end is not a truncated frame
-  assert.is(run([Buffer.from(M3 + '  \r')]).end, undefined);
+  assert.is(run([Buffer.from(`${M3}  \r`)]).end, undefined);
 });
 
 test('001 stdio framing: a 5 MiB line decodes identically as one chunk, 64 KiB chunks, or split at 4,194,305', () => {
@@ -112,7 +112,7 @@ test('001 stdio framing: an endless line keeps memory bounded and decoding resum
     d.push(chunk);
     assert.ok(d.buffered <= max);
   }
-  const r = run([Buffer.alloc(5000, 0x61), Buffer.from('\n' + M3)], max);
+  const r = run([Buffer.alloc(5000, 0x61), Buffer.from(`\n${M3}`)], max);
   assert.is(r.errors.length, 1);
   assert.is(r.values.length, 1);
 });
@@ -237,7 +237,7 @@ test('property: any chunking of any message sequence (1–2 byte chunks too) dec
       (msgs, sizes, crlf, tiny) => {
         const frames = msgs.map((m) => {
           const f = encodeFrame(m);
-          return crlf ? f.slice(0, -1) + '\r\n' : f;
+          return crlf ? `${f.slice(0, -1)}\r\n` : f;
         });
         const bytes = Buffer.from(frames.join(''));
         const chunks: Buffer[] = [];

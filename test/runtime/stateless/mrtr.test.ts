@@ -13,7 +13,7 @@ import {
   readInput,
   requireClientCapabilities,
 } from '../../../runtime/stateless/mrtr.js';
-import { RequestAbortedError, RpcError } from '../../../runtime/jsonrpc/errors.js';
+import { RequestAbortedError, type RpcError } from '../../../runtime/jsonrpc/errors.js';
 import { pair } from './harness.js';
 
 const META = {

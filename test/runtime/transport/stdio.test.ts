@@ -154,7 +154,7 @@ function rawServer() {
   };
 }
 
-const line = (m: unknown) => JSON.stringify(m) + '\n';
+const line = (m: unknown) => `${JSON.stringify(m)}\n`;
 
 test('001 stdio: the server reading its stdin frames by newline only, whatever the chunking, and reports a truncated tail', async () => {
   const input = Buffer.from(

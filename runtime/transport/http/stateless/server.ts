@@ -31,7 +31,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { serializeMessage } from '../../../jsonrpc/message.js';
-import { fetchExchange, nodeExchange, type Exchange, type ResponseSink } from '../io/exchange.js';
+import { fetchExchange, type Exchange, type ResponseSink } from '../io/exchange.js';
 import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './headers.js';
 import { RequestGuard, type HttpRefusal } from '../io/guard.js';

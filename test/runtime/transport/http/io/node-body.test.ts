@@ -130,8 +130,8 @@ test('readNodeBody: a body that comes after its head, in parts, is read by liste
 
     // chunked (no length to take it by): read by listeners, refused once past the limit
     socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n');
-    socket.write('3e8\r\n' + 'a'.repeat(1000) + '\r\n');
-    socket.write('3e8\r\n' + 'b'.repeat(1000) + '\r\n0\r\n\r\n');
+    socket.write(`3e8\r\n${'a'.repeat(1000)}\r\n`);
+    socket.write(`3e8\r\n${'b'.repeat(1000)}\r\n0\r\n\r\n`);
     const big = await response(socket);
     assert.is(big.status, 413);
     assert.equal(JSON.parse(big.body), { refused: 'too-large' });
@@ -167,9 +167,9 @@ test('readNodeBody: a second read of a body taken whole gives what a middleware 
   });
   try {
     const socket = await open(port);
-    socket.write(head(7) + '{"a":1}');
+    socket.write(`${head(7)}{"a":1}`);
     await new Promise((r) => setTimeout(r, 100));
-    socket.write(head(7).replace('\r\n\r\n', '\r\nX-Keep: 1\r\n\r\n') + '{"b":2}');
+    socket.write(`${head(7).replace('\r\n\r\n', '\r\nX-Keep: 1\r\n\r\n')}{"b":2}`);
     await new Promise((r) => setTimeout(r, 100));
     socket.destroy();
     assert.equal(results.splice(0, 2), [
