@@ -1,0 +1,1 @@
+"""The contract with generated code (``codegen.v1``)."""

@@ -1,0 +1,184 @@
+"""JSON-RPC 2.0: message kinds, ids, error objects and codes. No MCP knowledge.
+
+A message is the decoded JSON object (``dict``). :func:`classify` tells its kind and checks the
+envelope (JSON-RPC 2.0, "Request object" / "Response object"; MCP ``basic/index``: ids are
+strings or integers, never ``null``). :class:`RpcError` is the one error that travels to the peer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Final, Literal, TypeAlias
+
+RequestId: TypeAlias = str | int
+"""A request id: a string or an integer (MCP ``RequestId``; never ``null``, never a bool)."""
+
+Message: TypeAlias = dict[str, Any]
+"""A decoded JSON-RPC message."""
+
+Kind: TypeAlias = Literal["request", "notification", "response", "error"]
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+#: Implementation-defined (JSON-RPC's server error range): the connection closed, the request
+#: timed out, the server is shutting down. Local errors are raised as :class:`ConnectionClosed` /
+#: :class:`RequestTimeout`, never confused with an error the peer sent.
+CONNECTION_CLOSED: Final = -32000
+REQUEST_TIMEOUT: Final = -32001
+
+_MESSAGES: Final = {
+    PARSE_ERROR: "Parse error",
+    INVALID_REQUEST: "Invalid Request",
+    METHOD_NOT_FOUND: "Method not found",
+    INVALID_PARAMS: "Invalid params",
+    INTERNAL_ERROR: "Internal error",
+}
+
+
+class RpcError(Exception):
+    """A JSON-RPC error object (``{code, message, data?}``), raised by handlers to answer a request
+    with it and raised to callers whose request the peer answered with it.
+
+    ``code`` is an integer (JSON-RPC 2.0 §5.1; MCP ``basic/index`` "Error Codes").
+    """
+
+    def __init__(self, code: int, message: str | None = None, data: Any = None, *, has_data: bool | None = None) -> None:
+        self.code = code
+        self.message = message if message is not None else _MESSAGES.get(code, "Error")
+        self.data = data
+        self.has_data = data is not None if has_data is None else has_data
+        super().__init__(f"{self.message} ({code})")
+
+    def to_error(self) -> dict[str, Any]:
+        """The error object of a response."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.has_data:
+            out["data"] = self.data
+        return out
+
+    @classmethod
+    def from_error(cls, error: Any) -> RpcError:
+        """The :class:`RpcError` of a response's ``error`` member (a malformed one becomes -32603)."""
+        if isinstance(error, dict) and isinstance(error.get("code"), int) and not isinstance(error.get("code"), bool):
+            message = error.get("message")
+            return cls(error["code"], message if isinstance(message, str) else "", error.get("data"), has_data="data" in error)
+        return cls(INTERNAL_ERROR, "malformed error object", error)
+
+
+class ConnectionClosed(Exception):
+    """The connection closed before the request was answered (a local error, not the peer's)."""
+
+
+class RequestTimeout(Exception):
+    """No answer within the request's timeout (a local error; the request was cancelled)."""
+
+
+class RequestCancelled(Exception):
+    """The caller cancelled the request (a local error)."""
+
+
+def is_request_id(value: object) -> bool:
+    """A valid id: a string, or an integer (an integral float such as ``1.0`` counts, as in JSON Schema)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (str, int)):
+        return True
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer()
+
+
+def id_key(value: RequestId | float) -> RequestId:
+    """The key an id is correlated by: ``"0"`` and ``0`` differ; ``1.0`` and ``1`` do not."""
+    if isinstance(value, float):
+        return int(value)
+    return value
+
+
+def classify(message: object) -> Kind:
+    """The kind of a decoded message; raises :class:`RpcError` -32600 when it is none.
+
+    A member ``id`` makes a message a request or a response, whatever its value: an invalid id
+    (``null``, a fraction, a bool, an object) is an invalid request, never a notification.
+    """
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise RpcError(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 object")
+    has_id = "id" in message
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            raise RpcError(INVALID_REQUEST, "Invalid Request: method must be a string")
+        params = message.get("params")
+        if params is not None and not isinstance(params, (dict, list)) or ("params" in message and params is None):
+            raise RpcError(INVALID_REQUEST, "Invalid Request: params must be an object")
+        if not has_id:
+            return "notification"
+        if not is_request_id(message["id"]):
+            raise RpcError(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+        return "request"
+    if "result" in message and "error" not in message:
+        if not has_id or not is_request_id(message["id"]):
+            raise RpcError(INVALID_REQUEST, "Invalid Request: a response needs a string or integer id")
+        return "response"
+    if "error" in message and "result" not in message:
+        return "error"
+    raise RpcError(INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response")
+
+
+def request(id: RequestId, method: str, params: dict[str, Any] | None = None) -> Message:
+    """A request message."""
+    m: Message = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> Message:
+    """A notification message."""
+    m: Message = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def result_response(id: RequestId, result: dict[str, Any]) -> Message:
+    """A result response."""
+    return {"jsonrpc": "2.0", "id": id, "result": result}
+
+
+def error_response(id: RequestId | None, error: RpcError) -> Message:
+    """An error response; without an id when the request's id could not be read (MCP schema form)."""
+    m: Message = {"jsonrpc": "2.0"}
+    if id is not None:
+        m["id"] = id
+    m["error"] = error.to_error()
+    return m
+
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ascii_encoder = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def encode(message: Message) -> bytes:
+    """The UTF-8 JSON text of a message, on one line (line breaks inside strings are escaped).
+
+    A string holding a lone surrogate (which UTF-8 cannot carry) is written with ``\\u`` escapes.
+    """
+    text = _encoder.encode(message)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _ascii_encoder.encode(message).encode("ascii")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(data: bytes | str) -> Any:
+    """Parses JSON text; raises :class:`RpcError` -32700 on anything that is not JSON (NaN included)."""
+    try:
+        return json.loads(data, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise RpcError(PARSE_ERROR, f"Parse error: {e}") from None
