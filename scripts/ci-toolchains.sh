@@ -23,6 +23,11 @@ services=(
   redis-server                              # test/scale: several serve processes sharing Redis
 )
 packages+=("${services[@]}")
+# what the language SDKs' environments need: python/venv.sh makes a venv with Debian's python3
+sdks=(
+  python3-venv
+)
+packages+=("${sdks[@]}")
 # rustup's cargo is on the node machines; Debian's cargo (and rustc) only when there is none.
 if ! command -v cargo >/dev/null 2>&1; then
   packages+=(cargo)

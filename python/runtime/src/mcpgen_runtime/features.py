@@ -498,12 +498,12 @@ class ServerFeatures:
         arg_name, value = argument.get("name"), argument.get("value", "")
         fn: Callable[..., Any] | None = None
         if ref.get("type") == "ref/prompt":
-            prompt = self.prompts.get(ref.get("name"))
+            prompt = self.prompts.get(str(ref.get("name")))
             if prompt is None:
                 raise RpcError(INVALID_PARAMS, f"Invalid params: unknown prompt {ref.get('name')!r}")
             fn = next((a.complete for a in prompt.arguments if a.name == arg_name), None)
         elif ref.get("type") == "ref/resource":
-            template = self.templates.get(ref.get("uri"))
+            template = self.templates.get(str(ref.get("uri")))
             if template is None:
                 raise RpcError(INVALID_PARAMS, f"Invalid params: unknown resource template {ref.get('uri')!r}")
             fn = template.complete.get(arg_name) if isinstance(arg_name, str) else None

@@ -1,0 +1,37 @@
+/**
+ * The Python SDK: the runtime's pytest suite (python/tests: codecs with hypothesis property tests,
+ * engine, stdio and HTTP transports, lifecycles, features, the field cases by number, interop
+ * with the official `mcp` package) in the environment of python/venv.sh, each pytest test one uvu
+ * test here; and mypy --strict over the runtime, the reference server and the generated packages
+ * of 2025-11-25 and 2026-07-28.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { pythonGenerated, runMypy, runPytest } from './support.js';
+
+const pytest = await runPytest([]);
+if (!pytest.cases.length) {
+  test('pytest ran', () => assert.unreachable(`pytest ran no test (exit ${pytest.status}):\n${pytest.output.slice(-4000)}`));
+}
+for (const c of pytest.cases) {
+  test(`python: ${c.id}`, () => {
+    if (c.status === 'failed') assert.unreachable(c.message.slice(0, 6000));
+  });
+}
+test('pytest exited 0', () => {
+  assert.is(pytest.status, 0, pytest.output.slice(-4000));
+});
+
+for (const [name, targets] of [
+  ['the runtime', ['python/runtime/src/mcpgen_runtime']],
+  ['the generated 2025-11-25 package', [join(pythonGenerated(), '2025-11-25', 'mcp_2025_11_25')]],
+  ['the generated 2026-07-28 package', [join(pythonGenerated(), '2026-07-28', 'mcp_2026_07_28')]],
+] as const) {
+  test(`mypy --strict: ${name}`, async () => {
+    const r = await runMypy([...targets]);
+    assert.is(r.status, 0, r.output.slice(0, 4000));
+  });
+}
+
+test.run();
