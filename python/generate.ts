@@ -19,7 +19,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Writes the packages of `revisions` (default: every generated one) under `out`; returns `out`. */
 export function generatePython(out = join(ROOT, '.cache/python/generated'), revisions?: string[]): string {
   const gen = join(ROOT, 'generated');
-  const revs = revisions ?? (existsSync(gen) ? readdirSync(gen).filter((r) => existsSync(join(gen, r, 'model.json'))).sort() : []);
+  const revs =
+    revisions ??
+    (existsSync(gen)
+      ? readdirSync(gen)
+          .filter((r) => existsSync(join(gen, r, 'model.json')))
+          .sort()
+      : []);
   if (!revs.length) throw new Error('generated/ has no revision: run npm run generate first');
   for (const rev of revs) {
     const modelPath = join(gen, rev, 'model.json');
@@ -41,7 +47,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const args = process.argv.slice(2);
   const i = args.indexOf('--out');
   const out = i >= 0 ? resolve(args[i + 1]) : undefined;
-  const revs = args.filter((a, j) => a !== '--out' && j !== i + 1 || i < 0 && a !== '--out');
+  const revs = args.filter((a, j) => (a !== '--out' && j !== i + 1) || (i < 0 && a !== '--out'));
   if (out && i >= 0) rmSync(join(out, '.stale'), { force: true });
   console.log(generatePython(out, revs.length ? revs : undefined));
 }

@@ -12,7 +12,8 @@ import { pythonGenerated, runMypy, runPytest } from './support.js';
 
 const pytest = await runPytest([]);
 if (!pytest.cases.length) {
-  test('pytest ran', () => assert.unreachable(`pytest ran no test (exit ${pytest.status}):\n${pytest.output.slice(-4000)}`));
+  test('pytest ran', () =>
+    assert.unreachable(`pytest ran no test (exit ${pytest.status}):\n${pytest.output.slice(-4000)}`));
 }
 for (const c of pytest.cases) {
   test(`python: ${c.id}`, () => {

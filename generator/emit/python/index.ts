@@ -24,7 +24,18 @@ import { readFileSync } from 'node:fs';
 import type { NotificationDef, ProtocolModel, RequestDef } from '../../model.js';
 import { byCodeUnit } from '../../util.js';
 import { MCPGEN_VERSION, inputHash, preamble, type Files } from '../common.js';
-import { buildShape, docLines, resolveAlias, revisionId, snake, uniqueNames, type Decl, type Shape, type StructDecl, type Ty } from '../bindings/shape.js';
+import {
+  buildShape,
+  docLines,
+  resolveAlias,
+  revisionId,
+  snake,
+  uniqueNames,
+  type Decl,
+  type Shape,
+  type StructDecl,
+  type Ty,
+} from '../bindings/shape.js';
 
 /** The import name of a revision's package: `mcp_2025_11_25`, `mcp_draft`. */
 export function pythonSdkPackage(revision: string): string {
@@ -37,16 +48,45 @@ export function pythonSdkDistribution(revision: string): string {
 }
 
 /** The runtime distribution (and its version) generated packages depend on. */
-export const PYTHON_RUNTIME = { distribution: 'mcpgen-runtime', module: 'mcpgen_runtime', entry: 'mcpgen_runtime.codegen.v1' };
+export const PYTHON_RUNTIME = {
+  distribution: 'mcpgen-runtime',
+  module: 'mcpgen_runtime',
+  entry: 'mcpgen_runtime.codegen.v1',
+};
 
 /** Methods the runtime's lifecycles answer themselves: no application handler. */
-const LIFECYCLE_METHODS = new Set(['initialize', 'ping', 'server/discover', 'subscriptions/listen', 'logging/setLevel']);
+const LIFECYCLE_METHODS = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'subscriptions/listen',
+  'logging/setLevel',
+]);
 
 /** Python keywords, and names a pydantic model or the generated methods may not use as a member. */
 const KEYWORDS = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(' '),
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
 );
-const MODEL_RESERVED = new Set(['schema', 'json', 'dict', 'copy', 'validate', 'construct', 'fields', 'parse_obj', 'parse_raw', 'update_forward_refs', 'register', 'model_config', 'model_fields', 'model_extra', 'model_fields_set', 'model_computed_fields']);
+const MODEL_RESERVED = new Set([
+  'schema',
+  'json',
+  'dict',
+  'copy',
+  'validate',
+  'construct',
+  'fields',
+  'parse_obj',
+  'parse_raw',
+  'update_forward_refs',
+  'register',
+  'model_config',
+  'model_fields',
+  'model_extra',
+  'model_fields_set',
+  'model_computed_fields',
+]);
 const METHOD_RESERVED = new Set(['self', 'timeout', 'on_progress', 'meta', 'ctx', 'params']);
 
 const str = (s: string): string => JSON.stringify(s);
@@ -99,11 +139,15 @@ class View {
       case 'string':
         return t.enum ? `_t.Literal[${t.enum.map(str).join(', ')}]` : 'str';
       case 'integer': {
-        const bounds = [t.min !== undefined ? `ge=${t.min}` : '', t.max !== undefined ? `le=${t.max}` : ''].filter(Boolean);
+        const bounds = [t.min !== undefined ? `ge=${t.min}` : '', t.max !== undefined ? `le=${t.max}` : ''].filter(
+          Boolean,
+        );
         return bounds.length ? `_t.Annotated[int, _p.Field(${bounds.join(', ')})]` : 'int';
       }
       case 'number': {
-        const bounds = [t.min !== undefined ? `ge=${t.min}` : '', t.max !== undefined ? `le=${t.max}` : ''].filter(Boolean);
+        const bounds = [t.min !== undefined ? `ge=${t.min}` : '', t.max !== undefined ? `le=${t.max}` : ''].filter(
+          Boolean,
+        );
         return bounds.length ? `_t.Annotated[int | float, _p.Field(${bounds.join(', ')})]` : 'int | float';
       }
       case 'boolean':
@@ -115,11 +159,19 @@ class View {
       case 'any':
         return '_t.Any';
       case 'array':
-        return t.maxItems !== undefined ? `_t.Annotated[list[${this.hint(t.items)}], _p.Field(max_length=${t.maxItems})]` : `list[${this.hint(t.items)}]`;
+        return t.maxItems !== undefined
+          ? `_t.Annotated[list[${this.hint(t.items)}], _p.Field(max_length=${t.maxItems})]`
+          : `list[${this.hint(t.items)}]`;
       case 'map':
         return `dict[str, ${this.hint(t.values)}]`;
       case 'prims': {
-        const m: Record<string, string> = { string: 'str', integer: 'int', number: 'int | float', boolean: 'bool', null: 'None' };
+        const m: Record<string, string> = {
+          string: 'str',
+          integer: 'int',
+          number: 'int | float',
+          boolean: 'bool',
+          null: 'None',
+        };
         return [...new Set(t.kinds.map((k) => m[k]))].join(' | ');
       }
     }
@@ -141,7 +193,10 @@ class View {
   }
 
   struct(d: StructDecl) {
-    const names = uniqueNames(d.fields.map((f) => memberName(f.json)), new Set());
+    const names = uniqueNames(
+      d.fields.map((f) => memberName(f.json)),
+      new Set(),
+    );
     const fields = d.fields.map((f, i) => {
       const name = names[i];
       const alias = name === f.json ? '' : f.json;
@@ -164,7 +219,9 @@ class View {
       doc: docstring(d.doc, '    '),
       config: extra === 'forbid' ? '    model_config = _p.ConfigDict(extra="forbid")' : '',
       fields,
-      constants: constants.length ? `    __mcp_constants__: _t.ClassVar[frozenset[str]] = frozenset({${constants.join(', ')}})` : '',
+      constants: constants.length
+        ? `    __mcp_constants__: _t.ClassVar[frozenset[str]] = frozenset({${constants.join(', ')}})`
+        : '',
       empty: fields.length === 0 && !constants.length && extra !== 'forbid',
     };
   }
@@ -173,7 +230,8 @@ class View {
   union(d: Decl & { kind: 'union' }): string {
     const variants = d.variants.map((v) => this.hint(v));
     const body = variants.join(' | ');
-    if (d.tag.kind === 'const') return `_t.Annotated[${body}, _p.Field(discriminator=${str(memberName(d.tag.member))})]`;
+    if (d.tag.kind === 'const')
+      return `_t.Annotated[${body}, _p.Field(discriminator=${str(memberName(d.tag.member))})]`;
     return body;
   }
 
@@ -222,11 +280,20 @@ class View {
 
   /** Keyword arguments of a generated method from a params type's fields (not `_meta`, not `task`). */
   kwargs(paramsType: string | null) {
-    if (!paramsType) return { args: [] as Array<{ name: string; json: string; annotation: string; required: boolean }>, hasMeta: false };
+    if (!paramsType)
+      return {
+        args: [] as Array<{ name: string; json: string; annotation: string; required: boolean }>,
+        hasMeta: false,
+      };
     const d = this.decl(paramsType);
     if (!d || d.kind !== 'struct') return { args: [], hasMeta: false };
-    const fields = d.fields.filter((f) => f.json !== '_meta' && f.json !== 'task' && !(f.required && f.ty.k === 'const'));
-    const names = uniqueNames(fields.map((f) => memberName(f.json)), METHOD_RESERVED);
+    const fields = d.fields.filter(
+      (f) => f.json !== '_meta' && f.json !== 'task' && !(f.required && f.ty.k === 'const'),
+    );
+    const names = uniqueNames(
+      fields.map((f) => memberName(f.json)),
+      METHOD_RESERVED,
+    );
     this.prefix = '_m.';
     const args = fields.map((f, i) => ({
       name: names[i],
@@ -266,7 +333,11 @@ function render(name: string, view: object): string {
     t = Handlebars.compile(src, { noEscape: true, strict: true });
     templates.set(name, t);
   }
-  return t(view).replace(/\r\n/g, '\n').replace(/[ \t]+\n/g, '\n').replace(/\n{4,}/g, '\n\n\n').replace(/\s*$/, '\n');
+  return t(view)
+    .replace(/\r\n/g, '\n')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{4,}/g, '\n\n\n')
+    .replace(/\s*$/, '\n');
 }
 
 /** The files of a revision's Python package, relative to the output folder (under `python/`). */
@@ -274,20 +345,31 @@ export function emitPythonSdk(model: ProtocolModel): Files {
   const v = new View(model);
   const pkg = pythonSdkPackage(model.revision);
   const header = preamble(model, '#');
-  const base = { preamble: header, revision: model.revision, protocolVersion: model.protocolVersion, runtime: PYTHON_RUNTIME.entry, pkg };
+  const base = {
+    preamble: header,
+    revision: model.revision,
+    protocolVersion: model.protocolVersion,
+    runtime: PYTHON_RUNTIME.entry,
+    pkg,
+  };
   const modelsView = v.modelsView();
   const known = new Set(modelsView.classNames.concat(modelsView.aliases.map((a) => a.name)));
-  const sorted = <T extends { method: string; direction: string }>(xs: T[]) => [...xs].sort((a, b) => byCodeUnit(a.method, b.method) || byCodeUnit(a.direction, b.direction));
+  const sorted = <T extends { method: string; direction: string }>(xs: T[]) =>
+    [...xs].sort((a, b) => byCodeUnit(a.method, b.method) || byCodeUnit(a.direction, b.direction));
 
   const structNames = new Set(modelsView.classNames);
   // a union (ElicitRequestParams) is validated through a TypeAdapter
-  const modelExpr = (name: string | null) => (name && known.has(name) ? (structNames.has(name) ? `_m.${name}` : `_p.TypeAdapter(_m.${name})`) : 'None');
+  const modelExpr = (name: string | null) =>
+    name && known.has(name) ? (structNames.has(name) ? `_m.${name}` : `_p.TypeAdapter(_m.${name})`) : 'None';
   const modelAnnotation = (name: string | null) => (name && known.has(name) ? `_m.${name}` : 'None');
   const spec = (r: RequestDef) => ({
     methodLit: str(r.method),
     paramsExpr: modelExpr(v.paramsOf(r.paramsType, r.requestType, r.hasParams)),
     resultExpr: modelExpr(r.resultType),
-    altExpr: r.altResultTypes.filter((x) => known.has(x) && x !== 'InputRequiredResult').map((x) => `_m.${x}, `).join(''),
+    altExpr: r.altResultTypes
+      .filter((x) => known.has(x) && x !== 'InputRequiredResult')
+      .map((x) => `_m.${x}, `)
+      .join(''),
     capability: r.capability ? `(${r.capability.map(str).join(', ')},)` : 'None',
     paramsRequired: r.paramsRequired ? 'True' : 'False',
     taskAugmentable: r.taskAugmentable ? 'True' : 'False',
@@ -303,7 +385,15 @@ export function emitPythonSdk(model: ProtocolModel): Files {
   });
   const requests = sorted(model.requests);
   const notifications = sorted(model.notifications);
-  const tableModels = ['InputRequiredResult', 'DiscoverResult', 'InitializeResult', 'CreateTaskResult', 'Implementation', 'ClientCapabilities', 'ServerCapabilities'].filter((n) => known.has(n));
+  const tableModels = [
+    'InputRequiredResult',
+    'DiscoverResult',
+    'InitializeResult',
+    'CreateTaskResult',
+    'Implementation',
+    'ClientCapabilities',
+    'ServerCapabilities',
+  ].filter((n) => known.has(n));
   const protocolView = {
     ...base,
     clientRequests: requests.filter((r) => r.direction === 'clientToServer').map(spec),
@@ -314,7 +404,9 @@ export function emitPythonSdk(model: ProtocolModel): Files {
     protocolVersionLit: str(model.protocolVersion),
     inputHashLit: str(inputHash(model)),
     lifecycleLit: str(model.lifecycle),
-    errorCodes: Object.keys(model.errorCodes).sort(byCodeUnit).map((k) => ({ nameLit: str(k), value: model.errorCodes[k] })),
+    errorCodes: Object.keys(model.errorCodes)
+      .sort(byCodeUnit)
+      .map((k) => ({ nameLit: str(k), value: model.errorCodes[k] })),
     loggingLevels: (model.loggingLevels ?? []).map(str).join(', '),
     primesStreams: model.http.primesStreams ? 'True' : 'False',
     assumedVersion: model.http.assumedVersion === null ? 'None' : str(model.http.assumedVersion),
@@ -329,7 +421,10 @@ export function emitPythonSdk(model: ProtocolModel): Files {
     return assigns;
   };
   const signatureOf = (args: Array<{ name: string; annotation: string; required: boolean }>, hasMeta: boolean) =>
-    [...args.map((a) => (a.required ? `${a.name}: ${a.annotation}` : `${a.name}: ${a.annotation} = None`)), ...(hasMeta ? ['meta: dict[str, _t.Any] | None = None'] : [])]
+    [
+      ...args.map((a) => (a.required ? `${a.name}: ${a.annotation}` : `${a.name}: ${a.annotation} = None`)),
+      ...(hasMeta ? ['meta: dict[str, _t.Any] | None = None'] : []),
+    ]
       .map((x) => `${x}, `)
       .join('');
   const method = (r: RequestDef) => {
@@ -366,7 +461,10 @@ export function emitPythonSdk(model: ProtocolModel): Files {
       method: r.method,
       methodLit: str(r.method),
       name,
-      pascal: name.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(''),
+      pascal: name
+        .split('_')
+        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+        .join(''),
       paramsAnnotation: modelAnnotation(v.paramsOf(r.paramsType, r.requestType, r.hasParams)),
       resultAnnotation: results.join(' | ') || '_t.Any',
       doc: docstring(docOf(model, r.requestType, r.method), '        '),
@@ -374,8 +472,16 @@ export function emitPythonSdk(model: ProtocolModel): Files {
   };
   const clientView = {
     ...base,
-    requests: requests.filter((r) => r.direction === 'clientToServer' && !['initialize', 'server/discover', 'subscriptions/listen'].includes(r.method)).map(method),
-    notifications: notifications.filter((n) => n.direction === 'clientToServer' && n.method !== 'notifications/initialized').map(notificationMethod),
+    requests: requests
+      .filter(
+        (r) =>
+          r.direction === 'clientToServer' &&
+          !['initialize', 'server/discover', 'subscriptions/listen'].includes(r.method),
+      )
+      .map(method),
+    notifications: notifications
+      .filter((n) => n.direction === 'clientToServer' && n.method !== 'notifications/initialized')
+      .map(notificationMethod),
     handlers: serverRequests.map(handlerOf),
   };
   const serverView = {
@@ -385,7 +491,11 @@ export function emitPythonSdk(model: ProtocolModel): Files {
     requests: serverRequests.filter((r) => !r.embedded).map(method),
     notifications: notifications.filter((n) => n.direction === 'serverToClient').map(notificationMethod),
     clientNotificationHandlers: notifications
-      .filter((n) => n.direction === 'clientToServer' && !['notifications/initialized', 'notifications/cancelled'].includes(n.method))
+      .filter(
+        (n) =>
+          n.direction === 'clientToServer' &&
+          !['notifications/initialized', 'notifications/cancelled'].includes(n.method),
+      )
       .map((n) => ({
         methodLit: str(n.method),
         name: `on_${snake(n.notificationType.replace(/Notification$/, ''))}`,
@@ -401,14 +511,17 @@ export function emitPythonSdk(model: ProtocolModel): Files {
   files.set(`${dir}/client.py`, render('client', clientView));
   files.set(`${dir}/server.py`, render('server', serverView));
   files.set(`${dir}/py.typed`, '');
-  files.set('python/pyproject.toml', render('pyproject', {
-    preamble: header,
-    distribution: pythonSdkDistribution(model.revision),
-    version: `${MCPGEN_VERSION}+${revisionId(model.revision).replace(/_/g, '.')}`,
-    description: `Model Context Protocol ${model.revision} (protocol version ${model.protocolVersion}): pydantic models, method maps, Client and Server, generated by mcpgen ${MCPGEN_VERSION}`,
-    runtime: PYTHON_RUNTIME.distribution,
-    runtimeVersion: MCPGEN_VERSION,
-    pkg,
-  }));
+  files.set(
+    'python/pyproject.toml',
+    render('pyproject', {
+      preamble: header,
+      distribution: pythonSdkDistribution(model.revision),
+      version: `${MCPGEN_VERSION}+${revisionId(model.revision).replace(/_/g, '.')}`,
+      description: `Model Context Protocol ${model.revision} (protocol version ${model.protocolVersion}): pydantic models, method maps, Client and Server, generated by mcpgen ${MCPGEN_VERSION}`,
+      runtime: PYTHON_RUNTIME.distribution,
+      runtimeVersion: MCPGEN_VERSION,
+      pkg,
+    }),
+  );
   return new Map([...files].sort(([a], [b]) => byCodeUnit(a, b)));
 }
