@@ -216,13 +216,16 @@ class ClientSession:
         instructions = result.get("instructions")
         self.server = ServerDescription(chosen.protocol_version, caps if isinstance(caps, dict) else {}, info if isinstance(info, dict) else None, instructions if isinstance(instructions, str) else None, result)
         await self.peer.notify("notifications/initialized")
+        opener = getattr(self.transport, "open_standalone_stream", None)
+        if callable(opener):
+            await opener()
         return self.server
 
     async def _discover(self) -> ServerDescription | None:
         legacy = next((t for t in self.fallback_tables if t.lifecycle == "handshake"), None)
         self._tell_transport(self.active.protocol_version, "stateless")
         try:
-            result = await self.peer.request("server/discover", self._with_meta({}), timeout=self.probe_timeout if legacy else None)
+            result = await self._send_stateless("server/discover", {}, timeout=self.probe_timeout if legacy else None)
         except (RpcError, RequestTimeout, LegacyServerError) as e:
             if legacy is None or (isinstance(e, RpcError) and e.code in MODERN_ERRORS):
                 raise
@@ -302,14 +305,40 @@ class ClientSession:
         if spec is not None and spec.capability and self.server is not None and not has_capability(self.server.capabilities, spec.capability[:1]):
             raise CapabilityError(f"{method}: the server does not declare capabilities.{spec.capability[0]}")
         if not self.stateless:
-            result = await self.peer.request(method, data if (params is not None or (spec and spec.params_required)) else None, timeout=timeout, on_progress=on_progress)
+            try:
+                result = await self.peer.request(method, data if (params is not None or (spec and spec.params_required)) else None, timeout=timeout, on_progress=on_progress)
+            except ConnectionClosed as e:
+                if type(e).__name__ == "SessionExpiredError" and not self.peer.is_closed:
+                    # field case 006: a new session for the calls after this one; this one fails
+                    # (it is not resent: it may not be idempotent)
+                    await self._handshake()
+                raise
             return self._check_result(method, result)
 
         async def send(attempt: dict[str, Any]) -> dict[str, Any]:
-            return await self.peer.request(method, self._with_meta(attempt), timeout=timeout, on_progress=on_progress)
+            return await self._send_stateless(method, attempt, timeout=timeout, on_progress=on_progress)
 
         result, _ = await run_input_rounds(method, data, send, self._answer_input, max_rounds=self.max_input_rounds)
         return self._check_result(method, result)
+
+    async def _send_stateless(self, method: str, params: dict[str, Any], *, timeout: float | None = None, on_progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """Sends once; on -32022 (UnsupportedProtocolVersion) naming the version sent among the
+        supported ones, sends again once; naming another stateless table's version, switches to it."""
+        try:
+            return await self.peer.request(method, self._with_meta(params), timeout=timeout, on_progress=on_progress)
+        except RpcError as e:
+            if e.code != (self.active.error_code("UNSUPPORTED_PROTOCOL_VERSION") or -32022):
+                raise
+            supported = e.data.get("supported") if isinstance(e.data, dict) else None
+            if not isinstance(supported, list):
+                raise
+            if self.active.protocol_version not in supported:
+                other = next((t for t in [self.table, *self.fallback_tables] if t.lifecycle == "stateless" and t.protocol_version in supported), None)
+                if other is None:
+                    raise
+                self.active = other
+                self._tell_transport(other.protocol_version, "stateless")
+            return await self.peer.request(method, self._with_meta(params), timeout=timeout, on_progress=on_progress)
 
     def _check_result(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
         spec = self.active.client_requests.get(method)

@@ -30,6 +30,7 @@ import jsonschema
 import jsonschema.exceptions
 
 from .engine import RequestContext, dump
+from .http_headers import ParamHeader, param_headers
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from .stateless import LOG_LEVEL_META
 
@@ -84,6 +85,7 @@ class Tool:
     extra: dict[str, Any] = field(default_factory=dict)
     _input: Any = None
     _output: Any = None
+    headers: list[ParamHeader] = field(default_factory=list)
 
     def definition(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema, **self.extra}
@@ -285,6 +287,10 @@ class ServerFeatures:
             schema = dict(input_schema) if input_schema is not None else {"type": "object"}
             t = Tool(tool_name, fn, description or inspect.getdoc(fn), schema, dict(output_schema) if output_schema is not None else None, title, dict(annotations) if annotations else None, dict(meta) if meta else None, dict(extra))
             t._input = compile_schema(schema, f"tool {tool_name}: inputSchema")
+            try:
+                t.headers = param_headers(schema)
+            except ValueError as e:
+                raise ValueError(f"tool {tool_name}: inputSchema: {e}") from None
             if t.output_schema is not None:
                 t._output = compile_schema(t.output_schema, f"tool {tool_name}: outputSchema")
             self.tools[tool_name] = t
@@ -349,8 +355,15 @@ class ServerFeatures:
         return caps
 
     def attach(self, session: Any) -> None:
-        """Sends this object's list changes to ``session`` (the generated ``Server`` calls it)."""
+        """Sends this object's list changes to ``session`` (the generated ``Server`` calls it), and
+        gives it the tools' ``x-mcp-header`` annotations (the stateless HTTP header checks)."""
         self._sessions.add(session)
+        session.tool_header_params = self.tool_headers
+
+    def tool_headers(self, name: str) -> list[ParamHeader]:
+        """The ``x-mcp-header`` annotations of a tool (none for an unknown tool)."""
+        tool = self.tools.get(name)
+        return tool.headers if tool is not None else []
 
     def _changed(self, method: str) -> None:
         for s in list(self._sessions):

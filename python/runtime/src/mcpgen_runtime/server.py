@@ -77,8 +77,12 @@ class ServerSession:
         fallback_tables: Sequence[ProtocolTable] = (),
         request_state_secret: bytes | str | None = None,
         timeout: float | None = 60.0,
+        cache_hints: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.table = table
+        #: Caching hints (``ttlMs``, ``cacheScope``) by method, for the results whose schema asks for
+        #: them (2026-07-28 ``server/utilities/caching``); default ``{"ttlMs": 0, "cacheScope": "private"}``.
+        self.cache_hints = {k: dict(v) for k, v in (cache_hints or {}).items()}
         self.active = table
         self.server_info: dict[str, Any] = dump(server_info)
         self.handlers = dict(handlers)
@@ -100,6 +104,8 @@ class ServerSession:
         self._closed = asyncio.Event()
         self._close_listeners: list[Callable[[], Any]] = []
         self.transport: Transport | None = None
+        #: The ``x-mcp-header`` annotations of a tool by name (set by ``ServerFeatures.attach``).
+        self.tool_header_params: Callable[[str], Any] | None = None
 
     # ---- connection ----
 
@@ -264,6 +270,8 @@ class ServerSession:
         if self.stateless and "resultType" not in data:
             data = {"resultType": "complete", **data}
         kind = data.get("resultType")
+        if self.stateless:
+            data = self._cache_hints(spec, data, kind)
         candidates: tuple[Schema, ...] = (spec.result, *spec.alt_results)
         if kind == "input_required":
             check_input_required(self.active, spec, data, client_capabilities_of(ctx))
@@ -282,6 +290,24 @@ class ServerSession:
             log.error("invalid %s result: %s", ctx.method, validation_message(errors[0]))
             raise RpcError(INTERNAL_ERROR, f"Internal error: invalid {ctx.method} result: {validation_message(errors[0], 'result.')}")
         return data
+
+    def _cache_hints(self, spec: RequestSpec, data: dict[str, Any], kind: Any) -> dict[str, Any]:
+        """Caching hints on the complete results whose model requires them; none on input_required."""
+        if kind == "input_required":
+            if "ttlMs" in data or "cacheScope" in data:
+                data = {k: v for k, v in data.items() if k not in ("ttlMs", "cacheScope")}
+            return data
+        fields = getattr(spec.result, "model_fields", {})
+        aliases = {f.alias or n for n, f in fields.items() if f.is_required()}
+        if "ttlMs" not in aliases or ("ttlMs" in data and data.get("cacheScope") in ("public", "private")):
+            return data
+        hint = self.cache_hints.get(spec.method, {"ttlMs": 0, "cacheScope": "private"})
+        out = {**data}
+        if not isinstance(out.get("ttlMs"), int) or out["ttlMs"] < 0:
+            out["ttlMs"] = hint.get("ttlMs", 0)
+        if out.get("cacheScope") not in ("public", "private"):
+            out["cacheScope"] = hint.get("cacheScope", "private")
+        return out
 
     def _initialize(self, ctx: RequestContext) -> dict[str, Any]:
         spec = self.table.client_requests.get("initialize")

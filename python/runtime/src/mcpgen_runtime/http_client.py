@@ -1,0 +1,311 @@
+"""Streamable HTTP, client side: :class:`HttpClientTransport` over httpx, for both eras.
+
+Its session tells it the era (``set_protocol``): sessions (2025-11-25) send ``Mcp-Session-Id``
+and ``MCP-Protocol-Version`` after ``initialize``, open the standalone GET stream, resume an SSE
+reply whose connection dropped with ``GET`` + ``Last-Event-ID`` (after the server's ``retry``),
+and end the session with ``DELETE`` on close; a 404 for the session fails the request with
+:class:`SessionExpiredError` (the client then starts a new session, field case 006). Stateless
+(2026-07-28) POSTs carry the metadata headers (``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*`` from
+the tools' ``x-mcp-header``; tools whose annotations break the rules are left out of
+``tools/list``); cancelling a request closes its reply stream; a 4xx whose body is no JSON-RPC
+error raises :class:`~mcpgen_runtime.client.LegacyServerError` (the dual-era client falls back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from .client import LegacyServerError
+from .codec import SseParser
+from .http_headers import ParamHeader, param_headers, request_headers
+from .jsonrpc import ConnectionClosed, Message, RpcError, encode, id_key
+from .transport import Receiver
+
+log = logging.getLogger("mcpgen_runtime.http_client")
+
+
+class SessionExpiredError(ConnectionClosed):
+    """The server answered 404 for the session: it ended or expired (2025-11-25 Session Management)."""
+
+
+class HttpStatusError(ConnectionClosed):
+    """The server answered a POST with an HTTP error and no JSON-RPC error to deliver."""
+
+    def __init__(self, status: int, body: str) -> None:
+        self.status = status
+        self.body = body
+        super().__init__(f"HTTP {status}: {body[:200]}")
+
+
+class HttpClientTransport:
+    """A client transport over Streamable HTTP (see the module doc).
+
+    ``url``: the MCP endpoint; ``headers``: sent on every request (e.g. ``Authorization``);
+    ``client``: an ``httpx.AsyncClient`` to use (default: one of its own); ``max_retries``:
+    reconnections of an SSE reply; ``standalone_stream``: open the GET stream (sessions).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        standalone_stream: bool = True,
+    ) -> None:
+        self.url = url
+        self.headers = dict(headers or {})
+        self._own_client = client is None
+        self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), limits=httpx.Limits(max_connections=256, max_keepalive_connections=64))
+        self.max_retries = max_retries
+        self.standalone_stream = standalone_stream
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self.era = "handshake"
+        self.receiver: Receiver | None = None
+        self.closed = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._by_request: dict[Any, asyncio.Task[None]] = {}
+        self._tools: dict[str, list[ParamHeader]] = {}
+        self._tools_list_ids: set[Any] = set()
+        self._standalone: asyncio.Task[None] | None = None
+
+    def set_protocol(self, version: str, era: str) -> None:
+        """The session's protocol version and era (``handshake`` or ``stateless``)."""
+        self.protocol_version = version
+        self.era = era
+
+    async def start(self, receiver: Receiver) -> None:
+        self.receiver = receiver
+
+    # ---- sending ----
+
+    def _headers(self, message: Message | None) -> dict[str, str]:
+        h = {"accept": "application/json, text/event-stream", **self.headers}
+        if message is not None:
+            h["content-type"] = "application/json"
+        if self.era == "stateless" and message is not None:
+            name = (message.get("params") or {}).get("name") if message.get("method") == "tools/call" else None
+            h.update(request_headers(message, self._tools.get(name) if isinstance(name, str) else None))
+        else:
+            if self.session_id is not None:
+                h["mcp-session-id"] = self.session_id
+            if self.protocol_version is not None and (message is None or message.get("method") != "initialize"):
+                h["mcp-protocol-version"] = self.protocol_version
+        return h
+
+    async def send(self, message: Message) -> None:
+        if self.closed:
+            raise ConnectionClosed("the transport is closed")
+        if self.era == "stateless" and message.get("method") == "notifications/cancelled":
+            # closing the reply stream is the cancellation on HTTP (2026-07-28 Cancellation)
+            rid = (message.get("params") or {}).get("requestId")
+            task = self._by_request.pop(id_key(rid), None) if isinstance(rid, (str, int)) else None
+            if task is not None:
+                task.cancel()
+            return
+        is_request = "method" in message and "id" in message
+        if is_request and message.get("method") == "tools/list":
+            self._tools_list_ids.add(id_key(message["id"]))
+        try:
+            request = self.client.build_request("POST", self.url, content=encode(message), headers=self._headers(message))
+            response = await self.client.send(request, stream=True)
+        except httpx.HTTPError as e:
+            raise ConnectionClosed(f"POST {self.url}: {e}") from e
+        try:
+            await self._answer(message, response, is_request)
+        except BaseException:
+            await response.aclose()
+            raise
+
+    async def _answer(self, message: Message, response: httpx.Response, is_request: bool) -> None:
+        status = response.status_code
+        ctype = response.headers.get("content-type", "")
+        if message.get("method") == "initialize" and "mcp-session-id" in response.headers:
+            self.session_id = response.headers["mcp-session-id"]
+        if status == 202 or (200 <= status < 300 and not is_request):
+            await response.aclose()
+            return
+        if status == 404 and self.session_id is not None and self.era == "handshake" and message.get("method") != "initialize":
+            await response.aclose()
+            self.session_id = None
+            raise SessionExpiredError(f"the session ended or expired (HTTP 404 for {message.get('method')})")
+        if 200 <= status < 300 and ctype.startswith("text/event-stream"):
+            task = asyncio.ensure_future(self._read_sse(response, message.get("id") if is_request else None))
+            self._track(task, message.get("id") if is_request else None)
+            return
+        body = await response.aread()
+        await response.aclose()
+        data: Any = None
+        try:
+            data = json.loads(body) if body else None
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and data.get("jsonrpc") == "2.0" and ("result" in data or "error" in data):
+            if status >= 400 and "id" not in data and is_request:
+                err = RpcError.from_error(data.get("error"))
+                if self.era == "stateless" and status in (400, 404, 405) and err.code not in (-32020, -32021, -32022, -32601, -32602):
+                    raise LegacyServerError(f"HTTP {status}: {err.message}")
+                data = {**data, "id": message["id"]}
+            self._deliver(data)
+            return
+        if self.era == "stateless" and status in (400, 404, 405):
+            raise LegacyServerError(f"HTTP {status} without a JSON-RPC error: the server speaks an earlier protocol version")
+        raise HttpStatusError(status, body.decode("utf-8", "replace"))
+
+    def _track(self, task: asyncio.Task[None], rid: Any) -> None:
+        self._tasks.add(task)
+        if rid is not None:
+            self._by_request[id_key(rid)] = task
+
+        def done(t: asyncio.Task[None]) -> None:
+            self._tasks.discard(t)
+            if rid is not None and self._by_request.get(id_key(rid)) is t:
+                del self._by_request[id_key(rid)]
+
+        task.add_done_callback(done)
+
+    def _deliver(self, message: Any) -> None:
+        if self.receiver is None:
+            return
+        if isinstance(message, dict) and "result" in message and message.get("id") is not None and id_key(message["id"]) in self._tools_list_ids:
+            self._tools_list_ids.discard(id_key(message["id"]))
+            message = self._learn_tools(message)
+        self.receiver.receive(message, None)
+
+    def _learn_tools(self, message: Message) -> Message:
+        """Keeps each listed tool's ``x-mcp-header`` annotations; drops the tools whose are invalid."""
+        result = message.get("result")
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if not isinstance(tools, list):
+            return message
+        kept = []
+        for tool in tools:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            try:
+                headers = param_headers(tool.get("inputSchema")) if isinstance(tool, dict) else []
+            except ValueError as e:
+                log.warning("tools/list: left out tool %r: %s", name, e)
+                continue
+            if isinstance(name, str):
+                self._tools[name] = headers
+            kept.append(tool)
+        if len(kept) == len(tools):
+            return message
+        return {**message, "result": {**result, "tools": kept}}
+
+    async def _read_sse(self, response: httpx.Response, rid: Any) -> None:
+        """Reads an SSE reply; a connection lost before the response is resumed with Last-Event-ID."""
+        parser = SseParser()
+        attempts = 0
+        answered = False
+        while True:
+            try:
+                async for chunk in response.aiter_text():
+                    for ev in parser.feed(chunk):
+                        if not ev.data:
+                            continue
+                        try:
+                            msg = json.loads(ev.data)
+                        except ValueError:
+                            log.warning("dropped an SSE event that is not JSON")
+                            continue
+                        if isinstance(msg, dict) and rid is not None and msg.get("id") == rid and ("result" in msg or "error" in msg):
+                            answered = True
+                        self._deliver(msg)
+            except httpx.HTTPError as e:
+                log.debug("SSE reply interrupted: %s", e)
+            finally:
+                await response.aclose()
+            if answered or rid is None or self.closed or self.era == "stateless" or parser.last_event_id is None:
+                if not answered and rid is not None and self.era == "stateless" and not self.closed:
+                    self._fail(rid, "the reply stream ended before the response")
+                return
+            attempts += 1
+            if attempts > self.max_retries:
+                self._fail(rid, f"the reply stream ended and {self.max_retries} reconnections failed")
+                return
+            await asyncio.sleep((parser.retry or 1000) / 1000)
+            try:
+                headers = {**self._headers(None), "last-event-id": parser.last_event_id}
+                response = await self.client.send(self.client.build_request("GET", self.url, headers=headers), stream=True)
+            except httpx.HTTPError:
+                continue
+            if response.status_code != 200:
+                await response.aclose()
+                self._fail(rid, f"resuming the reply stream failed (HTTP {response.status_code})")
+                return
+
+    def _fail(self, rid: Any, why: str) -> None:
+        if self.receiver is not None:
+            self.receiver.receive({"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": f"Connection closed: {why}"}}, None)
+
+    async def open_standalone_stream(self, wait: float = 5.0) -> bool:
+        """Opens the session's GET stream (messages outside any request), once initialized; returns
+        once the server answered it (True: open; False: the server has none, or no answer in ``wait`` s)."""
+        if not (self.standalone_stream and self.era == "handshake" and self.session_id is not None and self._standalone is None):
+            return False
+        opened: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._standalone = asyncio.ensure_future(self._read_standalone(opened))
+        self._tasks.add(self._standalone)
+        try:
+            return await asyncio.wait_for(asyncio.shield(opened), wait)
+        except TimeoutError:
+            return False
+
+    async def _read_standalone(self, opened: asyncio.Future[bool]) -> None:
+        try:
+            await self._standalone_loop(opened)
+        finally:
+            if not opened.done():
+                opened.set_result(False)
+
+    async def _standalone_loop(self, opened: asyncio.Future[bool]) -> None:
+        attempts = 0
+        parser = SseParser()
+        while not self.closed and attempts <= self.max_retries:
+            headers = self._headers(None)
+            if parser.last_event_id is not None:
+                headers["last-event-id"] = parser.last_event_id
+            try:
+                async with self.client.stream("GET", self.url, headers=headers) as response:
+                    if not opened.done():
+                        opened.set_result(response.status_code == 200)
+                    if response.status_code != 200:
+                        return  # 405: the server has no standalone stream
+                    async for chunk in response.aiter_text():
+                        for ev in parser.feed(chunk):
+                            if ev.data:
+                                try:
+                                    self._deliver(json.loads(ev.data))
+                                except ValueError:
+                                    pass
+            except httpx.HTTPError:
+                pass
+            attempts += 1
+            await asyncio.sleep((parser.retry or 1000) / 1000)
+
+    async def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for t in list(self._tasks):
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.session_id is not None and self.era == "handshake":
+            try:
+                await self.client.delete(self.url, headers=self._headers(None), timeout=5.0)
+            except httpx.HTTPError:
+                pass
+        if self._own_client:
+            await self.client.aclose()
+        if self.receiver is not None:
+            self.receiver.connection_lost(None)
