@@ -164,8 +164,21 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
     auth: { type: 'string' },
     'auth-jwks': { type: 'string' },
     'auth-scope': { type: 'string' },
+    lang: { type: 'string' },
   });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  if (values.lang !== undefined && values.lang !== 'typescript') {
+    if (values.lang !== 'python')
+      throw new CommandUsageError(`--lang: unknown language ${values.lang} (typescript, python)`);
+    if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
+    const other = Object.keys(values).filter((k) => !['lang', 'rev', 'stdio', 'http', 'host'].includes(k));
+    if (other.length)
+      throw new CommandUsageError(
+        `--lang python takes --rev, --stdio, --http and --host only (not --${other.join(', --')})`,
+      );
+    const { servePython } = await import('./serve-python.js');
+    return servePython(values as { rev?: string; stdio?: boolean; http?: string; host?: string });
+  }
   if (
     values.http === undefined &&
     (values.auth !== undefined || values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)

@@ -112,6 +112,7 @@ test('runFailed: unexpected, stale or empty, for the run and for each judged gro
   };
   const base: RunResult = {
     suite: 's',
+    language: 'typescript',
     side: 'server',
     passed: ['ping'],
     failed: [],

@@ -25,6 +25,14 @@
  * `conformance alpha.12 (2026-07-28) tasks extension server: N/M`. A scenario of a group whose
  * checks were all skipped by the suite is listed as such and not counted; a group of which no
  * scenario ran fails the run.
+ *
+ * Languages: the same suites run against another language's reference server and conformance
+ * client through a {@link LanguageTarget} (`runConformance(suite, side, { language })`): it
+ * starts its reference server (a command that prints `listening on <url>`: {@link commandServer})
+ * and names its conformance client command; its expected failures are in
+ * `./expected-failures.<language>.json` (same keys; TypeScript's is `./expected-failures.json`).
+ *
+ *   node --import tsx test/conformance/run.ts --language python [--suite …] [--side …]
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -35,10 +43,33 @@ import { parseArgs } from 'node:util';
 import { loadRevision, olderHandshakeTables } from '../../cli/commands/serve.js';
 import { serveHttp } from '../../cli/commands/serve-http.js';
 import { serveStatelessHttp } from '../../cli/commands/serve-stateless.js';
+import type { LanguageTarget } from './language.js';
+
+export { type LanguageTarget, commandServer } from './language.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const SHIM = here('./glob-shim.mjs');
-const EXPECTED = here('./expected-failures.json');
+/** The expected-failures file of a language (TypeScript: ./expected-failures.json). */
+export const expectedFile = (language = 'typescript'): string =>
+  here(language === 'typescript' ? './expected-failures.json' : `./expected-failures.${language}.json`);
+
+/** The TypeScript reference server (`mcpgen serve --http`, in process) and conformance client (./client.ts). */
+export const TYPESCRIPT: LanguageTarget = {
+  name: 'typescript',
+  async startServer(revision) {
+    // what `mcpgen serve --http` serves: 2025-11-25 with the older handshake revisions it
+    // negotiates; 2026-07-28: the dual-era endpoint of `mcpgen serve --rev 2026-07-28 --http`
+    const legacy = { ...(await loadRevision('2025-11-25')), fallbackTables: await olderHandshakeTables('2025-11-25') };
+    const served = revision
+      ? await serveStatelessHttp((await loadRevision(revision)) as never, legacy as never, {
+          port: 0,
+          host: '127.0.0.1',
+        })
+      : await serveHttp(legacy, { port: 0, host: '127.0.0.1' });
+    return { url: `http://localhost:${served.port}/mcp`, stop: served.close };
+  },
+  clientCommand: (work) => buildClient(work),
+};
 
 export type Side = 'server' | 'client';
 /** Unscored scenarios of one side judged as a group: those whose name starts with `prefix`. */
@@ -102,6 +133,8 @@ export interface GroupResult {
 export interface RunResult {
   suite: string;
   side: Side;
+  /** The {@link LanguageTarget} run (`typescript`, `python` …). */
+  language: string;
   /** Scored scenarios that passed, by name. */
   passed: string[];
   /** Scored scenarios that failed. */
@@ -179,8 +212,8 @@ export function skippedScenarios(dir: string, side: Side, names: readonly string
 }
 
 /** expected-failures.json by `<suite> <side>`; throws on an entry without a written reason. */
-export function loadExpected(): Record<string, Record<string, string>> {
-  const raw = JSON.parse(readFileSync(EXPECTED, 'utf8')) as Record<string, unknown>;
+export function loadExpected(language = 'typescript'): Record<string, Record<string, string>> {
+  const raw = JSON.parse(readFileSync(expectedFile(language), 'utf8')) as Record<string, unknown>;
   const out: Record<string, Record<string, string>> = {};
   for (const [k, v] of Object.entries(raw)) {
     if (k.startsWith('$')) continue;
@@ -234,8 +267,9 @@ export async function buildClient(dir: string): Promise<string> {
 export async function runConformance(
   suite: SuiteSpec,
   side: Side,
-  options: { work?: string; clientCommand?: string; serverUrl?: string } = {},
+  options: { work?: string; clientCommand?: string; serverUrl?: string; language?: LanguageTarget } = {},
 ): Promise<RunResult> {
+  const language = options.language ?? TYPESCRIPT;
   const work = options.work ?? mkdtempSync(join(tmpdir(), 'mcpgen-conformance-'));
   const own = options.work === undefined;
   let stop: (() => Promise<void>) | undefined;
@@ -244,24 +278,13 @@ export async function runConformance(
     if (side === 'server') {
       let url = options.serverUrl;
       if (!url) {
-        // what `mcpgen serve --http` serves: 2025-11-25 with the older handshake revisions it
-        // negotiates; 2026-07-28: the dual-era endpoint of `mcpgen serve --rev 2026-07-28 --http`
-        const legacy = {
-          ...(await loadRevision('2025-11-25')),
-          fallbackTables: await olderHandshakeTables('2025-11-25'),
-        };
-        const served = suite.revision
-          ? await serveStatelessHttp((await loadRevision(suite.revision)) as never, legacy as never, {
-              port: 0,
-              host: '127.0.0.1',
-            })
-          : await serveHttp(legacy, { port: 0, host: '127.0.0.1' });
-        stop = served.close;
-        url = `http://localhost:${served.port}/mcp`;
+        const served = await language.startServer(suite.revision);
+        stop = served.stop;
+        url = served.url;
       }
       args = [suite.bin, 'server', '--url', url, ...suite.server];
     } else {
-      const command = options.clientCommand ?? (await buildClient(work));
+      const command = options.clientCommand ?? (await language.clientCommand(work));
       args = [
         suite.bin,
         'client',
@@ -274,7 +297,7 @@ export async function runConformance(
     const resultsDir = join(work, `${outName}-${side}`);
     let output = await run([...args, '-o', resultsDir], work, 600_000);
     const { scenarios, unscored } = parseSummary(output);
-    const all = loadExpected();
+    const all = loadExpected(language.name);
     const expected = all[`${suite.name} ${side}`] ?? {};
     // A failure in the parallel run is run once more alone: the client scenarios all start at
     // once and some check timings (sse-retry: reconnect within 450–700 ms), which a loaded
@@ -320,7 +343,7 @@ export async function runConformance(
         skipped,
         ...judge(failed, listed),
         rerun: groupRerun,
-        line: `conformance ${key}: ${passed.length}/${verdicts.size}`,
+        line: `conformance ${language === TYPESCRIPT ? '' : `${language.name} `}${key}: ${passed.length}/${verdicts.size}`,
       });
     }
     const passed = [...scenarios].filter(([, ok]) => ok).map(([n]) => n);
@@ -329,13 +352,14 @@ export async function runConformance(
     return {
       suite: suite.name,
       side,
+      language: language.name,
       passed,
       failed,
       unscored: Object.fromEntries(unscored),
       unexpected,
       stale,
       rerun,
-      line: `conformance ${suite.name} ${side}: ${passed.length}/${scenarios.size}`,
+      line: `conformance ${language === TYPESCRIPT ? '' : `${language.name} `}${suite.name} ${side}: ${passed.length}/${scenarios.size}`,
       groups,
       output,
     };
@@ -348,20 +372,22 @@ export async function runConformance(
 /** One printable report of a run. */
 export function report(r: RunResult): string {
   const lines = [r.line];
-  const expected = loadExpected()[`${r.suite} ${r.side}`] ?? {};
+  const expected = loadExpected(r.language)[`${r.suite} ${r.side}`] ?? {};
   for (const n of r.failed)
     lines.push(`  ${n in expected ? 'expected failure' : 'FAILED'}: ${n}${n in expected ? ` (${expected[n]})` : ''}`);
   for (const n of r.stale) lines.push(`  STALE expected-failures entry: ${n} (it passed or did not run)`);
   for (const n of r.rerun) lines.push(`  ${n}: failed in the parallel run, passed when run alone`);
   const auth = r.passed.filter((n) => n.startsWith('auth/')).length;
-  if (r.side === 'client' && auth)
+  const authRun = [...r.passed, ...r.failed].filter((n) => n.startsWith('auth/')).length;
+  if (r.side === 'client' && auth && r.language === 'typescript')
     lines.push(
       `  of which auth/*: ${auth} (OAuth by the runtime's client, runtime/auth/client.ts, on the transport's fetch)`,
     );
+  else if (r.side === 'client' && authRun) lines.push(`  of which auth/*: ${auth} passed of ${authRun} run`);
   const un = Object.entries(r.unscored);
   if (un.length) lines.push(`  not scored: ${un.map(([n, ok]) => `${n} ${ok ? 'passed' : 'failed'}`).join(', ')}`);
   for (const g of r.groups) {
-    const listed = loadExpected()[g.key] ?? {};
+    const listed = loadExpected(r.language)[g.key] ?? {};
     lines.push(g.line);
     for (const n of g.failed)
       lines.push(`  ${n in listed ? 'expected failure' : 'FAILED'}: ${n}${n in listed ? ` (${listed[n]})` : ''}`);
@@ -381,23 +407,42 @@ export function runFailed(r: RunResult): boolean {
   );
 }
 
+/** The languages `--language` names, each loaded on demand from beside its own tests. */
+export const LANGUAGES: Record<string, () => Promise<LanguageTarget>> = {
+  typescript: async () => TYPESCRIPT,
+  python: async () => (await import('../python/conformance-target.js')).PYTHON,
+};
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({
-    options: { suite: { type: 'string' }, side: { type: 'string' }, verbose: { type: 'boolean' } },
+    options: {
+      suite: { type: 'string' },
+      side: { type: 'string' },
+      verbose: { type: 'boolean' },
+      language: { type: 'string' },
+    },
   });
+  const load = LANGUAGES[values.language ?? 'typescript'];
+  if (!load) {
+    console.error(`unknown --language ${values.language} (languages: ${Object.keys(LANGUAGES).join(', ')})`);
+    process.exit(2);
+  }
+  const language = await load();
   const suites = SUITES.filter((s) => !values.suite || s.name === values.suite || s.revision === values.suite);
   const sides = (['server', 'client'] as const).filter((s) => !values.side || s === values.side);
   if (!suites.length || !sides.length) {
-    console.error('usage: run.ts [--suite 0.1.16|alpha.12|2026-07-28] [--side server|client] [--verbose]');
+    console.error(
+      'usage: run.ts [--language typescript|python|…] [--suite 0.1.16|alpha.12|2026-07-28] [--side server|client] [--verbose]',
+    );
     process.exit(2);
   }
   const work = mkdtempSync(join(tmpdir(), 'mcpgen-conformance-'));
   let bad = false;
   try {
-    const clientCommand = sides.includes('client') ? await buildClient(work) : undefined;
+    const clientCommand = sides.includes('client') ? await language.clientCommand(work) : undefined;
     for (const suite of suites) {
       for (const side of sides) {
-        const r = await runConformance(suite, side, { work, clientCommand });
+        const r = await runConformance(suite, side, { work, clientCommand, language });
         if (values.verbose) console.log(r.output);
         console.log(report(r));
         if (runFailed(r)) bad = true;

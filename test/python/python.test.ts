@@ -25,7 +25,7 @@ test('pytest exited 0', () => {
 });
 
 for (const [name, targets] of [
-  ['the runtime', ['python/runtime/src/mcpgen_runtime']],
+  ['the runtime and the reference server', ['python/runtime/src/mcpgen_runtime', 'python/reference/mcpgen_reference']],
   ['the generated 2025-11-25 package', [join(pythonGenerated(), '2025-11-25', 'mcp_2025_11_25')]],
   ['the generated 2026-07-28 package', [join(pythonGenerated(), '2026-07-28', 'mcp_2026_07_28')]],
 ] as const) {

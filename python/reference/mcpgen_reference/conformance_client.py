@@ -50,8 +50,8 @@ def arguments_for(schema: Any) -> dict[str, Any]:
 
 
 async def on_elicit(params: Any, ctx: RequestContext) -> Any:
-    schema = params.requested_schema if hasattr(params, "requested_schema") else None
-    data = schema.to_wire() if hasattr(schema, "to_wire") else schema
+    schema = getattr(params, "requested_schema", None)
+    data = schema.to_wire() if schema is not None and hasattr(schema, "to_wire") else schema
     return {"action": "accept", "content": defaults(data)}
 
 

@@ -249,9 +249,8 @@ def reference_features(progress_delay: float = 0.01) -> ServerFeatures:
 
 
 def _accepted(answer: Any) -> dict[str, Any] | None:
-    if isinstance(answer, dict) and answer.get("action") == "accept" and isinstance(answer.get("content"), dict):
-        return answer["content"]
-    return None
+    content = answer.get("content") if isinstance(answer, dict) and answer.get("action") == "accept" else None
+    return content if isinstance(content, dict) else None
 
 
 def _sampled(answer: Any) -> str | None:

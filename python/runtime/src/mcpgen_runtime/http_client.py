@@ -184,7 +184,9 @@ class HttpClientTransport:
     def _learn_tools(self, message: Message) -> Message:
         """Keeps each listed tool's ``x-mcp-header`` annotations; drops the tools whose are invalid."""
         result = message.get("result")
-        tools = result.get("tools") if isinstance(result, dict) else None
+        if not isinstance(result, dict):
+            return message
+        tools = result.get("tools")
         if not isinstance(tools, list):
             return message
         kept = []

@@ -420,7 +420,8 @@ class McpHttpApp:
     async def _write_reply(self, reply: _Reply, receive: Receive, send: Send, extra: list[tuple[bytes, bytes]], cancel: Callable[[], None] | None) -> None:
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
         try:
-            done, _ = await asyncio.wait({reply.decided, disconnected}, return_when=asyncio.FIRST_COMPLETED)
+            waits: set[asyncio.Future[Any]] = {reply.decided, disconnected}
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             if reply.decided not in done:
                 if cancel is not None:
                     cancel()
@@ -443,7 +444,8 @@ class McpHttpApp:
     async def _pump(self, queue: asyncio.Queue[bytes | None], send: Send, disconnected: asyncio.Future[None], cancel: Callable[[], None] | None) -> None:
         while True:
             getter = asyncio.ensure_future(queue.get())
-            done, _ = await asyncio.wait({getter, disconnected}, return_when=asyncio.FIRST_COMPLETED)
+            waits: set[asyncio.Future[Any]] = {getter, disconnected}
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             if getter not in done:
                 getter.cancel()
                 if cancel is not None:

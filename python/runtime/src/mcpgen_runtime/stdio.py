@@ -131,6 +131,27 @@ class _Writer(asyncio.Protocol):
         self.lines._finish(exc)
 
 
+class _FileWriter(asyncio.WriteTransport):
+    """Writes to a file descriptor that the event loop cannot watch (a regular file)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
+
+
 class StdioServerTransport:
     """The server's end: messages from stdin, messages to stdout (nothing else is written there).
 
@@ -150,8 +171,12 @@ class StdioServerTransport:
         lines = _Lines(max_line_bytes=self._max, answer_parse_errors=True)
         lines.receiver = receiver
         self._lines = lines
-        w, _ = await loop.connect_write_pipe(lambda: _Writer(lines), os.fdopen(os.dup(self._stdout.fileno()), "wb", buffering=0))
-        lines.write_transport = w
+        try:
+            w, _ = await loop.connect_write_pipe(lambda: _Writer(lines), os.fdopen(os.dup(self._stdout.fileno()), "wb", buffering=0))
+            lines.write_transport = w
+        except (ValueError, OSError):
+            # a regular file on stdout: plain blocking writes (a file never holds a writer up for long)
+            lines.write_transport = _FileWriter(self._stdout.fileno())
         try:
             await loop.connect_read_pipe(lambda: lines, os.fdopen(os.dup(self._stdin.fileno()), "rb", buffering=0))
         except (ValueError, OSError):

@@ -1,0 +1,60 @@
+/**
+ * `mcpgen serve --lang python [--rev <id>] (--stdio | --http <port> [--host H])`: the Python
+ * reference server (python/reference, `python -m mcpgen_reference`) on the generated Python
+ * package of the revision, in the environment of python/venv.sh (hash-locked PyPI packages,
+ * built on first use). Only in a checkout of mcpgen: the installed npm package carries no Python.
+ * Its stdin, stdout and stderr are this process's; it exits when the server does, and a
+ * SIGINT/SIGTERM to this process is passed on.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CommandUsageError } from './serve.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Revisions whose generated Python packages the reference server may import. */
+const PY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'draft'];
+
+/** Runs the Python reference server with `args` (`--rev`, `--stdio` / `--http`, `--host`); resolves with its exit code. */
+export async function servePython(args: {
+  rev?: string;
+  stdio?: boolean;
+  http?: string;
+  host?: string;
+}): Promise<number> {
+  const venvScript = join(ROOT, 'python', 'venv.sh');
+  if (!existsSync(venvScript))
+    throw new CommandUsageError('--lang python needs a checkout of mcpgen (python/ is not in the npm package)');
+  if (!args.stdio && args.http === undefined) throw new CommandUsageError('serve needs --stdio or --http <port>');
+  const env = spawnSync('bash', [venvScript], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (env.status !== 0) throw new Error('python/venv.sh failed: the Python environment could not be built');
+  const python = join(env.stdout.trim().split('\n').pop()!, 'bin', 'python');
+  const { generatePython } = await import('../../python/generate.js');
+  const generated = generatePython();
+  const path = [
+    ...PY_REVISIONS.map((r) => join(generated, r)),
+    join(ROOT, 'python', 'runtime', 'src'),
+    join(ROOT, 'python', 'reference'),
+  ].join(delimiter);
+  const argv = ['-m', 'mcpgen_reference', '--rev', args.rev ?? '2025-11-25'];
+  if (args.stdio) argv.push('--stdio');
+  else argv.push('--http', String(args.http), ...(args.host ? ['--host', args.host] : []));
+  const child = spawn(python, argv, {
+    stdio: 'inherit',
+    env: { ...process.env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  const onInt = forward('SIGINT');
+  const onTerm = forward('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
