@@ -344,8 +344,12 @@ class ClientSession:
         spec = self.active.client_requests.get(method)
         if spec is None or not self.validate_results:
             return result
-        if self.stateless and result.get("resultType", "complete") not in ("complete",):
-            raise InvalidResultError(f"{method}: unknown resultType {result.get('resultType')!r}")
+        if self.stateless:
+            if result.get("resultType", "complete") != "complete":
+                raise InvalidResultError(f"{method}: unknown resultType {result.get('resultType')!r}")
+            if "resultType" not in result:
+                # a server of an earlier version: an absent resultType is "complete" (basic/index, ResultType)
+                result = {"resultType": "complete", **result}
         for model in (spec.result, *spec.alt_results):
             try:
                 validate(model, result)

@@ -229,12 +229,13 @@ class Peer:
                 async with asyncio.timeout(limit):
                     return await future
             except TimeoutError:
-                if not future.done():
+                if not future.done() or future.cancelled():
                     await self._cancel_remote(rid, method, out, f"timed out after {limit} s")
                     raise RequestTimeout(f"{method}: no answer within {limit} s") from None
                 raise
         except asyncio.CancelledError:
-            if not future.done():
+            # the awaited future is cancelled with its awaiting task: it was not answered
+            if not future.done() or future.cancelled():
                 await self._cancel_remote(rid, method, out, "cancelled by the caller")
             raise
         finally:
