@@ -10,11 +10,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CommandUsageError } from './serve.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Revisions whose generated Python packages the reference server may import. */
 const PY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28', 'draft'];
+
+/** Whether this mcpgen can serve Python (a checkout: python/ is not in the npm package). */
+export const hasPython = (): boolean => existsSync(join(ROOT, 'python', 'venv.sh'));
 
 /** Runs the Python reference server with `args` (`--rev`, `--stdio` / `--http`, `--host`); resolves with its exit code. */
 export async function servePython(args: {
@@ -24,9 +26,6 @@ export async function servePython(args: {
   host?: string;
 }): Promise<number> {
   const venvScript = join(ROOT, 'python', 'venv.sh');
-  if (!existsSync(venvScript))
-    throw new CommandUsageError('--lang python needs a checkout of mcpgen (python/ is not in the npm package)');
-  if (!args.stdio && args.http === undefined) throw new CommandUsageError('serve needs --stdio or --http <port>');
   const env = spawnSync('bash', [venvScript], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (env.status !== 0) throw new Error('python/venv.sh failed: the Python environment could not be built');
   const python = join(env.stdout.trim().split('\n').pop()!, 'bin', 'python');

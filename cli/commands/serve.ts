@@ -176,7 +176,10 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
       throw new CommandUsageError(
         `--lang python takes --rev, --stdio, --http and --host only (not --${other.join(', --')})`,
       );
-    const { servePython } = await import('./serve-python.js');
+    if (!values.stdio && values.http === undefined) throw new CommandUsageError('serve needs --stdio or --http <port>');
+    const { hasPython, servePython } = await import('./serve-python.js');
+    if (!hasPython())
+      throw new CommandUsageError('--lang python needs a checkout of mcpgen (python/ is not in the npm package)');
     return servePython(values as { rev?: string; stdio?: boolean; http?: string; host?: string });
   }
   if (
