@@ -13,6 +13,7 @@ import { BINDING_LANGUAGES, type BindingLanguage, type BindingLanguageId } from 
 import { renderWithQuicktype } from './quicktype.js';
 import { OWN_BINDING_LANGUAGES, isOwnLanguage } from './own.js';
 import type { ProtocolModel } from '../../model.js';
+import { emitPythonSdk } from '../python/index.js';
 
 export { BINDING_LANGUAGES, BINDING_LANGUAGE_IDS } from './languages.js';
 export type { BindingLanguage, BindingLanguageId, BindingTest } from './languages.js';
@@ -22,8 +23,21 @@ export { emittedTypeNames } from './names.js';
 export { OWN_BINDING_LANGUAGES, OWN_BINDING_LANGUAGE_IDS, isOwnLanguage } from './own.js';
 export type { OwnLanguage, OwnLanguageId } from './own.js';
 
-/** Every `--target` language: mcpgen's own emitters first, then quicktype's, in table order. */
-export const TARGET_IDS: readonly string[] = [...Object.keys(OWN_BINDING_LANGUAGES), ...Object.keys(BINDING_LANGUAGES)];
+/**
+ * The SDK targets: a whole SDK of a language (models, method maps, typed client and server) on
+ * that language's mcpgen runtime, written under `<lang>/` of the revision's folder
+ * (`python-sdk`: generator/emit/python, the package `mcp_<rev>` over `mcpgen_runtime`).
+ */
+export const SDK_TARGETS: Readonly<Record<string, (model: ProtocolModel) => Map<string, string>>> = {
+  'python-sdk': emitPythonSdk,
+};
+
+/** Every `--target` language: mcpgen's own emitters first, then quicktype's, in table order, then the SDKs. */
+export const TARGET_IDS: readonly string[] = [
+  ...Object.keys(OWN_BINDING_LANGUAGES),
+  ...Object.keys(BINDING_LANGUAGES),
+  ...Object.keys(SDK_TARGETS),
+];
 
 /**
  * The bindings of one revision for `targets` (ids of TARGET_IDS): relative path → text, in
@@ -46,7 +60,13 @@ export async function emitTargets(
     for (const [path, text] of own) files.set(path, text);
     onLanguage?.(id, own.size, performance.now() - t0);
   }
-  const rest = ids.filter((id) => !isOwnLanguage(id));
+  for (const id of ids.filter((x) => Object.hasOwn(SDK_TARGETS, x))) {
+    const t0 = performance.now();
+    const sdk = SDK_TARGETS[id](model);
+    for (const [path, text] of sdk) files.set(path, text);
+    onLanguage?.(id, sdk.size, performance.now() - t0);
+  }
+  const rest = ids.filter((id) => !isOwnLanguage(id) && !Object.hasOwn(SDK_TARGETS, id));
   if (rest.length) {
     const types = Object.fromEntries(Object.values(model.types).map((t) => [t.name, t.schema]));
     for (const [path, text] of await emitBindings(
