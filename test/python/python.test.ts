@@ -35,4 +35,41 @@ for (const [name, targets] of [
   });
 }
 
+// compiled misuse: each file of python/typing_checks fails mypy --strict with the errors it names
+for (const [file, expected] of [
+  ['complete_server.py', []],
+  [
+    'missing_handler.py',
+    [
+      /:14: error: Argument "handlers" to "Server" has incompatible type "Partial"; expected "ServerHandlers" {2}\[arg-type\]/,
+    ],
+  ],
+  [
+    'wrong_argument.py',
+    [
+      /:9: error: Argument "name" to "call_tool" of "Client" has incompatible type "int"; expected "str" {2}\[arg-type\]/,
+      /:10: error: Argument "arguments" to "call_tool" of "Client" has incompatible type "list\[str\]"; expected "dict\[str, Any\] \| None" {2}\[arg-type\]/,
+    ],
+  ],
+  [
+    'unknown_result_field.py',
+    [
+      /:12: error: "CallToolResult" has no attribute "contents"; maybe "content"\? {2}\[attr-defined\]/,
+      /:17: error: Incompatible return value type \(got "ListToolsResult", expected "CallToolResult \| InputRequiredResult"\) {2}\[return-value\]/,
+    ],
+  ],
+] as const) {
+  test(`mypy --strict: typing_checks/${file} ${expected.length ? `fails with ${expected.length} error(s)` : 'passes'}`, async () => {
+    const r = await runMypy([join('python', 'typing_checks', file)]);
+    const errors = r.output.split('\n').filter((l) => l.includes(': error:'));
+    assert.is(errors.length, expected.length, r.output);
+    for (const re of expected)
+      assert.ok(
+        errors.some((e) => re.test(e)),
+        `${re}\n${r.output}`,
+      );
+    assert.is(r.status, expected.length ? 1 : 0, r.output);
+  });
+}
+
 test.run();

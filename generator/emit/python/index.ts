@@ -87,6 +87,17 @@ const MODEL_RESERVED = new Set([
   'model_fields_set',
   'model_computed_fields',
 ]);
+/**
+ * Result members the server runtime fills when a handler leaves them out (a default that always
+ * serializes: its value; optional: null): `resultType` ("complete", 2026-07-28 basic/index) and the
+ * caching hints `ttlMs` / `cacheScope` (server/utilities/caching), so that a handler builds
+ * `CallToolResult(content=[…])` in every revision.
+ */
+const RUNTIME_FILLED: Readonly<Record<string, string | null>> = {
+  resultType: 'complete',
+  ttlMs: null,
+  cacheScope: null,
+};
 const METHOD_RESERVED = new Set(['self', 'timeout', 'on_progress', 'meta', 'ctx', 'params']);
 
 const str = (s: string): string => JSON.stringify(s);
@@ -202,15 +213,20 @@ class View {
       const alias = name === f.json ? '' : f.json;
       let annotation = this.hint(f.ty);
       let value = '';
-      const constant = f.ty.k === 'const' ? pyConst(f.ty.value) : undefined;
-      if (f.required) {
+      // members the runtime fills when a server leaves them out: `resultType` ("complete": a
+      // result's type unless it says otherwise) and the caching hints
+      const filled = Object.hasOwn(RUNTIME_FILLED, f.json) ? RUNTIME_FILLED[f.json] : undefined;
+      const required = f.required && !(filled === null && f.ty.k !== 'const');
+      let constant = f.ty.k === 'const' ? pyConst(f.ty.value) : undefined;
+      if (filled && f.required && f.ty.k === 'string' && !f.ty.enum) constant = str(filled);
+      if (required) {
         if (constant !== undefined) value = alias ? `_p.Field(default=${constant}, alias=${str(alias)})` : constant;
         else if (alias) value = `_p.Field(alias=${str(alias)})`;
       } else {
         if (!this.nullable(f.ty)) annotation = `${annotation} | None`;
         value = alias ? `_p.Field(default=None, alias=${str(alias)})` : 'None';
       }
-      return { name, annotation, value, doc: docstring(f.doc, '    '), constant: f.required && constant !== undefined };
+      return { name, annotation, value, doc: docstring(f.doc, '    '), constant: required && constant !== undefined };
     });
     const extra = d.extra === 'refuse' ? 'forbid' : 'allow';
     const constants = fields.filter((f) => f.constant).map((f) => str(f.name));

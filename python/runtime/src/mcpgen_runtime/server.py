@@ -292,13 +292,13 @@ class ServerSession:
         return data
 
     def _cache_hints(self, spec: RequestSpec, data: dict[str, Any], kind: Any) -> dict[str, Any]:
-        """Caching hints on the complete results whose model requires them; none on input_required."""
+        """Caching hints on the complete results whose model has them (the cacheable methods); none on input_required."""
         if kind == "input_required":
             if "ttlMs" in data or "cacheScope" in data:
                 data = {k: v for k, v in data.items() if k not in ("ttlMs", "cacheScope")}
             return data
         fields = getattr(spec.result, "model_fields", {})
-        aliases = {f.alias or n for n, f in fields.items() if f.is_required()}
+        aliases = {f.alias or n for n, f in fields.items()}
         if "ttlMs" not in aliases or ("ttlMs" in data and data.get("cacheScope") in ("public", "private")):
             return data
         hint = self.cache_hints.get(spec.method, {"ttlMs": 0, "cacheScope": "private"})
