@@ -115,7 +115,7 @@ export function pageProblems(slug: string, markdown: string, example: string | u
   const source = asPageSource(example);
   const problems: string[] = [];
   blocks.forEach((block, i) => {
-    if (source.includes(block)) return;
+    if (heldIndented(source, block)) return;
     const lines = block.split('\n');
     const first = lines.findIndex((line) => line && !source.includes(line));
     problems.push(
@@ -123,6 +123,19 @@ export function pageProblems(slug: string, markdown: string, example: string | u
     );
   });
   return problems;
+}
+
+/**
+ * Whether `source` holds `block` verbatim, or with every non-empty line of it indented by the same
+ * number of spaces (a page shows a block of the example's `try { … }` at the left margin).
+ */
+function heldIndented(source: string, block: string): boolean {
+  const lines = block.split('\n');
+  for (let indent = 0; indent <= 12; indent += 2) {
+    const pad = ' '.repeat(indent);
+    if (source.includes(lines.map((line) => (line ? pad + line : line)).join('\n'))) return true;
+  }
+  return false;
 }
 
 /** Markdown text with code (fenced blocks, inline code spans) blanked out, so links inside code are not links. */
