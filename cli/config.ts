@@ -32,6 +32,8 @@ export interface McpgenConfig {
   targets?: string[];
   runtimeImport?: string;
   validators?: 'compact' | 'ajv';
+  /** MCP extensions generated beside each revision, by name in the pins (`["apps"]`). */
+  extensions?: string[];
   inputs?: { specDir?: string; cacheDir?: string; lock?: string; baseUrl?: string };
 }
 

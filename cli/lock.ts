@@ -16,6 +16,7 @@
  * order, two-space indent, LF, trailing newline, through a temporary file and a rename.
  */
 import { existsSync } from 'node:fs';
+import type { ExtensionPin } from '../schema/extensions.js';
 import { type Pins, type PinnedFile, writeAtomic } from '../schema/resolve.js';
 import { readProjectFile, shownPath } from './json-file.js';
 
@@ -32,6 +33,8 @@ export interface LockedRevision {
 export interface Lock {
   lockVersion: 1;
   revisions: Record<string, LockedRevision>;
+  /** Extensions published as npm packages (../schema/extensions.ts), by name. */
+  extensions?: Record<string, Omit<ExtensionPin, 'lock'>>;
 }
 
 /** The lock at `path`, or null when there is none. Throws ConfigError (file and field) when it is invalid. */
@@ -48,7 +51,9 @@ export function mergePins(shipped: Pins, lock: Lock | null, lockPath: string): P
   for (const [rev, entry] of Object.entries(lock.revisions)) {
     revisions[rev] = { repository: entry.repository, commit: entry.commit, files: entry.files, lock: shown };
   }
-  return { upstream: shipped.upstream, revisions };
+  const extensions = { ...(shipped.extensions ?? {}) };
+  for (const [name, entry] of Object.entries(lock.extensions ?? {})) extensions[name] = { ...entry, lock: shown };
+  return { upstream: shipped.upstream, revisions, extensions };
 }
 
 const file = (f: PinnedFile): PinnedFile => ({ path: f.path, sha256: f.sha256, size: f.size });
@@ -64,5 +69,18 @@ export function writeLock(path: string, lock: Lock): void {
       files: { 'schema.json': file(e.files['schema.json']), 'schema.ts': file(e.files['schema.ts']) },
     };
   }
-  writeAtomic(path, `${JSON.stringify({ lockVersion: 1, revisions }, null, 2)}\n`);
+  const names = Object.keys(lock.extensions ?? {}).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const extensions: NonNullable<Lock['extensions']> = {};
+  for (const name of names) {
+    const e = lock.extensions![name];
+    extensions[name] = {
+      identifier: e.identifier,
+      package: e.package,
+      version: e.version,
+      ...(e.integrity ? { integrity: e.integrity } : {}),
+      files: { 'schema.json': file(e.files['schema.json']), 'spec.types.d.ts': file(e.files['spec.types.d.ts']) },
+    };
+  }
+  const body = names.length ? { lockVersion: 1, revisions, extensions } : { lockVersion: 1, revisions };
+  writeAtomic(path, `${JSON.stringify(body, null, 2)}\n`);
 }

@@ -44,6 +44,13 @@ import { GENERATED_MARK, MCPGEN_VERSION } from '../generator/emit/common.js';
 import { IngestError } from '../generator/ingest-error.js';
 import type { ProtocolModel } from '../generator/model.js';
 import { CommandUsageError, cmdCall, cmdServe } from './commands/serve.js';
+import {
+  diffExtensions,
+  extensionModels,
+  extensionNames,
+  isExtensionArgument,
+  pullExtensionInputs,
+} from './commands/extensions.js';
 import { ServiceUnavailableError } from './commands/serve-http.js';
 import { shownPath } from './json-file.js';
 import {
@@ -64,13 +71,15 @@ const HELP = `mcpgen — schema-first code generator for the Model Context Proto
 
 Usage:
   mcpgen pin <rev> [--commit <sha>] [--from DIR|URL] [--repository owner/name]
+  mcpgen pin <extension> [--version x.y.z] [--package <npm package> --identifier <id>] [--from DIR]
   mcpgen generate [--rev <id>|all] [--out DIR] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
-                  [--runtime-import <specifier>] [--validators compact|ajv]
+                  [--runtime-import <specifier>] [--validators compact|ajv] [--ext <extensions>|all]
   mcpgen list [--spec-dir DIR]
-  mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}]
+  mcpgen pull [--rev <id>|all] [--base-url URL-with-{path}] [--ext <extensions>|all]
   mcpgen diff <revA> <revB> [--format md|json] [--fail-on breaking] [--spec-dir DIR]
+  mcpgen diff <extension>[@<version>] <extension>[@<version>] [--format md|json] [--fail-on breaking]
   mcpgen check [--out DIR] [--rev <id>|all] [--spec-dir DIR | --unpinned DIR] [--target <langs>|all]
-               [--runtime-import <specifier>] [--validators compact|ajv]
+               [--runtime-import <specifier>] [--validators compact|ajv] [--ext <extensions>|all]
   mcpgen serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
                 [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]
@@ -110,6 +119,15 @@ diff       Semantic diff of two revisions' models: requests and notifications pe
            flagged breaking or not for clients and for servers. A revision is a pinned id or a
            folder holding schema.json + schema.ts (a path: contains a slash or is a directory).
            --fail-on breaking exits 1 when any change is breaking.
+Extensions MCP extensions published as npm packages (apps: MCP Apps, io.modelcontextprotocol/ui,
+           @modelcontextprotocol/ext-apps) are pinned like revisions (package, version, tarball
+           integrity, sha256 per file; shipped pins, or the lock's). --ext (or the config's
+           "extensions") generates each beside every revision into <out>/<rev>/<name>/ (types,
+           validators, the channel's method maps and table, the MCP types it rides on); inputs come
+           from the installed package at the pinned version, else the cache that pull --ext fills
+           from the npm registry. diff apps@2.0.0 apps@2.0.4 compares two versions of its package
+           (another version is fetched from the registry, its tarball checked against the
+           registry's integrity), the parties named view and host.
 check      Regenerates into a temporary folder and compares it with DIR (default generated):
            exits 1 listing the files added, removed or changed (with their first differing lines).
 serve      The reference MCP server (test tools, resources, prompts; task tools slow_compute,
@@ -410,6 +428,7 @@ function generationOptions(args: string[], project: Project) {
     target: { type: 'string' },
     'runtime-import': { type: 'string' },
     validators: { type: 'string' },
+    ext: { type: 'string' },
   });
   const targets = parseTargets((v.target as string | undefined) ?? configuredTargets(project));
   if (v.out === '') throw new UsageError('--out needs a folder');
@@ -435,6 +454,7 @@ function generationOptions(args: string[], project: Project) {
       parseValidators(v.validators as string | undefined),
     ),
     inputs: resolveInputs({ ...(v as object), rev }, project),
+    extensions: extensionNames(v.ext as string | undefined, project),
   };
 }
 
@@ -449,11 +469,14 @@ function progressMs(): number {
 
 async function cmdGenerate(args: string[], io: Io, ctx: Context): Promise<number> {
   const t0 = performance.now();
-  const { targets, out, outLabel, emit, inputs } = generationOptions(args, ctx.project());
+  const project = ctx.project();
+  const { targets, out, outLabel, emit, inputs, extensions: names } = generationOptions(args, project);
+  const extensions = await extensionModels(names, project);
+  for (const e of extensions) for (const w of e.warnings) io.err(`warning: ${e.revision}: ${w}`);
   for (const r of inputs) checkWipe(outLabel, join(out, r.revision), inputs);
   const created = prepareOutDir(outLabel, out);
   try {
-    return await generateInto(out, outLabel, inputs, { targets, emit }, io, t0);
+    return await generateInto(out, outLabel, inputs, { targets, emit, extensions }, io, t0);
   } catch (e) {
     // a run that failed before writing leaves no empty folder behind
     removeMadeDirs(out, created);
@@ -465,7 +488,13 @@ async function generateInto(
   out: string,
   outLabel: string,
   inputs: ResolvedRevision[],
-  { targets, emit }: Pick<ReturnType<typeof generationOptions>, 'targets' | 'emit'>,
+  {
+    targets,
+    emit,
+    extensions,
+  }: Pick<ReturnType<typeof generationOptions>, 'targets' | 'emit'> & {
+    extensions?: Awaited<ReturnType<typeof extensionModels>>;
+  },
   io: Io,
   t0: number,
 ): Promise<number> {
@@ -482,6 +511,7 @@ async function generateInto(
     const files = await generate(model, {
       ...emit,
       targets,
+      extensions,
       onStepStart: (s) => {
         const so = performance.now() - t1;
         if (so >= slow) io.err(`progress: ${model.revision}: ${s} (${so.toFixed(0)}ms in)`);
@@ -551,15 +581,26 @@ function cmdList(args: string[], io: Io, ctx: Context): number {
 }
 
 async function cmdPull(args: string[], io: Io, ctx: Context): Promise<number> {
-  const { values: v } = parse(args, { rev: { type: 'string' }, 'base-url': { type: 'string' } });
+  const { values: v } = parse(args, {
+    rev: { type: 'string' },
+    'base-url': { type: 'string' },
+    ext: { type: 'string' },
+  });
   const project = ctx.project();
   const pins = project.pins;
+  const exts = extensionNames(v.ext as string | undefined, project);
+  // `pull --ext x` alone pulls the extension only
+  if (v.ext !== undefined && v.rev === undefined) {
+    await pullExtensionInputs(exts, project, io);
+    return EXIT.ok;
+  }
   const rev = (v.rev as string | undefined) ?? configuredRevisions(project);
   const revs = !rev || rev === 'all' ? Object.keys(pins.revisions) : rev.split(',');
   checkPinned('--rev', revs, pins);
   const baseUrl = checkBaseUrl('--base-url', v['base-url'] as string | undefined) ?? project.baseUrl;
   const written = await pull(revs, { baseUrl, cacheDir: project.cacheDir, log: io.out }, pins);
   io.out(`pulled ${written.length} file(s); ${revs.length} revision(s) verified`);
+  await pullExtensionInputs(exts, project, io);
   return EXIT.ok;
 }
 
@@ -586,6 +627,11 @@ async function cmdDiff(args: string[], io: Io, ctx: Context): Promise<number> {
   if (v['fail-on'] !== undefined && v['fail-on'] !== 'breaking')
     throw new UsageError(`--fail-on ${v['fail-on']}: expected breaking`);
   const project = ctx.project();
+  if (positionals.every((p) => isExtensionArgument(p, project))) {
+    const d = await diffExtensions([positionals[0], positionals[1]], project);
+    io.out((v.format === 'json' ? d.json : d.markdown).trimEnd());
+    return v['fail-on'] === 'breaking' && d.breaking ? EXIT.failed : EXIT.ok;
+  }
   // both arguments are checked (a usage error, exit 2) before either's inputs are looked for
   positionals.forEach((p, i) => {
     if (p === 'all' || p.includes(',')) throw new UsageError(`diff compares two revisions, not "${p}"`);
@@ -616,7 +662,9 @@ function listTree(dir: string): string[] {
 }
 
 async function cmdCheck(args: string[], io: Io, ctx: Context): Promise<number> {
-  const { targets, out, outArg, emit, inputs } = generationOptions(args, ctx.project());
+  const project = ctx.project();
+  const { targets, out, outArg, emit, inputs, extensions: names } = generationOptions(args, project);
+  const extensions = await extensionModels(names, project);
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
   let differ = 0;
   let same = 0;
@@ -624,7 +672,7 @@ async function cmdCheck(args: string[], io: Io, ctx: Context): Promise<number> {
     for (const r of inputs) {
       const model = await modelOf(r);
       const { generate } = await loadGenerate();
-      writeTree(join(tmp, model.revision), await generate(model, { ...emit, targets }));
+      writeTree(join(tmp, model.revision), await generate(model, { ...emit, targets, extensions }));
       const fresh = join(tmp, model.revision);
       const current = join(out, model.revision);
       const freshFiles = listTree(fresh);
@@ -677,7 +725,17 @@ export const COMMANDS: Record<string, (args: string[], io: Io, ctx: Context) => 
   generate: cmdGenerate,
   list: cmdList,
   pull: cmdPull,
-  pin: async (args, io, ctx) => (await import('./commands/pin.js')).cmdPin(args, io, ctx.project()),
+  pin: async (args, io, ctx) => {
+    const project = ctx.project();
+    const first = args.find((a) => !a.startsWith('-'));
+    // an extension: a pinned extension's name, or a new one given by its package
+    if (
+      args.some((a) => a === '--package' || a.startsWith('--package=')) ||
+      (first && isExtensionArgument(first, project) && !first.includes('@'))
+    )
+      return (await import('./commands/extensions.js')).cmdPinExtension(args, io, project);
+    return (await import('./commands/pin.js')).cmdPin(args, io, project);
+  },
   diff: cmdDiff,
   check: cmdCheck,
   serve: cmdServe,

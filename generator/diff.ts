@@ -1000,27 +1000,43 @@ export function renderJson(report: DiffReport): string {
 }
 
 const cell = (s: string | null) => (s ?? '').replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-const DIR_SHORT: Record<Direction, string> = { clientToServer: 'client → server', serverToClient: 'server → client' };
+/**
+ * Options of {@link renderMarkdown}: the title (default `MCP protocol diff`) and the names of the
+ * two parties (default `client` and `server`; an extension's channel names its own, e.g. `view`
+ * and `host`).
+ */
+export interface MarkdownOptions {
+  title?: string;
+  parties?: { client: string; server: string };
+}
 const flag = (b: boolean) => (b ? '**breaking**' : '·');
 
 /** Markdown for people: a summary table, then one section per kind of change. */
-export function renderMarkdown(report: DiffReport): string {
+export function renderMarkdown(report: DiffReport, options: MarkdownOptions = {}): string {
   const { from, to, summary } = report;
   const lines: string[] = [];
-  lines.push(`# MCP protocol diff: ${from.revision} → ${to.revision}`, '');
+  const client = options.parties?.client ?? 'client';
+  const server = options.parties?.server ?? 'server';
+  const dirShort: Record<Direction, string> = {
+    clientToServer: `${client} → ${server}`,
+    serverToClient: `${server} → ${client}`,
+  };
+  const Client = client.charAt(0).toUpperCase() + client.slice(1);
+  const Server = server.charAt(0).toUpperCase() + server.slice(1);
+  lines.push(`# ${options.title ?? 'MCP protocol diff'}: ${from.revision} → ${to.revision}`, '');
   lines.push(
     `Protocol version ${from.protocolVersion} → ${to.protocolVersion} · lifecycle ${from.lifecycle}${from.lifecycle === to.lifecycle ? '' : ` → ${to.lifecycle}`}`,
     '',
   );
   lines.push(
-    `**${summary.total} change(s)**, ${summary.breaking} breaking: ${summary.breakingForClient} for clients, ${summary.breakingForServer} for servers.`,
+    `**${summary.total} change(s)**, ${summary.breaking} breaking: ${summary.breakingForClient} for ${client}s, ${summary.breakingForServer} for ${server}s.`,
     '',
   );
   if (summary.total === 0) {
     lines.push('No semantic differences.', '');
     return lines.join('\n');
   }
-  lines.push('| Section | Changes | Breaking for clients | Breaking for servers |', '|---|--:|--:|--:|');
+  lines.push(`| Section | Changes | Breaking for ${client}s | Breaking for ${server}s |`, '|---|--:|--:|--:|');
   for (const s of SECTIONS) {
     const c = summary.bySection[s];
     if (c.total) lines.push(`| ${SECTION_TITLES[s]} | ${c.total} | ${c.breakingForClient} | ${c.breakingForServer} |`);
@@ -1030,10 +1046,10 @@ export function renderMarkdown(report: DiffReport): string {
     const cs = report.changes.filter((c) => c.section === s);
     if (!cs.length) continue;
     lines.push(`## ${SECTION_TITLES[s]} (${cs.length})`, '');
-    lines.push('| Subject | Direction | Change | Detail | Client | Server |', '|---|---|---|---|---|---|');
+    lines.push(`| Subject | Direction | Change | Detail | ${Client} | ${Server} |`, '|---|---|---|---|---|---|');
     for (const c of cs)
       lines.push(
-        `| \`${cell(c.subject)}\` | ${c.direction ? DIR_SHORT[c.direction] : ''} | ${c.kind} | ${cell(c.detail)} | ${flag(c.breaking.client)} | ${flag(c.breaking.server)} |`,
+        `| \`${cell(c.subject)}\` | ${c.direction ? dirShort[c.direction] : ''} | ${c.kind} | ${cell(c.detail)} | ${flag(c.breaking.client)} | ${flag(c.breaking.server)} |`,
       );
     lines.push('');
   }

@@ -15,11 +15,22 @@ import { emitProtocol } from './emit/protocol.js';
 import { emitTypes } from './emit/types.js';
 import { emitValidators, validatorsForm } from './emit/validators.js';
 import { emitTargets } from './emit/bindings/index.js';
+import { emitExtension } from './extension/emit.js';
+import type { ExtensionModel } from './extension/model.js';
 import { preamble } from './emit/common.js';
 import { byCodeUnit, stableJson } from './util.js';
 
-export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'package' | 'bindings';
-export const STEPS: readonly Step[] = ['model', 'types', 'validators', 'protocol', 'facades', 'package', 'bindings'];
+export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'package' | 'extensions' | 'bindings';
+export const STEPS: readonly Step[] = [
+  'model',
+  'types',
+  'validators',
+  'protocol',
+  'facades',
+  'package',
+  'extensions',
+  'bindings',
+];
 
 /**
  * Options of {@link generate}. `runtimeImport` (from {@link EmitOptions}): the import specifier
@@ -42,6 +53,8 @@ export interface GenerateOptions extends Partial<EmitOptions> {
    * keyword and its JSON Pointer).
    */
   onWarning?: (message: string) => void;
+  /** Extensions to emit beside the revision, each under `<name>/` (./extension/emit.ts). */
+  extensions?: readonly ExtensionModel[];
 }
 
 export async function generate(model: ProtocolModel, options: GenerateOptions = {}): Promise<Files> {
@@ -64,6 +77,14 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
   await step('protocol', () => emitProtocol(model, opts));
   await step('facades', () => emitFacades(model, opts));
   await step('package', () => emitPackage(model));
+  if (options.extensions?.length) {
+    await step('extensions', async () => {
+      const files: Files = new Map();
+      for (const ext of options.extensions!)
+        for (const [p, t] of await emitExtension(ext, model, opts)) files.set(p, t);
+      return files;
+    });
+  }
   if (options.targets?.length) {
     const header = preamble(model, '').trim();
     await step('bindings', () => emitTargets(model, options.targets!, header, options.onTarget));

@@ -33,6 +33,27 @@ export interface RevisionPin {
 export interface Pins {
   upstream: { repository: string; commit: string; rawUrl: string };
   revisions: Record<string, RevisionPin>;
+  /** Extensions published as npm packages, by name (./extensions.ts). */
+  extensions?: Record<string, ExtensionPin>;
+}
+
+/**
+ * One extension's pin (./extensions.ts): an npm package at an exact version, the registry's
+ * tarball integrity, and each input file's path inside the package, sha256 and size.
+ */
+export interface ExtensionPin {
+  /** The extension identifier it is negotiated by (`capabilities.extensions` key), e.g. `io.modelcontextprotocol/ui`. */
+  identifier: string;
+  /** The npm package the files are read from. */
+  package: string;
+  /** Its exact version. */
+  version: string;
+  /** The registry's `dist.integrity` of the version's tarball (Subresource Integrity, sha512). */
+  integrity?: string;
+  /** Each input file: its path inside the package, sha256 and size. */
+  files: Record<'schema.json' | 'spec.types.d.ts', PinnedFile>;
+  /** Where the pin comes from: the project's lock file (absent: shipped with mcpgen). */
+  lock?: string;
 }
 
 /** The upstream repository and commit of a revision's pin. */

@@ -144,7 +144,11 @@ export async function cmdPin(args: string[], io: Io, project: Project): Promise<
   const cacheDir = project.cacheDir ?? defaultCacheDir();
   for (const f of INPUT_FILES) writeAtomic(cachePath(cacheDir, commit, paths[f]), fetched[f].buf);
   const entry: LockedRevision = { repository, commit, files };
-  writeLock(project.lockFile, { lockVersion: 1, revisions: { ...(project.lock?.revisions ?? {}), [rev]: entry } });
+  writeLock(project.lockFile, {
+    lockVersion: 1,
+    revisions: { ...(project.lock?.revisions ?? {}), [rev]: entry },
+    extensions: project.lock?.extensions,
+  });
 
   const what = !current
     ? 'added'

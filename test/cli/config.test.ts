@@ -29,7 +29,7 @@ test('a bad config exits 2 naming the file and the field', async () => {
       [
         'unknown key',
         { revisions: ['draft'], outDir: 'src' },
-        'outDir: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)',
+        'outDir: unknown key (known keys: $schema, revisions, out, targets, extensions, runtimeImport, validators, inputs)',
       ],
       [
         'unknown nested key',
@@ -181,7 +181,7 @@ test('mcpgen.config.json is found in the working folder; serve and call do not r
     assert.is(gen.code, 2, gen.stderr);
     assert.is(
       gen.stderr.trim(),
-      'mcpgen generate: mcpgen.config.json: revision: unknown key (known keys: $schema, revisions, out, targets, runtimeImport, validators, inputs)',
+      'mcpgen generate: mcpgen.config.json: revision: unknown key (known keys: $schema, revisions, out, targets, extensions, runtimeImport, validators, inputs)',
     );
     // call's own usage error, not the config's
     assert.is(call.code, 2, call.stderr);
