@@ -3,12 +3,15 @@
  * Versions"): one endpoint or one stdio process answering legacy clients (`initialize`, 2025-11-25
  * and earlier) and modern clients (per-request `_meta`, 2026-07-28) at once.
  *
- * The era is decided per message:
- * - modern: a request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`,
- *   or `server/discover`;
+ * The era is decided per message, and each message reaches exactly one era's engine (so a
+ * request gets exactly one answer, JSON-RPC 2.0 §5):
+ * - modern: a message whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`,
+ *   or `server/discover` (also an `initialize` carrying that `_meta`: the modern marker decides);
  * - legacy: `initialize`, any message after a legacy `initialize` on stdio that is not modern,
  *   and over HTTP any request carrying `Mcp-Session-Id` without modern `_meta`;
  * - otherwise modern (so the modern error, -32602 for missing `_meta`, answers it).
+ * A request keeps its kind whatever its method is called: one named like a notification
+ * (`notifications/cancelled` with an `id`) is routed as a request and answered once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION_META } from '../transport/http/stateless/headers.js';
@@ -30,7 +33,7 @@ import {
   type StatelessHttpHandler,
 } from '../transport/http/stateless/server.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
-import { isRequestId, type RequestId } from '../jsonrpc/message.js';
+import { isRequestId, kindOf, type RequestId } from '../jsonrpc/message.js';
 import { parseCancelled } from '../engine/cancellation.js';
 
 type Obj = Record<string, unknown>;
@@ -55,8 +58,12 @@ class EraSide implements Transport {
     this.events = events;
   }
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    // an answer ends its request: its route is released
-    if (!('method' in message) && isRequestId(message.id)) this.router.released(message.id, this);
+    if (isRequestId(message.id)) {
+      // an answer ends its request: its route is released; a request of this side is where
+      // the client's response to it goes
+      if (!('method' in message)) this.router.released(message.id, this);
+      else this.router.asked(message.id, this);
+    }
     return this.router.inner.send(message, options);
   }
   close(): Promise<void> {
@@ -71,9 +78,12 @@ export const DEFAULT_MAX_ROUTES = 4096;
  * Splits one connection (stdio, memory) between a modern and a legacy ServerSession. Connect
  * each session to its side (`modern`, `legacy`), then call {@link EraRouter.start}.
  *
- * `notifications/cancelled` goes to the side whose request currently uses that id (the latest
- * request with the id); other notifications and client responses go to the legacy side once it
- * was initialized, else to the modern side. A request's route is released when the request ends
+ * Every message goes to one side, with one exception that draws no answer: a
+ * `notifications/cancelled` notification goes to the side whose request currently uses that id
+ * (the latest request with the id), and to both sides only when no route names the id (see
+ * below); a client response goes to the side that sent the request it answers; other
+ * notifications, and responses to no request in flight, go to the legacy side once it was
+ * initialized, else to the modern side. A request's route is released when the request ends
  * in any way: answered (result or error, sent by its side), cancelled (the cancel is forwarded),
  * or the connection closed. The table holds at most `maxRoutes` routes (default 4096): past that
  * the oldest is dropped, and a cancel whose id has no route goes to both sides (each engine
@@ -86,6 +96,8 @@ export class EraRouter {
   #legacyStarted = false;
   /** Request id → the side serving the request that currently uses it; insertion order = age. */
   readonly #routes = new Map<RequestId, EraSide>();
+  /** Id of a server request in flight → the side that sent it (bounded like the routes). */
+  readonly #asked = new Map<RequestId, EraSide>();
   readonly #maxRoutes: number;
 
   constructor(
@@ -108,13 +120,17 @@ export class EraRouter {
     const legacy = this.legacy as EraSide;
     return this.inner.start({
       onMessage: (m: JSONRPCMessage, info?: MessageInfo) => {
-        if (m.method === 'notifications/cancelled') return this.#cancel(m, info);
-        const side = this.#route(m);
-        if (typeof m.method === 'string' && isRequestId(m.id)) this.#remember(m.id, side);
+        const kind = kindOf(m);
+        // a cancellation is a notification: a request named `notifications/cancelled` is a
+        // request like any other (one side answers it, -32601)
+        if (kind === 'notification' && m.method === 'notifications/cancelled') return this.#cancel(m, info);
+        const side = ((kind === 'result' || kind === 'error') && this.#answered(m.id)) || this.#route(m);
+        if (kind === 'request') this.#remember(m.id as RequestId, side);
         side.events?.onMessage(m, info);
       },
       onClose: (e) => {
         this.#routes.clear();
+        this.#asked.clear();
         modern.events?.onClose(e);
         legacy.events?.onClose(e);
       },
@@ -126,6 +142,21 @@ export class EraRouter {
   /** Called by a side when it answers `id`: drops the route when it is that side's. */
   released(id: RequestId, side: EraSide): void {
     if (this.#routes.get(id) === side) this.#routes.delete(id);
+  }
+
+  /** Called by a side when it sends a request `id` to the client: its response goes to that side. */
+  asked(id: RequestId, side: EraSide): void {
+    this.#asked.delete(id);
+    if (this.#asked.size >= this.#maxRoutes) this.#asked.delete(this.#asked.keys().next().value as RequestId);
+    this.#asked.set(id, side);
+  }
+
+  /** The side whose request a client response answers (its entry ends here), if one is known. */
+  #answered(id: unknown): EraSide | undefined {
+    if (!isRequestId(id)) return undefined;
+    const side = this.#asked.get(id);
+    if (side) this.#asked.delete(id);
+    return side;
   }
 
   #remember(id: RequestId, side: EraSide): void {
@@ -151,11 +182,13 @@ export class EraRouter {
   #route(m: JSONRPCMessage): EraSide {
     const modern = this.modern as EraSide;
     const legacy = this.legacy as EraSide;
+    // the modern marker first, as on HTTP: an `initialize` carrying the modern `_meta` is a
+    // modern request (answered by the modern side) and starts no legacy connection
+    if (isModernRequest(m)) return modern;
     if (m.method === 'initialize') {
       this.#legacyStarted = true;
       return legacy;
     }
-    if (isModernRequest(m)) return modern;
     return this.#legacyStarted ? legacy : modern;
   }
 }
