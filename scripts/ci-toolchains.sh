@@ -21,6 +21,7 @@ packages=(
 services=(
   chromium                                  # test/web/browser.test.ts: the fetch client in a real browser
   redis-server                              # test/scale: several serve processes sharing Redis
+  tesseract-ocr tesseract-ocr-eng           # test/apps/browser.test.ts: reads the view's screenshot
 )
 packages+=("${services[@]}")
 # what the language SDKs' environments need: python/venv.sh makes a venv with Debian's python3

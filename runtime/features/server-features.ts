@@ -63,6 +63,7 @@ import {
   readResource,
 } from './resources.js';
 import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
+import { type AppResourceDefinition, type AppToolUi, appResourceDefinition, appToolMeta } from './app-ui.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { ownValue } from '../jsonrpc/own.js';
@@ -248,6 +249,27 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     }
     this.#tools.set(def.name, compileTool(json));
     return this.#changed('tools');
+  }
+
+  /**
+   * Registers (or replaces) an MCP Apps UI resource (`ui://…`, `text/html;profile=mcp-app`, its
+   * `_meta.ui` listed and on every read content item): ./app-ui.ts.
+   * @throws TypeError for a URI that is not `ui://`.
+   */
+  appResource(def: AppResourceDefinition): this {
+    return this.resource(appResourceDefinition(def) as unknown as ResourceDefinition<P>);
+  }
+  /**
+   * Registers (or replaces) a tool linked to a UI resource: `ui` becomes its `_meta.ui` (view and
+   * visibility; the flat `ui/resourceUri` too): ./app-ui.ts. Otherwise as {@link tool}.
+   */
+  appTool<
+    A = never,
+    const I extends SchemaLike | undefined = SchemaLike | undefined,
+    const O extends SchemaLike | undefined = SchemaLike | undefined,
+  >(def: ToolDefinition<[A] extends [never] ? SchemaType<I, Obj> : A, P, I, O> & { ui: AppToolUi }): this {
+    const { ui, ...rest } = def;
+    return this.tool<A, I, O>({ ...rest, _meta: appToolMeta(ui, rest._meta) } as never);
   }
 
   /** Registers (or replaces) a static resource, by `uri`. */
