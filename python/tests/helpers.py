@@ -13,7 +13,7 @@ from typing import Any
 
 import uvicorn
 
-from mcpgen_runtime.http_server import McpHttpApp
+from mcpgen_runtime.http_server import McpHttpApp, listen_socket
 from mcpgen_runtime.jsonrpc import ConnectionClosed
 
 from conftest import child_env
@@ -117,13 +117,9 @@ class ScriptedTransport:
 
 
 @asynccontextmanager
-async def http_server(app: McpHttpApp) -> AsyncIterator[str]:
+async def http_server(app: Any) -> AsyncIterator[str]:
     """Serves ``app`` with uvicorn on a free loopback port; yields the endpoint's URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    sock.setblocking(False)
+    sock = listen_socket()
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
@@ -133,7 +129,8 @@ async def http_server(app: McpHttpApp) -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         server.should_exit = True
-        await app.close()
+        if isinstance(app, McpHttpApp):
+            await app.close()
         await asyncio.wait_for(task, 10)
         sock.close()
 

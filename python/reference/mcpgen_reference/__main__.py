@@ -12,11 +12,10 @@ import argparse
 import asyncio
 import os
 import signal
-import socket
 import sys
 
 from mcpgen_runtime import StdioServerTransport
-from mcpgen_runtime.http_server import McpHttpApp
+from mcpgen_runtime.http_server import McpHttpApp, listen_socket
 
 from .server import make_server, older_handshake_tables, revision_module
 
@@ -36,11 +35,7 @@ async def serve_http(rev: str, host: str, port: int) -> None:
     import uvicorn
 
     app = build_app(rev, os.environ.get("MCPGEN_REQUEST_STATE_SECRET"))
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(512)
-    sock.setblocking(False)
+    sock = listen_socket(host, port)
     bound = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)

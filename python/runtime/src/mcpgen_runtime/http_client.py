@@ -1,4 +1,4 @@
-"""Streamable HTTP, client side: :class:`HttpClientTransport` over httpx, for both eras.
+"""Streamable HTTP, client side: :class:`HttpClientTransport` (over :mod:`mcpgen_runtime.http11`), for both eras.
 
 Its session tells it the era (``set_protocol``): sessions (2025-11-25) send ``Mcp-Session-Id``
 and ``MCP-Protocol-Version`` after ``initialize``, open the standalone GET stream, resume an SSE
@@ -14,15 +14,15 @@ error raises :class:`~mcpgen_runtime.client.LegacyServerError` (the dual-era cli
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import logging
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from .client import LegacyServerError
 from .codec import SseParser
+from .http11 import Http11Client, HttpError, Response
 from .http_headers import ParamHeader, param_headers, request_headers
 from .jsonrpc import ConnectionClosed, Message, RpcError, encode, id_key
 from .transport import Receiver
@@ -47,7 +47,7 @@ class HttpClientTransport:
     """A client transport over Streamable HTTP (see the module doc).
 
     ``url``: the MCP endpoint; ``headers``: sent on every request (e.g. ``Authorization``);
-    ``client``: an ``httpx.AsyncClient`` to use (default: one of its own); ``max_retries``:
+    ``client``: an :class:`Http11Client` to share (default: one of its own); ``max_retries``:
     reconnections of an SSE reply; ``standalone_stream``: open the GET stream (sessions).
     """
 
@@ -56,7 +56,7 @@ class HttpClientTransport:
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        client: httpx.AsyncClient | None = None,
+        client: Http11Client | None = None,
         timeout: float = 60.0,
         max_retries: int = 3,
         standalone_stream: bool = True,
@@ -64,7 +64,7 @@ class HttpClientTransport:
         self.url = url
         self.headers = dict(headers or {})
         self._own_client = client is None
-        self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), limits=httpx.Limits(max_connections=256, max_keepalive_connections=64))
+        self.client = client or Http11Client(timeout=timeout)
         self.max_retries = max_retries
         self.standalone_stream = standalone_stream
         self.session_id: str | None = None
@@ -116,34 +116,38 @@ class HttpClientTransport:
         if is_request and message.get("method") == "tools/list":
             self._tools_list_ids.add(id_key(message["id"]))
         try:
-            request = self.client.build_request("POST", self.url, content=encode(message), headers=self._headers(message))
-            response = await self.client.send(request, stream=True)
-        except httpx.HTTPError as e:
+            response = await self.client.request("POST", self.url, headers=self._headers(message), body=encode(message))
+        except HttpError as e:
             raise ConnectionClosed(f"POST {self.url}: {e}") from e
         try:
             await self._answer(message, response, is_request)
         except BaseException:
-            await response.aclose()
+            await response.close()
             raise
 
-    async def _answer(self, message: Message, response: httpx.Response, is_request: bool) -> None:
-        status = response.status_code
+    async def _answer(self, message: Message, response: Response, is_request: bool) -> None:
+        status = response.status
         ctype = response.headers.get("content-type", "")
         if message.get("method") == "initialize" and "mcp-session-id" in response.headers:
             self.session_id = response.headers["mcp-session-id"]
         if status == 202 or (200 <= status < 300 and not is_request):
-            await response.aclose()
+            await response.read()
+            await response.close()
             return
         if status == 404 and self.session_id is not None and self.era == "handshake" and message.get("method") != "initialize":
-            await response.aclose()
+            await response.close()
             self.session_id = None
             raise SessionExpiredError(f"the session ended or expired (HTTP 404 for {message.get('method')})")
         if 200 <= status < 300 and ctype.startswith("text/event-stream"):
             task = asyncio.ensure_future(self._read_sse(response, message.get("id") if is_request else None))
             self._track(task, message.get("id") if is_request else None)
             return
-        body = await response.aread()
-        await response.aclose()
+        try:
+            body = await response.read()
+        except HttpError as e:
+            raise ConnectionClosed(f"POST {self.url}: {e}") from e
+        finally:
+            await response.close()
         data: Any = None
         try:
             data = json.loads(body) if body else None
@@ -204,15 +208,16 @@ class HttpClientTransport:
             return message
         return {**message, "result": {**result, "tools": kept}}
 
-    async def _read_sse(self, response: httpx.Response, rid: Any) -> None:
+    async def _read_sse(self, response: Response, rid: Any) -> None:
         """Reads an SSE reply; a connection lost before the response is resumed with Last-Event-ID."""
         parser = SseParser()
         attempts = 0
         answered = False
         while True:
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
             try:
-                async for chunk in response.aiter_text():
-                    for ev in parser.feed(chunk):
+                async for chunk in response.iter_bytes():
+                    for ev in parser.feed(decoder.decode(chunk)):
                         if not ev.data:
                             continue
                         try:
@@ -223,10 +228,10 @@ class HttpClientTransport:
                         if isinstance(msg, dict) and rid is not None and msg.get("id") == rid and ("result" in msg or "error" in msg):
                             answered = True
                         self._deliver(msg)
-            except httpx.HTTPError as e:
+            except HttpError as e:
                 log.debug("SSE reply interrupted: %s", e)
             finally:
-                await response.aclose()
+                await response.close()
             if answered or rid is None or self.closed or self.era == "stateless" or parser.last_event_id is None:
                 if not answered and rid is not None and self.era == "stateless" and not self.closed:
                     self._fail(rid, "the reply stream ended before the response")
@@ -238,12 +243,12 @@ class HttpClientTransport:
             await asyncio.sleep((parser.retry or 1000) / 1000)
             try:
                 headers = {**self._headers(None), "last-event-id": parser.last_event_id}
-                response = await self.client.send(self.client.build_request("GET", self.url, headers=headers), stream=True)
-            except httpx.HTTPError:
+                response = await self.client.request("GET", self.url, headers=headers)
+            except HttpError:
                 continue
-            if response.status_code != 200:
-                await response.aclose()
-                self._fail(rid, f"resuming the reply stream failed (HTTP {response.status_code})")
+            if response.status != 200:
+                await response.close()
+                self._fail(rid, f"resuming the reply stream failed (HTTP {response.status})")
                 return
 
     def _fail(self, rid: Any, why: str) -> None:
@@ -278,19 +283,23 @@ class HttpClientTransport:
             if parser.last_event_id is not None:
                 headers["last-event-id"] = parser.last_event_id
             try:
-                async with self.client.stream("GET", self.url, headers=headers) as response:
+                response = await self.client.request("GET", self.url, headers=headers)
+                try:
                     if not opened.done():
-                        opened.set_result(response.status_code == 200)
-                    if response.status_code != 200:
+                        opened.set_result(response.status == 200)
+                    if response.status != 200:
                         return  # 405: the server has no standalone stream
-                    async for chunk in response.aiter_text():
-                        for ev in parser.feed(chunk):
+                    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+                    async for chunk in response.iter_bytes():
+                        for ev in parser.feed(decoder.decode(chunk)):
                             if ev.data:
                                 try:
                                     self._deliver(json.loads(ev.data))
                                 except ValueError:
                                     pass
-            except httpx.HTTPError:
+                finally:
+                    await response.close()
+            except HttpError:
                 pass
             attempts += 1
             await asyncio.sleep((parser.retry or 1000) / 1000)
@@ -304,8 +313,10 @@ class HttpClientTransport:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.session_id is not None and self.era == "handshake":
             try:
-                await self.client.delete(self.url, headers=self._headers(None), timeout=5.0)
-            except httpx.HTTPError:
+                response = await asyncio.wait_for(self.client.request("DELETE", self.url, headers=self._headers(None)), 5.0)
+                await response.read()
+                await response.close()
+            except (HttpError, TimeoutError):
                 pass
         if self._own_client:
             await self.client.aclose()
