@@ -586,3 +586,62 @@ async def test_017_the_client_demultiplexes_by_subscription_id() -> None:
     await asyncio.wait_for(sub.task, 5)  # type: ignore[arg-type]
     assert sub.completed
     await client.close()
+
+
+# ---- 020: tasks (2025-11-25) ----
+
+
+async def test_020_terminal_states_are_final_and_a_blocked_result_always_returns() -> None:
+    from mcpgen_runtime import memory_pair
+    from mcpgen_runtime.features import ServerFeatures
+    from mcpgen_runtime.tasks import TaskStore
+
+    f = ServerFeatures(tasks=TaskStore())
+
+    async def long_job(args: dict[str, Any]) -> str:
+        await asyncio.sleep(args["ms"] / 1000)
+        return "done"
+
+    f.tool("long_job", input_schema={"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]}, execution={"taskSupport": "optional"}, handler=long_job)
+    statuses: list[dict[str, Any]] = []
+    server = v2025.Server(server_info={"name": "s", "version": "1"}, handlers=f, capabilities=f.capabilities())
+    a, b = memory_pair()
+    await server.connect(b)
+    client = v2025.Client(client_info={"name": "c", "version": "1"}, notification_handlers={"notifications/tasks/status": lambda p: statuses.append(p.to_wire())})
+    await client.connect(a)
+    req = client.peer.request
+    created = await req("tools/call", {"name": "long_job", "arguments": {"ms": 50}, "task": {"ttl": 60000}})  # 1
+    t1 = created["task"]
+    assert t1["status"] == "working" and isinstance(t1["taskId"], str) and t1["ttl"] == 60000
+    assert t1["createdAt"].endswith("Z") and t1["lastUpdatedAt"]
+    await asyncio.sleep(0.2)
+    got = await req("tasks/get", {"taskId": t1["taskId"]})  # 2
+    assert got["status"] == "completed"
+    with pytest.raises(RpcError) as e:
+        await req("tasks/cancel", {"taskId": t1["taskId"]})  # 3
+    assert e.value.code == -32602
+    again = await req("tasks/get", {"taskId": t1["taskId"]})  # 4
+    assert again["status"] == "completed" and again["lastUpdatedAt"] == got["lastUpdatedAt"]
+    t2 = (await req("tools/call", {"name": "long_job", "arguments": {"ms": 60000}, "task": {}}))["task"]  # 5
+    assert t2["status"] == "working" and "ttl" in t2 and t2["ttl"] is None
+    blocked = asyncio.ensure_future(req("tasks/result", {"taskId": t2["taskId"]}))  # 6
+    await asyncio.sleep(0.05)
+    cancelled = await req("tasks/cancel", {"taskId": t2["taskId"]})  # 7
+    assert cancelled["status"] == "cancelled"
+    with pytest.raises(RpcError) as e:
+        await asyncio.wait_for(blocked, 5)
+    assert e.value.code == -32602 and "cancelled" in e.value.message
+    assert (await req("tasks/get", {"taskId": t2["taskId"]}))["status"] == "cancelled"  # 8
+    with pytest.raises(RpcError) as e:
+        await req("tasks/cancel", {"taskId": t2["taskId"]})  # 9
+    assert e.value.code == -32602
+    for method, params in (("tasks/get", {"taskId": "no-such-task"}), ("tasks/list", {"cursor": "not-a-cursor"})):  # 10, 11
+        with pytest.raises(RpcError) as e:
+            await req(method, params)
+        assert e.value.code == -32602
+    r = await req("tasks/result", {"taskId": t1["taskId"]})
+    assert r["content"][0]["text"] == "done" and r["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": t1["taskId"]}
+    await asyncio.sleep(0.05)
+    assert statuses and all("ttl" in s and "_meta" not in s for s in statuses)
+    assert {s["status"] for s in statuses} == {"completed", "cancelled"}
+    await client.close()

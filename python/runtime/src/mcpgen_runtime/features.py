@@ -17,6 +17,7 @@ cursor this server did not issue is -32602.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import inspect
 import json
@@ -33,6 +34,7 @@ from .engine import RequestContext, dump
 from .http_headers import ParamHeader, param_headers
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from .stateless import LOG_LEVEL_META
+from .tasks import TaskStore
 
 ToolHandler = Callable[..., Any]
 """``(arguments: dict, ctx) -> result``: a ``CallToolResult`` model or dict, a string (one text
@@ -254,7 +256,9 @@ class ServerFeatures:
     ``page_size``: items per page of the list methods (None: one page).
     """
 
-    def __init__(self, *, page_size: int | None = None) -> None:
+    def __init__(self, *, page_size: int | None = None, tasks: TaskStore | None = None) -> None:
+        #: Runs ``tools/call`` as tasks where asked (2025-11-25); None: tasks are not offered.
+        self.tasks = tasks
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: dict[str, ResourceTemplate] = {}
@@ -352,6 +356,8 @@ class ServerFeatures:
             caps["completions"] = {}
         if self.logging:
             caps["logging"] = {}
+        if self.tasks is not None:
+            caps["tasks"] = self.tasks.capabilities()
         return caps
 
     def attach(self, session: Any) -> None:
@@ -403,12 +409,25 @@ class ServerFeatures:
         args = {} if args is None else args
         if not isinstance(args, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+        execution = tool.extra.get("execution")
+        support = execution.get("taskSupport") if isinstance(execution, dict) else None
+        if self.tasks is not None and "task" in ctx.params and ctx.session is not None and "tasks" in getattr(ctx.session, "capabilities", {}):
+            if support not in ("optional", "required"):
+                raise RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} does not run as a task")
+            return self.tasks.start(ctx, lambda: self._run_tool(tool, args, ctx))
+        if support == "required":
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} runs only as a task (params.task)")
+        return await self._run_tool(tool, args, ctx)
+
+    async def _run_tool(self, tool: Tool, args: dict[str, Any], ctx: RequestContext) -> Any:
         problems = describe_errors(tool._input, args)
         if problems:
             return text_result(f"Invalid arguments for tool {tool.name}: " + "; ".join(problems), is_error=True)
         try:
             result = await _call(tool.handler, args, ctx)
         except RpcError:
+            raise
+        except asyncio.CancelledError:
             raise
         except Exception as e:  # a tool execution error: the model sees it
             return text_result(f"Tool {tool.name} failed: {e}", is_error=True)
@@ -523,18 +542,23 @@ class ServerFeatures:
         values = list(await _call(fn, value, context)) if fn is not None else []
         return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
 
-    # tasks (2025-11-25): none unless a task store answers them
+    # tasks (2025-11-25): answered by the task store, when there is one
+    def _store(self, method: str) -> TaskStore:
+        if self.tasks is None:
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        return self.tasks
+
     async def get_task(self, params: Any, ctx: RequestContext, /) -> Any:
-        raise RpcError(METHOD_NOT_FOUND, "Method not found: tasks/get")
+        return await self._store("tasks/get").get_task(params, ctx)
 
     async def get_task_payload(self, params: Any, ctx: RequestContext, /) -> Any:
-        raise RpcError(METHOD_NOT_FOUND, "Method not found: tasks/result")
+        return await self._store("tasks/result").get_task_payload(params, ctx)
 
     async def list_tasks(self, params: Any, ctx: RequestContext, /) -> Any:
-        raise RpcError(METHOD_NOT_FOUND, "Method not found: tasks/list")
+        return await self._store("tasks/list").list_tasks(params, ctx)
 
     async def cancel_task(self, params: Any, ctx: RequestContext, /) -> Any:
-        raise RpcError(METHOD_NOT_FOUND, "Method not found: tasks/cancel")
+        return await self._store("tasks/cancel").cancel_task(params, ctx)
 
 
 def log_level_of(ctx: RequestContext) -> str | None:
