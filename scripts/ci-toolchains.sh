@@ -24,9 +24,11 @@ services=(
   tesseract-ocr tesseract-ocr-eng           # test/apps/browser.test.ts: reads the view's screenshot
 )
 packages+=("${services[@]}")
-# what the language SDKs' environments need: python/venv.sh makes a venv with Debian's python3
+# what the language SDKs' environments need: python/venv.sh makes a venv with Debian's python3;
+# go/toolchain.sh fetches the Go toolchain module when no Go 1.26 is installed
 sdks=(
   python3-venv
+  curl unzip                                # go/toolchain.sh: Go 1.26 from the Go module proxy when the machine has none
 )
 packages+=("${sdks[@]}")
 # rustup's cargo is on the node machines; Debian's cargo (and rustc) only when there is none.

@@ -1,0 +1,340 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mcpgen.dev/runtime/jsonrpc"
+	"mcpgen.dev/runtime/wire"
+)
+
+// ConnOptions configures a Conn.
+type ConnOptions struct {
+	// Channel is the connection's own channel: where requests and notifications that relate to
+	// no inbound request go, and the default for responses.
+	Channel Channel
+	// Handler serves inbound requests and notifications (nil: every request gets -32601).
+	Handler Handler
+	// Methods lets Decode share method strings instead of allocating them.
+	Methods jsonrpc.Methods
+	// Timeout is the default time an outbound request waits for its answer when its context has
+	// no deadline (0: none).
+	Timeout time.Duration
+	// MaxInFlight bounds the requests sent and unanswered, and the requests being served, each
+	// (default 4096). Beyond it a request fails at once with -32603.
+	MaxInFlight int
+	// AnswerParseErrors: a server answers a message it cannot parse with -32700 (no id); a
+	// client only logs it.
+	AnswerParseErrors bool
+	// Logger gets what is dropped and why (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Conn is one side of a connection: it sends requests and notifications and serves what the
+// peer sends. Transports feed it with Receive and call Close when the connection ends.
+type Conn struct {
+	opts    ConnOptions
+	log     *slog.Logger
+	nextID  atomic.Int64
+	ctx     context.Context
+	stop    context.CancelFunc
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]*call
+	inbound map[jsonrpc.ID]*Request
+	closed  bool
+	err     error
+	done    chan struct{}
+}
+
+// NewConn returns a connection; ctx bounds the requests it serves (they are cancelled with it).
+func NewConn(ctx context.Context, opts ConnOptions) *Conn {
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 4096
+	}
+	c := &Conn{
+		opts:    opts,
+		log:     opts.Logger,
+		pending: map[jsonrpc.ID]*call{},
+		inbound: map[jsonrpc.ID]*Request{},
+		done:    make(chan struct{}),
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	c.ctx, c.stop = context.WithCancel(ctx)
+	return c
+}
+
+// SetChannel replaces the connection's own channel.
+func (c *Conn) SetChannel(ch Channel) {
+	c.mu.Lock()
+	c.opts.Channel = ch
+	c.mu.Unlock()
+}
+
+// SetHandler replaces the handler (before the first message).
+func (c *Conn) SetHandler(h Handler) { c.opts.Handler = h }
+
+// Channel is the connection's own channel.
+func (c *Conn) Channel() Channel {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opts.Channel
+}
+
+// Done is closed once the connection is closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err is why the connection closed (nil while open or after a clean close).
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// InFlight returns the number of requests sent and unanswered, and being served.
+func (c *Conn) InFlight() (sent, served int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending), len(c.inbound)
+}
+
+// Close ends the connection: requests waiting for an answer fail with jsonrpc.ErrClosed (err,
+// when given, is wrapped in it), requests being served are cancelled. Idempotent.
+func (c *Conn) Close(err error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.err = err
+	pending := c.pending
+	c.pending = map[jsonrpc.ID]*call{}
+	inbound := make([]*Request, 0, len(c.inbound))
+	for _, r := range c.inbound {
+		inbound = append(inbound, r)
+	}
+	c.mu.Unlock()
+	failure := jsonrpc.ErrClosed
+	if err != nil {
+		failure = fmt.Errorf("%w: %v", jsonrpc.ErrClosed, err)
+	}
+	for _, p := range pending {
+		p.deliver(nil, nil, failure)
+	}
+	for _, r := range inbound {
+		r.Cancel()
+	}
+	c.stop()
+	close(c.done)
+}
+
+// Receive takes one message as the transport read it (data is not kept). ch is where the answer
+// to a request goes (nil: the connection's channel); header the HTTP request's headers, if any.
+// It never fails: a message that is not valid is answered (-32700, -32600) or dropped.
+func (c *Conn) Receive(data []byte, ch Channel, header http.Header) {
+	m, err := c.opts.Methods.Decode(data)
+	if err != nil {
+		c.refuse(m, err, ch)
+		return
+	}
+	c.ReceiveMessage(m, ch, header)
+}
+
+// refuse answers a message that failed to decode: requests and unparseable input get the error
+// (a client only logs unparseable input); notifications and responses are dropped.
+func (c *Conn) refuse(m jsonrpc.Message, err error, ch Channel) {
+	e := jsonrpc.AsError(err)
+	switch m.Kind {
+	case jsonrpc.KindNotification:
+		c.log.Debug("mcpgen: dropped a malformed notification", "error", err)
+		return
+	case jsonrpc.KindResult, jsonrpc.KindError:
+		if m.ID.IsValid() {
+			c.fail(m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, "malformed response: "+e.Message))
+		} else {
+			c.log.Debug("mcpgen: dropped a response without id", "error", err)
+		}
+		return
+	}
+	if e.Code == jsonrpc.CodeParseError && !c.opts.AnswerParseErrors {
+		c.log.Warn("mcpgen: dropped a message that is not JSON", "error", err)
+		return
+	}
+	// an invalid request's id is left out: it could not be used (field case 002)
+	c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, jsonrpc.ID{}, e))
+}
+
+// ReceiveMessage takes one decoded message (see Receive). Its Params and Result are copied
+// where they are kept.
+func (c *Conn) ReceiveMessage(m jsonrpc.Message, ch Channel, header http.Header) {
+	if ch == nil {
+		ch = c.Channel()
+	}
+	switch m.Kind {
+	case jsonrpc.KindRequest:
+		c.start(m, ch, header)
+	case jsonrpc.KindNotification:
+		c.notification(m, ch, header)
+	case jsonrpc.KindResult:
+		c.response(m.ID, m.Result, nil)
+	case jsonrpc.KindError:
+		if !m.ID.IsValid() {
+			c.log.Warn("mcpgen: the peer sent an error without id", "error", m.Error)
+			return
+		}
+		c.response(m.ID, nil, m.Error)
+	}
+}
+
+func (c *Conn) start(m jsonrpc.Message, ch Channel, header http.Header) {
+	if ch == nil {
+		return
+	}
+	if k := firstNonSpace(m.Params); k == '[' {
+		c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: params must be an object")))
+		return
+	}
+	req := &Request{ID: m.ID, Method: m.Method, Channel: ch, Conn: c, Header: header}
+	if m.Params != nil {
+		req.Params = bytes.Clone(m.Params)
+		req.progress = progressToken(req.Params)
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	req.cancel = cancel
+	c.mu.Lock()
+	switch {
+	case c.closed:
+		c.mu.Unlock()
+		cancel()
+		return
+	case c.inbound[m.ID] != nil:
+		c.mu.Unlock()
+		cancel()
+		c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: request "+m.ID.String()+" is already in flight")))
+		return
+	case len(c.inbound) >= c.opts.MaxInFlight:
+		c.mu.Unlock()
+		cancel()
+		c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInternalError, fmt.Sprintf("too many requests in flight (at most %d)", c.opts.MaxInFlight))))
+		return
+	}
+	c.inbound[m.ID] = req
+	c.mu.Unlock()
+	go c.serve(ctx, req)
+}
+
+func (c *Conn) serve(ctx context.Context, req *Request) {
+	defer func() {
+		req.cancel()
+		c.mu.Lock()
+		if c.inbound[req.ID] == req {
+			delete(c.inbound, req.ID)
+		}
+		c.mu.Unlock()
+	}()
+	h := c.opts.Handler
+	if h == nil {
+		h = noHandler{}
+	}
+	Serve(ctx, h, req)
+}
+
+func (c *Conn) notification(m jsonrpc.Message, ch Channel, header http.Header) {
+	switch m.Method {
+	case "notifications/cancelled":
+		raw := Member(m.Params, "requestId")
+		if raw == nil {
+			return
+		}
+		id, err := jsonrpc.ParseID(raw)
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		req := c.inbound[id]
+		c.mu.Unlock()
+		// "The initialize request MUST NOT be cancelled by clients" (basic/utilities/cancellation)
+		if req != nil && req.Method != "initialize" {
+			req.Cancel()
+		}
+		return
+	case "notifications/progress":
+		if c.progress(m.Params) {
+			return
+		}
+	}
+	if h := c.opts.Handler; h != nil {
+		h.HandleNotification(c.ctx, &Notification{Method: m.Method, Params: m.Params, Channel: ch, Header: header, Conn: c})
+	}
+}
+
+// progress routes notifications/progress to the call that asked for it; false when none did
+// (late progress for a finished call is dropped: field case 009).
+func (c *Conn) progress(params []byte) bool {
+	raw := Member(params, "progressToken")
+	if raw == nil {
+		return true
+	}
+	tok, err := jsonrpc.ParseID(raw)
+	if err != nil {
+		return true
+	}
+	c.mu.Lock()
+	p := c.pending[tok]
+	c.mu.Unlock()
+	if p == nil || p.onProgress == nil {
+		c.log.Debug("mcpgen: dropped progress for an unknown token", "token", tok.String())
+		return true
+	}
+	var pr Progress
+	var ok bool
+	if pr.Progress, ok = number(Member(params, "progress")); !ok {
+		return true
+	}
+	pr.Total, _ = number(Member(params, "total"))
+	if msg := Member(params, "message"); msg != nil {
+		pr.Message, _ = wire.String(msg)
+	}
+	p.onProgress(pr)
+	return true
+}
+
+func number(raw []byte) (float64, bool) {
+	if raw == nil {
+		return 0, false
+	}
+	f, err := wire.Float(raw)
+	return f, err == nil
+}
+
+func firstNonSpace(b []byte) byte {
+	b = wire.Trim(b)
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+// sendAsync sends a message from the read loop without waiting for the channel.
+func (c *Conn) sendAsync(ch Channel, msg []byte) {
+	if ch == nil {
+		return
+	}
+	go func() { _ = ch.Send(msg, true) }()
+}
+
+type noHandler struct{}
+
+func (noHandler) HandleRequest(ctx context.Context, req *Request) (wire.Appender, error) {
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+req.Method)
+}
+
+func (noHandler) HandleNotification(context.Context, *Notification) {}

@@ -1,0 +1,7 @@
+//go:build !windows
+
+package stdio
+
+import "syscall"
+
+var terminate = syscall.SIGTERM

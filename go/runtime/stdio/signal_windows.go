@@ -1,0 +1,7 @@
+//go:build windows
+
+package stdio
+
+import "os"
+
+var terminate = os.Kill
