@@ -35,6 +35,7 @@ from .jsonrpc import (
     classify,
     error_response,
     id_key,
+    is_request_id,
     notification,
     request,
     result_response,
@@ -277,7 +278,9 @@ class Peer:
                 log.debug("dropped a response without id")
                 return None
             if out is not None:
-                self._spawn_send(out, error_response(None, e))
+                # the id when it could be read (an object with a bad member); none otherwise
+                rid = message.get("id") if isinstance(message, dict) and is_request_id(message.get("id")) else None
+                self._spawn_send(out, error_response(rid, e))
             return None
         if kind == "request":
             return self._start(message, out, info)
