@@ -507,6 +507,8 @@ async function generateInto(
     const ingest = performance.now() - t1;
     const steps: string[] = [`ingest ${ingest.toFixed(0)}ms`];
     if (ingest >= slow) io.err(`progress: ${model.revision}: ingest took ${ingest.toFixed(0)}ms`);
+    // said first: they may explain why generate refuses the revision (mixed inputs)
+    for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
     const { generate } = await loadGenerate();
     const files = await generate(model, {
       ...emit,
@@ -531,7 +533,6 @@ async function generateInto(
     io.out(
       `${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`,
     );
-    for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
   }
   io.out(`generated ${inputs.length} revision(s) into ${out} in ${(performance.now() - t0).toFixed(0)}ms`);
   return EXIT.ok;

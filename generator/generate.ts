@@ -19,6 +19,8 @@ import { emitExtension } from './extension/emit.js';
 import type { ExtensionModel } from './extension/model.js';
 import { preamble } from './emit/common.js';
 import { byCodeUnit, stableJson } from './util.js';
+import { IngestError } from './ingest-error.js';
+import { runtimeGaps } from './runtime-facts.js';
 
 export type Step = 'model' | 'types' | 'validators' | 'protocol' | 'facades' | 'package' | 'extensions' | 'bindings';
 export const STEPS: readonly Step[] = [
@@ -57,7 +59,19 @@ export interface GenerateOptions extends Partial<EmitOptions> {
   extensions?: readonly ExtensionModel[];
 }
 
+/**
+ * The files of `model`'s revision (path relative to generated/<rev>/ → text), sorted by path.
+ * @throws IngestError naming schema.ts and every fact the runtime needs and the revision lacks
+ *   (./runtime-facts.ts `runtimeGaps`): a revision that generates is one the runtime can serve.
+ */
 export async function generate(model: ProtocolModel, options: GenerateOptions = {}): Promise<Files> {
+  const gaps = runtimeGaps(model);
+  if (gaps.length)
+    throw new IngestError(
+      model.inputs.schemaTs.path,
+      'runtime facts',
+      `revision ${model.revision} (protocol version ${model.protocolVersion}, ${model.lifecycle} lifecycle) cannot be served by the runtime: it lacks ${gaps.join('; ')}`,
+    );
   const opts: EmitOptions = { ...DEFAULT_EMIT_OPTIONS, ...options };
   const out: Files = new Map();
   const step = async (name: Step, fn: () => Files | Promise<Files>) => {

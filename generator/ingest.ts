@@ -20,6 +20,7 @@ import {
 import { byCodeUnit, sortKeysDeep } from './util.js';
 import { IngestError } from './ingest-error.js';
 import { checkMetaSchema } from './meta-schema.js';
+import { errorCodesOfErrorTypes } from './runtime-facts.js';
 import type { ResolvedRevision } from '../schema/resolve.js';
 
 export { IngestError };
@@ -471,6 +472,8 @@ export function ingest(input: IngestInput): ProtocolModel {
     if (typeof d.value === 'number' && Number.isInteger(d.value) && d.value < 0) errorCodes[d.name] = d.value;
     else constants[d.name] = d.value;
   }
+  // codes given by an error type and no constant (UnsupportedProtocolVersionError of the 2026-05-14 draft)
+  Object.assign(errorCodes, errorCodesOfErrorTypes(defs, errorCodes));
   const protocolVersion = constants.LATEST_PROTOCOL_VERSION;
   if (typeof protocolVersion !== 'string')
     throw new IngestError(tf, 'LATEST_PROTOCOL_VERSION', 'missing exported string constant');

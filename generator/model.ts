@@ -100,7 +100,11 @@ export interface ProtocolModel {
   /** Sorted by direction then method. */
   requests: RequestDef[];
   notifications: NotificationDef[];
-  /** Exported numeric error constants of schema.ts, e.g. METHOD_NOT_FOUND: -32601. */
+  /**
+   * Exported numeric error constants of schema.ts, e.g. METHOD_NOT_FOUND: -32601, and the codes
+   * of `XxxError` types no constant names, under the type's constant name (`UNSUPPORTED_PROTOCOL_VERSION`
+   * from `UnsupportedProtocolVersionError`; ./runtime-facts.ts `errorCodesOfErrorTypes`).
+   */
   errorCodes: Record<string, number>;
   /** Other exported constants (LATEST_PROTOCOL_VERSION, JSONRPC_VERSION). */
   constants: Record<string, string | number>;

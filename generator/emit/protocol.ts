@@ -5,6 +5,7 @@
  */
 import type { JsonSchema, NotificationDef, ProtocolModel, RequestDef } from '../model.js';
 import { byCodeUnit } from '../util.js';
+import { discoverServerInfo, resultTypeFact } from '../runtime-facts.js';
 import { type EmitOptions, type Files, jsdoc, preamble, render } from './common.js';
 import { paramsValidatorName, resultValidatorName } from './validators.js';
 
@@ -199,6 +200,9 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const capabilities = { server: shape('ServerCapabilities'), client: shape('ClientCapabilities') };
   const batches = Object.hasOwn(model.types, 'JSONRPCBatchRequest');
   const structuredContent = structuredContentKind(model);
+  // results that carry resultType, and where server/discover puts serverInfo (../runtime-facts.ts)
+  const resultType = resultTypeFact(model);
+  const serverInfo = discoverServerInfo(model);
   const methods = (dir: RequestDef['direction']) =>
     pick(model.requests, dir)
       .map((r) => q(r.method))
@@ -221,6 +225,8 @@ export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
         batches,
         http,
         structuredContent,
+        resultType,
+        discoverServerInfo: serverInfo,
       }),
     ],
     [

@@ -666,7 +666,16 @@ export class Peer {
       });
       return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
     }
-    const result = value === undefined ? {} : value;
+    // a revision whose results carry resultType: one without it is a complete result (the
+    // default its Result type gives), filled in before the check (table.resultType)
+    const result =
+      this.table.resultType === true && isObject(value) && value.resultType === undefined
+        ? { resultType: 'complete', ...value }
+        : value === undefined
+          ? this.table.resultType === true
+            ? { resultType: 'complete' }
+            : {}
+          : value;
     // what came back when it is no result object (its type, never its contents); undefined
     // stands for {}, so it is named only when the method's result has required members
     let returned: string | undefined;

@@ -440,8 +440,13 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     for (const [method, subject] of Object.entries(SUBJECTS)) {
       const h = table[method];
       if (!h) continue;
-      const check = (p: Obj, ctx: RequestContext, r: unknown): unknown => {
+      const check = (p: Obj, ctx: RequestContext, given: unknown): unknown => {
         const entry = ctx.table?.requests?.clientToServer?.[method];
+        // a revision whose results carry resultType (table.resultType): none is `complete`, as the engine answers it
+        const r =
+          ctx.table?.resultType === true && isObj(given) && given.resultType === undefined
+            ? { resultType: 'complete', ...given }
+            : given;
         if (!entry?.result || !isObj(r) || entry.result(r)) return r;
         const errors = validationIssues(entry.result.errors);
         const [kind, name] = subject(p);

@@ -136,6 +136,19 @@ export interface ProtocolTable {
    * table was built by hand): then any JSON value is taken. See {@link structuredContentAllowed}.
    */
   readonly structuredContent?: 'object' | 'any';
+  /**
+   * The revision's results carry `resultType` (its `Result` type has the member: 2026-07-28,
+   * draft, and drafts that have it with the handshake lifecycle). A result without one is answered
+   * as `"complete"`, on either side (runtime/engine/peer.ts). Absent: results have no `resultType`.
+   */
+  readonly resultType?: boolean;
+  /**
+   * Where `server/discover` answers with the server's Implementation: `_meta`
+   * (`_meta["io.modelcontextprotocol/serverInfo"]`, 2026-07-28) or `result` (a `serverInfo`
+   * member of the result, as drafts had it). Absent (hand-built tables, the client's table):
+   * `_meta`. Read by the stateless server; the client reads both places.
+   */
+  readonly discoverServerInfo?: 'result' | '_meta';
 }
 
 /**

@@ -110,11 +110,14 @@ test('pull from an unreachable address says which URL and why, exit 3', async ()
 });
 
 test.after(() => rmSync(tmp, { recursive: true, force: true }));
-test('schema.json and schema.ts of two different revisions generate with a warning naming both files', async () => {
+test('schema.json and schema.ts of two different revisions: a warning naming both files, and generate refuses what the runtime cannot serve', async () => {
   const json = readFileSync(join(SPEC, 'schema/2025-11-25/schema.json'), 'utf8');
   const dir = folder('u-mixed', json, draftTs());
   const r = await cli('generate', '--unpinned', dir, '--out', join(tmp, 'o-mixed'));
-  assert.is(r.code, 0, r.err);
+  // the 2025-11-25 methods with the draft's declarations: neither initialize nor server/discover
+  assert.is(r.code, 3, r.err);
+  assert.match(r.err, `${join(dir, 'schema.ts')}: runtime facts: revision u-mixed`);
+  assert.match(r.err, 'it lacks a lifecycle: neither an initialize request (handshake) nor a server/discover request');
   const line = r.err.split('\n').find((l) => l.includes('define different types')) ?? '';
   assert.ok(line.includes(join(dir, 'schema.json')) && line.includes(join(dir, 'schema.ts')), line);
   assert.match(line, /only in schema\.json: CancelTaskRequest, /);

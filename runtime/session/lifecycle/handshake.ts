@@ -24,7 +24,9 @@ import { ownValue } from '../../jsonrpc/own.js';
 import type { Transport } from '../../jsonrpc/transport.js';
 import { type NotificationHandler, type PreDispatch, type RequestHandler, hasCapability } from '../../engine/peer.js';
 import { type LogLevel, type LogLevelOrder, logLevelOrderOf, passesLogLevel } from '../../engine/context.js';
-import { capabilitiesOf } from '../../protocol/table.js';
+import { type MethodEntry, capabilitiesOf } from '../../protocol/table.js';
+import { lazy } from '../../jsonrpc/lazy.js';
+import type { InputHandler } from '../../stateless/mrtr.js';
 import {
   type ClientDescription,
   type ClientHost,
@@ -39,6 +41,9 @@ import {
 } from './strategy.js';
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
+
+/** The multi round-trip loop, for a revision whose requests may be answered input_required (none of the pinned handshake ones). */
+const mrtr = lazy(() => import('../../stateless/mrtr.js'));
 
 /** What the handshake uses of an HTTP client transport (../../transport/http/session/client.ts). */
 interface HttpLifecycle {
@@ -132,13 +137,42 @@ class HandshakeClient implements ClientLifecycle {
     return this.host.peer.request<Record<string, unknown>>(method, params, options);
   }
 
+  /**
+   * Sends the request; one that the revision lets a server answer with an InputRequiredResult
+   * (`entry.inputRequired`: drafts with multi round-trip requests and the handshake) runs its
+   * input rounds as a stateless client does (../../stateless/mrtr.ts, imported on first use).
+   */
   request(
     method: string,
-    _entry: unknown,
+    entry: MethodEntry | undefined,
     params: Params | undefined,
     options: Parameters<ClientLifecycle['request']>[3],
   ): Promise<Record<string, unknown>> {
-    return this.host.peer.request(method, params ?? {}, options);
+    if (!entry?.inputRequired) return this.host.peer.request(method, params ?? {}, options);
+    return this.#withInputRounds(method, entry, params, options);
+  }
+
+  async #withInputRounds(
+    method: string,
+    entry: MethodEntry,
+    params: Params | undefined,
+    options: Parameters<ClientLifecycle['request']>[3],
+  ): Promise<Record<string, unknown>> {
+    const { host } = this;
+    const { runInputRounds } = await mrtr.load();
+    const { result } = await runInputRounds({
+      table: host.table,
+      entry,
+      params: params ?? {},
+      send: (attempt) =>
+        host.peer.request<Record<string, unknown>>(method, attempt, { ...options, validateResult: false }),
+      handlers: (host.options.handlers ?? {}) as Record<string, InputHandler>,
+      capabilities: host.options.capabilities ?? {},
+      maxRounds: host.options.maxInputRounds,
+      validate: options?.validateResult ?? true,
+      signal: options?.signal,
+    });
+    return result;
   }
 
   listen(): never {

@@ -23,7 +23,7 @@
  * that opted in (and over `listenBus` to those of other processes). Log messages belong to a
  * request (`ctx.log()`, by the request's `_meta` level); the session's `log()` sends nothing.
  */
-import { ErrorCode, RpcError } from '../../jsonrpc/errors.js';
+import { ErrorCode, JsonRpcErrorCode, RpcError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/message.js';
 import { ownValue } from '../../jsonrpc/own.js';
 import type { NotificationHandler, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
@@ -59,12 +59,17 @@ import {
   UnsupportedVersionError,
 } from './strategy.js';
 
-/** Errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
-const MODERN_ERRORS = new Set<number>([
-  ErrorCode.UnsupportedProtocolVersion,
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-]);
+/** The MCP errors only a stateless-era server gives: a discover failing with one of these is not a legacy server. */
+const MODERN_ERRORS = ['UNSUPPORTED_PROTOCOL_VERSION', 'HEADER_MISMATCH', 'MISSING_REQUIRED_CLIENT_CAPABILITY'];
+const JSON_RPC_CODES = new Set<number>(Object.values(JsonRpcErrorCode));
+
+/**
+ * Whether `code` is one of `table`'s {@link MODERN_ERRORS}, as its revision numbers them; a code
+ * JSON-RPC itself defines tells no era apart (the 2026-05-14 draft answers an unsupported version
+ * with -32602), so it is none.
+ */
+const isModernError = (table: ProtocolTable, code: number): boolean =>
+  !JSON_RPC_CODES.has(code) && MODERN_ERRORS.some((name) => ownValue(table.errorCodes, name) === code);
 
 /**
  * The client side of the stateless lifecycle (see the module doc). Gives the session its result
@@ -122,7 +127,7 @@ class StatelessClient implements ClientLifecycle {
         legacy ? { timeout: host.options.timeout ?? 10_000, ...options } : options,
       );
     } catch (e) {
-      if (!legacy || options.signal?.aborted || (e instanceof RpcError && MODERN_ERRORS.has(e.code))) throw e;
+      if (!legacy || options.signal?.aborted || (e instanceof RpcError && isModernError(host.table, e.code))) throw e;
       host.options.logger?.debug?.('server/discover failed: falling back to initialize', {
         error: (e as Error).message,
         protocolVersion: legacy.protocolVersion,
@@ -327,8 +332,10 @@ class StatelessServer implements ServerLifecycle {
       // server/utilities/caching: discovery may be cached for a minute, by anyone (no user data)
       ...(o.cache?.methods?.['server/discover'] ?? { ttlMs: 60_000, cacheScope: 'public' }),
       capabilities: o.capabilities ?? {},
-      _meta: { [`${META}serverInfo`]: o.serverInfo },
     };
+    // the revision's place for the server's Implementation (table.discoverServerInfo)
+    if (this.host.table.discoverServerInfo === 'result') result.serverInfo = o.serverInfo;
+    else result._meta = { [`${META}serverInfo`]: o.serverInfo };
     if (o.instructions !== undefined) result.instructions = o.instructions;
     return result;
   }

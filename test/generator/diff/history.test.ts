@@ -24,9 +24,10 @@ const KNOWN: Record<string, Expect> = {
     ['embedded', 'sampling/createMessage', 'serverToClient'],
     ['embedded', 'elicitation/create', 'serverToClient'],
     ['embedded', 'roots/list', 'serverToClient'],
-    ['error-code-removed', 'URL_ELICITATION_REQUIRED'],
   ],
+  // the constant URL_ELICITATION_REQUIRED went on 2026-02-27, its error type (the code on the wire) now
   '2026-02-27_3e6c4f80 → 2026-05-11_c2037874': [
+    ['error-code-removed', 'URL_ELICITATION_REQUIRED'],
     ['method-added', 'tasks/input_response', 'clientToServer'],
     ['alt-result-added', 'tools/call', 'clientToServer'],
     ['field-added', 'tools/call result.resultType', 'clientToServer'],
@@ -45,8 +46,11 @@ const KNOWN: Record<string, Expect> = {
     ['method-added', 'subscriptions/listen', 'clientToServer'],
     ['notification-removed', 'notifications/initialized', 'clientToServer'],
     ['error-code-added', 'MISSING_REQUIRED_CLIENT_CAPABILITY'],
+    // an UnsupportedProtocolVersionError of code INVALID_PARAMS, and no constant of its own
+    ['error-code-added', 'UNSUPPORTED_PROTOCOL_VERSION'],
   ],
   '2026-05-14_41173312 → draft': [
+    ['error-code-changed', 'UNSUPPORTED_PROTOCOL_VERSION'],
     ['method-removed', 'tasks/get', 'clientToServer'],
     ['method-removed', 'tasks/input_response', 'clientToServer'],
     ['result-type', 'subscriptions/listen', 'clientToServer'],

@@ -31,6 +31,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { serializeMessage } from '../../../jsonrpc/message.js';
+import { ownValue } from '../../../jsonrpc/own.js';
 import { fetchExchange, type Exchange, type ResponseSink } from '../io/exchange.js';
 import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { checkRequestHeaders, paramHeaders, PROTOCOL_VERSION_META, type ParamHeader } from './headers.js';
@@ -359,6 +360,12 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       'createStatelessHttpHandler: options.tables (the generated tables served) or options.supportedVersions is required',
     );
   const versions = options.supportedVersions ?? protocolVersions(options.tables ?? []);
+  // the served revision's code for an unsupported version (the first table naming one: -32022 in
+  // 2026-07-28, -32602 in the 2026-05-14 draft); without tables, 2026-07-28's
+  const unsupported =
+    (options.tables ?? [])
+      .map((t) => ownValue(t.errorCodes, 'UNSUPPORTED_PROTOCOL_VERSION'))
+      .find((c) => typeof c === 'number') ?? ErrorCode.UnsupportedProtocolVersion;
   const transport = new StatelessHttpServerTransport({
     replyMode: options.replyMode ?? 'auto',
     keepAliveMs: options.keepAliveMs ?? 15000,
@@ -442,7 +449,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
         400,
         id,
         new RpcError(
-          ErrorCode.UnsupportedProtocolVersion,
+          unsupported,
           `Unsupported protocol version: this endpoint serves ${versions.join(', ')} (no initialize)`,
           { supported: [...versions], requested: params.protocolVersion },
         ),
@@ -461,7 +468,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       return refuse(
         400,
         id,
-        new RpcError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+        new RpcError(unsupported, 'Unsupported protocol version', {
           supported: [...versions],
           requested: version,
         }),
