@@ -231,28 +231,42 @@ async def bare_http() -> Target:
     proc, url = await start_http("bare")
     port = int(url.split(":")[2].split("/")[0])
     ids = itertools.count(1)
-    conns = []
-    for _ in range(HTTP_CLIENTS):
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conns.append((reader, writer))
+    class Conn:
+        reader: asyncio.StreamReader
+        writer: asyncio.StreamWriter
 
-    def caller(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> Call:
+    async def connect(c: Conn) -> None:
+        c.reader, c.writer = await asyncio.open_connection("127.0.0.1", port)
+        c.writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    conns = [Conn() for _ in range(HTTP_CLIENTS)]
+    for c in conns:
+        await connect(c)
+
+    def caller(c: Conn) -> Call:
         async def call() -> Any:
             body = json.dumps({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {"name": "echo", "arguments": {"text": TEXT}}}, separators=(",", ":")).encode()
-            writer.write(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
-            head = await reader.readuntil(b"\r\n\r\n")
+            request = b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+            for attempt in (0, 1):
+                c.writer.write(request)
+                try:
+                    head = await c.reader.readuntil(b"\r\n\r\n")
+                    break
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    if attempt:
+                        raise
+                    await connect(c)  # the server closed the idle keep-alive connection
             length = int(re.search(rb"(?i)content-length: (\d+)", head).group(1))  # type: ignore[union-attr]
-            return json.loads(await reader.readexactly(length))["result"]
+            return json.loads(await c.reader.readexactly(length))["result"]
 
         return call
 
     async def close() -> None:
-        for _, w in conns:
-            w.close()
+        for c in conns:
+            c.writer.close()
         await stop(proc)
 
-    return Target("bare", [caller(r, w) for r, w in conns], proc.pid, close)
+    return Target("bare", [caller(c) for c in conns], proc.pid, close)
 
 
 async def compare(title: str, makers: list[Callable[[], Awaitable[Target]]], n: int, in_flight: int) -> dict[str, Target]:
