@@ -5,7 +5,7 @@
  * every `.js`, `.d.ts`, README.md, and package.json) with cli/pack.ts's deterministic
  * {@link tarball}.
  *
- * Built once per set of inputs: the tarball is cached in the system's temporary folder under
+ * Built once per set of inputs: the built folder and the tarball are cached in the system's temporary folder under
  * the sha256 of the runtime's sources, scripts/build.ts, tsconfig.json, package-lock.json and the typescript
  * version, so every test file of a run (and later runs on unchanged sources) reuse one build.
  */
@@ -64,6 +64,38 @@ export function packedFiles(dir: string): Map<string, Buffer> {
 }
 
 let built: string | undefined;
+let builtDir: string | undefined;
+
+/** The cache folder of this checkout's runtime inputs. */
+const cacheDir = () => join(tmpdir(), `mcpgen-runtime-package-${runtimeInputsHash().slice(0, 16)}`);
+
+/**
+ * The folder of the `@mcpgen/runtime` package built from this checkout's runtime/ by
+ * {@link buildRuntime} (`<cache>/runtime`, kept while the inputs are unchanged): what the tarball
+ * packs, and what the API reports (test/layout/api-report.test.ts) are made from.
+ */
+export function runtimeBuild(): string {
+  if (builtDir && existsSync(builtDir)) return builtDir;
+  const cache = cacheDir();
+  const dir = join(cache, 'runtime');
+  if (!existsSync(join(dir, 'package.json'))) {
+    const work = mkdtempSync(join(tmpdir(), 'mcpgen-runtime-build-'));
+    try {
+      const out = join(work, 'runtime');
+      buildRuntime(out);
+      mkdirSync(cache, { recursive: true });
+      try {
+        renameSync(out, dir); // whole or absent, for a run beside this one
+      } catch (e) {
+        if (!existsSync(join(dir, 'package.json'))) throw e; // a run beside this one was first
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  builtDir = dir;
+  return dir;
+}
 
 /**
  * The path of `mcpgen-runtime-<version>.tgz` built from this checkout's runtime/ (from the cache
@@ -71,21 +103,14 @@ let built: string | undefined;
  */
 export function runtimeTarball(): string {
   if (built && existsSync(built)) return built;
-  const cache = join(tmpdir(), `mcpgen-runtime-package-${runtimeInputsHash().slice(0, 16)}`);
+  const cache = cacheDir();
   const { version } = JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')) as { version: string };
   const path = join(cache, tarballName('@mcpgen/runtime', version));
   if (!existsSync(path)) {
-    const work = mkdtempSync(join(tmpdir(), 'mcpgen-runtime-build-'));
-    try {
-      const out = join(work, 'runtime');
-      buildRuntime(out);
-      mkdirSync(cache, { recursive: true });
-      const partial = join(work, 'runtime.tgz');
-      writeFileSync(partial, tarball(packedFiles(out)));
-      renameSync(partial, path); // whole or absent, for a run beside this one
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    const dir = runtimeBuild();
+    const partial = join(cache, `runtime-${process.pid}.tgz`);
+    writeFileSync(partial, tarball(packedFiles(dir)));
+    renameSync(partial, path); // whole or absent, for a run beside this one
   }
   built = path;
   return path;
