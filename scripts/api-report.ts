@@ -282,8 +282,8 @@ export interface ReportChange {
 
 /** Compares two reports' declarations (see the module doc for what counts as breaking). */
 export function diffReport(before: string, after: string): ReportChange {
-  const old = parseReport(before);
-  const now = parseReport(after);
+  const old = normalized(parseReport(before));
+  const now = normalized(parseReport(after));
   const breaking: string[] = [];
   const additive: string[] = [];
   for (const [key, d] of old) {
@@ -314,6 +314,23 @@ export function diffReport(before: string, after: string): ReportChange {
   }
   for (const key of now.keys()) if (!old.has(key)) additive.push(`added: ${key}`);
   return { breaking, additive };
+}
+
+/**
+ * The declarations with API Extractor's suffixes of unexported types made unique (`Obj_3`, the
+ * third unexported `Obj` it met) written `Obj_#`: a suffix renumbered because another `Obj`
+ * appeared elsewhere is no change of the API. Names the report declares keep their suffix.
+ */
+function normalized(declarations: Map<string, Declaration>): Map<string, Declaration> {
+  const declared = new Set([...declarations.values()].map((d) => d.name));
+  const norm = (text: string) =>
+    text.replace(/\b([A-Za-z_$][\w$]*?)_\d+\b/g, (name, base: string) => (declared.has(name) ? name : `${base}_#`));
+  for (const d of declarations.values()) {
+    d.text = norm(d.text);
+    d.header = norm(d.header);
+    if (d.members) d.members = new Map([...d.members].map(([k, v]) => [k, norm(v)]));
+  }
+  return declarations;
 }
 
 const oneLine = (text: string) => {

@@ -138,6 +138,17 @@ test('diffReport: removed, changed and required interface members are breaking; 
   ]);
 });
 
+test('diffReport: a renumbered suffix of an unexported type (Obj_3 → Obj_4) is no change; a declared one is', () => {
+  const before = report(
+    '// @public\nexport class T {\n    capabilities(c?: Obj_3): Obj_3;\n}\n\n// @public\nexport type Id_2 = string;\n\n// @public\nexport function f(x: Id_2): void;',
+  );
+  assert.equal(diffReport(before, before.replaceAll('Obj_3', 'Obj_4')), { breaking: [], additive: [] });
+  const r = diffReport(before, before.replace('f(x: Id_2)', 'f(x: Id_3)'));
+  assert.equal(r.breaking, [
+    'changed: function f: export function f(x: Id_2): void; → export function f(x: Id_#): void;',
+  ]);
+});
+
 test('compareReports: a missing, stale or changed report is named with its verdict', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpgen-api-'));
   try {
