@@ -5,11 +5,15 @@
  * once for any number of sessions (what `mcpgen serve --http` does per endpoint);
  * {@link createReferenceServer} makes a single session.
  *
- * Tools: `echo`, `test_simple_text`, `test_image_content`, `test_audio_content`,
- * `test_embedded_resource`, `test_multiple_content_types`, `test_tool_with_progress`,
- * `test_tool_with_logging`, `test_error_handling`, `test_sampling`, `test_elicitation`,
- * `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`, `test_reconnection`,
- * `json_schema_2020_12_tool`.
+ * Tools of every revision: `echo`, `test_simple_text`, `test_image_content`, `test_audio_content`,
+ * `test_embedded_resource`, `test_multiple_content_types`, `json_schema_2020_12_tool`,
+ * `test_tool_with_progress`, `test_error_handling`. Handshake revisions (a session, 2025-11-25
+ * and earlier) add `test_reconnection`, `test_tool_with_logging`, `test_sampling`,
+ * `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
+ * server→client requests and a resumable SSE connection have no stateless counterpart under
+ * these names, so a stateless revision lists its own instead (./stateless.ts). Progress and log
+ * messages of a call go out on behalf of its request (`ctx.sendProgress`, `ctx.log`: over
+ * Streamable HTTP on the request's own stream).
  * Resources: `test://static-text`, `test://static-binary`, `test://watched-resource`
  * (subscribable), template `test://template/{id}/data`.
  * Prompts: `test_simple_prompt`, `test_prompt_with_arguments` (arguments `arg1`, `arg2`),
@@ -79,10 +83,13 @@ const sessionOf = (ctx: RequestContext): ServerSession<ProtocolMaps> => {
 
 /**
  * The features of the reference server: one definition that any number of sessions share (tool
- * handlers reach their own session as `ctx.session`).
+ * handlers reach their own session as `ctx.session`). `era.lifecycle` is the served table's
+ * (`'stateless'`: without the handshake-only fixtures; default: a handshake revision).
  */
-export function referenceFeatures(options: ReferenceOptions = {}): ServerFeatures {
+export function referenceFeatures(options: ReferenceOptions = {}, era: { lifecycle?: string } = {}): ServerFeatures {
   const delay = options.progressDelayMs ?? 10;
+  // a stateless revision has no session: its own fixtures (./stateless.ts) stand for these
+  const handshake = era.lifecycle !== 'stateless';
   const f = new ServerFeatures();
   f.tool<{ text?: string }>({
     name: 'echo',
@@ -149,23 +156,6 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
     handler: (a) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(a)}`),
   });
   f.tool({
-    name: 'test_reconnection',
-    description: 'Closes the SSE connection of its own request mid-call; the result arrives after the client resumes',
-    handler: async (_a, ctx) => {
-      const close = options.closeSseConnection;
-      if (!close) return text('Reconnection test completed (no SSE connection to close on this transport)');
-      // a related notification first: the reply becomes an SSE stream (primed, so resumable)
-      await ctx.sendNotification('notifications/message', {
-        level: 'info',
-        logger: 'reference-server',
-        data: 'closing the SSE connection',
-      });
-      await close(ctx.requestId, ctx);
-      await sleep(100);
-      return text('Reconnection test completed successfully');
-    },
-  });
-  f.tool({
     name: 'test_tool_with_progress',
     description: 'Reports progress 0, 50, 100 of 100, then returns',
     handler: async (_a, ctx) => {
@@ -179,150 +169,11 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
     },
   });
   f.tool({
-    name: 'test_tool_with_logging',
-    description: 'Sends three log messages while running',
-    handler: async (_a, ctx) => {
-      const s = sessionOf(ctx);
-      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
-        await s.log('info', m, 'reference-server');
-        await sleep(delay);
-      }
-      return text('Logging completed');
-    },
-  });
-  f.tool({
     name: 'test_error_handling',
     description: 'Always fails with a tool execution error',
     handler: () => ({ ...text('This tool intentionally returns an error for testing'), isError: true }),
   });
-  f.tool<{ prompt?: string }>({
-    name: 'test_sampling',
-    description: 'Asks the client to sample an LLM with the prompt argument',
-    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
-    handler: async (a, ctx) => {
-      try {
-        const r = (await sessionOf(ctx).request(
-          'sampling/createMessage' as never,
-          {
-            messages: [{ role: 'user', content: { type: 'text', text: a.prompt } }],
-            maxTokens: 100,
-          } as never,
-          { relatedRequestId: ctx.requestId, signal: ctx.signal },
-        )) as { content?: { type?: string; text?: string } };
-        return text(`LLM response: ${r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content)}`);
-      } catch (e) {
-        return { ...text(`Sampling failed: ${requestFailure(e)}`), isError: true };
-      }
-    },
-  });
-  f.tool<{ message?: string }>({
-    name: 'test_elicitation',
-    description: 'Asks the user for a username and an email through elicitation',
-    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-    handler: async (a, ctx) => {
-      try {
-        const r = (await sessionOf(ctx).request(
-          'elicitation/create' as never,
-          {
-            message: a.message,
-            requestedSchema: {
-              type: 'object',
-              properties: {
-                username: { type: 'string', description: "User's response" },
-                email: { type: 'string', description: "User's email address" },
-              },
-              required: ['username', 'email'],
-            },
-          } as never,
-          { relatedRequestId: ctx.requestId, signal: ctx.signal },
-        )) as { action: string; content?: unknown };
-        return text(`User response: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
-      } catch (e) {
-        return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
-      }
-    },
-  });
-  const elicit = async (ctx: RequestContext, message: string, requestedSchema: Record<string, unknown>) => {
-    try {
-      const r = (await sessionOf(ctx).request('elicitation/create' as never, { message, requestedSchema } as never, {
-        relatedRequestId: ctx.requestId,
-        signal: ctx.signal,
-      })) as { action: string; content?: unknown };
-      return text(
-        `Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`,
-      );
-    } catch (e) {
-      return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
-    }
-  };
-  f.tool({
-    name: 'test_elicitation_sep1034_defaults',
-    description: 'Elicitation whose fields carry default values (SEP-1034)',
-    handler: (_a, ctx) =>
-      elicit(ctx, 'Please review and update the form fields with defaults', {
-        type: 'object',
-        properties: {
-          name: { type: 'string', description: 'User name', default: 'John Doe' },
-          age: { type: 'integer', description: 'User age', default: 30 },
-          score: { type: 'number', description: 'User score', default: 95.5 },
-          status: {
-            type: 'string',
-            description: 'User status',
-            enum: ['active', 'inactive', 'pending'],
-            default: 'active',
-          },
-          verified: { type: 'boolean', description: 'Verification status', default: true },
-        },
-        required: [],
-      }),
-  });
-  f.tool({
-    name: 'test_elicitation_sep1330_enums',
-    description: 'Elicitation with every enum schema form (SEP-1330)',
-    handler: (_a, ctx) =>
-      elicit(ctx, 'Please select options from the enum fields', {
-        type: 'object',
-        properties: {
-          untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
-          titledSingle: {
-            type: 'string',
-            description: 'Select one option with titles',
-            oneOf: [
-              { const: 'value1', title: 'First Option' },
-              { const: 'value2', title: 'Second Option' },
-              { const: 'value3', title: 'Third Option' },
-            ],
-          },
-          legacyEnum: {
-            type: 'string',
-            description: 'Select one option (legacy)',
-            enum: ['opt1', 'opt2', 'opt3'],
-            enumNames: ['Option One', 'Option Two', 'Option Three'],
-          },
-          untitledMulti: {
-            type: 'array',
-            description: 'Select multiple options',
-            minItems: 1,
-            maxItems: 3,
-            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-          },
-          titledMulti: {
-            type: 'array',
-            description: 'Select multiple options with titles',
-            minItems: 1,
-            maxItems: 3,
-            items: {
-              anyOf: [
-                { const: 'value1', title: 'First Choice' },
-                { const: 'value2', title: 'Second Choice' },
-                { const: 'value3', title: 'Third Choice' },
-              ],
-            },
-          },
-        },
-        required: [],
-      }),
-  });
+  if (handshake) addSessionFixtures(f, options, delay);
   f.resource({
     uri: 'test://static-text',
     name: 'static-text',
@@ -406,6 +257,177 @@ export function referenceFeatures(options: ReferenceOptions = {}): ServerFeature
   return f;
 }
 
+/**
+ * The fixtures that need a handshake revision's session: server→client requests (sampling,
+ * elicitation), a resumable SSE connection, and logging at the session's level. A stateless
+ * revision's counterparts are in ./stateless.ts (`test_input_required_result_*`,
+ * `test_logging_tool`).
+ */
+function addSessionFixtures(f: ServerFeatures, options: ReferenceOptions, delay: number): void {
+  f.tool({
+    name: 'test_reconnection',
+    description: 'Closes the SSE connection of its own request mid-call; the result arrives after the client resumes',
+    handler: async (_a, ctx) => {
+      const close = options.closeSseConnection;
+      if (!close) return text('Reconnection test completed (no SSE connection to close on this transport)');
+      // a related notification first: the reply becomes an SSE stream (primed, so resumable)
+      await ctx.sendNotification('notifications/message', {
+        level: 'info',
+        logger: 'reference-server',
+        data: 'closing the SSE connection',
+      });
+      await close(ctx.requestId, ctx);
+      await sleep(100);
+      return text('Reconnection test completed successfully');
+    },
+  });
+
+  f.tool({
+    name: 'test_tool_with_logging',
+    description: 'Sends three log messages (info) on behalf of its request while running',
+    handler: async (_a, ctx) => {
+      // on behalf of its request (relatedRequestId): over Streamable HTTP on the request's own
+      // stream, not the session's standalone GET stream (2025-11-25 basic/transports)
+      for (const m of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
+        await ctx.log('info', m, 'reference-server');
+        await sleep(delay);
+      }
+      return text('Logging completed');
+    },
+  });
+
+  f.tool<{ prompt?: string }>({
+    name: 'test_sampling',
+    description: 'Asks the client to sample an LLM with the prompt argument',
+    inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+    handler: async (a, ctx) => {
+      try {
+        const r = (await sessionOf(ctx).request(
+          'sampling/createMessage' as never,
+          {
+            messages: [{ role: 'user', content: { type: 'text', text: a.prompt } }],
+            maxTokens: 100,
+          } as never,
+          { relatedRequestId: ctx.requestId, signal: ctx.signal },
+        )) as { content?: { type?: string; text?: string } };
+        return text(`LLM response: ${r.content?.type === 'text' ? r.content.text : JSON.stringify(r.content)}`);
+      } catch (e) {
+        return { ...text(`Sampling failed: ${requestFailure(e)}`), isError: true };
+      }
+    },
+  });
+
+  f.tool<{ message?: string }>({
+    name: 'test_elicitation',
+    description: 'Asks the user for a username and an email through elicitation',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    handler: async (a, ctx) => {
+      try {
+        const r = (await sessionOf(ctx).request(
+          'elicitation/create' as never,
+          {
+            message: a.message,
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                username: { type: 'string', description: "User's response" },
+                email: { type: 'string', description: "User's email address" },
+              },
+              required: ['username', 'email'],
+            },
+          } as never,
+          { relatedRequestId: ctx.requestId, signal: ctx.signal },
+        )) as { action: string; content?: unknown };
+        return text(`User response: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`);
+      } catch (e) {
+        return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
+      }
+    },
+  });
+
+  const elicit = async (ctx: RequestContext, message: string, requestedSchema: Record<string, unknown>) => {
+    try {
+      const r = (await sessionOf(ctx).request('elicitation/create' as never, { message, requestedSchema } as never, {
+        relatedRequestId: ctx.requestId,
+        signal: ctx.signal,
+      })) as { action: string; content?: unknown };
+      return text(
+        `Elicitation completed: action=${r.action}${r.content ? `, content=${JSON.stringify(r.content)}` : ''}`,
+      );
+    } catch (e) {
+      return { ...text(`Elicitation failed: ${requestFailure(e)}`), isError: true };
+    }
+  };
+  f.tool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Elicitation whose fields carry default values (SEP-1034)',
+    handler: (_a, ctx) =>
+      elicit(ctx, 'Please review and update the form fields with defaults', {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: {
+            type: 'string',
+            description: 'User status',
+            enum: ['active', 'inactive', 'pending'],
+            default: 'active',
+          },
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        },
+        required: [],
+      }),
+  });
+  f.tool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Elicitation with every enum schema form (SEP-1330)',
+    handler: (_a, ctx) =>
+      elicit(ctx, 'Please select options from the enum fields', {
+        type: 'object',
+        properties: {
+          untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: {
+            type: 'string',
+            description: 'Select one option with titles',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Select one option (legacy)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Select multiple options',
+            minItems: 1,
+            maxItems: 3,
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
+          titledMulti: {
+            type: 'array',
+            description: 'Select multiple options with titles',
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
+        },
+        required: [],
+      }),
+  });
+}
+
 /** A reference server definition: shared by every session created from it. */
 export interface ReferenceDefinition {
   features: ServerFeatures;
@@ -426,12 +448,12 @@ export function referenceDefinition(
   ServerCtor: ServerClass,
   options: ReferenceOptions & { logger?: Logger; table?: FeaturesTableInfo } = {},
 ): ReferenceDefinition {
-  const features = referenceFeatures(options);
   // the full table when given, else the one the generated class is built on
   const table =
     options.table && 'requests' in options.table
       ? (options.table as ProtocolTable)
       : new ServerCtor({ serverInfo: { name: 'probe', version: '0' } }).ownTable;
+  const features = referenceFeatures(options, { lifecycle: options.table?.lifecycle ?? table.lifecycle });
   const taskTools =
     options.taskTools !== false && hasTaskTools(table) ? new ReferenceTasks(table, options.taskStore) : undefined;
   if (taskTools) addTaskTools(features);

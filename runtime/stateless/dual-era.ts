@@ -193,6 +193,25 @@ export class EraRouter {
   }
 }
 
+/** A WHATWG request's headers (lower-case names, `host` from the URL when absent) and port, as the guards read them. */
+function headOfRequest(request: Request): {
+  headers: Record<string, string | undefined>;
+  localPort: number | undefined;
+} {
+  const headers: Record<string, string | undefined> = {};
+  request.headers.forEach((value, name) => {
+    headers[name.toLowerCase()] = value;
+  });
+  let url: URL | undefined;
+  try {
+    url = new URL(request.url);
+  } catch {
+    url = undefined;
+  }
+  headers.host ??= url?.host;
+  return { headers, localPort: url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined };
+}
+
 /** The node:http endpoint of {@link createDualEraHttpHandler}, with its WHATWG form. */
 export interface DualEraHttpHandler {
   (req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -206,8 +225,10 @@ export interface DualEraHttpHandler {
  * handlers' guards (../transport/http/io/guard.ts: Host, Origin, Accept, Content-Type,
  * Content-Length): refused before its body when both refuse it. Its body is then read once
  * (within the guards' `maxBodyBytes`, 413, and `bodyTimeoutMs`, 408) and routed per the module
- * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`, else to the
- * modern one (405). Bodies that are not JSON go to the modern handler (400 -32700). The
+ * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`; without it
+ * they (and any other method) are refused here: 403 for a foreign Host or Origin, else 405 saying
+ * that a GET or DELETE needs a 2025-11-25 session's id (`Allow: POST`), or for another method
+ * that neither era serves it (`Allow: GET, POST, DELETE`). Bodies that are not JSON go to the modern handler (400 -32700). The
  * protocol version and session headers are the chosen handler's to check: which era they
  * belong to is the body's to say. CORS (`cors` of the modern handler's options) applies to
  * every answer, the preflight included.
@@ -243,6 +264,30 @@ export function createDualEraHttpHandler(handlers: {
       modern.guard.bodyTimeoutMs >= legacy.guard.bodyTimeoutMs
       ? modern.guard
       : legacy.guard;
+  };
+  /**
+   * A request other than POST without `Mcp-Session-Id` (no handler serves it): the modern guard's
+   * refusal (403 for a foreign Host or Origin, else 405), its 405 saying what this endpoint
+   * serves, where the modern handler's alone says "POST only": GET and DELETE need a
+   * 2025-11-25 session's id (`Allow: POST` for them as sent), other methods are served by
+   * neither era (`Allow: GET, POST, DELETE`).
+   */
+  const sessionlessRefusal = (
+    method: string,
+    headers: Readonly<Record<string, string | undefined>>,
+    localPort: number | undefined,
+  ): HttpRefusal | undefined => {
+    const r = modern.guard.check(method, headers, localPort);
+    if (r?.status !== 405) return r;
+    const m = method.toUpperCase();
+    const use = m === 'GET' ? 'opens the stream of' : m === 'DELETE' ? 'ends' : undefined;
+    return {
+      ...r,
+      message: use
+        ? `Method not allowed: ${m} without Mcp-Session-Id (a ${m} here ${use} a 2025-11-25 session and needs its Mcp-Session-Id; 2026-07-28 requests are POSTs)`
+        : `Method not allowed: ${m} (this endpoint takes POST, and GET and DELETE with the Mcp-Session-Id of a 2025-11-25 session)`,
+      headers: { ...r.headers, Allow: use ? 'POST' : 'GET, POST, DELETE' },
+    };
   };
   const cors = modern.guard.cors;
   /**
@@ -284,7 +329,16 @@ export function createDualEraHttpHandler(handlers: {
       if (message !== undefined) (req as IncomingMessage & { [PARSED_MESSAGE]?: unknown })[PARSED_MESSAGE] = message;
     }
     const h = req.headers['mcp-session-id'];
-    return pick(req.method ?? 'GET', Array.isArray(h) ? h[0] : h, message)(req, res);
+    const sessionId = Array.isArray(h) ? h[0] : h;
+    if (!sessionId && (req.method ?? '').toUpperCase() !== 'POST') {
+      const refused = sessionlessRefusal(
+        req.method ?? 'GET',
+        req.headers as Readonly<Record<string, string | undefined>>,
+        req.socket?.localPort,
+      );
+      if (refused) return refuseNode(res, refused);
+    }
+    return pick(req.method ?? 'GET', sessionId, message)(req, res);
   }) as DualEraHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
@@ -315,7 +369,13 @@ export function createDualEraHttpHandler(handlers: {
             body = read as Uint8Array<ArrayBuffer>;
             message = parseJsonBody(read);
           }
-          const target = pick(request.method, request.headers.get('mcp-session-id'), message);
+          const sessionId = request.headers.get('mcp-session-id');
+          if (!sessionId && request.method.toUpperCase() !== 'POST') {
+            const { headers, localPort } = headOfRequest(request);
+            const refused = sessionlessRefusal(request.method, headers, localPort);
+            if (refused) return refusalResponse(refused);
+          }
+          const target = pick(request.method, sessionId, message);
           return target.fetch(
             new Request(request.url, {
               method: request.method,

@@ -231,7 +231,7 @@ export const tools = {
     "name": "test_simple_text"
   },
   "test_tool_with_logging": {
-    "description": "Sends three log messages while running",
+    "description": "Sends three log messages (info) on behalf of its request while running",
     "inputSchema": {
       "type": "object"
     },
