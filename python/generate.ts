@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emitPythonSdk } from '../generator/emit/python/index.js';
+import { emitPythonSdk } from '../generator/emit/python/sdk.js';
 import type { ProtocolModel } from '../generator/model.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

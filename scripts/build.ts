@@ -9,8 +9,8 @@
  *   `files` list it): cli/, generator/, schema/, reference/ and generated/ (the pinned
  *   revisions `mcpgen serve` and `call` load, so `npm run generate` must have run), compiled
  *   against the runtime's declarations (their `@mcpgen/runtime/…` imports stay package
- *   imports), plus what the code reads beside itself: templates/, schema/pins.json, the
- *   generated validators (already JavaScript), and package.json (name, version, licence,
+ *   imports), plus what the code reads beside itself: the emitters' templates (the .hbs files
+ *   under generator/), schema/pins.json, the generated validators (already JavaScript), and package.json (name, version, licence,
  *   engines, dependencies). Files sit at the same depth as in the checkout, so every
  *   `new URL('../../x', import.meta.url)` finds the same thing.
  *
@@ -180,8 +180,8 @@ function buildMcpgen(runtime: Json): void {
     include: ['../cli', '../generator', '../schema', '../reference', '../generated'],
     exclude: ['../cli/docs.ts', '../generated/*/bindings', '../generated/**/parity.gen.ts'],
   });
-  for (const f of filesBelow(join(ROOT, 'templates'), (n) => n.endsWith('.hbs')))
-    copy(join(ROOT, 'templates', f), join(MCPGEN_OUT, 'templates', f));
+  for (const f of filesBelow(join(ROOT, 'generator'), (n) => n.endsWith('.hbs')))
+    copy(join(ROOT, 'generator', f), join(MCPGEN_OUT, 'generator', f));
   for (const f of filesBelow(join(ROOT, 'schema'), (n) => n.endsWith('.json')))
     copy(join(ROOT, 'schema', f), join(MCPGEN_OUT, 'schema', f));
   for (const f of filesBelow(

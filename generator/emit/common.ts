@@ -1,8 +1,8 @@
 /** Pieces every emitter shares: the preamble, names, doc escaping, templates. */
-import Handlebars from 'handlebars';
 import { readFileSync } from 'node:fs';
 import type { ProtocolModel, RequestDef } from '../model.js';
 import { sha256 } from '../util.js';
+import { templateFolder } from './template.js';
 
 export const MCPGEN_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -70,17 +70,8 @@ export function jsdoc(lines: string[], indent = ''): string {
   return `${indent}/**\n${body.join('\n')}\n${indent} */`;
 }
 
-const cache = new Map<string, HandlebarsTemplateDelegate>();
-/** Renders templates/<name>.hbs with `view` (no HTML escaping: the output is code). */
+const typescriptTemplates = templateFolder(new URL('./templates/', import.meta.url), { maxBlankLines: 1 });
+/** Renders generator/emit/templates/<name>.hbs with `view` (no HTML escaping: the output is code). */
 export function render(name: string, view: object): string {
-  let t = cache.get(name);
-  if (!t) {
-    const src = readFileSync(new URL(`../../templates/${name}.hbs`, import.meta.url), 'utf8');
-    t = Handlebars.compile(src, { noEscape: true, strict: true });
-    cache.set(name, t);
-  }
-  return t(view)
-    .replace(/\r\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .replace(/\s*$/, '\n');
+  return typescriptTemplates.render(name, view);
 }

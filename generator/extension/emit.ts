@@ -4,7 +4,7 @@
  * - `types.gen.ts`: the extension's types (as ../emit/types.ts writes a revision's);
  * - `validators.gen.js` (+ `.d.ts`): one validator per type and per message's params and result;
  * - `protocol.gen.ts`: the channel's method maps per direction and its runtime table
- *   (../../templates/extension-protocol.hbs), and the MCP types the extension rides on, typed for
+ *   (../emit/templates/extension-protocol.hbs), and the MCP types the extension rides on, typed for
  *   the revision (`AppTool`, `AppResource`, `AppClientCapabilities`, …);
  * - `index.ts`: the folder's public entry.
  * The MCP methods that travel on the channel come from ./overrides.ts `channel`, each taken only

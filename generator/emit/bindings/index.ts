@@ -1,7 +1,8 @@
 /**
  * Message bindings for other languages. `emitTargets` is the entry `generate` uses: the
- * languages of own.ts are rendered from the ProtocolModel by mcpgen's own emitters (python/,
- * …), the rest by quicktype-core from the revision's `$defs` (`emitBindings`).
+ * languages of own.ts are rendered from the ProtocolModel by mcpgen's own emitters
+ * (../<lang>/bindings.ts), the SDK targets by ../<lang>/sdk.ts, the rest by quicktype-core from
+ * the revision's `$defs` (`emitBindings`).
  *
  * `emitBindings` is pure: the same definitions give byte-identical files whatever their key
  * order. The schema is canonicalised first (canonical.ts), quicktype renders it (quicktype.ts),
@@ -13,7 +14,7 @@ import { BINDING_LANGUAGES, type BindingLanguage, type BindingLanguageId } from 
 import { renderWithQuicktype } from './quicktype.js';
 import { OWN_BINDING_LANGUAGES, isOwnLanguage } from './own.js';
 import type { ProtocolModel } from '../../model.js';
-import { emitPythonSdk } from '../python/index.js';
+import { emitPythonSdk } from '../python/sdk.js';
 
 export { BINDING_LANGUAGES, BINDING_LANGUAGE_IDS } from './languages.js';
 export type { BindingLanguage, BindingLanguageId, BindingTest } from './languages.js';
@@ -26,7 +27,7 @@ export type { OwnLanguage, OwnLanguageId } from './own.js';
 /**
  * The SDK targets: a whole SDK of a language (models, method maps, typed client and server) on
  * that language's mcpgen runtime, written under `<lang>/` of the revision's folder
- * (`python-sdk`: generator/emit/python, the package `mcp_<rev>` over `mcpgen_runtime`).
+ * (`python-sdk`: generator/emit/python/sdk.ts, the package `mcp_<rev>` over `mcpgen_runtime`).
  */
 export const SDK_TARGETS: Readonly<Record<string, (model: ProtocolModel) => Map<string, string>>> = {
   'python-sdk': emitPythonSdk,

@@ -1,13 +1,14 @@
 /**
- * The table of the languages whose bindings mcpgen renders itself from the ProtocolModel (one
- * folder each: python/, go/, rust/; shared passes in shape.ts), and what their tests prove. The
- * other languages go through quicktype-core (languages.ts).
+ * The table of the languages whose bindings mcpgen renders itself from the ProtocolModel (each
+ * in its language's folder: ../python/bindings.ts, ../go/bindings.ts, ../rust/bindings.ts, their
+ * templates beside them; the shared pass in ../shape.ts), and what their tests prove. The other
+ * languages go through quicktype-core (languages.ts).
  */
 import type { ProtocolModel } from '../../model.js';
 import type { BindingTest } from './languages.js';
-import { emitGo } from './go/index.js';
-import { emitPython } from './python/index.js';
-import { emitRust } from './rust/index.js';
+import { emitGo } from '../go/bindings.js';
+import { emitPython } from '../python/bindings.js';
+import { emitRust } from '../rust/bindings.js';
 
 export type OwnLanguageId = 'python' | 'go' | 'rust';
 

@@ -1,5 +1,5 @@
 /**
- * Go bindings (generator/emit/bindings/go), built by Debian's go (1.19) with the standard library
+ * Go bindings (generator/emit/go/bindings.ts), built by Debian's go (1.19) with the standard library
  * only: every example of both revisions decodes and re-encodes to equal JSON; every
  * schema-derived mutation is refused with a *DecodeError naming the mutated path; the tagged
  * unions are matched exhaustively through their visitors (go/match: a visitor missing a variant
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OWN_BINDING_LANGUAGES } from '../../../generator/emit/bindings/index.js';
-import { emitGo, goModulePath, goPackageName } from '../../../generator/emit/bindings/go/index.js';
+import { emitGo, goModulePath, goPackageName } from '../../../generator/emit/go/bindings.js';
 import type { ProtocolModel } from '../../../generator/model.js';
 import {
   REVISIONS,

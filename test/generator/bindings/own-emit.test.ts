@@ -14,7 +14,8 @@ import {
   OWN_BINDING_LANGUAGES,
   emitTargets,
 } from '../../../generator/emit/bindings/index.js';
-import { buildShape, pascal, snake, uniqueNames } from '../../../generator/emit/bindings/shape.js';
+import { pascal, snake, uniqueNames } from '../../../generator/emit/naming.js';
+import { buildShape } from '../../../generator/emit/shape.js';
 import { inputHash, preamble } from '../../../generator/emit/common.js';
 import { generate } from '../../../generator/generate.js';
 import type { ProtocolModel } from '../../../generator/model.js';

@@ -1,5 +1,5 @@
 /**
- * Python bindings (generator/emit/bindings/python), run by Debian's python3 under `-O` with the
+ * Python bindings (generator/emit/python/bindings.ts), run by Debian's python3 under `-O` with the
  * standard library only: every example of both revisions decodes and re-encodes to equal JSON;
  * every schema-derived mutation is refused with a DecodeError naming the mutated path; the
  * tagged unions are matched exhaustively (typing.assert_never, python/match_check.py), and that
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OWN_BINDING_LANGUAGES } from '../../../generator/emit/bindings/index.js';
-import { emitPython, pythonPackageName } from '../../../generator/emit/bindings/python/index.js';
+import { emitPython, pythonPackageName } from '../../../generator/emit/python/bindings.js';
 import type { ProtocolModel } from '../../../generator/model.js';
 import {
   REVISIONS,

@@ -1,5 +1,5 @@
 /**
- * Rust bindings (generator/emit/bindings/rust), built offline by cargo against the serde and
+ * Rust bindings (generator/emit/rust/bindings.ts), built offline by cargo against the serde and
  * serde_json crates Debian ships in /usr/share/cargo/registry: every example of both
  * revisions decodes and re-encodes to equal JSON; every schema-derived mutation is refused
  * with a DecodeError naming the mutated path; the unions are enums matched without a wildcard
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OWN_BINDING_LANGUAGES } from '../../../generator/emit/bindings/index.js';
-import { emitRust, rustCrateName } from '../../../generator/emit/bindings/rust/index.js';
+import { emitRust, rustCrateName } from '../../../generator/emit/rust/bindings.js';
 import type { ProtocolModel } from '../../../generator/model.js';
 import { scratchDir } from './harness.js';
 import {

@@ -1,13 +1,15 @@
 /**
- * The shared passes of the own binding emitters (python/, go/, rust/): the ProtocolModel's
+ * The shared pass of the emitters of other languages (go/, python/, rust/): the ProtocolModel's
  * schemas turned into one language-neutral shape (structs, unions, aliases, with every inline
- * object and union hoisted to a name), the naming helpers, and the doc-comment lines.
+ * object and union hoisted to a name), the method tables, and the doc-comment lines (naming.ts
+ * names them).
  *
  * Pure and deterministic: declarations are sorted by name (code-unit order), hoisted names are
  * `<Parent><Property>` with the fixed clash rule `<Name>2`, `<Name>3`, …
  */
-import type { JsonSchema, ProtocolModel } from '../../model.js';
-import { byCodeUnit } from '../../util.js';
+import type { JsonSchema, ProtocolModel } from '../model.js';
+import { byCodeUnit } from '../util.js';
+import { pascal } from './naming.js';
 
 /** A value's type. `ref` names a declaration; everything else is a JSON value kind. */
 export type Ty =
@@ -78,42 +80,6 @@ export interface Shape {
   /** Every declaration, sorted by name. */
   decls: Decl[];
   byName: Map<string, Decl>;
-}
-
-/** `list_changed`, `_meta`, `resource-link` → `ListChanged`, `Meta`, `ResourceLink`. */
-export function pascal(s: string): string {
-  const parts = s
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean);
-  const out = parts.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
-  return /^[0-9]/.test(out) ? `N${out}` : out || 'Value';
-}
-
-/** `listChanged`, `_meta`, `JSONRPCRequest`, `URLElicitation` → `list_changed`, `meta`, `jsonrpc_request`, `url_elicitation`. */
-export function snake(s: string): string {
-  const out = s
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .toLowerCase();
-  return /^[0-9]/.test(out) ? `n_${out}` : out || 'value';
-}
-
-/** Names unique within one scope: a taken name gets `2`, `3`, … (or `_` for reserved words). */
-export function uniqueNames(
-  names: string[],
-  reserved: ReadonlySet<string>,
-  avoid: ReadonlySet<string> = new Set(),
-): string[] {
-  const taken = new Set<string>(avoid);
-  return names.map((n) => {
-    let name = reserved.has(n) ? `${n}_` : n;
-    for (let i = 2; taken.has(name); i++) name = `${n}${i}`;
-    taken.add(name);
-    return name;
-  });
 }
 
 /**
@@ -339,9 +305,4 @@ export function methodTables(model: ProtocolModel) {
     (a, b) => byCodeUnit(a.method, b.method) || byCodeUnit(a.direction, b.direction),
   );
   return { requests, notifications };
-}
-
-/** The revision as an identifier part: `2025-11-25` → `2025_11_25`, `draft` → `draft`. */
-export function revisionId(revision: string): string {
-  return revision.replace(/[^A-Za-z0-9]+/g, '_');
 }

@@ -18,14 +18,13 @@
  * - the method maps (`ClientRequests`, `ServerRequests`, `ClientNotifications`,
  *   `ServerNotifications`), error codes, protocol version and revision constants.
  */
-import type { ProtocolModel } from '../../../model.js';
-import { byCodeUnit } from '../../../util.js';
-import { preamble } from '../../common.js';
+import type { ProtocolModel } from '../../model.js';
+import { byCodeUnit } from '../../util.js';
+import { preamble } from '../common.js';
+import { pascal, uniqueNames } from '../naming.js';
 import {
   buildShape,
   methodTables,
-  pascal,
-  uniqueNames,
   type Decl,
   type Field,
   type Shape,

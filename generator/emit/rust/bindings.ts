@@ -17,15 +17,13 @@
  * - the method maps (`CLIENT_REQUESTS`, `SERVER_REQUESTS`, `CLIENT_NOTIFICATIONS`,
  *   `SERVER_NOTIFICATIONS`), error codes, protocol version and revision constants.
  */
-import type { ProtocolModel } from '../../../model.js';
-import { byCodeUnit } from '../../../util.js';
-import { MCPGEN_VERSION, preamble } from '../../common.js';
+import type { ProtocolModel } from '../../model.js';
+import { byCodeUnit } from '../../util.js';
+import { MCPGEN_VERSION, preamble } from '../common.js';
+import { revisionId, snake, uniqueNames } from '../naming.js';
 import {
   buildShape,
   methodTables,
-  revisionId,
-  snake,
-  uniqueNames,
   type Decl,
   type Field,
   type Shape,

@@ -16,26 +16,15 @@
  *   `UnimplementedServerHandlers` (each answers -32601), and `Server`, whose dispatch table is
  *   built from the handlers, with one method per server request and notification.
  *
- * Pure and deterministic: the shape (../bindings/shape.ts) sorts declarations by name; the
- * templates (templates/python/*.hbs) only place what this view model resolved.
+ * Pure and deterministic: the shape (../shape.ts) sorts declarations by name; the
+ * templates (templates/sdk/*.hbs) only place what this view model resolved.
  */
-import Handlebars from 'handlebars';
-import { readFileSync } from 'node:fs';
 import type { NotificationDef, ProtocolModel, RequestDef } from '../../model.js';
 import { byCodeUnit } from '../../util.js';
 import { MCPGEN_VERSION, inputHash, preamble, type Files } from '../common.js';
-import {
-  buildShape,
-  docLines,
-  resolveAlias,
-  revisionId,
-  snake,
-  uniqueNames,
-  type Decl,
-  type Shape,
-  type StructDecl,
-  type Ty,
-} from '../bindings/shape.js';
+import { revisionId, snake, uniqueNames } from '../naming.js';
+import { buildShape, docLines, resolveAlias, type Decl, type Shape, type StructDecl, type Ty } from '../shape.js';
+import { templateFolder } from '../template.js';
 
 /** The import name of a revision's package: `mcp_2025_11_25`, `mcp_draft`. */
 export function pythonSdkPackage(revision: string): string {
@@ -339,21 +328,14 @@ function docOf(model: ProtocolModel, typeName: string, method: string): string[]
   return docLines(model, typeName, t?.description ? `\`${method}\`: ${t.description}` : `\`${method}\``);
 }
 
-const templates = new Map<string, HandlebarsTemplateDelegate>();
+const templates = templateFolder(new URL('./templates/sdk/', import.meta.url), {
+  maxBlankLines: 2,
+  trimLineEnds: true,
+});
 
-/** Renders templates/python/<name>.hbs (no HTML escaping; at most two blank lines in a row, LF, one final newline). */
+/** Renders templates/sdk/<name>.hbs (at most two blank lines in a row, no spaces at line ends). */
 function render(name: string, view: object): string {
-  let t = templates.get(name);
-  if (!t) {
-    const src = readFileSync(new URL(`../../../templates/python/${name}.hbs`, import.meta.url), 'utf8');
-    t = Handlebars.compile(src, { noEscape: true, strict: true });
-    templates.set(name, t);
-  }
-  return t(view)
-    .replace(/\r\n/g, '\n')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{4,}/g, '\n\n\n')
-    .replace(/\s*$/, '\n');
+  return templates.render(name, view);
 }
 
 /** The files of a revision's Python package, relative to the output folder (under `python/`). */
