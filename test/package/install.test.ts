@@ -212,7 +212,9 @@ test('npm pack: both tarballs hold compiled JavaScript and declarations, no Type
   for (const p of [
     'bin/mcpgen.js',
     'dist/mcpgen/cli/main.js',
-    'dist/mcpgen/templates/client.hbs',
+    'dist/mcpgen/generator/emit/templates/client.hbs',
+    'dist/mcpgen/generator/emit/go/templates/bindings/types.go.hbs',
+    'dist/mcpgen/generator/emit/python/templates/sdk/models.hbs',
     'dist/mcpgen/schema/pins.json',
     'dist/mcpgen/generated/2025-11-25/index.js',
     'dist/mcpgen/generated/draft/validators.gen.js',

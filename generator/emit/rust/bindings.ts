@@ -20,7 +20,7 @@
 import type { ProtocolModel } from '../../model.js';
 import { byCodeUnit } from '../../util.js';
 import { MCPGEN_VERSION, preamble } from '../common.js';
-import { revisionId, snake, uniqueNames } from '../naming.js';
+import { lineComments, quoted, revisionId, snake, uniqueNames } from '../naming.js';
 import {
   buildShape,
   methodTables,
@@ -31,6 +31,7 @@ import {
   type Ty,
   type UnionDecl,
 } from '../shape.js';
+import { templateFolder } from '../template.js';
 
 /** Crate (library) name of a revision: `mcp_types_2025_11_25`. */
 export function rustCrateName(revision: string): string {
@@ -42,12 +43,6 @@ const KEYWORDS = new Set(
     ' ',
   ),
 );
-
-const str = (s: string): string => JSON.stringify(s);
-
-function comment(lines: string[], indent = ''): string[] {
-  return lines.map((l) => (l ? `${indent}/// ${l}` : `${indent}///`));
-}
 
 class RustEmitter {
   readonly shape: Shape;
@@ -108,7 +103,7 @@ class RustEmitter {
       case 'ref':
         return `decode_${snake(t.name)}`;
       case 'string':
-        return t.enum ? `decode_enum(&[${t.enum.map(str).join(', ')}])` : 'decode_string';
+        return t.enum ? `decode_enum(&[${t.enum.map(quoted).join(', ')}])` : 'decode_string';
       case 'integer':
       case 'number': {
         const base = t.k === 'integer' ? 'decode_integer' : 'decode_number';
@@ -122,14 +117,14 @@ class RustEmitter {
         return 'decode_prims(&["null"])';
       case 'const': {
         const v = t.value;
-        if (typeof v === 'string') return `constant(decode_string, String::from(${str(v)}))`;
+        if (typeof v === 'string') return `constant(decode_string, String::from(${quoted(v)}))`;
         if (typeof v === 'boolean') return `constant(decode_boolean, ${v})`;
         return Number.isInteger(v) ? `constant(decode_integer, ${v}i64)` : `constant(decode_number, ${v}f64)`;
       }
       case 'any':
         return 'decode_any';
       case 'prims':
-        return `decode_prims(&[${t.kinds.map(str).join(', ')}])`;
+        return `decode_prims(&[${t.kinds.map(quoted).join(', ')}])`;
       case 'array':
         return `decode_list(${this.dec(t.items)}, ${t.maxItems ?? 'usize::MAX'})`;
       case 'map':
@@ -139,7 +134,7 @@ class RustEmitter {
 
   constValue(v: string | number | boolean): string {
     return typeof v === 'string'
-      ? `Value::from(${str(v)})`
+      ? `Value::from(${quoted(v)})`
       : typeof v === 'boolean'
         ? `Value::from(${v})`
         : Number.isInteger(v)
@@ -165,86 +160,31 @@ class RustEmitter {
     return f.required ? t : `Option<${t}>`;
   }
 
-  struct(d: StructDecl): string[] {
+  structView(d: StructDecl): object {
     const names = this.fieldNames(d);
-    const fn = `decode_${snake(d.name)}`;
-    const out: string[] = [''];
-    out.push(...comment(d.doc.length ? d.doc : [`The ${d.name} object.`]));
-    out.push(`#[derive(Debug, Clone, PartialEq${this.defaultable(d.name) ? ', Default' : ''})]`);
-    out.push(`pub struct ${d.name} {`);
-    d.fields.forEach((f, i) => {
-      if (!this.stored(f)) return;
-      out.push(...comment(f.doc, '    '));
-      out.push(`    pub ${names[i]}: ${this.fieldType(f)},`);
-    });
-    if (d.extra !== 'refuse') {
-      out.push('    /// Members the schema does not declare, as decoded.');
-      out.push(`    pub extra: BTreeMap<String, ${this.rType(d.extra)}>,`);
-    }
-    out.push('}');
-    out.push('');
-    out.push(`fn ${fn}(v: &Value, path: &str) -> Res<${d.name}> {`);
-    out.push('    let o = decode_object(v, path)?;');
-    const known = `&[${d.fields.map((f) => str(f.json)).join(', ')}]`;
-    if (d.extra === 'refuse') out.push(`    closed(o, path, ${known})?;`);
-    d.fields.forEach((f) => {
-      if (!this.stored(f)) out.push(`    required(o, ${str(f.json)}, path, ${this.dec(f.ty)})?;`);
-    });
-    out.push(`    Ok(${d.name} {`);
-    d.fields.forEach((f, i) => {
-      if (!this.stored(f)) return;
-      const base = `${f.required ? 'required' : 'optional'}(o, ${str(f.json)}, path, ${this.dec(f.ty)})?`;
-      const boxed = this.boxed(f.ty);
-      const value = boxed ? (f.required ? `Box::new(${base})` : `${base}.map(Box::new)`) : base;
-      out.push(`        ${names[i]}: ${value},`);
-    });
-    if (d.extra !== 'refuse') out.push(`        extra: extra(o, path, ${known}, ${this.dec(d.extra)})?,`);
-    out.push('    })');
-    out.push('}');
-    out.push('');
-    out.push(`impl Serialize for ${d.name} {`);
-    out.push('    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {');
-    out.push(
-      `    let mut m = ${d.extra === 'refuse' ? 'Map::new()' : 'encode_extra(&self.extra).map_err(S::Error::custom)?'};`,
-    );
-    d.fields.forEach((f, i) => {
-      const key = str(f.json);
-      if (!this.stored(f))
-        out.push(
-          `        m.insert(${key}.into(), ${this.constValue((f.ty as { value: string | number | boolean }).value)});`,
-        );
-      else if (f.required)
-        out.push(`        m.insert(${key}.into(), to_value(&self.${names[i]}).map_err(S::Error::custom)?);`);
-      else
-        out.push(
-          `        if let Some(x) = &self.${names[i]} {\n            m.insert(${key}.into(), to_value(x).map_err(S::Error::custom)?);\n        }`,
-        );
-    });
-    out.push('        m.serialize(s)');
-    out.push('    }');
-    out.push('}');
-    out.push(...this.deserializeImpl(d.name, fn));
-    out.push('');
-    out.push(`impl Undeclared for ${d.name} {`);
-    out.push(`    fn undeclared(&self) -> usize { ${d.extra === 'refuse' ? '0' : 'self.extra.len()'} }`);
-    out.push('}');
-    return out;
-  }
-
-  deserializeImpl(name: string, fn: string): string[] {
-    return [
-      '',
-      `impl<'de> Deserialize<'de> for ${name} {`,
-      "    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {",
-      '        let v = Value::deserialize(d)?;',
-      `        ${fn}(&v, "").map_err(D::Error::custom)`,
-      '    }',
-      '}',
-      '',
-      `impl Decode for ${name} {`,
-      `    fn decode_at(v: &Value, path: &str) -> Res<Self> { ${fn}(v, path) }`,
-      '}',
-    ];
+    const fields = d.fields.map((f, i) => ({
+      name: names[i],
+      key: quoted(f.json),
+      type: this.fieldType(f),
+      required: f.required,
+      constant: !this.stored(f),
+      boxed: this.boxed(f.ty),
+      doc: lineComments(f.doc, '///', '    '),
+      decoder: this.dec(f.ty),
+      value: f.ty.k === 'const' ? this.constValue(f.ty.value) : '',
+    }));
+    return {
+      name: d.name,
+      decodeFn: `decode_${snake(d.name)}`,
+      doc: lineComments(d.doc.length ? d.doc : [`The ${d.name} object.`], '///'),
+      defaultable: this.defaultable(d.name),
+      fields,
+      stored: fields.filter((f) => !f.constant),
+      open: d.extra !== 'refuse',
+      extraType: d.extra === 'refuse' ? '' : this.rType(d.extra),
+      extraDecoder: d.extra === 'refuse' ? '' : this.dec(d.extra),
+      known: d.fields.map((f) => quoted(f.json)).join(', '),
+    };
   }
 
   /** Whether values of `t` count undeclared members (structs and unions). */
@@ -282,84 +222,36 @@ class RustEmitter {
     return this.isStruct(v) ? (v as { name: string }).name : `Variant${i + 1}`;
   }
 
-  union(d: UnionDecl): string[] {
-    const fn = `decode_${snake(d.name)}`;
-    const out: string[] = [''];
-    out.push(...comment(d.doc.length ? d.doc : [`One of the variants of ${d.name}.`]));
-    out.push('#[derive(Debug, Clone, PartialEq)]');
-    out.push(`pub enum ${d.name} {`);
-    d.variants.forEach((v, i) => out.push(`    ${this.variantName(d, i)}(${this.rType(v)}),`));
-    out.push('}');
-    out.push('');
-    out.push(`/// Encodes the variant's value itself (the tag member is part of it).`);
-    out.push(`impl Serialize for ${d.name} {`);
-    out.push('    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {');
-    out.push('        match self {');
-    d.variants.forEach((_, i) => out.push(`            ${d.name}::${this.variantName(d, i)}(x) => x.serialize(s),`));
-    out.push('        }');
-    out.push('    }');
-    out.push('}');
-    out.push('');
-    out.push(`fn ${fn}(v: &Value, path: &str) -> Res<${d.name}> {`);
+  unionView(d: UnionDecl): object {
     const tag = d.tag;
-    if (tag.kind === 'const' || tag.kind === 'jsonrpc') {
-      const values = tag.kind === 'const' ? tag.values : tag.kinds;
-      const list = `&[${values.map(str).join(', ')}]`;
-      out.push(
-        tag.kind === 'const'
-          ? `    let tag = tag_of(v, path, ${str(tag.member)}, ${list})?;`
-          : `    let tag = jsonrpc_kind_of(v, path, ${list})?;`,
-      );
-      out.push('    match tag {');
-      d.variants.forEach((variant, i) =>
-        out.push(
-          `        ${str(values[i])} => Ok(${d.name}::${this.variantName(d, i)}(${this.dec(variant)}(v, path)?)),`,
-        ),
-      );
-      out.push(`        _ => Err(DecodeError::new(path, format!("unreachable tag {}", tag))),`);
-      out.push('    }');
-    } else {
-      out.push(`    let mut best: Option<(usize, ${d.name})> = None;`);
-      out.push('    let mut errors: Vec<String> = Vec::new();');
-      d.variants.forEach((variant, i) => {
-        out.push(`    match ${this.dec(variant)}(v, path) {`);
-        out.push('        Err(e) => errors.push(e.to_string()),');
-        out.push('        Ok(x) => {');
-        out.push(`            let n = ${this.undeclaredExpr(variant, 'x')};`);
-        out.push(
-          `            if best.as_ref().map_or(true, |(b, _)| n < *b) { best = Some((n, ${d.name}::${this.variantName(d, i)}(x))); }`,
-        );
-        out.push('        }');
-        out.push('    }');
-      });
-      out.push(`    best.map(|(_, x)| x).ok_or_else(|| no_variant(path, ${str(d.name)}, &errors))`);
-    }
-    out.push('}');
-    out.push(...this.deserializeImpl(d.name, fn));
-    out.push('');
-    out.push(`impl Undeclared for ${d.name} {`);
-    out.push('    fn undeclared(&self) -> usize {');
-    out.push('        match self {');
-    d.variants.forEach((v, i) =>
-      out.push(
-        `            ${d.name}::${this.variantName(d, i)}(${this.hasUndeclared(v) ? 'x' : '_'}) => ${this.undeclaredExpr(v, 'x')},`,
-      ),
-    );
-    out.push('        }');
-    out.push('    }');
-    out.push('}');
-    return out;
+    const tags = tag.kind === 'const' ? tag.values : tag.kind === 'jsonrpc' ? tag.kinds : [];
+    return {
+      name: d.name,
+      quotedName: quoted(d.name),
+      decodeFn: `decode_${snake(d.name)}`,
+      doc: lineComments(d.doc.length ? d.doc : [`One of the variants of ${d.name}.`], '///'),
+      tagged: tag.kind !== 'none',
+      tagMember: tag.kind === 'const' ? quoted(tag.member) : '',
+      tags: tags.map(quoted).join(', '),
+      variants: d.variants.map((v, i) => ({
+        variant: this.variantName(d, i),
+        type: this.rType(v),
+        tag: tags.length ? quoted(tags[i]) : '',
+        decoder: this.dec(v),
+        countsUndeclared: this.hasUndeclared(v),
+        undeclared: this.undeclaredExpr(v, 'x'),
+      })),
+    };
   }
 
-  alias(d: { name: string; ty: Ty; doc: string[] }): string[] {
-    const out = [''];
-    out.push(...comment(d.doc.length ? d.doc : [`${d.name}.`]));
-    out.push(`pub type ${d.name} = ${this.rType(d.ty)};`);
-    out.push('');
-    out.push(`fn decode_${snake(d.name)}(v: &Value, path: &str) -> Res<${d.name}> {`);
-    out.push(`    ${this.dec(d.ty)}(v, path)`);
-    out.push('}');
-    return out;
+  aliasView(d: { name: string; ty: Ty; doc: string[] }): object {
+    return {
+      name: d.name,
+      decodeFn: `decode_${snake(d.name)}`,
+      doc: lineComments(d.doc.length ? d.doc : [`${d.name}.`], '///'),
+      type: this.rType(d.ty),
+      decoder: this.dec(d.ty),
+    };
   }
 
   paramsTy(messageType: string): Ty | null {
@@ -369,416 +261,91 @@ class RustEmitter {
     return f ? f.ty : null;
   }
 
-  lib(): string {
+  libView(): object {
     const m = this.model;
-    const out: string[] = [preamble(m)];
-    out.push(`//! Model Context Protocol messages of revision ${m.revision} (protocol version ${m.protocolVersion}).`);
-    out.push('//!');
-    out.push('//! Decode with `serde_json::from_str::<T>` (serde errors) or `decode::<T>(&value)` (a');
-    out.push('//! `DecodeError` naming the failing path, e.g. `params.content[2].data: required`); encode');
-    out.push('//! with `serde_json::to_string`.');
-    out.push('#![allow(clippy::all, dead_code, non_camel_case_types)]');
-    out.push(RS_RUNTIME);
-    out.push(`/// The schema revision these bindings were generated from.`);
-    out.push(`pub const REVISION: &str = ${str(m.revision)};`);
-    out.push('/// LATEST_PROTOCOL_VERSION of the revision.');
-    out.push(`pub const PROTOCOL_VERSION: &str = ${str(m.protocolVersion)};`);
-    out.push(`pub const JSONRPC_VERSION: &str = ${str(String(m.constants.JSONRPC_VERSION ?? '2.0'))};`);
-    out.push('/// `handshake` (initialize first) or `stateless` (every request carries its own `_meta`).');
-    out.push(`pub const LIFECYCLE: &str = ${str(m.lifecycle)};`);
-    out.push(`pub const MCPGEN_VERSION: &str = ${str(MCPGEN_VERSION)};`);
-    out.push('');
-    out.push('/// Error codes of this revision (schema.ts constants).');
-    const codes = Object.keys(m.errorCodes).sort(byCodeUnit);
-    for (const c of codes) out.push(`pub const ${c}: i64 = ${m.errorCodes[c]};`);
-    out.push(`pub const ERROR_CODES: &[(&str, i64)] = &[${codes.map((c) => `(${str(c)}, ${c})`).join(', ')}];`);
-    for (const d of this.shape.decls) {
-      if (d.kind === 'struct') out.push(...this.struct(d));
-      else if (d.kind === 'union') out.push(...this.union(d));
-      else out.push(...this.alias(d));
-    }
     const { requests, notifications } = methodTables(m);
-    const decodeFn = (t: Ty | null, at: string) =>
-      t === null ? 'None' : `Some(|v| Ok(Box::new(${this.dec(t)}(v, ${str(at)})?)))`;
-    const reqTable = (name: string, doc: string, list: typeof requests) => {
-      out.push('', `/// ${doc}, by method.`, `pub static ${name}: &[RequestInfo] = &[`);
-      for (const r of list) {
-        out.push('    RequestInfo {');
-        out.push(`        method: ${str(r.method)},`);
-        out.push(`        direction: ${str(r.direction)},`);
-        out.push(`        request_type: ${str(r.requestType)},`);
-        out.push(`        result_type: ${str(r.resultType)},`);
-        out.push(`        alt_result_types: &[${r.altResultTypes.map(str).join(', ')}],`);
-        out.push(`        capability: &[${(r.capability ?? []).map(str).join(', ')}],`);
-        out.push(`        params_required: ${r.paramsRequired},`);
-        out.push(`        decode_params: ${decodeFn(this.paramsTy(r.requestType), 'params')},`);
-        out.push(`        decode_result: |v| Ok(Box::new(decode_${snake(r.resultType)}(v, "result")?)),`);
-        out.push('    },');
-      }
-      out.push('];');
+    const paramsDecoder = (messageType: string) => {
+      const t = this.paramsTy(messageType);
+      return t === null ? '' : this.dec(t);
     };
-    const noteTable = (name: string, doc: string, list: typeof notifications) => {
-      out.push('', `/// ${doc}, by method.`, `pub static ${name}: &[NotificationInfo] = &[`);
-      for (const n of list) {
-        out.push('    NotificationInfo {');
-        out.push(`        method: ${str(n.method)},`);
-        out.push(`        direction: ${str(n.direction)},`);
-        out.push(`        notification_type: ${str(n.notificationType)},`);
-        out.push(`        params_required: ${n.paramsRequired},`);
-        out.push(`        decode_params: ${decodeFn(this.paramsTy(n.notificationType), 'params')},`);
-        out.push('    },');
-      }
-      out.push('];');
+    const requestMap = (name: string, doc: string, direction: string) => ({
+      name,
+      doc,
+      requests: requests
+        .filter((r) => r.direction === direction)
+        .map((r) => ({
+          method: quoted(r.method),
+          direction: quoted(r.direction),
+          requestType: quoted(r.requestType),
+          resultType: quoted(r.resultType),
+          altResultTypes: r.altResultTypes.map(quoted).join(', '),
+          capability: (r.capability ?? []).map(quoted).join(', '),
+          paramsRequired: String(r.paramsRequired),
+          paramsDecoder: paramsDecoder(r.requestType),
+          resultDecoder: `decode_${snake(r.resultType)}`,
+        })),
+    });
+    const notificationMap = (name: string, doc: string, direction: string) => ({
+      name,
+      doc,
+      notifications: notifications
+        .filter((n) => n.direction === direction)
+        .map((n) => ({
+          method: quoted(n.method),
+          direction: quoted(n.direction),
+          notificationType: quoted(n.notificationType),
+          paramsRequired: String(n.paramsRequired),
+          paramsDecoder: paramsDecoder(n.notificationType),
+        })),
+    });
+    return {
+      preamble: preamble(m),
+      revision: m.revision,
+      protocolVersion: m.protocolVersion,
+      literals: {
+        revision: quoted(m.revision),
+        protocolVersion: quoted(m.protocolVersion),
+        jsonrpcVersion: quoted(String(m.constants.JSONRPC_VERSION ?? '2.0')),
+        lifecycle: quoted(m.lifecycle),
+        mcpgenVersion: quoted(MCPGEN_VERSION),
+      },
+      errorCodes: Object.keys(m.errorCodes)
+        .sort(byCodeUnit)
+        .map((c) => ({ name: c, quotedName: quoted(c), code: m.errorCodes[c] })),
+      decls: this.shape.decls.map((d) => ({
+        quotedName: quoted(d.name),
+        decodeFn: `decode_${snake(d.name)}`,
+        struct: d.kind === 'struct' ? this.structView(d) : null,
+        union: d.kind === 'union' ? this.unionView(d) : null,
+        alias: d.kind === 'alias' ? this.aliasView(d) : null,
+      })),
+      requestMaps: [
+        requestMap('CLIENT_REQUESTS', 'The requests a client sends', 'clientToServer'),
+        requestMap('SERVER_REQUESTS', 'The requests a server sends', 'serverToClient'),
+      ],
+      notificationMaps: [
+        notificationMap('CLIENT_NOTIFICATIONS', 'The notifications a client sends', 'clientToServer'),
+        notificationMap('SERVER_NOTIFICATIONS', 'The notifications a server sends', 'serverToClient'),
+      ],
     };
-    reqTable(
-      'CLIENT_REQUESTS',
-      'The requests a client sends',
-      requests.filter((r) => r.direction === 'clientToServer'),
-    );
-    reqTable(
-      'SERVER_REQUESTS',
-      'The requests a server sends',
-      requests.filter((r) => r.direction === 'serverToClient'),
-    );
-    noteTable(
-      'CLIENT_NOTIFICATIONS',
-      'The notifications a client sends',
-      notifications.filter((n) => n.direction === 'clientToServer'),
-    );
-    noteTable(
-      'SERVER_NOTIFICATIONS',
-      'The notifications a server sends',
-      notifications.filter((n) => n.direction === 'serverToClient'),
-    );
-    out.push('', '/// Decodes `v` as the schema type `type_name` and encodes it back (the value, or the DecodeError).');
-    out.push('pub fn round_trip(type_name: &str, v: &Value) -> Option<Res<Value>> {');
-    out.push('    let enc = |x: Res<Value>| x;');
-    out.push('    Some(enc(match type_name {');
-    for (const d of this.shape.decls) {
-      out.push(
-        `        ${str(d.name)} => decode_${snake(d.name)}(v, "").and_then(|x| to_value(&x).map_err(|e| DecodeError::new("", e.to_string()))),`,
-      );
-    }
-    out.push('        _ => return None,');
-    out.push('    }))');
-    out.push('}');
-    return `${out.join('\n').replace(/[ \t]+$/gm, '')}\n`;
-  }
-
-  cargo(): string {
-    const m = this.model;
-    return `${preamble(m, '#')}
-[package]
-name = "${rustCrateName(m.revision).replace(/_/g, '-')}"
-version = "${MCPGEN_VERSION}"
-edition = "2021"
-description = "Model Context Protocol ${m.revision} messages: types, validating decoders, method maps"
-publish = false
-
-[lib]
-name = "${rustCrateName(m.revision)}"
-path = "src/lib.rs"
-
-[dependencies]
-serde = "1"
-serde_json = "1"
-`;
   }
 }
 
-/** The hand-written part of every crate: decoding helpers and the method-map records. */
-const RS_RUNTIME = `
-use serde::de::Error as _;
-use serde::ser::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{to_value, Map, Value};
-use std::collections::BTreeMap;
-
-/// A value that does not match its schema type: \`path\` names the failing place
-/// (\`params.content[2].data\`, empty for the value itself), \`message\` what is wrong.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DecodeError {
-    pub path: String,
-    pub message: String,
-}
-
-impl DecodeError {
-    pub fn new(path: &str, message: impl Into<String>) -> Self {
-        DecodeError { path: path.to_string(), message: message.into() }
-    }
-}
-
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", if self.path.is_empty() { "(root)" } else { &self.path }, self.message)
-    }
-}
-
-impl std::error::Error for DecodeError {}
-
-/// Decoding results.
-pub type Res<T> = std::result::Result<T, DecodeError>;
-
-/// A type with a validating decoder.
-pub trait Decode: Sized {
-    /// Decodes \`v\`, naming paths below \`path\`.
-    fn decode_at(v: &Value, path: &str) -> Res<Self>;
-}
-
-/// Decodes and validates a JSON value as \`T\`; the error names the failing path.
-pub fn decode<T: Decode>(v: &Value) -> Res<T> {
-    T::decode_at(v, "")
-}
-
-/// Parses JSON text and decodes it as \`T\`.
-pub fn decode_str<T: Decode>(text: &str) -> Res<T> {
-    let v: Value = serde_json::from_str(text).map_err(|e| DecodeError::new("", format!("not JSON: {}", e)))?;
-    T::decode_at(&v, "")
-}
-
-/// One request of the method map.
-pub struct RequestInfo {
-    pub method: &'static str,
-    /// \`clientToServer\` or \`serverToClient\`.
-    pub direction: &'static str,
-    pub request_type: &'static str,
-    pub result_type: &'static str,
-    /// Other results the receiver may answer with (CreateTaskResult, InputRequiredResult).
-    pub alt_result_types: &'static [&'static str],
-    /// The capability path the receiver must declare, e.g. \`["tools"]\`.
-    pub capability: &'static [&'static str],
-    pub params_required: bool,
-    /// Decodes params (\`None\` when the request has none); downcast the box to the params type.
-    pub decode_params: Option<fn(&Value) -> Res<Box<dyn std::any::Any>>>,
-    /// Decodes the result; downcast the box to \`result_type\`.
-    pub decode_result: fn(&Value) -> Res<Box<dyn std::any::Any>>,
-}
-
-/// One notification of the method map.
-pub struct NotificationInfo {
-    pub method: &'static str,
-    pub direction: &'static str,
-    pub notification_type: &'static str,
-    pub params_required: bool,
-    pub decode_params: Option<fn(&Value) -> Res<Box<dyn std::any::Any>>>,
-}
-
-/// The entry of \`method\` in a method map.
-pub fn find_request(table: &'static [RequestInfo], method: &str) -> Option<&'static RequestInfo> {
-    table.iter().find(|r| r.method == method)
-}
-
-trait Undeclared {
-    fn undeclared(&self) -> usize;
-}
-
-fn at(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_string() } else { format!("{}.{}", path, key) }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) => {
-            if n.is_i64() || n.is_u64() || n.as_f64().map_or(false, |f| f.fract() == 0.0) { "integer" } else { "number" }
-        }
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-fn expected(what: &str, v: &Value, path: &str) -> DecodeError {
-    DecodeError::new(path, format!("expected {}, got {}", what, kind_of(v)))
-}
-
-fn decode_object<'a>(v: &'a Value, path: &str) -> Res<&'a Map<String, Value>> {
-    v.as_object().ok_or_else(|| expected("object", v, path))
-}
-
-fn required<T>(o: &Map<String, Value>, key: &str, path: &str, dec: impl Fn(&Value, &str) -> Res<T>) -> Res<T> {
-    match o.get(key) {
-        Some(v) => dec(v, &at(path, key)),
-        None => Err(DecodeError::new(&at(path, key), "required")),
-    }
-}
-
-fn optional<T>(o: &Map<String, Value>, key: &str, path: &str, dec: impl Fn(&Value, &str) -> Res<T>) -> Res<Option<T>> {
-    match o.get(key) {
-        Some(v) => dec(v, &at(path, key)).map(Some),
-        None => Ok(None),
-    }
-}
-
-fn extra<T>(o: &Map<String, Value>, path: &str, known: &[&str], dec: impl Fn(&Value, &str) -> Res<T>) -> Res<BTreeMap<String, T>> {
-    let mut out = BTreeMap::new();
-    for (k, v) in o {
-        if !known.contains(&k.as_str()) {
-            out.insert(k.clone(), dec(v, &at(path, k))?);
-        }
-    }
-    Ok(out)
-}
-
-fn closed(o: &Map<String, Value>, path: &str, known: &[&str]) -> Res<()> {
-    for k in o.keys() {
-        if !known.contains(&k.as_str()) {
-            return Err(DecodeError::new(&at(path, k), "not allowed"));
-        }
-    }
-    Ok(())
-}
-
-fn encode_extra<T: Serialize>(extra: &BTreeMap<String, T>) -> std::result::Result<Map<String, Value>, serde_json::Error> {
-    let mut m = Map::new();
-    for (k, v) in extra {
-        m.insert(k.clone(), to_value(v)?);
-    }
-    Ok(m)
-}
-
-fn decode_string(v: &Value, path: &str) -> Res<String> {
-    v.as_str().map(str::to_string).ok_or_else(|| expected("string", v, path))
-}
-
-fn decode_integer(v: &Value, path: &str) -> Res<i64> {
-    if kind_of(v) != "integer" {
-        return Err(expected("integer", v, path));
-    }
-    v.as_i64()
-        .or_else(|| v.as_f64().filter(|f| *f >= i64::MIN as f64 && *f <= i64::MAX as f64).map(|f| f as i64))
-        .ok_or_else(|| DecodeError::new(path, "integer out of range"))
-}
-
-fn decode_number(v: &Value, path: &str) -> Res<f64> {
-    v.as_f64().ok_or_else(|| expected("number", v, path))
-}
-
-fn decode_boolean(v: &Value, path: &str) -> Res<bool> {
-    v.as_bool().ok_or_else(|| expected("boolean", v, path))
-}
-
-fn decode_any(v: &Value, _path: &str) -> Res<Value> {
-    Ok(v.clone())
-}
-
-fn decode_prims(kinds: &'static [&'static str]) -> impl Fn(&Value, &str) -> Res<Value> {
-    move |v, path| {
-        let k = kind_of(v);
-        if kinds.iter().any(|want| *want == k || (*want == "number" && k == "integer")) {
-            Ok(v.clone())
-        } else {
-            Err(expected(&kinds.join(" or "), v, path))
-        }
-    }
-}
-
-trait AsF64: Copy {
-    fn as_f64(self) -> f64;
-}
-impl AsF64 for i64 {
-    fn as_f64(self) -> f64 {
-        self as f64
-    }
-}
-impl AsF64 for f64 {
-    fn as_f64(self) -> f64 {
-        self
-    }
-}
-
-fn in_range<T: AsF64>(dec: impl Fn(&Value, &str) -> Res<T>, min: Option<f64>, max: Option<f64>) -> impl Fn(&Value, &str) -> Res<T> {
-    move |v, path| {
-        let x = dec(v, path)?;
-        let f: f64 = x.as_f64();
-        if let Some(m) = min {
-            if f < m {
-                return Err(DecodeError::new(path, format!("must be >= {}", m)));
-            }
-        }
-        if let Some(m) = max {
-            if f > m {
-                return Err(DecodeError::new(path, format!("must be <= {}", m)));
-            }
-        }
-        Ok(x)
-    }
-}
-
-fn constant<T: PartialEq + Serialize>(dec: impl Fn(&Value, &str) -> Res<T>, want: T) -> impl Fn(&Value, &str) -> Res<T> {
-    move |v, path| match dec(v, path) {
-        Ok(x) if x == want => Ok(x),
-        _ => Err(DecodeError::new(path, format!("expected {}, got {}", to_value(&want).unwrap_or(Value::Null), v))),
-    }
-}
-
-fn quote_all(values: &[&str]) -> String {
-    values.iter().map(|v| Value::from(*v).to_string()).collect::<Vec<_>>().join(", ")
-}
-
-fn decode_enum(values: &'static [&'static str]) -> impl Fn(&Value, &str) -> Res<String> {
-    move |v, path| match v.as_str() {
-        Some(s) if values.contains(&s) => Ok(s.to_string()),
-        _ => Err(DecodeError::new(path, format!("expected one of {}, got {}", quote_all(values), v))),
-    }
-}
-
-fn decode_list<T>(dec: impl Fn(&Value, &str) -> Res<T>, max_items: usize) -> impl Fn(&Value, &str) -> Res<Vec<T>> {
-    move |v, path| {
-        let items = v.as_array().ok_or_else(|| expected("array", v, path))?;
-        if items.len() > max_items {
-            return Err(DecodeError::new(path, format!("at most {} items", max_items)));
-        }
-        items.iter().enumerate().map(|(i, x)| dec(x, &format!("{}[{}]", path, i))).collect()
-    }
-}
-
-fn decode_map<T>(dec: impl Fn(&Value, &str) -> Res<T>) -> impl Fn(&Value, &str) -> Res<BTreeMap<String, T>> {
-    move |v, path| {
-        let o = decode_object(v, path)?;
-        o.iter().map(|(k, x)| Ok((k.clone(), dec(x, &at(path, k))?))).collect()
-    }
-}
-
-fn tag_of<'a>(v: &'a Value, path: &str, member: &str, values: &[&str]) -> Res<&'a str> {
-    let o = decode_object(v, path)?;
-    match o.get(member) {
-        None => Err(DecodeError::new(&at(path, member), "required")),
-        Some(t) => match t.as_str() {
-            Some(s) if values.contains(&s) => Ok(s),
-            _ => Err(DecodeError::new(&at(path, member), format!("expected one of {}, got {}", quote_all(values), t))),
-        },
-    }
-}
-
-fn jsonrpc_kind_of(v: &Value, path: &str, kinds: &[&str]) -> Res<&'static str> {
-    let o = decode_object(v, path)?;
-    let kind = if o.contains_key("method") {
-        if o.contains_key("id") { "request" } else { "notification" }
-    } else if o.contains_key("result") {
-        "result"
-    } else if o.contains_key("error") {
-        "error"
-    } else {
-        return Err(DecodeError::new(path, "not a JSON-RPC message (no method, result or error)"));
-    };
-    if !kinds.contains(&kind) {
-        return Err(DecodeError::new(path, format!("a JSON-RPC {} is not one of: {}", kind, kinds.join(", "))));
-    }
-    Ok(kind)
-}
-
-fn no_variant(path: &str, name: &str, errors: &[String]) -> DecodeError {
-    DecodeError::new(path, format!("matches no variant of {} ({})", name, errors.join("; ")))
-}
-`;
+const templates = templateFolder(new URL('./templates/bindings/', import.meta.url), { trimLineEnds: true });
 
 /** Files of the Rust crate, relative to generated/<rev>/. */
 export function emitRust(model: ProtocolModel): Map<string, string> {
   const e = new RustEmitter(model);
+  const crate = rustCrateName(model.revision);
+  const cargo = {
+    preamble: preamble(model, '#'),
+    crate,
+    distribution: crate.replace(/_/g, '-'),
+    mcpgenVersion: MCPGEN_VERSION,
+    revision: model.revision,
+  };
   return new Map([
-    ['bindings/rust/Cargo.toml', e.cargo()],
-    ['bindings/rust/src/lib.rs', e.lib()],
+    ['bindings/rust/Cargo.toml', templates.render('Cargo.toml', cargo)],
+    ['bindings/rust/src/lib.rs', templates.render('lib.rs', e.libView())],
   ]);
 }
