@@ -51,10 +51,10 @@ function specCopyAll(): { dir: string; cleanup: () => void } {
   return t;
 }
 
-/** A copy of mcpgen (what `generate` loads: bin, sources, templates, pins) in another folder, its node_modules linked. */
+/** A copy of mcpgen (what `generate` loads: bin, sources with their templates, pins) in another folder, its node_modules linked. */
 function checkoutCopy(): { bin: string; cleanup: () => void } {
   const t = tempDir('mcpgen-checkout-');
-  for (const p of ['bin', 'cli', 'generator', 'schema', 'templates', 'runtime', 'reference', 'package.json'])
+  for (const p of ['bin', 'cli', 'generator', 'schema', 'runtime', 'reference', 'package.json'])
     cpSync(join(ROOT, p), join(t.dir, p), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(t.dir, 'node_modules'), 'dir');
   return { bin: join(t.dir, 'bin', 'mcpgen.js'), cleanup: t.cleanup };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { emitTargets } from '../../generator/emit/bindings/index.js';
-import { emitPythonSdk, pythonSdkPackage } from '../../generator/emit/python/index.js';
+import { emitPythonSdk, pythonSdkPackage } from '../../generator/emit/python/sdk.js';
 import type { ProtocolModel } from '../../generator/model.js';
 import { ROOT } from '../python/support.js';
 
