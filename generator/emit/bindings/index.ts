@@ -14,6 +14,7 @@ import { BINDING_LANGUAGES, type BindingLanguage, type BindingLanguageId } from 
 import { renderWithQuicktype } from './quicktype.js';
 import { OWN_BINDING_LANGUAGES, isOwnLanguage } from './own.js';
 import type { ProtocolModel } from '../../model.js';
+import { emitGoSdk } from '../go/sdk.js';
 import { emitPythonSdk } from '../python/sdk.js';
 
 export { BINDING_LANGUAGES, BINDING_LANGUAGE_IDS } from './languages.js';
@@ -27,10 +28,13 @@ export type { OwnLanguage, OwnLanguageId } from './own.js';
 /**
  * The SDK targets: a whole SDK of a language (models, method maps, typed client and server) on
  * that language's mcpgen runtime, written under `<lang>/` of the revision's folder
- * (`python-sdk`: generator/emit/python/sdk.ts, the package `mcp_<rev>` over `mcpgen_runtime`).
+ * (`python-sdk`: generator/emit/python/sdk.ts, the package `mcp_<rev>` over `mcpgen_runtime`;
+ * `go-sdk`: generator/emit/go/sdk.ts, the package `mcp<rev digits>` over the Go module
+ * `mcpgen.dev/runtime`).
  */
 export const SDK_TARGETS: Readonly<Record<string, (model: ProtocolModel) => Map<string, string>>> = {
   'python-sdk': emitPythonSdk,
+  'go-sdk': emitGoSdk,
 };
 
 /** Every `--target` language: mcpgen's own emitters first, then quicktype's, in table order, then the SDKs. */

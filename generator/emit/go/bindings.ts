@@ -23,21 +23,10 @@ import { byCodeUnit } from '../../util.js';
 import { preamble } from '../common.js';
 import { templateFolder } from '../template.js';
 import { lineComments, pascal, quoted, uniqueNames } from '../naming.js';
-import {
-  buildShape,
-  methodTables,
-  type Decl,
-  type Field,
-  type Shape,
-  type StructDecl,
-  type Ty,
-  type UnionDecl,
-} from '../shape.js';
+import { buildShape, methodTables, type Field, type StructDecl, type Ty, type UnionDecl } from '../shape.js';
+import { GoTypeMap, goPackageName } from './common.js';
 
-/** Package name of a revision: `mcp20251125`, `mcpdraft`. */
-export function goPackageName(revision: string): string {
-  return `mcp${revision.replace(/[^A-Za-z0-9]/g, '').toLowerCase()}`;
-}
+export { goPackageName };
 
 /** Module path of a revision's bindings. */
 export function goModulePath(revision: string): string {
@@ -111,79 +100,9 @@ interface GoAliasView {
   decoder: string;
 }
 
-class GoEmitter {
-  readonly shape: Shape;
-  /** Wrapper types of union variants that are not structs: union → index → wrapper name. */
-  readonly wrappers = new Map<string, Map<number, string>>();
-
-  constructor(readonly model: ProtocolModel) {
-    this.shape = buildShape(model);
-    const taken = new Set(this.shape.decls.map((d) => d.name));
-    for (const d of this.shape.decls) {
-      if (d.kind !== 'union') continue;
-      const m = new Map<number, string>();
-      d.variants.forEach((v, i) => {
-        if (this.isStruct(v)) return;
-        let name = `${d.name}Variant${i + 1}`;
-        for (let n = 2; taken.has(name); n++) name = `${d.name}Variant${i + 1}_${n}`;
-        taken.add(name);
-        m.set(i, name);
-      });
-      this.wrappers.set(d.name, m);
-    }
-  }
-
-  decl(name: string): Decl | undefined {
-    return this.shape.byName.get(name);
-  }
-
-  isStruct(t: Ty): t is { k: 'ref'; name: string } {
-    return t.k === 'ref' && this.decl(t.name)?.kind === 'struct';
-  }
-
-  /** Whether a Go type of `t` is nil-able (pointer, slice, map, interface, RawMessage). */
-  nilable(t: Ty): boolean {
-    if (t.k === 'ref') {
-      const d = this.decl(t.name)!;
-      if (d.kind === 'alias') return this.nilable(d.ty);
-      return true;
-    }
-    return ['any', 'array', 'map', 'prims', 'null'].includes(t.k);
-  }
-
-  /** The Go type of a value. */
-  goType(t: Ty): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        const toStruct = d.kind === 'struct' || (d.kind === 'alias' && this.isStruct(d.ty));
-        return toStruct ? `*${t.name}` : t.name;
-      }
-      case 'string':
-        return 'string';
-      case 'integer':
-        return 'int64';
-      case 'number':
-        return 'float64';
-      case 'boolean':
-        return 'bool';
-      case 'const':
-        return typeof t.value === 'string'
-          ? 'string'
-          : typeof t.value === 'boolean'
-            ? 'bool'
-            : Number.isInteger(t.value)
-              ? 'int64'
-              : 'float64';
-      case 'null':
-      case 'any':
-      case 'prims':
-        return 'json.RawMessage';
-      case 'array':
-        return `[]${this.goType(t.items)}`;
-      case 'map':
-        return `map[string]${this.goType(t.values)}`;
-    }
+class GoEmitter extends GoTypeMap {
+  constructor(model: ProtocolModel) {
+    super(model, buildShape(model));
   }
 
   /** A decoder expression of type `func(json.RawMessage, string) (T, error)`. */
@@ -314,8 +233,7 @@ class GoEmitter {
     return {
       name,
       doc: lineComments([`${name} is a ${this.goType(t)}.`, ...(doc.length ? ['', ...doc] : [])], '//'),
-      // a struct alias keeps the struct type (decoders give *T)
-      target: t.k === 'ref' && this.decl(t.name)?.kind === 'struct' ? t.name : this.goType(t),
+      target: this.aliasTarget(t),
       type: this.goType({ k: 'ref', name }),
       decoder: this.dec(t),
     };

@@ -258,3 +258,23 @@ func Encode(v Appender) ([]byte, error) {
 	}
 	return v.AppendJSON(nil)
 }
+
+// NewSealer returns a requestState sealer with secret (see session.NewSealer).
+func NewSealer(secret []byte) (*session.Sealer, error) { return session.NewSealer(secret) }
+
+// TextContents is a ReadResourceResult of one text content.
+func TextContents(uri, mimeType, text string) Raw { return features.TextContents(uri, mimeType, text) }
+
+// BlobContents is a ReadResourceResult of one blob content (base64).
+func BlobContents(uri, mimeType, blob string) Raw { return features.BlobContents(uri, mimeType, blob) }
+
+// Checked is h after a check of the params (absent: {}) with check: params that fail it are
+// -32602.
+func Checked(check Decoder, h RequestHandler) RequestHandler {
+	return func(ctx context.Context, req *RequestContext, raw []byte) (Appender, error) {
+		if _, err := check(raw); err != nil {
+			return nil, InvalidParams(err)
+		}
+		return h(ctx, req, raw)
+	}
+}

@@ -79,3 +79,21 @@ func IntValue(b []byte, v int64) ([]byte, error)     { return wire.IntValue(b, v
 func FloatValue(b []byte, v float64) ([]byte, error) { return wire.FloatValue(b, v) }
 func BoolValue(b []byte, v bool) ([]byte, error)     { return wire.BoolValue(b, v) }
 func Marshal(v Appender) ([]byte, error)             { return wire.Marshal(v) }
+
+func IntIn(data []byte, hasMin bool, min float64, hasMax bool, max float64) (int64, error) {
+	return wire.IntIn(data, hasMin, min, hasMax, max)
+}
+func FloatIn(data []byte, hasMin bool, min float64, hasMax bool, max float64) (float64, error) {
+	return wire.FloatIn(data, hasMin, min, hasMax, max)
+}
+func StringConst(data []byte, want string) (string, error) { return wire.StringConst(data, want) }
+func BoolConst(data []byte, want bool) (bool, error)       { return wire.BoolConst(data, want) }
+func IntConst(data []byte, want int64) (int64, error)      { return wire.IntConst(data, want) }
+func FloatConst(data []byte, want float64) (float64, error) {
+	return wire.FloatConst(data, want)
+}
+func NullValue(data []byte) (json.RawMessage, error) { return wire.NullValue(data) }
+func AppendEnum(b []byte, v string, values []string) ([]byte, error) {
+	return wire.AppendEnum(b, v, values)
+}
+func AppendItem[T Appender](b []byte, v T) ([]byte, error) { return wire.AppendItem(b, v) }

@@ -116,8 +116,8 @@ func (r *reply) Send(msg []byte, final bool) error {
 		if final || r.mode == asJSON {
 			if final {
 				r.json = bytes.Clone(msg)
-				r.end()
 				r.decide(asJSON)
+				r.end()
 			}
 			// JSON mode: only the response travels
 			return nil

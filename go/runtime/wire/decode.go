@@ -487,3 +487,51 @@ func NoVariant(name string, errs []error) error {
 	}
 	return &DecodeError{Message: "matches no variant of " + name + " (" + strings.Join(parts, "; ") + ")"}
 }
+
+// IntIn decodes an integer within bounds (a bound applies when its has flag is set).
+func IntIn(data []byte, hasMin bool, min float64, hasMax bool, max float64) (int64, error) {
+	n, err := Int(data)
+	if err != nil {
+		return 0, err
+	}
+	return n, within(float64(n), hasMin, min, hasMax, max)
+}
+
+// FloatIn decodes a number within bounds.
+func FloatIn(data []byte, hasMin bool, min float64, hasMax bool, max float64) (float64, error) {
+	f, err := Float(data)
+	if err != nil {
+		return 0, err
+	}
+	return f, within(f, hasMin, min, hasMax, max)
+}
+
+func within(v float64, hasMin bool, min float64, hasMax bool, max float64) error {
+	if hasMin && v < min {
+		return &DecodeError{Message: "must be >= " + strconv.FormatFloat(min, 'g', -1, 64)}
+	}
+	if hasMax && v > max {
+		return &DecodeError{Message: "must be <= " + strconv.FormatFloat(max, 'g', -1, 64)}
+	}
+	return nil
+}
+
+// StringConst decodes the JSON string want.
+func StringConst(data []byte, want string) (string, error) { return want, ConstString(data, want) }
+
+// BoolConst decodes the JSON boolean want.
+func BoolConst(data []byte, want bool) (bool, error) { return want, ConstBool(data, want) }
+
+// IntConst decodes the JSON integer want.
+func IntConst(data []byte, want int64) (int64, error) { return want, ConstNumber(data, float64(want)) }
+
+// FloatConst decodes the JSON number want.
+func FloatConst(data []byte, want float64) (float64, error) { return want, ConstNumber(data, want) }
+
+// NullValue decodes the JSON null (as its text).
+func NullValue(data []byte) (json.RawMessage, error) {
+	if err := Null(data); err != nil {
+		return nil, err
+	}
+	return json.RawMessage("null"), nil
+}

@@ -202,3 +202,22 @@ func BoolValue(b []byte, v bool) ([]byte, error) { return AppendBool(b, v), nil 
 func Marshal(v Appender) ([]byte, error) {
 	return v.AppendJSON(make([]byte, 0, 128))
 }
+
+// AppendEnum appends a string that must be one of values.
+func AppendEnum(b []byte, v string, values []string) ([]byte, error) {
+	for _, x := range values {
+		if x == v {
+			return AppendString(b, v), nil
+		}
+	}
+	return b, &EncodeError{Message: "expected one of " + quoteAll(values) + ", got " + strconv.Quote(v)}
+}
+
+// AppendItem appends an Appender (a nil interface is an error): AppendListFunc and AppendMap's
+// writer of elements that write themselves.
+func AppendItem[T Appender](b []byte, v T) ([]byte, error) {
+	if any(v) == nil {
+		return b, &EncodeError{Message: "required"}
+	}
+	return v.AppendJSON(b)
+}
