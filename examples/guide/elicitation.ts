@@ -2,6 +2,7 @@
 // through the client: a form with a requested schema, a URL to open, and the -32042 error.
 import assert from 'node:assert/strict';
 import { ErrorCode, RpcError, ServerFeatures, createMemoryPair } from '@mcpgen/runtime';
+import { type RequestedSchema, checkElicitationContent, elicitationDefaults } from '@mcpgen/runtime/features';
 import {
   Client,
   Server,
@@ -152,6 +153,27 @@ const noUrl = await kioskServer
 assert.ok(noUrl instanceof RpcError);
 assert.equal(noUrl.code, -32601);
 assert.deepEqual(noUrl.data, { method: 'elicitation/create', capability: 'elicitation.url' });
+
+// ---- a form's defaults, and its answer checked against the requested schema ----
+const form: RequestedSchema = {
+  type: 'object',
+  properties: {
+    guests: { type: 'integer', title: 'Guests', minimum: 1, maximum: 12, default: 2 },
+    time: { type: 'string', enum: ['19:00', '20:00', '21:00'], default: '19:00' },
+    notify: { type: 'boolean', default: true },
+  },
+  required: ['guests'],
+};
+console.log(elicitationDefaults(form)); // { guests: 2, time: '19:00', notify: true }: what the client pre-fills
+console.log(await checkElicitationContent(form, { guests: 20, time: '23:00' }));
+// [ 'guests: must be <= 12', 'time: must be equal to one of the allowed values' ]
+assert.deepEqual(elicitationDefaults(form), { guests: 2, time: '19:00', notify: true });
+assert.deepEqual(await checkElicitationContent(form, { guests: 20, time: '23:00' }), [
+  'guests: must be <= 12',
+  'time: must be equal to one of the allowed values',
+]);
+assert.deepEqual(await checkElicitationContent(form, { ...elicitationDefaults(form) }), []);
+assert.deepEqual(await checkElicitationContent(form, {}), ['guests: is required']);
 
 await formOnly.close();
 await client.close();

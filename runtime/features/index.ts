@@ -5,6 +5,7 @@
  */
 export * from './server-features.js';
 export * from './pagination.js';
+export * from './elicitation.js';
 export * from './resources.js';
 export * from './tools.js';
 export * from './typed.js';
