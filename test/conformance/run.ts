@@ -263,6 +263,13 @@ export async function buildClient(dir: string): Promise<string> {
   return `${JSON.stringify(process.execPath)} ${JSON.stringify(join(outdir, 'conformance-client.mjs'))}`;
 }
 
+/**
+ * Every run of this process by `<language> <suite> <side>` (the last one kept): what
+ * conformance.test.ts ran, for test/tier/tier.test.ts to render TIER.md from without running the
+ * suites twice.
+ */
+export const recordedRuns = new Map<string, RunResult>();
+
 /** Runs one suite on one side and judges it against expected-failures.json. */
 export async function runConformance(
   suite: SuiteSpec,
@@ -349,7 +356,7 @@ export async function runConformance(
     const passed = [...scenarios].filter(([, ok]) => ok).map(([n]) => n);
     const failed = [...scenarios].filter(([, ok]) => !ok).map(([n]) => n);
     const { unexpected, stale } = judge(failed, expected);
-    return {
+    const result: RunResult = {
       suite: suite.name,
       side,
       language: language.name,
@@ -363,6 +370,8 @@ export async function runConformance(
       groups,
       output,
     };
+    if (!options.serverUrl) recordedRuns.set(`${language.name} ${suite.name} ${side}`, result);
+    return result;
   } finally {
     await stop?.();
     if (own) rmSync(work, { recursive: true, force: true });
