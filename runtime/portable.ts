@@ -53,6 +53,7 @@ export {
   ErrorCode,
   InvalidResultError,
   RequestAbortedError,
+  RequestNotProcessedError,
   RequestTimeoutError,
   RpcError,
 } from './jsonrpc/errors.js';

@@ -11,7 +11,11 @@
 
 // ---- client transports over fetch ---------------------------------------------------------
 export { HttpClientTransport, HttpStatusError, SessionExpiredError } from './transport/http/session/fetch-client.js';
-export type { HttpClientTransportOptions, ReconnectOptions } from './transport/http/session/fetch-client.js';
+export type {
+  HttpClientTransportOptions,
+  ReconnectOptions,
+  RetryOptions,
+} from './transport/http/session/fetch-client.js';
 export { StatelessHttpClientTransport } from './transport/http/stateless/fetch-client.js';
 export type { StatelessClientIo, StatelessHttpClientOptions } from './transport/http/stateless/fetch-client.js';
 export type { Cancel, HttpReply, HttpRequestInit, Requester } from './transport/http/io/request.js';

@@ -112,12 +112,67 @@ export class CapabilityNotDeclaredError extends RpcError {
 
 /**
  * The connection ended while a request was pending (or a request was made after it ended).
- * `cause` holds the transport's reason when the end was abnormal (e.g. a truncated frame).
+ * `cause` holds the transport's reason when the end was abnormal (e.g. a truncated frame, a
+ * connection reset). The request may have reached the peer and run: the runtime never sends
+ * it again by itself (at most once); only {@link RequestNotProcessedError} says it did not run.
  */
 export class ConnectionClosedError extends RpcError {
   constructor(cause?: unknown, message = 'Connection closed') {
     super(ErrorCode.ConnectionClosed, cause instanceof Error ? `${message}: ${cause.message}` : message);
     this.name = 'ConnectionClosedError';
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/**
+ * The request was not processed by the peer, so sending it again cannot run it twice. Raised
+ * by the HTTP client transports, once their own bounded retries (if any) are spent, when
+ * - `reason: 'not-sent'`: no byte of it was written (the connection was refused, the host name
+ *   did not resolve, the connection could not be made); `cause` is the network error;
+ * - `reason: 'refused'`: the server answered 503 Service Unavailable with `Retry-After`, its
+ *   refusal before dispatching the request (RFC 9110 §15.6.4, §10.2.3); `status`, `retryAfterMs`
+ *   and the server's `body` are kept.
+ * Code -32000 (JSON-RPC 2.0 §5.1 server error range), `data: { reason, status?, retryAfterMs? }`.
+ */
+export class RequestNotProcessedError extends RpcError {
+  readonly reason: 'not-sent' | 'refused';
+  /** The HTTP status of a refusal (503). */
+  readonly status: number | undefined;
+  /** The server's `Retry-After`, ms, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+  /** The refusal's body (parsed JSON when it was JSON), when read. */
+  readonly body: unknown;
+  /** Attempts made, the first included. */
+  readonly attempts: number;
+  constructor(options: {
+    reason: 'not-sent' | 'refused';
+    what: string;
+    attempts: number;
+    cause?: unknown;
+    status?: number;
+    retryAfterMs?: number;
+    body?: unknown;
+  }) {
+    const { reason, what, attempts, cause, status, retryAfterMs } = options;
+    const why =
+      reason === 'refused'
+        ? `the server refused it (HTTP ${status}${retryAfterMs === undefined ? '' : `, Retry-After ${Math.ceil(retryAfterMs / 1000)} s`})`
+        : `it could not be sent${cause instanceof Error ? ` (${cause.message})` : ''}`;
+    super(
+      ErrorCode.ConnectionClosed,
+      `${what} was not processed: ${why}${attempts > 1 ? ` after ${attempts} attempts` : ''}; it is safe to send again`,
+      {
+        reason,
+        ...(status === undefined ? {} : { status }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      },
+    );
+    this.name = 'RequestNotProcessedError';
+    this.reason = reason;
+    this.status = status;
+    this.retryAfterMs = retryAfterMs;
+    this.body = options.body;
+    this.attempts = attempts;
     if (cause !== undefined) this.cause = cause;
   }
 }

@@ -149,7 +149,7 @@ test('call --url: a 200 reply with an empty body is "connection closed before th
       const r = await call('--url', url, '--rev', rev, 'tools/list');
       assert.is(r.code, 1, r.stderr);
       assert.not.match(r.stderr, /failed: POST tools\/list: HTTP 200/);
-      assert.match(r.stderr, /^mcpgen call: tools\/list failed: -32000 connection closed before the response/m);
+      assert.match(r.stderr, /^mcpgen call: tools\/list failed: -32000 connection closed before the response/im);
     }
   } finally {
     server.closeAllConnections();

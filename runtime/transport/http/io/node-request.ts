@@ -2,6 +2,13 @@
  * The `node:http` / `node:https` {@link Requester} of the Streamable HTTP client transports on
  * Node (../session/node-client.ts, ../stateless/node-client.ts): a keep-alive Agent, no WHATWG
  * streams between the socket and the JSON or SSE parser (the hot path).
+ *
+ * Each request is written once: a request that failed after it may have been written (a reset,
+ * a hang-up, on a fresh or a reused socket alike) is the caller's error, never sent again here,
+ * since the server may have read and run it (a proxy's reset, a process that crashed). Whether a
+ * failure came before any byte was written, and what may be retried, is ./delivery.ts's to say.
+ * The default agents close an idle socket before the server would ({@link KEEP_ALIVE_IDLE_MS}),
+ * so that a request rarely meets a socket the server is closing as idle.
  */
 import {
   Agent as HttpAgent,
@@ -18,14 +25,22 @@ import { abortError, mediaType, type BodySink, type Cancel, type HttpReply, type
  * socket; long-lived GET streams are not counted (see {@link HttpRequestInit.stream}).
  */
 export const DEFAULT_MAX_SOCKETS = 256;
+/**
+ * How long the default agents keep an idle socket, ms: less than the 5 s of Node's servers
+ * (`keepAliveTimeout`), and 1 s less than a shorter `Keep-Alive: timeout=N` a server announces
+ * (Node's agent applies the hint only under a timeout of its own). A request written on a socket
+ * the server closes as idle at that very moment fails, and is not sent again: the client closing
+ * first makes that rare.
+ */
+export const KEEP_ALIVE_IDLE_MS = 4000;
 let sharedHttp: HttpAgent | undefined;
 let sharedHttps: HttpsAgent | undefined;
 
 /** The process-wide keep-alive agent for `protocol` (`http:` or `https:`). */
 export function defaultAgent(protocol: string): HttpAgent {
-  if (protocol === 'https:')
-    return (sharedHttps ??= new HttpsAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
-  return (sharedHttp ??= new HttpAgent({ keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS }));
+  const options = { keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS, timeout: KEEP_ALIVE_IDLE_MS };
+  if (protocol === 'https:') return (sharedHttps ??= new HttpsAgent(options));
+  return (sharedHttp ??= new HttpAgent(options));
 }
 
 /**
@@ -61,11 +76,11 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
         headers,
         agent: init.stream && !agent ? false : pool,
       };
-      sendCall({ resolve, reject, signal, cancel, reply: undefined, send, options, body: init.body, retry: true });
+      sendCall({ resolve, reject, signal, cancel, reply: undefined, send, options, body: init.body });
     });
 }
 
-/** Sends one attempt of `call`; {@link onCallError} may send it once more. */
+/** Sends `call` (once: see the module docs). */
 function sendCall(call: Call): void {
   const req = call.send(call.options) as CallRequest;
   req[CALL] = call;
@@ -103,14 +118,6 @@ interface Call {
   send: typeof httpRequest;
   options: RequestOptions;
   body: string | undefined;
-  /**
-   * Whether the request may be sent once more, on another socket. A keep-alive
-   * socket the server closes as idle just as a request goes out on it fails with ECONNRESET and
-   * no response byte (the server never read the request); node:http's documentation advises
-   * retrying exactly that case (`request.reusedSocket`). Once only, and never on a fresh
-   * socket: a server that read the request and died before answering would get it twice.
-   */
-  retry: boolean;
 }
 type CallRequest = ClientRequest & { [CALL]: Call };
 
@@ -122,18 +129,6 @@ function onCallResponse(this: CallRequest, res: IncomingMessage): void {
 function onCallError(this: CallRequest, error: Error): void {
   const call = this[CALL];
   if (call.reply) return;
-  if (
-    call.retry &&
-    this.reusedSocket &&
-    (error as NodeJS.ErrnoException).code === 'ECONNRESET' &&
-    !call.signal?.aborted &&
-    !call.cancel?.reason
-  ) {
-    call.retry = false;
-    this.off('close', onCallClose);
-    onCallClose.call(this);
-    return sendCall(call);
-  }
   call.reject(error);
 }
 function onCallClose(this: CallRequest): void {

@@ -20,7 +20,7 @@
  * new session (a fresh `initialize`, sent without a session id). A 400 never does this.
  */
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
-import { ConnectionClosedError, ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
+import { ConnectionClosedError, ErrorCode, RequestAbortedError, RpcError } from '../../../jsonrpc/errors.js';
 import { exactIds, idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import { FewSet } from '../../../jsonrpc/few.js';
 import {
@@ -37,9 +37,11 @@ import {
   type HttpReply,
   type Requester,
 } from '../io/request.js';
+import { deliver, type RetryOptions } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 export { HttpStatusError } from '../io/request.js';
+export type { RetryOptions } from '../io/delivery.js';
 
 /** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
 const rpcLike = (m: unknown): boolean =>
@@ -92,6 +94,12 @@ export interface HttpClientTransportOptions {
   onSessionExpired?: (info: { sessionId: string }) => void | Promise<void>;
   /** Largest SSE event accepted, in characters. Default 16 MiB. */
   maxEventSize?: number;
+  /**
+   * Retries of a POST the server did not process: a refused connection (nothing written), or
+   * 503 with `Retry-After` (../io/delivery.ts). `false`: none. Default 5 retries, waits with
+   * jitter, none longer than 30 s. A POST that may have been processed is never sent again.
+   */
+  retry?: RetryOptions | false;
 }
 
 interface StreamState {
@@ -179,6 +187,8 @@ export class HttpClientTransport implements Transport {
   private version: string | undefined;
   /** One handle per POST in flight (its reply included), all cancelled by close(). */
   private readonly inFlight = new FewSet<Cancel>();
+  /** The POSTs of requests waiting to be retried, by id: `notifications/cancelled` for one ends its wait. */
+  private retrying: Map<string | number, Cancel> | undefined;
   private readonly streams = new Streams();
   private standalone: StreamState | undefined;
   /** Settles {@link standaloneOpened}'s promise: true once the GET stream answered, false once given up. */
@@ -232,6 +242,12 @@ export class HttpClientTransport implements Transport {
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (this.closed || !this.events)
       throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
+    if (message.method === 'notifications/cancelled' && this.retrying) {
+      // a request still waiting to be retried was never processed: it is not sent again
+      const target = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      const waiting = typeof target === 'string' || typeof target === 'number' ? this.retrying.get(target) : undefined;
+      waiting?.cancel(new RequestAbortedError(String(target), 'cancelled while waiting to be retried'));
+    }
     const sent = this.session;
     const base = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const made = this.headers(base);
@@ -241,11 +257,20 @@ export class HttpClientTransport implements Transport {
     const cancel = new Cancel();
     this.inFlight.add(cancel);
     let streaming = false;
+    const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
+    const what = `POST ${String(message.method ?? 'response')}`;
     try {
-      const res = await this.request({ method: 'POST', headers, body: serializeMessage(message), cancel });
+      const res = await deliver(
+        this.request,
+        { method: 'POST', headers, body: serializeMessage(message), cancel },
+        {
+          what,
+          retry: this.opts.retry,
+          onRetry: requestId === undefined ? undefined : () => (this.retrying ??= new Map()).set(requestId, cancel),
+        },
+      );
       const assigned = res.header('mcp-session-id');
       if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
-      const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
 
       if (res.status === 404 && sent !== undefined) {
         res.discard();
@@ -284,9 +309,9 @@ export class HttpClientTransport implements Transport {
       if (type === 'application/json' || type === '') {
         const text = await res.text();
         if (text === '')
-          throw new RpcError(
-            ErrorCode.ConnectionClosed,
-            `connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`,
+          throw new ConnectionClosedError(
+            undefined,
+            `Connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`,
           );
         if (type === '')
           throw new HttpStatusError(
@@ -337,6 +362,7 @@ export class HttpClientTransport implements Transport {
       );
     } finally {
       if (!streaming) this.inFlight.delete(cancel);
+      if (requestId !== undefined && this.retrying?.get(requestId) === cancel) this.retrying.delete(requestId);
     }
   }
 
@@ -458,10 +484,12 @@ export class HttpClientTransport implements Transport {
     if (state.aborted || this.closed) return this.forget(state);
     if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
     if (state.kind === 'post' && state.lastEventId === undefined) {
-      const why = broken instanceof Error ? broken.message : 'the stream ended';
       return this.failStream(
         state,
-        new Error(`SSE response stream lost before the response (${why}) and it cannot be resumed`),
+        new ConnectionClosedError(
+          broken instanceof Error ? broken : undefined,
+          'SSE response stream lost before the response, and it cannot be resumed (no event ID came)',
+        ),
       );
     }
     void this.reconnect(state);
@@ -526,7 +554,10 @@ export class HttpClientTransport implements Transport {
       if (++state.failures > (r.maxRetries ?? 5)) {
         return this.failStream(
           state,
-          new Error(`SSE stream could not be re-established after ${state.failures - 1} retries`),
+          new ConnectionClosedError(
+            undefined,
+            `Connection lost: the SSE stream could not be re-established after ${state.failures - 1} retries`,
+          ),
         );
       }
     }

@@ -11,7 +11,7 @@ import {
 } from './fetch-client.js';
 
 export { HttpStatusError, SessionExpiredError } from './fetch-client.js';
-export type { ReconnectOptions } from './fetch-client.js';
+export type { ReconnectOptions, RetryOptions } from './fetch-client.js';
 
 /** Options of {@link HttpClientTransport}: those of the fetch form, and the Agent. */
 export interface HttpClientTransportOptions extends FetchOptions {

@@ -20,10 +20,11 @@
  * {@link HttpClientTransport} of the same URL (sessions, GET stream, 2025-11-25 rules).
  */
 import { SseParser } from '../../../codec/sse.js';
-import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
+import { ConnectionClosedError, ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
 import { paramHeaders, requestHeaders, type ParamHeader } from './headers.js';
 import { Cancel, fetchRequester, mediaType, readInto, type HttpReply, type Requester } from '../io/request.js';
+import { deliver } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 type Id = string | number;
@@ -145,17 +146,21 @@ export class StatelessHttpClientTransport implements Transport {
 
   async #post(message: JSONRPCMessage, cancel: Cancel): Promise<HttpReply> {
     const extra = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
-    return this.#request({
-      method: 'POST',
-      headers: {
-        ...extra,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        ...requestHeaders(message, (name) => this.#tools.get(name)),
+    return deliver(
+      this.#request,
+      {
+        method: 'POST',
+        headers: {
+          ...extra,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...requestHeaders(message, (name) => this.#tools.get(name)),
+        },
+        body: JSON.stringify(message),
+        cancel,
       },
-      body: JSON.stringify(message),
-      cancel,
-    });
+      { what: `POST ${String(message.method ?? 'response')}`, retry: this.options.retry },
+    );
   }
 
   /**
@@ -214,7 +219,9 @@ export class StatelessHttpClientTransport implements Transport {
             }
           },
           end(error) {
-            if (failure !== undefined || error) return reject(failure ?? error);
+            if (failure !== undefined) return reject(failure);
+            // the stream broke: the request may have run, and a stateless stream cannot be resumed
+            if (error) return reject(new ConnectionClosedError(error, 'Connection lost before the response'));
             try {
               take(parser.end());
               resolve();
@@ -225,16 +232,19 @@ export class StatelessHttpClientTransport implements Transport {
         });
       });
       if (!answered)
-        this.#fail(id, new RpcError(ErrorCode.ConnectionClosed, 'response stream ended without a response'));
+        this.#fail(
+          id,
+          new ConnectionClosedError(undefined, 'Connection closed: the response stream ended without a response'),
+        );
       return;
     }
     const text = await res.text();
     if (text === '' && res.ok) {
       this.#fail(
         id,
-        new RpcError(
-          ErrorCode.ConnectionClosed,
-          `connection closed before the response (POST ${this.#inFlight.get(key(id))?.method ?? 'request'}: HTTP ${res.status}, empty body)`,
+        new ConnectionClosedError(
+          undefined,
+          `Connection closed before the response (POST ${this.#inFlight.get(key(id))?.method ?? 'request'}: HTTP ${res.status}, empty body)`,
         ),
       );
       return;

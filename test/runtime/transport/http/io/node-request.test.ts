@@ -1,14 +1,20 @@
 /**
  * `nodeRequester` (../../../../../runtime/transport/http/io/node-request.ts) on keep-alive
- * sockets the server closes: a request that goes out on a reused socket just as the server
- * closes it as idle is sent once more on another socket; a fresh socket that hangs up, or a
- * second hang-up, is the caller's error.
+ * sockets the server closes: a request is written once, whatever socket it went out on; a
+ * hang-up after it was written is the caller's error (the server may have run it), a refused
+ * connection one before any byte was written; a socket the server closed while idle leaves the
+ * pool; the default agents close idle sockets before the server would.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Agent } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { nodeRequester } from '../../../../../runtime/transport/http/io/node-request.js';
+import {
+  defaultAgent,
+  KEEP_ALIVE_IDLE_MS,
+  nodeRequester,
+} from '../../../../../runtime/transport/http/io/node-request.js';
+import { connectionRefused, neverSent } from '../../../../../runtime/transport/http/io/delivery.js';
 
 /**
  * A raw HTTP/1.1 server: `answer(n)` decides for the n-th request on a connection (from 1)
@@ -16,7 +22,14 @@ import { nodeRequester } from '../../../../../runtime/transport/http/io/node-req
  */
 async function rawServer(
   answer: (onConnection: number) => boolean,
-): Promise<{ url: URL; requests: () => number; connections: () => number; close: () => Promise<void> }> {
+  extraHeaders = '',
+): Promise<{
+  url: URL;
+  requests: () => number;
+  connections: () => number;
+  endAll: () => void;
+  close: () => Promise<void>;
+}> {
   let requests = 0;
   let connections = 0;
   const sockets = new Set<Socket>();
@@ -38,7 +51,7 @@ async function rawServer(
         if (!answer(seen)) return void socket.end();
         const body = JSON.stringify({ n: requests });
         socket.write(
-          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`,
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n${extraHeaders}\r\n${body}`,
         );
       }
     });
@@ -49,6 +62,9 @@ async function rawServer(
     url: new URL(`http://127.0.0.1:${port}/mcp`),
     requests: () => requests,
     connections: () => connections,
+    endAll: () => {
+      for (const s of sockets) s.end();
+    },
     close: () => {
       for (const s of sockets) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -58,18 +74,22 @@ async function rawServer(
 
 const post = (body: string) => ({ method: 'POST' as const, headers: { 'Content-Type': 'application/json' }, body });
 
-test('a request on a reused socket the server closed unanswered goes once more on a new socket', async () => {
+test('a request on a reused socket the server closed unanswered is not sent again: it may have run', async () => {
   const server = await rawServer((n) => n === 1);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const request = nodeRequester(server.url, agent);
     const first = await request(post('{"a":1}'));
     assert.equal(JSON.parse(await first.text()), { n: 1 });
-    const second = await request(post('{"a":2}'));
-    assert.is(second.status, 200);
-    assert.equal(JSON.parse(await second.text()), { n: 3 });
-    assert.is(server.requests(), 3);
-    assert.is(server.connections(), 2);
+    const error = await request(post('{"a":2}')).then(
+      () => undefined,
+      (e: NodeJS.ErrnoException) => e,
+    );
+    assert.ok(error, 'the second request fails');
+    assert.ok(!neverSent(error), `${error?.code} ${error?.message}: written, so not "never sent"`);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.is(server.requests(), 2);
+    assert.is(server.connections(), 1);
   } finally {
     agent.destroy();
     await server.close();
@@ -86,6 +106,7 @@ test("a fresh socket closed unanswered is the caller's error, sent once", async 
       (e: NodeJS.ErrnoException) => e,
     );
     assert.is(error?.code, 'ECONNRESET');
+    assert.ok(!neverSent(error));
     assert.is(server.requests(), 1);
   } finally {
     agent.destroy();
@@ -93,24 +114,59 @@ test("a fresh socket closed unanswered is the caller's error, sent once", async 
   }
 });
 
-test('a second hang-up is not retried again', async () => {
-  // every connection answers its first request only; two free sockets, so the retry is reused too
-  const server = await rawServer((n) => n === 1);
-  const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+test('a refused connection is a failure before any byte was written', async () => {
+  const server = await rawServer(() => true);
+  const url = server.url;
+  await server.close();
+  const error = await nodeRequester(
+    url,
+    new Agent({ keepAlive: true }),
+  )(post('{}')).then(
+    () => undefined,
+    (e: NodeJS.ErrnoException) => e,
+  );
+  assert.is(error?.code, 'ECONNREFUSED');
+  assert.ok(neverSent(error));
+  assert.ok(connectionRefused(error));
+});
+
+test('a socket the server closed while idle leaves the pool: the next request goes out on a new one', async () => {
+  // the server answers, then closes the connection 20 ms later (an idle timeout of its own)
+  const server = await rawServer(() => true);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const request = nodeRequester(server.url, agent);
-    const [a, b] = await Promise.all([request(post('{}')), request(post('{}'))]);
-    await Promise.all([a.text(), b.text()]);
+    await (await request(post('{}'))).text();
+    server.endAll();
+    await new Promise((r) => setTimeout(r, 50));
+    const second = await request(post('{}'));
+    assert.equal(JSON.parse(await second.text()), { n: 2 });
     assert.is(server.connections(), 2);
-    const error = await request(post('{}')).then(
-      () => undefined,
-      (e: NodeJS.ErrnoException) => e,
-    );
-    assert.is(error?.code, 'ECONNRESET');
-    assert.is(server.requests(), 4);
   } finally {
     agent.destroy();
     await server.close();
+  }
+});
+
+test("the default agent closes an idle socket a second before the server's Keep-Alive timeout, and by 4 s without one", async () => {
+  const hinted = await rawServer(() => true, 'Keep-Alive: timeout=3\r\n');
+  const plain = await rawServer(() => true);
+  try {
+    for (const [server, expected] of [
+      [hinted, 2000],
+      [plain, KEEP_ALIVE_IDLE_MS],
+    ] as const) {
+      const agent = defaultAgent('http:');
+      await (await nodeRequester(server.url)(post('{}'))).text();
+      const free = Object.values(agent.freeSockets).flat();
+      const mine = free.find((s) => s?.remotePort === Number(server.url.port));
+      assert.ok(mine, 'the socket is in the pool');
+      assert.is(mine!.timeout, expected);
+    }
+    assert.ok(KEEP_ALIVE_IDLE_MS < 5000, "below Node's server keepAliveTimeout");
+  } finally {
+    await hinted.close();
+    await plain.close();
   }
 });
 

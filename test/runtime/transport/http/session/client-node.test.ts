@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/client.js';
+import { RequestNotProcessedError } from '../../../../../runtime/jsonrpc/errors.js';
 import { initReq, MiniClient, sleep, startServer, V, type TestServer } from './helpers.js';
 
 async function connect(
@@ -223,18 +224,20 @@ test('a reply that is not JSON-RPC rejects with HttpStatusError: status, Content
   }
 });
 
-test('connection refused rejects send; a URL that is not http(s) is refused at construction', async () => {
+test('connection refused rejects send (not processed, after the retries); a URL that is not http(s) is refused at construction', async () => {
   const raw = await rawServer((_req, res) => res.end());
   const url = raw.url;
   await raw.close();
-  const transport = new HttpClientTransport({ url });
+  const transport = new HttpClientTransport({ url, retry: { maxRetries: 1, initialDelayMs: 5 } });
   const client = new MiniClient(transport);
   await client.start();
   try {
     await client.request('tools/list');
     assert.unreachable();
   } catch (e) {
-    assert.match(String((e as { code?: string }).code ?? e), /ECONNREFUSED/);
+    assert.instance(e, RequestNotProcessedError);
+    assert.is((e as RequestNotProcessedError).reason, 'not-sent');
+    assert.match(String(((e as Error).cause as { code?: string }).code), /ECONNREFUSED/);
   }
   await transport.close();
   assert.throws(() => new HttpClientTransport({ url: 'ftp://127.0.0.1/mcp' }), /unsupported URL scheme ftp:/);

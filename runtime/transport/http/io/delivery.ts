@@ -1,0 +1,184 @@
+/**
+ * At-most-once delivery of the HTTP client transports' POSTs (../session/fetch-client.ts,
+ * ../stateless/fetch-client.ts), over any {@link Requester}: a POST is sent again only when the
+ * server cannot have processed it —
+ * - no byte of it was written: the connection was refused (nothing listens there now, e.g. a
+ *   process restarting); other failures to connect or resolve the host are not retried but are
+ *   reported the same way ({@link RequestNotProcessedError} `reason: 'not-sent'`);
+ * - the server refused it before dispatch: 503 with `Retry-After` (RFC 9110 §15.6.4: the server
+ *   is unable to handle the request; §10.2.3: when to try again), the answer of the MCP endpoints
+ *   when a session store, an event store or the authorization server cannot be reached, or the
+ *   session cap is reached.
+ * Any other failure after the request may have been written (a reset, a lost connection, a body
+ * cut short) is never retried: it is a {@link ConnectionClosedError}, since the server may have
+ * run the request. Retries are bounded ({@link RetryOptions}) and spread with jitter, so that
+ * many clients refused at once do not come back at once. No `node:` import.
+ */
+import { ConnectionClosedError, RequestNotProcessedError } from '../../../jsonrpc/errors.js';
+import { type Cancel, type HttpReply, type HttpRequestInit, type Requester, readBody } from './request.js';
+
+/** Retries of a POST the server did not process (see the module docs). */
+export interface RetryOptions {
+  /** Retries after the first attempt; 0 turns them off. Default 5. */
+  maxRetries?: number;
+  /** First delay before retrying a refused connection, ms; doubles per retry. Default 250. */
+  initialDelayMs?: number;
+  /**
+   * Longest wait before a retry, ms: a refused connection's backoff is capped at it, and a
+   * `Retry-After` longer than it is not waited for (the refusal is the caller's error). Default 30 000.
+   */
+  maxDelayMs?: number;
+}
+
+const DEFAULTS = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 30_000 } as const;
+
+/**
+ * Network error codes of a failure to open the connection: nothing of the request was written.
+ * (`syscall` 'connect' or 'getaddrinfo' on Node's errors, which fetch on Node carries as `cause`.)
+ */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The network error under `error` (fetch wraps it: `TypeError('fetch failed', { cause })`). */
+function networkError(error: unknown): { code?: unknown; syscall?: unknown } | undefined {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const x = e as { code?: unknown; syscall?: unknown; cause?: unknown };
+    if (typeof x.code === 'string' || typeof x.syscall === 'string') return x;
+    e = x.cause;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a requester's rejection came before any byte of the request was written: the
+ * connection was never opened (refused, unreachable, the name did not resolve). Only errors that
+ * say so (a Node `syscall` of 'connect' or 'getaddrinfo', or a connect code) count; a browser's
+ * bare "Failed to fetch" does not.
+ */
+export function neverSent(error: unknown): boolean {
+  const e = networkError(error);
+  if (!e) return false;
+  return e.syscall === 'connect' || e.syscall === 'getaddrinfo' || NOT_CONNECTED.has(e.code as string);
+}
+
+/** Whether the connection was refused before any byte was written (ECONNREFUSED). */
+export function connectionRefused(error: unknown): boolean {
+  return networkError(error)?.code === 'ECONNREFUSED';
+}
+
+/**
+ * A `Retry-After` value (RFC 9110 §10.2.3: delay-seconds or an HTTP-date) in ms from `now`;
+ * undefined when absent or unreadable.
+ */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The wait before retry `retry` (from 0): at least the server's `Retry-After` when given, plus up
+ * to half of it again; for a refused connection `initialDelayMs · 2^retry` capped at
+ * `maxDelayMs`, between half of it and all of it ("equal jitter"). `random` in [0, 1).
+ */
+export function retryDelay(
+  retry: number,
+  retryAfter: number | undefined,
+  options: RetryOptions = {},
+  random: () => number = Math.random,
+): number {
+  if (retryAfter !== undefined) return Math.round(retryAfter * (1 + random() / 2));
+  const cap = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
+  const base = Math.min(cap, (options.initialDelayMs ?? DEFAULTS.initialDelayMs) * 2 ** retry);
+  return Math.round(base / 2 + (base / 2) * random());
+}
+
+/** How one POST goes out through {@link deliver}. */
+export interface DeliverOptions {
+  /** What the errors name, e.g. `POST tools/call`. */
+  what: string;
+  /** `false`: no retries. */
+  retry?: RetryOptions | false;
+  /** Called before each wait for a retry (a transport lets `notifications/cancelled` end it). */
+  onRetry?: (delayMs: number) => void;
+  random?: () => number;
+}
+
+/**
+ * Sends `init` with `request`, again only while the server cannot have processed it (see the
+ * module docs). Resolves with the reply (any status but a 503 with `Retry-After`).
+ * @throws RequestNotProcessedError when it was not processed and the retries are spent.
+ * @throws ConnectionClosedError for a network failure after the request may have been written.
+ * @throws the cancel's reason (or the signal's abort error) once cancelled, also during a wait.
+ */
+export async function deliver(request: Requester, init: HttpRequestInit, options: DeliverOptions): Promise<HttpReply> {
+  const retry = options.retry === false ? { maxRetries: 0 } : (options.retry ?? {});
+  const maxRetries = retry.maxRetries ?? DEFAULTS.maxRetries;
+  const maxDelay = retry.maxDelayMs ?? DEFAULTS.maxDelayMs;
+  for (let attempt = 1; ; attempt++) {
+    let reply: HttpReply;
+    try {
+      reply = await request(init);
+    } catch (e) {
+      const stopped = stoppedBy(init);
+      if (stopped) throw stopped;
+      if (!neverSent(e)) throw new ConnectionClosedError(e, `Connection lost before the response (${options.what})`);
+      const delay = connectionRefused(e) ? retryDelay(attempt - 1, undefined, retry, options.random) : undefined;
+      if (delay === undefined || attempt > maxRetries) {
+        throw new RequestNotProcessedError({ reason: 'not-sent', what: options.what, attempts: attempt, cause: e });
+      }
+      await wait(delay, init, options);
+      continue;
+    }
+    if (reply.status !== 503) return reply;
+    const after = retryAfterMs(reply.header('retry-after'));
+    if (after === undefined) return reply;
+    if (attempt > maxRetries || after > maxDelay) {
+      throw new RequestNotProcessedError({
+        reason: 'refused',
+        what: options.what,
+        attempts: attempt,
+        status: 503,
+        retryAfterMs: after,
+        body: await readBody(reply),
+      });
+    }
+    reply.discard();
+    await wait(retryDelay(attempt - 1, after, retry, options.random), init, options);
+  }
+}
+
+/** Why `init` was stopped (its cancel's reason, or its signal's abort error), if it was. */
+function stoppedBy(init: HttpRequestInit): Error | undefined {
+  if (init.cancel?.reason) return init.cancel.reason;
+  if (init.signal?.aborted) {
+    const r: unknown = init.signal.reason;
+    return r instanceof Error ? r : new DOMException('This operation was aborted', 'AbortError');
+  }
+  return undefined;
+}
+
+/** Waits `ms` before a retry; rejects with the reason once `init` is cancelled or aborted meanwhile. */
+function wait(ms: number, init: HttpRequestInit, options: DeliverOptions): Promise<void> {
+  options.onRetry?.(ms);
+  return new Promise<void>((resolve, reject) => {
+    const cancel: Cancel | undefined = init.cancel;
+    const signal = init.signal;
+    const stop = (): void => {
+      clearTimeout(timer);
+      if (cancel) cancel.off(onCancel);
+      signal?.removeEventListener('abort', onAbort);
+      reject(stoppedBy(init));
+    };
+    const onCancel = (): void => stop();
+    const onAbort = (): void => stop();
+    const timer = setTimeout(() => {
+      if (cancel) cancel.off(onCancel);
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (cancel) cancel.onCancel(onCancel);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
