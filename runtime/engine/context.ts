@@ -198,6 +198,42 @@ export interface ContextHost {
   readonly table?: ProtocolTable;
 }
 
+/**
+ * The members of a {@link RequestContext} that are facts about the request rather than things
+ * to do: every one of them, required (the compiler fails here when RequestContext gains a fact
+ * and {@link contextFacts} does not copy it).
+ */
+export type RequestFacts = {
+  [K in RequestFactKey]: RequestContext[K];
+};
+/** The names of the {@link RequestContext} members that are not methods. */
+export type RequestFactKey = {
+  // biome-ignore lint/complexity/noBannedTypes: methods are told apart from facts by their type
+  [K in keyof RequestContext]-?: RequestContext[K] extends Function ? never : K;
+}[keyof RequestContext];
+
+/**
+ * Every fact of `ctx` (request id, method, signal, `_meta`, params, transport info, the verified
+ * principal `auth`, the `session`, the revision's `table`) as own data properties, read once:
+ * what a context made from another one starts from (a task's context, ../tasks/context.ts and
+ * ../tasks/extension.ts), so that none is lost. A spread or a field-by-field copy of `ctx` itself
+ * drops what the context serves through getters (`auth`, `session` and `table` of
+ * {@link InboundContext}): a protected tool run as a task would run as nobody.
+ */
+export function contextFacts(ctx: RequestContext): RequestFacts {
+  return {
+    requestId: ctx.requestId,
+    method: ctx.method,
+    signal: ctx.signal,
+    meta: ctx.meta,
+    params: ctx.params,
+    info: ctx.info,
+    auth: ctx.auth,
+    session: ctx.session,
+    table: ctx.table,
+  };
+}
+
 /** The RequestContext of one inbound request (a class: no per-request closures). */
 export class InboundContext implements RequestContext {
   readonly meta: Record<string, unknown> | undefined;

@@ -96,8 +96,12 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
    * RequestStateSealerOptions in ../stateless/mrtr.ts); share one among sessions. Overrides the two above.
    */
   requestStateSealer?: RequestStateSealer;
-  /** Stateless: may a listen stream subscribe to this resource URI? (default: any, when `resources.subscribe` is declared). */
-  canSubscribe?: (uri: string) => boolean;
+  /**
+   * Stateless: may this listen request subscribe to this resource URI? `ctx` is the listen
+   * request's context: its principal (`ctx.auth`) decides on a protected endpoint. Default: any,
+   * when `resources.subscribe` is declared.
+   */
+  canSubscribe?: (uri: string, ctx: RequestContext) => boolean;
   /** Stateless: methods outside the revision's table whose `handlers` an extension adds (../tasks/extension.ts). */
   extensionMethods?: readonly string[];
   /**

@@ -104,8 +104,8 @@ interface ServerSub {
 export interface SubscriptionHubOptions {
   /** The server's declared capabilities (read at each listen request). */
   capabilities: () => Record<string, unknown>;
-  /** May the client subscribe to this resource URI? (default: any). */
-  canSubscribe?: (uri: string) => boolean;
+  /** May this listen request (`ctx`: its principal is `ctx.auth`) subscribe to this resource URI? (default: any). */
+  canSubscribe?: (uri: string, ctx: RequestContext) => boolean;
   logger?: Logger;
 }
 
@@ -131,10 +131,11 @@ export class SubscriptionHub {
    */
   readonly handler = (params: Params, ctx: RequestContext): Promise<Params | undefined> => {
     const id = ctx.requestId;
+    const can = this.options.canSubscribe;
     const filter = grantFilter(
       params.notifications as SubscriptionFilter | undefined,
       this.options.capabilities(),
-      this.options.canSubscribe,
+      can && ((uri) => can(uri, ctx)),
     );
     // a listen request whose carrier is already gone (cancelled before it ran) opens nothing:
     // an abort listener added now would never fire, and the entry would stay for ever

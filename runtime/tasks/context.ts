@@ -10,7 +10,7 @@
  *   the last one settles it is `working` again (unless it became terminal meanwhile);
  * - `sendProgress` keeps using the original request's `progressToken` for the task's lifetime.
  */
-import { logForRequest } from '../engine/context.js';
+import { contextFacts, logForRequest } from '../engine/context.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import type { Peer, RequestContext, RequestOptions } from '../engine/peer.js';
 import { ProgressReporter } from '../engine/progress.js';
@@ -75,13 +75,8 @@ export function createTaskContext(
       await store.update(run.owner, taskId, { status }).catch(ignoreRefusal);
   };
   const context: RequestContext = {
-    requestId: ctx.requestId,
-    method: ctx.method,
+    ...contextFacts(ctx),
     signal: run.controller.signal,
-    meta: ctx.meta,
-    params: ctx.params,
-    info: ctx.info,
-    table: ctx.table,
     sendProgress: (value, total, message) =>
       run.controller.signal.aborted ? Promise.resolve() : progress.report(value, total, message),
     sendNotification: (m, p) => peer.notify(m, related(p), { relatedRequestId: route() }),

@@ -57,6 +57,7 @@ import {
   clientCapabilitiesOf,
 } from '../stateless/mrtr.js';
 import { hasCapability, type Logger, type RequestContext, type RequestHandler } from '../engine/peer.js';
+import { contextFacts } from '../engine/context.js';
 import { type ProtocolMaps, type ProtocolTable, errorCodeOf } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import { principalId } from '../auth/principal.js';
@@ -412,13 +413,9 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
     const table = this.#o.table;
     const store = this.store;
     return {
+      ...contextFacts(ctx),
       taskId,
-      requestId: ctx.requestId,
-      method: ctx.method,
       signal,
-      meta: ctx.meta,
-      params: ctx.params,
-      info: ctx.info,
       // the request's response stream is gone: progress and notifications have nowhere to go
       sendProgress: () => Promise.resolve(),
       sendNotification: () => Promise.resolve(),
@@ -481,13 +478,8 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
 
   #inlineContext(ctx: RequestContext): TaskContext {
     return {
+      ...contextFacts(ctx),
       taskId: undefined,
-      requestId: ctx.requestId,
-      method: ctx.method,
-      signal: ctx.signal,
-      meta: ctx.meta,
-      params: ctx.params,
-      info: ctx.info,
       sendProgress: (progress, total, message) => ctx.sendProgress(progress, total, message),
       sendNotification: (method, params) => ctx.sendNotification(method, params),
       log: (level, data, logger) => ctx.log(level, data, logger),

@@ -25,7 +25,7 @@ import type {
   RequestHandler,
   RequestOptions as PeerRequestOptions,
 } from '../../engine/peer.js';
-import type { LogLevel, LogThreshold } from '../../engine/context.js';
+import type { LogLevel, LogThreshold, RequestContext } from '../../engine/context.js';
 import type { MethodEntry, ProtocolTable } from '../../protocol/table.js';
 import type { ResultCache, ResultCacheOptions } from '../../stateless/cache.js';
 import type { CachePolicy } from '../../stateless/cache.js';
@@ -164,7 +164,7 @@ export interface ServerLifecycleOptions {
   readonly fallbackTables?: readonly ProtocolTable[];
   readonly logger?: Logger;
   readonly cache?: CachePolicy;
-  readonly canSubscribe?: (uri: string) => boolean;
+  readonly canSubscribe?: (uri: string, ctx: RequestContext) => boolean;
   readonly listenBus?: NotificationBus;
 }
 
