@@ -210,6 +210,11 @@ export function emitGoSdk(model: ProtocolModel): Files {
     lifecycleConst: own('Lifecycle'),
     ptr: own('Ptr'),
   };
+  /** Whether the struct `name` declares the member `json`. */
+  const declares = (name: string, json: string): boolean => {
+    const d = decl(name);
+    return d?.kind === 'struct' && d.fields.some((f) => f.json === json);
+  };
   const decoderOf = (name: string | null, params: boolean) =>
     name ? `${params ? 'paramsDecoder' : 'decoder'}(decode${name})` : 'nil';
   const spec = (r: RequestDef) => {
@@ -222,6 +227,8 @@ export function emitGoSdk(model: ProtocolModel): Files {
       ...(r.taskAugmentable ? ['TaskAugmentable: true'] : []),
       ...(r.inputRequired ? ['InputRequired: true'] : []),
       ...(r.embedded ? ['Embedded: true'] : []),
+      ...(declares(r.resultType, 'resultType') ? ['ResultType: true'] : []),
+      ...(declares(r.resultType, 'ttlMs') && declares(r.resultType, 'cacheScope') ? ['Cacheable: true'] : []),
       `DecodeParams: ${decoderOf(paramsType, true)}`,
       `DecodeResult: ${decoderOf(decl(r.resultType) ? r.resultType : null, false)}`,
     ];
@@ -327,6 +334,7 @@ export function emitGoSdk(model: ProtocolModel): Files {
     hasImplementation: !!decl('Implementation'),
     hasServerCapabilities: !!decl('ServerCapabilities'),
     hasClientCapabilities: !!decl('ClientCapabilities'),
+    hasInputResponses: !!decl('InputResponses'),
   };
   const clientView = {
     ...base,

@@ -105,6 +105,10 @@ export interface StructView {
   required: Array<{ bit: string; key: string }>;
   hasRequired: boolean;
   usesErr: boolean;
+  /** InputRequiredResult: says so to the runtime (session.InputRequired). */
+  inputRequired: boolean;
+  /** The Go fields of `ttlMs` and `cacheScope`, which the runtime fills when left nil (session.CacheHinted). */
+  cacheHints: { ttl: string; scope: string } | null;
 }
 
 export interface VariantView {
@@ -415,6 +419,12 @@ export class GoTypes extends GoTypeMap {
       : `${t3}return nil, codegen.NotAllowed(string(o.Key()))`;
     if (open) usesErr = true;
     if (required.length > 64) throw new Error(`${d.name}: more than 64 required members`);
+    /** The fields of the caching hints (2026-07-28 CacheableResult), when the struct has both. */
+    const cacheHints = () => {
+      const ttl = fields.find((f) => f.key === '"ttlMs"' && f.type === '*int64');
+      const scope = fields.find((f) => f.key === '"cacheScope"' && f.type === '*string');
+      return ttl && scope ? { ttl: ttl.name, scope: scope.name } : null;
+    };
     const declared = d.fields.map((f) => f.json).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const encodeOrder = [...fields].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return {
@@ -433,6 +443,8 @@ export class GoTypes extends GoTypeMap {
       required,
       hasRequired: required.length > 0,
       usesErr,
+      inputRequired: d.name === 'InputRequiredResult' && fields.some((f) => f.key === '"resultType"'),
+      cacheHints: cacheHints(),
     };
   }
 

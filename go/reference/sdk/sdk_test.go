@@ -1,11 +1,14 @@
 package sdk_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	mcp "mcpgen.dev/reference/gen/mcp20251125"
 	mcp2 "mcpgen.dev/reference/gen/mcp20260728"
@@ -109,4 +112,44 @@ func TestStatelessOverHTTP(t *testing.T) {
 		t.Fatalf("text %q", text)
 	}
 	_ = c.Close()
+}
+
+// A client that sends initialize, notifications/initialized and a call without waiting, then
+// ends its input: the call sees the negotiated session (initialize is served on the read loop),
+// and its progress and response are written before the connection closes (the input's end
+// leaves what is being served time to finish).
+func TestStdioPipelinedThenEndOfInput(t *testing.T) {
+	srv, err := mcp.NewServer(echoFeatures(t), mcp.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"late"},"_meta":{"progressToken":"p"}}}
+`)
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.Serve(context.Background(), stdio.NewStream(in, &out, nil, stdio.Options{EndGrace: 5 * time.Second}))
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not end after its input did")
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want initialize's response, 2 progress, the call's response; got %d lines:\n%s", len(lines), out.String())
+	}
+	if !strings.HasPrefix(lines[0], `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize: %s", lines[0])
+	}
+	if lines[3] != `{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"late","type":"text"}]}}` {
+		t.Fatalf("tools/call: %s", lines[3])
+	}
+	for _, l := range lines[1:3] {
+		if !strings.Contains(l, `"method":"notifications/progress","params":{"progressToken":"p"`) {
+			t.Fatalf("progress: %s", l)
+		}
+	}
 }

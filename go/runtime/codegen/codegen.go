@@ -278,3 +278,26 @@ func Checked(check Decoder, h RequestHandler) RequestHandler {
 		return h(ctx, req, raw)
 	}
 }
+
+// ReadInput reads what a retry after an InputRequiredResult carries in its params: the
+// inputResponses member, decoded by dec (absent: the zero T), and the requestState member (""
+// when absent). An error names the failing member.
+func ReadInput[T any](params []byte, dec func([]byte) (T, error)) (T, string, error) {
+	var responses T
+	if raw := engine.Member(params, "inputResponses"); raw != nil {
+		v, err := dec(raw)
+		if err != nil {
+			return responses, "", wire.At(err, "inputResponses")
+		}
+		responses = v
+	}
+	state := ""
+	if raw := engine.Member(params, "requestState"); raw != nil {
+		s, err := wire.String(raw)
+		if err != nil {
+			return responses, "", wire.At(err, "requestState")
+		}
+		state = s
+	}
+	return responses, state, nil
+}

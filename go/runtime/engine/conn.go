@@ -32,6 +32,10 @@ type ConnOptions struct {
 	// AnswerParseErrors: a server answers a message it cannot parse with -32700 (no id); a
 	// client only logs it.
 	AnswerParseErrors bool
+	// Inline names the requests served on the read loop, before the next message is read
+	// (a server's initialize: what follows it sees the session it made); others are served
+	// each in its own goroutine.
+	Inline func(method string) bool
 	// Logger gets what is dropped and why (default slog.Default()).
 	Logger *slog.Logger
 }
@@ -50,6 +54,8 @@ type Conn struct {
 	closed  bool
 	err     error
 	done    chan struct{}
+	// idle is closed when the last request being served ends while draining (nil otherwise).
+	idle chan struct{}
 }
 
 // NewConn returns a connection; ctx bounds the requests it serves (they are cancelled with it).
@@ -134,6 +140,43 @@ func (c *Conn) Close(err error) {
 	}
 	c.stop()
 	close(c.done)
+}
+
+// Drain ends the connection once what it serves is answered: requests sent and unanswered fail
+// at once (no answer can come), the requests being served have up to grace to finish (their
+// responses still go out), then Close(err). For a peer whose input ended while its output is
+// still open (a stdio server whose stdin closed). It returns when the connection is closed.
+func (c *Conn) Drain(err error, grace time.Duration) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	pending := c.pending
+	c.pending = map[jsonrpc.ID]*call{}
+	var idle chan struct{}
+	if len(c.inbound) > 0 && grace > 0 {
+		idle = make(chan struct{})
+		c.idle = idle
+	}
+	c.mu.Unlock()
+	failure := jsonrpc.ErrClosed
+	if err != nil {
+		failure = fmt.Errorf("%w: %v", jsonrpc.ErrClosed, err)
+	}
+	for _, p := range pending {
+		p.deliver(nil, nil, failure)
+	}
+	if idle != nil {
+		t := time.NewTimer(grace)
+		select {
+		case <-idle:
+		case <-t.C:
+		case <-c.done:
+		}
+		t.Stop()
+	}
+	c.Close(err)
 }
 
 // Receive takes one message as the transport read it (data is not kept). ch is where the answer
@@ -228,6 +271,10 @@ func (c *Conn) start(m jsonrpc.Message, ch Channel, header http.Header) {
 	}
 	c.inbound[m.ID] = req
 	c.mu.Unlock()
+	if c.opts.Inline != nil && c.opts.Inline(req.Method) {
+		c.serve(ctx, req)
+		return
+	}
 	go c.serve(ctx, req)
 }
 
@@ -237,6 +284,10 @@ func (c *Conn) serve(ctx context.Context, req *Request) {
 		c.mu.Lock()
 		if c.inbound[req.ID] == req {
 			delete(c.inbound, req.ID)
+		}
+		if c.idle != nil && len(c.inbound) == 0 {
+			close(c.idle)
+			c.idle = nil
 		}
 		c.mu.Unlock()
 	}()

@@ -48,6 +48,12 @@ type Request struct {
 	InputRequired bool
 	// Embedded: a server→client request that only travels inside an InputRequiredResult.
 	Embedded bool
+	// ResultType: the result declares resultType (2026-07-28 Result): a server writes
+	// "complete" into a result that lacks it.
+	ResultType bool
+	// Cacheable: the result declares the caching hints ttlMs and cacheScope (2026-07-28
+	// CacheableResult): a server fills those a result lacks.
+	Cacheable bool
 	// DecodeParams validates the params (nil when the request has none).
 	DecodeParams Decoder
 	// DecodeResult validates a result of the plain call.

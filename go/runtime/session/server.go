@@ -163,7 +163,7 @@ func (s *Server) Stateful() *ServerSession {
 // Serve serves one connection over t until it closes (or ctx ends); the session is made for it.
 func (s *Server) Serve(ctx context.Context, t engine.Transport) error {
 	ss := s.NewSession()
-	conn := engine.NewConn(ctx, engine.ConnOptions{Handler: ss, Methods: s.methods(), AnswerParseErrors: true, Logger: s.log, Timeout: s.cfg.Timeout})
+	conn := engine.NewConn(ctx, engine.ConnOptions{Handler: ss, Methods: s.methods(), AnswerParseErrors: true, Inline: ServedInline, Logger: s.log, Timeout: s.cfg.Timeout})
 	ss.conn = conn
 	ch, err := t.Connect(ctx, conn)
 	if err != nil {
@@ -185,6 +185,11 @@ func (ss *ServerSession) Attach(conn *engine.Conn) { ss.conn = conn }
 
 // Conn is the session's connection (nil for the stateless session of HTTP).
 func (ss *ServerSession) Conn() *engine.Conn { return ss.conn }
+
+// ServedInline reports the requests a server serves on its connection's read loop: initialize
+// (quick, no application code), so that the messages after it see the session it negotiated
+// whatever goroutine runs first.
+func ServedInline(method string) bool { return method == "initialize" }
 
 func (s *Server) methods() jsonrpc.Methods {
 	m := jsonrpc.Methods{}

@@ -6,6 +6,7 @@ import (
 
 	"mcpgen.dev/runtime/engine"
 	"mcpgen.dev/runtime/jsonrpc"
+	"mcpgen.dev/runtime/protocol"
 	"mcpgen.dev/runtime/wire"
 )
 
@@ -53,14 +54,59 @@ func (ss *ServerSession) stateless(ctx context.Context, req *engine.Request) (wi
 		}
 		return jsonrpc.Raw(body), nil
 	}
+	hint, ok := ss.server.cfg.CacheHints[req.Method]
+	if !ok {
+		hint = CacheHint{TTLMs: 0, Scope: "private"}
+	}
 	if hinted, ok := result.(CacheHinted); ok {
-		hint, ok := ss.server.cfg.CacheHints[req.Method]
-		if !ok {
-			hint = CacheHint{TTLMs: 0, Scope: "private"}
-		}
 		hinted.DefaultCacheHints(hint.TTLMs, hint.Scope)
+		return result, nil
+	}
+	if spec := t.ClientRequest(req.Method); spec != nil && (spec.ResultType || spec.Cacheable) {
+		// a result written as JSON (the features registry's, a handler's own): the members the
+		// revision requires of it and the runtime fills, when it lacks them
+		body := []byte("{}")
+		if result != nil {
+			if body, err = result.AppendJSON(nil); err != nil {
+				return nil, err
+			}
+		}
+		return jsonrpc.Raw(completeResult(body, spec, hint)), nil
 	}
 	return result, nil
+}
+
+// completeResult is a stateless result's JSON object with the members the runtime fills when
+// absent: resultType "complete" (spec.ResultType) and the caching hints (spec.Cacheable).
+func completeResult(body []byte, spec *protocol.Request, hint CacheHint) []byte {
+	var head []byte
+	sep := func(b []byte) []byte {
+		if len(b) > 0 {
+			return append(b, ',')
+		}
+		return b
+	}
+	if spec.ResultType && member(body, "resultType") == nil {
+		head = append(head, `"resultType":"complete"`...)
+	}
+	if spec.Cacheable {
+		if member(body, "ttlMs") == nil {
+			head = strconv.AppendInt(append(sep(head), `"ttlMs":`...), hint.TTLMs, 10)
+		}
+		if member(body, "cacheScope") == nil {
+			head = wire.AppendString(append(sep(head), `"cacheScope":`...), hint.Scope)
+		}
+	}
+	t := wire.Trim(body)
+	if len(head) == 0 || len(t) < 2 || t[0] != '{' {
+		return body
+	}
+	out := make([]byte, 0, len(t)+len(head)+1)
+	out = append(append(out, '{'), head...)
+	if rest := wire.Trim(t[1:]); len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, t[1:]...)
 }
 
 // Discover is the server's DiscoverResult (2026-07-28 server/discover), cacheable for a minute

@@ -13,8 +13,12 @@ import (
 )
 
 // Stdin returns the transport of a server on its own stdin and stdout (Close does not close
-// them; the connection ends when stdin does).
+// them). The connection ends when stdin does, once the requests being served are answered (for
+// at most opts.EndGrace, default 10 s).
 func Stdin(opts Options) *Stream {
+	if opts.EndGrace == 0 {
+		opts.EndGrace = 10 * time.Second
+	}
 	return NewStream(os.Stdin, os.Stdout, nil, opts)
 }
 

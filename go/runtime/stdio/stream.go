@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"mcpgen.dev/runtime/codec"
 	"mcpgen.dev/runtime/engine"
@@ -29,6 +30,10 @@ import (
 type Options struct {
 	// MaxLineBytes is the largest message (default codec.DefaultMaxLineBytes, 16 MiB).
 	MaxLineBytes int
+	// EndGrace is how long, once the input ends, the requests being served have to finish (their
+	// responses are still written) before the connection closes (0: closed at once; Stdin
+	// defaults it to 10 s). Requests sent and unanswered fail at once.
+	EndGrace time.Duration
 	// Logger (default slog.Default()).
 	Logger *slog.Logger
 }
@@ -128,8 +133,9 @@ func (s *Stream) read() {
 		}
 		break
 	}
+	// the output stays open while what is being served finishes
+	s.conn.Drain(closeErr, s.opts.EndGrace)
 	s.closed.Store(true)
-	s.conn.Close(closeErr)
 }
 
 // tooLong answers a line over the limit: a request gets -32000 with its id, a response fails

@@ -342,7 +342,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m jsonrpc.M
 	ss := h.opts.Sessions.NewSession()
 	s := &httpSession{id: newSessionID(), ss: ss, replies: map[string]*reply{}, byRequest: map[jsonrpc.ID]*reply{}, lastUsed: time.Now()}
 	s.standalone = &standalone{s: s}
-	s.conn = engine.NewConn(context.Background(), engine.ConnOptions{Channel: s.standalone, Handler: ss, Methods: h.methods(), AnswerParseErrors: true, Logger: h.log, Timeout: ss.Server().Config().Timeout})
+	s.conn = engine.NewConn(context.Background(), engine.ConnOptions{Channel: s.standalone, Handler: ss, Methods: h.methods(), AnswerParseErrors: true, Inline: session.ServedInline, Logger: h.log, Timeout: ss.Server().Config().Timeout})
 	ss.Attach(s.conn)
 	h.sessions[s.id] = s
 	h.mu.Unlock()
