@@ -85,7 +85,7 @@ Usage:
                 [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]
                 [--request-state-secret-file PATH] [--cors-origin ORIGIN]...
                 [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]
-  mcpgen serve --lang python (--stdio | --http <port> [--host 127.0.0.1]) [--rev <id>]
+  mcpgen serve --lang python|go (--stdio | --http <port> [--host 127.0.0.1]) [--rev <id>]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
   mcpgen call --url <url> <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
                 [--auth [--auth-client-id ID] [--auth-scope "a b"]]
@@ -136,7 +136,9 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            on stdout. --http serves Streamable HTTP at http://<host>:<port>/mcp (one session per
            client, Host/Origin checks on) and prints its URL and the HTTP+SSE one to stderr.
            --lang python runs the Python reference server (python/reference, a checkout only)
-           with the same fixtures, in the environment python/venv.sh builds.
+           with the same fixtures, in the environment python/venv.sh builds; --lang go the Go
+           one (go/reference, a checkout only: 2025-11-25, 2026-07-28, draft), built with the
+           Go toolchain go/toolchain.sh finds.
            A stateless revision (draft, 2026-07-28) is served dual-era: modern requests
            statelessly, clients that send initialize on a 2025-11-25 server (--modern-only: the
            stateless revision alone). Its multi round-trip requestState is sealed with the

@@ -168,15 +168,24 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
   });
   if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.lang !== undefined && values.lang !== 'typescript') {
-    if (values.lang !== 'python')
-      throw new CommandUsageError(`--lang: unknown language ${values.lang} (typescript, python)`);
+    if (values.lang !== 'python' && values.lang !== 'go')
+      throw new CommandUsageError(`--lang: unknown language ${values.lang} (typescript, python, go)`);
     if (values.stdio && values.http !== undefined) throw new CommandUsageError('--stdio and --http exclude each other');
     const other = Object.keys(values).filter((k) => !['lang', 'rev', 'stdio', 'http', 'host'].includes(k));
     if (other.length)
       throw new CommandUsageError(
-        `--lang python takes --rev, --stdio, --http and --host only (not --${other.join(', --')})`,
+        `--lang ${values.lang} takes --rev, --stdio, --http and --host only (not --${other.join(', --')})`,
       );
     if (!values.stdio && values.http === undefined) throw new CommandUsageError('serve needs --stdio or --http <port>');
+    if (values.lang === 'go') {
+      const { GO_REVISIONS, hasGo, serveGo } = await import('./serve-go.js');
+      if (!hasGo()) throw new CommandUsageError('--lang go needs a checkout of mcpgen (go/ is not in the npm package)');
+      if (values.rev !== undefined && !GO_REVISIONS.includes(values.rev as string))
+        throw new CommandUsageError(
+          `--lang go serves ${GO_REVISIONS.join(', ')} (2025-11-25 also negotiates 2025-06-18 and 2025-03-26), not ${values.rev}`,
+        );
+      return serveGo(values as { rev?: string; stdio?: boolean; http?: string; host?: string });
+    }
     const { hasPython, servePython } = await import('./serve-python.js');
     if (!hasPython())
       throw new CommandUsageError('--lang python needs a checkout of mcpgen (python/ is not in the npm package)');

@@ -420,6 +420,7 @@ export function runFailed(r: RunResult): boolean {
 export const LANGUAGES: Record<string, () => Promise<LanguageTarget>> = {
   typescript: async () => TYPESCRIPT,
   python: async () => (await import('../python/conformance-target.js')).PYTHON,
+  go: async () => (await import('../go/conformance-target.js')).GO,
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -441,7 +442,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const sides = (['server', 'client'] as const).filter((s) => !values.side || s === values.side);
   if (!suites.length || !sides.length) {
     console.error(
-      'usage: run.ts [--language typescript|python|…] [--suite 0.1.16|alpha.12|2026-07-28] [--side server|client] [--verbose]',
+      'usage: run.ts [--language typescript|python|go|…] [--suite 0.1.16|alpha.12|2026-07-28] [--side server|client] [--verbose]',
     );
     process.exit(2);
   }

@@ -118,3 +118,20 @@ export function parseTestJSON(stdout: string, modulePath: string): { cases: GoTe
     broken: broken.map((p) => `${p}:\n${packageOutput.get(p) ?? ''}`),
   };
 }
+
+/** Where the Go commands the tests run are built (go build's cache makes a rebuild cheap). */
+export const GO_BIN = join(ROOT, '.cache', 'go', 'bin');
+
+/**
+ * Builds a command of the reference module (`./cmd/<name>`) into {@link GO_BIN}, after writing
+ * the generated packages (go/generate.ts); returns its path. Throws with go build's output when
+ * it fails.
+ */
+export async function buildGoCommand(name: string): Promise<string> {
+  const { generateGo } = await import('../../go/generate.js');
+  generateGo();
+  const out = join(GO_BIN, name);
+  const r = await go(['build', '-o', out, `./cmd/${name}`], 'reference');
+  if (r.status !== 0) throw new Error(`go build ./cmd/${name} failed:\n${r.output}`);
+  return out;
+}

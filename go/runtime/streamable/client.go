@@ -264,7 +264,8 @@ func (t *ClientTransport) answer(m jsonrpc.Message, resp *http.Response, cancel 
 	drain(resp)
 	cancel()
 	if isRequest {
-		t.forget(m.ID)
+		// after the answer is delivered: a tools/list result learns its tools' headers first
+		defer t.forget(m.ID)
 	}
 	if wire.Valid(body) && engine.Member(body, "jsonrpc") != nil && (engine.Member(body, "result") != nil || engine.Member(body, "error") != nil) {
 		if status >= 400 && isRequest && engine.Member(body, "id") == nil {
