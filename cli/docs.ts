@@ -170,6 +170,15 @@ const INTERNAL_TYPES = [
   'transport/http/io/request.ts:BodySink',
   // what the batch dispatch the generated tables carry needs of the engine (a Peer, structurally)
   'engine/batch.ts:BatchHost',
+  // the apps view's and host's lookups of a message's params and result in the generated maps
+  'apps/view.ts:Params',
+  'apps/view.ts:Result',
+  'apps/view.ts:InitResult',
+  'apps/view.ts:HostNote',
+  'apps/host.ts:HostNote',
+  'apps/host.ts:ViewNote',
+  'apps/host.ts:Callback',
+  'features/app-ui.ts:Obj',
 ].map((entry) => `runtime/${entry}`);
 
 /** The navigation category of the guide's pages in the runtime site. */

@@ -107,7 +107,8 @@ interface FrameDocument {
   createElement(tag: 'iframe'): FrameElement;
   defaultView: (MessageSource & object) | null;
 }
-interface FrameElement {
+/** What {@link mountAppFrame} needs of the `<iframe>` it makes (an `HTMLIFrameElement` in a browser). */
+export interface FrameElement {
   setAttribute(name: string, value: string): void;
   srcdoc: string;
   contentWindow: unknown;

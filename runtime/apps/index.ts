@@ -1,11 +1,13 @@
 /**
- * MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865) on the web platform: the view (`App`), the
+ * `@mcpgen/runtime/apps`: MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865) on the web platform: the view (`App`), the
  * host's bridge (`AppHost`) and the rendering of a UI resource in a sandboxed frame under its CSP
  * (`mountAppFrame`), over the postMessage transport; the server side is on `ServerFeatures`
  * (`appResource`, `appTool`) with the helpers of ../features/app-ui.ts. The channel's table and
  * types are generated per revision (`generate --ext apps`: `<rev>/apps/`).
+ *
+ * @module
  */
-export { App, type AppOptions } from './view.js';
+export { App, type AppMaps, type AppOptions } from './view.js';
 export {
   AppHost,
   type AppHostOptions,
@@ -19,6 +21,7 @@ export {
   type AppCspDomains,
   type AppPermissions,
   type AppResourceContent,
+  type FrameElement,
   type MountOptions,
   type MountedFrame,
   appAllow,
