@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import inspect
 import json
 import re
@@ -230,12 +231,22 @@ class Prompt:
         return d
 
 
+@functools.lru_cache(maxsize=1024)
+def _arity(fn: Callable[..., Any]) -> int | None:
+    """How many positional arguments ``fn`` takes (None: unknown); remembered, as
+    ``inspect.signature`` costs more than a whole tool call."""
+    try:
+        return len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+
+
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     """Calls ``fn`` with as many of ``args`` as it takes; awaits the result when it is awaitable."""
     try:
-        n = len(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        n = len(args)
+        n = _arity(fn)
+    except TypeError:  # an unhashable callable
+        n = None
     r = fn(*args[:n])
     if inspect.isawaitable(r):
         r = await r

@@ -178,6 +178,7 @@ class HttpSession:
         self.last_used = time.monotonic()
         self.ended = False
         self._stream_ids = 0
+        self._pruned_at = 0.0
         server.peer.channel = self.standalone
         server.http_session = self  # type: ignore[attr-defined]
 
@@ -204,7 +205,11 @@ class HttpSession:
         self.server.connection_lost(None)
 
     def prune(self, keep: float) -> None:
+        """Forgets the reply streams that ended more than ``keep`` seconds ago (at most once a second)."""
         now = time.monotonic()
+        if now - self._pruned_at < 1.0:
+            return
+        self._pruned_at = now
         for sid, r in list(self.replies.items()):
             if r.ended and now - r.ended_at > keep:
                 del self.replies[sid]
@@ -415,6 +420,9 @@ class McpHttpApp:
         finally:
             session.busy -= 1
             session.by_request.pop(id_key(message["id"]), None)
+            if not (reply.decided.done() and reply.decided.result() == "sse"):
+                # answered in JSON, or 202, or never answered on this connection: no stream to resume
+                session.replies.pop(reply.stream_id or "", None)
             session.last_used = time.monotonic()
             session.prune(self.keep_events_seconds)
 
