@@ -5,7 +5,9 @@ asyncio JSON-RPC echo, side by side in one run.
   ``mcp.Client`` ↔ its ``MCPServer``; bare newline JSON ↔ bare newline JSON (servers.py).
 - Streamable HTTP, 16 clients (one session each, calls back to back): ours ↔ ``McpHttpApp`` under
   uvicorn; the official client ↔ its ``streamable_http_app(json_response=True)`` under uvicorn;
-  bare keep-alive POSTs on asyncio streams ↔ a raw ASGI echo under uvicorn.
+  bare keep-alive POSTs on asyncio streams ↔ a raw ASGI echo under uvicorn; and ``httpx``: the
+  same POSTs sent with httpx (one ``AsyncClient`` per client, as ours and the official client
+  use) to the same raw echo, the limit of any client on httpx.
 
 Throughput is the median of the rounds (interleaved, after a warm-up); CPU per call is the
 server process's user+system time (Linux ``/proc/<pid>/stat``) and this process's (the clients),
@@ -191,21 +193,18 @@ async def stop(proc: asyncio.subprocess.Process) -> None:
 
 async def ours_http() -> Target:
     import mcp_2025_11_25 as v
-    from mcpgen_runtime.http11 import Http11Client
     from mcpgen_runtime.http_client import HttpClientTransport
 
     proc, url = await start_http("ours")
-    http = Http11Client()
     clients = []
-    for _ in range(HTTP_CLIENTS):
+    for _ in range(HTTP_CLIENTS):  # each with an httpx.AsyncClient of its own, as the official clients have
         c = v.Client(client_info={"name": "bench", "version": "0"})
-        await c.connect(HttpClientTransport(url, client=http, standalone_stream=False))
+        await c.connect(HttpClientTransport(url, standalone_stream=False))
         clients.append(c)
 
     async def close() -> None:
         for c in clients:
             await c.close()
-        await http.aclose()
         await stop(proc)
 
     return Target("ours", [(lambda c=c: c.call_tool(name="echo", arguments={"text": TEXT})) for c in clients], proc.pid, close)
@@ -269,6 +268,31 @@ async def bare_http() -> Target:
     return Target("bare", [caller(c) for c in conns], proc.pid, close)
 
 
+async def httpx_http() -> Target:
+    """16 httpx clients POSTing the bare JSON-RPC request to the raw ASGI echo, each body parsed with ``json``."""
+    from mcpgen_runtime.http_client import http_client
+
+    proc, url = await start_http("bare")
+    ids = itertools.count(1)
+    clients = [http_client() for _ in range(HTTP_CLIENTS)]
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+    def caller(http: Any) -> Call:
+        async def call() -> Any:
+            body = json.dumps({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {"name": "echo", "arguments": {"text": TEXT}}}, separators=(",", ":")).encode()
+            response = await http.post(url, content=body, headers=headers)
+            return json.loads(response.content)["result"]
+
+        return call
+
+    async def close() -> None:
+        for c in clients:
+            await c.aclose()
+        await stop(proc)
+
+    return Target("httpx", [caller(c) for c in clients], proc.pid, close)
+
+
 async def compare(title: str, makers: list[Callable[[], Awaitable[Target]]], n: int, in_flight: int) -> dict[str, Target]:
     targets = [await m() for m in makers]
     try:
@@ -289,16 +313,16 @@ async def compare(title: str, makers: list[Callable[[], Awaitable[Target]]], n: 
     for t in targets:
         print(f"{title} {t.name} server cpu per call: {statistics.median(t.server_cpu):.0f} µs")
         print(f"{title} {t.name} client cpu per call: {statistics.median(t.client_cpu):.0f} µs")
-    ours, official, bare = (statistics.median(out[k].rates) for k in ("ours", "official", "bare"))
-    print(f"{title} ours/official: {ours / official:.2f}x")
-    print(f"{title} ours/bare: {ours / bare:.2f}x")
+    ours = statistics.median(out["ours"].rates)
+    for t in targets[1:]:
+        print(f"{title} ours/{t.name}: {ours / statistics.median(t.rates):.2f}x")
     return out
 
 
 async def main() -> None:
     print(f"python: {sys.version.split()[0]}; load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; rounds: {ROUNDS}")
     await compare(f"stdio ({IN_FLIGHT} in flight)", [ours_stdio, official_stdio, bare_stdio], STDIO_CALLS, IN_FLIGHT)
-    await compare(f"http ({HTTP_CLIENTS} clients)", [ours_http, official_http, bare_http], HTTP_CALLS, 1)
+    await compare(f"http ({HTTP_CLIENTS} clients)", [ours_http, official_http, bare_http, httpx_http], HTTP_CALLS, 1)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Streamable HTTP, client side: :class:`HttpClientTransport` (over :mod:`mcpgen_runtime.http11`), for both eras.
+"""Streamable HTTP, client side: :class:`HttpClientTransport` (over httpx), for both eras.
 
 Its session tells it the era (``set_protocol``): sessions (2025-11-25) send ``Mcp-Session-Id``
 and ``MCP-Protocol-Version`` after ``initialize``, open the standalone GET stream, resume an SSE
@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import functools
 import json
 import logging
+import ssl
 from collections.abc import Mapping
 from typing import Any
 
+import httpx
+
 from .client import LegacyServerError
 from .codec import SseParser
-from .http11 import Http11Client, HttpError, Response
 from .http_headers import ParamHeader, param_headers, request_headers
 from .jsonrpc import ConnectionClosed, Message, RpcError, encode, id_key
 from .transport import Receiver
@@ -43,12 +46,35 @@ class HttpStatusError(ConnectionClosed):
         super().__init__(f"HTTP {status}: {body[:200]}")
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # httpx's default context (certifi's roots, SSL_CERT_FILE/SSL_CERT_DIR), made once per process:
+    # loading the roots costs about 20 ms, more than a hundred calls
+    return httpx.create_ssl_context()
+
+
+def http_client(timeout: float = 60.0) -> httpx.AsyncClient:
+    """The ``httpx.AsyncClient`` a transport makes when given none: HTTP/1.1 with keep-alive, at
+    most 256 connections (each open SSE stream holds one) and 64 kept idle; ``timeout`` seconds to
+    connect, to write and to wait for a free connection, and no read timeout (an SSE stream may be
+    quiet for long; the engine's request timeout bounds each call). The TLS context (httpx's
+    default verification) is shared by all the clients made here."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout, read=None),
+        limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+        verify=_tls_context(),
+    )
+
+
 class HttpClientTransport:
     """A client transport over Streamable HTTP (see the module doc).
 
     ``url``: the MCP endpoint; ``headers``: sent on every request (e.g. ``Authorization``);
-    ``client``: an :class:`Http11Client` to share (default: one of its own); ``max_retries``:
-    reconnections of an SSE reply; ``standalone_stream``: open the GET stream (sessions).
+    ``client``: an ``httpx.AsyncClient`` to use, e.g. shared by many transports or with an
+    ``auth`` flow (default: :func:`http_client`, closed with the transport); ``timeout``: seconds,
+    for the default client; ``max_retries``: reconnections of an SSE reply;
+    ``standalone_stream``: open the GET stream (sessions). Raises ``httpx.InvalidURL`` for a
+    ``url`` that is no URL.
     """
 
     def __init__(
@@ -56,15 +82,16 @@ class HttpClientTransport:
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        client: Http11Client | None = None,
+        client: httpx.AsyncClient | None = None,
         timeout: float = 60.0,
         max_retries: int = 3,
         standalone_stream: bool = True,
     ) -> None:
         self.url = url
+        self._url = httpx.URL(url)
         self.headers = dict(headers or {})
         self._own_client = client is None
-        self.client = client or Http11Client(timeout=timeout)
+        self.client = client or http_client(timeout)
         self.max_retries = max_retries
         self.standalone_stream = standalone_stream
         self.session_id: str | None = None
@@ -116,26 +143,30 @@ class HttpClientTransport:
         if is_request and message.get("method") == "tools/list":
             self._tools_list_ids.add(id_key(message["id"]))
         try:
-            response = await self.client.request("POST", self.url, headers=self._headers(message), body=encode(message))
-        except HttpError as e:
+            request = self.client.build_request("POST", self._url, content=encode(message), headers=self._headers(message))
+            response = await self.client.send(request, stream=True)
+        except httpx.HTTPError as e:
             raise ConnectionClosed(f"POST {self.url}: {e}") from e
         try:
             await self._answer(message, response, is_request)
         except BaseException:
-            await response.close()
+            await response.aclose()
             raise
 
-    async def _answer(self, message: Message, response: Response, is_request: bool) -> None:
-        status = response.status
+    async def _get(self, headers: dict[str, str]) -> httpx.Response:
+        return await self.client.send(self.client.build_request("GET", self._url, headers=headers), stream=True)
+
+    async def _answer(self, message: Message, response: httpx.Response, is_request: bool) -> None:
+        status = response.status_code
         ctype = response.headers.get("content-type", "")
         if message.get("method") == "initialize" and "mcp-session-id" in response.headers:
             self.session_id = response.headers["mcp-session-id"]
         if status == 202 or (200 <= status < 300 and not is_request):
-            await response.read()
-            await response.close()
+            await response.aread()  # read to its end, the connection is kept
+            await response.aclose()
             return
         if status == 404 and self.session_id is not None and self.era == "handshake" and message.get("method") != "initialize":
-            await response.close()
+            await response.aclose()
             self.session_id = None
             raise SessionExpiredError(f"the session ended or expired (HTTP 404 for {message.get('method')})")
         if 200 <= status < 300 and ctype.startswith("text/event-stream"):
@@ -143,11 +174,11 @@ class HttpClientTransport:
             self._track(task, message.get("id") if is_request else None)
             return
         try:
-            body = await response.read()
-        except HttpError as e:
+            body = await response.aread()
+        except httpx.HTTPError as e:
             raise ConnectionClosed(f"POST {self.url}: {e}") from e
         finally:
-            await response.close()
+            await response.aclose()
         data: Any = None
         try:
             data = json.loads(body) if body else None
@@ -208,7 +239,7 @@ class HttpClientTransport:
             return message
         return {**message, "result": {**result, "tools": kept}}
 
-    async def _read_sse(self, response: Response, rid: Any) -> None:
+    async def _read_sse(self, response: httpx.Response, rid: Any) -> None:
         """Reads an SSE reply; a connection lost before the response is resumed with Last-Event-ID."""
         parser = SseParser()
         attempts = 0
@@ -216,7 +247,7 @@ class HttpClientTransport:
         while True:
             decoder = codecs.getincrementaldecoder("utf-8")("replace")
             try:
-                async for chunk in response.iter_bytes():
+                async for chunk in response.aiter_bytes():
                     for ev in parser.feed(decoder.decode(chunk)):
                         if not ev.data:
                             continue
@@ -228,10 +259,10 @@ class HttpClientTransport:
                         if isinstance(msg, dict) and rid is not None and msg.get("id") == rid and ("result" in msg or "error" in msg):
                             answered = True
                         self._deliver(msg)
-            except HttpError as e:
+            except httpx.HTTPError as e:
                 log.debug("SSE reply interrupted: %s", e)
             finally:
-                await response.close()
+                await response.aclose()
             if answered or rid is None or self.closed or self.era == "stateless" or parser.last_event_id is None:
                 if not answered and rid is not None and self.era == "stateless" and not self.closed:
                     self._fail(rid, "the reply stream ended before the response")
@@ -243,12 +274,12 @@ class HttpClientTransport:
             await asyncio.sleep((parser.retry or 1000) / 1000)
             try:
                 headers = {**self._headers(None), "last-event-id": parser.last_event_id}
-                response = await self.client.request("GET", self.url, headers=headers)
-            except HttpError:
+                response = await self._get(headers)
+            except httpx.HTTPError:
                 continue
-            if response.status != 200:
-                await response.close()
-                self._fail(rid, f"resuming the reply stream failed (HTTP {response.status})")
+            if response.status_code != 200:
+                await response.aclose()
+                self._fail(rid, f"resuming the reply stream failed (HTTP {response.status_code})")
                 return
 
     def _fail(self, rid: Any, why: str) -> None:
@@ -283,14 +314,14 @@ class HttpClientTransport:
             if parser.last_event_id is not None:
                 headers["last-event-id"] = parser.last_event_id
             try:
-                response = await self.client.request("GET", self.url, headers=headers)
+                response = await self._get(headers)
                 try:
                     if not opened.done():
-                        opened.set_result(response.status == 200)
-                    if response.status != 200:
+                        opened.set_result(response.status_code == 200)
+                    if response.status_code != 200:
                         return  # 405: the server has no standalone stream
                     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-                    async for chunk in response.iter_bytes():
+                    async for chunk in response.aiter_bytes():
                         for ev in parser.feed(decoder.decode(chunk)):
                             if ev.data:
                                 try:
@@ -298,8 +329,8 @@ class HttpClientTransport:
                                 except ValueError:
                                     pass
                 finally:
-                    await response.close()
-            except HttpError:
+                    await response.aclose()
+            except httpx.HTTPError:
                 pass
             attempts += 1
             await asyncio.sleep((parser.retry or 1000) / 1000)
@@ -313,10 +344,8 @@ class HttpClientTransport:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.session_id is not None and self.era == "handshake":
             try:
-                response = await asyncio.wait_for(self.client.request("DELETE", self.url, headers=self._headers(None)), 5.0)
-                await response.read()
-                await response.close()
-            except (HttpError, TimeoutError):
+                await self.client.delete(self._url, headers=self._headers(None), timeout=5.0)
+            except httpx.HTTPError:
                 pass
         if self._own_client:
             await self.client.aclose()
