@@ -98,7 +98,7 @@ test('every example runs: exit 0, last line "ok <slug>"', async () => {
   const t0 = performance.now();
   // the toolchain pages run the CLI several times (each a Node start-up): a loaded runner needs
   // minutes for them; a hang is still caught
-  const runs = await runExamples(examples, { cwd: ROOT, concurrency: 2, timeoutMs: 120_000 });
+  const runs = await runExamples(examples, { cwd: ROOT, concurrency: 2, timeoutMs: 300_000 });
   const problems = runs.map(runProblem).filter((p) => p !== undefined);
   const slowest = [...runs]
     .sort((a, b) => b.ms - a.ms)
