@@ -31,4 +31,6 @@ export {
 } from './discovery.js';
 export type { AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
 export { DPoPVerifier } from './dpop.js';
-export type { DPoPOptions } from './dpop.js';
+export type { DPoPOptions, DPoPRefusal } from './dpop.js';
+export { MemoryReplayStore, ReplayStoreFullError } from './replay.js';
+export type { ReplayStore } from './replay.js';

@@ -159,6 +159,17 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) },
     } satisfies AuthRefusal,
   });
+  /** 503 with `Retry-After`: the check could not be made (keys, introspection or replay store out of reach). */
+  const unavailable = (why: string): AuthVerdict => ({
+    refusal: {
+      status: 503,
+      code: ErrorCode.ServerError,
+      message: `Service Unavailable: ${why}`,
+      headers: { 'Retry-After': '5' },
+    },
+  });
+  const badRequest = (why: string): AuthVerdict =>
+    refuse(400, `Bad Request: ${why}`, { error: 'invalid_request', error_description: why });
   const invalid = (why: string): AuthVerdict =>
     refuse(401, `Unauthorized: ${why}`, { error: 'invalid_token', error_description: why, scope: challengeScope });
 
@@ -206,19 +217,30 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
   }
 
   const dpop = options.dpop && new DPoPVerifier(algorithms, options.dpop);
-  const dpopRefusal = (why: string): AuthVerdict => ({
+  /** A 401 for a proof; with `nonce`, RFC 9449 §8's `use_dpop_nonce` and the nonce to use. */
+  const dpopRefusal = (why: string, nonce?: string): AuthVerdict => ({
     refusal: {
       status: 401,
       code: ErrorCode.ServerError,
       message: `Unauthorized: ${why}`,
       headers: {
-        'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="invalid_dpop_proof", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"`,
+        'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="${nonce === undefined ? 'invalid_dpop_proof' : 'use_dpop_nonce'}", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"`,
+        ...(nonce === undefined ? {} : { 'DPoP-Nonce': nonce }),
       },
     },
   });
 
   return async (request: AuthRequest): Promise<AuthVerdict> => {
     const header = request.headers.authorization;
+    // RFC 6750 §3.1 invalid_request: more than one method (or header) for the token; MCP
+    // (basic/authorization, "Access Token Usage") never takes one from the URI query string
+    if (queryToken(request.url))
+      return badRequest(
+        header === undefined
+          ? 'an access token in the URI query string is not accepted (send it in the Authorization header)'
+          : 'an access token in both the URI query string and the Authorization header',
+      );
+    if (header?.includes(',')) return badRequest('more than one Authorization header (or credentials) in the request');
     if (header === undefined || header.trim() === '')
       return refuse(401, 'Unauthorized: an access token is required', { scope: challengeScope });
     const m = /^(Bearer|DPoP)[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
@@ -236,21 +258,20 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       got = await verify(m[2]);
     } catch (e) {
       // the keys or the introspection endpoint are out of reach: not the client's fault
-      return {
-        refusal: {
-          status: 503,
-          code: ErrorCode.ServerError,
-          message: `Service Unavailable: token check failed (${e instanceof Error ? e.message : String(e)})`,
-          headers: { 'Retry-After': '5' },
-        },
-      };
+      return unavailable(`token check failed (${e instanceof Error ? e.message : String(e)})`);
     }
     if (typeof got === 'string') return invalid(got);
     const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
     if (scheme === 'bearer' && jkt !== undefined) return invalid('DPoP-bound token presented as a bearer token');
     if (scheme === 'dpop') {
-      const proof = await dpop!.verify(request.headers.dpop, request.method.toUpperCase(), options.resource, got.token);
-      if ('error' in proof) return dpopRefusal(proof.error);
+      let proof: Awaited<ReturnType<DPoPVerifier['verify']>>;
+      try {
+        proof = await dpop!.verify(request.headers.dpop, request.method.toUpperCase(), options.resource, got.token);
+      } catch (e) {
+        // the replay store is out of reach (or full): a replay cannot be told, nothing is accepted
+        return unavailable(`DPoP replay check failed (${e instanceof Error ? e.message : String(e)})`);
+      }
+      if ('error' in proof) return dpopRefusal(proof.error, proof.nonce);
       if (jkt !== proof.jkt) return dpopRefusal('token is bound to another key');
     }
     const missing = required.filter((s) => !got.scopes.includes(s));
@@ -264,6 +285,14 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     }
     return { auth: got };
   };
+}
+
+/** Whether a request target's query carries an access token (`access_token`, RFC 6750 §2.3). */
+function queryToken(url: string | undefined): boolean {
+  const q = url?.indexOf('?') ?? -1;
+  if (q < 0) return false;
+  const hash = url!.indexOf('#', q);
+  return new URLSearchParams(url!.slice(q + 1, hash < 0 ? undefined : hash)).has('access_token');
 }
 
 /**

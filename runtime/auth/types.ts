@@ -18,10 +18,19 @@ export interface AuthRefusal {
 /** What an {@link Authorizer} decides: the verified principal, or the refusal to answer with. */
 export type AuthVerdict = { auth: AuthInfo } | { refusal: AuthRefusal };
 
-/** The head of a request as the check sees it (`method` upper-case, header names lower-case). */
+/**
+ * The head of a request as the check sees it (`method` upper-case, header names lower-case,
+ * repeated headers joined with `, ` as the Fetch standard joins them, `Authorization` too).
+ */
 export interface AuthRequest {
   method: string;
   headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * The request target: its path and query (`node:http`), or the whole URL (WHATWG `Request`);
+   * the check refuses an access token in the query (2025-11-25 basic/authorization, "Access
+   * Token Usage": never in the URI query string). Undefined when the caller does not know it.
+   */
+  url?: string;
 }
 
 /**

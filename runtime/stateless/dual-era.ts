@@ -25,7 +25,8 @@ import {
   type BodyFailure,
   type HttpRefusal,
 } from '../transport/http/io/guard.js';
-import { afterClosingResponse, refuseNode } from '../transport/http/io/node.js';
+import { afterClosingResponse, refuseNode, requestHeaders } from '../transport/http/io/node.js';
+import { AUTHORIZED, type WithAuthorized } from '../transport/http/io/types.js';
 import {
   PARSED_MESSAGE,
   parseJsonBody,
@@ -292,28 +293,31 @@ export function createDualEraHttpHandler(handlers: {
   const cors = modern.guard.cors;
   /**
    * The token check, before the body is read (a handler's `authorize`; the modern one's when
-   * both have one). The chosen handler checks the token again on its own.
+   * both have one). Its verdict goes with the request to the chosen handler (../transport/http/io/types.ts
+   * AUTHORIZED), which takes it instead of checking again when its `authorize` is the same
+   * function: one check per request (a DPoP proof is accepted once).
    */
   const authorize = modern.authorize ?? legacy.authorize;
-  const tokenRefusal = async (
+  const tokenCheck = async (
     method: string,
     headers: Readonly<Record<string, string | undefined>>,
+    url: string | undefined,
+    carrier: WithAuthorized,
   ): Promise<HttpRefusal | undefined> => {
     if (!authorize) return undefined;
-    const verdict = await authorize({ method, headers });
-    return 'refusal' in verdict ? verdict.refusal : undefined;
+    const verdict = await authorize({ method, headers, url });
+    if ('refusal' in verdict) return verdict.refusal;
+    carrier[AUTHORIZED] = { authorize, auth: verdict.auth };
+    return undefined;
   };
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
     if (afterClosingResponse(req) || corsNode(cors, req, res)) return;
     let message: unknown;
     if ((req.method ?? '').toUpperCase() === 'POST') {
-      const head = checkHead(
-        req.method!,
-        req.headers as Readonly<Record<string, string | undefined>>,
-        req.socket?.localPort,
-      );
+      const headers = requestHeaders(req);
+      const head = checkHead(req.method!, headers, req.socket?.localPort);
       if (!(head instanceof RequestGuard)) return refuseNode(res, head);
-      const denied = await tokenRefusal('POST', req.headers as Readonly<Record<string, string | undefined>>);
+      const denied = await tokenCheck('POST', headers, req.url, req as IncomingMessage & WithAuthorized);
       if (denied) return refuseNode(res, denied);
       let bytes: Uint8Array | BodyFailure;
       try {
@@ -346,6 +350,7 @@ export function createDualEraHttpHandler(handlers: {
         withCors(cors, request, async (request) => {
           let body: BodyInit | undefined;
           let message: unknown;
+          const verdict: WithAuthorized = {};
           if (request.method.toUpperCase() === 'POST') {
             const headers: Record<string, string | undefined> = {};
             request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
@@ -362,7 +367,7 @@ export function createDualEraHttpHandler(handlers: {
               url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined,
             );
             if (!(head instanceof RequestGuard)) return refusalResponse(head);
-            const denied = await tokenRefusal('POST', headers);
+            const denied = await tokenCheck('POST', headers, request.url, verdict);
             if (denied) return refusalResponse(denied);
             const read = await readRequestBody(request, head.maxBodyBytes, head.bodyTimeoutMs);
             if (typeof read === 'string') return refusalResponse(head.bodyRefusal(read));
@@ -376,14 +381,14 @@ export function createDualEraHttpHandler(handlers: {
             if (refused) return refusalResponse(refused);
           }
           const target = pick(request.method, sessionId, message);
-          return target.fetch(
-            new Request(request.url, {
-              method: request.method,
-              headers: request.headers,
-              body,
-              signal: request.signal,
-            }),
-          );
+          const handed: Request & WithAuthorized = new Request(request.url, {
+            method: request.method,
+            headers: request.headers,
+            body,
+            signal: request.signal,
+          });
+          if (verdict[AUTHORIZED]) handed[AUTHORIZED] = verdict[AUTHORIZED];
+          return target.fetch(handed);
         }),
     },
     close: { value: async () => void (await Promise.all([modern.close(), legacy.close()])) },

@@ -5,3 +5,4 @@
  */
 export * from './redis.js';
 export * from './tasks.js';
+export * from './replay.js';

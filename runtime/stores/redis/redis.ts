@@ -14,7 +14,8 @@
  *   for a priming event; `end`: the stream finished), `m:<session>:<stream>` its owner process and
  *   requests, `ss:<session>` the session's stream ids;
  * - `p:<process>` a process's liveness record; channels `ev:<session>:<stream>` (an event was
- *   stored) and `bus` (the notification bus).
+ *   stored) and `bus` (the notification bus);
+ * - `j:<key>` a one-time value (./replay.ts: an accepted DPoP proof's id), until it expires.
  *
  * Connection loss: commands fail at once (no offline queue), and those Redis does not answer
  * within `commandTimeoutMs` fail then, so a request that needs Redis gets a clear error instead
@@ -31,6 +32,8 @@ import type { FollowEnd, SharedEventStore } from '../events.js';
 import { SessionLimitError, type SessionRecord, type SessionStore } from '../sessions.js';
 import type { BusMessage, NotificationBus } from '../bus.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './tasks.js';
+import { RedisReplayStore } from './replay.js';
+import type { ReplayStore } from '../../auth/replay.js';
 
 /** Options of {@link connectRedisStores}. */
 export interface RedisStoresOptions {
@@ -80,6 +83,12 @@ export interface RedisStores {
   readonly bus: NotificationBus;
   /** Tasks (./tasks.ts), shared by every process. */
   readonly tasks: RedisTaskStore;
+  /**
+   * One-time values (./replay.ts): give it to the token check of every process as the DPoP
+   * replay store (`bearerAuth({ dpop: { replay } })`), so that a proof is accepted once by the
+   * whole deployment.
+   */
+  readonly replay: ReplayStore;
   /** This process's id (liveness record, bus `from`). */
   readonly processId: string;
   /** The command connection (for diagnostics and tests). */
@@ -306,6 +315,7 @@ class RedisStoresImpl implements RedisStores {
   readonly events: SharedEventStore;
   readonly bus: NotificationBus;
   readonly tasks: RedisTaskStore;
+  readonly replay: ReplayStore;
   private readonly prefix: string;
   private readonly livenessMs: number;
   private readonly heartbeat: ReturnType<typeof setInterval>;
@@ -354,6 +364,7 @@ class RedisStoresImpl implements RedisStores {
     this.busyBeat.unref?.();
     this.events = new RedisEventStore(this, client, this.prefix, options);
     this.bus = new RedisBus(this, client, this.prefix);
+    this.replay = new RedisReplayStore(client, this.prefix);
     this.tasks = new RedisTaskStore(client, (channel, listener) => this.listen(channel, listener), {
       ...options.tasks,
       prefix: this.prefix,

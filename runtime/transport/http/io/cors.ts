@@ -34,11 +34,15 @@ export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
   'Mcp-Method',
   'Mcp-Name',
   'WWW-Authenticate',
+  // RFC 9449 §8: a browser client reads the server's nonce for its next DPoP proof
+  'DPoP-Nonce',
 ];
 const MCP_REQUEST_HEADERS = [
   'accept',
   'content-type',
   'authorization',
+  // RFC 9449: the proof of a DPoP-bound token, on every request
+  'dpop',
   'last-event-id',
   'mcp-session-id',
   'mcp-protocol-version',

@@ -4,10 +4,20 @@
  * written once against {@link Exchange}; the two adapters below do the I/O.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeResponseSink, readNodeBody } from './node.js';
-import type { BodyFailure, Exchange, HeaderMap, ResponseSink } from './types.js';
+import { NodeResponseSink, readNodeBody, requestHeaders } from './node.js';
+import {
+  AUTHORIZED,
+  authorizedBy,
+  type Authorized,
+  type BodyFailure,
+  type Exchange,
+  type HeaderMap,
+  type ResponseSink,
+  type WithAuthorized,
+} from './types.js';
 
-export type { BodyFailure, Exchange, HeaderMap, ResponseSink };
+export type { Authorized, BodyFailure, Exchange, HeaderMap, ResponseSink, WithAuthorized };
+export { AUTHORIZED, authorizedBy };
 
 const encoder = new TextEncoder();
 
@@ -24,17 +34,6 @@ function tooLargeByHeader(length: string | undefined, limit: number): boolean {
 /** Adapts a `node:http` request/response pair. */
 export function nodeExchange(req: IncomingMessage, res: ServerResponse): Exchange {
   return new NodeExchange(req, res);
-}
-
-/** `req.headers` when it holds strings only (node joins repeats, except `set-cookie`), else a joined copy. */
-function joinedHeaders(raw: IncomingMessage['headers']): Record<string, string | undefined> {
-  if (raw['set-cookie'] === undefined) return raw as Record<string, string | undefined>;
-  const headers: Record<string, string | undefined> = {};
-  for (const name in raw) {
-    const value = raw[name];
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 const EXCHANGE = Symbol('exchange');
@@ -63,7 +62,7 @@ class NodeExchange extends NodeResponseSink implements Exchange {
   ) {
     super(res);
     this.method = req.method ?? 'GET';
-    this.headers = joinedHeaders(req.headers);
+    this.headers = requestHeaders(req);
     this.localPort = req.socket?.localPort;
     (res as Tagged)[EXCHANGE] = this;
     // ServerResponse emits `close` after `finish` too, and when the connection is lost first
@@ -72,6 +71,14 @@ class NodeExchange extends NodeResponseSink implements Exchange {
 
   get sink(): ResponseSink {
     return this;
+  }
+
+  get authorized(): Authorized | undefined {
+    return (this.req as WithAuthorized)[AUTHORIZED];
+  }
+
+  get url(): string | undefined {
+    return this.req.url;
   }
 
   get signal(): AbortSignal {
@@ -195,6 +202,8 @@ export function fetchExchange(request: Request): { exchange: Exchange; response:
   const exchange: Exchange = {
     method: request.method,
     headers,
+    authorized: (request as WithAuthorized)[AUTHORIZED],
+    url: request.url,
     localPort: port,
     signal: aborter.signal,
     readBody: (limit, timeoutMs) => readRequestBody(request, limit, timeoutMs),

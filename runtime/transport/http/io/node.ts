@@ -151,6 +151,39 @@ export class NodeSink extends NodeResponseSink {
 }
 
 /**
+ * The headers of a `node:http` request as one record, lower-case names, repeated headers joined
+ * with `, ` as the Fetch standard joins them: `req.headers` itself when it holds strings only
+ * and repeats no `Authorization`, else a joined copy. (Node keeps the first of repeated
+ * `Authorization` headers and drops the rest; joined, the token check sees them all and
+ * refuses them, RFC 6750 §3.1 `invalid_request`.)
+ */
+export function requestHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const parsed = req.headers;
+  const repeated = parsed.authorization !== undefined && authorizationCount(req.rawHeaders) > 1;
+  if (parsed['set-cookie'] === undefined && !repeated) return parsed as Record<string, string | undefined>;
+  const headers: Record<string, string | undefined> = {};
+  for (const name in parsed) {
+    const value = parsed[name];
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  if (repeated) {
+    const raw = req.rawHeaders;
+    const all: string[] = [];
+    for (let i = 0; i < raw.length; i += 2)
+      if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') all.push(raw[i + 1]);
+    headers.authorization = all.join(', ');
+  }
+  return headers;
+}
+
+/** How many `Authorization` header lines `raw` (an `IncomingMessage.rawHeaders`) holds. */
+function authorizationCount(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
+  return n;
+}
+
+/**
  * Where a front handler that already read and parsed a POST body (../../../stateless/dual-era.ts) leaves the
  * parsed message on the `IncomingMessage`, so that this endpoint does not decode and parse it
  * again. Only set for a body that was valid UTF-8 and JSON.

@@ -1,8 +1,28 @@
 /**
  * The exchange contract of the HTTP server transports: what they read from a request and write
  * to its response, whatever does the I/O (`node:http` in ./node.ts, WHATWG `Request` /
- * `Response` in ./exchange.ts). Types only; the adapters import it, it imports nothing.
+ * `Response` in ./exchange.ts). Types, and the one symbol {@link AUTHORIZED}; it imports types only.
  */
+import type { AuthInfo } from '../../../jsonrpc/transport.js';
+import type { Authorizer } from '../../../auth/types.js';
+
+/**
+ * Where a front that ran the token check of a request (the dual-era front runs it before reading
+ * the body that decides the era) leaves its verdict for the handler it hands the request to: the
+ * `node:http` request or the WHATWG `Request` carries `{ authorize, auth }` under this symbol,
+ * and a handler whose own `authorize` is that same function takes `auth` instead of checking the
+ * token again. One check per request: a DPoP proof's `jti` is accepted once (RFC 9449 §11.1),
+ * so a second check would refuse it as replayed. A symbol: nothing from the wire can set it.
+ */
+export const AUTHORIZED: unique symbol = Symbol('mcpgen.authorized');
+
+/** The verdict a front left under {@link AUTHORIZED}. */
+export interface Authorized {
+  /** The check that accepted the request. */
+  authorize: Authorizer;
+  /** The principal it verified. */
+  auth: AuthInfo;
+}
 
 /** Response headers, by canonical name. */
 export type HeaderMap = Record<string, string>;
@@ -48,4 +68,19 @@ export interface Exchange {
    */
   readBody(limit: number, timeoutMs?: number): Promise<Uint8Array | BodyFailure>;
   sink: ResponseSink;
+  /** The verdict of a front's token check of this request (see {@link AUTHORIZED}), when one ran. */
+  readonly authorized?: Authorized;
+  /** The request target: path and query (`node:http`), or the whole URL (WHATWG); for the token check. */
+  readonly url?: string;
+}
+
+/** A request (`node:http` or WHATWG) that may carry a front's verdict under {@link AUTHORIZED}. */
+export type WithAuthorized = { [AUTHORIZED]?: Authorized };
+
+/**
+ * The principal of a request for a handler whose token check is `authorize`: the front's
+ * `verdict` when that same check made it (see {@link AUTHORIZED}), else undefined (the handler checks).
+ */
+export function authorizedBy(authorize: Authorizer, verdict: Authorized | undefined): AuthInfo | undefined {
+  return verdict?.authorize === authorize ? verdict.auth : undefined;
 }

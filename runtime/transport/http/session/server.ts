@@ -34,6 +34,7 @@ import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
 import { afterClosingResponse } from '../io/node.js';
 import { refusalBody, refusalHeaders, RequestGuard } from '../io/guard.js';
 import type { Authorizer } from '../../../auth/types.js';
+import { authorizedBy } from '../io/types.js';
 import { principalId } from '../../../auth/principal.js';
 import type { AuthInfo } from '../../../jsonrpc/transport.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './session.js';
@@ -328,8 +329,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     if (refused) return void ex.sink.respond(refused.status, refusalHeaders(refused), refusalBody(refused));
     const method = ex.method === 'POST' || ex.method === 'GET' ? ex.method : ex.method.toUpperCase();
     let auth: AuthInfo | undefined;
-    if (options.authorize) {
-      const verdict = await options.authorize({ method, headers: h });
+    // a front that checked the token already (the dual-era front) left its verdict: one check per request
+    if (options.authorize && !(auth = authorizedBy(options.authorize, ex.authorized))) {
+      const verdict = await options.authorize({ method, headers: h, url: ex.url });
       if ('refusal' in verdict)
         return void ex.sink.respond(
           verdict.refusal.status,

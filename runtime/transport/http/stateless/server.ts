@@ -45,6 +45,7 @@ import {
   afterClosingResponse,
   parseJsonBody,
   readNodeBody,
+  requestHeaders,
 } from '../io/node.js';
 import type { ReplyMode } from '../session/session.js';
 
@@ -60,6 +61,7 @@ import type {
   TransportEvents,
 } from '../../../jsonrpc/transport.js';
 import type { Authorizer } from '../../../auth/types.js';
+import { AUTHORIZED, type Authorized, authorizedBy, type WithAuthorized } from '../io/types.js';
 
 type Id = string | number | bigint;
 type Obj = Record<string, unknown>;
@@ -405,13 +407,21 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     return refuse(r.status, null, new RpcError(r.code, message), r.headers);
   };
 
-  /** The token check: undefined when the endpoint has none, else the principal or the refusal. */
+  /**
+   * The token check: undefined when the endpoint has none, else the principal or the refusal.
+   * A front that checked the token already (the dual-era front) left its verdict on the request
+   * (`front`, see ../io/types.ts AUTHORIZED): taken as it is, one check per request.
+   */
   const authorized = async (
     method: string,
     headers: Readonly<Record<string, string | undefined>>,
+    url: string | undefined,
+    front: Authorized | undefined,
   ): Promise<AuthInfo | Refusal | undefined> => {
     if (!options.authorize) return undefined;
-    const verdict = await options.authorize({ method: method.toUpperCase(), headers });
+    const checked = authorizedBy(options.authorize, front);
+    if (checked) return checked;
+    const verdict = await options.authorize({ method: method.toUpperCase(), headers, url });
     if ('auth' in verdict) return verdict.auth;
     const r = verdict.refusal;
     return refuse(r.status, null, new RpcError(r.code, r.message), r.headers);
@@ -485,7 +495,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   async function handle(ex: Exchange): Promise<void> {
     const refusal = headRefusal(ex.method, ex.headers, ex.localPort);
     if (refusal) return failSink(ex.sink, refusal);
-    const auth = options.authorize ? await authorized(ex.method, ex.headers) : undefined;
+    const auth = options.authorize ? await authorized(ex.method, ex.headers, ex.url, ex.authorized) : undefined;
     if (auth && 'status' in auth) return failSink(ex.sink, auth);
     const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
     if (typeof body === 'string') return failSink(ex.sink, asRefusal(guard.bodyRefusal(body)));
@@ -512,11 +522,13 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     if (afterClosingResponse(req) || corsNode(guard.cors, req, res)) return;
     const sink = new NodeSink(res);
     try {
-      const headers = req.headers as Readonly<Record<string, string | undefined>>;
+      const headers = requestHeaders(req);
       const refusal = headRefusal(req.method ?? 'GET', headers, req.socket?.localPort);
       if (refusal) return failSink(sink, refusal);
       // (no await without a token check: a request goes on in the same tick)
-      const auth = options.authorize ? await authorized(req.method ?? 'GET', headers) : undefined;
+      const auth = options.authorize
+        ? await authorized(req.method ?? 'GET', headers, req.url, (req as WithAuthorized)[AUTHORIZED])
+        : undefined;
       if (auth && 'status' in auth) return failSink(sink, auth);
       const handed = (req as WithParsed)[PARSED_MESSAGE];
       let message: unknown;
