@@ -41,7 +41,8 @@ const request = (proof: string) => ({
   headers: { authorization: `DPoP ${token}`, dpop: proof },
   url: '/mcp',
 });
-const subject = (v: AuthVerdict) => ('auth' in v ? v.auth.subject : `${v.refusal.status} ${v.refusal.message}`);
+const subject = (v: AuthVerdict): string =>
+  'auth' in v ? (v.auth.subject ?? '') : `${v.refusal.status} ${v.refusal.message}`;
 
 test('a proof accepted by one process is refused by another that shares the Redis replay store', async () => {
   const atOne = bearerAuth({ resource, issuer, jwks, dpop: { replay: one.replay } });
