@@ -1,12 +1,23 @@
 module mcpgen.dev/reference
 
-go 1.25
+go 1.25.0
 
 replace mcpgen.dev/runtime => ../runtime
 
-require mcpgen.dev/runtime v0.0.0-00010101000000-000000000000
+require (
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	mcpgen.dev/runtime v0.0.0-00010101000000-000000000000
+)
 
 require (
+	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )
