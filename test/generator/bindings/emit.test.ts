@@ -241,15 +241,17 @@ test('scripts/ci-toolchains.sh installs exactly the packages of the tables', () 
     ...OWN_BINDING_LANGUAGE_IDS.flatMap((id) => [...OWN_BINDING_LANGUAGES[id].test.aptPackages]),
   ]);
   assert.equal([...new Set([...listed, 'cargo'])].sort(), [...fromTable].sort());
-  // besides the toolchains: the browser and the Redis server the tests start, added to the same install
+  // besides the toolchains: the browser and the Redis server the tests start, and the OCR that
+  // reads the apps test's screenshot, added to the same install
   const services = /^services=\(\n([^]*?)^\)$/m.exec(script);
   assert.ok(services, 'services=( … ) block');
   assert.equal(
     services![1]
       .split('\n')
       .map((l) => l.replace(/#.*/, '').trim())
+      .flatMap((l) => l.split(/\s+/))
       .filter(Boolean),
-    ['chromium', 'redis-server'],
+    ['chromium', 'redis-server', 'tesseract-ocr', 'tesseract-ocr-eng'],
   );
   assert.match(script, /packages\+=\("\$\{services\[@\]\}"\)/);
 });
