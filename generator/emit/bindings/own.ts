@@ -9,8 +9,9 @@ import type { BindingTest } from './languages.js';
 import { emitGo } from '../go/bindings.js';
 import { emitPython } from '../python/bindings.js';
 import { emitRust } from '../rust/bindings.js';
+import { emitJava } from '../java/bindings.js';
 
-export type OwnLanguageId = 'python' | 'go' | 'rust';
+export type OwnLanguageId = 'python' | 'go' | 'rust' | 'java';
 
 export interface OwnLanguage {
   readonly test: BindingTest;
@@ -50,6 +51,16 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
       why: "built offline by cargo against Debian's serde crates: examples round-trip, schema-derived mutations refused at their path, match without wildcard (a missing variant does not compile), stdio client against serve (2025-11-25 and draft)",
     },
     emit: emitRust,
+  },
+  java: {
+    output:
+      'Maven package per revision (pom.xml, package dev.mcpgen.bindings.mcp<rev>): final classes with getters and setters, unions as sealed interfaces (variants listed with @JsonSubTypes), validating decoders throwing DecodeException(path), checked encoders throwing EncodeException, Jackson (de)serializers on every message, method maps, error codes, versions; depends on jackson-databind only, Java 17+',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['default-jdk-headless', 'libjackson2-databind-java'],
+      why: "built by javac (-Xlint:all -Werror) against Debian's Jackson jars: examples round-trip, the schema's verdict on the differential inputs, schema-derived mutations refused at their path, serve's answers through the method map, an ObjectMapper reading a server-everything tools/list, encoders refusing invalid values",
+    },
+    emit: emitJava,
   },
 };
 

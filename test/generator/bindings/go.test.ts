@@ -23,6 +23,7 @@ import {
   requireCommand,
   writeTemp,
   type Case,
+  type MethodCase,
   type Result,
 } from './own.js';
 import { SERVE_STDIO, corpusTests, issueCasesTest, stdioClientTests } from './own-suite.js';
@@ -88,7 +89,7 @@ function buildRevision(revision: string): string {
   return dir;
 }
 
-function runCases(revision: string, cases: Case[]): Result[] {
+function runCases(revision: string, cases: Array<Case | MethodCase>): Result[] {
   const dir = buildRevision(revision);
   writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
   const r = spawnSync(join(dir, 'bin', 'roundtrip'), ['cases.json', 'results.json'], {

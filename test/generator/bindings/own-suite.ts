@@ -1,9 +1,10 @@
 /**
  * The tests every own binding (python, go, rust) passes, registered on the uvu suite of the
  * language's test file; what differs per language is how it builds and runs its programs:
- * - `corpusTests`: per revision, every example decodes and re-encodes to equal JSON, and every
- *   schema-derived mutation is refused naming the mutated path (./own.ts), then the language's
- *   own per-revision tests;
+ * - `corpusTests`: per revision, every example decodes and re-encodes to equal JSON; every input
+ *   of the differential test (./differential.ts) gets the schema's verdict, and what is accepted
+ *   re-encodes to equal JSON; every schema-derived mutation is refused naming the mutated path
+ *   (./own.ts); then the language's own per-revision tests;
  * - `issueCasesTest`: the cases of the issue that asked for the bindings, with the exact path and
  *   message each error must give;
  * - `stdioClientTests`: the language's stdio client against `mcpgen serve --stdio` of 2025-11-25
@@ -21,15 +22,18 @@ import {
   loadModel,
   mutations,
   type Case,
+  type MethodCase,
   type Result,
   type Revision,
 } from './own.js';
+import { differences, differentialInputs, sameJson } from './differential.js';
+import { methodAnswers } from './answers.js';
 
 /** `mcpgen serve --stdio --rev` as argv; a client appends the revision and spawns it. */
 export const SERVE_STDIO = ['node', join(ROOT, 'bin', 'mcpgen.js'), 'serve', '--stdio', '--rev'];
 
 /** Decodes `cases` with the binding of `revision` (a driver program, see ./own.ts) and returns its results. */
-export type RunCases = (revision: string, cases: Case[]) => Result[];
+export type RunCases = (revision: string, cases: Array<Case | MethodCase>) => Result[];
 
 export interface CorpusTests {
   /** `python`, `go`, `rust`: the first word of each title and of each failure message. */
@@ -50,10 +54,41 @@ export function corpusTests({ language, roundTripNote, runCases, perRevision }: 
       assertRoundTrips(language, revision, examples, runCases(revision, examples));
     });
 
+    test(`${language} ${revision}: the schema's verdict on every input (examples, mutations at every depth, server-everything), what it accepts kept`, async () => {
+      const inputs = await differentialInputs(revision);
+      const wrong = differences(
+        inputs,
+        runCases(
+          revision,
+          inputs.map(({ type, data }) => ({ type, data })),
+        ),
+      );
+      assert.ok(
+        wrong.length === 0,
+        `${language} ${revision}: ${wrong.length} of ${inputs.length} inputs differ from the schema:\n${wrong.slice(0, 20).join('\n')}`,
+      );
+    });
+
     test(`${language} ${revision}: schema-derived mutations are refused with the mutated path`, async () => {
       const list = mutations(loadModel(revision), await corpus(revision));
       assert.ok(list.length >= 300, `${revision}: only ${list.length} mutations`);
       assertRefused(language, revision, list, runCases(revision, list));
+    });
+
+    test(`${language} ${revision}: serve's answers to tools/call decode through the method map as the result they are`, async () => {
+      const answers = await methodAnswers(revision);
+      const results = runCases(
+        revision,
+        answers.map(({ method, data }) => ({ method, data })),
+      );
+      const got = results.map((r, i) =>
+        'ok' in r ? { decoded: r.decoded, equal: sameJson(r.ok, answers[i].data) } : r,
+      );
+      assert.equal(
+        got,
+        answers.map((a) => ({ decoded: a.expect, equal: true })),
+        answers.map((a) => a.label).join(', '),
+      );
     });
 
     perRevision?.(revision);

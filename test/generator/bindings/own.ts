@@ -8,7 +8,9 @@
  * the generated 2025-11-25 validator (generated/2025-11-25/validators.gen.js) accepts.
  *
  * A driver reads `cases.json` (`[{ "type": T, "data": V }]`), decodes each value as its type and
- * writes `results.json`: per case `{ "ok": encoded }` or `{ "path": P, "message": M }`.
+ * writes `results.json`: per case `{ "ok": encoded }` or `{ "path": P, "message": M }`. A case
+ * `{ "method": M, "data": V }` decodes V through the method map as the result of the client
+ * request M and answers `{ "ok": encoded, "decoded": <the type's name> }`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -138,10 +140,18 @@ export function writeTemp(name: string, files: Map<string, string>): string {
   return dir;
 }
 
-export type Result = { ok: unknown } | { path: string; message: string };
+/** A driver's result: the re-encoded value (with, for a method case, the type it decoded as), or the decode error. */
+export type Result = { ok: unknown; decoded?: string } | { path: string; message: string };
 
+/** Decode `data` as the schema type `type`. */
 export interface Case {
   type: string;
+  data: unknown;
+}
+
+/** Decode `data` as the result of the client request `method`, through the method map. */
+export interface MethodCase {
+  method: string;
   data: unknown;
 }
 

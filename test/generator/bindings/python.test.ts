@@ -22,6 +22,7 @@ import {
   requireCommand,
   writeTemp,
   type Case,
+  type MethodCase,
   type Result,
 } from './own.js';
 import { errorsIn, matchFile, mypyCheck } from './python/mypy.js';
@@ -50,7 +51,7 @@ function packageDir(model: ProtocolModel, key = model.revision): string {
   return join(dir, 'bindings', 'python');
 }
 
-function runCases(revision: string, cases: Case[]): Result[] {
+function runCases(revision: string, cases: Array<Case | MethodCase>): Result[] {
   const dir = packageDir(loadModel(revision));
   writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
   const r = python([join(HERE, 'roundtrip.py'), dir, pythonPackageName(revision), 'cases.json', 'results.json'], dir);

@@ -24,6 +24,7 @@ import {
   requireCommand,
   writeTemp,
   type Case,
+  type MethodCase,
   type Result,
 } from './own.js';
 import { SERVE_STDIO, corpusTests, issueCasesTest, stdioClientTests } from './own-suite.js';
@@ -83,7 +84,7 @@ function buildRevision(revision: string): string {
 const binary = (name: string, revision: string) =>
   join(scratchDir('rust-own-target'), 'debug', `${name}-${revision.replace(/[^A-Za-z0-9]/g, '')}`);
 
-function runCases(revision: string, cases: Case[]): Result[] {
+function runCases(revision: string, cases: Array<Case | MethodCase>): Result[] {
   const dir = buildRevision(revision);
   writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
   const r = spawnSync(binary('roundtrip', revision), ['cases.json', 'results.json'], {

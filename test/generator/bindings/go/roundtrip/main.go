@@ -1,4 +1,5 @@
-// Command roundtrip decodes every case of cases.json as its type and re-encodes it (see
+// Command roundtrip decodes every case of cases.json as its type (a case with a method: as that
+// client request's result, through the method map) and re-encodes it (see
 // ../../own.ts). Usage: roundtrip <cases.json> <results.json>. Only the bindings and the
 // standard library.
 package main
@@ -7,17 +8,20 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"reflect"
 
 	mcp "mcpbinding"
 )
 
 type testCase struct {
-	Type string          `json:"type"`
-	Data json.RawMessage `json:"data"`
+	Type   string          `json:"type"`
+	Method string          `json:"method"`
+	Data   json.RawMessage `json:"data"`
 }
 
 type result struct {
 	OK      json.RawMessage `json:"ok,omitempty"`
+	Decoded string          `json:"decoded,omitempty"`
 	Path    *string         `json:"path,omitempty"`
 	Message string          `json:"message,omitempty"`
 }
@@ -33,7 +37,13 @@ func main() {
 	}
 	results := make([]result, len(cases))
 	for i, c := range cases {
-		v, err := mcp.Decode(c.Type, c.Data)
+		var v any
+		var err error
+		if c.Method != "" {
+			v, err = mcp.ClientRequests[c.Method].DecodeResult(c.Data)
+		} else {
+			v, err = mcp.Decode(c.Type, c.Data)
+		}
 		if err != nil {
 			var de *mcp.DecodeError
 			if !errors.As(err, &de) {
@@ -48,6 +58,13 @@ func main() {
 			panic(err)
 		}
 		results[i] = result{OK: out}
+		if c.Method != "" {
+			t := reflect.TypeOf(v)
+			if t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			results[i].Decoded = t.Name()
+		}
 	}
 	out, err := json.Marshal(results)
 	if err != nil {
