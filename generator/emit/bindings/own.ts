@@ -10,8 +10,9 @@ import { emitGo } from '../go/bindings.js';
 import { emitPython } from '../python/bindings.js';
 import { emitRust } from '../rust/bindings.js';
 import { emitJava } from '../java/bindings.js';
+import { emitCSharp } from '../csharp/bindings.js';
 
-export type OwnLanguageId = 'python' | 'go' | 'rust' | 'java';
+export type OwnLanguageId = 'python' | 'go' | 'rust' | 'java' | 'csharp';
 
 export interface OwnLanguage {
   readonly test: BindingTest;
@@ -61,6 +62,16 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
       why: "built by javac (-Xlint:all -Werror) against Debian's Jackson jars: examples round-trip, the schema's verdict on the differential inputs, schema-derived mutations refused at their path, serve's answers through the method map, an ObjectMapper reading a server-everything tools/list, encoders refusing invalid values",
     },
     emit: emitJava,
+  },
+  csharp: {
+    output:
+      'project per revision (<Namespace>.csproj, namespace McpGen.Bindings.Mcp<Rev>): sealed classes with nullable properties, unions as interfaces implemented by their variant classes, validating decoders throwing DecodeException(Path), checked encoders throwing EncodeException, a Newtonsoft.Json converter on every type, method maps, error codes, versions; depends on Newtonsoft.Json only, C# 7.2, netstandard2.0',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['mono-mcs', 'mono-runtime', 'libnewtonsoft-json-cil-dev'],
+      why: "built by mono's mcs (-warnaserror) against Debian's Newtonsoft.Json and run by mono: examples round-trip, the schema's verdict on the differential inputs, schema-derived mutations refused at their path, serve's answers through the method map, JsonConvert reading a server-everything tools/list, encoders refusing invalid values",
+    },
+    emit: emitCSharp,
   },
 };
 
