@@ -2,7 +2,7 @@
  * `serve --http` without the CLI around it: the 2025-11-25 reference server over Streamable
  * HTTP (and the old HTTP+SSE endpoints) on an ephemeral loopback port, URL on stdout. The
  * runtime's own footprint, for bench/http.ts's idle-session memory (the `mcpgen` CLI also loads
- * the generator: TypeScript, quicktype, handlebars). The revision is imported statically, so
+ * the generator: TypeScript, handlebars). The revision is imported statically, so
  * the script bundles into one plain JS file that runs without a TypeScript loader (bench/http.ts
  * builds it with esbuild); `node --import tsx bench/serve-http-server.ts` runs it from source.
  */

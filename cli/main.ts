@@ -36,9 +36,9 @@ import {
   resolveInputs,
 } from './inputs.js';
 import { diffModels, firstLineDiff, hasBreaking, renderJson, renderMarkdown } from '../generator/diff.js';
-/** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
+/** The emitters load json-schema-to-typescript, ajv and handlebars: only commands that generate pay for them. */
 const loadGenerate = () => import('../generator/generate.js');
-import { TARGET_IDS } from '../generator/emit/bindings/index.js';
+import { TARGET_IDS, withdrawnTarget } from '../generator/emit/bindings/index.js';
 // (loaded with the bindings' emitters above anyway)
 import { GENERATED_MARK, MCPGEN_VERSION } from '../generator/emit/common.js';
 import { IngestError } from '../generator/ingest-error.js';
@@ -95,8 +95,9 @@ Usage:
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
-           package.json; with --target, bindings/<lang>/ for python, go, rust, cpp, java,
-           csharp, kotlin, swift (or all). Each revision's folder is wiped and rewritten
+           package.json; with --target, bindings/<lang>/ for python, go, rust, java, csharp,
+           and the SDKs python-sdk, go-sdk (or all; cpp, kotlin and swift are withdrawn).
+           Each revision's folder is wiped and rewritten
            (refused while it holds a file mcpgen did not write); output is byte-identical for
            identical inputs, whatever the folders of mcpgen, the inputs and the output (no
            machine path in any file). Generated code imports the runtime from
@@ -213,10 +214,12 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>,
   return parsed;
 }
 
-/** `--target python,go` or `all` → binding language ids; unknown ones are a usage error. */
+/** `--target python,go` or `all` → binding language ids; unknown and withdrawn ones are a usage error. */
 function parseTargets(target: string | undefined): string[] {
   const targets =
     target === undefined ? [] : target === 'all' ? [...TARGET_IDS] : target.split(',').map((x) => x.trim());
+  const withdrawn = targets.map(withdrawnTarget).filter((why) => why !== undefined);
+  if (withdrawn.length) throw new UsageError(`--target: ${withdrawn.join('; ')}`);
   const unknown = targets.filter((t) => !(TARGET_IDS as readonly string[]).includes(t));
   if (unknown.length)
     throw new UsageError(

@@ -17,7 +17,6 @@ import { emitValidators, validatorsForm } from './emit/validators.js';
 import { emitTargets } from './emit/bindings/index.js';
 import { emitExtension } from './extension/emit.js';
 import type { ExtensionModel } from './extension/model.js';
-import { preamble } from './emit/common.js';
 import { byCodeUnit, stableJson } from './util.js';
 import { IngestError } from './ingest-error.js';
 import { runtimeGaps } from './runtime-facts.js';
@@ -99,10 +98,7 @@ export async function generate(model: ProtocolModel, options: GenerateOptions = 
       return files;
     });
   }
-  if (options.targets?.length) {
-    const header = preamble(model, '').trim();
-    await step('bindings', () => emitTargets(model, options.targets!, header, options.onTarget));
-  }
+  if (options.targets?.length) await step('bindings', () => emitTargets(model, options.targets!, options.onTarget));
   return new Map([...out].sort(([a], [b]) => byCodeUnit(a, b)));
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, the toolchains the binding tests (test/generator/bindings/) compile
 # and run the generated bindings with, and the headless browser of test/web/. Idempotent: installs only what is missing, and runs
-# `apt-get update` only when something is. The list matches the aptPackages of the tables
-# OWN_BINDING_LANGUAGES (generator/emit/bindings/own.ts) and BINDING_LANGUAGES (languages.ts);
+# `apt-get update` only when something is. The list matches the aptPackages of the table
+# OWN_BINDING_LANGUAGES (generator/emit/bindings/own.ts);
 # `services` lists what the tests start or drive besides them.
 set -euo pipefail
 
@@ -12,10 +12,8 @@ packages=(
   golang-go                                 # go: round-trip, mutations, match, stdio client
   librust-serde-dev                         # rust: crates used offline from
   librust-serde-json-dev                    #   /usr/share/cargo/registry
-  g++ nlohmann-json3-dev                    # cpp: round-trip
-  default-jdk-headless libjackson2-databind-java   # java: round-trip
-  mono-mcs mono-runtime pkg-config libnewtonsoft-json-cil-dev   # csharp: round-trip
-  kotlin                                    # kotlin: compile-only
+  default-jdk-headless libjackson2-databind-java   # java: round-trip, differential
+  mono-mcs mono-runtime libnewtonsoft-json-cil-dev   # csharp: round-trip, differential
 )
 # what tests start besides the bindings' toolchains
 services=(

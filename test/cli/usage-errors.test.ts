@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { main } from '../../cli/main.js';
+import { TARGET_IDS, WITHDRAWN_TARGETS } from '../../generator/emit/bindings/index.js';
 import { SPEC_DIR, tempDir } from '../generator/support.js';
 
 const test = suite('cli: usage errors are alike across commands and sources');
@@ -178,6 +179,31 @@ test('a flag without its value, or an unknown flag, is a usage error prefixed wi
     assert.ok(unknown.text.startsWith(`mcpgen ${args[0]}: unknown flag --bogus (flags: `), unknown.text);
     assert.ok(unknown.text.includes(`${flag}`), `${args[0]}: the known flags are listed: ${unknown.text}`);
   }
+});
+
+test('a withdrawn --target (cpp, kotlin, swift) is a usage error saying why; an unknown one lists the targets', async () => {
+  for (const id of ['cpp', 'kotlin', 'swift']) {
+    const r = await mcpgen([
+      'generate',
+      '--rev',
+      'draft',
+      '--target',
+      `python,${id}`,
+      '--out',
+      join(t.dir, 'withdrawn'),
+    ]);
+    assert.is(r.code, 2, r.text);
+    assert.ok(r.text.startsWith(`mcpgen generate: --target: ${WITHDRAWN_TARGETS[id]}\n`), r.text);
+    assert.match(r.text, /bindings are withdrawn: its quicktype-rendered binding/);
+  }
+  const unknown = await mcpgen(['check', '--target', 'cobol']);
+  assert.is(unknown.code, 2, unknown.text);
+  assert.ok(
+    unknown.text.startsWith(
+      `mcpgen check: --target: unknown language cobol (languages: ${TARGET_IDS.join(', ')}, or all)\n`,
+    ),
+    unknown.text,
+  );
 });
 
 test.after(() => t.cleanup());

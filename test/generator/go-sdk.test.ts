@@ -90,7 +90,7 @@ test('go field names take Go initialisms', () => {
 });
 
 test('--target go-sdk puts the package under go/ of the revision', async () => {
-  const files = await emitTargets(load('2025-11-25'), ['go-sdk'], '// header');
+  const files = await emitTargets(load('2025-11-25'), ['go-sdk']);
   assert.ok(files.has('go/mcp20251125/client.go'));
   assert.ok(files.has('go/mcp20251125/types.go'));
 });

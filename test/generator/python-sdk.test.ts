@@ -56,7 +56,7 @@ for (const rev of ['2025-11-25', '2026-07-28']) {
 }
 
 test('--target python-sdk puts the package under python/ of the revision', async () => {
-  const files = await emitTargets(load('2025-11-25'), ['python-sdk'], '# header');
+  const files = await emitTargets(load('2025-11-25'), ['python-sdk']);
   assert.ok(files.has('python/mcp_2025_11_25/client.py'));
   assert.ok(files.has('python/pyproject.toml'));
 });

@@ -1,16 +1,24 @@
 /**
  * The table of the languages whose bindings mcpgen renders itself from the ProtocolModel (each
- * in its language's folder: ../python/bindings.ts, ../go/bindings.ts, ../rust/bindings.ts, their
- * templates beside them; the shared pass in ../shape.ts), and what their tests prove. The other
- * languages go through quicktype-core (languages.ts).
+ * in its language's folder: ../python/bindings.ts, ../go/bindings.ts, ../rust/bindings.ts,
+ * ../java/bindings.ts, ../csharp/bindings.ts, their
+ * templates beside them; the shared pass in ../shape.ts), and what their tests prove.
  */
 import type { ProtocolModel } from '../../model.js';
-import type { BindingTest } from './languages.js';
 import { emitGo } from '../go/bindings.js';
 import { emitPython } from '../python/bindings.js';
 import { emitRust } from '../rust/bindings.js';
 import { emitJava } from '../java/bindings.js';
 import { emitCSharp } from '../csharp/bindings.js';
+
+/** What `test/generator/bindings` proves about a language's binding. */
+export interface BindingTest {
+  /** `round-trip`: compiled (or type-checked) and run against the differential inputs and the examples. */
+  readonly kind: 'round-trip';
+  /** Debian packages that bring the toolchain and the JSON library (see scripts/ci-toolchains.sh). */
+  readonly aptPackages: readonly string[];
+  readonly why: string;
+}
 
 export type OwnLanguageId = 'python' | 'go' | 'rust' | 'java' | 'csharp';
 

@@ -12,6 +12,8 @@ import * as assert from 'uvu/assert';
 import {
   OWN_BINDING_LANGUAGE_IDS,
   OWN_BINDING_LANGUAGES,
+  TARGET_IDS,
+  WITHDRAWN_TARGETS,
   emitTargets,
 } from '../../../generator/emit/bindings/index.js';
 import { pascal, snake, uniqueNames } from '../../../generator/emit/naming.js';
@@ -31,6 +33,17 @@ function reverseKeys(value: unknown): unknown {
 
 const commentOf = (path: string): string => (/\.(py|toml|typed)$/.test(path) ? '#' : '//');
 
+/**
+ * The preamble line of a file: its first line, as a line comment; in an XML file (pom.xml,
+ * .csproj), an XML comment after the XML declaration if there is one.
+ */
+function preambleOf(model: ProtocolModel, path: string, text: string): [actual: string, expected: string] {
+  const lines = text.split('\n');
+  if (!/\.(xml|csproj)$/.test(path)) return [lines[0], preamble(model, commentOf(path))];
+  const line = lines[0].startsWith('<?xml ') ? lines[1] : lines[0];
+  return [line, `<!-- ${preamble(model, '').trim()} -->`];
+}
+
 for (const id of OWN_BINDING_LANGUAGE_IDS) {
   for (const revision of REVISIONS) {
     test(`${id} ${revision}: byte-identical output whatever the model's key order`, () => {
@@ -47,7 +60,8 @@ for (const id of OWN_BINDING_LANGUAGE_IDS) {
       assert.ok(files.size >= 2, 'a package file and the sources');
       for (const [path, text] of files) {
         assert.ok(path.startsWith(`bindings/${id}/`), path);
-        assert.is(text.split('\n')[0], preamble(model, commentOf(path)), path);
+        const [actual, expected] = preambleOf(model, path, text);
+        assert.is(actual, expected, path);
         assert.ok(text.includes(inputHash(model)), path);
         assert.not.ok(text.includes('\r'), `${path} has CR`);
         assert.ok(text.endsWith('\n') && !text.endsWith('\n\n'), `${path}: trailing newline`);
@@ -59,18 +73,58 @@ for (const id of OWN_BINDING_LANGUAGE_IDS) {
   }
 }
 
-test('generate --target routes the own languages to their emitters and the rest to quicktype', async () => {
+test('generate --target routes each language to its emitter; withdrawn targets are refused with the reason', async () => {
   const model = loadModel('2025-11-25');
-  const files = await generate(model, { targets: [...OWN_BINDING_LANGUAGE_IDS, 'cpp'] });
+  const files = await generate(model, { targets: [...OWN_BINDING_LANGUAGE_IDS] });
   for (const id of OWN_BINDING_LANGUAGE_IDS) {
     for (const [path, text] of OWN_BINDING_LANGUAGES[id].emit(model)) assert.ok(files.get(path) === text, path);
   }
-  assert.ok(files.has('bindings/cpp/mcp_types.hpp'));
-  const direct = await emitTargets(model, ['cpp', ...OWN_BINDING_LANGUAGE_IDS], preamble(model, '').trim());
+  const direct = await emitTargets(model, [...OWN_BINDING_LANGUAGE_IDS]);
   assert.equal(
     [...direct.keys()],
     [...files.keys()].filter((p) => p.startsWith('bindings/')),
   );
+  for (const id of ['cpp', 'swift']) {
+    const error = await emitTargets(model, ['python', id]).then(
+      () => undefined,
+      (e: Error) => e.message,
+    );
+    assert.is(error, WITHDRAWN_TARGETS[id]);
+    assert.match(error!, /withdrawn: its quicktype-rendered binding dropped undeclared members/);
+  }
+  assert.is(
+    await emitTargets(model, ['cobol']).then(
+      () => undefined,
+      (e: Error) => e.message,
+    ),
+    `unknown target cobol (targets: ${TARGET_IDS.join(', ')})`,
+  );
+});
+
+test('the table says how each language is tested, and scripts/ci-toolchains.sh installs exactly its packages', () => {
+  for (const id of OWN_BINDING_LANGUAGE_IDS) {
+    const { test: t } = OWN_BINDING_LANGUAGES[id];
+    assert.is(t.kind, 'round-trip', id);
+    assert.ok(t.why.length > 10, `${id}: why`);
+    assert.ok(t.aptPackages.length > 0, `${id}: packages`);
+  }
+  const script = readFileSync(fileURLToPath(new URL('../../../scripts/ci-toolchains.sh', import.meta.url)), 'utf8');
+  const words = (name: string): string[] => {
+    const block = new RegExp(`^${name}=\\(\\n([^]*?)^\\)$`, 'm').exec(script);
+    assert.ok(block, `${name}=( … ) block`);
+    return block![1]
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .flatMap((line) => line.split(/\s+/))
+      .filter((word) => word !== '');
+  };
+  // cargo is added by the script only where no cargo is on PATH.
+  assert.match(script, /packages\+=\(cargo\)/);
+  const fromTable = new Set(OWN_BINDING_LANGUAGE_IDS.flatMap((id) => [...OWN_BINDING_LANGUAGES[id].test.aptPackages]));
+  assert.equal([...new Set([...words('packages'), 'cargo'])].sort(), [...fromTable].sort());
+  // besides the toolchains: what the tests start (browser, Redis, OCR), added to the same install
+  assert.equal(words('services'), ['chromium', 'redis-server', 'tesseract-ocr', 'tesseract-ocr-eng']);
+  assert.match(script, /packages\+=\("\$\{services\[@\]\}"\)/);
 });
 
 test('naming pass: pascal, snake and the clash rule', () => {
