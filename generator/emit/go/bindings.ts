@@ -275,8 +275,10 @@ class GoEmitter extends GoTypeMap {
           direction: quoted(r.direction),
           requestType: r.requestType,
           requestTypeName: quoted(r.requestType),
-          resultType: r.resultType,
           resultTypeName: quoted(r.resultType),
+          resultDecoder: r.altResultTypes.length
+            ? `fewestUndeclared(data, "result", ${quoted([r.resultType, ...r.altResultTypes].join(' or '))}, ${[r.resultType, ...r.altResultTypes].map((t) => `resultOf(decode${t})`).join(', ')})`
+            : `decode${r.resultType}(data, "result")`,
           altResultTypes: r.altResultTypes.map(quoted).join(', '),
           capability: (r.capability ?? []).map(quoted).join(', '),
           paramsRequired: String(r.paramsRequired),
@@ -323,6 +325,7 @@ class GoEmitter extends GoTypeMap {
         notificationMap('ServerNotifications', 'the notifications a server sends', 'serverToClient'),
       ],
       decls: this.shape.decls.map((d) => ({ name: d.name, quotedName: quoted(d.name) })),
+      hasAltResults: requests.some((r) => r.altResultTypes.length > 0),
     };
   }
 }

@@ -248,7 +248,9 @@ class PythonEmitter {
           requestType: r.requestType,
           params: this.paramsTy(r.requestType) ?? '',
           paramsRequired: r.paramsRequired,
-          resultType: r.resultType,
+          resultDecoder: r.altResultTypes.length
+            ? `lambda v, p: _first(v, p, ${quoted([r.resultType, ...r.altResultTypes].join(' or '))}, (${[r.resultType, ...r.altResultTypes].map((t) => `_dec_${t}`).join(', ')}))`
+            : `_dec_${r.resultType}`,
           quotedResultType: quoted(r.resultType),
           altResults: r.altResultTypes.map(quoted).join(', '),
           oneAltResult: r.altResultTypes.length === 1,

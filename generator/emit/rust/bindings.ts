@@ -282,7 +282,9 @@ class RustEmitter {
           capability: (r.capability ?? []).map(quoted).join(', '),
           paramsRequired: String(r.paramsRequired),
           paramsDecoder: paramsDecoder(r.requestType),
-          resultDecoder: `decode_${snake(r.resultType)}`,
+          resultDecoder: r.altResultTypes.length
+            ? `fewest_undeclared("result", ${quoted([r.resultType, ...r.altResultTypes].join(' or '))}, vec![${[r.resultType, ...r.altResultTypes].map((t) => `result_as(${quoted(t)}, decode_${snake(t)}(v, "result"))`).join(', ')}])`
+            : `Ok(DecodedResult { type_name: ${quoted(r.resultType)}, value: Box::new(decode_${snake(r.resultType)}(v, "result")?) })`,
         })),
     });
     const notificationMap = (name: string, doc: string, direction: string) => ({
@@ -327,6 +329,7 @@ class RustEmitter {
         notificationMap('CLIENT_NOTIFICATIONS', 'The notifications a client sends', 'clientToServer'),
         notificationMap('SERVER_NOTIFICATIONS', 'The notifications a server sends', 'serverToClient'),
       ],
+      hasAltResults: requests.some((r) => r.altResultTypes.length > 0),
     };
   }
 }

@@ -79,7 +79,7 @@ function buildRevision(revision: string): string {
   const tag = model.lifecycle === 'handshake' ? 'handshake' : 'stateless';
   for (const args of [
     ['vet', '-tags', tag, './...'],
-    ['build', '-o', 'bin/', './cmd/roundtrip', './cmd/match'],
+    ['build', '-o', 'bin/', './cmd/roundtrip', './cmd/match', './cmd/encode'],
     ['build', '-tags', tag, '-o', 'bin/client', './cmd/client'],
   ]) {
     const r = go(args, dir);
@@ -101,6 +101,16 @@ function runCases(revision: string, cases: Array<Case | MethodCase>): Result[] {
   return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Result[];
 }
 
+/** What ./go/encode prints (the same in both revisions; a path is relative to the value that refused: the Annotations). */
+const GO_ENCODE_LINES = [
+  'refused content: expected array, got null',
+  'refused id: expected integer or string, got null',
+  'refused priority: must be <= 1',
+  'refused content[0]: expected object, got null',
+  'ok {"id":7,"jsonrpc":"2.0","method":"ping"}',
+  'ok {"text":"a","type":"text"}',
+];
+
 test('go is installed', () => {
   requireCommand('go', 'go', OWN_BINDING_LANGUAGES.go.test.aptPackages);
 });
@@ -114,6 +124,13 @@ corpusTests({
       const r = spawnSync(join(dir, 'bin', 'match'), [], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
       assert.is(r.status, 0, r.stderr);
       assert.match(r.stdout, /ContentBlock: 5 variants/);
+    });
+
+    test(`go ${revision}: MarshalJSON refuses what the decoder refuses (nil required members, values outside their type)`, () => {
+      const dir = buildRevision(revision);
+      const r = spawnSync(join(dir, 'bin', 'encode'), [], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      assert.is(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trimEnd().split('\n'), GO_ENCODE_LINES);
     });
   },
 });

@@ -65,7 +65,7 @@ impl Client {
                         continue;
                     }
                     let raw = serde_json::to_value(&r.result).expect("encode");
-                    return (info.decode_result)(&raw).unwrap_or_else(|e| fail(format!("{}: result: {}", method, e)));
+                    return (info.decode_result)(&raw).unwrap_or_else(|e| fail(format!("{}: result: {}", method, e))).value;
                 }
                 JSONRPCMessage::JSONRPCErrorResponse(r) => fail(format!("{}: error {}: {}", method, r.error.code, r.error.message)),
                 JSONRPCMessage::JSONRPCRequest(_) | JSONRPCMessage::JSONRPCNotification(_) => continue,
