@@ -124,6 +124,7 @@ func (l *LineReader) finish() error {
 func (l *LineReader) discard() error {
 	e := &LineTooLongError{Limit: l.max, Head: head(l.buf[l.start:l.end])}
 	size := 0
+	blank := true
 	tail := make([]byte, 0, PeekBytes)
 	keepTail := func(p []byte) {
 		if len(p) >= PeekBytes {
@@ -145,11 +146,15 @@ func (l *LineReader) discard() error {
 			return e
 		}
 		size += len(chunk)
+		blank = blank && isBlank(chunk)
 		keepTail(chunk)
 		l.start, l.end = 0, 0
 		if l.err != nil {
-			e.Size, e.Tail = size, tail
-			return ErrTruncated
+			// the stream ended inside the line: a partial line is dropped as in finish
+			if l.err == io.EOF && !blank {
+				return ErrTruncated
+			}
+			return l.err
 		}
 		n, err := l.r.Read(l.buf)
 		l.end = n
