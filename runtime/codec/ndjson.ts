@@ -10,6 +10,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { serializeMessage } from '../jsonrpc/message.js';
+import { UnserializableMessageError } from '../jsonrpc/errors.js';
 
 /** 16 MiB: the default maximum line size in bytes (the `\n` not counted). */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -326,11 +327,11 @@ const LS = /[\u2028\u2029]/g;
  * raw LF or CR (both are escaped inside strings), so the frame has exactly one `0x0A`, at the
  * end, and no `0x0D`. U+2028 and U+2029 are written as `\u2028` / `\u2029` (same JSON value) so
  * that readers that split on Unicode line separators still see one line.
- * Throws what `JSON.stringify` throws (cycles).
+ * Throws UnserializableMessageError (a cycle, a value JSON cannot express).
  */
 export function encodeFrame(message: unknown): string {
   const json = serializeMessage(message);
-  if (json === undefined) throw new TypeError('message is not JSON-serializable');
+  if (json === undefined) throw new UnserializableMessageError('message is not JSON-serializable');
   // indexOf allocates nothing, and on a one-byte string (most JSON) it answers at once
   if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return `${json}\n`;
   return `${json.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))}\n`;

@@ -100,12 +100,29 @@ export async function logForRequest(
   return true;
 }
 
-/** Optional diagnostics sink; every method optional. Never receives message bodies. */
+/**
+ * Optional diagnostics sink; every method optional. Never receives message bodies (a failing
+ * handler is named by its tool, prompt or resource, from the request's params).
+ */
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;
   warn?(message: string, data?: Record<string, unknown>): void;
   error?(message: string, data?: Record<string, unknown>): void;
 }
+
+/**
+ * The default logger of servers (ServerSession, ServerFeatures): errors only, one line each on
+ * stderr (`console.error`: where a stdio server may write, stdout being the protocol's),
+ * `mcpgen: <message> <data as JSON>`, then a `stack` of the data, if any, on the lines after.
+ * Give a server `logger: {}` to log nothing.
+ */
+export const STDERR_LOGGER: Logger = {
+  error(message, data) {
+    if (data === undefined) return void console.error(`mcpgen: ${message}`);
+    const { stack, ...rest } = data;
+    console.error(`mcpgen: ${message} ${JSON.stringify(rest)}${typeof stack === 'string' ? `\n${stack}` : ''}`);
+  },
+};
 
 /** Options of one outbound request. Times in milliseconds. */
 export interface RequestOptions {

@@ -25,9 +25,11 @@ import {
   RequestAbortedError,
   RequestTimeoutError,
   RpcError,
+  UnserializableMessageError,
   reasonText,
   validationIssues,
 } from '../jsonrpc/errors.js';
+import { handlerLabel } from '../protocol/subject.js';
 import {
   classify,
   errorResponse,
@@ -541,11 +543,48 @@ export class Peer {
     }
   }
 
-  private reply(message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+  /**
+   * Hands a response to the transport. A result the transport cannot serialise (a cycle, a value
+   * JSON has no form for: `UnserializableMessageError`, thrown before anything is sent) is
+   * logged and answered -32603 naming the handler of `method` (with `params`) instead, so that
+   * the request is answered once.
+   */
+  private reply(message: JSONRPCResultResponse | JSONRPCErrorResponse, method?: string, params?: unknown): void {
     if (this.closedWith) return;
     const related = message.id === undefined || message.id === null ? undefined : { relatedRequestId: message.id };
-    const sent = this.transport.send(message, related);
-    if (sent !== SENT) sent.catch((e: Error) => this.log.debug?.('could not send response', { error: e.message }));
+    let sent: Promise<void>;
+    try {
+      sent = this.transport.send(message, related);
+    } catch (e) {
+      sent = Promise.reject(e);
+    }
+    if (sent !== SENT) sent.catch((e: Error) => this.unsent(message, e, method, params));
+  }
+
+  private unsent(
+    message: JSONRPCResultResponse | JSONRPCErrorResponse,
+    e: Error,
+    method: string | undefined,
+    params: unknown,
+  ): void {
+    if (!(e instanceof UnserializableMessageError) || !('result' in message) || this.closedWith) {
+      this.log.debug?.('could not send response', { error: e.message });
+      return;
+    }
+    const label = method === undefined ? 'the handler' : handlerLabel(method, params);
+    this.log.error?.('result cannot be serialised as JSON', {
+      method,
+      handler: label,
+      id: message.id,
+      error: e.message,
+    });
+    this.reply(
+      errorResponse(
+        message.id ?? undefined,
+        ErrorCode.InternalError,
+        `Internal error: ${label} returned a result that cannot be serialised as JSON`,
+      ),
+    );
   }
 
   /**
@@ -629,19 +668,29 @@ export class Peer {
       out = handler!(params, new InboundContext(this, r, params, info, this.log));
       pending = isThenable(out);
     } catch (e) {
-      return this.respond(r, entry, e, true);
+      return this.respond(r, entry, e, true, params);
     }
     // the row whose result validator checks the answer: none when the handler checked it already
     const checks = (handler as { [RESULTS_CHECKED]?: boolean })[RESULTS_CHECKED] === true ? undefined : entry;
-    if (!pending) return this.respond(r, checks, out, false);
+    if (!pending) return this.respond(r, checks, out, false, params);
     Promise.resolve(out).then(
-      (v) => this.respond(r, checks, v, false),
-      (e: unknown) => this.respond(r, checks, e, true),
+      (v) => this.respond(r, checks, v, false, params),
+      (e: unknown) => this.respond(r, checks, e, true, params),
     );
   }
 
-  /** Answers a finished handler: its result (checked by `entry`'s result validator, if any), its RpcError, or -32603; nothing once cancelled or closed. */
-  private respond(r: InboundRequest, entry: MethodEntry | undefined, value: unknown, failed: boolean): void {
+  /**
+   * Answers a finished handler: its result (checked by `entry`'s result validator, if any), its
+   * RpcError, or -32603 naming the handler (`params` tell which: ../protocol/subject.ts), the
+   * failure logged with the error; nothing once cancelled or closed.
+   */
+  private respond(
+    r: InboundRequest,
+    entry: MethodEntry | undefined,
+    value: unknown,
+    failed: boolean,
+    params: unknown,
+  ): void {
     const { id, method } = r;
     this.inbound.end(r);
     r.onEnd?.();
@@ -656,15 +705,19 @@ export class Peer {
     }
     const answer = batch
       ? (m: JSONRPCErrorResponse | JSONRPCResultResponse) => batch.answer(m)
-      : (m: JSONRPCErrorResponse | JSONRPCResultResponse) => this.reply(m);
+      : (m: JSONRPCErrorResponse | JSONRPCResultResponse) => this.reply(m, method, params);
     if (failed) {
       if (value instanceof RpcError) return answer(errorResponse(id, value.code, value.message, value.data));
+      // the error stays in the log (it may hold what the client must not see); the answer names the handler
+      const handler = handlerLabel(method, params);
       this.log.error?.('request handler failed', {
         method,
+        handler,
         id,
         error: value instanceof Error ? value.message : String(value),
+        stack: value instanceof Error ? value.stack : undefined,
       });
-      return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: ${handler} failed`));
     }
     // a revision whose results carry resultType: one without it is a complete result (the
     // default its Result type gives), filled in before the check (table.resultType)
@@ -682,12 +735,21 @@ export class Peer {
     if (!isObject(result))
       returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
     else if (entry?.result && !entry.result(result)) {
+      const handler = handlerLabel(method, params);
       this.log.error?.('handler result fails the result schema', {
         method,
+        handler,
         id,
         errors: validationIssues(entry.result.errors),
       });
-      if (value !== undefined) return answer(errorResponse(id, ErrorCode.InternalError, 'Internal error'));
+      if (value !== undefined)
+        return answer(
+          errorResponse(
+            id,
+            ErrorCode.InternalError,
+            `Internal error: ${handler} returned a result that is not a valid ${method} result`,
+          ),
+        );
       returned = 'undefined';
     }
     if (returned !== undefined) {

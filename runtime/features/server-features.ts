@@ -27,7 +27,8 @@
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
 import { ErrorCode, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
-import type { Logger } from '../engine/context.js';
+import { type Logger, STDERR_LOGGER } from '../engine/context.js';
+import { SUBJECT_METHODS, requestSubject } from '../protocol/subject.js';
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
@@ -115,26 +116,10 @@ export interface ServerFeaturesOptions {
   logger?: Logger;
 }
 
-/** The default {@link ServerFeaturesOptions.logger}: errors on stderr (where stdio servers log). */
-const STDERR_LOGGER: Logger = { error: (message, data) => console.error(`mcpgen: ${message}`, JSON.stringify(data)) };
-
-/** Methods whose handlers' results are checked against the revision's schema, and how a failure names its subject. */
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') &&
   v !== null &&
   typeof (v as PromiseLike<unknown>).then === 'function';
-
-const SUBJECTS: Readonly<
-  Record<string, (p: Obj) => [kind: 'tool' | 'prompt' | 'resource' | 'completion', name: string]>
-> = {
-  'tools/call': (p) => ['tool', String(p.name)],
-  'prompts/get': (p) => ['prompt', String(p.name)],
-  'resources/read': (p) => ['resource', String(p.uri)],
-  'completion/complete': (p) => [
-    'completion',
-    isObj(p.ref) ? String(p.ref.type === 'ref/resource' ? p.ref.uri : p.ref.name) : '',
-  ],
-};
 
 /** The handlers of `handlers()` without a stateless table, each with the way to its stateless form. */
 const STATELESS_TWIN = new WeakMap<RequestHandler, () => RequestHandler | undefined>();
@@ -437,7 +422,8 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
    * {@link RESULTS_CHECKED} so that the engine does not run the same validator again.
    */
   #checked(table: Record<string, RequestHandler>): Record<string, RequestHandler> {
-    for (const [method, subject] of Object.entries(SUBJECTS)) {
+    for (const method of SUBJECT_METHODS) {
+      const subject = (p: Obj) => requestSubject(method, p)!;
       const h = table[method];
       if (!h) continue;
       const check = (p: Obj, ctx: RequestContext, given: unknown): unknown => {
@@ -470,7 +456,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
           { errors },
         );
       };
-      // a handler that returned what its method cannot answer with: the log names it too
+      // a handler that returned what its method cannot answer with, or whose result its own checks
+      // refused (a tool's structuredContent against its outputSchema): -32603, and the log names it
+      // too (any other throw the engine logs, naming it the same way)
       const failed = (p: Obj, e: unknown): never => {
         if (e instanceof HandlerReturnError) {
           const [kind, name] = subject(p);
@@ -480,6 +468,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
             returned: e.returned,
             error: e.message,
           });
+        } else if (e instanceof RpcError && e.code === ErrorCode.InternalError) {
+          const [kind, name] = subject(p);
+          this.#logger.error?.(`${kind} handler failed`, { [kind]: name, method, error: e.message });
         }
         throw e;
       };

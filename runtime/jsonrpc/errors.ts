@@ -57,6 +57,19 @@ export const ErrorCode = {
   ...LocalErrorCode,
 } as const;
 
+/**
+ * A message JSON cannot express (a cycle, a value `JSON.stringify` throws on or drops whole):
+ * what `serializeMessage` (./message.ts), and so every transport's `send`, throws or rejects
+ * with, before anything is written. `cause`: what `JSON.stringify` threw, if anything. The engine
+ * answers a result that fails so with -32603 naming its handler (../engine/peer.ts).
+ */
+export class UnserializableMessageError extends TypeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UnserializableMessageError';
+  }
+}
+
 /** A JSON-RPC error object: `{ code, message, data? }`. */
 export interface ErrorObject {
   code: number;

@@ -5,7 +5,7 @@
  *
  * Ids are compared by type and value: `"1"` and `1` are different ids, `0` and `""` are valid.
  */
-import { ErrorCode, type ErrorObject } from './errors.js';
+import { ErrorCode, type ErrorObject, UnserializableMessageError } from './errors.js';
 
 /** Any JSON-RPC 2.0 message as parsed from the wire (request, notification, response, error). */
 export type JSONRPCMessage = Record<string, unknown> & { jsonrpc: '2.0' };
@@ -255,17 +255,30 @@ const markBigint = (_key: string, v: unknown): unknown => (typeof v === 'bigint'
 /**
  * `JSON.stringify(message)`, where a `bigint` (an exact id, see {@link exactIds}) is written as
  * the JSON integer it is. The common message (no bigint) costs one `JSON.stringify`; only one
- * that holds a bigint is serialized a second time. Throws what `JSON.stringify` throws
- * otherwise (cycles); returns undefined for what it returns undefined for.
+ * that holds a bigint is serialized a second time. Throws UnserializableMessageError (its
+ * `cause` what `JSON.stringify` threw: a cycle, a throwing `toJSON`); returns undefined for what
+ * `JSON.stringify` returns undefined for.
  */
 export function serializeMessage(message: unknown): string {
   try {
     return JSON.stringify(message);
   } catch (e) {
-    if (!(e instanceof TypeError) || !/BigInt/i.test(e.message)) throw e;
-    return JSON.stringify(message, markBigint).replace(BIGINT_MARKED, '$1');
+    if (!(e instanceof TypeError) || !/BigInt/i.test(e.message)) throw unserializable(e);
+    try {
+      return JSON.stringify(message, markBigint).replace(BIGINT_MARKED, '$1');
+    } catch (again) {
+      throw unserializable(again);
+    }
   }
 }
+
+const unserializable = (e: unknown): UnserializableMessageError =>
+  new UnserializableMessageError(
+    `message cannot be serialised as JSON: ${e instanceof Error ? e.message : String(e)}`,
+    {
+      cause: e,
+    },
+  );
 
 /** An id as text for messages and logs (a bigint with its digits; never throws). */
 export function idText(id: unknown): string {

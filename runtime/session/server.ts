@@ -37,7 +37,7 @@ import { RequestStateSealer } from '../stateless/mrtr.js';
 import type { CachePolicy } from '../stateless/cache.js';
 import type { SubscriptionHub } from '../stateless/subscriptions.js';
 import type { NotificationBus } from '../stores/bus.js';
-import { type LogLevel, setLogThreshold } from '../engine/context.js';
+import { type LogLevel, STDERR_LOGGER, setLogThreshold } from '../engine/context.js';
 import {
   type Implementation,
   SET_TABLE,
@@ -80,6 +80,11 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   /** Tables of older revisions this server also answers (picked by the client's `initialize`). */
   fallbackTables?: readonly ProtocolTable[];
   timeout?: number;
+  /**
+   * Where the server's own failures go: a handler that throws, a result that fails its schema or
+   * cannot be serialised, each with the handler's name (tool, prompt, resource) and the error.
+   * Default: errors on stderr (`STDERR_LOGGER`, stdio-safe); `{}` logs nothing.
+   */
   logger?: Logger;
   /** Stateless: caching hints of cacheable results (default 0 ms, `private`; `server/discover` 60000 ms, `public`). */
   cache?: CachePolicy;
@@ -147,7 +152,7 @@ export class ServerSession<P extends ProtocolMaps> {
     options: ServerSessionOptions<P>,
   ) {
     this.#table = ownTable;
-    this.options = { ...options };
+    this.options = options.logger ? { ...options } : { ...options, logger: STDERR_LOGGER };
     this.#lifecycle = LIFECYCLES[ownTable.lifecycle](this as ServerSession<ProtocolMaps>);
   }
 

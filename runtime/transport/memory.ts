@@ -9,7 +9,7 @@
  */
 import type { JSONRPCMessage, MessageInfo, SendOptions, Transport, TransportEvents } from '../jsonrpc/transport.js';
 import { exactIds, serializeMessage } from '../jsonrpc/message.js';
-import { ConnectionClosedError } from '../jsonrpc/errors.js';
+import { ConnectionClosedError, UnserializableMessageError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 
 /** Options of {@link createMemoryPair}. */
@@ -68,7 +68,7 @@ export class MemoryTransport implements Transport {
     let copy = value;
     if (this.serialize) {
       const text = serializeMessage(value);
-      if (text === undefined) throw new TypeError('value is not JSON-serializable');
+      if (text === undefined) throw new UnserializableMessageError('value is not JSON-serializable');
       copy = JSON.parse(text);
       exactIds(copy, text);
     }

@@ -369,8 +369,8 @@ test('dispatch: plain results, promises, foreign thenables, rejections and a thr
   assert.equal(byId.get(1)!.result, text('promise'));
   assert.equal(byId.get(2)!.result, text('thenable'));
   assert.equal(byId.get(3)!.error, { code: -32042, message: 'nope' });
-  assert.equal(byId.get(4)!.error, { code: ErrorCode.InternalError, message: 'Internal error' });
-  assert.equal(byId.get(5)!.error, { code: ErrorCode.InternalError, message: 'Internal error' });
+  assert.equal(byId.get(4)!.error, { code: ErrorCode.InternalError, message: 'Internal error: tool getter failed' });
+  assert.equal(byId.get(5)!.error, { code: ErrorCode.InternalError, message: 'Internal error: tool other failed' });
 });
 
 test('timeouts: progress resets the clock when asked, and maxTotalTimeout caps it', async () => {

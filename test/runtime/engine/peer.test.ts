@@ -224,7 +224,7 @@ test('inbound params: -32602 with data listing each validation error by path; re
   assert.is(calls, 0);
 });
 
-test('inbound results: RpcError passes through, other throws become a generic -32603, invalid results -32603', async () => {
+test('inbound results: RpcError passes through, other throws become -32603 naming the handler (not the error), invalid results -32603', async () => {
   const { w, logger } = await start('server', {
     requestHandlers: {
       'tools/call': (p: { name: string }) => {
@@ -248,9 +248,19 @@ test('inbound results: RpcError passes through, other throws become a generic -3
   await settle();
   const byId = Object.fromEntries(w.received.map((m) => [m.id, m]));
   assert.equal(byId[1].error, { code: -32042, message: 'needs elicitation', data: { elicitations: [] } });
-  assert.equal(byId[2].error, { code: -32603, message: 'Internal error' });
+  assert.equal(byId[2].error, { code: -32603, message: 'Internal error: tool boom failed' });
   assert.not.ok(JSON.stringify(w.received).includes('secret'));
-  assert.equal(byId[3].error, { code: -32603, message: 'Internal error' });
+  // the error is in the log, with the handler's name and the stack
+  const failed = logger.entries.find((e) => e.message === 'request handler failed');
+  assert.equal(
+    [failed?.level, failed?.data?.handler, failed?.data?.error],
+    ['error', 'tool boom', 'secret at /home/x/db.ts:12'],
+  );
+  assert.match(String(failed?.data?.stack), 'secret at /home/x/db.ts:12');
+  assert.equal(byId[3].error, {
+    code: -32603,
+    message: 'Internal error: tool bad returned a result that is not a valid tools/call result',
+  });
   assert.equal(byId[4].error, {
     code: -32603,
     message: 'Internal error: the tools/call handler returned a number, not a result object',

@@ -83,7 +83,7 @@ test('an unflagged handler: its result is checked by the engine, once; an invali
   );
   assert.instance(e, RpcError);
   assert.is((e as RpcError).code, -32603);
-  assert.is((e as RpcError).message, 'Internal error');
+  assert.is((e as RpcError).message, 'Internal error: tool x returned a result that is not a valid tools/call result');
   assert.is(calls(), 2);
   await client.close();
 });

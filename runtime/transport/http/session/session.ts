@@ -291,12 +291,13 @@ export class HttpServerSession implements Transport {
       !s.sink?.started
     )
       return false;
+    // serialised first: a result JSON cannot express throws with the request still open
+    const text = serializeMessage(message);
     // (the session's activity time is taken when the stream detaches, at its end)
     s.pending.delete(key);
     this.requests!.delete(key);
     if (this.requests!.size === 0) this.requests = undefined;
     s.mode = 'sse';
-    const text = serializeMessage(message);
     const eventId = this.store(s, message, text);
     if (!isThenable(eventId)) {
       this.finishSse(s, message, eventId, text);
@@ -324,16 +325,20 @@ export class HttpServerSession implements Transport {
     const s = this.requests?.get(key);
     if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch)
       return false;
+    // serialised first: a result JSON cannot express throws with the request still open
+    const body = serializeMessage(message);
     s.pending.delete(key);
     this.requests!.delete(key);
     if (this.requests!.size === 0) this.requests = undefined;
-    this.replyJson(s, message);
+    this.replyJson(s, message, body);
     return true;
   }
 
-  /** Answers a POST stream with `message` (a batch: an array) as `application/json`; the stream is finished. */
-  private replyJson(s: OutStream, message: JSONRPCMessage | JSONRPCMessage[]): void {
-    const body = serializeMessage(message);
+  /**
+   * Answers a POST stream with `message` (a batch: an array) as `application/json`; the stream is
+   * finished. `body`: its serialised text, when made already.
+   */
+  private replyJson(s: OutStream, message: JSONRPCMessage | JSONRPCMessage[], body = serializeMessage(message)): void {
     this.#lastActive = Date.now();
     s.mode = 'json';
     s.done = true;
@@ -975,10 +980,14 @@ export class HttpServerSession implements Transport {
     if (this.ended) throw new Error(`Session ${this.sessionId} has ended`);
     const response = isResponse(message);
     let s: OutStream | undefined;
+    /** A response's serialised text. */
+    let text: string | undefined;
     if (response) {
       const key = idKey(message.id as Id);
       s = this.requests?.get(key);
       if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
+      // serialised first: a result JSON cannot express throws with the request still open
+      text = serializeMessage(message);
       if (key === this.initKey) {
         this.learnVersion(message);
         if (this.settings.onNegotiated && !('error' in message)) {
@@ -990,6 +999,7 @@ export class HttpServerSession implements Transport {
               id: message.id,
               error: { code: ErrorCode.ServerError, message: `Session could not be recorded: ${(e as Error).message}` },
             };
+            text = undefined;
           }
         }
       }
@@ -1006,10 +1016,10 @@ export class HttpServerSession implements Transport {
     if (s.kind === 'post' && s.batch) await this.routeBatch(s, message, response);
     else if (s.kind === 'post') {
       if (s.mode === 'auto') s.mode = response && s.pending.size === 0 && !s.sink?.started ? 'json' : 'sse';
-      if (s.mode === 'json') this.replyJson(s, message);
+      if (s.mode === 'json') this.replyJson(s, message, text);
       else if (!s.done) {
         await this.openStream(s);
-        const text = serializeMessage(message);
+        text ??= serializeMessage(message);
         const eventId = await this.store(s, message, text);
         this.write(s, message, eventId, text);
         if (s.pending.size === 0) {

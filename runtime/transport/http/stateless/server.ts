@@ -251,13 +251,20 @@ export class StatelessHttpServerTransport implements Transport {
       );
       return Promise.resolve();
     }
-    this.#finish(inner as number, s);
-    // the envelope is written here with the client's id: neither the message nor its result is copied
+    // the envelope is written here with the client's id: neither the message nor its result is
+    // copied; serialised before the stream is finished, so that a result JSON cannot express
+    // (UnserializableMessageError) leaves the request open for the engine's -32603
     const id = serializeMessage(s.clientId);
-    const text =
-      'result' in message
-        ? `{"jsonrpc":"2.0","id":${id},"result":${serializeMessage(restoreIds(message.result, inner as number, s.clientId, false))}}`
-        : `{"jsonrpc":"2.0","id":${id},"error":${serializeMessage(message.error)}}`;
+    let text: string;
+    try {
+      text =
+        'result' in message
+          ? `{"jsonrpc":"2.0","id":${id},"result":${serializeMessage(restoreIds(message.result, inner as number, s.clientId, false))}}`
+          : `{"jsonrpc":"2.0","id":${id},"error":${serializeMessage(message.error)}}`;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    this.#finish(inner as number, s);
     if (s.sse) {
       s.sink.write(encodeEvent({ data: text }));
       s.sink.end();
