@@ -2,8 +2,9 @@
  * `mcpgen tools --stdio "<command>" | --url <url> --out <file> [--check] [--rev R]`: snapshots a
  * server's `tools/list` (every page) into a TypeScript module whose `typedTools(client)` has
  * `callTool(name, args)` typed per tool: the arguments by json-schema-to-ts' `FromSchema` of the
- * tool's `inputSchema`, `structuredContent` by its `outputSchema` (type level only: the module
- * holds the schemas `as const`). `--check` writes nothing: it compares a fresh snapshot with
+ * tool's `inputSchema`, `structuredContent` by its `outputSchema`, a property with a `default`
+ * optional in both (the caller may leave it out; the server fills it in before its handler runs,
+ * and nothing fills it in a result), type level only: the module holds the schemas `as const`. `--check` writes nothing: it compares a fresh snapshot with
  * `<file>` and exits 1 naming the tools added, removed or changed (0 when equal), for CI.
  *
  * The module is deterministic: tools sorted by name, object keys sorted, only what typing needs
@@ -76,7 +77,8 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 export const tools = ${JSON.stringify(byName, null, 2)} as const;
 
 type Tools = typeof tools;
-type Typed<S, Fallback> = S extends JSONSchema ? (unknown extends FromSchema<S> ? Fallback : FromSchema<S>) : Fallback;
+/** What a schema describes, a property with a \`default\` optional: a caller may leave it out, and a result need not carry it. */
+type Typed<S, Fallback> = S extends JSONSchema ? (unknown extends FromSchema<S> ? Fallback : FromSchema<S, { keepDefaultedPropertiesOptional: true }>) : Fallback;
 
 /** The tool names. */
 export type ToolName = keyof Tools & string;

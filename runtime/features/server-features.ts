@@ -64,6 +64,7 @@ import {
   readResource,
 } from './resources.js';
 import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
+import { hasDefaults, withDefaults } from '../protocol/json-defaults.js';
 import { type AppResourceDefinition, type AppToolUi, appResourceDefinition, appToolMeta } from './app-ui.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
@@ -595,13 +596,16 @@ function schemaPrompt(
   const standard = isStandardSchema(schema);
   if (!standard) checkSchema(json, what);
   let check: ValidateFunction | undefined;
+  // the schema's defaults are filled in before the check, as for a tool's arguments (../protocol/json-defaults.ts)
+  const defaults = hasDefaults(json);
   const get = def.get as (args: unknown, ctx: RequestContext) => ReturnType<PromptDefinition['get']>;
   return {
     ...def,
     argsSchema: undefined,
     complete: undefined,
     arguments: arguments_,
-    get: async (args, ctx) => {
+    get: async (given, ctx) => {
+      const args = defaults ? withDefaults(json, given) : given;
       let value: unknown = args;
       let problems: string[] | undefined;
       if (!standard) {

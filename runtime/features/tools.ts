@@ -5,7 +5,9 @@
  * Error channels (server/tools, Error Handling):
  * - `tools/call` of an unknown tool: -32602 `Unknown tool: <name>`.
  * - arguments failing the tool's `inputSchema`: a *result* with `isError: true` whose text names
- *   each failing path and constraint (tool execution error; the handler is not called).
+ *   each failing path and constraint (tool execution error; the handler is not called). The
+ *   schema's `default`s are filled in first (../protocol/json-defaults.ts, where ajv's
+ *   `useDefaults` fills them), so the handler gets an absent defaulted argument with its default.
  * - a handler that throws anything but an `RpcError`: a result with `isError: true` and the
  *   error's message; an `RpcError` travels as that JSON-RPC error.
  * - `structuredContent` missing (undefined: `null`, `0`, `false`, `[]` are values), not what the
@@ -31,6 +33,7 @@ import type { ValidateFunction } from '../protocol/json-schema.js';
 import { loadJsonSchema, loadedJsonSchema } from './schema-compiler.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { setOwn } from '../jsonrpc/own.js';
+import { hasDefaults, withDefaults } from '../protocol/json-defaults.js';
 import { structuredContentAllowed } from '../protocol/table.js';
 import type { RequestContext } from '../engine/peer.js';
 import type { ProtocolMaps } from '../protocol/table.js';
@@ -126,6 +129,11 @@ export interface CompiledTool {
   def: ToolDefinition<never, ProtocolMaps, JsonSchema | undefined, JsonSchema | undefined>;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema | undefined;
+  /**
+   * Whether `inputSchema` may hold a `default` (then the arguments get them before the check:
+   * ../protocol/json-defaults.ts); absent: found out by the first call.
+   */
+  defaults?: boolean;
   /** Set by the first call ({@link validatorsOf}). */
   compiled?: { input: ValidateFunction; output: ValidateFunction | undefined };
 }
@@ -202,7 +210,7 @@ export function compileTool(
   const inputSchema = def.inputSchema ?? { type: 'object' };
   checkSchema(inputSchema, `inputSchema of tool ${def.name}`);
   if (def.outputSchema) checkSchema(def.outputSchema, `outputSchema of tool ${def.name}`);
-  return { def, inputSchema, outputSchema: def.outputSchema };
+  return { def, inputSchema, outputSchema: def.outputSchema, defaults: hasDefaults(inputSchema) };
 }
 
 /** The tool as `tools/list` shows it: `inputSchema` defaults to `{ type: 'object' }`. */
@@ -233,7 +241,10 @@ export function callTool(tool: CompiledTool | undefined, p: Obj, ctx: RequestCon
 
 /** {@link callTool} once the compiler is loaded. */
 function runTool(tool: CompiledTool, name: string, p: Obj, ctx: RequestContext): Obj | Promise<Obj> {
-  const args = p.arguments ?? {};
+  // the defaults of inputSchema first, as ajv's useDefaults fills them: the handler gets them (typed present)
+  const given = p.arguments ?? {};
+  tool.defaults ??= hasDefaults(tool.inputSchema);
+  const args = tool.defaults ? withDefaults(tool.inputSchema, given) : given;
   const { input, output } = validatorsOf(tool);
   if (!input(args)) {
     const problems = describeValidation(input.errors);

@@ -63,8 +63,11 @@ export type SchemaLike = StandardValidator | { readonly [key: string]: unknown }
  * The type a schema describes, for values received (`io: 'output'`: a validator's parsed output,
  * what a handler gets) or values sent (`io: 'input'`: what a handler must return). A JSON
  * Schema literal goes through json-schema-to-ts' `FromSchema` (its rules: `additionalProperties`
- * absent means other members are allowed, `unknown`); a schema whose type is not a literal
- * (`Record<string, unknown>`) and an absent one give `Fallback`.
+ * absent means other members are allowed, `unknown`): a property with a `default` is present
+ * in what is received (the runtime fills defaults in before a handler runs:
+ * ../protocol/json-defaults.ts) and optional in what is sent (nothing fills it there). A
+ * schema whose type is not a literal (`Record<string, unknown>`) and an absent one give
+ * `Fallback`.
  */
 export type SchemaType<S, Fallback, IO extends 'input' | 'output' = 'output'> = [S] extends [undefined]
   ? Fallback
@@ -77,7 +80,9 @@ export type SchemaType<S, Fallback, IO extends 'input' | 'output' = 'output'> = 
       : string extends keyof S
         ? Fallback
         : [S] extends [JSONSchema]
-          ? FromSchema<S>
+          ? IO extends 'output'
+            ? FromSchema<S>
+            : FromSchema<S, { keepDefaultedPropertiesOptional: true }>
           : Fallback;
 
 /** `R` without the members `K` (index signatures and other members kept, unlike `Omit`). */

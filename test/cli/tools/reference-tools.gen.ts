@@ -247,7 +247,8 @@ export const tools = {
 } as const;
 
 type Tools = typeof tools;
-type Typed<S, Fallback> = S extends JSONSchema ? (unknown extends FromSchema<S> ? Fallback : FromSchema<S>) : Fallback;
+/** What a schema describes, a property with a `default` optional: a caller may leave it out, and a result need not carry it. */
+type Typed<S, Fallback> = S extends JSONSchema ? (unknown extends FromSchema<S> ? Fallback : FromSchema<S, { keepDefaultedPropertiesOptional: true }>) : Fallback;
 
 /** The tool names. */
 export type ToolName = keyof Tools & string;

@@ -32,6 +32,11 @@ export async function typeChecks(client: Client): Promise<void> {
   await tools.callTool('echo', {});
   // @ts-expect-error unknown argument (the tool's schema has additionalProperties: false)
   await tools.callTool('slow_compute', { seconds: 1, minutes: 2 });
+  // an argument with a default may be left out (the server fills it in before its handler runs)
+  await tools.callTool('slow_compute', {});
+  await tools.callTool('batch_job', {});
+  // @ts-expect-error a defaulted argument, when given, has its type
+  await tools.callTool('slow_compute', { seconds: 'five' });
   // @ts-expect-error a tool the server does not have
   await tools.callTool('nope', {});
   const r = await tools.callTool('slow_compute', { seconds: 0 }, { timeout: 1000 });
