@@ -112,6 +112,12 @@ export interface Transport {
   /** HTTP: the session id, once known. */
   readonly sessionId?: string;
   /**
+   * The lifecycle of the only revisions this transport can carry, when it is bound to one (the
+   * stateless HTTP endpoint's transport: `stateless`; a Streamable HTTP session: `handshake`).
+   * A server session of a revision of the other lifecycle refuses it in `connect`. Absent: any.
+   */
+  readonly lifecycle?: 'handshake' | 'stateless';
+  /**
    * The engine will send no response for the inbound request `requestId`: the peer cancelled
    * it (`notifications/cancelled`; the cancellation page asks for no response). A transport
    * that holds a channel open for that response ends it (HTTP: the request's POST stream), so

@@ -77,6 +77,27 @@ export function methodGroup<
   ) as never;
 }
 
+/**
+ * Refuses `tables` of another lifecycle than `lifecycle`, naming both: what `where` (an HTTP
+ * endpoint, a transport) serves and the revisions it was given that it cannot serve, with what
+ * serves them. Throws TypeError; nothing for tables that fit.
+ */
+export function refuseOtherEra(
+  where: string,
+  lifecycle: ProtocolTable['lifecycle'],
+  tables: readonly ProtocolTable[],
+): void {
+  const other = tables.filter((t) => t.lifecycle !== lifecycle);
+  if (other.length === 0) return;
+  const names = other.map((t) => t.revision).join(', ');
+  const them = other.length === 1 ? `revision ${names}` : `revisions ${names}`;
+  throw new TypeError(
+    lifecycle === 'stateless'
+      ? `${where} serves the stateless revisions (one request at a time, no initialize) and cannot serve ${them}, whose lifecycle is the handshake (initialize, then a session): serve ${other.length === 1 ? 'it' : 'them'} with createStreamableHttpHandler, or both eras with createDualEraHttpHandler`
+      : `${where} serves the handshake revisions (initialize, then a session) and cannot serve ${them}, which ${other.length === 1 ? 'is' : 'are'} stateless (no initialize): serve ${other.length === 1 ? 'it' : 'them'} with createStatelessHttpHandler, or both eras with createDualEraHttpHandler`,
+  );
+}
+
 /** The whole table of a revision. */
 export interface ProtocolTable {
   readonly revision: string;

@@ -28,7 +28,7 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import { type Logger, Peer, type RequestContext, hasCapability } from '../engine/peer.js';
-import type { ProtocolMaps, ProtocolTable } from '../protocol/table.js';
+import { type ProtocolMaps, type ProtocolTable, refuseOtherEra } from '../protocol/table.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { RequestOptions } from './client.js';
@@ -201,6 +201,9 @@ export class ServerSession<P extends ProtocolMaps> {
    * which reach their session as `ctx.session`.
    */
   async connect(transport: Transport): Promise<void> {
+    // a transport bound to the other era would refuse this revision's clients at run time
+    if (transport.lifecycle !== undefined)
+      refuseOtherEra(transport.constructor.name, transport.lifecycle, [this.#table]);
     const o = this.options;
     const capabilities = o.capabilities ?? {};
     const lifecycle = this.#lifecycle;

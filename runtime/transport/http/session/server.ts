@@ -42,7 +42,7 @@ import { exactIds, isRequestId } from '../../../jsonrpc/message.js';
 import { MemorySessionRegistry, type SessionRegistry } from './registry.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 
-import type { ProtocolTable } from '../../../protocol/table.js';
+import { type ProtocolTable, refuseOtherEra } from '../../../protocol/table.js';
 import { SessionLimitError, type SessionRecord, type SessionStore } from '../../../stores/sessions.js';
 import type { BusMessage, NotificationBus } from '../../../stores/bus.js';
 import { httpVersionFacts } from '../../../protocol/versions.js';
@@ -267,6 +267,8 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     throw new TypeError(
       'createStreamableHttpHandler: options.tables (the generated tables served) or options.supportedProtocolVersions is required',
     );
+  // a stateless table here would refuse its own clients at run time
+  refuseOtherEra('createStreamableHttpHandler', 'handshake', options.tables ?? []);
   const facts = httpVersionFacts(options.tables ?? []);
   const versions = options.supportedProtocolVersions ?? facts.versions;
   const standalone = options.standaloneStream ?? true;

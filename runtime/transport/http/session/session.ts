@@ -104,6 +104,10 @@ export function errorBody(code: number, message: string): string {
  */
 export class HttpServerSession implements Transport {
   readonly sessionId: string;
+  /** Handshake revisions only (a session begins with `initialize`): a stateless revision's server session refuses it. */
+  get lifecycle(): 'handshake' {
+    return 'handshake';
+  }
   /** The negotiated protocol version, taken from the `initialize` result; undefined before. */
   protocolVersion: string | undefined;
   // An idle session holds only its id, settings and negotiated version: the collections below

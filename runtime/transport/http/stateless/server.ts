@@ -49,7 +49,7 @@ import {
 } from '../io/node.js';
 import type { ReplyMode } from '../session/session.js';
 
-import type { ProtocolTable } from '../../../protocol/table.js';
+import { type ProtocolTable, refuseOtherEra } from '../../../protocol/table.js';
 import { protocolVersions } from '../../../protocol/versions.js';
 export { PARSED_MESSAGE, parseJsonBody, readNodeBody } from '../io/node.js';
 import type {
@@ -182,6 +182,8 @@ export class StatelessHttpServerTransport implements Transport {
   readonly #streams = new Map<number, Stream>();
   #next = 0;
   #closed = false;
+  /** Stateless revisions only: a server session of a handshake revision refuses this transport. */
+  readonly lifecycle = 'stateless';
   constructor(private readonly settings: { replyMode: ReplyMode; keepAliveMs: number }) {}
 
   async start(events: TransportEvents): Promise<void> {
@@ -368,6 +370,8 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     throw new TypeError(
       'createStatelessHttpHandler: options.tables (the generated tables served) or options.supportedVersions is required',
     );
+  // a table of the handshake era (2025-11-25) here would refuse its own clients at run time
+  refuseOtherEra('createStatelessHttpHandler', 'stateless', options.tables ?? []);
   const versions = options.supportedVersions ?? protocolVersions(options.tables ?? []);
   // the served revision's code for an unsupported version (the first table naming one: -32022 in
   // 2026-07-28, -32602 in the 2026-05-14 draft); without tables, 2026-07-28's
