@@ -67,7 +67,7 @@ async def test_handler_failures_and_bad_messages_get_the_right_codes() -> None:
     peer.receive({"jsonrpc": "2.0", "method": 7})  # a malformed notification: dropped
     await settle()
     by_id = {m.get("id"): m for m in sink.sent}
-    assert by_id[1]["error"] == {"code": -32603, "message": "Internal error"}  # no detail leaks
+    assert by_id[1]["error"] == {"code": -32603, "message": "Internal error: the boom handler failed"}  # no detail leaks
     assert by_id[2]["error"] == {"code": -32602, "message": "Invalid params: no", "data": {"why": 1}}
     assert by_id[3]["result"] == {}
     assert by_id[4]["error"]["code"] == -32600

@@ -72,6 +72,28 @@ def dump(value: Any) -> Any:
     return value
 
 
+class UnserializableResult(ValueError):
+    """A handler's result JSON cannot express (a cycle, NaN, an object): raised where the result
+    is turned into JSON data; the engine answers -32603 naming the handler and logs it."""
+
+
+def handler_label(method: str, params: Any) -> str:
+    """The handler of a request, in words, for logs and -32603 messages: ``tool add``, ``prompt
+    greet``, ``resource mem://x`` (from the request's own params), else ``the <method> handler``."""
+    p = params if isinstance(params, dict) else {}
+    if method == "tools/call":
+        return f"tool {p.get('name')}"
+    if method == "prompts/get":
+        return f"prompt {p.get('name')}"
+    if method == "resources/read":
+        return f"resource {p.get('uri')}"
+    if method == "completion/complete":
+        ref = p.get("ref")
+        ref = ref if isinstance(ref, dict) else {}
+        return f"completion {ref.get('uri') if ref.get('type') == 'ref/resource' else ref.get('name')}"
+    return f"the {method} handler"
+
+
 class RequestContext:
     """What a request handler sees of its request: id, method, params, ``_meta``, its channel.
 
@@ -375,7 +397,11 @@ class Peer:
         try:
             try:
                 result = await self.on_request(ctx)
-                reply = result_response(ctx.request_id, dump(result) if result is not None else {})
+                try:
+                    data = dump(result) if result is not None else {}
+                except RecursionError as e:  # a cycle in the result
+                    raise UnserializableResult(str(e)) from None
+                reply = result_response(ctx.request_id, data)
             except RpcError as e:
                 reply = error_response(ctx.request_id, e)
             except ValidationError as e:
@@ -383,9 +409,13 @@ class Peer:
             except asyncio.CancelledError:
                 ctx.cancelled = True
                 return
-            except Exception:
-                log.exception("handler of %s failed", ctx.method)
-                reply = error_response(ctx.request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+            except UnserializableResult as e:
+                reply = self._unserializable(ctx, e)
+            except Exception as e:
+                # the error stays in the log (it may hold what the client must not see); the answer names the handler
+                label = handler_label(ctx.method, ctx.params)
+                log.error("request handler failed: %s (%s): %s: %s", label, ctx.method, type(e).__name__, e, exc_info=e)
+                reply = error_response(ctx.request_id, RpcError(INTERNAL_ERROR, f"Internal error: {label} failed"))
             if ctx.cancelled:
                 return
             ctx.done = True
@@ -393,9 +423,25 @@ class Peer:
                 await ctx.channel.send(reply)
             except (ConnectionClosed, OSError):
                 pass
+            except (TypeError, ValueError, RecursionError) as e:
+                # a result JSON cannot express (NaN, an object): every channel encodes before it
+                # writes anything, so the request is still open for -32603
+                if "result" not in reply:
+                    raise
+                try:
+                    await ctx.channel.send(self._unserializable(ctx, e))
+                except (ConnectionClosed, OSError):
+                    pass
         finally:
             ctx.done = True
             self._inbound.pop(key, None)
+
+    @staticmethod
+    def _unserializable(ctx: RequestContext, e: BaseException) -> Message:
+        """Logs a result JSON cannot express; the -32603 answer naming its handler."""
+        label = handler_label(ctx.method, ctx.params)
+        log.error("result cannot be serialised as JSON: %s (%s): %s", label, ctx.method, e)
+        return error_response(ctx.request_id, RpcError(INTERNAL_ERROR, f"Internal error: {label} returned a result that cannot be serialised as JSON"))
 
     def _spawn_send(self, channel: Channel, message: Message) -> None:
         async def go() -> None:

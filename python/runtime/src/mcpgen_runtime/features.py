@@ -22,16 +22,19 @@ import base64
 import functools
 import inspect
 import json
+import logging
 import re
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import jsonschema
 import jsonschema.exceptions
 
-from .engine import RequestContext, dump
+from .engine import RequestContext, UnserializableResult, dump
 from .http_headers import ParamHeader, param_headers
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from .stateless import LOG_LEVEL_META
@@ -42,6 +45,8 @@ ToolHandler = Callable[..., Any]
 block), or an ``InputRequiredResult`` (stateless revisions); may be async."""
 
 RESOURCE_NOT_FOUND = -32002
+
+log = logging.getLogger("mcpgen_runtime.features")
 
 _DIALECTS = {
     "https://json-schema.org/draft/2020-12/schema": jsonschema.Draft202012Validator,
@@ -73,6 +78,93 @@ def describe_errors(validator: jsonschema.protocols.Validator, instance: Any, li
     return out
 
 
+_MAX_REFS = 64
+
+
+def with_defaults(schema: Any, value: Any, root: Any = None) -> Any:
+    """``value`` with the JSON Schema ``default`` of each absent member of ``properties`` filled in
+    (a deep copy of it), where validators with ``useDefaults`` fill them: into the members and
+    array items the value has (``properties``, ``patternProperties``, ``additionalProperties``,
+    ``prefixItems``, ``items``), through ``allOf`` and local ``$ref`` (``#``, ``#/…``), never into
+    ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else`` (which branch holds is not known before
+    validation); no array item is added. Pure: ``value`` is not changed (the parts that gain a
+    member are copies); the same object when nothing is filled."""
+    return _defaults(schema, value, schema if root is None else root, 0)
+
+
+def _defaults(schema: Any, value: Any, root: Any, refs: int) -> Any:
+    if not isinstance(schema, dict):
+        return value
+    out = value
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and refs < _MAX_REFS:
+        target = _resolve_ref(root, ref)
+        if target is not None:
+            out = _defaults(target, out, root, refs + 1)
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list):
+        for sub in all_of:
+            out = _defaults(sub, out, root, refs)
+    if isinstance(out, dict):
+        p, pp = schema.get("properties"), schema.get("patternProperties")
+        props: dict[str, Any] = p if isinstance(p, dict) else {}
+        patterns: dict[str, Any] = pp if isinstance(pp, dict) else {}
+        copy = out
+        for key, sub in props.items():
+            if key not in copy and isinstance(sub, dict) and "default" in sub:
+                if copy is out:
+                    copy = dict(out)
+                copy[key] = _defaults(sub, deepcopy(sub["default"]), root, refs)
+        for key in list(copy):
+            subs = [props[key]] if key in props else []
+            subs += [sub for pattern, sub in patterns.items() if _matches(pattern, key)]
+            if not subs and "additionalProperties" in schema:
+                subs = [schema["additionalProperties"]]
+            before = after = copy[key]
+            for sub in subs:
+                after = _defaults(sub, after, root, refs)
+            if after is not before:
+                if copy is out:
+                    copy = dict(out)
+                copy[key] = after
+        return copy
+    if isinstance(out, list):
+        pi = schema.get("prefixItems")
+        prefix: list[Any] = pi if isinstance(pi, list) else []
+        items = list(out)
+        changed = False
+        for i, item in enumerate(out):
+            after = _defaults(prefix[i] if i < len(prefix) else schema.get("items"), item, root, refs)
+            if after is not item:
+                items[i], changed = after, True
+        return items if changed else out
+    return out
+
+
+def _matches(pattern: str, key: str) -> bool:
+    try:
+        return re.search(pattern, key) is not None
+    except re.error:
+        return False
+
+
+def _resolve_ref(root: Any, ref: str) -> Any:
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    at = root
+    for raw in ref[2:].split("/"):
+        key = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(at, dict) and key in at:
+            at = at[key]
+        elif isinstance(at, list) and key.isdigit() and int(key) < len(at):
+            at = at[int(key)]
+        else:
+            return None
+    return at
+
+
 @dataclass
 class Tool:
     """A registered tool: its definition (what ``tools/list`` shows) and its handler."""
@@ -87,6 +179,8 @@ class Tool:
     meta: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     _input: Any = None
+    #: Whether ``input_schema`` may hold a ``default`` (then the arguments get them: :func:`with_defaults`).
+    _defaults: bool = False
     _output: Any = None
     headers: list[ParamHeader] = field(default_factory=list)
 
@@ -302,6 +396,7 @@ class ServerFeatures:
             schema = dict(input_schema) if input_schema is not None else {"type": "object"}
             t = Tool(tool_name, fn, description or inspect.getdoc(fn), schema, dict(output_schema) if output_schema is not None else None, title, dict(annotations) if annotations else None, dict(meta) if meta else None, dict(extra))
             t._input = compile_schema(schema, f"tool {tool_name}: inputSchema")
+            t._defaults = '"default"' in json.dumps(schema)
             try:
                 t.headers = param_headers(schema)
             except ValueError as e:
@@ -431,6 +526,9 @@ class ServerFeatures:
         return await self._run_tool(tool, args, ctx)
 
     async def _run_tool(self, tool: Tool, args: dict[str, Any], ctx: RequestContext) -> Any:
+        # the defaults of inputSchema first, as validators with useDefaults fill them: the handler gets them
+        if tool._defaults:
+            args = with_defaults(tool.input_schema, args)
         problems = describe_errors(tool._input, args)
         if problems:
             return text_result(f"Invalid arguments for tool {tool.name}: " + "; ".join(problems), is_error=True)
@@ -444,12 +542,18 @@ class ServerFeatures:
             return text_result(f"Tool {tool.name} failed: {e}", is_error=True)
         if isinstance(result, str):
             return text_result(result)
-        data = dump(result)
+        try:
+            data = dump(result)
+        except RecursionError as e:  # a cycle in the result
+            raise UnserializableResult(str(e)) from None
         if isinstance(data, dict) and tool._output is not None and data.get("resultType", "complete") == "complete" and not data.get("isError"):
+            # a server bug, not something the model can correct: -32603, and logged
             if "structuredContent" not in data:
+                log.error("tool %s has an outputSchema and returned no structuredContent", tool.name)
                 raise RpcError(INTERNAL_ERROR, f"Internal error: tool {tool.name} has an outputSchema and returned no structuredContent")
             problems = describe_errors(tool._output, data["structuredContent"])
             if problems:
+                log.error("tool %s returned structuredContent that fails its outputSchema: %s", tool.name, "; ".join(problems))
                 raise RpcError(INTERNAL_ERROR, f"Internal error: tool {tool.name} returned structuredContent that fails its outputSchema: " + "; ".join(problems))
         return data
 

@@ -68,6 +68,8 @@ class _Reply:
         self.stream_id = stream_id
         self.decided: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self.json: Message | None = None
+        #: ``json`` encoded (in ``send``: a result JSON cannot express fails there, the request still open)
+        self.body = b""
         self.events: list[tuple[int, bytes]] = []
         self.seq = 0
         self.queue: asyncio.Queue[bytes | None] | None = None
@@ -87,9 +89,10 @@ class _Reply:
             self.decided.set_result("sse")
 
     def _push(self, message: Message | None) -> None:
+        text = "" if message is None else encode(message).decode("utf-8")  # first: it may fail
         self.seq += 1
         event_id = f"{self.stream_id}_{self.seq}" if self.stream_id is not None else None
-        data = sse_event("" if message is None else encode(message).decode("utf-8"), id=event_id)
+        data = sse_event(text, id=event_id)
         if self.stream_id is not None:
             self.events.append((self.seq, data))
             if len(self.events) > 1000:
@@ -104,6 +107,7 @@ class _Reply:
         if not self.decided.done() and self.mode != "sse":
             if final or self.mode == "json":
                 if final:
+                    self.body = encode(message)  # first: it may fail
                     self.json = message
                     self.ended = True
                     self.ended_at = time.monotonic()
@@ -438,7 +442,7 @@ class McpHttpApp:
             mode = reply.decided.result()
             if mode == "json":
                 assert reply.json is not None
-                await _send_json(send, _status_of(reply.json), reply.json, extra)
+                await _send_json(send, _status_of(reply.json), reply.json, extra, reply.body)
                 return
             if mode == "none":
                 await _plain(send, 202, b"", extra)
@@ -640,8 +644,10 @@ async def _start_sse(send: Send, extra: list[tuple[bytes, bytes]]) -> None:
     })
 
 
-async def _send_json(send: Send, status: int, body: Any, extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
-    data = encode(body)
+async def _send_json(send: Send, status: int, body: Any, extra: Sequence[tuple[bytes, bytes]] = (), data: bytes | None = None) -> None:
+    """Answers with ``body`` as JSON (``data``: its encoded form, when made already)."""
+    if data is None:
+        data = encode(body)
     await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *extra]})
     await send({"type": "http.response.body", "body": data})
 
