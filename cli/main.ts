@@ -84,6 +84,7 @@ Usage:
   mcpgen serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]
                 [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]
                 [--request-state-secret-file PATH] [--cors-origin ORIGIN]...
+                [--allowed-host NAME[:PORT]]... [--public-url URL]
                 [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]
   mcpgen serve --lang python|go (--stdio | --http <port> [--host 127.0.0.1]) [--rev <id>]
   mcpgen call --stdio "<command>" <method> [params-json] [--progress] [--rev <id>] [--timeout MS]
@@ -153,6 +154,9 @@ serve      The reference MCP server (test tools, resources, prompts; task tools 
            --auth <issuer-url> protects /mcp: bearer tokens of that issuer for this URL, checked
            against its JWKS (--auth-jwks, else its metadata's jwks_uri) with --auth-scope's scopes;
            protected resource metadata at /.well-known/oauth-protected-resource/mcp (no HTTP+SSE).
+           Behind a load balancer: --allowed-host (repeatable) accepts the Host values it
+           forwards; --public-url names the URL clients use (the resource --auth tokens name).
+           GET /healthz (live) and /readyz (503 while Redis does not answer or after SIGTERM).
 call       Spawns <command> (or connects to --url), initializes, sends one request, prints the
            result JSON on stdout; with a stateless --rev it probes with server/discover and falls
            back to initialize (2025-11-25) when the server is not modern;

@@ -13,7 +13,7 @@ import {
   resourceMetadataEndpoint,
   type ResourceMetadataEndpoint,
 } from '@mcpgen/runtime/auth';
-import type { Authorizer } from '@mcpgen/runtime/auth';
+import type { Authorizer, ReplayStore } from '@mcpgen/runtime/auth';
 
 /** What `--auth`, `--auth-jwks` and `--auth-scope` say. */
 export interface ServeAuthOptions {
@@ -25,15 +25,27 @@ export interface ServeAuthOptions {
   scopes?: readonly string[];
 }
 
-/** The token check and metadata endpoint of a served endpoint at `resource`. */
+/**
+ * The token check and metadata endpoint of a served endpoint at `resource` (its public URL:
+ * `--public-url` behind a load balancer); `replay`: where accepted DPoP proof ids are kept
+ * (the Redis stores' with `--redis`), default this process's memory.
+ */
 export function serveAuth(
   resource: string,
   options: ServeAuthOptions,
+  replay?: ReplayStore,
 ): { authorize: Authorizer; metadata: ResourceMetadataEndpoint } {
   const scopes = options.scopes?.length ? [...options.scopes] : undefined;
   return {
-    // DPoP-bound tokens are accepted beside bearer tokens (RFC 9449)
-    authorize: bearerAuth({ resource, issuer: options.issuer, jwks: options.jwks, requiredScopes: scopes, dpop: {} }),
+    // DPoP-bound tokens are accepted beside bearer tokens (RFC 9449); with --redis the ids of
+    // accepted proofs are kept in Redis, so a proof is accepted once by the whole deployment
+    authorize: bearerAuth({
+      resource,
+      issuer: options.issuer,
+      jwks: options.jwks,
+      requiredScopes: scopes,
+      dpop: replay ? { replay } : {},
+    }),
     metadata: resourceMetadataEndpoint(
       protectedResourceMetadata({
         resource,

@@ -58,10 +58,16 @@ export async function connectRedis(
 }
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
+/** The loopback names as a `Host` header writes them. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 /** A running `serve --http`. */
 export interface HttpServe {
   url: string;
+  /** What clients are told the endpoint is: `--public-url`, else {@link url}; the audience of `--auth` tokens. */
+  resource: string;
+  /** From now on `/readyz` answers 503 (SIGTERM: the load balancer stops sending new work). */
+  drain(): void;
   port: number;
   handler: StreamableHttpHandler;
   /** The old HTTP+SSE endpoints (GET /sse, POST /messages). */
@@ -97,6 +103,22 @@ export interface HttpServeOptions {
   shared?: SharedSessions & { events?: SharedEventStore };
   /** Protect `/mcp` with bearer tokens of this issuer (`--auth`, ./serve-auth.ts); the HTTP+SSE endpoints are then not served. */
   auth?: ServeAuthOptions;
+  /** `--allowed-host` and `--public-url`: see {@link FrontOptions}. */
+  allowedHosts?: readonly string[];
+  publicUrl?: string;
+}
+
+/**
+ * How the endpoint is reached through a proxy or load balancer: `allowedHosts`, further `Host`
+ * values accepted (`name` any port, `name:port`; `--allowed-host`, repeatable), besides this
+ * process's own names on its port; `publicUrl`, the URL clients use for /mcp (`--public-url`):
+ * the resource `--auth` tokens must name as audience and the protected resource metadata
+ * names, so one token serves every process behind it; its host is accepted as `Host` and its
+ * origin as `Origin`.
+ */
+export interface FrontOptions {
+  allowedHosts?: readonly string[];
+  publicUrl?: string;
 }
 
 /** Starts the reference server over Streamable HTTP; resolves once listening. */
@@ -105,7 +127,12 @@ export interface HttpServeOptions {
  * written in a URL, and the Host/Origin allow-lists for the handlers: the handlers' loopback
  * defaults on a loopback or wildcard host, else that host's names on this port.
  */
-export async function listenHttp(host: string, port: number, corsOrigins?: readonly string[]) {
+export async function listenHttp(
+  host: string,
+  port: number,
+  corsOrigins?: readonly string[],
+  front: FrontOptions = {},
+) {
   const server = createServer();
   // a request node:http cannot parse gets its 400 (431, 408) with a JSON-RPC body, not a bare one
   server.on('clientError', answerClientError);
@@ -124,9 +151,20 @@ export async function listenHttp(host: string, port: number, corsOrigins?: reado
   const names = ['localhost', '127.0.0.1', '[::1]', named];
   /** The host to put in URLs: a wildcard bind is reached on 127.0.0.1. */
   const urlHost = wildcard ? '127.0.0.1' : named;
+  // behind a proxy: its Host values (and the public URL's) besides this process's own names
+  const publicUrl = front.publicUrl === undefined ? undefined : new URL(front.publicUrl);
+  const extraHosts = [...(front.allowedHosts ?? []), ...(publicUrl ? [publicUrl.host] : [])];
+  const ownNames = local ? LOOPBACK_NAMES : names;
   const guards = {
-    allowedHosts: local ? undefined : names.map((h) => `${h}:${bound}`),
-    allowedOrigins: local ? undefined : names.flatMap((h) => [`http://${h}:${bound}`, `https://${h}:${bound}`]),
+    allowedHosts: local && !extraHosts.length ? undefined : [...ownNames.map((h) => `${h}:${bound}`), ...extraHosts],
+    allowedOrigins:
+      local && !extraHosts.length
+        ? undefined
+        : [
+            ...ownNames.flatMap((h) => [`http://${h}:${bound}`, `https://${h}:${bound}`]),
+            ...extraHosts.flatMap((h) => [`http://${h}`, `https://${h}`]),
+            ...(publicUrl ? [publicUrl.origin] : []),
+          ],
     // browser apps served from these origins may call the endpoint (preflight, exposed headers)
     cors: corsOrigins?.length ? { allowedOrigins: corsOrigins } : undefined,
   };
@@ -149,14 +187,15 @@ export async function serveHttp(
   const host = options.host ?? '127.0.0.1';
   const stores: RedisStores | undefined =
     options.redis === undefined ? undefined : await connectRedis(options.redis, options);
-  const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins).catch(
+  const { server, port, urlHost, guards } = await listenHttp(host, options.port, options.corsOrigins, options).catch(
     async (e: unknown) => {
       await stores?.close();
       throw e;
     },
   );
   const url = `http://${urlHost}:${port}/mcp`;
-  const auth = options.auth && serveAuth(url, options.auth);
+  const resource = options.publicUrl ?? url;
+  const auth = options.auth && serveAuth(resource, options.auth, stores?.replay);
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,
@@ -204,8 +243,10 @@ export async function serveHttp(
     onSession: (transport) => old.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });
+  const health = healthEndpoints(stores);
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = requestPath(req.url);
+    if (health.route(path, req, res)) return;
     if (routeMetadata(auth?.metadata, req, res)) return;
     // the old HTTP+SSE transport has no token check: not served on a protected server
     if (!auth && legacy.handles(req)) return void legacy(req, res);
@@ -219,6 +260,8 @@ export async function serveHttp(
   server.on('checkContinue', continueAfterChecks(route));
   return {
     url,
+    resource,
+    drain: health.drain,
     sseUrl: `http://${urlHost}:${port}/sse`,
     port,
     handler,
@@ -240,4 +283,41 @@ export async function serveHttp(
  */
 export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch): FallbackHttpClientTransport {
   return connectHttp(url, { fetch });
+}
+
+/**
+ * `GET /healthz` (liveness: 200 while the process serves) and `GET /readyz` (readiness: 200 when
+ * this process takes new work: not draining and, with `--redis`, Redis answers a PING within the
+ * command timeout; else 503 with `Retry-After` and the reason), for a load balancer's health
+ * checks. Neither needs a token nor passes the Host check: they carry no data.
+ */
+export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } } | undefined): {
+  route(path: string, req: IncomingMessage, res: ServerResponse): boolean;
+  drain(): void;
+} {
+  let draining = false;
+  const answer = (res: ServerResponse, status: number, body: Record<string, unknown>): void => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+    if (status === 503) headers['Retry-After'] = '5';
+    respondNode(res, status, headers, `${JSON.stringify(body)}\n`);
+  };
+  return {
+    drain: () => void (draining = true),
+    route(path, req, res) {
+      if (path !== '/healthz' && path !== '/readyz') return false;
+      const method = (req.method ?? 'GET').toUpperCase();
+      if (method !== 'GET' && method !== 'HEAD') {
+        respondNode(res, 405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }, 'Method Not Allowed\n');
+        return true;
+      }
+      if (path === '/healthz') return (answer(res, 200, { status: 'ok' }), true);
+      if (draining) return (answer(res, 503, { status: 'draining' }), true);
+      if (!stores) return (answer(res, 200, { status: 'ready' }), true);
+      stores.client.ping().then(
+        () => answer(res, 200, { status: 'ready' }),
+        (e: unknown) => answer(res, 503, { status: 'unavailable', reason: `redis: ${(e as Error).message}` }),
+      );
+      return true;
+    },
+  };
 }

@@ -23,7 +23,7 @@ import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/proto
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
-import { connectRedis, listenHttp, servedTables } from './serve-http.js';
+import { connectRedis, type FrontOptions, healthEndpoints, listenHttp, servedTables } from './serve-http.js';
 
 /** What this module uses of a generated revision module. */
 export interface ServedRevision {
@@ -77,6 +77,9 @@ export interface StatelessServeOptions {
   redis?: string;
   /** Protect `/mcp` (both eras) with bearer tokens of this issuer (`--auth`, ./serve-auth.ts). */
   auth?: ServeAuthOptions;
+  /** `--allowed-host` (repeatable) and `--public-url` (../serve-http.ts {@link FrontOptions}). */
+  allowedHosts?: FrontOptions['allowedHosts'];
+  publicUrl?: FrontOptions['publicUrl'];
 }
 
 /** Starts the reference server of a stateless revision over HTTP at `/mcp` (dual-era with `legacy`). */
@@ -90,12 +93,14 @@ export async function serveStatelessHttp(
     options.host ?? '127.0.0.1',
     options.port,
     options.corsOrigins,
+    options,
   ).catch(async (e: unknown) => {
     await stores?.close();
     throw e;
   });
   const url = `http://${urlHost}:${port}/mcp`;
-  const auth = options.auth && serveAuth(url, options.auth);
+  const resource = options.publicUrl ?? url;
+  const auth = options.auth && serveAuth(resource, options.auth, stores?.replay);
   const ref = createReferenceServer(modern.Server, {
     logger: options.logger,
     table: modern.table as never,
@@ -140,9 +145,12 @@ export async function serveStatelessHttp(
       })
     : undefined;
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
+  const health = healthEndpoints(stores);
   const route = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = requestPath(req.url);
+    if (health.route(path, req, res)) return;
     if (routeMetadata(auth?.metadata, req, res)) return;
-    if (requestPath(req.url) !== '/mcp') {
+    if (path !== '/mcp') {
       respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
       return;
     }
@@ -152,6 +160,8 @@ export async function serveStatelessHttp(
   server.on('checkContinue', continueAfterChecks(route));
   return {
     url,
+    resource,
+    drain: health.drain,
     port,
     server,
     async close() {

@@ -160,6 +160,8 @@ export async function cmdServe(args: string[], io: Io): Promise<number> {
     'session-idle-ms': { type: 'string' },
     'max-sessions': { type: 'string' },
     'cors-origin': { type: 'string', multiple: true },
+    'allowed-host': { type: 'string', multiple: true },
+    'public-url': { type: 'string' },
     redis: { type: 'string' },
     auth: { type: 'string' },
     'auth-jwks': { type: 'string' },
@@ -506,6 +508,34 @@ function authOptions(values: Record<string, string | undefined>): ServeAuthOptio
   return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
 }
 
+/**
+ * `--allowed-host` (repeatable: a Host value a proxy in front sends, `name` any port or
+ * `name:port`) and `--public-url` (the URL clients use, behind a load balancer: the resource
+ * tokens name as audience and the metadata names; its host is allowed too).
+ */
+function frontOptions(values: Record<string, string | undefined>): { allowedHosts?: string[]; publicUrl?: string } {
+  const hosts = (values['allowed-host'] as unknown as string[] | undefined) ?? [];
+  for (const h of hosts)
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$/.test(h))
+      throw new CommandUsageError(
+        `--allowed-host needs a host name, optionally with :port (mcp.example.com:443), got ${h}`,
+      );
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(publicUrl);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:') || u.search || u.hash || u.username || u.password)
+      throw new CommandUsageError(
+        `--public-url needs the absolute http(s) URL clients use for /mcp, without query or credentials (https://mcp.example.com/mcp), got ${publicUrl}`,
+      );
+  }
+  return { ...(hosts.length ? { allowedHosts: hosts } : {}), ...(publicUrl ? { publicUrl } : {}) };
+}
+
 /** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
 async function serveOverHttp(
   values: Record<string, string | undefined>,
@@ -532,8 +562,10 @@ async function serveOverHttp(
         `--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${o}`,
       );
   }
+  const front = frontOptions(values);
   const limits = {
     corsOrigins,
+    ...front,
     sessionIdleMs: count(values['session-idle-ms'], '--session-idle-ms', 0),
     maxSessions: count(values['max-sessions'], '--max-sessions', 1),
   };
@@ -552,7 +584,7 @@ async function serveOverHttp(
     }
     if (!ok)
       throw new CommandUsageError(
-        `--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redis}`,
+        `--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redactUrl(redis)}`,
       );
   }
   const served = isStateless(mod)
@@ -574,7 +606,7 @@ async function serveOverHttp(
   io.err(`mcpgen serve: listening on ${served.url}`);
   if (auth)
     io.err(
-      `mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.url}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
+      `mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.resource}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
     );
   else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   const signalled = () =>
@@ -588,8 +620,9 @@ async function serveOverHttp(
       process.on('SIGTERM', once);
     });
   await signalled();
-  // stop accepting, give the POSTs in flight a grace period (a second signal cuts it short),
+  // /readyz answers 503 from now on (the load balancer stops sending new work); stop accepting, give the POSTs in flight a grace period (a second signal cuts it short),
   // then close: what is still pending gets a JSON-RPC error "server shutting down"
+  served.drain();
   served.server.close();
   served.server.closeIdleConnections();
   if (posts.count > 0) {
@@ -603,6 +636,19 @@ async function serveOverHttp(
   }
   await served.close();
   return 0;
+}
+
+/** A URL fit to print: password and user name as `***` (a string that is no URL: up to its last `@` hidden). */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    if (u.username) u.username = '***';
+    return u.href;
+  } catch {
+    const at = url.lastIndexOf('@');
+    return at < 0 ? url : `***${url.slice(at)}`;
+  }
 }
 
 /** A whole-number flag value of at least `min` (undefined when the flag is absent). */

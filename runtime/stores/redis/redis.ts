@@ -256,7 +256,7 @@ function databaseOf(url: string): number | undefined {
     // ioredis would take options from the query (db, keyPrefix: keys these stores could not find)
     if (u.search !== '')
       throw new Error(
-        `bad Redis URL ${url}: no query string (${u.search}); give the database as the path (/0), other ioredis options as \`redis\``,
+        `bad Redis URL ${redactRedisUrl(url)}: no query string (${u.search}); give the database as the path (/0), other ioredis options as \`redis\``,
       );
     path = u.pathname;
   } catch (e) {
@@ -265,15 +265,45 @@ function databaseOf(url: string): number | undefined {
   }
   if (path === '' || path === '/') return undefined;
   const m = /^\/([0-9]{1,9})$/.exec(path);
-  if (!m) throw new Error(`bad Redis URL ${url}: its path must be a database number (as /0), got ${path}`);
+  if (!m)
+    throw new Error(`bad Redis URL ${redactRedisUrl(url)}: its path must be a database number (as /0), got ${path}`);
   return Number(m[1]);
 }
 
+/** What Redis answers to a refused `AUTH` (a wrong password or user, or none where one is required). */
+const AUTH_REFUSED = /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH failed|ERR AUTH/i;
+
+/** Redis refused the credentials of the URL (wrong password or user, or none given where required). */
+export class RedisAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisAuthenticationError';
+  }
+}
+
 /**
- * Connects to the Redis at `url` (`redis://host:port/db`) and returns the stores. Rejects
- * with an Error naming the URL when Redis cannot be reached within `connectTimeoutMs`, when
- * the URL's path is not a database number or it has a query string, or when that database does
- * not exist there.
+ * A Redis URL fit to print: its password (and a user name) replaced by `***`
+ * (`redis://:***@host:6379/0`); a string that is no URL is shown only up to its last `@`,
+ * which is replaced by `***@`.
+ */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    if (u.username) u.username = '***';
+    return u.href;
+  } catch {
+    const at = url.lastIndexOf('@');
+    return at < 0 ? url : `***${url.slice(at)}`;
+  }
+}
+
+/**
+ * Connects to the Redis at `url` (`redis://[user:password@]host:port/db`) and returns the
+ * stores. Rejects with an Error naming the URL (its credentials redacted, {@link redactRedisUrl})
+ * when Redis cannot be reached within `connectTimeoutMs`, when the URL's path is not a database
+ * number or it has a query string, or when that database does not exist there; with a
+ * {@link RedisAuthenticationError} when Redis refuses the credentials.
  */
 export async function connectRedisStores(url: string, options: RedisStoresOptions = {}): Promise<RedisStores> {
   const db = databaseOf(url);
@@ -286,16 +316,28 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
   };
   const client = new Redis(url, { ...base, enableOfflineQueue: false, lazyConnect: true });
   const sub = new Redis(url, { ...base, lazyConnect: true });
-  // errors surface through the commands that fail; the connection events need a listener
-  client.on('error', () => undefined);
-  sub.on('error', () => undefined);
+  // errors surface through the commands that fail; the connection events need a listener. The
+  // first error event is kept: a refused AUTH shows there, connect() only says the connection closed
+  let refused: Error | undefined;
+  const onError = (e: Error): void => {
+    if (!refused && AUTH_REFUSED.test(e.message)) refused = e;
+  };
+  client.on('error', onError);
+  sub.on('error', onError);
+  const shown = redactRedisUrl(url);
   try {
     await Promise.all([client.connect(), sub.connect()]);
   } catch (e) {
     client.disconnect();
     sub.disconnect();
-    throw new Error(`cannot reach Redis at ${url}: ${(e as Error).message}`);
+    const why = refused ?? (AUTH_REFUSED.test((e as Error).message) ? (e as Error) : undefined);
+    if (why) throw new RedisAuthenticationError(`Redis at ${shown} refused the credentials: ${why.message}`);
+    throw new Error(`cannot reach Redis at ${shown}: ${(e as Error).message}`);
   }
+  client.off('error', onError);
+  sub.off('error', onError);
+  client.on('error', () => undefined);
+  sub.on('error', () => undefined);
   // ioredis selects the URL's database as it connects, but goes on in database 0 when that fails
   if (db !== undefined) {
     try {
@@ -303,7 +345,7 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
     } catch (e) {
       client.disconnect();
       sub.disconnect();
-      throw new Error(`Redis at ${url} has no database ${db}: ${(e as Error).message}`);
+      throw new Error(`Redis at ${shown} has no database ${db}: ${(e as Error).message}`);
     }
   }
   return new RedisStoresImpl(client, sub, options);

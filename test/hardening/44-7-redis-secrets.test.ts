@@ -1,0 +1,100 @@
+/**
+ * Issue 44, finding 7: Redis credentials never printed, and a refused password named as such.
+ * `serve --redis 'redis://:password@host'` printed the password in its errors, and a wrong
+ * password was reported as "Connection is closed". Against a real `redis-server
+ * --requirepass`: a wrong password (and none) is a RedisAuthenticationError that names
+ * authentication and not the password, from the runtime and from `mcpgen serve` (exit 3); the
+ * right one connects; a bad URL's refusal hides the password too.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { connectRedisStores, RedisAuthenticationError, redactRedisUrl } from '../../runtime/stores/redis/redis.js';
+import { freePort } from '../scale/support.js';
+import { bin, root } from '../runtime/tasks/serve-process.js';
+
+const password = 'pw-4f1c9e-not-to-be-printed';
+let port: number;
+let proc: ChildProcess;
+
+test.before(async () => {
+  port = await freePort();
+  proc = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', password],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; ; i++) {
+    const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, password, retryStrategy: () => null });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch {
+      probe.disconnect();
+      if (i > 200) throw new Error('redis-server did not start');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+});
+test.after(() => {
+  proc?.kill('SIGTERM');
+});
+
+const url = (pw?: string) => `redis://${pw === undefined ? '' : `:${encodeURIComponent(pw)}@`}127.0.0.1:${port}/0`;
+
+test('redactRedisUrl hides the password and the user name', () => {
+  assert.is(redactRedisUrl('redis://:secret@h:6379/0'), 'redis://:***@h:6379/0');
+  assert.is(redactRedisUrl('rediss://user:secret@h/1'), 'rediss://***:***@h/1');
+  assert.is(redactRedisUrl('redis://h:6379'), 'redis://h:6379');
+  assert.is(redactRedisUrl('not a url:secret@h'), '***@h');
+});
+
+test('a wrong password, or none, is named an authentication failure, without the password', async () => {
+  for (const given of [`${password}-wrong`, undefined]) {
+    try {
+      const stores = await connectRedisStores(url(given), { connectTimeoutMs: 3000 });
+      await stores.close();
+      assert.unreachable(`connected with ${given === undefined ? 'no' : 'a wrong'} password`);
+    } catch (e) {
+      assert.instance(e, RedisAuthenticationError, String(e));
+      const message = (e as Error).message;
+      assert.match(message, /refused the credentials/);
+      assert.match(message, /WRONGPASS|NOAUTH|invalid/i);
+      assert.not.match(message, /pw-4f1c9e/);
+      assert.not.match(message, /Connection is closed/);
+    }
+  }
+});
+
+test('the right password connects', async () => {
+  const stores = await connectRedisStores(url(password));
+  assert.is(await stores.client.ping(), 'PONG');
+  await stores.close();
+});
+
+const serve = (...args: string[]) =>
+  new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, 'serve', '--rev', '2025-11-25', '--http', '0', ...args],
+      { cwd: root, timeout: 60_000 },
+      (e, _out, stderr) => resolve({ code: e ? ((e as { code?: number }).code ?? null) : 0, stderr }),
+    );
+  });
+
+test('mcpgen serve: a wrong password exits 3 naming authentication; a bad URL is refused without its password', async () => {
+  const wrong = await serve('--redis', url(`${password}-wrong`));
+  assert.is(wrong.code, 3, wrong.stderr);
+  assert.match(wrong.stderr, /refused the credentials/);
+  assert.not.match(wrong.stderr, /pw-4f1c9e/);
+  const bad = await serve('--redis', `redis://:${password}@127.0.0.1:${port}/x`);
+  assert.is(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--redis must be/);
+  assert.not.match(bad.stderr, /pw-4f1c9e/);
+});
+
+test.run();
