@@ -286,7 +286,7 @@ export class HttpTarget {
               : undefined;
             res.on('data', (c: Buffer) => {
               chunks.push(c);
-              for (const ev of sse?.push(c) ?? []) this.answerServerRequest(ev.data);
+              for (const ev of sse?.push(c) ?? []) this.answerServerRequest(ev.data, headers['mcp-session-id']);
             });
             res.on('end', () =>
               done({
@@ -322,8 +322,11 @@ export class HttpTarget {
     });
   }
 
-  /** Answers a server request (an SSE event's data) with -32601: the fuzz client declares no capabilities. */
-  private answerServerRequest(data: string): void {
+  /**
+   * Answers a server request (an SSE event's data) with -32601: the fuzz client declares no
+   * capabilities. The answer goes to the session of the POST that carried the request.
+   */
+  private answerServerRequest(data: string, sessionId: string | undefined): void {
     if (!data.includes('"method"')) return;
     let m: { id?: unknown; method?: unknown };
     try {
@@ -334,7 +337,7 @@ export class HttpTarget {
     if (m.id === undefined || typeof m.method !== 'string') return;
     void this.post(
       Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })),
-      {},
+      sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25', 'mcp-method': null } : {},
       5000,
     );
   }
