@@ -289,6 +289,8 @@ export interface DualReport {
   /** stdio: runs sent to a pipe a 2025-11-25 initialize had initialized. */
   runsInitialized: number;
   seconds: number;
+  /** When the ledger started (performance.now(), ms). */
+  startedAt: number;
   violations: string[];
 }
 
@@ -313,6 +315,7 @@ export class Ledger {
       restarts: 0,
       runsInitialized: 0,
       seconds: 0,
+      startedAt: performance.now(),
       violations: [],
     };
   }
@@ -742,7 +745,7 @@ async function overStdio(o: DualOptions): Promise<DualReport> {
       ledger.report.restarts++;
     }
     ledger.closeGroup(group, idlessBefore);
-    if (i % 200 < lanes) o.log?.(`stdio run ${i}: ${ledger.report.messages} messages`);
+    if (i % 200 < lanes) o.log?.(`stdio run ${i}: ${progress(ledger.report)}`);
   }
   await sleep(500); // any late answer still counts
   await t.stop();
@@ -832,7 +835,7 @@ async function overHttp(o: DualOptions): Promise<DualReport> {
     }
     if (lost) session = await openSession(t, FULL_CAPS);
     ledger.close(i);
-    if (i % 200 === 0) o.log?.(`http run ${i}: ${ledger.report.messages} messages`);
+    if (i % 200 === 0) o.log?.(`http run ${i}: ${progress(ledger.report)}`);
   }
   await t.stop();
   ledger.report.seconds = (performance.now() - started) / 1000;
@@ -875,6 +878,10 @@ export function dualFigures(r: DualReport): string[] {
     `${p}.messages_per_s: ${(r.messages / Math.max(r.seconds, 0.001)).toFixed(0)} messages/s`,
   ];
 }
+
+/** A progress line: messages so far and the violations among them (a stopped run still tells). */
+const progress = (r: DualReport): string =>
+  `${r.messages} messages, ${r.requests} requests, ${r.doubleAnswers} double answers, ${r.unknownIdAnswers} unknown ids, ${r.idNotEchoed} not echoed, ${r.unanswered} unanswered, ${r.idlessExcess} idless excess, ${((performance.now() - r.startedAt) / 1000).toFixed(0)} s`;
 
 /** Whether a report holds no violation. */
 export const clean = (r: DualReport): boolean =>
