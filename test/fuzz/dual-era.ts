@@ -285,6 +285,8 @@ export interface DualReport {
   unanswered: number;
   idlessExcess: number;
   serverRequests: number;
+  /** HTTP: answers to server requests whose POST failed (a request waiting on one may end unanswered). */
+  serverAnswerFailures: number;
   restarts: number;
   /** stdio: runs sent to a pipe a 2025-11-25 initialize had initialized. */
   runsInitialized: number;
@@ -312,6 +314,7 @@ export class Ledger {
       unanswered: 0,
       idlessExcess: 0,
       serverRequests: 0,
+      serverAnswerFailures: 0,
       restarts: 0,
       runsInitialized: 0,
       seconds: 0,
@@ -693,13 +696,29 @@ async function overStdio(o: DualOptions): Promise<DualReport> {
     for (const [run, done] of waiting) if (ledger.pending(run).length === 0) done();
   };
   // start() takes the target's line handler for its readiness probe: ours goes on after it
-  const spawnTarget = async (): Promise<StdioTarget> => {
+  const spawnTarget = (): Promise<StdioTarget> => {
     const target = new StdioTarget('draft');
-    await target.start();
-    return target;
+    // a start may take long on a loaded machine (the sources load through tsx)
+    target.startTimeoutMs = 120_000;
+    const started = target.start().then(
+      () => target,
+      async (e: Error) => {
+        await target.stop();
+        throw e;
+      },
+    );
+    started.catch(() => undefined); // a spare is awaited later: its failure is handled there
+    return started;
   };
   const take = async (next: Promise<StdioTarget>): Promise<StdioTarget> => {
-    const target = await next;
+    let target: StdioTarget | undefined;
+    for (let attempt = 0; !target; attempt++)
+      try {
+        target = await (attempt ? spawnTarget() : next);
+      } catch (e) {
+        if (attempt >= 2) throw e;
+        o.log?.(`stdio: a server did not start (${(e as Error).message}); starting another`);
+      }
     target.onLine = onLine;
     initialized = false;
     return target;
@@ -838,6 +857,9 @@ async function overHttp(o: DualOptions): Promise<DualReport> {
     if (i % 200 === 0) o.log?.(`http run ${i}: ${progress(ledger.report)}`);
   }
   await t.stop();
+  ledger.report.serverAnswerFailures = t.serverAnswerFailures.length;
+  for (const f of t.serverAnswerFailures.slice(0, 10))
+    ledger.report.violations.push(`(the client's answer failed: ${f})`);
   ledger.report.seconds = (performance.now() - started) / 1000;
   return ledger.report;
 }
@@ -867,6 +889,7 @@ export function dualFigures(r: DualReport): string[] {
     `${p}.answers: ${r.answers} answers`,
     `${p}.answers_without_id: ${r.idlessAnswers} answers`,
     `${p}.server_requests: ${r.serverRequests} requests`,
+    ...(r.transport === 'http' ? [`${p}.server_request_answers_failed: ${r.serverAnswerFailures} answers`] : []),
     `${p}.double_answers: ${r.doubleAnswers} answers`,
     `${p}.unknown_id_answers: ${r.unknownIdAnswers} answers`,
     `${p}.id_not_echoed: ${r.idNotEchoed} answers`,

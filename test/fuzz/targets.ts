@@ -53,6 +53,8 @@ export class StdioTarget {
   exitInfo = '';
   stderrTail = '';
   onLine: (line: string) => void = () => undefined;
+  /** How long a start may take before it fails, ms. */
+  startTimeoutMs = 30_000;
   /** Resolves when the current child exits. */
   exit!: Promise<void>;
   private partial = '';
@@ -91,7 +93,10 @@ export class StdioTarget {
     });
     if (this.era === '2025-11-25') {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`stdio initialize timed out: ${this.stderrTail}`)), 30_000);
+        const timer = setTimeout(
+          () => reject(new Error(`stdio initialize timed out: ${this.stderrTail}`)),
+          this.startTimeoutMs,
+        );
         this.onLine = (l) => {
           if (l.includes('"fuzz-init"')) {
             clearTimeout(timer);
@@ -105,7 +110,10 @@ export class StdioTarget {
     } else {
       // the dual-era server is ready once it answers a modern ping
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`stdio start timed out: ${this.stderrTail}`)), 30_000);
+        const timer = setTimeout(
+          () => reject(new Error(`stdio start timed out: ${this.stderrTail}`)),
+          this.startTimeoutMs,
+        );
         this.onLine = (l) => {
           if (l.includes('"fuzz-start"')) {
             clearTimeout(timer);
@@ -322,6 +330,9 @@ export class HttpTarget {
     });
   }
 
+  /** Answers to server requests whose POST failed (the server then waits for them in vain). */
+  serverAnswerFailures: string[] = [];
+
   /**
    * Answers a server request (an SSE event's data) with -32601: the fuzz client declares no
    * capabilities. The answer goes to the session of the POST that carried the request.
@@ -335,11 +346,15 @@ export class HttpTarget {
       return;
     }
     if (m.id === undefined || typeof m.method !== 'string') return;
+    const text = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
     void this.post(
-      Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })),
+      Buffer.from(text),
       sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25', 'mcp-method': null } : {},
-      5000,
-    );
+      30_000,
+    ).then((r) => {
+      if (r.failure && this.serverAnswerFailures.length < 100)
+        this.serverAnswerFailures.push(`${m.method} ${JSON.stringify(m.id)}: ${r.failure}`);
+    });
   }
 
   async stop(): Promise<void> {
