@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { clean, drawRun, dualFigures, Ledger, runDualEra } from './dual-era.js';
+import { clean, drawRun, dualFigures, killTargets, Ledger, runDualEra, state } from './dual-era.js';
 
 const SEED = 20261205;
 
@@ -33,13 +33,17 @@ test('the ledger counts a second answer, an answer to a notification and an unan
 });
 
 test(`dual-era property, seed ${SEED}: every request answered once over stdio and HTTP`, async () => {
-  const reports = await runDualEra({
-    seed: SEED,
-    messages: 1000,
-    transports: ['stdio', 'http'],
-    restartEvery: 12,
-    lanes: 4,
-  });
+  // every wait inside is bounded; should one still hang, the test fails naming where
+  let watchdog: NodeJS.Timeout | undefined;
+  const reports = await Promise.race([
+    runDualEra({ seed: SEED, messages: 1000, transports: ['stdio', 'http'], restartEvery: 12, lanes: 4 }),
+    new Promise<never>((_, reject) => {
+      watchdog = setTimeout(() => {
+        killTargets();
+        reject(new Error(`the property did not end in 15 min (at ${state.phase})`));
+      }, 900_000);
+    }),
+  ]).finally(() => clearTimeout(watchdog));
   for (const r of reports)
     console.log(
       dualFigures(r)

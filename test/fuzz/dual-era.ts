@@ -664,6 +664,17 @@ export interface DualOptions {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** The server processes the property runs now (killed by {@link killTargets}). */
+const live = new Set<StdioTarget | HttpTarget>();
+/** What the property is doing (for a watchdog's message). */
+export const state = { phase: 'not started' };
+
+/** Kills every server process the property started that still runs (a watchdog's way out). */
+export function killTargets(): void {
+  for (const t of live) if (!t.exited) t.child?.kill('SIGKILL');
+  live.clear();
+}
+
 /** Runs the property on each transport; returns one report per transport. */
 export async function runDualEra(o: DualOptions): Promise<DualReport[]> {
   const reports: DualReport[] = [];
@@ -698,10 +709,14 @@ async function overStdio(o: DualOptions): Promise<DualReport> {
   // start() takes the target's line handler for its readiness probe: ours goes on after it
   const spawnTarget = (): Promise<StdioTarget> => {
     const target = new StdioTarget('draft');
+    live.add(target);
     // a start may take long on a loaded machine (the sources load through tsx)
     target.startTimeoutMs = 120_000;
     const started = target.start().then(
-      () => target,
+      () => {
+        void target.exit.then(() => live.delete(target));
+        return target;
+      },
       async (e: Error) => {
         await target.stop();
         throw e;
@@ -730,11 +745,14 @@ async function overStdio(o: DualOptions): Promise<DualReport> {
 
   /** One run on the pipe: its messages in one write, its answers, then a probe behind them. */
   const oneRun = async (i: number): Promise<void> => {
+    state.phase = `stdio run ${i}: writing`;
     const rendered = ledger.render(i, drawRun(o.seed, 'stdio', i), 'stdio', () => undefined);
     const bytes = Buffer.from(`${rendered.map((r) => r.text).join('\n')}\n`, 'utf8');
     const all = new Promise<void>((resolve) => waiting.set(i, resolve));
     await t.write(bytes);
+    state.phase = `stdio run ${i}: waiting for answers`;
     if (ledger.pending(i).length) await Promise.race([all, sleep(answerMs), t.exit]);
+    state.phase = `stdio run ${i}: probe`;
     waiting.delete(i);
     // what a run's last requests may still draw (a second answer, an error without id) comes
     // before the answer to a probe sent after them
@@ -796,11 +814,14 @@ async function probe(t: StdioTarget, run: number, probes: Map<string, () => void
 async function overHttp(o: DualOptions): Promise<DualReport> {
   const ledger = new Ledger('http');
   const t = new HttpTarget('draft');
+  live.add(t);
+  state.phase = 'http: starting';
   const started = performance.now();
   await t.start();
   let session = await openSession(t, FULL_CAPS);
   const answerMs = o.answerMs ?? 20_000;
   for (let i = o.run ?? 0; o.run !== undefined ? i === o.run : ledger.report.messages < o.messages; i++) {
+    state.phase = `http run ${i}`;
     const rendered = ledger.render(i, drawRun(o.seed, 'http', i), 'http', () => session);
     let next = 0;
     let lost = false;
@@ -857,6 +878,7 @@ async function overHttp(o: DualOptions): Promise<DualReport> {
     if (i % 200 === 0) o.log?.(`http run ${i}: ${progress(ledger.report)}`);
   }
   await t.stop();
+  live.delete(t);
   ledger.report.serverAnswerFailures = t.serverAnswerFailures.length;
   for (const f of t.serverAnswerFailures.slice(0, 10))
     ledger.report.violations.push(`(the client's answer failed: ${f})`);
