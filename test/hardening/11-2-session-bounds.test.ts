@@ -175,7 +175,9 @@ test('at the cap an initialize evicts the least recently used idle session; with
 });
 
 test('mcpgen serve --http: --max-sessions caps a flood of initialize, --session-idle-ms expires', async () => {
-  const served = await startServe('--rev', '2025-11-25', '--max-sessions', '5', '--session-idle-ms', '1500');
+  // 5 s of idleness: a loaded runner takes seconds for the 40 initializes and the pings before
+  // the last five are checked, and none of them may expire before that
+  const served = await startServe('--rev', '2025-11-25', '--max-sessions', '5', '--session-idle-ms', '5000');
   try {
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(await initialize(served.url));
@@ -186,7 +188,7 @@ test('mcpgen serve --http: --max-sessions caps a flood of initialize, --session-
     const list = await post(served.url, req(2, 'tools/list'), S(ids[39]));
     assert.is(list.status, 200);
     assert.ok(((await list.json()) as { result: { tools: unknown[] } }).result.tools.length > 0);
-    await sleep(1800);
+    await sleep(5600);
     assert.is(await ping(served.url, ids[39]), 404, 'expired after --session-idle-ms');
   } finally {
     await served.stop();
