@@ -673,11 +673,15 @@ function listTree(dir: string): string[] {
 
 async function cmdCheck(args: string[], io: Io, ctx: Context): Promise<number> {
   const project = ctx.project();
-  const { targets, out, outArg, emit, inputs, extensions: names } = generationOptions(args, project);
+  const { targets, out, outArg, outLabel, emit, inputs, extensions: names } = generationOptions(args, project);
   const extensions = await extensionModels(names, project);
   const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-check-'));
   let differ = 0;
   let same = 0;
+  /** Files that differ only in their line endings (CRLF where mcpgen writes LF). */
+  let lineEndings = 0;
+  /** Why `generate` would refuse to write a revision folder (its own words), per folder. */
+  const refusals: string[] = [];
   try {
     for (const r of inputs) {
       const model = await modelOf(r);
@@ -688,12 +692,26 @@ async function cmdCheck(args: string[], io: Io, ctx: Context): Promise<number> {
       const freshFiles = listTree(fresh);
       const currentFiles = listTree(current);
       const shown = (f: string) => join(outArg, model.revision, f);
+      // the advice must be what generate does: ask its own check whether it would write here
+      let foreign: ReadonlySet<string> = new Set();
+      try {
+        checkWipe(outLabel, current, inputs);
+      } catch (e) {
+        if (!(e instanceof UsageError || e instanceof OutputError)) throw e;
+        refusals.push(e.message);
+        if (existsSync(current) && statSync(current).isDirectory())
+          foreign = new Set(isGeneratedFolder(current) ? foreignFiles(current) : currentFiles.map(slashed));
+      }
       for (const f of [...new Set([...freshFiles, ...currentFiles])].sort()) {
         if (!currentFiles.includes(f)) {
           io.out(`added    ${shown(f)} (generated, missing from ${outArg})`);
           differ++;
         } else if (!freshFiles.includes(f)) {
-          io.out(`removed  ${shown(f)} (in ${outArg}, no longer generated)`);
+          io.out(
+            foreign.has(slashed(f))
+              ? `foreign  ${shown(f)} (not written by mcpgen: generate refuses to replace the folder while it holds it)`
+              : `removed  ${shown(f)} (in ${outArg}, no longer generated)`,
+          );
           differ++;
         } else {
           const was = readFileSync(join(current, f), 'utf8');
@@ -702,26 +720,48 @@ async function cmdCheck(args: string[], io: Io, ctx: Context): Promise<number> {
             same++;
             continue;
           }
+          differ++;
+          if (was.includes('\r\n') && was.replace(/\r\n/g, '\n') === now) {
+            io.out(`changed  ${shown(f)}: line endings only (CRLF; mcpgen writes LF)`);
+            lineEndings++;
+            continue;
+          }
           io.out(`changed  ${shown(f)}`);
           io.out(`--- ${shown(f)}`);
           io.out('+++ (regenerated)');
           for (const l of firstLineDiff(was, now)) io.out(l);
-          differ++;
         }
       }
+    }
+    // revision folders mcpgen wrote that no revision of this check covers: left over, or checked elsewhere
+    const covered = new Set(inputs.map((r) => r.revision));
+    for (const name of existsSync(out) && statSync(out).isDirectory() ? readdirSync(out).sort() : []) {
+      const dir = join(out, name);
+      if (covered.has(name) || isLink(dir) || !statSync(dir).isDirectory() || !isGeneratedFolder(dir)) continue;
+      io.out(
+        `stale    ${join(outArg, name)}/ (a revision folder mcpgen wrote, not among the revisions checked: delete it if it is no longer used, or check it with --rev)`,
+      );
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
   if (differ) {
-    io.out(
-      `check failed: ${differ} file(s) differ from a fresh generation of ${inputs.length} revision(s); run mcpgen generate`,
-    );
+    if (lineEndings)
+      io.out(
+        `${lineEndings} file(s) differ only in line endings: mcpgen writes LF, and a checkout converted them to CRLF (git's core.autocrlf); keep them LF with this line in .gitattributes: ${slashed(outArg)}/** text eol=lf`,
+      );
+    const advice = refusals.length
+      ? `generate would refuse to write them: ${refusals.join('; ')}`
+      : 'run mcpgen generate';
+    io.out(`check failed: ${differ} file(s) differ from a fresh generation of ${inputs.length} revision(s); ${advice}`);
     return EXIT.failed;
   }
   io.out(`check ok: ${same} file(s) of ${inputs.length} revision(s) match a fresh generation`);
   return EXIT.ok;
 }
+
+/** A relative path with `/` separators (as foreignFiles and .gitattributes write them). */
+const slashed = (p: string): string => p.split(sep).join('/');
 
 /** What a command may ask of its invocation: the project (config and lock), loaded on first use. */
 export interface Context {
