@@ -18,7 +18,9 @@
  * a wrong source, refused with a PinError (exit 3) naming the file and both hashes, and nothing
  * is written. Otherwise (a new revision, or another commit) the pin is added or moved. The
  * files are written into the cache at `<cache>/<commit>/<path>` (so `generate` finds them),
- * then the lock is written. The project's config is not changed.
+ * then the lock is written. A file the cache holds already at that commit and path is never
+ * replaced by different bytes (a wrong `--commit` with a source that does not name commits, a
+ * mirror URL): PinError naming both hashes, nothing written. The project's config is not changed.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -142,6 +144,20 @@ export async function cmdPin(args: string[], io: Io, project: Project): Promise<
   }
 
   const cacheDir = project.cacheDir ?? defaultCacheDir();
+  // files at one commit do not change: a cached file of this commit that differs is never replaced
+  // (a wrong --commit with a source that does not name commits, a mirror URL, would overwrite it)
+  for (const f of INPUT_FILES) {
+    const cached = cachePath(cacheDir, commit, paths[f]);
+    if (!existsSync(cached)) continue;
+    const held = readFileSync(cached);
+    if (held.equals(fetched[f].buf)) continue;
+    throw new PinError(
+      `${fetched[f].from}: sha256 ${files[f].sha256} (${files[f].size} bytes) differs from ${paths[f]} at commit ${commit} ` +
+        `in the cache, ${shownPath(cached)}: sha256 ${sha256(held)} (${held.length} bytes); files at one commit do not change: ` +
+        `is --commit ${commit} the commit of ${v.from !== undefined ? `--from ${v.from as string}` : 'that source'}? ` +
+        '(a URL or folder without the commit in it serves whatever it holds); nothing written',
+    );
+  }
   for (const f of INPUT_FILES) writeAtomic(cachePath(cacheDir, commit, paths[f]), fetched[f].buf);
   const entry: LockedRevision = { repository, commit, files };
   writeLock(project.lockFile, {

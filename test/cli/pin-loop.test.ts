@@ -299,6 +299,42 @@ test('pin --from DIR: a revision mcpgen does not ship, pinned in the lock only; 
   }
 });
 
+test('pin with a wrong --commit and a mirror URL never overwrites what the cache holds at that commit', async () => {
+  const project = tempDir('mcpgen-project-');
+  const mirrorDir = tempDir('mcpgen-mirror-');
+  const run = (...args: string[]) => cli(args, ENV, project.dir);
+  const older = join(SPEC_DIR, 'history', 'draft', '2026-02-27_3e6c4f80');
+  // a mirror laid out like the upstream repository, without commits in its URLs: it serves the newer snapshot
+  for (const f of ['schema.json', 'schema.ts']) copyInto(join(SNAPSHOT, f), join(mirrorDir.dir, 'schema', 'snap', f));
+  const mirror = await serveUpstream(mirrorDir.dir);
+  try {
+    writeFileSync(join(project.dir, 'mcpgen.config.json'), JSON.stringify({ inputs: { cacheDir: 'cache' } }));
+    assert.is((await run('pin', 'snap', '--commit', '3e6c4f80', '--from', older)).code, 0);
+    const cached = join(project.dir, 'cache', '3e6c4f80', 'schema', 'snap', 'schema.json');
+    const verified = readFileSync(cached);
+    assert.equal(verified, readFileSync(join(older, 'schema.json')));
+    // the pin moves to the mirror's files, at their own commit
+    const moved = await run('pin', 'snap', '--commit', NEW_COMMIT, '--from', mirror.origin);
+    assert.is(moved.code, 0, moved.stderr);
+    const lock = readFileSync(join(project.dir, 'mcpgen.lock.json'), 'utf8');
+    // the wrong commit: the mirror's files are not the ones of 3e6c4f80, which the cache holds
+    const wrong = await run('pin', 'snap', '--commit', '3e6c4f80', '--from', mirror.origin);
+    assert.is(wrong.code, 3, wrong.stderr);
+    assert.match(wrong.stderr, `differs from schema/snap/schema.json at commit 3e6c4f80 in the cache`);
+    assert.match(wrong.stderr, sha256(verified));
+    assert.match(wrong.stderr, sha256(readFileSync(join(SNAPSHOT, 'schema.json'))));
+    assert.match(wrong.stderr, `is --commit 3e6c4f80 the commit of --from ${mirror.origin}?`);
+    assert.equal(readFileSync(cached), verified, 'the cached file is untouched');
+    assert.is(readFileSync(join(project.dir, 'mcpgen.lock.json'), 'utf8'), lock, 'the lock is untouched');
+    // the right files for that commit are still accepted (the same bytes)
+    assert.is((await run('pin', 'snap', '--commit', '3e6c4f80', '--from', older)).code, 0);
+  } finally {
+    await close(mirror);
+    project.cleanup();
+    mirrorDir.cleanup();
+  }
+});
+
 test('pin refuses an upstream file over the size bound and a 404, naming the URL; nothing written', async () => {
   const project = tempDir('mcpgen-project-');
   const server = createServer((req, res) => {
