@@ -97,7 +97,7 @@ Usage:
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
            (+ .d.ts), protocol.gen.ts, dispatch.gen.ts, client.gen.ts, server.gen.ts, index.ts,
            package.json; with --target, bindings/<lang>/ for python, go, rust, java, csharp,
-           and the SDKs python-sdk, go-sdk (or all; cpp, kotlin and swift are withdrawn).
+           kotlin, and the SDKs python-sdk, go-sdk (or all; cpp and swift are withdrawn).
            Each revision's folder is wiped and rewritten
            (refused while it holds a file mcpgen did not write); output is byte-identical for
            identical inputs, whatever the folders of mcpgen, the inputs and the output (no

@@ -4,7 +4,7 @@
  * (../<lang>/bindings.ts), the SDK targets by ../<lang>/sdk.ts. Each is pure: the same model
  * gives byte-identical files.
  *
- * C++, Kotlin and Swift were rendered by quicktype-core from the schema's `$defs`; those bindings
+ * C++ and Swift were rendered by quicktype-core from the schema's `$defs`; those bindings
  * dropped undeclared members (a tool's `inputSchema` lost `$defs` and `oneOf`), accepted messages
  * missing required members and rewrote values (`"data":42` as `"data":"42"`), so they are
  * withdrawn from `--target` (`WITHDRAWN_TARGETS`) until mcpgen renders them from the model.
@@ -42,7 +42,6 @@ const QUICKTYPE_FAULTS =
  */
 export const WITHDRAWN_TARGETS: Readonly<Record<string, string>> = {
   cpp: `C++ bindings are withdrawn: ${QUICKTYPE_FAULTS}; they come back when mcpgen renders them from the ProtocolModel (the messages are described by the revision's schema.json, which nlohmann/json users can validate against)`,
-  kotlin: `Kotlin bindings are withdrawn: its quicktype-rendered binding was plain data classes without any JSON (de)serializer; they come back when mcpgen renders them from the ProtocolModel (sealed classes with kotlinx.serialization), until then the java target's classes serve Kotlin on the JVM`,
   swift: `Swift bindings are withdrawn: ${QUICKTYPE_FAULTS}, and no Swift compiler could test them; they come back when mcpgen renders them from the ProtocolModel`,
 };
 

@@ -1,7 +1,7 @@
 /**
  * The table of the languages whose bindings mcpgen renders itself from the ProtocolModel (each
  * in its language's folder: ../python/bindings.ts, ../go/bindings.ts, ../rust/bindings.ts,
- * ../java/bindings.ts, ../csharp/bindings.ts, their
+ * ../java/bindings.ts, ../csharp/bindings.ts, ../kotlin/bindings.ts, their
  * templates beside them; the shared pass in ../shape.ts), and what their tests prove.
  */
 import type { ProtocolModel } from '../../model.js';
@@ -10,6 +10,7 @@ import { emitPython } from '../python/bindings.js';
 import { emitRust } from '../rust/bindings.js';
 import { emitJava } from '../java/bindings.js';
 import { emitCSharp } from '../csharp/bindings.js';
+import { emitKotlin } from '../kotlin/bindings.js';
 
 /** What `test/generator/bindings` proves about a language's binding. */
 export interface BindingTest {
@@ -20,7 +21,7 @@ export interface BindingTest {
   readonly why: string;
 }
 
-export type OwnLanguageId = 'python' | 'go' | 'rust' | 'java' | 'csharp';
+export type OwnLanguageId = 'python' | 'go' | 'rust' | 'java' | 'csharp' | 'kotlin';
 
 export interface OwnLanguage {
   readonly test: BindingTest;
@@ -80,6 +81,16 @@ export const OWN_BINDING_LANGUAGES: Readonly<Record<OwnLanguageId, OwnLanguage>>
       why: "built by mono's mcs (-warnaserror) against Debian's Newtonsoft.Json and run by mono: examples round-trip, the schema's verdict on the differential inputs, schema-derived mutations refused at their path, serve's answers through the method map, JsonConvert reading a server-everything tools/list, encoders refusing invalid values",
     },
     emit: emitCSharp,
+  },
+  kotlin: {
+    output:
+      'Gradle project per revision (build.gradle.kts, package dev.mcpgen.bindings.mcp<rev>): classes with the required members first in the constructor, unions as sealed interfaces implemented by their variants, validating decoders throwing DecodeException(path), checked encoders throwing EncodeException, a kotlinx.serialization serializer on every message, method maps, error codes, versions; depends on kotlinx-serialization-json only, Kotlin 2.1 on the JVM',
+    test: {
+      kind: 'round-trip',
+      aptPackages: ['default-jdk-headless'],
+      why: "built by the Kotlin compiler 2.1.21 with the kotlinx.serialization plugin (pinned jars from Maven Central, run on Debian's JDK): examples round-trip, the schema's verdict on the differential inputs, schema-derived mutations refused at their path, serve's answers through the method map",
+    },
+    emit: emitKotlin,
   },
 };
 

@@ -33,7 +33,7 @@ import { methodAnswers } from './answers.js';
 export const SERVE_STDIO = ['node', join(ROOT, 'bin', 'mcpgen.js'), 'serve', '--stdio', '--rev'];
 
 /** Decodes `cases` with the binding of `revision` (a driver program, see ./own.ts) and returns its results. */
-export type RunCases = (revision: string, cases: Array<Case | MethodCase>) => Result[];
+export type RunCases = (revision: string, cases: Array<Case | MethodCase>) => Result[] | Promise<Result[]>;
 
 export interface CorpusTests {
   /** `python`, `go`, `rust`: the first word of each title and of each failure message. */
@@ -51,14 +51,14 @@ export function corpusTests({ language, roundTripNote, runCases, perRevision }: 
     test(`${language} ${revision}: every example decodes and re-encodes to equal JSON${roundTripNote ? ` ${roundTripNote}` : ''}`, async () => {
       const examples = await corpus(revision);
       assert.ok(examples.length >= (revision === 'draft' ? 80 : 40), `${revision}: only ${examples.length} examples`);
-      assertRoundTrips(language, revision, examples, runCases(revision, examples));
+      assertRoundTrips(language, revision, examples, await runCases(revision, examples));
     });
 
     test(`${language} ${revision}: the schema's verdict on every input (examples, mutations at every depth, server-everything), what it accepts kept`, async () => {
       const inputs = await differentialInputs(revision);
       const wrong = differences(
         inputs,
-        runCases(
+        await runCases(
           revision,
           inputs.map(({ type, data }) => ({ type, data })),
         ),
@@ -72,12 +72,12 @@ export function corpusTests({ language, roundTripNote, runCases, perRevision }: 
     test(`${language} ${revision}: schema-derived mutations are refused with the mutated path`, async () => {
       const list = mutations(loadModel(revision), await corpus(revision));
       assert.ok(list.length >= 300, `${revision}: only ${list.length} mutations`);
-      assertRefused(language, revision, list, runCases(revision, list));
+      assertRefused(language, revision, list, await runCases(revision, list));
     });
 
     test(`${language} ${revision}: serve's answers to tools/call decode through the method map as the result they are`, async () => {
       const answers = await methodAnswers(revision);
-      const results = runCases(
+      const results = await runCases(
         revision,
         answers.map(({ method, data }) => ({ method, data })),
       );
@@ -97,8 +97,8 @@ export function corpusTests({ language, roundTripNote, runCases, perRevision }: 
 
 /** Registers the test of the issue's cases (2025-11-25): each is refused with this path and message. */
 export function issueCasesTest(title: string, runCases: RunCases): void {
-  test(title, () => {
-    const r = runCases('2025-11-25', [
+  test(title, async () => {
+    const r = await runCases('2025-11-25', [
       { type: 'ContentBlock', data: { type: 'image' } },
       { type: 'TextContent', data: { type: 'text', text: 7 } },
       {
