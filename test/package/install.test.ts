@@ -239,14 +239,25 @@ test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async 
   const env = userEnv();
   must(await run('npm', ['init', '-y'], app, env), 'npm init');
   must(await run('npm', ['pkg', 'set', 'type=module'], app, env), 'npm pkg set');
+  // as README's quick start says: the runtime a dependency, mcpgen (a dev tool) a dev dependency
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const installs = readme.split('\n').filter((l) => /^npm install .*mcpgen(-runtime)?-\d/.test(l));
+  assert.equal(
+    installs.map((l) => l.replace(/\s+#.*/, '')),
+    [
+      `npm install $MCPGEN/dist/runtime/mcpgen-runtime-${ROOT_PKG.version}.tgz`,
+      `npm install --save-dev $MCPGEN/mcpgen-${ROOT_PKG.version}.tgz typescript @types/node`,
+    ],
+    "README's quick start installs what this test installs",
+  );
+  const flags = ['--prefer-offline', '--no-audit', '--no-fund'];
+  must(await run('npm', ['install', ...flags, tarballs.runtime], app, env), 'npm install (runtime)');
   const install = await run(
     'npm',
     [
       'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      tarballs.runtime,
+      '--save-dev',
+      ...flags,
       tarballs.mcpgen,
       `typescript@${ROOT_PKG.dependencies.typescript}`,
       `@types/node@${ROOT_PKG.devDependencies['@types/node']}`,
@@ -254,7 +265,13 @@ test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async 
     app,
     env,
   );
-  must(install, 'npm install');
+  must(install, 'npm install --save-dev');
+  const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  assert.equal(Object.keys(manifest.dependencies ?? {}), ['@mcpgen/runtime']);
+  assert.equal(Object.keys(manifest.devDependencies ?? {}).sort(), ['@types/node', 'mcpgen', 'typescript']);
   const nm = join(app, 'node_modules');
   const runtimePkg = JSON.parse(readFileSync(join(nm, '@mcpgen', 'runtime', 'package.json'), 'utf8')) as {
     version: string;
