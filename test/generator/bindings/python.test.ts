@@ -75,6 +75,18 @@ corpusTests({
       assert.match(r.stdout, /ContentBlock: 5 variants/);
       assert.match(r.stdout, /JSONRPCMessage: 4 variants/);
     });
+
+    test(`python ${revision}: to_json and encode refuse what the decoder refuses; an explicit null is written back`, () => {
+      const dir = packageDir(loadModel(revision));
+      const r = python([join(HERE, 'encode.py'), dir, pythonPackageName(revision)], dir);
+      assert.is(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trimEnd().split('\n'), [
+        'refused content: expected array, got null',
+        'refused content[0].annotations.priority: must be <= 1',
+        'ok {"error": {"code": -32000, "data": null, "message": "failed"}, "id": 1, "jsonrpc": "2.0"}',
+        'ok {"text": "a", "type": "text"}',
+      ]);
+    });
   },
 });
 

@@ -25,6 +25,8 @@ for case in cases:
         results.append({"ok": types.encode(decoded)})
     except types.DecodeError as error:
         results.append({"path": error.path, "message": error.message})
+    except types.EncodeError as error:
+        results.append({"path": error.path, "message": "decoded, then refused by the encoder: " + error.message})
 
 with open(sys.argv[4], "w", encoding="utf-8") as f:
     json.dump(results, f)
