@@ -110,7 +110,7 @@ corpusTests({
   language: 'rust',
   runCases,
   perRevision: (revision) => {
-    test(`rust ${revision}: the unions are matched exhaustively, without a wildcard`, () => {
+    test(`rust ${revision}: the unions are matched exhaustively, without a wildcard; encode refuses what the decoder refuses`, () => {
       const dir = buildRevision(revision);
       const r = spawnSync(binary('match', revision), [], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
       assert.is(r.status, 0, r.stderr);

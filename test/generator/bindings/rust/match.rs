@@ -72,5 +72,15 @@ fn main() {
         let m: JSONRPCMessage = mcp::decode_str(text).expect("JSONRPCMessage");
         check("JSONRPCMessage", message(&m), want);
     }
+    // the checked encoder refuses what the decoder would refuse, at its path
+    let mut t: mcp::TextContent = mcp::decode_str(r#"{"type":"text","text":"a","annotations":{"priority":0.5}}"#).expect("TextContent");
+    mcp::encode(&t).expect("a valid TextContent encodes");
+    if let Some(a) = t.annotations.as_mut() {
+        a.priority = Some(2.0);
+    }
+    match mcp::encode(&t) {
+        Err(e) => check("encode", &format!("{}: {}", e.path, e.message), "annotations.priority: must be <= 1"),
+        Ok(v) => check("encode", &v.to_string(), "refused"),
+    }
     println!("ContentBlock: 5 variants; SamplingMessageContentBlock: 5 variants; JSONRPCMessage: 4 variants");
 }
