@@ -2,16 +2,21 @@
 TypeScript reference server (reference/server.ts, reference/stateless.ts), on the generated
 ``Server`` of any revision.
 
-Tools: ``echo``, ``test_simple_text``, ``test_image_content``, ``test_audio_content``,
-``test_embedded_resource``, ``test_multiple_content_types``, ``test_tool_with_progress``,
-``test_tool_with_logging``, ``test_error_handling``, ``test_sampling``, ``test_elicitation``,
-``test_elicitation_sep1034_defaults``, ``test_elicitation_sep1330_enums``, ``test_reconnection``,
-``json_schema_2020_12_tool``. Resources: ``test://static-text``, ``test://static-binary``,
-``test://watched-resource``, template ``test://template/{id}/data``. Prompts:
-``test_simple_prompt``, ``test_prompt_with_arguments``, ``test_prompt_with_embedded_resource``,
-``test_prompt_with_image``. Stateless revisions add the multi round-trip fixtures
-(``test_input_required_result_*``, ``test_missing_capability``, ``test_logging_tool``,
-``test_trigger_tool_change``, ``test_x_mcp_header`` …).
+Tools of every revision: ``echo``, ``test_simple_text``, ``test_image_content``,
+``test_audio_content``, ``test_embedded_resource``, ``test_multiple_content_types``,
+``json_schema_2020_12_tool``, ``test_tool_with_progress``, ``test_error_handling``. Handshake
+revisions (a session: 2025-11-25 and earlier) add the fixtures that need one:
+``test_reconnection``, ``test_tool_with_logging``, ``test_sampling``, ``test_elicitation``,
+``test_elicitation_sep1034_defaults``, ``test_elicitation_sep1330_enums`` (server→client requests
+and a resumable SSE connection have no stateless counterpart under these names). Stateless
+revisions list their own counterparts instead: the multi round-trip fixtures
+(``test_input_required_result_*``), ``test_missing_capability``, ``test_logging_tool``,
+``test_trigger_tool_change``, ``test_x_mcp_header`` … Progress and log messages of a call go out
+on behalf of its request (``ctx.send_progress``, ``ctx.log``: over Streamable HTTP on the
+request's own stream, never the standalone GET stream).
+Resources: ``test://static-text``, ``test://static-binary``, ``test://watched-resource``, template
+``test://template/{id}/data``. Prompts: ``test_simple_prompt``, ``test_prompt_with_arguments``,
+``test_prompt_with_embedded_resource``, ``test_prompt_with_image``.
 """
 
 from __future__ import annotations
@@ -62,8 +67,12 @@ async def _ask(ctx: RequestContext, method: str, params: dict[str, Any]) -> dict
     return await session.request(method, params, ctx=ctx)
 
 
-def reference_features(progress_delay: float = 0.01) -> ServerFeatures:
-    """The tools, resources and prompts every revision serves (one object for any number of sessions)."""
+def reference_features(progress_delay: float = 0.01, lifecycle: str = "handshake") -> ServerFeatures:
+    """The tools, resources and prompts a revision serves (one object for any number of sessions).
+
+    ``lifecycle`` is the served table's: ``"stateless"`` leaves out the fixtures that need a
+    session (``add_session_fixtures``); a stateless revision adds its own counterparts
+    (``add_stateless_fixtures``)."""
     f = ServerFeatures()
     f.tool("echo", description="Echoes the text argument", input_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}, handler=lambda a: text(str(a["text"])))
     f.tool("test_simple_text", description="Returns a simple text response", handler=lambda a: text("This is a simple text response for testing."))
@@ -95,6 +104,64 @@ def reference_features(progress_delay: float = 0.01) -> ServerFeatures:
         handler=lambda a: text(f"JSON Schema 2020-12 tool called with: {json.dumps(a, separators=(',', ':'))}"),
     )
 
+    async def progress(a: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        for p in (0, 50, 100):
+            await ctx.send_progress(p, 100, f"Completed step {p // 50 + 1} of 3")
+            await asyncio.sleep(progress_delay)
+        return text("Progress completed")
+
+    f.tool("test_tool_with_progress", description="Reports progress 0, 50, 100 of 100, then returns", handler=progress)
+
+    f.tool("test_error_handling", description="Always fails with a tool execution error", handler=lambda a: {**text("This tool intentionally returns an error for testing"), "isError": True})
+    if lifecycle != "stateless":
+        add_session_fixtures(f, progress_delay)
+    f.resource("test://static-text", "static-text", title="Static Text Resource", mime_type="text/plain", text=STATIC_TEXT)
+    f.resource("test://static-binary", "static-binary", title="Static Binary Resource", mime_type="image/png", blob=PNG_1X1)
+    f.resource("test://watched-resource", "watched-resource", title="Watched Resource", description="A resource clients may subscribe to", mime_type="text/plain", text="Watched resource content")
+    f.resource_template(
+        "test://template/{id}/data",
+        "template",
+        title="Resource Template",
+        mime_type="application/json",
+        read=lambda uri, v: [{"uri": uri, "mimeType": "application/json", "text": json.dumps({"id": v["id"], "templateTest": True, "data": f"Data for ID: {v['id']}"}, separators=(",", ":"))}],
+        complete={"id": lambda value: [x for x in ("1", "2", "3", "42") if x.startswith(value)]},
+    )
+    f.prompt("test_simple_prompt", description="A prompt without arguments", get=lambda a: [{"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}])
+    f.prompt(
+        "test_prompt_with_arguments",
+        description="A prompt with two required arguments",
+        arguments=[
+            {"name": "arg1", "description": "First test argument", "required": True, "complete": lambda v: [x for x in ("alpha", "beta", "gamma") if x.startswith(v)]},
+            {"name": "arg2", "description": "Second test argument", "required": True},
+        ],
+        get=lambda a: [{"role": "user", "content": {"type": "text", "text": f"Prompt with arguments: arg1='{a['arg1']}', arg2='{a['arg2']}'"}}],
+    )
+    f.prompt(
+        "test_prompt_with_embedded_resource",
+        description="A prompt that embeds the resource named by its argument",
+        arguments=[{"name": "resourceUri", "description": "URI of the resource to embed", "required": True}],
+        get=lambda a: [
+            {"role": "user", "content": {"type": "resource", "resource": {"uri": a["resourceUri"], "mimeType": "text/plain", "text": "Embedded resource content for testing."}}},
+            {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}},
+        ],
+    )
+    f.prompt(
+        "test_prompt_with_image",
+        description="A prompt with an image",
+        get=lambda a: [
+            {"role": "user", "content": {"type": "image", "data": PNG_1X1, "mimeType": "image/png"}},
+            {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}},
+        ],
+    )
+    return f
+
+
+def add_session_fixtures(f: ServerFeatures, progress_delay: float) -> None:
+    """The fixtures that need a handshake revision's session: server→client requests (sampling,
+    elicitation), a resumable SSE connection, logging at the session's level. A stateless
+    revision's counterparts are ``add_stateless_fixtures``' (``test_input_required_result_*``,
+    ``test_logging_tool``)."""
+
     async def reconnection(a: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         http_session = ctx.info.get("http_session")
         if http_session is None:
@@ -108,22 +175,15 @@ def reference_features(progress_delay: float = 0.01) -> ServerFeatures:
 
     f.tool("test_reconnection", description="Closes the SSE connection of its own request mid-call; the result arrives after the client resumes", handler=reconnection)
 
-    async def progress(a: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        for p in (0, 50, 100):
-            await ctx.send_progress(p, 100, f"Completed step {p // 50 + 1} of 3")
-            await asyncio.sleep(progress_delay)
-        return text("Progress completed")
-
-    f.tool("test_tool_with_progress", description="Reports progress 0, 50, 100 of 100, then returns", handler=progress)
-
     async def logging_tool(a: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         for m in ("Tool execution started", "Tool processing data", "Tool execution completed"):
-            await ctx.session.log("info", m, "reference-server", ctx=ctx)
+            # on behalf of its request (relatedRequestId): over Streamable HTTP on the request's own
+            # stream, not the session's standalone GET stream (2025-11-25 basic/transports)
+            await ctx.log("info", m, "reference-server")
             await asyncio.sleep(progress_delay)
         return text("Logging completed")
 
-    f.tool("test_tool_with_logging", description="Sends three log messages while running", handler=logging_tool)
-    f.tool("test_error_handling", description="Always fails with a tool execution error", handler=lambda a: {**text("This tool intentionally returns an error for testing"), "isError": True})
+    f.tool("test_tool_with_logging", description="Sends three log messages (info) on behalf of its request while running", handler=logging_tool)
 
     async def sampling(a: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         try:
@@ -207,45 +267,6 @@ def reference_features(progress_delay: float = 0.01) -> ServerFeatures:
             },
         ),
     )
-    f.resource("test://static-text", "static-text", title="Static Text Resource", mime_type="text/plain", text=STATIC_TEXT)
-    f.resource("test://static-binary", "static-binary", title="Static Binary Resource", mime_type="image/png", blob=PNG_1X1)
-    f.resource("test://watched-resource", "watched-resource", title="Watched Resource", description="A resource clients may subscribe to", mime_type="text/plain", text="Watched resource content")
-    f.resource_template(
-        "test://template/{id}/data",
-        "template",
-        title="Resource Template",
-        mime_type="application/json",
-        read=lambda uri, v: [{"uri": uri, "mimeType": "application/json", "text": json.dumps({"id": v["id"], "templateTest": True, "data": f"Data for ID: {v['id']}"}, separators=(",", ":"))}],
-        complete={"id": lambda value: [x for x in ("1", "2", "3", "42") if x.startswith(value)]},
-    )
-    f.prompt("test_simple_prompt", description="A prompt without arguments", get=lambda a: [{"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}])
-    f.prompt(
-        "test_prompt_with_arguments",
-        description="A prompt with two required arguments",
-        arguments=[
-            {"name": "arg1", "description": "First test argument", "required": True, "complete": lambda v: [x for x in ("alpha", "beta", "gamma") if x.startswith(v)]},
-            {"name": "arg2", "description": "Second test argument", "required": True},
-        ],
-        get=lambda a: [{"role": "user", "content": {"type": "text", "text": f"Prompt with arguments: arg1='{a['arg1']}', arg2='{a['arg2']}'"}}],
-    )
-    f.prompt(
-        "test_prompt_with_embedded_resource",
-        description="A prompt that embeds the resource named by its argument",
-        arguments=[{"name": "resourceUri", "description": "URI of the resource to embed", "required": True}],
-        get=lambda a: [
-            {"role": "user", "content": {"type": "resource", "resource": {"uri": a["resourceUri"], "mimeType": "text/plain", "text": "Embedded resource content for testing."}}},
-            {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}},
-        ],
-    )
-    f.prompt(
-        "test_prompt_with_image",
-        description="A prompt with an image",
-        get=lambda a: [
-            {"role": "user", "content": {"type": "image", "data": PNG_1X1, "mimeType": "image/png"}},
-            {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}},
-        ],
-    )
-    return f
 
 
 def _accepted(answer: Any) -> dict[str, Any] | None:
@@ -483,7 +504,7 @@ def make_server(rev: str, *, features: ServerFeatures | None = None, fallback_ta
     mod = revision_module(rev)
     table: ProtocolTable = mod.TABLE
     if features is None:
-        features = reference_features()
+        features = reference_features(lifecycle=table.lifecycle)
         if table.lifecycle == "stateless":
             add_stateless_fixtures(features)
     if fallback_tables is None:

@@ -279,7 +279,28 @@ class McpHttpApp:
         elif method == "DELETE":
             await self._delete(headers, send)
         else:
-            await _error(send, 405, INVALID_REQUEST, f"Method Not Allowed: {method}", extra=[(b"allow", b"GET, POST, DELETE" if self.on_session else b"POST")])
+            await self._refuse_method(send, method)
+
+    async def _refuse_method(self, send: Send, method: str) -> None:
+        """405 for a request this endpoint does not serve, saying what it does serve: a stateless
+        endpoint takes POST only; the dual-era one takes POST, and GET and DELETE with the
+        ``Mcp-Session-Id`` of a session (``Allow: POST`` to a GET or DELETE without one); a
+        sessions-only endpoint takes GET, POST and DELETE."""
+        m = method.upper()
+        if self.on_session is None:
+            message, allow = f"Method Not Allowed: {m} (this endpoint takes POST only)", b"POST"
+        elif self.stateless is None:
+            message, allow = f"Method Not Allowed: {m} (this endpoint takes GET, POST and DELETE)", b"GET, POST, DELETE"
+        else:
+            modern = self.stateless.table.protocol_version
+            use = {"GET": "opens the stream of", "DELETE": "ends"}.get(m)
+            if use is not None:
+                message = f"Method Not Allowed: {m} without Mcp-Session-Id (a {m} here {use} a session begun by initialize and needs its Mcp-Session-Id; {modern} requests are POSTs)"
+                allow = b"POST"
+            else:
+                message = f"Method Not Allowed: {m} (this endpoint takes POST, and GET and DELETE with the Mcp-Session-Id of a session begun by initialize)"
+                allow = b"GET, POST, DELETE"
+        await _error(send, 405, INVALID_REQUEST, message, extra=[(b"allow", allow)])
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -480,7 +501,7 @@ class McpHttpApp:
     async def _get(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
         sid = headers.get("mcp-session-id")
         if self.on_session is None or (sid is None and self.stateless is not None):
-            await _error(send, 405, INVALID_REQUEST, "Method Not Allowed: this endpoint has no GET stream", extra=[(b"allow", b"POST")])
+            await self._refuse_method(send, "GET")
             return
         if "text/event-stream" not in headers.get("accept", "") and "*/*" not in headers.get("accept", ""):
             await _error(send, 406, INVALID_REQUEST, "Not Acceptable: Accept must list text/event-stream")
@@ -534,7 +555,7 @@ class McpHttpApp:
     async def _delete(self, headers: Mapping[str, str], send: Send) -> None:
         sid = headers.get("mcp-session-id")
         if self.on_session is None or (sid is None and self.stateless is not None):
-            await _error(send, 405, INVALID_REQUEST, "Method Not Allowed: this endpoint has no sessions", extra=[(b"allow", b"POST")])
+            await self._refuse_method(send, "DELETE")
             return
         if sid is None:
             await _error(send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
