@@ -18,8 +18,11 @@ import sys
 import traceback
 from typing import Any
 
+import httpx
+
 from mcpgen_runtime import RequestContext
-from mcpgen_runtime.http_client import HttpClientTransport
+from mcpgen_runtime.auth import ClientRegistration, OAuthClientAuth
+from mcpgen_runtime.http_client import HttpClientTransport, http_client
 
 from .server import older_handshake_tables, revision_module
 
@@ -74,9 +77,89 @@ async def call_all(client: Any, tools: list[Any]) -> None:
         await client.call_tool(name=tool["name"], arguments=args)
 
 
+REDIRECT = "http://localhost:3000/callback"
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
+async def approve(url: str, redirect_uri: str) -> str:
+    """The user-agent step: the authorization endpoint answers with a redirect, whose URL is the answer."""
+    async with httpx.AsyncClient(follow_redirects=False, timeout=20) as http:
+        r = await http.get(url)
+    location = r.headers.get("location")
+    if not location:
+        raise RuntimeError(f"authorization at {url} gave no redirect (HTTP {r.status_code})")
+    return str(httpx.URL(url).join(location))
+
+
+def oauth_for(scenario: str, context: dict[str, Any]) -> OAuthClientAuth:
+    """The authorization each auth scenario asks of the client: only its identity and grant differ."""
+
+    def s(k: str) -> str | None:
+        v = context.get(k)
+        return v if isinstance(v, str) else None
+
+    if scenario == "auth/client-credentials-basic":
+        return OAuthClientAuth(grant="client_credentials", credentials=ClientRegistration(client_id=s("client_id") or "", client_secret=s("client_secret"), token_endpoint_auth_method="client_secret_basic"))
+    if scenario == "auth/client-credentials-jwt":
+        return OAuthClientAuth(
+            grant="client_credentials",
+            credentials=ClientRegistration(client_id=s("client_id") or "", token_endpoint_auth_method="private_key_jwt"),
+            private_key=s("private_key_pem"),
+            private_key_alg=s("signing_algorithm") or "ES256",
+        )
+    if scenario in ("auth/cross-app-access-complete-flow", "auth/enterprise-managed-authorization"):
+
+        async def id_jag(issuer: str, resource: str, metadata: Any) -> str:
+            # RFC 8693 token exchange at the IdP: an ID-JAG for the IdP's ID token
+            form = {
+                "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+                "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                "audience": issuer,
+                "resource": resource,
+                "subject_token": s("idp_id_token") or "",
+                "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+                "client_id": s("idp_client_id") or "",
+            }
+            async with httpx.AsyncClient(timeout=20) as http:
+                r = await http.post(s("idp_token_endpoint") or "", data=form)
+            if r.status_code != 200:
+                raise RuntimeError(f"ID-JAG request: HTTP {r.status_code} {r.text}")
+            token: str = r.json()["access_token"]
+            return token
+
+        return OAuthClientAuth(
+            grant="jwt-bearer",
+            credentials=ClientRegistration(client_id=s("client_id") or "", client_secret=s("client_secret"), token_endpoint_auth_method="client_secret_basic"),
+            offline_access=False,
+            assertion=id_jag,
+        )
+    if scenario == "auth/wif-jwt-bearer":
+
+        async def workload(issuer: str, resource: str, metadata: Any) -> str:
+            return s("valid_jwt") or ""
+
+        return OAuthClientAuth(grant="jwt-bearer", credentials=ClientRegistration(client_id=s("client_id") or "", token_endpoint_auth_method="none"), offline_access=False, assertion=workload)
+    # a localhost redirect: a native application (SEP-837)
+    metadata = {
+        "client_name": "mcpgen-conformance-client",
+        "redirect_uris": [REDIRECT],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "application_type": "native",
+    }
+    if scenario == "auth/pre-registration":
+        return OAuthClientAuth(user_agent=approve, redirect_uri=REDIRECT, client_metadata=metadata, credentials=ClientRegistration(client_id=s("client_id") or "", client_secret=s("client_secret")))
+    return OAuthClientAuth(user_agent=approve, redirect_uri=REDIRECT, client_metadata=metadata, client_metadata_url=CLIENT_METADATA_URL)
+
+
 async def run(url: str, revision: str | None, scenario: str, context: dict[str, Any]) -> None:
     timeout = 60.0 if scenario.startswith("auth/") else 20.0
-    transport = HttpClientTransport(url, max_retries=3)
+    auth = oauth_for(scenario, context) if scenario.startswith("auth/") else None
+    http = http_client(timeout)
+    if auth is not None:
+        http.auth = auth
+    transport = HttpClientTransport(url, client=http, max_retries=3)
     if revision == "2026-07-28":
         mod = revision_module("2026-07-28")
         legacy = [revision_module("2025-11-25").TABLE, *older_handshake_tables("2025-11-25")]
@@ -111,6 +194,9 @@ async def run(url: str, revision: str | None, scenario: str, context: dict[str, 
             await call_all(client, tools)
     finally:
         await client.close()
+        await http.aclose()
+        if auth is not None:
+            await auth.aclose()
 
 
 def main() -> int:
