@@ -28,10 +28,16 @@ test.after(async () => {
   await served?.stop();
 });
 
+/** `mcpgen call …`; killed after 2 minutes (three at once, each starting Node twice over stdio, take
+ * tens of seconds on a loaded runner), which then reads as exit code 1 with the reason in stderr. */
 function call(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 30_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    execFile(process.execPath, [bin, 'call', ...args], { cwd: root, timeout: 120_000 }, (err, stdout, stderr) =>
+      resolve({
+        code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+        stdout,
+        stderr: err?.killed ? `killed after 120 s (${err.signal}); ${stderr}` : stderr,
+      }),
     );
   });
 }
