@@ -24,30 +24,29 @@ for (const m of page.matchAll(/```go\n([\s\S]*?)```/g)) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpgen-guide-go-'));
-try {
-  const go = (...args: string[]) =>
-    execFileSync(goBinary(), args, { cwd: dir, env: goEnv(), encoding: 'utf8', timeout: 300_000 });
-  cpSync(join(here, 'server'), join(dir, 'server'), { recursive: true });
-  cpSync(join(here, 'client'), join(dir, 'client'), { recursive: true });
-  go('mod', 'init', 'example.com/greeter');
-  go('mod', 'edit', `-replace=mcpgen.dev/runtime=${join(root, 'go', 'runtime')}`);
-  execFileSync(
-    process.execPath,
-    [join(root, 'bin', 'mcpgen.js'), 'generate', '--rev', '2025-11-25', '--target', 'go-sdk', '--out', 'mcp'],
-    { cwd: dir, stdio: 'ignore', timeout: 300_000 },
-  );
-  go('mod', 'tidy');
-  go('build', '-o', 'bin/', './server', './client');
-  const out = execFileSync(join(dir, 'bin', 'client'), [join(dir, 'bin', 'server')], { encoding: 'utf8' });
-  assert.deepEqual(out.trim().split('\n'), ['connected to greeter', 'tools: [greet]', 'Hello, Ada!']);
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const go = (...args: string[]) =>
+  execFileSync(goBinary(), args, { cwd: dir, env: goEnv(), encoding: 'utf8', timeout: 300_000 });
+cpSync(join(here, 'server'), join(dir, 'server'), { recursive: true });
+cpSync(join(here, 'client'), join(dir, 'client'), { recursive: true });
+go('mod', 'init', 'example.com/greeter');
+go('mod', 'edit', `-replace=mcpgen.dev/runtime=${join(root, 'go', 'runtime')}`);
+execFileSync(
+  process.execPath,
+  [join(root, 'bin', 'mcpgen.js'), 'generate', '--rev', '2025-11-25', '--target', 'go-sdk', '--out', 'mcp'],
+  { cwd: dir, stdio: 'ignore', timeout: 300_000 },
+);
+go('mod', 'tidy');
+go('build', '-o', 'bin/', './server', './client');
+const server = join(dir, 'bin', 'server');
+const out = execFileSync(join(dir, 'bin', 'client'), [server], { encoding: 'utf8' });
+assert.deepEqual(out.trim().split('\n'), ['connected to greeter', 'tools: [greet]', 'Hello, Ada!']);
 
-  // the generated TypeScript client, with the Go server as its child process
-  const client = new Client({ clientInfo: { name: 'ts-client', version: '1.0.0' } });
-  await client.connect(new StdioClientTransport({ command: join(dir, 'bin', 'server'), args: [] }));
-  const { content } = await client.callTool({ name: 'greet', arguments: { name: 'Grace' } });
-  await client.close();
-  assert.deepEqual(content, [{ type: 'text', text: 'Hello, Grace!' }]);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+// the generated TypeScript client, with the Go server as its child process
+const client = new Client({ clientInfo: { name: 'ts-client', version: '1.0.0' } });
+await client.connect(new StdioClientTransport({ command: server, args: [] }));
+const { content } = await client.callTool({ name: 'greet', arguments: { name: 'Grace' } });
+console.log(content); // [ { type: 'text', text: 'Hello, Grace!' } ]
+await client.close();
+assert.deepEqual(content, [{ type: 'text', text: 'Hello, Grace!' }]);
 console.log('ok go');
