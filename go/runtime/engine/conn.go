@@ -54,7 +54,10 @@ type Conn struct {
 	closed  bool
 	err     error
 	done    chan struct{}
-	// idle is closed when the last request being served ends while draining (nil otherwise).
+	// sending counts the answers sent asynchronously (refusals) and not yet written.
+	sending int
+	// idle is closed when the last request being served ends, and the last answer sent
+	// asynchronously is written, while draining (nil otherwise).
 	idle chan struct{}
 }
 
@@ -144,7 +147,7 @@ func (c *Conn) Close(err error) {
 
 // Drain ends the connection once what it serves is answered: requests sent and unanswered fail
 // at once (no answer can come), the requests being served have up to grace to finish (their
-// responses still go out), then Close(err). For a peer whose input ended while its output is
+// responses still go out, as do the refusals of invalid messages read before), then Close(err). For a peer whose input ended while its output is
 // still open (a stdio server whose stdin closed). It returns when the connection is closed.
 func (c *Conn) Drain(err error, grace time.Duration) {
 	c.mu.Lock()
@@ -155,7 +158,7 @@ func (c *Conn) Drain(err error, grace time.Duration) {
 	pending := c.pending
 	c.pending = map[jsonrpc.ID]*call{}
 	var idle chan struct{}
-	if len(c.inbound) > 0 && grace > 0 {
+	if (len(c.inbound) > 0 || c.sending > 0) && grace > 0 {
 		idle = make(chan struct{})
 		c.idle = idle
 	}
@@ -285,7 +288,7 @@ func (c *Conn) serve(ctx context.Context, req *Request) {
 		if c.inbound[req.ID] == req {
 			delete(c.inbound, req.ID)
 		}
-		if c.idle != nil && len(c.inbound) == 0 {
+		if c.idle != nil && len(c.inbound) == 0 && c.sending == 0 {
 			close(c.idle)
 			c.idle = nil
 		}
@@ -379,7 +382,19 @@ func (c *Conn) sendAsync(ch Channel, msg []byte) {
 	if ch == nil {
 		return
 	}
-	go func() { _ = ch.Send(msg, true) }()
+	c.mu.Lock()
+	c.sending++
+	c.mu.Unlock()
+	go func() {
+		_ = ch.Send(msg, true)
+		c.mu.Lock()
+		c.sending--
+		if c.idle != nil && len(c.inbound) == 0 && c.sending == 0 {
+			close(c.idle)
+			c.idle = nil
+		}
+		c.mu.Unlock()
+	}()
 }
 
 type noHandler struct{}
