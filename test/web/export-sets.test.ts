@@ -213,6 +213,7 @@ const WEB = [
   'RequestStateSealer',
   'RequestTimeoutError',
   'Requester',
+  'RetryOptions',
   'RpcError',
   'SchemaEngine',
   'ServerDescription',
