@@ -5,7 +5,8 @@
  * one compiler run: every example decodes and re-encodes to equal JSON; every input of the
  * differential test gets the schema's verdict; every schema-derived mutation is refused with a
  * DecodeException naming the mutated path; serve's answers decode through the method map as the
- * result they are.
+ * result they are; Json.decodeFromString and encodeToString read and write a server-everything
+ * tools/list through the generated serializers; the encoder refuses what the decoder refuses.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import {
   kotlinPackageName,
   kotlinProjectName,
 } from '../../../generator/emit/kotlin/bindings.js';
+import { everythingTranscript } from './differential.js';
 import { type KotlinToolchain, kotlinToolchain } from './kotlin-toolchain.js';
 import { REVISIONS, loadModel, requireCommand, writeTemp, type Case, type MethodCase, type Result } from './own.js';
 import { corpusTests, issueCasesTest } from './own-suite.js';
@@ -50,12 +52,15 @@ async function build(): Promise<string> {
   const files = new Map<string, string>();
   for (const revision of REVISIONS) {
     for (const [path, text] of emitKotlin(loadModel(revision))) files.set(`${revision}/${path}`, text);
-    files.set(
-      `${revision}/test/RoundTrip.kt`,
-      readFileSync(join(HERE, 'RoundTrip.kt'), 'utf8')
-        .replace(/\bmcpbinding\b/g, kotlinPackageName(revision))
-        .replace(/\bREVISION_ID\b/g, revisionId(revision)),
-    );
+    // Features.kt is written against 2025-11-25 (its own test); RoundTrip.kt against both
+    const programs = revision === '2025-11-25' ? ['RoundTrip.kt', 'Features.kt'] : ['RoundTrip.kt'];
+    for (const program of programs)
+      files.set(
+        `${revision}/test/${program}`,
+        readFileSync(join(HERE, program), 'utf8')
+          .replace(/\bmcpbinding\b/g, kotlinPackageName(revision))
+          .replace(/\bREVISION_ID\b/g, revisionId(revision)),
+      );
   }
   const dir = writeTemp('kotlin', files);
   const sources: string[] = [];
@@ -120,6 +125,37 @@ test('java is installed (the Kotlin compiler and the programs run on it)', () =>
 corpusTests({ language: 'kotlin', runCases });
 
 issueCasesTest("kotlin: the issue's cases are refused with a DecodeException naming the member", runCases);
+
+test('kotlin: Json.decodeFromString and encodeToString go through the validating decoder and the checked encoder; the encoder refuses what the decoder refuses', async () => {
+  const lines = await everythingTranscript();
+  const toolsList = lines.find((l) => (JSON.parse(l) as { id?: number }).id === 2)!;
+  const dir = await build();
+  writeFileSync(join(dir, 'run-tools.json'), toolsList);
+  const r = run(
+    [
+      'java',
+      '-cp',
+      ['classes', ...toolchain!.libraries].join(':'),
+      `mcptest.${revisionId('2025-11-25')}.FeaturesKt`,
+      join(dir, 'run-tools.json'),
+    ],
+    dir,
+  );
+  assert.is(r.status, 0, r.stderr.slice(0, 3000));
+  const out = JSON.parse(r.stdout) as Record<string, unknown>;
+  const result = (JSON.parse(toolsList) as { result: { tools: Array<{ name: string }> } }).result;
+  assert.equal(
+    out.tools,
+    result.tools.map((t) => t.name),
+  );
+  assert.equal(JSON.parse(out.written as string), result);
+  assert.is(out.readRefusal, 'tools[0].inputSchema.type: expected "object", got "array"');
+  assert.equal(out.encodeRefusals, [
+    'content[0].annotations.priority: must be <= 1',
+    'level: expected one of "alert", "critical", "debug", "emergency", "error", "info", "notice", "warning", got "verbose"',
+  ]);
+  assert.equal(out.explicitNull, { code: -32000, message: 'failed', data: null });
+});
 
 test('kotlin: build.gradle.kts names Kotlin, the serialization plugin and kotlinx-serialization-json; the package is the revision', () => {
   for (const revision of REVISIONS) {
