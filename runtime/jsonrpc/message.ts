@@ -395,16 +395,15 @@ export function errorResponse(
 }
 
 /**
- * `-32700 Parse error` with `id: null`: the answer to a frame that is not JSON (JSON-RPC 2.0 §5:
- * an id that could not be detected because of a parse error MUST be Null). The same shape on
- * every transport: `{ jsonrpc: '2.0', id: null, error: { code: -32700, message } }`.
+ * `-32700 Parse error` with no `id`: the answer to a frame that is not JSON. The error-id rule of
+ * every transport: an error answering a request whose id is unknown or unreadable carries no
+ * `id` member, the form the MCP schema gives it (2025-11-25 `JSONRPCErrorResponse.id?:
+ * RequestId`, never null); JSON-RPC 2.0 §5's `"id": null` is not a valid MCP message (the
+ * official TypeScript SDK's schema refuses it). A received error with `id: null` is read as one with no id.
+ * docs/findings.md records the choice. Shape: `{ jsonrpc: '2.0', error: { code: -32700, message } }`.
  */
 export function parseErrorResponse(detail?: string): JSONRPCErrorResponse {
-  return {
-    jsonrpc: '2.0',
-    id: null,
-    error: { code: ErrorCode.ParseError, message: detail ? `Parse error: ${detail}` : 'Parse error' },
-  };
+  return errorResponse(undefined, ErrorCode.ParseError, detail ? `Parse error: ${detail}` : 'Parse error');
 }
 
 /**

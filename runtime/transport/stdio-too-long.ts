@@ -3,7 +3,7 @@
  * tell (../jsonrpc/peek.ts): a request whose `id` can be read gets `-32000` "Payload Too Large"
  * with that id (the code and wording of the HTTP transports' 413 refusal); a response whose `id`
  * can be read fails the pending request with {@link MessageTooLargeError}; anything else gets the
- * same error with `id: null` where parse errors are answered. A response is never answered.
+ * same error with no `id` where parse errors are answered. A response is never answered.
  * Loaded by the first over-long line of the process.
  */
 import type { FrameError } from '../codec/ndjson.js';
@@ -42,10 +42,6 @@ export function answerTooLong(
   if (peek.method && id !== undefined) {
     write(errorResponse(id, refusal.code, refusal.message, refusal.data)).catch(() => undefined);
   } else if (answerParseErrors) {
-    write({
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: ErrorCode.ServerError, message: refusal.message, data: refusal.data },
-    }).catch(() => undefined);
+    write(errorResponse(undefined, ErrorCode.ServerError, refusal.message, refusal.data)).catch(() => undefined);
   }
 }

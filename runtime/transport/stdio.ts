@@ -8,14 +8,14 @@
  *   streams), and writes nothing but messages.
  *
  * Both answer what the peer engine must never see: a line that is not JSON gets `-32700` with
- * `id: null` (server side by default; a client only reports it), an invalid request gets `-32600`
+ * no `id` (server side by default; a client only reports it), an invalid request gets `-32600`
  * (see `classify` in `../jsonrpc/message.ts`). A line over `maxLineBytes` is dropped unread (only its
  * first and last 4 KiB are kept) and answered from what its two ends tell (`peekMessage`): a
  * request whose `id` can be read gets `-32000` "Payload Too Large" with that id (the code and
  * wording of the HTTP transports' 413 refusal) on either side; a response whose `id` can be read
  * fails the pending request with `MessageTooLargeError` (./stdio-too-long.ts, loaded on the first
  * such line); anything else gets the same error
- * with `id: null` where parse errors are answered. Both report these via `onError` and keep reading. A
+ * with no `id` where parse errors are answered. Both report these via `onError` and keep reading. A
  * stream that ends inside a frame closes the transport with a `truncated` FrameError. A peer is
  * bounded: `maxInvalidLines` lines in a row that are not messages close the connection with
  * {@link NotJsonRpcError} (client default 1000), and more than `maxQueuedBytes` of frames

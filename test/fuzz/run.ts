@@ -189,6 +189,9 @@ function checkAnswer(
   if (a.key === undefined || a.key === null) {
     idless.n++;
     if (a.isResult) out.push({ kind: 'wrong', category: 'wrong: result without id', detail: '' });
+    // the error-id rule (runtime/jsonrpc/message.ts, docs/findings.md): an unknown id is no id member, never null
+    else if (a.key === null)
+      out.push({ kind: 'wrong', category: 'wrong: error with id null', detail: `code ${a.code}` });
     return out;
   }
   let key = a.key;

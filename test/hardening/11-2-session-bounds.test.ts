@@ -48,7 +48,7 @@ test('an idle session expires: 404 on POST, GET and DELETE, and the sweep drops 
     const res = await post(srv.url, req(3, 'ping'), S(a));
     const body = (await res.json()) as { id: unknown; error: { code: number } };
     assert.is(res.status, 404);
-    assert.is(body.id, null);
+    assert.not.ok('id' in body, 'no id member');
     assert.is(body.error.code, -32000);
     const get = await fetch(srv.url, { headers: { Accept: 'text/event-stream', ...S(b) } });
     await get.text();
@@ -157,7 +157,7 @@ test('at the cap an initialize evicts the least recently used idle session; with
     assert.is(refused.status, 503);
     assert.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After given');
     assert.is(refused.headers.get('mcp-session-id'), null, 'no session made');
-    assert.is(body.id, null);
+    assert.not.ok('id' in body, 'no id member');
     assert.is(body.error.code, -32000);
     assert.match(body.error.message, /session limit/);
     assert.is(srv.handler.sessions.size, 3);

@@ -43,7 +43,7 @@ function checkMixed(responses: unknown[], base: number): void {
   assert.is(echo.length, 1);
   assert.equal((echo[0].result as Json).content, [{ type: 'text', text: 'in a batch' }]);
   assert.equal(byId(base + 2).map(code), [-32600]);
-  assert.equal(all.filter((m) => m.id === null || m.id === undefined).map(code), [-32600]);
+  assert.equal(all.filter((m) => !('id' in m)).map(code), [-32600]);
 }
 
 for (const rev of HANDSHAKE_REVS) {
@@ -59,7 +59,7 @@ for (const rev of HANDSHAKE_REVS) {
       } else {
         assert.ok(isObj(answer), JSON.stringify(answer));
         assert.is(code(answer as Json), -32600);
-        assert.ok((answer as Json).id === undefined || (answer as Json).id === null);
+        assert.not.ok('id' in (answer as Json), 'no id member (the error-id rule)');
       }
       // notifications only: nothing where batches exist, one -32600 where not; the ping after it is answered
       wire.writeLine(

@@ -71,7 +71,7 @@ const invalidRequest = (r: Awaited<ReturnType<typeof postRaw>>, what: string) =>
   assert.ok(r !== 'hang', `${what}: the POST must end`);
   assert.is(r.status, 400, `${what}: ${JSON.stringify(r.body)}`);
   assert.is(r.body.error.code, -32600, what);
-  assert.is(r.body.id, null, what);
+  assert.not.ok('id' in r.body, `${what}: no id member (the error-id rule)`);
 };
 
 for (const reply of ['json', 'sse']) {

@@ -154,10 +154,10 @@ export async function rawRequest(port: number, r: RawRequest): Promise<RawRespon
   }
 }
 
-/** The JSON-RPC error of a refusal body (`{ jsonrpc, id: null, error }`), checked for shape. */
+/** The JSON-RPC error of a refusal body (`{ jsonrpc, error }`, no `id`: none was read), checked for shape. */
 export function refusalError(res: RawResponse): { code: number; message: string } {
   const body = JSON.parse(res.body) as { jsonrpc?: unknown; id?: unknown; error?: { code: number; message: string } };
-  if (body.jsonrpc !== '2.0' || body.id !== null || typeof body.error?.code !== 'number')
+  if (body.jsonrpc !== '2.0' || 'id' in body || typeof body.error?.code !== 'number')
     throw new Error(`not a JSON-RPC refusal: ${res.body}`);
   return body.error;
 }

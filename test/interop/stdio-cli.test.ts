@@ -1,6 +1,6 @@
 /**
  * `mcpgen serve --stdio` and `mcpgen call --stdio` as processes on real pipes: the exact
- * `-32700` reply to a line that is not JSON (JSON-RPC 2.0 §5: `id: null`), and a clean one-line
+ * `-32700` reply to a line that is not JSON (no `id`: the error-id rule of runtime/jsonrpc/message.ts), and a clean one-line
  * error when the server command dies before or while the client writes to it.
  */
 import { test } from 'uvu';
@@ -23,9 +23,9 @@ test('serve --stdio: a line that is not JSON gets exactly one -32700 reply with 
   const lines = out.split('\n');
   assert.match(
     lines[0],
-    /^\{"jsonrpc":"2\.0","id":null,"error":\{"code":-32700,"message":"Parse error: line is not JSON[^\n]*"\}\}$/,
+    /^\{"jsonrpc":"2\.0","error":\{"code":-32700,"message":"Parse error: line is not JSON[^\n]*"\}\}$/,
   );
-  assert.equal(Object.keys(JSON.parse(lines[0])), ['jsonrpc', 'id', 'error']);
+  assert.equal(Object.keys(JSON.parse(lines[0])), ['jsonrpc', 'error']);
   assert.is(lines[1], '{"jsonrpc":"2.0","id":1,"result":{}}');
 });
 

@@ -272,7 +272,6 @@ test('Redis stopped: 503 and JSON-RPC errors, no crash; restarted: the processes
     assert.ok(r.headers.get('retry-after'));
     assert.equal(await r.json(), {
       jsonrpc: '2.0',
-      id: null,
       error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached' },
     });
     const fresh = new TestSession(proxy.url);
@@ -285,7 +284,6 @@ test('Redis stopped: 503 and JSON-RPC errors, no crash; restarted: the processes
     assert.is(init.status, 503);
     assert.equal(init.response, {
       jsonrpc: '2.0',
-      id: null,
       error: { code: -32000, message: 'Service Unavailable: the session store cannot be reached' },
     });
   }

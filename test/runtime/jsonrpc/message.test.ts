@@ -101,7 +101,8 @@ test('batches, scalars and empty objects get -32600 with no id', () => {
 });
 
 test('builders: parse error has no id; error data only when given; ids count from 0', () => {
-  assert.equal(parseErrorResponse(), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+  assert.equal(parseErrorResponse(), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } });
+  assert.not.ok('id' in parseErrorResponse('x'), 'no id member: the MCP schema form, never null');
   assert.equal(errorResponse('a', -32601, 'Method not found'), {
     jsonrpc: '2.0',
     id: 'a',

@@ -255,9 +255,8 @@ test('005 stdio: UTF-8 split anywhere reaches the server intact; a bad byte gets
   await s.exited;
   const byId = new Map(s.out.map((m) => [m.id, m]));
   assert.is(byId.get(3)!.result.content[0].text, text);
-  assert.equal(byId.get(null), {
+  assert.equal(byId.get(undefined), {
     jsonrpc: '2.0',
-    id: null,
     error: { code: -32700, message: 'Parse error: line is not valid UTF-8' },
   });
   assert.equal(byId.get(5), { jsonrpc: '2.0', id: 5, result: {} });
@@ -544,7 +543,7 @@ test('stdio server: random bytes on stdin never crash it; parse errors are answe
   );
 });
 
-test('stdio server: an over-long line without a readable id gets one -32000 with id null and the server recovers at the next newline', async () => {
+test('stdio server: an over-long line without a readable id gets one -32000 with no id and the server recovers at the next newline', async () => {
   const input = new PassThrough();
   const output = new PassThrough();
   const out: Msg[] = [];
@@ -570,7 +569,7 @@ test('stdio server: an over-long line without a readable id gets one -32000 with
     out[0].error.message,
     /^Payload Too Large: a message \(2500 bytes\) exceeds the line limit of 100 bytes/,
   );
-  assert.is(out[0].id, null);
+  assert.not.ok('id' in out[0], 'no id member');
   assert.equal(out[1], { jsonrpc: '2.0', id: 1, result: {} });
   assert.equal(
     errors.map((e) => (e as FrameError).kind),

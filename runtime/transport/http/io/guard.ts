@@ -12,7 +12,7 @@
  * head checks (protocol version, session) follow; then the body is read, within `maxBodyBytes`
  * (413) and `bodyTimeoutMs` (408).
  *
- * Every refusal is a JSON-RPC error response with `id: null` (no request was read) and code
+ * Every refusal is a JSON-RPC error response with no `id` (no request was read) and code
  * -32000; how it is delivered while the client may still be sending is in ./node.ts
  * ({@link respondNode}).
  */
@@ -199,9 +199,9 @@ export class RequestGuard {
 export type { BodyFailure } from './types.js';
 import type { BodyFailure } from './types.js';
 
-/** The JSON text of a refusal: `{"jsonrpc":"2.0","id":null,"error":{code,message}}`. */
+/** The JSON text of a refusal: `{"jsonrpc":"2.0","error":{code,message}}` (no `id`: none was read). */
 export function refusalBody(r: HttpRefusal): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: r.code, message: r.message } });
+  return JSON.stringify({ jsonrpc: '2.0', error: { code: r.code, message: r.message } });
 }
 
 /** The response headers of a refusal (JSON, plus its own). */

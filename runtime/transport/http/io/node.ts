@@ -476,7 +476,7 @@ function clientErrorAnswer(code: string | undefined): [number, string] {
  * 2^64, a malformed header line or chunk, a head over `maxHeaderSize`, a head that did not arrive
  * within `requestTimeout`) is answered as node:http does by default (400; 431 for a head too
  * large, 413 for chunk extensions, 408 for a timeout; `Connection: close`, then the connection is
- * closed), but with a JSON-RPC error body (`-32600`, `id: null`) saying what was wrong instead of
+ * closed), but with a JSON-RPC error body (`-32600`, no `id`) saying what was wrong instead of
  * none. Nothing is written when a response already began on that connection, or it is no longer
  * writable (a reset: `ECONNRESET`); the connection is then only closed.
  */
@@ -484,7 +484,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const [status, message] = clientErrorAnswer(error.code);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } });
+    const body = JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message } });
     // (not node:http's STATUS_CODES: a value import of node:http would break the web bundles
     // this module is part of; these are the four statuses answered here)
     const reason =

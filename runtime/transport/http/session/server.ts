@@ -24,7 +24,7 @@
  *   `shared` stores, the same for the deployment's cap (`SessionStore.makeRoom`).
  * A GET ends the connection its stream had before (one connection per stream).
  * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
- * Error bodies are JSON-RPC error responses with `id: null`.
+ * Error bodies are JSON-RPC error responses with no `id` (none was read).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MemoryEventStore, type EventStore } from './event-store.js';
@@ -38,7 +38,7 @@ import { authorizedBy } from '../io/types.js';
 import { principalId } from '../../../auth/principal.js';
 import type { AuthInfo } from '../../../jsonrpc/transport.js';
 import { errorBody, HttpServerSession, type ReplyMode, type SessionSettings } from './session.js';
-import { exactIds, isRequestId } from '../../../jsonrpc/message.js';
+import { errorResponse, exactIds, isRequestId } from '../../../jsonrpc/message.js';
 import { MemorySessionRegistry, type SessionRegistry } from './registry.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 
@@ -455,12 +455,9 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
         if (!why) valid.push(entry as JSONRPCMessage);
         // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
         else if (!(isObject(entry) && !('method' in entry) && ('result' in entry || 'error' in entry))) {
-          const id = isObject(entry) && isRequestId(entry.id) ? entry.id : null;
-          errors.push({
-            jsonrpc: '2.0',
-            id,
-            error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` },
-          });
+          // no id member when none can be read (the error-id rule of ../../../jsonrpc/message.ts)
+          const id = isObject(entry) && isRequestId(entry.id) ? entry.id : undefined;
+          errors.push(errorResponse(id, ErrorCode.InvalidRequest, `Invalid Request: ${why}`));
         }
       }
       return session.acceptBatch(

@@ -92,9 +92,9 @@ type Id = string | number | bigint;
 // (a number id counts up on most clients: its text made outside the number-to-string cache)
 const idKey = (id: Id): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
-/** A JSON-RPC error body with `id: null`, for HTTP-level rejections. */
+/** A JSON-RPC error body with no `id` (no request was read: the error-id rule of ../../../jsonrpc/message.ts), for HTTP-level rejections. */
 export function errorBody(code: number, message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+  return JSON.stringify({ jsonrpc: '2.0', error: { code, message } });
 }
 
 /**

@@ -11,8 +11,8 @@
  * to the engine. Sending `notifications/cancelled` for a request in flight closes that request's
  * response stream instead of posting (the cancellation of this transport).
  *
- * HTTP errors: a JSON-RPC error in the body is delivered as the request's answer (an `id: null`
- * one gets the request's id). Anything else (no body, not JSON-RPC) fails the request with
+ * HTTP errors: a JSON-RPC error in the body is delivered as the request's answer (one without an `id`,
+ * or with `id: null`, gets the request's id). Anything else (no body, not JSON-RPC) fails the request with
  * HttpStatusError: the sign of a server without the stateless endpoint (Backward
  * Compatibility), on which ClientSession falls back to `initialize`.
  *

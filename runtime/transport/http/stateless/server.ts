@@ -128,10 +128,11 @@ export function statusOfError(code: unknown): number {
   return 200;
 }
 
+/** An error response's JSON; `id` null (none could be read) writes no `id` member (the error-id rule of ../../../jsonrpc/message.ts). */
 function errorJson(id: Id | null, e: RpcError): string {
   const error: Obj = { code: e.code, message: e.message };
   if (e.data !== undefined) error.data = e.data;
-  return serializeMessage({ jsonrpc: '2.0', id, error });
+  return serializeMessage(id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error });
 }
 
 interface Stream {
