@@ -92,6 +92,8 @@ Usage:
                 [--auth [--auth-client-id ID] [--auth-scope "a b"]]
   mcpgen tools --stdio "<command>"|--url <url> --out <file> [--check] [--rev <id>] [--timeout MS]
   mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]
+  mcpgen init <dir> [--rev <id>] [--stdio | --http] [--client] [--runtime <npm spec>] [--mcpgen <npm spec>]
+              [--spec-dir DIR]
   mcpgen --help | -h        mcpgen --version | -v
 
 generate   Writes generated/<rev>/ for each revision: model.json, types.gen.ts, validators.gen.js
@@ -181,6 +183,12 @@ pack       Builds the npm package of a revision (@mcpgen/mcp-<rev>, version <mcp
            ./tasks, ./input-required, ./subscriptions, ./cache); writes <name>-<version>.tgz into
            --out (default: .). Prints a line per revision and step (ingest, generate, entries,
            compile, tarball) as it ends.
+init       Writes a quickstart project into <dir> (new or empty): package.json, mcpgen.config.json
+           and mcpgen.lock.json (the revision, default 2025-11-25, out src/mcp), tsconfig.json,
+           the generated code in src/mcp/<rev>/, src/server.ts (one typed tool, greet, over
+           stdio or with --http Streamable HTTP on $PORT) and its test, with --client
+           src/client.ts and its test, a README. --runtime and --mcpgen are the dependency specs
+           package.json gets (default ^<version>; file:<tarball> before the packages are on npm).
 
 Project: generate, list, pull, pin, diff, check and pack read mcpgen.config.json in the working
 folder (or --config FILE: revisions, out, targets, runtimeImport, inputs.{specDir, cacheDir,
@@ -792,6 +800,7 @@ export const COMMANDS: Record<string, (args: string[], io: Io, ctx: Context) => 
   call: cmdCall,
   tools: async (args, io) => (await import('./commands/tools.js')).cmdTools(args, io),
   pack: async (args, io, ctx) => (await import('./pack.js')).cmdPack(args, io, ctx.project()),
+  init: async (args, io) => (await import('./commands/init.js')).cmdInit(args, io),
 };
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {

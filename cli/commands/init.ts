@@ -1,0 +1,395 @@
+/**
+ * `mcpgen init <dir>`: a quickstart project that runs as written. It writes
+ *
+ * - `package.json` (ES modules; scripts generate, check, build, start, test; the runtime as a
+ *   dependency, mcpgen, TypeScript and @types/node as dev dependencies),
+ * - `mcpgen.config.json` (the revision, `out: src/mcp`) and `mcpgen.lock.json` (the revision's pin),
+ * - `tsconfig.json` (nodenext, strict),
+ * - `src/mcp/<rev>/`: the generated code (what `mcpgen generate` writes for the config),
+ * - `src/server.ts`: a server with one typed tool (`greet`), over stdio (default) or Streamable
+ *   HTTP (`--http`: sessions for a handshake revision, the stateless endpoint for 2026-07-28 and
+ *   the draft), and `src/server.test.ts`, its test (node:test, a generated Client over a memory pair),
+ * - with `--client`: `src/client.ts` (connects to the server, lists its tools, calls `greet`) and
+ *   `src/client.test.ts`,
+ * - `README.md`: ten lines saying how to install, build, test and run it.
+ *
+ *   mcpgen init <dir> [--rev <id>] [--stdio | --http] [--client]
+ *                     [--runtime <npm spec>] [--mcpgen <npm spec>] [--spec-dir DIR]
+ *
+ * `--runtime` and `--mcpgen` are the dependency specs written into package.json (default
+ * `^<this mcpgen's version>`; a `file:` path to a tarball before the packages are on the npm
+ * registry). `<dir>` must not exist or be empty. Usage errors exit 2, an input error (no inputs
+ * for the revision) 3, as for `generate`.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MCPGEN_VERSION } from '../../generator/emit/common.js';
+import { loadPins } from '../../schema/resolve.js';
+import { UsageError, parseFlags } from '../inputs.js';
+import { writeLock } from '../lock.js';
+
+/** `init`'s flags: its one flag table (see the module comment). */
+export const INIT_FLAGS = {
+  rev: { type: 'string', description: 'the spec revision (default 2025-11-25)' },
+  stdio: { type: 'boolean', description: 'the server speaks stdio (the default)' },
+  http: { type: 'boolean', description: 'the server speaks Streamable HTTP on $PORT (default 3000)' },
+  client: { type: 'boolean', description: 'add a client (src/client.ts) and its test' },
+  runtime: { type: 'string', description: 'npm spec of @mcpgen/runtime in package.json (default ^VERSION)' },
+  mcpgen: { type: 'string', description: 'npm spec of mcpgen in package.json (default ^VERSION)' },
+  'spec-dir': { type: 'string', description: 'where the revision inputs are (else $MCP_SPEC_DIR, then the cache)' },
+} as const;
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The versions of TypeScript and @types/node this mcpgen is built and tested with. */
+function toolVersions(): { typescript: string; types: string } {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  return {
+    typescript: pkg.dependencies.typescript ?? pkg.devDependencies.typescript,
+    types: pkg.devDependencies['@types/node'],
+  };
+}
+
+/** What `init` makes. */
+export interface InitOptions {
+  rev: string;
+  transport: 'stdio' | 'http';
+  client: boolean;
+  runtimeSpec: string;
+  mcpgenSpec: string;
+}
+
+/** Whether the revision is stateless (no initialize; 2026-07-28 and the draft). */
+function isStateless(rev: string): boolean {
+  return rev === 'draft' || rev >= '2026';
+}
+
+/** An npm package name from a folder name: lower case, `[a-z0-9._-]`, not starting with `.` or `_`. */
+export function packageName(dir: string): string {
+  const name = basename(resolve(dir))
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+/, '');
+  return name || 'mcp-server';
+}
+
+/** The project's files but the generated code and the lock: path → text. */
+export function projectFiles(dir: string, o: InitOptions): Map<string, string> {
+  const name = packageName(dir);
+  const tools = toolVersions();
+  const mcp = `./mcp/${o.rev}/index.js`;
+  const stateless = isStateless(o.rev);
+  const files = new Map<string, string>();
+  const tests = ['dist/server.test.js', ...(o.client ? ['dist/client.test.js'] : [])];
+  files.set(
+    'package.json',
+    `${JSON.stringify(
+      {
+        name,
+        version: '0.1.0',
+        private: true,
+        type: 'module',
+        engines: { node: '^20.6.0 || ^22.0.0 || >=24.0.0' },
+        scripts: {
+          generate: 'mcpgen generate',
+          check: 'mcpgen check',
+          build: 'tsc -p .',
+          start: 'node dist/server.js',
+          ...(o.client ? { client: 'node dist/client.js' } : {}),
+          test: `tsc -p . && node --test ${tests.join(' ')}`,
+        },
+        dependencies: { '@mcpgen/runtime': o.runtimeSpec },
+        devDependencies: { '@types/node': tools.types, mcpgen: o.mcpgenSpec, typescript: tools.typescript },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  files.set(
+    'mcpgen.config.json',
+    `${JSON.stringify(
+      { $schema: './node_modules/mcpgen/schema/config.schema.json', revisions: [o.rev], out: 'src/mcp' },
+      null,
+      2,
+    )}\n`,
+  );
+  files.set(
+    'tsconfig.json',
+    `${JSON.stringify(
+      {
+        compilerOptions: {
+          module: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          types: ['node'],
+          allowJs: true,
+          skipLibCheck: true,
+          rootDir: 'src',
+          outDir: 'dist',
+        },
+        include: ['src'],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  files.set('.gitignore', 'node_modules/\ndist/\n');
+
+  const serverImports = [`import { Server, table, type Protocol } from '${mcp}';`];
+  serverImports.push(`import { ServerFeatures } from '@mcpgen/runtime/features';`);
+  let serve: string;
+  if (o.transport === 'stdio') {
+    serverImports.push(`import { StdioServerTransport } from '@mcpgen/runtime/stdio';`);
+    serve = `/** Serves over stdin/stdout: log to stderr, stdout carries only messages. */
+export async function main(): Promise<void> {
+  await createServer().connect(new StdioServerTransport());
+}`;
+  } else if (!stateless) {
+    serverImports.unshift(`import { createServer as createHttpServer } from 'node:http';`);
+    serverImports.push(`import { createStreamableHttpHandler } from '@mcpgen/runtime/http';`);
+    serve = `/** Serves Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000; 0: any free port): a Server per session. */
+export async function main(): Promise<void> {
+  const http = createHttpServer(
+    createStreamableHttpHandler({ tables: [table], onSession: (transport) => createServer().connect(transport) }),
+  );
+  http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+    const address = http.address();
+    console.log(\`listening on http://127.0.0.1:\${typeof address === 'object' && address ? address.port : ''}/mcp\`);
+  });
+}`;
+  } else {
+    serverImports.unshift(`import { createServer as createHttpServer } from 'node:http';`);
+    serverImports.push(`import { createStatelessHttpHandler } from '@mcpgen/runtime/http/stateless';`);
+    serve = `/** Serves stateless Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000; 0: any free port): one Server for every request. */
+export async function main(): Promise<void> {
+  const features = tools();
+  const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (name) => features.inputSchema(name) });
+  await createServer(features).connect(handler.transport);
+  const http = createHttpServer(handler);
+  http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+    const address = http.address();
+    console.log(\`listening on http://127.0.0.1:\${typeof address === 'object' && address ? address.port : ''}/mcp\`);
+  });
+}`;
+  }
+  files.set(
+    'src/server.ts',
+    `// ${name}: an MCP server (${o.rev}) with one typed tool, over ${o.transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}.
+import { pathToFileURL } from 'node:url';
+${serverImports.join('\n')}
+
+/** The server's tools. Add yours here: arguments are typed from inputSchema. */
+export function tools(): ServerFeatures<Protocol> {
+  const features = new ServerFeatures<Protocol>();
+  features.tool({
+    name: 'greet',
+    description: 'Says hello to someone',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    handler: ({ name }) => ({ content: [{ type: 'text', text: \`Hello, \${name}!\` }] }),
+  });
+  return features;
+}
+
+/** A Server answering with {@link tools}. */
+export function createServer(features = tools()): Server {
+  return new Server({
+    serverInfo: { name: '${name}', version: '0.1.0' },
+    capabilities: features.capabilities(),
+    handlers: features.handlers({ table }),
+  });
+}
+
+${serve}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+`,
+  );
+  files.set(
+    'src/server.test.ts',
+    `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createMemoryPair } from '@mcpgen/runtime/memory';
+import { Client } from '${mcp}';
+import { createServer } from './server.js';
+
+test('greet answers with a greeting; arguments its schema refuses are a tool error', async () => {
+  const [clientSide, serverSide] = createMemoryPair();
+  await createServer().connect(serverSide);
+  const client = new Client({ clientInfo: { name: 'test', version: '0.1.0' } });
+  await client.connect(clientSide);
+  const { tools } = await client.listTools({});
+  assert.deepEqual(tools.map((t) => t.name), ['greet']);
+  const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+  assert.deepEqual(result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
+  const refused = await client.callTool({ name: 'greet', arguments: { name: 42 } });
+  assert.equal(refused.isError, true);
+  await client.close();
+});
+`,
+  );
+
+  if (o.client) {
+    const transportImport =
+      o.transport === 'stdio'
+        ? `import { StdioClientTransport } from '@mcpgen/runtime/stdio';`
+        : stateless
+          ? `import { StatelessHttpClientTransport } from '@mcpgen/runtime/http/stateless';`
+          : `import { HttpClientTransport } from '@mcpgen/runtime/http';`;
+    const transport =
+      o.transport === 'stdio'
+        ? `new StdioClientTransport({ command: process.execPath, args: [fileURLToPath(new URL('./server.js', import.meta.url))] })`
+        : stateless
+          ? 'new StatelessHttpClientTransport({ url: target })'
+          : 'new HttpClientTransport({ url: target })';
+    files.set(
+      'src/client.ts',
+      `// ${name}: an MCP client (${o.rev}) that lists the server's tools and calls greet.
+import { fileURLToPath, pathToFileURL } from 'node:url';
+${transportImport}
+import { Client } from '${mcp}';
+
+/** Connects${o.transport === 'stdio' ? ' to the server (started as a child process)' : ' to the server at `target`'}, lists its tools and calls greet when it has it; returns what it printed. */
+export async function run(${o.transport === 'stdio' ? '' : 'target: string'}): Promise<string[]> {
+  const lines: string[] = [];
+  const client = new Client({ clientInfo: { name: '${name}-client', version: '0.1.0' } });
+  const server = await client.connect(${transport});
+  try {
+    // a client asks only for what the server declared
+    if (!server.capabilities.tools) return [\`\${server.serverInfo?.name ?? 'the server'} has no tools\`];
+    const { tools } = await client.listTools({});
+    lines.push(\`tools: \${tools.map((t) => t.name).join(', ')}\`);
+    if (tools.some((t) => t.name === 'greet')) {
+      const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+      for (const c of result.content) if (c.type === 'text') lines.push(c.text);
+    }
+  } finally {
+    await client.close();
+  }
+  return lines;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  for (const line of await run(${o.transport === 'stdio' ? '' : "process.argv[2] ?? 'http://127.0.0.1:3000/mcp'"})) console.log(line);
+`,
+    );
+    const start =
+      o.transport === 'stdio'
+        ? ''
+        : `import { once } from 'node:events';
+import { spawn } from 'node:child_process';
+`;
+    const body =
+      o.transport === 'stdio'
+        ? `  assert.deepEqual(await run(), ['tools: greet', 'Hello, Ada!']);`
+        : `  // the server as a process on a free port; its first line names its URL
+  const server = spawn(process.execPath, [fileURLToPath(new URL('./server.js', import.meta.url))], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [chunk] = (await once(server.stdout!, 'data')) as [Buffer];
+    const url = /listening on (\\S+)/.exec(chunk.toString())?.[1];
+    assert.ok(url, chunk.toString());
+    assert.deepEqual(await run(url), ['tools: greet', 'Hello, Ada!']);
+  } finally {
+    server.kill();
+  }`;
+    files.set(
+      'src/client.test.ts',
+      `import assert from 'node:assert/strict';
+${start}import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { run } from './client.js';
+
+test('the client lists the server\\'s tools and calls greet${o.transport === 'stdio' ? ' over stdio' : ' over HTTP'}', async () => {
+${body}
+});
+`,
+    );
+  }
+
+  const runLine =
+    o.transport === 'stdio'
+      ? o.client
+        ? 'npm run client          # starts the server over stdio, lists its tools, calls greet'
+        : 'npm start               # the server on stdin/stdout'
+      : o.client
+        ? 'npm start & npm run client   # the server on http://127.0.0.1:3000/mcp, then the client'
+        : 'npm start               # the server on http://127.0.0.1:3000/mcp';
+  files.set(
+    'README.md',
+    `# ${name}
+
+An MCP server (revision ${o.rev}, ${o.transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}) with one typed tool, \`greet\`, in src/server.ts${o.client ? '; a client in src/client.ts' : ''}.
+
+\`\`\`sh
+npm install
+npm test                # compiles, then runs the tests in src/*.test.ts
+${runLine}
+\`\`\`
+
+src/mcp/${o.rev}/ is generated: \`npm run generate\` remakes it, \`npm run check\` says whether it is current.
+`,
+  );
+  return files;
+}
+
+/** `mcpgen init <dir> …`: writes the project, then generates its code (through `mcpgen generate`). */
+export async function cmdInit(
+  args: string[],
+  io: { out: (line: string) => void; err: (line: string) => void },
+): Promise<number> {
+  const table = Object.fromEntries(Object.entries(INIT_FLAGS).map(([k, f]) => [k, { type: f.type }]));
+  const { values: v, positionals } = parseFlags(args, table, []);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length ? `one folder, not ${positionals.join(' ')}` : 'init needs a folder: mcpgen init <dir>',
+    );
+  if (v.stdio && v.http) throw new UsageError('--stdio or --http, not both');
+  const rev = (v.rev as string | undefined) ?? '2025-11-25';
+  const pins = loadPins();
+  const pin = Object.hasOwn(pins.revisions, rev) ? pins.revisions[rev] : undefined;
+  if (!pin)
+    throw new UsageError(`--rev: unknown revision "${rev}" (revisions: ${Object.keys(pins.revisions).join(', ')})`);
+  for (const k of ['runtime', 'mcpgen'] as const)
+    if (v[k] === '') throw new UsageError(`--${k} needs an npm spec (a version range, or file:<tarball>)`);
+  const dir = resolve(positionals[0]);
+  if (existsSync(dir) && readdirSync(dir).length)
+    throw new UsageError(`${positionals[0]} exists and is not empty: init writes into a new or empty folder`);
+  const options: InitOptions = {
+    rev,
+    transport: v.http ? 'http' : 'stdio',
+    client: Boolean(v.client),
+    runtimeSpec: (v.runtime as string | undefined) ?? `^${MCPGEN_VERSION}`,
+    mcpgenSpec: (v.mcpgen as string | undefined) ?? `^${MCPGEN_VERSION}`,
+  };
+  mkdirSync(dir, { recursive: true });
+  for (const [path, text] of projectFiles(dir, options)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text, { flag: 'wx' });
+  }
+  writeLock(join(dir, 'mcpgen.lock.json'), {
+    lockVersion: 1,
+    revisions: {
+      [rev]: {
+        repository: pin.repository ?? pins.upstream.repository,
+        commit: pin.commit ?? pins.upstream.commit,
+        files: pin.files,
+      },
+    },
+  });
+  const { main } = await import('../main.js');
+  const specDir = v['spec-dir'] as string | undefined;
+  const code = await main(
+    ['generate', '--config', join(dir, 'mcpgen.config.json'), ...(specDir ? ['--spec-dir', resolve(specDir)] : [])],
+    io,
+  );
+  if (code !== 0) return code;
+  io.out(`wrote ${positionals[0]}: ${options.transport} server${options.client ? ' and client' : ''} for ${rev}`);
+  io.out(`next: cd ${positionals[0]} && npm install && npm test`);
+  return 0;
+}
