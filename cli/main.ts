@@ -800,7 +800,7 @@ export const COMMANDS: Record<string, (args: string[], io: Io, ctx: Context) => 
   call: cmdCall,
   tools: async (args, io) => (await import('./commands/tools.js')).cmdTools(args, io),
   pack: async (args, io, ctx) => (await import('./pack.js')).cmdPack(args, io, ctx.project()),
-  init: async (args, io) => (await import('./commands/init.js')).cmdInit(args, io),
+  init: async (args, io) => (await import('./commands/init.js')).cmdInit(args, io, main),
 };
 
 export async function main(argv: string[], io: Io = stdio): Promise<number> {

@@ -342,6 +342,8 @@ src/mcp/${o.rev}/ is generated: \`npm run generate\` remakes it, \`npm run check
 export async function cmdInit(
   args: string[],
   io: { out: (line: string) => void; err: (line: string) => void },
+  /** The CLI's entry (../main.ts `main`), passed in: the project's code is made by its `generate`. */
+  cli: (argv: string[], io: { out: (line: string) => void; err: (line: string) => void }) => Promise<number>,
 ): Promise<number> {
   const table = Object.fromEntries(Object.entries(INIT_FLAGS).map(([k, f]) => [k, { type: f.type }]));
   const { values: v, positionals } = parseFlags(args, table, []);
@@ -382,9 +384,8 @@ export async function cmdInit(
       },
     },
   });
-  const { main } = await import('../main.js');
   const specDir = v['spec-dir'] as string | undefined;
-  const code = await main(
+  const code = await cli(
     ['generate', '--config', join(dir, 'mcpgen.config.json'), ...(specDir ? ['--spec-dir', resolve(specDir)] : [])],
     io,
   );
