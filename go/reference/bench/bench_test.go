@@ -183,9 +183,8 @@ func bareRequestFor(id int64) *bareRequest {
 func BenchmarkStdio(b *testing.B) {
 	b.Run("mcpgen", func(b *testing.B) {
 		cr, cw, sr, sw := pipes(b)
-		go func() {
-			_ = ourServer(b).Serve(context.Background(), stdio.NewStream(sr, sw, sw.Close, stdio.Options{}))
-		}()
+		srv := ourServer(b)
+		go func() { _ = srv.Serve(context.Background(), stdio.NewStream(sr, sw, sw.Close, stdio.Options{})) }()
 		measure(b, ourCall(b, stdio.NewStream(cr, cw, cw.Close, stdio.Options{})))
 	})
 	b.Run("go-sdk", func(b *testing.B) {
