@@ -11,6 +11,13 @@ import {
   type RequestContext,
   type StatelessHttpHandler,
 } from '../runtime/web.js';
+import {
+  bearerAuth,
+  type BearerAuthOptions,
+  protectedResourceMetadata,
+  type ResourceMetadataEndpoint,
+  resourceMetadataEndpoint,
+} from '../runtime/auth/web.js';
 
 /** Bindings of the worker: a `requestState` secret shared by every instance, the public host names. */
 export interface Env {
@@ -19,6 +26,14 @@ export interface Env {
   MCP_ALLOWED_HOSTS?: string;
   /** Comma-separated browser origins allowed by CORS (default: none). */
   MCP_CORS_ORIGINS?: string;
+  /**
+   * Protect `/mcp` (2025-11-25 basic/authorization): bearer or DPoP-bound tokens of this issuer
+   * for `MCP_AUTH_RESOURCE` (the worker's public `/mcp` URL), checked against `MCP_AUTH_JWKS`
+   * (the issuer's key set as JSON, or its URL; default the issuer metadata's `jwks_uri`).
+   */
+  MCP_AUTH_ISSUER?: string;
+  MCP_AUTH_RESOURCE?: string;
+  MCP_AUTH_JWKS?: string;
 }
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
@@ -30,7 +45,24 @@ const list = (s: string | undefined) =>
         .filter(Boolean)
     : undefined;
 
-function createServer(env: Env): StatelessHttpHandler {
+/** The token check and the protected resource metadata of a protected worker (see {@link Env}). */
+function protection(env: Env): { authorize: ReturnType<typeof bearerAuth>; metadata: ResourceMetadataEndpoint } {
+  const resource = env.MCP_AUTH_RESOURCE;
+  if (!env.MCP_AUTH_ISSUER || !resource) throw new Error('MCP_AUTH_ISSUER needs MCP_AUTH_RESOURCE');
+  const jwks = env.MCP_AUTH_JWKS?.trim().startsWith('{')
+    ? (JSON.parse(env.MCP_AUTH_JWKS) as BearerAuthOptions['jwks'])
+    : env.MCP_AUTH_JWKS;
+  return {
+    // DPoP-bound tokens too (RFC 9449); proof ids are remembered by this isolate: give every
+    // instance one shared ReplayStore (dpop.replay) where several serve one URL
+    authorize: bearerAuth({ resource, issuer: env.MCP_AUTH_ISSUER, jwks, dpop: {} }),
+    metadata: resourceMetadataEndpoint(
+      protectedResourceMetadata({ resource, authorizationServers: [env.MCP_AUTH_ISSUER] }),
+    ),
+  };
+}
+
+function createServer(env: Env, authorize?: ReturnType<typeof bearerAuth>): StatelessHttpHandler {
   const sealer = new RequestStateSealer({ secret: env.MCP_REQUEST_STATE_SECRET });
   const features = new ServerFeatures();
   features.tool({
@@ -105,6 +137,7 @@ function createServer(env: Env): StatelessHttpHandler {
     toolSchema: (name) => features.inputSchema(name),
     allowedHosts: list(env.MCP_ALLOWED_HOSTS),
     cors: env.MCP_CORS_ORIGINS ? { allowedOrigins: list(env.MCP_CORS_ORIGINS)! } : undefined,
+    authorize,
   });
   const server = new Server({
     serverInfo: { name: 'worker-example', version: '1.0.0' },
@@ -117,13 +150,19 @@ function createServer(env: Env): StatelessHttpHandler {
 }
 
 let handler: StatelessHttpHandler | undefined;
+let guard: ReturnType<typeof protection> | undefined;
 
 export default {
-  /** The worker's entry: `/mcp` is the MCP endpoint, anything else 404. */
+  /**
+   * The worker's entry: `/mcp` is the MCP endpoint, with `MCP_AUTH_ISSUER` also the protected
+   * resource metadata at `/.well-known/oauth-protected-resource/mcp`; anything else 404.
+   */
   fetch(request: Request, env: Env = {}): Promise<Response> | Response {
-    if (new URL(request.url).pathname !== '/mcp')
-      return new Response('Not Found: the MCP endpoint is /mcp\n', { status: 404 });
-    handler ??= createServer(env);
+    if (env.MCP_AUTH_ISSUER) guard ??= protection(env);
+    const path = new URL(request.url).pathname;
+    if (guard?.metadata.handles(path)) return guard.metadata.fetch(request);
+    if (path !== '/mcp') return new Response('Not Found: the MCP endpoint is /mcp\n', { status: 404 });
+    handler ??= createServer(env, guard?.authorize);
     return handler.fetch(request);
   },
 };

@@ -20,6 +20,7 @@ export type {
   TokenStore,
   UserAgent,
 } from './client.js';
+// Node only (a node:http listener): also `@mcpgen/runtime/auth/loopback`; not in ./web.ts
 export { startLoopbackRedirect } from './loopback-redirect.js';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './loopback-redirect.js';
 export {

@@ -3,6 +3,9 @@
  * redirection; 2025-11-25 basic/authorization, "Communication Security": a `localhost` /
  * loopback redirect URI): a `node:http` listener on 127.0.0.1 receives the authorization
  * server's redirect, while the user opens the authorization URL in a browser.
+ * `@mcpgen/runtime/auth/loopback` (Node only; also exported by `@mcpgen/runtime/auth` on Node).
+ *
+ * @module
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

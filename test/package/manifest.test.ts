@@ -83,7 +83,7 @@ test('runtime/package.json: every subpath maps to an existing source; each layer
     'auth',
     'stores',
   ]) {
-    assert.is(runtime.exports[`./${layer}`], `./${layer}/index.ts`, layer);
+    assert.is(nodeTarget(runtime.exports[`./${layer}`]), `./${layer}/index.ts`, layer);
   }
   assert.is(runtime.exports['./codegen/v1'], './codegen/v1.ts');
   assert.is(nodeTarget(runtime.exports['./stdio']), './transport/stdio.ts');
@@ -97,10 +97,12 @@ test('runtime/package.json: browsers and workers get the fetch forms, no node-on
     assert.is(at('.')[condition], './web.ts', condition);
     assert.is(at('./http')[condition], './transport/http/session/web.ts', condition);
     assert.is(at('./http/stateless')[condition], './transport/http/stateless/web.ts', condition);
+    assert.is(at('./auth')[condition], './auth/web.ts', condition);
   }
   for (const condition of web) {
     assert.is(at('./stdio')[condition], null, condition);
     assert.is(at('./http/legacy-sse')[condition], null, condition);
+    assert.is(at('./auth/loopback')[condition], null, condition);
   }
   // conditions before `default`, which comes last (Node takes the first that matches)
   for (const [subpath, target] of Object.entries(runtime.exports)) {

@@ -2,8 +2,9 @@
  * The runtime package's export conditions, as a bundler resolves them: for a browser (esbuild
  * `platform: 'browser'`, condition `browser`) and a worker (condition `workerd`), `@mcpgen/runtime`,
  * `…/http` and `…/http/stateless` are the fetch forms, with no `node:` import in the bundle, and
- * the node-only subpaths (`…/stdio`, `…/http/legacy-sse`) do not resolve; for Node they are the
- * `node:http` forms.
+ * the node-only subpaths (`…/stdio`, `…/http/legacy-sse`, `…/auth/loopback`) do not resolve;
+ * `…/auth` is its web-standard entry (no loopback redirect); for Node they are the `node:http`
+ * forms, and `…/auth` has the loopback redirect.
  */
 import { build, type Metafile } from 'esbuild';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,8 +65,23 @@ for (const [name, options] of [
     assert.not.match(text, /from\s*["']node:/);
   });
 
+  test(`${name}: @mcpgen/runtime/auth is web-standard (the resource check and the OAuth client, no node: import)`, async () => {
+    const { inputs, text } = await bundle(
+      `import { bearerAuth, oauthFetch, DPoPVerifier, MemoryReplayStore } from '@mcpgen/runtime/auth';
+console.log(typeof bearerAuth, typeof oauthFetch, typeof DPoPVerifier, typeof MemoryReplayStore);`,
+      options,
+    );
+    assert.ok(inputs.includes('runtime/auth/web.ts'), inputs.join('\n'));
+    assert.ok(inputs.includes('runtime/auth/resource.ts'));
+    assert.not.ok(
+      inputs.includes('runtime/auth/loopback-redirect.ts'),
+      `the loopback redirect is in the ${name} bundle`,
+    );
+    assert.not.match(text, /from\s*["']node:/);
+  });
+
   test(`${name}: the node-only subpaths do not resolve`, async () => {
-    for (const subpath of ['stdio', 'http/legacy-sse']) {
+    for (const subpath of ['stdio', 'http/legacy-sse', 'auth/loopback']) {
       const failed = await bundle(`import * as m from '@mcpgen/runtime/${subpath}'; console.log(m);`, options).then(
         () => undefined,
         (e: Error) => e.message,
@@ -81,6 +97,14 @@ test('node: the same subpaths are the node:http forms', async () => {
   assert.ok(inputs.includes('runtime/transport/http/session/node-client.ts'), inputs.join('\n'));
   assert.ok(inputs.includes('runtime/transport/http/stateless/node-client.ts'));
   assert.ok(inputs.includes('runtime/index.ts'));
+  const auth = await bundle(
+    `import { startLoopbackRedirect } from '@mcpgen/runtime/auth';
+import * as loopback from '@mcpgen/runtime/auth/loopback';
+console.log(typeof startLoopbackRedirect, loopback.startLoopbackRedirect === startLoopbackRedirect);`,
+    { platform: 'node' },
+  );
+  assert.ok(auth.inputs.includes('runtime/auth/index.ts'));
+  assert.ok(auth.inputs.includes('runtime/auth/loopback-redirect.ts'));
 });
 
 test('cleanup', () => rmSync(dir, { recursive: true, force: true }));
