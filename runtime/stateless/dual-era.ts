@@ -228,7 +228,7 @@ export interface DualEraHttpHandler {
  * (within the guards' `maxBodyBytes`, 413, and `bodyTimeoutMs`, 408) and routed per the module
  * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`; without it
  * they (and any other method) are refused here: 403 for a foreign Host or Origin, else 405 saying
- * that a GET or DELETE needs a 2025-11-25 session's id (`Allow: POST`), or for another method
+ * that a GET or DELETE needs the id of a session begun by initialize (`Allow: POST`), or for another method
  * that neither era serves it (`Allow: GET, POST, DELETE`). Bodies that are not JSON go to the modern handler (400 -32700). The
  * protocol version and session headers are the chosen handler's to check: which era they
  * belong to is the body's to say. CORS (`cors` of the modern handler's options) applies to
@@ -285,8 +285,8 @@ export function createDualEraHttpHandler(handlers: {
     return {
       ...r,
       message: use
-        ? `Method not allowed: ${m} without Mcp-Session-Id (a ${m} here ${use} a 2025-11-25 session and needs its Mcp-Session-Id; 2026-07-28 requests are POSTs)`
-        : `Method not allowed: ${m} (this endpoint takes POST, and GET and DELETE with the Mcp-Session-Id of a 2025-11-25 session)`,
+        ? `Method not allowed: ${m} without Mcp-Session-Id (a ${m} here ${use} a session begun by initialize and needs its Mcp-Session-Id; stateless requests are POSTs)`
+        : `Method not allowed: ${m} (this endpoint takes POST, and GET and DELETE with the Mcp-Session-Id of a session begun by initialize)`,
       headers: { ...r.headers, Allow: use ? 'POST' : 'GET, POST, DELETE' },
     };
   };

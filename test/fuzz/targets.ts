@@ -185,7 +185,9 @@ export class HttpTarget {
   exitInfo = '';
   stderrTail = '';
   sessionId: string | undefined;
-  private agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  /** Keep-alive sockets are dropped after 2 s idle, well before the server's 5 s keepAliveTimeout
+   * (a socket the server closes just as a POST reuses it fails with ECONNRESET, not the server). */
+  private agent = new Agent({ keepAlive: true, maxSockets: 16, timeout: 2000 });
 
   constructor(readonly era: Era) {}
 
@@ -359,7 +361,7 @@ export class HttpTarget {
 
   async stop(): Promise<void> {
     this.agent.destroy();
-    this.agent = new Agent({ keepAlive: true, maxSockets: 16 });
+    this.agent = new Agent({ keepAlive: true, maxSockets: 16, timeout: 2000 });
     if (this.exited) return;
     const done = new Promise((r) => this.child.once('exit', r));
     this.child.kill('SIGTERM');

@@ -356,7 +356,7 @@ for (const rev of ['2025-11-25', DRAFT]) {
   });
 }
 
-test('the dual-era endpoint: a GET or DELETE without Mcp-Session-Id is refused saying it needs a 2025-11-25 session; modern-only says POST only', async () => {
+test('the dual-era endpoint: a GET or DELETE without Mcp-Session-Id is refused saying it needs a session begun by initialize; modern-only says POST only', async () => {
   const dual = await startHttpServe(['--rev', DRAFT]);
   try {
     for (const method of ['GET', 'DELETE']) {
@@ -365,7 +365,10 @@ test('the dual-era endpoint: a GET or DELETE without Mcp-Session-Id is refused s
       assert.is(r.headers.get('allow'), 'POST');
       const body = (await r.json()) as Obj;
       assert.match(body.error.message, new RegExp(`^Method not allowed: ${method} without Mcp-Session-Id`));
-      assert.match(body.error.message, /2025-11-25 session and needs its Mcp-Session-Id/);
+      assert.match(
+        body.error.message,
+        /a session begun by initialize and needs its Mcp-Session-Id; stateless requests are POSTs/,
+      );
       assert.not.match(body.error.message, /POST only/);
     }
     const put = await fetch(dual.url, { method: 'PUT' });
