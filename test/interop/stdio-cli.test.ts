@@ -34,8 +34,13 @@ function call(command: string): Promise<{ code: number; stderr: string }> {
     execFile(
       process.execPath,
       [bin, 'call', '--stdio', command, 'tools/list'],
-      { cwd: root, timeout: 30_000 },
-      (err, _stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+      // ten at once, each two Node processes: minutes on a loaded runner; a kill says so in stderr
+      { cwd: root, timeout: 180_000 },
+      (err, _stdout, stderr) =>
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : -1) : 0,
+          stderr: err?.killed ? `killed after 180 s (${err.signal}); ${stderr}` : stderr,
+        }),
     );
   });
 }
