@@ -13,7 +13,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveInputs, writeTree } from '../cli/main.js';
+import { resolveInputs } from '../cli/inputs.js';
+import { writeTree } from '../cli/output.js';
 import { ingestResolved } from '../generator/ingest.js';
 import { type Step, generate } from '../generator/generate.js';
 import { median, ratio } from './measure.js';

@@ -5,8 +5,8 @@
  * over the baseline, divided by the sessions; Redis: `MEMORY USAGE` of a session's record).
  * Arguments: `memory|redis <redis-url> <sessions>`.
  */
-import { loadRevision } from '../cli/commands/serve.js';
-import { serveHttp } from '../cli/commands/serve-http.js';
+import { loadRevision } from '../cli/revisions.js';
+import { serveHttp } from '../cli/serve/http.js';
 import { connectRedisStores } from '../runtime/stores/redis/redis.js';
 import { TestSession } from '../test/scale/support.js';
 

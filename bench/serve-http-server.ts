@@ -8,7 +8,7 @@
  */
 import { Server, table } from '../generated/2025-11-25/index.js';
 import type { ServerClass } from '../reference/server.js';
-import { serveHttp } from '../cli/commands/serve-http.js';
+import { serveHttp } from '../cli/serve/http.js';
 
 const served = await serveHttp({ Server: Server as unknown as ServerClass, table }, { port: 0 });
 console.log(served.url);

@@ -9,7 +9,6 @@
  */
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Pins, type ResolvedRevision, loadPins, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
 
 /** A usage problem (bad flag or value): the CLI prints it with a pointer to --help and exits 2. */
@@ -95,69 +94,6 @@ function unpinned(dir: string, rev: string | undefined, what: string): ResolvedR
   const r = resolveUnpinned(dir, rev, what);
   checkRevisionId(r.revision);
   return r;
-}
-
-/**
- * `node:util` parseArgs over `args`, strict, its errors turned into UsageError naming the flag:
- * `--out needs a value`, `unknown flag --rev (flags: --spec-dir, --config)`, `--stdio takes no
- * value`. `extraFlags` are flags taken before this parse (`--config`), listed among the known ones.
- * A string flag followed by a negative number (`--timeout -5`) takes it as its value, as
- * `--timeout=-5` does, so that the flag's own check can name it (parseArgs would call it ambiguous);
- * another value that starts with a dash is refused with the `--flag=<value>` form to write it in.
- */
-export function parseFlags(
-  args: string[],
-  options: NonNullable<ParseArgsConfig['options']>,
-  extraFlags: string[] = [],
-): ParsedFlags {
-  const joined: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--') {
-      joined.push(...args.slice(i));
-      break;
-    }
-    const name = args[i].startsWith('--') ? args[i].slice(2) : undefined;
-    const next = args[i + 1];
-    if (
-      name !== undefined &&
-      Object.hasOwn(options, name) &&
-      options[name].type === 'string' &&
-      next !== undefined &&
-      /^-\.?[0-9]/.test(next)
-    ) {
-      joined.push(`${args[i]}=${next}`);
-      i++;
-    } else joined.push(args[i]);
-  }
-  try {
-    return parseArgs({ args: joined, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    const { code, message } = e as Error & { code?: string };
-    const flag = /'(-{1,2}[^'\s<]+)/.exec(message)?.[1] ?? '';
-    const known = [...Object.keys(options).map((o) => `--${o}`), ...extraFlags].join(', ');
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-      throw new UsageError(`unknown flag ${flag} (flags: ${known || 'none'})`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      if (/argument is ambiguous/.test(message)) {
-        const value = args[args.indexOf(flag) + 1] ?? '-…';
-        throw new UsageError(`${flag} needs a value; one that starts with "-" is written ${flag}=${value}`);
-      }
-      throw new UsageError(
-        /argument missing/.test(message)
-          ? `${flag} needs a value`
-          : /does not take an argument/.test(message)
-            ? `${flag} takes no value`
-            : message,
-      );
-    }
-    throw new UsageError(message);
-  }
-}
-
-/** Flags by name (a string, `true`, or an array for a `multiple` flag) and the positionals, as parseArgs gives them. */
-export interface ParsedFlags {
-  values: Record<string, string | boolean | Array<string | boolean> | undefined>;
-  positionals: string[];
 }
 
 /** An output folder or file that cannot be written: the CLI says which and why, and exits 3. */

@@ -26,12 +26,11 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ParseArgsConfig } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
-import { CommandUsageError, type Io } from './commands/serve.js';
+import type { Io } from './command.js';
 import { type Project, configuredRevisions } from './config.js';
-import { parseFlags, prepareOutDir, resolveInputs } from './inputs.js';
+import { UsageError, prepareOutDir, resolveInputs } from './inputs.js';
 import { generate } from '../generator/generate.js';
 import { ingestResolved } from '../generator/ingest.js';
 import type { ProtocolModel } from '../generator/model.js';
@@ -371,22 +370,16 @@ export async function packRevision(model: ProtocolModel, outDir: string, onStep?
   return { ...built, path, size: tgz.length, integrity: `sha512-${createHash('sha512').update(tgz).digest('base64')}` };
 }
 
-function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
-  const parsed = parseFlags(args, options, ['--config']);
-  if (parsed.positionals.length) throw new CommandUsageError(`unexpected arguments: ${parsed.positionals.join(' ')}`);
-  return parsed;
-}
-
-export async function cmdPack(args: string[], io: Io, project?: Project): Promise<number> {
-  const { values: v } = parse(args, {
-    rev: { type: 'string' },
-    out: { type: 'string', default: '.' },
-    'spec-dir': { type: 'string' },
-    unpinned: { type: 'string' },
-  });
+/** `mcpgen pack` with its flags parsed (../commands/pack.ts). */
+export async function packRevisions(
+  flags: { rev?: string; out: string; 'spec-dir'?: string; unpinned?: string },
+  io: Io,
+  project?: Project,
+): Promise<number> {
+  const v = flags;
   const rev = (v.rev as string | undefined) ?? (v.unpinned || !project ? undefined : configuredRevisions(project));
   if (!rev && !v.unpinned)
-    throw new CommandUsageError(
+    throw new UsageError(
       '--rev is required: mcpgen pack --rev <id>|all|DIR, or --unpinned DIR (or "revisions" in mcpgen.config.json)',
     );
   const inputs = resolveInputs({ ...(v as { 'spec-dir'?: string; unpinned?: string }), rev }, project);

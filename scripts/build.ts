@@ -178,7 +178,7 @@ function buildMcpgen(runtime: Json): void {
       paths,
     },
     include: ['../cli', '../generator', '../schema', '../reference', '../generated'],
-    exclude: ['../cli/docs.ts', '../generated/*/bindings', '../generated/**/parity.gen.ts'],
+    exclude: ['../generated/*/bindings', '../generated/**/parity.gen.ts'],
   });
   for (const f of filesBelow(join(ROOT, 'generator'), (n) => n.endsWith('.hbs')))
     copy(join(ROOT, 'generator', f), join(MCPGEN_OUT, 'generator', f));

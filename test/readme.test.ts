@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { splitCommand } from '../cli/commands/serve.js';
+import { splitCommand } from '../cli/connect.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

@@ -26,19 +26,53 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MCPGEN_VERSION } from '../../generator/emit/common.js';
 import { loadPins } from '../../schema/resolve.js';
-import { UsageError, parseFlags } from '../inputs.js';
+import { type Command, parseCommand } from '../command.js';
+import { UsageError } from '../inputs.js';
 import { writeLock } from '../lock.js';
 
-/** `init`'s flags: its one flag table (see the module comment). */
-export const INIT_FLAGS = {
-  rev: { type: 'string', description: 'the spec revision (default 2025-11-25)' },
-  stdio: { type: 'boolean', description: 'the server speaks stdio (the default)' },
-  http: { type: 'boolean', description: 'the server speaks Streamable HTTP on $PORT (default 3000)' },
-  client: { type: 'boolean', description: 'add a client (src/client.ts) and its test' },
-  runtime: { type: 'string', description: 'npm spec of @mcpgen/runtime in package.json (default ^VERSION)' },
-  mcpgen: { type: 'string', description: 'npm spec of mcpgen in package.json (default ^VERSION)' },
-  'spec-dir': { type: 'string', description: 'where the revision inputs are (else $MCP_SPEC_DIR, then the cache)' },
-} as const;
+export const init: Command = {
+  name: 'init',
+  summary: 'writes a quickstart project: a server with one typed tool, its test, the generated code',
+  usage: [
+    'init <dir> [--rev <id>] [--stdio | --http] [--client] [--runtime <npm spec>] [--mcpgen <npm spec>]',
+    '     [--spec-dir DIR]',
+  ],
+  description: [
+    'Writes a quickstart project into <dir> (new or empty): package.json, mcpgen.config.json and',
+    'mcpgen.lock.json (the revision, default 2025-11-25, out src/mcp), tsconfig.json, the generated code',
+    'in src/mcp/<rev>/, src/server.ts (one typed tool, greet, over stdio or with --http Streamable HTTP',
+    'on $PORT) and its test, with --client src/client.ts and its test, a README. --runtime and --mcpgen',
+    'are the dependency specs package.json gets (default ^<version>; file:<tarball> before the packages',
+    'are on npm).',
+  ],
+  flags: [
+    { name: 'rev', value: '<id>', default: '2025-11-25', meaning: 'the spec revision' },
+    { name: 'stdio', meaning: 'the server speaks stdio (the default)' },
+    { name: 'http', meaning: 'the server speaks Streamable HTTP on $PORT (default 3000)' },
+    { name: 'client', meaning: 'add a client (src/client.ts) and its test' },
+    {
+      name: 'runtime',
+      value: '<npm spec>',
+      default: '^<version>',
+      meaning: 'the spec of @mcpgen/runtime in package.json',
+    },
+    { name: 'mcpgen', value: '<npm spec>', default: '^<version>', meaning: 'the spec of mcpgen in package.json' },
+    {
+      name: 'spec-dir',
+      value: 'DIR',
+      default: '$MCP_SPEC_DIR, then the cache',
+      meaning: 'where the revision inputs are',
+    },
+  ],
+  config: [],
+  examples: ['init my-server', 'init my-server --http --client', 'init my-server --rev 2026-07-28'],
+  exitCodes: [
+    [0, 'the project was written and its code generated'],
+    [2, 'usage error: a bad flag, an unknown revision, a folder that exists and is not empty'],
+    [3, 'input error: no inputs for the revision'],
+  ],
+  run: (args, io, ctx) => cmdInit(args, io, ctx.cli),
+};
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -345,8 +379,7 @@ export async function cmdInit(
   /** The CLI's entry (../main.ts `main`), passed in: the project's code is made by its `generate`. */
   cli: (argv: string[], io: { out: (line: string) => void; err: (line: string) => void }) => Promise<number>,
 ): Promise<number> {
-  const table = Object.fromEntries(Object.entries(INIT_FLAGS).map(([k, f]) => [k, { type: f.type }]));
-  const { values: v, positionals } = parseFlags(args, table, []);
+  const { values: v, positionals } = parseCommand(init, args);
   if (positionals.length !== 1)
     throw new UsageError(
       positionals.length ? `one folder, not ${positionals.join(' ')}` : 'init needs a folder: mcpgen init <dir>',

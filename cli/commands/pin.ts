@@ -24,7 +24,6 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import {
   INPUT_FILES,
   type PinnedFile,
@@ -37,22 +36,15 @@ import {
   upstreamUrl,
   writeAtomic,
 } from '../../schema/resolve.js';
+import { type Command, type Context, type Io, type ParsedFlags, parseCommand } from '../command.js';
 import type { Project } from '../config.js';
-import { UsageError, checkRevisionId, parseFlags } from '../inputs.js';
+import { isExtensionArgument, pinExtension } from '../extensions.js';
+import { UsageError, checkRevisionId } from '../inputs.js';
 import { shownPath } from '../json-file.js';
 import { type LockedRevision, writeLock } from '../lock.js';
 
-interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
 const COMMIT = /^[0-9a-f]{7,40}$/;
 const REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-
-function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
-  return parseFlags(args, options, ['--config']);
-}
 
 interface Fetched {
   /** Where the bytes were read from (URL or file path), for messages. */
@@ -78,13 +70,92 @@ function readFromDir(dir: string, paths: Record<(typeof INPUT_FILES)[number], st
   return out;
 }
 
-/** `mcpgen pin` (see the module comment). Exit 0 when the lock holds the pin. */
-export async function cmdPin(args: string[], io: Io, project: Project): Promise<number> {
-  const { values: v, positionals } = parse(args, {
-    commit: { type: 'string' },
-    from: { type: 'string' },
-    repository: { type: 'string' },
-  });
+export const pin: Command = {
+  name: 'pin',
+  summary: "adds or moves a revision's (or an extension's) pin in the project's lock",
+  usage: [
+    'pin <rev> [--commit <sha>] [--from DIR|URL] [--repository owner/name]',
+    'pin <extension> [--version x.y.z] [--package <npm package> --identifier <id>] [--from DIR]',
+  ],
+  description: [
+    "Adds or moves the pin of <rev> in the project's mcpgen.lock.json after fetching its schema.json",
+    '+ schema.ts --from a folder (the upstream layout, or the two files) or an http(s) URL base',
+    '(<URL>/schema/<rev>/schema.json, or a {repository}/{commit}/{path} template) and hashing them;',
+    'stores them in the cache. Files that differ from the pin of the same commit are refused (exit 3)',
+    'and nothing is written. An extension (a pinned name such as apps, or a new one given by',
+    '--package) is pinned by its npm package: version, tarball integrity, sha256 per file; its files',
+    'come from the registry or --from a folder holding the package.',
+  ],
+  flags: [
+    {
+      name: 'commit',
+      value: '<sha>',
+      default: "the commit of the revision's current pin",
+      meaning: 'the upstream commit the files are from (7 to 40 lowercase hex digits)',
+      form: '<rev>',
+    },
+    {
+      name: 'from',
+      value: 'DIR|URL',
+      default: "the config's inputs.baseUrl, else raw.githubusercontent.com",
+      meaning: 'where to read the files: a folder, or an http(s) URL base or template (an extension: a folder)',
+    },
+    {
+      name: 'repository',
+      value: 'owner/name',
+      default: "the current pin's, else the shipped upstream repository",
+      meaning: 'the upstream repository',
+      form: '<rev>',
+    },
+    {
+      name: 'version',
+      value: 'x.y.z',
+      default: "the current pin's",
+      meaning: "the extension package's version",
+      form: '<extension>',
+    },
+    {
+      name: 'package',
+      value: '<npm package>',
+      default: "the current pin's",
+      meaning: 'the npm package that publishes the extension (a new extension needs it)',
+      form: '<extension>',
+    },
+    {
+      name: 'identifier',
+      value: '<id>',
+      default: "the current pin's",
+      meaning: 'the extension identifier, e.g. io.modelcontextprotocol/ui (a new extension needs it)',
+      form: '<extension>',
+    },
+  ],
+  config: ['inputs.lock', 'inputs.cacheDir', 'inputs.baseUrl', 'revisions', 'extensions'],
+  examples: [
+    'pin 2025-11-25 --commit 0123abc',
+    'pin draft --commit 0123abc --from ../modelcontextprotocol',
+    'pin apps --version 2.0.4',
+    'pin apps --from node_modules/@modelcontextprotocol/ext-apps',
+  ],
+  exitCodes: [
+    [0, 'the lock holds the pin'],
+    [2, 'usage error: not one revision or extension, a bad --commit or --repository'],
+    [3, 'the files could not be fetched, or differ from the pin of the same commit (nothing written)'],
+  ],
+  async run(args: string[], io: Io, ctx: Context): Promise<number> {
+    const project = ctx.project();
+    const first = args.find((a) => !a.startsWith('-'));
+    // an extension: a pinned extension's name, or a new one given by its package
+    if (
+      args.some((a) => a === '--package' || a.startsWith('--package=')) ||
+      (first && isExtensionArgument(first, project) && !first.includes('@'))
+    )
+      return pinExtension(parseCommand(pin, args, '<extension>'), io, project);
+    return pinRevision(parseCommand(pin, args, '<rev>'), io, project);
+  },
+};
+
+/** `mcpgen pin <rev>` (see the module comment). Exit 0 when the lock holds the pin. */
+async function pinRevision({ values: v, positionals }: ParsedFlags, io: Io, project: Project): Promise<number> {
   if (positionals.length !== 1)
     throw new UsageError('expected one revision: mcpgen pin <rev> [--commit <sha>] [--from DIR|URL]');
   const rev = positionals[0];

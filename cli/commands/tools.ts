@@ -13,11 +13,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseFlags, prepareOutDir, writeOutFile } from '../inputs.js';
 import { StdioClientTransport } from '@mcpgen/runtime/stdio';
-import { CommandUsageError, connectFlags, describeFailure, type Io, loadRevision } from './serve.js';
-import { httpClientTransport } from './serve-http.js';
-import { isStateless, statelessClientTransport } from './serve-stateless.js';
+import { type Command, type Io, parseCommand } from '../command.js';
+import { connectFlags, describeFailure } from '../connect.js';
+import { UsageError, prepareOutDir, writeOutFile } from '../inputs.js';
+import { DEFAULT_REV, loadRevision } from '../revisions.js';
+import { httpClientTransport } from '../serve/http.js';
+import { isStateless, statelessClientTransport } from '../serve/stateless.js';
 
 type Obj = Record<string, unknown>;
 
@@ -30,7 +32,6 @@ export interface SnapshotTool {
   outputSchema?: Obj;
 }
 
-const DEFAULT_REV = '2025-11-25';
 /** Most pages of tools/list read before giving up (a server whose cursors never end). */
 const MAX_PAGES = 1000;
 
@@ -131,20 +132,46 @@ export function readSnapshot(text: string): SnapshotTool[] | undefined {
   }
 }
 
-export async function cmdTools(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseFlags(args, {
-    stdio: { type: 'string' },
-    url: { type: 'string' },
-    out: { type: 'string' },
-    check: { type: 'boolean' },
-    rev: { type: 'string' },
-    timeout: { type: 'string' },
-  });
-  if (positionals.length) throw new CommandUsageError(`unexpected arguments: ${positionals.join(' ')}`);
+export const tools: Command = {
+  name: 'tools',
+  summary: "snapshots a server's tools into a TypeScript module typed per tool",
+  usage: ['tools --stdio "<command>"|--url <url> --out <file> [--check] [--rev <id>] [--timeout MS]'],
+  description: [
+    'Connects like call (--stdio "<command>" or --url, --rev), reads every page of tools/list and',
+    'writes --out <file>: a TypeScript module of the tools (sorted, schemas as const) whose',
+    'typedTools(client).callTool(name, args) is typed per tool (arguments from inputSchema,',
+    'structuredContent from outputSchema, through json-schema-to-ts). --check writes nothing: it',
+    'exits 1 naming the tools added, removed or changed when the file differs from a fresh snapshot',
+    '(0 when equal), for CI.',
+  ],
+  flags: [
+    { name: 'stdio', value: '"<command>"', meaning: 'the server command line to spawn (quoted as one argument)' },
+    { name: 'url', value: '<url>', meaning: 'the Streamable HTTP endpoint of a running server' },
+    { name: 'out', value: '<file>', meaning: 'the snapshot module to write (with --check: to compare)' },
+    { name: 'check', meaning: 'write nothing: compare a fresh snapshot with --out' },
+    { name: 'rev', value: '<id>', default: DEFAULT_REV, meaning: 'the revision to speak' },
+    { name: 'timeout', value: 'MS', default: '60000', meaning: 'bound on each request, the handshake included' },
+  ],
+  config: [],
+  examples: [
+    'tools --stdio "node server.js" --out src/tools.gen.ts',
+    'tools --url http://127.0.0.1:8080/mcp --out src/tools.gen.ts --check',
+  ],
+  exitCodes: [
+    [0, 'the snapshot was written, or (--check) matches'],
+    [1, 'tools/list failed, or (--check) the snapshot is out of date or unreadable'],
+    [2, 'usage error: neither or both of --stdio and --url, no --out'],
+    [3, 'the --out file cannot be written'],
+  ],
+  run,
+};
+
+async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommand(tools, args);
+  if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const { url, command, timeout } = connectFlags('tools', values);
   const out = values.out as string | undefined;
-  if (!out)
-    throw new CommandUsageError('tools needs --out <file> (the snapshot module to write, or with --check to compare)');
+  if (!out) throw new UsageError('tools needs --out <file> (the snapshot module to write, or with --check to compare)');
   // before connecting: a folder the snapshot cannot be written into is said at once
   if (!values.check) prepareOutDir(`--out ${out}`, dirname(resolve(out)));
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
@@ -178,11 +205,11 @@ export async function cmdTools(args: string[], io: Io): Promise<number> {
   } finally {
     await client.close().catch(() => undefined);
   }
-  const tools = snapshotTools(listed);
-  const text = snapshotModule(server, tools);
+  const snapshot = snapshotTools(listed);
+  const text = snapshotModule(server, snapshot);
   if (!values.check) {
     writeOutFile('--out', out, text);
-    io.out(`mcpgen tools: ${tools.length} tool(s) of ${String(server.name ?? 'the server')} written to ${out}`);
+    io.out(`mcpgen tools: ${snapshot.length} tool(s) of ${String(server.name ?? 'the server')} written to ${out}`);
     return 0;
   }
   let current: string;
@@ -193,7 +220,7 @@ export async function cmdTools(args: string[], io: Io): Promise<number> {
     return 1;
   }
   if (current === text) {
-    io.out(`mcpgen tools --check: ${out} matches the server's ${tools.length} tool(s)`);
+    io.out(`mcpgen tools --check: ${out} matches the server's ${snapshot.length} tool(s)`);
     return 0;
   }
   const before = readSnapshot(current);
@@ -201,7 +228,7 @@ export async function cmdTools(args: string[], io: Io): Promise<number> {
     io.err(`mcpgen tools --check: ${out} is not a snapshot written by mcpgen tools`);
     return 1;
   }
-  const d = snapshotDrift(before, tools);
+  const d = snapshotDrift(before, snapshot);
   const parts = [
     d.added.length && `added ${d.added.join(', ')}`,
     d.removed.length && `removed ${d.removed.join(', ')}`,

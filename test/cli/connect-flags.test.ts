@@ -5,9 +5,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CommandUsageError, connectFlags } from '../../cli/commands/serve.js';
+import { connectFlags } from '../../cli/connect.js';
+import { UsageError } from '../../cli/inputs.js';
 import { main } from '../../cli/main.js';
-import { parseFlags } from '../../cli/inputs.js';
+import { parseFlags } from '../../cli/command.js';
 
 test('connectFlags: the URL, the split command, the timeout', () => {
   assert.equal(connectFlags('call', { url: 'http://127.0.0.1:1/mcp', timeout: '250' }), {
@@ -60,7 +61,7 @@ test('connectFlags refuses each bad flag with its message', () => {
       connectFlags('call', values);
       assert.unreachable(name);
     } catch (e) {
-      assert.instance(e, CommandUsageError, name);
+      assert.instance(e, UsageError, name);
       assert.is((e as Error).message, message.startsWith('needs') ? `call ${message}` : message, name);
     }
   }

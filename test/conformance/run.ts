@@ -40,9 +40,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadRevision, olderHandshakeTables } from '../../cli/commands/serve.js';
-import { serveHttp } from '../../cli/commands/serve-http.js';
-import { serveStatelessHttp } from '../../cli/commands/serve-stateless.js';
+import { loadRevision, olderHandshakeTables } from '../../cli/revisions.js';
+import { serveHttp } from '../../cli/serve/http.js';
+import { serveStatelessHttp } from '../../cli/serve/stateless.js';
 import type { LanguageTarget } from './language.js';
 
 export { type LanguageTarget, commandServer } from './language.js';

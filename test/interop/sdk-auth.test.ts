@@ -28,8 +28,8 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import * as v2025 from '../../generated/2025-11-25/index.js';
 import { oauthFetch } from '../../runtime/auth/client.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
-import { loadRevision, olderHandshakeTables } from '../../cli/commands/serve.js';
-import { serveHttp } from '../../cli/commands/serve-http.js';
+import { loadRevision, olderHandshakeTables } from '../../cli/revisions.js';
+import { serveHttp } from '../../cli/serve/http.js';
 import { clientOptions, REDIRECT, stop, userAgent, startAuthorizationServer } from '../runtime/auth/fixtures/oidc.js';
 
 import { makeSdk1Server } from '../runtime/transport/http/stateless/fixtures/sdk1-server.js';

@@ -22,8 +22,8 @@ import {
 import { z } from 'zod';
 import * as gen from '../../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
-import { loadRevision } from '../../cli/commands/serve.js';
-import { serveHttp } from '../../cli/commands/serve-http.js';
+import { loadRevision } from '../../cli/revisions.js';
+import { serveHttp } from '../../cli/serve/http.js';
 import { STATIC_TEXT } from '../../reference/server.js';
 
 for (const reply of ['json', 'sse'] as const) {

@@ -9,8 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn } from 'node:child_process';
 import { type Served, bin, root, startServe } from '../runtime/tasks/serve-process.js';
-import { httpClientTransport } from '../../cli/commands/serve-http.js';
-import { loadRevision } from '../../cli/commands/serve.js';
+import { httpClientTransport } from '../../cli/serve/http.js';
+import { loadRevision } from '../../cli/revisions.js';
 import { StdioClientTransport } from '../../runtime/transport/stdio.js';
 import type { Transport } from '../../runtime/jsonrpc/transport.js';
 

@@ -8,8 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
-import { loadRevision } from '../../cli/commands/serve.js';
-import { serveHttp, type HttpServe, type HttpServeOptions } from '../../cli/commands/serve-http.js';
+import { loadRevision } from '../../cli/revisions.js';
+import { serveHttp, type HttpServe, type HttpServeOptions } from '../../cli/serve/http.js';
 import { MemorySessionStore } from '../../runtime/stores/sessions.js';
 import { MemoryNotificationBus } from '../../runtime/stores/bus.js';
 import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';

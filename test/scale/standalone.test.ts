@@ -13,8 +13,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadRevision } from '../../cli/commands/serve.js';
-import { serveHttp, type HttpServe } from '../../cli/commands/serve-http.js';
+import { loadRevision } from '../../cli/revisions.js';
+import { serveHttp, type HttpServe } from '../../cli/serve/http.js';
 import { SseParser } from '../../runtime/codec/sse.js';
 import { startProxy, startRedis, TestSession, V, type Proxy, type RedisServer } from './support.js';
 

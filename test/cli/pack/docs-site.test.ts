@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildRuntimeDocs, checkLinks, guidePages, runtimeEntries } from '../../../cli/docs.js';
+import { buildRuntimeDocs, checkLinks, guidePages, runtimeEntries } from '../../../scripts/docs.js';
 import { SPEC_DIR, tempDir } from '../../generator/support.js';
 
 const test = suite('docs: the runtime package, every public subpath');

@@ -16,7 +16,7 @@ const REV = 'draft';
 
 function docs(args: string[], ms = 60_000): Promise<{ code: number | null; out: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'docs.ts'), ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'docs.ts'), ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },

@@ -11,9 +11,9 @@ import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { base64url, generateKeyPair, SignJWT } from 'jose';
-import { loadRevision, olderHandshakeTables } from '../../../cli/commands/serve.js';
-import { serveHttp } from '../../../cli/commands/serve-http.js';
-import { serveStatelessHttp } from '../../../cli/commands/serve-stateless.js';
+import { loadRevision, olderHandshakeTables } from '../../../cli/revisions.js';
+import { serveHttp } from '../../../cli/serve/http.js';
+import { serveStatelessHttp } from '../../../cli/serve/stateless.js';
 import { resourceMetadataUrl } from '../../../runtime/auth/resource.js';
 import { freePort } from '../../scale/support.js';
 

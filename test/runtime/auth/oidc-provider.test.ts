@@ -21,9 +21,9 @@ import { clientOptions, startAuthorizationServer } from './fixtures/oidc.js';
 
 import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
 import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/client.js';
-import { loadRevision, olderHandshakeTables } from '../../../cli/commands/serve.js';
-import { serveHttp } from '../../../cli/commands/serve-http.js';
-import { serveStatelessHttp } from '../../../cli/commands/serve-stateless.js';
+import { loadRevision, olderHandshakeTables } from '../../../cli/revisions.js';
+import { serveHttp } from '../../../cli/serve/http.js';
+import { serveStatelessHttp } from '../../../cli/serve/stateless.js';
 import { main } from '../../../cli/main.js';
 
 const { issuer, grants, close: closeAuthorizationServer } = await startAuthorizationServer();

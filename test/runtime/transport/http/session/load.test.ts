@@ -7,8 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../../../../../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/client.js';
-import { loadRevision } from '../../../../../cli/commands/serve.js';
-import { serveHttp } from '../../../../../cli/commands/serve-http.js';
+import { loadRevision } from '../../../../../cli/revisions.js';
+import { serveHttp } from '../../../../../cli/serve/http.js';
 
 const CLIENTS = 200;
 const CALLS = 50;

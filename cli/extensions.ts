@@ -1,5 +1,5 @@
 /**
- * The extension side of the project commands (../../schema/extensions.ts for the inputs):
+ * The extension side of the project commands (../schema/extensions.ts for the inputs):
  *
  * - `generate` / `check` `--ext <names>|all` (else the config's `extensions`): each extension is
  *   emitted beside every revision, under `<out>/<rev>/<name>/`;
@@ -11,7 +11,7 @@
  *   `--identifier`); the files come from the registry (integrity checked) or from `--from DIR`, a
  *   folder holding the package (its node_modules folder);
  * - `diff <name>[@<version>] <name>[@<version>]`: the two models compared as revisions are
- *   (../../generator/diff.ts), the parties named as the extension names them.
+ *   (../generator/diff.ts), the parties named as the extension names them.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -28,19 +28,15 @@ import {
   pullExtensions,
   resolveExtension,
   resolveExtensionVersion,
-} from '../../schema/extensions.js';
-import { type PinnedFile, PinError, defaultCacheDir, sha256, writeAtomic } from '../../schema/resolve.js';
-import type { ExtensionModel } from '../../generator/extension/model.js';
-import type { Project } from '../config.js';
-import { configError } from '../config.js';
-import { UsageError, parseFlags } from '../inputs.js';
-import { shownPath } from '../json-file.js';
-import { writeLock } from '../lock.js';
-
-interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+} from '../schema/extensions.js';
+import { type PinnedFile, PinError, defaultCacheDir, sha256, writeAtomic } from '../schema/resolve.js';
+import type { ExtensionModel } from '../generator/extension/model.js';
+import type { Project } from './config.js';
+import { configError } from './config.js';
+import type { Io, ParsedFlags } from './command.js';
+import { UsageError } from './inputs.js';
+import { shownPath } from './json-file.js';
+import { writeLock } from './lock.js';
 
 const NAME = /^[a-z][a-z0-9-]*$/;
 
@@ -71,7 +67,7 @@ export function extensionNames(flag: string | undefined, project: Project): stri
 /** The models of extensions `names` (inputs verified against their pins). */
 export async function extensionModels(names: readonly string[], project: Project): Promise<ExtensionModel[]> {
   if (!names.length) return [];
-  const { ingestExtension } = await import('../../generator/extension/ingest.js');
+  const { ingestExtension } = await import('../generator/extension/ingest.js');
   return names.map((n) =>
     ingestExtension(resolveExtension(n, project.pins, { projectDir: project.root, cacheDir: project.cacheDir })),
   );
@@ -112,9 +108,9 @@ export async function diffExtensions(
   args: [string, string],
   project: Project,
 ): Promise<{ markdown: string; json: string; breaking: boolean }> {
-  const { ingestExtension } = await import('../../generator/extension/ingest.js');
-  const { asRevisionModel } = await import('../../generator/extension/model.js');
-  const { diffModels, hasBreaking, renderJson, renderMarkdown } = await import('../../generator/diff.js');
+  const { ingestExtension } = await import('../generator/extension/ingest.js');
+  const { asRevisionModel } = await import('../generator/extension/model.js');
+  const { diffModels, hasBreaking, renderJson, renderMarkdown } = await import('../generator/diff.js');
   const [a, b] = (await Promise.all(args.map((x) => extensionArgument(x, project)))).map(ingestExtension);
   if (a.extension.identifier !== b.extension.identifier)
     throw new UsageError(`${args[0]} and ${args[1]} are different extensions`);
@@ -131,17 +127,7 @@ export async function diffExtensions(
 }
 
 /** `mcpgen pin <name>` for an extension (see the module comment). Exit 0 when the lock holds the pin. */
-export async function cmdPinExtension(args: string[], io: Io, project: Project): Promise<number> {
-  const { values: v, positionals } = parseFlags(
-    args,
-    {
-      version: { type: 'string' },
-      package: { type: 'string' },
-      identifier: { type: 'string' },
-      from: { type: 'string' },
-    },
-    ['--config'],
-  );
+export async function pinExtension({ values: v, positionals }: ParsedFlags, io: Io, project: Project): Promise<number> {
   if (positionals.length !== 1)
     throw new UsageError('expected one extension: mcpgen pin <name> [--version x.y.z] [--package <npm package>]');
   const name = positionals[0];

@@ -32,7 +32,7 @@ import { answerClientError, continueAfterChecks, requestPath, respondNode } from
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ServerClass, referenceDefinition } from '../../reference/server.js';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
-import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
+import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
 
 /** A service `serve` was told to use (`--redis`) cannot be reached at start: `mcpgen serve` says so and exits 3. */
 export class ServiceUnavailableError extends Error {}
@@ -101,7 +101,7 @@ export interface HttpServeOptions {
   redis?: string;
   /** Stores to share instead of `redis` (e.g. a `MemorySessionStore`, or Redis stores connected by the caller, who closes them). */
   shared?: SharedSessions & { events?: SharedEventStore };
-  /** Protect `/mcp` with bearer tokens of this issuer (`--auth`, ./serve-auth.ts); the HTTP+SSE endpoints are then not served. */
+  /** Protect `/mcp` with bearer tokens of this issuer (`--auth`, ./auth.ts); the HTTP+SSE endpoints are then not served. */
   auth?: ServeAuthOptions;
   /** `--allowed-host` and `--public-url`: see {@link FrontOptions}. */
   allowedHosts?: readonly string[];

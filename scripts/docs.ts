@@ -15,7 +15,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OutputError, parseFlags, prepareOutDir } from './inputs.js';
+import { parseFlags } from '../cli/command.js';
+import { OutputError, prepareOutDir } from '../cli/inputs.js';
 import {
   Application,
   type CommentDisplayPart,

@@ -21,9 +21,9 @@ import { continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/h
 import { createStreamableHttpHandler, type ReplyMode } from '@mcpgen/runtime/http';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
-import { routeMetadata, serveAuth, type ServeAuthOptions } from './serve-auth.js';
+import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
-import { connectRedis, type FrontOptions, healthEndpoints, listenHttp, servedTables } from './serve-http.js';
+import { connectRedis, type FrontOptions, healthEndpoints, listenHttp, servedTables } from './http.js';
 
 /** What this module uses of a generated revision module. */
 export interface ServedRevision {
@@ -72,12 +72,12 @@ export interface StatelessServeOptions {
   corsOrigins?: readonly string[];
   /**
    * `--redis <url>`: the processes of one deployment share, through this Redis, the changes their
-   * `subscriptions/listen` streams report, and the 2025-era sessions (as `serve-http.ts` does).
+   * `subscriptions/listen` streams report, and the 2025-era sessions (as `http.ts` does).
    */
   redis?: string;
-  /** Protect `/mcp` (both eras) with bearer tokens of this issuer (`--auth`, ./serve-auth.ts). */
+  /** Protect `/mcp` (both eras) with bearer tokens of this issuer (`--auth`, ./auth.ts). */
   auth?: ServeAuthOptions;
-  /** `--allowed-host` (repeatable) and `--public-url` (../serve-http.ts {@link FrontOptions}). */
+  /** `--allowed-host` (repeatable) and `--public-url` (./http.ts {@link FrontOptions}). */
   allowedHosts?: FrontOptions['allowedHosts'];
   publicUrl?: FrontOptions['publicUrl'];
 }

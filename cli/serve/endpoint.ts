@@ -1,0 +1,241 @@
+/**
+ * `mcpgen serve --http <port>`: the endpoint's life, from its flags to its shutdown. It serves
+ * Streamable HTTP at /mcp (./http.ts; a stateless revision dual-era, ./stateless.ts) until
+ * SIGINT/SIGTERM, then stops accepting, lets POSTs in flight finish for up to 2 s and closes.
+ */
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
+import { afterClosingResponse } from '@mcpgen/runtime/http';
+import type { Io } from '../command.js';
+import { UsageError } from '../inputs.js';
+import {
+  DEFAULT_REV,
+  checkModernOnly,
+  legacyRevision,
+  loadRevision,
+  olderHandshakeTables,
+  stderrLogger,
+} from '../revisions.js';
+import type { ServeAuthOptions } from './auth.js';
+import { serveHttp } from './http.js';
+import { isStateless, serveStatelessHttp } from './stateless.js';
+
+/** `--auth <issuer> [--auth-jwks <url>] [--auth-scope "a b"]`, checked: absolute http(s) URLs. */
+function authOptions(values: Record<string, string | undefined>): ServeAuthOptions | undefined {
+  if (values.auth === undefined) {
+    if (values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)
+      throw new UsageError('--auth-jwks and --auth-scope need --auth <issuer>');
+    return undefined;
+  }
+  for (const flag of ['auth', 'auth-jwks'] as const) {
+    const v = values[flag];
+    if (v === undefined) continue;
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:'))
+      throw new UsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(v)}`);
+  }
+  const scopes = values['auth-scope']?.split(' ').filter(Boolean);
+  return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
+}
+
+/**
+ * `--allowed-host` (repeatable: a Host value a proxy in front sends, `name` any port or
+ * `name:port`) and `--public-url` (the URL clients use, behind a load balancer: the resource
+ * tokens name as audience and the metadata names; its host is allowed too).
+ */
+function frontOptions(values: Record<string, string | undefined>): { allowedHosts?: string[]; publicUrl?: string } {
+  const hosts = (values['allowed-host'] as unknown as string[] | undefined) ?? [];
+  for (const h of hosts)
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$/.test(h))
+      throw new UsageError(`--allowed-host needs a host name, optionally with :port (mcp.example.com:443), got ${h}`);
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(publicUrl);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:') || u.search || u.hash || u.username || u.password)
+      throw new UsageError(
+        `--public-url needs the absolute http(s) URL clients use for /mcp, without query or credentials (https://mcp.example.com/mcp), got ${publicUrl}`,
+      );
+  }
+  return { ...(hosts.length ? { allowedHosts: hosts } : {}), ...(publicUrl ? { publicUrl } : {}) };
+}
+
+/** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
+export async function serveOverHttp(
+  values: Record<string, string | undefined>,
+  io: Io,
+  requestStateSecret: string | undefined,
+): Promise<number> {
+  const port = Number(values.http);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--http needs a port number (0-65535), got ${values.http}`);
+  const reply = values.reply ?? 'auto';
+  if (reply !== 'auto' && reply !== 'json' && reply !== 'sse')
+    throw new UsageError(`--reply must be auto, json or sse, got ${reply}`);
+  const corsOrigins = (values['cors-origin'] as unknown as string[] | undefined) ?? [];
+  for (const o of corsOrigins) {
+    let ok = false;
+    try {
+      const u = new URL(o);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o.replace(/\/$/, '');
+    } catch {
+      ok = false;
+    }
+    if (!ok)
+      throw new UsageError(
+        `--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${o}`,
+      );
+  }
+  const front = frontOptions(values);
+  const limits = {
+    corsOrigins,
+    ...front,
+    sessionIdleMs: count(values['session-idle-ms'], '--session-idle-ms', 0),
+    maxSessions: count(values['max-sessions'], '--max-sessions', 1),
+  };
+  const auth = authOptions(values);
+  const rev = values.rev ?? DEFAULT_REV;
+  const mod = await loadRevision(rev);
+  checkModernOnly(mod, values['modern-only'] !== undefined);
+  const redis = values.redis;
+  if (redis !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(redis);
+      ok = /^rediss?:$/.test(u.protocol) && /^(\/([0-9]{1,9})?)?$/.test(u.pathname) && u.search === '';
+    } catch {
+      /* not a URL */
+    }
+    if (!ok)
+      throw new UsageError(
+        `--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redactUrl(redis)}`,
+      );
+  }
+  const served = isStateless(mod)
+    ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), {
+        port,
+        host: values.host,
+        replyMode: reply,
+        logger: stderrLogger,
+        requestStateSecret,
+        redis,
+        auth,
+        ...limits,
+      })
+    : await serveHttp(
+        { ...mod, fallbackTables: await olderHandshakeTables(rev) },
+        { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, auth, ...limits },
+      );
+  const posts = countPosts(served.server);
+  io.err(`mcpgen serve: listening on ${served.url}`);
+  if (auth)
+    io.err(
+      `mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.resource}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
+    );
+  else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
+  const signalled = () =>
+    new Promise<void>((resolve) => {
+      const once = () => {
+        process.off('SIGINT', once);
+        process.off('SIGTERM', once);
+        resolve();
+      };
+      process.on('SIGINT', once);
+      process.on('SIGTERM', once);
+    });
+  await signalled();
+  // /readyz answers 503 from now on (the load balancer stops sending new work); stop accepting,
+  // give the POSTs in flight a grace period (a second signal cuts it short), then close: what is
+  // still pending gets a JSON-RPC error "server shutting down"
+  served.drain();
+  served.server.close();
+  served.server.closeIdleConnections();
+  if (posts.count > 0) {
+    io.err(
+      `mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`,
+    );
+    // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([posts.idle(), signalled(), new Promise((r) => (grace = setTimeout(r, SHUTDOWN_GRACE_MS)))]);
+    clearTimeout(grace);
+  }
+  await served.close();
+  return 0;
+}
+
+/** A URL fit to print: password and user name as `***` (a string that is no URL: up to its last `@` hidden). */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    if (u.username) u.username = '***';
+    return u.href;
+  } catch {
+    const at = url.lastIndexOf('@');
+    return at < 0 ? url : `***${url.slice(at)}`;
+  }
+}
+
+/** A whole-number flag value of at least `min` (undefined when the flag is absent). */
+function count(text: string | undefined, flag: string, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min)
+    throw new UsageError(`${flag} needs a whole number of at least ${min}, got ${text}`);
+  return n;
+}
+
+/** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM, ms. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+/**
+ * Counts the server's POSTs whose response has not closed yet (GET streams are long-lived). A
+ * POST pipelined behind a response that closes its connection is not processed, so not counted;
+ * one queued behind another response counts until its response or its connection closes
+ * (node:http never closes a queued response whose connection went away).
+ */
+function countPosts(server: HttpServer): { readonly count: number; idle(): Promise<void> } {
+  let count = 0;
+  let waiters: (() => void)[] = [];
+  const down = (): void => {
+    if (--count > 0) return;
+    for (const w of waiters) w();
+    waiters = [];
+  };
+  const counted = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.method !== 'POST' || afterClosingResponse(req)) return;
+    count++;
+    if (res.socket !== null) {
+      // (a ServerResponse emits 'close' once: one listener function for all, no closure per request)
+      res.on('close', down);
+      return;
+    }
+    // queued behind another response on its connection: node emits no 'close' on it when the
+    // connection goes first, so the connection's own counts too
+    const socket = req.socket;
+    const done = (): void => {
+      res.off('close', done);
+      socket.off('close', done);
+      down();
+    };
+    res.once('close', done);
+    socket.once('close', done);
+  };
+  // (a POST sent with `Expect: 100-continue` arrives as checkContinue)
+  server.prependListener('request', counted);
+  server.prependListener('checkContinue', counted);
+  return {
+    get count() {
+      return count;
+    },
+    idle: () => (count === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+  };
+}
