@@ -10,8 +10,8 @@
  */
 
 /** The runtime's layer folders, lowest first: a layer imports only layers before it (and itself). */
-// stores/ (interfaces, memory stores) sits below the transports that take them; stores/redis/
-// (the Redis implementations, the task store's included) is a layer of its own above tasks/
+// stores/ (the contracts of what a deployment shares, their memory and Redis implementations) sits
+// below the transports and the tasks that take them
 const RUNTIME_LAYERS = [
   'jsonrpc',
   'codec',
@@ -22,7 +22,6 @@ const RUNTIME_LAYERS = [
   'transport',
   'stateless',
   'tasks',
-  'stores/redis',
   'session',
   'features',
   'codegen',

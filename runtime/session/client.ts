@@ -28,7 +28,7 @@ import {
 import type { ValidateFunction } from '../protocol/json-schema.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
-import type { TaskMetadata } from '../tasks/store.js';
+import type { TaskMetadata } from '../stores/tasks.js';
 import type { TaskHandle } from '../tasks/requestor.js';
 import type { ResultCache, ResultCacheOptions } from '../stateless/cache.js';
 import type {

@@ -14,7 +14,13 @@ import { contextFacts, logForRequest } from '../engine/context.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import type { Peer, RequestContext, RequestOptions } from '../engine/peer.js';
 import { ProgressReporter } from '../engine/progress.js';
-import { type TaskStore, TaskNotFoundError, TaskTransitionError, isTerminal, relatedTaskMeta } from './store.js';
+import {
+  type TaskStore,
+  TaskNotFoundError,
+  TaskTransitionError,
+  isTerminal,
+  relatedTaskMeta,
+} from '../stores/tasks.js';
 
 /** What a task's handler can do besides the RequestContext (see {@link taskOf}). */
 export interface TaskHandlerContext {

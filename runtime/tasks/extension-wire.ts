@@ -12,7 +12,7 @@
  */
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
 import type { InputRequests, InputResponses } from '../stateless/mrtr.js';
-import type { Task as StoredTask, TaskOutcome, TaskStatus } from './store.js';
+import type { Task as StoredTask, TaskOutcome, TaskStatus } from '../stores/tasks.js';
 
 /** The extension identifier, a key of `capabilities.extensions` on both sides (SEP-2663, Extension Identifier). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -69,7 +69,7 @@ import {
   TaskNotFoundError,
   TaskTransitionError,
   isTerminal,
-} from './store.js';
+} from '../stores/tasks.js';
 import {
   TASKS_EXTENSION,
   TASKS_METHODS,

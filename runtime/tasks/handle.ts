@@ -15,7 +15,7 @@ import {
 } from '../jsonrpc/errors.js';
 import type { Peer } from '../engine/peer.js';
 import type { MethodEntry, ProtocolTable } from '../protocol/table.js';
-import { type Task, TaskTransitionError, isTerminal } from './store.js';
+import { type Task, TaskTransitionError, isTerminal } from '../stores/tasks.js';
 import { routerOf } from './status-router.js';
 
 /** What callWithTask and a TaskHandle need of a ClientSession or ServerSession (structurally: the sessions are built on this layer). */

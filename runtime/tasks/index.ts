@@ -3,7 +3,7 @@
  *
  * @module
  */
-export * from './store.js';
+export * from '../stores/tasks.js';
 export * from './receiver.js';
 export * from './requestor.js';
 export { TaskHandle } from './handle.js';

@@ -74,7 +74,7 @@ import {
   type TaskUpdate,
   isTerminal,
   relatedTaskMeta,
-} from './store.js';
+} from '../stores/tasks.js';
 
 /** Runs `f` after pending I/O: `setImmediate` where there is one (Node, Bun, Deno), else a 0 ms timer (browsers, workers). */
 const later: (f: () => void) => void =

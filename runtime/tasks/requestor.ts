@@ -27,7 +27,7 @@ import { type Params, isObject } from '../jsonrpc/message.js';
 import { type RequestOptions, hasCapability } from '../engine/peer.js';
 import type { ProgressCallback } from '../engine/progress.js';
 import type { ClientParams, ProtocolMaps } from '../protocol/table.js';
-import type { TaskMetadata } from './store.js';
+import type { TaskMetadata } from '../stores/tasks.js';
 import type { RequestorSession, TaskHandle } from './handle.js';
 import { routerOf } from './status-router.js';
 

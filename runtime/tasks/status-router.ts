@@ -13,7 +13,7 @@
  */
 import { isObject } from '../jsonrpc/message.js';
 import type { Peer } from '../engine/peer.js';
-import type { Task } from './store.js';
+import type { Task } from '../stores/tasks.js';
 
 /** Task ids whose early notifications are kept per peer. */
 export const MAX_EARLY_TASKS = 64;

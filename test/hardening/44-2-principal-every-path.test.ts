@@ -20,7 +20,7 @@ import { createDualEraHttpHandler } from '../../runtime/stateless/dual-era.js';
 import { inputRequest, inputRequired, readInput } from '../../runtime/stateless/mrtr.js';
 import { attachTaskReceiver } from '../../runtime/tasks/receiver.js';
 import { callWithTask } from '../../runtime/tasks/requestor.js';
-import { InMemoryTaskStore } from '../../runtime/tasks/store.js';
+import { InMemoryTaskStore } from '../../runtime/stores/tasks.js';
 import { isCreateTaskResult, TasksExtensionClient } from '../../runtime/tasks/extension-client.js';
 import { TASKS_EXTENSION, TasksExtension } from '../../runtime/tasks/extension.js';
 import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
-import { InvalidCursorError, TaskTransitionError, type TaskEvent } from '../../runtime/tasks/store.js';
+import { InvalidCursorError, TaskTransitionError, type TaskEvent } from '../../runtime/stores/tasks.js';
 import { startRedis, type RedisServer } from './support.js';
 
 let redis: RedisServer;

@@ -27,7 +27,7 @@ import {
   type TaskStatus,
   type TaskStore,
   type TaskUpdate,
-} from '../../tasks/store.js';
+} from '../tasks.js';
 
 const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
-import type { Task } from '../../../runtime/tasks/store.js';
+import type { Task } from '../../../runtime/stores/tasks.js';
 import { ISO, RELATED, fixture, rejection, sleep, statusNotifications } from './support.js';
 
 type Obj = Record<string, unknown>;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Peer } from '../../../runtime/engine/peer.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import { MAX_EARLY_PER_TASK, MAX_EARLY_TASKS, routerOf } from '../../../runtime/tasks/status-router.js';
-import type { Task } from '../../../runtime/tasks/store.js';
+import type { Task } from '../../../runtime/stores/tasks.js';
 import { table } from '../../../generated/2025-11-25/index.js';
 import { settle } from '../support.js';
 

@@ -16,7 +16,7 @@ import { Client, Server } from '../../../generated/2025-11-25/index.js';
 import type { RequestContext } from '../../../runtime/engine/peer.js';
 import { attachTaskReceiver } from '../../../runtime/tasks/receiver.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
-import { InMemoryTaskStore } from '../../../runtime/tasks/store.js';
+import { InMemoryTaskStore } from '../../../runtime/stores/tasks.js';
 import {
   type HttpServerSession,
   type StreamableHttpHandler,

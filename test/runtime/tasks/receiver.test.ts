@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Client, Server } from '../../../generated/2025-11-25/index.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import { attachTaskReceiver, TaskReceiverSetupError, taskOf } from '../../../runtime/tasks/receiver.js';
-import { InMemoryTaskStore, type Task } from '../../../runtime/tasks/store.js';
+import { InMemoryTaskStore, type Task } from '../../../runtime/stores/tasks.js';
 import type { RequestContext } from '../../../runtime/engine/peer.js';
 import { ISO, RELATED, fixture, rejection, sleep, statusNotifications } from './support.js';
 

@@ -11,7 +11,7 @@ import { Client as Client0618, Server as Server0618, table as table0618 } from '
 import { type ServerClass, referenceDefinition } from '../../../reference/server.js';
 import { hasTaskTools } from '../../../reference/tasks.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
-import type { TaskEvent } from '../../../runtime/tasks/store.js';
+import type { TaskEvent } from '../../../runtime/stores/tasks.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
 
 async function connected(d: ReturnType<typeof referenceDefinition>): Promise<Client> {

@@ -15,7 +15,7 @@ import { Client } from '../../../generated/2025-11-25/index.js';
 import { RpcError } from '../../../runtime/jsonrpc/errors.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
 import type { TaskHandle } from '../../../runtime/tasks/handle.js';
-import type { Task } from '../../../runtime/tasks/store.js';
+import type { Task } from '../../../runtime/stores/tasks.js';
 import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
 import { StdioClientTransport } from '../../../runtime/transport/stdio.js';
 import { RELATED, rejection } from './support.js';

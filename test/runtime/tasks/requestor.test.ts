@@ -6,7 +6,7 @@ import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import { attachTaskReceiver } from '../../../runtime/tasks/receiver.js';
 import { TaskNotSupportedError, callWithTask } from '../../../runtime/tasks/requestor.js';
 import { TaskHandle } from '../../../runtime/tasks/handle.js';
-import type { Task, TaskStatus } from '../../../runtime/tasks/store.js';
+import type { Task, TaskStatus } from '../../../runtime/stores/tasks.js';
 import { fixture, rejection, sleep } from './support.js';
 
 const requests = (f: Awaited<ReturnType<typeof fixture>>, method: string) =>

@@ -37,7 +37,7 @@ import { RpcError } from '../../../runtime/jsonrpc/errors.js';
 import type { RequestContext } from '../../../runtime/engine/peer.js';
 import { attachTaskReceiver } from '../../../runtime/tasks/receiver.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
-import { InMemoryTaskStore } from '../../../runtime/tasks/store.js';
+import { InMemoryTaskStore } from '../../../runtime/stores/tasks.js';
 import {
   type ReplyMode,
   type StreamableHttpHandler,

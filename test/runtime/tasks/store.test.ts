@@ -10,7 +10,7 @@ import {
   type TaskStatus,
   canTransition,
   isTerminal,
-} from '../../../runtime/tasks/store.js';
+} from '../../../runtime/stores/tasks.js';
 
 const ALL: TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 const LEGAL = new Set([
@@ -145,7 +145,7 @@ test('store: an overdue task is gone on lookup even before its timer (clock)', a
 });
 
 test("store: expiry timers are unref'd (a task with a one-hour ttl does not keep a process alive)", () => {
-  const url = new URL('../../../runtime/tasks/store.ts', import.meta.url).href;
+  const url = new URL('../../../runtime/stores/tasks.ts', import.meta.url).href;
   const script = `const { InMemoryTaskStore } = await import(${JSON.stringify(url)}); await new InMemoryTaskStore().create('o', { ttl: 3600000 }); console.log('created');`;
   const started = Date.now();
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -14,7 +14,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { Server, protocolVersion, table } from '../../../../generated/draft/index.js';
 import { ServerFeatures } from '../../../../runtime/features/server-features.js';
 import { TASKS_EXTENSION, TasksExtension } from '../../../../runtime/tasks/extension.js';
-import type { TaskStore } from '../../../../runtime/tasks/store.js';
+import type { TaskStore } from '../../../../runtime/stores/tasks.js';
 import { bearerAuth } from '../../../../runtime/auth/resource.js';
 import { principalId } from '../../../../runtime/auth/principal.js';
 import { createStatelessHttpHandler } from '../../../../runtime/transport/http/stateless/server.js';
