@@ -13,7 +13,7 @@ import type { ServerClass } from '../reference/server.js';
 import { UsageError } from './inputs.js';
 import { isStateless } from './serve/stateless.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any options type: a generated class's constructor takes its own revision's
 export type ClientClass = new (options: ClientSessionOptions<any>) => ClientSession<ProtocolMaps>;
 export interface RevisionModule {
   Server: ServerClass;

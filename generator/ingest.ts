@@ -685,7 +685,10 @@ function checkRefs(root: JsonSchema, file: string): void {
   const defs = root[key];
   if (!defs || typeof defs !== 'object') return; // normaliseDefs names what is missing
   const walk = (v: unknown, path: string): void => {
-    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    if (Array.isArray(v))
+      v.forEach((x, i) => {
+        walk(x, `${path}[${i}]`);
+      });
     else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
         if (k === '$ref' && typeof x === 'string') {

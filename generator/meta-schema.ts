@@ -32,7 +32,7 @@ function metaValidator(): AjvInstance {
 }
 
 /** RFC 6901: `~` → `~0`, `/` → `~1`. */
-const escape = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 const SCHEMA_KEYWORDS = [
   'items',
@@ -68,14 +68,17 @@ function checkPatterns(schema: unknown, pointer: string, file: string): void {
   if (typeof s.pattern === 'string' && !isRegex(s.pattern)) refuse(`${pointer}/pattern`, s.pattern);
   const pp = s.patternProperties;
   if (pp && typeof pp === 'object')
-    for (const k of Object.keys(pp)) if (!isRegex(k)) refuse(`${pointer}/patternProperties/${escape(k)}`, k);
+    for (const k of Object.keys(pp)) if (!isRegex(k)) refuse(`${pointer}/patternProperties/${escapePointer(k)}`, k);
   for (const k of SCHEMA_KEYWORDS) if (Object.hasOwn(s, k)) checkPatterns(s[k], `${pointer}/${k}`, file);
   for (const k of SCHEMA_ARRAYS)
-    if (Array.isArray(s[k])) (s[k] as unknown[]).forEach((x, i) => checkPatterns(x, `${pointer}/${k}/${i}`, file));
+    if (Array.isArray(s[k]))
+      (s[k] as unknown[]).forEach((x, i) => {
+        checkPatterns(x, `${pointer}/${k}/${i}`, file);
+      });
   for (const k of SCHEMA_MAPS) {
     const m = s[k];
     if (m && typeof m === 'object' && !Array.isArray(m))
-      for (const [n, x] of Object.entries(m)) checkPatterns(x, `${pointer}/${k}/${escape(n)}`, file);
+      for (const [n, x] of Object.entries(m)) checkPatterns(x, `${pointer}/${k}/${escapePointer(n)}`, file);
   }
 }
 

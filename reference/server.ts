@@ -35,7 +35,7 @@ import type { ProtocolMaps, ProtocolTable } from '@mcpgen/runtime/protocol';
 import type { TasksExtension } from '@mcpgen/runtime/tasks';
 
 /** A generated `Server` class (e.g. `generated/2025-11-25`'s). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any options type: a generated class's constructor takes its own revision's
 export type ServerClass = new (options: ServerSessionOptions<any>) => ServerSession<ProtocolMaps>;
 
 /** A 1×1 transparent PNG. */

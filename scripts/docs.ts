@@ -504,7 +504,7 @@ function repairFusedLinks(context: Context): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseFlags>;
   try {
     parsed = parseFlags(argv, { generated: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } });
     if (parsed.values.out !== undefined)

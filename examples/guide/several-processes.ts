@@ -76,7 +76,7 @@ try {
   // ---- a round-robin load balancer (no sticky sessions), here as the client's fetch
   const served: string[] = []; // "<endpoint> <what>" per request, in order
   let next = 0;
-  const roundRobin: typeof fetch = (input, init) => {
+  const roundRobin: typeof fetch = (_input, init) => {
     const i = next++ % endpoints.length;
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { method?: string }) : undefined;
     served.push(`${'ab'[i]} ${init?.method ?? 'GET'} ${body ? (body.method ?? 'response') : ''}`.trim());

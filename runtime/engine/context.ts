@@ -195,13 +195,13 @@ export interface RequestContext {
  * `{}`); it is checked against the method's result schema. Throw an RpcError to choose the error
  * response; any other throw becomes `-32603 Internal error` with no detail.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a handler table holds handlers of every request's params
 export type RequestHandler<P = any, R = unknown> = (params: P, ctx: RequestContext) => R | Promise<R>;
 /**
  * Handles one inbound notification (params checked against the method's schema: an invalid one
  * is dropped before reaching the handler). Nothing is ever sent back; a throw is logged.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a handler table holds handlers of every notification's params
 export type NotificationHandler<P = any> = (
   params: P,
   ctx: { method: string; info: MessageInfo | undefined; session?: object },

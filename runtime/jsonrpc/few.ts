@@ -58,7 +58,7 @@ export class FewMap<K, V> {
 }
 
 /** SameValueZero, as `Map` compares keys. */
-const same = (a: unknown, b: unknown): boolean => a === b || (a !== a && b !== b);
+const same = (a: unknown, b: unknown): boolean => a === b || (Number.isNaN(a) && Number.isNaN(b));
 
 /**
  * A set that keeps its lone value in a field and makes a `Set` only while it holds more than

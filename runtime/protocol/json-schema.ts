@@ -208,7 +208,9 @@ function declareProtoKeys(schema: unknown): void {
   }
   const props = schema.properties;
   if (!isObj(props) || !Object.hasOwn(props, '__proto__')) return;
+  // biome-ignore lint/suspicious/noProto: an own property named __proto__ (JSON.parse makes one), not the prototype
   const sub = props.__proto__;
+  // biome-ignore lint/suspicious/noProto: the same own property
   delete props.__proto__;
   const patterns = isObj(schema.patternProperties)
     ? schema.patternProperties

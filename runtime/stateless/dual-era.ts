@@ -353,7 +353,9 @@ export function createDualEraHttpHandler(handlers: {
           const verdict: WithAuthorized = {};
           if (request.method.toUpperCase() === 'POST') {
             const headers: Record<string, string | undefined> = {};
-            request.headers.forEach((value, name) => (headers[name.toLowerCase()] = value));
+            request.headers.forEach((value, name) => {
+              headers[name.toLowerCase()] = value;
+            });
             let url: URL | undefined;
             try {
               url = new URL(request.url);

@@ -41,7 +41,7 @@ export class StatusRouter {
         if (set) for (const l of [...set]) l(params as unknown as Task);
         else if (this.#waiting > 0) this.#keep(params as unknown as Task);
       }
-      return fallback?.(params) as void;
+      return fallback?.(params) as Promise<void> | undefined;
     });
   }
 

@@ -38,7 +38,9 @@ test(`pack --unpinned ${REV}: a line per step, then the tarball of that revision
     new RegExp(`^${REV}: tarball ${ms} \\(\\d+ files, [\\d.]+ kB\\)$`),
   ];
   assert.is(lines.length, steps.length + 2, r.stdout);
-  steps.forEach((re, i) => assert.match(lines[i], re));
+  steps.forEach((re, i) => {
+    assert.match(lines[i], re);
+  });
   const tgz = readdirSync(out);
   assert.equal(tgz.length, 1, tgz.join(', '));
   assert.ok(lines[5].startsWith(`${REV}: ${join(out, tgz[0])} (@mcpgen/mcp-${REV}@`), lines[5]);
@@ -133,7 +135,9 @@ test('generate: a stage over $MCPGEN_PROGRESS_MS is said on stderr as it ends, l
       new RegExp(`^progress: 2024-11-05: ${s} took ${ms}$`),
     );
   assert.is(progress.length, expected.length, progress.join('\n'));
-  expected.forEach((re, i) => assert.match(progress[i], re));
+  expected.forEach((re, i) => {
+    assert.match(progress[i], re);
+  });
   // the default (10 s) says nothing of stages that were quick; stdout has the same lines either way
   for (const l of quiet.err.filter((x) => x.startsWith('progress: '))) assert.match(l, / took (\d{5,})ms$/);
   const shape = (lines: string[]) => lines.map((l) => l.replace(/\d+ms/g, 'Nms').replace(/mcpgen-out-[^/]+/, 'OUT'));

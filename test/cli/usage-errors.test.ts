@@ -56,7 +56,7 @@ test('--version and -v: "mcpgen <version of package.json>" on stdout, exit 0', a
 test('an unknown revision exits 2 from the command line and from the config, naming the flag or the field', async () => {
   const file = config('unknown-rev', { revisions: ['nope'] });
   for (const cmd of ['generate', 'check', 'pack', 'pull']) {
-    const flag = await mcpgen([cmd, '--rev', 'nope', '--spec-dir', SPEC_DIR].filter((a, i) => cmd !== 'pull' || i < 3));
+    const flag = await mcpgen([cmd, '--rev', 'nope', '--spec-dir', SPEC_DIR].filter((_, i) => cmd !== 'pull' || i < 3));
     assert.is(flag.code, 2, `${cmd} --rev: ${flag.text}`);
     assert.ok(flag.text.startsWith(`mcpgen ${cmd}: --rev: unknown revision "nope"; pinned: `), flag.text);
     const configured = await mcpgen([cmd, '--config', file]);

@@ -60,7 +60,9 @@ function sites(model: ProtocolModel, schema: JsonSchema, data: unknown, segs: Se
       if (sub) out.push(...sites(model, sub, v, [...segs, k]));
     }
   } else if (Array.isArray(data) && s.items && typeof s.items === 'object' && !Array.isArray(s.items)) {
-    data.forEach((v, i) => out.push(...sites(model, s.items as JsonSchema, v, [...segs, i])));
+    data.forEach((v, i) => {
+      out.push(...sites(model, s.items as JsonSchema, v, [...segs, i]));
+    });
   }
   return out;
 }

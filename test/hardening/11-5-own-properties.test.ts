@@ -396,7 +396,7 @@ test('runtime, prompts: required arguments named like Object.prototype members a
       params: { name: 'all_args', arguments: {} },
     });
     assert.is(refused.error?.code, -32602, JSON.stringify(refused));
-    assert.equal((refused.error?.data as { missing?: string[] }).missing, [...NAMES]);
+    assert.equal((refused.error!.data as { missing?: string[] }).missing, [...NAMES]);
     const given = (await s.client.getPrompt({
       name: 'all_args',
       arguments: allOwn((n) => `v-${n}`) as Record<string, string>,
@@ -423,7 +423,9 @@ test('runtime, x-mcp-header on arguments named like Object.prototype members: an
     const all = (await s.client.callTool({ name: 'headers_all', arguments: allOwn((n) => `v-${n}`) })) as Obj;
     assert.is(textOf(all), [...NAMES].sort().join(','));
     const mirrored = s.headers[at];
-    NAMES.forEach((n, i) => assert.is(mirrored[`mcp-param-p${i}`], `v-${n}`, n));
+    NAMES.forEach((n, i) => {
+      assert.is(mirrored[`mcp-param-p${i}`], `v-${n}`, n);
+    });
     // a raw request without Mcp-Param-* headers and without the arguments is accepted
     const raw = await postRaw(s.url, statelessHeaders({ method: 'tools/call', params: {}, mcpName: 'headers_all' }), {
       jsonrpc: '2.0',
@@ -454,6 +456,7 @@ test('runtime, "__proto__" keys from JSON stay keys: an input request keyed "__p
         const seen = {
           own: Object.hasOwn(args, '__proto__'),
           plain: Object.getPrototypeOf(args) === Object.prototype,
+          // biome-ignore lint/suspicious/noProto: an own property named __proto__, the subject of the test
           value: args.__proto__,
           meta: Object.hasOwn(meta, '__proto__'),
           version: meta['io.modelcontextprotocol/protocolVersion'],
@@ -463,6 +466,7 @@ test('runtime, "__proto__" keys from JSON stay keys: an input request keyed "__p
       const r = p.inputResponses as Obj | undefined;
       asked.push(r === undefined ? null : Object.keys(r));
       if (r && Object.hasOwn(r, '__proto__'))
+        // biome-ignore lint/suspicious/noProto: an own property named __proto__, the subject of the test
         return { content: [{ type: 'text', text: `answered ${JSON.stringify(r.__proto__)}` }] };
       return inputRequired({
         inputRequests: {

@@ -88,7 +88,9 @@ for (const reply of ['json', 'sse']) {
       const answers = await Promise.all(
         BAD_IDS.map((id) => postRaw(s.url, headers, `{"jsonrpc":"2.0","id":${id},"method":"ping"}`)),
       );
-      answers.forEach((r, i) => invalidRequest(r, `id ${BAD_IDS[i]}`));
+      answers.forEach((r, i) => {
+        invalidRequest(r, `id ${BAD_IDS[i]}`);
+      });
       // the session still serves, and an integer written as 2.0 is the integer 2
       const ok = await postRaw(s.url, headers, '{"jsonrpc":"2.0","id":2.0,"method":"ping"}');
       assert.ok(ok !== 'hang');
@@ -111,7 +113,9 @@ test('serve --rev draft (stateless endpoint): the same ids get 400 -32600, as th
         ),
       ),
     );
-    answers.forEach((r, i) => invalidRequest(r, `id ${BAD_IDS[i]}`));
+    answers.forEach((r, i) => {
+      invalidRequest(r, `id ${BAD_IDS[i]}`);
+    });
   } finally {
     await s.stop();
   }

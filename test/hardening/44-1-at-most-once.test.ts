@@ -84,7 +84,7 @@ const ok = (m: JSONRPCMessage, res: ServerResponse): void => {
 const answer: Reply = (m, _req, res) => ok(m, res);
 
 /** The repro of the issue: SSE headers and one event, then the connection is reset. */
-const resetAfterOneEvent: Reply = (m, req, res) => {
+const resetAfterOneEvent: Reply = (_m, req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   res.write(
     `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } })}\n\n`,

@@ -58,6 +58,7 @@ test('the check sees literals, not comments', () => {
     '// 2025-11-25 in a comment is fine',
     '/** so is 2026-07-28 in a doc comment */',
     "const a = '2025-11-25';",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text with a template literal, as the scanner reads it
     'const b = `x ${a} 2024-11-05`;',
     'const c = "2026-07-28" < a;',
     "const d = 'version 1.2025-x';",

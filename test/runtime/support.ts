@@ -177,7 +177,7 @@ export async function wire(): Promise<{
   await far.start({
     onMessage: (m) => {
       received.push(m);
-      waiters.splice(0).forEach((w) => w());
+      for (const w of waiters.splice(0)) w();
     },
     onClose: (e) => onClosed(e),
   });

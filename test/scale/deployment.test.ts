@@ -24,7 +24,7 @@ import {
   startRedisServe,
   TestSession,
   type Exchange,
-  type Proxy,
+  type Proxy as TcpProxy,
   type RedisServer,
 } from './support.js';
 
@@ -33,7 +33,7 @@ type Obj = Record<string, unknown>;
 const CALLS = Number(process.env.MCPGEN_SCALE_CALLS ?? 200);
 const PARALLEL = 6;
 
-let deployment: { redis: RedisServer; serves: Served[]; proxy: Proxy; inspect: Redis } | undefined;
+let deployment: { redis: RedisServer; serves: Served[]; proxy: TcpProxy; inspect: Redis } | undefined;
 const d = () => deployment!;
 
 test.before(async () => {

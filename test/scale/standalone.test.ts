@@ -16,7 +16,7 @@ import * as assert from 'uvu/assert';
 import { loadRevision } from '../../cli/revisions.js';
 import { serveHttp, type HttpServe } from '../../cli/serve/http.js';
 import { SseParser } from '../../runtime/codec/sse.js';
-import { startProxy, startRedis, TestSession, V, type Proxy, type RedisServer } from './support.js';
+import { startProxy, startRedis, TestSession, V, type Proxy as TcpProxy, type RedisServer } from './support.js';
 
 type Obj = Record<string, unknown>;
 type Event = { id?: string; message: Obj };
@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let redis: RedisServer;
 let serves: HttpServe[] = [];
-let proxy: Proxy;
+let proxy: TcpProxy;
 
 test.before(async () => {
   redis = await startRedis();

@@ -291,7 +291,7 @@ class View {
         hasMeta: false,
       };
     const d = this.decl(paramsType);
-    if (!d || d.kind !== 'struct') return { args: [], hasMeta: false };
+    if (d?.kind !== 'struct') return { args: [], hasMeta: false };
     const fields = d.fields.filter(
       (f) => f.json !== '_meta' && f.json !== 'task' && !(f.required && f.ty.k === 'const'),
     );

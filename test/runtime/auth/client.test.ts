@@ -31,6 +31,7 @@ test('parseBearerChallenge: quoted and bare values, escapes, other schemes, no p
   assert.is(p?.resource_metadata, 'https://h/.well-known/oauth-protected-resource/mcp');
   assert.is(p?.error_description, 'say "more"');
   assert.is(Object.getPrototypeOf(p), null);
+  // biome-ignore lint/suspicious/noProto: an own property named __proto__, the subject of the test
   assert.is(p?.__proto__, 'p');
   assert.is(parseBearerChallenge('Bearer realm=example')?.realm, 'example');
   assert.is(parseBearerChallenge('Basic realm="x"'), undefined);

@@ -276,7 +276,7 @@ test('inbound results: RpcError passes through, other throws become -32603 namin
     '{} lacks content',
   );
   const schemaLog = logger.entries.find((e) => e.level === 'error' && e.message.includes('result schema'));
-  assert.equal((schemaLog?.data?.errors as Msg[])[0].path, '/content');
+  assert.equal((schemaLog!.data!.errors as Msg[])[0].path, '/content');
 });
 
 test('outbound results: a result failing the schema rejects with InvalidResultError naming the path; can be turned off', async () => {

@@ -325,7 +325,7 @@ test('a handler result failing the revision schema: logged with its paths, the p
   assert.equal(logged[0][0], 'tool result fails the protocol schema');
   assert.is(logged[0][1]?.tool, 'bad_block');
   assert.ok(
-    (logged[0][1]?.errors as Array<{ path: string }>).some((x) => x.path === '/content/0/type'),
+    (logged[0][1]!.errors as Array<{ path: string }>).some((x) => x.path === '/content/0/type'),
     'the log names the failing path',
   );
   const p = await rpcError(client.getPrompt({ name: 'bad_role' }));

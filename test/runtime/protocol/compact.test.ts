@@ -104,7 +104,11 @@ function* mutations(value: unknown): Generator<unknown> {
   const places: Array<Array<string | number>> = [];
   const walk = (v: unknown, path: Array<string | number>) => {
     if (places.length > 400) return;
-    if (Array.isArray(v)) v.forEach((x, i) => (places.push([...path, i]), walk(x, [...path, i])));
+    if (Array.isArray(v))
+      v.forEach((x, i) => {
+        places.push([...path, i]);
+        walk(x, [...path, i]);
+      });
     else if (v && typeof v === 'object')
       for (const k of Object.keys(v)) places.push([...path, k]), walk((v as S)[k], [...path, k]);
   };

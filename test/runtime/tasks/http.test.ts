@@ -88,7 +88,7 @@ for (const reply of ['auto', 'json', 'sse'] as const) {
           };
         },
         'sampling/createMessage': async (p, ctx: RequestContext) => {
-          const text = (p.messages[0]?.content as { text?: string }).text ?? '';
+          const text = (p.messages[0]!.content as { text?: string }).text ?? '';
           await work(text === 'hold' ? 600_000 : 80, ctx.signal).catch((e) => (aborts.push(text), Promise.reject(e)));
           return { role: 'assistant', content: { type: 'text', text: `client says ${text}` }, model: 'm' };
         },

@@ -33,7 +33,7 @@ test('task tools only where the table has task-augmented tools/call', async () =
   await c.connect(a);
   const names = (await c.listTools({})).tools.map((t) => t.name);
   assert.not.ok(names.includes('slow_compute'));
-  assert.is((c.server?.capabilities as Record<string, unknown>).tasks, undefined);
+  assert.is((c.server!.capabilities as Record<string, unknown>).tasks, undefined);
   await c.close();
 });
 

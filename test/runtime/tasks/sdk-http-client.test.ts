@@ -183,7 +183,7 @@ async function connectSdk(options: { receiver?: boolean; authorization?: string 
     return { action: 'accept', content };
   });
   sdk.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
-    const text = (req.params.messages[0]?.content as { text?: string }).text ?? '';
+    const text = (req.params.messages[0]!.content as { text?: string }).text ?? '';
     const result = {
       role: 'assistant' as const,
       content: { type: 'text' as const, text: `sdk echo: ${text}` },

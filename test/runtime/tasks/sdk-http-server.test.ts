@@ -169,7 +169,7 @@ fromSdk.before(async () => {
     capabilities: { sampling: {}, elicitation: { form: {} } },
     handlers: {
       'sampling/createMessage': async (p, ctx: RequestContext) => {
-        const text = (p.messages[0]?.content as { text?: string }).text ?? '';
+        const text = (p.messages[0]!.content as { text?: string }).text ?? '';
         samplingSeen.push({
           related: (p._meta as Record<string, unknown> | undefined)?.[RELATED],
           task: (p as Record<string, unknown>).task,

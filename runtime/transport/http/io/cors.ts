@@ -125,7 +125,9 @@ export class Cors {
 /** The lower-case header record of a WHATWG `Headers`. */
 export function headerRecord(headers: Headers): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  headers.forEach((value, name) => (out[name.toLowerCase()] = value));
+  headers.forEach((value, name) => {
+    out[name.toLowerCase()] = value;
+  });
   return out;
 }
 

@@ -155,7 +155,7 @@ test('readNodeBody: a second read of a body taken whole gives what a middleware 
           (e: Error) => e.message,
         ),
       );
-      closed.forEach((f) => f());
+      for (const f of closed) f();
       return;
     }
     const first = await readNodeBody(req, 1024);

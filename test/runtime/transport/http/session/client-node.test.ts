@@ -70,7 +70,7 @@ test('SSE replies and the standalone stream over node:http; server-side drops re
     client.notifications.length = 0;
     await client.request('notify');
     for (let i = 0; i < 200 && client.notifications.length === 0; i++) await sleep(5);
-    assert.equal((client.notifications[0]?.params as { data: unknown }).data, 'standalone');
+    assert.equal((client.notifications[0]!.params as { data: unknown }).data, 'standalone');
     await transport.close();
     assert.is(transport.sessionId, undefined);
   } finally {

@@ -304,9 +304,9 @@ test("reconnection waits the server's retry; backoff grows by factor up to maxDe
     assert.is(gets.length, 5, 'first attempt and 4 retries');
     const waits = gets.slice(1).map((t, i) => t - gets[i]);
     const expected = [20, 40, 50, 50];
-    waits.forEach((w, i) =>
-      assert.ok(w >= expected[i] - 3 && w < expected[i] + 150, `wait ${i}: ${w} ms, expected ${expected[i]}`),
-    );
+    waits.forEach((w, i) => {
+      assert.ok(w >= expected[i] - 3 && w < expected[i] + 150, `wait ${i}: ${w} ms, expected ${expected[i]}`);
+    });
     assert.match(String(client.errors[0]), /after 4 retries/);
     await transport.close();
   } finally {
