@@ -1,6 +1,6 @@
 // The README's "Using the generated code" example, compiled by `npm test` and run by test/readme.test.ts.
 import { Client, Server } from '../generated/2025-11-25/index.js';
-import { createMemoryPair } from '../runtime/index.js';
+import { createMemoryPair } from '@mcpgen/runtime';
 
 const server = new Server({
   serverInfo: { name: 'demo', version: '1.0.0' },

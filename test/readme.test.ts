@@ -16,9 +16,8 @@ test('README example is examples/quickstart.ts', () => {
   const readme = readFileSync(`${root}README.md`, 'utf8');
   const block = /## Using the generated code\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'README has a ts block under "Using the generated code"');
-  const example = readFileSync(`${root}examples/quickstart.ts`, 'utf8')
-    .replaceAll('../generated/', './generated/')
-    .replaceAll('../runtime/', './runtime/');
+  // the example imports the runtime as an application does; its generated code is at ../generated/
+  const example = readFileSync(`${root}examples/quickstart.ts`, 'utf8').replaceAll('../generated/', './mcp/');
   assert.ok(example.includes(block!), 'examples/quickstart.ts contains the README block verbatim (up to import paths)');
 });
 
