@@ -117,7 +117,10 @@ export function deepMutations(data: unknown): Array<{ label: string; data: unkno
     if (segs.length > 0)
       for (const [label, v] of valueMutations(value))
         out.push({ label: `${label} at ${at}`, data: withAt(data, segs, v) });
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...segs, i]));
+    if (Array.isArray(value))
+      value.forEach((item, i) => {
+        walk(item, [...segs, i]);
+      });
     else if (value !== null && typeof value === 'object') {
       const o = value as Record<string, unknown>;
       for (const k of Object.keys(o))
