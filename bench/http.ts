@@ -1,3 +1,4 @@
+// size: a benchmark script: its scenarios side by side
 /**
  * Streamable HTTP round trips of `tools/call` → echo, each server in its own process:
  * - ours: generated 2025-11-25 Clients on HttpClientTransport ↔ `mcpgen serve --http`

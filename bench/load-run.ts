@@ -180,6 +180,7 @@ const META = {
 };
 
 /** Runs both parts, each against its own `mcpgen serve` child process. */
+// size: one load run from start to report, a benchmark script
 export async function runLoad(o: LoadOptions): Promise<{ sessions: LoadPart; stateless: LoadPart }> {
   const timeoutMs = o.timeoutMs ?? 120_000;
   const sockets = o.sockets ?? 256;

@@ -1,3 +1,4 @@
+// size: the model diff: views, comparison and rendering; split pending (#36)
 /**
  * diff: a semantic comparison of two ProtocolModels (`mcpgen diff A B`). Pure: no I/O, output
  * depends only on the two models (sorted, no timestamps). Also a small line diff of two texts
@@ -402,6 +403,7 @@ function walk(
   compareViews(ctx, path, rawA, rawB, va, vb, depth, [...stA, ...va.names], [...stB, ...vb.names]);
 }
 
+// size: one comparison per kind of change; split pending (#36)
 function compareViews(
   ctx: WalkCtx,
   path: string,
@@ -695,6 +697,7 @@ const sameSet = (x: readonly string[], y: readonly string[]) => x.length === y.l
 // ---------------------------------------------------------------------------------------------
 
 /** The semantic differences from model `a` to model `b`. */
+// size: the diff of two models, section by section; split pending (#36)
 export function diffModels(a: ProtocolModel, b: ProtocolModel, options: DiffOptions = {}): DiffReport {
   const out: Change[] = [];
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;

@@ -1,3 +1,4 @@
+// size: ingest and its normalisation passes; split pending (#36)
 /**
  * ingest: schema.json + schema.ts of one revision → ProtocolModel.
  *
@@ -226,6 +227,7 @@ export function ingestResolved(r: ResolvedRevision): ProtocolModel {
   });
 }
 
+// size: ingest of a revision, step by step; split pending (#36)
 export function ingest(input: IngestInput): ProtocolModel {
   const jf = input.schemaJson.path;
   const tf = input.schemaTs.path;

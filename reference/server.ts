@@ -1,3 +1,4 @@
+// size: the reference fixtures of the conformance scenarios, one per scenario
 /**
  * The reference server behind `mcpgen serve`: a small set of tools, resources and prompts with
  * well-known names (the ones MCP conformance suites exercise), built on {@link ServerFeatures}
@@ -86,6 +87,7 @@ const sessionOf = (ctx: RequestContext): ServerSession<ProtocolMaps> => {
  * handlers reach their own session as `ctx.session`). `era.lifecycle` is the served table's
  * (`'stateless'`: without the handshake-only fixtures; default: a handshake revision).
  */
+// size: the reference tools, resources and prompts, one registration each
 export function referenceFeatures(options: ReferenceOptions = {}, era: { lifecycle?: string } = {}): ServerFeatures {
   const delay = options.progressDelayMs ?? 10;
   // a stateless revision has no session: its own fixtures (./stateless.ts) stand for these
@@ -263,6 +265,7 @@ export function referenceFeatures(options: ReferenceOptions = {}, era: { lifecyc
  * revision's counterparts are in ./stateless.ts (`test_input_required_result_*`,
  * `test_logging_tool`).
  */
+// size: the session-only fixtures, one registration each
 function addSessionFixtures(f: ServerFeatures, options: ReferenceOptions, delay: number): void {
   f.tool({
     name: 'test_reconnection',

@@ -1,3 +1,4 @@
+// size: the stateless reference fixtures, one per conformance scenario
 /**
  * The reference server's fixtures for stateless revisions (2026-07-28, draft): multi round-trip
  * requests (`input_required`), per-request client capabilities and log level, list changes for
@@ -78,6 +79,7 @@ const askCapital = () =>
  * Adds the stateless fixtures to `f`. `paramsOf(ctx)` gives a request's full params (the
  * retry's `inputResponses` and `requestState` are beside the tool's arguments).
  */
+// size: the stateless fixtures, one registration each
 export function addStatelessFixtures(f: ServerFeatures, paramsOf: (ctx: RequestContext) => Params | undefined): void {
   // the serving session's sealer (its `requestStateSecret`); each state is bound to its request
   const own = new RequestStateSealer();

@@ -1,3 +1,4 @@
+// size: the typedoc build of the revisions and the runtime site, with its link repairs
 /**
  * `npm run docs [-- <rev>… ] [--generated DIR] [--out DIR]`: typedoc HTML for the runtime package
  * (`runtime`: every public subpath of runtime/package.json `exports`, introduced by

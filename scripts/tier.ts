@@ -136,6 +136,7 @@ export function stability(version: string): string {
 }
 
 /** TIER.md's text from the conformance runs (one per suite and side, in {@link SUITE_ORDER}). */
+// size: TIER.md, section by section
 export function renderTier(rows: readonly ConformanceRow[]): string {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     version: string;

@@ -118,6 +118,7 @@ export function structuredContentKind(model: ProtocolModel): 'object' | 'any' | 
   return s.type === 'object' ? 'object' : 'any';
 }
 
+// size: the protocol module view, one part per table; 2 lines over
 export function emitProtocol(model: ProtocolModel, opts: EmitOptions): Files {
   const pick = <D extends Def>(list: D[], dir: RequestDef['direction']) => list.filter((d) => d.direction === dir);
   const maps = [

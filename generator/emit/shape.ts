@@ -111,6 +111,7 @@ const refName = (ref: string): string => ref.replace(/^#\/\$defs\//, '');
 const isObj = (v: unknown): v is JsonSchema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Builds the shape of a revision. */
+// size: one case per schema construct of the language-neutral shape
 export function buildShape(model: ProtocolModel): Shape {
   const decls = new Map<string, Decl>();
   const reserved = new Set(Object.keys(model.types));

@@ -109,6 +109,7 @@ function requiresMeta(rev: ProtocolModel, r: RequestDef): boolean {
 }
 
 /** The files of extension `ext` for revision `rev`, under `<ext.extension.name>/`. */
+// size: an extension's emitted files, one part per file
 export async function emitExtension(ext: ExtensionModel, rev: ProtocolModel, opts: EmitOptions): Promise<Files> {
   const name = ext.extension.name;
   const shim = asRevisionModel(ext);

@@ -168,6 +168,7 @@ function statedDirection(doc: string, parties: { client: string; server: string 
 }
 
 /** Ingests the resolved inputs of an extension (../../schema/extensions.ts) into its model. */
+// size: an extension's ingest, step by step
 export function ingestExtension(r: ResolvedExtension): ExtensionModel {
   const jf = r.files['schema.json'].path;
   const tf = r.files['spec.types.d.ts'].path;

@@ -1,3 +1,4 @@
+// size: the OAuth 2.1 client flow in one closure (oauthFetch); split into discovery, registration and token steps pending (#36)
 /**
  * The OAuth 2.1 client of MCP (2025-11-25 basic/authorization; draft basic/authorization/ with
  * its client-registration and authorization-server-discovery pages), over oauth4webapi.
@@ -154,6 +155,7 @@ const S256 = 'S256';
  * Makes the authorizing fetch described in the module docs.
  * @throws TypeError (on use) for a code grant without `userAgent` or a `jwt-bearer` grant without `assertion`.
  */
+// size: the OAuth flow in one closure; split pending (#36)
 export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
   // every request (discovery, registration, token, the MCP server's) names its URL when it fails
   const base = namingFetch(options.fetch ?? globalThis.fetch);

@@ -1,3 +1,4 @@
+// size: bearerAuth and the metadata endpoint share their option checks; 7 lines over
 /**
  * The resource-server side of MCP authorization (2025-11-25 basic/authorization and draft
  * basic/authorization/index, "Access Token Usage", "Error Handling", "Access Token Privilege
@@ -139,6 +140,7 @@ const scopesOf = (v: unknown): string[] =>
  * `createStreamableHttpHandler` / `createStatelessHttpHandler` (both eras).
  * @throws TypeError for a bad `resource`, an `algorithms` list naming `none`, or neither `jwks`-able `issuer` nor `introspect`.
  */
+// size: the token checks in order, one step each
 export function bearerAuth(options: BearerAuthOptions): Authorizer {
   canonical(options.resource);
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];

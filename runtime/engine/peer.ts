@@ -1,3 +1,4 @@
+// size: the peer: correlation, dispatch and lanes share private state of one class; split pending (#36)
 /**
  * The peer engine: one side (`client` or `server`) of one connection, over one Transport and one
  * ProtocolTable. Revision-agnostic; the lifecycle (initialize handshake or per-request `_meta`)

@@ -1,3 +1,4 @@
+// size: one registry class per feature kind (tools, resources, prompts, completion); split pending (#36)
 /**
  * `ServerFeatures`: registries of tools, resources (static and templated), prompts and
  * completions that produce the request handlers and capabilities of `ServerSession`s. One

@@ -1,3 +1,4 @@
+// size: the compact validator compiler: one case per JSON Schema keyword; split pending (#36)
 /**
  * Compact protocol validators: a revision's JSON Schemas, emitted as data by the generator
  * (`generated/<rev>/validators.gen.js`, `--validators compact`), turned into closures here. No

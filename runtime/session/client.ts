@@ -1,3 +1,4 @@
+// size: ClientSession: one method per client request kind; 63 lines over
 /**
  * `ClientSession<P>`: the client facade, written once and typed over a generated method map
  * `P` (protocol.gen.ts `Protocol`). Generated `Client` classes add the named one-liners.

@@ -234,6 +234,7 @@ export interface DualEraHttpHandler {
  * belong to is the body's to say. CORS (`cors` of the modern handler's options) applies to
  * every answer, the preflight included.
  */
+// size: the dual-era routing of each HTTP method in one handler
 export function createDualEraHttpHandler(handlers: {
   modern: StatelessHttpHandler;
   legacy: StreamableHttpHandler;

@@ -1,3 +1,4 @@
+// size: multi round-trip requests: sealing, rounds and their checks; split pending (#36)
 /**
  * Multi round-trip requests (draft `basic/patterns/mrtr.mdx`) and result decoding by
  * `resultType` (draft `basic/index.mdx`, ResultType).

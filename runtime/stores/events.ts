@@ -1,3 +1,4 @@
+// size: the event store: memory log, shared follow and resumption; split pending (#36)
 /**
  * Storage behind resumable SSE streams (2025-11-25 basic/transports, "Resumability and
  * Redelivery"). The HTTP server transport stores every SSE event it sends and, when a client

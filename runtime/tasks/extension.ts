@@ -1,3 +1,4 @@
+// size: the tasks extension server side: its four methods and their checks; 53 lines over
 /**
  * The tasks extension `io.modelcontextprotocol/tasks` (SEP-2663, "Tasks Extension"), server
  * side, for the stateless revisions (2026-07-28, draft). Wire shapes: ../tasks-wire.ts.

@@ -1,3 +1,4 @@
+// size: the 2025-11-25 task receiver: its four methods and their checks; 62 lines over
 /**
  * The receiver side of tasks (2025-11-25 `basic/utilities/tasks.mdx`, experimental): makes a
  * `ServerSession` (tools/call) or a `ClientSession` (sampling/createMessage, elicitation/create)

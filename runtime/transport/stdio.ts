@@ -1,3 +1,4 @@
+// size: stdio transport: framing, child process and its shutdown; split pending (#36)
 /**
  * The stdio transport (2025-11-25 `basic/transports.mdx`, stdio; shutdown per
  * `basic/lifecycle.mdx`, Shutdown): newline-delimited JSON over a child process's stdin/stdout.

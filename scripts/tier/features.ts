@@ -1,3 +1,4 @@
+// size: the table of the audit features, one entry each (data)
 /**
  * The features of the SDK tiering audit (the conformance project's canonical feature list: 48
  * non-experimental features, then the experimental ones), each with the guide page and section

@@ -1,3 +1,4 @@
+// size: the C# bindings emitter, not yet moved to templates as Go, Python and Rust were
 /**
  * C# bindings from the ProtocolModel: one project per revision (`<Namespace>.csproj`, namespace
  * `McpGen.Bindings.Mcp<rev>`), C# 7.2, netstandard2.0, depending on Newtonsoft.Json only.

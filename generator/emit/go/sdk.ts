@@ -88,6 +88,7 @@ function render(name: string, view: object): string {
 }
 
 /** The files of a revision's Go package, relative to the output folder (under `go/`). */
+// size: the Go SDK's view model, one part per output file
 export function emitGoSdk(model: ProtocolModel): Files {
   const shape = buildShape(model);
   const types = new GoTypes(model, shape);

@@ -1,3 +1,4 @@
+// size: the Go type mapping shared by the Go bindings and SDK: one case per schema shape
 /**
  * The Go message types of a revision for the Go SDK (generator/emit/go/sdk.ts): the shape's
  * declarations as Go structs, sealed-interface unions and aliases, each with the decoder and the

@@ -1,3 +1,4 @@
+// size: the Java bindings emitter, not yet moved to templates as Go, Python and Rust were
 /**
  * Java bindings from the ProtocolModel: one Maven package per revision (`pom.xml`, package
  * `dev.mcpgen.bindings.mcp<rev digits>`), Java 17, depending on jackson-databind only.

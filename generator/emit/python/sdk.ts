@@ -1,3 +1,4 @@
+// size: the Python SDK's view model: one view per output file
 /**
  * The Python SDK of a revision, from the ProtocolModel: one package per revision
  * (`mcp_<rev>`, distribution `mcpgen-mcp-<rev>`) over the runtime package `mcpgen_runtime`,
@@ -339,6 +340,7 @@ function render(name: string, view: object): string {
 }
 
 /** The files of a revision's Python package, relative to the output folder (under `python/`). */
+// size: the Python SDK's view model, one part per output file
 export function emitPythonSdk(model: ProtocolModel): Files {
   const v = new View(model);
   const pkg = pythonSdkPackage(model.revision);

@@ -1,3 +1,4 @@
+// size: the Redis stores (sessions, events, bus) on one connection; split pending (#36)
 /**
  * The Redis stores of a deployment of several server processes: session records, the event
  * log of resumable streams, the notification bus and tasks (./tasks.ts), over two ioredis connections (commands,

@@ -1,3 +1,4 @@
+// size: the Streamable HTTP client: POST, GET stream, reconnection; split pending (#36)
 /**
  * Streamable HTTP, client side (2025-11-25 basic/transports, "Streamable HTTP"), over `fetch`
  * and Web Streams (../io/request.ts): the form for browsers, workers, Bun and Deno, with no
@@ -239,6 +240,7 @@ export class HttpClientTransport implements Transport {
    * @throws RpcError -32000 "connection closed before the response" when a 2xx reply to a
    * request has an empty body (the server closed it while shutting down).
    */
+  // size: a POST and each kind of answer it gets
   async send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     if (this.closed || !this.events)
       throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');

@@ -1,3 +1,4 @@
+// size: createStreamableHttpHandler around its closed-over state; split into routing and adoption pending (#36)
 /**
  * Streamable HTTP, server side (2025-11-25 basic/transports, "Streamable HTTP"): one MCP
  * endpoint answering POST, GET and DELETE, with sessions, JSON or SSE replies, resumable
@@ -234,6 +235,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * // answerClientError: what node:http cannot parse gets a JSON-RPC error body, not a bare 400
  * http.createServer(handler).on('clientError', answerClientError).listen(3000, '127.0.0.1');
  */
+// size: closed-over state of the endpoint; split pending (#36)
 export function createStreamableHttpHandler(options: StreamableHttpOptions): StreamableHttpHandler {
   const sessions = options.sessionRegistry ?? new MemorySessionRegistry<HttpServerSession>();
   const idleMs = Math.max(0, options.sessionIdleMs ?? 30 * 60 * 1000);
@@ -325,6 +327,7 @@ export function createStreamableHttpHandler(options: StreamableHttpOptions): Str
     allow,
   });
 
+  // size: request routing by method and session; split pending (#36)
   async function handle(ex: Exchange): Promise<void> {
     const h = ex.headers;
     const refused = guard.check(ex.method, h, ex.localPort);

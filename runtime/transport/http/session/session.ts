@@ -1,3 +1,4 @@
+// size: HttpServerSession, one class; split into session state, streams and resumption pending (#36)
 /**
  * One Streamable HTTP session on the server side (2025-11-25 basic/transports, "Session
  * Management"): the {@link Transport} the peer engine attaches to, and the routing of its

@@ -1,3 +1,4 @@
+// size: createStatelessHttpHandler and its request checks; split pending (#36)
 /**
  * Streamable HTTP, server side, stateless revisions (draft basic/transports/streamable-http):
  * one MCP endpoint taking POST only, no sessions. Every request is its own POST, answered with
@@ -366,6 +367,7 @@ const refuse = (status: number, id: Id | null, error: RpcError, headers?: Record
  * await server.connect(handler.transport);
  * http.createServer(handler).on('clientError', answerClientError).listen(3000, '127.0.0.1'); // answerClientError from @mcpgen/runtime/http
  */
+// size: the stateless endpoint and its request checks; split pending (#36)
 export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): StatelessHttpHandler {
   if (!options.tables && !options.supportedVersions)
     throw new TypeError(
