@@ -1,3 +1,4 @@
+// size: the Kotlin bindings emitter, not yet moved to templates as Go, Python and Rust were
 /**
  * Kotlin bindings from the ProtocolModel: one Gradle project per revision (`build.gradle.kts`,
  * package `dev.mcpgen.bindings.mcp<rev digits>`), Kotlin 2.1 on the JVM, depending on
