@@ -112,6 +112,7 @@ export function packageName(dir: string): string {
 }
 
 /** The project's files but the generated code and the lock: path → text. */
+// size: the text of each file of the quickstart project, one after another
 export function projectFiles(dir: string, o: InitOptions): Map<string, string> {
   const name = packageName(dir);
   const tools = toolVersions();
