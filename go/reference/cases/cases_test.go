@@ -22,10 +22,14 @@ import (
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"probe","version":"0.0.1"}}}` + "\n" +
 	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
 
-// server is a 2025-11-25 server declaring tools only: echo(text) and case 015's book_flight.
-func server(t *testing.T) *mcp.Server {
+// server is a 2025-11-25 server declaring tools only: echo(text), case 015's book_flight and
+// the tools extra adds.
+func server(t *testing.T, extra ...func(*mcp.Features)) *mcp.Server {
 	t.Helper()
 	f := mcp.NewFeatures()
+	for _, add := range extra {
+		add(f)
+	}
 	echo := &mcp.Tool{}
 	if err := echo.UnmarshalJSON([]byte(`{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`)); err != nil {
 		t.Fatal(err)
