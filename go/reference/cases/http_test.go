@@ -11,9 +11,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"mcpgen.dev/reference/fixtures"
 	mcp "mcpgen.dev/reference/gen/mcp20251125"
+	mcp2 "mcpgen.dev/reference/gen/mcp20260728"
 	"mcpgen.dev/runtime/codegen"
 	"mcpgen.dev/runtime/engine"
 	"mcpgen.dev/runtime/streamable"
@@ -82,9 +84,19 @@ func send(t *testing.T, method, url, body string, headers ...string) answer {
 	}
 	defer resp.Body.Close()
 	a := answer{status: resp.StatusCode, header: resp.Header}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		b, _ := io.ReadAll(resp.Body)
-		a.body = string(b)
+	if method == "GET" && resp.StatusCode == 200 {
+		return a // a standalone stream: open until the session ends
+	}
+	b, _ := io.ReadAll(resp.Body)
+	a.body = string(b)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// the response is the stream's last message
+		a.body = ""
+		for _, l := range strings.Split(string(b), "\n") {
+			if data, ok := strings.CutPrefix(l, "data:"); ok && strings.TrimSpace(data) != "" {
+				a.body = strings.TrimSpace(data)
+			}
+		}
 	}
 	return a
 }
@@ -298,5 +310,158 @@ func TestCase011HTTPProtocolVersionHeader(t *testing.T) {
 			t.Errorf("C: a request without the negotiated version: %v", seen)
 			break
 		}
+	}
+}
+
+// 002 C over HTTP: a request with an invalid id (null, fractional, boolean, object) in a
+// session is answered 400 with -32600 and no id, and never served.
+func TestCase002HTTPInvalidIDs(t *testing.T) {
+	url, _ := endpoint(t, "2025-11-25")
+	sid := session2025(t, url, "2025-11-25")
+	for _, id := range []string{`null`, `1.5`, `true`, `{"n":1}`} {
+		a := send(t, "POST", url, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list","params":{}}`, "Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2025-11-25", "Mcp-Session-Id", sid)
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(a.body), &m)
+		if a.status != 400 || a.code() != -32600 || (m["id"] != nil && string(m["id"]) != "null") || m["result"] != nil {
+			t.Errorf("id %s: want 400, -32600 without id: %d %s", id, a.status, a.body)
+		}
+	}
+}
+
+// 004 over HTTP: notification POSTs (known, unknown, malformed) get 202 with no body.
+func TestCase004HTTPNotificationsGet202(t *testing.T) {
+	url, _ := endpoint(t, "2025-11-25")
+	sid := session2025(t, url, "2025-11-25")
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/x-example/unknown","params":{"a":1}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":"not-an-object"}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"never-issued","progress":1}}`,
+	} {
+		a := send(t, "POST", url, body, "Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2025-11-25", "Mcp-Session-Id", sid)
+		if a.status != 202 || a.body != "" {
+			t.Errorf("%s: want 202 without a body: %d %q", body, a.status, a.body)
+		}
+	}
+}
+
+// 010 over HTTP: in a 2025-11-25 session an unknown method and an undeclared capability get
+// -32601; the 2026-07-28 endpoint answers an unknown method 404 with -32601 and the id.
+func TestCase010HTTPUnknownMethod(t *testing.T) {
+	url, _ := endpoint(t, "2025-11-25")
+	sid := session2025(t, url, "2025-11-25")
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":"q-501","method":"example/does-not-exist","params":{}}`,
+		`{"jsonrpc":"2.0","id":"q-502","method":"tasks/list","params":{}}`,
+	} {
+		a := send(t, "POST", url, body, "Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2025-11-25", "Mcp-Session-Id", sid)
+		if a.code() != -32601 || !strings.Contains(a.body, `"id":"q-50`) {
+			t.Errorf("%s: want -32601: %d %s", body, a.status, a.body)
+		}
+	}
+	url26, _ := endpoint(t, "2026-07-28")
+	a := send(t, "POST", url26, `{"jsonrpc":"2.0","id":7,"method":"example/does-not-exist","params":{`+draftMeta+`}}`,
+		"Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "example/does-not-exist")
+	if a.status != 404 || a.code() != -32601 || !strings.HasPrefix(a.body, `{"jsonrpc":"2.0","id":7,`) {
+		t.Errorf("2026: want 404 with -32601 and id 7: %d %s", a.status, a.body)
+	}
+}
+
+// 015 over HTTP: arguments failing the tool's inputSchema are a result with isError naming the
+// field; an unknown tool is -32602 naming it.
+func TestCase015HTTPToolInputValidation(t *testing.T) {
+	url, _ := endpoint(t, "2025-11-25")
+	sid := session2025(t, url, "2025-11-25")
+	post := func(body string) answer {
+		return send(t, "POST", url, body, "Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2025-11-25", "Mcp-Session-Id", sid)
+	}
+	a := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":12}}}`)
+	var m struct {
+		Result struct {
+			IsError bool
+			Content []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(a.body), &m); err != nil || a.status != 200 || !m.Result.IsError || len(m.Result.Content) == 0 || !strings.Contains(m.Result.Content[0].Text, "prompt") {
+		t.Errorf("invalid arguments: want a result with isError naming prompt: %d %s", a.status, a.body)
+	}
+	if a := post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"book_fligth","arguments":{}}}`); a.code() != -32602 || !strings.Contains(a.body, "book_fligth") {
+		t.Errorf("unknown tool: want -32602 naming it: %d %s", a.status, a.body)
+	}
+}
+
+// 007 C (2026-07-28): over HTTP, closing the response stream of a request cancels its handler,
+// and a stray notifications/cancelled POST is accepted with 202; over stdio a cancel without
+// _meta is accepted and nothing more is written for the request.
+func TestCase007StatelessCancellation(t *testing.T) {
+	started := make(chan struct{}, 2)
+	aborted := make(chan struct{}, 2)
+	f := mcp2.NewFeatures()
+	must(t, f.AddTool(newTool(t, "slow_echo"), func(ctx context.Context, req *mcp2.RequestContext, args json.RawMessage) (mcp2.CallToolOutcome, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			aborted <- struct{}{}
+			return nil, ctx.Err()
+		case <-time.After(30 * time.Second):
+			return &mcp2.CallToolResult{Content: []mcp2.ContentBlock{&mcp2.TextContent{Text: "late"}}}, nil
+		}
+	}))
+	srv, err := mcp2.NewServer(f, mcp2.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.HTTPHandler(codegen.HTTPOptions{AllowedHosts: []string{"127.0.0.1"}})
+	defer h.Close()
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow_echo","arguments":{},`+strings.TrimSuffix(draftMeta, "}}")+`},"progressToken":1}}}`))
+	for k, v := range map[string]string{"Accept": accept, "Content-Type": "application/json", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "slow_echo"} {
+		req.Header.Set(k, v)
+	}
+	posted := make(chan struct{})
+	go func() {
+		defer close(posted)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, started, "the handler did not start")
+	cancel()
+	<-posted
+	waitFor(t, aborted, "closing the response stream did not cancel the handler")
+	a := send(t, "POST", hs.URL, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+		"Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "notifications/cancelled")
+	if a.status != 202 {
+		t.Errorf("stray cancel: %d %s", a.status, a.body)
+	}
+
+	w, stream := newWire(t)
+	sctx, scancel := context.WithCancel(context.Background())
+	defer scancel()
+	go func() { _ = srv.Serve(sctx, stream) }()
+	w.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow_echo","arguments":{},` + draftMeta + `}}`)
+	waitFor(t, started, "the stdio handler did not start")
+	w.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+	waitFor(t, aborted, "the stdio cancel without _meta did not reach the handler")
+	w.send(`{"jsonrpc":"2.0","id":8,"method":"ping","params":{` + draftMeta + `}}`)
+	for _, l := range w.until("8") {
+		if string(l.members["id"]) == "7" {
+			t.Fatalf("the cancelled request was answered: %s", l.text)
+		}
+	}
+	for _, l := range w.quiet(300 * time.Millisecond) {
+		t.Errorf("written after the cancel: %s", l.text)
+	}
+}
+
+func waitFor(t *testing.T, ch <-chan struct{}, why string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal(why)
 	}
 }

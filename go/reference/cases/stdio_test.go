@@ -503,3 +503,32 @@ func TestCase009ClientDropsLateProgress(t *testing.T) {
 		t.Fatalf("progress callbacks: %v (want only 5)", seen)
 	}
 }
+
+// 004 (client): the client answers no notification, unknown or malformed, and stays up.
+func TestCase004ClientAnswersNoNotification(t *testing.T) {
+	var mu sync.Mutex
+	changed := 0
+	c, w := client(t, mcp.ClientOptions{Notifications: mcp.ClientNotificationHandlers{ToolListChanged: func(ctx context.Context, p *mcp.NotificationParams) {
+		mu.Lock()
+		changed++
+		mu.Unlock()
+	}}})
+	w.send(`{"jsonrpc":"2.0","method":"notifications/x-example/unknown"}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"bogus":true}}`)
+	w.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":"not-an-object"}`)
+	if got := w.quiet(200 * time.Millisecond); len(got) != 0 {
+		t.Fatalf("the client answered a notification: %s", got[0].text)
+	}
+	pinged := make(chan error, 1)
+	go func() { _, err := c.Ping(context.Background(), nil); pinged <- err }()
+	ping := w.next()
+	w.send(`{"jsonrpc":"2.0","id":` + string(ping.members["id"]) + `,"result":{}}`)
+	if err := <-pinged; err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if changed != 1 {
+		t.Fatalf("tools/list_changed delivered %d times", changed)
+	}
+}
