@@ -1,6 +1,8 @@
 // Package cases holds the field cases of /work/shared/cases (a fault seen in the field, kept as
-// a test): each TestCaseNNN is the case of that number, run against the Go SDK (a server of the
-// generated 2025-11-25 package fed a script over stdio, or the runtime's codec).
+// a test): each TestCaseNNN… is the case of that number, run against the Go SDK over real pipes
+// and loopback sockets: servers of the generated 2025-11-25 and 2026-07-28 packages (and the
+// reference server's Streamable HTTP endpoint) fed scripted input, the generated clients
+// against a scripted peer, or the runtime's codec.
 package cases
 
 import (

@@ -465,3 +465,101 @@ func waitFor(t *testing.T, ch <-chan struct{}, why string) {
 		t.Fatal(why)
 	}
 }
+
+// 009 B: over HTTP the response comes last on its POST stream and a late progress for its
+// token arrives on the GET stream 5 ms later: the client calls back once (5/10), before the
+// call resolves, drops the late progress quietly and keeps working.
+func TestCase009HTTPClientDropsLateProgress(t *testing.T) {
+	late := make(chan string, 1)
+	getOpen := make(chan struct{}, 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "GET" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			getOpen <- struct{}{}
+			select {
+			case msg := <-late:
+				_, _ = io.WriteString(w, "data: "+msg+"\n\n")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			case <-r.Context().Done():
+			}
+			return
+		}
+		if r.Method == "DELETE" {
+			return
+		}
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params struct {
+				Meta struct{ ProgressToken json.RawMessage } `json:"_meta"`
+			}
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &m)
+		switch {
+		case m.ID == nil:
+			w.WriteHeader(202)
+		case m.Method == "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Mcp-Session-Id", "s1")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"1"}}}`)
+		case m.Method == "tools/call":
+			tok := string(m.Params.Meta.ProgressToken)
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`+tok+`,"progress":5,"total":10}}`+"\n\n")
+			_, _ = io.WriteString(w, `data: {"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":"done"}]}}`+"\n\n")
+			w.(http.Flusher).Flush()
+			go func() {
+				time.Sleep(5 * time.Millisecond)
+				late <- `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":10,"total":10}}`
+			}()
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`)
+		}
+	}))
+	defer hs.Close()
+	ctx := context.Background()
+	c, err := mcp.NewClient(mcp.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Connect(ctx, streamable.NewClientTransport(hs.URL)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-getOpen:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client opened no GET stream")
+	}
+	var mu sync.Mutex
+	var seen []float64
+	resolved := false
+	res, err := c.CallTool(ctx, &mcp.CallToolRequestParams{Name: "work"}, mcp.WithProgress(func(p mcp.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if resolved {
+			t.Errorf("progress %v after the call resolved", p.Progress)
+		}
+		seen = append(seen, p.Progress)
+	}))
+	mu.Lock()
+	resolved = true
+	mu.Unlock()
+	if err != nil || res.Content[0].(*mcp.TextContent).Text != "done" {
+		t.Fatalf("the call: %+v %v", res, err)
+	}
+	time.Sleep(100 * time.Millisecond) // the late progress has come on the GET stream
+	if _, err := c.Ping(ctx, nil); err != nil {
+		t.Fatalf("ping after the late progress: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != 5 {
+		t.Fatalf("progress callbacks: %v (want only 5)", seen)
+	}
+}
