@@ -11,7 +11,7 @@
  *   against the runtime's declarations (their `@mcpgen/runtime/…` imports stay package
  *   imports), plus what the code reads beside itself: the emitters' templates (the .hbs files
  *   under generator/), schema/pins.json, the generated validators (already JavaScript), and package.json (name, version, licence,
- *   engines, dependencies). Files sit at the same depth as in the checkout, so every
+ *   engines, dependencies, and of the devDependencies the @types/node `mcpgen init` puts in a new project). Files sit at the same depth as in the checkout, so every
  *   `new URL('../../x', import.meta.url)` finds the same thing.
  *
  * Exits 1 naming the problem: a compile error, a missing generated revision, versions of the
@@ -191,7 +191,12 @@ function buildMcpgen(runtime: Json): void {
     if (!f.includes('bindings')) copy(join(ROOT, 'generated', f), join(MCPGEN_OUT, 'generated', f));
   }
   const { name, version, type, license, engines, dependencies } = pkg;
-  writeJson(join(MCPGEN_OUT, 'package.json'), { name, version, type, license, engines, dependencies });
+  // `mcpgen init` gives a new project the @types/node this repository builds with (typescript is a dependency)
+  const dev = (pkg.devDependencies ?? {}) as Record<string, string>;
+  if (!dev['@types/node'])
+    throw new BuildError('package.json has no devDependencies["@types/node"] (mcpgen init needs it)');
+  const devDependencies = { '@types/node': dev['@types/node'] };
+  writeJson(join(MCPGEN_OUT, 'package.json'), { name, version, type, license, engines, dependencies, devDependencies });
 }
 
 export function build(): void {

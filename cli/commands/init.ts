@@ -78,14 +78,18 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The versions of TypeScript and @types/node this mcpgen is built and tested with. */
 function toolVersions(): { typescript: string; types: string } {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-    devDependencies: Record<string, string>;
+  const file = join(ROOT, 'package.json');
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
   };
-  return {
-    typescript: pkg.dependencies.typescript ?? pkg.devDependencies.typescript,
-    types: pkg.devDependencies['@types/node'],
-  };
+  // in the checkout both are in the root manifest; the built package's keeps typescript (a
+  // dependency) and, of its devDependencies, @types/node (scripts/build.ts)
+  const typescript = pkg.dependencies?.typescript ?? pkg.devDependencies?.typescript;
+  const types = pkg.devDependencies?.['@types/node'] ?? pkg.dependencies?.['@types/node'];
+  if (!typescript || !types)
+    throw new Error(`${file}: no version of ${typescript ? '@types/node' : 'typescript'} for the new project`);
+  return { typescript, types };
 }
 
 /** What `init` makes. */

@@ -390,6 +390,31 @@ test('the installed CLI: call → serve over stdio answers from the compiled rev
   assert.not.match(diff.stderr, '/tsx/');
 });
 
+test('the installed CLI: mcpgen init writes a project whose tools are the versions this mcpgen is built with', async () => {
+  assert.ok(app, 'the install test did not run');
+  const bin = join(app, 'node_modules', 'mcpgen', 'bin', 'mcpgen.js');
+  const dir = join(work!.dir, 'scaffold');
+  must(
+    await run(
+      process.execPath,
+      [bin, 'init', dir, '--rev', '2025-11-25', '--client', '--spec-dir', SPEC_DIR],
+      app,
+      userEnv(),
+    ),
+    'mcpgen init',
+  );
+  const made = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
+  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  assert.is(made.devDependencies.typescript, own.dependencies.typescript);
+  assert.is(made.devDependencies['@types/node'], own.devDependencies['@types/node']);
+  assert.ok(existsSync(join(dir, 'src', 'mcp', '2025-11-25', 'index.ts')), 'init generated the revision');
+});
+
 test.after(() => work?.cleanup());
 
 test.run();
