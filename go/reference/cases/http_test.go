@@ -311,6 +311,54 @@ func TestCase011HTTPProtocolVersionHeader(t *testing.T) {
 			break
 		}
 	}
+
+	// C, 2026-07-28: every POST of the client carries the header, equal to its body's version
+	h26, closer26, err := fixtures.HTTPHandler("2026-07-28", fixtures.Options{}, codegen.HTTPOptions{AllowedHosts: []string{"127.0.0.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer26()
+	var posts []string
+	var pmu sync.Mutex
+	hs26 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			Params struct {
+				Meta struct {
+					Version string `json:"io.modelcontextprotocol/protocolVersion"`
+				} `json:"_meta"`
+			}
+		}
+		_ = json.Unmarshal(b, &m)
+		pmu.Lock()
+		posts = append(posts, r.Method+" "+r.Header.Get("MCP-Protocol-Version")+" "+m.Params.Meta.Version)
+		pmu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(b)))
+		h26.ServeHTTP(w, r)
+	}))
+	defer hs26.Close()
+	c26, err := mcp2.NewClient(mcp2.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c26.Connect(ctx, streamable.NewClientTransport(hs26.URL)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c26.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = c26.Close()
+	pmu.Lock()
+	defer pmu.Unlock()
+	if len(posts) < 2 {
+		t.Fatalf("2026 requests: %v", posts)
+	}
+	for _, p := range posts {
+		if p != "POST 2026-07-28 2026-07-28" {
+			t.Errorf("C 2026: %v", posts)
+			break
+		}
+	}
 }
 
 // 002 C over HTTP: a request with an invalid id (null, fractional, boolean, object) in a
