@@ -177,7 +177,7 @@ test('usage errors exit 2: unknown command, unknown flag, conflicting flags, no 
   // and through the executable, as a process exit code
   const r = await cli(['generate', '--bogus']);
   assert.is(r.code, 2, r.stderr);
-  assert.match(r.stderr, 'see mcpgen --help');
+  assert.match(r.stderr, 'see mcpgen generate --help');
 });
 
 test('missing inputs exit 3 with a message naming the file', async () => {

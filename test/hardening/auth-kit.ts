@@ -16,13 +16,17 @@ export const jwks = { keys: [{ ...(await exportJWK(signing.publicKey)), kid: 'k1
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/** A 5-minute access token for `resource` naming `subject`, bound to the DPoP key `jkt` when given. */
+/**
+ * A day-long access token for `resource` naming `subject`, bound to the DPoP key `jkt` when given
+ * (test files mint theirs when imported, and `npm test` imports every file before it runs the
+ * first: a 5-minute token had expired by the time its suite ran).
+ */
 export function accessToken(resource: string, subject: string, jkt?: string): Promise<string> {
   return new SignJWT({
     iss: issuer,
     aud: resource,
     sub: subject,
-    exp: now() + 300,
+    exp: now() + 86_400,
     client_id: 'c1',
     scope: 'mcp:use',
     ...(jkt ? { cnf: { jkt } } : {}),
