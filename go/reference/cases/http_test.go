@@ -611,3 +611,28 @@ func TestCase009HTTPClientDropsLateProgress(t *testing.T) {
 		t.Fatalf("progress callbacks: %v (want only 5)", seen)
 	}
 }
+
+// 005 over HTTP: multi-byte UTF-8, U+2028 and escaped line breaks survive a round trip
+// through a tool; a body with an invalid UTF-8 byte is a parse error (-32700, 400).
+func TestCase005HTTPUTF8(t *testing.T) {
+	h := server(t).HTTPHandler(codegen.HTTPOptions{AllowedHosts: []string{"127.0.0.1"}})
+	defer h.Close()
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	sid := session2025(t, hs.URL, "2025-11-25")
+	post := func(body string) answer {
+		return send(t, "POST", hs.URL, body, "Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2025-11-25", "Mcp-Session-Id", sid)
+	}
+	want := "café — 中文 😀 a\u2028b first\nsecond\r\nthird"
+	arg, _ := json.Marshal(want)
+	a := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":` + string(arg) + `}}}`)
+	var m struct {
+		Result struct{ Content []struct{ Text string } }
+	}
+	if err := json.Unmarshal([]byte(a.body), &m); err != nil || len(m.Result.Content) != 1 || m.Result.Content[0].Text != want {
+		t.Errorf("round trip: %d %s", a.status, a.body)
+	}
+	if a := post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + "\xff" + `"}}}`); a.status != 400 || a.code() != -32700 {
+		t.Errorf("invalid UTF-8: want 400 with -32700: %d %s", a.status, a.body)
+	}
+}
