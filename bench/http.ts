@@ -50,8 +50,8 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { Client as DraftClient } from '../generated/draft/index.js';
-import { HttpClientTransport } from '../runtime/transport/http/session/client.js';
-import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/client.js';
+import { HttpClientTransport } from '../runtime/transport/http/session/node-client.js';
+import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/node-client.js';
 import { type Call, compare, median, processCpuUs, ratio, sequential, startServer, stopChild } from './measure.js';
 
 const quick = process.argv.includes('--quick');

@@ -27,7 +27,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Client as SdkClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from '../generated/draft/index.js';
-import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/client.js';
+import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/node-client.js';
 import { type Call, compare, flood, median, ratio, reaped, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');

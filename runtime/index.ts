@@ -9,7 +9,7 @@
 // ---- for users: connecting, serving, errors ------------------------------------------------
 export { NotJsonRpcError, StdioClientTransport, StdioServerTransport, WriteQueueFullError } from './transport/stdio.js';
 export type { StdioClientOptions, StdioServerOptions } from './transport/stdio.js';
-export { HttpClientTransport, SessionExpiredError, HttpStatusError } from './transport/http/session/client.js';
+export { HttpClientTransport, SessionExpiredError, HttpStatusError } from './transport/http/session/node-client.js';
 export { continueAfterChecks } from './transport/http/io/node.js';
 export type { SharedSessions, SessionInfo } from './transport/http/session/server.js';
 export { MemorySessionStore, SessionLimitError } from './stores/sessions.js';
@@ -28,7 +28,7 @@ export type {
   LegacySseOptions,
 } from './transport/http/legacy-sse/legacy-sse.js';
 export { connectHttp, FallbackHttpClientTransport } from './transport/http/legacy-sse/fallback.js';
-export { StatelessHttpClientTransport } from './transport/http/stateless/client.js';
+export { StatelessHttpClientTransport } from './transport/http/stateless/node-client.js';
 export {
   bearerAuth,
   protectedResourceMetadata,

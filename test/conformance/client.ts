@@ -20,8 +20,8 @@ import { Client, table as table2025 } from '../../generated/2025-11-25/index.js'
 import { table as table0618 } from '../../generated/2025-06-18/index.js';
 import { table as table0326 } from '../../generated/2025-03-26/index.js';
 import { Client as Client2026 } from '../../generated/2026-07-28/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/node-client.js';
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';

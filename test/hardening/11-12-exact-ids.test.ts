@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { exactIds, isRequestId, serializeMessage } from '../../runtime/jsonrpc/message.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -28,7 +28,7 @@ import type { ProtocolTable } from '../../runtime/protocol/table.js';
 import { attachTaskReceiver } from '../../runtime/tasks/receiver.js';
 import { createMemoryPair } from '../../runtime/transport/memory.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/node-client.js';
 import { startServe, type Served } from '../runtime/tasks/serve-process.js';
 import {
   type Ask,

@@ -13,9 +13,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/node-client.js';
 import {
   ConnectionClosedError,
   HttpStatusError,

@@ -25,8 +25,8 @@ import { isCreateTaskResult, TasksExtensionClient } from '../../runtime/tasks/ex
 import { TASKS_EXTENSION, TasksExtension } from '../../runtime/tasks/extension.js';
 import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
 import { createStatelessHttpHandler } from '../../runtime/transport/http/stateless/server.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/node-client.js';
 
 /** `Authorization: Bearer <name>` is the principal <name> (names of letters only). */
 const authorize: Authorizer = async ({ headers }) => {

@@ -27,7 +27,7 @@ import { StreamableHTTPServerTransport as Sdk1HttpServer } from '@modelcontextpr
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import * as v2025 from '../../generated/2025-11-25/index.js';
 import { oauthFetch } from '../../runtime/auth/client.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { loadRevision, olderHandshakeTables } from '../../cli/revisions.js';
 import { serveHttp } from '../../cli/serve/http.js';
 import { clientOptions, REDIRECT, stop, userAgent, startAuthorizationServer } from '../runtime/auth/fixtures/oidc.js';

@@ -21,7 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import * as gen from '../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { loadRevision } from '../../cli/revisions.js';
 import { serveHttp } from '../../cli/serve/http.js';
 import { STATIC_TEXT } from '../../reference/server.js';

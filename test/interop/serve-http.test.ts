@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client as Client1125 } from '../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));

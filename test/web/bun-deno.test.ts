@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client as Sdk2Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from '../../generated/2026-07-28/index.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/node-client.js';
 import { workerBundle } from './worker-bundle.js';
 
 const bin = (name: string) => fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));

@@ -10,9 +10,9 @@ import * as assert from 'uvu/assert';
 import ts from 'typescript';
 import * as nodeEntry from '../../runtime/index.js';
 import * as webEntry from '../../runtime/web.js';
-import * as nodeSession from '../../runtime/transport/http/session/client.js';
+import * as nodeSession from '../../runtime/transport/http/session/node-client.js';
 import * as fetchSession from '../../runtime/transport/http/session/fetch-client.js';
-import * as nodeStateless from '../../runtime/transport/http/stateless/client.js';
+import * as nodeStateless from '../../runtime/transport/http/stateless/node-client.js';
 import * as fetchStateless from '../../runtime/transport/http/stateless/fetch-client.js';
 import { root } from '../runtime/tasks/serve-process.js';
 

@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Miniflare } from 'miniflare';
 import { Client } from '../../generated/2026-07-28/index.js';
-import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/client.js';
+import { StatelessHttpClientTransport } from '../../runtime/transport/http/stateless/node-client.js';
 import { accessToken, dpopHolder, issuer, jwks, modernList } from '../hardening/auth-kit.js';
 import { workerBundle } from './worker-bundle.js';
 

@@ -45,7 +45,7 @@ const TOOLS_CHANGED = 'notifications/tools/list_changed';
 /** The multi round-trip loop, for a revision whose requests may be answered input_required (none of the pinned handshake ones). */
 const mrtr = lazy(() => import('../../stateless/mrtr.js'));
 
-/** What the handshake uses of an HTTP client transport (../../transport/http/session/client.ts). */
+/** What the handshake uses of an HTTP client transport (../../transport/http/session/node-client.ts). */
 interface HttpLifecycle {
   setProtocolVersion?(version: string): void;
   onSessionExpired?: ((info: { sessionId: string }) => void | Promise<void>) | undefined;

@@ -19,8 +19,8 @@ import * as v2026 from '../../../generated/2026-07-28/index.js';
 import { oauthFetch } from '../../../runtime/auth/client.js';
 import { clientOptions, startAuthorizationServer } from './fixtures/oidc.js';
 
-import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
-import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/client.js';
+import { HttpClientTransport } from '../../../runtime/transport/http/session/node-client.js';
+import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/node-client.js';
 import { loadRevision, olderHandshakeTables } from '../../../cli/revisions.js';
 import { serveHttp } from '../../../cli/serve/http.js';
 import { serveStatelessHttp } from '../../../cli/serve/stateless.js';

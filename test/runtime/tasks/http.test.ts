@@ -22,7 +22,7 @@ import {
   type StreamableHttpHandler,
   createStreamableHttpHandler,
 } from '../../../runtime/transport/http/session/server.js';
-import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../../runtime/transport/http/session/node-client.js';
 import type { JSONRPCMessage } from '../../../runtime/jsonrpc/transport.js';
 import { RELATED, rejection, sleep, work } from './support.js';
 import { SESSION_TABLES } from '../transport/http/tables.js';

@@ -16,7 +16,7 @@ import { RpcError } from '../../../runtime/jsonrpc/errors.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
 import type { TaskHandle } from '../../../runtime/tasks/handle.js';
 import type { Task } from '../../../runtime/stores/tasks.js';
-import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../../runtime/transport/http/session/node-client.js';
 import { StdioClientTransport } from '../../../runtime/transport/stdio.js';
 import { RELATED, rejection } from './support.js';
 import { bin, root, startHttpServe } from './serve-process.js';

@@ -19,7 +19,7 @@ import { RpcError } from '../../../runtime/jsonrpc/errors.js';
 import type { RequestContext } from '../../../runtime/engine/peer.js';
 import { type TaskReceiver, attachTaskReceiver } from '../../../runtime/tasks/receiver.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
-import { HttpClientTransport } from '../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../../runtime/transport/http/session/node-client.js';
 import { RELATED, rejection, sleep, work } from './support.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));

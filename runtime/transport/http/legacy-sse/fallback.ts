@@ -6,7 +6,7 @@
  * is `endpoint` the old transport carries the first message and everything after it. Otherwise
  * the POST's error stands.
  */
-import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/client.js';
+import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/node-client.js';
 import { LegacySseClientTransport } from './legacy-sse.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 

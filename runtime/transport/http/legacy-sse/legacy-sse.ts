@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent, SseParser } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import { HttpStatusError } from '../session/client.js';
+import { HttpStatusError } from '../session/node-client.js';
 import { nodeExchange } from '../io/exchange.js';
 import { RequestGuard } from '../io/guard.js';
 import { afterClosingResponse, refuseNode, requestPath, respondNode } from '../io/node.js';

@@ -4,7 +4,7 @@
  * @module
  */
 export * from './server.js';
-export * from './client.js';
+export * from './node-client.js';
 export * from './session.js';
 export * from './event-store.js';
 export * from './registry.js';

@@ -4,5 +4,5 @@
  * @module
  */
 export * from './server.js';
-export * from './client.js';
+export * from './node-client.js';
 export * from './headers.js';

@@ -4,7 +4,7 @@ import {
   HttpClientTransport,
   HttpStatusError,
   SessionExpiredError,
-} from '../../../../../runtime/transport/http/session/client.js';
+} from '../../../../../runtime/transport/http/session/node-client.js';
 import { initReq, MiniClient, post, req, sleep, startServer, V } from './helpers.js';
 
 const H = (sid?: string): Record<string, string> =>

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Server } from '../../../../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
 import { startServer } from './helpers.js';
 
 for (const replyMode of ['json', 'sse'] as const) {

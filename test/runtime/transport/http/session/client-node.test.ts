@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/node-client.js';
 import { RequestNotProcessedError } from '../../../../../runtime/jsonrpc/errors.js';
 import { initReq, MiniClient, sleep, startServer, V, type TestServer } from './helpers.js';
 

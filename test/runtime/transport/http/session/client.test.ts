@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/node-client.js';
 import { initReq, MiniClient, sleep, startServer, V, type TestServer } from './helpers.js';
 
 interface Seen {

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client as Client1125, Server as Server1125 } from '../../../../../generated/2025-11-25/index.js';
-import { HttpClientTransport, SessionExpiredError } from '../../../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport, SessionExpiredError } from '../../../../../runtime/transport/http/session/node-client.js';
 import { sleep, startServer } from './helpers.js';
 
 interface Seen {

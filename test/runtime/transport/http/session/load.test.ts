@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../../../../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../../../../runtime/transport/http/session/client.js';
+import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
 import { loadRevision } from '../../../../../cli/revisions.js';
 import { serveHttp } from '../../../../../cli/serve/http.js';
 

@@ -9,8 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/client.js';
-import { HttpClientTransport } from '../../../../../runtime/transport/http/session/client.js';
+import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
+import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
 import { RequestAbortedError } from '../../../../../runtime/jsonrpc/errors.js';
 import {
   encodeHeaderValue,

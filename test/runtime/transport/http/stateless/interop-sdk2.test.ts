@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/client.js';
+import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
 import { StdioClientTransport } from '../../../../../runtime/transport/stdio.js';
 import { startDualEra, startModern, V } from './helpers.js';
 import { makeSdk2Server } from './fixtures/sdk2-server.js';

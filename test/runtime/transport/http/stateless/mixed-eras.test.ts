@@ -17,7 +17,7 @@ import * as assert from 'uvu/assert';
 import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { EraRouter } from '../../../../../runtime/stateless/dual-era.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/client.js';
+import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
 import { createMemoryPair } from '../../../../../runtime/transport/memory.js';
 import { createStreamableHttpHandler } from '../../../../../runtime/transport/http/session/server.js';
 import { StdioClientTransport } from '../../../../../runtime/transport/stdio.js';
