@@ -1,5 +1,5 @@
-// The README quick start's Streamable HTTP server (`src/server.ts` there), compiled by `npm test`
-// and run by test/readme.test.ts, which calls it with `mcpgen call --url` as the README does.
+// The Streamable HTTP server of docs/quick-start.md (`src/server.ts` there), compiled by `npm test`
+// and run by test/docs/manual-examples.test.ts, which calls it with `mcpgen call --url` as the page does.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server, table, type Protocol } from '../generated/2025-11-25/index.js';

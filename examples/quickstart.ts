@@ -1,4 +1,4 @@
-// The README's "Using the generated code" example, compiled by `npm test` and run by test/readme.test.ts.
+// The first example of docs/generated-code.md, compiled by `npm test` and run by test/docs/manual-examples.test.ts.
 import { Client, Server } from '../generated/2025-11-25/index.js';
 import { createMemoryPair } from '@mcpgen/runtime';
 

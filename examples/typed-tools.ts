@@ -1,4 +1,4 @@
-// The README's "Typed tools" examples, compiled by `npm test` and run by test/readme.test.ts.
+// The "Typed tools" examples of docs/generated-code.md, compiled by `npm test` and run by test/docs/manual-examples.test.ts.
 import * as z from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client, Server, type Protocol } from '../generated/2025-11-25/index.js';

@@ -1,24 +1,25 @@
 /**
- * README's examples are real code: each ts block is an example file (which tsc checks) verbatim,
- * up to import paths, and runs; the quick start's Streamable HTTP server is called with the
- * README's own `mcpgen call --url` line and prints the result the README says.
+ * The manual's examples are real code (docs/generated-code.md, docs/quick-start.md): each ts
+ * block is an example file (which tsc checks) verbatim, up to import paths, and runs; the quick
+ * start's Streamable HTTP server is called with the page's own `mcpgen call --url` line and prints
+ * the result the page says.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { splitCommand } from '../cli/connect.js';
+import { splitCommand } from '../../cli/connect.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
-test('README example is examples/quickstart.ts', () => {
-  const readme = readFileSync(`${root}README.md`, 'utf8');
-  const block = /## Using the generated code\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  assert.ok(block, 'README has a ts block under "Using the generated code"');
+test('the example of docs/generated-code.md is examples/quickstart.ts', () => {
+  const page = readFileSync(`${root}docs/generated-code.md`, 'utf8');
+  const block = /^# Using the generated code\n\n```ts\n([\s\S]*?)```/.exec(page)?.[1];
+  assert.ok(block, 'docs/generated-code.md opens with a ts block under "Using the generated code"');
   // the example imports the runtime as an application does; its generated code is at ../generated/
   const example = readFileSync(`${root}examples/quickstart.ts`, 'utf8').replaceAll('../generated/', './mcp/');
-  assert.ok(example.includes(block!), 'examples/quickstart.ts contains the README block verbatim (up to import paths)');
+  assert.ok(example.includes(block!), 'examples/quickstart.ts contains the block verbatim (up to import paths)');
 });
 
 test('examples/quickstart.ts runs: the echo tool answers', () => {
@@ -30,15 +31,14 @@ test('examples/quickstart.ts runs: the echo tool answers', () => {
   assert.equal(JSON.parse(out.trim()), { content: [{ type: 'text', text: '{"x":1}' }] });
 });
 
-test('README typed-tools blocks are examples/typed-tools.ts, which runs', () => {
-  const readme = readFileSync(`${root}README.md`, 'utf8');
-  const section = /### Typed tools, prompts and resource templates\n([\s\S]*?)\n## /.exec(readme)?.[1];
-  assert.ok(section, 'README has the "Typed tools" section');
+test('the typed-tools blocks of docs/generated-code.md are examples/typed-tools.ts, which runs', () => {
+  const page = readFileSync(`${root}docs/generated-code.md`, 'utf8');
+  const section = /\n## Typed tools, prompts and resource templates\n([\s\S]*?)(?:\n## |$)/.exec(page)?.[1];
+  assert.ok(section, 'docs/generated-code.md has the "Typed tools" section');
   const blocks = [...section!.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
   assert.is(blocks.length, 2, 'the mcpgen block and the official SDK block');
   const example = readFileSync(`${root}examples/typed-tools.ts`, 'utf8');
-  for (const b of blocks)
-    assert.ok(example.includes(b), `examples/typed-tools.ts contains the README block verbatim:\n${b}`);
+  for (const b of blocks) assert.ok(example.includes(b), `examples/typed-tools.ts contains the block verbatim:\n${b}`);
   const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/typed-tools.ts'], {
     cwd: root,
     encoding: 'utf8',
@@ -50,17 +50,14 @@ test('README typed-tools blocks are examples/typed-tools.ts, which runs', () => 
   });
 });
 
-test("README quick start over Streamable HTTP: the server is examples/quickstart-http.ts, and the README's mcpgen call --url line prints what it says", async () => {
-  const readme = readFileSync(`${root}README.md`, 'utf8');
-  const section = /\nOver Streamable HTTP: ([\s\S]*?)\n## /.exec(readme)?.[1];
-  assert.ok(section, 'README quick start has the "Over Streamable HTTP" part');
+test("docs/quick-start.md over Streamable HTTP: the server is examples/quickstart-http.ts, and the page's mcpgen call --url line prints what it says", async () => {
+  const page = readFileSync(`${root}docs/quick-start.md`, 'utf8');
+  const section = /\nOver Streamable HTTP: ([\s\S]*?)\n## /.exec(page)?.[1];
+  assert.ok(section, 'docs/quick-start.md has the "Over Streamable HTTP" part');
   const [server, shell] = [/```ts\n([\s\S]*?)```/.exec(section!)?.[1], /```sh\n([\s\S]*?)```/.exec(section!)?.[1]];
   assert.ok(server && shell, 'a ts block (the server) and a sh block (the call)');
   const example = readFileSync(`${root}examples/quickstart-http.ts`, 'utf8').replaceAll('../generated/', './mcp/');
-  assert.ok(
-    example.includes(server!),
-    'examples/quickstart-http.ts contains the README block verbatim (up to import paths)',
-  );
+  assert.ok(example.includes(server!), 'examples/quickstart-http.ts contains the block verbatim (up to import paths)');
   const callLine = shell!.split('\n').find((l) => l.startsWith('npx mcpgen call --url '));
   const printed = /# prints the result[^:]*: (\{.*\})$/m.exec(shell!)?.[1];
   assert.ok(callLine && printed, `the sh block calls the server and says what it prints:\n${shell}`);
@@ -68,7 +65,7 @@ test("README quick start over Streamable HTTP: the server is examples/quickstart
   assert.is(readmeUrl, 'http://127.0.0.1:3000/mcp');
   assert.match(shell!, /PORT=3000 node dist\/server\.js &/);
 
-  // the server on a free port (PORT=0) instead of 3000, as the README runs it otherwise
+  // the server on a free port (PORT=0) instead of 3000, as the page runs it otherwise
   const proc = spawn(process.execPath, ['--import', 'tsx', 'examples/quickstart-http.ts'], {
     cwd: root,
     env: { ...process.env, PORT: '0' },
