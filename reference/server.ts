@@ -71,6 +71,8 @@ export interface ReferenceOptions {
    * session). Processes serving one endpoint share it (ServerSessionOptions.requestStateSecret).
    */
   requestStateSecret?: string | Uint8Array;
+  /** Adds further tools, resources or prompts to the reference ones (a test's own fixtures). */
+  extend?: (features: ServerFeatures) => void;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -256,6 +258,7 @@ export function referenceFeatures(options: ReferenceOptions = {}, era: { lifecyc
       { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
     ],
   });
+  options.extend?.(f);
   return f;
 }
 

@@ -30,7 +30,7 @@ import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/h
 import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
 import { answerClientError, continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
-import { type ServerClass, referenceDefinition } from '../../reference/server.js';
+import { type ReferenceOptions, type ServerClass, referenceDefinition } from '../../reference/server.js';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
 
@@ -85,6 +85,8 @@ export interface HttpServeOptions {
   logger?: Logger;
   /** Passed to the reference server (its progress and logging tools pause this long per step). */
   progressDelayMs?: number;
+  /** Passed to the reference server: further tools, resources or prompts beside its own. */
+  extend?: ReferenceOptions['extend'];
   /** SSE `retry` sent in priming events and before the server closes a connection, ms (default 500). */
   retryMs?: number;
   /** See {@link StreamableHttpOptions.sessionIdleMs} (`--session-idle-ms`). */
@@ -202,6 +204,7 @@ export async function serveHttp(
     table: mod.table as never,
     fallbackTables: mod.fallbackTables as never,
     progressDelayMs: options.progressDelayMs,
+    extend: options.extend,
     ...(stores ? { taskStore: stores.tasks } : {}),
     closeSseConnection:
       options.replyMode === 'json'

@@ -226,6 +226,26 @@ end
 redis.call('ZADD', z, stamp(z, clock()), ARGV[2])
 return evicted`;
 
+// KEYS[1] stream e:<session>:<stream>, KEYS[2] its record m:<session>:<stream>, KEYS[3] the
+// session's streams ss:<session>; ARGV maxEvents, ttlMs, owner process, message JSON, token,
+// stream id, channel. An event offered again (its first offer got no answer, so Redis may have
+// stored it): the ID of the entry with its token among the stream's newest 256, else stored now.
+const STORE_AGAIN = `
+for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 256)) do
+  local f = e[2]
+  for i = 1, #f - 1, 2 do
+    if f[i] == 'k' and f[i + 1] == ARGV[5] then return e[1] end
+  end
+end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'm', ARGV[4], 'k', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[2], 'owner', ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+redis.call('PUBLISH', ARGV[7], '1')
+return id`;
+
 const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
 const U64_MAX = 2n ** 64n - 1n;
 
@@ -379,6 +399,7 @@ class RedisStoresImpl implements RedisStores {
     client.defineCommand('mcpRenew', { numberOfKeys: 1, lua: RENEW });
     client.defineCommand('mcpMark', { numberOfKeys: 2, lua: MARK });
     client.defineCommand('mcpRelease', { numberOfKeys: 1, lua: RELEASE });
+    client.defineCommand('mcpStoreAgain', { numberOfKeys: 3, lua: STORE_AGAIN });
     sub.on('message', (channel: string, message: string) => {
       for (const l of this.channels.get(channel) ?? []) {
         try {
@@ -467,6 +488,18 @@ type TouchCommands = Redis & {
     ...ids: string[]
   ): Promise<number>;
   mcpRelease(k1: string, prefix: string, id: string, process: string, liveness: string, idle: string): Promise<number>;
+  mcpStoreAgain(
+    k1: string,
+    k2: string,
+    k3: string,
+    max: string,
+    ttl: string,
+    owner: string,
+    message: string,
+    token: string,
+    streamId: string,
+    channel: string,
+  ): Promise<string>;
 };
 
 class RedisSessionStore implements SessionStore {
@@ -593,6 +626,12 @@ class RedisSessionStore implements SessionStore {
 class RedisEventStore implements SharedEventStore {
   private readonly maxEvents: number;
   private readonly ttlMs: number;
+  /**
+   * Each message's token (field `k` of its entry), so that a message offered again after a
+   * command Redis did not answer in time (it may have stored it) is stored once.
+   */
+  private readonly tokens = new WeakMap<JSONRPCMessage, string>();
+  private stored = 0;
 
   constructor(
     private readonly owner: RedisStoresImpl,
@@ -616,13 +655,44 @@ class RedisEventStore implements SharedEventStore {
     return `${this.prefix}ev:${sessionId}:${streamId}`;
   }
 
+  /**
+   * Appends `message` (null: a priming event) to the stream's log and returns its event ID. A
+   * message offered again (the same object, after a rejection: Redis may have stored it
+   * without answering in time) is not stored twice: the ID of its entry is returned.
+   */
   async storeEvent(sessionId: string, streamId: string, message: JSONRPCMessage | null): Promise<string> {
     const key = this.key(sessionId, streamId);
     const meta = this.meta(sessionId, streamId);
     const streams = `${this.prefix}ss:${sessionId}`;
+    const again = message === null ? undefined : this.tokens.get(message);
+    if (again !== undefined) {
+      const xid = await (this.client as TouchCommands).mcpStoreAgain(
+        key,
+        meta,
+        streams,
+        String(this.maxEvents),
+        String(this.ttlMs),
+        this.owner.processId,
+        serializeMessage(message!),
+        again,
+        streamId,
+        this.channel(sessionId, streamId),
+      );
+      return `${streamId}_${xid}`;
+    }
+    const token = message === null ? undefined : `${this.owner.processId}.${(++this.stored).toString(36)}`;
+    if (message !== null) this.tokens.set(message, token!);
     const r = await this.client
       .multi()
-      .xadd(key, 'MAXLEN', String(this.maxEvents), '*', 'm', message === null ? '' : serializeMessage(message))
+      .xadd(
+        key,
+        'MAXLEN',
+        String(this.maxEvents),
+        '*',
+        'm',
+        message === null ? '' : serializeMessage(message),
+        ...(token === undefined ? [] : ['k', token]),
+      )
       .pexpire(key, this.ttlMs)
       .hset(meta, 'owner', this.owner.processId)
       .pexpire(meta, this.ttlMs)

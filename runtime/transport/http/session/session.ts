@@ -90,6 +90,11 @@ const isShared = (store: EventStore | undefined): store is SharedEventStore =>
 
 type Id = string | number | bigint;
 
+/** How often events the store did not take are offered to it again, ms. */
+const KEPT_RETRY_MS = 1000;
+/** How long such events are kept before they are dropped, ms (a stream's events live 5 minutes in the Redis store). */
+const KEPT_FOR_MS = 300_000;
+
 // (a number id counts up on most clients: its text made outside the number-to-string cache)
 const idKey = (id: Id): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
@@ -149,6 +154,14 @@ export class HttpServerSession implements Transport {
   private sseHeaderCache: { from: HeaderMap; headers: HeaderMap } | undefined;
   /** Starts the keep-alive comments of a stream still open at the end of the tick that opened it. */
   #keepAliveIfOpen: ((s: OutStream) => void) | undefined;
+  /**
+   * An event store call failed (a Redis that stalls answers each command only after its
+   * timeout): until a new request reaches the session or a kept event is stored, events are
+   * not stored, so a stall holds the session's sends for one store timeout, not for its length.
+   */
+  private storeDown = false;
+  /** POST streams with events kept to store later (see {@link keep}), and when that began (ms). */
+  private unstored: { streams: Set<OutStream>; since: number; timer?: ReturnType<typeof setTimeout> } | undefined;
 
   constructor(
     sessionId: string,
@@ -313,7 +326,8 @@ export class HttpServerSession implements Transport {
 
   /** Writes the last event of POST stream `s` and ends it. */
   private finishSse(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text: string): void {
-    this.write(s, message, eventId, text);
+    if (eventId === undefined) this.writeUnstored(s, message, text);
+    else this.write(s, message, eventId, text);
     s.done = true;
     this.forget(s);
     this.detach(s, true);
@@ -437,6 +451,8 @@ export class HttpServerSession implements Transport {
       return;
     }
     this.#lastActive = Date.now();
+    // a request reached the session: the store answered its lookup (shared), worth trying again
+    this.storeDown = false;
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       const key = idKey(id);
@@ -554,6 +570,7 @@ export class HttpServerSession implements Transport {
   ): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
     this.#lastActive = Date.now();
+    this.storeDown = false;
     return this.enqueue(async () => {
       const store = this.settings.eventStore;
       if (lastEventId !== undefined && store) {
@@ -583,8 +600,16 @@ export class HttpServerSession implements Transport {
           this.standaloneCursor = lastEventId;
           for (const [eventId] of replay) this.noteStandalone(eventId);
         }
-        if (!s || s.done) {
+        if (s?.kept) s.replayed = new Set(replay.map(([eventId]) => eventId));
+        if (!s || (s.done && !s.kept)) {
           sink.end();
+          return;
+        }
+        if (s.done) {
+          // finished, with events the store had not taken: they follow as it takes them (storeKept)
+          this.detach(s, true);
+          s.sink = sink;
+          sink.onClose(() => this.lost(s, sink));
           return;
         }
         if (s === this.standaloneStream) {
@@ -679,6 +704,8 @@ export class HttpServerSession implements Transport {
   ): string | undefined | Promise<string | undefined> {
     const store = this.settings.eventStore;
     if (!store) return undefined;
+    // not stored while the store fails, nor before the events of `s` kept earlier (order)
+    if (this.storeDown || s.kept !== undefined) return undefined;
     let id: string | Promise<string>;
     try {
       // (a user's store gets the three arguments of the interface, nothing more; the memory
@@ -701,7 +728,88 @@ export class HttpServerSession implements Transport {
   }
 
   private storeFailed(e: unknown): void {
+    this.storeDown = true;
     this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+  }
+
+  /**
+   * Writes event `message` of POST stream `s` whose store gave no ID (it failed, or was skipped
+   * while the store fails): on the live connection without an ID. What the client may not have
+   * got is kept to be stored once the store answers (a response always: a connection that
+   * resets after the write loses it), so that a client resuming the stream gets it.
+   */
+  private writeUnstored(s: OutStream, message: JSONRPCMessage, text?: string): void {
+    const sink = s.sink;
+    const delivered = this.write(s, message, undefined, text);
+    if (s.kind === 'post' && this.settings.eventStore && (!delivered || isResponse(message)))
+      this.keep(s, message, delivered ? sink : null);
+  }
+
+  /** Keeps `message` of `s` to store later, in order, retried every second for up to 5 minutes. */
+  private keep(s: OutStream, message: JSONRPCMessage, deliveredOn: ResponseSink | null): void {
+    (s.kept ??= []).push({ message, deliveredOn });
+    const u = (this.unstored ??= { streams: new Set(), since: Date.now() });
+    u.streams.add(s);
+    if (!u.timer) {
+      u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
+      u.timer.unref?.();
+    }
+  }
+
+  /**
+   * Stores the kept events of each stream in order, then a finished stream's end; runs beside
+   * the send queue, so a store that still does not answer holds no send. A connection that
+   * resumed the stream here meanwhile gets each stored event it has not had (a response, unless
+   * written on that very connection; other events, unless written on any), with its ID, in
+   * queue order after its replay; it ends after a finished stream's last. Gives up after
+   * {@link KEPT_FOR_MS}.
+   */
+  private async storeKept(): Promise<void> {
+    const u = this.unstored;
+    const store = this.settings.eventStore;
+    if (!u || !store) return;
+    u.timer = undefined;
+    if (this.ended || Date.now() - u.since > KEPT_FOR_MS) {
+      if (!this.ended)
+        this.settings.onStoreError?.(new Error(`events of ${u.streams.size} stream(s) could not be stored; dropped`));
+      for (const s of u.streams) s.kept = undefined;
+      this.unstored = undefined;
+      return;
+    }
+    try {
+      for (const s of [...u.streams]) {
+        while (s.kept?.length) {
+          const { message, deliveredOn } = s.kept[0];
+          const id = await store.storeEvent(this.sessionId, s.id, message);
+          s.kept.shift();
+          this.storeDown = false;
+          const owed = deliveredOn === null || (isResponse(message) && deliveredOn !== undefined);
+          if (owed)
+            void this.enqueue(() => {
+              if (s.sink && s.sink !== deliveredOn && !s.replayed?.has(id)) this.write(s, message, id);
+            });
+        }
+        s.kept = undefined;
+        s.replayed = undefined;
+        u.streams.delete(s);
+        if (s.done) {
+          await store.streamFinished?.(this.sessionId, s.id);
+          void this.enqueue(() => {
+            if (s.kept) return;
+            if (s.sink) this.detach(s, true);
+            if (this.postStreams?.get(s.id) === s) this.dropPostStream(s);
+          });
+        }
+      }
+    } catch (e) {
+      this.storeFailed(e);
+    }
+    if (u.streams.size === 0) {
+      this.unstored = undefined;
+      return;
+    }
+    u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
+    u.timer.unref?.();
   }
 
   /**
@@ -1026,7 +1134,8 @@ export class HttpServerSession implements Transport {
         await this.openStream(s);
         text ??= serializeMessage(message);
         const eventId = await this.store(s, message, text);
-        this.write(s, message, eventId, text);
+        if (eventId === undefined) this.writeUnstored(s, message, text);
+        else this.write(s, message, eventId, text);
         if (s.pending.size === 0) {
           s.done = true;
           this.forget(s);
@@ -1071,7 +1180,8 @@ export class HttpServerSession implements Transport {
     await this.openStream(s);
     for (const m of [...batch.splice(0), message]) {
       const eventId = await this.store(s, m);
-      this.write(s, m, eventId);
+      if (eventId === undefined) this.writeUnstored(s, m);
+      else this.write(s, m, eventId);
     }
     if (s.pending.size === 0) {
       s.done = true;
@@ -1082,11 +1192,11 @@ export class HttpServerSession implements Transport {
 
   /** A finished POST stream: nothing will be resumed or sent on it. */
   private forget(s: OutStream): void {
-    this.postStreams?.delete(s.id);
-    if (this.postStreams?.size === 0) this.postStreams = undefined;
+    // (with events kept to store, a resumption here gets them: forgotten once they are stored)
+    if (s.kept === undefined) this.dropPostStream(s);
     const store = this.settings.eventStore;
-    // a JSON reply stored no events
-    if (s.mode !== 'json' && store?.streamFinished) {
+    // a JSON reply stored no events; with events kept to store, their store ends it after them
+    if (s.mode !== 'json' && store?.streamFinished && s.kept === undefined) {
       // a store that fails here only keeps the stream longer
       try {
         const done = store.streamFinished(this.sessionId, s.id);
@@ -1097,13 +1207,20 @@ export class HttpServerSession implements Transport {
     }
   }
 
+  private dropPostStream(s: OutStream): void {
+    this.postStreams?.delete(s.id);
+    if (this.postStreams?.size === 0) this.postStreams = undefined;
+  }
+
   /** Writes `message` on the connection of `s` as one event (`text`: its `serializeMessage` text, when made already). */
-  private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): void {
-    if (!s.sink) return;
-    if (s.sink.write(encodeJsonEvent(eventId, text ?? serializeMessage(message))) && eventId !== undefined) {
+  private write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): boolean {
+    if (!s.sink) return false;
+    if (!s.sink.write(encodeJsonEvent(eventId, text ?? serializeMessage(message)))) return false;
+    if (eventId !== undefined) {
       s.resumable = true;
       if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
     }
+    return true;
   }
 
   private learnVersion(message: JSONRPCMessage): void {

@@ -45,6 +45,14 @@ export interface OutStream {
    * own -32600 errors for the batch's invalid entries.
    */
   batch?: JSONRPCMessage[];
+  /**
+   * Events the event store did not take (it failed): kept, in order, to store once it answers;
+   * `deliveredOn`: the connection it was written on (without an ID), null when none. Later
+   * events of the stream join them.
+   */
+  kept?: Array<{ message: JSONRPCMessage; deliveredOn: ResponseSink | null }>;
+  /** The event IDs a resumed connection replayed while events were kept (not written to it again). */
+  replayed?: Set<string>;
 }
 
 /**

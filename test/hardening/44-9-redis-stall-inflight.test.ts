@@ -1,0 +1,174 @@
+/**
+ * Issue 44, operations: a Redis that stalls (redis-server SIGSTOPped for 10 s) while calls run.
+ * Their progress and results are written through the Redis event store, whose commands fail after
+ * the command timeout (1 s here): a call already running is held for one timeout at most, not for
+ * the stall's length; its events then go out on the live connection without an ID, and what a
+ * client may not have got is stored once Redis answers again, so a client whose connection broke
+ * during the stall resumes the stream and gets the call's result (no hang).
+ * Over real node:http (`serveHttp`, the endpoint of `mcpgen serve --http --redis`) and a real
+ * redis-server.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadRevision } from '../../cli/revisions.js';
+import { serveHttp, type HttpServe } from '../../cli/serve/http.js';
+import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
+import { SseParser } from '../../runtime/codec/sse.js';
+import type { ServerFeatures } from '../../runtime/features/index.js';
+import { startRedis, TestSession, V, type RedisServer } from '../scale/support.js';
+
+type Obj = Record<string, unknown>;
+const STALL_MS = 10_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `steps`: `n` progress notifications `ms` apart, then a result naming `key`. */
+const steps = (f: ServerFeatures): void => {
+  f.tool<{ key: string; n: number; ms: number }>({
+    name: 'steps',
+    description: 'n progress notifications ms apart, then a result naming key',
+    inputSchema: {
+      type: 'object',
+      properties: { key: { type: 'string' }, n: { type: 'integer' }, ms: { type: 'integer' } },
+      required: ['key', 'n', 'ms'],
+    },
+    handler: async (a, ctx) => {
+      for (let i = 1; i <= a.n; i++) {
+        await ctx.sendProgress(i, a.n);
+        await sleep(a.ms);
+      }
+      return { content: [{ type: 'text', text: `done ${a.key}` }] };
+    },
+  });
+};
+
+let redis: RedisServer;
+let stores: RedisStores;
+let served: HttpServe;
+test.before(async () => {
+  redis = await startRedis();
+  stores = await connectRedisStores(redis.url, { prefix: `stall${Date.now()}:`, commandTimeoutMs: 1000 });
+  served = await serveHttp(await loadRevision(V), {
+    port: 0,
+    shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events },
+    extend: steps,
+    logger: { warn: () => undefined },
+  });
+});
+test.after(async () => {
+  redis?.pause(false);
+  await served?.close();
+  await stores?.close();
+  await redis?.stop();
+});
+
+const progressOf = (events: Array<{ message: Obj }>): number[] =>
+  events
+    .filter((e) => e.message.method === 'notifications/progress')
+    .map((e) => (e.message.params as Obj).progress as number);
+
+test('a call running when Redis stalls ends long before the stall does, with all its progress and its result', async () => {
+  const s = new TestSession(served.url);
+  await s.initialize();
+  let continuedAt = 0;
+  const stall = (async () => {
+    await sleep(600);
+    redis.pause(true);
+    await sleep(STALL_MS);
+    continuedAt = Date.now();
+    redis.pause(false);
+  })();
+  // 12 steps of 250 ms: 3 s of work, the stall from 0.6 s to 10.6 s
+  const ex = await s.request('tools/call', {
+    name: 'steps',
+    arguments: { key: 'k1', n: 12, ms: 250 },
+    _meta: { progressToken: 'p1' },
+  });
+  const answeredAt = Date.now();
+  await stall;
+  assert.equal((ex.response as Obj).result, { content: [{ type: 'text', text: 'done k1' }] }, JSON.stringify(ex));
+  assert.ok(answeredAt < continuedAt, `the result came ${answeredAt - continuedAt} ms after Redis answered again`);
+  assert.equal(
+    progressOf(ex.events),
+    Array.from({ length: 12 }, (_, i) => i + 1),
+  );
+  assert.is(ex.resumed, 0);
+  await s.close();
+});
+
+test('a connection that breaks during the stall: resumed after it, the stream gives the progress it missed and the result', async () => {
+  const s = new TestSession(served.url);
+  await s.initialize();
+  const headers = {
+    Accept: 'application/json, text/event-stream',
+    'Content-Type': 'application/json',
+    'MCP-Protocol-Version': V,
+    'Mcp-Session-Id': s.sessionId!,
+  };
+  const abort = new AbortController();
+  const r = await fetch(served.url, {
+    method: 'POST',
+    headers,
+    signal: abort.signal,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'steps', arguments: { key: 'k2', n: 8, ms: 250 }, _meta: { progressToken: 'p2' } },
+    }),
+  });
+  assert.is(r.status, 200);
+  // read up to the second progress notification (stored: it has an ID), then stall Redis and cut
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  const seen: number[] = [];
+  let last: string | undefined;
+  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+  while (seen.length < 2) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    for (const e of parser.push(decoder.decode(value, { stream: true }))) {
+      if (e.id) last = e.id;
+      if (!e.data) continue;
+      const m = JSON.parse(e.data) as Obj;
+      if (m.method === 'notifications/progress') seen.push((m.params as Obj).progress as number);
+    }
+  }
+  assert.equal(seen, [1, 2]);
+  assert.ok(last, 'an event ID to resume from');
+  redis.pause(true);
+  abort.abort();
+  // the tool ends during the stall (2 s of work); Redis answers again after it
+  await sleep(4000);
+  redis.pause(false);
+  let resumed: Response | undefined;
+  for (let i = 0; i < 100 && !resumed; i++) {
+    const g = await fetch(served.url, {
+      method: 'GET',
+      headers: { ...headers, Accept: 'text/event-stream', 'Last-Event-ID': last! },
+    });
+    if (g.status === 200) resumed = g;
+    else {
+      await g.arrayBuffer();
+      await sleep(100);
+    }
+  }
+  assert.ok(resumed, 'the stream could be resumed');
+  const rest = new SseParser();
+  let response: Obj | undefined;
+  const t0 = Date.now();
+  for await (const chunk of resumed!.body as unknown as AsyncIterable<Uint8Array>) {
+    for (const e of rest.push(decoder.decode(chunk, { stream: true }))) {
+      if (!e.data) continue;
+      const m = JSON.parse(e.data) as Obj;
+      if (m.method === 'notifications/progress') seen.push((m.params as Obj).progress as number);
+      else if (m.id === 7) response = m;
+    }
+    if (response) break;
+  }
+  assert.ok(Date.now() - t0 < 10_000, 'the resumed stream answered');
+  assert.equal(response?.result, { content: [{ type: 'text', text: 'done k2' }] }, JSON.stringify(response));
+  assert.equal(seen, [1, 2, 3, 4, 5, 6, 7, 8], 'each progress notification once, in order');
+  await s.close();
+});
+
+test.run();
