@@ -41,7 +41,6 @@
  */
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import {
   Client as Sdk2Client,
   StreamableHTTPClientTransport as Sdk2HttpClientTransport,
@@ -52,7 +51,18 @@ import { Client } from '../generated/2025-11-25/index.js';
 import { Client as DraftClient } from '../generated/draft/index.js';
 import { HttpClientTransport } from '../runtime/transport/http/session/node-client.js';
 import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/node-client.js';
-import { type Call, compare, median, processCpuUs, ratio, sequential, startServer, stopChild } from './measure.js';
+import {
+  benchScript,
+  type Call,
+  compare,
+  median,
+  processCpuUs,
+  ROOT,
+  ratio,
+  sequential,
+  startServer,
+  stopChild,
+} from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 300 : 1500;
@@ -69,7 +79,7 @@ const ROUNDS = Number(flag('--rounds') ?? 3);
 const only = flag('--only') === undefined ? undefined : new RegExp(flag('--only')!);
 if (!(Number.isInteger(ROUNDS) && ROUNDS > 0))
   throw new Error(`bench:http: --rounds must be a positive integer, got ${flag('--rounds')}`);
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = ROOT;
 const TEXT = 'hello, benchmark';
 
 interface Server {
@@ -87,7 +97,7 @@ interface Target {
   client(): Promise<{ call: Call; close(): Promise<void> }>;
 }
 
-/** `node <args>` printing its URL (tsx-loaded TypeScript: pass `--import tsx` first). */
+/** `node <args>` printing its URL (a TypeScript server of bench/: `benchScript`). */
 async function server(args: string[]): Promise<Server> {
   const { url, child } = await startServer(args, root);
   return { url, pid: child.pid!, stop: () => stopChild(child) };
@@ -333,10 +343,10 @@ const servers = await Promise.all([
   server([serve, 'serve', '--http', '0', '--reply', 'json']),
   server([serve, 'serve', '--http', '0', '--reply', 'sse']),
   server([`${root}test/fixtures/sdk-http-server.mjs`]),
-  server(['--import', 'tsx', `${root}bench/stateless-server.ts`, 'ours']),
-  server(['--import', 'tsx', `${root}bench/stateless-server.ts`, 'ours-sse']),
-  server(['--import', 'tsx', `${root}bench/stateless-server.ts`, 'sdk']),
-  server(['--import', 'tsx', `${root}bench/progress-http-server.ts`]),
+  server([...benchScript('stateless-server'), 'ours']),
+  server([...benchScript('stateless-server'), 'ours-sse']),
+  server([...benchScript('stateless-server'), 'sdk']),
+  server(benchScript('progress-http-server')),
   server([`${root}test/fixtures/sdk-http-server.mjs`, '--sse']),
   server([`${root}bench/sdk2-http-server.mjs`]),
   server([`${root}bench/sdk2-http-server.mjs`, '--sse']),

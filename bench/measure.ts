@@ -6,6 +6,21 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Whether this bench runs compiled (bench/build.ts's tree, as `npm run bench:*` runs it) or
+ * from the TypeScript sources through tsx (`node --import tsx bench/<name>.ts`).
+ */
+export const COMPILED = import.meta.url.endsWith('.js');
+/** The tree the bench runs from, with a trailing slash: the checkout, or its compiled copy (.cache/bench/). */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The checkout (its TypeScript sources, e.g. for the runtime's size). */
+export const CHECKOUT = COMPILED ? fileURLToPath(new URL('../../../', import.meta.url)) : ROOT;
+
+/** The `node` arguments that run bench/`name` (a TypeScript file of bench/) as the bench itself runs: compiled or through tsx. */
+export const benchScript = (name: string): string[] =>
+  COMPILED ? [`${ROOT}bench/${name}.js`] : ['--import', 'tsx', `${ROOT}bench/${name}.ts`];
 
 export type Call = () => Promise<unknown>;
 

@@ -24,11 +24,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Client as SdkClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client } from '../generated/draft/index.js';
 import { StatelessHttpClientTransport } from '../runtime/transport/http/stateless/node-client.js';
-import { type Call, compare, flood, median, ratio, reaped, sequential } from './measure.js';
+import { benchScript, type Call, compare, flood, median, ROOT, ratio, reaped, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 300 : 1500;
@@ -36,12 +35,12 @@ const FLOOD = quick ? 2000 : 8000;
 const IN_FLIGHT = 16;
 const WARMUP = quick ? 300 : 1500;
 const ROUNDS = 3;
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = ROOT;
 const TEXT = 'hello, benchmark';
 
 async function startServer(kind: string): Promise<{ url: string; child: ChildProcess }> {
   const child = reaped(
-    spawn(process.execPath, ['--import', 'tsx', `${root}bench/stateless-server.ts`, kind], {
+    spawn(process.execPath, [...benchScript('stateless-server'), kind], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     }),

@@ -21,19 +21,18 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { StdioClientTransport } from '../runtime/transport/stdio.js';
-import { type Call, compare, flood, median, processCpuUs, sequential } from './measure.js';
+import { type Call, CHECKOUT, compare, flood, median, processCpuUs, ROOT, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 500 : 2000;
 const FLOOD = quick ? 5000 : 20000;
 const IN_FLIGHT = 64;
 const WARMUP = quick ? 500 : 5000;
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = ROOT;
 const TEXT = 'hello, benchmark';
 
 interface Pair {
@@ -195,7 +194,7 @@ for (const pair of pairs) await pair.close();
 compare('stdio', results as Parameters<typeof compare>[1]);
 
 // The built runtime: every runtime module compiled to JavaScript (what a package ships).
-const runtimeDir = fileURLToPath(new URL('../runtime/', import.meta.url));
+const runtimeDir = `${CHECKOUT}runtime/`;
 let built = '';
 for (const f of readdirSync(runtimeDir, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.ts'))
