@@ -52,8 +52,9 @@ function compilerOptions(tree: string): ts.CompilerOptions {
   if (read.error) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(read.error.messageText, '\n')}`);
   const parsed = ts.convertCompilerOptionsFromJson(read.config.compilerOptions ?? {}, tree, file);
   // every file is an ES module (the packages are `"type": "module"`, which a file-at-a-time compile cannot see)
+  const { rootDir: _rootDir, outDir: _outDir, ...options } = parsed.options;
   return {
-    ...parsed.options,
+    ...options,
     module: ts.ModuleKind.ES2022,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     noEmit: false,

@@ -1,29 +1,41 @@
 /**
- * Runs benches of this tree and of another checkout (`--base <dir>`, e.g. a `git worktree` of an
- * older commit with its own node_modules and `generated/`) alternately, and prints the median
- * of each figure per tree and their ratio:
+ * The side-by-side bench: runs the same benches, compiled (bench/build.ts), on this tree and on
+ * the tree of another commit or checkout alternately, and prints the median of each figure per
+ * tree and their ratio:
  *
  *   head.<name>: <median> <unit>
  *   base.<name>: <median> <unit>
  *   compare.<name>: N.NNx      (above 1: this tree is better)
  *
- * "Better" is higher for rates (`calls/s`, `req/s`) and lower for everything else (latencies,
- * CPU time, bytes, warnings); a figure whose unit is missing or whose base median is 0 gets no
- * ratio. Each round runs every bench once per tree, the order of the trees rotating from round
- * to round, so load that others put on the machine falls on every tree alike; medians over
+ * `--base` names a git ref (default: the merge-base of HEAD and `main`) or a checkout folder
+ * with its own node_modules and `generated/`. A ref is checked out in a temporary git worktree
+ * (removed at the end), installed with `npm ci` and generated with `npm run generate` (from
+ * MCP_SPEC_DIR, as this tree's was). Both trees run this tree's bench/ and its SDK peers: what
+ * differs is the code measured (runtime, generated code, CLI), not the benches.
+ *
+ * "Better" is higher for rates (`calls/s`, `req/s`) and comparisons (`x`), lower for everything
+ * else (latencies, CPU time, bytes); a figure whose unit is missing or whose base median is 0
+ * gets no ratio. Each round runs every bench once per tree, the order of the trees rotating from
+ * round to round, so load that others put on the machine falls on every tree alike; medians over
  * rounds absorb the rest. Figures printed by one tree only are listed, not compared.
+ *
+ * `--control` runs this tree a second time as a tree of its own (`control.<name>`,
+ * `noise.<name>: N.NNx`, this tree against itself): how far a figure moves with no change at
+ * all, the band a `compare.` ratio has to leave before it means something.
  *
  * `--base` may be given more than once (e.g. the commit before a fix and an older release): the
  * second tree is `base2` (`base2.<name>`, `compare2.<name>`: this tree against it), and so on.
  *
- * `npm run bench:compare -- --base <dir> [--base <dir>…] [--runs N (default 3)]
- * [--bench stdio,http,stateless] [--quick]` (`--quick` is passed to every bench). Exits 1 naming the bench and tree when a
- * bench exits non-zero, or when `--base` is not a checkout with the bench's script.
+ * `npm run bench:compare -- [--base <ref|dir>…] [--control] [--runs N (default 3)]
+ * [--bench stdio,http,stateless] [--quick]` (`--quick` is passed to every bench). Exits 1 naming
+ * the bench and tree when a bench exits non-zero, or when a base cannot be made.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildBench, NODE_FLAGS } from './build.js';
 import { median } from './measure.js';
 
 const HEAD = fileURLToPath(new URL('..', import.meta.url));
@@ -38,28 +50,79 @@ function option(name: string, at = process.argv.indexOf(name)): string | undefin
 
 function fail(message: string): never {
   console.error(`bench:compare: ${message}`);
+  cleanUp();
   process.exit(1);
 }
 
-const BASES = process.argv.flatMap((a, i) => (a === '--base' ? [option('--base', i)!] : [])).map((d) => resolve(d));
-if (BASES.length === 0) fail('--base <dir> is required (a checkout of the commit to compare with)');
-/** The trees, this one first: `head`, `base`, `base2`, … */
-const TREES: ReadonlyArray<readonly [string, string]> = [
-  ['head', HEAD],
-  ...BASES.map((dir, i) => [i === 0 ? 'base' : `base${i + 1}`, dir] as const),
-];
+/** Runs a command in `cwd` (output to stderr); fails naming it when it exits non-zero. */
+function run(command: string, args: string[], cwd: string): string {
+  const r = spawnSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0)
+    fail(
+      `${command} ${args.join(' ')} (in ${cwd}) exited ${r.status ?? r.signal}:\n${`${r.stdout}${r.stderr}`.slice(-2000)}`,
+    );
+  return r.stdout.trim();
+}
+
+const worktrees: string[] = [];
+function cleanUp(): void {
+  for (const dir of worktrees.splice(0)) {
+    spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: HEAD, stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    cleanUp();
+    process.exit(1);
+  });
+
+/** A checkout of `base`: the folder itself, or a temporary worktree of the ref, installed and generated. */
+function checkout(base: string): string {
+  if (existsSync(base) && statSync(base).isDirectory()) {
+    const dir = resolve(base);
+    if (!existsSync(join(dir, 'node_modules'))) fail(`${dir} has no node_modules (npm ci there first)`);
+    if (!existsSync(join(dir, 'generated'))) fail(`${dir} has no generated/ (npm run generate there first)`);
+    return dir;
+  }
+  const commit = run('git', ['rev-parse', '--verify', `${base}^{commit}`], HEAD);
+  const dir = mkdtempSync(join(tmpdir(), 'mcpgen-compare-'));
+  worktrees.push(dir);
+  console.error(`bench:compare: ${base} (${commit.slice(0, 12)}) in ${dir}: npm ci, npm run generate`);
+  run('git', ['worktree', 'add', '--detach', dir, commit], HEAD);
+  run('npm', ['ci', '--no-audit', '--no-fund'], dir);
+  run('npm', ['run', 'generate'], dir);
+  return dir;
+}
+
+const bases = process.argv.flatMap((a, i) => (a === '--base' ? [option('--base', i)!] : []));
+if (bases.length === 0) bases.push(run('git', ['merge-base', 'HEAD', 'main'], HEAD));
 const runsText = option('--runs') ?? '3';
 const RUNS = Number(runsText);
 if (!Number.isInteger(RUNS) || RUNS < 1) fail(`--runs must be a positive integer, not ${JSON.stringify(runsText)}`);
 const BENCHES = (option('--bench') ?? 'stdio,http,stateless').split(',').filter(Boolean);
 const QUICK = process.argv.includes('--quick');
-
+const CONTROL = process.argv.includes('--control');
 for (const bench of BENCHES) {
   if (!/^[a-z][a-z0-9-]*$/.test(bench)) fail(`bad bench name ${JSON.stringify(bench)}`);
-  for (const [tree, dir] of TREES) {
-    if (!existsSync(join(dir, 'bench', `${bench}.ts`))) fail(`${tree} tree ${dir} has no bench/${bench}.ts`);
-    if (!existsSync(join(dir, 'node_modules'))) fail(`${tree} tree ${dir} has no node_modules`);
+  if (!existsSync(join(HEAD, 'bench', `${bench}.ts`))) fail(`no bench/${bench}.ts`);
+}
+
+/** The trees, this one first: `head`, `base`, `base2`, …, then `control` (this tree again). */
+const TREES: ReadonlyArray<readonly [string, string]> = [
+  ['head', HEAD],
+  ...bases.map((b, i) => [i === 0 ? 'base' : `base${i + 1}`, checkout(b)] as const),
+  ...(CONTROL ? [['control', HEAD] as const] : []),
+];
+for (const [tree, dir] of TREES) {
+  if (tree === 'control') continue;
+  const started = performance.now();
+  try {
+    buildBench(dir, HEAD);
+  } catch (e) {
+    fail(`building ${tree} (${dir}): ${(e as Error).message}`);
   }
+  console.error(`bench:compare: ${tree} compiled in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** One figure line `name: value unit` (comparisons `name: N.NNx` included, unit "x"). */
@@ -69,7 +132,8 @@ interface Figure {
 }
 
 function runBench(dir: string, bench: string): Promise<Map<string, Figure>> {
-  const args = ['--import', 'tsx', join('bench', `${bench}.ts`), ...(QUICK ? ['--quick'] : [])];
+  const script = join(dir, '.cache', 'bench', 'bench', `${bench}.js`);
+  const args = [...(NODE_FLAGS[bench] ?? []), script, ...(QUICK ? ['--quick'] : [])];
   const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -127,8 +191,8 @@ for (const name of order) {
     const hm = median(h.values);
     const bm = median(b.values);
     if (bm === 0 || hm === 0) return;
-    console.log(
-      `compare${i === 0 ? '' : i + 1}.${name}: ${(HIGHER_IS_BETTER.has(h.unit) ? hm / bm : bm / hm).toFixed(2)}x`,
-    );
+    const label = tree === 'control' ? 'noise' : `compare${i === 0 ? '' : i + 1}`;
+    console.log(`${label}.${name}: ${(HIGHER_IS_BETTER.has(h.unit) ? hm / bm : bm / hm).toFixed(2)}x`);
   });
 }
+cleanUp();

@@ -25,7 +25,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { StdioClientTransport } from '../runtime/transport/stdio.js';
-import { type Call, CHECKOUT, compare, flood, median, processCpuUs, ROOT, sequential } from './measure.js';
+import { type Call, CHECKOUT, compare, flood, median, processCpuUs, ROOT, ratio, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 500 : 2000;
@@ -173,6 +173,8 @@ for (let r = 0; r < ROUNDS; r++) {
   }
 }
 const results: Record<string, { p50: number; p99: number; rps: number }> = {};
+/** Median CPU µs per call (64 in flight) of each pair's client and server. */
+const cpu: Record<string, { client: number; server: number }> = {};
 const line = (name: string, xs: number[], digits: number, unit: string) => {
   if (xs.length) console.log(`stdio.${name}: ${median(xs).toFixed(digits)} ${unit}`);
 };
@@ -181,6 +183,8 @@ for (const pair of pairs) {
   const s = { p50: median(x.seq.map((v) => v.p50)), p99: median(x.seq.map((v) => v.p99)) };
   const rps = median(x.rates);
   results[pair.name] = { ...s, rps };
+  if (x.clientCpu.length && x.serverCpu.length)
+    cpu[pair.name] = { client: median(x.clientCpu), server: median(x.serverCpu) };
   console.log(`stdio.${pair.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
   console.log(`stdio.${pair.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
   console.log(`stdio.${pair.name}.inflight${IN_FLIGHT}.throughput: ${Math.round(rps)} calls/s`);
@@ -192,6 +196,15 @@ for (const pair of pairs) {
 for (const pair of pairs) await pair.close();
 
 compare('stdio', results as Parameters<typeof compare>[1]);
+// CPU per call against the write-batching bare pair (above 1: ours costs less), each side and both
+if (cpu.ours && cpu.bare) {
+  ratio('stdio.ours_vs_bare_limit.client_cpu_per_call', cpu.bare.client / cpu.ours.client);
+  ratio('stdio.ours_vs_bare_limit.server_cpu_per_call', cpu.bare.server / cpu.ours.server);
+  ratio(
+    'stdio.ours_vs_bare_limit.cpu_per_call',
+    (cpu.bare.client + cpu.bare.server) / (cpu.ours.client + cpu.ours.server),
+  );
+}
 
 // The built runtime: every runtime module compiled to JavaScript (what a package ships).
 const runtimeDir = `${CHECKOUT}runtime/`;
