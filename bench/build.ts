@@ -18,7 +18,9 @@
  * `tree` may be another checkout: bench/compare.ts builds an older commit with this file, its
  * bench/ and the SDK peers of test/fixtures/ taken from `benches` (this checkout), so that both
  * trees are measured by the same benches.
- * Returns the output folder. Throws naming the file on a syntax error.
+ * `folder` names the output folder under `tree/.cache/` (default `bench`; it must sit in the tree
+ * for the tree's node_modules to resolve). Returns the output folder. Throws naming the file on
+ * a syntax error.
  *
  * `node --import tsx bench/build.ts [<tree>]` builds (default: this checkout) and prints the folder.
  */
@@ -64,14 +66,14 @@ function compilerOptions(tree: string): ts.CompilerOptions {
   };
 }
 
-export function buildBench(tree = HERE, benches = tree): string {
+export function buildBench(tree = HERE, benches = tree, folder = 'bench'): string {
   const root = resolve(tree);
-  const out = join(root, '.cache', 'bench');
+  const out = join(root, '.cache', folder);
   rmSync(out, { recursive: true, force: true });
   const options = compilerOptions(root);
-  for (const folder of FOLDERS) {
-    const base = folder === 'bench' ? resolve(benches) : root;
-    const from = join(base, folder);
+  for (const part of FOLDERS) {
+    const base = part === 'bench' ? resolve(benches) : root;
+    const from = join(base, part);
     if (!existsSync(from)) continue;
     for (const file of files(base, from)) {
       const rel = relative(base, file);
