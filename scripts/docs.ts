@@ -186,6 +186,20 @@ const INTERNAL_TYPES = [
 /** The navigation category of the guide's pages in the runtime site. */
 const GUIDE_CATEGORY = 'guide';
 
+/** The navigation category of the manual's pages (the front page, docs/, the policies) in the runtime site. */
+const MANUAL_CATEGORY = 'manual';
+
+/** The project's files beside README.md that the site carries after the manual, in this order. */
+const POLICY_FILES = [
+  'TIER.md',
+  'VERSIONING.md',
+  'CHANGELOG.md',
+  'DEPENDENCY_POLICY.md',
+  'ROADMAP.md',
+  'SECURITY.md',
+  'CONTRIBUTING.md',
+];
+
 /** A page of the feature guide: its file and its title (its first `# ` heading, else its file name). */
 export interface GuidePage {
   file: string;
@@ -208,10 +222,41 @@ export function guidePages(dir = join(ROOT, 'docs', 'guide')): GuidePage[] {
     .map((m) => m[1])
     .filter((s) => slugs.includes(s));
   const files = [index, ...new Set([...listed, ...slugs])].map((s) => (s === index ? index : join(dir, `${s}.md`)));
-  return files.map((file) => ({
-    file,
-    title: /^# +(.+?) *$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? basename(file, '.md'),
-  }));
+  return files.map((file) => ({ file, title: titleOf(file) }));
+}
+
+/** A markdown file's title: its first `# ` heading, else its file name. */
+function titleOf(file: string): string {
+  return /^# +(.+?) *$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? basename(file, '.md');
+}
+
+/**
+ * The pages of the manual: the front page README.md, the manual's index docs/README.md, the pages
+ * of docs/ in the order the index links them (then any it does not link, by name), and the
+ * policy files ({@link POLICY_FILES}) that exist. The feature guide (docs/guide/) is
+ * {@link guidePages}.
+ */
+export function manualPages(root = ROOT): GuidePage[] {
+  const docs = join(root, 'docs');
+  const index = join(docs, 'README.md');
+  const slugs = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((f) => f.endsWith('.md') && f !== 'README.md')
+        .map((f) => f.slice(0, -3))
+        .sort()
+    : [];
+  const listed = existsSync(index)
+    ? [...readFileSync(index, 'utf8').matchAll(/\]\((?:\.\/)?([a-z0-9][a-z0-9-]*)\.md(?:#[^)]*)?\)/g)]
+        .map((m) => m[1])
+        .filter((s) => slugs.includes(s))
+    : [];
+  const files = [
+    join(root, 'README.md'),
+    ...(existsSync(index) ? [index] : []),
+    ...[...new Set([...listed, ...slugs])].map((s) => join(docs, `${s}.md`)),
+    ...POLICY_FILES.map((f) => join(root, f)),
+  ].filter((f) => existsSync(f));
+  return files.map((file) => ({ file, title: titleOf(file) }));
 }
 
 /** Options of {@link buildRuntimeDocs}. */
@@ -225,13 +270,28 @@ export interface RuntimeDocsOptions {
 /**
  * Builds the docs of the runtime package: one module per public subpath (named by its
  * specifier, in a category named by its layer), runtime/README.md as the introduction, the
- * guide pages ({@link guidePages}) as documents in the first category, `guide`.
+ * manual's pages ({@link manualPages}) as documents in the first category, `manual`, and the
+ * guide's ({@link guidePages}) in the second, `guide`. Each document is titled by its first
+ * heading; titles must be unique (they name the pages).
  * Warnings count as errors, like {@link buildDocs}.
+ * @throws Error naming both files when two pages have one title.
  */
 export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promise<DocsResult> {
   const out = resolve(options.out ?? join(ROOT, 'docs-html', 'runtime'));
   const entries = runtimeEntries();
+  const manual = manualPages();
   const guide = guidePages();
+  const pages = [
+    ...manual.map((p) => ({ ...p, category: MANUAL_CATEGORY })),
+    ...guide.map((p) => ({ ...p, category: GUIDE_CATEGORY })),
+  ];
+  const byTitle = new Map<string, (typeof pages)[number]>();
+  for (const p of pages) {
+    const seen = byTitle.get(p.title);
+    if (seen)
+      throw new Error(`${relative(ROOT, seen.file)} and ${relative(ROOT, p.file)} have one title, "${p.title}"`);
+    byTitle.set(p.title, p);
+  }
   return buildSite({
     revision: 'runtime',
     out,
@@ -241,15 +301,16 @@ export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promis
     options: {
       name: '@mcpgen/runtime',
       readme: join(ROOT, 'runtime', 'README.md'),
-      // the feature guide (docs/guide/), in the order its index lists the pages
-      projectDocuments: guide.map((g) => g.file),
+      // the manual (README.md, docs/, the policies), then the feature guide (docs/guide/), each in
+      // the order its index lists the pages
+      projectDocuments: pages.map((g) => g.file),
       // the languages the guide's pages show besides TypeScript (the bindings page)
       highlightLanguages: [...OptionDefaults.highlightLanguages, 'python', 'go', 'rust', 'toml'],
       // helper types public signatures mention but the package does not export (rendered inline by name)
       intentionallyNotExported: INTERNAL_TYPES,
       categorizeByGroup: false,
       defaultCategory: 'runtime',
-      categoryOrder: [GUIDE_CATEGORY, '*'],
+      categoryOrder: [MANUAL_CATEGORY, GUIDE_CATEGORY, '*'],
       navigation: {
         includeCategories: true,
         includeGroups: false,
@@ -260,12 +321,14 @@ export async function buildRuntimeDocs(options: RuntimeDocsOptions = {}): Promis
     },
     rewrittenLink: true,
     setup: (app) => {
-      // each guide page: titled by its heading, in the guide's category (first in the navigation)
+      // each page: titled by its heading (found in its text: several pages are README.md), in its
+      // category (the manual's first in the navigation, the guide's second)
       app.converter.on(Converter.EVENT_CREATE_DOCUMENT, (_context: undefined, doc: DocumentReflection) => {
-        const page = guide.find((g) => basename(g.file, '.md') === doc.name);
+        const text = doc.content.map((part) => part.text).join('');
+        const page = byTitle.get(/^# +(.+?) *$/m.exec(text)?.[1] ?? '');
         if (!page) return;
         doc.name = page.title;
-        doc.frontmatter.category = GUIDE_CATEGORY;
+        doc.frontmatter.category = page.category;
       });
       // each entry module: named by its package specifier, in its layer's category
       app.converter.on(
@@ -364,6 +427,85 @@ async function buildSite(spec: SiteSpec): Promise<DocsResult> {
   }
 }
 
+/** What {@link writeHome} links: the sites of one `npm run docs` output folder. */
+export interface HomeSites {
+  /** Whether `<root>/runtime/` holds the runtime site (with the manual and the guide). */
+  runtime: boolean;
+  /** The revisions whose reference is in `<root>/<rev>/`. */
+  revisions: string[];
+}
+
+const escapeHtml = (s: string) =>
+  s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+const unescapeHtml = (s: string) =>
+  s
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+
+/**
+ * The document pages of the runtime site in `site` (typedoc's `documents/*.html`), by title
+ * (each page's `<title>` up to its ` | ` suffix), as paths relative to `site`.
+ */
+export function documentPages(site: string): Map<string, string> {
+  const dir = join(site, 'documents');
+  const out = new Map<string, string>();
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir).sort()) {
+    if (!f.endsWith('.html')) continue;
+    const m = /<title>(.*?) \| [^<]*<\/title>/.exec(readFileSync(join(dir, f), 'utf8'));
+    if (m) out.set(unescapeHtml(m[1]), `documents/${f}`);
+  }
+  return out;
+}
+
+/**
+ * Writes `<root>/index.html`, the home of the one docs site: the manual's pages (in
+ * {@link manualPages} order), the guide's index, and the API reference of the runtime and of each
+ * revision, every link relative (the folder can be served anywhere, or opened as files).
+ * @throws Error when a manual page has no document page in `<root>/runtime/`.
+ */
+export function writeHome(root: string, sites: HomeSites): string {
+  const items: string[] = [];
+  const link = (href: string, text: string) => `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a></li>`;
+  if (sites.runtime) {
+    const docs = documentPages(join(root, 'runtime'));
+    const pageOf = (title: string) => {
+      const page = docs.get(title);
+      if (!page) throw new Error(`no document page "${title}" in ${join(root, 'runtime', 'documents')}`);
+      return `runtime/${page}`;
+    };
+    items.push('<h2>Manual</h2>', '<ul>', ...manualPages().map((p) => link(pageOf(p.title), p.title)), '</ul>');
+    const guide = guidePages();
+    if (guide.length)
+      items.push('<h2>Feature guide</h2>', '<ul>', ...guide.map((p) => link(pageOf(p.title), p.title)), '</ul>');
+  }
+  items.push('<h2>API reference</h2>', '<ul>');
+  if (sites.runtime) items.push(link('runtime/modules.html', '@mcpgen/runtime: every public subpath'));
+  for (const rev of sites.revisions) items.push(link(`${rev}/index.html`, `MCP ${rev}: the generated code`));
+  items.push('</ul>');
+  const html = [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<title>mcpgen documentation</title>',
+    '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}h2{margin-top:2rem}</style>',
+    '</head>',
+    '<body>',
+    '<h1 id="mcpgen-documentation">mcpgen documentation</h1>',
+    '<p>The manual, the feature guide and the API reference of mcpgen, a schema-first code generator for the Model Context Protocol.</p>',
+    ...items,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+  const file = join(root, 'index.html');
+  writeFileSync(file, html);
+  return file;
+}
+
 /** A link of the HTML output that does not resolve. */
 export interface BrokenLink {
   /** The page holding it, relative to the site folder. */
@@ -379,9 +521,13 @@ export interface BrokenLink {
  * `<specDir>/docs/<rev>/` (`<path>.mdx`, `<path>.md` or `<path>/index.mdx`; anchors not checked).
  * Other absolute links are not followed. Spec links of a revision `specDir` holds no pages for
  * (the inputs carry docs for some revisions only) cannot be checked offline: they are counted
- * in `unchecked`, by revision.
+ * in `unchecked`, by revision. `only` limits the check to those pages (paths relative to `site`).
  */
-export function checkLinks(site: string, specDir: string): { broken: BrokenLink[]; unchecked: Map<string, number> } {
+export function checkLinks(
+  site: string,
+  specDir: string,
+  only?: readonly string[],
+): { broken: BrokenLink[]; unchecked: Map<string, number> } {
   const broken: BrokenLink[] = [];
   const unchecked = new Map<string, number>();
   const ids = new Map<string, Set<string>>();
@@ -393,7 +539,7 @@ export function checkLinks(site: string, specDir: string): { broken: BrokenLink[
     }
     return set;
   };
-  const pages = readdirSync(site, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
+  const pages = only ?? readdirSync(site, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
   for (const page of pages) {
     const file = join(site, page);
     for (const m of readFileSync(file, 'utf8').matchAll(/\shref="([^"]*)"/g)) {
@@ -561,10 +707,32 @@ async function main(argv: string[]): Promise<number> {
         : `${rev}: FAILED with ${r.errors} error(s), ${r.warnings} warning(s) (${took()})`,
     );
   }
+  if (!failed) {
+    // the home of the one site: links to every site the output folder holds (this run's, and any
+    // revision an earlier run built there), link-checked like the rest
+    const root = resolve(values.out ?? join(ROOT, 'docs-html'));
+    const built = readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && existsSync(join(root, e.name, 'index.html')))
+      .map((e) => e.name)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    try {
+      const home = writeHome(root, {
+        runtime: built.includes('runtime'),
+        revisions: built.filter((n) => n !== 'runtime'),
+      });
+      const { broken } = checkLinks(root, specDir, ['index.html']);
+      for (const b of broken) console.error(`home: broken link in ${b.page}: ${b.href} (${b.why})`);
+      if (broken.length) failed++;
+      else console.log(`home: ${home}`);
+    } catch (e) {
+      failed++;
+      console.error(`home: FAILED: ${(e as Error).message}`);
+    }
+  }
   console.log(
     failed
-      ? `docs: ${failed} of ${revisions.length} revision(s) failed`
-      : `docs: ${revisions.length} revision(s), no warnings`,
+      ? `docs: ${failed} of ${revisions.length} revision(s) (or the home page) failed`
+      : `docs: ${revisions.length} revision(s), no warnings; the site's home is ${join(resolve(values.out ?? join(ROOT, 'docs-html')), 'index.html')}`,
   );
   return failed ? 1 : 0;
 }

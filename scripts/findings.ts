@@ -247,7 +247,8 @@ export function renderFindings(root = ROOT): string {
   out.push('');
   for (const { rev, model } of revs) {
     out.push(`- **${rev}**: ${model.warnings.length === 0 ? 'none' : `${model.warnings.length}`}`);
-    for (const w of model.warnings) out.push(`  - ${w}`);
+    // as code: a warning quotes schema text (`{@link …}`), which a docs renderer would read as markup
+    for (const w of model.warnings) out.push(`  - ${w.includes('`') ? `\`\` ${w} \`\`` : `\`${w}\``}`);
   }
   out.push('');
   out.push('### Facts the schema does not state');

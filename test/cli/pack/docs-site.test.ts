@@ -5,7 +5,8 @@
  *   checker from the entry file, independently of typedoc) is a member of that subpath's module
  *   in the output, and carries a doc comment (on itself or on a signature);
  * - every module is named by its specifier and filed under its layer;
- * - the feature guide (docs/guide/) is the site's documents, in its own first category;
+ * - the manual (README.md, docs/, the policies) is the site's first category of documents, the
+ *   feature guide (docs/guide/) its second;
  * - no link of the site is broken, and the link checker does report a broken page, anchor and
  *   spec page (checked on a site written here).
  */
@@ -15,7 +16,8 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildRuntimeDocs, checkLinks, guidePages, runtimeEntries } from '../../../scripts/docs.js';
+import { checkLinks, guidePages, manualPages, runtimeEntries } from '../../../scripts/docs.js';
+import { runtimeSite } from '../../docs/runtime-site.js';
 import { SPEC_DIR, tempDir } from '../../generator/support.js';
 
 const test = suite('docs: the runtime package, every public subpath');
@@ -42,18 +44,10 @@ function byId(root: JsonReflection, map = new Map<number, JsonReflection>()): Ma
   return map;
 }
 
-const site = tempDir('mcpgen-docs-runtime-');
-let built: Promise<{ ok: boolean; warnings: number; errors: number; project: JsonReflection }> | undefined;
-function build() {
-  built ??= (async () => {
-    const json = join(site.dir, 'model.json');
-    const r = await buildRuntimeDocs({ out: join(site.dir, 'html'), json });
-    return {
-      ...r,
-      project: r.ok ? (JSON.parse(readFileSync(json, 'utf8')) as JsonReflection) : ({} as JsonReflection),
-    };
-  })();
-  return built;
+/** The shared build (test/docs/runtime-site.ts), its model typed as this file reads it. */
+async function build() {
+  const r = await runtimeSite();
+  return { ...r, project: r.project as JsonReflection };
 }
 
 /** The names each entry file exports, by the TypeScript checker. */
@@ -144,7 +138,7 @@ test('modules are named by specifier and filed by layer; the README introduces t
     '@mcpgen/runtime/stdio',
   ]);
   assert.equal(categories.get('stores')?.sort(), ['@mcpgen/runtime/stores', '@mcpgen/runtime/stores/redis']);
-  const index = readFileSync(join(site.dir, 'html', 'index.html'), 'utf8');
+  const index = readFileSync(join((await build()).html, 'index.html'), 'utf8');
   assert.match(index, 'The runtime of the code');
   // the introduction's table names every public subpath
   for (const e of runtimeEntries())
@@ -155,23 +149,40 @@ test('modules are named by specifier and filed by layer; the README introduces t
   }
 });
 
-test('the guide is in the site: each page of docs/guide/ a document titled by its heading, in the first category, in the order of the index', async () => {
+test('the manual is in the site: README.md, docs/ in the order of its index, then the policies, each a document titled by its heading, in the first category', async () => {
+  const { project } = await build();
+  const pages = manualPages();
+  assert.equal(
+    pages.slice(0, 3).map((p) => p.title),
+    ['mcpgen', 'The mcpgen manual', 'Quick start, step by step'],
+  );
+  assert.ok(pages.some((p) => p.file.endsWith('/TIER.md')) && pages.some((p) => p.file.endsWith('/docs/cli.md')));
+  const first = project.categories?.[0];
+  assert.is(first?.title, 'manual');
+  const ids = byId(project);
+  assert.equal(
+    first!.children.map((id) => ids.get(id)?.name),
+    pages.map((p) => p.title),
+  );
+});
+
+test('the guide is in the site: each page of docs/guide/ a document titled by its heading, in the second category, in the order of the index', async () => {
   const { project } = await build();
   const pages = guidePages();
   assert.ok(pages.length >= 10, `only ${pages.length} guide pages`);
   assert.is(pages[0].title, 'The mcpgen guide');
-  const first = project.categories?.[0];
-  assert.is(first?.title, 'guide');
+  const second = project.categories?.[1];
+  assert.is(second?.title, 'guide');
   const ids = byId(project);
   assert.equal(
-    first!.children.map((id) => ids.get(id)?.name),
+    second!.children.map((id) => ids.get(id)?.name),
     pages.map((p) => p.title),
   );
   // the index lists stdio before tools, tools before progress
   const titles = pages.map((p) => p.title);
   const at = (slug: string) => pages.findIndex((p) => p.file.endsWith(`/${slug}.md`));
   assert.ok(at('stdio') > 0 && at('stdio') < at('tools') && at('tools') < at('progress'), titles.join(' | '));
-  const documents = join(site.dir, 'html', 'documents');
+  const documents = join((await build()).html, 'documents');
   const stdio = readdirSync(documents)
     .map((f) => readFileSync(join(documents, f), 'utf8'))
     .find((html) => html.includes(`<title>${pages[at('stdio')].title} |`));
@@ -182,7 +193,7 @@ test('the guide is in the site: each page of docs/guide/ a document titled by it
 test('no broken link in the runtime site', async () => {
   const r = await build();
   assert.ok(r.ok);
-  const { broken } = checkLinks(join(site.dir, 'html'), SPEC_DIR);
+  const { broken } = checkLinks(r.html, SPEC_DIR);
   assert.equal(broken, []);
 });
 
@@ -220,5 +231,4 @@ test('the link checker reports a missing page, a missing anchor, a site path and
   }
 });
 
-test.after(() => site.cleanup());
 test.run();
