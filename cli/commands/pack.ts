@@ -1,5 +1,5 @@
 /**
- * `mcpgen pack`: the installable npm package of a revision, as a tarball (../pack.ts builds it;
+ * `mcpgen pack`: the installable npm package of a revision, as a tarball (../pack/build.ts builds it;
  * loaded only by this command, with the TypeScript compiler it needs).
  */
 import type { Command, Context, Io } from '../command.js';
@@ -48,7 +48,7 @@ export const pack: Command = {
   ],
   async run(args: string[], io: Io, ctx: Context): Promise<number> {
     const { values: v } = parseNoArguments(pack, args);
-    const { packRevisions } = await import('../pack.js');
+    const { packRevisions } = await import('../pack/build.js');
     return packRevisions(
       {
         rev: v.rev as string | undefined,

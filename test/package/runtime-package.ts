@@ -2,7 +2,7 @@
  * The `@mcpgen/runtime` package as a tarball an app installs with npm, made by the real build:
  * scripts/build.ts's {@link buildRuntime} (the one `npm run build` runs for dist/runtime/)
  * into a temporary folder, then packed as `npm pack` would pack it (the manifest's `files`:
- * every `.js`, `.d.ts`, README.md, and package.json) with cli/pack.ts's deterministic
+ * every `.js`, `.d.ts`, README.md, and package.json) with cli/pack/tarball.ts's deterministic
  * {@link tarball}.
  *
  * Built once per set of inputs: the built folder and the tarball are cached in the system's temporary folder under
@@ -24,7 +24,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { tarball, tarballName } from '../../cli/pack.js';
+import { tarball, tarballName } from '../../cli/pack/tarball.js';
 import { buildRuntime } from '../../scripts/build.js';
 import { ROOT } from '../generator/support.js';
 

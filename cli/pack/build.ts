@@ -1,7 +1,7 @@
 /**
  * `mcpgen pack --rev <id>|all|DIR [--out DIR] [--spec-dir DIR | --unpinned DIR]`: the installable
  * npm package of a revision, as a tarball in DIR (default: the current folder). The revisions are
- * resolved as `generate` resolves them (./inputs.ts). For each revision it prints a line per step
+ * resolved as `generate` resolves them (../inputs.ts). For each revision it prints a line per step
  * as the step ends (`<rev>: <step> <ms>ms (<what it made>)`: ingest, generate, entries, compile,
  * tarball), then the tarball's path and integrity.
  *
@@ -15,8 +15,7 @@
  *    declarations) against the runtime's types: the installed runtime package when one is
  *    installed beside mcpgen, else this checkout's runtime sources (type-checked, not emitted);
  *    `validators.gen.js` and its `.d.ts` ship as generated;
- * 4. write `<name>-<version>.tgz` the way npm lays it out (`package/…`), deterministically:
- *    files in code-unit order, fixed mtime (npm's 1985-10-26T08:15:00Z), mode 0644, owner 0.
+ * 4. write `<name>-<version>.tgz` the way npm lays it out (./tarball.ts), files in code-unit order.
  *
  * The package carries no runtime: an app installs the runtime package once, and every
  * revision's package in it uses that one (one `RpcError` class, one engine).
@@ -26,29 +25,26 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import ts from 'typescript';
-import type { Io } from './command.js';
-import { type Project, configuredRevisions } from './config.js';
-import { UsageError, prepareOutDir, resolveInputs } from './inputs.js';
-import { generate } from '../generator/generate.js';
-import { ingestResolved } from '../generator/ingest.js';
-import type { ProtocolModel } from '../generator/model.js';
+import type { Io } from '../command.js';
+import { type Project, configuredRevisions } from '../config.js';
+import { UsageError, prepareOutDir, resolveInputs } from '../inputs.js';
+import { generate } from '../../generator/generate.js';
+import { ingestResolved } from '../../generator/ingest.js';
+import type { ProtocolModel } from '../../generator/model.js';
 import {
   PACKAGE_EXCLUDED,
   PACKAGE_RUNTIME_IMPORT,
   RUNTIME_PACKAGE,
   packageEntries,
   packageEntryModules,
-} from '../generator/emit/package.js';
-import { byCodeUnit } from '../generator/util.js';
+} from '../../generator/emit/package.js';
+import { byCodeUnit } from '../../generator/util.js';
+import { PackError, tarball, tarballName } from './tarball.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** This checkout's runtime entry of generated code, the types `pack` compiles against when no runtime package is installed. */
-const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../runtime/codegen/v1.ts', import.meta.url));
-
-/** The package could not be built (a compile error, an undeclared dependency). */
-export class PackError extends Error {}
+const RUNTIME_SOURCE_ENTRY = fileURLToPath(new URL('../../runtime/codegen/v1.ts', import.meta.url));
 
 /** A built package: its manifest and files (path inside the package → bytes). */
 export interface BuiltPackage {
@@ -302,57 +298,6 @@ export async function buildPackage(model: ProtocolModel, onStep?: PackStep): Pro
     version: manifest.version,
     files: new Map([...files].sort(([a], [b]) => byCodeUnit(a, b))),
   };
-}
-
-/** npm's fixed mtime for tarball entries: 1985-10-26T08:15:00Z. */
-const MTIME = Date.UTC(1985, 9, 26, 8, 15, 0) / 1000;
-
-function octal(n: number, width: number): string {
-  return `${n.toString(8).padStart(width - 1, '0')}\0`;
-}
-
-/** One ustar header for a regular file. */
-function tarHeader(path: string, size: number): Buffer {
-  const h = Buffer.alloc(512);
-  let name = path;
-  let prefix = '';
-  if (Buffer.byteLength(name) > 100) {
-    const cut = path.lastIndexOf('/', 155);
-    if (cut <= 0 || Buffer.byteLength(path.slice(cut + 1)) > 100)
-      throw new PackError(`${path}: path too long for a tar header`);
-    prefix = path.slice(0, cut);
-    name = path.slice(cut + 1);
-  }
-  h.write(name, 0, 100);
-  h.write(octal(0o644, 8), 100);
-  h.write(octal(0, 8), 108);
-  h.write(octal(0, 8), 116);
-  h.write(octal(size, 12), 124);
-  h.write(octal(MTIME, 12), 136);
-  h.write('        ', 148);
-  h.write('0', 156);
-  h.write('ustar\0', 257);
-  h.write('00', 263);
-  h.write(prefix, 345, 155);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return h;
-}
-
-/** A gzipped tar of `files` under `package/`, in the given order. */
-export function tarball(files: Map<string, Buffer>): Buffer {
-  const parts: Buffer[] = [];
-  for (const [p, data] of files) {
-    parts.push(tarHeader(`package/${p}`, data.length), data, Buffer.alloc((512 - (data.length % 512)) % 512));
-  }
-  parts.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(parts), { level: 9 });
-}
-
-/** `@mcpgen/mcp-2025-11-25`, `0.1.0+2025-11-25` → `mcpgen-mcp-2025-11-25-0.1.0+2025-11-25.tgz` (npm's name). */
-export function tarballName(name: string, version: string): string {
-  return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
 }
 
 /** Builds the package of `model` and writes its tarball into `outDir`; `onStep` as for {@link buildPackage}. */
