@@ -1,4 +1,3 @@
-// size: the C# bindings emitter, not yet moved to templates as Go, Python and Rust were
 /**
  * C# bindings from the ProtocolModel: one project per revision (`<Namespace>.csproj`, namespace
  * `McpGen.Bindings.Mcp<rev>`), C# 7.2, netstandard2.0, depending on Newtonsoft.Json only.
@@ -30,7 +29,6 @@ import { MCPGEN_VERSION, preamble } from '../common.js';
 import { pascal, quoted, uniqueNames } from '../naming.js';
 import {
   buildShape,
-  methodTables,
   resolveAlias,
   type Decl,
   type Field,
@@ -40,6 +38,22 @@ import {
   type UnionDecl,
 } from '../shape.js';
 import { templateFolder } from '../template.js';
+import {
+  PASCAL_MAP_NAMES,
+  declNames,
+  decoderExpr,
+  describeTy,
+  errorCodeNames,
+  methodMaps,
+  revisionLiterals,
+  storedField,
+  typeExpr,
+  unionMembership,
+  writerExpr,
+  type DecoderTable,
+  type TypeTable,
+  type WriterTable,
+} from '../bindings/view.js';
 
 /** The Newtonsoft.Json version the project file references (the tests build against Debian's 6.0.8, whose API it keeps). */
 export const NEWTONSOFT_VERSION = '13.0.3';
@@ -80,46 +94,72 @@ const doubleLiteral = (v: number | undefined): string => (v === undefined ? 'nul
 
 class CSharpEmitter {
   readonly shape: Shape;
-  readonly names = new Map<string, string>();
+  readonly names: Map<string, string>;
   /** Union → index of a variant that is not an object type → wrapper class name. */
-  readonly wrappers = new Map<string, Map<number, string>>();
+  readonly wrappers: Map<string, Map<number, string>>;
   /** Struct → the unions it is a variant of (C# names, sorted). */
-  readonly memberOf = new Map<string, string[]>();
+  readonly memberOf: Map<string, string[]>;
+
+  /** The C# type a decoder gives (value types not nullable). */
+  readonly types: TypeTable = {
+    ref: (t, d) => (d.kind === 'alias' ? this.csType(d.ty) : this.csName(t.name)),
+    string: 'string',
+    integer: 'long',
+    number: 'double',
+    boolean: 'bool',
+    json: 'JToken',
+    array: (items) => `IList<${items}>`,
+    map: (values) => `IDictionary<string, ${values}>`,
+  };
+
+  /** Decoder expressions of type `Func<JToken, string, csType(t)>`. */
+  readonly decoders: DecoderTable = {
+    ref: (t, d) => (d.kind === 'struct' ? `${this.csName(t.name)}.Decode` : `Decoders.Decode${this.csName(t.name)}`),
+    string: 'McpJson.String',
+    oneOf: (values) => `McpJson.OneOf(${values.map(quoted).join(', ')})`,
+    integer: 'McpJson.Integer',
+    number: 'McpJson.Number',
+    range: (base, kind, min, max) =>
+      `McpJson.Range<${kind === 'integer' ? 'long' : 'double'}>(${base}, ${doubleLiteral(min)}, ${doubleLiteral(max)})`,
+    boolean: 'McpJson.Boolean',
+    any: 'McpJson.Any',
+    constant: (v) => `McpJson.Constant(${this.constLiteral(v)})`,
+    prims: (kinds) => `McpJson.Prims(${kinds.map(quoted).join(', ')})`,
+    list: (items, ty, maxItems) =>
+      `McpJson.List<${this.csType(ty)}>(${items}${maxItems !== undefined ? `, ${maxItems}` : ''})`,
+    map: (values, ty) => `McpJson.Map<${this.csType(ty)}>(${values})`,
+  };
+
+  /** Expressions writing a value as a JToken (a C# null stays null). */
+  readonly writers: WriterTable = {
+    ref: (e) => `McpJson.FromMessage(${e})`,
+    string: (e) => `McpJson.FromString(${e})`,
+    integer: (e) => `McpJson.FromInteger(${e})`,
+    number: (e) => `McpJson.FromNumber(${e})`,
+    boolean: (e) => `McpJson.FromBoolean(${e})`,
+    array: (e, x, inner, ty) => `McpJson.FromList<${this.csType(ty)}>(${e}, ${x} => ${inner})`,
+    map: (e, x, inner, ty) => `McpJson.FromMap<${this.csType(ty)}>(${e}, ${x} => ${inner})`,
+  };
 
   constructor(readonly model: ProtocolModel) {
     this.shape = buildShape(model);
-    for (const d of this.shape.decls) this.names.set(d.name, TAKEN_TYPE_NAMES.has(d.name) ? `${d.name}_` : d.name);
+    this.names = declNames(this.shape, TAKEN_TYPE_NAMES);
     const taken = new Set(this.names.values());
-    for (const d of this.shape.decls) {
-      if (d.kind !== 'union') continue;
-      const m = new Map<number, string>();
-      d.variants.forEach((v, i) => {
-        if (this.isStruct(v)) {
-          const list = this.memberOf.get(v.name) ?? [];
-          if (!list.includes(this.csName(d.name))) list.push(this.csName(d.name));
-          this.memberOf.set(v.name, list);
-          return;
-        }
-        let name = `${this.csName(d.name)}Variant${i + 1}`;
-        for (let n = 2; taken.has(name); n++) name = `${this.csName(d.name)}Variant${i + 1}_${n}`;
-        taken.add(name);
-        m.set(i, name);
-      });
-      this.wrappers.set(d.name, m);
-    }
-    for (const list of this.memberOf.values()) list.sort(byCodeUnit);
+    const wrapperName = (d: UnionDecl, i: number) => {
+      let name = `${this.csName(d.name)}Variant${i + 1}`;
+      for (let n = 2; taken.has(name); n++) name = `${this.csName(d.name)}Variant${i + 1}_${n}`;
+      taken.add(name);
+      return name;
+    };
+    ({ wrappers: this.wrappers, memberOf: this.memberOf } = unionMembership(
+      this.shape,
+      (name) => this.csName(name),
+      wrapperName,
+    ));
   }
 
   csName(name: string): string {
     return this.names.get(name) ?? name;
-  }
-
-  decl(name: string): Decl | undefined {
-    return this.shape.byName.get(name);
-  }
-
-  isStruct(t: Ty): t is { k: 'ref'; name: string } {
-    return t.k === 'ref' && this.decl(t.name)?.kind === 'struct';
   }
 
   /** Whether the C# type of `t` is a value type (made nullable for a property). */
@@ -132,37 +172,7 @@ class CSharpEmitter {
 
   /** The C# type a decoder of `t` gives (value types not nullable). */
   csType(t: Ty): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        if (d.kind === 'alias') return this.csType(d.ty);
-        return this.csName(t.name);
-      }
-      case 'string':
-        return 'string';
-      case 'integer':
-        return 'long';
-      case 'number':
-        return 'double';
-      case 'boolean':
-        return 'bool';
-      case 'const':
-        return typeof t.value === 'string'
-          ? 'string'
-          : typeof t.value === 'boolean'
-            ? 'bool'
-            : Number.isInteger(t.value)
-              ? 'long'
-              : 'double';
-      case 'null':
-      case 'any':
-      case 'prims':
-        return 'JToken';
-      case 'array':
-        return `IList<${this.csType(t.items)}>`;
-      case 'map':
-        return `IDictionary<string, ${this.csType(t.values)}>`;
-    }
+    return typeExpr(this.types, this.shape, t);
   }
 
   /** The type of a property holding `t` (value types nullable: absent or unset is null). */
@@ -172,34 +182,7 @@ class CSharpEmitter {
 
   /** A decoder expression of type `Func<JToken, string, csType(t)>`. */
   dec(t: Ty): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        return d.kind === 'struct' ? `${this.csName(t.name)}.Decode` : `Decoders.Decode${this.csName(t.name)}`;
-      }
-      case 'string':
-        return t.enum ? `McpJson.OneOf(${t.enum.map(quoted).join(', ')})` : 'McpJson.String';
-      case 'integer':
-      case 'number': {
-        const base = t.k === 'integer' ? 'McpJson.Integer' : 'McpJson.Number';
-        if (t.min === undefined && t.max === undefined) return base;
-        return `McpJson.Range<${t.k === 'integer' ? 'long' : 'double'}>(${base}, ${doubleLiteral(t.min)}, ${doubleLiteral(t.max)})`;
-      }
-      case 'boolean':
-        return 'McpJson.Boolean';
-      case 'null':
-        return 'McpJson.Prims("null")';
-      case 'const':
-        return `McpJson.Constant(${this.constLiteral(t.value)})`;
-      case 'any':
-        return 'McpJson.Any';
-      case 'prims':
-        return `McpJson.Prims(${t.kinds.map(quoted).join(', ')})`;
-      case 'array':
-        return `McpJson.List<${this.csType(t.items)}>(${this.dec(t.items)}${t.maxItems !== undefined ? `, ${t.maxItems}` : ''})`;
-      case 'map':
-        return `McpJson.Map<${this.csType(t.values)}>(${this.dec(t.values)})`;
-    }
+    return decoderExpr(this.decoders, this.shape, t);
   }
 
   /** An expression decoding `value` at `path` as `t`. */
@@ -208,40 +191,8 @@ class CSharpEmitter {
   }
 
   /** An expression writing `e` (of propType / csType of `t`) as a JToken, or null for a C# null. */
-  write(t: Ty, e: string, depth = 0): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        if (d.kind === 'alias') return this.write(d.ty, e, depth);
-        return `McpJson.FromMessage(${e})`;
-      }
-      case 'string':
-        return `McpJson.FromString(${e})`;
-      case 'integer':
-        return `McpJson.FromInteger(${e})`;
-      case 'number':
-        return `McpJson.FromNumber(${e})`;
-      case 'boolean':
-        return `McpJson.FromBoolean(${e})`;
-      case 'const': {
-        const v = t.value;
-        if (typeof v === 'string') return `McpJson.FromString(${e})`;
-        if (typeof v === 'boolean') return `McpJson.FromBoolean(${e})`;
-        return Number.isInteger(v) ? `McpJson.FromInteger(${e})` : `McpJson.FromNumber(${e})`;
-      }
-      case 'null':
-      case 'any':
-      case 'prims':
-        return e;
-      case 'array': {
-        const x = `x${depth}`;
-        return `McpJson.FromList<${this.csType(t.items)}>(${e}, ${x} => ${this.write(t.items, x, depth + 1)})`;
-      }
-      case 'map': {
-        const x = `x${depth}`;
-        return `McpJson.FromMap<${this.csType(t.values)}>(${e}, ${x} => ${this.write(t.values, x, depth + 1)})`;
-      }
-    }
+  write(t: Ty, e: string): string {
+    return writerExpr(this.writers, this.shape, t, e);
   }
 
   constLiteral(v: string | number | boolean): string {
@@ -251,7 +202,7 @@ class CSharpEmitter {
   }
 
   stored(f: Field): boolean {
-    return !(f.required && f.ty.k === 'const');
+    return storedField(f);
   }
 
   /** The `[Obsolete]` message of a deprecated declaration (quoted), or '' when it is not. */
@@ -262,11 +213,7 @@ class CSharpEmitter {
   }
 
   describe(t: Ty): string {
-    if (t.k === 'ref') return t.name;
-    if (t.k === 'array') return `a list of ${this.describe(t.items)}`;
-    if (t.k === 'map') return `a map of ${this.describe(t.values)}`;
-    if (t.k === 'prims') return `a JSON ${t.kinds.join(' or ')}`;
-    return `a ${this.csType(t)}`;
+    return describeTy(t, (x) => this.csType(x));
   }
 
   structView(d: StructDecl): object {
@@ -394,13 +341,6 @@ class CSharpEmitter {
     return { preamble: preamble(this.model), namespace: csharpNamespace(this.model.revision) };
   }
 
-  paramsTy(messageType: string): Ty | null {
-    const d = this.decl(messageType);
-    if (d?.kind !== 'struct') return null;
-    const f = d.fields.find((x) => x.json === 'params');
-    return f ? f.ty : null;
-  }
-
   /** `(v, p) => <decode>` as an object-returning lambda. */
   lambda(t: Ty): string {
     return `(v, p) => ${this.call(t, 'v', 'p')}`;
@@ -408,11 +348,6 @@ class CSharpEmitter {
 
   mcpView(): object {
     const m = this.model;
-    const { requests, notifications } = methodTables(m);
-    const paramsDecoder = (messageType: string) => {
-      const t = this.paramsTy(messageType);
-      return t === null ? 'null' : this.lambda(t);
-    };
     const resultDecoder = (resultType: string, alts: readonly string[]) => {
       const one = (name: string) => this.call({ k: 'ref', name }, 'v', 'p');
       if (!alts.length) return `(v, p) => ${one(resultType)}`;
@@ -421,39 +356,13 @@ class CSharpEmitter {
         .map((t) => this.dec({ k: 'ref', name: t }))
         .join(', ')})`;
     };
-    const requestMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      requests: requests
-        .filter((r) => r.direction === direction)
-        .map((r) => ({
-          method: quoted(r.method),
-          direction: quoted(r.direction),
-          requestType: this.csName(r.requestType),
-          requestTypeName: quoted(r.requestType),
-          resultTypeName: quoted(r.resultType),
-          altResultTypes: r.altResultTypes.map(quoted).join(', '),
-          capability: (r.capability ?? []).map(quoted).join(', '),
-          paramsRequired: String(r.paramsRequired),
-          paramsDecoder: paramsDecoder(r.requestType),
-          resultDecoder: resultDecoder(r.resultType, r.altResultTypes),
-        })),
+    const { requestMaps, notificationMaps } = methodMaps(m, this.shape, {
+      quote: quoted,
+      typeName: (name) => this.csName(name),
+      names: PASCAL_MAP_NAMES,
+      paramsDecoder: (t) => (t === null ? 'null' : this.lambda(t)),
+      resultDecoder,
     });
-    const notificationMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      notifications: notifications
-        .filter((n) => n.direction === direction)
-        .map((n) => ({
-          method: quoted(n.method),
-          direction: quoted(n.direction),
-          notificationType: this.csName(n.notificationType),
-          notificationTypeName: quoted(n.notificationType),
-          paramsRequired: String(n.paramsRequired),
-          paramsDecoder: paramsDecoder(n.notificationType),
-        })),
-    });
-    const codes = Object.keys(m.errorCodes).sort(byCodeUnit);
     const decode = (d: Decl) =>
       d.kind === 'struct' ? `${this.csName(d.name)}.Decode` : `Decoders.Decode${this.csName(d.name)}`;
     const classes: Array<{ name: string; decode: string }> = [];
@@ -467,26 +376,14 @@ class CSharpEmitter {
       ...this.header(),
       revision: m.revision,
       protocolVersion: m.protocolVersion,
-      literals: {
-        revision: quoted(m.revision),
-        protocolVersion: quoted(m.protocolVersion),
-        jsonrpcVersion: quoted(String(m.constants.JSONRPC_VERSION ?? '2.0')),
-        lifecycle: quoted(m.lifecycle),
-        mcpgenVersion: quoted(MCPGEN_VERSION),
-      },
-      errorCodes: codes.map((c) => ({
+      literals: revisionLiterals(m, quoted),
+      errorCodes: errorCodeNames(m).map((c) => ({
         name: `Code${pascal(c.toLowerCase())}`,
         quoted: quoted(c),
         code: m.errorCodes[c],
       })),
-      requestMaps: [
-        requestMap('ClientRequests', 'The requests a client sends', 'clientToServer'),
-        requestMap('ServerRequests', 'The requests a server sends', 'serverToClient'),
-      ],
-      notificationMaps: [
-        notificationMap('ClientNotifications', 'The notifications a client sends', 'clientToServer'),
-        notificationMap('ServerNotifications', 'The notifications a server sends', 'serverToClient'),
-      ],
+      requestMaps,
+      notificationMaps,
       decls: this.shape.decls.map((d) => ({ quotedName: quoted(d.name), decode: decode(d) })),
       classes: classes.sort((a, b) => byCodeUnit(a.name, b.name)),
     };

@@ -19,11 +19,18 @@
  *   `ServerNotifications`), error codes, protocol version and revision constants.
  */
 import type { ProtocolModel } from '../../model.js';
-import { byCodeUnit } from '../../util.js';
 import { preamble } from '../common.js';
 import { templateFolder } from '../template.js';
+import {
+  PASCAL_MAP_NAMES,
+  decoderExpr,
+  errorCodeNames,
+  methodMaps,
+  revisionLiterals,
+  type DecoderTable,
+} from '../bindings/view.js';
 import { lineComments, pascal, quoted, uniqueNames } from '../naming.js';
-import { buildShape, methodTables, type Field, type StructDecl, type Ty, type UnionDecl } from '../shape.js';
+import { buildShape, type Field, type StructDecl, type Ty, type UnionDecl } from '../shape.js';
 import { GoTypeMap, goPackageName } from './common.js';
 
 export { goPackageName };
@@ -107,40 +114,31 @@ class GoEmitter extends GoTypeMap {
 
   /** A decoder expression of type `func(json.RawMessage, string) (T, error)`. */
   dec(t: Ty): string {
-    switch (t.k) {
-      case 'ref':
-        return `decode${t.name}`;
-      case 'string':
-        return t.enum ? `decodeEnum(${t.enum.map(quoted).join(', ')})` : 'decodeString';
-      case 'integer':
-      case 'number': {
-        const base = t.k === 'integer' ? 'decodeInteger' : 'decodeNumber';
-        if (t.min === undefined && t.max === undefined) return base;
-        const bound = (v: number | undefined) => (v === undefined ? 'nil' : `bound(${v})`);
-        return `inRange(${base}, ${bound(t.min)}, ${bound(t.max)})`;
-      }
-      case 'boolean':
-        return 'decodeBoolean';
-      case 'null':
-        return 'decodePrims("null")';
-      case 'const': {
-        const v = t.value;
-        if (typeof v === 'string') return `constant(decodeString, ${quoted(v)})`;
-        if (typeof v === 'boolean') return `constant(decodeBoolean, ${v})`;
-        return Number.isInteger(v) ? `constant(decodeInteger, int64(${v}))` : `constant(decodeNumber, float64(${v}))`;
-      }
-      case 'any':
-        return 'decodeAny';
-      case 'prims':
-        return `decodePrims(${t.kinds.map(quoted).join(', ')})`;
-      case 'array':
-        return t.maxItems !== undefined
-          ? `decodeListMax(${this.dec(t.items)}, ${t.maxItems})`
-          : `decodeList(${this.dec(t.items)})`;
-      case 'map':
-        return `decodeMap(${this.dec(t.values)})`;
-    }
+    return decoderExpr(this.decoders, this.shape, t);
   }
+
+  readonly decoders: DecoderTable = {
+    ref: (t) => `decode${t.name}`,
+    string: 'decodeString',
+    oneOf: (values) => `decodeEnum(${values.map(quoted).join(', ')})`,
+    integer: 'decodeInteger',
+    number: 'decodeNumber',
+    range: (base, _kind, min, max) => {
+      const bound = (v: number | undefined) => (v === undefined ? 'nil' : `bound(${v})`);
+      return `inRange(${base}, ${bound(min)}, ${bound(max)})`;
+    },
+    boolean: 'decodeBoolean',
+    any: 'decodeAny',
+    constant: (v) => {
+      if (typeof v === 'string') return `constant(decodeString, ${quoted(v)})`;
+      if (typeof v === 'boolean') return `constant(decodeBoolean, ${v})`;
+      return Number.isInteger(v) ? `constant(decodeInteger, int64(${v}))` : `constant(decodeNumber, float64(${v}))`;
+    },
+    prims: (kinds) => `decodePrims(${kinds.map(quoted).join(', ')})`,
+    list: (items, _ty, maxItems) =>
+      maxItems !== undefined ? `decodeListMax(${items}, ${maxItems})` : `decodeList(${items})`,
+    map: (values) => `decodeMap(${values})`,
+  };
 
   /** Go literal of a constant member's value. */
   constLiteral(v: string | number | boolean): string {
@@ -251,81 +249,39 @@ class GoEmitter extends GoTypeMap {
     };
   }
 
-  paramsTy(messageType: string): Ty | null {
-    const d = this.decl(messageType);
-    if (d?.kind !== 'struct') return null;
-    const f = d.fields.find((x) => x.json === 'params');
-    return f ? f.ty : null;
-  }
-
   methodsView(): object {
     const m = this.model;
-    const { requests, notifications } = methodTables(m);
-    const paramsDecoder = (messageType: string) => {
-      const t = this.paramsTy(messageType);
-      return t === null ? '' : this.dec(t);
-    };
-    const requestMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      requests: requests
-        .filter((r) => r.direction === direction)
-        .map((r) => ({
-          method: quoted(r.method),
-          direction: quoted(r.direction),
-          requestType: r.requestType,
-          requestTypeName: quoted(r.requestType),
-          resultTypeName: quoted(r.resultType),
-          resultDecoder: r.altResultTypes.length
-            ? `fewestUndeclared(data, "result", ${quoted([r.resultType, ...r.altResultTypes].join(' or '))}, ${[r.resultType, ...r.altResultTypes].map((t) => `resultOf(decode${t})`).join(', ')})`
-            : `decode${r.resultType}(data, "result")`,
-          altResultTypes: r.altResultTypes.map(quoted).join(', '),
-          capability: (r.capability ?? []).map(quoted).join(', '),
-          paramsRequired: String(r.paramsRequired),
-          paramsDecoder: paramsDecoder(r.requestType),
-        })),
+    const { requestMaps, notificationMaps, hasAltResults } = methodMaps(m, this.shape, {
+      quote: quoted,
+      typeName: (name) => name,
+      names: PASCAL_MAP_NAMES,
+      docs: [
+        'the requests a client sends',
+        'the requests a server sends',
+        'the notifications a client sends',
+        'the notifications a server sends',
+      ],
+      paramsDecoder: (t) => (t === null ? '' : this.dec(t)),
+      resultDecoder: (resultType, alts) =>
+        alts.length
+          ? `fewestUndeclared(data, "result", ${quoted([resultType, ...alts].join(' or '))}, ${[resultType, ...alts].map((t) => `resultOf(decode${t})`).join(', ')})`
+          : `decode${resultType}(data, "result")`,
     });
-    const notificationMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      notifications: notifications
-        .filter((n) => n.direction === direction)
-        .map((n) => ({
-          method: quoted(n.method),
-          direction: quoted(n.direction),
-          notificationType: n.notificationType,
-          notificationTypeName: quoted(n.notificationType),
-          paramsRequired: String(n.paramsRequired),
-          paramsDecoder: paramsDecoder(n.notificationType),
-        })),
-    });
-    const codes = Object.keys(m.errorCodes).sort(byCodeUnit);
     return {
       preamble: preamble(m),
       package: goPackageName(m.revision),
       revision: m.revision,
       protocolVersion: m.protocolVersion,
-      literals: {
-        revision: quoted(m.revision),
-        protocolVersion: quoted(m.protocolVersion),
-        jsonrpcVersion: quoted(String(m.constants.JSONRPC_VERSION ?? '2.0')),
-        lifecycle: quoted(m.lifecycle),
-      },
-      errorCodes: codes.map((c) => ({
+      literals: revisionLiterals(m, quoted),
+      errorCodes: errorCodeNames(m).map((c) => ({
         constant: `Code${pascal(c.toLowerCase())}`,
         name: quoted(c),
         code: m.errorCodes[c],
       })),
-      requestMaps: [
-        requestMap('ClientRequests', 'the requests a client sends', 'clientToServer'),
-        requestMap('ServerRequests', 'the requests a server sends', 'serverToClient'),
-      ],
-      notificationMaps: [
-        notificationMap('ClientNotifications', 'the notifications a client sends', 'clientToServer'),
-        notificationMap('ServerNotifications', 'the notifications a server sends', 'serverToClient'),
-      ],
+      requestMaps,
+      notificationMaps,
       decls: this.shape.decls.map((d) => ({ name: d.name, quotedName: quoted(d.name) })),
-      hasAltResults: requests.some((r) => r.altResultTypes.length > 0),
+      hasAltResults,
     };
   }
 }

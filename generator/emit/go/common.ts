@@ -9,6 +9,7 @@
  */
 import type { ProtocolModel } from '../../model.js';
 import type { Decl, Shape, Ty } from '../shape.js';
+import { typeExpr, type TypeTable } from '../bindings/view.js';
 
 /** Package name of a revision: `mcp20251125`, `mcpdraft`. */
 export function goPackageName(revision: string): string {
@@ -57,39 +58,21 @@ export class GoTypeMap {
     return ['any', 'array', 'map', 'prims', 'null'].includes(t.k);
   }
 
+  /** The Go type of each kind of value: a struct (or an alias of one) by pointer. */
+  readonly types: TypeTable = {
+    ref: (t, d) => (d.kind === 'struct' || (d.kind === 'alias' && this.isStruct(d.ty)) ? `*${t.name}` : t.name),
+    string: 'string',
+    integer: 'int64',
+    number: 'float64',
+    boolean: 'bool',
+    json: 'json.RawMessage',
+    array: (items) => `[]${items}`,
+    map: (values) => `map[string]${values}`,
+  };
+
   /** The Go type of a value. */
   goType(t: Ty): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        const toStruct = d.kind === 'struct' || (d.kind === 'alias' && this.isStruct(d.ty));
-        return toStruct ? `*${t.name}` : t.name;
-      }
-      case 'string':
-        return 'string';
-      case 'integer':
-        return 'int64';
-      case 'number':
-        return 'float64';
-      case 'boolean':
-        return 'bool';
-      case 'const':
-        return typeof t.value === 'string'
-          ? 'string'
-          : typeof t.value === 'boolean'
-            ? 'bool'
-            : Number.isInteger(t.value)
-              ? 'int64'
-              : 'float64';
-      case 'null':
-      case 'any':
-      case 'prims':
-        return 'json.RawMessage';
-      case 'array':
-        return `[]${this.goType(t.items)}`;
-      case 'map':
-        return `map[string]${this.goType(t.values)}`;
-    }
+    return typeExpr(this.types, this.shape, t);
   }
 
   /** The type an alias declares: a struct alias keeps the struct type (its decoders give `*T`). */

@@ -1,4 +1,3 @@
-// size: the Java bindings emitter, not yet moved to templates as Go, Python and Rust were
 /**
  * Java bindings from the ProtocolModel: one Maven package per revision (`pom.xml`, package
  * `dev.mcpgen.bindings.mcp<rev digits>`), Java 17, depending on jackson-databind only.
@@ -27,7 +26,6 @@ import { MCPGEN_VERSION, preamble } from '../common.js';
 import { pascal, quoted, snake, uniqueNames } from '../naming.js';
 import {
   buildShape,
-  methodTables,
   resolveAlias,
   type Decl,
   type Field,
@@ -37,19 +35,30 @@ import {
   type UnionDecl,
 } from '../shape.js';
 import { templateFolder } from '../template.js';
+import { camel, jvmArtifactName, jvmPackageName, jvmTypes, mcpJsonDecoders } from '../bindings/jvm.js';
+import {
+  CONSTANT_MAP_NAMES,
+  declNames,
+  decoderExpr,
+  describeTy,
+  errorCodeNames,
+  methodMaps,
+  revisionLiterals,
+  storedField,
+  typeExpr,
+  unionMembership,
+  type DecoderTable,
+  type TypeTable,
+} from '../bindings/view.js';
 
 /** The jackson-databind version the package file names (the one the tests build against). */
 export const JACKSON_VERSION = '2.14.0';
 
 /** Package of a revision: `dev.mcpgen.bindings.mcp20251125`, `dev.mcpgen.bindings.mcpdraft`. */
-export function javaPackageName(revision: string): string {
-  return `dev.mcpgen.bindings.mcp${revision.replace(/[^A-Za-z0-9]/g, '').toLowerCase()}`;
-}
+export const javaPackageName: (revision: string) => string = jvmPackageName;
 
 /** Maven artifact of a revision: `mcp-types-2025-11-25`. */
-export function javaArtifactId(revision: string): string {
-  return `mcp-types-${revision.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}`;
-}
+export const javaArtifactId: (revision: string) => string = jvmArtifactName;
 
 const KEYWORDS = new Set(
   'abstract assert boolean break byte case catch char class const continue default do double else enum extends final finally float for goto if implements import instanceof int interface long native new package private protected public return short static strictfp super switch synchronized this throw throws transient try void volatile while true false null var yield record sealed permits'.split(
@@ -82,119 +91,53 @@ function javadoc(lines: readonly string[], indent = ''): string {
   return [`${indent}/**`, ...esc.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)), `${indent} */`].join('\n');
 }
 
-/** `listChanged`, `_meta`, `io.modelcontextprotocol/logLevel` → `listChanged`, `meta`, `ioModelcontextprotocolLogLevel`. */
-function camel(s: string): string {
-  const p = pascal(s);
-  return p.charAt(0).toLowerCase() + p.slice(1);
-}
-
 /** A double literal for a bound: `0d`, `1.5d`. */
 const doubleLiteral = (v: number | undefined): string => (v === undefined ? 'null' : `${v}d`);
 
 class JavaEmitter {
   readonly shape: Shape;
   /** Java name of each declaration. */
-  readonly names = new Map<string, string>();
+  readonly names: Map<string, string>;
   /** Union → index of a variant that is not an object type → nested record name. */
-  readonly wrappers = new Map<string, Map<number, string>>();
+  readonly wrappers: Map<string, Map<number, string>>;
   /** Struct → the unions it is a variant of (by Java name, sorted). */
-  readonly memberOf = new Map<string, string[]>();
+  readonly memberOf: Map<string, string[]>;
+
+  /** The Java type of a value (boxed: a member may be absent). */
+  readonly types: TypeTable = jvmTypes('JsonNode', (t, d) =>
+    d.kind === 'alias' ? this.javaType(d.ty) : this.javaName(t.name),
+  );
+
+  /** Decoder expressions of type `McpJson.Decoder<javaType(t)>`. */
+  readonly decoders: DecoderTable = mcpJsonDecoders({
+    quote: quoted,
+    constant: (v) => this.constLiteral(v),
+    bound: doubleLiteral,
+    ref: (t) => `${this.javaName(t.name)}::decode`,
+  });
 
   constructor(readonly model: ProtocolModel) {
     this.shape = buildShape(model);
-    for (const d of this.shape.decls) this.names.set(d.name, TAKEN_TYPE_NAMES.has(d.name) ? `${d.name}_` : d.name);
-    for (const d of this.shape.decls) {
-      if (d.kind !== 'union') continue;
-      const m = new Map<number, string>();
-      d.variants.forEach((v, i) => {
-        if (this.isStruct(v)) {
-          const list = this.memberOf.get(v.name) ?? [];
-          if (!list.includes(this.javaName(d.name))) list.push(this.javaName(d.name));
-          this.memberOf.set(v.name, list);
-        } else m.set(i, `Variant${i + 1}`);
-      });
-      this.wrappers.set(d.name, m);
-    }
-    for (const list of this.memberOf.values()) list.sort(byCodeUnit);
+    this.names = declNames(this.shape, TAKEN_TYPE_NAMES);
+    ({ wrappers: this.wrappers, memberOf: this.memberOf } = unionMembership(
+      this.shape,
+      (name) => this.javaName(name),
+      (_union, i) => `Variant${i + 1}`,
+    ));
   }
 
   javaName(name: string): string {
     return this.names.get(name) ?? name;
   }
 
-  decl(name: string): Decl | undefined {
-    return this.shape.byName.get(name);
-  }
-
-  isStruct(t: Ty): t is { k: 'ref'; name: string } {
-    return t.k === 'ref' && this.decl(t.name)?.kind === 'struct';
-  }
-
   /** The Java type of a value (boxed: a member may be absent). */
   javaType(t: Ty): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        if (d.kind === 'alias') return this.javaType(d.ty);
-        return this.javaName(t.name);
-      }
-      case 'string':
-        return 'String';
-      case 'integer':
-        return 'Long';
-      case 'number':
-        return 'Double';
-      case 'boolean':
-        return 'Boolean';
-      case 'const':
-        return typeof t.value === 'string'
-          ? 'String'
-          : typeof t.value === 'boolean'
-            ? 'Boolean'
-            : Number.isInteger(t.value)
-              ? 'Long'
-              : 'Double';
-      case 'null':
-      case 'any':
-      case 'prims':
-        return 'JsonNode';
-      case 'array':
-        return `List<${this.javaType(t.items)}>`;
-      case 'map':
-        return `Map<String, ${this.javaType(t.values)}>`;
-    }
+    return typeExpr(this.types, this.shape, t);
   }
 
   /** A decoder expression of type `McpJson.Decoder<javaType(t)>`. */
   dec(t: Ty): string {
-    switch (t.k) {
-      case 'ref':
-        return `${this.javaName(t.name)}::decode`;
-      case 'string':
-        return t.enum ? `McpJson.oneOf(${t.enum.map(quoted).join(', ')})` : 'McpJson.STRING';
-      case 'integer':
-      case 'number': {
-        const base = t.k === 'integer' ? 'McpJson.INTEGER' : 'McpJson.NUMBER';
-        if (t.min === undefined && t.max === undefined) return base;
-        return `McpJson.range(${base}, ${doubleLiteral(t.min)}, ${doubleLiteral(t.max)})`;
-      }
-      case 'boolean':
-        return 'McpJson.BOOLEAN';
-      case 'null':
-        return 'McpJson.prims("null")';
-      case 'const':
-        return `McpJson.constant(${this.constLiteral(t.value)})`;
-      case 'any':
-        return 'McpJson.ANY';
-      case 'prims':
-        return `McpJson.prims(${t.kinds.map(quoted).join(', ')})`;
-      case 'array':
-        return t.maxItems !== undefined
-          ? `McpJson.list(${this.dec(t.items)}, ${t.maxItems})`
-          : `McpJson.list(${this.dec(t.items)})`;
-      case 'map':
-        return `McpJson.map(${this.dec(t.values)})`;
-    }
+    return decoderExpr(this.decoders, this.shape, t);
   }
 
   /** An expression decoding `value` at `path` as `t`. */
@@ -218,16 +161,12 @@ class JavaEmitter {
 
   /** Required constants are not stored: the class says them. */
   stored(f: Field): boolean {
-    return !(f.required && f.ty.k === 'const');
+    return storedField(f);
   }
 
   /** A plain-language name of a type, for docs. */
   describe(t: Ty): string {
-    if (t.k === 'ref') return t.name;
-    if (t.k === 'array') return `a list of ${this.describe(t.items)}`;
-    if (t.k === 'map') return `a map of ${this.describe(t.values)}`;
-    if (t.k === 'prims') return `a JSON ${t.kinds.join(' or ')}`;
-    return `a ${this.javaType(t)}`;
+    return describeTy(t, (x) => this.javaType(x));
   }
 
   structView(d: StructDecl): object {
@@ -361,79 +300,32 @@ class JavaEmitter {
     return { preamble: preamble(this.model), package: javaPackageName(this.model.revision) };
   }
 
-  /** The declared type of a message's `params` member, if it has one. */
-  paramsTy(messageType: string): Ty | null {
-    const d = this.decl(messageType);
-    if (d?.kind !== 'struct') return null;
-    const f = d.fields.find((x) => x.json === 'params');
-    return f ? f.ty : null;
-  }
-
   mcpView(): object {
     const m = this.model;
-    const { requests, notifications } = methodTables(m);
-    const paramsDecoder = (messageType: string) => {
-      const t = this.paramsTy(messageType);
-      return t === null ? 'null' : this.dec(t);
-    };
     const resultDecoder = (resultType: string, alts: readonly string[]) => {
       if (!alts.length) return `${this.javaName(resultType)}::decode`;
       const all = [resultType, ...alts];
       return `(v, p) -> McpJson.<Object>first(v, p, ${quoted(all.join(' or '))}, ${all.map((t) => `${this.javaName(t)}::decode`).join(', ')})`;
     };
-    const requestMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      requests: requests
-        .filter((r) => r.direction === direction)
-        .map((r) => ({
-          method: quoted(r.method),
-          direction: quoted(r.direction),
-          requestType: this.javaName(r.requestType),
-          requestTypeName: quoted(r.requestType),
-          resultTypeName: quoted(r.resultType),
-          altResultTypes: r.altResultTypes.map(quoted).join(', '),
-          capability: (r.capability ?? []).map(quoted).join(', '),
-          paramsRequired: String(r.paramsRequired),
-          paramsDecoder: paramsDecoder(r.requestType),
-          resultDecoder: resultDecoder(r.resultType, r.altResultTypes),
-        })),
+    const { requestMaps, notificationMaps } = methodMaps(m, this.shape, {
+      quote: quoted,
+      typeName: (name) => this.javaName(name),
+      names: CONSTANT_MAP_NAMES,
+      paramsDecoder: (t) => (t === null ? 'null' : this.dec(t)),
+      resultDecoder,
     });
-    const notificationMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      notifications: notifications
-        .filter((n) => n.direction === direction)
-        .map((n) => ({
-          method: quoted(n.method),
-          direction: quoted(n.direction),
-          notificationType: this.javaName(n.notificationType),
-          notificationTypeName: quoted(n.notificationType),
-          paramsRequired: String(n.paramsRequired),
-          paramsDecoder: paramsDecoder(n.notificationType),
-        })),
-    });
-    const codes = Object.keys(m.errorCodes).sort(byCodeUnit);
     return {
       ...this.header(),
       revision: m.revision,
       protocolVersion: m.protocolVersion,
-      literals: {
-        revision: quoted(m.revision),
-        protocolVersion: quoted(m.protocolVersion),
-        jsonrpcVersion: quoted(String(m.constants.JSONRPC_VERSION ?? '2.0')),
-        lifecycle: quoted(m.lifecycle),
-        mcpgenVersion: quoted(MCPGEN_VERSION),
-      },
-      errorCodes: codes.map((c) => ({ name: snake(c).toUpperCase(), quoted: quoted(c), code: m.errorCodes[c] })),
-      requestMaps: [
-        requestMap('CLIENT_REQUESTS', 'The requests a client sends', 'clientToServer'),
-        requestMap('SERVER_REQUESTS', 'The requests a server sends', 'serverToClient'),
-      ],
-      notificationMaps: [
-        notificationMap('CLIENT_NOTIFICATIONS', 'The notifications a client sends', 'clientToServer'),
-        notificationMap('SERVER_NOTIFICATIONS', 'The notifications a server sends', 'serverToClient'),
-      ],
+      literals: revisionLiterals(m, quoted),
+      errorCodes: errorCodeNames(m).map((c) => ({
+        name: snake(c).toUpperCase(),
+        quoted: quoted(c),
+        code: m.errorCodes[c],
+      })),
+      requestMaps,
+      notificationMaps,
       decls: this.shape.decls.map((d) => ({ name: this.javaName(d.name), quotedName: quoted(d.name) })),
     };
   }

@@ -1,4 +1,3 @@
-// size: the Kotlin bindings emitter, not yet moved to templates as Go, Python and Rust were
 /**
  * Kotlin bindings from the ProtocolModel: one Gradle project per revision (`build.gradle.kts`,
  * package `dev.mcpgen.bindings.mcp<rev digits>`), Kotlin 2.1 on the JVM, depending on
@@ -26,12 +25,10 @@
  *   error codes, protocol version and revision constants.
  */
 import type { ProtocolModel } from '../../model.js';
-import { byCodeUnit } from '../../util.js';
 import { MCPGEN_VERSION, preamble } from '../common.js';
-import { pascal, quoted, snake, uniqueNames } from '../naming.js';
+import { quoted, snake, uniqueNames } from '../naming.js';
 import {
   buildShape,
-  methodTables,
   resolveAlias,
   type Decl,
   type Field,
@@ -41,20 +38,33 @@ import {
   type UnionDecl,
 } from '../shape.js';
 import { templateFolder } from '../template.js';
+import { camel, jvmArtifactName, jvmPackageName, jvmTypes, mcpJsonDecoders } from '../bindings/jvm.js';
+import {
+  CONSTANT_MAP_NAMES,
+  declNames,
+  decoderExpr,
+  describeTy,
+  errorCodeNames,
+  methodMaps,
+  revisionLiterals,
+  storedField,
+  typeExpr,
+  unionMembership,
+  writerExpr,
+  type DecoderTable,
+  type TypeTable,
+  type WriterTable,
+} from '../bindings/view.js';
 
 /** The Kotlin and kotlinx.serialization versions the build file names (the ones the tests compile with). */
 export const KOTLIN_VERSION = '2.1.21';
 export const KOTLINX_SERIALIZATION_VERSION = '1.8.1';
 
 /** Package of a revision: `dev.mcpgen.bindings.mcp20251125`. */
-export function kotlinPackageName(revision: string): string {
-  return `dev.mcpgen.bindings.mcp${revision.replace(/[^A-Za-z0-9]/g, '').toLowerCase()}`;
-}
+export const kotlinPackageName: (revision: string) => string = jvmPackageName;
 
 /** Gradle project name of a revision: `mcp-types-2025-11-25`. */
-export function kotlinProjectName(revision: string): string {
-  return `mcp-types-${revision.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}`;
-}
+export const kotlinProjectName: (revision: string) => string = jvmArtifactName;
 
 const KEYWORDS = new Set(
   'as break class continue do else false for fun if in interface is null object package return super this throw true try typealias typeof val var when while'.split(
@@ -87,33 +97,41 @@ const kq = (s: string): string => quoted(s).replace(/\$/g, '\\$');
 const doubleLiteral = (v: number | undefined): string =>
   v === undefined ? 'null' : Number.isInteger(v) ? `${v}.0` : String(v);
 
-function camel(s: string): string {
-  const p = pascal(s);
-  return p.charAt(0).toLowerCase() + p.slice(1);
-}
-
 class KotlinEmitter {
   readonly shape: Shape;
-  readonly names = new Map<string, string>();
-  readonly wrappers = new Map<string, Map<number, string>>();
-  readonly memberOf = new Map<string, string[]>();
+  readonly names: Map<string, string>;
+  readonly wrappers: Map<string, Map<number, string>>;
+  readonly memberOf: Map<string, string[]>;
+
+  readonly types: TypeTable = jvmTypes('JsonElement', (t) => this.ktName(t.name));
+
+  /** Decoder expressions of type `Decode<ktType(t)>`. */
+  readonly decoders: DecoderTable = mcpJsonDecoders({
+    quote: kq,
+    constant: (v) => this.constLiteral(v),
+    bound: doubleLiteral,
+    ref: (t, d) => (d.kind === 'alias' ? `::decode${this.ktName(t.name)}` : `${this.ktName(t.name)}::decode`),
+  });
+
+  /** Expressions writing a non-null value as a JsonElement. */
+  readonly writers: WriterTable = {
+    ref: (e) => `${e}.writeJson()`,
+    string: (e) => `McpJson.str(${e})`,
+    integer: (e) => `McpJson.num(${e})`,
+    number: (e) => `McpJson.num(${e})`,
+    boolean: (e) => `McpJson.bool(${e})`,
+    array: (e, x, inner) => `McpJson.arr(${e}) { ${x} -> ${inner} }`,
+    map: (e, x, inner) => `McpJson.obj(${e}) { ${x} -> ${inner} }`,
+  };
 
   constructor(readonly model: ProtocolModel) {
     this.shape = buildShape(model);
-    for (const d of this.shape.decls) this.names.set(d.name, TAKEN_TYPE_NAMES.has(d.name) ? `${d.name}_` : d.name);
-    for (const d of this.shape.decls) {
-      if (d.kind !== 'union') continue;
-      const m = new Map<number, string>();
-      d.variants.forEach((v, i) => {
-        if (this.isStruct(v)) {
-          const list = this.memberOf.get(v.name) ?? [];
-          if (!list.includes(this.ktName(d.name))) list.push(this.ktName(d.name));
-          this.memberOf.set(v.name, list);
-        } else m.set(i, `Variant${i + 1}`);
-      });
-      this.wrappers.set(d.name, m);
-    }
-    for (const list of this.memberOf.values()) list.sort(byCodeUnit);
+    this.names = declNames(this.shape, TAKEN_TYPE_NAMES);
+    ({ wrappers: this.wrappers, memberOf: this.memberOf } = unionMembership(
+      this.shape,
+      (name) => this.ktName(name),
+      (_union, i) => `Variant${i + 1}`,
+    ));
   }
 
   ktName(name: string): string {
@@ -124,73 +142,13 @@ class KotlinEmitter {
     return this.shape.byName.get(name);
   }
 
-  isStruct(t: Ty): t is { k: 'ref'; name: string } {
-    return t.k === 'ref' && this.decl(t.name)?.kind === 'struct';
-  }
-
   ktType(t: Ty): string {
-    switch (t.k) {
-      case 'ref':
-        return this.ktName(t.name);
-      case 'string':
-        return 'String';
-      case 'integer':
-        return 'Long';
-      case 'number':
-        return 'Double';
-      case 'boolean':
-        return 'Boolean';
-      case 'const':
-        return typeof t.value === 'string'
-          ? 'String'
-          : typeof t.value === 'boolean'
-            ? 'Boolean'
-            : Number.isInteger(t.value)
-              ? 'Long'
-              : 'Double';
-      case 'null':
-      case 'any':
-      case 'prims':
-        return 'JsonElement';
-      case 'array':
-        return `List<${this.ktType(t.items)}>`;
-      case 'map':
-        return `Map<String, ${this.ktType(t.values)}>`;
-    }
+    return typeExpr(this.types, this.shape, t);
   }
 
   /** A decoder expression of type `Decode<ktType(t)>`. */
   dec(t: Ty): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        return d.kind === 'alias' ? `::decode${this.ktName(t.name)}` : `${this.ktName(t.name)}::decode`;
-      }
-      case 'string':
-        return t.enum ? `McpJson.oneOf(${t.enum.map(kq).join(', ')})` : 'McpJson.STRING';
-      case 'integer':
-      case 'number': {
-        const base = t.k === 'integer' ? 'McpJson.INTEGER' : 'McpJson.NUMBER';
-        if (t.min === undefined && t.max === undefined) return base;
-        return `McpJson.range(${base}, ${doubleLiteral(t.min)}, ${doubleLiteral(t.max)})`;
-      }
-      case 'boolean':
-        return 'McpJson.BOOLEAN';
-      case 'null':
-        return 'McpJson.prims("null")';
-      case 'const':
-        return `McpJson.constant(${this.constLiteral(t.value)})`;
-      case 'any':
-        return 'McpJson.ANY';
-      case 'prims':
-        return `McpJson.prims(${t.kinds.map(kq).join(', ')})`;
-      case 'array':
-        return t.maxItems !== undefined
-          ? `McpJson.list(${this.dec(t.items)}, ${t.maxItems})`
-          : `McpJson.list(${this.dec(t.items)})`;
-      case 'map':
-        return `McpJson.map(${this.dec(t.values)})`;
-    }
+    return decoderExpr(this.decoders, this.shape, t);
   }
 
   call(t: Ty, value: string, path: string): string {
@@ -204,39 +162,8 @@ class KotlinEmitter {
   }
 
   /** An expression writing the non-null `e` (of ktType(t)) as a JsonElement. */
-  write(t: Ty, e: string, depth = 0): string {
-    switch (t.k) {
-      case 'ref': {
-        const d = this.decl(t.name)!;
-        if (d.kind === 'alias') return this.write(d.ty, e, depth);
-        return `${e}.writeJson()`;
-      }
-      case 'string':
-        return `McpJson.str(${e})`;
-      case 'integer':
-      case 'number':
-        return `McpJson.num(${e})`;
-      case 'boolean':
-        return `McpJson.bool(${e})`;
-      case 'const':
-        return typeof t.value === 'string'
-          ? `McpJson.str(${e})`
-          : typeof t.value === 'boolean'
-            ? `McpJson.bool(${e})`
-            : `McpJson.num(${e})`;
-      case 'null':
-      case 'any':
-      case 'prims':
-        return e;
-      case 'array': {
-        const x = `x${depth}`;
-        return `McpJson.arr(${e}) { ${x} -> ${this.write(t.items, x, depth + 1)} }`;
-      }
-      case 'map': {
-        const x = `x${depth}`;
-        return `McpJson.obj(${e}) { ${x} -> ${this.write(t.values, x, depth + 1)} }`;
-      }
-    }
+  write(t: Ty, e: string): string {
+    return writerExpr(this.writers, this.shape, t, e);
   }
 
   constLiteral(v: string | number | boolean): string {
@@ -246,7 +173,7 @@ class KotlinEmitter {
   }
 
   stored(f: Field): boolean {
-    return !(f.required && f.ty.k === 'const');
+    return storedField(f);
   }
 
   deprecated(d: Decl): string {
@@ -268,11 +195,7 @@ class KotlinEmitter {
   }
 
   describe(t: Ty): string {
-    if (t.k === 'ref') return t.name;
-    if (t.k === 'array') return `a list of ${this.describe(t.items)}`;
-    if (t.k === 'map') return `a map of ${this.describe(t.values)}`;
-    if (t.k === 'prims') return `a JSON ${t.kinds.join(' or ')}`;
-    return `a ${this.ktType(t)}`;
+    return describeTy(t, (x) => this.ktType(x));
   }
 
   structView(d: StructDecl): object {
@@ -395,78 +318,32 @@ class KotlinEmitter {
     return { preamble: preamble(this.model), package: kotlinPackageName(this.model.revision) };
   }
 
-  paramsTy(messageType: string): Ty | null {
-    const d = this.decl(messageType);
-    if (d?.kind !== 'struct') return null;
-    const f = d.fields.find((x) => x.json === 'params');
-    return f ? f.ty : null;
-  }
-
   mcpView(): object {
     const m = this.model;
-    const { requests, notifications } = methodTables(m);
-    const paramsDecoder = (messageType: string) => {
-      const t = this.paramsTy(messageType);
-      return t === null ? 'null' : `{ v, p -> ${this.call(t, 'v', 'p')} }`;
-    };
     const resultDecoder = (resultType: string, alts: readonly string[]) => {
       if (!alts.length) return this.dec({ k: 'ref', name: resultType });
       const all = [resultType, ...alts];
       return `{ v, p -> McpJson.first<McpMessage>(v, p, ${kq(all.join(' or '))}, ${all.map((t) => this.dec({ k: 'ref', name: t })).join(', ')}) }`;
     };
-    const requestMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      requests: requests
-        .filter((r) => r.direction === direction)
-        .map((r) => ({
-          method: kq(r.method),
-          direction: kq(r.direction),
-          requestType: this.ktName(r.requestType),
-          requestTypeName: kq(r.requestType),
-          resultTypeName: kq(r.resultType),
-          altResultTypes: r.altResultTypes.map(kq).join(', '),
-          capability: (r.capability ?? []).map(kq).join(', '),
-          paramsRequired: String(r.paramsRequired),
-          paramsDecoder: paramsDecoder(r.requestType),
-          resultDecoder: resultDecoder(r.resultType, r.altResultTypes),
-        })),
+    const { requestMaps, notificationMaps } = methodMaps(m, this.shape, {
+      quote: kq,
+      typeName: (name) => this.ktName(name),
+      names: CONSTANT_MAP_NAMES,
+      paramsDecoder: (t) => (t === null ? 'null' : `{ v, p -> ${this.call(t, 'v', 'p')} }`),
+      resultDecoder,
     });
-    const notificationMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      notifications: notifications
-        .filter((n) => n.direction === direction)
-        .map((n) => ({
-          method: kq(n.method),
-          direction: kq(n.direction),
-          notificationType: this.ktName(n.notificationType),
-          notificationTypeName: kq(n.notificationType),
-          paramsRequired: String(n.paramsRequired),
-          paramsDecoder: paramsDecoder(n.notificationType),
-        })),
-    });
-    const codes = Object.keys(m.errorCodes).sort(byCodeUnit);
     return {
       ...this.header(),
       revision: m.revision,
       protocolVersion: m.protocolVersion,
-      literals: {
-        revision: kq(m.revision),
-        protocolVersion: kq(m.protocolVersion),
-        jsonrpcVersion: kq(String(m.constants.JSONRPC_VERSION ?? '2.0')),
-        lifecycle: kq(m.lifecycle),
-        mcpgenVersion: kq(MCPGEN_VERSION),
-      },
-      errorCodes: codes.map((c) => ({ name: snake(c).toUpperCase(), quoted: kq(c), code: m.errorCodes[c] })),
-      requestMaps: [
-        requestMap('CLIENT_REQUESTS', 'The requests a client sends', 'clientToServer'),
-        requestMap('SERVER_REQUESTS', 'The requests a server sends', 'serverToClient'),
-      ],
-      notificationMaps: [
-        notificationMap('CLIENT_NOTIFICATIONS', 'The notifications a client sends', 'clientToServer'),
-        notificationMap('SERVER_NOTIFICATIONS', 'The notifications a server sends', 'serverToClient'),
-      ],
+      literals: revisionLiterals(m, kq),
+      errorCodes: errorCodeNames(m).map((c) => ({
+        name: snake(c).toUpperCase(),
+        quoted: kq(c),
+        code: m.errorCodes[c],
+      })),
+      requestMaps,
+      notificationMaps,
       decls: this.shape.decls.map((d) => ({
         quotedName: kq(d.name),
         call: this.call({ k: 'ref', name: d.name }, 'v', 'p'),

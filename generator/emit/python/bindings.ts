@@ -22,17 +22,9 @@ import type { ProtocolModel } from '../../model.js';
 import { byCodeUnit } from '../../util.js';
 import { MCPGEN_VERSION, preamble } from '../common.js';
 import { quoted, revisionId, snake, uniqueNames } from '../naming.js';
-import {
-  buildShape,
-  methodTables,
-  type Decl,
-  type Field,
-  type Shape,
-  type StructDecl,
-  type Ty,
-  type UnionDecl,
-} from '../shape.js';
+import { buildShape, type Decl, type Field, type Shape, type StructDecl, type Ty, type UnionDecl } from '../shape.js';
 import { templateFolder } from '../template.js';
+import { CONSTANT_MAP_NAMES, errorCodeNames, methodMaps, revisionLiterals } from '../bindings/view.js';
 
 const KEYWORDS = new Set(
   'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type additional_properties field from_json to_json'.split(
@@ -226,66 +218,30 @@ class PythonEmitter {
     return out;
   }
 
-  /** The declared type of a message's `params` member, when it names one. */
-  paramsTy(messageType: string): string | null {
-    const d = this.shape.byName.get(messageType);
-    if (d?.kind !== 'struct') return null;
-    const f = d.fields.find((x) => x.json === 'params');
-    return f && f.ty.k === 'ref' ? f.ty.name : null;
-  }
-
   moduleView(): object {
     const m = this.model;
-    const { requests, notifications } = methodTables(m);
-    const requestMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      requests: requests
-        .filter((r) => r.direction === direction)
-        .map((r) => ({
-          method: quoted(r.method),
-          direction: quoted(r.direction),
-          requestType: r.requestType,
-          params: this.paramsTy(r.requestType) ?? '',
-          paramsRequired: r.paramsRequired,
-          resultDecoder: r.altResultTypes.length
-            ? `lambda v, p: _first(v, p, ${quoted([r.resultType, ...r.altResultTypes].join(' or '))}, (${[r.resultType, ...r.altResultTypes].map((t) => `_dec_${t}`).join(', ')}))`
-            : `_dec_${r.resultType}`,
-          quotedResultType: quoted(r.resultType),
-          altResults: r.altResultTypes.map(quoted).join(', '),
-          oneAltResult: r.altResultTypes.length === 1,
-          hasCapability: r.capability !== undefined && r.capability !== null,
-          capability: (r.capability ?? []).map(quoted).join(', '),
-          oneCapability: r.capability?.length === 1,
-        })),
-    });
-    const notificationMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      notifications: notifications
-        .filter((n) => n.direction === direction)
-        .map((n) => ({
-          method: quoted(n.method),
-          direction: quoted(n.direction),
-          notificationType: n.notificationType,
-          params: this.paramsTy(n.notificationType) ?? '',
-          paramsRequired: n.paramsRequired,
-        })),
+    const { requestMaps, notificationMaps } = methodMaps(m, this.shape, {
+      quote: quoted,
+      typeName: (name) => name,
+      names: CONSTANT_MAP_NAMES,
+      docs: [
+        'Requests a client sends, by method.',
+        'Requests a server sends, by method.',
+        'Notifications a client sends, by method.',
+        'Notifications a server sends, by method.',
+      ],
+      paramsDecoder: (t) => (t?.k === 'ref' ? `_dec_${t.name}` : ''),
+      resultDecoder: (resultType, alts) =>
+        alts.length
+          ? `lambda v, p: _first(v, p, ${quoted([resultType, ...alts].join(' or '))}, (${[resultType, ...alts].map((t) => `_dec_${t}`).join(', ')}))`
+          : `_dec_${resultType}`,
     });
     return {
       preamble: preamble(m, '#'),
       revision: docText(m.revision),
       protocolVersion: docText(m.protocolVersion),
-      literals: {
-        revision: quoted(m.revision),
-        protocolVersion: quoted(m.protocolVersion),
-        lifecycle: quoted(m.lifecycle),
-        jsonrpcVersion: quoted(String(m.constants.JSONRPC_VERSION ?? '2.0')),
-        mcpgenVersion: quoted(MCPGEN_VERSION),
-      },
-      errorCodes: Object.keys(m.errorCodes)
-        .sort(byCodeUnit)
-        .map((c) => ({ name: c, quotedName: quoted(c), code: m.errorCodes[c] })),
+      literals: revisionLiterals(m, quoted),
+      errorCodes: errorCodeNames(m).map((c) => ({ name: c, quotedName: quoted(c), code: m.errorCodes[c] })),
       structs: this.shape.decls.flatMap((d) => (d.kind === 'struct' ? [this.structView(d)] : [])),
       aliases: this.aliasOrder().map((d) => ({
         name: d.name,
@@ -298,14 +254,8 @@ class PythonEmitter {
         alias: d.kind === 'alias' ? { name: d.name, decoder: this.dec(d.ty) } : null,
       })),
       decls: this.shape.decls.map((d) => ({ name: d.name, quotedName: quoted(d.name) })),
-      requestMaps: [
-        requestMap('CLIENT_REQUESTS', 'Requests a client sends, by method.', 'clientToServer'),
-        requestMap('SERVER_REQUESTS', 'Requests a server sends, by method.', 'serverToClient'),
-      ],
-      notificationMaps: [
-        notificationMap('CLIENT_NOTIFICATIONS', 'Notifications a client sends, by method.', 'clientToServer'),
-        notificationMap('SERVER_NOTIFICATIONS', 'Notifications a server sends, by method.', 'serverToClient'),
-      ],
+      requestMaps,
+      notificationMaps,
     };
   }
 }

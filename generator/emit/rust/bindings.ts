@@ -18,20 +18,21 @@
  *   `SERVER_NOTIFICATIONS`), error codes, protocol version and revision constants.
  */
 import type { ProtocolModel } from '../../model.js';
-import { byCodeUnit } from '../../util.js';
 import { MCPGEN_VERSION, preamble } from '../common.js';
 import { lineComments, quoted, revisionId, snake, uniqueNames } from '../naming.js';
-import {
-  buildShape,
-  methodTables,
-  type Decl,
-  type Field,
-  type Shape,
-  type StructDecl,
-  type Ty,
-  type UnionDecl,
-} from '../shape.js';
+import { buildShape, type Decl, type Field, type Shape, type StructDecl, type Ty, type UnionDecl } from '../shape.js';
 import { templateFolder } from '../template.js';
+import {
+  CONSTANT_MAP_NAMES,
+  decoderExpr,
+  errorCodeNames,
+  methodMaps,
+  revisionLiterals,
+  storedField,
+  typeExpr,
+  type DecoderTable,
+  type TypeTable,
+} from '../bindings/view.js';
 
 /** Crate (library) name of a revision: `mcp_types_2025_11_25`. */
 export function rustCrateName(revision: string): string {
@@ -66,70 +67,47 @@ class RustEmitter {
     return true;
   }
 
+  readonly types: TypeTable = {
+    ref: (t) => t.name,
+    string: 'String',
+    integer: 'i64',
+    number: 'f64',
+    boolean: 'bool',
+    json: 'Value',
+    array: (items) => `Vec<${items}>`,
+    map: (values) => `BTreeMap<String, ${values}>`,
+  };
+
+  /** Decoder expressions usable as `impl Fn(&Value, &str) -> Res<T>`. */
+  readonly decoders: DecoderTable = {
+    ref: (t) => `decode_${snake(t.name)}`,
+    string: 'decode_string',
+    oneOf: (values) => `decode_enum(&[${values.map(quoted).join(', ')}])`,
+    integer: 'decode_integer',
+    number: 'decode_number',
+    range: (base, _kind, min, max) => {
+      const b = (v: number | undefined) => (v === undefined ? 'None' : `Some(${Number.isInteger(v) ? `${v}.0` : v})`);
+      return `in_range(${base}, ${b(min)}, ${b(max)})`;
+    },
+    boolean: 'decode_boolean',
+    any: 'decode_any',
+    constant: (v) => {
+      if (typeof v === 'string') return `constant(decode_string, String::from(${quoted(v)}))`;
+      if (typeof v === 'boolean') return `constant(decode_boolean, ${v})`;
+      return Number.isInteger(v) ? `constant(decode_integer, ${v}i64)` : `constant(decode_number, ${v}f64)`;
+    },
+    prims: (kinds) => `decode_prims(&[${kinds.map(quoted).join(', ')}])`,
+    list: (items, _ty, maxItems) => `decode_list(${items}, ${maxItems ?? 'usize::MAX'})`,
+    map: (values) => `decode_map(${values})`,
+  };
+
   rType(t: Ty): string {
-    switch (t.k) {
-      case 'ref':
-        return t.name;
-      case 'string':
-        return 'String';
-      case 'integer':
-        return 'i64';
-      case 'number':
-        return 'f64';
-      case 'boolean':
-        return 'bool';
-      case 'const':
-        return typeof t.value === 'string'
-          ? 'String'
-          : typeof t.value === 'boolean'
-            ? 'bool'
-            : Number.isInteger(t.value)
-              ? 'i64'
-              : 'f64';
-      case 'null':
-      case 'any':
-      case 'prims':
-        return 'Value';
-      case 'array':
-        return `Vec<${this.rType(t.items)}>`;
-      case 'map':
-        return `BTreeMap<String, ${this.rType(t.values)}>`;
-    }
+    return typeExpr(this.types, this.shape, t);
   }
 
   /** A decoder expression usable as `impl Fn(&Value, &str) -> Res<T>`. */
   dec(t: Ty): string {
-    switch (t.k) {
-      case 'ref':
-        return `decode_${snake(t.name)}`;
-      case 'string':
-        return t.enum ? `decode_enum(&[${t.enum.map(quoted).join(', ')}])` : 'decode_string';
-      case 'integer':
-      case 'number': {
-        const base = t.k === 'integer' ? 'decode_integer' : 'decode_number';
-        if (t.min === undefined && t.max === undefined) return base;
-        const b = (v: number | undefined) => (v === undefined ? 'None' : `Some(${Number.isInteger(v) ? `${v}.0` : v})`);
-        return `in_range(${base}, ${b(t.min)}, ${b(t.max)})`;
-      }
-      case 'boolean':
-        return 'decode_boolean';
-      case 'null':
-        return 'decode_prims(&["null"])';
-      case 'const': {
-        const v = t.value;
-        if (typeof v === 'string') return `constant(decode_string, String::from(${quoted(v)}))`;
-        if (typeof v === 'boolean') return `constant(decode_boolean, ${v})`;
-        return Number.isInteger(v) ? `constant(decode_integer, ${v}i64)` : `constant(decode_number, ${v}f64)`;
-      }
-      case 'any':
-        return 'decode_any';
-      case 'prims':
-        return `decode_prims(&[${t.kinds.map(quoted).join(', ')}])`;
-      case 'array':
-        return `decode_list(${this.dec(t.items)}, ${t.maxItems ?? 'usize::MAX'})`;
-      case 'map':
-        return `decode_map(${this.dec(t.values)})`;
-    }
+    return decoderExpr(this.decoders, this.shape, t);
   }
 
   constValue(v: string | number | boolean): string {
@@ -143,7 +121,7 @@ class RustEmitter {
   }
 
   stored(f: Field): boolean {
-    return !(f.required && f.ty.k === 'const');
+    return storedField(f);
   }
 
   fieldNames(d: StructDecl): string[] {
@@ -254,66 +232,24 @@ class RustEmitter {
     };
   }
 
-  paramsTy(messageType: string): Ty | null {
-    const d = this.decl(messageType);
-    if (d?.kind !== 'struct') return null;
-    const f = d.fields.find((x) => x.json === 'params');
-    return f ? f.ty : null;
-  }
-
   libView(): object {
     const m = this.model;
-    const { requests, notifications } = methodTables(m);
-    const paramsDecoder = (messageType: string) => {
-      const t = this.paramsTy(messageType);
-      return t === null ? '' : this.dec(t);
-    };
-    const requestMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      requests: requests
-        .filter((r) => r.direction === direction)
-        .map((r) => ({
-          method: quoted(r.method),
-          direction: quoted(r.direction),
-          requestType: quoted(r.requestType),
-          resultType: quoted(r.resultType),
-          altResultTypes: r.altResultTypes.map(quoted).join(', '),
-          capability: (r.capability ?? []).map(quoted).join(', '),
-          paramsRequired: String(r.paramsRequired),
-          paramsDecoder: paramsDecoder(r.requestType),
-          resultDecoder: r.altResultTypes.length
-            ? `fewest_undeclared("result", ${quoted([r.resultType, ...r.altResultTypes].join(' or '))}, vec![${[r.resultType, ...r.altResultTypes].map((t) => `result_as(${quoted(t)}, decode_${snake(t)}(v, "result"))`).join(', ')}])`
-            : `Ok(DecodedResult { type_name: ${quoted(r.resultType)}, value: Box::new(decode_${snake(r.resultType)}(v, "result")?) })`,
-        })),
-    });
-    const notificationMap = (name: string, doc: string, direction: string) => ({
-      name,
-      doc,
-      notifications: notifications
-        .filter((n) => n.direction === direction)
-        .map((n) => ({
-          method: quoted(n.method),
-          direction: quoted(n.direction),
-          notificationType: quoted(n.notificationType),
-          paramsRequired: String(n.paramsRequired),
-          paramsDecoder: paramsDecoder(n.notificationType),
-        })),
+    const { requestMaps, notificationMaps, hasAltResults } = methodMaps(m, this.shape, {
+      quote: quoted,
+      typeName: (name) => name,
+      names: CONSTANT_MAP_NAMES,
+      paramsDecoder: (t) => (t === null ? '' : this.dec(t)),
+      resultDecoder: (resultType, alts) =>
+        alts.length
+          ? `fewest_undeclared("result", ${quoted([resultType, ...alts].join(' or '))}, vec![${[resultType, ...alts].map((t) => `result_as(${quoted(t)}, decode_${snake(t)}(v, "result"))`).join(', ')}])`
+          : `Ok(DecodedResult { type_name: ${quoted(resultType)}, value: Box::new(decode_${snake(resultType)}(v, "result")?) })`,
     });
     return {
       preamble: preamble(m),
       revision: m.revision,
       protocolVersion: m.protocolVersion,
-      literals: {
-        revision: quoted(m.revision),
-        protocolVersion: quoted(m.protocolVersion),
-        jsonrpcVersion: quoted(String(m.constants.JSONRPC_VERSION ?? '2.0')),
-        lifecycle: quoted(m.lifecycle),
-        mcpgenVersion: quoted(MCPGEN_VERSION),
-      },
-      errorCodes: Object.keys(m.errorCodes)
-        .sort(byCodeUnit)
-        .map((c) => ({ name: c, quotedName: quoted(c), code: m.errorCodes[c] })),
+      literals: revisionLiterals(m, quoted),
+      errorCodes: errorCodeNames(m).map((c) => ({ name: c, quotedName: quoted(c), code: m.errorCodes[c] })),
       decls: this.shape.decls.map((d) => ({
         quotedName: quoted(d.name),
         decodeFn: `decode_${snake(d.name)}`,
@@ -321,15 +257,9 @@ class RustEmitter {
         union: d.kind === 'union' ? this.unionView(d) : null,
         alias: d.kind === 'alias' ? this.aliasView(d) : null,
       })),
-      requestMaps: [
-        requestMap('CLIENT_REQUESTS', 'The requests a client sends', 'clientToServer'),
-        requestMap('SERVER_REQUESTS', 'The requests a server sends', 'serverToClient'),
-      ],
-      notificationMaps: [
-        notificationMap('CLIENT_NOTIFICATIONS', 'The notifications a client sends', 'clientToServer'),
-        notificationMap('SERVER_NOTIFICATIONS', 'The notifications a server sends', 'serverToClient'),
-      ],
-      hasAltResults: requests.some((r) => r.altResultTypes.length > 0),
+      requestMaps,
+      notificationMaps,
+      hasAltResults,
     };
   }
 }
