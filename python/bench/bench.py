@@ -5,15 +5,15 @@ asyncio JSON-RPC echo, side by side in one run.
   ``mcp.Client`` ↔ its ``MCPServer``; bare newline JSON ↔ bare newline JSON (servers.py).
 - Streamable HTTP, 16 clients (one session each, calls back to back): ours ↔ ``McpHttpApp`` under
   uvicorn; the official client ↔ its ``streamable_http_app(json_response=True)`` under uvicorn;
-  bare keep-alive POSTs on asyncio streams ↔ a raw ASGI echo under uvicorn; and ``httpx``: the
-  same POSTs sent with httpx (one ``AsyncClient`` per client, as ours and the official client
-  use) to the same raw echo, the limit of any client on httpx.
+  bare keep-alive POSTs on asyncio streams ↔ a raw ASGI echo under uvicorn; and ``httpx2``: the
+  same POSTs sent with httpx2 (one ``AsyncClient`` per client, as ours and the official client
+  use) to the same raw echo, the limit of any client on httpx2.
 
 Throughput is the median of the rounds (interleaved, after a warm-up); CPU per call is the
 server process's user+system time (Linux ``/proc/<pid>/stat``) and this process's (the clients),
 over the measured calls. Prints ``name: value unit`` lines and ``name: N.NNx`` comparisons.
 
-``python bench.py [--quick]`` (``npm run bench:python [-- --quick]``).
+``python bench.py [--quick] [--only=stdio|--only=http]`` (``npm run bench:python [-- --quick]``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SERVERS = str(HERE / "servers.py")
 QUICK = "--quick" in sys.argv
+ONLY = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")), None)  # stdio or http
 ROUNDS = 3 if QUICK else 5
 STDIO_CALLS = 1500 if QUICK else 6000
 HTTP_CALLS = 480 if QUICK else 2400
@@ -197,7 +198,7 @@ async def ours_http() -> Target:
 
     proc, url = await start_http("ours")
     clients = []
-    for _ in range(HTTP_CLIENTS):  # each with an httpx.AsyncClient of its own, as the official clients have
+    for _ in range(HTTP_CLIENTS):  # each with an httpx2.AsyncClient of its own, as the official clients have
         c = v.Client(client_info={"name": "bench", "version": "0"})
         await c.connect(HttpClientTransport(url, standalone_stream=False))
         clients.append(c)
@@ -268,8 +269,8 @@ async def bare_http() -> Target:
     return Target("bare", [caller(c) for c in conns], proc.pid, close)
 
 
-async def httpx_http() -> Target:
-    """16 httpx clients POSTing the bare JSON-RPC request to the raw ASGI echo, each body parsed with ``json``."""
+async def httpx2_http() -> Target:
+    """16 httpx2 clients POSTing the bare JSON-RPC request to the raw ASGI echo, each body parsed with ``json``."""
     from mcpgen_runtime.http_client import http_client
 
     proc, url = await start_http("bare")
@@ -290,7 +291,7 @@ async def httpx_http() -> Target:
             await c.aclose()
         await stop(proc)
 
-    return Target("httpx", [caller(c) for c in clients], proc.pid, close)
+    return Target("httpx2", [caller(c) for c in clients], proc.pid, close)
 
 
 async def compare(title: str, makers: list[Callable[[], Awaitable[Target]]], n: int, in_flight: int) -> dict[str, Target]:
@@ -321,8 +322,10 @@ async def compare(title: str, makers: list[Callable[[], Awaitable[Target]]], n: 
 
 async def main() -> None:
     print(f"python: {sys.version.split()[0]}; load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; rounds: {ROUNDS}")
-    await compare(f"stdio ({IN_FLIGHT} in flight)", [ours_stdio, official_stdio, bare_stdio], STDIO_CALLS, IN_FLIGHT)
-    await compare(f"http ({HTTP_CLIENTS} clients)", [ours_http, official_http, bare_http, httpx_http], HTTP_CALLS, 1)
+    if ONLY in (None, "stdio"):
+        await compare(f"stdio ({IN_FLIGHT} in flight)", [ours_stdio, official_stdio, bare_stdio], STDIO_CALLS, IN_FLIGHT)
+    if ONLY in (None, "http"):
+        await compare(f"http ({HTTP_CLIENTS} clients)", [ours_http, official_http, bare_http, httpx2_http], HTTP_CALLS, 1)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Streamable HTTP over real loopback sockets: the client transport on httpx (an ``httpx.AsyncClient``
+"""Streamable HTTP over real loopback sockets: the client transport on httpx2 (an ``httpx2.AsyncClient``
 of the caller's with its headers and auth flow, failures as ``ConnectionClosed``), and what the
 server keeps of each reply (only SSE streams, to resume them, until they expire)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Generator
 
-import httpx
+import httpx2
 import pytest
 
 from helpers import http_server
@@ -45,11 +45,11 @@ async def test_json_replies_are_not_kept_and_sse_streams_are_kept_until_they_exp
 
 
 async def test_a_client_of_the_callers_carries_its_headers_and_auth_flow() -> None:
-    class Bearer(httpx.Auth):
+    class Bearer(httpx2.Auth):
         def __init__(self) -> None:
             self.requests: list[str] = []
 
-        def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
             request.headers["authorization"] = "Bearer t0ken"
             self.requests.append(request.method)
             yield request
@@ -63,7 +63,7 @@ async def test_a_client_of_the_callers_carries_its_headers_and_auth_flow() -> No
         await app(scope, receive, send)
 
     auth = Bearer()
-    async with http_server(recording) as url, httpx.AsyncClient(auth=auth, headers={"x-tenant": "blue"}) as http:
+    async with http_server(recording) as url, httpx2.AsyncClient(auth=auth, headers={"x-tenant": "blue"}) as http:
         client = v2025.Client(client_info={"name": "c", "version": "1"})
         await client.connect(HttpClientTransport(url, client=http, headers={"x-trace": "7"}, standalone_stream=False))
         await client.list_tools()
@@ -76,7 +76,7 @@ async def test_a_client_of_the_callers_carries_its_headers_and_auth_flow() -> No
 
 
 async def test_connection_failures_are_connection_closed() -> None:
-    with pytest.raises(httpx.InvalidURL):
+    with pytest.raises(httpx2.InvalidURL):
         HttpClientTransport("http://[::1/mcp")
     with socket.socket() as held:  # bound, not listening: connecting is refused
         held.bind(("127.0.0.1", 0))

@@ -18,7 +18,7 @@ import sys
 import traceback
 from typing import Any
 
-import httpx
+import httpx2
 
 from mcpgen_runtime import RequestContext
 from mcpgen_runtime.auth import ClientRegistration, OAuthClientAuth
@@ -83,12 +83,12 @@ CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 
 async def approve(url: str, redirect_uri: str) -> str:
     """The user-agent step: the authorization endpoint answers with a redirect, whose URL is the answer."""
-    async with httpx.AsyncClient(follow_redirects=False, timeout=20) as http:
+    async with httpx2.AsyncClient(follow_redirects=False, timeout=20) as http:
         r = await http.get(url)
     location = r.headers.get("location")
     if not location:
         raise RuntimeError(f"authorization at {url} gave no redirect (HTTP {r.status_code})")
-    return str(httpx.URL(url).join(location))
+    return str(httpx2.URL(url).join(location))
 
 
 def oauth_for(scenario: str, context: dict[str, Any]) -> OAuthClientAuth:
@@ -120,7 +120,7 @@ def oauth_for(scenario: str, context: dict[str, Any]) -> OAuthClientAuth:
                 "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
                 "client_id": s("idp_client_id") or "",
             }
-            async with httpx.AsyncClient(timeout=20) as http:
+            async with httpx2.AsyncClient(timeout=20) as http:
                 r = await http.post(s("idp_token_endpoint") or "", data=form)
             if r.status_code != 200:
                 raise RuntimeError(f"ID-JAG request: HTTP {r.status_code} {r.text}")

@@ -1,7 +1,7 @@
 """The OAuth 2.1 client of MCP (2025-11-25 ``basic/authorization``; 2026-07-28
 ``basic/authorization`` with its client-registration and authorization-server-discovery pages),
-as an ``httpx.Auth`` flow: give it to the ``httpx.AsyncClient`` of an ``HttpClientTransport``
-(``HttpClientTransport(url, client=httpx.AsyncClient(auth=OAuthClientAuth(...)))``).
+as an ``httpx2.Auth`` flow: give it to the ``httpx2.AsyncClient`` of an ``HttpClientTransport``
+(``HttpClientTransport(url, client=httpx2.AsyncClient(auth=OAuthClientAuth(...)))``).
 
 Every request carries ``Authorization: Bearer <token>`` once a token is held (refreshed first when
 it expires within ``refresh_skew`` seconds). On 401, or 403 with ``error="insufficient_scope"``
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 
-import httpx
+import httpx2
 
 #: The user-agent step of the authorization code grant: show the user the authorization URL, and
 #: return the URL the authorization server redirected back to (``redirect_uri`` with its query).
@@ -150,8 +150,8 @@ def _form_encode(v: str) -> str:
     return quote(v, safe="-._~").replace("%20", "+")
 
 
-class OAuthClientAuth(httpx.Auth):
-    """The authorizing ``httpx.Auth`` described in the module docs.
+class OAuthClientAuth(httpx2.Auth):
+    """The authorizing ``httpx2.Auth`` described in the module docs.
 
     ``grant``: ``"authorization_code"`` (needs ``user_agent`` and a redirect URI),
     ``"client_credentials"`` or ``"jwt-bearer"`` (needs ``assertion``). ``server_url``: the MCP
@@ -211,7 +211,7 @@ class OAuthClientAuth(httpx.Auth):
         self.tokens: dict[str, Tokens] = {}
         self.registrations: dict[str, ClientRegistration] = {}
         self._targets: dict[str, _Target] = {}
-        self._http: httpx.AsyncClient | None = None
+        self._http: httpx2.AsyncClient | None = None
 
     async def aclose(self) -> None:
         """Closes the connections to authorization servers."""
@@ -219,12 +219,12 @@ class OAuthClientAuth(httpx.Auth):
             await self._http.aclose()
             self._http = None
 
-    def _client(self) -> httpx.AsyncClient:
+    def _client(self) -> httpx2.AsyncClient:
         if self._http is None:
-            self._http = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+            self._http = httpx2.AsyncClient(timeout=self.timeout, follow_redirects=False)
         return self._http
 
-    def _server_of(self, request: httpx.Request) -> str:
+    def _server_of(self, request: httpx2.Request) -> str:
         if self.server_url:
             return self.server_url
         u = urlsplit(str(request.url))
@@ -232,7 +232,7 @@ class OAuthClientAuth(httpx.Auth):
 
     # ---- the flow ----
 
-    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         server = self._server_of(request)
         tokens = self.tokens.get(server)
         if tokens is not None and tokens.expires_at is not None and tokens.expires_at - self.refresh_skew <= time.time():
@@ -253,7 +253,7 @@ class OAuthClientAuth(httpx.Auth):
         """A metadata document: None for a 4xx answer; AuthorizationError for anything else not a JSON object."""
         try:
             r = await self._client().get(url, headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
-        except httpx.HTTPError as e:
+        except httpx2.HTTPError as e:
             raise AuthorizationError(f"GET {url} failed: {e!r}") from e
         if 400 <= r.status_code < 500:
             return None
@@ -467,7 +467,7 @@ class OAuthClientAuth(httpx.Auth):
             body["client_id"] = reg.client_id
         try:
             r = await self._client().post(endpoint, content=urlencode(body), headers=headers)
-        except httpx.HTTPError as e:
+        except httpx2.HTTPError as e:
             raise AuthorizationError(f"POST {endpoint} failed: {e!r}") from e
         try:
             doc = r.json()

@@ -1,4 +1,5 @@
-"""Streamable HTTP, client side: :class:`HttpClientTransport` (over httpx), for both eras.
+"""Streamable HTTP, client side: :class:`HttpClientTransport` (over httpx2, the maintained
+continuation of httpx with the same API, which the official Python SDK also uses), for both eras.
 
 Its session tells it the era (``set_protocol``): sessions (2025-11-25) send ``Mcp-Session-Id``
 and ``MCP-Protocol-Version`` after ``initialize``, open the standalone GET stream, resume an SSE
@@ -22,7 +23,7 @@ import ssl
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
+import httpx2
 
 from .client import LegacyServerError
 from .codec import SseParser
@@ -48,20 +49,20 @@ class HttpStatusError(ConnectionClosed):
 
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
-    # httpx's default context (certifi's roots, SSL_CERT_FILE/SSL_CERT_DIR), made once per process:
-    # loading the roots costs about 20 ms, more than a hundred calls
-    return httpx.create_ssl_context()
+    # httpx2's default context (SSL_CERT_FILE/SSL_CERT_DIR, else the system's roots), made once per
+    # process: loading the roots costs 20 to 40 ms, more than a hundred calls
+    return httpx2.create_ssl_context()
 
 
-def http_client(timeout: float = 60.0) -> httpx.AsyncClient:
-    """The ``httpx.AsyncClient`` a transport makes when given none: HTTP/1.1 with keep-alive, at
+def http_client(timeout: float = 60.0) -> httpx2.AsyncClient:
+    """The ``httpx2.AsyncClient`` a transport makes when given none: HTTP/1.1 with keep-alive, at
     most 256 connections (each open SSE stream holds one) and 64 kept idle; ``timeout`` seconds to
     connect, to write and to wait for a free connection, and no read timeout (an SSE stream may be
-    quiet for long; the engine's request timeout bounds each call). The TLS context (httpx's
+    quiet for long; the engine's request timeout bounds each call). The TLS context (httpx2's
     default verification) is shared by all the clients made here."""
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(timeout, read=None),
-        limits=httpx.Limits(max_connections=256, max_keepalive_connections=64),
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(timeout, read=None),
+        limits=httpx2.Limits(max_connections=256, max_keepalive_connections=64),
         verify=_tls_context(),
     )
 
@@ -70,10 +71,10 @@ class HttpClientTransport:
     """A client transport over Streamable HTTP (see the module doc).
 
     ``url``: the MCP endpoint; ``headers``: sent on every request (e.g. ``Authorization``);
-    ``client``: an ``httpx.AsyncClient`` to use, e.g. shared by many transports or with an
+    ``client``: an ``httpx2.AsyncClient`` to use, e.g. shared by many transports or with an
     ``auth`` flow (default: :func:`http_client`, closed with the transport); ``timeout``: seconds,
     for the default client; ``max_retries``: reconnections of an SSE reply;
-    ``standalone_stream``: open the GET stream (sessions). Raises ``httpx.InvalidURL`` for a
+    ``standalone_stream``: open the GET stream (sessions). Raises ``httpx2.InvalidURL`` for a
     ``url`` that is no URL.
     """
 
@@ -82,13 +83,13 @@ class HttpClientTransport:
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        client: httpx.AsyncClient | None = None,
+        client: httpx2.AsyncClient | None = None,
         timeout: float = 60.0,
         max_retries: int = 3,
         standalone_stream: bool = True,
     ) -> None:
         self.url = url
-        self._url = httpx.URL(url)
+        self._url = httpx2.URL(url)
         self.headers = dict(headers or {})
         self._own_client = client is None
         self.client = client or http_client(timeout)
@@ -145,7 +146,7 @@ class HttpClientTransport:
         try:
             request = self.client.build_request("POST", self._url, content=encode(message), headers=self._headers(message))
             response = await self.client.send(request, stream=True)
-        except httpx.HTTPError as e:
+        except httpx2.HTTPError as e:
             raise ConnectionClosed(f"POST {self.url}: {e}") from e
         try:
             await self._answer(message, response, is_request)
@@ -153,10 +154,10 @@ class HttpClientTransport:
             await response.aclose()
             raise
 
-    async def _get(self, headers: dict[str, str]) -> httpx.Response:
+    async def _get(self, headers: dict[str, str]) -> httpx2.Response:
         return await self.client.send(self.client.build_request("GET", self._url, headers=headers), stream=True)
 
-    async def _answer(self, message: Message, response: httpx.Response, is_request: bool) -> None:
+    async def _answer(self, message: Message, response: httpx2.Response, is_request: bool) -> None:
         status = response.status_code
         ctype = response.headers.get("content-type", "")
         if message.get("method") == "initialize" and "mcp-session-id" in response.headers:
@@ -175,7 +176,7 @@ class HttpClientTransport:
             return
         try:
             body = await response.aread()
-        except httpx.HTTPError as e:
+        except httpx2.HTTPError as e:
             raise ConnectionClosed(f"POST {self.url}: {e}") from e
         finally:
             await response.aclose()
@@ -239,7 +240,7 @@ class HttpClientTransport:
             return message
         return {**message, "result": {**result, "tools": kept}}
 
-    async def _read_sse(self, response: httpx.Response, rid: Any) -> None:
+    async def _read_sse(self, response: httpx2.Response, rid: Any) -> None:
         """Reads an SSE reply; a connection lost before the response is resumed with Last-Event-ID."""
         parser = SseParser()
         attempts = 0
@@ -259,7 +260,7 @@ class HttpClientTransport:
                         if isinstance(msg, dict) and rid is not None and msg.get("id") == rid and ("result" in msg or "error" in msg):
                             answered = True
                         self._deliver(msg)
-            except httpx.HTTPError as e:
+            except httpx2.HTTPError as e:
                 log.debug("SSE reply interrupted: %s", e)
             finally:
                 await response.aclose()
@@ -275,7 +276,7 @@ class HttpClientTransport:
             try:
                 headers = {**self._headers(None), "last-event-id": parser.last_event_id}
                 response = await self._get(headers)
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 continue
             if response.status_code != 200:
                 await response.aclose()
@@ -330,7 +331,7 @@ class HttpClientTransport:
                                     pass
                 finally:
                     await response.aclose()
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             attempts += 1
             await asyncio.sleep((parser.retry or 1000) / 1000)
@@ -345,7 +346,7 @@ class HttpClientTransport:
         if self.session_id is not None and self.era == "handshake":
             try:
                 await self.client.delete(self._url, headers=self._headers(None), timeout=5.0)
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
         if self._own_client:
             await self.client.aclose()
