@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import httpx2
 import uvicorn
 
 from mcpgen_runtime.http_server import McpHttpApp, listen_socket
@@ -19,6 +20,12 @@ from mcpgen_runtime.jsonrpc import ConnectionClosed
 from conftest import child_env
 
 INIT_2025 = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0.0.1"}}
+# A loaded machine (a CI runner with other suites going; load averages of 40 on 2 cores have been
+# seen) can take minutes to start a Python process (the interpreter, pydantic, the generated
+# package) and tens of seconds to answer an app's first request: the bounds on those are generous,
+# and a hang still fails its test. Timing assertions of a test stay as they are.
+STARTUP_TIMEOUT = 300.0
+HTTP_TIMEOUT = 60.0
 META_2026 = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
@@ -27,6 +34,7 @@ class RawStdio:
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
+        self.started = False  # has the process written its first line
 
     @classmethod
     async def start(cls, rev: str = "2025-11-25", module: str = "mcpgen_reference", extra: list[str] | None = None) -> RawStdio:
@@ -41,17 +49,22 @@ class RawStdio:
         self.proc.stdin.write(data.encode() if isinstance(data, str) else data)
         await self.proc.stdin.drain()
 
-    async def read(self, timeout: float = 10.0) -> dict[str, Any]:
+    async def _line(self, timeout: float) -> bytes:
+        """The next line; the first one's wait includes the process's start (``STARTUP_TIMEOUT``)."""
         assert self.proc.stdout is not None
-        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout if self.started else max(timeout, STARTUP_TIMEOUT))
+        self.started = True
+        return line
+
+    async def read(self, timeout: float = 10.0) -> dict[str, Any]:
+        line = await self._line(timeout)
         if not line:
             raise ConnectionClosed("the server's stdout ended")
         value: dict[str, Any] = json.loads(line)
         return value
 
     async def read_raw(self, timeout: float = 10.0) -> bytes:
-        assert self.proc.stdout is not None
-        return await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        return await self._line(timeout)
 
     async def nothing_for(self, seconds: float) -> None:
         """Asserts the server writes nothing for ``seconds``."""
@@ -82,6 +95,12 @@ class RawStdio:
         except TimeoutError:
             self.proc.kill()
             await self.proc.wait()
+
+
+def raw_http(**kwargs: Any) -> httpx2.AsyncClient:
+    """An ``httpx2.AsyncClient`` for a test's raw requests, with ``HTTP_TIMEOUT`` (httpx2's default
+    of 5 s is less than an app's first request can take on a loaded machine)."""
+    return httpx2.AsyncClient(timeout=HTTP_TIMEOUT, **kwargs)
 
 
 class ScriptedTransport:

@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import httpx2
 import pytest
 
 from mcpgen_runtime.auth import (
@@ -21,7 +20,7 @@ from mcpgen_runtime.auth import (
     resource_metadata_urls,
 )
 
-from helpers import http_server
+from helpers import http_server, raw_http
 
 
 def test_bearer_challenges_are_parsed_with_quoted_values_and_other_schemes_beside() -> None:
@@ -90,7 +89,7 @@ async def test_client_credentials_against_a_protected_endpoint_then_the_token_is
 
     async with http_server(protected(docs, seen)) as url:
         auth = machine_client()
-        async with httpx2.AsyncClient(auth=auth) as http:
+        async with raw_http(auth=auth) as http:
             assert (await http.post(url, content=b"{}")).status_code == 200
             assert (await http.post(url, content=b"{}")).status_code == 200
         await auth.aclose()
@@ -110,7 +109,7 @@ async def test_metadata_that_does_not_name_this_server_or_its_issuer_is_refused_
     seen: list[str] = []
     async with http_server(protected(docs, seen)) as url:
         auth = machine_client()
-        async with httpx2.AsyncClient(auth=auth) as http:
+        async with raw_http(auth=auth) as http:
             with pytest.raises(AuthorizationError, match=message.replace("(", r"\(").replace(".", r"\.")):
                 await http.post(url, content=b"{}")
         await auth.aclose()

@@ -9,10 +9,9 @@ import asyncio
 import json
 from typing import Any
 
-import httpx2
 import pytest
 
-from helpers import INIT_2025, META_2026, RawStdio, ScriptedTransport, headers_2025, headers_2026, http_server
+from helpers import INIT_2025, META_2026, RawStdio, ScriptedTransport, headers_2025, headers_2026, http_server, raw_http
 from mcpgen_reference.__main__ import build_app
 from mcpgen_reference.server import make_server
 from mcpgen_runtime import RpcError
@@ -89,7 +88,7 @@ async def test_004_notifications_never_get_a_response_over_stdio() -> None:
 
 async def test_004_notification_posts_get_202_with_no_body() -> None:
     app = build_app("2025-11-25")
-    async with http_server(app) as url, httpx2.AsyncClient() as http:
+    async with http_server(app) as url, raw_http() as http:
         r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}, headers=headers_2025())
         sid = r.headers["mcp-session-id"]
         for body in (
@@ -122,7 +121,7 @@ async def test_004_the_client_answers_no_notification() -> None:
 
 async def test_006_unknown_or_ended_sessions_get_404_and_a_missing_one_400() -> None:
     app = build_app("2025-11-25")
-    async with http_server(app) as url, httpx2.AsyncClient() as http:
+    async with http_server(app) as url, raw_http() as http:
         r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}, headers=headers_2025())
         assert r.status_code == 200
         s1 = r.headers["mcp-session-id"]
@@ -162,7 +161,7 @@ async def test_006_the_client_starts_a_new_session_after_a_404_and_fails_the_req
 
 async def test_006_the_2026_endpoint_ignores_session_ids_and_refuses_get_and_delete() -> None:
     app = build_app("2026-07-28")
-    async with http_server(app) as url, httpx2.AsyncClient() as http:
+    async with http_server(app) as url, raw_http() as http:
         body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META_2026}}
         r = await http.post(url, json=body, headers={**headers_2026("server/discover"), "mcp-session-id": "whatever"})
         # a session id sends the request to the 2025-11-25 side of the dual-era endpoint only without modern _meta
@@ -246,7 +245,7 @@ async def test_007_closing_a_2026_reply_stream_cancels_the_request() -> None:
     from mcpgen_runtime.http_server import McpHttpApp
 
     app = McpHttpApp(stateless=features_server)
-    async with http_server(app) as url, httpx2.AsyncClient() as http:
+    async with http_server(app) as url, raw_http() as http:
         body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "slow_echo", "arguments": {}, "_meta": {**META_2026, "progressToken": 1}}}
         req = asyncio.ensure_future(http.post(url, json=body, headers=headers_2026("tools/call", "slow_echo")))
         await asyncio.wait_for(started.wait(), 5)
@@ -336,7 +335,7 @@ async def test_010_unknown_methods_and_undeclared_capabilities_get_32601() -> No
 
 async def test_010_the_2026_endpoint_answers_404_with_32601() -> None:
     app = build_app("2026-07-28")
-    async with http_server(app) as url, httpx2.AsyncClient() as http:
+    async with http_server(app) as url, raw_http() as http:
         body = {"jsonrpc": "2.0", "id": 7, "method": "example/does-not-exist", "params": {"_meta": META_2026}}
         r = await http.post(url, json=body, headers=headers_2026("example/does-not-exist"))
         assert r.status_code == 404 and r.json() == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: example/does-not-exist"}}
@@ -347,7 +346,7 @@ async def test_010_the_2026_endpoint_answers_404_with_32601() -> None:
 
 async def test_011_protocol_version_header_rules_of_both_eras() -> None:
     app = build_app("2026-07-28")
-    async with http_server(app) as url, httpx2.AsyncClient() as http:
+    async with http_server(app) as url, raw_http() as http:
         r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}, headers={k: v for k, v in headers_2025().items() if k != "mcp-protocol-version"})
         assert r.status_code == 200  # e: initialize without the header
         sid = r.headers["mcp-session-id"]

@@ -19,7 +19,6 @@ import re
 import sys
 from typing import Any
 
-import httpx2
 import mcp_2025_11_25 as v2025
 import mcp_2026_07_28 as v2026
 
@@ -31,7 +30,7 @@ from mcpgen_runtime.http_server import McpHttpApp
 from mcpgen_runtime.stateless import LOG_LEVEL_META
 
 from conftest import child_env
-from helpers import INIT_2025, headers_2025, http_server
+from helpers import INIT_2025, headers_2025, http_server, raw_http
 
 #: What the 2026-07-28 era lists: the tools of every revision and the stateless counterparts.
 MODERN_TOOLS = {
@@ -209,7 +208,7 @@ def _sse_messages(raw: str) -> list[dict[str, Any]]:
 
 async def test_2025_over_http_with_the_get_stream_open_a_calls_logs_and_progress_arrive_on_its_own_post_stream() -> None:
     for rev, app in (("2025-11-25", build_app("2025-11-25")), ("2026-07-28 (dual-era)", build_app("2026-07-28"))):
-        async with http_server(app) as url, httpx2.AsyncClient(timeout=10) as http:
+        async with http_server(app) as url, raw_http() as http:
             r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}, headers=headers_2025())
             assert r.status_code == 200, (rev, r.text)
             sid = r.headers["mcp-session-id"]
@@ -250,7 +249,7 @@ async def test_2025_over_http_with_the_get_stream_open_a_calls_logs_and_progress
 
 async def test_the_405_of_each_endpoint_says_what_it_serves() -> None:
     dual = build_app("2026-07-28")
-    async with http_server(dual) as url, httpx2.AsyncClient(timeout=10) as http:
+    async with http_server(dual) as url, raw_http() as http:
         for method, verb in (("GET", "opens the stream of"), ("DELETE", "ends")):
             r = await http.request(method, url, headers={"accept": "text/event-stream, application/json"})
             assert r.status_code == 405 and r.headers["allow"] == "POST", (method, r.status_code, r.headers)
@@ -261,13 +260,13 @@ async def test_the_405_of_each_endpoint_says_what_it_serves() -> None:
         assert r.status_code == 405 and r.headers["allow"] == "GET, POST, DELETE", r.headers
         assert r.json()["error"]["message"] == "Method Not Allowed: PUT (this endpoint takes POST, and GET and DELETE with the Mcp-Session-Id of a session begun by initialize)"
     stateless = McpHttpApp(stateless=make_server("2026-07-28"))
-    async with http_server(stateless) as url, httpx2.AsyncClient(timeout=10) as http:
+    async with http_server(stateless) as url, raw_http() as http:
         for method in ("GET", "DELETE", "PUT"):
             r = await http.request(method, url, headers={"accept": "application/json, text/event-stream", "mcp-session-id": "0" * 32})
             assert r.status_code == 405 and r.headers["allow"] == "POST", (method, r.headers)
             assert r.json()["error"]["message"] == f"Method Not Allowed: {method} (this endpoint takes POST only)"
     sessions = build_app("2025-11-25")
-    async with http_server(sessions) as url, httpx2.AsyncClient(timeout=10) as http:
+    async with http_server(sessions) as url, raw_http() as http:
         r = await http.request("PUT", url, headers={"accept": "application/json, text/event-stream"})
         assert r.status_code == 405 and r.headers["allow"] == "GET, POST, DELETE", r.headers
         assert r.json()["error"]["message"] == "Method Not Allowed: PUT (this endpoint takes GET, POST and DELETE)"

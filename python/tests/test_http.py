@@ -10,7 +10,7 @@ from collections.abc import Generator
 import httpx2
 import pytest
 
-from helpers import http_server
+from helpers import http_server, raw_http
 from mcpgen_reference.__main__ import build_app
 from mcpgen_runtime.http_client import HttpClientTransport, http_client
 from mcpgen_runtime.jsonrpc import ConnectionClosed
@@ -63,7 +63,7 @@ async def test_a_client_of_the_callers_carries_its_headers_and_auth_flow() -> No
         await app(scope, receive, send)
 
     auth = Bearer()
-    async with http_server(recording) as url, httpx2.AsyncClient(auth=auth, headers={"x-tenant": "blue"}) as http:
+    async with http_server(recording) as url, raw_http(auth=auth, headers={"x-tenant": "blue"}) as http:
         client = v2025.Client(client_info={"name": "c", "version": "1"})
         await client.connect(HttpClientTransport(url, client=http, headers={"x-trace": "7"}, standalone_stream=False))
         await client.list_tools()

@@ -19,7 +19,7 @@ import pytest
 from mcp import StdioServerParameters
 
 from conftest import ROOT, child_env
-from helpers import http_server
+from helpers import STARTUP_TIMEOUT, http_server
 from mcpgen_reference.__main__ import build_app
 from mcpgen_runtime import StdioClientTransport
 from mcpgen_runtime.http_client import HttpClientTransport
@@ -80,7 +80,7 @@ async def process_url(*args: str, env: dict[str, str] | None = None, cwd: str | 
     assert proc.stdout is not None
     try:
         seen = b""
-        async with asyncio.timeout(60):
+        async with asyncio.timeout(STARTUP_TIMEOUT):
             while True:
                 line = await proc.stdout.readline()
                 if not line:
@@ -118,13 +118,13 @@ async def exercise_our_client_on_the_peer(client: Any) -> None:
 
 
 async def test_our_client_against_the_official_server_over_stdio() -> None:
-    client = v2025.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"})
+    client = v2025.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"}, timeout=STARTUP_TIMEOUT)
     await client.connect(StdioClientTransport(sys.executable, [PEER, "stdio"], env=child_env()))
     assert client.server is not None and client.server.protocol_version == "2025-11-25"
     await exercise_our_client_on_the_peer(client)
     await client.close()
     # the 2026-07-28 client probes with server/discover and speaks that revision when the peer does
-    client26 = v2026.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"}, fallback_tables=[v2025.TABLE])
+    client26 = v2026.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"}, timeout=STARTUP_TIMEOUT, probe_timeout=STARTUP_TIMEOUT, fallback_tables=[v2025.TABLE])
     await client26.connect(StdioClientTransport(sys.executable, [PEER, "stdio"], env=child_env()))
     assert client26.active.lifecycle == "stateless"
     await exercise_our_client_on_the_peer(client26)
@@ -133,11 +133,11 @@ async def test_our_client_against_the_official_server_over_stdio() -> None:
 
 async def test_our_client_against_the_official_server_over_http() -> None:
     async with process_url(sys.executable, PEER, "http") as url:
-        client = v2025.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"})
+        client = v2025.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"}, timeout=STARTUP_TIMEOUT)
         await client.connect(HttpClientTransport(url))
         await exercise_our_client_on_the_peer(client)
         await client.close()
-        client26 = v2026.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"}, fallback_tables=[v2025.TABLE])
+        client26 = v2026.Client(client_info={"name": "mcpgen-interop", "version": "0.1.0"}, timeout=STARTUP_TIMEOUT, probe_timeout=STARTUP_TIMEOUT, fallback_tables=[v2025.TABLE])
         await client26.connect(HttpClientTransport(url))
         await exercise_our_client_on_the_peer(client26)
         await client26.close()
