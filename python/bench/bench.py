@@ -179,7 +179,7 @@ async def start_http(kind: str) -> tuple[asyncio.subprocess.Process, str]:
     proc = await asyncio.create_subprocess_exec(sys.executable, SERVERS, kind, "http", stderr=asyncio.subprocess.PIPE, env=env())
     assert proc.stderr is not None
     while True:
-        line = await asyncio.wait_for(proc.stderr.readline(), 60)
+        line = await asyncio.wait_for(proc.stderr.readline(), 300)  # a loaded machine can take minutes to start it
         if not line:
             raise RuntimeError(f"{kind} http server exited")
         m = re.search(rb"listening on (\S+)", line)
