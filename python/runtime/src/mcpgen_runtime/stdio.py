@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import stat
 import sys
 import threading
 from collections.abc import Mapping, Sequence
@@ -152,6 +153,14 @@ class _FileWriter(asyncio.WriteTransport):
         self._closing = True
 
 
+def _pollable(fd: int) -> bool:
+    """Whether the event loop can watch ``fd`` for reading: a pipe, a socket or a terminal. epoll
+    refuses regular files and character devices such as /dev/null, and asyncio accepts the latter
+    but only fails to watch it later, in a callback: stdin would then never be read, nor its end."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
+
+
 class StdioServerTransport:
     """The server's end: messages from stdin, messages to stdout (nothing else is written there).
 
@@ -178,9 +187,11 @@ class StdioServerTransport:
             # a regular file on stdout: plain blocking writes (a file never holds a writer up for long)
             lines.write_transport = _FileWriter(self._stdout.fileno())
         try:
+            if not _pollable(self._stdin.fileno()):
+                raise ValueError("stdin is neither a pipe, a socket nor a terminal")
             await loop.connect_read_pipe(lambda: lines, os.fdopen(os.dup(self._stdin.fileno()), "rb", buffering=0))
         except (ValueError, OSError):
-            # a regular file on stdin (no event-loop reads): a thread reads it
+            # a regular file or /dev/null on stdin (no event-loop reads): a thread reads it
             self._thread = threading.Thread(target=self._read_blocking, args=(loop, lines), daemon=True)
             self._thread.start()
 
