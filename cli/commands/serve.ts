@@ -6,8 +6,9 @@
  * reference/tasks.ts; stateless revisions the tasks extension's fixtures. `initialize`
  * also negotiates every older generated handshake revision (2024-11-05, 2025-03-26, 2025-06-18
  * for 2025-11-25) when the client asks for it, on stdio, /mcp and /sse alike (basic/lifecycle,
- * "Version Negotiation"). On SIGINT/SIGTERM `--http` stops accepting, lets POSTs in flight
- * finish for up to 2 s, then answers the rest with -32000 "server shutting down".
+ * "Version Negotiation"). On SIGINT/SIGTERM `--http` drains: /readyz turns 503, it stops
+ * accepting and begins no session, lets POSTs in flight finish for up to `--shutdown-grace-ms`
+ * (2 s), then answers the rest with -32000 "server shutting down".
  */
 import { readFileSync } from 'node:fs';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
@@ -35,7 +36,7 @@ export const serve: Command = {
     'serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]',
     '      [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]',
     '      [--request-state-secret-file PATH] [--cors-origin ORIGIN]...',
-    '      [--allowed-host NAME[:PORT]]... [--public-url URL]',
+    '      [--allowed-host NAME[:PORT]]... [--public-url URL] [--shutdown-grace-ms MS]',
     '      [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]',
     'serve --lang python|go (--stdio | --http <port> [--host 127.0.0.1]) [--rev <id>]',
   ],
@@ -55,7 +56,9 @@ export const serve: Command = {
     'a checkout only: 2025-11-25, 2026-07-28, draft), built with the Go toolchain go/toolchain.sh finds.',
     'Behind a load balancer: --allowed-host (repeatable) accepts the Host values it forwards;',
     '--public-url names the URL clients use (the resource --auth tokens name). GET /healthz (live) and',
-    '/readyz (503 while Redis does not answer or after SIGTERM).',
+    '/readyz (503 while Redis does not answer or after SIGTERM). SIGTERM drains: no new connection or',
+    'session (503 with Retry-After), requests in flight finish within --shutdown-grace-ms, the rest get',
+    '-32000 "server shutting down".',
   ],
   flags: [
     { name: 'stdio', meaning: 'serve over stdin/stdout' },
@@ -103,6 +106,12 @@ export const serve: Command = {
       name: 'public-url',
       value: 'URL',
       meaning: 'the URL clients use for /mcp behind a load balancer (the resource --auth tokens name)',
+    },
+    {
+      name: 'shutdown-grace-ms',
+      value: 'MS',
+      default: '2000',
+      meaning: 'after SIGINT/SIGTERM, how long requests in flight may still finish',
     },
     { name: 'auth', value: '<issuer-url>', meaning: 'protect /mcp: bearer tokens of this issuer for this URL' },
     {

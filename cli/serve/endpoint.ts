@@ -1,7 +1,8 @@
 /**
  * `mcpgen serve --http <port>`: the endpoint's life, from its flags to its shutdown. It serves
  * Streamable HTTP at /mcp (./http.ts; a stateless revision dual-era, ./stateless.ts) until
- * SIGINT/SIGTERM, then stops accepting, lets POSTs in flight finish for up to 2 s and closes.
+ * SIGINT/SIGTERM, then drains: /readyz turns 503, it stops accepting and begins no session (503
+ * with Retry-After), lets POSTs in flight finish for up to `--shutdown-grace-ms` (2 s) and closes.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { afterClosingResponse } from '@mcpgen/runtime/http';
@@ -102,6 +103,7 @@ export async function serveOverHttp(
     maxSessions: count(values['max-sessions'], '--max-sessions', 1),
   };
   const auth = authOptions(values);
+  const graceMs = count(values['shutdown-grace-ms'], '--shutdown-grace-ms', 0) ?? SHUTDOWN_GRACE_MS;
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
@@ -159,12 +161,10 @@ export async function serveOverHttp(
   served.server.close();
   served.server.closeIdleConnections();
   if (posts.count > 0) {
-    io.err(
-      `mcpgen serve: shutting down; waiting up to ${SHUTDOWN_GRACE_MS} ms for ${posts.count} request(s) in flight`,
-    );
+    io.err(`mcpgen serve: shutting down; waiting up to ${graceMs} ms for ${posts.count} request(s) in flight`);
     // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
     let grace: NodeJS.Timeout | undefined;
-    await Promise.race([posts.idle(), signalled(), new Promise((r) => (grace = setTimeout(r, SHUTDOWN_GRACE_MS)))]);
+    await Promise.race([posts.idle(), signalled(), new Promise((r) => (grace = setTimeout(r, graceMs)))]);
     clearTimeout(grace);
   }
   await served.close();
@@ -193,7 +193,7 @@ function count(text: string | undefined, flag: string, min: number): number | un
   return n;
 }
 
-/** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM, ms. */
+/** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM by default, ms (`--shutdown-grace-ms`). */
 const SHUTDOWN_GRACE_MS = 2000;
 
 /**

@@ -292,7 +292,11 @@ export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch
  * `GET /healthz` (liveness: 200 while the process serves) and `GET /readyz` (readiness: 200 when
  * this process takes new work: not draining and, with `--redis`, Redis answers a PING within the
  * command timeout; else 503 with `Retry-After` and the reason), for a load balancer's health
- * checks. Neither needs a token nor passes the Host check: they carry no data.
+ * checks. Neither needs a token nor passes the Host check: they carry no data. Once draining
+ * (SIGTERM), a request that would begin a session (a POST to /mcp without `Mcp-Session-Id`, a
+ * GET of the old transport's /sse) gets 503 with `Retry-After` and JSON-RPC -32000 before its
+ * body is read, on a connection then closed: nothing of it ran, so a client may send it again
+ * (to another process); requests of running sessions go on.
  */
 export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } } | undefined): {
   route(path: string, req: IncomingMessage, res: ServerResponse): boolean;
@@ -307,6 +311,18 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
   return {
     drain: () => void (draining = true),
     route(path, req, res) {
+      if (draining && beginsSession(path, req)) {
+        respondNode(
+          res,
+          503,
+          { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' },
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Service Unavailable: the server is shutting down' },
+          }),
+        );
+        return true;
+      }
       if (path !== '/healthz' && path !== '/readyz') return false;
       const method = (req.method ?? 'GET').toUpperCase();
       if (method !== 'GET' && method !== 'HEAD') {
@@ -323,4 +339,11 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
       return true;
     },
   };
+}
+
+/** Whether `req` would begin a session: a POST to /mcp without `Mcp-Session-Id`, or a GET of /sse. */
+function beginsSession(path: string, req: IncomingMessage): boolean {
+  const method = (req.method ?? '').toUpperCase();
+  if (path === '/mcp') return method === 'POST' && req.headers['mcp-session-id'] === undefined;
+  return path === '/sse' && method === 'GET';
 }
