@@ -161,7 +161,7 @@ const INTERNAL_TYPES = [
   'features/typed.ts:Expressions',
   'features/typed.ts:Filled',
   'features/typed.ts:Without',
-  'transport/http/session/session.ts:Id',
+  'transport/http/session/session-state.ts:Id',
   'protocol/json-schema.ts:JsonSchema',
   'engine/outbound.ts:Lane',
   'tasks/extension-wire.ts:Obj',

@@ -1,7 +1,7 @@
 /**
  * The streams of a Streamable HTTP session (2025-11-25 basic/transports, "Sending Messages to
  * the Server" and "Resumability and Redelivery"): their state, ids, and how a POSTed request
- * learns that its stream died before it was answered. Used by ../../http-session.ts.
+ * learns that its stream died before it was answered. Used by ./session-*.ts.
  */
 import { randomBytes, toBase64Url } from '../../../codec/bytes.js';
 import type { CarrierWatch } from '../../../engine/cancellation.js';

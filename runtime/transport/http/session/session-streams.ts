@@ -1,0 +1,410 @@
+/**
+ * Stream bookkeeping of a Streamable HTTP server session (./session.ts; 2025-11-25
+ * basic/transports, "Sending Messages to the Server"): making a session's streams, binding a
+ * connection to one and opening it as SSE (headers, held messages, the priming event), keep-alive
+ * comments, writing and storing events (and keeping those a failing store did not take, to store
+ * them once it answers), a JSON reply, and what happens when a connection is lost or a stream is
+ * finished.
+ */
+import { encodeComment, encodeEvent, encodeJsonEvent } from '../../../codec/sse.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
+import { FewSet } from '../../../jsonrpc/few.js';
+import { serializeMessage } from '../../../jsonrpc/message.js';
+import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
+import { MemoryEventStore, type SharedEventStore } from './event-store.js';
+import type { HeaderMap, ResponseSink } from '../io/exchange.js';
+import { errorBody } from './settings.js';
+import { SessionState, isShared, isThenable } from './session-state.js';
+import { type OutStream, type ReplyMode, abortStream, isResponse, sseHeaders } from './stream.js';
+
+/** How often events the store did not take are offered to it again, ms. */
+const KEPT_RETRY_MS = 1000;
+/** How long such events are kept before they are dropped, ms (a stream's events live 5 minutes in the Redis store). */
+const KEPT_FOR_MS = 300_000;
+
+/** A session's streams and their connections (see the module docs). */
+export class SessionStreams extends SessionState {
+  /** The SSE headers last made, and the headers they were made from. */
+  protected sseHeaderCache: { from: HeaderMap; headers: HeaderMap } | undefined;
+  /** Starts the keep-alive comments of a stream still open at the end of the tick that opened it. */
+  protected keepAliveIfOpenFn: ((s: OutStream) => void) | undefined;
+  /**
+   * An event store call failed (a Redis that stalls answers each command only after its
+   * timeout): until a new request reaches the session or a kept event is stored, events are
+   * not stored, so a stall holds the session's sends for one store timeout, not for its length.
+   */
+  protected storeDown = false;
+  /** POST streams with events kept to store later (see {@link keep}), and when that began (ms). */
+  protected unstored: { streams: Set<OutStream>; since: number; timer?: ReturnType<typeof setTimeout> } | undefined;
+
+  /** The stream of the session's GET (created on first use). */
+  protected get standalone(): OutStream {
+    return (this.standaloneStream ??= this.newStream(
+      this.ids.standalone,
+      'standalone',
+      'sse',
+      this.settings.assumedVersion,
+    ));
+  }
+
+  protected newStream(
+    id: string,
+    kind: OutStream['kind'],
+    mode: ReplyMode,
+    protocolVersion: string | undefined,
+  ): OutStream {
+    return {
+      id,
+      kind,
+      sink: null,
+      headers: {},
+      mode,
+      pending: new FewSet(),
+      protocolVersion,
+      resumable: false,
+      done: false,
+      stored: false,
+    };
+  }
+
+  /** Binds a connection to a stream; opens it now when `openNow` (else on first SSE message). */
+  protected attach(s: OutStream, sink: ResponseSink, headers: HeaderMap, openNow: boolean): void {
+    s.sink = sink;
+    s.headers = headers;
+    sink.onClose(() => this.lost(s, sink));
+    if (!openNow) return;
+    // nothing queued: opened now (at once when the event store answers at once), else in turn
+    if (this.queue !== undefined) {
+      void this.enqueue(() => this.openStream(s));
+      return;
+    }
+    const opening = this.openStream(s);
+    if (opening) void this.chain(opening);
+  }
+
+  /** Binds an already opened (resumed) connection to a stream. */
+  protected async attachOpen(s: OutStream, sink: ResponseSink): Promise<void> {
+    s.sink = sink;
+    sink.onClose(() => this.lost(s, sink));
+    await this.prime(s);
+    this.keepAlive(s);
+  }
+
+  /**
+   * Sends SSE status and headers on the stream's connection, `held`, then the priming event.
+   * Done at once (undefined) unless the event store makes it wait.
+   */
+  protected openStream(
+    s: OutStream,
+    held: Array<{ eventId?: string; message: JSONRPCMessage }> = [],
+  ): Promise<void> | undefined {
+    const sink = s.sink;
+    if (!sink || sink.closed || sink.started) return undefined;
+    if (held.length === 0) {
+      // the priming event's ID is made before the headers go, so that both go out together:
+      // a client that got the headers holds a cursor (even if this process dies right after)
+      const id = this.primingId(s);
+      if (isThenable(id)) return id.then((v) => this.openPrimed(s, sink, v));
+      this.openPrimed(s, sink, id);
+      return undefined;
+    }
+    return this.openHeld(s, sink, held);
+  }
+
+  protected openPrimed(s: OutStream, sink: ResponseSink, id: string | undefined): void {
+    if (s.sink !== sink || sink.closed || sink.started) return;
+    // keep-alive comments once the stream is still open at the end of this tick (a reply that
+    // ends within it needs no timer), checked by the sink's own end-of-tick call
+    sink.open(200, this.sseHeaders(s.headers), this.settings.keepAliveMs > 0 ? this.keepAliveIfOpen : undefined, s);
+    if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
+      s.resumable = true;
+      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
+    }
+  }
+
+  protected async openHeld(
+    s: OutStream,
+    sink: ResponseSink,
+    held: Array<{ eventId?: string; message: JSONRPCMessage }>,
+  ): Promise<void> {
+    sink.open(200, this.sseHeaders(s.headers));
+    for (const { eventId, message } of held) this.write(s, message, eventId);
+    await this.prime(s);
+    this.keepAlive(s);
+  }
+
+  /** {@link sseHeaders} of `headers`, made once for the session's own (the same object on every request). */
+  protected sseHeaders(headers: HeaderMap): HeaderMap {
+    const cached = this.sseHeaderCache;
+    if (cached?.from === headers) return cached.headers;
+    const made = sseHeaders(headers);
+    this.sseHeaderCache = { from: headers, headers: made };
+    return made;
+  }
+
+  /**
+   * Priming event: an event ID with empty data, so that the client can resume even before the
+   * first message. Only for the versions whose table says so (`table.http.primesStreams`:
+   * 2025-11-25 basic/transports; older clients reject empty data).
+   */
+  protected async prime(s: OutStream): Promise<void> {
+    const id = await this.primingId(s);
+    if (id !== undefined && s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
+      s.resumable = true;
+      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
+    }
+  }
+
+  /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream); at once when the store answers at once. */
+  protected primingId(s: OutStream): string | undefined | Promise<string | undefined> {
+    const store = this.settings.eventStore;
+    if (!store || !s.sink || s.protocolVersion === undefined || !this.settings.priming?.has(s.protocolVersion))
+      return undefined;
+    if (s.kind === 'post' && isShared(store)) return this.sharedPrimingId(store, s);
+    return this.store(s, null);
+  }
+
+  /** {@link primingId} of a POST stream of a shared deployment: announced first. */
+  protected async sharedPrimingId(store: SharedEventStore, s: OutStream): Promise<string | undefined> {
+    // a follower elsewhere learns from this which requests the stream owes answers to
+    const ids = [...s.pending].map((key) =>
+      key.startsWith('number:')
+        ? Number(key.slice(7))
+        : key.startsWith('bigint:')
+          ? BigInt(key.slice(7))
+          : key.slice(key.indexOf(':') + 1),
+    );
+    try {
+      await store.streamOpened(this.sessionId, s.id, ids);
+    } catch (e) {
+      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+      return undefined;
+    }
+    return this.store(s, null);
+  }
+
+  /** Starts the keep-alive comments of `s` when it is still open (one function per session, made with its first stream, not a closure per stream). */
+  protected get keepAliveIfOpen(): (s: OutStream) => void {
+    return (this.keepAliveIfOpenFn ??= (open: OutStream) => {
+      if (open.sink && !open.sink.closed) this.keepAlive(open);
+    });
+  }
+
+  protected keepAlive(s: OutStream): void {
+    if (this.settings.keepAliveMs <= 0 || s.timer) return;
+    s.timer = setInterval(() => s.sink?.write(encodeComment()), this.settings.keepAliveMs);
+    s.timer.unref?.();
+  }
+
+  /** The connection of `s` went away (client side, or ended by us). */
+  protected lost(s: OutStream, sink: ResponseSink): void {
+    if (s.sink !== sink) return;
+    this.detach(s, false);
+    this.checkIdle();
+    if (s.kind === 'post' && !s.done && !(s.resumable && this.settings.eventStore)) {
+      // Nobody can resume this stream: its messages have nowhere to go.
+      s.done = true;
+      this.forget(s);
+      abortStream(s, new Error('HTTP connection closed'));
+    }
+  }
+
+  protected detach(s: OutStream, end: boolean): void {
+    if (s.sink) this.lastActiveAt = Date.now();
+    if (s.timer) clearInterval(s.timer);
+    s.timer = undefined;
+    const sink = s.sink;
+    s.sink = null;
+    if (end && sink) {
+      if (sink.started) sink.end();
+      else sink.respond(404, {}, errorBody(ErrorCode.ServerError, 'Session ended'));
+    }
+  }
+
+  /** A finished POST stream: nothing will be resumed or sent on it. */
+  protected forget(s: OutStream): void {
+    // (with events kept to store, a resumption here gets them: forgotten once they are stored)
+    if (s.kept === undefined) this.dropPostStream(s);
+    const store = this.settings.eventStore;
+    // a JSON reply stored no events; with events kept to store, their store ends it after them
+    if (s.mode !== 'json' && store?.streamFinished && s.kept === undefined) {
+      // a store that fails here only keeps the stream longer
+      try {
+        const done = store.streamFinished(this.sessionId, s.id);
+        if (isThenable(done)) done.then(undefined, () => undefined);
+      } catch {
+        /* as above */
+      }
+    }
+  }
+
+  /** Writes `message` on the connection of `s` as one event (`text`: its `serializeMessage` text, when made already). */
+  protected write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): boolean {
+    if (!s.sink) return false;
+    if (!s.sink.write(encodeJsonEvent(eventId, text ?? serializeMessage(message)))) return false;
+    if (eventId !== undefined) {
+      s.resumable = true;
+      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
+    }
+    return true;
+  }
+
+  /** Remembers that `eventId` went out on the shared standalone stream (the newest 256). */
+  protected noteStandalone(eventId: string): void {
+    this.standaloneCursor = eventId;
+    const seen = (this.standaloneSeen ??= new Set());
+    seen.add(eventId);
+    if (seen.size > 256) seen.delete(seen.values().next().value as string);
+  }
+
+  /**
+   * Stores one event of stream `s` (`text`: the message's JSON text when already made); when the
+   * store fails, the event goes out without an ID. Answers at once when the store does.
+   */
+  protected store(
+    s: OutStream,
+    message: JSONRPCMessage | null,
+    text?: string,
+  ): string | undefined | Promise<string | undefined> {
+    const store = this.settings.eventStore;
+    if (!store) return undefined;
+    // not stored while the store fails, nor before the events of `s` kept earlier (order)
+    if (this.storeDown || s.kept !== undefined) return undefined;
+    let id: string | Promise<string>;
+    try {
+      // (a user's store gets the three arguments of the interface, nothing more; the memory
+      // store is told the text, and when nothing was stored on a POST stream yet: its id is this
+      // session object's own, unlike the standalone stream's, which the processes of a shared
+      // deployment have in common)
+      if (store instanceof MemoryEventStore) {
+        id = store.storeEvent(this.sessionId, s.id, message, text, s.kind === 'post' && !s.stored);
+        s.stored = true;
+      } else id = store.storeEvent(this.sessionId, s.id, message);
+    } catch (e) {
+      this.storeFailed(e);
+      return undefined;
+    }
+    if (typeof id === 'string') return id;
+    return Promise.resolve(id).then(undefined, (e: unknown) => {
+      this.storeFailed(e);
+      return undefined;
+    });
+  }
+
+  protected storeFailed(e: unknown): void {
+    this.storeDown = true;
+    this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+  }
+
+  /**
+   * Writes event `message` of POST stream `s` whose store gave no ID (it failed, or was skipped
+   * while the store fails): on the live connection without an ID. What the client may not have
+   * got is kept to be stored once the store answers (a response always: a connection that
+   * resets after the write loses it), so that a client resuming the stream gets it.
+   */
+  protected writeUnstored(s: OutStream, message: JSONRPCMessage, text?: string): void {
+    const sink = s.sink;
+    const delivered = this.write(s, message, undefined, text);
+    if (s.kind === 'post' && this.settings.eventStore && (!delivered || isResponse(message)))
+      this.keep(s, message, delivered ? sink : null);
+  }
+
+  /** Keeps `message` of `s` to store later, in order, retried every second for up to 5 minutes. */
+  protected keep(s: OutStream, message: JSONRPCMessage, deliveredOn: ResponseSink | null): void {
+    (s.kept ??= []).push({ message, deliveredOn });
+    const u = (this.unstored ??= { streams: new Set(), since: Date.now() });
+    u.streams.add(s);
+    if (!u.timer) {
+      u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
+      u.timer.unref?.();
+    }
+  }
+
+  /**
+   * Stores the kept events of each stream in order, then a finished stream's end; runs beside
+   * the send queue, so a store that still does not answer holds no send. A connection that
+   * resumed the stream here meanwhile gets each stored event it has not had (a response, unless
+   * written on that very connection; other events, unless written on any), with its ID, in
+   * queue order after its replay; it ends after a finished stream's last. Gives up after
+   * {@link KEPT_FOR_MS}.
+   */
+  protected async storeKept(): Promise<void> {
+    const u = this.unstored;
+    const store = this.settings.eventStore;
+    if (!u || !store) return;
+    u.timer = undefined;
+    if (this.ended || Date.now() - u.since > KEPT_FOR_MS) {
+      if (!this.ended)
+        this.settings.onStoreError?.(new Error(`events of ${u.streams.size} stream(s) could not be stored; dropped`));
+      for (const s of u.streams) s.kept = undefined;
+      this.unstored = undefined;
+      return;
+    }
+    try {
+      for (const s of [...u.streams]) {
+        while (s.kept?.length) {
+          const { message, deliveredOn } = s.kept[0];
+          const id = await store.storeEvent(this.sessionId, s.id, message);
+          s.kept.shift();
+          this.storeDown = false;
+          const owed = deliveredOn === null || (isResponse(message) && deliveredOn !== undefined);
+          if (owed)
+            void this.enqueue(() => {
+              if (s.sink && s.sink !== deliveredOn && !s.replayed?.has(id)) this.write(s, message, id);
+            });
+        }
+        s.kept = undefined;
+        s.replayed = undefined;
+        u.streams.delete(s);
+        if (s.done) {
+          await store.streamFinished?.(this.sessionId, s.id);
+          void this.enqueue(() => {
+            if (s.kept) return;
+            if (s.sink) this.detach(s, true);
+            if (this.postStreams?.get(s.id) === s) this.dropPostStream(s);
+          });
+        }
+      }
+    } catch (e) {
+      this.storeFailed(e);
+    }
+    if (u.streams.size === 0) {
+      this.unstored = undefined;
+      return;
+    }
+    u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
+    u.timer.unref?.();
+  }
+
+  protected dropPostStream(s: OutStream): void {
+    this.postStreams?.delete(s.id);
+    if (this.postStreams?.size === 0) this.postStreams = undefined;
+  }
+
+  /**
+   * Answers a POST stream with `message` (a batch: an array) as `application/json`; the stream is
+   * finished. `body`: its serialised text, when made already.
+   */
+  protected replyJson(
+    s: OutStream,
+    message: JSONRPCMessage | JSONRPCMessage[],
+    body = serializeMessage(message),
+  ): void {
+    this.lastActiveAt = Date.now();
+    s.mode = 'json';
+    s.done = true;
+    this.forget(s);
+    const sink = s.sink;
+    s.sink = null;
+    sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, body);
+  }
+
+  /** Writes the last event of POST stream `s` and ends it. */
+  protected finishSse(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text: string): void {
+    if (eventId === undefined) this.writeUnstored(s, message, text);
+    else this.write(s, message, eventId, text);
+    s.done = true;
+    this.forget(s);
+    this.detach(s, true);
+  }
+}
