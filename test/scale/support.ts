@@ -27,7 +27,7 @@ export async function freePort(): Promise<number> {
 export interface RedisServer {
   url: string;
   port: number;
-  /** Stops it (SIGTERM) and waits for the exit; its data is gone (no persistence). */
+  /** Stops it (SIGTERM) and waits for the exit; its data is gone unless it has an append-only file. */
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
@@ -35,8 +35,12 @@ export interface RedisServer {
   pause(paused: boolean): void;
 }
 
-/** Starts `redis-server` on a free port, `--save '' --appendonly no`; resolves once it answers PING. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * Starts `redis-server` on a free port, `--save '' --appendonly no` (with `appendOnlyDir`: the
+ * append-only file in that folder, every write synced, so that a restart keeps what it held);
+ * resolves once it answers PING.
+ */
+export async function startRedis(options: { appendOnlyDir?: string } = {}): Promise<RedisServer> {
   const port = await freePort();
   let proc: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
@@ -44,7 +48,17 @@ export async function startRedis(): Promise<RedisServer> {
     let err = '';
     const p = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        ...(options.appendOnlyDir
+          ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.appendOnlyDir]
+          : ['--appendonly', 'no']),
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
