@@ -25,9 +25,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MCPGEN_VERSION } from '../../generator/emit/common.js';
-import { loadPins } from '../../schema/resolve.js';
+import type { ProtocolModel } from '../../generator/model.js';
+import { type ResolvedRevision, loadPins } from '../../schema/resolve.js';
 import { type Command, parseCommand } from '../command.js';
-import { UsageError } from '../inputs.js';
+import { modelOf } from '../generation.js';
+import { UsageError, resolveInputs } from '../inputs.js';
 import { writeLock } from '../lock.js';
 
 export const init: Command = {
@@ -95,15 +97,24 @@ function toolVersions(): { typescript: string; types: string } {
 /** What `init` makes. */
 export interface InitOptions {
   rev: string;
+  /**
+   * Whether the revision is stateless (no `initialize`: each request carries its version and
+   * capabilities): its ProtocolModel's lifecycle, see {@link revisionLifecycle}.
+   */
+  stateless: boolean;
   transport: 'stdio' | 'http';
   client: boolean;
   runtimeSpec: string;
   mcpgenSpec: string;
 }
 
-/** Whether the revision is stateless (no initialize; 2026-07-28 and the draft). */
-function isStateless(rev: string): boolean {
-  return rev === 'draft' || rev >= '2026';
+/**
+ * The lifecycle of a revision as the generator decides it: its ProtocolModel's `lifecycle`
+ * (`handshake` when the schema has an `initialize` request, else `stateless`), whatever the
+ * revision is named. Throws IngestError on inputs that do not ingest.
+ */
+export async function revisionLifecycle(r: ResolvedRevision): Promise<ProtocolModel['lifecycle']> {
+  return (await modelOf(r)).lifecycle;
 }
 
 /** An npm package name from a folder name: lower case, `[a-z0-9._-]`, not starting with `.` or `_`. */
@@ -121,7 +132,7 @@ export function projectFiles(dir: string, o: InitOptions): Map<string, string> {
   const name = packageName(dir);
   const tools = toolVersions();
   const mcp = `./mcp/${o.rev}/index.js`;
-  const stateless = isStateless(o.rev);
+  const stateless = o.stateless;
   const files = new Map<string, string>();
   const tests = ['dist/server.test.js', ...(o.client ? ['dist/client.test.js'] : [])];
   files.set(
@@ -400,8 +411,12 @@ export async function cmdInit(
   const dir = resolve(positionals[0]);
   if (existsSync(dir) && readdirSync(dir).length)
     throw new UsageError(`${positionals[0]} exists and is not empty: init writes into a new or empty folder`);
+  const specDir = v['spec-dir'] as string | undefined;
+  // the scaffold (sessions or the stateless endpoint) follows the revision's model, as the generated code does
+  const [inputs] = resolveInputs({ rev, 'spec-dir': specDir ? resolve(specDir) : undefined });
   const options: InitOptions = {
     rev,
+    stateless: (await revisionLifecycle(inputs)) === 'stateless',
     transport: v.http ? 'http' : 'stdio',
     client: Boolean(v.client),
     runtimeSpec: (v.runtime as string | undefined) ?? `^${MCPGEN_VERSION}`,
@@ -422,7 +437,6 @@ export async function cmdInit(
       },
     },
   });
-  const specDir = v['spec-dir'] as string | undefined;
   const code = await cli(
     ['generate', '--config', join(dir, 'mcpgen.config.json'), ...(specDir ? ['--spec-dir', resolve(specDir)] : [])],
     io,
