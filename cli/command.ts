@@ -7,6 +7,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Project } from './config.js';
 import { UsageError } from './inputs.js';
+import { nearest } from './nearest.js';
 
 /**
  * The exit codes every command shares: 0 ok; 1 the command ran and found a failure (a check or
@@ -158,42 +159,4 @@ export function parseFlags(
     }
     throw new UsageError(message);
   }
-}
-
-/**
- * The known word nearest to a misspelt `word`, for a "did you mean" hint: the one that starts
- * with it, else the one at the smallest edit distance (insertions, deletions, substitutions and
- * swaps of neighbours) when that distance is at most a third of the word (at least 1); ties go
- * to the earlier in `known`. Undefined when none is that near.
- */
-export function nearest(word: string, known: readonly string[]): string | undefined {
-  if (!word) return undefined;
-  const prefixed = known.filter((k) => k.startsWith(word) && k !== word);
-  if (prefixed.length === 1) return prefixed[0];
-  const limit = Math.max(1, Math.floor(word.replace(/^-+/, '').length / 3));
-  let best: string | undefined;
-  let bestDistance = limit + 1;
-  for (const k of known) {
-    const d = editDistance(word, k);
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-/** Optimal string alignment distance: edits of one character, a swap of two neighbours counting one. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
 }

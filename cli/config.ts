@@ -18,6 +18,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { EmitOptions } from '../generator/emit/common.js';
 import { type Pins, loadPins } from '../schema/resolve.js';
+import { withdrawnTarget } from '../generator/emit/bindings/index.js';
+import { didYouMean } from './nearest.js';
 import { ConfigError, readProjectFile, shownPath } from './json-file.js';
 import { LOCK_FILE, type Lock, mergePins, readLock } from './lock.js';
 
@@ -72,7 +74,7 @@ export function loadProject(
       : existsSync(join(cwd, CONFIG_FILE))
         ? join(cwd, CONFIG_FILE)
         : null;
-  const config = found ? readProjectFile<McpgenConfig>(found, 'config.schema.json', cwd) : {};
+  const config = found ? readProjectFile<McpgenConfig>(found, 'config.schema.json', cwd, explainConfig) : {};
   const root = found ? dirname(found) : cwd;
   const at = (p: string | undefined) => (p === undefined ? undefined : resolve(root, p));
   const lockFile = at(config.inputs?.lock) ?? join(root, LOCK_FILE);
@@ -99,6 +101,13 @@ export function loadProject(
   };
 }
 
+/** A withdrawn language in `targets` gets the explanation `--target` gives, not the list of allowed values. */
+function explainConfig(keyword: string, field: string, value: unknown): string | undefined {
+  if (keyword !== 'enum' || !/^targets\[\d+\]$/.test(field) || typeof value !== 'string') return undefined;
+  const why = withdrawnTarget(value);
+  return why && `${JSON.stringify(value)}: ${why}`;
+}
+
 /** A ConfigError about `field` of the project's config file. */
 export function configError(project: Project, field: string, problem: string): ConfigError {
   return new ConfigError(project.configFile ? shownPath(project.configFile) : CONFIG_FILE, field, problem);
@@ -116,7 +125,7 @@ export function configuredRevisions(project: Project): string | undefined {
       throw configError(
         project,
         `revisions[${i}]`,
-        `"${r}" is not pinned (pinned: ${Object.keys(project.pins.revisions).join(', ')}); pin it first: mcpgen pin ${r} --commit <sha>`,
+        `"${r}" is not pinned${didYouMean(r, Object.keys(project.pins.revisions))} (pinned: ${Object.keys(project.pins.revisions).join(', ')}); pin it first: mcpgen pin ${r} --commit <sha>`,
       );
     }
   });

@@ -10,6 +10,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { type Pins, type ResolvedRevision, loadPins, resolvePinned, resolveUnpinned } from '../schema/resolve.js';
+import { didYouMean } from './nearest.js';
 
 /** A usage problem (bad flag or value): the CLI prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {}
@@ -205,7 +206,7 @@ export function checkPinned(what: string, revs: string[], pins: Pins): void {
   for (const r of revs) {
     if (!Object.hasOwn(pins.revisions, r)) {
       throw new UsageError(
-        `${what}: unknown revision "${r}"; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${r} --commit <sha>)`,
+        `${what}: unknown revision "${r}"${didYouMean(r, Object.keys(pins.revisions))}; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${r} --commit <sha>)`,
       );
     }
   }

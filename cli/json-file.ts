@@ -123,9 +123,16 @@ function describe(e: ErrorObject, root: unknown): [string, string] {
 
 /**
  * Reads `path` as JSON and checks it against `schemaFile`. Throws ConfigError: no such file,
- * not a file, not JSON, or the first schema violation with its field.
+ * not a file, not JSON, or the first schema violation with its field; `explain` may give that
+ * violation a message of its own (`keyword` is the JSON Schema keyword that failed, `field` as
+ * the error names it, `value` the value there), undefined keeping the generic one.
  */
-export function readProjectFile<T>(path: string, schemaFile: string, cwd = process.cwd()): T {
+export function readProjectFile<T>(
+  path: string,
+  schemaFile: string,
+  cwd = process.cwd(),
+  explain?: (keyword: string, field: string, value: unknown) => string | undefined,
+): T {
   const shown = shownPath(path, cwd);
   if (!existsSync(path)) throw new ConfigError(shown, null, 'no such file');
   if (!statSync(path).isFile()) throw new ConfigError(shown, null, 'not a file');
@@ -137,8 +144,9 @@ export function readProjectFile<T>(path: string, schemaFile: string, cwd = proce
   }
   const validate = validatorOf(schemaFile);
   if (!validate(data)) {
-    const [field, problem] = describe(validate.errors![0], data);
-    throw new ConfigError(shown, field, problem);
+    const error = validate.errors![0];
+    const [field, problem] = describe(error, data);
+    throw new ConfigError(shown, field, explain?.(error.keyword, field, error.data) ?? problem);
   }
   return data as T;
 }

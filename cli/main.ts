@@ -8,7 +8,8 @@
 import { IngestError } from '../generator/ingest-error.js';
 import { MCPGEN_VERSION } from '../generator/emit/common.js';
 import { PinError } from '../schema/resolve.js';
-import { type Command, EXIT, type Io, nearest } from './command.js';
+import { type Command, EXIT, type Io } from './command.js';
+import { didYouMean, nearest } from './nearest.js';
 import { call } from './commands/call.js';
 import { check } from './commands/check.js';
 import { diff } from './commands/diff.js';
@@ -32,11 +33,18 @@ export const COMMANDS: readonly Command[] = [pin, generate, list, pull, diff, ch
 
 const stdio: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
 
-/** The command named `name`, or a usage error naming the nearest known one. */
+/** The flags mcpgen takes before (or instead of) a command. */
+const GLOBAL_FLAGS = ['--help', '-h', '--version', '-v'];
+
+/** The command named `name`, or a usage error naming the nearest known one (or global flag, for `-…`). */
 function commandNamed(name: string): Command {
   const command = COMMANDS.find((c) => c.name === name);
   if (command) return command;
   const names = COMMANDS.map((c) => c.name);
+  if (name.startsWith('-'))
+    throw new UsageError(
+      `unknown flag ${name}${didYouMean(name, GLOBAL_FLAGS)} (before a command: ${GLOBAL_FLAGS.join(', ')}; commands: ${names.join(', ')})`,
+    );
   const near = nearest(name, names);
   throw new UsageError(
     `unknown command "${name}"${near ? `; did you mean ${near}?` : ''} (commands: ${names.join(', ')})`,

@@ -10,6 +10,7 @@ import { serializeMessage } from '@mcpgen/runtime/jsonrpc';
 import type { ProtocolMaps } from '@mcpgen/runtime/protocol';
 import type { ClientSession, ClientSessionOptions } from '@mcpgen/runtime/session';
 import type { ServerClass } from '../reference/server.js';
+import { didYouMean } from './nearest.js';
 import { UsageError } from './inputs.js';
 import { isStateless } from './serve/stateless.js';
 
@@ -47,7 +48,7 @@ export async function loadRevision(rev: string): Promise<RevisionModule> {
       : [];
     const checkout = MODULE_EXT === 'ts' ? ' (in a checkout, npm run generate writes the pinned ones)' : '';
     throw new UsageError(
-      `unknown revision ${rev}: this mcpgen serves ${served.length ? served.join(', ') : 'no revision'}${checkout}`,
+      `unknown revision ${rev}${didYouMean(rev, served)}; this mcpgen serves ${served.length ? served.join(', ') : 'no revision'}${checkout}`,
     );
   }
   return (await import(url.href)) as RevisionModule;

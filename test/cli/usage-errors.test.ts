@@ -206,6 +206,59 @@ test('a withdrawn --target (cpp, swift) is a usage error saying why; an unknown 
   );
 });
 
+test("a withdrawn language in the config's targets gets the explanation --target gives, not the list of allowed values", async () => {
+  for (const id of ['cpp', 'swift']) {
+    const file = config(`withdrawn-${id}`, { revisions: ['draft'], targets: ['python', id] });
+    const r = await mcpgen(['generate', '--config', file, '--spec-dir', SPEC_DIR]);
+    assert.is(r.code, 2, r.text);
+    assert.ok(r.text.startsWith(`mcpgen generate: ${file}: targets[1]: "${id}": ${WITHDRAWN_TARGETS[id]}`), r.text);
+    assert.not.match(r.text, /is not one of/);
+  }
+  // an unknown one still lists the allowed values
+  const unknown = await mcpgen(['check', '--config', config('unknown-target', { targets: ['cobol'] })]);
+  assert.is(unknown.code, 2, unknown.text);
+  assert.match(unknown.text, /targets\[0\]: "cobol" is not one of "all", "python"/);
+});
+
+test('a misspelt global flag or revision names the nearest known one', async () => {
+  const cases: Array<[string[], string]> = [
+    [
+      ['--hepl'],
+      'mcpgen --hepl: unknown flag --hepl; did you mean --help? (before a command: --help, -h, --version, -v;',
+    ],
+    [['--verison'], 'mcpgen --verison: unknown flag --verison; did you mean --version?'],
+    [
+      ['generate', '--rev', 'draf', '--spec-dir', SPEC_DIR],
+      'mcpgen generate: --rev: unknown revision "draf"; did you mean draft?; pinned: ',
+    ],
+    [
+      ['check', '--rev', '2025-11-52', '--spec-dir', SPEC_DIR],
+      'mcpgen check: --rev: unknown revision "2025-11-52"; did you mean 2025-11-25?; pinned: ',
+    ],
+    [
+      ['init', join(t.dir, 'never'), '--rev', 'draf'],
+      'mcpgen init: --rev: unknown revision "draf"; did you mean draft? (revisions: ',
+    ],
+    [
+      ['serve', '--stdio', '--rev', '2025-11-52'],
+      'mcpgen serve: unknown revision 2025-11-52; did you mean 2025-11-25?; this mcpgen serves ',
+    ],
+    [
+      ['generate', '--config', config('misspelt-rev', { revisions: ['draf'] })],
+      `mcpgen generate: ${join(t.dir, 'misspelt-rev.config.json')}: revisions[0]: "draf" is not pinned; did you mean draft? (pinned: `,
+    ],
+  ];
+  for (const [args, start] of cases) {
+    const r = await mcpgen(args);
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.text}`);
+    assert.ok(r.text.startsWith(start), `${args.join(' ')}: ${r.text}`);
+  }
+  // nothing near: no guess
+  const far = await mcpgen(['--zzzzzz']);
+  assert.is(far.code, 2, far.text);
+  assert.ok(far.text.startsWith('mcpgen --zzzzzz: unknown flag --zzzzzz (before a command: '), far.text);
+});
+
 test.after(() => t.cleanup());
 
 test.run();
