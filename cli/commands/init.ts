@@ -28,6 +28,7 @@ import { MCPGEN_VERSION } from '../../generator/emit/common.js';
 import type { ProtocolModel } from '../../generator/model.js';
 import { type ResolvedRevision, loadPins } from '../../schema/resolve.js';
 import { type Command, parseCommand } from '../command.js';
+import { didYouMean } from '../nearest.js';
 import { modelOf } from '../generation.js';
 import { UsageError, resolveInputs } from '../inputs.js';
 import { writeLock } from '../lock.js';
@@ -322,8 +323,16 @@ export async function run(${o.transport === 'stdio' ? '' : 'target: string'}): P
   return lines;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
-  for (const line of await run(${o.transport === 'stdio' ? '' : "process.argv[2] ?? 'http://127.0.0.1:3000/mcp'"})) console.log(line);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+${o.transport === 'stdio' ? '' : "  const target = process.argv[2] ?? 'http://127.0.0.1:3000/mcp';\n"}  try {
+    for (const line of await run(${o.transport === 'stdio' ? '' : 'target'})) console.log(line);
+  } catch (e) {
+    // one line, not a stack: most often the server is not running
+    const why = (e instanceof Error ? e.message : String(e)).split('\\n')[0];
+    console.error(${o.transport === 'stdio' ? `\`${name}-client: the server did not answer: \${why}\`` : `\`${name}-client: no answer from \${target}: \${why} (is the server running? npm start)\``});
+    process.exitCode = 1;
+  }
+}
 `,
     );
     const start =
@@ -405,7 +414,9 @@ export async function cmdInit(
   const pins = loadPins();
   const pin = Object.hasOwn(pins.revisions, rev) ? pins.revisions[rev] : undefined;
   if (!pin)
-    throw new UsageError(`--rev: unknown revision "${rev}" (revisions: ${Object.keys(pins.revisions).join(', ')})`);
+    throw new UsageError(
+      `--rev: unknown revision "${rev}"${didYouMean(rev, Object.keys(pins.revisions))} (revisions: ${Object.keys(pins.revisions).join(', ')})`,
+    );
   for (const k of ['runtime', 'mcpgen'] as const)
     if (v[k] === '') throw new UsageError(`--${k} needs an npm spec (a version range, or file:<tarball>)`);
   const dir = resolve(positionals[0]);

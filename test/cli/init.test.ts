@@ -22,6 +22,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
@@ -138,7 +140,8 @@ test('init writes each project; npm installs the first; each passes its own npm 
   for (const p of PROJECTS) {
     const t = await run('npm', ['test'], dirOf(p.name), env);
     must(t, `${p.name}: npm test`);
-    assert.match(t.stdout, /# pass 2\n# fail 0/, `${p.name}: both tests ran`);
+    // node:test's summary: TAP (`# pass 2`, Node 20) or its spec reporter (`ℹ pass 2`, Node 24 also when not a TTY)
+    assert.match(t.stdout, /^[#ℹ] pass 2\n[#ℹ] fail 0$/m, `${p.name}: both tests ran`);
     must(
       await run(
         process.execPath,
@@ -151,15 +154,40 @@ test('init writes each project; npm installs the first; each passes its own npm 
   }
 });
 
+test("an HTTP project's client run without its server says so in one line on stderr and exits 1", async () => {
+  // a port nothing listens on: one the OS gave and took back
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  const target = `http://127.0.0.1:${port}/mcp`;
+  for (const name of ['v2025-http', 'draft-http']) {
+    const r = await run(process.execPath, [join(dirOf(name), 'dist', 'client.js'), target], dirOf(name), userEnv());
+    assert.is(r.code, 1, `${name}: ${r.stdout}${r.stderr}`);
+    assert.is(r.stdout, '', name);
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.is(lines.length, 1, `${name}: one line, not a stack:\n${r.stderr}`);
+    assert.ok(
+      lines[0].startsWith(`${name}-client: no answer from ${target}: `) &&
+        lines[0].endsWith(' (is the server running? npm start)'),
+      lines[0],
+    );
+  }
+});
+
 /** Starts a project's built HTTP server on a free port; resolves with its URL and a stop function. */
 async function startServer(dir: string): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, [join(dir, 'dist', 'server.js')], {
     env: { ...userEnv(), PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  const url = /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(chunk.toString());
-  assert.ok(url, chunk.toString());
+  // its first line, or its exit (a server that does not start must fail the test, not hang it)
+  const first = await Promise.race([
+    once(child.stdout!, 'data').then(([chunk]) => String(chunk)),
+    once(child, 'exit').then(([code]) => `the server exited (${code}) before it printed its URL`),
+  ]);
+  const url = /listening on http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(first);
+  assert.ok(url, first);
   // the suites connect to localhost, as they do to the reference server
   return { url: `http://localhost:${url[1]}/mcp`, stop: () => child.kill() };
 }
