@@ -295,8 +295,10 @@ async def httpx2_http() -> Target:
 
 
 async def compare(title: str, makers: list[Callable[[], Awaitable[Target]]], n: int, in_flight: int) -> dict[str, Target]:
-    targets = [await m() for m in makers]
+    targets: list[Target] = []
     try:
+        for m in makers:  # a target that fails to start still gets the others closed
+            targets.append(await m())
         for t in targets:
             await t.round(max(100, n // 5), in_flight)  # warm-up
             t.rates.clear()
