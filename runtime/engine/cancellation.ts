@@ -7,6 +7,7 @@
  * are ignored. Outbound: the sender of a cancel ignores a response that arrives afterwards.
  */
 import { exactField, isRequestId, type Params, type RequestId } from '../jsonrpc/message.js';
+import type { Span } from '@opentelemetry/api';
 import type { MessageInfo } from '../jsonrpc/transport.js';
 
 /** Requests that are never cancelled by notification (`initialize` MUST NOT be cancelled). */
@@ -38,6 +39,8 @@ export class InboundRequest {
   finished = false;
   /** Called once when the handler has finished (e.g. to stop watching the carrying stream). */
   onEnd: (() => void) | undefined = undefined;
+  /** The request's OpenTelemetry span while an SDK records it (./tracing.ts), ended with its answer. */
+  span: Span | undefined = undefined;
 
   constructor(
     readonly id: RequestId,

@@ -10,6 +10,7 @@
  * one response (unless it is cancelled: then none, case 007); notifications never get one
  * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
+import { endSpan, startClientSpan, startServerSpan, traceRefusal, withContext } from './tracing.js';
 import {
   type Direction,
   type MethodEntry,
@@ -344,6 +345,15 @@ export class Peer {
       options?.resetTimeoutOnProgress,
       options?.maxTotalTimeout,
     );
+    // a client span (no-op without an OpenTelemetry SDK); its trace context rides in _meta
+    const traced = startClientSpan(method, id, sendParams, this.table.protocolVersion);
+    sendParams = traced.params;
+    const span = traced.span;
+    if (span)
+      promise.then(
+        (v) => endSpan(span, undefined, v),
+        (e: unknown) => endSpan(span, e),
+      );
     const message: JSONRPCRequest =
       sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
     try {
@@ -656,17 +666,36 @@ export class Peer {
       ? this.handlers.get(method)
       : (own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
     const refusal = this.refuse(req, entry, handler, info);
-    if (refusal) return batch ? batch.add(refusal) : this.reply(refusal);
+    if (refusal) {
+      traceRefusal(
+        method,
+        info?.requestId ?? id,
+        params,
+        info?.protocolVersion ?? this.table.protocolVersion,
+        info?.sessionId,
+        refusal.error,
+      );
+      return batch ? batch.add(refusal) : this.reply(refusal);
+    }
     const r = this.inbound.begin(id, method);
     if (batch) {
       batch.expect();
       (this.batchOf ??= new WeakMap()).set(r, batch);
     }
     watchCarrier(r, info);
+    // a server span, child of the trace context the request's _meta carries (no-op without an SDK)
+    const traced = startServerSpan(
+      method,
+      info?.requestId ?? id,
+      params,
+      info?.protocolVersion ?? this.table.protocolVersion,
+      info?.sessionId,
+    );
+    r.span = traced.span;
     let out: unknown;
     let pending: boolean;
     try {
-      out = handler!(params, new InboundContext(this, r, params, info, this.log));
+      out = withContext(traced.context, () => handler!(params, new InboundContext(this, r, params, info, this.log)));
       pending = isThenable(out);
     } catch (e) {
       return this.respond(r, entry, e, true, params);
@@ -698,15 +727,22 @@ export class Peer {
     // the other side has ended: close once this answer (handed to the transport below) was the last
     if (this.ended) queueMicrotask(() => this.closeIfDone());
     const batch = this.batchOf?.get(r);
-    if (this.closedWith) return batch?.skip();
+    const span = r.span;
+    if (this.closedWith) {
+      if (span) endSpan(span, new ConnectionClosedError(this.closedWith.error));
+      return batch?.skip();
+    }
     if (r.cancelled) {
+      if (span) endSpan(span, new RequestAbortedError(method, 'cancelled'));
       if (batch) return batch.skip();
       void this.transport.unanswered?.(id);
       return;
     }
-    const answer = batch
-      ? (m: JSONRPCErrorResponse | JSONRPCResultResponse) => batch.answer(m)
-      : (m: JSONRPCErrorResponse | JSONRPCResultResponse) => this.reply(m, method, params);
+    const answer = (m: JSONRPCErrorResponse | JSONRPCResultResponse) => {
+      if (span) endSpan(span, 'error' in m ? m.error : undefined, 'result' in m ? m.result : undefined);
+      if (batch) batch.answer(m);
+      else this.reply(m, method, params);
+    };
     if (failed) {
       if (value instanceof RpcError) return answer(errorResponse(id, value.code, value.message, value.data));
       // the error stays in the log (it may hold what the client must not see); the answer names the handler

@@ -29,6 +29,11 @@ export interface MessageInfo {
    * the request body).
    */
   auth?: AuthInfo;
+  /**
+   * The id the other side gave the request, when the transport hands it to the engine under an
+   * id of its own (stateless HTTP: ids are unique per POST only); telemetry names this one.
+   */
+  requestId?: RequestId;
 }
 
 /**

@@ -230,6 +230,7 @@ export class StatelessHttpServerTransport implements Transport {
     });
     if (this.settings.replyMode === 'sse') this.#open(s);
     message.id = inner;
+    info.requestId = s.clientId;
     events.onMessage(message, info);
   }
 
