@@ -1,0 +1,313 @@
+/**
+ * Request routing of a Streamable HTTP endpoint (./server.ts): each request, after the guard's
+ * checks and authorization, finds its session (here, adopted from the shared store, or none:
+ * 404), then goes by method: DELETE ends the session, GET opens or resumes a stream, POST reads
+ * the body and hands one message, or a batch, to its session; an `initialize` makes the session.
+ * The status codes and their order are listed in ./server.ts.
+ */
+import { principalId } from '../../../auth/principal.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
+import { errorResponse, exactIds, isRequestId } from '../../../jsonrpc/message.js';
+import type { AuthInfo, JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
+import { SessionLimitError, type SessionRecord } from '../../../stores/sessions.js';
+import type { Exchange, HeaderMap } from '../io/exchange.js';
+import { refusalBody, refusalHeaders } from '../io/guard.js';
+import { authorizedBy } from '../io/types.js';
+import { SharedAdoption } from './server-adoption.js';
+import { fail, storeUnreachable } from './server-state.js';
+import { HttpServerSession } from './session.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** What a request brought once its session is found: its headers, principal, version and session. */
+interface Arrival {
+  h: Exchange['headers'];
+  auth: AuthInfo | undefined;
+  /** The served version the request names (the served string itself), if any. */
+  version: string | undefined;
+  /** The `Mcp-Session-Id` header. */
+  sid: string | undefined;
+  session: HttpServerSession | undefined;
+  sessionHeaders: HeaderMap;
+  /** The version the request is handled under. */
+  effective: string | undefined;
+}
+
+/** A Streamable HTTP endpoint: its state, shared-store adoption, and the routing of requests. */
+export class StreamableEndpoint extends SharedAdoption {
+  /** Handles one exchange; a throw is answered with 500 (or ends a started response). */
+  async safely(ex: Exchange): Promise<void> {
+    try {
+      await this.handle(ex);
+    } catch (e) {
+      this.options.onError?.(e instanceof Error ? e : new Error(String(e)));
+      if (!ex.sink.started) fail(ex, 500, ErrorCode.InternalError, 'Internal error');
+      else ex.sink.end();
+    }
+  }
+
+  private async handle(ex: Exchange): Promise<void> {
+    const { options, versions, shared, sessions } = this;
+    const h = ex.headers;
+    const refused = this.guard.check(ex.method, h, ex.localPort);
+    if (refused) return void ex.sink.respond(refused.status, refusalHeaders(refused), refusalBody(refused));
+    const method = ex.method === 'POST' || ex.method === 'GET' ? ex.method : ex.method.toUpperCase();
+    let auth: AuthInfo | undefined;
+    // a front that checked the token already (the dual-era front) left its verdict: one check per request
+    if (options.authorize && !(auth = authorizedBy(options.authorize, ex.authorized))) {
+      const verdict = await options.authorize({ method, headers: h, url: ex.url });
+      if ('refusal' in verdict)
+        return void ex.sink.respond(
+          verdict.refusal.status,
+          refusalHeaders(verdict.refusal),
+          refusalBody(verdict.refusal),
+        );
+      auth = verdict.auth;
+    }
+    const resuming = method === 'GET' && h['last-event-id'] !== undefined && this.storeFor !== undefined;
+    const sent = h['mcp-protocol-version'];
+    // the served version's own string from here on, not the header's copy: the maps and sets
+    // keyed by version (priming, tables) then find it without hashing a new string per request
+    const version = sent === undefined ? undefined : versions[versions.indexOf(sent)];
+    if (sent !== undefined && version === undefined) {
+      return fail(
+        ex,
+        400,
+        ErrorCode.ServerError,
+        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(sent)} (supported: ${versions.join(', ')})`,
+      );
+    }
+    const sid = h['mcp-session-id'];
+    let session = sid === undefined ? undefined : sessions.get(sid);
+    // the time the request arrived, read once (an expired session, and then the session's activity)
+    let now: number | undefined;
+    if (session && this.expired(session, (now = Date.now()))) {
+      void session.close();
+      session = undefined;
+    }
+    if (sid !== undefined && shared) {
+      let record: SessionRecord | undefined;
+      try {
+        record = await shared.sessions.touch(sid);
+      } catch (e) {
+        options.onError?.(new Error(`session store: ${(e as Error).message}`));
+        return storeUnreachable(ex);
+      }
+      if (!record) {
+        if (session) void session.close();
+        session = undefined;
+      } else if (!session) {
+        session = await this.restore(sid, record, h);
+        if (!session) return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
+      }
+    }
+    // a session of another principal is, to this one, no session at all
+    if (session && options.authorize && (!this.owners.has(session) || this.owners.get(session) !== principalId(auth)))
+      session = undefined;
+    if (sid !== undefined && !session) return fail(ex, 404, ErrorCode.ServerError, 'Session not found');
+    if (session) {
+      session.touch(now);
+      sessions.touch(session.sessionId);
+    }
+    const sessionHeaders: HeaderMap = session ? session.responseHeaders : {};
+    const effective = version ?? session?.protocolVersion ?? this.facts.assumed;
+
+    if (method !== 'POST') {
+      if (!session) return fail(ex, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
+      if (method === 'DELETE') {
+        if (shared) {
+          try {
+            await shared.sessions.delete(session.sessionId);
+            await this.ended(session.sessionId);
+          } catch (e) {
+            options.onError?.(new Error(`session store: ${(e as Error).message}`));
+            return storeUnreachable(ex);
+          }
+        }
+        await session.close();
+        return ex.sink.respond(204, {});
+      }
+      return session.acceptGet(ex.sink, sessionHeaders, effective, resuming ? h['last-event-id'] : undefined);
+    }
+    return this.post(ex, { h, auth, version, sid, session, sessionHeaders, effective });
+  }
+
+  /** A POST: its body read (the session busy meanwhile), parsed, and handed to its session. */
+  private async post(ex: Exchange, a: Arrival): Promise<void> {
+    const { h, auth, session, sessionHeaders, effective } = a;
+    // a session reading a body is busy: it cannot expire or be evicted meanwhile
+    session?.reading(true);
+    let body: Awaited<ReturnType<typeof ex.readBody>>;
+    try {
+      body = await ex.readBody(this.guard.maxBodyBytes, this.guard.bodyTimeoutMs);
+    } finally {
+      session?.reading(false);
+    }
+    if (typeof body === 'string') {
+      const r = this.guard.bodyRefusal(body);
+      return ex.sink.respond(r.status, refusalHeaders(r, sessionHeaders), refusalBody(r));
+    }
+    let message: unknown;
+    try {
+      const text = utf8.decode(body);
+      message = JSON.parse(text);
+      exactIds(message, text);
+    } catch {
+      return fail(ex, 400, ErrorCode.ParseError, 'Parse error: body is not JSON');
+    }
+    if (Array.isArray(message)) return this.postBatch(ex, a, message);
+    const problem = shapeProblem(message);
+    if (problem) return fail(ex, 400, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
+    const msg = message as JSONRPCMessage;
+    const info: MessageInfo = auth ? { headers: h, auth } : { headers: h };
+    // a request gets the signal of its stream from the session; the others that of the exchange
+    if (msg.method === undefined || msg.id === undefined) info.signal = ex.signal;
+
+    if (msg.method === 'initialize' && 'id' in msg) return this.initialize(ex, a, msg, info);
+    if (!session) return fail(ex, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
+    info.sessionId = session.sessionId;
+    info.protocolVersion = effective;
+    session.acceptPost(msg, info, ex.sink, sessionHeaders);
+    // an answer to a server → client request, or a cancellation, may be awaited by another process
+    const shared = this.shared;
+    if (shared && (msg.method === undefined || msg.method === 'notifications/cancelled')) {
+      shared.bus
+        .publish({ topic: 'inbound', sessionId: session.sessionId, payload: msg })
+        .catch((e: Error) => this.options.onError?.(new Error(`bus: ${e.message}`)));
+    }
+  }
+
+  /** A POSTed batch: only in a session whose negotiated revision has them (2025-03-26). */
+  private postBatch(ex: Exchange, a: Arrival, message: unknown[]): void {
+    const { h, auth, session, sessionHeaders, effective } = a;
+    const negotiated = session?.protocolVersion;
+    if (!session || negotiated === undefined || !this.options.acceptsBatches?.(negotiated)) {
+      return fail(
+        ex,
+        400,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: batches are not accepted${negotiated ? ` in protocol version ${negotiated}` : ''}; send one message per POST`,
+      );
+    }
+    if (message.length === 0) return fail(ex, 400, ErrorCode.InvalidRequest, 'Invalid Request: empty batch');
+    const valid: JSONRPCMessage[] = [];
+    const errors: JSONRPCMessage[] = [];
+    for (const entry of message) {
+      const why =
+        shapeProblem(entry) ??
+        (isObject(entry) && 'method' in entry && 'id' in entry && !isRequestId(entry.id)
+          ? 'request id must be a string or an integer'
+          : undefined);
+      if (!why) valid.push(entry as JSONRPCMessage);
+      // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
+      else if (!(isObject(entry) && !('method' in entry) && ('result' in entry || 'error' in entry))) {
+        // no id member when none can be read (the error-id rule of ../../../jsonrpc/message.ts)
+        const id = isObject(entry) && isRequestId(entry.id) ? entry.id : undefined;
+        errors.push(errorResponse(id, ErrorCode.InvalidRequest, `Invalid Request: ${why}`));
+      }
+    }
+    return session.acceptBatch(
+      valid,
+      errors,
+      { headers: h, sessionId: session.sessionId, protocolVersion: effective, signal: ex.signal, auth },
+      ex.sink,
+      sessionHeaders,
+    );
+  }
+
+  /** An `initialize` request: room made under the caps, the session made and handed to `onSession`. */
+  private async initialize(ex: Exchange, a: Arrival, msg: JSONRPCMessage, info: MessageInfo): Promise<void> {
+    const { options, shared, sessions, maxSessions } = this;
+    const { h, auth, version, sid, effective } = a;
+    if (sid !== undefined)
+      return fail(ex, 400, ErrorCode.InvalidRequest, 'Bad Request: initialize must not carry Mcp-Session-Id');
+    const params = msg.params as { protocolVersion?: unknown } | undefined;
+    if (sessions.size >= maxSessions && !(await this.evictIdle())) {
+      return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${maxSessions}) reached`, {
+        'Retry-After': String(Math.ceil(this.sweepMs / 1000)),
+      });
+    }
+    if (shared) {
+      // the deployment's cap: room made now (an idle session evicted), or 503 while all are busy
+      try {
+        for (const id of await shared.sessions.makeRoom())
+          void this.ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+      } catch (e) {
+        if (e instanceof SessionLimitError)
+          return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${e.maxSessions}) reached`, {
+            'Retry-After': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))),
+          });
+        options.onError?.(new Error(`session store: ${(e as Error).message}`));
+        return storeUnreachable(ex);
+      }
+    }
+    const newId = this.makeId();
+    if (!VISIBLE_ASCII.test(newId) || sessions.has(newId)) {
+      options.onError?.(new Error(`sessionIdGenerator returned an unusable id ${JSON.stringify(newId)}`));
+      return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
+    }
+    const fresh: HttpServerSession = new HttpServerSession(
+      newId,
+      this.settingsFor(
+        newId,
+        shared
+          ? this.recorder(
+              newId,
+              params as Record<string, unknown> | undefined,
+              () => fresh.standaloneStreamId,
+              options.authorize ? principalId(auth) : undefined,
+            )
+          : undefined,
+      ),
+      this.removed,
+    );
+    if (options.authorize) this.owners.set(fresh, principalId(auth));
+    this.added(fresh);
+    this.opening.add(fresh);
+    try {
+      await options.onSession(fresh, { sessionId: newId, headers: h });
+    } catch (e) {
+      options.onError?.(e instanceof Error ? e : new Error(String(e)));
+      this.opening.delete(fresh);
+      await fresh.close();
+      return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
+    }
+    this.opening.delete(fresh);
+    info.sessionId = newId;
+    info.protocolVersion =
+      version ?? (typeof params?.protocolVersion === 'string' ? params.protocolVersion : effective);
+    return fresh.acceptPost(msg, info, ex.sink, { 'Mcp-Session-Id': newId });
+  }
+}
+
+/**
+ * Why `m` is not one JSON-RPC 2.0 request, notification or response (undefined if it is). Ids
+ * are checked with {@link isRequestId}, the engine's definition (a string or an integer: `1.5`,
+ * `true` or an object are refused here with 400 -32600 rather than reaching the engine).
+ */
+export function shapeProblem(m: unknown): string | undefined {
+  if (Array.isArray(m)) return 'batches are not accepted; send one message per POST';
+  if (typeof m !== 'object' || m === null) return 'body must be a JSON object';
+  const o = m as Record<string, unknown>;
+  if (o.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  // the engine's own definition of an id (../../../jsonrpc/message.ts): a request the transport admits is one
+  // the engine answers with that id, so its answer always finds the POST that carried it
+  const idOk = isRequestId(o.id);
+  if ('method' in o) {
+    if (typeof o.method !== 'string') return 'method must be a string';
+    if ('id' in o && !idOk) return 'id must be a string or an integer';
+    if ('params' in o && (typeof o.params !== 'object' || o.params === null))
+      return 'params must be an object or array';
+    return undefined;
+  }
+  if ('result' in o || 'error' in o) {
+    if ('result' in o && 'error' in o) return 'a response has either result or error';
+    if (!idOk && o.id !== null) return 'response id must be a string, an integer or null';
+    return undefined;
+  }
+  return 'not a request, notification or response';
+}
