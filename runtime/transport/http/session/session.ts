@@ -106,7 +106,7 @@ export class HttpServerSession implements Transport {
 
   /**
    * Sends one message on the stream chosen as described in the module docs. A JSON reply
-   * with no send queued before it is written at once and {@link SENT} returned.
+   * with no send queued before it is written at once and `SENT` (runtime/jsonrpc/sent.ts) returned.
    * @throws Error when the session ended, or for a response to a request id this session
    * never received (or already answered).
    */
