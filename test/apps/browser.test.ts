@@ -16,18 +16,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import puppeteer, { type Browser, type Frame, type Page } from 'puppeteer-core';
+import type { Browser, Frame, Page } from 'puppeteer-core';
 import { startWeatherServer, type WeatherServer } from '../../examples/apps/server.js';
 import type { HostRecord } from '../../examples/apps/host.js';
+import { launchChromium, requireChromium } from '../web/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TESSERACT = process.env.TESSERACT_PATH ?? '/usr/bin/tesseract';
 const SETUP_MS = 90_000;
 const at = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -78,8 +78,7 @@ async function serve(pages: Record<string, [string, string]>): Promise<string> {
 
 test.before(async () => {
   try {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/ci-toolchains.sh)`);
+    requireChromium();
     const [e2e, extHost, evil, view, extapps] = await Promise.all([
       bundle('./fixtures/e2e-page.ts'),
       bundle('./fixtures/extapps-host.ts'),
@@ -103,12 +102,7 @@ test.before(async () => {
     });
     weather.push(await startWeatherServer({ viewHtml: ourView, corsOrigin: originA }));
     weather.push(await startWeatherServer({ viewHtml: extView, corsOrigin: originA }));
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: SETUP_MS,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium(SETUP_MS);
   } catch (e) {
     setupError = e;
   }

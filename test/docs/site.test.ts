@@ -12,15 +12,15 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { documentPages, guidePages, manualPages } from '../../scripts/docs.js';
 import { type RuntimeSite, runtimeSite } from './runtime-site.js';
+import { launchChromium, requireChromium } from '../web/chromium.js';
 
 const test = suite('docs site: every page renders in headless Chromium, every link and anchor resolves');
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // a loaded runner (load 20+ on 2 cores) takes most of a minute to start Chromium
 const SETUP_MS = 120_000;
 const PAGE_MS = 60_000;
@@ -60,21 +60,13 @@ function serve(root: string): Server {
 
 test.before(async () => {
   try {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} not found: install Debian's chromium (scripts/ci-toolchains.sh) or set CHROMIUM_PATH`,
-      );
+    requireChromium();
     site = await runtimeSite();
     if (!site.ok) throw new Error(`the site did not build: ${site.errors} error(s), ${site.warnings} warning(s)`);
     server = serve(site.root);
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: SETUP_MS,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium(SETUP_MS);
   } catch (e) {
     setupError = e;
   }

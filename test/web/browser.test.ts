@@ -9,15 +9,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { bin, root, startHttpServeProcess, type Served } from '../runtime/tasks/serve-process.js';
+import { launchChromium, requireChromium } from './chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const entry = fileURLToPath(new URL('./fixtures/page.ts', import.meta.url));
 
 let pageServer: Server | undefined;
@@ -41,8 +40,7 @@ function needSetup(): void {
 }
 
 async function setUp(): Promise<void> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} not found: install Debian's chromium (scripts/ci-toolchains.sh) or set CHROMIUM_PATH`);
+  requireChromium();
   const bundle = await build({
     entryPoints: [entry],
     bundle: true,
@@ -71,12 +69,7 @@ async function setUp(): Promise<void> {
   const [sessions, stateless] = served;
   sessionsUrl = sessions.url;
   statelessUrl = stateless.url;
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: SETUP_MS,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  browser = await launchChromium(SETUP_MS);
   page = await browser.newPage();
   await page.goto(`${origin}/`, { timeout: SETUP_MS });
   await page.waitForFunction(() => document.title === 'ready', { timeout: SETUP_MS });
