@@ -1,4 +1,3 @@
-// size: the peer: correlation, dispatch and lanes share private state of one class; split pending (#36)
 /**
  * The peer engine: one side (`client` or `server`) of one connection, over one Transport and one
  * ProtocolTable. Revision-agnostic; the lifecycle (initialize handshake or per-request `_meta`)
@@ -10,35 +9,20 @@
  * one response (unless it is cancelled: then none, case 007); notifications never get one
  * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
-import { endSpan, startClientSpan, startServerSpan, traceRefusal, withContext } from './tracing.js';
-import {
-  type Direction,
-  type MethodEntry,
-  type ProtocolTable,
-  hasCapability,
-  missingParamCapability,
-} from '../protocol/table.js';
+import type { Direction, ProtocolTable } from '../protocol/table.js';
 import type { JSONRPCMessage, MessageInfo, Transport, TransportEvents } from '../jsonrpc/transport.js';
 import {
-  CapabilityNotDeclaredError,
   ConnectionClosedError,
   ErrorCode,
   InvalidResultError,
-  RequestAbortedError,
   RequestTimeoutError,
   RpcError,
-  UnserializableMessageError,
-  reasonText,
   validationIssues,
 } from '../jsonrpc/errors.js';
-import { handlerLabel } from '../protocol/subject.js';
 import {
   classify,
   errorResponse,
-  isObject,
-  isRequestId,
   kindOf,
-  resultResponse,
   type JSONRPCErrorResponse,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -48,65 +32,18 @@ import {
   type RequestId,
 } from '../jsonrpc/message.js';
 import { ProgressRouter, type ProgressCallback } from './progress.js';
-import {
-  type InboundRequest,
-  InboundRequests,
-  UNCANCELLABLE_METHODS,
-  cancelledParams,
-  parseCancelled,
-  watchCarrier,
-} from './cancellation.js';
-import { OutboundRequests, PendingRequest } from './outbound.js';
-import { SENT } from '../jsonrpc/sent.js';
+import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledParams } from './cancellation.js';
+import { OutboundRequests, type PendingRequest } from './outbound.js';
 import type { BatchHost, BatchReply, dispatchBatch } from './batch.js';
-import {
-  InboundContext,
-  type Logger,
-  type NotificationHandler,
-  type RequestHandler,
-  type RequestOptions,
-} from './context.js';
+import type { Logger, NotificationHandler, RequestHandler, RequestOptions } from './context.js';
+import { type DispatchHost, EMPTY, dispatchNotification, dispatchRequest, own, reply } from './dispatch.js';
+import type { PeerOptions, PreDispatch, Side } from './peer-options.js';
+import { type RequestHost, sendRequest } from './request.js';
 
 export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
+export { RESULTS_CHECKED, type PeerOptions, type PreDispatch, type Side } from './peer-options.js';
 
 export { hasCapability } from '../protocol/table.js';
-
-/** Which side of the connection a peer is. */
-export type Side = 'client' | 'server';
-
-/** Refuses a request before dispatch (e.g. before initialization) by returning the error to send. */
-export type PreDispatch = (
-  request: JSONRPCRequest,
-  entry: MethodEntry | undefined,
-  info: MessageInfo | undefined,
-) => RpcError | undefined;
-
-/** Options of a {@link Peer}: its side, its protocol table, the lifecycle's hooks; times in ms. */
-export interface PeerOptions {
-  side: Side;
-  table: ProtocolTable;
-  transport: Transport;
-  requestHandlers?: Record<string, RequestHandler>;
-  notificationHandlers?: Record<string, NotificationHandler>;
-  /** This side's declared capabilities; while undefined, no method is gated. */
-  capabilities?: Record<string, unknown>;
-  /** Replaces the capability check: may this side serve `entry`? False → -32601. */
-  canHandle?: (entry: MethodEntry) => boolean;
-  preDispatch?: PreDispatch;
-  logger?: Logger;
-  /** Default request timeout in ms (default 60000). */
-  timeout?: number;
-  /** Validate results of outbound requests (default true). */
-  validateResults?: boolean;
-  /** Methods for which no `notifications/cancelled` is ever sent (default `['initialize']`). */
-  uncancellable?: readonly string[];
-  /** Stateless revisions: methods outside the table that an extension serves (e.g. `tasks/get`). */
-  extensionMethods?: readonly string[];
-  onClose?: (error?: Error) => void;
-  onError?: (error: Error) => void;
-  /** What handlers see as `ctx.session` (e.g. the ServerSession on top of this engine). */
-  session?: object;
-}
 
 /** Transport errors logged one by one before only counts are logged. */
 const TRANSPORT_ERRORS_LOGGED = 10;
@@ -114,27 +51,7 @@ const isPowerOfTen = (n: number): boolean => {
   while (n >= 10 && n % 10 === 0) n /= 10;
   return n === 1;
 };
-
-/** Shared stand-in for an absent logger or handler table. */
-const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
-const pong = (): Record<string, never> => ({});
 const DEFAULT_UNCANCELLABLE: ReadonlySet<string> = new Set(UNCANCELLABLE_METHODS);
-
-const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
-  Object.hasOwn(rec, key) ? rec[key] : undefined;
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  (typeof v === 'object' || typeof v === 'function') &&
-  v !== null &&
-  typeof (v as PromiseLike<unknown>).then === 'function';
-
-/**
- * A request handler flagged `true` under this key answers only results it has already checked
- * against the result schema of the table the engine serves (the `result` validator of
- * `ctx.table`'s entry for its method), so the engine does not check them a second time before
- * answering. A wrapper that changes a flagged handler's results must not carry the flag over:
- * the results of an unflagged handler are checked by the engine.
- */
-export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
 
 const PEER = Symbol('peer');
 /** The events object a {@link Peer} gives its transport. */
@@ -298,103 +215,7 @@ export class Peer {
    * schema), ConnectionClosedError, or the transport's send error.
    */
   request<R = unknown>(method: string, params?: Params, options?: RequestOptions): Promise<R> {
-    if (this.closedWith) return Promise.reject(new ConnectionClosedError(this.closedWith.error));
-    // the other side has ended its input: no response could arrive
-    if (this.ended) return Promise.reject(new ConnectionClosedError(this.ended.error));
-    const refusal = this.outboundRefusal(method, params);
-    if (refusal) return Promise.reject(refusal);
-    const signal = options?.signal;
-    const onProgress = options?.onProgress;
-    if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
-    const id = this.nextId++;
-    const p = new PendingRequest<R>(
-      id,
-      method,
-      own(this.table.requests[this.out], method),
-      options?.validateResult ?? this.options.validateResults ?? true,
-    );
-    const promise = p.take();
-    let sendParams = params;
-    if (onProgress) {
-      const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
-      const token = isRequestId(given) ? given : id;
-      try {
-        this.progress.register(token, (progress) => {
-          this.outbound.progress(p);
-          onProgress(progress);
-        });
-      } catch (e) {
-        return Promise.reject(e);
-      }
-      p.token = token;
-      sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
-    }
-    if (signal) {
-      p.signal = signal;
-      p.onAbort = () =>
-        this.abandon(
-          p,
-          new RequestAbortedError(method, signal.reason),
-          reasonText(signal.reason).slice(2) || 'Aborted',
-        );
-      signal.addEventListener('abort', p.onAbort, { once: true });
-    }
-    this.outbound.add(
-      p,
-      options?.timeout ?? this.options.timeout ?? 60_000,
-      options?.resetTimeoutOnProgress,
-      options?.maxTotalTimeout,
-    );
-    // a client span (no-op without an OpenTelemetry SDK); its trace context rides in _meta
-    const traced = startClientSpan(method, id, sendParams, this.table.protocolVersion);
-    sendParams = traced.params;
-    const span = traced.span;
-    if (span)
-      promise.then(
-        (v) => endSpan(span, undefined, v),
-        (e: unknown) => endSpan(span, e),
-      );
-    const message: JSONRPCRequest =
-      sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
-    try {
-      const related = options?.relatedRequestId;
-      const sent = this.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
-      if (sent !== SENT) sent.catch((e) => this.settle(id)?.reject(e));
-    } catch (e) {
-      this.settle(id)?.reject(e);
-    }
-    return promise;
-  }
-
-  /**
-   * Why an outbound request may not be sent, or undefined: this one place decides for every
-   * request path (session facades, handlers' `ctx.sendRequest`, task contexts, requestors).
-   * - a handshake revision's session sends only its table's requests (-32601);
-   * - the other side must have declared the capability the table entry names
-   *   (CapabilityNotDeclaredError; e.g. `elicitation` for elicitation/create, `tasks` for
-   *   tasks/* to a client), and the sub-capability its params need (`elicitation.url` for a URL
-   *   elicitation, `sampling.tools` for sampling with tools: ../protocol/table.ts
-   *   `missingParamCapability`). Task augmentation's own capability (`tasks.requests.<method>`, a
-   *   SHOULD for requestors) is the requestor's check (../tasks/requestor.ts `callWithTask`).
-   */
-  private outboundRefusal(method: string, params: Params | undefined): RpcError | undefined {
-    const entry = own(this.table.requests[this.out], method);
-    if (!entry) {
-      return this.table.lifecycle === 'handshake'
-        ? new RpcError(
-            ErrorCode.MethodNotFound,
-            `${method} is not a ${this.side} request of protocol version ${this.table.protocolVersion}`,
-          )
-        : undefined;
-    }
-    const remote = this.remoteCapabilities;
-    if (!remote) return undefined;
-    const receiver = this.side === 'server' ? 'client' : 'server';
-    if (entry.capability && !hasCapability(remote, entry.capability))
-      return new CapabilityNotDeclaredError(method, entry.capability, receiver);
-    const sub = missingParamCapability(method, params, remote);
-    if (sub) return new CapabilityNotDeclaredError(method, sub, receiver);
-    return undefined;
+    return sendRequest<R>(this as unknown as RequestHost, method, params, options);
   }
 
   /**
@@ -511,296 +332,17 @@ export class Peer {
   }
 
   private onNotification(m: JSONRPCNotification, info: MessageInfo | undefined): void {
-    const { method, params } = m;
-    if (method === 'notifications/cancelled') {
-      const c = parseCancelled(params);
-      if (c && this.inbound.cancel(c.requestId, c.reason ?? 'cancelled')) {
-        this.log.debug?.('request cancelled by peer', { id: c.requestId, reason: c.reason });
-      } else this.log.debug?.('ignored notifications/cancelled', { requestId: c?.requestId });
-    } else if (method === 'notifications/progress') {
-      const outcome = this.progress.route(params, (e) =>
-        this.log.error?.('progress callback threw', { error: String(e) }),
-      );
-      if (outcome !== 'delivered') this.log.debug?.(`dropped progress (${outcome})`);
-    }
-    const handler = this.notificationHandlers?.has(method)
-      ? this.notificationHandlers.get(method)
-      : own(this.options.notificationHandlers ?? EMPTY, method);
-    if (!handler) {
-      if (method !== 'notifications/cancelled' && method !== 'notifications/progress')
-        this.log.debug?.('unhandled notification', { method });
-      return;
-    }
-    const entry = own(this.table.notifications[this.in], method);
-    // a handshake session takes its negotiated revision's notifications only (as for requests)
-    if (!entry && this.table.lifecycle === 'handshake')
-      return void this.log.debug?.('dropped notification outside the protocol version', { method });
-    if (
-      entry &&
-      ((params === undefined && entry.paramsRequired) ||
-        (params !== undefined && entry.params && !entry.params(params)))
-    ) {
-      return void this.log.debug?.('dropped notification with invalid params', { method });
-    }
-    try {
-      const r = handler(params, { method, info, session: this.session });
-      if (r && typeof (r as Promise<void>).then === 'function') {
-        (r as Promise<void>).catch((e) =>
-          this.log.error?.('notification handler failed', { method, error: String(e) }),
-        );
-      }
-    } catch (e) {
-      this.log.error?.('notification handler failed', { method, error: String(e) });
-    }
+    dispatchNotification(this as unknown as DispatchHost, m, info);
   }
 
-  /**
-   * Hands a response to the transport. A result the transport cannot serialise (a cycle, a value
-   * JSON has no form for: `UnserializableMessageError`, thrown before anything is sent) is
-   * logged and answered -32603 naming the handler of `method` (with `params`) instead, so that
-   * the request is answered once.
-   */
+  /** Hands a response to the transport (./dispatch.ts `reply`). */
   private reply(message: JSONRPCResultResponse | JSONRPCErrorResponse, method?: string, params?: unknown): void {
-    if (this.closedWith) return;
-    const related = message.id === undefined || message.id === null ? undefined : { relatedRequestId: message.id };
-    let sent: Promise<void>;
-    try {
-      sent = this.transport.send(message, related);
-    } catch (e) {
-      sent = Promise.reject(e);
-    }
-    if (sent !== SENT) sent.catch((e: Error) => this.unsent(message, e, method, params));
+    reply(this as unknown as DispatchHost, message, method, params);
   }
 
-  private unsent(
-    message: JSONRPCResultResponse | JSONRPCErrorResponse,
-    e: Error,
-    method: string | undefined,
-    params: unknown,
-  ): void {
-    if (!(e instanceof UnserializableMessageError) || !('result' in message) || this.closedWith) {
-      this.log.debug?.('could not send response', { error: e.message });
-      return;
-    }
-    const label = method === undefined ? 'the handler' : handlerLabel(method, params);
-    this.log.error?.('result cannot be serialised as JSON', {
-      method,
-      handler: label,
-      id: message.id,
-      error: e.message,
-    });
-    this.reply(
-      errorResponse(
-        message.id ?? undefined,
-        ErrorCode.InternalError,
-        `Internal error: ${label} returned a result that cannot be serialised as JSON`,
-      ),
-    );
-  }
-
-  /**
-   * Decides whether a request may run: the pre-dispatch hook, method lookup, capability gate and
-   * params validation, in that order. Returns the error response to send, or undefined.
-   */
-  private refuse(
-    req: JSONRPCRequest,
-    entry: MethodEntry | undefined,
-    handler: RequestHandler | undefined,
-    info: MessageInfo | undefined,
-  ): JSONRPCErrorResponse | undefined {
-    const { id, method, params } = req;
-    try {
-      const refusal = this.preDispatch?.(req, entry, info);
-      if (refusal) return errorResponse(id, refusal.code, refusal.message, refusal.data);
-      const allowed =
-        !entry?.capability ||
-        (this.options.canHandle
-          ? this.options.canHandle(entry)
-          : this.capabilities === undefined || hasCapability(this.capabilities, entry.capability));
-      // a session serves its (negotiated) revision's table and nothing else: a handler for a
-      // method of another revision (tasks/* after a 2024-11-05 initialize, ping in a stateless
-      // revision) is not reached; extensions name theirs
-      const known = entry !== undefined || !!this.options.extensionMethods?.includes(method);
-      if (!handler || !allowed || !known)
-        return errorResponse(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      if (entry && (params === undefined ? entry.paramsRequired : entry.params && !entry.params(params))) {
-        const issues =
-          params === undefined
-            ? [{ path: '', keyword: 'required', message: 'params are required' }]
-            : validationIssues(entry.params!.errors);
-        return errorResponse(
-          id,
-          ErrorCode.InvalidParams,
-          `Invalid params for ${method}: ${issues[0].path || '/'} ${issues[0].message}`,
-          { errors: issues },
-        );
-      }
-      // a mode or feature this side did not declare (client/elicitation, "Error Handling": -32602)
-      const sub =
-        entry?.capability && this.capabilities !== undefined
-          ? missingParamCapability(method, params, this.capabilities)
-          : undefined;
-      if (sub)
-        return errorResponse(
-          id,
-          ErrorCode.InvalidParams,
-          `Invalid params for ${method}: capability ${sub.join('.')} was not declared`,
-          { capability: sub.join('.') },
-        );
-      return undefined;
-    } catch (e) {
-      this.log.error?.('request dispatch failed', { method, id, error: e instanceof Error ? e.message : String(e) });
-      return errorResponse(id, ErrorCode.InternalError, 'Internal error');
-    }
-  }
-
-  /**
-   * Runs an admitted request's handler. A handler that returns a value (not a promise) is
-   * answered before this returns; a promise is answered when it settles.
-   */
+  /** Dispatches an inbound request (./dispatch.ts; batch.ts calls it with the batch it belongs to). */
   private onRequest(req: JSONRPCRequest, info: MessageInfo | undefined, batch?: BatchReply): void {
-    const { id, method, params } = req;
-    if (this.inbound.has(id)) return void this.log.warn?.('dropped request reusing an in-flight id', { id, method });
-    const entry = own(this.table.requests[this.in], method);
-    const handler = this.handlers?.has(method)
-      ? this.handlers.get(method)
-      : (own(this.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
-    const refusal = this.refuse(req, entry, handler, info);
-    if (refusal) {
-      traceRefusal(
-        method,
-        info?.requestId ?? id,
-        params,
-        info?.protocolVersion ?? this.table.protocolVersion,
-        info?.sessionId,
-        refusal.error,
-      );
-      return batch ? batch.add(refusal) : this.reply(refusal);
-    }
-    const r = this.inbound.begin(id, method);
-    if (batch) {
-      batch.expect();
-      (this.batchOf ??= new WeakMap()).set(r, batch);
-    }
-    watchCarrier(r, info);
-    // a server span, child of the trace context the request's _meta carries (no-op without an SDK)
-    const traced = startServerSpan(
-      method,
-      info?.requestId ?? id,
-      params,
-      info?.protocolVersion ?? this.table.protocolVersion,
-      info?.sessionId,
-    );
-    r.span = traced.span;
-    let out: unknown;
-    let pending: boolean;
-    try {
-      out = withContext(traced.context, () => handler!(params, new InboundContext(this, r, params, info, this.log)));
-      pending = isThenable(out);
-    } catch (e) {
-      return this.respond(r, entry, e, true, params);
-    }
-    // the row whose result validator checks the answer: none when the handler checked it already
-    const checks = (handler as { [RESULTS_CHECKED]?: boolean })[RESULTS_CHECKED] === true ? undefined : entry;
-    if (!pending) return this.respond(r, checks, out, false, params);
-    Promise.resolve(out).then(
-      (v) => this.respond(r, checks, v, false, params),
-      (e: unknown) => this.respond(r, checks, e, true, params),
-    );
-  }
-
-  /**
-   * Answers a finished handler: its result (checked by `entry`'s result validator, if any), its
-   * RpcError, or -32603 naming the handler (`params` tell which: ../protocol/subject.ts), the
-   * failure logged with the error; nothing once cancelled or closed.
-   */
-  private respond(
-    r: InboundRequest,
-    entry: MethodEntry | undefined,
-    value: unknown,
-    failed: boolean,
-    params: unknown,
-  ): void {
-    const { id, method } = r;
-    this.inbound.end(r);
-    r.onEnd?.();
-    // the other side has ended: close once this answer (handed to the transport below) was the last
-    if (this.ended) queueMicrotask(() => this.closeIfDone());
-    const batch = this.batchOf?.get(r);
-    const span = r.span;
-    if (this.closedWith) {
-      if (span) endSpan(span, new ConnectionClosedError(this.closedWith.error));
-      return batch?.skip();
-    }
-    if (r.cancelled) {
-      if (span) endSpan(span, new RequestAbortedError(method, 'cancelled'));
-      if (batch) return batch.skip();
-      void this.transport.unanswered?.(id);
-      return;
-    }
-    const answer = (m: JSONRPCErrorResponse | JSONRPCResultResponse) => {
-      if (span) endSpan(span, 'error' in m ? m.error : undefined, 'result' in m ? m.result : undefined);
-      if (batch) batch.answer(m);
-      else this.reply(m, method, params);
-    };
-    if (failed) {
-      if (value instanceof RpcError) return answer(errorResponse(id, value.code, value.message, value.data));
-      // the error stays in the log (it may hold what the client must not see); the answer names the handler
-      const handler = handlerLabel(method, params);
-      this.log.error?.('request handler failed', {
-        method,
-        handler,
-        id,
-        error: value instanceof Error ? value.message : String(value),
-        stack: value instanceof Error ? value.stack : undefined,
-      });
-      return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: ${handler} failed`));
-    }
-    // a revision whose results carry resultType: one without it is a complete result (the
-    // default its Result type gives), filled in before the check (table.resultType)
-    const result =
-      this.table.resultType === true && isObject(value) && value.resultType === undefined
-        ? { resultType: 'complete', ...value }
-        : value === undefined
-          ? this.table.resultType === true
-            ? { resultType: 'complete' }
-            : {}
-          : value;
-    // what came back when it is no result object (its type, never its contents); undefined
-    // stands for {}, so it is named only when the method's result has required members
-    let returned: string | undefined;
-    if (!isObject(result))
-      returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
-    else if (entry?.result && !entry.result(result)) {
-      const handler = handlerLabel(method, params);
-      this.log.error?.('handler result fails the result schema', {
-        method,
-        handler,
-        id,
-        errors: validationIssues(entry.result.errors),
-      });
-      if (value !== undefined)
-        return answer(
-          errorResponse(
-            id,
-            ErrorCode.InternalError,
-            `Internal error: ${handler} returned a result that is not a valid ${method} result`,
-          ),
-        );
-      returned = 'undefined';
-    }
-    if (returned !== undefined) {
-      this.log.error?.('handler result is not an object', { method, id, returned });
-      return answer(
-        errorResponse(
-          id,
-          ErrorCode.InternalError,
-          `Internal error: the ${method} handler returned ${returned}, not a result object`,
-          { returned },
-        ),
-      );
-    }
-    answer(resultResponse(id, result as Record<string, unknown>));
+    dispatchRequest(this as unknown as DispatchHost, req, info, batch);
   }
 
   /**

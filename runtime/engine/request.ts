@@ -1,0 +1,146 @@
+/**
+ * Outbound requests of the peer engine (./peer.ts): the one check that decides whether a request
+ * may be sent, then its id, its pending entry (clock, progress route, abort listener), its client
+ * span and the send. Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress}.mdx`.
+ */
+import { endSpan, startClientSpan } from './tracing.js';
+import { type Direction, type ProtocolTable, hasCapability, missingParamCapability } from '../protocol/table.js';
+import type { Transport } from '../jsonrpc/transport.js';
+import {
+  CapabilityNotDeclaredError,
+  ConnectionClosedError,
+  ErrorCode,
+  RequestAbortedError,
+  RpcError,
+  reasonText,
+} from '../jsonrpc/errors.js';
+import { type JSONRPCRequest, type Params, type RequestId, isObject, isRequestId } from '../jsonrpc/message.js';
+import { SENT } from '../jsonrpc/sent.js';
+import type { ProgressRouter } from './progress.js';
+import { type OutboundRequests, PendingRequest } from './outbound.js';
+import type { RequestOptions } from './context.js';
+import { own } from './dispatch.js';
+import type { PeerOptions, Side } from './peer-options.js';
+
+/** What sending a request reads and changes of the engine: a `Peer`'s private state, structurally. */
+export interface RequestHost {
+  readonly side: Side;
+  readonly table: ProtocolTable;
+  readonly out: Direction;
+  readonly options: PeerOptions;
+  readonly transport: Transport;
+  readonly outbound: OutboundRequests;
+  readonly progress: ProgressRouter;
+  readonly remoteCapabilities: Record<string, unknown> | undefined;
+  readonly ended: { error: Error | undefined } | undefined;
+  readonly closedWith: { error?: Error } | undefined;
+  nextId: number;
+  settle(id: RequestId): PendingRequest | undefined;
+  abandon(pending: PendingRequest, error: RpcError, reason: string): void;
+}
+
+/**
+ * Sends a request and resolves with its result. Rejects with: RpcError (the error response),
+ * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
+ * schema), ConnectionClosedError, or the transport's send error.
+ */
+export function sendRequest<R>(
+  host: RequestHost,
+  method: string,
+  params?: Params,
+  options?: RequestOptions,
+): Promise<R> {
+  if (host.closedWith) return Promise.reject(new ConnectionClosedError(host.closedWith.error));
+  // the other side has ended its input: no response could arrive
+  if (host.ended) return Promise.reject(new ConnectionClosedError(host.ended.error));
+  const refusal = outboundRefusal(host, method, params);
+  if (refusal) return Promise.reject(refusal);
+  const signal = options?.signal;
+  const onProgress = options?.onProgress;
+  if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
+  const id = host.nextId++;
+  const p = new PendingRequest<R>(
+    id,
+    method,
+    own(host.table.requests[host.out], method),
+    options?.validateResult ?? host.options.validateResults ?? true,
+  );
+  const promise = p.take();
+  let sendParams = params;
+  if (onProgress) {
+    const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
+    const token = isRequestId(given) ? given : id;
+    try {
+      host.progress.register(token, (progress) => {
+        host.outbound.progress(p);
+        onProgress(progress);
+      });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    p.token = token;
+    sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
+  }
+  if (signal) {
+    p.signal = signal;
+    p.onAbort = () =>
+      host.abandon(p, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
+    signal.addEventListener('abort', p.onAbort, { once: true });
+  }
+  host.outbound.add(
+    p,
+    options?.timeout ?? host.options.timeout ?? 60_000,
+    options?.resetTimeoutOnProgress,
+    options?.maxTotalTimeout,
+  );
+  // a client span (no-op without an OpenTelemetry SDK); its trace context rides in _meta
+  const traced = startClientSpan(method, id, sendParams, host.table.protocolVersion);
+  sendParams = traced.params;
+  const span = traced.span;
+  if (span)
+    promise.then(
+      (v) => endSpan(span, undefined, v),
+      (e: unknown) => endSpan(span, e),
+    );
+  const message: JSONRPCRequest =
+    sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
+  try {
+    const related = options?.relatedRequestId;
+    const sent = host.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
+    if (sent !== SENT) sent.catch((e) => host.settle(id)?.reject(e));
+  } catch (e) {
+    host.settle(id)?.reject(e);
+  }
+  return promise;
+}
+
+/**
+ * Why an outbound request may not be sent, or undefined: this one place decides for every
+ * request path (session facades, handlers' `ctx.sendRequest`, task contexts, requestors).
+ * - a handshake revision's session sends only its table's requests (-32601);
+ * - the other side must have declared the capability the table entry names
+ *   (CapabilityNotDeclaredError; e.g. `elicitation` for elicitation/create, `tasks` for
+ *   tasks/* to a client), and the sub-capability its params need (`elicitation.url` for a URL
+ *   elicitation, `sampling.tools` for sampling with tools: ../protocol/table.ts
+ *   `missingParamCapability`). Task augmentation's own capability (`tasks.requests.<method>`, a
+ *   SHOULD for requestors) is the requestor's check (../tasks/requestor.ts `callWithTask`).
+ */
+export function outboundRefusal(host: RequestHost, method: string, params: Params | undefined): RpcError | undefined {
+  const entry = own(host.table.requests[host.out], method);
+  if (!entry) {
+    return host.table.lifecycle === 'handshake'
+      ? new RpcError(
+          ErrorCode.MethodNotFound,
+          `${method} is not a ${host.side} request of protocol version ${host.table.protocolVersion}`,
+        )
+      : undefined;
+  }
+  const remote = host.remoteCapabilities;
+  if (!remote) return undefined;
+  const receiver = host.side === 'server' ? 'client' : 'server';
+  if (entry.capability && !hasCapability(remote, entry.capability))
+    return new CapabilityNotDeclaredError(method, entry.capability, receiver);
+  const sub = missingParamCapability(method, params, remote);
+  if (sub) return new CapabilityNotDeclaredError(method, sub, receiver);
+  return undefined;
+}
