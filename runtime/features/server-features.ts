@@ -1,4 +1,3 @@
-// size: one registry class per feature kind (tools, resources, prompts, completion); split pending (#36)
 /**
  * `ServerFeatures`: registries of tools, resources (static and templated), prompts and
  * completions that produce the request handlers and capabilities of `ServerSession`s. One
@@ -15,9 +14,10 @@
  * features.attach(server); // list_changed and resources/updated notifications, until it closes
  * ```
  *
- * Tools (definitions, schema validation, `tools/call` error channels): ./features-tools.ts.
- * Resources, prompts, completion: ./features-resources.ts. A list request with a cursor this
- * server did not issue: -32602.
+ * Tools (definitions, schema validation, `tools/call` error channels): ./tools.ts. Resources,
+ * prompts, completion: ./resources.ts; prompts with an `argsSchema`: ./prompt-schema.ts. List
+ * pages and cursors: ./list-pages.ts (a cursor this server did not issue: -32602). The result
+ * checks of the handler tables: ./result-checks.ts; their stateless form: ./stateless-handlers.ts.
  *
  * Stateless revisions (2026-07-28, draft): `handlers({ table })` with such a table adds
  * `resultType: "complete"` to every result and the caching fields (`ttlMs`, `cacheScope`, from
@@ -27,26 +27,23 @@
  * Subscriptions (`resources/subscribe`, 2025-11-25 server/resources "Subscriptions") belong to
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
-import { ErrorCode, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { type Logger, STDERR_LOGGER } from '../engine/context.js';
-import { SUBJECT_METHODS, requestSubject } from '../protocol/subject.js';
-import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import type { ProtocolMaps } from '../protocol/table.js';
-import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
+import type { RequestContext, RequestHandler } from '../engine/peer.js';
+import { checkedHandlers } from './result-checks.js';
+import { listPage } from './list-pages.js';
+import { schemaPrompt } from './prompt-schema.js';
+import { rememberStatelessTwins, statelessForm } from './stateless-handlers.js';
 import {
   type CompiledTool,
   type JsonSchema,
   type Obj,
   type ToolDefinition,
-  HandlerReturnError,
   callTool,
   compileTool,
-  invalid,
-  isObj,
   listed,
   listedTool,
 } from './tools.js';
-import { loadJsonSchema } from './schema-compiler.js';
 import {
   type Catalog,
   type PromptArgs,
@@ -55,7 +52,6 @@ import {
   type ResourceDefinition,
   type ResourceTemplateDefinition,
   type Template,
-  RESOURCE_NOT_FOUND,
   complete,
   compileUriTemplate,
   getPrompt,
@@ -65,11 +61,8 @@ import {
   readResource,
 } from './resources.js';
 import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
-import { hasDefaults, withDefaults } from '../protocol/json-defaults.js';
 import { type AppResourceDefinition, type AppToolUi, appResourceDefinition, appToolMeta } from './app-ui.js';
-import type { ValidateFunction } from '../protocol/json-schema.js';
-import { checkSchema, describeValidation } from '../protocol/schema-check.js';
-import { ownValue } from '../jsonrpc/own.js';
+import { describeValidation } from '../protocol/schema-check.js';
 import type { SchemaLike, SchemaType } from './typed.js';
 
 export type { Content, JsonSchema, LooseToolResult, ToolDefinition, ToolResult, ToolReturn } from './tools.js';
@@ -98,6 +91,7 @@ export type {
   ResourceTemplateDefinition,
 } from './resources.js';
 export { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from './resources.js';
+export { statelessHandlers } from './stateless-handlers.js';
 
 /** Options of {@link ServerFeatures}: page size of the lists, capabilities declared up front, the cache hints of stateless results (`ttlMs` in ms, `cacheScope`), the logger. */
 export interface ServerFeaturesOptions {
@@ -118,38 +112,10 @@ export interface ServerFeaturesOptions {
   logger?: Logger;
 }
 
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  (typeof v === 'object' || typeof v === 'function') &&
-  v !== null &&
-  typeof (v as PromiseLike<unknown>).then === 'function';
-
-/** The handlers of `handlers()` without a stateless table, each with the way to its stateless form. */
-const STATELESS_TWIN = new WeakMap<RequestHandler, () => RequestHandler | undefined>();
-
-/**
- * `handlers` for a session of a stateless revision (2026-07-28, draft): every handler that
- * came from a {@link ServerFeatures}' `handlers()` without a stateless table (so its results
- * lack `resultType` and the caching fields) replaced by its `handlers({ table })` form; any
- * other handler kept. The same object when nothing is replaced (or `handlers` is undefined).
- * The generated `Server` of a stateless revision applies it, so `features.handlers()` works
- * there without `{ table }`.
- */
-export function statelessHandlers<H extends Readonly<Record<string, unknown>> | undefined>(handlers: H): H {
-  if (!handlers) return handlers;
-  let out: Record<string, unknown> | undefined;
-  for (const [method, h] of Object.entries(handlers)) {
-    const twin = typeof h === 'function' ? STATELESS_TWIN.get(h as RequestHandler)?.() : undefined;
-    if (twin) (out ??= { ...handlers })[method] = twin;
-  }
-  return (out ? Object.freeze(out) : handlers) as H;
-}
-
 /** The part of a ProtocolTable `handlers()` looks at. */
 export interface FeaturesTableInfo {
   lifecycle: string;
 }
-
-const CACHED = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'resources/read']);
 
 /** The server side `attach` talks to (a generated `Server` or any `ServerSession`). */
 export interface NotifyTarget {
@@ -377,133 +343,26 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
   handlers(options: { table?: FeaturesTableInfo } = {}): Readonly<Record<string, RequestHandler>> {
     if (options.table?.lifecycle !== 'stateless') {
       if (!this.#handshakeTable) {
-        const table = this.#checked(this.#handlers());
+        const table = checkedHandlers(this.#handlers(), this.#logger);
         // each handler knows its stateless twin: a stateless revision's Server swaps them in (statelessHandlers)
-        for (const [method, h] of Object.entries(table))
-          STATELESS_TWIN.set(h, () => this.handlers({ table: { lifecycle: 'stateless' } })[method]);
+        rememberStatelessTwins(table, (method) => this.handlers({ table: { lifecycle: 'stateless' } })[method]);
         this.#handshakeTable = Object.freeze(table);
       }
       return this.#handshakeTable;
     }
-    const cache = this.#cache;
-    this.#statelessTable ??= Object.freeze(
-      this.#checked(
-        Object.fromEntries(
-          Object.entries(this.#handlers()).map(([method, h]) => [
-            method,
-            async (p: Obj, ctx: RequestContext) => {
-              let r: Obj;
-              try {
-                r = (await h(p, ctx)) as Obj;
-              } catch (e) {
-                // draft server/resources "Error Handling" (SEP-2164): an unknown resource is -32602
-                if (e instanceof RpcError && e.code === RESOURCE_NOT_FOUND)
-                  throw new RpcError(ErrorCode.InvalidParams, e.message, e.data);
-                throw e;
-              }
-              const out: Obj = { resultType: 'complete', ...r };
-              if (cache && CACHED.has(method)) {
-                out.ttlMs ??= cache.ttlMs;
-                out.cacheScope ??= cache.cacheScope;
-              }
-              return out;
-            },
-          ]),
-        ),
-      ),
-    );
+    this.#statelessTable ??= Object.freeze(checkedHandlers(statelessForm(this.#handlers(), this.#cache), this.#logger));
     return this.#statelessTable;
-  }
-
-  /**
-   * `table` with the results of tools, prompts and resource reads checked against the negotiated
-   * revision's result schema (`ctx.table`; none: unchecked). A failing result is logged with its
-   * paths and answered -32603 with a message naming the tool, prompt or resource and the deepest
-   * failing paths (data `{ errors }`), not the engine's bare "Internal error". The check adds no
-   * promise of its own (it runs on the handler's value, or on its settled promise), and the wrapper is flagged
-   * {@link RESULTS_CHECKED} so that the engine does not run the same validator again.
-   */
-  #checked(table: Record<string, RequestHandler>): Record<string, RequestHandler> {
-    for (const method of SUBJECT_METHODS) {
-      const subject = (p: Obj) => requestSubject(method, p)!;
-      const h = table[method];
-      if (!h) continue;
-      const check = (p: Obj, ctx: RequestContext, given: unknown): unknown => {
-        const entry = ctx.table?.requests?.clientToServer?.[method];
-        // a revision whose results carry resultType (table.resultType): none is `complete`, as the engine answers it
-        const r =
-          ctx.table?.resultType === true && isObj(given) && given.resultType === undefined
-            ? { resultType: 'complete', ...given }
-            : given;
-        if (!entry?.result || !isObj(r) || entry.result(r)) return r;
-        const errors = validationIssues(entry.result.errors);
-        const [kind, name] = subject(p);
-        this.#logger.error?.(`${kind} result fails the protocol schema`, {
-          [kind]: name,
-          method,
-          protocolVersion: ctx.table?.protocolVersion,
-          errors,
-        });
-        const depth = (path: string) => path.split('/').length;
-        const deepest = Math.max(...errors.map((e) => depth(e.path)));
-        const shown = [
-          ...new Set(
-            errors.filter((e) => depth(e.path) === deepest).map((e) => `${e.path || '(result)'}: ${e.message}`),
-          ),
-        ].slice(0, 3);
-        const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
-        throw new RpcError(
-          ErrorCode.InternalError,
-          `${label} returned a result that is not a valid ${entry.resultTypes?.join(' or ') ?? `${method} result`} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`,
-          { errors },
-        );
-      };
-      // a handler that returned what its method cannot answer with, or whose result its own checks
-      // refused (a tool's structuredContent against its outputSchema): -32603, and the log names it
-      // too (any other throw the engine logs, naming it the same way)
-      const failed = (p: Obj, e: unknown): never => {
-        if (e instanceof HandlerReturnError) {
-          const [kind, name] = subject(p);
-          this.#logger.error?.(`${kind} handler returned a value its method cannot answer with`, {
-            [kind]: name,
-            method,
-            returned: e.returned,
-            error: e.message,
-          });
-        } else if (e instanceof RpcError && e.code === ErrorCode.InternalError) {
-          const [kind, name] = subject(p);
-          this.#logger.error?.(`${kind} handler failed`, { [kind]: name, method, error: e.message });
-        }
-        throw e;
-      };
-      // as the handler it wraps: a plain value (or throw) when it gave one, else a promise (one `then`, no await hops)
-      const checked: RequestHandler = (p: Obj, ctx: RequestContext) => {
-        let r: unknown;
-        try {
-          r = h(p, ctx);
-        } catch (e) {
-          return failed(p, e);
-        }
-        return isThenable(r)
-          ? Promise.resolve(r).then(
-              (v) => check(p, ctx, v),
-              (e: unknown) => failed(p, e),
-            )
-          : check(p, ctx, r);
-      };
-      table[method] = Object.assign(checked, { [RESULTS_CHECKED]: true });
-    }
-    return table;
   }
 
   #handlers(): Record<string, RequestHandler> {
     const c = this.#catalog;
     return {
-      'tools/list': (p?: Obj) => this.#page('tools', [...this.#tools.values()].map(listedTool), p),
+      'tools/list': (p?: Obj) => listPage(this.pageSize, 'tools', [...this.#tools.values()].map(listedTool), p),
       'tools/call': (p: Obj, ctx) => callTool(this.#tools.get(String(p.name)), p, ctx),
-      'resources/list': (p?: Obj) => this.#page('resources', [...c.resources.values()].map(listed), p),
+      'resources/list': (p?: Obj) => listPage(this.pageSize, 'resources', [...c.resources.values()].map(listed), p),
       'resources/templates/list': (p?: Obj) =>
-        this.#page(
+        listPage(
+          this.pageSize,
           'resourceTemplates',
           [...c.templates.values()].map((t) => listed(t.def)),
           p,
@@ -517,7 +376,8 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
       },
       'resources/unsubscribe': (p: Obj, ctx) => void this.#subscribed(ctx, false)?.delete(String(p.uri)),
       'prompts/list': (p?: Obj) =>
-        this.#page(
+        listPage(
+          this.pageSize,
           'prompts',
           [...c.prompts.values()].map((d) => listed({ ...d, arguments: d.arguments?.map(listed) })),
           p,
@@ -549,87 +409,6 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     });
     return this;
   }
-
-  #page<K extends string>(key: K, items: Obj[], params: Obj | undefined): Obj {
-    const cursor = params?.cursor;
-    let offset = 0;
-    if (cursor !== undefined) {
-      offset = decodeCursor(cursor, key) ?? -1;
-      if (offset < 0 || offset > items.length) throw invalid(`Invalid cursor: ${JSON.stringify(cursor)}`, { cursor });
-    }
-    const end = offset + this.pageSize;
-    const result: Obj = { [key]: items.slice(offset, end) };
-    if (end < items.length) result.nextCursor = encodeCursor(key, end);
-    return result;
-  }
-}
-
-/**
- * A prompt with `argsSchema` as the catalog keeps it: `arguments` listed from the schema's
- * properties (own, in order; `required` from its `required`; each one's `description`), the
- * completers of `complete`, and a `get` that checks the arguments first (-32602 naming each
- * failing path) and passes a validator's output on. A JSON Schema is checked against the
- * 2020-12 meta-schema here and compiled by the first `get` (-32603 naming the prompt when it
- * still does not compile); a `get` cancelled while the compiler loaded does not run.
- */
-function schemaPrompt(
-  def: PromptDefinition<ProtocolMaps, never, SchemaLike, readonly PromptArgument[] | undefined>,
-): PromptDefinition {
-  const what = `argsSchema of prompt ${def.name}`;
-  const schema = def.argsSchema!;
-  const json = jsonSchemaOf(schema, what);
-  const props = json.properties;
-  if (json.type !== 'object' || !isObj(props))
-    throw new TypeError(`${what} must be a JSON Schema of an object (type "object" with properties)`);
-  const required = new Set(Array.isArray(json.required) ? json.required : []);
-  const arguments_: PromptArgument[] = Object.keys(props).map((name) => {
-    const prop = props[name];
-    const description = isObj(prop) && typeof prop.description === 'string' ? prop.description : undefined;
-    const complete = ownValue(def.complete as Record<string, PromptArgument['complete']> | undefined, name);
-    return {
-      name,
-      ...(description !== undefined && { description }),
-      ...(required.has(name) && { required: true }),
-      ...(complete && { complete }),
-    };
-  });
-  // a JSON Schema is checked now and compiled by the first get (ajv is imported then: ./schema-compiler.ts)
-  const standard = isStandardSchema(schema);
-  if (!standard) checkSchema(json, what);
-  let check: ValidateFunction | undefined;
-  // the schema's defaults are filled in before the check, as for a tool's arguments (../protocol/json-defaults.ts)
-  const defaults = hasDefaults(json);
-  const get = def.get as (args: unknown, ctx: RequestContext) => ReturnType<PromptDefinition['get']>;
-  return {
-    ...def,
-    argsSchema: undefined,
-    complete: undefined,
-    arguments: arguments_,
-    get: async (given, ctx) => {
-      const args = defaults ? withDefaults(json, given) : given;
-      let value: unknown = args;
-      let problems: string[] | undefined;
-      if (!standard) {
-        if (!check) {
-          const { compileSchema } = await loadJsonSchema();
-          if (ctx.signal.aborted) throw new RequestAbortedError('prompts/get', ctx.signal.reason);
-          try {
-            check ??= compileSchema(json, what);
-          } catch (e) {
-            throw new RpcError(ErrorCode.InternalError, (e as Error).message);
-          }
-        }
-        if (!check(args)) problems = describeValidation(check.errors);
-      } else {
-        const parsed = await validateStandard(schema as Parameters<typeof validateStandard>[0], args, '(arguments)');
-        if (parsed.ok) value = parsed.value;
-        else problems = parsed.problems;
-      }
-      if (problems)
-        throw invalid(`Invalid arguments for prompt ${def.name}: ${problems.join('; ')}`, { errors: problems });
-      return get(value, ctx);
-    },
-  } as PromptDefinition;
 }
 
 /** Sends through a target that may not be connected yet (its `notify` may throw synchronously). */
@@ -638,21 +417,5 @@ async function send(t: NotifyTarget, method: string, params?: Obj): Promise<void
     await t.notify(method, params);
   } catch {
     // not connected or closed: nothing to tell
-  }
-}
-
-/** Opaque cursor: base64url of `{"k": list, "o": offset}`. */
-function encodeCursor(key: string, offset: number): string {
-  return toBase64Url(utf8Bytes(JSON.stringify({ k: key, o: offset })));
-}
-
-function decodeCursor(cursor: unknown, key: string): number | undefined {
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
-  try {
-    const v: unknown = JSON.parse(utf8Text(fromBase64Url(cursor)));
-    if (!isObj(v) || v.k !== key || !Number.isSafeInteger(v.o) || (v.o as number) < 0) return undefined;
-    return v.o as number;
-  } catch {
-    return undefined;
   }
 }
