@@ -3,11 +3,12 @@ asyncio JSON-RPC echo, side by side in one run.
 
 - stdio, 64 requests in flight: our generated 2025-11-25 ``Client`` ↔ our ``Server``; the official
   ``mcp.Client`` ↔ its ``MCPServer``; bare newline JSON ↔ bare newline JSON (servers.py).
-- Streamable HTTP, 16 clients (one session each, calls back to back): ours ↔ ``McpHttpApp`` under
-  uvicorn; the official client ↔ its ``streamable_http_app(json_response=True)`` under uvicorn;
-  bare keep-alive POSTs on asyncio streams ↔ a raw ASGI echo under uvicorn; and ``httpx2``: the
-  same POSTs sent with httpx2 (one ``AsyncClient`` per client, as ours and the official client
-  use) to the same raw echo, the limit of any client on httpx2.
+- Streamable HTTP, 16 clients (one session each, calls back to back): ours (sending with aiohttp)
+  ↔ ``McpHttpApp`` under uvicorn; the official client (on httpx2) ↔ its
+  ``streamable_http_app(json_response=True)`` under uvicorn; bare keep-alive POSTs on asyncio
+  streams ↔ a raw ASGI echo under uvicorn; and ``aiohttp`` and ``httpx2``: the same POSTs sent
+  with each library (one session or ``AsyncClient`` per client, as ours and the official client
+  have) to the same raw echo, the limit of any client on it.
 
 Throughput is the median of the rounds (interleaved, after a warm-up); CPU per call is the
 server process's user+system time (Linux ``/proc/<pid>/stat``) and this process's (the clients),
@@ -198,7 +199,7 @@ async def ours_http() -> Target:
 
     proc, url = await start_http("ours")
     clients = []
-    for _ in range(HTTP_CLIENTS):  # each with an httpx2.AsyncClient of its own, as the official clients have
+    for _ in range(HTTP_CLIENTS):  # each with an aiohttp session of its own, as the official clients have an httpx2.AsyncClient each
         c = v.Client(client_info={"name": "bench", "version": "0"})
         await c.connect(HttpClientTransport(url, standalone_stream=False))
         clients.append(c)
@@ -294,6 +295,32 @@ async def httpx2_http() -> Target:
     return Target("httpx2", [caller(c) for c in clients], proc.pid, close)
 
 
+async def aiohttp_http() -> Target:
+    """16 aiohttp sessions POSTing the bare JSON-RPC request to the raw ASGI echo, each body parsed
+    with ``json``: the limit of any client on aiohttp, the sender of ours."""
+    import aiohttp
+
+    proc, url = await start_http("bare")
+    ids = itertools.count(1)
+    sessions = [aiohttp.ClientSession() for _ in range(HTTP_CLIENTS)]
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+    def caller(session: Any) -> Call:
+        async def call() -> Any:
+            body = json.dumps({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {"name": "echo", "arguments": {"text": TEXT}}}, separators=(",", ":")).encode()
+            async with session.post(url, data=body, headers=headers) as response:
+                return json.loads(await response.read())["result"]
+
+        return call
+
+    async def close() -> None:
+        for s in sessions:
+            await s.close()
+        await stop(proc)
+
+    return Target("aiohttp", [caller(s) for s in sessions], proc.pid, close)
+
+
 async def compare(title: str, makers: list[Callable[[], Awaitable[Target]]], n: int, in_flight: int) -> dict[str, Target]:
     targets: list[Target] = []
     try:
@@ -327,7 +354,7 @@ async def main() -> None:
     if ONLY in (None, "stdio"):
         await compare(f"stdio ({IN_FLIGHT} in flight)", [ours_stdio, official_stdio, bare_stdio], STDIO_CALLS, IN_FLIGHT)
     if ONLY in (None, "http"):
-        await compare(f"http ({HTTP_CLIENTS} clients)", [ours_http, official_http, bare_http, httpx2_http], HTTP_CALLS, 1)
+        await compare(f"http ({HTTP_CLIENTS} clients)", [ours_http, official_http, bare_http, aiohttp_http, httpx2_http], HTTP_CALLS, 1)
 
 
 if __name__ == "__main__":

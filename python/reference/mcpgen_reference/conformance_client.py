@@ -156,10 +156,11 @@ def oauth_for(scenario: str, context: dict[str, Any]) -> OAuthClientAuth:
 async def run(url: str, revision: str | None, scenario: str, context: dict[str, Any]) -> None:
     timeout = 60.0 if scenario.startswith("auth/") else 20.0
     auth = oauth_for(scenario, context) if scenario.startswith("auth/") else None
-    http = http_client(timeout)
-    if auth is not None:
+    http = None
+    if auth is not None:  # an httpx2.Auth flow rides on an httpx2.AsyncClient; else the transport's aiohttp session
+        http = http_client(timeout)
         http.auth = auth
-    transport = HttpClientTransport(url, client=http, max_retries=3)
+    transport = HttpClientTransport(url, client=http, timeout=timeout, max_retries=3)
     if revision == "2026-07-28":
         mod = revision_module("2026-07-28")
         legacy = [revision_module("2025-11-25").TABLE, *older_handshake_tables("2025-11-25")]
@@ -194,7 +195,8 @@ async def run(url: str, revision: str | None, scenario: str, context: dict[str, 
             await call_all(client, tools)
     finally:
         await client.close()
-        await http.aclose()
+        if http is not None:
+            await http.aclose()
         if auth is not None:
             await auth.aclose()
 

@@ -1,5 +1,8 @@
-"""Streamable HTTP, client side: :class:`HttpClientTransport` (over httpx2, the maintained
-continuation of httpx with the same API, which the official Python SDK also uses), for both eras.
+"""Streamable HTTP, client side: :class:`HttpClientTransport`, for both eras. It sends with
+aiohttp by default (one ``aiohttp.ClientSession`` per transport: about a third of httpx2's CPU per
+request), or through an ``httpx2.AsyncClient`` it is given (httpx2, the maintained continuation of
+httpx with the same API, which the official Python SDK also uses): the way to add an ``httpx2.Auth``
+flow such as :class:`~mcpgen_runtime.auth.OAuthClientAuth`, proxies or TLS settings of your own.
 
 Its session tells it the era (``set_protocol``): sessions (2025-11-25) send ``Mcp-Session-Id``
 and ``MCP-Protocol-Version`` after ``initialize``, open the standalone GET stream, resume an SSE
@@ -20,9 +23,11 @@ import functools
 import json
 import logging
 import ssl
-from collections.abc import Mapping
+import urllib.request
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+import aiohttp
 import httpx2
 
 from .client import LegacyServerError
@@ -54,8 +59,62 @@ def _tls_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
+#: What a failed exchange raises, from either library (connection refused or reset, a timeout, a
+#: reply cut short).
+HTTP_ERRORS: tuple[type[Exception], ...] = (httpx2.HTTPError, aiohttp.ClientError)
+
+
+class _Reply:
+    """One HTTP response, from httpx2 or aiohttp: its status, headers and body."""
+
+    __slots__ = ("status", "headers", "_httpx", "_aio")
+
+    def __init__(self, httpx_response: httpx2.Response | None = None, aio_response: aiohttp.ClientResponse | None = None) -> None:
+        self._httpx, self._aio = httpx_response, aio_response
+        if aio_response is not None:
+            self.status: int = aio_response.status
+            self.headers: Mapping[str, str] = aio_response.headers  # case-insensitive, as httpx2's
+        else:
+            assert httpx_response is not None
+            self.status, self.headers = httpx_response.status_code, httpx_response.headers
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive (an SSE stream)."""
+        return self._aio.content.iter_any() if self._aio is not None else self._httpx.aiter_bytes()  # type: ignore[union-attr]
+
+    async def read(self) -> bytes:
+        """The whole body."""
+        return await self._aio.read() if self._aio is not None else await self._httpx.aread()  # type: ignore[union-attr]
+
+    async def close(self) -> None:
+        """Ends the response: a connection whose body was read to its end is kept for the next
+        request, one whose body was not (an SSE stream closed early) is closed."""
+        if self._aio is not None:
+            if self._aio.content.at_eof():
+                self._aio.release()
+            else:
+                self._aio.close()
+        else:
+            await self._httpx.aclose()  # type: ignore[union-attr]
+
+
+def _aiohttp_session(timeout: float) -> aiohttp.ClientSession:
+    """The ``aiohttp.ClientSession`` a transport sends with when given no ``httpx2.AsyncClient``:
+    HTTP/1.1 keep-alive, at most 256 connections (each open SSE stream holds one), ``timeout``
+    seconds to connect or wait for a free connection and no read timeout (as :func:`http_client`),
+    the shared TLS context. Proxies are taken from the environment (``HTTPS_PROXY``, ``NO_PROXY``...)
+    as httpx2 takes them, when it names any: aiohttp then looks them up for each request on a
+    thread, two hops that cost more CPU than the rest of the request."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=256, limit_per_host=0, ssl=_tls_context()),
+        timeout=aiohttp.ClientTimeout(total=None, connect=timeout, sock_read=None),
+        trust_env=bool(urllib.request.getproxies_environment()),
+    )
+
+
 def http_client(timeout: float = 60.0) -> httpx2.AsyncClient:
-    """The ``httpx2.AsyncClient`` a transport makes when given none: HTTP/1.1 with keep-alive, at
+    """An ``httpx2.AsyncClient`` for :class:`HttpClientTransport` (``client=``), e.g. to add an
+    ``auth`` flow, with the defaults of the transport's own session: HTTP/1.1 with keep-alive, at
     most 256 connections (each open SSE stream holds one) and 64 kept idle; ``timeout`` seconds to
     connect, to write and to wait for a free connection, and no read timeout (an SSE stream may be
     quiet for long; the engine's request timeout bounds each call). The TLS context (httpx2's
@@ -71,9 +130,11 @@ class HttpClientTransport:
     """A client transport over Streamable HTTP (see the module doc).
 
     ``url``: the MCP endpoint; ``headers``: sent on every request (e.g. ``Authorization``);
-    ``client``: an ``httpx2.AsyncClient`` to use, e.g. shared by many transports or with an
-    ``auth`` flow (default: :func:`http_client`, closed with the transport); ``timeout``: seconds,
-    for the default client; ``max_retries``: reconnections of an SSE reply;
+    ``client``: an ``httpx2.AsyncClient`` to send through, e.g. shared by many transports or with
+    an ``auth`` flow (:func:`http_client` makes one with the defaults; the caller closes it);
+    without it the transport sends with an ``aiohttp.ClientSession`` of its own, made on first use
+    and closed with the transport; ``timeout``: seconds to connect, for the transport's own
+    session; ``max_retries``: reconnections of an SSE reply;
     ``standalone_stream``: open the GET stream (sessions). Raises ``httpx2.InvalidURL`` for a
     ``url`` that is no URL.
     """
@@ -91,8 +152,10 @@ class HttpClientTransport:
         self.url = url
         self._url = httpx2.URL(url)
         self.headers = dict(headers or {})
-        self._own_client = client is None
-        self.client = client or http_client(timeout)
+        self.client = client
+        self.timeout = timeout
+        self._aio_url = str(self._url)
+        self._session: aiohttp.ClientSession | None = None
         self.max_retries = max_retries
         self.standalone_stream = standalone_stream
         self.session_id: str | None = None
@@ -144,30 +207,36 @@ class HttpClientTransport:
         if is_request and message.get("method") == "tools/list":
             self._tools_list_ids.add(id_key(message["id"]))
         try:
-            request = self.client.build_request("POST", self._url, content=encode(message), headers=self._headers(message))
-            response = await self.client.send(request, stream=True)
-        except httpx2.HTTPError as e:
-            raise ConnectionClosed(f"POST {self.url}: {e}") from e
+            response = await self._request("POST", self._headers(message), encode(message))
+        except HTTP_ERRORS as e:
+            raise ConnectionClosed(f"POST {self.url}: {str(e) or type(e).__name__}") from e
         try:
             await self._answer(message, response, is_request)
         except BaseException:
-            await response.aclose()
+            await response.close()
             raise
 
-    async def _get(self, headers: dict[str, str]) -> httpx2.Response:
-        return await self.client.send(self.client.build_request("GET", self._url, headers=headers), stream=True)
+    async def _request(self, method: str, headers: dict[str, str], body: bytes | None = None, timeout: float | None = None) -> _Reply:
+        """Sends one request; returns once the response's head arrived (its body is streamed)."""
+        if self.client is not None:
+            request = self.client.build_request(method, self._url, content=body, headers=headers, timeout=timeout if timeout is not None else httpx2.USE_CLIENT_DEFAULT)
+            return _Reply(httpx_response=await self.client.send(request, stream=True))
+        if self._session is None:
+            self._session = _aiohttp_session(self.timeout)
+        limit = aiohttp.ClientTimeout(total=timeout) if timeout is not None else None
+        return _Reply(aio_response=await self._session.request(method, self._aio_url, data=body, headers=headers, timeout=limit))
 
-    async def _answer(self, message: Message, response: httpx2.Response, is_request: bool) -> None:
-        status = response.status_code
+    async def _answer(self, message: Message, response: _Reply, is_request: bool) -> None:
+        status = response.status
         ctype = response.headers.get("content-type", "")
         if message.get("method") == "initialize" and "mcp-session-id" in response.headers:
             self.session_id = response.headers["mcp-session-id"]
         if status == 202 or (200 <= status < 300 and not is_request):
-            await response.aread()  # read to its end, the connection is kept
-            await response.aclose()
+            await response.read()  # read to its end, the connection is kept
+            await response.close()
             return
         if status == 404 and self.session_id is not None and self.era == "handshake" and message.get("method") != "initialize":
-            await response.aclose()
+            await response.close()
             self.session_id = None
             raise SessionExpiredError(f"the session ended or expired (HTTP 404 for {message.get('method')})")
         if 200 <= status < 300 and ctype.startswith("text/event-stream"):
@@ -175,11 +244,11 @@ class HttpClientTransport:
             self._track(task, message.get("id") if is_request else None)
             return
         try:
-            body = await response.aread()
-        except httpx2.HTTPError as e:
-            raise ConnectionClosed(f"POST {self.url}: {e}") from e
+            body = await response.read()
+        except HTTP_ERRORS as e:
+            raise ConnectionClosed(f"POST {self.url}: {str(e) or type(e).__name__}") from e
         finally:
-            await response.aclose()
+            await response.close()
         data: Any = None
         try:
             data = json.loads(body) if body else None
@@ -240,7 +309,7 @@ class HttpClientTransport:
             return message
         return {**message, "result": {**result, "tools": kept}}
 
-    async def _read_sse(self, response: httpx2.Response, rid: Any) -> None:
+    async def _read_sse(self, response: _Reply, rid: Any) -> None:
         """Reads an SSE reply; a connection lost before the response is resumed with Last-Event-ID."""
         parser = SseParser()
         attempts = 0
@@ -248,7 +317,7 @@ class HttpClientTransport:
         while True:
             decoder = codecs.getincrementaldecoder("utf-8")("replace")
             try:
-                async for chunk in response.aiter_bytes():
+                async for chunk in response.chunks():
                     for ev in parser.feed(decoder.decode(chunk)):
                         if not ev.data:
                             continue
@@ -260,10 +329,10 @@ class HttpClientTransport:
                         if isinstance(msg, dict) and rid is not None and msg.get("id") == rid and ("result" in msg or "error" in msg):
                             answered = True
                         self._deliver(msg)
-            except httpx2.HTTPError as e:
+            except HTTP_ERRORS as e:
                 log.debug("SSE reply interrupted: %s", e)
             finally:
-                await response.aclose()
+                await response.close()
             if answered or rid is None or self.closed or self.era == "stateless" or parser.last_event_id is None:
                 if not answered and rid is not None and self.era == "stateless" and not self.closed:
                     self._fail(rid, "the reply stream ended before the response")
@@ -275,12 +344,12 @@ class HttpClientTransport:
             await asyncio.sleep((parser.retry or 1000) / 1000)
             try:
                 headers = {**self._headers(None), "last-event-id": parser.last_event_id}
-                response = await self._get(headers)
-            except httpx2.HTTPError:
+                response = await self._request("GET", headers)
+            except HTTP_ERRORS:
                 continue
-            if response.status_code != 200:
-                await response.aclose()
-                self._fail(rid, f"resuming the reply stream failed (HTTP {response.status_code})")
+            if response.status != 200:
+                await response.close()
+                self._fail(rid, f"resuming the reply stream failed (HTTP {response.status})")
                 return
 
     def _fail(self, rid: Any, why: str) -> None:
@@ -315,14 +384,14 @@ class HttpClientTransport:
             if parser.last_event_id is not None:
                 headers["last-event-id"] = parser.last_event_id
             try:
-                response = await self._get(headers)
+                response = await self._request("GET", headers)
                 try:
                     if not opened.done():
-                        opened.set_result(response.status_code == 200)
-                    if response.status_code != 200:
+                        opened.set_result(response.status == 200)
+                    if response.status != 200:
                         return  # 405: the server has no standalone stream
                     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-                    async for chunk in response.aiter_bytes():
+                    async for chunk in response.chunks():
                         for ev in parser.feed(decoder.decode(chunk)):
                             if ev.data:
                                 try:
@@ -330,8 +399,8 @@ class HttpClientTransport:
                                 except ValueError:
                                     pass
                 finally:
-                    await response.aclose()
-            except httpx2.HTTPError:
+                    await response.close()
+            except HTTP_ERRORS:
                 pass
             attempts += 1
             await asyncio.sleep((parser.retry or 1000) / 1000)
@@ -345,10 +414,12 @@ class HttpClientTransport:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self.session_id is not None and self.era == "handshake":
             try:
-                await self.client.delete(self._url, headers=self._headers(None), timeout=5.0)
-            except httpx2.HTTPError:
+                response = await self._request("DELETE", self._headers(None), timeout=5.0)
+                await response.read()
+                await response.close()
+            except (httpx2.HTTPError, aiohttp.ClientError, TimeoutError):
                 pass
-        if self._own_client:
-            await self.client.aclose()
+        if self._session is not None:
+            await self._session.close()
         if self.receiver is not None:
             self.receiver.connection_lost(None)
