@@ -1,6 +1,7 @@
-"""Streamable HTTP over real loopback sockets: the client transport on httpx2 (an ``httpx2.AsyncClient``
-of the caller's with its headers and auth flow, failures as ``ConnectionClosed``), and what the
-server keeps of each reply (only SSE streams, to resume them, until they expire)."""
+"""Streamable HTTP over real loopback sockets: the client transport on its own aiohttp session (one
+kept-alive connection for calls in turn, closed with the transport) or on an ``httpx2.AsyncClient``
+of the caller's (its headers and auth flow), failures as ``ConnectionClosed`` either way, and what
+the server keeps of each reply (only SSE streams, to resume them, until they expire)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,32 @@ async def test_json_replies_are_not_kept_and_sse_streams_are_kept_until_they_exp
         await client.call_tool(name="echo", arguments={"text": "again"})
         assert session.replies == {}  # expired, forgotten
         await client.close()
+
+
+async def test_the_transports_own_session_keeps_one_connection_and_closes_it_with_the_transport() -> None:
+    app = build_app("2025-11-25")
+    peers: list[tuple[str, int]] = []
+    agents: set[str] = set()
+
+    async def recording(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] == "http":
+            peers.append(scope["client"])
+            agents.add(dict(scope["headers"]).get(b"user-agent", b"").decode())
+        await app(scope, receive, send)
+
+    async with http_server(recording) as url:
+        transport = HttpClientTransport(url, standalone_stream=False)
+        client = v2025.Client(client_info={"name": "c", "version": "1"})
+        await client.connect(transport)
+        for i in range(5):
+            assert (await client.call_tool(name="echo", arguments={"text": f"k{i}"})).content[0].text == f"k{i}"  # type: ignore[union-attr]
+        session = transport._session
+        assert session is not None and not session.closed
+        await client.close()
+        assert session.closed
+    # initialize, notifications/initialized, 5 calls and the DELETE, all on one connection
+    assert len(peers) == 8 and len(set(peers)) == 1
+    assert len(agents) == 1 and "aiohttp" in agents.pop()
 
 
 async def test_a_client_of_the_callers_carries_its_headers_and_auth_flow() -> None:
