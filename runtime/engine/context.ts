@@ -152,7 +152,7 @@ export interface RequestContext {
   readonly meta: Record<string, unknown> | undefined;
   /**
    * The request's params as received (undefined when omitted): what identifies the request beyond
-   * its method (e.g. `name` of `tools/call`; ../stateless/mrtr.ts binds `requestState` to it). Optional for
+   * its method (e.g. `name` of `tools/call`; ../stateless/request-state.ts binds `requestState` to it). Optional for
    * contexts built by hand.
    */
   readonly params?: Params;

@@ -98,7 +98,7 @@ export interface ServerSessionOptions<P extends ProtocolMaps> {
   requestStateTtlMs?: number;
   /**
    * Stateless: the sealer `requestState` uses (key rotation, audience, principal: see
-   * RequestStateSealerOptions in ../stateless/mrtr.ts); share one among sessions. Overrides the two above.
+   * RequestStateSealerOptions in ../stateless/request-state.ts); share one among sessions. Overrides the two above.
    */
   requestStateSealer?: RequestStateSealer;
   /**
@@ -181,7 +181,7 @@ export class ServerSession<P extends ProtocolMaps> {
     return this.#lifecycle.subscriptions;
   }
   /**
-   * Stateless: seals and verifies `requestState` with this server's secret (../stateless/mrtr.ts): in a
+   * Stateless: seals and verifies `requestState` with this server's secret (../stateless/request-state.ts): in a
    * handler, `requestState.seal(ctx, data)` binds the state to the request `ctx` serves (method,
    * tool/prompt name or resource URI, principal, expiry) and `requestState.open(ctx)` returns the
    * data of the state a retry carries (undefined: none), refusing one issued for another request
