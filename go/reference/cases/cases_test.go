@@ -77,8 +77,16 @@ func (r reply) code() int {
 }
 
 // script feeds input to a server over stdio, waits for it to end once the input does, and
-// returns what it wrote: every frame one line ending in exactly one LF, no raw CR, valid JSON.
+// returns what it wrote, ordered by the requests' ids (see inOrder).
 func script(t *testing.T, input string) []reply {
+	t.Helper()
+	return inOrder(input, written(t, input))
+}
+
+// written feeds input to a server over stdio, waits for it to end once the input does, and
+// returns what it wrote in the order written: every frame one line ending in exactly one LF,
+// no raw CR, valid JSON.
+func written(t *testing.T, input string) []reply {
 	t.Helper()
 	var out bytes.Buffer
 	srv := server(t)
@@ -109,7 +117,7 @@ func script(t *testing.T, input string) []reply {
 		}
 		replies = append(replies, r)
 	}
-	return inOrder(input, replies)
+	return replies
 }
 
 // inOrder orders replies as the requests of input were sent (requests are served concurrently,

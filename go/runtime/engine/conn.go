@@ -56,6 +56,9 @@ type Conn struct {
 	done    chan struct{}
 	// sending counts the answers sent asynchronously (refusals) and not yet written.
 	sending int
+	// lastSent is closed when the last answer sent asynchronously is written (nil: none yet):
+	// each waits for the one before it, so refusals leave in the order their messages came.
+	lastSent chan struct{}
 	// idle is closed when the last request being served ends, and the last answer sent
 	// asynchronously is written, while draining (nil otherwise).
 	idle chan struct{}
@@ -214,8 +217,9 @@ func (c *Conn) refuse(m jsonrpc.Message, err error, ch Channel) {
 		c.log.Warn("mcpgen: dropped a message that is not JSON", "error", err)
 		return
 	}
-	// an invalid request's id is left out: it could not be used (field case 002)
-	c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, jsonrpc.ID{}, e))
+	// the request's id when it could be read (JSON-RPC 2.0 section 5); none when it could not,
+	// and never one that is not a string or an integer (field case 002)
+	c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, m.AnswerID(), e))
 }
 
 // ReceiveMessage takes one decoded message (see Receive). Its Params and Result are copied
@@ -377,16 +381,25 @@ func firstNonSpace(b []byte) byte {
 	return b[0]
 }
 
-// sendAsync sends a message from the read loop without waiting for the channel.
+// sendAsync sends a message from the read loop without waiting for the channel. The messages
+// it sends are written in the order of the calls: an error without id (a line that is not JSON,
+// an unreadable id) can only be told apart from the others by its place among them.
 func (c *Conn) sendAsync(ch Channel, msg []byte) {
 	if ch == nil {
 		return
 	}
+	done := make(chan struct{})
 	c.mu.Lock()
 	c.sending++
+	prev := c.lastSent
+	c.lastSent = done
 	c.mu.Unlock()
 	go func() {
+		if prev != nil {
+			<-prev
+		}
 		_ = ch.Send(msg, true)
+		close(done)
 		c.mu.Lock()
 		c.sending--
 		if c.idle != nil && len(c.inbound) == 0 && c.sending == 0 {

@@ -60,10 +60,12 @@ func (names Methods) Decode(data []byte) (Message, error) {
 	var m Message
 	o, err := wire.Members(data)
 	if err != nil {
-		if wire.Valid(data) {
-			return m, NewError(CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 object")
+		// not an object: say whether it is JSON at all (the error Members gives names what the
+		// scanner reached, "expected object, got integer" for "12 monkeys", not what is wrong)
+		if err := wire.Check(data); err != nil {
+			return m, NewError(CodeParseError, "Parse error: not JSON: "+err.Error())
 		}
-		return m, NewError(CodeParseError, "Parse error: "+err.Error())
+		return m, NewError(CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 object")
 	}
 	var version, id, method, params, result, errObj []byte
 	hasID, hasParams, hasResult, hasError := false, false, false, false
@@ -84,7 +86,7 @@ func (names Methods) Decode(data []byte) (Message, error) {
 		}
 	}
 	if err := o.Err(); err != nil {
-		return m, NewError(CodeParseError, "Parse error: "+err.Error())
+		return m, NewError(CodeParseError, "Parse error: not JSON: "+err.Error())
 	}
 	if method != nil {
 		m.Kind = KindNotification
@@ -128,6 +130,17 @@ func (names Methods) Decode(data []byte) (Message, error) {
 		return m, NewError(CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
 	}
 	return m, nil
+}
+
+// AnswerID is the id an error answering m carries (JSON-RPC 2.0 section 5): a request's id
+// when it could be read, even from a request that is otherwise invalid (a method that is not a
+// string, another jsonrpc version, params that are not an object); else no id (the zero ID),
+// for input that is not JSON, not an object, or whose id is not a string or an integer.
+func (m Message) AnswerID() ID {
+	if m.Kind == KindRequest && m.ID.IsValid() {
+		return m.ID
+	}
+	return ID{}
 }
 
 // Decode parses one JSON-RPC message (see Methods.Decode).

@@ -275,7 +275,8 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		writeError(w, http.StatusBadRequest, e.Code, e.Message, nil)
+		// the request's id when it could be read (JSON-RPC 2.0 section 5)
+		writeJSON(w, http.StatusBadRequest, jsonrpc.AppendErrorResponse(nil, m.AnswerID(), e))
 		return
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
