@@ -32,10 +32,10 @@ from .jsonrpc import (
     RequestId,
     RequestTimeout,
     RpcError,
+    answer_id,
     classify,
     error_response,
     id_key,
-    is_request_id,
     notification,
     request,
     result_response,
@@ -300,9 +300,8 @@ class Peer:
                 log.debug("dropped a response without id")
                 return None
             if out is not None:
-                # the id when it could be read (an object with a bad member); none otherwise
-                rid = message.get("id") if isinstance(message, dict) and is_request_id(message.get("id")) else None
-                self._spawn_send(out, error_response(rid, e))
+                # the request's id when it could be read (an object with a bad member); none otherwise
+                self._spawn_send(out, error_response(answer_id(message), e))
             return None
         if kind == "request":
             return self._start(message, out, info)

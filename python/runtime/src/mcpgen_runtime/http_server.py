@@ -37,7 +37,7 @@ from typing import Any
 from .codec import sse_event
 from .engine import RequestContext
 from .http_headers import HEADER_MISMATCH, PROTOCOL_VERSION_META, check_request_headers
-from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, classify, decode, encode, error_response, id_key
+from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, answer_id, classify, decode, encode, error_response, id_key
 from .server import ServerSession
 from .stateless import CLIENT_CAPABILITIES_META
 
@@ -370,7 +370,8 @@ class McpHttpApp:
             if isinstance(message, dict) and "method" in message and "id" not in message:
                 await _plain(send, 202, b"")  # a malformed notification is accepted and ignored (case 004)
                 return
-            await _error(send, 400, e.code, e.message)
+            # the request's id when it could be read (JSON-RPC 2.0 section 5), else none
+            await _send_json(send, 400, error_response(answer_id(message), e))
             return
         sid = headers.get("mcp-session-id")
         hv = headers.get("mcp-protocol-version")

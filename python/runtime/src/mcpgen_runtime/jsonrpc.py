@@ -97,6 +97,19 @@ def id_key(value: RequestId | float) -> RequestId:
     return value
 
 
+def answer_id(message: object) -> RequestId | None:
+    """The id an error answering ``message`` carries (JSON-RPC 2.0 section 5): the id of something
+    with a ``method`` and an ``id`` that is a string or an integer, even when the rest is invalid (a
+    method that is not a string, another ``jsonrpc`` version, params that are not an object);
+    ``None`` otherwise (not an object, a response, an id that is null, a fraction, a bool or an
+    object), and the error then has no ``id`` member (the error-id rule, docs/findings.md)."""
+    if isinstance(message, dict) and "method" in message:
+        rid = message.get("id")
+        if isinstance(rid, (str, int, float)) and is_request_id(rid):
+            return id_key(rid)
+    return None
+
+
 def classify(message: object) -> Kind:
     """The kind of a decoded message; raises :class:`RpcError` -32600 when it is none.
 

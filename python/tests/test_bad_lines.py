@@ -1,0 +1,83 @@
+"""The bad-line set every runtime's tests share (test/fixtures/jsonrpc-bad-lines.json; the
+TypeScript and Go runtimes run it too) against the reference server: over stdio (a real process)
+each bad line gets exactly one answer, in the order of the lines, and the requests around them are
+served; as POST bodies, the 2025-11-25 session endpoint and the 2026-07-28 dual-era endpoint
+answer each with 400 and the same error. JSON-RPC 2.0 section 5: an error answering a request
+whose id can be read carries that id; when it cannot (not JSON, not an object, an id that is
+neither a string nor an integer) the error has no id member (the error-id rule, docs/findings.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT, child_env
+from helpers import INIT_2025, STARTUP_TIMEOUT, headers_2025, http_server, raw_http
+from mcpgen_reference.__main__ import build_app
+
+LINES: list[dict[str, Any]] = json.loads((Path(ROOT) / "test" / "fixtures" / "jsonrpc-bad-lines.json").read_text("utf-8"))["lines"]
+ERRONEOUS = [entry for entry in LINES if entry["answer"] is not None and "code" in entry["answer"]]
+
+
+def wrong(entry: dict[str, Any], got: dict[str, Any] | None) -> str:
+    """What is wrong with ``got`` as the error answering ``entry`` ('' when nothing)."""
+    want = entry["answer"]
+    if not isinstance(got, dict) or not isinstance(got.get("error"), dict):
+        return f"not an error: {got!r}"
+    if got["error"].get("code") != want["code"]:
+        return f"code: {got!r}"
+    if "id" not in want and "id" in got:
+        return f"an id member (none can be read): {got!r}"
+    if "id" in want and (got.get("id") != want["id"] or type(got.get("id")) is not type(want["id"])):
+        return f"id {got.get('id')!r}, want {want['id']!r}: {got!r}"
+    if want["code"] == -32700 and not str(got["error"].get("message", "")).startswith("Parse error"):
+        return f"message: {got!r}"
+    return ""
+
+
+async def test_bad_lines_over_stdio_get_one_answer_each_in_order() -> None:
+    rev = "2025-11-25"
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        *(entry["line"] for entry in LINES),
+        '{"jsonrpc":"2.0","id":"last","method":"ping"}',
+    ]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mcpgen_reference", "--rev", rev, "--stdio",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=child_env(),
+    )
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(("\n".join(lines) + "\n").encode()), STARTUP_TIMEOUT)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    answers = [json.loads(line) for line in out.splitlines() if line.strip()]
+    errors = [a for a in answers if "error" in a]
+    served = sorted(str(a.get("id")) for a in answers if "error" not in a)
+    assert served == sorted(["1", "10", "last"]), answers
+    assert len(errors) == len(ERRONEOUS), errors
+    for entry, got in zip(ERRONEOUS, errors):
+        assert wrong(entry, got) == "", f"{entry['name']} ({entry['line']})"
+
+
+@pytest.mark.parametrize("rev", ["2025-11-25", "2026-07-28"])
+async def test_bad_post_bodies_get_400_with_the_same_error(rev: str) -> None:
+    async with http_server(build_app(rev)) as url, raw_http() as http:
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        if rev == "2025-11-25":
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}, headers=headers_2025())
+            headers = headers_2025(r.headers["mcp-session-id"])
+            r = await http.post(url, content=b'{"jsonrpc":"2.0","method":"notifications/initialized"}', headers=headers)
+            assert r.status_code == 202
+        for entry in ERRONEOUS:
+            r = await http.post(url, content=entry["line"].encode(), headers=headers)
+            body = r.json() if r.content else None
+            assert r.status_code == 400, f"{entry['name']}: {r.status_code} {r.text}"
+            assert wrong(entry, body) == "", f"{entry['name']} ({entry['line']})"
