@@ -158,19 +158,26 @@ export function revisionLiterals(root = ROOT): string[] {
   return found;
 }
 
-const ERROR_ID_RULE = `An error that answers a request whose id is unknown or could not be read (a line that is not
-JSON, a message that is not a valid request, a refusal before the body is read) carries **no
-\`id\` member**: \`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: …"}}\`.
+const ERROR_ID_RULE = `An error answering a request whose id can be read (a string or an integer) carries **that
+id**, even when the rest of the request is invalid: \`{"jsonrpc":"2.0","id":5,"method":5}\` is answered
+\`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid Request: method must be a string"}}\`
+(JSON-RPC 2.0 §5). An error whose id cannot be read (a line or body that is not JSON, a value that
+is not an object, an id that is \`null\`, a fraction, a boolean or an object, a refusal before the
+body is read) carries **no \`id\` member**:
+\`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: …"}}\`.
 
-- JSON-RPC 2.0 §5 asks for \`"id": null\` in that case; the MCP schema's
+- JSON-RPC 2.0 §5 asks for \`"id": null\` in that second case; the MCP schema's
   \`JSONRPCErrorResponse\` makes \`id\` optional (\`id?: RequestId\`) and \`RequestId\` is a string or
   an integer, never null. A \`null\` id is therefore not a valid MCP message: the official
   TypeScript SDK's schema (1.32) refuses it.
-- mcpgen follows the MCP schema, on every transport: stdio (parse errors, invalid requests, lines
-  over the limit), Streamable HTTP (the refusals before a body is read, the -32700 and -32600
-  answers of the session and stateless endpoints, node:http's client errors), the HTTP+SSE
-  endpoint, and the Python and Go runtimes. Before, stdio answered -32700 with \`id: null\` and
-  -32600 with no id.
+- The TypeScript, Python and Go runtimes follow both halves on every transport: stdio (parse
+  errors, invalid requests, lines over the limit), Streamable HTTP (the refusals before a body is
+  read, the -32700 and -32600 answers of the session, stateless and dual-era endpoints, node:http's
+  client errors) and the HTTP+SSE endpoint. One input set, test/fixtures/jsonrpc-bad-lines.json
+  (not JSON, truncated JSON, arrays of garbage, a readable id with a bad method, version or params,
+  ids that are objects, booleans, fractions or null), is run by each runtime's tests: on stdio each
+  bad line gets exactly one answer, in the order of the lines (the answers without id can only be
+  matched by their order), and the requests around them are served.
 - What it receives, it reads either way: an error with \`id: null\` is taken as one with no id.
 - The fuzzer (\`npm run fuzz\`, its short form in \`npm test\`) counts an \`id: null\` answer as a
   wrong answer, so the rule holds on every path it reaches.

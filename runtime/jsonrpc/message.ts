@@ -375,6 +375,18 @@ function invalid(reason: string, id?: RequestId): InvalidMessage {
   return { kind: 'invalid', reason, reply: errorResponse(id, ErrorCode.InvalidRequest, `Invalid Request: ${reason}`) };
 }
 
+/**
+ * The id an error answering `m` carries (JSON-RPC 2.0 §5): the id of something that has a
+ * `method` and an `id` that is a string or an integer, even when the rest is invalid (a method
+ * that is not a string, another `jsonrpc` version, params that are not an object); `undefined`
+ * otherwise (not an object, an array, a response, an id that is `null`, a fraction, a boolean or
+ * an object), and the error then has no `id` member (the error-id rule, {@link parseErrorResponse}).
+ * @example answerId({ jsonrpc: '2.0', id: 5, method: 5 }) // 5
+ */
+export function answerId(m: unknown): RequestId | undefined {
+  return isObject(m) && m.method !== undefined && isRequestId(m.id) ? m.id : undefined;
+}
+
 /** A result response echoing `id` exactly. */
 export function resultResponse(id: RequestId, result: Record<string, unknown>): JSONRPCResultResponse {
   return { jsonrpc: '2.0', id, result };

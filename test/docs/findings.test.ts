@@ -60,6 +60,7 @@ test('every generated revision appears with its warnings, and the error-id rule 
     for (const w of model.warnings) assert.ok(text.includes(w), `${rev}: ${w}`);
   }
   assert.match(text, /carries \*\*no\s+`id` member\*\*/);
+  assert.match(text, /carries \*\*that\s+id\*\*/);
 });
 
 test('the runtime history is read up to the fixed commit and counts lines', () => {

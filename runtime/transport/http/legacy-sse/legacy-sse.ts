@@ -27,7 +27,7 @@ import { nodeExchange } from '../io/exchange.js';
 import { RequestGuard } from '../io/guard.js';
 import { afterClosingResponse, refuseNode, requestPath, respondNode } from '../io/node.js';
 import { shapeProblem, type SessionInfo } from '../session/server.js';
-import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
+import { answerId, errorResponse, exactIds, serializeMessage } from '../../../jsonrpc/message.js';
 import type {
   JSONRPCMessage,
   MessageInfo,
@@ -221,7 +221,11 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
       return fail(res, 400, ErrorCode.ParseError, 'Parse error: body is not JSON');
     }
     const problem = shapeProblem(message);
-    if (problem) return fail(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
+    if (problem) {
+      // the request's id when it can be read (JSON-RPC 2.0 §5), else none
+      const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
+      return respondNode(res, 400, { 'Content-Type': 'application/json' }, serializeMessage(reply));
+    }
     // the stream may have closed while the body was arriving: nothing would answer on it
     if (!session.active) return fail(res, 404, ErrorCode.ServerError, 'Session not found');
     respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');

@@ -7,7 +7,7 @@
  */
 import { principalId } from '../../../auth/principal.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import { errorResponse, exactIds, isRequestId } from '../../../jsonrpc/message.js';
+import { answerId, errorResponse, exactIds, isRequestId, serializeMessage } from '../../../jsonrpc/message.js';
 import type { AuthInfo, JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { SessionLimitError, type SessionRecord } from '../../../stores/sessions.js';
 import type { Exchange, HeaderMap } from '../io/exchange.js';
@@ -161,7 +161,11 @@ export class StreamableEndpoint extends SharedAdoption {
     }
     if (Array.isArray(message)) return this.postBatch(ex, a, message);
     const problem = shapeProblem(message);
-    if (problem) return fail(ex, 400, ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
+    if (problem) {
+      // the request's id when it can be read (JSON-RPC 2.0 §5), else none
+      const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
+      return ex.sink.respond(400, { 'Content-Type': 'application/json' }, serializeMessage(reply));
+    }
     const msg = message as JSONRPCMessage;
     const info: MessageInfo = auth ? { headers: h, auth } : { headers: h };
     // a request gets the signal of its stream from the session; the others that of the exchange

@@ -31,7 +31,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { serializeMessage } from '../../../jsonrpc/message.js';
+import { answerId, serializeMessage } from '../../../jsonrpc/message.js';
 import { ownValue } from '../../../jsonrpc/own.js';
 import { fetchExchange, type Exchange, type ResponseSink } from '../io/exchange.js';
 import { corsNode, withCors, type CorsOptions } from '../io/cors.js';
@@ -460,7 +460,13 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       return refuse(400, null, new RpcError(ErrorCode.ParseError, 'Parse error: body is not JSON'));
     const problem =
       shapeProblem(message) ?? ((message as Obj).method === undefined ? 'clients send no responses' : undefined);
-    if (problem) return refuse(400, null, new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${problem}`));
+    // the request's id when it can be read (JSON-RPC 2.0 §5), else none
+    if (problem)
+      return refuse(
+        400,
+        answerId(message) ?? null,
+        new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${problem}`),
+      );
     const msg = message as JSONRPCMessage;
     const id = (msg.id as Id | undefined) ?? null;
     if (id === null) return { headers };

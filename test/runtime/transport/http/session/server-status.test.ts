@@ -20,10 +20,12 @@ import { SESSION_TABLES } from '../tables.js';
 
 const S = (sid: string): Record<string, string> => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
 
-async function errorOf(res: Response): Promise<{ code: number; message: string }> {
+/** The error of a JSON-RPC error body: with the request's `id` when one could be read, else no `id` member (the error-id rule). */
+async function errorOf(res: Response, id?: number): Promise<{ code: number; message: string }> {
   const body = (await res.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
   assert.is(body.jsonrpc, '2.0');
-  assert.not.ok('id' in body, 'no id member (the error-id rule)');
+  if (id === undefined) assert.not.ok('id' in body, 'no id member (the error-id rule)');
+  else assert.is(body.id, id, 'the id of the request (JSON-RPC 2.0 §5)');
   return body.error;
 }
 
@@ -157,16 +159,16 @@ test('400: invalid JSON is -32700; batches and non-messages are -32600', async (
       body: new Uint8Array([0x7b, 0xff, 0x7d]),
     });
     assert.is((await errorOf(notUtf8)).code, -32700);
-    for (const body of [
-      [initReq()],
-      { jsonrpc: '1.0', id: 1, method: 'x' },
-      { jsonrpc: '2.0', id: {}, method: 'x' },
-      42,
-      { jsonrpc: '2.0' },
-    ]) {
+    for (const [body, id] of [
+      [[initReq()]],
+      [{ jsonrpc: '1.0', id: 1, method: 'x' }, 1],
+      [{ jsonrpc: '2.0', id: {}, method: 'x' }],
+      [42],
+      [{ jsonrpc: '2.0' }],
+    ] as [unknown, number?][]) {
       const res = await post(srv.url, body);
       assert.is(res.status, 400, JSON.stringify(body));
-      assert.is((await errorOf(res)).code, -32600);
+      assert.is((await errorOf(res, id)).code, -32600);
     }
   } finally {
     await srv.close();
