@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
+import jsonc from 'jsonc-parser';
 
 /** A project file that is missing, not JSON, or not of its schema. `file` as shown to the user. */
 export class ConfigError extends Error {
@@ -121,9 +122,56 @@ function describe(e: ErrorObject, root: unknown): [string, string] {
   }
 }
 
+/** What jsonc-parser's error codes mean, in the words of the message. */
+const EXPECTED: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'malformed number',
+  PropertyNameExpected: 'expected a key in double quotes',
+  ValueExpected: 'expected a value',
+  ColonExpected: "expected ':'",
+  CommaExpected: "expected ','",
+  CloseBraceExpected: "expected '}'",
+  CloseBracketExpected: "expected ']'",
+  EndOfFileExpected: 'unexpected text after the end',
+  InvalidCommentToken: 'comments are not JSON',
+  UnexpectedEndOfComment: 'comments are not JSON',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'malformed number',
+  InvalidUnicode: 'malformed \\u escape',
+  InvalidEscapeCharacter: 'malformed escape',
+  InvalidCharacter: 'control character in a string',
+};
+
+/**
+ * A JSON syntax error of `text` as `file:line:column` (1-based; column in UTF-16 code units),
+ * the field it is in (`revisions[1]`, `inputs.specDir`) and the text of its line around it. Strict JSON:
+ * comments and trailing commas are errors, as they are for JSON.parse. `cause` (JSON.parse's
+ * error) is the message when the scan finds nothing.
+ */
+export function syntaxError(file: string, text: string, cause: Error): ConfigError {
+  const errors: Array<{ error: number; offset: number; length: number }> = [];
+  jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return new ConfigError(file, null, `not valid JSON: ${cause.message}`);
+  const offset = Math.min(first.offset, text.length);
+  const before = text.slice(0, offset).split('\n');
+  const line = before.length;
+  const column = before[line - 1].length + 1;
+  const path = jsonc.getLocation(text, offset).path.filter((k) => k !== '');
+  const field = path.reduce<string>((f, k) => (typeof k === 'number' ? `${f}[${k}]` : f ? `${f}.${k}` : k), '');
+  const code = jsonc.printParseErrorCode(first.error as Parameters<typeof jsonc.printParseErrorCode>[0]);
+  // the text of the line on each side of the error, up to 30 characters
+  const lineText = text.split('\n')[line - 1];
+  const after = lineText.slice(Math.max(0, column - 31), column - 1).trimStart();
+  const until = lineText.slice(column - 1, column + 29).trimEnd();
+  const where = [after && `after '${after}'`, until && `before '${until}'`].filter(Boolean).join(', ');
+  const problem = `not valid JSON: ${EXPECTED[code] ?? code}${where ? ` (${where})` : ' at the end'}`;
+  return new ConfigError(`${file}:${line}:${column}`, field, problem);
+}
+
 /**
  * Reads `path` as JSON and checks it against `schemaFile`. Throws ConfigError: no such file,
- * not a file, not JSON, or the first schema violation with its field; `explain` may give that
+ * not a file, not JSON (at file:line:column, with the field and the text around), or the first schema violation with its field; `explain` may give that
  * violation a message of its own (`keyword` is the JSON Schema keyword that failed, `field` as
  * the error names it, `value` the value there), undefined keeping the generic one.
  */
@@ -140,7 +188,7 @@ export function readProjectFile<T>(
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new ConfigError(shown, null, `not valid JSON: ${(e as Error).message}`);
+    throw syntaxError(shown, readFileSync(path, 'utf8'), e as Error);
   }
   const validate = validatorOf(schemaFile);
   if (!validate(data)) {

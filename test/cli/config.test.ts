@@ -68,7 +68,10 @@ test('a bad config exits 2 naming the file and the field', async () => {
     writeFileSync(notJson, '{"revisions": [');
     const missing = join(t.dir, 'none.json');
     for (const [args, message] of [
-      [['pull', '--config', notJson], `${notJson}: not valid JSON: `],
+      [
+        ['pull', '--config', notJson],
+        `${notJson}:1:16: revisions[0]: not valid JSON: expected ']' (after '{"revisions": [')`,
+      ],
       [['diff', 'a', 'b', `--config=${missing}`], `${missing}: no such file`],
       [['list', '--config', t.dir], `${t.dir}: not a file`],
       [['pack', '--config'], '--config: needs a file'],
@@ -76,6 +79,40 @@ test('a bad config exits 2 naming the file and the field', async () => {
       const r = await mcpgen(args);
       assert.is(r.code, 2, `${args.join(' ')}: ${r.text}`);
       assert.ok(r.text.startsWith(`mcpgen ${args[0]}: ${message}`), r.text);
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a config that is not JSON: file:line:column, the field, the text around; comments and trailing commas are errors', async () => {
+  const t = tempDir('mcpgen-syntax-');
+  try {
+    const cases: Array<[string, string]> = [
+      [
+        '{\n  "revisions": ["draft",\n  "out": "src/mcp"\n}\n',
+        `:3:8: revisions[1]: not valid JSON: expected ',' (after '"out"', before ': "src/mcp"')`,
+      ],
+      [
+        '{\n  "inputs": {\n    "specDir": "a",\n  }\n}\n',
+        `:4:3: inputs: not valid JSON: expected a key in double quotes (before '}')`,
+      ],
+      [
+        '{\r\n  "out": src/mcp\r\n}',
+        `:2:10: out: not valid JSON: unexpected character (after '"out": ', before 'src/mcp')`,
+      ],
+      [
+        '{"revisions": ["draft"] // the next one\n}',
+        `:1:25: revisions: not valid JSON: comments are not JSON (after '{"revisions": ["draft"] ', before '// the next one')`,
+      ],
+      ['', ':1:1: (top level): not valid JSON: expected a value at the end'],
+    ];
+    for (const [i, [text, message]] of cases.entries()) {
+      const file = join(t.dir, `syntax-${i}.json`);
+      writeFileSync(file, text);
+      const r = await mcpgen(['check', '--config', file]);
+      assert.is(r.code, 2, r.text);
+      assert.is(r.text, `mcpgen check: ${file}${message}`);
     }
   } finally {
     t.cleanup();
