@@ -163,7 +163,7 @@ export function projectFiles(dir: string, o: InitOptions): Map<string, string> {
   files.set(
     'mcpgen.config.json',
     `${JSON.stringify(
-      { $schema: './node_modules/mcpgen/schema/config.schema.json', revisions: [o.rev], out: 'src/mcp' },
+      { $schema: './node_modules/mcpgen/dist/mcpgen/schema/config.schema.json', revisions: [o.rev], out: 'src/mcp' },
       null,
       2,
     )}\n`,

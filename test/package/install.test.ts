@@ -16,7 +16,7 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT, SPEC_DIR, tempDir } from '../generator/support.js';
@@ -225,6 +225,21 @@ test('npm pack: both tarballs hold compiled JavaScript and declarations, no Type
     mPaths.some((p) => p.startsWith('runtime/') || p.startsWith('dist/runtime/') || p.startsWith('test/')),
     'mcpgen ships the runtime or the tests',
   );
+  // the manual ships with the package: each relative link of the packed README, and each link between
+  // the packed pages of docs/, names a packed file (in node_modules/mcpgen and npm's file view)
+  const links = (page: string) =>
+    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1])
+      .filter((href) => !/^[a-z]+:/.test(href))
+      .map((href) => posix.normalize(posix.join(posix.dirname(page), href)));
+  const pages = mPaths.filter((p) => p === 'README.md' || (p.startsWith('docs/') && p.endsWith('.md')));
+  assert.ok(pages.length > 30, `the docs pages are not packed: ${pages.length}`);
+  const readmeLinks = links('README.md');
+  assert.ok(readmeLinks.filter((l) => l.startsWith('docs/')).length > 10, 'the README links into docs/');
+  for (const page of pages)
+    for (const target of links(page))
+      if (page === 'README.md' || target.endsWith('.md'))
+        assert.ok(mPaths.includes(target), `${page} links to ${target}, which is not in the package`);
   const rtPaths = rt.files.map((f) => f.path);
   for (const p of ['package.json', 'codegen/v1.js', 'codegen/v1.d.ts', 'transport/stdio.js', 'index.d.ts'])
     assert.ok(rtPaths.includes(p), `@mcpgen/runtime lacks ${p}`);
@@ -413,6 +428,14 @@ test('the installed CLI: mcpgen init writes a project whose tools are the versio
   assert.is(made.devDependencies.typescript, own.dependencies.typescript);
   assert.is(made.devDependencies['@types/node'], own.devDependencies['@types/node']);
   assert.ok(existsSync(join(dir, 'src', 'mcp', '2025-11-25', 'index.ts')), 'init generated the revision');
+  // the config's $schema names the installed package's file (relative to a project whose node_modules holds mcpgen)
+  const config = JSON.parse(readFileSync(join(dir, 'mcpgen.config.json'), 'utf8')) as { $schema: string };
+  const schema = join(app, config.$schema);
+  assert.ok(existsSync(schema), `$schema ${config.$schema} is not in the installed package`);
+  assert.equal(
+    JSON.parse(readFileSync(schema, 'utf8')),
+    JSON.parse(readFileSync(join(ROOT, 'schema', 'config.schema.json'), 'utf8')),
+  );
 });
 
 test.after(() => work?.cleanup());

@@ -136,13 +136,26 @@ test('runtime dependencies: exactly what runtime/ imports, at the versions mcpge
   }
 });
 
-test('mcpgen: depends on the runtime of its own version; tsx only for development; ships bin/ and dist/mcpgen/', () => {
+test('mcpgen: depends on the runtime of its own version; tsx only for development; ships bin/, dist/mcpgen/ and the manual', () => {
   assert.is(runtime.version, root.version);
   assert.is(root.dependencies['@mcpgen/runtime'], root.version);
   assert.equal(root.workspaces, ['runtime']);
   assert.not.ok('tsx' in root.dependencies, 'tsx is a run-time dependency');
   assert.ok(root.devDependencies && 'tsx' in root.devDependencies, 'tsx is not a devDependency');
-  assert.equal(root.files, ['bin/', 'dist/mcpgen/', 'README.md', 'CHANGELOG.md']);
+  // the manual ships too (Markdown only), so the packed README's links name files of the package
+  assert.equal(root.files, [
+    'bin/',
+    'dist/mcpgen/',
+    'README.md',
+    'CHANGELOG.md',
+    'docs/**/*.md',
+    'TIER.md',
+    'VERSIONING.md',
+    'DEPENDENCY_POLICY.md',
+    'ROADMAP.md',
+    'SECURITY.md',
+    'CONTRIBUTING.md',
+  ]);
 });
 
 test('the published runtime manifest maps every subpath to compiled JavaScript and declarations', () => {
