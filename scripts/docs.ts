@@ -25,6 +25,7 @@ import {
   type Context,
   Converter,
   type DocumentReflection,
+  JSX,
   OptionDefaults,
   ReflectionKind,
   type ProjectReflection,
@@ -406,6 +407,14 @@ async function buildSite(spec: SiteSpec): Promise<DocsResult> {
       plugin: [],
     });
     spec.setup(app);
+    // every page links the home of the one site (`<root>/index.html`, one level above each site's folder)
+    app.renderer.hooks.on('content.begin', (context) =>
+      JSX.createElement(
+        'nav',
+        { class: 'mcpgen-home', 'aria-label': 'mcpgen documentation' },
+        JSX.createElement('a', { href: context.relativeURL('../index.html') }, '← mcpgen documentation'),
+      ),
+    );
     const fail = (): DocsResult => ({
       revision,
       out,
@@ -522,6 +531,8 @@ export interface BrokenLink {
  * Other absolute links are not followed. Spec links of a revision `specDir` holds no pages for
  * (the inputs carry docs for some revisions only) cannot be checked offline: they are counted
  * in `unchecked`, by revision. `only` limits the check to those pages (paths relative to `site`).
+ * The link every page has to the home of the one site (`<site>/../index.html`, written once
+ * every site built, then checked by the Chromium test) is not checked here.
  */
 export function checkLinks(
   site: string,
@@ -539,6 +550,7 @@ export function checkLinks(
     }
     return set;
   };
+  const home = resolve(site, '..', 'index.html');
   const pages = only ?? readdirSync(site, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
   for (const page of pages) {
     const file = join(site, page);
@@ -566,6 +578,8 @@ export function checkLinks(
       }
       const [path, anchor] = href.split('#', 2) as [string, string | undefined];
       const target = path ? resolve(dirname(file), decodeURIComponent(path)) : file;
+      // the home of the one site, one level above each site's folder, is written after every site built
+      if (target === home && !anchor) continue;
       if (!existsSync(target)) {
         broken.push({ page, href, why: 'no such page' });
         continue;

@@ -7,6 +7,7 @@
  * request), and every link on it as the browser resolves it (the navigation typedoc's script
  * draws included) must name a page or file of the site, and its `#anchor` an element of that
  * page (for a rendered page, once its scripts ran; for the API pages it links, in their HTML).
+ * Every page of the runtime site links back to the home.
  */
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
@@ -131,6 +132,8 @@ interface Checked {
   visited: number;
   loaded: number;
   links: number;
+  /** The visited pages of a site (not the home itself) without a link to the home, `/index.html`. */
+  withoutHome: string[];
 }
 
 /**
@@ -176,7 +179,10 @@ async function checkPages(page: Page, root: string, paths: string[]): Promise<Ch
       else if (l.hash && !target.ids.has(l.hash))
         problems.push(`${v.path}: link to ${path}#${l.hash}: no element with that id`);
     }
-  return { problems, visited: visited.size, loaded: targets.size - visited.size, links };
+  const withoutHome = [...visited.values()]
+    .filter((v) => v.path !== 'index.html' && !v.links.some((l) => l.path === '/index.html'))
+    .map((v) => v.path);
+  return { problems, visited: visited.size, loaded: targets.size - visited.size, links, withoutHome };
 }
 
 test('every page of the manual and the guide loads in Chromium without an error, and every link and anchor on it resolves', async () => {
@@ -192,6 +198,7 @@ test('every page of the manual and the guide loads in Chromium without an error,
     assert.is(r.visited, 3 + manualPages().length + guidePages().length);
     assert.ok(r.links > 1000, `only ${r.links} links`);
     assert.equal(r.problems, []);
+    assert.equal(r.withoutHome, [], 'pages without a link back to the home of the site');
     assert.equal(failedRequests, [], 'requests of the pages that failed');
   } finally {
     await page.close();
