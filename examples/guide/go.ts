@@ -1,6 +1,6 @@
 /**
- * The Go page of the guide (docs/guide/go.md) as a program: its ```go blocks are excerpts of
- * ./go/server/main.go and ./go/client/main.go (checked here, verbatim). As a user would, it makes
+ * The Go page of the guide (docs/guide/go.md) as a program: its ```go blocks are
+ * ./go/server/main.go and ./go/client/main.go, whole (checked here, verbatim). As a user would, it makes
  * a module of them in a temporary folder (the runtime through a replace to go/runtime), generates
  * the 2025-11-25 Go SDK into it, builds both, runs the client against the server over stdio, and
  * the generated TypeScript client against the Go server. Prints `ok go`.
@@ -18,10 +18,13 @@ import { goBinary, goEnv } from '../../test/go/support.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = join(root, 'examples', 'guide', 'go');
 const page = readFileSync(join(root, 'docs', 'guide', 'go.md'), 'utf8');
-const sources = ['server/main.go', 'client/main.go'].map((f) => readFileSync(join(here, f), 'utf8')).join('\n');
-for (const m of page.matchAll(/```go\n([\s\S]*?)```/g)) {
-  assert.ok(sources.includes(m[1]), `docs/guide/go.md: a go block is not in examples/guide/go/:\n${m[1]}`);
-}
+// the page shows the two files whole, as they build here: each ```go block is one of them
+const blocks = [...page.matchAll(/```go\n([\s\S]*?)```/g)].map((m) => m[1]);
+assert.deepEqual(
+  blocks,
+  ['server/main.go', 'client/main.go'].map((f) => readFileSync(join(here, f), 'utf8')),
+  'docs/guide/go.md: the go blocks are not examples/guide/go/server/main.go and client/main.go, whole',
+);
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpgen-guide-go-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 /**
  * The Python page of the guide (docs/guide/python.md) as a program: its ```python blocks are
- * excerpts of ./python/server.py and ./python/client.py (checked here, verbatim), which run
+ * ./python/server.py and ./python/client.py, whole (checked here, verbatim), which run
  * in the environment of python/venv.sh on the generated 2025-11-25 package: the client spawns the
  * server over stdio, then talks to it over Streamable HTTP (uvicorn). Prints `ok python`.
  */
@@ -15,10 +15,13 @@ import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 
 const here = fileURLToPath(new URL('./python/', import.meta.url));
 const page = readFileSync(fileURLToPath(new URL('../../docs/guide/python.md', import.meta.url)), 'utf8');
-const sources = ['server.py', 'client.py'].map((f) => readFileSync(join(here, f), 'utf8')).join('\n');
-for (const m of page.matchAll(/```python\n([\s\S]*?)```/g)) {
-  assert.ok(sources.includes(m[1]), `docs/guide/python.md: a python block is not in examples/guide/python/:\n${m[1]}`);
-}
+// the page shows the two files whole, as they run here: each ```python block is one of them
+const blocks = [...page.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
+assert.deepEqual(
+  blocks,
+  ['server.py', 'client.py'].map((f) => readFileSync(join(here, f), 'utf8')),
+  'docs/guide/python.md: the python blocks are not examples/guide/python/server.py and client.py, whole',
+);
 
 const env = pythonChildEnv();
 const stdio = execFileSync(pythonBin(), ['client.py'], { cwd: here, env, encoding: 'utf8', timeout: 60_000 });
