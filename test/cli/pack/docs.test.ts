@@ -1,11 +1,13 @@
 /**
  * `npm run docs`: typedoc HTML for a generated revision builds with no warning and no error.
  * The draft revision is the one whose schema.json carries fused `{@link …}` tags and links into
- * inline object members, so it is the one checked: generated into a temporary folder, then the
- * docs script runs on it as a process (time-bounded) into another temporary folder.
+ * inline object members: it is generated into a temporary folder, then the docs script runs on it
+ * as a process (time-bounded) into another temporary folder. Every other pinned revision's
+ * reference is built from generated/ (what `npm run generate` wrote) in one more process, with
+ * the link check and the home page linking each.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -53,6 +55,29 @@ test(`docs of ${REV}: exit 0, no warning, pages for Client, Server and the linke
     assert.match(page, /<a href="SubscriptionsListenRequest\.html"[^>]*>subscriptions\/listen<\/a>/);
   } finally {
     gen.cleanup();
+    html.cleanup();
+  }
+});
+
+test('docs of every other pinned revision (generated/ as npm run generate made it): exit 0, no warning, no broken link', async () => {
+  const generated = join(ROOT, 'generated');
+  const revisions = readdirSync(generated)
+    .filter((d) => d !== REV && existsSync(join(generated, d, 'index.ts')))
+    .sort();
+  assert.ok(revisions.length >= 4, `only ${revisions.join(', ')} in ${generated}: run npm run generate`);
+  const html = tempDir('mcpgen-docs-all-');
+  try {
+    // one process for all of them: about 10 s of CPU each on top of typedoc's start
+    const r = await docs(['--rev', revisions.join(','), '--out', html.dir], 900_000);
+    assert.is(r.code, 0, r.out);
+    assert.not.match(r.out, /\[(warning|error)\]|broken link/, r.out);
+    assert.match(r.out, `docs: ${revisions.length} revision(s), no warnings`);
+    for (const rev of revisions)
+      for (const page of ['index.html', 'classes/Client.html', 'classes/Server.html', 'types/CallToolRequest.html'])
+        assert.ok(existsSync(join(html.dir, rev, page)), `${rev}/${page} missing`);
+    const home = readFileSync(join(html.dir, 'index.html'), 'utf8');
+    for (const rev of revisions) assert.match(home, `href="${rev}/index.html"`);
+  } finally {
     html.cleanup();
   }
 });
