@@ -5,5 +5,6 @@
  */
 export * from './bus.js';
 export * from './events.js';
+export * from './events-memory.js';
 export * from './sessions.js';
 export * from './tasks.js';

@@ -218,7 +218,7 @@ test('MemoryEventStore: under a steady load the order of finished streams stays 
     store.streamFinished(session, `${session}.${n}`);
   }
   // 8 sessions × 4 kept: the ring (private) holds at most a few times that, not the 20,000 that finished
-  const ring = (store as unknown as { orderSession: unknown[] }).orderSession;
+  const ring = (store as unknown as { order: { sessions: unknown[] } }).order.sessions;
   assert.ok(ring.length <= 128, `ring of ${ring.length} entries`);
   let held = 0;
   for (let n = 20_000 - 32; n < 20_000; n++) held += 2 * 64 + JSON.stringify(m(n)).length;
@@ -292,12 +292,12 @@ test('MemoryEventStore: a finished stream stored to again and again, behind an o
   }
   const internals = store as unknown as {
     sessions: Map<string, { finished: { count: number; bytes: Uint8Array } }>;
-    orderSession: unknown[];
+    order: { sessions: unknown[] };
   };
   const finished = internals.sessions.get('s')!.finished;
   assert.is(finished.count, 2);
   assert.ok(finished.bytes.length <= 64 * 1024, `buffer of ${finished.bytes.length} bytes for two streams of ~10 KB`);
-  assert.ok(internals.orderSession.length <= 64, `ring of ${internals.orderSession.length}`);
+  assert.ok(internals.order.sessions.length <= 64, `ring of ${internals.order.sessions.length}`);
   assert.is(
     store.size,
     2 * 64 +
@@ -309,8 +309,8 @@ test('MemoryEventStore: a finished stream stored to again and again, behind an o
 test('MemoryEventStore: the order of finished streams is compacted in place when it fills (its head moved on, so around its end), and the TTL still releases oldest first', async () => {
   let clock = 0;
   const store = new MemoryEventStore({ maxStreams: 2, ttlMs: 1000, now: () => clock });
-  const internals = store as unknown as { orderSession: unknown[]; orderHead: number; orderLength: number };
-  const ring = internals.orderSession;
+  const internals = (store as unknown as { order: { sessions: unknown[]; head: number; count: number } }).order;
+  const ring = internals.sessions;
   const streams: Array<[string, string, string]> = [];
   const finish = (n: number): void => {
     const session = `s${n % 4}`;
@@ -325,7 +325,7 @@ test('MemoryEventStore: the order of finished streams is compacted in place when
   // the entries of times 0 to 9 are past the TTL: the ring's head moves on by 10
   clock = 1009.5;
   store.storeEvent('z', 'live', m(0));
-  assert.is(internals.orderHead, 10);
+  assert.is(internals.head, 10);
   // the ring (64 entries) is full at 30 + 64 - 1 = 93, and finishing 94 compacts it with its
   // head at 30: the entries of the 8 kept streams (86 to 93: 4 sessions keep 2 each) move
   // from around the end of the ring to behind the head
@@ -333,8 +333,8 @@ test('MemoryEventStore: the order of finished streams is compacted in place when
     clock = 1010 + n;
     finish(n);
   }
-  assert.is(internals.orderSession, ring, 'compacted in place, not made again');
-  assert.is(internals.orderLength, 9, '86 to 93, and 94 behind them');
+  assert.is(internals.sessions, ring, 'compacted in place, not made again');
+  assert.is(internals.count, 9, '86 to 93, and 94 behind them');
   assert.equal(await kept(store, streams), names(87), '86 released by maxStreams');
   // 87 to 90 finished 1,000 ms ago or more: released, oldest first, the rest kept
   clock = 1010 + 90 + 1000;
@@ -346,7 +346,7 @@ test('MemoryEventStore: the order of finished streams is compacted in place when
     clock = 2100 + n;
     finish(n);
   }
-  assert.is(internals.orderSession, ring, 'still the same ring');
+  assert.is(internals.sessions, ring, 'still the same ring');
   assert.is(ring.length, 64);
   assert.equal(await kept(store, streams), names(367));
   clock = 2100 + 373 + 1000;
