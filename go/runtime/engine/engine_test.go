@@ -241,6 +241,7 @@ func TestInvalidMessages(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":0,"method":"echo","params":[1]}`, `{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Invalid params: params must be an object"}}`},
 		{`{"id":2,"method":"echo"}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`},
 		{`{"jsonrpc":"2.0","id":"m","method":5}`, `{"jsonrpc":"2.0","id":"m","error":{"code":-32600,"message":"Invalid Request: method must be a string"}}`},
+		{`this is not json`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: invalid character 'h' in literal true at byte 1"}}`},
 		{`12 monkeys`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: unexpected data after the JSON value at byte 3"}}`},
 		{"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{\"t\":\"\xff\"}}", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: invalid UTF-8 in a string at byte 55"}}`},
 		{`[1,2]`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`},

@@ -96,9 +96,16 @@ func quoteByte(c byte) string {
 	return strconv.QuoteRune(rune(c))
 }
 
+// skipLiteral skips lit (true, false, null) at data[i]; the error names the first byte that
+// differs ("this" is an invalid character 'h' in literal true at byte 1).
 func skipLiteral(data []byte, i int, lit string) (int, error) {
-	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
-		return i, syntaxError(i, "invalid literal, expected "+lit)
+	for k := 0; k < len(lit); k++ {
+		if i+k >= len(data) {
+			return i + k, syntaxError(i+k, "unexpected end of JSON input in literal "+lit)
+		}
+		if data[i+k] != lit[k] {
+			return i + k, syntaxError(i+k, "invalid character "+quoteByte(data[i+k])+" in literal "+lit)
+		}
 	}
 	return i + len(lit), nil
 }
