@@ -265,3 +265,56 @@ func TestInvalidMessages(t *testing.T) {
 		t.Fatalf("request named like a notification: %s", got)
 	}
 }
+
+// slowParseErrors is a channel that takes a while to send a -32700: refusals sent from the read
+// loop must still leave in the order their messages came.
+type slowParseErrors struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (c *slowParseErrors) Send(msg []byte, final bool) error {
+	if strings.Contains(string(msg), "-32700") {
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.mu.Lock()
+	c.sent = append(c.sent, string(msg))
+	c.mu.Unlock()
+	return nil
+}
+
+// Errors without id can only be matched by their order: refusals (a line that is not JSON, an
+// unreadable id, a readable one with another fault) leave in the order received, however long
+// the channel takes for each.
+func TestRefusalsLeaveInOrder(t *testing.T) {
+	ch := &slowParseErrors{}
+	conn := engine.NewConn(context.Background(), engine.ConnOptions{Handler: &handler{}, AnswerParseErrors: true})
+	defer conn.Close(nil)
+	in := []string{`not json`, `{"jsonrpc":"2.0","id":true,"method":"echo"}`, `{"jsonrpc":"2.0","id":3,"method":3}`, `[1]`, `{"jsonrpc":"1.0","id":"x","method":"echo"}`}
+	want := []string{
+		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: invalid character 'o' in literal null at byte 1"}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer"}}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: method must be a string"}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`,
+		`{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`,
+	}
+	for _, line := range in {
+		conn.Receive([]byte(line), ch, nil)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ch.mu.Lock()
+		got := append([]string(nil), ch.sent...)
+		ch.mu.Unlock()
+		if len(got) == len(want) {
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d answers of %d: %v", len(got), len(want), got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
