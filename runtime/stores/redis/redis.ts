@@ -56,9 +56,9 @@ export interface RedisStoresOptions {
   /** How long a stream's events stay replayable after its last event, ms. Default 300 000 (5 minutes). */
   eventTtlMs?: number;
   /**
-   * A process that has not renewed its liveness record for this long, ms, counts as gone: a
-   * client following one of its unfinished streams elsewhere gets error -32000 for the
-   * requests left unanswered. Renewed every third of it. Default 3000.
+   * How long a process's liveness record lasts, ms, renewed every third of it. A process whose
+   * record is missing at two checks this far apart counts as gone: a client following one of its
+   * unfinished streams elsewhere gets error -32000 for the requests left unanswered. Default 3000.
    */
   livenessMs?: number;
   /** How long {@link connectRedisStores} waits for Redis, ms. Default 5000. */
@@ -372,6 +372,9 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
   return new RedisStoresImpl(client, sub, options);
 }
 
+/** Processes remembered as seen without a liveness record (see RedisStoresImpl.gone). */
+const MISSING_KEPT = 256;
+
 class RedisStoresImpl implements RedisStores {
   readonly processId = randomBytes(9).toString('base64url');
   readonly sessions: SessionStore;
@@ -384,6 +387,8 @@ class RedisStoresImpl implements RedisStores {
   private readonly heartbeat: ReturnType<typeof setInterval>;
   private readonly busyBeat: ReturnType<typeof setInterval>;
   private readonly channels = new Map<string, Set<(message: string) => void>>();
+  /** Processes whose liveness record a check found missing, and when first (ms): see {@link gone}. */
+  private readonly missing = new Map<string, number>();
   private closed = false;
 
   constructor(
@@ -457,6 +462,27 @@ class RedisStoresImpl implements RedisStores {
   /** Whether process `id` renewed its liveness record within `livenessMs`. */
   async alive(id: string): Promise<boolean> {
     return id === this.processId || (await this.client.exists(`${this.prefix}p:${id}`)) === 1;
+  }
+
+  /**
+   * Whether process `id` is gone: its liveness record was missing at a check, and again at one
+   * at least `livenessMs` later, with none in between finding it (the checks of every follower in
+   * this process count, so a client whose resumed connections each last less than that still
+   * learns it). One missing record is not enough: after a Redis pause or restart longer than
+   * `livenessMs` every process's record has lapsed until its next beat. The processes seen
+   * missing are remembered, the newest {@link MISSING_KEPT}.
+   */
+  async gone(id: string): Promise<boolean> {
+    if (await this.alive(id)) {
+      this.missing.delete(id);
+      return false;
+    }
+    const now = Date.now();
+    const since = this.missing.get(id);
+    if (since !== undefined) return now - since >= this.livenessMs;
+    if (this.missing.size >= MISSING_KEPT) this.missing.delete(this.missing.keys().next().value as string);
+    this.missing.set(id, now);
+    return false;
   }
 
   get liveness(): number {
@@ -797,7 +823,7 @@ class RedisEventStore implements SharedEventStore {
           if (await drain()) return finish({ reason: 'finished' });
           if (!checkOwner) return;
           const owner = await this.client.hget(this.meta(sessionId, streamId), 'owner');
-          if (owner !== null && (await this.owner.alive(owner))) return;
+          if (owner !== null && !(await this.owner.gone(owner))) return;
           // the owner is gone: what it stored before it went, then the requests left unanswered
           if (await drain()) return finish({ reason: 'finished' });
           finish({ reason: 'owner-lost', pending: await this.unanswered(sessionId, streamId) });
@@ -812,7 +838,9 @@ class RedisEventStore implements SharedEventStore {
     const timer = setInterval(() => pull(true), Math.max(100, Math.floor(this.owner.liveness / 2)));
     timer.unref?.();
     if (signal.aborted) onAbort();
-    pull(false);
+    // the owner checked at once too: a client whose connections break sooner than the timer's
+    // first check would otherwise resume a stream of a lost process again and again
+    pull(true);
     return { streamId, ended };
   }
 
