@@ -1,3 +1,4 @@
+// size: a session's streams, with the events a failing store did not take, kept (bounded) to store later
 /**
  * Stream bookkeeping of a Streamable HTTP server session (./session.ts; 2025-11-25
  * basic/transports, "Sending Messages to the Server"): making a session's streams, binding a
@@ -21,6 +22,13 @@ import { type OutStream, type ReplyMode, abortStream, isResponse, sseHeaders } f
 const KEPT_RETRY_MS = 1000;
 /** How long such events are kept before they are dropped, ms (a stream's events live 5 minutes in the Redis store). */
 const KEPT_FOR_MS = 300_000;
+/**
+ * Most such events a session keeps (all its streams), and most characters of their JSON texts;
+ * past either, the oldest notification is dropped (the oldest response when only responses are
+ * kept), so a long stall holds bounded memory per session whatever its calls send.
+ */
+export const KEPT_MAX_EVENTS = 1000;
+export const KEPT_MAX_CHARS = 8 * 1024 * 1024;
 
 /** A session's streams and their connections (see the module docs). */
 export class SessionStreams extends SessionState {
@@ -35,7 +43,17 @@ export class SessionStreams extends SessionState {
    */
   protected storeDown = false;
   /** POST streams with events kept to store later (see {@link keep}), and when that began (ms). */
-  protected unstored: { streams: Set<OutStream>; since: number; timer?: ReturnType<typeof setTimeout> } | undefined;
+  protected unstored:
+    | {
+        streams: Set<OutStream>;
+        since: number;
+        timer?: ReturnType<typeof setTimeout>;
+        /** Events kept in all, the characters of their JSON texts, and how many the bounds dropped. */
+        count: number;
+        chars: number;
+        dropped: number;
+      }
+    | undefined;
 
   /** The stream of the session's GET (created on first use). */
   protected get standalone(): OutStream {
@@ -306,18 +324,47 @@ export class SessionStreams extends SessionState {
     const sink = s.sink;
     const delivered = this.write(s, message, undefined, text);
     if (s.kind === 'post' && this.settings.eventStore && (!delivered || isResponse(message)))
-      this.keep(s, message, delivered ? sink : null);
+      this.keep(s, message, delivered ? sink : null, (text ?? serializeMessage(message)).length);
   }
 
-  /** Keeps `message` of `s` to store later, in order, retried every second for up to 5 minutes. */
-  protected keep(s: OutStream, message: JSONRPCMessage, deliveredOn: ResponseSink | null): void {
-    (s.kept ??= []).push({ message, deliveredOn });
-    const u = (this.unstored ??= { streams: new Set(), since: Date.now() });
+  /**
+   * Keeps `message` of `s` (`size`: its JSON text's length) to store later, in order, retried
+   * every second for up to 5 minutes, within {@link KEPT_MAX_EVENTS} and {@link KEPT_MAX_CHARS}.
+   */
+  protected keep(s: OutStream, message: JSONRPCMessage, deliveredOn: ResponseSink | null, size: number): void {
+    (s.kept ??= []).push({ message, deliveredOn, size });
+    const u = (this.unstored ??= { streams: new Set(), since: Date.now(), count: 0, chars: 0, dropped: 0 });
     u.streams.add(s);
+    u.count++;
+    u.chars += size;
+    while (u.count > KEPT_MAX_EVENTS || (u.chars > KEPT_MAX_CHARS && u.count > 1)) this.dropKept(u);
     if (!u.timer) {
       u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
       u.timer.unref?.();
     }
+  }
+
+  /** Drops the oldest kept notification of the session (else its oldest kept response), counted in `u.dropped`. */
+  protected dropKept(u: NonNullable<SessionStreams['unstored']>): void {
+    let from: OutStream | undefined;
+    let at = -1;
+    for (const s of u.streams) {
+      const i = s.kept?.findIndex((k) => !isResponse(k.message)) ?? -1;
+      if (i >= 0) {
+        from = s;
+        at = i;
+        break;
+      }
+      if (!from && s.kept?.length) {
+        from = s;
+        at = 0;
+      }
+    }
+    if (!from?.kept) return void (u.count = 0);
+    const [gone] = from.kept.splice(at, 1);
+    u.count--;
+    u.chars -= gone.size;
+    u.dropped++;
   }
 
   /**
@@ -340,12 +387,27 @@ export class SessionStreams extends SessionState {
       this.unstored = undefined;
       return;
     }
+    if (u.dropped > 0) {
+      this.settings.onStoreError?.(
+        new Error(
+          `${u.dropped} event(s) the store did not take were dropped (at most ${KEPT_MAX_EVENTS} events, ${KEPT_MAX_CHARS} characters kept per session)`,
+        ),
+      );
+      u.dropped = 0;
+    }
     try {
       for (const s of [...u.streams]) {
         while (s.kept?.length) {
-          const { message, deliveredOn } = s.kept[0];
+          const entry = s.kept[0];
+          const { message, deliveredOn, size } = entry;
           const id = await store.storeEvent(this.sessionId, s.id, message);
-          s.kept.shift();
+          // by identity: the bounds may have dropped it (counted then) while it was being stored
+          const at = s.kept?.indexOf(entry) ?? -1;
+          if (at >= 0) {
+            s.kept?.splice(at, 1);
+            u.count--;
+            u.chars -= size;
+          }
           this.storeDown = false;
           const owed = deliveredOn === null || (isResponse(message) && deliveredOn !== undefined);
           if (owed)

@@ -47,10 +47,10 @@ export interface OutStream {
   batch?: JSONRPCMessage[];
   /**
    * Events the event store did not take (it failed): kept, in order, to store once it answers;
-   * `deliveredOn`: the connection it was written on (without an ID), null when none. Later
-   * events of the stream join them.
+   * `deliveredOn`: the connection it was written on (without an ID), null when none; `size`: its
+   * JSON text's length. Later events of the stream join them.
    */
-  kept?: Array<{ message: JSONRPCMessage; deliveredOn: ResponseSink | null }>;
+  kept?: Array<{ message: JSONRPCMessage; deliveredOn: ResponseSink | null; size: number }>;
   /** The event IDs a resumed connection replayed while events were kept (not written to it again). */
   replayed?: Set<string>;
 }
