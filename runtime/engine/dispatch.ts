@@ -4,7 +4,7 @@
  * routed (cancellation, progress) and handed to its handler. Spec: 2025-11-25 `basic/index.mdx`,
  * `utilities/{cancellation,progress,ping}.mdx`.
  */
-import { endSpan, startServerSpan, traceRefusal, withContext } from './tracing.js';
+import { endSpan, startServerSpan, traceRefusal, tracing, withContext } from './tracing.js';
 import {
   type Direction,
   type MethodEntry,
@@ -202,30 +202,28 @@ export function dispatchRequest(
     (host.batchOf ??= new WeakMap()).set(r, batch);
   }
   watchCarrier(r, info);
-  // a server span, child of the trace context the request's _meta carries (no-op without an SDK)
-  const traced = startServerSpan(
-    method,
-    info?.requestId ?? id,
-    params,
-    info?.protocolVersion ?? host.table.protocolVersion,
-    info?.sessionId,
-  );
-  r.span = traced.span;
+  // a server span, child of the trace context the request's _meta carries (none without an SDK)
+  const traced = tracing()
+    ? startServerSpan(
+        method,
+        info?.requestId ?? id,
+        params,
+        info?.protocolVersion ?? host.table.protocolVersion,
+        info?.sessionId,
+      )
+    : undefined;
+  r.span = traced?.span;
   let out: unknown;
   let pending: boolean;
   try {
-    out = withContext(traced.context, () =>
-      handler!(
-        params,
-        new InboundContext(
-          host as unknown as ConstructorParameters<typeof InboundContext>[0],
-          r,
-          params,
-          info,
-          host.log,
-        ),
-      ),
+    const ctx = new InboundContext(
+      host as unknown as ConstructorParameters<typeof InboundContext>[0],
+      r,
+      params,
+      info,
+      host.log,
     );
+    out = traced?.context ? withContext(traced.context, () => handler!(params, ctx)) : handler!(params, ctx);
     pending = isThenable(out);
   } catch (e) {
     return respond(host, r, entry, e, true, params);

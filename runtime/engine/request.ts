@@ -3,7 +3,7 @@
  * may be sent, then its id, its pending entry (clock, progress route, abort listener), its client
  * span and the send. Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress}.mdx`.
  */
-import { endSpan, startClientSpan } from './tracing.js';
+import { endSpan, startClientSpan, tracing } from './tracing.js';
 import { type Direction, type ProtocolTable, hasCapability, missingParamCapability } from '../protocol/table.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import {
@@ -93,15 +93,17 @@ export function sendRequest<R>(
     options?.resetTimeoutOnProgress,
     options?.maxTotalTimeout,
   );
-  // a client span (no-op without an OpenTelemetry SDK); its trace context rides in _meta
-  const traced = startClientSpan(method, id, sendParams, host.table.protocolVersion);
-  sendParams = traced.params;
-  const span = traced.span;
-  if (span)
-    promise.then(
-      (v) => endSpan(span, undefined, v),
-      (e: unknown) => endSpan(span, e),
-    );
+  // a client span (none without an OpenTelemetry SDK); its trace context rides in _meta
+  if (tracing()) {
+    const traced = startClientSpan(method, id, sendParams, host.table.protocolVersion);
+    sendParams = traced.params;
+    const span = traced.span;
+    if (span)
+      promise.then(
+        (v) => endSpan(span, undefined, v),
+        (e: unknown) => endSpan(span, e),
+      );
+  }
   const message: JSONRPCRequest =
     sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
   try {
