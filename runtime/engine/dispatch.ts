@@ -181,9 +181,12 @@ export function dispatchRequest(
   const { id, method, params } = req;
   if (host.inbound.has(id)) return void host.log.warn?.('dropped request reusing an in-flight id', { id, method });
   const entry = own(host.table.requests[host.in], method);
-  const handler = host.handlers?.has(method)
-    ? host.handlers.get(method)
-    : (own(host.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
+  // a handler set on the engine (undefined there: removed) before the option table's
+  const set = host.handlers?.get(method);
+  const handler =
+    set !== undefined || host.handlers?.has(method)
+      ? set
+      : (own(host.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
   const refusal = refuse(host, req, entry, handler, info);
   if (refusal) {
     traceRefusal(
@@ -267,13 +270,9 @@ export function respond(
     void host.transport.unanswered?.(id);
     return;
   }
-  const answer = (m: JSONRPCErrorResponse | JSONRPCResultResponse) => {
-    if (span) endSpan(span, 'error' in m ? m.error : undefined, 'result' in m ? m.result : undefined);
-    if (batch) batch.answer(m);
-    else reply(host, m, method, params);
-  };
   if (failed) {
-    if (value instanceof RpcError) return answer(errorResponse(id, value.code, value.message, value.data));
+    if (value instanceof RpcError)
+      return answerWith(host, r, batch, params, errorResponse(id, value.code, value.message, value.data));
     // the error stays in the log (it may hold what the client must not see); the answer names the handler
     const handler = handlerLabel(method, params);
     host.log.error?.('request handler failed', {
@@ -283,7 +282,13 @@ export function respond(
       error: value instanceof Error ? value.message : String(value),
       stack: value instanceof Error ? value.stack : undefined,
     });
-    return answer(errorResponse(id, ErrorCode.InternalError, `Internal error: ${handler} failed`));
+    return answerWith(
+      host,
+      r,
+      batch,
+      params,
+      errorResponse(id, ErrorCode.InternalError, `Internal error: ${handler} failed`),
+    );
   }
   // a revision whose results carry resultType: one without it is a complete result (the
   // default its Result type gives), filled in before the check (table.resultType)
@@ -309,7 +314,11 @@ export function respond(
       errors: validationIssues(entry.result.errors),
     });
     if (value !== undefined)
-      return answer(
+      return answerWith(
+        host,
+        r,
+        batch,
+        params,
         errorResponse(
           id,
           ErrorCode.InternalError,
@@ -320,7 +329,11 @@ export function respond(
   }
   if (returned !== undefined) {
     host.log.error?.('handler result is not an object', { method, id, returned });
-    return answer(
+    return answerWith(
+      host,
+      r,
+      batch,
+      params,
       errorResponse(
         id,
         ErrorCode.InternalError,
@@ -329,7 +342,21 @@ export function respond(
       ),
     );
   }
-  answer(resultResponse(id, result as Record<string, unknown>));
+  answerWith(host, r, batch, params, resultResponse(id, result as Record<string, unknown>));
+}
+
+/** Hands `m`, the answer to `r`, to its batch or the transport, ending `r`'s span with it. */
+function answerWith(
+  host: DispatchHost,
+  r: InboundRequest,
+  batch: BatchReply | undefined,
+  params: unknown,
+  m: JSONRPCErrorResponse | JSONRPCResultResponse,
+): void {
+  const span = r.span;
+  if (span) endSpan(span, 'error' in m ? m.error : undefined, 'result' in m ? m.result : undefined);
+  if (batch) batch.answer(m);
+  else reply(host, m, r.method, params);
 }
 
 /**

@@ -4,7 +4,13 @@
  * span and the send. Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress}.mdx`.
  */
 import { endSpan, startClientSpan, tracing } from './tracing.js';
-import { type Direction, type ProtocolTable, hasCapability, missingParamCapability } from '../protocol/table.js';
+import {
+  type Direction,
+  type MethodEntry,
+  type ProtocolTable,
+  hasCapability,
+  missingParamCapability,
+} from '../protocol/table.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import {
   CapabilityNotDeclaredError,
@@ -53,18 +59,14 @@ export function sendRequest<R>(
   if (host.closedWith) return Promise.reject(new ConnectionClosedError(host.closedWith.error));
   // the other side has ended its input: no response could arrive
   if (host.ended) return Promise.reject(new ConnectionClosedError(host.ended.error));
-  const refusal = outboundRefusal(host, method, params);
+  const entry = own(host.table.requests[host.out], method);
+  const refusal = outboundRefusal(host, entry, method, params);
   if (refusal) return Promise.reject(refusal);
   const signal = options?.signal;
   const onProgress = options?.onProgress;
   if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
   const id = host.nextId++;
-  const p = new PendingRequest<R>(
-    id,
-    method,
-    own(host.table.requests[host.out], method),
-    options?.validateResult ?? host.options.validateResults ?? true,
-  );
+  const p = new PendingRequest<R>(id, method, entry, options?.validateResult ?? host.options.validateResults ?? true);
   const promise = p.take();
   let sendParams = params;
   if (onProgress) {
@@ -127,8 +129,12 @@ export function sendRequest<R>(
  *   `missingParamCapability`). Task augmentation's own capability (`tasks.requests.<method>`, a
  *   SHOULD for requestors) is the requestor's check (../tasks/requestor.ts `callWithTask`).
  */
-export function outboundRefusal(host: RequestHost, method: string, params: Params | undefined): RpcError | undefined {
-  const entry = own(host.table.requests[host.out], method);
+export function outboundRefusal(
+  host: RequestHost,
+  entry: MethodEntry | undefined,
+  method: string,
+  params: Params | undefined,
+): RpcError | undefined {
   if (!entry) {
     return host.table.lifecycle === 'handshake'
       ? new RpcError(
