@@ -5,7 +5,8 @@
  * Server: GET `ssePath` opens an SSE stream whose first event is `endpoint`, carrying
  * `<postPath>?sessionId=<id>`; the client POSTs each message there (202 Accepted; 404 unknown
  * session; 400 with -32700 for a body that is not JSON, -32600 for one that is not a JSON-RPC
- * message, an id that is not a string or an integer included; 404 when the stream closed while
+ * message, an id that is not a string or an integer included (with the request's id when it can
+ * be read, JSON-RPC 2.0 §5); 404 when the stream closed while
  * the body was arriving; 413 over `maxBodyBytes`; 408 a body not in within `bodyTimeoutMs`; 415
  * not `application/json`); server messages go out as `message` events on the stream. Closing the
  * stream ends the session. Host, Origin, method, Content-Type and Content-Length are checked

@@ -24,7 +24,8 @@
  *   `shared` stores, the same for the deployment's cap (`SessionStore.makeRoom`).
  * A GET ends the connection its stream had before (one connection per stream).
  * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
- * Error bodies are JSON-RPC error responses with no `id` (none was read).
+ * Error bodies are JSON-RPC error responses with no `id` (none was read), except the -32600 of
+ * a request whose id can be read, which carries that id (JSON-RPC 2.0 §5; `answerId` of jsonrpc).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fetchExchange, nodeExchange } from '../io/exchange.js';
