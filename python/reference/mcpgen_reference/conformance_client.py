@@ -150,7 +150,8 @@ def oauth_for(scenario: str, context: dict[str, Any]) -> OAuthClientAuth:
     }
     if scenario == "auth/pre-registration":
         return OAuthClientAuth(user_agent=approve, redirect_uri=REDIRECT, client_metadata=metadata, credentials=ClientRegistration(client_id=s("client_id") or "", client_secret=s("client_secret")))
-    return OAuthClientAuth(user_agent=approve, redirect_uri=REDIRECT, client_metadata=metadata, client_metadata_url=CLIENT_METADATA_URL)
+    # the DPoP scenarios (SEP-1932): DPoP-bound tokens, a proof on every request
+    return OAuthClientAuth(user_agent=approve, redirect_uri=REDIRECT, client_metadata=metadata, client_metadata_url=CLIENT_METADATA_URL, dpop=scenario.startswith("auth/dpop"))
 
 
 async def run(url: str, revision: str | None, scenario: str, context: dict[str, Any]) -> None:

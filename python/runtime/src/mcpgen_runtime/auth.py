@@ -30,6 +30,12 @@ the last response is returned as it is):
 Token endpoint authentication: ``client_secret_basic``, ``client_secret_post``, ``none``,
 ``private_key_jwt`` (needs PyJWT with cryptography: ``pip install mcpgen-runtime[jwt]``); from the
 registration, else chosen from the server's list.
+
+DPoP (RFC 9449, ``dpop=True``; SEP-1932): the token requests carry a proof of the client's key, a
+token issued as ``token_type: DPoP`` is sent as ``Authorization: DPoP <token>`` with a fresh proof
+(bound to it by ``ath``) on every request, and a ``use_dpop_nonce`` refusal (400 from the token
+endpoint, 401 ``WWW-Authenticate: DPoP`` from the server) is answered once with the server's
+``DPoP-Nonce`` (see :class:`DPoPKey`).
 """
 
 from __future__ import annotations
@@ -80,6 +86,8 @@ class Tokens:
     refresh_token: str | None = None
     expires_at: float | None = None
     scope: str | None = None
+    #: ``Bearer``, or ``DPoP`` for a token bound to the client's DPoP key (RFC 9449)
+    token_type: str = "Bearer"
 
 
 @dataclass
@@ -91,14 +99,15 @@ class _Target:
     granted: set[str] = field(default_factory=set)
 
 
-def parse_bearer_challenge(header: str | None) -> dict[str, str] | None:
-    """The parameters of a ``WWW-Authenticate: Bearer …`` challenge (lower-case names), None without one."""
+def parse_bearer_challenge(header: str | None, scheme: str = "Bearer") -> dict[str, str] | None:
+    """The parameters of a ``WWW-Authenticate: Bearer …`` challenge (or of another ``scheme``'s,
+    e.g. ``DPoP``; lower-case names), None without one."""
     if not header:
         return None
-    m = re.search(r"(?:^|,\s*)Bearer(?:\s|,|$)", header, re.I)
+    m = re.search(rf"(?:^|,\s*){scheme}(?:\s|,|$)", header, re.I)
     if m is None:
         return None
-    rest = re.sub(r"^,?\s*Bearer\s*", "", header[m.start() :], flags=re.I)
+    rest = re.sub(rf"^,?\s*{scheme}\s*", "", header[m.start() :], flags=re.I)
     out: dict[str, str] = {}
     for pm in re.finditer(r'\s*([A-Za-z0-9_\-.]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*(?:,|$)', rest):
         key = pm.group(1).lower()
@@ -145,6 +154,58 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+class DPoPKey:
+    """Proofs of possession of a key (RFC 9449 DPoP): an ES256 key (``private_key``: a PEM P-256
+    key; default: one made here), a fresh proof JWT per request (``htm``, ``htu`` without query
+    and fragment, ``iat``, a random ``jti``; ``ath``, the SHA-256 of the access token, on requests
+    to the resource; the server's last ``DPoP-Nonce``, per origin, at most 64 origins kept).
+    Needs PyJWT with cryptography (``pip install mcpgen-runtime[jwt]``)."""
+
+    def __init__(self, private_key: str | None = None) -> None:
+        try:
+            import jwt
+            from cryptography.hazmat.primitives.asymmetric import ec
+            from cryptography.hazmat.primitives.serialization import load_pem_private_key
+        except ImportError as e:  # pragma: no cover - the extra is installed in the tests
+            raise AuthorizationError("DPoP needs PyJWT with cryptography (pip install mcpgen-runtime[jwt])") from e
+        key = load_pem_private_key(private_key.encode(), password=None) if private_key else ec.generate_private_key(ec.SECP256R1())
+        if not isinstance(key, ec.EllipticCurvePrivateKey) or key.curve.name != "secp256r1":
+            raise ValueError("a DPoP key must be a P-256 (ES256) private key")
+        self._jwt = jwt
+        self._key = key
+        self.jwk: dict[str, Any] = jwt.algorithms.ECAlgorithm.to_jwk(key.public_key(), as_dict=True)
+        self._nonces: dict[str, str] = {}
+
+    @staticmethod
+    def _origin(url: str) -> str:
+        u = urlsplit(url)
+        return f"{u.scheme}://{u.netloc}".lower()
+
+    def proof(self, method: str, url: str, access_token: str | None = None) -> str:
+        """The ``DPoP`` header's value for one request."""
+        u = urlsplit(url)
+        claims: dict[str, Any] = {"jti": secrets.token_urlsafe(16), "htm": method.upper(), "htu": urlunsplit((u.scheme, u.netloc, u.path, "", "")), "iat": int(time.time())}
+        nonce = self._nonces.get(self._origin(url))
+        if nonce is not None:
+            claims["nonce"] = nonce
+        if access_token is not None:
+            claims["ath"] = _b64url(hashlib.sha256(access_token.encode()).digest())
+        token: str = self._jwt.encode(claims, self._key, algorithm="ES256", headers={"typ": "dpop+jwt", "jwk": self.jwk})
+        return token
+
+    def learn_nonce(self, url: str, nonce: str | None) -> bool:
+        """Keeps a server's ``DPoP-Nonce``; True when it is new (a request refused for it may go again)."""
+        if not nonce:
+            return False
+        origin = self._origin(url)
+        if self._nonces.get(origin) == nonce:
+            return False
+        if origin not in self._nonces and len(self._nonces) >= 64:
+            del self._nonces[next(iter(self._nonces))]
+        self._nonces[origin] = nonce
+        return True
+
+
 def _form_encode(v: str) -> str:
     # RFC 6749 section 2.3.1: application/x-www-form-urlencoded, unreserved characters as they are
     return quote(v, safe="-._~").replace("%20", "+")
@@ -158,7 +219,10 @@ class OAuthClientAuth(httpx2.Auth):
     server URL (default: each request's URL without query). ``client_metadata``: what dynamic
     registration sends (``client_name``, ``redirect_uris`` …). ``private_key``: a PEM private key
     for ``private_key_jwt`` (``private_key_alg``, default ES256). ``timeout``: seconds per request
-    to the authorization server.
+    to the authorization server. ``dpop``: ask for DPoP-bound tokens (RFC 9449): ``True`` (a key
+    made for this client) or a :class:`DPoPKey`; the token and MCP requests then carry a proof,
+    the token goes as ``Authorization: DPoP``, and a server's ``use_dpop_nonce`` is answered once
+    with its nonce.
     """
 
     # the MCP server's answers are read by the transport (SSE streams may never end)
@@ -183,6 +247,7 @@ class OAuthClientAuth(httpx2.Auth):
         refresh_skew: float = 30.0,
         allow_loopback_http: bool = True,
         timeout: float = 30.0,
+        dpop: bool | DPoPKey = False,
     ) -> None:
         if grant not in ("authorization_code", "client_credentials", "jwt-bearer"):
             raise ValueError(f"unknown grant {grant!r} (authorization_code, client_credentials, jwt-bearer)")
@@ -207,6 +272,7 @@ class OAuthClientAuth(httpx2.Auth):
         self.refresh_skew = refresh_skew
         self.allow_loopback_http = allow_loopback_http
         self.timeout = timeout
+        self.dpop: DPoPKey | None = (DPoPKey() if dpop is True else dpop) or None
         #: tokens per server URL; registrations per issuer; the authorization server last used per server URL
         self.tokens: dict[str, Tokens] = {}
         self.registrations: dict[str, ClientRegistration] = {}
@@ -238,16 +304,34 @@ class OAuthClientAuth(httpx2.Auth):
         if tokens is not None and tokens.expires_at is not None and tokens.expires_at - self.refresh_skew <= time.time():
             tokens = await self._refresh(server, tokens)
         if tokens is not None:
-            request.headers["Authorization"] = f"Bearer {tokens.access_token}"
+            self._present(request, tokens)
         response = yield request
         for _ in range(self.max_authorizations):
+            if tokens is not None and self._nonce_refusal(request, response):
+                self._present(request, tokens)  # once more, with the server's nonce
+                response = yield request
             challenge = parse_bearer_challenge(response.headers.get("www-authenticate"))
             step_up = response.status_code == 403 and challenge is not None and challenge.get("error") == "insufficient_scope"
             if response.status_code != 401 and not step_up:
                 return
             tokens = await self._authorize(server, challenge or {}, step_up)
-            request.headers["Authorization"] = f"Bearer {tokens.access_token}"
+            self._present(request, tokens)
             response = yield request
+
+    def _present(self, request: httpx2.Request, tokens: Tokens) -> None:
+        """``Authorization: Bearer``, or ``DPoP`` with a fresh proof for a DPoP-bound token."""
+        if self.dpop is not None and tokens.token_type.lower() == "dpop":
+            request.headers["Authorization"] = f"DPoP {tokens.access_token}"
+            request.headers["DPoP"] = self.dpop.proof(request.method, str(request.url), tokens.access_token)
+        else:
+            request.headers["Authorization"] = f"Bearer {tokens.access_token}"
+
+    def _nonce_refusal(self, request: httpx2.Request, response: httpx2.Response) -> bool:
+        """A 401 ``DPoP error="use_dpop_nonce"`` with a new ``DPoP-Nonce`` (kept): send again."""
+        if self.dpop is None or response.status_code != 401:
+            return False
+        challenge = parse_bearer_challenge(response.headers.get("www-authenticate"), "DPoP")
+        return challenge is not None and challenge.get("error") == "use_dpop_nonce" and self.dpop.learn_nonce(str(request.url), response.headers.get("dpop-nonce"))
 
     async def _get_json(self, url: str) -> dict[str, Any] | None:
         """A metadata document: None for a 4xx answer; AuthorizationError for anything else not a JSON object."""
@@ -465,14 +549,21 @@ class OAuthClientAuth(httpx2.Auth):
             body["client_assertion"] = self._client_assertion(target, reg)
         else:
             body["client_id"] = reg.client_id
-        try:
-            r = await self._client().post(endpoint, content=urlencode(body), headers=headers)
-        except httpx2.HTTPError as e:
-            raise AuthorizationError(f"POST {endpoint} failed: {e!r}") from e
-        try:
-            doc = r.json()
-        except ValueError:
-            doc = None
+        for attempt in (0, 1):
+            if self.dpop is not None:
+                headers["DPoP"] = self.dpop.proof("POST", endpoint)
+            try:
+                r = await self._client().post(endpoint, content=urlencode(body), headers=headers)
+            except httpx2.HTTPError as e:
+                raise AuthorizationError(f"POST {endpoint} failed: {e!r}") from e
+            try:
+                doc = r.json()
+            except ValueError:
+                doc = None
+            new_nonce = self.dpop is not None and self.dpop.learn_nonce(endpoint, r.headers.get("dpop-nonce"))
+            # RFC 9449 section 8: a nonce the server requires comes with a 400 use_dpop_nonce
+            if not (attempt == 0 and new_nonce and r.status_code == 400 and isinstance(doc, dict) and doc.get("error") == "use_dpop_nonce"):
+                break
         if r.status_code != 200 or not isinstance(doc, dict) or not isinstance(doc.get("access_token"), str):
             raise AuthorizationError(f"POST {endpoint} ({params.get('grant_type')}): HTTP {r.status_code} {r.text[:200]}")
         expires = doc.get("expires_in")
@@ -481,6 +572,7 @@ class OAuthClientAuth(httpx2.Auth):
             refresh_token=doc.get("refresh_token") if isinstance(doc.get("refresh_token"), str) else None,
             expires_at=time.time() + expires if isinstance(expires, (int, float)) and not isinstance(expires, bool) else None,
             scope=doc.get("scope") if isinstance(doc.get("scope"), str) else None,
+            token_type="DPoP" if self.dpop is not None and str(doc.get("token_type", "")).lower() == "dpop" else "Bearer",
         )
 
     async def _refresh(self, server: str, tokens: Tokens) -> Tokens | None:
