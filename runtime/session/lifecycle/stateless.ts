@@ -71,6 +71,10 @@ const JSON_RPC_CODES = new Set<number>(Object.values(JsonRpcErrorCode));
 const isModernError = (table: ProtocolTable, code: number): boolean =>
   !JSON_RPC_CODES.has(code) && MODERN_ERRORS.some((name) => ownValue(table.errorCodes, name) === code);
 
+const PROTOCOL_VERSION_META = `${META}protocolVersion`;
+const CLIENT_CAPABILITIES_META = `${META}clientCapabilities`;
+const CLIENT_INFO_META = `${META}clientInfo`;
+
 /**
  * The client side of the stateless lifecycle (see the module doc). Gives the session its result
  * cache (option `cache`; none when `false`) and its `subscriptions/listen` router, once.
@@ -137,13 +141,18 @@ class StatelessClient implements ClientLifecycle {
     }
   }
 
+  /** `params` with the request's `_meta` (protocol version, client capabilities and info); the caller's objects are not changed. */
   #withMeta(params: Params | undefined): Params {
     const { host } = this;
-    const meta = { ...((params?._meta as Params | undefined) ?? {}) };
-    meta[`${META}protocolVersion`] = host.table.protocolVersion;
-    meta[`${META}clientCapabilities`] = host.options.capabilities ?? {};
-    meta[`${META}clientInfo`] = host.options.clientInfo;
-    return { ...(params ?? {}), _meta: meta };
+    const own = params?._meta as Params | undefined;
+    const meta: Params = own === undefined || own === null ? {} : { ...own };
+    meta[PROTOCOL_VERSION_META] = host.table.protocolVersion;
+    meta[CLIENT_CAPABILITIES_META] = host.options.capabilities ?? {};
+    meta[CLIENT_INFO_META] = host.options.clientInfo;
+    if (params === undefined) return { _meta: meta };
+    const out = { ...params };
+    out._meta = meta;
+    return out;
   }
 
   /**

@@ -41,12 +41,13 @@ export interface StatelessClientIo {
   legacy?: (options: HttpClientTransportOptions) => HttpClientTransport;
 }
 
-const key = (id: Id): string => `${typeof id}:${id}`;
-
 export class StatelessHttpClientTransport implements Transport {
   readonly #request: Requester;
-  readonly #inFlight = new Map<string, { cancel: Cancel; method: string }>();
+  /** Requests awaiting their answer, by id (a Map tells the id 1 from the id "1"). */
+  readonly #inFlight = new Map<Id, { cancel: Cancel; method: string }>();
   readonly #tools = new Map<string, ParamHeader[]>();
+  /** The `Mcp-Param-*` annotations of a tool by name, for ./headers.ts `requestHeaders`. */
+  readonly #toolLookup = (name: string): ParamHeader[] | undefined => this.#tools.get(name);
   #events: TransportEvents | undefined;
   #legacy: HttpClientTransport | undefined;
   #closed = false;
@@ -112,9 +113,9 @@ export class StatelessHttpClientTransport implements Transport {
     if (this.#legacy) return this.#legacy.send(message, options);
     if (message.method === 'notifications/cancelled') {
       const target = (message.params as Obj | undefined)?.requestId as Id | undefined;
-      const f = target === undefined ? undefined : this.#inFlight.get(key(target));
+      const f = target === undefined ? undefined : this.#inFlight.get(target);
       if (f) {
-        this.#inFlight.delete(key(target!));
+        this.#inFlight.delete(target!);
         f.cancel.cancel(new Error('cancelled'));
       }
       return;
@@ -125,14 +126,20 @@ export class StatelessHttpClientTransport implements Transport {
     }
     const cancel = new Cancel();
     const id = message.id as Id;
-    this.#inFlight.set(key(id), { cancel, method: message.method as string });
-    void this.#post(message, cancel)
-      .then((res) => (message.method === 'tools/call' ? this.#retryOnMismatch(message, cancel, res) : res))
-      .then(
-        (res) => this.#read(id, res),
-        (e: Error) => this.#fail(id, e),
-      )
-      .catch((e: Error) => this.#fail(id, e));
+    this.#inFlight.set(id, { cancel, method: message.method as string });
+    void this.#exchange(message, cancel, id);
+  }
+
+  /** Posts request `id` and reads its answer; any failure fails the request. */
+  async #exchange(message: JSONRPCMessage, cancel: Cancel, id: Id): Promise<void> {
+    try {
+      let res = await this.#post(message, cancel);
+      if (res.status === 400 && message.method === 'tools/call')
+        res = await this.#retryOnMismatch(message, cancel, res);
+      await this.#read(id, res);
+    } catch (e) {
+      this.#fail(id, e as Error);
+    }
   }
 
   async close(): Promise<void> {
@@ -144,8 +151,15 @@ export class StatelessHttpClientTransport implements Transport {
     else this.#events?.onClose();
   }
 
-  async #post(message: JSONRPCMessage, cancel: Cancel): Promise<HttpReply> {
-    const extra = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
+  #post(message: JSONRPCMessage, cancel: Cancel): Promise<HttpReply> {
+    const extra = this.options.headers;
+    // (no await for headers given as a record: the POST starts in this tick)
+    return typeof extra === 'function'
+      ? Promise.resolve(extra()).then((h) => this.#deliver(message, cancel, h))
+      : this.#deliver(message, cancel, extra);
+  }
+
+  #deliver(message: JSONRPCMessage, cancel: Cancel, extra: Record<string, string> | undefined): Promise<HttpReply> {
     return deliver(
       this.#request,
       {
@@ -154,7 +168,7 @@ export class StatelessHttpClientTransport implements Transport {
           ...extra,
           'Content-Type': 'application/json',
           Accept: 'application/json, text/event-stream',
-          ...requestHeaders(message, (name) => this.#tools.get(name)),
+          ...requestHeaders(message, this.#toolLookup),
         },
         body: JSON.stringify(message),
         cancel,
@@ -202,7 +216,7 @@ export class StatelessHttpClientTransport implements Transport {
           if (e.data === '') continue;
           const m = JSON.parse(e.data) as JSONRPCMessage;
           if (!('method' in m) && m.id === id) answered = true;
-          this.#deliver(m);
+          this.#answer(m);
         }
       };
       // read from the I/O callbacks (readInto): one promise per reply, none per chunk
@@ -244,7 +258,7 @@ export class StatelessHttpClientTransport implements Transport {
         id,
         new ConnectionClosedError(
           undefined,
-          `Connection closed before the response (POST ${this.#inFlight.get(key(id))?.method ?? 'request'}: HTTP ${res.status}, empty body)`,
+          `Connection closed before the response (POST ${this.#inFlight.get(id)?.method ?? 'request'}: HTTP ${res.status}, empty body)`,
         ),
       );
       return;
@@ -257,22 +271,26 @@ export class StatelessHttpClientTransport implements Transport {
     }
     const m = body as Obj | undefined;
     const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
-    if (isRpc && (res.ok || 'error' in m)) return this.#deliver({ ...m, id } as unknown as JSONRPCMessage);
+    if (isRpc && (res.ok || 'error' in m)) {
+      // (the parsed body is this transport's own: its id set in place, not copied)
+      m.id = id;
+      return this.#answer(m as unknown as JSONRPCMessage);
+    }
     this.#fail(
       id,
       new HttpStatusError(
         res.status,
         body,
-        `POST ${this.#inFlight.get(key(id))?.method ?? 'request'}`,
+        `POST ${this.#inFlight.get(id)?.method ?? 'request'}`,
         res.header('content-type'),
       ),
     );
   }
 
-  #deliver(m: JSONRPCMessage): void {
+  #answer(m: JSONRPCMessage): void {
     if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) {
-      const f = this.#inFlight.get(key(m.id));
-      this.#inFlight.delete(key(m.id));
+      const f = this.#inFlight.get(m.id);
+      this.#inFlight.delete(m.id);
       if (f?.method === 'tools/list') m = this.#learnTools(m);
     }
     this.#events?.onMessage(m);
@@ -299,9 +317,9 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   #fail(id: Id, e: Error): void {
-    const f = this.#inFlight.get(key(id));
+    const f = this.#inFlight.get(id);
     if (!f) return;
-    this.#inFlight.delete(key(id));
+    this.#inFlight.delete(id);
     if (f.cancel.reason) return;
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
     else
