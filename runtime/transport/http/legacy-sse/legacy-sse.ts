@@ -28,7 +28,7 @@ import { nodeExchange } from '../io/exchange.js';
 import { RequestGuard } from '../io/guard.js';
 import { afterClosingResponse, refuseNode, requestPath, respondNode } from '../io/node.js';
 import { shapeProblem, type SessionInfo } from '../session/server.js';
-import { answerId, errorResponse, exactIds, serializeMessage } from '../../../jsonrpc/message.js';
+import { answerId, errorResponse, exactIds, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import type {
   JSONRPCMessage,
   MessageInfo,
@@ -222,6 +222,9 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
       return fail(res, 400, ErrorCode.ParseError, 'Parse error: body is not JSON');
     }
     const problem = shapeProblem(message);
+    // a malformed notification is accepted and ignored, never 4xx'd (field case 004)
+    if (problem && isObject(message) && message.method !== undefined && !('id' in message))
+      return respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');
     if (problem) {
       // the request's id when it can be read (JSON-RPC 2.0 §5), else none
       const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);

@@ -161,6 +161,9 @@ export class StreamableEndpoint extends SharedAdoption {
     }
     if (Array.isArray(message)) return this.postBatch(ex, a, message);
     const problem = shapeProblem(message);
+    // a malformed notification is accepted and ignored, never 4xx'd (field case 004)
+    if (problem && isObject(message) && message.method !== undefined && !('id' in message))
+      return ex.sink.respond(202, {});
     if (problem) {
       // the request's id when it can be read (JSON-RPC 2.0 §5), else none
       const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);

@@ -23,7 +23,8 @@
  *   `Retry-After`); an idle one is evicted instead when there is one (see `maxSessions`). With
  *   `shared` stores, the same for the deployment's cap (`SessionStore.makeRoom`).
  * A GET ends the connection its stream had before (one connection per stream).
- * - 202 POST of notifications/responses; 200 JSON or SSE for requests; 204 DELETE.
+ * - 202 POST of notifications/responses (a malformed notification too: accepted and ignored,
+ *   field case 004); 200 JSON or SSE for requests; 204 DELETE.
  * Error bodies are JSON-RPC error responses with no `id` (none was read), except the -32600 of
  * a request whose id can be read, which carries that id (JSON-RPC 2.0 §5; `answerId` of jsonrpc).
  */

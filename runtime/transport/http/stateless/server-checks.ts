@@ -8,7 +8,7 @@
  */
 import type { Authorizer } from '../../../auth/types.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { answerId } from '../../../jsonrpc/message.js';
+import { answerId, isObject } from '../../../jsonrpc/message.js';
 import { ownValue } from '../../../jsonrpc/own.js';
 import type { AuthInfo, JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { protocolVersions } from '../../../protocol/versions.js';
@@ -111,6 +111,9 @@ export class StatelessChecks {
       return refuse(400, null, new RpcError(ErrorCode.ParseError, 'Parse error: body is not JSON'));
     const problem =
       shapeProblem(message) ?? ((message as Obj).method === undefined ? 'clients send no responses' : undefined);
+    // a malformed notification is accepted and ignored, never 4xx'd (field case 004): 202
+    if (problem && isObject(message) && message.method !== undefined && !('id' in message))
+      return refuse(202, null, new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${problem}`));
     // the request's id when it can be read (JSON-RPC 2.0 §5), else none
     if (problem)
       return refuse(
@@ -186,5 +189,7 @@ export const isRefusal = (x: Refusal | MessageInfo): x is Refusal => 'error' in 
 
 /** Answers `r` on `sink` as a JSON-RPC error response. */
 export function failSink(sink: ResponseSink, r: Refusal): void {
+  // 202: a malformed notification, accepted with no body (field case 004)
+  if (r.status === 202) return sink.respond(202, {});
   sink.respond(r.status, r.headers ? { ...JSON_HEADERS, ...r.headers } : JSON_HEADERS, errorJson(r.id, r.error));
 }
