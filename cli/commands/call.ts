@@ -8,6 +8,7 @@
 import { oauthFetch, startLoopbackRedirect } from '@mcpgen/runtime/auth';
 import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 import { type Command, type Io, parseCommand } from '../command.js';
+import { MCPGEN_VERSION } from '../../generator/emit/common.js';
 import { connectFlags, describeFailure } from '../connect.js';
 import { UsageError } from '../inputs.js';
 import { DEFAULT_REV, LEGACY_REV, loadRevision, stderrLogger } from '../revisions.js';
@@ -91,7 +92,7 @@ async function run(args: string[], io: Io): Promise<number> {
   }
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
   const client = new mod.Client({
-    clientInfo: { name: 'mcpgen-call', version: '0.1.0' },
+    clientInfo: { name: 'mcpgen-call', version: MCPGEN_VERSION },
     logger: stderrLogger,
     timeout,
     fallbackTables: isStateless(mod) ? [(await loadRevision(LEGACY_REV)).table as never] : undefined,

@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StdioClientTransport } from '@mcpgen/runtime/stdio';
 import { type Command, type Io, parseCommand } from '../command.js';
+import { MCPGEN_VERSION } from '../../generator/emit/common.js';
 import { connectFlags, describeFailure } from '../connect.js';
 import { UsageError, prepareOutDir, writeOutFile } from '../inputs.js';
 import { DEFAULT_REV, loadRevision } from '../revisions.js';
@@ -175,7 +176,7 @@ async function run(args: string[], io: Io): Promise<number> {
   // before connecting: a folder the snapshot cannot be written into is said at once
   if (!values.check) prepareOutDir(`--out ${out}`, dirname(resolve(out)));
   const mod = await loadRevision((values.rev as string | undefined) ?? DEFAULT_REV);
-  const client = new mod.Client({ clientInfo: { name: 'mcpgen-tools', version: '0.1.0' }, timeout });
+  const client = new mod.Client({ clientInfo: { name: 'mcpgen-tools', version: MCPGEN_VERSION }, timeout });
   const transport = url
     ? isStateless(mod)
       ? statelessClientTransport(url)

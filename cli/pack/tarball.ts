@@ -55,7 +55,7 @@ export function tarball(files: Map<string, Buffer>): Buffer {
   return gzipSync(Buffer.concat(parts), { level: 9 });
 }
 
-/** `@mcpgen/mcp-2025-11-25`, `0.1.0+2025-11-25` → `mcpgen-mcp-2025-11-25-0.1.0+2025-11-25.tgz` (npm's name). */
+/** `@mcpgen/mcp-2025-11-25`, `1.0.0-rc.1+2025-11-25` → `mcpgen-mcp-2025-11-25-1.0.0-rc.1+2025-11-25.tgz` (npm's name). */
 export function tarballName(name: string, version: string): string {
   return `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`;
 }

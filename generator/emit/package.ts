@@ -14,7 +14,7 @@
  *   runtime exports the revision's clients and servers use (its transports, its lifecycle's
  *   helpers, its extensions), so an app imports everything of a revision from its package.
  *
- * Version: the mcpgen version with the revision as build metadata (`0.1.0+2025-11-25`). Like
+ * Version: the mcpgen version with the revision as build metadata (`1.0.0-rc.1+2025-11-25`). Like
  * every generated JSON file, it names its revision and both inputs' sha256 (top-level
  * `revision`, `protocolVersion` and `inputs`), since JSON cannot hold the preamble comment.
  */
@@ -378,12 +378,12 @@ export function packageName(revision: string): string {
   return `@mcpgen/mcp-${revision.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`;
 }
 
-/** `0.1.0+2025-11-25`: the mcpgen version, the revision as semver build metadata. */
+/** `1.0.0-rc.1+2025-11-25`: the mcpgen version, the revision as semver build metadata. */
 export function packageVersion(revision: string): string {
   return `${MCPGEN_VERSION}+${revision.replace(/[^0-9A-Za-z-]+/g, '-')}`;
 }
 
-/** `^0.1.0`: the runtime versions a package of this mcpgen works with (semver caret on this mcpgen's version). */
+/** `^1.0.0-rc.1`: the runtime versions a package of this mcpgen works with (semver caret on this mcpgen's version). */
 export function runtimeRange(): string {
   return `^${MCPGEN_VERSION}`;
 }

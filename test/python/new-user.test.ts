@@ -64,7 +64,7 @@ test('a new user builds, installs, generates and runs a server and a client over
   const built = readdirSync(wheels).sort();
   assert.equal(
     built.map((w) => w.replace(/-py3-none-any\.whl$/, '')),
-    ['mcpgen_mcp_2025_11_25-0.1.0+2025.11.25', 'mcpgen_runtime-0.1.0'],
+    ['mcpgen_mcp_2025_11_25-1.0.0rc1+2025.11.25', 'mcpgen_runtime-1.0.0rc1'],
   );
   // a fresh venv with the machine's python3; dependencies pinned as the lock pins them
   run('python3', ['-m', 'venv', join(dir, 'venv')]);

@@ -38,7 +38,7 @@ from .stateless import (
 from .stdio import StdioClientTransport, StdioServerTransport
 from .transport import MemoryTransport, Transport, memory_pair
 
-__version__ = "0.1.0"
+__version__ = "1.0.0rc1"
 
 __all__ = [
     "INTERNAL_ERROR",
