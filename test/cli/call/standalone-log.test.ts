@@ -64,7 +64,7 @@ test('--url 2025-11-25: the log messages a server sends on the standalone stream
     );
     assert.is(r.code, 0, r.stderr);
     assert.is(JSON.parse(r.stdout).content[0].text, 'Logging completed');
-    assert.equal(logLines(r.stderr), expected('session'));
+    assert.equal(logLines(r.stderr), expected('session'), r.stderr);
   } finally {
     await handler.close();
     await new Promise((r) => http.close(r));

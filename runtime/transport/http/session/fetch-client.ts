@@ -52,6 +52,9 @@ const rpcLike = (m: unknown): boolean =>
 const answers = (m: unknown, id: string | number | bigint): boolean =>
   isObject(m) && !Object.hasOwn(m, 'method') && (m.id === id || (typeof id === 'bigint' && typeof m.id === 'number'));
 
+/** How long close() reads the standalone stream after ending the session, at most, ms. */
+const CLOSE_READ_MS = 2000;
+
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
 const TRANSPORT_ERROR = ErrorCode.ServerError;
 
@@ -113,6 +116,8 @@ interface StreamState {
   failures: number;
   /** The stream was stopped (close, session dropped). */
   aborted: boolean;
+  /** A response body of the stream is being read. */
+  reading?: boolean;
   /** Behind the signal of the stream's GETs and waits; made when first needed (see {@link signalOf}). */
   abort?: AbortController;
   /** Its neighbours in the transport's {@link Streams} (undefined: not in it). */
@@ -196,6 +201,9 @@ export class HttpClientTransport implements Transport {
   private standaloneSettle: ((open: boolean) => void) | undefined;
   private standaloneOutcome: Promise<boolean> | undefined;
   private closed = false;
+  /** Set by close() while it reads the standalone stream to its end; resolved as that stream ends. */
+  private closing: (() => void) | undefined;
+  private closeRun: Promise<void> | undefined;
 
   /**
    * @param requester how requests go out (library authors: another I/O layer). Default: over
@@ -382,9 +390,49 @@ export class HttpClientTransport implements Transport {
     if (!res.ok && res.status !== 405 && res.status !== 404) throw new HttpStatusError(res.status, undefined, 'DELETE');
   }
 
-  /** Stops all streams, sends DELETE for a live session (errors ignored), fires `onClose`. */
-  async close(): Promise<void> {
+  /**
+   * close()'s DELETE while the standalone stream stays open (the other streams of the session
+   * stopped): whether the server ended the session (2xx).
+   */
+  private async endSession(sid: string): Promise<boolean> {
+    try {
+      const headers = await this.headers({}, sid);
+      for (const s of this.streams.list()) {
+        if (s === this.standalone || s.sessionId !== sid) continue;
+        stopStream(s);
+      }
+      const res = await this.request({ method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
+      res.discard();
+      this.session = undefined;
+      this.version = undefined;
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Ends a live session (DELETE; errors ignored), stops all streams, fires `onClose`. While the
+   * standalone GET stream is open, the session is ended first and that stream read to its end
+   * (the server ends it as the session ends, after what it sent there), waiting
+   * {@link CLOSE_READ_MS} at most: messages sent outside any request before a response (log
+   * messages of a tool) are delivered though they travel on another connection than it.
+   */
+  close(): Promise<void> {
+    return (this.closeRun ??= this.closeOnce());
+  }
+
+  private async closeOnce(): Promise<void> {
     if (this.closed) return;
+    const standalone = this.standalone;
+    const sid = this.session;
+    if (standalone?.reading && sid !== undefined) {
+      const ended = new Promise<void>((r) => (this.closing = r));
+      const ok = await this.endSession(sid);
+      if (ok) await Promise.race([ended, sleep(CLOSE_READ_MS, signalOf(standalone))]);
+      stopStream(standalone);
+    }
+    this.closing = undefined;
     this.closed = true;
     for (const s of this.streams.list()) stopStream(s);
     this.streams.clear();
@@ -483,7 +531,8 @@ export class HttpClientTransport implements Transport {
 
   /** A stream's body ended (`broken`: why it broke): done, resumed, or its requests fail. */
   private streamEnded(state: StreamState, broken: unknown): void {
-    if (state.aborted || this.closed) return this.forget(state);
+    state.reading = false;
+    if (state.aborted || this.closed || (this.closing && state === this.standalone)) return this.forget(state);
     if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
     if (state.kind === 'post' && state.lastEventId === undefined) {
       return this.failStream(
@@ -535,6 +584,7 @@ export class HttpClientTransport implements Transport {
       if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
         state.failures = 0;
         if (state.kind === 'standalone') this.settleStandalone(true);
+        state.reading = true;
         this.consume(res, state);
         return;
       }
@@ -570,6 +620,7 @@ export class HttpClientTransport implements Transport {
     if (this.standalone === state) {
       this.standalone = undefined;
       this.settleStandalone(false);
+      this.closing?.();
     }
   }
 
