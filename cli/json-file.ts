@@ -9,6 +9,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import jsonc from 'jsonc-parser';
+import { didYouMean } from './nearest.js';
 
 /** A project file that is missing, not JSON, or not of its schema. `file` as shown to the user. */
 export class ConfigError extends Error {
@@ -91,11 +92,15 @@ function describe(e: ErrorObject, root: unknown): [string, string] {
       return [join(field, String(p.missingProperty)), 'missing'];
     case 'type':
       return [field, `expected ${String(p.type)}, got ${kind(e.data)}`];
-    case 'enum':
+    case 'enum': {
+      const allowed = p.allowedValues as unknown[];
+      const words = allowed.filter((x): x is string => typeof x === 'string');
+      const hint = typeof e.data === 'string' ? didYouMean(e.data, words) : '';
       return [
         field,
-        `${JSON.stringify(e.data)} is not one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`,
+        `${JSON.stringify(e.data)} is not one of ${allowed.map((x) => JSON.stringify(x)).join(', ')}${hint}`,
       ];
+    }
     case 'const':
       return [field, `expected ${JSON.stringify(p.allowedValue)}, got ${JSON.stringify(e.data)}`];
     case 'pattern':
@@ -184,11 +189,13 @@ export function readProjectFile<T>(
   const shown = shownPath(path, cwd);
   if (!existsSync(path)) throw new ConfigError(shown, null, 'no such file');
   if (!statSync(path).isFile()) throw new ConfigError(shown, null, 'not a file');
+  // a byte-order mark (some editors save UTF-8 with one) is not part of the JSON
+  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
+    data = JSON.parse(text);
   } catch (e) {
-    throw syntaxError(shown, readFileSync(path, 'utf8'), e as Error);
+    throw syntaxError(shown, text, e as Error);
   }
   const validate = validatorOf(schemaFile);
   if (!validate(data)) {

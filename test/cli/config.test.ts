@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadProject } from '../../cli/config.js';
 import { main } from '../../cli/main.js';
 import { TARGET_IDS } from '../../generator/emit/bindings/index.js';
 import { ROOT, cli, tempDir } from '../generator/support.js';
@@ -223,6 +224,63 @@ test('mcpgen.config.json is found in the working folder; serve and call do not r
     // call's own usage error, not the config's
     assert.is(call.code, 2, call.stderr);
     assert.not.match(call.stderr, 'mcpgen.config.json');
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a misspelt target language gets a "did you mean", as a misspelt --target does', async () => {
+  const t = tempDir('mcpgen-target-');
+  try {
+    const config = join(t.dir, 'mcpgen.config.json');
+    writeFileSync(config, JSON.stringify({ revisions: ['2025-11-25'], targets: ['pyton'] }));
+    const r = await mcpgen(['list', '--config', config]);
+    assert.is(r.code, 2, r.text);
+    assert.match(
+      r.text,
+      new RegExp(`^mcpgen list: ${config}: targets\\[0\\]: "pyton" is not one of "all", .*; did you mean python\\?$`),
+    );
+    // nothing near: the list alone
+    writeFileSync(config, JSON.stringify({ revisions: ['2025-11-25'], targets: ['cobol'] }));
+    const far = await mcpgen(['list', '--config', config]);
+    assert.is(far.code, 2, far.text);
+    assert.not.match(far.text, 'did you mean');
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a config and a lock saved with a UTF-8 byte-order mark are read as without it', async () => {
+  const t = tempDir('mcpgen-bom-');
+  try {
+    const config = join(t.dir, 'mcpgen.config.json');
+    const lockFile = join(t.dir, 'mcpgen.lock.json');
+    const lock = {
+      lockVersion: 1,
+      revisions: {
+        x: {
+          repository: 'a/b',
+          commit: 'abcdef1',
+          files: { 'schema.json': GOOD_FILE, 'schema.ts': { ...GOOD_FILE, path: 'schema/x/schema.ts' } },
+        },
+      },
+    };
+    writeFileSync(config, `\uFEFF${JSON.stringify({ revisions: ['x'], out: 'gen' }, null, 2)}\n`);
+    writeFileSync(lockFile, `\uFEFF${JSON.stringify(lock, null, 2)}\n`);
+    const project = loadProject(config);
+    assert.equal(project.config, { revisions: ['x'], out: 'gen' });
+    assert.equal(project.lock, lock);
+    assert.is(project.pins.revisions.x.commit, 'abcdef1');
+    const list = await mcpgen(['list', '--config', config]);
+    assert.is(list.code, 0, list.text);
+    // an error after the mark is placed in the text without it
+    writeFileSync(config, '\uFEFF{\n  "out": src\n}\n');
+    const r = await mcpgen(['list', '--config', config]);
+    assert.is(r.code, 2, r.text);
+    assert.is(
+      r.text,
+      `mcpgen list: ${config}:2:10: out: not valid JSON: unexpected character (after '"out": ', before 'src')`,
+    );
   } finally {
     t.cleanup();
   }
