@@ -415,7 +415,7 @@ export class HttpClientTransport implements Transport {
    * Ends a live session (DELETE; errors ignored), stops all streams, fires `onClose`. While the
    * standalone GET stream is open, the session is ended first and that stream read to its end
    * (the server ends it as the session ends, after what it sent there), waiting
-   * {@link CLOSE_READ_MS} at most: messages sent outside any request before a response (log
+   * 2000 ms (`CLOSE_READ_MS`) at most: messages sent outside any request before a response (log
    * messages of a tool) are delivered though they travel on another connection than it.
    */
   close(): Promise<void> {
