@@ -168,10 +168,25 @@ export class LineChannel {
 
   /** Runs `step` after the steps queued before it (over-long lines' answers and the lines after them). */
   private later(step: () => unknown): void {
-    const run = (this.tooLongAnswers ?? Promise.resolve()).then(step).then(() => {
-      if (this.tooLongAnswers === run) this.tooLongAnswers = undefined;
-    });
+    // a step that throws is reported and never stops the steps after it
+    const run = (this.tooLongAnswers ?? Promise.resolve())
+      .then(step)
+      .catch((x: unknown) => this.report(x instanceof Error ? x : new Error(String(x))))
+      .then(() => {
+        if (this.tooLongAnswers === run) this.tooLongAnswers = undefined;
+      });
     this.tooLongAnswers = run;
+  }
+
+  /**
+   * Resolves once the lines read so far are delivered: every queued step (over-long lines'
+   * answers and the lines after them) has run. Undefined when none is queued.
+   */
+  settled(): Promise<void> | undefined {
+    if (!this.tooLongAnswers) return undefined;
+    return (async () => {
+      while (this.tooLongAnswers) await this.tooLongAnswers;
+    })();
   }
 
   /** Only lines that are not JSON-RPC messages arrived (at least one, and no message). */
@@ -219,7 +234,11 @@ export class LineChannel {
       if (ended) return;
       ended = true;
       this.truncated = this.decoder.end();
-      onEnd();
+      // the lines read before the end are delivered (and answered) first: an over-long line's
+      // answer and the lines queued behind it would otherwise be lost when the owner closes
+      const pending = this.settled();
+      if (pending) void pending.then(onEnd);
+      else onEnd();
     };
     this.input.once('end', end);
     this.input.once('close', end);

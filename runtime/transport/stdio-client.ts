@@ -74,8 +74,15 @@ export class StdioClientTransport implements Transport {
     this.exited = new Promise((r) => child.once('exit', () => r()));
     this.closed = new Promise((r) =>
       child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
-        this.finish(code, signal);
-        r();
+        const done = () => {
+          this.finish(code, signal);
+          r();
+        };
+        // the lines the server wrote before it exited are delivered first (an over-long line's
+        // answer and the lines queued behind it)
+        const pending = this.channel?.settled();
+        if (pending) void pending.then(done);
+        else done();
       }),
     );
     const channel = new LineChannel(

@@ -177,6 +177,57 @@ test('stdio client: a response over the limit with its id last fails that reques
   }
 });
 
+test('serve --stdio: an over-long line then the end of input: the refusal and the lines after it are answered before the exit', async () => {
+  const child = spawn(process.execPath, [bin, 'serve', '--stdio'], { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  const exited = new Promise<number | null>((r) => child.once('close', (c) => r(c)));
+  // not JSON at all (no id to read), then a ping and a request with an id, then stdin closes at once
+  await writeAll(child.stdin, `${'a'.repeat(BIG)}\n`);
+  child.stdin.end('{"jsonrpc":"2.0","id":2,"method":"ping"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+  assert.is(await exited, 0);
+  const out = Buffer.concat(chunks)
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Msg);
+  assert.is(out.length, 3, JSON.stringify(out));
+  assert.equal(Object.keys(out[0]!), ['jsonrpc', 'error']);
+  assert.is(out[0]!.error.code, -32000);
+  assert.equal(out[0]!.error.data, { limit: DEFAULT_MAX_LINE_BYTES, bytes: BIG });
+  assert.equal(out.slice(1), [
+    { jsonrpc: '2.0', id: 2, result: {} },
+    { jsonrpc: '2.0', id: 3, result: {} },
+  ]);
+});
+
+test('stdio client: the server writes an over-long response and a response after it, then exits: both requests settle from what it wrote', async () => {
+  const c = await scriptedClient(
+    {
+      wait: 2,
+      steps: [{ big: { id: 0, size: 64 * 1024, chunk: 1 << 14 } }, b64('{"jsonrpc":"2.0","id":1,"result":{}}\n')],
+      then: 'exit',
+    },
+    16 * 1024,
+  );
+  try {
+    const big = c.peer.request('tools/call', { name: 'big' }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    const ping = c.peer.request('ping').then(
+      (r) => r,
+      (e: unknown) => e,
+    );
+    const e = await big;
+    assert.instance(e, MessageTooLargeError);
+    assert.match((e as Error).message, /the response to request 0 /);
+    assert.equal(await ping, {});
+  } finally {
+    await c.peer.close();
+  }
+});
+
 test('ndjson: an over-long line costs at most 2 x PEEK_BYTES beyond one chunk, and its error carries its exact size, head and tail', () => {
   const errors: FrameError[] = [];
   const max = 1 << 20;
