@@ -121,11 +121,14 @@ export async function idleSessions(script: string[]): Promise<IdleFigures> {
 }
 
 /**
- * bench/serve-http-server.ts as one JS file under .cache/bench: packages stay imports from
+ * bench/serve-http-server.ts as one JS file under .cache/bench (or, when the benches run compiled, the
+ * compiled file beside this one): packages stay imports from
  * node_modules, except this repository's own runtime workspace (`@mcpgen/runtime/…`, which the
  * generated code imports and whose exports name TypeScript sources), bundled like the rest.
  */
 export async function bundleOurs(): Promise<string> {
+  // Compiled benches (bench/build.ts) already hold this server as JavaScript beside this file.
+  if (import.meta.url.endsWith('.js')) return `${root}bench/serve-http-server.js`;
   const { build } = await import('esbuild');
   const outfile = `${root}.cache/bench/serve-http-server.mjs`;
   const packagesExternal = {
