@@ -247,24 +247,32 @@ func (h *Handler) methods() jsonrpc.Methods {
 	return m
 }
 
+// codeRefused answers a refusal on the request line or headers (406, 413, 415), before any
+// message was read: -32000 with no id, as the TypeScript and Python servers answer the same statuses.
+const codeRefused int64 = -32000
+
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !accepts(r, "application/json", "text/event-stream") {
-		writeError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream", nil)
+		writeError(w, http.StatusNotAcceptable, codeRefused, "Not Acceptable: Accept must list application/json and text/event-stream", nil)
 		return
 	}
 	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); !strings.EqualFold(strings.TrimSpace(ct), "application/json") {
-		writeError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json", nil)
+		writeError(w, http.StatusUnsupportedMediaType, codeRefused, "Unsupported Media Type: Content-Type must be application/json", nil)
 		return
 	}
 	if r.ContentLength > h.opts.MaxBodyBytes {
-		writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "Payload Too Large: at most "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes", nil)
+		writeError(w, http.StatusRequestEntityTooLarge, codeRefused, "Payload Too Large: at most "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes", nil)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err != nil {
 		if _, tooLarge := err.(*http.MaxBytesError); tooLarge {
-			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "Payload Too Large: at most "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes", nil)
+			writeError(w, http.StatusRequestEntityTooLarge, codeRefused, "Payload Too Large: at most "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes", nil)
 		}
+		return
+	}
+	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: batches are not accepted; send one message per POST", nil)
 		return
 	}
 	m, err := h.methods().Decode(body)
@@ -482,7 +490,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !accepts(r, "text/event-stream") {
-		writeError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream", nil)
+		writeError(w, http.StatusNotAcceptable, codeRefused, "Not Acceptable: Accept must list text/event-stream", nil)
 		return
 	}
 	if sid == "" {

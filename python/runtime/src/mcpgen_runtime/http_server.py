@@ -32,13 +32,19 @@ import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from .codec import sse_event
 from .engine import RequestContext
 from .http_headers import HEADER_MISMATCH, PROTOCOL_VERSION_META, check_request_headers
 from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, answer_id, classify, decode, encode, error_response, id_key
 from .server import ServerSession
+
+# A refusal on the request line or headers (406, 413, 415), before any message was read: -32000
+# with no id, as the TypeScript and Go servers answer the same statuses.
+REFUSED: Final = -32000
+# A JSON array POSTed: batches are not part of Streamable HTTP (2025-11-25 basic/transports).
+BATCH_REFUSED: Final = "Invalid Request: batches are not accepted; send one message per POST"
 from .stateless import CLIENT_CAPABILITIES_META
 
 log = logging.getLogger("mcpgen_runtime.http")
@@ -346,23 +352,26 @@ class McpHttpApp:
     async def _post(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
         accept = headers.get("accept", "")
         if not (("application/json" in accept or "*/*" in accept) and ("text/event-stream" in accept or "*/*" in accept)):
-            await _error(send, 406, INVALID_REQUEST, "Not Acceptable: Accept must list application/json and text/event-stream")
+            await _error(send, 406, REFUSED, "Not Acceptable: Accept must list application/json and text/event-stream")
             return
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            await _error(send, 415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
+            await _error(send, 415, REFUSED, "Unsupported Media Type: Content-Type must be application/json")
             return
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
-            await _error(send, 413, INVALID_REQUEST, f"Payload Too Large: at most {self.max_body_bytes} bytes")
+            await _error(send, 413, REFUSED, f"Payload Too Large: at most {self.max_body_bytes} bytes")
             return
         body = await _read_body(receive, self.max_body_bytes)
         if body is None:
-            await _error(send, 413, INVALID_REQUEST, f"Payload Too Large: at most {self.max_body_bytes} bytes")
+            await _error(send, 413, REFUSED, f"Payload Too Large: at most {self.max_body_bytes} bytes")
             return
         try:
             message = decode(body)
         except RpcError as e:
             await _error(send, 400, PARSE_ERROR, e.message)
+            return
+        if isinstance(message, list):
+            await _error(send, 400, INVALID_REQUEST, BATCH_REFUSED)
             return
         try:
             kind = classify(message)
@@ -505,7 +514,7 @@ class McpHttpApp:
             await self._refuse_method(send, "GET")
             return
         if "text/event-stream" not in headers.get("accept", "") and "*/*" not in headers.get("accept", ""):
-            await _error(send, 406, INVALID_REQUEST, "Not Acceptable: Accept must list text/event-stream")
+            await _error(send, 406, REFUSED, "Not Acceptable: Accept must list text/event-stream")
             return
         if sid is None:
             await _error(send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
