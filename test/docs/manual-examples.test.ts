@@ -22,6 +22,15 @@ test('the example of docs/generated-code.md is examples/quickstart.ts', () => {
   assert.ok(example.includes(block!), 'examples/quickstart.ts contains the block verbatim (up to import paths)');
 });
 
+test('the code of docs/deployment.md is examples/deployment.ts (which tsc checks), all of it', () => {
+  const page = readFileSync(`${root}docs/deployment.md`, 'utf8');
+  const blocks = [...page.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.is(blocks.length, 1, 'one ts block');
+  // the whole file but its first line (what the file is), so every name the block uses is defined in it
+  const example = readFileSync(`${root}examples/deployment.ts`, 'utf8').replaceAll('../generated/', './mcp/');
+  assert.is(blocks[0], example.slice(example.indexOf('\n') + 1));
+});
+
 test('examples/quickstart.ts runs: the echo tool answers', () => {
   const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/quickstart.ts'], {
     cwd: root,
