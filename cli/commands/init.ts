@@ -18,10 +18,12 @@
  *
  * `--runtime` and `--mcpgen` are the dependency specs written into package.json (default
  * `^<this mcpgen's version>`; a `file:` path to a tarball before the packages are on the npm
- * registry). `<dir>` must not exist or be empty. Usage errors exit 2, an input error (no inputs
+ * registry; it must name a file or folder that exists, read from the project's folder as npm
+ * reads it). `<dir>` must not exist or be empty. Usage errors exit 2, an input error (no inputs
  * for the revision) 3, as for `generate`.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MCPGEN_VERSION } from '../../generator/emit/common.js';
@@ -377,7 +379,7 @@ ${body}
         ? 'npm run client          # starts the server over stdio, lists its tools, calls greet'
         : 'npm start               # the server on stdin/stdout'
       : o.client
-        ? 'npm start & npm run client   # the server on http://127.0.0.1:3000/mcp, then the client'
+        ? `${runCommand(o)}   # the server on http://127.0.0.1:3000/mcp, the client, then stops the server`
         : 'npm start               # the server on http://127.0.0.1:3000/mcp';
   files.set(
     'README.md',
@@ -395,6 +397,35 @@ src/mcp/${o.rev}/ is generated: \`npm run generate\` remakes it, \`npm run check
 `,
   );
   return files;
+}
+
+/**
+ * What runs the project once it is installed and tested: the client (it starts a stdio server
+ * itself), or the HTTP server in the background, the client against it, then the server stopped
+ * (node itself, not `npm start`: `kill` of npm leaves its child running); without a client, the
+ * server.
+ */
+function runCommand(o: InitOptions): string {
+  if (!o.client) return 'npm start';
+  if (o.transport === 'stdio') return 'npm run client';
+  return '{ node dist/server.js & sleep 2; npm run client; kill $!; }';
+}
+
+/**
+ * The file or folder a `file:` npm spec names (resolved, as npm does, from the project's folder),
+ * or undefined for a registry spec.
+ */
+function fileSpecPath(spec: string, projectDir: string): string | undefined {
+  if (!spec.startsWith('file:')) return undefined;
+  if (spec.startsWith('file://')) {
+    try {
+      return fileURLToPath(spec);
+    } catch (e) {
+      throw new UsageError(`${spec} is not a file URL this system can read: ${(e as Error).message}`);
+    }
+  }
+  const path = spec.slice('file:'.length);
+  return path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(projectDir, path);
 }
 
 /** `mcpgen init <dir> …`: writes the project, then generates its code (through `mcpgen generate`). */
@@ -422,6 +453,13 @@ export async function cmdInit(
   const dir = resolve(positionals[0]);
   if (existsSync(dir) && readdirSync(dir).length)
     throw new UsageError(`${positionals[0]} exists and is not empty: init writes into a new or empty folder`);
+  for (const k of ['runtime', 'mcpgen'] as const) {
+    const path = fileSpecPath((v[k] as string | undefined) ?? '', dir);
+    if (path !== undefined && !existsSync(path))
+      throw new UsageError(
+        `--${k}: ${v[k]} names ${path}, which does not exist (a file: spec is read from the project's folder at npm install)`,
+      );
+  }
   const specDir = v['spec-dir'] as string | undefined;
   // the scaffold (sessions or the stateless endpoint) follows the revision's model, as the generated code does
   const [inputs] = resolveInputs({ rev, 'spec-dir': specDir ? resolve(specDir) : undefined });
@@ -454,6 +492,6 @@ export async function cmdInit(
   );
   if (code !== 0) return code;
   io.out(`wrote ${positionals[0]}: ${options.transport} server${options.client ? ' and client' : ''} for ${rev}`);
-  io.out(`next: cd ${positionals[0]} && npm install && npm test`);
+  io.out(`next: cd ${positionals[0]} && npm install && npm test && ${runCommand(options)}`);
   return 0;
 }

@@ -87,6 +87,23 @@ test('usage: a folder is needed, one transport, a known revision, an empty folde
   assert.is(taken.code, 2);
   assert.match(taken.err.join('\n'), /exists and is not empty/);
   assert.is(readFileSync(join(full, 'keep.txt'), 'utf8'), 'mine');
+  const missing = join(work.dir, 'no-such-runtime.tgz');
+  const tarball = await init([join(work.dir, 'x'), '--runtime', `file:${missing}`, '--spec-dir', SPEC_DIR]);
+  assert.is(tarball.code, 2);
+  assert.match(tarball.err.join('\n'), `--runtime: file:${missing} names ${missing}, which does not exist`);
+  const url = await init([join(work.dir, 'x'), '--mcpgen', `file://${missing}`, '--spec-dir', SPEC_DIR]);
+  assert.is(url.code, 2);
+  assert.match(url.err.join('\n'), `--mcpgen: file://${missing} names ${missing}, which does not exist`);
+  // a relative file: spec is read from the project's folder, as npm install reads it
+  const relative = await init([
+    join(work.dir, 'x'),
+    '--runtime',
+    'file:../no-such-runtime.tgz',
+    '--spec-dir',
+    SPEC_DIR,
+  ]);
+  assert.is(relative.code, 2);
+  assert.match(relative.err.join('\n'), `names ${missing}, which does not exist`);
   assert.not.ok(existsSync(join(work.dir, 'x')), 'nothing written on a usage error');
 });
 
@@ -130,6 +147,10 @@ test('init writes each project; npm installs the first; each passes its own npm 
       assert.ok(existsSync(join(dirOf(p.name), f)), `${p.name}: ${f}`);
     const readme = readFileSync(join(dirOf(p.name), 'README.md'), 'utf8');
     assert.ok(readme.trimEnd().split('\n').length <= 12, `${p.name}: README of about ten lines`);
+    // an HTTP client needs its server running: the hint and the README start it, run the client, stop it
+    const runs = p.http ? '{ node dist/server.js & sleep 2; npm run client; kill $!; }' : 'npm run client';
+    assert.equal(r.out.at(-1), `next: cd ${dirOf(p.name)} && npm install && npm test && ${runs}`);
+    assert.ok(readme.includes(`\n${runs} `), `${p.name}: README runs ${runs}`);
     const lock = JSON.parse(readFileSync(join(dirOf(p.name), 'mcpgen.lock.json'), 'utf8'));
     assert.equal(Object.keys(lock.revisions), [p.rev]);
   }
