@@ -1,7 +1,9 @@
 /**
  * `npm run chaos [-- --sessions N --calls N --steps N --step-ms MS --resets-per-second N
  * --pause-ms MS --call-timeout-ms MS]`: issue 44's chaos run (test/scale/chaos.ts). Prints each
- * figure as `name: value unit`; exits 1 when an invariant breaks (a duplicate execution, a
+ * figure as `name: value unit`, the calls without a result by where they were cut
+ * (`<phase>.lost.<stage>`: see LostStage in test/scale/chaos.ts), how many of them ran, and how
+ * many ran on the killed process and never finished there; exits 1 when an invariant breaks (a duplicate execution, a
  * crossed result, a contradiction, a hang or unexpected error, or a call lost to the Redis
  * restart).
  */
@@ -48,6 +50,11 @@ for (const [name, f] of [
   }
   for (const e of f.otherErrors) console.log(`${name}.otherError: ${e}`);
   for (const [why, n] of Object.entries(f.mayHaveRunErrors)) console.log(`${name}.mayHaveRun: ${n} calls (${why})`);
+  for (const [stage, l] of Object.entries(f.lost)) {
+    console.log(`${name}.lost.${stage}: ${l.calls} calls`);
+    console.log(`${name}.lost.${stage}.ran: ${l.ran} calls`);
+    console.log(`${name}.lost.${stage}.ownerKilled: ${l.ownerKilled} calls`);
+  }
   if (f.duplicates || f.crossed || f.contradictions || f.other) broken = true;
 }
 console.log(`chaos.resets: ${r.resets} connections`);

@@ -1,9 +1,9 @@
 /**
  * One process of the chaos deployment (./chaos.ts): what `mcpgen serve --rev 2025-11-25 --http 0
  * --redis <url>` runs (serveHttp: the reference server, its Redis stores), plus a tool `record
- * {key, steps, ms}` that appends `key` to the file `<log>` as it starts (one line per execution,
- * whichever process ran it), reports `steps` progress notifications `ms` apart and answers
- * `ran <key>`. Prints `listening on <url>` to stderr; SIGTERM closes it.
+ * {key, steps, ms}` that appends `<key> <pid> start` to the file `<log>` as it starts (one line
+ * per execution, whichever process ran it), reports `steps` progress notifications `ms` apart,
+ * appends `<key> <pid> end` and answers `ran <key>`. Prints `listening on <url>` to stderr; SIGTERM closes it.
  * Usage: node --import tsx test/scale/chaos-serve.ts <redis-url> <log>
  */
 import { appendFileSync } from 'node:fs';
@@ -32,11 +32,12 @@ const served = await serveHttp(await loadRevision('2025-11-25'), {
         required: ['key', 'steps', 'ms'],
       },
       handler: async (a, ctx) => {
-        appendFileSync(log, `${a.key}\n`);
+        appendFileSync(log, `${a.key} ${process.pid} start\n`);
         for (let i = 1; i <= a.steps; i++) {
           await ctx.sendProgress(i, a.steps);
           await sleep(a.ms);
         }
+        appendFileSync(log, `${a.key} ${process.pid} end\n`);
         return { content: [{ type: 'text', text: `ran ${a.key}` }] };
       },
     }),

@@ -12,7 +12,10 @@
  * `RequestNotProcessedError` (the client was told it did not run: its key must have no
  * execution), an error saying it may have run (`ConnectionClosedError`, or -32000 from the
  * server: its process ended, or shutting down; at most one execution), or anything else
- * (a timeout: a hang). No key may run twice.
+ * (a timeout: a hang). No key may run twice. Each call that did not get its result is sorted by
+ * what the client saw ({@link LostStage}) and whether it ran: the execution log names the
+ * process that ran a key and whether it finished, so a call whose process was killed mid-run is
+ * told apart.
  * Run by `npm run chaos` (scripts/chaos.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -68,6 +71,8 @@ export interface PhaseFigures {
   crossed: number;
   /** Calls answered with a result whose key has no execution, or told "not run" whose key ran. */
   contradictions: number;
+  /** The calls without a result, by where they were cut (see {@link LostStage}). */
+  lost: Partial<Record<LostStage, LostFigures>>;
   /** Results whose progress arrived complete (1..steps, each once, in order). */
   fullProgress: number;
   /** Sessions that could not even initialize (after 5 tries). */
@@ -75,8 +80,35 @@ export interface PhaseFigures {
   ms: number;
 }
 
+/**
+ * Where a call without its result was cut, from what its client saw:
+ * - `notSent`: no byte written (RequestNotProcessedError 'not-sent');
+ * - `refused`: 503 with Retry-After on every try (RequestNotProcessedError 'refused');
+ * - `beforeResponse`: connected (the POST written, or part of it), cut before the response head;
+ * - `beforeEventId`: an SSE reply opened, cut before it carried an event id (nothing to resume);
+ * - `afterEventId`: cut after an event id, and resuming it failed;
+ * - `ownerEnded`: resumed on another process, which found the process running it gone (-32000);
+ * - `otherMayHaveRun`: another ConnectionClosedError or -32000.
+ */
+export type LostStage =
+  | 'notSent'
+  | 'refused'
+  | 'beforeResponse'
+  | 'beforeEventId'
+  | 'afterEventId'
+  | 'ownerEnded'
+  | 'otherMayHaveRun';
+
+/** Calls cut at one {@link LostStage}: how many, how many of them ran, and of those how many ran on the killed process and never finished there. */
+export interface LostFigures {
+  calls: number;
+  ran: number;
+  ownerKilled: number;
+}
+
 interface Outcome {
   key: string;
+  stage?: LostStage;
   kind: 'ok' | 'notProcessed' | 'mayHaveRun' | 'other';
   text?: string;
   error?: string;
@@ -212,9 +244,16 @@ async function runSession(url: string, prefix: string, o: ChaosOptions, lost: { 
       outcomes.push({ key, kind: 'ok', text, progress });
     } catch (e) {
       const error = `${(e as Error).name}: ${(e as Error).message}`;
-      if (e instanceof RequestNotProcessedError) outcomes.push({ key, kind: 'notProcessed', error, progress });
+      if (e instanceof RequestNotProcessedError)
+        outcomes.push({
+          key,
+          kind: 'notProcessed',
+          stage: e.reason === 'refused' ? 'refused' : 'notSent',
+          error,
+          progress,
+        });
       else if (e instanceof ConnectionClosedError || (e instanceof RpcError && e.code === -32000))
-        outcomes.push({ key, kind: 'mayHaveRun', error, progress });
+        outcomes.push({ key, kind: 'mayHaveRun', stage: stageOf(e), error, progress });
       else outcomes.push({ key, kind: 'other', error, progress });
     }
   }
@@ -222,7 +261,25 @@ async function runSession(url: string, prefix: string, o: ChaosOptions, lost: { 
   return outcomes;
 }
 
-function figures(outcomes: Outcome[], executions: Map<string, number>, o: ChaosOptions, ms: number, lost: number) {
+/** The stage of a call that may have run, from its error (see {@link LostStage}). */
+function stageOf(e: Error): LostStage {
+  const m = e.message;
+  if (e instanceof ConnectionClosedError) {
+    if (m.startsWith('Connection lost before the response')) return 'beforeResponse';
+    if (m.includes('no event ID came')) return 'beforeEventId';
+    if (m.includes('could not be re-established')) return 'afterEventId';
+    return 'otherMayHaveRun';
+  }
+  return m.includes('ended before answering') ? 'ownerEnded' : 'otherMayHaveRun';
+}
+
+/** What the execution log says of a key: runs, and whether one began on the killed process and never ended. */
+interface Executions {
+  runs: number;
+  killedMidRun: boolean;
+}
+
+function figures(outcomes: Outcome[], executions: Map<string, Executions>, o: ChaosOptions, ms: number, lost: number) {
   const f: PhaseFigures = {
     calls: outcomes.length,
     ok: 0,
@@ -235,14 +292,22 @@ function figures(outcomes: Outcome[], executions: Map<string, number>, o: ChaosO
     duplicates: 0,
     crossed: 0,
     contradictions: 0,
+    lost: {},
     fullProgress: 0,
     sessionsLost: lost,
     ms,
   };
   const full = Array.from({ length: o.steps }, (_, i) => i + 1).join(',');
   for (const c of outcomes) {
-    const ran = executions.get(c.key) ?? 0;
+    const x = executions.get(c.key);
+    const ran = x?.runs ?? 0;
     if (ran > 1) f.duplicates++;
+    if (c.stage) {
+      const l = (f.lost[c.stage] ??= { calls: 0, ran: 0, ownerKilled: 0 });
+      l.calls++;
+      if (ran > 0) l.ran++;
+      if (x?.killedMidRun) l.ownerKilled++;
+    }
     if (c.kind === 'ok') {
       f.ok++;
       if (c.text !== `ran ${c.key}`) f.crossed++;
@@ -276,9 +341,21 @@ export async function runChaos(
   let redis: RedisServer | undefined;
   const backends: Array<Backend | undefined> = [];
   let proxy: Awaited<ReturnType<typeof startResettingProxy>> | undefined;
-  const executions = (): Map<string, number> => {
-    const m = new Map<string, number>();
-    for (const k of readFileSync(log, 'utf8').split('\n')) if (k) m.set(k, (m.get(k) ?? 0) + 1);
+  let killedPid = '';
+  const executions = (): Map<string, Executions> => {
+    const m = new Map<string, Executions>();
+    const open = new Set<string>();
+    for (const line of readFileSync(log, 'utf8').split('\n')) {
+      const [key, pid, what] = line.split(' ');
+      if (!key) continue;
+      const x = m.get(key) ?? { runs: 0, killedMidRun: false };
+      m.set(key, x);
+      if (what === 'start') {
+        x.runs++;
+        if (pid === killedPid) open.add(key);
+      } else if (pid === killedPid) open.delete(key);
+    }
+    for (const key of open) m.get(key)!.killedMidRun = true;
     return m;
   };
   try {
@@ -311,6 +388,7 @@ export async function runChaos(
       p.resetsPerSecond = o.resetsPerSecond;
       await sleep(1500);
       say('process 0: SIGKILL');
+      killedPid = String(backends[0]!.proc.pid);
       backends[0]!.proc.kill('SIGKILL');
       await backends[0]!.exited;
       backends[0] = undefined;
