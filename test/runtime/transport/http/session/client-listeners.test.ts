@@ -28,7 +28,7 @@ for (const replyMode of ['json', 'sse'] as const) {
     try {
       await client.connect(transport);
       for (let i = 0; i < 200; i++) await client.callTool({ name: `t${i}` });
-      const inFlight = (transport as unknown as { inFlight: Set<unknown> }).inFlight;
+      const inFlight = (transport as unknown as { core: { inFlight: Set<unknown> } }).core.inFlight;
       // the last SSE reply may still be winding down as its response is delivered
       assert.ok(inFlight.size <= 1, `${inFlight.size} POST controllers left`);
     } finally {

@@ -75,7 +75,9 @@ test('the transport tracks the standalone stream and the POST streams in flight:
     const seen: Seen[] = [];
     const { transport, client } = await connect(srv, { fetch: recordingFetch(seen) });
     const streams = () =>
-      (transport as unknown as { streams: { list(): Array<{ kind: string; aborted: boolean }> } }).streams.list();
+      (
+        transport as unknown as { core: { streams: { list(): Array<{ kind: string; aborted: boolean }> } } }
+      ).core.streams.list();
     await until(() => seen.some((s) => s.method === 'GET'));
     assert.equal(
       streams().map((s) => s.kind),
@@ -116,7 +118,7 @@ test('the transport tracks the standalone stream and the POST streams in flight:
   try {
     const seen: Seen[] = [];
     const { transport, client } = await connect(bare, { fetch: recordingFetch(seen) });
-    const streams = () => (transport as unknown as { streams: { list(): unknown[] } }).streams.list();
+    const streams = () => (transport as unknown as { core: { streams: { list(): unknown[] } } }).core.streams.list();
     await until(() => seen.some((s) => s.method === 'GET'));
     for (let i = 0; i < 5; i++) await client.request('chatty', { count: 1 });
     await Promise.all(Array.from({ length: 4 }, () => client.request('chatty', { count: 1 })));

@@ -1,0 +1,153 @@
+/**
+ * The POST of one message by a Streamable HTTP client transport (./fetch-client.ts; 2025-11-25
+ * basic/transports, "Sending Messages to the Server"), and each kind of answer it gets: 202,
+ * one JSON body, an SSE reply stream (read by ./client-streams.ts), a 404 that ends the session
+ * (case 006), or an HTTP error.
+ */
+import { ConnectionClosedError, RequestAbortedError } from '../../../jsonrpc/errors.js';
+import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
+import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, mediaType, readBody } from '../io/request.js';
+import { deliver } from '../io/delivery.js';
+import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
+import { SessionExpiredError } from './client-state.js';
+import { ClientStreams } from './client-streams.js';
+
+/** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
+const rpcLike = (m: unknown): boolean =>
+  isObject(m) && (Object.hasOwn(m, 'method') || Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
+
+/** Whether `m` is a response to request `id` (a bigint id, parsed as a number, is taken as its own). */
+const answers = (m: unknown, id: string | number | bigint): boolean =>
+  isObject(m) && !Object.hasOwn(m, 'method') && (m.id === id || (typeof id === 'bigint' && typeof m.id === 'number'));
+
+/** The POSTs of a client transport (see the module docs). */
+export class ClientPost extends ClientStreams {
+  /** POSTs one message; see `HttpClientTransport.send` for what it resolves with and throws. */
+  // size: a POST and each kind of answer it gets
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed || !this.events)
+      throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
+    if (message.method === 'notifications/cancelled' && this.retrying) {
+      // a request still waiting to be retried was never processed: it is not sent again
+      const target = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      const waiting = typeof target === 'string' || typeof target === 'number' ? this.retrying.get(target) : undefined;
+      waiting?.cancel(new RequestAbortedError(String(target), 'cancelled while waiting to be retried'));
+    }
+    const sent = this.session;
+    const base = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const made = this.headers(base);
+    const headers = made instanceof Promise ? await made : made;
+    // One handle per POST, cancelled by close(): fetch keeps its abort listener on the signal it
+    // is given until the request is garbage collected, so one shared signal would pile them up.
+    const cancel = new Cancel();
+    this.inFlight.add(cancel);
+    let streaming = false;
+    const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
+    const what = `POST ${String(message.method ?? 'response')}`;
+    try {
+      const res = await deliver(
+        this.request,
+        { method: 'POST', headers, body: serializeMessage(message), cancel },
+        {
+          what,
+          retry: this.opts.retry,
+          onRetry: requestId === undefined ? undefined : () => (this.retrying ??= new Map()).set(requestId, cancel),
+        },
+      );
+      const assigned = res.header('mcp-session-id');
+      if (assigned && this.session === undefined && sent === undefined) this.session = assigned;
+
+      if (res.status === 404 && sent !== undefined) {
+        res.discard();
+        // a POST that reached the server after close()'s DELETE: the session did not expire, this transport closed it
+        if (this.closed)
+          throw new ConnectionClosedError(
+            undefined,
+            `Connection closed before the response (POST ${String(message.method)}: the transport was closed)`,
+          );
+        const error = new SessionExpiredError(sent);
+        this.expire(sent);
+        throw error;
+      }
+      if (!res.ok) {
+        const body = await readBody(res);
+        const err = (body as { id?: unknown; error?: unknown } | undefined) ?? {};
+        if (requestId !== undefined && err.id === requestId && typeof err.error === 'object') {
+          this.deliver(body as JSONRPCMessage);
+          return;
+        }
+        throw new HttpStatusError(
+          res.status,
+          body,
+          `POST ${String(message.method ?? 'response')}`,
+          res.header('content-type'),
+        );
+      }
+      const contentType = res.header('content-type');
+      const type = mediaType(contentType);
+      if (requestId === undefined || res.status === 202) {
+        res.discard();
+        if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true))
+          this.openStandalone();
+        return;
+      }
+      if (type === 'application/json' || type === '') {
+        const text = await res.text();
+        if (text === '')
+          throw new ConnectionClosedError(
+            undefined,
+            `Connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`,
+          );
+        if (type === '')
+          throw new HttpStatusError(
+            res.status,
+            text.slice(0, BODY_HEAD),
+            `POST ${String(message.method)}: unexpected Content-Type (none)`,
+            contentType,
+          );
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch (e) {
+          throw new HttpStatusError(
+            res.status,
+            text.slice(0, BODY_HEAD),
+            `POST ${String(message.method)}: the ${contentType} body is not JSON (${(e as Error).message})`,
+            contentType,
+          );
+        }
+        // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5):
+        // JSON that holds no message ({"status":"ok"}), or only one for another id, would leave
+        // the request waiting out its timeout
+        const all: unknown[] = Array.isArray(body) ? body : [body];
+        if (!all.some((m) => answers(m, requestId))) {
+          const other = all.filter(rpcLike).map((m) => idText((m as { id?: unknown }).id));
+          throw new HttpStatusError(
+            res.status,
+            other.length ? body : text.slice(0, BODY_HEAD),
+            `POST ${String(message.method)}: the ${other.length ? `JSON reply holds no response to request id ${idText(requestId)} (it answers id ${other.join(', ')})` : `${contentType} body is not JSON-RPC`}`,
+            contentType,
+          );
+        }
+        for (const m of all) this.deliver(m as JSONRPCMessage);
+        return;
+      }
+      if (type === 'text/event-stream') {
+        const state = this.track('post', this.session);
+        state.pending.add(requestId);
+        streaming = true;
+        this.consume(res, state, cancel);
+        return;
+      }
+      throw new HttpStatusError(
+        res.status,
+        await bodyHead(res),
+        `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`,
+        contentType,
+      );
+    } finally {
+      if (!streaming) this.inFlight.delete(cancel);
+      if (requestId !== undefined && this.retrying?.get(requestId) === cancel) this.retrying.delete(requestId);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The SSE streams of a Streamable HTTP client transport (./fetch-client.ts; 2025-11-25
+ * basic/transports, "Listening for Messages from the Server", "Resumability and Redelivery"):
+ * reading a reply or GET stream as it arrives, the standalone GET stream opened after
+ * initialization, and resumption: a stream that ends or breaks before its responses arrived is
+ * resumed with GET and `Last-Event-ID`, waiting the server's `retry` (else a capped exponential
+ * backoff) between attempts.
+ */
+import { SseParser, type SseEvent } from '../../../codec/sse.js';
+import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
+import { exactIds } from '../../../jsonrpc/message.js';
+import {
+  type BodySink,
+  type Cancel,
+  HttpStatusError,
+  mediaType,
+  readBody,
+  readInto,
+  sleep,
+  type HttpReply,
+} from '../io/request.js';
+import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
+import { ClientState, SessionExpiredError, signalOf, type StreamState } from './client-state.js';
+
+/** The streams of a client transport (see the module docs). */
+export class ClientStreams extends ClientState {
+  openStandalone(): void {
+    if (this.standalone || this.closed) return;
+    this.standaloneOutcome ??= new Promise<boolean>((r) => (this.standaloneSettle = r));
+    this.standalone = this.track('standalone', this.session);
+    void this.reconnect(this.standalone, 0);
+  }
+
+  /**
+   * Reads one SSE response body as it arrives (../io/request.ts readInto: from the socket's
+   * callbacks on node:http); a POST stream stops once its responses are in. On its end (the
+   * POST's `cancel` leaves `inFlight` then) decides between done, resume and failure.
+   */
+  consume(res: HttpReply, state: StreamState, cancel?: Cancel): void {
+    readInto(res, new StreamReader(this, state, new SseParser({ maxEventSize: this.opts.maxEventSize }), cancel));
+  }
+
+  /** A stream's body ended (its reader's `end`): out of the requests in flight, then done, resumed or failed. */
+  streamRead(state: StreamState, broken: unknown, cancel: Cancel | undefined): void {
+    if (cancel) this.inFlight.delete(cancel);
+    this.streamEnded(state, broken);
+  }
+
+  /** Delivers the messages of a stream's `events`; keeps its `retry` and last event ID. */
+  take(state: StreamState, parser: SseParser, events: SseEvent[]): void {
+    if (parser.retry !== undefined) state.retry = parser.retry;
+    if (parser.lastEventId !== undefined) state.lastEventId = parser.lastEventId;
+    for (const e of events) {
+      if (e.event !== 'message' || e.data === '') continue;
+      let m: JSONRPCMessage;
+      try {
+        m = JSON.parse(e.data) as JSONRPCMessage;
+        exactIds(m, e.data);
+      } catch {
+        this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
+        continue;
+      }
+      if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(m.id);
+      this.deliver(m);
+    }
+  }
+
+  /** A stream's body ended (`broken`: why it broke): done, resumed, or its requests fail. */
+  streamEnded(state: StreamState, broken: unknown): void {
+    state.reading = false;
+    if (state.aborted || this.closed || (this.closing && state === this.standalone)) return this.forget(state);
+    if (state.kind === 'post' && state.pending.size === 0) return this.forget(state);
+    if (state.kind === 'post' && state.lastEventId === undefined) {
+      return this.failStream(
+        state,
+        new ConnectionClosedError(
+          broken instanceof Error ? broken : undefined,
+          'SSE response stream lost before the response, and it cannot be resumed (no event ID came)',
+        ),
+      );
+    }
+    void this.reconnect(state);
+  }
+
+  /**
+   * GET (with `Last-Event-ID` when known) until a stream opens or attempts run out. The k-th
+   * wait (k from 0) is `min(maxDelayMs, (retry ?? initialDelayMs) * factor^k)`, never less than
+   * the server's `retry`; `firstDelay` replaces the first wait (0: try at once).
+   */
+  async reconnect(state: StreamState, firstDelay?: number): Promise<void> {
+    const r = this.opts.reconnect ?? {};
+    const initial = r.initialDelayMs ?? 1000;
+    for (let k = 0; ; ) {
+      let delay: number;
+      if (firstDelay !== undefined) delay = firstDelay;
+      else {
+        const backoff = Math.min(r.maxDelayMs ?? 30000, (state.retry ?? initial) * (r.factor ?? 1.5) ** k++);
+        delay = Math.max(state.retry ?? 0, backoff);
+      }
+      firstDelay = undefined;
+      if (delay > 0 && !(await sleep(delay, signalOf(state)))) return this.forget(state);
+      if (this.closed || state.aborted) return this.forget(state);
+      if (state.sessionId !== this.session)
+        return this.failStream(state, new SessionExpiredError(state.sessionId ?? ''));
+      const extra: Record<string, string> = { Accept: 'text/event-stream' };
+      if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
+      let res: HttpReply | undefined;
+      try {
+        const headers = await this.headers(extra, state.sessionId);
+        res = await this.request({
+          method: 'GET',
+          headers,
+          signal: signalOf(state),
+          stream: state.kind === 'standalone',
+        });
+      } catch (e) {
+        if (state.aborted || this.closed) return this.forget(state);
+        this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
+      }
+      if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
+        state.failures = 0;
+        if (state.kind === 'standalone') this.settleStandalone(true);
+        state.reading = true;
+        this.consume(res, state);
+        return;
+      }
+      if (res) {
+        const body = await readBody(res);
+        if (res.status === 404 && state.sessionId !== undefined) {
+          const err = new SessionExpiredError(state.sessionId);
+          this.expire(state.sessionId);
+          return this.failStream(state, err);
+        }
+        if (res.status === 405 && state.kind === 'standalone' && state.lastEventId === undefined)
+          return this.forget(state);
+        if (res.status === 400 && state.kind === 'standalone' && state.lastEventId !== undefined) {
+          state.lastEventId = undefined; // cursor unknown to the server: start a fresh stream
+        } else if (res.status === 405 || res.status === 400 || (res.status === 409 && state.kind === 'post')) {
+          return this.failStream(state, new HttpStatusError(res.status, body, 'GET (SSE stream)'));
+        }
+      }
+      if (++state.failures > (r.maxRetries ?? 5)) {
+        return this.failStream(
+          state,
+          new ConnectionClosedError(
+            undefined,
+            `Connection lost: the SSE stream could not be re-established after ${state.failures - 1} retries`,
+          ),
+        );
+      }
+    }
+  }
+}
+
+/**
+ * The {@link BodySink} of one SSE response body (../io/request.ts readInto: called from the
+ * socket's callbacks on node:http): parses it, hands its messages to the transport, and stops a
+ * POST stream once its responses are in. One object per body, with its methods on the prototype
+ * (no closures per reply).
+ */
+class StreamReader implements BodySink {
+  #broken: unknown = undefined;
+  #stopped = false;
+
+  constructor(
+    private readonly transport: ClientStreams,
+    private readonly state: StreamState,
+    private readonly parser: SseParser,
+    private readonly cancel: Cancel | undefined,
+  ) {}
+
+  chunk(data: string | Uint8Array): boolean {
+    const state = this.state;
+    try {
+      this.transport.take(state, this.parser, this.parser.push(data));
+    } catch (e) {
+      this.#broken = e;
+    }
+    if (this.#broken === undefined && !(state.kind === 'post' && state.pending.size === 0)) return true;
+    this.#stopped = true;
+    return false;
+  }
+
+  end(error: Error | undefined): void {
+    if (error) this.#broken = error;
+    else if (!this.#stopped) {
+      try {
+        this.transport.take(this.state, this.parser, this.parser.end());
+      } catch (e) {
+        this.#broken = e;
+      }
+    }
+    this.transport.streamRead(this.state, this.#broken, this.cancel);
+  }
+}
