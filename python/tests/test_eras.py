@@ -255,18 +255,21 @@ async def test_the_405_of_each_endpoint_says_what_it_serves() -> None:
             assert r.status_code == 405 and r.headers["allow"] == "POST", (method, r.status_code, r.headers)
             message = r.json()["error"]["message"]
             assert message == f"Method Not Allowed: {method} without Mcp-Session-Id (a {method} here {verb} a session begun by initialize and needs its Mcp-Session-Id; 2026-07-28 requests are POSTs)", message
-            assert r.json()["error"]["code"] == -32600
+            assert r.json()["error"]["code"] == -32000
         r = await http.request("PUT", url, headers={"accept": "application/json, text/event-stream"})
         assert r.status_code == 405 and r.headers["allow"] == "GET, POST, DELETE", r.headers
         assert r.json()["error"]["message"] == "Method Not Allowed: PUT (this endpoint takes POST, and GET and DELETE with the Mcp-Session-Id of a session begun by initialize)"
+        assert r.json()["error"]["code"] == -32000 and "id" not in r.json()
     stateless = McpHttpApp(stateless=make_server("2026-07-28"))
     async with http_server(stateless) as url, raw_http() as http:
         for method in ("GET", "DELETE", "PUT"):
             r = await http.request(method, url, headers={"accept": "application/json, text/event-stream", "mcp-session-id": "0" * 32})
             assert r.status_code == 405 and r.headers["allow"] == "POST", (method, r.headers)
             assert r.json()["error"]["message"] == f"Method Not Allowed: {method} (this endpoint takes POST only)"
+            assert r.json()["error"]["code"] == -32000 and "id" not in r.json()
     sessions = build_app("2025-11-25")
     async with http_server(sessions) as url, raw_http() as http:
         r = await http.request("PUT", url, headers={"accept": "application/json, text/event-stream"})
         assert r.status_code == 405 and r.headers["allow"] == "GET, POST, DELETE", r.headers
         assert r.json()["error"]["message"] == "Method Not Allowed: PUT (this endpoint takes GET, POST and DELETE)"
+        assert r.json()["error"]["code"] == -32000 and "id" not in r.json()

@@ -19,7 +19,8 @@
 // Checks on the request head come before any of the body is read: 403 for a Host or an Origin
 // not allowed (DNS rebinding; default: the loopback names), 405, 406 for an Accept without
 // application/json and text/event-stream, 415 for a Content-Type other than application/json,
-// 413 for a Content-Length over MaxBodyBytes.
+// 413 for a Content-Length over MaxBodyBytes; each is a JSON-RPC error response with code -32000
+// and no id.
 //
 // ClientTransport is the client side of both eras (client.go).
 package streamable
@@ -144,7 +145,7 @@ func (h *Handler) Sessions() int {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.sweeper.Do(func() { go h.sweep() })
 	if refusal := h.checkOrigin(r); refusal != "" {
-		writeError(w, http.StatusForbidden, jsonrpc.CodeInvalidRequest, refusal, nil)
+		writeError(w, http.StatusForbidden, codeRefused, refusal, nil)
 		return
 	}
 	switch r.Method {
@@ -160,7 +161,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			allow = "GET, POST, DELETE"
 		}
 		w.Header().Set("Allow", allow)
-		writeError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "Method Not Allowed: "+r.Method, nil)
+		writeError(w, http.StatusMethodNotAllowed, codeRefused, "Method Not Allowed: "+r.Method, nil)
 	}
 }
 
@@ -247,8 +248,9 @@ func (h *Handler) methods() jsonrpc.Methods {
 	return m
 }
 
-// codeRefused answers a refusal on the request line or headers (406, 413, 415), before any
-// message was read: -32000 with no id, as the TypeScript and Python servers answer the same statuses.
+// codeRefused answers a refusal on the request line or headers (403, 405, 406, 413, 415), before
+// any message was read: -32000 with no id, as the TypeScript and Python servers (and the official
+// TypeScript SDK's 405) answer the same statuses.
 const codeRefused int64 = -32000
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
@@ -486,7 +488,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if h.opts.Sessions == nil || (sid == "" && h.opts.Stateless != nil) {
 		w.Header().Set("Allow", "POST")
-		writeError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "Method Not Allowed: this endpoint has no GET stream", nil)
+		writeError(w, http.StatusMethodNotAllowed, codeRefused, "Method Not Allowed: this endpoint has no GET stream", nil)
 		return
 	}
 	if !accepts(r, "text/event-stream") {
@@ -537,7 +539,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if h.opts.Sessions == nil || (sid == "" && h.opts.Stateless != nil) {
 		w.Header().Set("Allow", "POST")
-		writeError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "Method Not Allowed: this endpoint has no sessions", nil)
+		writeError(w, http.StatusMethodNotAllowed, codeRefused, "Method Not Allowed: this endpoint has no sessions", nil)
 		return
 	}
 	if sid == "" {

@@ -1,7 +1,10 @@
 /**
  * The same refusal from every runtime's Streamable HTTP server (`mcpgen serve --lang ... --http 0`):
- * a POST refused on its headers or size (406, 415, 413) is answered with -32000 and no id, and a
- * JSON array (a batch, not part of Streamable HTTP) with 400, -32600 and the same message.
+ * a request refused on its request line or headers (403 foreign Origin, 405 method not served,
+ * 406, 415, 413) is answered with -32000 and no id (as the official TypeScript SDK answers its
+ * 405), and a JSON array (a batch, not part of Streamable HTTP) with 400, -32600 and the same
+ * message. The 2025-11-25 endpoint (sessions) and the 2026-07-28 one (a GET or DELETE without a
+ * session's id is 405).
  * Real server processes, real sockets.
  */
 import { test } from 'uvu';
@@ -13,10 +16,15 @@ import { goEnv } from '../../go/support.js';
 const HEADERS = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
 const PING = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
 
-/** The refusals every runtime must give, as [what, headers, body, status, code, message]. */
-const REFUSALS: Array<[string, Record<string, string>, string, number, number, RegExp]> = [
+/** A refusal every runtime must give: [what, method, headers, body, status, code, message]. */
+type Refusal = [string, string, Record<string, string>, string | undefined, number, number, RegExp];
+
+const REFUSALS: Refusal[] = [
+  ['a foreign Origin', 'POST', { ...HEADERS, Origin: 'https://elsewhere.example' }, PING, 403, -32000, /^Forbidden/],
+  ['PUT', 'PUT', HEADERS, PING, 405, -32000, /^Method not allowed/i],
   [
     'Accept without text/event-stream',
+    'POST',
     { ...HEADERS, Accept: 'application/json' },
     PING,
     406,
@@ -25,6 +33,7 @@ const REFUSALS: Array<[string, Record<string, string>, string, number, number, R
   ],
   [
     'Content-Type text/plain',
+    'POST',
     { ...HEADERS, 'Content-Type': 'text/plain' },
     PING,
     415,
@@ -33,6 +42,7 @@ const REFUSALS: Array<[string, Record<string, string>, string, number, number, R
   ],
   [
     'a 5 MiB body',
+    'POST',
     HEADERS,
     `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'a'.repeat(5 << 20)}"}}`,
     413,
@@ -41,6 +51,7 @@ const REFUSALS: Array<[string, Record<string, string>, string, number, number, R
   ],
   [
     'a batch',
+    'POST',
     HEADERS,
     `[${PING}]`,
     400,
@@ -49,23 +60,44 @@ const REFUSALS: Array<[string, Record<string, string>, string, number, number, R
   ],
 ];
 
+/**
+ * What the 2026-07-28 endpoint (dual-era: 2025-11-25 sessions beside it) refuses: a GET or DELETE
+ * without the Mcp-Session-Id of a session.
+ */
+const MODERN_REFUSALS: Refusal[] = [
+  ['GET', 'GET', { Accept: 'text/event-stream' }, undefined, 405, -32000, /^Method not allowed/i],
+  ['DELETE', 'DELETE', {}, undefined, 405, -32000, /^Method not allowed/i],
+];
+
+async function expectRefusals(url: string, lang: string, refusals: Refusal[]): Promise<void> {
+  for (const [what, method, headers, body, status, code, message] of refusals) {
+    const res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(60_000) });
+    const text = await res.text();
+    assert.is(res.status, status, `${lang} ${what}: ${text}`);
+    const answer = JSON.parse(text) as { id?: unknown; error?: { code: number; message: string } };
+    assert.is(answer.error?.code, code, `${lang} ${what}: ${text}`);
+    assert.match(answer.error!.message, message, `${lang} ${what}: ${text}`);
+    assert.not.ok('id' in answer, `${lang} ${what}: no id can be read: ${text}`);
+  }
+}
+
 for (const [lang, env] of [
   ['typescript', () => process.env],
   ['python', () => pythonChildEnv()],
   ['go', () => goEnv()],
 ] as const) {
-  test(`serve --lang ${lang} --http: 406, 415, 413 answered -32000 with no id; a batch 400 -32600 "batches are not accepted"`, async () => {
+  test(`serve --lang ${lang} --http: 403, 405, 406, 415, 413 answered -32000 with no id; a batch 400 -32600 "batches are not accepted"`, async () => {
     const s = await startHttpServeProcess(['--lang', lang, '--rev', '2025-11-25'], env());
     try {
-      for (const [what, headers, body, status, code, message] of REFUSALS) {
-        const res = await fetch(s.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(60_000) });
-        const text = await res.text();
-        assert.is(res.status, status, `${lang} ${what}: ${text}`);
-        const answer = JSON.parse(text) as { id?: unknown; error?: { code: number; message: string } };
-        assert.is(answer.error?.code, code, `${lang} ${what}: ${text}`);
-        assert.match(answer.error!.message, message, `${lang} ${what}: ${text}`);
-        assert.not.ok('id' in answer, `${lang} ${what}: no id can be read: ${text}`);
-      }
+      await expectRefusals(s.url, lang, REFUSALS);
+    } finally {
+      await s.stop();
+    }
+  });
+  test(`serve --lang ${lang} --rev 2026-07-28 --http: GET and DELETE answered 405 -32000 with no id`, async () => {
+    const s = await startHttpServeProcess(['--lang', lang, '--rev', '2026-07-28'], env());
+    try {
+      await expectRefusals(s.url, lang, MODERN_REFUSALS);
     } finally {
       await s.stop();
     }

@@ -19,7 +19,8 @@ Serve it with any ASGI server (``uvicorn.run(app)``). It serves either era or bo
 Checks on the request head come before any of the body is read: 403 for a ``Host`` not allowed
 or an ``Origin`` not allowed (DNS rebinding; default: the loopback names), 405, 406 for an
 ``Accept`` without ``application/json`` and ``text/event-stream``, 415 for a non-JSON
-``Content-Type``, 413 for a ``Content-Length`` over ``max_body_bytes``.
+``Content-Type``, 413 for a ``Content-Length`` over ``max_body_bytes``; each is a JSON-RPC error
+response with code -32000 and no ``id``.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ from .http_headers import HEADER_MISMATCH, PROTOCOL_VERSION_META, check_request_
 from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, answer_id, classify, decode, encode, error_response, id_key
 from .server import ServerSession
 
-# A refusal on the request line or headers (406, 413, 415), before any message was read: -32000
-# with no id, as the TypeScript and Go servers answer the same statuses.
+# A refusal on the request line or headers (403, 405, 406, 413, 415), before any message was read:
+# -32000 with no id, as the TypeScript and Go servers (and the official TypeScript SDK's 405) answer
+# the same statuses.
 REFUSED: Final = -32000
 # A JSON array POSTed: batches are not part of Streamable HTTP (2025-11-25 basic/transports).
 BATCH_REFUSED: Final = "Invalid Request: batches are not accepted; send one message per POST"
@@ -275,7 +277,7 @@ class McpHttpApp:
             return
         refusal = self._check_origin(headers)
         if refusal:
-            await _error(send, 403, INVALID_REQUEST, refusal)
+            await _error(send, 403, REFUSED, refusal)
             return
         method = scope.get("method", "GET")
         if method == "POST":
@@ -306,7 +308,7 @@ class McpHttpApp:
             else:
                 message = f"Method Not Allowed: {m} (this endpoint takes POST, and GET and DELETE with the Mcp-Session-Id of a session begun by initialize)"
                 allow = b"GET, POST, DELETE"
-        await _error(send, 405, INVALID_REQUEST, message, extra=[(b"allow", allow)])
+        await _error(send, 405, REFUSED, message, extra=[(b"allow", allow)])
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
