@@ -12,9 +12,9 @@ import * as assert from 'uvu/assert';
 import { loadRevision } from '../../cli/revisions.js';
 import { serveHttp, type HttpServe } from '../../cli/serve/http.js';
 import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
-import { SseParser } from '../../runtime/codec/sse.js';
 import { KEPT_MAX_CHARS, KEPT_MAX_EVENTS } from '../../runtime/transport/http/session/session-streams.js';
 import { startRedis, TestSession, V, type RedisServer } from '../scale/support.js';
+import { CutCall } from './cut-call.js';
 
 type Obj = Record<string, unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -78,76 +78,33 @@ async function burstThroughStall(
   newGate();
   const s = new TestSession(served.url);
   await s.initialize();
-  const headers = {
-    Accept: 'application/json, text/event-stream',
-    'Content-Type': 'application/json',
-    'MCP-Protocol-Version': V,
-    'Mcp-Session-Id': s.sessionId!,
-  };
-  const abort = new AbortController();
-  const r = await fetch(served.url, {
-    method: 'POST',
-    headers,
-    signal: abort.signal,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 5,
-      method: 'tools/call',
-      params: { name: 'burst', arguments: { n, size }, _meta: { progressToken: 'b' } },
-    }),
+  const call = await CutCall.post(served.url, s.sessionId!, 5, {
+    name: 'burst',
+    arguments: { n, size },
+    _meta: { progressToken: 'b' },
   });
-  assert.is(r.status, 200);
-  const decoder = new TextDecoder();
-  const parser = new SseParser({ maxEventSize: 1 << 24 });
-  let last: string | undefined;
-  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
-  for (let seen = false; !seen; ) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    for (const e of parser.push(decoder.decode(value, { stream: true }))) {
-      if (e.id) last = e.id;
-      if (e.data && (JSON.parse(e.data) as Obj).method === 'notifications/progress') seen = true;
-    }
-  }
-  assert.ok(last, 'progress 1 was stored: an event ID to resume from');
+  await call.readUntil((m) => m.method === 'notifications/progress');
+  assert.ok(call.lastEventId, 'progress 1 was stored: an event ID to resume from');
   redis.pause(true);
-  abort.abort();
+  call.cut();
   await sleep(200);
   gate.open();
   await gate.finished;
   await sleep(300);
   redis.pause(false);
-  let resumed: Response | undefined;
-  for (let i = 0; i < 100 && !resumed; i++) {
-    const g = await fetch(served.url, {
-      method: 'GET',
-      headers: { ...headers, Accept: 'text/event-stream', 'Last-Event-ID': last },
-    });
-    if (g.status === 200) resumed = g;
-    else {
-      await g.arrayBuffer();
-      await sleep(100);
-    }
-  }
-  assert.ok(resumed, 'the stream could be resumed');
-  const rest = new SseParser({ maxEventSize: 1 << 24 });
   const progress: number[] = [];
   let chars = 0;
   let response: Obj | undefined;
-  for await (const chunk of resumed!.body as unknown as AsyncIterable<Uint8Array>) {
-    for (const e of rest.push(decoder.decode(chunk, { stream: true }))) {
-      if (!e.data) continue;
-      const m = JSON.parse(e.data) as Obj;
-      const p = m.method === 'notifications/progress' ? ((m.params as Obj).progress as number) : undefined;
-      // progress 2's store command went out as the stall began: Redis runs it once it continues,
-      // whatever the session kept (it was not among the events kept)
-      if (p === 2) continue;
-      chars += e.data.length;
-      if (p !== undefined) progress.push(p);
-      else if (m.id === 5) response = m;
-    }
-    if (response) break;
-  }
+  await call.resume((m, data) => {
+    const p = m.method === 'notifications/progress' ? ((m.params as Obj).progress as number) : undefined;
+    // progress 2's store command went out as the stall began: Redis runs it once it continues,
+    // whatever the session kept (it was not among the events kept)
+    if (p === 2) return false;
+    chars += data.length;
+    if (p !== undefined) progress.push(p);
+    else if (m.id === 5) response = m;
+    return response !== undefined;
+  });
   await s.close();
   return { progress, chars, response };
 }

@@ -13,9 +13,9 @@ import * as assert from 'uvu/assert';
 import { loadRevision } from '../../cli/revisions.js';
 import { serveHttp, type HttpServe } from '../../cli/serve/http.js';
 import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
-import { SseParser } from '../../runtime/codec/sse.js';
 import type { ServerFeatures } from '../../runtime/features/index.js';
 import { startRedis, TestSession, V, type RedisServer } from '../scale/support.js';
+import { CutCall } from './cut-call.js';
 
 type Obj = Record<string, unknown>;
 const STALL_MS = 10_000;
@@ -98,73 +98,30 @@ test('a call running when Redis stalls ends long before the stall does, with all
 test('a connection that breaks during the stall: resumed after it, the stream gives the progress it missed and the result', async () => {
   const s = new TestSession(served.url);
   await s.initialize();
-  const headers = {
-    Accept: 'application/json, text/event-stream',
-    'Content-Type': 'application/json',
-    'MCP-Protocol-Version': V,
-    'Mcp-Session-Id': s.sessionId!,
-  };
-  const abort = new AbortController();
-  const r = await fetch(served.url, {
-    method: 'POST',
-    headers,
-    signal: abort.signal,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: { name: 'steps', arguments: { key: 'k2', n: 8, ms: 250 }, _meta: { progressToken: 'p2' } },
-    }),
+  const call = await CutCall.post(served.url, s.sessionId!, 7, {
+    name: 'steps',
+    arguments: { key: 'k2', n: 8, ms: 250 },
+    _meta: { progressToken: 'p2' },
   });
-  assert.is(r.status, 200);
   // read up to the second progress notification (stored: it has an ID), then stall Redis and cut
-  const parser = new SseParser();
-  const decoder = new TextDecoder();
   const seen: number[] = [];
-  let last: string | undefined;
-  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
-  while (seen.length < 2) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    for (const e of parser.push(decoder.decode(value, { stream: true }))) {
-      if (e.id) last = e.id;
-      if (!e.data) continue;
-      const m = JSON.parse(e.data) as Obj;
-      if (m.method === 'notifications/progress') seen.push((m.params as Obj).progress as number);
-    }
-  }
+  await call.readUntil((m) => {
+    if (m.method === 'notifications/progress') seen.push((m.params as Obj).progress as number);
+    return seen.length >= 2;
+  });
   assert.equal(seen, [1, 2]);
-  assert.ok(last, 'an event ID to resume from');
+  assert.ok(call.lastEventId, 'an event ID to resume from');
   redis.pause(true);
-  abort.abort();
+  call.cut();
   // the tool ends during the stall (2 s of work); Redis answers again after it
   await sleep(4000);
   redis.pause(false);
-  let resumed: Response | undefined;
-  for (let i = 0; i < 100 && !resumed; i++) {
-    const g = await fetch(served.url, {
-      method: 'GET',
-      headers: { ...headers, Accept: 'text/event-stream', 'Last-Event-ID': last! },
-    });
-    if (g.status === 200) resumed = g;
-    else {
-      await g.arrayBuffer();
-      await sleep(100);
-    }
-  }
-  assert.ok(resumed, 'the stream could be resumed');
-  const rest = new SseParser();
   let response: Obj | undefined;
-  const t0 = Date.now();
-  for await (const chunk of resumed!.body as unknown as AsyncIterable<Uint8Array>) {
-    for (const e of rest.push(decoder.decode(chunk, { stream: true }))) {
-      if (!e.data) continue;
-      const m = JSON.parse(e.data) as Obj;
-      if (m.method === 'notifications/progress') seen.push((m.params as Obj).progress as number);
-      else if (m.id === 7) response = m;
-    }
-    if (response) break;
-  }
+  const t0 = await call.resume((m) => {
+    if (m.method === 'notifications/progress') seen.push((m.params as Obj).progress as number);
+    else if (m.id === 7) response = m;
+    return response !== undefined;
+  });
   assert.ok(Date.now() - t0 < 10_000, 'the resumed stream answered');
   assert.equal(response?.result, { content: [{ type: 'text', text: 'done k2' }] }, JSON.stringify(response));
   assert.equal(seen, [1, 2, 3, 4, 5, 6, 7, 8], 'each progress notification once, in order');
