@@ -298,15 +298,20 @@ export async function runInputRounds(
 ): Promise<{ result: Record<string, unknown>; rounds: number }> {
   const max = o.maxRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
   const { method } = o.entry;
-  const base: Params = { ...o.params };
-  delete base.inputResponses;
-  delete base.requestState;
+  // the params of every retry: the caller's without inputResponses and requestState, made at
+  // the first input_required (most calls end in one round and need none)
+  let base: Params | undefined;
   let attempt: Params = o.params;
   for (let rounds = 0; ; rounds++) {
     const decoded = decodeResult(o.entry, await o.send(attempt), o.validate, o.passThrough);
     if (decoded.kind !== 'input_required') return { result: decoded.result, rounds };
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
     const { inputRequests, requestState } = decoded.result;
+    if (base === undefined) {
+      base = { ...o.params };
+      delete base.inputResponses;
+      delete base.requestState;
+    }
     attempt = { ...base };
     if (inputRequests !== undefined)
       attempt.inputResponses = await (inputRounds.loaded() ?? (await inputRounds.load())).answerInputRequests(

@@ -145,14 +145,22 @@ class StatelessClient implements ClientLifecycle {
   #withMeta(params: Params | undefined): Params {
     const { host } = this;
     const own = params?._meta as Params | undefined;
-    const meta: Params = own === undefined || own === null ? {} : { ...own };
-    meta[PROTOCOL_VERSION_META] = host.table.protocolVersion;
-    meta[CLIENT_CAPABILITIES_META] = host.options.capabilities ?? {};
-    meta[CLIENT_INFO_META] = host.options.clientInfo;
+    let meta: Params;
+    if (own === undefined || own === null) {
+      // (a literal: one object of a fixed shape, where keys added one by one cost a shape change each)
+      meta = {
+        'io.modelcontextprotocol/protocolVersion': host.table.protocolVersion,
+        'io.modelcontextprotocol/clientCapabilities': host.options.capabilities ?? {},
+        'io.modelcontextprotocol/clientInfo': host.options.clientInfo,
+      };
+    } else {
+      meta = { ...own };
+      meta[PROTOCOL_VERSION_META] = host.table.protocolVersion;
+      meta[CLIENT_CAPABILITIES_META] = host.options.capabilities ?? {};
+      meta[CLIENT_INFO_META] = host.options.clientInfo;
+    }
     if (params === undefined) return { _meta: meta };
-    const out = { ...params };
-    out._meta = meta;
-    return out;
+    return { ...params, _meta: meta };
   }
 
   /**
