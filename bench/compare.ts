@@ -19,6 +19,10 @@
  * round to round, so load that others put on the machine falls on every tree alike; medians over
  * rounds absorb the rest. Figures printed by one tree only are listed, not compared.
  *
+ * Each tree is compiled into a folder of this run's own, `.cache/bench-compare-<pid>/`, removed at
+ * the end: a bench already running from a tree's `.cache/bench/` (`npm run bench:*`, another
+ * `bench:compare` naming that tree as `--base`) keeps its files.
+ *
  * `--control` runs this tree a second time as a tree of its own (`control.<name>`,
  * `noise.<name>: N.NNx`, this tree against itself): how far a figure moves with no change at
  * all, the band a `compare.` ratio has to leave before it means something.
@@ -64,8 +68,13 @@ function run(command: string, args: string[], cwd: string): string {
   return r.stdout.trim();
 }
 
+/** The folder under each tree's `.cache/` this run compiles into (bench/build.ts `folder`). */
+const FOLDER = `bench-compare-${process.pid}`;
 const worktrees: string[] = [];
+/** The trees compiled into {@link FOLDER} so far. */
+const built: string[] = [];
 function cleanUp(): void {
+  for (const dir of built.splice(0)) rmSync(join(dir, '.cache', FOLDER), { recursive: true, force: true });
   for (const dir of worktrees.splice(0)) {
     spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: HEAD, stdio: 'ignore' });
     rmSync(dir, { recursive: true, force: true });
@@ -118,7 +127,8 @@ for (const [tree, dir] of TREES) {
   if (tree === 'control') continue;
   const started = performance.now();
   try {
-    buildBench(dir, HEAD);
+    built.push(dir);
+    buildBench(dir, HEAD, FOLDER);
   } catch (e) {
     fail(`building ${tree} (${dir}): ${(e as Error).message}`);
   }
@@ -132,7 +142,7 @@ interface Figure {
 }
 
 function runBench(dir: string, bench: string): Promise<Map<string, Figure>> {
-  const script = join(dir, '.cache', 'bench', 'bench', `${bench}.js`);
+  const script = join(dir, '.cache', FOLDER, 'bench', `${bench}.js`);
   const args = [...(NODE_FLAGS[bench] ?? []), script, ...(QUICK ? ['--quick'] : [])];
   const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
