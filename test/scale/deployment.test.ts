@@ -6,11 +6,13 @@
  * - A server → client request (sampling) answered through another process reaches the process
  *   awaiting it; a stream whose connection the server closes (polling) is followed on another
  *   process until its result.
- * - 200 tools/call with progress, six at a time; once a call's stream has delivered progress,
- *   the process holding it gets SIGKILL. Every broken stream resumes with `Last-Event-ID`
- *   through the proxy, on another process, which replays from Redis: no event delivered twice,
- *   none stored missing, only the stream's own events, the dead process's calls end with error
- *   -32000 (no hang), every other call completes with progress 0, 50, 100.
+ * - 200 tools/call with progress, six at a time, and mid-run one long call (slow_compute, 60 s);
+ *   once the long call's stream has delivered its first progress, the process holding it gets
+ *   SIGKILL (that process is then surely mid-call, whatever the load: the short calls' 10-ms
+ *   steps may all be over by the time the client reads an event). Every broken stream resumes
+ *   with `Last-Event-ID` through the proxy, on another process, which replays from Redis: no
+ *   event delivered twice, none stored missing, only the stream's own events, the dead process's
+ *   calls end with error -32000 (no hang), every other call completes with progress 0, 50, 100.
  * - Redis stopped mid-run: requests that need it get 503 / JSON-RPC -32000, the processes keep
  *   running; restarted: they recover by themselves (its data is gone: no persistence here).
  */
@@ -161,24 +163,31 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
         results.push({ token, ex });
       }
     };
+    // mid-run, a call that stays mid-call for 60 s on its process: killed once its stream has
+    // delivered progress, with the short calls still running beside it
+    let long: Exchange | undefined;
     const killer = (async () => {
-      // mid-run: a call whose stream has delivered progress; kill the process holding that stream
-      while (killed === undefined && results.length < CALLS - 20) {
+      while (results.length < Math.min(CALLS / 2, 40 + CALLS / 5)) await new Promise((r) => setTimeout(r, 2));
+      const call = session.request('tools/call', {
+        name: 'slow_compute',
+        arguments: { seconds: 60 },
+        _meta: { progressToken: 'long' },
+      });
+      for (;;) {
         await new Promise((r) => setTimeout(r, 2));
-        if (results.length < Math.min(CALLS / 2, 40 + CALLS / 5)) continue;
-        // its first progress only: two steps (of 10 ms) remain, so it is surely mid-call when killed
-        const victim = [...session.inflight].find(
-          (ex) =>
-            ex.resumed === 0 &&
-            ex.events.filter((e) => (e.message as Obj).method === 'notifications/progress').length === 1,
+        const ex = [...session.inflight].find((e) =>
+          e.events.some((x) => ((x.message as Obj).params as Obj | undefined)?.progressToken === 'long'),
         );
-        if (!victim) continue;
-        killed = victim.backends[0];
+        if (!ex) continue;
+        assert.is(ex.resumed, 0, 'the long call was not resumed before the kill');
+        killed = ex.backends[0];
         serves[killed].proc.kill('SIGKILL');
+        break;
       }
+      long = await call;
     })();
     await Promise.all([...Array.from({ length: PARALLEL }, worker), killer]);
-    assert.ok(killed !== undefined, 'a process was killed mid-call');
+    assert.ok(killed !== undefined && long !== undefined, 'a process was killed mid-call');
     await serves[killed].exited;
     assert.is(results.length, CALLS);
 
@@ -219,17 +228,35 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
         resumedElsewhere++;
       }
     }
-    assert.ok(failed.length >= 1 && failed.length <= PARALLEL, `calls cut by the kill: ${failed.length}`);
+    assert.ok(failed.length <= PARALLEL, `short calls cut by the kill: ${failed.length}`);
     assert.ok(resumedElsewhere >= failed.length, `streams resumed elsewhere: ${resumedElsewhere}`);
+    // the long call: cut by the kill, its stream resumed on another process, answered -32000
+    const longResponse = long!.response as Obj;
+    assert.is((longResponse.error as Obj | undefined)?.code, -32000, JSON.stringify(longResponse));
+    assert.match(String((longResponse.error as Obj).message), /ended before answering/);
+    assert.ok(long!.resumed > 0, 'the long call was resumed');
+    assert.is.not(long!.backends[1], long!.backends[0], 'resumed on another process');
+    for (const e of long!.events) {
+      const m = e.message as Obj;
+      const key = `${e.id}\n${JSON.stringify(m)}`;
+      assert.ok(!seenIds.has(key), `event ${e.id} delivered twice: long ${JSON.stringify(long!.backends)}`);
+      seenIds.add(key);
+      if (m.method === 'notifications/progress') assert.is((m.params as Obj).progressToken, 'long');
+    }
     // 0 lost: every message the dead process stored on a cut stream reached the client
-    for (const { token, ex } of failed) {
+    for (const { token, ex } of [...failed, { token: 'long', ex: long! }]) {
       assert.is(ex.backends[0], killed, `${token} ran on the killed process`);
       // what the stream carried, without the follower's own final error
       const withId = ex.events.filter((e) => e.id !== undefined && e.message !== ex.response);
-      const streamId = withId[0].id!.slice(0, withId[0].id!.lastIndexOf('_'));
+      // the stream's ID from its first event ID: a call cut right after its stream opened has
+      // read only the priming event, which carries no message
+      assert.ok(ex.firstEventId, `${token}: its stream gave an event ID to resume from`);
+      const streamId = ex.firstEventId.slice(0, ex.firstEventId.lastIndexOf('_'));
       const stored = await inspect.xrange(`mcp:e:${session.sessionId}:${streamId}`, '-', '+');
       const storedIds = stored.filter(([, f]) => f[0] === 'm' && f[1] !== '').map(([xid]) => `${streamId}_${xid}`);
-      assert.ok(storedIds.length >= 1, `${token}: progress was stored before the kill`);
+      // the long call's first progress was read before the kill, so it was stored (a short call
+      // cut right after its stream opened may have stored none yet)
+      if (token === 'long') assert.ok(storedIds.length >= 1, 'long: progress was stored before the kill');
       assert.equal(
         withId.map((e) => e.id),
         storedIds,
@@ -237,7 +264,7 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       );
     }
     console.log(
-      `kill: ${CALLS} calls, ${failed.length} cut by the SIGKILL (answered -32000 after every event they stored), ${resumedElsewhere} streams resumed on another process, ${seenIds.size} events delivered once each`,
+      `kill: ${CALLS} calls and a long one, ${failed.length + 1} cut by the SIGKILL (answered -32000 after every event they stored), ${resumedElsewhere + 1} streams resumed on another process, ${seenIds.size} events delivered once each`,
     );
     // the session goes on over the two processes left
     const after = await session.request('tools/call', { name: 'test_simple_text', arguments: {} });

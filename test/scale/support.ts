@@ -203,6 +203,8 @@ export interface Exchange {
   resumed: number;
   /** The proxy's backend index of the POST, then of each resumption. */
   backends: number[];
+  /** The first SSE event ID read (also of an event without data, as a stream's priming event). */
+  firstEventId?: string;
 }
 
 /**
@@ -287,7 +289,10 @@ export class TestSession {
     let body: Response = r;
     const deadline = Date.now() + this.resumeForMs;
     for (;;) {
-      const got = await this.read(body, id, ex, (eventId) => (last = eventId));
+      const got = await this.read(body, id, ex, (eventId) => {
+        last = eventId;
+        ex.firstEventId ??= eventId;
+      });
       if (got) return ex;
       // the stream broke before its response: resume where it was
       for (;;) {
