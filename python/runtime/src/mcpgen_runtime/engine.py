@@ -468,6 +468,18 @@ class Peer:
         for ctx in list(self._inbound.values()):
             self.cancel_inbound(ctx)
 
+    async def settle(self) -> None:
+        """Returns once every request being served has been answered (or cancelled), those that
+        start meanwhile included: what a transport awaits at the end of its input before it closes."""
+        while self._inbound:
+            tasks = [ctx.task for ctx in self._inbound.values() if ctx.task is not None]
+            if not tasks:
+                await asyncio.sleep(0)
+                continue
+            await asyncio.wait(tasks)
+        # the answers sent apart from a request's task (invalid requests, parse errors) go out first
+        await asyncio.sleep(0)
+
     @property
     def in_flight(self) -> tuple[int, int]:
         """(requests sent and unanswered, requests being served)."""

@@ -138,6 +138,11 @@ class ServerSession:
             except Exception:
                 log.exception("close listener failed")
 
+    async def settle(self) -> None:
+        """Returns once the requests received so far are answered (what a stdio transport awaits
+        at the end of stdin before it closes the connection)."""
+        await self.peer.settle()
+
     def on_close(self, listener: Callable[[], Any]) -> None:
         """Calls ``listener`` once the session's connection closes."""
         self._close_listeners.append(listener)

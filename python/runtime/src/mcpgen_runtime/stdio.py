@@ -29,10 +29,13 @@ log = logging.getLogger("mcpgen_runtime.stdio")
 class _Lines(asyncio.Protocol):
     """The reading and writing half shared by both ends: decodes lines, hands messages on, writes with flow control."""
 
-    def __init__(self, *, max_line_bytes: int, answer_parse_errors: bool) -> None:
+    def __init__(self, *, max_line_bytes: int, answer_parse_errors: bool, settle_at_end: bool = False) -> None:
         self.decoder = NdjsonDecoder(max_line_bytes)
         self.max_line_bytes = max_line_bytes
         self.answer_parse_errors = answer_parse_errors
+        #: At the end of input, answer the requests read before it (and write the answers out) before closing.
+        self.settle_at_end = settle_at_end
+        self._ending = False
         self.receiver: Receiver | None = None
         self.write_transport: asyncio.WriteTransport | None = None
         self._paused = False
@@ -105,7 +108,41 @@ class _Lines(asyncio.Protocol):
         return None
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._finish(exc or self._close_error)
+        if exc is None:
+            self.end_of_input()
+        else:
+            self._finish(exc)
+
+    def end_of_input(self) -> None:
+        """The input ended: closes, after answering what was read before the end when ``settle_at_end``."""
+        if self.closed or self._ending:
+            return
+        self._ending = True
+        settle = getattr(self.receiver, "settle", None)
+        if not self.settle_at_end or settle is None:
+            self._finish(self._close_error)
+            return
+
+        async def end() -> None:
+            try:
+                await settle()
+                await self._flush()
+            finally:
+                self._finish(self._close_error)
+
+        asyncio.ensure_future(end())
+
+    async def _flush(self) -> None:
+        """Waits until everything written has left for the output (or the output closed)."""
+        w = self.write_transport
+        while not self.closed and w is not None and not w.is_closing():
+            try:
+                if w.get_write_buffer_size() == 0:
+                    return
+                w.set_write_buffer_limits(high=0)  # pauses until the buffer is empty
+            except NotImplementedError:
+                return  # a writer without a buffer (a regular file)
+            await self._drained.wait()
 
     def _finish(self, error: BaseException | None) -> None:
         if self.closed:
@@ -165,7 +202,9 @@ class StdioServerTransport:
     """The server's end: messages from stdin, messages to stdout (nothing else is written there).
 
     ``stdin`` / ``stdout`` default to the process's; ``max_line_bytes`` bounds one inbound line
-    (default 16 MiB).
+    (default 16 MiB). At the end of stdin (a pipe, a socket or a regular file) the requests read
+    before it are answered and the answers written out (the receiver's ``settle``), then the
+    connection closes.
     """
 
     def __init__(self, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
@@ -177,7 +216,7 @@ class StdioServerTransport:
 
     async def start(self, receiver: Receiver) -> None:
         loop = asyncio.get_running_loop()
-        lines = _Lines(max_line_bytes=self._max, answer_parse_errors=True)
+        lines = _Lines(max_line_bytes=self._max, answer_parse_errors=True, settle_at_end=True)
         lines.receiver = receiver
         self._lines = lines
         try:
@@ -202,7 +241,7 @@ class StdioServerTransport:
             if not chunk:
                 def end() -> None:
                     lines.eof_received()
-                    lines._finish(lines._close_error)
+                    lines.end_of_input()
 
                 loop.call_soon_threadsafe(end)
                 return
