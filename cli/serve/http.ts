@@ -228,6 +228,9 @@ export async function serveHttp(
     retryMs: options.retryMs ?? 500,
     sessionIdleMs: options.sessionIdleMs,
     maxSessions: options.maxSessions,
+    // a deployment of several processes answers a re-sent request from its stream (a client cut
+    // before any event ID came back learns its outcome; runtime session-replay.ts)
+    requestReplay: stores !== undefined || options.shared?.events !== undefined,
     ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
     ...(options.shared
       ? { shared: options.shared, ...(options.shared.events ? { eventStore: () => options.shared!.events! } : {}) }

@@ -22,6 +22,9 @@ import {
   textsAfter,
 } from './events-streams.js';
 
+/** Request claims kept per session ({@link MemoryEventStore.claimRequest}). */
+const MAX_CLAIMS = 1000;
+
 /** Options for {@link MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
   /** Events kept per stream; older ones are discarded first. Default 1000. */
@@ -71,6 +74,8 @@ export class MemoryEventStore implements EventStore {
   private readonly epoch: number;
   /** Sessions that stored an event (most sessions store none). */
   private readonly sessions = new Map<string, SessionEvents>();
+  /** Request claims by session, oldest first (see {@link claimRequest}); made on first use. */
+  private claims: Map<string, Map<string, { claim: string; at: number }>> | undefined;
   private seq = 0;
   private bytes = 0;
   /** The stream stored to last (a stream's events, and its end, come one after another): no lookups for it. */
@@ -244,7 +249,27 @@ export class MemoryEventStore implements EventStore {
     return last !== undefined && last.streamId === streamId && last.session.id === sessionId ? last : undefined;
   }
 
+  /**
+   * {@link EventStore.claimRequest}: the session's claims in a Map, each kept `ttlMs`, at most
+   * 1000 per session (past it the oldest goes first) and dropped with the session.
+   */
+  claimRequest(sessionId: string, requestKey: string, claim: string): string | undefined {
+    const now = this.now();
+    const claims = (this.claims ??= new Map()).get(sessionId) ?? new Map<string, { claim: string; at: number }>();
+    if (claims.size === 0) this.claims.set(sessionId, claims);
+    for (const [key, c] of claims) {
+      if (now - c.at < this.ttlMs) break;
+      claims.delete(key);
+    }
+    const prior = claims.get(requestKey);
+    if (prior) return prior.claim;
+    claims.set(requestKey, { claim, at: now });
+    if (claims.size > MAX_CLAIMS) claims.delete(claims.keys().next().value as string);
+    return undefined;
+  }
+
   clear(sessionId: string): void {
+    this.claims?.delete(sessionId);
     const session = this.sessions.get(sessionId);
     if (!session) return;
     for (const stream of [...session.live.values()]) {

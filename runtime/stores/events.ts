@@ -46,6 +46,15 @@ export interface EventStore {
   streamFinished?(sessionId: string, streamId: string): void | Promise<void>;
   /** Releases everything stored for `sessionId` (the session ended). Optional. */
   clear?(sessionId: string): void | Promise<void>;
+  /**
+   * Claims request `requestKey` (its id as `<typeof id>:<id>`) of `sessionId` for the text
+   * `claim` (the server's `<digest> <priming event ID>`), atomically across every process that
+   * shares the store, unless it is claimed already: resolves undefined when this call claimed
+   * it, else the earlier claim's text. A claim lasts as long as events stay replayable (the
+   * store's TTL) and is bounded like them. Optional: a server offers request replay
+   * (`StreamableHttpOptions.requestReplay`) only over a store that has it.
+   */
+  claimRequest?(sessionId: string, requestKey: string, claim: string): string | undefined | Promise<string | undefined>;
 }
 
 /** How a followed stream ended (see {@link SharedEventStore.follow}). */

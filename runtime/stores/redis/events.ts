@@ -30,6 +30,19 @@ redis.call('PEXPIRE', KEYS[3], ARGV[2])
 redis.call('PUBLISH', ARGV[7], '1')
 return id`;
 
+// KEYS[1] the claim rq:<session>:<request key>, KEYS[2] the session's claims rqs:<session> (a
+// sorted set by time, so that the session's end finds them); ARGV claim text, ttlMs, now (ms).
+// The earlier claim, else this one set (expiring with the events) and false; claims older than
+// the TTL leave the set.
+const CLAIM = `
+local prior = redis.call('GET', KEYS[1])
+if prior then return prior end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], KEYS[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return false`;
+
 const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
 const U64_MAX = 2n ** 64n - 1n;
 
@@ -49,6 +62,7 @@ function parseEventId(eventId: string): { streamId: string; xid: string } | unde
 const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 type EventCommands = Redis & {
+  mcpClaim(key: string, claims: string, claim: string, ttl: string, now: string): Promise<string | null>;
   mcpStoreAgain(
     k1: string,
     k2: string,
@@ -85,6 +99,7 @@ export class RedisEventStore implements SharedEventStore {
     options: RedisStoresOptions,
   ) {
     client.defineCommand('mcpStoreAgain', { numberOfKeys: 3, lua: STORE_AGAIN });
+    client.defineCommand('mcpClaim', { numberOfKeys: 2, lua: CLAIM });
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
     this.ttlMs = Math.max(1000, options.eventTtlMs ?? 300_000);
   }
@@ -151,6 +166,23 @@ export class RedisEventStore implements SharedEventStore {
     return `${streamId}_${xid}`;
   }
 
+  /**
+   * {@link SharedEventStore.claimRequest}: one key `rq:<session>:<request key>` per claim,
+   * set only when absent (one script), expiring with the session's events (`eventTtlMs`), and
+   * listed in `rqs:<session>` for the session's end.
+   */
+  async claimRequest(sessionId: string, requestKey: string, claim: string): Promise<string | undefined> {
+    const key = `${this.prefix}rq:${sessionId}:${requestKey}`;
+    const prior = await (this.client as EventCommands).mcpClaim(
+      key,
+      `${this.prefix}rqs:${sessionId}`,
+      claim,
+      String(this.ttlMs),
+      String(Date.now()),
+    );
+    return prior ?? undefined;
+  }
+
   async streamOpened(sessionId: string, streamId: string, requestIds: RequestId[]): Promise<void> {
     const meta = this.meta(sessionId, streamId);
     const ids = requestIds.map((id) => (typeof id === 'bigint' ? { b: String(id) } : id));
@@ -190,9 +222,12 @@ export class RedisEventStore implements SharedEventStore {
   /** Releases everything stored for `sessionId` (the session ended for every process). */
   async dropSession(sessionId: string): Promise<void> {
     const streams = `${this.prefix}ss:${sessionId}`;
+    const claims = `${this.prefix}rqs:${sessionId}`;
     const ids = await this.client.smembers(streams);
     if (ids.length) await this.client.del(...ids.flatMap((s) => [this.key(sessionId, s), this.meta(sessionId, s)]));
-    await this.client.del(streams);
+    const claimed = await this.client.zrange(claims, '0', '-1');
+    if (claimed.length) await this.client.del(...claimed);
+    await this.client.del(streams, claims);
   }
 
   async follow(

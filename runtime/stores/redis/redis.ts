@@ -12,7 +12,9 @@
  *   cleared as work starts and ends, renewed every third of `livenessMs`);
  * - `e:<session>:<stream>` a Redis stream of the stream's events (`m`: the message's JSON, empty
  *   for a priming event; `end`: the stream finished), `m:<session>:<stream>` its owner process and
- *   requests, `ss:<session>` the session's stream ids;
+ *   requests, `ss:<session>` the session's stream ids; `rq:<session>:<request key>` a request's
+ *   claim (request replay: its digest and priming event ID), expiring with the events, listed
+ *   in `rqs:<session>` (a sorted set by time);
  * - `p:<process>` a process's liveness record; channels `ev:<session>:<stream>` (an event was
  *   stored) and `bus` (the notification bus);
  * - `j:<key>` a one-time value (./replay.ts: an accepted DPoP proof's id), until it expires.

@@ -102,6 +102,13 @@ export interface DeliverOptions {
   retry?: RetryOptions | false;
   /** Called before each wait for a retry (a transport lets `notifications/cancelled` end it). */
   onRetry?: (delayMs: number) => void;
+  /**
+   * Whether a POST whose connection was lost after it may have been written is sent again, the
+   * `resent`-th time (from 0): only where the server says an identical re-send is answered
+   * without running it again (request replay, ../session/session-replay.ts). Waits as for a
+   * refused connection (with jitter). Default: never.
+   */
+  resend?: (resent: number) => boolean;
   random?: () => number;
 }
 
@@ -116,6 +123,7 @@ export async function deliver(request: Requester, init: HttpRequestInit, options
   const retry = options.retry === false ? { maxRetries: 0 } : (options.retry ?? {});
   const maxRetries = retry.maxRetries ?? DEFAULTS.maxRetries;
   const maxDelay = retry.maxDelayMs ?? DEFAULTS.maxDelayMs;
+  let resent = 0;
   for (let attempt = 1; ; attempt++) {
     let reply: HttpReply;
     try {
@@ -123,7 +131,13 @@ export async function deliver(request: Requester, init: HttpRequestInit, options
     } catch (e) {
       const stopped = stoppedBy(init);
       if (stopped) throw stopped;
-      if (!neverSent(e)) throw new ConnectionClosedError(e, `Connection lost before the response (${options.what})`);
+      if (!neverSent(e)) {
+        if (!options.resend?.(resent))
+          throw new ConnectionClosedError(e, `Connection lost before the response (${options.what})`);
+        await wait(retryDelay(resent++, undefined, retry, options.random), init, options);
+        attempt--;
+        continue;
+      }
       const delay = connectionRefused(e) ? retryDelay(attempt - 1, undefined, retry, options.random) : undefined;
       if (delay === undefined || attempt > maxRetries) {
         throw new RequestNotProcessedError({ reason: 'not-sent', what: options.what, attempts: attempt, cause: e });

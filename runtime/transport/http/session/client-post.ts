@@ -3,13 +3,23 @@
  * basic/transports, "Sending Messages to the Server"), and each kind of answer it gets: 202,
  * one JSON body, an SSE reply stream (read by ./client-streams.ts), a 404 that ends the session
  * (case 006), or an HTTP error.
+ *
+ * Request replay: when the server's `initialize` result advertises
+ * `capabilities.experimental["mcpgen/requestReplay"]` (this runtime's server with
+ * `requestReplay`, e.g. `mcpgen serve --redis`: ./session-replay.ts), a request whose POST was
+ * lost after it may have been written and before any event ID came back (the connection lost
+ * before the response head, or its SSE reply before an event ID) is POSTed again, identical
+ * (same id, same session), up to `retry.maxRetries` times with jitter: that server answers the
+ * re-send from the request's stream and never runs it twice. Without the capability nothing is
+ * re-sent (another server could run the request again): the request fails with
+ * ConnectionClosedError, as it may have run.
  */
-import { ConnectionClosedError, RequestAbortedError } from '../../../jsonrpc/errors.js';
+import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../jsonrpc/errors.js';
 import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, mediaType, readBody } from '../io/request.js';
-import { deliver } from '../io/delivery.js';
+import { deliver, retryDelay } from '../io/delivery.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { SessionExpiredError } from './client-state.js';
+import { SessionExpiredError, type StreamState } from './client-state.js';
 import { ClientStreams } from './client-streams.js';
 
 /** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
@@ -44,6 +54,10 @@ export class ClientPost extends ClientStreams {
     let streaming = false;
     const requestId = typeof message.method === 'string' ? (message.id as string | number | undefined) : undefined;
     const what = `POST ${String(message.method ?? 'response')}`;
+    if (message.method === 'initialize') {
+      this.initId = requestId;
+      this.replay = false;
+    }
     try {
       const res = await deliver(
         this.request,
@@ -52,6 +66,7 @@ export class ClientPost extends ClientStreams {
           what,
           retry: this.opts.retry,
           onRetry: requestId === undefined ? undefined : () => (this.retrying ??= new Map()).set(requestId, cancel),
+          resend: requestId === undefined ? undefined : (n) => this.mayResend(sent, n),
         },
       );
       const assigned = res.header('mcp-session-id');
@@ -135,6 +150,7 @@ export class ClientPost extends ClientStreams {
       if (type === 'text/event-stream') {
         const state = this.track('post', this.session);
         state.pending.add(requestId);
+        if (this.replay) state.request = message;
         streaming = true;
         this.consume(res, state, cancel);
         return;
@@ -148,6 +164,40 @@ export class ClientPost extends ClientStreams {
     } finally {
       if (!streaming) this.inFlight.delete(cancel);
       if (requestId !== undefined && this.retrying?.get(requestId) === cancel) this.retrying.delete(requestId);
+    }
+  }
+
+  /** A reply stream lost before any event ID: its request is sent again where the server replays requests (see the module docs). */
+  override streamEnded(state: StreamState, broken: unknown): void {
+    const request = state.request;
+    if (
+      request &&
+      state.lastEventId === undefined &&
+      state.pending.size > 0 &&
+      !state.aborted &&
+      !this.closed &&
+      this.mayResend(state.sessionId, this.resent?.get(request) ?? 0)
+    ) {
+      state.reading = false;
+      this.forget(state);
+      state.pending.clear();
+      void this.sendAgain(request, this.resent?.get(request) ?? 0);
+      return;
+    }
+    super.streamEnded(state, broken);
+  }
+
+  /** POSTs `request` again (the `n`-th time, from 0) after a jittered wait; a failure is its error. */
+  private async sendAgain(request: JSONRPCMessage, n: number): Promise<void> {
+    (this.resent ??= new WeakMap()).set(request, n + 1);
+    await new Promise((r) => setTimeout(r, retryDelay(n, undefined, this.opts.retry || {})));
+    try {
+      await this.send(request);
+    } catch (e) {
+      const id = request.id as string | number;
+      const error = e instanceof Error ? e : new Error(String(e));
+      if (this.events?.onRequestError) this.events.onRequestError(id, error);
+      else this.deliver({ jsonrpc: '2.0', id, error: { code: ErrorCode.ServerError, message: error.message } });
     }
   }
 }

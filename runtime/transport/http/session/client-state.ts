@@ -8,6 +8,7 @@
  */
 import { RpcError, ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewSet } from '../../../jsonrpc/few.js';
+import { isObject } from '../../../jsonrpc/message.js';
 import type { Cancel, Requester } from '../io/request.js';
 import type { RetryOptions } from '../io/delivery.js';
 import type { JSONRPCMessage, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -78,6 +79,8 @@ export interface StreamState {
   reading?: boolean;
   /** Behind the signal of the stream's GETs and waits; made when first needed (see {@link signalOf}). */
   abort?: AbortController;
+  /** A POST stream's request, kept when the server replays requests (sent again if the stream is lost before an event ID). */
+  request?: JSONRPCMessage;
   /** Its neighbours in the transport's {@link Streams} (undefined: not in it). */
   prev?: StreamState;
   next?: StreamState;
@@ -154,6 +157,12 @@ export class ClientState {
   readonly inFlight = new FewSet<Cancel>();
   /** The POSTs of requests waiting to be retried, by id: `notifications/cancelled` for one ends its wait. */
   retrying: Map<string | number, Cancel> | undefined;
+  /** The `initialize` request awaiting its response (its result says whether the server replays requests). */
+  initId: string | number | undefined;
+  /** The session's server advertised request replay (./client-post.ts). */
+  replay = false;
+  /** Re-sends of a request whose reply stream was lost before an event ID (./client-post.ts). */
+  resent: WeakMap<JSONRPCMessage, number> | undefined;
   readonly streams = new Streams();
   standalone: StreamState | undefined;
   /** Settles `standaloneOpened()`'s promise: true once the GET stream answered, false once given up. */
@@ -188,7 +197,20 @@ export class ClientState {
   }
 
   deliver(m: JSONRPCMessage): void {
+    if (this.initId !== undefined && m.id === this.initId && !('method' in m)) {
+      this.initId = undefined;
+      const experimental = (m.result as { capabilities?: { experimental?: unknown } } | undefined)?.capabilities
+        ?.experimental;
+      this.replay = isObject(experimental) && Object.hasOwn(experimental, 'mcpgen/requestReplay');
+    }
     if (!this.closed) this.events?.onMessage(m);
+  }
+
+  /** Whether a request of session `sent` may be POSTed again the `n`-th time (from 0) after its reply was lost: request replay. */
+  mayResend(sent: string | undefined, n: number): boolean {
+    const retry = this.opts.retry;
+    const max = retry === false ? 0 : (retry?.maxRetries ?? 5);
+    return this.replay && !this.closed && sent !== undefined && this.session === sent && n < max;
   }
 
   track(kind: StreamState['kind'], sessionId: string | undefined): StreamState {

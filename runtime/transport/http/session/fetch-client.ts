@@ -11,7 +11,9 @@
  * stream opens (405: the server offers none) and is reopened whenever it ends. SSE streams
  * that end or break before their responses arrived are resumed with GET and `Last-Event-ID`,
  * waiting the server's `retry` (else a capped exponential backoff) between attempts; a reply
- * stream lost before it delivered any event ID cannot be resumed, and its request fails.
+ * stream lost before it delivered any event ID cannot be resumed, and its request fails —
+ * unless the server advertised request replay: then the request is POSTed again, identical
+ * (./client-post.ts, ./session-replay.ts).
  *
  * Session expiry (case 006): a 404 to a request that carried the session id drops the session
  * (id and protocol version), fails that send with {@link SessionExpiredError} — the message is

@@ -136,6 +136,7 @@ export class SharedAdoption extends EndpointState {
     const alike =
       !shared && onNegotiated === undefined && standaloneId === undefined && typeof options.eventStore !== 'function';
     if (alike && this.common) return this.common;
+    const eventStore = this.storeFor?.(sessionId);
     const made: SessionSettings = {
       // the standalone stream spans the processes: a message sent where its GET is not held goes over the bus
       standalone: shared
@@ -162,7 +163,8 @@ export class SharedAdoption extends EndpointState {
       onIdleChange: shared ? (idle) => shared.sessions.markBusy(sessionId, !idle) : undefined,
       onStoreError: (e) => options.onError?.(new Error(`event store: ${e.message}`)),
       replyMode: options.replyMode ?? 'auto',
-      eventStore: this.storeFor?.(sessionId),
+      eventStore,
+      requestReplay: options.requestReplay === true && typeof eventStore?.claimRequest === 'function',
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs ?? 15000,
       maxBacklog: options.maxBacklog ?? 100,

@@ -84,6 +84,15 @@ export interface StreamableHttpOptions {
    * bounds (64 MiB in all, 4 MiB per session, events replayable for 5 minutes).
    */
   eventStore?: false | ((sessionId: string) => EventStore);
+  /**
+   * Request replay (./session-replay.ts): advertise `capabilities.experimental
+   * ["mcpgen/requestReplay"]`, claim each request in the event store before dispatching it
+   * (answered as a primed SSE stream), and answer a re-sent identical request from its stream
+   * instead of running it again, so that a client cut after writing a request but before any
+   * event ID came back learns its outcome. Needs an event store with `claimRequest` (the memory
+   * and Redis stores); otherwise off. Default false.
+   */
+  requestReplay?: boolean;
   /** SSE `retry` in milliseconds, sent in priming events and before a server-side disconnect. */
   retryMs?: number;
   /** Keep-alive comment interval on open SSE connections, ms. Default 15000; 0 disables. */

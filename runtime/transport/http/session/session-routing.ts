@@ -15,11 +15,11 @@ import type { JSONRPCMessage, MessageInfo, SendOptions } from '../../../jsonrpc/
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { errorBody } from './settings.js';
 import { type Id, idKey, isThenable } from './session-state.js';
-import { SessionResumption } from './session-resumption.js';
+import { SessionReplay, withReplayCapability } from './session-replay.js';
 import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 
 /** The core of one session: its state and every part, routing on top (see the module docs). */
-export class SessionRouter extends SessionResumption {
+export class SessionRouter extends SessionReplay {
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     try {
       if (this.replyNow(message)) {
@@ -103,6 +103,8 @@ export class SessionRouter extends SessionResumption {
       const key = idKey(message.id as Id);
       s = this.requests?.get(key);
       if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
+      if (key === this.initKey && this.settings.requestReplay && 'result' in message)
+        message = withReplayCapability(message);
       // serialised first: a result JSON cannot express throws with the request still open
       text = serializeMessage(message);
       if (key === this.initKey) {
@@ -210,6 +212,18 @@ export class SessionRouter extends SessionResumption {
     this.storeDown = false;
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
+      if (this.replays(message, info.protocolVersion ?? this.settings.assumedVersion)) {
+        this.acceptClaimed(message, info, sink, headers, id).catch((e: unknown) => {
+          this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+          if (!sink.started && !sink.closed)
+            sink.respond(
+              500,
+              { 'Content-Type': 'application/json', ...headers },
+              errorBody(ErrorCode.InternalError, 'Internal error'),
+            );
+        });
+        return;
+      }
       const key = idKey(id);
       if (this.requests?.has(key)) {
         sink.respond(

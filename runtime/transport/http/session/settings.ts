@@ -26,6 +26,11 @@ export interface SessionSettings {
    * response into error -32000 and ends the session.
    */
   onNegotiated?: (response: JSONRPCMessage) => Promise<void>;
+  /**
+   * Request replay (./session-replay.ts, `StreamableHttpOptions.requestReplay`): on, with an
+   * event store that claims requests.
+   */
+  requestReplay?: boolean;
   /** An event store call failed: the event goes out without an ID (not resumable). */
   onStoreError?: (error: Error) => void;
   /**

@@ -53,6 +53,11 @@ export interface OutStream {
   kept?: Array<{ message: JSONRPCMessage; deliveredOn: ResponseSink | null; size: number }>;
   /** The event IDs a resumed connection replayed while events were kept (not written to it again). */
   replayed?: Set<string>;
+  /**
+   * Request replay (./session-replay.ts): the claimed request's digest and the ID of the
+   * priming event stored before it was dispatched, from which a re-send of it is answered.
+   */
+  claim?: { digest: string; primingId: string };
 }
 
 /**
