@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
-import { ConnectionClosedError } from '../../runtime/index.js';
+import { ConnectionClosedError, RequestNotProcessedError } from '../../runtime/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
 import type { AddressInfo } from 'node:net';
@@ -304,5 +304,60 @@ for (const form of ['node:http', 'fetch'] as const) {
     }
   });
 }
+
+test('a re-send refused (503 with Retry-After) after the first POST was cut: ConnectionClosedError (it may have run), never RequestNotProcessedError', async () => {
+  let posts = 0;
+  const server = createServer((q, r) => {
+    let body = '';
+    q.on('data', (d: Buffer) => (body += d.toString()));
+    q.on('end', () => {
+      if (q.method !== 'POST') return void r.writeHead(q.method === 'DELETE' ? 204 : 405).end();
+      const m = JSON.parse(body) as JSONRPCMessage;
+      if (m.method === 'initialize') {
+        r.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+        r.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: {
+              protocolVersion: V,
+              capabilities: { experimental: { 'mcpgen/requestReplay': {} } },
+              serverInfo: { name: 'x', version: '1' },
+            },
+          }),
+        );
+        return;
+      }
+      if (m.id === undefined) return void r.writeHead(202).end();
+      if (posts++ === 0) return void q.socket.resetAndDestroy();
+      r.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });
+      r.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Service Unavailable' } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const transport = new HttpClientTransport({
+      url,
+      standaloneStream: false,
+      retry: { maxRetries: 2, initialDelayMs: 10 },
+    });
+    const client = new MiniClient(transport);
+    await client.start();
+    await client.request('initialize', initReq().params as Record<string, unknown>);
+    await client.notify('notifications/initialized');
+    const error = await client.request('stream', {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.instance(error, ConnectionClosedError);
+    assert.not.instance(error, RequestNotProcessedError);
+    assert.ok(posts >= 2, `re-sent: ${posts} POSTs`);
+    await transport.close();
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
 
 test.run();

@@ -109,6 +109,12 @@ export interface DeliverOptions {
    * refused connection (with jitter). Default: never.
    */
   resend?: (resent: number) => boolean;
+  /**
+   * This POST went out before (a re-send of a request whose reply was lost): a later refusal
+   * does not mean the request did not run, so it is a ConnectionClosedError, never a
+   * RequestNotProcessedError. Set from the first re-send on by itself.
+   */
+  sentBefore?: boolean;
   random?: () => number;
 }
 
@@ -140,7 +146,10 @@ export async function deliver(request: Requester, init: HttpRequestInit, options
       }
       const delay = connectionRefused(e) ? retryDelay(attempt - 1, undefined, retry, options.random) : undefined;
       if (delay === undefined || attempt > maxRetries) {
-        throw new RequestNotProcessedError({ reason: 'not-sent', what: options.what, attempts: attempt, cause: e });
+        throw notRun(
+          new RequestNotProcessedError({ reason: 'not-sent', what: options.what, attempts: attempt, cause: e }),
+          resent > 0 || options.sentBefore === true,
+        );
       }
       await wait(delay, init, options);
       continue;
@@ -149,18 +158,33 @@ export async function deliver(request: Requester, init: HttpRequestInit, options
     const after = retryAfterMs(reply.header('retry-after'));
     if (after === undefined) return reply;
     if (attempt > maxRetries || after > maxDelay) {
-      throw new RequestNotProcessedError({
-        reason: 'refused',
-        what: options.what,
-        attempts: attempt,
-        status: 503,
-        retryAfterMs: after,
-        body: await readBody(reply),
-      });
+      throw notRun(
+        new RequestNotProcessedError({
+          reason: 'refused',
+          what: options.what,
+          attempts: attempt,
+          status: 503,
+          retryAfterMs: after,
+          body: await readBody(reply),
+        }),
+        resent > 0 || options.sentBefore === true,
+      );
     }
     reply.discard();
     await wait(retryDelay(attempt - 1, after, retry, options.random), init, options);
   }
+}
+
+/**
+ * `error`, unless an earlier attempt of the POST may have been processed (`sentBefore`): then
+ * the last attempt's refusal says nothing of the first, and the request may have run.
+ */
+function notRun(error: RequestNotProcessedError, sentBefore: boolean): Error {
+  if (!sentBefore) return error;
+  return new ConnectionClosedError(
+    error,
+    `Connection lost before the response; sent again, and the last attempt was not processed: ${error.message}`,
+  );
 }
 
 /** Why `init` was stopped (its cancel's reason, or its signal's abort error), if it was. */

@@ -67,6 +67,7 @@ export class ClientPost extends ClientStreams {
           retry: this.opts.retry,
           onRetry: requestId === undefined ? undefined : () => (this.retrying ??= new Map()).set(requestId, cancel),
           resend: requestId === undefined ? undefined : (n) => this.mayResend(sent, n),
+          sentBefore: this.resent?.has(message) === true,
         },
       );
       const assigned = res.header('mcp-session-id');
