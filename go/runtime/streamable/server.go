@@ -28,6 +28,7 @@ package streamable
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -270,7 +271,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if _, tooLarge := err.(*http.MaxBytesError); tooLarge {
 			writeError(w, http.StatusRequestEntityTooLarge, codeRefused, "Payload Too Large: at most "+strconv.FormatInt(h.opts.MaxBodyBytes, 10)+" bytes", nil)
+			return
 		}
+		// a body cut off before its Content-Length (the client closed its side) or unreadable:
+		// 400 -32600, as the TypeScript server answers a request its HTTP parser cannot complete
+		msg := "Bad Request: the body could not be read (" + err.Error() + ")"
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			msg = "Bad Request: the body ended before its Content-Length (" + strconv.FormatInt(r.ContentLength, 10) + " bytes)"
+		}
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg, nil)
 		return
 	}
 	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] == '[' {

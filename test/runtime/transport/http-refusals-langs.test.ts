@@ -4,9 +4,12 @@
  * 406, 415, 413) is answered with -32000 and no id (as the official TypeScript SDK answers its
  * 405), and a JSON array (a batch, not part of Streamable HTTP) with 400, -32600 and the same
  * message. The 2025-11-25 endpoint (sessions) and the 2026-07-28 one (a GET or DELETE without a
- * session's id is 405).
+ * session's id is 405). A body cut off before its Content-Length (the client closed its side) is
+ * answered 400 -32600 "Bad Request: ..." with no id (TypeScript's HTTP parser and Go's body read;
+ * uvicorn closes such a connection unanswered and Python's handler never sees the request).
  * Real server processes, real sockets.
  */
+import { connect } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startHttpServeProcess } from '../tasks/serve-process.js';
@@ -81,6 +84,32 @@ async function expectRefusals(url: string, lang: string, refusals: Refusal[]): P
   }
 }
 
+/**
+ * POSTs a body cut off by the client: Content-Length 100, 45 bytes sent, then the write side is
+ * closed (the read side stays open for the answer). Resolves with the raw answer (status line,
+ * headers, body) once the server closes the connection.
+ */
+function postCutOffBody(url: string): Promise<string> {
+  const { hostname, port, pathname } = new URL(url);
+  const body = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":1}}'.slice(0, 45);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.end(
+        `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: ${HEADERS.Accept}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${body}`,
+      );
+    });
+    let raw = '';
+    socket.setEncoding('utf8');
+    socket.setTimeout(60_000, () => socket.destroy(new Error(`no answer in 60 s: ${raw}`)));
+    socket.on('data', (chunk: string) => {
+      raw += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(raw));
+  });
+}
+
 for (const [lang, env] of [
   ['typescript', () => process.env],
   ['python', () => pythonChildEnv()],
@@ -90,6 +119,24 @@ for (const [lang, env] of [
     const s = await startHttpServeProcess(['--lang', lang, '--rev', '2025-11-25'], env());
     try {
       await expectRefusals(s.url, lang, REFUSALS);
+    } finally {
+      await s.stop();
+    }
+  });
+  test(`serve --lang ${lang} --http: a body cut off before its Content-Length is answered 400 -32600 with no id (Python: the connection closes unanswered)`, async () => {
+    const s = await startHttpServeProcess(['--lang', lang, '--rev', '2025-11-25'], env());
+    try {
+      const raw = await postCutOffBody(s.url);
+      if (lang === 'python' && raw === '') return; // uvicorn closes the connection without an answer
+      assert.match(raw, /^HTTP\/1\.1 400 /, `${lang}: ${raw}`);
+      // the body, whether sent with a Content-Length or in one chunk
+      const head = raw.indexOf('\r\n\r\n');
+      const answer = JSON.parse(raw.slice(raw.indexOf('{', head), raw.lastIndexOf('}') + 1)) as {
+        error?: { code: number; message: string };
+      };
+      assert.is(answer.error?.code, -32600, `${lang}: ${raw}`);
+      assert.match(answer.error!.message, /^Bad Request: /, `${lang}: ${raw}`);
+      assert.not.ok('id' in answer, `${lang}: ${raw}`);
     } finally {
       await s.stop();
     }
