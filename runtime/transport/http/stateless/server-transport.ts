@@ -56,12 +56,6 @@ const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Accel-Buffering': 'no',
 });
 
-/** Runs `f(a, b)` once the current tick's work is done: `process.nextTick` where there is one (Node, Bun, Deno), else a 0 ms timer. */
-const afterTick: <A, B>(f: (a: A, b: B) => void, a: A, b: B) => void =
-  typeof (globalThis as { process?: { nextTick?: unknown } }).process?.nextTick === 'function'
-    ? (f, a, b) => process.nextTick(f, a, b)
-    : (f, a, b) => void setTimeout(f, 0, a, b);
-
 /** Keep-alive comments on SSE stream `s`, when it is still open (a reply that ended within the tick it opened in needs no timer). */
 function startKeepAlive(s: Stream, keepAliveMs: number): void {
   if (s.done || s.timer) return;
@@ -208,9 +202,13 @@ export class StatelessHttpServerTransport implements Transport {
   #open(s: Stream): void {
     if (s.sse) return;
     s.sse = true;
-    s.sink.open(200, SSE_HEADERS as Record<string, string>);
-    if (this.settings.keepAliveMs > 0) afterTick(startKeepAlive, s, this.settings.keepAliveMs);
+    // the keep-alive timer starts in the deferred call that sends the head (one per stream, not two)
+    if (this.settings.keepAliveMs > 0) s.sink.open(200, SSE_HEADERS as Record<string, string>, this.#keepAlive, s);
+    else s.sink.open(200, SSE_HEADERS as Record<string, string>);
   }
+
+  /** Starts the keep-alive comments of an SSE stream once its head is out (see startKeepAlive). */
+  readonly #keepAlive = (s: Stream): void => startKeepAlive(s, this.settings.keepAliveMs);
 
   #finish(inner: number, s: Stream): void {
     s.done = true;
