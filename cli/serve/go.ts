@@ -4,13 +4,13 @@
  * (go/generate.ts, from generated/<rev>/model.json), built with the Go toolchain of
  * go/toolchain.sh into .cache/go/bin/ (go build's cache makes a rebuild cheap). Only in a
  * checkout of mcpgen: the installed npm package carries no Go. Its stdin, stdout and stderr are
- * this process's; it exits when the server does, and a SIGINT/SIGTERM to this process is passed
- * on.
+ * this process's (cli/serve/child.ts: signals passed on, killed after a grace, never left behind).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runServerChild } from './child.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -47,18 +47,5 @@ export async function serveGo(args: { rev?: string; stdio?: boolean; http?: stri
   const argv = ['--rev', args.rev ?? '2025-11-25'];
   if (args.stdio) argv.push('--stdio');
   else argv.push('--http', String(args.http), ...(args.host ? ['--host', args.host] : []));
-  const child = spawn(bin, argv, { stdio: 'inherit' });
-  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-  const onInt = forward('SIGINT');
-  const onTerm = forward('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
+  return runServerChild(bin, argv);
 }

@@ -3,13 +3,14 @@
  * reference server (python/reference, `python -m mcpgen_reference`) on the generated Python
  * package of the revision, in the environment of python/venv.sh (hash-locked PyPI packages,
  * built on first use). Only in a checkout of mcpgen: the installed npm package carries no Python.
- * Its stdin, stdout and stderr are this process's; it exits when the server does, and a
- * SIGINT/SIGTERM to this process is passed on.
+ * Its stdin, stdout and stderr are this process's (cli/serve/child.ts: signals passed on, killed
+ * after a grace, never left behind).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runServerChild } from './child.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Revisions whose generated Python packages the reference server may import. */
@@ -39,21 +40,5 @@ export async function servePython(args: {
   const argv = ['-m', 'mcpgen_reference', '--rev', args.rev ?? '2025-11-25'];
   if (args.stdio) argv.push('--stdio');
   else argv.push('--http', String(args.http), ...(args.host ? ['--host', args.host] : []));
-  const child = spawn(python, argv, {
-    stdio: 'inherit',
-    env: { ...process.env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1' },
-  });
-  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-  const onInt = forward('SIGINT');
-  const onTerm = forward('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
+  return runServerChild(python, argv, { ...process.env, PYTHONPATH: path, PYTHONDONTWRITEBYTECODE: '1' });
 }

@@ -4,6 +4,9 @@
 Streamable HTTP at ``/mcp``: sessions for a handshake revision; for a stateless revision the
 dual-era endpoint (that revision statelessly, and 2025-11-25 with its older versions to clients
 that send ``initialize``). Once listening it prints ``listening on http://HOST:PORT/mcp`` on stderr.
+SIGTERM or SIGINT ends it (open streams get 2 s). With ``MCPGEN_PARENT_PID`` set (``mcpgen serve
+--lang python`` sets it to its own id) it also ends once that parent is gone, so a parent killed
+with SIGKILL leaves no server behind.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import asyncio
 import os
 import signal
 import sys
+import threading
+import time
 
 from mcpgen_runtime import StdioServerTransport
 from mcpgen_runtime.http_server import McpHttpApp, listen_socket
@@ -49,6 +54,26 @@ async def serve_stdio(rev: str) -> None:
     await server.serve(StdioServerTransport())
 
 
+PARENT_POLL_S = 0.5
+"""How often (seconds) the parent named by ``MCPGEN_PARENT_PID`` is looked for."""
+PARENT_GONE_GRACE_S = 3.0
+"""How long (seconds) the server has to end by itself (as on SIGTERM) once its parent is gone, before it exits at once."""
+
+
+def watch_parent(parent: int) -> None:
+    """Ends this process once its parent ``parent`` is gone (this process was handed to another parent):
+    SIGTERM to itself, and after :data:`PARENT_GONE_GRACE_S` an immediate exit (status 1)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(PARENT_GONE_GRACE_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mcpgen-parent-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="mcpgen_reference", description="The mcpgen reference server (Python).")
     p.add_argument("--rev", default=LEGACY_REV, help="the revision to serve (default 2025-11-25)")
@@ -63,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mcpgen_reference: unknown revision {args.rev} (no generated package mcp_{args.rev.replace('-', '_')})", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    parent = os.environ.get("MCPGEN_PARENT_PID", "")
+    if parent.isdigit():
+        watch_parent(int(parent))
     try:
         if args.stdio:
             asyncio.run(serve_stdio(args.rev))

@@ -8,13 +8,19 @@ import { fileURLToPath } from 'node:url';
 export const root = fileURLToPath(new URL('../../..', import.meta.url));
 export const bin = fileURLToPath(new URL('../../../bin/mcpgen.js', import.meta.url));
 
+/**
+ * How long (ms) {@link Served.stop} waits after SIGTERM before SIGKILL: above `mcpgen serve`'s own
+ * grace for its Python or Go server (5 s, cli/serve/child.ts), with room for a loaded machine.
+ */
+export const STOP_GRACE_MS = 15_000;
+
 export interface Served {
   proc: ChildProcess;
   /** The /mcp URL the server printed to stderr. */
   url: string;
   /** Resolves with the exit code once the process exited. */
   exited: Promise<number | null>;
-  /** SIGTERM, then waits for the exit. */
+  /** SIGTERM, then waits for the exit; SIGKILL after {@link STOP_GRACE_MS} (a stuck server cannot hang a suite). */
   stop(): Promise<void>;
 }
 
@@ -84,7 +90,9 @@ export async function startHttpServeProcess(
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGTERM');
+      const kill = setTimeout(() => proc.kill('SIGKILL'), STOP_GRACE_MS);
       await exited;
+      clearTimeout(kill);
     },
   };
 }

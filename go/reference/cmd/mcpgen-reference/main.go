@@ -7,7 +7,9 @@
 // Streamable HTTP at /mcp: 2025-11-25 sessions (negotiating the older versions) for
 // --rev 2025-11-25; for 2026-07-28 (or draft) the dual-era endpoint (that revision statelessly,
 // 2025-11-25 sessions to clients that send initialize). Once listening it prints
-// "listening on http://HOST:PORT/mcp" on stderr. SIGINT or SIGTERM ends it. The requestState
+// "listening on http://HOST:PORT/mcp" on stderr. SIGINT or SIGTERM ends it (open streams get
+// 2 s). With $MCPGEN_PARENT_PID set (`mcpgen serve --lang go` sets it to its own id) it also
+// ends once that parent is gone, so a parent killed with SIGKILL leaves no server behind. The requestState
 // secret of the stateless revision is $MCPGEN_REQUEST_STATE_SECRET when set (at least 32
 // bytes), else random. Exit codes: 0 done, 1 failure, 2 usage.
 package main
@@ -58,6 +60,12 @@ func run() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if p, err := strconv.Atoi(os.Getenv("MCPGEN_PARENT_PID")); err == nil && p > 0 {
+		var gone context.CancelFunc
+		ctx, gone = context.WithCancel(ctx)
+		defer gone()
+		go watchParent(p, gone)
+	}
 	if *stdio {
 		if err := serveStdio(ctx, *rev, opts); err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintln(os.Stderr, "mcpgen-reference:", err)
@@ -75,6 +83,25 @@ func run() int {
 		return 1
 	}
 	return 0
+}
+
+const (
+	// parentPoll is how often the parent named by $MCPGEN_PARENT_PID is looked for.
+	parentPoll = 500 * time.Millisecond
+	// parentGoneGrace is how long the server has to end by itself (as on SIGTERM) once its
+	// parent is gone, before it exits at once.
+	parentGoneGrace = 3 * time.Second
+)
+
+// watchParent ends the server once its parent parent is gone (this process was handed to
+// another parent): end() (what SIGTERM does), and after parentGoneGrace os.Exit(1).
+func watchParent(parent int, end context.CancelFunc) {
+	for os.Getppid() == parent {
+		time.Sleep(parentPoll)
+	}
+	end()
+	time.Sleep(parentGoneGrace)
+	os.Exit(1)
 }
 
 func serveStdio(ctx context.Context, rev string, opts fixtures.Options) error {
