@@ -5,6 +5,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { TARGET_IDS, withdrawnTarget } from '../generator/emit/bindings/index.js';
+import { followsSchemaTs } from '../generator/ingest/defs.js';
 import type { ProtocolModel } from '../generator/model.js';
 import type { ResolvedRevision } from '../schema/resolve.js';
 import { type Command, type Flag, parseCommand } from './command.js';
@@ -13,6 +14,33 @@ import { extensionNames } from './extensions.js';
 import { UsageError, resolveInputs } from './inputs.js';
 import { shownPath } from './json-file.js';
 import { checkOutDir } from './output.js';
+
+/**
+ * A model's warnings as the commands print them: the places where schema.json lost what schema.ts
+ * says and the model follows schema.ts (facts about the upstream inputs, counted in
+ * {@link followedNote}; model.json lists them) apart from the others, printed one per line.
+ */
+export function splitWarnings(model: ProtocolModel): { followed: number; others: string[] } {
+  const others = model.warnings.filter((w) => !followsSchemaTs(w));
+  return { followed: model.warnings.length - others.length, others };
+}
+
+/**
+ * The one line that sums up the places where the model followed schema.ts over schema.json, per
+ * revision (`counts`: revision and count, zero counts left out), naming where each revision's
+ * list is (`where(rev)`). Undefined when there are none.
+ */
+export function followedNote(
+  counts: ReadonlyArray<[string, number]>,
+  where: (rev: string) => string,
+): string | undefined {
+  const some = counts.filter(([, n]) => n > 0);
+  if (!some.length) return undefined;
+  const total = some.reduce((t, [, n]) => t + n, 0);
+  const revs = some.map(([r]) => r);
+  const places = total === 1 ? 'place' : 'places';
+  return `note: schema.json says less than schema.ts in ${total} ${places} (${some.map(([r, n]) => `${r}: ${n}`).join(', ')}); the generated code follows schema.ts; the list is in ${revs.length === 1 ? where(revs[0]!) : where('<rev>')} ("warnings")`;
+}
 
 /** The emitters load json-schema-to-typescript, ajv and quicktype-core: only commands that generate pay for them. */
 export const loadGenerate = () => import('../generator/generate.js');

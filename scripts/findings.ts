@@ -249,7 +249,7 @@ export function renderFindings(root = ROOT): string {
   out.push('### schema.json and schema.ts disagree');
   out.push('');
   out.push(
-    'The generator reads both files of a revision and warns where they differ; it follows schema.ts, the source schema.json is made from. `mcpgen generate` prints these warnings; model.json keeps them.',
+    'The generator reads both files of a revision and warns where they differ; it follows schema.ts, the source schema.json is made from. `mcpgen generate` counts them in one `note:` line; model.json lists them.',
   );
   out.push('');
   for (const { rev, model } of revs) {

@@ -11,10 +11,12 @@ import {
   GENERATION_CONFIG,
   GENERATION_FLAGS,
   type GenerationOptions,
+  followedNote,
   generationOptions,
   loadGenerate,
   modelOf,
   progressMs,
+  splitWarnings,
 } from '../generation.js';
 import { prepareOutDir, removeMadeDirs } from '../inputs.js';
 import { checkWipe, writeTree } from '../output.js';
@@ -36,7 +38,11 @@ export const generate: Command = {
     'runtime from --runtime-import (install @mcpgen/runtime for the default). A revision whose schemas',
     'use a keyword compact validators lack gets ajv (a warning names it). Prints a line per revision',
     '(and per --target language as it ends); a stage that takes over 10 s ($MCPGEN_PROGRESS_MS, in',
-    'ms) is reported on stderr as `progress: <rev>: <stage> took <ms>ms`.',
+    'ms) is reported on stderr as `progress: <rev>: <stage> took <ms>ms`. Where schema.json says',
+    'less than schema.ts (a narrower number type, a doc link that lost its separator, documented',
+    'values widened to string), the generated code follows schema.ts; one `note:` line on stderr',
+    'counts those places and model.json lists them ("warnings"); other warnings about the inputs',
+    'are printed one per line.',
   ],
   flags: GENERATION_FLAGS,
   config: GENERATION_CONFIG,
@@ -57,13 +63,21 @@ export const generate: Command = {
 async function run(args: string[], io: Io, ctx: Context): Promise<number> {
   const t0 = performance.now();
   const project = ctx.project();
-  const { targets, out, outLabel, emit, inputs, extensions: names } = generationOptions(generate, args, project);
+  const {
+    targets,
+    out,
+    outArg,
+    outLabel,
+    emit,
+    inputs,
+    extensions: names,
+  } = generationOptions(generate, args, project);
   const extensions = await extensionModels(names, project);
   for (const e of extensions) for (const w of e.warnings) io.err(`warning: ${e.revision}: ${w}`);
   for (const r of inputs) checkWipe(outLabel, join(out, r.revision), inputs);
   const created = prepareOutDir(outLabel, out);
   try {
-    return await generateInto(out, outLabel, inputs, { targets, emit, extensions }, io, t0);
+    return await generateInto(out, outLabel, inputs, { targets, emit, extensions, outArg }, io, t0);
   } catch (e) {
     // a run that failed before writing leaves no empty folder behind
     removeMadeDirs(out, created);
@@ -79,7 +93,8 @@ async function generateInto(
     targets,
     emit,
     extensions,
-  }: Pick<GenerationOptions, 'targets' | 'emit'> & {
+    outArg,
+  }: Pick<GenerationOptions, 'targets' | 'emit' | 'outArg'> & {
     extensions?: Awaited<ReturnType<typeof extensionModels>>;
   },
   io: Io,
@@ -88,14 +103,18 @@ async function generateInto(
   // a long stage (a schema of thousands of definitions) is said on stderr as it ends, and once a
   // revision has taken that long, each next stage as it begins; stdout stays as it is
   const slow = progressMs();
+  const followed: Array<[string, number]> = [];
   for (const r of inputs) {
     const t1 = performance.now();
     const model = await modelOf(r);
     const ingest = performance.now() - t1;
     const steps: string[] = [`ingest ${ingest.toFixed(0)}ms`];
     if (ingest >= slow) io.err(`progress: ${model.revision}: ingest took ${ingest.toFixed(0)}ms`);
-    // said first: they may explain why generate refuses the revision (mixed inputs)
-    for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
+    // said first: they may explain why generate refuses the revision (mixed inputs); the places
+    // where upstream's schema.json lost what schema.ts says are summed up in one line at the end
+    const { followed: n, others } = splitWarnings(model);
+    followed.push([model.revision, n]);
+    for (const w of others) io.err(`warning: ${model.revision}: ${w}`);
     const { generate } = await loadGenerate();
     const files = await generate(model, {
       ...emit,
@@ -121,6 +140,8 @@ async function generateInto(
       `${model.revision}: ${files.size} files (${steps.join(', ')}) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`,
     );
   }
+  const note = followedNote(followed, (rev) => join(outArg, rev, 'model.json'));
+  if (note) io.err(note);
   io.out(`generated ${inputs.length} revision(s) into ${out} in ${(performance.now() - t0).toFixed(0)}ms`);
   return EXIT.ok;
 }

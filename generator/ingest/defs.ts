@@ -82,6 +82,20 @@ export function typeSetMismatch(defs: Record<string, JsonSchema>, decls: Map<str
 }
 
 /**
+ * How a warning of {@link reconcile} ends when schema.json lost something schema.ts says and the
+ * model follows schema.ts: a fact about the upstream inputs (the published schemas of 2025-06-18
+ * and later have such places), not a fault of the user's; `mcpgen generate` sums these up in one
+ * line and model.json lists them.
+ */
+const FOLLOWED = '; following schema.ts';
+const RESTORED = '; restored as schema.ts writes them';
+const KEPT = '; kept as documented values';
+
+/** Whether `warning` reports a place where the model follows schema.ts over schema.json (see {@link reconcile}). */
+export const followsSchemaTs = (warning: string): boolean =>
+  warning.endsWith(FOLLOWED) || warning.endsWith(RESTORED) || warning.endsWith(KEPT);
+
+/**
  * Reconciles schema.json's definitions (in place) with schema.ts: where schema.json loses what
  * schema.ts says, follows schema.ts. Returns the warnings that report each change, and the
  * differences it leaves (types only one file defines, known values widened to string).
@@ -97,29 +111,24 @@ export function reconcile(
   if (mismatch) warnings.push(`${jf} and ${tf} define different types (${mismatch}): are they from the same revision?`);
   const repaired = repairLinks(defs, new Set([...Object.keys(defs), ...decls.keys()]));
   if (repaired)
-    warnings.push(
-      `${jf}: ${repaired} {@link Name | text} references lost their " | " separator; restored as schema.ts writes them`,
-    );
+    warnings.push(`${jf}: ${repaired} {@link Name | text} references lost their " | " separator${RESTORED}`);
   for (const [name, d] of decls) {
     const def = defs[name];
     if (!def || !d.primitives) continue;
     const keep = KEEP_SCHEMA_JSON_NUMBERS.includes(name);
     const prims = new Set([...d.primitives].filter((p) => !(keep && p === 'number')));
     const patched = patchPrimitives(def, prims);
-    if (patched.length)
-      warnings.push(`${jf}: $defs.${name}: schema.ts allows ${patched.join(', ')}; following schema.ts`);
+    if (patched.length) warnings.push(`${jf}: $defs.${name}: schema.ts allows ${patched.join(', ')}${FOLLOWED}`);
   }
   for (const name of Object.keys(defs)) {
     for (const { member, at, added } of widenMembers(name, defs[name], decls)) {
-      warnings.push(
-        `${jf}: $defs.${name}.properties.${member}${at}: schema.ts allows ${added.join(', ')}; following schema.ts`,
-      );
+      warnings.push(`${jf}: $defs.${name}.properties.${member}${at}: schema.ts allows ${added.join(', ')}${FOLLOWED}`);
     }
   }
   for (const [name, d] of decls) {
     if (d.kind === 'type' && d.literals && d.primitives?.has('string') && d.literals.length) {
       warnings.push(
-        `${tf}: ${name}: known values ${d.literals.map((l) => JSON.stringify(l)).join(', ')} widen to string in schema.json; kept as documented values`,
+        `${tf}: ${name}: known values ${d.literals.map((l) => JSON.stringify(l)).join(', ')} widen to string in schema.json${KEPT}`,
       );
     }
   }
