@@ -220,17 +220,37 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
+// accepts reports whether the request's Accept lists each of types itself with a non-zero q (a
+// wildcard such as */* does not count: the 2025-11-25 transports page has the client list both).
 func accepts(r *http.Request, types ...string) bool {
-	accept := strings.Join(r.Header.Values("Accept"), ",")
-	if strings.Contains(accept, "*/*") {
-		return true
-	}
 	for _, t := range types {
-		if !strings.Contains(accept, t) {
+		if !acceptsType(r.Header.Values("Accept"), t) {
 			return false
 		}
 	}
 	return true
+}
+
+func acceptsType(values []string, mediaType string) bool {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mediaRange, params, _ := strings.Cut(part, ";")
+			if !strings.EqualFold(strings.TrimSpace(mediaRange), mediaType) {
+				continue
+			}
+			ok := true
+			for _, p := range strings.Split(params, ";") {
+				if k, q, found := strings.Cut(strings.TrimSpace(p), "="); found && strings.EqualFold(k, "q") {
+					f, err := strconv.ParseFloat(strings.TrimSpace(q), 64)
+					ok = err == nil && f > 0
+				}
+			}
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // methods is every method name the endpoint's tables know.
@@ -314,7 +334,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		}
 		s := h.session(sid)
 		if s == nil {
-			writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session", nil)
+			writeError(w, http.StatusNotFound, codeRefused, "Session not found", nil)
 			return
 		}
 		if hv != "" && !contains(s.ss.Server().Versions(), hv) {
@@ -328,7 +348,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.stateless(w, r, m)
 		return
 	}
-	writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required", nil)
+	writeError(w, http.StatusBadRequest, codeRefused, "Bad Request: Mcp-Session-Id header is required", nil)
 }
 
 func (h *Handler) session(id string) *httpSession {
@@ -506,12 +526,12 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sid == "" {
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required", nil)
+		writeError(w, http.StatusBadRequest, codeRefused, "Bad Request: Mcp-Session-Id header is required", nil)
 		return
 	}
 	s := h.session(sid)
 	if s == nil {
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session", nil)
+		writeError(w, http.StatusNotFound, codeRefused, "Session not found", nil)
 		return
 	}
 	if hv := r.Header.Get("Mcp-Protocol-Version"); hv != "" && !contains(s.ss.Server().Versions(), hv) {
@@ -553,14 +573,14 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sid == "" {
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required", nil)
+		writeError(w, http.StatusBadRequest, codeRefused, "Bad Request: Mcp-Session-Id header is required", nil)
 		return
 	}
 	h.mu.Lock()
 	s := h.sessions[sid]
 	h.mu.Unlock()
 	if s == nil {
-		writeError(w, http.StatusNotFound, jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session", nil)
+		writeError(w, http.StatusNotFound, codeRefused, "Session not found", nil)
 		return
 	}
 	h.endSession(s)

@@ -1,9 +1,11 @@
 /**
  * The same refusal from every runtime's Streamable HTTP server (`mcpgen serve --lang ... --http 0`):
  * a request refused on its request line or headers (403 foreign Origin, 405 method not served,
- * 406, 415, 413) is answered with -32000 and no id (as the official TypeScript SDK answers its
+ * 406, 415, 413; a missing Mcp-Session-Id 400, an unknown one 404 "Session not found") is
+ * answered with -32000 and no id (as the official TypeScript SDK answers its
  * 405), and a JSON array (a batch, not part of Streamable HTTP) with 400, -32600 and the same
- * message. The 2025-11-25 endpoint (sessions) and the 2026-07-28 one (a GET or DELETE without a
+ * message; so is initialize inside a session (a second initialize: a refusal of the message, -32600
+ * as on stdio). The 2025-11-25 endpoint (sessions) and the 2026-07-28 one (a GET or DELETE without a
  * session's id is 405). A body cut off before its Content-Length (the client closed its side) is
  * answered 400 -32600 "Bad Request: ..." with no id (TypeScript's HTTP parser and Go's body read;
  * uvicorn closes such a connection unanswered and Python's handler never sees the request).
@@ -18,6 +20,12 @@ import { goEnv } from '../../go/support.js';
 
 const HEADERS = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
 const PING = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '0.0.1' } },
+});
 
 /** A refusal every runtime must give: [what, method, headers, body, status, code, message]. */
 type Refusal = [string, string, Record<string, string>, string | undefined, number, number, RegExp];
@@ -33,6 +41,34 @@ const REFUSALS: Refusal[] = [
     406,
     -32000,
     /^Not Acceptable/,
+  ],
+  // fetch sends `Accept: */*` when none is given: a wildcard does not list the two types
+  [
+    'initialize without Accept',
+    'POST',
+    { 'Content-Type': 'application/json' },
+    INITIALIZE,
+    406,
+    -32000,
+    /^Not Acceptable/,
+  ],
+  [
+    'a request without Mcp-Session-Id',
+    'POST',
+    HEADERS,
+    PING,
+    400,
+    -32000,
+    /^Bad Request: Mcp-Session-Id header is required$/,
+  ],
+  [
+    'an unknown session',
+    'POST',
+    { ...HEADERS, 'Mcp-Session-Id': '0123456789abcdef0123456789abcdef', 'MCP-Protocol-Version': '2025-11-25' },
+    PING,
+    404,
+    -32000,
+    /^Session not found$/,
   ],
   [
     'Content-Type text/plain',
@@ -115,10 +151,26 @@ for (const [lang, env] of [
   ['python', () => pythonChildEnv()],
   ['go', () => goEnv()],
 ] as const) {
-  test(`serve --lang ${lang} --http: 403, 405, 406, 415, 413 answered -32000 with no id; a batch 400 -32600 "batches are not accepted"`, async () => {
+  test(`serve --lang ${lang} --http: 403, 405, 406 (also for Accept: */*), 415, 413, a missing or unknown session answered -32000 with no id; a batch and initialize inside a session 400 -32600`, async () => {
     const s = await startHttpServeProcess(['--lang', lang, '--rev', '2025-11-25'], env());
     try {
       await expectRefusals(s.url, lang, REFUSALS);
+      // initialize inside a session is a refusal of the message (a second initialize), -32600 as
+      // on stdio and HTTP+SSE, not of the request's headers alone
+      const init = await fetch(s.url, { method: 'POST', headers: HEADERS, body: INITIALIZE });
+      await init.text();
+      const sid = init.headers.get('mcp-session-id');
+      assert.ok(sid, `${lang}: initialize made no session`);
+      const again: Refusal = [
+        'initialize inside a session',
+        'POST',
+        { ...HEADERS, 'Mcp-Session-Id': sid!, 'MCP-Protocol-Version': '2025-11-25' },
+        INITIALIZE,
+        400,
+        -32600,
+        /^Bad Request: initialize must not carry Mcp-Session-Id$/,
+      ];
+      await expectRefusals(s.url, lang, [again]);
     } finally {
       await s.stop();
     }

@@ -59,6 +59,22 @@ LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 STATUS_OF_CODE = {HEADER_MISMATCH: 400, -32021: 400, -32022: 400}
 
 
+def _accepts(accept: str, media_type: str) -> bool:
+    """Whether an ``Accept`` value lists ``media_type`` itself with a non-zero q (a wildcard such as
+    ``*/*`` does not count: the 2025-11-25 transports page has the client list both types)."""
+    for part in accept.split(","):
+        media_range, *params = (x.strip().lower() for x in part.split(";"))
+        if media_range != media_type:
+            continue
+        q = next((p[2:] for p in params if p.startswith("q=")), None)
+        try:
+            if q is None or float(q) > 0:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def _host_name(value: str) -> str:
     """``localhost:8080`` → ``localhost``; ``[::1]:80`` → ``[::1]``."""
     if value.startswith("["):
@@ -353,7 +369,7 @@ class McpHttpApp:
 
     async def _post(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
         accept = headers.get("accept", "")
-        if not (("application/json" in accept or "*/*" in accept) and ("text/event-stream" in accept or "*/*" in accept)):
+        if not (_accepts(accept, "application/json") and _accepts(accept, "text/event-stream")):
             await _error(send, 406, REFUSED, "Not Acceptable: Accept must list application/json and text/event-stream")
             return
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
@@ -401,7 +417,7 @@ class McpHttpApp:
             assert sid is not None
             session = self.sessions.get(sid)
             if session is None or session.ended:
-                await _error(send, 404, INVALID_REQUEST, "Not Found: unknown or ended session")
+                await _error(send, 404, REFUSED, "Session not found")
                 return
             if hv is not None and hv not in session.server.versions():
                 await _error(send, 400, INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version {hv!r}")
@@ -414,7 +430,7 @@ class McpHttpApp:
         if hv is not None and self.stateless is not None and hv != stateless_version and self.on_session is None:
             await _error(send, 400, -32022, "Unsupported protocol version")
             return
-        await _error(send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
+        await _error(send, 400, REFUSED, "Bad Request: Mcp-Session-Id header is required")
 
     async def _initialize(self, message: Message, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
         assert self.on_session is not None
@@ -515,15 +531,15 @@ class McpHttpApp:
         if self.on_session is None or (sid is None and self.stateless is not None):
             await self._refuse_method(send, "GET")
             return
-        if "text/event-stream" not in headers.get("accept", "") and "*/*" not in headers.get("accept", ""):
+        if not _accepts(headers.get("accept", ""), "text/event-stream"):
             await _error(send, 406, REFUSED, "Not Acceptable: Accept must list text/event-stream")
             return
         if sid is None:
-            await _error(send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
+            await _error(send, 400, REFUSED, "Bad Request: Mcp-Session-Id header is required")
             return
         session = self.sessions.get(sid)
         if session is None or session.ended:
-            await _error(send, 404, INVALID_REQUEST, "Not Found: unknown or ended session")
+            await _error(send, 404, REFUSED, "Session not found")
             return
         hv = headers.get("mcp-protocol-version")
         if hv is not None and hv not in session.server.versions():
@@ -570,11 +586,11 @@ class McpHttpApp:
             await self._refuse_method(send, "DELETE")
             return
         if sid is None:
-            await _error(send, 400, INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
+            await _error(send, 400, REFUSED, "Bad Request: Mcp-Session-Id header is required")
             return
         session = self.sessions.get(sid)
         if session is None:
-            await _error(send, 404, INVALID_REQUEST, "Not Found: unknown or ended session")
+            await _error(send, 404, REFUSED, "Session not found")
             return
         self._end_session(session)
         await _plain(send, 200, b"")
