@@ -202,20 +202,19 @@ export async function main(): Promise<void> {
   await createServer().connect(new StdioServerTransport());
 }`;
   } else if (!stateless) {
-    serverImports.unshift(`import { createServer as createHttpServer } from 'node:http';`);
+    serverImports.unshift(`import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';`);
     serverImports.push(`import { createStreamableHttpHandler } from '@mcpgen/runtime/http';`);
     serve = `/** Serves Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000; 0: any free port): a Server per session. */
 export async function main(): Promise<void> {
   const http = createHttpServer(
     createStreamableHttpHandler({ tables: [table], onSession: (transport) => createServer().connect(transport) }),
   );
-  http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
-    const address = http.address();
-    console.log(\`listening on http://127.0.0.1:\${typeof address === 'object' && address ? address.port : ''}/mcp\`);
-  });
-}`;
+  listen(http);
+}
+
+${listenFunction(name)}`;
   } else {
-    serverImports.unshift(`import { createServer as createHttpServer } from 'node:http';`);
+    serverImports.unshift(`import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';`);
     serverImports.push(`import { createStatelessHttpHandler } from '@mcpgen/runtime/http/stateless';`);
     serve = `/** Serves stateless Streamable HTTP at http://127.0.0.1:$PORT/mcp (default 3000; 0: any free port): one Server for every request. */
 export async function main(): Promise<void> {
@@ -223,11 +222,10 @@ export async function main(): Promise<void> {
   const handler = createStatelessHttpHandler({ tables: [table], toolSchema: (name) => features.inputSchema(name) });
   await createServer(features).connect(handler.transport);
   const http = createHttpServer(handler);
-  http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
-    const address = http.address();
-    console.log(\`listening on http://127.0.0.1:\${typeof address === 'object' && address ? address.port : ''}/mcp\`);
-  });
-}`;
+  listen(http);
+}
+
+${listenFunction(name)}`;
   }
   files.set(
     'src/server.ts',
@@ -326,7 +324,7 @@ export async function run(${o.transport === 'stdio' ? '' : 'target: string'}): P
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-${o.transport === 'stdio' ? '' : "  const target = process.argv[2] ?? 'http://127.0.0.1:3000/mcp';\n"}  try {
+${o.transport === 'stdio' ? '' : `  // the URL given, else the server's own default: $PORT (3000 when unset) on this machine\n  const target = process.argv[2] ?? \`http://127.0.0.1:\${process.env.PORT || 3000}/mcp\`;\n`}  try {
     for (const line of await run(${o.transport === 'stdio' ? '' : 'target'})) console.log(line);
   } catch (e) {
     // one line, not a stack: most often the server is not running
@@ -393,10 +391,36 @@ npm test                # compiles, then runs the tests in src/*.test.ts
 ${runLine}
 \`\`\`
 
-src/mcp/${o.rev}/ is generated: \`npm run generate\` remakes it, \`npm run check\` says whether it is current.
+${o.transport === 'stdio' ? '' : `The server listens on $PORT (default 3000)${o.client ? '; the client calls http://127.0.0.1:$PORT/mcp, or the URL it is given: `npm run client -- <url>`' : ''}. `}src/mcp/${o.rev}/ is generated: \`npm run generate\` remakes it, \`npm run check\` says whether it is current.
 `,
   );
   return files;
+}
+
+/**
+ * The generated HTTP server's `listen`: 127.0.0.1 on $PORT (default 3000; 0: any free port),
+ * printing its URL. A PORT that is not a port, or a port in use, is one line on stderr naming the
+ * port and PORT, and exit 3 (as `mcpgen serve`), not an unhandled 'error' event's stack.
+ */
+function listenFunction(name: string): string {
+  return `/** Listens on 127.0.0.1:$PORT (default 3000; 0: any free port) and prints the URL; a busy or invalid port: one line on stderr, exit 3. */
+function listen(http: HttpServer): void {
+  const port = Number(process.env.PORT || 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(\`${name}: PORT=\${process.env.PORT} is not a port number (0-65535; 0: any free port)\`);
+    process.exitCode = 3;
+    return;
+  }
+  http.on('error', (e: NodeJS.ErrnoException) => {
+    const why = e.code === 'EADDRINUSE' ? \`port \${port} is in use\` : e.message;
+    console.error(\`${name}: cannot listen on 127.0.0.1:\${port}: \${why} (set PORT to a free port; PORT=0: any)\`);
+    process.exitCode = 3;
+  });
+  http.listen(port, '127.0.0.1', () => {
+    const address = http.address();
+    console.log(\`listening on http://127.0.0.1:\${typeof address === 'object' && address ? address.port : ''}/mcp\`);
+  });
+}`;
 }
 
 /**

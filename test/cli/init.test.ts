@@ -196,6 +196,65 @@ test("an HTTP project's client run without its server says so in one line on std
   }
 });
 
+/** A port the OS gave and took back: nothing listens on it. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+test("an HTTP project's server on a port in use says so in one line naming the port and PORT, and exits 3", async () => {
+  const busy = createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+  const { port } = busy.address() as AddressInfo;
+  try {
+    for (const name of ['v2025-http', 'draft-http']) {
+      const r = await run(process.execPath, [join(dirOf(name), 'dist', 'server.js')], dirOf(name), {
+        ...userEnv(),
+        PORT: String(port),
+      });
+      assert.is(r.code, 3, `${name}: ${r.stdout}${r.stderr}`);
+      assert.is(r.stdout, '', name);
+      const lines = r.stderr.trimEnd().split('\n');
+      assert.is(lines.length, 1, `${name}: one line, not a stack:\n${r.stderr}`);
+      assert.is(
+        lines[0],
+        `${name}: cannot listen on 127.0.0.1:${port}: port ${port} is in use (set PORT to a free port; PORT=0: any)`,
+      );
+    }
+    const bad = await run(process.execPath, [join(dirOf('v2025-http'), 'dist', 'server.js')], dirOf('v2025-http'), {
+      ...userEnv(),
+      PORT: 'http',
+    });
+    assert.is(bad.code, 3, bad.stderr);
+    assert.is(bad.stderr, 'v2025-http: PORT=http is not a port number (0-65535; 0: any free port)\n');
+  } finally {
+    await new Promise((r) => busy.close(r));
+  }
+});
+
+test("an HTTP project's client calls the server on $PORT, as the server listens on it, when given no URL", async () => {
+  for (const name of ['v2025-http', 'draft-http']) {
+    const env = { ...userEnv(), PORT: String(await freePort()) };
+    const server = spawn(process.execPath, [join(dirOf(name), 'dist', 'server.js')], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [chunk] = (await once(server.stdout!, 'data')) as [Buffer];
+      assert.is(String(chunk), `listening on http://127.0.0.1:${env.PORT}/mcp\n`);
+      const r = await run(process.execPath, [join(dirOf(name), 'dist', 'client.js')], dirOf(name), env);
+      assert.is(r.code, 0, `${name}: ${r.stdout}${r.stderr}`);
+      assert.is(r.stdout, 'tools: greet\nHello, Ada!\n', name);
+    } finally {
+      server.kill();
+    }
+    assert.match(readFileSync(join(dirOf(name), 'README.md'), 'utf8'), 'the client calls http://127.0.0.1:$PORT/mcp');
+  }
+});
+
 /** Starts a project's built HTTP server on a free port; resolves with its URL and a stop function. */
 async function startServer(dir: string): Promise<{ url: string; stop: () => void }> {
   const child = spawn(process.execPath, [join(dir, 'dist', 'server.js')], {
