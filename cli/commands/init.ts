@@ -452,6 +452,12 @@ function fileSpecPath(spec: string, projectDir: string): string | undefined {
   return path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(projectDir, path);
 }
 
+/**
+ * Whether this version's packages (mcpgen, @mcpgen/runtime) are on the npm registry: until they
+ * are, init without --runtime and --mcpgen warns that the default `^<version>` specs cannot install.
+ */
+const PUBLISHED = false;
+
 /** `mcpgen init <dir> …`: writes the project, then generates its code (through `mcpgen generate`). */
 export async function cmdInit(
   args: string[],
@@ -495,6 +501,11 @@ export async function cmdInit(
     runtimeSpec: (v.runtime as string | undefined) ?? `^${MCPGEN_VERSION}`,
     mcpgenSpec: (v.mcpgen as string | undefined) ?? `^${MCPGEN_VERSION}`,
   };
+  const unset = (['runtime', 'mcpgen'] as const).filter((k) => v[k] === undefined);
+  if (!PUBLISHED && unset.length)
+    io.err(
+      `mcpgen init: warning: ${unset.map((k) => `${k === 'runtime' ? '@mcpgen/runtime' : 'mcpgen'} ^${MCPGEN_VERSION}`).join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not on the npm registry yet, so npm install will fail: pass ${unset.map((k) => `--${k} file:<${k === 'runtime' ? 'the runtime tarball' : 'the mcpgen tarball or checkout'}>`).join(' and ')} (as mcpgen's README shows)`,
+    );
   mkdirSync(dir, { recursive: true });
   for (const [path, text] of projectFiles(dir, options)) {
     mkdirSync(join(dir, path, '..'), { recursive: true });
