@@ -44,6 +44,12 @@ test('a new user generates the SDK into a fresh module, builds a server and a cl
   await go('vet', './...');
   await go('build', '-o', 'bin/', './server', './client');
 
+  // no server command and no --url: a usage line and exit 2 (not a panic)
+  const usage = await run(join(dir, 'bin', 'client'), [], dir, 60_000);
+  assert.is(usage.status, 2, usage.output);
+  assert.match(usage.output, /^usage: client SERVER-COMMAND/, usage.output);
+  assert.is(usage.output.trim().split('\n').length, 1, usage.output);
+
   const stdio = await go('run', './client', join(dir, 'bin', 'server'));
   assert.equal(stdio.trim().split('\n'), EXPECTED);
 

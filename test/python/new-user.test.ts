@@ -5,7 +5,7 @@
  * from PyPI at the versions of python/requirements.lock), then run the guide's server with one
  * tool and its client (examples/guide/python/) over stdio and over HTTP with plain `python`.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +94,16 @@ test('a new user builds, installs, generates and runs a server and a client over
   const port = Number(
     run(py, ['-c', 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])']).trim(),
   );
+  // nothing listens on the port yet: the client says so in one line and exits 1 (no traceback)
+  const refused = spawnSync(py, ['client.py', `http://127.0.0.1:${port}/mcp`], {
+    cwd: app,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, PYTHONPATH: '' },
+  });
+  assert.is(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /^client: \S+: .+\n$/, refused.stderr);
+  assert.is(refused.stdout, '');
   const server = spawn(py, ['server.py', '--http', String(port)], {
     cwd: app,
     stdio: 'ignore',

@@ -23,4 +23,7 @@ async def main() -> None:
     await client.close()
 
 
-asyncio.run(main())
+try:
+    asyncio.run(main())
+except Exception as e:  # one line, not a traceback: no server, a refused call, ...
+    sys.exit(f"client: {type(e).__name__}: {e}")

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
 	"os/exec"
 	"time"
 
@@ -20,6 +21,10 @@ import (
 func main() {
 	url := flag.String("url", "", "the server's Streamable HTTP endpoint")
 	flag.Parse()
+	if *url == "" && flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: client SERVER-COMMAND [ARGS...]  or  client --url http://HOST:PORT/mcp")
+		os.Exit(2)
+	}
 	var transport codegen.Transport
 	if *url != "" {
 		transport = streamable.NewClientTransport(*url)
