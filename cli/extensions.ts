@@ -37,6 +37,7 @@ import type { Io, ParsedFlags } from './command.js';
 import { UsageError } from './inputs.js';
 import { shownPath } from './json-file.js';
 import { writeLock } from './lock.js';
+import { didYouMean } from './nearest.js';
 
 const NAME = /^[a-z][a-z0-9-]*$/;
 
@@ -53,7 +54,9 @@ export function extensionNames(flag: string | undefined, project: Project): stri
     const names = flag === 'all' ? pinned : flag.split(',').map((x) => x.trim());
     for (const n of names)
       if (!pinned.includes(n))
-        throw new UsageError(`--ext: unknown extension "${n}" (pinned: ${pinned.join(', ') || 'none'})`);
+        throw new UsageError(
+          `--ext: unknown extension "${n}"${didYouMean(n, pinned)} (pinned: ${pinned.join(', ') || 'none'})`,
+        );
     return names;
   }
   const listed = project.config.extensions ?? [];

@@ -14,6 +14,7 @@ import { extensionNames } from './extensions.js';
 import { UsageError, resolveInputs } from './inputs.js';
 import { shownPath } from './json-file.js';
 import { checkOutDir } from './output.js';
+import { didYouMean } from './nearest.js';
 
 /**
  * A model's warnings as the commands print them: the places where schema.json lost what schema.ts
@@ -120,7 +121,7 @@ export function parseTargets(target: string | undefined): string[] {
   const unknown = targets.filter((t) => !(TARGET_IDS as readonly string[]).includes(t));
   if (unknown.length)
     throw new UsageError(
-      `--target: unknown language ${unknown.join(', ')} (languages: ${TARGET_IDS.join(', ')}, or all)`,
+      `--target: unknown language ${unknown.join(', ')}${unknown.length === 1 ? didYouMean(unknown[0], [...TARGET_IDS, 'all']) : ''} (languages: ${TARGET_IDS.join(', ')}, or all)`,
     );
   return targets;
 }

@@ -175,6 +175,36 @@ export function syntaxError(file: string, text: string, cause: Error): ConfigErr
 }
 
 /**
+ * The first key an object of `text` (valid JSON) has twice, as a ConfigError at the second one's
+ * `file:line:column` (1-based) with its field: JSON.parse keeps the last silently, so a setting
+ * written twice would be half ignored.
+ */
+export function duplicateKey(file: string, text: string): ConfigError | undefined {
+  const objects: Set<string>[] = [];
+  let found: ConfigError | undefined;
+  jsonc.visit(text, {
+    onObjectBegin: () => void objects.push(new Set()),
+    onObjectEnd: () => void objects.pop(),
+    onObjectProperty: (key, _offset, _length, line, character, path) => {
+      const keys = objects.at(-1)!;
+      if (keys.has(key) && !found) {
+        const field = [...path(), key].reduce<string>(
+          (f, k) => (typeof k === 'number' ? `${f}[${k}]` : f ? `${f}.${k}` : k),
+          '',
+        );
+        found = new ConfigError(
+          `${file}:${line + 1}:${character + 1}`,
+          field,
+          `the key ${JSON.stringify(key)} is written twice in one object (remove one)`,
+        );
+      }
+      keys.add(key);
+    },
+  });
+  return found;
+}
+
+/**
  * Reads `path` as JSON and checks it against `schemaFile`. Throws ConfigError: no such file,
  * not a file, not JSON (at file:line:column, with the field and the text around), or the first schema violation with its field; `explain` may give that
  * violation a message of its own (`keyword` is the JSON Schema keyword that failed, `field` as
@@ -197,6 +227,8 @@ export function readProjectFile<T>(
   } catch (e) {
     throw syntaxError(shown, text, e as Error);
   }
+  const twice = duplicateKey(shown, text);
+  if (twice) throw twice;
   const validate = validatorOf(schemaFile);
   if (!validate(data)) {
     const error = validate.errors![0];

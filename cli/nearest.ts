@@ -23,9 +23,16 @@ export function nearest(word: string, known: readonly string[]): string | undefi
   return best;
 }
 
-/** `; did you mean <nearest>?` for a misspelt `word` (see {@link nearest}), else the empty string. */
+/**
+ * `; did you mean <nearest>?` for a misspelt `word` (see {@link nearest}), else the empty string.
+ * A word of a date's shape (YYYY-MM-DD, as revision ids are) that is no date of the calendar
+ * (2025-13-01, 2025-02-30) gets `; <word> is not a date` instead of a guess, unless one edit
+ * (2025-11-52: two digits swapped) makes it a known one.
+ */
 export function didYouMean(word: string, known: readonly string[]): string {
   const near = nearest(word, known);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(word) && !isDate(word) && !(near && editDistance(word, near) <= 1))
+    return `; ${word} is not a date`;
   return near ? `; did you mean ${near}?` : '';
 }
 
@@ -42,4 +49,10 @@ function editDistance(a: string, b: string): number {
     }
   }
   return d[a.length][b.length];
+}
+
+/** Whether `ymd` (YYYY-MM-DD) names a day of the calendar. */
+function isDate(ymd: string): boolean {
+  const t = Date.parse(`${ymd}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === ymd;
 }

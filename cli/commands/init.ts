@@ -470,6 +470,8 @@ export async function cmdInit(
     throw new UsageError(
       positionals.length ? `one folder, not ${positionals.join(' ')}` : 'init needs a folder: mcpgen init <dir>',
     );
+  if (!positionals[0].trim())
+    throw new UsageError(`the folder is ${JSON.stringify(positionals[0])}, an empty name: mcpgen init <dir>`);
   if (v.stdio && v.http) throw new UsageError('--stdio or --http, not both');
   const rev = (v.rev as string | undefined) ?? '2025-11-25';
   const pins = loadPins();

@@ -27,6 +27,7 @@ import {
 } from '../revisions.js';
 import { serveOverHttp } from '../serve/endpoint.js';
 import { isStateless, serveDualEraConnection } from '../serve/stateless.js';
+import { didYouMean } from '../nearest.js';
 
 export const serve: Command = {
   name: 'serve',
@@ -170,7 +171,9 @@ async function run(args: string[], io: Io): Promise<number> {
   if (positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   if (values.lang !== undefined && values.lang !== 'typescript') {
     if (values.lang !== 'python' && values.lang !== 'go')
-      throw new UsageError(`--lang: unknown language ${values.lang} (typescript, python, go)`);
+      throw new UsageError(
+        `--lang: unknown language ${values.lang}${didYouMean(String(values.lang), ['typescript', 'python', 'go'])} (typescript, python, go)`,
+      );
     if (values.stdio && values.http !== undefined) throw new UsageError('--stdio and --http exclude each other');
     const other = Object.keys(values).filter((k) => !['lang', 'rev', 'stdio', 'http', 'host'].includes(k));
     if (other.length)

@@ -239,6 +239,28 @@ test('a misspelt global flag or revision names the nearest known one', async () 
       ['init', join(t.dir, 'never'), '--rev', 'draf'],
       'mcpgen init: --rev: unknown revision "draf"; did you mean draft? (revisions: ',
     ],
+    // a date that is no date gets no guess (2025-13-01 is three edits from 2024-11-05)
+    [
+      ['generate', '--rev', '2025-13-01', '--spec-dir', SPEC_DIR],
+      'mcpgen generate: --rev: unknown revision "2025-13-01"; 2025-13-01 is not a date; pinned: ',
+    ],
+    [
+      ['generate', '--config', config('no-date-rev', { revisions: ['2025-02-30'] })],
+      `mcpgen generate: ${join(t.dir, 'no-date-rev.config.json')}: revisions[0]: "2025-02-30" is not pinned; 2025-02-30 is not a date (pinned: `,
+    ],
+    [['init', ''], 'mcpgen init: the folder is "", an empty name: mcpgen init <dir>'],
+    [
+      ['init', join(t.dir, 'never'), '--rev', '2025-13-01'],
+      'mcpgen init: --rev: unknown revision "2025-13-01"; 2025-13-01 is not a date (revisions: ',
+    ],
+    [
+      ['generate', '--rev', 'draft', '--spec-dir', SPEC_DIR, '--out', join(t.dir, 'never'), '--target', 'pythn'],
+      'mcpgen generate: --target: unknown language pythn; did you mean python? (languages: ',
+    ],
+    [
+      ['serve', '--lang', 'pyhton', '--stdio'],
+      'mcpgen serve: --lang: unknown language pyhton; did you mean python? (typescript, python, go)',
+    ],
     [
       ['serve', '--stdio', '--rev', '2025-11-52'],
       'mcpgen serve: unknown revision 2025-11-52; did you mean 2025-11-25?; this mcpgen serves ',
@@ -253,6 +275,12 @@ test('a misspelt global flag or revision names the nearest known one', async () 
     assert.is(r.code, 2, `${args.join(' ')}: ${r.text}`);
     assert.ok(r.text.startsWith(start), `${args.join(' ')}: ${r.text}`);
   }
+  // a key written twice is an error at the second one, not silently the last
+  const twice = join(t.dir, 'twice.config.json');
+  writeFileSync(twice, '{\n  "revisions": ["draft"],\n  "out": "a",\n  "out": "b"\n}\n');
+  const dup = await mcpgen(['generate', '--config', twice]);
+  assert.is(dup.code, 2, dup.text);
+  assert.is(dup.text, `mcpgen generate: ${twice}:4:3: out: the key "out" is written twice in one object (remove one)`);
   // nothing near: no guess
   const far = await mcpgen(['--zzzzzz']);
   assert.is(far.code, 2, far.text);
