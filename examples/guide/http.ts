@@ -67,8 +67,9 @@ const stale = await fetch(url, {
 assert.equal(stale.status, 404);
 await stale.body?.cancel();
 
+// done: the last client, every session left, then the HTTP server (its open connections first)
 await bob.close();
-await handler.close(); // ends every session left
+await handler.close();
 http.closeAllConnections();
 await new Promise<void>((resolve) => http.close(() => resolve()));
 
