@@ -24,6 +24,11 @@ const http = createServer(
       }).connect(transport),
   }),
 );
+// a port in use is one line and exit 3, not an unhandled 'error' event's stack
+http.on('error', (e) => {
+  console.error(`greeter: cannot listen on port ${process.env.PORT ?? 3000}: ${e.message} (set PORT to a free port)`);
+  process.exit(3);
+});
 http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
   console.log(`listening on http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`),
 );
