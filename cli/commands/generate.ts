@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { ResolvedRevision } from '../../schema/resolve.js';
 import { type Command, type Context, EXIT, type Io } from '../command.js';
+import { handledUpstream } from '../../generator/extension/model.js';
 import { extensionModels } from '../extensions.js';
 import {
   GENERATION_CONFIG,
@@ -42,7 +43,9 @@ export const generate: Command = {
     'less than schema.ts (a narrower number type, a doc link that lost its separator, documented',
     'values widened to string), the generated code follows schema.ts; one `note:` line on stderr',
     'counts those places and model.json lists them ("warnings"); other warnings about the inputs',
-    'are printed one per line.',
+    "are printed one per line. With --ext, the places where an extension's published inputs needed a",
+    'rule of mcpgen (a local definition hoisted, a direction or result type they do not state) are',
+    'one `note:` line per extension, listed in <rev>/<name>/model.json ("warnings").',
   ],
   flags: GENERATION_FLAGS,
   config: GENERATION_CONFIG,
@@ -73,7 +76,8 @@ async function run(args: string[], io: Io, ctx: Context): Promise<number> {
     extensions: names,
   } = generationOptions(generate, args, project);
   const extensions = await extensionModels(names, project);
-  for (const e of extensions) for (const w of e.warnings) io.err(`warning: ${e.revision}: ${w}`);
+  for (const e of extensions)
+    for (const w of e.warnings) if (!handledUpstream(w)) io.err(`warning: ${e.revision}: ${w}`);
   for (const r of inputs) checkWipe(outLabel, join(out, r.revision), inputs);
   const created = prepareOutDir(outLabel, out);
   try {
@@ -142,6 +146,14 @@ async function generateInto(
   }
   const note = followedNote(followed, (rev) => join(outArg, rev, 'model.json'));
   if (note) io.err(note);
+  const revs = inputs.map((r) => r.revision);
+  for (const e of extensions ?? []) {
+    const n = e.warnings.filter(handledUpstream).length;
+    if (n)
+      io.err(
+        `note: ${e.revision}: its published inputs needed a rule of mcpgen in ${n} place${n === 1 ? '' : 's'} (local definitions hoisted, directions from generator/extension/overrides.ts, results typed as Result), applied; the list is in ${join(outArg, revs.length === 1 ? revs[0]! : '<rev>', e.extension.name, 'model.json')} ("warnings")`,
+      );
+  }
   io.out(`generated ${inputs.length} revision(s) into ${out} in ${(performance.now() - t0).toFixed(0)}ms`);
   return EXIT.ok;
 }

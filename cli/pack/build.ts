@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import type { Io } from '../command.js';
 import { type Project, configuredRevisions } from '../config.js';
+import { followedNote, splitWarnings } from '../generation.js';
 import { UsageError, prepareOutDir, resolveInputs } from '../inputs.js';
 import { generate } from '../../generator/generate.js';
 import { ingestResolved } from '../../generator/ingest.js';
@@ -336,7 +337,14 @@ export async function packRevisions(
     io.out(
       `${model.revision}: ingest ${(performance.now() - t0).toFixed(0)}ms (${Object.keys(model.types).length} types) from ${r.source}${r.pinned ? '' : ' (unpinned)'}`,
     );
-    for (const w of model.warnings) io.err(`warning: ${model.revision}: ${w}`);
+    // as generate says them: the places where schema.json lost what schema.ts says in one note
+    const { followed, others } = splitWarnings(model);
+    for (const w of others) io.err(`warning: ${model.revision}: ${w}`);
+    const note = followedNote(
+      [[model.revision, followed]],
+      (rev) => `the ${rev}/model.json \`mcpgen generate\` writes`,
+    );
+    if (note) io.err(note);
     try {
       const p = await packRevision(model, resolve(v.out as string), (step, detail, ms) =>
         io.out(`${model.revision}: ${step} ${ms.toFixed(0)}ms (${detail})`),

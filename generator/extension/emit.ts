@@ -16,7 +16,7 @@ import { GENERATED_MARK, MCPGEN_VERSION, type EmitOptions, type Files, jsdoc, re
 import { emitTypes } from '../emit/types.js';
 import { emitValidators, paramsValidatorName } from '../emit/validators.js';
 import type { Direction, JsonSchema, NotificationDef, ProtocolModel, RequestDef } from '../model.js';
-import { byCodeUnit, sha256, sortKeysDeep } from '../util.js';
+import { byCodeUnit, sha256, sortKeysDeep, stableJson } from '../util.js';
 import { type ExtensionModel, asRevisionModel } from './model.js';
 import { EXTENSION_PROFILES } from './overrides.js';
 
@@ -108,12 +108,30 @@ function requiresMeta(rev: ProtocolModel, r: RequestDef): boolean {
   return Array.isArray(s?.required) && s.required.includes('_meta');
 }
 
-/** The files of extension `ext` for revision `rev`, under `<ext.extension.name>/`. */
+/**
+ * `<name>/model.json`: the extension model as stable JSON, its inputs named by sha256 and size
+ * only, and its warnings naming them `schema.json` / `spec.types.d.ts` (where they were read from
+ * is a fact of the machine, not of the inputs).
+ */
+export function extensionModelJson(ext: ExtensionModel): string {
+  const { schemaJson, typesTs } = ext.inputs;
+  const file = (f: typeof schemaJson) => ({ sha256: f.sha256, size: f.size });
+  const unplaced = (w: string) =>
+    w.split(schemaJson.path).join('schema.json').split(typesTs.path).join('spec.types.d.ts');
+  return stableJson({
+    ...ext,
+    inputs: { ...ext.inputs, schemaJson: file(schemaJson), typesTs: file(typesTs) },
+    warnings: ext.warnings.map(unplaced),
+  });
+}
+
+/** The files of extension `ext` for revision `rev`, under `<ext.extension.name>/` (model.json: {@link extensionModelJson}). */
 // size: an extension's emitted files, one part per file
 export async function emitExtension(ext: ExtensionModel, rev: ProtocolModel, opts: EmitOptions): Promise<Files> {
   const name = ext.extension.name;
   const shim = asRevisionModel(ext);
   const out: Files = new Map();
+  out.set(`${name}/model.json`, extensionModelJson(ext));
   const types = (await emitTypes(shim)).get('types.gen.ts')!;
   out.set(
     `${name}/types.gen.ts`,

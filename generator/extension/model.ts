@@ -91,3 +91,15 @@ export function asRevisionModel(ext: ExtensionModel): ProtocolModel {
     warnings: [],
   };
 }
+
+/**
+ * Whether an extension model's warning reports a fact about the extension's published inputs that
+ * mcpgen handles by a rule of its own (a definition local to another hoisted, a direction taken
+ * from ./overrides.ts, a request without a result type typed as Result): the same on every run,
+ * nothing the user can act on. `mcpgen generate --ext` counts these in one note line and
+ * `<rev>/<name>/model.json` lists them; the other warnings are printed one per line.
+ */
+export const handledUpstream = (warning: string): boolean =>
+  / a definition local to \S+ \(its \$refs are relative to \S+\); hoisted as \S+$/.test(warning) ||
+  /: no direction stated; .*\(generator\/extension\/overrides\.ts\)$/.test(warning) ||
+  warning.endsWith('; its result is typed as Result (any result object)');

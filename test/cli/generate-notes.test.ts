@@ -3,7 +3,9 @@
  * says less than schema.ts (followed as schema.ts says) are one `note:` line counting them per
  * revision and naming where the list is (model.json "warnings"), never a line each; a revision
  * without such places adds none; any other warning about the inputs (here: a type only schema.ts
- * defines) is still printed on its own line. Real CLI processes.
+ * defines) is still printed on its own line. The same rule for `generate --ext apps` (what the
+ * extension's published inputs needed a rule of mcpgen for: one note, listed in
+ * <rev>/apps/model.json) and for `mcpgen pack`. Real CLI processes.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,6 +61,38 @@ test('generate --unpinned with a type only schema.ts defines: that warning on it
   assert.equal(r.stderr.trimEnd().split('\n'), [
     `warning: mixed: ${join(dir, 'schema.json')} and ${join(dir, 'schema.ts')} define different types (only in schema.ts: OnlyInSchemaTs): are they from the same revision?`,
     `note: schema.json says less than schema.ts in 1 place (mixed: 1); the generated code follows schema.ts; the list is in ${join(out, 'mixed', 'model.json')} ("warnings")`,
+  ]);
+});
+
+test('generate --ext apps: one note for the extension naming <rev>/apps/model.json, which lists as many places; no warning line', async () => {
+  const out = join(work.dir, 'apps');
+  const r = await cli(['generate', '--rev', '2025-11-25', '--ext', 'apps', '--out', out]);
+  assert.is(r.code, 0, r.stderr);
+  const apps = JSON.parse(readFileSync(join(out, '2025-11-25', 'apps', 'model.json'), 'utf8')) as {
+    revision: string;
+    warnings: string[];
+  };
+  assert.match(apps.revision, /^apps@\d+\.\d+\.\d+$/);
+  assert.ok(apps.warnings.length >= 1, 'the pinned apps inputs need rules of mcpgen');
+  // no machine path in the list: the files are named as the package names them
+  assert.ok(
+    apps.warnings.every((w) => /^(schema\.json|spec\.types\.d\.ts): /.test(w)),
+    apps.warnings.join('\n'),
+  );
+  const n25 = warningsOf(out, '2025-11-25').length;
+  assert.equal(r.stderr.trimEnd().split('\n'), [
+    `note: schema.json says less than schema.ts in ${n25} place${n25 === 1 ? '' : 's'} (2025-11-25: ${n25}); the generated code follows schema.ts; the list is in ${join(out, '2025-11-25', 'model.json')} ("warnings")`,
+    `note: ${apps.revision}: its published inputs needed a rule of mcpgen in ${apps.warnings.length} places (local definitions hoisted, directions from generator/extension/overrides.ts, results typed as Result), applied; the list is in ${join(out, '2025-11-25', 'apps', 'model.json')} ("warnings")`,
+  ]);
+});
+
+test('pack --rev 2025-11-25: the places where schema.json says less are one note naming where generate lists them; no warning line', async () => {
+  const out = join(work.dir, 'packed');
+  const r = await cli(['pack', '--rev', '2025-11-25', '--out', out]);
+  assert.is(r.code, 0, r.stderr);
+  const n25 = warningsOf(join(work.dir, 'apps'), '2025-11-25').length;
+  assert.equal(r.stderr.trimEnd().split('\n'), [
+    `note: schema.json says less than schema.ts in ${n25} place${n25 === 1 ? '' : 's'} (2025-11-25: ${n25}); the generated code follows schema.ts; the list is in the 2025-11-25/model.json \`mcpgen generate\` writes ("warnings")`,
   ]);
 });
 
