@@ -5,7 +5,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { TARGET_IDS, withdrawnTarget } from '../generator/emit/bindings/index.js';
-import { followsSchemaTs } from '../generator/ingest/defs.js';
+import { followsSchemaTs } from '../generator/ingest/followed.js';
 import type { ProtocolModel } from '../generator/model.js';
 import type { ResolvedRevision } from '../schema/resolve.js';
 import { type Command, type Flag, parseCommand } from './command.js';

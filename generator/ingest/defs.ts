@@ -8,6 +8,7 @@ import type { JsonSchema } from '../model.js';
 import { KEEP_SCHEMA_JSON_NUMBERS } from '../overrides.js';
 import { byCodeUnit } from '../util.js';
 import { IngestError } from '../ingest-error.js';
+import { FOLLOWED, KEPT, RESTORED } from './followed.js';
 import { tsShape, type TsDecl } from './schema-ts.js';
 
 /** Rewrites draft-07 `definitions` to 2020-12 `$defs` (and every `#/definitions/` reference). */
@@ -80,20 +81,6 @@ export function typeSetMismatch(defs: Record<string, JsonSchema>, decls: Map<str
   ].filter(Boolean);
   return parts.length ? parts.join('; ') : undefined;
 }
-
-/**
- * How a warning of {@link reconcile} ends when schema.json lost something schema.ts says and the
- * model follows schema.ts: a fact about the upstream inputs (the published schemas of 2025-06-18
- * and later have such places), not a fault of the user's; `mcpgen generate` sums these up in one
- * line and model.json lists them.
- */
-const FOLLOWED = '; following schema.ts';
-const RESTORED = '; restored as schema.ts writes them';
-const KEPT = '; kept as documented values';
-
-/** Whether `warning` reports a place where the model follows schema.ts over schema.json (see {@link reconcile}). */
-export const followsSchemaTs = (warning: string): boolean =>
-  warning.endsWith(FOLLOWED) || warning.endsWith(RESTORED) || warning.endsWith(KEPT);
 
 /**
  * Reconciles schema.json's definitions (in place) with schema.ts: where schema.json loses what
