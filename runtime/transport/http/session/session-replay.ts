@@ -94,12 +94,7 @@ export class SessionReplay extends SessionResumption {
       prior = await store.claimRequest(this.sessionId, key, `${digest} ${primingId}`);
     } catch (e) {
       s.sink = null;
-      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
-      sink.respond(
-        503,
-        { ...json, 'Retry-After': '1' },
-        errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store cannot be reached'),
-      );
+      this.storeUnavailable(sink, json, e);
       return;
     }
     if (this.ended) {

@@ -90,6 +90,19 @@ export class SessionResumption extends SessionStreams {
   }
 
   /**
+   * Reports `e` (settings.onStoreError) and answers 503 with `Retry-After: 1` and a -32000 body:
+   * the event store did not answer, so nothing was read or dispatched and the client may retry.
+   */
+  protected storeUnavailable(sink: ResponseSink, json: HeaderMap, e: unknown): void {
+    this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+    sink.respond(
+      503,
+      { ...json, 'Retry-After': '1' },
+      errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store cannot be reached'),
+    );
+  }
+
+  /**
    * Serves a GET with `Last-Event-ID` of a stream this process does not hold: the events after
    * it, then every event any process stores on it, until it finishes (the connection ends),
    * its owner process is lost (each request it left unanswered gets error -32000 on this
@@ -115,12 +128,7 @@ export class SessionResumption extends SessionStreams {
     try {
       followed = await store.follow(this.sessionId, lastEventId, write, abort.signal);
     } catch (e) {
-      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
-      sink.respond(
-        503,
-        { ...json, 'Retry-After': '1' },
-        errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store cannot be reached'),
-      );
+      this.storeUnavailable(sink, json, e);
       return;
     }
     if (!followed) {
