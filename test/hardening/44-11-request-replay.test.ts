@@ -248,21 +248,27 @@ async function cuttingProxy(port: number, marker: string) {
   };
 }
 
+/** A runtime HTTP client (node:http or fetch form) at `url`, with its session initialized. */
+async function initialized(form: 'node:http' | 'fetch', url: string) {
+  const options = { url, standaloneStream: false, retry: { initialDelayMs: 20 } };
+  const transport =
+    form === 'fetch'
+      ? new FetchHttpClientTransport({ ...options, fetch: globalThis.fetch })
+      : new HttpClientTransport(options);
+  const client = new MiniClient(transport);
+  await client.start();
+  await client.request('initialize', initReq().params as Record<string, unknown>);
+  transport.setProtocolVersion(V);
+  await client.notify('notifications/initialized');
+  return { transport, client };
+}
+
 for (const form of ['node:http', 'fetch'] as const) {
   test(`client (${form}): a request reset after it was written, before any byte back, is re-sent and answered; run once`, async () => {
     const proxy = await cuttingProxy(memory.port, '"method":"stream"');
     const before = memory.log.length;
     try {
-      const options = { url: proxy.url, standaloneStream: false, retry: { initialDelayMs: 20 } };
-      const transport =
-        form === 'fetch'
-          ? new FetchHttpClientTransport({ ...options, fetch: globalThis.fetch })
-          : new HttpClientTransport(options);
-      const client = new MiniClient(transport);
-      await client.start();
-      await client.request('initialize', initReq().params as Record<string, unknown>);
-      transport.setProtocolVersion(V);
-      await client.notify('notifications/initialized');
+      const { transport, client } = await initialized(form, proxy.url);
       proxy.arm(2);
       const result = await client.request('stream', { count: 2, gapMs: 50 });
       assert.equal(result, { echo: { count: 2, gapMs: 50 } });
@@ -280,16 +286,7 @@ for (const form of ['node:http', 'fetch'] as const) {
     const proxy = await cuttingProxy(plain.port, '"method":"stream"');
     const before = plain.log.length;
     try {
-      const options = { url: proxy.url, standaloneStream: false, retry: { initialDelayMs: 20 } };
-      const transport =
-        form === 'fetch'
-          ? new FetchHttpClientTransport({ ...options, fetch: globalThis.fetch })
-          : new HttpClientTransport(options);
-      const client = new MiniClient(transport);
-      await client.start();
-      await client.request('initialize', initReq().params as Record<string, unknown>);
-      transport.setProtocolVersion(V);
-      await client.notify('notifications/initialized');
+      const { transport, client } = await initialized(form, proxy.url);
       proxy.arm(1);
       const error = await client.request('stream', { count: 1 }).then(
         () => undefined,
