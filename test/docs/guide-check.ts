@@ -320,3 +320,121 @@ export async function runExamples(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 2, examples.length)) }, worker));
   return results;
 }
+
+/** Calls that end something a program holds open: a client, transport, handler or server, a socket, a child process. */
+const TEARDOWN_CALLS = new Set(['close', 'end', 'closeAllConnections', 'kill', 'stop', 'terminate']);
+
+/** Whether `node` holds a call of a function or method named in {@link TEARDOWN_CALLS}. */
+function callsTeardown(node: ts.Node): boolean {
+  if (ts.isCallExpression(node)) {
+    const callee = node.expression;
+    const name = ts.isIdentifier(callee)
+      ? callee.text
+      : ts.isPropertyAccessExpression(callee)
+        ? callee.name.text
+        : undefined;
+    if (name !== undefined && TEARDOWN_CALLS.has(name)) return true;
+  }
+  return ts.forEachChild(node, callsTeardown) ?? false;
+}
+
+/**
+ * A statement that only checks, shows or awaits something (`assert…(…)`, `console.log(…)`,
+ * `await exited;`): passed over when looking for the teardown.
+ */
+function checksOnly(statement: ts.Statement, file: ts.SourceFile): boolean {
+  if (!ts.isExpressionStatement(statement)) return false;
+  let e = statement.expression;
+  if (ts.isAwaitExpression(e)) e = e.expression;
+  if (ts.isIdentifier(e)) return true;
+  if (!ts.isCallExpression(e)) return false;
+  const callee = e.expression.getText(file);
+  return /^assert\b/.test(callee) || /^console\.(log|error)$/.test(callee);
+}
+
+/**
+ * The teardown statements at the end of `statements` (a file's, a block's), last first: walking
+ * back, statements that call close/end/… (a `for` closing each server, a `Promise.all` of
+ * closes) are taken, checks and prints are passed over, a `try` gives its `finally` block's
+ * teardown and its `try` block's, and any other statement ends the walk.
+ */
+function trailingTeardown(statements: readonly ts.Statement[], file: ts.SourceFile): ts.Statement[] {
+  const out: ts.Statement[] = [];
+  for (let i = statements.length - 1; i >= 0; i--) {
+    const s = statements[i];
+    if (ts.isTryStatement(s)) {
+      out.push(...trailingTeardown(s.finallyBlock?.statements ?? [], file));
+      out.push(...trailingTeardown(s.tryBlock.statements, file));
+      continue;
+    }
+    if (checksOnly(s, file)) continue;
+    if (!callsTeardown(s)) break;
+    out.push(s);
+  }
+  return out;
+}
+
+/**
+ * The teardown lines of an example (the source of `examples/guide/<slug>.ts`, not its
+ * companions): each line, trimmed, of the teardown statements before its `ok <slug>` line (see
+ * {@link trailingTeardown}), in file order. What a page's code needs for the program to exit.
+ */
+export function teardownLines(example: string): string[] {
+  const file = ts.createSourceFile('example.ts', example, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  return trailingTeardown(file.statements, file)
+    .reverse()
+    .flatMap((s) => s.getText(file).split('\n'))
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('//'));
+}
+
+/**
+ * The teardown lines of page `slug`'s example (`example`: examples/guide/<slug>.ts alone, as
+ * {@link asPageSource} writes it) that no line of the page's ts blocks holds (trimmed, a trailing
+ * `// comment` aside): the
+ * page's code, saved as one file, would not exit. `<slug>.md: …` each; [] when all are there.
+ */
+export function teardownProblems(slug: string, markdown: string, example: string): string[] {
+  // a page line may carry a comment after the statement (`receiver.close(); // aborts …`)
+  const shown = new Set(
+    tsBlocks(markdown)
+      .join('\n')
+      .split('\n')
+      .flatMap((line) => [line.trim(), line.replace(/\s+\/\/ [^'"`]*$/, '').trim()]),
+  );
+  return teardownLines(asPageSource(example))
+    .filter((line) => !shown.has(line))
+    .map((line) => `${slug}.md: the example's teardown line ${JSON.stringify(line)} is not on the page`);
+}
+
+/**
+ * The lines of a Go or Python guide example (`source`) that close or cancel what it opened
+ * (`defer client.Close()`, `defer cancel()`, `await client.close()`), trimmed, comments left out.
+ */
+export function closeLines(source: string): string[] {
+  return source
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => !/^(\/\/|#)/.test(line) && /\b(Close|close|aclose|cancel|kill|terminate|Shutdown)\(/.test(line));
+}
+
+/**
+ * The close lines ({@link closeLines}) of `file` (`source`, a Go or Python example) that no line of
+ * the page's ```<lang> blocks holds (trimmed): `<page>: …` each; [] when all are there.
+ */
+export function closeLineProblems(
+  page: string,
+  markdown: string,
+  lang: string,
+  file: string,
+  source: string,
+): string[] {
+  const shown = new Set(
+    fences(markdown)
+      .filter((f) => f.lang === lang)
+      .flatMap((f) => f.text.split('\n').map((line) => line.trim())),
+  );
+  return closeLines(source)
+    .filter((line) => !shown.has(line))
+    .map((line) => `${page}: ${file}'s line ${JSON.stringify(line)} is in no \`\`\`${lang} block of the page`);
+}

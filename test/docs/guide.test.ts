@@ -23,7 +23,10 @@ import {
   pageProblems,
   runExamples,
   runProblem,
+  closeLineProblems,
   snippetSyntaxProblems,
+  teardownLines,
+  teardownProblems,
   tsBlocks,
 } from './guide-check.js';
 
@@ -61,6 +64,26 @@ test("every page's ts blocks, read in order, parse as one program (none left ope
     slugs.flatMap((slug) => snippetSyntaxProblems(slug, read(join(GUIDE, `${slug}.md`)))),
     [],
   );
+});
+
+test("every page's code ends as its example does: the example's closes are on the page (saved as one file, it exits)", () => {
+  const problems = slugs.flatMap((slug) =>
+    existsSync(exampleOf(slug)) ? teardownProblems(slug, read(join(GUIDE, `${slug}.md`)), read(exampleOf(slug))) : [],
+  );
+  assert.equal(problems, []);
+});
+
+test('the Go and Python pages show the closes of their examples (examples/guide/go, python)', () => {
+  const files = [
+    ['go.md', 'go', 'go/client/main.go'],
+    ['go.md', 'go', 'go/server/main.go'],
+    ['python.md', 'python', 'python/client.py'],
+    ['python.md', 'python', 'python/server.py'],
+  ];
+  const problems = files.flatMap(([page, lang, file]) =>
+    closeLineProblems(page, read(join(GUIDE, page)), lang, file, read(join(EXAMPLES, file))),
+  );
+  assert.equal(problems, []);
 });
 
 test('the index lists every page', () => {
@@ -176,6 +199,78 @@ test('check: ts blocks that leave a block open (or hold broken syntax) are named
   const closed = page.replace('```\n\nMore', '```\n\n```ts\n} finally {\n  done();\n}\n```\n\nMore');
   assert.equal(snippetSyntaxProblems('p', closed), []);
   assert.equal(snippetSyntaxProblems('p', '```ts\nconst a = ;\n```\n').length, 1);
+});
+
+test('check: the closes at the end of an example must be on its page', () => {
+  const ending = [
+    "import { Client } from '../../generated/2025-11-25/index.js';",
+    'const client = new Client({ clientInfo: { name: "app", version: "1.0.0" } });',
+    'await client.close(); // not the last one: a call follows',
+    'const result = await client.ping();',
+    'try {',
+    '  await use(result);',
+    '  await other.close();',
+    '} finally {',
+    '  for (const s of servers) {',
+    '    s.closeAllConnections();',
+    '    await new Promise((done) => s.close(done));',
+    '  }',
+    "  child.kill('SIGTERM');",
+    '  await exited;',
+    '}',
+    '// done',
+    'await Promise.all([a.close(), b.end()]);',
+    'assert.equal(a.closed, true);',
+    "console.log('ok echo');",
+    '',
+  ].join('\n');
+  assert.equal(teardownLines(ending), [
+    'await other.close();',
+    'for (const s of servers) {',
+    's.closeAllConnections();',
+    'await new Promise((done) => s.close(done));',
+    '}',
+    "child.kill('SIGTERM');",
+    'await Promise.all([a.close(), b.end()]);',
+  ]);
+  const shown = ['```ts', ...teardownLines(ending).map((line) => `  ${line}`), '```', ''].join('\n');
+  assert.equal(teardownProblems('echo', shown, ending), [], 'every line shown (indented as it likes): no problem');
+  const without = shown.replace("  child.kill('SIGTERM');\n", '');
+  assert.equal(teardownProblems('echo', without, ending), [
+    `echo.md: the example's teardown line "child.kill('SIGTERM');" is not on the page`,
+  ]);
+  assert.equal(teardownProblems('echo', page, example), [], 'an example that closes nothing asks for nothing');
+  const commented = shown.replace("child.kill('SIGTERM');", "child.kill('SIGTERM'); // ends it");
+  assert.equal(teardownProblems('echo', commented, ending), [], 'a comment after the statement is allowed');
+  assert.is(
+    teardownProblems(
+      'echo',
+      page,
+      `${example.replace("console.log('ok echo');", 'await client.close();')}console.log('ok echo');\n`,
+    ).length,
+    1,
+  );
+});
+
+test('check: the Go and Python pages must show the closes of their examples', () => {
+  const go =
+    'func main() {\n\tclient := connect()\n\tdefer client.Close() // at exit\n\t// client.Close() is deferred\n\tuse(client)\n}\n';
+  const shown = `# Go\n\n\`\`\`go\n${go}\`\`\`\n`;
+  assert.equal(closeLineProblems('go.md', shown, 'go', 'main.go', go), []);
+  assert.equal(
+    closeLineProblems('go.md', shown.replace('\tdefer client.Close() // at exit\n', ''), 'go', 'main.go', go),
+    ['go.md: main.go\'s line "defer client.Close() // at exit" is in no ```go block of the page'],
+  );
+  assert.is(
+    closeLineProblems('go.md', shown.replace('```go', '```sh'), 'go', 'main.go', go).length,
+    1,
+    'only go blocks count',
+  );
+  const py = 'async def main():\n    client = await connect()\n    await client.close()\n';
+  assert.is(
+    closeLineProblems('python.md', '```python\nclient = await connect()\n```\n', 'python', 'client.py', py).length,
+    1,
+  );
 });
 
 test('check: the index must list every page, and list only pages that exist', () => {
