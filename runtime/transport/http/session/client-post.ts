@@ -12,7 +12,9 @@
  * (same id, same session), up to `retry.maxRetries` times with jitter: that server answers the
  * re-send from the request's stream and never runs it twice. Without the capability nothing is
  * re-sent (another server could run the request again): the request fails with
- * ConnectionClosedError, as it may have run.
+ * ConnectionClosedError, as it may have run. Once re-sent, every failure of the request is a
+ * ConnectionClosedError (its `cause` the answer's error): a re-send answered 400, 404, 409 or
+ * 503 says nothing of whether the first POST ran.
  */
 import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../jsonrpc/errors.js';
 import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
@@ -29,6 +31,20 @@ const rpcLike = (m: unknown): boolean =>
 /** Whether `m` is a response to request `id` (a bigint id, parsed as a number, is taken as its own). */
 const answers = (m: unknown, id: string | number | bigint): boolean =>
   isObject(m) && !Object.hasOwn(m, 'method') && (m.id === id || (typeof id === 'bigint' && typeof m.id === 'number'));
+
+/**
+ * The failure `e` of a re-sent request's POST, as the caller must see it: the request may have
+ * run (an earlier POST of it was cut after it was written), so an answer that would read as "not
+ * run" or as a header error — 400 (e.g. the server no longer keeps the request's stream), 404
+ * (the session ended meanwhile), 409/410 (it ran and its answer is no longer kept), any other
+ * status or body — is a ConnectionClosedError whose cause is that answer's error. A cancellation
+ * stays what it is.
+ */
+function mayHaveRun(e: unknown, what: string): unknown {
+  if (e instanceof ConnectionClosedError || e instanceof RequestAbortedError) return e;
+  if (e instanceof Error && e.name === 'AbortError') return e;
+  return new ConnectionClosedError(e, `Connection lost before the response (${what}); sent again, which failed`);
+}
 
 /** The POSTs of a client transport (see the module docs). */
 export class ClientPost extends ClientStreams {
@@ -58,6 +74,8 @@ export class ClientPost extends ClientStreams {
       this.initId = requestId;
       this.replay = false;
     }
+    // an earlier POST of this request may have run it: then no failure may read as "not run"
+    let sentBefore = this.resent?.has(message) === true;
     try {
       const res = await deliver(
         this.request,
@@ -66,8 +84,15 @@ export class ClientPost extends ClientStreams {
           what,
           retry: this.opts.retry,
           onRetry: requestId === undefined ? undefined : () => (this.retrying ??= new Map()).set(requestId, cancel),
-          resend: requestId === undefined ? undefined : (n) => this.mayResend(sent, n),
-          sentBefore: this.resent?.has(message) === true,
+          resend:
+            requestId === undefined
+              ? undefined
+              : (n) => {
+                  const again = this.mayResend(sent, n);
+                  if (again) sentBefore = true;
+                  return again;
+                },
+          sentBefore,
         },
       );
       const assigned = res.header('mcp-session-id');
@@ -88,7 +113,7 @@ export class ClientPost extends ClientStreams {
       if (!res.ok) {
         const body = await readBody(res);
         const err = (body as { id?: unknown; error?: unknown } | undefined) ?? {};
-        if (requestId !== undefined && err.id === requestId && typeof err.error === 'object') {
+        if (requestId !== undefined && err.id === requestId && typeof err.error === 'object' && !sentBefore) {
           this.deliver(body as JSONRPCMessage);
           return;
         }
@@ -162,6 +187,8 @@ export class ClientPost extends ClientStreams {
         `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`,
         contentType,
       );
+    } catch (e) {
+      throw sentBefore ? mayHaveRun(e, what) : e;
     } finally {
       if (!streaming) this.inFlight.delete(cancel);
       if (requestId !== undefined && this.retrying?.get(requestId) === cancel) this.retrying.delete(requestId);

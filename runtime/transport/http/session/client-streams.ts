@@ -136,7 +136,7 @@ export class ClientStreams extends ClientState {
         if (res.status === 400 && state.kind === 'standalone' && state.lastEventId !== undefined) {
           state.lastEventId = undefined; // cursor unknown to the server: start a fresh stream
         } else if (res.status === 405 || res.status === 400 || (res.status === 409 && state.kind === 'post')) {
-          return this.failStream(state, new HttpStatusError(res.status, body, 'GET (SSE stream)'));
+          return this.failStream(state, resumeFailed(state, new HttpStatusError(res.status, body, 'GET (SSE stream)')));
         }
       }
       if (++state.failures > (r.maxRetries ?? 5)) {
@@ -150,6 +150,18 @@ export class ClientStreams extends ClientState {
       }
     }
   }
+}
+
+/**
+ * The error the requests of `state` fail with when resuming it failed with `error`: on a POST's
+ * reply stream, which gave an event ID before it was lost, the server had taken the request, so
+ * it may have run: a ConnectionClosedError caused by `error` (e.g. a 400 for a cursor the server
+ * no longer keeps), never a header error. (A 404 stays SessionExpiredError, case 006: the session
+ * ended, which every request waiting in it learns alike.)
+ */
+function resumeFailed(state: StreamState, error: Error): Error {
+  if (state.kind !== 'post') return error;
+  return new ConnectionClosedError(error, 'SSE response stream lost before the response, and resuming it failed');
 }
 
 /**

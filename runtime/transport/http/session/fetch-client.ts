@@ -91,6 +91,12 @@ export class HttpClientTransport implements Transport {
    * (`body`: the first 1 KiB of its text, `contentType`: the header).
    * @throws RpcError -32000 "connection closed before the response" when a 2xx reply to a
    * request has an empty body (the server closed it while shutting down).
+   * @throws ConnectionClosedError, in place of any of the above, for a request sent again by
+   * request replay (see ./client-post.ts): an earlier POST of it may have run it, so a re-send's
+   * 404 (the session is still dropped), 400 (the server no longer keeps its stream), 409/410 or a
+   * JSON-RPC error for its id on a non-2xx answer all mean "may have run"; `cause` is that error.
+   * A request whose reply stream gave an event ID and whose resumption is refused (400, 405, 409)
+   * fails with ConnectionClosedError too (through `onRequestError`).
    */
   send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     return this.core.send(message);
