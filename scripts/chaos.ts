@@ -8,20 +8,48 @@
  * restart, or a call lost without being told it did not run other than by the killed process).
  */
 import { parseArgs } from 'node:util';
-import { runChaos } from '../test/scale/chaos.js';
 
-const { values } = parseArgs({
-  options: {
-    sessions: { type: 'string', default: '200' },
-    calls: { type: 'string', default: '20' },
-    steps: { type: 'string', default: '4' },
-    'step-ms': { type: 'string', default: '100' },
-    'resets-per-second': { type: 'string', default: '4' },
-    'pause-ms': { type: 'string', default: '10000' },
-    'call-timeout-ms': { type: 'string', default: '60000' },
-  },
-});
-const num = (name: keyof typeof values): number => {
+const USAGE = `usage: npm run chaos -- [options]
+
+Issue 44's chaos run: a real redis-server, three \`serve --redis\` processes of one deployment
+behind a resetting round-robin proxy, sessions of the runtime's client calling a tool that records
+each execution; first a Redis restart, then connection resets, a kill -9 of one process and a Redis
+pause. Prints each figure as \`name: value unit\`; exits 1 when an invariant breaks.
+
+options (numbers of at least 0):
+  --sessions N              client sessions at once, per phase (default 200)
+  --calls N                 calls per session, one after another (default 20)
+  --steps N                 progress notifications per call (default 4)
+  --step-ms MS              the pause after each step (default 100)
+  --resets-per-second N     connections the proxy resets per second, chaos phase (default 4)
+  --pause-ms MS             how long Redis is paused (SIGSTOP) in the chaos phase (default 10000)
+  --call-timeout-ms MS      a call without an outcome after this long is a hang (default 60000)
+  -h, --help                this text
+`;
+
+const options = {
+  sessions: { type: 'string', default: '200' },
+  calls: { type: 'string', default: '20' },
+  steps: { type: 'string', default: '4' },
+  'step-ms': { type: 'string', default: '100' },
+  'resets-per-second': { type: 'string', default: '4' },
+  'pause-ms': { type: 'string', default: '10000' },
+  'call-timeout-ms': { type: 'string', default: '60000' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+try {
+  ({ values } = parseArgs({ options }));
+} catch (e) {
+  // an unknown option, a value missing or given to a flag, a positional: one line, exit 2
+  process.stderr.write(`chaos: ${(e as Error).message.split('\n')[0]} (npm run chaos -- --help)\n`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const num = (name: Exclude<keyof typeof values, 'help'>): number => {
   const n = Number(values[name]);
   if (!Number.isFinite(n) || n < 0) {
     process.stderr.write(`chaos: --${name} needs a number of at least 0, got ${values[name]}\n`);
@@ -29,6 +57,8 @@ const num = (name: keyof typeof values): number => {
   }
   return n;
 };
+// loaded after the options are read: --help and a usage error start nothing
+const { runChaos } = await import('../test/scale/chaos.js');
 const r = await runChaos({
   sessions: num('sessions'),
   calls: num('calls'),
