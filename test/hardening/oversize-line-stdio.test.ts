@@ -22,6 +22,7 @@ import { table, type Msg } from '../runtime/support.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/mcpgen.js', import.meta.url));
 const scripted = fileURLToPath(new URL('../fixtures/stdio-scripted.mjs', import.meta.url));
+const coldClient = fileURLToPath(new URL('../fixtures/stdio-cold-client.ts', import.meta.url));
 
 const BIG = 17 * 1024 * 1024;
 
@@ -201,31 +202,57 @@ test('serve --stdio: an over-long line then the end of input: the refusal and th
   ]);
 });
 
+/**
+ * The client in a fresh process (test/fixtures/stdio-cold-client.ts), where the module answering
+ * over-long lines loads on the first one: its evaluation waits until the transport has seen the
+ * server's process close, so the answer to the over-long line and the line after it are still
+ * queued at the exit (in this process the module is loaded already and the queue would be empty
+ * by then). Without the wait for them at the close, both requests fail with ConnectionClosedError.
+ * Bounded: the fixture stops waiting after 20 s (holdTimedOut), the process is killed after 45 s.
+ */
 test('stdio client: the server writes an over-long response and a response after it, then exits: both requests settle from what it wrote', async () => {
-  const c = await scriptedClient(
-    {
-      wait: 2,
-      steps: [{ big: { id: 0, size: 64 * 1024, chunk: 1 << 14 } }, b64('{"jsonrpc":"2.0","id":1,"result":{}}\n')],
-      then: 'exit',
-    },
-    16 * 1024,
+  const script = {
+    wait: 2,
+    steps: [{ big: { id: 0, size: 64 * 1024, chunk: 1 << 14 } }, b64('{"jsonrpc":"2.0","id":1,"result":{}}\n')],
+    then: 'exit',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', coldClient], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SCRIPT: JSON.stringify(script), MAX_LINE_BYTES: String(16 * 1024), HOLD_MS: '20000' },
+  });
+  const chunks: Buffer[] = [];
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  child.stderr.on('data', (c: Buffer) => (stderr += c));
+  let killed = false;
+  const killer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, 45_000);
+  const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
+  clearTimeout(killer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  assert.not.ok(killed, `the client process did not end within 45 s\n--- stdout\n${text}\n--- stderr\n${stderr}`);
+  assert.is(code, 0, `${text}\n--- stderr\n${stderr}`);
+  const out = JSON.parse(text) as {
+    big: { result?: unknown; error?: { name: string; code?: number; message: string } };
+    ping: { result?: unknown; error?: { name: string; message: string } };
+    errors: string[];
+    events: string[];
+    holdTimedOut: boolean;
+  };
+  // the order the case is about: the transport saw the close before the over-long line was answered
+  assert.is(out.holdTimedOut, false, text);
+  assert.equal(out.events, ['server closed', 'tools/call settled', 'ping settled'], text);
+  assert.is(out.big.error?.name, 'MessageTooLargeError', text);
+  assert.is(out.big.error?.code, -32000, text);
+  assert.match(
+    out.big.error!.message,
+    /^Payload Too Large: the response to request 0 \(\d+ bytes\) exceeds the line limit of 16384 bytes/,
   );
-  try {
-    const big = c.peer.request('tools/call', { name: 'big' }).then(
-      () => 'resolved',
-      (e: unknown) => e,
-    );
-    const ping = c.peer.request('ping').then(
-      (r) => r,
-      (e: unknown) => e,
-    );
-    const e = await big;
-    assert.instance(e, MessageTooLargeError);
-    assert.match((e as Error).message, /the response to request 0 /);
-    assert.equal(await ping, {});
-  } finally {
-    await c.peer.close();
-  }
+  assert.equal(out.ping, { result: {} }, text);
+  assert.equal(out.errors, ['line-too-long'], text);
 });
 
 test('ndjson: an over-long line costs at most 2 x PEEK_BYTES beyond one chunk, and its error carries its exact size, head and tail', () => {
