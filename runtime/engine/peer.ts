@@ -4,8 +4,10 @@
  * sits on top and plugs in through {@link PeerOptions.preDispatch} and
  * {@link Peer.setCapabilities}.
  *
- * Outbound: ids `0, 1, 2, ...`; responses correlate by exact id (`"1"` is not `1`); unknown,
- * late or duplicate responses are dropped with a debug log. Inbound: every request gets exactly
+ * Outbound: ids `0, 1, 2, ...`, or `<prefix>0, <prefix>1, ...` (strings) over a transport that
+ * names a {@link Transport.requestIdPrefix} (a session served by several processes: ids unique
+ * across them); responses correlate by exact id (`"1"` is not `1`); unknown, late or duplicate
+ * responses are dropped with a debug log, never completing another request. Inbound: every request gets exactly
  * one response (unless it is cancelled: then none, case 007); notifications never get one
  * (case 004). Spec: 2025-11-25 `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
@@ -91,6 +93,8 @@ export class Peer {
   /** The inbound batch each request of one belongs to (its answer joins the batch's array). */
   private batchOf: WeakMap<InboundRequest, BatchReply> | undefined;
   private nextId = 0;
+  /** The transport's {@link Transport.requestIdPrefix}: outbound ids are `<prefix><n>` strings. */
+  private readonly idPrefix: string | undefined;
   /** Transport errors seen (see the rate limit in {@link start}). */
   private transportErrors = 0;
   private closedWith: { error?: Error } | undefined;
@@ -106,6 +110,7 @@ export class Peer {
     this.uncancellable = options.uncancellable ? new Set(options.uncancellable) : DEFAULT_UNCANCELLABLE;
     this.capabilities = options.capabilities;
     this.preDispatch = options.preDispatch;
+    this.idPrefix = options.transport.requestIdPrefix;
   }
 
   /** Starts the transport; inbound messages flow from then on. */
@@ -206,7 +211,13 @@ export class Peer {
 
   /** The id the next `request()` call will use: ids are allocated in order, synchronously. */
   get nextRequestId(): RequestId {
-    return this.nextId;
+    return this.idPrefix === undefined ? this.nextId : `${this.idPrefix}${this.nextId}`;
+  }
+
+  /** Mints the id of an outbound request (./request.ts): the {@link nextRequestId}, then the next. */
+  private mintId(): RequestId {
+    const n = this.nextId++;
+    return this.idPrefix === undefined ? n : `${this.idPrefix}${n}`;
   }
 
   /**

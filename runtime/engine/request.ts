@@ -40,7 +40,8 @@ export interface RequestHost {
   readonly remoteCapabilities: Record<string, unknown> | undefined;
   readonly ended: { error: Error | undefined } | undefined;
   readonly closedWith: { error?: Error } | undefined;
-  nextId: number;
+  /** The id of the next outbound request (`Peer`'s, see its module doc); each call mints a new one. */
+  mintId(): RequestId;
   settle(id: RequestId): PendingRequest | undefined;
   abandon(pending: PendingRequest, error: RpcError, reason: string): void;
 }
@@ -65,7 +66,7 @@ export function sendRequest<R>(
   const signal = options?.signal;
   const onProgress = options?.onProgress;
   if (signal?.aborted) return Promise.reject(new RequestAbortedError(method, signal.reason));
-  const id = host.nextId++;
+  const id = host.mintId();
   const p = new PendingRequest<R>(id, method, entry, options?.validateResult ?? host.options.validateResults ?? true);
   const promise = p.take();
   let sendParams = params;

@@ -117,6 +117,14 @@ export interface Transport {
   /** HTTP: the session id, once known. */
   readonly sessionId?: string;
   /**
+   * What every id of this side's outbound requests begins with, when ids must be unique beyond
+   * this connection object: the engine's ids are then the strings `<prefix>0`, `<prefix>1`, …
+   * (else the numbers 0, 1, …). A Streamable HTTP session of a shared deployment names one per
+   * process and session object, because a client's response reaches every process serving the
+   * session (the notification bus, ../stores/bus.ts): only the one whose request it answers takes it.
+   */
+  readonly requestIdPrefix?: string;
+  /**
    * The lifecycle of the only revisions this transport can carry, when it is bound to one (the
    * stateless HTTP endpoint's transport: `stateless`; a Streamable HTTP session: `handshake`).
    * A server session of a revision of the other lifecycle refuses it in `connect`. Absent: any.

@@ -15,6 +15,9 @@ import type { SessionInfo, StreamableHttpOptions } from './server-options.js';
 import { EndpointState } from './server-state.js';
 import { HttpServerSession, type SessionSettings } from './session.js';
 
+/** Session objects of shared deployments made in this process, by every endpoint (each names its own request id prefix). */
+let sessionObjects = 0;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The endpoint's state with what a shared deployment adds (see the module docs). */
@@ -158,6 +161,8 @@ export class SharedAdoption extends EndpointState {
             },
           }
         : undefined,
+      // ids of requests to the client unique across the processes and this process's session objects
+      requestIdPrefix: shared ? `${shared.bus.processId}.${(++sessionObjects).toString(36)}.` : undefined,
       onNegotiated,
       // sessions with work under way here are not evicted by the deployment's cap
       onIdleChange: shared ? (idle) => shared.sessions.markBusy(sessionId, !idle) : undefined,

@@ -50,6 +50,17 @@ export class HttpServerSession implements Transport {
     this.core = new SessionRouter(sessionId, settings, this, () => onEnd(this));
   }
 
+  /**
+   * Shared deployments (`StreamableHttpOptions.shared`): what the ids of the engine's requests to
+   * the client begin with (`<process id>.<n>.`, n counting this process's session objects), so
+   * that they are unique in the session across the processes serving it and across the session
+   * objects one process makes of it: a client's response is published to every process of the
+   * session, and only the request it answers may take it. Undefined (ids 0, 1, …) otherwise.
+   */
+  get requestIdPrefix(): string | undefined {
+    return this.core.settings.requestIdPrefix;
+  }
+
   /** The headers every response of this session carries (`Mcp-Session-Id`); one object, not to be changed. */
   get responseHeaders(): Readonly<HeaderMap> {
     return (this.#responseHeaders ??= Object.freeze({ 'Mcp-Session-Id': this.sessionId }));

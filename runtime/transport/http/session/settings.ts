@@ -51,6 +51,12 @@ export interface SessionSettings {
    * connection per stream across the deployment, each message sent on one stream only.
    */
   standalone?: { id?: string; relay(eventId: string | undefined, message: JSONRPCMessage): void; opened?(): void };
+  /**
+   * Shared deployments: what the ids of the server's requests to the client begin with
+   * ({@link HttpServerSession.requestIdPrefix}), one per process and session object, because a
+   * client's response reaches every process of the session over the bus.
+   */
+  requestIdPrefix?: string;
 }
 
 /** A JSON-RPC error body with no `id` (no request was read: the error-id rule of ../../../jsonrpc/message.ts), for HTTP-level rejections. */
