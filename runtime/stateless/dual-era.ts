@@ -54,7 +54,20 @@ export function isModernRequest(message: unknown): boolean {
 /** One side of an {@link EraRouter}: the transport a ServerSession of that era connects to. */
 class EraSide implements Transport {
   events: TransportEvents | undefined;
-  constructor(private readonly router: EraRouter) {}
+  /**
+   * The ids of this side's requests to the client: the modern side's begin with `modern.` (after
+   * the connection's own prefix, if any), the legacy side's are the connection's, so that two
+   * requests in flight on the one connection, one per era, never share an id (each engine counts
+   * from 0).
+   */
+  readonly requestIdPrefix: string | undefined;
+  constructor(
+    private readonly router: EraRouter,
+    era: 'modern' | 'legacy',
+  ) {
+    const inner = router.inner.requestIdPrefix;
+    this.requestIdPrefix = era === 'modern' ? `${inner ?? ''}modern.` : inner;
+  }
   async start(events: TransportEvents): Promise<void> {
     this.events = events;
   }
@@ -105,8 +118,8 @@ export class EraRouter {
     readonly inner: Transport,
     options: { maxRoutes?: number } = {},
   ) {
-    this.modern = new EraSide(this);
-    this.legacy = new EraSide(this);
+    this.modern = new EraSide(this, 'modern');
+    this.legacy = new EraSide(this, 'legacy');
     this.#maxRoutes = Math.max(1, options.maxRoutes ?? DEFAULT_MAX_ROUTES);
   }
 
