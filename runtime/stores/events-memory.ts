@@ -5,25 +5,24 @@
 import { exactIds, serializeMessage } from '../jsonrpc/message.js';
 import { decimal } from '../jsonrpc/decimal.js';
 import type { JSONRPCMessage } from '../jsonrpc/transport.js';
-import type { EventStore } from './events.js';
+import { ClaimLimitError, type EventStore } from './events.js';
 import { FinishOrder } from './events-order.js';
 import {
   AT,
   BYTES,
+  CLAIM_OVERHEAD,
   EVENT_OVERHEAD,
   FinishedStreams,
   MAX_CAPACITY,
   SEQ,
   SessionEvents,
+  type RequestClaim,
   SLOTS,
   StoredStream,
   TEXT,
   roomFor,
   textsAfter,
 } from './events-streams.js';
-
-/** Request claims kept per session ({@link MemoryEventStore.claimRequest}). */
-const MAX_CLAIMS = 1000;
 
 /** Options for {@link MemoryEventStore}. */
 export interface MemoryEventStoreOptions {
@@ -49,6 +48,13 @@ export interface MemoryEventStoreOptions {
    * Applied whenever the store is used. Default 300 000 (5 minutes).
    */
   ttlMs?: number;
+  /**
+   * Request claims ({@link MemoryEventStore.claimRequest}) kept per session; past it a new claim
+   * is refused ({@link ClaimLimitError}), none is forgotten. Each claim also counts
+   * 64 + 43 + its text's length (about 140) bytes in `maxSessionBytes` and `maxBytes`, and is
+   * refused when the claims alone would pass either. Default 10 000.
+   */
+  maxClaims?: number;
   /** Clock in ms (tests). Default `Date.now`. */
   now?: () => number;
 }
@@ -69,13 +75,17 @@ export class MemoryEventStore implements EventStore {
   private readonly maxBytes: number;
   private readonly maxSessionBytes: number;
   private readonly ttlMs: number;
+  private readonly maxClaims: number;
   private readonly now: () => number;
   /** The clock's reading when the store was made: times are kept relative to it (small integers). */
   private readonly epoch: number;
   /** Sessions that stored an event (most sessions store none). */
   private readonly sessions = new Map<string, SessionEvents>();
-  /** Request claims by session, oldest first (see {@link claimRequest}); made on first use. */
-  private claims: Map<string, Map<string, { claim: string; at: number }>> | undefined;
+  /** Claims whose stream finished, in the order they did (so in expiry order), from `claimHead` on. */
+  private finishedClaims: Array<[SessionEvents, RequestClaim]> = [];
+  private claimHead = 0;
+  /** Bytes of every session's claims (counted in `bytes` too). */
+  private claimBytes = 0;
   private seq = 0;
   private bytes = 0;
   /** The stream stored to last (a stream's events, and its end, come one after another): no lookups for it. */
@@ -91,6 +101,7 @@ export class MemoryEventStore implements EventStore {
     this.maxBytes = Math.max(0, options.maxBytes ?? 64 * 1024 * 1024);
     this.maxSessionBytes = Math.max(0, options.maxSessionBytes ?? 4 * 1024 * 1024);
     this.ttlMs = Math.max(0, options.ttlMs ?? 300_000);
+    this.maxClaims = Math.max(0, options.maxClaims ?? 10_000);
     this.now = options.now ?? Date.now;
     this.epoch = this.now();
   }
@@ -207,6 +218,7 @@ export class MemoryEventStore implements EventStore {
     const stream = this.recent(sessionId, streamId) ?? this.sessions.get(sessionId)?.live.get(streamId);
     if (!stream) return;
     const session = stream.session;
+    if (stream.claim) this.claimFinished(session, stream.claim);
     session.live.delete(streamId);
     if (this.last === stream) this.last = undefined;
     if (this.maxStreams === 0) {
@@ -250,28 +262,89 @@ export class MemoryEventStore implements EventStore {
   }
 
   /**
-   * {@link EventStore.claimRequest}: the session's claims in a Map, each kept `ttlMs`, at most
-   * 1000 per session (past it the oldest goes first) and dropped with the session.
+   * {@link EventStore.claimRequest}: the session's claims in a Map by request key (a hash of
+   * the id, never the id), each lasting while stream `streamId` is live here and `ttlMs` after it
+   * finished, dropped with the session. A claim counts 64 + its key's and
+   * text's lengths in the byte budgets (the session's events are shed to make room, as for an
+   * event); a new claim past `maxClaims`, or whose bytes would take the session's (or the
+   * store's) claims past `maxSessionBytes` (`maxBytes`), is refused.
+   *
+   * @throws ClaimLimitError when refused (nothing claimed).
    */
-  claimRequest(sessionId: string, requestKey: string, claim: string): string | undefined {
-    const now = this.now();
-    const claims = (this.claims ??= new Map()).get(sessionId) ?? new Map<string, { claim: string; at: number }>();
-    if (claims.size === 0) this.claims.set(sessionId, claims);
-    for (const [key, c] of claims) {
-      if (now - c.at < this.ttlMs) break;
-      claims.delete(key);
+  claimRequest(sessionId: string, requestKey: string, claim: string, streamId?: string): string | undefined {
+    const now = this.now() - this.epoch;
+    this.expire(now);
+    this.expireClaims(now);
+    let session = this.sessions.get(sessionId);
+    const prior = session?.claims?.get(requestKey);
+    // the same text again: its maker's retry (its first reply was lost), claimed by this call
+    if (prior && prior.text === claim && prior.finishedAt === undefined) return undefined;
+    if (prior) return prior.text;
+    const bytes = CLAIM_OVERHEAD + requestKey.length + claim.length;
+    const count = session?.claims?.size ?? 0;
+    if (
+      count >= this.maxClaims ||
+      (session?.claimBytes ?? 0) + bytes > this.maxSessionBytes ||
+      this.claimBytes + bytes > this.maxBytes
+    )
+      throw new ClaimLimitError(`too many requests in flight in this session (${count} claimed)`);
+    if (!session) {
+      session = new SessionEvents(sessionId);
+      this.sessions.set(sessionId, session);
     }
-    const prior = claims.get(requestKey);
-    if (prior) return prior.claim;
-    claims.set(requestKey, { claim, at: now });
-    if (claims.size > MAX_CLAIMS) claims.delete(claims.keys().next().value as string);
+    const c: RequestClaim = { key: requestKey, text: claim, bytes, finishedAt: undefined };
+    (session.claims ??= new Map()).set(requestKey, c);
+    session.claimBytes += bytes;
+    session.bytes += bytes;
+    this.claimBytes += bytes;
+    this.bytes += bytes;
+    const stream = streamId === undefined ? undefined : session.live.get(streamId);
+    // its stream is not live here (not stored on, or finished): the claim expires as a finished one
+    if (stream && !stream.claim) stream.claim = c;
+    else this.claimFinished(session, c, now);
+    if (session.bytes > this.maxSessionBytes)
+      this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
+    if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
     return undefined;
   }
 
+  /** Claim `c` of `session` starts to expire (its stream finished). */
+  private claimFinished(session: SessionEvents, c: RequestClaim, now = this.now() - this.epoch): void {
+    if (c.finishedAt !== undefined) return;
+    c.finishedAt = now;
+    this.finishedClaims.push([session, c]);
+  }
+
+  /** Forgets the claims whose stream finished `ttlMs` ago or longer (finish order is expiry order). */
+  private expireClaims(now: number): void {
+    const order = this.finishedClaims;
+    let head = this.claimHead;
+    while (head < order.length && now - (order[head][1].finishedAt as number) >= this.ttlMs) {
+      const [session, c] = order[head];
+      order[head++] = undefined as unknown as [SessionEvents, RequestClaim];
+      if (session.claims?.get(c.key) !== c) continue;
+      session.claims.delete(c.key);
+      if (session.claims.size === 0) session.claims = undefined;
+      session.claimBytes -= c.bytes;
+      this.claimBytes -= c.bytes;
+      this.forgetBytes(session, c.bytes);
+      this.dropIfEmpty(session);
+    }
+    if (head > 1024 && head * 2 > order.length) {
+      this.finishedClaims = order.slice(head);
+      head = 0;
+    }
+    this.claimHead = head;
+  }
+
   clear(sessionId: string): void {
-    this.claims?.delete(sessionId);
     const session = this.sessions.get(sessionId);
     if (!session) return;
+    // (its entries in the finished-claims order are skipped when they come up: no longer the session's)
+    this.claimBytes -= session.claimBytes;
+    this.forgetBytes(session, session.claimBytes);
+    session.claims = undefined;
+    session.claimBytes = 0;
     for (const stream of [...session.live.values()]) {
       if (this.last === stream) this.last = undefined;
       session.live.delete(stream.streamId);
@@ -288,7 +361,12 @@ export class MemoryEventStore implements EventStore {
   }
 
   private dropIfEmpty(session: SessionEvents): void {
-    if (session.live.size === 0 && session.finished === undefined && this.sessions.get(session.id) === session)
+    if (
+      session.live.size === 0 &&
+      session.finished === undefined &&
+      session.claims === undefined &&
+      this.sessions.get(session.id) === session
+    )
       this.sessions.delete(session.id);
   }
 

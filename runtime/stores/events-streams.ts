@@ -25,6 +25,8 @@ export class StoredStream {
   discardedThrough = 0;
   /** Bytes of the kept events, counted as for the budgets. */
   bytes = 0;
+  /** The request claimed for this stream (MemoryEventStore.claimRequest), lasting while it is live. */
+  claim: RequestClaim | undefined = undefined;
 
   constructor(
     readonly streamId: string,
@@ -284,10 +286,30 @@ export class SessionEvents {
   readonly live = new FewMap<string, StoredStream>();
   /** The finished streams kept (undefined: none). */
   finished: FinishedStreams | undefined = undefined;
+  /** Bytes held for the session: its events and its request claims. */
   bytes = 0;
+  /** Request claims by request key (undefined: none). */
+  claims: Map<string, RequestClaim> | undefined = undefined;
+  /** Bytes of `claims` (counted in `bytes` too). */
+  claimBytes = 0;
 
   constructor(readonly id: string) {}
 }
+
+/**
+ * A claimed request (MemoryEventStore.claimRequest): its claim text, what it costs in the byte
+ * budgets, and when its stream finished (store clock; undefined while the stream is live: the
+ * claim does not expire then).
+ */
+export interface RequestClaim {
+  readonly key: string;
+  readonly text: string;
+  readonly bytes: number;
+  finishedAt: number | undefined;
+}
+
+/** What a request claim costs beside its key and text, for the byte budgets. */
+export const CLAIM_OVERHEAD = 64;
 
 /** What an event costs beside its message, for the byte budgets. */
 export const EVENT_OVERHEAD = 64;

@@ -47,14 +47,35 @@ export interface EventStore {
   /** Releases everything stored for `sessionId` (the session ended). Optional. */
   clear?(sessionId: string): void | Promise<void>;
   /**
-   * Claims request `requestKey` (its id as `<typeof id>:<id>`) of `sessionId` for the text
-   * `claim` (the server's `<digest> <priming event ID>`), atomically across every process that
-   * shares the store, unless it is claimed already: resolves undefined when this call claimed
-   * it, else the earlier claim's text. A claim lasts as long as events stay replayable (the
-   * store's TTL) and is bounded like them. Optional: a server offers request replay
-   * (`StreamableHttpOptions.requestReplay`) only over a store that has it.
+   * Claims request `requestKey` of `sessionId` for the text `claim` (the server's `<digest>
+   * <priming event ID>`), atomically across every process that shares the store, unless it is
+   * claimed already: resolves undefined when this call claimed it, else the earlier claim's
+   * text. `requestKey` is a hash of the request id (SHA-256 of `<typeof id>:<id>`, base64url, 43
+   * characters), never the id itself; `streamId` is the stream the request is answered on (the
+   * one the priming event was stored on). A claim lasts while that stream is live and as long
+   * as events stay replayable (the store's TTL) after {@link EventStore.streamFinished} of it; a store
+   * counts claims in its bounds and, when a session holds as many as it allows, refuses a new
+   * one with {@link ClaimLimitError} (nothing claimed) rather than forget one. Optional: a server
+   * offers request replay (`StreamableHttpOptions.requestReplay`) only over a store that has it.
    */
-  claimRequest?(sessionId: string, requestKey: string, claim: string): string | undefined | Promise<string | undefined>;
+  claimRequest?(
+    sessionId: string,
+    requestKey: string,
+    claim: string,
+    streamId: string,
+  ): string | undefined | Promise<string | undefined>;
+}
+
+/**
+ * Thrown (or rejected with) by {@link EventStore.claimRequest} when the session holds as many
+ * request claims as the store allows: nothing was claimed, the request must not run (the
+ * Streamable HTTP server answers 503 with `Retry-After`, error -32000).
+ */
+export class ClaimLimitError extends Error {
+  constructor(message = 'too many requests in flight in this session') {
+    super(message);
+    this.name = 'ClaimLimitError';
+  }
 }
 
 /** How a followed stream ended (see {@link SharedEventStore.follow}). */

@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
+import { type Obj, headersOf, open, postThenReset, responseOf, runs } from './replay-kit.js';
 import { ConnectionClosedError, RequestNotProcessedError } from '../../runtime/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
@@ -19,7 +20,6 @@ import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
 import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
 import { startRedis, type RedisServer } from '../scale/support.js';
 import {
-  ACCEPT_BOTH,
   initReq,
   messagesOf,
   post,
@@ -33,54 +33,6 @@ import {
 import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
 import { echoPeer, MiniClient, type Received } from '../runtime/transport/http/session/helpers.js';
 import { SESSION_TABLES } from '../runtime/transport/http/tables.js';
-
-type Obj = Record<string, unknown>;
-
-/** Initializes a session; its id and the initialize result. */
-async function open(url: string): Promise<{ sid: string; result: Obj }> {
-  const res = await post(url, initReq());
-  const sid = res.headers.get('mcp-session-id')!;
-  const type = res.headers.get('content-type') ?? '';
-  const body = type.includes('event-stream') ? (messagesOf(await readSse(res))[0] as Obj) : ((await res.json()) as Obj);
-  const ack = await post(
-    url,
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V },
-  );
-  await ack.text();
-  return { sid, result: body.result as Obj };
-}
-
-/** POSTs `body` on a raw socket and resets the connection as soon as it was written (nothing read). */
-function postThenReset(port: number, sid: string, body: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      const head = [
-        'POST /mcp HTTP/1.1',
-        `Host: 127.0.0.1:${port}`,
-        `Accept: ${ACCEPT_BOTH}`,
-        'Content-Type: application/json',
-        `Mcp-Session-Id: ${sid}`,
-        `MCP-Protocol-Version: ${V}`,
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        '',
-        '',
-      ].join('\r\n');
-      socket.write(head + body, () => {
-        socket.resetAndDestroy();
-        resolve();
-      });
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => resolve());
-    setTimeout(() => reject(new Error('postThenReset: no connection')), 5000).unref();
-  });
-}
-
-const headersOf = (sid: string) => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
-const runs = (log: Received[], id: number, method = 'stream'): number =>
-  log.filter((r) => r.message.method === method && r.message.id === id).length;
-const responseOf = (messages: JSONRPCMessage[], id: number) => messages.find((m) => !('method' in m) && m.id === id);
 
 let memory: TestServer;
 let plain: TestServer;

@@ -7,7 +7,7 @@ import type { JSONRPCMessage } from '../../jsonrpc/transport.js';
 import type { RequestId } from '../../jsonrpc/message.js';
 import { serializeMessage } from '../../jsonrpc/message.js';
 import { decimal } from '../../jsonrpc/decimal.js';
-import type { FollowEnd, SharedEventStore } from '../events.js';
+import { ClaimLimitError, type FollowEnd, type SharedEventStore } from '../events.js';
 import type { RedisProcess, RedisStoresOptions } from './options.js';
 
 // KEYS[1] stream e:<session>:<stream>, KEYS[2] its record m:<session>:<stream>, KEYS[3] the
@@ -31,15 +31,24 @@ redis.call('PUBLISH', ARGV[7], '1')
 return id`;
 
 // KEYS[1] the claim rq:<session>:<request key>, KEYS[2] the session's claims rqs:<session> (a
-// sorted set by time, so that the session's end finds them); ARGV claim text, ttlMs, now (ms).
-// The earlier claim, else this one set (expiring with the events) and false; claims older than
-// the TTL leave the set.
+// sorted set of request keys by when each claim expires, so that the session's end finds them
+// and they are counted); ARGV claim text, ttlMs, now (ms), most claims, request key. The earlier
+// claim (unless it is this very text: its maker's retry after a lost reply, claimed by this
+// call); else, when the session holds as many live claims as allowed, 0 (nothing claimed); else
+// this one set (expiring after the TTL unless renewed) and false.
 const CLAIM = `
 local prior = redis.call('GET', KEYS[1])
+if prior == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  return false
+end
 if prior then return prior end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], KEYS[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[2]))
+redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return false`;
 
@@ -62,7 +71,15 @@ function parseEventId(eventId: string): { streamId: string; xid: string } | unde
 const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 type EventCommands = Redis & {
-  mcpClaim(key: string, claims: string, claim: string, ttl: string, now: string): Promise<string | null>;
+  mcpClaim(
+    key: string,
+    claims: string,
+    claim: string,
+    ttl: string,
+    now: string,
+    max: string,
+    requestKey: string,
+  ): Promise<string | number | null>;
   mcpStoreAgain(
     k1: string,
     k2: string,
@@ -85,6 +102,14 @@ type EventCommands = Redis & {
 export class RedisEventStore implements SharedEventStore {
   private readonly maxEvents: number;
   private readonly ttlMs: number;
+  private readonly maxClaims: number;
+  /**
+   * The claims this process holds whose stream is live here, by `<session> <stream>`: renewed
+   * (with their stream's keys) every third of the TTL until the stream finishes, so that a claim
+   * lasts as long as its request runs, however long that is.
+   */
+  private readonly running = new Map<string, { sessionId: string; streamId: string; requestKey: string }>();
+  private renewTimer: ReturnType<typeof setInterval> | undefined;
   /**
    * Each message's token (field `k` of its entry), so that a message offered again after a
    * command Redis did not answer in time (it may have stored it) is stored once.
@@ -102,7 +127,11 @@ export class RedisEventStore implements SharedEventStore {
     client.defineCommand('mcpClaim', { numberOfKeys: 2, lua: CLAIM });
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
     this.ttlMs = Math.max(1000, options.eventTtlMs ?? 300_000);
+    this.maxClaims = Math.max(0, options.maxClaims ?? 10_000);
+    this.onError = options.onError;
   }
+
+  private readonly onError: ((error: Error) => void) | undefined;
 
   private key(sessionId: string, streamId: string): string {
     return `${this.prefix}e:${sessionId}:${streamId}`;
@@ -167,20 +196,76 @@ export class RedisEventStore implements SharedEventStore {
   }
 
   /**
-   * {@link SharedEventStore.claimRequest}: one key `rq:<session>:<request key>` per claim,
-   * set only when absent (one script), expiring with the session's events (`eventTtlMs`), and
-   * listed in `rqs:<session>` for the session's end.
+   * {@link SharedEventStore.claimRequest}: one key `rq:<session>:<request key>` per claim (the
+   * request key is a hash of the id: no id is stored), set only when absent (one script) and
+   * listed in `rqs:<session>` (by expiry, at most `maxClaims` live ones: past it a new claim is
+   * refused). It expires `eventTtlMs` after it was made, renewed by this process (with its
+   * stream's keys) while stream `streamId` is live here, and `eventTtlMs` after the stream
+   * finished.
+   *
+   * @throws ClaimLimitError when the session holds `maxClaims` live claims (nothing claimed).
    */
-  async claimRequest(sessionId: string, requestKey: string, claim: string): Promise<string | undefined> {
-    const key = `${this.prefix}rq:${sessionId}:${requestKey}`;
+  async claimRequest(
+    sessionId: string,
+    requestKey: string,
+    claim: string,
+    streamId?: string,
+  ): Promise<string | undefined> {
     const prior = await (this.client as EventCommands).mcpClaim(
-      key,
+      this.claimKey(sessionId, requestKey),
       `${this.prefix}rqs:${sessionId}`,
       claim,
       String(this.ttlMs),
       String(Date.now()),
+      String(this.maxClaims),
+      requestKey,
     );
-    return prior ?? undefined;
+    if (prior === 0)
+      throw new ClaimLimitError(`too many requests in flight in this session (${this.maxClaims} claimed)`);
+    if (typeof prior === 'string') return prior;
+    if (streamId !== undefined) {
+      this.running.set(`${sessionId} ${streamId}`, { sessionId, streamId, requestKey });
+      this.renewTimer ??= setInterval(() => void this.renew(), Math.max(100, Math.floor(this.ttlMs / 3)));
+      this.renewTimer.unref?.();
+    }
+    return undefined;
+  }
+
+  private claimKey(sessionId: string, requestKey: string): string {
+    return `${this.prefix}rq:${sessionId}:${requestKey}`;
+  }
+
+  /** Renews the claims of the streams live here, and those streams' keys (see `running`). */
+  private async renew(): Promise<void> {
+    if (this.running.size === 0) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = undefined;
+      return;
+    }
+    const ttl = String(this.ttlMs);
+    const at = String(Date.now() + this.ttlMs);
+    const m = this.client.multi();
+    for (const { sessionId, streamId, requestKey } of this.running.values()) {
+      const claims = `${this.prefix}rqs:${sessionId}`;
+      m.pexpire(this.claimKey(sessionId, requestKey), ttl)
+        .zadd(claims, 'XX', at, requestKey)
+        .pexpire(claims, ttl)
+        .pexpire(this.key(sessionId, streamId), ttl)
+        .pexpire(this.meta(sessionId, streamId), ttl)
+        .pexpire(`${this.prefix}ss:${sessionId}`, ttl);
+    }
+    try {
+      await m.exec();
+    } catch (e) {
+      this.onError?.(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  /** Stops renewing claims (the stores are closing). */
+  stopRenewing(): void {
+    clearInterval(this.renewTimer);
+    this.renewTimer = undefined;
+    this.running.clear();
   }
 
   async streamOpened(sessionId: string, streamId: string, requestIds: RequestId[]): Promise<void> {
@@ -209,14 +294,27 @@ export class RedisEventStore implements SharedEventStore {
     return parsed.streamId;
   }
 
+  /** {@link SharedEventStore.streamFinished}; the stream's claim, if any, expires `eventTtlMs` from now. */
   async streamFinished(sessionId: string, streamId: string): Promise<void> {
     const key = this.key(sessionId, streamId);
-    await this.client
+    const m = this.client
       .multi()
       .xadd(key, 'MAXLEN', String(this.maxEvents), '*', 'end', '1')
       .pexpire(key, this.ttlMs)
-      .publish(this.channel(sessionId, streamId), '1')
-      .exec();
+      .publish(this.channel(sessionId, streamId), '1');
+    const claimed = this.running.get(`${sessionId} ${streamId}`);
+    if (claimed) {
+      const claims = `${this.prefix}rqs:${sessionId}`;
+      m.pexpire(this.claimKey(sessionId, claimed.requestKey), this.ttlMs)
+        .zadd(claims, 'XX', String(Date.now() + this.ttlMs), claimed.requestKey)
+        .pexpire(claims, this.ttlMs);
+    }
+    try {
+      await m.exec();
+    } finally {
+      // (when that failed, the claim expires the TTL after its last renewal)
+      if (claimed) this.running.delete(`${sessionId} ${streamId}`);
+    }
   }
 
   /** Releases everything stored for `sessionId` (the session ended for every process). */
@@ -225,8 +323,9 @@ export class RedisEventStore implements SharedEventStore {
     const claims = `${this.prefix}rqs:${sessionId}`;
     const ids = await this.client.smembers(streams);
     if (ids.length) await this.client.del(...ids.flatMap((s) => [this.key(sessionId, s), this.meta(sessionId, s)]));
+    for (const [k, r] of this.running) if (r.sessionId === sessionId) this.running.delete(k);
     const claimed = await this.client.zrange(claims, '0', '-1');
-    if (claimed.length) await this.client.del(...claimed);
+    if (claimed.length) await this.client.del(...claimed.map((k) => this.claimKey(sessionId, k)));
     await this.client.del(streams, claims);
   }
 

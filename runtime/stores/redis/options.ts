@@ -24,6 +24,12 @@ export interface RedisStoresOptions {
   /** How long a stream's events stay replayable after its last event, ms. Default 300 000 (5 minutes). */
   eventTtlMs?: number;
   /**
+   * Request claims (request replay: `RedisEventStore.claimRequest`) live at once per session;
+   * past it a new request is refused (`ClaimLimitError`, the endpoint's 503) rather than a claim
+   * forgotten. Default 10 000.
+   */
+  maxClaims?: number;
+  /**
    * How long a process's liveness record lasts, ms, renewed every third of it. A process whose
    * record is missing at two checks this far apart counts as gone: a client following one of its
    * unfinished streams elsewhere gets error -32000 for the requests left unanswered. Default 3000.

@@ -13,8 +13,9 @@
  * - `e:<session>:<stream>` a Redis stream of the stream's events (`m`: the message's JSON, empty
  *   for a priming event; `end`: the stream finished), `m:<session>:<stream>` its owner process and
  *   requests, `ss:<session>` the session's stream ids; `rq:<session>:<request key>` a request's
- *   claim (request replay: its digest and priming event ID), expiring with the events, listed
- *   in `rqs:<session>` (a sorted set by time);
+ *   claim (request replay: its digest and priming event ID; the key is a hash of the request
+ *   id), renewed while its stream is live, expiring with the events after it finished, listed
+ *   in `rqs:<session>` (a sorted set of request keys by expiry, at most `maxClaims` live);
  * - `p:<process>` a process's liveness record; channels `ev:<session>:<stream>` (an event was
  *   stored) and `bus` (the notification bus);
  * - `j:<key>` a one-time value (./replay.ts: an accepted DPoP proof's id), until it expires.
@@ -178,7 +179,7 @@ const MISSING_KEPT = 256;
 class RedisStoresImpl implements RedisStores, RedisProcess {
   readonly processId = randomBytes(9).toString('base64url');
   readonly sessions: SessionStore;
-  readonly events: SharedEventStore;
+  readonly events: RedisEventStore;
   readonly bus: NotificationBus;
   readonly tasks: RedisTaskStore;
   readonly replay: ReplayStore;
@@ -287,6 +288,7 @@ class RedisStoresImpl implements RedisStores, RedisProcess {
     this.closed = true;
     clearInterval(this.heartbeat);
     clearInterval(this.busyBeat);
+    this.events.stopRenewing();
     await this.client.del(`${this.prefix}p:${this.processId}`).catch(() => undefined);
     this.client.disconnect();
     this.sub.disconnect();

@@ -20,7 +20,7 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewMap } from '../../../jsonrpc/few.js';
 import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
-import type { EventStore } from './event-store.js';
+import { ClaimLimitError, type EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { errorBody } from './settings.js';
 import { type Id, idKey } from './session-state.js';
@@ -44,8 +44,20 @@ export function withReplayCapability(message: JSONRPCMessage): JSONRPCMessage {
   return { ...message, result: { ...result, capabilities } };
 }
 
+/** Claims taken over by an identical re-send, kept per session (the oldest is forgotten first). */
+const ABANDONED_MAX = 256;
+
 /** A session's claimed requests and their re-sends (see the module docs). */
 export class SessionReplay extends SessionResumption {
+  /** Requests whose claim is being stored, by request key: an identical re-send meanwhile waits for the outcome. */
+  protected claiming: Map<string, Promise<void>> | undefined;
+  /**
+   * Claims this process may have stored (the store's reply did not come) for a request it then
+   * answered 503 (nothing dispatched), by request key: an identical re-send claims it again with
+   * the same text (a claim made again with its own text is this caller's) and runs the request.
+   */
+  protected abandoned: Map<string, { claim: string; streamId: string; primingId: string }> | undefined;
+
   /** Whether request `message` (not `initialize`) goes through {@link acceptClaimed}. */
   protected replays(message: JSONRPCMessage, protocolVersion: string | undefined): boolean {
     return (
@@ -60,7 +72,8 @@ export class SessionReplay extends SessionResumption {
   /**
    * A request POSTed with request replay on: dispatched once its claim is stored, or answered
    * from the claimed request's stream when it is a re-send (see the module docs). The store not
-   * answering is a 503 with `Retry-After` (nothing was dispatched: the client may send again).
+   * answering, or refusing the claim (too many in flight), is a 503 with `Retry-After` (nothing
+   * was dispatched: the client may send again).
    */
   protected async acceptClaimed(
     message: JSONRPCMessage,
@@ -69,31 +82,99 @@ export class SessionReplay extends SessionResumption {
     headers: HeaderMap,
     id: Id,
   ): Promise<void> {
-    const store = this.settings.eventStore as EventStore & Required<Pick<EventStore, 'claimRequest'>>;
     const key = idKey(id);
+    const [digest, requestKey] = await Promise.all([digestOf(serializeMessage(message)), digestOf(key)]);
+    // an identical request being claimed here: its outcome first (it runs, or this takes it over)
+    for (let before = this.claiming?.get(key); before; before = this.claiming?.get(key)) await before;
+    let done!: () => void;
+    const claiming = new Promise<void>((r) => (done = r));
+    (this.claiming ??= new Map()).set(key, claiming);
+    try {
+      await this.claimAndRun(message, info, sink, headers, id, key, digest, requestKey);
+    } finally {
+      if (this.claiming.get(key) === claiming) this.claiming.delete(key);
+      if (this.claiming.size === 0) this.claiming = undefined;
+      done();
+    }
+  }
+
+  private async claimAndRun(
+    message: JSONRPCMessage,
+    info: MessageInfo,
+    sink: ResponseSink,
+    headers: HeaderMap,
+    id: Id,
+    key: string,
+    digest: string,
+    requestKey: string,
+  ): Promise<void> {
+    const store = this.settings.eventStore as EventStore & Required<Pick<EventStore, 'claimRequest'>>;
     const version = info.protocolVersion ?? this.settings.assumedVersion;
     const json = { 'Content-Type': 'application/json', ...headers };
     const inUse = () =>
       sink.respond(400, json, errorBody(ErrorCode.InvalidRequest, `Request id ${idText(id)} is already in use`));
-    const digest = await digestOf(serializeMessage(message));
+    const replay = (primingId: string) =>
+      this.acceptGet(sink, headers, version, primingId, () =>
+        // what replay needs is no longer kept (the stream was released, or its priming event
+        // dropped): the client learns that the request ran, not a header error
+        sink.respond(
+          200,
+          json,
+          serializeMessage({
+            jsonrpc: '2.0',
+            id,
+            error: {
+              code: ErrorCode.ServerError,
+              message: `Request ${idText(id)} ran (or is running); its answer is no longer kept`,
+            },
+          }),
+        ),
+      );
     // a re-send while the request runs here: answered from its stream without a store round trip
     const running = this.requests?.get(key);
     if (running) {
       if (running.claim?.digest !== digest) return inUse();
-      return this.acceptGet(sink, headers, version, running.claim.primingId);
+      return replay(running.claim.primingId);
     }
-    const s = this.newStream(this.ids.next(), 'post', 'sse', version);
+    let gone = this.abandoned?.get(key);
+    if (gone) {
+      this.abandoned!.delete(key);
+      if (this.abandoned!.size === 0) this.abandoned = undefined;
+      if (!gone.claim.startsWith(`${digest} `)) gone = undefined;
+    }
+    const s = this.newStream(gone?.streamId ?? this.ids.next(), 'post', 'sse', version);
     s.pending.add(key);
     let prior: string | undefined;
-    let primingId: string | undefined;
+    let primingId = gone?.primingId;
+    let claim = gone?.claim;
     try {
-      s.sink = sink;
-      primingId = await this.primingId(s);
-      s.sink = null;
-      if (primingId === undefined) throw new Error('the priming event was not stored');
-      prior = await store.claimRequest(this.sessionId, key, `${digest} ${primingId}`);
+      if (primingId === undefined || claim === undefined) {
+        s.sink = sink;
+        primingId = await this.primingId(s);
+        s.sink = null;
+        if (primingId === undefined) throw new Error('the priming event was not stored');
+        claim = `${digest} ${primingId}`;
+      }
+      prior = await store.claimRequest(this.sessionId, requestKey, claim, s.id);
     } catch (e) {
       s.sink = null;
+      if (e instanceof ClaimLimitError || (e as Error | undefined)?.name === 'ClaimLimitError') {
+        // nothing claimed: the stream is not used
+        this.unusedStream(store, s);
+        this.settings.onStoreError?.(e as Error);
+        sink.respond(
+          503,
+          { ...json, 'Retry-After': '1' },
+          errorBody(ErrorCode.ServerError, 'Service Unavailable: too many requests in flight in this session'),
+        );
+        return;
+      }
+      // the claim may have been stored: an identical re-send claims it again as its own
+      if (claim !== undefined && primingId !== undefined) {
+        const abandoned = (this.abandoned ??= new Map());
+        abandoned.set(key, { claim, streamId: s.id, primingId });
+        if (abandoned.size > ABANDONED_MAX) abandoned.delete(abandoned.keys().next().value as string);
+      }
       this.storeUnavailable(sink, json, e);
       return;
     }
@@ -102,14 +183,14 @@ export class SessionReplay extends SessionResumption {
       return;
     }
     if (prior !== undefined) {
-      // claimed before: this stream was never used (its priming event expires with the store's)
-      void Promise.resolve(store.streamFinished?.(this.sessionId, s.id)).catch(() => undefined);
+      // claimed before: this stream was never used
+      this.unusedStream(store, s);
       const cut = prior.indexOf(' ');
       if (prior.slice(0, cut) !== digest) return inUse();
-      return this.acceptGet(sink, headers, version, prior.slice(cut + 1));
+      return replay(prior.slice(cut + 1));
     }
     if (this.requests?.has(key)) return inUse();
-    s.claim = { digest, primingId };
+    s.claim = { digest, primingId: primingId! };
     // resumable by a re-send from now on, whether or not this connection delivers the cursor
     s.resumable = true;
     (this.requests ??= new FewMap()).set(key, s);
@@ -122,5 +203,14 @@ export class SessionReplay extends SessionResumption {
     }
     this.checkIdle();
     this.deliver(message, new RequestInfo(info, s));
+  }
+
+  /** Stream `s`, made for a request that was not dispatched, is finished (its priming event expires with the store's). */
+  private unusedStream(store: EventStore, s: { id: string }): void {
+    try {
+      void Promise.resolve(store.streamFinished?.(this.sessionId, s.id)).catch(() => undefined);
+    } catch {
+      /* only kept longer */
+    }
   }
 }

@@ -19,11 +19,17 @@ import { type OutStream, sseHeaders } from './stream.js';
 
 /** A session's GETs and its shared standalone stream (see the module docs). */
 export class SessionResumption extends SessionStreams {
+  /**
+   * A GET: resumes the stream of `lastEventId`, else opens the standalone stream. `unknown`
+   * answers instead of 400 "Unknown or expired Last-Event-ID" when that event is not (or no
+   * longer) replayable (a re-send of a claimed request: ./session-replay.ts).
+   */
   acceptGet(
     sink: ResponseSink,
     headers: HeaderMap,
     protocolVersion: string | undefined,
     lastEventId?: string,
+    unknown?: () => void,
   ): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
     this.lastActiveAt = Date.now();
@@ -43,10 +49,11 @@ export class SessionResumption extends SessionStreams {
               );
         // a stream begun on another process of a shared deployment: followed from the store
         if (!this.ids.owns(lastEventId.slice(0, Math.max(0, lastEventId.lastIndexOf('_')))) && isShared(store)) {
-          return this.follow(store, sink, headers, lastEventId);
+          return this.follow(store, sink, headers, lastEventId, unknown);
         }
         // a replay never crosses sessions, whatever the store did
         if (streamId === undefined || !this.ids.owns(streamId)) {
+          if (unknown) return unknown();
           sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
           return;
         }
@@ -113,6 +120,7 @@ export class SessionResumption extends SessionStreams {
     sink: ResponseSink,
     headers: HeaderMap,
     lastEventId: string,
+    unknown?: () => void,
   ): Promise<void> {
     const json = { 'Content-Type': 'application/json', ...headers };
     const abort = new AbortController();
@@ -132,6 +140,7 @@ export class SessionResumption extends SessionStreams {
       return;
     }
     if (!followed) {
+      if (unknown) return unknown();
       sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
       return;
     }

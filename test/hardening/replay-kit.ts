@@ -1,0 +1,64 @@
+/**
+ * What the request replay tests (44-11-*) share: opening a session over raw HTTP, a POST that is
+ * reset as soon as it was written (the client got nothing back), and counting runs.
+ */
+import { connect } from 'node:net';
+import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
+import {
+  ACCEPT_BOTH,
+  initReq,
+  messagesOf,
+  post,
+  readSse,
+  V,
+  type Received,
+} from '../runtime/transport/http/session/helpers.js';
+
+export type Obj = Record<string, unknown>;
+
+/** Initializes a session; its id and the initialize result. */
+export async function open(url: string): Promise<{ sid: string; result: Obj }> {
+  const res = await post(url, initReq());
+  const sid = res.headers.get('mcp-session-id')!;
+  const type = res.headers.get('content-type') ?? '';
+  const body = type.includes('event-stream') ? (messagesOf(await readSse(res))[0] as Obj) : ((await res.json()) as Obj);
+  const ack = await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V },
+  );
+  await ack.text();
+  return { sid, result: body.result as Obj };
+}
+
+/** POSTs `body` on a raw socket and resets the connection as soon as it was written (nothing read). */
+export function postThenReset(port: number, sid: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      const head = [
+        'POST /mcp HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        `Accept: ${ACCEPT_BOTH}`,
+        'Content-Type: application/json',
+        `Mcp-Session-Id: ${sid}`,
+        `MCP-Protocol-Version: ${V}`,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        '',
+        '',
+      ].join('\r\n');
+      socket.write(head + body, () => {
+        socket.resetAndDestroy();
+        resolve();
+      });
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve());
+    setTimeout(() => reject(new Error('postThenReset: no connection')), 5000).unref();
+  });
+}
+
+export const headersOf = (sid: string) => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
+export const runs = (log: Received[], id: number | string, method = 'stream'): number =>
+  log.filter((r) => r.message.method === method && r.message.id === id).length;
+export const responseOf = (messages: JSONRPCMessage[], id: number | string) =>
+  messages.find((m) => !('method' in m) && m.id === id);
