@@ -54,8 +54,56 @@ export function onLines(stream: NodeJS.ReadableStream, onLine: (line: string) =>
 }
 
 /**
+ * How long (ms) {@link startHttpServeProcess} waits for the URL while the process runs: `serve
+ * --lang go` first runs go/toolchain.sh, writes the generated Go packages and builds the Go
+ * reference server (`go build`): at load 15-18 that took 40 s after the generated Go changed
+ * and 198 s with an empty Go build cache (7-9 s when nothing changed); `--lang python` starts an
+ * interpreter. The wait ends as soon as the URL is printed or the process exits; this bound only
+ * catches a process that does neither.
+ */
+export const START_TIMEOUT_MS = 600_000;
+
+/**
+ * Resolves with the URL `proc` prints on its stderr (`listening on http://…`); rejects as soon as
+ * the process exits without one (its exit code and stderr in the message), or, when it neither
+ * printed nor exited within `timeoutMs`, kills it (SIGKILL: nothing is left running) and rejects
+ * naming the wait and the stderr so far.
+ */
+export function waitForUrl(proc: ChildProcess, exited: Promise<number | null>, timeoutMs: number): Promise<string> {
+  let stderr = '';
+  const t0 = performance.now();
+  return new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`serve --http did not print its URL within ${timeoutMs} ms (still running: killed): ${stderr}`));
+    }, timeoutMs);
+    proc.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+    void exited.then(async (code) => {
+      clearTimeout(t);
+      const ms = (performance.now() - t0).toFixed(0);
+      // what it wrote last (the exit can come before its stderr is read): until the pipe closes,
+      // at most 1 s (a child of it may hold the pipe open)
+      if (!proc.stderr!.closed)
+        await new Promise((r) => {
+          proc.stderr!.once('close', r);
+          setTimeout(r, 1_000);
+        });
+      reject(new Error(`serve exited ${code} after ${ms} ms without a URL: ${stderr}`));
+    });
+  });
+}
+
+/**
  * Starts `mcpgen serve --http 0 <args>` (environment `env`); resolves once it printed its URL,
- * rejects when it exits first or prints none within 60 s.
+ * rejects when it exits first, or prints none within {@link START_TIMEOUT_MS} while it runs
+ * (then it is killed).
  */
 export async function startHttpServeProcess(
   args: readonly string[],
@@ -67,22 +115,7 @@ export async function startHttpServeProcess(
     env,
   });
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve --http did not print its URL: ${stderr}`)), 60_000);
-    proc.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(t);
-      reject(new Error(`serve exited ${code}: ${stderr}`));
-    });
-  });
+  const url = await waitForUrl(proc, exited, START_TIMEOUT_MS);
   return {
     proc,
     url,
