@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
@@ -336,6 +336,94 @@ test('Redis: claims store no request id (hashed keys) and maxClaims refuses a ne
   } finally {
     probe.disconnect();
     await e.close();
+  }
+});
+
+/**
+ * A TCP proxy to `port` (Redis) that, once armed, forwards the next command carrying `marker`,
+ * drops every reply on that connection after it and cuts the connection `cutMs` later: a claim
+ * Redis stored but whose reply never came (a stall past the command timeout).
+ */
+async function stallingProxy(port: number, marker: string, cutMs: number) {
+  let armed = false;
+  let stalls = 0;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createNetServer((down) => {
+    const up = connect(port, '127.0.0.1');
+    sockets.add(down).add(up);
+    let stalled = false;
+    down.on('data', (d: Buffer) => {
+      if (armed && d.toString('latin1').includes(marker)) {
+        armed = false;
+        stalled = true;
+        stalls++;
+        setTimeout(() => {
+          down.destroy();
+          up.destroy();
+        }, cutMs);
+      }
+      up.write(d);
+    });
+    up.on('data', (d: Buffer) => {
+      if (!stalled) down.write(d);
+    });
+    for (const s of [down, up]) {
+      s.on('error', () => undefined);
+      s.on('close', () => {
+        sockets.delete(s);
+        down.destroy();
+        up.destroy();
+      });
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arm() {
+      armed = true;
+    },
+    get stalls() {
+      return stalls;
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+test('Redis: a claim stored whose reply was lost (503, nothing ran) is run by the identical re-send, once, with its answer', async () => {
+  const proxy = await stallingProxy(redis!.port, 'rq:', 600);
+  const e = await redisEndpoints({ ...redis!, url: proxy.url }, 1, { commandTimeoutMs: 300 });
+  const probe = new Redis(redis!.port, '127.0.0.1');
+  try {
+    const { sid } = await open(e.url(0));
+    // (the claim script is loaded now: the stalled command is the claim itself)
+    await (await post(e.url(0), req(30, 'slow', { delayMs: 0 }), headersOf(sid))).text();
+    proxy.arm();
+    const message = req(31, 'slow', { delayMs: 50 });
+    const first = await post(e.url(0), message, headersOf(sid));
+    assert.is(first.status, 503);
+    await first.text();
+    assert.is(proxy.stalls, 1);
+    assert.is((await probe.keys(`${e.prefix}rq:*`)).length, 2, 'the claim was stored');
+    assert.is(runs(e.log, 31, 'slow'), 0);
+    let again: Awaited<ReturnType<typeof answer>> | undefined;
+    for (let i = 0; i < 20; i++) {
+      await sleep(200);
+      again = await answer(await post(e.url(0), message, headersOf(sid)));
+      if (again.status !== 503) break;
+    }
+    assert.is(again?.status, 200);
+    assert.equal(responseOf(again!.messages, 31), { jsonrpc: '2.0', id: 31, result: { echo: message.params } });
+    // and a later re-send replays it
+    const late = await answer(await post(e.url(0), message, headersOf(sid)));
+    assert.equal(responseOf(late.messages, 31), { jsonrpc: '2.0', id: 31, result: { echo: message.params } });
+    assert.is(runs(e.log, 31, 'slow'), 1);
+  } finally {
+    probe.disconnect();
+    await e.close();
+    await proxy.close();
   }
 });
 
