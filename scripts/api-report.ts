@@ -14,7 +14,16 @@
  * interface must supply it). Changes are judged on signatures only: doc comments are not in the
  * reports. VERSIONING.md says what each kind of change means for the version.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -86,6 +95,33 @@ export function runtimeReportEntries(): ReportEntry[] {
 }
 
 /**
+ * Links `<root>/node_modules` (this checkout's) beside `builtDir` as `../node_modules`, for the
+ * types its declarations import, unless `builtDir` has a node_modules of its own or the link is
+ * there already. The folder above `builtDir` is a cache in the system's temporary folder shared
+ * by every checkout of the same runtime inputs: a link another checkout left (to a clone since
+ * removed, or to another checkout) is replaced; a folder of its own is kept.
+ */
+export function linkNodeModules(builtDir: string, root = ROOT): void {
+  if (existsSync(join(builtDir, 'node_modules'))) return;
+  const link = join(builtDir, '..', 'node_modules');
+  const target = join(root, 'node_modules');
+  let current: string | undefined;
+  try {
+    current = readlinkSync(link);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return; // a folder, not a link: kept
+  }
+  if (current === target) return;
+  if (current !== undefined) rmSync(link, { force: true });
+  try {
+    symlinkSync(target, link, 'dir');
+  } catch (e) {
+    // another process linked it meanwhile: a checkout's node_modules all the same
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+}
+
+/**
  * Runs API Extractor over the built package in `builtDir` (the declarations of scripts/build.ts's
  * buildRuntime; the checkout's node_modules is linked beside it when absent, for the types it
  * imports) and returns each report's text by file name (`<name>.api.md`). One compiler program
@@ -94,9 +130,7 @@ export function runtimeReportEntries(): ReportEntry[] {
 export async function extractReports(builtDir: string, entries = runtimeReportEntries()): Promise<Map<string, string>> {
   const { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } = await import('@microsoft/api-extractor');
   const none = ExtractorLogLevel.None;
-  const modules = join(builtDir, '..', 'node_modules');
-  if (!existsSync(modules) && !existsSync(join(builtDir, 'node_modules')))
-    symlinkSync(join(ROOT, 'node_modules'), modules, 'dir');
+  linkNodeModules(builtDir);
   const work = join(builtDir, '..', 'api-extractor');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(join(work, 'reports'), { recursive: true });

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -15,6 +15,7 @@ import {
   compareReports,
   diffReport,
   extractReports,
+  linkNodeModules,
   parseReport,
   reportEntries,
   runtimeReportEntries,
@@ -166,6 +167,38 @@ test('compareReports: a missing, stale or changed report is named with its verdi
     assert.match(problems[0], /grown\.api\.md \(`@x\/y`\) is out of date: additive\n {2}additive — added: function g$/);
     assert.match(problems[1], /new\.api\.md is missing: `@x\/y` has no API report/);
     assert.match(problems[2], /old\.api\.md reports an entry point the package no longer exports: BREAKING/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the built package's cache gets this checkout's node_modules beside it, replacing a link another checkout left", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpgen-api-link-'));
+  try {
+    const built = join(dir, 'cache', 'runtime');
+    mkdirSync(built, { recursive: true });
+    const checkout = (name: string) => {
+      mkdirSync(join(dir, name, 'node_modules'), { recursive: true });
+      return join(dir, name);
+    };
+    const [mine, other] = [checkout('mine'), checkout('other')];
+    const link = join(dir, 'cache', 'node_modules');
+    linkNodeModules(built, mine);
+    assert.is(readlinkSync(link), join(mine, 'node_modules'), 'made');
+    linkNodeModules(built, mine);
+    assert.is(readlinkSync(link), join(mine, 'node_modules'), 'kept');
+    // a link to a clone since removed (existsSync is false through it): replaced, not EEXIST
+    rmSync(link);
+    symlinkSync(join(dir, 'gone', 'node_modules'), link, 'dir');
+    linkNodeModules(built, mine);
+    assert.is(readlinkSync(link), join(mine, 'node_modules'), 'a dangling link replaced');
+    linkNodeModules(built, other);
+    assert.is(readlinkSync(link), join(other, 'node_modules'), "another checkout's link replaced");
+    // a folder of its own is kept
+    rmSync(link);
+    mkdirSync(link);
+    linkNodeModules(built, mine);
+    assert.ok(lstatSync(link).isDirectory() && !lstatSync(link).isSymbolicLink());
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
