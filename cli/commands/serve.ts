@@ -59,7 +59,12 @@ export const serve: Command = {
     '--public-url names the URL clients use (the resource --auth tokens name). GET /healthz (live) and',
     '/readyz (503 while Redis does not answer or after SIGTERM). SIGTERM drains: no new connection or',
     'session (503 with Retry-After), requests in flight finish within --shutdown-grace-ms, the rest get',
-    '-32000 "server shutting down".',
+    '-32000 "server shutting down". With --redis the endpoint offers request replay',
+    '(capabilities.experimental["mcpgen/requestReplay"]): a request sent again identically (same',
+    'session and id, the same JSON once parsed and re-serialized: key order counts, whitespace does',
+    'not) after its connection was lost before any event ID is answered from its stream, from any',
+    'process, and never runs twice; a re-send with other content under that id gets 400. Replay',
+    'answers every request as SSE, so --reply json with --redis turns it off and says so on stderr.',
   ],
   flags: [
     { name: 'stdio', meaning: 'serve over stdin/stdout' },
@@ -69,7 +74,8 @@ export const serve: Command = {
       name: 'reply',
       value: 'auto|json|sse',
       default: 'auto',
-      meaning: 'auto: JSON unless something goes out before the response; sse: always a stream; json: never',
+      meaning:
+        'auto: JSON unless something goes out before the response (with --redis: a stream); sse: always a stream; json: never (with --redis: no request replay)',
     },
     { name: 'rev', value: '<id>', default: DEFAULT_REV, meaning: 'the revision to serve' },
     { name: 'modern-only', meaning: 'a stateless revision alone, without the 2025-era fallback' },
@@ -89,7 +95,8 @@ export const serve: Command = {
     {
       name: 'redis',
       value: 'redis://HOST:PORT',
-      meaning: 'share sessions, events, tasks and notifications with other processes through Redis',
+      meaning:
+        'share sessions, events, tasks and notifications with other processes through Redis; replay a request re-sent after its connection was lost',
     },
     {
       name: 'cors-origin',

@@ -137,6 +137,10 @@ export async function serveOverHttp(
         { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, auth, ...limits },
       );
   const posts = countPosts(served.server);
+  if (reply === 'json' && redis !== undefined && !isStateless(mod))
+    io.err(
+      'mcpgen serve: --reply json with --redis: request replay is off (it answers every request as SSE); a request whose connection is lost before its answer fails as "may have run"',
+    );
   io.err(`mcpgen serve: listening on ${served.url}`);
   if (auth)
     io.err(

@@ -230,7 +230,8 @@ export async function serveHttp(
     maxSessions: options.maxSessions,
     // a deployment of several processes answers a re-sent request from its stream (a client cut
     // before any event ID came back learns its outcome; runtime session-replay.ts)
-    requestReplay: stores !== undefined || options.shared?.events !== undefined,
+    // (off with JSON replies: a replayed request is answered as SSE; `serve` says so on stderr)
+    requestReplay: options.replyMode !== 'json' && (stores !== undefined || options.shared?.events !== undefined),
     ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
     ...(options.shared
       ? { shared: options.shared, ...(options.shared.events ? { eventStore: () => options.shared!.events! } : {}) }

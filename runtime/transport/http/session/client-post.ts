@@ -9,7 +9,8 @@
  * `requestReplay`, e.g. `mcpgen serve --redis`: ./session-replay.ts), a request whose POST was
  * lost after it may have been written and before any event ID came back (the connection lost
  * before the response head, or its SSE reply before an event ID) is POSTed again, identical
- * (same id, same session), up to `retry.maxRetries` times with jitter: that server answers the
+ * (same id, same session, the same message object: the server compares `JSON.stringify` of
+ * the parsed message), up to `retry.maxRetries` times with jitter: that server answers the
  * re-send from the request's stream and never runs it twice. Without the capability nothing is
  * re-sent (another server could run the request again): the request fails with
  * ConnectionClosedError, as it may have run. Once re-sent, every failure of the request is a

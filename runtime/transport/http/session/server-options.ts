@@ -89,8 +89,12 @@ export interface StreamableHttpOptions {
    * ["mcpgen/requestReplay"]`, claim each request in the event store before dispatching it
    * (answered as a primed SSE stream), and answer a re-sent identical request from its stream
    * instead of running it again, so that a client cut after writing a request but before any
-   * event ID came back learns its outcome. Needs an event store with `claimRequest` (the memory
-   * and Redis stores); otherwise off. Default false.
+   * event ID came back learns its outcome. Identical means the same session, the same id and the
+   * same `JSON.stringify` of the parsed message (its SHA-256 is kept): key order counts,
+   * whitespace and escapes do not; other content under a claimed id gets 400 "already in use".
+   * Needs an event store with `claimRequest` (the memory
+   * and Redis stores); otherwise off. Default false. With `replyMode: 'json'` it is a TypeError
+   * (every request of a replaying session is answered as SSE).
    */
   requestReplay?: boolean;
   /** SSE `retry` in milliseconds, sent in priming events and before a server-side disconnect. */

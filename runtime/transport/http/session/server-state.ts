@@ -46,6 +46,11 @@ export class EndpointState {
       throw new TypeError(
         'createStreamableHttpHandler: options.tables (the generated tables served) or options.supportedProtocolVersions is required',
       );
+    // replay answers each request as a primed SSE stream: JSON replies would silently be none
+    if (options.requestReplay === true && options.replyMode === 'json')
+      throw new TypeError(
+        "createStreamableHttpHandler: requestReplay answers each request as an SSE stream, which replyMode 'json' forbids: turn off one of them",
+      );
     // a stateless table here would refuse its own clients at run time
     refuseOtherEra('createStreamableHttpHandler', 'handshake', options.tables ?? []);
     this.facts = httpVersionFacts(options.tables ?? []);
