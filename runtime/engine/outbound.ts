@@ -42,6 +42,13 @@ export class PendingRequest<R = unknown> {
   token: ProgressToken | undefined = undefined;
   signal: AbortSignal | undefined = undefined;
   onAbort: (() => void) | undefined = undefined;
+  /**
+   * A step of the caller's applied to the result (after the result check) before the promise
+   * settles: the promise resolves with what it returns (a value, or a promise it then follows)
+   * and rejects with what it throws. Where a caller would otherwise chain a `.then` on the
+   * promise (a `tools/call` output check), this costs no promise of its own.
+   */
+  after: ((result: unknown) => unknown) | undefined = undefined;
 
   constructor(
     readonly id: RequestId,
@@ -66,8 +73,23 @@ export class PendingRequest<R = unknown> {
 
   resolve(value: unknown): void {
     const f = this.res;
+    const after = this.after;
+    if (after === undefined) {
+      this.drop();
+      f?.(value);
+      return;
+    }
+    const rej = this.rej;
     this.drop();
-    f?.(value);
+    if (f === undefined) return;
+    let out: unknown;
+    try {
+      out = after(value);
+    } catch (e) {
+      rej!(e);
+      return;
+    }
+    f(out);
   }
 
   reject(error: unknown): void {
@@ -81,6 +103,7 @@ export class PendingRequest<R = unknown> {
     this.promise = undefined;
     this.signal = undefined;
     this.onAbort = undefined;
+    this.after = undefined;
   }
 }
 

@@ -44,6 +44,7 @@ import type {
   ClientLifecycleFactory,
   ClientLifecycleOptions,
   Implementation,
+  ResultStep,
   ServerDescription,
 } from './lifecycle/strategy.js';
 import { handshakeClient } from './lifecycle/handshake.js';
@@ -342,17 +343,27 @@ export class ClientSession<P extends ProtocolMaps> {
     params: ClientParams<P['clientRequests'][M]['params']>,
     options?: RequestOptions,
   ): Promise<P['clientRequests'][M]['result']> {
-    const sent = this.#dispatch(method, params, options);
-    if (method === 'tools/list') return sent.then((r) => (this.#learnTools(r), r));
-    if (method === 'tools/call' && this.options.checkToolOutput !== false)
-      return sent.then((r) => this.#checkToolResult(params as Params, r as Record<string, unknown>, options));
-    return sent;
+    // the session's own step on these results runs as the engine settles the request (no `.then` of its own)
+    const after: ResultStep | undefined =
+      method === 'tools/list'
+        ? this.#afterList
+        : method === 'tools/call' && this.options.checkToolOutput !== false
+          ? (r) => this.#checkToolResult(params as Params, r, options)
+          : undefined;
+    return this.#dispatch(method, params, options, after);
   }
+
+  /** `tools/list` results: their output schemas are learnt, the result returned as it is. */
+  readonly #afterList: ResultStep = (r) => {
+    this.#learnTools(r);
+    return r;
+  };
 
   #dispatch<M extends keyof P['clientRequests'] & string>(
     method: M,
     params: ClientParams<P['clientRequests'][M]['params']>,
-    options?: RequestOptions,
+    options: RequestOptions | undefined,
+    after: ResultStep | undefined,
   ): Promise<P['clientRequests'][M]['result']> {
     const entry = ownValue(this.#table.requests.clientToServer, method);
     if (!entry) {
@@ -365,9 +376,12 @@ export class ClientSession<P extends ProtocolMaps> {
     }
     // the server's declared capabilities are checked by the engine for every request (Peer.request)
     const pending = this.#lifecycle.pending;
-    if (pending) return pending.then(() => this.#dispatch(method, params, options));
-    if (options?.task) return requestAsTask(this, method, params, options);
-    return this.#lifecycle.request(method, entry, params as Params | undefined, options) as Promise<
+    if (pending) return pending.then(() => this.#dispatch(method, params, options, after));
+    if (options?.task) {
+      const done: Promise<Record<string, unknown>> = requestAsTask(this, method, params, options);
+      return (after === undefined ? done : done.then(after)) as Promise<P['clientRequests'][M]['result']>;
+    }
+    return this.#lifecycle.request(method, entry, params as Params | undefined, options, after) as Promise<
       P['clientRequests'][M]['result']
     >;
   }

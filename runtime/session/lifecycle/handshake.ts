@@ -25,6 +25,7 @@ import type { Transport } from '../../jsonrpc/transport.js';
 import { type NotificationHandler, type PreDispatch, type RequestHandler, hasCapability } from '../../engine/peer.js';
 import { type LogLevel, type LogLevelOrder, logLevelOrderOf, passesLogLevel } from '../../engine/context.js';
 import { type MethodEntry, capabilitiesOf } from '../../protocol/table.js';
+import { requestThen } from '../../engine/request.js';
 import { lazy } from '../../jsonrpc/lazy.js';
 import type { InputHandler } from '../../stateless/mrtr.js';
 import {
@@ -33,6 +34,7 @@ import {
   type ClientLifecycle,
   type ConnectOptions,
   type Implementation,
+  type ResultStep,
   type ServerDescription,
   SET_TABLE,
   type ServerHost,
@@ -147,9 +149,11 @@ class HandshakeClient implements ClientLifecycle {
     entry: MethodEntry | undefined,
     params: Params | undefined,
     options: Parameters<ClientLifecycle['request']>[3],
+    after?: ResultStep,
   ): Promise<Record<string, unknown>> {
-    if (!entry?.inputRequired) return this.host.peer.request(method, params ?? {}, options);
-    return this.#withInputRounds(method, entry, params, options);
+    if (!entry?.inputRequired)
+      return requestThen(this.host.peer, method, params ?? {}, options, after as ((r: unknown) => unknown) | undefined);
+    return this.#withInputRounds(method, entry, params, options, after);
   }
 
   async #withInputRounds(
@@ -157,6 +161,7 @@ class HandshakeClient implements ClientLifecycle {
     entry: MethodEntry,
     params: Params | undefined,
     options: Parameters<ClientLifecycle['request']>[3],
+    after: ResultStep | undefined,
   ): Promise<Record<string, unknown>> {
     const { host } = this;
     const { runInputRounds } = await mrtr.load();
@@ -172,7 +177,7 @@ class HandshakeClient implements ClientLifecycle {
       validate: options?.validateResult ?? true,
       signal: options?.signal,
     });
-    return result;
+    return after === undefined ? result : after(result);
   }
 
   listen(): never {

@@ -53,6 +53,7 @@ import {
   type ConnectOptions,
   type Implementation,
   META,
+  type ResultStep,
   type ServerDescription,
   type ServerHost,
   type ServerLifecycle,
@@ -204,19 +205,20 @@ class StatelessClient implements ClientLifecycle {
     return this.#send(method, params ?? {}, { ...options, validateResult: false });
   }
 
-  /** The cache, then the multi round-trip loop over #send. */
+  /** The cache, then the multi round-trip loop over #send; `after` takes the result either way. */
   async request(
     method: string,
     entry: MethodEntry,
     params: Params | undefined,
     options: PeerRequestOptions | undefined,
+    after?: ResultStep,
   ): Promise<Record<string, unknown>> {
     const { host } = this;
     const sent = params ?? {};
     const cache = host.cache;
     const key = cache?.key(method, sent);
     const hit = key === undefined ? undefined : cache!.get(key);
-    if (hit) return hit;
+    if (hit) return after === undefined ? hit : after(hit);
     const { result, rounds } = await runInputRounds({
       table: host.table,
       entry,
@@ -234,7 +236,7 @@ class StatelessClient implements ClientLifecycle {
         hasCapability(host.options.capabilities, ['extensions', TASKS_EXTENSION]),
     });
     if (key !== undefined && rounds === 0) cache!.put(key, method, sent, result);
-    return result;
+    return after === undefined ? result : after(result);
   }
 
   listen(filter: SubscriptionFilter, options: ListenOptions): Subscription {

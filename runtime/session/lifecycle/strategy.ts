@@ -133,12 +133,17 @@ export interface ClientLifecycle {
   connect(transport: Transport, options: ConnectOptions): Promise<ServerDescription | undefined>;
   /** Set while requests must wait (a new HTTP session being initialized). */
   readonly pending: Promise<void> | undefined;
-  /** Sends one request of the current table (`entry` its row) and resolves with its result. */
+  /**
+   * Sends one request of the current table (`entry` its row) and resolves with its result, or
+   * with what `after` makes of it (a value or a promise; a throw rejects): the session's own
+   * step on results (the `tools/call` output check), taken without a promise of its own.
+   */
   request(
     method: string,
     entry: MethodEntry,
     params: Params | undefined,
     options: PeerRequestOptions | undefined,
+    after?: ResultStep,
   ): Promise<Record<string, unknown>>;
   /**
    * Sends a request outside the table (an extension's method): as the lifecycle sends every
@@ -153,6 +158,11 @@ export interface ClientLifecycle {
   /** Opens a `subscriptions/listen` stream; throws RpcError -32601 where the lifecycle has none. */
   listen(filter: SubscriptionFilter, options: ListenOptions): Subscription;
 }
+
+/** A step applied to a request's result before its promise settles: the value, or a promise of it. */
+export type ResultStep = (
+  result: Record<string, unknown>,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /** The server options a lifecycle reads (a subset of ../server.ts `ServerSessionOptions`). */
 export interface ServerLifecycleOptions {

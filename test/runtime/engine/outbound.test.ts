@@ -127,4 +127,43 @@ test('outbound: a peer answering 0 keeps the id exact and times out the others o
   await settle();
   await peer.close();
 });
+test('outbound: `after` takes the result before the promise settles: its value, a promise it returns, its throw; never an error, and once', async () => {
+  const make = (after: (r: unknown) => unknown) => {
+    const p = new PendingRequest(1, 'tools/call', undefined, false);
+    p.after = after;
+    return { p, promise: p.take() };
+  };
+  const seen: unknown[] = [];
+  const a = make((r) => (seen.push(r), { wrapped: r }));
+  a.p.resolve('x');
+  a.p.resolve('again');
+  assert.equal(await a.promise, { wrapped: 'x' });
+  assert.equal(seen, ['x'], 'run once, on the first settle only');
+  const b = make(async (r) => `later ${r}`);
+  b.p.resolve('y');
+  assert.is(await b.promise, 'later y');
+  const c = make(() => {
+    throw new Error('breaks the schema');
+  });
+  c.p.resolve('z');
+  assert.is(
+    await c.promise.then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    ),
+    'breaks the schema',
+  );
+  const d = make(() => {
+    throw new Error('not run on an error');
+  });
+  d.p.reject(new Error('the error response'));
+  assert.is(
+    await d.promise.then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    ),
+    'the error response',
+  );
+});
+
 test.run();
