@@ -58,10 +58,19 @@ export class PendingRequest<R = unknown> {
     /** Check the result against `entry.result`. */
     readonly validate: boolean,
   ) {
-    this.promise = new Promise<R>((resolve, reject) => {
-      this.res = resolve as (value: unknown) => void;
-      this.rej = reject;
-    });
+    // one executor for every request (no closure, nor a context for it, per request)
+    PendingRequest.making = this as PendingRequest;
+    this.promise = new Promise<R>(PendingRequest.capture as unknown as ConstructorParameters<typeof Promise<R>>[0]);
+    PendingRequest.making = undefined;
+  }
+
+  /** The request whose promise is being made: `new Promise` runs its executor at once. */
+  private static making: PendingRequest | undefined = undefined;
+
+  private static capture(this: void, resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+    const p = PendingRequest.making!;
+    p.res = resolve;
+    p.rej = reject;
   }
 
   /** The promise of the result, once (later calls get undefined). */

@@ -20,9 +20,16 @@ import {
   RpcError,
   reasonText,
 } from '../jsonrpc/errors.js';
-import { type JSONRPCRequest, type Params, type RequestId, isObject, isRequestId } from '../jsonrpc/message.js';
+import {
+  type JSONRPCRequest,
+  type Params,
+  type ProgressToken,
+  type RequestId,
+  isObject,
+  isRequestId,
+} from '../jsonrpc/message.js';
 import { SENT } from '../jsonrpc/sent.js';
-import type { ProgressRouter } from './progress.js';
+import type { ProgressCallback, ProgressRouter } from './progress.js';
 import { type OutboundRequests, PendingRequest } from './outbound.js';
 import type { RequestOptions } from './context.js';
 import { own } from './dispatch.js';
@@ -73,25 +80,13 @@ export function sendRequest<R>(
   const promise = p.take();
   let sendParams = params;
   if (onProgress) {
-    const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
-    const token = isRequestId(given) ? given : id;
     try {
-      host.progress.register(token, (progress) => {
-        host.outbound.progress(p);
-        onProgress(progress);
-      });
+      sendParams = routeProgress(host, p, params, onProgress);
     } catch (e) {
       return Promise.reject(e);
     }
-    p.token = token;
-    sendParams = { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
   }
-  if (signal) {
-    p.signal = signal;
-    p.onAbort = () =>
-      host.abandon(p, new RequestAbortedError(method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
-    signal.addEventListener('abort', p.onAbort, { once: true });
-  }
+  if (signal) listenAbort(host, p, signal);
   host.outbound.add(
     p,
     options?.timeout ?? host.options.timeout ?? 60_000,
@@ -103,13 +98,9 @@ export function sendRequest<R>(
   if (tracing()) {
     const traced = startClientSpan(method, id, sendParams, host.table.protocolVersion);
     sendParams = traced.params;
-    const span = traced.span;
-    if (span) {
+    if (traced.span) {
       spanned = true;
-      promise.then(
-        (v) => endSpan(span, undefined, v),
-        (e: unknown) => endSpan(span, e),
-      );
+      endSpanWith(promise, traced.span);
     }
   }
   // the span ends with the response itself, not with what `after` makes of it
@@ -119,11 +110,51 @@ export function sendRequest<R>(
   try {
     const related = options?.relatedRequestId;
     const sent = host.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
-    if (sent !== SENT) sent.catch((e) => host.settle(id)?.reject(e));
+    if (sent !== SENT) failOnSendError(host, id, sent);
   } catch (e) {
     host.settle(id)?.reject(e);
   }
   return after && spanned ? (promise.then(after) as Promise<R>) : promise;
+}
+
+// The closures a request may need live in these helpers, so that sendRequest itself keeps no
+// variable in a context (which it would allocate on every call, closures made or not).
+
+/** Routes progress of `p` to `onProgress`; the params to send, with the token in `_meta`. Throws when the token is in use. */
+function routeProgress(
+  host: RequestHost,
+  p: PendingRequest,
+  params: Params | undefined,
+  onProgress: ProgressCallback,
+): Params {
+  const given = isObject(params?._meta) ? params._meta.progressToken : undefined;
+  const token = isRequestId(given) ? given : (p.id as ProgressToken);
+  host.progress.register(token, (progress) => {
+    host.outbound.progress(p);
+    onProgress(progress);
+  });
+  p.token = token;
+  return { ...params, _meta: { ...(params?._meta as Params | undefined), progressToken: token } };
+}
+
+/** Abandons `p` when `signal` aborts (the listener goes when `p` settles). */
+function listenAbort(host: RequestHost, p: PendingRequest, signal: AbortSignal): void {
+  p.signal = signal;
+  p.onAbort = () =>
+    host.abandon(p, new RequestAbortedError(p.method, signal.reason), reasonText(signal.reason).slice(2) || 'Aborted');
+  signal.addEventListener('abort', p.onAbort, { once: true });
+}
+
+/** A send that fails later fails its request. */
+function failOnSendError(host: RequestHost, id: RequestId, sent: Promise<void>): void {
+  sent.catch((e) => host.settle(id)?.reject(e));
+}
+
+function endSpanWith(promise: Promise<unknown>, span: NonNullable<ReturnType<typeof startClientSpan>['span']>): void {
+  promise.then(
+    (v) => endSpan(span, undefined, v),
+    (e: unknown) => endSpan(span, e),
+  );
 }
 
 /**
