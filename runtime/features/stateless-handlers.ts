@@ -41,6 +41,18 @@ export function statelessHandlers<H extends Readonly<Record<string, unknown>> | 
   return (out ? Object.freeze(out) : handlers) as H;
 }
 
+/** draft server/resources "Error Handling" (SEP-2164): an unknown resource is -32602; any other error as it is. */
+function notFoundAsInvalidParams(e: unknown): unknown {
+  return e instanceof RpcError && e.code === RESOURCE_NOT_FOUND
+    ? new RpcError(ErrorCode.InvalidParams, e.message, e.data)
+    : e;
+}
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (typeof v === 'object' || typeof v === 'function') &&
+  v !== null &&
+  typeof (v as PromiseLike<unknown>).then === 'function';
+
 /** The methods whose results carry the caching fields. */
 const CACHED = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'resources/read']);
 
@@ -54,25 +66,34 @@ export function statelessForm(
   cache: { ttlMs: number; cacheScope: 'public' | 'private' } | undefined,
 ): Record<string, RequestHandler> {
   return Object.fromEntries(
-    Object.entries(handlers).map(([method, h]) => [
-      method,
-      async (p: Obj, ctx: RequestContext) => {
-        let r: Obj;
-        try {
-          r = (await h(p, ctx)) as Obj;
-        } catch (e) {
-          // draft server/resources "Error Handling" (SEP-2164): an unknown resource is -32602
-          if (e instanceof RpcError && e.code === RESOURCE_NOT_FOUND)
-            throw new RpcError(ErrorCode.InvalidParams, e.message, e.data);
-          throw e;
-        }
+    Object.entries(handlers).map(([method, h]) => {
+      const finish = (r: Obj): Obj => {
         const out: Obj = { resultType: 'complete', ...r };
         if (cache && CACHED.has(method)) {
           out.ttlMs ??= cache.ttlMs;
           out.cacheScope ??= cache.cacheScope;
         }
         return out;
-      },
-    ]),
+      };
+      // as the handler it wraps: a plain value when it gave one, else a promise (one `then`, no
+      // async function); a throw rejects the promise the call returns, as from an async function
+      const form = (p: Obj, ctx: RequestContext): unknown => {
+        let r: unknown;
+        try {
+          r = h(p, ctx);
+        } catch (e) {
+          return Promise.reject(notFoundAsInvalidParams(e));
+        }
+        return isThenable(r)
+          ? Promise.resolve(r).then(
+              (v) => finish(v as Obj),
+              (e: unknown) => {
+                throw notFoundAsInvalidParams(e);
+              },
+            )
+          : finish(r as Obj);
+      };
+      return [method, form];
+    }),
   );
 }

@@ -31,6 +31,7 @@ import { hasCapability } from '../../engine/peer.js';
 import {
   LOG_LEVEL_META,
   type LogLevel,
+  type RequestContext,
   type LogLevelOrder,
   isLogLevel,
   logLevelOrderOf,
@@ -252,6 +253,11 @@ class StatelessClient implements ClientLifecycle {
   }
 }
 
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (typeof v === 'object' || typeof v === 'function') &&
+  v !== null &&
+  typeof (v as PromiseLike<unknown>).then === 'function';
+
 /** The server side of the stateless lifecycle (see the module doc). */
 export function statelessServer(host: ServerHost): ServerLifecycle {
   return new StatelessServer(host);
@@ -318,11 +324,15 @@ class StatelessServer implements ServerLifecycle {
     return logLevelOrderOf(this.host.table);
   }
 
-  /** A handler's result: resultType default, InputRequiredResult checks, caching hints. */
+  /**
+   * A handler's result: resultType default, InputRequiredResult checks, caching hints. As the
+   * handler it wraps: a plain value when the handler gave one (the engine then answers it at
+   * once), else a promise (one `then`, no async function); a throw of the handler or of the
+   * checks rejects the promise the call returns, as from an async function.
+   */
   #wrap(method: string, h: RequestHandler): RequestHandler {
     const { host } = this;
-    return async (params, ctx) => {
-      const r: unknown = await h(params, ctx);
+    const finish = (r: unknown, ctx: RequestContext): unknown => {
       if (typeof r !== 'object' || r === null || Array.isArray(r)) return r;
       const out = (r as Params).resultType === undefined ? { resultType: 'complete', ...(r as Params) } : (r as Params);
       if (out.resultType === 'input_required') {
@@ -340,6 +350,14 @@ class StatelessServer implements ServerLifecycle {
         }
       }
       return applyCacheHints(method, out, host.options.cache);
+    };
+    return (params, ctx) => {
+      try {
+        const r = h(params, ctx);
+        return isThenable(r) ? Promise.resolve(r).then((v) => finish(v, ctx)) : finish(r, ctx);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     };
   }
 
