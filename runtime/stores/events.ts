@@ -64,6 +64,20 @@ export interface EventStore {
     claim: string,
     streamId: string,
   ): string | undefined | Promise<string | undefined>;
+  /**
+   * Releases the claim of request `requestKey` of `sessionId` if its text is `claim` (a claim
+   * whose store reply was lost, so its request was answered 503 and never dispatched), and then
+   * stores `answer` on stream `streamId` (the claim's) and finishes that stream, atomically: a
+   * re-send that follows the stream elsewhere gets `answer`, and a later one claims the id anew.
+   * Resolves whether the claim was released. Optional (the memory store never loses a reply).
+   */
+  releaseClaim?(
+    sessionId: string,
+    requestKey: string,
+    claim: string,
+    streamId: string,
+    answer: JSONRPCMessage,
+  ): boolean | Promise<boolean>;
 }
 
 /**

@@ -249,9 +249,9 @@ async function redisEndpoints(redis: RedisServer, n: number, options: RedisStore
   const servers: Server[] = [];
   const ports: number[] = [];
   const log: Received[] = [];
-  const prefix = `claims${Date.now()}${Math.random().toString(36).slice(2, 6)}:`;
+  const prefix = options.prefix ?? `claims${Date.now()}${Math.random().toString(36).slice(2, 6)}:`;
   for (let i = 0; i < n; i++) {
-    const s = await connectRedisStores(redis.url, { prefix, ...options });
+    const s = await connectRedisStores(redis.url, { ...options, prefix });
     stores.push(s);
     const server = createServer(
       createStreamableHttpHandler({
@@ -423,6 +423,35 @@ test('Redis: a claim stored whose reply was lost (503, nothing ran) is run by th
   } finally {
     probe.disconnect();
     await e.close();
+    await proxy.close();
+  }
+});
+
+test('Redis: such a claim re-sent to another process: told it did not run (-32000) once the first process releases it; the next re-send runs it, once', async () => {
+  const proxy = await stallingProxy(redis!.port, 'rq:', 600);
+  const p = await redisEndpoints({ ...redis!, url: proxy.url }, 1, { commandTimeoutMs: 300 });
+  const q = await redisEndpoints(redis!, 1, { prefix: p.prefix });
+  try {
+    const { sid } = await open(p.url(0));
+    await (await post(p.url(0), req(40, 'slow', { delayMs: 0 }), headersOf(sid))).text();
+    proxy.arm();
+    const message = req(41, 'slow', { delayMs: 50 });
+    const first = await post(p.url(0), message, headersOf(sid));
+    assert.is(first.status, 503);
+    await first.text();
+    // at once, while the claim stands: the other process follows its stream
+    const told = await answer(await post(q.url(0), message, headersOf(sid), AbortSignal.timeout(10_000)));
+    assert.is(told.status, 200);
+    const error = (responseOf(told.messages, 41) as { error?: { code: number; message: string } }).error;
+    assert.is(error?.code, -32000);
+    assert.match(error?.message ?? '', 'did not run');
+    assert.is(runs(p.log, 41, 'slow') + runs(q.log, 41, 'slow'), 0);
+    const again = await answer(await post(q.url(0), message, headersOf(sid)));
+    assert.equal(responseOf(again.messages, 41), { jsonrpc: '2.0', id: 41, result: { echo: message.params } });
+    assert.is(runs(p.log, 41, 'slow') + runs(q.log, 41, 'slow'), 1);
+  } finally {
+    await q.close();
+    await p.close();
     await proxy.close();
   }
 });

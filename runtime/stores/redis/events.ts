@@ -9,48 +9,7 @@ import { serializeMessage } from '../../jsonrpc/message.js';
 import { decimal } from '../../jsonrpc/decimal.js';
 import { ClaimLimitError, type FollowEnd, type SharedEventStore } from '../events.js';
 import type { RedisProcess, RedisStoresOptions } from './options.js';
-
-// KEYS[1] stream e:<session>:<stream>, KEYS[2] its record m:<session>:<stream>, KEYS[3] the
-// session's streams ss:<session>; ARGV maxEvents, ttlMs, owner process, message JSON, token,
-// stream id, channel. An event offered again (its first offer got no answer, so Redis may have
-// stored it): the ID of the entry with its token among the stream's newest 256, else stored now.
-const STORE_AGAIN = `
-for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 256)) do
-  local f = e[2]
-  for i = 1, #f - 1, 2 do
-    if f[i] == 'k' and f[i + 1] == ARGV[5] then return e[1] end
-  end
-end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'm', ARGV[4], 'k', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[2], 'owner', ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[6])
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
-redis.call('PUBLISH', ARGV[7], '1')
-return id`;
-
-// KEYS[1] the claim rq:<session>:<request key>, KEYS[2] the session's claims rqs:<session> (a
-// sorted set of request keys by when each claim expires, so that the session's end finds them
-// and they are counted); ARGV claim text, ttlMs, now (ms), most claims, request key. The earlier
-// claim (unless it is this very text: its maker's retry after a lost reply, claimed by this
-// call); else, when the session holds as many live claims as allowed, 0 (nothing claimed); else
-// this one set (expiring after the TTL unless renewed) and false.
-const CLAIM = `
-local prior = redis.call('GET', KEYS[1])
-if prior == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  return false
-end
-if prior then return prior end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-return false`;
+import { CLAIM, RELEASE, STORE_AGAIN } from './event-scripts.js';
 
 const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
 const U64_MAX = 2n ** 64n - 1n;
@@ -71,6 +30,17 @@ function parseEventId(eventId: string): { streamId: string; xid: string } | unde
 const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 type EventCommands = Redis & {
+  mcpRelease(
+    key: string,
+    claims: string,
+    stream: string,
+    claim: string,
+    requestKey: string,
+    answer: string,
+    max: string,
+    ttl: string,
+    channel: string,
+  ): Promise<number>;
   mcpClaim(
     key: string,
     claims: string,
@@ -125,6 +95,7 @@ export class RedisEventStore implements SharedEventStore {
   ) {
     client.defineCommand('mcpStoreAgain', { numberOfKeys: 3, lua: STORE_AGAIN });
     client.defineCommand('mcpClaim', { numberOfKeys: 2, lua: CLAIM });
+    client.defineCommand('mcpRelease', { numberOfKeys: 3, lua: RELEASE });
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
     this.ttlMs = Math.max(1000, options.eventTtlMs ?? 300_000);
     this.maxClaims = Math.max(0, options.maxClaims ?? 10_000);
@@ -229,6 +200,28 @@ export class RedisEventStore implements SharedEventStore {
       this.renewTimer.unref?.();
     }
     return undefined;
+  }
+
+  /** {@link SharedEventStore.releaseClaim}: one script (the claim deleted, the answer and the end stored on its stream). */
+  async releaseClaim(
+    sessionId: string,
+    requestKey: string,
+    claim: string,
+    streamId: string,
+    answer: JSONRPCMessage,
+  ): Promise<boolean> {
+    const released = await (this.client as EventCommands).mcpRelease(
+      this.claimKey(sessionId, requestKey),
+      `${this.prefix}rqs:${sessionId}`,
+      this.key(sessionId, streamId),
+      claim,
+      requestKey,
+      serializeMessage(answer),
+      String(this.maxEvents),
+      String(this.ttlMs),
+      this.channel(sessionId, streamId),
+    );
+    return released === 1;
   }
 
   private claimKey(sessionId: string, requestKey: string): string {

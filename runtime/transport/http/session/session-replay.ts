@@ -46,6 +46,8 @@ export function withReplayCapability(message: JSONRPCMessage): JSONRPCMessage {
 
 /** Claims taken over by an identical re-send, kept per session (the oldest is forgotten first). */
 const ABANDONED_MAX = 256;
+/** Attempts to release such a claim, one a second. */
+const RELEASE_ATTEMPTS = 300;
 
 /** A session's claimed requests and their re-sends (see the module docs). */
 export class SessionReplay extends SessionResumption {
@@ -56,7 +58,9 @@ export class SessionReplay extends SessionResumption {
    * answered 503 (nothing dispatched), by request key: an identical re-send claims it again with
    * the same text (a claim made again with its own text is this caller's) and runs the request.
    */
-  protected abandoned: Map<string, { claim: string; streamId: string; primingId: string }> | undefined;
+  protected abandoned:
+    | Map<string, { claim: string; streamId: string; primingId: string; requestKey: string; id: Id }>
+    | undefined;
 
   /** Whether request `message` (not `initialize`) goes through {@link acceptClaimed}. */
   protected replays(message: JSONRPCMessage, protocolVersion: string | undefined): boolean {
@@ -172,8 +176,9 @@ export class SessionReplay extends SessionResumption {
       // the claim may have been stored: an identical re-send claims it again as its own
       if (claim !== undefined && primingId !== undefined) {
         const abandoned = (this.abandoned ??= new Map());
-        abandoned.set(key, { claim, streamId: s.id, primingId });
+        abandoned.set(key, { claim, streamId: s.id, primingId, requestKey, id });
         if (abandoned.size > ABANDONED_MAX) abandoned.delete(abandoned.keys().next().value as string);
+        this.releaseLater(store, key, 1);
       }
       this.storeUnavailable(sink, json, e);
       return;
@@ -203,6 +208,47 @@ export class SessionReplay extends SessionResumption {
     }
     this.checkIdle();
     this.deliver(message, new RequestInfo(info, s));
+  }
+
+  /**
+   * Releases the claim of request `key` this process answered 503 (see {@link abandoned}) once the
+   * store answers, unless an identical re-send took it over first: a re-send that reached another
+   * process follows the claim's stream, and gets error -32000 "did not run" from it instead of
+   * waiting for an answer that never comes; the request's id is free again. Tried every second
+   * (attempt `attempt`), for as long as the store keeps events (5 minutes).
+   */
+  private releaseLater(store: EventStore, key: string, attempt: number): void {
+    if (typeof store.releaseClaim !== 'function' || attempt > RELEASE_ATTEMPTS) return;
+    const timer = setTimeout(() => void this.release(store, key, attempt), 1000);
+    timer.unref?.();
+  }
+
+  private async release(store: EventStore, key: string, attempt: number): Promise<void> {
+    const gone = this.abandoned?.get(key);
+    if (!gone || this.ended) return;
+    if (this.claiming?.has(key)) return this.releaseLater(store, key, attempt + 1);
+    // the re-sends of this request wait for this attempt
+    let done!: () => void;
+    const releasing = new Promise<void>((r) => (done = r));
+    (this.claiming ??= new Map()).set(key, releasing);
+    try {
+      await store.releaseClaim!(this.sessionId, gone.requestKey, gone.claim, gone.streamId, {
+        jsonrpc: '2.0',
+        id: gone.id,
+        error: {
+          code: ErrorCode.ServerError,
+          message: `Service Unavailable: request ${idText(gone.id)} did not run (its claim could not be confirmed); send it again`,
+        },
+      });
+      if (this.abandoned?.get(key) === gone) this.abandoned.delete(key);
+      if (this.abandoned?.size === 0) this.abandoned = undefined;
+    } catch {
+      this.releaseLater(store, key, attempt + 1);
+    } finally {
+      if (this.claiming?.get(key) === releasing) this.claiming.delete(key);
+      if (this.claiming?.size === 0) this.claiming = undefined;
+      done();
+    }
   }
 
   /** Stream `s`, made for a request that was not dispatched, is finished (its priming event expires with the store's). */
