@@ -16,6 +16,7 @@
 import type { ProtocolModel } from '../model.js';
 import { byCodeUnit } from '../util.js';
 import { type EmitOptions, preamble } from './common.js';
+import { codeExports, type FastNames, fastFunctions, HOT, type HotNames, objectTestSource } from './compact-fast.js';
 import { FORMAT_NAMES } from './formats.js';
 
 /**
@@ -289,7 +290,8 @@ export interface CompactExport {
  * validators.gen.js in compact form: `defs` are the revision's definitions (annotations
  * stripped, covered by {@link compactUnsupported}); `extra` the params and result exports that
  * are not definitions; `ownProperties` as for ajv. Sub-schemas written more than once become
- * consts of their own ({@link repeatedSchemas}), equal inline params data one const.
+ * consts of their own ({@link repeatedSchemas}), equal inline params data one const. The
+ * exports `hot` names get their boolean check written as code (./compact-fast.ts).
  */
 export function emitCompactValidators(
   model: ProtocolModel,
@@ -297,13 +299,14 @@ export function emitCompactValidators(
   defs: Record<string, unknown>,
   extra: readonly CompactExport[],
   ownProperties: boolean,
+  hot: HotNames = HOT,
 ): string {
   const shared = new Map<unknown, string>();
   for (const e of extra) if (e.shared) shared.set(e.schema, e.shared);
   const lines = [
     preamble(model),
     `// Validators of MCP ${model.revision} as schema data, compiled on first use by the runtime; each export validates one named type.`,
-    `import { compactValidators } from '${opts.runtimeImport}';`,
+    '', // the import, once what the module uses is known
     `const v = /* @__PURE__ */ compactValidators({ ownProperties: ${ownProperties} });`,
   ];
   const all: CompactExport[] = [...Object.keys(defs).map((name) => ({ name, schema: defs[name] })), ...extra].sort(
@@ -319,9 +322,31 @@ export function emitCompactValidators(
   while (all.some((e) => e.name.startsWith(prefix) || e.shared?.startsWith(prefix))) prefix += '_';
   const names = new Map(repeated.map((t, i) => [t, `${prefix}${i}`]));
   const w: Writer = { shared, names, full };
+  // the hot validators' boolean checks as code (./compact-fast.ts), named by prefixes no export
+  // or other const starts with
+  const taken = (p: string) => all.some((e) => e.name.startsWith(p) || e.shared?.startsWith(p)) || prefix.startsWith(p);
+  let codePrefix = '$c_';
+  while (taken(codePrefix)) codePrefix = `$${codePrefix}`;
+  let runtimePrefix = '$r_';
+  while (taken(runtimePrefix)) runtimePrefix = `$${runtimePrefix}`;
+  const withCode = codeExports(new Map(all.map((e) => [e.name, e.schema])), ownProperties, hot);
+  const fastNames: FastNames = {
+    code: new Map(withCode.map((n) => [n, `${codePrefix}${n}`])),
+    runtime: new Map(),
+    runtimePrefix,
+    formats: 'formats',
+    isObject: `${codePrefix}object`,
+  };
+  if (fastNames.code.has('object')) throw new Error(`${model.revision}: an export named object`);
+  const functions = withCode.flatMap((n) => fastFunctions(n, all.find((e) => e.name === n)!.schema, fastNames));
+  if (all.some((e) => e.name === 'formats' || e.shared === 'formats'))
+    throw new Error(`${model.revision}: an export named formats`);
   for (const e of all) {
     const body = e.shared ?? source(e.schema, w, true);
-    lines.push(`export const ${e.name} = /* @__PURE__ */ v(() => ${body.startsWith('{') ? `(${body})` : body});`);
+    const code = fastNames.code.get(e.name);
+    lines.push(
+      `export const ${e.name} = /* @__PURE__ */ v(() => ${body.startsWith('{') ? `(${body})` : body}${code ? `, ${code}` : ''});`,
+    );
   }
   // the repeated sub-schemas, then the plain data used inline by a definition and as an export
   // of its own: after every validator const (which they may name), read only by thunks
@@ -338,5 +363,13 @@ export function emitCompactValidators(
     lines.push(`const ${e.shared} = ${written.get(body) ?? body};`);
     if (!written.has(body)) written.set(body, e.shared!);
   }
+  // the runtime checks that written code calls, then the written code (functions, hoisted)
+  for (const [target, name] of [...fastNames.runtime].sort((a, b) => byCodeUnit(a[0], b[0])))
+    lines.push(`const ${name} = /* @__PURE__ */ compactFast(${target});`);
+  if (functions.length) lines.push(objectTestSource(fastNames.isObject), ...functions);
+  const used = ['compactValidators'];
+  if (fastNames.runtime.size) used.unshift('compactFast');
+  if (functions.some((f) => f.includes('formats['))) used.push('formats');
+  lines[2] = `import { ${used.join(', ')} } from '${opts.runtimeImport}';`;
   return `${lines.join('\n')}\n`;
 }

@@ -21,7 +21,7 @@ export { createDispatcher, describeErrors } from '../protocol/dispatch.js';
 export { dispatchBatch } from '../engine/batch.js';
 export type { Dispatch, DispatcherOptions, Handler, Handlers } from '../protocol/dispatch.js';
 export { formats } from '../protocol/formats.js';
-export { compactValidators } from '../protocol/compact.js';
+export { compactFast, compactValidators } from '../protocol/compact.js';
 export type { CompactOptions, CompactSchema } from '../protocol/compact.js';
 export { ClientSession } from '../session/client.js';
 export { handshakeClient } from '../session/lifecycle/handshake.js';

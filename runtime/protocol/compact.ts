@@ -32,7 +32,7 @@
  * @module
  */
 import { resolve } from './compact-check.js';
-import { CELLS, type Cell, type CompactSchema } from './compact-data.js';
+import { CELLS, type Cell, type CompactSchema, type Fast } from './compact-data.js';
 import { resolveFast } from './compact-fast.js';
 import type { ValidationError, Validator } from './table.js';
 
@@ -62,13 +62,20 @@ function built(cell: Cell) {
  * per definition. The thunk is called on the validator's first use (so a definition may name
  * validators declared after it, or itself); the returned function validates `data`, returns
  * true or false and sets `errors` (null when valid). It never throws for any input value.
- * @throws TypeError on first use when the schema data uses a keyword outside `COMPACT_KEYWORDS`,
- * an unknown type or format: the generator never emits such data.
+ *
+ * `check`, when given, is the schema's boolean-only check written as code by the generator
+ * (`v(() => schema, check)`, for the hot schemas): it answers each call in place of the one
+ * built from the data, which must give the same answers; errors are still worded from the data.
+ * @throws TypeError on first use (on the first failure, with `check`) when the schema data uses
+ * a keyword outside `COMPACT_KEYWORDS`, an unknown type or format: the generator never emits such data.
  */
-export function compactValidators(options: CompactOptions = {}): (schema: () => CompactSchema) => Validator {
+export function compactValidators(
+  options: CompactOptions = {},
+): (schema: () => CompactSchema, check?: (data: unknown) => boolean) => Validator {
   const own = options.ownProperties === true;
-  return (thunk) => {
+  return (thunk, check) => {
     const cell: Cell = { thunk, own };
+    if (check !== undefined) cell.fast = check;
     const v: Validator = (data: unknown) => {
       // the boolean pass decides; the error pass runs only to word a failure
       if ((cell.fast ?? built(cell))(data)) {
@@ -76,7 +83,7 @@ export function compactValidators(options: CompactOptions = {}): (schema: () => 
         return true;
       }
       const out = scratch;
-      if (cell.check!(data, out)) {
+      if ((cell.check ?? resolve(cell))(data, out)) {
         out.length = 0;
         v.errors = null;
         return true;
@@ -89,4 +96,17 @@ export function compactValidators(options: CompactOptions = {}): (schema: () => 
     CELLS.set(v, cell);
     return v;
   };
+}
+
+/**
+ * The boolean-only check of compact validator `validator` (true or false, no `errors`, no
+ * allocation), built on its first call: what generated check code (see
+ * {@link compactValidators}) calls for a referenced validator that has no code of its own.
+ * @throws TypeError when `validator` is not a compact validator.
+ */
+export function compactFast(validator: Validator): (data: unknown) => boolean {
+  const cell = CELLS.get(validator);
+  if (cell === undefined) throw new TypeError('compactFast: not a compact validator');
+  let fast: Fast | undefined;
+  return (data) => (fast ??= cell.fast ?? built(cell))(data);
 }
