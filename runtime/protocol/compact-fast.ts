@@ -219,25 +219,6 @@ export function objectFast(s: Record<string, unknown>, own: boolean, typed: bool
           return true;
         }
       : null;
-  // four members (CallToolRequestParams, CallToolResult, TextContent…), read straight through
-  // with no table walk: the same reads in the same order, the same answers
-  if (!own && rest === null && n === 4) {
-    const [k0, k1, k2, k3] = keys as [string, string, string, string];
-    const [r0, r1, r2, r3] = required as [boolean, boolean, boolean, boolean];
-    const [f0, f1, f2, f3] = checks.map((f) => f ?? yes) as [Fast, Fast, Fast, Fast];
-    const four = (o: Record<string, unknown>): boolean => {
-      let x = o[k0];
-      if (x === undefined ? r0 : !f0(x)) return false;
-      x = o[k1];
-      if (x === undefined ? r1 : !f1(x)) return false;
-      x = o[k2];
-      if (x === undefined ? r2 : !f2(x)) return false;
-      x = o[k3];
-      return x === undefined ? !r3 : f3(x);
-    };
-    return (d) =>
-      typeof d !== 'object' || d === null || Array.isArray(d) ? !typed : four(d as Record<string, unknown>);
-  }
   const byMember = (o: Record<string, unknown>): boolean => {
     for (let i = 0; i < n; i++) {
       const k = keys[i]!;
