@@ -35,7 +35,7 @@ export const serve: Command = {
   usage: [
     'serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]',
     'serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]',
-    '      [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT]',
+    '      [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT [--request-replay on|off]]',
     '      [--request-state-secret-file PATH] [--cors-origin ORIGIN]...',
     '      [--allowed-host NAME[:PORT]]... [--public-url URL] [--shutdown-grace-ms MS]',
     '      [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]',
@@ -64,7 +64,8 @@ export const serve: Command = {
     'session and id, the same JSON once parsed and re-serialized: key order counts, whitespace does',
     'not) after its connection was lost before any event ID is answered from its stream, from any',
     'process, and never runs twice; a re-send with other content under that id gets 400. Replay',
-    'answers every request as SSE, so --reply json with --redis turns it off and says so on stderr.',
+    'answers every request as SSE, so --reply json with --redis turns it off and says so on stderr;',
+    '--request-replay off turns it off alone (JSON replies where --reply allows them).',
   ],
   flags: [
     { name: 'stdio', meaning: 'serve over stdin/stdout' },
@@ -97,6 +98,12 @@ export const serve: Command = {
       value: 'redis://HOST:PORT',
       meaning:
         'share sessions, events, tasks and notifications with other processes through Redis; replay a request re-sent after its connection was lost',
+    },
+    {
+      name: 'request-replay',
+      value: 'on|off',
+      default: 'on with --redis, unless --reply json',
+      meaning: 'answer a request re-sent after a lost connection from its stream (every request then gets SSE)',
     },
     {
       name: 'cors-origin',

@@ -81,6 +81,13 @@ export async function serveOverHttp(
   const reply = values.reply ?? 'auto';
   if (reply !== 'auto' && reply !== 'json' && reply !== 'sse')
     throw new UsageError(`--reply must be auto, json or sse, got ${reply}`);
+  const replayFlag = values['request-replay'];
+  if (replayFlag !== undefined && replayFlag !== 'on' && replayFlag !== 'off')
+    throw new UsageError(`--request-replay must be on or off, got ${replayFlag}`);
+  if (replayFlag === 'on' && values.redis === undefined)
+    throw new UsageError('--request-replay on needs --redis (one process keeps JSON replies without it)');
+  if (replayFlag === 'on' && reply === 'json')
+    throw new UsageError('--request-replay on answers every request as SSE: it excludes --reply json');
   const corsOrigins = (values['cors-origin'] as unknown as string[] | undefined) ?? [];
   for (const o of corsOrigins) {
     let ok = false;
@@ -134,10 +141,19 @@ export async function serveOverHttp(
       })
     : await serveHttp(
         { ...mod, fallbackTables: await olderHandshakeTables(rev) },
-        { port, host: values.host, replyMode: reply, logger: stderrLogger, redis, auth, ...limits },
+        {
+          port,
+          host: values.host,
+          replyMode: reply,
+          logger: stderrLogger,
+          redis,
+          auth,
+          requestReplay: replayFlag !== 'off',
+          ...limits,
+        },
       );
   const posts = countPosts(served.server);
-  if (reply === 'json' && redis !== undefined && !isStateless(mod))
+  if (reply === 'json' && redis !== undefined && replayFlag === undefined && !isStateless(mod))
     io.err(
       'mcpgen serve: --reply json with --redis: request replay is off (it answers every request as SSE); a request whose connection is lost before its answer fails as "may have run"',
     );

@@ -101,6 +101,12 @@ export interface HttpServeOptions {
    * expiry and cap then apply to the shared records).
    */
   redis?: string;
+  /**
+   * `--request-replay on|off`: with {@link redis} (or `shared.events`), answer a re-sent identical
+   * request from its stream (runtime session-replay.ts). Default true; always off with
+   * `replyMode: 'json'` (a replayed request is answered as SSE).
+   */
+  requestReplay?: boolean;
   /** Stores to share instead of `redis` (e.g. a `MemorySessionStore`, or Redis stores connected by the caller, who closes them). */
   shared?: SharedSessions & { events?: SharedEventStore };
   /** Protect `/mcp` with bearer tokens of this issuer (`--auth`, ./auth.ts); the HTTP+SSE endpoints are then not served. */
@@ -231,7 +237,10 @@ export async function serveHttp(
     // a deployment of several processes answers a re-sent request from its stream (a client cut
     // before any event ID came back learns its outcome; runtime session-replay.ts)
     // (off with JSON replies: a replayed request is answered as SSE; `serve` says so on stderr)
-    requestReplay: options.replyMode !== 'json' && (stores !== undefined || options.shared?.events !== undefined),
+    requestReplay:
+      options.requestReplay !== false &&
+      options.replyMode !== 'json' &&
+      (stores !== undefined || options.shared?.events !== undefined),
     ...(stores ? { shared: { sessions: stores.sessions, bus: stores.bus }, eventStore: () => stores.events } : {}),
     ...(options.shared
       ? { shared: options.shared, ...(options.shared.events ? { eventStore: () => options.shared!.events! } : {}) }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
 import { SESSION_TABLES } from '../runtime/transport/http/tables.js';
 import { bin, root } from '../runtime/tasks/serve-process.js';
-import { startRedis } from '../scale/support.js';
+import { startRedis, type RedisServer } from '../scale/support.js';
 import { initReq, post, V } from '../runtime/transport/http/session/helpers.js';
 
 test('runtime: replyMode "json" with requestReplay is a TypeError naming both options', async () => {
@@ -50,57 +50,109 @@ test('serve --help and docs/cli.md: request replay, what "identical" means, --re
   }
 });
 
-test('serve --reply json --redis: JSON replies, request replay off and said so on stderr', async () => {
-  const redis = await startRedis();
-  const proc = spawn(
-    process.execPath,
-    [bin, 'serve', '--http', '0', '--rev', V, '--reply', 'json', '--redis', redis.url],
-    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+/** `mcpgen serve --http 0 --rev V --redis <redis> <args>`: its URL, what it wrote to stderr until then, and its stop. */
+async function serveRedis(redisUrl: string, ...args: string[]) {
+  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', '--rev', V, '--redis', redisUrl, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   let stderr = '';
-  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const stop = async (): Promise<void> => {
+    proc.kill('SIGTERM');
+    const kill = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(kill);
+  };
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`serve did not print its URL: ${stderr}`)), 60_000);
-      const look = (): void => {
+      proc.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
         const m = /listening on (http:\/\/\S+)/.exec(stderr);
         if (m) {
           clearTimeout(t);
           resolve(m[1]!);
         }
-      };
-      proc.stderr.on('data', look);
+      });
       void exited.then(() => reject(new Error(`serve exited: ${stderr}`)));
     });
-    const note = stderr.split('\n').find((l) => l.includes('request replay'));
-    assert.ok(note, stderr);
+    return { url, stderr, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** Initializes a session at `url` and calls `echo`: the capabilities, and the call's Content-Type and body. */
+async function callOnce(url: string) {
+  const init = await post(url, initReq());
+  assert.is(init.headers.get('content-type'), 'application/json');
+  const result = ((await init.json()) as { result: { capabilities: { experimental?: Record<string, unknown> } } })
+    .result;
+  const headers = { 'Mcp-Session-Id': init.headers.get('mcp-session-id')!, 'MCP-Protocol-Version': V };
+  await (await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
+  const call = await post(
+    url,
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+    headers,
+  );
+  return { capabilities: result.capabilities, type: call.headers.get('content-type'), text: await call.text() };
+}
+
+let redis: RedisServer;
+test.before(async () => {
+  redis = await startRedis();
+});
+test.after(async () => {
+  await redis?.stop();
+});
+
+test('serve --reply json --redis: JSON replies, request replay off and said so on stderr', async () => {
+  const served = await serveRedis(redis.url, '--reply', 'json');
+  try {
+    const note = served.stderr.split('\n').find((l) => l.includes('request replay'));
+    assert.ok(note, served.stderr);
     assert.match(note!, /--reply json/);
     assert.match(note!, /--redis/);
     assert.match(note!, /off/);
-
-    const init = await post(url, initReq());
-    assert.is(init.headers.get('content-type'), 'application/json');
-    const result = ((await init.json()) as { result: { capabilities: { experimental?: Record<string, unknown> } } })
-      .result;
-    assert.not.ok(result.capabilities.experimental?.['mcpgen/requestReplay'], JSON.stringify(result.capabilities));
-    const headers = { 'Mcp-Session-Id': init.headers.get('mcp-session-id')!, 'MCP-Protocol-Version': V };
-    await (await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
-    const call = await post(
-      url,
-      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
-      headers,
-    );
-    assert.is(call.headers.get('content-type'), 'application/json');
-    const body = (await call.json()) as { id: number; result: { content: unknown } };
-    assert.is(body.id, 2);
-    assert.equal(body.result.content, [{ type: 'text', text: 'hi' }]);
+    const { capabilities, type, text } = await callOnce(served.url);
+    assert.not.ok(capabilities.experimental?.['mcpgen/requestReplay'], JSON.stringify(capabilities));
+    assert.is(type, 'application/json');
+    assert.equal(JSON.parse(text), { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'hi' }] } });
   } finally {
-    proc.kill('SIGTERM');
-    const kill = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(kill);
-    await redis.stop();
+    await served.stop();
+  }
+});
+
+test('serve --redis --request-replay off|on: replay advertised and SSE replies only when on (the default)', async () => {
+  for (const [args, on] of [
+    [['--request-replay', 'off'], false],
+    [['--request-replay', 'on'], true],
+    [[], true],
+  ] as const) {
+    const served = await serveRedis(redis.url, ...args);
+    try {
+      const { capabilities, type, text } = await callOnce(served.url);
+      assert.is(capabilities.experimental?.['mcpgen/requestReplay'] !== undefined, on, args.join(' '));
+      assert.is(type, on ? 'text/event-stream' : 'application/json', args.join(' '));
+      assert.ok(text.includes('"text":"hi"'), text);
+      assert.not.ok(served.stderr.includes('request replay is off'), served.stderr);
+    } finally {
+      await served.stop();
+    }
+  }
+});
+
+test('serve --request-replay: a value other than on|off, on without --redis, on with --reply json: usage errors (exit 2)', () => {
+  for (const [args, words] of [
+    [['--redis', 'redis://127.0.0.1:1', '--request-replay', 'maybe'], '--request-replay must be on or off'],
+    [['--request-replay', 'on'], 'needs --redis'],
+    [['--redis', 'redis://127.0.0.1:1', '--request-replay', 'on', '--reply', 'json'], 'excludes --reply json'],
+  ] as const) {
+    const r = spawnSync(process.execPath, [bin, 'serve', '--http', '0', ...args], { cwd: root, encoding: 'utf8' });
+    assert.is(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(words), r.stderr);
   }
 });
 
