@@ -79,6 +79,7 @@ for (const [name, f] of [
     console.log(`${name}.${k}: ${v} ${k === 'ms' ? 'ms' : k === 'sessionsLost' ? 'sessions' : 'calls'}`);
   }
   for (const e of f.otherErrors) console.log(`${name}.otherError: ${e}`);
+  for (const p of f.partialProgress) console.log(`${name}.partialProgress: ${p}`);
   for (const [why, n] of Object.entries(f.mayHaveRunErrors)) console.log(`${name}.mayHaveRun: ${n} calls (${why})`);
   for (const [stage, l] of Object.entries(f.lost)) {
     console.log(`${name}.lost.${stage}: ${l.calls} calls`);

@@ -75,6 +75,8 @@ export interface PhaseFigures {
   lost: Partial<Record<LostStage, LostFigures>>;
   /** Results whose progress arrived complete (1..steps, each once, in order). */
   fullProgress: number;
+  /** The first 10 results whose progress did not (`<key>: <progress values received>`), to trace. */
+  partialProgress: string[];
   /** Sessions that could not even initialize (after 5 tries). */
   sessionsLost: number;
   ms: number;
@@ -294,6 +296,7 @@ function figures(outcomes: Outcome[], executions: Map<string, Executions>, o: Ch
     contradictions: 0,
     lost: {},
     fullProgress: 0,
+    partialProgress: [],
     sessionsLost: lost,
     ms,
   };
@@ -313,6 +316,7 @@ function figures(outcomes: Outcome[], executions: Map<string, Executions>, o: Ch
       if (c.text !== `ran ${c.key}`) f.crossed++;
       if (ran !== 1) f.contradictions++;
       if (c.progress.join(',') === full) f.fullProgress++;
+      else if (f.partialProgress.length < 10) f.partialProgress.push(`${c.key}: ${c.progress.join(',') || 'none'}`);
     } else if (c.kind === 'notProcessed') {
       f.notProcessed++;
       if (ran !== 0) f.contradictions++;
