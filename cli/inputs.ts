@@ -206,7 +206,7 @@ export function checkPinned(what: string, revs: string[], pins: Pins): void {
   for (const r of revs) {
     if (!Object.hasOwn(pins.revisions, r)) {
       throw new UsageError(
-        `${what}: unknown revision "${r}"${didYouMean(r, Object.keys(pins.revisions))}; pinned: ${Object.keys(pins.revisions).join(', ')} (or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${r} --commit <sha>)`,
+        `${what}: unknown revision "${r}"${didYouMean(r, Object.keys(pins.revisions))} (pinned: ${Object.keys(pins.revisions).join(', ')}; or give a folder holding schema.json + schema.ts, or pin it: mcpgen pin ${r} --commit <sha>)`,
       );
     }
   }

@@ -405,8 +405,9 @@ ${o.transport === 'stdio' ? '' : `The server listens on $PORT (default 3000)${o.
 function listenFunction(name: string): string {
   return `/** Listens on 127.0.0.1:$PORT (default 3000; 0: any free port) and prints the URL; a busy or invalid port: one line on stderr, exit 3. */
 function listen(http: HttpServer): void {
-  const port = Number(process.env.PORT || 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  const raw = process.env.PORT ?? '';
+  const port = raw === '' ? 3000 : /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(port <= 65535)) {
     console.error(\`${name}: PORT=\${process.env.PORT} is not a port number (0-65535; 0: any free port)\`);
     process.exitCode = 3;
     return;

@@ -230,6 +230,15 @@ test("an HTTP project's server on a port in use says so in one line naming the p
     });
     assert.is(bad.code, 3, bad.stderr);
     assert.is(bad.stderr, 'v2025-http: PORT=http is not a port number (0-65535; 0: any free port)\n');
+    // Number(' ') is 0: a blank PORT must not mean "any free port" unannounced
+    for (const PORT of [' ', '80 80', '0x50', '1e3', '-1']) {
+      const r = await run(process.execPath, [join(dirOf('v2025-http'), 'dist', 'server.js')], dirOf('v2025-http'), {
+        ...userEnv(),
+        PORT,
+      });
+      assert.is(r.code, 3, `PORT=${JSON.stringify(PORT)}: ${r.stderr}`);
+      assert.is(r.stderr, `v2025-http: PORT=${PORT} is not a port number (0-65535; 0: any free port)\n`);
+    }
   } finally {
     await new Promise((r) => busy.close(r));
   }

@@ -58,7 +58,7 @@ test('an unknown revision exits 2 from the command line and from the config, nam
   for (const cmd of ['generate', 'check', 'pack', 'pull']) {
     const flag = await mcpgen([cmd, '--rev', 'nope', '--spec-dir', SPEC_DIR].filter((_, i) => cmd !== 'pull' || i < 3));
     assert.is(flag.code, 2, `${cmd} --rev: ${flag.text}`);
-    assert.ok(flag.text.startsWith(`mcpgen ${cmd}: --rev: unknown revision "nope"; pinned: `), flag.text);
+    assert.ok(flag.text.startsWith(`mcpgen ${cmd}: --rev: unknown revision "nope" (pinned: `), flag.text);
     const configured = await mcpgen([cmd, '--config', file]);
     assert.is(configured.code, 2, `${cmd} config: ${configured.text}`);
     assert.ok(
@@ -229,11 +229,11 @@ test('a misspelt global flag or revision names the nearest known one', async () 
     [['--verison'], 'mcpgen --verison: unknown flag --verison; did you mean --version?'],
     [
       ['generate', '--rev', 'draf', '--spec-dir', SPEC_DIR],
-      'mcpgen generate: --rev: unknown revision "draf"; did you mean draft?; pinned: ',
+      'mcpgen generate: --rev: unknown revision "draf"; did you mean draft? (pinned: ',
     ],
     [
       ['check', '--rev', '2025-11-52', '--spec-dir', SPEC_DIR],
-      'mcpgen check: --rev: unknown revision "2025-11-52"; did you mean 2025-11-25?; pinned: ',
+      'mcpgen check: --rev: unknown revision "2025-11-52"; did you mean 2025-11-25? (pinned: ',
     ],
     [
       ['init', join(t.dir, 'never'), '--rev', 'draf'],
@@ -242,7 +242,7 @@ test('a misspelt global flag or revision names the nearest known one', async () 
     // a date that is no date gets no guess (2025-13-01 is three edits from 2024-11-05)
     [
       ['generate', '--rev', '2025-13-01', '--spec-dir', SPEC_DIR],
-      'mcpgen generate: --rev: unknown revision "2025-13-01"; 2025-13-01 is not a date; pinned: ',
+      'mcpgen generate: --rev: unknown revision "2025-13-01"; 2025-13-01 is not a date (pinned: ',
     ],
     [
       ['generate', '--config', config('no-date-rev', { revisions: ['2025-02-30'] })],
