@@ -374,24 +374,68 @@ function trailingTeardown(statements: readonly ts.Statement[], file: ts.SourceFi
   return out;
 }
 
+/** The names `node` declares anywhere in it (variables, bindings, functions, classes, imports, parameters). */
+function declaredNames(node: ts.Node, out = new Set<string>()): Set<string> {
+  const parent = node.parent;
+  if (
+    ts.isIdentifier(node) &&
+    parent !== undefined &&
+    (ts.isVariableDeclaration(parent) ||
+      ts.isBindingElement(parent) ||
+      ts.isFunctionDeclaration(parent) ||
+      ts.isClassDeclaration(parent) ||
+      ts.isImportSpecifier(parent) ||
+      ts.isImportClause(parent) ||
+      ts.isNamespaceImport(parent) ||
+      ts.isParameter(parent)) &&
+    parent.name === node
+  )
+    out.add(node.text);
+  ts.forEachChild(node, (child) => void declaredNames(child, out));
+  return out;
+}
+
+/** The names `node` reads (identifiers that are not a property name or a declaration's own name). */
+function usedNames(node: ts.Node, out = new Set<string>()): Set<string> {
+  if (ts.isIdentifier(node) && !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node)) out.add(node.text);
+  ts.forEachChild(node, (child) => void usedNames(child, out));
+  return out;
+}
+
 /**
  * The teardown lines of an example (the source of `examples/guide/<slug>.ts`, not its
  * companions): each line, trimmed, of the teardown statements before its `ok <slug>` line (see
  * {@link trailingTeardown}), in file order. What a page's code needs for the program to exit.
+ * With `pageNames` (the names a page declares), only the statements closing what the page
+ * opened: a statement reading a name the example declares outside it and the page does not is
+ * left out (the page never created that object, so it has nothing of it to close).
  */
-export function teardownLines(example: string): string[] {
+export function teardownLines(example: string, pageNames?: ReadonlySet<string>): string[] {
   const file = ts.createSourceFile('example.ts', example, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const exampleNames = declaredNames(file);
+  const opensOnPage = (s: ts.Statement) => {
+    if (pageNames === undefined) return true;
+    const own = declaredNames(s);
+    return [...usedNames(s)].every((n) => own.has(n) || !exampleNames.has(n) || pageNames.has(n));
+  };
   return trailingTeardown(file.statements, file)
     .reverse()
+    .filter(opensOnPage)
     .flatMap((s) => s.getText(file).split('\n'))
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('//'));
 }
 
+/** The names page `markdown`'s ts blocks declare, read as one file. */
+export function pageDeclaredNames(markdown: string): Set<string> {
+  const text = tsBlocks(markdown).join('\n');
+  return declaredNames(ts.createSourceFile('page.ts', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+}
+
 /**
  * The teardown lines of page `slug`'s example (`example`: examples/guide/<slug>.ts alone, as
- * {@link asPageSource} writes it) that no line of the page's ts blocks holds (trimmed, a trailing
- * `// comment` aside): the
+ * {@link asPageSource} writes it) that close what the page opened (see {@link teardownLines}) and
+ * that no line of the page's ts blocks holds (trimmed, a trailing `// comment` aside): the
  * page's code, saved as one file, would not exit. `<slug>.md: …` each; [] when all are there.
  */
 export function teardownProblems(slug: string, markdown: string, example: string): string[] {
@@ -402,7 +446,7 @@ export function teardownProblems(slug: string, markdown: string, example: string
       .split('\n')
       .flatMap((line) => [line.trim(), line.replace(/\s+\/\/ [^'"`]*$/, '').trim()]),
   );
-  return teardownLines(asPageSource(example))
+  return teardownLines(asPageSource(example), pageDeclaredNames(markdown))
     .filter((line) => !shown.has(line))
     .map((line) => `${slug}.md: the example's teardown line ${JSON.stringify(line)} is not on the page`);
 }

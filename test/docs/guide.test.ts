@@ -29,6 +29,7 @@ import {
   teardownProblems,
   tsBlocks,
 } from './guide-check.js';
+import { FRAGMENTS_MARKER, snippetTypeProblems } from './guide-typecheck.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GUIDE = join(ROOT, 'docs', 'guide');
@@ -64,6 +65,14 @@ test("every page's ts blocks, read in order, parse as one program (none left ope
     slugs.flatMap((slug) => snippetSyntaxProblems(slug, read(join(GUIDE, `${slug}.md`)))),
     [],
   );
+});
+
+test("every page's ts blocks, saved as one file of a user's project, typecheck (fragment pages are named, few)", () => {
+  const pages = slugs.map((slug) => ({ slug, markdown: read(join(GUIDE, `${slug}.md`)) }));
+  const fragments = pages.filter((p) => p.markdown.includes(FRAGMENTS_MARKER)).map((p) => p.slug);
+  // pages whose blocks are several files (a client and the server it spawns) or another language's peer
+  assert.equal(fragments, ['go', 'python', 'stdio']);
+  assert.equal(snippetTypeProblems(ROOT, pages), []);
 });
 
 test("every page's code ends as its example does: the example's closes are on the page (saved as one file, it exits)", () => {
@@ -250,6 +259,50 @@ test('check: the closes at the end of an example must be on its page', () => {
     ).length,
     1,
   );
+});
+
+test('check: a page whose blocks, as one file, use a name it never declares (or too early) fails the type check', () => {
+  const good = [
+    "import { Client } from './mcp/2025-11-25/index.js';",
+    "const client = new Client({ clientInfo: { name: 'app', version: '1.0.0' } });",
+    'await client.close();',
+  ];
+  const md = (lines: string[]) => ['# P', '', '```ts', ...lines, '```', ''].join('\n');
+  const [ok, closesOther, early, marked] = [
+    md(good),
+    md([...good, 'await live.close();']),
+    md(['await client.close();', ...good.slice(0, 2)]),
+    `${FRAGMENTS_MARKER}\n${md(['await live.close();'])}`,
+  ];
+  const problems = snippetTypeProblems(ROOT, [
+    { slug: 'ok', markdown: ok },
+    { slug: 'closes-other', markdown: closesOther },
+    { slug: 'early', markdown: early },
+    { slug: 'marked', markdown: marked },
+  ]);
+  assert.equal(problems.length, 3, problems.join('\n'));
+  assert.match(problems[0], /^closes-other\.md: TS2304 Cannot find name 'live'\. \(line 4 of its ts blocks\)$/);
+  assert.match(problems[1], /^early\.md: TS2448 Block-scoped variable 'client' used before its declaration/);
+  assert.match(problems[2], /^early\.md: TS2454 /);
+});
+
+test('check: of the closes at the end of an example, a page needs only those of what it opened', () => {
+  const ending = [
+    "import { Client } from '../../generated/2025-11-25/index.js';",
+    "const client = new Client({ clientInfo: { name: 'app', version: '1.0.0' } });",
+    "const live = new Client({ clientInfo: { name: 'admin', version: '1.0.0' } });",
+    'await client.close();',
+    'await live.close();',
+    "console.log('ok echo');",
+    '',
+  ].join('\n');
+  const page = (lines: string[]) => ['```ts', ...lines, '```', ''].join('\n');
+  const opensClient = ["const client = new Client({ clientInfo: { name: 'app', version: '1.0.0' } });"];
+  assert.equal(teardownProblems('echo', page([...opensClient, 'await client.close();']), ending), []);
+  assert.equal(teardownProblems('echo', page(opensClient), ending), [
+    'echo.md: the example\'s teardown line "await client.close();" is not on the page',
+  ]);
+  assert.is(teardownProblems('echo', page([...opensClient, "const live = 1;"]), ending).length, 2, 'a page opening live must close it');
 });
 
 test('check: the Go and Python pages must show the closes of their examples', () => {
