@@ -397,7 +397,8 @@ function declaredNames(node: ts.Node, out = new Set<string>()): Set<string> {
 
 /** The names `node` reads (identifiers that are not a property name or a declaration's own name). */
 function usedNames(node: ts.Node, out = new Set<string>()): Set<string> {
-  if (ts.isIdentifier(node) && !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node)) out.add(node.text);
+  if (ts.isIdentifier(node) && !(ts.isPropertyAccessExpression(node.parent) && node.parent.name === node))
+    out.add(node.text);
   ts.forEachChild(node, (child) => void usedNames(child, out));
   return out;
 }

@@ -46,7 +46,9 @@ export function snippetTypeProblems(root: string, pages: readonly GuidePage[]): 
   host.readFile = (f) => virtual.get(f)?.text ?? readFile.call(host, f);
   host.getSourceFile = (f, lang, ...rest) => {
     const v = virtual.get(f);
-    return v ? ts.createSourceFile(f, v.text, lang, true, ts.ScriptKind.TS) : getSourceFile.call(host, f, lang, ...rest);
+    return v
+      ? ts.createSourceFile(f, v.text, lang, true, ts.ScriptKind.TS)
+      : getSourceFile.call(host, f, lang, ...rest);
   };
   const program = ts.createProgram([...virtual.keys()], options, host);
   return [...virtual].flatMap(([file, { slug }]) => {

@@ -302,7 +302,11 @@ test('check: of the closes at the end of an example, a page needs only those of 
   assert.equal(teardownProblems('echo', page(opensClient), ending), [
     'echo.md: the example\'s teardown line "await client.close();" is not on the page',
   ]);
-  assert.is(teardownProblems('echo', page([...opensClient, "const live = 1;"]), ending).length, 2, 'a page opening live must close it');
+  assert.is(
+    teardownProblems('echo', page([...opensClient, 'const live = 1;']), ending).length,
+    2,
+    'a page opening live must close it',
+  );
 });
 
 test('check: the Go and Python pages must show the closes of their examples', () => {
