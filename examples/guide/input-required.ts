@@ -144,8 +144,8 @@ assert.ok(missing instanceof RpcError);
 assert.equal(missing.code, -32021);
 assert.deepEqual(missing.data, { requiredCapabilities: { elicitation: {} } });
 
-await client.close();
 await bare.close();
+await client.close();
 await server.close();
 http.closeAllConnections();
 await new Promise<void>((resolve) => http.close(() => resolve()));
