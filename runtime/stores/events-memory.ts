@@ -2,11 +2,12 @@
  * `MemoryEventStore`: the in-memory {@link EventStore} behind resumable SSE streams (2025-11-25
  * basic/transports, "Resumability and Redelivery"), bounded in events, streams, bytes and age.
  */
-import { exactIds, serializeMessage } from '../jsonrpc/message.js';
+import { serializeMessage } from '../jsonrpc/message.js';
 import { decimal } from '../jsonrpc/decimal.js';
 import type { JSONRPCMessage } from '../jsonrpc/transport.js';
 import { ClaimLimitError, type EventStore } from './events.js';
 import { FinishOrder } from './events-order.js';
+import { parseStored } from './stored-message.js';
 import {
   AT,
   BYTES,
@@ -432,11 +433,4 @@ export class MemoryEventStore implements EventStore {
       stream.head = 0;
     }
   }
-}
-
-/** A stored JSON text as a message again, integer ids beyond ±(2^53 − 1) exact. */
-function parseStored(text: string): JSONRPCMessage {
-  const message = JSON.parse(text) as JSONRPCMessage;
-  exactIds(message, text);
-  return message;
 }

@@ -456,4 +456,38 @@ test('Redis: such a claim re-sent to another process: told it did not run (-3200
   }
 });
 
+test('Redis: a request whose integer id is beyond 2^53 is answered with that exact id when a re-send on another process replays it', async () => {
+  const e = await redisEndpoints(redis!, 2, {});
+  try {
+    const { sid } = await open(e.url(0));
+    // JSON.parse would read 9007199254740993 as …992 (another request's id)
+    const cases = ['9007199254740993', '-9007199254740993', '123456789012345678901234567890'];
+    for (const id of cases) {
+      const text = `{"jsonrpc":"2.0","id":${id},"method":"stream","params":{"n":1}}`;
+      const first = await rawPost(e.url(0), sid, text);
+      assert.ok(first.includes(`"id":${id},"result"`), `first answer of id ${id}:\n${first}`);
+      const again = await rawPost(e.url(1), sid, text);
+      assert.ok(again.includes(`"id":${id},"result"`), `replayed answer of id ${id}:\n${again}`);
+    }
+    assert.is(
+      e.log.filter((r) => r.message.method === 'stream').length,
+      cases.length,
+      'each request ran once (the re-sends were replayed)',
+    );
+  } finally {
+    await e.close();
+  }
+});
+
+/** POSTs `text` as it is (its ids not re-written by JSON.stringify) in session `sid`; the answer's body as text. */
+async function rawPost(url: string, sid: string, text: string): Promise<string> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headersOf(sid) },
+    body: text,
+  });
+  assert.is(res.status, 200);
+  return res.text();
+}
+
 test.run();

@@ -10,6 +10,7 @@ import { decimal } from '../../jsonrpc/decimal.js';
 import { ClaimLimitError, type FollowEnd, type SharedEventStore } from '../events.js';
 import type { RedisProcess, RedisStoresOptions } from './options.js';
 import { CLAIM, RELEASE, STORE_AGAIN } from './event-scripts.js';
+import { parseStored } from '../stored-message.js';
 
 const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
 const U64_MAX = 2n ** 64n - 1n;
@@ -282,7 +283,7 @@ export class RedisEventStore implements SharedEventStore {
     if ((await this.client.xrange(key, parsed.xid, parsed.xid)).length === 0) return undefined;
     for (const [xid, fields] of await this.client.xrange(key, `(${parsed.xid}`, '+')) {
       const m = fieldOf(fields, 'm');
-      if (m) await send(`${parsed.streamId}_${xid}`, JSON.parse(m) as JSONRPCMessage);
+      if (m) await send(`${parsed.streamId}_${xid}`, parseStored(m));
     }
     return parsed.streamId;
   }
@@ -355,7 +356,7 @@ export class RedisEventStore implements SharedEventStore {
           cursor = xid;
           if (fieldOf(fields, 'end') !== undefined) return true;
           const m = fieldOf(fields, 'm');
-          if (m && !done) write(`${streamId}_${xid}`, JSON.parse(m) as JSONRPCMessage);
+          if (m && !done) write(`${streamId}_${xid}`, parseStored(m));
         }
         if (entries.length < 500) return false;
       }
@@ -402,7 +403,7 @@ export class RedisEventStore implements SharedEventStore {
     for (const [, fields] of await this.client.xrange(this.key(sessionId, streamId), '-', '+')) {
       const m = fieldOf(fields, 'm');
       if (!m) continue;
-      const msg = JSON.parse(m) as JSONRPCMessage;
+      const msg = parseStored(m);
       if (!('method' in msg) && msg.id !== undefined && msg.id !== null) answered.add(idKey(msg.id as RequestId));
     }
     return ids.filter((id) => !answered.has(idKey(id)));
