@@ -32,9 +32,10 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
   { module: 'reference', pkg: './sdk', name: 'FuzzTool' },
 ];
 
-/** The `go test` arguments fuzzing one target for `seconds`. */
-export function fuzzArgs(t: FuzzTarget, seconds: number): string[] {
-  return ['test', '-run', '^$', '-fuzz', `^${t.name}$`, '-fuzztime', `${seconds}s`, t.pkg];
+/** The `go test` arguments fuzzing one target for a number of `seconds` or of `inputs` (`-fuzztime Ns` / `Nx`). */
+export function fuzzArgs(t: FuzzTarget, budget: { seconds: number } | { inputs: number }): string[] {
+  const fuzztime = 'inputs' in budget ? `${budget.inputs}x` : `${budget.seconds}s`;
+  return ['test', '-run', '^$', '-fuzz', `^${t.name}$`, '-fuzztime', fuzztime, t.pkg];
 }
 
 const main = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
@@ -61,7 +62,7 @@ if (main) {
   for (const t of targets) {
     console.log(`fuzz:go: ${t.module} ${t.pkg} ${t.name} for ${seconds} s`);
     const status = await new Promise<number | null>((resolve) => {
-      const child = spawn(goBinary(), fuzzArgs(t, seconds), {
+      const child = spawn(goBinary(), fuzzArgs(t, { seconds }), {
         cwd: join(root, t.module),
         env: goEnv(),
         stdio: 'inherit',
