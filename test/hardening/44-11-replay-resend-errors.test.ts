@@ -18,6 +18,7 @@ import { HttpClientTransport } from '../../runtime/transport/http/session/node-c
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
 import { initReq, MiniClient, V } from '../runtime/transport/http/session/helpers.js';
+import { answerInitialize } from './replay-kit.js';
 
 /** How the server answers the n-th POST (from 0) of a `stream` request, or a GET; `undefined`: 405. */
 type Answer = (q: IncomingMessage, r: ServerResponse, m: JSONRPCMessage | undefined, n: number) => void;
@@ -58,21 +59,7 @@ async function replayServer(post: Answer[], get?: Answer) {
         return get ? get(q, r, undefined, gets - 1) : void r.writeHead(405).end();
       }
       const m = JSON.parse(body) as JSONRPCMessage;
-      if (m.method === 'initialize') {
-        r.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
-        r.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: m.id,
-            result: {
-              protocolVersion: V,
-              capabilities: { experimental: { 'mcpgen/requestReplay': {} } },
-              serverInfo: { name: 'x', version: '1' },
-            },
-          }),
-        );
-        return;
-      }
+      if (m.method === 'initialize') return answerInitialize(r, m);
       if (m.id === undefined) return void r.writeHead(202).end();
       const n = posts++;
       (post[n] ?? post[post.length - 1]!)(q, r, m, n);

@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
-import { type Obj, headersOf, open, postThenReset, responseOf, runs } from './replay-kit.js';
+import { type Obj, answerInitialize, headersOf, open, postThenReset, responseOf, runs } from './replay-kit.js';
 import { ConnectionClosedError, RequestNotProcessedError } from '../../runtime/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
@@ -262,21 +262,7 @@ test('a re-send refused (503 with Retry-After) after the first POST was cut: Con
     q.on('end', () => {
       if (q.method !== 'POST') return void r.writeHead(q.method === 'DELETE' ? 204 : 405).end();
       const m = JSON.parse(body) as JSONRPCMessage;
-      if (m.method === 'initialize') {
-        r.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
-        r.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: m.id,
-            result: {
-              protocolVersion: V,
-              capabilities: { experimental: { 'mcpgen/requestReplay': {} } },
-              serverInfo: { name: 'x', version: '1' },
-            },
-          }),
-        );
-        return;
-      }
+      if (m.method === 'initialize') return answerInitialize(r, m);
       if (m.id === undefined) return void r.writeHead(202).end();
       if (posts++ === 0) return void q.socket.resetAndDestroy();
       r.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' });

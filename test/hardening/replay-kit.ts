@@ -1,7 +1,9 @@
 /**
  * What the request replay tests (44-11-*) share: opening a session over raw HTTP, a POST that is
- * reset as soon as it was written (the client got nothing back), and counting runs.
+ * reset as soon as it was written (the client got nothing back), counting runs, and the answer to
+ * `initialize` of a hand-written server that advertises request replay.
  */
+import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
 import {
@@ -62,3 +64,19 @@ export const runs = (log: Received[], id: number | string, method = 'stream'): n
   log.filter((r) => r.message.method === method && r.message.id === id).length;
 export const responseOf = (messages: JSONRPCMessage[], id: number | string) =>
   messages.find((m) => !('method' in m) && m.id === id);
+
+/** Answers `initialize` request `m` as a server advertising request replay would: session `s1`, protocol version V. */
+export function answerInitialize(r: ServerResponse, m: JSONRPCMessage): void {
+  r.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+  r.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: m.id,
+      result: {
+        protocolVersion: V,
+        capabilities: { experimental: { 'mcpgen/requestReplay': {} } },
+        serverInfo: { name: 'x', version: '1' },
+      },
+    }),
+  );
+}
