@@ -17,7 +17,7 @@ import { ConnectionClosedError, HttpStatusError, SessionExpiredError } from '../
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
-import { initReq, MiniClient, V } from '../runtime/transport/http/session/helpers.js';
+import { initReq, MiniClient } from '../runtime/transport/http/session/helpers.js';
 import { answerInitialize } from './replay-kit.js';
 
 /** How the server answers the n-th POST (from 0) of a `stream` request, or a GET; `undefined`: 405. */
