@@ -31,7 +31,7 @@ function parseEventId(eventId: string): { streamId: string; xid: string } | unde
 const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 type EventCommands = Redis & {
-  mcpRelease(
+  mcpReleaseClaim(
     key: string,
     claims: string,
     stream: string,
@@ -96,7 +96,7 @@ export class RedisEventStore implements SharedEventStore {
   ) {
     client.defineCommand('mcpStoreAgain', { numberOfKeys: 3, lua: STORE_AGAIN });
     client.defineCommand('mcpClaim', { numberOfKeys: 2, lua: CLAIM });
-    client.defineCommand('mcpRelease', { numberOfKeys: 3, lua: RELEASE });
+    client.defineCommand('mcpReleaseClaim', { numberOfKeys: 3, lua: RELEASE });
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
     this.ttlMs = Math.max(1000, options.eventTtlMs ?? 300_000);
     this.maxClaims = Math.max(0, options.maxClaims ?? 10_000);
@@ -211,7 +211,7 @@ export class RedisEventStore implements SharedEventStore {
     streamId: string,
     answer: JSONRPCMessage,
   ): Promise<boolean> {
-    const released = await (this.client as EventCommands).mcpRelease(
+    const released = await (this.client as EventCommands).mcpReleaseClaim(
       this.claimKey(sessionId, requestKey),
       `${this.prefix}rqs:${sessionId}`,
       this.key(sessionId, streamId),
