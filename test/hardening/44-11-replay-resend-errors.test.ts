@@ -14,11 +14,8 @@ import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConnectionClosedError, HttpStatusError, SessionExpiredError } from '../../runtime/index.js';
-import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
-import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
-import { initReq, MiniClient } from '../runtime/transport/http/session/helpers.js';
-import { answerInitialize } from './replay-kit.js';
+import { answerInitialize, initialized } from './replay-kit.js';
 
 /** How the server answers the n-th POST (from 0) of a `stream` request, or a GET; `undefined`: 405. */
 type Answer = (q: IncomingMessage, r: ServerResponse, m: JSONRPCMessage | undefined, n: number) => void;
@@ -83,20 +80,10 @@ async function replayServer(post: Answer[], get?: Answer) {
 
 /** Initializes a client of `form` at `url` and makes one `stream` request; what it failed with. */
 async function failure(form: 'node:http' | 'fetch', url: string) {
-  const options = {
-    url,
-    standaloneStream: false,
+  const { transport, client } = await initialized(form, url, {
     retry: { maxRetries: 2, initialDelayMs: 10 },
     reconnect: { initialDelayMs: 10, maxRetries: 2 },
-  };
-  const transport =
-    form === 'fetch'
-      ? new FetchHttpClientTransport({ ...options, fetch: globalThis.fetch })
-      : new HttpClientTransport(options);
-  const client = new MiniClient(transport);
-  await client.start();
-  await client.request('initialize', initReq().params as Record<string, unknown>);
-  await client.notify('notifications/initialized');
+  });
   const e = await client.request('stream', {}).then(
     () => undefined,
     (x: unknown) => x,

@@ -11,10 +11,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
-import { type Obj, answerInitialize, headersOf, open, postThenReset, responseOf, runs } from './replay-kit.js';
+import {
+  type Obj,
+  answerInitialize,
+  headersOf,
+  initialized,
+  open,
+  postThenReset,
+  responseOf,
+  runs,
+} from './replay-kit.js';
 import { ConnectionClosedError, RequestNotProcessedError } from '../../runtime/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
-import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
 import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
@@ -27,7 +35,6 @@ import {
   req,
   sleep,
   startServer,
-  V,
   type TestServer,
 } from '../runtime/transport/http/session/helpers.js';
 import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
@@ -200,27 +207,12 @@ async function cuttingProxy(port: number, marker: string) {
   };
 }
 
-/** A runtime HTTP client (node:http or fetch form) at `url`, with its session initialized. */
-async function initialized(form: 'node:http' | 'fetch', url: string) {
-  const options = { url, standaloneStream: false, retry: { initialDelayMs: 20 } };
-  const transport =
-    form === 'fetch'
-      ? new FetchHttpClientTransport({ ...options, fetch: globalThis.fetch })
-      : new HttpClientTransport(options);
-  const client = new MiniClient(transport);
-  await client.start();
-  await client.request('initialize', initReq().params as Record<string, unknown>);
-  transport.setProtocolVersion(V);
-  await client.notify('notifications/initialized');
-  return { transport, client };
-}
-
 for (const form of ['node:http', 'fetch'] as const) {
   test(`client (${form}): a request reset after it was written, before any byte back, is re-sent and answered; run once`, async () => {
     const proxy = await cuttingProxy(memory.port, '"method":"stream"');
     const before = memory.log.length;
     try {
-      const { transport, client } = await initialized(form, proxy.url);
+      const { transport, client } = await initialized(form, proxy.url, { retry: { initialDelayMs: 20 } });
       proxy.arm(2);
       const result = await client.request('stream', { count: 2, gapMs: 50 });
       assert.equal(result, { echo: { count: 2, gapMs: 50 } });
@@ -238,7 +230,7 @@ for (const form of ['node:http', 'fetch'] as const) {
     const proxy = await cuttingProxy(plain.port, '"method":"stream"');
     const before = plain.log.length;
     try {
-      const { transport, client } = await initialized(form, proxy.url);
+      const { transport, client } = await initialized(form, proxy.url, { retry: { initialDelayMs: 20 } });
       proxy.arm(1);
       const error = await client.request('stream', { count: 1 }).then(
         () => undefined,

@@ -1,14 +1,19 @@
 /**
  * What the request replay tests (44-11-*) share: opening a session over raw HTTP, a POST that is
  * reset as soon as it was written (the client got nothing back), counting runs, and the answer to
- * `initialize` of a hand-written server that advertises request replay.
+ * `initialize` of a hand-written server that advertises request replay, and a runtime client with
+ * its session initialized.
  */
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
+import type { HttpClientTransportOptions } from '../../runtime/transport/http/session/client-state.js';
+import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
+import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import {
   ACCEPT_BOTH,
   initReq,
+  MiniClient,
   messagesOf,
   post,
   readSse,
@@ -79,4 +84,24 @@ export function answerInitialize(r: ServerResponse, m: JSONRPCMessage): void {
       },
     }),
   );
+}
+
+/**
+ * A runtime HTTP client (node:http or fetch form) at `url` with its session initialized
+ * (protocol version V); `options`: its retry and reconnect settings.
+ */
+export async function initialized(
+  form: 'node:http' | 'fetch',
+  url: string,
+  options: Pick<HttpClientTransportOptions, 'retry' | 'reconnect'>,
+) {
+  const all = { url, standaloneStream: false, ...options };
+  const transport =
+    form === 'fetch' ? new FetchHttpClientTransport({ ...all, fetch: globalThis.fetch }) : new HttpClientTransport(all);
+  const client = new MiniClient(transport);
+  await client.start();
+  await client.request('initialize', initReq().params as Record<string, unknown>);
+  transport.setProtocolVersion(V);
+  await client.notify('notifications/initialized');
+  return { transport, client };
 }
