@@ -13,6 +13,9 @@
  * process, `process.cpuUsage`; server: the child's threads, Linux `/proc/<pid>/task/*\/schedstat`):
  * unlike throughput, it hardly moves with the load other processes put on the machine; and the
  * write system calls per call of each (Linux `/proc/<pid>/io`): 1 without write coalescing.
+ * Each comparison (`stdio.ours_vs_*`) is the median of the ratios made within each round (the
+ * pairs measured back to back under the same load), not a ratio of medians taken at different
+ * times; the ratios of every round are listed on a `# stdio.rounds` line after them.
  * `npm run bench:stdio [-- --quick]`.
  */
 import { spawn } from 'node:child_process';
@@ -25,7 +28,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { StdioClientTransport } from '../runtime/transport/stdio.js';
-import { type Call, CHECKOUT, compare, flood, median, processCpuUs, ROOT, ratio, sequential } from './measure.js';
+import { type Call, CHECKOUT, flood, median, processCpuUs, ROOT, ratio, sequential } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 500 : 2000;
@@ -157,7 +160,9 @@ for (const pair of pairs) {
   samples.set(pair, { seq: [], rates: [], clientCpu: [], serverCpu: [], clientWrites: [], serverWrites: [] });
 }
 for (let r = 0; r < ROUNDS; r++) {
-  for (const pair of pairs) {
+  // bare and ours back to back, the first of them alternating from round to round, so that a
+  // drift of the load within a round does not always favour the same one
+  for (const pair of r % 2 ? [pairs[1], pairs[0], pairs[2]] : pairs) {
     const x = samples.get(pair)!;
     x.seq.push(await sequential(pair.call, SEQ));
     const c0 = selfCpuUs();
@@ -172,22 +177,24 @@ for (let r = 0; r < ROUNDS; r++) {
     if (w0[1] !== undefined && w1[1] !== undefined) x.serverWrites.push((w1[1] - w0[1]) / FLOOD);
   }
 }
-const results: Record<string, { p50: number; p99: number; rps: number }> = {};
-/** Median CPU µs per call (64 in flight) of each pair's client and server. */
-const cpu: Record<string, { client: number; server: number }> = {};
 const line = (name: string, xs: number[], digits: number, unit: string) => {
   if (xs.length) console.log(`stdio.${name}: ${median(xs).toFixed(digits)} ${unit}`);
 };
 for (const pair of pairs) {
   const x = samples.get(pair)!;
-  const s = { p50: median(x.seq.map((v) => v.p50)), p99: median(x.seq.map((v) => v.p99)) };
-  const rps = median(x.rates);
-  results[pair.name] = { ...s, rps };
-  if (x.clientCpu.length && x.serverCpu.length)
-    cpu[pair.name] = { client: median(x.clientCpu), server: median(x.serverCpu) };
-  console.log(`stdio.${pair.name}.sequential.p50: ${s.p50.toFixed(1)} us`);
-  console.log(`stdio.${pair.name}.sequential.p99: ${s.p99.toFixed(1)} us`);
-  console.log(`stdio.${pair.name}.inflight${IN_FLIGHT}.throughput: ${Math.round(rps)} calls/s`);
+  line(
+    `${pair.name}.sequential.p50`,
+    x.seq.map((v) => v.p50),
+    1,
+    'us',
+  );
+  line(
+    `${pair.name}.sequential.p99`,
+    x.seq.map((v) => v.p99),
+    1,
+    'us',
+  );
+  line(`${pair.name}.inflight${IN_FLIGHT}.throughput`, x.rates, 0, 'calls/s');
   line(`${pair.name}.inflight${IN_FLIGHT}.client_cpu`, x.clientCpu, 2, 'us/call');
   line(`${pair.name}.inflight${IN_FLIGHT}.server_cpu`, x.serverCpu, 2, 'us/call');
   line(`${pair.name}.inflight${IN_FLIGHT}.client_writes`, x.clientWrites, 3, 'syscalls/call');
@@ -195,16 +202,40 @@ for (const pair of pairs) {
 }
 for (const pair of pairs) await pair.close();
 
-compare('stdio', results as Parameters<typeof compare>[1]);
-// CPU per call against the write-batching bare pair (above 1: ours costs less), each side and both
-if (cpu.ours && cpu.bare) {
-  ratio('stdio.ours_vs_bare_limit.client_cpu_per_call', cpu.bare.client / cpu.ours.client);
-  ratio('stdio.ours_vs_bare_limit.server_cpu_per_call', cpu.bare.server / cpu.ours.server);
-  ratio(
-    'stdio.ours_vs_bare_limit.cpu_per_call',
-    (cpu.bare.client + cpu.bare.server) / (cpu.ours.client + cpu.ours.server),
-  );
+/**
+ * The comparisons (above 1: ours is better), each the median over rounds of the ratio made
+ * within the round: `of(x, r)` is a pair's figure in round r (undefined: not measured).
+ */
+const [bareS, oursS, sdkS] = pairs.map((p) => samples.get(p)!);
+const comparisons: [string, Samples, Samples, (x: Samples, r: number) => number | undefined][] = [
+  ['ours_vs_sdk.p50', sdkS, oursS, (x, r) => x.seq[r].p50],
+  ['ours_vs_sdk.p99', sdkS, oursS, (x, r) => x.seq[r].p99],
+  ['ours_vs_sdk.throughput', oursS, sdkS, (x, r) => x.rates[r]],
+  ['ours_vs_bare_limit.p50', bareS, oursS, (x, r) => x.seq[r].p50],
+  ['ours_vs_bare_limit.throughput', oursS, bareS, (x, r) => x.rates[r]],
+  // CPU per call against the write-batching bare pair, each side and both
+  ['ours_vs_bare_limit.client_cpu_per_call', bareS, oursS, (x, r) => x.clientCpu[r]],
+  ['ours_vs_bare_limit.server_cpu_per_call', bareS, oursS, (x, r) => x.serverCpu[r]],
+  [
+    'ours_vs_bare_limit.cpu_per_call',
+    bareS,
+    oursS,
+    (x, r) => (x.serverCpu[r] === undefined ? undefined : x.clientCpu[r] + x.serverCpu[r]),
+  ],
+];
+const perRound: string[] = [];
+for (const [name, num, den, of] of comparisons) {
+  const rs: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const a = of(num, r);
+    const b = of(den, r);
+    if (a !== undefined && b !== undefined && b > 0) rs.push(a / b);
+  }
+  if (!rs.length) continue;
+  ratio(`stdio.${name}`, median(rs));
+  perRound.push(`${name} ${rs.map((v) => v.toFixed(2)).join(' ')}`);
 }
+console.log(`# stdio.rounds (each round's ratio): ${perRound.join('; ')}`);
 
 // The built runtime: every runtime module compiled to JavaScript (what a package ships).
 const runtimeDir = `${CHECKOUT}runtime/`;
