@@ -49,6 +49,14 @@ export class PendingRequest<R = unknown> {
    * promise (a `tools/call` output check), this costs no promise of its own.
    */
   after: ((result: unknown) => unknown) | undefined = undefined;
+  /**
+   * A step of the caller's applied to the request's failure once it was sent (an error
+   * response, a timeout, an abort, a lost connection): the promise resolves with what it
+   * returns (a value, or a promise it then follows) and rejects with what it throws (the error
+   * itself, when it has no answer to it). Where a caller would otherwise chain a `.catch` on the
+   * promise (a resend on -32022), this costs no promise of its own.
+   */
+  recover: ((error: unknown) => unknown) | undefined = undefined;
 
   constructor(
     readonly id: RequestId,
@@ -103,8 +111,23 @@ export class PendingRequest<R = unknown> {
 
   reject(error: unknown): void {
     const f = this.rej;
+    const recover = this.recover;
+    if (recover === undefined) {
+      this.drop();
+      f?.(error);
+      return;
+    }
+    const res = this.res;
     this.drop();
-    f?.(error);
+    if (f === undefined) return;
+    let out: unknown;
+    try {
+      out = recover(error);
+    } catch (e) {
+      f(e);
+      return;
+    }
+    res!(out);
   }
 
   private drop(): void {
@@ -113,6 +136,7 @@ export class PendingRequest<R = unknown> {
     this.signal = undefined;
     this.onAbort = undefined;
     this.after = undefined;
+    this.recover = undefined;
   }
 }
 

@@ -57,7 +57,9 @@ export interface RequestHost {
  * Sends a request and resolves with its result. Rejects with: RpcError (the error response),
  * RequestTimeoutError, RequestAbortedError, InvalidResultError (result fails the method's
  * schema), ConnectionClosedError, or the transport's send error. `after`: applied to the checked
- * result before the promise settles (PendingRequest `after`).
+ * result before the promise settles (PendingRequest `after`); `recover`: applied to the failure
+ * of the request once sent (PendingRequest `recover`; a refusal before it is sent, e.g. an
+ * undeclared capability, rejects as it is).
  */
 export function sendRequest<R>(
   host: RequestHost,
@@ -65,6 +67,7 @@ export function sendRequest<R>(
   params?: Params,
   options?: RequestOptions,
   after?: (result: unknown) => unknown,
+  recover?: (error: unknown) => unknown,
 ): Promise<R> {
   if (host.closedWith) return Promise.reject(new ConnectionClosedError(host.closedWith.error));
   // the other side has ended its input: no response could arrive
@@ -104,7 +107,10 @@ export function sendRequest<R>(
     }
   }
   // the span ends with the response itself, not with what `after` makes of it
-  if (after && !spanned) p.after = after;
+  if (!spanned) {
+    if (after) p.after = after;
+    if (recover) p.recover = recover;
+  }
   const message: JSONRPCRequest =
     sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
   try {
@@ -114,7 +120,7 @@ export function sendRequest<R>(
   } catch (e) {
     host.settle(id)?.reject(e);
   }
-  return after && spanned ? (promise.then(after) as Promise<R>) : promise;
+  return spanned && (after || recover) ? (promise.then(after, recover) as Promise<R>) : promise;
 }
 
 // The closures a request may need live in these helpers, so that sendRequest itself keeps no
@@ -193,8 +199,9 @@ export function outboundRefusal(
 }
 
 /**
- * `peer.request(method, params, options)` whose result goes through `after` before the promise
- * settles (see {@link sendRequest}): for the session layer, which would otherwise chain a `.then`.
+ * `peer.request(method, params, options)` whose result goes through `after`, and its failure
+ * through `recover`, before the promise settles (see {@link sendRequest}): for the session
+ * layer, which would otherwise chain a `.then` or a `.catch`.
  */
 export function requestThen<R>(
   /** A `Peer` (./peer.ts; not imported here: peer.ts imports this module). */
@@ -203,6 +210,7 @@ export function requestThen<R>(
   params: Params | undefined,
   options: RequestOptions | undefined,
   after: ((result: unknown) => unknown) | undefined,
+  recover?: (error: unknown) => unknown,
 ): Promise<R> {
-  return sendRequest<R>(peer as unknown as RequestHost, method, params, options, after);
+  return sendRequest<R>(peer as unknown as RequestHost, method, params, options, after, recover);
 }

@@ -265,6 +265,8 @@ export interface InputRoundsOptions {
   table: ProtocolTable;
   entry: MethodEntry;
   params: Params;
+  /** The raw result of the first attempt, when the caller sent it already (the loop then starts by decoding it). */
+  first?: Record<string, unknown>;
   /** Sends one attempt (a new JSON-RPC request each call) and resolves with its raw result. */
   send: (params: Params) => Promise<Record<string, unknown>>;
   /** The client's handlers by method (sampling/createMessage, elicitation/create, roots/list). */
@@ -303,7 +305,8 @@ export async function runInputRounds(
   let base: Params | undefined;
   let attempt: Params = o.params;
   for (let rounds = 0; ; rounds++) {
-    const decoded = decodeResult(o.entry, await o.send(attempt), o.validate, o.passThrough);
+    const raw = rounds === 0 && o.first !== undefined ? o.first : await o.send(attempt);
+    const decoded = decodeResult(o.entry, raw, o.validate, o.passThrough);
     if (decoded.kind !== 'input_required') return { result: decoded.result, rounds };
     if (rounds + 1 > max) throw new MaxInputRoundsError(method, max);
     const { inputRequests, requestState } = decoded.result;

@@ -37,7 +37,14 @@ import {
   logLevelOrderOf,
 } from '../../engine/context.js';
 import { type MethodEntry, type ProtocolTable, errorCodeOf } from '../../protocol/table.js';
-import { type InputHandler, checkInputRequired, clientCapabilitiesOf, runInputRounds } from '../../stateless/mrtr.js';
+import {
+  type InputHandler,
+  checkInputRequired,
+  clientCapabilitiesOf,
+  decodeResult,
+  runInputRounds,
+} from '../../stateless/mrtr.js';
+import { requestThen } from '../../engine/request.js';
 import { ResultCache, applyCacheHints } from '../../stateless/cache.js';
 import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../tasks/extension-wire.js';
 import {
@@ -167,20 +174,30 @@ class StatelessClient implements ClientLifecycle {
 
   /**
    * Sends once; on -32022 naming a version of a `fallbackTables` table, switches to it and
-   * resends once (naming the version sent: resends it once).
+   * resends once (naming the version sent: resends it once). `after` takes the result (as
+   * PendingRequest `after`: no promise of its own), of the resend too.
    */
-  async #send(method: string, params: Params, options?: PeerRequestOptions): Promise<Record<string, unknown>> {
+  #send(
+    method: string,
+    params: Params,
+    options?: PeerRequestOptions,
+    after?: (result: unknown) => unknown,
+  ): Promise<Record<string, unknown>> {
     const { host } = this;
-    try {
-      return await host.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
-    } catch (e) {
-      if (!(e instanceof RpcError) || e.code !== errorCodeOf(host.table, 'UNSUPPORTED_PROTOCOL_VERSION')) throw e;
-      const supported = (e.data as { supported?: unknown } | undefined)?.supported;
-      // a refusal naming the version just sent among the supported ones is answered by sending it again, once
-      const again = Array.isArray(supported) && supported.includes(host.table.protocolVersion);
-      if (!again && !this.#fallback(supported)) throw e;
-      return host.peer.request<Record<string, unknown>>(method, this.#withMeta(params), options);
-    }
+    return requestThen<Record<string, unknown>>(host.peer, method, this.#withMeta(params), options, after, (e) => {
+      if (!this.#resendable(e)) throw e;
+      return requestThen(host.peer, method, this.#withMeta(params), options, after);
+    });
+  }
+
+  /** Whether a request refused with `e` is sent again (see #send); switches the table when a fallback names the version. */
+  #resendable(e: unknown): boolean {
+    const { host } = this;
+    if (!(e instanceof RpcError) || e.code !== errorCodeOf(host.table, 'UNSUPPORTED_PROTOCOL_VERSION')) return false;
+    const supported = (e.data as { supported?: unknown } | undefined)?.supported;
+    // a refusal naming the version just sent among the supported ones is answered by sending it again, once
+    if (Array.isArray(supported) && supported.includes(host.table.protocolVersion)) return true;
+    return this.#fallback(supported);
   }
 
   /** Switches to the first stateless table (requested, then `fallbackTables`) whose version is in `supported`. */
@@ -206,24 +223,57 @@ class StatelessClient implements ClientLifecycle {
     return this.#send(method, params ?? {}, { ...options, validateResult: false });
   }
 
-  /** The cache, then the multi round-trip loop over #send; `after` takes the result either way. */
-  async request(
+  /**
+   * The cache, then the request; a result of another `resultType` than `complete` goes on to
+   * the multi round-trip loop over #send (#rounds). `after` takes the result either way. A call
+   * answered `complete` at once (most) runs as one engine request whose result and failure
+   * steps do the rest: no promise, nor async function, of this layer.
+   */
+  request(
     method: string,
     entry: MethodEntry,
     params: Params | undefined,
     options: PeerRequestOptions | undefined,
     after?: ResultStep,
   ): Promise<Record<string, unknown>> {
+    try {
+      const { host } = this;
+      const sent = params ?? {};
+      const cache = host.cache;
+      const key = cache?.key(method, sent);
+      const hit = key === undefined ? undefined : cache!.get(key);
+      if (hit) return Promise.resolve(after === undefined ? hit : after(hit));
+      const validate = options?.validateResult ?? true;
+      const step = (raw: unknown): unknown => {
+        const type = (raw as Params).resultType;
+        if (type !== undefined && type !== 'complete')
+          return this.#rounds(method, entry, sent, options, after, key, raw as Record<string, unknown>);
+        const { result } = decodeResult(entry, raw as Record<string, unknown>, validate);
+        if (key !== undefined) cache!.put(key, method, sent, result);
+        return after === undefined ? result : after(result);
+      };
+      return this.#send(method, sent, { ...options, validateResult: false }, step);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** The multi round-trip loop over #send, from the first attempt's result `first` on. */
+  async #rounds(
+    method: string,
+    entry: MethodEntry,
+    sent: Params,
+    options: PeerRequestOptions | undefined,
+    after: ResultStep | undefined,
+    key: string | undefined,
+    first: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const { host } = this;
-    const sent = params ?? {};
-    const cache = host.cache;
-    const key = cache?.key(method, sent);
-    const hit = key === undefined ? undefined : cache!.get(key);
-    if (hit) return after === undefined ? hit : after(hit);
     const { result, rounds } = await runInputRounds({
       table: host.table,
       entry,
       params: sent,
+      first,
       send: (attempt) => this.#send(method, attempt, { ...options, validateResult: false }),
       handlers: (host.options.handlers ?? {}) as Record<string, InputHandler>,
       capabilities: host.options.capabilities ?? {},
@@ -236,7 +286,7 @@ class StatelessClient implements ClientLifecycle {
         method === 'tools/call' &&
         hasCapability(host.options.capabilities, ['extensions', TASKS_EXTENSION]),
     });
-    if (key !== undefined && rounds === 0) cache!.put(key, method, sent, result);
+    if (key !== undefined && rounds === 0) host.cache!.put(key, method, sent, result);
     return after === undefined ? result : after(result);
   }
 

@@ -166,4 +166,41 @@ test('outbound: `after` takes the result before the promise settles: its value, 
   );
 });
 
+test('outbound: `recover` takes the failure before the promise settles: an answer, a promise it returns, its throw; never a result, and once', async () => {
+  const make = (recover: (e: unknown) => unknown) => {
+    const p = new PendingRequest(1, 'tools/call', undefined, false);
+    p.recover = recover;
+    return { p, promise: p.take() };
+  };
+  const outcome = (promise: Promise<unknown>) =>
+    promise.then(
+      (v) => ['resolved', v],
+      (e: Error) => ['rejected', e.message],
+    );
+  const seen: string[] = [];
+  const a = make((e) => (seen.push((e as Error).message), 'resent'));
+  a.p.reject(new Error('-32022'));
+  a.p.reject(new Error('again'));
+  assert.equal(await outcome(a.promise), ['resolved', 'resent']);
+  assert.equal(seen, ['-32022'], 'run once, on the first settle only');
+  const b = make(async () => 'resent later');
+  b.p.reject(new Error('x'));
+  assert.equal(await outcome(b.promise), ['resolved', 'resent later']);
+  const c = make((e) => {
+    throw e;
+  });
+  c.p.reject(new Error('not resendable'));
+  assert.equal(await outcome(c.promise), ['rejected', 'not resendable']);
+  const d = make(() => 'not run on a result');
+  d.p.resolve({ ok: 1 });
+  assert.equal(await outcome(d.promise), ['resolved', { ok: 1 }]);
+  // `after` and `recover` together: a throw of `after` is the caller's, not `recover`'s
+  const e = make(() => 'recovered');
+  e.p.after = () => {
+    throw new Error('after broke');
+  };
+  e.p.resolve('r');
+  assert.equal(await outcome(e.promise), ['rejected', 'after broke']);
+});
+
 test.run();
