@@ -125,7 +125,24 @@ export interface DeliverOptions {
  * @throws ConnectionClosedError for a network failure after the request may have been written.
  * @throws the cancel's reason (or the signal's abort error) once cancelled, also during a wait.
  */
-export async function deliver(request: Requester, init: HttpRequestInit, options: DeliverOptions): Promise<HttpReply> {
+export function deliver(request: Requester, init: HttpRequestInit, options: DeliverOptions): Promise<HttpReply> {
+  return deliverFrom(request, init, options, undefined);
+}
+
+/** How the first attempt of a POST ended: its reply, or the requester's rejection. */
+export type FirstAttempt = { reply: HttpReply; error?: undefined } | { reply?: undefined; error: unknown };
+
+/**
+ * {@link deliver}, the first attempt of which the caller made already (`first`: how it ended),
+ * e.g. a transport that sent it with `request(init)` and found a 503 or a rejection; the
+ * attempts after it, and the errors, are those of {@link deliver}.
+ */
+export async function deliverFrom(
+  request: Requester,
+  init: HttpRequestInit,
+  options: DeliverOptions,
+  first: FirstAttempt | undefined,
+): Promise<HttpReply> {
   const retry = options.retry === false ? { maxRetries: 0 } : (options.retry ?? {});
   const maxRetries = retry.maxRetries ?? DEFAULTS.maxRetries;
   const maxDelay = retry.maxDelayMs ?? DEFAULTS.maxDelayMs;
@@ -133,7 +150,13 @@ export async function deliver(request: Requester, init: HttpRequestInit, options
   for (let attempt = 1; ; attempt++) {
     let reply: HttpReply;
     try {
-      reply = await request(init);
+      if (first === undefined) reply = await request(init);
+      else {
+        const f = first;
+        first = undefined;
+        if (f.reply === undefined) throw f.error;
+        reply = f.reply;
+      }
     } catch (e) {
       const stopped = stoppedBy(init);
       if (stopped) throw stopped;

@@ -23,8 +23,16 @@ import { SseParser } from '../../../codec/sse.js';
 import { ConnectionClosedError, ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
 import { paramHeaders, requestHeaders, type ParamHeader } from './headers.js';
-import { Cancel, fetchRequester, mediaType, readInto, type HttpReply, type Requester } from '../io/request.js';
-import { deliver } from '../io/delivery.js';
+import {
+  Cancel,
+  fetchRequester,
+  mediaType,
+  readInto,
+  type HttpReply,
+  type HttpRequestInit,
+  type Requester,
+} from '../io/request.js';
+import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 
 type Id = string | number;
@@ -130,10 +138,67 @@ export class StatelessHttpClientTransport implements Transport {
     void this.#exchange(message, cancel, id);
   }
 
-  /** Posts request `id` and reads its answer; any failure fails the request. */
-  async #exchange(message: JSONRPCMessage, cancel: Cancel, id: Id): Promise<void> {
+  /**
+   * Posts request `id` and reads its answer; any failure fails the request. A POST whose
+   * headers are a record goes out in this tick, and its first reply, unless a 503 or a
+   * -32020 refusal, is read with no async function (#replied); the rest (a headers function,
+   * retries of ../io/delivery.ts, the tools/list refresh, SSE) is #exchangeAll's.
+   */
+  #exchange(message: JSONRPCMessage, cancel: Cancel, id: Id): void {
+    const extra = this.options.headers;
+    if (typeof extra === 'function') {
+      void this.#exchangeAll(message, cancel, id, undefined);
+      return;
+    }
+    const init = this.#init(message, cancel, extra);
+    let sent: Promise<HttpReply>;
     try {
-      let res = await this.#post(message, cancel);
+      sent = this.#request(init);
+    } catch (e) {
+      sent = Promise.reject(e);
+    }
+    sent.then(
+      (res) => this.#replied(message, cancel, id, init, res),
+      (error: unknown) => this.#exchangeAll(message, cancel, id, { init, first: { error } }),
+    );
+  }
+
+  /** The first reply of #exchange's POST: a JSON body read here; anything else goes on to #exchangeAll. */
+  #replied(message: JSONRPCMessage, cancel: Cancel, id: Id, init: HttpRequestInit, res: HttpReply): unknown {
+    try {
+      if (
+        res.status === 503 ||
+        (res.status === 400 && message.method === 'tools/call') ||
+        (res.ok && mediaType(res.header('content-type')) === 'text/event-stream')
+      )
+        return this.#exchangeAll(message, cancel, id, { init, first: { reply: res } });
+      return res.text().then(
+        (text) => {
+          try {
+            this.#readText(id, res, text);
+          } catch (e) {
+            this.#fail(id, e as Error);
+          }
+        },
+        (e: Error) => this.#fail(id, e),
+      );
+    } catch (e) {
+      this.#fail(id, e as Error);
+      return undefined;
+    }
+  }
+
+  /** #exchange, all of it (from the first attempt's outcome when it was made: `sent`). */
+  async #exchangeAll(
+    message: JSONRPCMessage,
+    cancel: Cancel,
+    id: Id,
+    sent: { init: HttpRequestInit; first: FirstAttempt } | undefined,
+  ): Promise<void> {
+    try {
+      let res = sent
+        ? await deliverFrom(this.#request, sent.init, this.#deliverOptions(message), sent.first)
+        : await this.#post(message, cancel);
       if (res.status === 400 && message.method === 'tools/call')
         res = await this.#retryOnMismatch(message, cancel, res);
       await this.#read(id, res);
@@ -160,21 +225,26 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   #deliver(message: JSONRPCMessage, cancel: Cancel, extra: Record<string, string> | undefined): Promise<HttpReply> {
-    return deliver(
-      this.#request,
-      {
-        method: 'POST',
-        headers: {
-          ...extra,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          ...requestHeaders(message, this.#toolLookup),
-        },
-        body: JSON.stringify(message),
-        cancel,
+    return deliver(this.#request, this.#init(message, cancel, extra), this.#deliverOptions(message));
+  }
+
+  /** The POST of `message`. */
+  #init(message: JSONRPCMessage, cancel: Cancel, extra: Record<string, string> | undefined): HttpRequestInit {
+    return {
+      method: 'POST',
+      headers: {
+        ...extra,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...requestHeaders(message, this.#toolLookup),
       },
-      { what: `POST ${String(message.method ?? 'response')}`, retry: this.options.retry },
-    );
+      body: JSON.stringify(message),
+      cancel,
+    };
+  }
+
+  #deliverOptions(message: JSONRPCMessage): DeliverOptions {
+    return { what: `POST ${String(message.method ?? 'response')}`, retry: this.options.retry };
   }
 
   /**
@@ -252,7 +322,11 @@ export class StatelessHttpClientTransport implements Transport {
         );
       return;
     }
-    const text = await res.text();
+    this.#readText(id, res, await res.text());
+  }
+
+  /** A reply's body `text` (not SSE): the request's answer, or its failure. */
+  #readText(id: Id, res: HttpReply, text: string): void {
     if (text === '' && res.ok) {
       this.#fail(
         id,
