@@ -1,3 +1,4 @@
+// size: the stateless lifecycle, client and server sides, with the client's one-request fast path; 24 lines over
 /**
  * The stateless lifecycle (2026-07-28 and later, basic/versioning): the tables whose
  * `lifecycle` is `stateless`. No handshake: every request carries the protocol version, the
