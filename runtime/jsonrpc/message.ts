@@ -109,21 +109,30 @@ const MAX_EXACT_TOKEN = 1024;
  * `message`.
  */
 export function exactIds(message: unknown, text: string): void {
+  exactIdsIn(message, text, NO_PATH);
+}
+
+/**
+ * {@link exactIds} for a message inside a larger JSON `text` (an envelope, as the Redis bus
+ * carries one): `at` names the members that lead from the top of `text` to `message`
+ * (`['payload']`, `['payload', 'message']`). Mutates `message`.
+ */
+export function exactIdsIn(message: unknown, text: string, at: readonly string[]): void {
   if (typeof message !== 'object' || message === null) return;
   const m = message as Record<string, unknown>;
   const id = m.id;
-  if (typeof id === 'number' && !Number.isSafeInteger(id) && Number.isInteger(id)) m.id = exactAt(text, ID_PATH);
+  if (typeof id === 'number' && !Number.isSafeInteger(id) && Number.isInteger(id)) m.id = exactAt(text, at, ID_PATH);
   const params = m.params;
   if (typeof params !== 'object' || params === null) return;
   const p = params as Record<string, unknown>;
   const requestId = p.requestId;
   if (typeof requestId === 'number' && !Number.isSafeInteger(requestId) && Number.isInteger(requestId))
-    keepExact(p, 'requestId', exactAt(text, REQUEST_ID_PATH));
+    keepExact(p, 'requestId', exactAt(text, at, REQUEST_ID_PATH));
   const meta = p._meta;
   if (typeof meta !== 'object' || meta === null) return;
   const token = (meta as Record<string, unknown>).progressToken;
   if (typeof token === 'number' && !Number.isSafeInteger(token) && Number.isInteger(token)) {
-    keepExact(meta as Record<string, unknown>, 'progressToken', exactAt(text, TOKEN_PATH));
+    keepExact(meta as Record<string, unknown>, 'progressToken', exactAt(text, at, TOKEN_PATH));
   }
 }
 
@@ -149,13 +158,14 @@ export function exactField(o: Record<string, unknown>, field: string): unknown {
   return kept !== undefined && Object.hasOwn(kept, field) ? kept[field] : v;
 }
 
+const NO_PATH: readonly string[] = [];
 const ID_PATH = ['id'];
 const REQUEST_ID_PATH = ['params', 'requestId'];
 const TOKEN_PATH = ['params', '_meta', 'progressToken'];
 
-/** The exact integer of the number at `path` in the JSON `text`, or NaN (see {@link exactIds}). */
-function exactAt(text: string, path: readonly string[]): bigint | number {
-  const at = valueAt(text, path);
+/** The exact integer of the number at `base` then `path` in the JSON `text`, or NaN (see {@link exactIds}). */
+function exactAt(text: string, base: readonly string[], path: readonly string[]): bigint | number {
+  const at = valueAt(text, base.length === 0 ? path : [...base, ...path]);
   if (at < 0) return Number.NaN;
   NUMBER.lastIndex = at;
   const m = NUMBER.exec(text);
@@ -269,6 +279,31 @@ export function serializeMessage(message: unknown): string {
     } catch (again) {
       throw unserializable(again);
     }
+  }
+}
+
+/** {@link serializeMessage}'s replacer that also writes the exact values {@link exactIds} kept beside rounded numbers. */
+function markExact(this: unknown, key: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return BIGINT_MARK + v.toString();
+  if (typeof v === 'number' && !Number.isSafeInteger(v) && typeof this === 'object' && this !== null) {
+    const exact = exactField(this as Record<string, unknown>, key);
+    if (typeof exact === 'bigint') return BIGINT_MARK + exact.toString();
+  }
+  return v;
+}
+
+/**
+ * {@link serializeMessage} for a value that carries parsed peer messages onward (an envelope
+ * another process reads, e.g. the Redis bus): every integer beyond ±(2^53 − 1) is written with
+ * its exact digits, a `bigint` as in {@link serializeMessage} and a `requestId` or
+ * `progressToken` that {@link exactIds} kept beside its rounded number with the kept value.
+ * Costs a replacer call per value. Throws UnserializableMessageError as {@link serializeMessage}.
+ */
+export function serializeExact(value: unknown): string {
+  try {
+    return JSON.stringify(value, markExact).replace(BIGINT_MARKED, '$1');
+  } catch (e) {
+    throw unserializable(e);
   }
 }
 
