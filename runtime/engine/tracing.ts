@@ -38,6 +38,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { isObject } from '../jsonrpc/message.js';
 
 type Meta = Record<string, unknown>;
 
@@ -96,8 +97,6 @@ function untraced(): boolean {
     propagation.fields().length === 0
   );
 }
-
-const isObject = (v: unknown): v is Meta => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The span's name and attributes for a request (semantic conventions for MCP). */
 function describe(

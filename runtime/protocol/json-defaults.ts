@@ -12,10 +12,9 @@
  * interpreted (@cfworker/json-schema) validators of ./json-schema.ts see the same value.
  */
 import { setOwn } from '../jsonrpc/own.js';
+import { isObject } from '../jsonrpc/message.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** How deep `$ref`s are followed in one walk (a schema that refers to itself without an instance to consume). */
 const MAX_REFS = 64;
 
@@ -34,14 +33,14 @@ export function withDefaults(schema: unknown, value: unknown, root: unknown = sc
 }
 
 function walk(schema: unknown, value: unknown, root: unknown, refs: number): unknown {
-  if (!isObj(schema)) return value;
+  if (!isObject(schema)) return value;
   let out = value;
   if (typeof schema.$ref === 'string' && refs < MAX_REFS) {
     const target = resolveRef(root, schema.$ref);
     if (target !== undefined) out = walk(target, out, root, refs + 1);
   }
   if (Array.isArray(schema.allOf)) for (const sub of schema.allOf) out = walk(sub, out, root, refs);
-  if (isObj(out)) out = objectDefaults(schema, out, root, refs);
+  if (isObject(out)) out = objectDefaults(schema, out, root, refs);
   else if (Array.isArray(out)) out = itemDefaults(schema, out, root, refs);
   return out;
 }
@@ -53,13 +52,13 @@ function objectDefaults(schema: Obj, value: Obj, root: unknown, refs: number): O
     if (out === value) out = copy(value);
     setOwn(out, key, v);
   };
-  const props = isObj(schema.properties) ? schema.properties : undefined;
-  const patterns = isObj(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
+  const props = isObject(schema.properties) ? schema.properties : undefined;
+  const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
   if (props) {
     for (const key of Object.keys(props)) {
       const sub = props[key];
       if (Object.hasOwn(value, key)) continue;
-      if (isObj(sub) && Object.hasOwn(sub, 'default')) set(key, walk(sub, structuredClone(sub.default), root, refs));
+      if (isObject(sub) && Object.hasOwn(sub, 'default')) set(key, walk(sub, structuredClone(sub.default), root, refs));
     }
   }
   for (const key of Object.keys(out)) {
@@ -112,7 +111,7 @@ function resolveRef(root: unknown, ref: string): unknown {
   let at: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isObj(at) && !Array.isArray(at)) return undefined;
+    if (!isObject(at) && !Array.isArray(at)) return undefined;
     if (!Object.hasOwn(at, key)) return undefined;
     at = (at as Obj)[key];
   }

@@ -20,13 +20,12 @@ import type { ErrorObject as AjvError, ValidateFunction } from 'ajv/dist/2020.js
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { formats } from './formats.js';
 import { as2020, describeValidation, metaSchemaProblem } from './schema-check.js';
+import { isObject } from '../jsonrpc/message.js';
 
 /** A compiled validator (Ajv's): called with a value, returns whether it matches; `errors` holds the issues of the last call. */
 export type { ValidateFunction };
 export { describeValidation };
 type JsonSchema = Record<string, unknown>;
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * Validators by schema text, shared by every ServerFeatures and client: compiled once per process,
  * not once per registry or client. Past 1000 distinct schemas the cache and the ajv instance start afresh.
@@ -201,18 +200,18 @@ function declareProtoKeys(schema: unknown): void {
     for (const sub of schema) declareProtoKeys(sub);
     return;
   }
-  if (!isObj(schema)) return;
+  if (!isObject(schema)) return;
   for (const [k, v] of Object.entries(schema)) {
-    if (SUBSCHEMA_MAPS.has(k) && isObj(v)) for (const sub of Object.values(v)) declareProtoKeys(sub);
+    if (SUBSCHEMA_MAPS.has(k) && isObject(v)) for (const sub of Object.values(v)) declareProtoKeys(sub);
     else if (SUBSCHEMAS.has(k)) declareProtoKeys(v);
   }
   const props = schema.properties;
-  if (!isObj(props) || !Object.hasOwn(props, '__proto__')) return;
+  if (!isObject(props) || !Object.hasOwn(props, '__proto__')) return;
   // biome-ignore lint/suspicious/noProto: an own property named __proto__ (JSON.parse makes one), not the prototype
   const sub = props.__proto__;
   // biome-ignore lint/suspicious/noProto: the same own property
   delete props.__proto__;
-  const patterns = isObj(schema.patternProperties)
+  const patterns = isObject(schema.patternProperties)
     ? schema.patternProperties
     : ((schema.patternProperties = {}) as JsonSchema);
   patterns[PROTO_PATTERN] = Object.hasOwn(patterns, PROTO_PATTERN) ? { allOf: [patterns[PROTO_PATTERN], sub] } : sub;

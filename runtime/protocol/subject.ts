@@ -4,11 +4,10 @@
  * resource of `completion/complete` (each from the request's own params, so a message naming it
  * tells the client nothing it did not send).
  */
+import { isObject } from '../jsonrpc/message.js';
 
 /** The kinds of handler a request can name. */
 export type SubjectKind = 'tool' | 'prompt' | 'resource' | 'completion';
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The subject of each method that has one, from its params (own members only). */
 const SUBJECTS: Readonly<Record<string, (p: Record<string, unknown>) => [SubjectKind, string]>> = {
@@ -17,7 +16,7 @@ const SUBJECTS: Readonly<Record<string, (p: Record<string, unknown>) => [Subject
   'resources/read': (p) => ['resource', String(p.uri)],
   'completion/complete': (p) => [
     'completion',
-    isObj(p.ref) ? String(p.ref.type === 'ref/resource' ? p.ref.uri : p.ref.name) : '',
+    isObject(p.ref) ? String(p.ref.type === 'ref/resource' ? p.ref.uri : p.ref.name) : '',
   ],
 };
 
@@ -30,7 +29,7 @@ export const SUBJECT_METHODS: readonly string[] = Object.keys(SUBJECTS);
  */
 export function requestSubject(method: string, params: unknown): [kind: SubjectKind, name: string] | undefined {
   const subject = Object.hasOwn(SUBJECTS, method) ? SUBJECTS[method] : undefined;
-  return subject?.(isObj(params) ? params : {});
+  return subject?.(isObject(params) ? params : {});
 }
 
 /** The handler of a request, in words: `tool add`, `prompt greet`, `resource mem://x`, else `the <method> handler`. */

@@ -13,6 +13,7 @@
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
 import type { InputRequests, InputResponses } from '../stateless/mrtr.js';
 import type { Task as StoredTask, TaskOutcome, TaskStatus } from '../stores/tasks.js';
+import { isObject } from '../jsonrpc/message.js';
 
 /** The extension identifier, a key of `capabilities.extensions` on both sides (SEP-2663, Extension Identifier). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -74,12 +75,11 @@ export interface UpdateTaskParams extends TaskIdParams {
   inputResponses: InputResponses;
 }
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const invalid = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
 
 /** Reads `params.taskId`; -32602 when it is not a non-empty string. */
 export function readTaskId(params: unknown, method: string): string {
-  const id = isObj(params) ? params.taskId : undefined;
+  const id = isObject(params) ? params.taskId : undefined;
   if (typeof id !== 'string' || id === '')
     throw invalid(`Invalid params for ${method}: taskId must be a non-empty string`, { field: 'taskId' });
   return id;
@@ -87,11 +87,11 @@ export function readTaskId(params: unknown, method: string): string {
 
 /** Reads `params.inputResponses` of `tasks/update`; -32602 when it is missing or not an object of objects. */
 export function readInputResponses(params: unknown): InputResponses {
-  const r = isObj(params) ? params.inputResponses : undefined;
-  if (!isObj(r))
+  const r = isObject(params) ? params.inputResponses : undefined;
+  if (!isObject(r))
     throw invalid('Invalid params for tasks/update: inputResponses must be an object', { field: 'inputResponses' });
   for (const [key, v] of Object.entries(r)) {
-    if (!isObj(v))
+    if (!isObject(v))
       throw invalid(`Invalid params for tasks/update: inputResponses.${key} must be an object`, {
         field: 'inputResponses',
         key,

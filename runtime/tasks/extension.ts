@@ -82,6 +82,7 @@ import {
   readInputResponses,
   readTaskId,
 } from './extension-wire.js';
+import { isObject } from '../jsonrpc/message.js';
 
 export * from './extension-wire.js';
 
@@ -146,7 +147,6 @@ interface Run {
 }
 
 const DEFAULT_OWNER = 'io.modelcontextprotocol/tasks:any';
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ACK: TaskAck = { resultType: 'complete' };
 
 /** Whether a request declared the tasks extension in its per-request client capabilities. */
@@ -210,7 +210,7 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
 
   /** `capabilities` plus `extensions["io.modelcontextprotocol/tasks"]: {}`. */
   capabilities(capabilities: Obj = {}): Obj {
-    const extensions = isObj(capabilities.extensions) ? capabilities.extensions : {};
+    const extensions = isObject(capabilities.extensions) ? capabilities.extensions : {};
     return { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
   }
 
@@ -499,6 +499,6 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
 /** A CallToolResult of what work returned (a string is one text block), `resultType` defaulting to `"complete"`. */
 function toolResult(out: TaskWorkResult): Obj {
   if (typeof out === 'string') return { resultType: 'complete', content: [{ type: 'text', text: out }] };
-  if (!isObj(out)) throw new RpcError(ErrorCode.InternalError, 'task work returned neither an object nor a string');
+  if (!isObject(out)) throw new RpcError(ErrorCode.InternalError, 'task work returned neither an object nor a string');
   return { resultType: 'complete', ...out, content: out.content ?? [] };
 }

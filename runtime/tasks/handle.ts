@@ -17,6 +17,7 @@ import type { Peer } from '../engine/peer.js';
 import type { MethodEntry, ProtocolTable } from '../protocol/table.js';
 import { type Task, TaskTransitionError, isTerminal } from '../stores/tasks.js';
 import { routerOf } from './status-router.js';
+import { isObject } from '../jsonrpc/message.js';
 
 /** What callWithTask and a TaskHandle need of a ClientSession or ServerSession (structurally: the sessions are built on this layer). */
 export interface RequestorSession {
@@ -27,7 +28,6 @@ export interface RequestorSession {
   readonly client?: { capabilities: Record<string, unknown> } | undefined;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const sleep = (ms: number, signal: AbortSignal | undefined, wake: { fn?: () => void }) =>
   new Promise<void>((resolve, reject) => {
     const done = () => {

@@ -58,7 +58,7 @@
  *   receivers of many HTTP sessions holds no reference to the ended ones.
  */
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
-import type { Params } from '../jsonrpc/message.js';
+import { type Params, isObject } from '../jsonrpc/message.js';
 import type { Peer, RequestContext, RequestHandler } from '../engine/peer.js';
 import { type TaskRun, createTaskContext } from './context.js';
 import type { ProtocolTable } from '../protocol/table.js';
@@ -127,7 +127,6 @@ export interface ReceiverSession {
   readonly peer: Peer;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Thrown by {@link attachTaskReceiver} on a session that is already connected. */
 export class TaskReceiverSetupError extends Error {
   constructor(message: string) {

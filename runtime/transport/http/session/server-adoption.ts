@@ -14,11 +14,10 @@ import type { SessionRecord } from '../../../stores/sessions.js';
 import type { SessionInfo, StreamableHttpOptions } from './server-options.js';
 import { EndpointState } from './server-state.js';
 import { HttpServerSession, type SessionSettings } from './session.js';
+import { isObject } from '../../../jsonrpc/message.js';
 
 /** Session objects of shared deployments made in this process, by every endpoint (each names its own request id prefix). */
 let sessionObjects = 0;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The endpoint's state with what a shared deployment adds (see the module docs). */
 export class SharedAdoption extends EndpointState {

@@ -7,7 +7,14 @@
  */
 import { principalId } from '../../../auth/principal.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import { answerId, errorResponse, exactIds, isRequestId, serializeMessage } from '../../../jsonrpc/message.js';
+import {
+  answerId,
+  errorResponse,
+  exactIds,
+  isObject,
+  isRequestId,
+  serializeMessage,
+} from '../../../jsonrpc/message.js';
 import type { AuthInfo, JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { SessionLimitError, type SessionRecord } from '../../../stores/sessions.js';
 import type { Exchange, HeaderMap } from '../io/exchange.js';
@@ -16,8 +23,6 @@ import { authorizedBy } from '../io/types.js';
 import { SharedAdoption } from './server-adoption.js';
 import { fail, storeUnreachable } from './server-state.js';
 import { HttpServerSession } from './session.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 /** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
