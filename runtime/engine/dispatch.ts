@@ -45,7 +45,8 @@ const pong = (): Record<string, never> => ({});
 /** `rec[key]` when `key` is its own property (peer input never reaches the prototype). */
 export const own = <T>(rec: Readonly<Record<string, T>>, key: string): T | undefined =>
   Object.hasOwn(rec, key) ? rec[key] : undefined;
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+/** True for a promise or any object or function with a `then` method (a handler's result that is awaited). */
+export const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') &&
   v !== null &&
   typeof (v as PromiseLike<unknown>).then === 'function';

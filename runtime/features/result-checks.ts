@@ -6,15 +6,11 @@
  * @module
  */
 import type { Logger } from '../engine/context.js';
+import { isThenable } from '../engine/dispatch.js';
 import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
 import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { requestSubject, SUBJECT_METHODS } from '../protocol/subject.js';
 import { HandlerReturnError, isObj, type Obj } from './tools.js';
-
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  (typeof v === 'object' || typeof v === 'function') &&
-  v !== null &&
-  typeof (v as PromiseLike<unknown>).then === 'function';
 
 /**
  * `table` (a `ServerFeatures` handler table) with the results of tools, prompts and resource reads checked against the negotiated

@@ -8,6 +8,7 @@
  * @module
  */
 import type { RequestContext, RequestHandler } from '../engine/peer.js';
+import { isThenable } from '../engine/dispatch.js';
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { RESOURCE_NOT_FOUND } from './resources.js';
 import type { Obj } from './tools.js';
@@ -47,11 +48,6 @@ function notFoundAsInvalidParams(e: unknown): unknown {
     ? new RpcError(ErrorCode.InvalidParams, e.message, e.data)
     : e;
 }
-
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  (typeof v === 'object' || typeof v === 'function') &&
-  v !== null &&
-  typeof (v as PromiseLike<unknown>).then === 'function';
 
 /** The methods whose results carry the caching fields. */
 const CACHED = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'prompts/list', 'resources/read']);

@@ -29,6 +29,7 @@ import type { Params } from '../../jsonrpc/message.js';
 import { ownValue } from '../../jsonrpc/own.js';
 import type { NotificationHandler, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
 import { hasCapability } from '../../engine/peer.js';
+import { isThenable } from '../../engine/dispatch.js';
 import {
   LOG_LEVEL_META,
   type LogLevel,
@@ -303,11 +304,6 @@ class StatelessClient implements ClientLifecycle {
     );
   }
 }
-
-const isThenable = (v: unknown): v is PromiseLike<unknown> =>
-  (typeof v === 'object' || typeof v === 'function') &&
-  v !== null &&
-  typeof (v as PromiseLike<unknown>).then === 'function';
 
 /** The server side of the stateless lifecycle (see the module doc). */
 export function statelessServer(host: ServerHost): ServerLifecycle {
