@@ -8,30 +8,27 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { type AddressInfo, connect, createServer as createNetServer } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { MemoryEventStore, type MemoryEventStoreOptions } from '../../runtime/stores/events-memory.js';
-import { connectRedisStores, type RedisStores, type RedisStoresOptions } from '../../runtime/stores/redis/redis.js';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
 import type { HttpServerSession } from '../../runtime/transport/http/session/session.js';
 import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
 import {
-  echoPeer,
   messagesOf,
   post,
   readSse,
   req,
   sleep,
   startServer,
-  type Received,
   type TestServer,
 } from '../runtime/transport/http/session/helpers.js';
 import { SESSION_TABLES } from '../runtime/transport/http/tables.js';
 import { startRedis, type RedisServer } from '../scale/support.js';
-import { headersOf, open, responseOf, runs } from './replay-kit.js';
+import { headersOf, open, redisEndpoints, responseOf, runs } from './replay-kit.js';
 
 /** The messages of a POST's answer, JSON or SSE; with its status. */
 async function answer(
@@ -242,45 +239,6 @@ test('memory store: a re-send of a request whose priming event was dropped (maxE
     await server.close();
   }
 });
-
-/** `n` endpoints with request replay sharing the stores of `redis` (each its own connection). */
-async function redisEndpoints(redis: RedisServer, n: number, options: RedisStoresOptions) {
-  const stores: RedisStores[] = [];
-  const servers: Server[] = [];
-  const ports: number[] = [];
-  const log: Received[] = [];
-  const prefix = options.prefix ?? `claims${Date.now()}${Math.random().toString(36).slice(2, 6)}:`;
-  for (let i = 0; i < n; i++) {
-    const s = await connectRedisStores(redis.url, { ...options, prefix });
-    stores.push(s);
-    const server = createServer(
-      createStreamableHttpHandler({
-        tables: SESSION_TABLES,
-        keepAliveMs: 0,
-        requestReplay: true,
-        shared: { sessions: s.sessions, bus: s.bus },
-        eventStore: () => s.events,
-        onSession: (t) => echoPeer(t, log),
-      }),
-    );
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    servers.push(server);
-    ports.push((server.address() as AddressInfo).port);
-  }
-  return {
-    prefix,
-    log,
-    ports,
-    url: (i: number) => `http://127.0.0.1:${ports[i]}/mcp`,
-    async close() {
-      for (const s of servers) {
-        s.closeAllConnections();
-        await new Promise<void>((r) => s.close(() => r()));
-      }
-      for (const s of stores) await s.close();
-    },
-  };
-}
 
 let redis: RedisServer | undefined;
 test.before(async () => {

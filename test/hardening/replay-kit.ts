@@ -4,14 +4,21 @@
  * `initialize` of a hand-written server that advertises request replay, and a runtime client with
  * its session initialized.
  */
-import type { ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { JSONRPCMessage } from '../../runtime/jsonrpc/transport.js';
+import type { SharedEventStore } from '../../runtime/stores/events.js';
+import { connectRedisStores, type RedisStores, type RedisStoresOptions } from '../../runtime/stores/redis/redis.js';
+import { createStreamableHttpHandler } from '../../runtime/transport/http/session/server.js';
 import type { HttpClientTransportOptions } from '../../runtime/transport/http/session/client-state.js';
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
+import { SESSION_TABLES } from '../runtime/transport/http/tables.js';
+import type { RedisServer } from '../scale/support.js';
 import {
   ACCEPT_BOTH,
+  echoPeer,
   initReq,
   MiniClient,
   messagesOf,
@@ -104,4 +111,53 @@ export async function initialized(
   transport.setProtocolVersion(V);
   await client.notify('notifications/initialized');
   return { transport, client };
+}
+
+/**
+ * `n` endpoints with request replay sharing the stores of `redis` (each its own connection);
+ * `wrap`: the event store each endpoint uses, made from its Redis one (default: that one).
+ */
+export async function redisEndpoints(
+  redis: RedisServer,
+  n: number,
+  options: RedisStoresOptions,
+  wrap: (events: SharedEventStore) => SharedEventStore = (events) => events,
+) {
+  const stores: RedisStores[] = [];
+  const servers: Server[] = [];
+  const ports: number[] = [];
+  const log: Received[] = [];
+  const prefix = options.prefix ?? `claims${Date.now()}${Math.random().toString(36).slice(2, 6)}:`;
+  for (let i = 0; i < n; i++) {
+    const s = await connectRedisStores(redis.url, { ...options, prefix });
+    stores.push(s);
+    const events = wrap(s.events);
+    const server = createServer(
+      createStreamableHttpHandler({
+        tables: SESSION_TABLES,
+        keepAliveMs: 0,
+        requestReplay: true,
+        shared: { sessions: s.sessions, bus: s.bus },
+        eventStore: () => events,
+        onSession: (t) => echoPeer(t, log),
+      }),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    ports.push((server.address() as AddressInfo).port);
+  }
+  return {
+    prefix,
+    log,
+    ports,
+    stores,
+    url: (i: number) => `http://127.0.0.1:${ports[i]}/mcp`,
+    async close() {
+      for (const s of servers) {
+        s.closeAllConnections();
+        await new Promise<void>((r) => s.close(() => r()));
+      }
+      for (const s of stores) await s.close();
+    },
+  };
 }

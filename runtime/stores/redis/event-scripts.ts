@@ -23,30 +23,102 @@ redis.call('PEXPIRE', KEYS[3], ARGV[2])
 redis.call('PUBLISH', ARGV[7], '1')
 return id`;
 
-// KEYS[1] the claim rq:<session>:<request key>, KEYS[2] the session's claims rqs:<session> (a
-// sorted set of request keys by when each claim expires, so that the session's end finds them
-// and they are counted); ARGV claim text, ttlMs, now (ms), most claims, request key. The earlier
-// claim (unless it is this very text: its maker's retry after a lost reply, claimed by this
-// call); else, when the session holds as many live claims as allowed, 0 (nothing claimed); else
-// this one set (expiring after the TTL unless renewed) and false.
+// A claim's value is `<claim text>\n<owner process id>`; its lease is its score in the session's
+// claims rqs:<session> (a sorted set of request keys by when the lease ends, ms, so that the
+// session's end finds them and the live ones are counted). The key itself is held `hold` ms
+// (as long as a session may stay idle) while its request runs, with its stream's events and
+// record, so that a Redis stall longer than the lease cannot drop the claim of a request still
+// running (rqs:<session> itself expires with the TTL: a lease it no longer holds counts as lapsed): only a lapsed lease whose
+// owner process is gone lets another claim take it over (./events.ts claimRequest).
+
+// KEYS[1] the claim rq:<session>:<request key>, KEYS[2] rqs:<session>, KEYS[3] and KEYS[4] the
+// claim's stream e:<session>:<stream> and its record m:<session>:<stream> (held with the claim);
+// ARGV value, lease ttlMs, now (ms), most claims, request key, hold ms. This very value (its
+// maker's retry after a lost reply): claimed again by this call, false. Another: {value, 1 when its lease lapsed else 0}.
+// None, and the session holds as many live leases as allowed: 0 (nothing claimed). Else this
+// one set, false.
 export const CLAIM = `
+local now, ttl = tonumber(ARGV[3]), tonumber(ARGV[2])
 local prior = redis.call('GET', KEYS[1])
 if prior == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  redis.call('ZADD', KEYS[2], now + ttl, ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('PEXPIRE', KEYS[3], ARGV[6])
+  redis.call('PEXPIRE', KEYS[4], ARGV[6])
   return false
 end
-if prior then return prior end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+if prior then
+  local lease = redis.call('ZSCORE', KEYS[2], ARGV[5])
+  if lease and tonumber(lease) > now then return {prior, 0} end
+  return {prior, 1}
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
+redis.call('ZADD', KEYS[2], now + ttl, ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[4], ARGV[6])
 return false`;
 
+// KEYS[1] the claim, KEYS[2] rqs:<session>, KEYS[3] and KEYS[4] the new claim's stream and its
+// record; ARGV the lapsed value taken over, the new value,
+// lease ttlMs, now (ms), request key, hold ms. When the claim still holds that value (or none):
+// the new one set, false; else the value it holds now.
+export const TAKE_OVER = `
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return cur end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[6])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[4]) + tonumber(ARGV[3]), ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[4], ARGV[6])
+return false`;
+
+// No keys (they are made from ARGV, as the session scripts do); ARGV prefix, lease ttlMs, now
+// (ms), hold ms, then for each claim of a stream live on this process: session, stream, request
+// key, value. Renews each lease and holds the claim, its stream's events and record; a claim
+// that lapsed (a Redis stall longer than its lease, a restart) is set again with its value,
+// unless another value took its place. Returns the (1-based) numbers of the claims another
+// value holds.
+export const RENEW = `
+local p, ttl, now, hold = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local lost = {}
+for i = 5, #ARGV - 3, 4 do
+  local s, stream, rk, value = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local k, claims = p .. 'rq:' .. s .. ':' .. rk, p .. 'rqs:' .. s
+  local cur = redis.call('GET', k)
+  if cur and cur ~= value then
+    lost[#lost + 1] = (i - 1) / 4
+  else
+    redis.call('SET', k, value, 'PX', hold)
+    redis.call('ZADD', claims, now + ttl, rk)
+    redis.call('PEXPIRE', claims, ttl)
+    redis.call('PEXPIRE', p .. 'e:' .. s .. ':' .. stream, hold)
+    redis.call('PEXPIRE', p .. 'm:' .. s .. ':' .. stream, hold)
+    redis.call('PEXPIRE', p .. 'ss:' .. s, ttl)
+  end
+end
+return lost`;
+
+// KEYS[1] the stream e:<session>:<stream>, KEYS[2] the claim, KEYS[3] rqs:<session>, KEYS[4] the
+// stream's record m:<session>:<stream>; ARGV maxEvents, ttlMs, channel, the claim's value, now
+// (ms), request key. The stream's end stored, the stream and its record expiring the TTL from
+// now; the claim, when it still holds that value, and its lease too.
+export const FINISH = `
+redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'end', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[4], ARGV[2])
+redis.call('PUBLISH', ARGV[3], '1')
+if redis.call('GET', KEYS[2]) == ARGV[4] then
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  redis.call('ZADD', KEYS[3], 'XX', tonumber(ARGV[5]) + tonumber(ARGV[2]), ARGV[6])
+end
+return 1`;
+
 // KEYS[1] the claim, KEYS[2] rqs:<session>, KEYS[3] the claim's stream e:<session>:<stream>;
-// ARGV claim text, request key, answer JSON, maxEvents, ttlMs, channel. When the claim has that
+// ARGV claim value, request key, answer JSON, maxEvents, ttlMs, channel. When the claim has that
 // text: deleted, the answer and the end stored on the stream (if it is still kept), 1; else 0.
 export const RELEASE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end

@@ -1,3 +1,4 @@
+// size: the event log and the request claims of request replay share their keys and one renewal loop
 /**
  * The Redis {@link SharedEventStore} of ./redis.ts: every event of a stream in a Redis stream,
  * a follower on another process woken by a channel message and checking the owner's liveness.
@@ -9,7 +10,7 @@ import { serializeMessage } from '../../jsonrpc/message.js';
 import { decimal } from '../../jsonrpc/decimal.js';
 import { ClaimLimitError, type FollowEnd, type SharedEventStore } from '../events.js';
 import type { RedisProcess, RedisStoresOptions } from './options.js';
-import { CLAIM, RELEASE, STORE_AGAIN } from './event-scripts.js';
+import { CLAIM, FINISH, RELEASE, RENEW, STORE_AGAIN, TAKE_OVER } from './event-scripts.js';
 import { parseStored } from '../stored-message.js';
 
 const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
@@ -45,12 +46,40 @@ type EventCommands = Redis & {
   mcpClaim(
     key: string,
     claims: string,
-    claim: string,
+    stream: string,
+    meta: string,
+    value: string,
     ttl: string,
     now: string,
     max: string,
     requestKey: string,
-  ): Promise<string | number | null>;
+    hold: string,
+  ): Promise<[string, number] | number | null>;
+  mcpTakeOverClaim(
+    key: string,
+    claims: string,
+    stream: string,
+    meta: string,
+    prior: string,
+    value: string,
+    ttl: string,
+    now: string,
+    requestKey: string,
+    hold: string,
+  ): Promise<string | null>;
+  mcpRenewClaims(...args: string[]): Promise<number[]>;
+  mcpFinishClaim(
+    stream: string,
+    key: string,
+    claims: string,
+    meta: string,
+    max: string,
+    ttl: string,
+    channel: string,
+    value: string,
+    now: string,
+    requestKey: string,
+  ): Promise<number>;
   mcpStoreAgain(
     k1: string,
     k2: string,
@@ -75,12 +104,21 @@ export class RedisEventStore implements SharedEventStore {
   private readonly ttlMs: number;
   private readonly maxClaims: number;
   /**
-   * The claims this process holds whose stream is live here, by `<session> <stream>`: renewed
-   * (with their stream's keys) every third of the TTL until the stream finishes, so that a claim
-   * lasts as long as its request runs, however long that is.
+   * How long a claim whose request runs is held (ms), whatever its lease: as long as a session
+   * may stay idle (`sessionIdleMs`, 30 minutes when sessions do not expire), at least the TTL.
    */
-  private readonly running = new Map<string, { sessionId: string; streamId: string; requestKey: string }>();
+  private readonly holdMs: number;
+  /**
+   * The claims this process holds whose stream is live here, by `<session> <stream>` (`value`:
+   * the claim's stored value): their leases renewed, and the claims set again when they lapsed
+   * (a Redis stall or restart), every third of the TTL until the stream finishes, so that a
+   * claim lasts as long as its request runs, however long that is. `finished`: the stream
+   * finished but storing that failed; tried again with each renewal until the store answers.
+   */
+  private readonly running = new Map<string, RunningClaim>();
   private renewTimer: ReturnType<typeof setInterval> | undefined;
+  /** A renewal tried again soon after one failed. */
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
   /**
    * Each message's token (field `k` of its entry), so that a message offered again after a
    * command Redis did not answer in time (it may have stored it) is stored once.
@@ -95,10 +133,15 @@ export class RedisEventStore implements SharedEventStore {
     options: RedisStoresOptions,
   ) {
     client.defineCommand('mcpStoreAgain', { numberOfKeys: 3, lua: STORE_AGAIN });
-    client.defineCommand('mcpClaim', { numberOfKeys: 2, lua: CLAIM });
+    client.defineCommand('mcpClaim', { numberOfKeys: 4, lua: CLAIM });
     client.defineCommand('mcpReleaseClaim', { numberOfKeys: 3, lua: RELEASE });
+    client.defineCommand('mcpTakeOverClaim', { numberOfKeys: 4, lua: TAKE_OVER });
+    client.defineCommand('mcpRenewClaims', { numberOfKeys: 0, lua: RENEW });
+    client.defineCommand('mcpFinishClaim', { numberOfKeys: 4, lua: FINISH });
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1000);
     this.ttlMs = Math.max(1000, options.eventTtlMs ?? 300_000);
+    const idle = Math.max(0, options.sessionIdleMs ?? 1_800_000);
+    this.holdMs = Math.max(this.ttlMs, idle > 0 ? idle : 1_800_000);
     this.maxClaims = Math.max(0, options.maxClaims ?? 10_000);
     this.onError = options.onError;
   }
@@ -127,13 +170,14 @@ export class RedisEventStore implements SharedEventStore {
     const meta = this.meta(sessionId, streamId);
     const streams = `${this.prefix}ss:${sessionId}`;
     const again = message === null ? undefined : this.tokens.get(message);
+    const ttl = String(this.expiryOf(sessionId, streamId));
     if (again !== undefined) {
       const xid = await (this.client as EventCommands).mcpStoreAgain(
         key,
         meta,
         streams,
         String(this.maxEvents),
-        String(this.ttlMs),
+        ttl,
         this.owner.processId,
         serializeMessage(message!),
         again,
@@ -155,9 +199,9 @@ export class RedisEventStore implements SharedEventStore {
         message === null ? '' : serializeMessage(message),
         ...(token === undefined ? [] : ['k', token]),
       )
-      .pexpire(key, this.ttlMs)
+      .pexpire(key, ttl)
       .hset(meta, 'owner', this.owner.processId)
-      .pexpire(meta, this.ttlMs)
+      .pexpire(meta, ttl)
       .sadd(streams, streamId)
       .pexpire(streams, this.ttlMs)
       .publish(this.channel(sessionId, streamId), '1')
@@ -167,13 +211,25 @@ export class RedisEventStore implements SharedEventStore {
     return `${streamId}_${xid}`;
   }
 
+  /** How long the keys of stream `streamId` are kept from now, ms: held while a claimed request runs on it here. */
+  private expiryOf(sessionId: string, streamId: string): number {
+    const r = this.running.size === 0 ? undefined : this.running.get(`${sessionId} ${streamId}`);
+    return r !== undefined && !r.finished ? this.holdMs : this.ttlMs;
+  }
+
   /**
    * {@link SharedEventStore.claimRequest}: one key `rq:<session>:<request key>` per claim (the
-   * request key is a hash of the id: no id is stored), set only when absent (one script) and
-   * listed in `rqs:<session>` (by expiry, at most `maxClaims` live ones: past it a new claim is
-   * refused). It expires `eventTtlMs` after it was made, renewed by this process (with its
-   * stream's keys) while stream `streamId` is live here, and `eventTtlMs` after the stream
-   * finished.
+   * request key is a hash of the id: no id is stored) holding the claim and this process's id,
+   * set only when absent (one script), and a lease: the key's score in `rqs:<session>` (at most
+   * `maxClaims` live leases per session: past it a new claim is refused). The lease ends
+   * `eventTtlMs` after the claim, renewed by this process while stream `streamId` is live here
+   * (and ends `eventTtlMs` after the stream finished); the key is held as long as a session may
+   * stay idle while the request runs, and set again by this process when it lapsed anyway (a
+   * Redis restart), so that a Redis stall longer than the lease cannot let another claim run the
+   * request again. A claim whose lease lapsed is taken over only when its process is gone (its
+   * liveness record missing at two checks `livenessMs` apart, see `RedisProcess.gone`): a process
+   * killed while its request ran, whose request may then run again; until then its text is
+   * returned (the re-send follows its stream, and learns when its process is gone).
    *
    * @throws ClaimLimitError when the session holds `maxClaims` live claims (nothing claimed).
    */
@@ -183,24 +239,66 @@ export class RedisEventStore implements SharedEventStore {
     claim: string,
     streamId?: string,
   ): Promise<string | undefined> {
-    const prior = await (this.client as EventCommands).mcpClaim(
-      this.claimKey(sessionId, requestKey),
-      `${this.prefix}rqs:${sessionId}`,
-      claim,
-      String(this.ttlMs),
+    const key = this.claimKey(sessionId, requestKey);
+    const claims = `${this.prefix}rqs:${sessionId}`;
+    const value = `${claim}\n${this.owner.processId}`;
+    const commands = this.client as EventCommands;
+    const ttl = String(this.ttlMs);
+    const hold = String(this.holdMs);
+    const stream = this.key(sessionId, streamId ?? '');
+    const meta = this.meta(sessionId, streamId ?? '');
+    const prior = await commands.mcpClaim(
+      key,
+      claims,
+      stream,
+      meta,
+      value,
+      ttl,
       String(Date.now()),
       String(this.maxClaims),
       requestKey,
+      hold,
     );
     if (prior === 0)
       throw new ClaimLimitError(`too many requests in flight in this session (${this.maxClaims} claimed)`);
-    if (typeof prior === 'string') return prior;
+    if (Array.isArray(prior)) {
+      const [held, lapsed] = prior;
+      if (lapsed !== 1 || !(await this.ownerGone(sessionId, held))) return textOf(held);
+      const now = await commands.mcpTakeOverClaim(
+        key,
+        claims,
+        stream,
+        meta,
+        held,
+        value,
+        ttl,
+        String(Date.now()),
+        requestKey,
+        hold,
+      );
+      if (typeof now === 'string') return textOf(now);
+    }
     if (streamId !== undefined) {
-      this.running.set(`${sessionId} ${streamId}`, { sessionId, streamId, requestKey });
-      this.renewTimer ??= setInterval(() => void this.renew(), Math.max(100, Math.floor(this.ttlMs / 3)));
+      this.running.set(`${sessionId} ${streamId}`, { sessionId, streamId, requestKey, value, finished: false });
+      this.renewTimer ??= setInterval(() => void this.renew(), this.renewEvery());
       this.renewTimer.unref?.();
     }
     return undefined;
+  }
+
+  /** Whether the process that made claim value `held` (lease lapsed) is gone: for this process, whether its stream is no longer live here. */
+  private async ownerGone(sessionId: string, held: string): Promise<boolean> {
+    const cut = held.lastIndexOf('\n');
+    if (cut < 0) return true;
+    const owner = held.slice(cut + 1);
+    if (owner !== this.owner.processId) return this.owner.gone(owner);
+    const primingId = held.slice(held.indexOf(' ') + 1, cut);
+    const streamId = primingId.slice(0, primingId.lastIndexOf('_'));
+    return this.running.get(`${sessionId} ${streamId}`)?.finished !== false;
+  }
+
+  private renewEvery(): number {
+    return Math.max(100, Math.floor(this.ttlMs / 3));
   }
 
   /** {@link SharedEventStore.releaseClaim}: one script (the claim deleted, the answer and the end stored on its stream). */
@@ -215,7 +313,7 @@ export class RedisEventStore implements SharedEventStore {
       this.claimKey(sessionId, requestKey),
       `${this.prefix}rqs:${sessionId}`,
       this.key(sessionId, streamId),
-      claim,
+      `${claim}\n${this.owner.processId}`,
       requestKey,
       serializeMessage(answer),
       String(this.maxEvents),
@@ -229,36 +327,62 @@ export class RedisEventStore implements SharedEventStore {
     return `${this.prefix}rq:${sessionId}:${requestKey}`;
   }
 
-  /** Renews the claims of the streams live here, and those streams' keys (see `running`). */
+  /**
+   * Renews the claims of the streams live here, and those streams' keys, setting again a claim
+   * that lapsed (see `running`); stores again the end of those whose finish failed. A failure
+   * is tried again within a second; a claim another process holds now is reported to `onError`
+   * (its request may run twice: this process could not reach Redis for longer than the lease,
+   * and that process found this one gone).
+   */
   private async renew(): Promise<void> {
     if (this.running.size === 0) {
       clearInterval(this.renewTimer);
       this.renewTimer = undefined;
       return;
     }
-    const ttl = String(this.ttlMs);
-    const at = String(Date.now() + this.ttlMs);
-    const m = this.client.multi();
-    for (const { sessionId, streamId, requestKey } of this.running.values()) {
-      const claims = `${this.prefix}rqs:${sessionId}`;
-      m.pexpire(this.claimKey(sessionId, requestKey), ttl)
-        .zadd(claims, 'XX', at, requestKey)
-        .pexpire(claims, ttl)
-        .pexpire(this.key(sessionId, streamId), ttl)
-        .pexpire(this.meta(sessionId, streamId), ttl)
-        .pexpire(`${this.prefix}ss:${sessionId}`, ttl);
+    const live: RunningClaim[] = [];
+    const args = [this.prefix, String(this.ttlMs), String(Date.now()), String(this.holdMs)];
+    const finishing: RunningClaim[] = [];
+    for (const r of this.running.values()) {
+      if (r.finished) finishing.push(r);
+      else {
+        live.push(r);
+        args.push(r.sessionId, r.streamId, r.requestKey, r.value);
+      }
     }
     try {
-      await m.exec();
+      if (live.length > 0) {
+        const lost = await (this.client as EventCommands).mcpRenewClaims(...args);
+        for (const n of lost) {
+          const r = live[n - 1];
+          this.running.delete(`${r.sessionId} ${r.streamId}`);
+          this.onError?.(
+            new Error(
+              `request replay: the claim of a request running on stream ${r.streamId} of session ${r.sessionId} is held by another process (Redis could not be reached for longer than the claim's lease)`,
+            ),
+          );
+        }
+      }
+      for (const r of finishing) await this.finishClaim(r);
     } catch (e) {
       this.onError?.(e instanceof Error ? e : new Error(String(e)));
+      this.retryTimer ??= setTimeout(
+        () => {
+          this.retryTimer = undefined;
+          void this.renew();
+        },
+        Math.min(1000, this.renewEvery()),
+      );
+      this.retryTimer.unref?.();
     }
   }
 
   /** Stops renewing claims (the stores are closing). */
   stopRenewing(): void {
     clearInterval(this.renewTimer);
+    clearTimeout(this.retryTimer);
     this.renewTimer = undefined;
+    this.retryTimer = undefined;
     this.running.clear();
   }
 
@@ -288,27 +412,41 @@ export class RedisEventStore implements SharedEventStore {
     return parsed.streamId;
   }
 
-  /** {@link SharedEventStore.streamFinished}; the stream's claim, if any, expires `eventTtlMs` from now. */
+  /**
+   * {@link SharedEventStore.streamFinished}; the stream's claim, if any, and its lease expire
+   * `eventTtlMs` from now. When that fails, it is stored again with the next renewal (see
+   * `running`) until the store answers, and the claim is held until then.
+   */
   async streamFinished(sessionId: string, streamId: string): Promise<void> {
+    const claimed = this.running.get(`${sessionId} ${streamId}`);
+    if (claimed) {
+      claimed.finished = true;
+      return this.finishClaim(claimed);
+    }
     const key = this.key(sessionId, streamId);
-    const m = this.client
+    await this.client
       .multi()
       .xadd(key, 'MAXLEN', String(this.maxEvents), '*', 'end', '1')
       .pexpire(key, this.ttlMs)
-      .publish(this.channel(sessionId, streamId), '1');
-    const claimed = this.running.get(`${sessionId} ${streamId}`);
-    if (claimed) {
-      const claims = `${this.prefix}rqs:${sessionId}`;
-      m.pexpire(this.claimKey(sessionId, claimed.requestKey), this.ttlMs)
-        .zadd(claims, 'XX', String(Date.now() + this.ttlMs), claimed.requestKey)
-        .pexpire(claims, this.ttlMs);
-    }
-    try {
-      await m.exec();
-    } finally {
-      // (when that failed, the claim expires the TTL after its last renewal)
-      if (claimed) this.running.delete(`${sessionId} ${streamId}`);
-    }
+      .publish(this.channel(sessionId, streamId), '1')
+      .exec();
+  }
+
+  /** Stores the end of claimed stream `r` (one script), then forgets it. */
+  private async finishClaim(r: RunningClaim): Promise<void> {
+    await (this.client as EventCommands).mcpFinishClaim(
+      this.key(r.sessionId, r.streamId),
+      this.claimKey(r.sessionId, r.requestKey),
+      `${this.prefix}rqs:${r.sessionId}`,
+      this.meta(r.sessionId, r.streamId),
+      String(this.maxEvents),
+      String(this.ttlMs),
+      this.channel(r.sessionId, r.streamId),
+      r.value,
+      String(Date.now()),
+      r.requestKey,
+    );
+    if (this.running.get(`${r.sessionId} ${r.streamId}`) === r) this.running.delete(`${r.sessionId} ${r.streamId}`);
   }
 
   /** Releases everything stored for `sessionId` (the session ended for every process). */
@@ -408,6 +546,22 @@ export class RedisEventStore implements SharedEventStore {
     }
     return ids.filter((id) => !answered.has(idKey(id)));
   }
+}
+
+/** A claim this process holds whose stream is live here (see `RedisEventStore.running`). */
+interface RunningClaim {
+  sessionId: string;
+  streamId: string;
+  requestKey: string;
+  /** The claim's stored value: `<claim text>\n<process id>`. */
+  value: string;
+  finished: boolean;
+}
+
+/** The claim text of a stored claim value (`<claim text>\n<process id>`). */
+function textOf(value: string): string {
+  const cut = value.lastIndexOf('\n');
+  return cut < 0 ? value : value.slice(0, cut);
 }
 
 function fieldOf(fields: string[], name: string): string | undefined {

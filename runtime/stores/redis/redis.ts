@@ -13,9 +13,11 @@
  * - `e:<session>:<stream>` a Redis stream of the stream's events (`m`: the message's JSON, empty
  *   for a priming event; `end`: the stream finished), `m:<session>:<stream>` its owner process and
  *   requests, `ss:<session>` the session's stream ids; `rq:<session>:<request key>` a request's
- *   claim (request replay: its digest and priming event ID; the key is a hash of the request
- *   id), renewed while its stream is live, expiring with the events after it finished, listed
- *   in `rqs:<session>` (a sorted set of request keys by expiry, at most `maxClaims` live);
+ *   claim (request replay: its digest, priming event ID and owner process; the key is a hash of
+ *   the request id), held while its stream is live (as long as a session may stay idle, so that
+ *   a Redis stall does not drop it), expiring with the events after it finished; its lease is
+ *   its score in `rqs:<session>` (a sorted set of request keys by lease end, at most
+ *   `maxClaims` live), renewed while its stream is live;
  * - `p:<process>` a process's liveness record; channels `ev:<session>:<stream>` (an event was
  *   stored) and `bus` (the notification bus);
  * - `j:<key>` a one-time value (./replay.ts: an accepted DPoP proof's id), until it expires.

@@ -13,7 +13,14 @@
  * that `Last-Event-ID` would be (its response when it finished, then what it still sends, from
  * any process; error -32000 "ended before answering" when the process that ran it died first).
  * A different digest gets 400 "Request id N is already in use", as without replay. A claim
- * lasts as long as the store keeps events (5 minutes by default) and is bounded like them.
+ * lasts while its request runs and as long as the store keeps events (5 minutes by default)
+ * after, and is bounded like them. A claim whose store reply was lost (a stall past the command
+ * timeout) is answered 503 (nothing was dispatched); an identical re-send to this process claims
+ * it again and runs it, and this process releases it once the store answers (a re-send
+ * elsewhere is then told -32000 "did not run"). Such claims are bounded per session
+ * ({@link ABANDONED_MAX}: new requests are refused 503 at the bound, none is forgotten). When
+ * this process dies before it released one, no other process can tell the request never ran: a
+ * re-send is told -32000 "ended before answering" until the claim's lease lapses.
  */
 import { toBase64Url } from '../../../codec/bytes.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
@@ -44,10 +51,15 @@ export function withReplayCapability(message: JSONRPCMessage): JSONRPCMessage {
   return { ...message, result: { ...result, capabilities } };
 }
 
-/** Claims taken over by an identical re-send, kept per session (the oldest is forgotten first). */
-const ABANDONED_MAX = 256;
-/** Attempts to release such a claim, one a second. */
-const RELEASE_ATTEMPTS = 300;
+/**
+ * Claims whose store reply was lost, kept per session until released or taken over by an
+ * identical re-send: while a session holds this many, its new requests are refused 503 (nothing
+ * runs) rather than one of them forgotten (a forgotten claim would block its id, and a re-send
+ * elsewhere would wait on its stream).
+ */
+export const ABANDONED_MAX = 256;
+/** The wait between two attempts to release such a claim, ms. */
+const RELEASE_EVERY_MS = 1000;
 
 /** A session's claimed requests and their re-sends (see the module docs). */
 export class SessionReplay extends SessionResumption {
@@ -141,6 +153,15 @@ export class SessionReplay extends SessionResumption {
       return replay(running.claim.primingId);
     }
     let gone = this.abandoned?.get(key);
+    if (!gone && (this.abandoned?.size ?? 0) >= ABANDONED_MAX) {
+      // as many unconfirmed claims as kept: nothing new runs until the store answers again
+      sink.respond(
+        503,
+        { ...json, 'Retry-After': '1' },
+        errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store is not answering; send again'),
+      );
+      return;
+    }
     if (gone) {
       this.abandoned!.delete(key);
       if (this.abandoned!.size === 0) this.abandoned = undefined;
@@ -175,9 +196,7 @@ export class SessionReplay extends SessionResumption {
       }
       // the claim may have been stored: an identical re-send claims it again as its own
       if (claim !== undefined && primingId !== undefined) {
-        const abandoned = (this.abandoned ??= new Map());
-        abandoned.set(key, { claim, streamId: s.id, primingId, requestKey, id });
-        if (abandoned.size > ABANDONED_MAX) abandoned.delete(abandoned.keys().next().value as string);
+        (this.abandoned ??= new Map()).set(key, { claim, streamId: s.id, primingId, requestKey, id });
         this.releaseLater(store, key, 1);
       }
       this.storeUnavailable(sink, json, e);
@@ -214,12 +233,12 @@ export class SessionReplay extends SessionResumption {
    * Releases the claim of request `key` this process answered 503 (see {@link abandoned}) once the
    * store answers, unless an identical re-send took it over first: a re-send that reached another
    * process follows the claim's stream, and gets error -32000 "did not run" from it instead of
-   * waiting for an answer that never comes; the request's id is free again. Tried every second
-   * (attempt `attempt`), for as long as the store keeps events (5 minutes).
+   * waiting for an answer that never comes; the request's id is free again. Tried until the store
+   * answers or the session ends, every second (attempt `attempt`).
    */
   private releaseLater(store: EventStore, key: string, attempt: number): void {
-    if (typeof store.releaseClaim !== 'function' || attempt > RELEASE_ATTEMPTS) return;
-    const timer = setTimeout(() => void this.release(store, key, attempt), 1000);
+    if (typeof store.releaseClaim !== 'function') return;
+    const timer = setTimeout(() => void this.release(store, key, attempt), RELEASE_EVERY_MS);
     timer.unref?.();
   }
 
