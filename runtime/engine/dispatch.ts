@@ -25,6 +25,7 @@ import { SENT } from '../jsonrpc/sent.js';
 import { handlerLabel } from '../protocol/subject.js';
 import {
   errorResponse,
+  idText,
   isObject,
   resultResponse,
   type JSONRPCErrorResponse,
@@ -171,7 +172,10 @@ export function refuse(
 
 /**
  * Runs an admitted request's handler. A handler that returns a value (not a promise) is
- * answered before this returns; a promise is answered when it settles.
+ * answered before this returns; a promise is answered when it settles. A request whose id is
+ * that of a request still in flight is answered -32600 with that id and not run (ids are
+ * unique among a sender's requests, 2025-11-25 basic/index "Requests"; the HTTP transport
+ * answers the same on the POST).
  */
 export function dispatchRequest(
   host: DispatchHost,
@@ -180,7 +184,15 @@ export function dispatchRequest(
   batch?: BatchReply,
 ): void {
   const { id, method, params } = req;
-  if (host.inbound.has(id)) return void host.log.warn?.('dropped request reusing an in-flight id', { id, method });
+  if (host.inbound.has(id)) {
+    host.log.warn?.('refused a request reusing an in-flight id', { id, method });
+    const reused = errorResponse(
+      id,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: request id ${idText(id)} is already in use`,
+    );
+    return batch ? batch.add(reused) : reply(host, reused);
+  }
   const entry = own(host.table.requests[host.in], method);
   // a handler set on the engine (undefined there: removed) before the option table's
   const set = host.handlers?.get(method);

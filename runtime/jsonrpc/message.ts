@@ -378,7 +378,11 @@ export function kindOf(v: unknown): MessageKind | null {
  * - something with `result` or `error` is a response: when malformed it is dropped (answering
  *   would be read by the peer as a response to one of its own requests).
  * - anything else (a batch array, a scalar, an object with none of these) gets `-32600` with no
- *   id. Batches are not part of MCP since 2025-06-18.
+ *   id, as the HTTP transports answer it. An object with an `id` and no method, result or error
+ *   also gets it (it is neither a request nor a response; an answer carrying its id could be
+ *   read by the peer as the answer to a request of its own with that id, ids of the two
+ *   directions being apart), and a readable id is reported as `responseId`, as for a malformed
+ *   response. Batches are not part of MCP since 2025-06-18.
  */
 export function classify(v: unknown): Classified {
   const kind = kindOf(v);
@@ -398,12 +402,12 @@ export function classify(v: unknown): Classified {
     else reason = 'a request must not carry result or error';
     return invalid(reason, readableId);
   }
-  if (v.result !== undefined || v.error !== undefined || hasId) {
-    const out: InvalidMessage = { kind: 'invalid', reason: 'malformed response' };
-    if (readableId !== undefined) out.responseId = readableId;
-    return out;
-  }
-  return invalid('message has no method, result or error');
+  const out: InvalidMessage =
+    v.result !== undefined || v.error !== undefined
+      ? { kind: 'invalid', reason: 'malformed response' }
+      : invalid('message has no method, result or error');
+  if (readableId !== undefined) out.responseId = readableId;
+  return out;
 }
 
 function invalid(reason: string, id?: RequestId): InvalidMessage {

@@ -240,8 +240,8 @@ function expectObject(text: string, e: Expectation, mayOnly: boolean): void {
   const hasMethod = own('method') && v.method !== undefined;
   const hasId = own('id');
   if (!hasMethod) {
-    // a response (dropped) or an object with nothing of a message (-32600)
-    if (!own('result') && !own('error') && !hasId) e.idless++;
+    // a response (dropped) or an object with nothing of a message, an id or not (-32600 without id)
+    if (!own('result') && !own('error')) e.idless++;
     return;
   }
   if (!hasId) {

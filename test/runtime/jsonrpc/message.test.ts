@@ -89,6 +89,21 @@ test('malformed responses are never answered; a readable id is reported for corr
   assert.equal(d, { kind: 'invalid', reason: 'malformed response' });
 });
 
+test('an id with no method, result or error gets -32600 without id; a readable id is reported too', () => {
+  for (const [v, responseId] of [
+    [{ jsonrpc: '2.0', id: 8 }, 8],
+    [{ jsonrpc: '2.0', id: 'x', params: {} }, 'x'],
+    [{ id: null }, undefined],
+  ] as const) {
+    const c = classify(v);
+    assert.is(c.kind, 'invalid');
+    if (c.kind !== 'invalid') continue;
+    assert.is(c.reply?.error.code, -32600, JSON.stringify(v));
+    assert.not.ok('id' in c.reply!);
+    assert.is(c.responseId, responseId);
+  }
+});
+
 test('batches, scalars and empty objects get -32600 with no id', () => {
   for (const v of [[], [{ jsonrpc: '2.0', id: 1, method: 'ping' }], 5, 'x', null, true, {}]) {
     const c = classify(v);
