@@ -101,7 +101,7 @@ function unpinned(dir: string, rev: string | undefined, what: string): ResolvedR
 export class OutputError extends Error {}
 
 /** What an errno of creating or writing `path` means, in words, with the code. */
-function writeCause(e: NodeJS.ErrnoException, path: string): string {
+export function writeCause(e: NodeJS.ErrnoException, path: string): string {
   const parent = dirname(path);
   const why: Record<string, string> = {
     ENOENT: `${parent} does not accept new entries`,

@@ -56,3 +56,18 @@ function isDate(ymd: string): boolean {
   const t = Date.parse(`${ymd}T00:00:00Z`);
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === ymd;
 }
+
+/**
+ * What is wrong with `value` given where one revision id is taken (`--rev` of init, serve, call,
+ * tools) when it is a comma-separated list (`2025-11-25,drfat`, as generate takes): `one
+ * revision, not the list "2025-11-25,drfat"`, then each item no id of `known` names, with its hint
+ * (`; unknown revision "drfat"; did you mean draft?`). Undefined for a value without a comma.
+ */
+export function revisionListProblem(value: string, known: readonly string[]): string | undefined {
+  if (!value.includes(',')) return undefined;
+  const unknown = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => !known.includes(r));
+  return `one revision, not the list "${value}"${unknown.map((r) => `; unknown revision "${r}"${r ? didYouMean(r, known) : ''}`).join('')}`;
+}

@@ -10,7 +10,7 @@ import { serializeMessage } from '@mcpgen/runtime/jsonrpc';
 import type { ProtocolMaps } from '@mcpgen/runtime/protocol';
 import type { ClientSession, ClientSessionOptions } from '@mcpgen/runtime/session';
 import type { ServerClass } from '../reference/server.js';
-import { didYouMean } from './nearest.js';
+import { didYouMean, revisionListProblem } from './nearest.js';
 import { UsageError } from './inputs.js';
 import { isStateless } from './serve/stateless.js';
 
@@ -36,9 +36,9 @@ const MODULE_EXT = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 
 /** Loads generated/<rev>/index.ts (needs `mcpgen generate` first; in the installed package, its compiled index.js). */
 export async function loadRevision(rev: string): Promise<RevisionModule> {
-  if (!/^[A-Za-z0-9._-]+$/.test(rev)) throw new UsageError(`invalid revision "${rev}"`);
-  const url = new URL(`../generated/${rev}/index.${MODULE_EXT}`, import.meta.url);
-  if (!existsSync(fileURLToPath(url))) {
+  const valid = /^[A-Za-z0-9._-]+$/.test(rev);
+  const url = new URL(`../generated/${valid ? rev : '-'}/index.${MODULE_EXT}`, import.meta.url);
+  if (!valid || !existsSync(fileURLToPath(url))) {
     // the revisions this mcpgen carries (an installed one: those it was packed with)
     const root = new URL('../generated/', import.meta.url);
     const served = existsSync(root)
@@ -47,8 +47,11 @@ export async function loadRevision(rev: string): Promise<RevisionModule> {
           .sort()
       : [];
     const checkout = MODULE_EXT === 'ts' ? ' (in a checkout, npm run generate writes the pinned ones)' : '';
+    const problem =
+      revisionListProblem(rev, served) ??
+      (valid ? `unknown revision ${rev}${didYouMean(rev, served)}` : `invalid revision "${rev}"`);
     throw new UsageError(
-      `unknown revision ${rev}${didYouMean(rev, served)}; this mcpgen serves ${served.length ? served.join(', ') : 'no revision'}${checkout}`,
+      `${problem}; this mcpgen serves ${served.length ? served.join(', ') : 'no revision'}${checkout}`,
     );
   }
   return (await import(url.href)) as RevisionModule;

@@ -19,20 +19,23 @@
  * `--runtime` and `--mcpgen` are the dependency specs written into package.json (default
  * `^<this mcpgen's version>`; a `file:` path to a tarball before the packages are on the npm
  * registry; it must name a file or folder that exists, read from the project's folder as npm
- * reads it). `<dir>` must not exist or be empty. Usage errors exit 2, an input error (no inputs
- * for the revision) 3, as for `generate`.
+ * reads it). `<dir>` must not exist or be empty. `--http` needs a revision with Streamable HTTP
+ * (2024-11-05 has HTTP+SSE only: refused). Usage errors exit 2, an input error (no inputs for the
+ * revision) or an output error (a folder that cannot be made or written, named with the cause) 3,
+ * as for `generate`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MCPGEN_VERSION } from '../../generator/emit/common.js';
 import type { ProtocolModel } from '../../generator/model.js';
+import { HTTP_FACTS } from '../../generator/overrides.js';
 import { type ResolvedRevision, loadPins } from '../../schema/resolve.js';
 import { type Command, parseCommand } from '../command.js';
-import { didYouMean } from '../nearest.js';
+import { didYouMean, revisionListProblem } from '../nearest.js';
 import { modelOf } from '../generation.js';
-import { UsageError, resolveInputs } from '../inputs.js';
+import { OutputError, UsageError, prepareOutDir, removeMadeDirs, resolveInputs, writeCause } from '../inputs.js';
 import { writeLock } from '../lock.js';
 
 export const init: Command = {
@@ -73,8 +76,11 @@ export const init: Command = {
   examples: ['init my-server', 'init my-server --http --client', 'init my-server --rev 2026-07-28'],
   exitCodes: [
     [0, 'the project was written and its code generated'],
-    [2, 'usage error: a bad flag, an unknown revision, a folder that exists and is not empty'],
-    [3, 'input error: no inputs for the revision'],
+    [
+      2,
+      'usage error: a bad flag, an unknown revision or a list of them, a folder that exists and is not empty, --http for a revision without Streamable HTTP',
+    ],
+    [3, 'input or output error: no inputs for the revision; a folder that cannot be made or written into'],
   ],
   run: (args, io, ctx) => cmdInit(args, io, ctx.cli),
 };
@@ -477,14 +483,16 @@ export async function cmdInit(
   const rev = (v.rev as string | undefined) ?? '2025-11-25';
   const pins = loadPins();
   const pin = Object.hasOwn(pins.revisions, rev) ? pins.revisions[rev] : undefined;
-  if (!pin)
+  if (!pin) {
+    const known = Object.keys(pins.revisions);
     throw new UsageError(
-      `--rev: unknown revision "${rev}"${didYouMean(rev, Object.keys(pins.revisions))} (revisions: ${Object.keys(pins.revisions).join(', ')})`,
+      `--rev: ${revisionListProblem(rev, known) ?? `unknown revision "${rev}"${didYouMean(rev, known)}`} (revisions: ${known.join(', ')})`,
     );
+  }
   for (const k of ['runtime', 'mcpgen'] as const)
     if (v[k] === '') throw new UsageError(`--${k} needs an npm spec (a version range, or file:<tarball>)`);
   const dir = resolve(positionals[0]);
-  if (existsSync(dir) && readdirSync(dir).length)
+  if (existsSync(dir) && statSync(dir).isDirectory() && readdirSync(dir).length)
     throw new UsageError(`${positionals[0]} exists and is not empty: init writes into a new or empty folder`);
   for (const k of ['runtime', 'mcpgen'] as const) {
     const path = fileSpecPath((v[k] as string | undefined) ?? '', dir);
@@ -496,9 +504,50 @@ export async function cmdInit(
   const specDir = v['spec-dir'] as string | undefined;
   // the scaffold (sessions or the stateless endpoint) follows the revision's model, as the generated code does
   const [inputs] = resolveInputs({ rev, 'spec-dir': specDir ? resolve(specDir) : undefined });
+  // before the slow work, the folder made one level at a time (a recursive mkdir loops forever
+  // under /proc): a file in its path, a place that takes no new folder, no write permission is
+  // an OutputError naming the folder and the cause; what was made is removed when init fails
+  const created = prepareOutDir(positionals[0], dir);
+  try {
+    return await writeProject(dir, positionals[0], { rev, pin, pins, v, inputs, specDir }, io, cli);
+  } catch (e) {
+    removeMadeDirs(dir, created);
+    throw e;
+  }
+}
+
+/** What {@link cmdInit} checked, for {@link writeProject}. */
+interface Checked {
+  rev: string;
+  pin: NonNullable<ReturnType<typeof loadPins>['revisions'][string]>;
+  pins: ReturnType<typeof loadPins>;
+  v: ReturnType<typeof parseCommand>['values'];
+  inputs: ResolvedRevision;
+  specDir: string | undefined;
+}
+
+/** The project's files, its lock and its generated code, into `dir` (made and writable). */
+async function writeProject(
+  dir: string,
+  given: string,
+  { rev, pin, pins, v, inputs, specDir }: Checked,
+  io: { out: (line: string) => void; err: (line: string) => void },
+  cli: (argv: string[], io: { out: (line: string) => void; err: (line: string) => void }) => Promise<number>,
+): Promise<number> {
+  const model = await modelOf(inputs);
+  // the scaffold serves Streamable HTTP: a revision whose HTTP transport is HTTP+SSE (2024-11-05)
+  // has none, and a client of that revision would not speak it
+  if (v.http && model.http.transport !== 'streamable-http') {
+    const streamable = Object.keys(pins.revisions).filter(
+      (r) => !(Object.hasOwn(HTTP_FACTS, r) && HTTP_FACTS[r].transport !== 'streamable-http'),
+    );
+    throw new UsageError(
+      `--http: revision ${rev} has no Streamable HTTP transport (its HTTP transport is HTTP+SSE, which init does not write): use --stdio (the default), or --rev with one of ${streamable.join(', ')}`,
+    );
+  }
   const options: InitOptions = {
     rev,
-    stateless: (await revisionLifecycle(inputs)) === 'stateless',
+    stateless: model.lifecycle === 'stateless',
     transport: v.http ? 'http' : 'stdio',
     client: Boolean(v.client),
     runtimeSpec: (v.runtime as string | undefined) ?? `^${MCPGEN_VERSION}`,
@@ -509,10 +558,14 @@ export async function cmdInit(
     io.err(
       `mcpgen init: warning: ${unset.map((k) => `${k === 'runtime' ? '@mcpgen/runtime' : 'mcpgen'} ^${MCPGEN_VERSION}`).join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not on the npm registry yet, so npm install will fail: pass ${unset.map((k) => `--${k} file:<${k === 'runtime' ? 'the runtime tarball' : 'the mcpgen tarball or checkout'}>`).join(' and ')} (as mcpgen's README shows)`,
     );
-  mkdirSync(dir, { recursive: true });
   for (const [path, text] of projectFiles(dir, options)) {
-    mkdirSync(join(dir, path, '..'), { recursive: true });
-    writeFileSync(join(dir, path), text, { flag: 'wx' });
+    const file = join(dir, path);
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text, { flag: 'wx' });
+    } catch (e) {
+      throw new OutputError(`${given}: cannot write ${file}: ${writeCause(e as NodeJS.ErrnoException, file)}`);
+    }
   }
   writeLock(join(dir, 'mcpgen.lock.json'), {
     lockVersion: 1,
@@ -529,7 +582,7 @@ export async function cmdInit(
     io,
   );
   if (code !== 0) return code;
-  io.out(`wrote ${positionals[0]}: ${options.transport} server${options.client ? ' and client' : ''} for ${rev}`);
-  io.out(`next: cd ${positionals[0]} && npm install && npm test && ${runCommand(options)}`);
+  io.out(`wrote ${given}: ${options.transport} server${options.client ? ' and client' : ''} for ${rev}`);
+  io.out(`next: cd ${given} && npm install && npm test && ${runCommand(options)}`);
   return 0;
 }
