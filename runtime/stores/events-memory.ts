@@ -50,8 +50,10 @@ export interface MemoryEventStoreOptions {
    */
   ttlMs?: number;
   /**
-   * Request claims ({@link MemoryEventStore.claimRequest}) kept per session; past it a new claim
-   * is refused ({@link ClaimLimitError}), none is forgotten. Each claim also counts
+   * Live request claims ({@link MemoryEventStore.claimRequest}: those whose stream has not
+   * finished) per session; past it a new claim is refused ({@link ClaimLimitError}), none is
+   * forgotten. A finished request's claim holds no slot (it is kept `ttlMs` for its re-sends and
+   * bounded by the byte budgets). Each claim also counts
    * 64 + 43 + its text's length (about 140) bytes in `maxSessionBytes` and `maxBytes`, and is
    * refused when the claims alone would pass either. Default 10 000.
    */
@@ -219,7 +221,12 @@ export class MemoryEventStore implements EventStore {
     const stream = this.recent(sessionId, streamId) ?? this.sessions.get(sessionId)?.live.get(streamId);
     if (!stream) return;
     const session = stream.session;
-    if (stream.claim) this.claimFinished(session, stream.claim);
+    if (stream.claim) {
+      // its slot is free: a finished request's claim counts only in the byte budgets
+      if (stream.claim.finishedAt === undefined && session.claims?.get(stream.claim.key) === stream.claim)
+        session.liveClaims--;
+      this.claimFinished(session, stream.claim);
+    }
     session.live.delete(streamId);
     if (this.last === stream) this.last = undefined;
     if (this.maxStreams === 0) {
@@ -267,7 +274,7 @@ export class MemoryEventStore implements EventStore {
    * the id, never the id), each lasting while stream `streamId` is live here and `ttlMs` after it
    * finished, dropped with the session. A claim counts 64 + its key's and
    * text's lengths in the byte budgets (the session's events are shed to make room, as for an
-   * event); a new claim past `maxClaims`, or whose bytes would take the session's (or the
+   * event); a new claim past `maxClaims` live ones (finished requests' claims hold no slot), or whose bytes would take the session's (or the
    * store's) claims past `maxSessionBytes` (`maxBytes`), is refused.
    *
    * @throws ClaimLimitError when refused (nothing claimed).
@@ -282,7 +289,7 @@ export class MemoryEventStore implements EventStore {
     if (prior && prior.text === claim && prior.finishedAt === undefined) return undefined;
     if (prior) return prior.text;
     const bytes = CLAIM_OVERHEAD + requestKey.length + claim.length;
-    const count = session?.claims?.size ?? 0;
+    const count = session?.liveClaims ?? 0;
     if (
       count >= this.maxClaims ||
       (session?.claimBytes ?? 0) + bytes > this.maxSessionBytes ||
@@ -301,8 +308,10 @@ export class MemoryEventStore implements EventStore {
     this.bytes += bytes;
     const stream = streamId === undefined ? undefined : session.live.get(streamId);
     // its stream is not live here (not stored on, or finished): the claim expires as a finished one
-    if (stream && !stream.claim) stream.claim = c;
-    else this.claimFinished(session, c, now);
+    if (stream && !stream.claim) {
+      stream.claim = c;
+      session.liveClaims++;
+    } else this.claimFinished(session, c, now);
     if (session.bytes > this.maxSessionBytes)
       this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
     if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
@@ -346,6 +355,7 @@ export class MemoryEventStore implements EventStore {
     this.forgetBytes(session, session.claimBytes);
     session.claims = undefined;
     session.claimBytes = 0;
+    session.liveClaims = 0;
     for (const stream of [...session.live.values()]) {
       if (this.last === stream) this.last = undefined;
       session.live.delete(stream.streamId);

@@ -292,6 +292,8 @@ export class SessionEvents {
   claims: Map<string, RequestClaim> | undefined = undefined;
   /** Bytes of `claims` (counted in `bytes` too). */
   claimBytes = 0;
+  /** How many of `claims` are live (their stream has not finished): what `maxClaims` bounds. */
+  liveClaims = 0;
 
   constructor(readonly id: string) {}
 }
