@@ -1,3 +1,4 @@
+// size: the message kinds and the exact reading and writing of ids beyond 2^53 (read, kept, written back) belong together; 14 lines over
 /**
  * JSON-RPC 2.0 message kinds as MCP restricts them (2025-11-25 `basic/index.mdx`, Messages):
  * requests carry a string or integer id (never `null`), notifications carry no id and never get
