@@ -92,7 +92,9 @@ export interface StreamableHttpOptions {
    * event ID came back learns its outcome. Identical means the same session, the same id and the
    * same `JSON.stringify` of the parsed message (its SHA-256 is kept): key order counts,
    * whitespace and escapes do not; other content under a claimed id gets 400 "already in use".
-   * Needs an event store with `claimRequest` (the memory
+   * Only in sessions whose protocol version primes its streams (2025-11-25): elsewhere
+   * (2025-03-26 and its JSON-RPC batches, 2025-06-18) nothing is claimed or advertised, and a
+   * re-send runs again. Needs an event store with `claimRequest` (the memory
    * and Redis stores); otherwise off. Default false. With `replyMode: 'json'` it is a TypeError
    * (every request of a replaying session is answered as SSE).
    */

@@ -21,6 +21,8 @@
  * ({@link ABANDONED_MAX}: new requests are refused 503 at the bound, none is forgotten). When
  * this process dies before it released one, no other process can tell the request never ran: a
  * re-send is told -32000 "ended before answering" until the claim's lease lapses.
+ * Only sessions of a revision that primes its streams (2025-11-25) claim requests and advertise
+ * it: a 2025-03-26 session (JSON-RPC batches) or a 2025-06-18 one neither claims nor advertises.
  */
 import { toBase64Url } from '../../../codec/bytes.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
@@ -76,9 +78,17 @@ export class SessionReplay extends SessionResumption {
 
   /** Whether request `message` (not `initialize`) goes through {@link acceptClaimed}. */
   protected replays(message: JSONRPCMessage, protocolVersion: string | undefined): boolean {
+    return message.method !== 'initialize' && this.replaysIn(protocolVersion);
+  }
+
+  /**
+   * Whether requests are claimed (and request replay advertised) in a session of
+   * `protocolVersion`: one whose streams start with a priming event, the claim's cursor
+   * (2025-11-25). Never where JSON-RPC batches are (2025-03-26): a batch is not claimed.
+   */
+  protected replaysIn(protocolVersion: string | undefined): boolean {
     return (
       this.settings.requestReplay === true &&
-      message.method !== 'initialize' &&
       protocolVersion !== undefined &&
       this.settings.priming?.has(protocolVersion) === true &&
       typeof this.settings.eventStore?.claimRequest === 'function'

@@ -18,6 +18,12 @@ import { type Id, idKey, isThenable } from './session-state.js';
 import { SessionReplay, withReplayCapability } from './session-replay.js';
 import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
 
+/** The protocol version an `initialize` response names, if any. */
+function negotiatedOf(message: JSONRPCMessage): string | undefined {
+  const result = message.result as { protocolVersion?: unknown } | undefined;
+  return typeof result?.protocolVersion === 'string' ? result.protocolVersion : undefined;
+}
+
 /** The core of one session: its state and every part, routing on top (see the module docs). */
 export class SessionRouter extends SessionReplay {
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
@@ -103,7 +109,9 @@ export class SessionRouter extends SessionReplay {
       const key = idKey(message.id as Id);
       s = this.requests?.get(key);
       if (!s) throw new Error(`No open request with id ${idText(message.id)} in session ${this.sessionId}`);
-      if (key === this.initKey && this.settings.requestReplay && 'result' in message)
+      // advertised only where requests are claimed: a session whose revision primes its
+      // streams (elsewhere, a 2025-03-26 batch too, an identical re-send would run again)
+      if (key === this.initKey && 'result' in message && this.replaysIn(negotiatedOf(message)))
         message = withReplayCapability(message);
       // serialised first: a result JSON cannot express throws with the request still open
       text = serializeMessage(message);
@@ -197,8 +205,8 @@ export class SessionRouter extends SessionReplay {
   }
 
   protected learnVersion(message: JSONRPCMessage): void {
-    const result = message.result as { protocolVersion?: unknown } | undefined;
-    if (typeof result?.protocolVersion === 'string') this.owner.protocolVersion = result.protocolVersion;
+    const negotiated = negotiatedOf(message);
+    if (negotiated !== undefined) this.owner.protocolVersion = negotiated;
   }
 
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {
