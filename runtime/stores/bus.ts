@@ -2,7 +2,8 @@
  * The notification bus of a deployment: messages for a session that must reach whichever
  * process holds the connection they belong on. The HTTP endpoint publishes on it, e.g., a
  * client's response to a server → client request (sampling, elicitation, roots) that arrived at
- * a process other than the one awaiting it, a client's `notifications/cancelled`, a message for
+ * a process other than the one awaiting it, the client's `notifications/progress` on such a
+ * request, a client's `notifications/cancelled`, a message for
  * the standalone stream of a session whose GET is held elsewhere, and the end of a session.
  */
 

@@ -37,7 +37,7 @@ export interface SessionInfo {
 export interface SharedSessions {
   /** Session records: a request whose `Mcp-Session-Id` it does not know gets 404; one it cannot reach, 503. */
   sessions: SessionStore;
-  /** Carries responses, `notifications/cancelled` and session ends between the processes. */
+  /** Carries responses, the client's `notifications/progress` and `notifications/cancelled`, and session ends between the processes. */
   bus: NotificationBus;
 }
 

@@ -184,9 +184,13 @@ export class StreamableEndpoint extends SharedAdoption {
     info.sessionId = session.sessionId;
     info.protocolVersion = effective;
     session.acceptPost(msg, info, ex.sink, sessionHeaders);
-    // an answer to a server → client request, or a cancellation, may be awaited by another process
+    // an answer to a server → client request, a cancellation, or the client's progress on such a
+    // request may be awaited by another process (the one whose session object sent the request)
     const shared = this.shared;
-    if (shared && (msg.method === undefined || msg.method === 'notifications/cancelled')) {
+    if (
+      shared &&
+      (msg.method === undefined || msg.method === 'notifications/cancelled' || msg.method === 'notifications/progress')
+    ) {
       shared.bus
         .publish({ topic: 'inbound', sessionId: session.sessionId, payload: msg })
         .catch((e: Error) => this.options.onError?.(new Error(`bus: ${e.message}`)));
