@@ -28,7 +28,7 @@ import { ErrorCode, JsonRpcErrorCode, RpcError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/message.js';
 import { ownValue } from '../../jsonrpc/own.js';
 import type { NotificationHandler, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
-import { hasCapability } from '../../engine/peer.js';
+import { RESULTS_CHECKED, hasCapability } from '../../engine/peer.js';
 import { isThenable } from '../../engine/dispatch.js';
 import {
   LOG_LEVEL_META,
@@ -47,7 +47,7 @@ import {
   runInputRounds,
 } from '../../stateless/mrtr.js';
 import { requestThen } from '../../engine/request.js';
-import { ResultCache, applyCacheHints } from '../../stateless/cache.js';
+import { CACHEABLE_METHODS, ResultCache, applyCacheHints } from '../../stateless/cache.js';
 import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../tasks/extension-wire.js';
 import {
   LISTEN_NOTIFICATIONS,
@@ -375,7 +375,11 @@ class StatelessServer implements ServerLifecycle {
    * A handler's result: resultType default, InputRequiredResult checks, caching hints. As the
    * handler it wraps: a plain value when the handler gave one (the engine then answers it at
    * once), else a promise (one `then`, no async function); a throw of the handler or of the
-   * checks rejects the promise the call returns, as from an async function.
+   * checks rejects the promise the call returns, as from an async function. A handler whose
+   * results are checked already (flagged {@link RESULTS_CHECKED}: the features' tables) keeps the
+   * flag where this adds nothing the check did not see (the resultType default, which that check
+   * fills in too; the input_required checks refuse, never add), so that the engine does not run
+   * the same validator again; the cacheable methods lose it (their hints come from the policy).
    */
   #wrap(method: string, h: RequestHandler): RequestHandler {
     const { host } = this;
@@ -398,7 +402,7 @@ class StatelessServer implements ServerLifecycle {
       }
       return applyCacheHints(method, out, host.options.cache);
     };
-    return (params, ctx) => {
+    const wrapped: RequestHandler = (params, ctx) => {
       try {
         const r = h(params, ctx);
         return isThenable(r) ? Promise.resolve(r).then((v) => finish(v, ctx)) : finish(r, ctx);
@@ -406,6 +410,9 @@ class StatelessServer implements ServerLifecycle {
         return Promise.reject(e);
       }
     };
+    const checked =
+      (h as { [RESULTS_CHECKED]?: boolean })[RESULTS_CHECKED] === true && !CACHEABLE_METHODS.includes(method);
+    return checked ? Object.assign(wrapped, { [RESULTS_CHECKED]: true }) : wrapped;
   }
 
   #discover(): Record<string, unknown> {
