@@ -163,7 +163,7 @@ function losingReplies(down: { on: boolean }) {
 
 test(`Redis: past ${ABANDONED_MAX} claims whose reply was lost in a session, new requests are refused 503 (nothing claimed) and none is forgotten: each re-send then runs once`, async () => {
   const down = { on: false };
-  const e = await redisEndpoints(redis!, 1, {}, losingReplies(down));
+  const e = await redisEndpoints(redis!, 1, {}, { wrap: losingReplies(down) });
   const probe = new Redis(redis!.port, '127.0.0.1');
   try {
     const { sid } = await open(e.url(0));

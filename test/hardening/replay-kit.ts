@@ -113,16 +113,26 @@ export async function initialized(
   return { transport, client };
 }
 
+/** How {@link redisEndpoints} makes each endpoint's handler. */
+export interface EndpointOptions {
+  /** The event store each endpoint uses, made from its Redis one (default: that one). */
+  wrap?: (events: SharedEventStore) => SharedEventStore;
+  /** `StreamableHttpOptions.requestReplay` of each handler (default true). */
+  requestReplay?: boolean;
+}
+
 /**
- * `n` endpoints with request replay sharing the stores of `redis` (each its own connection);
- * `wrap`: the event store each endpoint uses, made from its Redis one (default: that one).
+ * `n` endpoints sharing the stores of `redis` (each its own connection, one key prefix: the
+ * options' or a new one), with request replay unless `endpoint.requestReplay` is false; each
+ * session's peer echoes requests and logs what it received in `log`.
  */
 export async function redisEndpoints(
   redis: RedisServer,
   n: number,
   options: RedisStoresOptions,
-  wrap: (events: SharedEventStore) => SharedEventStore = (events) => events,
+  endpoint: EndpointOptions = {},
 ) {
+  const { wrap = (events: SharedEventStore) => events, requestReplay = true } = endpoint;
   const stores: RedisStores[] = [];
   const servers: Server[] = [];
   const ports: number[] = [];
@@ -136,7 +146,7 @@ export async function redisEndpoints(
       createStreamableHttpHandler({
         tables: SESSION_TABLES,
         keepAliveMs: 0,
-        requestReplay: true,
+        requestReplay,
         shared: { sessions: s.sessions, bus: s.bus },
         eventStore: () => events,
         onSession: (t) => echoPeer(t, log),
