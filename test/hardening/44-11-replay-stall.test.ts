@@ -14,7 +14,7 @@ import type { SharedEventStore } from '../../runtime/stores/events.js';
 import { ABANDONED_MAX } from '../../runtime/transport/http/session/session-replay.js';
 import { messagesOf, post, readSse, req, sleep } from '../runtime/transport/http/session/helpers.js';
 import { startRedis, type RedisServer } from '../scale/support.js';
-import { headersOf, open, redisEndpoints, responseOf, runs } from './replay-kit.js';
+import { headersOf, open, postDispatchedThenCut, redisEndpoints, responseOf, runs } from './replay-kit.js';
 
 /** The status and messages of a POST's answer (JSON or SSE). */
 async function answer(res: Response): Promise<{ status: number; messages: JSONRPCMessage[] }> {
@@ -56,12 +56,7 @@ for (const target of ['the same process', 'another process'] as const) {
       const { sid } = await open(e.url(0));
       const message = req(51, 'slow', { delayMs: 3000 });
       // the client's connection is cut once the request was dispatched: it holds no cursor
-      const abort = new AbortController();
-      const first = post(e.url(0), message, headersOf(sid), abort.signal).then((r) => r.text());
-      first.catch(() => undefined);
-      for (let i = 0; i < 50 && runs(e.log, 51, 'slow') === 0; i++) await sleep(20);
-      assert.is(runs(e.log, 51, 'slow'), 1, 'dispatched');
-      abort.abort();
+      await postDispatchedThenCut(e.url(0), sid, message, e.log);
       redis!.pause(true);
       try {
         await sleep(2000);
@@ -84,15 +79,10 @@ test('Redis: after a stall the owner re-asserts a claim that lapsed (its renewal
   const probe = new Redis(redis!.port, '127.0.0.1');
   try {
     const { sid } = await open(e.url(0));
-    const message = req(52, 'slow', { delayMs: 3500 });
-    const abort = new AbortController();
-    const first = post(e.url(0), message, headersOf(sid), abort.signal).then((r) => r.text());
-    first.catch(() => undefined);
-    for (let i = 0; i < 50 && runs(e.log, 52, 'slow') === 0; i++) await sleep(20);
+    await postDispatchedThenCut(e.url(0), sid, req(52, 'slow', { delayMs: 3500 }), e.log);
     const [claimKey] = await probe.keys(`${e.prefix}rq:*`);
     assert.ok(claimKey, 'claimed');
     const text = await probe.get(claimKey);
-    abort.abort();
     redis!.pause(true);
     try {
       await sleep(2000);
@@ -115,11 +105,7 @@ test('Redis: the claim of a process that is gone (its stores stopped, as by kill
   try {
     const { sid } = await open(e.url(0));
     const message = req(53, 'slow', { delayMs: 4000 });
-    const abort = new AbortController();
-    const first = post(e.url(0), message, headersOf(sid), abort.signal).then((r) => r.text());
-    first.catch(() => undefined);
-    for (let i = 0; i < 50 && runs(e.log, 53, 'slow') === 0; i++) await sleep(20);
-    abort.abort();
+    await postDispatchedThenCut(e.url(0), sid, message, e.log);
     // the owner stops renewing and beating (close() also drops its liveness record at once)
     await e.stores[0].close();
     const lost = await answer(await post(e.url(1), message, headersOf(sid), AbortSignal.timeout(10_000)));

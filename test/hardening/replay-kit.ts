@@ -4,6 +4,7 @@
  * `initialize` of a hand-written server that advertises request replay, and a runtime client with
  * its session initialized.
  */
+import * as assert from 'uvu/assert';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
@@ -24,6 +25,7 @@ import {
   messagesOf,
   post,
   readSse,
+  sleep,
   V,
   type Received,
 } from '../runtime/transport/http/session/helpers.js';
@@ -69,6 +71,28 @@ export function postThenReset(port: number, sid: string, body: string): Promise<
     socket.on('close', () => resolve());
     setTimeout(() => reject(new Error('postThenReset: no connection')), 5000).unref();
   });
+}
+
+/**
+ * POSTs request `message` on session `sid` at `url` (fetch), waits until the endpoint's peer
+ * received it (logged in `log`; polled every 20 ms, at most 1 s; asserts it did), then cuts the
+ * POST's connection: the client read nothing, so it holds no event ID to resume from (the cut
+ * request of request replay; CutCall in ./cut-call.ts cuts a reply after reading part of it).
+ */
+export async function postDispatchedThenCut(
+  url: string,
+  sid: string,
+  message: JSONRPCMessage,
+  log: Received[],
+): Promise<void> {
+  const id = message.id as number | string;
+  const method = message.method as string;
+  const abort = new AbortController();
+  const first = post(url, message, headersOf(sid), abort.signal).then((r) => r.text());
+  first.catch(() => undefined);
+  for (let i = 0; i < 50 && runs(log, id, method) === 0; i++) await sleep(20);
+  assert.is(runs(log, id, method), 1, `request ${id} dispatched`);
+  abort.abort();
 }
 
 export const headersOf = (sid: string) => ({ 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V });
