@@ -101,24 +101,38 @@ test('Redis: after a stall the owner re-asserts a claim that lapsed (its renewal
 });
 
 test('Redis: the claim of a process that is gone (its stores stopped, as by kill -9) is followed (-32000 "ended before answering") until its lease lapsed, then taken over', async () => {
-  const e = await redisEndpoints(redis!, 2, { eventTtlMs: 1000, livenessMs: 300 });
+  const e = await redisEndpoints(redis!, 2, { eventTtlMs: 3000, livenessMs: 300 });
+  const probe = new Redis(redis!.port, '127.0.0.1');
   try {
     const { sid } = await open(e.url(0));
-    const message = req(53, 'slow', { delayMs: 4000 });
+    const message = req(53, 'slow', { delayMs: 6000 });
     await postDispatchedThenCut(e.url(0), sid, message, e.log);
+    const [claimKey] = await probe.keys(`${e.prefix}rq:${sid}:*`);
+    assert.ok(claimKey, 'claimed');
+    /** When the claim's lease ends (ms, as Date.now()); 0 when it holds none. */
+    const leaseEnd = async () =>
+      Number((await probe.zscore(`${e.prefix}rqs:${sid}`, claimKey.slice(claimKey.lastIndexOf(':') + 1))) ?? 0);
     // the owner stops renewing and beating (close() also drops its liveness record at once)
     await e.stores[0].close();
-    const lost = await answer(await post(e.url(1), message, headersOf(sid), AbortSignal.timeout(10_000)));
-    const error = (responseOf(lost.messages, 53) as { error?: { code: number; message: string } }).error;
-    assert.is(error?.code, -32000);
-    assert.match(error?.message ?? '', 'ended before answering');
-    assert.is(runs(e.log, 53, 'slow'), 1);
-    // the lease (1 s after the claim) lapsed and the owner is gone: the id is free again
-    await sleep(1000);
+    const endedBeforeAnswering = async (what: string) => {
+      const lost = await answer(await post(e.url(1), message, headersOf(sid), AbortSignal.timeout(10_000)));
+      const error = (responseOf(lost.messages, 53) as { error?: { code: number; message: string } }).error;
+      assert.is(error?.code, -32000, what);
+      assert.match(error?.message ?? '', 'ended before answering', what);
+      assert.is(runs(e.log, 53, 'slow'), 1, what);
+    };
+    // followed until process 1 found the owner gone (two checks livenessMs apart)
+    await endedBeforeAnswering('a re-send as the owner went');
+    // the owner is known gone now, but the lease (3 s after its last renewal) still holds: not taken over
+    assert.ok((await leaseEnd()) > Date.now() + 500, 'the lease still holds');
+    await endedBeforeAnswering('a re-send within the lease, the owner gone');
+    // the lease lapsed and the owner is gone: the id is free again
+    for (let i = 0; i < 100 && (await leaseEnd()) > Date.now() - 50; i++) await sleep(50);
     const again = await answer(await post(e.url(1), message, headersOf(sid), AbortSignal.timeout(10_000)));
     assert.equal(responseOf(again.messages, 53), { jsonrpc: '2.0', id: 53, result: { echo: message.params } });
     assert.is(runs(e.log, 53, 'slow'), 2);
   } finally {
+    probe.disconnect();
     await e.close();
   }
 });
