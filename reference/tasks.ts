@@ -29,8 +29,8 @@
  *   the call fails with -32601, as the page's Tool-Level Negotiation says.
  */
 import { CapabilityNotDeclaredError, ErrorCode, RpcError } from '@mcpgen/runtime/jsonrpc';
-import type { RequestContext, RequestHandler } from '@mcpgen/runtime/engine';
-import type { Params } from '@mcpgen/runtime/jsonrpc';
+import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '@mcpgen/runtime/engine';
+import { type Params, isObject } from '@mcpgen/runtime/jsonrpc';
 import type { ServerFeatures } from '@mcpgen/runtime/features';
 import type { ServerSession } from '@mcpgen/runtime/session';
 import type { ProtocolMaps, ProtocolTable } from '@mcpgen/runtime/protocol';
@@ -220,6 +220,22 @@ export function addTaskTools(f: ServerFeatures): void {
 }
 
 /**
+ * The receiver's answer to a tools/call, checked against the result schema of the session's
+ * table (`ctx.table`) as the engine checks an unflagged handler's: an object that fails it is
+ * -32603 naming the tool. Anything else goes on as it is (the engine answers what is no object).
+ */
+async function checkedAnswer(answer: unknown, p: Params, ctx: RequestContext): Promise<unknown> {
+  const r = await answer;
+  const entry = ctx.table?.requests.clientToServer['tools/call'];
+  if (entry?.result && isObject(r) && !entry.result(r))
+    throw new RpcError(
+      ErrorCode.InternalError,
+      `Internal error: tool ${String(p?.name)} returned a result that is not a valid tools/call result`,
+    );
+  return r;
+}
+
+/**
  * The task side of one reference definition: its store, the handlers every session shares,
  * and a receiver per session, made on the session's first request that needs one (a task-augmented
  * tools/call, a plain call of a `required` tool, or tasks/*), so sessions that never use tasks
@@ -249,6 +265,12 @@ export class ReferenceTasks {
    * `base` (the features' handlers) with tools/call routed to the calling session's receiver
    * when it is task-augmented or names a `required` tool, and tasks/get, tasks/result,
    * tasks/list, tasks/cancel served by that receiver. Needs `ctx.session` (the engine sets it).
+   *
+   * When base's tools/call checks its results itself (flagged `RESULTS_CHECKED`, as
+   * `ServerFeatures`' handlers are), the routing keeps the flag, so that the engine does not
+   * check a plain call's result a second time, and checks the receiver's answers as the engine
+   * would (-32603 `Internal error: tool <name> returned a result that is not a valid tools/call
+   * result`).
    */
   handlers(base: Record<string, RequestHandler>): Record<string, RequestHandler> {
     this.#base = base;
@@ -257,12 +279,17 @@ export class ReferenceTasks {
       (p, ctx) =>
         this.#receiverOf(ctx).handlers[method](p, ctx);
     const call = base['tools/call'];
+    const task = via('tools/call');
+    const checked = (call as { [RESULTS_CHECKED]?: boolean } | undefined)?.[RESULTS_CHECKED] === true;
+    const route: RequestHandler = (p: Params, ctx) =>
+      p?.task === undefined && taskSupportOf(String(p?.name)) !== 'required'
+        ? call(p, ctx)
+        : checked
+          ? checkedAnswer(task(p, ctx), p, ctx)
+          : task(p, ctx);
     return {
       ...base,
-      'tools/call': (p: Params, ctx) =>
-        p?.task === undefined && taskSupportOf(String(p?.name)) !== 'required'
-          ? call(p, ctx)
-          : via('tools/call')(p, ctx),
+      'tools/call': checked ? Object.assign(route, { [RESULTS_CHECKED]: true }) : route,
       'tasks/get': via('tasks/get'),
       'tasks/result': via('tasks/result'),
       'tasks/list': via('tasks/list'),

@@ -4,7 +4,8 @@
  * RESULTS_CHECKED, and by the engine for any other handler. Counted with the real generated
  * validator of 2025-11-25 behind a counter, over the memory pair with the generated Client; and
  * the same of the draft's stateless server (whose lifecycle wraps each handler again), over its
- * HTTP endpoint.
+ * HTTP endpoint; and of the reference server (`mcpgen serve`), whose task wiring routes
+ * tools/call between the features' handler and the session's task receiver.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,6 +20,8 @@ import { RESULTS_CHECKED, type RequestHandler } from '../../../runtime/engine/pe
 import type { ProtocolTable, Validator } from '../../../runtime/protocol/table.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import { RpcError } from '../../../runtime/jsonrpc/errors.js';
+import { callWithTask } from '../../../runtime/tasks/requestor.js';
+import { type ServerClass, referenceDefinition } from '../../../reference/server.js';
 
 /** A server table (2025-11-25's unless given) whose tools/call result validator counts its calls. */
 function countingTable(base: ProtocolTable = v2025.serverTable as unknown as ProtocolTable): {
@@ -44,11 +47,15 @@ function countingTable(base: ProtocolTable = v2025.serverTable as unknown as Pro
   return { table, calls: () => calls };
 }
 
-async function connect(table: ProtocolTable, handlers: Record<string, RequestHandler>) {
+async function connect(
+  table: ProtocolTable,
+  handlers: Record<string, RequestHandler>,
+  capabilities: Record<string, unknown> = { tools: {} },
+) {
   const [a, b] = createMemoryPair();
   const server = new ServerSession(table, {
     serverInfo: { name: 's', version: '1' },
-    capabilities: { tools: {} },
+    capabilities,
     handlers,
     logger: {},
   });
@@ -93,6 +100,30 @@ test('an unflagged handler: its result is checked by the engine, once; an invali
   assert.is((e as RpcError).code, -32603);
   assert.is((e as RpcError).message, 'Internal error: tool x returned a result that is not a valid tools/call result');
   assert.is(calls(), 2);
+  await client.close();
+});
+
+test('the reference server: a plain tools/call result is checked once, a task-augmented answer still checked', async () => {
+  const { table, calls } = countingTable();
+  const d = referenceDefinition(v2025.Server as unknown as ServerClass, { logger: {} });
+  const handlers = d.options.handlers as Record<string, RequestHandler>;
+  assert.is((handlers['tools/call'] as { [RESULTS_CHECKED]?: boolean })[RESULTS_CHECKED], true);
+  const client = await connect(table, handlers, d.options.capabilities as Record<string, unknown>);
+  const r = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+  assert.equal(r.content, [{ type: 'text', text: 'hi' }]);
+  assert.is(calls(), 1);
+  // through the receiver: its CreateTaskResult (checked by the routing), then the tool's own
+  // result when the task ends (checked by the features)
+  const h = await callWithTask(
+    client,
+    'tools/call',
+    { name: 'slow_compute', arguments: { seconds: 0 } },
+    {
+      task: { ttl: 60_000 },
+    },
+  );
+  await h.result();
+  assert.is(calls(), 3);
   await client.close();
 });
 
