@@ -44,8 +44,8 @@ export {
   inputRequest,
   readInput,
   requireClientCapabilities,
-  RequestStateSealer,
 } from './stateless/mrtr.js';
+export { RequestStateSealer } from './stateless/request-state.js';
 export type { Subscription, SubscriptionFilter } from './stateless/subscriptions.js';
 export {
   CapabilityNotDeclaredError,

@@ -62,7 +62,6 @@ import {
 } from './resources.js';
 import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
 import { type AppResourceDefinition, type AppToolUi, appResourceDefinition, appToolMeta } from './app-ui.js';
-import { describeValidation } from '../protocol/schema-check.js';
 import type { SchemaLike, SchemaType } from './typed.js';
 
 export type { Content, JsonSchema, LooseToolResult, ToolDefinition, ToolResult, ToolReturn } from './tools.js';
@@ -77,7 +76,6 @@ export type {
   TemplateVars,
   WithStructured,
 } from './typed.js';
-export { describeValidation };
 export type {
   Completer,
   CompletionValues,
@@ -90,7 +88,6 @@ export type {
   ResourceDefinition,
   ResourceTemplateDefinition,
 } from './resources.js';
-export { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from './resources.js';
 export { statelessHandlers } from './stateless-handlers.js';
 
 /** Options of {@link ServerFeatures}: page size of the lists, capabilities declared up front, the cache hints of stateless results (`ttlMs` in ms, `cacheScope`), the logger. */

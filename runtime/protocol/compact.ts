@@ -10,11 +10,11 @@
  * value, in place of `{ "$ref": "#/$defs/Name" }` (or as the value of `$ref` beside other
  * keywords). A bundler can then drop every definition a program does not reach.
  *
- * Generated data spells the most frequent keywords short ({@link KEYWORD_ALIASES}, expanded once
- * per validator, when its data is first read): `t` type, `p` properties, `r` required, `c`
+ * Generated data spells the most frequent keywords short (`KEYWORD_ALIASES`, compact-data.ts;
+ * expanded once per validator, when its data is first read): `t` type, `p` properties, `r` required, `c`
  * const, `a` additionalProperties, `i` items, `o` anyOf, `e` enum; the other keywords
  * (`$ref`, `allOf`, `format`, `maximum`, `minimum`, `maxItems`) stay in full, and full names
- * are accepted everywhere. Under `t` the frequent types are short too ({@link TYPE_ALIASES}:
+ * are accepted everywhere. Under `t` the frequent types are short too (`TYPE_ALIASES`:
  * `o` object, `s` string, `a` array; a type under `type` is always spelt in full). So
  * `{t:"o",p:{name:{t:"s"}},r:["name"]}` reads as
  * `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`.
@@ -36,7 +36,7 @@ import { CELLS, type Cell, type CompactSchema, type Fast } from './compact-data.
 import { resolveFast } from './compact-fast.js';
 import type { ValidationError, Validator } from './table.js';
 
-export { COMPACT_KEYWORDS, COMPACT_TYPES, type CompactSchema, KEYWORD_ALIASES, TYPE_ALIASES } from './compact-data.js';
+export type { CompactSchema } from './compact-data.js';
 
 /** Whether member presence means an own property (ajv `ownProperties`). */
 export interface CompactOptions {

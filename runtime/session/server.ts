@@ -33,7 +33,7 @@ import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { RequestOptions } from './client.js';
 import { requestAsTask } from '../tasks/requestor.js';
-import { RequestStateSealer } from '../stateless/mrtr.js';
+import { RequestStateSealer } from '../stateless/request-state.js';
 import type { CachePolicy } from '../stateless/cache.js';
 import type { SubscriptionHub } from '../stateless/subscriptions.js';
 import type { NotificationBus } from '../stores/bus.js';

@@ -5,6 +5,7 @@
  */
 export * from './dual-era.js';
 export * from './mrtr.js';
+export * from './request-state.js';
 export { InputRequestError } from './input-rounds.js';
 export * from './subscriptions.js';
 export * from './cache.js';

@@ -5,7 +5,7 @@
  * Server side: a handler of `tools/call`, `prompts/get` or `resources/read` returns
  * {@link inputRequired}`({ inputRequests?, requestState? })` instead of its result; the client
  * fulfils the embedded requests and retries with `inputResponses` (keyed like `inputRequests`)
- * and the exact `requestState`. {@link RequestStateSealer} protects `requestState` with
+ * and the exact `requestState`. `RequestStateSealer` (request-state.ts) protects `requestState` with
  * HMAC-SHA256 under a per-server secret; sealed for a request (`seal(ctx, data)`), it is bound by
  * default to the originating request's method and target (tool name, prompt name, resource URI),
  * the principal when one is known, the server's audience and an expiry (mrtr page, Server
@@ -18,16 +18,6 @@
  * client declared), and the request is sent again with a new JSON-RPC id. After `maxRounds`
  * input-required results (default 10) it gives up with {@link MaxInputRoundsError}.
  */
-import {
-  DEFAULT_MAX_REQUEST_STATE_LENGTH,
-  InvalidRequestStateError,
-  MIN_REQUEST_STATE_SECRET_BYTES,
-  type RequestIdentity,
-  RequestStateSealer,
-  type RequestStateFault,
-  type RequestStateSealerOptions,
-  requestTarget,
-} from './request-state.js';
 import { ErrorCode, InvalidResultError, RequestAbortedError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { lazy } from '../jsonrpc/lazy.js';
 import type { Params } from '../jsonrpc/message.js';
@@ -100,18 +90,6 @@ export function readInput(params: Params | undefined): {
     requestState: typeof s === 'string' ? s : undefined,
   };
 }
-
-// sealed requestState: ./request-state.ts
-export {
-  DEFAULT_MAX_REQUEST_STATE_LENGTH,
-  InvalidRequestStateError,
-  MIN_REQUEST_STATE_SECRET_BYTES,
-  type RequestIdentity,
-  RequestStateSealer,
-  type RequestStateFault,
-  type RequestStateSealerOptions,
-  requestTarget,
-};
 
 /**
  * Server-side check of a handler's InputRequiredResult (mrtr page, Server Requirements;

@@ -14,14 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as draft from '../../generated/draft/index.js';
 import { ServerFeatures } from '../../runtime/features/server-features.js';
-import {
-  InvalidRequestStateError,
-  RequestStateSealer,
-  inputRequest,
-  inputRequired,
-  readInput,
-  requestTarget,
-} from '../../runtime/stateless/mrtr.js';
+import { inputRequest, inputRequired, readInput } from '../../runtime/stateless/mrtr.js';
+import { InvalidRequestStateError, RequestStateSealer, requestTarget } from '../../runtime/stateless/request-state.js';
 import type { RequestContext } from '../../runtime/engine/context.js';
 import type { ServerSession } from '../../runtime/session/server.js';
 import type { ProtocolMaps } from '../../runtime/protocol/table.js';

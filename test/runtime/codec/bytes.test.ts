@@ -19,7 +19,7 @@ import {
 } from '../../../runtime/codec/bytes.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { RequestStateSealer } from '../../../runtime/stateless/mrtr.js';
+import { RequestStateSealer } from '../../../runtime/stateless/request-state.js';
 
 test('Base64, base64url and hex agree with node:buffer on random bytes, and decode back', () => {
   fc.assert(

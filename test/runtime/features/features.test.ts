@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { Client, Server } from '../../../generated/2025-11-25/index.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import { RpcError } from '../../../runtime/jsonrpc/errors.js';
-import { ServerFeatures, compileUriTemplate } from '../../../runtime/features/server-features.js';
+import { ServerFeatures } from '../../../runtime/features/server-features.js';
+import { compileUriTemplate } from '../../../runtime/features/resources.js';
 
 async function connect(features: ServerFeatures, notes: { method: string; params: unknown }[] = []) {
   const [a, b] = createMemoryPair();

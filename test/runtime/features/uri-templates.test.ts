@@ -8,11 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import {
-  compileUriTemplate,
-  expandUriTemplate,
-  uriTemplateVariables,
-} from '../../../runtime/features/server-features.js';
+import { compileUriTemplate, expandUriTemplate, uriTemplateVariables } from '../../../runtime/features/resources.js';
 import { RpcError } from '../../../runtime/jsonrpc/errors.js';
 import { StdioClientTransport } from '../../../runtime/transport/stdio.js';
 import { Client } from '../../../generated/2025-11-25/index.js';

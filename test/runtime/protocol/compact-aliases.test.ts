@@ -6,13 +6,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KEYWORD_ALIASES as EMITTED, TYPE_ALIASES as EMITTED_TYPES } from '../../../generator/emit/compact.js';
+import { compactValidators } from '../../../runtime/protocol/compact.js';
 import {
   COMPACT_KEYWORDS,
   COMPACT_TYPES,
   KEYWORD_ALIASES,
   TYPE_ALIASES,
-  compactValidators,
-} from '../../../runtime/protocol/compact.js';
+} from '../../../runtime/protocol/compact-data.js';
 
 const test = suite('compact keyword aliases');
 

@@ -5,14 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  InvalidRequestStateError,
-  RequestStateSealer,
-  inputRequest,
-  inputRequired,
-  readInput,
-  requireClientCapabilities,
-} from '../../../runtime/stateless/mrtr.js';
+import { inputRequest, inputRequired, readInput, requireClientCapabilities } from '../../../runtime/stateless/mrtr.js';
+import { InvalidRequestStateError, RequestStateSealer } from '../../../runtime/stateless/request-state.js';
 import { RequestAbortedError, type RpcError } from '../../../runtime/jsonrpc/errors.js';
 import { pair } from './harness.js';
 
