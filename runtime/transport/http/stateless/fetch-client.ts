@@ -34,6 +34,7 @@ import {
 } from '../io/request.js';
 import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
+import { SENT } from '../../../jsonrpc/sent.js';
 
 type Id = string | number;
 type Obj = Record<string, unknown>;
@@ -49,10 +50,17 @@ export interface StatelessClientIo {
   legacy?: (options: HttpClientTransportOptions) => HttpClientTransport;
 }
 
+/** A request in flight: its cancel handle, and its method (one object per request). */
+class Flight extends Cancel {
+  constructor(readonly method: string) {
+    super();
+  }
+}
+
 export class StatelessHttpClientTransport implements Transport {
   readonly #request: Requester;
   /** Requests awaiting their answer, by id (a Map tells the id 1 from the id "1"). */
-  readonly #inFlight = new Map<Id, { cancel: Cancel; method: string }>();
+  readonly #inFlight = new Map<Id, Flight>();
   readonly #tools = new Map<string, ParamHeader[]>();
   /** The `Mcp-Param-*` annotations of a tool by name, for ./headers.ts `requestHeaders`. */
   readonly #toolLookup = (name: string): ParamHeader[] | undefined => this.#tools.get(name);
@@ -111,8 +119,37 @@ export class StatelessHttpClientTransport implements Transport {
     this.#events = events;
   }
 
-  async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
-    if (this.#closed) throw new Error('transport closed');
+  /**
+   * Sends `message`: a request is posted at once and its answer goes to the engine later;
+   * returns {@link SENT} then (nothing to wait for: a failure of the POST fails the request
+   * itself). Rejects once the transport is closed.
+   */
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('transport closed'));
+    const method = message.method;
+    if (
+      this.#legacy ||
+      method === undefined ||
+      message.id === undefined ||
+      method === 'initialize' ||
+      method === 'notifications/cancelled'
+    )
+      return this.#sendOther(message, options);
+    const flight = new Flight(method as string);
+    const id = message.id as Id;
+    this.#inFlight.set(id, flight);
+    try {
+      this.#exchange(message, flight, id);
+    } catch (e) {
+      // (a body that does not serialize, a header that does not encode: nothing was posted)
+      this.#inFlight.delete(id);
+      return Promise.reject(e);
+    }
+    return SENT;
+  }
+
+  /** send() of anything but a stateless request: legacy mode, `initialize`, notifications, responses. */
+  async #sendOther(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (!this.#legacy && message.method === 'initialize' && message.id !== undefined) {
       this.#legacy = this.#makeLegacy({ ...this.options, onSessionExpired: undefined });
       this.#legacy.onSessionExpired = this.#expired;
@@ -124,18 +161,11 @@ export class StatelessHttpClientTransport implements Transport {
       const f = target === undefined ? undefined : this.#inFlight.get(target);
       if (f) {
         this.#inFlight.delete(target!);
-        f.cancel.cancel(new Error('cancelled'));
+        f.cancel(new Error('cancelled'));
       }
       return;
     }
-    if (message.id === undefined || message.method === undefined) {
-      (await this.#post(message, new Cancel())).discard();
-      return;
-    }
-    const cancel = new Cancel();
-    const id = message.id as Id;
-    this.#inFlight.set(id, { cancel, method: message.method as string });
-    void this.#exchange(message, cancel, id);
+    (await this.#post(message, new Cancel())).discard();
   }
 
   /**
@@ -210,7 +240,7 @@ export class StatelessHttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const f of this.#inFlight.values()) f.cancel.cancel(new Error('transport closed'));
+    for (const f of this.#inFlight.values()) f.cancel(new Error('transport closed'));
     this.#inFlight.clear();
     if (this.#legacy) await this.#legacy.close();
     else this.#events?.onClose();
@@ -394,7 +424,7 @@ export class StatelessHttpClientTransport implements Transport {
     const f = this.#inFlight.get(id);
     if (!f) return;
     this.#inFlight.delete(id);
-    if (f.cancel.reason) return;
+    if (f.reason) return;
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
     else
       this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });

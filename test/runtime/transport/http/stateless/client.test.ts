@@ -12,6 +12,7 @@ import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
 import { RequestAbortedError } from '../../../../../runtime/jsonrpc/errors.js';
+import { SENT } from '../../../../../runtime/jsonrpc/sent.js';
 import {
   encodeHeaderValue,
   decodeHeaderValue,
@@ -88,6 +89,34 @@ test('draft client: every POST carries the metadata headers; Mcp-Param-* mirrore
   assert.is(call.headers['mcp-param-tenant'], 'acme');
   await c.close();
   await s.close();
+});
+
+test('transport: a request is posted in send, which returns SENT (the engine watches no promise); a body that does not serialize rejects it; closed → rejects', async () => {
+  const s = await startModern();
+  const t = new StatelessHttpClientTransport({ url: s.url });
+  try {
+    const answers: unknown[] = [];
+    await t.start({ onMessage: (m) => void answers.push(m), onClose: () => undefined });
+    const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const sent = t.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
+    assert.is(sent, SENT);
+    for (let i = 0; i < 200 && answers.length === 0; i++) await tick(5);
+    assert.is((answers[0] as { id?: unknown }).id, 1, JSON.stringify(answers));
+    const cyclic: Record<string, unknown> = { _meta: meta };
+    cyclic.self = cyclic;
+    await t.send({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: cyclic }).then(
+      () => assert.unreachable('a body that does not serialize was sent'),
+      (e: Error) => assert.instance(e, TypeError),
+    );
+    await t.close();
+    await t.send({ jsonrpc: '2.0', id: 3, method: 'server/discover', params: { _meta: meta } }).then(
+      () => assert.unreachable('sent on a closed transport'),
+      (e: Error) => assert.match(e.message, /closed/),
+    );
+  } finally {
+    await t.close();
+    await s.close();
+  }
 });
 
 test('draft client: a call to an annotated tool before tools/list is refused with -32020, the transport lists the tools and resends once', async () => {
