@@ -86,7 +86,10 @@ export interface PhaseFigures {
  * Where a call without its result was cut, from what its client saw:
  * - `notSent`: no byte written (RequestNotProcessedError 'not-sent');
  * - `refused`: 503 with Retry-After on every try (RequestNotProcessedError 'refused');
- * - `beforeResponse`: connected (the POST written, or part of it), cut before the response head;
+ * - `beforeResponse`: connected (the POST written, or part of it), cut before the response head,
+ *   and not sent again (the server does not replay requests);
+ * - `resendsSpent`: sent again after each cut (request replay), every POST of it cut before the
+ *   response, until the client's re-sends were spent (RetryOptions `resendForMs`);
  * - `beforeEventId`: an SSE reply opened, cut before it carried an event id (nothing to resume);
  * - `afterEventId`: cut after an event id, and resuming it failed;
  * - `ownerEnded`: resumed on another process, which found the process running it gone (-32000);
@@ -96,6 +99,7 @@ export type LostStage =
   | 'notSent'
   | 'refused'
   | 'beforeResponse'
+  | 'resendsSpent'
   | 'beforeEventId'
   | 'afterEventId'
   | 'ownerEnded'
@@ -267,6 +271,7 @@ async function runSession(url: string, prefix: string, o: ChaosOptions, lost: { 
 function stageOf(e: Error): LostStage {
   const m = e.message;
   if (e instanceof ConnectionClosedError) {
+    if (m.includes('cut before the response, re-sends spent')) return 'resendsSpent';
     if (m.startsWith('Connection lost before the response')) return 'beforeResponse';
     if (m.includes('no event ID came')) return 'beforeEventId';
     if (m.includes('could not be re-established')) return 'afterEventId';

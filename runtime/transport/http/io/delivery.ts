@@ -10,27 +10,87 @@
  *   when a session store, an event store or the authorization server cannot be reached, or the
  *   session cap is reached.
  * Any other failure after the request may have been written (a reset, a lost connection, a body
- * cut short) is never retried: it is a {@link ConnectionClosedError}, since the server may have
- * run the request. Retries are bounded ({@link RetryOptions}) and spread with jitter, so that
- * many clients refused at once do not come back at once. No `node:` import.
+ * cut short) is a {@link ConnectionClosedError}, since the server may have run the request; it is
+ * sent again only where the server replays requests (`resend`, request replay), with backoff,
+ * until the re-sends are spent ({@link resendDelay}). Retries are bounded ({@link RetryOptions})
+ * and spread with jitter, so that many clients refused (or cut) at once do not come back at once.
+ * No `node:` import.
  */
 import { ConnectionClosedError, RequestNotProcessedError } from '../../../jsonrpc/errors.js';
 import { type Cancel, type HttpReply, type HttpRequestInit, type Requester, readBody } from './request.js';
 
 /** Retries of a POST the server did not process (see the module docs). */
 export interface RetryOptions {
-  /** Retries after the first attempt; 0 turns them off. Default 5. */
+  /**
+   * Retries after the first attempt; 0 turns them off (re-sends after a cut too). Default 5.
+   * Re-sends after a cut may go past it, within `resendForMs`.
+   */
   maxRetries?: number;
-  /** First delay before retrying a refused connection, ms; doubles per retry. Default 250. */
+  /**
+   * First delay before retrying a refused connection, or re-sending a request after a cut, ms;
+   * doubles per retry (per cut). Default 250.
+   */
   initialDelayMs?: number;
   /**
    * Longest wait before a retry, ms: a refused connection's backoff is capped at it, and a
    * `Retry-After` longer than it is not waited for (the refusal is the caller's error). Default 30 000.
    */
   maxDelayMs?: number;
+  /**
+   * How long after a request's first cut (its connection lost after the POST may have been
+   * written, or its SSE reply before an event ID) it is still sent again, ms, where the server
+   * replays requests: re-sends go on past `maxRetries` until then, so that a burst of cuts (a
+   * resetting proxy, a server stalled on its store) does not spend them all; no wait goes past it.
+   * At least `maxRetries` re-sends are made in any case. Then the request fails with a
+   * ConnectionClosedError saying how many times it was sent. Default 30 000.
+   */
+  resendForMs?: number;
 }
 
-const DEFAULTS = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 30_000 } as const;
+const DEFAULTS = { maxRetries: 5, initialDelayMs: 250, maxDelayMs: 30_000, resendForMs: 30_000 } as const;
+
+/** The POSTs of one request cut before its response (request replay), kept across re-sends by the transport. */
+export interface Cuts {
+  /** POSTs of it written (cut, or answered). */
+  sends: number;
+  /** Of them, cut before the response (or, on an SSE reply, before an event ID). */
+  cuts: number;
+  /** When it was first cut, ms since the epoch. */
+  since: number;
+}
+
+/**
+ * The wait before re-sending a request after its latest cut (`cuts.cuts` counts it), ms, with
+ * the backoff of a refused connection; undefined once the re-sends are spent: `maxRetries` of
+ * them made and `resendForMs` passed since the first cut ({@link RetryOptions}). `retry: false`
+ * or `maxRetries: 0`: none.
+ */
+export function resendDelay(
+  cuts: Cuts,
+  retry: RetryOptions | false | undefined,
+  random: () => number = Math.random,
+  now = Date.now(),
+): number | undefined {
+  if (retry === false) return undefined;
+  const max = retry?.maxRetries ?? DEFAULTS.maxRetries;
+  if (max <= 0) return undefined;
+  const delay = retryDelay(cuts.cuts - 1, undefined, retry, random);
+  if (cuts.cuts <= max) return delay;
+  const left = cuts.since + (retry?.resendForMs ?? DEFAULTS.resendForMs) - now;
+  return left > 0 ? Math.min(delay, left) : undefined;
+}
+
+/**
+ * The error of a request whose re-sends are spent ({@link resendDelay}): every POST of it was cut
+ * before the response, so it may have run (a ConnectionClosedError whose cause is the last cut).
+ */
+export function resendsSpent(cuts: Cuts, what: string, cause: unknown, now = Date.now()): ConnectionClosedError {
+  const each = cuts.cuts === cuts.sends ? 'each' : `${cuts.cuts} of them`;
+  return new ConnectionClosedError(
+    cause,
+    `Connection lost before the response (${what}): sent ${cuts.sends} times, ${each} cut before the response, re-sends spent after ${now - cuts.since} ms`,
+  );
+}
 
 /**
  * Network error codes of a failure to open the connection: nothing of the request was written.
@@ -103,18 +163,19 @@ export interface DeliverOptions {
   /** Called before each wait for a retry (a transport lets `notifications/cancelled` end it). */
   onRetry?: (delayMs: number) => void;
   /**
-   * Whether a POST whose connection was lost after it may have been written is sent again, the
-   * `resent`-th time (from 0): only where the server says an identical re-send is answered
-   * without running it again (request replay, ../session/session-replay.ts). Waits as for a
-   * refused connection (with jitter). Default: never.
+   * Whether a POST whose connection was lost after it may have been written is sent again: only
+   * where the server says an identical re-send is answered without running it again (request
+   * replay, ../session/session-replay.ts), and then until the re-sends are spent
+   * ({@link resendDelay}: the backoff of a refused connection). Given the request's {@link Cuts}
+   * (made at its first cut, or `cuts`), which the caller keeps for its later re-sends. Default: never.
    */
-  resend?: (resent: number) => boolean;
+  resend?: (cuts: Cuts) => boolean;
   /**
-   * This POST went out before (a re-send of a request whose reply was lost): a later refusal
-   * does not mean the request did not run, so it is a ConnectionClosedError, never a
-   * RequestNotProcessedError. Set from the first re-send on by itself.
+   * The cuts of this request's earlier POSTs (this POST is a re-send of a request whose reply
+   * was lost): a later refusal does not mean the request did not run, so it is a
+   * ConnectionClosedError, never a RequestNotProcessedError; further cuts count on.
    */
-  sentBefore?: boolean;
+  cuts?: Cuts;
   random?: () => number;
 }
 
@@ -146,7 +207,7 @@ export async function deliverFrom(
   const retry = options.retry === false ? { maxRetries: 0 } : (options.retry ?? {});
   const maxRetries = retry.maxRetries ?? DEFAULTS.maxRetries;
   const maxDelay = retry.maxDelayMs ?? DEFAULTS.maxDelayMs;
-  let resent = 0;
+  let cuts = options.cuts;
   for (let attempt = 1; ; attempt++) {
     let reply: HttpReply;
     try {
@@ -161,22 +222,31 @@ export async function deliverFrom(
       const stopped = stoppedBy(init);
       if (stopped) throw stopped;
       if (!neverSent(e)) {
-        if (!options.resend?.(resent))
-          throw new ConnectionClosedError(e, `Connection lost before the response (${options.what})`);
-        await wait(retryDelay(resent++, undefined, retry, options.random), init, options);
-        attempt--;
-        continue;
+        if (cuts) {
+          cuts.sends++;
+          cuts.cuts++;
+        } else cuts = { sends: 1, cuts: 1, since: Date.now() };
+        const replay = options.resend?.(cuts) === true;
+        const delay = replay ? resendDelay(cuts, options.retry, options.random) : undefined;
+        if (delay !== undefined) {
+          await wait(delay, init, options);
+          attempt--;
+          continue;
+        }
+        if (replay && cuts.cuts > 1) throw resendsSpent(cuts, options.what, e);
+        throw new ConnectionClosedError(e, `Connection lost before the response (${options.what})`);
       }
       const delay = connectionRefused(e) ? retryDelay(attempt - 1, undefined, retry, options.random) : undefined;
       if (delay === undefined || attempt > maxRetries) {
         throw notRun(
           new RequestNotProcessedError({ reason: 'not-sent', what: options.what, attempts: attempt, cause: e }),
-          resent > 0 || options.sentBefore === true,
+          cuts !== undefined,
         );
       }
       await wait(delay, init, options);
       continue;
     }
+    if (cuts) cuts.sends++;
     if (reply.status !== 503) return reply;
     const after = retryAfterMs(reply.header('retry-after'));
     if (after === undefined) return reply;
@@ -190,7 +260,7 @@ export async function deliverFrom(
           retryAfterMs: after,
           body: await readBody(reply),
         }),
-        resent > 0 || options.sentBefore === true,
+        cuts !== undefined,
       );
     }
     reply.discard();
@@ -199,7 +269,7 @@ export async function deliverFrom(
 }
 
 /**
- * `error`, unless an earlier attempt of the POST may have been processed (`sentBefore`): then
+ * `error`, unless an earlier attempt of the POST may have been processed (`sentBefore`: it was cut): then
  * the last attempt's refusal says nothing of the first, and the request may have run.
  */
 function notRun(error: RequestNotProcessedError, sentBefore: boolean): Error {

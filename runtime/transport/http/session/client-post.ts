@@ -10,8 +10,10 @@
  * lost after it may have been written and before any event ID came back (the connection lost
  * before the response head, or its SSE reply before an event ID) is POSTed again, identical
  * (same id, same session, the same message object: the server compares `JSON.stringify` of
- * the parsed message), up to `retry.maxRetries` times with jitter: that server answers the
- * re-send from the request's stream and never runs it twice. Without the capability nothing is
+ * the parsed message), with jittered backoff, at least `retry.maxRetries` times and until
+ * `retry.resendForMs` after its first cut (../io/delivery.ts `resendDelay`; then it fails with
+ * a ConnectionClosedError saying how many times it was sent): that server answers the re-send
+ * from the request's stream and never runs it twice. Without the capability nothing is
  * re-sent (another server could run the request again): the request fails with
  * ConnectionClosedError, as it may have run. Once re-sent, every failure of the request is a
  * ConnectionClosedError (its `cause` the answer's error): a re-send answered 400, 404, 409 or
@@ -20,7 +22,7 @@
 import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../jsonrpc/errors.js';
 import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, mediaType, readBody } from '../io/request.js';
-import { deliver, retryDelay } from '../io/delivery.js';
+import { deliver, resendDelay, resendsSpent } from '../io/delivery.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import { SessionExpiredError, type StreamState } from './client-state.js';
 import { ClientStreams } from './client-streams.js';
@@ -76,7 +78,7 @@ export class ClientPost extends ClientStreams {
       this.replay = false;
     }
     // an earlier POST of this request may have run it: then no failure may read as "not run"
-    let sentBefore = this.resent?.has(message) === true;
+    let cuts = this.resent?.get(message);
     try {
       const res = await deliver(
         this.request,
@@ -88,12 +90,13 @@ export class ClientPost extends ClientStreams {
           resend:
             requestId === undefined
               ? undefined
-              : (n) => {
-                  const again = this.mayResend(sent, n);
-                  if (again) sentBefore = true;
-                  return again;
+              : (c) => {
+                  cuts = c;
+                  if (!this.mayResend(sent)) return false;
+                  (this.resent ??= new WeakMap()).set(message, c);
+                  return true;
                 },
-          sentBefore,
+          cuts,
         },
       );
       const assigned = res.header('mcp-session-id');
@@ -114,7 +117,7 @@ export class ClientPost extends ClientStreams {
       if (!res.ok) {
         const body = await readBody(res);
         const err = (body as { id?: unknown; error?: unknown } | undefined) ?? {};
-        if (requestId !== undefined && err.id === requestId && typeof err.error === 'object' && !sentBefore) {
+        if (requestId !== undefined && err.id === requestId && typeof err.error === 'object' && !cuts) {
           this.deliver(body as JSONRPCMessage);
           return;
         }
@@ -189,7 +192,7 @@ export class ClientPost extends ClientStreams {
         contentType,
       );
     } catch (e) {
-      throw sentBefore ? mayHaveRun(e, what) : e;
+      throw cuts ? mayHaveRun(e, what) : e;
     } finally {
       if (!streaming) this.inFlight.delete(cancel);
       if (requestId !== undefined && this.retrying?.get(requestId) === cancel) this.retrying.delete(requestId);
@@ -205,28 +208,39 @@ export class ClientPost extends ClientStreams {
       state.pending.size > 0 &&
       !state.aborted &&
       !this.closed &&
-      this.mayResend(state.sessionId, this.resent?.get(request) ?? 0)
+      this.mayResend(state.sessionId)
     ) {
-      state.reading = false;
-      this.forget(state);
-      state.pending.clear();
-      void this.sendAgain(request, this.resent?.get(request) ?? 0);
-      return;
+      const resent = (this.resent ??= new WeakMap());
+      let cuts = resent.get(request);
+      if (cuts) cuts.cuts++;
+      else resent.set(request, (cuts = { sends: 1, cuts: 1, since: Date.now() }));
+      const delay = resendDelay(cuts, this.opts.retry);
+      if (delay !== undefined || cuts.cuts > 1) {
+        state.reading = false;
+        this.forget(state);
+        state.pending.clear();
+        if (delay !== undefined) void this.sendAgain(request, delay);
+        else this.failRequest(request, resendsSpent(cuts, `POST ${String(request.method)}`, broken));
+        return;
+      }
     }
     super.streamEnded(state, broken);
   }
 
-  /** POSTs `request` again (the `n`-th time, from 0) after a jittered wait; a failure is its error. */
-  private async sendAgain(request: JSONRPCMessage, n: number): Promise<void> {
-    (this.resent ??= new WeakMap()).set(request, n + 1);
-    await new Promise((r) => setTimeout(r, retryDelay(n, undefined, this.opts.retry || {})));
+  /** POSTs `request` again after a jittered wait of `delay` ms; a failure is its error. */
+  private async sendAgain(request: JSONRPCMessage, delay: number): Promise<void> {
+    await new Promise((r) => setTimeout(r, delay));
     try {
       await this.send(request);
     } catch (e) {
-      const id = request.id as string | number;
-      const error = e instanceof Error ? e : new Error(String(e));
-      if (this.events?.onRequestError) this.events.onRequestError(id, error);
-      else this.deliver({ jsonrpc: '2.0', id, error: { code: ErrorCode.ServerError, message: error.message } });
+      this.failRequest(request, e instanceof Error ? e : new Error(String(e)));
     }
+  }
+
+  /** Fails `request` with `error` (its re-send failed, or its re-sends are spent). */
+  private failRequest(request: JSONRPCMessage, error: Error): void {
+    const id = request.id as string | number;
+    if (this.events?.onRequestError) this.events.onRequestError(id, error);
+    else this.deliver({ jsonrpc: '2.0', id, error: { code: ErrorCode.ServerError, message: error.message } });
   }
 }

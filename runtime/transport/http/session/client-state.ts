@@ -10,7 +10,7 @@ import { RpcError, ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewSet } from '../../../jsonrpc/few.js';
 import { isObject } from '../../../jsonrpc/message.js';
 import type { Cancel, Requester } from '../io/request.js';
-import type { RetryOptions } from '../io/delivery.js';
+import type { Cuts, RetryOptions } from '../io/delivery.js';
 import type { JSONRPCMessage, TransportEvents } from '../../../jsonrpc/transport.js';
 
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
@@ -59,7 +59,9 @@ export interface HttpClientTransportOptions {
   /**
    * Retries of a POST the server did not process: a refused connection (nothing written), or
    * 503 with `Retry-After` (../io/delivery.ts). `false`: none. Default 5 retries, waits with
-   * jitter, none longer than 30 s. A POST that may have been processed is never sent again.
+   * jitter, none longer than 30 s. A POST that may have been processed is sent again only where
+   * the server replays requests (./client-post.ts), at least `maxRetries` times and until
+   * `resendForMs` (default 30 s) after its first cut.
    */
   retry?: RetryOptions | false;
 }
@@ -161,8 +163,8 @@ export class ClientState {
   initId: string | number | undefined;
   /** The session's server advertised request replay (./client-post.ts). */
   replay = false;
-  /** Re-sends of a request whose reply stream was lost before an event ID (./client-post.ts). */
-  resent: WeakMap<JSONRPCMessage, number> | undefined;
+  /** The cuts of a request sent again after its POST or its reply stream was cut (./client-post.ts). */
+  resent: WeakMap<JSONRPCMessage, Cuts> | undefined;
   readonly streams = new Streams();
   standalone: StreamState | undefined;
   /** Settles `standaloneOpened()`'s promise: true once the GET stream answered, false once given up. */
@@ -206,11 +208,12 @@ export class ClientState {
     if (!this.closed) this.events?.onMessage(m);
   }
 
-  /** Whether a request of session `sent` may be POSTed again the `n`-th time (from 0) after its reply was lost: request replay. */
-  mayResend(sent: string | undefined, n: number): boolean {
-    const retry = this.opts.retry;
-    const max = retry === false ? 0 : (retry?.maxRetries ?? 5);
-    return this.replay && !this.closed && sent !== undefined && this.session === sent && n < max;
+  /**
+   * Whether a request of session `sent` may be POSTed again after its reply was lost: request
+   * replay, in the same session (how often and how long: ../io/delivery.ts `resendDelay`).
+   */
+  mayResend(sent: string | undefined): boolean {
+    return this.replay && !this.closed && sent !== undefined && this.session === sent;
   }
 
   track(kind: StreamState['kind'], sessionId: string | undefined): StreamState {
