@@ -7,11 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const specDir = resolve(root, process.env.MCP_SPEC_DIR ?? '../shared/mcp-spec');
+import { join } from 'node:path';
 
 interface Run {
   code: number;
@@ -39,11 +35,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-guide-bindings-'));
 try {
   // generate the TypeScript and the three bindings of one revision
   const out = join(tmp, 'mcp');
-  const generate = await run(
-    process.execPath,
-    [join(root, 'bin/mcpgen.js'), 'generate', '--rev', 'draft', '--target', 'python,go,rust', '--out', out],
-    { env: { MCP_SPEC_DIR: specDir } },
-  );
+  const args = ['generate', '--rev', 'draft', '--target', 'python,go,rust', '--out', out];
+  const generate = await run('npx', ['mcpgen', ...args]);
   assert.equal(generate.code, 0, generate.stderr);
   for (const lang of ['python', 'go', 'rust'])
     assert.match(generate.stdout, new RegExp(`^draft: bindings ${lang} \\d+ms \\(\\d+ files\\)$`, 'm'));

@@ -2,11 +2,6 @@
 // --fail-on breaking --format json`, run as CI runs it (a process, its exit code and its JSON).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const specDir = resolve(root, process.env.MCP_SPEC_DIR ?? '../shared/mcp-spec');
 
 interface Side {
   revision: string;
@@ -28,14 +23,11 @@ interface DiffReport {
   summary: { total: number; breaking: number; breakingForClient: number; breakingForServer: number };
 }
 
-/** Runs `mcpgen <args>` as a CI job would (`npx mcpgen …` in a project; the checkout's bin here). */
+/** Runs `npx mcpgen <args>` in this project, as a CI job's step does. */
 function mcpgen(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [resolve(root, 'bin/mcpgen.js'), ...args],
-      { cwd: root, env: { ...process.env, MCP_SPEC_DIR: specDir }, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile('npx', ['mcpgen', ...args], { maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
+      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

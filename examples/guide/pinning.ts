@@ -6,22 +6,21 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const specDir = resolve(root, process.env.MCP_SPEC_DIR ?? '../shared/mcp-spec');
-const snapshot = join(specDir, 'history', 'draft', '2026-05-14_41173312'); // upstream commit 41173312
+// upstream commit 41173312 of the draft, as a snapshot in the spec folder
+const snapshot = join(process.env.MCP_SPEC_DIR ?? '.', 'history', 'draft', '2026-05-14_41173312');
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 const tmp = mkdtempSync(join(tmpdir(), 'mcpgen-guide-pinning-'));
 const upstream = join(tmp, 'upstream'); // laid out like the spec repository
 const project = join(tmp, 'project');
-/** `mcpgen <args>` in the project folder, seeing no spec folder and no cache but the project's. */
+/** `npx mcpgen <args> --config <project>/mcpgen.config.json`, seeing no spec folder and no cache but the project's. */
 const mcpgen = (...args: string[]) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
     const { MCP_SPEC_DIR: _spec, MCPGEN_CACHE: _cache, XDG_CACHE_HOME: _xdg, ...env } = process.env;
-    execFile(process.execPath, [join(root, 'bin/mcpgen.js'), ...args], { cwd: project, env }, (error, stdout, stderr) =>
+    const config = ['--config', join(project, 'mcpgen.config.json')];
+    execFile('npx', ['mcpgen', ...args, ...config], { env }, (error, stdout, stderr) =>
       done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -48,7 +47,7 @@ try {
   assert.equal(pin.code, 0, pin.stderr);
   assert.match(
     pin.stdout,
-    /^draft: moved from modelcontextprotocol\/modelcontextprotocol@\w+: modelcontextprotocol\/modelcontextprotocol@41173312 in mcpgen\.lock\.json/m,
+    /^draft: moved from modelcontextprotocol\/modelcontextprotocol@\w+: modelcontextprotocol\/modelcontextprotocol@41173312 in \S*mcpgen\.lock\.json/m,
   );
   const lock = JSON.parse(readFileSync(join(project, 'mcpgen.lock.json'), 'utf8')) as {
     lockVersion: 1;

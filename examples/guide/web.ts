@@ -4,7 +4,6 @@
 // calls the worker's `fetch` directly, no socket in between.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Client, Server, table, type Protocol } from '../../generated/2026-07-28/index.js';
 import * as v2025 from '../../generated/2025-11-25/index.js';
 import {
@@ -100,7 +99,6 @@ await legacyClient.close();
 await sessions.close();
 
 // ---- export conditions: what @mcpgen/runtime resolves to under the worker condition
-const here = fileURLToPath(new URL('.', import.meta.url));
 const resolve = (conditions: string[], specifier: string) =>
   execFileSync(
     process.execPath,
@@ -110,10 +108,10 @@ const resolve = (conditions: string[], specifier: string) =>
       '-e',
       `try { console.log(import.meta.resolve(${JSON.stringify(specifier)})) } catch (e) { console.log(e.code) }`,
     ],
-    { cwd: here, encoding: 'utf8' },
+    { encoding: 'utf8' },
   ).trim();
-assert.match(resolve(['--conditions=worker'], '@mcpgen/runtime'), /\/runtime\/web\.ts$/);
-assert.match(resolve([], '@mcpgen/runtime'), /\/runtime\/index\.ts$/);
+assert.match(resolve(['--conditions=worker'], '@mcpgen/runtime'), /\/runtime\/web\.[jt]s$/);
+assert.match(resolve([], '@mcpgen/runtime'), /\/runtime\/index\.[jt]s$/);
 assert.equal(resolve(['--conditions=worker'], '@mcpgen/runtime/stdio'), 'ERR_PACKAGE_PATH_NOT_EXPORTED');
 
 console.log('ok web');
