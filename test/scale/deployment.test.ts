@@ -10,7 +10,9 @@
  *   once the long call's stream has delivered its first progress, the process holding it gets
  *   SIGKILL (that process is then surely mid-call, whatever the load: the short calls' 10-ms
  *   steps may all be over by the time the client reads an event). Every broken stream resumes
- *   with `Last-Event-ID` through the proxy, on another process, which replays from Redis: no
+ *   with `Last-Event-ID` through the proxy, on another process, which replays from Redis; a POST
+ *   the dead process claimed but whose response headers the proxy had not read yet is sent by
+ *   the proxy to another process, which answers it from the claimed stream (request replay). No
  *   event delivered twice, none stored missing, only the stream's own events, the dead process's
  *   calls end with error -32000 (no hang), every other call completes with progress 0, 50, 100.
  * - Redis stopped mid-run: requests that need it get 503 / JSON-RPC -32000, the processes keep
@@ -18,6 +20,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Served } from '../runtime/tasks/serve-process.js';
 import {
@@ -229,7 +232,26 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       }
     }
     assert.ok(failed.length <= PARALLEL, `short calls cut by the kill: ${failed.length}`);
-    assert.ok(resumedElsewhere >= failed.length, `streams resumed elsewhere: ${resumedElsewhere}`);
+    // a short call cut by the kill took one of two paths:
+    // - its POST answered by the killed process, its stream broken mid-way and resumed on another;
+    // - its POST read and claimed by the killed process, cut before the proxy read the response's
+    //   headers: the proxy sent it to another process, which found the claim and answered from the
+    //   claimed stream (request replay): its stored events, then -32000 once the owner was gone
+    let replayed = 0;
+    for (const { token, ex } of failed) {
+      const path = `${token}: tried ${ex.tried}, backends ${ex.backends}, resumed ${ex.resumed}`;
+      if (ex.resumed > 0) assert.equal(ex.tried, [killed], path);
+      else {
+        assert.equal(ex.tried, [killed, ex.backends[0]], path);
+        assert.is.not(ex.backends[0], killed, path);
+        assert.is(ex.backends.length, 1, path);
+        replayed++;
+      }
+    }
+    assert.ok(
+      failed.length - replayed <= resumedElsewhere,
+      `streams resumed elsewhere: ${resumedElsewhere}, cut calls: ${failed.length}, answered by replay: ${replayed}`,
+    );
     // the long call: cut by the kill, its stream resumed on another process, answered -32000
     const longResponse = long!.response as Obj;
     assert.is((longResponse.error as Obj | undefined)?.code, -32000, JSON.stringify(longResponse));
@@ -243,15 +265,35 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       seenIds.add(key);
       if (m.method === 'notifications/progress') assert.is((m.params as Obj).progressToken, 'long');
     }
+    // a request's claim in Redis (request replay): `<digest> <priming event ID>\n<owner process>`
+    const claimOf = async (ex: Exchange) => {
+      const requestKey = createHash('sha256').update(`number:${ex.id}`).digest('base64url');
+      const value = await inspect.get(`mcp:rq:${session.sessionId}:${requestKey}`);
+      assert.ok(value, `request ${ex.id} was claimed`);
+      const cut = value.lastIndexOf('\n');
+      return { primingId: value.slice(value.indexOf(' ') + 1, cut), owner: value.slice(cut + 1) };
+    };
+    // the killed process, as Redis knows it: the one that claimed the long call, POSTed to it
+    assert.equal(long!.tried, [killed], 'the long call was POSTed to the killed process');
+    const killedOwner = (await claimOf(long!)).owner;
+    // a POST the proxy re-sent after the killed process failed, and that completed, was not claimed
+    // by the killed process (it ran once, on the process that answered it)
+    for (const { token, ex } of results)
+      if (ex.tried.length > 1 && 'result' in (ex.response as Obj))
+        assert.is.not((await claimOf(ex)).owner, killedOwner, `${token}: re-sent, and run by the killed process`);
     // 0 lost: every message the dead process stored on a cut stream reached the client
     for (const { token, ex } of [...failed, { token: 'long', ex: long! }]) {
-      assert.is(ex.backends[0], killed, `${token} ran on the killed process`);
+      assert.is(ex.tried[0], killed, `${token} was POSTed to the killed process`);
+      const claim = await claimOf(ex);
+      assert.is(claim.owner, killedOwner, `${token} ran on the killed process`);
       // what the stream carried, without the follower's own final error
       const withId = ex.events.filter((e) => e.id !== undefined && e.message !== ex.response);
-      // the stream's ID from its first event ID: a call cut right after its stream opened has
-      // read only the priming event, which carries no message
-      assert.ok(ex.firstEventId, `${token}: its stream gave an event ID to resume from`);
-      const streamId = ex.firstEventId.slice(0, ex.firstEventId.lastIndexOf('_'));
+      // the claimed stream is the one the client read: a resumed call resumed it from an event ID
+      // it gave (a call cut right after its stream opened has read only the priming event, which
+      // carries no message); a replayed one was answered from it after its priming event
+      const streamId = claim.primingId.slice(0, claim.primingId.lastIndexOf('_'));
+      if (ex.resumed > 0)
+        assert.ok(ex.firstEventId?.startsWith(`${streamId}_`), `${token}: resumed its claimed stream ${streamId}`);
       const stored = await inspect.xrange(`mcp:e:${session.sessionId}:${streamId}`, '-', '+');
       const storedIds = stored.filter(([, f]) => f[0] === 'm' && f[1] !== '').map(([xid]) => `${streamId}_${xid}`);
       // the long call's first progress was read before the kill, so it was stored (a short call
@@ -264,7 +306,7 @@ test('kill -9 of the process holding a stream mid-call: resumed elsewhere, 0 eve
       );
     }
     console.log(
-      `kill: ${CALLS} calls and a long one, ${failed.length + 1} cut by the SIGKILL (answered -32000 after every event they stored), ${resumedElsewhere + 1} streams resumed on another process, ${seenIds.size} events delivered once each`,
+      `kill: ${CALLS} calls and a long one, ${failed.length + 1} cut by the SIGKILL (answered -32000 after every event they stored), ${resumedElsewhere + 1} streams resumed on another process, ${replayed} re-sent by the proxy and answered from their claim, ${seenIds.size} events delivered once each`,
     );
     // the session goes on over the two processes left
     const after = await session.request('tools/call', { name: 'test_simple_text', arguments: {} });

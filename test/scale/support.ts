@@ -107,7 +107,15 @@ export async function startRedis(options: { appendOnlyDir?: string } = {}): Prom
 export const startRedisServe = (redisUrl: string, ...args: string[]): Promise<Served> =>
   startHttpServeProcess(['--rev', V, '--redis', redisUrl, ...args]);
 
-/** A round-robin HTTP proxy: each request goes to the next live backend (a refused connection tries the next). */
+/**
+ * A round-robin HTTP proxy: each request goes to the next live backend. A request whose backend
+ * fails before its response's headers (the connection refused, or broken after the backend read
+ * the request, as by its process's death) is sent to a backend not tried yet, as a balancer
+ * retrying on another upstream does: a POST the dead process had claimed (request replay) is
+ * then answered by the next process from the claimed request's stream. Each response carries
+ * `x-backend` (the index of the backend that answered) and `x-tried` (the indexes the request
+ * was sent to, in order, comma-separated).
+ */
 export interface Proxy {
   url: string;
   /** Requests whose response is still streaming, per backend index. */
@@ -152,7 +160,7 @@ export async function startProxy(backends: readonly string[], options: { sticky?
           open[i]--;
           live.delete(up);
         };
-        res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-backend': String(i) });
+        res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-backend': String(i), 'x-tried': [...tried].join(',') });
         res.flushHeaders();
         up.on('data', (d: Buffer) => res.write(d));
         up.on('end', () => {
@@ -205,6 +213,14 @@ export interface Exchange {
   backends: number[];
   /** The first SSE event ID read (also of an event without data, as a stream's priming event). */
   firstEventId?: string;
+  /** The JSON-RPC id of the request. */
+  id: number;
+  /**
+   * The proxy's backends the POST was sent to, in order: the last one answered it; each one
+   * before failed before its response's headers (refused, or its connection broke), and the
+   * proxy sent the request to the next.
+   */
+  tried: number[];
 }
 
 /**
@@ -264,7 +280,14 @@ export class TestSession {
     });
     const sid = r.headers.get('mcp-session-id');
     if (sid && !this.sessionId) this.sessionId = sid;
-    const ex: Exchange = { status: r.status, events: [], resumed: 0, backends: [Number(r.headers.get('x-backend'))] };
+    const ex: Exchange = {
+      id,
+      status: r.status,
+      events: [],
+      resumed: 0,
+      backends: [Number(r.headers.get('x-backend'))],
+      tried: (r.headers.get('x-tried') ?? '').split(',').filter(Boolean).map(Number),
+    };
     this.inflight.add(ex);
     try {
       return await this.reply(r, id, ex);
