@@ -42,6 +42,19 @@ export function setOwn<T extends object>(target: T, key: string, value: unknown)
   return target;
 }
 
+/**
+ * `{ ...source, [key]: value }` (a new object: `source`'s own enumerable properties, in order,
+ * then `key`), made without that spread: V8 (Node 20) takes a slow path when a literal adds a
+ * property after spreading a non-empty object (~1 µs, where this takes ~60 ns). A `"__proto__"`
+ * key stays a plain property, as in the spread. `source` undefined: `{ [key]: value }`.
+ */
+export function withOwn<T extends object>(source: T | undefined, key: string, value: unknown): T {
+  // Object.assign sets; only an own `__proto__` would then act differently from the spread
+  const out =
+    source === undefined ? {} : Object.hasOwn(source, '__proto__') ? { ...source } : Object.assign({}, source);
+  return setOwn(out as T, key, value);
+}
+
 /** Longest description {@link describeValue} returns, in characters (an ellipsis marks a cut). */
 export const DESCRIBE_MAX = 80;
 

@@ -26,7 +26,7 @@
  */
 import { ErrorCode, JsonRpcErrorCode, RpcError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/message.js';
-import { ownValue } from '../../jsonrpc/own.js';
+import { ownValue, withOwn } from '../../jsonrpc/own.js';
 import type { NotificationHandler, RequestHandler, RequestOptions as PeerRequestOptions } from '../../engine/peer.js';
 import { RESULTS_CHECKED, hasCapability } from '../../engine/peer.js';
 import { isThenable } from '../../engine/dispatch.js';
@@ -165,13 +165,11 @@ class StatelessClient implements ClientLifecycle {
         'io.modelcontextprotocol/clientInfo': host.options.clientInfo,
       };
     } else {
-      meta = { ...own };
-      meta[PROTOCOL_VERSION_META] = host.table.protocolVersion;
+      meta = withOwn(own, PROTOCOL_VERSION_META, host.table.protocolVersion);
       meta[CLIENT_CAPABILITIES_META] = host.options.capabilities ?? {};
       meta[CLIENT_INFO_META] = host.options.clientInfo;
     }
-    if (params === undefined) return { _meta: meta };
-    return { ...params, _meta: meta };
+    return withOwn(params, '_meta', meta);
   }
 
   /**
@@ -222,7 +220,7 @@ class StatelessClient implements ClientLifecycle {
     params: Params | undefined,
     options: PeerRequestOptions | undefined,
   ): Promise<Record<string, unknown>> {
-    return this.#send(method, params ?? {}, { ...options, validateResult: false });
+    return this.#send(method, params ?? {}, withOwn(options, 'validateResult', false));
   }
 
   /**
@@ -254,7 +252,7 @@ class StatelessClient implements ClientLifecycle {
         if (key !== undefined) cache!.put(key, method, sent, result);
         return after === undefined ? result : after(result);
       };
-      return this.#send(method, sent, { ...options, validateResult: false }, step);
+      return this.#send(method, sent, withOwn(options, 'validateResult', false), step);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -276,7 +274,7 @@ class StatelessClient implements ClientLifecycle {
       entry,
       params: sent,
       first,
-      send: (attempt) => this.#send(method, attempt, { ...options, validateResult: false }),
+      send: (attempt) => this.#send(method, attempt, withOwn(options, 'validateResult', false)),
       handlers: (host.options.handlers ?? {}) as Record<string, InputHandler>,
       capabilities: host.options.capabilities ?? {},
       maxRounds: host.options.maxInputRounds,
