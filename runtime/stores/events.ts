@@ -83,9 +83,19 @@ export interface EventStore {
 /**
  * Thrown (or rejected with) by {@link EventStore.claimRequest} when the session holds as many
  * request claims as the store allows: nothing was claimed, the request must not run (the
- * Streamable HTTP server answers 503 with `Retry-After`, error -32000).
+ * Streamable HTTP server answers 503 with `Retry-After`, error -32000: `retryAfterMs` in whole
+ * seconds, 1 to 30, RFC 9110 §10.2.3; 1 when it is undefined).
  */
 export class ClaimLimitError extends Error {
+  /**
+   * When a claim of the session frees at the latest unless its request still runs, ms from now:
+   * the soonest end of a live claim's lease (a claim whose process is gone frees then; a running
+   * request's lease is renewed, and its claim frees when it finishes), set by the store that
+   * throws. Undefined when the store keeps no leases (the memory store: a claim frees when its
+   * request finishes).
+   */
+  retryAfterMs?: number;
+
   constructor(message = 'too many requests in flight in this session') {
     super(message);
     this.name = 'ClaimLimitError';

@@ -16,7 +16,8 @@ import type { HttpClientTransportOptions } from '../../runtime/transport/http/se
 import { HttpClientTransport as FetchHttpClientTransport } from '../../runtime/transport/http/session/fetch-client.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
 import { SESSION_TABLES } from '../runtime/transport/http/tables.js';
-import type { RedisServer } from '../scale/support.js';
+import { startRedis, type RedisServer } from '../scale/support.js';
+import type { Test } from 'uvu';
 import {
   ACCEPT_BOTH,
   echoPeer,
@@ -193,5 +194,20 @@ export async function redisEndpoints(
       }
       for (const s of stores) await s.close();
     },
+  };
+}
+
+/** A redis-server started before the tests of `suite` and stopped after them: the call returns it (from the first test on). */
+export function suiteRedis(suite: Test): () => RedisServer {
+  let redis: RedisServer | undefined;
+  suite.before(async () => {
+    redis = await startRedis();
+  });
+  suite.after(async () => {
+    await redis?.stop();
+  });
+  return () => {
+    if (!redis) throw new Error('suiteRedis: no redis-server before the first test');
+    return redis;
   };
 }

@@ -25,7 +25,9 @@ return id`;
 
 // A claim's value is `<claim text>\n<owner process id>`; its lease is its score in the session's
 // claims rqs:<session> (a sorted set of request keys by when the lease ends, ms, so that the
-// session's end finds them and the live ones are counted). The key itself is held `hold` ms
+// session's end finds them and the live ones are counted). A finished request's claim is there
+// with a negative score, minus when it expires (its answer is on its stream: never taken over,
+// and it holds no slot of the live ones). The key itself is held `hold` ms
 // (as long as a session may stay idle) while its request runs, with its stream's events and
 // record, so that a Redis stall longer than the lease cannot drop the claim of a request still
 // running (rqs:<session> itself expires with the TTL: a lease it no longer holds counts as lapsed): only a lapsed lease whose
@@ -34,9 +36,10 @@ return id`;
 // KEYS[1] the claim rq:<session>:<request key>, KEYS[2] rqs:<session>, KEYS[3] and KEYS[4] the
 // claim's stream e:<session>:<stream> and its record m:<session>:<stream> (held with the claim);
 // ARGV value, lease ttlMs, now (ms), most claims, request key, hold ms. This very value (its
-// maker's retry after a lost reply): claimed again by this call, false. Another: {value, 1 when its lease lapsed else 0}.
-// None, and the session holds as many live leases as allowed: 0 (nothing claimed). Else this
-// one set, false.
+// maker's retry after a lost reply): claimed again by this call, false. Another: {value, 1 when its
+// lease lapsed (or it holds none) else 0; 0 when its request finished}. None, and the session
+// holds as many live leases as allowed: how long until the soonest of them ends, ms, at least 1
+// (nothing claimed). Else this one set, false.
 export const CLAIM = `
 local now, ttl = tonumber(ARGV[3]), tonumber(ARGV[2])
 local prior = redis.call('GET', KEYS[1])
@@ -49,12 +52,17 @@ if prior == ARGV[1] then
   return false
 end
 if prior then
-  local lease = redis.call('ZSCORE', KEYS[2], ARGV[5])
-  if lease and tonumber(lease) > now then return {prior, 0} end
+  local lease = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[5]))
+  if lease and (lease < 0 or lease > now) then return {prior, 0} end
   return {prior, 1}
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+-- lapsed leases (0 < score <= now) and finished claims expired (-now <= score < 0) go
+redis.call('ZREMRANGEBYSCORE', KEYS[2], -now, now)
+if redis.call('ZCOUNT', KEYS[2], '(0', '+inf') >= tonumber(ARGV[4]) then
+  local first = redis.call('ZRANGEBYSCORE', KEYS[2], '(0', '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  if first[2] == nil then return 1 end
+  return math.max(1, tonumber(first[2]) - now)
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[6])
 redis.call('ZADD', KEYS[2], now + ttl, ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ttl)
@@ -105,15 +113,18 @@ return lost`;
 // KEYS[1] the stream e:<session>:<stream>, KEYS[2] the claim, KEYS[3] rqs:<session>, KEYS[4] the
 // stream's record m:<session>:<stream>; ARGV maxEvents, ttlMs, channel, the claim's value, now
 // (ms), request key. The stream's end stored, the stream and its record expiring the TTL from
-// now; the claim, when it still holds that value, and its lease too.
+// now; the claim, when it still holds that value, too, marked finished in rqs:<session> (minus
+// when it expires: no live slot), which is kept at least as long.
 export const FINISH = `
 redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'end', '1')
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[4], ARGV[2])
 redis.call('PUBLISH', ARGV[3], '1')
 if redis.call('GET', KEYS[2]) == ARGV[4] then
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  redis.call('ZADD', KEYS[3], 'XX', tonumber(ARGV[5]) + tonumber(ARGV[2]), ARGV[6])
+  local ttl = tonumber(ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('ZADD', KEYS[3], 'XX', -(tonumber(ARGV[5]) + ttl), ARGV[6])
+  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
 end
 return 1`;
 

@@ -221,7 +221,8 @@ export class RedisEventStore implements SharedEventStore {
    * {@link SharedEventStore.claimRequest}: one key `rq:<session>:<request key>` per claim (the
    * request key is a hash of the id: no id is stored) holding the claim and this process's id,
    * set only when absent (one script), and a lease: the key's score in `rqs:<session>` (at most
-   * `maxClaims` live leases per session: past it a new claim is refused). The lease ends
+   * `maxClaims` live leases per session: past it a new claim is refused; a finished request's
+   * claim holds none, it is kept `eventTtlMs` for its re-sends and never taken over). The lease ends
    * `eventTtlMs` after the claim, renewed by this process while stream `streamId` is live here
    * (and ends `eventTtlMs` after the stream finished); the key is held as long as a session may
    * stay idle while the request runs, and set again by this process when it lapsed anyway (a
@@ -231,7 +232,8 @@ export class RedisEventStore implements SharedEventStore {
    * killed while its request ran, whose request may then run again; until then its text is
    * returned (the re-send follows its stream, and learns when its process is gone).
    *
-   * @throws ClaimLimitError when the session holds `maxClaims` live claims (nothing claimed).
+   * @throws ClaimLimitError when the session holds `maxClaims` live claims (nothing claimed);
+   *   its `retryAfterMs`: until the soonest of their leases ends, ms (at least 1).
    */
   async claimRequest(
     sessionId: string,
@@ -259,8 +261,11 @@ export class RedisEventStore implements SharedEventStore {
       requestKey,
       hold,
     );
-    if (prior === 0)
-      throw new ClaimLimitError(`too many requests in flight in this session (${this.maxClaims} claimed)`);
+    if (typeof prior === 'number')
+      throw Object.assign(
+        new ClaimLimitError(`too many requests in flight in this session (${this.maxClaims} claimed)`),
+        { retryAfterMs: prior },
+      );
     if (Array.isArray(prior)) {
       const [held, lapsed] = prior;
       if (lapsed !== 1 || !(await this.ownerGone(sessionId, held))) return textOf(held);

@@ -24,9 +24,11 @@ export interface RedisStoresOptions {
   /** How long a stream's events stay replayable after its last event, ms. Default 300 000 (5 minutes). */
   eventTtlMs?: number;
   /**
-   * Request claims (request replay: `RedisEventStore.claimRequest`) live at once per session;
-   * past it a new request is refused (`ClaimLimitError`, the endpoint's 503) rather than a claim
-   * forgotten. Default 10 000.
+   * Request claims (request replay: `RedisEventStore.claimRequest`) live at once per session
+   * (those of requests still running, or whose process is gone until their lease lapses; a
+   * finished request's claim holds no slot); past it a new request is refused
+   * (`ClaimLimitError`, the endpoint's 503 with `Retry-After` the time until the soonest of
+   * their leases ends, 1 to 30 s) rather than a claim forgotten. Default 10 000.
    */
   maxClaims?: number;
   /**

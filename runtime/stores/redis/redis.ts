@@ -17,7 +17,8 @@
  *   the request id), held while its stream is live (as long as a session may stay idle, so that
  *   a Redis stall does not drop it), expiring with the events after it finished; its lease is
  *   its score in `rqs:<session>` (a sorted set of request keys by lease end, at most
- *   `maxClaims` live), renewed while its stream is live;
+ *   `maxClaims` live; a finished request's claim by minus its expiry: no slot, never taken
+ *   over), renewed while its stream is live;
  * - `p:<process>` a process's liveness record; channels `ev:<session>:<stream>` (an event was
  *   stored) and `bus` (the notification bus);
  * - `j:<key>` a one-time value (./replay.ts: an accepted DPoP proof's id), until it expires.

@@ -62,6 +62,18 @@ export function withReplayCapability(message: JSONRPCMessage): JSONRPCMessage {
 export const ABANDONED_MAX = 256;
 /** The wait between two attempts to release such a claim, ms. */
 const RELEASE_EVERY_MS = 1000;
+/** The longest `Retry-After` of a refused claim, s: the runtime client's default longest wait (`RetryOptions.maxDelayMs`). */
+const CLAIM_RETRY_AFTER_MAX_S = 30;
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3, delay-seconds) of a claim refused with `retryAfterMs` (see
+ * {@link ClaimLimitError}): whole seconds, at least 1, at most {@link CLAIM_RETRY_AFTER_MAX_S};
+ * 1 when not known.
+ */
+function claimRetryAfter(retryAfterMs: number | undefined): string {
+  if (retryAfterMs === undefined || !Number.isFinite(retryAfterMs)) return '1';
+  return String(Math.min(CLAIM_RETRY_AFTER_MAX_S, Math.max(1, Math.ceil(retryAfterMs / 1000))));
+}
 
 /** A session's claimed requests and their re-sends (see the module docs). */
 export class SessionReplay extends SessionResumption {
@@ -99,7 +111,8 @@ export class SessionReplay extends SessionResumption {
    * A request POSTed with request replay on: dispatched once its claim is stored, or answered
    * from the claimed request's stream when it is a re-send (see the module docs). The store not
    * answering, or refusing the claim (too many in flight), is a 503 with `Retry-After` (nothing
-   * was dispatched: the client may send again).
+   * was dispatched: the client may send again); for a refused claim, when a claim of the session
+   * frees at the latest (the soonest lease end, 1 to 30 s; 1 when the store keeps no leases).
    */
   protected async acceptClaimed(
     message: JSONRPCMessage,
@@ -199,7 +212,7 @@ export class SessionReplay extends SessionResumption {
         this.settings.onStoreError?.(e as Error);
         sink.respond(
           503,
-          { ...json, 'Retry-After': '1' },
+          { ...json, 'Retry-After': claimRetryAfter((e as ClaimLimitError).retryAfterMs) },
           errorBody(ErrorCode.ServerError, 'Service Unavailable: too many requests in flight in this session'),
         );
         return;
