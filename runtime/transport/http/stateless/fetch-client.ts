@@ -196,12 +196,10 @@ export class StatelessHttpClientTransport implements Transport {
   /** The first reply of #exchange's POST: a JSON body read here; anything else goes on to #exchangeAll. */
   #replied(message: JSONRPCMessage, cancel: Cancel, id: Id, init: HttpRequestInit, res: HttpReply): unknown {
     try {
-      if (
-        res.status === 503 ||
-        (res.status === 400 && message.method === 'tools/call') ||
-        (res.ok && mediaType(res.header('content-type')) === 'text/event-stream')
-      )
+      if (res.status === 503 || (res.status === 400 && message.method === 'tools/call'))
         return this.#exchangeAll(message, cancel, id, { init, first: { reply: res } });
+      // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
+      if (res.ok && mediaType(res.header('content-type')) === 'text/event-stream') return this.#readSse(id, res);
       return res.text().then(
         (text) => {
           try {
@@ -307,52 +305,53 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   async #read(id: Id, res: HttpReply): Promise<void> {
-    const type = mediaType(res.header('content-type'));
-    if (res.ok && type === 'text/event-stream') {
-      const parser = new SseParser({ maxEventSize: this.options.maxEventSize });
-      let answered = false;
-      const take = (events: ReturnType<SseParser['end']>): void => {
-        for (const e of events) {
-          if (e.data === '') continue;
-          const m = JSON.parse(e.data) as JSONRPCMessage;
-          if (!('method' in m) && m.id === id) answered = true;
-          this.#answer(m);
-        }
-      };
-      // read from the I/O callbacks (readInto): one promise per reply, none per chunk
-      await new Promise<void>((resolve, reject) => {
-        let failure: unknown;
-        readInto(res, {
-          chunk(data) {
-            try {
-              take(parser.push(data));
-              return true;
-            } catch (e) {
-              failure = e;
-              return false;
-            }
-          },
-          end(error) {
-            if (failure !== undefined) return reject(failure);
-            // the stream broke: the request may have run, and a stateless stream cannot be resumed
-            if (error) return reject(new ConnectionClosedError(error, 'Connection lost before the response'));
-            try {
-              take(parser.end());
-              resolve();
-            } catch (e) {
-              reject(e);
-            }
-          },
-        });
-      });
-      if (!answered)
-        this.#fail(
-          id,
-          new ConnectionClosedError(undefined, 'Connection closed: the response stream ended without a response'),
-        );
-      return;
-    }
+    if (res.ok && mediaType(res.header('content-type')) === 'text/event-stream') return this.#readSse(id, res);
     this.#readText(id, res, await res.text());
+  }
+
+  /**
+   * An SSE reply: each event's message to the engine as it arrives, from the I/O callbacks
+   * (readInto: no promise per reply or chunk); the request fails when the stream breaks or
+   * ends without its answer.
+   */
+  #readSse(id: Id, res: HttpReply): void {
+    const parser = new SseParser({ maxEventSize: this.options.maxEventSize });
+    let answered = false;
+    let failure: unknown;
+    const take = (events: ReturnType<SseParser['end']>): void => {
+      for (const e of events) {
+        if (e.data === '') continue;
+        const m = JSON.parse(e.data) as JSONRPCMessage;
+        if (!('method' in m) && m.id === id) answered = true;
+        this.#answer(m);
+      }
+    };
+    readInto(res, {
+      chunk(data) {
+        try {
+          take(parser.push(data));
+          return true;
+        } catch (e) {
+          failure = e;
+          return false;
+        }
+      },
+      end: (error) => {
+        if (failure !== undefined) return this.#fail(id, failure as Error);
+        // the stream broke: the request may have run, and a stateless stream cannot be resumed
+        if (error) return this.#fail(id, new ConnectionClosedError(error, 'Connection lost before the response'));
+        try {
+          take(parser.end());
+        } catch (e) {
+          return this.#fail(id, e as Error);
+        }
+        if (!answered)
+          this.#fail(
+            id,
+            new ConnectionClosedError(undefined, 'Connection closed: the response stream ended without a response'),
+          );
+      },
+    });
   }
 
   /** A reply's body `text` (not SSE): the request's answer, or its failure. */

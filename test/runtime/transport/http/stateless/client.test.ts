@@ -5,6 +5,8 @@
  * by closing the stream, listen, and a dual-era endpoint serving our 2025-11-25 client and our
  * draft client at once.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as draft from '../../../../../generated/draft/index.js';
@@ -116,6 +118,52 @@ test('transport: a request is posted in send, which returns SENT (the engine wat
   } finally {
     await t.close();
     await s.close();
+  }
+});
+
+test('transport: an SSE reply: its events reach the engine; one ending without the answer, breaking, or with an event that is not JSON fails the request', async () => {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const { id, params } = JSON.parse(body);
+      const mode = params.mode as string;
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write(
+        `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: mode } })}\n\n`,
+      );
+      if (mode === 'ok') res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { ok: true } })}\n\n`);
+      else if (mode === 'other-id') res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 999, result: {} })}\n\n`);
+      else if (mode === 'not-json') res.end('data: {nope\n\n');
+      else setTimeout(() => res.destroy(), 20);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const t = new StatelessHttpClientTransport({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` });
+  try {
+    const seen: unknown[] = [];
+    const failed = new Map<unknown, Error>();
+    await t.start({
+      onMessage: (m) => void seen.push(m),
+      onRequestError: (id, e) => void failed.set(id, e),
+      onClose: () => undefined,
+    });
+    const modes = ['ok', 'other-id', 'not-json', 'broken'];
+    for (const [i, mode] of modes.entries())
+      await t.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'x', mode, _meta: {} } });
+    for (let i = 0; i < 400 && failed.size < 3; i++) await tick(5);
+    assert.ok(
+      seen.some((m) => (m as { id?: unknown }).id === 0 && 'result' in (m as object)),
+      JSON.stringify(seen),
+    );
+    assert.is(seen.filter((m) => (m as { method?: unknown }).method === 'notifications/message').length, 4);
+    assert.equal([...failed.keys()].sort(), [1, 2, 3]);
+    assert.match(failed.get(1)!.message, /ended without a response/);
+    assert.instance(failed.get(2), SyntaxError);
+    assert.match(failed.get(3)!.message, /Connection lost before the response/);
+  } finally {
+    await t.close();
+    await new Promise((r) => server.close(r));
   }
 });
 
