@@ -430,9 +430,10 @@ class StatelessServer implements ServerLifecycle {
   }
 
   #checkMeta(params: Params | undefined): RpcError | undefined {
+    // (constant keys: a template literal made, and hashed for the lookup, a new string per request)
     const table = this.host.table;
     const meta = params?._meta as Params | undefined;
-    const version = meta?.[`${META}protocolVersion`];
+    const version = meta?.[PROTOCOL_VERSION_META];
     if (typeof version !== 'string')
       return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
     if (version !== table.protocolVersion) {
@@ -441,7 +442,8 @@ class StatelessServer implements ServerLifecycle {
         requested: version,
       });
     }
-    if (typeof meta?.[`${META}clientCapabilities`] !== 'object' || meta[`${META}clientCapabilities`] === null) {
+    const capabilities = meta?.[CLIENT_CAPABILITIES_META];
+    if (typeof capabilities !== 'object' || capabilities === null) {
       return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}clientCapabilities"]`);
     }
     return undefined;
