@@ -9,7 +9,8 @@
  */
 
 // ---- servers (node:http listeners with a `.fetch` form) ------------------------------------
-export { createStreamableHttpHandler, MemoryEventStore } from './transport/http/session/server.js';
+export { createStreamableHttpHandler } from './transport/http/session/server.js';
+export { MemoryEventStore } from './transport/http/session/event-store.js';
 export { MemorySessionRegistry } from './transport/http/session/registry.js';
 export type { SessionRegistry } from './transport/http/session/registry.js';
 export { createStatelessHttpHandler, StatelessHttpServerTransport } from './transport/http/stateless/server.js';

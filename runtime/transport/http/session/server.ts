@@ -37,10 +37,10 @@ import type { AuthInfo } from '../../../jsonrpc/transport.js';
 import type { StreamableHttpHandler, StreamableHttpOptions } from './server-options.js';
 import { StreamableEndpoint } from './server-routing.js';
 
-export { HttpServerSession, type ReplyMode } from './session.js';
-export { MemoryEventStore, type EventStore, type MemoryEventStoreOptions } from './event-store.js';
-export { accepts, hostAllowed, mediaType, originAllowed } from '../io/guard.js';
-export { MemorySessionRegistry, type SessionRegistry } from './registry.js';
+// the values beside the handler are exported by the entries from their own modules (./index.ts, ./web.ts)
+export type { HttpServerSession, ReplyMode } from './session.js';
+export type { EventStore, MemoryEventStore, MemoryEventStoreOptions } from './event-store.js';
+export type { MemorySessionRegistry, SessionRegistry } from './registry.js';
 export type { SessionInfo, SharedSessions, StreamableHttpHandler, StreamableHttpOptions } from './server-options.js';
 export { shapeProblem } from './server-routing.js';
 
