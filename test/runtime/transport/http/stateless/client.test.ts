@@ -167,6 +167,28 @@ test('transport: an SSE reply: its events reach the engine; one ending without t
   }
 });
 
+test('transport: headers given as a record go with every POST; Content-Type, Accept and the metadata headers are its own', async () => {
+  const s = await startModern();
+  const rec = recording();
+  const c = client();
+  const headers = { Authorization: 'Bearer t', 'Content-Type': 'text/plain', 'Mcp-Method': 'x' };
+  try {
+    await c.connect(new StatelessHttpClientTransport({ url: s.url, fetch: rec.fetch, headers }));
+    await c.listTools({});
+    assert.ok(rec.seen.length >= 2);
+    for (const req of rec.seen) {
+      assert.is(req.headers.authorization, 'Bearer t');
+      assert.is(req.headers['content-type'], 'application/json');
+      assert.is(req.headers.accept, 'application/json, text/event-stream');
+      assert.is(req.headers['mcp-method'], req.body.method);
+    }
+    assert.equal(headers, { Authorization: 'Bearer t', 'Content-Type': 'text/plain', 'Mcp-Method': 'x' });
+  } finally {
+    await c.close();
+    await s.close();
+  }
+});
+
 test('draft client: a call to an annotated tool before tools/list is refused with -32020, the transport lists the tools and resends once', async () => {
   const s = await startModern();
   const rec = recording();
