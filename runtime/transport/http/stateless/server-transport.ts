@@ -6,6 +6,7 @@
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { serializeMessage } from '../../../jsonrpc/message.js';
+import { SENT } from '../../../jsonrpc/sent.js';
 import type {
   JSONRPCMessage,
   MessageInfo,
@@ -131,6 +132,7 @@ export class StatelessHttpServerTransport implements Transport {
     events.onMessage(message, info);
   }
 
+  /** Writes `message` to its request's response; returns {@link SENT} (nothing to wait for), or rejects. */
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('transport closed'));
     const isResponse = !('method' in message);
@@ -144,14 +146,14 @@ export class StatelessHttpServerTransport implements Transport {
     }
     const inner = isResponse ? message.id : options?.relatedRequestId;
     const s = typeof inner === 'number' ? this.#streams.get(inner) : undefined;
-    if (!s || s.done) return Promise.resolve();
+    if (!s || s.done) return SENT;
     if (!isResponse) {
       this.#open(s);
       const params = restoreIds(message.params, inner as number, s.clientId, true);
       s.sink.write(
         encodeEvent({ data: serializeMessage(params === message.params ? message : { ...message, params }) }),
       );
-      return Promise.resolve();
+      return SENT;
     }
     // the envelope is written here with the client's id: neither the message nor its result is
     // copied; serialised before the stream is finished, so that a result JSON cannot express
@@ -177,7 +179,7 @@ export class StatelessHttpServerTransport implements Transport {
         text,
       );
     }
-    return Promise.resolve();
+    return SENT;
   }
 
   /**
