@@ -5,7 +5,7 @@ import {
   HttpStatusError,
   SessionExpiredError,
 } from '../../../../../runtime/transport/http/session/node-client.js';
-import { initReq, MiniClient, post, req, sleep, startServer, V } from './helpers.js';
+import { clientSocketsClosed, initReq, MiniClient, post, req, sleep, startServer, V } from './helpers.js';
 
 const H = (sid?: string): Record<string, string> =>
   sid ? { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V } : { 'MCP-Protocol-Version': V };
@@ -58,8 +58,8 @@ test('006 server: ended, never-issued and lost sessions are 404; a missing sessi
     await again.text();
     assert.is.not(s2, s1);
     await srv.close();
+    await clientSocketsClosed(port); // fetch's pooled connections to the old process are gone
     srv = await startServer({}, port);
-    await sleep(20); // let fetch notice that its pooled connections to the old process closed
     const step8 = await post(srv.url, req(6, 'tools/list'), H(s2));
     assert.is(step8.status, 404);
     await step8.text();
@@ -95,8 +95,8 @@ test('006 client: 404 fails the in-flight request with SessionExpiredError, re-i
     assert.ok(s1);
     // The server process restarts: its in-memory sessions are gone.
     await srv.close();
+    await clientSocketsClosed(port); // no pooled connection to the old process is left to reuse
     srv = await startServer({}, port);
-    await sleep(20);
     const mark = seen.length;
     try {
       await client.request('tools/list');

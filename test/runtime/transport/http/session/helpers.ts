@@ -3,8 +3,9 @@
  * the Streamable HTTP handler with a scriptable echo peer, raw request helpers, and a minimal
  * client-side request correlator.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SseParser, type SseEvent } from '../../../../../runtime/codec/sse.js';
 import {
   createStreamableHttpHandler,
@@ -89,6 +90,41 @@ async function respond(session: HttpServerSession, m: JSONRPCMessage): Promise<v
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+// Every client socket this process opens (fetch's pool among them), by the port it connected to,
+// until it closes: lets a test wait for the client to have seen a server's connections close.
+const clientSockets = new Map<Socket, number>();
+subscribe('net.client.socket', (message) => {
+  const socket = (message as { socket: Socket }).socket;
+  socket.once('connect', () => {
+    if (!socket.destroyed) clientSockets.set(socket, socket.remotePort as number);
+  });
+  socket.once('close', () => clientSockets.delete(socket));
+});
+
+/**
+ * Resolves once every client socket of this process connected to `port` on 127.0.0.1 has closed,
+ * so that fetch's pool holds none of them; rejects after `boundMs` (ms) naming how many are open.
+ * Use it after a server's `close()` and before the next request to that port.
+ */
+export async function clientSocketsClosed(port: number, boundMs = 10_000): Promise<void> {
+  const open = [...clientSockets].filter(([, p]) => p === port).map(([s]) => s);
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${open.filter((s) => !s.closed).length} client socket(s) to port ${port} still open`)),
+      boundMs,
+    );
+  });
+  try {
+    await Promise.race([
+      Promise.all(open.map((s) => (s.closed ? undefined : new Promise((r) => s.once('close', r))))),
+      bound,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface TestServer {
