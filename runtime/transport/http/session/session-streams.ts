@@ -12,7 +12,7 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewSet } from '../../../jsonrpc/few.js';
 import { serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { MemoryEventStore, type SharedEventStore } from './event-store.js';
+import { type EventStore, MemoryEventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { errorBody } from './settings.js';
 import { SessionState, isShared, isThenable } from './session-state.js';
@@ -52,6 +52,8 @@ export class SessionStreams extends SessionState {
         count: number;
         chars: number;
         dropped: number;
+        /** A pass of {@link storeKept} is under way (one at a time). */
+        storing?: boolean;
       }
     | undefined;
 
@@ -380,6 +382,18 @@ export class SessionStreams extends SessionState {
     const store = this.settings.eventStore;
     if (!u || !store) return;
     u.timer = undefined;
+    // one pass at a time: what is kept meanwhile is stored by the pass under way (after what it
+    // kept before, in order) or by the retry it schedules; a second pass stored the same events again
+    if (u.storing) return;
+    u.storing = true;
+    try {
+      await this.storeKeptPass(u, store);
+    } finally {
+      u.storing = false;
+    }
+  }
+
+  private async storeKeptPass(u: NonNullable<SessionStreams['unstored']>, store: EventStore): Promise<void> {
     if (this.ended || Date.now() - u.since > KEPT_FOR_MS) {
       if (!this.ended)
         this.settings.onStoreError?.(new Error(`events of ${u.streams.size} stream(s) could not be stored; dropped`));
@@ -434,6 +448,7 @@ export class SessionStreams extends SessionState {
       this.unstored = undefined;
       return;
     }
+    if (u.timer) return;
     u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
     u.timer.unref?.();
   }
