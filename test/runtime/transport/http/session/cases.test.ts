@@ -5,7 +5,7 @@ import {
   HttpStatusError,
   SessionExpiredError,
 } from '../../../../../runtime/transport/http/session/node-client.js';
-import { clientSocketsClosed, initReq, MiniClient, post, req, sleep, startServer, V } from './helpers.js';
+import { clientSocketsClosed, initReq, MiniClient, post, req, sleep, startServer, V, waitFor } from './helpers.js';
 
 const H = (sid?: string): Record<string, string> =>
   sid ? { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V } : { 'MCP-Protocol-Version': V };
@@ -160,7 +160,12 @@ test('006 client: requests waiting on SSE streams of an ended session fail with 
           (e: unknown) => e,
         ),
     );
-    await sleep(60);
+    // Both requests are on their SSE streams: the stream's first notification arrived, and the
+    // server holds the slow one (its answer is 500 ms away).
+    await waitFor(
+      'both requests on their streams',
+      () => client.notifications.length > 0 && srv.log.some((x) => x.message.method === 'slow'),
+    );
     await srv.sessions[0].close();
     const outcomes = await Promise.all(calls);
     for (const o of outcomes) assert.instance(o, SessionExpiredError);

@@ -256,7 +256,8 @@ test('a POST stream lost before any event id fails its request through onRequest
   try {
     const { client, transport } = await connect(srv);
     const call = client.request('stream', { count: 3, gapMs: 200 });
-    await sleep(50);
+    // The POST's stream is open once its first notification arrived; the next comes 200 ms later.
+    await until(() => client.notifications.some((n) => (n.params as { data?: { i?: number } }).data?.i === 0), 10_000);
     await srv.sessions[0].closeSseConnection(2);
     try {
       await call;

@@ -92,6 +92,18 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/**
+ * Polls `cond` every 5 ms until it holds; throws `timed out waiting for <what>` after `boundMs`
+ * (ms): a bound on a hang, not a timing to rely on.
+ */
+export async function waitFor(what: string, cond: () => boolean, boundMs = 10_000): Promise<void> {
+  const end = Date.now() + boundMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
 // Every client socket this process opens (fetch's pool among them), by the port it connected to,
 // until it closes: lets a test wait for the client to have seen a server's connections close.
 const clientSockets = new Map<Socket, number>();

@@ -11,10 +11,10 @@ import {
   post,
   raw,
   req,
-  sleep,
   startServer,
   V,
   type Received,
+  waitFor,
 } from './helpers.js';
 import { SESSION_TABLES } from '../tables.js';
 
@@ -263,7 +263,7 @@ test('a failed initialize ends its session; a reused request id in flight is ref
     assert.is((await post(srv.url, req(2, 'x'), S(sid))).status, 404);
     const good = await initialize(srv.url);
     const slow = post(srv.url, req(7, 'slow', { delayMs: 100 }), S(good));
-    await sleep(20);
+    await waitFor('the server to hold request 7', () => srv.log.some((x) => x.message.id === 7));
     const dup = await post(srv.url, req(7, 'x'), S(good));
     assert.is(dup.status, 400);
     await dup.text();
