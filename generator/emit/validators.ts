@@ -15,6 +15,8 @@ import { _ } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
 import type { ProtocolModel, RequestDef } from '../model.js';
+import { INPUT_REQUIRED_RESULT_TYPE } from '../overrides.js';
+import { resultTypeFact } from '../runtime-facts.js';
 import { type CompactExport, type Unsupported, compactUnsupported, emitCompactValidators } from './compact.js';
 import { type EmitOptions, type Files, preamble } from './common.js';
 import { compileTimeFormats } from './formats.js';
@@ -49,6 +51,49 @@ export function paramsValidatorName(r: {
 /** Export name of the validator of every result a request may get. */
 export function resultValidatorName(r: RequestDef): string {
   return r.altResultTypes.length ? `${r.requestType}$result` : r.resultType;
+}
+
+/**
+ * The schema of every result request `r` may get, its result types referenced as `ref(name)`:
+ * any of them. A `tools/call` of a revision whose results carry `resultType` (2026-07-28, draft:
+ * basic/index, ResultType) with an InputRequiredResult among them is told apart by that member
+ * instead: InputRequiredResult holds nothing but optional members and `resultType` (any string),
+ * so with the plain union any object with a string `resultType` passed as one. Here a
+ * `"complete"` result must be a CallToolResult, an `"input_required"` one an
+ * InputRequiredResult, and a result of another `resultType` (an extension's, such as the tasks
+ * extension's `"task"`, which clients accept only when they declared the extension) passes as
+ * before when it has no `content`: what has `content` is a CallToolResult. (Compact validators
+ * have no `not`, so "another resultType" is spelt by its shape; a `"complete"` result without
+ * `content` still passes there. The runtime fills in an absent `resultType` as `"complete"` before
+ * the check.) prompts/get and resources/read keep the plain union: their results are checked
+ * before the cache policy adds their required hints.
+ */
+/**
+ * A schema no value satisfies, as a member's schema: "no such member". Not `false` (compact
+ * validators word its schemaPath otherwise than ajv) nor an empty `enum` (ajv refuses it).
+ */
+const NOTHING = { type: 'string', const: null };
+
+export function resultUnionSchema(model: ProtocolModel, r: RequestDef, ref: (type: string) => string): unknown {
+  const types = [r.resultType, ...r.altResultTypes];
+  if (r.method !== 'tools/call' || !r.altResultTypes.includes(INPUT_REQUIRED_RESULT_TYPE) || !resultTypeFact(model))
+    return { anyOf: types.map((t) => ({ $ref: ref(t) })) };
+  const tagged = (t: string, value: string) => ({
+    allOf: [{ $ref: ref(t) }],
+    properties: { resultType: { const: value } },
+  });
+  return {
+    anyOf: [
+      ...types.map((t) =>
+        t === r.resultType
+          ? tagged(t, 'complete')
+          : t === INPUT_REQUIRED_RESULT_TYPE
+            ? tagged(t, 'input_required')
+            : { $ref: ref(t) },
+      ),
+      { allOf: [{ $ref: ref(INPUT_REQUIRED_RESULT_TYPE) }], properties: { content: NOTHING } },
+    ],
+  };
 }
 
 const PROTOTYPE_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
@@ -104,7 +149,7 @@ export function extraExports(model: ProtocolModel, defs: Record<string, unknown>
     if (Object.hasOwn(defs, n) || out.has(n)) continue;
     out.set(n, {
       name: n,
-      schema: { anyOf: [r.resultType, ...r.altResultTypes].map((t) => ({ $ref: `#/$defs/${t}` })) },
+      schema: resultUnionSchema(model, r, (t) => `#/$defs/${t}`),
     });
   }
   return [...out.values()];
@@ -173,7 +218,7 @@ export function ajvValidators(
   for (const r of model.requests) {
     const n = resultValidatorName(r);
     if (exports[n]) continue;
-    ajv.addSchema({ anyOf: [r.resultType, ...r.altResultTypes].map((t) => ({ $ref: `${SCHEMA_ID}#/$defs/${t}` })) }, n);
+    ajv.addSchema(resultUnionSchema(model, r, (t) => `${SCHEMA_ID}#/$defs/${t}`) as object, n);
     exports[n] = n;
   }
   const sorted = Object.fromEntries(Object.entries(exports).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

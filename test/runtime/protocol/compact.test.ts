@@ -40,6 +40,18 @@ const REVISIONS = readdirSync(join(ROOT, 'generated'))
 
 type S = Record<string, unknown>;
 
+/** Schema `s` with its references to `mcp#/$defs/<Name>` written `#/$defs/<Name>` (how sample reads them). */
+function localRefs(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(localRefs);
+  if (typeof s !== 'object' || s === null) return s;
+  return Object.fromEntries(
+    Object.entries(s).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' ? v.replace(/^mcp#/, '#') : localRefs(v),
+    ]),
+  );
+}
+
 /** A value the schema accepts, if the choices lead to one (`full`: every member, else required only). */
 function sample(model: ProtocolModel, s: unknown, choice: number, full: boolean, depth = 0): unknown {
   if (depth > 8 || typeof s !== 'object' || s === null) return {};
@@ -256,11 +268,7 @@ for (const rev of REVISIONS) {
       const schema = ref.startsWith('mcp#')
         ? { $ref: ref.slice(3) }
         : ref.endsWith('$result')
-          ? {
-              anyOf: (p.ajv as unknown as { schema: { anyOf: Array<{ $ref: string }> } }).schema.anyOf.map((b) => ({
-                $ref: b.$ref.slice(3),
-              })),
-            }
+          ? localRefs((p.ajv as unknown as { schema: unknown }).schema)
           : null;
       const base = schema ?? (model.types[ref.replace(/\$params$/, '')]?.schema as S | undefined)?.properties;
       const root = schema ?? (base as S | undefined)?.params;
