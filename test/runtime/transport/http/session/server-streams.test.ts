@@ -13,6 +13,7 @@ import {
   req,
   sleep,
   startServer,
+  waitFor,
   V,
 } from './helpers.js';
 
@@ -205,7 +206,7 @@ test('MessageInfo: sessionId, headers, protocolVersion, and a signal aborted whe
     const pending = post(srv.url, req(9, 'slow', { delayMs: 300 }), { ...S(sid), 'X-Trace': 'abc' }, ac.signal).catch(
       () => undefined,
     );
-    await sleep(50);
+    await waitFor('the server to hold request 9', () => srv.log.some((x) => x.message.id === 9));
     const entry = srv.log.find((x) => x.message.id === 9);
     assert.ok(entry?.info);
     assert.is(entry.info.sessionId, sid);
@@ -214,7 +215,7 @@ test('MessageInfo: sessionId, headers, protocolVersion, and a signal aborted whe
     assert.is(entry.info.signal?.aborted, false);
     ac.abort();
     await pending;
-    await sleep(50);
+    await waitFor("request 9's signal to abort", () => entry.info?.signal?.aborted === true);
     assert.is(entry.info.signal?.aborted, true);
     const done = srv.log.find((x) => x.message.method === 'notifications/initialized');
     assert.is(done?.info?.signal?.aborted, false);
@@ -229,7 +230,7 @@ test('MessageInfo.watchCarrier: the engine handle of a request is cancelled with
     const sid = await initialize(srv.url);
     const ac = new AbortController();
     const pending = post(srv.url, req(21, 'slow', { delayMs: 300 }), S(sid), ac.signal).catch(() => undefined);
-    await sleep(50);
+    await waitFor('the server to hold request 21', () => srv.log.some((x) => x.message.id === 21));
     const info = srv.log.find((x) => x.message.id === 21)?.info as CarrierWatch | undefined;
     assert.type(info?.watchCarrier, 'function');
     const cancelled: unknown[] = [];
@@ -237,7 +238,7 @@ test('MessageInfo.watchCarrier: the engine handle of a request is cancelled with
     assert.is(cancelled.length, 0);
     ac.abort();
     await pending;
-    await sleep(50);
+    await waitFor('the carrier to be cancelled', () => cancelled.length > 0);
     assert.is(cancelled.length, 1);
     assert.instance(cancelled[0], Error);
     assert.is(info!.signal?.reason, cancelled[0]);
@@ -269,7 +270,7 @@ test('MessageInfo.signal: a disconnection the client can resume from is not a ca
     );
     assert.is(entry?.info?.signal?.aborted, false);
     const stuck = post(srv.url, req(12, 'slow', { delayMs: 400 }), S(sid)).then((r) => r.text());
-    await sleep(30);
+    await waitFor('the server to hold request 12', () => srv.log.some((x) => x.message.id === 12));
     await fetch(srv.url, { method: 'DELETE', headers: S(sid) });
     assert.is(srv.log.find((x) => x.message.id === 12)?.info?.signal?.aborted, true);
     await stuck;
