@@ -22,6 +22,15 @@ function within<T>(p: Promise<T>, what: string): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
+/** Resolves once `cond` holds (polled every 5 ms); rejects naming `what` after 2 s. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 2000;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`still waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** A node:http server answering each POST with the body readNodeBody read (by respondNode, JSON). */
 async function echoServer(
   read?: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
@@ -145,8 +154,10 @@ test('readNodeBody: a body that comes after its head, in parts, is read by liste
 test('readNodeBody: a second read of a body taken whole gives what a middleware left in req.body, else nothing; a request destroyed mid-body rejects instead of waiting', async () => {
   const results: unknown[] = [];
   const closed: Array<() => void> = [];
+  let handling = false;
   const { server, port } = await echoServer(async (req, res) => {
     if (req.headers['x-abort'] !== undefined) {
+      handling = true;
       // read only once the client went away mid-body
       await new Promise<void>((r) => req.once('close', r));
       results.push(
@@ -168,9 +179,9 @@ test('readNodeBody: a second read of a body taken whole gives what a middleware 
   try {
     const socket = await open(port);
     socket.write(`${head(7)}{"a":1}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => results.length >= 1, 'the first request read twice');
     socket.write(`${head(7).replace('\r\n\r\n', '\r\nX-Keep: 1\r\n\r\n')}{"b":2}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => results.length >= 2, 'the second request read twice');
     socket.destroy();
     assert.equal(results.splice(0, 2), [
       ['{"a":1}', ''],
@@ -180,7 +191,7 @@ test('readNodeBody: a second read of a body taken whole gives what a middleware 
     const gone = new Promise<void>((r) => closed.push(r));
     const aborting = await open(port);
     aborting.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Abort: 1\r\nContent-Length: 100\r\n\r\n{"partial":`);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => handling, 'the handler of the request to abort');
     aborting.destroy();
     await within(gone, 'readNodeBody on a destroyed request');
     assert.is(results[0], 'HTTP request aborted before its body ended');

@@ -138,7 +138,11 @@ test('a socket the server closed while idle leaves the pool: the next request go
     const request = nodeRequester(server.url, agent);
     await (await request(post('{}'))).text();
     server.endAll();
-    await new Promise((r) => setTimeout(r, 50));
+    // the agent drops the socket from its pool once it sees the end (bounded: 2 s)
+    for (const end = Date.now() + 2000; Object.values(agent.freeSockets).flat().length > 0; ) {
+      if (Date.now() > end) throw new Error('the ended socket is still in the pool');
+      await new Promise((r) => setTimeout(r, 5));
+    }
     const second = await request(post('{}'));
     assert.equal(JSON.parse(await second.text()), { n: 2 });
     assert.is(server.connections(), 2);
