@@ -44,6 +44,14 @@ export interface EventStore {
    * it. Optional.
    */
   streamFinished?(sessionId: string, streamId: string): void | Promise<void>;
+  /**
+   * `message`, offered to {@link EventStore.storeEvent} on stream `streamId` of `sessionId` by a
+   * call that failed (rejected: a command that timed out may still be run), went out without an
+   * event ID: if that call stored it, it must never be replayed (a client that resumes from an
+   * earlier event ID got it already). Optional: a store whose failed calls store nothing (the
+   * memory store) needs none.
+   */
+  discardEvent?(sessionId: string, streamId: string, message: JSONRPCMessage): void | Promise<void>;
   /** Releases everything stored for `sessionId` (the session ended). Optional. */
   clear?(sessionId: string): void | Promise<void>;
   /**

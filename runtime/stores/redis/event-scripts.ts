@@ -23,6 +23,18 @@ redis.call('PEXPIRE', KEYS[3], ARGV[2])
 redis.call('PUBLISH', ARGV[7], '1')
 return id`;
 
+// KEYS[1] stream e:<session>:<stream>; ARGV token. An event whose store got no answer (Redis may
+// have stored it) that went out without an ID: the entry with its token among the stream's newest
+// 256 deleted, so that no replay gives it again; 1 when there was one, else 0.
+export const DISCARD = `
+for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 256)) do
+  local f = e[2]
+  for i = 1, #f - 1, 2 do
+    if f[i] == 'k' and f[i + 1] == ARGV[1] then return redis.call('XDEL', KEYS[1], e[1]) end
+  end
+end
+return 0`;
+
 // A claim's value is `<claim text>\n<owner process id>`; its lease is its score in the session's
 // claims rqs:<session> (a sorted set of request keys by when the lease ends, ms, so that the
 // session's end finds them and the live ones are counted). A finished request's claim is there

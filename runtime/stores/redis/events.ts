@@ -10,7 +10,7 @@ import { serializeMessage } from '../../jsonrpc/message.js';
 import { decimal } from '../../jsonrpc/decimal.js';
 import { ClaimLimitError, type FollowEnd, type SharedEventStore } from '../events.js';
 import type { RedisProcess, RedisStoresOptions } from './options.js';
-import { CLAIM, FINISH, RELEASE, RENEW, STORE_AGAIN, TAKE_OVER } from './event-scripts.js';
+import { CLAIM, DISCARD, FINISH, RELEASE, RENEW, STORE_AGAIN, TAKE_OVER } from './event-scripts.js';
 import { parseStored } from '../stored-message.js';
 
 const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
@@ -80,6 +80,7 @@ type EventCommands = Redis & {
     now: string,
     requestKey: string,
   ): Promise<number>;
+  mcpDiscardEvent(key: string, token: string): Promise<number>;
   mcpStoreAgain(
     k1: string,
     k2: string,
@@ -133,6 +134,7 @@ export class RedisEventStore implements SharedEventStore {
     options: RedisStoresOptions,
   ) {
     client.defineCommand('mcpStoreAgain', { numberOfKeys: 3, lua: STORE_AGAIN });
+    client.defineCommand('mcpDiscardEvent', { numberOfKeys: 1, lua: DISCARD });
     client.defineCommand('mcpClaim', { numberOfKeys: 4, lua: CLAIM });
     client.defineCommand('mcpReleaseClaim', { numberOfKeys: 3, lua: RELEASE });
     client.defineCommand('mcpTakeOverClaim', { numberOfKeys: 4, lua: TAKE_OVER });
@@ -399,6 +401,19 @@ export class RedisEventStore implements SharedEventStore {
       .hset(meta, 'owner', this.owner.processId, 'requests', JSON.stringify(ids))
       .pexpire(meta, this.ttlMs)
       .exec();
+  }
+
+  /**
+   * {@link SharedEventStore.discardEvent}: the entry of `message` (found by the token its store
+   * call carried, among the stream's newest 256) deleted. Sent on the same connection after that
+   * call, so Redis runs it after the call's queued command; a message this process never offered
+   * is left alone.
+   */
+  async discardEvent(sessionId: string, streamId: string, message: JSONRPCMessage): Promise<void> {
+    const token = this.tokens.get(message);
+    if (token === undefined) return;
+    this.tokens.delete(message);
+    await (this.client as EventCommands).mcpDiscardEvent(this.key(sessionId, streamId), token);
   }
 
   async replayEventsAfter(

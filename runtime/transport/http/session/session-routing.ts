@@ -164,6 +164,7 @@ export class SessionRouter extends SessionReplay {
       else if (live) this.write(s, message, eventId);
       // not held here: to the process whose connection holds it, if any
       else if (shared) shared.relay(eventId, message);
+      if (eventId === undefined && (live || shared)) this.sentWithoutId(s, message);
       if (!live || this.settings.eventStore) {
         const backlog = (this.backlog ??= []);
         backlog.push({ eventId, message });

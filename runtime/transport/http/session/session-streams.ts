@@ -42,6 +42,8 @@ export class SessionStreams extends SessionState {
    * not stored, so a stall holds the session's sends for one store timeout, not for its length.
    */
   protected storeDown = false;
+  /** Messages whose store call failed, and may have stored them (see {@link sentWithoutId}). */
+  protected storeLost: WeakSet<JSONRPCMessage> | undefined;
   /** POST streams with events kept to store later (see {@link keep}), and when that began (ms). */
   protected unstored:
     | {
@@ -307,8 +309,24 @@ export class SessionStreams extends SessionState {
     if (typeof id === 'string') return id;
     return Promise.resolve(id).then(undefined, (e: unknown) => {
       this.storeFailed(e);
+      // the store may still have it (a Redis command that timed out runs once Redis continues)
+      if (message !== null) (this.storeLost ??= new WeakSet()).add(message);
       return undefined;
     });
+  }
+
+  /**
+   * Event `message` of stream `s` went out without an ID (its store failed): if the failed
+   * store call may have stored it after all, the store drops it (its `discardEvent`), so that a client resuming `s` from an earlier event ID
+   * does not get it a second time.
+   */
+  protected sentWithoutId(s: OutStream, message: JSONRPCMessage): void {
+    if (!this.storeLost?.delete(message)) return;
+    const store = this.settings.eventStore;
+    if (!store?.discardEvent) return;
+    Promise.resolve()
+      .then(() => store.discardEvent!(this.sessionId, s.id, message))
+      .then(undefined, (e: unknown) => this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e))));
   }
 
   protected storeFailed(e: unknown): void {
@@ -327,6 +345,8 @@ export class SessionStreams extends SessionState {
     const delivered = this.write(s, message, undefined, text);
     if (s.kind === 'post' && this.settings.eventStore && (!delivered || isResponse(message)))
       this.keep(s, message, delivered ? sink : null, (text ?? serializeMessage(message)).length);
+    // delivered and not kept: it must not also be replayed from the store
+    else if (delivered) this.sentWithoutId(s, message);
   }
 
   /**
