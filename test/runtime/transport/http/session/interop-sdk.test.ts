@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpServerSession } from '../../../../../runtime/transport/http/session/server.js';
 import type { JSONRPCMessage } from '../../../../../runtime/jsonrpc/transport.js';
-import { sleep, startServer } from './helpers.js';
+import { sleep, startServer, waitFor } from './helpers.js';
 
 /** Ids of the tools/call requests the peer received. */
 const toolCalls: Array<string | number> = [];
@@ -115,7 +115,7 @@ for (const replyMode of ['auto', 'json', 'sse'] as const) {
       // Server-initiated, on the standalone GET stream.
       await sleep(50);
       await srv.sessions[0].send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-      for (let i = 0; i < 100 && listChanged.length === 0; i++) await sleep(5);
+      await waitFor('the list_changed notification', () => listChanged.length > 0);
       assert.is(listChanged.length, 1);
       await transport.terminateSession();
       assert.is(srv.handler.sessions.size, 0);
