@@ -10,56 +10,15 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadRevision } from '../../cli/revisions.js';
-import { serveHttp, type HttpServe } from '../../cli/serve/http.js';
-import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
-import type { ServerFeatures } from '../../runtime/features/index.js';
-import { startRedis, TestSession, V, type RedisServer } from '../scale/support.js';
+import { TestSession } from '../scale/support.js';
 import { CutCall } from './cut-call.js';
+import { suiteStepsServe } from './steps-serve.js';
 
 type Obj = Record<string, unknown>;
 const STALL_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `steps`: `n` progress notifications `ms` apart, then a result naming `key`. */
-const steps = (f: ServerFeatures): void => {
-  f.tool<{ key: string; n: number; ms: number }>({
-    name: 'steps',
-    description: 'n progress notifications ms apart, then a result naming key',
-    inputSchema: {
-      type: 'object',
-      properties: { key: { type: 'string' }, n: { type: 'integer' }, ms: { type: 'integer' } },
-      required: ['key', 'n', 'ms'],
-    },
-    handler: async (a, ctx) => {
-      for (let i = 1; i <= a.n; i++) {
-        await ctx.sendProgress(i, a.n);
-        await sleep(a.ms);
-      }
-      return { content: [{ type: 'text', text: `done ${a.key}` }] };
-    },
-  });
-};
-
-let redis: RedisServer;
-let stores: RedisStores;
-let served: HttpServe;
-test.before(async () => {
-  redis = await startRedis();
-  stores = await connectRedisStores(redis.url, { prefix: `stall${Date.now()}:`, commandTimeoutMs: 1000 });
-  served = await serveHttp(await loadRevision(V), {
-    port: 0,
-    shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events },
-    extend: steps,
-    logger: { warn: () => undefined },
-  });
-});
-test.after(async () => {
-  redis?.pause(false);
-  await served?.close();
-  await stores?.close();
-  await redis?.stop();
-});
+const endpoint = suiteStepsServe(test, 'stall', 1000);
 
 const progressOf = (events: Array<{ message: Obj }>): number[] =>
   events
@@ -67,6 +26,7 @@ const progressOf = (events: Array<{ message: Obj }>): number[] =>
     .map((e) => (e.message.params as Obj).progress as number);
 
 test('a call running when Redis stalls ends long before the stall does, with all its progress and its result', async () => {
+  const { redis, served } = endpoint();
   const s = new TestSession(served.url);
   await s.initialize();
   let continuedAt = 0;
@@ -96,6 +56,7 @@ test('a call running when Redis stalls ends long before the stall does, with all
 });
 
 test('a connection that breaks during the stall: resumed after it, the stream gives the progress it missed and the result', async () => {
+  const { redis, served } = endpoint();
   const s = new TestSession(served.url);
   await s.initialize();
   const call = await CutCall.post(served.url, s.sessionId!, 7, {

@@ -8,57 +8,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadRevision } from '../../cli/revisions.js';
-import { serveHttp, type HttpServe } from '../../cli/serve/http.js';
-import { connectRedisStores, type RedisStores } from '../../runtime/stores/redis/redis.js';
-import type { ServerFeatures } from '../../runtime/features/index.js';
-import { startRedis, TestSession, type RedisServer } from '../scale/support.js';
+import { TestSession } from '../scale/support.js';
 import { CutCall } from './cut-call.js';
+import { suiteStepsServe } from './steps-serve.js';
 
 type Obj = Record<string, unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `steps`: `n` progress notifications `ms` apart, then a result naming `key`. */
-const steps = (f: ServerFeatures): void => {
-  f.tool<{ key: string; n: number; ms: number }>({
-    name: 'steps',
-    description: 'n progress notifications ms apart, then a result naming key',
-    inputSchema: {
-      type: 'object',
-      properties: { key: { type: 'string' }, n: { type: 'integer' }, ms: { type: 'integer' } },
-      required: ['key', 'n', 'ms'],
-    },
-    handler: async (a, ctx) => {
-      for (let i = 1; i <= a.n; i++) {
-        await ctx.sendProgress(i, a.n);
-        await sleep(a.ms);
-      }
-      return { content: [{ type: 'text', text: `done ${a.key}` }] };
-    },
-  });
-};
-
-let redis: RedisServer;
-let stores: RedisStores;
-let served: HttpServe;
-test.before(async () => {
-  redis = await startRedis();
-  stores = await connectRedisStores(redis.url, { prefix: `live${Date.now()}:`, commandTimeoutMs: 500 });
-  served = await serveHttp(await loadRevision('2025-11-25'), {
-    port: 0,
-    shared: { sessions: stores.sessions, bus: stores.bus, events: stores.events },
-    extend: steps,
-    logger: { warn: () => undefined },
-  });
-});
-test.after(async () => {
-  redis?.pause(false);
-  await served?.close();
-  await stores?.close();
-  await redis?.stop();
-});
+const endpoint = suiteStepsServe(test, 'live', 500);
 
 test('an event whose store timed out goes out live without an ID and is never replayed from the log', async () => {
+  const { redis, served } = endpoint();
   const s = new TestSession(served.url);
   await s.initialize();
   // progress 1 at 0 s (stored), 2 at 2 s (its store times out: Redis paused), 3 at 4 s, result at 6 s
