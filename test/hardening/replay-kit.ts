@@ -21,6 +21,7 @@ import type { Test } from 'uvu';
 import {
   ACCEPT_BOTH,
   echoPeer,
+  handshake,
   initReq,
   MiniClient,
   messagesOf,
@@ -131,10 +132,7 @@ export async function initialized(
   const transport =
     form === 'fetch' ? new FetchHttpClientTransport({ ...all, fetch: globalThis.fetch }) : new HttpClientTransport(all);
   const client = new MiniClient(transport);
-  await client.start();
-  await client.request('initialize', initReq().params as Record<string, unknown>);
-  transport.setProtocolVersion(V);
-  await client.notify('notifications/initialized');
+  await handshake(client, transport);
   return { transport, client };
 }
 

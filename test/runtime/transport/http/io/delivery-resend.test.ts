@@ -16,7 +16,7 @@ import { type Cuts, deliver, resendDelay, retryDelay } from '../../../../../runt
 import type { HttpRequestInit } from '../../../../../runtime/transport/http/io/request.js';
 import { nodeRequester } from '../../../../../runtime/transport/http/io/node-request.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { initReq, MiniClient } from '../session/helpers.js';
+import { handshake, MiniClient } from '../session/helpers.js';
 
 /**
  * A server that advertises request replay, and cuts every POST of `tools/call`: `cut(n)` for the
@@ -182,10 +182,7 @@ for (const form of ['node:http', 'fetch'] as const) {
     });
     const client = new MiniClient(transport);
     try {
-      await client.start();
-      await client.request('initialize', initReq().params as Record<string, unknown>);
-      transport.setProtocolVersion('2025-11-25');
-      await client.notify('notifications/initialized');
+      await handshake(client, transport);
       const error = await client.request('tools/call', { name: 'x' }).then(
         () => undefined,
         (e: unknown) => e,

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { initReq, MiniClient } from './helpers.js';
+import { handshake, MiniClient } from './helpers.js';
 
 const RETRY_MS = 400;
 
@@ -76,10 +76,7 @@ for (const form of ['node:http', 'fetch'] as const) {
     });
     const client = new MiniClient(transport);
     try {
-      await client.start();
-      await client.request('initialize', initReq().params as Record<string, unknown>);
-      transport.setProtocolVersion('2025-11-25');
-      await client.notify('notifications/initialized');
+      await handshake(client, transport);
       assert.equal(await client.request('tools/call', { name: 'slow' }), { ok: true });
       assert.is(srv.seen.lastEventId, 'e-1');
       const waited = srv.seen.resumedAt - srv.seen.endedAt;

@@ -280,6 +280,17 @@ export function raw(
 }
 
 /** A minimal client-side engine over a transport: request/response correlation only. */
+/**
+ * Starts `client` and initializes its session over `transport` (the client's own): `initialize`,
+ * then the transport's `MCP-Protocol-Version` set to {@link V}, then `notifications/initialized`.
+ */
+export async function handshake(client: MiniClient, transport: { setProtocolVersion(v: string): void }): Promise<void> {
+  await client.start();
+  await client.request('initialize', initReq().params as Record<string, unknown>);
+  transport.setProtocolVersion(V);
+  await client.notify('notifications/initialized');
+}
+
 export class MiniClient {
   private next = 1;
   private readonly waiting = new Map<
