@@ -23,6 +23,7 @@ import {
   RequestNotProcessedError,
 } from '../../runtime/index.js';
 import { retryAfterMs, retryDelay } from '../../runtime/transport/http/io/delivery.js';
+import { answerInitialize } from '../runtime/transport/http/session/helpers.js';
 import type { JSONRPCMessage, Transport } from '../../runtime/jsonrpc/transport.js';
 
 type Reply = (m: JSONRPCMessage, req: IncomingMessage, res: ServerResponse) => void;
@@ -42,21 +43,7 @@ async function endpoint(call: Reply, port = 0) {
       if (req.method !== 'POST') return void res.writeHead(405).end();
       state.posts++;
       const m = JSON.parse(body) as JSONRPCMessage;
-      if (m.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
-        res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: m.id,
-            result: {
-              protocolVersion: '2025-11-25',
-              capabilities: { tools: {} },
-              serverInfo: { name: 'x', version: '1' },
-            },
-          }),
-        );
-        return;
-      }
+      if (m.method === 'initialize') return answerInitialize(res, m.id, { 'mcp-session-id': 's1' }, { tools: {} });
       if (m.id === undefined) return void res.writeHead(202).end();
       if (m.method === 'tools/call') {
         state.calls++;

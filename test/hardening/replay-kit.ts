@@ -20,6 +20,7 @@ import { startRedis, type RedisServer } from '../scale/support.js';
 import type { Test } from 'uvu';
 import {
   ACCEPT_BOTH,
+  answerInitialize as answerInit,
   echoPeer,
   handshake,
   initReq,
@@ -105,18 +106,7 @@ export const responseOf = (messages: JSONRPCMessage[], id: number | string) =>
 
 /** Answers `initialize` request `m` as a server advertising request replay would: session `s1`, protocol version V. */
 export function answerInitialize(r: ServerResponse, m: JSONRPCMessage): void {
-  r.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
-  r.end(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: m.id,
-      result: {
-        protocolVersion: V,
-        capabilities: { experimental: { 'mcpgen/requestReplay': {} } },
-        serverInfo: { name: 'x', version: '1' },
-      },
-    }),
-  );
+  answerInit(r, m.id, { 'mcp-session-id': 's1' }, { experimental: { 'mcpgen/requestReplay': {} } });
 }
 
 /**

@@ -16,7 +16,7 @@ import { type Cuts, deliver, resendDelay, retryDelay } from '../../../../../runt
 import type { HttpRequestInit } from '../../../../../runtime/transport/http/io/request.js';
 import { nodeRequester } from '../../../../../runtime/transport/http/io/node-request.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { handshake, MiniClient } from '../session/helpers.js';
+import { answerInitialize, handshake, MiniClient } from '../session/helpers.js';
 
 /**
  * A server that advertises request replay, and cuts every POST of `tools/call`: `cut(n)` for the
@@ -34,19 +34,7 @@ async function cuttingServer(cut: (n: number) => 'reset' | 'stream' = () => 'res
       if (req.method === 'DELETE') return void res.writeHead(200, head).end();
       const m = JSON.parse(body) as { id?: number; method: string };
       if (m.method === 'initialize') {
-        res.writeHead(200, { ...head, 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: m.id,
-            result: {
-              protocolVersion: '2025-11-25',
-              capabilities: { experimental: { 'mcpgen/requestReplay': {} } },
-              serverInfo: { name: 's', version: '1' },
-            },
-          }),
-        );
-        return;
+        return answerInitialize(res, m.id, head, { experimental: { 'mcpgen/requestReplay': {} } }, 's');
       }
       if (m.id === undefined) return void res.writeHead(202, head).end();
       arrivals.push(performance.now());

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { handshake, MiniClient } from './helpers.js';
+import { answerInitialize, handshake, MiniClient } from './helpers.js';
 
 const RETRY_MS = 400;
 
@@ -36,14 +36,7 @@ async function retryServer() {
       if (req.method === 'DELETE') return void res.writeHead(200, head).end(); // the session's end, at close
       const m = JSON.parse(body) as { id?: number; method: string };
       if (m.method === 'initialize') {
-        res.writeHead(200, { ...head, 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: m.id,
-            result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 's', version: '1' } },
-          }),
-        );
+        answerInitialize(res, m.id, head, {}, 's');
       } else if (m.id === undefined) {
         res.writeHead(202, head).end();
       } else {

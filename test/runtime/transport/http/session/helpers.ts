@@ -4,7 +4,7 @@
  * client-side request correlator.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SseParser, type SseEvent } from '../../../../../runtime/codec/sse.js';
 import {
@@ -280,6 +280,28 @@ export function raw(
 }
 
 /** A minimal client-side engine over a transport: request/response correlation only. */
+/**
+ * Answers an `initialize` request with id `id` as a test server: 200, `head` (e.g. its
+ * `mcp-session-id`) and a JSON body with protocol version {@link V}, `capabilities` and
+ * serverInfo `name` (version 1).
+ */
+export function answerInitialize(
+  res: ServerResponse,
+  id: unknown,
+  head: Record<string, string>,
+  capabilities: Record<string, unknown>,
+  name = 'x',
+): void {
+  res.writeHead(200, { ...head, 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { protocolVersion: V, capabilities, serverInfo: { name, version: '1' } },
+    }),
+  );
+}
+
 /**
  * Starts `client` and initializes its session over `transport` (the client's own): `initialize`,
  * then the transport's `MCP-Protocol-Version` set to {@link V}, then `notifications/initialized`.
