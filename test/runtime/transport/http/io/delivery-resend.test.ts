@@ -12,7 +12,13 @@ import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConnectionClosedError } from '../../../../../runtime/jsonrpc/errors.js';
-import { type Cuts, deliver, resendDelay, retryDelay } from '../../../../../runtime/transport/http/io/delivery.js';
+import {
+  type Cuts,
+  deliver,
+  type RetryOptions,
+  resendDelay,
+  retryDelay,
+} from '../../../../../runtime/transport/http/io/delivery.js';
 import type { HttpRequestInit } from '../../../../../runtime/transport/http/io/request.js';
 import { nodeRequester } from '../../../../../runtime/transport/http/io/node-request.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
@@ -60,24 +66,32 @@ const callInit = (): HttpRequestInit => ({
   body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x' } }),
 });
 
+/**
+ * What `deliver` of {@link callInit} to `url` (`what` 'POST tools/call', `random` fixed at 0) settles
+ * with: undefined for a reply, else its error. Each re-send's wait (ms) is pushed to `waits`;
+ * `resend` is asked at each cut.
+ */
+const deliverCall = (url: string, retry: RetryOptions, waits: number[], resend: (c: Cuts) => boolean = () => true) =>
+  deliver(nodeRequester(new URL(url)), callInit(), {
+    what: 'POST tools/call',
+    retry,
+    resend,
+    onRetry: (ms) => waits.push(ms),
+    random: () => 0,
+  }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+
 test('deliver: every attempt reset; re-sends back off (doubling, each spaced at least its wait) and stop at maxRetries once resendForMs passed; the error counts them', async () => {
   const srv = await cuttingServer();
   const waits: number[] = [];
   let told: Cuts | undefined;
   try {
-    const error = await deliver(nodeRequester(new URL(srv.url)), callInit(), {
-      what: 'POST tools/call',
-      retry: { maxRetries: 3, initialDelayMs: 40, resendForMs: 0 },
-      resend: (c) => {
-        told = c;
-        return true;
-      },
-      onRetry: (ms) => waits.push(ms),
-      random: () => 0,
-    }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await deliverCall(srv.url, { maxRetries: 3, initialDelayMs: 40, resendForMs: 0 }, waits, (c) => {
+      told = c;
+      return true;
+    });
     assert.instance(error, ConnectionClosedError);
     const message = (error as Error).message;
     assert.ok(
@@ -107,16 +121,7 @@ test('deliver: re-sends go past maxRetries while resendForMs lasts; the error co
   const srv = await cuttingServer();
   const waits: number[] = [];
   try {
-    const error = await deliver(nodeRequester(new URL(srv.url)), callInit(), {
-      what: 'POST tools/call',
-      retry: { maxRetries: 1, initialDelayMs: 10, resendForMs: 1500 },
-      resend: () => true,
-      onRetry: (ms) => waits.push(ms),
-      random: () => 0,
-    }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await deliverCall(srv.url, { maxRetries: 1, initialDelayMs: 10, resendForMs: 1500 }, waits);
     assert.instance(error, ConnectionClosedError);
     const sent = srv.arrivals.length;
     assert.ok(sent > 2, `sent ${sent} times: no re-send past maxRetries (1) within resendForMs`);
