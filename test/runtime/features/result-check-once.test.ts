@@ -9,11 +9,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as v2025 from '../../../generated/2025-11-25/index.js';
 import * as draft from '../../../generated/draft/index.js';
-import { createStatelessHttpHandler } from '../../../runtime/transport/http/stateless/server.js';
 import { ServerFeatures } from '../../../runtime/features/server-features.js';
 import { ServerSession } from '../../../runtime/session/server.js';
 import { RESULTS_CHECKED, type RequestHandler } from '../../../runtime/engine/peer.js';
@@ -22,6 +19,7 @@ import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import { RpcError } from '../../../runtime/jsonrpc/errors.js';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
 import { type ServerClass, referenceDefinition } from '../../../reference/server.js';
+import { statelessServer } from '../stateless/harness.js';
 
 /** A server table (2025-11-25's unless given) whose tools/call result validator counts its calls. */
 function countingTable(base: ProtocolTable = v2025.serverTable as unknown as ProtocolTable): {
@@ -127,61 +125,13 @@ test('the reference server: a plain tools/call result is checked once, a task-au
   await client.close();
 });
 
-/** The stateless server (draft) with `table` behind its HTTP endpoint on 127.0.0.1: a tools/call POST answered. */
-async function callStateless(table: ProtocolTable, handlers: Record<string, RequestHandler>) {
-  const handler = createStatelessHttpHandler({ tables: [table] });
-  const server = new ServerSession(table, {
-    serverInfo: { name: 's', version: '1' },
-    capabilities: { tools: {} },
-    handlers,
-    logger: {},
-  });
-  await server.connect(handler.transport);
-  const http = createServer(handler);
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  const call = async (id: number, name: string) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': draft.table.protocolVersion,
-        'Mcp-Method': 'tools/call',
-        'Mcp-Name': name,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': draft.table.protocolVersion,
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
-          },
-        },
-      }),
-    });
-    return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-  };
-  const close = async () => {
-    await server.close();
-    http.closeAllConnections();
-    await new Promise<void>((r) => http.close(() => r()));
-  };
-  return { call, close };
-}
-
 test('stateless: a ServerFeatures tool result is checked once through the stateless lifecycle too', async () => {
   const { table, calls } = countingTable(draft.serverTable as unknown as ProtocolTable);
   const f = new ServerFeatures<draft.Protocol>({ logger: {} });
   f.tool({ name: 'echo', handler: () => 'hi' });
   // neither a CallToolResult (the content type) nor an InputRequiredResult (requestState not a string)
   f.tool({ name: 'bad', handler: () => ({ content: [{ type: 'txt', text: 'a' }], requestState: 5 }) as never });
-  const s = await callStateless(table, f.handlers() as Record<string, RequestHandler>);
+  const s = await statelessServer(table, f.handlers() as Record<string, RequestHandler>);
   try {
     const ok = await s.call(1, 'echo');
     assert.equal(ok.result?.content, [{ type: 'text', text: 'hi' }]);
@@ -199,7 +149,7 @@ test('stateless: a ServerFeatures tool result is checked once through the statel
 test('stateless: an unflagged handler is checked by the engine, once; an invalid result is -32603', async () => {
   const { table, calls } = countingTable(draft.serverTable as unknown as ProtocolTable);
   let answer: unknown = { content: [{ type: 'text', text: 'ok' }] };
-  const s = await callStateless(table, { 'tools/list': () => ({ tools: [] }), 'tools/call': () => answer });
+  const s = await statelessServer(table, { 'tools/list': () => ({ tools: [] }), 'tools/call': () => answer });
   try {
     assert.equal((await s.call(1, 'x')).result?.content, [{ type: 'text', text: 'ok' }]);
     assert.is(calls(), 1);

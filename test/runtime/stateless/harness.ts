@@ -1,9 +1,16 @@
 /**
  * Shared pieces of the stateless (draft) tests: a scripted raw server over the memory pair that
- * records every request it sees, and a generated draft Client wired to a generated Server.
+ * records every request it sees, a generated draft Client wired to a generated Server, and a
+ * stateless server behind real node:http that tools/call POSTs are sent to.
  */
 import { Client, Server, type ClientOptions, type ServerOptions } from '../../../generated/draft/index.js';
 import { createMemoryPair, type MemoryTransport } from '../../../runtime/transport/memory.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestHandler } from '../../../runtime/engine/peer.js';
+import type { ProtocolTable } from '../../../runtime/protocol/table.js';
+import { ServerSession } from '../../../runtime/session/server.js';
+import { createStatelessHttpHandler } from '../../../runtime/transport/http/stateless/server.js';
 import type { JSONRPCMessage } from '../../../runtime/jsonrpc/transport.js';
 
 export interface SeenRequest {
@@ -67,3 +74,51 @@ export async function pair(serverOptions: ServerOptions, clientOptions: Partial<
 }
 
 export const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+/** A stateless server of `table` on 127.0.0.1 with `handlers`, and a tools/call POST to it. */
+export async function statelessServer(table: ProtocolTable, handlers: Record<string, RequestHandler>) {
+  const handler = createStatelessHttpHandler({ tables: [table] });
+  const server = new ServerSession(table, {
+    serverInfo: { name: 's', version: '1' },
+    capabilities: { tools: {} },
+    handlers,
+    logger: {},
+  });
+  await server.connect(handler.transport);
+  const http = createServer(handler);
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  const call = async (id: number, name: string) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': table.protocolVersion,
+        'Mcp-Method': 'tools/call',
+        'Mcp-Name': name,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': table.protocolVersion,
+            'io.modelcontextprotocol/clientCapabilities': {},
+            'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+          },
+        },
+      }),
+    });
+    return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  };
+  const close = async () => {
+    await server.close();
+    http.closeAllConnections();
+    await new Promise<void>((r) => http.close(() => r()));
+  };
+  return { call, close };
+}

@@ -21,8 +21,7 @@ import type { RequestHandler } from '../../../runtime/engine/peer.js';
 import { InvalidResultError } from '../../../runtime/jsonrpc/errors.js';
 import { ServerFeatures } from '../../../runtime/features/server-features.js';
 import type { ProtocolTable } from '../../../runtime/protocol/table.js';
-import { ServerSession } from '../../../runtime/session/server.js';
-import { createStatelessHttpHandler } from '../../../runtime/transport/http/stateless/server.js';
+import { statelessServer } from './harness.js';
 import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/node-client.js';
 
 const text = [{ type: 'text', text: 'ok' }];
@@ -57,54 +56,6 @@ test('the validators: complete is a CallToolResult, input_required an InputRequi
     );
   }
 });
-
-/** A stateless server of `table` on 127.0.0.1 with `handlers`, and a tools/call POST to it. */
-async function statelessServer(table: ProtocolTable, handlers: Record<string, RequestHandler>) {
-  const handler = createStatelessHttpHandler({ tables: [table] });
-  const server = new ServerSession(table, {
-    serverInfo: { name: 's', version: '1' },
-    capabilities: { tools: {} },
-    handlers,
-    logger: {},
-  });
-  await server.connect(handler.transport);
-  const http = createServer(handler);
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
-  const call = async (id: number, name: string) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': table.protocolVersion,
-        'Mcp-Method': 'tools/call',
-        'Mcp-Name': name,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': table.protocolVersion,
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
-          },
-        },
-      }),
-    });
-    return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-  };
-  const close = async () => {
-    await server.close();
-    http.closeAllConnections();
-    await new Promise<void>((r) => http.close(() => r()));
-  };
-  return { call, close };
-}
 
 for (const [rev, table] of [
   ['2026-07-28', v2026.serverTable],
