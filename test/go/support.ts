@@ -60,6 +60,21 @@ export function go(args: string[], module: string, timeoutMs = 900_000, env?: No
   return run(goBinary(), args, join(GO_DIR, module), timeoutMs, env ?? goEnv());
 }
 
+/**
+ * Runs staticcheck (pinned in go/tools/go.mod) on `./...` of a module folder of go/; resolves with
+ * its exit status and its report: what it printed, without the `go: downloading <module>` lines
+ * the go command writes while it fetches the tool's modules into an empty module cache.
+ */
+export async function staticcheck(module: string): Promise<{ status: number | null; report: string }> {
+  const r = await go(['tool', '-modfile=../tools/go.mod', 'staticcheck', './...'], module);
+  const report = r.output
+    .split('\n')
+    .filter((line) => !/^go: downloading \S+ \S+$/.test(line))
+    .join('\n')
+    .trim();
+  return { status: r.status, report };
+}
+
 export interface GoTestCase {
   /** `<package> <Test>` (the package's import path without the module path). */
   id: string;
