@@ -126,6 +126,10 @@ export class RedisEventStore implements SharedEventStore {
    */
   private readonly tokens = new WeakMap<JSONRPCMessage, string>();
   private stored = 0;
+  /** Discards to try again once the connection is back (see `discardLater`), oldest first. */
+  private readonly discards: PendingDiscard[] = [];
+  private discardTimer: ReturnType<typeof setInterval> | undefined;
+  private onReady: (() => void) | undefined;
 
   constructor(
     private readonly owner: RedisProcess,
@@ -386,6 +390,8 @@ export class RedisEventStore implements SharedEventStore {
 
   /** Stops renewing claims (the stores are closing). */
   stopRenewing(): void {
+    this.stopDiscarding();
+    this.discards.length = 0;
     clearInterval(this.renewTimer);
     clearTimeout(this.retryTimer);
     this.renewTimer = undefined;
@@ -407,13 +413,71 @@ export class RedisEventStore implements SharedEventStore {
    * {@link SharedEventStore.discardEvent}: the entry of `message` (found by the token its store
    * call carried, among the stream's newest 256) deleted. Sent on the same connection after that
    * call, so Redis runs it after the call's queued command; a message this process never offered
-   * is left alone.
+   * is left alone. When it fails (the connection dropped: Redis may have run the store just
+   * before), it is tried again once the connection is back (see `discardLater`); resolves either
+   * way.
    */
   async discardEvent(sessionId: string, streamId: string, message: JSONRPCMessage): Promise<void> {
     const token = this.tokens.get(message);
     if (token === undefined) return;
     this.tokens.delete(message);
-    await (this.client as EventCommands).mcpDiscardEvent(this.key(sessionId, streamId), token);
+    const key = this.key(sessionId, streamId);
+    try {
+      await (this.client as EventCommands).mcpDiscardEvent(key, token);
+    } catch {
+      this.discardLater({ key, token, since: Date.now() });
+    }
+  }
+
+  /**
+   * A discard that failed (the connection dropped: the failed store may have been run by Redis
+   * just before it, and the discard could not be sent) kept, with its token, to be tried again:
+   * first on the command connection's next `ready` (before any other command of this process
+   * on the new connection), then every second, each one until it succeeds or
+   * {@link DISCARD_RETRY_MS} after its first failure (then reported to `onError`: a client
+   * resuming from before that event may get it twice). At most {@link DISCARDS_KEPT} are kept;
+   * the oldest is dropped (and reported) for a new one.
+   */
+  private discardLater(d: PendingDiscard): void {
+    if (this.discards.length >= DISCARDS_KEPT) this.gaveUp(this.discards.shift()!);
+    this.discards.push(d);
+    if (!this.onReady) {
+      this.onReady = () => void this.retryDiscards();
+      this.client.on('ready', this.onReady);
+    }
+    this.discardTimer ??= setInterval(() => void this.retryDiscards(), 1000);
+    this.discardTimer.unref?.();
+  }
+
+  /** Tries the kept discards again (see {@link discardLater}). */
+  private async retryDiscards(): Promise<void> {
+    const now = Date.now();
+    const batch = this.discards.splice(0);
+    const tries = batch.map(async (d) => {
+      if (now - d.since > DISCARD_RETRY_MS) return this.gaveUp(d);
+      try {
+        await (this.client as EventCommands).mcpDiscardEvent(d.key, d.token);
+      } catch {
+        this.discardLater(d);
+      }
+    });
+    await Promise.all(tries);
+    if (this.discards.length === 0) this.stopDiscarding();
+  }
+
+  private gaveUp(d: PendingDiscard): void {
+    this.onError?.(
+      new Error(
+        `event store: an event sent without an ID (its store failed) could not be discarded from ${d.key} (Redis unreachable); a client resuming from before it may get it twice`,
+      ),
+    );
+  }
+
+  private stopDiscarding(): void {
+    clearInterval(this.discardTimer);
+    this.discardTimer = undefined;
+    if (this.onReady) this.client.off('ready', this.onReady);
+    this.onReady = undefined;
   }
 
   async replayEventsAfter(
@@ -566,6 +630,18 @@ export class RedisEventStore implements SharedEventStore {
     }
     return ids.filter((id) => !answered.has(idKey(id)));
   }
+}
+
+/** Most discards kept to try again (`RedisEventStore.discardLater`). */
+const DISCARDS_KEPT = 1024;
+/** How long a failed discard is tried again, ms. */
+const DISCARD_RETRY_MS = 60_000;
+
+/** A discard to try again: stream key, the token of the event's store call, when it first failed (ms). */
+interface PendingDiscard {
+  key: string;
+  token: string;
+  since: number;
 }
 
 /** A claim this process holds whose stream is live here (see `RedisEventStore.running`). */

@@ -25,8 +25,9 @@
  *
  * Connection loss: commands fail at once (no offline queue), and those Redis does not answer
  * within `commandTimeoutMs` fail then, so a request that needs Redis gets a clear error instead
- * of waiting; both connections reconnect by themselves (backoff capped at 1 s) and resubscribe,
- * after which everything works again.
+ * of waiting; a command in flight when the connection dropped is not sent again (it may have run
+ * already: a failed command may have run, none runs twice); both connections reconnect by
+ * themselves (backoff capped at 1 s) and resubscribe, after which everything works again.
  *
  * This file connects and holds what the stores share (the process's liveness record, the
  * subscriber's channels); the stores are ./sessions.ts, ./events.ts and ./bus.ts, their options
@@ -139,7 +140,14 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
     commandTimeout: options.commandTimeoutMs ?? 5000,
     ...options.redis,
   };
-  const client = new Redis(url, { ...base, enableOfflineQueue: false, lazyConnect: true });
+  // no offline queue, and a command in flight when the connection drops is not sent again on the
+  // next one (it may have run: the stores handle a failed command that may have run, not one run twice)
+  const client = new Redis(url, {
+    ...base,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    lazyConnect: true,
+  });
   const sub = new Redis(url, { ...base, lazyConnect: true });
   // errors surface through the commands that fail; the connection events need a listener. The
   // first error event is kept: a refused AUTH shows there, connect() only says the connection closed
