@@ -7,6 +7,10 @@
 // session's streams ss:<session>; ARGV maxEvents, ttlMs, owner process, message JSON, token,
 // stream id, channel. An event offered again (its first offer got no answer, so Redis may have
 // stored it): the ID of the entry with its token among the stream's newest 256, else stored now.
+// 256 is more than enough: only the events of a POST stream are offered again (the session's kept
+// events, ../../transport/http/session/session-streams.ts), and from its failed offer until it is
+// offered again nothing else is stored on that stream (the events after it are kept behind it,
+// in order), so its entry, if there is one, is the stream's newest.
 export const STORE_AGAIN = `
 for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 256)) do
   local f = e[2]
@@ -23,15 +27,28 @@ redis.call('PEXPIRE', KEYS[3], ARGV[2])
 redis.call('PUBLISH', ARGV[7], '1')
 return id`;
 
-// KEYS[1] stream e:<session>:<stream>; ARGV token. An event whose store got no answer (Redis may
-// have stored it) that went out without an ID: the entry with its token among the stream's newest
-// 256 deleted, so that no replay gives it again; 1 when there was one, else 0.
+// KEYS[1] stream e:<session>:<stream>; ARGV token, maxEvents. An event whose store got no answer
+// (Redis may have stored it) that went out without an ID: the entry with its token deleted, so
+// that no replay gives it again; 1 when there was one, else 0. The stream is looked through from
+// its newest entry back, 256 at a time, at most maxEvents entries: all of it (every XADD trims
+// it to exactly maxEvents), so the entry is found however many events were stored after it (by
+// other processes on the shared standalone stream, or by this one before a retried discard); the
+// cost, at most maxEvents entries read, is paid only after a store failed.
 export const DISCARD = `
-for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 256)) do
-  local f = e[2]
-  for i = 1, #f - 1, 2 do
-    if f[i] == 'k' and f[i + 1] == ARGV[1] then return redis.call('XDEL', KEYS[1], e[1]) end
+local from, seen, most = '+', 0, tonumber(ARGV[2])
+while seen < most do
+  local batch = redis.call('XREVRANGE', KEYS[1], from, '-', 'COUNT', 257)
+  local first = 1
+  if from ~= '+' then first = 2 end
+  for j = first, #batch do
+    local f = batch[j][2]
+    for i = 1, #f - 1, 2 do
+      if f[i] == 'k' and f[i + 1] == ARGV[1] then return redis.call('XDEL', KEYS[1], batch[j][1]) end
+    end
   end
+  if #batch < 257 then return 0 end
+  seen = seen + #batch - first + 1
+  from = batch[#batch][1]
 end
 return 0`;
 

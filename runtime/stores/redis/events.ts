@@ -80,7 +80,7 @@ type EventCommands = Redis & {
     now: string,
     requestKey: string,
   ): Promise<number>;
-  mcpDiscardEvent(key: string, token: string): Promise<number>;
+  mcpDiscardEvent(key: string, token: string, maxEvents: string): Promise<number>;
   mcpStoreAgain(
     k1: string,
     k2: string,
@@ -411,7 +411,7 @@ export class RedisEventStore implements SharedEventStore {
 
   /**
    * {@link SharedEventStore.discardEvent}: the entry of `message` (found by the token its store
-   * call carried, among the stream's newest 256) deleted. Sent on the same connection after that
+   * call carried, anywhere in the stream: at most `maxEventsPerStream` entries read) deleted. Sent on the same connection after that
    * call, so Redis runs it after the call's queued command; a message this process never offered
    * is left alone. When it fails (the connection dropped: Redis may have run the store just
    * before), it is tried again once the connection is back (see `discardLater`); resolves either
@@ -423,7 +423,7 @@ export class RedisEventStore implements SharedEventStore {
     this.tokens.delete(message);
     const key = this.key(sessionId, streamId);
     try {
-      await (this.client as EventCommands).mcpDiscardEvent(key, token);
+      await (this.client as EventCommands).mcpDiscardEvent(key, token, String(this.maxEvents));
     } catch {
       this.discardLater({ key, token, since: Date.now() });
     }
@@ -456,7 +456,7 @@ export class RedisEventStore implements SharedEventStore {
     const tries = batch.map(async (d) => {
       if (now - d.since > DISCARD_RETRY_MS) return this.gaveUp(d);
       try {
-        await (this.client as EventCommands).mcpDiscardEvent(d.key, d.token);
+        await (this.client as EventCommands).mcpDiscardEvent(d.key, d.token, String(this.maxEvents));
       } catch {
         this.discardLater(d);
       }
