@@ -286,12 +286,13 @@ export function runProblem(run: ExampleRun): string | undefined {
 }
 
 /**
- * Runs each example (`node --import tsx <file>`, cwd `cwd`), at most `concurrency` at a time,
- * each killed after `timeoutMs`; resolves with every run, in the order given.
+ * Runs each example (`node --import tsx <file>`, cwd `cwd`, environment `env`, default this
+ * process's), at most `concurrency` at a time, each killed after `timeoutMs`; resolves with
+ * every run, in the order given.
  */
 export async function runExamples(
   examples: ReadonlyArray<{ slug: string; file: string }>,
-  options: { cwd: string; concurrency?: number; timeoutMs?: number },
+  options: { cwd: string; concurrency?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv },
 ): Promise<ExampleRun[]> {
   const results: ExampleRun[] = new Array(examples.length);
   const timeout = options.timeoutMs ?? 30_000;
@@ -305,7 +306,7 @@ export async function runExamples(
         execFile(
           process.execPath,
           ['--import', 'tsx', file],
-          { cwd: options.cwd, timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20, encoding: 'utf8' },
+          { cwd: options.cwd, env: options.env, timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20, encoding: 'utf8' },
           (error, stdout, stderr) => {
             const e = error as
               | (NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string })

@@ -44,14 +44,19 @@ export function onePageFiles(pages: readonly GuidePage[]): Array<{ slug: string;
 export async function runPages(
   project: string,
   files: ReadonlyArray<{ slug: string; text: string }>,
-  options: { concurrency?: number; timeoutMs?: number } = {},
+  options: { concurrency?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ExampleRun[]> {
   const examples = files.map(({ slug, text }) => {
     const file = join(project, `${slug}.ts`);
     writeFileSync(file, text);
     return { slug, file };
   });
-  return runExamples(examples, { cwd: project, concurrency: options.concurrency ?? 2, timeoutMs: options.timeoutMs });
+  return runExamples(examples, {
+    cwd: project,
+    concurrency: options.concurrency ?? 2,
+    timeoutMs: options.timeoutMs,
+    env: options.env,
+  });
 }
 
 /** What is wrong with a page's run (undefined: it exited 0 within its time). */

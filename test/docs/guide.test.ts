@@ -30,6 +30,7 @@ import {
   tsBlocks,
 } from './guide-check.js';
 import { FRAGMENTS_MARKER, snippetTypeProblems } from './guide-typecheck.js';
+import { pulledCache } from './pulled-cache.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GUIDE = join(ROOT, 'docs', 'guide');
@@ -130,7 +131,14 @@ test('every example runs: exit 0, last line "ok <slug>"', async () => {
   const t0 = performance.now();
   // the toolchain pages run the CLI several times (each a Node start-up): a loaded runner needs
   // minutes for them; a hang is still caught
-  const runs = await runExamples(examples, { cwd: ROOT, concurrency: 2, timeoutMs: 300_000 });
+  // pinning's inputs are what `mcpgen pull` leaves in the user cache
+  const cache = await pulledCache(ROOT, SPEC_DIR);
+  const runs = await runExamples(examples, {
+    cwd: ROOT,
+    concurrency: 2,
+    timeoutMs: 300_000,
+    env: { ...process.env, MCPGEN_CACHE: cache.dir },
+  }).finally(cache.cleanup);
   const problems = runs.map(runProblem).filter((p) => p !== undefined);
   const slowest = [...runs]
     .sort((a, b) => b.ms - a.ms)
