@@ -8,6 +8,7 @@ import {
   LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HttpServerSession } from '../../../../../runtime/transport/http/session/server.js';
@@ -92,6 +93,9 @@ async function sdkClient(
 for (const replyMode of ['auto', 'json', 'sse'] as const) {
   test(`SDK client ↔ our server (${replyMode}): initialize, ping, tools, progress, server-initiated, DELETE`, async () => {
     const srv = await startServer({ replyMode, onSession: mcpPeer });
+    // the answers to the GETs the server receives (the SDK's standalone stream)
+    const gets: ServerResponse[] = [];
+    srv.server.prependListener('request', (req, res) => void (req.method === 'GET' && gets.push(res)));
     try {
       const { client, transport, logs, listChanged } = await sdkClient(srv.url);
       assert.ok(transport.sessionId);
@@ -112,8 +116,10 @@ for (const replyMode of ['auto', 'json', 'sse'] as const) {
         assert.equal(progress, [1, 2, 3]);
         assert.equal(logs, ['step 1', 'step 2', 'step 3']);
       }
-      // Server-initiated, on the standalone GET stream.
-      await sleep(50);
+      // Server-initiated, on the standalone GET stream, once the SDK holds it (answered 200, headers sent)
+      await waitFor("the SDK client's standalone GET stream", () =>
+        gets.some((res) => res.statusCode === 200 && res.headersSent),
+      );
       await srv.sessions[0].send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       await waitFor('the list_changed notification', () => listChanged.length > 0);
       assert.is(listChanged.length, 1);
@@ -133,7 +139,9 @@ test('SDK client resumes our POST stream after the server drops the connection (
     const call = client.callTool({ name: 'count', arguments: { n: 12, gapMs: 10 } });
     let drops = 0;
     for (let i = 0; i < 4; i++) {
-      await sleep(25);
+      // a step over the (resumed) stream: it is open, so the drop cuts a live connection
+      const seen = logs.length;
+      await waitFor(`step ${seen + 1} over the POST stream`, () => logs.length > seen);
       await srv.sessions[0].closeSseConnection(toolCalls[toolCalls.length - 1]);
       drops++;
     }
