@@ -18,7 +18,17 @@ import {
   type RequestOptions,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { abortError, mediaType, type BodySink, type Cancel, type HttpReply, type Requester } from './request.js';
+import {
+  abortError,
+  mediaType,
+  type BodySink,
+  type Cancel,
+  type HttpReply,
+  type HttpRequestInit,
+  type ReplyTaker,
+  type SendingRequester,
+  type TextTaker,
+} from './request.js';
 
 /**
  * Sockets per origin of the default keep-alive agents. Requests past it wait for a free
@@ -48,7 +58,7 @@ export function defaultAgent(protocol: string): HttpAgent {
  * (default {@link defaultAgent}). URL credentials are not sent; use an `Authorization` header.
  * @throws TypeError for a scheme other than http: or https:.
  */
-export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
+export function nodeRequester(url: URL, agent?: HttpAgent): SendingRequester {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new TypeError(`unsupported URL scheme ${url.protocol} (http: or https: only)`);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -59,25 +69,35 @@ export function nodeRequester(url: URL, agent?: HttpAgent): Requester {
     port: url.port,
     path: url.pathname + url.search,
   };
-  return (init) =>
-    new Promise<HttpReply>((resolve, reject) => {
-      const { signal, cancel } = init;
-      if (signal?.aborted) return reject(abortError(signal));
-      if (cancel?.reason) return reject(cancel.reason);
-      const headers = init.headers;
-      if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-      // the options spelt out: an object spread of `base` here cost more than the rest of this function
-      const options = {
-        protocol: base.protocol,
-        hostname: base.hostname,
-        port: base.port,
-        path: base.path,
-        method: init.method,
-        headers,
-        agent: init.stream && !agent ? false : pool,
-      };
-      sendCall({ resolve, reject, signal, cancel, reply: undefined, send, options, body: init.body });
-    });
+  const start = (init: HttpRequestInit, taker: ReplyTaker): void => {
+    const { signal, cancel } = init;
+    if (signal?.aborted) throw abortError(signal);
+    if (cancel?.reason) throw cancel.reason;
+    const headers = init.headers;
+    if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
+    // the options spelt out: an object spread of `base` here cost more than the rest of this function
+    const options = {
+      protocol: base.protocol,
+      hostname: base.hostname,
+      port: base.port,
+      path: base.path,
+      method: init.method,
+      headers,
+      agent: init.stream && !agent ? false : pool,
+    };
+    sendCall({ taker, signal, cancel, reply: undefined, send, options, body: init.body });
+  };
+  const requester: SendingRequester = (init) =>
+    new Promise<HttpReply>((resolve, reject) => start(init, { reply: resolve, error: reject }));
+  requester.send = (init, taker) => {
+    try {
+      start(init, taker);
+    } catch (e) {
+      // (as the promise form: the outcome comes after send returned)
+      queueMicrotask(() => taker.error(e));
+    }
+  };
+  return requester;
 }
 
 /** Sends `call` (once: see the module docs). */
@@ -108,8 +128,7 @@ const aborter = (req: ClientRequest, signal: AbortSignal) => (): void => void re
 const CALL = Symbol('call');
 /** The state of one node:http request, kept on the request (no closures per request). */
 interface Call {
-  resolve(reply: HttpReply): void;
-  reject(error: Error): void;
+  taker: ReplyTaker;
   signal: AbortSignal | undefined;
   cancel: Cancel | undefined;
   onAbort?: () => void;
@@ -124,12 +143,12 @@ type CallRequest = ClientRequest & { [CALL]: Call };
 function onCallResponse(this: CallRequest, res: IncomingMessage): void {
   const call = this[CALL];
   res.setEncoding('utf8');
-  call.resolve((call.reply = new NodeReply(res, this)));
+  call.taker.reply((call.reply = new NodeReply(res, this)));
 }
 function onCallError(this: CallRequest, error: Error): void {
   const call = this[CALL];
   if (call.reply) return;
-  call.reject(error);
+  call.taker.error(error);
 }
 function onCallClose(this: CallRequest): void {
   const call = this[CALL];
@@ -234,10 +253,11 @@ function drain(res: IncomingMessage, req: ClientRequest): void {
 class NodeReply implements HttpReply {
   readonly status: number;
   readonly ok: boolean;
-  /** Text read so far by text(). */
+  /** Text read so far by readText(). */
   body = '';
   #text: Promise<string> | undefined;
-  #settle: { resolve(text: string): void; reject(e: Error): void } | undefined;
+  /** The taker of readText(), until the body ended or broke. */
+  #taker: TextTaker | undefined;
   #used = false;
   /** The sink of read(), until its end was called. */
   #sink: BodySink | undefined;
@@ -264,25 +284,34 @@ class NodeReply implements HttpReply {
 
   text(): Promise<string> {
     if (this.#text) return this.#text;
-    this.#used = true;
-    const res = this.res as ReplyMessage;
-    return (this.#text = new Promise((resolve, reject) => {
-      this.#settle = { resolve, reject };
-      res[REPLY] = this;
-      res.on('data', onReplyData);
-      res.on('end', onReplyEnd);
-      res.on('error', onReplyError);
-      res.on('close', onReplyClose);
-    }));
+    return (this.#text = new Promise((resolve, reject) => this.readText({ body: resolve, broken: reject })));
   }
 
-  /** Ends text(): with the body, or `error`. */
+  readText(taker: TextTaker): void {
+    if (this.#text) {
+      this.#text.then(
+        (text) => taker.body(text),
+        (e: Error) => taker.broken(e),
+      );
+      return;
+    }
+    this.#used = true;
+    this.#taker = taker;
+    const res = this.res as ReplyMessage;
+    res[REPLY] = this;
+    res.on('data', onReplyData);
+    res.on('end', onReplyEnd);
+    res.on('error', onReplyError);
+    res.on('close', onReplyClose);
+  }
+
+  /** Ends readText(): with the body, or `error`. */
   settle(error: Error | undefined): void {
-    const s = this.#settle;
-    this.#settle = undefined;
-    if (!s) return;
-    if (error) s.reject(error);
-    else s.resolve(this.body);
+    const t = this.#taker;
+    this.#taker = undefined;
+    if (!t) return;
+    if (error) t.broken(error);
+    else t.body(this.body);
   }
 
   read(sink: BodySink): void {

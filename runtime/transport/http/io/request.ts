@@ -94,6 +94,12 @@ export interface HttpReply {
    * {@link HttpReply.text} the sink gets that text as one chunk.
    */
   read?(sink: BodySink): void;
+  /**
+   * Optional: {@link HttpReply.text} without a promise: the whole body to `taker.body`, or why
+   * it could not be read (the same errors as text()) to `taker.broken`, from the I/O callbacks
+   * (the node:http requester's hot path). Once, on a body not read yet.
+   */
+  readText?(taker: TextTaker): void;
   /** Drops the body without reading it (idempotent, never throws). */
   discard(): void;
 }
@@ -110,6 +116,22 @@ export interface BodySink {
    * broke (the connection was lost, or the request was aborted: then the abort's error).
    */
   end(error: Error | undefined): void;
+}
+
+/** Takes a whole response body ({@link HttpReply.readText}). Neither method may throw. */
+export interface TextTaker {
+  /** The body as UTF-8 text. */
+  body(text: string): void;
+  /** The body broke (the connection was lost, or the request was aborted). */
+  broken(error: Error): void;
+}
+
+/** Takes the outcome of one request ({@link Requester.send}). Neither method may throw. */
+export interface ReplyTaker {
+  /** The response arrived (status and headers; its body not read yet). */
+  reply(res: HttpReply): void;
+  /** The request failed: what the promise of the requester would reject with. */
+  error(error: unknown): void;
 }
 
 /**
@@ -160,6 +182,12 @@ export class Cancel {
 
 /** Sends one request to a fixed URL. Rejects on network errors and aborts, never on HTTP statuses. */
 export type Requester = (init: HttpRequestInit) => Promise<HttpReply>;
+
+/**
+ * A {@link Requester} that may also send a request with its outcome to `taker` instead of a
+ * promise (never before `send` returns; the node:http requester's hot path).
+ */
+export type SendingRequester = Requester & { send?(init: HttpRequestInit, taker: ReplyTaker): void };
 
 /**
  * A {@link Requester} over `fetch` (e.g. a custom one from the transport options).

@@ -30,7 +30,10 @@ import {
   readInto,
   type HttpReply,
   type HttpRequestInit,
+  type ReplyTaker,
   type Requester,
+  type SendingRequester,
+  type TextTaker,
 } from '../io/request.js';
 import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -50,10 +53,43 @@ export interface StatelessClientIo {
   legacy?: (options: HttpClientTransportOptions) => HttpClientTransport;
 }
 
-/** A request in flight: its cancel handle, and its method (one object per request). */
-class Flight extends Cancel {
-  constructor(readonly method: string) {
+/** What the requests in flight of one transport report to it (one object per transport). */
+interface FlightHost {
+  replied(f: Flight, res: HttpReply): void;
+  notReplied(f: Flight, error: unknown): void;
+  read(f: Flight, text: string): void;
+  fail(id: Id, error: Error): void;
+}
+
+/**
+ * A request in flight: its cancel handle, its method, and the taker of its first POST's reply
+ * and of that reply's JSON body (one object per request: no closures, nor promises, per request
+ * on the node:http requester).
+ */
+class Flight extends Cancel implements ReplyTaker, TextTaker {
+  /** The first POST (#exchange), once made. */
+  init: HttpRequestInit | undefined = undefined;
+  /** Its reply, while its body is being read. */
+  res: HttpReply | undefined = undefined;
+  constructor(
+    readonly method: string,
+    readonly id: Id,
+    readonly message: JSONRPCMessage,
+    private readonly host: FlightHost,
+  ) {
     super();
+  }
+  reply(res: HttpReply): void {
+    this.host.replied(this, res);
+  }
+  error(error: unknown): void {
+    this.host.notReplied(this, error);
+  }
+  body(text: string): void {
+    this.host.read(this, text);
+  }
+  broken(error: Error): void {
+    this.host.fail(this.id, error);
   }
 }
 
@@ -135,11 +171,11 @@ export class StatelessHttpClientTransport implements Transport {
       method === 'notifications/cancelled'
     )
       return this.#sendOther(message, options);
-    const flight = new Flight(method as string);
     const id = message.id as Id;
+    const flight = new Flight(method as string, id, message, this.#host);
     this.#inFlight.set(id, flight);
     try {
-      this.#exchange(message, flight, id);
+      this.#exchange(flight);
     } catch (e) {
       // (a body that does not serialize, a header that does not encode: nothing was posted)
       this.#inFlight.delete(id);
@@ -169,50 +205,67 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   /**
-   * Posts request `id` and reads its answer; any failure fails the request. A POST whose
+   * Posts request `f` and reads its answer; any failure fails the request. A POST whose
    * headers are a record goes out in this tick, and its first reply, unless a 503 or a
-   * -32020 refusal, is read with no async function (#replied); the rest (a headers function,
-   * retries of ../io/delivery.ts, the tools/list refresh, SSE) is #exchangeAll's.
+   * -32020 refusal, is read with no async function (#host `replied`: on the node:http
+   * requester with no promise either, `f` taking the reply and its body); the rest (a headers
+   * function, retries of ../io/delivery.ts, the tools/list refresh, SSE) is #exchangeAll's.
    */
-  #exchange(message: JSONRPCMessage, cancel: Cancel, id: Id): void {
+  #exchange(f: Flight): void {
     const extra = this.options.headers;
     if (typeof extra === 'function') {
-      void this.#exchangeAll(message, cancel, id, undefined);
+      void this.#exchangeAll(f.message, f, f.id, undefined);
       return;
     }
-    const init = this.#init(message, cancel, extra);
+    const init = (f.init = this.#init(f.message, f, extra));
+    const request = this.#request as SendingRequester;
+    if (request.send) return request.send(init, f);
     let sent: Promise<HttpReply>;
     try {
-      sent = this.#request(init);
+      sent = request(init);
     } catch (e) {
       sent = Promise.reject(e);
     }
     sent.then(
-      (res) => this.#replied(message, cancel, id, init, res),
-      (error: unknown) => this.#exchangeAll(message, cancel, id, { init, first: { error } }),
+      (res) => f.reply(res),
+      (error: unknown) => f.error(error),
     );
   }
 
+  /** The takers of every Flight of this transport: #exchange's first reply, and its JSON body. */
+  readonly #host: FlightHost = {
+    replied: (f, res) => this.#replied(f, res),
+    notReplied: (f, error) => void this.#exchangeAll(f.message, f, f.id, { init: f.init!, first: { error } }),
+    read: (f, text) => {
+      const res = f.res!;
+      f.res = undefined;
+      try {
+        this.#readText(f.id, res, text);
+      } catch (e) {
+        this.#fail(f.id, e as Error);
+      }
+    },
+    fail: (id, error) => this.#fail(id, error),
+  };
+
   /** The first reply of #exchange's POST: a JSON body read here; anything else goes on to #exchangeAll. */
-  #replied(message: JSONRPCMessage, cancel: Cancel, id: Id, init: HttpRequestInit, res: HttpReply): unknown {
+  #replied(f: Flight, res: HttpReply): void {
+    const { message, id } = f;
     try {
-      if (res.status === 503 || (res.status === 400 && message.method === 'tools/call'))
-        return this.#exchangeAll(message, cancel, id, { init, first: { reply: res } });
+      if (res.status === 503 || (res.status === 400 && message.method === 'tools/call')) {
+        void this.#exchangeAll(message, f, id, { init: f.init!, first: { reply: res } });
+        return;
+      }
       // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
       if (res.ok && mediaType(res.header('content-type')) === 'text/event-stream') return this.#readSse(id, res);
-      return res.text().then(
-        (text) => {
-          try {
-            this.#readText(id, res, text);
-          } catch (e) {
-            this.#fail(id, e as Error);
-          }
-        },
-        (e: Error) => this.#fail(id, e),
+      f.res = res;
+      if (res.readText) return res.readText(f);
+      res.text().then(
+        (text) => f.body(text),
+        (e: Error) => f.broken(e),
       );
     } catch (e) {
       this.#fail(id, e as Error);
-      return undefined;
     }
   }
 
@@ -258,17 +311,14 @@ export class StatelessHttpClientTransport implements Transport {
 
   /** The POST of `message`. */
   #init(message: JSONRPCMessage, cancel: Cancel, extra: Record<string, string> | undefined): HttpRequestInit {
-    return {
-      method: 'POST',
-      headers: {
-        ...extra,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        ...requestHeaders(message, this.#toolLookup),
-      },
-      body: JSON.stringify(message),
-      cancel,
-    };
+    // one object written in place (a spread after other members costs a copy through the runtime)
+    const headers: Record<string, string> =
+      extra === undefined
+        ? { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+        : { ...extra, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const meta = requestHeaders(message, this.#toolLookup);
+    for (const name in meta) headers[name] = meta[name];
+    return { method: 'POST', headers, body: JSON.stringify(message), cancel };
   }
 
   #deliverOptions(message: JSONRPCMessage): DeliverOptions {
