@@ -2,6 +2,18 @@
 /**
  * The Redis {@link SharedEventStore} of ./redis.ts: every event of a stream in a Redis stream,
  * a follower on another process woken by a channel message and checking the owner's liveness.
+ *
+ * Request claims (request replay) and the bound of at most once: a claim's lease is
+ * `eventTtlMs`, renewed every third of it while its request runs here. Another process takes a
+ * claim over (and runs an identical re-send again) only when its lease lapsed and its process's
+ * liveness record was missing at two checks `livenessMs` apart. So a request runs at most once
+ * unless its process is cut off from Redis for at least two thirds of `eventTtlMs` (up to all
+ * of it, as the last renewal fell) and a re-send reaches another process then; the process cut
+ * off learns it at its next renewal (`onError`), and its call is not stopped. Redis losing
+ * acknowledged writes (a restart without persistence, a failover) drops claims until their
+ * processes' next renewal (at most a third of `eventTtlMs`): a re-send meanwhile runs again.
+ * `livenessMs` and `commandTimeoutMs` are not part of that bound (docs/guide/several-processes.md,
+ * "At most once, and its bound").
  */
 import type { Redis } from 'ioredis';
 import type { JSONRPCMessage } from '../../jsonrpc/transport.js';
