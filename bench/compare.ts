@@ -31,7 +31,9 @@
  * second tree is `base2` (`base2.<name>`, `compare2.<name>`: this tree against it), and so on.
  *
  * `npm run bench:compare -- [--base <ref|dir>…] [--control] [--runs N (default 3)]
- * [--bench stdio,http,stateless] [--quick]` (`--quick` is passed to every bench). Exits 1 naming
+ * [--bench stdio,http,stateless] [--quick] [--bench-args '<args>']` (`--quick` is passed to every
+ * bench; `--bench-args` too, split on spaces, e.g. `'--no-idle --rounds 1'` for bench:http, whose
+ * idle-sessions part takes minutes a round). Exits 1 naming
  * the bench and tree when a bench exits non-zero, or when a base cannot be made.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -112,6 +114,14 @@ if (!Number.isInteger(RUNS) || RUNS < 1) fail(`--runs must be a positive integer
 const BENCHES = (option('--bench') ?? 'stdio,http,stateless').split(',').filter(Boolean);
 const QUICK = process.argv.includes('--quick');
 const CONTROL = process.argv.includes('--control');
+/** Passed to every bench after `--quick` (`--bench-args '--no-idle --rounds 1'`). */
+const BENCH_ARGS = (() => {
+  const i = process.argv.indexOf('--bench-args');
+  if (i < 0) return [];
+  const v = process.argv[i + 1];
+  if (v === undefined) fail('--bench-args needs a value');
+  return v.split(' ').filter(Boolean);
+})();
 for (const bench of BENCHES) {
   if (!/^[a-z][a-z0-9-]*$/.test(bench)) fail(`bad bench name ${JSON.stringify(bench)}`);
   if (!existsSync(join(HEAD, 'bench', `${bench}.ts`))) fail(`no bench/${bench}.ts`);
@@ -143,7 +153,7 @@ interface Figure {
 
 function runBench(dir: string, bench: string): Promise<Map<string, Figure>> {
   const script = join(dir, '.cache', FOLDER, 'bench', `${bench}.js`);
-  const args = [...(NODE_FLAGS[bench] ?? []), script, ...(QUICK ? ['--quick'] : [])];
+  const args = [...(NODE_FLAGS[bench] ?? []), script, ...(QUICK ? ['--quick'] : []), ...BENCH_ARGS];
   const child = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
