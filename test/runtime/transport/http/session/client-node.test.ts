@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/node-client.js';
 import { RequestNotProcessedError } from '../../../../../runtime/jsonrpc/errors.js';
-import { initReq, MiniClient, sleep, startServer, V, type TestServer } from './helpers.js';
+import { initReq, MiniClient, startServer, V, type TestServer, waitFor } from './helpers.js';
 
 async function connect(
   srv: TestServer | string,
@@ -69,7 +69,7 @@ test('SSE replies and the standalone stream over node:http; server-side drops re
     assert.ok(drops > 5, `only ${drops} drops`);
     client.notifications.length = 0;
     await client.request('notify');
-    for (let i = 0; i < 200 && client.notifications.length === 0; i++) await sleep(5);
+    await waitFor('the standalone notification', () => client.notifications.length > 0);
     assert.equal((client.notifications[0]!.params as { data: unknown }).data, 'standalone');
     await transport.close();
     assert.is(transport.sessionId, undefined);
@@ -86,14 +86,16 @@ test('close() cuts a POST waiting for its reply: the request fails at once, noth
       () => 'resolved',
       (e: unknown) => e,
     );
-    await sleep(30);
+    // the POST is at the server (its peer got the request): close() cuts a request in flight
+    await waitFor('the slow request at the server', () => srv.log.some((r) => r.message.method === 'slow'));
     await transport.close();
     assert.instance(await slow, Error);
   } finally {
     await srv.close();
   }
   // a server that never answers: only the cancellation can end the request
-  const silent = await rawServer(() => undefined);
+  let received = 0;
+  const silent = await rawServer(() => void received++);
   try {
     const transport = new HttpClientTransport({ url: silent.url });
     const client = new MiniClient(transport);
@@ -102,7 +104,7 @@ test('close() cuts a POST waiting for its reply: the request fails at once, noth
       () => 'resolved',
       (e: unknown) => e,
     );
-    await sleep(30);
+    await waitFor('the tools/list POST at the silent server', () => received > 0);
     await transport.close();
     const e = await hanging;
     assert.instance(e, Error);
