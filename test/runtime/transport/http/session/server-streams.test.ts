@@ -252,13 +252,21 @@ test('MessageInfo.watchCarrier: the engine handle of a request is cancelled with
 
 test('MessageInfo.signal: a disconnection the client can resume from is not a cancellation; session end is', async () => {
   const srv = await startServer({ replyMode: 'sse' });
+  // whether the server saw each POST's response close (its listener runs before the handler's)
+  const postClosed: boolean[] = [];
+  srv.server.prependListener('request', (req, res) => {
+    if (req.method !== 'POST') return;
+    const i = postClosed.push(false) - 1;
+    res.once('close', () => (postClosed[i] = true));
+  });
   try {
     const sid = await initialize(srv.url);
     const ac = new AbortController();
     const res = await post(srv.url, req(11, 'slow', { delayMs: 150 }), S(sid), ac.signal);
     const primed = await readSseUntil(res, (ev) => ev.length >= 1);
     ac.abort();
-    await sleep(30);
+    // the server has seen the disconnection (request 11's response closed) before we look at its signal
+    await waitFor('the server to see the POST of request 11 close', () => postClosed.at(-1) === true);
     const entry = srv.log.find((x) => x.message.id === 11);
     assert.is(entry?.info?.signal?.aborted, false);
     const resumed = await fetch(srv.url, {
