@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client as Client1125, Server as Server1125 } from '../../../../../generated/2025-11-25/index.js';
 import { HttpClientTransport, SessionExpiredError } from '../../../../../runtime/transport/http/session/node-client.js';
-import { sleep, startServer } from './helpers.js';
+import { sleep, startServer, waitFor } from './helpers.js';
 
 interface Seen {
   method: string;
@@ -113,7 +113,7 @@ for (const replyMode of ['json', 'sse'] as const)
       const later = seen.filter((s) => s.body.includes('"after"'))[0];
       assert.is(later.headers.get('mcp-session-id'), second);
       assert.is(later.headers.get('mcp-protocol-version'), '2025-11-25');
-      await sleep(5);
+      await waitFor('the onSessionExpired hook', () => expired.length > 0);
       assert.equal(expired, [first], 'a hook set before connect still runs');
       assert.is(srv.handler.sessions.size, 1);
     } finally {
@@ -138,7 +138,8 @@ test('006 session ended while a call waits on its SSE stream: the call fails typ
       () => 'answered',
       (e: unknown) => e,
     );
-    await sleep(50);
+    // the slow call is at the server (its tool runs) when the session ends
+    await waitFor('the slow call at the server', () => calls.includes('slow'));
     await srv.handler.sessions.get(first)!.close();
     const outcome = await slow;
     assert.instance(outcome, SessionExpiredError);
