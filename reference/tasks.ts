@@ -29,7 +29,14 @@
  *   the call fails with -32601, as the page's Tool-Level Negotiation says.
  */
 import { CapabilityNotDeclaredError, ErrorCode, RpcError } from '@mcpgen/runtime/jsonrpc';
-import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '@mcpgen/runtime/engine';
+import {
+  DIRECT_CALL,
+  type DirectCall,
+  NOT_DIRECT,
+  RESULTS_CHECKED,
+  type RequestContext,
+  type RequestHandler,
+} from '@mcpgen/runtime/engine';
 import { type Params, isObject } from '@mcpgen/runtime/jsonrpc';
 import type { ServerFeatures } from '@mcpgen/runtime/features';
 import type { ServerSession } from '@mcpgen/runtime/session';
@@ -270,7 +277,7 @@ export class ReferenceTasks {
    * `ServerFeatures`' handlers are), the routing keeps the flag, so that the engine does not
    * check a plain call's result a second time, and checks the receiver's answers as the engine
    * would (-32603 `Internal error: tool <name> returned a result that is not a valid tools/call
-   * result`).
+   * result`). A plain call keeps base's tools/call direct form (`DIRECT_CALL`), if it has one.
    */
   handlers(base: Record<string, RequestHandler>): Record<string, RequestHandler> {
     this.#base = base;
@@ -287,9 +294,18 @@ export class ReferenceTasks {
         : checked
           ? checkedAnswer(task(p, ctx), p, ctx)
           : task(p, ctx);
+    // a plain call keeps base's direct form (the engine's fast path for a tool that needs no context)
+    const direct = (call as { [DIRECT_CALL]?: DirectCall } | undefined)?.[DIRECT_CALL];
+    const routeDirect: DirectCall | undefined =
+      direct &&
+      ((p: Params, table) =>
+        p?.task === undefined && taskSupportOf(String(p?.name)) !== 'required' ? direct(p, table) : NOT_DIRECT);
     return {
       ...base,
-      'tools/call': checked ? Object.assign(route, { [RESULTS_CHECKED]: true }) : route,
+      'tools/call': Object.assign(route, {
+        ...(checked ? { [RESULTS_CHECKED]: true } : {}),
+        ...(routeDirect ? { [DIRECT_CALL]: routeDirect } : {}),
+      }),
       'tasks/get': via('tasks/get'),
       'tasks/result': via('tasks/result'),
       'tasks/list': via('tasks/list'),

@@ -32,12 +32,20 @@ import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
+  type RequestId,
 } from '../jsonrpc/message.js';
 import type { ProgressRouter } from './progress.js';
 import { type InboundRequest, type InboundRequests, parseCancelled, watchCarrier } from './cancellation.js';
 import type { BatchReply } from './batch.js';
 import { InboundContext, type Logger, type NotificationHandler, type RequestHandler } from './context.js';
-import { type PeerOptions, type PreDispatch, RESULTS_CHECKED } from './peer-options.js';
+import {
+  DIRECT_CALL,
+  type DirectCall,
+  NOT_DIRECT,
+  type PeerOptions,
+  type PreDispatch,
+  RESULTS_CHECKED,
+} from './peer-options.js';
 
 /** Shared stand-in for an absent logger or handler table. */
 export const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
@@ -212,6 +220,24 @@ export function dispatchRequest(
     );
     return batch ? batch.add(refusal) : reply(host, refusal);
   }
+  // the handler's direct form, when nothing needs the request's context (see DIRECT_CALL)
+  const direct = batch === undefined && info === undefined ? (handler as Directable)[DIRECT_CALL] : undefined;
+  if (direct !== undefined && !tracing()) {
+    let out: unknown;
+    let pending: boolean;
+    try {
+      out = direct(params, host.table);
+      pending = out !== NOT_DIRECT && isThenable(out);
+    } catch (e) {
+      return answerAtOnce(host, id, method, entry, e, true, params);
+    }
+    if (out !== NOT_DIRECT) {
+      const checks = (handler as Directable)[RESULTS_CHECKED] === true ? undefined : entry;
+      if (!pending) return answerAtOnce(host, id, method, checks, out, false, params);
+      // pending: in flight from now on (cancellable, counted until answered)
+      return settle(host, host.inbound.begin(id, method), checks, out, params);
+    }
+  }
   const r = host.inbound.begin(id, method);
   if (batch) {
     batch.expect();
@@ -245,12 +271,45 @@ export function dispatchRequest(
     return respond(host, r, entry, e, true, params);
   }
   // the row whose result validator checks the answer: none when the handler checked it already
-  const checks = (handler as { [RESULTS_CHECKED]?: boolean })[RESULTS_CHECKED] === true ? undefined : entry;
+  const checks = (handler as Directable)[RESULTS_CHECKED] === true ? undefined : entry;
   if (!pending) return respond(host, r, checks, out, false, params);
+  settle(host, r, checks, out, params);
+}
+
+/** A request handler as dispatch reads it: its flags and direct form (./peer-options.ts). */
+type Directable = RequestHandler & { [RESULTS_CHECKED]?: boolean; [DIRECT_CALL]?: DirectCall };
+
+/** Answers `r` when the handler's promise (or thenable) `out` settles. */
+function settle(
+  host: DispatchHost,
+  r: InboundRequest,
+  checks: MethodEntry | undefined,
+  out: unknown,
+  params: unknown,
+): void {
   Promise.resolve(out).then(
     (v) => respond(host, r, checks, v, false, params),
     (e: unknown) => respond(host, r, checks, e, true, params),
   );
+}
+
+/**
+ * {@link respond} for a request answered by the direct form of its handler within its dispatch:
+ * never in flight, outside any batch, without a span; so answered as `respond` answers such a
+ * request, without the in-flight entry.
+ */
+function answerAtOnce(
+  host: DispatchHost,
+  id: RequestId,
+  method: string,
+  entry: MethodEntry | undefined,
+  value: unknown,
+  failed: boolean,
+  params: unknown,
+): void {
+  if (host.ended) queueMicrotask(() => host.closeIfDone());
+  if (host.closedWith) return;
+  reply(host, answerOf(host, id, method, entry, value, failed, params), method, params);
 }
 
 /**
@@ -283,9 +342,24 @@ export function respond(
     void host.transport.unanswered?.(id);
     return;
   }
+  answerWith(host, r, batch, params, answerOf(host, id, method, entry, value, failed, params));
+}
+
+/**
+ * The answer to request `id` of `method` whose handler finished with `value` (its error when
+ * `failed`), as {@link respond} describes it; logs what it logs.
+ */
+function answerOf(
+  host: DispatchHost,
+  id: RequestId,
+  method: string,
+  entry: MethodEntry | undefined,
+  value: unknown,
+  failed: boolean,
+  params: unknown,
+): JSONRPCErrorResponse | JSONRPCResultResponse {
   if (failed) {
-    if (value instanceof RpcError)
-      return answerWith(host, r, batch, params, errorResponse(id, value.code, value.message, value.data));
+    if (value instanceof RpcError) return errorResponse(id, value.code, value.message, value.data);
     // the error stays in the log (it may hold what the client must not see); the answer names the handler
     const handler = handlerLabel(method, params);
     host.log.error?.('request handler failed', {
@@ -295,13 +369,7 @@ export function respond(
       error: value instanceof Error ? value.message : String(value),
       stack: value instanceof Error ? value.stack : undefined,
     });
-    return answerWith(
-      host,
-      r,
-      batch,
-      params,
-      errorResponse(id, ErrorCode.InternalError, `Internal error: ${handler} failed`),
-    );
+    return errorResponse(id, ErrorCode.InternalError, `Internal error: ${handler} failed`);
   }
   // a revision whose results carry resultType: one without it is a complete result (the
   // default its Result type gives), filled in before the check (table.resultType)
@@ -327,35 +395,23 @@ export function respond(
       errors: validationIssues(entry.result.errors),
     });
     if (value !== undefined)
-      return answerWith(
-        host,
-        r,
-        batch,
-        params,
-        errorResponse(
-          id,
-          ErrorCode.InternalError,
-          `Internal error: ${handler} returned a result that is not a valid ${method} result`,
-        ),
+      return errorResponse(
+        id,
+        ErrorCode.InternalError,
+        `Internal error: ${handler} returned a result that is not a valid ${method} result`,
       );
     returned = 'undefined';
   }
   if (returned !== undefined) {
     host.log.error?.('handler result is not an object', { method, id, returned });
-    return answerWith(
-      host,
-      r,
-      batch,
-      params,
-      errorResponse(
-        id,
-        ErrorCode.InternalError,
-        `Internal error: the ${method} handler returned ${returned}, not a result object`,
-        { returned },
-      ),
+    return errorResponse(
+      id,
+      ErrorCode.InternalError,
+      `Internal error: the ${method} handler returned ${returned}, not a result object`,
+      { returned },
     );
   }
-  answerWith(host, r, batch, params, resultResponse(id, result as Record<string, unknown>));
+  return resultResponse(id, result as Record<string, unknown>);
 }
 
 /** Hands `m`, the answer to `r`, to its batch or the transport, ending `r`'s span with it. */

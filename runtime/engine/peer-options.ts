@@ -50,3 +50,22 @@ export interface PeerOptions {
  * the results of an unflagged handler are checked by the engine.
  */
 export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
+
+/**
+ * A request handler may carry under this key its direct form, `direct(params, table)`: what
+ * `handler(params, ctx)` does (the same value, promise or throw) for a request whose answer
+ * needs nothing of the context but `ctx.table`, given as `table` (the table the engine serves).
+ * For any other request it returns {@link NOT_DIRECT}, having done nothing, and the engine calls
+ * the handler. The engine calls the direct form, making no context and no in-flight entry for
+ * an answer given at once, when nothing else needs them: a request outside a batch, that came
+ * without transport facts (`MessageInfo`: stdio and the memory pair give none), while no
+ * OpenTelemetry SDK records spans. ServerFeatures' `tools/call` has one for tools whose handler
+ * declares fewer than two parameters (it cannot read a context). A wrapper that changes what a
+ * handler does must not carry its direct form over.
+ */
+export const DIRECT_CALL: unique symbol = Symbol('mcpgen.directCall');
+/** What a {@link DIRECT_CALL} form returns for a request it does not answer (the handler is called instead). */
+export const NOT_DIRECT: unique symbol = Symbol('mcpgen.notDirect');
+/** The {@link DIRECT_CALL} form of a request handler. */
+// biome-ignore lint/suspicious/noExplicitAny: as RequestHandler, a form of every request's params
+export type DirectCall = (params: any, table: ProtocolTable) => unknown;

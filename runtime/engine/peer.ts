@@ -43,7 +43,15 @@ import type { PeerOptions, PreDispatch, Side } from './peer-options.js';
 import { type RequestHost, sendRequest } from './request.js';
 
 export type { Logger, NotificationHandler, RequestContext, RequestHandler, RequestOptions } from './context.js';
-export { RESULTS_CHECKED, type PeerOptions, type PreDispatch, type Side } from './peer-options.js';
+export {
+  DIRECT_CALL,
+  type DirectCall,
+  NOT_DIRECT,
+  RESULTS_CHECKED,
+  type PeerOptions,
+  type PreDispatch,
+  type Side,
+} from './peer-options.js';
 
 export { hasCapability } from '../protocol/table.js';
 

@@ -7,7 +7,15 @@
  */
 import type { Logger } from '../engine/context.js';
 import { isThenable } from '../engine/dispatch.js';
-import { RESULTS_CHECKED, type RequestContext, type RequestHandler } from '../engine/peer.js';
+import {
+  DIRECT_CALL,
+  type DirectCall,
+  NOT_DIRECT,
+  RESULTS_CHECKED,
+  type RequestContext,
+  type RequestHandler,
+} from '../engine/peer.js';
+import type { ProtocolTable } from '../protocol/table.js';
 import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { requestSubject, SUBJECT_METHODS } from '../protocol/subject.js';
 import { HandlerReturnError, isObj, type Obj } from './tools.js';
@@ -18,18 +26,19 @@ import { HandlerReturnError, isObj, type Obj } from './tools.js';
  * paths and answered -32603 with a message naming the tool, prompt or resource and the deepest
  * failing paths (data `{ errors }`), not the engine's bare "Internal error". The check adds no
  * promise of its own (it runs on the handler's value, or on its settled promise), and the wrapper is flagged
- * {@link RESULTS_CHECKED} so that the engine does not run the same validator again.
+ * {@link RESULTS_CHECKED} so that the engine does not run the same validator again. A handler
+ * with a direct form ({@link DIRECT_CALL}: the features' `tools/call`) keeps one, checked alike.
  */
 export function checkedHandlers(table: Record<string, RequestHandler>, logger: Logger): Record<string, RequestHandler> {
   for (const method of SUBJECT_METHODS) {
     const subject = (p: Obj) => requestSubject(method, p)!;
     const h = table[method];
     if (!h) continue;
-    const check = (p: Obj, ctx: RequestContext, given: unknown): unknown => {
-      const entry = ctx.table?.requests?.clientToServer?.[method];
+    const check = (p: Obj, served: ProtocolTable | undefined, given: unknown): unknown => {
+      const entry = served?.requests?.clientToServer?.[method];
       // a revision whose results carry resultType (table.resultType): none is `complete`, as the engine answers it
       const r =
-        ctx.table?.resultType === true && isObj(given) && given.resultType === undefined
+        served?.resultType === true && isObj(given) && given.resultType === undefined
           ? { resultType: 'complete', ...given }
           : given;
       if (!entry?.result || !isObj(r) || entry.result(r)) return r;
@@ -38,7 +47,7 @@ export function checkedHandlers(table: Record<string, RequestHandler>, logger: L
       logger.error?.(`${kind} result fails the protocol schema`, {
         [kind]: name,
         method,
-        protocolVersion: ctx.table?.protocolVersion,
+        protocolVersion: served?.protocolVersion,
         errors,
       });
       const depth = (path: string) => path.split('/').length;
@@ -49,7 +58,7 @@ export function checkedHandlers(table: Record<string, RequestHandler>, logger: L
       const label = `${kind[0].toUpperCase()}${kind.slice(1)} ${name}`;
       throw new RpcError(
         ErrorCode.InternalError,
-        `${label} returned a result that is not a valid ${entry.resultTypes?.join(' or ') ?? `${method} result`} of protocol version ${ctx.table?.protocolVersion}: ${shown.join('; ')}`,
+        `${label} returned a result that is not a valid ${entry.resultTypes?.join(' or ') ?? `${method} result`} of protocol version ${served?.protocolVersion}: ${shown.join('; ')}`,
         { errors },
       );
     };
@@ -81,12 +90,33 @@ export function checkedHandlers(table: Record<string, RequestHandler>, logger: L
       }
       return isThenable(r)
         ? Promise.resolve(r).then(
-            (v) => check(p, ctx, v),
+            (v) => check(p, ctx.table, v),
             (e: unknown) => failed(p, e),
           )
-        : check(p, ctx, r);
+        : check(p, ctx.table, r);
     };
-    table[method] = Object.assign(checked, { [RESULTS_CHECKED]: true });
+    const direct = (h as { [DIRECT_CALL]?: DirectCall })[DIRECT_CALL];
+    const checkedDirect: DirectCall | undefined =
+      direct &&
+      ((p: Obj, served: ProtocolTable) => {
+        let r: unknown;
+        try {
+          r = direct(p, served);
+          if (r === NOT_DIRECT) return r;
+        } catch (e) {
+          return failed(p, e);
+        }
+        return isThenable(r)
+          ? Promise.resolve(r).then(
+              (v) => check(p, served, v),
+              (e: unknown) => failed(p, e),
+            )
+          : check(p, served, r);
+      });
+    table[method] = Object.assign(
+      checked,
+      checkedDirect ? { [RESULTS_CHECKED]: true, [DIRECT_CALL]: checkedDirect } : { [RESULTS_CHECKED]: true },
+    );
   }
   return table;
 }

@@ -28,8 +28,8 @@
  * the session that made them (`ctx.session`; requests served without a session share one set).
  */
 import { type Logger, STDERR_LOGGER } from '../engine/context.js';
-import type { ProtocolMaps } from '../protocol/table.js';
-import type { RequestContext, RequestHandler } from '../engine/peer.js';
+import type { ProtocolMaps, ProtocolTable } from '../protocol/table.js';
+import { DIRECT_CALL, type RequestContext, type RequestHandler } from '../engine/peer.js';
 import { checkedHandlers } from './result-checks.js';
 import { listPage } from './list-pages.js';
 import { schemaPrompt } from './prompt-schema.js';
@@ -40,6 +40,7 @@ import {
   type Obj,
   type ToolDefinition,
   callTool,
+  callToolDirect,
   compileTool,
   listed,
   listedTool,
@@ -355,7 +356,9 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     const c = this.#catalog;
     return {
       'tools/list': (p?: Obj) => listPage(this.pageSize, 'tools', [...this.#tools.values()].map(listedTool), p),
-      'tools/call': (p: Obj, ctx) => callTool(this.#tools.get(String(p.name)), p, ctx),
+      'tools/call': Object.assign((p: Obj, ctx: RequestContext) => callTool(this.#tools.get(String(p.name)), p, ctx), {
+        [DIRECT_CALL]: (p: Obj, table: ProtocolTable) => callToolDirect(this.#tools.get(String(p.name)), p, table),
+      }),
       'resources/list': (p?: Obj) => listPage(this.pageSize, 'resources', [...c.resources.values()].map(listed), p),
       'resources/templates/list': (p?: Obj) =>
         listPage(

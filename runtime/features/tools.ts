@@ -35,8 +35,8 @@ import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { setOwn } from '../jsonrpc/own.js';
 import { hasDefaults, withDefaults } from '../protocol/json-defaults.js';
 import { structuredContentAllowed } from '../protocol/table.js';
-import type { RequestContext } from '../engine/peer.js';
-import type { ProtocolMaps } from '../protocol/table.js';
+import { NOT_DIRECT, type RequestContext } from '../engine/peer.js';
+import type { ProtocolMaps, ProtocolTable } from '../protocol/table.js';
 import type { CreateTaskResult } from '../tasks/extension-wire.js';
 import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, WithStructured } from './typed.js';
 
@@ -233,14 +233,38 @@ export function callTool(tool: CompiledTool | undefined, p: Obj, ctx: RequestCon
     return loadJsonSchema().then(() => {
       // cancelled (or its connection closed) while the compiler loaded: the handler does not start, no answer goes out
       if (ctx.signal.aborted) throw new RequestAbortedError('tools/call', ctx.signal.reason);
-      return runTool(tool, name, p, ctx);
+      return runTool(tool, name, p, ctx, ctx.table);
     });
   }
-  return runTool(tool, name, p, ctx);
+  return runTool(tool, name, p, ctx, ctx.table);
 }
 
-/** {@link callTool} once the compiler is loaded. */
-function runTool(tool: CompiledTool, name: string, p: Obj, ctx: RequestContext): Obj | Promise<Obj> {
+/**
+ * {@link callTool}'s direct form (../engine/peer-options.ts `DIRECT_CALL`) for a request served
+ * with `table`: the same outcome for a known tool whose validators are compiled and whose handler
+ * declares fewer than two parameters (so it cannot read a context; it is called with the
+ * arguments alone); `NOT_DIRECT`, having done nothing, for any other call.
+ */
+export function callToolDirect(
+  tool: CompiledTool | undefined,
+  p: Obj,
+  table: ProtocolTable,
+): Obj | Promise<Obj> | typeof NOT_DIRECT {
+  if (tool?.compiled === undefined || tool.def.handler.length > 1) return NOT_DIRECT;
+  return runTool(tool, String(p.name), p, undefined, table);
+}
+
+/**
+ * {@link callTool} once the compiler is loaded: the handler gets `ctx` (none: the arguments
+ * alone, {@link callToolDirect}); `table` is the served revision's (`ctx.table`).
+ */
+function runTool(
+  tool: CompiledTool,
+  name: string,
+  p: Obj,
+  ctx: RequestContext | undefined,
+  table: ProtocolTable | undefined,
+): Obj | Promise<Obj> {
   // the defaults of inputSchema first, as ajv's useDefaults fills them: the handler gets them (typed present)
   const given = p.arguments ?? {};
   tool.defaults ??= hasDefaults(tool.inputSchema);
@@ -255,15 +279,15 @@ function runTool(tool: CompiledTool, name: string, p: Obj, ctx: RequestContext):
   }
   let r: unknown;
   try {
-    r = tool.def.handler(args as never, ctx);
+    r = ctx ? tool.def.handler(args as never, ctx) : (tool.def.handler as (args: unknown) => unknown)(args);
   } catch (e) {
     return thrownResult(e);
   }
   // a plain value skips the promise (and its microtask hops); any thenable is awaited
   if (typeof (r as PromiseLike<unknown> | null)?.then === 'function') {
-    return Promise.resolve(r).then((v) => toolResult(v as LooseToolResult | string, name, output, ctx), thrownResult);
+    return Promise.resolve(r).then((v) => toolResult(v as LooseToolResult | string, name, output, table), thrownResult);
   }
-  return toolResult(r as LooseToolResult | string, name, output, ctx);
+  return toolResult(r as LooseToolResult | string, name, output, table);
 }
 
 /** A tool handler threw (or its promise rejected): an RpcError goes out as it is, anything else is a result with `isError`. */
@@ -277,7 +301,7 @@ function toolResult(
   out: LooseToolResult | string,
   name: string,
   output: ValidateFunction | undefined,
-  ctx: RequestContext,
+  table: ProtocolTable | undefined,
 ): Obj {
   if (typeof out !== 'string' && !isObj(out))
     throw new HandlerReturnError(`Tool ${name}`, out, 'a tool handler returns a string or a CallToolResult object');
@@ -291,10 +315,10 @@ function toolResult(
     if (value === undefined) {
       throw new RpcError(ErrorCode.InternalError, `Tool ${name} has an outputSchema but returned no structuredContent`);
     }
-    if (!structuredContentAllowed(ctx.table, value)) {
+    if (!structuredContentAllowed(table, value)) {
       throw new RpcError(
         ErrorCode.InternalError,
-        `Tool ${name} returned structuredContent that is not a JSON object, which protocol version ${ctx.table?.protocolVersion} requires`,
+        `Tool ${name} returned structuredContent that is not a JSON object, which protocol version ${table?.protocolVersion} requires`,
       );
     }
     if (!output(value)) {
