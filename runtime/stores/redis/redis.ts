@@ -26,8 +26,9 @@
  * Connection loss: commands fail at once (no offline queue), and those Redis does not answer
  * within `commandTimeoutMs` fail then, so a request that needs Redis gets a clear error instead
  * of waiting; a command in flight when the connection dropped is not sent again (it may have run
- * already: a failed command may have run, none runs twice); both connections reconnect by
- * themselves (backoff capped at 1 s) and resubscribe, after which everything works again.
+ * already: a failed command may have run, none runs twice) and fails when `commandTimeoutMs`
+ * ends; both connections reconnect by themselves (backoff capped at 1 s) and resubscribe, after
+ * which everything works again.
  *
  * This file connects and holds what the stores share (the process's liveness record, the
  * subscriber's channels); the stores are ./sessions.ts, ./events.ts and ./bus.ts, their options
