@@ -6,7 +6,9 @@
  *
  * Pure and deterministic: the same shape and tables give the same strings.
  */
-import type { ProtocolModel } from '../../model.js';
+import type { ProtocolModel, RequestDef } from '../../model.js';
+import { INPUT_REQUIRED_RESULT_TYPE } from '../../overrides.js';
+import { resultTypeFact } from '../../runtime-facts.js';
 import { byCodeUnit } from '../../util.js';
 import { MCPGEN_VERSION } from '../common.js';
 import { methodTables, type Decl, type Shape, type StructDecl, type Ty, type UnionDecl } from '../shape.js';
@@ -201,8 +203,59 @@ export interface MethodMapWords {
   docs?: readonly [string, string, string, string];
   /** The decoder of a message's params (`t`: the declared type of its `params` member, if any). */
   paramsDecoder(t: Ty | null): string;
-  /** The decoder of the result of a request: the result type and the others it may answer with. */
-  resultDecoder(resultType: string, alts: readonly string[]): string;
+  /**
+   * The decoder of the result of a request: the result type and the others it may answer with,
+   * and when there are others, how they are told apart (null: by best match).
+   */
+  resultDecoder(resultType: string, alts: readonly string[], tags: ResultTags | null): string;
+}
+
+/**
+ * How a result that may be of several types names its type: the value of `member` in a result
+ * of `[resultType, ...altResultTypes][i]` is `values[i]`.
+ */
+export interface ResultTags {
+  member: string;
+  values: string[];
+}
+
+/**
+ * The `resultType` each result type of `r` carries, when every one has the member (2026-07-28,
+ * draft: basic/index, ResultType): its constant where the schema gives one, else `"complete"`
+ * for the request's own result type and `"input_required"` for InputRequiredResult. Null when
+ * `r` has no other result types or one of them has no such value (2025-11-25's CreateTaskResult):
+ * those are decoded by best match. A decoder takes the type the member names and refuses the
+ * result where that type refuses it; a result with another `resultType` (an extension's, such as
+ * the tasks extension's `"task"`) or none is decoded by best match. (Best match alone let any
+ * object with a string `resultType` through as an InputRequiredResult, whose other members are
+ * all optional: `{ "resultType": "complete", "content": [{ "type": "txt" }] }` among them.)
+ */
+export function resultTags(
+  model: ProtocolModel,
+  shape: Shape,
+  r: Pick<RequestDef, 'resultType' | 'altResultTypes'>,
+): ResultTags | null {
+  if (!r.altResultTypes.length) return null;
+  const member = 'resultType';
+  const values: string[] = [];
+  for (const t of [r.resultType, ...r.altResultTypes]) {
+    const d = shape.byName.get(t);
+    const f = d?.kind === 'struct' ? d.fields.find((x) => x.json === member) : undefined;
+    if (!f) return null;
+    const value =
+      f.ty.k === 'const' && typeof f.ty.value === 'string'
+        ? f.ty.value
+        : !resultTypeFact(model)
+          ? undefined
+          : t === r.resultType
+            ? 'complete'
+            : t === INPUT_REQUIRED_RESULT_TYPE
+              ? 'input_required'
+              : undefined;
+    if (value === undefined || values.includes(value)) return null;
+    values.push(value);
+  }
+  return { member, values };
 }
 
 const DEFAULT_MAP_DOCS = [
@@ -241,7 +294,7 @@ export function methodMaps(model: ProtocolModel, shape: Shape, words: MethodMapW
         oneAltResult: r.altResultTypes.length === 1,
         paramsRequired: r.paramsRequired,
         paramsDecoder: params(r.requestType),
-        resultDecoder: words.resultDecoder(r.resultType, r.altResultTypes),
+        resultDecoder: words.resultDecoder(r.resultType, r.altResultTypes, resultTags(model, shape, r)),
       })),
   });
   const notificationMap = (i: number, direction: string) => ({
@@ -262,6 +315,8 @@ export function methodMaps(model: ProtocolModel, shape: Shape, words: MethodMapW
     requestMaps: [requestMap(0, 'clientToServer'), requestMap(1, 'serverToClient')],
     notificationMaps: [notificationMap(2, 'clientToServer'), notificationMap(3, 'serverToClient')],
     hasAltResults: requests.some((r) => r.altResultTypes.length > 0),
+    /** Whether a result is decoded by its `resultType` (`resultTags`). */
+    hasResultTags: requests.some((r) => resultTags(model, shape, r) !== null),
   };
 }
 

@@ -51,6 +51,7 @@ import {
   unionMembership,
   writerExpr,
   type DecoderTable,
+  type ResultTags,
   type TypeTable,
   type WriterTable,
 } from '../bindings/view.js';
@@ -348,13 +349,14 @@ class CSharpEmitter {
 
   mcpView(): object {
     const m = this.model;
-    const resultDecoder = (resultType: string, alts: readonly string[]) => {
+    const resultDecoder = (resultType: string, alts: readonly string[], tags: ResultTags | null) => {
       const one = (name: string) => this.call({ k: 'ref', name }, 'v', 'p');
       if (!alts.length) return `(v, p) => ${one(resultType)}`;
       const all = [resultType, ...alts];
-      return `(v, p) => McpJson.First<IMcpMessage>(v, p, ${quoted(all.join(' or '))}, ${all
-        .map((t) => this.dec({ k: 'ref', name: t }))
-        .join(', ')})`;
+      const decoders = all.map((t) => this.dec({ k: 'ref', name: t })).join(', ');
+      return tags
+        ? `(v, p) => McpJson.ByResultType<IMcpMessage>(v, p, ${quoted(all.join(' or '))}, ${quoted(tags.member)}, new[] { ${tags.values.map(quoted).join(', ')} }, ${decoders})`
+        : `(v, p) => McpJson.First<IMcpMessage>(v, p, ${quoted(all.join(' or '))}, ${decoders})`;
     };
     const { requestMaps, notificationMaps } = methodMaps(m, this.shape, {
       quote: quoted,

@@ -11,6 +11,8 @@
  *   structs (`*TextContent`) or by a `<Union>VariantN{Value}` wrapper for a variant that is not
  *   a struct; decoding dispatches on the discriminant (`type`, `method`, the JSON-RPC message
  *   kind) or, without one, takes the variant that decodes with the fewest undeclared members;
+ *   a request's result that may be of several types is decoded as the type its `resultType`
+ *   names where the revision's results carry one (../bindings/view.ts `resultTags`);
  *   `Match<Union>(value, visitor)` is the exhaustive match (a visitor missing a variant does
  *   not compile);
  * - decoders validate and return `*DecodeError{Path, Message}`, e.g.
@@ -251,7 +253,7 @@ class GoEmitter extends GoTypeMap {
 
   methodsView(): object {
     const m = this.model;
-    const { requestMaps, notificationMaps, hasAltResults } = methodMaps(m, this.shape, {
+    const { requestMaps, notificationMaps, hasAltResults, hasResultTags } = methodMaps(m, this.shape, {
       quote: quoted,
       typeName: (name) => name,
       names: PASCAL_MAP_NAMES,
@@ -262,10 +264,14 @@ class GoEmitter extends GoTypeMap {
         'the notifications a server sends',
       ],
       paramsDecoder: (t) => (t === null ? '' : this.dec(t)),
-      resultDecoder: (resultType, alts) =>
-        alts.length
-          ? `fewestUndeclared(data, "result", ${quoted([resultType, ...alts].join(' or '))}, ${[resultType, ...alts].map((t) => `resultOf(decode${t})`).join(', ')})`
-          : `decode${resultType}(data, "result")`,
+      resultDecoder: (resultType, alts, tags) => {
+        if (!alts.length) return `decode${resultType}(data, "result")`;
+        const all = [resultType, ...alts];
+        const decoders = all.map((t) => `resultOf(decode${t})`).join(', ');
+        return tags
+          ? `byResultType(data, "result", ${quoted(all.join(' or '))}, ${quoted(tags.member)}, []string{${tags.values.map(quoted).join(', ')}}, ${decoders})`
+          : `fewestUndeclared(data, "result", ${quoted(all.join(' or '))}, ${decoders})`;
+      },
     });
     return {
       preamble: preamble(m),
@@ -282,6 +288,7 @@ class GoEmitter extends GoTypeMap {
       notificationMaps,
       decls: this.shape.decls.map((d) => ({ name: d.name, quotedName: quoted(d.name) })),
       hasAltResults,
+      hasResultTags,
     };
   }
 }

@@ -48,6 +48,7 @@ import {
   typeExpr,
   unionMembership,
   type DecoderTable,
+  type ResultTags,
   type TypeTable,
 } from '../bindings/view.js';
 
@@ -302,10 +303,13 @@ class JavaEmitter {
 
   mcpView(): object {
     const m = this.model;
-    const resultDecoder = (resultType: string, alts: readonly string[]) => {
+    const resultDecoder = (resultType: string, alts: readonly string[], tags: ResultTags | null) => {
       if (!alts.length) return `${this.javaName(resultType)}::decode`;
       const all = [resultType, ...alts];
-      return `(v, p) -> McpJson.<Object>first(v, p, ${quoted(all.join(' or '))}, ${all.map((t) => `${this.javaName(t)}::decode`).join(', ')})`;
+      const decoders = all.map((t) => `${this.javaName(t)}::decode`).join(', ');
+      return tags
+        ? `(v, p) -> McpJson.<Object>byResultType(v, p, ${quoted(all.join(' or '))}, ${quoted(tags.member)}, new String[] {${tags.values.map(quoted).join(', ')}}, ${decoders})`
+        : `(v, p) -> McpJson.<Object>first(v, p, ${quoted(all.join(' or '))}, ${decoders})`;
     };
     const { requestMaps, notificationMaps } = methodMaps(m, this.shape, {
       quote: quoted,

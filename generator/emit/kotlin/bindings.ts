@@ -52,6 +52,7 @@ import {
   unionMembership,
   writerExpr,
   type DecoderTable,
+  type ResultTags,
   type TypeTable,
   type WriterTable,
 } from '../bindings/view.js';
@@ -320,10 +321,13 @@ class KotlinEmitter {
 
   mcpView(): object {
     const m = this.model;
-    const resultDecoder = (resultType: string, alts: readonly string[]) => {
+    const resultDecoder = (resultType: string, alts: readonly string[], tags: ResultTags | null) => {
       if (!alts.length) return this.dec({ k: 'ref', name: resultType });
       const all = [resultType, ...alts];
-      return `{ v, p -> McpJson.first<McpMessage>(v, p, ${kq(all.join(' or '))}, ${all.map((t) => this.dec({ k: 'ref', name: t })).join(', ')}) }`;
+      const decoders = all.map((t) => this.dec({ k: 'ref', name: t })).join(', ');
+      return tags
+        ? `{ v, p -> McpJson.byResultType<McpMessage>(v, p, ${kq(all.join(' or '))}, ${kq(tags.member)}, arrayOf(${tags.values.map(kq).join(', ')}), ${decoders}) }`
+        : `{ v, p -> McpJson.first<McpMessage>(v, p, ${kq(all.join(' or '))}, ${decoders}) }`;
     };
     const { requestMaps, notificationMaps } = methodMaps(m, this.shape, {
       quote: kq,

@@ -231,10 +231,14 @@ class PythonEmitter {
         'Notifications a server sends, by method.',
       ],
       paramsDecoder: (t) => (t?.k === 'ref' ? `_dec_${t.name}` : ''),
-      resultDecoder: (resultType, alts) =>
-        alts.length
-          ? `lambda v, p: _first(v, p, ${quoted([resultType, ...alts].join(' or '))}, (${[resultType, ...alts].map((t) => `_dec_${t}`).join(', ')}))`
-          : `_dec_${resultType}`,
+      resultDecoder: (resultType, alts, tags) => {
+        if (!alts.length) return `_dec_${resultType}`;
+        const all = [resultType, ...alts];
+        const decoders = `(${all.map((t) => `_dec_${t}`).join(', ')})`;
+        return tags
+          ? `lambda v, p: _by_result_type(v, p, ${quoted(all.join(' or '))}, ${quoted(tags.member)}, (${tags.values.map(quoted).join(', ')}), ${decoders})`
+          : `lambda v, p: _first(v, p, ${quoted(all.join(' or '))}, ${decoders})`;
+      },
     });
     return {
       preamble: preamble(m, '#'),

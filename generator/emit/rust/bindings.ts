@@ -239,10 +239,16 @@ class RustEmitter {
       typeName: (name) => name,
       names: CONSTANT_MAP_NAMES,
       paramsDecoder: (t) => (t === null ? '' : this.dec(t)),
-      resultDecoder: (resultType, alts) =>
-        alts.length
-          ? `fewest_undeclared("result", ${quoted([resultType, ...alts].join(' or '))}, vec![${[resultType, ...alts].map((t) => `result_as(${quoted(t)}, decode_${snake(t)}(v, "result"))`).join(', ')}])`
-          : `Ok(DecodedResult { type_name: ${quoted(resultType)}, value: Box::new(decode_${snake(resultType)}(v, "result")?) })`,
+      resultDecoder: (resultType, alts, tags) => {
+        if (!alts.length)
+          return `Ok(DecodedResult { type_name: ${quoted(resultType)}, value: Box::new(decode_${snake(resultType)}(v, "result")?) })`;
+        const all = [resultType, ...alts];
+        const attempt = (t: string) => `result_as(${quoted(t)}, decode_${snake(t)}(v, "result"))`;
+        const best = `fewest_undeclared("result", ${quoted(all.join(' or '))}, vec![${all.map(attempt).join(', ')}])`;
+        if (!tags) return best;
+        const arms = all.map((t, i) => `Some(${quoted(tags.values[i])}) => ${attempt(t)}.map(|(_, x)| x),`);
+        return `match v.get(${quoted(tags.member)}).and_then(Value::as_str) { ${arms.join(' ')} _ => ${best} }`;
+      },
     });
     return {
       preamble: preamble(m),

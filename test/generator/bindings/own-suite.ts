@@ -91,9 +91,73 @@ export function corpusTests({ language, roundTripNote, runCases, perRevision }: 
       );
     });
 
+    if (revision === 'draft')
+      test(`${language} ${revision}: a result is decoded as the type its resultType names ("complete": the request's result, "input_required": InputRequiredResult); another resultType by best match`, async () => {
+        const results = await runCases(
+          revision,
+          RESULT_TYPE_CASES.map(({ method, data }) => ({ method, data })),
+        );
+        const got = results.map((r) => ('ok' in r ? { decoded: r.decoded } : { path: r.path }));
+        assert.equal(
+          got,
+          RESULT_TYPE_CASES.map((c) => c.expect),
+          RESULT_TYPE_CASES.map((c) => c.label).join(', '),
+        );
+      });
+
     perRevision?.(revision);
   }
 }
+
+/**
+ * Results of draft requests that may answer with an InputRequiredResult, through the method
+ * map's result decoder. InputRequiredResult has nothing but optional members besides
+ * `resultType`, so decoded by best match any object with a string `resultType` got through as
+ * one: a `"complete"` result must be the request's result type and is refused at the member
+ * that is wrong; an `"input_required"` one an InputRequiredResult; another resultType (the
+ * tasks extension's `"task"`) is decoded by best match as before.
+ */
+const RESULT_TYPE_CASES: Array<{ label: string; method: string; data: unknown; expect: object }> = [
+  {
+    label: 'tools/call complete with a content block of no known type',
+    method: 'tools/call',
+    data: { resultType: 'complete', content: [{ type: 'txt' }] },
+    expect: { path: 'result.content[0].type' },
+  },
+  {
+    label: 'tools/call complete without content',
+    method: 'tools/call',
+    data: { resultType: 'complete' },
+    expect: { path: 'result.content' },
+  },
+  {
+    label: 'prompts/get complete with a message of no known content type',
+    method: 'prompts/get',
+    data: { resultType: 'complete', messages: [{ role: 'user', content: { type: 'txt' } }] },
+    expect: { path: 'result.messages[0].content.type' },
+  },
+  {
+    label: 'tools/call complete',
+    method: 'tools/call',
+    data: { resultType: 'complete', content: [{ type: 'text', text: 'a' }] },
+    expect: { decoded: 'CallToolResult' },
+  },
+  {
+    label: 'tools/call input_required',
+    method: 'tools/call',
+    data: { resultType: 'input_required', requestState: 'opaque' },
+    expect: { decoded: 'InputRequiredResult' },
+  },
+  {
+    label: 'tools/call task (tasks extension)',
+    method: 'tools/call',
+    data: {
+      resultType: 'task',
+      task: { taskId: 't-1', status: 'working', createdAt: '2026-12-06T18:00:00Z', ttl: 60000 },
+    },
+    expect: { decoded: 'InputRequiredResult' },
+  },
+];
 
 /** Registers the test of the issue's cases (2025-11-25): each is refused with this path and message. */
 export function issueCasesTest(title: string, runCases: RunCases): void {
