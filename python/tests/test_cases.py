@@ -537,6 +537,59 @@ async def test_016_the_round_limit_and_undeclared_capabilities() -> None:
     await client.close()
 
 
+def _scripted_2026(tool_results: dict[str, Any]) -> Any:
+    """An ASGI app answering 2026-07-28 requests over HTTP: server/discover, and tools/call with
+    ``tool_results[name]`` as it is (notifications: 202)."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            m = await receive()
+            body += m.get("body", b"")
+            if not m.get("more_body"):
+                break
+        msg = json.loads(body)
+        if "id" not in msg:
+            await send({"type": "http.response.start", "status": 202, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if msg["method"] == "server/discover":
+            result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "public"}
+        else:
+            result = tool_results[msg["params"]["name"]]
+        out = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode()
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": out})
+
+    return app
+
+
+async def test_016_a_complete_result_must_be_the_requests_result() -> None:
+    # resultType "complete" names the request's result type: a tools/call result that is not a
+    # CallToolResult is refused, naming the member, though it would pass as an InputRequiredResult
+    # (whose members besides resultType are all optional); the client checks a complete result
+    # against the request's result type alone
+    tools = {
+        "bad": {"resultType": "complete", "content": [{"type": "txt"}]},
+        "bare": {"resultType": "complete"},
+        "good": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]},
+    }
+    async with http_server(_scripted_2026(tools)) as url:
+        client = v2026.Client(client_info={"name": "c", "version": "1"})
+        await client.connect(HttpClientTransport(url))
+        try:
+            with pytest.raises(InvalidResultError, match=r"result\.content\.0: Input tag 'txt' found using 'type'"):
+                await client.call_tool(name="bad")
+            with pytest.raises(InvalidResultError, match=r"result\.content: Field required"):
+                await client.call_tool(name="bare")
+            result = await client.call_tool(name="good")
+            assert result.content[0].text == "ok"  # type: ignore[union-attr]
+        finally:
+            await client.close()
+
+
 # ---- 017: subscriptions ----
 
 
