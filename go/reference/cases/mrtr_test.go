@@ -186,3 +186,36 @@ func TestCase016MRTRResultType(t *testing.T) {
 		t.Fatalf("handlers called: %q", el.asked)
 	}
 }
+
+// 016: resultType "complete" names the request's result type: a tools/call result that is not a
+// CallToolResult is refused, naming the member, though it would pass as an InputRequiredResult
+// (whose members besides resultType are all optional); a valid one is returned.
+func TestCase016CompleteResultIsTheRequestsResult(t *testing.T) {
+	c, w := statelessClient(t, mcp2.ClientOptions{})
+	call := func(result string) (*mcp2.CallToolResult, error) {
+		type outcome struct {
+			res *mcp2.CallToolResult
+			err error
+		}
+		out := make(chan outcome, 1)
+		go func() {
+			res, err := c.CallTool(context.Background(), &mcp2.CallToolRequestParams{Name: "t"})
+			out <- outcome{res, err}
+		}()
+		l := w.next()
+		paramsOf(t, l)
+		w.send(`{"jsonrpc":"2.0","id":` + string(l.members["id"]) + `,"result":` + result + `}`)
+		o := <-out
+		return o.res, o.err
+	}
+	if res, err := call(`{"resultType":"complete","content":[{"type":"txt"}]}`); err == nil || !strings.Contains(err.Error(), "content[0].type") {
+		t.Fatalf("a content block of no known type: want an error naming content[0].type, got %+v %v", res, err)
+	}
+	if res, err := call(`{"resultType":"complete"}`); err == nil || !strings.Contains(err.Error(), "content") {
+		t.Fatalf("no content: want an error naming content, got %+v %v", res, err)
+	}
+	res, err := call(`{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`)
+	if err != nil || res.Content[0].(*mcp2.TextContent).Text != "ok" {
+		t.Fatalf("a valid result: %+v %v", res, err)
+	}
+}
