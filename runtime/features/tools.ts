@@ -120,7 +120,11 @@ export interface ToolDefinition<
    * receiver does (runtime/tasks/receiver.ts).
    */
   execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
-  /** Runs the tool; `ctx.session` is the session of the calling client (its `ServerSession`). */
+  /**
+   * Runs the tool; `ctx.session` is the session of the calling client (its `ServerSession`). A
+   * handler that declares fewer than two parameters may be called with `args` alone: the engine
+   * then makes no context for the request (../engine/peer-options.ts `DIRECT_CALL`).
+   */
   handler(args: A, ctx: RequestContext): ToolReturn<P, O> | Promise<ToolReturn<P, O>>;
 }
 
