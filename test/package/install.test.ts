@@ -304,6 +304,22 @@ test('a new project installs both tarballs: one @mcpgen/runtime, no tsx', async 
     'mcpgen got a second @mcpgen/runtime',
   );
   assert.not.ok(existsSync(join(nm, 'tsx')), 'tsx is installed: it must be a devDependency of mcpgen only');
+  // the OpenTelemetry API is a peer: installed beside the runtime, not below it
+  assert.ok(existsSync(join(nm, '@opentelemetry', 'api', 'package.json')), 'npm did not install the API peer');
+  // an application on an older API 1.x (an SDK that asks for 1.9) shares its copy with the runtime:
+  // a second copy below the runtime would ignore the SDK the application registers (no spans)
+  must(
+    await run('npm', ['install', ...flags, '@opentelemetry/api@1.9.0'], app, env),
+    'npm install @opentelemetry/api@1.9.0',
+  );
+  const api = JSON.parse(readFileSync(join(nm, '@opentelemetry', 'api', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  assert.is(api.version, '1.9.0');
+  assert.not.ok(
+    existsSync(join(nm, '@mcpgen', 'runtime', 'node_modules', '@opentelemetry', 'api')),
+    "@mcpgen/runtime got an @opentelemetry/api of its own beside the application's",
+  );
 });
 
 test('mcpgen generate into src/mcp through mcpgen.config.json; tsc --strict (nodenext) compiles clients and servers; plain node runs them over stdio and HTTP', async () => {

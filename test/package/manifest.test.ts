@@ -110,7 +110,7 @@ test('runtime/package.json: browsers and workers get the fetch forms, no node-on
   }
 });
 
-test('runtime dependencies: exactly what runtime/ imports, at the versions mcpgen pins; an optional peer only below stores/redis', () => {
+test('runtime dependencies: exactly what runtime/ imports, at the versions mcpgen pins; an optional peer only below stores/redis; @opentelemetry/api a peer', () => {
   const imported = new Map<string, string[]>();
   for (const file of sources(join(ROOT, 'runtime'))) {
     for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
@@ -123,7 +123,14 @@ test('runtime dependencies: exactly what runtime/ imports, at the versions mcpge
     .filter(([, m]) => m.optional)
     .map(([name]) => name);
   assert.equal(optional, ['ioredis']);
-  assert.equal([...Object.keys(runtime.dependencies), ...optional].sort(), [...imported.keys()].sort());
+  // the OpenTelemetry API is the application's: an SDK registers its globals through the API copy
+  // it resolves, and API 1.x ignores globals an older minor registered, so a copy of the runtime's
+  // own beside the application's would trace nothing (test/package/install.test.ts installs 1.9)
+  const peers = ['@opentelemetry/api'];
+  assert.is(runtime.peerDependencies?.['@opentelemetry/api'], '^1.9.0');
+  assert.not.ok(runtime.peerDependenciesMeta?.['@opentelemetry/api']?.optional, 'the API is imported by the engine');
+  assert.ok(root.devDependencies?.['@opentelemetry/api']?.startsWith('1.'), 'mcpgen develops against an API 1.x');
+  assert.equal([...Object.keys(runtime.dependencies), ...optional, ...peers].sort(), [...imported.keys()].sort());
   for (const [name, version] of Object.entries(runtime.dependencies)) {
     const pinned = root.dependencies[name] ?? root.devDependencies?.[name];
     assert.is(version, pinned, `${name}: the runtime pins ${version}, mcpgen ${pinned}`);
