@@ -184,15 +184,13 @@ export class NdjsonDecoder {
     if (last + 1 < len && !this.stopped) this.hold(buf, last + 1, len);
   }
 
-  /** The `\n`-separated lines of `text` (valid UTF-8, decoded), each as {@link line} would. */
+  /**
+   * The `\n`-separated lines of `text` (valid UTF-8, decoded), each as {@link line} would
+   * (`split` makes them in one native pass: cheaper than a scan and a slice per line).
+   */
   private textLines(text: string): void {
-    const n = text.length;
-    for (let from = 0; from <= n && !this.stopped; ) {
-      let nl = text.indexOf('\n', from);
-      if (nl === -1) nl = n;
-      this.textLine(from === 0 && nl === n ? text : text.slice(from, nl));
-      from = nl + 1;
-    }
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length && !this.stopped; i++) this.textLine(lines[i]);
   }
 
   private textLine(line: string): void {
