@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpClientTransport, HttpStatusError } from '../../../../../runtime/transport/http/session/node-client.js';
@@ -40,6 +41,9 @@ async function until(cond: () => boolean, ms = 2000): Promise<void> {
 
 test('end to end: JSON and SSE replies, standalone stream, DELETE on close', async () => {
   const srv = await startServer();
+  // the server's answers to GETs (the standalone stream)
+  const gets: ServerResponse[] = [];
+  srv.server.prependListener('request', (req, res) => void (req.method === 'GET' && gets.push(res)));
   try {
     const seen: Seen[] = [];
     const { transport, client } = await connect(srv, { fetch: recordingFetch(seen) });
@@ -49,7 +53,8 @@ test('end to end: JSON and SSE replies, standalone stream, DELETE on close', asy
     assert.equal(await client.request('chatty', { count: 2 }), { echo: { count: 2 } });
     assert.is(client.notifications.length, 2);
     await until(() => seen.some((s) => s.method === 'GET'));
-    await sleep(20);
+    // the server holds the standalone stream (answered 200, headers sent) before it notifies on it
+    await until(() => gets.some((res) => res.statusCode === 200 && res.headersSent));
     assert.equal(await client.request('notify'), { echo: null });
     await until(() => client.notifications.some((n) => (n.params as { data?: unknown }).data === 'standalone'));
     await transport.close();
@@ -416,6 +421,7 @@ test('resumption: connections dropped at random points, every event arrives exac
 
 test('resumption of the standalone stream after drops: nothing lost, nothing twice', async () => {
   const srv = await startServer({ retryMs: 1 });
+  let opened: HttpClientTransport | undefined;
   try {
     const rand = seeded(7);
     const drops = { count: 0 };
@@ -423,6 +429,7 @@ test('resumption of the standalone stream after drops: nothing lost, nothing twi
       fetch: droppingFetch(rand, drops, 300),
       reconnect: { initialDelayMs: 1, maxRetries: 50 },
     });
+    opened = transport;
     await until(() => srv.sessions[0] !== undefined);
     const total = 120;
     for (let i = 0; i < total; i++) {
@@ -433,8 +440,16 @@ test('resumption of the standalone stream after drops: nothing lost, nothing twi
       });
       if (i % 10 === 0) await sleep(2);
     }
-    await until(() => client.notifications.length >= total, 5000);
-    await sleep(30);
+    // a bound on a hang, not a timing: about a hundred resumed GETs take seconds on a loaded machine
+    await until(() => client.notifications.length >= total, 60_000);
+    // a last message on the same stream: once it is in, anything sent twice before it would be too
+    await srv.sessions[0].send({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'end' },
+    });
+    await until(() => client.notifications.some((n) => (n.params as { data: unknown }).data === 'end'), 60_000);
+    assert.equal((client.notifications.pop()!.params as { data: unknown }).data, 'end');
     assert.equal(
       client.notifications.map((n) => (n.params as { data: { i: number } }).data.i),
       Array.from({ length: total }, (_, i) => i),
@@ -442,6 +457,8 @@ test('resumption of the standalone stream after drops: nothing lost, nothing twi
     assert.ok(drops.count > 5, `only ${drops.count} drops`);
     await transport.close();
   } finally {
+    // a failed check must not leave the client resuming its stream (the run would never end)
+    await opened?.close();
     await srv.close();
   }
 });
