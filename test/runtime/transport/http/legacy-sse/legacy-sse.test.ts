@@ -21,7 +21,7 @@ import { loadRevision } from '../../../../../cli/revisions.js';
 import { serveHttp, type HttpServe } from '../../../../../cli/serve/http.js';
 import { connectHttp } from '../../../../../runtime/transport/http/legacy-sse/fallback.js';
 import { LegacySseClientTransport } from '../../../../../runtime/transport/http/legacy-sse/legacy-sse.js';
-import { raw, sleep } from '../session/helpers.js';
+import { raw, sleep, waitFor } from '../session/helpers.js';
 
 let served: HttpServe;
 
@@ -77,7 +77,7 @@ test('SDK SSEClientTransport against serve --http: initialize, tools/list, tools
   const r = await client.callTool({ name: 'echo', arguments: { text: 'old client' } });
   assert.equal((r.content as Array<{ text?: string }>)[0].text, 'old client');
   await client.close();
-  for (let i = 0; i < 50 && served.legacy.sessions.size > 0; i++) await sleep(10);
+  await waitFor('the legacy session to end', () => served.legacy.sessions.size === 0).catch(() => undefined);
   assert.is(served.legacy.sessions.size, 0, 'closing the stream ends the session');
 });
 

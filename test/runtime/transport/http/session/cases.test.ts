@@ -5,7 +5,7 @@ import {
   HttpStatusError,
   SessionExpiredError,
 } from '../../../../../runtime/transport/http/session/node-client.js';
-import { clientSocketsClosed, initReq, MiniClient, post, req, sleep, startServer, V, waitFor } from './helpers.js';
+import { clientSocketsClosed, initReq, MiniClient, post, req, startServer, V, waitFor } from './helpers.js';
 
 const H = (sid?: string): Record<string, string> =>
   sid ? { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': V } : { 'MCP-Protocol-Version': V };
@@ -236,7 +236,7 @@ test('011 client: every request after initialize carries MCP-Protocol-Version (P
     await client.notify('notifications/initialized');
     await client.request('tools/list');
     await client.notify('notifications/progress', { progressToken: 1, progress: 1 });
-    for (let i = 0; i < 100 && !seen.some((s) => s.method === 'GET'); i++) await sleep(5);
+    await waitFor('the standalone GET', () => seen.some((s) => s.method === 'GET')).catch(() => undefined);
     await transport.close();
     const after = seen.slice(1);
     assert.equal([...new Set(after.map((s) => s.method))].sort(), ['DELETE', 'GET', 'POST']);
