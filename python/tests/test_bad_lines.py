@@ -85,3 +85,27 @@ async def test_bad_post_bodies_get_400_with_the_same_error(rev: str) -> None:
             body = r.json() if r.content else None
             assert r.status_code == 400, f"{entry['name']}: {r.status_code} {r.text}"
             assert wrong(entry, body) == "", f"{entry['name']} ({entry['line']})"
+
+
+@pytest.mark.parametrize("rev", ["2025-11-25", "2026-07-28"])
+async def test_post_refused_415_on_a_charset_or_content_encoding_it_would_misread(rev: str) -> None:
+    async with http_server(build_app(rev)) as url, raw_http() as http:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}).encode()
+        accept = "application/json, text/event-stream"
+        for content_type in ("application/json; charset=utf-16", 'application/json;charset="ISO-8859-1"'):
+            r = await http.post(url, content=body, headers={"accept": accept, "content-type": content_type})
+            assert r.status_code == 415, f"{content_type}: {r.status_code} {r.text}"
+            assert "charset utf-8" in r.json()["error"]["message"]
+        r = await http.post(
+            url, content=body, headers={"accept": accept, "content-type": "application/json", "content-encoding": "gzip"}
+        )
+        assert r.status_code == 415, r.text
+        assert r.headers["accept-encoding"] == "identity"
+        assert r.json()["error"]["message"] == 'Unsupported Media Type: Content-Encoding "gzip" is not read'
+        for headers in (
+            {"content-type": 'application/json; charset="UTF-8"'},
+            {"content-type": "application/json", "content-encoding": "identity"},
+        ):
+            r = await http.post(url, content=body, headers={"accept": accept, **headers})
+            assert r.status_code != 415, f"{headers}: {r.status_code} {r.text}"
+

@@ -18,7 +18,8 @@
 //
 // Checks on the request head come before any of the body is read: 403 for a Host or an Origin
 // not allowed (DNS rebinding; default: the loopback names), 405, 406 for an Accept without
-// application/json and text/event-stream, 415 for a Content-Type other than application/json,
+// application/json and text/event-stream, 415 for a Content-Type other than application/json
+// (a charset other than utf-8 included) or a Content-Encoding other than identity,
 // 413 for a Content-Length over MaxBodyBytes; each is a JSON-RPC error response with code -32000
 // and no id.
 //
@@ -279,8 +280,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotAcceptable, codeRefused, "Not Acceptable: Accept must list application/json and text/event-stream", nil)
 		return
 	}
-	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); !strings.EqualFold(strings.TrimSpace(ct), "application/json") {
-		writeError(w, http.StatusUnsupportedMediaType, codeRefused, "Unsupported Media Type: Content-Type must be application/json", nil)
+	if !jsonType(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, codeRefused, "Unsupported Media Type: Content-Type must be application/json (charset utf-8, if named)", nil)
+		return
+	}
+	if coding := r.Header.Get("Content-Encoding"); coding != "" && !strings.EqualFold(strings.TrimSpace(coding), "identity") {
+		if len(coding) > 64 {
+			coding = coding[:64]
+		}
+		w.Header().Set("Accept-Encoding", "identity")
+		writeError(w, http.StatusUnsupportedMediaType, codeRefused, "Unsupported Media Type: Content-Encoding "+strconv.Quote(coding)+" is not read", nil)
 		return
 	}
 	if r.ContentLength > h.opts.MaxBodyBytes {
@@ -506,6 +515,33 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // writeError writes a JSON-RPC error response without id (or with id, when valid).
+// jsonType reports whether a POST's Content-Type is JSON as MCP sends it: application/json with
+// no charset or charset=utf-8 (RFC 8259 section 8.1: JSON between systems is UTF-8; a body in
+// another charset would be misread). A Content-Encoding other than identity is refused beside it
+// (415 with Accept-Encoding: identity, RFC 9110 section 15.5.16).
+func jsonType(value string) bool {
+	media, params, _ := strings.Cut(value, ";")
+	if !strings.EqualFold(strings.TrimSpace(media), "application/json") {
+		return false
+	}
+	for params != "" {
+		var param string
+		param, params, _ = strings.Cut(params, ";")
+		name, charset, ok := strings.Cut(param, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(name), "charset") {
+			continue
+		}
+		charset = strings.TrimSpace(charset)
+		if len(charset) >= 2 && charset[0] == '"' && charset[len(charset)-1] == '"' {
+			charset = charset[1 : len(charset)-1]
+		}
+		if !strings.EqualFold(charset, "utf-8") && !strings.EqualFold(charset, "utf8") {
+			return false
+		}
+	}
+	return true
+}
+
 func writeError(w http.ResponseWriter, status int, code int64, message string, id *jsonrpc.ID) {
 	var rid jsonrpc.ID
 	if id != nil {

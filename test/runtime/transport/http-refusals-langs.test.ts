@@ -1,7 +1,7 @@
 /**
  * The same refusal from every runtime's Streamable HTTP server (`mcpgen serve --lang ... --http 0`):
  * a request refused on its request line or headers (403 foreign Origin, 405 method not served,
- * 406, 415, 413; a missing Mcp-Session-Id 400, an unknown one 404 "Session not found") is
+ * 406, 415 (a Content-Type other than JSON in utf-8, a Content-Encoding other than identity), 413; a missing Mcp-Session-Id 400, an unknown one 404 "Session not found") is
  * answered with -32000 and no id (as the official TypeScript SDK answers its
  * 405), and a JSON array (a batch, not part of Streamable HTTP) with 400, -32600 and the same
  * message; so is initialize inside a session (a second initialize: a refusal of the message, -32600
@@ -78,6 +78,24 @@ const REFUSALS: Refusal[] = [
     415,
     -32000,
     /^Unsupported Media Type/,
+  ],
+  [
+    'Content-Type application/json; charset=utf-16',
+    'POST',
+    { ...HEADERS, 'Content-Type': 'application/json; charset=utf-16' },
+    PING,
+    415,
+    -32000,
+    /^Unsupported Media Type: Content-Type must be application\/json \(charset utf-8, if named\)$/,
+  ],
+  [
+    'Content-Encoding gzip',
+    'POST',
+    { ...HEADERS, 'Content-Encoding': 'gzip' },
+    PING,
+    415,
+    -32000,
+    /^Unsupported Media Type: Content-Encoding "gzip" is not read$/,
   ],
   [
     'a 5 MiB body',

@@ -19,7 +19,8 @@ Serve it with any ASGI server (``uvicorn.run(app)``). It serves either era or bo
 Checks on the request head come before any of the body is read: 403 for a ``Host`` not allowed
 or an ``Origin`` not allowed (DNS rebinding; default: the loopback names), 405, 406 for an
 ``Accept`` without ``application/json`` and ``text/event-stream``, 415 for a non-JSON
-``Content-Type``, 413 for a ``Content-Length`` over ``max_body_bytes``; each is a JSON-RPC error
+``Content-Type`` (a charset other than utf-8 included) or a ``Content-Encoding`` other than
+``identity`` (RFC 9110 section 15.5.16, with ``Accept-Encoding: identity``), 413 for a ``Content-Length`` over ``max_body_bytes``; each is a JSON-RPC error
 response with code -32000 and no ``id``.
 """
 
@@ -372,8 +373,20 @@ class McpHttpApp:
         if not (_accepts(accept, "application/json") and _accepts(accept, "text/event-stream")):
             await _error(send, 406, REFUSED, "Not Acceptable: Accept must list application/json and text/event-stream")
             return
-        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            await _error(send, 415, REFUSED, "Unsupported Media Type: Content-Type must be application/json")
+        if not _json_type(headers.get("content-type", "")):
+            await _error(
+                send, 415, REFUSED, "Unsupported Media Type: Content-Type must be application/json (charset utf-8, if named)"
+            )
+            return
+        coding = headers.get("content-encoding", "")
+        if coding and coding.strip().lower() != "identity":
+            await _error(
+                send,
+                415,
+                REFUSED,
+                f"Unsupported Media Type: Content-Encoding {json.dumps(coding[:64])} is not read",
+                extra=((b"accept-encoding", b"identity"),),
+            )
             return
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
@@ -704,6 +717,24 @@ async def _send_json(send: Send, status: int, body: Any, extra: Sequence[tuple[b
 async def _plain(send: Send, status: int, body: bytes, extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
     await send({"type": "http.response.start", "status": status, "headers": [(b"content-length", str(len(body)).encode()), *extra]})
     await send({"type": "http.response.body", "body": body})
+
+
+def _json_type(value: str) -> bool:
+    """Whether a POST's Content-Type is JSON as MCP sends it: ``application/json`` with no
+    ``charset`` or ``charset=utf-8`` (RFC 8259 section 8.1: JSON between systems is UTF-8; a body in
+    another charset would be misread)."""
+    media, *params = value.split(";")
+    if media.strip().lower() != "application/json":
+        return False
+    for param in params:
+        name, eq, charset = param.partition("=")
+        if eq and name.strip().lower() == "charset":
+            charset = charset.strip()
+            if len(charset) >= 2 and charset[0] == charset[-1] == '"':
+                charset = charset[1:-1]
+            if charset.lower() not in ("utf-8", "utf8"):
+                return False
+    return True
 
 
 async def _error(send: Send, status: int, code: int, message: str, *, extra: Sequence[tuple[bytes, bytes]] = ()) -> None:

@@ -8,7 +8,8 @@
  * Order: 403 Host not allowed · 403 Origin present and not allowed · 405 method not served
  * (`Allow`) · 406 Accept (Streamable HTTP: a POST lists `application/json` and
  * `text/event-stream`, a GET `text/event-stream`) · 415 a POST's Content-Type is not
- * `application/json` · 413 a POST's Content-Length is over `maxBodyBytes`. The endpoint's own
+ * `application/json` (a charset other than utf-8 included), or its Content-Encoding is not
+ * `identity` (RFC 9110 section 15.5.16; `Accept-Encoding: identity` says what is read) · 413 a POST's Content-Length is over `maxBodyBytes`. The endpoint's own
  * head checks (protocol version, session) follow; then the body is read, within `maxBodyBytes`
  * (413) and `bodyTimeoutMs` (408).
  *
@@ -164,9 +165,18 @@ export class RequestGuard {
     if (m !== 'POST') return undefined;
     const type = headers['content-type'] ?? '';
     let typeOk = this.#typeOk.get(type);
-    if (typeOk === undefined)
-      this.#typeOk.set(type, (typeOk = type === 'application/json' || mediaType(type) === 'application/json'));
-    if (!typeOk) return refusal(415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (typeOk === undefined) this.#typeOk.set(type, (typeOk = type === 'application/json' || jsonType(type)));
+    if (!typeOk)
+      return refusal(415, 'Unsupported Media Type: Content-Type must be application/json (charset utf-8, if named)');
+    const coding = headers['content-encoding'];
+    if (coding !== undefined && coding !== '' && coding.trim().toLowerCase() !== 'identity')
+      return refusal(
+        415,
+        `Unsupported Media Type: Content-Encoding ${JSON.stringify(coding.slice(0, 64))} is not read`,
+        {
+          'Accept-Encoding': 'identity',
+        },
+      );
     const length = headers['content-length'];
     // (fewer digits than the limit has: smaller, without a conversion)
     if (
@@ -223,6 +233,27 @@ export function accepts(accept: string | undefined, type: string): boolean {
 /** The media type of a `Content-Type` / `Accept` value, lower-case, parameters dropped (`undefined` in, `undefined` out). */
 export function mediaType(value: string | undefined): string | undefined {
   return value?.split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * Whether a POST's Content-Type is JSON as MCP sends it: `application/json`, with no `charset` or
+ * `charset=utf-8` (RFC 8259 section 8.1: JSON between systems is UTF-8; a body in another charset
+ * would be read as UTF-8 and misread).
+ */
+function jsonType(value: string): boolean {
+  const [type, ...params] = value.split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return false;
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return false;
+  }
+  return true;
 }
 
 /** Splits `host[:port]` (IPv6 in brackets) into a lower-case name and a port. */

@@ -121,6 +121,31 @@ test('415: Content-Type must be application/json (parameters allowed)', async ()
   }
 });
 
+test('415: a charset other than utf-8, or a Content-Encoding other than identity (the body would be misread)', async () => {
+  const srv = await startServer();
+  try {
+    for (const type of ['application/json; charset=utf-16', 'application/json;charset="ISO-8859-1"']) {
+      const res = await post(srv.url, initReq(), { 'Content-Type': type });
+      assert.is(res.status, 415, type);
+      assert.match((await res.json()).error.message, /charset utf-8/);
+    }
+    const gzip = await post(srv.url, initReq(), { 'Content-Encoding': 'gzip' });
+    assert.is(gzip.status, 415);
+    assert.is(gzip.headers.get('accept-encoding'), 'identity');
+    assert.match((await gzip.json()).error.message, /Content-Encoding "gzip" is not read/);
+    for (const headers of [
+      { 'Content-Type': 'application/json; charset="UTF-8"' },
+      { 'Content-Encoding': 'identity' },
+    ]) {
+      const ok = await post(srv.url, initReq(), headers);
+      assert.is(ok.status, 200, JSON.stringify(headers));
+      await ok.text();
+    }
+  } finally {
+    await srv.close();
+  }
+});
+
 test('413: body over maxBodyBytes (by Content-Length and by streaming)', async () => {
   const srv = await startServer({ maxBodyBytes: 1024 });
   try {

@@ -153,6 +153,14 @@ test('transport checks: 406 Accept, 415 Content-Type, 400 -32700 not JSON, 400 -
   assert.is(r.status, 406);
   r = await post(s.url, { ...headersFor('tools/list'), 'Content-Type': 'text/plain' }, request(1, 'tools/list'));
   assert.is(r.status, 415);
+  r = await post(
+    s.url,
+    { ...headersFor('tools/list'), 'Content-Type': 'application/json; charset=utf-16' },
+    request(1, 'tools/list'),
+  );
+  assert.is(r.status, 415);
+  r = await post(s.url, { ...headersFor('tools/list'), 'Content-Encoding': 'gzip' }, request(1, 'tools/list'));
+  assert.is(r.status, 415);
   r = await post(s.url, headersFor('tools/list'), '{nope');
   assert.equal([r.status, r.body.error.code], [400, -32700]);
   r = await post(s.url, headersFor('tools/list'), { jsonrpc: '2.0', id: 1, result: {} });
