@@ -60,7 +60,9 @@ export const RESULTS_CHECKED: unique symbol = Symbol('mcpgen.resultsChecked');
  * an answer given at once, when nothing else needs them: a request outside a batch, that came
  * without transport facts (`MessageInfo`: stdio and the memory pair give none), while no
  * OpenTelemetry SDK records spans. ServerFeatures' `tools/call` has one for tools whose handler
- * declares fewer than two parameters (it cannot read a context). A wrapper that changes what a
+ * declares exactly one parameter (`(args) => …`: it cannot read a context; a handler declaring
+ * none, such as a wrapper `(...a) => inner(...a)`, may read it through its rest parameter and gets
+ * it). A wrapper that changes what a
  * handler does must not carry its direct form over.
  */
 export const DIRECT_CALL: unique symbol = Symbol('mcpgen.directCall');

@@ -122,8 +122,9 @@ export interface ToolDefinition<
   execution?: { taskSupport?: 'required' | 'optional' | 'forbidden' };
   /**
    * Runs the tool; `ctx.session` is the session of the calling client (its `ServerSession`). A
-   * handler that declares fewer than two parameters may be called with `args` alone: the engine
-   * then makes no context for the request (../engine/peer-options.ts `DIRECT_CALL`).
+   * handler that declares exactly one parameter (`(args) => …`) may be called with `args` alone:
+   * the engine then makes no context for the request (../engine/peer-options.ts `DIRECT_CALL`).
+   * One that declares none or a rest parameter (`(...a) => inner(...a)`) always gets `ctx`.
    */
   handler(args: A, ctx: RequestContext): ToolReturn<P, O> | Promise<ToolReturn<P, O>>;
 }
@@ -246,7 +247,7 @@ export function callTool(tool: CompiledTool | undefined, p: Obj, ctx: RequestCon
 /**
  * {@link callTool}'s direct form (../engine/peer-options.ts `DIRECT_CALL`) for a request served
  * with `table`: the same outcome for a known tool whose validators are compiled and whose handler
- * declares fewer than two parameters (so it cannot read a context; it is called with the
+ * declares exactly one parameter (so it cannot read a context; it is called with the
  * arguments alone); `NOT_DIRECT`, having done nothing, for any other call.
  */
 export function callToolDirect(
@@ -254,7 +255,7 @@ export function callToolDirect(
   p: Obj,
   table: ProtocolTable,
 ): Obj | Promise<Obj> | typeof NOT_DIRECT {
-  if (tool?.compiled === undefined || tool.def.handler.length > 1) return NOT_DIRECT;
+  if (tool?.compiled === undefined || tool.def.handler.length !== 1) return NOT_DIRECT;
   return runTool(tool, String(p.name), p, undefined, table);
 }
 

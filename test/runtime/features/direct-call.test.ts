@@ -1,6 +1,6 @@
 /**
  * tools/call through the direct form of ServerFeatures' handler (DIRECT_CALL: the engine's fast
- * path, for a tool whose handler declares fewer than two parameters, a request outside a batch,
+ * path, for a tool whose handler declares exactly one parameter, a request outside a batch,
  * without transport facts, while nothing records spans) answers and logs exactly as the general
  * path (the handler called with its context) does: the same tools, once with `(a) => …` and
  * once with `(a, ctx) => …`, on two servers over the memory pair with the generated 2025-11-25
@@ -83,6 +83,9 @@ async function serve(withCtx: boolean) {
       return text(String(arguments.length));
     },
   });
+  // a wrapper that passes on what it is called with declares no parameter: it reads the context
+  const inner = (_a: unknown, ctx?: RequestContext) => text(ctx ? `ctx ${typeof ctx.signal}` : 'no ctx');
+  f.tool({ name: 'wrapped', handler: (...args: [unknown, RequestContext]) => inner(...args) });
   const handlers = f.handlers() as Record<string, RequestHandler>;
   const [a, b] = createMemoryPair();
   await new Server({
@@ -124,7 +127,7 @@ test('every outcome of a tool is the same through the direct form as through the
   await general.client.close();
 });
 
-test('a tool whose handler declares fewer than two parameters is answered through the direct form (no context)', async () => {
+test('a tool whose handler declares exactly one parameter is answered through the direct form (no context); a rest-parameter wrapper keeps its context', async () => {
   const { client, handlers } = await serve(false);
   assert.type((handlers['tools/call'] as { [DIRECT_CALL]?: unknown })[DIRECT_CALL], 'function');
   const first = await client.callTool({ name: 'arity', arguments: {} });
@@ -132,6 +135,10 @@ test('a tool whose handler declares fewer than two parameters is answered throug
   assert.equal(first.content, [{ type: 'text', text: '2' }]);
   const next = await client.callTool({ name: 'arity', arguments: {} });
   assert.equal(next.content, [{ type: 'text', text: '1' }]);
+  for (let i = 0; i < 2; i++) {
+    const wrapped = await client.callTool({ name: 'wrapped', arguments: {} });
+    assert.equal(wrapped.content, [{ type: 'text', text: 'ctx object' }], `call ${i + 1}`);
+  }
   await client.close();
 });
 
