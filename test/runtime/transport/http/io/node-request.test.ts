@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Agent } from 'node:http';
+import { Agent, type ClientRequest } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import {
   defaultAgent,
@@ -171,6 +171,27 @@ test("the default agent closes an idle socket a second before the server's Keep-
   } finally {
     await hinted.close();
     await plain.close();
+  }
+});
+
+test('the default agent times a socket only while it is pooled: a request that takes it has no socket timeout', async () => {
+  const server = await rawServer(() => true);
+  try {
+    const request = nodeRequester(server.url);
+    await (await request(post('{}'))).text();
+    const reply = await request(post('{}'));
+    const socket = (reply as unknown as { req: ClientRequest }).req.socket!;
+    assert.is(socket.remotePort, Number(server.url.port));
+    // (the agent's own `timeout` would time every request on it, and set the timer again after each)
+    assert.is(socket.timeout ?? 0, 0, 'no timeout while a request runs on the socket');
+    await reply.text();
+    for (const end = Date.now() + 2000; !Object.values(defaultAgent('http:').freeSockets).flat().includes(socket); ) {
+      if (Date.now() > end) throw new Error('the socket did not return to the pool');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.is(socket.timeout, KEEP_ALIVE_IDLE_MS, 'the idle timeout once pooled');
+  } finally {
+    await server.close();
   }
 });
 
