@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { callWithTask } from '../../../runtime/tasks/requestor.js';
 import type { Task } from '../../../runtime/stores/tasks.js';
-import { ISO, RELATED, fixture, rejection, sleep, statusNotifications } from './support.js';
+import { ISO, RELATED, fixture, rejection, sleep, statusNotifications, waitFor } from './support.js';
 
 type Obj = Record<string, unknown>;
 
@@ -25,7 +25,8 @@ test('020 server: the whole script (T1 completes, T2 cancelled while tasks/resul
   assert.match(r1.task.createdAt, ISO);
   assert.match(r1.task.lastUpdatedAt, ISO);
   assert.is(r1.task.ttl, 60_000);
-  await sleep(200);
+  // the 50 ms job has ended: the server sent T1's terminal status
+  await waitFor('T1 completed', () => statusNotifications(f, T1).some((n) => n.status === 'completed'));
   // 2
   const r2 = (await c.request('tasks/get', { taskId: T1 })) as Task;
   assert.is(r2.status, 'completed');
@@ -52,7 +53,8 @@ test('020 server: the whole script (T1 completes, T2 cancelled while tasks/resul
   // 6 (blocks)
   let settled = false;
   const p6 = rejection(c.request('tasks/result', { taskId: T2 })).finally(() => (settled = true));
-  await sleep(30);
+  // a request sent after it has been answered: a tasks/result answered at once would have been too
+  assert.is(((await c.request('tasks/get', { taskId: T2 })) as Task).status, 'working');
   assert.not.ok(settled, 'tasks/result blocks while working');
   // 7
   const r7 = (await c.request('tasks/cancel', { taskId: T2 })) as Task;
@@ -74,7 +76,7 @@ test('020 server: the whole script (T1 completes, T2 cancelled while tasks/resul
   assert.match(e10.message, /not found/);
   assert.is((await rejection(c.request('tasks/list', { cursor: 'not-a-cursor' }))).code, -32602);
   // every status notification: the full Task with ttl, no related-task _meta
-  await sleep(10);
+  await waitFor('T2 cancelled', () => statusNotifications(f, T2).some((n) => n.status === 'cancelled'));
   const notes = statusNotifications(f);
   assert.equal(
     notes.map((n) => [n.taskId, n.status]),
@@ -99,7 +101,7 @@ test('020 server: a cancelled task stays cancelled when its work later completes
   };
   await sleep(10);
   const cancelled = (await c.request('tasks/cancel', { taskId: task.taskId })) as Task;
-  await sleep(150);
+  await waitFor('the stubborn work to end', () => f.finished.length > 0);
   assert.equal(f.finished, ['stubborn 80 aborted=true'], 'the work ran to its end, with its signal aborted');
   const after = (await c.request('tasks/get', { taskId: task.taskId })) as Task;
   assert.is(after.status, 'cancelled');

@@ -7,6 +7,17 @@ import { createMemoryPair } from '../../../runtime/transport/memory.js';
 import type { JSONRPCMessage } from '../../../runtime/jsonrpc/transport.js';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * Polls `cond` every 5 ms until it holds; throws `timed out waiting for <what>` after `boundMs`
+ * (ms): a bound on a hang, not a timing to rely on.
+ */
+export async function waitFor(what: string, cond: () => boolean, boundMs = 10_000): Promise<void> {
+  const end = Date.now() + boundMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
 export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 export const RELATED = 'io.modelcontextprotocol/related-task';
 
