@@ -6,9 +6,10 @@
  * reference/tasks.ts; stateless revisions the tasks extension's fixtures. `initialize`
  * also negotiates every older generated handshake revision (2024-11-05, 2025-03-26, 2025-06-18
  * for 2025-11-25) when the client asks for it, on stdio, /mcp and /sse alike (basic/lifecycle,
- * "Version Negotiation"). On SIGINT/SIGTERM `--http` drains: /readyz turns 503, it stops
- * accepting and begins no session, lets POSTs in flight finish for up to `--shutdown-grace-ms`
- * (2 s), then answers the rest with -32000 "server shutting down".
+ * "Version Negotiation"). On SIGINT/SIGTERM `--http` drains, still listening: /readyz turns 503,
+ * new work gets 503 with Retry-After and Connection: close, POSTs in flight finish within
+ * `--shutdown-grace-ms` (2 s), then it stops listening and answers the rest with -32000
+ * "server shutting down".
  */
 import { readFileSync } from 'node:fs';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
@@ -57,9 +58,10 @@ export const serve: Command = {
     'a checkout only: 2025-11-25, 2026-07-28, draft), built with the Go toolchain go/toolchain.sh finds.',
     'Behind a load balancer: --allowed-host (repeatable) accepts the Host values it forwards;',
     '--public-url names the URL clients use (the resource --auth tokens name). GET /healthz (live) and',
-    '/readyz (503 while Redis does not answer or after SIGTERM). SIGTERM drains: no new connection or',
-    'session (503 with Retry-After), requests in flight finish within --shutdown-grace-ms, the rest get',
-    '-32000 "server shutting down". With --redis the endpoint offers request replay',
+    '/readyz (503 while Redis does not answer or after SIGTERM). SIGTERM drains, still listening: new',
+    'sessions and requests get 503 with Retry-After and Connection: close (not run), answers and',
+    'notifications of running calls go on, idle connections close after 1 s, requests in flight finish',
+    'within --shutdown-grace-ms, the rest get -32000 "server shutting down". With --redis the endpoint offers request replay',
     '(capabilities.experimental["mcpgen/requestReplay"]): a request sent again identically (same',
     'session and id, the same JSON once parsed and re-serialized: key order counts, whitespace does',
     'not) after its connection was lost before any event ID is answered from its stream, from any',

@@ -1,10 +1,12 @@
 /**
  * `mcpgen serve --http <port>`: the endpoint's life, from its flags to its shutdown. It serves
  * Streamable HTTP at /mcp (./http.ts; a stateless revision dual-era, ./stateless.ts) until
- * SIGINT/SIGTERM, then drains: /readyz turns 503, it stops accepting and begins no session (503
- * with Retry-After), lets POSTs in flight finish for up to `--shutdown-grace-ms` (2 s) and closes.
+ * SIGINT/SIGTERM, then drains while still listening: /readyz turns 503, new work gets 503 with
+ * Retry-After and Connection: close (./http.ts `healthEndpoints`), idle connections close after
+ * 1 s, POSTs in flight finish within `--shutdown-grace-ms` (2 s); then it closes.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterClosingResponse } from '@mcpgen/runtime/http';
 import type { Io } from '../command.js';
 import { UsageError } from '../inputs.js';
@@ -153,6 +155,7 @@ export async function serveOverHttp(
         },
       );
   const posts = countPosts(served.server);
+  const connections = trackConnections(served.server);
   if (reply === 'json' && redis !== undefined && replayFlag === undefined && !isStateless(mod))
     io.err(
       'mcpgen serve: --reply json with --redis: request replay is off (it answers every request as SSE); a request whose connection is lost before its answer fails as "may have run"',
@@ -174,21 +177,72 @@ export async function serveOverHttp(
       process.on('SIGTERM', once);
     });
   await signalled();
-  // /readyz answers 503 from now on (the load balancer stops sending new work); stop accepting,
-  // give the POSTs in flight a grace period (a second signal cuts it short), then close: what is
-  // still pending gets a JSON-RPC error "server shutting down"
+  // /readyz answers 503 from now on (the load balancer stops sending new work) and new work gets
+  // 503 with Retry-After on a connection then closed; the listener stays open, so a probe or a
+  // request on its way is answered, not refused or cut. The POSTs in flight get a grace period (a
+  // second signal cuts it short); an idle kept-alive connection is closed once it stayed idle
+  // DRAIN_IDLE_MS (one that sends meanwhile is answered 503 and told the connection ends). Then
+  // the listener closes; what is still pending gets a JSON-RPC error "server shutting down".
   served.drain();
+  const drainedAt = Date.now();
+  io.err(
+    `mcpgen serve: shutting down; waiting up to ${graceMs} ms for ${posts.count} request(s) in flight and idle connections`,
+  );
+  // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
+  let grace: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<void>((r) => (grace = setTimeout(r, graceMs)));
+  let over = false;
+  void Promise.race([graceOver, signalled()]).then(() => (over = true));
+  while (!over && !(posts.count === 0 && connections.closeIdle(DRAIN_IDLE_MS, drainedAt) === 0))
+    await Promise.race([graceOver, new Promise((r) => setTimeout(r, DRAIN_POLL_MS))]);
+  clearTimeout(grace);
   served.server.close();
-  served.server.closeIdleConnections();
-  if (posts.count > 0) {
-    io.err(`mcpgen serve: shutting down; waiting up to ${graceMs} ms for ${posts.count} request(s) in flight`);
-    // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
-    let grace: NodeJS.Timeout | undefined;
-    await Promise.race([posts.idle(), signalled(), new Promise((r) => (grace = setTimeout(r, graceMs)))]);
-    clearTimeout(grace);
-  }
   await served.close();
   return 0;
+}
+
+/** How long a kept-alive connection must have stayed idle before a draining `serve` closes it, ms. */
+const DRAIN_IDLE_MS = 1000;
+/** How often a draining `serve` looks at its requests in flight and idle connections, ms. */
+const DRAIN_POLL_MS = 50;
+
+/**
+ * The server's open connections and, for each, whether a request is on it and since when it is
+ * idle. `closeIdle(ms)` closes those idle for at least `ms` and returns how many stay open that
+ * carry no long-lived GET stream (idle ones not yet due, and POSTs in progress). Idleness counts
+ * from `since` at the earliest (the drain's start: a connection idle before it may be in use by
+ * now, its request on the way, and is answered and told to close rather than cut).
+ */
+function trackConnections(server: HttpServer): { closeIdle(ms: number, since: number): number } {
+  const open = new Map<Socket, { busy: number; idleSince: number; stream: boolean }>();
+  server.on('connection', (socket: Socket) => {
+    open.set(socket, { busy: 0, idleSince: Date.now(), stream: false });
+    socket.once('close', () => open.delete(socket));
+  });
+  const counted = (req: IncomingMessage, res: ServerResponse): void => {
+    const state = open.get(req.socket);
+    if (!state) return;
+    state.busy++;
+    if ((req.method ?? '').toUpperCase() === 'GET') state.stream = true;
+    res.once('close', () => {
+      state.busy--;
+      state.idleSince = Date.now();
+      if (state.busy === 0) state.stream = false;
+    });
+  };
+  server.prependListener('request', counted);
+  server.prependListener('checkContinue', counted);
+  return {
+    closeIdle(ms, since) {
+      const now = Date.now();
+      let left = 0;
+      for (const [socket, state] of open) {
+        if (state.busy === 0 && now - Math.max(state.idleSince, since) >= ms) socket.destroy();
+        else if (!state.stream) left++;
+      }
+      return left;
+    },
+  };
 }
 
 /** A URL fit to print: password and user name as `***` (a string that is no URL: up to its last `@` hidden). */

@@ -27,6 +27,7 @@ import {
   type StreamableHttpOptions,
 } from '@mcpgen/runtime/http';
 import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/http/legacy-sse';
+import { readNodeBody } from '@mcpgen/runtime/http/stateless';
 import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
 import { answerClientError, continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
@@ -262,7 +263,7 @@ export async function serveHttp(
   const health = healthEndpoints(stores);
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = requestPath(req.url);
-    if (health.route(path, req, res)) return;
+    if (health.route(path, req, res, () => void handler(req, res))) return;
     if (routeMetadata(auth?.metadata, req, res)) return;
     // the old HTTP+SSE transport has no token check: not served on a protected server
     if (!auth && legacy.handles(req)) return void legacy(req, res);
@@ -306,13 +307,17 @@ export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch
  * this process takes new work: not draining and, with `--redis`, Redis answers a PING within the
  * command timeout; else 503 with `Retry-After` and the reason), for a load balancer's health
  * checks. Neither needs a token nor passes the Host check: they carry no data. Once draining
- * (SIGTERM), a request that would begin a session (a POST to /mcp without `Mcp-Session-Id`, a
- * GET of the old transport's /sse) gets 503 with `Retry-After` and JSON-RPC -32000 before its
- * body is read, on a connection then closed: nothing of it ran, so a client may send it again
- * (to another process); requests of running sessions go on.
+ * (SIGTERM; the listener stays open for the grace period), every response carries
+ * `Connection: close`, and new work gets 503 with `Retry-After: 1` and JSON-RPC -32000 before it
+ * runs: a request that would begin a session (a POST to /mcp without `Mcp-Session-Id`, a GET of
+ * the old transport's /sse), and a POST of a running session whose body holds a JSON-RPC request
+ * (read first, up to 4 MiB; one sent with `Expect: 100-continue` is refused before its body).
+ * Nothing of it ran, so a client may send it again (to another process). A POST of responses and
+ * notifications only (an answer to the server, a cancellation) goes on to the endpoint, through
+ * `next`, its body already read.
  */
 export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } } | undefined): {
-  route(path: string, req: IncomingMessage, res: ServerResponse): boolean;
+  route(path: string, req: IncomingMessage, res: ServerResponse, next?: () => void): boolean;
   drain(): void;
 } {
   let draining = false;
@@ -321,18 +326,31 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
     if (status === 503) headers['Retry-After'] = '5';
     respondNode(res, status, headers, `${JSON.stringify(body)}\n`);
   };
+  const refuse = (res: ServerResponse): void =>
+    respondNode(
+      res,
+      503,
+      { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Service Unavailable: the server is shutting down' },
+      }),
+    );
   return {
     drain: () => void (draining = true),
-    route(path, req, res) {
-      if (draining && beginsSession(path, req)) {
-        respondNode(
-          res,
-          503,
-          { 'Content-Type': 'application/json', 'Retry-After': '1', Connection: 'close' },
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'Service Unavailable: the server is shutting down' },
-          }),
+    route(path, req, res, next) {
+      // (a kept-alive connection is told it ends with this response, then closed: none is cut idle)
+      if (draining) res.shouldKeepAlive = false;
+      if (draining && beginsSession(path, req)) return (refuse(res), true);
+      if (draining && next && path === '/mcp' && (req.method ?? '').toUpperCase() === 'POST') {
+        if (req.headers.expect !== undefined) return (refuse(res), true);
+        void readNodeBody(req, DRAIN_BODY_BYTES, DRAIN_BODY_MS).then(
+          (bytes) => {
+            if (typeof bytes === 'string' || holdsRequest(bytes)) return refuse(res);
+            (req as IncomingMessage & { body?: Uint8Array }).body = bytes;
+            next();
+          },
+          () => refuse(res),
         );
         return true;
       }
@@ -352,6 +370,23 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
       return true;
     },
   };
+}
+
+/** The largest body a draining endpoint reads to tell requests from answers, bytes; its read's time bound, ms. */
+const DRAIN_BODY_BYTES = 4 * 1024 * 1024;
+const DRAIN_BODY_MS = 10_000;
+
+/** Whether a POST body holds a JSON-RPC request (own `method` and `id`), alone or in a batch; a body that is no JSON counts as one. */
+function holdsRequest(bytes: Uint8Array): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    return true;
+  }
+  const isRequest = (m: unknown): boolean =>
+    typeof m !== 'object' || m === null || (Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id'));
+  return Array.isArray(parsed) ? parsed.some(isRequest) : isRequest(parsed);
 }
 
 /** Whether `req` would begin a session: a POST to /mcp without `Mcp-Session-Id`, or a GET of /sse. */

@@ -148,7 +148,7 @@ export async function serveStatelessHttp(
   const health = healthEndpoints(stores);
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = requestPath(req.url);
-    if (health.route(path, req, res)) return;
+    if (health.route(path, req, res, () => void handler(req, res))) return;
     if (routeMetadata(auth?.metadata, req, res)) return;
     if (path !== '/mcp') {
       respondNode(res, 404, { 'Content-Type': 'text/plain' }, 'Not Found: the MCP endpoint is /mcp\n');
