@@ -112,7 +112,7 @@ export async function serveOverHttp(
     maxSessions: count(values['max-sessions'], '--max-sessions', 1),
   };
   const auth = authOptions(values);
-  const graceMs = count(values['shutdown-grace-ms'], '--shutdown-grace-ms', 0) ?? SHUTDOWN_GRACE_MS;
+  const graceMs = count(values['shutdown-grace-ms'], '--shutdown-grace-ms', 0, MAX_TIMER_MS) ?? SHUTDOWN_GRACE_MS;
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
@@ -258,14 +258,24 @@ function redactUrl(url: string): string {
   }
 }
 
-/** A whole-number flag value of at least `min` (undefined when the flag is absent). */
-function count(text: string | undefined, flag: string, min: number): number | undefined {
+/**
+ * A whole-number flag value of at least `min` and at most `max` (undefined when the flag is
+ * absent); a value above `max` is a usage error, never clamped.
+ */
+function count(text: string | undefined, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < min)
     throw new UsageError(`${flag} needs a whole number of at least ${min}, got ${text}`);
+  if (n > max)
+    throw new UsageError(
+      `${flag} is at most ${max}${max === MAX_TIMER_MS ? ' ms (about 24.8 days: the longest timer Node.js keeps)' : ''}, got ${text}`,
+    );
   return n;
 }
+
+/** The longest delay a Node.js timer takes, ms (2^31 - 1; a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How long `serve --http` lets requests in flight finish after SIGINT/SIGTERM by default, ms (`--shutdown-grace-ms`). */
 const SHUTDOWN_GRACE_MS = 2000;

@@ -5,7 +5,7 @@
  * flight finish within `--shutdown-grace-ms` (longer than the 2-s default here), after which the
  * process exits 0. A grace that is no whole number is a usage error.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
@@ -132,6 +132,29 @@ test('serve --shutdown-grace-ms that is no whole number: usage error, exit 2', a
   );
   assert.is(r.code, 2, r.stderr);
   assert.match(r.stderr, /--shutdown-grace-ms needs a whole number of at least 0, got 2s/);
+});
+
+test('serve --shutdown-grace-ms above 2^31-1 (a timer Node.js would fire after 1 ms): usage error, exit 2', async () => {
+  for (const value of ['2147483648', '99999999999']) {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', '--shutdown-grace-ms', value], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      proc.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+        // (before the fix it serves: stop it, the assertion below fails)
+        if (stderr.includes('listening on')) proc.kill('SIGKILL');
+      });
+      proc.once('exit', (code) => resolve({ code, stderr }));
+    });
+    assert.is(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      `--shutdown-grace-ms is at most 2147483647 ms (about 24.8 days: the longest timer Node.js keeps), got ${value}`,
+    );
+  }
 });
 
 test.run();
