@@ -5,6 +5,7 @@
 import { RpcError } from '@mcpgen/runtime/jsonrpc';
 import { HttpStatusError } from '@mcpgen/runtime/http';
 import { UsageError } from './inputs.js';
+import { redactUrl } from './redact.js';
 
 /** What `--stdio "<command>"` / `--url <url>` / `--timeout <ms>` of a client command say, checked. */
 export interface ConnectFlags {
@@ -42,7 +43,7 @@ export function connectFlags(name: string, values: Readonly<Record<string, unkno
   try {
     if (!/^https?:$/.test(new URL(url!).protocol)) throw new Error('not http(s)');
   } catch {
-    throw new UsageError(`--url must be an http(s) URL: ${url}`);
+    throw new UsageError(`--url must be an http(s) URL: ${redactUrl(url!)}`);
   }
   return { url, timeout };
 }
@@ -103,8 +104,8 @@ export function describeFailure(e: unknown, url: string | undefined): string {
     const text = typeof e.body === 'string' ? e.body : JSON.stringify(e.body);
     const shown = text.length > BODY_SHOWN ? `${text.slice(0, BODY_SHOWN)}…` : text;
     const type = e.contentType === undefined ? 'no Content-Type' : `Content-Type ${e.contentType}`;
-    return `${url} answered HTTP ${e.status} (${type}), not JSON-RPC: ${shown === '' ? 'an empty body' : JSON.stringify(shown)}`;
+    return `${redactUrl(url)} answered HTTP ${e.status} (${type}), not JSON-RPC: ${shown === '' ? 'an empty body' : JSON.stringify(shown)}`;
   }
   const cause = (e as { cause?: { message?: string } }).cause?.message;
-  return `${(e as Error).message ?? String(e)}${cause ? ` (${cause})` : ''}${url ? ` [${url}]` : ''}`;
+  return `${(e as Error).message ?? String(e)}${cause ? ` (${cause})` : ''}${url ? ` [${redactUrl(url)}]` : ''}`;
 }

@@ -24,6 +24,7 @@ import { init } from './commands/init.js';
 import { ConfigError, type Project, loadProject, takeConfigFlag } from './config.js';
 import { commandHelp, overviewHelp } from './help.js';
 import { OutputError, UsageError } from './inputs.js';
+import { redactText } from './redact.js';
 import { ServiceUnavailableError } from './serve/http.js';
 
 export { EXIT, type Io } from './command.js';
@@ -90,15 +91,15 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
 }
 
-/** What a command's error says and its exit code; an error that is no refusal of input or system is rethrown. */
+/** What a command's error says (every URL in it redacted: ./redact.ts) and its exit code; an error that is no refusal of input or system is rethrown. */
 function failure(e: unknown, cmd: string, io: Io): number {
   const known = COMMANDS.some((c) => c.name === cmd);
   if (e instanceof ConfigError) {
-    io.err(`mcpgen ${cmd}: ${e.message}`);
+    io.err(`mcpgen ${cmd}: ${redactText(e.message)}`);
     return EXIT.usage;
   }
   if (e instanceof UsageError) {
-    io.err(`mcpgen ${cmd}: ${e.message}\n(see mcpgen ${known ? `${cmd} ` : ''}--help)`);
+    io.err(`mcpgen ${cmd}: ${redactText(e.message)}\n(see mcpgen ${known ? `${cmd} ` : ''}--help)`);
     return EXIT.usage;
   }
   if (
@@ -107,7 +108,7 @@ function failure(e: unknown, cmd: string, io: Io): number {
     e instanceof ServiceUnavailableError ||
     e instanceof OutputError
   ) {
-    io.err(`mcpgen ${cmd}: ${e.message}`);
+    io.err(`mcpgen ${cmd}: ${redactText(e.message)}`);
     return EXIT.input;
   }
   // a file-system or network refusal (EISDIR, ENOTDIR, EEXIST, EADDRINUSE, EACCES…): say it, no stack
@@ -116,7 +117,7 @@ function failure(e: unknown, cmd: string, io: Io): number {
     typeof (e as NodeJS.ErrnoException).code === 'string' &&
     /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code!)
   ) {
-    io.err(`mcpgen ${cmd}: ${e.message}`);
+    io.err(`mcpgen ${cmd}: ${redactText(e.message)}`);
     return EXIT.input;
   }
   throw e;

@@ -13,6 +13,7 @@ import type { ServerClass } from '../reference/server.js';
 import { didYouMean, revisionListProblem } from './nearest.js';
 import { UsageError } from './inputs.js';
 import { isStateless } from './serve/stateless.js';
+import { redactText } from './redact.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: any options type: a generated class's constructor takes its own revision's
 export type ClientClass = new (options: ClientSessionOptions<any>) => ClientSession<ProtocolMaps>;
@@ -87,8 +88,8 @@ export async function legacyRevision(): Promise<RevisionModule & { fallbackTable
 
 /** Diagnostics of the runtime, on stderr (stdout carries protocol messages or results). */
 export const stderrLogger: Logger = {
-  warn: (m, d) => process.stderr.write(`warn: ${m}${d ? ` ${serializeMessage(d)}` : ''}\n`),
-  error: (m, d) => process.stderr.write(`error: ${m}${d ? ` ${serializeMessage(d)}` : ''}\n`),
+  warn: (m, d) => process.stderr.write(`warn: ${redactText(m)}${d ? ` ${serializeMessage(d)}` : ''}\n`),
+  error: (m, d) => process.stderr.write(`error: ${redactText(m)}${d ? ` ${serializeMessage(d)}` : ''}\n`),
 };
 
 /** `--modern-only` means something only for a stateless revision (it drops the 2025-era fallback). */

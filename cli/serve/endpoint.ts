@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { afterClosingResponse } from '@mcpgen/runtime/http';
 import type { Io } from '../command.js';
 import { UsageError } from '../inputs.js';
+import { redactUrl } from '../redact.js';
 import {
   DEFAULT_REV,
   checkModernOnly,
@@ -39,7 +40,7 @@ function authOptions(values: Record<string, string | undefined>): ServeAuthOptio
       u = undefined;
     }
     if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:'))
-      throw new UsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(v)}`);
+      throw new UsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(redactUrl(v))}`);
   }
   const scopes = values['auth-scope']?.split(' ').filter(Boolean);
   return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
@@ -65,7 +66,7 @@ function frontOptions(values: Record<string, string | undefined>): { allowedHost
     }
     if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:') || u.search || u.hash || u.username || u.password)
       throw new UsageError(
-        `--public-url needs the absolute http(s) URL clients use for /mcp, without query or credentials (https://mcp.example.com/mcp), got ${publicUrl}`,
+        `--public-url needs the absolute http(s) URL clients use for /mcp, without query or credentials (https://mcp.example.com/mcp), got ${redactUrl(publicUrl)}`,
       );
   }
   return { ...(hosts.length ? { allowedHosts: hosts } : {}), ...(publicUrl ? { publicUrl } : {}) };
@@ -101,7 +102,7 @@ export async function serveOverHttp(
     }
     if (!ok)
       throw new UsageError(
-        `--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${o}`,
+        `--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${redactUrl(o)}`,
       );
   }
   const front = frontOptions(values);
@@ -163,7 +164,7 @@ export async function serveOverHttp(
   io.err(`mcpgen serve: listening on ${served.url}`);
   if (auth)
     io.err(
-      `mcpgen serve: protected: bearer tokens of ${auth.issuer} for ${served.resource}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
+      `mcpgen serve: protected: bearer tokens of ${redactUrl(auth.issuer)} for ${redactUrl(served.resource)}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
     );
   else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   const signalled = () =>
@@ -243,19 +244,6 @@ function trackConnections(server: HttpServer): { closeIdle(ms: number, since: nu
       return left;
     },
   };
-}
-
-/** A URL fit to print: password and user name as `***` (a string that is no URL: up to its last `@` hidden). */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    if (u.username) u.username = '***';
-    return u.href;
-  } catch {
-    const at = url.lastIndexOf('@');
-    return at < 0 ? url : `***${url.slice(at)}`;
-  }
 }
 
 /**
