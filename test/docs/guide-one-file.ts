@@ -37,23 +37,6 @@ export function onePageFiles(pages: readonly GuidePage[]): Array<{ slug: string;
     .map((p) => ({ slug: p.slug, text: `${tsBlocks(p.markdown).join('\n')}\n` }));
 }
 
-/** How many child processes a page's file starts (`execFile`, `spawn`, `fork`, `exec` calls, `npx`). */
-export function childProcessCalls(text: string): number {
-  return (text.match(/\b(?:execFile|spawn|fork|exec)\(|'npx'/g) ?? []).length;
-}
-
-/**
- * The pages, those that start the most child processes (the CLI, toolchains: the longest runs)
- * first, the rest in the order given: with `concurrency` workers taking the next page as each
- * ends, a long page that starts last would run on alone.
- */
-export function longestFirst<T extends { text: string }>(files: readonly T[]): T[] {
-  return files
-    .map((f, i) => ({ f, i, n: childProcessCalls(f.text) }))
-    .sort((a, b) => b.n - a.n || a.i - b.i)
-    .map(({ f }) => f);
-}
-
 /**
  * Writes each page's file into `project` (`<slug>.ts`) and runs it there, `concurrency` at a
  * time, each killed after `timeoutMs`: the runs, in the order given.

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { guideSlugs } from './guide-check.js';
-import { longestFirst, onePageFiles, pageRunProblem, runPages, userProject } from './guide-one-file.js';
+import { onePageFiles, pageRunProblem, runPages, userProject } from './guide-one-file.js';
 import { pulledCache } from './pulled-cache.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,7 +30,7 @@ test('every page, its ts blocks saved as one file of a user project, runs to exi
   try {
     const t0 = performance.now();
     // the toolchain pages (bindings: three compilers) need minutes on a loaded runner; a hang is still caught
-    const runs = await runPages(project.dir, longestFirst(files), {
+    const runs = await runPages(project.dir, files, {
       concurrency: 2,
       timeoutMs: 300_000,
       env: { ...process.env, MCPGEN_CACHE: cache.dir },
