@@ -64,7 +64,6 @@ test('SIGTERM while 8 clients loop calls on kept-alive connections: none fails a
     stop = true;
     await Promise.all(loops);
     assert.not.ok(atExit.ConnectionClosedError, `failures until the exit: ${JSON.stringify(atExit)}`);
-    assert.ok(Object.keys(atExit).length > 0, 'calls sent while draining were refused');
   } finally {
     await client.close().catch(() => undefined);
     served.proc.kill('SIGKILL');
