@@ -39,7 +39,10 @@ import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
 export class ServiceUnavailableError extends Error {}
 
 /**
- * The Redis stores of `--redis <url>` (the module, and ioredis with it, loaded only then).
+ * The Redis stores of `--redis <url>` (the module, and ioredis with it, loaded only then). Once
+ * connected, the connection's failures are named ({@link redisFailure}) and logged once per
+ * change of state, with the recovery; the stores' own command errors are not logged meanwhile
+ * (they repeat the outage once a second). `/readyz` names the same state.
  * @throws ServiceUnavailableError when Redis cannot be reached.
  */
 export async function connectRedis(
@@ -47,15 +50,83 @@ export async function connectRedis(
   options: { sessionIdleMs?: number; maxSessions?: number; logger?: Logger },
 ): Promise<RedisStores> {
   const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
+  const state: RedisState = { down: undefined, where: redisWhere(url) };
+  let stores: RedisStores;
   try {
-    return await connectRedisStores(url, {
+    stores = await connectRedisStores(url, {
       sessionIdleMs: options.sessionIdleMs,
       maxSessions: options.maxSessions,
-      onError: (e) => options.logger?.warn?.(`redis: ${e.message}`),
+      onError: (e) => {
+        if (state.down === undefined) options.logger?.warn?.(`redis: ${e.message}`);
+      },
     });
   } catch (e) {
     throw new ServiceUnavailableError(`--redis: ${(e as Error).message}`);
   }
+  const where = state.where;
+  stores.client.on('error', (e: Error) => {
+    const why = redisFailure(e, where);
+    if (why === state.down) return;
+    state.down = why;
+    options.logger?.warn?.(`redis: ${why}`);
+  });
+  stores.client.on('ready', () => {
+    if (state.down === undefined) return;
+    state.down = undefined;
+    options.logger?.warn?.(`redis: connected again to ${where}`);
+  });
+  redisStates.set(stores, state);
+  return stores;
+}
+
+/** What `serve` knows of its Redis connection: the named failure while it is down. */
+interface RedisState {
+  down: string | undefined;
+  /** host:port of the Redis. */
+  readonly where: string;
+}
+const redisStates = new WeakMap<object, RedisState>();
+
+/** Why `/readyz` finds Redis not ready: the named state, else the failed PING's error (a connection being re-made named so). */
+function readyReason(state: RedisState | undefined, e: Error): string {
+  if (state?.down !== undefined) return state.down;
+  if (state && /Stream isn't writeable|Connection is closed/.test(e.message))
+    return `Redis at ${state.where}: not connected (connecting again)`;
+  return e.message;
+}
+
+/** `host:port` of a Redis URL (6379 when it names none), never its credentials. */
+function redisWhere(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '6379'}`;
+  } catch {
+    return 'the --redis URL';
+  }
+}
+
+/** What Redis answers a refused `AUTH` or a command without one where one is needed. */
+const REDIS_AUTH_REFUSED = /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH failed|ERR AUTH/i;
+
+/**
+ * A Redis connection error `e` of the Redis at `where` (host:port) named for an operator:
+ * credentials refused, connection refused, host not found, unreachable, TLS mismatch, connection
+ * reset; else the error's first line. Names no credential (ioredis errors carry none).
+ */
+export function redisFailure(e: Error & { code?: string }, where: string): string {
+  const message = e.message.split('\n')[0] ?? '';
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (REDIS_AUTH_REFUSED.test(message))
+    return `authentication refused by Redis at ${where} (the --redis credentials are wrong or missing): ${message}`;
+  if (code === 'ECONNREFUSED') return `Redis at ${where} is unreachable: connection refused`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return `Redis at ${where} is unreachable: the host name does not resolve (${code})`;
+  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return `Redis at ${where} is unreachable (${code})`;
+  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || /SSL|TLS|wrong version number/i.test(message))
+    return `TLS with Redis at ${where} failed (rediss:// to a server without TLS, or redis:// to one with it?): ${message}`;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return `Redis at ${where} closed the connection (${code})`;
+  return `Redis at ${where}: ${message}`;
 }
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -365,7 +436,11 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
       if (!stores) return (answer(res, 200, { status: 'ready' }), true);
       stores.client.ping().then(
         () => answer(res, 200, { status: 'ready' }),
-        (e: unknown) => answer(res, 503, { status: 'unavailable', reason: `redis: ${(e as Error).message}` }),
+        (e: unknown) =>
+          answer(res, 503, {
+            status: 'unavailable',
+            reason: `redis: ${readyReason(redisStates.get(stores), e as Error)}`,
+          }),
       );
       return true;
     },

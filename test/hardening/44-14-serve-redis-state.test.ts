@@ -1,0 +1,115 @@
+/**
+ * Issue 44: `serve --redis` names a Redis failure after start-up. When Redis starts requiring a
+ * password while the server runs (`CONFIG SET requirepass`, `CLIENT KILL TYPE normal`), stderr
+ * and `/readyz` said only "Stream isn't writeable…" and ioredis's text once a second. Now the
+ * state change is logged once, named (authentication refused, with host:port and never a
+ * password), `/readyz` gives the same reason, and the recovery is logged once too. Against a
+ * real `redis-server`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { redisFailure } from '../../cli/serve/http.js';
+import { startHttpServeProcess } from '../runtime/tasks/serve-process.js';
+import { freePort } from '../scale/support.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const password = 'pw-7e2d-not-to-be-printed';
+let port: number;
+let proc: ChildProcess;
+
+test.before(async () => {
+  port = await freePort();
+  proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  for (let i = 0; ; i++) {
+    const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch {
+      probe.disconnect();
+      if (i > 200) throw new Error('redis-server did not start');
+      await sleep(50);
+    }
+  }
+});
+test.after(() => {
+  proc?.kill('SIGTERM');
+});
+
+test('redisFailure names refused credentials, a refused connection, an unknown host, a TLS mismatch', () => {
+  const where = 'h:6379';
+  const named = (message: string, code?: string) => redisFailure(Object.assign(new Error(message), { code }), where);
+  assert.match(
+    named('WRONGPASS invalid username-password pair or user is disabled.'),
+    /^authentication refused by Redis at h:6379/,
+  );
+  assert.match(named('Ready check failed: NOAUTH Authentication required.'), /^authentication refused/);
+  assert.is(
+    named('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED'),
+    'Redis at h:6379 is unreachable: connection refused',
+  );
+  assert.match(
+    named('getaddrinfo ENOTFOUND h', 'ENOTFOUND'),
+    /unreachable: the host name does not resolve \(ENOTFOUND\)/,
+  );
+  assert.match(
+    named('SSL routines::wrong version number', 'ERR_SSL_WRONG_VERSION_NUMBER'),
+    /^TLS with Redis at h:6379 failed/,
+  );
+});
+
+test('Redis starts requiring a password while serve runs: named once, /readyz says so, recovery logged once', async () => {
+  const served = await startHttpServeProcess(['--redis', `redis://127.0.0.1:${port}/0`]);
+  let stderr = '';
+  served.proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const admin = new Redis(port, '127.0.0.1', { retryStrategy: () => null });
+  admin.on('error', () => undefined);
+  const readyz = served.url.replace(/\/mcp$/, '/readyz');
+  try {
+    assert.is((await fetch(readyz)).status, 200);
+    await admin.config('SET', 'requirepass', password);
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal').catch(() => undefined);
+    let ready = await fetch(readyz);
+    for (let i = 0; i < 200 && (ready.status === 200 || !stderr.includes('authentication refused')); i++) {
+      await sleep(50);
+      ready = await fetch(readyz);
+    }
+    assert.is(ready.status, 503);
+    const body = (await ready.json()) as { reason: string };
+    assert.match(
+      body.reason,
+      /^redis: authentication refused by Redis at 127\.0\.0\.1:\d+/,
+      `${body.reason}\n${stderr}`,
+    );
+    // some reconnection attempts (one every second at most) pass
+    await sleep(3000);
+    const named = stderr.split('\n').filter((l) => l.includes('authentication refused'));
+    assert.is(named.length, 1, stderr);
+    assert.not.match(stderr, /Stream isn't writeable|max retries per request/, stderr);
+    const fixer = new Redis(port, '127.0.0.1', { password, retryStrategy: () => null });
+    fixer.on('error', () => undefined);
+    await fixer.config('SET', 'requirepass', '');
+    fixer.disconnect();
+    let back = await fetch(readyz);
+    for (let i = 0; i < 200 && back.status !== 200; i++) {
+      await sleep(50);
+      back = await fetch(readyz);
+    }
+    assert.is(back.status, 200);
+    for (let i = 0; i < 100 && !stderr.includes('connected again'); i++) await sleep(50);
+    assert.is(stderr.split('\n').filter((l) => l.includes('connected again')).length, 1, stderr);
+    assert.not.ok(stderr.includes(password));
+  } finally {
+    admin.disconnect();
+    await served.stop();
+  }
+});
+
+test.run();
