@@ -16,7 +16,7 @@
  * (or the old HTTP+SSE transport when the URL speaks only that), sends one request, prints its result, then ends the session (DELETE).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import type { Logger } from '@mcpgen/runtime/engine';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
 import {
@@ -34,6 +34,7 @@ import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ReferenceOptions, type ServerClass, referenceDefinition } from '../../reference/server.js';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
+import { redactUrl } from '../redact.js';
 
 /** A service `serve` was told to use (`--redis`) cannot be reached at start: `mcpgen serve` says so and exits 3. */
 export class ServiceUnavailableError extends Error {}
@@ -61,7 +62,11 @@ export async function connectRedis(
       },
     });
   } catch (e) {
-    throw new ServiceUnavailableError(`--redis: ${(e as Error).message}`);
+    // ioredis says only "Connection is closed." when the connection failed: look again to name why
+    const why = /Connection is closed/.test((e as Error).message) ? await diagnoseRedis(url, state.where) : undefined;
+    throw new ServiceUnavailableError(
+      `--redis: ${why ? `cannot reach Redis at ${redactUrl(url)}: ${why}` : (e as Error).message}`,
+    );
   }
   const where = state.where;
   stores.client.on('error', (e: Error) => {
@@ -93,6 +98,57 @@ function readyReason(state: RedisState | undefined, e: Error): string {
   if (state && /Stream isn't writeable|Connection is closed/.test(e.message))
     return `Redis at ${state.where}: not connected (connecting again)`;
   return e.message;
+}
+
+/**
+ * Why the Redis of `url` cannot be reached, found by connecting again without ioredis: the host
+ * name does not resolve, the TCP connection is refused or times out (3 s), or (rediss://) the
+ * TLS handshake fails; undefined when all of it works.
+ */
+async function diagnoseRedis(url: string, where: string): Promise<string | undefined> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(u.port || '6379');
+  const tls = u.protocol === 'rediss:';
+  const { connect } = await import(tls ? 'node:tls' : 'node:net');
+  return new Promise((resolve) => {
+    const socket = (connect as typeof import('node:tls').connect)({
+      host,
+      port,
+      ...(isIP(host) ? {} : { servername: host }),
+      rejectUnauthorized: false,
+    });
+    const done = (why: string | undefined): void => {
+      socket.destroy();
+      resolve(why);
+    };
+    // (a TCP connection that gets no TLS handshake: the server speaks no TLS)
+    let tcp = false;
+    const tlsFailed = (what: string): string =>
+      redisFailure(Object.assign(new Error(`TLS handshake failed: ${what}`), { code: 'ERR_TLS' }), where);
+    socket.once('connect', () => (tcp = true));
+    socket.setTimeout(3000, () =>
+      done(
+        tls && tcp
+          ? tlsFailed('no answer within 3 s')
+          : redisFailure(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }), where),
+      ),
+    );
+    socket.once(tls ? 'secureConnect' : 'connect', () => done(undefined));
+    socket.once('error', (e: Error & { code?: string }) => {
+      const named = redisFailure(e, where);
+      done(
+        tls && (tcp || /closed the connection|disconnected/.test(`${named} ${e.message}`))
+          ? tlsFailed(e.message)
+          : named,
+      );
+    });
+  });
 }
 
 /** `host:port` of a Redis URL (6379 when it names none), never its credentials. */

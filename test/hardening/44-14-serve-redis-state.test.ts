@@ -6,12 +6,12 @@
  * password), `/readyz` gives the same reason, and the recovery is logged once too. Against a
  * real `redis-server`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { redisFailure } from '../../cli/serve/http.js';
-import { startHttpServeProcess } from '../runtime/tasks/serve-process.js';
+import { bin, root, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
 import { freePort } from '../scale/support.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -109,6 +109,26 @@ test('Redis starts requiring a password while serve runs: named once, /readyz sa
   } finally {
     admin.disconnect();
     await served.stop();
+  }
+});
+
+test('at start-up: a refused connection and rediss:// to a plain Redis are named, exit 3', async () => {
+  const closed = await freePort();
+  for (const [url, named] of [
+    [`redis://127.0.0.1:${closed}/0`, `Redis at 127.0.0.1:${closed} is unreachable: connection refused`],
+    [`rediss://127.0.0.1:${port}/0`, `TLS with Redis at 127.0.0.1:${port} failed`],
+  ] as const) {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [bin, 'serve', '--http', '0', '--redis', url],
+        { cwd: root, timeout: 60_000 },
+        (err, _o, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr }),
+      ),
+    );
+    assert.is(r.code, 3, r.stderr);
+    assert.ok(r.stderr.includes(named), r.stderr);
+    assert.not.match(r.stderr, /Connection is closed/);
   }
 });
 
