@@ -431,8 +431,7 @@ export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch
 
 /**
  * `GET /healthz` (liveness: 200 while the process serves) and `GET /readyz` (readiness: 200 when
- * this process takes new work: not draining and, with `--redis`, Redis answers a PING within the
- * command timeout; else 503 with `Retry-After` and the reason), for a load balancer's health
+ * this process takes new work: not draining and, with `--redis`, Redis answers a PING within 1 s; else 503 with `Retry-After` and the reason), for a load balancer's health
  * checks. Neither needs a token nor passes the Host check: they carry no data. Once draining
  * (SIGTERM; the listener stays open for the grace period), every response carries
  * `Connection: close`, and new work gets 503 with `Retry-After: 1` and JSON-RPC -32000 before it
@@ -490,18 +489,29 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
       if (path === '/healthz') return (answer(res, 200, { status: 'ok' }), true);
       if (draining) return (answer(res, 503, { status: 'draining' }), true);
       if (!stores) return (answer(res, 200, { status: 'ready' }), true);
-      stores.client.ping().then(
-        () => answer(res, 200, { status: 'ready' }),
-        (e: unknown) =>
-          answer(res, 503, {
-            status: 'unavailable',
-            reason: `redis: ${readyReason(redisStates.get(stores), e as Error)}`,
-          }),
-      );
+      // a stalled Redis answers no PING until the command timeout (5 s): a probe gets its 503
+      // after READY_PING_MS instead, before a probe's own timeout
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer to PING within ${READY_PING_MS} ms`)), READY_PING_MS);
+      });
+      Promise.race([stores.client.ping(), stalled])
+        .then(
+          () => answer(res, 200, { status: 'ready' }),
+          (e: unknown) =>
+            answer(res, 503, {
+              status: 'unavailable',
+              reason: `redis: ${readyReason(redisStates.get(stores), e as Error)}`,
+            }),
+        )
+        .finally(() => clearTimeout(timer));
       return true;
     },
   };
 }
+
+/** How long `/readyz` waits for Redis's PING answer before it answers 503, ms. */
+const READY_PING_MS = 1000;
 
 /** The largest body a draining endpoint reads to tell requests from answers, bytes; its read's time bound, ms. */
 const DRAIN_BODY_BYTES = 4 * 1024 * 1024;

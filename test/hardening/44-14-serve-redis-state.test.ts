@@ -21,9 +21,24 @@ let proc: ChildProcess;
 
 test.before(async () => {
   port = await freePort();
-  proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  proc = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--enable-debug-command',
+      'local',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   for (let i = 0; ; i++) {
     const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
     probe.on('error', () => undefined);
@@ -129,6 +144,27 @@ test('at start-up: a refused connection and rediss:// to a plain Redis are named
     assert.is(r.code, 3, r.stderr);
     assert.ok(r.stderr.includes(named), r.stderr);
     assert.not.match(r.stderr, /Connection is closed/);
+  }
+});
+
+test('/readyz while Redis stalls (DEBUG SLEEP): 503 naming the unanswered PING, not the 5-s command timeout', async () => {
+  const served = await startHttpServeProcess(['--redis', `redis://127.0.0.1:${port}/0`]);
+  const admin = new Redis(port, '127.0.0.1', { retryStrategy: () => null, commandTimeout: 60_000 });
+  admin.on('error', () => undefined);
+  const readyz = served.url.replace(/\/mcp$/, '/readyz');
+  try {
+    assert.is((await fetch(readyz)).status, 200);
+    await admin.ping();
+    const sleeping = admin.call('DEBUG', 'SLEEP', '8');
+    void sleeping.catch(() => undefined);
+    await sleep(100);
+    const r = await fetch(readyz);
+    assert.is(r.status, 503);
+    assert.equal(await r.json(), { status: 'unavailable', reason: 'redis: no answer to PING within 1000 ms' });
+    await sleeping;
+  } finally {
+    admin.disconnect();
+    await served.stop();
   }
 });
 
