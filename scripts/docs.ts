@@ -169,8 +169,9 @@ const INTERNAL_TYPES = [
   'tasks/extension.ts:Obj',
   'transport/http/stateless/headers.ts:Obj',
   'transport/http/io/cors.ts:PreflightAnswer',
-  // what a reply's body is read into (the HTTP client transports' own; not part of the public surface)
+  // what a reply's body is read into, in chunks or whole (the HTTP client transports' own; not part of the public surface)
   'transport/http/io/request.ts:BodySink',
+  'transport/http/io/request.ts:TextTaker',
   // what the batch dispatch the generated tables carry needs of the engine (a Peer, structurally)
   'engine/batch.ts:BatchHost',
   // the apps view's and host's lookups of a message's params and result in the generated maps
