@@ -62,29 +62,22 @@ function idleMs(socket: Duplex): number {
 // it, not given as the agent's `timeout`: that one also times every request on the socket (a
 // listener per request, the timer refreshed on every read and write, and set again after each
 // response). Node's agent destroys a pooled socket whose timeout fires.
-class IdleHttpAgent extends HttpAgent {
-  override keepSocketAlive(socket: Duplex): boolean {
-    // (false: Node's agent found the socket not reusable, e.g. a `Keep-Alive: timeout=1`)
-    if ((super.keepSocketAlive(socket) as unknown) === false) return false;
-    (socket as Socket).setTimeout(idleMs(socket));
-    return true;
-  }
-  override reuseSocket(socket: Duplex, request: ClientRequest): void {
-    (socket as Socket).setTimeout(0);
-    super.reuseSocket(socket, request);
-  }
+function idleAgent(Base: typeof HttpAgent): typeof HttpAgent {
+  return class extends Base {
+    override keepSocketAlive(socket: Duplex): boolean {
+      // (false: Node's agent found the socket not reusable, e.g. a `Keep-Alive: timeout=1`)
+      if ((super.keepSocketAlive(socket) as unknown) === false) return false;
+      (socket as Socket).setTimeout(idleMs(socket));
+      return true;
+    }
+    override reuseSocket(socket: Duplex, request: ClientRequest): void {
+      (socket as Socket).setTimeout(0);
+      super.reuseSocket(socket, request);
+    }
+  };
 }
-class IdleHttpsAgent extends HttpsAgent {
-  override keepSocketAlive(socket: Duplex): boolean {
-    if ((super.keepSocketAlive(socket) as unknown) === false) return false;
-    (socket as Socket).setTimeout(idleMs(socket));
-    return true;
-  }
-  override reuseSocket(socket: Duplex, request: ClientRequest): void {
-    (socket as Socket).setTimeout(0);
-    super.reuseSocket(socket, request);
-  }
-}
+const IdleHttpAgent = idleAgent(HttpAgent);
+const IdleHttpsAgent = idleAgent(HttpsAgent) as typeof HttpsAgent;
 
 /** The process-wide keep-alive agent for `protocol` (`http:` or `https:`). */
 export function defaultAgent(protocol: string): HttpAgent {
