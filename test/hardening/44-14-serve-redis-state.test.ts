@@ -6,57 +6,24 @@
  * password), `/readyz` gives the same reason, and the recovery is logged once too. Against a
  * real `redis-server`.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { redisFailure } from '../../cli/serve/http.js';
 import { bin, root, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
-import { freePort } from '../scale/support.js';
+import { freePort, type RedisServer, startRedis } from '../scale/support.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const password = 'pw-7e2d-not-to-be-printed';
+let redis: RedisServer;
 let port: number;
-let proc: ChildProcess;
 
 test.before(async () => {
-  port = await freePort();
-  proc = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--enable-debug-command',
-      'local',
-    ],
-    {
-      stdio: 'ignore',
-    },
-  );
-  for (let i = 0; ; i++) {
-    const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      break;
-    } catch {
-      probe.disconnect();
-      if (i > 200) throw new Error('redis-server did not start');
-      await sleep(50);
-    }
-  }
+  redis = await startRedis({ args: ['--enable-debug-command', 'local'] });
+  port = redis.port;
 });
-test.after(() => {
-  proc?.kill('SIGTERM');
-});
+test.after(() => redis?.stop());
 
 test('redisFailure names refused credentials, a refused connection, an unknown host, a TLS mismatch', () => {
   const where = 'h:6379';

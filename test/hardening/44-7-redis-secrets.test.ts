@@ -8,41 +8,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { Redis } from 'ioredis';
+import { execFile } from 'node:child_process';
 import { connectRedisStores, RedisAuthenticationError, redactRedisUrl } from '../../runtime/stores/redis/redis.js';
-import { freePort } from '../scale/support.js';
+import { type RedisServer, startRedis } from '../scale/support.js';
 import { bin, root } from '../runtime/tasks/serve-process.js';
 
 const password = 'pw-4f1c9e-not-to-be-printed';
+let redis: RedisServer;
 let port: number;
-let proc: ChildProcess;
 
 test.before(async () => {
-  port = await freePort();
-  proc = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', password],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; ; i++) {
-    const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, password, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      break;
-    } catch {
-      probe.disconnect();
-      if (i > 200) throw new Error('redis-server did not start');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  redis = await startRedis({ password });
+  port = redis.port;
 });
-test.after(() => {
-  proc?.kill('SIGTERM');
-});
+test.after(() => redis?.stop());
 
 const url = (pw?: string) => `redis://${pw === undefined ? '' : `:${encodeURIComponent(pw)}@`}127.0.0.1:${port}/0`;
 

@@ -37,10 +37,13 @@ export interface RedisServer {
 
 /**
  * Starts `redis-server` on a free port, `--save '' --appendonly no` (with `appendOnlyDir`: the
- * append-only file in that folder, every write synced, so that a restart keeps what it held);
- * resolves once it answers PING.
+ * append-only file in that folder, every write synced, so that a restart keeps what it held;
+ * `password`: `--requirepass`, the probe authenticating; `args`: further arguments); resolves once
+ * it answers PING.
  */
-export async function startRedis(options: { appendOnlyDir?: string } = {}): Promise<RedisServer> {
+export async function startRedis(
+  options: { appendOnlyDir?: string; password?: string; args?: readonly string[] } = {},
+): Promise<RedisServer> {
   const port = await freePort();
   let proc: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
@@ -58,6 +61,8 @@ export async function startRedis(options: { appendOnlyDir?: string } = {}): Prom
         ...(options.appendOnlyDir
           ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.appendOnlyDir]
           : ['--appendonly', 'no']),
+        ...(options.password === undefined ? [] : ['--requirepass', options.password]),
+        ...(options.args ?? []),
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -68,6 +73,7 @@ export async function startRedis(options: { appendOnlyDir?: string } = {}): Prom
     for (;;) {
       const probe = new Redis(port, '127.0.0.1', {
         lazyConnect: true,
+        password: options.password,
         maxRetriesPerRequest: 0,
         retryStrategy: () => null,
       });
