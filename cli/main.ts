@@ -25,7 +25,7 @@ import { ConfigError, type Project, loadProject, takeConfigFlag } from './config
 import { commandHelp, overviewHelp } from './help.js';
 import { OutputError, UsageError } from './inputs.js';
 import { redactText } from './redact.js';
-import { ServiceUnavailableError } from './serve/http.js';
+import { ServiceUnavailableError } from './serve/redis.js';
 
 export { EXIT, type Io } from './command.js';
 

@@ -15,28 +15,38 @@ const SECRET_PARAM = /pass|pwd|secret|token|key|auth|cred|sig/i;
  * Never throws.
  */
 export function redactUrl(url: string): string {
-  let u: URL | undefined;
+  let parsed = false;
   try {
-    u = new URL(url);
+    parsed = new URL(url).host !== '';
   } catch {
-    u = undefined;
+    parsed = false;
   }
-  if (u && u.host !== '') {
-    if (u.password) u.password = '***';
-    if (u.username) u.username = '***';
-    // (rewrites the query text itself: URLSearchParams would re-encode the rest of it)
-    return redactParams(u.href);
-  }
-  return redactParams(redactUserinfo(url));
+  // the text as given, only the secrets replaced: URL's href would normalise the rest (a trailing
+  // slash, percent-encoded braces), and the message would no longer show what the user wrote
+  return redactParams(redactUserinfo(url, parsed));
 }
 
-/** `scheme://user:pw@host…` and `user:pw@host…` with everything before the authority's last `@` as `***`. */
-function redactUserinfo(text: string): string {
+/**
+ * `scheme://user:pw@host…` and `user:pw@host…` with the user name and password as `***` each
+ * (`exact`: the text parses as a URL with a host, so its userinfo is `user[:password]`), else
+ * everything before the authority's last `@` as `***`.
+ */
+function redactUserinfo(text: string, exact: boolean): string {
   const start = text.indexOf('//') >= 0 ? text.indexOf('//') + 2 : 0;
   const end = text.slice(start).search(/[/?#]/);
   const authority = end < 0 ? text.slice(start) : text.slice(start, start + end);
   const at = authority.lastIndexOf('@');
-  return at < 0 ? text : `${text.slice(0, start)}***${text.slice(start + at)}`;
+  if (at < 0) return text;
+  let userinfo = '***';
+  if (exact) {
+    const colon = authority.indexOf(':');
+    const [user, password] =
+      colon >= 0 && colon < at
+        ? [authority.slice(0, colon), authority.slice(colon + 1, at)]
+        : [authority.slice(0, at), undefined];
+    userinfo = `${user ? '***' : ''}${password === undefined ? '' : `:${password ? '***' : ''}`}`;
+  }
+  return `${text.slice(0, start)}${userinfo}${text.slice(start + at)}`;
 }
 
 /** Values of credential-like `name=value` pairs after `?`, `&` or `;` as `***`. */

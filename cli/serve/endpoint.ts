@@ -41,6 +41,13 @@ function authOptions(values: Record<string, string | undefined>): ServeAuthOptio
     }
     if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:'))
       throw new UsageError(`--${flag} needs an absolute http(s) URL, got ${JSON.stringify(redactUrl(v))}`);
+    // the issuer is published in the resource's metadata and the JWKS URL named in a 503 body (both
+    // to any client), and fetch takes no URL with credentials; an issuer has no query or fragment
+    // (RFC 8414 section 2)
+    if (u.username || u.password || (flag === 'auth' && (u.search || u.hash)))
+      throw new UsageError(
+        `--${flag} needs ${flag === 'auth' ? 'the issuer URL, without credentials, query or fragment' : 'a URL without credentials'}, got ${JSON.stringify(redactUrl(v))}`,
+      );
   }
   const scopes = values['auth-scope']?.split(' ').filter(Boolean);
   return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
@@ -72,6 +79,44 @@ function frontOptions(values: Record<string, string | undefined>): { allowedHost
   return { ...(hosts.length ? { allowedHosts: hosts } : {}), ...(publicUrl ? { publicUrl } : {}) };
 }
 
+/** `--cors-origin` (repeatable), each checked: an origin (scheme, host, optional port). */
+function corsOriginsOf(values: Record<string, string | undefined>): string[] {
+  const corsOrigins = (values['cors-origin'] as unknown as string[] | undefined) ?? [];
+  for (const o of corsOrigins) {
+    let ok = false;
+    try {
+      const u = new URL(o);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o.replace(/\/$/, '');
+    } catch {
+      ok = false;
+    }
+    if (!ok)
+      throw new UsageError(
+        `--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${redactUrl(o)}`,
+      );
+  }
+  return corsOrigins;
+}
+
+/** `--redis`, checked: a redis:// or rediss:// URL, its path a database number if any, no query. */
+function redisUrlOf(values: Record<string, string | undefined>): string | undefined {
+  const redis = values.redis;
+  if (redis !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(redis);
+      ok = /^rediss?:$/.test(u.protocol) && /^(\/([0-9]{1,9})?)?$/.test(u.pathname) && u.search === '';
+    } catch {
+      /* not a URL */
+    }
+    if (!ok)
+      throw new UsageError(
+        `--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redactUrl(redis)}`,
+      );
+  }
+  return redis;
+}
+
 /** `serve --http <port> [--host H] [--reply auto|json|sse]`: runs until SIGINT/SIGTERM. */
 export async function serveOverHttp(
   values: Record<string, string | undefined>,
@@ -91,20 +136,7 @@ export async function serveOverHttp(
     throw new UsageError('--request-replay on needs --redis (one process keeps JSON replies without it)');
   if (replayFlag === 'on' && reply === 'json')
     throw new UsageError('--request-replay on answers every request as SSE: it excludes --reply json');
-  const corsOrigins = (values['cors-origin'] as unknown as string[] | undefined) ?? [];
-  for (const o of corsOrigins) {
-    let ok = false;
-    try {
-      const u = new URL(o);
-      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o.replace(/\/$/, '');
-    } catch {
-      ok = false;
-    }
-    if (!ok)
-      throw new UsageError(
-        `--cors-origin needs an origin like https://app.example (scheme, host, optional port), got ${redactUrl(o)}`,
-      );
-  }
+  const corsOrigins = corsOriginsOf(values);
   const front = frontOptions(values);
   const limits = {
     corsOrigins,
@@ -117,20 +149,7 @@ export async function serveOverHttp(
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
-  const redis = values.redis;
-  if (redis !== undefined) {
-    let ok = false;
-    try {
-      const u = new URL(redis);
-      ok = /^rediss?:$/.test(u.protocol) && /^(\/([0-9]{1,9})?)?$/.test(u.pathname) && u.search === '';
-    } catch {
-      /* not a URL */
-    }
-    if (!ok)
-      throw new UsageError(
-        `--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redactUrl(redis)}`,
-      );
-  }
+  const redis = redisUrlOf(values);
   const served = isStateless(mod)
     ? await serveStatelessHttp(mod, values['modern-only'] ? undefined : await legacyRevision(), {
         port,
@@ -186,9 +205,8 @@ export async function serveOverHttp(
   // the listener closes; what is still pending gets a JSON-RPC error "server shutting down".
   served.drain();
   const drainedAt = Date.now();
-  io.err(
-    `mcpgen serve: shutting down; waiting up to ${graceMs} ms for ${posts.count} request(s) in flight and idle connections`,
-  );
+  if (posts.count > 0)
+    io.err(`mcpgen serve: shutting down; waiting up to ${graceMs} ms for ${posts.count} request(s) in flight`);
   // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
   let grace: NodeJS.Timeout | undefined;
   const graceOver = new Promise<void>((r) => (grace = setTimeout(r, graceMs)));

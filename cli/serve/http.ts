@@ -16,7 +16,7 @@
  * (or the old HTTP+SSE transport when the URL speaks only that), sends one request, prints its result, then ends the session (DELETE).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, isIP } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from '@mcpgen/runtime/engine';
 import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/protocol';
 import {
@@ -34,157 +34,9 @@ import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ReferenceOptions, type ServerClass, referenceDefinition } from '../../reference/server.js';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
-import { redactUrl } from '../redact.js';
+import { connectRedis, readyReason, redisState } from './redis.js';
 
 /** A service `serve` was told to use (`--redis`) cannot be reached at start: `mcpgen serve` says so and exits 3. */
-export class ServiceUnavailableError extends Error {}
-
-/**
- * The Redis stores of `--redis <url>` (the module, and ioredis with it, loaded only then). Once
- * connected, the connection's failures are named ({@link redisFailure}) and logged once per
- * change of state, with the recovery; the stores' own command errors are not logged meanwhile
- * (they repeat the outage once a second). `/readyz` names the same state.
- * @throws ServiceUnavailableError when Redis cannot be reached.
- */
-export async function connectRedis(
-  url: string,
-  options: { sessionIdleMs?: number; maxSessions?: number; logger?: Logger },
-): Promise<RedisStores> {
-  const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
-  const state: RedisState = { down: undefined, where: redisWhere(url) };
-  let stores: RedisStores;
-  try {
-    stores = await connectRedisStores(url, {
-      sessionIdleMs: options.sessionIdleMs,
-      maxSessions: options.maxSessions,
-      onError: (e) => {
-        if (state.down === undefined) options.logger?.warn?.(`redis: ${e.message}`);
-      },
-    });
-  } catch (e) {
-    // ioredis says only "Connection is closed." when the connection failed: look again to name why
-    const why = /Connection is closed/.test((e as Error).message) ? await diagnoseRedis(url, state.where) : undefined;
-    throw new ServiceUnavailableError(
-      `--redis: ${why ? `cannot reach Redis at ${redactUrl(url)}: ${why}` : (e as Error).message}`,
-    );
-  }
-  const where = state.where;
-  stores.client.on('error', (e: Error) => {
-    const why = redisFailure(e, where);
-    if (why === state.down) return;
-    state.down = why;
-    options.logger?.warn?.(`redis: ${why}`);
-  });
-  stores.client.on('ready', () => {
-    if (state.down === undefined) return;
-    state.down = undefined;
-    options.logger?.warn?.(`redis: connected again to ${where}`);
-  });
-  redisStates.set(stores, state);
-  return stores;
-}
-
-/** What `serve` knows of its Redis connection: the named failure while it is down. */
-interface RedisState {
-  down: string | undefined;
-  /** host:port of the Redis. */
-  readonly where: string;
-}
-const redisStates = new WeakMap<object, RedisState>();
-
-/** Why `/readyz` finds Redis not ready: the named state, else the failed PING's error (a connection being re-made named so). */
-function readyReason(state: RedisState | undefined, e: Error): string {
-  if (state?.down !== undefined) return state.down;
-  if (state && /Stream isn't writeable|Connection is closed/.test(e.message))
-    return `Redis at ${state.where}: not connected (connecting again)`;
-  return e.message;
-}
-
-/**
- * Why the Redis of `url` cannot be reached, found by connecting again without ioredis: the host
- * name does not resolve, the TCP connection is refused or times out (3 s), or (rediss://) the
- * TLS handshake fails; undefined when all of it works.
- */
-async function diagnoseRedis(url: string, where: string): Promise<string | undefined> {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return undefined;
-  }
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(u.port || '6379');
-  const tls = u.protocol === 'rediss:';
-  const { connect } = await import(tls ? 'node:tls' : 'node:net');
-  return new Promise((resolve) => {
-    const socket = (connect as typeof import('node:tls').connect)({
-      host,
-      port,
-      ...(isIP(host) ? {} : { servername: host }),
-      rejectUnauthorized: false,
-    });
-    const done = (why: string | undefined): void => {
-      socket.destroy();
-      resolve(why);
-    };
-    // (a TCP connection that gets no TLS handshake: the server speaks no TLS)
-    let tcp = false;
-    const tlsFailed = (what: string): string =>
-      redisFailure(Object.assign(new Error(`TLS handshake failed: ${what}`), { code: 'ERR_TLS' }), where);
-    socket.once('connect', () => (tcp = true));
-    socket.setTimeout(3000, () =>
-      done(
-        tls && tcp
-          ? tlsFailed('no answer within 3 s')
-          : redisFailure(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }), where),
-      ),
-    );
-    socket.once(tls ? 'secureConnect' : 'connect', () => done(undefined));
-    socket.once('error', (e: Error & { code?: string }) => {
-      const named = redisFailure(e, where);
-      done(
-        tls && (tcp || /closed the connection|disconnected/.test(`${named} ${e.message}`))
-          ? tlsFailed(e.message)
-          : named,
-      );
-    });
-  });
-}
-
-/** `host:port` of a Redis URL (6379 when it names none), never its credentials. */
-function redisWhere(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || '6379'}`;
-  } catch {
-    return 'the --redis URL';
-  }
-}
-
-/** What Redis answers a refused `AUTH` or a command without one where one is needed. */
-const REDIS_AUTH_REFUSED = /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH failed|ERR AUTH/i;
-
-/**
- * A Redis connection error `e` of the Redis at `where` (host:port) named for an operator:
- * credentials refused, connection refused, host not found, unreachable, TLS mismatch, connection
- * reset; else the error's first line. Names no credential (ioredis errors carry none).
- */
-export function redisFailure(e: Error & { code?: string }, where: string): string {
-  const message = e.message.split('\n')[0] ?? '';
-  const code = typeof e.code === 'string' ? e.code : '';
-  if (REDIS_AUTH_REFUSED.test(message))
-    return `authentication refused by Redis at ${where} (the --redis credentials are wrong or missing): ${message}`;
-  if (code === 'ECONNREFUSED') return `Redis at ${where} is unreachable: connection refused`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
-    return `Redis at ${where} is unreachable: the host name does not resolve (${code})`;
-  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
-    return `Redis at ${where} is unreachable (${code})`;
-  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || /SSL|TLS|wrong version number/i.test(message))
-    return `TLS with Redis at ${where} failed (rediss:// to a server without TLS, or redis:// to one with it?): ${message}`;
-  if (code === 'ECONNRESET' || code === 'EPIPE') return `Redis at ${where} closed the connection (${code})`;
-  return `Redis at ${where}: ${message}`;
-}
-
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 /** The loopback names as a `Host` header writes them. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -379,7 +231,12 @@ export async function serveHttp(
       if (info.restored) session.adoptHandshake(info.restored);
     },
     authorize: auth?.authorize,
-    onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+    // (the session store's failures while Redis is known down or stalled were named once already)
+    onError: (e) => {
+      const redis = stores && redisState(stores);
+      if (redis && (redis.down !== undefined || redis.stalled) && /session store/.test(e.message)) return;
+      options.logger?.warn?.(`http: ${e.message}`);
+    },
   });
   const legacy = createLegacySseHandler({
     ...guards,
@@ -501,7 +358,7 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
           (e: unknown) =>
             answer(res, 503, {
               status: 'unavailable',
-              reason: `redis: ${readyReason(redisStates.get(stores), e as Error)}`,
+              reason: `redis: ${readyReason(redisState(stores), e as Error)}`,
             }),
         )
         .finally(() => clearTimeout(timer));

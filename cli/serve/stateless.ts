@@ -23,7 +23,8 @@ import { type ProtocolTable, batchProtocolVersions } from '@mcpgen/runtime/proto
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
-import { connectRedis, type FrontOptions, healthEndpoints, listenHttp, servedTables } from './http.js';
+import { type FrontOptions, healthEndpoints, listenHttp, servedTables } from './http.js';
+import { connectRedis } from './redis.js';
 
 /** What this module uses of a generated revision module. */
 export interface ServedRevision {

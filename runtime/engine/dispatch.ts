@@ -1,3 +1,4 @@
+// size: a request admitted, dispatched and answered (respond, answerOf, the direct form's answerAtOnce) share the in-flight bookkeeping; 31 lines over
 /**
  * Inbound dispatch of the peer engine (./peer.ts): a request admitted (pre-dispatch hook, method
  * lookup, capability gate, params validation), run and answered exactly once; a notification

@@ -35,7 +35,10 @@ test('redactUrl: userinfo and credential-like query values as ***, the rest kept
   );
   assert.is(redactUrl('redis://127.0.0.1:P?password=hunter2'), 'redis://127.0.0.1:P?password=***');
   assert.is(redactUrl('https://user:hunter2@bad host/'), 'https://***@bad host/');
-  assert.is(redactUrl('https://app.example'), 'https://app.example/');
+  // the rest as the user wrote it: no trailing slash added, no braces percent-encoded
+  assert.is(redactUrl('https://app.example'), 'https://app.example');
+  assert.is(redactUrl('ftp://x/{path}'), 'ftp://x/{path}');
+  assert.is(redactUrl('https://u:p@h/{path}?token=t'), 'https://***:***@h/{path}?token=***');
   assert.is(redactUrl('not a url'), 'not a url');
   assert.is(
     redactText('cannot fetch https://u:hunter2@a.example/m (see redis://h?pwd=hunter2)'),
@@ -49,7 +52,7 @@ test('serve usage errors and start-up lines never print a credential of a URL', 
     [['serve', '--http', '0', '--redis', `redis://127.0.0.1:6379/0?password=${SECRET}`], undefined],
     [['serve', '--http', '0', '--public-url', `https://user:${SECRET}@mcp.example/mcp`], undefined],
     [['serve', '--http', '0', '--cors-origin', `https://user:${SECRET}@app.example`], undefined],
-    [['serve', '--http', '0', '--auth', `https://user:${SECRET}@auth.invalid`], 'protected'],
+    [['serve', '--http', '0', '--auth', `https://user:${SECRET}@auth.invalid`], undefined],
     [['serve', '--http', '0', '--auth', 'https://auth.invalid', '--auth-jwks', `ftp://u:${SECRET}@keys`], undefined],
     [['call', '--url', `http://user:${SECRET}@127.0.0.1:1/mcp`, 'tools/list'], undefined],
     [['call', '--url', `ftp://user:${SECRET}@127.0.0.1:1/mcp`, 'tools/list'], undefined],
@@ -62,6 +65,27 @@ test('serve usage errors and start-up lines never print a credential of a URL', 
     if (!/ECONNREFUSED/.test(r.stderr))
       assert.ok(r.stderr.includes('***'), `${args.join(' ')}: shows where it was:\n${r.stderr}`);
   }
+});
+
+test('serve refuses credentials in --auth and --auth-jwks, and a query in --auth (the issuer is published in the metadata, the JWKS URL named in a 503 body)', async () => {
+  const refused: string[][] = [
+    ['--auth', `https://user:${SECRET}@auth.invalid`],
+    ['--auth', `https://auth.invalid/?client_secret=${SECRET}`],
+    ['--auth', 'https://auth.invalid/#x'],
+    ['--auth', 'https://auth.invalid', '--auth-jwks', `https://u:${SECRET}@jwks.invalid/jwks`],
+  ];
+  for (const flags of refused) {
+    const r = await mcpgen(['serve', '--http', '0', ...flags], 'protected');
+    assert.is(r.code, 2, `${flags.join(' ')}: exit ${r.code}\n${r.stderr}`);
+    assert.match(r.stderr, /--auth(-jwks)? needs (the issuer URL,|a URL) without credentials/);
+    assert.not.ok(r.stderr.includes(SECRET), r.stderr);
+  }
+  // a JWKS URL may have a query
+  const ok = await mcpgen(
+    ['serve', '--http', '0', '--auth', 'https://auth.invalid', '--auth-jwks', 'https://jwks.invalid/k?v=1'],
+    'protected',
+  );
+  assert.is(ok.code, null, ok.stderr);
 });
 
 test.run();

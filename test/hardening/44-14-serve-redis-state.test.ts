@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { redisFailure } from '../../cli/serve/http.js';
+import { redisFailure } from '../../cli/serve/redis.js';
 import { bin, root, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
 import { freePort, type RedisServer, startRedis } from '../scale/support.js';
 
@@ -114,8 +114,10 @@ test('at start-up: a refused connection and rediss:// to a plain Redis are named
   }
 });
 
-test('/readyz while Redis stalls (DEBUG SLEEP): 503 naming the unanswered PING, not the 5-s command timeout', async () => {
+test('/readyz while Redis stalls (DEBUG SLEEP): 503 naming the unanswered PING, not the 5-s command timeout; the stall named once on stderr, and its end', async () => {
   const served = await startHttpServeProcess(['--redis', `redis://127.0.0.1:${port}/0`]);
+  let stderr = '';
+  served.proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const admin = new Redis(port, '127.0.0.1', { retryStrategy: () => null, commandTimeout: 60_000 });
   admin.on('error', () => undefined);
   const readyz = served.url.replace(/\/mcp$/, '/readyz');
@@ -129,6 +131,17 @@ test('/readyz while Redis stalls (DEBUG SLEEP): 503 naming the unanswered PING, 
     assert.is(r.status, 503);
     assert.equal(await r.json(), { status: 'unavailable', reason: 'redis: no answer to PING within 1000 ms' });
     await sleeping;
+    // 8 s without an answer: the heartbeat (every livenessMs / 3) timed out more than once
+    for (let i = 0; i < 200 && !stderr.includes('answers again'); i++) await sleep(50);
+    const lines = stderr.split('\n').filter((l) => l.includes('redis'));
+    assert.equal(
+      lines.filter((l) => /stalled|answers again|timed out/.test(l)).map((l) => l.replace(/^.*redis: /, '')),
+      [
+        `Redis at 127.0.0.1:${port} gives no answer within the command timeout (stalled)`,
+        `Redis at 127.0.0.1:${port} answers again`,
+      ],
+      stderr,
+    );
   } finally {
     admin.disconnect();
     await served.stop();

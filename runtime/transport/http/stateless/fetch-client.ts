@@ -1,3 +1,4 @@
+// size: the stateless client transport: a request's Flight, its POST, its JSON or SSE reply and its re-sends; 48 lines over
 /**
  * Streamable HTTP, client side, stateless revisions (draft basic/transports/streamable-http),
  * with the fall-back to the 2025 transport a dual-era client needs; over `fetch` and Web

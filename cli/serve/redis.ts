@@ -1,0 +1,183 @@
+/**
+ * `serve --redis`: the connection to Redis and what is known of it. The stores are connected
+ * here; a failure is named (authentication refused, unreachable, TLS mismatch, stalled) and
+ * logged once per change of state, and `/readyz` (./http.ts) reads the same state.
+ */
+import { isIP } from 'node:net';
+import type { Logger } from '@mcpgen/runtime/engine';
+import type { RedisStores } from '@mcpgen/runtime/stores/redis';
+import { redactUrl } from '../redact.js';
+
+export class ServiceUnavailableError extends Error {}
+
+/**
+ * The Redis stores of `--redis <url>` (the module, and ioredis with it, loaded only then). Once
+ * connected, the connection's failures are named ({@link redisFailure}) and logged once per
+ * change of state, with the recovery; the stores' own command errors are not logged meanwhile
+ * (they repeat the outage once a second). `/readyz` names the same state.
+ * @throws ServiceUnavailableError when Redis cannot be reached.
+ */
+export async function connectRedis(
+  url: string,
+  options: { sessionIdleMs?: number; maxSessions?: number; logger?: Logger },
+): Promise<RedisStores> {
+  const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
+  const state: RedisState = { down: undefined, stalled: false, where: redisWhere(url) };
+  let stores: RedisStores;
+  // a stall (connected, no answer): commands time out, the connection raises no error; named once,
+  // then one PING at a time (each bounded by the command timeout) until Redis answers again
+  const stalled = (): void => {
+    if (state.stalled) return;
+    state.stalled = true;
+    options.logger?.warn?.(`redis: Redis at ${state.where} gives no answer within the command timeout (stalled)`);
+    const probe = (): void => {
+      stores.client.ping().then(
+        () => {
+          state.stalled = false;
+          options.logger?.warn?.(`redis: Redis at ${state.where} answers again`);
+        },
+        () => setTimeout(probe, 1000).unref(),
+      );
+    };
+    probe();
+  };
+  try {
+    stores = await connectRedisStores(url, {
+      sessionIdleMs: options.sessionIdleMs,
+      maxSessions: options.maxSessions,
+      onError: (e) => {
+        if (state.down !== undefined || state.stalled) return;
+        if (/Command timed out/.test(e.message)) stalled();
+        else options.logger?.warn?.(`redis: ${e.message}`);
+      },
+    });
+  } catch (e) {
+    // ioredis says only "Connection is closed." when the connection failed: look again to name why
+    const why = /Connection is closed/.test((e as Error).message) ? await diagnoseRedis(url, state.where) : undefined;
+    throw new ServiceUnavailableError(
+      `--redis: ${why ? `cannot reach Redis at ${redactUrl(url)}: ${why}` : (e as Error).message}`,
+    );
+  }
+  const where = state.where;
+  stores.client.on('error', (e: Error) => {
+    const why = redisFailure(e, where);
+    if (why === state.down) return;
+    state.down = why;
+    options.logger?.warn?.(`redis: ${why}`);
+  });
+  stores.client.on('ready', () => {
+    if (state.down === undefined) return;
+    state.down = undefined;
+    options.logger?.warn?.(`redis: connected again to ${where}`);
+  });
+  redisStates.set(stores, state);
+  return stores;
+}
+
+/** What `serve` knows of its Redis connection: the named failure while it is down. */
+export interface RedisState {
+  down: string | undefined;
+  /** Connected, but commands time out (named once, until a PING is answered). */
+  stalled: boolean;
+  /** host:port of the Redis. */
+  readonly where: string;
+}
+const redisStates = new WeakMap<object, RedisState>();
+
+/** The state {@link connectRedis} keeps of `stores`' connection (undefined: not made by it). */
+export function redisState(stores: object): RedisState | undefined {
+  return redisStates.get(stores);
+}
+
+/** Why `/readyz` finds Redis not ready: the named state, else the failed PING's error (a connection being re-made named so). */
+export function readyReason(state: RedisState | undefined, e: Error): string {
+  if (state?.down !== undefined) return state.down;
+  if (state && /Stream isn't writeable|Connection is closed/.test(e.message))
+    return `Redis at ${state.where}: not connected (connecting again)`;
+  return e.message;
+}
+
+/**
+ * Why the Redis of `url` cannot be reached, found by connecting again without ioredis: the host
+ * name does not resolve, the TCP connection is refused or times out (3 s), or (rediss://) the
+ * TLS handshake fails; undefined when all of it works.
+ */
+async function diagnoseRedis(url: string, where: string): Promise<string | undefined> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(u.port || '6379');
+  const tls = u.protocol === 'rediss:';
+  const { connect } = await import(tls ? 'node:tls' : 'node:net');
+  return new Promise((resolve) => {
+    const socket = (connect as typeof import('node:tls').connect)({
+      host,
+      port,
+      ...(isIP(host) ? {} : { servername: host }),
+      rejectUnauthorized: false,
+    });
+    const done = (why: string | undefined): void => {
+      socket.destroy();
+      resolve(why);
+    };
+    // (a TCP connection that gets no TLS handshake: the server speaks no TLS)
+    let tcp = false;
+    const tlsFailed = (what: string): string =>
+      redisFailure(Object.assign(new Error(`TLS handshake failed: ${what}`), { code: 'ERR_TLS' }), where);
+    socket.once('connect', () => (tcp = true));
+    socket.setTimeout(3000, () =>
+      done(
+        tls && tcp
+          ? tlsFailed('no answer within 3 s')
+          : redisFailure(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }), where),
+      ),
+    );
+    socket.once(tls ? 'secureConnect' : 'connect', () => done(undefined));
+    socket.once('error', (e: Error & { code?: string }) => {
+      const named = redisFailure(e, where);
+      done(
+        tls && (tcp || /closed the connection|disconnected/.test(`${named} ${e.message}`))
+          ? tlsFailed(e.message)
+          : named,
+      );
+    });
+  });
+}
+
+/** `host:port` of a Redis URL (6379 when it names none), never its credentials. */
+function redisWhere(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '6379'}`;
+  } catch {
+    return 'the --redis URL';
+  }
+}
+
+/** What Redis answers a refused `AUTH` or a command without one where one is needed. */
+const REDIS_AUTH_REFUSED = /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH failed|ERR AUTH/i;
+
+/**
+ * A Redis connection error `e` of the Redis at `where` (host:port) named for an operator:
+ * credentials refused, connection refused, host not found, unreachable, TLS mismatch, connection
+ * reset; else the error's first line. Names no credential (ioredis errors carry none).
+ */
+export function redisFailure(e: Error & { code?: string }, where: string): string {
+  const message = e.message.split('\n')[0] ?? '';
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (REDIS_AUTH_REFUSED.test(message))
+    return `authentication refused by Redis at ${where} (the --redis credentials are wrong or missing): ${message}`;
+  if (code === 'ECONNREFUSED') return `Redis at ${where} is unreachable: connection refused`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return `Redis at ${where} is unreachable: the host name does not resolve (${code})`;
+  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return `Redis at ${where} is unreachable (${code})`;
+  if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || /SSL|TLS|wrong version number/i.test(message))
+    return `TLS with Redis at ${where} failed (rediss:// to a server without TLS, or redis:// to one with it?): ${message}`;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return `Redis at ${where} closed the connection (${code})`;
+  return `Redis at ${where}: ${message}`;
+}
