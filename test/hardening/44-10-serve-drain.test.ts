@@ -6,36 +6,17 @@
  * process exits 0. A grace that is no whole number is a usage error.
  */
 import { execFile, spawn } from 'node:child_process';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { healthEndpoints } from '../../cli/serve/http.js';
 import { requestPath } from '../../runtime/transport/http/io/node.js';
-import { bin, root, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
+import { bin, root, sendOnce, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
 import { TestSession } from '../scale/support.js';
 
 type Obj = Record<string, unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Sends one request to `url`; resolves status, headers and body. */
-function send(
-  url: string,
-  method: string,
-  headers: Record<string, string> = {},
-  body?: string,
-): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 test('draining: /readyz 503, a request that would begin a session 503 with Retry-After, requests of a session pass', async () => {
   const health = healthEndpoints(undefined);
@@ -50,18 +31,18 @@ test('draining: /readyz 503, a request that would begin a session 503 with Retry
   try {
     const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
     const json = { 'Content-Type': 'application/json' };
-    assert.is((await send(`${base}/readyz`, 'GET')).status, 200);
-    assert.is((await send(`${base}/mcp`, 'POST', json, init)).status, 202);
+    assert.is((await sendOnce(`${base}/readyz`, 'GET')).status, 200);
+    assert.is((await sendOnce(`${base}/mcp`, 'POST', json, init)).status, 202);
     health.drain();
-    const ready = await send(`${base}/readyz`, 'GET');
+    const ready = await sendOnce(`${base}/readyz`, 'GET');
     assert.is(ready.status, 503);
     assert.equal(JSON.parse(ready.body), { status: 'draining' });
-    assert.is((await send(`${base}/healthz`, 'GET')).status, 200);
+    assert.is((await sendOnce(`${base}/healthz`, 'GET')).status, 200);
     for (const [method, path] of [
       ['POST', '/mcp'],
       ['GET', '/sse'],
     ]) {
-      const r = await send(`${base}${path}`, method, json, method === 'POST' ? init : undefined);
+      const r = await sendOnce(`${base}${path}`, method, json, method === 'POST' ? init : undefined);
       assert.is(r.status, 503, `${method} ${path}`);
       assert.is(r.headers['retry-after'], '1');
       assert.equal(JSON.parse(r.body), {
@@ -71,7 +52,7 @@ test('draining: /readyz 503, a request that would begin a session 503 with Retry
     }
     assert.is(passed, 1, 'nothing that begins a session reached the endpoint');
     // a request of a running session (an answer to the server, a cancellation, a call) goes on
-    const r = await send(`${base}/mcp`, 'POST', { ...json, 'Mcp-Session-Id': 's1' }, init);
+    const r = await sendOnce(`${base}/mcp`, 'POST', { ...json, 'Mcp-Session-Id': 's1' }, init);
     assert.is(r.status, 202);
     assert.is(passed, 2);
   } finally {

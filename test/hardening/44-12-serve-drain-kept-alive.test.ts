@@ -1,39 +1,16 @@
-/**
- * Issue 44, operations: a `serve --http` draining on SIGTERM keeps listening for its grace period.
- * A request on its way on a kept-alive connection is answered 503 with `Retry-After` and
- * `Connection: close` (nothing ran: the client may send it elsewhere), never cut as "may have run";
- * `/readyz` answers 503 draining instead of refusing the connection; a POST of a running session
- * that holds only an answer or a notification goes on to the endpoint.
- */
-import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client } from '../../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
-import { startHttpServeProcess } from '../runtime/tasks/serve-process.js';
+import { sendOnce, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
 import { TestSession } from '../scale/support.js';
 
 type Obj = Record<string, unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One request over a fresh connection: status, headers, body; or the connection error's code. */
-function send(
-  url: string,
-  method: string,
-  headers: Record<string, string> = {},
-  body?: string,
-): Promise<{ status: number; headers: Obj; body: string } | string> {
-  return new Promise((resolve) => {
-    const req = request(url, { method, headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
-    req.end(body);
-  });
-}
+const send = (...args: Parameters<typeof sendOnce>): Promise<Awaited<ReturnType<typeof sendOnce>> | string> =>
+  sendOnce(...args).catch((e: NodeJS.ErrnoException) => e.code ?? e.message);
 
 test('SIGTERM while 8 clients loop calls on kept-alive connections: none fails as "may have run"', async () => {
   const served = await startHttpServeProcess(['--rev', '2025-11-25']);

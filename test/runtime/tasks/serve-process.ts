@@ -3,6 +3,7 @@
  * (spawned, with a line reader for its stdout) and `--http 0` (the URL read from its stderr).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { type IncomingMessage, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -156,3 +157,22 @@ export function servedDuring(
 
 /** `mcpgen serve --rev 2025-11-25 --http 0`. */
 export const startHttpServe = (): Promise<Served> => startServe('--rev', '2025-11-25');
+
+/** Sends one request to `url` on a connection of its own; resolves status, headers and body, rejects with the connection's error. */
+export function sendOnce(
+  url: string,
+  method: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
