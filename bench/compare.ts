@@ -13,9 +13,11 @@
  * MCP_SPEC_DIR, as this tree's was). Both trees run this tree's bench/ and its SDK peers: what
  * differs is the code measured (runtime, generated code, CLI), not the benches.
  *
- * "Better" is higher for rates (`calls/s`, `req/s`) and comparisons (`x`), lower for everything
- * else (latencies, CPU time, bytes); a figure whose unit is missing or whose base median is 0
- * gets no ratio. Each round runs every bench once per tree, the order of the trees rotating from
+ * "Better" is higher for rates (`calls/s`, `req/s`) and comparisons (`x`) except the cost ratios
+ * (`…cpu_cost`, ours over bare), lower for everything else (latencies, CPU time, bytes)
+ * (bench/compare-verdict.ts); a figure whose unit is missing or whose base median is 0 gets no
+ * ratio. With `--control`, `compare.worse_than_noise: N figures` closes the run, each listed below
+ * it with its ratio and its noise. Each round runs every bench once per tree, the order of the trees rotating from
  * round to round, so load that others put on the machine falls on every tree alike; medians over
  * rounds absorb the rest. Figures printed by one tree only are listed, not compared.
  *
@@ -42,6 +44,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBench, NODE_FLAGS } from './build.js';
+import { betterRatio, worseThanNoise } from './compare-verdict.js';
 import { median } from './measure.js';
 
 const HEAD = fileURLToPath(new URL('..', import.meta.url));
@@ -173,7 +176,6 @@ function runBench(dir: string, bench: string): Promise<Map<string, Figure>> {
   });
 }
 
-const HIGHER_IS_BETTER = new Set(['calls/s', 'req/s', 'x']);
 const samples = new Map<string, Map<string, { unit: string; values: number[] }>>(
   TREES.map(([tree]) => [tree, new Map()]),
 );
@@ -199,20 +201,35 @@ for (let round = 0; round < RUNS; round++) {
 }
 
 console.log(`compare.runs: ${RUNS} rounds`);
+/** Per base tree (`compare`, `compare2`, …): the figures it is worse on than the control moved. */
+const worse = new Map<string, string[]>();
 for (const name of order) {
   for (const [tree] of TREES) {
     const s = samples.get(tree)!.get(name);
     if (s) console.log(`${tree}.${name}: ${median(s.values)} ${s.unit}`.trimEnd());
   }
   const h = samples.get('head')!.get(name);
+  const c = samples.get('control')?.get(name);
+  const noise = h && c ? betterRatio(name, h.unit, median(h.values), median(c.values)) : undefined;
   TREES.slice(1).forEach(([tree], i) => {
     const b = samples.get(tree)!.get(name);
-    if (!h || !b || !h.unit || /loadavg/.test(name)) return;
-    const hm = median(h.values);
-    const bm = median(b.values);
-    if (bm === 0 || hm === 0) return;
+    if (!h || !b) return;
+    const ratio = betterRatio(name, h.unit, median(h.values), median(b.values));
+    if (ratio === undefined) return;
     const label = tree === 'control' ? 'noise' : `compare${i === 0 ? '' : i + 1}`;
-    console.log(`${label}.${name}: ${(HIGHER_IS_BETTER.has(h.unit) ? hm / bm : bm / hm).toFixed(2)}x`);
+    console.log(`${label}.${name}: ${ratio.toFixed(2)}x`);
+    if (tree !== 'control' && noise !== undefined && worseThanNoise(ratio, noise))
+      worse.set(label, [...(worse.get(label) ?? []), `${name}: ${ratio.toFixed(2)}x (noise ${noise.toFixed(2)}x)`]);
   });
 }
+// With --control: each base's figures on which this tree is worse by more than it moved against
+// itself (compare below 1 and farther from 1 than noise).
+if (CONTROL)
+  TREES.slice(1).forEach(([tree], i) => {
+    if (tree === 'control') return;
+    const label = `compare${i === 0 ? '' : i + 1}`;
+    const list = worse.get(label) ?? [];
+    console.log(`${label}.worse_than_noise: ${list.length} figures`);
+    for (const line of list) console.log(`  ${line}`);
+  });
 cleanUp();
