@@ -36,7 +36,12 @@
  * Also counted per target: MaxListenersExceededWarning (abort listeners piling up on a signal).
  * Then (Linux) the memory of each server process holding 1,000 idle sessions, ours vs sdk
  * (bench/http-idle.ts).
- * `npm run bench:http [-- --quick] [--no-idle] [--only <regexp>] [--rounds <n>]`: `--only` keeps the
+ * On Linux with `taskset` and two CPUs or more, this process (every client) runs on one CPU and
+ * every server on another (measure.ts `pinCpus`; `--no-pin` leaves them to the scheduler), so
+ * that each side's CPU per call is taken alike for every target; the order of a group's targets
+ * rotates from round to round. Each ratio against a limit is printed with its spread over the
+ * rounds (`N.NNx (rounds min–maxx of n)`): the noise of the reading.
+ * `npm run bench:http [-- --quick] [--no-idle] [--no-pin] [--only <regexp>] [--rounds <n>]`: `--only` keeps the
  * targets whose name matches (e.g. `'^sse\.'`), and prints the ratios whose figures all ran.
  */
 import { Agent, request } from 'node:http';
@@ -56,6 +61,7 @@ import {
   type Call,
   compare,
   median,
+  pinCpus,
   processCpuUs,
   ROOT,
   ratio,
@@ -97,9 +103,13 @@ interface Target {
   client(): Promise<{ call: Call; close(): Promise<void> }>;
 }
 
-/** `node <args>` printing its URL (a TypeScript server of bench/: `benchScript`). */
+/** The CPUs of the clients (this process, pinned here) and of the servers; undefined: not pinned. */
+const cpus = availableParallelism();
+const pin = process.argv.includes('--no-pin') ? undefined : pinCpus();
+
+/** `node <args>` printing its URL (a TypeScript server of bench/: `benchScript`), on the servers' CPU. */
 async function server(args: string[]): Promise<Server> {
-  const { url, child } = await startServer(args, root);
+  const { url, child } = await startServer(args, root, pin?.server);
   return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
 
@@ -331,7 +341,8 @@ const cpuOf = (pid: number): number => processCpuUs(pid) ?? NaN;
 // idle for a minute between its rounds, and V8 shrinks the young generation of a process idle
 // for seconds (then a few thousand calls cost 1.5x and the rest about 5% more, for longer than
 // a round): the figures would measure that instead of the steady state.
-console.log(`http.loadavg1: ${loadavg()[0].toFixed(2)} (${availableParallelism()} cpus)`);
+const pinned = pin ? `; clients on cpu ${pin.client}, servers on cpu ${pin.server}` : '; not pinned';
+console.log(`http.loadavg1: ${loadavg()[0].toFixed(2)} (${cpus} cpus${pinned})`);
 const results: Record<string, { p50: number; p99: number; rps: number; client: number; server: number }> = {};
 /** Each target's throughput rounds, in order: calls/s and CPU µs per call of either side. */
 type Round = { rps: number; client: number; server: number };
@@ -423,7 +434,8 @@ try {
   for (const group of new Set(runs.map((run) => groupOf(run.target.name)))) {
     const members = runs.filter((run) => groupOf(run.target.name) === group);
     for (let r = 0; r < ROUNDS; r++) {
-      for (const run of members) {
+      // each target takes each place in the round's order in turn
+      for (const run of members.map((_, i) => members[(i + r) % members.length])) {
         await settle();
         // unmeasured: reopens the connections the server's keep-alive timeout closed during the
         // other targets' turns, and runs the code they take until it is optimized again
@@ -464,26 +476,36 @@ try {
   agent.destroy();
   await Promise.all(servers.map((s) => s.stop()));
 }
+console.log(`http.loadavg1_end: ${loadavg()[0].toFixed(2)}`);
 
 // With --only, a figure whose target did not run is NaN, and a ratio of it is not printed.
 const NONE = { p50: NaN, p99: NaN, rps: NaN, client: NaN, server: NaN };
 const got = (name: string): (typeof results)[string] => results[name] ?? NONE;
-const show = (name: string, v: number): void => {
-  if (Number.isFinite(v)) ratio(name, v);
+/** Prints ratio `v` (a number, or a median with its `rounds`) unless it is NaN. */
+const show = (name: string, v: number | Paired): void => {
+  if (typeof v === 'number') {
+    if (Number.isFinite(v)) ratio(name, v);
+  } else if (Number.isFinite(v.median)) ratio(name, v.median, v.rounds);
 };
+/** A median over rounds, and the value of each round. */
+type Paired = { median: number; rounds: number[] };
 /**
  * `f` of target `a` over `f` of target `b`, round by round, and the median of those ratios (NaN
  * when either did not run). The targets of a round run one after the other, so a slower phase of
  * the machine (this kind of machine has them, for seconds at a time) meets both sides of each
- * ratio, where a ratio of the two medians may take them from different rounds.
+ * ratio, where a ratio of the two medians may take them from different rounds. With the ratio
+ * of each round.
  */
-const paired = (a: string, b: string, f: (r: Round) => number): number => across(a, b, (x, y) => f(x) / f(y));
-/** The median over the rounds of `each(round of a, same round of b)` (NaN when either did not run). */
-const across = (a: string, b: string, each: (x: Round, y: Round) => number): number => {
+const paired = (a: string, b: string, f: (r: Round) => number): Paired => acrossRounds(a, b, (x, y) => f(x) / f(y));
+/** `each(round of a, same round of b)` for every round, and their median (NaN when either did not run). */
+const acrossRounds = (a: string, b: string, each: (x: Round, y: Round) => number): Paired => {
   const x = rounds[a];
   const y = rounds[b];
-  return x && y ? median(x.map((r, i) => each(r, y[i]))) : NaN;
+  const all = x && y ? x.map((r, i) => each(r, y[i])) : [];
+  return { median: all.length ? median(all) : NaN, rounds: all };
 };
+/** The median over the rounds of `each(round of a, same round of b)` (NaN when either did not run). */
+const across = (a: string, b: string, each: (x: Round, y: Round) => number): number => acrossRounds(a, b, each).median;
 const rps = (r: Round): number => r.rps;
 const cpu = (r: Round): number => r.client + r.server;
 const clientCpu = (r: Round): number => r.client;
@@ -513,7 +535,7 @@ for (const [k, sse, json] of [
   const v = across(sse, json, (x, y) => x.server - y.server);
   if (Number.isFinite(v)) console.log(`http.sse.${k}_server.sse_over_json: ${v.toFixed(1)} us`);
 }
-show('http.sse_vs_json.ours_server_vs_bare_server.cpu_cost', sseServerCost / jsonServerCost);
+show('http.sse_vs_json.ours_server_vs_bare_server.cpu_cost', sseServerCost.median / jsonServerCost.median);
 if (results.ours && results.sdk && results.bare) compare('http', results as Parameters<typeof compare>[1]);
 
 // Against the SDKs in the same run (above 1 better): 2.4.0 in both reply modes; 1.32.2 with SSE

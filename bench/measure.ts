@@ -4,7 +4,7 @@
  * comparisons `name: N.NNx` with above 1 better for mcpgen).
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -75,8 +75,44 @@ export async function flood(call: Call, total: number, inFlight: number): Promis
   return total / ((performance.now() - t) / 1000);
 }
 
-/** Prints one comparison: `name: N.NNx` (above 1 is better for mcpgen). */
-export const ratio = (name: string, v: number): void => console.log(`${name}: ${v.toFixed(2)}x`);
+/**
+ * Prints one comparison: `name: N.NNx` (above 1 is better for mcpgen); with `rounds` (the
+ * ratio of each round, `v` their median), their spread beside it: `name: N.NNx (rounds
+ * N.NN–N.NNx of n)`, so that a reader sees how far the rounds disagree.
+ */
+export const ratio = (name: string, v: number, rounds?: readonly number[]): void => {
+  const spread = rounds?.length
+    ? ` (rounds ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)}x of ${rounds.length})`
+    : '';
+  console.log(`${name}: ${v.toFixed(2)}x${spread}`);
+};
+
+/** The CPUs a bench's clients and its servers run on (see {@link pinCpus}). */
+export interface Pinning {
+  client: number;
+  server: number;
+}
+
+/**
+ * Pins this process (every thread of it: the clients of a bench) to the first CPU it may run
+ * on and returns that CPU and the second one, for the servers (`startServer`'s `cpu`), so that
+ * each side's CPU time per call is taken on a core of its own and ratios of two targets
+ * compare like with like. Linux with `taskset` (util-linux) and at least two CPUs allowed
+ * only; undefined (nothing pinned) otherwise.
+ */
+export function pinCpus(): Pinning | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const got = spawnSync('taskset', ['-p', '-c', String(process.pid)], { encoding: 'utf8' });
+  if (got.status !== 0) return undefined;
+  // "pid N's current affinity list: 0-3,6"
+  const cpus = (/list:\s*(\S+)/.exec(got.stdout)?.[1] ?? '').split(',').flatMap((part) => {
+    const [a, b = a] = part.split('-').map(Number);
+    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  });
+  if (cpus.length < 2 || !cpus.every(Number.isInteger)) return undefined;
+  const pinned = spawnSync('taskset', ['-a', '-p', '-c', String(cpus[0]), String(process.pid)], { stdio: 'ignore' });
+  return pinned.status === 0 ? { client: cpus[0], server: cpus[1] } : undefined;
+}
 
 export interface Figures {
   p50: number;
@@ -116,10 +152,13 @@ export function reaped(child: ChildProcess): ChildProcess {
 
 /**
  * Spawns `node <args>` in `cwd` and resolves with the first `http://…/mcp` URL it prints (on
- * stdout or stderr); rejects when it exits first.
+ * stdout or stderr); rejects when it exits first. `cpu`: the process runs on that CPU only
+ * (`taskset -c`, which execs node: the child's pid is node's; see {@link pinCpus}).
  */
-export function startServer(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = reaped(spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
+export function startServer(args: string[], cwd: string, cpu?: number): Promise<{ url: string; child: ChildProcess }> {
+  const [command, argv] =
+    cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(cpu), process.execPath, ...args]];
+  const child = reaped(spawn(command, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
   return new Promise((resolve, reject) => {
     let seen = '';
     const look = (d: Buffer) => {
