@@ -14,6 +14,8 @@ import {
   type ResourceMetadataEndpoint,
 } from '@mcpgen/runtime/auth';
 import type { Authorizer, ReplayStore } from '@mcpgen/runtime/auth';
+import type { Logger } from '@mcpgen/runtime/engine';
+import { redactText } from '../redact.js';
 
 /** What `--auth`, `--auth-jwks` and `--auth-scope` say. */
 export interface ServeAuthOptions {
@@ -28,14 +30,18 @@ export interface ServeAuthOptions {
 /**
  * The token check and metadata endpoint of a served endpoint at `resource` (its public URL:
  * `--public-url` behind a load balancer); `replay`: where accepted DPoP proof ids are kept
- * (the Redis stores' with `--redis`), default this process's memory.
+ * (the Redis stores' with `--redis`), default this process's memory. Why a token could not be
+ * checked (the client gets a 503 that does not say) goes to `logger` once per cause, its URLs
+ * redacted.
  */
 export function serveAuth(
   resource: string,
   options: ServeAuthOptions,
   replay?: ReplayStore,
+  logger?: Logger,
 ): { authorize: Authorizer; metadata: ResourceMetadataEndpoint } {
   const scopes = options.scopes?.length ? [...options.scopes] : undefined;
+  const told = new Set<string>();
   return {
     // DPoP-bound tokens are accepted beside bearer tokens (RFC 9449); with --redis the ids of
     // accepted proofs are kept in Redis, so a proof is accepted once by the whole deployment
@@ -45,6 +51,14 @@ export function serveAuth(
       jwks: options.jwks,
       requiredScopes: scopes,
       dpop: replay ? { replay } : {},
+      onError: (e, { stage }) => {
+        const line = `auth: ${stage === 'token' ? 'token check' : 'DPoP replay check'} failed: ${redactText(e.message)}`;
+        if (told.has(line)) return;
+        // (bounded: an issuer failing in ever new ways is named again after AUTH_CAUSES_KEPT causes)
+        if (told.size >= AUTH_CAUSES_KEPT) told.clear();
+        told.add(line);
+        logger?.warn?.(line);
+      },
     }),
     metadata: resourceMetadataEndpoint(
       protectedResourceMetadata({
@@ -56,6 +70,9 @@ export function serveAuth(
     ),
   };
 }
+
+/** How many distinct causes of failed token checks `serve` remembers having printed. */
+const AUTH_CAUSES_KEPT = 64;
 
 /** Answers the metadata endpoint's requests; false for any other path. */
 export function routeMetadata(

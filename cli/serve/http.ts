@@ -183,7 +183,7 @@ export async function serveHttp(
   );
   const url = `http://${urlHost}:${port}/mcp`;
   const resource = options.publicUrl ?? url;
-  const auth = options.auth && serveAuth(resource, options.auth, stores?.replay);
+  const auth = options.auth && serveAuth(resource, options.auth, stores?.replay, options.logger);
   // one definition per endpoint, shared by all its sessions (JSON replies have no SSE connection to close)
   const streamable = referenceDefinition(mod.Server, {
     logger: options.logger,

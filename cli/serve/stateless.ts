@@ -101,7 +101,7 @@ export async function serveStatelessHttp(
   });
   const url = `http://${urlHost}:${port}/mcp`;
   const resource = options.publicUrl ?? url;
-  const auth = options.auth && serveAuth(resource, options.auth, stores?.replay);
+  const auth = options.auth && serveAuth(resource, options.auth, stores?.replay, options.logger);
   const ref = createReferenceServer(modern.Server, {
     logger: options.logger,
     table: modern.table as never,

@@ -1,4 +1,4 @@
-// size: bearerAuth and the metadata endpoint share their option checks; 7 lines over
+// size: bearerAuth and the metadata endpoint share their option checks; 26 lines over
 /**
  * The resource-server side of MCP authorization (2025-11-25 basic/authorization and draft
  * basic/authorization/index, "Access Token Usage", "Error Handling", "Access Token Privilege
@@ -17,7 +17,7 @@
  *   token that is no JWS compact JWT of an accepted algorithm is `invalid_token` at once, the
  *   issuer's keys not fetched for it; a well-formed one whose keys (or the introspection
  *   endpoint) are out of reach is 503 with `Retry-After: 5` and no challenge (the token is not
- *   refused, the check could not be made).
+ *   refused, the check could not be made); its body names no URL or cause (the options' `onError` is told).
  * - {@link protectedResourceMetadata} / {@link resourceMetadataEndpoint}: the RFC 9728 document
  *   at the path-inserted well-known URI of the resource.
  */
@@ -91,6 +91,13 @@ export interface BearerAuthOptions {
   allowLoopbackHttp?: boolean;
   /** Accept DPoP-bound tokens (RFC 9449, ./dpop.ts); proofs name `resource` as their `htu`. Default: bearer tokens only. */
   dpop?: DPoPOptions;
+  /**
+   * Told why a check could not be made, each time a request gets the 503 (the client's body
+   * names neither URL nor cause): `stage` `'token'` — the issuer's metadata or JWKS, or the
+   * introspection callback, failed (the error names the URL); `'dpop-replay'` — the DPoP replay
+   * store failed. What it throws is ignored. Default: nothing is told.
+   */
+  onError?: (error: Error, context: { stage: 'token' | 'dpop-replay' }) => void;
 }
 
 /**
@@ -161,15 +168,25 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) },
     } satisfies AuthRefusal,
   });
-  /** 503 with `Retry-After`: the check could not be made (keys, introspection or replay store out of reach). */
-  const unavailable = (why: string): AuthVerdict => ({
-    refusal: {
-      status: 503,
-      code: ErrorCode.ServerError,
-      message: `Service Unavailable: ${why}`,
-      headers: { 'Retry-After': '5' },
-    },
-  });
+  /**
+   * 503 with `Retry-After`: the check could not be made (keys, introspection or replay store out
+   * of reach); the cause goes to `onError` only, the client learns no URL of the issuer's.
+   */
+  const unavailable = (e: unknown, stage: 'token' | 'dpop-replay'): AuthVerdict => {
+    try {
+      options.onError?.(e instanceof Error ? e : new Error(String(e)), { stage });
+    } catch {
+      // (what the hook throws does not change the answer)
+    }
+    return {
+      refusal: {
+        status: 503,
+        code: ErrorCode.ServerError,
+        message: 'Service Unavailable: the access token cannot be checked now (temporarily_unavailable)',
+        headers: { 'Retry-After': '5' },
+      },
+    };
+  };
   const badRequest = (why: string): AuthVerdict =>
     refuse(400, `Bad Request: ${why}`, { error: 'invalid_request', error_description: why });
   const invalid = (why: string): AuthVerdict =>
@@ -260,7 +277,7 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       got = await verify(m[2]);
     } catch (e) {
       // the keys or the introspection endpoint are out of reach: not the client's fault
-      return unavailable(`token check failed (${e instanceof Error ? e.message : String(e)})`);
+      return unavailable(e, 'token');
     }
     if (typeof got === 'string') return invalid(got);
     const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
@@ -271,7 +288,7 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
         proof = await dpop!.verify(request.headers.dpop, request.method.toUpperCase(), options.resource, got.token);
       } catch (e) {
         // the replay store is out of reach (or full): a replay cannot be told, nothing is accepted
-        return unavailable(`DPoP replay check failed (${e instanceof Error ? e.message : String(e)})`);
+        return unavailable(e, 'dpop-replay');
       }
       if ('error' in proof) return dpopRefusal(proof.error, proof.nonce);
       if (jkt !== proof.jkt) return dpopRefusal('token is bound to another key');

@@ -2,7 +2,7 @@
  * Every request of runtime/auth that fails before a response (here: a port nobody listens on)
  * names its method, its URL and the cause, instead of a bare "fetch failed": discovery of both
  * documents, the token request, the MCP request of the authorizing fetch, and the issuer's keys
- * of the resource server's check.
+ * of the resource server's check (told to its `onError`; its client gets a generic 503).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -92,9 +92,11 @@ test('oauthFetch: a dead issuer, a dead token endpoint and a dead MCP server eac
   }
 });
 
-test('bearerAuth: keys that cannot be fetched make a 503 naming the JWKS URL', async () => {
+test('bearerAuth: keys that cannot be fetched make a 503; its onError is told the JWKS URL (the client is not)', async () => {
   const resource = 'http://127.0.0.1:1/mcp';
-  const check = bearerAuth({ resource, issuer: dead, jwks: `${dead}/jwks` });
+  const told: string[] = [];
+  const onError = (e: Error) => void told.push(e.message);
+  const check = bearerAuth({ resource, issuer: dead, jwks: `${dead}/jwks`, onError });
   const key = await generateKeyPair('ES256');
   const token = await new SignJWT({ sub: 'alice' })
     .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
@@ -106,14 +108,17 @@ test('bearerAuth: keys that cannot be fetched make a 503 naming the JWKS URL', a
   assert.ok('refusal' in verdict && verdict.refusal, JSON.stringify(verdict));
   const refusal = (verdict as { refusal: { status: number; message: string } }).refusal;
   assert.is(refusal.status, 503);
-  assert.match(refusal.message, `GET ${dead}/jwks failed: `);
-  assert.match(refusal.message, refused);
+  assert.not.ok(refusal.message.includes(dead), refusal.message);
+  assert.is(told.length, 1);
+  assert.match(told[0], `GET ${dead}/jwks failed: `);
+  assert.match(told[0], refused);
   // discovered keys: the issuer's metadata URL is named
-  const viaIssuer = bearerAuth({ resource, issuer: dead });
+  const viaIssuer = bearerAuth({ resource, issuer: dead, onError });
   const v2 = await viaIssuer({ method: 'POST', headers: { authorization: `Bearer ${token}` } });
   const r2 = (v2 as { refusal: { status: number; message: string } }).refusal;
   assert.is(r2.status, 503);
-  assert.match(r2.message, `GET ${dead}/.well-known/oauth-authorization-server failed: `);
+  assert.is(told.length, 2);
+  assert.match(told[1], `GET ${dead}/.well-known/oauth-authorization-server failed: `);
 });
 
 test.run();
