@@ -244,7 +244,7 @@ export async function serveHttp(
     onSession: (transport) => old.createSession().connect(transport),
     onError: (e) => options.logger?.warn?.(`http+sse: ${e.message}`),
   });
-  const health = healthEndpoints(stores);
+  const health = healthEndpoints(stores, options.logger);
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = requestPath(req.url);
     if (health.route(path, req, res, () => void handler(req, res))) return;
@@ -288,8 +288,11 @@ export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch
 
 /**
  * `GET /healthz` (liveness: 200 while the process serves) and `GET /readyz` (readiness: 200 when
- * this process takes new work: not draining and, with `--redis`, Redis answers a PING within 1 s; else 503 with `Retry-After` and the reason), for a load balancer's health
- * checks. Neither needs a token nor passes the Host check: they carry no data. Once draining
+ * this process takes new work: not draining and, with `--redis`, Redis answers a PING within 1 s;
+ * else 503 with `Retry-After` and `{"status":"draining"}` or `{"status":"unavailable","reason":"redis
+ * unavailable"}`), for a load balancer's health checks. Neither needs a token nor passes the Host
+ * check: they carry no data (Redis's host:port and why it is down go to `logger`, once per change,
+ * not to the client). Once draining
  * (SIGTERM; the listener stays open for the grace period), every response carries
  * `Connection: close`, and new work gets 503 with `Retry-After: 1` and JSON-RPC -32000 before it
  * runs: a request that would begin a session (a POST to /mcp without `Mcp-Session-Id`, a GET of
@@ -299,11 +302,16 @@ export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch
  * notifications only (an answer to the server, a cancellation) goes on to the endpoint, through
  * `next`, its body already read.
  */
-export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } } | undefined): {
+export function healthEndpoints(
+  stores: { client: { ping(): Promise<unknown> } } | undefined,
+  logger?: Logger,
+): {
   route(path: string, req: IncomingMessage, res: ServerResponse, next?: () => void): boolean;
   drain(): void;
 } {
   let draining = false;
+  /** The cause of the last failed readiness check that was logged (undefined after a pass). */
+  let told: string | undefined;
   const answer = (res: ServerResponse, status: number, body: Record<string, unknown>): void => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
     if (status === 503) headers['Retry-After'] = '5';
@@ -354,12 +362,18 @@ export function healthEndpoints(stores: { client: { ping(): Promise<unknown> } }
       });
       Promise.race([stores.client.ping(), stalled])
         .then(
-          () => answer(res, 200, { status: 'ready' }),
-          (e: unknown) =>
-            answer(res, 503, {
-              status: 'unavailable',
-              reason: `redis: ${readyReason(redisState(stores), e as Error)}`,
-            }),
+          () => {
+            told = undefined;
+            answer(res, 200, { status: 'ready' });
+          },
+          (e: unknown) => {
+            // the cause stays in the log, once per change (an outage or stall ./redis.ts named already is not repeated)
+            const state = redisState(stores);
+            const why = readyReason(state, e as Error);
+            if (why !== told && state?.down === undefined && !state?.stalled) logger?.warn?.(`redis: /readyz: ${why}`);
+            told = why;
+            answer(res, 503, { status: 'unavailable', reason: 'redis unavailable' });
+          },
         )
         .finally(() => clearTimeout(timer));
       return true;

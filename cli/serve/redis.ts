@@ -1,7 +1,8 @@
 /**
  * `serve --redis`: the connection to Redis and what is known of it. The stores are connected
  * here; a failure is named (authentication refused, unreachable, TLS mismatch, stalled) and
- * logged once per change of state, and `/readyz` (./http.ts) reads the same state.
+ * logged once per change of state, and `/readyz` (./http.ts) reads the same state (its body says
+ * only "redis unavailable").
  */
 import { isIP } from 'node:net';
 import type { Logger } from '@mcpgen/runtime/engine';
@@ -14,7 +15,7 @@ export class ServiceUnavailableError extends Error {}
  * The Redis stores of `--redis <url>` (the module, and ioredis with it, loaded only then). Once
  * connected, the connection's failures are named ({@link redisFailure}) and logged once per
  * change of state, with the recovery; the stores' own command errors are not logged meanwhile
- * (they repeat the outage once a second). `/readyz` names the same state.
+ * (they repeat the outage once a second). `/readyz` reads the same state.
  * @throws ServiceUnavailableError when Redis cannot be reached.
  */
 export async function connectRedis(
@@ -89,7 +90,7 @@ export function redisState(stores: object): RedisState | undefined {
   return redisStates.get(stores);
 }
 
-/** Why `/readyz` finds Redis not ready: the named state, else the failed PING's error (a connection being re-made named so). */
+/** Why `/readyz` finds Redis not ready, for the log: the named state, else the failed PING's error (a connection being re-made named so). */
 export function readyReason(state: RedisState | undefined, e: Error): string {
   if (state?.down !== undefined) return state.down;
   if (state && /Stream isn't writeable|Connection is closed/.test(e.message))

@@ -146,7 +146,7 @@ export async function serveStatelessHttp(
       })
     : undefined;
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;
-  const health = healthEndpoints(stores);
+  const health = healthEndpoints(stores, options.logger);
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = requestPath(req.url);
     if (health.route(path, req, res, () => void handler(req, res))) return;
