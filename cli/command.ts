@@ -12,7 +12,7 @@ import { nearest } from './nearest.js';
 /**
  * The exit codes every command shares: 0 ok; 1 the command ran and found a failure (a check or
  * diff that fails); 2 usage error (unknown command or flag, a flag without its value or with a bad
- * one, an unknown revision, a bad config: the command line and the config alike); 3 input error
+ * one, a flag of one value given twice, an unknown revision, a bad config: the command line and the config alike); 3 input error
  * (missing or mismatched schema inputs, unreadable schema: the message names the file and field)
  * or a refusal of the system (an output folder that cannot be written). `call` adds 4.
  */
@@ -106,7 +106,8 @@ export function parseCommand(command: Command, args: string[], form?: string): P
  * among the known ones. A string flag followed by a negative number (`--timeout -5`) takes it as
  * its value, as `--timeout=-5` does, so that the flag's own check can name it (parseArgs would
  * call it ambiguous); another value that starts with a dash is refused with the `--flag=<value>`
- * form to write it in.
+ * form to write it in. A flag with a value given twice is refused (`--redis is given more than
+ * once; it takes one value`) unless it is `multiple` (a repeatable flag: each value kept).
  */
 export function parseFlags(
   args: string[],
@@ -132,8 +133,9 @@ export function parseFlags(
       i++;
     } else joined.push(args[i]);
   }
+  let parsed: ReturnType<typeof parseArgs> & { tokens?: Array<{ kind: string; name?: string }> };
   try {
-    return parseArgs({ args: joined, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joined, options, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
     const { code, message } = e as Error & { code?: string };
     const flag = /'(-{1,2}[^'\s<]+)/.exec(message)?.[1] ?? '';
@@ -159,4 +161,15 @@ export function parseFlags(
     }
     throw new UsageError(message);
   }
+  // parseArgs keeps the last of a single-valued flag given twice: refused, naming it (the values
+  // are not shown: one may hold a credential)
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || token.name === undefined || !Object.hasOwn(options, token.name)) continue;
+    const option = options[token.name];
+    if (option.type !== 'string' || option.multiple) continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once; it takes one value`);
+    seen.add(token.name);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
 }

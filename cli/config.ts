@@ -158,7 +158,7 @@ export function configEmitOptions(
 
 /**
  * Removes `--config FILE` (or `--config=FILE`) from `args`: the option every command that reads
- * the project takes. A `--config` without a value is a ConfigError.
+ * the project takes. A `--config` without a value, or given twice, is a ConfigError.
  */
 export function takeConfigFlag(args: string[]): { args: string[]; config?: string } {
   const rest: string[] = [];
@@ -173,6 +173,7 @@ export function takeConfigFlag(args: string[]): { args: string[]; config?: strin
       const value = a === '--config' ? args[++i] : a.slice('--config='.length);
       if (!value || (a === '--config' && value.startsWith('--')))
         throw new ConfigError('--config', null, 'needs a file (mcpgen.config.json)');
+      if (config !== undefined) throw new ConfigError('--config', null, 'is given more than once; it takes one file');
       config = value;
     } else rest.push(a);
   }

@@ -32,10 +32,10 @@ const INPUTS = [
 
 /** The exit codes of the CLI as a whole. */
 export const EXIT_CODES = [
-  'Exit codes: 0 ok · 1 a check failed · 2 usage error (a bad or unknown flag or value, an unknown',
-  'revision, a bad config or lock: alike on the command line and in the config) · 3 input error',
-  '(missing or mismatched inputs) or an --out that cannot be written · 4 call: the tool reported an',
-  'error (a tools/call result with isError: true)',
+  'Exit codes: 0 ok · 1 a check failed · 2 usage error (a bad or unknown flag or value, a flag of',
+  'one value given twice, an unknown revision, a bad config or lock: alike on the command line and',
+  'in the config) · 3 input error (missing or mismatched inputs) or an --out that cannot be written',
+  '· 4 call: the tool reported an error (a tools/call result with isError: true)',
 ];
 
 /** A synopsis line as shown: `mcpgen ` before a command, as many spaces before a continuation line. */

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { main } from '../../cli/main.js';
+import { COMMANDS, main } from '../../cli/main.js';
 import { TARGET_IDS, WITHDRAWN_TARGETS } from '../../generator/emit/bindings/index.js';
 import { SPEC_DIR, tempDir } from '../generator/support.js';
 
@@ -285,6 +285,35 @@ test('a misspelt global flag or revision names the nearest known one', async () 
   const far = await mcpgen(['--zzzzzz']);
   assert.is(far.code, 2, far.text);
   assert.ok(far.text.startsWith('mcpgen --zzzzzz: unknown flag --zzzzzz (before a command: '), far.text);
+});
+
+test('a single-valued flag given twice is a usage error naming it (every command); a repeatable one keeps each value', async () => {
+  const file = config('twice', {});
+  let checked = 0;
+  for (const command of COMMANDS)
+    for (const flag of command.flags) {
+      if (flag.value === undefined || flag.repeatable) continue;
+      const args = [command.name, `--${flag.name}`, 'x1', `--${flag.name}=x2`];
+      if (command.config.length) args.push('--config', file);
+      // (a flag of pin's `<extension>` form: that form is chosen by --package)
+      if (flag.form === '<extension>' && flag.name !== 'package') args.push('--package', 'p');
+      const r = await mcpgen(args);
+      assert.is(r.code, 2, `${args.join(' ')}: ${r.text}`);
+      assert.ok(
+        r.text.startsWith(`mcpgen ${command.name}: --${flag.name} is given more than once; it takes one value`),
+        `${args.join(' ')}: ${r.text}`,
+      );
+      assert.not.ok(r.text.includes('x2'), r.text);
+      checked++;
+    }
+  assert.ok(checked > 40, `${checked} flags`);
+  const config2 = await mcpgen(['generate', '--config', file, '--config', file]);
+  assert.is(config2.code, 2, config2.text);
+  assert.match(config2.text, /--config: is given more than once/);
+  // a repeatable flag given twice gets past the parser: serve checks each value
+  const repeated = await mcpgen(['serve', '--http', '0', '--cors-origin', 'https://a.example', '--cors-origin', 'x']);
+  assert.is(repeated.code, 2, repeated.text);
+  assert.match(repeated.text, /--cors-origin needs an origin like https:\/\/app\.example .*got x/);
 });
 
 test.after(() => t.cleanup());
