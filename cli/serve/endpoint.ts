@@ -6,7 +6,7 @@
  * 1 s, POSTs in flight finish within `--shutdown-grace-ms` (2 s); then it closes.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIPv4, isIPv6, type Socket } from 'node:net';
 import { afterClosingResponse } from '@mcpgen/runtime/http';
 import type { Io } from '../command.js';
 import { UsageError } from '../inputs.js';
@@ -60,9 +60,13 @@ function authOptions(values: Record<string, string | undefined>): ServeAuthOptio
  */
 function frontOptions(values: Record<string, string | undefined>): { allowedHosts?: string[]; publicUrl?: string } {
   const hosts = (values['allowed-host'] as unknown as string[] | undefined) ?? [];
-  for (const h of hosts)
-    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$/.test(h))
-      throw new UsageError(`--allowed-host needs a host name, optionally with :port (mcp.example.com:443), got ${h}`);
+  for (const h of hosts) {
+    const problem = hostProblem(h);
+    if (problem)
+      throw new UsageError(
+        `--allowed-host needs a host name, optionally with :port (mcp.example.com:443), got ${JSON.stringify(h)}: ${problem}`,
+      );
+  }
   const publicUrl = values['public-url'];
   if (publicUrl !== undefined) {
     let u: URL | undefined;
@@ -77,6 +81,25 @@ function frontOptions(values: Record<string, string | undefined>): { allowedHost
       );
   }
   return { ...(hosts.length ? { allowedHosts: hosts } : {}), ...(publicUrl ? { publicUrl } : {}) };
+}
+
+/**
+ * What is wrong with `value` as a `Host` value (RFC 9110 section 7.2): a DNS name (labels of 1 to
+ * 63 letters, digits and inner hyphens, 253 characters at most), an IPv4 address or a bracketed
+ * IPv6 one, optionally `:port` with a port of 1 to 65535; undefined when nothing is.
+ */
+function hostProblem(value: string): string | undefined {
+  const m = /^(\[[^\]]*\]|[^:]*)(?::([^:]*))?$/.exec(value);
+  if (!m) return 'an IPv6 address is written in brackets ([::1]:8080)';
+  const [, host, port] = m;
+  if (port !== undefined && !(/^[0-9]{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+    return `the port must be 1-65535, not ${JSON.stringify(port)}`;
+  if (host.startsWith('[')) return isIPv6(host.slice(1, -1)) ? undefined : `${host} is no IPv6 address`;
+  if (/^[0-9.]+$/.test(host)) return isIPv4(host) ? undefined : `${host} is no IPv4 address`;
+  const labels = host.replace(/\.$/, '').split('.');
+  if (host.length > 253 || !labels.every((l) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l)))
+    return 'a host name is dot-separated labels of letters, digits and inner hyphens (1-63 each)';
+  return undefined;
 }
 
 /** `--cors-origin` (repeatable), each checked: an origin (scheme, host, optional port). */
