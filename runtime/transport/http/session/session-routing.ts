@@ -32,7 +32,7 @@ export class SessionRouter extends SessionReplay {
         this.checkIdle();
         return SENT;
       }
-      const now = this.replySseNow(message);
+      const now = this.replySseNow(message) || this.relatedSseNow(message, options);
       if (now !== false) {
         this.checkIdle();
         return now;
@@ -77,6 +77,35 @@ export class SessionRouter extends SessionReplay {
       return SENT;
     }
     return this.chain(eventId.then((id) => this.finishSse(s, message, id, text)));
+  }
+
+  /**
+   * Writes `message` now when it is a notification or request about a request (`relatedRequestId`)
+   * whose POST stream is open as SSE and still awaits a response, and no send is queued (so order
+   * holds): stored (when the event store answers at once; else the write waits for it in the
+   * queue) and written, as `route` would do a few microtasks later (a tool's
+   * `notifications/progress` costs no queue turn). False (nothing done) otherwise; {@link SENT}
+   * when it went out, or the queued rest.
+   */
+  protected relatedSseNow(message: JSONRPCMessage, options: SendOptions | undefined): false | Promise<void> {
+    const related = options?.relatedRequestId;
+    if (related === undefined || this.queue !== undefined || this.ended || isResponse(message)) return false;
+    const s = this.requests?.get(idKey(related));
+    if (s?.kind !== 'post' || s.batch || s.done || s.mode !== 'sse' || s.pending.size === 0 || !s.sink?.started)
+      return false;
+    const text = serializeMessage(message);
+    const eventId = this.store(s, message, text);
+    if (!isThenable(eventId)) {
+      this.writeEvent(s, message, eventId, text);
+      return SENT;
+    }
+    return this.chain(eventId.then((id) => this.writeEvent(s, message, id, text)));
+  }
+
+  /** Writes event `message` of `s` with the ID its store gave, or unstored without one (see `writeUnstored`). */
+  protected writeEvent(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text: string): void {
+    if (eventId === undefined) this.writeUnstored(s, message, text);
+    else this.write(s, message, eventId, text);
   }
 
   /**
@@ -147,9 +176,7 @@ export class SessionRouter extends SessionReplay {
       else if (!s.done) {
         await this.openStream(s);
         text ??= serializeMessage(message);
-        const eventId = await this.store(s, message, text);
-        if (eventId === undefined) this.writeUnstored(s, message, text);
-        else this.write(s, message, eventId, text);
+        this.writeEvent(s, message, await this.store(s, message, text), text);
         if (s.pending.size === 0) {
           s.done = true;
           this.forget(s);
