@@ -1,4 +1,3 @@
-// size: the stateless client transport: a request's Flight, its POST, its JSON or SSE reply and its re-sends; 48 lines over
 /**
  * Streamable HTTP, client side, stateless revisions (draft basic/transports/streamable-http),
  * with the fall-back to the 2025 transport a dual-era client needs; over `fetch` and Web
@@ -19,28 +18,29 @@
  *
  * Legacy mode: once an `initialize` request is sent, this transport hands everything to an
  * {@link HttpClientTransport} of the same URL (sessions, GET stream, 2025-11-25 rules).
+ *
+ * In parts: ./client-flight.ts a request in flight, ./client-reply.ts the reading of SSE
+ * replies, ./client-tools.ts the tools' annotations; this file the POSTs and their answers.
  */
-import { SseParser } from '../../../codec/sse.js';
 import { ConnectionClosedError, ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
-import { paramHeaders, requestHeaders, type ParamHeader } from './headers.js';
+import { requestHeaders, type ParamHeader } from './headers.js';
 import {
   Cancel,
   fetchRequester,
   mediaType,
-  readInto,
   type HttpReply,
   type HttpRequestInit,
-  type ReplyTaker,
   type Requester,
   type SendingRequester,
-  type TextTaker,
 } from '../io/request.js';
+import { Flight, type FlightHost, type Id } from './client-flight.js';
+import { readMessages, readSseReply, type ReplyTarget } from './client-reply.js';
+import { ToolHeaders } from './client-tools.js';
 import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 
-type Id = string | number;
 type Obj = Record<string, unknown>;
 
 /** Options of {@link StatelessHttpClientTransport} (those of the 2025 transport apply in legacy mode). */
@@ -54,53 +54,12 @@ export interface StatelessClientIo {
   legacy?: (options: HttpClientTransportOptions) => HttpClientTransport;
 }
 
-/** What the requests in flight of one transport report to it (one object per transport). */
-interface FlightHost {
-  replied(f: Flight, res: HttpReply): void;
-  notReplied(f: Flight, error: unknown): void;
-  read(f: Flight, text: string): void;
-  fail(id: Id, error: Error): void;
-}
-
-/**
- * A request in flight: its cancel handle, its method, and the taker of its first POST's reply
- * and of that reply's JSON body (one object per request: no closures, nor promises, per request
- * on the node:http requester).
- */
-class Flight extends Cancel implements ReplyTaker, TextTaker {
-  /** The first POST (#exchange), once made. */
-  init: HttpRequestInit | undefined = undefined;
-  /** Its reply, while its body is being read. */
-  res: HttpReply | undefined = undefined;
-  constructor(
-    readonly method: string,
-    readonly id: Id,
-    readonly message: JSONRPCMessage,
-    private readonly host: FlightHost,
-  ) {
-    super();
-  }
-  reply(res: HttpReply): void {
-    this.host.replied(this, res);
-  }
-  error(error: unknown): void {
-    this.host.notReplied(this, error);
-  }
-  body(text: string): void {
-    this.host.read(this, text);
-  }
-  broken(error: Error): void {
-    this.host.fail(this.id, error);
-  }
-}
-
 export class StatelessHttpClientTransport implements Transport {
   readonly #request: Requester;
   /** Requests awaiting their answer, by id (a Map tells the id 1 from the id "1"). */
   readonly #inFlight = new Map<Id, Flight>();
-  readonly #tools = new Map<string, ParamHeader[]>();
-  /** The `Mcp-Param-*` annotations of a tool by name, for ./headers.ts `requestHeaders`. */
-  readonly #toolLookup = (name: string): ParamHeader[] | undefined => this.#tools.get(name);
+  /** The `Mcp-Param-*` annotations of each known tool, for ./headers.ts `requestHeaders`. */
+  readonly #tools = new ToolHeaders();
   #events: TransportEvents | undefined;
   #legacy: HttpClientTransport | undefined;
   #closed = false;
@@ -145,11 +104,11 @@ export class StatelessHttpClientTransport implements Transport {
 
   /** The `Mcp-Param-*` annotations known for `tool` (from `tools/list`, or set here). */
   toolHeaders(tool: string): ParamHeader[] | undefined {
-    return this.#tools.get(tool);
+    return this.#tools.lookup(tool);
   }
   /** Records a tool's `inputSchema` for header mirroring. Throws TypeError when its annotations are invalid. */
   setToolSchema(tool: string, inputSchema: unknown): void {
-    this.#tools.set(tool, paramHeaders(inputSchema));
+    this.#tools.set(tool, inputSchema);
   }
 
   async start(events: TransportEvents): Promise<void> {
@@ -317,7 +276,7 @@ export class StatelessHttpClientTransport implements Transport {
       extra === undefined
         ? { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
         : { ...extra, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const meta = requestHeaders(message, this.#toolLookup);
+    const meta = requestHeaders(message, this.#tools.lookup);
     for (const name in meta) headers[name] = meta[name];
     return { method: 'POST', headers, body: JSON.stringify(message), cancel };
   }
@@ -348,7 +307,7 @@ export class StatelessHttpClientTransport implements Transport {
       );
       const answer = (await readMessages(list)).find((m) => 'result' in m);
       if (!answer) return this.#post(message, cancel);
-      this.#learnTools(answer);
+      this.#tools.learn(answer, this.#events);
       cursor = (answer.result as Obj | undefined)?.nextCursor;
       if (typeof cursor !== 'string') break;
     }
@@ -360,50 +319,14 @@ export class StatelessHttpClientTransport implements Transport {
     this.#readText(id, res, await res.text());
   }
 
-  /**
-   * An SSE reply: each event's message to the engine as it arrives, from the I/O callbacks
-   * (readInto: no promise per reply or chunk); the request fails when the stream breaks or
-   * ends without its answer.
-   */
+  /** An SSE reply (./client-reply.ts): its messages to #answer as they arrive, or the request's failure. */
   #readSse(id: Id, res: HttpReply): void {
-    const parser = new SseParser({ maxEventSize: this.options.maxEventSize });
-    let answered = false;
-    let failure: unknown;
-    const take = (events: ReturnType<SseParser['end']>): void => {
-      for (const e of events) {
-        if (e.data === '') continue;
-        const m = JSON.parse(e.data) as JSONRPCMessage;
-        if (!('method' in m) && m.id === id) answered = true;
-        this.#answer(m);
-      }
-    };
-    readInto(res, {
-      chunk(data) {
-        try {
-          take(parser.push(data));
-          return true;
-        } catch (e) {
-          failure = e;
-          return false;
-        }
-      },
-      end: (error) => {
-        if (failure !== undefined) return this.#fail(id, failure as Error);
-        // the stream broke: the request may have run, and a stateless stream cannot be resumed
-        if (error) return this.#fail(id, new ConnectionClosedError(error, 'Connection lost before the response'));
-        try {
-          take(parser.end());
-        } catch (e) {
-          return this.#fail(id, e as Error);
-        }
-        if (!answered)
-          this.#fail(
-            id,
-            new ConnectionClosedError(undefined, 'Connection closed: the response stream ended without a response'),
-          );
-      },
-    });
+    readSseReply(id, res, this.options.maxEventSize, this.#replyTarget);
   }
+  readonly #replyTarget: ReplyTarget = {
+    answer: (m) => this.#answer(m),
+    fail: (id, error) => this.#fail(id, error),
+  };
 
   /** A reply's body `text` (not SSE): the request's answer, or its failure. */
   #readText(id: Id, res: HttpReply, text: string): void {
@@ -445,29 +368,9 @@ export class StatelessHttpClientTransport implements Transport {
     if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) {
       const f = this.#inFlight.get(m.id);
       this.#inFlight.delete(m.id);
-      if (f?.method === 'tools/list') m = this.#learnTools(m);
+      if (f?.method === 'tools/list') m = this.#tools.learn(m, this.#events);
     }
     this.#events?.onMessage(m);
-  }
-
-  /** Records `x-mcp-header` annotations of listed tools; drops tools whose annotations are invalid. */
-  #learnTools(m: JSONRPCMessage): JSONRPCMessage {
-    const result = m.result as Obj | undefined;
-    if (!Array.isArray(result?.tools)) return m;
-    const tools = (result.tools as Obj[]).filter((t) => {
-      // a tool without a string name is the result validation's to refuse: nothing to learn from it
-      if (typeof t !== 'object' || t === null || typeof t.name !== 'string') return true;
-      const name = t.name;
-      try {
-        this.#tools.set(name, paramHeaders(t.inputSchema));
-        return true;
-      } catch (e) {
-        this.#tools.delete(name);
-        this.#events?.onError?.(new Error(`tool ${name} rejected: ${(e as Error).message}`));
-        return false;
-      }
-    });
-    return tools.length === result.tools.length ? m : { ...m, result: { ...result, tools } };
   }
 
   #fail(id: Id, e: Error): void {
@@ -478,21 +381,5 @@ export class StatelessHttpClientTransport implements Transport {
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
     else
       this.#events?.onMessage({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: e.message } });
-  }
-}
-
-/** The JSON-RPC messages of a whole response (one JSON body, or every SSE event). */
-async function readMessages(res: HttpReply): Promise<JSONRPCMessage[]> {
-  const text = await res.text();
-  try {
-    if (mediaType(res.header('content-type')) === 'text/event-stream') {
-      const parser = new SseParser();
-      return [...parser.push(text), ...parser.end()]
-        .filter((e) => e.data !== '')
-        .map((e) => JSON.parse(e.data) as JSONRPCMessage);
-    }
-    return text === '' ? [] : [JSON.parse(text) as JSONRPCMessage];
-  } catch {
-    return [];
   }
 }
