@@ -283,6 +283,9 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
     if (scheme === 'bearer' && jkt !== undefined) return invalid('DPoP-bound token presented as a bearer token');
     if (scheme === 'dpop') {
+      // RFC 9449 §7.1: the DPoP scheme carries a token bound to a key; one with no cnf.jkt is the
+      // token's fault (invalid_token), told before its proof is checked (and its jti kept)
+      if (typeof jkt !== 'string') return invalid('token is not DPoP-bound (no cnf.jkt); send it as a Bearer token');
       let proof: Awaited<ReturnType<DPoPVerifier['verify']>>;
       try {
         proof = await dpop!.verify(request.headers.dpop, request.method.toUpperCase(), options.resource, got.token);

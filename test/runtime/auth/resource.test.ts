@@ -394,6 +394,7 @@ test('DPoP (RFC 9449): a bound token with a fresh proof of its key passes; repla
     };
     const jkt = await calculateJwkThumbprint(await jwkOf(holder.publicKey));
     const bound = await token({ iss: issuer, aud: resource, sub: 'dave', exp: now() + 300, cnf: { jkt } });
+    const unbound = await token({ iss: issuer, aud: resource, sub: 'dave', exp: now() + 300 });
     const ath = async (t: string) =>
       base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(t))));
     const proof = async (o: { key?: CryptoKeyPair; htu?: string; tok?: string } = {}) => {
@@ -434,6 +435,13 @@ test('DPoP (RFC 9449): a bound token with a fresh proof of its key passes; repla
       ['proof for another token', `DPoP ${bound}`, await proof({ tok: 'x' }), /another access token/],
       ['no proof', `DPoP ${bound}`, undefined, /missing/],
       ['bound token as bearer', `Bearer ${bound}`, undefined, /DPoP-bound token presented as a bearer token/],
+      // a token with no cnf.jkt under the DPoP scheme is the token's fault, not the proof's
+      [
+        'unbound token as DPoP',
+        `DPoP ${unbound}`,
+        await proof({ tok: unbound }),
+        /error="invalid_token", error_description="token is not DPoP-bound \(no cnf\.jkt\); send it as a Bearer token"/,
+      ],
     ];
     for (const [name, authorization, dpop, why] of cases) {
       const res = await send(authorization, dpop);
