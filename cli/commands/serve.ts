@@ -105,7 +105,8 @@ export const serve: Command = {
       name: 'request-replay',
       value: 'on|off',
       default: 'on with --redis, unless --reply json',
-      meaning: 'answer a request re-sent after a lost connection from its stream (every request then gets SSE)',
+      meaning:
+        'answer a request re-sent after a lost connection from its stream (every request after initialize then gets SSE)',
     },
     {
       name: 'cors-origin',
