@@ -9,7 +9,7 @@
  * "Version Negotiation"). On SIGINT/SIGTERM `--http` drains, still listening: /readyz turns 503,
  * new work gets 503 with Retry-After and Connection: close, POSTs in flight finish within
  * `--shutdown-grace-ms` (2 s), then it stops listening and answers the rest with -32000
- * "server shutting down".
+ * "server shutting down"; a second signal stops at once (exit 0).
  */
 import { readFileSync } from 'node:fs';
 import type { Transport } from '@mcpgen/runtime/jsonrpc';
@@ -61,7 +61,9 @@ export const serve: Command = {
     '/readyz (503 while Redis does not answer or after SIGTERM). SIGTERM drains, still listening: new',
     'sessions and requests get 503 with Retry-After and Connection: close (not run), answers and',
     'notifications of running calls go on, idle connections close after 1 s, requests in flight finish',
-    'within --shutdown-grace-ms, the rest get -32000 "server shutting down". With --redis the endpoint offers request replay',
+    'within --shutdown-grace-ms, the rest get -32000 "server shutting down"; every response sent',
+    'from the signal on says Connection: close. A second SIGINT/SIGTERM while draining stops at once',
+    '(exit 0): calls still running are cut. With --redis the endpoint offers request replay',
     '(capabilities.experimental["mcpgen/requestReplay"]): a request sent again identically (same',
     'session and id, the same JSON once parsed and re-serialized: key order counts, whitespace does',
     'not) after its connection was lost before any event ID is answered from its stream, from any',
@@ -155,7 +157,10 @@ export const serve: Command = {
     'serve --lang python --stdio --rev 2025-11-25',
   ],
   exitCodes: [
-    [0, 'the connection ended (stdio) or the server was stopped (SIGINT/SIGTERM)'],
+    [
+      0,
+      'the connection ended (stdio) or the server was stopped (SIGINT/SIGTERM: after the drain; a second signal: at once)',
+    ],
     [1, 'the stdio connection closed with an error'],
     [2, 'usage error: neither or both of --stdio and --http, a bad flag value, an unknown revision'],
     [3, 'the port cannot be listened on, Redis cannot be reached'],

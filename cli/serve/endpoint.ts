@@ -2,8 +2,10 @@
  * `mcpgen serve --http <port>`: the endpoint's life, from its flags to its shutdown. It serves
  * Streamable HTTP at /mcp (./http.ts; a stateless revision dual-era, ./stateless.ts) until
  * SIGINT/SIGTERM, then drains while still listening: /readyz turns 503, new work gets 503 with
- * Retry-After and Connection: close (./http.ts `healthEndpoints`), idle connections close after
- * 1 s, POSTs in flight finish within `--shutdown-grace-ms` (2 s); then it closes.
+ * Retry-After and Connection: close (./http.ts `healthEndpoints`; so does every response sent
+ * from then on), idle connections close after 1 s, POSTs in flight finish within
+ * `--shutdown-grace-ms` (2 s); then it closes. A second signal cuts the drain short: it closes at
+ * once, exit 0.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { isIPv4, isIPv6, type Socket } from 'node:net';

@@ -293,8 +293,8 @@ export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch
  * unavailable"}`), for a load balancer's health checks. Neither needs a token nor passes the Host
  * check: they carry no data (Redis's host:port and why it is down go to `logger`, once per change,
  * not to the client). Once draining
- * (SIGTERM; the listener stays open for the grace period), every response carries
- * `Connection: close`, and new work gets 503 with `Retry-After: 1` and JSON-RPC -32000 before it
+ * (SIGTERM; the listener stays open for the grace period), every response whose head is sent
+ * from then on carries `Connection: close` (one to a request that came before too), and new work gets 503 with `Retry-After: 1` and JSON-RPC -32000 before it
  * runs: a request that would begin a session (a POST to /mcp without `Mcp-Session-Id`, a GET of
  * the old transport's /sse), and a POST of a running session whose body holds a JSON-RPC request
  * (read first, up to 4 MiB; one sent with `Expect: 100-continue` is refused before its body).
@@ -327,11 +327,25 @@ export function healthEndpoints(
         error: { code: -32000, message: 'Service Unavailable: the server is shutting down' },
       }),
     );
+  // the responses not finished when the drain starts: those whose head is not sent yet get
+  // `Connection: close` too (one listener function for all, no closure per request)
+  const open = new Set<ServerResponse>();
+  function finished(this: ServerResponse): void {
+    open.delete(this);
+  }
   return {
-    drain: () => void (draining = true),
+    drain: () => {
+      draining = true;
+      for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
+      open.clear();
+    },
     route(path, req, res, next) {
       // (a kept-alive connection is told it ends with this response, then closed: none is cut idle)
       if (draining) res.shouldKeepAlive = false;
+      else {
+        open.add(res);
+        res.once('close', finished);
+      }
       if (draining && beginsSession(path, req)) return (refuse(res), true);
       if (draining && next && path === '/mcp' && (req.method ?? '').toUpperCase() === 'POST') {
         if (req.headers.expect !== undefined) return (refuse(res), true);
