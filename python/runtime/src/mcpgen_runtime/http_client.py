@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import functools
-import json
 import logging
 import ssl
 import urllib.request
@@ -33,7 +32,7 @@ import httpx2
 from .client import LegacyServerError
 from .codec import SseParser
 from .http_headers import ParamHeader, param_headers, request_headers
-from .jsonrpc import ConnectionClosed, Message, RpcError, encode, id_key
+from .jsonrpc import ConnectionClosed, Message, RpcError, encode, id_key, loads
 from .transport import Receiver
 
 log = logging.getLogger("mcpgen_runtime.http_client")
@@ -251,7 +250,7 @@ class HttpClientTransport:
             await response.close()
         data: Any = None
         try:
-            data = json.loads(body) if body else None
+            data = loads(body) if body else None
         except ValueError:
             data = None
         if isinstance(data, dict) and data.get("jsonrpc") == "2.0" and ("result" in data or "error" in data):
@@ -322,7 +321,7 @@ class HttpClientTransport:
                         if not ev.data:
                             continue
                         try:
-                            msg = json.loads(ev.data)
+                            msg = loads(ev.data)
                         except ValueError:
                             log.warning("dropped an SSE event that is not JSON")
                             continue
@@ -395,7 +394,7 @@ class HttpClientTransport:
                         for ev in parser.feed(decoder.decode(chunk)):
                             if ev.data:
                                 try:
-                                    self._deliver(json.loads(ev.data))
+                                    self._deliver(loads(ev.data))
                                 except ValueError:
                                     pass
                 finally:

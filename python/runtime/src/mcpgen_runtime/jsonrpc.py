@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Final, Literal, TypeAlias
 
 RequestId: TypeAlias = str | int
@@ -189,9 +190,68 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def decode(data: bytes | str) -> Any:
-    """Parses JSON text; raises :class:`RpcError` -32700 on anything that is not JSON (NaN included)."""
+MAX_JSON_DEPTH: Final = 512
+"""How deep arrays and objects in a peer's JSON may nest (the outermost value is level 1), as in
+the TypeScript and Go runtimes. A deeper text is a parse error (-32700): one far deeper stops
+``json.loads`` at once (``RecursionError``), one that parses is then scanned (:func:`too_deep`),
+so the bound is the same on every stack, where ``RecursionError``'s depth is not."""
+
+_KEPT: Final = frozenset(b'[]{}"\\')
+_DROPPED: Final = bytes(b for b in range(256) if b not in _KEPT)
+_ESCAPED: Final = re.compile(rb"\\.", re.DOTALL)
+
+
+def too_deep(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether ``data`` nests arrays and objects deeper than ``limit`` levels (brackets in strings
+    not counted). A text of at most ``limit`` characters, or with at most ``limit`` opening
+    brackets anywhere, is not scanned further. Else every byte but brackets, quotes and
+    backslashes is dropped, escapes and the strings left empty removed (all at C speed), and what
+    remains is walked up to the first level past ``limit``. Never raises."""
+    if len(data) <= limit:
+        return False
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    kept = raw.translate(None, _DROPPED)
+    if kept.count(b"[") + kept.count(b"{") <= limit:
+        return False
+    if b"\\" in kept:
+        kept = _ESCAPED.sub(b"", kept)
+    # quotes alternate open/close: an adjacent pair is an empty string or two strings with nothing
+    # kept between them, either way no bracket is hidden by dropping it
+    kept = kept.replace(b'""', b"")
+    depth = 0
+    in_string = False
+    for c in kept:
+        if c == 0x22:
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif c == 0x5B or c == 0x7B:
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def loads(data: bytes | str) -> Any:
+    """``json.loads`` of a peer's text (NaN and Infinity refused); raises ``ValueError`` for a text
+    that is not JSON or nests deeper than :data:`MAX_JSON_DEPTH` (never ``RecursionError``)."""
+    # parsed first: json's C scanner gives up on a far deeper text at once (RecursionError, near
+    # the recursion limit), so only a text that parsed is scanned (and only a long one)
     try:
-        return json.loads(data, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as e:
+        value = json.loads(data, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+    if too_deep(data):
+        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    return value
+
+
+def decode(data: bytes | str) -> Any:
+    """Parses JSON text; raises :class:`RpcError` -32700 on anything that is not JSON (NaN included)
+    or nests deeper than :data:`MAX_JSON_DEPTH`."""
+    try:
+        return loads(data)
+    except ValueError as e:
         raise RpcError(PARSE_ERROR, f"Parse error: {e}") from None

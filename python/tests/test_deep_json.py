@@ -1,0 +1,94 @@
+"""Issue 44: a peer's JSON nested too deep. ``json.loads`` raises ``RecursionError`` (not a
+``ValueError``) past the interpreter's recursion limit, at a depth that depends on the stack; the
+HTTP client caught only ``ValueError``, so such a body or SSE event ended its reading task. Now
+every peer text goes through ``jsonrpc.loads``: deeper than ``MAX_JSON_DEPTH`` (512, as in the
+TypeScript and Go runtimes) is a ``ValueError`` before ``json.loads`` runs, answered -32700 by the
+servers (HTTP 400 for a POST body, one answer line over stdio) with no id; depth 512 is parsed.
+Real servers: the reference app on a loopback socket, ``mcpgen_reference --stdio`` as a process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+from conftest import child_env
+from helpers import INIT_2025, STARTUP_TIMEOUT, headers_2025, http_server, raw_http
+from mcpgen_reference.__main__ import build_app
+from mcpgen_runtime.jsonrpc import MAX_JSON_DEPTH, RpcError, decode, loads, too_deep
+
+MIB4 = 4 * 1024 * 1024
+
+
+def arrays(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def objects(depth: int) -> str:
+    return '{"a":' * (depth - 1) + "{}" + "}" * (depth - 1)
+
+
+DEEP = [arrays(MIB4 // 2 - 1), objects(MIB4 // 6 - 1)]
+
+
+def test_the_bound_is_512_levels_counted_outside_strings() -> None:
+    assert MAX_JSON_DEPTH == 512
+    assert not too_deep(arrays(512)) and too_deep(arrays(513)) and too_deep(objects(513))
+    assert too_deep(arrays(513).encode()) and not too_deep(arrays(512).encode())
+    assert not too_deep('["' + "[" * 2000 + '"]')
+    assert not too_deep('["\\"' + "[" * 2000 + '\\\\"]')
+    assert too_deep("[" * 513), "unclosed"
+    assert loads(arrays(512)) is not None
+    for text in (*DEEP, arrays(513), "[" * 100_000):
+        with pytest.raises(ValueError, match="nested deeper than 512 levels"):
+            loads(text)
+        with pytest.raises(RpcError) as e:
+            decode(text.encode())
+        assert e.value.code == -32700
+
+
+def test_a_recursion_error_below_the_bound_is_a_value_error() -> None:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)
+    try:
+        with pytest.raises(ValueError):
+            loads(arrays(400))
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize("rev", ["2025-11-25", "2026-07-28"])
+async def test_a_4_mib_body_nested_too_deep_is_400_parse_error(rev: str) -> None:
+    async with http_server(build_app(rev)) as url, raw_http() as http:
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        if rev == "2025-11-25":
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}, headers=headers_2025())
+            headers = headers_2025(r.headers["mcp-session-id"])
+        for body in DEEP:
+            r = await http.post(url, content=body.encode(), headers=headers)
+            assert r.status_code == 400, r.text[:200]
+            got = r.json()
+            assert got["error"]["code"] == -32700 and "id" not in got, got
+            assert "nested deeper than 512 levels" in got["error"]["message"]
+        r = await http.post(url, content=arrays(MAX_JSON_DEPTH).encode(), headers=headers)
+        assert "-32700" not in r.text, r.text
+
+
+async def test_stdio_answers_a_4_mib_deep_line_once_and_serves_the_next() -> None:
+    lines = [DEEP[0], json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025})]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mcpgen_reference", "--rev", "2025-11-25", "--stdio",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=child_env(),
+    )
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(("\n".join(lines) + "\n").encode()), STARTUP_TIMEOUT)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    answers = [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert len(answers) == 2, answers
+    assert answers[0]["error"]["code"] == -32700 and "id" not in answers[0], answers[0]
+    assert answers[1]["id"] == 1 and "result" in answers[1], answers[1]
