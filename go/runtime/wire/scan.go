@@ -12,8 +12,12 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDepth is the deepest nesting of arrays and objects the scanner accepts.
-const MaxDepth = 10000
+// MaxDepth is the deepest nesting of arrays and objects the scanner accepts (the outermost
+// value is level 1): 512, the bound on a peer's JSON in the TypeScript and Python runtimes too.
+// Every message is scanned once before it is used (jsonrpc.Decode), so a deeper one is a parse
+// error (-32700) there, on every transport, after at most MaxDepth levels of recursion
+// (BenchmarkDecodeDeep in ../jsonrpc: a 4 MiB [[[…]]] body).
+const MaxDepth = 512
 
 // SyntaxError is JSON text that does not parse. Offset is the byte where parsing stopped.
 type SyntaxError struct {
