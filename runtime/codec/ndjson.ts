@@ -11,6 +11,7 @@
 import { isUtf8 } from 'node:buffer';
 import { serializeMessage } from '../jsonrpc/message.js';
 import { UnserializableMessageError } from '../jsonrpc/errors.js';
+import { parsePeerJson } from './json-depth.js';
 
 /** 16 MiB: the default maximum line size in bytes (the `\n` not counted). */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -202,7 +203,7 @@ export class NdjsonDecoder {
     if (isBlankText(line)) return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parsePeerJson(line);
     } catch (e) {
       const bytes = Buffer.byteLength(line, 'utf8');
       this.sink.error(new FrameError('invalid-json', `line is not JSON: ${(e as Error).message}`, bytes, e));
@@ -293,7 +294,7 @@ export class NdjsonDecoder {
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parsePeerJson(text);
     } catch (e) {
       this.sink.error(new FrameError('invalid-json', `line is not JSON: ${(e as Error).message}`, n, e));
       return;

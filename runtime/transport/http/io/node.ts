@@ -11,6 +11,7 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { exactIds } from '../../../jsonrpc/message.js';
 import type { BodyFailure, ResponseSink } from './types.js';
 import { refusalBody, refusalHeaders, type HttpRefusal } from './guard.js';
+import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** The headers of a JSON answer; {@link NodeSink.respond} recognises this object and adds the length. */
 export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
@@ -200,7 +201,7 @@ export type WithParsed = IncomingMessage & { [PARSED_MESSAGE]?: unknown };
 export function parseJsonBody(body: Uint8Array): unknown {
   try {
     const text = UTF8.decode(body);
-    const message: unknown = JSON.parse(text);
+    const message: unknown = parsePeerJson(text);
     exactIds(message, text);
     return message;
   } catch {

@@ -36,6 +36,7 @@ import type {
   Transport,
   TransportEvents,
 } from '../../../jsonrpc/transport.js';
+import { parsePeerJson, tooDeepOr } from '../../../codec/json-depth.js';
 
 /** Options of {@link createLegacySseHandler}. */
 export interface LegacySseOptions {
@@ -216,10 +217,10 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     let message: unknown;
     try {
       const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-      message = JSON.parse(text);
+      message = parsePeerJson(text);
       exactIds(message, text);
-    } catch {
-      return fail(res, 400, ErrorCode.ParseError, 'Parse error: body is not JSON');
+    } catch (e) {
+      return fail(res, 400, ErrorCode.ParseError, `Parse error: ${tooDeepOr(e, 'body is not JSON')}`);
     }
     const problem = shapeProblem(message);
     // a malformed notification is accepted and ignored, never 4xx'd (field case 004)
@@ -342,7 +343,7 @@ export class LegacySseClientTransport implements Transport {
         for (const e of events) {
           if (e.event !== 'message') continue;
           try {
-            const m = JSON.parse(e.data) as JSONRPCMessage;
+            const m = parsePeerJson(e.data) as JSONRPCMessage;
             exactIds(m, e.data);
             if (!this.closed) this.events?.onMessage(m);
           } catch {

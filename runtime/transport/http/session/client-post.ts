@@ -26,6 +26,7 @@ import { deliver, resendDelay, resendsSpent } from '../io/delivery.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import { SessionExpiredError, type StreamState } from './client-state.js';
 import { ClientStreams } from './client-streams.js';
+import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
 const rpcLike = (m: unknown): boolean =>
@@ -152,7 +153,7 @@ export class ClientPost extends ClientStreams {
           );
         let body: unknown;
         try {
-          body = JSON.parse(text);
+          body = parsePeerJson(text);
         } catch (e) {
           throw new HttpStatusError(
             res.status,

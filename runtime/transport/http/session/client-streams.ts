@@ -21,6 +21,7 @@ import {
 } from '../io/request.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import { ClientState, SessionExpiredError, signalOf, type StreamState } from './client-state.js';
+import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** The streams of a client transport (see the module docs). */
 export class ClientStreams extends ClientState {
@@ -54,7 +55,7 @@ export class ClientStreams extends ClientState {
       if (e.event !== 'message' || e.data === '') continue;
       let m: JSONRPCMessage;
       try {
-        m = JSON.parse(e.data) as JSONRPCMessage;
+        m = parsePeerJson(e.data) as JSONRPCMessage;
         exactIds(m, e.data);
       } catch {
         this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));

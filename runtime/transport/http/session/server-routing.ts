@@ -23,6 +23,7 @@ import { authorizedBy } from '../io/types.js';
 import { SharedAdoption } from './server-adoption.js';
 import { fail, storeUnreachable } from './server-state.js';
 import { HttpServerSession } from './session.js';
+import { parsePeerJson, tooDeepOr } from '../../../codec/json-depth.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 /** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
@@ -159,10 +160,10 @@ export class StreamableEndpoint extends SharedAdoption {
     let message: unknown;
     try {
       const text = utf8.decode(body);
-      message = JSON.parse(text);
+      message = parsePeerJson(text);
       exactIds(message, text);
-    } catch {
-      return fail(ex, 400, ErrorCode.ParseError, 'Parse error: body is not JSON');
+    } catch (e) {
+      return fail(ex, 400, ErrorCode.ParseError, `Parse error: ${tooDeepOr(e, 'body is not JSON')}`);
     }
     if (Array.isArray(message)) return this.postBatch(ex, a, message);
     const problem = shapeProblem(message);

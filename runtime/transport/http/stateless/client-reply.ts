@@ -7,6 +7,7 @@ import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import { type HttpReply, mediaType, readInto } from '../io/request.js';
 import type { Id } from './client-flight.js';
+import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** Where a reply's messages go: each to the transport's answer, or the request's failure. */
 export interface ReplyTarget {
@@ -27,7 +28,7 @@ export function readSseReply(id: Id, res: HttpReply, maxEventSize: number | unde
   const take = (events: ReturnType<SseParser['end']>): void => {
     for (const e of events) {
       if (e.data === '') continue;
-      const m = JSON.parse(e.data) as JSONRPCMessage;
+      const m = parsePeerJson(e.data) as JSONRPCMessage;
       if (!('method' in m) && m.id === id) answered = true;
       to.answer(m);
     }
@@ -68,9 +69,9 @@ export async function readMessages(res: HttpReply): Promise<JSONRPCMessage[]> {
       const parser = new SseParser();
       return [...parser.push(text), ...parser.end()]
         .filter((e) => e.data !== '')
-        .map((e) => JSON.parse(e.data) as JSONRPCMessage);
+        .map((e) => parsePeerJson(e.data) as JSONRPCMessage);
     }
-    return text === '' ? [] : [JSON.parse(text) as JSONRPCMessage];
+    return text === '' ? [] : [parsePeerJson(text) as JSONRPCMessage];
   } catch {
     return [];
   }

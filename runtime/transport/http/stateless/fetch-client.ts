@@ -40,6 +40,7 @@ import { ToolHeaders } from './client-tools.js';
 import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 import { SENT } from '../../../jsonrpc/sent.js';
+import { parsePeerJson } from '../../../codec/json-depth.js';
 
 type Obj = Record<string, unknown>;
 
@@ -294,7 +295,7 @@ export class StatelessHttpClientTransport implements Transport {
     if (res.status !== 400) return res;
     const body = (await res
       .text()
-      .then(JSON.parse)
+      .then(parsePeerJson)
       .catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
     if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
     const meta = (message.params as Obj | undefined)?._meta;
@@ -342,7 +343,7 @@ export class StatelessHttpClientTransport implements Transport {
     }
     let body: unknown;
     try {
-      body = text === '' ? undefined : JSON.parse(text);
+      body = text === '' ? undefined : parsePeerJson(text);
     } catch {
       body = text;
     }
