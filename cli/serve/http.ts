@@ -27,7 +27,7 @@ import {
   type StreamableHttpOptions,
 } from '@mcpgen/runtime/http';
 import { connectHttp, type FallbackHttpClientTransport } from '@mcpgen/runtime/http/legacy-sse';
-import { readNodeBody } from '@mcpgen/runtime/http/stateless';
+import { parseJsonBody, readNodeBody } from '@mcpgen/runtime/http/stateless';
 import { createLegacySseHandler, type LegacySseHandler } from '@mcpgen/runtime/http/legacy-sse';
 import { answerClientError, continueAfterChecks, requestPath, respondNode } from '@mcpgen/runtime/http';
 import type { SharedEventStore } from '@mcpgen/runtime/stores';
@@ -402,14 +402,13 @@ const READY_PING_MS = 1000;
 const DRAIN_BODY_BYTES = 4 * 1024 * 1024;
 const DRAIN_BODY_MS = 10_000;
 
-/** Whether a POST body holds a JSON-RPC request (own `method` and `id`), alone or in a batch; a body that is no JSON counts as one. */
+/**
+ * Whether a POST body holds a JSON-RPC request (own `method` and `id`), alone or in a batch; a
+ * body that is no UTF-8 JSON, or nests deeper than the runtime's bound (512 levels), counts as one.
+ */
 function holdsRequest(bytes: Uint8Array): boolean {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-  } catch {
-    return true;
-  }
+  const parsed = parseJsonBody(bytes);
+  if (parsed === undefined) return true;
   const isRequest = (m: unknown): boolean =>
     typeof m !== 'object' || m === null || (Object.hasOwn(m, 'method') && Object.hasOwn(m, 'id'));
   return Array.isArray(parsed) ? parsed.some(isRequest) : isRequest(parsed);

@@ -12,11 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadRevision, olderHandshakeTables } from '../../cli/revisions.js';
-import { serveHttp } from '../../cli/serve/http.js';
+import { healthEndpoints, serveHttp } from '../../cli/serve/http.js';
 import { serveStatelessHttp } from '../../cli/serve/stateless.js';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../../runtime/codec/json-depth.js';
 import { HttpClientTransport } from '../../runtime/transport/http/session/node-client.js';
-import { onLines, spawnStdioServe } from '../runtime/tasks/serve-process.js';
+import { requestPath } from '../../runtime/transport/http/io/node.js';
+import { onLines, sendOnce, spawnStdioServe } from '../runtime/tasks/serve-process.js';
 import { initReq, MiniClient } from '../runtime/transport/http/session/helpers.js';
 
 const MiB4 = 4 * 1024 * 1024;
@@ -97,6 +98,29 @@ test('serve --stdio: a line nested too deep is answered -32700 and the next requ
     assert.ok(second.result, JSON.stringify(second));
   } finally {
     proc.kill();
+  }
+});
+
+test('a draining serve: a POST of a running session nested too deep is taken as a request (503), not passed on', async () => {
+  const health = healthEndpoints(undefined);
+  let passed = 0;
+  const server = createServer((req, res) => {
+    if (health.route(requestPath(req.url), req, res, () => void (passed++, res.writeHead(202).end()))) return;
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  try {
+    health.drain();
+    const headers = { 'Content-Type': 'application/json', 'Mcp-Session-Id': 's1' };
+    const answer = '{"jsonrpc":"2.0","id":7,"result":{}}';
+    assert.is((await sendOnce(url, 'POST', headers, answer)).status, 202, 'an answer goes on');
+    const r = await sendOnce(url, 'POST', headers, deep[1][1]);
+    assert.is(r.status, 503, r.body);
+    assert.is(passed, 1);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
   }
 });
 
