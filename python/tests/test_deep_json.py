@@ -92,3 +92,21 @@ async def test_stdio_answers_a_4_mib_deep_line_once_and_serves_the_next() -> Non
     assert len(answers) == 2, answers
     assert answers[0]["error"]["code"] == -32700 and "id" not in answers[0], answers[0]
     assert answers[1]["id"] == 1 and "result" in answers[1], answers[1]
+
+
+async def test_a_list_cursor_nested_too_deep_is_an_unknown_cursor() -> None:
+    """A cursor is base64 of JSON from the peer too: deeply nested, it was a RecursionError out of
+    the list handler (answered as an internal error), now -32602 "unknown cursor"."""
+    import base64
+
+    cursor = base64.urlsafe_b64encode(arrays(5000).encode()).decode()
+    async with http_server(build_app("2025-11-25")) as url, raw_http() as http:
+        r = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025}, headers=headers_2025())
+        headers = headers_2025(r.headers["mcp-session-id"])
+        await http.post(url, content=b'{"jsonrpc":"2.0","method":"notifications/initialized"}', headers=headers)
+        for method in ("tools/list", "tasks/list"):
+            r = await http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": method, "params": {"cursor": cursor}}, headers=headers)
+            body = r.json() if "json" in r.headers.get("content-type", "") else json.loads(r.text.split("data: ", 1)[1].split("\n", 1)[0])
+            assert body["error"]["code"] in (-32602, -32601), (method, body)
+            if method == "tools/list":
+                assert body["error"]["code"] == -32602 and "unknown cursor" in body["error"]["message"], body

@@ -36,7 +36,7 @@ import jsonschema.exceptions
 
 from .engine import RequestContext, UnserializableResult, dump
 from .http_headers import ParamHeader, param_headers
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError, loads
 from .stateless import LOG_LEVEL_META
 from .tasks import TaskStore
 
@@ -488,7 +488,7 @@ class ServerFeatures:
         start = 0
         if cursor is not None:
             try:
-                start = int(json.loads(base64.urlsafe_b64decode(cursor.encode()))["o"])
+                start = int(loads(base64.urlsafe_b64decode(cursor.encode()))["o"])
                 if start < 0 or start > len(items):
                     raise ValueError
             except (ValueError, KeyError, TypeError, json.JSONDecodeError, UnicodeDecodeError):

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .engine import RequestContext
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, loads
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
@@ -155,7 +155,7 @@ class TaskStore:
         start = 0
         if cursor is not None:
             try:
-                start = int(json.loads(base64.urlsafe_b64decode(str(cursor).encode()))["t"])
+                start = int(loads(base64.urlsafe_b64decode(str(cursor).encode()))["t"])
                 if not 0 <= start <= len(items):
                     raise ValueError
             except (ValueError, KeyError, TypeError, UnicodeDecodeError):
