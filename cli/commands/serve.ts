@@ -101,7 +101,7 @@ export const serve: Command = {
       name: 'redis',
       value: 'redis://HOST:PORT',
       meaning:
-        'share sessions, events, tasks and notifications with other processes through Redis; replay a request re-sent after its connection was lost',
+        'share sessions, events, tasks and notifications with other processes through Redis; replay a request re-sent after its connection was lost; at start-up, exit 3 naming the failure when Redis gives no answer within 2 s (TCP, TLS handshake, PING)',
     },
     {
       name: 'request-replay',

@@ -1,6 +1,7 @@
 /**
  * `serve --redis`: the connection to Redis and what is known of it. The stores are connected
- * here; a failure is named (authentication refused, unreachable, TLS mismatch, stalled) and
+ * here, after a probe of their own that names an unreachable Redis within 2 s (no TCP connection,
+ * no TLS handshake, no answer); a failure is named (authentication refused, unreachable, TLS mismatch, stalled) and
  * logged once per change of state, and `/readyz` (./http.ts) reads the same state (its body says
  * only "redis unavailable").
  */
@@ -22,8 +23,13 @@ export async function connectRedis(
   url: string,
   options: { sessionIdleMs?: number; maxSessions?: number; logger?: Logger },
 ): Promise<RedisStores> {
-  const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
   const state: RedisState = { down: undefined, stalled: false, where: redisWhere(url) };
+  // ioredis would take its connect timeout, then its command timeout (5 s each), to give up on a
+  // TLS handshake or a PING nobody answers, and then say only "Connection is closed."
+  const unreachable = await probeRedis(url, state.where);
+  if (unreachable)
+    throw new ServiceUnavailableError(`--redis: cannot reach Redis at ${redactUrl(url)}: ${unreachable}`);
+  const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
   let stores: RedisStores;
   // a stall (connected, no answer): commands time out, the connection raises no error; named once,
   // then one PING at a time (each bounded by the command timeout) until Redis answers again
@@ -44,6 +50,7 @@ export async function connectRedis(
   };
   try {
     stores = await connectRedisStores(url, {
+      connectTimeoutMs: REDIS_CONNECT_MS,
       sessionIdleMs: options.sessionIdleMs,
       maxSessions: options.maxSessions,
       onError: (e) => {
@@ -54,7 +61,7 @@ export async function connectRedis(
     });
   } catch (e) {
     // ioredis says only "Connection is closed." when the connection failed: look again to name why
-    const why = /Connection is closed/.test((e as Error).message) ? await diagnoseRedis(url, state.where) : undefined;
+    const why = /Connection is closed/.test((e as Error).message) ? await probeRedis(url, state.where) : undefined;
     throw new ServiceUnavailableError(
       `--redis: ${why ? `cannot reach Redis at ${redactUrl(url)}: ${why}` : (e as Error).message}`,
     );
@@ -99,11 +106,19 @@ export function readyReason(state: RedisState | undefined, e: Error): string {
 }
 
 /**
- * Why the Redis of `url` cannot be reached, found by connecting again without ioredis: the host
- * name does not resolve, the TCP connection is refused or times out (3 s), or (rediss://) the
- * TLS handshake fails; undefined when all of it works.
+ * How long `serve` gives Redis to answer at start-up, ms: the TCP connection, the TLS handshake
+ * (rediss://) and the answer to a PING, together (ioredis's connect timeout too).
  */
-async function diagnoseRedis(url: string, where: string): Promise<string | undefined> {
+export const REDIS_CONNECT_MS = 2000;
+
+/**
+ * Why the Redis of `url` cannot be reached, found without ioredis within
+ * {@link REDIS_CONNECT_MS}: the host name does not resolve, the TCP connection is refused or not
+ * made, (rediss://) the TLS handshake fails or gets no answer (a server without TLS), or the
+ * server accepts the connection but does not answer a PING (any answer counts, NOAUTH too);
+ * undefined when Redis answers.
+ */
+export async function probeRedis(url: string, where: string): Promise<string | undefined> {
   let u: URL;
   try {
     u = new URL(url);
@@ -121,28 +136,44 @@ async function diagnoseRedis(url: string, where: string): Promise<string | undef
       ...(isIP(host) ? {} : { servername: host }),
       rejectUnauthorized: false,
     });
+    let stage: 'tcp' | 'tls' | 'ping' = 'tcp';
     const done = (why: string | undefined): void => {
+      clearTimeout(timer);
       socket.destroy();
       resolve(why);
     };
-    // (a TCP connection that gets no TLS handshake: the server speaks no TLS)
-    let tcp = false;
     const tlsFailed = (what: string): string =>
       redisFailure(Object.assign(new Error(`TLS handshake failed: ${what}`), { code: 'ERR_TLS' }), where);
-    socket.once('connect', () => (tcp = true));
-    socket.setTimeout(3000, () =>
+    const timer = setTimeout(() => {
+      const within = `within ${REDIS_CONNECT_MS} ms`;
       done(
-        tls && tcp
-          ? tlsFailed('no answer within 3 s')
-          : redisFailure(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }), where),
+        stage === 'tcp'
+          ? `Redis at ${where} is unreachable: no TCP connection ${within} (ETIMEDOUT)`
+          : stage === 'tls'
+            ? tlsFailed(`no answer ${within} (not a TLS server?)`)
+            : `Redis at ${where} accepted the connection but gave no answer to PING ${within} (timed out)`,
+      );
+    }, REDIS_CONNECT_MS);
+    socket.once('connect', () => (stage = tls ? 'tls' : 'ping'));
+    socket.once(tls ? 'secureConnect' : 'connect', () => {
+      stage = 'ping';
+      socket.write('PING\r\n');
+    });
+    socket.once('data', () => done(undefined));
+    socket.once('end', () =>
+      done(
+        stage === 'ping'
+          ? `Redis at ${where} closed the connection before it answered PING`
+          : tlsFailed('the server closed the connection'),
       ),
     );
-    socket.once(tls ? 'secureConnect' : 'connect', () => done(undefined));
-    socket.once('error', (e: Error & { code?: string }) => {
+    socket.on('error', (e: Error & { code?: string }) => {
       const named = redisFailure(e, where);
       done(
-        tls && (tcp || /closed the connection|disconnected/.test(`${named} ${e.message}`))
-          ? tlsFailed(e.message)
+        tls && (stage !== 'tcp' || /closed the connection|disconnected/.test(`${named} ${e.message}`))
+          ? stage === 'ping'
+            ? named
+            : tlsFailed(e.message)
           : named,
       );
     });
