@@ -8,7 +8,8 @@
  * - {@link bearerAuth} makes the {@link Authorizer} both HTTP server transports call on a
  *   request's head, before its body is read: the `Authorization: Bearer` token is verified as a
  *   JWT against the issuer's JWKS (signature, `iss` pinned, `aud` = the server's canonical URI,
- *   `exp` required, an algorithm allow-list that can never hold `none`), or handed to an
+ *   `exp` required and accepted up to `clockToleranceSec` past it, default 5 s, as `nbf` is
+ *   before it; an algorithm allow-list that can never hold `none`), or handed to an
  *   introspection callback; required scopes are checked.
  * - Answers: 401 with `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` when no
  *   token was sent; 401 with `error="invalid_token"` (and a short `error_description`) for a
@@ -83,7 +84,12 @@ export interface BearerAuthOptions {
   challengeScopes?: readonly string[];
   /** The protected resource metadata URL named in challenges. Default {@link resourceMetadataUrl} of `resource`. */
   resourceMetadataUrl?: string;
-  /** Leeway on `exp` / `nbf`, seconds. Default 5. */
+  /**
+   * Leeway on a JWT's `exp` and `nbf`, seconds (jose `clockTolerance`), for clocks that differ
+   * between the authorization server and this one: a token is accepted up to this long after
+   * its `exp` and before its `nbf`. From 0 to 300 (else TypeError); default 5. An introspection
+   * answer's `expiresAt` gets none.
+   */
   clockToleranceSec?: number;
   /** Required JWT `typ` header (RFC 9068: `at+jwt`). Default: not checked. */
   typ?: string;
@@ -145,7 +151,7 @@ const scopesOf = (v: unknown): string[] =>
 /**
  * Makes the token check of a protected MCP endpoint: pass it as `authorize` to
  * `createStreamableHttpHandler` / `createStatelessHttpHandler` (both eras).
- * @throws TypeError for a bad `resource`, an `algorithms` list naming `none`, or neither `jwks`-able `issuer` nor `introspect`.
+ * @throws TypeError for a bad `resource`, an `algorithms` list naming `none`, a `clockToleranceSec` outside 0..300, or neither `jwks`-able `issuer` nor `introspect`.
  */
 // size: the token checks in order, one step each
 export function bearerAuth(options: BearerAuthOptions): Authorizer {
@@ -154,6 +160,11 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
   if (algorithms.length === 0 || algorithms.some((a) => a.toLowerCase() === 'none'))
     throw new TypeError('bearerAuth: algorithms must be a non-empty list without "none"');
   if (!options.issuer) throw new TypeError('bearerAuth: issuer is required');
+  const clockTolerance = options.clockToleranceSec ?? 5;
+  if (typeof clockTolerance !== 'number' || !(clockTolerance >= 0 && clockTolerance <= 300))
+    throw new TypeError(
+      `bearerAuth: clockToleranceSec must be a number of seconds from 0 to 300, got ${clockTolerance}`,
+    );
   const metadataUrl = options.resourceMetadataUrl ?? resourceMetadataUrl(options.resource);
   const required = [...(options.requiredScopes ?? [])];
   const challengeScope = (options.challengeScopes ?? required).join(' ') || undefined;
@@ -213,7 +224,7 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
         audience: options.resource,
         algorithms,
         requiredClaims: ['exp'],
-        clockTolerance: options.clockToleranceSec ?? 5,
+        clockTolerance,
         typ: options.typ,
       }));
     } catch (e) {
