@@ -4,7 +4,7 @@
  * - `package.json` (ES modules; scripts generate, check, build, start, test; the runtime as a
  *   dependency, mcpgen, TypeScript and @types/node as dev dependencies),
  * - `mcpgen.config.json` (the revision, `out: src/mcp`) and `mcpgen.lock.json` (the revision's pin),
- * - `tsconfig.json` (nodenext, strict),
+ * - `tsconfig.json` (nodenext, strict, and strictNullChecks named: the generated types need it),
  * - `src/mcp/<rev>/`: the generated code (what `mcpgen generate` writes for the config),
  * - `src/server.ts`: a server with one typed tool (`greet`), over stdio (default) or Streamable
  *   HTTP (`--http`: sessions for a handshake revision, the stateless endpoint for 2026-07-28 and
@@ -184,6 +184,8 @@ export function projectFiles(dir: string, o: InitOptions): Map<string, string> {
           module: 'nodenext',
           target: 'es2022',
           strict: true,
+          // (named besides strict: the generated types need it, TS2589 without it)
+          strictNullChecks: true,
           types: ['node'],
           allowJs: true,
           skipLibCheck: true,

@@ -42,4 +42,15 @@ test('the HTTP scaffold follows the lifecycle, not the name: a stateless "next",
   assert.match(later.get('src/client.ts')!, /new HttpClientTransport\(\{ url: target \}\)/);
 });
 
+test("the project's tsconfig.json names strictNullChecks (the generated types need it: TS2589 without), besides strict", () => {
+  for (const [rev, stateless] of [
+    ['2025-11-25', false],
+    ['2026-07-28', true],
+  ] as const) {
+    const tsconfig = JSON.parse(projectFiles('/tmp/p', options(rev, stateless)).get('tsconfig.json')!);
+    assert.is(tsconfig.compilerOptions.strict, true, rev);
+    assert.is(tsconfig.compilerOptions.strictNullChecks, true, rev);
+  }
+});
+
 test.run();
