@@ -282,7 +282,8 @@ export class ClientSession<P extends ProtocolMaps> {
    *
    * Over Streamable HTTP (a transport with `setProtocolVersion` / `onSessionExpired`): the
    * negotiated version goes to `setProtocolVersion`; when the server drops the session (404),
-   * the request in flight fails with SessionExpiredError and is not resent (case 006), the
+   * the request it answered fails with SessionExpiredError and is not resent (case 006; one
+   * whose reply stream was open reads it to its result, or fails with ConnectionClosedError), the
    * client runs the handshake again on a new session, requests made meanwhile wait for it,
    * and a hook set on the transport before `connect` runs after it.
    */

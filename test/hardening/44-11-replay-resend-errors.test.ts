@@ -6,7 +6,7 @@
  * Last-Event-ID", the answer of a server whose claim outlived the request's stream), 409/410
  * ("ran; its answer is no longer kept", with or without the request's id), or 404 (the session
  * ended meanwhile: the session is still dropped); a resumption GET of a reply stream answered
- * 400 (a resumption answered 404 stays SessionExpiredError, case 006). Both client forms (node:http, fetch), against a plain node:http server that cuts
+ * 400 (a resumption answered 404 is one too: expiry-inflight.test.ts). Both client forms (node:http, fetch), against a plain node:http server that cuts
  * and answers as told, over real sockets.
  */
 import { test } from 'uvu';

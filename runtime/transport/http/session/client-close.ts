@@ -19,7 +19,7 @@ export class ClientCore extends ClientPost {
     const sid = this.session;
     if (sid === undefined) return;
     const headers = await this.headers({}, sid);
-    this.dropSession(sid);
+    this.dropSession(sid, true);
     const res = await this.request({ method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
     res.discard();
     if (!res.ok && res.status !== 405 && res.status !== 404) throw new HttpStatusError(res.status, undefined, 'DELETE');

@@ -2,7 +2,8 @@
  * The POST of one message by a Streamable HTTP client transport (./fetch-client.ts; 2025-11-25
  * basic/transports, "Sending Messages to the Server"), and each kind of answer it gets: 202,
  * one JSON body, an SSE reply stream (read by ./client-streams.ts), a 404 that ends the session
- * (case 006), or an HTTP error.
+ * (case 006: this request was not processed; replies of others already streaming are read to
+ * their end), or an HTTP error.
  *
  * Request replay: when the server's `initialize` result advertises
  * `capabilities.experimental["mcpgen/requestReplay"]` (this runtime's server with
@@ -24,7 +25,7 @@ import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js'
 import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, mediaType, readBody } from '../io/request.js';
 import { deliver, resendDelay, resendsSpent } from '../io/delivery.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { SessionExpiredError, type StreamState } from './client-state.js';
+import { expiredAt, SessionExpiredError, type StreamState } from './client-state.js';
 import { ClientStreams } from './client-streams.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
 
@@ -111,7 +112,9 @@ export class ClientPost extends ClientStreams {
             undefined,
             `Connection closed before the response (POST ${String(message.method)}: the transport was closed)`,
           );
-        const error = new SessionExpiredError(sent);
+        // this request was not processed (2025-11-25 basic/transports, "Session Management"); the
+        // session is gone for new requests, while replies already streaming go on (client-state.ts dropSession)
+        const error = cuts ? new SessionExpiredError(sent) : expiredAt(sent, what);
         this.expire(sent);
         throw error;
       }
@@ -179,10 +182,12 @@ export class ClientPost extends ClientStreams {
         return;
       }
       if (type === 'text/event-stream') {
-        const state = this.track('post', this.session);
+        // the session the request was sent in (a 404 to another request may have dropped it meanwhile)
+        const state = this.track('post', sent ?? this.session);
         state.pending.add(requestId);
         if (this.replay) state.request = message;
         streaming = true;
+        state.reading = true;
         this.consume(res, state, cancel);
         return;
       }

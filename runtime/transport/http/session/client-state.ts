@@ -6,7 +6,7 @@
  * streams, the standalone GET stream and resumption (./client-streams.ts), the POST of a message
  * and its answer (./client-post.ts), ending the session and close (./client-close.ts).
  */
-import { RpcError, ErrorCode } from '../../../jsonrpc/errors.js';
+import { ConnectionClosedError, RpcError, ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewSet } from '../../../jsonrpc/few.js';
 import { isObject } from '../../../jsonrpc/message.js';
 import type { Cancel, Requester } from '../io/request.js';
@@ -16,7 +16,11 @@ import type { JSONRPCMessage, TransportEvents } from '../../../jsonrpc/transport
 /** JSON-RPC code of the local errors below (implementation-defined server error range). */
 export const TRANSPORT_ERROR = ErrorCode.ServerError;
 
-/** The server no longer knows the session (HTTP 404 to a request carrying its id). */
+/**
+ * The server no longer knows the session (HTTP 404 to a request carrying its id; 2025-11-25
+ * basic/transports, "Session Management"): the request it answered was not processed. Code
+ * -32000, `data: { sessionId }`.
+ */
 export class SessionExpiredError extends RpcError {
   readonly sessionId: string;
   constructor(sessionId: string) {
@@ -24,6 +28,13 @@ export class SessionExpiredError extends RpcError {
     this.name = 'SessionExpiredError';
     this.sessionId = sessionId;
   }
+}
+
+/** The SessionExpiredError of a 404 to `what` (e.g. "POST tools/call"), whose message says it was not processed. */
+export function expiredAt(sessionId: string, what: string): SessionExpiredError {
+  const error = new SessionExpiredError(sessionId);
+  error.message = `MCP session ${sessionId} expired (HTTP 404): ${what} was not processed; start a new session`;
+  return error;
 }
 
 /** Backoff for SSE reconnection. */
@@ -261,19 +272,34 @@ export class ClientState {
     state.pending.clear();
   }
 
-  dropSession(sessionId: string): boolean {
+  /**
+   * Forgets session `sessionId` (a 404 said it is gone for new requests). A POST's reply stream
+   * being read goes on to its responses (the server took its request; if it ends without them,
+   * it cannot be resumed: ./client-streams.ts fails its requests as "may have run"); a reply
+   * stream waiting to be resumed fails now with a ConnectionClosedError (its request may have
+   * run); the standalone stream stops. `ended` (the client ended the session itself,
+   * `terminateSession`): every stream of the session stops, its requests fail with
+   * SessionExpiredError.
+   */
+  dropSession(sessionId: string, ended = false): boolean {
     if (this.session !== sessionId) return false;
     this.session = undefined;
     this.version = undefined;
     for (const s of this.streams.list()) {
-      if (s.sessionId !== sessionId) continue;
+      if (s.sessionId !== sessionId || (!ended && s.kind === 'post' && s.reading)) continue;
       stopStream(s);
-      this.failStream(s, new SessionExpiredError(sessionId));
+      const expired = new SessionExpiredError(sessionId);
+      this.failStream(
+        s,
+        !ended && s.kind === 'post'
+          ? new ConnectionClosedError(expired, 'SSE response stream lost before the response; the request may have run')
+          : expired,
+      );
     }
     return true;
   }
 
-  /** Handles a 404 for `sessionId` once: drop it, fail its streams, call the hook. */
+  /** Handles a 404 for `sessionId` once: drop it, fail or leave its streams (see {@link dropSession}), call the hook. */
   expire(sessionId: string): void {
     if (!this.dropSession(sessionId)) return;
     const hook = this.owner.onSessionExpired;

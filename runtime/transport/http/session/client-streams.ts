@@ -102,7 +102,7 @@ export class ClientStreams extends ClientState {
       if (delay > 0 && !(await sleep(delay, signalOf(state)))) return this.forget(state);
       if (this.closed || state.aborted) return this.forget(state);
       if (state.sessionId !== this.session)
-        return this.failStream(state, new SessionExpiredError(state.sessionId ?? ''));
+        return this.failStream(state, resumeFailed(state, new SessionExpiredError(state.sessionId ?? '')));
       const extra: Record<string, string> = { Accept: 'text/event-stream' };
       if (state.lastEventId !== undefined) extra['Last-Event-ID'] = state.lastEventId;
       let res: HttpReply | undefined;
@@ -128,7 +128,7 @@ export class ClientStreams extends ClientState {
       if (res) {
         const body = await readBody(res);
         if (res.status === 404 && state.sessionId !== undefined) {
-          const err = new SessionExpiredError(state.sessionId);
+          const err = resumeFailed(state, new SessionExpiredError(state.sessionId));
           this.expire(state.sessionId);
           return this.failStream(state, err);
         }
@@ -157,12 +157,15 @@ export class ClientStreams extends ClientState {
  * The error the requests of `state` fail with when resuming it failed with `error`: on a POST's
  * reply stream, which gave an event ID before it was lost, the server had taken the request, so
  * it may have run: a ConnectionClosedError caused by `error` (e.g. a 400 for a cursor the server
- * no longer keeps), never a header error. (A 404 stays SessionExpiredError, case 006: the session
- * ended, which every request waiting in it learns alike.)
+ * no longer keeps, or the SessionExpiredError of a session that ended meanwhile), never a header
+ * error nor a SessionExpiredError (which says the request was not processed).
  */
 function resumeFailed(state: StreamState, error: Error): Error {
   if (state.kind !== 'post') return error;
-  return new ConnectionClosedError(error, 'SSE response stream lost before the response, and resuming it failed');
+  return new ConnectionClosedError(
+    error,
+    'SSE response stream lost before the response (the request may have run), and resuming it failed',
+  );
 }
 
 /**

@@ -15,11 +15,15 @@
  * unless the server advertised request replay: then the request is POSTed again, identical
  * (./client-post.ts, ./session-replay.ts).
  *
- * Session expiry (case 006): a 404 to a request that carried the session id drops the session
- * (id and protocol version), fails that send with {@link SessionExpiredError} — the message is
- * not resent, a tool call may not be idempotent — fails requests still waiting on streams of
- * that session the same way, and calls `onSessionExpired`, where the lifecycle layer starts a
- * new session (a fresh `initialize`, sent without a session id). A 400 never does this.
+ * Session expiry (case 006; 2025-11-25 basic/transports, "Session Management": a 404 means the
+ * session is gone for new requests): a 404 to a request that carried the session id drops the
+ * session (id and protocol version), fails that send with {@link SessionExpiredError} (the
+ * request was not processed; it is not resent, a tool call may not be idempotent), and calls
+ * `onSessionExpired`, where the lifecycle layer starts a new session (a fresh `initialize`, sent
+ * without a session id). Requests the server already took go on: a reply stream being read is
+ * read to its responses; one that ends without them, or was waiting to be resumed, fails with
+ * ConnectionClosedError (the request may have run; `cause`: the SessionExpiredError). A 400
+ * never does this.
  */
 import { fetchRequester, type Requester } from '../io/request.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -84,7 +88,8 @@ export class HttpClientTransport implements Transport {
   /**
    * POSTs one message. Resolves once the server accepted it (202, a JSON reply delivered, or
    * an SSE reply stream opened — its events arrive later through `onMessage`).
-   * @throws SessionExpiredError on 404 to a request that carried the session id.
+   * @throws SessionExpiredError on 404 to a request that carried the session id (the request
+   * was not processed).
    * @throws HttpStatusError on other HTTP errors, unless the body is a JSON-RPC error for this
    * request's id (then that error is delivered as the response), and on a reply to a request
    * that is not JSON-RPC: a Content-Type other than JSON or SSE, or JSON that does not parse
@@ -95,8 +100,9 @@ export class HttpClientTransport implements Transport {
    * request replay (see ./client-post.ts): an earlier POST of it may have run it, so a re-send's
    * 404 (the session is still dropped), 400 (the server no longer keeps its stream), 409/410 or a
    * JSON-RPC error for its id on a non-2xx answer all mean "may have run"; `cause` is that error.
-   * A request whose reply stream gave an event ID and whose resumption is refused (400, 405, 409)
-   * fails with ConnectionClosedError too (through `onRequestError`).
+   * A request whose reply stream gave an event ID and whose resumption is refused (400, 404, 405,
+   * 409, or its session dropped meanwhile) fails with ConnectionClosedError too (through
+   * `onRequestError`).
    */
   send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
     return this.core.send(message);

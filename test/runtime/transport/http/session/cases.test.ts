@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ConnectionClosedError } from '../../../../../runtime/jsonrpc/errors.js';
 import {
   HttpClientTransport,
   HttpStatusError,
@@ -140,7 +141,9 @@ test('006 client: 404 fails the in-flight request with SessionExpiredError, re-i
   }
 });
 
-test('006 client: requests waiting on SSE streams of an ended session fail with SessionExpiredError too', async () => {
+// The server took both requests (their streams were open): they may have run, so they fail with
+// ConnectionClosedError caused by the SessionExpiredError, never SessionExpiredError itself ("not processed").
+test('006 client: requests waiting on SSE streams of an ended session fail "may have run" (ConnectionClosedError, cause SessionExpiredError)', async () => {
   const srv = await startServer({ replyMode: 'sse', retryMs: 5 });
   const transport = new HttpClientTransport({ url: srv.url, reconnect: { initialDelayMs: 5 } });
   const client = new MiniClient(transport);
@@ -168,7 +171,11 @@ test('006 client: requests waiting on SSE streams of an ended session fail with 
     );
     await srv.sessions[0].close();
     const outcomes = await Promise.all(calls);
-    for (const o of outcomes) assert.instance(o, SessionExpiredError);
+    for (const o of outcomes) {
+      assert.instance(o, ConnectionClosedError);
+      assert.match((o as Error).message, 'may have run');
+      assert.instance((o as Error).cause, SessionExpiredError);
+    }
     assert.is(expired, 1);
     assert.is(transport.sessionId, undefined);
   } finally {
