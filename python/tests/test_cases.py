@@ -371,6 +371,11 @@ async def test_011_protocol_version_header_rules_of_both_eras() -> None:
         r = await http.post(url, json=discover("1900-01-01"), headers={**headers_2026("server/discover"), "mcp-protocol-version": "1900-01-01"})
         assert r.status_code == 400 and r.json()["error"]["code"] == -32022
         assert r.json()["error"]["data"] == {"supported": ["2026-07-28"], "requested": "1900-01-01"}
+        # the version before the client capabilities: a request of a version not served, without them
+        no_caps = {"jsonrpc": "2.0", "id": "d2", "method": "server/discover", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}}
+        r = await http.post(url, json=no_caps, headers={**headers_2026("server/discover"), "mcp-protocol-version": "2099-01-01"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == -32022
+        assert r.json()["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
         r = await http.post(url, json=discover("2026-07-28"), headers=headers_2026("server/discover"))
         assert r.status_code == 200 and r.json()["result"]["resultType"] == "complete"
 

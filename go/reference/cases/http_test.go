@@ -259,6 +259,11 @@ func TestCase011HTTPProtocolVersionHeader(t *testing.T) {
 	if a.status != 400 || a.code() != -32022 || strings.Join(data.Error.Data.Supported, ",") != "2026-07-28" || data.Error.Data.Requested != "1900-01-01" {
 		t.Errorf("i: %d %s", a.status, a.body)
 	}
+	// the version before the client capabilities: a request of a version not served, without them
+	noCaps := `{"jsonrpc":"2.0","id":"d2","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}`
+	if a := modern(noCaps, "2099-01-01"); a.status != 400 || a.code() != -32022 || !strings.Contains(a.body, `"requested":"2099-01-01"`) {
+		t.Errorf("2099 without capabilities: %d %s", a.status, a.body)
+	}
 	if a := modern(discover("2026-07-28"), "2026-07-28"); a.status != 200 || !strings.Contains(a.body, `"resultType":"complete"`) {
 		t.Errorf("j: %d %s", a.status, a.body)
 	}

@@ -2,8 +2,9 @@
  * The checks of a stateless endpoint (./server.ts) before a request reaches the engine, in the
  * order they run: the head (Host, Origin, method, Accept, Content-Type, Content-Length:
  * ../io/guard.ts), the token, then, once the body is parsed, its shape, the `_meta` protocol
- * version and client capabilities, the request metadata headers (./headers.ts) and whether the
- * version is served. Each failed check is a {@link Refusal}: the status and JSON-RPC error the
+ * version, the request metadata headers (./headers.ts), whether the version is served (400,
+ * UNSUPPORTED_PROTOCOL_VERSION with `data: { supported, requested }`, draft basic/versioning)
+ * and the client capabilities. Each failed check is a {@link Refusal}: the status and JSON-RPC error the
  * module doc of ./server.ts lists.
  */
 import type { Authorizer } from '../../../auth/types.js';
@@ -143,19 +144,22 @@ export class StatelessChecks {
     }
     if (typeof version !== 'string')
       return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${PROTOCOL_VERSION_META}"]`));
-    const capabilities = meta![CLIENT_CAPABILITIES_META];
-    if (typeof capabilities !== 'object' || capabilities === null) {
-      return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${CLIENT_CAPABILITIES_META}"]`));
-    }
     const tool = msg.method === 'tools/call' ? this.#toolHeaders(params.name) : undefined;
     const mismatch = checkRequestHeaders(msg, headers, tool);
     if (mismatch) return refuse(400, id, mismatch);
+    // the version before the capabilities (draft basic/versioning): the shape of `_meta` is that
+    // of a version served, and a client of another version learns the supported ones (case 011 B h:
+    // a header that does not match the body is a HeaderMismatch first)
     if (!versions.includes(version)) {
       return refuse(
         400,
         id,
         new RpcError(unsupported, 'Unsupported protocol version', { supported: [...versions], requested: version }),
       );
+    }
+    const capabilities = meta![CLIENT_CAPABILITIES_META];
+    if (typeof capabilities !== 'object' || capabilities === null) {
+      return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${CLIENT_CAPABILITIES_META}"]`));
     }
     return { headers, protocolVersion: version };
   }

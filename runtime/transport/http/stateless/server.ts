@@ -19,17 +19,18 @@
  * - 400 -32700 not JSON; 400 -32600 not one JSON-RPC request/notification (responses refused),
  *   with the request's id when it can be read (JSON-RPC 2.0 §5).
  * - 400 -32022 `initialize` (a legacy client): the error names the supported versions.
- * - 400 -32602 request without `_meta` protocol version or client capabilities.
+ * - 400 -32602 request without `_meta` protocol version.
  * - 400 -32020 HeaderMismatch: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or
  *   `Mcp-Param-*` missing, malformed or not matching the body (./headers.ts).
  * - 400 -32022 protocol version not in `supportedVersions` (`data.supported`, `data.requested`).
+ * - 400 -32602 request without `_meta` client capabilities.
  * - 404 when the answer is -32601 (method not found); 400 for -32021 and -32022 answers.
  * - 202 notification (a `notifications/cancelled` or `notifications/progress` is not delivered:
  *   it can name no request of its own POST); 200 JSON (`auto`: the response came first) or SSE.
  * `Mcp-Session-Id` and `Last-Event-ID` are ignored; no session id is minted.
  *
- * In parts: ./server-checks.ts the checks before the engine (head, token, body, `_meta`,
- * headers, version), ./server-transport.ts the transport that carries each request to the
+ * In parts: ./server-checks.ts the checks before the engine (head, token, body, `_meta`
+ * version, headers, version served, capabilities), ./server-transport.ts the transport that carries each request to the
  * engine and its answer back; this file reads each request (node:http or WHATWG) through them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -113,6 +113,17 @@ test('missing _meta protocol version or client capabilities → 400 -32602', asy
   assert.equal([r.status, r.body.error.code], [400, -32602]);
 });
 
+test('an unsupported version (header and _meta 2099-01-01) without client capabilities → 400 -32022 naming the supported versions, not -32602', async () => {
+  const r = await post(
+    s.url,
+    { ...headersFor('tools/list'), 'MCP-Protocol-Version': '2099-01-01' },
+    request(3, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }),
+  );
+  assert.equal([r.status, r.body.error.code, r.body.id], [400, -32022, 3]);
+  assert.is(r.body.error.message, 'Unsupported protocol version');
+  assert.equal(r.body.error.data, { supported: [V], requested: '2099-01-01' });
+});
+
 test('a legacy initialize on the modern-only endpoint → 400 -32022 naming the supported versions', async () => {
   const r = await post(
     s.url,
