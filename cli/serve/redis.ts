@@ -8,7 +8,6 @@
 import { isIP } from 'node:net';
 import type { Logger } from '@mcpgen/runtime/engine';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
-import { redactUrl } from '../redact.js';
 
 export class ServiceUnavailableError extends Error {}
 
@@ -28,7 +27,8 @@ export async function connectRedis(
   // TLS handshake or a PING nobody answers, and then say only "Connection is closed."
   const unreachable = await probeRedis(url, state.where);
   if (unreachable)
-    throw new ServiceUnavailableError(`--redis: cannot reach Redis at ${redactUrl(url)}: ${unreachable}`);
+    // (`unreachable` names the Redis, host and port, once)
+    throw new ServiceUnavailableError(`--redis: ${unreachable}`);
   const { connectRedisStores } = await import('@mcpgen/runtime/stores/redis');
   let stores: RedisStores;
   // a stall (connected, no answer): commands time out, the connection raises no error; named once,
@@ -63,7 +63,8 @@ export async function connectRedis(
     // ioredis says only "Connection is closed." when the connection failed: look again to name why
     const why = /Connection is closed/.test((e as Error).message) ? await probeRedis(url, state.where) : undefined;
     throw new ServiceUnavailableError(
-      `--redis: ${why ? `cannot reach Redis at ${redactUrl(url)}: ${why}` : (e as Error).message}`,
+      // (`why` names the Redis, host and port, once)
+      `--redis: ${why ?? (e as Error).message}`,
     );
   }
   const where = state.where;

@@ -138,6 +138,24 @@ export class ConnectionClosedError extends RpcError {
 }
 
 /**
+ * The code and message of the innermost `cause` of `e` (fetch's "fetch failed" holds the
+ * network error one or two `cause` levels down, e.g. an AggregateError of each address tried,
+ * whose own message is empty): "connect ECONNREFUSED 127.0.0.1:9", or "ECONNREFUSED" and the
+ * message when the message does not name the code.
+ */
+function innermost(e: Error): string {
+  let at: Error = e;
+  for (let depth = 0; depth < 8 && at.cause instanceof Error; depth++) at = at.cause;
+  if (at.message === '' && at instanceof AggregateError && at.errors[0] instanceof Error) {
+    const code = (at as { code?: unknown }).code;
+    at = Object.assign(new Error(at.errors[0].message), { code: code ?? (at.errors[0] as { code?: unknown }).code });
+  }
+  const code = (at as { code?: unknown }).code;
+  const message = at.message || at.name;
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/**
  * The request was not processed by the peer, so sending it again cannot run it twice. Raised
  * by the HTTP client transports, once their own bounded retries (if any) are spent, when
  * - `reason: 'not-sent'`: no byte of it was written (the connection was refused, the host name
@@ -170,7 +188,7 @@ export class RequestNotProcessedError extends RpcError {
     const why =
       reason === 'refused'
         ? `the server refused it (HTTP ${status}${retryAfterMs === undefined ? '' : `, Retry-After ${Math.ceil(retryAfterMs / 1000)} s`})`
-        : `it could not be sent${cause instanceof Error ? ` (${cause.message})` : ''}`;
+        : `it could not be sent${cause instanceof Error ? ` (${innermost(cause)})` : ''}`;
     super(
       ErrorCode.ConnectionClosed,
       `${what} was not processed: ${why}${attempts > 1 ? ` after ${attempts} attempts` : ''}; it is safe to send again`,

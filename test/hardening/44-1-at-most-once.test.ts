@@ -203,6 +203,8 @@ test('a server that never listens: RequestNotProcessedError (not-sent) after the
     assert.is(error.reason, 'not-sent');
     assert.is(error.attempts, 3);
     assert.match(error.message, /safe to send again/);
+    // the network error, not fetch's "fetch failed" above it
+    assert.match(error.message, /could not be sent \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)/, error.message);
   }
 });
 

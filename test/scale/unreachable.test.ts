@@ -1,5 +1,5 @@
 /**
- * `mcpgen serve --http --redis <url>` where no Redis answers: a one-line message naming the URL and
+ * `mcpgen serve --http --redis <url>` where no Redis answers: a one-line message naming its host and port once, and
  * exit 3 (as for a port in use), no stack trace; both eras (the session store and the listen bus).
  * A database the Redis does not have is exit 3 too (not database 0 instead), a path that is no
  * database number, or a query string, exit 2 (usage).
@@ -56,7 +56,8 @@ test('serve --redis with a database Redis does not have: exit 3 naming it; a pat
 
 for (const rev of ['2025-11-25', 'draft']) {
   test(`serve --rev ${rev} --redis to a closed port: exit 3, one line, no stack`, async () => {
-    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const where = `127.0.0.1:${await closedPort()}`;
+    const url = `redis://${where}`;
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
       execFile(
         process.execPath,
@@ -68,7 +69,10 @@ for (const rev of ['2025-11-25', 'draft']) {
     assert.is(r.code, 3, r.stderr);
     assert.match(
       r.stderr,
-      new RegExp(`^mcpgen serve: --redis: cannot reach Redis at ${url.replace(/[.]/g, '\\.')}`, 'm'),
+      new RegExp(
+        `^mcpgen serve: --redis: Redis at ${where.replace(/[.]/g, '\\.')} is unreachable: connection refused$`,
+        'm',
+      ),
     );
     assert.not.match(r.stderr, /\n\s+at /, 'a stack trace');
     assert.not.match(r.stderr, /listening on/);
