@@ -111,10 +111,20 @@ export class TaskNotFoundError extends RpcError {
   }
 }
 
-/** A `tasks/list` cursor this store did not issue: -32602. */
+/**
+ * A `tasks/list` cursor this store did not issue: -32602, data `{ cursor }`; one longer than 256
+ * characters (issued ones stay under 40) is named by its length alone, data `{ length }`.
+ */
 export class InvalidCursorError extends RpcError {
   constructor(readonly cursor: unknown) {
-    super(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}`, { cursor });
+    const length = typeof cursor === 'string' && cursor.length > 256 ? cursor.length : undefined;
+    super(
+      ErrorCode.InvalidParams,
+      length === undefined
+        ? `Invalid cursor: ${JSON.stringify(cursor)}`
+        : `Invalid cursor (${length} characters: not one this server issued)`,
+      length === undefined ? { cursor } : { length },
+    );
     this.name = 'InvalidCursorError';
   }
 }

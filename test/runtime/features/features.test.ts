@@ -152,6 +152,17 @@ test('tools: list pages with opaque cursors; invalid cursor is -32602', async ()
   }
   // a cursor of one list is not valid for another
   assert.is((await rpcError(client.listPrompts({ cursor: p1.nextCursor }))).code, -32602);
+  // a cursor far longer than any this server issues is refused unread, and not echoed back: here
+  // one of this list's shape padded past 256 characters, and a 1 MiB deeply nested one
+  const b64 = (text: string) => Buffer.from(text).toString('base64url');
+  const padded = b64(JSON.stringify({ k: 'tools', o: 2, pad: 'x'.repeat(300) }));
+  const nested = b64('['.repeat(1 << 19) + ']'.repeat(1 << 19));
+  for (const cursor of [padded, nested]) {
+    const e = await rpcError(client.listTools({ cursor }));
+    assert.is(e.code, -32602);
+    assert.match(e.message, /^Invalid cursor \(\d+ characters: not one this server issued\)$/);
+    assert.not.ok(JSON.stringify(e.data ?? null).includes(cursor.slice(0, 64)), 'the cursor is not echoed');
+  }
   await client.close();
 });
 

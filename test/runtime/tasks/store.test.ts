@@ -206,6 +206,15 @@ test('store: list pages in creation order with opaque cursors; a bad cursor is -
     assert.instance(err, InvalidCursorError, bad);
     assert.is((err as InvalidCursorError).code, -32602);
   }
+  // a cursor longer than any issued is not echoed in the error (message or data)
+  const long = 'A'.repeat(100_000);
+  const err = (await store.list('o', { cursor: long }).catch((e: unknown) => e)) as InvalidCursorError;
+  assert.instance(err, InvalidCursorError);
+  assert.is(err.message, 'Invalid cursor (100000 characters: not one this server issued)');
+  assert.equal(err.data, { length: 100000 });
+  const short = (await store.list('o', { cursor: '!!' }).catch((e: unknown) => e)) as InvalidCursorError;
+  assert.is(short.message, 'Invalid cursor: "!!"');
+  assert.equal(short.data, { cursor: '!!' });
 });
 
 test.run();
