@@ -30,6 +30,20 @@ import { serveOverHttp } from '../serve/endpoint.js';
 import { isStateless, serveDualEraConnection } from '../serve/stateless.js';
 import { didYouMean } from '../nearest.js';
 
+/** The flags of the HTTP endpoint, refused beside --stdio (where they would be ignored). */
+const HTTP_ONLY = [
+  'host',
+  'reply',
+  'session-idle-ms',
+  'max-sessions',
+  'redis',
+  'request-replay',
+  'cors-origin',
+  'allowed-host',
+  'public-url',
+  'shutdown-grace-ms',
+] as const;
+
 export const serve: Command = {
   name: 'serve',
   summary: 'runs the reference MCP server of a revision over stdio or Streamable HTTP',
@@ -162,7 +176,10 @@ export const serve: Command = {
       'the connection ended (stdio) or the server was stopped (SIGINT/SIGTERM: after the drain; a second signal: at once)',
     ],
     [1, 'the stdio connection closed with an error'],
-    [2, 'usage error: neither or both of --stdio and --http, a bad flag value, an unknown revision'],
+    [
+      2,
+      'usage error: neither or both of --stdio and --http, a flag of --http beside --stdio, a bad flag value, an unknown revision',
+    ],
     [3, 'the port cannot be listened on, Redis cannot be reached'],
   ],
   run,
@@ -223,6 +240,11 @@ async function run(args: string[], io: Io): Promise<number> {
   )
     throw new UsageError('--auth needs --http (a stdio server takes its credentials from the environment)');
   if (values.stdio && values.http !== undefined) throw new UsageError('--stdio and --http exclude each other');
+  if (values.stdio) {
+    const httpOnly = HTTP_ONLY.filter((k) => values[k] !== undefined);
+    if (httpOnly.length)
+      throw new UsageError(`--${httpOnly.join(' and --')} appl${httpOnly.length > 1 ? 'y' : 'ies'} to --http only`);
+  }
   const requestStateSecret = readRequestStateSecret(values['request-state-secret-file'] as string | undefined);
   if (values.http !== undefined)
     return serveOverHttp(values as Record<string, string | undefined>, io, requestStateSecret);

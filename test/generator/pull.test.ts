@@ -165,6 +165,13 @@ test('usage errors exit 2: unknown command, unknown flag, conflicting flags, no 
     [['serve', '--stdio', 'extra'], /unexpected arguments: extra/],
     [['serve', '--stdio', '--http', '0'], /--stdio and --http exclude each other/],
     [['serve', '--stdio', '--modern-only'], /--modern-only applies to a stateless revision/],
+    // flags of the HTTP endpoint mean nothing on stdio: named, not ignored
+    [
+      ['serve', '--stdio', '--allowed-host', 'mcp.example.com', '--shutdown-grace-ms', '5000'],
+      /--allowed-host and --shutdown-grace-ms apply to --http only/,
+    ],
+    [['serve', '--stdio', '--redis', 'redis://127.0.0.1:6379'], /--redis applies to --http only/],
+    [['serve', '--stdio', '--host', '0.0.0.0'], /--host applies to --http only/],
     [['generate', '--out', ''], /--out needs a folder/],
     [[], /Usage:/],
   ];
