@@ -348,10 +348,13 @@ test('a server process killed during a call over HTTP: ConnectionClosedError, as
       });
       const client = new Client({ clientInfo: { name: 'c', version: '0' } });
       await client.connect(new HttpClientTransport({ url, reconnect: { initialDelayMs: 10, maxRetries: 2 } }));
+      // killed once the call surely runs at the server: its first progress notification came
+      let running!: () => void;
+      const started = new Promise<void>((r) => (running = r));
       const call = failure(
-        client.callTool({ name: 'test_tool_with_progress', arguments: {} }, { onProgress: () => {} }),
+        client.callTool({ name: 'test_tool_with_progress', arguments: {} }, { onProgress: () => running() }),
       );
-      await sleep(30);
+      await started;
       child.kill('SIGKILL');
       const error = await call;
       assert.instance(error, ConnectionClosedError, `${mode}: ${String(error)}`);
