@@ -205,6 +205,12 @@ export async function serveOverHttp(
     io.err(
       'mcpgen serve: --reply json with --redis: request replay is off (it answers every request as SSE); a request whose connection is lost before its answer fails as "may have run"',
     );
+  // a wildcard bind answers on every interface, but its Host check passes the loopback names only
+  const bound = values.host?.replace(/^\[(.*)\]$/, '$1');
+  if ((bound === '0.0.0.0' || bound === '::') && !front.allowedHosts && !front.publicUrl)
+    io.err(
+      `mcpgen serve: --host ${values.host}: a request passes the Host check (DNS-rebinding protection) when it names 127.0.0.1, localhost or [::1]; name each other host clients use with --allowed-host NAME[:PORT]`,
+    );
   io.err(`mcpgen serve: listening on ${served.url}`);
   if (auth)
     io.err(

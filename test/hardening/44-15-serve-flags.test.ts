@@ -4,10 +4,10 @@
  * silently. Both are usage errors now (exit 2) naming the flag, before anything listens; the real
  * CLI, each run bounded so that one that starts serving instead fails the test rather than hangs.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bin, root } from '../runtime/tasks/serve-process.js';
+import { bin, onLines, root } from '../runtime/tasks/serve-process.js';
 
 /** `mcpgen serve --http 0 <args>`: its exit code (-1: still running after 60 s, then killed) and stderr. */
 function serve(...args: string[]): Promise<{ code: number; stderr: string }> {
@@ -66,6 +66,46 @@ test('--redis (or any single-valued flag) given twice: exit 2 naming it, neither
   assert.is(r.code, 2, r.stderr);
   assert.match(r.stderr, /^mcpgen serve: --redis is given more than once; it takes one value/, r.stderr);
   assert.not.match(r.stderr, /secret-/);
+});
+
+/** The stderr lines `mcpgen serve --http 0 <args>` prints up to its "listening on" line (then it is killed). */
+function startLines(...args: string[]): Promise<string[]> {
+  const proc = spawn(process.execPath, [bin, 'serve', '--http', '0', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const lines: string[] = [];
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${lines.join('\n')}`)));
+    onLines(proc.stderr!, (line) => {
+      lines.push(line);
+      if (!/listening on /.test(line)) return;
+      proc.removeAllListeners('exit');
+      proc.kill('SIGKILL');
+      resolve(lines);
+    });
+  });
+}
+
+test('--host on every interface or another address: a line says which Host names pass and how to add others', async () => {
+  const [wildcard, v6, named, loopback] = await Promise.all([
+    startLines('--host', '0.0.0.0'),
+    startLines('--host', '::'),
+    startLines('--host', '0.0.0.0', '--allowed-host', 'mcp.example.com'),
+    startLines('--host', '127.0.0.1'),
+  ]);
+  const hint = (host: string) =>
+    `mcpgen serve: --host ${host}: a request passes the Host check (DNS-rebinding protection) when it names 127.0.0.1, localhost or [::1]; name each other host clients use with --allowed-host NAME[:PORT]`;
+  assert.ok(wildcard.includes(hint('0.0.0.0')), wildcard.join('\n'));
+  assert.ok(v6.includes(hint('::')), v6.join('\n'));
+  assert.not.ok(
+    named.some((l) => l.includes('passes the Host check')),
+    named.join('\n'),
+  );
+  assert.not.ok(
+    loopback.some((l) => l.includes('passes the Host check')),
+    loopback.join('\n'),
+  );
 });
 
 test.run();
