@@ -42,6 +42,7 @@ const HTTP_ONLY = [
   'allowed-host',
   'public-url',
   'shutdown-grace-ms',
+  'drain-min-ms',
 ] as const;
 
 export const serve: Command = {
@@ -52,7 +53,7 @@ export const serve: Command = {
     'serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]',
     '      [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT [--request-replay on|off]]',
     '      [--request-state-secret-file PATH] [--cors-origin ORIGIN]...',
-    '      [--allowed-host NAME[:PORT]]... [--public-url URL] [--shutdown-grace-ms MS]',
+    '      [--allowed-host NAME[:PORT]]... [--public-url URL] [--shutdown-grace-ms MS] [--drain-min-ms MS]',
     '      [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]',
     'serve --lang python|go (--stdio | --http <port> [--host 127.0.0.1]) [--rev <id>]',
   ],
@@ -75,7 +76,8 @@ export const serve: Command = {
     '/readyz (503 while Redis does not answer or after SIGTERM). SIGTERM drains, still listening: new',
     'sessions and requests get 503 with Retry-After and Connection: close (not run), answers and',
     'notifications of running calls go on, idle connections close after 1 s, requests in flight finish',
-    'within --shutdown-grace-ms, the rest get -32000 "server shutting down"; every response sent',
+    'within --shutdown-grace-ms, the rest get -32000 "server shutting down" (an idle process stops at',
+    'once unless --drain-min-ms keeps it listening that long); every response sent',
     'from the signal on says Connection: close. A second SIGINT/SIGTERM while draining stops at once',
     '(exit 0): calls still running are cut. With --redis the endpoint offers request replay',
     '(capabilities.experimental["mcpgen/requestReplay"]): a request sent again identically (same',
@@ -146,6 +148,13 @@ export const serve: Command = {
       value: 'MS',
       default: '2000',
       meaning: 'after SIGINT/SIGTERM, how long requests in flight may still finish',
+    },
+    {
+      name: 'drain-min-ms',
+      value: 'MS',
+      default: '0',
+      meaning:
+        'after SIGINT/SIGTERM, keep listening at least this long, answering new work 503 (the deregistration delay of a load balancer)',
     },
     { name: 'auth', value: '<issuer-url>', meaning: 'protect /mcp: bearer tokens of this issuer for this URL' },
     {

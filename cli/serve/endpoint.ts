@@ -4,7 +4,8 @@
  * SIGINT/SIGTERM, then drains while still listening: /readyz turns 503, new work gets 503 with
  * Retry-After and Connection: close (./http.ts `healthEndpoints`; so does every response sent
  * from then on), idle connections close after 1 s, POSTs in flight finish within
- * `--shutdown-grace-ms` (2 s); then it closes. A second signal cuts the drain short: it closes at
+ * `--shutdown-grace-ms` (2 s), and the drain lasts `--drain-min-ms` at least (default 0: it ends as
+ * soon as nothing is in flight); then it closes. A second signal cuts the drain short: it closes at
  * once, exit 0.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
@@ -171,6 +172,7 @@ export async function serveOverHttp(
   };
   const auth = authOptions(values);
   const graceMs = count(values['shutdown-grace-ms'], '--shutdown-grace-ms', 0, MAX_TIMER_MS) ?? SHUTDOWN_GRACE_MS;
+  const drainMinMs = count(values['drain-min-ms'], '--drain-min-ms', 0, MAX_TIMER_MS) ?? 0;
   const rev = values.rev ?? DEFAULT_REV;
   const mod = await loadRevision(rev);
   checkModernOnly(mod, values['modern-only'] !== undefined);
@@ -234,17 +236,21 @@ export async function serveOverHttp(
   // second signal cuts it short); an idle kept-alive connection is closed once it stayed idle
   // DRAIN_IDLE_MS (one that sends meanwhile is answered 503 and told the connection ends). Then
   // the listener closes; what is still pending gets a JSON-RPC error "server shutting down".
+  // With --drain-min-ms the drain lasts at least that long, idle or not (a load balancer's
+  // deregistration window: what it still sends meanwhile is answered 503, not refused).
   served.drain();
   const drainedAt = Date.now();
+  if (drainMinMs > 0) io.err(`mcpgen serve: shutting down; still listening for ${drainMinMs} ms (--drain-min-ms)`);
   if (posts.count > 0)
     io.err(`mcpgen serve: shutting down; waiting up to ${graceMs} ms for ${posts.count} request(s) in flight`);
   // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
   let grace: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<void>((r) => (grace = setTimeout(r, graceMs)));
+  const graceOver = new Promise<void>((r) => (grace = setTimeout(r, Math.max(graceMs, drainMinMs))));
   let over = false;
   void Promise.race([graceOver, signalled()]).then(() => (over = true));
-  while (!over && !(posts.count === 0 && connections.closeIdle(DRAIN_IDLE_MS, drainedAt) === 0))
-    await Promise.race([graceOver, new Promise((r) => setTimeout(r, DRAIN_POLL_MS))]);
+  const drained = () =>
+    Date.now() - drainedAt >= drainMinMs && posts.count === 0 && connections.closeIdle(DRAIN_IDLE_MS, drainedAt) === 0;
+  while (!over && !drained()) await Promise.race([graceOver, new Promise((r) => setTimeout(r, DRAIN_POLL_MS))]);
   clearTimeout(grace);
   served.server.close();
   await served.close();
