@@ -37,6 +37,7 @@ const HTTP_ONLY = [
   'session-idle-ms',
   'max-sessions',
   'redis',
+  'redis-password-file',
   'request-replay',
   'cors-origin',
   'allowed-host',
@@ -51,7 +52,8 @@ export const serve: Command = {
   usage: [
     'serve --stdio [--rev <id>] [--modern-only] [--request-state-secret-file PATH]',
     'serve --http <port> [--host 127.0.0.1] [--reply auto|json|sse] [--rev <id>] [--modern-only]',
-    '      [--session-idle-ms MS] [--max-sessions N] [--redis redis://HOST:PORT [--request-replay on|off]]',
+    '      [--session-idle-ms MS] [--max-sessions N]',
+    '      [--redis redis://HOST:PORT [--redis-password-file PATH] [--request-replay on|off]]',
     '      [--request-state-secret-file PATH] [--cors-origin ORIGIN]...',
     '      [--allowed-host NAME[:PORT]]... [--public-url URL] [--shutdown-grace-ms MS] [--drain-min-ms MS]',
     '      [--auth <issuer-url> [--auth-jwks URL] [--auth-scope "a b"]]',
@@ -118,6 +120,11 @@ export const serve: Command = {
       value: 'redis://HOST:PORT',
       meaning:
         'share sessions, events, tasks and notifications with other processes through Redis; replay a request re-sent after its connection was lost; at start-up, exit 3 naming the failure when Redis gives no answer within 2 s (TCP, TLS handshake, PING)',
+    },
+    {
+      name: 'redis-password-file',
+      value: 'PATH',
+      meaning: 'the Redis password, read from this file (not on the command line, where ps shows it)',
     },
     {
       name: 'request-replay',

@@ -8,6 +8,7 @@
  * soon as nothing is in flight); then it closes. A second signal cuts the drain short: it closes at
  * once, exit 0.
  */
+import { readFileSync } from 'node:fs';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { isIPv4, isIPv6, type Socket } from 'node:net';
 import { afterClosingResponse } from '@mcpgen/runtime/http';
@@ -124,9 +125,15 @@ function corsOriginsOf(values: Record<string, string | undefined>): string[] {
   return corsOrigins;
 }
 
-/** `--redis`, checked: a redis:// or rediss:// URL, its path a database number if any, no query. */
+/**
+ * `--redis`, checked: a redis:// or rediss:// URL, its path a database number if any, no query;
+ * with `--redis-password-file PATH` the password is that file's text (one trailing newline
+ * dropped), put into the URL here, so that it is on no command line.
+ */
 function redisUrlOf(values: Record<string, string | undefined>): string | undefined {
-  const redis = values.redis;
+  let redis = values.redis;
+  const file = values['redis-password-file'];
+  if (file !== undefined && redis === undefined) throw new UsageError('--redis-password-file needs --redis');
   if (redis !== undefined) {
     let ok = false;
     try {
@@ -139,6 +146,18 @@ function redisUrlOf(values: Record<string, string | undefined>): string | undefi
       throw new UsageError(
         `--redis must be a redis:// or rediss:// URL, its path a database number if any, no query (redis://HOST:PORT/0), got ${redactUrl(redis)}`,
       );
+    if (file !== undefined) {
+      const u = new URL(redis);
+      if (u.password) throw new UsageError('--redis-password-file: the --redis URL has a password already');
+      let password: string;
+      try {
+        password = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      } catch (e) {
+        throw new UsageError(`--redis-password-file: cannot read ${file}: ${(e as Error).message}`);
+      }
+      u.password = encodeURIComponent(password);
+      redis = u.href;
+    }
   }
   return redis;
 }

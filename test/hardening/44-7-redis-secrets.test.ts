@@ -9,9 +9,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connectRedisStores, RedisAuthenticationError, redactRedisUrl } from '../../runtime/stores/redis/redis.js';
 import { type RedisServer, startRedis } from '../scale/support.js';
-import { bin, root } from '../runtime/tasks/serve-process.js';
+import { bin, root, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
 
 const password = 'pw-4f1c9e-not-to-be-printed';
 let redis: RedisServer;
@@ -74,6 +77,46 @@ test('mcpgen serve: a wrong password exits 3 naming authentication; a bad URL is
   assert.is(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /--redis must be/);
   assert.not.match(bad.stderr, /pw-4f1c9e/);
+});
+
+test('--redis-password-file: the password read from a file (not on the command line, where ps shows it)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpgen-redis-pw-'));
+  try {
+    const right = join(dir, 'right');
+    const wrong = join(dir, 'wrong');
+    writeFileSync(right, `${password}\n`);
+    writeFileSync(wrong, `${password}-wrong\n`);
+    // the right one: serve starts, its command line holds no password
+    const served = await startHttpServeProcess([
+      '--rev',
+      '2025-11-25',
+      '--redis',
+      url(),
+      '--redis-password-file',
+      right,
+    ]);
+    try {
+      assert.not.match(served.proc.spawnargs.join(' '), /pw-4f1c9e/);
+    } finally {
+      await served.stop();
+    }
+    const refused = await serve('--redis', url(), '--redis-password-file', wrong);
+    assert.is(refused.code, 3, refused.stderr);
+    assert.match(refused.stderr, /refused the credentials/);
+    assert.not.match(refused.stderr, /pw-4f1c9e/);
+    const twice = await serve('--redis', url(password), '--redis-password-file', right);
+    assert.is(twice.code, 2, twice.stderr);
+    assert.match(twice.stderr, /--redis-password-file: the --redis URL has a password already/);
+    assert.not.match(twice.stderr, /pw-4f1c9e/);
+    const missing = await serve('--redis', url(), '--redis-password-file', join(dir, 'none'));
+    assert.is(missing.code, 2, missing.stderr);
+    assert.match(missing.stderr, /--redis-password-file: cannot read /);
+    const alone = await serve('--redis-password-file', right);
+    assert.is(alone.code, 2, alone.stderr);
+    assert.match(alone.stderr, /--redis-password-file needs --redis/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
