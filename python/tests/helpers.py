@@ -29,6 +29,22 @@ HTTP_TIMEOUT = 60.0
 META_2026 = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
+async def stdio_answers(rev: str, lines: list[str]) -> list[Any]:
+    """Every JSON line a reference server process (``--stdio --rev rev``) writes for ``lines``
+    sent at once, stdin then closed: the whole exchange within STARTUP_TIMEOUT seconds."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "mcpgen_reference", "--rev", rev, "--stdio",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=child_env(),
+    )
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(("\n".join(lines) + "\n").encode()), STARTUP_TIMEOUT)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
 class RawStdio:
     """A reference server process (``python -m mcpgen_reference --stdio``) driven line by line."""
 

@@ -8,16 +8,14 @@ neither a string nor an integer) the error has no id member (the error-id rule, 
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import ROOT, child_env
-from helpers import INIT_2025, STARTUP_TIMEOUT, headers_2025, http_server, raw_http
+from conftest import ROOT
+from helpers import INIT_2025, headers_2025, http_server, raw_http, stdio_answers
 from mcpgen_reference.__main__ import build_app
 
 LINES: list[dict[str, Any]] = json.loads((Path(ROOT) / "test" / "fixtures" / "jsonrpc-bad-lines.json").read_text("utf-8"))["lines"]
@@ -48,17 +46,7 @@ async def test_bad_lines_over_stdio_get_one_answer_each_in_order() -> None:
         *(entry["line"] for entry in LINES),
         '{"jsonrpc":"2.0","id":"last","method":"ping"}',
     ]
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mcpgen_reference", "--rev", rev, "--stdio",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=child_env(),
-    )
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(("\n".join(lines) + "\n").encode()), STARTUP_TIMEOUT)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    answers = [json.loads(line) for line in out.splitlines() if line.strip()]
+    answers = await stdio_answers(rev, lines)
     errors = [a for a in answers if "error" in a]
     served = sorted(str(a.get("id")) for a in answers if "error" not in a)
     assert served == sorted(["1", "10", "last"]), answers

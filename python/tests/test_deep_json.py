@@ -8,14 +8,12 @@ Real servers: the reference app on a loopback socket, ``mcpgen_reference --stdio
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 
 import pytest
 
-from conftest import child_env
-from helpers import INIT_2025, STARTUP_TIMEOUT, headers_2025, http_server, raw_http
+from helpers import INIT_2025, headers_2025, http_server, raw_http, stdio_answers
 from mcpgen_reference.__main__ import build_app
 from mcpgen_runtime.jsonrpc import MAX_JSON_DEPTH, RpcError, decode, loads, too_deep
 
@@ -78,17 +76,7 @@ async def test_a_4_mib_body_nested_too_deep_is_400_parse_error(rev: str) -> None
 
 async def test_stdio_answers_a_4_mib_deep_line_once_and_serves_the_next() -> None:
     lines = [DEEP[0], json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_2025})]
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mcpgen_reference", "--rev", "2025-11-25", "--stdio",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=child_env(),
-    )
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(("\n".join(lines) + "\n").encode()), STARTUP_TIMEOUT)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    answers = [json.loads(line) for line in out.splitlines() if line.strip()]
+    answers = await stdio_answers("2025-11-25", lines)
     assert len(answers) == 2, answers
     assert answers[0]["error"]["code"] == -32700 and "id" not in answers[0], answers[0]
     assert answers[1]["id"] == 1 and "result" in answers[1], answers[1]
