@@ -17,6 +17,8 @@
  * through a JS number.
  */
 
+import { jsonTooDeep } from '../../runtime/codec/json-depth.js';
+
 /** The canonical key of a raw JSON id value: `s:<text>`, `n:<exact decimal>`, or undefined. */
 export function idKey(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -183,6 +185,11 @@ const lossy = new TextDecoder('utf-8');
 
 /** The expectation of one JSON text already decoded (one stdio line, one HTTP body). */
 export function expectText(text: string, e: Expectation = emptyExpectation(), mayOnly = false): Expectation {
+  // nested deeper than the runtime's bound: a parse error (-32700, no id), however well formed
+  if (jsonTooDeep(text)) {
+    e.idless++;
+    return e;
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
