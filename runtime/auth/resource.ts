@@ -371,6 +371,9 @@ function reason(e: unknown): string {
   throw e;
 }
 
+/** How long the issuer's metadata (all of its discovery URLs together) or its JWKS may take, ms. */
+const KEY_FETCH_MS = 5000;
+
 /** The key getter of the options: given, or the issuer's `jwks_uri` discovered once (retried after a failure). */
 function keyGetter(
   jwks: BearerAuthOptions['jwks'],
@@ -387,7 +390,7 @@ function keyGetter(
       throw new TypeError(`bearerAuth: JWKS URL ${url.href} must be https`);
     // a key fetch that fails names the JWKS URL (through the same wrapper as discovery)
     return createRemoteJWKSet(url, {
-      timeoutDuration: 5000,
+      timeoutDuration: KEY_FETCH_MS,
       cooldownDuration: 30_000,
       [customFetch]: namingFetch(globalThis.fetch) as never,
     });
@@ -398,7 +401,12 @@ function keyGetter(
   }
   let pending: Promise<JWTVerifyGetKey> | undefined;
   return () => {
-    pending ??= discoverAuthorizationServer(issuer, { allowLoopbackHttp: allowHttp }).then((as) => {
+    // bounded as the key fetch is: an issuer that accepts the connection and never answers
+    // fails the check (503) rather than holding every request
+    pending ??= discoverAuthorizationServer(issuer, {
+      allowLoopbackHttp: allowHttp,
+      signal: AbortSignal.timeout(KEY_FETCH_MS),
+    }).then((as) => {
       if (!as.jwks_uri) throw new Error(`issuer ${issuer} publishes no jwks_uri`);
       return remote(new URL(as.jwks_uri));
     });

@@ -7,7 +7,7 @@
  * 500, one not listening), real DPoP proofs.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadRevision, olderHandshakeTables } from '../../cli/revisions.js';
@@ -99,5 +99,32 @@ test('serve --auth: the client body names no URL; stderr names the cause once fo
 });
 
 test.after(() => new Promise<void>((r) => broken.close(() => r())));
+
+test('an issuer that accepts the connection and never answers: the check ends in the generic 503 (it hung), the cause to onError', async () => {
+  const held: Socket[] = [];
+  const silent = createTcpServer((socket) => held.push(socket));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  try {
+    const at = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const told: string[] = [];
+    const check = bearerAuth({ resource, issuer: at, onError: (e) => told.push(e.message) });
+    const token = await accessToken(resource, 'alice');
+    let bound: NodeJS.Timeout | undefined;
+    const verdict = await Promise.race([
+      check({ method: 'POST', headers: { authorization: `Bearer ${token}` } }),
+      new Promise<'hung'>((r) => (bound = setTimeout(() => r('hung'), 60_000))),
+    ]);
+    clearTimeout(bound);
+    assert.ok(verdict !== 'hung', 'the token check never ended');
+    const r = refusal(verdict as AuthVerdict);
+    assert.is(r.status, 503);
+    assert.is(r.message, GENERIC);
+    assert.is(told.length, 1);
+    assert.match(told[0]!, /timed out|aborted/i);
+  } finally {
+    for (const socket of held) socket.destroy();
+    await new Promise((r) => silent.close(r));
+  }
+});
 
 test.run();
