@@ -232,12 +232,6 @@ export async function serveOverHttp(
     io.err(
       `mcpgen serve: --host ${values.host}: a request passes the Host check (DNS-rebinding protection) when it names 127.0.0.1, localhost or [::1]; name each other host clients use with --allowed-host NAME[:PORT]`,
     );
-  io.err(`mcpgen serve: listening on ${served.url}`);
-  if (auth)
-    io.err(
-      `mcpgen serve: protected: bearer tokens of ${redactUrl(auth.issuer)} for ${redactUrl(served.resource)}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
-    );
-  else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   const signalled = () =>
     new Promise<void>((resolve) => {
       const once = () => {
@@ -248,7 +242,16 @@ export async function serveOverHttp(
       process.on('SIGINT', once);
       process.on('SIGTERM', once);
     });
-  await signalled();
+  // listened for before the URL is printed: a signal sent as soon as it is read drains too
+  // (before, one that came between the line and the listener ended the process at once)
+  const stop = signalled();
+  io.err(`mcpgen serve: listening on ${served.url}`);
+  if (auth)
+    io.err(
+      `mcpgen serve: protected: bearer tokens of ${redactUrl(auth.issuer)} for ${redactUrl(served.resource)}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
+    );
+  else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
+  await stop;
   // /readyz answers 503 from now on (the load balancer stops sending new work) and new work gets
   // 503 with Retry-After on a connection then closed; the listener stays open, so a probe or a
   // request on its way is answered, not refused or cut. The POSTs in flight get a grace period (a
