@@ -77,6 +77,16 @@ const settle = (p: Promise<unknown>) =>
     (e: unknown) => ({ ok: false as const, e: e as Error }),
   );
 
+/** The error of a call that failed "may have run": a ConnectionClosedError, not the session's expiry. */
+function mayHaveRun(outcome: Awaited<ReturnType<typeof settle>>): Error | undefined {
+  assert.not.ok(outcome.ok);
+  const e = outcome.ok ? undefined : outcome.e;
+  assert.instance(e, ConnectionClosedError, String(e));
+  assert.not.instance(e, SessionExpiredError);
+  assert.match(String(e?.message), 'may have run');
+  return e;
+}
+
 for (const form of ['node:http', 'fetch'] as const) {
   test(`client (${form}): a 404 to one request fails it (not processed) while a call on its open SSE stream gets its result`, async () => {
     const srv = await expiringServer();
@@ -113,13 +123,7 @@ for (const form of ['node:http', 'fetch'] as const) {
       await waitFor('the long call on its stream', () => srv.held.length === 1 && client.notifications.length === 1);
       await settle(client.request('tools/list'));
       srv.held[0]!.end();
-      const outcome = await long;
-      assert.not.ok(outcome.ok);
-      const e = outcome.ok ? undefined : outcome.e;
-      assert.instance(e, ConnectionClosedError, String(e));
-      assert.not.instance(e, SessionExpiredError);
-      assert.match(String(e?.message), 'may have run');
-      assert.instance(e?.cause, SessionExpiredError);
+      assert.instance(mayHaveRun(await long)?.cause, SessionExpiredError);
     } finally {
       await transport.close();
       await srv.close();
@@ -136,10 +140,7 @@ for (const form of ['node:http', 'fetch'] as const) {
       srv.held[0]!.end();
       const outcome = await long;
       assert.equal(srv.gets, ['e1'], 'resumed once with its last event ID');
-      const e = outcome.ok ? undefined : outcome.e;
-      assert.instance(e, ConnectionClosedError, String(e));
-      assert.not.instance(e, SessionExpiredError);
-      assert.match(String(e?.message), 'may have run');
+      mayHaveRun(outcome);
       assert.is(transport.sessionId, undefined, 'the 404 dropped the session');
     } finally {
       await transport.close();
