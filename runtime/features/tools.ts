@@ -275,7 +275,7 @@ function runTool(
   tool.defaults ??= hasDefaults(tool.inputSchema);
   const args = tool.defaults ? withDefaults(tool.inputSchema, given) : given;
   const { input, output } = validatorsOf(tool);
-  if (!input(args)) {
+  if (!check(input, args)) {
     const problems = describeValidation(input.errors);
     return {
       content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${problems.join('; ')}` }],
@@ -295,6 +295,24 @@ function runTool(
   return toolResult(r as LooseToolResult | string, name, output, table);
 }
 
+/**
+ * The top-level data context an ajv validator gets when called with the data alone, made once:
+ * called so, an ajv 2020 validator makes it (and its `dynamicAnchors`) anew on every call. Its
+ * `dynamicAnchors` is emptied again after a call of a schema with `$dynamicAnchor` filled it, so
+ * that every call starts as a call without a context does (validation is synchronous: no two use it at once).
+ */
+const TOP: { instancePath: string; dynamicAnchors: Record<string, unknown> } = { instancePath: '', dynamicAnchors: {} };
+
+/** `validate(data)`, without the context objects ajv would make for the call ({@link TOP}); sets `validate.errors`. */
+function check(validate: ValidateFunction, data: unknown): boolean {
+  const ok = (validate as unknown as (data: unknown, cxt: typeof TOP) => boolean)(data, TOP);
+  for (const _ in TOP.dynamicAnchors) {
+    TOP.dynamicAnchors = {};
+    break;
+  }
+  return ok;
+}
+
 /** A tool handler threw (or its promise rejected): an RpcError goes out as it is, anything else is a result with `isError`. */
 function thrownResult(e: unknown): Obj {
   if (e instanceof RpcError) throw e;
@@ -312,8 +330,14 @@ function toolResult(
     throw new HandlerReturnError(`Tool ${name}`, out, 'a tool handler returns a string or a CallToolResult object');
   // a multi round-trip answer (mrtr.ts inputRequired) or a CreateTaskResult (tasks-extension.ts) goes out as built
   if (isObj(out) && (out.resultType === 'input_required' || out.resultType === 'task')) return out;
+  // a plain object with its content goes out as it is (a copy would serialise the same); any
+  // other object is copied, with content [] when it has none
   const result: Obj =
-    typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : { ...out, content: out.content ?? [] };
+    typeof out === 'string'
+      ? { content: [{ type: 'text', text: out }] }
+      : out.content != null && Object.getPrototypeOf(out) === Object.prototype
+        ? out
+        : { ...out, content: out.content ?? [] };
   if (output && result.isError !== true) {
     // absent is undefined (or not an own member); null, 0, false and [] are values
     const value = Object.hasOwn(result, 'structuredContent') ? result.structuredContent : undefined;
@@ -326,7 +350,7 @@ function toolResult(
         `Tool ${name} returned structuredContent that is not a JSON object, which protocol version ${table?.protocolVersion} requires`,
       );
     }
-    if (!output(value)) {
+    if (!check(output, value)) {
       const problems = describeValidation(output.errors, '(structuredContent)');
       throw new RpcError(
         ErrorCode.InternalError,
