@@ -42,10 +42,18 @@ export { AuthorizationError, type OAuthClientOptions, type UserAgent };
 
 /** The parameters of a `WWW-Authenticate: Bearer …` challenge (names lower-case). */
 export function parseBearerChallenge(header: string | null | undefined): Record<string, string> | undefined {
+  return parseChallenge(header, 'Bearer');
+}
+
+/** The parameters of the `scheme` challenge in a `WWW-Authenticate` value (names lower-case), undefined without one. */
+function parseChallenge(
+  header: string | null | undefined,
+  scheme: 'Bearer' | 'DPoP',
+): Record<string, string> | undefined {
   if (!header) return undefined;
-  const at = header.search(/(^|,\s*)Bearer(\s|,|$)/i);
+  const at = header.search(new RegExp(`(^|,\\s*)${scheme}(\\s|,|$)`, 'i'));
   if (at < 0) return undefined;
-  const rest = header.slice(at).replace(/^,?\s*Bearer\s*/i, '');
+  const rest = header.slice(at).replace(new RegExp(`^,?\\s*${scheme}\\s*`, 'i'), '');
   // no prototype: a parameter named `__proto__` or `constructor` is just a parameter
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   const re = /\s*([A-Za-z0-9_\-.]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*(?:,|$)/y;
@@ -109,7 +117,13 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
         else headers.delete('Authorization');
         res = await flow.base(input, { ...init, headers });
       }
-      const challenge = parseBearerChallenge(res.headers.get('www-authenticate'));
+      // the challenge of the scheme this client uses (RFC 9449 §7.1: a DPoP request is
+      // answered with a DPoP one), what it lacks (resource_metadata, scope) from the other's
+      const offered = res.headers.get('www-authenticate');
+      const [mine, other] = options.dpop ? (['DPoP', 'Bearer'] as const) : (['Bearer', 'DPoP'] as const);
+      const [first, second] = [parseChallenge(offered, mine), parseChallenge(offered, other)];
+      const challenge: Record<string, string> | undefined =
+        first || second ? Object.assign(Object.create(null), second, first) : undefined;
       const stepUp = res.status === 403 && challenge?.error === 'insufficient_scope';
       if ((res.status !== 401 && !stepUp) || attempt >= maxTries) return res;
       await res.body?.cancel();

@@ -1,4 +1,4 @@
-// size: bearerAuth and the metadata endpoint share their option checks; 26 lines over
+// size: bearerAuth and the metadata endpoint share their option checks; 113 lines over
 /**
  * The resource-server side of MCP authorization (2025-11-25 basic/authorization and draft
  * basic/authorization/index, "Access Token Usage", "Error Handling", "Access Token Privilege
@@ -19,6 +19,11 @@
  *   issuer's keys not fetched for it; a well-formed one whose keys (or the introspection
  *   endpoint) are out of reach is 503 with `Retry-After: 5` and no challenge (the token is not
  *   refused, the check could not be made); its body names no URL or cause (the options' `onError` is told).
+ *   Schemes (RFC 9449 §7.1): a refusal of a request under the DPoP scheme is a `DPoP`
+ *   challenge (`error`, `error_description`, `algs`; a proof's faults `invalid_dpop_proof`, a
+ *   missing server nonce `use_dpop_nonce` with `DPoP-Nonce`); a request with no (or another
+ *   scheme's) credentials is offered every scheme accepted, `Bearer` then `DPoP`. Every
+ *   challenge names `resource_metadata`.
  * - {@link protectedResourceMetadata} / {@link resourceMetadataEndpoint}: the RFC 9728 document
  *   at the path-inserted well-known URI of the resource.
  */
@@ -134,10 +139,15 @@ const quote = (v: string): string => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`
 
 /** A `WWW-Authenticate: Bearer …` value from its parameters (undefined ones left out). */
 export function bearerChallenge(params: Record<string, string | undefined>): string {
+  return challengeOf('Bearer', params);
+}
+
+/** A challenge of `scheme` (RFC 6750 §3, RFC 9449 §7.1) from its parameters (undefined ones left out). */
+function challengeOf(scheme: 'Bearer' | 'DPoP', params: Record<string, string | undefined>): string {
   const parts = Object.entries(params)
     .filter((e): e is [string, string] => e[1] !== undefined)
     .map(([k, v]) => `${k}=${quote(v)}`);
-  return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
+  return parts.length ? `${scheme} ${parts.join(', ')}` : scheme;
 }
 
 /** Splits a space-separated scope string. */
@@ -170,13 +180,39 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
   const challengeScope = (options.challengeScopes ?? required).join(' ') || undefined;
   const allowHttp = options.allowLoopbackHttp ?? true;
   const keys = options.introspect ? undefined : keyGetter(options.jwks, options.issuer, allowHttp);
+  const dpop = options.dpop && new DPoPVerifier(algorithms, options.dpop);
+  /** The schemes a request may use here, in the order their challenges are offered. */
+  const accepted: Scheme[] = [
+    ...(options.dpop?.required ? [] : ['bearer' as const]),
+    ...(dpop ? ['dpop' as const] : []),
+  ];
 
-  const refuse = (status: number, message: string, params: Record<string, string | undefined>): AuthVerdict => ({
+  /**
+   * A refusal and its challenges (RFC 6750 §3, RFC 9449 §7.1): of the scheme the request used
+   * when it is one accepted here, else of every scheme accepted (no credentials: both, §7.1's
+   * example); each names the metadata (RFC 9728 §5.1), a DPoP one also the `algs` accepted.
+   */
+  const refuse = (
+    status: number,
+    message: string,
+    params: Record<string, string | undefined>,
+    scheme: Scheme | undefined,
+    extra: Record<string, string> = {},
+  ): AuthVerdict => ({
     refusal: {
       status,
       code: ErrorCode.ServerError,
       message,
-      headers: { 'WWW-Authenticate': bearerChallenge({ resource_metadata: metadataUrl, ...params }) },
+      headers: {
+        'WWW-Authenticate': (scheme ? [scheme] : accepted)
+          .map((s) =>
+            s === 'bearer'
+              ? challengeOf('Bearer', { resource_metadata: metadataUrl, ...params })
+              : challengeOf('DPoP', { resource_metadata: metadataUrl, ...params, algs: algorithms.join(' ') }),
+          )
+          .join(', '),
+        ...extra,
+      },
     } satisfies AuthRefusal,
   });
   /**
@@ -198,10 +234,15 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       },
     };
   };
-  const badRequest = (why: string): AuthVerdict =>
-    refuse(400, `Bad Request: ${why}`, { error: 'invalid_request', error_description: why });
-  const invalid = (why: string): AuthVerdict =>
-    refuse(401, `Unauthorized: ${why}`, { error: 'invalid_token', error_description: why, scope: challengeScope });
+  const badRequest = (why: string, scheme: Scheme | undefined): AuthVerdict =>
+    refuse(400, `Bad Request: ${why}`, { error: 'invalid_request', error_description: why }, scheme);
+  const invalid = (why: string, scheme: Scheme | undefined): AuthVerdict =>
+    refuse(
+      401,
+      `Unauthorized: ${why}`,
+      { error: 'invalid_token', error_description: why, scope: challengeScope },
+      scheme,
+    );
 
   async function verify(token: string): Promise<AuthInfo | string> {
     if (options.introspect) {
@@ -246,22 +287,25 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     };
   }
 
-  const dpop = options.dpop && new DPoPVerifier(algorithms, options.dpop);
   /** A 401 for a proof; with `nonce`, RFC 9449 §8's `use_dpop_nonce` and the nonce to use. */
-  const dpopRefusal = (why: string, nonce?: string): AuthVerdict => ({
-    refusal: {
-      status: 401,
-      code: ErrorCode.ServerError,
-      message: `Unauthorized: ${why}`,
-      headers: {
-        'WWW-Authenticate': `${bearerChallenge({ resource_metadata: metadataUrl, scope: challengeScope })}, DPoP error="${nonce === undefined ? 'invalid_dpop_proof' : 'use_dpop_nonce'}", error_description=${JSON.stringify(why)}, algs="${algorithms.join(' ')}"`,
-        ...(nonce === undefined ? {} : { 'DPoP-Nonce': nonce }),
+  const dpopRefusal = (why: string, nonce?: string): AuthVerdict =>
+    refuse(
+      401,
+      `Unauthorized: ${why}`,
+      {
+        error: nonce === undefined ? 'invalid_dpop_proof' : 'use_dpop_nonce',
+        error_description: why,
+        scope: challengeScope,
       },
-    },
-  });
+      'dpop',
+      nonce === undefined ? {} : { 'DPoP-Nonce': nonce },
+    );
 
   return async (request: AuthRequest): Promise<AuthVerdict> => {
     const header = request.headers.authorization;
+    // the scheme named, when it is one accepted here: its challenge answers a refusal
+    const named = /^(Bearer|DPoP)(\s|$)/i.exec(header ?? '')?.[1].toLowerCase() as Scheme | undefined;
+    const used = named && accepted.includes(named) ? named : undefined;
     // RFC 6750 §3.1 invalid_request: more than one method (or header) for the token; MCP
     // (basic/authorization, "Access Token Usage") never takes one from the URI query string
     if (queryToken(request.url))
@@ -269,20 +313,32 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
         header === undefined
           ? 'an access token in the URI query string is not accepted (send it in the Authorization header)'
           : 'an access token in both the URI query string and the Authorization header',
+        used,
       );
-    if (header?.includes(',')) return badRequest('more than one Authorization header (or credentials) in the request');
+    if (header?.includes(','))
+      return badRequest('more than one Authorization header (or credentials) in the request', used);
     if (header === undefined || header.trim() === '')
-      return refuse(401, 'Unauthorized: an access token is required', { scope: challengeScope });
+      return refuse(401, 'Unauthorized: an access token is required', { scope: challengeScope }, undefined);
     const m = /^(Bearer|DPoP)[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i.exec(header);
     if (!m) {
-      if (!/^(Bearer|DPoP)(\s|$)/i.test(header))
-        return refuse(401, 'Unauthorized: an access token is required (Bearer scheme)', { scope: challengeScope });
-      return invalid('malformed token');
+      if (!named)
+        return refuse(
+          401,
+          'Unauthorized: an access token is required (Bearer scheme)',
+          { scope: challengeScope },
+          undefined,
+        );
+      return invalid('malformed token', used);
     }
     const scheme = m[1].toLowerCase();
     if (scheme === 'dpop' && !dpop)
-      return refuse(401, 'Unauthorized: DPoP is not accepted here (Bearer scheme)', { scope: challengeScope });
-    if (scheme === 'bearer' && options.dpop?.required) return dpopRefusal('a DPoP-bound token is required');
+      return refuse(
+        401,
+        'Unauthorized: DPoP is not accepted here (Bearer scheme)',
+        { scope: challengeScope },
+        undefined,
+      );
+    if (scheme === 'bearer' && options.dpop?.required) return invalid('a DPoP-bound token is required', undefined);
     let got: AuthInfo | string;
     try {
       got = await verify(m[2]);
@@ -290,13 +346,14 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       // the keys or the introspection endpoint are out of reach: not the client's fault
       return unavailable(e, 'token');
     }
-    if (typeof got === 'string') return invalid(got);
+    if (typeof got === 'string') return invalid(got, used);
     const jkt = (got.claims.cnf as { jkt?: unknown } | undefined)?.jkt;
-    if (scheme === 'bearer' && jkt !== undefined) return invalid('DPoP-bound token presented as a bearer token');
+    if (scheme === 'bearer' && jkt !== undefined) return invalid('DPoP-bound token presented as a bearer token', used);
     if (scheme === 'dpop') {
       // RFC 9449 §7.1: the DPoP scheme carries a token bound to a key; one with no cnf.jkt is the
       // token's fault (invalid_token), told before its proof is checked (and its jti kept)
-      if (typeof jkt !== 'string') return invalid('token is not DPoP-bound (no cnf.jkt); send it as a Bearer token');
+      if (typeof jkt !== 'string')
+        return invalid('token is not DPoP-bound (no cnf.jkt); send it as a Bearer token', used);
       let proof: Awaited<ReturnType<DPoPVerifier['verify']>>;
       try {
         proof = await dpop!.verify(request.headers.dpop, request.method.toUpperCase(), options.resource, got.token);
@@ -310,15 +367,23 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
     const missing = required.filter((s) => !got.scopes.includes(s));
     if (missing.length) {
       const scope = [...new Set([...got.scopes, ...required])].join(' ');
-      return refuse(403, `Forbidden: insufficient scope (needs ${missing.join(' ')})`, {
-        error: 'insufficient_scope',
-        scope,
-        error_description: `requires scope ${missing.join(' ')}`,
-      });
+      return refuse(
+        403,
+        `Forbidden: insufficient scope (needs ${missing.join(' ')})`,
+        {
+          error: 'insufficient_scope',
+          scope,
+          error_description: `requires scope ${missing.join(' ')}`,
+        },
+        used,
+      );
     }
     return { auth: got };
   };
 }
+
+/** An authorization scheme of MCP requests (lower-case): RFC 6750 bearer tokens, RFC 9449 DPoP-bound ones. */
+type Scheme = 'bearer' | 'dpop';
 
 /** Whether a request target's query carries an access token (`access_token`, RFC 6750 §2.3). */
 function queryToken(url: string | undefined): boolean {

@@ -82,7 +82,10 @@ test('server nonces (RFC 9449 §8): use_dpop_nonce with a DPoP-Nonce; a nonce of
   assert.ok('refusal' in first);
   if (!('refusal' in first)) return;
   assert.is(first.refusal.status, 401);
-  assert.match(first.refusal.headers?.['WWW-Authenticate'] ?? '', /DPoP error="use_dpop_nonce"/);
+  assert.match(
+    first.refusal.headers?.['WWW-Authenticate'] ?? '',
+    /^DPoP resource_metadata="[^"]*", error="use_dpop_nonce"/,
+  );
   const nonce = first.refusal.headers?.['DPoP-Nonce'];
   assert.type(nonce, 'string');
   assert.is(subject(await atTwo(request(await holder.proof('POST', resource, token, nonce)))), 'frank');
