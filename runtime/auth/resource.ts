@@ -1,4 +1,4 @@
-// size: bearerAuth and the metadata endpoint share their option checks; 113 lines over
+// size: bearerAuth and the metadata endpoint share their option checks; 67 lines over (the key fetches are in resource-keys.ts)
 /**
  * The resource-server side of MCP authorization (2025-11-25 basic/authorization and draft
  * basic/authorization/index, "Access Token Usage", "Error Handling", "Access Token Privilege
@@ -29,9 +29,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  customFetch,
   decodeJwt,
   decodeProtectedHeader,
   errors as joseErrors,
@@ -40,9 +37,8 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import { discoverAuthorizationServer, namingFetch } from './discovery.js';
 import { ErrorCode } from '../jsonrpc/errors.js';
-import { isLoopbackUrl } from './loopback.js';
+import { keyGetter } from './resource-keys.js';
 import { DPoPVerifier, type DPoPOptions } from './dpop.js';
 import type { AuthInfo, AuthRefusal, Authorizer, AuthRequest, AuthVerdict } from './types.js';
 
@@ -105,7 +101,9 @@ export interface BearerAuthOptions {
   /**
    * Told why a check could not be made, each time a request gets the 503 (the client's body
    * names neither URL nor cause): `stage` `'token'` — the issuer's metadata or JWKS, or the
-   * introspection callback, failed (the error names the URL); `'dpop-replay'` — the DPoP replay
+   * introspection callback, failed (for a fetch, an `AuthFetchError` naming the method and URL,
+   * and for a timeout the bound: 5 s for the metadata, all its URLs together, 5 s for the JWKS;
+   * a JWKS answer other than 200 JSON is such a failure too); `'dpop-replay'` — the DPoP replay
    * store failed. What it throws is ignored. Default: nothing is told.
    */
   onError?: (error: Error, context: { stage: 'token' | 'dpop-replay' }) => void;
@@ -434,50 +432,6 @@ function reason(e: unknown): string {
   if (e instanceof joseErrors.JWKSTimeout || e instanceof joseErrors.JWKSInvalid) throw e;
   if (e instanceof joseErrors.JOSEError) return 'token invalid';
   throw e;
-}
-
-/** How long the issuer's metadata (all of its discovery URLs together) or its JWKS may take, ms. */
-const KEY_FETCH_MS = 5000;
-
-/** The key getter of the options: given, or the issuer's `jwks_uri` discovered once (retried after a failure). */
-function keyGetter(
-  jwks: BearerAuthOptions['jwks'],
-  issuer: string,
-  allowHttp: boolean,
-): () => Promise<JWTVerifyGetKey> {
-  if (typeof jwks === 'function') return async () => jwks;
-  if (jwks !== undefined && typeof jwks === 'object' && !(jwks instanceof URL)) {
-    const local = createLocalJWKSet(jwks);
-    return async () => local;
-  }
-  const remote = (url: URL) => {
-    if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:' && isLoopbackUrl(url)))
-      throw new TypeError(`bearerAuth: JWKS URL ${url.href} must be https`);
-    // a key fetch that fails names the JWKS URL (through the same wrapper as discovery)
-    return createRemoteJWKSet(url, {
-      timeoutDuration: KEY_FETCH_MS,
-      cooldownDuration: 30_000,
-      [customFetch]: namingFetch(globalThis.fetch) as never,
-    });
-  };
-  if (jwks !== undefined) {
-    const got = remote(new URL(String(jwks)));
-    return async () => got;
-  }
-  let pending: Promise<JWTVerifyGetKey> | undefined;
-  return () => {
-    // bounded as the key fetch is: an issuer that accepts the connection and never answers
-    // fails the check (503) rather than holding every request
-    pending ??= discoverAuthorizationServer(issuer, {
-      allowLoopbackHttp: allowHttp,
-      signal: AbortSignal.timeout(KEY_FETCH_MS),
-    }).then((as) => {
-      if (!as.jwks_uri) throw new Error(`issuer ${issuer} publishes no jwks_uri`);
-      return remote(new URL(as.jwks_uri));
-    });
-    pending.catch(() => (pending = undefined));
-    return pending;
-  };
 }
 
 /** The RFC 9728 document of a protected MCP server. */
