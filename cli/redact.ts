@@ -4,15 +4,15 @@
  * rest pass every user-given URL through {@link redactUrl}.
  */
 
-/** Query parameter names whose values are credentials (password=, token=, api_key=, sig=, …). */
-const SECRET_PARAM = /pass|pwd|secret|token|key|auth|cred|sig/i;
-
 /**
- * `url` fit to print: the user name and password of its userinfo as `***`, and the value of each
- * query parameter whose name looks like a credential (password, pwd, secret, token, key, auth,
- * cred, sig in it, any case) as `***`. A string that is no URL is redacted the same way by
- * pattern: everything up to its last `@` before the path, and `name=value` pairs of such names.
- * Never throws.
+ * `url` fit to print: the user name and password of its userinfo as `***`, and the value of
+ * every `name=value` pair of its query and fragment as `***`, its name kept (`?sv=***&sig=***`):
+ * a credential's name tells nothing (Azure SAS `sig=`, S3 `X-Amz-Signature=`, an API's own
+ * `?k=`), and the fragment is where OAuth's implicit grant puts `#access_token=`. An empty value,
+ * a name without `=` and a fragment without one (an anchor, a JSON pointer `#/$defs/X`: what
+ * schema and link errors name) are kept. A string that is no URL is redacted the same way by
+ * pattern: everything up to its last `@` before the path, `name=value` pairs after `?`, `&`,
+ * `;` or `#`. Never throws.
  */
 export function redactUrl(url: string): string {
   let parsed = false;
@@ -49,20 +49,9 @@ function redactUserinfo(text: string, exact: boolean): string {
   return `${text.slice(0, start)}${userinfo}${text.slice(start + at)}`;
 }
 
-/** Values of credential-like `name=value` pairs after `?`, `&` or `;` as `***`. */
+/** The value of every `name=value` pair after `?`, `&`, `;` or `#` as `***` (an empty one kept). */
 function redactParams(text: string): string {
-  return text.replace(/([?&;])([^=&#;?]*)=([^&#;]*)/g, (whole, sep: string, name: string) =>
-    SECRET_PARAM.test(decodeName(name)) ? `${sep}${name}=***` : whole,
-  );
-}
-
-/** A query parameter name, percent-decoded where it can be. */
-function decodeName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '));
-  } catch {
-    return name;
-  }
+  return text.replace(/([?&;#])([^=&#;?]*)=([^&#;]+)/g, '$1$2=***');
 }
 
 /** `text` with each URL in it (`scheme://…` up to whitespace or a quote, without closing punctuation) passed through {@link redactUrl}. */

@@ -52,10 +52,18 @@ function authOptions(values: Record<string, string | undefined>): ServeAuthOptio
       throw new UsageError(
         `--${flag} needs ${flag === 'auth' ? 'the issuer URL, without credentials, query or fragment' : 'a URL without credentials'}, got ${JSON.stringify(redactUrl(v))}`,
       );
+    // (the token check takes keys over https only, http on loopback: refused here, not as a crash)
+    if (flag === 'auth-jwks' && u.protocol === 'http:' && !LOOPBACK.has(u.hostname.toLowerCase()))
+      throw new UsageError(
+        `--auth-jwks needs an https URL (http only on localhost, 127.0.0.1 or [::1]), got ${JSON.stringify(redactUrl(v))}`,
+      );
   }
   const scopes = values['auth-scope']?.split(' ').filter(Boolean);
   return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
 }
+
+/** Host names where an http:// JWKS URL is taken (runtime/auth/loopback.ts). */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * `--allowed-host` (repeatable: a Host value a proxy in front sends, `name` any port or

@@ -5,10 +5,13 @@
  * prints goes through cli/redact.ts: userinfo and credential-like query values become `***`.
  */
 import { spawn } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { redactText, redactUrl } from '../../cli/redact.js';
-import { bin, root } from '../runtime/tasks/serve-process.js';
+import { bin, root, sendOnce, startHttpServeProcess } from '../runtime/tasks/serve-process.js';
+import { freePort } from '../scale/support.js';
+import { accessToken, issuer } from './auth-kit.js';
 
 const SECRET = 'hunter2';
 
@@ -25,14 +28,28 @@ function mcpgen(args: string[], until?: string): Promise<{ code: number | null; 
   });
 }
 
-test('redactUrl: userinfo and credential-like query values as ***, the rest kept', () => {
+test('redactUrl: userinfo and every value of the query and the fragment as ***, the rest kept', () => {
   assert.is(redactUrl('https://user:hunter2@auth.example/x'), 'https://***:***@auth.example/x');
   assert.is(redactUrl('redis://:hunter2@h:6379/0'), 'redis://:***@h:6379/0');
-  assert.is(redactUrl('redis://h:6379/0?password=hunter2&db=1'), 'redis://h:6379/0?password=***&db=1');
+  assert.is(redactUrl('redis://h:6379/0?password=hunter2&db=1'), 'redis://h:6379/0?password=***&db=***');
   assert.is(
     redactUrl('https://h/p?access_token=hunter2&X-Amz-Signature=abc&q=1'),
-    'https://h/p?access_token=***&X-Amz-Signature=***&q=1',
+    'https://h/p?access_token=***&X-Amz-Signature=***&q=***',
   );
+  // every query value, whatever its name (an Azure SAS, an API's own key name); names, empty
+  // values and names without a value kept
+  assert.is(redactUrl('https://keys.example/jwks?sas=hunter2'), 'https://keys.example/jwks?sas=***');
+  assert.is(redactUrl('https://h/p?sv=2022&se=x&sp=r&sig=hunter2'), 'https://h/p?sv=***&se=***&sp=***&sig=***');
+  assert.is(redactUrl('https://h/p?a=&flag&b=hunter2'), 'https://h/p?a=&flag&b=***');
+  // a fragment's pairs too (OAuth's implicit grant puts the token there); an anchor or a JSON
+  // pointer is kept (schema and link errors name them)
+  assert.is(
+    redactUrl('https://app.example/cb#access_token=hunter2&state=s'),
+    'https://app.example/cb#access_token=***&state=***',
+  );
+  assert.is(redactUrl('https://h/p?x=1#k=hunter2'), 'https://h/p?x=***#k=***');
+  assert.is(redactUrl('https://h/s.json#/$defs/X'), 'https://h/s.json#/$defs/X');
+  assert.is(redactUrl('https://h/p#meta'), 'https://h/p#meta');
   assert.is(redactUrl('redis://127.0.0.1:P?password=hunter2'), 'redis://127.0.0.1:P?password=***');
   assert.is(redactUrl('https://user:hunter2@bad host/'), 'https://***@bad host/');
   // the rest as the user wrote it: no trailing slash added, no braces percent-encoded
@@ -44,6 +61,10 @@ test('redactUrl: userinfo and credential-like query values as ***, the rest kept
     redactText('cannot fetch https://u:hunter2@a.example/m (see redis://h?pwd=hunter2)'),
     'cannot fetch https://***:***@a.example/m (see redis://h?pwd=***)',
   );
+  assert.is(
+    redactText('GET https://keys.example/jwks?sas=hunter2&v=1 answered 500.'),
+    'GET https://keys.example/jwks?sas=***&v=*** answered 500.',
+  );
 });
 
 test('serve usage errors and start-up lines never print a credential of a URL', async () => {
@@ -54,6 +75,16 @@ test('serve usage errors and start-up lines never print a credential of a URL', 
     [['serve', '--http', '0', '--cors-origin', `https://user:${SECRET}@app.example`], undefined],
     [['serve', '--http', '0', '--auth', `https://user:${SECRET}@auth.invalid`], undefined],
     [['serve', '--http', '0', '--auth', 'https://auth.invalid', '--auth-jwks', `ftp://u:${SECRET}@keys`], undefined],
+    [
+      ['serve', '--http', '0', '--auth', 'https://auth.invalid', '--auth-jwks', `ftp://keys/j?sas=${SECRET}`],
+      undefined,
+    ],
+    [['call', '--url', `ftp://127.0.0.1:1/mcp?X-Amz-Signature=${SECRET}`, 'tools/list'], undefined],
+    // (the token check takes http keys on loopback only: it crashed with the URL in its stack)
+    [
+      ['serve', '--http', '0', '--auth', 'https://auth.invalid', '--auth-jwks', `http://keys.example/j?sas=${SECRET}`],
+      undefined,
+    ],
     [['call', '--url', `http://user:${SECRET}@127.0.0.1:1/mcp`, 'tools/list'], undefined],
     [['call', '--url', `ftp://user:${SECRET}@127.0.0.1:1/mcp`, 'tools/list'], undefined],
   ];
@@ -65,6 +96,32 @@ test('serve usage errors and start-up lines never print a credential of a URL', 
     if (!/ECONNREFUSED/.test(r.stderr))
       assert.ok(r.stderr.includes('***'), `${args.join(' ')}: shows where it was:\n${r.stderr}`);
   }
+});
+
+test('serve --auth: a key fetch that cannot be made is logged with every query value of the JWKS URL hidden', async () => {
+  // (nothing listens there: the fetch fails, naming the URL)
+  const jwksUrl = `http://127.0.0.1:${await freePort()}/jwks?sv=2022&sig=${SECRET}`;
+  const served = await startHttpServeProcess(['--auth', issuer, '--auth-jwks', jwksUrl]);
+  let stderr = '';
+  served.proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    const res = await sendOnce(
+      served.url,
+      'POST',
+      {
+        Authorization: `Bearer ${await accessToken(served.url, 'alice')}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    );
+    assert.is(res.status, 503, res.body);
+    for (let i = 0; i < 200 && !stderr.includes('auth: token check failed'); i++) await delay(50);
+  } finally {
+    await served.stop();
+  }
+  assert.match(stderr, /auth: token check failed: .*\/jwks\?sv=\*\*\*&sig=\*\*\*/);
+  assert.not.ok(stderr.includes(SECRET), stderr);
 });
 
 test('serve refuses credentials in --auth and --auth-jwks, and a query in --auth (the issuer is published in the metadata, the JWKS URL named in a 503 body)', async () => {
