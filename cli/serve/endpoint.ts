@@ -6,7 +6,7 @@
  * from then on), idle connections close after 1 s, POSTs in flight finish within
  * `--shutdown-grace-ms` (2 s), and the drain lasts `--drain-min-ms` at least (default 0: it ends as
  * soon as nothing is in flight); then it closes. A second signal cuts the drain short: it closes at
- * once, exit 0.
+ * once, exit 0; one that comes while the close waits (on a stalled Redis) ends the process, exit 0.
  */
 import { readFileSync } from 'node:fs';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
@@ -240,16 +240,6 @@ export async function serveOverHttp(
     io.err(
       `mcpgen serve: --host ${values.host}: a request passes the Host check (DNS-rebinding protection) when it names 127.0.0.1, localhost or [::1]; name each other host clients use with --allowed-host NAME[:PORT]`,
     );
-  const signalled = () =>
-    new Promise<void>((resolve) => {
-      const once = () => {
-        process.off('SIGINT', once);
-        process.off('SIGTERM', once);
-        resolve();
-      };
-      process.on('SIGINT', once);
-      process.on('SIGTERM', once);
-    });
   // listened for before the URL is printed: a signal sent as soon as it is read drains too
   // (before, one that came between the line and the listener ended the process at once)
   const stop = signalled();
@@ -260,6 +250,35 @@ export async function serveOverHttp(
     );
   else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   await stop;
+  return drainThenClose(served, io, { posts, connections }, graceMs, drainMinMs);
+}
+
+/** Resolves once SIGINT or SIGTERM comes (its listeners then removed). */
+function signalled(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const once = () => {
+      process.off('SIGINT', once);
+      process.off('SIGTERM', once);
+      resolve();
+    };
+    process.on('SIGINT', once);
+    process.on('SIGTERM', once);
+  });
+}
+
+/**
+ * After the first SIGINT/SIGTERM: drains `served` (requests in flight `tracked.posts` get
+ * `graceMs`, the drain lasts `drainMinMs` at least), then closes it; resolves 0. A second signal
+ * cuts the drain short, and one during the close ends the process (exit 0).
+ */
+async function drainThenClose(
+  served: { drain(): void; server: HttpServer; close(): Promise<void> },
+  io: Io,
+  tracked: { posts: { readonly count: number }; connections: { closeIdle(ms: number, since: number): number } },
+  graceMs: number,
+  drainMinMs: number,
+): Promise<number> {
+  const { posts, connections } = tracked;
   // /readyz answers 503 from now on (the load balancer stops sending new work) and new work gets
   // 503 with Retry-After on a connection then closed; the listener stays open, so a probe or a
   // request on its way is answered, not refused or cut. The POSTs in flight get a grace period (a
@@ -276,14 +295,23 @@ export async function serveOverHttp(
   // (a timer that holds the process: with nothing else left, an unref'd one would let it exit mid-await)
   let grace: NodeJS.Timeout | undefined;
   const graceOver = new Promise<void>((r) => (grace = setTimeout(r, Math.max(graceMs, drainMinMs))));
+  const second = signalled().then(() => true);
   let over = false;
-  void Promise.race([graceOver, signalled()]).then(() => (over = true));
+  void Promise.race([graceOver, second]).then(() => (over = true));
   const drained = () =>
     Date.now() - drainedAt >= drainMinMs && posts.count === 0 && connections.closeIdle(DRAIN_IDLE_MS, drainedAt) === 0;
-  while (!over && !drained()) await Promise.race([graceOver, new Promise((r) => setTimeout(r, DRAIN_POLL_MS))]);
+  while (!over && !drained()) await Promise.race([graceOver, second, new Promise((r) => setTimeout(r, DRAIN_POLL_MS))]);
   clearTimeout(grace);
   served.server.close();
-  await served.close();
+  const closing = served.close();
+  // a second signal ends the process in every phase, also while the close waits (a session's
+  // store write to a stalled Redis holds it up to the command timeout): the close gets one turn
+  // of the event loop (the "server shutting down" answers it writes at once), then the process exits
+  if (await Promise.race([closing.then(() => false), second])) {
+    await Promise.race([closing.catch(() => undefined), new Promise((r) => setImmediate(r))]);
+    io.err('mcpgen serve: second signal: stopped without waiting for the close');
+    process.exit(0);
+  }
   return 0;
 }
 
