@@ -242,7 +242,7 @@ export interface DualEraHttpHandler {
  * rules; GET and DELETE go to the legacy handler when they carry `Mcp-Session-Id`; without it
  * they (and any other method) are refused here: 403 for a foreign Host or Origin, else 405 saying
  * that a GET or DELETE needs the id of a session begun by initialize (`Allow: POST`), or for another method
- * that neither era serves it (`Allow: GET, POST, DELETE`). Bodies that are not JSON go to the modern handler (400 -32700). The
+ * that neither era serves it (`Allow: GET, POST, DELETE`). Bodies that are not JSON (or nest deeper than 512 levels) go to the modern handler (400 -32700, its message as the session endpoint's). The
  * protocol version and session headers are the chosen handler's to check: which era they
  * belong to is the body's to say. CORS (`cors` of the modern handler's options) applies to
  * every answer, the preflight included.

@@ -64,9 +64,7 @@ for (const era of ['2025-11-25 sessions', '2026-07-28 stateless (dual-era)'] as 
         assert.is(res.status, 400, `${name}: ${text.slice(0, 200)}`);
         const reply = JSON.parse(text);
         assert.is(reply.error.code, -32700, name);
-        // (the stateless endpoint says "Parse error" alone, as for any body that is no JSON)
-        if (era === '2025-11-25 sessions')
-          assert.match(reply.error.message, `nested deeper than ${MAX_JSON_DEPTH} levels`, name);
+        assert.is(reply.error.message, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, name);
       }
       // as deep as allowed: parsed, then refused for what it is (not a parse error)
       const res = await post(s.url, arrays(MAX_JSON_DEPTH));

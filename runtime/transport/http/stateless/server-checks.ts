@@ -9,13 +9,14 @@
  */
 import type { Authorizer } from '../../../auth/types.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { answerId, isObject } from '../../../jsonrpc/message.js';
+import { answerId, exactIds, isObject } from '../../../jsonrpc/message.js';
 import { ownValue } from '../../../jsonrpc/own.js';
 import type { AuthInfo, JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { protocolVersions } from '../../../protocol/versions.js';
 import type { ResponseSink } from '../io/exchange.js';
 import { type HttpRefusal, RequestGuard } from '../io/guard.js';
-import { JSON_HEADERS, parseJsonBody } from '../io/node.js';
+import { JSON_HEADERS, UTF8 } from '../io/node.js';
+import { parsePeerJson, tooDeepOr } from '../../../codec/json-depth.js';
 import { type Authorized, authorizedBy } from '../io/types.js';
 import { shapeProblem } from '../session/server.js';
 import { checkRequestHeaders, PROTOCOL_VERSION_META, type ParamHeader, paramHeaders } from './headers.js';
@@ -40,8 +41,10 @@ export const refuse = (status: number, id: Id | null, error: RpcError, headers?:
   headers,
 });
 
-/** A body that is not UTF-8 JSON. */
-export const PARSE_FAILED = Symbol('parse failed');
+/** A body that is not UTF-8 JSON, and why, as the -32700 answer says it (the same words as the session endpoint's). */
+export class ParseFailed {
+  constructor(readonly reason: string) {}
+}
 const EMPTY: Obj = {};
 const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 
@@ -97,10 +100,20 @@ export class StatelessChecks {
     return refuse(r.status, null, new RpcError(r.code, r.message), r.headers);
   }
 
-  /** Decodes and parses the body (integer ids beyond 2^53 exact); PARSE_FAILED when it is not UTF-8 JSON. */
+  /**
+   * Decodes and parses the body (integer ids beyond 2^53 exact); a {@link ParseFailed} when it
+   * is not UTF-8 JSON ("body is not JSON") or nests deeper than the bound ("JSON nested deeper
+   * than 512 levels", not parsed).
+   */
   parse(body: Uint8Array): unknown {
-    const message = parseJsonBody(body);
-    return message === undefined ? PARSE_FAILED : message;
+    try {
+      const text = UTF8.decode(body);
+      const message = parsePeerJson(text);
+      exactIds(message, text);
+      return message;
+    } catch (e) {
+      return new ParseFailed(tooDeepOr(e, 'body is not JSON'));
+    }
   }
 
   /**
@@ -108,8 +121,8 @@ export class StatelessChecks {
    * the message with (`protocolVersion` set for requests).
    */
   message(message: unknown, headers: Headers): Refusal | MessageInfo {
-    if (message === PARSE_FAILED)
-      return refuse(400, null, new RpcError(ErrorCode.ParseError, 'Parse error: body is not JSON'));
+    if (message instanceof ParseFailed)
+      return refuse(400, null, new RpcError(ErrorCode.ParseError, `Parse error: ${message.reason}`));
     const problem =
       shapeProblem(message) ?? ((message as Obj).method === undefined ? 'clients send no responses' : undefined);
     // a malformed notification is accepted and ignored, never 4xx'd (field case 004): 202

@@ -16,7 +16,9 @@
  *   415 Content-Type not `application/json`. 413 Content-Length over `maxBodyBytes`: these
  *   are ../io/guard.ts, before the body is read. Then 413 a body that goes over the limit,
  *   408 a body not in within `bodyTimeoutMs`.
- * - 400 -32700 not JSON; 400 -32600 not one JSON-RPC request/notification (responses refused),
+ * - 400 -32700 not UTF-8 JSON ("Parse error: body is not JSON"), or nested deeper than 512
+ *   levels ("Parse error: JSON nested deeper than 512 levels", not parsed: ../../../codec/json-depth.ts),
+ *   the words of the session endpoint; 400 -32600 not one JSON-RPC request/notification (responses refused),
  *   with the request's id when it can be read (JSON-RPC 2.0 §5).
  * - 400 -32022 `initialize` (a legacy client): the error names the supported versions.
  * - 400 -32602 request without `_meta` protocol version.
