@@ -74,7 +74,8 @@ export interface BearerAuthOptions {
   /**
    * Instead of JWT verification: asks the authorization server (RFC 7662 introspection, or any
    * store) about an opaque token. Resolve undefined for a token that is not active. The
-   * audience is still checked against `resource` when the answer names one (`aud`).
+   * audience is still checked against `resource` when the answer names one (`aud`), and its
+   * times as a JWT's (`clockToleranceSec`).
    */
   introspect?: (token: string) => Promise<Omit<AuthInfo, 'token'> | undefined>;
   /** Accepted JWS algorithms. Default: RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519; `none` is refused (TypeError). */
@@ -88,8 +89,9 @@ export interface BearerAuthOptions {
   /**
    * Leeway on a JWT's `exp` and `nbf`, seconds (jose `clockTolerance`), for clocks that differ
    * between the authorization server and this one: a token is accepted up to this long after
-   * its `exp` and before its `nbf`. From 0 to 300 (else TypeError); default 5. An introspection
-   * answer's `expiresAt` gets none.
+   * its `exp` and before its `nbf`. From 0 to 300 (else TypeError); default 5. An
+   * introspection answer (RFC 7662) is held to the same rule: its `expiresAt` (else its `exp`
+   * claim) and its `nbf` claim, seconds since the epoch.
    */
   clockToleranceSec?: number;
   /** Required JWT `typ` header (RFC 9068: `at+jwt`). Default: not checked. */
@@ -249,7 +251,12 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       const aud = got.claims.aud;
       if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).includes(options.resource))
         return 'token was not issued for this resource';
-      if (got.expiresAt !== undefined && got.expiresAt * 1000 < Date.now()) return 'token expired';
+      // the JWT rule (jose's, with the same tolerance): exp <= now - tolerance is past,
+      // nbf > now + tolerance is ahead; exp from expiresAt, else the answer's claim
+      const now = Math.floor(Date.now() / 1000);
+      const exp = got.expiresAt ?? got.claims.exp;
+      if (typeof exp === 'number' && exp <= now - clockTolerance) return 'token expired';
+      if (typeof got.claims.nbf === 'number' && got.claims.nbf > now + clockTolerance) return 'token not yet valid';
       return { ...got, token, resource: options.resource };
     }
     // a token that is not a JWS compact JWT of an accepted algorithm is refused on its own
