@@ -117,12 +117,13 @@ async def test_metadata_that_does_not_name_this_server_or_its_issuer_is_refused_
     assert "POST /token" not in seen
 
 
-def dpop_protected(seen: list[str], proofs: list[dict[str, Any]]) -> Any:
+def dpop_protected(seen: list[str], proofs: list[dict[str, Any]], anonymous: str = 'Bearer resource_metadata="{prm}"') -> Any:
     """An ASGI app that binds its tokens to DPoP keys (RFC 9449) and wants nonces: its token
     endpoint answers the first proof 400 ``use_dpop_nonce`` (nonce ``as-1``), /mcp a proof without
     its nonce ``rs-1`` 401 ``DPoP error="use_dpop_nonce"``; every proof is verified with the key
     it carries (``typ``, ES256 signature, ``htm``, ``htu``, ``ath`` of the token, key bound at
-    issue) and kept in ``proofs``."""
+    issue) and kept in ``proofs``. A request without a token is answered ``anonymous`` (its
+    ``{prm}`` the metadata URL)."""
     import hashlib
 
     import jwt
@@ -164,7 +165,7 @@ def dpop_protected(seen: list[str], proofs: list[dict[str, Any]]) -> Any:
                 if claims.get("nonce") != "rs-1":
                     return await reply(send, 401, None, [(b"www-authenticate", b'DPoP error="use_dpop_nonce", algs="ES256"'), (b"dpop-nonce", b"rs-1")])
                 return await reply(send, 200, {}, [])
-            return await reply(send, 401, None, [(b"www-authenticate", f'Bearer resource_metadata="{base}/prm"'.encode())])
+            return await reply(send, 401, None, [(b"www-authenticate", anonymous.format(prm=base + "/prm").encode())])
         docs = {"/prm": {"resource": base + "/mcp", "authorization_servers": [base]}, "/.well-known/oauth-authorization-server": {"issuer": base, "token_endpoint": base + "/token", "dpop_signing_alg_values_supported": ["ES256"]}}
         await reply(send, 200 if path in docs else 404, docs.get(path), [])
 
@@ -186,6 +187,25 @@ async def test_dpop_bound_tokens_carry_a_fresh_proof_on_every_request_and_answer
     assert ["ath" in p for p in proofs] == [False, False, True, True, True]
     assert len({p["jti"] for p in proofs}) == 5 and len({p["thumbprint"] for p in proofs}) == 1  # fresh proofs, one key
     assert auth.tokens[url].token_type == "DPoP"
+
+
+@pytest.mark.parametrize(
+    "anonymous",
+    [
+        # RFC 9449 §7.1: a resource that takes DPoP alone challenges in that scheme only
+        'DPoP resource_metadata="{prm}", algs="ES256"',
+        # both schemes offered, the metadata named in the Bearer one only
+        'Bearer resource_metadata="{prm}", DPoP algs="ES256"',
+    ],
+)
+async def test_a_dpop_client_finds_the_metadata_through_either_scheme_s_challenge(anonymous: str) -> None:
+    seen: list[str] = []
+    async with http_server(dpop_protected(seen, [], anonymous)) as url:
+        auth = OAuthClientAuth(grant="client_credentials", credentials=ClientRegistration(client_id="c1", client_secret="s1"), dpop=True)
+        async with raw_http(auth=auth) as http:
+            assert (await http.post(url, content=b"{}")).status_code == 200
+        await auth.aclose()
+    assert seen[:3] == ["POST /mcp", "GET /prm", "GET /.well-known/oauth-authorization-server"]
 
 
 def test_a_dpop_key_must_be_p256() -> None:

@@ -310,13 +310,22 @@ class OAuthClientAuth(httpx2.Auth):
             if tokens is not None and self._nonce_refusal(request, response):
                 self._present(request, tokens)  # once more, with the server's nonce
                 response = yield request
-            challenge = parse_bearer_challenge(response.headers.get("www-authenticate"))
+            challenge = self._challenge(response.headers.get("www-authenticate"))
             step_up = response.status_code == 403 and challenge is not None and challenge.get("error") == "insufficient_scope"
             if response.status_code != 401 and not step_up:
                 return
             tokens = await self._authorize(server, challenge or {}, step_up)
             self._present(request, tokens)
             response = yield request
+
+    def _challenge(self, header: str | None) -> dict[str, str] | None:
+        """The challenge of the scheme this client uses (RFC 9449 §7.1: a DPoP request is answered
+        with a DPoP one), what it lacks (``resource_metadata``, ``scope``) from the other's."""
+        mine, other = ("DPoP", "Bearer") if self.dpop is not None else ("Bearer", "DPoP")
+        first, second = parse_bearer_challenge(header, mine), parse_bearer_challenge(header, other)
+        if first is None and second is None:
+            return None
+        return {**(second or {}), **(first or {})}
 
     def _present(self, request: httpx2.Request, tokens: Tokens) -> None:
         """``Authorization: Bearer``, or ``DPoP`` with a fresh proof for a DPoP-bound token."""
