@@ -3,8 +3,8 @@
  * with no clock tolerance, where a JWT gets `clockToleranceSec` (default 5 s), and its `nbf`
  * was not compared at all. Now both get the JWT's rule (jose's): refused when `exp` <= now -
  * tolerance, or `nbf` > now + tolerance; `exp` from the answer's `expiresAt`, else its `exp`
- * claim. A real introspection endpoint on a loopback socket answers each token with the times
- * it was minted with; the callback is what a user writes (fetch, map the RFC 7662 answer).
+ * claim. A real introspection endpoint on a loopback socket answers each token with its times
+ * relative to the moment it answers (so a slow round trip on a loaded machine moves no edge); the callback is what a user writes (fetch, map the RFC 7662 answer).
  * Edges 2 s either side of the tolerance, as test 44-17 does for JWTs (the machine is loaded).
  */
 import { createServer } from 'node:http';
@@ -15,8 +15,13 @@ import { bearerAuth } from '../../runtime/auth/resource.js';
 
 const resource = 'https://mcp.example.test/mcp';
 const now = () => Math.floor(Date.now() / 1000);
-/** The answers the endpoint gives, by token. */
+/** The answers the endpoint gives, by token: `exp` / `nbf` as seconds from the moment it answers. */
 const answers = new Map<string, Record<string, unknown>>();
+const at = (a: Record<string, unknown>) => ({
+  ...a,
+  exp: now() + (a.exp as number),
+  ...(a.nbf === undefined ? {} : { nbf: now() + (a.nbf as number) }),
+});
 const endpoint = createServer((req, res) => {
   let body = '';
   req.on('data', (c: Buffer) => void (body += c.toString()));
@@ -24,7 +29,7 @@ const endpoint = createServer((req, res) => {
     const token = new URLSearchParams(body).get('token') ?? '';
     res
       .writeHead(200, { 'Content-Type': 'application/json' })
-      .end(JSON.stringify(answers.get(token) ?? { active: false }));
+      .end(JSON.stringify(answers.has(token) ? at(answers.get(token)!) : { active: false }));
   });
 });
 await new Promise<void>((r) => endpoint.listen(0, '127.0.0.1', r));
@@ -64,8 +69,8 @@ async function check(
     sub: 'alice',
     aud: resource,
     scope: 'mcp',
-    exp: now() + expIn,
-    ...(nbfIn === undefined ? {} : { nbf: now() + nbfIn }),
+    exp: expIn,
+    ...(nbfIn === undefined ? {} : { nbf: nbfIn }),
   });
   const authorize = bearerAuth({
     resource,
