@@ -329,7 +329,7 @@ export function bearerAuth(options: BearerAuthOptions): Authorizer {
       if (!named)
         return refuse(
           401,
-          'Unauthorized: an access token is required (Bearer scheme)',
+          `Unauthorized: an access token is required (${accepted.map((s) => (s === 'dpop' ? 'DPoP' : 'Bearer')).join(' or ')} scheme)`,
           { scope: challengeScope },
           undefined,
         );

@@ -149,6 +149,17 @@ test('a refusal under the DPoP scheme carries a DPoP challenge; no credentials: 
       assert.is(res.status, status, name);
       assert.is(res.headers.get('www-authenticate'), challenge, name);
     }
+    // credentials of a scheme not accepted here: the message names the schemes that are
+    for (const [url, schemes] of [
+      [both.url, 'Bearer'],
+      [u, 'Bearer or DPoP'],
+      [only.url, 'DPoP'],
+    ] as const) {
+      const res = await post(url, { Authorization: 'Basic ZXJpbjpwdw==' });
+      const body = await res.text();
+      assert.is(res.status, 401, schemes);
+      assert.ok(body.includes(`an access token is required (${schemes} scheme)`), `${schemes}: ${body}`);
+    }
     // 403 under DPoP: the scope refusal in the DPoP scheme too
     const scoped = await endpoint((resource) => ({
       resource,
