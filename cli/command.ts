@@ -106,8 +106,9 @@ export function parseCommand(command: Command, args: string[], form?: string): P
  * among the known ones. A string flag followed by a negative number (`--timeout -5`) takes it as
  * its value, as `--timeout=-5` does, so that the flag's own check can name it (parseArgs would
  * call it ambiguous); another value that starts with a dash is refused with the `--flag=<value>`
- * form to write it in. A flag with a value given twice is refused (`--redis is given more than
- * once; it takes one value`) unless it is `multiple` (a repeatable flag: each value kept).
+ * form to write it in. A flag given twice is refused (`--redis is given more than once; it takes
+ * one value`, `--stdio is given more than once; it is a switch …`) unless it is `multiple` (a
+ * repeatable flag: each value kept).
  */
 export function parseFlags(
   args: string[],
@@ -162,13 +163,16 @@ export function parseFlags(
     throw new UsageError(message);
   }
   // parseArgs keeps the last of a single-valued flag given twice: refused, naming it (the values
-  // are not shown: one may hold a credential)
+  // are not shown: one may hold a credential); a switch given twice too, as a slip of the same kind
   const seen = new Set<string>();
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== 'option' || token.name === undefined || !Object.hasOwn(options, token.name)) continue;
     const option = options[token.name];
-    if (option.type !== 'string' || option.multiple) continue;
-    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once; it takes one value`);
+    if (option.multiple) continue;
+    if (seen.has(token.name))
+      throw new UsageError(
+        `--${token.name} is given more than once; ${option.type === 'string' ? 'it takes one value' : 'it is a switch (no value): give it once'}`,
+      );
     seen.add(token.name);
   }
   return { values: parsed.values, positionals: parsed.positionals };

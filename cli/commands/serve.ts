@@ -76,10 +76,10 @@ export const serve: Command = {
     'Behind a load balancer: --allowed-host (repeatable) accepts the Host values it forwards;',
     '--public-url names the URL clients use (the resource --auth tokens name). GET /healthz (live) and',
     '/readyz (503 while Redis does not answer or after SIGTERM). SIGTERM drains, still listening: new',
-    'sessions and requests get 503 with Retry-After and Connection: close (not run), answers and',
-    'notifications of running calls go on, idle connections close after 1 s, requests in flight finish',
-    'within --shutdown-grace-ms, the rest get -32000 "server shutting down" (an idle process stops at',
-    'once unless --drain-min-ms keeps it listening that long); every response sent',
+    'sessions, requests and new GET streams get 503 with Retry-After and Connection: close (not run),',
+    'answers and notifications of running calls go on, idle connections close after 1 s, requests in',
+    'flight finish within --shutdown-grace-ms, the rest get -32000 "server shutting down" (an idle',
+    'process stops at once unless --drain-min-ms keeps it listening that long); every response sent',
     'from the signal on says Connection: close. A second SIGINT/SIGTERM stops at once, draining or',
     'closing (exit 0): calls still running are cut. With --redis the endpoint offers request replay',
     '(capabilities.experimental["mcpgen/requestReplay"]): a request sent again identically (same',
@@ -124,7 +124,7 @@ export const serve: Command = {
     {
       name: 'redis-password-file',
       value: 'PATH',
-      meaning: 'the Redis password, read from this file (not on the command line, where ps shows it)',
+      meaning: 'the Redis password, read from this file (not on the command line, where ps shows it; not empty)',
     },
     {
       name: 'request-replay',
@@ -250,11 +250,11 @@ async function run(args: string[], io: Io): Promise<number> {
       throw new UsageError('--lang python needs a checkout of mcpgen (python/ is not in the npm package)');
     return servePython(values as { rev?: string; stdio?: boolean; http?: string; host?: string });
   }
-  if (
-    values.http === undefined &&
-    (values.auth !== undefined || values['auth-jwks'] !== undefined || values['auth-scope'] !== undefined)
-  )
-    throw new UsageError('--auth needs --http (a stdio server takes its credentials from the environment)');
+  const authFlags = ['auth', 'auth-jwks', 'auth-scope'].filter((k) => values[k] !== undefined);
+  if (values.http === undefined && authFlags.length)
+    throw new UsageError(
+      `--${authFlags.join(' and --')} need${authFlags.length > 1 ? '' : 's'} --http (a stdio server takes its credentials from the environment)`,
+    );
   if (values.stdio && values.http !== undefined) throw new UsageError('--stdio and --http exclude each other');
   if (values.stdio) {
     const httpOnly = HTTP_ONLY.filter((k) => values[k] !== undefined);

@@ -98,7 +98,8 @@ function frontOptions(values: Record<string, string | undefined>): { allowedHost
 /**
  * What is wrong with `value` as a `Host` value (RFC 9110 section 7.2): a DNS name (labels of 1 to
  * 63 letters, digits and inner hyphens, 253 characters at most), an IPv4 address or a bracketed
- * IPv6 one, optionally `:port` with a port of 1 to 65535; undefined when nothing is.
+ * IPv6 one, optionally `:port` with a port of 1 to 65535 (no leading zero); undefined when
+ * nothing is.
  */
 function hostProblem(value: string): string | undefined {
   const m = /^(\[[^\]]*\]|[^:]*)(?::([^:]*))?$/.exec(value);
@@ -106,6 +107,9 @@ function hostProblem(value: string): string | undefined {
   const [, host, port] = m;
   if (port !== undefined && !(/^[0-9]{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
     return `the port must be 1-65535, not ${JSON.stringify(port)}`;
+  // (the Host check compares the text, and a client writes port 8 as "8")
+  if (port?.startsWith('0'))
+    return `a port is written without leading zeros (${Number(port)}), not ${JSON.stringify(port)}`;
   if (host.startsWith('[')) return isIPv6(host.slice(1, -1)) ? undefined : `${host} is no IPv6 address`;
   if (/^[0-9.]+$/.test(host)) return isIPv4(host) ? undefined : `${host} is no IPv4 address`;
   const labels = host.replace(/\.$/, '').split('.');
@@ -163,6 +167,8 @@ function redisUrlOf(values: Record<string, string | undefined>): string | undefi
       } catch (e) {
         throw new UsageError(`--redis-password-file: cannot read ${file}: ${(e as Error).message}`);
       }
+      // (an empty file would mean no password at all: a file not yet written, a wrong path)
+      if (password === '') throw new UsageError(`--redis-password-file: ${file} is empty (no password in it)`);
       u.password = encodeURIComponent(password);
       redis = u.href;
     }

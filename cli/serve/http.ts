@@ -34,7 +34,7 @@ import type { SharedEventStore } from '@mcpgen/runtime/stores';
 import { type ReferenceOptions, type ServerClass, referenceDefinition } from '../../reference/server.js';
 import type { RedisStores } from '@mcpgen/runtime/stores/redis';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
-import { connectRedis, readyReason, redisState } from './redis.js';
+import { connectRedis, readyReason, redisState, redisUnavailable } from './redis.js';
 
 /** A service `serve` was told to use (`--redis`) cannot be reached at start: `mcpgen serve` says so and exits 3. */
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -233,9 +233,7 @@ export async function serveHttp(
     authorize: auth?.authorize,
     // (the session store's failures while Redis is known down or stalled were named once already)
     onError: (e) => {
-      const redis = stores && redisState(stores);
-      if (redis && (redis.down !== undefined || redis.stalled) && /session store/.test(e.message)) return;
-      options.logger?.warn?.(`http: ${e.message}`);
+      if (!redisUnavailable(stores, e, options.logger)) options.logger?.warn?.(`http: ${e.message}`);
     },
   });
   const legacy = createLegacySseHandler({
@@ -296,7 +294,7 @@ export function httpClientTransport(url: string, fetch?: typeof globalThis.fetch
  * (SIGTERM; the listener stays open for the grace period), every response whose head is sent
  * from then on carries `Connection: close` (one to a request that came before too), and new work gets 503 with `Retry-After: 1` and JSON-RPC -32000 before it
  * runs: a request that would begin a session (a POST to /mcp without `Mcp-Session-Id`, a GET of
- * the old transport's /sse), and a POST of a running session whose body holds a JSON-RPC request
+ * the old transport's /sse), a GET of /mcp that opens a new stream (no `Last-Event-ID`), and a POST of a running session whose body holds a JSON-RPC request
  * (read first, up to 4 MiB; one sent with `Expect: 100-continue` is refused before its body).
  * Nothing of it ran, so a client may send it again (to another process). A POST of responses and
  * notifications only (an answer to the server, a cancellation) goes on to the endpoint, through
@@ -346,7 +344,7 @@ export function healthEndpoints(
         open.add(res);
         res.once('close', finished);
       }
-      if (draining && beginsSession(path, req)) return (refuse(res), true);
+      if (draining && newWork(path, req)) return (refuse(res), true);
       if (draining && next && path === '/mcp' && (req.method ?? '').toUpperCase() === 'POST') {
         if (req.headers.expect !== undefined) return (refuse(res), true);
         void readNodeBody(req, DRAIN_BODY_BYTES, DRAIN_BODY_MS).then(
@@ -414,9 +412,18 @@ function holdsRequest(bytes: Uint8Array): boolean {
   return Array.isArray(parsed) ? parsed.some(isRequest) : isRequest(parsed);
 }
 
-/** Whether `req` would begin a session: a POST to /mcp without `Mcp-Session-Id`, or a GET of /sse. */
-function beginsSession(path: string, req: IncomingMessage): boolean {
+/**
+ * Whether `req` is new work a draining endpoint refuses before reading a body: a POST to /mcp
+ * without `Mcp-Session-Id` (a new session), a GET of /sse (the old transport's new session), a
+ * GET of /mcp without `Last-Event-ID` (a new stream, which the close would cut: the client opens
+ * it again at another process). A GET with `Last-Event-ID` resumes the stream of a call that may
+ * still be running here, and is served.
+ */
+function newWork(path: string, req: IncomingMessage): boolean {
   const method = (req.method ?? '').toUpperCase();
-  if (path === '/mcp') return method === 'POST' && req.headers['mcp-session-id'] === undefined;
+  if (path === '/mcp')
+    return method === 'POST'
+      ? req.headers['mcp-session-id'] === undefined
+      : method === 'GET' && req.headers['last-event-id'] === undefined;
   return path === '/sse' && method === 'GET';
 }

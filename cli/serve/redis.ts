@@ -70,7 +70,8 @@ export async function connectRedis(
   const where = state.where;
   stores.client.on('error', (e: Error) => {
     const why = redisFailure(e, where);
-    if (why === state.down) return;
+    // (an outage already named by a failed store operation is not named again)
+    if (why === state.down || state.down === notConnected(where)) return;
     state.down = why;
     options.logger?.warn?.(`redis: ${why}`);
   });
@@ -81,6 +82,33 @@ export async function connectRedis(
   });
   redisStates.set(stores, state);
   return stores;
+}
+
+/** How an outage first seen by a store operation is named (ioredis says "Stream isn't writeable…"). */
+const notConnected = (where: string): string => `Redis at ${where} is unavailable: not connected (connecting again)`;
+
+/** ioredis's words for a command refused or lost while its connection is down or being made again. */
+const REDIS_NOT_CONNECTED = /Stream isn't writeable|enableOfflineQueue|Connection is closed/;
+
+/**
+ * Whether the error `e` of an endpoint (`onError`) is an operation of the `--redis` stores
+ * `stores` that failed because Redis is out of reach; the caller then logs nothing. The first
+ * such error of an outage marks the connection down and is logged once, in these words
+ * (`redis: Redis at HOST:PORT is unavailable: not connected (connecting again)`, where ioredis
+ * says "Stream isn't writeable and enableOfflineQueue options is false" for each operation);
+ * the reconnection is logged as "connected again". While Redis is down or stalled, the session
+ * store's errors are such errors too. False for any other error, or stores not made by
+ * {@link connectRedis}.
+ */
+export function redisUnavailable(stores: object | undefined, e: Error, logger?: Logger): boolean {
+  const state = stores && redisStates.get(stores);
+  if (!state) return false;
+  const lost = REDIS_NOT_CONNECTED.test(e.message);
+  if (state.down !== undefined || state.stalled) return lost || /session store/.test(e.message);
+  if (!lost) return false;
+  state.down = notConnected(state.where);
+  logger?.warn?.(`redis: ${state.down}`);
+  return true;
 }
 
 /** What `serve` knows of its Redis connection: the named failure while it is down. */

@@ -24,7 +24,7 @@ import type { Transport } from '@mcpgen/runtime/jsonrpc';
 import { routeMetadata, serveAuth, type ServeAuthOptions } from './auth.js';
 import { createReferenceServer, referenceDefinition, type ServerClass } from '../../reference/server.js';
 import { type FrontOptions, healthEndpoints, listenHttp, servedTables } from './http.js';
-import { connectRedis } from './redis.js';
+import { connectRedis, redisUnavailable } from './redis.js';
 
 /** What this module uses of a generated revision module. */
 export interface ServedRevision {
@@ -114,7 +114,9 @@ export async function serveStatelessHttp(
     tables: servedTables(modern),
     toolSchema: (name) => ref.features.inputSchema(name),
     authorize: auth?.authorize,
-    onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+    onError: (e) => {
+      if (!redisUnavailable(stores, e, options.logger)) options.logger?.warn?.(`http: ${e.message}`);
+    },
   });
   await ref.server.connect(stateless.transport);
   // the 2025-era sessions share one reference definition
@@ -142,7 +144,9 @@ export async function serveStatelessHttp(
           if (info.restored) session.adoptHandshake(info.restored);
         },
         authorize: auth?.authorize,
-        onError: (e) => options.logger?.warn?.(`http: ${e.message}`),
+        onError: (e) => {
+          if (!redisUnavailable(stores, e, options.logger)) options.logger?.warn?.(`http: ${e.message}`);
+        },
       })
     : undefined;
   const handler = sessions ? createDualEraHttpHandler({ modern: stateless, legacy: sessions }) : stateless;

@@ -287,7 +287,7 @@ test('a misspelt global flag or revision names the nearest known one', async () 
   assert.ok(far.text.startsWith('mcpgen --zzzzzz: unknown flag --zzzzzz (before a command: '), far.text);
 });
 
-test('a single-valued flag given twice is a usage error naming it (every command); a repeatable one keeps each value', async () => {
+test('a single-valued flag or a switch given twice is a usage error naming it (every command); a repeatable one keeps each value', async () => {
   const file = config('twice', {});
   let checked = 0;
   for (const command of COMMANDS)
@@ -307,6 +307,24 @@ test('a single-valued flag given twice is a usage error naming it (every command
       checked++;
     }
   assert.ok(checked > 40, `${checked} flags`);
+  // a switch too (none is repeatable)
+  let switches = 0;
+  for (const command of COMMANDS)
+    for (const flag of command.flags) {
+      if (flag.value !== undefined) continue;
+      assert.not.ok(flag.repeatable, `--${flag.name}`);
+      const args = [command.name, `--${flag.name}`, `--${flag.name}`];
+      if (command.config.length) args.push('--config', file);
+      if (flag.form === '<extension>') args.push('--package', 'p');
+      const r = await mcpgen(args);
+      assert.is(r.code, 2, `${args.join(' ')}: ${r.text}`);
+      assert.ok(
+        r.text.startsWith(`mcpgen ${command.name}: --${flag.name} is given more than once; it is a switch`),
+        `${args.join(' ')}: ${r.text}`,
+      );
+      switches++;
+    }
+  assert.ok(switches > 5, `${switches} switches`);
   const config2 = await mcpgen(['generate', '--config', file, '--config', file]);
   assert.is(config2.code, 2, config2.text);
   assert.match(config2.text, /--config: is given more than once/);
