@@ -70,8 +70,10 @@ export async function connectRedis(
   const where = state.where;
   stores.client.on('error', (e: Error) => {
     const why = redisFailure(e, where);
-    // (an outage already named by a failed store operation is not named again)
-    if (why === state.down || state.down === notConnected(where)) return;
+    // (an outage already named by a failed store operation is not named again as the lost or
+    // refused connection it is; another cause, such as refused credentials, is)
+    if (why === state.down || (state.down === notConnected(where) && /unreachable|closed the connection/.test(why)))
+      return;
     state.down = why;
     options.logger?.warn?.(`redis: ${why}`);
   });
