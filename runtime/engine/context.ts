@@ -140,6 +140,8 @@ export interface RequestOptions {
   relatedRequestId?: RequestId;
   /** Check the result against the method's result schema (default: the peer's setting). */
   validateResult?: boolean;
+  /** `false`: the transport sends the request once, with no retries (SendOptions `retry`). */
+  retry?: false;
 }
 
 /** What a request handler gets besides the params. */

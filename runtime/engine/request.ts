@@ -115,7 +115,14 @@ export function sendRequest<R>(
     sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
   try {
     const related = options?.relatedRequestId;
-    const sent = host.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
+    const sent = host.transport.send(
+      message,
+      options?.retry === false
+        ? { relatedRequestId: related, retry: false }
+        : related === undefined
+          ? undefined
+          : { relatedRequestId: related },
+    );
     if (sent !== SENT) failOnSendError(host, id, sent);
   } catch (e) {
     host.settle(id)?.reject(e);

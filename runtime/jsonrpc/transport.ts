@@ -62,6 +62,13 @@ export interface AuthInfo {
 export interface SendOptions {
   /** The inbound request this message answers or belongs to (HTTP routes it to that stream). */
   relatedRequestId?: RequestId;
+  /**
+   * `false`: the message is sent once — the HTTP client transports make no retry of a refused
+   * POST (503 with `Retry-After`, connection refused) and no re-send after a cut; the first
+   * failure is the request's. Other transports ignore it. For a request the client makes on its
+   * own initiative (e.g. the `tools/list` of the output check), which must not hold up a result.
+   */
+  retry?: false;
 }
 
 /**

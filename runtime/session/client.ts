@@ -395,7 +395,9 @@ export class ClientSession<P extends ProtocolMaps> {
    * - takes a tool's `outputSchema` from the `tools/list` results it has seen; when the tool is not
    *   among them, it reads the whole list once (at most 100 pages) after the result arrived, and
    *   a tool still not listed is not checked, nor are tools of a server whose `tools/list` fails
-   *   (logged as a warning; not asked again until list_changed);
+   *   (logged as a warning; not asked again until list_changed); each page is sent once (request
+   *   option `retry: false`: no transport retry of a refusal or a lost connection), so that a
+   *   server draining or gone does not hold up the result the client already has;
    * - forgets what it listed on `notifications/tools/list_changed` (the next call lists again);
    * - keeps the schemas of at most 10000 tools per client;
    * - rejects with {@link OutputSchemaError} (carrying the result) when the result breaks the schema.
@@ -472,8 +474,10 @@ export class ClientSession<P extends ProtocolMaps> {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      // sent once: a server refusing it (a drain's 503 + Retry-After, a process gone) must not hold up the result
       const r = (await this.request('tools/list' as never, (cursor === undefined ? {} : { cursor }) as never, {
         signal,
+        retry: false,
       })) as Record<string, unknown>;
       const next = r?.nextCursor;
       if (typeof next !== 'string' || seen.has(next)) break;

@@ -24,7 +24,7 @@ import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../
 import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, mediaType, readBody } from '../io/request.js';
 import { deliver, resendDelay, resendsSpent } from '../io/delivery.js';
-import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
+import type { JSONRPCMessage, SendOptions } from '../../../jsonrpc/transport.js';
 import { expiredAt, SessionExpiredError, type StreamState } from './client-state.js';
 import { ClientStreams } from './client-streams.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
@@ -55,7 +55,7 @@ function mayHaveRun(e: unknown, what: string): unknown {
 export class ClientPost extends ClientStreams {
   /** POSTs one message; see `HttpClientTransport.send` for what it resolves with and throws. */
   // size: a POST and each kind of answer it gets
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.closed || !this.events)
       throw new Error(this.closed ? 'HttpClientTransport is closed' : 'HttpClientTransport not started');
     if (message.method === 'notifications/cancelled' && this.retrying) {
@@ -81,16 +81,18 @@ export class ClientPost extends ClientStreams {
     }
     // an earlier POST of this request may have run it: then no failure may read as "not run"
     let cuts = this.resent?.get(message);
+    // sent once (options `retry: false`): no retry, no re-send, not even of a lost reply stream
+    const once = options?.retry === false;
     try {
       const res = await deliver(
         this.request,
         { method: 'POST', headers, body: serializeMessage(message), cancel },
         {
           what,
-          retry: this.opts.retry,
+          retry: once ? false : this.opts.retry,
           onRetry: requestId === undefined ? undefined : () => (this.retrying ??= new Map()).set(requestId, cancel),
           resend:
-            requestId === undefined
+            requestId === undefined || once
               ? undefined
               : (c) => {
                   cuts = c;
@@ -185,7 +187,7 @@ export class ClientPost extends ClientStreams {
         // the session the request was sent in (a 404 to another request may have dropped it meanwhile)
         const state = this.track('post', sent ?? this.session);
         state.pending.add(requestId);
-        if (this.replay) state.request = message;
+        if (this.replay && !once) state.request = message;
         streaming = true;
         state.reading = true;
         this.consume(res, state, cancel);

@@ -104,8 +104,8 @@ export class HttpClientTransport implements Transport {
    * 409, or its session dropped meanwhile) fails with ConnectionClosedError too (through
    * `onRequestError`).
    */
-  send(message: JSONRPCMessage, _options?: SendOptions): Promise<void> {
-    return this.core.send(message);
+  send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
+    return this.core.send(message, options);
   }
 
   /**

@@ -59,6 +59,8 @@ export class StatelessHttpClientTransport implements Transport {
   readonly #request: Requester;
   /** Requests awaiting their answer, by id (a Map tells the id 1 from the id "1"). */
   readonly #inFlight = new Map<Id, Flight>();
+  /** The requests sent with `retry: false` (SendOptions): no retries of their POSTs. */
+  #once: WeakSet<JSONRPCMessage> | undefined;
   /** The `Mcp-Param-*` annotations of each known tool, for ./headers.ts `requestHeaders`. */
   readonly #tools = new ToolHeaders();
   #events: TransportEvents | undefined;
@@ -133,6 +135,7 @@ export class StatelessHttpClientTransport implements Transport {
     )
       return this.#sendOther(message, options);
     const id = message.id as Id;
+    if (options?.retry === false) (this.#once ??= new WeakSet()).add(message);
     const flight = new Flight(method as string, id, message, this.#host);
     this.#inFlight.set(id, flight);
     try {
@@ -283,7 +286,8 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   #deliverOptions(message: JSONRPCMessage): DeliverOptions {
-    return { what: `POST ${String(message.method ?? 'response')}`, retry: this.options.retry };
+    const retry = this.#once?.has(message) ? false : this.options.retry;
+    return { what: `POST ${String(message.method ?? 'response')}`, retry };
   }
 
   /**
