@@ -77,6 +77,10 @@ export interface OAuthFetch {
 /**
  * Makes the authorizing fetch described in the module docs.
  * @throws TypeError (on use) for a code grant without `userAgent` or a `jwt-bearer` grant without `assertion`.
+ * @throws (on use) AuthorizationError, or AuthFetchError naming the URL, when an authorization
+ * step fails (discovery, registration, a token request or refresh); such an error is marked, and
+ * the HTTP client transports fail the MCP request with it as it is, unretried (the request was
+ * not sent, or was refused with 401 / 403), not as a lost connection.
  */
 export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
   const flow = new OAuthFlow(options);
@@ -107,7 +111,7 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     const serverUrl = serverUrlOf(input);
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
-      const { t, tokens } = await current(serverUrl);
+      const { t, tokens } = await current(serverUrl).catch(stepFailed);
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       let res: Response;
       if (tokens && tokens.token_type.toLowerCase() === 'dpop')
@@ -130,13 +134,13 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       // an expired or revoked token: one refresh before a new authorization
       if (res.status === 401 && t && tokens?.refresh_token && !refreshed) {
         refreshed = true;
-        if (await refresh(flow, t, tokens)) continue;
+        if (await refresh(flow, t, tokens).catch(stepFailed)) continue;
       }
-      const target = await discover(flow, serverUrl, challenge);
+      const target = await discover(flow, serverUrl, challenge).catch(stepFailed);
       targets.set(serverUrl, target);
       if (targets.size > 100) targets.delete(targets.keys().next().value!);
       last = target;
-      await obtain(flow, target, challenge, stepUp);
+      await obtain(flow, target, challenge, stepUp).catch(stepFailed);
     }
   };
 
@@ -150,6 +154,20 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       if (last) await flow.store.setTokens(last.issuer, last.resource, undefined);
     },
   };
+}
+
+/**
+ * The mark of a failure of an authorization step (discovery, registration, a token request or
+ * refresh) on the error the authorizing fetch throws: the MCP request was not sent, or was
+ * refused (401 / 403) before it was processed. The HTTP client transports throw a marked error
+ * as it is, not as a lost connection (../transport/http/io/delivery.ts `authorizationFailed`).
+ */
+const AUTHORIZATION_STEP = Symbol.for('mcpgen.authorizationStep');
+
+/** Marks `e` as {@link AUTHORIZATION_STEP}'s and throws it. */
+function stepFailed(e: unknown): never {
+  if (e instanceof Error && Object.isExtensible(e)) Object.defineProperty(e, AUTHORIZATION_STEP, { value: true });
+  throw e;
 }
 
 /** An MCP request with a DPoP-bound token: a fresh proof each time, once more with the server's nonce. */

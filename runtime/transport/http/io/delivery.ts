@@ -12,7 +12,9 @@
  * Any other failure after the request may have been written (a reset, a lost connection, a body
  * cut short) is a {@link ConnectionClosedError}, since the server may have run the request; it is
  * sent again only where the server replays requests (`resend`, request replay), with backoff,
- * until the re-sends are spent ({@link resendDelay}). Retries are bounded ({@link RetryOptions})
+ * until the re-sends are spent ({@link resendDelay}). A failure of an authorization step of the
+ * requester (`oauthFetch`: discovery, registration, a token request; {@link authorizationFailed})
+ * is not sent again and is the request's error as it is. Retries are bounded ({@link RetryOptions})
  * and spread with jitter, so that many clients refused (or cut) at once do not come back at once.
  * No `node:` import.
  */
@@ -120,6 +122,19 @@ export function neverSent(error: unknown): boolean {
   return e.syscall === 'connect' || e.syscall === 'getaddrinfo' || NOT_CONNECTED.has(e.code as string);
 }
 
+/** Set by `oauthFetch` (../../../auth/client.ts) on the failure of an authorization step. */
+const AUTHORIZATION_STEP = Symbol.for('mcpgen.authorizationStep');
+
+/**
+ * Whether a requester's rejection is the failure of an authorization step of `oauthFetch`
+ * (discovery, registration, a token request): the MCP request was not sent (or refused with
+ * 401 / 403 before it was processed), and the error (AuthorizationError, AuthFetchError naming
+ * the authorization server's URL) is the request's as it is, with no retry.
+ */
+export function authorizationFailed(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[AUTHORIZATION_STEP] === true;
+}
+
 /** Whether the connection was refused before any byte was written (ECONNREFUSED). */
 export function connectionRefused(error: unknown): boolean {
   return networkError(error)?.code === 'ECONNREFUSED';
@@ -221,6 +236,8 @@ export async function deliverFrom(
     } catch (e) {
       const stopped = stoppedBy(init);
       if (stopped) throw stopped;
+      // (after a cut the request may have run: that is said below, whatever the last attempt's failure)
+      if (cuts === undefined && authorizationFailed(e)) throw e;
       if (!neverSent(e)) {
         if (cuts) {
           cuts.sends++;
