@@ -90,7 +90,7 @@ export function resendsSpent(cuts: Cuts, what: string, cause: unknown, now = Dat
   const each = cuts.cuts === cuts.sends ? 'each' : `${cuts.cuts} of them`;
   return new ConnectionClosedError(
     cause,
-    `Connection lost before the response (${what}): sent ${cuts.sends} times, ${each} cut before the response, re-sends spent after ${now - cuts.since} ms`,
+    `Connection lost before the response (${what}; the request may have run): sent ${cuts.sends} times, ${each} cut before the response, re-sends spent after ${now - cuts.since} ms`,
   );
 }
 
@@ -251,7 +251,10 @@ export async function deliverFrom(
           continue;
         }
         if (replay && cuts.cuts > 1) throw resendsSpent(cuts, options.what, e);
-        throw new ConnectionClosedError(e, `Connection lost before the response (${options.what})`);
+        throw new ConnectionClosedError(
+          e,
+          `Connection lost before the response (${options.what}; the request may have run)`,
+        );
       }
       const delay = connectionRefused(e) ? retryDelay(attempt - 1, undefined, retry, options.random) : undefined;
       if (delay === undefined || attempt > maxRetries) {
@@ -293,7 +296,7 @@ function notRun(error: RequestNotProcessedError, sentBefore: boolean): Error {
   if (!sentBefore) return error;
   return new ConnectionClosedError(
     error,
-    `Connection lost before the response; sent again, and the last attempt was not processed: ${error.message}`,
+    `Connection lost before the response (the request may have run); sent again, and the last attempt was not processed: ${error.message}`,
   );
 }
 

@@ -48,7 +48,10 @@ const answers = (m: unknown, id: string | number | bigint): boolean =>
 function mayHaveRun(e: unknown, what: string): unknown {
   if (e instanceof ConnectionClosedError || e instanceof RequestAbortedError) return e;
   if (e instanceof Error && e.name === 'AbortError') return e;
-  return new ConnectionClosedError(e, `Connection lost before the response (${what}); sent again, which failed`);
+  return new ConnectionClosedError(
+    e,
+    `Connection lost before the response (${what}; the request may have run); sent again, which failed`,
+  );
 }
 
 /** The POSTs of a client transport (see the module docs). */
@@ -147,7 +150,7 @@ export class ClientPost extends ClientStreams {
         if (text === '')
           throw new ConnectionClosedError(
             undefined,
-            `Connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body)`,
+            `Connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body; the request may have run)`,
           );
         if (type === '')
           throw new HttpStatusError(

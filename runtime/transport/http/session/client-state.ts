@@ -292,7 +292,10 @@ export class ClientState {
       this.failStream(
         s,
         !ended && s.kind === 'post'
-          ? new ConnectionClosedError(expired, 'SSE response stream lost before the response; the request may have run')
+          ? new ConnectionClosedError(
+              expired,
+              'SSE response stream lost before the response (the request may have run)',
+            )
           : expired,
       );
     }

@@ -76,7 +76,7 @@ export class ClientStreams extends ClientState {
         state,
         new ConnectionClosedError(
           broken instanceof Error ? broken : undefined,
-          'SSE response stream lost before the response, and it cannot be resumed (no event ID came)',
+          'SSE response stream lost before the response (the request may have run), and it cannot be resumed (no event ID came)',
         ),
       );
     }
@@ -145,7 +145,7 @@ export class ClientStreams extends ClientState {
           state,
           new ConnectionClosedError(
             undefined,
-            `Connection lost: the SSE stream could not be re-established after ${state.failures - 1} retries`,
+            `Connection lost: the SSE stream could not be re-established after ${state.failures - 1} retries${state.kind === 'post' ? ' (the request may have run)' : ''}`,
           ),
         );
       }

@@ -46,7 +46,11 @@ export function readSseReply(id: Id, res: HttpReply, maxEventSize: number | unde
     end: (error) => {
       if (failure !== undefined) return to.fail(id, failure as Error);
       // the stream broke: the request may have run, and a stateless stream cannot be resumed
-      if (error) return to.fail(id, new ConnectionClosedError(error, 'Connection lost before the response'));
+      if (error)
+        return to.fail(
+          id,
+          new ConnectionClosedError(error, 'Connection lost before the response (the request may have run)'),
+        );
       try {
         take(parser.end());
       } catch (e) {
@@ -55,7 +59,10 @@ export function readSseReply(id: Id, res: HttpReply, maxEventSize: number | unde
       if (!answered)
         to.fail(
           id,
-          new ConnectionClosedError(undefined, 'Connection closed: the response stream ended without a response'),
+          new ConnectionClosedError(
+            undefined,
+            'Connection closed: the response stream ended without a response (the request may have run)',
+          ),
         );
     },
   });

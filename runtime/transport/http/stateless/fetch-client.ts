@@ -340,7 +340,7 @@ export class StatelessHttpClientTransport implements Transport {
         id,
         new ConnectionClosedError(
           undefined,
-          `Connection closed before the response (POST ${this.#inFlight.get(id)?.method ?? 'request'}: HTTP ${res.status}, empty body)`,
+          `Connection closed before the response (POST ${this.#inFlight.get(id)?.method ?? 'request'}: HTTP ${res.status}, empty body; the request may have run)`,
         ),
       );
       return;
