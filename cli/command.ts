@@ -108,7 +108,8 @@ export function parseCommand(command: Command, args: string[], form?: string): P
  * call it ambiguous); another value that starts with a dash is refused with the `--flag=<value>`
  * form to write it in. A flag given twice is refused (`--redis is given more than once; it takes
  * one value`, `--stdio is given more than once; it is a switch …`) unless it is `multiple` (a
- * repeatable flag: each value kept).
+ * repeatable flag: each value kept). A value flag given an empty (or blank) value is refused
+ * (`--host needs a value; an empty one was given`).
  */
 export function parseFlags(
   args: string[],
@@ -168,6 +169,10 @@ export function parseFlags(
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== 'option' || token.name === undefined || !Object.hasOwn(options, token.name)) continue;
     const option = options[token.name];
+    // an empty value is no value: `--host ""` would bind every interface, `--http ""` a random
+    // port, `--auth-scope ""` require no scope (an unset shell variable, silently taken)
+    if (option.type === 'string' && (token as { value?: string }).value?.trim() === '')
+      throw new UsageError(`--${token.name} needs a value; an empty one was given`);
     if (option.multiple) continue;
     if (seen.has(token.name))
       throw new UsageError(

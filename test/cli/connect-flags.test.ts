@@ -70,6 +70,9 @@ test('connectFlags refuses each bad flag with its message', () => {
 test('tools and call answer each bad flag alike: exit 2, the same message', async () => {
   for (const [name, values, message] of refusals) {
     const flags = Object.entries(values).flatMap(([k, v]) => [`--${k}`, v]);
+    // on the command line an empty or blank value is refused by the flag parser, for every flag
+    const blank = Object.entries(values).find(([, v]) => v.trim() === '')?.[0];
+    const said = blank === undefined ? message : `--${blank} needs a value; an empty one was given`;
     for (const [cmd, extra] of [
       ['tools', ['--out', '/nonexistent/tools.gen.ts']],
       ['call', ['tools/list']],
@@ -79,7 +82,7 @@ test('tools and call answer each bad flag alike: exit 2, the same message', asyn
       assert.is(code, 2, `${cmd} ${name}: ${err.join('\n')}`);
       assert.is(
         err.join('\n').split('\n')[0],
-        `mcpgen ${cmd}: ${message.startsWith('needs') ? `${cmd} ${message}` : message}`,
+        `mcpgen ${cmd}: ${said.startsWith('needs') ? `${cmd} ${said}` : said}`,
         `${cmd} ${name}`,
       );
     }

@@ -334,6 +334,38 @@ test('a single-valued flag or a switch given twice is a usage error naming it (e
   assert.match(repeated.text, /--cors-origin needs an origin like https:\/\/app\.example .*got x/);
 });
 
+test('a value flag given an empty or blank value is a usage error naming it (every command, both spellings)', async () => {
+  const file = config('empty', {});
+  let checked = 0;
+  for (const command of COMMANDS)
+    for (const flag of command.flags) {
+      if (flag.value === undefined) continue;
+      for (const spelling of [[`--${flag.name}`, ''], [`--${flag.name}=`], [`--${flag.name}`, '  ']]) {
+        const args = [command.name, ...spelling];
+        if (command.config.length) args.push('--config', file);
+        if (flag.form === '<extension>' && flag.name !== 'package') args.push('--package', 'p');
+        const r = await mcpgen(args);
+        assert.is(r.code, 2, `${JSON.stringify(args)}: ${r.text}`);
+        assert.ok(
+          r.text.startsWith(`mcpgen ${command.name}: --${flag.name} needs a value; an empty one was given`),
+          `${JSON.stringify(args)}: ${r.text}`,
+        );
+        checked++;
+      }
+    }
+  assert.ok(checked > 120, `${checked} cases`);
+  // the trial's three: serve would have bound every interface, a random port, no scope
+  for (const args of [
+    ['serve', '--http', '3000', '--host', ''],
+    ['serve', '--http', ''],
+    ['serve', '--http', '3000', '--auth', 'https://auth.example', '--auth-scope', ''],
+  ]) {
+    const r = await mcpgen(args);
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.text}`);
+    assert.match(r.text, /needs a value; an empty one was given/);
+  }
+});
+
 test.after(() => t.cleanup());
 
 test.run();

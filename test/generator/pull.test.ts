@@ -172,7 +172,7 @@ test('usage errors exit 2: unknown command, unknown flag, conflicting flags, no 
     ],
     [['serve', '--stdio', '--redis', 'redis://127.0.0.1:6379'], /--redis applies to --http only/],
     [['serve', '--stdio', '--host', '0.0.0.0'], /--host applies to --http only/],
-    [['generate', '--out', ''], /--out needs a folder/],
+    [['generate', '--out', ''], /--out needs a value; an empty one was given/],
     [[], /Usage:/],
   ];
   for (const [args, message] of cases) {
