@@ -252,7 +252,7 @@ export async function serveOverHttp(
   io.err(`mcpgen serve: listening on ${served.url}`);
   if (auth)
     io.err(
-      `mcpgen serve: protected: bearer tokens of ${redactUrl(auth.issuer)} for ${redactUrl(served.resource)}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
+      `mcpgen serve: protected: access tokens (Bearer or DPoP) of ${redactUrl(auth.issuer)} for ${redactUrl(served.resource)}${auth.scopes ? ` with scope ${auth.scopes.join(' ')}` : ''}`,
     );
   else if ('sseUrl' in served) io.err(`mcpgen serve: 2024-11-05 HTTP+SSE clients: ${served.sseUrl}`);
   await stop;
