@@ -163,7 +163,11 @@ export const serve: Command = {
       meaning:
         'after SIGINT/SIGTERM, keep listening at least this long, answering new work 503 (the deregistration delay of a load balancer)',
     },
-    { name: 'auth', value: '<issuer-url>', meaning: 'protect /mcp: access tokens (Bearer or DPoP) of this issuer for this URL' },
+    {
+      name: 'auth',
+      value: '<issuer-url>',
+      meaning: 'protect /mcp: access tokens (Bearer or DPoP) of this issuer for this URL',
+    },
     {
       name: 'auth-jwks',
       value: 'URL',
