@@ -165,7 +165,13 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
     client.disconnect();
     sub.disconnect();
     const why = refused ?? (AUTH_REFUSED.test((e as Error).message) ? (e as Error) : undefined);
-    if (why) throw new RedisAuthenticationError(`Redis at ${shown} refused the credentials: ${why.message}`);
+    // NOAUTH: a command sent with no AUTH where Redis requires one (ioredis sends AUTH whenever a password is given)
+    if (why)
+      throw new RedisAuthenticationError(
+        /NOAUTH/.test(why.message)
+          ? `Redis at ${shown} requires a password and none was given: ${why.message}`
+          : `Redis at ${shown} refused the credentials: ${why.message}`,
+      );
     throw new Error(`cannot reach Redis at ${shown}: ${(e as Error).message}`);
   }
   client.off('error', onError);
