@@ -10,45 +10,35 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent } from 'node:http';
 import * as draft from '../../../generated/draft/index.js';
 import * as v2025 from '../../../generated/2025-11-25/index.js';
 import { HttpClientTransport } from '../../../runtime/transport/http/session/node-client.js';
 import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/node-client.js';
-import { startDualEra } from '../transport/http/stateless/helpers.js';
+import { startDualEraBehind } from '../transport/http/stateless/helpers.js';
 
 type Mode = 'refuse' | 'gone';
 
 /** The dual-era endpoint behind a front that, once `armed`, refuses `tools/list` (503 + Retry-After) or closes after the `tools/call` result. */
 async function start(mode: Mode) {
-  const s = await startDualEra();
-  const inner = s.http.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
-  s.http.removeAllListeners('request');
   const seen = { lists: 0, armed: false, gone: false };
-  s.http.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const bytes = Buffer.concat(chunks);
-      const method = bytes.length ? (JSON.parse(bytes.toString('utf8')) as { method?: string }).method : undefined;
-      if (method === 'tools/list' && seen.armed) {
-        seen.lists++;
-        if (mode === 'refuse') {
-          res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('draining');
-          return;
-        }
+  const s = await startDualEraBehind((method, _req, res) => {
+    if (method === 'tools/list' && seen.armed) {
+      seen.lists++;
+      if (mode === 'refuse') {
+        res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain' }).end('draining');
+        return true;
       }
-      // no connection is kept (fetch's pool included): the listing needs a new one, refused once the server is gone
-      if (mode === 'gone') res.setHeader('connection', 'close');
-      if (method === 'tools/call' && seen.armed && mode === 'gone') {
-        res.on('finish', () => {
-          seen.gone = true;
-          s.http.close();
-        });
-      }
-      (req as IncomingMessage & { body?: unknown }).body = new Uint8Array(bytes);
-      inner(req, res);
-    });
+    }
+    // no connection is kept (fetch's pool included): the listing needs a new one, refused once the server is gone
+    if (mode === 'gone') res.setHeader('connection', 'close');
+    if (method === 'tools/call' && seen.armed && mode === 'gone') {
+      res.on('finish', () => {
+        seen.gone = true;
+        s.http.close();
+      });
+    }
+    return false;
   });
   return { ...s, seen };
 }

@@ -7,32 +7,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { ConnectionClosedError } from '../../../../../runtime/jsonrpc/errors.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
 import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
-import { startDualEra } from '../stateless/helpers.js';
+import { startDualEraBehind } from '../stateless/helpers.js';
 
 /** The dual-era endpoint, behind a front that resets the connection of every `tools/call` POST (the others pass). */
-async function resetting() {
-  const s = await startDualEra();
-  const inner = s.http.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
-  s.http.removeAllListeners('request');
-  s.http.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const bytes = Buffer.concat(chunks);
-      const method = bytes.length ? (JSON.parse(bytes.toString('utf8')) as { method?: string }).method : undefined;
-      if (method === 'tools/call') return void req.socket.destroy();
-      (req as IncomingMessage & { body?: unknown }).body = new Uint8Array(bytes);
-      inner(req, res);
-    });
+const resetting = () =>
+  startDualEraBehind((method, req) => {
+    if (method !== 'tools/call') return false;
+    req.socket.destroy();
+    return true;
   });
-  return s;
-}
 
 for (const era of ['session', 'stateless'] as const)
   for (const form of ['node:http', 'fetch'] as const)

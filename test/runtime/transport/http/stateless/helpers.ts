@@ -3,7 +3,7 @@
  * behind the stateless endpoint (or the dual-era one) on a real node:http server on 127.0.0.1,
  * and raw POST helpers using fetch.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
@@ -166,6 +166,32 @@ export async function startDualEra(): Promise<Running & { legacySessions: () => 
       await stop(http);
     },
   };
+}
+
+/**
+ * The dual-era endpoint (startDualEra) behind a front: each request's body is read whole and
+ * `front(method, req, res)` called with the JSON-RPC method it names (undefined for a body-less
+ * request); unless it returns true (it answered, or cut the connection), the request goes on to
+ * the endpoint with the body already read.
+ */
+export async function startDualEraBehind(
+  front: (method: string | undefined, req: IncomingMessage, res: ServerResponse) => boolean | undefined,
+): Promise<Running & { legacySessions: () => number }> {
+  const s = await startDualEra();
+  const inner = s.http.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  s.http.removeAllListeners('request');
+  s.http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      const method = bytes.length ? (JSON.parse(bytes.toString('utf8')) as { method?: string }).method : undefined;
+      if (front(method, req, res) === true) return;
+      (req as IncomingMessage & { body?: unknown }).body = new Uint8Array(bytes);
+      inner(req, res);
+    });
+  });
+  return s;
 }
 
 /** Headers of a well-formed draft POST for `method` (`name` for Mcp-Name). */
