@@ -197,6 +197,10 @@ export type Decoded =
   | { kind: 'input_required'; result: InputRequiredResult }
   | { kind: 'extension'; result: Record<string, unknown> };
 
+/** A result decodeResult refuses: `message` about the field at `path`. */
+const badResult = (method: string, message: string, path = '/resultType'): InvalidResultError =>
+  new InvalidResultError(method, [{ path, message }]);
+
 /**
  * Decodes one result of a stateless revision by `resultType`: absent → `"complete"` (filled in);
  * `"input_required"` only for methods that support it and with `inputRequests` (an object) or
@@ -213,20 +217,21 @@ export function decodeResult(
 ): Decoded {
   const method = entry.method;
   const type = result.resultType === undefined ? 'complete' : result.resultType;
-  const bad = (message: string, path = '/resultType') => new InvalidResultError(method, [{ path, message }]);
   if (typeof type === 'string' && !RESULT_TYPES.includes(type) && passThrough?.(type))
     return { kind: 'extension', result };
-  if (typeof type !== 'string' || !RESULT_TYPES.includes(type)) throw bad(`unknown resultType ${JSON.stringify(type)}`);
+  if (typeof type !== 'string' || !RESULT_TYPES.includes(type))
+    throw badResult(method, `unknown resultType ${JSON.stringify(type)}`);
   if (type === 'input_required') {
-    if (!entry.inputRequired) throw bad(`${method} cannot be answered with input_required`);
+    if (!entry.inputRequired) throw badResult(method, `${method} cannot be answered with input_required`);
     const { inputRequests, requestState } = result;
     const okRequests =
       inputRequests === undefined ||
       (typeof inputRequests === 'object' && inputRequests !== null && !Array.isArray(inputRequests));
-    if (!okRequests) throw bad('must be an object', '/inputRequests');
-    if (requestState !== undefined && typeof requestState !== 'string') throw bad('must be a string', '/requestState');
+    if (!okRequests) throw badResult(method, 'must be an object', '/inputRequests');
+    if (requestState !== undefined && typeof requestState !== 'string')
+      throw badResult(method, 'must be a string', '/requestState');
     if (inputRequests === undefined && requestState === undefined)
-      throw bad('input_required without inputRequests or requestState', '');
+      throw badResult(method, 'input_required without inputRequests or requestState', '');
     return { kind: 'input_required', result: result as InputRequiredResult };
   }
   const out = result.resultType === undefined ? { resultType: 'complete', ...result } : result;

@@ -1,4 +1,4 @@
-// size: the stateless lifecycle, client and server sides, with the client's one-request fast path; 24 lines over
+// size: the stateless lifecycle, client and server sides, with the client's one-request fast path; 33 lines over
 /**
  * The stateless lifecycle (2026-07-28 and later, basic/versioning): the tables whose
  * `lifecycle` is `stateless`. No handshake: every request carries the protocol version, the
@@ -81,6 +81,12 @@ const JSON_RPC_CODES = new Set<number>(Object.values(JsonRpcErrorCode));
  */
 const isModernError = (table: ProtocolTable, code: number): boolean =>
   !JSON_RPC_CODES.has(code) && MODERN_ERRORS.some((name) => ownValue(table.errorCodes, name) === code);
+
+/** The options of a request whose result this layer checks itself (decodeResult), not the engine. */
+const NOT_VALIDATED: PeerRequestOptions = Object.freeze({ validateResult: false });
+/** `options` with `validateResult: false` (a copy; one frozen object when there are none). */
+const unvalidated = (options: PeerRequestOptions | undefined): PeerRequestOptions =>
+  options === undefined ? NOT_VALIDATED : withOwn(options, 'validateResult', false);
 
 const PROTOCOL_VERSION_META = `${META}protocolVersion`;
 const CLIENT_CAPABILITIES_META = `${META}clientCapabilities`;
@@ -220,7 +226,7 @@ class StatelessClient implements ClientLifecycle {
     params: Params | undefined,
     options: PeerRequestOptions | undefined,
   ): Promise<Record<string, unknown>> {
-    return this.#send(method, params ?? {}, withOwn(options, 'validateResult', false));
+    return this.#send(method, params ?? {}, unvalidated(options));
   }
 
   /**
@@ -252,7 +258,7 @@ class StatelessClient implements ClientLifecycle {
         if (key !== undefined) cache!.put(key, method, sent, result);
         return after === undefined ? result : after(result);
       };
-      return this.#send(method, sent, withOwn(options, 'validateResult', false), step);
+      return this.#send(method, sent, unvalidated(options), step);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -274,7 +280,7 @@ class StatelessClient implements ClientLifecycle {
       entry,
       params: sent,
       first,
-      send: (attempt) => this.#send(method, attempt, withOwn(options, 'validateResult', false)),
+      send: (attempt) => this.#send(method, attempt, unvalidated(options)),
       handlers: (host.options.handlers ?? {}) as Record<string, InputHandler>,
       capabilities: host.options.capabilities ?? {},
       maxRounds: host.options.maxInputRounds,

@@ -280,8 +280,8 @@ export class StatelessHttpClientTransport implements Transport {
       extra === undefined
         ? { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
         : { ...extra, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const meta = requestHeaders(message, this.#tools.lookup);
-    for (const name in meta) headers[name] = meta[name];
+    // (own string-keyed members only: the same as a for…in copy, without its enumeration)
+    Object.assign(headers, requestHeaders(message, this.#tools.lookup));
     return { method: 'POST', headers, body: JSON.stringify(message), cancel };
   }
 

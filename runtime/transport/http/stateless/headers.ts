@@ -135,6 +135,8 @@ function textOf(v: unknown): string | undefined {
   return undefined;
 }
 
+const NO_PARAM_HEADERS: readonly ParamHeader[] = [];
+
 /**
  * The metadata headers of one outbound request (names as the page spells them). `tools`
  * gives the annotations of a tool by name (from `tools/list`); without it no `Mcp-Param-*`.
@@ -152,7 +154,7 @@ export function requestHeaders(
   const field = NAME_FIELD[message.method];
   if (field && typeof params[field] === 'string') h['Mcp-Name'] = encodeHeaderValue(params[field]);
   if (message.method === 'tools/call' && typeof params.name === 'string') {
-    for (const p of tools?.(params.name) ?? []) {
+    for (const p of tools?.(params.name) ?? NO_PARAM_HEADERS) {
       const text = textOf(valueAt(params.arguments, p.path));
       if (text !== undefined) h[`Mcp-Param-${p.name}`] = encodeHeaderValue(text);
     }
