@@ -1,52 +1,26 @@
-// size: a request admitted, dispatched and answered (respond, answerOf, the direct form's answerAtOnce) share the in-flight bookkeeping; 31 lines over
 /**
  * Inbound dispatch of the peer engine (./peer.ts): a request admitted (pre-dispatch hook, method
- * lookup, capability gate, params validation), run and answered exactly once; a notification
- * routed (cancellation, progress) and handed to its handler. Spec: 2025-11-25 `basic/index.mdx`,
- * `utilities/{cancellation,progress,ping}.mdx`.
+ * lookup, capability gate, params validation) and run, then answered exactly once (./answer.ts);
+ * a notification routed (cancellation, progress) and handed to its handler. Spec: 2025-11-25
+ * `basic/index.mdx`, `utilities/{cancellation,progress,ping}.mdx`.
  */
-import { endSpan, startServerSpan, traceRefusal, tracing, withContext } from './tracing.js';
-import {
-  type Direction,
-  type MethodEntry,
-  type ProtocolTable,
-  hasCapability,
-  missingParamCapability,
-} from '../protocol/table.js';
-import type { MessageInfo, Transport } from '../jsonrpc/transport.js';
-import {
-  ConnectionClosedError,
-  ErrorCode,
-  RequestAbortedError,
-  RpcError,
-  UnserializableMessageError,
-  validationIssues,
-} from '../jsonrpc/errors.js';
-import { SENT } from '../jsonrpc/sent.js';
-import { handlerLabel } from '../protocol/subject.js';
+import { startServerSpan, traceRefusal, tracing, withContext } from './tracing.js';
+import { type MethodEntry, hasCapability, missingParamCapability } from '../protocol/table.js';
+import type { MessageInfo } from '../jsonrpc/transport.js';
+import { ErrorCode, validationIssues } from '../jsonrpc/errors.js';
 import {
   errorResponse,
   idText,
-  isObject,
-  resultResponse,
   type JSONRPCErrorResponse,
   type JSONRPCNotification,
   type JSONRPCRequest,
-  type JSONRPCResultResponse,
-  type RequestId,
 } from '../jsonrpc/message.js';
-import type { ProgressRouter } from './progress.js';
-import { type InboundRequest, type InboundRequests, parseCancelled, watchCarrier } from './cancellation.js';
+import { answerAtOnce, reply, respond, settle } from './answer.js';
+import type { DispatchHost, PreparedMethod } from './dispatch-host.js';
+import { parseCancelled, watchCarrier } from './cancellation.js';
 import type { BatchReply } from './batch.js';
-import { InboundContext, type Logger, type NotificationHandler, type RequestHandler } from './context.js';
-import {
-  DIRECT_CALL,
-  type DirectCall,
-  NOT_DIRECT,
-  type PeerOptions,
-  type PreDispatch,
-  RESULTS_CHECKED,
-} from './peer-options.js';
+import { InboundContext, type RequestHandler } from './context.js';
+import { DIRECT_CALL, type DirectCall, NOT_DIRECT, RESULTS_CHECKED } from './peer-options.js';
 
 /** Shared stand-in for an absent logger or handler table. */
 export const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
@@ -60,26 +34,6 @@ export const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === 'object' || typeof v === 'function') &&
   v !== null &&
   typeof (v as PromiseLike<unknown>).then === 'function';
-
-/** What dispatch reads and changes of the engine: a `Peer`'s private state, structurally. */
-export interface DispatchHost {
-  readonly table: ProtocolTable;
-  readonly in: Direction;
-  readonly log: Logger;
-  readonly session: object | undefined;
-  readonly options: PeerOptions;
-  readonly transport: Transport;
-  readonly inbound: InboundRequests;
-  readonly progress: ProgressRouter;
-  readonly handlers: Map<string, RequestHandler | undefined> | undefined;
-  readonly notificationHandlers: Map<string, NotificationHandler | undefined> | undefined;
-  readonly capabilities: Record<string, unknown> | undefined;
-  readonly preDispatch: PreDispatch | undefined;
-  readonly ended: { error: Error | undefined } | undefined;
-  readonly closedWith: { error?: Error } | undefined;
-  batchOf: WeakMap<InboundRequest, BatchReply> | undefined;
-  closeIfDone(): void;
-}
 
 export function dispatchNotification(host: DispatchHost, m: JSONRPCNotification, info: MessageInfo | undefined): void {
   const { method, params } = m;
@@ -180,6 +134,28 @@ export function refuse(
 }
 
 /**
+ * The table row of `method` in the served table and its handler (one set on the engine, undefined
+ * there: removed, before the option table's; `ping`'s default). A method of the table that has a
+ * handler is remembered in `host.prepared` when the option table cannot change (absent or
+ * frozen, as the sessions' are), so that its next request is one map lookup: at most one record
+ * per row of the table. The engine empties it whenever the table or its handlers change
+ * (`setTable`, `setRequestHandler`).
+ */
+function prepare(host: DispatchHost, method: string): PreparedMethod {
+  const entry = own(host.table.requests[host.in], method);
+  const set = host.handlers?.get(method);
+  const table = host.options.requestHandlers;
+  const handler =
+    set !== undefined || host.handlers?.has(method)
+      ? set
+      : (own(table ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
+  const found = { entry, handler };
+  if (entry !== undefined && handler !== undefined && (table === undefined || Object.isFrozen(table)))
+    (host.prepared ??= new Map()).set(method, found);
+  return found;
+}
+
+/**
  * Runs an admitted request's handler. A handler that returns a value (not a promise) is
  * answered before this returns; a promise is answered when it settles. A request whose id is
  * that of a request still in flight is answered -32600 with that id and not run (ids are
@@ -202,13 +178,7 @@ export function dispatchRequest(
     );
     return batch ? batch.add(reused) : reply(host, reused);
   }
-  const entry = own(host.table.requests[host.in], method);
-  // a handler set on the engine (undefined there: removed) before the option table's
-  const set = host.handlers?.get(method);
-  const handler =
-    set !== undefined || host.handlers?.has(method)
-      ? set
-      : (own(host.options.requestHandlers ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
+  const { entry, handler } = host.prepared?.get(method) ?? prepare(host, method);
   const refusal = refuse(host, req, entry, handler, info);
   if (refusal) {
     traceRefusal(
@@ -279,203 +249,3 @@ export function dispatchRequest(
 
 /** A request handler as dispatch reads it: its flags and direct form (./peer-options.ts). */
 type Directable = RequestHandler & { [RESULTS_CHECKED]?: boolean; [DIRECT_CALL]?: DirectCall };
-
-/** Answers `r` when the handler's promise (or thenable) `out` settles. */
-function settle(
-  host: DispatchHost,
-  r: InboundRequest,
-  checks: MethodEntry | undefined,
-  out: unknown,
-  params: unknown,
-): void {
-  Promise.resolve(out).then(
-    (v) => respond(host, r, checks, v, false, params),
-    (e: unknown) => respond(host, r, checks, e, true, params),
-  );
-}
-
-/**
- * {@link respond} for a request answered by the direct form of its handler within its dispatch:
- * never in flight, outside any batch, without a span; so answered as `respond` answers such a
- * request, without the in-flight entry.
- */
-function answerAtOnce(
-  host: DispatchHost,
-  id: RequestId,
-  method: string,
-  entry: MethodEntry | undefined,
-  value: unknown,
-  failed: boolean,
-  params: unknown,
-): void {
-  if (host.ended) queueMicrotask(() => host.closeIfDone());
-  if (host.closedWith) return;
-  reply(host, answerOf(host, id, method, entry, value, failed, params), method, params);
-}
-
-/**
- * Answers a finished handler: its result (checked by `entry`'s result validator, if any), its
- * RpcError, or -32603 naming the handler (`params` tell which: ../protocol/subject.ts), the
- * failure logged with the error; nothing once cancelled or closed.
- */
-export function respond(
-  host: DispatchHost,
-  r: InboundRequest,
-  entry: MethodEntry | undefined,
-  value: unknown,
-  failed: boolean,
-  params: unknown,
-): void {
-  const { id, method } = r;
-  host.inbound.end(r);
-  r.onEnd?.();
-  // the other side has ended: close once this answer (handed to the transport below) was the last
-  if (host.ended) queueMicrotask(() => host.closeIfDone());
-  const batch = host.batchOf?.get(r);
-  const span = r.span;
-  if (host.closedWith) {
-    if (span) endSpan(span, new ConnectionClosedError(host.closedWith.error));
-    return batch?.skip();
-  }
-  if (r.cancelled) {
-    if (span) endSpan(span, new RequestAbortedError(method, 'cancelled'));
-    if (batch) return batch.skip();
-    void host.transport.unanswered?.(id);
-    return;
-  }
-  answerWith(host, r, batch, params, answerOf(host, id, method, entry, value, failed, params));
-}
-
-/**
- * The answer to request `id` of `method` whose handler finished with `value` (its error when
- * `failed`), as {@link respond} describes it; logs what it logs.
- */
-function answerOf(
-  host: DispatchHost,
-  id: RequestId,
-  method: string,
-  entry: MethodEntry | undefined,
-  value: unknown,
-  failed: boolean,
-  params: unknown,
-): JSONRPCErrorResponse | JSONRPCResultResponse {
-  if (failed) {
-    if (value instanceof RpcError) return errorResponse(id, value.code, value.message, value.data);
-    // the error stays in the log (it may hold what the client must not see); the answer names the handler
-    const handler = handlerLabel(method, params);
-    host.log.error?.('request handler failed', {
-      method,
-      handler,
-      id,
-      error: value instanceof Error ? value.message : String(value),
-      stack: value instanceof Error ? value.stack : undefined,
-    });
-    return errorResponse(id, ErrorCode.InternalError, `Internal error: ${handler} failed`);
-  }
-  // a revision whose results carry resultType: one without it is a complete result (the
-  // default its Result type gives), filled in before the check (table.resultType)
-  const result =
-    host.table.resultType === true && isObject(value) && value.resultType === undefined
-      ? { resultType: 'complete', ...value }
-      : value === undefined
-        ? host.table.resultType === true
-          ? { resultType: 'complete' }
-          : {}
-        : value;
-  // what came back when it is no result object (its type, never its contents); undefined
-  // stands for {}, so it is named only when the method's result has required members
-  let returned: string | undefined;
-  if (!isObject(result))
-    returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
-  else if (entry?.result && !entry.result(result)) {
-    const handler = handlerLabel(method, params);
-    host.log.error?.('handler result fails the result schema', {
-      method,
-      handler,
-      id,
-      errors: validationIssues(entry.result.errors),
-    });
-    if (value !== undefined)
-      return errorResponse(
-        id,
-        ErrorCode.InternalError,
-        `Internal error: ${handler} returned a result that is not a valid ${method} result`,
-      );
-    returned = 'undefined';
-  }
-  if (returned !== undefined) {
-    host.log.error?.('handler result is not an object', { method, id, returned });
-    return errorResponse(
-      id,
-      ErrorCode.InternalError,
-      `Internal error: the ${method} handler returned ${returned}, not a result object`,
-      { returned },
-    );
-  }
-  return resultResponse(id, result as Record<string, unknown>);
-}
-
-/** Hands `m`, the answer to `r`, to its batch or the transport, ending `r`'s span with it. */
-function answerWith(
-  host: DispatchHost,
-  r: InboundRequest,
-  batch: BatchReply | undefined,
-  params: unknown,
-  m: JSONRPCErrorResponse | JSONRPCResultResponse,
-): void {
-  const span = r.span;
-  if (span) endSpan(span, 'error' in m ? m.error : undefined, 'result' in m ? m.result : undefined);
-  if (batch) batch.answer(m);
-  else reply(host, m, r.method, params);
-}
-
-/**
- * Hands a response to the transport. A result the transport cannot serialise (a cycle, a value
- * JSON has no form for: `UnserializableMessageError`, thrown before anything is sent) is
- * logged and answered -32603 naming the handler of `method` (with `params`) instead, so that
- * the request is answered once.
- */
-export function reply(
-  host: DispatchHost,
-  message: JSONRPCResultResponse | JSONRPCErrorResponse,
-  method?: string,
-  params?: unknown,
-): void {
-  if (host.closedWith) return;
-  const related = message.id === undefined || message.id === null ? undefined : { relatedRequestId: message.id };
-  let sent: Promise<void>;
-  try {
-    sent = host.transport.send(message, related);
-  } catch (e) {
-    sent = Promise.reject(e);
-  }
-  if (sent !== SENT) sent.catch((e: Error) => unsent(host, message, e, method, params));
-}
-
-function unsent(
-  host: DispatchHost,
-  message: JSONRPCResultResponse | JSONRPCErrorResponse,
-  e: Error,
-  method: string | undefined,
-  params: unknown,
-): void {
-  if (!(e instanceof UnserializableMessageError) || !('result' in message) || host.closedWith) {
-    host.log.debug?.('could not send response', { error: e.message });
-    return;
-  }
-  const label = method === undefined ? 'the handler' : handlerLabel(method, params);
-  host.log.error?.('result cannot be serialised as JSON', {
-    method,
-    handler: label,
-    id: message.id,
-    error: e.message,
-  });
-  reply(
-    host,
-    errorResponse(
-      message.id ?? undefined,
-      ErrorCode.InternalError,
-      `Internal error: ${label} returned a result that cannot be serialised as JSON`,
-    ),
-  );
-}

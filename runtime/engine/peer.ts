@@ -38,7 +38,9 @@ import { type InboundRequest, InboundRequests, UNCANCELLABLE_METHODS, cancelledP
 import { OutboundRequests, type PendingRequest } from './outbound.js';
 import type { BatchHost, BatchReply, dispatchBatch } from './batch.js';
 import type { Logger, NotificationHandler, RequestHandler, RequestOptions } from './context.js';
-import { type DispatchHost, EMPTY, dispatchNotification, dispatchRequest, own, reply } from './dispatch.js';
+import { EMPTY, dispatchNotification, dispatchRequest, own } from './dispatch.js';
+import type { DispatchHost, PreparedMethod } from './dispatch-host.js';
+import { reply } from './answer.js';
 import type { PeerOptions, PreDispatch, Side } from './peer-options.js';
 import { type RequestHost, sendRequest } from './request.js';
 
@@ -100,6 +102,8 @@ export class Peer {
   private preDispatch: PreDispatch | undefined;
   /** The inbound batch each request of one belongs to (its answer joins the batch's array). */
   private batchOf: WeakMap<InboundRequest, BatchReply> | undefined;
+  /** Each inbound method's table row and handler once looked up (./dispatch.ts `prepare`); reset when either changes. */
+  private prepared: Map<string, PreparedMethod> | undefined;
   private nextId = 0;
   /** The transport's {@link Transport.requestIdPrefix}: outbound ids are `<prefix><n>` strings. */
   private readonly idPrefix: string | undefined;
@@ -177,6 +181,7 @@ export class Peer {
   /** Registers (or with undefined removes) the handler of an inbound request method. `ping` answers `{}` by default. */
   setRequestHandler(method: string, handler: RequestHandler | undefined): void {
     (this.handlers ??= new Map()).set(method, handler);
+    this.prepared = undefined;
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler | undefined): void {
@@ -215,6 +220,7 @@ export class Peer {
   /** Switches to the negotiated revision's table (the lifecycle layer calls it after the handshake). */
   setTable(table: ProtocolTable): void {
     this.#table = table;
+    this.prepared = undefined;
   }
 
   /** The id the next `request()` call will use: ids are allocated in order, synchronously. */

@@ -141,6 +141,12 @@ export interface CompiledTool {
   defaults?: boolean;
   /** Set by the first call ({@link validatorsOf}). */
   compiled?: { input: ValidateFunction; output: ValidateFunction | undefined };
+  /**
+   * The direct form of a call of this tool (params `{ name, arguments? }` naming it, served with
+   * `table`), made once by {@link compileTool}: what {@link callToolDirect} answers for it
+   * (absent in a tool made otherwise: callToolDirect then does the same itself).
+   */
+  readonly direct?: (p: Obj, table: ProtocolTable) => Obj | Promise<Obj> | typeof NOT_DIRECT;
 }
 
 /**
@@ -215,7 +221,16 @@ export function compileTool(
   const inputSchema = def.inputSchema ?? { type: 'object' };
   checkSchema(inputSchema, `inputSchema of tool ${def.name}`);
   if (def.outputSchema) checkSchema(def.outputSchema, `outputSchema of tool ${def.name}`);
-  return { def, inputSchema, outputSchema: def.outputSchema, defaults: hasDefaults(inputSchema) };
+  const name = def.name;
+  const tool: CompiledTool = {
+    def,
+    inputSchema,
+    outputSchema: def.outputSchema,
+    defaults: hasDefaults(inputSchema),
+    // one function per tool: its lookup done by the caller, the checks and the call here
+    direct: (p, table) => directCall(tool, name, p, table),
+  };
+  return tool;
 }
 
 /** The tool as `tools/list` shows it: `inputSchema` defaults to `{ type: 'object' }`. */
@@ -255,8 +270,20 @@ export function callToolDirect(
   p: Obj,
   table: ProtocolTable,
 ): Obj | Promise<Obj> | typeof NOT_DIRECT {
-  if (tool?.compiled === undefined || tool.def.handler.length !== 1) return NOT_DIRECT;
-  return runTool(tool, String(p.name), p, undefined, table);
+  if (tool === undefined) return NOT_DIRECT;
+  return tool.direct !== undefined ? tool.direct(p, table) : directCall(tool, String(p.name), p, table);
+}
+
+/** {@link callToolDirect} for `tool`, known, named `name`. */
+function directCall(
+  tool: CompiledTool,
+  name: string,
+  p: Obj,
+  table: ProtocolTable,
+): Obj | Promise<Obj> | typeof NOT_DIRECT {
+  return tool.compiled === undefined || tool.def.handler.length !== 1
+    ? NOT_DIRECT
+    : runTool(tool, name, p, undefined, table);
 }
 
 /**
