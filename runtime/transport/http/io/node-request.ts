@@ -7,19 +7,18 @@
  * a hang-up, on a fresh or a reused socket alike) is the caller's error, never sent again here,
  * since the server may have read and run it (a proxy's reset, a process that crashed). Whether a
  * failure came before any byte was written, and what may be retried, is ./delivery.ts's to say.
- * The default agents close an idle socket before the server would ({@link KEEP_ALIVE_IDLE_MS}),
- * so that a request rarely meets a socket the server is closing as idle.
+ * The default agents (./node-agent.ts) close an idle socket before the server would, so that a
+ * request rarely meets a socket the server is closing as idle.
  */
 import {
-  Agent as HttpAgent,
+  type Agent as HttpAgent,
   request as httpRequest,
   type ClientRequest,
   type IncomingMessage,
   type RequestOptions,
 } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { request as httpsRequest } from 'node:https';
+import { defaultAgent } from './node-agent.js';
 import {
   abortError,
   mediaType,
@@ -32,59 +31,7 @@ import {
   type TextTaker,
 } from './request.js';
 
-/**
- * Sockets per origin of the default keep-alive agents. Requests past it wait for a free
- * socket; long-lived GET streams are not counted (see {@link HttpRequestInit.stream}).
- */
-export const DEFAULT_MAX_SOCKETS = 256;
-/**
- * How long the default agents keep an idle socket, ms: less than the 5 s of Node's servers
- * (`keepAliveTimeout`), and 1 s less than a shorter `Keep-Alive: timeout=N` a server announces. A request written on a socket
- * the server closes as idle at that very moment fails, and is not sent again: the client closing
- * first makes that rare.
- */
-export const KEEP_ALIVE_IDLE_MS = 4000;
-let sharedHttp: HttpAgent | undefined;
-let sharedHttps: HttpsAgent | undefined;
-
-/**
- * The idle timeout of a socket going back to the pool, ms: {@link KEEP_ALIVE_IDLE_MS}, or 1 s
- * less than a shorter `Keep-Alive: timeout=N` of the last response (as Node's agent reads it).
- */
-function idleMs(socket: Duplex): number {
-  const hint = (socket as { _httpMessage?: { res?: IncomingMessage } })._httpMessage?.res?.headers['keep-alive'];
-  const seconds = typeof hint === 'string' ? /^timeout=(\d+)/.exec(hint)?.[1] : undefined;
-  const ms = seconds === undefined ? KEEP_ALIVE_IDLE_MS : Number.parseInt(seconds, 10) * 1000 - 1000;
-  return ms > 0 && ms < KEEP_ALIVE_IDLE_MS ? ms : KEEP_ALIVE_IDLE_MS;
-}
-
-// The idle timeout is set when a socket goes back to the pool and cleared when a request takes
-// it, not given as the agent's `timeout`: that one also times every request on the socket (a
-// listener per request, the timer refreshed on every read and write, and set again after each
-// response). Node's agent destroys a pooled socket whose timeout fires.
-function idleAgent(Base: typeof HttpAgent): typeof HttpAgent {
-  return class extends Base {
-    override keepSocketAlive(socket: Duplex): boolean {
-      // (false: Node's agent found the socket not reusable, e.g. a `Keep-Alive: timeout=1`)
-      if ((super.keepSocketAlive(socket) as unknown) === false) return false;
-      (socket as Socket).setTimeout(idleMs(socket));
-      return true;
-    }
-    override reuseSocket(socket: Duplex, request: ClientRequest): void {
-      (socket as Socket).setTimeout(0);
-      super.reuseSocket(socket, request);
-    }
-  };
-}
-const IdleHttpAgent = idleAgent(HttpAgent);
-const IdleHttpsAgent = idleAgent(HttpsAgent) as typeof HttpsAgent;
-
-/** The process-wide keep-alive agent for `protocol` (`http:` or `https:`). */
-export function defaultAgent(protocol: string): HttpAgent {
-  const options = { keepAlive: true, maxSockets: DEFAULT_MAX_SOCKETS };
-  if (protocol === 'https:') return (sharedHttps ??= new IdleHttpsAgent(options));
-  return (sharedHttp ??= new IdleHttpAgent(options));
-}
+export { DEFAULT_MAX_SOCKETS, defaultAgent, KEEP_ALIVE_IDLE_MS } from './node-agent.js';
 
 /**
  * A {@link Requester} over `node:http` / `node:https` (by the URL's scheme) with `agent`

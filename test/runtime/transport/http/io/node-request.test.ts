@@ -174,6 +174,30 @@ test("the default agent closes an idle socket a second before the server's Keep-
   }
 });
 
+test('the default agent reads the Keep-Alive hint in any case of its name: timeout=1 leaves no time, the socket is not pooled', async () => {
+  const short = await rawServer(() => true, 'KEEP-ALIVE: timeout=1\r\n');
+  const cased = await rawServer(() => true, 'keep-alive: timeout=3\r\n');
+  try {
+    const agent = defaultAgent('http:');
+    const inPool = (server: { url: URL }) =>
+      Object.values(agent.freeSockets)
+        .flat()
+        .find((s) => s?.remotePort === Number(server.url.port));
+    const request = nodeRequester(short.url);
+    assert.equal(JSON.parse(await (await request(post('{}'))).text()), { n: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.is(inPool(short), undefined, 'a socket whose hint leaves no time is closed, not pooled');
+    assert.equal(JSON.parse(await (await request(post('{}'))).text()), { n: 2 });
+    assert.is(short.connections(), 2, 'the next request opens a new connection');
+    await (await nodeRequester(cased.url)(post('{}'))).text();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.is(inPool(cased)?.timeout, 2000);
+  } finally {
+    await short.close();
+    await cased.close();
+  }
+});
+
 test('the default agent times a socket only while it is pooled: a request that takes it has no socket timeout', async () => {
   const server = await rawServer(() => true);
   try {
