@@ -57,6 +57,11 @@ export class PendingRequest<R = unknown> {
    * promise (a resend on -32022), this costs no promise of its own.
    */
   recover: ((error: unknown) => unknown) | undefined = undefined;
+  /**
+   * What `after` and `recover` are called on (their `this`): a caller's per-request object whose
+   * methods they are, so that it needs no closure (nor bound function) per request.
+   */
+  self: unknown = undefined;
 
   constructor(
     readonly id: RequestId,
@@ -97,11 +102,12 @@ export class PendingRequest<R = unknown> {
       return;
     }
     const rej = this.rej;
+    const self = this.self;
     this.drop();
     if (f === undefined) return;
     let out: unknown;
     try {
-      out = after(value);
+      out = after.call(self, value);
     } catch (e) {
       rej!(e);
       return;
@@ -118,11 +124,12 @@ export class PendingRequest<R = unknown> {
       return;
     }
     const res = this.res;
+    const self = this.self;
     this.drop();
     if (f === undefined) return;
     let out: unknown;
     try {
-      out = recover(error);
+      out = recover.call(self, error);
     } catch (e) {
       f(e);
       return;
@@ -137,6 +144,7 @@ export class PendingRequest<R = unknown> {
     this.onAbort = undefined;
     this.after = undefined;
     this.recover = undefined;
+    this.self = undefined;
   }
 }
 

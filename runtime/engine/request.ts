@@ -68,6 +68,7 @@ export function sendRequest<R>(
   options?: RequestOptions,
   after?: (result: unknown) => unknown,
   recover?: (error: unknown) => unknown,
+  self?: unknown,
 ): Promise<R> {
   if (host.closedWith) return Promise.reject(new ConnectionClosedError(host.closedWith.error));
   // the other side has ended its input: no response could arrive
@@ -110,6 +111,7 @@ export function sendRequest<R>(
   if (!spanned) {
     if (after) p.after = after;
     if (recover) p.recover = recover;
+    p.self = self;
   }
   const message: JSONRPCRequest =
     sendParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sendParams };
@@ -127,7 +129,8 @@ export function sendRequest<R>(
   } catch (e) {
     host.settle(id)?.reject(e);
   }
-  return spanned && (after || recover) ? (promise.then(after, recover) as Promise<R>) : promise;
+  if (!spanned || !(after || recover)) return promise;
+  return (self === undefined ? promise.then(after, recover) : thenOn(promise, self, after, recover)) as Promise<R>;
 }
 
 // The closures a request may need live in these helpers, so that sendRequest itself keeps no
@@ -161,6 +164,16 @@ function listenAbort(host: RequestHost, p: PendingRequest, signal: AbortSignal):
 /** A send that fails later fails its request. */
 function failOnSendError(host: RequestHost, id: RequestId, sent: Promise<void>): void {
   sent.catch((e) => host.settle(id)?.reject(e));
+}
+
+/** `promise.then(after, recover)` with `self` as their `this`. */
+function thenOn(
+  promise: Promise<unknown>,
+  self: unknown,
+  after: ((result: unknown) => unknown) | undefined,
+  recover: ((error: unknown) => unknown) | undefined,
+): Promise<unknown> {
+  return promise.then(after && ((v) => after.call(self, v)), recover && ((e) => recover.call(self, e)));
 }
 
 function endSpanWith(promise: Promise<unknown>, span: NonNullable<ReturnType<typeof startClientSpan>['span']>): void {
@@ -208,7 +221,9 @@ export function outboundRefusal(
 /**
  * `peer.request(method, params, options)` whose result goes through `after`, and its failure
  * through `recover`, before the promise settles (see {@link sendRequest}): for the session
- * layer, which would otherwise chain a `.then` or a `.catch`.
+ * layer, which would otherwise chain a `.then` or a `.catch`. `self`: what `after` and `recover`
+ * are called on (their `this`; PendingRequest `self`), so that they may be methods of one
+ * per-request object rather than closures.
  */
 export function requestThen<R>(
   /** A `Peer` (./peer.ts; not imported here: peer.ts imports this module). */
@@ -218,6 +233,7 @@ export function requestThen<R>(
   options: RequestOptions | undefined,
   after: ((result: unknown) => unknown) | undefined,
   recover?: (error: unknown) => unknown,
+  self?: unknown,
 ): Promise<R> {
-  return sendRequest<R>(peer as unknown as RequestHost, method, params, options, after, recover);
+  return sendRequest<R>(peer as unknown as RequestHost, method, params, options, after, recover, self);
 }

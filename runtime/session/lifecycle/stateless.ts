@@ -159,7 +159,7 @@ class StatelessClient implements ClientLifecycle {
   }
 
   /** `params` with the request's `_meta` (protocol version, client capabilities and info); the caller's objects are not changed. */
-  #withMeta(params: Params | undefined): Params {
+  withMeta(params: Params | undefined): Params {
     const { host } = this;
     const own = params?._meta as Params | undefined;
     let meta: Params;
@@ -180,24 +180,14 @@ class StatelessClient implements ClientLifecycle {
 
   /**
    * Sends once; on -32022 naming a version of a `fallbackTables` table, switches to it and
-   * resends once (naming the version sent: resends it once). `after` takes the result (as
-   * PendingRequest `after`: no promise of its own), of the resend too.
+   * resends once (naming the version sent: resends it once). See {@link StatelessCall}.
    */
-  #send(
-    method: string,
-    params: Params,
-    options?: PeerRequestOptions,
-    after?: (result: unknown) => unknown,
-  ): Promise<Record<string, unknown>> {
-    const { host } = this;
-    return requestThen<Record<string, unknown>>(host.peer, method, this.#withMeta(params), options, after, (e) => {
-      if (!this.#resendable(e)) throw e;
-      return requestThen(host.peer, method, this.#withMeta(params), options, after);
-    });
+  #send(method: string, params: Params, options?: PeerRequestOptions): Promise<Record<string, unknown>> {
+    return new StatelessCall(this, method, params, options).send();
   }
 
-  /** Whether a request refused with `e` is sent again (see #send); switches the table when a fallback names the version. */
-  #resendable(e: unknown): boolean {
+  /** Whether a request refused with `e` is sent again (see StatelessCall); switches the table when a fallback names the version. */
+  resendable(e: unknown): boolean {
     const { host } = this;
     if (!(e instanceof RpcError) || e.code !== errorCodeOf(host.table, 'UNSUPPORTED_PROTOCOL_VERSION')) return false;
     const supported = (e.data as { supported?: unknown } | undefined)?.supported;
@@ -231,7 +221,7 @@ class StatelessClient implements ClientLifecycle {
 
   /**
    * The cache, then the request; a result of another `resultType` than `complete` goes on to
-   * the multi round-trip loop over #send (#rounds). `after` takes the result either way. A call
+   * the multi round-trip loop over #send (`rounds`). `after` takes the result either way. A call
    * answered `complete` at once (most) runs as one engine request whose result and failure
    * steps do the rest: no promise, nor async function, of this layer.
    */
@@ -249,23 +239,19 @@ class StatelessClient implements ClientLifecycle {
       const key = cache?.key(method, sent);
       const hit = key === undefined ? undefined : cache!.get(key);
       if (hit) return Promise.resolve(after === undefined ? hit : after(hit));
-      const validate = options?.validateResult ?? true;
-      const step = (raw: unknown): unknown => {
-        const type = (raw as Params).resultType;
-        if (type !== undefined && type !== 'complete')
-          return this.#rounds(method, entry, sent, options, after, key, raw as Record<string, unknown>);
-        const { result } = decodeResult(entry, raw as Record<string, unknown>, validate);
-        if (key !== undefined) cache!.put(key, method, sent, result);
-        return after === undefined ? result : after(result);
-      };
-      return this.#send(method, sent, unvalidated(options), step);
+      const call = new StatelessCall(this, method, sent, unvalidated(options));
+      call.entry = entry;
+      call.given = options;
+      call.after = after;
+      call.key = key;
+      return call.send();
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
   /** The multi round-trip loop over #send, from the first attempt's result `first` on. */
-  async #rounds(
+  async rounds(
     method: string,
     entry: MethodEntry,
     sent: Params,
@@ -300,12 +286,75 @@ class StatelessClient implements ClientLifecycle {
     const peer = this.host.peer;
     const id = peer.nextRequestId;
     return this.host.subscriptions!.open(id, filter, options, (signal) =>
-      peer.request('subscriptions/listen', this.#withMeta({ notifications: filter }), {
+      peer.request('subscriptions/listen', this.withMeta({ notifications: filter }), {
         signal,
         timeout: Infinity,
         validateResult: false,
       }),
     );
+  }
+}
+
+/**
+ * One request of a {@link StatelessClient}, sent with its `_meta` (and resent once on a -32022
+ * the client answers by resending): its state as fields and its result and failure steps as
+ * methods the engine calls on it (PendingRequest `self`), so a request costs this one object and
+ * no closure. With `entry` (a session request, `StatelessClient.request`), a result of another
+ * `resultType` than `complete` goes on to the multi round-trip loop, a `complete` one is decoded
+ * (checked unless the caller's options say not), cached under `key`, and handed to `after`.
+ */
+class StatelessCall {
+  /** The method's table entry: set for a session request, whose result {@link step} decodes. */
+  entry: MethodEntry | undefined = undefined;
+  /** The caller's options (`options` is what is sent: without the engine's result check). */
+  given: PeerRequestOptions | undefined = undefined;
+  after: ResultStep | undefined = undefined;
+  key: string | undefined = undefined;
+
+  constructor(
+    readonly client: StatelessClient,
+    readonly method: string,
+    readonly params: Params,
+    readonly options: PeerRequestOptions | undefined,
+  ) {}
+
+  send(): Promise<Record<string, unknown>> {
+    const { client } = this;
+    return requestThen(
+      client.host.peer,
+      this.method,
+      client.withMeta(this.params),
+      this.options,
+      this.entry === undefined ? undefined : StatelessCall.prototype.step,
+      StatelessCall.prototype.resend,
+      this,
+    );
+  }
+
+  /** The failure step: resends once when the client answers `e` so, else rethrows it. */
+  resend(e: unknown): unknown {
+    const { client } = this;
+    if (!client.resendable(e)) throw e;
+    return requestThen(
+      client.host.peer,
+      this.method,
+      client.withMeta(this.params),
+      this.options,
+      this.entry === undefined ? undefined : StatelessCall.prototype.step,
+      undefined,
+      this,
+    );
+  }
+
+  /** The result step of a session request (see the class doc). */
+  step(raw: unknown): unknown {
+    const { method, entry, params, given, after, key } = this;
+    const type = (raw as Params).resultType;
+    if (type !== undefined && type !== 'complete')
+      return this.client.rounds(method, entry!, params, given, after, key, raw as Record<string, unknown>);
+    const { result } = decodeResult(entry!, raw as Record<string, unknown>, given?.validateResult ?? true);
+    if (key !== undefined) this.client.host.cache!.put(key, method, params, result);
+    return after === undefined ? result : after(result);
   }
 }
 
