@@ -29,8 +29,9 @@ let sharedHttps: HttpsAgent | undefined;
  * undefined when that hint leaves no time (N of 1 or less): the socket is not kept.
  */
 function idleMs(socket: Duplex): number | undefined {
-  const res = (socket as { _httpMessage?: { res?: IncomingMessage } })._httpMessage?.res;
-  const hint = res === undefined ? undefined : keepAliveHint(res.rawHeaders);
+  // no response (null) when the request was destroyed before it had its socket: Node frees it unused
+  const res = (socket as { _httpMessage?: { res?: IncomingMessage | null } | null })._httpMessage?.res;
+  const hint = res ? keepAliveHint(res.rawHeaders) : undefined;
   const seconds = hint === undefined ? undefined : /^timeout=(\d+)/.exec(hint)?.[1];
   if (seconds === undefined) return KEEP_ALIVE_IDLE_MS;
   const ms = Number.parseInt(seconds, 10) * 1000 - 1000;

@@ -7,8 +7,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Agent, type ClientRequest } from 'node:http';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Agent, type ClientRequest, request as httpRequest } from 'node:http';
+import { createServer, Socket as NetSocket, type AddressInfo, type Server, type Socket } from 'node:net';
 import {
   defaultAgent,
   KEEP_ALIVE_IDLE_MS,
@@ -237,6 +237,35 @@ test('an aborted request is not sent again', async () => {
     assert.ok(server.requests() <= 2, String(server.requests()));
   } finally {
     agent.destroy();
+    await server.close();
+  }
+});
+
+test('the default agent takes back a socket whose request has no response (destroyed before it had the socket)', async () => {
+  // Node frees such a socket into the pool with `_httpMessage.res` null (Node 24 does so for a
+  // request destroyed in the tick it was made); keepSocketAlive read the hint from it and threw
+  const agent = defaultAgent('http:');
+  const socket = new NetSocket();
+  (socket as unknown as { _httpMessage: { res: null } })._httpMessage = { res: null };
+  try {
+    assert.is(agent.keepSocketAlive(socket), true);
+    assert.is(socket.timeout, KEEP_ALIVE_IDLE_MS);
+  } finally {
+    socket.destroy();
+  }
+  const server = await rawServer(() => true);
+  const thrown: unknown[] = [];
+  const onThrow = (e: unknown) => void thrown.push(e);
+  process.on('uncaughtException', onThrow);
+  try {
+    const req = httpRequest(server.url, { method: 'POST', agent });
+    req.on('error', () => {});
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(thrown, []);
+    assert.equal(JSON.parse(await (await nodeRequester(server.url)(post('{}'))).text()), { n: 1 });
+  } finally {
+    process.off('uncaughtException', onThrow);
     await server.close();
   }
 });
