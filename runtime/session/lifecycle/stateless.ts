@@ -1,4 +1,4 @@
-// size: the stateless lifecycle, client and server sides, with the client's one-request fast path; 33 lines over
+// size: the stateless lifecycle, client and server sides, with the client's one-request fast path; 78 lines over
 /**
  * The stateless lifecycle (2026-07-28 and later, basic/versioning): the tables whose
  * `lifecycle` is `stateless`. No handshake: every request carries the protocol version, the
@@ -319,6 +319,11 @@ class StatelessCall {
   ) {}
 
   send(): Promise<Record<string, unknown>> {
+    return this.request(StatelessCall.prototype.resend);
+  }
+
+  /** Sends the request (its `_meta` made afresh), its result through {@link step}, its failure through `recover`. */
+  private request(recover: ((e: unknown) => unknown) | undefined): Promise<Record<string, unknown>> {
     const { client } = this;
     return requestThen(
       client.host.peer,
@@ -326,24 +331,15 @@ class StatelessCall {
       client.withMeta(this.params),
       this.options,
       this.entry === undefined ? undefined : StatelessCall.prototype.step,
-      StatelessCall.prototype.resend,
+      recover,
       this,
     );
   }
 
   /** The failure step: resends once when the client answers `e` so, else rethrows it. */
   resend(e: unknown): unknown {
-    const { client } = this;
-    if (!client.resendable(e)) throw e;
-    return requestThen(
-      client.host.peer,
-      this.method,
-      client.withMeta(this.params),
-      this.options,
-      this.entry === undefined ? undefined : StatelessCall.prototype.step,
-      undefined,
-      this,
-    );
+    if (!this.client.resendable(e)) throw e;
+    return this.request(undefined);
   }
 
   /** The result step of a session request (see the class doc). */
