@@ -36,6 +36,7 @@ export const NODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
   http: ['--expose-gc'],
   // (a young generation that 1,000 calls do not fill: their allocation is read with no GC between)
   'http-client': ['--expose-gc', '--max-semi-space-size=128', '--min-semi-space-size=128'],
+  'stdio-client-frame': ['--expose-gc', '--max-semi-space-size=128', '--min-semi-space-size=128'],
 };
 const FOLDERS = ['runtime', 'generated', 'cli', 'generator', 'schema', 'reference', 'bench'];
 /** Files copied as they are (what the compiled code reads or imports beside itself). */
