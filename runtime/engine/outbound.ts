@@ -11,12 +11,14 @@
 import type { MethodEntry } from '../protocol/table.js';
 import type { ProgressToken, RequestId } from '../jsonrpc/message.js';
 import { RequestTimer } from './cancellation.js';
-import { FewMap } from '../jsonrpc/few.js';
 
 /** Largest delay `setTimeout` honours; a larger timeout means none. */
 const MAX_DELAY = 2 ** 31 - 1;
 /** Lanes kept (with their timer) after they empty; more distinct timeout values are dropped when idle. */
 const IDLE_LANES = 4;
+/** Slots of a {@link PendingById} ring: made with the first, doubled on a collision up to the last. */
+const RING_FIRST = 16;
+const RING_MAX = 256;
 
 /**
  * One request sent and not yet answered, timed out, aborted or failed. Settling it drops its
@@ -216,13 +218,99 @@ class Lane {
 }
 
 /**
+ * The pending requests by id, compared as a `Map` compares keys. The ids an engine mints are
+ * consecutive integers, and the requests in flight a window of them: a number id sits in the slot
+ * of a ring its low bits name (a read is an index and an id comparison, no hashing, and nothing
+ * is allocated as requests come and go, where a `Map` that fills and empties rebuilds its table
+ * every few dozen inserts). An id whose slot is taken by another request (one still pending from
+ * long ago, a wider window than the ring) or that is not a number (a `<prefix><n>` string) sits
+ * in a `Map` beside the ring, made while it holds any. The ring starts at {@link RING_FIRST}
+ * slots and doubles on a collision up to {@link RING_MAX} (2 KiB).
+ */
+class PendingById {
+  private ring: Array<PendingRequest | undefined> = new Array(RING_FIRST).fill(undefined);
+  private mask = RING_FIRST - 1;
+  private more: Map<RequestId, PendingRequest> | undefined = undefined;
+  size = 0;
+
+  get(id: RequestId): PendingRequest | undefined {
+    if (typeof id === 'number') {
+      const p = this.ring[id & this.mask];
+      if (p !== undefined && p.id === id) return p;
+    }
+    return this.more?.get(id);
+  }
+
+  /** Adds `p` under `p.id`, replacing a request pending under the same id. */
+  set(p: PendingRequest): void {
+    const id = p.id;
+    // (NaN, equal to itself as a Map key only, is kept in the map)
+    if (typeof id === 'number' && !Number.isNaN(id)) {
+      let at = id & this.mask;
+      let held = this.ring[at];
+      if (held !== undefined && held.id !== id && this.ring.length < RING_MAX) {
+        this.grow();
+        at = id & this.mask;
+        held = this.ring[at];
+      }
+      if (held === undefined ? this.more?.has(id) !== true : held.id === id) {
+        if (held === undefined) this.size++;
+        this.ring[at] = p;
+        return;
+      }
+    }
+    const more = (this.more ??= new Map());
+    const n = more.size;
+    more.set(id, p);
+    this.size += more.size - n;
+  }
+
+  /** Removes the request pending under `id`; false when none is. */
+  delete(id: RequestId): boolean {
+    if (typeof id === 'number') {
+      const at = id & this.mask;
+      const p = this.ring[at];
+      if (p !== undefined && p.id === id) {
+        this.ring[at] = undefined;
+        this.size--;
+        return true;
+      }
+    }
+    const more = this.more;
+    if (more === undefined || !more.delete(id)) return false;
+    if (more.size === 0) this.more = undefined;
+    this.size--;
+    return true;
+  }
+
+  values(): PendingRequest[] {
+    const all: PendingRequest[] = [];
+    for (const p of this.ring) if (p !== undefined) all.push(p);
+    if (this.more) for (const p of this.more.values()) all.push(p);
+    return all;
+  }
+
+  /** Twice the slots; a request whose new slot is taken moves to the map. */
+  private grow(): void {
+    const old = this.ring;
+    this.ring = new Array(old.length * 2).fill(undefined);
+    this.mask = this.ring.length - 1;
+    for (const p of old) {
+      if (p === undefined) continue;
+      const at = (p.id as number) & this.mask;
+      if (this.ring[at] === undefined) this.ring[at] = p;
+      else (this.more ??= new Map()).set(p.id, p);
+    }
+  }
+}
+
+/**
  * The pending requests of one peer. `onTimeout(p, ms, total)` is called once for a pending
  * request whose clock ran out (`total`: it was the `maxTotal` cap); it is expected to settle it.
  */
 export class OutboundRequests {
   // Both are made on first use: most engines of an idle server session never send a request.
-  // (A FewMap: a client with one request in flight at a time would empty a Map after each.)
-  private pending: FewMap<RequestId, PendingRequest> | undefined;
+  private pending: PendingById | undefined;
   private lanes: Map<number, Lane> | undefined;
   private added = 0;
   private readonly expire: (p: PendingRequest, ms: number) => void;
@@ -243,7 +331,7 @@ export class OutboundRequests {
    */
   add(p: PendingRequest, timeout: number, resetOnProgress?: boolean, maxTotal?: number): void {
     p.order = this.added++;
-    (this.pending ??= new FewMap()).set(p.id, p);
+    (this.pending ??= new PendingById()).set(p);
     if (resetOnProgress || maxTotal !== undefined) {
       p.timer = new RequestTimer({ timeout, resetOnProgress, maxTotal }, (ms, total) => {
         if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, total);
@@ -277,7 +365,12 @@ export class OutboundRequests {
 
   /** The ids of every pending request, oldest first. */
   ids(): RequestId[] {
-    return this.pending ? [...this.pending.values()].sort((a, b) => a.order - b.order).map((p) => p.id) : [];
+    return this.pending
+      ? this.pending
+          .values()
+          .sort((a, b) => a.order - b.order)
+          .map((p) => p.id)
+      : [];
   }
 
   /** Stops every clock (the connection closed); pending requests stay until settled. */

@@ -203,4 +203,77 @@ test('outbound: `recover` takes the failure before the promise settles: an answe
   assert.equal(await outcome(e.promise), ['rejected', 'after broke']);
 });
 
+test('outbound: pending requests are found by id exactly as a Map finds its keys, whatever the ids and their order (ring slots, collisions, growth, strings)', () => {
+  const id = fc.oneof(
+    fc.integer({ min: 0, max: 700 }),
+    fc.constantFrom(-0, 1.5, -1, 2 ** 32, 2 ** 32 + 1, Number.NaN, 1e300),
+    fc.constantFrom('0', '1', 'a-1', '__proto__'),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(fc.record({ op: fc.constantFrom('add', 'add', 'settle', 'settle', 'get'), id }), { maxLength: 400 }),
+      (ops) => {
+        const out = new OutboundRequests(() => undefined);
+        const model = new Map<number | string, PendingRequest>();
+        for (const { op, id } of ops) {
+          if (op === 'add') {
+            const p = new PendingRequest(id, 'ping', undefined, false);
+            p.take().catch(() => undefined);
+            out.add(p, Infinity);
+            model.set(id, p);
+          } else if (op === 'settle') {
+            assert.is(out.settle(id), model.get(id), `settle ${String(id)}`);
+            model.delete(id);
+          }
+          assert.is(out.size, model.size, 'size');
+        }
+        assert.equal(
+          out.ids(),
+          [...model.values()].sort((a, b) => a.order - b.order).map((p) => p.id),
+        );
+        for (const key of [...model.keys(), 0, 1, 16, 256, -0, Number.NaN]) {
+          assert.is(out.settle(key), model.get(key), `settle ${String(key)} at the end`);
+          model.delete(key);
+        }
+        assert.is(out.size, 0);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test('outbound: 64 requests in flight over thousands of ids, with one left pending from the start, each found once', () => {
+  const out = new OutboundRequests(() => undefined);
+  const make = (id: number) => {
+    const p = new PendingRequest(id, 'ping', undefined, false);
+    p.take().catch(() => undefined);
+    out.add(p, Infinity);
+    return p;
+  };
+  const old = make(0);
+  const live: PendingRequest[] = [];
+  for (let id = 1; id < 5000; id++) {
+    live.push(make(id));
+    if (live.length === 64) {
+      const p = live.shift()!;
+      assert.is(out.settle(p.id), p);
+      assert.is(out.settle(p.id), undefined, 'once');
+    }
+  }
+  assert.is(out.size, 64);
+  assert.is(out.settle(0), old);
+  // an id kept beside the ring (its slot was taken) and added again once its slot is free: still one request
+  for (const id of [0, 16, 32, 64, 128, 256]) make(id);
+  assert.ok(out.settle(0));
+  const again = make(256);
+  assert.is(out.size, live.length + 5);
+  assert.is(out.settle(256), again);
+  assert.is(out.settle(256), undefined);
+  for (const id of [16, 32, 64, 128]) assert.ok(out.settle(id));
+  assert.equal(
+    out.ids(),
+    live.map((p) => p.id),
+  );
+});
+
 test.run();
