@@ -366,22 +366,8 @@ export function createDualEraHttpHandler(handlers: {
           let message: unknown;
           const verdict: WithAuthorized = {};
           if (request.method.toUpperCase() === 'POST') {
-            const headers: Record<string, string | undefined> = {};
-            request.headers.forEach((value, name) => {
-              headers[name.toLowerCase()] = value;
-            });
-            let url: URL | undefined;
-            try {
-              url = new URL(request.url);
-            } catch {
-              url = undefined;
-            }
-            headers.host ??= url?.host;
-            const head = checkHead(
-              request.method,
-              headers,
-              url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined,
-            );
+            const { headers, localPort } = headOfRequest(request);
+            const head = checkHead(request.method, headers, localPort);
             if (!(head instanceof RequestGuard)) return refusalResponse(head);
             const denied = await tokenCheck('POST', headers, request.url, verdict);
             if (denied) return refusalResponse(denied);
