@@ -18,7 +18,7 @@
  * only for capabilities it declared), each key once; a `failed` task's error is thrown as an
  * RpcError with its code, message and data; a `cancelled` one as {@link TaskCancelledError}.
  */
-import { ErrorCode, type ErrorObject, RequestAbortedError, RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import type { RequestOptions } from '../engine/peer.js';
 import type { ProtocolTable } from '../protocol/table.js';
@@ -31,6 +31,7 @@ import {
   type GetTaskResult,
   type TaskAck,
 } from './extension-wire.js';
+import { sleep } from './handle.js';
 
 /** What the helper needs of a ClientSession (structurally: the session layer is built on this one). */
 export interface TasksExtensionSession {
@@ -66,20 +67,6 @@ export class TaskCancelledError extends RpcError {
     this.name = 'TaskCancelledError';
   }
 }
-
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(new RequestAbortedError('tasks/get', signal.reason));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new RequestAbortedError('tasks/get', signal!.reason));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 /**
  * The requestor's side of the tasks extension over one client session (see the module doc).

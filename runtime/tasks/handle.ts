@@ -28,7 +28,12 @@ export interface RequestorSession {
   readonly client?: { capabilities: Record<string, unknown> } | undefined;
 }
 
-const sleep = (ms: number, signal: AbortSignal | undefined, wake: { fn?: () => void }) =>
+/**
+ * Resolves after `ms` milliseconds, or when `wake.fn` (set while it waits) is called; rejects
+ * with RequestAbortedError('tasks/get') when `signal` aborts (at once when it already has).
+ * The poll wait of {@link TaskHandle} and of the tasks extension's client.
+ */
+export const sleep = (ms: number, signal: AbortSignal | undefined, wake: { fn?: () => void } = {}): Promise<void> =>
   new Promise<void>((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);
