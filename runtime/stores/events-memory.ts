@@ -158,9 +158,7 @@ export class MemoryEventStore implements EventStore {
     this.bytes += bytes;
     if (stream.kept > this.maxEvents) this.dropHead(stream);
     else this.dropExpired(stream, now);
-    if (session.bytes > this.maxSessionBytes)
-      this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
-    if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
+    this.withinBudgets(session);
     // (the sequence is new on every call: its text made outside the number-to-string cache)
     return `${streamId}_${decimal(seq)}`;
   }
@@ -312,9 +310,7 @@ export class MemoryEventStore implements EventStore {
       stream.claim = c;
       session.liveClaims++;
     } else this.claimFinished(session, c, now);
-    if (session.bytes > this.maxSessionBytes)
-      this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
-    if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
+    this.withinBudgets(session);
     return undefined;
   }
 
@@ -409,6 +405,13 @@ export class MemoryEventStore implements EventStore {
 
   private *liveStreams(): Iterable<StoredStream> {
     for (const session of this.sessions.values()) yield* session.live.values();
+  }
+
+  /** After `session` grew: sheds what is over its budget, then what is over the store's (see `shed`). */
+  private withinBudgets(session: SessionEvents): void {
+    if (session.bytes > this.maxSessionBytes)
+      this.shed(session, session.live.values(), () => session.bytes <= this.maxSessionBytes);
+    if (this.bytes > this.maxBytes) this.shed(undefined, this.liveStreams(), () => this.bytes <= this.maxBytes);
   }
 
   /**
