@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION_META } from '../transport/http/stateless/headers.js';
 import type { StreamableHttpHandler } from '../transport/http/session/server.js';
 import { readRequestBody } from '../transport/http/io/exchange.js';
-import { corsNode, withCors } from '../transport/http/io/cors.js';
+import { corsNode, headOfRequest, withCors } from '../transport/http/io/cors.js';
 import {
   RequestGuard,
   refusalBody,
@@ -205,25 +205,6 @@ export class EraRouter {
     }
     return this.#legacyStarted ? legacy : modern;
   }
-}
-
-/** A WHATWG request's headers (lower-case names, `host` from the URL when absent) and port, as the guards read them. */
-function headOfRequest(request: Request): {
-  headers: Record<string, string | undefined>;
-  localPort: number | undefined;
-} {
-  const headers: Record<string, string | undefined> = {};
-  request.headers.forEach((value, name) => {
-    headers[name.toLowerCase()] = value;
-  });
-  let url: URL | undefined;
-  try {
-    url = new URL(request.url);
-  } catch {
-    url = undefined;
-  }
-  headers.host ??= url?.host;
-  return { headers, localPort: url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined };
 }
 
 /** The node:http endpoint of {@link createDualEraHttpHandler}, with its WHATWG form. */

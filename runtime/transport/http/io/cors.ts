@@ -132,6 +132,25 @@ export function headerRecord(headers: Headers): Record<string, string | undefine
 }
 
 /**
+ * A WHATWG request's headers (lower-case names; `host` from the URL when the request has none)
+ * and its local port (the URL's, else 443 for https and 80 for http), as the guards read them.
+ */
+export function headOfRequest(request: Request): {
+  headers: Record<string, string | undefined>;
+  localPort: number | undefined;
+} {
+  const headers = headerRecord(request.headers);
+  let url: URL | undefined;
+  try {
+    url = new URL(request.url);
+  } catch {
+    url = undefined;
+  }
+  if (headers.host === undefined && url) headers.host = url.host;
+  return { headers, localPort: url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined };
+}
+
+/**
  * Runs a `fetch` handler under `cors`: a preflight is answered here, any other response gets
  * the CORS headers of the request's `Origin` (when allowed).
  */

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeResponseSink, readNodeBody, requestHeaders } from './node.js';
+import { headOfRequest } from './cors.js';
 import {
   AUTHORIZED,
   authorizedBy,
@@ -120,18 +121,7 @@ class NodeExchange extends NodeResponseSink implements Exchange {
  * responded or opened a stream; a streamed body ends when the sink ends or the reader cancels.
  */
 export function fetchExchange(request: Request): { exchange: Exchange; response: Promise<Response> } {
-  const headers: Record<string, string | undefined> = {};
-  request.headers.forEach((value, name) => {
-    headers[name.toLowerCase()] = value;
-  });
-  let url: URL | undefined;
-  try {
-    url = new URL(request.url);
-  } catch {
-    url = undefined;
-  }
-  if (headers.host === undefined && url) headers.host = url.host;
-  const port = url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined;
+  const { headers, localPort: port } = headOfRequest(request);
   const aborter = new AbortController();
   const listeners: Array<() => void> = [];
   let closed = false;
