@@ -199,7 +199,6 @@ export function objectFast(s: Record<string, unknown>, own: boolean, typed: bool
     required.push(true);
     checks.push(Object.hasOwn(props, k) && !alwaysValid(props[k]) ? compileFast(props[k], own) : null);
   }
-  const _nreq = keys.length;
   for (const k of names) {
     if (keys.includes(k) || alwaysValid(props[k])) continue;
     keys.push(k);
