@@ -47,6 +47,15 @@ export interface ReconnectOptions {
   factor?: number;
   /** Failed attempts in a row before a stream is given up. Default 5. */
   maxRetries?: number;
+  /**
+   * How long a stream is still resumed while every attempt is refused at connect (ECONNREFUSED:
+   * nothing listens at the address, e.g. the server process died or is restarting), ms from the
+   * first refusal of the run: an attempt that would start later is not made, and the stream's
+   * requests fail at once with a ConnectionClosedError (the last refusal as `cause`). Any other
+   * failure (a reset, a timeout, an HTTP status) starts the run anew; `maxRetries` bounds both.
+   * Default 5000; `Infinity`: only `maxRetries`.
+   */
+  refusedForMs?: number;
 }
 
 /** Options of the Streamable HTTP client transport (`HttpClientTransport`). */

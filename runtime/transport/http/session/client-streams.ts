@@ -20,7 +20,8 @@ import {
   type HttpReply,
 } from '../io/request.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { ClientState, SessionExpiredError, signalOf, type StreamState } from './client-state.js';
+import { connectionRefused } from '../io/delivery.js';
+import { ClientState, type ReconnectOptions, SessionExpiredError, signalOf, type StreamState } from './client-state.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** The streams of a client transport (see the module docs). */
@@ -86,18 +87,19 @@ export class ClientStreams extends ClientState {
   /**
    * GET (with `Last-Event-ID` when known) until a stream opens or attempts run out. The k-th
    * wait (k from 0) is `min(maxDelayMs, (retry ?? initialDelayMs) * factor^k)`, never less than
-   * the server's `retry`; `firstDelay` replaces the first wait (0: try at once).
+   * the server's `retry`; `firstDelay` replaces the first wait (0: try at once). Attempts run out
+   * after `maxRetries` failed retries, or sooner when every attempt since some time was refused at
+   * connect and the next one would start more than `refusedForMs` after the first of them
+   * ({@link ReconnectOptions}); the stream's error then says how many attempts over how long, with
+   * the last attempt's error as `cause`.
    */
   async reconnect(state: StreamState, firstDelay?: number): Promise<void> {
     const r = this.opts.reconnect ?? {};
-    const initial = r.initialDelayMs ?? 1000;
+    const since = Date.now();
+    let refusedSince: number | undefined;
+    let last: Error | undefined;
     for (let k = 0; ; ) {
-      let delay: number;
-      if (firstDelay !== undefined) delay = firstDelay;
-      else {
-        const backoff = Math.min(r.maxDelayMs ?? 30000, (state.retry ?? initial) * (r.factor ?? 1.5) ** k++);
-        delay = Math.max(state.retry ?? 0, backoff);
-      }
+      const delay = firstDelay ?? reconnectDelay(r, state, k++);
       firstDelay = undefined;
       if (delay > 0 && !(await sleep(delay, signalOf(state)))) return this.forget(state);
       if (this.closed || state.aborted) return this.forget(state);
@@ -116,7 +118,9 @@ export class ClientStreams extends ClientState {
         });
       } catch (e) {
         if (state.aborted || this.closed) return this.forget(state);
-        this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
+        last = e instanceof Error ? e : new Error(String(e));
+        refusedSince = connectionRefused(e) ? (refusedSince ?? Date.now()) : undefined;
+        this.events?.onError?.(last);
       }
       if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
         state.failures = 0;
@@ -126,6 +130,7 @@ export class ClientStreams extends ClientState {
         return;
       }
       if (res) {
+        refusedSince = undefined;
         const body = await readBody(res);
         if (res.status === 404 && state.sessionId !== undefined) {
           const err = resumeFailed(state, new SessionExpiredError(state.sessionId));
@@ -134,23 +139,38 @@ export class ClientStreams extends ClientState {
         }
         if (res.status === 405 && state.kind === 'standalone' && state.lastEventId === undefined)
           return this.forget(state);
+        last = new HttpStatusError(res.status, body, 'GET (SSE stream)');
         if (res.status === 400 && state.kind === 'standalone' && state.lastEventId !== undefined) {
           state.lastEventId = undefined; // cursor unknown to the server: start a fresh stream
         } else if (res.status === 405 || res.status === 400 || (res.status === 409 && state.kind === 'post')) {
-          return this.failStream(state, resumeFailed(state, new HttpStatusError(res.status, body, 'GET (SSE stream)')));
+          return this.failStream(state, resumeFailed(state, last));
         }
       }
-      if (++state.failures > (r.maxRetries ?? 5)) {
-        return this.failStream(
-          state,
-          new ConnectionClosedError(
-            undefined,
-            `Connection lost: the SSE stream could not be re-established after ${state.failures - 1} retries${state.kind === 'post' ? ' (the request may have run)' : ''}`,
-          ),
-        );
+      const attempts = ++state.failures;
+      const now = Date.now();
+      const refusedFor = r.refusedForMs ?? REFUSED_FOR_MS;
+      const why =
+        attempts > (r.maxRetries ?? 5)
+          ? ` after ${attempts - 1} retries`
+          : refusedSince !== undefined && now + reconnectDelay(r, state, k) - refusedSince > refusedFor
+            ? `: refused at connect (nothing listens there) for ${now - refusedSince} ms, and the next attempt would pass reconnect.refusedForMs (${refusedFor} ms)`
+            : undefined;
+      if (why !== undefined) {
+        const mayHaveRun = state.kind === 'post' ? ' (the request may have run)' : '';
+        const message = `Connection lost: the SSE stream could not be re-established${why}; ${attempts} attempts over ${now - since} ms${mayHaveRun}`;
+        return this.failStream(state, new ConnectionClosedError(last, message));
       }
     }
   }
+}
+
+/** The default of `ReconnectOptions.refusedForMs`, ms. */
+const REFUSED_FOR_MS = 5000;
+
+/** The wait before reconnection attempt `k` (from 0) of `state`, ms (see `reconnect`). */
+function reconnectDelay(r: ReconnectOptions, state: StreamState, k: number): number {
+  const backoff = Math.min(r.maxDelayMs ?? 30000, (state.retry ?? r.initialDelayMs ?? 1000) * (r.factor ?? 1.5) ** k);
+  return Math.max(state.retry ?? 0, backoff);
 }
 
 /**
