@@ -372,8 +372,10 @@ export function kindOf(v: unknown): MessageKind | null {
  * Sorts a parsed JSON value into a message kind, or says what to answer when it is not a valid
  * message (JSON-RPC 2.0 §5, MCP `basic/index.mdx`):
  * - something with a `method` and an `id` member is a request: a readable id (string or
- *   integer) gets `-32600` with that id; an unreadable one (`null`, `1.5`, `true`, an object)
- *   gets `-32600` with no id. It is never treated as a notification (case 002).
+ *   integer) gets `-32600` with that id, or `-32602` when all that is wrong is by-position
+ *   `params` (an array: a valid JSON-RPC request, but MCP params are by name); an unreadable id
+ *   (`null`, `1.5`, `true`, an object) gets `-32600` with no id. It is never treated as a
+ *   notification (case 002).
  * - something with a `method` and no `id` is a notification: when malformed it is dropped, never
  *   answered (case 004).
  * - something with `result` or `error` is a response: when malformed it is dropped (answering
@@ -399,7 +401,16 @@ export function classify(v: unknown): Classified {
     if (readableId === undefined) reason = 'request id must be a string or an integer';
     else if (v.jsonrpc !== '2.0') reason = 'jsonrpc must be "2.0"';
     else if (typeof v.method !== 'string') reason = 'method must be a string';
-    else if (!paramsOk(v)) reason = 'params must be an object';
+    else if (Array.isArray(v.params)) {
+      // a valid JSON-RPC 2.0 request (by-position params), whose params MCP requires by name:
+      // invalid params (§5.1 -32602), as the Python and Go engines answer it
+      const message = 'Invalid params: params must be an object';
+      return {
+        kind: 'invalid',
+        reason: 'params must be an object',
+        reply: errorResponse(readableId, ErrorCode.InvalidParams, message),
+      };
+    } else if (!paramsOk(v)) reason = 'params must be an object';
     else reason = 'a request must not carry result or error';
     return invalid(reason, readableId);
   }

@@ -88,7 +88,7 @@ test('a re-send with other content under a claimed id: 400 "already in use", not
   assert.is(other.status, 400);
   assert.match(
     ((await other.json()) as { error: { message: string } }).error.message,
-    'Request id 9 is already in use',
+    'Invalid Request: request id 9 is already in use',
   );
   assert.is(runs(memory.log, 9), 1);
 });

@@ -40,18 +40,19 @@ test('002 ids: unreadable ids get -32600 with no id member and are never notific
 });
 
 test('002 ids: a readable id in an otherwise invalid request is echoed with its type', () => {
-  const cases: Array<[unknown, unknown]> = [
-    [{ jsonrpc: '1.0', id: '7', method: 'ping' }, '7'],
-    [{ jsonrpc: '2.0', id: 7, method: 'ping', params: [1, 2] }, 7],
-    [{ jsonrpc: '2.0', id: 0, method: 5 }, 0],
-    [{ id: 'x', method: 'ping' }, 'x'],
+  // by-position params: a valid JSON-RPC request, invalid params for MCP (-32602)
+  const cases: Array<[unknown, unknown, number]> = [
+    [{ jsonrpc: '1.0', id: '7', method: 'ping' }, '7', -32600],
+    [{ jsonrpc: '2.0', id: 7, method: 'ping', params: [1, 2] }, 7, -32602],
+    [{ jsonrpc: '2.0', id: 0, method: 5 }, 0, -32600],
+    [{ id: 'x', method: 'ping' }, 'x', -32600],
   ];
-  for (const [m, id] of cases) {
+  for (const [m, id, code] of cases) {
     const c = classify(m);
     assert.is(c.kind, 'invalid');
     if (c.kind === 'invalid') {
       assert.is(c.reply?.id, id);
-      assert.is(c.reply?.error.code, -32600);
+      assert.is(c.reply?.error.code, code);
     }
   }
 });

@@ -317,8 +317,7 @@ export function shapeProblem(m: unknown): string | undefined {
   if ('method' in o) {
     if (typeof o.method !== 'string') return 'method must be a string';
     if ('id' in o && !idOk) return 'id must be a string or an integer';
-    if ('params' in o && (typeof o.params !== 'object' || o.params === null))
-      return 'params must be an object or array';
+    if ('params' in o && (typeof o.params !== 'object' || o.params === null)) return 'params must be an object'; // (an array reaches the engine: -32602, JSON-RPC 2.0 §4.2)
     return undefined;
   }
   if ('result' in o || 'error' in o) {

@@ -13,7 +13,8 @@
  * - 400 unsupported `MCP-Protocol-Version`; body not one JSON-RPC message (-32600; a batch is
  *   refused unless the session negotiated a revision with batches, `acceptsBatches`: then its
  *   entries are answered one by one, invalid ones with -32600, an empty one is refused); `initialize` carrying `Mcp-Session-Id`;
- *   any other request without `Mcp-Session-Id`; a request id already in flight on the session.
+ *   any other request without `Mcp-Session-Id`; a request id already in flight on the session
+ *   (-32600 with that id, the engine's words over stdio).
  * - 413 Content-Length over `maxBodyBytes` (the checks so far are those of ../io/guard.ts, all
  *   before the body is read); later a body that goes over it; 408 a body not in within
  *   `bodyTimeoutMs`. A refusal sent before the body ends the connection once delivered

@@ -12,7 +12,7 @@
  * again; the re-send is answered with its stream replayed from the priming event, as a GET with
  * that `Last-Event-ID` would be (its response when it finished, then what it still sends, from
  * any process; error -32000 "ended before answering" when the process that ran it died first).
- * A different digest gets 400 "Request id N is already in use", as without replay. A claim
+ * A different digest gets 400 -32600 "Invalid Request: request id N is already in use" (with the id), as without replay. A claim
  * lasts while its request runs and as long as the store keeps events (5 minutes by default)
  * after, and is bounded like them. A claim whose store reply was lost (a stall past the command
  * timeout) is answered 503 (nothing was dispatched); an identical re-send to this process claims
@@ -31,7 +31,7 @@ import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { ClaimLimitError, type EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { errorBody } from './settings.js';
+import { errorBody, idInUseBody } from './settings.js';
 import { type Id, idKey } from './session-state.js';
 import { SessionResumption } from './session-resumption.js';
 import { RequestInfo } from './stream.js';
@@ -150,8 +150,7 @@ export class SessionReplay extends SessionResumption {
     const store = this.settings.eventStore as EventStore & Required<Pick<EventStore, 'claimRequest'>>;
     const version = info.protocolVersion ?? this.settings.assumedVersion;
     const json = { 'Content-Type': 'application/json', ...headers };
-    const inUse = () =>
-      sink.respond(400, json, errorBody(ErrorCode.InvalidRequest, `Request id ${idText(id)} is already in use`));
+    const inUse = () => sink.respond(400, json, idInUseBody(id));
     const replay = (primingId: string) =>
       this.acceptGet(sink, headers, version, primingId, () =>
         // what replay needs is no longer kept (the stream was released, or its priming event

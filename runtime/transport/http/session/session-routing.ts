@@ -13,7 +13,7 @@ import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions } from '../../../jsonrpc/transport.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { errorBody } from './settings.js';
+import { errorBody, idInUseBody } from './settings.js';
 import { type Id, idKey, isThenable } from './session-state.js';
 import { SessionReplay, withReplayCapability } from './session-replay.js';
 import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
@@ -262,11 +262,7 @@ export class SessionRouter extends SessionReplay {
       }
       const key = idKey(id);
       if (this.requests?.has(key)) {
-        sink.respond(
-          400,
-          { 'Content-Type': 'application/json', ...headers },
-          errorBody(ErrorCode.InvalidRequest, `Request id ${idText(id)} is already in use`),
-        );
+        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, idInUseBody(id));
         return;
       }
       if (message.method === 'initialize') this.initKey = key;

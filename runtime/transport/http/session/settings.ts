@@ -3,6 +3,8 @@
  * error body of an HTTP-level rejection both of them send.
  */
 import type { EventStore } from './event-store.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
+import { idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import type { ReplyMode } from './stream.js';
 
@@ -62,4 +64,17 @@ export interface SessionSettings {
 /** A JSON-RPC error body with no `id` (no request was read: the error-id rule of ../../../jsonrpc/message.ts), for HTTP-level rejections. */
 export function errorBody(code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', error: { code, message } });
+}
+
+/**
+ * The body of a 400 refusing a request whose id is already in flight on its session (or claimed,
+ * with other content, under request replay): -32600 with that id (JSON-RPC 2.0 §5: the id could
+ * be read) and the engine's words, as stdio answers it.
+ */
+export function idInUseBody(id: string | number | bigint): string {
+  return serializeMessage({
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: request id ${idText(id)} is already in use` },
+  });
 }

@@ -138,6 +138,9 @@ export class StatelessChecks {
     const msg = message as JSONRPCMessage;
     const id = (msg.id as Id | undefined) ?? null;
     if (id === null) return { headers };
+    // by-position params: a valid JSON-RPC request that MCP cannot take, -32602 (as stdio answers it)
+    if (Array.isArray(msg.params))
+      return refuse(400, id, new RpcError(ErrorCode.InvalidParams, 'Invalid params: params must be an object'));
     const params = (msg.params ?? EMPTY) as Obj;
     const meta = params._meta as Obj | undefined;
     const version = meta?.[PROTOCOL_VERSION_META];

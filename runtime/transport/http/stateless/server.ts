@@ -21,7 +21,8 @@
  *   the words of the session endpoint; 400 -32600 not one JSON-RPC request/notification (responses refused),
  *   with the request's id when it can be read (JSON-RPC 2.0 §5).
  * - 400 -32022 `initialize` (a legacy client): the error names the supported versions.
- * - 400 -32602 request without `_meta` protocol version.
+ * - 400 -32602 request with by-position (array) `params` ("Invalid params: params must be an
+ *   object", the engine's answer over stdio); request without `_meta` protocol version.
  * - 400 -32020 HeaderMismatch: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or
  *   `Mcp-Param-*` missing, malformed or not matching the body (./headers.ts).
  * - 400 -32022 protocol version not in `supportedVersions` (`data.supported`, `data.requested`).
