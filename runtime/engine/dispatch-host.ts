@@ -8,7 +8,7 @@ import type { ProgressRouter } from './progress.js';
 import type { InboundRequest, InboundRequests } from './cancellation.js';
 import type { BatchReply } from './batch.js';
 import type { Logger, NotificationHandler, RequestHandler } from './context.js';
-import type { PeerOptions, PreDispatch } from './peer-options.js';
+import type { DirectCall, PeerOptions, PreDispatch } from './peer-options.js';
 
 /** What dispatch reads and changes of the engine: a `Peer`'s private state, structurally. */
 export interface DispatchHost {
@@ -32,8 +32,10 @@ export interface DispatchHost {
   closeIfDone(): void;
 }
 
-/** A method's table row and handler, as dispatch found them (./dispatch.ts `prepare`). */
+/** A method's table row, handler and its direct form, as dispatch found them (./dispatch.ts `prepare`). */
 export interface PreparedMethod {
   readonly entry: MethodEntry | undefined;
   readonly handler: RequestHandler | undefined;
+  /** The handler's `DIRECT_CALL` form when it has one (./peer-options.ts). */
+  readonly direct: DirectCall | undefined;
 }

@@ -149,7 +149,7 @@ function prepare(host: DispatchHost, method: string): PreparedMethod {
     set !== undefined || host.handlers?.has(method)
       ? set
       : (own(table ?? EMPTY, method) ?? (method === 'ping' ? pong : undefined));
-  const found = { entry, handler };
+  const found = { entry, handler, direct: (handler as Directable | undefined)?.[DIRECT_CALL] };
   if (entry !== undefined && handler !== undefined && (table === undefined || Object.isFrozen(table)))
     (host.prepared ??= new Map()).set(method, found);
   return found;
@@ -178,7 +178,7 @@ export function dispatchRequest(
     );
     return batch ? batch.add(reused) : reply(host, reused);
   }
-  const { entry, handler } = host.prepared?.get(method) ?? prepare(host, method);
+  const { entry, handler, direct: form } = host.prepared?.get(method) ?? prepare(host, method);
   const refusal = refuse(host, req, entry, handler, info);
   if (refusal) {
     traceRefusal(
@@ -192,7 +192,7 @@ export function dispatchRequest(
     return batch ? batch.add(refusal) : reply(host, refusal);
   }
   // the handler's direct form, when nothing needs the request's context (see DIRECT_CALL)
-  const direct = batch === undefined && info === undefined ? (handler as Directable)[DIRECT_CALL] : undefined;
+  const direct = batch === undefined && info === undefined ? form : undefined;
   if (direct !== undefined && !tracing()) {
     let out: unknown;
     let pending: boolean;

@@ -15,7 +15,7 @@ import {
   type RequestContext,
   type RequestHandler,
 } from '../engine/peer.js';
-import type { ProtocolTable } from '../protocol/table.js';
+import type { MethodEntry, ProtocolTable } from '../protocol/table.js';
 import { ErrorCode, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import { requestSubject, SUBJECT_METHODS } from '../protocol/subject.js';
 import { HandlerReturnError, isObj, type Obj } from './tools.js';
@@ -34,8 +34,15 @@ export function checkedHandlers(table: Record<string, RequestHandler>, logger: L
     const subject = (p: Obj) => requestSubject(method, p)!;
     const h = table[method];
     if (!h) continue;
+    // the method's row of the last table served (the engine's prepared rows assume the same: a
+    // table's rows do not change in place; a request of another table looks its row up)
+    let seen: ProtocolTable | undefined;
+    let seenEntry: MethodEntry | undefined;
     const check = (p: Obj, served: ProtocolTable | undefined, given: unknown): unknown => {
-      const entry = served?.requests?.clientToServer?.[method];
+      const entry =
+        served === seen && served !== undefined
+          ? seenEntry
+          : ((seen = served), (seenEntry = served?.requests?.clientToServer?.[method]));
       // a revision whose results carry resultType (table.resultType): none is `complete`, as the engine answers it
       const r =
         served?.resultType === true && isObj(given) && given.resultType === undefined

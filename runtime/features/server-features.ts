@@ -357,7 +357,11 @@ export class ServerFeatures<P extends ProtocolMaps = ProtocolMaps> {
     return {
       'tools/list': (p?: Obj) => listPage(this.pageSize, 'tools', [...this.#tools.values()].map(listedTool), p),
       'tools/call': Object.assign((p: Obj, ctx: RequestContext) => callTool(this.#tools.get(String(p.name)), p, ctx), {
-        [DIRECT_CALL]: (p: Obj, table: ProtocolTable) => callToolDirect(this.#tools.get(String(p.name)), p, table),
+        // the tool's own direct form (compileTool makes one for every tool registered here)
+        [DIRECT_CALL]: (p: Obj, table: ProtocolTable) => {
+          const tool = this.#tools.get(String(p.name));
+          return tool?.direct !== undefined ? tool.direct(p, table) : callToolDirect(tool, p, table);
+        },
       }),
       'resources/list': (p?: Obj) => listPage(this.pageSize, 'resources', [...c.resources.values()].map(listed), p),
       'resources/templates/list': (p?: Obj) =>

@@ -222,13 +222,19 @@ export function compileTool(
   checkSchema(inputSchema, `inputSchema of tool ${def.name}`);
   if (def.outputSchema) checkSchema(def.outputSchema, `outputSchema of tool ${def.name}`);
   const name = def.name;
+  // whether the handler declares exactly one parameter (read once: `length` is a getter call)
+  const handler = def.handler;
+  const oneParameter = handler.length === 1;
   const tool: CompiledTool = {
     def,
     inputSchema,
     outputSchema: def.outputSchema,
     defaults: hasDefaults(inputSchema),
     // one function per tool: its lookup done by the caller, the checks and the call here
-    direct: (p, table) => directCall(tool, name, p, table),
+    direct: (p, table) =>
+      tool.compiled === undefined || !(tool.def.handler === handler ? oneParameter : tool.def.handler.length === 1)
+        ? NOT_DIRECT
+        : runTool(tool, name, p, undefined, table),
   };
   return tool;
 }
