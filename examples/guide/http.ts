@@ -1,6 +1,6 @@
 // docs/guide/http.md: a Streamable HTTP server with sessions (2025-11-25) and its client.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Server, table, type Protocol } from '../../generated/2025-11-25/index.js';
 import { ServerFeatures } from '@mcpgen/runtime/features';
@@ -66,6 +66,15 @@ const stale = await fetch(url, {
 });
 assert.equal(stale.status, 404);
 await stale.body?.cancel();
+
+// your own node:http Agent: every request of this client goes through it (its GET stream too);
+// `timeout` closes its idle sockets before a Node.js server (5 s) would
+const agent = new Agent({ keepAlive: true, maxSockets: 8, timeout: 4000 });
+const carol = new Client({ clientInfo: { name: 'carol', version: '1.0.0' } });
+await carol.connect(new HttpClientTransport({ url, agent }));
+await count(carol);
+await carol.close();
+agent.destroy(); // its pooled sockets; the default agents' need nothing (unref'd, closed when idle)
 
 // done: the last client, every session left, then the HTTP server (its open connections first)
 await bob.close();
