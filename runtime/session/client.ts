@@ -345,14 +345,20 @@ export class ClientSession<P extends ProtocolMaps> {
     options?: RequestOptions,
   ): Promise<P['clientRequests'][M]['result']> {
     // the session's own step on these results runs as the engine settles the request (no `.then` of its own)
-    const after: ResultStep | undefined =
-      method === 'tools/list'
-        ? this.#afterList
-        : method === 'tools/call' && this.options.checkToolOutput !== false
-          ? (r) => this.#checkToolResult(params as Params, r, options)
-          : undefined;
-    return this.#dispatch(method, params, options, after);
+    if (method === 'tools/call' && this.options.checkToolOutput !== false) {
+      // a call without options (the common one): the session's one step, called on the call's
+      // params (its `this`), so that a call makes no closure
+      if (options === undefined) return this.#dispatch(method, params, options, this.#checkCall, params);
+      return this.#dispatch(method, params, options, (r) => this.#checkToolResult(params as Params, r, options));
+    }
+    return this.#dispatch(method, params, options, method === 'tools/list' ? this.#afterList : undefined);
   }
+
+  /** The `tools/call` output check of a call without options, on the params it is called on. */
+  readonly #checkCall = ((session: ClientSession<P>): ResultStep =>
+    function (this: Params | undefined, r: Record<string, unknown>) {
+      return session.#checkToolResult(this as Params, r, undefined);
+    } as ResultStep)(this);
 
   /** `tools/list` results: their output schemas are learnt, the result returned as it is. */
   readonly #afterList: ResultStep = (r) => {
@@ -365,6 +371,8 @@ export class ClientSession<P extends ProtocolMaps> {
     params: ClientParams<P['clientRequests'][M]['params']>,
     options: RequestOptions | undefined,
     after: ResultStep | undefined,
+    /** What `after` is called on (its `this`; ClientLifecycle `request`). */
+    self?: unknown,
   ): Promise<P['clientRequests'][M]['result']> {
     const entry = ownValue(this.#table.requests.clientToServer, method);
     if (!entry) {
@@ -377,12 +385,12 @@ export class ClientSession<P extends ProtocolMaps> {
     }
     // the server's declared capabilities are checked by the engine for every request (Peer.request)
     const pending = this.#lifecycle.pending;
-    if (pending) return pending.then(() => this.#dispatch(method, params, options, after));
+    if (pending) return pending.then(() => this.#dispatch(method, params, options, after, self));
     if (options?.task) {
       const done: Promise<Record<string, unknown>> = requestAsTask(this, method, params, options);
       return (after === undefined ? done : done.then(after)) as Promise<P['clientRequests'][M]['result']>;
     }
-    return this.#lifecycle.request(method, entry, params as Params | undefined, options, after) as Promise<
+    return this.#lifecycle.request(method, entry, params as Params | undefined, options, after, self) as Promise<
       P['clientRequests'][M]['result']
     >;
   }

@@ -150,10 +150,19 @@ class HandshakeClient implements ClientLifecycle {
     params: Params | undefined,
     options: Parameters<ClientLifecycle['request']>[3],
     after?: ResultStep,
+    self?: unknown,
   ): Promise<Record<string, unknown>> {
     if (!entry?.inputRequired)
-      return requestThen(this.host.peer, method, params ?? {}, options, after as ((r: unknown) => unknown) | undefined);
-    return this.#withInputRounds(method, entry, params, options, after);
+      return requestThen(
+        this.host.peer,
+        method,
+        params ?? {},
+        options,
+        after as ((r: unknown) => unknown) | undefined,
+        undefined,
+        self,
+      );
+    return this.#withInputRounds(method, entry, params, options, after, self);
   }
 
   async #withInputRounds(
@@ -162,6 +171,7 @@ class HandshakeClient implements ClientLifecycle {
     params: Params | undefined,
     options: Parameters<ClientLifecycle['request']>[3],
     after: ResultStep | undefined,
+    self: unknown,
   ): Promise<Record<string, unknown>> {
     const { host } = this;
     const { runInputRounds } = await mrtr.load();
@@ -177,7 +187,7 @@ class HandshakeClient implements ClientLifecycle {
       validate: options?.validateResult ?? true,
       signal: options?.signal,
     });
-    return after === undefined ? result : after(result);
+    return after === undefined ? result : after.call(self, result);
   }
 
   listen(): never {

@@ -231,8 +231,11 @@ class StatelessClient implements ClientLifecycle {
     params: Params | undefined,
     options: PeerRequestOptions | undefined,
     after?: ResultStep,
+    self?: unknown,
   ): Promise<Record<string, unknown>> {
     try {
+      // (a step called on `self` becomes one called as it is: this layer calls `after(result)`)
+      if (after !== undefined && self !== undefined) after = after.bind(self);
       const { host } = this;
       const sent = params ?? {};
       const cache = host.cache;

@@ -137,6 +137,7 @@ export interface ClientLifecycle {
    * Sends one request of the current table (`entry` its row) and resolves with its result, or
    * with what `after` makes of it (a value or a promise; a throw rejects): the session's own
    * step on results (the `tools/call` output check), taken without a promise of its own.
+   * `self`: what `after` is called on (its `this`), so that one function serves every call.
    */
   request(
     method: string,
@@ -144,6 +145,7 @@ export interface ClientLifecycle {
     params: Params | undefined,
     options: PeerRequestOptions | undefined,
     after?: ResultStep,
+    self?: unknown,
   ): Promise<Record<string, unknown>>;
   /**
    * Sends a request outside the table (an extension's method): as the lifecycle sends every

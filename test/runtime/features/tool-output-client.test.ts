@@ -100,6 +100,35 @@ for (const rev of ['2025-11-25', 'draft'] as const) {
     }
   });
 
+  test(`${rev}: calls in flight at once, with and without options, are each checked against their own tool's schema`, async () => {
+    const { client } = await connect(rev);
+    try {
+      const call = (name: string, value: unknown, options?: { timeout: number }) =>
+        client.callTool({ name, arguments: { value } } as never, options) as Promise<Record<string, unknown>>;
+      const settled = await Promise.allSettled([
+        call('sum', { sum: 'three' }),
+        call('plain', { sum: 'three' }),
+        call('sum', { sum: 'four' }, { timeout: 20_000 }),
+        call('plain', { sum: 'four' }, { timeout: 20_000 }),
+        call('sum', { sum: 5 }),
+      ]);
+      const seen = settled.map((s) =>
+        s.status === 'fulfilled'
+          ? ['ok', s.value.structuredContent]
+          : [(s.reason as OutputSchemaError).tool, (s.reason as OutputSchemaError).issues],
+      );
+      assert.equal(seen, [
+        ['sum', ['sum: must be number']],
+        ['ok', { sum: 'three' }],
+        ['sum', ['sum: must be number']],
+        ['ok', { sum: 'four' }],
+        ['ok', { sum: 5 }],
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test(`${rev}: checkToolOutput: false returns a non-conforming result unchecked`, async () => {
     const { client, call, listed } = await connect(rev, { checkToolOutput: false });
     try {
