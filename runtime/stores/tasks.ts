@@ -19,6 +19,7 @@
  */
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
+import { newTask } from './task-record.js';
 
 /** `Task.status` (schema `TaskStatus`). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -239,19 +240,8 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async create(owner: string, init: TaskInit): Promise<Task> {
-    if (init.ttl !== null && !(Number.isFinite(init.ttl) && init.ttl >= 0))
-      throw new RangeError(`ttl must be a non-negative number of ms or null, got ${init.ttl}`);
     const now = this.#now();
-    const iso = new Date(now).toISOString();
-    const task: Task = {
-      taskId: globalThis.crypto.randomUUID(),
-      status: 'working',
-      createdAt: iso,
-      lastUpdatedAt: iso,
-      ttl: init.ttl,
-    };
-    if (init.statusMessage !== undefined) task.statusMessage = init.statusMessage;
-    if (init.pollInterval !== undefined) task.pollInterval = init.pollInterval;
+    const task: Task = newTask(init, now);
     const entry: Entry = { owner, seq: ++this.#seq, task, expiresAt: init.ttl === null ? null : now + init.ttl };
     if (init.ttl !== null) {
       entry.timer = setTimeout(() => this.#expire(entry), init.ttl);

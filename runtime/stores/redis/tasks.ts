@@ -12,7 +12,6 @@
  * by `expiredMemoryMs`, for the "Task has expired" message; `tseq` the creation counter; channel
  * `tasks` the change events.
  */
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
   canTransition,
@@ -28,6 +27,7 @@ import {
   type TaskStore,
   type TaskUpdate,
 } from '../tasks.js';
+import { newTask } from '../task-record.js';
 
 const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
@@ -99,12 +99,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(owner: string, init: TaskInit): Promise<Task> {
-    if (init.ttl !== null && !(Number.isFinite(init.ttl) && init.ttl >= 0))
-      throw new RangeError(`ttl must be a non-negative number of ms or null, got ${init.ttl}`);
-    const iso = new Date().toISOString();
-    const task: Task = { taskId: randomUUID(), status: 'working', createdAt: iso, lastUpdatedAt: iso, ttl: init.ttl };
-    if (init.statusMessage !== undefined) task.statusMessage = init.statusMessage;
-    if (init.pollInterval !== undefined) task.pollInterval = init.pollInterval;
+    const task: Task = newTask(init, Date.now());
     const keep = Math.max(1, Math.min(init.ttl ?? this.maxTtlMs, this.maxTtlMs));
     const seq = await this.client.incr(`${this.prefix}tseq`);
     const index = `${this.prefix}to:${owner}`;
