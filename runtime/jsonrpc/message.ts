@@ -398,7 +398,7 @@ export function classify(v: unknown): Classified {
   if (v.method !== undefined) {
     if (!hasId) return { kind: 'invalid', reason: 'malformed notification' };
     let reason: string;
-    if (readableId === undefined) reason = 'request id must be a string or an integer';
+    if (readableId === undefined) reason = 'id must be a string or an integer';
     else if (v.jsonrpc !== '2.0') reason = 'jsonrpc must be "2.0"';
     else if (typeof v.method !== 'string') reason = 'method must be a string';
     else if (Array.isArray(v.params)) {

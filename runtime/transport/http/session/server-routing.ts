@@ -217,7 +217,7 @@ export class StreamableEndpoint extends SharedAdoption {
       const why =
         shapeProblem(entry) ??
         (isObject(entry) && 'method' in entry && 'id' in entry && !isRequestId(entry.id)
-          ? 'request id must be a string or an integer'
+          ? 'id must be a string or an integer'
           : undefined);
       if (!why) valid.push(entry as JSONRPCMessage);
       // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
@@ -325,5 +325,5 @@ export function shapeProblem(m: unknown): string | undefined {
     if (!idOk && o.id !== null) return 'response id must be a string, an integer or null';
     return undefined;
   }
-  return 'not a request, notification or response';
+  return 'message has no method, result or error';
 }

@@ -9,7 +9,10 @@
  * - `params` neither object nor array (`"x"`, `null`): -32600 with the id, the same words over
  *   HTTP as over stdio ("params must be an object"; HTTP said "an object or array");
  * - a request reusing the id of a request still in flight on its session: HTTP 400 -32600 with
- *   that id and the engine's words (it had no id and other words).
+ *   that id and the engine's words (it had no id and other words);
+ * - an id that is no id (`true`) and an object with an id but no method, result or error: -32600
+ *   without id, the same words everywhere (stdio said "request id must be…", HTTP "not a request,
+ *   notification or response").
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -78,6 +81,22 @@ for (const params of ['x', null]) {
       id: 12,
       error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: params must be an object' },
     };
+    assert.equal(await overStdio(m), expected);
+    for (const headers of [session, headersFor('tools/list')]) {
+      const r = await post(srv.url, headers, m);
+      assert.is(r.status, 400);
+      assert.equal(r.body, expected);
+    }
+  });
+}
+
+const NO_ID_ROWS: Array<[string, Json, string]> = [
+  ['id true', { jsonrpc: '2.0', id: true, method: 'tools/list' }, 'Invalid Request: id must be a string or an integer'],
+  ['no method', { jsonrpc: '2.0', id: 15 }, 'Invalid Request: message has no method, result or error'],
+];
+for (const [what, m, message] of NO_ID_ROWS) {
+  test(`${what}: -32600 without id, the same words over stdio and HTTP (both eras)`, async () => {
+    const expected = { jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message } };
     assert.equal(await overStdio(m), expected);
     for (const headers of [session, headersFor('tools/list')]) {
       const r = await post(srv.url, headers, m);
