@@ -43,17 +43,18 @@ import type { ServerSession } from '@mcpgen/runtime/session';
 import type { ProtocolMaps, ProtocolTable } from '@mcpgen/runtime/protocol';
 import { type TaskReceiver, type TaskSupport, attachTaskReceiver, taskOf } from '@mcpgen/runtime/tasks';
 import { InMemoryTaskStore, type TaskStore } from '@mcpgen/runtime/tasks';
-import { ownValue } from '@mcpgen/runtime/jsonrpc';
 
 /** `execution.taskSupport` of each task tool (as listed, and as the receivers apply it). */
-export const TASK_TOOLS: Readonly<Record<string, TaskSupport>> = {
+export const TASK_TOOLS: Readonly<Record<string, TaskSupport>> = Object.freeze({
   slow_compute: 'optional',
   failing_job: 'optional',
   confirm_job: 'optional',
   batch_job: 'required',
-};
+});
+/** {@link TASK_TOOLS} as a map: one lookup on every tools/call, only its own entries. */
+const TASK_SUPPORT: ReadonlyMap<string, TaskSupport> = new Map(Object.entries(TASK_TOOLS));
 /** The `execution.taskSupport` of the tool named `name` (a name a client sent): its own entry in {@link TASK_TOOLS}, else `forbidden`. */
-const taskSupportOf = (name: string): TaskSupport => ownValue(TASK_TOOLS, name) ?? 'forbidden';
+const taskSupportOf = (name: string): TaskSupport => TASK_SUPPORT.get(name) ?? 'forbidden';
 
 /**
  * Longest run of `slow_compute`, seconds (its inputSchema's `maximum`, in both eras): what a peer
