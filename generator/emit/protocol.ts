@@ -71,6 +71,8 @@ function tableEntry(d: Def, side: TableSide) {
     paramsRequired: d.paramsRequired,
     params: checksParams(d, side) ? (paramsValidatorName(d) ?? '') : '',
     result: req ? resultValidatorName(d) : '',
+    // (a client decodes such a result by resultType first: runtime/stateless/mrtr.ts decodeResult)
+    complete: req && d.inputRequired && side !== 'server' ? d.resultType : '',
     capability: d.capability ? d.capability.map(q).join(', ') : '',
     taskAugmentable: req && d.taskAugmentable,
     inputRequired: req && d.inputRequired,

@@ -44,6 +44,14 @@ export interface MethodEntry {
   readonly params?: Validator;
   /** Validates a result: any of `resultTypes` (requests only). */
   readonly result?: Validator;
+  /**
+   * Validates a `"complete"` result alone, where `result` also admits an InputRequiredResult
+   * (`inputRequired`; in the revision's `table` and the client's `clientTable`): the client
+   * decodes such a result by its `resultType` and checks a complete one with this, since an
+   * InputRequiredResult (all its members optional) would let a complete result without its
+   * required members through `result`.
+   */
+  readonly complete?: Validator;
   /** Capability path the receiver must have declared, e.g. `['resources', 'subscribe']`. */
   readonly capability?: readonly string[];
   /** The request may carry `params.task` (task-augmented execution, 2025-11-25). */

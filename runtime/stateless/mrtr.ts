@@ -207,7 +207,7 @@ const badResult = (method: string, message: string, path = '/resultType'): Inval
  * `requestState` (a string); a `resultType` that `passThrough` accepts (one an extension the
  * client declared defines, e.g. the tasks extension's `"task"`) → as it is, unvalidated;
  * anything else → InvalidResultError. `validate` checks complete results against the method's
- * result schema.
+ * result schema (`entry.complete`, the complete type alone, when the entry has it).
  */
 export function decodeResult(
   entry: MethodEntry,
@@ -235,8 +235,9 @@ export function decodeResult(
     return { kind: 'input_required', result: result as InputRequiredResult };
   }
   const out = result.resultType === undefined ? { resultType: 'complete', ...result } : result;
-  if (validate && entry.result && !entry.result(out))
-    throw new InvalidResultError(method, validationIssues(entry.result.errors));
+  // (the complete result's own type where the method's results may also be InputRequiredResults)
+  const check = entry.complete ?? entry.result;
+  if (validate && check && !check(out)) throw new InvalidResultError(method, validationIssues(check.errors));
   return { kind: 'complete', result: out };
 }
 

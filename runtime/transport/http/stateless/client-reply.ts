@@ -1,11 +1,13 @@
 /**
- * Reading the SSE replies of the stateless client transport (./fetch-client.ts), and the whole
- * of a reply read outside the engine (the `tools/list` refresh of a -32020 retry).
+ * Reading the SSE replies of the stateless client transport (./fetch-client.ts), the reason a
+ * JSON reply is not a request's answer ({@link refusal}), and the whole of a reply read outside
+ * the engine (the `tools/list` refresh of a -32020 retry).
  */
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { type BodySink, type HttpReply, mediaType, readInto } from '../io/request.js';
+import { BODY_HEAD, type BodySink, type HttpReply, HttpStatusError, mediaType, readInto } from '../io/request.js';
+import { idText } from '../../../jsonrpc/message.js';
 import type { Id } from './client-flight.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
 
@@ -13,13 +15,21 @@ import { parsePeerJson } from '../../../codec/json-depth.js';
 export interface ReplyTarget {
   answer(m: JSONRPCMessage): void;
   fail(id: Id, error: Error): void;
+  /** An event skipped (not JSON): the transport's `onError`, as the 2025 client reports it. */
+  skipped(error: Error): void;
 }
+
+/** What a request whose SSE reply could not be read to its answer fails with (as the 2025 client words it). */
+const streamLost = (cause: unknown): ConnectionClosedError =>
+  new ConnectionClosedError(cause, 'SSE response stream lost before the response (the request may have run)');
 
 /**
  * An SSE reply to request `id`: each event's message to `to.answer` as it arrives, from the I/O
- * callbacks (readInto: no promise per reply or chunk); the request fails (`to.fail`) when the
- * stream breaks, holds an event that is not JSON or over `maxEventSize`, or ends without its
- * answer.
+ * callbacks (readInto: no promise per reply or chunk). An event whose data is not JSON is
+ * skipped and named to `to.skipped` ("SSE event is not JSON: …", its first 80 characters), as
+ * the 2025 client does. The request fails (`to.fail`) with a ConnectionClosedError (-32000) when
+ * the stream breaks, holds an event over `maxEventSize` (its `cause` the SseSizeError), or ends
+ * without its answer.
  */
 export function readSseReply(id: Id, res: HttpReply, maxEventSize: number | undefined, to: ReplyTarget): void {
   readInto(res, new SseReply(id, new SseParser({ maxEventSize }), to));
@@ -38,7 +48,13 @@ class SseReply implements BodySink {
   take(events: SseEvent[]): void {
     for (const e of events) {
       if (e.data === '') continue;
-      const m = parsePeerJson(e.data) as JSONRPCMessage;
+      let m: JSONRPCMessage;
+      try {
+        m = parsePeerJson(e.data) as JSONRPCMessage;
+      } catch {
+        this.to.skipped(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
+        continue;
+      }
       if (!('method' in m) && m.id === this.id) this.answered = true;
       this.to.answer(m);
     }
@@ -56,7 +72,7 @@ class SseReply implements BodySink {
 
   end(error: Error | undefined): void {
     const { id, to } = this;
-    if (this.failure !== undefined) return to.fail(id, this.failure as Error);
+    if (this.failure !== undefined) return to.fail(id, streamLost(this.failure));
     // the stream broke: the request may have run, and a stateless stream cannot be resumed
     if (error)
       return to.fail(
@@ -66,7 +82,7 @@ class SseReply implements BodySink {
     try {
       this.take(this.parser.end());
     } catch (e) {
-      return to.fail(id, e as Error);
+      return to.fail(id, streamLost(e));
     }
     if (!this.answered)
       to.fail(
@@ -77,6 +93,46 @@ class SseReply implements BodySink {
         ),
       );
   }
+}
+
+/**
+ * Why the body `text` (`body` parsed, else the text) of a reply `res` to request `id`, posted
+ * as `what` ("POST tools/call"), is not the request's answer, as the 2025 client words it for
+ * the same reply: a 2xx reply that is not JSON (`notJson`: the parse error), not JSON-RPC
+ * (`isRpc` false), or the response to another id; any other status "HTTP <status>".
+ */
+export function refusal(
+  what: string,
+  id: Id,
+  res: HttpReply,
+  body: unknown,
+  text: string,
+  isRpc: boolean,
+  notJson: Error | undefined,
+): HttpStatusError {
+  const contentType = res.header('content-type');
+  if (!res.ok) return new HttpStatusError(res.status, body, what, contentType);
+  if (notJson)
+    return new HttpStatusError(
+      res.status,
+      text.slice(0, BODY_HEAD),
+      `${what}: the ${contentType} body is not JSON (${notJson.message})`,
+      contentType,
+    );
+  if (!isRpc)
+    return new HttpStatusError(
+      res.status,
+      text.slice(0, BODY_HEAD),
+      `${what}: the ${contentType} body is not JSON-RPC`,
+      contentType,
+    );
+  const other = idText((body as { id?: unknown }).id);
+  return new HttpStatusError(
+    res.status,
+    body,
+    `${what}: the JSON reply holds no response to request id ${idText(id)} (it answers id ${other})`,
+    contentType,
+  );
 }
 
 /** The JSON-RPC messages of a whole response (one JSON body, or every SSE event); none when it does not parse. */

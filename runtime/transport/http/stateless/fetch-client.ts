@@ -16,6 +16,12 @@
  * HttpStatusError: the sign of a server without the stateless endpoint (Backward
  * Compatibility), on which ClientSession falls back to `initialize`.
  *
+ * A 2xx reply is checked as the 2025 transport checks it: one neither JSON nor SSE (or without
+ * a Content-Type), a JSON body that does not parse, is no JSON-RPC response, or answers another
+ * id fails the request with HttpStatusError saying which; an SSE event that is not JSON is
+ * skipped (named to `onError`); an event over `maxEventSize` fails the request with
+ * ConnectionClosedError (its `cause` the SseSizeError).
+ *
  * Legacy mode: once an `initialize` request is sent, this transport hands everything to an
  * {@link HttpClientTransport} of the same URL (sessions, GET stream, 2025-11-25 rules).
  *
@@ -26,6 +32,7 @@ import { ConnectionClosedError, ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
 import { requestHeaders, type ParamHeader } from './headers.js';
 import {
+  bodyHead,
   Cancel,
   fetchRequester,
   mediaType,
@@ -35,7 +42,7 @@ import {
   type SendingRequester,
 } from '../io/request.js';
 import { Flight, type FlightHost, type Id } from './client-flight.js';
-import { readMessages, readSseReply, type ReplyTarget } from './client-reply.js';
+import { readMessages, readSseReply, refusal, type ReplyTarget } from './client-reply.js';
 import { ToolHeaders } from './client-tools.js';
 import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -221,7 +228,11 @@ export class StatelessHttpClientTransport implements Transport {
         return;
       }
       // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
-      if (res.ok && mediaType(res.header('content-type')) === 'text/event-stream') return this.#readSse(id, res);
+      if (res.ok) {
+        const type = mediaType(res.header('content-type'));
+        if (type === 'text/event-stream') return this.#readSse(id, res);
+        if (type !== 'application/json') return void this.#refuseType(id, res, type);
+      }
       f.res = res;
       if (res.readText) return res.readText(f);
       res.text().then(
@@ -320,8 +331,33 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   async #read(id: Id, res: HttpReply): Promise<void> {
-    if (res.ok && mediaType(res.header('content-type')) === 'text/event-stream') return this.#readSse(id, res);
+    if (res.ok) {
+      const type = mediaType(res.header('content-type'));
+      if (type === 'text/event-stream') return this.#readSse(id, res);
+      if (type !== 'application/json') return this.#refuseType(id, res, type);
+    }
     this.#readText(id, res, await res.text());
+  }
+
+  /**
+   * A 2xx reply of media type `type`, neither JSON nor SSE: the request fails, its body read no
+   * further than its first {@link BODY_HEAD} characters (for the error's `body`), as the 2025
+   * client fails it: with no body a ConnectionClosedError (the request may have run), else an
+   * HttpStatusError naming the type ("unexpected Content-Type text/plain", or "(none)").
+   */
+  async #refuseType(id: Id, res: HttpReply, type: string): Promise<void> {
+    const what = `POST ${this.#inFlight.get(id)?.method ?? 'request'}`;
+    const head = await bodyHead(res);
+    if (head === '' && type === '') return this.#readText(id, res, '');
+    this.#fail(
+      id,
+      new HttpStatusError(
+        res.status,
+        head,
+        `${what}: unexpected Content-Type ${type || '(none)'}`,
+        res.header('content-type'),
+      ),
+    );
   }
 
   /** An SSE reply (./client-reply.ts): its messages to #answer as they arrive, or the request's failure. */
@@ -331,6 +367,7 @@ export class StatelessHttpClientTransport implements Transport {
   readonly #replyTarget: ReplyTarget = {
     answer: (m) => this.#answer(m),
     fail: (id, error) => this.#fail(id, error),
+    skipped: (error) => this.#events?.onError?.(error),
   };
 
   /** A reply's body `text` (not SSE): the request's answer, or its failure. */
@@ -346,27 +383,23 @@ export class StatelessHttpClientTransport implements Transport {
       return;
     }
     let body: unknown;
+    let notJson: Error | undefined;
     try {
       body = text === '' ? undefined : parsePeerJson(text);
-    } catch {
+    } catch (e) {
       body = text;
+      notJson = e as Error;
     }
     const m = body as Obj | undefined;
     const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
-    if (isRpc && (res.ok || 'error' in m)) {
+    // the request's own id, or (an error only) none: `id: null` or absent, the request's
+    const own = isRpc && (m.id === id || ('error' in m && (m.id === undefined || m.id === null)));
+    if (own && (res.ok || 'error' in m)) {
       // (the parsed body is this transport's own: its id set in place, not copied)
       m.id = id;
       return this.#answer(m as unknown as JSONRPCMessage);
     }
-    this.#fail(
-      id,
-      new HttpStatusError(
-        res.status,
-        body,
-        `POST ${this.#inFlight.get(id)?.method ?? 'request'}`,
-        res.header('content-type'),
-      ),
-    );
+    this.#fail(id, refusal(`POST ${this.#inFlight.get(id)?.method ?? 'request'}`, id, res, body, text, isRpc, notJson));
   }
 
   #answer(m: JSONRPCMessage): void {

@@ -121,7 +121,7 @@ test('transport: a request is posted in send, which returns SENT (the engine wat
   }
 });
 
-test('transport: an SSE reply: its events reach the engine; one ending without the answer, breaking, or with an event that is not JSON fails the request', async () => {
+test('transport: an SSE reply: its events reach the engine; one ending without the answer (an event that is not JSON skipped) or breaking fails the request', async () => {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -159,7 +159,7 @@ test('transport: an SSE reply: its events reach the engine; one ending without t
     assert.is(seen.filter((m) => (m as { method?: unknown }).method === 'notifications/message').length, 4);
     assert.equal([...failed.keys()].sort(), [1, 2, 3]);
     assert.match(failed.get(1)!.message, /ended without a response \(the request may have run\)/);
-    assert.instance(failed.get(2), SyntaxError);
+    assert.match(failed.get(2)!.message, /ended without a response \(the request may have run\)/);
     assert.match(failed.get(3)!.message, /^Connection lost before the response \(the request may have run\): /);
   } finally {
     await t.close();
