@@ -97,3 +97,15 @@ async def test_post_refused_415_on_a_charset_or_content_encoding_it_would_misrea
             r = await http.post(url, content=body, headers={"accept": accept, **headers})
             assert r.status_code != 415, f"{headers}: {r.status_code} {r.text}"
 
+
+
+async def test_by_position_params_on_the_stateless_endpoint_get_the_engines_answer() -> None:
+    """params ``[1]`` (a valid JSON-RPC 2.0 request whose params MCP takes by name) on the
+    2026-07-28 endpoint: 400 -32602 "Invalid params: params must be an object" with the id, as the
+    engine answers it over stdio and the TypeScript and Go endpoints answer it (it said "missing
+    _meta[…]")."""
+    async with http_server(build_app("2026-07-28")) as url, raw_http() as http:
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}
+        r = await http.post(url, content=b'{"jsonrpc":"2.0","id":11,"method":"tools/list","params":[1]}', headers=headers)
+        assert r.status_code == 400, r.text
+        assert r.json() == {"jsonrpc": "2.0", "id": 11, "error": {"code": -32602, "message": "Invalid params: params must be an object"}}

@@ -11,6 +11,7 @@ import pytest
 from helpers import ScriptedTransport
 from mcpgen_runtime import ConnectionClosed, RequestTimeout, RpcError
 from mcpgen_runtime.engine import Peer, RequestContext
+from mcpgen_runtime.jsonrpc import classify
 
 
 class Sink:
@@ -112,3 +113,35 @@ async def test_outbound_requests_are_bounded() -> None:
     for i in range(3):
         peer.receive({"jsonrpc": "2.0", "id": i, "result": {}})
     assert await asyncio.gather(*waiting) == [{}, {}, {}]
+
+
+async def test_invalid_requests_get_the_words_of_the_other_runtimes() -> None:
+    """The same code, id presence and words as the TypeScript and Go engines (the table of
+    test/runtime/transport/invalid-requests-langs.test.ts): a reused in-flight id, another
+    ``jsonrpc``, an object with an id and no method, result or error."""
+    gate = asyncio.Event()
+
+    async def slow(ctx: RequestContext) -> Any:
+        await gate.wait()
+        return {}
+
+    sink = Sink()
+    peer = Peer(on_request=slow, channel=sink)
+    peer.receive({"jsonrpc": "2.0", "id": 21, "method": "x"})
+    peer.receive({"jsonrpc": "2.0", "id": 21, "method": "ping"})
+    peer.receive({"jsonrpc": "2.0", "id": "aé", "method": "x"})
+    peer.receive({"jsonrpc": "2.0", "id": "aé", "method": "ping"})
+    await settle()
+    assert sink.sent == [
+        {"jsonrpc": "2.0", "id": 21, "error": {"code": -32600, "message": "Invalid Request: request id 21 is already in use"}},
+        {"jsonrpc": "2.0", "id": "aé", "error": {"code": -32600, "message": 'Invalid Request: request id "aé" is already in use'}},
+    ]
+    assert peer.serving(21) and peer.serving("aé") and not peer.serving(22)
+    gate.set()
+    await settle()
+    with pytest.raises(RpcError) as e:
+        classify({"jsonrpc": "1.0", "id": 16, "method": "x"})
+    assert (e.value.code, e.value.message) == (-32600, 'Invalid Request: jsonrpc must be "2.0"')
+    with pytest.raises(RpcError) as e:
+        classify({"jsonrpc": "2.0", "id": 15})
+    assert (e.value.code, e.value.message) == (-32600, "Invalid Request: message has no method, result or error")

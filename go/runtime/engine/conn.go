@@ -117,6 +117,14 @@ func (c *Conn) InFlight() (sent, served int) {
 	return len(c.pending), len(c.inbound)
 }
 
+// Serving reports whether a request with this id is being served (a request reusing it is
+// refused -32600, jsonrpc.IDInUse).
+func (c *Conn) Serving(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inbound[id] != nil
+}
+
 // Close ends the connection: requests waiting for an answer fail with jsonrpc.ErrClosed (err,
 // when given, is wrapped in it), requests being served are cancelled. Idempotent.
 func (c *Conn) Close(err error) {
@@ -268,7 +276,7 @@ func (c *Conn) start(m jsonrpc.Message, ch Channel, header http.Header) {
 	case c.inbound[m.ID] != nil:
 		c.mu.Unlock()
 		cancel()
-		c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: request "+m.ID.String()+" is already in flight")))
+		c.sendAsync(ch, jsonrpc.AppendErrorResponse(nil, m.ID, jsonrpc.IDInUse(m.ID)))
 		return
 	case len(c.inbound) >= c.opts.MaxInFlight:
 		c.mu.Unlock()

@@ -239,7 +239,9 @@ func TestInvalidMessages(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":true,"method":"echo"}`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer"}}`},
 		{`{"jsonrpc":"2.0","id":{"n":1},"method":"echo"}`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer"}}`},
 		{`{"jsonrpc":"2.0","id":0,"method":"echo","params":[1]}`, `{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Invalid params: params must be an object"}}`},
-		{`{"id":2,"method":"echo"}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`},
+		{`{"id":2,"method":"echo"}`, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`},
+		{`{"jsonrpc":"1.0","id":16,"method":"echo"}`, `{"jsonrpc":"2.0","id":16,"error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`},
+		{`{"jsonrpc":"2.0","id":15}`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message has no method, result or error"}}`},
 		{`{"jsonrpc":"2.0","id":"m","method":5}`, `{"jsonrpc":"2.0","id":"m","error":{"code":-32600,"message":"Invalid Request: method must be a string"}}`},
 		{`this is not json`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: invalid character 'h' in literal true at byte 1"}}`},
 		{`12 monkeys`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: unexpected data after the JSON value at byte 3"}}`},
@@ -296,7 +298,7 @@ func TestRefusalsLeaveInOrder(t *testing.T) {
 		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer"}}`,
 		`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: method must be a string"}}`,
 		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`,
-		`{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`,
+		`{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`,
 	}
 	for _, line := range in {
 		conn.Receive([]byte(line), ch, nil)
@@ -316,5 +318,31 @@ func TestRefusalsLeaveInOrder(t *testing.T) {
 			t.Fatalf("%d answers of %d: %v", len(got), len(want), got)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A request reusing the id of a request still being served is refused -32600 with that id, in
+// the words of the TypeScript and Python runtimes, and not run.
+func TestReusedInFlightID(t *testing.T) {
+	h := &handler{}
+	write, read := rawServer(t, h)
+	write(`{"jsonrpc":"2.0","id":21,"method":"slow"}` + "\n")
+	for h.served.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	write(`{"jsonrpc":"2.0","id":21,"method":"echo","params":{}}` + "\n")
+	if got, want := read(), `{"jsonrpc":"2.0","id":21,"error":{"code":-32600,"message":"Invalid Request: request id 21 is already in use"}}`; got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	write(`{"jsonrpc":"2.0","id":"a\u00e9","method":"slow"}` + "\n")
+	for h.served.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	write(`{"jsonrpc":"2.0","id":"aé","method":"echo","params":{}}` + "\n")
+	if got, want := read(), `{"jsonrpc":"2.0","id":"aé","error":{"code":-32600,"message":"Invalid Request: request id \"aé\" is already in use"}}`; got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	if n := h.served.Load(); n != 2 {
+		t.Fatalf("served %d, want 2 (the reused ids not run)", n)
 	}
 }

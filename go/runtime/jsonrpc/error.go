@@ -120,3 +120,10 @@ func AsError(err error) *Error {
 
 // ErrClosed is a local error: the connection closed before the answer came.
 var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// IDInUse is the -32600 answering a request that reuses the id of a request still being served
+// on its connection or session: "Invalid Request: request id 21 is already in use" (the id as
+// JSON), the words of the TypeScript and Python runtimes.
+func IDInUse(id ID) *Error {
+	return NewError(CodeInvalidRequest, "Invalid Request: request id "+id.String()+" is already in use")
+}

@@ -104,7 +104,7 @@ func (names Methods) Decode(data []byte) (Message, error) {
 		}
 	}
 	if !wire.EqualString(version, "2.0") {
-		return m, NewError(CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 object")
+		return m, NewError(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 	}
 	switch m.Kind {
 	case KindRequest, KindNotification:
@@ -127,7 +127,7 @@ func (names Methods) Decode(data []byte) (Message, error) {
 	case KindError:
 		m.Error = ParseError(errObj)
 	default:
-		return m, NewError(CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
+		return m, NewError(CodeInvalidRequest, "Invalid Request: message has no method, result or error")
 	}
 	return m, nil
 }

@@ -423,6 +423,12 @@ func (h *Handler) sessionMessage(w http.ResponseWriter, r *http.Request, s *http
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if s.conn.Serving(m.ID) {
+		// a reused in-flight id: 400 with that id and the engine's words, not run (as the
+		// TypeScript and Python servers answer it)
+		writeJSON(w, http.StatusBadRequest, jsonrpc.AppendErrorResponse(nil, m.ID, jsonrpc.IDInUse(m.ID)))
+		return
+	}
 	rp := s.newReply(m.ID, h.mode(), s.ss.Table().PrimesStreams)
 	defer s.done(m.ID, rp)
 	if isNew {

@@ -32,6 +32,11 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m jsonrpc.Me
 	fail := func(status int, e *jsonrpc.Error) {
 		writeJSON(w, status, jsonrpc.AppendErrorResponse(nil, id, e))
 	}
+	if b := wire.Trim(m.Params); len(b) > 0 && b[0] == '[' {
+		// by-position params: a valid JSON-RPC request that MCP cannot take, -32602 as the engine answers it
+		fail(http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: params must be an object"))
+		return
+	}
 	meta := session.ReadMeta(m.Params)
 	supported := t.ProtocolVersion
 	hv := r.Header.Get("Mcp-Protocol-Version")

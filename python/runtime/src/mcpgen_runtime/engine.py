@@ -25,7 +25,6 @@ from pydantic import BaseModel, ValidationError
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
-    INVALID_REQUEST,
     ConnectionClosed,
     Message,
     RequestCancelled,
@@ -35,6 +34,7 @@ from .jsonrpc import (
     answer_id,
     classify,
     error_response,
+    id_in_use,
     id_key,
     notification,
     request,
@@ -378,7 +378,7 @@ class Peer:
         if channel is None:
             return None
         if key in self._inbound:
-            self._spawn_send(channel, error_response(rid, RpcError(INVALID_REQUEST, f"Invalid Request: request {rid!r} is already in flight")))
+            self._spawn_send(channel, error_response(rid, id_in_use(rid)))
             return None
         if len(self._inbound) >= self.max_in_flight:
             self._spawn_send(channel, error_response(rid, RpcError(INTERNAL_ERROR, f"too many requests in flight (at most {self.max_in_flight})")))
@@ -479,6 +479,11 @@ class Peer:
             await asyncio.wait(tasks)
         # the answers sent apart from a request's task (invalid requests, parse errors) go out first
         await asyncio.sleep(0)
+
+    def serving(self, request_id: RequestId) -> bool:
+        """Whether a request with this id (``1`` and ``1.0`` alike) is being served: a request
+        reusing it is refused -32600 (:func:`~mcpgen_runtime.jsonrpc.id_in_use`)."""
+        return id_key(request_id) in self._inbound
 
     @property
     def in_flight(self) -> tuple[int, int]:

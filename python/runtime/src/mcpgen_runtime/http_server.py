@@ -39,7 +39,7 @@ from typing import Any, Final
 from .codec import sse_event
 from .engine import RequestContext
 from .http_headers import HEADER_MISMATCH, PROTOCOL_VERSION_META, check_request_headers
-from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, answer_id, classify, decode, encode, error_response, id_key
+from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, answer_id, classify, decode, encode, error_response, id_in_use, id_key
 from .server import ServerSession
 
 # A refusal on the request line or headers (403, 405, 406, 413, 415), before any message was read:
@@ -471,6 +471,11 @@ class McpHttpApp:
             session.server.receive(message, session.standalone, info)
             await _plain(send, 202, b"")
             return
+        if session.server.peer.serving(message["id"]):
+            # a reused in-flight id: 400 with that id and the engine's words, not run (as the
+            # TypeScript and Go servers answer it)
+            await _send_json(send, 400, error_response(message["id"], id_in_use(message["id"])))
+            return
         primes = session.server.active.primes_streams
         reply = _Reply(message["id"], self.reply_mode, primes, session.new_stream_id())
         session.replies[reply.stream_id or ""] = reply
@@ -621,6 +626,10 @@ class McpHttpApp:
             await _error(send, 400, INVALID_REQUEST, "Bad Request: a client sends no responses in this protocol version")
             return
         rid = message["id"]
+        if isinstance(message.get("params"), list):
+            # by-position params: a valid JSON-RPC request that MCP cannot take, -32602 as the engine answers it
+            await _send_json(send, 400, error_response(rid, RpcError(INVALID_PARAMS, "Invalid params: params must be an object")))
+            return
         method = message["method"]
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params, dict) else None

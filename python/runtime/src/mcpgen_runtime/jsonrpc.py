@@ -117,8 +117,10 @@ def classify(message: object) -> Kind:
     A member ``id`` makes a message a request or a response, whatever its value: an invalid id
     (``null``, a fraction, a bool, an object) is an invalid request, never a notification.
     """
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+    if not isinstance(message, dict):
         raise RpcError(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 object")
+    if message.get("jsonrpc") != "2.0":
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
     has_id = "id" in message
     if "method" in message:
         if not isinstance(message["method"], str):
@@ -137,7 +139,14 @@ def classify(message: object) -> Kind:
         return "response"
     if "error" in message and "result" not in message:
         return "error"
-    raise RpcError(INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response")
+    raise RpcError(INVALID_REQUEST, "Invalid Request: message has no method, result or error")
+
+
+def id_in_use(rid: RequestId) -> RpcError:
+    """The -32600 answering a request that reuses the id of a request still being served on its
+    connection or session (the words of the TypeScript and Go runtimes: "Invalid Request: request
+    id 21 is already in use", the id as JSON)."""
+    return RpcError(INVALID_REQUEST, f"Invalid Request: request id {json.dumps(id_key(rid), ensure_ascii=False)} is already in use")
 
 
 def request(id: RequestId, method: str, params: dict[str, Any] | None = None) -> Message:

@@ -1,0 +1,218 @@
+/**
+ * Invalid requests answered alike by every runtime's reference server (`mcpgen serve --lang ...`:
+ * TypeScript, Python, Go), over stdio and Streamable HTTP, both eras (2025-11-25 sessions and the
+ * 2026-07-28 stateless endpoint, served dual-era), with the same code, id presence and words
+ * (JSON-RPC 2.0 §4-5; the TypeScript table of ./http/invalid-requests.test.ts):
+ * - by-position `params` (`[1]`): -32602 "Invalid params: params must be an object" with the id
+ *   (HTTP 200 in a session, 400 on the stateless endpoint, where Python and Go said "missing _meta");
+ * - `params` `"x"` or `null`, `jsonrpc` "1.0", `method` 5: -32600 with the id (HTTP 400); Python
+ *   and Go said "not a JSON-RPC 2.0 object" for another `jsonrpc`;
+ * - an id that is no id (`true`, `1.5`, `null`, an object) and an object with an id and no method,
+ *   result or error: -32600 without id (HTTP 400); Python and Go said "neither a request, a
+ *   notification nor a response" for the latter;
+ * - an unknown method: -32601 with the id (HTTP 200 in a session, 404 on the stateless endpoint);
+ * - a request reusing the id of a request still in flight (a tools/call waiting for the client's
+ *   sampling answer): -32600 "Invalid Request: request id 21 is already in use" with the id, over
+ *   HTTP 400 and not run; Python and Go said "request 21 is already in flight", over HTTP 200.
+ * Real server processes, real pipes and sockets.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { onLines, spawnStdioServe, startHttpServeProcess } from '../tasks/serve-process.js';
+import { pythonChildEnv } from '../../python/support.js';
+import { goEnv } from '../../go/support.js';
+
+type Json = Record<string, any>;
+const V25 = '2025-11-25';
+const MODERN = '2026-07-28';
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1' },
+};
+const HEADERS = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: V25, capabilities: { sampling: {} }, clientInfo: { name: 'probe', version: '1' } },
+};
+const SAMPLING_CALL = {
+  jsonrpc: '2.0',
+  id: 21,
+  method: 'tools/call',
+  params: { name: 'test_sampling', arguments: { prompt: 'hi' } },
+};
+const IN_USE = {
+  jsonrpc: '2.0',
+  id: 21,
+  error: { code: -32600, message: 'Invalid Request: request id 21 is already in use' },
+};
+
+const err = (code: number, message: string, id?: number): Json =>
+  id === undefined ? { jsonrpc: '2.0', error: { code, message } } : { jsonrpc: '2.0', id, error: { code, message } };
+const invalid = (reason: string, id?: number) => err(-32600, `Invalid Request: ${reason}`, id);
+const NO_ID = 'id must be a string or an integer';
+
+/** [what, message, answer, HTTP status in a 2025-11-25 session, on the stateless endpoint]. */
+type Row = [string, (modern: boolean) => Json, Json, number, number];
+const ROWS: Row[] = [
+  [
+    'params [1]',
+    () => ({ jsonrpc: '2.0', id: 11, method: 'tools/list', params: [1] }),
+    err(-32602, 'Invalid params: params must be an object', 11),
+    200,
+    400,
+  ],
+  [
+    'params "x"',
+    () => ({ jsonrpc: '2.0', id: 12, method: 'tools/list', params: 'x' }),
+    invalid('params must be an object', 12),
+    400,
+    400,
+  ],
+  [
+    'params null',
+    () => ({ jsonrpc: '2.0', id: 13, method: 'tools/list', params: null }),
+    invalid('params must be an object', 13),
+    400,
+    400,
+  ],
+  ['id true', () => ({ jsonrpc: '2.0', id: true, method: 'tools/list' }), invalid(NO_ID), 400, 400],
+  ['id 1.5', () => ({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), invalid(NO_ID), 400, 400],
+  ['id null', () => ({ jsonrpc: '2.0', id: null, method: 'tools/list' }), invalid(NO_ID), 400, 400],
+  ['id {}', () => ({ jsonrpc: '2.0', id: { n: 1 }, method: 'tools/list' }), invalid(NO_ID), 400, 400],
+  ['no method', () => ({ jsonrpc: '2.0', id: 15 }), invalid('message has no method, result or error'), 400, 400],
+  [
+    'jsonrpc "1.0"',
+    () => ({ jsonrpc: '1.0', id: 16, method: 'tools/list' }),
+    invalid('jsonrpc must be "2.0"', 16),
+    400,
+    400,
+  ],
+  ['method 5', () => ({ jsonrpc: '2.0', id: 17, method: 5 }), invalid('method must be a string', 17), 400, 400],
+  [
+    'unknown method',
+    (modern) => ({ jsonrpc: '2.0', id: 18, method: 'no/such', params: modern ? { _meta: META } : {} }),
+    err(-32601, 'Method not found: no/such', 18),
+    200,
+    404,
+  ],
+];
+
+const LANGS = [
+  ['typescript', () => process.env],
+  ['python', () => pythonChildEnv()],
+  ['go', () => goEnv()],
+] as const;
+
+/** A `serve --stdio` process: send a message, read the next line it writes (undefined: none within `ms`). */
+function stdioServe(lang: string, rev: string, env: NodeJS.ProcessEnv) {
+  const proc = spawnStdioServe(['--lang', lang, '--rev', rev], { env, stderr: 'ignore' });
+  const lines: Json[] = [];
+  let wake: (() => void) | undefined;
+  onLines(proc.stdout!, (l) => {
+    lines.push(JSON.parse(l) as Json);
+    wake?.();
+  });
+  const exited = new Promise((r) => proc.once('exit', r));
+  return {
+    send: (m: unknown) => proc.stdin!.write(`${JSON.stringify(m)}\n`),
+    next: (ms: number) =>
+      new Promise<Json | undefined>((resolve) => {
+        if (lines.length) return resolve(lines.shift());
+        const t = setTimeout(() => {
+          wake = undefined;
+          resolve(undefined);
+        }, ms);
+        wake = () => {
+          clearTimeout(t);
+          wake = undefined;
+          resolve(lines.shift());
+        };
+      }),
+    async stop() {
+      proc.stdin!.end();
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function postJson(url: string, headers: Record<string, string>, m: unknown, signal?: AbortSignal) {
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(m), signal });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+for (const [lang, env] of LANGS) {
+  for (const rev of [V25, MODERN]) {
+    test(`serve --lang ${lang} --stdio --rev ${rev}: invalid requests answered with the same code, id and words`, async () => {
+      const s = stdioServe(lang, rev, env());
+      try {
+        const modern = rev === MODERN;
+        s.send(modern ? { jsonrpc: '2.0', id: 0, method: 'ping', params: { _meta: META } } : INIT);
+        assert.ok(await s.next(600_000), `${lang}: no answer to the first request`);
+        if (!modern) s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        for (const [what, message, answer] of ROWS) {
+          s.send(message(modern));
+          assert.equal(await s.next(60_000), answer, `${lang} ${rev} ${what}`);
+        }
+        if (modern) return;
+        s.send(SAMPLING_CALL);
+        assert.is((await s.next(60_000))?.method, 'sampling/createMessage', `${lang}: the call waits for sampling`);
+        s.send({ jsonrpc: '2.0', id: 21, method: 'ping' });
+        assert.equal(await s.next(60_000), IN_USE, `${lang} reused id`);
+      } finally {
+        await s.stop();
+      }
+    });
+  }
+
+  test(`serve --lang ${lang} --http --rev ${MODERN} (dual-era): invalid requests answered alike in a 2025-11-25 session and statelessly; a reused in-flight id 400 with its id`, async () => {
+    const s = await startHttpServeProcess(['--lang', lang, '--rev', MODERN], env());
+    const ctl = new AbortController();
+    try {
+      const init = await postJson(s.url, HEADERS, INIT);
+      const session = {
+        ...HEADERS,
+        'Mcp-Session-Id': init.headers.get('mcp-session-id')!,
+        'MCP-Protocol-Version': V25,
+      };
+      await postJson(s.url, session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+      const stateless = { ...HEADERS, 'MCP-Protocol-Version': MODERN };
+      for (const [what, message, answer, inSession, statelessStatus] of ROWS) {
+        const a = await postJson(s.url, session, message(false));
+        assert.is(a.status, inSession, `${lang} session ${what}: ${a.text}`);
+        assert.equal(JSON.parse(a.text), answer, `${lang} session ${what}`);
+        const m = message(true);
+        const method = typeof m.method === 'string' ? m.method : 'tools/list';
+        const b = await postJson(s.url, { ...stateless, 'Mcp-Method': method }, m);
+        assert.is(b.status, statelessStatus, `${lang} stateless ${what}: ${b.text}`);
+        assert.equal(JSON.parse(b.text), answer, `${lang} stateless ${what}`);
+      }
+      // the call stays in flight (its SSE stream carries the sampling request) until aborted
+      const first = fetch(s.url, {
+        method: 'POST',
+        headers: session,
+        body: JSON.stringify(SAMPLING_CALL),
+        signal: ctl.signal,
+      });
+      const res = await first;
+      const reader = res.body!.getReader();
+      let seen = '';
+      while (!seen.includes('sampling/createMessage')) {
+        const { value, done } = await reader.read();
+        assert.not.ok(done, `${lang}: the call's stream ended: ${seen}`);
+        seen += new TextDecoder().decode(value);
+      }
+      const again = await postJson(s.url, session, { jsonrpc: '2.0', id: 21, method: 'ping' });
+      assert.is(again.status, 400, `${lang} reused id: ${again.text}`);
+      assert.equal(JSON.parse(again.text), IN_USE, `${lang} reused id`);
+    } finally {
+      ctl.abort();
+      await s.stop();
+    }
+  });
+}
+
+test.run();
