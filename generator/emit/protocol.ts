@@ -71,8 +71,11 @@ function tableEntry(d: Def, side: TableSide) {
     paramsRequired: d.paramsRequired,
     params: checksParams(d, side) ? (paramsValidatorName(d) ?? '') : '',
     result: req ? resultValidatorName(d) : '',
-    // (a client decodes such a result by resultType first: runtime/stateless/mrtr.ts decodeResult)
-    complete: req && d.inputRequired && side !== 'server' ? d.resultType : '',
+    // the complete result's own type where `result` is a union with InputRequiredResult or
+    // CreateTaskResult: a client decodes such a result by resultType first (stateless/mrtr.ts
+    // decodeResult), a server checks a handler's complete result with it, a task's requestor its
+    // `tasks/result` (tasks/handle.ts)
+    complete: req && (d.inputRequired || d.taskAugmentable) ? d.resultType : '',
     capability: d.capability ? d.capability.map(q).join(', ') : '',
     taskAugmentable: req && d.taskAugmentable,
     inputRequired: req && d.inputRequired,

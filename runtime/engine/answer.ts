@@ -5,7 +5,7 @@
  * ("Responses"), `utilities/cancellation.mdx`.
  */
 import { endSpan } from './tracing.js';
-import type { MethodEntry } from '../protocol/table.js';
+import type { MethodEntry, Validator } from '../protocol/table.js';
 import {
   ConnectionClosedError,
   ErrorCode,
@@ -133,15 +133,21 @@ function answerOf(
   // what came back when it is no result object (its type, never its contents); undefined
   // stands for {}, so it is named only when the method's result has required members
   let returned: string | undefined;
+  // a complete result against the method's own type where its results are a union with
+  // InputRequiredResult (entry.complete: that union lets `{"resultType":"complete"}` through)
+  const check: Validator | undefined =
+    host.table.resultType === true && isObject(result) && result.resultType === 'complete' && entry?.complete
+      ? entry.complete
+      : entry?.result;
   if (!isObject(result))
     returned = result === null ? 'null' : Array.isArray(result) ? 'an array' : `a ${typeof result}`;
-  else if (entry?.result && !entry.result(result)) {
+  else if (check && !check(result)) {
     const handler = handlerLabel(method, params);
     host.log.error?.('handler result fails the result schema', {
       method,
       handler,
       id,
-      errors: validationIssues(entry.result.errors),
+      errors: validationIssues(check.errors),
     });
     if (value !== undefined)
       return errorResponse(

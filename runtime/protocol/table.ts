@@ -45,11 +45,13 @@ export interface MethodEntry {
   /** Validates a result: any of `resultTypes` (requests only). */
   readonly result?: Validator;
   /**
-   * Validates a `"complete"` result alone, where `result` also admits an InputRequiredResult
-   * (`inputRequired`; in the revision's `table` and the client's `clientTable`): the client
-   * decodes such a result by its `resultType` and checks a complete one with this, since an
-   * InputRequiredResult (all its members optional) would let a complete result without its
-   * required members through `result`.
+   * Validates a `"complete"` result alone (the method's own result type), where `result` also
+   * admits an InputRequiredResult (`inputRequired`) or a CreateTaskResult (`taskAugmentable`),
+   * in every table of the revision: the client decodes such a result by its `resultType` and
+   * checks a complete one with this, a server a handler's complete result, a task's requestor
+   * the `tasks/result` (or the tasks extension's completed task's `result`), since the union
+   * would let a complete result without its required members through `result` (an
+   * InputRequiredResult has all its members optional; a CreateTaskResult is no tools/call result).
    */
   readonly complete?: Validator;
   /** Capability path the receiver must have declared, e.g. `['resources', 'subscribe']`. */

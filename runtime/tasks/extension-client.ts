@@ -18,7 +18,7 @@
  * only for capabilities it declared), each key once; a `failed` task's error is thrown as an
  * RpcError with its code, message and data; a `cancelled` one as {@link TaskCancelledError}.
  */
-import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
+import { ErrorCode, type ErrorObject, InvalidResultError, RpcError, validationIssues } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/message.js';
 import type { RequestOptions } from '../engine/peer.js';
 import type { ProtocolTable } from '../protocol/table.js';
@@ -99,6 +99,17 @@ export class TasksExtensionClient {
   }
 
   /**
+   * A completed task's `result` checked against the `tools/call` result type of the session's
+   * table (`complete`: CallToolResult), as a `tools/call` answer is: InvalidResultError (-32603).
+   */
+  #checked(result: Record<string, unknown>): Record<string, unknown> {
+    const entry = this.#session.table.requests.clientToServer['tools/call'];
+    const check = entry?.complete ?? entry?.result;
+    if (check && !check(result)) throw new InvalidResultError('tasks/get (tools/call)', validationIssues(check.errors));
+    return result;
+  }
+
+  /**
    * Polls the task until it is terminal and resolves with its result (the `tools/call` result it
    * stands for, tool execution errors included); answers its `inputRequests` on the way with the
    * session's handlers. `onStatus` sees every state read. Rejects with the RpcError a `failed`
@@ -120,7 +131,7 @@ export class TasksExtensionClient {
       const t = await this.get(taskId, { signal: options.signal });
       interval = t.pollIntervalMs ?? interval;
       options.onStatus?.(t);
-      if (t.status === 'completed') return t.result;
+      if (t.status === 'completed') return this.#checked(t.result);
       if (t.status === 'failed') throw RpcError.from(t.error as ErrorObject);
       if (t.status === 'cancelled') throw new TaskCancelledError(taskId);
       if (t.status !== 'input_required') continue; // working

@@ -55,7 +55,8 @@ export const sleep = (ms: number, signal: AbortSignal | undefined, wake: { fn?: 
  * (e.g. CallToolResult for tools/call). Errors: RpcError from the receiver (-32602 for an
  * unknown, expired or terminal-and-cancelled task), the engine's timeout / abort /
  * connection-closed errors, InvalidResultError when `result()` does not match the method's
- * result schema.
+ * own result schema (`MethodEntry.complete`: e.g. CallToolResult, not its union with
+ * CreateTaskResult).
  */
 export class TaskHandle<R = unknown> {
   #task: Task;
@@ -185,8 +186,10 @@ export class TaskHandle<R = unknown> {
             { taskId: this.taskId },
             { ...options, validateResult: false },
           );
-          if (this.options.validateResult !== false && this.entry?.result && !this.entry.result(r)) {
-            throw new InvalidResultError(`tasks/result (${this.method})`, validationIssues(this.entry.result.errors));
+          // the original method's own result type (a CreateTaskResult is no answer to tasks/result)
+          const check = this.entry?.complete ?? this.entry?.result;
+          if (this.options.validateResult !== false && check && !check(r)) {
+            throw new InvalidResultError(`tasks/result (${this.method})`, validationIssues(check.errors));
           }
           return r;
         } catch (e) {
