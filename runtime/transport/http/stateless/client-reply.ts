@@ -25,7 +25,9 @@ const streamLost = (cause: unknown): ConnectionClosedError =>
 
 /**
  * An SSE reply to request `id`: each event's message to `to.answer` as it arrives, from the I/O
- * callbacks (readInto: no promise per reply or chunk). An event whose data is not JSON is
+ * callbacks (readInto: no promise per reply or chunk). An event whose type (`event:` field) is not
+ * `message`, or whose data is empty, is skipped, as the 2025 client skips it (the SSE standard
+ * dispatches such an event to listeners of its own type, not as a message). An event whose data is not JSON is
  * skipped and named to `to.skipped` ("SSE event is not JSON: …", its first 80 characters), as
  * the 2025 client does. The request fails (`to.fail`) with a ConnectionClosedError (-32000) when
  * the stream breaks, holds an event over `maxEventSize` (its `cause` the SseSizeError), or ends
@@ -47,7 +49,8 @@ class SseReply implements BodySink {
 
   take(events: SseEvent[]): void {
     for (const e of events) {
-      if (e.data === '') continue;
+      // (an event of another type than "message" is no JSON-RPC message: skipped, as the 2025 client does)
+      if (e.event !== 'message' || e.data === '') continue;
       let m: JSONRPCMessage;
       try {
         m = parsePeerJson(e.data) as JSONRPCMessage;
@@ -135,14 +138,14 @@ export function refusal(
   );
 }
 
-/** The JSON-RPC messages of a whole response (one JSON body, or every SSE event); none when it does not parse. */
+/** The JSON-RPC messages of a whole response (one JSON body, or every SSE `message` event); none when it does not parse. */
 export async function readMessages(res: HttpReply): Promise<JSONRPCMessage[]> {
   const text = await res.text();
   try {
     if (mediaType(res.header('content-type')) === 'text/event-stream') {
       const parser = new SseParser();
       return [...parser.push(text), ...parser.end()]
-        .filter((e) => e.data !== '')
+        .filter((e) => e.event === 'message' && e.data !== '')
         .map((e) => parsePeerJson(e.data) as JSONRPCMessage);
     }
     return text === '' ? [] : [parsePeerJson(text) as JSONRPCMessage];

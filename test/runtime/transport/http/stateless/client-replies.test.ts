@@ -32,6 +32,12 @@ const REPLIES: Record<string, (id: unknown, res: ServerResponse) => void> = {
   otherId: (_id, res) => json(res, result(99999, { content: [] })),
   /** M3: an event that is not JSON, then the response. */
   badEvent: (id, res) => sse(res, `data: {nope\n\ndata: ${result(id, { content: [] })}\n\n`),
+  /** An event of another type (`event: ping`) holding a response, then the `message` event with the response. */
+  otherEvent: (id, res) =>
+    sse(
+      res,
+      `event: ping\ndata: ${result(id, { content: [{ type: 'text', text: 'ping' }] })}\n\ndata: ${result(id, { content: [] })}\n\n`,
+    ),
   /** L1: neither JSON nor SSE; a JSON body cut short; JSON that is no JSON-RPC; no Content-Type. */
   plain: (_id, res) => json(res, 'hello there', 'text/plain'),
   truncated: (id, res) => json(res, result(id, { content: [] }).slice(0, 20)),
@@ -132,6 +138,12 @@ for (const era of ['draft-node', 'draft-fetch'] as const) {
     const [mine, theirs] = [await calls(era, ['badEvent']), await calls('2025', ['badEvent'])];
     assert.equal(mine.badEvent, { got: '{"content":[]}', warned: ['SSE event is not JSON: {nope'] });
     assert.equal(mine.badEvent, theirs.badEvent);
+  });
+
+  test(`${era}: an SSE event whose type is not "message" is skipped (the message event answers), as in the 2025 client`, async () => {
+    const [mine, theirs] = [await calls(era, ['otherEvent']), await calls('2025', ['otherEvent'])];
+    assert.equal(mine.otherEvent, { got: '{"content":[]}', warned: [] });
+    assert.equal(mine.otherEvent, theirs.otherEvent);
   });
 
   test(`${era}: a 2xx reply neither JSON nor SSE, or JSON cut short, not JSON-RPC or untyped, fails with its reason, as in the 2025 client`, async () => {
