@@ -184,7 +184,8 @@ function answerWith(
 }
 
 /**
- * Hands a response to the transport. A result the transport cannot serialise (a cycle, a value
+ * Hands a response to the transport, with `{ relatedRequestId: <its id> }` unless the transport
+ * says it routes no response by options (`routesResponses: false`). A result the transport cannot serialise (a cycle, a value
  * JSON has no form for: `UnserializableMessageError`, thrown before anything is sent) is
  * logged and answered -32603 naming the handler of `method` (with `params`) instead, so that
  * the request is answered once.
@@ -196,7 +197,10 @@ export function reply(
   params?: unknown,
 ): void {
   if (host.closedWith) return;
-  const related = message.id === undefined || message.id === null ? undefined : { relatedRequestId: message.id };
+  // no options object where the transport does not route responses by them (stdio)
+  const id = message.id;
+  const related =
+    id === undefined || id === null || host.transport.routesResponses === false ? undefined : { relatedRequestId: id };
   let sent: Promise<void>;
   try {
     sent = host.transport.send(message, related);

@@ -13,6 +13,7 @@ import {
   type RequestId,
   classify,
   kindOf,
+  type MessageKind,
 } from '../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo } from '../jsonrpc/transport.js';
 import type { Logger } from './context.js';
@@ -23,7 +24,7 @@ type Response = JSONRPCResultResponse | JSONRPCErrorResponse;
 export interface BatchHost {
   readonly log: Logger;
   onRequest(req: JSONRPCRequest, info: MessageInfo | undefined, batch: BatchReply): void;
-  onMessage(m: JSONRPCMessage, info: MessageInfo | undefined): void;
+  onMessage(m: JSONRPCMessage, info: MessageInfo | undefined, kind: MessageKind): void;
   settle(id: RequestId): { reject(e: Error): void } | undefined;
   replyBatch(responses: Response[]): void;
 }
@@ -76,7 +77,7 @@ export function dispatchBatch(host: BatchHost, items: unknown[], info: MessageIn
   for (const item of items) {
     const kind = kindOf(item);
     if (kind === 'request') host.onRequest(item as JSONRPCRequest, info, batch);
-    else if (kind !== null) host.onMessage(item as JSONRPCMessage, info);
+    else if (kind !== null) host.onMessage(item as JSONRPCMessage, info, kind);
     else {
       const c = classify(item);
       if (c.kind !== 'invalid') continue;

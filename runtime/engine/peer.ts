@@ -29,6 +29,7 @@ import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
+  type MessageKind,
   type Params,
   type ProgressToken,
   type RequestId,
@@ -130,6 +131,7 @@ export class Peer {
     const e = Peer.#events;
     const events: PeerEvents = {
       onMessage: e.onMessage,
+      onMessageOfKind: e.onMessageOfKind,
       onBatch: e.onBatch,
       onClose: e.onClose,
       onEnd: e.onEnd,
@@ -149,6 +151,9 @@ export class Peer {
   static readonly #events = {
     onMessage(this: PeerEvents, m: JSONRPCMessage, info?: MessageInfo): void {
       this[PEER].onMessage(m, info);
+    },
+    onMessageOfKind(this: PeerEvents, m: JSONRPCMessage, kind: MessageKind, info?: MessageInfo): void {
+      this[PEER].onMessage(m, info, kind);
     },
     onBatch(this: PeerEvents, items: unknown[], info?: MessageInfo): void {
       this[PEER].onBatch(items, info);
@@ -318,8 +323,9 @@ export class Peer {
     this.options.onClose?.(error);
   }
 
-  private onMessage(m: JSONRPCMessage, info: MessageInfo | undefined): void {
-    switch (kindOf(m)) {
+  /** One inbound message; `kind`: what the transport's `kindOf` found (else sorted here, once). */
+  private onMessage(m: JSONRPCMessage, info: MessageInfo | undefined, kind?: MessageKind): void {
+    switch (kind ?? kindOf(m)) {
       case 'request':
         return this.onRequest(m as JSONRPCRequest, info);
       case 'notification':

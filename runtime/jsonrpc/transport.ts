@@ -4,7 +4,7 @@ import type { RequestId } from './message.js';
  * The transport contract every transport (in-memory, stdio, Streamable HTTP) implements.
  * A transport moves whole JSON-RPC messages; framing lives in the codecs.
  */
-import type { JSONRPCMessage } from './message.js';
+import type { JSONRPCMessage, MessageKind } from './message.js';
 
 /** Any JSON-RPC 2.0 message as parsed from the wire (defined with the message kinds in ./message.ts). */
 export type { JSONRPCMessage };
@@ -79,6 +79,12 @@ export interface SendOptions {
 export interface TransportEvents {
   /** One inbound message. Malformed input never reaches here: the transport answers it. */
   onMessage(message: JSONRPCMessage, info?: MessageInfo): void;
+  /**
+   * One inbound message the transport sorted itself (stdio does), `kind` being what `kindOf`
+   * (./message.ts) returned for it: the engine does not sort it again. A transport that sorted
+   * calls this instead of `onMessage` when the events have it; else `onMessage`.
+   */
+  onMessageOfKind?(message: JSONRPCMessage, kind: MessageKind, info?: MessageInfo): void;
   /** The connection ended (error set when it ended abnormally, e.g. a truncated frame). */
   onClose(error?: Error): void;
   /**
@@ -123,6 +129,12 @@ export interface Transport {
   close(): Promise<void>;
   /** HTTP: the session id, once known. */
   readonly sessionId?: string;
+  /**
+   * `false`: this transport reads no {@link SendOptions} of a response (it has one way out:
+   * stdio), so the engine sends responses with none. Absent: each response comes with
+   * `{ relatedRequestId: <its id> }` (HTTP routes it to its request's stream).
+   */
+  readonly routesResponses?: false;
   /**
    * What every id of this side's outbound requests begins with, when ids must be unique beyond
    * this connection object: the engine's ids are then the strings `<prefix>0`, `<prefix>1`, …

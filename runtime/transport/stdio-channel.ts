@@ -287,9 +287,12 @@ export class LineChannel {
       }
       return;
     }
-    if (kindOf(v) !== null) {
+    const kind = kindOf(v);
+    if (kind !== null) {
       try {
-        this.events?.onMessage(v as JSONRPCMessage);
+        const events = this.events;
+        if (events?.onMessageOfKind) events.onMessageOfKind(v as JSONRPCMessage, kind);
+        else events?.onMessage(v as JSONRPCMessage);
       } catch (e) {
         this.report(e instanceof Error ? e : new Error(String(e)));
       }

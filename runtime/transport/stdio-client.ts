@@ -36,6 +36,8 @@ export interface StdioClientOptions extends StdioCommonOptions {
  * only lines that are not JSON-RPC gets SIGTERM without waiting for it to exit on stdin close.
  */
 export class StdioClientTransport implements Transport {
+  /** Responses go out on the one output whatever their {@link SendOptions}: the engine gives them none. */
+  readonly routesResponses = false;
   private child: ChildProcess | undefined;
   private channel: LineChannel | undefined;
   private events: TransportEvents | undefined;

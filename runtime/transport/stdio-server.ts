@@ -20,6 +20,8 @@ export interface StdioServerOptions extends StdioCommonOptions {
  * options (never `process.stdout`).
  */
 export class StdioServerTransport implements Transport {
+  /** Responses go out on the one output whatever their {@link SendOptions}: the engine gives them none. */
+  readonly routesResponses = false;
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly channel: LineChannel;
