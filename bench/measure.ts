@@ -182,3 +182,48 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
+
+/**
+ * The bare stdio client of the benches (bench/stdio.ts on a child's pipes, bench/stdio-client-frame.ts
+ * on in-memory streams): newline JSON parsed from `input` (a readable of UTF-8 lines) and requests
+ * `tools/call` → echo `{ text }` written to `output`, requests made in one turn leaving as one
+ * write, or earlier once 2 KiB are queued (as bench/bare-echo.mjs and the runtime's stdio
+ * transport write). Returns its `call`, which resolves with the answer's result.
+ */
+export function bareStdioClient(
+  input: { setEncoding(e: 'utf8'): unknown; on(event: 'data', f: (chunk: string) => void): unknown },
+  output: { write(chunk: string): unknown },
+  text: string,
+): Call {
+  const pending = new Map<number, (v: unknown) => void>();
+  let rest = '';
+  let next = 0;
+  input.setEncoding('utf8');
+  input.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) {
+      const m = JSON.parse(line) as { id: number; result: unknown };
+      pending.get(m.id)?.(m.result);
+      pending.delete(m.id);
+    }
+  });
+  let queued = '';
+  const flush = () => {
+    if (queued) output.write(queued);
+    queued = '';
+  };
+  return () =>
+    new Promise((resolve) => {
+      const id = next++;
+      pending.set(id, resolve);
+      if (queued === '') process.nextTick(flush);
+      queued += `${JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text } },
+      })}\n`;
+      if (queued.length >= 2048) flush();
+    });
+}

@@ -27,7 +27,7 @@ import { loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { PassThrough, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { type Call, flood, median, ratio, ROOT } from './measure.js';
+import { bareStdioClient, type Call, flood, median, ratio, ROOT } from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const at = process.argv.indexOf('--base');
@@ -100,40 +100,7 @@ function streams(): { input: PassThrough; output: Writable } {
 
 function bare(): Subject {
   const { input, output } = streams();
-  const pending = new Map<number, (v: unknown) => void>();
-  let rest = '';
-  let next = 0;
-  input.setEncoding('utf8');
-  input.on('data', (chunk: string) => {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const m = JSON.parse(line) as { id: number; result: unknown };
-      pending.get(m.id)?.(m.result);
-      pending.delete(m.id);
-    }
-  });
-  let queued = '';
-  const flush = () => {
-    if (queued) output.write(queued);
-    queued = '';
-  };
-  return {
-    name: 'bare',
-    call: () =>
-      new Promise((resolve) => {
-        const id = next++;
-        pending.set(id, resolve);
-        if (queued === '') process.nextTick(flush);
-        queued += `${JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: { name: 'echo', arguments: { text: TEXT } },
-        })}\n`;
-        if (queued.length >= 2048) flush();
-      }),
-  };
+  return { name: 'bare', call: bareStdioClient(input, output, TEXT) };
 }
 
 /** The generated Client of the compiled tree at `dir` on that tree's stdio channel. */

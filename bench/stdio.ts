@@ -31,7 +31,17 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client } from '../generated/2025-11-25/index.js';
 import { StdioClientTransport } from '../runtime/transport/stdio.js';
-import { type Call, CHECKOUT, flood, median, processCpuUs, ROOT, ratio, sequential } from './measure.js';
+import {
+  bareStdioClient,
+  type Call,
+  CHECKOUT,
+  flood,
+  median,
+  processCpuUs,
+  ROOT,
+  ratio,
+  sequential,
+} from './measure.js';
 
 const quick = process.argv.includes('--quick');
 const SEQ = quick ? 500 : 2000;
@@ -83,42 +93,10 @@ async function sdk(): Promise<Pair> {
 
 async function bare(): Promise<Pair> {
   const child = spawn(process.execPath, [`${root}bench/bare-echo.mjs`], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const pending = new Map<number, (v: unknown) => void>();
-  let rest = '';
-  let next = 0;
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const m = JSON.parse(line) as { id: number; result: unknown };
-      pending.get(m.id)?.(m.result);
-      pending.delete(m.id);
-    }
-  });
-  // Like the echo child and the runtime: requests made in one turn leave as one write, or
-  // earlier once 2 KiB are queued.
-  let queued = '';
-  const flush = () => {
-    if (queued) child.stdin.write(queued);
-    queued = '';
-  };
   return {
     name: 'bare',
     pid: child.pid,
-    call: () =>
-      new Promise((resolve) => {
-        const id = next++;
-        pending.set(id, resolve);
-        if (queued === '') process.nextTick(flush);
-        queued += `${JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: { name: 'echo', arguments: { text: TEXT } },
-        })}\n`;
-        if (queued.length >= 2048) flush();
-      }),
+    call: bareStdioClient(child.stdout, child.stdin, TEXT),
     close: async () => {
       child.stdin.end();
       await new Promise((r) => child.once('exit', r));

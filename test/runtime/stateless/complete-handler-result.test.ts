@@ -5,60 +5,26 @@
  * answers it, for the same handler served to both eras (the dual-era endpoint on a real node:http
  * server; the draft client in both transport forms).
  */
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as draft from '../../../generated/draft/index.js';
 import * as v2025 from '../../../generated/2025-11-25/index.js';
-import { ServerFeatures } from '../../../runtime/features/server-features.js';
-import { createDualEraHttpHandler } from '../../../runtime/stateless/dual-era.js';
-import { createStatelessHttpHandler } from '../../../runtime/transport/http/stateless/server.js';
-import { createStreamableHttpHandler } from '../../../runtime/transport/http/session/server.js';
 import { StatelessHttpClientTransport } from '../../../runtime/transport/http/stateless/node-client.js';
 import { HttpClientTransport } from '../../../runtime/transport/http/session/node-client.js';
-import { SESSION_TABLES, STATELESS_TABLES } from '../transport/http/tables.js';
+import { type Running, startDualEra } from '../transport/http/stateless/helpers.js';
 
 /** What the servers logged as errors. */
 const logged: string[] = [];
-const logger = { error: (m: string) => void logged.push(m) };
-let http: HttpServer;
+let s: Running;
 let url = '';
-let modernServer: draft.Server;
 
 test.before(async () => {
-  const f = new ServerFeatures();
-  f.tool({ name: 'empty', handler: () => 'listed' });
-  const modern = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f.inputSchema(n) });
-  modernServer = new draft.Server({
-    serverInfo: { name: 'dual', version: '1' },
-    capabilities: f.capabilities(),
-    handlers: { ...f.handlers({ table: draft.table }), 'tools/call': () => ({}) } as never,
-    logger,
-  });
-  f.attach(modernServer);
-  await modernServer.connect(modern.transport);
-  const legacy = createStreamableHttpHandler({
-    tables: SESSION_TABLES,
-    onSession: async (t) => {
-      const s = new v2025.Server({
-        serverInfo: { name: 'dual', version: '1' },
-        capabilities: f.capabilities(),
-        handlers: { ...f.handlers({ table: v2025.table }), 'tools/call': () => ({}) } as never,
-        logger,
-      });
-      f.attach(s);
-      await s.connect(t);
-    },
-  });
-  http = createServer(createDualEraHttpHandler({ modern, legacy }) as never);
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  s = await startDualEra({ handlers: { 'tools/call': () => ({}) }, logger: { error: (m) => void logged.push(m) } });
+  s.features.tool({ name: 'empty', handler: () => 'listed' });
+  url = s.url;
 });
 test.after(async () => {
-  await modernServer.close();
-  http.closeAllConnections();
-  await new Promise<void>((r) => http.close(() => r()));
+  await s.close();
 });
 
 async function call(era: 'draft-node' | 'draft-fetch' | '2025', name: string): Promise<string> {

@@ -4,14 +4,14 @@
  * the same reply: a real node:http server (the dual-era endpoint behind a front that gives the
  * bad reply to a `tools/call` of a named tool, the rest served by the endpoint).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { startDualEra, type Running } from './helpers.js';
+import { startDualEraBehind, type Running } from './helpers.js';
 
 const json = (res: ServerResponse, body: string, type = 'application/json') => {
   res.writeHead(200, { 'Content-Type': type });
@@ -52,20 +52,11 @@ const REPLIES: Record<string, (id: unknown, res: ServerResponse) => void> = {
 
 let s: Running;
 test.before(async () => {
-  s = await startDualEra();
-  const inner = s.http.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
-  s.http.removeAllListeners('request');
-  s.http.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const bytes = Buffer.concat(chunks);
-      const m = bytes.length ? JSON.parse(bytes.toString('utf8')) : undefined;
-      const name: unknown = m?.method === 'tools/call' ? m.params?.name : undefined;
-      if (typeof name === 'string' && Object.hasOwn(REPLIES, name)) return REPLIES[name]!(m.id, res);
-      (req as IncomingMessage & { body?: unknown }).body = new Uint8Array(bytes);
-      inner(req, res);
-    });
+  s = await startDualEraBehind((_method, _req, res, m) => {
+    const name: unknown = m?.method === 'tools/call' ? m.params?.name : undefined;
+    if (typeof name !== 'string' || !Object.hasOwn(REPLIES, name)) return false;
+    REPLIES[name]!(m.id, res);
+    return true;
   });
 });
 test.after(async () => {

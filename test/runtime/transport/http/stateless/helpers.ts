@@ -129,15 +129,24 @@ export async function startModern(
   };
 }
 
+/** What {@link startDualEra} may change in both eras' servers. */
+export interface DualEraOptions {
+  /** Request handlers put over the features' own, in both eras (e.g. a `tools/call` answering `{}`). */
+  handlers?: Record<string, (...args: never[]) => unknown>;
+  /** Both eras' servers' logger. */
+  logger?: { error?: (message: string) => void };
+}
+
 /** One definition served to both eras: a draft Server (stateless) and a 2025-11-25 Server per session. */
-export async function startDualEra(): Promise<Running & { legacySessions: () => number }> {
+export async function startDualEra(options: DualEraOptions = {}): Promise<Running & { legacySessions: () => number }> {
   const probe: Probe = { aborted: [], started: [] };
   const f = features(probe);
   const modern = createStatelessHttpHandler({ tables: STATELESS_TABLES, toolSchema: (n) => f.inputSchema(n) });
   const server = new draft.Server({
     serverInfo: { name: 'dual', version: '1' },
     capabilities: f.capabilities(),
-    handlers: f.handlers({ table: draft.table }) as never,
+    handlers: { ...f.handlers({ table: draft.table }), ...options.handlers } as never,
+    logger: options.logger,
   });
   f.attach(server);
   await server.connect(modern.transport);
@@ -147,7 +156,8 @@ export async function startDualEra(): Promise<Running & { legacySessions: () => 
       const s = new v2025.Server({
         serverInfo: { name: 'dual', version: '1' },
         capabilities: f.capabilities(),
-        handlers: f.handlers({ table: v2025.table }) as never,
+        handlers: { ...f.handlers({ table: v2025.table }), ...options.handlers } as never,
+        logger: options.logger,
       });
       f.attach(s);
       await s.connect(t);
@@ -170,12 +180,12 @@ export async function startDualEra(): Promise<Running & { legacySessions: () => 
 
 /**
  * The dual-era endpoint (startDualEra) behind a front: each request's body is read whole and
- * `front(method, req, res)` called with the JSON-RPC method it names (undefined for a body-less
- * request); unless it returns true (it answered, or cut the connection), the request goes on to
- * the endpoint with the body already read.
+ * `front(method, req, res, message)` called with the JSON-RPC method it names and the parsed
+ * message (both undefined for a body-less request); unless it returns true (it answered, or cut
+ * the connection), the request goes on to the endpoint with the body already read.
  */
 export async function startDualEraBehind(
-  front: (method: string | undefined, req: IncomingMessage, res: ServerResponse) => boolean | undefined,
+  front: (method: string | undefined, req: IncomingMessage, res: ServerResponse, message: any) => boolean | undefined,
 ): Promise<Running & { legacySessions: () => number }> {
   const s = await startDualEra();
   const inner = s.http.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
@@ -185,8 +195,8 @@ export async function startDualEraBehind(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const bytes = Buffer.concat(chunks);
-      const method = bytes.length ? (JSON.parse(bytes.toString('utf8')) as { method?: string }).method : undefined;
-      if (front(method, req, res) === true) return;
+      const message = bytes.length ? JSON.parse(bytes.toString('utf8')) : undefined;
+      if (front(message?.method, req, res, message) === true) return;
       (req as IncomingMessage & { body?: unknown }).body = new Uint8Array(bytes);
       inner(req, res);
     });
