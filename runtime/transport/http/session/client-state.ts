@@ -72,7 +72,11 @@ export interface HttpClientTransportOptions {
   /** Open the standalone GET stream after initialization. Default true. */
   standaloneStream?: boolean;
   reconnect?: ReconnectOptions;
-  /** Called once per expired session, after it was dropped; see the module docs. */
+  /**
+   * Called once per expired session, after it was dropped and before any of its requests fail (at
+   * once, from the handling of the 404: a new session started here is under way when a failed
+   * request's caller sends again); see the module docs.
+   */
   onSessionExpired?: (info: { sessionId: string }) => void | Promise<void>;
   /** Largest SSE event accepted, in characters. Default 16 MiB. */
   maxEventSize?: number;
@@ -285,15 +289,18 @@ export class ClientState {
    * Forgets session `sessionId` (a 404 said it is gone for new requests). A POST's reply stream
    * being read goes on to its responses (the server took its request; if it ends without them,
    * it cannot be resumed: ./client-streams.ts fails its requests as "may have run"); a reply
-   * stream waiting to be resumed fails now with a ConnectionClosedError (its request may have
+   * stream waiting to be resumed fails with a ConnectionClosedError (its request may have
    * run); the standalone stream stops. `ended` (the client ended the session itself,
    * `terminateSession`): every stream of the session stops, its requests fail with
-   * SessionExpiredError.
+   * SessionExpiredError. `then` runs after the session is forgotten and before any stream
+   * fails (so that what it starts, a new session, is under way when a failed request's caller
+   * sends its next one).
    */
-  dropSession(sessionId: string, ended = false): boolean {
+  dropSession(sessionId: string, ended = false, then?: () => void): boolean {
     if (this.session !== sessionId) return false;
     this.session = undefined;
     this.version = undefined;
+    then?.();
     for (const s of this.streams.list()) {
       if (s.sessionId !== sessionId || (!ended && s.kind === 'post' && s.reading)) continue;
       stopStream(s);
@@ -311,14 +318,27 @@ export class ClientState {
     return true;
   }
 
-  /** Handles a 404 for `sessionId` once: drop it, fail or leave its streams (see {@link dropSession}), call the hook. */
-  expire(sessionId: string): void {
-    if (!this.dropSession(sessionId)) return;
+  /**
+   * Handles a 404 for `sessionId` once: drop it, fail or leave its streams (see
+   * {@link dropSession}), call the hook. The hook (where the lifecycle starts a new session) is
+   * called before any request of the session fails: a caller that sends again as soon as its
+   * request failed then waits for the new session instead of posting without one (a 400).
+   * Returns false when the session was already dropped.
+   */
+  expire(sessionId: string): boolean {
     const hook = this.owner.onSessionExpired;
-    if (hook) {
-      Promise.resolve()
-        .then(() => hook({ sessionId }))
-        .catch((e: unknown) => this.events?.onError?.(e instanceof Error ? e : new Error(String(e))));
-    }
+    return this.dropSession(sessionId, false, () => {
+      if (!hook) return;
+      let started: void | Promise<void>;
+      try {
+        started = hook({ sessionId });
+      } catch (e) {
+        this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
+        return;
+      }
+      Promise.resolve(started).catch((e: unknown) =>
+        this.events?.onError?.(e instanceof Error ? e : new Error(String(e))),
+      );
+    });
   }
 }
