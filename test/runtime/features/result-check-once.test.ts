@@ -2,7 +2,8 @@
  * A tools/call result is checked against the revision's result schema once: by the features'
  * check (which names the tool when it fails) for ServerFeatures handlers, flagged
  * RESULTS_CHECKED, and by the engine for any other handler. Counted with the real generated
- * validator of 2025-11-25 behind a counter, over the memory pair with the generated Client; and
+ * validators behind a counter (the result schema, and the method's own `complete` that a draft
+ * engine checks a complete result against), over the memory pair with the generated Client; and
  * the same of the draft's stateless server (whose lifecycle wraps each handler again), over its
  * HTTP endpoint; and of the reference server (`mcpgen serve`), whose task wiring routes
  * tools/call between the features' handler and the session's task receiver.
@@ -27,19 +28,27 @@ function countingTable(base: ProtocolTable = v2025.serverTable as unknown as Pro
   calls: () => number;
 } {
   const entry = base.requests.clientToServer['tools/call'];
-  const real = entry.result!;
   let calls = 0;
-  const counting: Validator = (data: unknown) => {
-    calls++;
-    const ok = real(data);
-    counting.errors = real.errors;
-    return ok;
+  // the result schema, and the method's own (`complete`: what a draft engine checks a complete result against)
+  const count = (real: Validator): Validator => {
+    const counting: Validator = (data: unknown) => {
+      calls++;
+      const ok = real(data);
+      counting.errors = real.errors;
+      return ok;
+    };
+    return counting;
+  };
+  const counted = {
+    ...entry,
+    result: count(entry.result!),
+    ...(entry.complete ? { complete: count(entry.complete) } : {}),
   };
   const table: ProtocolTable = {
     ...base,
     requests: {
       ...base.requests,
-      clientToServer: { ...base.requests.clientToServer, 'tools/call': { ...entry, result: counting } },
+      clientToServer: { ...base.requests.clientToServer, 'tools/call': counted },
     },
   };
   return { table, calls: () => calls };
