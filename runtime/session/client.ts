@@ -31,6 +31,7 @@ import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../stores/tasks.js';
 import type { TaskHandle } from '../tasks/requestor.js';
+import { requestAsTask } from '../tasks/request-as-task.js';
 import type { ResultCache, ResultCacheOptions } from '../stateless/cache.js';
 import type {
   ListenOptions,
@@ -157,20 +158,6 @@ const MAX_TOOL_SCHEMAS = 10_000;
 const MAX_TOOL_PAGES = 100;
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
-
-/**
- * A request with `options.task` (2025-11-25 basic/utilities/tasks), through ../tasks/requestor.ts,
- * imported when such a request is made (it goes out once the module is in: loaded by the first
- * one, at once for later ones), so that a client that never runs a task does not carry it.
- */
-function requestAsTask(
-  session: ClientSession<ProtocolMaps>,
-  method: string,
-  params: unknown,
-  options: RequestOptions,
-): Promise<never> {
-  return import('../tasks/requestor.js').then((m) => m.requestAsTask(session, method, params, options));
-}
 
 /**
  * The lifecycle strategy of `table`: the factory the table carries (`table.clientLifecycle`, set

@@ -32,7 +32,7 @@ import { type ProtocolMaps, type ProtocolTable, refuseOtherEra } from '../protoc
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { RequestOptions } from './client.js';
-import { requestAsTask } from '../tasks/requestor.js';
+import { requestAsTask } from '../tasks/request-as-task.js';
 import { RequestStateSealer } from '../stateless/request-state.js';
 import type { CachePolicy } from '../stateless/cache.js';
 import type { SubscriptionHub } from '../stateless/subscriptions.js';
