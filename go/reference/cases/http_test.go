@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -641,3 +642,73 @@ func TestCase005HTTPUTF8(t *testing.T) {
 		t.Errorf("invalid UTF-8: want 400 with -32700: %d %s", a.status, a.body)
 	}
 }
+
+// 008 over HTTP: requests POSTed at the same time on one session with the same id (a
+// test_sampling call, which stays in flight waiting for the client's sampling answer): one runs
+// (its SSE stream carries the sampling request), every other is refused 400 -32600 with the id
+// and the engine's words, as a reuse after it would be, and is not run.
+func TestCase008HTTPConcurrentReusedID(t *testing.T) {
+	url, _ := endpoint(t, "2025-11-25")
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"probe","version":"0.0.1"}}}`
+	a := send(t, "POST", url, init, "Accept", accept, "Content-Type", "application/json")
+	sid := a.header.Get("Mcp-Session-Id")
+	if a.status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	session := []string{"Accept", accept, "Content-Type", "application/json", "MCP-Protocol-Version", "2025-11-25", "Mcp-Session-Id", sid}
+	if a := send(t, "POST", url, initialized, session...); a.status != 202 {
+		t.Fatalf("initialized: %d %s", a.status, a.body)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // ends the calls left in flight
+	const posts = 16
+	for round := 0; round < 300; round++ {
+		id := 100 + round
+		body := `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"hi"}}}`
+		inUse := `{"jsonrpc":"2.0","id":` + itoa(id) + `,"error":{"code":-32600,"message":"Invalid Request: request id ` + itoa(id) + ` is already in use"}}`
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		got := make([]string, posts)
+		for i := range posts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+				for k := 0; k < len(session); k += 2 {
+					req.Header.Set(session[k], session[k+1])
+				}
+				<-start
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					got[i] = err.Error()
+					return
+				}
+				if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+					got[i] = "stream" // open until the end of the test
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				got[i] = itoa(resp.StatusCode) + " " + strings.TrimSpace(string(b))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		streams, refused := 0, 0
+		for _, g := range got {
+			switch g {
+			case "stream":
+				streams++
+			case "400 " + inUse:
+				refused++
+			default:
+				t.Errorf("id %d: want one stream and 400 %s for the others: %s", id, inUse, g)
+			}
+		}
+		if streams != 1 || refused != posts-1 {
+			t.Fatalf("id %d: %d ran, %d refused 400 (want 1 and %d): %q", id, streams, refused, posts-1, got)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

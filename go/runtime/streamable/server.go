@@ -423,13 +423,17 @@ func (h *Handler) sessionMessage(w http.ResponseWriter, r *http.Request, s *http
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if s.conn.Serving(m.ID) {
-		// a reused in-flight id: 400 with that id and the engine's words, not run (as the
-		// TypeScript and Python servers answer it)
+	// a reused in-flight id: 400 with that id and the engine's words, not run (as the TypeScript
+	// and Python servers answer it); newReply claims the id, so that of two requests POSTed at
+	// the same time with one id only one reaches the engine
+	var rp *reply
+	if !s.conn.Serving(m.ID) {
+		rp = s.newReply(m.ID, h.mode(), s.ss.Table().PrimesStreams)
+	}
+	if rp == nil {
 		writeJSON(w, http.StatusBadRequest, jsonrpc.AppendErrorResponse(nil, m.ID, jsonrpc.IDInUse(m.ID)))
 		return
 	}
-	rp := s.newReply(m.ID, h.mode(), s.ss.Table().PrimesStreams)
 	defer s.done(m.ID, rp)
 	if isNew {
 		w.Header().Set("Mcp-Session-Id", s.id)

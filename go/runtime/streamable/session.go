@@ -123,9 +123,15 @@ func (s *httpSession) idleSince() (time.Time, bool) {
 }
 
 // newReply makes the reply of a request and registers it for resumption.
+// newReply makes the reply of request id and registers it, or returns nil when a reply for that
+// id is already registered (a request with that id POSTed at the same time or still being
+// answered): the check and the registration are one step under s.mu.
 func (s *httpSession) newReply(id jsonrpc.ID, mode int, primes bool) *reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.byRequest[id] != nil {
+		return nil
+	}
 	s.streams++
 	r := newReply(id, mode, itoa(s.streams), primes)
 	s.replies[r.streamID] = r

@@ -205,7 +205,8 @@ class Peer:
         self.answer_parse_errors = answer_parse_errors
         self._ids = itertools.count()
         self._pending: dict[RequestId, _Pending] = {}
-        self._inbound: dict[RequestId, RequestContext] = {}
+        #: requests being served, by id key (an object of its own for one served apart)
+        self._inbound: dict[object, RequestContext] = {}
         self._closed: BaseException | None = None
         self.is_closed = False
 
@@ -372,12 +373,20 @@ class Peer:
         if ctx.task is not None:
             ctx.task.cancel()
 
-    def _start(self, message: Message, channel: Channel | None, info: Mapping[str, Any] | None) -> RequestContext | None:
+    def receive_apart(self, message: Message, channel: Channel, info: Mapping[str, Any] | None = None) -> RequestContext | None:
+        """Starts serving the request ``message`` (a valid request: the caller classified it) as an
+        exchange of its own, its answer to ``channel``: its id is not registered, so a request with
+        the same id is not refused (-32600 "already in use") and a ``notifications/cancelled`` naming
+        it does not reach it (cancel with :meth:`cancel_inbound`). What the draft stateless HTTP
+        endpoint does with each POST (2026-07-28: ids are per request, the closed stream cancels)."""
+        return self._start(message, channel, info, apart=True)
+
+    def _start(self, message: Message, channel: Channel | None, info: Mapping[str, Any] | None, apart: bool = False) -> RequestContext | None:
         rid = message["id"]
-        key = id_key(rid)
+        key: object = object() if apart else id_key(rid)
         if channel is None:
             return None
-        if key in self._inbound:
+        if not apart and key in self._inbound:
             self._spawn_send(channel, error_response(rid, id_in_use(rid)))
             return None
         if len(self._inbound) >= self.max_in_flight:
@@ -392,7 +401,7 @@ class Peer:
         ctx.task = asyncio.get_running_loop().create_task(self._serve(ctx, key))
         return ctx
 
-    async def _serve(self, ctx: RequestContext, key: RequestId) -> None:
+    async def _serve(self, ctx: RequestContext, key: object) -> None:
         try:
             try:
                 result = await self.on_request(ctx)

@@ -660,7 +660,9 @@ class McpHttpApp:
             await _send_json(send, 404, error_response(rid, RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")))
             return
         reply = _Reply(rid, "sse" if method == "subscriptions/listen" else self.reply_mode, False, None)
-        ctx = server.receive(message, reply, {"headers": headers})
+        # each POST is its own exchange: another request with this id (from any client) is not
+        # refused and cannot cancel it; closing the response stream cancels it (as TypeScript, Go)
+        ctx = server.peer.receive_apart(message, reply, {"headers": headers})
 
         def cancel() -> None:
             if isinstance(ctx, RequestContext):
