@@ -489,7 +489,7 @@ class StatelessServer implements ServerLifecycle {
     const meta = params?._meta as Params | undefined;
     const version = meta?.[PROTOCOL_VERSION_META];
     if (typeof version !== 'string')
-      return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}protocolVersion"]`);
+      return new RpcError(ErrorCode.InvalidParams, `Invalid params: missing _meta["${META}protocolVersion"]`);
     if (version !== table.protocolVersion) {
       return new RpcError(errorCodeOf(table, 'UNSUPPORTED_PROTOCOL_VERSION'), 'Unsupported protocol version', {
         supported: [table.protocolVersion],
@@ -498,7 +498,7 @@ class StatelessServer implements ServerLifecycle {
     }
     const capabilities = meta?.[CLIENT_CAPABILITIES_META];
     if (typeof capabilities !== 'object' || capabilities === null) {
-      return new RpcError(ErrorCode.InvalidParams, `missing _meta["${META}clientCapabilities"]`);
+      return new RpcError(ErrorCode.InvalidParams, `Invalid params: missing _meta["${META}clientCapabilities"]`);
     }
     return undefined;
   }

@@ -11,6 +11,9 @@
  *   result or error: -32600 without id (HTTP 400); Python and Go said "neither a request, a
  *   notification nor a response" for the latter;
  * - an unknown method: -32601 with the id (HTTP 200 in a session, 404 on the stateless endpoint);
+ * - 2026-07-28 only (stdio, the stateless endpoint: 400): no `_meta` protocol version or client
+ *   capabilities, -32602 "Invalid params: missing _meta[…]" with the id (TypeScript said it
+ *   without "Invalid params: ", the words every other -32602 starts with);
  * - a request reusing the id of a request still in flight (a tools/call waiting for the client's
  *   sampling answer): -32600 "Invalid Request: request id 21 is already in use" with the id, over
  *   HTTP 400 and not run; Python and Go said "request 21 is already in flight", over HTTP 200.
@@ -100,6 +103,25 @@ const ROWS: Row[] = [
   ],
 ];
 
+/** Faults of the 2026-07-28 revision only (stdio and the stateless endpoint, HTTP 400): [what, message, answer]. */
+const MODERN_ROWS: Array<[string, Json, Json]> = [
+  [
+    'no _meta protocol version',
+    { jsonrpc: '2.0', id: 19, method: 'tools/list', params: {} },
+    err(-32602, 'Invalid params: missing _meta["io.modelcontextprotocol/protocolVersion"]', 19),
+  ],
+  [
+    'no _meta client capabilities',
+    {
+      jsonrpc: '2.0',
+      id: 20,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } },
+    },
+    err(-32602, 'Invalid params: missing _meta["io.modelcontextprotocol/clientCapabilities"]', 20),
+  ],
+];
+
 const LANGS = [
   ['typescript', () => process.env],
   ['python', () => pythonChildEnv()],
@@ -157,7 +179,13 @@ for (const [lang, env] of LANGS) {
           s.send(message(modern));
           assert.equal(await s.next(60_000), answer, `${lang} ${rev} ${what}`);
         }
-        if (modern) return;
+        if (modern) {
+          for (const [what, message, answer] of MODERN_ROWS) {
+            s.send(message);
+            assert.equal(await s.next(60_000), answer, `${lang} ${rev} ${what}`);
+          }
+          return;
+        }
         s.send(SAMPLING_CALL);
         assert.is((await s.next(60_000))?.method, 'sampling/createMessage', `${lang}: the call waits for sampling`);
         s.send({ jsonrpc: '2.0', id: 21, method: 'ping' });
@@ -188,6 +216,11 @@ for (const [lang, env] of LANGS) {
         const method = typeof m.method === 'string' ? m.method : 'tools/list';
         const b = await postJson(s.url, { ...stateless, 'Mcp-Method': method }, m);
         assert.is(b.status, statelessStatus, `${lang} stateless ${what}: ${b.text}`);
+        assert.equal(JSON.parse(b.text), answer, `${lang} stateless ${what}`);
+      }
+      for (const [what, m, answer] of MODERN_ROWS) {
+        const b = await postJson(s.url, { ...stateless, 'Mcp-Method': 'tools/list' }, m);
+        assert.is(b.status, 400, `${lang} stateless ${what}: ${b.text}`);
         assert.equal(JSON.parse(b.text), answer, `${lang} stateless ${what}`);
       }
       // the call stays in flight (its SSE stream carries the sampling request) until aborted

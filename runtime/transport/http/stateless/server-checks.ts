@@ -159,7 +159,11 @@ export class StatelessChecks {
       );
     }
     if (typeof version !== 'string')
-      return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${PROTOCOL_VERSION_META}"]`));
+      return refuse(
+        400,
+        id,
+        new RpcError(ErrorCode.InvalidParams, `Invalid params: missing _meta["${PROTOCOL_VERSION_META}"]`),
+      );
     const tool = msg.method === 'tools/call' ? this.#toolHeaders(params.name) : undefined;
     const mismatch = checkRequestHeaders(msg, headers, tool);
     if (mismatch) return refuse(400, id, mismatch);
@@ -175,7 +179,11 @@ export class StatelessChecks {
     }
     const capabilities = meta![CLIENT_CAPABILITIES_META];
     if (typeof capabilities !== 'object' || capabilities === null) {
-      return refuse(400, id, new RpcError(ErrorCode.InvalidParams, `missing _meta["${CLIENT_CAPABILITIES_META}"]`));
+      return refuse(
+        400,
+        id,
+        new RpcError(ErrorCode.InvalidParams, `Invalid params: missing _meta["${CLIENT_CAPABILITIES_META}"]`),
+      );
     }
     return { headers, protocolVersion: version };
   }
