@@ -43,6 +43,9 @@ const INVALID: unknown[] = [
   { dependentRequired: { a: [1] } },
   { minLength: -1 },
   { allOf: [{ maxItems: 1.5 }] },
+  // property names escaped in instancePath (~0, ~1), under a map of subschemas and a dependency list
+  { properties: { 'a/b~c': { type: 1 } }, $defs: { 'x~/': 3 } },
+  { dependencies: { 'a~/': [1, 1] }, $vocabulary: { 'u/~': 1 } },
   'a string',
 ];
 
