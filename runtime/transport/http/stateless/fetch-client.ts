@@ -304,7 +304,8 @@ export class StatelessHttpClientTransport implements Transport {
   /**
    * A `tools/call` refused with -32020 (HTTP 400): lists the tools again (all pages, outside
    * the engine) to learn their current `x-mcp-header` annotations, then posts the call once more
-   * ("Client Behavior"). Any other answer is returned as it is.
+   * ("Client Behavior"); a refresh reply with no result is named to `onError` (HttpStatusError)
+   * and the call posted again all the same. Any other answer is returned as it is.
    */
   async #retryOnMismatch(message: JSONRPCMessage, cancel: Cancel, res: HttpReply): Promise<HttpReply> {
     if (res.status !== 400) return res;
@@ -321,8 +322,15 @@ export class StatelessHttpClientTransport implements Transport {
         { jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params },
         cancel,
       );
-      const answer = (await readMessages(list)).find((m) => 'result' in m);
-      if (!answer) return this.#post(message, cancel);
+      const messages = await readMessages(list);
+      const answer = messages.find((m) => 'result' in m);
+      // a bad reply is named (as a skipped SSE event is); the call goes again with the annotations known
+      if (!answer) {
+        const e = messages.find((m) => 'error' in m);
+        const what = 'POST tools/list (the refresh after -32020): no result';
+        this.#events?.onError?.(new HttpStatusError(list.status, e, what, list.header('content-type')));
+        return this.#post(message, cancel);
+      }
       this.#tools.learn(answer, this.#events);
       cursor = (answer.result as Obj | undefined)?.nextCursor;
       if (typeof cursor !== 'string') break;
