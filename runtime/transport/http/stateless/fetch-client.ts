@@ -185,7 +185,7 @@ export class StatelessHttpClientTransport implements Transport {
   #exchange(f: Flight): void {
     const extra = this.options.headers;
     if (typeof extra === 'function') {
-      void this.#exchangeAll(f.message, f, f.id, undefined);
+      void this.#exchangeAll(f, undefined);
       return;
     }
     const init = (f.init = this.#init(f.message, f, extra));
@@ -206,7 +206,7 @@ export class StatelessHttpClientTransport implements Transport {
   /** The takers of every Flight of this transport: #exchange's first reply, and its JSON body. */
   readonly #host: FlightHost = {
     replied: (f, res) => this.#replied(f, res),
-    notReplied: (f, error) => void this.#exchangeAll(f.message, f, f.id, { init: f.init!, first: { error } }),
+    notReplied: (f, error) => void this.#exchangeAll(f, { init: f.init!, first: { error } }),
     read: (f, text) => {
       const res = f.res!;
       f.res = undefined;
@@ -219,15 +219,18 @@ export class StatelessHttpClientTransport implements Transport {
     fail: (id, error) => this.#fail(id, error),
   };
 
-  /** The first reply of #exchange's POST: a JSON body read here; anything else goes on to #exchangeAll. */
+  /** The first reply of #exchange's POST: read here (#take) unless a 503 or a 400 to `tools/call`, which go on to #exchangeAll. */
   #replied(f: Flight, res: HttpReply): void {
-    const { message, id } = f;
+    // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
+    if (res.status === 503 || (res.status === 400 && f.method === 'tools/call'))
+      void this.#exchangeAll(f, { init: f.init!, first: { reply: res } });
+    else this.#take(f, res);
+  }
+
+  /** The reply that answers request `f`: an SSE stream read as it comes, a JSON body to #readText through `f`, any other type refused. */
+  #take(f: Flight, res: HttpReply): void {
+    const id = f.id;
     try {
-      if (res.status === 503 || (res.status === 400 && message.method === 'tools/call')) {
-        void this.#exchangeAll(message, f, id, { init: f.init!, first: { reply: res } });
-        return;
-      }
-      // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
       if (res.ok) {
         const type = mediaType(res.header('content-type'));
         if (type === 'text/event-stream') return this.#readSse(id, res);
@@ -245,21 +248,16 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   /** #exchange, all of it (from the first attempt's outcome when it was made: `sent`). */
-  async #exchangeAll(
-    message: JSONRPCMessage,
-    cancel: Cancel,
-    id: Id,
-    sent: { init: HttpRequestInit; first: FirstAttempt } | undefined,
-  ): Promise<void> {
+  async #exchangeAll(f: Flight, sent: { init: HttpRequestInit; first: FirstAttempt } | undefined): Promise<void> {
+    const message = f.message;
     try {
       let res = sent
         ? await deliverFrom(this.#request, sent.init, this.#deliverOptions(message), sent.first)
-        : await this.#post(message, cancel);
-      if (res.status === 400 && message.method === 'tools/call')
-        res = await this.#retryOnMismatch(message, cancel, res);
-      await this.#read(id, res);
+        : await this.#post(message, f);
+      if (res.status === 400 && f.method === 'tools/call') res = await this.#retryOnMismatch(message, f, res);
+      this.#take(f, res);
     } catch (e) {
-      this.#fail(id, e as Error);
+      this.#fail(f.id, e as Error);
     }
   }
 
@@ -336,15 +334,6 @@ export class StatelessHttpClientTransport implements Transport {
       if (typeof cursor !== 'string') break;
     }
     return this.#post(message, cancel);
-  }
-
-  async #read(id: Id, res: HttpReply): Promise<void> {
-    if (res.ok) {
-      const type = mediaType(res.header('content-type'));
-      if (type === 'text/event-stream') return this.#readSse(id, res);
-      if (type !== 'application/json') return this.#refuseType(id, res, type);
-    }
-    this.#readText(id, res, await res.text());
   }
 
   /**
