@@ -27,8 +27,9 @@ import { HttpStatusError } from '../session/node-client.js';
 import { nodeExchange } from '../io/exchange.js';
 import { RequestGuard } from '../io/guard.js';
 import { afterClosingResponse, refuseNode, requestPath, respondNode } from '../io/node.js';
-import { shapeProblem, type SessionInfo } from '../session/server.js';
-import { answerId, errorResponse, exactIds, isObject, serializeMessage } from '../../../jsonrpc/message.js';
+import type { SessionInfo } from '../session/server.js';
+import { postedMessage } from '../session/server-routing.js';
+import { exactIds, serializeMessage } from '../../../jsonrpc/message.js';
 import type {
   JSONRPCMessage,
   MessageInfo,
@@ -36,7 +37,7 @@ import type {
   Transport,
   TransportEvents,
 } from '../../../jsonrpc/transport.js';
-import { parsePeerJson, tooDeepOr } from '../../../codec/json-depth.js';
+import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** Options of {@link createLegacySseHandler}. */
 export interface LegacySseOptions {
@@ -214,27 +215,13 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     if (!session) return fail(res, 404, ErrorCode.ServerError, 'Session not found');
     const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
     if (typeof body === 'string') return refuseNode(res, guard.bodyRefusal(body));
-    let message: unknown;
-    try {
-      const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-      message = parsePeerJson(text);
-      exactIds(message, text);
-    } catch (e) {
-      return fail(res, 400, ErrorCode.ParseError, `Parse error: ${tooDeepOr(e, 'body is not JSON')}`);
-    }
-    const problem = shapeProblem(message);
-    // a malformed notification is accepted and ignored, never 4xx'd (field case 004)
-    if (problem && isObject(message) && message.method !== undefined && !('id' in message))
-      return respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');
-    if (problem) {
-      // the request's id when it can be read (JSON-RPC 2.0 §5), else none
-      const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
-      return respondNode(res, 400, { 'Content-Type': 'application/json' }, serializeMessage(reply));
-    }
+    const posted = postedMessage(body, false);
+    if (posted.status === 202) return respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');
+    if (posted.status !== undefined) return respondNode(res, 400, { 'Content-Type': 'application/json' }, posted.body);
     // the stream may have closed while the body was arriving: nothing would answer on it
     if (!session.active) return fail(res, 404, ErrorCode.ServerError, 'Session not found');
     respondNode(res, 202, { 'Content-Type': 'text/plain' }, 'Accepted');
-    session.receive(message as JSONRPCMessage, h);
+    session.receive(posted.message as JSONRPCMessage, h);
   }
 
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {

@@ -85,7 +85,7 @@ export class SharedAdoption extends EndpointState {
         await this.options.onSession(fresh, { sessionId, headers, restored: record });
         return fresh;
       } catch (e) {
-        this.options.onError?.(e instanceof Error ? e : new Error(String(e)));
+        this.report(e);
         await fresh.close();
         return undefined;
       } finally {
@@ -116,8 +116,7 @@ export class SharedAdoption extends EndpointState {
       if (isObject(params?.clientInfo)) record.clientInfo = params.clientInfo;
       if (owner !== undefined) record.owner = owner;
       const evicted = await this.shared!.sessions.create(sessionId, record);
-      for (const id of evicted)
-        void this.ended(id).catch((e: Error) => this.options.onError?.(new Error(`bus: ${e.message}`)));
+      for (const id of evicted) void this.ended(id).catch(this.busFailed);
     };
   }
 
@@ -147,7 +146,7 @@ export class SharedAdoption extends EndpointState {
             relay: (eventId, message) => {
               shared.bus
                 .publish({ topic: 'standalone', sessionId, payload: { eventId, message } })
-                .catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+                .catch(this.busFailed);
             },
             // the other processes end their connection of the stream, unless theirs is newer
             opened: () => {
@@ -155,7 +154,7 @@ export class SharedAdoption extends EndpointState {
               this.claims.set(sessionId, token);
               shared.bus.publish({ topic: 'standalone-opened', sessionId, payload: { token } }).catch((e: Error) => {
                 if (this.claims.get(sessionId) === token) this.claims.delete(sessionId);
-                options.onError?.(new Error(`bus: ${e.message}`));
+                this.busFailed(e);
               });
             },
           }

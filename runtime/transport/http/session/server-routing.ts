@@ -21,8 +21,9 @@ import type { Exchange, HeaderMap } from '../io/exchange.js';
 import { refusalBody, refusalHeaders } from '../io/guard.js';
 import { authorizedBy } from '../io/types.js';
 import { SharedAdoption } from './server-adoption.js';
-import { fail, storeUnreachable } from './server-state.js';
+import { fail } from './server-state.js';
 import { HttpServerSession } from './session.js';
+import { errorBody } from './settings.js';
 import { parsePeerJson, tooDeepOr } from '../../../codec/json-depth.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
@@ -50,7 +51,7 @@ export class StreamableEndpoint extends SharedAdoption {
     try {
       await this.handle(ex);
     } catch (e) {
-      this.options.onError?.(e instanceof Error ? e : new Error(String(e)));
+      this.report(e);
       if (!ex.sink.started) fail(ex, 500, ErrorCode.InternalError, 'Internal error');
       else ex.sink.end();
     }
@@ -100,8 +101,7 @@ export class StreamableEndpoint extends SharedAdoption {
       try {
         record = await shared.sessions.touch(sid);
       } catch (e) {
-        options.onError?.(new Error(`session store: ${(e as Error).message}`));
-        return storeUnreachable(ex);
+        return this.sessionStoreFailed(ex, e);
       }
       if (!record) {
         if (session) void session.close();
@@ -130,8 +130,7 @@ export class StreamableEndpoint extends SharedAdoption {
             await shared.sessions.delete(session.sessionId);
             await this.ended(session.sessionId);
           } catch (e) {
-            options.onError?.(new Error(`session store: ${(e as Error).message}`));
-            return storeUnreachable(ex);
+            return this.sessionStoreFailed(ex, e);
           }
         }
         await session.close();
@@ -157,25 +156,11 @@ export class StreamableEndpoint extends SharedAdoption {
       const r = this.guard.bodyRefusal(body);
       return ex.sink.respond(r.status, refusalHeaders(r, sessionHeaders), refusalBody(r));
     }
-    let message: unknown;
-    try {
-      const text = utf8.decode(body);
-      message = parsePeerJson(text);
-      exactIds(message, text);
-    } catch (e) {
-      return fail(ex, 400, ErrorCode.ParseError, `Parse error: ${tooDeepOr(e, 'body is not JSON')}`);
-    }
-    if (Array.isArray(message)) return this.postBatch(ex, a, message);
-    const problem = shapeProblem(message);
-    // a malformed notification is accepted and ignored, never 4xx'd (field case 004)
-    if (problem && isObject(message) && message.method !== undefined && !('id' in message))
-      return ex.sink.respond(202, {});
-    if (problem) {
-      // the request's id when it can be read (JSON-RPC 2.0 §5), else none
-      const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
-      return ex.sink.respond(400, { 'Content-Type': 'application/json' }, serializeMessage(reply));
-    }
-    const msg = message as JSONRPCMessage;
+    const posted = postedMessage(body, true);
+    if (posted.status === 202) return ex.sink.respond(202, {});
+    if (posted.status !== undefined) return ex.sink.respond(400, { 'Content-Type': 'application/json' }, posted.body);
+    if (Array.isArray(posted.message)) return this.postBatch(ex, a, posted.message);
+    const msg = posted.message as JSONRPCMessage;
     const info: MessageInfo = auth ? { headers: h, auth } : { headers: h };
     // a request gets the signal of its stream from the session; the others that of the exchange
     if (msg.method === undefined || msg.id === undefined) info.signal = ex.signal;
@@ -192,9 +177,7 @@ export class StreamableEndpoint extends SharedAdoption {
       shared &&
       (msg.method === undefined || msg.method === 'notifications/cancelled' || msg.method === 'notifications/progress')
     ) {
-      shared.bus
-        .publish({ topic: 'inbound', sessionId: session.sessionId, payload: msg })
-        .catch((e: Error) => this.options.onError?.(new Error(`bus: ${e.message}`)));
+      shared.bus.publish({ topic: 'inbound', sessionId: session.sessionId, payload: msg }).catch(this.busFailed);
     }
   }
 
@@ -251,15 +234,13 @@ export class StreamableEndpoint extends SharedAdoption {
     if (shared) {
       // the deployment's cap: room made now (an idle session evicted), or 503 while all are busy
       try {
-        for (const id of await shared.sessions.makeRoom())
-          void this.ended(id).catch((e: Error) => options.onError?.(new Error(`bus: ${e.message}`)));
+        for (const id of await shared.sessions.makeRoom()) void this.ended(id).catch(this.busFailed);
       } catch (e) {
         if (e instanceof SessionLimitError)
           return fail(ex, 503, ErrorCode.ServerError, `Service Unavailable: session limit (${e.maxSessions}) reached`, {
             'Retry-After': String(Math.max(1, Math.ceil(e.retryAfterMs / 1000))),
           });
-        options.onError?.(new Error(`session store: ${(e as Error).message}`));
-        return storeUnreachable(ex);
+        return this.sessionStoreFailed(ex, e);
       }
     }
     const newId = this.makeId();
@@ -288,7 +269,7 @@ export class StreamableEndpoint extends SharedAdoption {
     try {
       await options.onSession(fresh, { sessionId: newId, headers: h });
     } catch (e) {
-      options.onError?.(e instanceof Error ? e : new Error(String(e)));
+      this.report(e);
       this.opening.delete(fresh);
       await fresh.close();
       return fail(ex, 500, ErrorCode.InternalError, 'Internal error');
@@ -299,6 +280,33 @@ export class StreamableEndpoint extends SharedAdoption {
       version ?? (typeof params?.protocolVersion === 'string' ? params.protocolVersion : effective);
     return fresh.acceptPost(msg, info, ex.sink, { 'Mcp-Session-Id': newId });
   }
+}
+
+/**
+ * The JSON-RPC message a POST body holds (with `batches`, an array as it is), or, when it holds
+ * none, how the POST is answered: 400 with -32700 (`body`: an error with no id) for bytes that are
+ * not UTF-8 JSON; 202 for a malformed notification (accepted and ignored, never 4xx'd: field case
+ * 004); else 400 with -32600 (`body`: the response, with the request's id when it can be read,
+ * JSON-RPC 2.0 §5) and {@link shapeProblem}'s words.
+ */
+export function postedMessage(
+  body: Uint8Array,
+  batches: boolean,
+): { message: unknown; status?: undefined } | { status: 202 | 400; body?: string } {
+  let message: unknown;
+  try {
+    const text = utf8.decode(body);
+    message = parsePeerJson(text);
+    exactIds(message, text);
+  } catch (e) {
+    return { status: 400, body: errorBody(ErrorCode.ParseError, `Parse error: ${tooDeepOr(e, 'body is not JSON')}`) };
+  }
+  if (batches && Array.isArray(message)) return { message };
+  const problem = shapeProblem(message);
+  if (!problem) return { message };
+  if (isObject(message) && message.method !== undefined && !('id' in message)) return { status: 202 };
+  const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
+  return { status: 400, body: serializeMessage(reply) };
 }
 
 /**

@@ -102,6 +102,22 @@ export class EndpointState {
     }
   }
 
+  /** Reports `e` to `onError`, as an Error. */
+  report(e: unknown): void {
+    this.options.onError?.(e instanceof Error ? e : new Error(String(e)));
+  }
+
+  /** Reports a failure of the shared deployment's bus to `onError` (`bus: <message>`). */
+  readonly busFailed = (e: Error): void => this.options.onError?.(new Error(`bus: ${e.message}`));
+
+  /** Reports a failure of the shared session store to `onError` and answers 503 (the store cannot be reached). */
+  sessionStoreFailed(ex: Exchange, e: unknown): void {
+    this.options.onError?.(new Error(`session store: ${(e as Error).message}`));
+    fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', {
+      'Retry-After': '1',
+    });
+  }
+
   /** Ends the least recently used idle session; false when every session is busy. */
   async evictIdle(): Promise<boolean> {
     // the least recently used: the idle one whose last activity (a request, or its work ending) is oldest
@@ -120,9 +136,3 @@ export class EndpointState {
 export function fail(ex: Exchange, status: number, code: number, message: string, extra: HeaderMap = {}): void {
   ex.sink.respond(status, { 'Content-Type': 'application/json', ...extra }, errorBody(code, message));
 }
-
-/** 503 when the shared session store cannot be reached. */
-export const storeUnreachable = (ex: Exchange): void =>
-  fail(ex, 503, ErrorCode.ServerError, 'Service Unavailable: the session store cannot be reached', {
-    'Retry-After': '1',
-  });

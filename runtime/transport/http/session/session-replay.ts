@@ -27,7 +27,7 @@
 import { toBase64Url } from '../../../codec/bytes.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewMap } from '../../../jsonrpc/few.js';
-import { idText, serializeMessage } from '../../../jsonrpc/message.js';
+import { errorResponse, idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { ClaimLimitError, type EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
@@ -158,14 +158,13 @@ export class SessionReplay extends SessionResumption {
         sink.respond(
           200,
           json,
-          serializeMessage({
-            jsonrpc: '2.0',
-            id,
-            error: {
-              code: ErrorCode.ServerError,
-              message: `Request ${idText(id)} ran (or is running); its answer is no longer kept`,
-            },
-          }),
+          serializeMessage(
+            errorResponse(
+              id,
+              ErrorCode.ServerError,
+              `Request ${idText(id)} ran (or is running); its answer is no longer kept`,
+            ),
+          ),
         ),
       );
     // a re-send while the request runs here: answered from its stream without a store round trip
@@ -273,14 +272,17 @@ export class SessionReplay extends SessionResumption {
     const releasing = new Promise<void>((r) => (done = r));
     (this.claiming ??= new Map()).set(key, releasing);
     try {
-      await store.releaseClaim!(this.sessionId, gone.requestKey, gone.claim, gone.streamId, {
-        jsonrpc: '2.0',
-        id: gone.id,
-        error: {
-          code: ErrorCode.ServerError,
-          message: `Service Unavailable: request ${idText(gone.id)} did not run (its claim could not be confirmed); send it again`,
-        },
-      });
+      await store.releaseClaim!(
+        this.sessionId,
+        gone.requestKey,
+        gone.claim,
+        gone.streamId,
+        errorResponse(
+          gone.id,
+          ErrorCode.ServerError,
+          `Service Unavailable: request ${idText(gone.id)} did not run (its claim could not be confirmed); send it again`,
+        ),
+      );
       if (this.abandoned?.get(key) === gone) this.abandoned.delete(key);
       if (this.abandoned?.size === 0) this.abandoned = undefined;
     } catch {

@@ -8,7 +8,7 @@
  */
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import { serializeMessage } from '../../../jsonrpc/message.js';
+import { errorResponse, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import { MemoryEventStore, type SharedEventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
@@ -16,6 +16,12 @@ import { errorBody } from './settings.js';
 import { isShared } from './session-state.js';
 import { SessionStreams } from './session-streams.js';
 import { type OutStream, sseHeaders } from './stream.js';
+
+/** A Last-Event-ID that names nothing to replay in this session: `unknown`'s answer, else 400. */
+function unknownEventId(sink: ResponseSink, json: HeaderMap, unknown: (() => void) | undefined): void {
+  if (unknown) return unknown();
+  sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
+}
 
 /** A session's GETs and its shared standalone stream (see the module docs). */
 export class SessionResumption extends SessionStreams {
@@ -52,11 +58,7 @@ export class SessionResumption extends SessionStreams {
           return this.follow(store, sink, headers, lastEventId, unknown);
         }
         // a replay never crosses sessions, whatever the store did
-        if (streamId === undefined || !this.ids.owns(streamId)) {
-          if (unknown) return unknown();
-          sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
-          return;
-        }
+        if (streamId === undefined || !this.ids.owns(streamId)) return unknownEventId(sink, json, unknown);
         const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
         for (const [eventId, text] of replay) sink.write(encodeEvent({ id: eventId, data: text }));
@@ -101,7 +103,7 @@ export class SessionResumption extends SessionStreams {
    * the event store did not answer, so nothing was read or dispatched and the client may retry.
    */
   protected storeUnavailable(sink: ResponseSink, json: HeaderMap, e: unknown): void {
-    this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+    this.storeError(e);
     sink.respond(
       503,
       { ...json, 'Retry-After': '1' },
@@ -125,11 +127,13 @@ export class SessionResumption extends SessionStreams {
     const json = { 'Content-Type': 'application/json', ...headers };
     const abort = new AbortController();
     let opened = false;
+    const open = (): void => {
+      if (opened) return;
+      opened = true;
+      sink.open(200, sseHeaders(headers));
+    };
     const write = (eventId: string, m: JSONRPCMessage): void => {
-      if (!opened) {
-        opened = true;
-        sink.open(200, sseHeaders(headers));
-      }
+      open();
       sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
     };
     let followed: Awaited<ReturnType<SharedEventStore['follow']>>;
@@ -139,15 +143,8 @@ export class SessionResumption extends SessionStreams {
       this.storeUnavailable(sink, json, e);
       return;
     }
-    if (!followed) {
-      if (unknown) return unknown();
-      sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
-      return;
-    }
-    if (!opened) {
-      opened = true;
-      sink.open(200, sseHeaders(headers));
-    }
+    if (!followed) return unknownEventId(sink, json, unknown);
+    open();
     this.followers++;
     const timer =
       this.settings.keepAliveMs > 0
@@ -167,14 +164,13 @@ export class SessionResumption extends SessionStreams {
         for (const id of end.pending) {
           sink.write(
             encodeEvent({
-              data: serializeMessage({
-                jsonrpc: '2.0',
-                id,
-                error: {
-                  code: ErrorCode.ServerError,
-                  message: 'The server process handling this request ended before answering it',
-                },
-              }),
+              data: serializeMessage(
+                errorResponse(
+                  id,
+                  ErrorCode.ServerError,
+                  'The server process handling this request ended before answering it',
+                ),
+              ),
             }),
           );
         }
@@ -209,7 +205,7 @@ export class SessionResumption extends SessionStreams {
           if (!this.standaloneSeen?.has(id)) this.write(s, m, id);
         });
       } catch (e) {
-        this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+        this.storeError(e);
       }
     }
     if (eventId === undefined || !this.standaloneSeen?.has(eventId)) this.write(s, message, eventId);

@@ -9,11 +9,11 @@
  */
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewMap } from '../../../jsonrpc/few.js';
-import { idText, serializeMessage } from '../../../jsonrpc/message.js';
+import { errorResponse, idText, serializeMessage } from '../../../jsonrpc/message.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions } from '../../../jsonrpc/transport.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { errorBody, idInUseBody } from './settings.js';
+import { errorBody, idInUse, idInUseBody } from './settings.js';
 import { type Id, idKey, isThenable } from './session-state.js';
 import { SessionReplay, withReplayCapability } from './session-replay.js';
 import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
@@ -67,9 +67,7 @@ export class SessionRouter extends SessionReplay {
     // serialised first: a result JSON cannot express throws with the request still open
     const text = serializeMessage(message);
     // (the session's activity time is taken when the stream detaches, at its end)
-    s.pending.delete(key);
-    this.requests!.delete(key);
-    if (this.requests!.size === 0) this.requests = undefined;
+    this.settle(s, key);
     s.mode = 'sse';
     const eventId = this.store(s, message, text);
     if (!isThenable(eventId)) {
@@ -102,12 +100,6 @@ export class SessionRouter extends SessionReplay {
     return this.chain(eventId.then((id) => this.writeEvent(s, message, id, text)));
   }
 
-  /** Writes event `message` of `s` with the ID its store gave, or unstored without one (see `writeUnstored`). */
-  protected writeEvent(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text: string): void {
-    if (eventId === undefined) this.writeUnstored(s, message, text);
-    else this.write(s, message, eventId, text);
-  }
-
   /**
    * Writes `message` now when it is the response of the one request of a POST stream still
    * answerable as `application/json`, no send is queued (so order holds) and it does not end
@@ -121,9 +113,7 @@ export class SessionRouter extends SessionReplay {
       return false;
     // serialised first: a result JSON cannot express throws with the request still open
     const body = serializeMessage(message);
-    s.pending.delete(key);
-    this.requests!.delete(key);
-    if (this.requests!.size === 0) this.requests = undefined;
+    this.settle(s, key);
     this.replyJson(s, message, body);
     return true;
   }
@@ -150,19 +140,17 @@ export class SessionRouter extends SessionReplay {
           try {
             await this.settings.onNegotiated(message);
           } catch (e) {
-            message = {
-              jsonrpc: '2.0',
-              id: message.id,
-              error: { code: ErrorCode.ServerError, message: `Session could not be recorded: ${(e as Error).message}` },
-            };
+            message = errorResponse(
+              message.id as Id,
+              ErrorCode.ServerError,
+              `Session could not be recorded: ${(e as Error).message}`,
+            );
             text = undefined;
           }
         }
       }
       this.lastActiveAt = Date.now();
-      s.pending.delete(key);
-      this.requests!.delete(key);
-      if (this.requests!.size === 0) this.requests = undefined;
+      this.settle(s, key);
     } else if (options?.relatedRequestId !== undefined) {
       s = this.requests?.get(idKey(options.relatedRequestId));
       if (s && (s.mode === 'json' || s.done)) s = undefined;
@@ -177,11 +165,7 @@ export class SessionRouter extends SessionReplay {
         await this.openStream(s);
         text ??= serializeMessage(message);
         this.writeEvent(s, message, await this.store(s, message, text), text);
-        if (s.pending.size === 0) {
-          s.done = true;
-          this.forget(s);
-          this.detach(s, true);
-        }
+        if (s.pending.size === 0) this.endStream(s);
       }
     } else {
       const eventId = await this.store(s, message);
@@ -220,16 +204,8 @@ export class SessionRouter extends SessionReplay {
     }
     s.mode = 'sse';
     await this.openStream(s);
-    for (const m of [...batch.splice(0), message]) {
-      const eventId = await this.store(s, m);
-      if (eventId === undefined) this.writeUnstored(s, m);
-      else this.write(s, m, eventId);
-    }
-    if (s.pending.size === 0) {
-      s.done = true;
-      this.forget(s);
-      this.detach(s, true);
-    }
+    for (const m of [...batch.splice(0), message]) this.writeEvent(s, m, await this.store(s, m));
+    if (s.pending.size === 0) this.endStream(s);
   }
 
   protected learnVersion(message: JSONRPCMessage): void {
@@ -250,7 +226,7 @@ export class SessionRouter extends SessionReplay {
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
       if (this.replays(message, info.protocolVersion ?? this.settings.assumedVersion)) {
         this.acceptClaimed(message, info, sink, headers, id).catch((e: unknown) => {
-          this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+          this.storeError(e);
           if (!sink.started && !sink.closed)
             sink.respond(
               500,
@@ -303,14 +279,7 @@ export class SessionRouter extends SessionReplay {
       }
       const key = idKey(id);
       if (this.requests?.has(key) || keys.has(key)) {
-        answers.push({
-          jsonrpc: '2.0',
-          id,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message: `Invalid Request: request id ${idText(id)} is already in use`,
-          },
-        });
+        answers.push(idInUse(id));
         continue;
       }
       keys.add(key);
@@ -350,13 +319,10 @@ export class SessionRouter extends SessionReplay {
       const key = idKey(id);
       const s = this.requests?.get(key);
       if (!s || this.ended) return;
-      s.pending.delete(key);
-      this.requests!.delete(key);
-      if (this.requests!.size === 0) this.requests = undefined;
+      this.settle(s, key);
       if (key === this.initKey) this.initKey = undefined;
       if (s.pending.size > 0 || s.done) return;
-      s.done = true;
-      this.forget(s);
+      this.retire(s);
       const sink = s.sink;
       if (sink && !sink.started && !sink.closed) sink.open(200, sseHeaders(s.headers));
       this.detach(s, true);

@@ -145,6 +145,18 @@ export class SessionState {
     return run;
   }
 
+  /** Reports `e` (a store call's failure) to `onStoreError`, as an Error. */
+  protected storeError(e: unknown): void {
+    this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+  }
+
+  /** Request `key` of stream `s` has its answer: no longer pending there, nor routed. */
+  protected settle(s: OutStream, key: string): void {
+    s.pending.delete(key);
+    this.requests!.delete(key);
+    if (this.requests!.size === 0) this.requests = undefined;
+  }
+
   protected drained(tail: Promise<void>): void {
     if (this.queue === tail) this.queue = undefined;
     this.checkIdle();

@@ -16,7 +16,7 @@ import { type EventStore, MemoryEventStore, type SharedEventStore } from './even
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { errorBody } from './settings.js';
 import { SessionState, isShared, isThenable } from './session-state.js';
-import { type OutStream, type ReplyMode, abortStream, isResponse, sseHeaders } from './stream.js';
+import { type OutStream, type ReplyMode, abortStream, idOfKey, isResponse, sseHeaders } from './stream.js';
 
 /** How often events the store did not take are offered to it again, ms. */
 const KEPT_RETRY_MS = 1000;
@@ -138,10 +138,19 @@ export class SessionStreams extends SessionState {
     // keep-alive comments once the stream is still open at the end of this tick (a reply that
     // ends within it needs no timer), checked by the sink's own end-of-tick call
     sink.open(200, this.sseHeaders(s.headers), this.settings.keepAliveMs > 0 ? this.keepAliveIfOpen : undefined, s);
-    if (id !== undefined && sink.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
-      s.resumable = true;
-      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
-    }
+    this.writePriming(s, sink, id);
+  }
+
+  /** Writes priming event `id` of `s` on `sink` (none: nothing). */
+  protected writePriming(s: OutStream, sink: ResponseSink | null, id: string | undefined): void {
+    if (id !== undefined && sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs })))
+      this.wentOut(s, id);
+  }
+
+  /** Event `eventId` of `s` went out: the stream is resumable (the shared standalone stream notes the ID). */
+  protected wentOut(s: OutStream, eventId: string): void {
+    s.resumable = true;
+    if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
   }
 
   protected async openHeld(
@@ -171,10 +180,7 @@ export class SessionStreams extends SessionState {
    */
   protected async prime(s: OutStream): Promise<void> {
     const id = await this.primingId(s);
-    if (id !== undefined && s.sink?.write(encodeEvent({ id, data: '', retry: this.settings.retryMs }))) {
-      s.resumable = true;
-      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(id);
-    }
+    this.writePriming(s, s.sink, id);
   }
 
   /** Stores the priming event of `s` and returns its ID (undefined: no priming for this stream); at once when the store answers at once. */
@@ -189,17 +195,11 @@ export class SessionStreams extends SessionState {
   /** {@link primingId} of a POST stream of a shared deployment: announced first. */
   protected async sharedPrimingId(store: SharedEventStore, s: OutStream): Promise<string | undefined> {
     // a follower elsewhere learns from this which requests the stream owes answers to
-    const ids = [...s.pending].map((key) =>
-      key.startsWith('number:')
-        ? Number(key.slice(7))
-        : key.startsWith('bigint:')
-          ? BigInt(key.slice(7))
-          : key.slice(key.indexOf(':') + 1),
-    );
+    const ids = [...s.pending].map(idOfKey);
     try {
       await store.streamOpened(this.sessionId, s.id, ids);
     } catch (e) {
-      this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+      this.storeError(e);
       return undefined;
     }
     return this.store(s, null);
@@ -225,8 +225,7 @@ export class SessionStreams extends SessionState {
     this.checkIdle();
     if (s.kind === 'post' && !s.done && !(s.resumable && this.settings.eventStore)) {
       // Nobody can resume this stream: its messages have nowhere to go.
-      s.done = true;
-      this.forget(s);
+      this.retire(s);
       abortStream(s, new Error('HTTP connection closed'));
     }
   }
@@ -264,10 +263,7 @@ export class SessionStreams extends SessionState {
   protected write(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): boolean {
     if (!s.sink) return false;
     if (!s.sink.write(encodeJsonEvent(eventId, text ?? serializeMessage(message)))) return false;
-    if (eventId !== undefined) {
-      s.resumable = true;
-      if (s.kind === 'standalone' && this.settings.standalone) this.noteStandalone(eventId);
-    }
+    if (eventId !== undefined) this.wentOut(s, eventId);
     return true;
   }
 
@@ -326,12 +322,12 @@ export class SessionStreams extends SessionState {
     if (!store?.discardEvent) return;
     Promise.resolve()
       .then(() => store.discardEvent!(this.sessionId, s.id, message))
-      .then(undefined, (e: unknown) => this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e))));
+      .then(undefined, (e: unknown) => this.storeError(e));
   }
 
   protected storeFailed(e: unknown): void {
     this.storeDown = true;
-    this.settings.onStoreError?.(e instanceof Error ? e : new Error(String(e)));
+    this.storeError(e);
   }
 
   /**
@@ -489,19 +485,33 @@ export class SessionStreams extends SessionState {
   ): void {
     this.lastActiveAt = Date.now();
     s.mode = 'json';
-    s.done = true;
-    this.forget(s);
+    this.retire(s);
     const sink = s.sink;
     s.sink = null;
     sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, body);
   }
 
-  /** Writes the last event of POST stream `s` and ends it. */
-  protected finishSse(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text: string): void {
+  /** Writes event `message` of `s` with the ID its store gave, or unstored without one (see `writeUnstored`). */
+  protected writeEvent(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): void {
     if (eventId === undefined) this.writeUnstored(s, message, text);
     else this.write(s, message, eventId, text);
+  }
+
+  /** Writes the last event of POST stream `s` and ends it. */
+  protected finishSse(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text: string): void {
+    this.writeEvent(s, message, eventId, text);
+    this.endStream(s);
+  }
+
+  /** POST stream `s` is finished: done, forgotten (see {@link forget}). */
+  protected retire(s: OutStream): void {
     s.done = true;
     this.forget(s);
+  }
+
+  /** POST stream `s` is finished and its connection ended. */
+  protected endStream(s: OutStream): void {
+    this.retire(s);
     this.detach(s, true);
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { EventStore } from './event-store.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import { idText, serializeMessage } from '../../../jsonrpc/message.js';
+import { errorResponse, idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import type { ReplyMode } from './stream.js';
 
@@ -72,9 +72,10 @@ export function errorBody(code: number, message: string): string {
  * be read) and the engine's words, as stdio answers it.
  */
 export function idInUseBody(id: string | number | bigint): string {
-  return serializeMessage({
-    jsonrpc: '2.0',
-    id,
-    error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: request id ${idText(id)} is already in use` },
-  });
+  return serializeMessage(idInUse(id));
+}
+
+/** The -32600 response of {@link idInUseBody}. */
+export function idInUse(id: string | number | bigint): JSONRPCMessage {
+  return errorResponse(id, ErrorCode.InvalidRequest, `Invalid Request: request id ${idText(id)} is already in use`);
 }

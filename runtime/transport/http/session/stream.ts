@@ -8,7 +8,7 @@ import type { CarrierWatch } from '../../../engine/cancellation.js';
 import { encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { serializeMessage } from '../../../jsonrpc/message.js';
+import { errorResponse, serializeMessage } from '../../../jsonrpc/message.js';
 import type { FewSet } from '../../../jsonrpc/few.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 
@@ -99,6 +99,15 @@ export class StreamIds {
   }
 }
 
+/** The request id of a pending key (`${typeof id}:${id}`, see `idKey` of ./session-state.ts). */
+export function idOfKey(key: string): string | number | bigint {
+  return key.startsWith('number:')
+    ? Number(key.slice(7))
+    : key.startsWith('bigint:')
+      ? BigInt(key.slice(7))
+      : key.slice(key.indexOf(':') + 1);
+}
+
 /**
  * Answers every request pending on the open POST stream `s` with
  * `{"jsonrpc":"2.0","id":<its id>,"error":{"code":-32000,"message":<reason>}}` (the JSON body
@@ -109,15 +118,7 @@ export function answerPending(s: OutStream, reason: string): void {
   if (!sink) return;
   // pending keys are `${typeof id}:${id}`
   const bodies = [...s.pending].map((key) =>
-    serializeMessage({
-      jsonrpc: '2.0',
-      id: key.startsWith('number:')
-        ? Number(key.slice(7))
-        : key.startsWith('bigint:')
-          ? BigInt(key.slice(7))
-          : key.slice(key.indexOf(':') + 1),
-      error: { code: ErrorCode.ServerError, message: reason },
-    }),
+    serializeMessage(errorResponse(idOfKey(key), ErrorCode.ServerError, reason)),
   );
   s.pending.clear();
   s.done = true;
