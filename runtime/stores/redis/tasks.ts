@@ -16,6 +16,7 @@ import type { Redis } from 'ioredis';
 import {
   canTransition,
   InvalidCursorError,
+  isTerminal,
   TaskNotFoundError,
   TaskTransitionError,
   type Task,
@@ -30,7 +31,6 @@ import {
 import { newTask } from '../task-record.js';
 
 const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
-const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
 // KEYS[1] task hash; ARGV status, froms (JSON), message mode (keep|drop|set), message, now ISO, outcome JSON or '', channel, owner
 const UPDATE = `
@@ -125,7 +125,7 @@ export class RedisTaskStore implements TaskStore {
   async update(owner: string, taskId: string, update: TaskUpdate): Promise<Task> {
     const froms = STATUSES.filter((s) => canTransition(s, update.status));
     const mode = update.statusMessage === null ? 'drop' : update.statusMessage === undefined ? 'keep' : 'set';
-    const outcome = TERMINAL.includes(update.status) && update.outcome ? JSON.stringify(update.outcome) : '';
+    const outcome = isTerminal(update.status) && update.outcome ? JSON.stringify(update.outcome) : '';
     const r = await (
       this.client as Redis & { mcpTaskUpdate(...a: string[]): Promise<[number, string?]> }
     ).mcpTaskUpdate(
@@ -147,7 +147,7 @@ export class RedisTaskStore implements TaskStore {
   async outcome(owner: string, taskId: string): Promise<TaskOutcome | undefined> {
     const [raw, out] = await this.client.hmget(this.key(owner, taskId), 'task', 'outcome');
     if (raw === null || out === null) return undefined;
-    return TERMINAL.includes((JSON.parse(raw) as Task).status) ? (JSON.parse(out) as TaskOutcome) : undefined;
+    return isTerminal((JSON.parse(raw) as Task).status) ? (JSON.parse(out) as TaskOutcome) : undefined;
   }
 
   async list(owner: string, options: { cursor?: string; limit?: number } = {}): Promise<TaskPage> {

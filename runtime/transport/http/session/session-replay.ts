@@ -125,16 +125,24 @@ export class SessionReplay extends SessionResumption {
     const [digest, requestKey] = await Promise.all([digestOf(serializeMessage(message)), digestOf(key)]);
     // an identical request being claimed here: its outcome first (it runs, or this takes it over)
     for (let before = this.claiming?.get(key); before; before = this.claiming?.get(key)) await before;
-    let done!: () => void;
-    const claiming = new Promise<void>((r) => (done = r));
-    (this.claiming ??= new Map()).set(key, claiming);
+    const done = this.hold(key);
     try {
       await this.claimAndRun(message, info, sink, headers, id, key, digest, requestKey);
     } finally {
-      if (this.claiming.get(key) === claiming) this.claiming.delete(key);
-      if (this.claiming.size === 0) this.claiming = undefined;
       done();
     }
+  }
+
+  /** Holds request `key` in {@link claiming} (its re-sends wait) until the returned function is called. */
+  private hold(key: string): () => void {
+    let done!: () => void;
+    const held = new Promise<void>((r) => (done = r));
+    (this.claiming ??= new Map()).set(key, held);
+    return () => {
+      if (this.claiming?.get(key) === held) this.claiming.delete(key);
+      if (this.claiming?.size === 0) this.claiming = undefined;
+      done();
+    };
   }
 
   private async claimAndRun(
@@ -268,9 +276,7 @@ export class SessionReplay extends SessionResumption {
     if (!gone || this.ended) return;
     if (this.claiming?.has(key)) return this.releaseLater(store, key, attempt + 1);
     // the re-sends of this request wait for this attempt
-    let done!: () => void;
-    const releasing = new Promise<void>((r) => (done = r));
-    (this.claiming ??= new Map()).set(key, releasing);
+    const done = this.hold(key);
     try {
       await store.releaseClaim!(
         this.sessionId,
@@ -288,8 +294,6 @@ export class SessionReplay extends SessionResumption {
     } catch {
       this.releaseLater(store, key, attempt + 1);
     } finally {
-      if (this.claiming?.get(key) === releasing) this.claiming.delete(key);
-      if (this.claiming?.size === 0) this.claiming = undefined;
       done();
     }
   }

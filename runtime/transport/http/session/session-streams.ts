@@ -356,10 +356,14 @@ export class SessionStreams extends SessionState {
     u.count++;
     u.chars += size;
     while (u.count > KEPT_MAX_EVENTS || (u.chars > KEPT_MAX_CHARS && u.count > 1)) this.dropKept(u);
-    if (!u.timer) {
-      u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
-      u.timer.unref?.();
-    }
+    this.retryKept(u);
+  }
+
+  /** Offers the kept events to the store again in {@link KEPT_RETRY_MS}, unless that is planned already. */
+  protected retryKept(u: NonNullable<SessionStreams['unstored']>): void {
+    if (u.timer) return;
+    u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
+    u.timer.unref?.();
   }
 
   /** Drops the oldest kept notification of the session (else its oldest kept response), counted in `u.dropped`. */
@@ -464,9 +468,7 @@ export class SessionStreams extends SessionState {
       this.unstored = undefined;
       return;
     }
-    if (u.timer) return;
-    u.timer = setTimeout(() => void this.storeKept(), KEPT_RETRY_MS);
-    u.timer.unref?.();
+    this.retryKept(u);
   }
 
   protected dropPostStream(s: OutStream): void {
