@@ -9,7 +9,7 @@
  * names it exports: each value at run time, each value and type in the module's declarations.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { test } from 'uvu';
@@ -30,6 +30,7 @@ interface Manifest {
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   files?: string[];
   workspaces?: string[];
+  engines?: { node?: string };
 }
 const read = (p: string) => JSON.parse(readFileSync(join(ROOT, p), 'utf8')) as Manifest;
 const runtime = read('runtime/package.json');
@@ -141,6 +142,56 @@ test('runtime dependencies: exactly what runtime/ imports, at the versions mcpge
       assert.ok(file.startsWith('stores/redis/'), `${file} imports the optional peer ${name}`);
     assert.is(runtime.peerDependencies?.[name], `^${root.dependencies[name] ?? root.devDependencies?.[name]}`);
   }
+});
+
+/** npm's semver (what npm reads `engines` with). */
+const semver = createRequire(import.meta.url)('semver') as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
+
+interface Locked {
+  version?: string;
+  engines?: { node?: string } | string[];
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+test("engines: every package installed with the runtime or mcpgen admits the first release of each Node line mcpgen's engines name (npm's semver)", () => {
+  const range = root.engines?.node ?? '';
+  assert.is(runtime.engines?.node, range, 'the runtime names the Node lines mcpgen names');
+  const firsts = range.split('||').map((r) => semver.minVersion(r.trim())!.version);
+  assert.equal(firsts, ['20.6.0', '22.0.0', '24.0.0']);
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, Locked>;
+  };
+  // a dependency of the package at `from` (a package-lock key): nested first, then up the tree
+  const resolve = (from: string, name: string): string | undefined => {
+    for (let at = from; ; at = at.slice(0, Math.max(0, at.lastIndexOf('/node_modules/')))) {
+      const key = `${at ? `${at}/` : ''}node_modules/${name}`;
+      if (lock.packages[key]) return key;
+      if (!at) return undefined;
+    }
+  };
+  const wrong: string[] = [];
+  const seen = new Set<string>();
+  const queue = [...Object.keys(runtime.dependencies), ...Object.keys(root.dependencies)]
+    .filter((n) => n !== runtime.name)
+    .map((n) => resolve('', n));
+  for (let key = queue.shift(); key !== undefined || queue.length; key = queue.shift()) {
+    if (key === undefined || seen.has(key)) continue;
+    seen.add(key);
+    const p = lock.packages[key]!;
+    const node = Array.isArray(p.engines) ? undefined : p.engines?.node;
+    const refused = node === undefined ? [] : firsts.filter((v) => !semver.satisfies(v, node));
+    if (refused.length)
+      wrong.push(
+        `${key.slice(key.lastIndexOf('node_modules/') + 13)} ${p.version}: engines.node ${node} refuses ${refused.join(', ')}`,
+      );
+    for (const d of Object.keys({ ...p.dependencies, ...p.optionalDependencies })) queue.push(resolve(key, d));
+  }
+  assert.ok(seen.size > 10, `walked ${seen.size} packages`);
+  assert.equal(wrong, []);
 });
 
 test('mcpgen: depends on the runtime of its own version; tsx only for development; ships bin/, dist/mcpgen/ and the manual', () => {
