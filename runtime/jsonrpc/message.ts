@@ -397,10 +397,13 @@ export function classify(v: unknown): Classified {
   const readableId = hasId && isRequestId(v.id) ? (v.id as RequestId) : undefined;
   if (v.method !== undefined) {
     if (!hasId) return { kind: 'invalid', reason: 'malformed notification' };
+    // the first fault in the order JSON-RPC 2.0 §4 lists a request's members (jsonrpc, method,
+    // params, id), as the HTTP endpoints and the Python and Go engines report it
     let reason: string;
-    if (readableId === undefined) reason = 'id must be a string or an integer';
-    else if (v.jsonrpc !== '2.0') reason = 'jsonrpc must be "2.0"';
+    if (v.jsonrpc !== '2.0') reason = 'jsonrpc must be "2.0"';
     else if (typeof v.method !== 'string') reason = 'method must be a string';
+    else if (!paramsOk(v) && !Array.isArray(v.params)) reason = 'params must be an object';
+    else if (readableId === undefined) reason = 'id must be a string or an integer';
     else if (Array.isArray(v.params)) {
       // a valid JSON-RPC 2.0 request (by-position params), whose params MCP requires by name:
       // invalid params (§5.1 -32602), as the Python and Go engines answer it
@@ -410,14 +413,13 @@ export function classify(v: unknown): Classified {
         reason: 'params must be an object',
         reply: errorResponse(readableId, ErrorCode.InvalidParams, message),
       };
-    } else if (!paramsOk(v)) reason = 'params must be an object';
-    else reason = 'a request must not carry result or error';
+    } else reason = 'a request must not carry result or error';
     return invalid(reason, readableId);
   }
   const out: InvalidMessage =
     v.result !== undefined || v.error !== undefined
       ? { kind: 'invalid', reason: 'malformed response' }
-      : invalid('message has no method, result or error');
+      : invalid(v.jsonrpc !== '2.0' ? 'jsonrpc must be "2.0"' : 'message has no method, result or error');
   if (readableId !== undefined) out.responseId = readableId;
   return out;
 }

@@ -95,7 +95,8 @@ func (names Methods) Decode(data []byte) (Message, error) {
 		}
 	} else if hasResult && !hasError {
 		m.Kind = KindResult
-	} else if hasError && !hasResult {
+	} else if hasError {
+		// (with result too: a malformed response, refused below; the engine drops it, as a response)
 		m.Kind = KindError
 	}
 	if hasID {
@@ -119,12 +120,19 @@ func (names Methods) Decode(data []byte) (Message, error) {
 		if m.Kind == KindRequest && !m.ID.IsValid() {
 			return m, NewError(CodeInvalidRequest, "Invalid Request: id must be a string or an integer")
 		}
+		if hasResult || hasError {
+			// (a notification so formed is dropped, a request answered with its id: TypeScript's rule)
+			return m, NewError(CodeInvalidRequest, "Invalid Request: a request must not carry result or error")
+		}
 	case KindResult:
 		if !m.ID.IsValid() {
 			return m, NewError(CodeInvalidRequest, "Invalid Request: a response needs a string or integer id")
 		}
 		m.Result = result
 	case KindError:
+		if hasResult {
+			return m, NewError(CodeInvalidRequest, "Invalid Request: a response has either result or error")
+		}
 		m.Error = ParseError(errObj)
 	default:
 		return m, NewError(CodeInvalidRequest, "Invalid Request: message has no method, result or error")

@@ -14,6 +14,17 @@
  * - 2026-07-28 only (stdio, the stateless endpoint: 400): no `_meta` protocol version or client
  *   capabilities, -32602 "Invalid params: missing _meta[…]" with the id (TypeScript said it
  *   without "Invalid params: ", the words every other -32602 starts with);
+ * - two faults in one request (another `jsonrpc` and no method or an id that is no id, a method
+ *   that is no string and an id that is no id or by-position params, params neither object nor
+ *   array and an id that is no id): the first in the order JSON-RPC 2.0 §4 lists a request's
+ *   members (jsonrpc, method, params, id) is reported, by-position `params` only when the rest is
+ *   valid; the TypeScript engine (stdio) reported an id that is no id first, and no method before
+ *   another `jsonrpc`; its HTTP endpoints an id that is no id before params;
+ * - a request with a `result` member: -32600 "a request must not carry result or error" with the
+ *   id (HTTP 400; TypeScript said it with 200 in a session, Python and Go ran the request); an
+ *   object with both `result` and `error`: over HTTP 400 -32600 "a response has either result or
+ *   error" without id (Python and Go said "message has no method, result or error"), over stdio
+ *   dropped, as every malformed response (Python and Go answered it);
  * - a request reusing the id of a request still in flight (a tools/call waiting for the client's
  *   sampling answer): -32600 "Invalid Request: request id 21 is already in use" with the id, over
  *   HTTP 400 and not run; Python and Go said "request 21 is already in flight", over HTTP 200.
@@ -94,6 +105,52 @@ const ROWS: Row[] = [
     400,
   ],
   ['method 5', () => ({ jsonrpc: '2.0', id: 17, method: 5 }), invalid('method must be a string', 17), 400, 400],
+  // two faults: the first in the order JSON-RPC 2.0 §4 lists a request's members (jsonrpc,
+  // method, params, id) is reported; by-position params (valid JSON-RPC) only once all are valid
+  ['jsonrpc "1.0", no method', () => ({ jsonrpc: '1.0', id: 22 }), invalid('jsonrpc must be "2.0"'), 400, 400],
+  [
+    'jsonrpc "1.0", id true',
+    () => ({ jsonrpc: '1.0', id: true, method: 'tools/list' }),
+    invalid('jsonrpc must be "2.0"'),
+    400,
+    400,
+  ],
+  ['method 5, id true', () => ({ jsonrpc: '2.0', id: true, method: 5 }), invalid('method must be a string'), 400, 400],
+  [
+    'method 5, params [1]',
+    () => ({ jsonrpc: '2.0', id: 23, method: 5, params: [1] }),
+    invalid('method must be a string', 23),
+    400,
+    400,
+  ],
+  [
+    'id 1.5, params "x"',
+    () => ({ jsonrpc: '2.0', id: 1.5, method: 'tools/list', params: 'x' }),
+    invalid('params must be an object'),
+    400,
+    400,
+  ],
+  [
+    'id {}, params [1]',
+    () => ({ jsonrpc: '2.0', id: { n: 1 }, method: 'tools/list', params: [1] }),
+    invalid(NO_ID),
+    400,
+    400,
+  ],
+  [
+    'params [1], unknown method',
+    () => ({ jsonrpc: '2.0', id: 24, method: 'no/such', params: [1] }),
+    err(-32602, 'Invalid params: params must be an object', 24),
+    200,
+    400,
+  ],
+  [
+    'request with result',
+    () => ({ jsonrpc: '2.0', id: 25, method: 'tools/list', result: {} }),
+    invalid('a request must not carry result or error', 25),
+    400,
+    400,
+  ],
   [
     'unknown method',
     (modern) => ({ jsonrpc: '2.0', id: 18, method: 'no/such', params: modern ? { _meta: META } : {} }),
@@ -102,6 +159,10 @@ const ROWS: Row[] = [
     404,
   ],
 ];
+
+/** A response with both result and error: 400 over HTTP; over stdio dropped (an answer would read as a response). */
+const BOTH = { jsonrpc: '2.0', id: 26, result: {}, error: { code: 1, message: 'x' } };
+const BOTH_ANSWER = invalid('a response has either result or error');
 
 /** Faults of the 2026-07-28 revision only (stdio and the stateless endpoint, HTTP 400): [what, message, answer]. */
 const MODERN_ROWS: Array<[string, Json, Json]> = [
@@ -179,6 +240,11 @@ for (const [lang, env] of LANGS) {
           s.send(message(modern));
           assert.equal(await s.next(60_000), answer, `${lang} ${rev} ${what}`);
         }
+        s.send(BOTH);
+        // the next answer is that of the request after it
+        s.send({ jsonrpc: '2.0', id: 27, method: 'no/such', params: modern ? { _meta: META } : {} });
+        const next = await s.next(60_000);
+        assert.equal(next, err(-32601, 'Method not found: no/such', 27), `${lang} ${rev} result and error: dropped`);
         if (modern) {
           for (const [what, message, answer] of MODERN_ROWS) {
             s.send(message);
@@ -217,6 +283,11 @@ for (const [lang, env] of LANGS) {
         const b = await postJson(s.url, { ...stateless, 'Mcp-Method': method }, m);
         assert.is(b.status, statelessStatus, `${lang} stateless ${what}: ${b.text}`);
         assert.equal(JSON.parse(b.text), answer, `${lang} stateless ${what}`);
+      }
+      for (const headers of [session, { ...stateless, 'Mcp-Method': 'tools/list' }]) {
+        const b = await postJson(s.url, headers, BOTH);
+        assert.is(b.status, 400, `${lang} result and error: ${b.text}`);
+        assert.equal(JSON.parse(b.text), BOTH_ANSWER, `${lang} result and error`);
       }
       for (const [what, m, answer] of MODERN_ROWS) {
         const b = await postJson(s.url, { ...stateless, 'Mcp-Method': 'tools/list' }, m);

@@ -300,6 +300,12 @@ class Peer:
             if isinstance(message, dict) and "id" not in message and ("result" in message or "error" in message):
                 log.debug("dropped a response without id")
                 return None
+            if isinstance(message, dict) and "method" not in message and "result" in message and "error" in message:
+                # a response with both: dropped, as the TypeScript and Go engines drop it (an answer
+                # would read as a response); the call it names fails
+                log.debug("dropped a response with both result and error")
+                self._response({"id": message["id"], "error": {"code": INTERNAL_ERROR, "message": "Malformed response: a response has either result or error"}}, True)
+                return None
             if out is not None:
                 # the request's id when it could be read (an object with a bad member); none otherwise
                 self._spawn_send(out, error_response(answer_id(message), e))

@@ -128,18 +128,25 @@ def classify(message: object) -> Kind:
         params = message.get("params")
         if params is not None and not isinstance(params, (dict, list)) or ("params" in message and params is None):
             raise RpcError(INVALID_REQUEST, "Invalid Request: params must be an object")
-        if not has_id:
-            return "notification"
-        if not is_request_id(message["id"]):
+        if has_id and not is_request_id(message["id"]):
             raise RpcError(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
-        return "request"
+        if "result" in message or "error" in message:
+            # (a notification so formed is dropped, a request answered with its id: TypeScript's rule)
+            raise RpcError(INVALID_REQUEST, "Invalid Request: a request must not carry result or error")
+        return "request" if has_id else "notification"
     if "result" in message and "error" not in message:
         if not has_id or not is_request_id(message["id"]):
             raise RpcError(INVALID_REQUEST, "Invalid Request: a response needs a string or integer id")
         return "response"
     if "error" in message and "result" not in message:
         return "error"
+    if "result" in message:
+        raise RpcError(INVALID_REQUEST, RESPONSE_WITH_BOTH)
     raise RpcError(INVALID_REQUEST, "Invalid Request: message has no method, result or error")
+
+
+#: The -32600 words for an object with both ``result`` and ``error`` (the TypeScript and Go runtimes' words).
+RESPONSE_WITH_BOTH = "Invalid Request: a response has either result or error"
 
 
 def id_in_use(rid: RequestId) -> RpcError:

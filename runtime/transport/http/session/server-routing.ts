@@ -324,8 +324,10 @@ export function shapeProblem(m: unknown): string | undefined {
   const idOk = isRequestId(o.id);
   if ('method' in o) {
     if (typeof o.method !== 'string') return 'method must be a string';
+    // (an array reaches the engine: -32602, JSON-RPC 2.0 §4.2); params before id, the order of §4
+    if ('params' in o && (typeof o.params !== 'object' || o.params === null)) return 'params must be an object';
     if ('id' in o && !idOk) return 'id must be a string or an integer';
-    if ('params' in o && (typeof o.params !== 'object' || o.params === null)) return 'params must be an object'; // (an array reaches the engine: -32602, JSON-RPC 2.0 §4.2)
+    if ('result' in o || 'error' in o) return 'a request must not carry result or error'; // (the engine's words)
     return undefined;
   }
   if ('result' in o || 'error' in o) {
