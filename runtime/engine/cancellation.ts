@@ -27,6 +27,14 @@ export function cancelledParams(requestId: RequestId, reason?: string): Params {
   return reason === undefined ? { requestId } : { requestId, reason };
 }
 
+/** The signals {@link InboundRequest.warn} aborted, of requests not cancelled since. */
+const WARNED = new WeakSet<AbortSignal>();
+/**
+ * Whether `signal` (a handler's `ctx.signal`) aborted only because the other side's input ended
+ * ({@link InboundRequest.warn}): its request is still answered, so a handler not yet started starts.
+ */
+export const warnedOnly = (signal: AbortSignal): boolean => WARNED.has(signal);
+
 /**
  * One inbound request being handled. Its AbortSignal is created on first use (most handlers
  * never read it); `cancel` aborts it with the reason.
@@ -60,7 +68,19 @@ export class InboundRequest {
     if (this.cancelled || this.finished) return;
     this.cancelled = true;
     this.reasonValue = reason;
+    if (this.controller) WARNED.delete(this.controller.signal);
     this.controller?.abort(reason);
+  }
+
+  /**
+   * Aborts the handler's signal with `reason` without cancelling the request: what the handler
+   * then returns or throws is still answered (the other side's input ended, its output did not).
+   */
+  warn(reason: unknown): void {
+    if (this.cancelled || this.finished) return;
+    // the getter makes the controller, not aborted (the request is not cancelled)
+    WARNED.add(this.signal);
+    this.controller!.abort(reason);
   }
 }
 
@@ -138,6 +158,12 @@ export class InboundRequests {
     if (!r || r.finished) return false;
     r.cancel(reason);
     return true;
+  }
+
+  /** {@link InboundRequest.warn}s every request in flight (the other side's input ended). */
+  warnAll(reason: unknown): void {
+    this.one?.warn(reason);
+    for (const r of this.map.values()) r.warn(reason);
   }
 
   /** Cancels every request (the connection closed). */

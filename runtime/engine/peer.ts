@@ -294,7 +294,8 @@ export class Peer {
 
   /**
    * The other side sent its last message (TransportEvents.onEnd): our pending requests fail
-   * (ConnectionClosedError), the requests in flight are answered, then the engine closes.
+   * (ConnectionClosedError), the handlers in flight are told (their `ctx.signal` aborts with
+   * that error) and answered with what they return or throw, then the engine closes.
    */
   private onEnd(error: Error | undefined): void {
     if (this.closedWith || this.ended) return;
@@ -302,6 +303,7 @@ export class Peer {
     const closedError = new ConnectionClosedError(error);
     for (const id of this.outbound.ids()) this.settle(id)?.reject(closedError);
     this.outbound.stopClocks();
+    this.inbound.warnAll(closedError);
     this.closeIfDone();
   }
 

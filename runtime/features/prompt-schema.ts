@@ -6,6 +6,7 @@
  * @module
  */
 import type { RequestContext } from '../engine/peer.js';
+import { warnedOnly } from '../engine/cancellation.js';
 import { ErrorCode, RequestAbortedError, RpcError } from '../jsonrpc/errors.js';
 import { ownValue } from '../jsonrpc/own.js';
 import { hasDefaults, withDefaults } from '../protocol/json-defaults.js';
@@ -66,7 +67,8 @@ export function schemaPrompt(
       if (!standard) {
         if (!check) {
           const { compileSchema } = await loadJsonSchema();
-          if (ctx.signal.aborted) throw new RequestAbortedError('prompts/get', ctx.signal.reason);
+          if (ctx.signal.aborted && !warnedOnly(ctx.signal))
+            throw new RequestAbortedError('prompts/get', ctx.signal.reason);
           try {
             check ??= compileSchema(json, what);
           } catch (e) {

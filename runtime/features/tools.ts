@@ -36,6 +36,7 @@ import { setOwn } from '../jsonrpc/own.js';
 import { hasDefaults, withDefaults } from '../protocol/json-defaults.js';
 import { structuredContentAllowed } from '../protocol/table.js';
 import { NOT_DIRECT, type RequestContext } from '../engine/peer.js';
+import { warnedOnly } from '../engine/cancellation.js';
 import type { ProtocolMaps, ProtocolTable } from '../protocol/table.js';
 import type { CreateTaskResult } from '../tasks/extension-wire.js';
 import type { ResultElementOf, ResultOf, SchemaLike, SchemaType, WithStructured } from './typed.js';
@@ -258,7 +259,7 @@ export function callTool(tool: CompiledTool | undefined, p: Obj, ctx: RequestCon
   if (!tool.compiled && !loadedJsonSchema()) {
     return loadJsonSchema().then(() => {
       // cancelled (or its connection closed) while the compiler loaded: the handler does not start, no answer goes out
-      if (ctx.signal.aborted) throw new RequestAbortedError('tools/call', ctx.signal.reason);
+      if (ctx.signal.aborted && !warnedOnly(ctx.signal)) throw new RequestAbortedError('tools/call', ctx.signal.reason);
       return runTool(tool, name, p, ctx, ctx.table);
     });
   }

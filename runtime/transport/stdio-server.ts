@@ -14,7 +14,7 @@ export interface StdioServerOptions extends StdioCommonOptions {
 /**
  * Server side: reads messages from stdin, writes them to stdout, nothing else. When stdin ends
  * (the client's shutdown, 2025-11-25 basic/lifecycle "Shutdown"), an engine that takes
- * `events.onEnd` answers the requests in flight and then closes; `onClose` fires once: then,
+ * `events.onEnd` aborts the signals of the requests in flight, answers them and then closes; `onClose` fires once: then,
  * when stdin ends for events without `onEnd` (with the truncated-frame error if it ended inside
  * a line), or on `close()`. `close()` stops reading and ends the output stream when it was given in the
  * options (never `process.stdout`).
