@@ -181,14 +181,7 @@ export function dispatchRequest(
   const { entry, handler, direct: form } = host.prepared?.get(method) ?? prepare(host, method);
   const refusal = refuse(host, req, entry, handler, info);
   if (refusal) {
-    traceRefusal(
-      method,
-      info?.requestId ?? id,
-      params,
-      info?.protocolVersion ?? host.table.protocolVersion,
-      info?.sessionId,
-      refusal.error,
-    );
+    traceRefusal(req, info, host.table.protocolVersion, refusal.error);
     return batch ? batch.add(refusal) : reply(host, refusal);
   }
   // the handler's direct form, when nothing needs the request's context (see DIRECT_CALL)
@@ -216,15 +209,7 @@ export function dispatchRequest(
   }
   watchCarrier(r, info);
   // a server span, child of the trace context the request's _meta carries (none without an SDK)
-  const traced = tracing()
-    ? startServerSpan(
-        method,
-        info?.requestId ?? id,
-        params,
-        info?.protocolVersion ?? host.table.protocolVersion,
-        info?.sessionId,
-      )
-    : undefined;
+  const traced = tracing() ? startServerSpan(req, info, host.table.protocolVersion) : undefined;
   r.span = traced?.span;
   let out: unknown;
   let pending: boolean;

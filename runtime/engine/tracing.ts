@@ -38,7 +38,8 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { isObject } from '../jsonrpc/message.js';
+import { isObject, type JSONRPCRequest } from '../jsonrpc/message.js';
+import type { MessageInfo } from '../jsonrpc/transport.js';
 
 type Meta = Record<string, unknown>;
 
@@ -155,22 +156,29 @@ export function startClientSpan<P extends Meta | undefined>(
 }
 
 /**
- * Starts the server span of an inbound request, child of the trace context its `params._meta`
- * carries. Returns the span when it records, and the context to run the handler in (undefined
- * when there is no valid span context: no SDK and no incoming trace).
+ * Starts the server span of inbound request `req`, child of the trace context its `params._meta`
+ * carries; `info` (the transport's facts: request id, protocol version, session id) before
+ * `req`'s id and `protocolVersion` (the served table's). Returns the span when it records, and
+ * the context to run the handler in (undefined when there is no valid span context: no SDK and
+ * no incoming trace).
  */
 export function startServerSpan(
-  method: string,
-  id: unknown,
-  params: unknown,
+  req: JSONRPCRequest,
+  info: MessageInfo | undefined,
   protocolVersion: string | undefined,
-  sessionId: string | undefined,
 ): { span: Span | undefined; context: Context | undefined } {
   if (untraced()) return { span: undefined, context: undefined };
+  const { method, params } = req;
   const active = context.active();
   const meta = isObject(params) ? params._meta : undefined;
   const parent = isObject(meta) ? propagation.extract(active, meta, getter) : active;
-  const { name, attributes } = describe(method, id, params, protocolVersion, sessionId);
+  const { name, attributes } = describe(
+    method,
+    info?.requestId ?? req.id,
+    params,
+    info?.protocolVersion ?? protocolVersion,
+    info?.sessionId,
+  );
   const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
   return {
     span: span.isRecording() ? span : undefined,
@@ -202,14 +210,12 @@ export function endSpan(span: Span, error?: unknown, result?: unknown): void {
 
 /** Records the server span of a request refused before its handler ran (unknown method, invalid params). */
 export function traceRefusal(
-  method: string,
-  id: unknown,
-  params: unknown,
+  req: JSONRPCRequest,
+  info: MessageInfo | undefined,
   protocolVersion: string | undefined,
-  sessionId: string | undefined,
   error: unknown,
 ): void {
-  const { span } = startServerSpan(method, id, params, protocolVersion, sessionId);
+  const { span } = startServerSpan(req, info, protocolVersion);
   if (span) endSpan(span, error);
 }
 

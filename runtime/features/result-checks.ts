@@ -87,39 +87,29 @@ export function checkedHandlers(table: Record<string, RequestHandler>, logger: L
       }
       throw e;
     };
-    // as the handler it wraps: a plain value (or throw) when it gave one, else a promise (one `then`, no await hops)
-    const checked: RequestHandler = (p: Obj, ctx: RequestContext) => {
+    // `call(p, arg)`'s outcome checked against `served` (`ctx.table` when `arg` is the context, read
+    // once the outcome is there): a plain value (or throw) when it gave one, else a promise (one
+    // `then`, no await hops); a direct form's NOT_DIRECT as it is. No closure in here: a function
+    // whose closures capture its parameters allocates their context on every call
+    const outcome = (p: Obj, call: (p: Obj, arg: never) => unknown, arg: unknown, ctx?: RequestContext): unknown => {
       let r: unknown;
       try {
-        r = h(p, ctx);
+        r = call(p, arg as never);
+        if (r === NOT_DIRECT) return r;
       } catch (e) {
         return failed(p, e);
       }
-      return isThenable(r)
-        ? Promise.resolve(r).then(
-            (v) => check(p, ctx.table, v),
-            (e: unknown) => failed(p, e),
-          )
-        : check(p, ctx.table, r);
+      return isThenable(r) ? settled(p, r, arg, ctx) : check(p, ctx ? ctx.table : (arg as ProtocolTable), r);
     };
+    const settled = (p: Obj, r: PromiseLike<unknown>, arg: unknown, ctx?: RequestContext) =>
+      Promise.resolve(r).then(
+        (v) => check(p, ctx ? ctx.table : (arg as ProtocolTable), v),
+        (e: unknown) => failed(p, e),
+      );
+    const checked: RequestHandler = (p: Obj, ctx: RequestContext) => outcome(p, h, ctx, ctx);
     const direct = (h as { [DIRECT_CALL]?: DirectCall })[DIRECT_CALL];
     const checkedDirect: DirectCall | undefined =
-      direct &&
-      ((p: Obj, served: ProtocolTable) => {
-        let r: unknown;
-        try {
-          r = direct(p, served);
-          if (r === NOT_DIRECT) return r;
-        } catch (e) {
-          return failed(p, e);
-        }
-        return isThenable(r)
-          ? Promise.resolve(r).then(
-              (v) => check(p, served, v),
-              (e: unknown) => failed(p, e),
-            )
-          : check(p, served, r);
-      });
+      direct && ((p: Obj, served: ProtocolTable) => outcome(p, direct, served));
     table[method] = Object.assign(
       checked,
       checkedDirect ? { [RESULTS_CHECKED]: true, [DIRECT_CALL]: checkedDirect } : { [RESULTS_CHECKED]: true },
