@@ -56,7 +56,7 @@ export function answerAtOnce(
   failed: boolean,
   params: unknown,
 ): void {
-  if (host.ended) queueMicrotask(() => host.closeIfDone());
+  if (host.ended) closeLater(host);
   if (host.closedWith) return;
   reply(host, answerOf(host, id, method, entry, value, failed, params), method, params);
 }
@@ -78,7 +78,7 @@ export function respond(
   host.inbound.end(r);
   r.onEnd?.();
   // the other side has ended: close once this answer (handed to the transport below) was the last
-  if (host.ended) queueMicrotask(() => host.closeIfDone());
+  if (host.ended) closeLater(host);
   const batch = host.batchOf?.get(r);
   const span = r.span;
   if (host.closedWith) {
@@ -208,6 +208,14 @@ export function reply(
     sent = Promise.reject(e);
   }
   if (sent !== SENT) sent.catch((e: Error) => unsent(host, message, e, method, params));
+}
+
+// The closures of answering live in these small functions, not in the functions every request
+// runs: a function whose closures capture its parameters allocates their context on each call.
+
+/** Closes `host` in a microtask when it is done (its other side has ended). */
+function closeLater(host: DispatchHost): void {
+  queueMicrotask(() => host.closeIfDone());
 }
 
 function unsent(

@@ -221,7 +221,7 @@ export function dispatchRequest(
       info,
       host.log,
     );
-    out = traced?.context ? withContext(traced.context, () => handler!(params, ctx)) : handler!(params, ctx);
+    out = traced?.context ? withContext(traced.context, handler!, params, ctx) : handler!(params, ctx);
     pending = isThenable(out);
   } catch (e) {
     return respond(host, r, entry, e, true, params);

@@ -219,7 +219,7 @@ export function traceRefusal(
   if (span) endSpan(span, error);
 }
 
-/** Runs `fn` with `ctx` active (no context switch when `ctx` is undefined). */
-export function withContext<T>(ctx: Context | undefined, fn: () => T): T {
-  return ctx === undefined ? fn() : context.with(ctx, fn);
+/** `fn(...args)` run with `ctx` active. */
+export function withContext<A extends unknown[], T>(ctx: Context, fn: (...args: A) => T, ...args: A): T {
+  return context.with(ctx, fn, undefined, ...args);
 }
