@@ -28,29 +28,29 @@ const RING_MAX = 256;
 export class PendingRequest<R = unknown> {
   /** The caller's promise; the engine takes it (see {@link take}) when it hands it out. */
   private promise: Promise<R> | undefined;
-  private res: ((value: unknown) => void) | undefined = undefined;
-  private rej: ((error: unknown) => void) | undefined = undefined;
+  private res: ((value: unknown) => void) | undefined;
+  private rej: ((error: unknown) => void) | undefined;
   /** With resetOnProgress or maxTotal: the request's own clock. */
-  timer: RequestTimer | undefined = undefined;
-  /** In a lane: `Date.now()` ms at which the request times out. */
+  timer: RequestTimer | undefined;
+  /** In a lane: `Date.now()` ms at which the request times out (set in a microtask after it joins the lane). */
   deadline = 0;
-  lane: Lane | undefined = undefined;
+  lane: Lane | undefined;
   /** When it was added among its engine's requests (0, 1, …): what `ids()` orders by. */
   order = 0;
   /** The lane's neighbours (a lane is a list in send order). */
-  lanePrev: PendingRequest | undefined = undefined;
-  laneNext: PendingRequest | undefined = undefined;
+  lanePrev: PendingRequest | undefined;
+  laneNext: PendingRequest | undefined;
   /** The progress token routed to the caller's `onProgress`. */
-  token: ProgressToken | undefined = undefined;
-  signal: AbortSignal | undefined = undefined;
-  onAbort: (() => void) | undefined = undefined;
+  token: ProgressToken | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
   /**
    * A step of the caller's applied to the result (after the result check) before the promise
    * settles: the promise resolves with what it returns (a value, or a promise it then follows)
    * and rejects with what it throws. Where a caller would otherwise chain a `.then` on the
    * promise (a `tools/call` output check), this costs no promise of its own.
    */
-  after: ((result: unknown) => unknown) | undefined = undefined;
+  after: ((result: unknown) => unknown) | undefined;
   /**
    * A step of the caller's applied to the request's failure once it was sent (an error
    * response, a timeout, an abort, a lost connection): the promise resolves with what it
@@ -58,12 +58,12 @@ export class PendingRequest<R = unknown> {
    * itself, when it has no answer to it). Where a caller would otherwise chain a `.catch` on the
    * promise (a resend on -32022), this costs no promise of its own.
    */
-  recover: ((error: unknown) => unknown) | undefined = undefined;
+  recover: ((error: unknown) => unknown) | undefined;
   /**
    * What `after` and `recover` are called on (their `this`): a caller's per-request object whose
    * methods they are, so that it needs no closure (nor bound function) per request.
    */
-  self: unknown = undefined;
+  self: unknown;
 
   constructor(
     readonly id: RequestId,
@@ -80,7 +80,7 @@ export class PendingRequest<R = unknown> {
   }
 
   /** The request whose promise is being made: `new Promise` runs its executor at once. */
-  private static making: PendingRequest | undefined = undefined;
+  private static making: PendingRequest | undefined;
 
   private static capture(this: void, resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
     const p = PendingRequest.making!;
@@ -140,13 +140,7 @@ export class PendingRequest<R = unknown> {
   }
 
   private drop(): void {
-    this.res = this.rej = undefined;
-    this.promise = undefined;
-    this.signal = undefined;
-    this.onAbort = undefined;
-    this.after = undefined;
-    this.recover = undefined;
-    this.self = undefined;
+    this.res = this.rej = this.promise = this.signal = this.onAbort = this.after = this.recover = this.self = undefined;
   }
 }
 
@@ -154,10 +148,16 @@ export class PendingRequest<R = unknown> {
  * Requests with the same plain timeout, oldest first, under one timer: a doubly linked list
  * through the requests (a `Set` that fills and empties with every request rebuilds its table
  * as it shrinks, and keeps deleted entries before its first live one until it rehashes).
+ *
+ * The clock is read once for the requests that joined in one run of code: a microtask queued by
+ * the first of them gives them all the deadline `Date.now() + ms` read then, after each was sent,
+ * so that a request never times out early (it may time out as late as that run of code is long).
  */
 class Lane {
-  private first: PendingRequest | undefined = undefined;
-  private last: PendingRequest | undefined = undefined;
+  private first: PendingRequest | undefined;
+  private last: PendingRequest | undefined;
+  /** The oldest request without a deadline yet (it and every later one wait for {@link stamp}). */
+  private unstamped: PendingRequest | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -166,7 +166,6 @@ class Lane {
   ) {}
 
   add(p: PendingRequest): void {
-    p.deadline = Date.now() + this.ms;
     p.lane = this;
     const wasEmpty = this.first === undefined;
     p.lanePrev = this.last;
@@ -174,8 +173,12 @@ class Lane {
     if (this.last) this.last.laneNext = p;
     else this.first = p;
     this.last = p;
+    if (this.unstamped === undefined) {
+      this.unstamped = p;
+      queueMicrotask(this.stamp);
+    }
     // An armed timer is set for a deadline no later than this one: keep it, but let it hold the loop again.
-    if (this.timer === undefined) this.arm(p.deadline);
+    if (this.timer === undefined) this.arm(this.ms);
     else if (wasEmpty) this.timer.ref?.(); // a number in browsers and workers: no ref/unref there
   }
 
@@ -195,6 +198,7 @@ class Lane {
 
   private unlink(p: PendingRequest): void {
     const { lanePrev: prev, laneNext: next } = p;
+    if (p === this.unstamped) this.unstamped = next;
     if (prev) prev.laneNext = next;
     else this.first = next;
     if (next) next.lanePrev = prev;
@@ -202,15 +206,23 @@ class Lane {
     p.lane = p.lanePrev = p.laneNext = undefined;
   }
 
-  private arm(deadline: number): void {
-    this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(deadline - Date.now())));
+  private readonly stamp = (): void => {
+    const deadline = Date.now() + this.ms;
+    for (let p = this.unstamped; p; p = p.laneNext) p.deadline = deadline;
+    this.unstamped = undefined;
+  };
+
+  private arm(delay: number): void {
+    this.timer = setTimeout(this.fire, Math.max(1, delay));
   }
 
   private readonly fire = (): void => {
     this.timer = undefined;
     const now = Date.now();
     for (let p = this.first; p; p = this.first) {
-      if (p.deadline > now) return this.arm(p.deadline);
+      // (one sent by an expiry's own step, in this loop, has no deadline yet)
+      if (p === this.unstamped) return this.arm(this.ms);
+      if (p.deadline > now) return this.arm(p.deadline - now);
       this.unlink(p);
       this.expire(p, this.ms);
     }
@@ -230,7 +242,7 @@ class Lane {
 class PendingById {
   private ring: Array<PendingRequest | undefined> = new Array(RING_FIRST).fill(undefined);
   private mask = RING_FIRST - 1;
-  private more: Map<RequestId, PendingRequest> | undefined = undefined;
+  private more: Map<RequestId, PendingRequest> | undefined;
   size = 0;
 
   get(id: RequestId): PendingRequest | undefined {

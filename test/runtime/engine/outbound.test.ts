@@ -107,6 +107,52 @@ test('outbound: random sends, answers and timeouts: every unanswered request tim
   );
 });
 
+/** Keeps this thread busy for `ms` (a long run of code between two sends of one turn). */
+const busy = (ms: number) => {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+};
+
+test('outbound: a request sent late in a long run of code (the lane reads the clock once for it all) never times out early', async () => {
+  const { fired, add } = harness();
+  add(0, 30);
+  busy(45); // past request 0's timeout, in the same run of code
+  add(1, 30);
+  await sleep(5);
+  add(2, 30);
+  await sleep(100);
+  assert.equal(
+    fired.map((f) => f.id),
+    [0, 1, 2],
+  );
+  for (const f of fired) assert.ok(f.at >= f.ms, `${f.id} timed out ${f.at} ms after it was sent`);
+});
+
+test('outbound: a request sent while its lane expires others (in the expiry itself) gets its full time', async () => {
+  const started = new Map<number, number>();
+  const fired: Array<{ id: number; at: number }> = [];
+  const add = (id: number) => {
+    const p = new PendingRequest(id, 'ping', undefined, false);
+    p.take().catch(() => undefined);
+    started.set(id, Date.now());
+    out.add(p, 20);
+  };
+  const out: OutboundRequests = new OutboundRequests((p) => {
+    const id = p.id as number;
+    fired.push({ id, at: Date.now() - started.get(id)! });
+    out.settle(id);
+    if (id < 2) add(id + 10); // as a request's own failure step (a resend) does, synchronously
+  });
+  add(0);
+  add(1);
+  await sleep(120);
+  assert.equal(
+    fired.map((f) => f.id),
+    [0, 1, 10, 11],
+  );
+  for (const f of fired) assert.ok(f.at >= 20, `${f.id} timed out ${f.at} ms after it was sent`);
+});
+
 test('outbound: a peer answering 0 keeps the id exact and times out the others on its default clock', async () => {
   const w = await wire();
   const peer = new Peer({ side: 'client', table, transport: w.transport, timeout: 25 });
