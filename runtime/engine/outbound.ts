@@ -16,9 +16,8 @@ import { RequestTimer } from './cancellation.js';
 const MAX_DELAY = 2 ** 31 - 1;
 /** Lanes kept (with their timer) after they empty; more distinct timeout values are dropped when idle. */
 const IDLE_LANES = 4;
-/** Slots of a {@link PendingById} ring: made with the first, doubled on a collision up to the last. */
-const RING_FIRST = 16;
-const RING_MAX = 256;
+/** Slots of a {@link PendingById} ring (a power of two: twice 64 in flight, whose ids never collide in it). */
+const RING = 128;
 
 /**
  * One request sent and not yet answered, timed out, aborted or failed. Settling it drops its
@@ -235,19 +234,18 @@ class Lane {
  * of a ring its low bits name (a read is an index and an id comparison, no hashing, and nothing
  * is allocated as requests come and go, where a `Map` that fills and empties rebuilds its table
  * every few dozen inserts). An id whose slot is taken by another request (one still pending from
- * long ago, a wider window than the ring) or that is not a number (a `<prefix><n>` string) sits
- * in a `Map` beside the ring, made while it holds any. The ring starts at {@link RING_FIRST}
- * slots and doubles on a collision up to {@link RING_MAX} (2 KiB).
+ * long ago, a window wider than the ring) or that is not a number (a `<prefix><n>` string) sits
+ * in a `Map` beside the ring, made while it holds any. The ring's array grows as ids reach its
+ * slots, up to {@link RING} (an engine that sent a few requests holds a few slots).
  */
 class PendingById {
-  private ring: Array<PendingRequest | undefined> = new Array(RING_FIRST).fill(undefined);
-  private mask = RING_FIRST - 1;
+  private readonly ring: Array<PendingRequest | undefined> = [];
   private more: Map<RequestId, PendingRequest> | undefined;
   size = 0;
 
   get(id: RequestId): PendingRequest | undefined {
     if (typeof id === 'number') {
-      const p = this.ring[id & this.mask];
+      const p = this.ring[id & (RING - 1)];
       if (p !== undefined && p.id === id) return p;
     }
     return this.more?.get(id);
@@ -258,13 +256,8 @@ class PendingById {
     const id = p.id;
     // (NaN, equal to itself as a Map key only, is kept in the map)
     if (typeof id === 'number' && !Number.isNaN(id)) {
-      let at = id & this.mask;
-      let held = this.ring[at];
-      if (held !== undefined && held.id !== id && this.ring.length < RING_MAX) {
-        this.grow();
-        at = id & this.mask;
-        held = this.ring[at];
-      }
+      const at = id & (RING - 1);
+      const held = this.ring[at];
       if (held === undefined ? this.more?.has(id) !== true : held.id === id) {
         if (held === undefined) this.size++;
         this.ring[at] = p;
@@ -280,7 +273,7 @@ class PendingById {
   /** Removes the request pending under `id`; false when none is. */
   delete(id: RequestId): boolean {
     if (typeof id === 'number') {
-      const at = id & this.mask;
+      const at = id & (RING - 1);
       const p = this.ring[at];
       if (p !== undefined && p.id === id) {
         this.ring[at] = undefined;
@@ -300,19 +293,6 @@ class PendingById {
     for (const p of this.ring) if (p !== undefined) all.push(p);
     if (this.more) for (const p of this.more.values()) all.push(p);
     return all;
-  }
-
-  /** Twice the slots; a request whose new slot is taken moves to the map. */
-  private grow(): void {
-    const old = this.ring;
-    this.ring = new Array(old.length * 2).fill(undefined);
-    this.mask = this.ring.length - 1;
-    for (const p of old) {
-      if (p === undefined) continue;
-      const at = (p.id as number) & this.mask;
-      if (this.ring[at] === undefined) this.ring[at] = p;
-      else (this.more ??= new Map()).set(p.id, p);
-    }
   }
 }
 
