@@ -19,7 +19,7 @@
  * No `node:` import.
  */
 import { ConnectionClosedError, RequestNotProcessedError } from '../../../jsonrpc/errors.js';
-import { type Cancel, type HttpReply, type HttpRequestInit, type Requester, readBody } from './request.js';
+import { type Cancel, type HttpReply, type HttpRequestInit, type Requester, lostBefore, readBody } from './request.js';
 
 /** Retries of a POST the server did not process (see the module docs). */
 export interface RetryOptions {
@@ -251,10 +251,7 @@ export async function deliverFrom(
           continue;
         }
         if (replay && cuts.cuts > 1) throw resendsSpent(cuts, options.what, e);
-        throw new ConnectionClosedError(
-          e,
-          `Connection lost before the response (${options.what}; the request may have run)`,
-        );
+        throw lostBefore(e, options.what);
       }
       const delay = connectionRefused(e) ? retryDelay(attempt - 1, undefined, retry, options.random) : undefined;
       if (delay === undefined || attempt > maxRetries) {

@@ -4,6 +4,7 @@
  * ({@link fetchRequester}: Web Streams, for browsers, workers, Bun, Deno, or any fetch a user
  * gives). The `node:http` form, the default on Node, is ./node-request.ts. No `node:` import.
  */
+import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 
 /**
  * The server answered with an HTTP error status (other than a session-expiry 404), or with a
@@ -28,6 +29,14 @@ export class HttpStatusError extends Error {
     this.contentType = contentType;
   }
 }
+
+/**
+ * The error of request `what` (e.g. "POST tools/call") whose connection was lost after it may
+ * have been written: before the response head, or within the reply's body (a reset, a body cut
+ * short of its Content-Length). The server may have run it. Code -32000; `cause`: the network error.
+ */
+export const lostBefore = (cause: unknown, what: string): ConnectionClosedError =>
+  new ConnectionClosedError(cause, `Connection lost before the response (${what}; the request may have run)`);
 
 /** Characters of a body that is not JSON-RPC that {@link bodyHead} keeps for the error (1 KiB of text at most). */
 export const BODY_HEAD = 1024;

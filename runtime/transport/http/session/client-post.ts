@@ -22,7 +22,7 @@
  */
 import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../jsonrpc/errors.js';
 import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
-import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, mediaType, readBody } from '../io/request.js';
+import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, lostBefore, mediaType, readBody } from '../io/request.js';
 import { deliver, resendDelay, resendsSpent } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions } from '../../../jsonrpc/transport.js';
 import { expiredAt, SessionExpiredError, type StreamState } from './client-state.js';
@@ -146,7 +146,9 @@ export class ClientPost extends ClientStreams {
         return;
       }
       if (type === 'application/json' || type === '') {
-        const text = await res.text();
+        const text = await res.text().catch((e: unknown) => {
+          throw cancel.reason ? e : lostBefore(e, what);
+        });
         if (text === '')
           throw new ConnectionClosedError(
             undefined,

@@ -4,7 +4,7 @@
  * either.
  */
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { Cancel, type HttpReply, type HttpRequestInit, type ReplyTaker, type TextTaker } from '../io/request.js';
+import { Cancel, lostBefore, type HttpReply, type HttpRequestInit, type ReplyTaker, type TextTaker } from '../io/request.js';
 
 /** A request id of this transport (a Map tells the id 1 from the id "1"). */
 export type Id = string | number;
@@ -45,6 +45,6 @@ export class Flight extends Cancel implements ReplyTaker, TextTaker {
     this.host.read(this, text);
   }
   broken(error: Error): void {
-    this.host.fail(this.id, error);
+    this.host.fail(this.id, lostBefore(error, `POST ${this.method}`));
   }
 }
