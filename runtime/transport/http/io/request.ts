@@ -5,6 +5,7 @@
  * gives). The `node:http` form, the default on Node, is ./node-request.ts. No `node:` import.
  */
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
+import { isObject } from '../../../jsonrpc/message.js';
 
 /**
  * The server answered with an HTTP error status (other than a session-expiry 404), or with a
@@ -37,6 +38,20 @@ export class HttpStatusError extends Error {
  */
 export const lostBefore = (cause: unknown, what: string): ConnectionClosedError =>
   new ConnectionClosedError(cause, `Connection lost before the response (${what}; the request may have run)`);
+
+/**
+ * Whether `m`, read from the reply to a POST that carried the one request `id`, is that
+ * request's response: its id is `id` (a bigint `id` takes a number), or it is an error whose id
+ * is null or absent (JSON-RPC 2.0 §5: null when the server could not read the request's id),
+ * whose `id` is then set to `id` in place.
+ */
+export function answers(m: unknown, id: string | number | bigint): boolean {
+  if (!isObject(m) || Object.hasOwn(m, 'method')) return false;
+  if (m.id === id || (typeof id === 'bigint' && typeof m.id === 'number')) return true;
+  if (m.id != null || !Object.hasOwn(m, 'error')) return false;
+  m.id = id;
+  return true;
+}
 
 /** Characters of a body that is not JSON-RPC that {@link bodyHead} keeps for the error (1 KiB of text at most). */
 export const BODY_HEAD = 1024;

@@ -22,7 +22,16 @@
  */
 import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../jsonrpc/errors.js';
 import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
-import { BODY_HEAD, bodyHead, Cancel, HttpStatusError, lostBefore, mediaType, readBody } from '../io/request.js';
+import {
+  answers,
+  BODY_HEAD,
+  bodyHead,
+  Cancel,
+  HttpStatusError,
+  lostBefore,
+  mediaType,
+  readBody,
+} from '../io/request.js';
 import { deliver, resendDelay, resendsSpent } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions } from '../../../jsonrpc/transport.js';
 import { expiredAt, SessionExpiredError, type StreamState } from './client-state.js';
@@ -32,10 +41,6 @@ import { parsePeerJson } from '../../../codec/json-depth.js';
 /** A value that is a JSON-RPC message or close to one: an object with its own `method`, `result` or `error`. */
 const rpcLike = (m: unknown): boolean =>
   isObject(m) && (Object.hasOwn(m, 'method') || Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
-
-/** Whether `m` is a response to request `id` (a bigint id, parsed as a number, is taken as its own). */
-const answers = (m: unknown, id: string | number | bigint): boolean =>
-  isObject(m) && !Object.hasOwn(m, 'method') && (m.id === id || (typeof id === 'bigint' && typeof m.id === 'number'));
 
 /**
  * The failure `e` of a re-sent request's POST, as the caller must see it: the request may have
@@ -125,6 +130,8 @@ export class ClientPost extends ClientStreams {
       }
       if (!res.ok) {
         const body = await readBody(res);
+        // (an error with id null or absent is no answer here: this era's servers refuse at the HTTP
+        // level with such bodies, 400 for a missing session id, 405, and the status is what counts)
         const err = (body as { id?: unknown; error?: unknown } | undefined) ?? {};
         if (requestId !== undefined && err.id === requestId && typeof err.error === 'object' && !cuts) {
           this.deliver(body as JSONRPCMessage);
@@ -139,7 +146,8 @@ export class ClientPost extends ClientStreams {
       }
       const contentType = res.header('content-type');
       const type = mediaType(contentType);
-      if (requestId === undefined || res.status === 202) {
+      // (a 202 to a request, a protocol fault, is read as any 2xx: no body fails it at once, as in the draft client)
+      if (requestId === undefined) {
         res.discard();
         if (message.method === 'notifications/initialized' && (this.opts.standaloneStream ?? true))
           this.openStandalone();
@@ -173,19 +181,18 @@ export class ClientPost extends ClientStreams {
           );
         }
         // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5):
-        // JSON that holds no message ({"status":"ok"}), or only one for another id, would leave
-        // the request waiting out its timeout
-        const all: unknown[] = Array.isArray(body) ? body : [body];
-        if (!all.some((m) => answers(m, requestId))) {
-          const other = all.filter(rpcLike).map((m) => idText((m as { id?: unknown }).id));
+        // JSON that holds no message ({"status":"ok"}), or one for another id, would leave the
+        // request waiting out its timeout; an array (a batch) is none: 2025-11-25 has no batches
+        if (!answers(body, requestId)) {
+          const rpc = rpcLike(body);
           throw new HttpStatusError(
             res.status,
-            other.length ? body : text.slice(0, BODY_HEAD),
-            `POST ${String(message.method)}: the ${other.length ? `JSON reply holds no response to request id ${idText(requestId)} (it answers id ${other.join(', ')})` : `${contentType} body is not JSON-RPC`}`,
+            rpc ? body : text.slice(0, BODY_HEAD),
+            `POST ${String(message.method)}: the ${rpc ? `JSON reply holds no response to request id ${idText(requestId)} (it answers id ${idText((body as { id?: unknown }).id)})` : `${contentType} body is not JSON-RPC`}`,
             contentType,
           );
         }
-        for (const m of all) this.deliver(m as JSONRPCMessage);
+        this.deliver(body as JSONRPCMessage);
         return;
       }
       if (type === 'text/event-stream') {

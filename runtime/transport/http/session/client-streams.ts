@@ -10,6 +10,7 @@ import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import { exactIds } from '../../../jsonrpc/message.js';
 import {
+  answers,
   type BodySink,
   type Cancel,
   HttpStatusError,
@@ -62,6 +63,8 @@ export class ClientStreams extends ClientState {
         this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
         continue;
       }
+      // an error with id null or absent on the reply stream of one request is its (JSON-RPC 2.0 §5)
+      if (m.id == null && state.kind === 'post' && state.pending.size === 1) answers(m, [...state.pending][0]);
       if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(m.id);
       this.deliver(m);
     }

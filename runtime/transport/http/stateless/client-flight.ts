@@ -4,7 +4,14 @@
  * either.
  */
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { Cancel, lostBefore, type HttpReply, type HttpRequestInit, type ReplyTaker, type TextTaker } from '../io/request.js';
+import {
+  Cancel,
+  lostBefore,
+  type HttpReply,
+  type HttpRequestInit,
+  type ReplyTaker,
+  type TextTaker,
+} from '../io/request.js';
 
 /** A request id of this transport (a Map tells the id 1 from the id "1"). */
 export type Id = string | number;

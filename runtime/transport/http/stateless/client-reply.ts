@@ -6,7 +6,15 @@
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { BODY_HEAD, type BodySink, type HttpReply, HttpStatusError, mediaType, readInto } from '../io/request.js';
+import {
+  answers,
+  BODY_HEAD,
+  type BodySink,
+  type HttpReply,
+  HttpStatusError,
+  mediaType,
+  readInto,
+} from '../io/request.js';
 import { idText } from '../../../jsonrpc/message.js';
 import type { Id } from './client-flight.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
@@ -58,7 +66,8 @@ class SseReply implements BodySink {
         this.to.skipped(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
         continue;
       }
-      if (!('method' in m) && m.id === this.id) this.answered = true;
+      // (its id, or an error's null or absent id: JSON-RPC 2.0 §5, given the request's)
+      if (answers(m, this.id)) this.answered = true;
       this.to.answer(m);
     }
   }

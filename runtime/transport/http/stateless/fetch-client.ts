@@ -34,6 +34,7 @@ import { requestHeaders, type ParamHeader } from './headers.js';
 import {
   bodyHead,
   Cancel,
+  answers,
   fetchRequester,
   mediaType,
   type HttpReply,
@@ -389,11 +390,8 @@ export class StatelessHttpClientTransport implements Transport {
     }
     const m = body as Obj | undefined;
     const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
-    // the request's own id, or (an error only) none: `id: null` or absent, the request's
-    const own = isRpc && (m.id === id || ('error' in m && (m.id === undefined || m.id === null)));
-    if (own && (res.ok || 'error' in m)) {
-      // (the parsed body is this transport's own: its id set in place, not copied)
-      m.id = id;
+    // the request's own id, or (an error only) none: `id: null` or absent, set to the request's in place
+    if (isRpc && answers(m, id) && (res.ok || 'error' in m)) {
       return this.#answer(m as unknown as JSONRPCMessage);
     }
     this.#fail(id, refusal(`POST ${this.#inFlight.get(id)?.method ?? 'request'}`, id, res, body, text, isRpc, notJson));
