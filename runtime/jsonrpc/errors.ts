@@ -2,6 +2,7 @@
  * JSON-RPC 2.0 error codes (JSON-RPC 2.0 §5.1) and the runtime's local codes, plus the error
  * classes the runtime throws for a failure that travels to the peer as a JSON-RPC error object.
  */
+import { innermost } from './innermost.js';
 
 /**
  * JSON-RPC 2.0's own codes (§5.1, "Error object"). They belong to JSON-RPC, not to an MCP
@@ -135,24 +136,6 @@ export class ConnectionClosedError extends RpcError {
     this.name = 'ConnectionClosedError';
     if (cause !== undefined) this.cause = cause;
   }
-}
-
-/**
- * The code and message of the innermost `cause` of `e` (fetch's "fetch failed" holds the
- * network error one or two `cause` levels down, e.g. an AggregateError of each address tried,
- * whose own message is empty): "connect ECONNREFUSED 127.0.0.1:9", or "ECONNREFUSED" and the
- * message when the message does not name the code.
- */
-function innermost(e: Error): string {
-  let at: Error = e;
-  for (let depth = 0; depth < 8 && at.cause instanceof Error; depth++) at = at.cause;
-  if (at.message === '' && at instanceof AggregateError && at.errors[0] instanceof Error) {
-    const code = (at as { code?: unknown }).code;
-    at = Object.assign(new Error(at.errors[0].message), { code: code ?? (at.errors[0] as { code?: unknown }).code });
-  }
-  const code = (at as { code?: unknown }).code;
-  const message = at.message || at.name;
-  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 /**

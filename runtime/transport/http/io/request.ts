@@ -5,6 +5,7 @@
  * gives). The `node:http` form, the default on Node, is ./node-request.ts. No `node:` import.
  */
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
+import { innermost } from '../../../jsonrpc/innermost.js';
 import { isObject } from '../../../jsonrpc/message.js';
 
 /**
@@ -224,13 +225,15 @@ export function fetchRequester(url: URL, fetchFn: typeof globalThis.fetch): Requ
       init.cancel.onCancel((reason) => ac.abort(reason));
       signal = signal ? AbortSignal.any([signal, ac.signal]) : ac.signal;
     }
-    const res = await fetchFn(url, { method: init.method, headers: init.headers, body: init.body, signal });
+    const res = await fetchFn(url, { method: init.method, headers: init.headers, body: init.body, signal }).catch(
+      named,
+    );
     let text: Promise<string> | undefined;
     return {
       status: res.status,
       ok: res.ok,
       header: (name) => res.headers.get(name) ?? undefined,
-      text: () => (text ??= res.text()),
+      text: () => (text ??= res.text().catch(named)),
       async *chunks() {
         if (text) {
           yield await text;
@@ -240,7 +243,7 @@ export function fetchRequester(url: URL, fetchFn: typeof globalThis.fetch): Requ
         const reader = res.body.getReader();
         try {
           for (;;) {
-            const { done, value } = await reader.read();
+            const { done, value } = await reader.read().catch(named);
             if (done) return;
             yield value;
           }
@@ -253,6 +256,17 @@ export function fetchRequester(url: URL, fetchFn: typeof globalThis.fetch): Requ
       },
     };
   };
+}
+
+/**
+ * Rethrows `e`, a fetch's failure, its message naming the network error under it as node:http's
+ * does ("connect ECONNREFUSED 127.0.0.1:9", "UND_ERR_SOCKET: other side closed"), where fetch
+ * says "fetch failed" or "terminated" (its `cause`, kept, holds the error).
+ */
+function named(e: unknown): never {
+  // (fetch's own TypeError only: a subclass, e.g. oauthFetch's AuthFetchError, has its message)
+  if (e instanceof TypeError && e.constructor === TypeError && e.cause instanceof Error) e.message = innermost(e);
+  throw e;
 }
 
 /** The media type of a Content-Type value, lower-case, without parameters ('' when absent). */
