@@ -6,7 +6,7 @@
  */
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import { innermost } from '../../../jsonrpc/innermost.js';
-import { isObject } from '../../../jsonrpc/message.js';
+import { idText, isObject } from '../../../jsonrpc/message.js';
 
 /**
  * The server answered with an HTTP error status (other than a session-expiry 404), or with a
@@ -53,6 +53,10 @@ export function answers(m: unknown, id: string | number | bigint): boolean {
   m.id = id;
   return true;
 }
+
+/** What a client's logger is told (`onError`) of a response on an SSE stream that answers no request of that stream. */
+export const stray = (id: unknown): Error =>
+  new Error(`SSE response stream: a response to id ${idText(id).slice(0, 80)} answers no request of that stream`);
 
 /** Characters of a body that is not JSON-RPC that {@link bodyHead} keeps for the error (1 KiB of text at most). */
 export const BODY_HEAD = 1024;

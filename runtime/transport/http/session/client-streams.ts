@@ -18,6 +18,7 @@ import {
   readBody,
   readInto,
   sleep,
+  stray,
   type HttpReply,
 } from '../io/request.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
@@ -65,7 +66,7 @@ export class ClientStreams extends ClientState {
       }
       // an error with id null or absent on the reply stream of one request is its (JSON-RPC 2.0 §5)
       if (m.id == null && state.kind === 'post' && state.pending.size === 1) answers(m, [...state.pending][0]);
-      if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) state.pending.delete(m.id);
+      if (!('method' in m) && !state.pending.delete(m.id as string)) this.events?.onError?.(stray(m.id));
       this.deliver(m);
     }
   }
@@ -80,7 +81,7 @@ export class ClientStreams extends ClientState {
         state,
         new ConnectionClosedError(
           broken instanceof Error ? broken : undefined,
-          'SSE response stream lost before the response (the request may have run), and it cannot be resumed (no event ID came)',
+          `SSE response stream ${broken === undefined ? 'closed by the server' : 'lost'} before the response (the request may have run), and it cannot be resumed (no event ID came)`,
         ),
       );
     }

@@ -14,6 +14,7 @@ import {
   HttpStatusError,
   mediaType,
   readInto,
+  stray,
 } from '../io/request.js';
 import { idText } from '../../../jsonrpc/message.js';
 import type { Id } from './client-flight.js';
@@ -68,6 +69,7 @@ class SseReply implements BodySink {
       }
       // (its id, or an error's null or absent id: JSON-RPC 2.0 §5, given the request's)
       if (answers(m, this.id)) this.answered = true;
+      else if (!('method' in m)) this.to.skipped(stray(m.id));
       this.to.answer(m);
     }
   }
