@@ -66,7 +66,7 @@ export function nodeRequester(url: URL, agent?: HttpAgent): SendingRequester {
       headers,
       agent: init.stream && !agent ? false : pool,
     };
-    sendCall({ taker, signal, cancel, reply: undefined, send, options, body: init.body });
+    sendCall({ taker, signal, cancel, reply: undefined, send, options, body: init.body, stream: init.stream });
   };
   const requester: SendingRequester = (init) =>
     new Promise<HttpReply>((resolve, reject) => start(init, { reply: resolve, error: reject }));
@@ -118,11 +118,14 @@ interface Call {
   send: typeof httpRequest;
   options: RequestOptions;
   body: string | undefined;
+  stream: boolean | undefined;
 }
 type CallRequest = ClientRequest & { [CALL]: Call };
 
 function onCallResponse(this: CallRequest, res: IncomingMessage): void {
   const call = this[CALL];
+  // a long-lived stream (the standalone GET), once answered, keeps no process alive: nothing awaits it
+  if (call.stream) res.socket?.unref();
   res.setEncoding('utf8');
   call.taker.reply((call.reply = new NodeReply(res, this)));
 }

@@ -296,14 +296,15 @@ export async function readBody(res: HttpReply): Promise<unknown> {
   }
 }
 
-/** Waits `ms`; false when `signal` aborted first. */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+/** Waits `ms`; false when `signal` aborted first. `unref`: the wait does not keep a Node process alive. */
+export function sleep(ms: number, signal: AbortSignal, unref?: boolean): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const t = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve(true);
     }, ms);
+    if (unref) (t as { unref?: () => void }).unref?.();
     const onAbort = (): void => {
       clearTimeout(t);
       resolve(false);
