@@ -7,19 +7,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as draft from '../../../../../generated/draft/index.js';
 import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { ConnectionClosedError } from '../../../../../runtime/jsonrpc/errors.js';
 import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
-import { startDualEraBehind } from '../stateless/helpers.js';
+import { eraClient, failure, startDualEraBehind } from '../stateless/helpers.js';
 
 const info = { clientInfo: { name: 'c', version: '1' } };
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (x: unknown) => x as Error,
-  );
 
 for (const era of ['session', 'stateless'] as const)
   test(`${era}, fetch: a reset after the POST names the network error, not "fetch failed"`, async () => {
@@ -28,10 +21,9 @@ for (const era of ['session', 'stateless'] as const)
       req.socket.destroy();
       return true;
     });
-    const options = { url: s.url, fetch: globalThis.fetch };
-    const c = era === 'session' ? new v2025.Client(info) : new draft.Client(info);
+    const { c, transport } = eraClient(era, 'fetch', s.url);
     try {
-      await c.connect(era === 'session' ? new HttpClientTransport(options) : new StatelessHttpClientTransport(options));
+      await c.connect(transport);
       const e = await failure(c.callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false }));
       assert.instance(e, ConnectionClosedError, String(e));
       assert.not.match(e!.message, /fetch failed/);

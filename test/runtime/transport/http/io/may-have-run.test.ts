@@ -7,12 +7,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as draft from '../../../../../generated/draft/index.js';
-import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { ConnectionClosedError } from '../../../../../runtime/jsonrpc/errors.js';
-import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
-import { startDualEraBehind } from '../stateless/helpers.js';
+import { eraClient, failure, startDualEraBehind } from '../stateless/helpers.js';
 
 /** The dual-era endpoint, behind a front that resets the connection of every `tools/call` POST (the others pass). */
 const resetting = () =>
@@ -26,17 +22,10 @@ for (const era of ['session', 'stateless'] as const)
   for (const form of ['node:http', 'fetch'] as const)
     test(`${era}, ${form}: a reset after the POST → ConnectionClosedError "(POST tools/call; the request may have run)"`, async () => {
       const s = await resetting();
-      const options = { url: s.url, ...(form === 'fetch' ? { fetch: globalThis.fetch } : {}) };
-      const info = { clientInfo: { name: 'c', version: '1' } };
-      const c = era === 'session' ? new v2025.Client(info) : new draft.Client(info);
+      const { c, transport } = eraClient(era, form, s.url);
       try {
-        await c.connect(
-          era === 'session' ? new HttpClientTransport(options) : new StatelessHttpClientTransport(options),
-        );
-        const e = await c.callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false }).then(
-          () => undefined,
-          (x: unknown) => x as Error,
-        );
+        await c.connect(transport);
+        const e = await failure(c.callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false }));
         assert.instance(e, ConnectionClosedError, String(e));
         assert.match(
           e!.message,

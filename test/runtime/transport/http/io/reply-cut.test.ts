@@ -9,12 +9,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as draft from '../../../../../generated/draft/index.js';
-import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { ConnectionClosedError } from '../../../../../runtime/jsonrpc/errors.js';
-import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
-import { startDualEraBehind } from '../stateless/helpers.js';
+import { eraClient, failure, startDualEraBehind } from '../stateless/helpers.js';
 
 const JSON_HEAD = { 'content-type': 'application/json', 'content-length': '200' };
 const LOST = /^Connection lost before the response \(POST tools\/call; the request may have run\): /;
@@ -71,17 +67,10 @@ for (const [fault, answer, message] of faults)
           answer(req, res);
           return true;
         });
-        const options = { url: s.url, ...(form === 'fetch' ? { fetch: globalThis.fetch } : {}) };
-        const info = { clientInfo: { name: 'c', version: '1' } };
-        const c = era === 'session' ? new v2025.Client(info) : new draft.Client(info);
+        const { c, transport } = eraClient(era, form, s.url);
         try {
-          await c.connect(
-            era === 'session' ? new HttpClientTransport(options) : new StatelessHttpClientTransport(options),
-          );
-          const e = await c.callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false }).then(
-            () => undefined,
-            (x: unknown) => x as Error,
-          );
+          await c.connect(transport);
+          const e = await failure(c.callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false }));
           assert.instance(e, ConnectionClosedError, String(e));
           assert.is((e as ConnectionClosedError).code, -32000);
           assert.match(e!.message, message);

@@ -15,13 +15,9 @@
 import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as draft from '../../../../../generated/draft/index.js';
-import * as v2025 from '../../../../../generated/2025-11-25/index.js';
 import { ConnectionClosedError, RpcError } from '../../../../../runtime/jsonrpc/errors.js';
 import { HttpStatusError } from '../../../../../runtime/transport/http/io/request.js';
-import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
-import { startDualEraBehind } from '../stateless/helpers.js';
+import { eraClient, failure, startDualEraBehind } from '../stateless/helpers.js';
 
 const BAD_ID = { code: -32600, message: 'Invalid Request: id unreadable' };
 const json = (status: number, body: unknown) => (res: ServerResponse) => {
@@ -96,20 +92,13 @@ for (const [name, answer, check] of cases)
           answer(res, message.id);
           return true;
         });
-        const options = { url: s.url, ...(form === 'fetch' ? { fetch: globalThis.fetch } : {}) };
-        const info = { clientInfo: { name: 'c', version: '1' } };
-        const c = era === 'session' ? new v2025.Client(info) : new draft.Client(info);
+        const { c, transport } = eraClient(era, form, s.url);
         try {
-          await c.connect(
-            era === 'session' ? new HttpClientTransport(options) : new StatelessHttpClientTransport(options),
-          );
+          await c.connect(transport);
           // (a long timeout: a call left waiting fails with RequestTimeoutError, which no check accepts)
-          const e = await c
-            .callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false, timeout: 20_000 })
-            .then(
-              () => undefined,
-              (x: unknown) => x as Error,
-            );
+          const e = await failure(
+            c.callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false, timeout: 20_000 }),
+          );
           check(e, era);
         } finally {
           await c.close().catch(() => {});

@@ -7,11 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import * as draft from '../../../../../generated/draft/index.js';
-import * as v2025 from '../../../../../generated/2025-11-25/index.js';
-import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
-import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
-import { startDualEraBehind } from '../stateless/helpers.js';
+import { eraClient, startDualEraBehind } from '../stateless/helpers.js';
 
 const event = (m: unknown) => `event: message\ndata: ${JSON.stringify(m)}\n\n`;
 const LONG = 'z'.repeat(500);
@@ -30,13 +26,9 @@ for (const era of ['session', 'stateless'] as const)
       });
       const warnings: string[] = [];
       const logger = { warn: (msg: string, data?: { error?: string }) => void warnings.push(`${msg}: ${data?.error}`) };
-      const options = { url: s.url, ...(form === 'fetch' ? { fetch: globalThis.fetch } : {}) };
-      const info = { clientInfo: { name: 'c', version: '1' }, logger };
-      const c = era === 'session' ? new v2025.Client(info) : new draft.Client(info);
+      const { c, transport } = eraClient(era, form, s.url, { logger });
       try {
-        await c.connect(
-          era === 'session' ? new HttpClientTransport(options) : new StatelessHttpClientTransport(options),
-        );
+        await c.connect(transport);
         const r = (await c.callTool({ name: 'echo', arguments: { text: 'x' } } as never, { retry: false })) as {
           content: { text: string }[];
         };

@@ -13,7 +13,9 @@ import {
   createStatelessHttpHandler,
   type StatelessHttpHandler,
 } from '../../../../../runtime/transport/http/stateless/server.js';
+import { HttpClientTransport } from '../../../../../runtime/transport/http/session/node-client.js';
 import { createStreamableHttpHandler } from '../../../../../runtime/transport/http/session/server.js';
+import { StatelessHttpClientTransport } from '../../../../../runtime/transport/http/stateless/node-client.js';
 import { SseParser } from '../../../../../runtime/codec/sse.js';
 import { SESSION_TABLES, STATELESS_TABLES } from '../tables.js';
 
@@ -258,5 +260,26 @@ export function request(
 ) {
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
 }
+
+/**
+ * A Client of `era` (the 2025-11-25 session Client, or the draft Client for the stateless
+ * transport) and its transport to `url` in `form` (node:http, or fetch), not yet connected;
+ * `extra` (a logger) goes into the Client's options.
+ */
+export function eraClient(era: 'session' | 'stateless', form: 'node:http' | 'fetch', url: string, extra = {}) {
+  const options = { url, ...(form === 'fetch' ? { fetch: globalThis.fetch } : {}) };
+  const info = { clientInfo: { name: 'c', version: '1' }, ...extra };
+  return {
+    c: era === 'session' ? new v2025.Client(info) : new draft.Client(info),
+    transport: era === 'session' ? new HttpClientTransport(options) : new StatelessHttpClientTransport(options),
+  };
+}
+
+/** The error `p` rejects with; undefined when it resolves. */
+export const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (x: unknown) => x as Error,
+  );
 
 export const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
