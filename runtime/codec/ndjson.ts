@@ -321,19 +321,35 @@ function lastBytes(parts: readonly Buffer[]): Buffer {
 const LS = /[\u2028\u2029]/g;
 
 /**
- * Encodes one message as one frame: `JSON.stringify(message) + "\n"` (a bigint, an exact id,
- * written as its integer: `serializeMessage` in ../jsonrpc/message.ts). JSON text never holds a
- * raw LF or CR (both are escaped inside strings), so the frame has exactly one `0x0A`, at the
- * end, and no `0x0D`. U+2028 and U+2029 are written as `\u2028` / `\u2029` (same JSON value) so
- * that readers that split on Unicode line separators still see one line.
+ * `text` (JSON) with U+2028 and U+2029 written as `\u2028` / `\u2029` (JSON holds them only
+ * inside strings, where that is the same value), so that readers that split on Unicode line
+ * separators still see one line per frame; `text` itself when it holds neither.
+ */
+export function escapeLineSeparators(text: string): string {
+  // indexOf allocates nothing, and on a one-byte string (most JSON) it answers at once
+  if (text.indexOf('\u2028') === -1 && text.indexOf('\u2029') === -1) return text;
+  return text.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+}
+
+/**
+ * The JSON text of one message, for a frame: `serializeMessage` in ../jsonrpc/message.ts (a
+ * bigint, an exact id, written as its integer). Throws UnserializableMessageError (a cycle, a
+ * value JSON cannot express).
+ */
+export function frameJson(message: unknown): string {
+  const json = serializeMessage(message);
+  if (json === undefined) throw new UnserializableMessageError('message is not JSON-serializable');
+  return json;
+}
+
+/**
+ * Encodes one message as one frame: {@link frameJson} + `"\n"`. JSON text never holds a raw LF
+ * or CR (both are escaped inside strings), so the frame has exactly one `0x0A`, at the end, and
+ * no `0x0D`; U+2028 and U+2029 are escaped ({@link escapeLineSeparators}).
  * Throws UnserializableMessageError (a cycle, a value JSON cannot express).
  */
 export function encodeFrame(message: unknown): string {
-  const json = serializeMessage(message);
-  if (json === undefined) throw new UnserializableMessageError('message is not JSON-serializable');
-  // indexOf allocates nothing, and on a one-byte string (most JSON) it answers at once
-  if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return `${json}\n`;
-  return `${json.replace(LS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))}\n`;
+  return `${escapeLineSeparators(frameJson(message))}\n`;
 }
 
 /** Decodes a complete byte sequence at once (for tests and tools): values and errors in order. */

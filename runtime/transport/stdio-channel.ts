@@ -3,9 +3,15 @@
  * not a message, coalesced writes with backpressure, the bounds on a misbehaving peer.
  */
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_MAX_LINE_BYTES, NdjsonDecoder, type FrameError } from '../codec/ndjson.js';
-import { classify, exactIds, kindOf, parseErrorResponse, serializeMessage } from '../jsonrpc/message.js';
-import { ConnectionClosedError, UnserializableMessageError } from '../jsonrpc/errors.js';
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  escapeLineSeparators,
+  type FrameError,
+  frameJson,
+  NdjsonDecoder,
+} from '../codec/ndjson.js';
+import { classify, exactIds, kindOf, parseErrorResponse } from '../jsonrpc/message.js';
+import { ConnectionClosedError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 import type { JSONRPCMessage, TransportEvents } from '../jsonrpc/transport.js';
 
@@ -316,13 +322,12 @@ export class LineChannel {
     }
     // the frame of ../codec/ndjson.ts `encodeFrame`, whose U+2028/U+2029 escaping `flush` does
     // once for the whole batch
-    let json: string | undefined;
+    let json: string;
     try {
-      json = serializeMessage(message);
+      json = frameJson(message);
     } catch (e) {
       return Promise.reject(e);
     }
-    if (json === undefined) return Promise.reject(new UnserializableMessageError('message is not JSON-serializable'));
     this.queued += `${json}\n`;
     if (this.queued.length >= FLUSH_AT) this.flush();
     else if (!this.flushScheduled) {
@@ -349,18 +354,14 @@ export class LineChannel {
 
   /** Hands the queued frames to the stream as one write. */
   flush(): void {
-    let data = this.queued;
+    const data = this.queued;
     if (data === '') return;
     this.queued = '';
     if (!this.writable || this.output.destroyed || this.output.writableEnded) {
       this.drained?.(new Error('output closed'));
       return;
     }
-    // U+2028 and U+2029 as `\u2028` / `\u2029` (JSON holds them only inside strings, where that is
-    // the same value): readers that split on Unicode line separators still see one line per frame
-    if (data.indexOf('\u2028') !== -1 || data.indexOf('\u2029') !== -1)
-      data = data.replace(SEPARATORS, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
-    if (this.output.write(data)) {
+    if (this.output.write(escapeLineSeparators(data))) {
       if (this.drain && !this.output.writableNeedDrain) this.drained!();
     } else this.waitDrain();
   }
@@ -393,8 +394,6 @@ export class LineChannel {
     return this.drain;
   }
 }
-
-const SEPARATORS = /[\u2028\u2029]/g;
 
 /** Write error codes of a pipe whose reader is gone. */
 const CLOSED_PIPE = new Set(['EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
