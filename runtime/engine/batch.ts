@@ -15,7 +15,7 @@ import {
   kindOf,
   type MessageKind,
 } from '../jsonrpc/message.js';
-import type { JSONRPCMessage, MessageInfo } from '../jsonrpc/transport.js';
+import type { JSONRPCMessage, MessageInfo, Transport } from '../jsonrpc/transport.js';
 import type { Logger } from './context.js';
 
 type Response = JSONRPCResultResponse | JSONRPCErrorResponse;
@@ -26,7 +26,10 @@ export interface BatchHost {
   onRequest(req: JSONRPCRequest, info: MessageInfo | undefined, batch: BatchReply): void;
   onMessage(m: JSONRPCMessage, info: MessageInfo | undefined, kind: MessageKind): void;
   settle(id: RequestId): { reject(e: Error): void } | undefined;
-  replyBatch(responses: Response[]): void;
+  readonly closedWith: unknown;
+  readonly transport: Transport;
+  /** Hands one response to the transport (./answer.ts `reply`). */
+  reply(m: Response): void;
 }
 
 /** Collects the responses to one inbound batch and sends them as one array when all are in. */
@@ -73,7 +76,7 @@ export class BatchReply {
  * malformed response with a readable id fails that pending request.
  */
 export function dispatchBatch(host: BatchHost, items: unknown[], info: MessageInfo | undefined): void {
-  const batch = new BatchReply((responses) => host.replyBatch(responses));
+  const batch = new BatchReply((responses) => replyBatch(host, responses));
   for (const item of items) {
     const kind = kindOf(item);
     if (kind === 'request') host.onRequest(item as JSONRPCRequest, info, batch);
@@ -88,4 +91,19 @@ export function dispatchBatch(host: BatchHost, items: unknown[], info: MessageIn
     }
   }
   batch.seal();
+}
+
+/**
+ * Sends the responses of one batch as one array (`transport.sendBatch`), or one by one where
+ * the transport sends no arrays; nothing once the engine closed.
+ */
+function replyBatch(host: BatchHost, responses: Response[]): void {
+  if (host.closedWith) return;
+  if (!host.transport.sendBatch) {
+    for (const m of responses) host.reply(m);
+    return;
+  }
+  host.transport
+    .sendBatch(responses)
+    .catch((e: Error) => host.log.debug?.('could not send batch response', { error: e.message }));
 }

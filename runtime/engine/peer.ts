@@ -402,15 +402,4 @@ export class Peer {
       errorResponse(undefined, ErrorCode.InternalError, 'Internal error: the table has batches but no batchDispatch'),
     );
   }
-
-  private replyBatch(responses: Array<JSONRPCResultResponse | JSONRPCErrorResponse>): void {
-    if (this.closedWith) return;
-    if (!this.transport.sendBatch) {
-      for (const m of responses) this.reply(m);
-      return;
-    }
-    this.transport
-      .sendBatch(responses)
-      .catch((e: Error) => this.log.debug?.('could not send batch response', { error: e.message }));
-  }
 }
