@@ -404,16 +404,15 @@ export function classify(v: unknown): Classified {
     else if (typeof v.method !== 'string') reason = 'method must be a string';
     else if (!paramsOk(v) && !Array.isArray(v.params)) reason = 'params must be an object';
     else if (readableId === undefined) reason = 'id must be a string or an integer';
-    else if (Array.isArray(v.params)) {
-      // a valid JSON-RPC 2.0 request (by-position params), whose params MCP requires by name:
-      // invalid params (§5.1 -32602), as the Python and Go engines answer it
-      const message = 'Invalid params: params must be an object';
+    else if (v.result !== undefined || v.error !== undefined) reason = 'a request must not carry result or error';
+    // all that is left: a valid JSON-RPC 2.0 request (by-position params), whose params MCP
+    // requires by name: invalid params (§5.1 -32602), as the Python and Go engines answer it
+    else
       return {
         kind: 'invalid',
         reason: 'params must be an object',
-        reply: errorResponse(readableId, ErrorCode.InvalidParams, message),
+        reply: errorResponse(readableId, ErrorCode.InvalidParams, 'Invalid params: params must be an object'),
       };
-    } else reason = 'a request must not carry result or error';
     return invalid(reason, readableId);
   }
   const out: InvalidMessage =

@@ -38,6 +38,11 @@ type ConnOptions struct {
 	Inline func(method string) bool
 	// Logger gets what is dropped and why (default slog.Default()).
 	Logger *slog.Logger
+	// Revision returns the protocol version a handshake-era server serves, for the -32600
+	// answering a JSON array (no batches since 2025-06-18), as the TypeScript engine words it:
+	// "Invalid Request: protocol version <Revision()> has no JSON-RPC batches", "Invalid Request:
+	// empty batch" for []. Nil: jsonrpc.BatchRefused (the stateless era's words).
+	Revision func() string
 }
 
 // Conn is one side of a connection: it sends requests and notifications and serves what the
@@ -199,6 +204,12 @@ func (c *Conn) Drain(err error, grace time.Duration) {
 func (c *Conn) Receive(data []byte, ch Channel, header http.Header) {
 	m, err := c.opts.Methods.Decode(data)
 	if err != nil {
+		if e := jsonrpc.AsError(err); e.Message == jsonrpc.BatchRefused && c.opts.Revision != nil {
+			err = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version "+c.opts.Revision()+" has no JSON-RPC batches")
+			if t := bytes.TrimSpace(data); len(bytes.TrimSpace(t[1:len(t)-1])) == 0 {
+				err = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch")
+			}
+		}
 		c.refuse(m, err, ch)
 		return
 	}

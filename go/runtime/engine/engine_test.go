@@ -243,10 +243,11 @@ func TestInvalidMessages(t *testing.T) {
 		{`{"jsonrpc":"1.0","id":16,"method":"echo"}`, `{"jsonrpc":"2.0","id":16,"error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`},
 		{`{"jsonrpc":"2.0","id":15}`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message has no method, result or error"}}`},
 		{`{"jsonrpc":"2.0","id":"m","method":5}`, `{"jsonrpc":"2.0","id":"m","error":{"code":-32600,"message":"Invalid Request: method must be a string"}}`},
-		{`this is not json`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: invalid character 'h' in literal true at byte 1"}}`},
-		{`12 monkeys`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: unexpected data after the JSON value at byte 3"}}`},
-		{"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{\"t\":\"\xff\"}}", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: invalid UTF-8 in a string at byte 55"}}`},
-		{`[1,2]`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`},
+		{`this is not json`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: line is not JSON: invalid character 'h' in literal true at byte 1"}}`},
+		{`12 monkeys`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: line is not JSON: unexpected data after the JSON value at byte 3"}}`},
+		{"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{\"t\":\"\xff\"}}", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: line is not JSON: invalid UTF-8 in a string at byte 55"}}`},
+		{`[1,2]`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: batch arrays are not supported"}}`},
+		{`5`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: message is not a JSON object"}}`},
 		{`{"jsonrpc":"2.0","id":"0","method":"echo","params":{"x":` + strings.Repeat("1", 300) + `}}`, `{"jsonrpc":"2.0","id":"0","error":{"code":-32000,"message":"Payload Too Large","data":{"limit":256,"size":358}}}`},
 	} {
 		write(c.in + "\n")
@@ -294,10 +295,10 @@ func TestRefusalsLeaveInOrder(t *testing.T) {
 	defer conn.Close(nil)
 	in := []string{`not json`, `{"jsonrpc":"2.0","id":true,"method":"echo"}`, `{"jsonrpc":"2.0","id":3,"method":3}`, `[1]`, `{"jsonrpc":"1.0","id":"x","method":"echo"}`}
 	want := []string{
-		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: not JSON: invalid character 'o' in literal null at byte 1"}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: line is not JSON: invalid character 'o' in literal null at byte 1"}}`,
 		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: id must be a string or an integer"}}`,
 		`{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: method must be a string"}}`,
-		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: not a JSON-RPC 2.0 object"}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: batch arrays are not supported"}}`,
 		`{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""}}`,
 	}
 	for _, line := range in {

@@ -27,7 +27,7 @@ func TestDecodeRefusesJSONNestedDeeperThan512(t *testing.T) {
 	} {
 		m, err := Decode([]byte(body))
 		e, ok := err.(*Error)
-		if !ok || e.Code != CodeParseError || !strings.Contains(e.Message, "nesting deeper than 512") {
+		if !ok || e.Code != CodeParseError || !strings.Contains(e.Message, "JSON nested deeper than 512 levels") {
 			t.Errorf("%s: got %v, want -32700 naming the nesting", name, err)
 		}
 		if m.AnswerID().IsValid() {

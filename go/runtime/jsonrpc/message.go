@@ -1,6 +1,8 @@
 package jsonrpc
 
 import (
+	"bytes"
+
 	"mcpgen.dev/runtime/wire"
 )
 
@@ -47,6 +49,22 @@ type Message struct {
 	Error *Error
 }
 
+// BatchRefused is the message of the -32600 Decode answers a JSON array with (a JSON-RPC 2.0 §6
+// batch: no MCP revision since 2025-06-18 has them), as the TypeScript engine words it;
+// engine.Conn words it for the revision it serves (ConnOptions.Revision).
+const BatchRefused = "Invalid Request: batch arrays are not supported"
+
+// NotObject is the message of the -32600 Decode answers a JSON value that is neither an object
+// nor an array with, as the TypeScript engine words it.
+const NotObject = "Invalid Request: message is not a JSON object"
+
+// parseError is the -32700 of a text that is not JSON: "Parse error: line is not JSON: <where
+// the scanner stopped>", the words of the TypeScript stdio transport (the HTTP server answers a
+// body with its own, ../streamable).
+func parseError(err error) *Error {
+	return NewError(CodeParseError, "Parse error: line is not JSON: "+err.Error())
+}
+
 // Methods maps method names to themselves: Decode takes a message's method string from it
 // instead of allocating one.
 type Methods map[string]string
@@ -63,9 +81,12 @@ func (names Methods) Decode(data []byte) (Message, error) {
 		// not an object: say whether it is JSON at all (the error Members gives names what the
 		// scanner reached, "expected object, got integer" for "12 monkeys", not what is wrong)
 		if err := wire.Check(data); err != nil {
-			return m, NewError(CodeParseError, "Parse error: not JSON: "+err.Error())
+			return m, parseError(err)
 		}
-		return m, NewError(CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 object")
+		if b := bytes.TrimLeft(data, " \t\r\n"); b[0] == '[' {
+			return m, NewError(CodeInvalidRequest, BatchRefused)
+		}
+		return m, NewError(CodeInvalidRequest, NotObject)
 	}
 	var version, id, method, params, result, errObj []byte
 	hasID, hasParams, hasResult, hasError := false, false, false, false
@@ -86,7 +107,7 @@ func (names Methods) Decode(data []byte) (Message, error) {
 		}
 	}
 	if err := o.Err(); err != nil {
-		return m, NewError(CodeParseError, "Parse error: not JSON: "+err.Error())
+		return m, parseError(err)
 	}
 	if method != nil {
 		m.Kind = KindNotification

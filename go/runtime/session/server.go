@@ -163,7 +163,11 @@ func (s *Server) Stateful() *ServerSession {
 // Serve serves one connection over t until it closes (or ctx ends); the session is made for it.
 func (s *Server) Serve(ctx context.Context, t engine.Transport) error {
 	ss := s.NewSession()
-	conn := engine.NewConn(ctx, engine.ConnOptions{Handler: ss, Methods: s.methods(), AnswerParseErrors: true, Inline: ServedInline, Logger: s.log, Timeout: s.cfg.Timeout})
+	opts := engine.ConnOptions{Handler: ss, Methods: s.methods(), AnswerParseErrors: true, Inline: ServedInline, Logger: s.log, Timeout: s.cfg.Timeout}
+	if !s.Stateless() {
+		opts.Revision = func() string { return ss.Table().ProtocolVersion }
+	}
+	conn := engine.NewConn(ctx, opts)
 	ss.conn = conn
 	ch, err := t.Connect(ctx, conn)
 	if err != nil {

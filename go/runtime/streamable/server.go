@@ -43,6 +43,7 @@ import (
 	"mcpgen.dev/runtime/jsonrpc"
 	"mcpgen.dev/runtime/protocol"
 	"mcpgen.dev/runtime/session"
+	"mcpgen.dev/runtime/wire"
 )
 
 // Reply modes of a request's answer.
@@ -312,13 +313,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg, nil)
 		return
 	}
-	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] == '[' {
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: batches are not accepted; send one message per POST", nil)
-		return
-	}
 	m, err := h.methods().Decode(body)
 	if err != nil {
-		e := jsonrpc.AsError(err)
+		e := h.bodyError(jsonrpc.AsError(err), r.Header.Get("Mcp-Session-Id"))
 		if m.Kind == jsonrpc.KindNotification {
 			// a malformed notification is accepted and ignored (field case 004)
 			w.WriteHeader(http.StatusAccepted)
@@ -358,6 +355,30 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, http.StatusBadRequest, codeRefused, "Bad Request: Mcp-Session-Id header is required", nil)
+}
+
+// bodyError words the refusal of a body that is not one JSON-RPC message as the TypeScript
+// server does: "Parse error: body is not JSON" (or the nesting, wire.TooDeep), "Invalid Request:
+// body must be a JSON object", and for an array "Invalid Request: batches are not accepted; send
+// one message per POST", naming the protocol version of the session sid names, if any.
+func (h *Handler) bodyError(e *jsonrpc.Error, sid string) *jsonrpc.Error {
+	switch {
+	case e.Code == jsonrpc.CodeParseError:
+		why := "body is not JSON"
+		if strings.Contains(e.Message, wire.TooDeep) {
+			why = wire.TooDeep
+		}
+		return jsonrpc.NewError(e.Code, "Parse error: "+why)
+	case e.Message == jsonrpc.BatchRefused:
+		in := ""
+		if s := h.session(sid); s != nil {
+			in = " in protocol version " + s.ss.Table().ProtocolVersion
+		}
+		return jsonrpc.NewError(e.Code, "Invalid Request: batches are not accepted"+in+"; send one message per POST")
+	case e.Message == jsonrpc.NotObject:
+		return jsonrpc.NewError(e.Code, "Invalid Request: body must be a JSON object")
+	}
+	return e
 }
 
 func (h *Handler) session(id string) *httpSession {

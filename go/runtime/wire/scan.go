@@ -31,6 +31,10 @@ func (e *SyntaxError) Error() string {
 
 func syntaxError(at int, msg string) error { return &SyntaxError{Offset: at, Msg: msg} }
 
+// TooDeep is the Msg of the SyntaxError of a text nested deeper than MaxDepth: the words the
+// TypeScript and Python runtimes use for it.
+const TooDeep = "JSON nested deeper than 512 levels"
+
 // isSpace reports JSON whitespace (RFC 8259 §2: space, tab, LF, CR).
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
@@ -116,7 +120,7 @@ func skipLiteral(data []byte, i int, lit string) (int, error) {
 
 func skipObject(data []byte, i, depth int) (int, error) {
 	if depth > MaxDepth {
-		return i, syntaxError(i, "nesting deeper than "+strconv.Itoa(MaxDepth))
+		return i, syntaxError(i, TooDeep)
 	}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
@@ -154,7 +158,7 @@ func skipObject(data []byte, i, depth int) (int, error) {
 
 func skipArray(data []byte, i, depth int) (int, error) {
 	if depth > MaxDepth {
-		return i, syntaxError(i, "nesting deeper than "+strconv.Itoa(MaxDepth))
+		return i, syntaxError(i, TooDeep)
 	}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {

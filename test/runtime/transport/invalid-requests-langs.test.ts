@@ -20,6 +20,21 @@
  *   members (jsonrpc, method, params, id) is reported, by-position `params` only when the rest is
  *   valid; the TypeScript engine (stdio) reported an id that is no id first, and no method before
  *   another `jsonrpc`; its HTTP endpoints an id that is no id before params;
+ * - by-position `params` and a `result` member: -32600 "a request must not carry result or
+ *   error" with the id (an invalid request; -32602 only when by-position params are all that is
+ *   wrong; the TypeScript engine over stdio said -32602);
+ * - bodies and lines that are no message object, all without id: a number, a string, `null`,
+ *   `true`: -32600 "message is not a JSON object" over stdio, "body must be a JSON object" over
+ *   HTTP (400); `[]` and a batch: over stdio "empty batch" and "protocol version 2025-11-25 has
+ *   no JSON-RPC batches" (2025-11-25), "batch arrays are not supported" (2026-07-28), over HTTP
+ *   "batches are not accepted in protocol version 2025-11-25; send one message per POST" in a
+ *   session, without the version on the stateless endpoint; not JSON (also `[1,`, which Go took
+ *   for a batch) or nested 513 deep: -32700 "Parse error: line is not JSON: <the parser's
+ *   words>" over stdio, "Parse error: body is not JSON" or "Parse error: JSON nested deeper than
+ *   512 levels" over HTTP. Python and Go said "not a JSON-RPC 2.0 object" for all but the HTTP
+ *   arrays and the parser's words for a parse error ("not JSON: …" in Go);
+ * - the stateless endpoint's order: no `_meta` protocol version (-32602) before a mismatching
+ *   `Mcp-Method` (-32020), which comes before no client capabilities (-32602);
  * - a request with a `result` member: -32600 "a request must not carry result or error" with the
  *   id (HTTP 400; TypeScript said it with 200 in a session, Python and Go ran the request); an
  *   object with both `result` and `error`: over HTTP 400 -32600 "a response has either result or
@@ -145,6 +160,13 @@ const ROWS: Row[] = [
     400,
   ],
   [
+    'params [1], result',
+    () => ({ jsonrpc: '2.0', id: 28, method: 'tools/list', params: [1], result: {} }),
+    invalid('a request must not carry result or error', 28),
+    400,
+    400,
+  ],
+  [
     'request with result',
     () => ({ jsonrpc: '2.0', id: 25, method: 'tools/list', result: {} }),
     invalid('a request must not carry result or error', 25),
@@ -159,6 +181,72 @@ const ROWS: Row[] = [
     404,
   ],
 ];
+
+/** Over stdio the words of a parse error go on with the parser's own (they differ by language). */
+const LINE_NOT_JSON = 'Parse error: line is not JSON: ';
+const parseError = (message: string) => err(-32700, message);
+const BATCH_POST = 'batches are not accepted; send one message per POST';
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+/**
+ * Bodies that are no JSON-RPC message object, all answered without id: [what, the line or body,
+ * over stdio (2025-11-25, 2026-07-28), over HTTP (in a 2025-11-25 session, on the stateless endpoint)].
+ */
+type RawRow = [string, string, [Json, Json], [Json, Json]];
+const notObject: [Json, Json] = [invalid('message is not a JSON object'), invalid('message is not a JSON object')];
+const RAW_ROWS: RawRow[] = [
+  ...['5', '"x"', 'null', 'true'].map(
+    (body): RawRow => [
+      body,
+      body,
+      notObject,
+      [invalid('body must be a JSON object'), invalid('body must be a JSON object')],
+    ],
+  ),
+  ...[
+    ['empty batch', '[]', 'empty batch'],
+    [
+      'batch',
+      JSON.stringify([{ jsonrpc: '2.0', id: 29, method: 'ping' }]),
+      `protocol version ${V25} has no JSON-RPC batches`,
+    ],
+  ].map(
+    ([what, body, v25]): RawRow => [
+      what,
+      body,
+      [invalid(v25), invalid('batch arrays are not supported')],
+      [invalid(`batches are not accepted in protocol version ${V25}; send one message per POST`), invalid(BATCH_POST)],
+    ],
+  ),
+  ...[
+    ['not JSON', '{'],
+    ['not JSON after [', '[1,'],
+  ].map(
+    ([what, body]): RawRow => [
+      what,
+      body,
+      [parseError(LINE_NOT_JSON), parseError(LINE_NOT_JSON)],
+      [parseError('Parse error: body is not JSON'), parseError('Parse error: body is not JSON')],
+    ],
+  ),
+  [
+    'nested 513 deep',
+    nested(513),
+    [parseError(LINE_NOT_JSON), parseError(LINE_NOT_JSON)],
+    [
+      parseError('Parse error: JSON nested deeper than 512 levels'),
+      parseError('Parse error: JSON nested deeper than 512 levels'),
+    ],
+  ],
+];
+
+/** `got` is `want`, a stdio parse error's words only up to the parser's own. */
+function sameAnswer(got: Json | undefined, want: Json, what: string) {
+  if (want.error?.message === LINE_NOT_JSON) {
+    assert.ok(String(got?.error?.message).startsWith(LINE_NOT_JSON), `${what}: ${JSON.stringify(got)}`);
+    assert.equal({ ...got, error: { ...got!.error, message: LINE_NOT_JSON } }, want, what);
+  } else assert.equal(got, want, what);
+}
 
 /** A response with both result and error: 400 over HTTP; over stdio dropped (an answer would read as a response). */
 const BOTH = { jsonrpc: '2.0', id: 26, result: {}, error: { code: 1, message: 'x' } };
@@ -201,6 +289,7 @@ function stdioServe(lang: string, rev: string, env: NodeJS.ProcessEnv) {
   const exited = new Promise((r) => proc.once('exit', r));
   return {
     send: (m: unknown) => proc.stdin!.write(`${JSON.stringify(m)}\n`),
+    sendLine: (line: string) => proc.stdin!.write(`${line}\n`),
     next: (ms: number) =>
       new Promise<Json | undefined>((resolve) => {
         if (lines.length) return resolve(lines.shift());
@@ -239,6 +328,10 @@ for (const [lang, env] of LANGS) {
         for (const [what, message, answer] of ROWS) {
           s.send(message(modern));
           assert.equal(await s.next(60_000), answer, `${lang} ${rev} ${what}`);
+        }
+        for (const [what, line, [v25, modernAnswer]] of RAW_ROWS) {
+          s.sendLine(line);
+          sameAnswer(await s.next(60_000), modern ? modernAnswer : v25, `${lang} ${rev} ${what}`);
         }
         s.send(BOTH);
         // the next answer is that of the request after it
@@ -284,6 +377,15 @@ for (const [lang, env] of LANGS) {
         assert.is(b.status, statelessStatus, `${lang} stateless ${what}: ${b.text}`);
         assert.equal(JSON.parse(b.text), answer, `${lang} stateless ${what}`);
       }
+      for (const [what, body, , answers] of RAW_ROWS) {
+        for (const [i, headers] of [session, { ...stateless, 'Mcp-Method': 'tools/list' }].entries()) {
+          const res = await fetch(s.url, { method: 'POST', headers, body });
+          const text = await res.text();
+          const where = `${lang} ${i ? 'stateless' : 'session'} ${what}`;
+          assert.is(res.status, 400, `${where}: ${text}`);
+          assert.equal(JSON.parse(text), answers[i], where);
+        }
+      }
       for (const headers of [session, { ...stateless, 'Mcp-Method': 'tools/list' }]) {
         const b = await postJson(s.url, headers, BOTH);
         assert.is(b.status, 400, `${lang} result and error: ${b.text}`);
@@ -293,6 +395,20 @@ for (const [lang, env] of LANGS) {
         const b = await postJson(s.url, { ...stateless, 'Mcp-Method': 'tools/list' }, m);
         assert.is(b.status, 400, `${lang} stateless ${what}: ${b.text}`);
         assert.equal(JSON.parse(b.text), answer, `${lang} stateless ${what}`);
+        // the order of the checks (docs/guide/stateless-http.md): no _meta protocol version
+        // before the headers, the headers before the rest of _meta
+        const ping = await postJson(s.url, { ...stateless, 'Mcp-Method': 'ping' }, m);
+        const mismatch = err(
+          -32020,
+          "Header mismatch: Mcp-Method header value 'ping' does not match body value 'tools/list'",
+          m.id,
+        );
+        assert.is(ping.status, 400, `${lang} stateless ${what}, Mcp-Method ping: ${ping.text}`);
+        assert.equal(
+          JSON.parse(ping.text),
+          m.params._meta ? mismatch : answer,
+          `${lang} stateless ${what}, Mcp-Method ping`,
+        );
       }
       // the call stays in flight (its SSE stream carries the sampling request) until aborted
       const first = fetch(s.url, {

@@ -109,12 +109,13 @@ def _line_value(line: bytes) -> object:
         text = line.decode("utf-8")
     except UnicodeDecodeError as e:
         return BadLine(RpcError(PARSE_ERROR, f"Parse error: invalid UTF-8 at byte {e.start}"))
-    from .jsonrpc import decode
+    from .jsonrpc import loads
 
     try:
-        return decode(text)
-    except RpcError as e:
-        return BadLine(e)
+        return loads(text)
+    except ValueError as e:
+        # the TypeScript stdio transport's words
+        return BadLine(RpcError(PARSE_ERROR, f"Parse error: line is not JSON: {e}"))
 
 
 _ID_RE: Final = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')

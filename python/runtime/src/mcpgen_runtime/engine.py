@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    INVALID_REQUEST,
     ConnectionClosed,
     Message,
     RequestCancelled,
@@ -203,6 +204,11 @@ class Peer:
         self.max_in_flight = max_in_flight
         #: A server answers unparseable input with -32700; a client only logs it.
         self.answer_parse_errors = answer_parse_errors
+        #: The protocol version a handshake-era server serves, for the -32600 answering a JSON array
+        #: (no batches since 2025-06-18) as the TypeScript engine words it: "protocol version
+        #: <revision()> has no JSON-RPC batches", "empty batch" for ``[]``. ``None``:
+        #: :data:`.jsonrpc.BATCH_REFUSED` (the stateless era's words).
+        self.revision: Callable[[], str] | None = None
         self._ids = itertools.count()
         self._pending: dict[RequestId, _Pending] = {}
         #: requests being served, by id key (an object of its own for one served apart)
@@ -294,6 +300,8 @@ class Peer:
         try:
             kind = classify(message)
         except RpcError as e:
+            if isinstance(message, list) and self.revision is not None:
+                e = RpcError(INVALID_REQUEST, "Invalid Request: empty batch" if not message else f"Invalid Request: protocol version {self.revision()} has no JSON-RPC batches")
             if isinstance(message, dict) and "method" in message and "id" not in message:
                 log.debug("dropped a malformed notification: %s", e.message)
                 return None

@@ -39,15 +39,13 @@ from typing import Any, Final
 from .codec import sse_event
 from .engine import RequestContext
 from .http_headers import HEADER_MISMATCH, PROTOCOL_VERSION_META, check_request_headers
-from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, answer_id, classify, decode, encode, error_response, id_in_use, id_key
+from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, TooDeep, answer_id, classify, encode, error_response, id_in_use, id_key, loads
 from .server import ServerSession
 
 # A refusal on the request line or headers (403, 405, 406, 413, 415), before any message was read:
 # -32000 with no id, as the TypeScript and Go servers (and the official TypeScript SDK's 405) answer
 # the same statuses.
 REFUSED: Final = -32000
-# A JSON array POSTed: batches are not part of Streamable HTTP (2025-11-25 basic/transports).
-BATCH_REFUSED: Final = "Invalid Request: batches are not accepted; send one message per POST"
 from .stateless import CLIENT_CAPABILITIES_META
 
 log = logging.getLogger("mcpgen_runtime.http")
@@ -397,12 +395,16 @@ class McpHttpApp:
             await _error(send, 413, REFUSED, f"Payload Too Large: at most {self.max_body_bytes} bytes")
             return
         try:
-            message = decode(body)
-        except RpcError as e:
-            await _error(send, 400, PARSE_ERROR, e.message)
+            message = loads(body)
+        except ValueError as e:
+            # the TypeScript server's words: the nesting named, any other fault not
+            await _error(send, 400, PARSE_ERROR, f"Parse error: {e if isinstance(e, TooDeep) else 'body is not JSON'}")
             return
         if isinstance(message, list):
-            await _error(send, 400, INVALID_REQUEST, BATCH_REFUSED)
+            await _error(send, 400, INVALID_REQUEST, self._batch_refused(headers.get("mcp-session-id")))
+            return
+        if not isinstance(message, dict):
+            await _error(send, 400, INVALID_REQUEST, "Invalid Request: body must be a JSON object")
             return
         try:
             kind = classify(message)
@@ -444,6 +446,13 @@ class McpHttpApp:
             await _error(send, 400, -32022, "Unsupported protocol version")
             return
         await _error(send, 400, REFUSED, "Bad Request: Mcp-Session-Id header is required")
+
+    def _batch_refused(self, sid: str | None) -> str:
+        """The -32600 message answering a JSON array, as the TypeScript server words it: naming
+        the protocol version of the session ``sid`` names, if there is one."""
+        session = self.sessions.get(sid) if sid is not None else None
+        version = f" in protocol version {session.server.active.protocol_version}" if session is not None and not session.ended else ""
+        return f"Invalid Request: batches are not accepted{version}; send one message per POST"
 
     async def _initialize(self, message: Message, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
         assert self.on_session is not None

@@ -111,6 +111,13 @@ def answer_id(message: object) -> RequestId | None:
     return None
 
 
+#: The -32600 message answering a JSON array (a JSON-RPC 2.0 section 6 batch: no MCP revision has
+#: them since 2025-06-18), the TypeScript engine's words.
+BATCH_REFUSED: Final = "Invalid Request: batch arrays are not supported"
+#: The -32600 message answering a JSON value neither an object nor an array, the TypeScript engine's words.
+NOT_OBJECT: Final = "Invalid Request: message is not a JSON object"
+
+
 def classify(message: object) -> Kind:
     """The kind of a decoded message; raises :class:`RpcError` -32600 when it is none.
 
@@ -118,7 +125,7 @@ def classify(message: object) -> Kind:
     (``null``, a fraction, a bool, an object) is an invalid request, never a notification.
     """
     if not isinstance(message, dict):
-        raise RpcError(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 object")
+        raise RpcError(INVALID_REQUEST, BATCH_REFUSED if isinstance(message, list) else NOT_OBJECT)
     if message.get("jsonrpc") != "2.0":
         raise RpcError(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
     has_id = "id" in message
@@ -250,17 +257,22 @@ def too_deep(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
+class TooDeep(ValueError):
+    """A peer's JSON text nested deeper than :data:`MAX_JSON_DEPTH` (:func:`loads`)."""
+
+
 def loads(data: bytes | str) -> Any:
     """``json.loads`` of a peer's text (NaN and Infinity refused); raises ``ValueError`` for a text
-    that is not JSON or nests deeper than :data:`MAX_JSON_DEPTH` (never ``RecursionError``)."""
+    that is not JSON, :class:`TooDeep` for one that nests deeper than :data:`MAX_JSON_DEPTH`
+    (never ``RecursionError``)."""
     # parsed first: json's C scanner gives up on a far deeper text at once (RecursionError, near
     # the recursion limit), so only a text that parsed is scanned (and only a long one)
     try:
         value = json.loads(data, parse_constant=_no_constant)
     except RecursionError:
-        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+        raise TooDeep(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
     if too_deep(data):
-        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        raise TooDeep(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
     return value
 
 

@@ -92,6 +92,8 @@ class ServerSession:
         self.fallback_tables = [t for t in fallback_tables if t.lifecycle == "handshake" and t.protocol_version != table.protocol_version]
         self.stateless = table.lifecycle == "stateless"
         self.peer = Peer(on_request=self._on_request, on_notification=self._on_notification, timeout=timeout)
+        if not self.stateless:
+            self.peer.revision = lambda: self.active.protocol_version
         self.request_state = RequestStateSealer(request_state_secret)
         self.subscriptions = SubscriptionHub(lambda: self.capabilities) if self.stateless else None
         # handshake state
