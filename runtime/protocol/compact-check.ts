@@ -19,8 +19,6 @@ import {
   type Fast,
   hasOwn,
   isObject,
-  leafOf,
-  NONE,
   TYPE_BITS,
   typeIs,
 } from './compact-data.js';
@@ -237,29 +235,14 @@ function groupSteps(g: Group, s: Record<string, unknown>, composite: boolean, sp
     }
     if (s.items !== undefined && !alwaysValid(s.items)) {
       const item = compile(s.items, composite, `${sp}/items`, own);
-      const leaf = leafOf(s.items);
-      if (leaf) {
-        const { mask, c } = leaf;
-        steps.push((d, out) => {
-          const a = d as unknown[];
-          for (let i = 0; i < a.length; i++) {
-            const x = a[i];
-            if (typeIs(mask, x) && (c === NONE || x === c)) continue;
-            const n = out.length;
-            if (!item(x, out)) return under(out, n, `/${i}`);
-          }
-          return true;
-        });
-      } else {
-        steps.push((d, out) => {
-          const a = d as unknown[];
-          for (let i = 0; i < a.length; i++) {
-            const n = out.length;
-            if (!item(a[i], out)) return under(out, n, `/${i}`);
-          }
-          return true;
-        });
-      }
+      steps.push((d, out) => {
+        const a = d as unknown[];
+        for (let i = 0; i < a.length; i++) {
+          const n = out.length;
+          if (!item(a[i], out)) return under(out, n, `/${i}`);
+        }
+        return true;
+      });
     }
   }
   return steps;
@@ -288,16 +271,11 @@ function objectCheck(
   const keys: string[] = [];
   const checks: Check[] = [];
   const segs: string[] = [];
-  const masks: number[] = [];
-  const consts: unknown[] = [];
   for (const k of names) {
     if (alwaysValid(props[k])) continue;
     keys.push(k);
     checks.push(compile(props[k], composite, `${sp}/properties/${encodeURIComponent(pointerSegment(k))}`, own));
     segs.push(seg(k));
-    const leaf = leafOf(props[k]);
-    masks.push(leaf ? leaf.mask : 0);
-    consts.push(leaf ? leaf.c : NONE);
   }
   if (!req.length && !closed && !extra && !keys.length && !typeError) return null;
   const nreq = req.length;
@@ -339,11 +317,6 @@ function objectCheck(
       const k = keys[i]!;
       const x = o[k];
       if (x === undefined || (own && !hasOwn.call(o, k))) continue;
-      const mask = masks[i]!;
-      if (mask !== 0 && typeIs(mask, x)) {
-        const c = consts[i];
-        if (c === NONE || x === c) continue;
-      }
       const n = out.length;
       if (!checks[i]!(x, out)) return under(out, n, segs[i]!);
     }

@@ -1,7 +1,7 @@
 /**
  * Compact schema data as both validator forms read it: the keyword and type tables, the short
  * names of generated data and their expansion, the cell each compact validator keeps its data
- * and built checks in, and the type tests and leaf schemas the two forms share
+ * and built checks in, the type tests the two forms share, and the leaf schemas of the boolean form
  * (`compact-check.ts`: errors in ajv's order; `compact-fast.ts`: validity only).
  *
  * @module
@@ -134,8 +134,8 @@ export function typeIs(mask: number, d: unknown): boolean {
 export const NONE = Symbol('none');
 /**
  * A schema whose validity is a type test and an optional primitive `const` (`{ type: 'string' }`,
- * `{ type: 'string', const: '2.0' }`, a reference to such a schema): checked inline by the
- * object and array loops, which call the full check only to word a failure.
+ * `{ type: 'string', const: '2.0' }`, a reference to such a schema): its type bits and `const`
+ * (`NONE` without one). `anyOfFast` (compact-fast.ts) reads the `const` a branch requires of a member.
  */
 export function leafOf(s: unknown, depth = 0): { mask: number; c: unknown } | null {
   if (typeof s === 'function') {
