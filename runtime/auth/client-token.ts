@@ -51,45 +51,29 @@ export async function obtain(
   const auth = await clientAuth(flow, t, c);
   const previous = await flow.store.getTokens(t.issuer, t.resource);
   const scope = scopeFor(flow, t, challenge, previous?.scope, stepUp);
-  const extra: Record<string, string> = { resource: t.resource };
   if (t.as.token_endpoint) checkSecure(new URL(t.as.token_endpoint), flow.allowHttp);
   const http = await flow.tokenOptions(t.as.token_endpoint);
   let response: oauth.TokenEndpointResponse;
   try {
-    if (flow.grant === 'client_credentials') {
-      const params: Record<string, string> = { ...extra };
+    if (flow.grant === 'client_credentials' || flow.grant === 'jwt-bearer') {
+      // client_credentials and jwt-bearer (RFC 7523): one token request of that grant type,
+      // its form `resource`, then the assertion, then the scope
+      const jwt = flow.grant === 'jwt-bearer';
+      if (jwt && !flow.options.assertion)
+        throw new TypeError('oauthFetch: the jwt-bearer grant needs options.assertion');
+      const params: Record<string, string> = { resource: t.resource };
+      if (jwt)
+        params.assertion = await flow.options.assertion!({ issuer: t.issuer, resource: t.resource, metadata: t.as });
       if (scope) params.scope = scope;
-      response = await flow.withNonce(async () =>
-        oauth.processClientCredentialsResponse(
-          t.as,
-          client,
-          await oauth.clientCredentialsGrantRequest(t.as, client, auth, params, http),
-        ),
-      );
-    } else if (flow.grant === 'jwt-bearer') {
-      if (!flow.options.assertion) throw new TypeError('oauthFetch: the jwt-bearer grant needs options.assertion');
-      const params: Record<string, string> = {
-        ...extra,
-        assertion: await flow.options.assertion({ issuer: t.issuer, resource: t.resource, metadata: t.as }),
-      };
-      if (scope) params.scope = scope;
+      const grantType = jwt ? 'urn:ietf:params:oauth:grant-type:jwt-bearer' : 'client_credentials';
       response = await flow.withNonce(async () =>
         oauth.processGenericTokenEndpointResponse(
           t.as,
           client,
-          await oauth.genericTokenEndpointRequest(
-            t.as,
-            client,
-            auth,
-            'urn:ietf:params:oauth:grant-type:jwt-bearer',
-            params,
-            http,
-          ),
+          await oauth.genericTokenEndpointRequest(t.as, client, auth, grantType, params, http),
         ),
       );
-    } else {
-      response = await codeGrant(flow, t, client, auth, scope, http);
-    }
+    } else response = await codeGrant(flow, t, client, auth, scope, http);
   } catch (e) {
     if (e instanceof AuthorizationError || e instanceof TypeError) throw e;
     throw new AuthorizationError(
