@@ -26,9 +26,6 @@ export const COMPACT_KEYWORDS: readonly string[] = [
   'type',
 ];
 
-/** JSON Schema type names a compact schema's `type` may list. */
-export const COMPACT_TYPES: readonly string[] = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
-
 /** A schema as compact data: a schema object, a boolean schema, or a reference (a Validator). */
 export type CompactSchema = boolean | Validator | { readonly [keyword: string]: unknown };
 
@@ -105,6 +102,7 @@ export const BOOLEAN = 8;
 export const NULL = 16;
 export const OBJECT = 32;
 export const ARRAY = 64;
+/** The JSON Schema type names a compact schema's `type` may list, each with its bits (`number` includes `integer`). */
 export const TYPE_BITS: Record<string, number> = {
   string: STRING,
   number: NUMBER | INTEGER,
