@@ -208,7 +208,7 @@ export class MemoryEventStore implements EventStore {
     else {
       const finished = session.finished;
       const r = finished ? finished.find(streamId) : -1;
-      after = r < 0 ? undefined : finished!.textsAfter(r, seq);
+      after = r < 0 ? undefined : textsAfter(finished!.toStream(r, streamId, session), seq);
     }
     if (!after) return undefined;
     for (const [s, text] of after) send(`${streamId}_${decimal(s)}`, text);
@@ -227,12 +227,8 @@ export class MemoryEventStore implements EventStore {
     }
     session.live.delete(streamId);
     if (this.last === stream) this.last = undefined;
-    if (this.maxStreams === 0) {
-      this.forgetBytes(session, stream.bytes);
-      this.dropIfEmpty(session);
-      return;
-    }
-    const room = FinishedStreams.room(stream);
+    // none kept (maxStreams 0: Infinity, nothing to release either)
+    const room = this.maxStreams === 0 ? Infinity : FinishedStreams.room(stream);
     // a session's buffer stays under MAX_CAPACITY: its oldest go first (a stream larger than
     // that alone is not kept)
     while (session.finished && roomFor(session.finished.used + room) > MAX_CAPACITY) this.releaseFirst(session, true);

@@ -62,56 +62,38 @@ export class FinishOrder {
   }
 
   /**
-   * The ring is full: its entries that name kept records, in a ring at least twice their number.
-   * That is the same ring, compacted in place, unless it must grow or is four times too large:
-   * a new ring of thousands of entries for each rebuild was garbage of the old generation.
+   * The ring is full: its entries that name kept records, in order, in a ring at least twice
+   * their number. That is the same ring, compacted in place (the kept entries move up behind the
+   * head: an entry is only ever written where an earlier one was read), unless it must grow or
+   * is four times too large: a new ring of thousands of entries for each rebuild was garbage of
+   * the old generation.
    */
   private rebuild(): void {
     const capacity = this.sessions.length;
+    const head = this.head;
     let kept = 0;
-    for (let n = 0; n < this.count; n++) if (this.kept((this.head + n) % capacity)) kept++;
+    for (let n = 0; n < this.count; n++) if (this.kept((head + n) % capacity)) kept++;
     let size = 64;
     while (size < 2 * kept + 2) size *= 2;
-    if (size <= capacity && 4 * size > capacity) return this.compact();
-    const sessions = new Array<SessionEvents | undefined>(size).fill(undefined);
-    const serials = new Float64Array(size);
-    const at = new Float64Array(size);
-    let j = 0;
-    for (let n = 0; n < this.count; n++) {
-      const i = (this.head + n) % capacity;
-      if (!this.kept(i)) continue;
-      sessions[j] = this.sessions[i];
-      serials[j] = this.serials[i];
-      at[j] = this.at[i];
-      j++;
-    }
-    this.sessions = sessions;
-    this.serials = serials;
-    this.at = at;
-    this.head = 0;
-    this.count = j;
-  }
-
-  /**
-   * Drops the entries of the ring that name no kept record, in place: the others move up in
-   * order behind the head (an entry is only ever written where an earlier one was read).
-   */
-  private compact(): void {
-    const capacity = this.sessions.length;
-    const head = this.head;
+    const same = size <= capacity && 4 * size > capacity;
+    const sessions = same ? this.sessions : new Array<SessionEvents | undefined>(size).fill(undefined);
+    const serials = same ? this.serials : new Float64Array(size);
+    const at = same ? this.at : new Float64Array(size);
+    const start = same ? head : 0;
     let w = 0;
     for (let n = 0; n < this.count; n++) {
       const i = (head + n) % capacity;
       if (!this.kept(i)) continue;
-      if (w !== n) {
-        const j = (head + w) % capacity;
-        this.sessions[j] = this.sessions[i];
-        this.serials[j] = this.serials[i];
-        this.at[j] = this.at[i];
-      }
-      w++;
+      const j = (start + w++) % sessions.length;
+      sessions[j] = this.sessions[i];
+      serials[j] = this.serials[i];
+      at[j] = this.at[i];
     }
-    for (let n = w; n < this.count; n++) this.sessions[(head + n) % capacity] = undefined;
+    if (same) for (let n = w; n < this.count; n++) sessions[(head + n) % capacity] = undefined;
+    this.sessions = sessions;
+    this.serials = serials;
+    this.at = at;
+    this.head = start;
     this.count = w;
   }
 

@@ -216,34 +216,6 @@ export class FinishedStreams {
     return this.view.getFloat64(r + R_SERIAL, true);
   }
 
-  /**
-   * The events of record `r` after the one numbered `seq` that carry a message, as
-   * `[sequence, text]`; undefined when `seq` is not one of its events and not the last one
-   * discarded from it (a replay would skip messages).
-   */
-  textsAfter(r: number, seq: number): Array<[number, string]> | undefined {
-    const view = this.view;
-    const end = r + view.getUint32(r + R_LENGTH, true);
-    const first = r + R_ID + view.getUint32(r + R_ID_LENGTH, true);
-    let from = -1;
-    for (let e = first; e < end; e = this.nextEvent(e)) {
-      if (view.getFloat64(e + E_SEQ, true) === seq) {
-        from = this.nextEvent(e);
-        break;
-      }
-    }
-    if (from < 0) {
-      if (seq !== view.getFloat64(r + R_DISCARDED, true)) return undefined;
-      from = first;
-    }
-    const after: Array<[number, string]> = [];
-    for (let e = from; e < end; e = this.nextEvent(e)) {
-      const text = this.textAt(e);
-      if (text !== null) after.push([view.getFloat64(e + E_SEQ, true), text]);
-    }
-    return after;
-  }
-
   /** Record `r` as a live stream of `session` again (the record stays: {@link remove} it). */
   toStream(r: number, streamId: string, session: SessionEvents): StoredStream {
     const view = this.view;
@@ -251,27 +223,19 @@ export class FinishedStreams {
     stream.bytes = view.getFloat64(r + R_BYTES, true);
     stream.discardedThrough = view.getFloat64(r + R_DISCARDED, true);
     const end = r + view.getUint32(r + R_LENGTH, true);
-    for (let e = r + R_ID + view.getUint32(r + R_ID_LENGTH, true); e < end; e = this.nextEvent(e)) {
-      const text = this.textAt(e);
+    for (let e = r + R_ID + view.getUint32(r + R_ID_LENGTH, true); e < end; ) {
+      // the text's length in bytes, -1: a priming event (null)
+      const length = view.getInt32(e + E_LENGTH, true);
+      const text = length < 0 ? null : getString(this.bytes, e + E_TEXT, length, view.getUint8(e + E_UTF16) === 1);
       stream.log.push(
         view.getFloat64(e + E_SEQ, true),
         view.getFloat64(e + E_AT, true),
         EVENT_OVERHEAD + (text === null ? 0 : text.length),
         text,
       );
+      e += E_TEXT + Math.max(length, 0);
     }
     return stream;
-  }
-
-  /** The text of the event at `e` (null: a priming event). */
-  private textAt(e: number): string | null {
-    const length = this.view.getInt32(e + E_LENGTH, true);
-    return length < 0 ? null : getString(this.bytes, e + E_TEXT, length, this.view.getUint8(e + E_UTF16) === 1);
-  }
-
-  private nextEvent(e: number): number {
-    const length = this.view.getInt32(e + E_LENGTH, true);
-    return e + E_TEXT + Math.max(length, 0);
   }
 }
 
@@ -316,7 +280,12 @@ export const CLAIM_OVERHEAD = 64;
 /** What an event costs beside its message, for the byte budgets. */
 export const EVENT_OVERHEAD = 64;
 
-/** {@link FinishedStreams.textsAfter} of a live stream. */
+/**
+ * The events of `stream` after the one numbered `seq` that carry a message, as `[sequence,
+ * text]`; undefined when `seq` is not one of its kept events and not the last one discarded from
+ * it (a replay would skip messages). A finished stream is read as {@link FinishedStreams.toStream}
+ * of its record.
+ */
 export function textsAfter(stream: StoredStream, seq: number): Array<[number, string]> | undefined {
   const log = stream.log;
   let from = -1;
