@@ -2,6 +2,15 @@
  * What the task stores (./tasks.ts in memory, ./redis/tasks.ts) share when a task is made.
  */
 
+/** Every `Task.status` (schema `TaskStatus`), the order of the task lifecycle. */
+export const STATUSES: readonly ('working' | 'input_required' | 'completed' | 'failed' | 'cancelled')[] = [
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+];
+
 /** A new task's fields (a `Task` of ./tasks.ts in status `working`; typed here so that this module imports nothing of ./tasks.ts, which imports it). */
 export interface NewTask {
   taskId: string;

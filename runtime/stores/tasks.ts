@@ -19,7 +19,7 @@
  */
 import { fromBase64Url, toBase64Url, utf8Bytes, utf8Text } from '../codec/bytes.js';
 import { ErrorCode, type ErrorObject, RpcError } from '../jsonrpc/errors.js';
-import { newTask } from './task-record.js';
+import { STATUSES, newTask } from './task-record.js';
 
 /** `Task.status` (schema `TaskStatus`). */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -52,22 +52,15 @@ export const MODEL_IMMEDIATE_RESPONSE_META = 'io.modelcontextprotocol/model-imme
 
 /** Statuses a task never leaves: `completed`, `failed`, `cancelled` (basic/utilities/tasks, Task Status). */
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
-const NEXT: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
-  working: ['working', 'input_required', 'completed', 'failed', 'cancelled'],
-  input_required: ['input_required', 'working', 'completed', 'failed', 'cancelled'],
-  completed: [],
-  failed: [],
-  cancelled: [],
-};
 
 /** True for `completed`, `failed` and `cancelled`. */
 export function isTerminal(status: TaskStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
-/** Whether `from → to` is a legal move (see the module doc). */
+/** Whether `from → to` is a legal move (see the module doc): out of `working` or `input_required`, to any status. */
 export function canTransition(from: TaskStatus, to: TaskStatus): boolean {
-  return NEXT[from]?.includes(to) ?? false;
+  return (from === 'working' || from === 'input_required') && STATUSES.includes(to);
 }
 
 /** `_meta` value associating a message with `taskId`. */

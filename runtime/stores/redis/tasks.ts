@@ -28,9 +28,7 @@ import {
   type TaskStore,
   type TaskUpdate,
 } from '../tasks.js';
-import { newTask } from '../task-record.js';
-
-const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+import { STATUSES, newTask } from '../task-record.js';
 
 // KEYS[1] task hash; ARGV status, froms (JSON), message mode (keep|drop|set), message, now ISO, outcome JSON or '', channel, owner
 const UPDATE = `
