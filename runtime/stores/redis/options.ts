@@ -64,8 +64,6 @@ export interface RedisProcess {
   readonly liveness: number;
   /** Listens on `channel` (subscribing on first use); returns the unsubscribe. */
   listen(channel: string, listener: (message: string) => void): () => void;
-  /** Whether process `id` renewed its liveness record within `livenessMs`. */
-  alive(id: string): Promise<boolean>;
   /** Whether process `id` is gone: its liveness record missing at two checks `livenessMs` apart. */
   gone(id: string): Promise<boolean>;
   /** Stops the heartbeat and closes both connections. */

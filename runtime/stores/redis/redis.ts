@@ -271,11 +271,6 @@ class RedisStoresImpl implements RedisStores, RedisProcess {
     };
   }
 
-  /** Whether process `id` renewed its liveness record within `livenessMs`. */
-  async alive(id: string): Promise<boolean> {
-    return id === this.processId || (await this.client.exists(`${this.prefix}p:${id}`)) === 1;
-  }
-
   /**
    * Whether process `id` is gone: its liveness record was missing at a check, and again at one
    * at least `livenessMs` later, with none in between finding it (the checks of every follower in
@@ -285,7 +280,8 @@ class RedisStoresImpl implements RedisStores, RedisProcess {
    * missing are remembered, the newest {@link MISSING_KEPT}.
    */
   async gone(id: string): Promise<boolean> {
-    if (await this.alive(id)) {
+    // its liveness record renewed within livenessMs (this process: alive)
+    if (id === this.processId || (await this.client.exists(`${this.prefix}p:${id}`)) === 1) {
       this.missing.delete(id);
       return false;
     }
