@@ -14,13 +14,8 @@ import { contextFacts, logForRequest } from '../engine/context.js';
 import type { Params, RequestId } from '../jsonrpc/message.js';
 import type { Peer, RequestContext, RequestOptions } from '../engine/peer.js';
 import { ProgressReporter } from '../engine/progress.js';
-import {
-  type TaskStore,
-  TaskNotFoundError,
-  TaskTransitionError,
-  isTerminal,
-  relatedTaskMeta,
-} from '../stores/tasks.js';
+import { type TaskStore, isTerminal, relatedTaskMeta } from '../stores/tasks.js';
+import { ignoreRefusal, setStatusMessage } from './store-use.js';
 
 /** What a task's handler can do besides the RequestContext (see {@link taskOf}). */
 export interface TaskHandlerContext {
@@ -46,12 +41,6 @@ const contexts = new WeakMap<RequestContext, TaskHandlerContext>();
 /** The task a handler runs for, when it runs as a task (undefined for a plain request). */
 export function taskOf(ctx: RequestContext): TaskHandlerContext | undefined {
   return contexts.get(ctx);
-}
-
-/** A store refusal after cancel, completion or expiry is expected: the change is dropped. */
-function ignoreRefusal(e: unknown): void {
-  if (e instanceof TaskTransitionError || e instanceof TaskNotFoundError) return;
-  throw e;
 }
 
 /**
@@ -103,14 +92,7 @@ export function createTaskContext(
   };
   contexts.set(context, {
     taskId,
-    setStatusMessage: async (statusMessage) => {
-      const t = await store.get(run.owner, taskId);
-      if (!t || isTerminal(t.status)) return false;
-      return store.update(run.owner, taskId, { status: t.status, statusMessage }).then(
-        () => true,
-        () => false,
-      );
-    },
+    setStatusMessage: (message) => setStatusMessage(store, run.owner, taskId, message),
   });
   return context;
 }

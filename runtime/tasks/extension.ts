@@ -63,14 +63,8 @@ import { type ProtocolMaps, type ProtocolTable, errorCodeOf } from '../protocol/
 import { ownValue } from '../jsonrpc/own.js';
 import { principalId } from '../auth/principal.js';
 import type { TaskSupport } from './receiver.js';
-import {
-  InMemoryTaskStore,
-  type TaskOutcome,
-  type TaskStore,
-  TaskNotFoundError,
-  TaskTransitionError,
-  isTerminal,
-} from '../stores/tasks.js';
+import { InMemoryTaskStore, type TaskOutcome, type TaskStore, TaskNotFoundError, isTerminal } from '../stores/tasks.js';
+import { ignoreRefusal, setStatusMessage, supportOf } from './store-use.js';
 import {
   TASKS_EXTENSION,
   TASKS_METHODS,
@@ -168,12 +162,6 @@ export function missingTasksExtension(why: string, table: Pick<ProtocolTable, 'r
   );
 }
 
-/** A store refusal after cancel, completion or expiry is expected: the change is dropped. */
-function ignoreRefusal(e: unknown): void {
-  if (e instanceof TaskTransitionError || e instanceof TaskNotFoundError) return;
-  throw e;
-}
-
 /**
  * One server's tasks extension: its task records (`store`), the running work and outstanding
  * input requests of its tasks, and the handlers and capabilities to give the ServerSession.
@@ -222,7 +210,7 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
       out['tools/call'] = (params: Obj, ctx: RequestContext) => {
         const name = typeof params?.name === 'string' ? params.name : undefined;
         if (name !== undefined) {
-          if (this.#support(name) === 'required' && !declaresTasksExtension(ctx))
+          if (supportOf(this.#o.tools, name) === 'required' && !declaresTasksExtension(ctx))
             throw missingTasksExtension(`tool ${name} runs only as a task`, this.#o.table);
           this.#toolOf.set(ctx, name);
         }
@@ -246,13 +234,12 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
     work: (task: TaskContext) => TaskWorkResult<P> | Promise<TaskWorkResult<P>>,
   ): Promise<CreateTaskResult | Exclude<TaskWorkResult<P>, string>> {
     const name = this.#toolOf.get(ctx);
-    const support = name === undefined ? undefined : this.#support(name);
+    const support = name === undefined ? undefined : supportOf(this.#o.tools, name);
     const owner = this.#owner(ctx);
-    const active = [...this.#runs.values()].filter((r) => r.owner === owner).length;
     if (
       !declaresTasksExtension(ctx) ||
       (support !== 'optional' && support !== 'required') ||
-      active >= (this.#o.maxActiveTasks ?? 1000)
+      [...this.#runs.values()].filter((r) => r.owner === owner).length >= (this.#o.maxActiveTasks ?? 1000)
     ) {
       const out: TaskWorkResult = await work(this.#inlineContext(ctx));
       return (typeof out === 'string' ? toolResult(out) : out) as Exclude<TaskWorkResult<P>, string>;
@@ -286,11 +273,6 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
     this.#runs.delete(taskId);
     run.pending.clear();
     run.controller.abort(reason);
-  }
-
-  #support(name: string): TaskSupport | undefined {
-    const t = this.#o.tools;
-    return typeof t === 'function' ? t(name) : ownValue(t, name);
   }
 
   #owner(ctx: RequestContext): string {
@@ -466,14 +448,7 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
           store.update(run.owner, taskId, { status: 'input_required' }).catch(ignoreRefusal).catch(reject);
         });
       },
-      async setStatusMessage(message: string): Promise<boolean> {
-        const t = await store.get(run.owner, taskId);
-        if (!t || isTerminal(t.status)) return false;
-        return store.update(run.owner, taskId, { status: t.status, statusMessage: message }).then(
-          () => true,
-          () => false,
-        );
-      },
+      setStatusMessage: (message: string) => setStatusMessage(store, run.owner, taskId, message),
     };
   }
 

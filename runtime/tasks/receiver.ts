@@ -76,6 +76,7 @@ import {
   isTerminal,
   relatedTaskMeta,
 } from '../stores/tasks.js';
+import { supportOf } from './store-use.js';
 
 /** Runs `f` after pending I/O: `setImmediate` where there is one (Node, Bun, Deno), else a 0 ms timer (browsers, workers). */
 const later: (f: () => void) => void =
@@ -252,7 +253,7 @@ export class TaskReceiver {
   }
 
   async #toolSupport(name: string, ctx: RequestContext): Promise<TaskSupport> {
-    const given = typeof this.#o.tools === 'function' ? this.#o.tools(name) : ownValue(this.#o.tools, name);
+    const given = supportOf(this.#o.tools, name);
     if (given) return given;
     if (!this.#learned.has(name) && this.#base['tools/list']) {
       let cursor: unknown;
@@ -282,12 +283,10 @@ export class TaskReceiver {
     return async (params, ctx) => {
       const r = (await base(params, ctx)) as Record<string, unknown>;
       if (!isObject(r) || !Array.isArray(r.tools)) return r;
-      const lookup = (n: string) =>
-        typeof this.#o.tools === 'function' ? this.#o.tools(n) : ownValue(this.#o.tools, n);
       const tools = (r.tools as Record<string, unknown>[]).map((t) => {
         const s =
           isObject(t) && typeof t.name === 'string' && !(isObject(t.execution) && t.execution.taskSupport)
-            ? lookup(t.name)
+            ? supportOf(this.#o.tools, t.name)
             : undefined;
         return s ? { ...t, execution: { ...(t.execution as object | undefined), taskSupport: s } } : t;
       });
