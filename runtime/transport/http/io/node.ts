@@ -445,7 +445,10 @@ function drainThenEnd(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
 }
 
-/** What node:http could not parse, by its error code: the status and what to say. */
+/**
+ * What node:http could not parse, by its error code: the status and what to say, which begins
+ * with the status's reason phrase (`<reason>: <detail>`, the status line's reason).
+ */
 function clientErrorAnswer(code: string | undefined): [number, string] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
@@ -486,17 +489,10 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const [status, message] = clientErrorAnswer(error.code);
-    const body = JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message } });
+    const body = refusalBody({ status, code: ErrorCode.InvalidRequest, message });
     // (not node:http's STATUS_CODES: a value import of node:http would break the web bundles
-    // this module is part of; these are the four statuses answered here)
-    const reason =
-      status === 400
-        ? 'Bad Request'
-        : status === 408
-          ? 'Request Timeout'
-          : status === 413
-            ? 'Payload Too Large'
-            : 'Request Header Fields Too Large';
+    // this module is part of; each message begins with its status's reason phrase)
+    const reason = message.slice(0, message.indexOf(':'));
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -18,17 +18,16 @@ import {
 import type { AuthInfo, JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { SessionLimitError, type SessionRecord } from '../../../stores/sessions.js';
 import type { Exchange, HeaderMap } from '../io/exchange.js';
-import { refusalBody, refusalHeaders } from '../io/guard.js';
+import { type HttpRefusal, refusalBody, refusalHeaders } from '../io/guard.js';
 import { authorizedBy } from '../io/types.js';
 import { SharedAdoption } from './server-adoption.js';
 import { fail } from './server-state.js';
 import { HttpServerSession } from './session.js';
 import { errorBody } from './settings.js';
 import { parsePeerJson, tooDeepOr } from '../../../codec/json-depth.js';
+import { UTF8 } from '../io/node.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
-/** Decodes request bodies; stateless, so one serves all (fatal: bad UTF-8 is a parse error). */
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What a request brought once its session is found: its headers, principal, version and session. */
 interface Arrival {
@@ -61,18 +60,13 @@ export class StreamableEndpoint extends SharedAdoption {
     const { options, versions, shared, sessions } = this;
     const h = ex.headers;
     const refused = this.guard.check(ex.method, h, ex.localPort);
-    if (refused) return void ex.sink.respond(refused.status, refusalHeaders(refused), refusalBody(refused));
+    if (refused) return refuse(ex, refused);
     const method = ex.method === 'POST' || ex.method === 'GET' ? ex.method : ex.method.toUpperCase();
     let auth: AuthInfo | undefined;
     // a front that checked the token already (the dual-era front) left its verdict: one check per request
     if (options.authorize && !(auth = authorizedBy(options.authorize, ex.authorized))) {
       const verdict = await options.authorize({ method, headers: h, url: ex.url });
-      if ('refusal' in verdict)
-        return void ex.sink.respond(
-          verdict.refusal.status,
-          refusalHeaders(verdict.refusal),
-          refusalBody(verdict.refusal),
-        );
+      if ('refusal' in verdict) return refuse(ex, verdict.refusal);
       auth = verdict.auth;
     }
     const resuming = method === 'GET' && h['last-event-id'] !== undefined && this.storeFor !== undefined;
@@ -152,10 +146,7 @@ export class StreamableEndpoint extends SharedAdoption {
     } finally {
       session?.reading(false);
     }
-    if (typeof body === 'string') {
-      const r = this.guard.bodyRefusal(body);
-      return ex.sink.respond(r.status, refusalHeaders(r, sessionHeaders), refusalBody(r));
-    }
+    if (typeof body === 'string') return refuse(ex, this.guard.bodyRefusal(body), sessionHeaders);
     const posted = postedMessage(body, true);
     if (posted.status === 202) return ex.sink.respond(202, {});
     if (posted.status !== undefined) return ex.sink.respond(400, { 'Content-Type': 'application/json' }, posted.body);
@@ -282,6 +273,11 @@ export class StreamableEndpoint extends SharedAdoption {
   }
 }
 
+/** Answers `ex` with refusal `r` (a JSON-RPC error with no `id`), its headers and `extra`. */
+function refuse(ex: Exchange, r: HttpRefusal, extra?: HeaderMap): void {
+  ex.sink.respond(r.status, refusalHeaders(r, extra), refusalBody(r));
+}
+
 /**
  * The JSON-RPC message a POST body holds (with `batches`, an array as it is), or, when it holds
  * none, how the POST is answered: 400 with -32700 (`body`: an error with no id) for bytes that are
@@ -295,9 +291,7 @@ export function postedMessage(
 ): { message: unknown; status?: undefined } | { status: 202 | 400; body?: string } {
   let message: unknown;
   try {
-    const text = utf8.decode(body);
-    message = parsePeerJson(text);
-    exactIds(message, text);
+    message = decodeBody(body);
   } catch (e) {
     return { status: 400, body: errorBody(ErrorCode.ParseError, `Parse error: ${tooDeepOr(e, 'body is not JSON')}`) };
   }
@@ -307,6 +301,19 @@ export function postedMessage(
   if (isObject(message) && message.method !== undefined && !('id' in message)) return { status: 202 };
   const reply = errorResponse(answerId(message), ErrorCode.InvalidRequest, `Invalid Request: ${problem}`);
   return { status: 400, body: serializeMessage(reply) };
+}
+
+/**
+ * The JSON value of a request body of UTF-8 bytes, integer ids beyond 2^53 exact (`exactIds` in
+ * ../../../jsonrpc/message.ts): the one decoding of the session, HTTP+SSE and stateless endpoints.
+ * @throws TypeError for bytes that are not UTF-8, SyntaxError for text that is not JSON,
+ * JsonTooDeepError (a SyntaxError) for JSON nested deeper than 512 levels (not parsed).
+ */
+export function decodeBody(body: Uint8Array): unknown {
+  const text = UTF8.decode(body);
+  const message = parsePeerJson(text);
+  exactIds(message, text);
+  return message;
 }
 
 /**

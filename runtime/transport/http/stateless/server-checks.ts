@@ -9,16 +9,16 @@
  */
 import type { Authorizer } from '../../../auth/types.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { answerId, exactIds, isObject } from '../../../jsonrpc/message.js';
+import { answerId, isObject } from '../../../jsonrpc/message.js';
 import { ownValue } from '../../../jsonrpc/own.js';
 import type { AuthInfo, JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
 import { protocolVersions } from '../../../protocol/versions.js';
 import type { ResponseSink } from '../io/exchange.js';
 import { type HttpRefusal, RequestGuard } from '../io/guard.js';
-import { JSON_HEADERS, UTF8 } from '../io/node.js';
-import { parsePeerJson, tooDeepOr } from '../../../codec/json-depth.js';
+import { JSON_HEADERS } from '../io/node.js';
+import { tooDeepOr } from '../../../codec/json-depth.js';
 import { type Authorized, authorizedBy } from '../io/types.js';
-import { shapeProblem } from '../session/server.js';
+import { decodeBody, shapeProblem } from '../session/server-routing.js';
 import { checkRequestHeaders, PROTOCOL_VERSION_META, type ParamHeader, paramHeaders } from './headers.js';
 import type { StatelessHttpOptions } from './server-options.js';
 import { errorJson } from './server-transport.js';
@@ -107,10 +107,7 @@ export class StatelessChecks {
    */
   parse(body: Uint8Array): unknown {
     try {
-      const text = UTF8.decode(body);
-      const message = parsePeerJson(text);
-      exactIds(message, text);
-      return message;
+      return decodeBody(body);
     } catch (e) {
       return new ParseFailed(tooDeepOr(e, 'body is not JSON'));
     }
