@@ -5,7 +5,7 @@
  */
 import { encodeComment, encodeEvent } from '../../../codec/sse.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { serializeMessage } from '../../../jsonrpc/message.js';
+import { errorResponse, serializeMessage } from '../../../jsonrpc/message.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 import type {
   JSONRPCMessage,
@@ -35,9 +35,7 @@ export function statusOfError(code: unknown): number {
 
 /** An error response's JSON; `id` null (none could be read) writes no `id` member (the error-id rule of ../../../jsonrpc/message.ts). */
 export function errorJson(id: Id | null, e: RpcError): string {
-  const error: Obj = { code: e.code, message: e.message };
-  if (e.data !== undefined) error.data = e.data;
-  return serializeMessage(id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error });
+  return serializeMessage(errorResponse(id ?? undefined, e.code, e.message, e.data));
 }
 
 interface Stream {
@@ -169,16 +167,7 @@ export class StatelessHttpServerTransport implements Transport {
       return Promise.reject(e);
     }
     this.#finish(inner as number, s);
-    if (s.sse) {
-      s.sink.write(encodeEvent({ data: text }));
-      s.sink.end();
-    } else {
-      s.sink.respond(
-        'error' in message ? statusOfError((message.error as Obj | undefined)?.code) : 200,
-        JSON_HEADERS,
-        text,
-      );
-    }
+    this.#last(s, text, 'error' in message ? statusOfError((message.error as Obj | undefined)?.code) : 200);
     return SENT;
   }
 
@@ -192,13 +181,16 @@ export class StatelessHttpServerTransport implements Transport {
     this.#closed = true;
     for (const [inner, s] of this.#streams) {
       this.#finish(inner, s);
-      const text = errorJson(s.clientId, new RpcError(ErrorCode.ConnectionClosed, 'server shutting down'));
-      if (s.sse) {
-        s.sink.write(encodeEvent({ data: text }));
-        s.sink.end();
-      } else s.sink.respond(200, JSON_HEADERS, text);
+      this.#last(s, errorJson(s.clientId, new RpcError(ErrorCode.ConnectionClosed, 'server shutting down')), 200);
     }
     this.#events?.onClose();
+  }
+
+  /** Answers `s` with its response `text`: the last event of its SSE stream, else a JSON body with `status`. */
+  #last(s: Stream, text: string, status: number): void {
+    if (!s.sse) return s.sink.respond(status, JSON_HEADERS, text);
+    s.sink.write(encodeEvent({ data: text }));
+    s.sink.end();
   }
 
   #open(s: Stream): void {

@@ -39,10 +39,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorizer } from '../../../auth/types.js';
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
+import type { AuthInfo, JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import { refuseOtherEra } from '../../../protocol/table.js';
 import { corsNode, withCors } from '../io/cors.js';
-import { type Exchange, fetchExchange } from '../io/exchange.js';
+import { type Exchange, fetchExchange, type ResponseSink } from '../io/exchange.js';
 import type { RequestGuard } from '../io/guard.js';
 import {
   afterClosingResponse,
@@ -96,6 +96,21 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   const checks = new StatelessChecks(options);
   const { guard } = checks;
 
+  /** The checks after the body, then the request handed to the transport (both paths). */
+  function deliver(sink: ResponseSink, message: unknown, headers: HeaderRecord, auth: AuthInfo | undefined): void {
+    const checked = checks.message(message, headers);
+    if (isRefusal(checked)) return failSink(sink, checked);
+    if (auth) checked.auth = auth;
+    transport.accept(message as JSONRPCMessage, sink, checked);
+  }
+
+  /** A throw of either path: reported, answered 500 (or a started response ended). */
+  function failed(sink: ResponseSink, e: unknown): void {
+    options.onError?.(e instanceof Error ? e : new Error(String(e)));
+    if (!sink.started) failSink(sink, internalError());
+    else sink.end();
+  }
+
   /** The WHATWG path (also any other Exchange). */
   async function handle(ex: Exchange): Promise<void> {
     const refusal = checks.head(ex.method, ex.headers, ex.localPort);
@@ -104,21 +119,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
     if (auth && 'status' in auth) return failSink(ex.sink, auth);
     const body = await ex.readBody(guard.maxBodyBytes, guard.bodyTimeoutMs);
     if (typeof body === 'string') return failSink(ex.sink, checks.body(body));
-    const message = checks.parse(body);
-    const checked = checks.message(message, ex.headers);
-    if (isRefusal(checked)) return failSink(ex.sink, checked);
-    if (auth) checked.auth = auth;
-    transport.accept(message as JSONRPCMessage, ex.sink, checked);
-  }
-
-  async function safely(ex: Exchange): Promise<void> {
-    try {
-      await handle(ex);
-    } catch (e) {
-      options.onError?.(e instanceof Error ? e : new Error(String(e)));
-      if (!ex.sink.started) failSink(ex.sink, internalError());
-      else ex.sink.end();
-    }
+    deliver(ex.sink, checks.parse(body), ex.headers, auth);
   }
 
   /** The `node:http` path: headers read in place, the body gathered from its events. */
@@ -142,14 +143,9 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
         if (typeof body === 'string') return failSink(sink, checks.body(body));
         message = checks.parse(body);
       }
-      const checked = checks.message(message, headers);
-      if (isRefusal(checked)) return failSink(sink, checked);
-      if (auth) checked.auth = auth;
-      transport.accept(message as JSONRPCMessage, sink, checked);
+      deliver(sink, message, headers, auth);
     } catch (e) {
-      options.onError?.(e instanceof Error ? e : new Error(String(e)));
-      if (!sink.started) failSink(sink, internalError());
-      else sink.end();
+      failed(sink, e);
     }
   }
 
@@ -159,7 +155,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
       value: (request: Request): Promise<Response> =>
         withCors(guard.cors, request, async (r) => {
           const { exchange, response } = fetchExchange(r);
-          void safely(exchange);
+          handle(exchange).catch((e: unknown) => failed(exchange.sink, e));
           return response;
         }),
     },
@@ -171,4 +167,5 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   return handler;
 }
 
+type HeaderRecord = Readonly<Record<string, string | undefined>>;
 const internalError = (): Refusal => refuse(500, null, new RpcError(ErrorCode.InternalError, 'Internal error'));
