@@ -156,18 +156,10 @@ export class LineChannel {
    * first one; answers go out in the order of the lines).
    */
   private tooLong(e: FrameError): void {
+    // (the module failing to load, or `events` throwing, is reported by `later`)
     this.later(() =>
-      loadTooLong().then(
-        (m) =>
-          m.answerTooLong(
-            e,
-            this.maxLine,
-            this.answerParseErrors,
-            this.events,
-            (msg) => this.write(msg),
-            (x) => this.report(x),
-          ),
-        (x: Error) => this.report(x), // the module could not load
+      loadTooLong().then((m) =>
+        m.answerTooLong(e, this.maxLine, this.answerParseErrors, this.events, (msg) => this.write(msg)),
       ),
     );
   }
@@ -177,7 +169,7 @@ export class LineChannel {
     // a step that throws is reported and never stops the steps after it
     const run = (this.tooLongAnswers ?? Promise.resolve())
       .then(step)
-      .catch((x: unknown) => this.report(x instanceof Error ? x : new Error(String(x))))
+      .catch((x: unknown) => this.report(x))
       .then(() => {
         if (this.tooLongAnswers === run) this.tooLongAnswers = undefined;
       });
@@ -260,9 +252,10 @@ export class LineChannel {
     this.writable = false;
   }
 
-  report(e: Error): void {
+  /** Tells `onError` of `e` (a non-Error as an Error of its text); a throw of `onError` is dropped. */
+  report(e: unknown): void {
     try {
-      this.events?.onError?.(e);
+      this.events?.onError?.(e instanceof Error ? e : new Error(String(e)));
     } catch {
       // a throwing error callback must not break reading
     }
@@ -289,7 +282,7 @@ export class LineChannel {
       try {
         this.events.onBatch(v);
       } catch (e) {
-        this.report(e instanceof Error ? e : new Error(String(e)));
+        this.report(e);
       }
       return;
     }
@@ -300,7 +293,7 @@ export class LineChannel {
         if (events?.onMessageOfKind) events.onMessageOfKind(v as JSONRPCMessage, kind);
         else events?.onMessage(v as JSONRPCMessage);
       } catch (e) {
-        this.report(e instanceof Error ? e : new Error(String(e)));
+        this.report(e);
       }
       return;
     }

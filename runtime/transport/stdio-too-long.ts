@@ -7,7 +7,6 @@
  * Loaded by the first over-long line of the process.
  */
 import type { FrameError } from '../codec/ndjson.js';
-import { ErrorCode } from '../jsonrpc/errors.js';
 import { errorResponse, idText } from '../jsonrpc/message.js';
 import { MessageTooLargeError, peekMessage } from '../jsonrpc/peek.js';
 import type { TransportEvents } from '../jsonrpc/transport.js';
@@ -15,7 +14,8 @@ import type { TransportEvents } from '../jsonrpc/transport.js';
 /**
  * Answers the over-long line `e` (kind `line-too-long`, with its head and tail) of a channel
  * whose limit is `limit` bytes: through `write` (a refusal), `events` (a failed pending request)
- * or not at all; an error thrown by `events` goes to `report`.
+ * or not at all.
+ * @throws what `events` throws (the channel reports it).
  */
 export function answerTooLong(
   e: FrameError,
@@ -23,25 +23,20 @@ export function answerTooLong(
   answerParseErrors: boolean,
   events: TransportEvents | undefined,
   write: (message: unknown) => Promise<void>,
-  report: (e: Error) => void,
 ): void {
   const peek = peekMessage(e.head, e.tail);
   const id = peek.id;
   if (peek.response && !peek.method) {
     if (id === undefined) return;
     const error = new MessageTooLargeError(limit, e.bytes, `the response to request ${idText(id)}`);
-    try {
-      if (events?.onRequestError) events.onRequestError(id, error);
-      else events?.onMessage(errorResponse(id, error.code, error.message, error.data));
-    } catch (x) {
-      report(x instanceof Error ? x : new Error(String(x)));
-    }
+    if (events?.onRequestError) events.onRequestError(id, error);
+    else events?.onMessage(errorResponse(id, error.code, error.message, error.data));
     return;
   }
-  const refusal = new MessageTooLargeError(limit, e.bytes);
-  if (peek.method && id !== undefined) {
-    write(errorResponse(id, refusal.code, refusal.message, refusal.data)).catch(() => undefined);
-  } else if (answerParseErrors) {
-    write(errorResponse(undefined, ErrorCode.ServerError, refusal.message, refusal.data)).catch(() => undefined);
+  // a request's refusal carries its id; anything else none, where parse errors are answered
+  const request = peek.method && id !== undefined;
+  if (request || answerParseErrors) {
+    const refusal = new MessageTooLargeError(limit, e.bytes);
+    write(errorResponse(request ? id : undefined, refusal.code, refusal.message, refusal.data)).catch(() => undefined);
   }
 }
