@@ -21,10 +21,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { encodeComment, encodeEvent, SseParser } from '../../../codec/sse.js';
+import { encodeComment, encodeEvent, SseDecoderStream, type SseEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { HttpStatusError } from '../session/node-client.js';
 import { nodeExchange } from '../io/exchange.js';
+import { type HttpReply, readBody } from '../io/request.js';
 import { RequestGuard } from '../io/guard.js';
 import { afterClosingResponse, refuseNode, requestPath, respondNode } from '../io/node.js';
 import type { SessionInfo } from '../session/server.js';
@@ -295,19 +296,13 @@ export class LegacySseClientTransport implements Transport {
       await res.body.cancel().catch(() => undefined);
       throw new Error('GET (HTTP+SSE stream): the response is not text/event-stream');
     }
-    const reader = res.body.getReader();
-    const parser = new SseParser({ maxEventSize: this.opts.maxEventSize });
-    const pending: ReturnType<SseParser['push']> = [];
+    const reader = res.body.pipeThrough(new SseDecoderStream({ maxEventSize: this.opts.maxEventSize })).getReader();
     try {
-      while (pending.length === 0) {
-        const { done, value } = await reader.read();
-        if (done) throw new Error('GET (HTTP+SSE stream): the stream ended before the endpoint event');
-        pending.push(...parser.push(value));
-      }
-      const first = pending.shift()!;
-      if (first.event !== 'endpoint')
-        throw new Error(`GET (HTTP+SSE stream): first event is ${JSON.stringify(first.event)}, not endpoint`);
-      const endpoint = new URL(first.data, url);
+      const first = await reader.read();
+      if (first.done) throw new Error('GET (HTTP+SSE stream): the stream ended before the endpoint event');
+      if (first.value.event !== 'endpoint')
+        throw new Error(`GET (HTTP+SSE stream): first event is ${JSON.stringify(first.value.event)}, not endpoint`);
+      const endpoint = new URL(first.value.data, url);
       if (endpoint.origin !== url.origin)
         throw new Error(`GET (HTTP+SSE stream): endpoint origin ${endpoint.origin} differs from ${url.origin}`);
       this.endpoint = endpoint;
@@ -316,30 +311,23 @@ export class LegacySseClientTransport implements Transport {
       void reader.cancel().catch(() => undefined);
       throw e;
     }
-    void this.read(reader, parser, pending);
+    void this.read(reader);
   }
 
-  private async read(
-    reader: ReadableStreamDefaultReader<Uint8Array>,
-    parser: SseParser,
-    first: ReturnType<SseParser['push']>,
-  ): Promise<void> {
+  /** Delivers the stream's `message` events after `endpoint` until it ends; `onClose` then. */
+  private async read(reader: ReadableStreamDefaultReader<SseEvent>): Promise<void> {
     let error: Error | undefined;
     try {
-      for (let events = first; ; ) {
-        for (const e of events) {
-          if (e.event !== 'message') continue;
-          try {
-            const m = parsePeerJson(e.data) as JSONRPCMessage;
-            exactIds(m, e.data);
-            if (!this.closed) this.events?.onMessage(m);
-          } catch {
-            this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
-          }
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        const e = next.value;
+        if (e.event !== 'message') continue;
+        try {
+          const m = parsePeerJson(e.data) as JSONRPCMessage;
+          exactIds(m, e.data);
+          if (!this.closed) this.events?.onMessage(m);
+        } catch {
+          this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
         }
-        const { done, value } = await reader.read();
-        if (done) break;
-        events = parser.push(value);
       }
     } catch (e) {
       if (!this.abort.signal.aborted) error = e instanceof Error ? e : new Error(String(e));
@@ -359,16 +347,15 @@ export class LegacySseClientTransport implements Transport {
       body: serializeMessage(message),
       signal: this.abort.signal,
     });
-    const text = await res.text().catch(() => '');
-    if (!res.ok) {
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        /* plain text */
-      }
-      throw new HttpStatusError(res.status, body, `POST ${String(message.method ?? 'response')}`);
-    }
+    // an error's body parsed when it is JSON, as ../io/request.ts reads one (it takes only `text()`
+    // of the reply); a 2xx body read and dropped
+    if (!res.ok)
+      throw new HttpStatusError(
+        res.status,
+        await readBody(res as unknown as HttpReply),
+        `POST ${String(message.method ?? 'response')}`,
+      );
+    await res.text().catch(() => '');
   }
 
   /** Closes the stream (which ends the session on the server); `onClose` fires once. */

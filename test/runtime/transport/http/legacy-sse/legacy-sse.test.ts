@@ -21,6 +21,7 @@ import { loadRevision } from '../../../../../cli/revisions.js';
 import { serveHttp, type HttpServe } from '../../../../../cli/serve/http.js';
 import { connectHttp } from '../../../../../runtime/transport/http/legacy-sse/fallback.js';
 import { LegacySseClientTransport } from '../../../../../runtime/transport/http/legacy-sse/legacy-sse.js';
+import { HttpStatusError } from '../../../../../runtime/transport/http/io/request.js';
 import { raw, sleep, waitFor } from '../session/helpers.js';
 
 let served: HttpServe;
@@ -228,6 +229,38 @@ test('old endpoints: status codes', async () => {
   assert.not.ok(served.legacy.sessions.has(sid), 'session gone with its stream');
   const gone = await raw(port, { path: `/messages?sessionId=${sid}`, headers: json, body: '{}' });
   assert.is(gone.status, 404);
+});
+
+test('LegacySseClientTransport: messages after endpoint, a POST error with its JSON body', async () => {
+  const messages: unknown[] = [];
+  // every POST names a session the endpoint does not hold: its 404 carries a JSON-RPC error body
+  const t = new LegacySseClientTransport({
+    url: served.sseUrl,
+    fetch: (url, init) =>
+      fetch(init?.method === 'POST' ? String(url).replace(/sessionId=[^&]*/, 'sessionId=nope') : url, init),
+  });
+  await t.start({ onMessage: (m) => void messages.push(m), onClose() {} });
+  const e = await t.send({ jsonrpc: '2.0', id: 1, method: 'ping' }).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  assert.instance(e, HttpStatusError);
+  assert.is((e as HttpStatusError).status, 404);
+  assert.equal((e as HttpStatusError).body, { jsonrpc: '2.0', error: { code: -32000, message: 'Session not found' } });
+  assert.is((e as Error).message, 'POST ping: HTTP 404 (Session not found)');
+  // the real endpoint: the answer comes as a `message` event on the stream
+  const live = new LegacySseClientTransport({ url: served.sseUrl });
+  await live.start({ onMessage: (m) => void messages.push(m), onClose() {} });
+  await live.send({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'initialize',
+    params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  await waitFor('the initialize answer', () => messages.length === 1);
+  assert.is((messages[0] as { id: number }).id, 7);
+  await live.close();
+  await t.close();
 });
 
 test.run();
