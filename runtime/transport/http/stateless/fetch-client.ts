@@ -36,6 +36,7 @@ import {
   Cancel,
   answers,
   fetchRequester,
+  lostBefore,
   mediaType,
   type HttpReply,
   type HttpRequestInit,
@@ -303,17 +304,30 @@ export class StatelessHttpClientTransport implements Transport {
   /**
    * A `tools/call` refused with -32020 (HTTP 400): lists the tools again (all pages, outside
    * the engine) to learn their current `x-mcp-header` annotations, then posts the call once more
-   * ("Client Behavior"); a refresh reply with no result is named to `onError` (HttpStatusError)
-   * and the call posted again all the same. Any other answer is returned as it is.
+   * ("Client Behavior"). Any failure of the refresh (a reply with no result: HttpStatusError; a
+   * connection lost or cut: ConnectionClosedError; a refusal: RequestNotProcessedError) is named
+   * to `onError` and the call posted again all the same; a cancel of the call ends it at once.
+   * Any other answer is returned as it is.
    */
   async #retryOnMismatch(message: JSONRPCMessage, cancel: Cancel, res: HttpReply): Promise<HttpReply> {
-    if (res.status !== 400) return res;
     const body = (await res
       .text()
       .then(parsePeerJson)
       .catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
     if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
-    const meta = (message.params as Obj | undefined)?._meta;
+    try {
+      await this.#refresh((message.params as Obj | undefined)?._meta, cancel);
+    } catch (e) {
+      if (cancel.reason) throw e;
+      // named (as a skipped SSE event is); the call goes again with the annotations known
+      this.#events?.onError?.(e as Error);
+    }
+    return this.#post(message, cancel);
+  }
+
+  /** #retryOnMismatch's `tools/list` refresh, all pages. @throws why it got no result. */
+  async #refresh(meta: unknown, cancel: Cancel): Promise<void> {
+    const what = 'POST tools/list (the refresh after -32020)';
     let cursor: unknown;
     for (let page = 0; page < 100; page++) {
       const params: Obj = { _meta: meta, ...(cursor === undefined ? {} : { cursor }) };
@@ -321,20 +335,18 @@ export class StatelessHttpClientTransport implements Transport {
         { jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params },
         cancel,
       );
-      const messages = await readMessages(list);
+      const messages = await readMessages(list).catch((e) => {
+        throw lostBefore(e, what);
+      });
       const answer = messages.find((m) => 'result' in m);
-      // a bad reply is named (as a skipped SSE event is); the call goes again with the annotations known
       if (!answer) {
         const e = messages.find((m) => 'error' in m);
-        const what = 'POST tools/list (the refresh after -32020): no result';
-        this.#events?.onError?.(new HttpStatusError(list.status, e, what, list.header('content-type')));
-        return this.#post(message, cancel);
+        throw new HttpStatusError(list.status, e, `${what}: no result`, list.header('content-type'));
       }
       this.#tools.learn(answer, this.#events);
       cursor = (answer.result as Obj | undefined)?.nextCursor;
-      if (typeof cursor !== 'string') break;
+      if (typeof cursor !== 'string') return;
     }
-    return this.#post(message, cancel);
   }
 
   /**
