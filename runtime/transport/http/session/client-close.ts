@@ -3,7 +3,9 @@
  * basic/transports, "Session Management": DELETE), and closing the transport: while the
  * standalone GET stream is open, the session is ended first and that stream read to its end.
  */
-import { HttpStatusError, sleep } from '../io/request.js';
+import { HttpStatusError, lostBefore, sleep } from '../io/request.js';
+import { neverSent } from '../io/delivery.js';
+import { RequestNotProcessedError } from '../../../jsonrpc/errors.js';
 import { signalOf, stopStream } from './client-state.js';
 import { ClientPost } from './client-post.js';
 
@@ -20,7 +22,12 @@ export class ClientCore extends ClientPost {
     if (sid === undefined) return;
     const headers = await this.headers({}, sid);
     this.dropSession(sid, true);
-    const res = await this.request({ method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
+    const res = await this.request({ method: 'DELETE', headers, signal: AbortSignal.timeout(5000) }).catch((e) => {
+      // (never the raw network error: a refusal at connect says nothing was sent, else it may have run)
+      throw neverSent(e)
+        ? new RequestNotProcessedError({ reason: 'not-sent', what: 'DELETE', attempts: 1, cause: e })
+        : lostBefore(e, 'DELETE');
+    });
     res.discard();
     if (!res.ok && res.status !== 405 && res.status !== 404) throw new HttpStatusError(res.status, undefined, 'DELETE');
   }

@@ -111,6 +111,9 @@ export class HttpClientTransport implements Transport {
   /**
    * Ends the session on the server (DELETE; 405 and 404 are fine) and forgets it; requests
    * still waiting on its streams fail with {@link SessionExpiredError}. Gives up after 5 s.
+   * @throws HttpStatusError for another error status; ConnectionClosedError (-32000, the
+   * network error as `cause`) when the connection is lost before the reply (the DELETE may have
+   * run); RequestNotProcessedError when it could not be sent (no connection).
    */
   terminateSession(): Promise<void> {
     return this.core.terminateSession();
