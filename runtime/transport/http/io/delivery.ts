@@ -112,13 +112,14 @@ function networkError(error: unknown): { code?: unknown; syscall?: unknown } | u
 
 /**
  * Whether a requester's rejection came before any byte of the request was written: the
- * connection was never opened (refused, unreachable, the name did not resolve). Only errors that
- * say so (a Node `syscall` of 'connect' or 'getaddrinfo', or a connect code) count; a browser's
- * bare "Failed to fetch" does not.
+ * connection was never opened (refused, unreachable, the name did not resolve, or a port fetch
+ * blocks: its TypeError caused by "bad port"). Only errors that say so (a Node `syscall` of
+ * 'connect' or 'getaddrinfo', or a connect code) count; a browser's bare "Failed to fetch" does not.
  */
 export function neverSent(error: unknown): boolean {
   const e = networkError(error);
-  if (!e) return false;
+  // (fetch's refusal of a port it blocks, the Fetch standard's "bad port": no connection was tried)
+  if (!e) return error instanceof TypeError && (error.cause as Error | undefined)?.message === 'bad port';
   return e.syscall === 'connect' || e.syscall === 'getaddrinfo' || NOT_CONNECTED.has(e.code as string);
 }
 
