@@ -7,6 +7,8 @@
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import { innermost } from '../../../jsonrpc/innermost.js';
 import { idText, isObject } from '../../../jsonrpc/message.js';
+import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
+import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /**
  * The server answered with an HTTP error status (other than a session-expiry 404), or with a
@@ -57,6 +59,25 @@ export function answers(m: unknown, id: string | number | bigint): boolean {
 /** What a client's logger is told (`onError`) of a response on an SSE stream that answers no request of that stream. */
 export const stray = (id: unknown): Error =>
   new Error(`SSE response stream: a response to id ${idText(id).slice(0, 80)} answers no request of that stream`);
+
+/**
+ * The message of an SSE `message` event's `data`, parsed as peer JSON; or, when it is none, the
+ * error that names it for the transport's `onError` (the first 80 characters of the data): data
+ * that is not JSON ("SSE event is not JSON: …"), a JSON array ("SSE event is a JSON array (a
+ * batch), no message: 2025-11-25 has no batches: …"), another value that is no object ("SSE
+ * event is not a JSON object: …"). Never throws.
+ */
+export function eventMessage(data: string): JSONRPCMessage | Error {
+  let what = 'is not JSON';
+  try {
+    const m = parsePeerJson(data);
+    if (isObject(m)) return m as JSONRPCMessage;
+    what = Array.isArray(m)
+      ? 'is a JSON array (a batch), no message: 2025-11-25 has no batches'
+      : 'is not a JSON object';
+  } catch {}
+  return new Error(`SSE event ${what}: ${data.slice(0, 80)}`);
+}
 
 /** Characters of a body that is not JSON-RPC that {@link bodyHead} keeps for the error (1 KiB of text at most). */
 export const BODY_HEAD = 1024;

@@ -11,6 +11,7 @@ import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import { exactIds } from '../../../jsonrpc/message.js';
 import {
   answers,
+  eventMessage,
   type BodySink,
   type Cancel,
   HttpStatusError,
@@ -21,10 +22,8 @@ import {
   stray,
   type HttpReply,
 } from '../io/request.js';
-import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import { connectionRefused } from '../io/delivery.js';
 import { ClientState, type ReconnectOptions, SessionExpiredError, signalOf, type StreamState } from './client-state.js';
-import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** The streams of a client transport (see the module docs). */
 export class ClientStreams extends ClientState {
@@ -56,14 +55,12 @@ export class ClientStreams extends ClientState {
     if (parser.lastEventId !== undefined) state.lastEventId = parser.lastEventId;
     for (const e of events) {
       if (e.event !== 'message' || e.data === '') continue;
-      let m: JSONRPCMessage;
-      try {
-        m = parsePeerJson(e.data) as JSONRPCMessage;
-        exactIds(m, e.data);
-      } catch {
-        this.events?.onError?.(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
+      const m = eventMessage(e.data);
+      if (m instanceof Error) {
+        this.events?.onError?.(m);
         continue;
       }
+      exactIds(m, e.data);
       // an error with id null or absent on the reply stream of one request is its (JSON-RPC 2.0 §5)
       if (m.id == null && state.kind === 'post' && state.pending.size === 1) answers(m, [...state.pending][0]);
       if (!('method' in m) && !state.pending.delete(m.id as string)) this.events?.onError?.(stray(m.id));

@@ -9,6 +9,7 @@ import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import {
   answers,
   BODY_HEAD,
+  eventMessage,
   type BodySink,
   type HttpReply,
   HttpStatusError,
@@ -36,9 +37,9 @@ const streamLost = (cause: unknown): ConnectionClosedError =>
  * An SSE reply to request `id`: each event's message to `to.answer` as it arrives, from the I/O
  * callbacks (readInto: no promise per reply or chunk). An event whose type (`event:` field) is not
  * `message`, or whose data is empty, is skipped, as the 2025 client skips it (the SSE standard
- * dispatches such an event to listeners of its own type, not as a message). An event whose data is not JSON is
- * skipped and named to `to.skipped` ("SSE event is not JSON: …", its first 80 characters), as
- * the 2025 client does. The request fails (`to.fail`) with a ConnectionClosedError (-32000) when
+ * dispatches such an event to listeners of its own type, not as a message). An event whose data is
+ * not JSON, a JSON array (a batch) or no object is skipped and named to `to.skipped` (../io/request.ts
+ * `eventMessage`), as the 2025 client does. The request fails (`to.fail`) with a ConnectionClosedError (-32000) when
  * the stream breaks, holds an event over `maxEventSize` (its `cause` the SseSizeError), or ends
  * without its answer.
  */
@@ -60,11 +61,9 @@ class SseReply implements BodySink {
     for (const e of events) {
       // (an event of another type than "message" is no JSON-RPC message: skipped, as the 2025 client does)
       if (e.event !== 'message' || e.data === '') continue;
-      let m: JSONRPCMessage;
-      try {
-        m = parsePeerJson(e.data) as JSONRPCMessage;
-      } catch {
-        this.to.skipped(new Error(`SSE event is not JSON: ${e.data.slice(0, 80)}`));
+      const m = eventMessage(e.data);
+      if (m instanceof Error) {
+        this.to.skipped(m);
         continue;
       }
       // (its id, or an error's null or absent id: JSON-RPC 2.0 §5, given the request's)

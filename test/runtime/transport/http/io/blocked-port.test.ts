@@ -23,7 +23,7 @@ for (const era of ['session', 'stateless'] as const)
       const transport =
         era === 'session' ? new HttpClientTransport(options) : new StatelessHttpClientTransport(options);
       try {
-        const e = await failure(c.connect(transport).then(() => (c as draft.Client).listTools()));
+        const e = await failure(c.connect(transport).then(() => (c as draft.Client).listTools({})));
         assert.instance(e, RequestNotProcessedError, String(e));
         assert.is((e as RequestNotProcessedError).reason, 'not-sent');
         assert.not.match(e!.message, /may have run/);
