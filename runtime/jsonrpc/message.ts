@@ -417,7 +417,14 @@ export function classify(v: unknown): Classified {
   }
   const out: InvalidMessage =
     v.result !== undefined || v.error !== undefined
-      ? { kind: 'invalid', reason: 'malformed response' }
+      ? {
+          kind: 'invalid',
+          // (what the engine's "Malformed response: <reason>" says: Python's words for the first)
+          reason:
+            v.result !== undefined && v.error !== undefined
+              ? 'a response has either result or error'
+              : 'jsonrpc, id, result or error is not valid',
+        }
       : invalid(v.jsonrpc !== '2.0' ? 'jsonrpc must be "2.0"' : 'message has no method, result or error');
   if (readableId !== undefined) out.responseId = readableId;
   return out;

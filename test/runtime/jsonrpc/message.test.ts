@@ -85,9 +85,11 @@ test('responses: results need an object result and an id; error ids may be absen
 
 test('malformed responses are never answered; a readable id is reported for correlation', () => {
   const c = classify({ jsonrpc: '2.0', id: 4, error: { code: 'x' } });
-  assert.equal(c, { kind: 'invalid', reason: 'malformed response', responseId: 4 });
+  assert.equal(c, { kind: 'invalid', reason: 'jsonrpc, id, result or error is not valid', responseId: 4 });
   const d = classify({ jsonrpc: '2.0', id: null, result: {} });
-  assert.equal(d, { kind: 'invalid', reason: 'malformed response' });
+  assert.equal(d, { kind: 'invalid', reason: 'jsonrpc, id, result or error is not valid' });
+  const both = classify({ jsonrpc: '2.0', id: 5, result: {}, error: { code: 1, message: 'x' } });
+  assert.equal(both, { kind: 'invalid', reason: 'a response has either result or error', responseId: 5 });
 });
 
 test('an id with no method, result or error gets -32600 without id; a readable id is reported too', () => {
