@@ -43,12 +43,13 @@ export const lostBefore = (cause: unknown, what: string): ConnectionClosedError 
   new ConnectionClosedError(cause, `Connection lost before the response (${what}; the request may have run)`);
 
 /**
- * Whether `m`, read from the reply to a POST that carried the one request `id`, is that
- * request's response: its id is `id` (a bigint `id` takes a number), or it is an error whose id
- * is null or absent (JSON-RPC 2.0 §5: null when the server could not read the request's id),
- * whose `id` is then set to `id` in place.
+ * Takes `m`, read from the reply to a POST that carried the one request `id`, as that request's
+ * response when it is one, and says whether it is: its id is `id` (a bigint `id` takes a
+ * number), or it is an error whose id is null or absent (JSON-RPC 2.0 §5: null when the server
+ * could not read the request's id), whose `id` is then set to `id` in place (not a pure
+ * predicate: the error is readied for delivery to the request).
  */
-export function answers(m: unknown, id: string | number | bigint): boolean {
+export function adoptAnswer(m: unknown, id: string | number | bigint): boolean {
   if (!isObject(m) || Object.hasOwn(m, 'method')) return false;
   if (m.id === id || (typeof id === 'bigint' && typeof m.id === 'number')) return true;
   if (m.id != null || !Object.hasOwn(m, 'error')) return false;

@@ -23,7 +23,7 @@
 import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../jsonrpc/errors.js';
 import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import {
-  answers,
+  adoptAnswer,
   BODY_HEAD,
   bodyHead,
   Cancel,
@@ -183,7 +183,7 @@ export class ClientPost extends ClientStreams {
         // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5):
         // JSON that holds no message ({"status":"ok"}), or one for another id, would leave the
         // request waiting out its timeout; an array (a batch) is none: 2025-11-25 has no batches
-        if (!answers(body, requestId)) {
+        if (!adoptAnswer(body, requestId)) {
           const rpc = rpcLike(body);
           throw new HttpStatusError(
             res.status,

@@ -10,7 +10,7 @@ import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import { exactIds } from '../../../jsonrpc/message.js';
 import {
-  answers,
+  adoptAnswer,
   eventMessage,
   type BodySink,
   type Cancel,
@@ -62,7 +62,7 @@ export class ClientStreams extends ClientState {
       }
       exactIds(m, e.data);
       // an error with id null or absent on the reply stream of one request is its (JSON-RPC 2.0 §5)
-      if (m.id == null && state.kind === 'post' && state.pending.size === 1) answers(m, [...state.pending][0]);
+      if (m.id == null && state.kind === 'post' && state.pending.size === 1) adoptAnswer(m, [...state.pending][0]);
       if (!('method' in m) && !state.pending.delete(m.id as string)) this.events?.onError?.(stray(m.id));
       this.deliver(m);
     }

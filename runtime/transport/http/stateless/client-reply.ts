@@ -7,7 +7,7 @@ import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import {
-  answers,
+  adoptAnswer,
   BODY_HEAD,
   eventMessage,
   type BodySink,
@@ -67,7 +67,7 @@ class SseReply implements BodySink {
         continue;
       }
       // (its id, or an error's null or absent id: JSON-RPC 2.0 §5, given the request's)
-      if (answers(m, this.id)) this.answered = true;
+      if (adoptAnswer(m, this.id)) this.answered = true;
       else if (!('method' in m)) this.to.skipped(stray(m.id));
       this.to.answer(m);
     }

@@ -34,7 +34,7 @@ import { requestHeaders, type ParamHeader } from './headers.js';
 import {
   bodyHead,
   Cancel,
-  answers,
+  adoptAnswer,
   fetchRequester,
   lostBefore,
   mediaType,
@@ -403,7 +403,7 @@ export class StatelessHttpClientTransport implements Transport {
     const m = body as Obj | undefined;
     const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
     // the request's own id, or (an error only) none: `id: null` or absent, set to the request's in place
-    if (isRpc && answers(m, id) && (res.ok || 'error' in m)) {
+    if (isRpc && adoptAnswer(m, id) && (res.ok || 'error' in m)) {
       return this.#answer(m as unknown as JSONRPCMessage);
     }
     this.#fail(id, refusal(`POST ${this.#inFlight.get(id)?.method ?? 'request'}`, id, res, body, text, isRpc, notJson));
