@@ -66,7 +66,7 @@ export function nodeRequester(url: URL, agent?: HttpAgent): SendingRequester {
       headers,
       agent: init.stream && !agent ? false : pool,
     };
-    sendCall({ taker, signal, cancel, reply: undefined, send, options, body: init.body, stream: init.stream });
+    sendCall({ taker, signal, cancel, reply: undefined, send, options, body: init.body }, init.stream);
   };
   const requester: SendingRequester = (init) =>
     new Promise<HttpReply>((resolve, reject) => start(init, { reply: resolve, error: reject }));
@@ -81,9 +81,14 @@ export function nodeRequester(url: URL, agent?: HttpAgent): SendingRequester {
   return requester;
 }
 
-/** Sends `call` (once: see the module docs). */
-function sendCall(call: Call): void {
+/**
+ * Sends `call` (once: see the module docs). A long-lived `stream` (the standalone GET) keeps no
+ * process alive, from its socket on, its response head come or not: nothing awaits it (a caller
+ * of `standaloneOpened()` is kept alive by that wait, ../session/fetch-client.ts).
+ */
+function sendCall(call: Call, stream: boolean | undefined): void {
   const req = call.send(call.options) as CallRequest;
+  if (stream) req.on('socket', unrefSocket);
   req[CALL] = call;
   req.on('response', onCallResponse);
   req.on('error', onCallError);
@@ -106,6 +111,8 @@ const destroyer =
     void req.destroy(reason);
 const aborter = (req: ClientRequest, signal: AbortSignal) => (): void => void req.destroy(abortError(signal));
 
+const unrefSocket = (socket: { unref(): unknown }): void => void socket.unref();
+
 const CALL = Symbol('call');
 /** The state of one node:http request, kept on the request (no closures per request). */
 interface Call {
@@ -118,14 +125,11 @@ interface Call {
   send: typeof httpRequest;
   options: RequestOptions;
   body: string | undefined;
-  stream: boolean | undefined;
 }
 type CallRequest = ClientRequest & { [CALL]: Call };
 
 function onCallResponse(this: CallRequest, res: IncomingMessage): void {
   const call = this[CALL];
-  // a long-lived stream (the standalone GET), once answered, keeps no process alive: nothing awaits it
-  if (call.stream) res.socket?.unref();
   res.setEncoding('utf8');
   call.taker.reply((call.reply = new NodeReply(res, this)));
 }

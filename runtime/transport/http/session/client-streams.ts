@@ -102,9 +102,9 @@ export class ClientStreams extends ClientState {
     for (let k = 0; ; ) {
       const delay = firstDelay ?? reconnectDelay(r, state, k++);
       firstDelay = undefined;
-      // (the waits of a standalone stream that opened once, as its socket, keep no Node process alive: nothing awaits it)
-      const unref = state.kind === 'standalone' && !this.standaloneSettle;
-      if (delay > 0 && !(await sleep(delay, signalOf(state), unref))) return this.forget(state);
+      // (the waits of a standalone stream, as its socket, keep no Node process alive: nothing awaits
+      // it, or standaloneOpened() keeps the process alive while it is awaited)
+      if (delay > 0 && !(await sleep(delay, signalOf(state), state.kind === 'standalone'))) return this.forget(state);
       if (this.closed || state.aborted) return this.forget(state);
       if (state.sessionId !== this.session)
         return this.failStream(state, resumeFailed(state, new SessionExpiredError(state.sessionId ?? '')));

@@ -135,9 +135,13 @@ export class HttpClientTransport implements Transport {
    * Server") is open: resolves true once the server answered the GET with an event stream,
    * false when it has none (405), the stream was given up, the option `standaloneStream` is
    * false or the session is not initialized yet (no stream was started). Messages the server
-   * sends outside any request (log messages, list_changed) arrive on that stream.
+   * sends outside any request (log messages, list_changed) arrive on that stream. On Node the
+   * stream keeps no process alive (node:http form); this wait does, until it settles.
    */
   standaloneOpened(): Promise<boolean> {
-    return this.core.standaloneOutcome ?? Promise.resolve(false);
+    const outcome = this.core.standaloneOutcome;
+    if (!outcome) return Promise.resolve(false);
+    const alive = setInterval(() => undefined, 1 << 30);
+    return outcome.finally(() => clearInterval(alive));
   }
 }
