@@ -24,13 +24,21 @@ export class HttpStatusError extends Error {
   readonly body: unknown;
   /** The response's Content-Type header as received (undefined when absent or not kept). */
   readonly contentType: string | undefined;
+  /**
+   * The code of the JSON-RPC error `body` holds (`{"error": {"code": -32600, …}}`, whatever its
+   * id), as an RpcError's; its message is in this error's message, in parentheses. Undefined
+   * when the body is no JSON-RPC error.
+   */
+  readonly code: number | undefined;
   constructor(status: number, body: unknown, what: string, contentType?: string) {
-    const detail = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+    const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+    const detail = error?.message;
     super(`${what}: HTTP ${status}${typeof detail === 'string' ? ` (${detail})` : ''}`);
     this.name = 'HttpStatusError';
     this.status = status;
     this.body = body;
     this.contentType = contentType;
+    this.code = typeof error?.code === 'number' ? error.code : undefined;
   }
 }
 

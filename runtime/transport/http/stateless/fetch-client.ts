@@ -11,8 +11,10 @@
  * to the engine. Sending `notifications/cancelled` for a request in flight closes that request's
  * response stream instead of posting (the cancellation of this transport).
  *
- * HTTP errors: a JSON-RPC error in the body is delivered as the request's answer (one without an `id`,
- * or with `id: null`, gets the request's id). Anything else (no body, not JSON-RPC) fails the request with
+ * HTTP errors: a JSON-RPC error in the body for the request's id is delivered as its answer; one
+ * without an `id`, or with `id: null`, fails the request with that error (RpcError: its code,
+ * message and data), whose `cause` is the reply's HttpStatusError (`status`, `body`, `code`), as
+ * the 2025 transport fails it with that HttpStatusError. Anything else (no body, not JSON-RPC) fails the request with
  * HttpStatusError: the sign of a server without the stateless endpoint (Backward
  * Compatibility), on which ClientSession falls back to `initialize`.
  *
@@ -28,7 +30,8 @@
  * In parts: ./client-flight.ts a request in flight, ./client-reply.ts the reading of SSE
  * replies, ./client-tools.ts the tools' annotations; this file the POSTs and their answers.
  */
-import { ConnectionClosedError, ErrorCode } from '../../../jsonrpc/errors.js';
+import { ConnectionClosedError, ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
+import { isErrorResponse } from '../../../jsonrpc/message.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
 import { requestHeaders, type ParamHeader } from './headers.js';
 import {
@@ -402,6 +405,13 @@ export class StatelessHttpClientTransport implements Transport {
     }
     const m = body as Obj | undefined;
     const isRpc = typeof m === 'object' && m !== null && m.jsonrpc === '2.0' && ('result' in m || 'error' in m);
+    // an error status whose body is a JSON-RPC error for no id (JSON-RPC 2.0 §5): that error, the
+    // reply's HttpStatusError (status, body, code) its `cause`, as the 2025 client has them
+    if (!res.ok && m?.id == null && isErrorResponse(m)) {
+      const e = RpcError.from(m.error);
+      e.cause = refusal(`POST ${this.#inFlight.get(id)?.method ?? 'request'}`, id, res, body, text, true, undefined);
+      return this.#fail(id, e);
+    }
     // the request's own id, or (an error only) none: `id: null` or absent, set to the request's in place
     if (isRpc && adoptAnswer(m, id) && (res.ok || 'error' in m)) {
       return this.#answer(m as unknown as JSONRPCMessage);

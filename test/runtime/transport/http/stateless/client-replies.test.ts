@@ -2,7 +2,8 @@
  * What the draft client makes of a server's bad reply to `tools/call`, over both forms of the
  * stateless client transport (node:http, and fetch), beside what our 2025-11-25 client makes of
  * the same reply: a real node:http server (the dual-era endpoint behind a front that gives the
- * bad reply to a `tools/call` of a named tool, the rest served by the endpoint).
+ * bad reply to a `tools/call` of a named tool, the rest served by the endpoint). An error status
+ * whose body is a JSON-RPC error for no id gives both eras its code and message, and the status.
  */
 import type { ServerResponse } from 'node:http';
 import { test } from 'uvu';
@@ -46,6 +47,15 @@ const REPLIES: Record<string, (id: unknown, res: ServerResponse) => void> = {
     res.writeHead(200);
     res.end(result(id, { content: [] }));
   },
+  /** An error status whose body is a JSON-RPC error for no id (id null, or absent). */
+  nullId400: (_id, res) => {
+    res.writeHead(400, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: bad' } }));
+  },
+  noId500: (_id, res) => {
+    res.writeHead(500, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error: broke' } }));
+  },
   /** L2: an event over maxEventSize (1000). */
   huge: (id, res) => sse(res, `data: ${result(id, { content: [{ type: 'text', text: 'x'.repeat(5000) }] })}\n\n`),
 };
@@ -72,6 +82,12 @@ interface Outcome {
 
 type Era = 'draft-node' | 'draft-fetch' | '2025';
 
+/** The HTTP status an error with a code carries, on itself or its cause (` [HTTP 400]`), else ''. */
+const statusOf = (e: Error & { code?: number; status?: number; cause?: unknown }): string => {
+  const status = e.status ?? (e.cause as { status?: number } | undefined)?.status;
+  return e.code === undefined || status === undefined ? '' : ` [HTTP ${status}]`;
+};
+
 /** Calls each tool of `names` on a client of `era` and returns what each call gave. */
 async function calls(era: Era, names: string[]): Promise<Record<string, Outcome>> {
   const warned: string[] = [];
@@ -88,8 +104,8 @@ async function calls(era: Era, names: string[]): Promise<Record<string, Outcome>
       warned.length = 0;
       const got = await c.callTool({ name, arguments: {} }, { timeout: 5000 }).then(
         (r) => JSON.stringify({ content: r.content }),
-        (e: Error & { code?: number; cause?: Error }) =>
-          `${e.name} ${e.code} ${e.message}${e.cause ? ` (cause ${e.cause.name})` : ''}`,
+        (e: Error & { code?: number; cause?: Error; status?: number }) =>
+          `${e.name} ${e.code} ${e.message}${e.cause ? ` (cause ${e.cause.name})` : ''}${statusOf(e)}`,
       );
       out[name] = { got, warned: [...warned] };
     }
@@ -154,6 +170,25 @@ for (const era of ['draft-node', 'draft-fetch'] as const) {
     );
     assert.is(mine.untyped!.got, 'HttpStatusError undefined POST tools/call: unexpected Content-Type (none): HTTP 200');
     for (const name of names) assert.equal(mine[name], theirs[name], name);
+  });
+
+  test(`${era}: an error status whose body is a JSON-RPC error for no id: its code and message reach the caller, the status readable, in both eras`, async () => {
+    const names = ['nullId400', 'noId500'];
+    const [mine, theirs] = [await calls(era, names), await calls('2025', names)];
+    assert.equal(
+      names.map((n) => mine[n]!.got),
+      [
+        'RpcError -32600 Invalid Request: bad (cause HttpStatusError) [HTTP 400]',
+        'RpcError -32603 Internal error: broke (cause HttpStatusError) [HTTP 500]',
+      ],
+    );
+    assert.equal(
+      names.map((n) => theirs[n]!.got),
+      [
+        'HttpStatusError -32600 POST tools/call: HTTP 400 (Invalid Request: bad) [HTTP 400]',
+        'HttpStatusError -32603 POST tools/call: HTTP 500 (Internal error: broke) [HTTP 500]',
+      ],
+    );
   });
 
   test(`${era}: an SSE event over maxEventSize fails the call with ConnectionClosedError (-32000), the SseSizeError its cause`, async () => {
