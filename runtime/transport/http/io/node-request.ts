@@ -150,7 +150,7 @@ function broken(req: ClientRequest): Error {
 }
 
 const REPLY = Symbol('reply');
-type ReplyMessage = IncomingMessage & { [REPLY]: NodeReply; [FEED]: Feed };
+type ReplyMessage = IncomingMessage & { [REPLY]: NodeReply };
 function onReplyData(this: ReplyMessage, text: string): void {
   this[REPLY].body += text;
 }
@@ -178,45 +178,6 @@ function onSinkError(this: ReplyMessage, error: Error): void {
 }
 function onSinkClose(this: ReplyMessage): void {
   if (!this.complete) onSinkError.call(this, new Error('premature close'));
-}
-
-/** Chunks of a body read by NodeReply.chunks() not taken yet. */
-interface Feed {
-  chunks: string[];
-  /** Characters in `chunks`. */
-  size: number;
-  ended: boolean;
-  error: Error | undefined;
-  wake: (() => void) | undefined;
-}
-const FEED = Symbol('feed');
-/** Characters buffered before the response is paused until the reader catches up. */
-const FEED_HIGH_WATER = 1 << 20;
-type FeedMessage = IncomingMessage & { [FEED]: Feed };
-function wakeFeed(feed: Feed): void {
-  const wake = feed.wake;
-  feed.wake = undefined;
-  wake?.();
-}
-function onFeedData(this: FeedMessage, text: string): void {
-  const feed = this[FEED];
-  feed.chunks.push(text);
-  feed.size += text.length;
-  if (feed.size > FEED_HIGH_WATER) this.pause();
-  wakeFeed(feed);
-}
-function onFeedEnd(this: FeedMessage): void {
-  this[FEED].ended = true;
-  wakeFeed(this[FEED]);
-}
-function onFeedError(this: FeedMessage, error: Error): void {
-  this[FEED].error ??= error;
-  wakeFeed(this[FEED]);
-}
-function onFeedClose(this: FeedMessage): void {
-  const feed = this[FEED];
-  if (!feed.ended) feed.error ??= new Error('premature close');
-  wakeFeed(feed);
 }
 
 /**
@@ -316,7 +277,7 @@ class NodeReply implements HttpReply {
     this.#used = true;
     this.#sink = sink;
     const res = this.res as ReplyMessage;
-    // listeners, as chunks() has, but the chunks go to the sink from the 'data' callback itself
+    // listeners, not the stream's async iterator: the chunks go to the sink from the 'data' callback itself
     res[REPLY] = this;
     res.on('data', onSinkData);
     res.on('end', onSinkEnd);
@@ -324,7 +285,7 @@ class NodeReply implements HttpReply {
     res.on('close', onSinkClose);
   }
 
-  /** A chunk for read()'s sink; the sink stopping it drops the rest (as leaving chunks() early does). */
+  /** A chunk for read()'s sink; the sink stopping it drops the rest. */
   sinkData(text: string): void {
     const sink = this.#sink;
     if (!sink || sink.chunk(text)) return;
@@ -350,48 +311,12 @@ class NodeReply implements HttpReply {
     res.off('close', onSinkClose);
   }
 
+  /**
+   * The whole body as one chunk, once it ended (text()): the transports read a node:http reply
+   * through read() or readText(), which take it as it arrives; this is the interface's fallback.
+   */
   async *chunks(): AsyncIterable<string> {
-    if (this.#text) {
-      yield await this.#text;
-      return;
-    }
-    this.#used = true;
-    const res = this.res as ReplyMessage;
-    // Listeners rather than the stream's async iterator: that one destroys the response (and
-    // with it the keep-alive socket) when the loop is left before 'end', and costs promises per chunk.
-    const feed: Feed = (res[FEED] = { chunks: [], size: 0, ended: false, error: undefined, wake: undefined });
-    res.on('data', onFeedData);
-    res.on('end', onFeedEnd);
-    res.on('error', onFeedError);
-    res.on('close', onFeedClose);
-    let failed = false;
-    try {
-      for (;;) {
-        if (feed.chunks.length > 0) {
-          const text = feed.chunks.length === 1 ? feed.chunks[0] : feed.chunks.join('');
-          feed.chunks.length = 0;
-          feed.size = 0;
-          if (res.isPaused() && !feed.ended) res.resume();
-          yield text;
-          continue;
-        }
-        if (feed.error) throw feed.error;
-        if (feed.ended) break;
-        await new Promise<void>((wake) => (feed.wake = wake));
-      }
-    } catch (e) {
-      failed = true;
-      throw this.req.destroyed && e instanceof Error && e.name === 'AbortError' ? e : broken(this.req);
-    } finally {
-      res.off('data', onFeedData);
-      res.off('end', onFeedEnd);
-      res.off('error', onFeedError);
-      res.off('close', onFeedClose);
-      if (failed) {
-        if (!res.complete) this.req.destroy();
-      } else if (!res.readableEnded) drain(res, this.req);
-    }
-    if (!res.complete) throw broken(this.req);
+    yield await this.text();
   }
 
   discard(): void {

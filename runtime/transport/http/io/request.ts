@@ -88,6 +88,55 @@ export function eventMessage(data: string): JSONRPCMessage | Error {
   return new Error(`SSE event ${what}: ${data.slice(0, 80)}`);
 }
 
+/**
+ * Why the body `text` (`body` parsed, else the text) of a reply `res` to request `id`, posted
+ * as `what` ("POST tools/call"), is not the request's answer, in the words of both eras' clients: a 2xx reply that is not JSON (`notJson`: the parse error), not JSON-RPC
+ * (`isRpc` false), or the response to another id; any other status "HTTP <status>".
+ */
+export function refusal(
+  what: string,
+  id: string | number,
+  res: HttpReply,
+  body: unknown,
+  text: string,
+  isRpc: boolean,
+  notJson: Error | undefined,
+): HttpStatusError {
+  const contentType = res.header('content-type');
+  if (!res.ok) return new HttpStatusError(res.status, body, what, contentType);
+  if (notJson)
+    return new HttpStatusError(
+      res.status,
+      text.slice(0, BODY_HEAD),
+      `${what}: the ${contentType} body is not JSON (${notJson.message})`,
+      contentType,
+    );
+  if (!isRpc)
+    return new HttpStatusError(
+      res.status,
+      text.slice(0, BODY_HEAD),
+      `${what}: the ${contentType} body is not JSON-RPC`,
+      contentType,
+    );
+  const other = idText((body as { id?: unknown }).id);
+  return new HttpStatusError(
+    res.status,
+    body,
+    `${what}: the JSON reply holds no response to request id ${idText(id)} (it answers id ${other})`,
+    contentType,
+  );
+}
+
+/**
+ * The error of request `what` (e.g. "POST tools/call") answered `status` (2xx) with an empty
+ * body where its response was due: the server may have run it. Code -32000.
+ */
+export const emptyReply = (what: string, status: number): ConnectionClosedError =>
+  new ConnectionClosedError(
+    undefined,
+    `Connection closed before the response (${what}: HTTP ${status}, empty body; the request may have run)`,
+  );
+
 /** Characters of a body that is not JSON-RPC that {@link bodyHead} keeps for the error (1 KiB of text at most). */
 export const BODY_HEAD = 1024;
 

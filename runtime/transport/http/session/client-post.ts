@@ -21,16 +21,18 @@
  * 503 says nothing of whether the first POST ran.
  */
 import { ConnectionClosedError, ErrorCode, RequestAbortedError } from '../../../jsonrpc/errors.js';
-import { idText, isObject, serializeMessage } from '../../../jsonrpc/message.js';
+import { isObject, serializeMessage } from '../../../jsonrpc/message.js';
 import {
   adoptAnswer,
   BODY_HEAD,
   bodyHead,
   Cancel,
   HttpStatusError,
+  emptyReply,
   lostBefore,
   mediaType,
   readBody,
+  refusal,
 } from '../io/request.js';
 import { deliver, resendDelay, resendsSpent } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions } from '../../../jsonrpc/transport.js';
@@ -157,41 +159,26 @@ export class ClientPost extends ClientStreams {
         const text = await res.text().catch((e: unknown) => {
           throw cancel.reason ? e : lostBefore(e, what);
         });
-        if (text === '')
-          throw new ConnectionClosedError(
-            undefined,
-            `Connection closed before the response (POST ${String(message.method)}: HTTP ${res.status}, empty body; the request may have run)`,
-          );
+        if (text === '') throw emptyReply(what, res.status);
         if (type === '')
           throw new HttpStatusError(
             res.status,
             text.slice(0, BODY_HEAD),
-            `POST ${String(message.method)}: unexpected Content-Type (none)`,
+            `${what}: unexpected Content-Type (none)`,
             contentType,
           );
         let body: unknown;
+        let notJson: Error | undefined;
         try {
           body = parsePeerJson(text);
         } catch (e) {
-          throw new HttpStatusError(
-            res.status,
-            text.slice(0, BODY_HEAD),
-            `POST ${String(message.method)}: the ${contentType} body is not JSON (${(e as Error).message})`,
-            contentType,
-          );
+          notJson = e as Error;
         }
         // the JSON reply to a request is its response (2025-11-25 basic/transports, POST rule 5):
         // JSON that holds no message ({"status":"ok"}), or one for another id, would leave the
         // request waiting out its timeout; an array (a batch) is none: 2025-11-25 has no batches
-        if (!adoptAnswer(body, requestId)) {
-          const rpc = rpcLike(body);
-          throw new HttpStatusError(
-            res.status,
-            rpc ? body : text.slice(0, BODY_HEAD),
-            `POST ${String(message.method)}: the ${rpc ? `JSON reply holds no response to request id ${idText(requestId)} (it answers id ${idText((body as { id?: unknown }).id)})` : `${contentType} body is not JSON-RPC`}`,
-            contentType,
-          );
-        }
+        if (notJson || !adoptAnswer(body, requestId))
+          throw refusal(what, requestId, res, body, text, rpcLike(body), notJson);
         this.deliver(body as JSONRPCMessage);
         return;
       }

@@ -1,23 +1,11 @@
 /**
- * Reading the SSE replies of the stateless client transport (./fetch-client.ts), the reason a
- * JSON reply is not a request's answer ({@link refusal}), and the whole of a reply read outside
- * the engine (the `tools/list` refresh of a -32020 retry).
+ * Reading the SSE replies of the stateless client transport (./fetch-client.ts), and the whole
+ * of a reply read outside the engine (the `tools/list` refresh of a -32020 retry).
  */
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import {
-  adoptAnswer,
-  BODY_HEAD,
-  eventMessage,
-  type BodySink,
-  type HttpReply,
-  HttpStatusError,
-  mediaType,
-  readInto,
-  stray,
-} from '../io/request.js';
-import { idText } from '../../../jsonrpc/message.js';
+import { adoptAnswer, eventMessage, type BodySink, type HttpReply, mediaType, readInto, stray } from '../io/request.js';
 import type { Id } from './client-flight.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
 
@@ -106,46 +94,6 @@ class SseReply implements BodySink {
         ),
       );
   }
-}
-
-/**
- * Why the body `text` (`body` parsed, else the text) of a reply `res` to request `id`, posted
- * as `what` ("POST tools/call"), is not the request's answer, as the 2025 client words it for
- * the same reply: a 2xx reply that is not JSON (`notJson`: the parse error), not JSON-RPC
- * (`isRpc` false), or the response to another id; any other status "HTTP <status>".
- */
-export function refusal(
-  what: string,
-  id: Id,
-  res: HttpReply,
-  body: unknown,
-  text: string,
-  isRpc: boolean,
-  notJson: Error | undefined,
-): HttpStatusError {
-  const contentType = res.header('content-type');
-  if (!res.ok) return new HttpStatusError(res.status, body, what, contentType);
-  if (notJson)
-    return new HttpStatusError(
-      res.status,
-      text.slice(0, BODY_HEAD),
-      `${what}: the ${contentType} body is not JSON (${notJson.message})`,
-      contentType,
-    );
-  if (!isRpc)
-    return new HttpStatusError(
-      res.status,
-      text.slice(0, BODY_HEAD),
-      `${what}: the ${contentType} body is not JSON-RPC`,
-      contentType,
-    );
-  const other = idText((body as { id?: unknown }).id);
-  return new HttpStatusError(
-    res.status,
-    body,
-    `${what}: the JSON reply holds no response to request id ${idText(id)} (it answers id ${other})`,
-    contentType,
-  );
 }
 
 /** The JSON-RPC messages of a whole response (one JSON body, or every SSE `message` event); none when it does not parse. */

@@ -30,7 +30,7 @@
  * In parts: ./client-flight.ts a request in flight, ./client-reply.ts the reading of SSE
  * replies, ./client-tools.ts the tools' annotations; this file the POSTs and their answers.
  */
-import { ConnectionClosedError, ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
+import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
 import { isErrorResponse } from '../../../jsonrpc/message.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
 import { requestHeaders, type ParamHeader } from './headers.js';
@@ -40,6 +40,8 @@ import {
   adoptAnswer,
   fetchRequester,
   lostBefore,
+  emptyReply,
+  refusal,
   mediaType,
   type HttpReply,
   type HttpRequestInit,
@@ -47,7 +49,7 @@ import {
   type SendingRequester,
 } from '../io/request.js';
 import { Flight, type FlightHost, type Id } from './client-flight.js';
-import { readMessages, readSseReply, refusal, type ReplyTarget } from './client-reply.js';
+import { readMessages, readSseReply, type ReplyTarget } from './client-reply.js';
 import { ToolHeaders } from './client-tools.js';
 import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -385,16 +387,8 @@ export class StatelessHttpClientTransport implements Transport {
 
   /** A reply's body `text` (not SSE): the request's answer, or its failure. */
   #readText(id: Id, res: HttpReply, text: string): void {
-    if (text === '' && res.ok) {
-      this.#fail(
-        id,
-        new ConnectionClosedError(
-          undefined,
-          `Connection closed before the response (POST ${this.#inFlight.get(id)?.method ?? 'request'}: HTTP ${res.status}, empty body; the request may have run)`,
-        ),
-      );
-      return;
-    }
+    const what = `POST ${this.#inFlight.get(id)?.method ?? 'request'}`;
+    if (text === '' && res.ok) return this.#fail(id, emptyReply(what, res.status));
     let body: unknown;
     let notJson: Error | undefined;
     try {
@@ -409,14 +403,14 @@ export class StatelessHttpClientTransport implements Transport {
     // reply's HttpStatusError (status, body, code) its `cause`, as the 2025 client has them
     if (!res.ok && m?.id == null && isErrorResponse(m)) {
       const e = RpcError.from(m.error);
-      e.cause = refusal(`POST ${this.#inFlight.get(id)?.method ?? 'request'}`, id, res, body, text, true, undefined);
+      e.cause = refusal(what, id, res, body, text, true, undefined);
       return this.#fail(id, e);
     }
     // the request's own id, or (an error only) none: `id: null` or absent, set to the request's in place
     if (isRpc && adoptAnswer(m, id) && (res.ok || 'error' in m)) {
       return this.#answer(m as unknown as JSONRPCMessage);
     }
-    this.#fail(id, refusal(`POST ${this.#inFlight.get(id)?.method ?? 'request'}`, id, res, body, text, isRpc, notJson));
+    this.#fail(id, refusal(what, id, res, body, text, isRpc, notJson));
   }
 
   #answer(m: JSONRPCMessage): void {
