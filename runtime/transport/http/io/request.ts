@@ -73,7 +73,7 @@ export const stray = (id: unknown): Error =>
  * The message of an SSE `message` event's `data`, parsed as peer JSON; or, when it is none, the
  * error that names it for the transport's `onError` (the first 80 characters of the data): data
  * that is not JSON ("SSE event is not JSON: …"), a JSON array ("SSE event is a JSON array (a
- * batch), no message: 2025-11-25 has no batches: …"), another value that is no object ("SSE
+ * batch), no message: this revision has no batches: …"), another value that is no object ("SSE
  * event is not a JSON object: …"). Never throws.
  */
 export function eventMessage(data: string): JSONRPCMessage | Error {
@@ -82,7 +82,7 @@ export function eventMessage(data: string): JSONRPCMessage | Error {
     const m = parsePeerJson(data);
     if (isObject(m)) return m as JSONRPCMessage;
     what = Array.isArray(m)
-      ? 'is a JSON array (a batch), no message: 2025-11-25 has no batches'
+      ? 'is a JSON array (a batch), no message: this revision has no batches'
       : 'is not a JSON object';
   } catch {}
   return new Error(`SSE event ${what}: ${data.slice(0, 80)}`);

@@ -15,7 +15,7 @@ const EVENTS: [string, (id: unknown) => string, string][] = [
   [
     'a JSON array',
     (id) => JSON.stringify([{ jsonrpc: '2.0', id, result: { content: [] } }]),
-    'SSE event is a JSON array (a batch), no message: 2025-11-25 has no batches: [{"jsonrpc":"2.0","id":',
+    'SSE event is a JSON array (a batch), no message: this revision has no batches: [{"jsonrpc":"2.0","id":',
   ],
   ['a JSON number', () => '42', 'SSE event is not a JSON object: 42'],
 ];
