@@ -109,7 +109,7 @@ export function appsClientCapability(ctx: Pick<RequestContext, 'meta' | 'session
   const session = (ctx.session as { client?: { capabilities?: Obj } } | undefined)?.client?.capabilities;
   const caps = (typeof perRequest === 'object' && perRequest !== null ? perRequest : session) as Obj | undefined;
   if (!hasCapability(caps, ['extensions', APPS_EXTENSION])) return undefined;
-  return ((caps!.extensions as Obj)[APPS_EXTENSION] as Obj) ?? {};
+  return (caps!.extensions as Obj)[APPS_EXTENSION] as Obj;
 }
 
 /** Whether the requesting client renders MCP Apps views (its capability lists `text/html;profile=mcp-app`, or lists no MIME types). */

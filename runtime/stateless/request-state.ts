@@ -273,11 +273,9 @@ type NativeHmac = (algorithm: 'sha256', key: Uint8Array) => { update(data: Uint8
 const nativeHmac: NativeHmac | undefined = (() => {
   try {
     const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    return (
-      (typeof get === 'function'
-        ? (get('node:crypto') as { createHmac?: NativeHmac } | undefined)?.createHmac
-        : undefined) ?? undefined
-    );
+    return typeof get === 'function'
+      ? (get('node:crypto') as { createHmac?: NativeHmac } | undefined)?.createHmac
+      : undefined;
   } catch {
     return undefined;
   }
