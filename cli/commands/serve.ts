@@ -88,6 +88,13 @@ export const serve: Command = {
     'process, and never runs twice; a re-send with other content under that id gets 400. Replay',
     'answers every request as SSE, so --reply json with --redis turns it off and says so on stderr;',
     '--request-replay off turns it off alone (JSON replies where --reply allows them).',
+    '',
+    "The TypeScript server's SSE streams carry `retry: 500` (in their priming event and before it",
+    'closes a connection), and a 2025-11-25 client waits at least that before resuming a lost stream:',
+    'its backoff starts from 500 ms instead of `reconnect.initialDelayMs` (1000). A stream lost because',
+    'the server went away (every attempt refused at connect) is tried about 0.5, 1.25, 2.4 and 4.1 s',
+    'after the loss, and the call fails after about 4.1 s with "4 attempts", where',
+    "docs/guide/http.md's figures without a server `retry` are 1, 2.5 and 4.75 s, 3 attempts.",
   ],
   flags: [
     { name: 'stdio', meaning: 'serve over stdin/stdout' },
