@@ -350,7 +350,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		h.sessionMessage(w, r, s, m, false)
 		return
 	}
-	if st := h.opts.Stateless; st != nil && (modern || hv == st.Table().ProtocolVersion || h.opts.Sessions == nil) {
+	// anything else is the modern side's (docs/guide/dual-era.md), so a request that fits neither
+	// era gets the modern error (-32602 for a missing _meta protocol version)
+	if h.opts.Stateless != nil {
 		h.stateless(w, r, m)
 		return
 	}

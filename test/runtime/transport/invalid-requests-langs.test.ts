@@ -409,6 +409,11 @@ for (const [lang, env] of LANGS) {
           m.params._meta ? mismatch : answer,
           `${lang} stateless ${what}, Mcp-Method ping`,
         );
+        if (m.params._meta) continue;
+        // no _meta version, no MCP-Protocol-Version, no session: the modern side's (dual-era.md)
+        const bare = await postJson(s.url, HEADERS, m);
+        assert.is(bare.status, 400, `${lang} ${what}, no MCP headers: ${bare.text}`);
+        assert.equal(JSON.parse(bare.text), answer, `${lang} ${what}, no MCP headers`);
       }
       // the call stays in flight (its SSE stream carries the sampling request) until aborted
       const first = fetch(s.url, {

@@ -418,7 +418,6 @@ class McpHttpApp:
         sid = headers.get("mcp-session-id")
         hv = headers.get("mcp-protocol-version")
         is_init = message.get("method") == "initialize"
-        stateless_version = self.stateless.table.protocol_version if self.stateless is not None else None
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         modern = isinstance(meta, dict) and PROTOCOL_VERSION_META in meta
@@ -439,11 +438,10 @@ class McpHttpApp:
                 return
             await self._session_message(session, message, kind, headers, receive, send)
             return
-        if self.stateless is not None and (modern or hv == stateless_version or self.on_session is None):
+        # anything else is the modern side's (docs/guide/dual-era.md), so a request that fits
+        # neither era gets the modern error (-32602 for a missing _meta protocol version)
+        if self.stateless is not None:
             await self._stateless(message, kind, headers, receive, send)
-            return
-        if hv is not None and self.stateless is not None and hv != stateless_version and self.on_session is None:
-            await _error(send, 400, -32022, "Unsupported protocol version")
             return
         await _error(send, 400, REFUSED, "Bad Request: Mcp-Session-Id header is required")
 
