@@ -34,6 +34,8 @@ export class Flight extends Cancel implements ReplyTaker, TextTaker {
   init: HttpRequestInit | undefined = undefined;
   /** Its reply, while its body is being read. */
   res: HttpReply | undefined = undefined;
+  /** A `tools/call` answered -32020 once: its tools refreshed, posted again (the transport's `#again`). */
+  refreshed = false;
   constructor(
     readonly method: string,
     readonly id: Id,

@@ -72,27 +72,31 @@ class SseReply implements BodySink {
   }
 
   end(error: Error | undefined): void {
-    const { id, to } = this;
-    if (this.failure !== undefined) return to.fail(id, streamLost(this.failure));
+    if (this.failure !== undefined) return this.lost(streamLost(this.failure));
     // the stream broke: the request may have run, and a stateless stream cannot be resumed
     if (error)
-      return to.fail(
-        id,
+      return this.lost(
         new ConnectionClosedError(error, 'Connection lost before the response (the request may have run)'),
       );
     try {
       this.take(this.parser.end());
     } catch (e) {
-      return to.fail(id, streamLost(e));
+      return this.lost(streamLost(e));
     }
-    if (!this.answered)
-      to.fail(
-        id,
-        new ConnectionClosedError(
-          undefined,
-          'Connection closed: the response stream ended without a response (the request may have run)',
-        ),
-      );
+    this.lost(
+      new ConnectionClosedError(
+        undefined,
+        'Connection closed: the response stream ended without a response (the request may have run)',
+      ),
+    );
+  }
+
+  /**
+   * The request fails with `error`, unless this stream answered it (a fault of the stream after
+   * the answer fails nothing: the request may be under way again, posted once more after -32020).
+   */
+  lost(error: Error): void {
+    if (!this.answered) this.to.fail(this.id, error);
   }
 }
 

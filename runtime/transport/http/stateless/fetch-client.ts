@@ -184,10 +184,10 @@ export class StatelessHttpClientTransport implements Transport {
 
   /**
    * Posts request `f` and reads its answer; any failure fails the request. A POST whose
-   * headers are a record goes out in this tick, and its first reply, unless a 503 or a
-   * -32020 refusal, is read with no async function (#host `replied`: on the node:http
-   * requester with no promise either, `f` taking the reply and its body); the rest (a headers
-   * function, retries of ../io/delivery.ts, the tools/list refresh, SSE) is #exchangeAll's.
+   * headers are a record goes out in this tick, and its first reply, unless a 503, is read
+   * with no async function (#host `replied`: on the node:http requester with no promise either,
+   * `f` taking the reply and its body); the rest (a headers function, retries of
+   * ../io/delivery.ts) is #exchangeAll's.
    */
   #exchange(f: Flight): void {
     const extra = this.options.headers;
@@ -226,11 +226,10 @@ export class StatelessHttpClientTransport implements Transport {
     fail: (id, error) => this.#fail(id, error),
   };
 
-  /** The first reply of #exchange's POST: read here (#take) unless a 503 or a 400 to `tools/call`, which go on to #exchangeAll. */
+  /** The first reply of #exchange's POST: read here (#take) unless a 503, which goes on to #exchangeAll. */
   #replied(f: Flight, res: HttpReply): void {
     // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
-    if (res.status === 503 || (res.status === 400 && f.method === 'tools/call'))
-      void this.#exchangeAll(f, { init: f.init!, first: { reply: res } });
+    if (res.status === 503) void this.#exchangeAll(f, { init: f.init!, first: { reply: res } });
     else this.#take(f, res);
   }
 
@@ -258,10 +257,9 @@ export class StatelessHttpClientTransport implements Transport {
   async #exchangeAll(f: Flight, sent: { init: HttpRequestInit; first: FirstAttempt } | undefined): Promise<void> {
     const message = f.message;
     try {
-      let res = sent
+      const res = sent
         ? await deliverFrom(this.#request, sent.init, this.#deliverOptions(message), sent.first)
         : await this.#post(message, f);
-      if (res.status === 400 && f.method === 'tools/call') res = await this.#retryOnMismatch(message, f, res);
       this.#take(f, res);
     } catch (e) {
       this.#fail(f.id, e as Error);
@@ -307,27 +305,34 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   /**
-   * A `tools/call` refused with -32020 (HTTP 400): lists the tools again (all pages, outside
-   * the engine) to learn their current `x-mcp-header` annotations, then posts the call once more
-   * ("Client Behavior"). Any failure of the refresh (a reply with no result: HttpStatusError; a
-   * connection lost or cut: ConnectionClosedError; a refusal: RequestNotProcessedError) is named
-   * to `onError` and the call posted again all the same; a cancel of the call ends it at once.
-   * Any other answer is returned as it is.
+   * Whether `m`, the answer to `f`, is a -32020 (HeaderMismatch) error answering a `tools/call`
+   * posted once only, in whatever reply it came (400 or 200, JSON or SSE): then it is not the
+   * call's answer, #again takes the call over.
    */
-  async #retryOnMismatch(message: JSONRPCMessage, cancel: Cancel, res: HttpReply): Promise<HttpReply> {
-    const body = (await res
-      .text()
-      .then(parsePeerJson)
-      .catch(() => undefined)) as { error?: { code?: unknown } } | undefined;
-    if (body?.error?.code !== ErrorCode.HeaderMismatch) return res;
+  #mismatch(f: Flight | undefined, m: Obj): boolean {
+    if (f?.method !== 'tools/call' || f.refreshed || (m.error as Obj | undefined)?.code !== ErrorCode.HeaderMismatch)
+      return false;
+    f.refreshed = true;
+    void this.#again(f);
+    return true;
+  }
+
+  /**
+   * A `tools/call` answered -32020 ("Client Behavior"): lists the tools again (all pages,
+   * outside the engine) to learn their current `x-mcp-header` annotations, then posts the call
+   * once more, whose answer is the call's, a second -32020 too. Any failure of the refresh (a
+   * reply with no result: HttpStatusError; a connection lost or cut: ConnectionClosedError; a
+   * refusal: RequestNotProcessedError) is named to `onError` and the call posted again all the
+   * same; a cancel of the call (the caller's abort, its timeout) ends both.
+   */
+  async #again(f: Flight): Promise<void> {
     try {
-      await this.#refresh((message.params as Obj | undefined)?._meta, cancel);
+      await this.#refresh((f.message.params as Obj | undefined)?._meta, f);
     } catch (e) {
-      if (cancel.reason) throw e;
       // named (as a skipped SSE event is); the call goes again with the annotations known
-      this.#events?.onError?.(e as Error);
+      if (!f.reason) this.#events?.onError?.(e as Error);
     }
-    return this.#post(message, cancel);
+    if (!f.reason) this.#exchange(f);
   }
 
   /** #retryOnMismatch's `tools/list` refresh, all pages. @throws why it got no result. */
@@ -402,6 +407,7 @@ export class StatelessHttpClientTransport implements Transport {
     // an error status whose body is a JSON-RPC error for no id (JSON-RPC 2.0 §5): that error, the
     // reply's HttpStatusError (status, body, code) its `cause`, as the 2025 client has them
     if (!res.ok && m?.id == null && isErrorResponse(m)) {
+      if (this.#mismatch(this.#inFlight.get(id), m)) return;
       const e = RpcError.from(m.error);
       e.cause = refusal(what, id, res, body, text, true, undefined);
       return this.#fail(id, e);
@@ -416,6 +422,7 @@ export class StatelessHttpClientTransport implements Transport {
   #answer(m: JSONRPCMessage): void {
     if (!('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) {
       const f = this.#inFlight.get(m.id);
+      if (this.#mismatch(f, m as Obj)) return;
       this.#inFlight.delete(m.id);
       if (f?.method === 'tools/list') m = this.#tools.learn(m, this.#events);
     }
