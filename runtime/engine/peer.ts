@@ -267,10 +267,15 @@ export class Peer {
     return this.transport.send(message, options);
   }
 
-  /** Closes the transport; pending requests reject with ConnectionClosedError, handlers are aborted. */
+  /**
+   * Closes: pending requests reject with ConnectionClosedError and handlers are aborted at once
+   * (what the other side answers while the transport closes is dropped: a request may have run
+   * all the same), then the transport closes.
+   */
   async close(): Promise<void> {
-    if (!this.closedWith) await this.transport.close();
+    if (this.closedWith) return;
     this.onClose(undefined);
+    await this.transport.close();
   }
 
   /** Removes a pending request and its clock, progress route and abort listener. */
