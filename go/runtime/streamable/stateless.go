@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"net/http"
 	"strconv"
@@ -25,7 +26,7 @@ func (h *Handler) stateless(w http.ResponseWriter, r *http.Request, m jsonrpc.Me
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case jsonrpc.KindResult, jsonrpc.KindError:
-		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: a client sends no responses in this protocol version", nil)
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: clients send no responses", nil)
 		return
 	}
 	id := m.ID
@@ -94,7 +95,7 @@ func CheckRequestHeaders(m jsonrpc.Message, header http.Header, tool []protocol.
 		return "MCP-Protocol-Version header is missing"
 	}
 	if hv != version {
-		return "MCP-Protocol-Version header value '" + hv + "' does not match body value " + strconv.Quote(version)
+		return "MCP-Protocol-Version header value '" + hv + "' does not match body value " + quoted(version)
 	}
 	raw := header.Values("Mcp-Method")
 	method, ok := "", len(raw) == 1
@@ -116,9 +117,9 @@ func CheckRequestHeaders(m jsonrpc.Message, header http.Header, tool []protocol.
 		if !ok {
 			return "Mcp-Name header is missing or malformed"
 		}
-		body, err := wire.String(engine.Member(m.Params, field))
-		if err != nil || name != body {
-			return "Mcp-Name header value '" + name + "' does not match body value " + strconv.Quote(body)
+		value := engine.Member(m.Params, field)
+		if body, err := wire.String(value); err != nil || name != body {
+			return "Mcp-Name header value '" + name + "' does not match body value " + describeValue(value)
 		}
 	}
 	if m.Method != "tools/call" {
@@ -127,28 +128,29 @@ func CheckRequestHeaders(m jsonrpc.Message, header http.Header, tool []protocol.
 	args := engine.Member(m.Params, "arguments")
 	for _, p := range tool {
 		values := header.Values("Mcp-Param-" + p.Name)
-		body, hasBody := protocol.HeaderText(protocol.ValueAt(args, p.Path))
+		value := wire.Trim(protocol.ValueAt(args, p.Path))
+		absent := len(value) == 0 || string(value) == "null"
 		if len(values) == 0 {
-			if hasBody {
-				return "Mcp-Param-" + p.Name + " header is missing (the body has " + string(wire.Trim(protocol.ValueAt(args, p.Path))) + ")"
+			if absent {
+				continue
 			}
-			continue
+			return "Mcp-Param-" + p.Name + " header is missing"
 		}
 		got, ok := protocol.DecodeHeaderValue(values[0])
 		if !ok || len(values) > 1 {
-			return "Mcp-Param-" + p.Name + " header is malformed"
+			return "Mcp-Param-" + p.Name + " header contains invalid characters"
 		}
-		if !hasBody {
-			return "Mcp-Param-" + p.Name + " header is present but the body has no value there"
+		if absent {
+			return "Mcp-Param-" + p.Name + " header is present but the argument is not"
 		}
-		same := got == body
-		if p.Type == "integer" {
-			a, err1 := strconv.ParseFloat(strings.TrimSpace(got), 64)
-			b, err2 := strconv.ParseFloat(body, 64)
-			same = err1 == nil && err2 == nil && a == b && math.Abs(a) <= 1<<53-1
+		body, hasBody := protocol.HeaderText(value)
+		same := hasBody && got == body
+		if b, err := strconv.ParseFloat(string(value), 64); p.Type == "integer" && err == nil {
+			a, err := strconv.ParseFloat(strings.TrimSpace(got), 64)
+			same = err == nil && a == b && math.Abs(a) <= 1<<53-1
 		}
 		if !same {
-			return "Mcp-Param-" + p.Name + " header value '" + got + "' does not match body value " + string(wire.Trim(protocol.ValueAt(args, p.Path)))
+			return "Mcp-Param-" + p.Name + " header value '" + got + "' does not match body value " + describeValue(value)
 		}
 	}
 	return ""
@@ -177,4 +179,39 @@ func RequestHeaders(m jsonrpc.Message, tool []protocol.ParamHeader, set func(key
 			}
 		}
 	}
+}
+
+// describeMax is the longest text of a value describeValue gives, in characters (an ellipsis
+// marks a cut).
+const describeMax = 80
+
+// describeValue is a value of the body as an error message quotes it, in TypeScript's words
+// (runtime/jsonrpc/own.ts describeValue): a string in single quotes, a number, boolean or null as
+// JSON writes it, an object or array as compact JSON, undefined when absent.
+func describeValue(raw []byte) string {
+	raw = wire.Trim(raw)
+	if len(raw) == 0 {
+		return "undefined"
+	}
+	if s, err := wire.String(raw); err == nil {
+		return quoted(s)
+	}
+	if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	var out bytes.Buffer
+	if json.Compact(&out, raw) != nil {
+		return capped(string(raw))
+	}
+	return capped(out.String())
+}
+
+// quoted is a string of the body as describeValue words it.
+func quoted(s string) string { return "'" + capped(s) + "'" }
+
+func capped(text string) string {
+	if r := []rune(text); len(r) > describeMax {
+		return string(r[:describeMax]) + "…"
+	}
+	return text
 }

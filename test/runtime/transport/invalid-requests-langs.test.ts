@@ -40,6 +40,10 @@
  *   object with both `result` and `error`: over HTTP 400 -32600 "a response has either result or
  *   error" without id (Python and Go said "message has no method, result or error"), over stdio
  *   dropped, as every malformed response (Python and Go answered it);
+ * - -32020 on the stateless endpoint (HEADER_ROWS): TypeScript's words and quoting, a body value
+ *   in single quotes as the spec's example; a response POSTed there: -32600 "clients send no
+ *   responses" (Python and Go said "Bad Request: a client sends no responses in this protocol
+ *   version");
  * - a request reusing the id of a request still in flight (a tools/call waiting for the client's
  *   sampling answer): -32600 "Invalid Request: request id 21 is already in use" with the id, over
  *   HTTP 400 and not run; Python and Go said "request 21 is already in flight", over HTTP 200.
@@ -271,6 +275,94 @@ const MODERN_ROWS: Array<[string, Json, Json]> = [
   ],
 ];
 
+/** A `tools/call` of `test_x_mcp_header` (its `region` argument mirrored into `Mcp-Param-Region`) on the stateless endpoint. */
+const call = (id: number, params: Json): Json => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { _meta: META, name: 'test_x_mcp_header', ...params },
+});
+const mismatch = (id: number, what: string): Json => err(-32020, `Header mismatch: ${what}`, id);
+const LONG = 'r'.repeat(100);
+
+/**
+ * -32020 on the stateless endpoint (HTTP 400), the words of ./http/stateless headers.ts: a body
+ * value a header disagrees with as describeValue quotes it (a string in single quotes, capped at
+ * 80 characters; a number or object as JSON; `undefined` when absent), where Python and Go
+ * quoted with `"` (Python's objects with spaces, Go's absent or non-string name as `""`), and
+ * the `Mcp-Param-*` faults worded as in TypeScript (Python and Go said "is missing (the body
+ * has …)", "is malformed", "the body has no value there", and let an object argument pass
+ * without its header): [what, extra headers, message, answer].
+ */
+const HEADER_ROWS: Array<[string, Record<string, string>, Json, Json]> = [
+  [
+    'MCP-Protocol-Version other than the body',
+    { 'Mcp-Name': 'test_x_mcp_header' },
+    call(40, { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': 'x' } }),
+    mismatch(40, `MCP-Protocol-Version header value '${MODERN}' does not match body value 'x'`),
+  ],
+  [
+    'Mcp-Name other than the name',
+    { 'Mcp-Name': 'other' },
+    call(41, {}),
+    mismatch(41, "Mcp-Name header value 'other' does not match body value 'test_x_mcp_header'"),
+  ],
+  [
+    'Mcp-Name and no name',
+    { 'Mcp-Name': 'other' },
+    { jsonrpc: '2.0', id: 42, method: 'tools/call', params: { _meta: META } },
+    mismatch(42, "Mcp-Name header value 'other' does not match body value undefined"),
+  ],
+  [
+    'Mcp-Name and a number',
+    { 'Mcp-Name': '5' },
+    { jsonrpc: '2.0', id: 43, method: 'tools/call', params: { _meta: META, name: 5 } },
+    mismatch(43, "Mcp-Name header value '5' does not match body value 5"),
+  ],
+  [
+    'no Mcp-Param-Region',
+    { 'Mcp-Name': 'test_x_mcp_header' },
+    call(44, { arguments: { region: 'eu' } }),
+    mismatch(44, 'Mcp-Param-Region header is missing'),
+  ],
+  [
+    'no Mcp-Param-Region for an object',
+    { 'Mcp-Name': 'test_x_mcp_header' },
+    call(45, { arguments: { region: { a: 1 } } }),
+    mismatch(45, 'Mcp-Param-Region header is missing'),
+  ],
+  [
+    'Mcp-Param-Region other than the argument',
+    { 'Mcp-Name': 'test_x_mcp_header', 'Mcp-Param-Region': 'us' },
+    call(46, { arguments: { region: 'eu' } }),
+    mismatch(46, "Mcp-Param-Region header value 'us' does not match body value 'eu'"),
+  ],
+  [
+    'Mcp-Param-Region and an object',
+    { 'Mcp-Name': 'test_x_mcp_header', 'Mcp-Param-Region': 'us' },
+    call(47, { arguments: { region: { a: 1 } } }),
+    mismatch(47, 'Mcp-Param-Region header value \'us\' does not match body value {"a":1}'),
+  ],
+  [
+    'Mcp-Param-Region and a long argument',
+    { 'Mcp-Name': 'test_x_mcp_header', 'Mcp-Param-Region': 'us' },
+    call(48, { arguments: { region: LONG } }),
+    mismatch(48, `Mcp-Param-Region header value 'us' does not match body value '${LONG.slice(0, 80)}…'`),
+  ],
+  [
+    'Mcp-Param-Region and no argument',
+    { 'Mcp-Name': 'test_x_mcp_header', 'Mcp-Param-Region': 'us' },
+    call(49, { arguments: {} }),
+    mismatch(49, 'Mcp-Param-Region header is present but the argument is not'),
+  ],
+  [
+    'Mcp-Param-Region malformed',
+    { 'Mcp-Name': 'test_x_mcp_header', 'Mcp-Param-Region': '=?base64?%%?=' },
+    call(50, { arguments: { region: 'eu' } }),
+    mismatch(50, 'Mcp-Param-Region header contains invalid characters'),
+  ],
+];
+
 const LANGS = [
   ['typescript', () => process.env],
   ['python', () => pythonChildEnv()],
@@ -415,6 +507,16 @@ for (const [lang, env] of LANGS) {
         assert.is(bare.status, 400, `${lang} ${what}, no MCP headers: ${bare.text}`);
         assert.equal(JSON.parse(bare.text), answer, `${lang} ${what}, no MCP headers`);
       }
+      for (const [what, extra, m, answer] of HEADER_ROWS) {
+        const b = await postJson(s.url, { ...stateless, 'Mcp-Method': 'tools/call', ...extra }, m);
+        assert.is(b.status, 400, `${lang} stateless ${what}: ${b.text}`);
+        assert.equal(JSON.parse(b.text), answer, `${lang} stateless ${what}`);
+      }
+      // a response POSTed to the stateless endpoint (Python and Go said "Bad Request: a client sends
+      // no responses in this protocol version")
+      const response = await postJson(s.url, stateless, { jsonrpc: '2.0', id: 51, result: {} });
+      assert.is(response.status, 400, `${lang} stateless response: ${response.text}`);
+      assert.equal(JSON.parse(response.text), invalid('clients send no responses'), `${lang} stateless response`);
       // the call stays in flight (its SSE stream carries the sampling request) until aborted
       const first = fetch(s.url, {
         method: 'POST',

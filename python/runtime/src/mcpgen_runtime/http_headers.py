@@ -102,11 +102,38 @@ def param_headers(input_schema: Any) -> list[ParamHeader]:
     return out
 
 
+#: An argument the body does not have (TypeScript's ``undefined``), apart from one that is ``null``.
+_ABSENT: Any = object()
+
+#: Longest text of a value :func:`describe_value` gives, in characters (an ellipsis marks a cut).
+DESCRIBE_MAX: Final = 80
+
+
+def describe_value(v: Any) -> str:
+    """A value a peer sent, as an error message quotes it (TypeScript's ``describeValue``,
+    runtime/jsonrpc/own.ts): a string in single quotes, a number, boolean or null as JSON writes
+    it, an object or array as JSON, ``undefined`` when absent; at most :data:`DESCRIBE_MAX`
+    characters of the value's text."""
+
+    def cap(text: str) -> str:
+        return text if len(text) <= DESCRIBE_MAX else f"{text[:DESCRIBE_MAX]}…"
+
+    if v is _ABSENT:
+        return "undefined"
+    if isinstance(v, str):
+        return f"'{cap(v)}'"
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
+        return str(int(v))
+    if v is None or isinstance(v, (bool, int, float)):
+        return json.dumps(v)
+    return cap(json.dumps(v, separators=(",", ":"), ensure_ascii=False))
+
+
 def _value_at(args: Any, path: tuple[str, ...]) -> Any:
     v = args
     for k in path:
         if not isinstance(v, dict) or k not in v:
-            return None
+            return _ABSENT
         v = v[k]
     return v
 
@@ -158,7 +185,7 @@ def check_request_headers(message: Mapping[str, Any], headers: Mapping[str, str]
     if hv is None:
         return _mismatch("MCP-Protocol-Version header is missing")
     if hv != version:
-        return _mismatch(f"MCP-Protocol-Version header value '{hv}' does not match body value {json.dumps(version)}")
+        return _mismatch(f"MCP-Protocol-Version header value '{hv}' does not match body value {describe_value(version)}")
     method = message.get("method")
     raw = headers.get("mcp-method")
     hm = decode_header_value(raw) if raw is not None else None
@@ -170,33 +197,32 @@ def check_request_headers(message: Mapping[str, Any], headers: Mapping[str, str]
     if field:
         raw = headers.get("mcp-name")
         hn = decode_header_value(raw) if raw is not None else None
-        body = params.get(field) if isinstance(params, dict) else None
+        body = params.get(field, _ABSENT) if isinstance(params, dict) else _ABSENT
         if hn is None:
             return _mismatch("Mcp-Name header is missing or malformed")
         if hn != body:
-            return _mismatch(f"Mcp-Name header value '{hn}' does not match body value {json.dumps(body)}")
+            return _mismatch(f"Mcp-Name header value '{hn}' does not match body value {describe_value(body)}")
     if method == "tools/call":
         args = params.get("arguments") if isinstance(params, dict) else None
         for p in tool_headers or ():
-            key = f"mcp-param-{p.name.lower()}"
-            raw = headers.get(key)
-            body_text = _text_of(_value_at(args, p.path))
+            raw = headers.get(f"mcp-param-{p.name.lower()}")
+            value = _value_at(args, p.path)
             if raw is None:
-                if body_text is not None:
-                    return _mismatch(f"Mcp-Param-{p.name} header is missing (the body has {json.dumps(_value_at(args, p.path))})")
-                continue
+                if value is _ABSENT or value is None:
+                    continue
+                return _mismatch(f"Mcp-Param-{p.name} header is missing")
             hv2 = decode_header_value(raw)
             if hv2 is None:
-                return _mismatch(f"Mcp-Param-{p.name} header is malformed")
-            if body_text is None:
-                return _mismatch(f"Mcp-Param-{p.name} header is present but the body has no value there")
-            if p.type == "integer":
+                return _mismatch(f"Mcp-Param-{p.name} header contains invalid characters")
+            if value is _ABSENT or value is None:
+                return _mismatch(f"Mcp-Param-{p.name} header is present but the argument is not")
+            if p.type == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool):
                 try:
-                    same = float(hv2) == float(body_text) and abs(float(hv2)) <= _MAX_SAFE_INTEGER
+                    same = float(hv2) == value and abs(float(hv2)) <= _MAX_SAFE_INTEGER
                 except ValueError:
                     same = False
             else:
-                same = hv2 == body_text
+                same = hv2 == _text_of(value)
             if not same:
-                return _mismatch(f"Mcp-Param-{p.name} header value '{hv2}' does not match body value {json.dumps(_value_at(args, p.path))}")
+                return _mismatch(f"Mcp-Param-{p.name} header value '{hv2}' does not match body value {describe_value(value)}")
     return None

@@ -630,7 +630,7 @@ class McpHttpApp:
             await _plain(send, 202, b"")
             return
         if kind != "request":
-            await _error(send, 400, INVALID_REQUEST, "Bad Request: a client sends no responses in this protocol version")
+            await _error(send, 400, INVALID_REQUEST, "Invalid Request: clients send no responses")
             return
         rid = message["id"]
         if isinstance(message.get("params"), list):
