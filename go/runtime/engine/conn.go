@@ -205,6 +205,9 @@ func (c *Conn) Receive(data []byte, ch Channel, header http.Header) {
 	m, err := c.opts.Methods.Decode(data)
 	if err != nil {
 		if e := jsonrpc.AsError(err); e.Message == jsonrpc.BatchRefused && c.opts.Revision != nil {
+			if jsonrpc.BatchRevisions[c.opts.Revision()] && c.batch(data, ch, header) {
+				return
+			}
 			err = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version "+c.opts.Revision()+" has no JSON-RPC batches")
 			if t := bytes.TrimSpace(data); len(bytes.TrimSpace(t[1:len(t)-1])) == 0 {
 				err = jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch")
@@ -214,6 +217,96 @@ func (c *Conn) Receive(data []byte, ch Channel, header http.Header) {
 		return
 	}
 	c.ReceiveMessage(m, ch, header)
+}
+
+// batch serves a non-empty JSON-RPC 2.0 section 6 batch read from the connection: its responses
+// leave on ch as one JSON array (see ServeBatch). False for an empty array (refused by the caller).
+func (c *Conn) batch(data []byte, ch Channel, header http.Header) bool {
+	if ch == nil {
+		ch = c.Channel()
+	}
+	var entries [][]byte
+	for items, _ := wire.Elements(data); items.Next(); {
+		entries = append(entries, items.Value())
+	}
+	if len(entries) == 0 {
+		return false
+	}
+	c.ServeBatch(entries, ch, header, func(responses [][]byte) {
+		if len(responses) > 0 {
+			_ = ch.Send(JoinArray(responses), true)
+		}
+	})
+	return true
+}
+
+// ServeBatch serves the entries of a JSON-RPC 2.0 section 6 batch where the revision has them
+// (2025-03-26, whose basic page says a server MUST support receiving them): each as if it came
+// alone, an invalid one refused with -32600 (as Receive refuses it). done gets the responses
+// once every request of the batch is answered (none for notifications and responses only);
+// what the requests send on the way (notifications, requests to the client) leaves on ch.
+// TypeScript's engine/batch.ts.
+func (c *Conn) ServeBatch(entries [][]byte, ch Channel, header http.Header, done func(responses [][]byte)) {
+	b := &batchReply{out: ch, pending: 1, done: done}
+	for _, entry := range entries {
+		m, err := c.opts.Methods.Decode(entry)
+		switch {
+		case m.Kind == jsonrpc.KindNotification || m.Kind == jsonrpc.KindResult || m.Kind == jsonrpc.KindError:
+		case err != nil || m.Kind == jsonrpc.KindRequest:
+			b.expect()
+		}
+		if err != nil {
+			c.refuse(m, err, b)
+		} else {
+			c.ReceiveMessage(m, b, header)
+		}
+	}
+	b.settle()
+}
+
+// JoinArray is the JSON array of the encoded messages.
+func JoinArray(messages [][]byte) []byte {
+	out := append([]byte{'['}, bytes.Join(messages, []byte{','})...)
+	return append(out, ']')
+}
+
+// batchReply is the channel of one inbound batch: the responses (final sends) are kept until
+// every request of it is answered, then handed to done; other messages leave at once.
+type batchReply struct {
+	out       Channel
+	done      func([][]byte)
+	mu        sync.Mutex
+	pending   int
+	responses [][]byte
+}
+
+func (b *batchReply) expect() {
+	b.mu.Lock()
+	b.pending++
+	b.mu.Unlock()
+}
+
+func (b *batchReply) Send(msg []byte, final bool) error {
+	if !final {
+		return b.out.Send(msg, false)
+	}
+	b.mu.Lock()
+	b.responses = append(b.responses, bytes.Clone(msg))
+	b.mu.Unlock()
+	b.settle()
+	return nil
+}
+
+// settle: an answer is in, a request of the batch ended unanswered (cancelled), or every entry
+// was dispatched.
+func (b *batchReply) settle() {
+	b.mu.Lock()
+	b.pending--
+	last := b.pending == 0
+	b.mu.Unlock()
+	if last {
+		b.done(b.responses)
+	}
 }
 
 // refuse answers a message that failed to decode: requests and unparseable input get the error

@@ -224,6 +224,9 @@ func Member(data []byte, key string) []byte {
 func Serve(ctx context.Context, h Handler, req *Request) {
 	result, err := safeHandle(ctx, h, req)
 	if req.cancelled.Load() {
+		if b, ok := req.Channel.(*batchReply); ok {
+			b.settle()
+		}
 		return
 	}
 	buf := getBuffer()

@@ -54,6 +54,10 @@ type Message struct {
 // engine.Conn words it for the revision it serves (ConnOptions.Revision).
 const BatchRefused = "Invalid Request: batch arrays are not supported"
 
+// BatchRevisions are the protocol versions whose revision has JSON-RPC batches (its schema
+// defines JSONRPCBatchRequest; 2025-06-18 removed them): a server receives them there.
+var BatchRevisions = map[string]bool{"2025-03-26": true}
+
 // NotObject is the message of the -32600 Decode answers a JSON value that is neither an object
 // nor an array with, as the TypeScript engine words it.
 const NotObject = "Invalid Request: message is not a JSON object"

@@ -315,6 +315,10 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := h.methods().Decode(body)
 	if err != nil {
+		if s := h.session(r.Header.Get("Mcp-Session-Id")); s != nil && jsonrpc.AsError(err).Message == jsonrpc.BatchRefused && jsonrpc.BatchRevisions[s.ss.Table().ProtocolVersion] {
+			h.sessionBatch(w, r, s, body)
+			return
+		}
 		e := h.bodyError(jsonrpc.AsError(err), r.Header.Get("Mcp-Session-Id"))
 		if m.Kind == jsonrpc.KindNotification {
 			// a malformed notification is accepted and ignored (field case 004)
@@ -464,6 +468,49 @@ func (h *Handler) sessionMessage(w http.ResponseWriter, r *http.Request, s *http
 	s.conn.ReceiveMessage(m, rp, r.Header)
 	// a dropped connection does not cancel the request: the client may resume the stream
 	h.write(w, r, rp, nil)
+}
+
+// sessionBatch answers a batch POSTed in a session whose revision has them (2025-03-26) as the
+// TypeScript server does: an empty one 400 "empty batch"; each invalid entry -32600 in the words
+// a POSTed message gets (its id when readable; a malformed response none), each valid one served
+// as if it came alone; 200 with the responses as one JSON array once every request is answered,
+// 202 when there are none. What its requests send on the way goes to the standalone stream.
+func (h *Handler) sessionBatch(w http.ResponseWriter, r *http.Request, s *httpSession, body []byte) {
+	var answers, valid [][]byte
+	entries := 0
+	for items, _ := wire.Elements(body); items.Next(); entries++ {
+		m, err := h.methods().Decode(items.Value())
+		switch {
+		case err == nil:
+			valid = append(valid, items.Value())
+		case m.Kind != jsonrpc.KindResult && m.Kind != jsonrpc.KindError:
+			answers = append(answers, jsonrpc.AppendErrorResponse(nil, m.AnswerID(), h.bodyError(jsonrpc.AsError(err), "")))
+		}
+	}
+	if entries == 0 {
+		writeError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: empty batch", nil)
+		return
+	}
+	s.touch(1)
+	defer func() {
+		s.touch(-1)
+		s.prune(h.opts.KeepEvents)
+	}()
+	if len(valid) > 0 {
+		answered := make(chan [][]byte, 1)
+		s.conn.ServeBatch(valid, s.standalone, r.Header, func(responses [][]byte) { answered <- responses })
+		select {
+		case responses := <-answered:
+			answers = append(answers, responses...)
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if len(answers) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeJSON(w, http.StatusOK, engine.JoinArray(answers))
 }
 
 func (h *Handler) mode() int {

@@ -44,6 +44,8 @@
  *   in single quotes as the spec's example; a response POSTed there: -32600 "clients send no
  *   responses" (Python and Go said "Bad Request: a client sends no responses in this protocol
  *   version");
+ * - JSON-RPC batches on 2025-03-26 (BATCH_ROWS), over stdio and in a Streamable HTTP session:
+ *   served and answered with one array (Python and Go refused them), refused on 2025-06-18;
  * - a request reusing the id of a request still in flight (a tools/call waiting for the client's
  *   sampling answer): -32600 "Invalid Request: request id 21 is already in use" with the id, over
  *   HTTP 400 and not run; Python and Go said "request 21 is already in flight", over HTTP 200.
@@ -403,6 +405,62 @@ function stdioServe(lang: string, rev: string, env: NodeJS.ProcessEnv) {
   };
 }
 
+/**
+ * JSON-RPC batches (JSON-RPC 2.0 §6): 2025-03-26 has them (its basic page: a server MUST support
+ * receiving them), so a non-empty batch is served entry by entry and answered with one array
+ * once every request of it is answered (any order), nothing for notifications only (over HTTP
+ * 202); `[]` is "empty batch" (HTTP 400); invalid entries get the -32600 of a message that came
+ * alone on that transport. 2025-06-18 removed them ("protocol version 2025-06-18 has no JSON-RPC
+ * batches" over stdio, "batches are not accepted in protocol version 2025-06-18; send one message
+ * per POST" over HTTP). Python and Go refused every batch on 2025-03-26. [what, batch, answer
+ * over stdio (undefined: none), HTTP status, answer over HTTP].
+ */
+const PING = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });
+const pong = (id: number | string) => ({ jsonrpc: '2.0', id, result: {} });
+const MIXED = [
+  PING(31),
+  { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+  5,
+  { jsonrpc: '2.0', id: 32, method: 'no/such' },
+  { jsonrpc: '1.0', id: 33, method: 'ping' },
+  [PING(34)],
+  { jsonrpc: '2.0', id: 35, method: 'ping', params: [1] },
+];
+const mixedAnswer = (notObject: string, nested: string) => [
+  pong(31),
+  invalid(notObject),
+  err(-32601, 'Method not found: no/such', 32),
+  invalid('jsonrpc must be "2.0"', 33),
+  invalid(nested),
+  err(-32602, 'Invalid params: params must be an object', 35),
+];
+const BATCH_ROWS: Array<[string, unknown, Json | Json[] | undefined, number, Json | Json[] | undefined]> = [
+  ['a batch of requests', [PING(30), PING('b')], [pong(30), pong('b')], 200, [pong(30), pong('b')]],
+  [
+    'a batch of notifications',
+    [{ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }],
+    undefined,
+    202,
+    undefined,
+  ],
+  [
+    'a mixed batch',
+    MIXED,
+    mixedAnswer('message is not a JSON object', 'batch arrays are not supported'),
+    200,
+    mixedAnswer('body must be a JSON object', 'batches are not accepted; send one message per POST'),
+  ],
+  [
+    'a batch of invalid entries',
+    [5],
+    [invalid('message is not a JSON object')],
+    200,
+    [invalid('body must be a JSON object')],
+  ],
+  ['an empty batch', [], invalid('empty batch'), 400, invalid('empty batch')],
+];
+const byText = (a: unknown) => (Array.isArray(a) ? a.map((m) => JSON.stringify(m)).sort() : a);
+
 async function postJson(url: string, headers: Record<string, string>, m: unknown, signal?: AbortSignal) {
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(m), signal });
   return { status: res.status, headers: res.headers, text: await res.text() };
@@ -446,6 +504,63 @@ for (const [lang, env] of LANGS) {
       }
     });
   }
+
+  test(`serve --lang ${lang} --stdio: JSON-RPC batches served on 2025-03-26, refused on 2025-06-18`, async () => {
+    for (const version of ['2025-03-26', '2025-06-18']) {
+      const s = stdioServe(lang, V25, env());
+      try {
+        s.send({ ...INIT, params: { ...INIT.params, protocolVersion: version } });
+        assert.is((await s.next(600_000))?.result?.protocolVersion, version, `${lang}: ${version} negotiated`);
+        s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        if (version === '2025-06-18') {
+          s.send([PING(36)]);
+          assert.equal(await s.next(60_000), invalid(`protocol version ${version} has no JSON-RPC batches`), lang);
+          continue;
+        }
+        for (const [what, batch, answer] of BATCH_ROWS) {
+          s.send(batch);
+          // a batch with nothing to answer: the next answer is that of the request after it
+          if (!answer) s.send(PING(37));
+          assert.equal(byText(await s.next(60_000)), byText(answer ?? pong(37)), `${lang} ${version} ${what}`);
+        }
+      } finally {
+        await s.stop();
+      }
+    }
+  });
+
+  test(`serve --lang ${lang} --http: JSON-RPC batches served in a 2025-03-26 session, refused in a 2025-06-18 one`, async () => {
+    const s = await startHttpServeProcess(['--lang', lang, '--rev', V25], env());
+    try {
+      for (const version of ['2025-03-26', '2025-06-18']) {
+        const init = await postJson(s.url, HEADERS, { ...INIT, params: { ...INIT.params, protocolVersion: version } });
+        assert.is(JSON.parse(init.text).result?.protocolVersion, version, `${lang}: ${version} negotiated`);
+        const session = {
+          ...HEADERS,
+          'Mcp-Session-Id': init.headers.get('mcp-session-id')!,
+          'MCP-Protocol-Version': version,
+        };
+        await postJson(s.url, session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+        if (version === '2025-06-18') {
+          const b = await postJson(s.url, session, [PING(36)]);
+          assert.is(b.status, 400, `${lang} ${version}: ${b.text}`);
+          assert.equal(
+            JSON.parse(b.text),
+            invalid(`batches are not accepted in protocol version ${version}; send one message per POST`),
+            `${lang} ${version}`,
+          );
+          continue;
+        }
+        for (const [what, batch, , status, answer] of BATCH_ROWS) {
+          const b = await postJson(s.url, session, batch);
+          assert.is(b.status, status, `${lang} ${version} ${what}: ${b.text}`);
+          assert.equal(b.text ? byText(JSON.parse(b.text)) : undefined, byText(answer), `${lang} ${version} ${what}`);
+        }
+      }
+    } finally {
+      await s.stop();
+    }
+  });
 
   test(`serve --lang ${lang} --http --rev ${MODERN} (dual-era): invalid requests answered alike in a 2025-11-25 session and statelessly; a reused in-flight id 400 with its id`, async () => {
     const s = await startHttpServeProcess(['--lang', lang, '--rev', MODERN], env());

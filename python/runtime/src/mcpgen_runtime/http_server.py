@@ -39,7 +39,7 @@ from typing import Any, Final
 from .codec import sse_event
 from .engine import RequestContext
 from .http_headers import HEADER_MISMATCH, PROTOCOL_VERSION_META, check_request_headers
-from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, TooDeep, answer_id, classify, encode, error_response, id_in_use, id_key, loads
+from .jsonrpc import BATCH_REVISIONS, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, ConnectionClosed, Message, RpcError, TooDeep, answer_id, classify, encode, error_response, id_in_use, id_key, is_request_id, loads
 from .server import ServerSession
 
 # A refusal on the request line or headers (403, 405, 406, 413, 415), before any message was read:
@@ -401,7 +401,12 @@ class McpHttpApp:
             await _error(send, 400, PARSE_ERROR, f"Parse error: {e if isinstance(e, TooDeep) else 'body is not JSON'}")
             return
         if isinstance(message, list):
-            await _error(send, 400, INVALID_REQUEST, self._batch_refused(headers.get("mcp-session-id")))
+            sid = headers.get("mcp-session-id")
+            batch_session = self.sessions.get(sid) if sid is not None else None
+            if batch_session is not None and not batch_session.ended and batch_session.server.active.protocol_version in BATCH_REVISIONS:
+                await self._session_batch(batch_session, message, headers, send)
+                return
+            await _error(send, 400, INVALID_REQUEST, self._batch_refused(sid))
             return
         if not isinstance(message, dict):
             await _error(send, 400, INVALID_REQUEST, "Invalid Request: body must be a JSON object")
@@ -444,6 +449,43 @@ class McpHttpApp:
             await self._stateless(message, kind, headers, receive, send)
             return
         await _error(send, 400, REFUSED, "Bad Request: Mcp-Session-Id header is required")
+
+    async def _session_batch(self, session: HttpSession, items: list[Any], headers: Mapping[str, str], send: Send) -> None:
+        """A batch POSTed in a session whose revision has them (2025-03-26), as the TypeScript
+        server answers it: an empty one 400 "empty batch"; each invalid entry -32600 in the words
+        a POSTed message gets (its id when readable; a malformed response none), each valid one
+        handled as if it came alone; 200 with the responses as one JSON array once every request
+        is answered, 202 when there are none. What its requests send on the way (notifications,
+        requests to the client) goes to the standalone stream."""
+        if not items:
+            await _error(send, 400, INVALID_REQUEST, "Invalid Request: empty batch")
+            return
+        answers: list[Message] = []
+        valid: list[Any] = []
+        for entry in items:
+            try:
+                if isinstance(entry, list):
+                    raise RpcError(INVALID_REQUEST, self._batch_refused(None))
+                if not isinstance(entry, dict):
+                    raise RpcError(INVALID_REQUEST, "Invalid Request: body must be a JSON object")
+                classify(entry)
+                valid.append(entry)
+            except RpcError as e:
+                if not (isinstance(entry, dict) and "method" not in entry and ("result" in entry or "error" in entry)):
+                    rid = entry.get("id") if isinstance(entry, dict) else None
+                    answers.append(error_response(rid if is_request_id(rid) else None, e))
+        session.last_used = time.monotonic()
+        session.busy += 1
+        try:
+            info = {"session_id": session.id, "headers": headers, "http_session": session}
+            answers += await session.server.peer.batch(valid, session.standalone, info) if valid else []
+        finally:
+            session.busy -= 1
+            session.last_used = time.monotonic()
+        if answers:
+            await _send_json(send, 200, answers)
+        else:
+            await _plain(send, 202, b"")
 
     def _batch_refused(self, sid: str | None) -> str:
         """The -32600 message answering a JSON array, as the TypeScript server words it: naming

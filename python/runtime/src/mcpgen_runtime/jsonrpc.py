@@ -114,6 +114,9 @@ def answer_id(message: object) -> RequestId | None:
 #: The -32600 message answering a JSON array (a JSON-RPC 2.0 section 6 batch: no MCP revision has
 #: them since 2025-06-18), the TypeScript engine's words.
 BATCH_REFUSED: Final = "Invalid Request: batch arrays are not supported"
+#: The protocol versions whose revision has JSON-RPC batches (its schema defines
+#: ``JSONRPCBatchRequest``; 2025-06-18 removed them): a server receives them there.
+BATCH_REVISIONS: Final = frozenset({"2025-03-26"})
 #: The -32600 message answering a JSON value neither an object nor an array, the TypeScript engine's words.
 NOT_OBJECT: Final = "Invalid Request: message is not a JSON object"
 
