@@ -80,19 +80,12 @@ const API_GLOBALS = Symbol.for('opentelemetry.js.api.1');
  * Whether a request may have a span to record or a context to carry: false until an SDK or a
  * propagator was registered with the OpenTelemetry API, decided then by one property read (the
  * engine calls the span functions only when it is true). Once something was registered, false
- * again while neither a tracer provider nor a propagator is set ({@link untraced}).
+ * again while neither a tracer provider nor a propagator is set (no SDK installed).
  */
 export function tracing(): boolean {
-  return (globalThis as Record<symbol, unknown>)[API_GLOBALS] !== undefined && !untraced();
-}
-
-/**
- * True while no SDK is installed (no tracer provider, no propagator): then a request has no
- * span to record and no context to carry, and the engine skips the rest.
- */
-function untraced(): boolean {
+  if ((globalThis as Record<symbol, unknown>)[API_GLOBALS] === undefined) return false;
   const provider = trace.getTracerProvider();
-  return (
+  return !(
     provider instanceof ProxyTracerProvider &&
     provider.getDelegate() === NO_PROVIDER &&
     propagation.fields().length === 0
@@ -131,9 +124,10 @@ function describe(
 }
 
 /**
- * Starts the client span of an outbound request. Returns the span when it records (undefined
- * otherwise: nothing to end) and the params to send: a copy of `params` whose `_meta` also has
- * the propagated trace context, or `params` itself when the propagator wrote nothing (no SDK).
+ * Starts the client span of an outbound request, once {@link tracing} said there may be one.
+ * Returns the span when it records (undefined otherwise: nothing to end) and the params to send:
+ * a copy of `params` whose `_meta` also has the propagated trace context, or `params` itself
+ * when the propagator wrote nothing (no SDK).
  */
 export function startClientSpan<P extends Meta | undefined>(
   method: string,
@@ -141,7 +135,6 @@ export function startClientSpan<P extends Meta | undefined>(
   params: P,
   protocolVersion: string | undefined,
 ): { span: Span | undefined; params: P } {
-  if (untraced()) return { span: undefined, params };
   const { name, attributes } = describe(method, id, params, protocolVersion, undefined);
   const span = tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes });
   const carrier: Meta = {};
@@ -156,9 +149,9 @@ export function startClientSpan<P extends Meta | undefined>(
 }
 
 /**
- * Starts the server span of inbound request `req`, child of the trace context its `params._meta`
- * carries; `info` (the transport's facts: request id, protocol version, session id) before
- * `req`'s id and `protocolVersion` (the served table's). Returns the span when it records, and
+ * Starts the server span of inbound request `req`, once {@link tracing} said there may be one:
+ * a child of the trace context its `params._meta` carries; `info` (the transport's facts: request
+ * id, protocol version, session id) before `req`'s id and `protocolVersion` (the served table's). Returns the span when it records, and
  * the context to run the handler in (undefined when there is no valid span context: no SDK and
  * no incoming trace).
  */
@@ -167,7 +160,6 @@ export function startServerSpan(
   info: MessageInfo | undefined,
   protocolVersion: string | undefined,
 ): { span: Span | undefined; context: Context | undefined } {
-  if (untraced()) return { span: undefined, context: undefined };
   const { method, params } = req;
   const active = context.active();
   const meta = isObject(params) ? params._meta : undefined;
@@ -215,6 +207,7 @@ export function traceRefusal(
   protocolVersion: string | undefined,
   error: unknown,
 ): void {
+  if (!tracing()) return;
   const { span } = startServerSpan(req, info, protocolVersion);
   if (span) endSpan(span, error);
 }
