@@ -130,7 +130,7 @@ export function sendRequest<R>(
     host.settle(id)?.reject(e);
   }
   if (!spanned || !(after || recover)) return promise;
-  return (self === undefined ? promise.then(after, recover) : thenOn(promise, self, after, recover)) as Promise<R>;
+  return thenOn(promise, self, after, recover) as Promise<R>;
 }
 
 // The closures a request may need live in these helpers, so that sendRequest itself keeps no
