@@ -1,6 +1,6 @@
 /**
- * Cancellation (2025-11-25 `basic/utilities/cancellation.mdx`) and request timeouts
- * (`basic/lifecycle.mdx`, Timeouts).
+ * Cancellation (2025-11-25 `basic/utilities/cancellation.mdx`); the request timeouts are
+ * ./outbound.ts's.
  *
  * Inbound: a `notifications/cancelled` for a request being handled aborts the handler's signal
  * and no response is sent for it (case 007). Unknown or finished ids and malformed notifications
@@ -176,71 +176,5 @@ export class InboundRequests {
 
   get size(): number {
     return this.one ? 1 : this.map.size;
-  }
-}
-
-/** Timeout settings of one outbound request, all in milliseconds. */
-export interface TimeoutOptions {
-  /** Time without a response (or without progress, with `resetOnProgress`). */
-  timeout: number;
-  /** Progress restarts the `timeout` clock. */
-  resetOnProgress?: boolean;
-  /** Hard cap from the start, even while progress keeps arriving. */
-  maxTotal?: number;
-}
-
-/** Largest delay `setTimeout` honours; larger values mean "no timeout". */
-const MAX_DELAY = 2 ** 31 - 1;
-
-/**
- * The timeout clock of one outbound request. Calls `onTimeout(ms, total)` once: `ms` is the limit
- * that fired, `total` is true when it was `maxTotal`. A `timeout` of `Infinity` (or above about
- * 24.8 days) means none.
- */
-export class RequestTimer {
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly started = Date.now();
-  private done = false;
-
-  constructor(
-    private readonly options: TimeoutOptions,
-    private readonly onTimeout: (ms: number, total: boolean) => void,
-  ) {
-    this.arm(options.timeout);
-  }
-
-  /** Progress arrived: restart the clock when `resetOnProgress` is set. */
-  progress(): void {
-    if (this.done || !this.options.resetOnProgress) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.arm(this.options.timeout);
-  }
-
-  clear(): void {
-    this.done = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private arm(timeout: number): void {
-    const maxTotal = this.options.maxTotal;
-    let delay = timeout;
-    let total = false;
-    if (maxTotal !== undefined && maxTotal <= MAX_DELAY) {
-      const left = maxTotal - (Date.now() - this.started);
-      if (left < delay) {
-        delay = Math.max(0, left);
-        total = true;
-      }
-    }
-    if (!(delay <= MAX_DELAY)) {
-      this.timer = undefined;
-      return;
-    }
-    this.timer = setTimeout(() => {
-      if (this.done) return;
-      this.done = true;
-      this.onTimeout(total ? maxTotal! : timeout, total);
-    }, delay);
   }
 }

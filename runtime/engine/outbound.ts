@@ -10,7 +10,6 @@
  */
 import type { MethodEntry } from '../protocol/table.js';
 import type { ProgressToken, RequestId } from '../jsonrpc/message.js';
-import { RequestTimer } from './cancellation.js';
 
 /** Largest delay `setTimeout` honours; a larger timeout means none. */
 const MAX_DELAY = 2 ** 31 - 1;
@@ -18,6 +17,69 @@ const MAX_DELAY = 2 ** 31 - 1;
 const IDLE_LANES = 4;
 /** Slots of a {@link PendingById} ring (a power of two: twice 64 in flight, whose ids never collide in it). */
 const RING = 128;
+
+/** Timeout settings of one outbound request, all in milliseconds. */
+export interface TimeoutOptions {
+  /** Time without a response (or without progress, with `resetOnProgress`). */
+  timeout: number;
+  /** Progress restarts the `timeout` clock. */
+  resetOnProgress?: boolean;
+  /** Hard cap from the start, even while progress keeps arriving. */
+  maxTotal?: number;
+}
+
+/**
+ * The timeout clock of one outbound request. Calls `onTimeout(ms, total)` once: `ms` is the limit
+ * that fired, `total` is true when it was `maxTotal`. A `timeout` of `Infinity` (or above about
+ * 24.8 days) means none.
+ */
+export class RequestTimer {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly started = Date.now();
+  private done = false;
+
+  constructor(
+    private readonly options: TimeoutOptions,
+    private readonly onTimeout: (ms: number, total: boolean) => void,
+  ) {
+    this.arm(options.timeout);
+  }
+
+  /** Progress arrived: restart the clock when `resetOnProgress` is set. */
+  progress(): void {
+    if (this.done || !this.options.resetOnProgress) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.arm(this.options.timeout);
+  }
+
+  clear(): void {
+    this.done = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(timeout: number): void {
+    const maxTotal = this.options.maxTotal;
+    let delay = timeout;
+    let total = false;
+    if (maxTotal !== undefined && maxTotal <= MAX_DELAY) {
+      const left = maxTotal - (Date.now() - this.started);
+      if (left < delay) {
+        delay = Math.max(0, left);
+        total = true;
+      }
+    }
+    if (!(delay <= MAX_DELAY)) {
+      this.timer = undefined;
+      return;
+    }
+    this.timer = setTimeout(() => {
+      if (this.done) return;
+      this.done = true;
+      this.onTimeout(total ? maxTotal! : timeout, total);
+    }, delay);
+  }
+}
 
 /**
  * One request sent and not yet answered, timed out, aborted or failed. Settling it drops its
