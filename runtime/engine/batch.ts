@@ -13,6 +13,7 @@ import {
   type RequestId,
   classify,
   kindOf,
+  type InvalidMessage,
   type MessageKind,
 } from '../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo, Transport } from '../jsonrpc/transport.js';
@@ -82,8 +83,8 @@ export function dispatchBatch(host: BatchHost, items: unknown[], info: MessageIn
     if (kind === 'request') host.onRequest(item as JSONRPCRequest, info, batch);
     else if (kind !== null) host.onMessage(item as JSONRPCMessage, info, kind);
     else {
-      const c = classify(item);
-      if (c.kind !== 'invalid') continue;
+      // (kindOf found no message kind: classify says what is invalid)
+      const c = classify(item) as InvalidMessage;
       host.log.warn?.('invalid message in batch', { reason: c.reason });
       if (c.reply) batch.add(c.reply);
       if (c.responseId !== undefined)

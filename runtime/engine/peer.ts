@@ -29,6 +29,7 @@ import {
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
+  type InvalidMessage,
   type MessageKind,
   type Params,
   type ProgressToken,
@@ -342,8 +343,8 @@ export class Peer {
       case 'error':
         return this.onErrorResponse(m as JSONRPCErrorResponse);
     }
-    const c = classify(m);
-    if (c.kind !== 'invalid') return;
+    // (none of the kinds above: classify says what is invalid)
+    const c = classify(m) as InvalidMessage;
     this.log.warn?.('invalid message', { reason: c.reason });
     if (c.reply) this.reply(c.reply);
     if (c.responseId !== undefined) {
