@@ -49,6 +49,11 @@ export interface OAuthClientOptions {
   /** Allow http:// authorization servers on loopback hosts (tests, local development). Default true. */
   allowLoopbackHttp?: boolean;
   /**
+   * How long each token request (a grant, a refresh) may take, ms, before it fails with
+   * {@link AuthorizationError}; an abort of the request it is made for ends it sooner. Default 30 000.
+   */
+  tokenTimeoutMs?: number;
+  /**
    * Ask for DPoP-bound tokens (RFC 9449): `true` (an ES256 key made for this client) or the key
    * pair to prove possession with. Token requests carry a proof, and so does every MCP request
    * (`Authorization: DPoP`); a server's `use_dpop_nonce` is answered once with its nonce.
@@ -82,6 +87,7 @@ export class OAuthFlow {
   readonly store: TokenStore;
   readonly grant: NonNullable<OAuthClientOptions['grant']>;
   readonly allowHttp: boolean;
+  readonly tokenTimeoutMs: number;
   private dpopHandle: Promise<oauth.DPoPHandle> | undefined;
 
   constructor(readonly options: OAuthClientOptions) {
@@ -89,6 +95,7 @@ export class OAuthFlow {
     this.store = options.store ?? new MemoryTokenStore();
     this.grant = options.grant ?? 'authorization_code';
     this.allowHttp = options.allowLoopbackHttp ?? true;
+    this.tokenTimeoutMs = options.tokenTimeoutMs ?? 30_000;
   }
 
   /** The DPoP handle (its key made on first use), or undefined when DPoP is off. */
@@ -117,9 +124,16 @@ export class OAuthFlow {
     return { [oauth.customFetch]: this.base as never, [oauth.allowInsecureRequests]: insecure };
   }
 
-  /** {@link OAuthFlow.httpOptions} with the DPoP handle, for a token request. */
-  async tokenOptions(url: string | undefined) {
-    const handle = await this.dpop();
-    return handle ? { ...this.httpOptions(url), DPoP: handle } : this.httpOptions(url);
+  /**
+   * {@link OAuthFlow.httpOptions} for a token request: the DPoP handle, and each request's signal,
+   * made when it is sent (the code grant's user step is not counted): `tokenTimeoutMs`, and
+   * `signal`, the caller's.
+   */
+  async tokenOptions(url: string | undefined, signal: AbortSignal | undefined) {
+    const timed = () => {
+      const bound = AbortSignal.timeout(this.tokenTimeoutMs);
+      return signal ? AbortSignal.any([signal, bound]) : bound;
+    };
+    return { ...this.httpOptions(url), DPoP: await this.dpop(), signal: timed };
   }
 }

@@ -37,14 +37,18 @@ export function scopeFor(
 }
 
 /**
- * New tokens for `t` by the configured grant, kept in the store.
- * @throws AuthorizationError when a request is refused; TypeError for a grant without what it needs.
+ * New tokens for `t` by the configured grant, kept in the store; `signal`: the caller's, which
+ * ends the token request too.
+ * @throws AuthorizationError when a request is refused (naming its HTTP status, and the RFC 6749
+ * §5.2 `error` and `error_description` the server sent) or takes over `tokenTimeoutMs`; the
+ * caller's abort reason; TypeError for a grant without what it needs.
  */
 export async function obtain(
   flow: OAuthFlow,
   t: Target,
   challenge: Record<string, string> | undefined,
   stepUp: boolean,
+  signal: AbortSignal | undefined,
 ): Promise<StoredTokens> {
   const c = await clientFor(flow, t);
   const client: oauth.Client = { ...c } as oauth.Client;
@@ -52,7 +56,7 @@ export async function obtain(
   const previous = await flow.store.getTokens(t.issuer, t.resource);
   const scope = scopeFor(flow, t, challenge, previous?.scope, stepUp);
   if (t.as.token_endpoint) checkSecure(new URL(t.as.token_endpoint), flow.allowHttp);
-  const http = await flow.tokenOptions(t.as.token_endpoint);
+  const http = await flow.tokenOptions(t.as.token_endpoint, signal);
   let response: oauth.TokenEndpointResponse;
   try {
     if (flow.grant === 'client_credentials' || flow.grant === 'jwt-bearer') {
@@ -75,15 +79,31 @@ export async function obtain(
       );
     } else response = await codeGrant(flow, t, client, auth, scope, http);
   } catch (e) {
-    if (e instanceof AuthorizationError || e instanceof TypeError) throw e;
-    throw new AuthorizationError(
-      `token request to ${t.as.token_endpoint} failed: ${e instanceof Error ? e.message : String(e)}`,
-      { cause: e },
-    );
+    if (e instanceof AuthorizationError || e instanceof TypeError || signal?.aborted) throw e;
+    throw new AuthorizationError(`token request to ${t.as.token_endpoint} failed: ${await refusal(flow, e)}`, {
+      cause: e,
+    });
   }
   const tokens = stored(response);
   await flow.store.setTokens(t.issuer, t.resource, tokens);
   return tokens;
+}
+
+/**
+ * What a failed token request said: `HTTP <status>` of an answer other than 200, with the RFC
+ * 6749 §5.2 `error` (`error_description`) of its JSON body; the bound when there was no answer
+ * in time; else the error's message.
+ */
+async function refusal(flow: OAuthFlow, e: unknown): Promise<string> {
+  if ((e as Error | undefined)?.name === 'TimeoutError') return `no answer within ${flow.tokenTimeoutMs} ms`;
+  // oauth4webapi's error for an answer other than 200 holds it: a challenge's or a refusal's
+  // `response` (a refusal's body read already: its `cause`), a bad answer's `cause`
+  const { response, cause } = e as { response?: unknown; cause?: { error?: string; error_description?: string } };
+  const res = response ?? cause;
+  if (!(res instanceof Response) || res.ok) return e instanceof Error ? e.message : String(e);
+  const said = cause?.error ? cause : await res.json().catch(() => undefined);
+  const error = said?.error && ` ${said.error}${said.error_description ? ` (${said.error_description})` : ''}`;
+  return `HTTP ${res.status}${error || ''}`;
 }
 
 /** The authorization code grant: the user agent's round trip with PKCE S256 and `state`, then the token request. */
@@ -139,13 +159,21 @@ export async function codeGrant(
   });
 }
 
-/** Refreshed tokens for `t`, kept in the store; undefined (and the tokens forgotten) when there is no refresh token or it is refused. */
-export async function refresh(flow: OAuthFlow, t: Target, tokens: StoredTokens): Promise<StoredTokens | undefined> {
+/**
+ * Refreshed tokens for `t`, kept in the store; undefined (and the tokens forgotten) when there
+ * is no refresh token or it is refused. `signal`: the caller's, which ends the request too.
+ */
+export async function refresh(
+  flow: OAuthFlow,
+  t: Target,
+  tokens: StoredTokens,
+  signal: AbortSignal | undefined,
+): Promise<StoredTokens | undefined> {
   if (!tokens.refresh_token) return undefined;
   try {
     const c = await clientFor(flow, t);
     const client = { ...c } as oauth.Client;
-    const http = await flow.tokenOptions(t.as.token_endpoint);
+    const http = await flow.tokenOptions(t.as.token_endpoint, signal);
     const cauth = await clientAuth(flow, t, c);
     const next = stored(
       await flow.withNonce(async () =>

@@ -98,20 +98,24 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
     return u.href;
   };
 
-  async function current(serverUrl: string): Promise<{ t?: Target; tokens?: StoredTokens }> {
+  async function current(
+    serverUrl: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ t?: Target; tokens?: StoredTokens }> {
     const t = targets.get(serverUrl);
     if (!t) return {};
     let tokens = await flow.store.getTokens(t.issuer, t.resource);
     if (tokens?.expiresAt !== undefined && tokens.expiresAt - skew <= Date.now())
-      tokens = await refresh(flow, t, tokens);
+      tokens = await refresh(flow, t, tokens, signal);
     return { t, tokens };
   }
 
   const authed: typeof globalThis.fetch = async (input, init) => {
     const serverUrl = serverUrlOf(input);
+    const signal = init?.signal ?? undefined;
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
-      const { t, tokens } = await current(serverUrl).catch(stepFailed);
+      const { t, tokens } = await current(serverUrl, signal).catch(stepFailed);
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       let res: Response;
       if (tokens && tokens.token_type.toLowerCase() === 'dpop')
@@ -134,13 +138,13 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
       // an expired or revoked token: one refresh before a new authorization
       if (res.status === 401 && t && tokens?.refresh_token && !refreshed) {
         refreshed = true;
-        if (await refresh(flow, t, tokens).catch(stepFailed)) continue;
+        if (await refresh(flow, t, tokens, signal).catch(stepFailed)) continue;
       }
       const target = await discover(flow, serverUrl, challenge).catch(stepFailed);
       targets.set(serverUrl, target);
       if (targets.size > 100) targets.delete(targets.keys().next().value!);
       last = target;
-      await obtain(flow, target, challenge, stepUp).catch(stepFailed);
+      await obtain(flow, target, challenge, stepUp, signal).catch(stepFailed);
     }
   };
 
