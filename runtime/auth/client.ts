@@ -191,19 +191,15 @@ async function dpopRequest(
       DPoP: handle,
       signal: init?.signal ?? undefined,
     });
+  // a challenge (401 / 403) is answered here as for bearer tokens
+  const answered = (e: unknown) => {
+    if (e instanceof oauth.WWWAuthenticateChallengeError) return e.response;
+    throw e;
+  };
   try {
     return await send();
   } catch (e) {
-    if (oauth.isDPoPNonceError(e)) {
-      try {
-        return await send();
-      } catch (again) {
-        if (again instanceof oauth.WWWAuthenticateChallengeError) return again.response;
-        throw again;
-      }
-    }
-    // a challenge (401 / 403) is answered here as for bearer tokens
-    if (e instanceof oauth.WWWAuthenticateChallengeError) return e.response;
-    throw e;
+    if (!oauth.isDPoPNonceError(e)) return answered(e);
   }
+  return send().catch(answered);
 }
