@@ -49,6 +49,10 @@ export type DPoPRefusal = { error: string; nonce?: string };
 
 const encoder = new TextEncoder();
 
+/** The base64url SHA-256 of `text` (UTF-8). */
+const sha256 = async (text: string): Promise<string> =>
+  base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))));
+
 /** Checks proofs for one endpoint (see the module docs). */
 export class DPoPVerifier {
   readonly #replay: ReplayStore;
@@ -97,8 +101,7 @@ export class DPoPVerifier {
     const now = Math.floor(Date.now() / 1000);
     if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > this.#window)
       return { error: 'DPoP proof is not recent' };
-    const ath = base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(token))));
-    if (payload.ath !== ath) return { error: 'DPoP proof is for another access token' };
+    if (payload.ath !== (await sha256(token))) return { error: 'DPoP proof is for another access token' };
     if (typeof payload.jti !== 'string' || !payload.jti) return { error: 'DPoP proof has no jti' };
     if (this.#nonces && !(typeof payload.nonce === 'string' && (await this.#nonces.accepts(payload.nonce))))
       return {
@@ -106,8 +109,7 @@ export class DPoPVerifier {
         nonce: await this.#nonces.current(),
       };
     // claimed until the proof could no longer pass the `iat` check (and a second more)
-    const key = base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(payload.jti))));
-    if (!(await this.#replay.claim(`dpop:${key}`, (payload.iat + this.#window + 1) * 1000)))
+    if (!(await this.#replay.claim(`dpop:${await sha256(payload.jti)}`, (payload.iat + this.#window + 1) * 1000)))
       return { error: 'DPoP proof replayed' };
     return { jkt: await calculateJwkThumbprint(jwk) };
   }
