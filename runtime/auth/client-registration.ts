@@ -62,7 +62,7 @@ export async function clientFor(flow: OAuthFlow, t: Target): Promise<ClientRegis
   try {
     registered = JSON.parse(text) as ClientRegistration;
   } catch {
-    registered = undefined;
+    // not JSON: refused below, as a registration without client_id
   }
   if (
     (res.status !== 201 && res.status !== 200) ||
