@@ -59,7 +59,10 @@ export interface RequestHost {
  * schema), ConnectionClosedError, or the transport's send error. `after`: applied to the checked
  * result before the promise settles (PendingRequest `after`); `recover`: applied to the failure
  * of the request once sent (PendingRequest `recover`; a refusal before it is sent, e.g. an
- * undeclared capability, rejects as it is).
+ * undeclared capability, rejects as it is): for the session layer, which would otherwise chain
+ * a `.then` or a `.catch`. `self`: what `after` and `recover` are called on (their `this`;
+ * PendingRequest `self`), so that they may be methods of one per-request object rather than
+ * closures. `host` is a `Peer` (./peer.ts; its private state, structurally).
  */
 export function sendRequest<R>(
   host: RequestHost,
@@ -216,24 +219,4 @@ export function outboundRefusal(
   const sub = missingParamCapability(method, params, remote);
   if (sub) return new CapabilityNotDeclaredError(method, sub, receiver);
   return undefined;
-}
-
-/**
- * `peer.request(method, params, options)` whose result goes through `after`, and its failure
- * through `recover`, before the promise settles (see {@link sendRequest}): for the session
- * layer, which would otherwise chain a `.then` or a `.catch`. `self`: what `after` and `recover`
- * are called on (their `this`; PendingRequest `self`), so that they may be methods of one
- * per-request object rather than closures.
- */
-export function requestThen<R>(
-  /** A `Peer` (./peer.ts; not imported here: peer.ts imports this module). */
-  peer: object,
-  method: string,
-  params: Params | undefined,
-  options: RequestOptions | undefined,
-  after: ((result: unknown) => unknown) | undefined,
-  recover?: (error: unknown) => unknown,
-  self?: unknown,
-): Promise<R> {
-  return sendRequest<R>(peer as unknown as RequestHost, method, params, options, after, recover, self);
 }

@@ -25,7 +25,7 @@ import type { Transport } from '../../jsonrpc/transport.js';
 import { type NotificationHandler, type PreDispatch, type RequestHandler, hasCapability } from '../../engine/peer.js';
 import { type LogLevel, type LogLevelOrder, logLevelOrderOf, passesLogLevel } from '../../engine/context.js';
 import { type MethodEntry, capabilitiesOf } from '../../protocol/table.js';
-import { requestThen } from '../../engine/request.js';
+import { type RequestHost, sendRequest } from '../../engine/request.js';
 import { lazy } from '../../jsonrpc/lazy.js';
 import type { InputHandler } from '../../stateless/mrtr.js';
 import {
@@ -153,8 +153,8 @@ class HandshakeClient implements ClientLifecycle {
     self?: unknown,
   ): Promise<Record<string, unknown>> {
     if (!entry?.inputRequired)
-      return requestThen(
-        this.host.peer,
+      return sendRequest(
+        this.host.peer as unknown as RequestHost,
         method,
         params ?? {},
         options,

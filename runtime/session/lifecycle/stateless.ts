@@ -46,7 +46,7 @@ import {
   decodeResult,
   runInputRounds,
 } from '../../stateless/mrtr.js';
-import { requestThen } from '../../engine/request.js';
+import { type RequestHost, sendRequest } from '../../engine/request.js';
 import { CACHEABLE_METHODS, ResultCache, applyCacheHints } from '../../stateless/cache.js';
 import { TASKS_EXTENSION, TASK_RESULT_TYPE } from '../../tasks/extension-wire.js';
 import {
@@ -328,8 +328,8 @@ class StatelessCall {
   /** Sends the request (its `_meta` made afresh), its result through {@link step}, its failure through `recover`. */
   private request(recover: ((e: unknown) => unknown) | undefined): Promise<Record<string, unknown>> {
     const { client } = this;
-    return requestThen(
-      client.host.peer,
+    return sendRequest(
+      client.host.peer as unknown as RequestHost,
       this.method,
       client.withMeta(this.params),
       this.options,
