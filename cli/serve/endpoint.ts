@@ -62,7 +62,7 @@ function authOptions(values: Record<string, string | undefined>): ServeAuthOptio
   return { issuer: values.auth, jwks: values['auth-jwks'], scopes: scopes?.length ? scopes : undefined };
 }
 
-/** Host names where an http:// JWKS URL is taken (runtime/auth/loopback.ts). */
+/** Host names where an http:// JWKS URL is taken (runtime/auth/discovery.ts `isLoopbackUrl`). */
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**

@@ -3,8 +3,7 @@
  * ./client-token.ts): its options, and the fetch, store, grant and DPoP key made from them once.
  */
 import * as oauth from 'oauth4webapi';
-import { namingFetch, type AuthorizationServerMetadata, type ResourceMetadata } from './discovery.js';
-import { isLoopbackUrl } from './loopback.js';
+import { isLoopbackUrl, namingFetch, type AuthorizationServerMetadata, type ResourceMetadata } from './discovery.js';
 import { MemoryTokenStore, type ClientRegistration, type TokenStore } from './store.js';
 
 /**

@@ -7,7 +7,6 @@
  * issuer it was looked up for (oauth4webapi's `processDiscoveryResponse`).
  */
 import * as oauth from 'oauth4webapi';
-import { isLoopbackUrl } from './loopback.js';
 
 /** Fetch and transport options of discovery. */
 export interface DiscoveryOptions {
@@ -91,6 +90,14 @@ export class DiscoveryError extends Error {
     this.kind = kind;
     this.name = 'DiscoveryError';
   }
+}
+
+/** Loopback host names: where http:// is tolerated for authorization endpoints (tests, local development). */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether `url`'s host is a loopback name (an http(s) URL's `hostname` is lower-case already). */
+export function isLoopbackUrl(url: URL): boolean {
+  return LOOPBACK.has(url.hostname);
 }
 
 /** Refuses a non-https URL, unless http on a loopback host is allowed. */

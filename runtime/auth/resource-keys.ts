@@ -8,8 +8,7 @@
  * (503, the error to `onError`), it is never a reason to refuse the token.
  */
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { AuthFetchError, discoverAuthorizationServer, namingFetch } from './discovery.js';
-import { isLoopbackUrl } from './loopback.js';
+import { AuthFetchError, discoverAuthorizationServer, isLoopbackUrl, namingFetch } from './discovery.js';
 
 /** How long the issuer's metadata (all of its discovery URLs together) or its JWKS may take, ms. */
 export const KEY_FETCH_MS = 5000;
