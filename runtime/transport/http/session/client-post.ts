@@ -139,12 +139,7 @@ export class ClientPost extends ClientStreams {
           this.deliver(body as JSONRPCMessage);
           return;
         }
-        throw new HttpStatusError(
-          res.status,
-          body,
-          `POST ${String(message.method ?? 'response')}`,
-          res.header('content-type'),
-        );
+        throw new HttpStatusError(res.status, body, what, res.header('content-type'));
       }
       const contentType = res.header('content-type');
       const type = mediaType(contentType);
@@ -195,7 +190,7 @@ export class ClientPost extends ClientStreams {
       throw new HttpStatusError(
         res.status,
         await bodyHead(res),
-        `POST ${String(message.method)}: unexpected Content-Type ${type || '(none)'}`,
+        `${what}: unexpected Content-Type ${type}`,
         contentType,
       );
     } catch (e) {
