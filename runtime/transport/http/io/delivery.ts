@@ -195,30 +195,24 @@ export interface DeliverOptions {
   random?: () => number;
 }
 
-/**
- * Sends `init` with `request`, again only while the server cannot have processed it (see the
- * module docs). Resolves with the reply (any status but a 503 with `Retry-After`).
- * @throws RequestNotProcessedError when it was not processed and the retries are spent.
- * @throws ConnectionClosedError for a network failure after the request may have been written.
- * @throws the cancel's reason (or the signal's abort error) once cancelled, also during a wait.
- */
-export function deliver(request: Requester, init: HttpRequestInit, options: DeliverOptions): Promise<HttpReply> {
-  return deliverFrom(request, init, options, undefined);
-}
-
 /** How the first attempt of a POST ended: its reply, or the requester's rejection. */
 export type FirstAttempt = { reply: HttpReply; error?: undefined } | { reply?: undefined; error: unknown };
 
 /**
- * {@link deliver}, the first attempt of which the caller made already (`first`: how it ended),
- * e.g. a transport that sent it with `request(init)` and found a 503 or a rejection; the
- * attempts after it, and the errors, are those of {@link deliver}.
+ * Sends `init` with `request`, again only while the server cannot have processed it (see the
+ * module docs). Resolves with the reply (any status but a 503 with `Retry-After`). `first`: how
+ * the first attempt ended when the caller made it already (e.g. a transport that sent it with
+ * `request(init)` and found a 503 or a rejection); the attempts after it, and the errors, are
+ * the same.
+ * @throws RequestNotProcessedError when it was not processed and the retries are spent.
+ * @throws ConnectionClosedError for a network failure after the request may have been written.
+ * @throws the cancel's reason (or the signal's abort error) once cancelled, also during a wait.
  */
-export async function deliverFrom(
+export async function deliver(
   request: Requester,
   init: HttpRequestInit,
   options: DeliverOptions,
-  first: FirstAttempt | undefined,
+  first?: FirstAttempt,
 ): Promise<HttpReply> {
   const retry = options.retry === false ? { maxRetries: 0 } : (options.retry ?? {});
   const maxRetries = retry.maxRetries ?? DEFAULTS.maxRetries;
@@ -316,18 +310,16 @@ function wait(ms: number, init: HttpRequestInit, options: DeliverOptions): Promi
     const signal = init.signal;
     const stop = (): void => {
       clearTimeout(timer);
-      if (cancel) cancel.off(onCancel);
-      signal?.removeEventListener('abort', onAbort);
+      cancel?.off(stop);
+      signal?.removeEventListener('abort', stop);
       reject(stoppedBy(init));
     };
-    const onCancel = (): void => stop();
-    const onAbort = (): void => stop();
     const timer = setTimeout(() => {
-      if (cancel) cancel.off(onCancel);
-      signal?.removeEventListener('abort', onAbort);
+      cancel?.off(stop);
+      signal?.removeEventListener('abort', stop);
       resolve();
     }, ms);
-    if (cancel) cancel.onCancel(onCancel);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    cancel?.onCancel(stop);
+    signal?.addEventListener('abort', stop, { once: true });
   });
 }

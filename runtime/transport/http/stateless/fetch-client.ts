@@ -51,7 +51,7 @@ import {
 import { Flight, type FlightHost, type Id } from './client-flight.js';
 import { readMessages, readSseReply, type ReplyTarget } from './client-reply.js';
 import { ToolHeaders } from './client-tools.js';
-import { type DeliverOptions, type FirstAttempt, deliver, deliverFrom } from '../io/delivery.js';
+import { type DeliverOptions, type FirstAttempt, deliver } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
 import { SENT } from '../../../jsonrpc/sent.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
@@ -258,7 +258,7 @@ export class StatelessHttpClientTransport implements Transport {
     const message = f.message;
     try {
       const res = sent
-        ? await deliverFrom(this.#request, sent.init, this.#deliverOptions(message), sent.first)
+        ? await deliver(this.#request, sent.init, this.#deliverOptions(message), sent.first)
         : await this.#post(message, f);
       this.#take(f, res);
     } catch (e) {
