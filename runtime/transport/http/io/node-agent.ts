@@ -31,23 +31,27 @@ let sharedHttps: HttpsAgent | undefined;
 function idleMs(socket: Duplex): number | undefined {
   // no response (null) when the request was destroyed before it had its socket: Node frees it unused
   const res = (socket as { _httpMessage?: { res?: IncomingMessage | null } | null })._httpMessage?.res;
-  const hint = res ? keepAliveHint(res.rawHeaders) : undefined;
-  const seconds = hint === undefined ? undefined : /^timeout=(\d+)/.exec(hint)?.[1];
+  const hint = res ? rawHeader(res.rawHeaders, 'keep-alive') : undefined;
+  const seconds = hint ? /^timeout=(\d+)/.exec(hint)?.[1] : undefined;
   if (seconds === undefined) return KEEP_ALIVE_IDLE_MS;
   const ms = Number.parseInt(seconds, 10) * 1000 - 1000;
   if (!(ms > 0)) return undefined;
   return Math.min(ms, KEEP_ALIVE_IDLE_MS);
 }
 
-/** The `Keep-Alive` header of a response's raw headers (repeats joined with `, `, as `res.headers` has them); undefined when absent or empty. */
-function keepAliveHint(raw: string[]): string | undefined {
+/**
+ * Header `name` (lower-case) of a response's raw headers (`IncomingMessage.rawHeaders`), found
+ * without building the whole lower-case `headers` object; repeats joined with `, `, as
+ * `res.headers` has them. Undefined when absent.
+ */
+export function rawHeader(raw: string[], name: string): string | undefined {
   let out: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const n = raw[i];
-    if (n.length === 10 && (n === 'Keep-Alive' || n.toLowerCase() === 'keep-alive'))
+    if (n.length === name.length && (n === name || n.toLowerCase() === name))
       out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
   }
-  return out === '' ? undefined : out;
+  return out;
 }
 
 // The idle timeout is set when a socket goes back to the pool and cleared when a request takes

@@ -18,7 +18,7 @@ import {
   type RequestOptions,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { defaultAgent } from './node-agent.js';
+import { defaultAgent, rawHeader } from './node-agent.js';
 import {
   abortError,
   mediaType,
@@ -220,15 +220,7 @@ class NodeReply implements HttpReply {
   }
 
   header(name: string): string | undefined {
-    // rawHeaders: found without building the whole lower-case `headers` object
-    const raw = this.res.rawHeaders;
-    let out: string | undefined;
-    for (let i = 0; i < raw.length; i += 2) {
-      const n = raw[i];
-      if (n.length === name.length && (n === name || n.toLowerCase() === name))
-        out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
-    }
-    return out;
+    return rawHeader(this.res.rawHeaders, name);
   }
 
   text(): Promise<string> {
