@@ -122,13 +122,9 @@ export class Cors {
   }
 }
 
-/** The lower-case header record of a WHATWG `Headers`. */
+/** The lower-case header record of a WHATWG `Headers` (its names iterate lower-case). */
 export function headerRecord(headers: Headers): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  headers.forEach((value, name) => {
-    out[name.toLowerCase()] = value;
-  });
-  return out;
+  return Object.fromEntries(headers);
 }
 
 /**
