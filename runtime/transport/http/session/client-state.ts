@@ -13,9 +13,6 @@ import type { Cancel, Requester } from '../io/request.js';
 import type { Cuts, RetryOptions } from '../io/delivery.js';
 import type { JSONRPCMessage, TransportEvents } from '../../../jsonrpc/transport.js';
 
-/** JSON-RPC code of the local errors below (implementation-defined server error range). */
-export const TRANSPORT_ERROR = ErrorCode.ServerError;
-
 /**
  * The server no longer knows the session (HTTP 404 to a request carrying its id; 2025-11-25
  * basic/transports, "Session Management"): the request it answered was not processed. Code
@@ -24,7 +21,7 @@ export const TRANSPORT_ERROR = ErrorCode.ServerError;
 export class SessionExpiredError extends RpcError {
   readonly sessionId: string;
   constructor(sessionId: string) {
-    super(TRANSPORT_ERROR, `MCP session ${sessionId} expired (HTTP 404); start a new session`, { sessionId });
+    super(ErrorCode.ServerError, `MCP session ${sessionId} expired (HTTP 404); start a new session`, { sessionId });
     this.name = 'SessionExpiredError';
     this.sessionId = sessionId;
   }
@@ -278,7 +275,8 @@ export class ClientState {
     for (const id of [...state.pending]) {
       if (this.events?.onRequestError) this.events.onRequestError(id, error);
       else {
-        const wire = error instanceof RpcError ? error.toJSON() : { code: TRANSPORT_ERROR, message: error.message };
+        const wire =
+          error instanceof RpcError ? error.toJSON() : { code: ErrorCode.ServerError, message: error.message };
         this.deliver({ jsonrpc: '2.0', id, error: wire });
       }
     }

@@ -84,7 +84,7 @@ export class SessionState {
     return (this.streamIds ??= new StreamIds(this.settings.standalone?.id));
   }
 
-  touch(now: number = Date.now()): void {
+  touch(now: number): void {
     this.lastActiveAt = now;
   }
 
