@@ -188,11 +188,7 @@ export class StreamableEndpoint extends SharedAdoption {
     const valid: JSONRPCMessage[] = [];
     const errors: JSONRPCMessage[] = [];
     for (const entry of message) {
-      const why =
-        shapeProblem(entry) ??
-        (isObject(entry) && 'method' in entry && 'id' in entry && !isRequestId(entry.id)
-          ? 'id must be a string or an integer'
-          : undefined);
+      const why = shapeProblem(entry);
       if (!why) valid.push(entry as JSONRPCMessage);
       // an invalid request or unreadable entry gets -32600 (its id when readable); a malformed response none
       else if (!(isObject(entry) && !('method' in entry) && ('result' in entry || 'error' in entry))) {
