@@ -151,8 +151,8 @@ export class SessionResumption extends SessionStreams {
         ? setInterval(() => sink.write(encodeComment()), this.settings.keepAliveMs)
         : undefined;
     timer?.unref?.();
-    sink.onClose(() => abort.abort());
     const stop = (): void => abort.abort();
+    sink.onClose(stop);
     (this.followStops ??= new Set()).add(stop);
     void followed.ended.then((end) => {
       this.followers--;
