@@ -55,13 +55,6 @@ const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'X-Accel-Buffering': 'no',
 });
 
-/** Keep-alive comments on SSE stream `s`, when it is still open (a reply that ended within the tick it opened in needs no timer). */
-function startKeepAlive(s: Stream, keepAliveMs: number): void {
-  if (s.done || s.timer) return;
-  s.timer = setInterval(() => s.sink.write(encodeComment()), keepAliveMs);
-  s.timer.unref?.();
-}
-
 /**
  * The one {@link Transport} behind a stateless endpoint. Messages the engine sends with
  * `relatedRequestId` (or responses) go to that request's POST; anything else has no stream in
@@ -201,8 +194,15 @@ export class StatelessHttpServerTransport implements Transport {
     else s.sink.open(200, SSE_HEADERS as Record<string, string>);
   }
 
-  /** Starts the keep-alive comments of an SSE stream once its head is out (see startKeepAlive). */
-  readonly #keepAlive = (s: Stream): void => startKeepAlive(s, this.settings.keepAliveMs);
+  /**
+   * Starts the keep-alive comments of an SSE stream once its head is out, when it is still open
+   * (a reply that ended within the tick it opened in needs no timer).
+   */
+  readonly #keepAlive = (s: Stream): void => {
+    if (s.done || s.timer) return;
+    s.timer = setInterval(() => s.sink.write(encodeComment()), this.settings.keepAliveMs);
+    s.timer.unref?.();
+  };
 
   #finish(inner: number, s: Stream): void {
     s.done = true;
