@@ -53,7 +53,7 @@ import {
   type WithParsed,
 } from '../io/node.js';
 import { AUTHORIZED, type WithAuthorized } from '../io/types.js';
-import { failSink, isRefusal, type Refusal, refuse, StatelessChecks } from './server-checks.js';
+import { failSink, isRefusal, refuse, StatelessChecks } from './server-checks.js';
 import type { StatelessHttpOptions } from './server-options.js';
 import { StatelessHttpServerTransport } from './server-transport.js';
 
@@ -107,7 +107,7 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
   /** A throw of either path: reported, answered 500 (or a started response ended). */
   function failed(sink: ResponseSink, e: unknown): void {
     options.onError?.(e instanceof Error ? e : new Error(String(e)));
-    if (!sink.started) failSink(sink, internalError());
+    if (!sink.started) failSink(sink, refuse(500, null, new RpcError(ErrorCode.InternalError, 'Internal error')));
     else sink.end();
   }
 
@@ -168,4 +168,3 @@ export function createStatelessHttpHandler(options: StatelessHttpOptions = {}): 
 }
 
 type HeaderRecord = Readonly<Record<string, string | undefined>>;
-const internalError = (): Refusal => refuse(500, null, new RpcError(ErrorCode.InternalError, 'Internal error'));
