@@ -226,7 +226,7 @@ export class SessionReplay extends SessionResumption {
       // the claim may have been stored: an identical re-send claims it again as its own
       if (claim !== undefined && primingId !== undefined) {
         (this.abandoned ??= new Map()).set(key, { claim, streamId: s.id, primingId, requestKey, id });
-        this.releaseLater(store, key, 1);
+        this.releaseLater(store, key);
       }
       this.storeUnavailable(sink, json, e);
       return;
@@ -263,18 +263,18 @@ export class SessionReplay extends SessionResumption {
    * store answers, unless an identical re-send took it over first: a re-send that reached another
    * process follows the claim's stream, and gets error -32000 "did not run" from it instead of
    * waiting for an answer that never comes; the request's id is free again. Tried until the store
-   * answers or the session ends, every second (attempt `attempt`).
+   * answers or the session ends, every second.
    */
-  private releaseLater(store: EventStore, key: string, attempt: number): void {
+  private releaseLater(store: EventStore, key: string): void {
     if (typeof store.releaseClaim !== 'function') return;
-    const timer = setTimeout(() => void this.release(store, key, attempt), RELEASE_EVERY_MS);
+    const timer = setTimeout(() => void this.release(store, key), RELEASE_EVERY_MS);
     timer.unref?.();
   }
 
-  private async release(store: EventStore, key: string, attempt: number): Promise<void> {
+  private async release(store: EventStore, key: string): Promise<void> {
     const gone = this.abandoned?.get(key);
     if (!gone || this.ended) return;
-    if (this.claiming?.has(key)) return this.releaseLater(store, key, attempt + 1);
+    if (this.claiming?.has(key)) return this.releaseLater(store, key);
     // the re-sends of this request wait for this attempt
     const done = this.hold(key);
     try {
@@ -292,7 +292,7 @@ export class SessionReplay extends SessionResumption {
       if (this.abandoned?.get(key) === gone) this.abandoned.delete(key);
       if (this.abandoned?.size === 0) this.abandoned = undefined;
     } catch {
-      this.releaseLater(store, key, attempt + 1);
+      this.releaseLater(store, key);
     } finally {
       done();
     }
