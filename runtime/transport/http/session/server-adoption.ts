@@ -167,7 +167,7 @@ export class SharedAdoption extends EndpointState {
       onStoreError: (e) => options.onError?.(new Error(`event store: ${e.message}`)),
       replyMode: options.replyMode ?? 'auto',
       eventStore,
-      requestReplay: options.requestReplay === true && typeof eventStore?.claimRequest === 'function',
+      requestReplay: options.requestReplay,
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs ?? 15000,
       maxBacklog: options.maxBacklog ?? 100,
