@@ -25,7 +25,6 @@ export class FallbackHttpClientTransport implements Transport {
   private readonly modern: HttpClientTransport;
   private legacy: LegacySseClientTransport | undefined;
   private events: TransportEvents | undefined;
-  private decided = false;
   /** Which transport carries the connection: undecided until the first send settled. */
   kind: 'streamable' | 'legacy' | undefined;
 
@@ -68,10 +67,9 @@ export class FallbackHttpClientTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     if (this.legacy) return this.legacy.send(message, options);
-    if (this.decided) return this.modern.send(message, options);
+    if (this.kind) return this.modern.send(message, options);
     try {
       await this.modern.send(message, options);
-      this.decided = true;
       this.kind = 'streamable';
     } catch (e) {
       if (!(e instanceof HttpStatusError) || !FALLBACK_STATUSES.has(e.status)) throw e;
@@ -87,7 +85,6 @@ export class FallbackHttpClientTransport implements Transport {
         throw e;
       }
       this.legacy = legacy;
-      this.decided = true;
       this.kind = 'legacy';
       await this.modern.close().catch(() => undefined);
       await legacy.send(message, options);
