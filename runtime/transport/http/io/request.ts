@@ -359,10 +359,11 @@ export function mediaType(value: string | undefined): string {
   return (semi < 0 ? value : value.slice(0, semi)).trim().toLowerCase();
 }
 
+/** The error of aborted `signal`: its reason (set by the abort: a DOMException when none was given), as an Error. */
 export function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason;
-  return new DOMException(reason === undefined ? 'This operation was aborted' : String(reason), 'AbortError');
+  return new DOMException(String(reason), 'AbortError');
 }
 
 /** The body of an error reply: parsed JSON when it is JSON, else the text ('' when unreadable). */
