@@ -19,7 +19,15 @@
  * No `node:` import.
  */
 import { ConnectionClosedError, RequestNotProcessedError } from '../../../jsonrpc/errors.js';
-import { type Cancel, type HttpReply, type HttpRequestInit, type Requester, lostBefore, readBody } from './request.js';
+import {
+  abortError,
+  type Cancel,
+  type HttpReply,
+  type HttpRequestInit,
+  type Requester,
+  lostBefore,
+  readBody,
+} from './request.js';
 
 /** Retries of a POST the server did not process (see the module docs). */
 export interface RetryOptions {
@@ -295,11 +303,7 @@ function notRun(error: RequestNotProcessedError, sentBefore: boolean): Error {
 /** Why `init` was stopped (its cancel's reason, or its signal's abort error), if it was. */
 function stoppedBy(init: HttpRequestInit): Error | undefined {
   if (init.cancel?.reason) return init.cancel.reason;
-  if (init.signal?.aborted) {
-    const r: unknown = init.signal.reason;
-    return r instanceof Error ? r : new DOMException('This operation was aborted', 'AbortError');
-  }
-  return undefined;
+  return init.signal?.aborted ? abortError(init.signal) : undefined;
 }
 
 /** Waits `ms` before a retry; rejects with the reason once `init` is cancelled or aborted meanwhile. */
