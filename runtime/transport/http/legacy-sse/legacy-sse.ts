@@ -175,7 +175,6 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
     message: string,
     extra?: Record<string, string>,
   ): void => refuseNode(res, { status, code, message, headers: extra });
-  const pathOf = (req: IncomingMessage): string => requestPath(req.url);
   // the head checks of ../io/guard.ts, one endpoint per path (no Accept rules: 2024-11-05 has none)
   const streamGuard = new RequestGuard(options, { serves: (m) => m === 'GET', allow: 'GET', checkAccept: false });
   const postGuard = new RequestGuard(options, { serves: (m) => m === 'POST', allow: 'POST', checkAccept: false });
@@ -183,7 +182,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ex = nodeExchange(req, res);
     const h = ex.headers;
-    const path = pathOf(req);
+    const path = requestPath(req.url);
     if (path !== ssePath && path !== postPath) return fail(res, 404, ErrorCode.ServerError, 'Not Found');
     const guard = path === ssePath ? streamGuard : postGuard;
     const refused = guard.check(ex.method, h, ex.localPort);
@@ -236,7 +235,7 @@ export function createLegacySseHandler(options: LegacySseOptions): LegacySseHand
   Object.defineProperties(handler, {
     handles: {
       value: (req: IncomingMessage) => {
-        const path = pathOf(req);
+        const path = requestPath(req.url);
         return path === ssePath || path === postPath;
       },
     },
