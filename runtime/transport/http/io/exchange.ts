@@ -28,10 +28,6 @@ const afterTick: <A>(f: (a: A) => void, a: A) => void =
     ? (f, a) => process.nextTick(f, a)
     : (f, a) => void setTimeout(f, 0, a);
 
-function tooLargeByHeader(length: string | undefined, limit: number): boolean {
-  return length !== undefined && /^[0-9]+$/.test(length) && Number(length) > limit;
-}
-
 /** Adapts a `node:http` request/response pair. */
 export function nodeExchange(req: IncomingMessage, res: ServerResponse): Exchange {
   return new NodeExchange(req, res);
@@ -212,7 +208,8 @@ export async function readRequestBody(
   limit: number,
   timeoutMs?: number,
 ): Promise<Uint8Array | BodyFailure> {
-  if (tooLargeByHeader(request.headers.get('content-length') ?? undefined, limit)) return 'too-large';
+  const length = request.headers.get('content-length');
+  if (length !== null && /^[0-9]+$/.test(length) && Number(length) > limit) return 'too-large';
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
