@@ -244,11 +244,13 @@ export class SessionStreams extends SessionState {
 
   /** A finished POST stream: nothing will be resumed or sent on it. */
   protected forget(s: OutStream): void {
-    // (with events kept to store, a resumption here gets them: forgotten once they are stored)
-    if (s.kept === undefined) this.dropPostStream(s);
+    // (with events kept to store, a resumption here gets them: forgotten, and ended in the store,
+    // once they are stored)
+    if (s.kept !== undefined) return;
+    this.dropPostStream(s);
     const store = this.settings.eventStore;
-    // a JSON reply stored no events; with events kept to store, their store ends it after them
-    if (s.mode !== 'json' && store?.streamFinished && s.kept === undefined) {
+    // a JSON reply stored no events
+    if (s.mode !== 'json' && store?.streamFinished) {
       // a store that fails here only keeps the stream longer
       try {
         const done = store.streamFinished(this.sessionId, s.id);
@@ -285,9 +287,8 @@ export class SessionStreams extends SessionState {
     text?: string,
   ): string | undefined | Promise<string | undefined> {
     const store = this.settings.eventStore;
-    if (!store) return undefined;
     // not stored while the store fails, nor before the events of `s` kept earlier (order)
-    if (this.storeDown || s.kept !== undefined) return undefined;
+    if (!store || this.storeDown || s.kept !== undefined) return undefined;
     let id: string | Promise<string>;
     try {
       // (a user's store gets the three arguments of the interface, nothing more; the memory
