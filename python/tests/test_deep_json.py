@@ -84,7 +84,7 @@ async def test_stdio_answers_a_4_mib_deep_line_once_and_serves_the_next() -> Non
 
 async def test_a_list_cursor_nested_too_deep_is_an_unknown_cursor() -> None:
     """A cursor is base64 of JSON from the peer too: deeply nested, it was a RecursionError out of
-    the list handler (answered as an internal error), now -32602 "unknown cursor"."""
+    the list handler (answered as an internal error), now -32602 "Invalid cursor"."""
     import base64
 
     cursor = base64.urlsafe_b64encode(arrays(5000).encode()).decode()
@@ -97,4 +97,4 @@ async def test_a_list_cursor_nested_too_deep_is_an_unknown_cursor() -> None:
             body = r.json() if "json" in r.headers.get("content-type", "") else json.loads(r.text.split("data: ", 1)[1].split("\n", 1)[0])
             assert body["error"]["code"] in (-32602, -32601), (method, body)
             if method == "tools/list":
-                assert body["error"]["code"] == -32602 and "unknown cursor" in body["error"]["message"], body
+                assert body["error"]["code"] == -32602 and body["error"]["message"].startswith("Invalid cursor"), body

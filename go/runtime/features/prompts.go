@@ -104,7 +104,7 @@ func (r *Registry) GetPrompt(ctx context.Context, req *engine.Request, params []
 	}
 	p := r.prompt(name)
 	if p == nil {
-		return nil, invalidParams("Invalid params: unknown prompt " + name)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown prompt: " + name, Data: nameData(name)}
 	}
 	args := map[string]string{}
 	if raw := engine.Member(params, "arguments"); raw != nil {
@@ -119,7 +119,19 @@ func (r *Registry) GetPrompt(ctx context.Context, req *engine.Request, params []
 		}
 	}
 	if len(missing) > 0 {
-		return nil, invalidParams("Invalid params: prompt " + name + " needs arguments " + strings.Join(missing, ", "))
+		plural := ""
+		if len(missing) > 1 {
+			plural = "s"
+		}
+		data := []byte(`{"missing":[`)
+		for i, m := range missing {
+			if i > 0 {
+				data = append(data, ',')
+			}
+			data = wire.AppendString(data, m)
+		}
+		data = append(data, "]}"...)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Missing required argument" + plural + " of prompt " + name + ": " + strings.Join(missing, ", "), Data: data}
 	}
 	return p.Get(ctx, req, args)
 }
@@ -142,7 +154,7 @@ func (r *Registry) Complete(ctx context.Context, req *engine.Request, params []b
 		name, _ := wire.String(engine.Member(ref, "name"))
 		p := r.prompt(name)
 		if p == nil {
-			return nil, invalidParams("Invalid params: unknown prompt " + name)
+			return nil, invalidParams("Unknown prompt: " + name)
 		}
 		fn = p.Complete[argName]
 	case "ref/resource":

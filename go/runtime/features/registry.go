@@ -103,17 +103,26 @@ func (r *Registry) Capabilities() []byte {
 	return append(b, '}')
 }
 
+// maxCursorChars is the longest cursor a list reads (TypeScript's list-pages.ts): a peer's longer
+// text is not decoded or echoed in the error.
+const maxCursorChars = 256
+
 // page answers a list method: the items after the params' cursor, at most PageSize of them,
 // and the next cursor.
 func (r *Registry) page(params []byte, key string, items [][]byte) (wire.Appender, error) {
 	start := 0
 	if raw := engine.Member(params, "cursor"); raw != nil {
 		cursor, err := wire.String(raw)
+		// longer than any cursor this server issues: refused unread, and not echoed back
+		if n := len([]rune(cursor)); err == nil && n > maxCursorChars {
+			return nil, invalidParams("Invalid cursor (" + strconv.Itoa(n) + " characters: not one this server issued)")
+		}
 		if err == nil {
 			start, err = decodeCursor(cursor)
 		}
 		if err != nil || start > len(items) {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: unknown cursor "+string(wire.Trim(raw)))
+			raw = wire.Trim(raw)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid cursor: " + string(raw), Data: append(append([]byte(`{"cursor":`), raw...), '}')}
 		}
 	}
 	size := r.PageSize
@@ -181,6 +190,11 @@ func textResult(text string, isError bool) jsonrpc.Raw {
 		b = append(b, `,"isError":true`...)
 	}
 	return jsonrpc.Raw(append(b, '}'))
+}
+
+// nameData is the data of an unknown tool's or prompt's -32602: {"name": name}.
+func nameData(name string) []byte {
+	return append(wire.AppendString([]byte(`{"name":`), name), '}')
 }
 
 func invalidParams(message string) *jsonrpc.Error {

@@ -152,7 +152,7 @@ func (r *Registry) ReadResource(ctx context.Context, req *engine.Request, params
 			code = t.ErrorCode("RESOURCE_NOT_FOUND", -32002)
 		}
 	}
-	return nil, &jsonrpc.Error{Code: code, Message: "Resource not found: " + uri, Data: data}
+	return nil, &jsonrpc.Error{Code: code, Message: "Resource not found", Data: data}
 }
 
 // Subscribe answers resources/subscribe (handshake era): the session gets

@@ -125,7 +125,7 @@ func (r *Registry) CallTool(ctx context.Context, req *engine.Request, params []b
 	}
 	t := r.tool(name)
 	if t == nil {
-		return nil, invalidParams("Unknown tool: " + name)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + name, Data: nameData(name)}
 	}
 	args := engine.Member(params, "arguments")
 	if args == nil {

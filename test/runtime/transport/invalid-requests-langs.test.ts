@@ -46,6 +46,8 @@
  *   version");
  * - JSON-RPC batches on 2025-03-26 (BATCH_ROWS), over stdio and in a Streamable HTTP session:
  *   served and answered with one array (Python and Go refused them), refused on 2025-06-18;
+ * - the features' refusals (FEATURE_ROWS: unknown tool, prompt or resource, missing prompt
+ *   arguments) in TypeScript's words and data;
  * - a request reusing the id of a request still in flight (a tools/call waiting for the client's
  *   sampling answer): -32600 "Invalid Request: request id 21 is already in use" with the id, over
  *   HTTP 400 and not run; Python and Go said "request 21 is already in flight", over HTTP 200.
@@ -365,6 +367,77 @@ const HEADER_ROWS: Array<[string, Record<string, string>, Json, Json]> = [
   ],
 ];
 
+/**
+ * The reference server's features refusing a request (2025-11-25, over stdio), in the words of
+ * TypeScript's runtime/features: an unknown tool or prompt -32602 "Unknown tool: <name>" /
+ * "Unknown prompt: <name>" with `data.name` (Python and Go had no data, and said "Invalid params:
+ * unknown prompt 'nope'" or "… nope"), missing prompt arguments "Missing required argument(s) of
+ * prompt <name>: …" with `data.missing` (they said "Invalid params: prompt … needs arguments …"),
+ * an unknown resource -32002 "Resource not found" with `data.uri`, as the spec's example (they
+ * added ": <uri>"); a cursor this server did not issue "Invalid cursor: <JSON>" with `data.cursor`,
+ * one longer than any it issues (256) refused without being echoed (they said "Invalid params:
+ * unknown cursor …", the cursor echoed whatever its length). [what, method, params, answer
+ * without id].
+ */
+const FEATURE_ROWS: Array<[string, string, Json, Json]> = [
+  [
+    'unknown tool',
+    'tools/call',
+    { name: 'nope' },
+    { code: -32602, message: 'Unknown tool: nope', data: { name: 'nope' } },
+  ],
+  [
+    'unknown prompt',
+    'prompts/get',
+    { name: 'nope' },
+    { code: -32602, message: 'Unknown prompt: nope', data: { name: 'nope' } },
+  ],
+  [
+    'prompt without its arguments',
+    'prompts/get',
+    { name: 'test_prompt_with_arguments' },
+    {
+      code: -32602,
+      message: 'Missing required arguments of prompt test_prompt_with_arguments: arg1, arg2',
+      data: { missing: ['arg1', 'arg2'] },
+    },
+  ],
+  [
+    'prompt without one argument',
+    'prompts/get',
+    { name: 'test_prompt_with_arguments', arguments: { arg1: 'a' } },
+    {
+      code: -32602,
+      message: 'Missing required argument of prompt test_prompt_with_arguments: arg2',
+      data: { missing: ['arg2'] },
+    },
+  ],
+  [
+    'unknown resource',
+    'resources/read',
+    { uri: 'test://missing' },
+    { code: -32002, message: 'Resource not found', data: { uri: 'test://missing' } },
+  ],
+  [
+    'a cursor this server did not issue',
+    'tools/list',
+    { cursor: 'zzz' },
+    { code: -32602, message: 'Invalid cursor: "zzz"', data: { cursor: 'zzz' } },
+  ],
+  [
+    'a cursor longer than any issued',
+    'tools/list',
+    { cursor: 'c'.repeat(300) },
+    { code: -32602, message: 'Invalid cursor (300 characters: not one this server issued)' },
+  ],
+  [
+    'completion of an unknown prompt',
+    'completion/complete',
+    { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } },
+    { code: -32602, message: 'Unknown prompt: nope' },
+  ],
+];
+
 const LANGS = [
   ['typescript', () => process.env],
   ['python', () => pythonChildEnv()],
@@ -494,6 +567,10 @@ for (const [lang, env] of LANGS) {
             assert.equal(await s.next(60_000), answer, `${lang} ${rev} ${what}`);
           }
           return;
+        }
+        for (const [i, [what, method, params, error]] of FEATURE_ROWS.entries()) {
+          s.send({ jsonrpc: '2.0', id: 60 + i, method, params });
+          assert.equal(await s.next(60_000), { jsonrpc: '2.0', id: 60 + i, error }, `${lang} ${rev} ${what}`);
         }
         s.send(SAMPLING_CALL);
         assert.is((await s.next(60_000))?.method, 'sampling/createMessage', `${lang}: the call waits for sampling`);

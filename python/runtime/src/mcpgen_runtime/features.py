@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 from urllib.parse import unquote
 
 import jsonschema
@@ -163,6 +163,11 @@ def _resolve_ref(root: Any, ref: str) -> Any:
         else:
             return None
     return at
+
+
+#: The longest cursor a list reads (TypeScript's list-pages.ts): a peer's longer text is not
+#: decoded or echoed in the error.
+MAX_CURSOR_CHARS: Final = 256
 
 
 @dataclass
@@ -487,12 +492,15 @@ class ServerFeatures:
         cursor = getattr(params, "cursor", None) if params is not None else None
         start = 0
         if cursor is not None:
+            # longer than any cursor this server issues: refused unread, and not echoed back
+            if len(cursor) > MAX_CURSOR_CHARS:
+                raise RpcError(INVALID_PARAMS, f"Invalid cursor ({len(cursor)} characters: not one this server issued)")
             try:
                 start = int(loads(base64.urlsafe_b64decode(cursor.encode()))["o"])
                 if start < 0 or start > len(items):
                     raise ValueError
             except (ValueError, KeyError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
-                raise RpcError(INVALID_PARAMS, f"Invalid params: unknown cursor {cursor!r}") from None
+                raise RpcError(INVALID_PARAMS, f"Invalid cursor: {json.dumps(cursor, ensure_ascii=False)}", {"cursor": cursor}) from None
         size = self.page_size or len(items) or 1
         out: dict[str, Any] = {key: items[start : start + size]}
         if start + size < len(items):
@@ -510,7 +518,7 @@ class ServerFeatures:
         name = ctx.params.get("name")
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
-            raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+            raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}", {"name": name})
         args = ctx.params.get("arguments")
         args = {} if args is None else args
         if not isinstance(args, dict):
@@ -588,7 +596,7 @@ class ServerFeatures:
                 return self._contents(uri, await _call(t.read, uri, variables, ctx), t.mime_type)
         table = getattr(ctx.session, "active", None)
         stateless = getattr(table, "lifecycle", "handshake") == "stateless"
-        raise RpcError(INVALID_PARAMS if stateless else RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+        raise RpcError(INVALID_PARAMS if stateless else RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
 
     @staticmethod
     def _contents(uri: str, contents: Any, mime_type: str | None) -> Any:
@@ -624,11 +632,11 @@ class ServerFeatures:
         name = ctx.params.get("name")
         prompt = self.prompts.get(name) if isinstance(name, str) else None
         if prompt is None:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: unknown prompt {name!r}")
+            raise RpcError(INVALID_PARAMS, f"Unknown prompt: {name}", {"name": name})
         args = ctx.params.get("arguments") or {}
         missing = [a.name for a in prompt.arguments if a.required and a.name not in args]
         if missing:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: prompt {name} needs arguments {', '.join(missing)}")
+            raise RpcError(INVALID_PARAMS, f"Missing required argument{'s' if len(missing) > 1 else ''} of prompt {name}: {', '.join(missing)}", {"missing": missing})
         result = await _call(prompt.get, args, ctx)
         data = dump(result)
         if isinstance(data, list):
@@ -647,7 +655,7 @@ class ServerFeatures:
         if ref.get("type") == "ref/prompt":
             prompt = self.prompts.get(str(ref.get("name")))
             if prompt is None:
-                raise RpcError(INVALID_PARAMS, f"Invalid params: unknown prompt {ref.get('name')!r}")
+                raise RpcError(INVALID_PARAMS, f"Unknown prompt: {ref.get('name')}")
             fn = next((a.complete for a in prompt.arguments if a.name == arg_name), None)
         elif ref.get("type") == "ref/resource":
             template = self.templates.get(str(ref.get("uri")))
