@@ -36,6 +36,8 @@ export class Flight extends Cancel implements ReplyTaker, TextTaker {
   res: HttpReply | undefined = undefined;
   /** A `tools/call` answered -32020 once: its tools refreshed, posted again (the transport's `#again`). */
   refreshed = false;
+  /** A request of the transport's own (the `tools/list` refresh): takes its answer, or why it has none, instead of the engine. */
+  settle: ((answer: JSONRPCMessage | Error) => void) | undefined = undefined;
   constructor(
     readonly method: string,
     readonly id: Id,

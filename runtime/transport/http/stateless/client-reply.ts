@@ -1,13 +1,9 @@
-/**
- * Reading the SSE replies of the stateless client transport (./fetch-client.ts), and the whole
- * of a reply read outside the engine (the `tools/list` refresh of a -32020 retry).
- */
+/** Reading the SSE replies of the stateless client transport (./fetch-client.ts). */
 import { SseParser, type SseEvent } from '../../../codec/sse.js';
 import { ConnectionClosedError } from '../../../jsonrpc/errors.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
-import { adoptAnswer, eventMessage, type BodySink, type HttpReply, mediaType, readInto, stray } from '../io/request.js';
+import { adoptAnswer, eventMessage, type BodySink, type HttpReply, readInto, stray } from '../io/request.js';
 import type { Id } from './client-flight.js';
-import { parsePeerJson } from '../../../codec/json-depth.js';
 
 /** Where a reply's messages go: each to the transport's answer, or the request's failure. */
 export interface ReplyTarget {
@@ -97,21 +93,5 @@ class SseReply implements BodySink {
    */
   lost(error: Error): void {
     if (!this.answered) this.to.fail(this.id, error);
-  }
-}
-
-/** The JSON-RPC messages of a whole response (one JSON body, or every SSE `message` event); none when it does not parse. */
-export async function readMessages(res: HttpReply): Promise<JSONRPCMessage[]> {
-  const text = await res.text();
-  try {
-    if (mediaType(res.header('content-type')) === 'text/event-stream') {
-      const parser = new SseParser();
-      return [...parser.push(text), ...parser.end()]
-        .filter((e) => e.event === 'message' && e.data !== '')
-        .map((e) => parsePeerJson(e.data) as JSONRPCMessage);
-    }
-    return text === '' ? [] : [parsePeerJson(text) as JSONRPCMessage];
-  } catch {
-    return [];
   }
 }

@@ -31,7 +31,7 @@
  * replies, ./client-tools.ts the tools' annotations; this file the POSTs and their answers.
  */
 import { ErrorCode, RpcError } from '../../../jsonrpc/errors.js';
-import { isErrorResponse } from '../../../jsonrpc/message.js';
+import { classify, isErrorResponse, type InvalidMessage } from '../../../jsonrpc/message.js';
 import { HttpClientTransport, HttpStatusError, type HttpClientTransportOptions } from '../session/fetch-client.js';
 import { requestHeaders, type ParamHeader } from './headers.js';
 import {
@@ -39,7 +39,6 @@ import {
   Cancel,
   adoptAnswer,
   fetchRequester,
-  lostBefore,
   emptyReply,
   refusal,
   mediaType,
@@ -49,7 +48,7 @@ import {
   type SendingRequester,
 } from '../io/request.js';
 import { Flight, type FlightHost, type Id } from './client-flight.js';
-import { readMessages, readSseReply, type ReplyTarget } from './client-reply.js';
+import { readSseReply, type ReplyTarget } from './client-reply.js';
 import { ToolHeaders } from './client-tools.js';
 import { type DeliverOptions, type FirstAttempt, deliver } from '../io/delivery.js';
 import type { JSONRPCMessage, SendOptions, Transport, TransportEvents } from '../../../jsonrpc/transport.js';
@@ -57,6 +56,9 @@ import { SENT } from '../../../jsonrpc/sent.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
 
 type Obj = Record<string, unknown>;
+
+/** The method of the `tools/list` refresh after -32020 as its errors name it ("POST tools/list (the refresh after -32020)"). */
+const REFRESH = 'tools/list (the refresh after -32020)';
 
 /** Options of {@link StatelessHttpClientTransport} (those of the 2025 transport apply in legacy mode). */
 export type StatelessHttpClientOptions = HttpClientTransportOptions;
@@ -81,6 +83,8 @@ export class StatelessHttpClientTransport implements Transport {
   #legacy: HttpClientTransport | undefined;
   #closed = false;
   #expired: ((info: { sessionId: string }) => void | Promise<void>) | undefined;
+  /** The `tools/list` refreshes posted (their ids). */
+  #refreshes = 0;
 
   readonly #makeLegacy: (options: HttpClientTransportOptions) => HttpClientTransport;
 
@@ -179,7 +183,10 @@ export class StatelessHttpClientTransport implements Transport {
       }
       return;
     }
-    (await this.#post(message, new Cancel())).discard();
+    const extra = this.options.headers;
+    // (no await for headers given as a record: the POST starts in this tick)
+    const init = this.#init(message, new Cancel(), typeof extra === 'function' ? await extra() : extra);
+    (await deliver(this.#request, init, this.#deliverOptions(message))).discard();
   }
 
   /**
@@ -257,9 +264,10 @@ export class StatelessHttpClientTransport implements Transport {
   async #exchangeAll(f: Flight, sent: { init: HttpRequestInit; first: FirstAttempt } | undefined): Promise<void> {
     const message = f.message;
     try {
+      const options = this.#deliverOptions(message, f.method);
       const res = sent
-        ? await deliver(this.#request, sent.init, this.#deliverOptions(message), sent.first)
-        : await this.#post(message, f);
+        ? await deliver(this.#request, sent.init, options, sent.first)
+        : await deliver(this.#request, this.#init(message, f, await this.#extra()), options);
       this.#take(f, res);
     } catch (e) {
       this.#fail(f.id, e as Error);
@@ -275,16 +283,10 @@ export class StatelessHttpClientTransport implements Transport {
     else this.#events?.onClose();
   }
 
-  #post(message: JSONRPCMessage, cancel: Cancel): Promise<HttpReply> {
+  /** The extra headers of the options (a headers function's). */
+  async #extra(): Promise<Record<string, string> | undefined> {
     const extra = this.options.headers;
-    // (no await for headers given as a record: the POST starts in this tick)
-    return typeof extra === 'function'
-      ? Promise.resolve(extra()).then((h) => this.#deliver(message, cancel, h))
-      : this.#deliver(message, cancel, extra);
-  }
-
-  #deliver(message: JSONRPCMessage, cancel: Cancel, extra: Record<string, string> | undefined): Promise<HttpReply> {
-    return deliver(this.#request, this.#init(message, cancel, extra), this.#deliverOptions(message));
+    return typeof extra === 'function' ? extra() : extra;
   }
 
   /** The POST of `message`. */
@@ -299,9 +301,10 @@ export class StatelessHttpClientTransport implements Transport {
     return { method: 'POST', headers, body: JSON.stringify(message), cancel };
   }
 
-  #deliverOptions(message: JSONRPCMessage): DeliverOptions {
+  /** How the POST of `message` is delivered, named `POST <method>` in its errors. */
+  #deliverOptions(message: JSONRPCMessage, method: unknown = message.method ?? 'response'): DeliverOptions {
     const retry = this.#once?.has(message) ? false : this.options.retry;
-    return { what: `POST ${String(message.method ?? 'response')}`, retry };
+    return { what: `POST ${String(method)}`, retry };
   }
 
   /**
@@ -320,41 +323,51 @@ export class StatelessHttpClientTransport implements Transport {
   /**
    * A `tools/call` answered -32020 ("Client Behavior"): lists the tools again (all pages,
    * outside the engine) to learn their current `x-mcp-header` annotations, then posts the call
-   * once more, whose answer is the call's, a second -32020 too. Any failure of the refresh (a
-   * reply with no result: HttpStatusError; a connection lost or cut: ConnectionClosedError; a
-   * refusal: RequestNotProcessedError) is named to `onError` and the call posted again all the
-   * same; a cancel of the call (the caller's abort, its timeout) ends both.
+   * once more, whose answer is the call's, a second -32020 too. Any failure of the refresh is
+   * named to `onError` as "POST tools/list (the refresh after -32020)" and why, in the words of
+   * the same fault on a normal call, and the call posted again all the same; a cancel of the
+   * call (the caller's abort, its timeout) ends both.
    */
   async #again(f: Flight): Promise<void> {
     try {
-      await this.#refresh((f.message.params as Obj | undefined)?._meta, f);
+      await this.#refresh(f);
     } catch (e) {
-      // named (as a skipped SSE event is); the call goes again with the annotations known
-      if (!f.reason) this.#events?.onError?.(e as Error);
+      // named (as a skipped SSE event is), unless its words name the refresh already (a reply's fault)
+      const { message } = e as Error;
+      if (!f.reason)
+        this.#events?.onError?.(
+          message.includes(REFRESH) ? (e as Error) : new Error(`POST ${REFRESH}: ${message}`, { cause: e }),
+        );
     }
     if (!f.reason) this.#exchange(f);
   }
 
-  /** #retryOnMismatch's `tools/list` refresh, all pages. @throws why it got no result. */
-  async #refresh(meta: unknown, cancel: Cancel): Promise<void> {
-    const what = 'POST tools/list (the refresh after -32020)';
+  /**
+   * #again's `tools/list`, all pages (at most 100): each page a request of this transport's own,
+   * posted and read as any request (its Flight's `settle` takes its answer or failure, not the
+   * engine), named REFRESH, and cancelled with the call.
+   * @throws why a page has no result: the reply's fault, as a normal call's; the error it answers (RpcError); or a malformed response.
+   */
+  async #refresh(call: Flight): Promise<void> {
+    const _meta = (call.message.params as Obj | undefined)?._meta;
     let cursor: unknown;
     for (let page = 0; page < 100; page++) {
-      const params: Obj = { _meta: meta, ...(cursor === undefined ? {} : { cursor }) };
-      const list = await this.#post(
-        { jsonrpc: '2.0', id: `tools-refresh-${page}`, method: 'tools/list', params },
-        cancel,
-      );
-      const messages = await readMessages(list).catch((e) => {
-        throw lostBefore(e, what);
+      const id = `tools-refresh-${++this.#refreshes}`;
+      const params = cursor === undefined ? { _meta } : { _meta, cursor };
+      const m = await new Promise<JSONRPCMessage | Error>((settle) => {
+        const r = new Flight(REFRESH, id, { jsonrpc: '2.0', id, method: 'tools/list', params }, this.#host);
+        r.settle = settle;
+        call.onCancel((reason) => r.cancel(reason));
+        this.#inFlight.set(id, r);
+        this.#exchange(r);
       });
-      const answer = messages.find((m) => 'result' in m);
-      if (!answer) {
-        const e = messages.find((m) => 'error' in m);
-        throw new HttpStatusError(list.status, e, `${what}: no result`, list.header('content-type'));
-      }
-      this.#tools.learn(answer, this.#events);
-      cursor = (answer.result as Obj | undefined)?.nextCursor;
+      if (m instanceof Error) throw m;
+      // (the engine's words for an answer it would not take)
+      const c = classify(m);
+      if (c.kind === 'error') throw RpcError.from(c.message.error);
+      if (c.kind !== 'result') throw new Error(`Malformed response: ${(c as InvalidMessage).reason}`);
+      this.#tools.learn(m, this.#events);
+      cursor = c.message.result.nextCursor;
       if (typeof cursor !== 'string') return;
     }
   }
@@ -424,6 +437,7 @@ export class StatelessHttpClientTransport implements Transport {
       const f = this.#inFlight.get(m.id);
       if (this.#mismatch(f, m as Obj)) return;
       this.#inFlight.delete(m.id);
+      if (f?.settle) return f.settle(m);
       if (f?.method === 'tools/list') m = this.#tools.learn(m, this.#events);
     }
     this.#events?.onMessage(m);
@@ -433,6 +447,7 @@ export class StatelessHttpClientTransport implements Transport {
     const f = this.#inFlight.get(id);
     if (!f) return;
     this.#inFlight.delete(id);
+    if (f.settle) return f.settle(e);
     if (f.reason) return;
     if (this.#events?.onRequestError) this.#events.onRequestError(id, e);
     else

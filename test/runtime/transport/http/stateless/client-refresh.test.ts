@@ -117,7 +117,7 @@ test.after(async () => {
   await s.close();
 });
 
-/** A draft Client of `form` and what its logger is told of transport errors. */
+/** A draft Client of `form` and what its logger is warned of (the transport's `onError`). */
 async function connect(form: 'node' | 'fetch') {
   words = [];
   const warned: string[] = [];
@@ -211,27 +211,53 @@ for (const form of ['node', 'fetch'] as const) {
   });
 
   test(`${form}: a bad reply to the tools/list refresh after -32020 is named to onError; the call is sent again`, async () => {
-    const { c, warned } = await connect(form);
-    try {
-      const got: Record<string, [string, string[]]> = {};
-      for (const q of ['plain', 'rpcError', 'status500', 'reset', 'cut']) {
-        warned.length = 0;
+    const got: Record<string, [string, string[]]> = {};
+    for (const q of Object.keys(REPLIES).filter((k) => k !== 'hold')) {
+      // (a client each: a logger is warned of the first 10 transport errors one by one)
+      const { c, warned } = await connect(form);
+      try {
         // (the annotations are not known: the endpoint refuses the call with -32020, before and after the refresh)
-        got[q] = [await outcome(c.callTool({ name: 'sql', arguments: { region: 'eu', query: q } })), [...warned]];
+        got[q] = [await outcome(c.callTool({ name: 'sql', arguments: { region: 'eu', query: q } })), warned];
+      } finally {
+        await c.close();
       }
-      const mismatch = 'RpcError -32020 Header mismatch: Mcp-Param-Region header is missing';
-      const what = 'POST tools/list (the refresh after -32020)';
-      assert.equal(got, {
-        plain: [mismatch, [`${what}: no result: HTTP 200`]],
-        rpcError: [mismatch, [`${what}: no result: HTTP 200 (lister broke)`]],
-        status500: [mismatch, [`${what}: no result: HTTP 500`]],
-        reset: [mismatch, ['Connection lost before the response (POST tools/list; the request may have run)']],
-        cut: [mismatch, [`Connection lost before the response (${what}; the request may have run)`]],
-      });
-    } finally {
-      await c.close();
     }
+    const mismatch = 'RpcError -32020 Header mismatch: Mcp-Param-Region header is missing';
+    const what = 'POST tools/list (the refresh after -32020)';
+    const closed = 'Connection closed: the response stream ended without a response (the request may have run)';
+    const malformed = 'Malformed response: a response has either result or error';
+    assert.equal(got, {
+      plain: [mismatch, [`${what}: unexpected Content-Type text/plain: HTTP 200`]],
+      rpcError: [mismatch, [`${what}: lister broke`]],
+      status500: [mismatch, [`${what}: HTTP 500`]],
+      reset: [mismatch, [`Connection lost before the response (${what}; the request may have run)`]],
+      cut: [mismatch, [`Connection lost before the response (${what}; the request may have run)`]],
+      notJson: [
+        mismatch,
+        [`${what}: the application/json body is not JSON (${notJsonWords('{"jsonrpc":')}): HTTP 200`],
+      ],
+      array: [mismatch, [`${what}: the application/json body is not JSON-RPC: HTTP 200`]],
+      both: [mismatch, [`${what}: ${malformed}`]],
+      sseArray: [
+        mismatch,
+        [
+          `SSE event is a JSON array (a batch), no message: this revision has no batches: [{"jsonrpc":"2.0","id":0,"result":{"tools":[]}}]`,
+          `${what}: ${closed}`,
+        ],
+      ],
+      sseBoth: [mismatch, [`${what}: ${malformed}`]],
+    });
   });
+}
+
+/** The words of the JSON parse error of `text`, as a normal call's refusal quotes them. */
+function notJsonWords(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return '';
 }
 
 test.run();
