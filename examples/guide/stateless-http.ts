@@ -75,6 +75,32 @@ console.log(mismatch.status, refused.error.code); // 400 -32020
 assert.equal(mismatch.status, 400);
 assert.equal(refused.error.code, -32020);
 
+// a client that listed the tools before a tool's argument became a header
+const warnings: string[] = [];
+const logger = {
+  warn: (message: string, data?: Record<string, unknown>) => void warnings.push(`${message}: ${data?.error}`),
+};
+const later = new Client({ clientInfo: { name: 'app', version: '1.0.0' }, logger });
+await later.connect(new StatelessHttpClientTransport({ url }));
+features.tool({
+  name: 'forecast',
+  inputSchema: { type: 'object', properties: { region: { type: 'string' } } },
+  handler: ({ region }) => `sunny in ${region}`,
+});
+await later.listTools({}); // forecast: no x-mcp-header
+features.removeTool('forecast');
+features.tool({
+  name: 'forecast',
+  inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+  handler: ({ region }) => `sunny in ${region}`,
+});
+// POST without Mcp-Param-Region: 400 -32020; the transport lists the tools, then posts the call once more
+const forecast = await later.callTool({ name: 'forecast', arguments: { region: 'eu' } });
+console.log(forecast.content, warnings); // [ { type: 'text', text: 'sunny in eu' } ] []
+assert.deepEqual(forecast.content, [{ type: 'text', text: 'sunny in eu' }]);
+assert.deepEqual(warnings, []);
+
+await later.close();
 await client.close();
 await handler.close();
 await server.close();
