@@ -59,7 +59,8 @@ export {
   RpcError,
 } from './jsonrpc/errors.js';
 export type { ErrorObject } from './jsonrpc/errors.js';
-export { OutputSchemaError, UnsupportedVersionError } from './session/client.js';
+export { UnsupportedVersionError } from './session/client.js';
+export { OutputSchemaError } from './session/output-schema-error.js';
 export type { Implementation, RequestOptions, ServerDescription } from './session/client.js';
 export type { LogLevel } from './session/server.js';
 export type { RequestContext } from './engine/peer.js';

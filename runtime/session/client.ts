@@ -20,13 +20,9 @@
 import { ErrorCode, RpcError } from '../jsonrpc/errors.js';
 import { type Logger, Peer, type RequestContext, type RequestOptions as PeerRequestOptions } from '../engine/peer.js';
 import { type Params, isObject as isRecord } from '../jsonrpc/message.js';
-import {
-  type ClientParams,
-  type ProtocolMaps,
-  type ProtocolTable,
-  structuredContentAllowed,
-} from '../protocol/table.js';
-import type { ValidateFunction } from '../protocol/json-schema.js';
+import type { ClientParams, ProtocolMaps, ProtocolTable } from '../protocol/table.js';
+import { lazy } from '../jsonrpc/lazy.js';
+import type { OutputSchemaError } from './output-schema-error.js';
 import { ownValue } from '../jsonrpc/own.js';
 import type { Transport } from '../jsonrpc/transport.js';
 import type { TaskMetadata } from '../stores/tasks.js';
@@ -105,52 +101,8 @@ export interface ClientSessionOptions<P extends ProtocolMaps> {
   checkToolOutput?: boolean;
 }
 
-let jsonSchema: Promise<typeof import('../protocol/json-schema.js')> | undefined;
-/** ../protocol/json-schema.ts (and ajv under it), imported once, on first use. */
-const loadJsonSchema = () =>
-  (jsonSchema ??= import('../protocol/json-schema.js').catch((e: unknown) => {
-    jsonSchema = undefined; // a failed import is tried again by the next check
-    throw e;
-  }));
-
-/**
- * A successful `tools/call` result that breaks its tool's `outputSchema` (2025-11-25
- * server/tools, "Output Schema": "Clients SHOULD validate structured results against this
- * schema"). `reason`:
- * - `missing`: the tool declares an `outputSchema` and the result has no `structuredContent`
- *   (absent or undefined; `null`, `0`, `false` and `[]` are values);
- * - `not-allowed`: `structuredContent` is not what the negotiated revision allows there
- *   (`table.structuredContent`: a JSON object in 2025-11-25, any JSON value in the stateless revisions);
- * - `invalid`: it fails the schema; `issues` names each failing path (`sum: must be number`,
- *   `(structuredContent)` for the value itself);
- * - `schema`: the listed `outputSchema` is not a JSON Schema this client can compile.
- * Code -32603 (what a server answers for the same fault); `result` is the result as received.
- */
-export class OutputSchemaError extends RpcError {
-  constructor(
-    readonly tool: string,
-    readonly reason: 'missing' | 'not-allowed' | 'invalid' | 'schema',
-    readonly issues: readonly string[],
-    readonly result: Record<string, unknown>,
-  ) {
-    super(ErrorCode.InternalError, OutputSchemaError.#message(tool, reason, issues), { tool, reason, issues });
-    this.name = 'OutputSchemaError';
-  }
-
-  static #message(tool: string, reason: OutputSchemaError['reason'], issues: readonly string[]): string {
-    const detail = issues.length ? `: ${issues.join('; ')}` : '';
-    switch (reason) {
-      case 'missing':
-        return `tool ${tool} has an outputSchema but its result has no structuredContent`;
-      case 'not-allowed':
-        return `tool ${tool} returned structuredContent of a kind the protocol version does not allow${detail}`;
-      case 'invalid':
-        return `tool ${tool} returned structuredContent that fails its outputSchema${detail}`;
-      default:
-        return `tool ${tool} lists an outputSchema that cannot be compiled${detail}`;
-    }
-  }
-}
+/** ./output-check.ts (and ../protocol/json-schema.ts, ajv, under it), imported once, on first use. */
+const outputCheck = lazy(() => import('./output-check.js'));
 
 /** Tools whose `outputSchema` a client keeps (from `tools/list` results); later ones are not checked. */
 const MAX_TOOL_SCHEMAS = 10_000;
@@ -441,27 +393,10 @@ export class ClientSession<P extends ProtocolMaps> {
     schema: Record<string, unknown>,
     result: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    // the JSON Schema compiler (ajv) is loaded by the first result that has a schema to meet:
-    // a client that never meets one neither loads it nor, bundled with code splitting, carries it
-    const { compileSchema, describeValidation } = await loadJsonSchema();
-    let validate: ValidateFunction;
-    try {
-      validate = compileSchema(schema, `outputSchema of tool ${tool}`);
-    } catch (e) {
-      throw new OutputSchemaError(tool, 'schema', [(e as Error).message], result);
-    }
-    const value = Object.hasOwn(result, 'structuredContent') ? result.structuredContent : undefined;
-    if (value === undefined) throw new OutputSchemaError(tool, 'missing', [], result);
-    if (!structuredContentAllowed(this.#table, value))
-      throw new OutputSchemaError(
-        tool,
-        'not-allowed',
-        [`(structuredContent): must be a JSON object in protocol version ${this.#table.protocolVersion}`],
-        result,
-      );
-    if (!validate(value))
-      throw new OutputSchemaError(tool, 'invalid', describeValidation(validate.errors, '(structuredContent)'), result);
-    return result;
+    // the check and the JSON Schema compiler (ajv) are loaded by the first result that has a schema
+    // to meet: a client that never meets one neither loads them nor, bundled with code splitting, carries them
+    const { meetSchema } = await outputCheck.load();
+    return meetSchema(this.#table, tool, schema, result);
   }
 
   /** Reads every page of `tools/list` (bounded), learning the tools' output schemas. */

@@ -4,4 +4,5 @@
  * @module
  */
 export * from './client.js';
+export * from './output-schema-error.js';
 export * from './server.js';

@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
-import { OutputSchemaError } from '../../../runtime/session/client.js';
+import { OutputSchemaError } from '../../../runtime/session/output-schema-error.js';
 import { StdioClientTransport } from '../../../runtime/transport/stdio.js';
 import * as handshake from '../../../generated/2025-11-25/index.js';
 import * as stateless from '../../../generated/draft/index.js';
