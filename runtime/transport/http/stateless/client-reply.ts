@@ -79,12 +79,14 @@ class SseReply implements BodySink {
     } catch (e) {
       return this.lost(streamLost(e));
     }
-    this.lost(
-      new ConnectionClosedError(
-        undefined,
-        'Connection closed: the response stream ended without a response (the request may have run)',
-      ),
-    );
+    // (tested here, not only in lost(): an answered stream, the usual end, makes no error)
+    if (!this.answered)
+      this.lost(
+        new ConnectionClosedError(
+          undefined,
+          'Connection closed: the response stream ended without a response (the request may have run)',
+        ),
+      );
   }
 
   /**
