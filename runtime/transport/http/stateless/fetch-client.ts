@@ -301,9 +301,13 @@ export class StatelessHttpClientTransport implements Transport {
     return { method: 'POST', headers, body: JSON.stringify(message), cancel };
   }
 
-  /** How the POST of `message` is delivered, named `POST <method>` in its errors. */
+  /**
+   * How the POST of `message` is delivered, named `POST <method>` in its errors. The refresh
+   * after -32020 (`method` REFRESH) is sent once, as the posts of `#once`: no retry of a 503 or
+   * a refused connection holds up the call it serves.
+   */
   #deliverOptions(message: JSONRPCMessage, method: unknown = message.method ?? 'response'): DeliverOptions {
-    const retry = this.#once?.has(message) ? false : this.options.retry;
+    const retry = method === REFRESH || this.#once?.has(message) ? false : this.options.retry;
     return { what: `POST ${String(method)}`, retry };
   }
 

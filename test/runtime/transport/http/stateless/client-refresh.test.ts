@@ -55,6 +55,10 @@ const REPLIES: Record<string, (id: unknown, res: ServerResponse) => void> = {
       JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'lister broke' } }),
     ),
   status500: (_id, res) => send(res, 500, 'text/html', '<h1>oops</h1>'),
+  busy: (_id, res) => {
+    res.writeHead(503, { 'Retry-After': '2' });
+    res.end();
+  },
   reset: (_id, res) => void res.socket?.destroy(),
   cut: (_id, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '100' });
@@ -230,6 +234,11 @@ for (const form of ['node', 'fetch'] as const) {
       plain: [mismatch, [`${what}: unexpected Content-Type text/plain: HTTP 200`]],
       rpcError: [mismatch, [`${what}: lister broke`]],
       status500: [mismatch, [`${what}: HTTP 500`]],
+      // sent once: no retry after the Retry-After (they would say "after 6 attempts", 12 s later)
+      busy: [
+        mismatch,
+        [`${what} was not processed: the server refused it (HTTP 503, Retry-After 2 s); it is safe to send again`],
+      ],
       reset: [mismatch, [`Connection lost before the response (${what}; the request may have run)`]],
       cut: [mismatch, [`Connection lost before the response (${what}; the request may have run)`]],
       notJson: [
