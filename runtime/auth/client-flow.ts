@@ -49,7 +49,8 @@ export interface OAuthClientOptions {
   allowLoopbackHttp?: boolean;
   /**
    * How long each token request (a grant, a refresh) may take, ms, before it fails with
-   * {@link AuthorizationError}; an abort of the request it is made for ends it sooner. Default 30 000.
+   * {@link AuthorizationError}; an abort of the request it is made for ends it sooner. Default 30 000;
+   * an integer from 1 to 2^31 − 1 (`oauthFetch` throws a TypeError otherwise).
    */
   tokenTimeoutMs?: number;
   /**
@@ -94,7 +95,10 @@ export class OAuthFlow {
     this.store = options.store ?? new MemoryTokenStore();
     this.grant = options.grant ?? 'authorization_code';
     this.allowHttp = options.allowLoopbackHttp ?? true;
-    this.tokenTimeoutMs = options.tokenTimeoutMs ?? 30_000;
+    const ms = (this.tokenTimeoutMs = options.tokenTimeoutMs ?? 30_000);
+    // (what a timer can wait: AbortSignal.timeout refuses the rest with a RangeError on use)
+    if (!Number.isInteger(ms) || ms < 1 || ms > 2 ** 31 - 1)
+      throw new TypeError(`oauthFetch: tokenTimeoutMs must be an integer from 1 to 2147483647 (ms), got ${ms}`);
   }
 
   /** The DPoP handle (its key made on first use), or undefined when DPoP is off. */

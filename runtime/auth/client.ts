@@ -76,7 +76,8 @@ export interface OAuthFetch {
 
 /**
  * Makes the authorizing fetch described in the module docs.
- * @throws TypeError (on use) for a code grant without `userAgent` or a `jwt-bearer` grant without `assertion`.
+ * @throws TypeError for a `tokenTimeoutMs` that is not an integer from 1 to 2^31 − 1 ms; (on use) for a
+ * code grant without `userAgent` or a `jwt-bearer` grant without `assertion`.
  * @throws (on use) AuthorizationError, or AuthFetchError naming the URL, when an authorization
  * step fails (discovery, registration, a token request or refresh); such an error is marked, and
  * the HTTP client transports fail the MCP request with it as it is, unretried (the request was

@@ -141,4 +141,30 @@ test('a token endpoint that never answers: tokenTimeoutMs ends the request; the 
   }
 });
 
+test('tokenTimeoutMs that no timer can wait is a TypeError when the fetch is made', () => {
+  const got: Record<string, string> = {};
+  for (const v of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, '1000' as unknown as number]) {
+    try {
+      oauthFetch({ ...machine, tokenTimeoutMs: v });
+      got[String(v)] = 'accepted';
+    } catch (e) {
+      got[String(v)] = `${(e as Error).name}: ${(e as Error).message}`;
+    }
+  }
+  const words = (v: unknown) =>
+    `TypeError: oauthFetch: tokenTimeoutMs must be an integer from 1 to 2147483647 (ms), got ${v}`;
+  assert.equal(got, {
+    '0': words(0),
+    '-1': words(-1),
+    '1.5': words(1.5),
+    NaN: words(Number.NaN),
+    Infinity: words(Number.POSITIVE_INFINITY),
+    '2147483648': words(2 ** 31),
+    '1000': words('1000'),
+  });
+  // the bounds themselves are accepted
+  oauthFetch({ ...machine, tokenTimeoutMs: 1 });
+  oauthFetch({ ...machine, tokenTimeoutMs: 2 ** 31 - 1 });
+});
+
 test.run();
