@@ -1,3 +1,4 @@
+// size: the POSTs, their answers and the -32020 refresh share the table of requests in flight; 11 lines over (replies are read in client-reply.ts)
 /**
  * Streamable HTTP, client side, stateless revisions (draft basic/transports/streamable-http),
  * with the fall-back to the 2025 transport a dual-era client needs; over `fetch` and Web
