@@ -112,6 +112,8 @@ export class Peer {
   /** Transport errors seen (see the rate limit in {@link start}). */
   private transportErrors = 0;
   private closedWith: { error?: Error } | undefined;
+  /** The transport's close that {@link close} started, which every later call returns. */
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: PeerOptions) {
     this.side = options.side;
@@ -273,10 +275,12 @@ export class Peer {
    * (what the other side answers while the transport closes is dropped: a request may have run
    * all the same), then the transport closes.
    */
-  async close(): Promise<void> {
-    if (this.closedWith) return;
+  close(): Promise<void> {
+    // (a later call waits for the same transport close; a transport that closed by itself is done)
+    if (this.closing) return this.closing;
+    if (this.closedWith) return Promise.resolve();
     this.onClose(undefined);
-    await this.transport.close();
+    return (this.closing = this.transport.close());
   }
 
   /** Removes a pending request and its clock, progress route and abort listener. */

@@ -58,4 +58,21 @@ test(`close() with calls in flight: each rejects with ConnectionClosedError (${R
   }
 });
 
+test('a second close() waits for the same end of the server process as the first', async () => {
+  // a server that exits 300 ms after its stdin ends, and never answers initialize
+  const script = "process.stdin.resume(); process.stdin.on('end', () => setTimeout(() => process.exit(0), 300))";
+  const client = new v2025.Client({ clientInfo: { name: 'closer', version: '1' } });
+  const connecting = client
+    .connect(new StdioClientTransport({ command: process.execPath, args: ['-e', script], stderr: 'ignore' }))
+    .catch((e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 200));
+  const order: string[] = [];
+  const first = client.close().then(() => void order.push('first'));
+  const second = client.close().then(() => void order.push('second'));
+  await Promise.all([first, second]);
+  // (before: the second resolved at once, while the first still waited for the process to exit)
+  assert.equal(order, ['first', 'second']);
+  assert.instance(await connecting, ConnectionClosedError);
+});
+
 test.run();
