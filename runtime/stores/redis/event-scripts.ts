@@ -68,7 +68,8 @@ return 0`;
 // maker's retry after a lost reply): claimed again by this call, false. Another: {value, 1 when its
 // lease lapsed (or it holds none) else 0; 0 when its request finished}. None, and the session
 // holds as many live leases as allowed: how long until the soonest of them ends, ms, at least 1
-// (nothing claimed). Else this one set, false.
+// (nothing claimed). Else this one set, false. Before the count, the lapsed leases (0 < score <=
+// now) and the finished claims expired (-now <= score < 0) go.
 export const CLAIM = `
 local now, ttl = tonumber(ARGV[3]), tonumber(ARGV[2])
 local prior = redis.call('GET', KEYS[1])
@@ -85,7 +86,6 @@ if prior then
   if lease and (lease < 0 or lease > now) then return {prior, 0} end
   return {prior, 1}
 end
--- lapsed leases (0 < score <= now) and finished claims expired (-now <= score < 0) go
 redis.call('ZREMRANGEBYSCORE', KEYS[2], -now, now)
 if redis.call('ZCOUNT', KEYS[2], '(0', '+inf') >= tonumber(ARGV[4]) then
   local first = redis.call('ZRANGEBYSCORE', KEYS[2], '(0', '+inf', 'WITHSCORES', 'LIMIT', 0, 1)

@@ -596,7 +596,7 @@ export class RedisEventStore implements SharedEventStore {
       }
     };
     const pull = (checkOwner: boolean): void => {
-      if (running !== undefined && dirty) return;
+      if (dirty) return;
       dirty = true;
       running = running.then(async () => {
         dirty = false;

@@ -13,7 +13,8 @@ import type { RedisProcess, RedisStoresOptions } from './options.js';
 // id and evict a random one). A session is busy while a live process marks it (`b:<id>`: process
 // → mark expiry, ms by the same Redis clock, so process clocks do not matter here either): a busy
 // session neither expires nor is evicted, and its record's TTL is at least `livenessMs` (renewed
-// with the marks), so it outlives the beats between renewals.
+// with the marks), so it outlives the beats between renewals. busy() and idleCut() take `now` as
+// the script's clock().
 const COMMON = `
 if redis.replicate_commands then redis.replicate_commands() end
 local function clock()
@@ -26,7 +27,6 @@ local function stamp(z, s)
   return string.format('%.3f', s)
 end
 local function busy(p, id, now)
-  -- now: clock() of the script
   for _, t in ipairs(redis.call('HVALS', p .. 'b:' .. id)) do
     if tonumber(t) > now then return true end
   end
