@@ -14,8 +14,8 @@ export const MAX_JSON_DEPTH = 512;
 
 /** A peer's JSON nested deeper than {@link MAX_JSON_DEPTH}: a `SyntaxError`, answered as one (-32700). */
 export class JsonTooDeepError extends SyntaxError {
-  constructor(readonly maxDepth: number) {
-    super(`JSON nested deeper than ${maxDepth} levels`);
+  constructor() {
+    super(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
     this.name = 'JsonTooDeepError';
   }
 }
@@ -54,7 +54,7 @@ export function jsonTooDeep(text: string, max: number = MAX_JSON_DEPTH): boolean
  * @throws JsonTooDeepError (a SyntaxError) when too deep; SyntaxError when it is no JSON.
  */
 export function parsePeerJson(text: string): unknown {
-  if (jsonTooDeep(text)) throw new JsonTooDeepError(MAX_JSON_DEPTH);
+  if (jsonTooDeep(text)) throw new JsonTooDeepError();
   return JSON.parse(text);
 }
 
