@@ -92,11 +92,11 @@ export class StatusRouter {
    * them; one whose `lastUpdatedAt` is before `since` (the state the handle starts from) is
    * skipped as stale.
    */
-  replay(taskId: string, since?: string): void {
+  replay(taskId: string, since: string): void {
     const early = this.#early.get(taskId);
     if (!early) return;
     this.#early.delete(taskId);
-    const from = since === undefined ? Number.NaN : Date.parse(since);
+    const from = Date.parse(since);
     for (const t of early) {
       if (Date.parse(t.lastUpdatedAt) < from) continue;
       for (const l of [...(this.#listeners.get(taskId) ?? [])]) l(t);

@@ -100,7 +100,7 @@ test('early notifications: kept only while a request waits, per task id and in n
   assert.is(router.kept, (MAX_EARLY_TASKS - 1) * MAX_EARLY_PER_TASK + 1);
   const got: string[] = [];
   router.listen('__proto__', (t) => void got.push(t.statusMessage ?? ''));
-  router.replay('__proto__');
+  router.replay('__proto__', at(0));
   assert.equal(got, ['1']);
   const last: string[] = [];
   const id = `t-${MAX_EARLY_TASKS + 9}`;
