@@ -158,7 +158,7 @@ export class ClientSession<P extends ProtocolMaps> {
     readonly options: ClientSessionOptions<P>,
   ) {
     this.#table = requestedTable;
-    this.#lifecycle = lifecycleOf(requestedTable)(this.#host(), requestedTable);
+    this.#lifecycle = lifecycleOf(requestedTable)(this.#host());
   }
 
   /** The view of this session its lifecycle works on (./lifecycle/strategy.ts). */
@@ -187,7 +187,7 @@ export class ClientSession<P extends ProtocolMaps> {
         const other = table.lifecycle !== this.#table.lifecycle;
         this.#table = table;
         this.peer.setTable(table);
-        if (other) this.#lifecycle = lifecycleOf(table)(host, table);
+        if (other) this.#lifecycle = lifecycleOf(table)(host);
       },
       setServer: (server) => {
         this.#server = server;

@@ -332,11 +332,7 @@ class HandshakeServer implements ServerLifecycle {
     capabilities: Record<string, unknown>;
     clientInfo?: Record<string, unknown>;
   }): void {
-    this.initialize({
-      protocolVersion: record.protocolVersion,
-      capabilities: record.capabilities,
-      clientInfo: record.clientInfo,
-    });
+    this.initialize(record);
     this.initialized = true;
   }
 

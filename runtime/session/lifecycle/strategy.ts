@@ -244,7 +244,7 @@ export interface ServerLifecycle extends LogThreshold {
   close(): Promise<void>;
 }
 
-/** Makes a client's lifecycle for `table` (the table it starts from). */
-export type ClientLifecycleFactory = (host: ClientHost, table: ProtocolTable) => ClientLifecycle;
+/** Makes a client's lifecycle for the host's table (the table it starts from). */
+export type ClientLifecycleFactory = (host: ClientHost) => ClientLifecycle;
 /** Makes a server's lifecycle. */
 export type ServerLifecycleFactory = (host: ServerHost) => ServerLifecycle;
