@@ -123,10 +123,6 @@ export class AppHost<M extends ProtocolMaps = ProtocolMaps> {
   constructor(options: AppHostOptions) {
     this.#options = options;
     this.#context = { ...(options.hostContext ?? {}) };
-    this.#reset();
-  }
-
-  #reset(): void {
     this.#initialized = new Promise<void>((resolve) => {
       this.#markInitialized = resolve;
     });
