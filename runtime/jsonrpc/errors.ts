@@ -242,7 +242,6 @@ export class InvalidResultError extends RpcError {
 
 /** The text of an abort reason for messages: `''`, or `': <reason>'`. */
 export function reasonText(reason: unknown): string {
-  if (reason === undefined) return '';
   if (reason instanceof Error) return reason.message ? `: ${reason.message}` : '';
   if (typeof reason === 'string') return reason ? `: ${reason}` : '';
   return '';
