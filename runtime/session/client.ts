@@ -243,7 +243,11 @@ export class ClientSession<P extends ProtocolMaps> {
         methods.map((m) => [
           m,
           (params: Params | undefined) => {
-            if (m === TOOLS_CHANGED) this.#forgetTools();
+            if (m === TOOLS_CHANGED) {
+              // the tools changed: the output schemas learnt from tools/list are learnt again
+              this.#outputSchemas.clear();
+              this.#toolsListed = false;
+            }
             this.#cache?.onNotification(m, params);
             if (!this.#subs?.route(m, params)) return user[m]?.(params);
           },
@@ -425,11 +429,6 @@ export class ClientSession<P extends ProtocolMaps> {
       if (!this.#outputSchemas.has(t.name) && this.#outputSchemas.size >= MAX_TOOL_SCHEMAS) break;
       this.#outputSchemas.set(t.name, isRecord(t.outputSchema) ? t.outputSchema : undefined);
     }
-  }
-
-  #forgetTools(): void {
-    this.#outputSchemas.clear();
-    this.#toolsListed = false;
   }
 
   /**
