@@ -138,7 +138,8 @@ export class EraRouter {
         // a cancellation is a notification: a request named `notifications/cancelled` is a
         // request like any other (one side answers it, -32601)
         if (kind === 'notification' && m.method === 'notifications/cancelled') return this.#cancel(m, info);
-        const side = ((kind === 'result' || kind === 'error') && this.#answered(m.id)) || this.#route(m);
+        // (an error's null or absent id is answered by no side: only request ids are kept, by asked)
+        const side = ((kind === 'result' || kind === 'error') && this.#answered(m.id as RequestId)) || this.#route(m);
         if (kind === 'request') this.#remember(m.id as RequestId, side);
         side.events?.onMessage(m, info);
       },
@@ -166,8 +167,7 @@ export class EraRouter {
   }
 
   /** The side whose request a client response answers (its entry ends here), if one is known. */
-  #answered(id: unknown): EraSide | undefined {
-    if (!isRequestId(id)) return undefined;
+  #answered(id: RequestId): EraSide | undefined {
     const side = this.#asked.get(id);
     if (side) this.#asked.delete(id);
     return side;
