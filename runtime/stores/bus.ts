@@ -42,7 +42,8 @@ export class MemoryNotificationBus implements NotificationBus {
 
   async publish(message: Omit<BusMessage, 'from'>): Promise<void> {
     const full: BusMessage = { ...message, from: this.processId };
-    for (const l of this.listeners.slice()) {
+    // subscribe and its undo replace the list, never change it: this round's listeners stay as they are
+    for (const l of this.listeners) {
       try {
         l(full);
       } catch {
