@@ -352,11 +352,14 @@ export class StatelessHttpClientTransport implements Transport {
    * posted and read as any request (its Flight's `settle` takes its answer or failure, not the
    * engine), named REFRESH, and cancelled with the call.
    * @throws why a page has no result: the reply's fault, as a normal call's; the error it answers (RpcError); or a malformed response.
+   * Also a `nextCursor` seen before in this refresh (a server that repeats it would loop), and the 100th page's `nextCursor` (the cap).
    */
   async #refresh(call: Flight): Promise<void> {
     const _meta = (call.message.params as Obj | undefined)?._meta;
     let cursor: unknown;
-    for (let page = 0; page < 100; page++) {
+    // the cursors followed: a repeated one would loop, and the 100th ends the refresh (the cap)
+    const seen = new Set<string>();
+    for (;;) {
       const id = `tools-refresh-${++this.#refreshes}`;
       const params = cursor === undefined ? { _meta } : { _meta, cursor };
       const m = await new Promise<JSONRPCMessage | Error>((settle) => {
@@ -374,6 +377,10 @@ export class StatelessHttpClientTransport implements Transport {
       this.#tools.learn(m, this.#events);
       cursor = c.message.result.nextCursor;
       if (typeof cursor !== 'string') return;
+      const stop = seen.has(cursor)
+        ? 'repeated (seen before in this refresh)'
+        : seen.add(cursor).size === 100 && 'after 100 pages (the cap)';
+      if (stop) throw new Error(`stopped at nextCursor ${JSON.stringify(cursor)}, ${stop}`);
     }
   }
 

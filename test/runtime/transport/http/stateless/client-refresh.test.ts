@@ -83,6 +83,17 @@ const REPLIES: Record<string, (id: unknown, res: ServerResponse) => void> = {
       'text/event-stream',
       sse({ jsonrpc: '2.0', id, result: { tools: [] }, error: { code: 1, message: 'm' } }),
     ),
+  /** Every page names the same next page. */
+  repeat: (id, res) =>
+    send(res, 200, 'application/json', JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [], nextCursor: 'p' } })),
+  /** Every page names a new next page. */
+  endless: (id, res) =>
+    send(
+      res,
+      200,
+      'application/json',
+      JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [], nextCursor: `p${posted.length}` } }),
+    ),
   /** No answer: the refresh waits (the call's abort or timeout ends it). */
   hold: (_id, res) => void held.push(res),
 };
@@ -216,12 +227,15 @@ for (const form of ['node', 'fetch'] as const) {
 
   test(`${form}: a bad reply to the tools/list refresh after -32020 is named to onError; the call is sent again`, async () => {
     const got: Record<string, [string, string[]]> = {};
+    const lists: Record<string, number> = {};
     for (const q of Object.keys(REPLIES).filter((k) => k !== 'hold')) {
       // (a client each: a logger is warned of the first 10 transport errors one by one)
       const { c, warned } = await connect(form);
       try {
+        posted = [];
         // (the annotations are not known: the endpoint refuses the call with -32020, before and after the refresh)
         got[q] = [await outcome(c.callTool({ name: 'sql', arguments: { region: 'eu', query: q } })), warned];
+        lists[q] = posted.filter((m) => m === 'tools/list').length;
       } finally {
         await c.close();
       }
@@ -255,7 +269,11 @@ for (const form of ['node', 'fetch'] as const) {
         ],
       ],
       sseBoth: [mismatch, [`${what}: ${malformed}`]],
+      repeat: [mismatch, [`${what}: stopped at nextCursor "p", repeated (seen before in this refresh)`]],
+      endless: [mismatch, [`${what}: stopped at nextCursor "p101", after 100 pages (the cap)`]],
     });
+    // (the repeated cursor is not followed; the cap is 100 pages)
+    assert.equal([lists.repeat, lists.endless], [2, 100]);
   });
 }
 
