@@ -311,10 +311,19 @@ export class Peer {
     if (this.closedWith || this.ended) return;
     this.ended = { error };
     const closedError = new ConnectionClosedError(error);
-    for (const id of this.outbound.ids()) this.settle(id)?.reject(closedError);
-    this.outbound.stopClocks();
+    this.failSent(error);
     this.inbound.warnAll(closedError);
     this.closeIfDone();
+  }
+
+  /** Our requests in flight fail at the end or close: each was handed to the transport, so it may have run. */
+  private failSent(error: Error | undefined): void {
+    const closedError = new ConnectionClosedError(
+      error,
+      'Connection closed before the response (the request may have run)',
+    );
+    for (const id of this.outbound.ids()) this.settle(id)?.reject(closedError);
+    this.outbound.stopClocks();
   }
 
   /** After the other side's end: closes once no inbound request is in flight. */
@@ -327,10 +336,8 @@ export class Peer {
   private onClose(error: Error | undefined): void {
     if (this.closedWith) return;
     this.closedWith = { error };
-    const closedError = new ConnectionClosedError(error);
-    for (const id of this.outbound.ids()) this.settle(id)?.reject(closedError);
-    this.outbound.stopClocks();
-    this.inbound.cancelAll(closedError);
+    this.failSent(error);
+    this.inbound.cancelAll(new ConnectionClosedError(error));
     this.progress.clear();
     this.options.onClose?.(error);
   }

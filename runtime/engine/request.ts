@@ -73,9 +73,10 @@ export function sendRequest<R>(
   recover?: (error: unknown) => unknown,
   self?: unknown,
 ): Promise<R> {
-  if (host.closedWith) return Promise.reject(new ConnectionClosedError(host.closedWith.error));
-  // the other side has ended its input: no response could arrive
-  if (host.ended) return Promise.reject(new ConnectionClosedError(host.ended.error));
+  // closed, or the other side has ended its input: no response could arrive
+  const closed = host.closedWith ?? host.ended;
+  if (closed)
+    return Promise.reject(new ConnectionClosedError(closed.error, 'Connection closed (the request was not sent)'));
   const entry = own(host.table.requests[host.out], method);
   const refusal = outboundRefusal(host, entry, method, params);
   if (refusal) return Promise.reject(refusal);

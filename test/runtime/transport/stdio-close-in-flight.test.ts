@@ -1,7 +1,7 @@
 /**
  * `client.close()` over stdio with calls in flight (docs/guide/stdio.md, Shutdown): every call
- * not settled when `close()` is called rejects with `ConnectionClosedError` (the request may
- * have run), never with the server's own answer to its stdin closing (its handlers are told,
+ * not settled when `close()` is called rejects with `ConnectionClosedError` "Connection closed
+ * before the response (the request may have run)"; a call made after it, "(the request was not sent)", never with the server's own answer to its stdin closing (its handlers are told,
  * and answer -32000 "Connection closed", which raced the client's close: a plain `RpcError`
  * before). Real `mcpgen serve --stdio` children, over rounds: calls that wait 60 s, and quick
  * ones sent in the same turn as the close.
@@ -53,8 +53,13 @@ test(`close() with calls in flight: each rejects with ConnectionClosedError (${R
         ConnectionClosedError,
         `round ${round}, call ${i}: ${o.error instanceof Error ? `${o.error.name}: ${o.error.message}` : 'resolved'}`,
       );
+      // (it was sent: the message says so, not only "Connection closed")
+      assert.is((o.error as Error).message, 'Connection closed before the response (the request may have run)');
     }
     assert.not.ok(outcomes[0].settledBeforeClose, 'the 60 s call was in flight at close()');
+    const after = await client.ping().catch((e: Error) => e);
+    assert.instance(after, ConnectionClosedError);
+    assert.is((after as Error).message, 'Connection closed (the request was not sent)');
   }
 });
 
