@@ -48,7 +48,8 @@ export interface OAuthClientOptions {
   /** Allow http:// authorization servers on loopback hosts (tests, local development). Default true. */
   allowLoopbackHttp?: boolean;
   /**
-   * How long each token request (a grant, a refresh) may take, ms, before it fails with
+   * How long each token request (a grant, a refresh) and each metadata fetch of the discovery
+   * (protected resource, authorization server) may take, ms, before it fails with
    * {@link AuthorizationError}; an abort of the request it is made for ends it sooner. Default 30 000;
    * an integer from 1 to 2^31 − 1 (`oauthFetch` throws a TypeError otherwise).
    */
@@ -127,16 +128,17 @@ export class OAuthFlow {
     return { [oauth.customFetch]: this.base as never, [oauth.allowInsecureRequests]: insecure };
   }
 
+  /** The signal of one request to the authorization side (a token request, a metadata fetch): `tokenTimeoutMs` from now, and `signal`, the caller's. */
+  bound(signal: AbortSignal | undefined): AbortSignal {
+    const timeout = AbortSignal.timeout(this.tokenTimeoutMs);
+    return signal ? AbortSignal.any([signal, timeout]) : timeout;
+  }
+
   /**
-   * {@link OAuthFlow.httpOptions} for a token request: the DPoP handle, and each request's signal,
-   * made when it is sent (the code grant's user step is not counted): `tokenTimeoutMs`, and
-   * `signal`, the caller's.
+   * {@link OAuthFlow.httpOptions} for a token request: the DPoP handle, and each request's signal
+   * ({@link OAuthFlow.bound}), made when it is sent (the code grant's user step is not counted).
    */
   async tokenOptions(url: string | undefined, signal: AbortSignal | undefined) {
-    const timed = () => {
-      const bound = AbortSignal.timeout(this.tokenTimeoutMs);
-      return signal ? AbortSignal.any([signal, bound]) : bound;
-    };
-    return { ...this.httpOptions(url), DPoP: await this.dpop(), signal: timed };
+    return { ...this.httpOptions(url), DPoP: await this.dpop(), signal: () => this.bound(signal) };
   }
 }

@@ -141,7 +141,7 @@ export function oauthFetch(options: OAuthClientOptions = {}): OAuthFetch {
         refreshed = true;
         if (await refresh(flow, t, tokens, signal).catch(stepFailed)) continue;
       }
-      const target = await discover(flow, serverUrl, challenge).catch(stepFailed);
+      const target = await discover(flow, serverUrl, challenge, signal).catch(stepFailed);
       targets.set(serverUrl, target);
       if (targets.size > 100) targets.delete(targets.keys().next().value!);
       last = target;

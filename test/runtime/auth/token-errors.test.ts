@@ -4,7 +4,7 @@
  * oidc-provider refusing a client's secret (401 `invalid_client`, with a `Basic` challenge), a
  * stand-in refusing a jwt-bearer assertion (400 `invalid_grant`), one answering 500 with no
  * JSON. A token endpoint that never answers fails after `tokenTimeoutMs` (default 30 s), and the
- * caller's abort ends the token request at once.
+ * caller's abort ends the token request at once; so does a metadata fetch of the discovery.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -138,6 +138,43 @@ test('a token endpoint that never answers: tokenTimeoutMs ends the request; the 
   } finally {
     await stop(mcp.server);
     await stop(as.server);
+  }
+});
+
+test('a metadata fetch that never answers (protected resource, authorization server): tokenTimeoutMs ends it', async () => {
+  // a real server that takes every request and never answers
+  const held: import('node:http').ServerResponse[] = [];
+  const hung = createServer((_req, res) => void held.push(res));
+  const hungUrl = await listen(hung);
+  // an MCP server whose challenge names resource metadata at the hung server
+  const mcpPrm = createServer((_req, res) =>
+    res
+      .writeHead(401, {
+        'WWW-Authenticate': `Bearer resource_metadata="${hungUrl}/.well-known/oauth-protected-resource"`,
+      })
+      .end(),
+  );
+  const prmUrl = `${await listen(mcpPrm)}/mcp`;
+  // an MCP server whose resource metadata names the hung server as its authorization server
+  const mcpAs = await protectedServer(hungUrl);
+  try {
+    const got: Record<string, string> = {};
+    for (const url of [prmUrl, mcpAs.url]) {
+      const started = Date.now();
+      const e = await failure(
+        oauthFetch({ ...machine, tokenTimeoutMs: 300 }).fetch(url, { method: 'POST', body: '{}' }),
+      );
+      assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
+      got[url] = `${e.name}: ${e.message}`;
+    }
+    const words = (url: string) => `AuthorizationError: metadata discovery for ${url} failed: no answer within 300 ms`;
+    assert.equal(got, { [prmUrl]: words(prmUrl), [mcpAs.url]: words(mcpAs.url) });
+    assert.is(held.length, 2);
+  } finally {
+    for (const res of held) res.end();
+    await stop(mcpAs.server);
+    await stop(mcpPrm);
+    await stop(hung);
   }
 });
 
