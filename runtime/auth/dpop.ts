@@ -64,7 +64,7 @@ export class DPoPVerifier {
     options: DPoPOptions = {},
   ) {
     this.#window = options.windowSec ?? 60;
-    this.#replay = options.replay ?? new MemoryReplayStore({ maxEntries: options.maxRemembered ?? 100_000 });
+    this.#replay = options.replay ?? new MemoryReplayStore({ maxEntries: options.maxRemembered });
     this.#nonces = options.nonce ? new NonceIssuer(options.nonce === true ? {} : options.nonce) : undefined;
   }
 

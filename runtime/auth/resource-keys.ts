@@ -28,9 +28,9 @@ function issuerFetch(what: string, keys: boolean): typeof globalThis.fetch {
     const method = (init?.method ?? 'GET').toUpperCase();
     try {
       const res = await f(input, init);
-      // (discovery tries its next URL after an answer other than 200)
-      if (!keys && res.status !== 200) return res;
-      if (keys && res.status !== 200) {
+      if (res.status !== 200) {
+        // (discovery tries its next URL after an answer other than 200)
+        if (!keys) return res;
         await res.body?.cancel();
         throw new AuthFetchError(method, url, new Error(`answered ${res.status}, not 200 with the issuer's keys`));
       }
@@ -54,7 +54,7 @@ function issuerFetch(what: string, keys: boolean): typeof globalThis.fetch {
 /** The key getter of the options: given, or the issuer's `jwks_uri` discovered once (retried after a failure). */
 export function keyGetter(jwks: KeySource, issuer: string, allowHttp: boolean): () => Promise<JWTVerifyGetKey> {
   if (typeof jwks === 'function') return async () => jwks;
-  if (jwks !== undefined && typeof jwks === 'object' && !(jwks instanceof URL)) {
+  if (typeof jwks === 'object' && !(jwks instanceof URL)) {
     const local = createLocalJWKSet(jwks);
     return async () => local;
   }
