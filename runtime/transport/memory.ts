@@ -72,7 +72,7 @@ export class MemoryTransport implements Transport {
       copy = JSON.parse(text);
       exactIds(copy, text);
     }
-    this.other.enqueue(info ? { message: copy, info } : { message: copy });
+    this.other.enqueue({ message: copy, info });
   }
 
   /** Closes both ends: each fires `onClose` once, after the messages already queued to it. */

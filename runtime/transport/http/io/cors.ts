@@ -122,11 +122,6 @@ export class Cors {
   }
 }
 
-/** The lower-case header record of a WHATWG `Headers` (its names iterate lower-case). */
-export function headerRecord(headers: Headers): Record<string, string | undefined> {
-  return Object.fromEntries(headers);
-}
-
 /**
  * A WHATWG request's headers (lower-case names; `host` from the URL when the request has none)
  * and its local port (the URL's, else 443 for https and 80 for http), as the guards read them.
@@ -135,15 +130,11 @@ export function headOfRequest(request: Request): {
   headers: Record<string, string | undefined>;
   localPort: number | undefined;
 } {
-  const headers = headerRecord(request.headers);
-  let url: URL | undefined;
-  try {
-    url = new URL(request.url);
-  } catch {
-    url = undefined;
-  }
-  if (headers.host === undefined && url) headers.host = url.host;
-  return { headers, localPort: url ? Number(url.port || (url.protocol === 'https:' ? 443 : 80)) : undefined };
+  // (a WHATWG Headers iterates its names lower-case; a Request's url is always absolute)
+  const headers: Record<string, string | undefined> = Object.fromEntries(request.headers);
+  const url = new URL(request.url);
+  headers.host ??= url.host;
+  return { headers, localPort: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
 }
 
 /**
@@ -158,7 +149,7 @@ export async function withCors(
   if (!cors) return handle(request);
   const origin = request.headers.get('origin') ?? undefined;
   if (request.method.toUpperCase() === 'OPTIONS') {
-    const answer = cors.preflight('OPTIONS', headerRecord(request.headers));
+    const answer = cors.preflight('OPTIONS', Object.fromEntries(request.headers));
     if (answer) return new Response(null, answer);
   }
   const response = await handle(request);

@@ -295,7 +295,7 @@ export function originAllowed(origin: string, allowed: readonly string[] | false
   if (allowed !== undefined) return allowed.some((o) => o.toLowerCase() === origin.toLowerCase());
   try {
     const u = new URL(origin);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK.has(u.hostname.toLowerCase());
+    return (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK.has(u.hostname);
   } catch {
     return false;
   }
