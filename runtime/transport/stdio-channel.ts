@@ -202,7 +202,7 @@ export class LineChannel {
     this.invalidSinceYield++;
     if (this.invalidRun++ === 0) this.firstInvalid = e;
     if (this.invalidRun < this.maxInvalid) return true;
-    this.fail(new NotJsonRpcError(this.peer, this.invalidRun, this.firstInvalid ?? e));
+    this.fail(new NotJsonRpcError(this.peer, this.invalidRun, this.firstInvalid as Error));
     return false;
   }
 
