@@ -25,7 +25,12 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// Error is Msg and the byte where parsing stopped; a text nested too deep is TooDeep alone, the
+// words of the TypeScript and Python runtimes (and of Go over HTTP).
 func (e *SyntaxError) Error() string {
+	if e.Msg == TooDeep {
+		return e.Msg
+	}
 	return e.Msg + " at byte " + strconv.Itoa(e.Offset)
 }
 

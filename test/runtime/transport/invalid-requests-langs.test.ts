@@ -30,7 +30,8 @@
  *   "batches are not accepted in protocol version 2025-11-25; send one message per POST" in a
  *   session, without the version on the stateless endpoint; not JSON (also `[1,`, which Go took
  *   for a batch) or nested 513 deep: -32700 "Parse error: line is not JSON: <the parser's
- *   words>" over stdio, "Parse error: body is not JSON" or "Parse error: JSON nested deeper than
+ *   words>" over stdio ("JSON nested deeper than 512 levels" for the latter, where Go added
+ *   " at byte 512"), "Parse error: body is not JSON" or "Parse error: JSON nested deeper than
  *   512 levels" over HTTP. Python and Go said "not a JSON-RPC 2.0 object" for all but the HTTP
  *   arrays and the parser's words for a parse error ("not JSON: …" in Go);
  * - the stateless endpoint's order: no `_meta` protocol version (-32602) before a mismatching
@@ -195,6 +196,8 @@ const LINE_NOT_JSON = 'Parse error: line is not JSON: ';
 const parseError = (message: string) => err(-32700, message);
 const BATCH_POST = 'batches are not accepted; send one message per POST';
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+/** The words of a text nested too deep, without the byte where it stopped (Go over stdio added " at byte 512"). */
+const TOO_DEEP = 'JSON nested deeper than 512 levels';
 
 /**
  * Bodies that are no JSON-RPC message object, all answered without id: [what, the line or body,
@@ -240,7 +243,7 @@ const RAW_ROWS: RawRow[] = [
   [
     'nested 513 deep',
     nested(513),
-    [parseError(LINE_NOT_JSON), parseError(LINE_NOT_JSON)],
+    [parseError(`${LINE_NOT_JSON}${TOO_DEEP}`), parseError(`${LINE_NOT_JSON}${TOO_DEEP}`)],
     [
       parseError('Parse error: JSON nested deeper than 512 levels'),
       parseError('Parse error: JSON nested deeper than 512 levels'),
