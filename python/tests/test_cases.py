@@ -700,6 +700,11 @@ async def test_020_terminal_states_are_final_and_a_blocked_result_always_returns
         with pytest.raises(RpcError) as e:
             await req(method, params)
         assert e.value.code == -32602
+    # tasks/list refuses a cursor it did not issue in TypeScript's words (was "Invalid params: unknown cursor 'not-a-cursor'")
+    assert (e.value.message, e.value.data) == ('Invalid cursor: "not-a-cursor"', {"cursor": "not-a-cursor"})
+    with pytest.raises(RpcError) as e:
+        await req("tasks/list", {"cursor": "c" * 300})
+    assert (e.value.code, e.value.message, e.value.data) == (-32602, "Invalid cursor (300 characters: not one this server issued)", {"length": 300})
     r = await req("tasks/result", {"taskId": t1["taskId"]})
     assert r["content"][0]["text"] == "done" and r["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": t1["taskId"]}
     await asyncio.sleep(0.05)

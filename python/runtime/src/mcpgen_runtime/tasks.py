@@ -153,13 +153,15 @@ class TaskStore:
         cursor = ctx.params.get("cursor")
         items = list(self._tasks.values())
         start = 0
+        if isinstance(cursor, str) and len(cursor) > 256:  # issued ones are short: named by its length, not echoed
+            raise RpcError(INVALID_PARAMS, f"Invalid cursor ({len(cursor)} characters: not one this server issued)", {"length": len(cursor)})
         if cursor is not None:
             try:
                 start = int(loads(base64.urlsafe_b64decode(str(cursor).encode()))["t"])
                 if not 0 <= start <= len(items):
                     raise ValueError
             except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-                raise RpcError(INVALID_PARAMS, f"Invalid params: unknown cursor {cursor!r}") from None
+                raise RpcError(INVALID_PARAMS, f"Invalid cursor: {json.dumps(cursor, ensure_ascii=False)}", {"cursor": cursor}) from None
         page = items[start : start + 100]
         out: dict[str, Any] = {"tasks": [t.wire() for t in page]}
         if start + 100 < len(items):
