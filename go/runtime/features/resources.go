@@ -157,8 +157,30 @@ func (r *Registry) ReadResource(ctx context.Context, req *engine.Request, params
 
 // Subscribe answers resources/subscribe (handshake era): the session gets
 // notifications/resources/updated for the uri.
+// A URI no resource or template serves is refused -32002 "Resource not found", as ReadResource
+// refuses it (server/resources "Error Handling").
 func (r *Registry) Subscribe(ctx context.Context, req *engine.Request, params []byte) (wire.Appender, error) {
+	if uri, err := wire.String(engine.Member(params, "uri")); err == nil && !r.known(uri) {
+		return nil, &jsonrpc.Error{Code: -32002, Message: "Resource not found", Data: []byte(`{"uri":` + string(wire.AppendString(nil, uri)) + `}`)}
+	}
 	return subscribe(req, params, true)
+}
+
+// known reports whether a registered resource or a template serves uri.
+func (r *Registry) known(uri string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, x := range r.resources {
+		if x.URI == uri {
+			return true
+		}
+	}
+	for _, t := range r.templates {
+		if _, ok := t.matcher.Match(uri); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Unsubscribe answers resources/unsubscribe.

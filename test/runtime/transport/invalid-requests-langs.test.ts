@@ -377,7 +377,8 @@ const HEADER_ROWS: Array<[string, Record<string, string>, Json, Json]> = [
  * unknown prompt 'nope'" or "… nope"), missing prompt arguments "Missing required argument(s) of
  * prompt <name>: …" with `data.missing` (they said "Invalid params: prompt … needs arguments …"),
  * an unknown resource -32002 "Resource not found" with `data.uri`, as the spec's example (they
- * added ": <uri>"); a cursor this server did not issue "Invalid cursor: <JSON>" with `data.cursor`,
+ * added ": <uri>"), a subscription to one too, as the resources page's "Error Handling" (they
+ * accepted it); a cursor this server did not issue "Invalid cursor: <JSON>" with `data.cursor`,
  * one longer than any it issues (256) refused without being echoed (they said "Invalid params:
  * unknown cursor …", the cursor echoed whatever its length). [what, method, params, answer
  * without id].
@@ -418,6 +419,12 @@ const FEATURE_ROWS: Array<[string, string, Json, Json]> = [
   [
     'unknown resource',
     'resources/read',
+    { uri: 'test://missing' },
+    { code: -32002, message: 'Resource not found', data: { uri: 'test://missing' } },
+  ],
+  [
+    'subscription to an unknown resource',
+    'resources/subscribe',
     { uri: 'test://missing' },
     { code: -32002, message: 'Resource not found', data: { uri: 'test://missing' } },
   ],

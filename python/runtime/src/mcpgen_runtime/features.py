@@ -613,6 +613,9 @@ class ServerFeatures:
     async def subscribe(self, params: Any, ctx: RequestContext, /) -> Any:
         self._sessions.add(ctx.session)
         uri = ctx.params.get("uri")
+        # a URI no resource or template serves is refused, as resources/read refuses it (server/resources "Error Handling")
+        if isinstance(uri, str) and uri not in self.resources and all(t.matcher is None or t.matcher.match(uri) is None for t in self.templates.values()):
+            raise RpcError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
         if isinstance(uri, str) and ctx.session is not None:
             ctx.session.resource_subscriptions.add(uri)
         return {}
