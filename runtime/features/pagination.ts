@@ -12,6 +12,7 @@ import type { ProtocolMaps } from '../protocol/table.js';
  * Yields every page of `method` (e.g. `tools/list`) of a connected client, starting from
  * `params.cursor` if given. Stops after `maxPages` pages (default 10,000) to bound a server
  * that never ends its list.
+ * @throws Error at a `nextCursor` seen before in this iteration (a server repeating one would loop to `maxPages`).
  */
 export async function* paginate<P extends ProtocolMaps, M extends keyof P['clientRequests'] & string>(
   client: ClientSession<P>,
@@ -21,6 +22,7 @@ export async function* paginate<P extends ProtocolMaps, M extends keyof P['clien
 ): AsyncGenerator<P['clientRequests'][M]['result'], void, undefined> {
   const { maxPages = 10_000, ...requestOptions } = options;
   let cursor = (params as { cursor?: unknown } | undefined)?.cursor;
+  const seen = new Set<string>();
   for (let page = 0; page < maxPages; page++) {
     const next = { ...(params ?? {}), ...(cursor === undefined ? {} : { cursor }) } as ClientParams<
       P['clientRequests'][M]['params']
@@ -29,6 +31,11 @@ export async function* paginate<P extends ProtocolMaps, M extends keyof P['clien
     yield result;
     const nextCursor = (result as { nextCursor?: unknown }).nextCursor;
     if (typeof nextCursor !== 'string') return;
+    if (seen.has(nextCursor))
+      throw new Error(
+        `paginate ${method}: stopped at nextCursor ${JSON.stringify(nextCursor)}, repeated (seen before)`,
+      );
+    seen.add(nextCursor);
     cursor = nextCursor;
   }
 }

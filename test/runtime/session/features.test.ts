@@ -138,6 +138,15 @@ test('paginate follows nextCursor exactly and stops on the last page; an invalid
     for await (const _ of paginate(client, 'tools/list', { cursor: 'bogus' })) void _;
   })().catch((e: unknown) => e);
   assert.is((err as RpcError).code, -32602);
+  // a server that names the same next page again: the iteration stops there, with an error
+  pages.c2 = { tools: [{ name: 'c', inputSchema: { type: 'object' } }], nextCursor: 'c1==' };
+  seen.length = 0;
+  names.length = 0;
+  const loop = await (async () => {
+    for await (const page of paginate(client, 'tools/list')) names.push(...page.tools.map((t) => t.name));
+  })().catch((e: unknown) => e);
+  assert.is((loop as Error).message, 'paginate tools/list: stopped at nextCursor "c1==", repeated (seen before)');
+  assert.equal(seen, [undefined, 'c1==', 'c2']);
   await client.close();
 });
 
