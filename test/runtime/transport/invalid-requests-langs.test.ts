@@ -709,6 +709,21 @@ for (const [lang, env] of LANGS) {
         assert.is(bare.status, 400, `${lang} ${what}, no MCP headers: ${bare.text}`);
         assert.equal(JSON.parse(bare.text), answer, `${lang} ${what}, no MCP headers`);
       }
+      // an MCP-Protocol-Version header naming a version not served, no _meta version in the body:
+      // -32022 naming the header's version (the transport page's MUST; TypeScript said "missing _meta")
+      const old = await postJson(
+        s.url,
+        { ...stateless, 'MCP-Protocol-Version': '1900-01-01', 'Mcp-Method': 'tools/list' },
+        MODERN_ROWS[0][1],
+      );
+      assert.is(old.status, 400, `${lang} stateless unsupported header version: ${old.text}`);
+      const oldAnswer = JSON.parse(old.text);
+      assert.equal(
+        [oldAnswer.id, oldAnswer.error.code, oldAnswer.error.message, oldAnswer.error.data?.requested],
+        [19, -32022, 'Unsupported protocol version', '1900-01-01'],
+        `${lang} stateless unsupported header version`,
+      );
+      assert.ok(oldAnswer.error.data.supported.includes(MODERN), `${lang} supported: ${old.text}`);
       for (const [what, extra, m, answer] of HEADER_ROWS) {
         const b = await postJson(s.url, { ...stateless, 'Mcp-Method': 'tools/call', ...extra }, m);
         assert.is(b.status, 400, `${lang} stateless ${what}: ${b.text}`);

@@ -155,25 +155,25 @@ export class StatelessChecks {
         ),
       );
     }
-    if (typeof version !== 'string')
+    if (typeof version !== 'string') {
+      // a version the header requests and the endpoint does not serve is answered -32022 (the
+      // transport page's MUST), even when `_meta` lacks the version
+      const requested = version === undefined ? headers['mcp-protocol-version'] : undefined;
       return refuse(
         400,
         id,
-        new RpcError(ErrorCode.InvalidParams, `Invalid params: missing _meta["${PROTOCOL_VERSION_META}"]`),
+        requested !== undefined && !versions.includes(requested)
+          ? this.#unsupportedVersion(requested)
+          : new RpcError(ErrorCode.InvalidParams, `Invalid params: missing _meta["${PROTOCOL_VERSION_META}"]`),
       );
+    }
     const tool = msg.method === 'tools/call' ? this.#toolHeaders(params.name) : undefined;
     const mismatch = checkRequestHeaders(msg, headers, tool);
     if (mismatch) return refuse(400, id, mismatch);
     // the version before the capabilities (draft basic/versioning): the shape of `_meta` is that
     // of a version served, and a client of another version learns the supported ones (case 011 B h:
     // a header that does not match the body is a HeaderMismatch first)
-    if (!versions.includes(version)) {
-      return refuse(
-        400,
-        id,
-        new RpcError(unsupported, 'Unsupported protocol version', { supported: [...versions], requested: version }),
-      );
-    }
+    if (!versions.includes(version)) return refuse(400, id, this.#unsupportedVersion(version));
     const capabilities = meta![CLIENT_CAPABILITIES_META];
     if (typeof capabilities !== 'object' || capabilities === null) {
       return refuse(
@@ -183,6 +183,11 @@ export class StatelessChecks {
       );
     }
     return { headers, protocolVersion: version };
+  }
+
+  /** UnsupportedProtocolVersion (-32022, or the draft table's code) naming the versions served. */
+  #unsupportedVersion(requested: string): RpcError {
+    return new RpcError(this.unsupported, 'Unsupported protocol version', { supported: [...this.versions], requested });
   }
 
   /** The annotations of a tool's schema (cached per schema object); an invalid schema has none checked. */
