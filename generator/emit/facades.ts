@@ -4,7 +4,7 @@
  * request types (`CallToolRequest` → `callTool`) and notification types
  * (`ToolListChangedNotification` → `sendToolListChanged`).
  */
-import type { NotificationDef, ProtocolModel, RequestDef } from '../model.js';
+import type { JsonSchema, NotificationDef, ProtocolModel, RequestDef } from '../model.js';
 import { type EmitOptions, type Files, jsdoc, methodName, preamble, render } from './common.js';
 
 function doc(model: ProtocolModel, typeName: string, method: string, extra: string[] = []): string {
@@ -19,10 +19,24 @@ function doc(model: ProtocolModel, typeName: string, method: string, extra: stri
   return jsdoc(lines, '  ');
 }
 
+/**
+ * Whether a client request's caller must pass params: the schema requires them and they have a
+ * required member besides `_meta`, which `ClientParams` makes optional (the session fills in the
+ * stateless revisions' `_meta`, so a draft `listTools()` needs no argument, as on 2025-11-25).
+ */
+function clientMustPass(model: ProtocolModel, r: RequestDef): boolean {
+  if (!r.paramsRequired) return false;
+  const params = r.paramsType
+    ? model.types[r.paramsType]?.schema
+    : (model.types[r.requestType]?.schema.properties as Record<string, JsonSchema> | undefined)?.params;
+  const required = params?.required;
+  return !Array.isArray(required) || required.some((k) => k !== '_meta');
+}
+
 const requestView = (model: ProtocolModel) => (r: RequestDef) => ({
   name: methodName(r),
   method: r.method,
-  paramsRequired: r.paramsRequired,
+  paramsRequired: r.direction === 'clientToServer' ? clientMustPass(model, r) : r.paramsRequired,
   jsdoc: doc(model, r.requestType, r.method, [
     ...(r.taskAugmentable
       ? [

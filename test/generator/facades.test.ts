@@ -128,6 +128,26 @@ export async function typeChecks(client: v2025.Client, server: v2025.Server): Pr
   await client.elicit({});
 }
 
+/**
+ * Compile-time checks of a stateless revision's client (never called): a request whose params
+ * need nothing but the `_meta` the session fills in takes no argument; one with a required member
+ * still needs it.
+ */
+export async function draftTypeChecks(client: draft.Client): Promise<void> {
+  const l: draft.ListToolsResult = await client.listTools();
+  await client.listPrompts();
+  await client.listResources();
+  await client.listResourceTemplates();
+  await client.discover();
+  void l;
+  // @ts-expect-error tools/call needs its params
+  await client.callTool();
+  // @ts-expect-error resources/read needs its params
+  await client.readResource();
+  // @ts-expect-error a params member of the wrong type
+  await client.listTools({ cursor: 1 });
+}
+
 test('the editor sees each named method with its docstring and its typed signature (tsc language service on client.gen.ts)', () => {
   const file = join(ROOT, 'generated', '2025-11-25', 'client.gen.ts');
   const program = ts.createProgram({

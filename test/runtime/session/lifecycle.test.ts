@@ -138,6 +138,12 @@ test('stateless (draft): discover, then requests carry _meta; a request without 
     (await client.listTools({})).tools.map((t) => t.name),
     ['echo'],
   );
+  // no argument: the session fills in the params and their _meta (listTools() as on 2025-11-25)
+  assert.equal(
+    (await client.listTools()).tools.map((t) => t.name),
+    ['echo'],
+  );
+  assert.ok((await client.discover()).supportedVersions.includes('2026-07-28'));
   const err = await client.peer.request('tools/list', {}).catch((e: unknown) => e);
   assert.is((err as RpcError).code, -32602);
   await client.close();
