@@ -166,11 +166,18 @@ func (r *Registry) Complete(ctx context.Context, req *engine.Request, params []b
 				t = x
 			}
 		}
-		r.mu.RUnlock()
-		if t == nil {
-			return nil, invalidParams("Invalid params: unknown resource template " + uri)
+		resource := false
+		for _, x := range r.resources {
+			resource = resource || x.URI == uri
 		}
-		fn = t.Complete[argName]
+		r.mu.RUnlock()
+		// a URI that is neither a template nor a resource: "Resource not found", as resources/read
+		if t == nil && !resource {
+			return nil, resourceNotFound(req, uri)
+		}
+		if t != nil {
+			fn = t.Complete[argName]
+		}
 	default:
 		return nil, invalidParams("Invalid params: ref.type must be ref/prompt or ref/resource")
 	}

@@ -144,6 +144,12 @@ func (r *Registry) ReadResource(ctx context.Context, req *engine.Request, params
 			return t.Read(ctx, req, uri, vars)
 		}
 	}
+	return nil, resourceNotFound(req, uri)
+}
+
+// resourceNotFound is the "Resource not found" refusal of uri (server/resources, "Error
+// Handling"): -32002 with data {uri}; -32602 in a stateless revision, whose table has no -32002.
+func resourceNotFound(req *engine.Request, uri string) error {
 	data := []byte(`{"uri":` + string(wire.AppendString(nil, uri)) + `}`)
 	code := int64(jsonrpc.CodeInvalidParams)
 	if !stateless(req) {
@@ -152,7 +158,7 @@ func (r *Registry) ReadResource(ctx context.Context, req *engine.Request, params
 			code = t.ErrorCode("RESOURCE_NOT_FOUND", -32002)
 		}
 	}
-	return nil, &jsonrpc.Error{Code: code, Message: "Resource not found", Data: data}
+	return &jsonrpc.Error{Code: code, Message: "Resource not found", Data: data}
 }
 
 // Subscribe answers resources/subscribe (handshake era): the session gets

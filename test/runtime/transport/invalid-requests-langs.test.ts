@@ -446,6 +446,14 @@ const FEATURE_ROWS: Array<[string, string, Json, Json]> = [
     { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } },
     { code: -32602, message: 'Unknown prompt: nope' },
   ],
+  [
+    // neither a template nor a resource: as resources/read (docs/guide/completion.md; Python and Go
+    // said -32602 "unknown resource template")
+    'completion of an unknown resource template',
+    'completion/complete',
+    { ref: { type: 'ref/resource', uri: 'test://no/{x}' }, argument: { name: 'x', value: '' } },
+    { code: -32002, message: 'Resource not found', data: { uri: 'test://no/{x}' } },
+  ],
 ];
 
 const LANGS = [

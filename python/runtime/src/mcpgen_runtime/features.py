@@ -594,9 +594,7 @@ class ServerFeatures:
             variables = t.matcher.match(uri)
             if variables is not None:
                 return self._contents(uri, await _call(t.read, uri, variables, ctx), t.mime_type)
-        table = getattr(ctx.session, "active", None)
-        stateless = getattr(table, "lifecycle", "handshake") == "stateless"
-        raise RpcError(INVALID_PARAMS if stateless else RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
+        raise _resource_not_found(uri, ctx)
 
     @staticmethod
     def _contents(uri: str, contents: Any, mime_type: str | None) -> Any:
@@ -661,10 +659,12 @@ class ServerFeatures:
                 raise RpcError(INVALID_PARAMS, f"Unknown prompt: {ref.get('name')}")
             fn = next((a.complete for a in prompt.arguments if a.name == arg_name), None)
         elif ref.get("type") == "ref/resource":
-            template = self.templates.get(str(ref.get("uri")))
-            if template is None:
-                raise RpcError(INVALID_PARAMS, f"Invalid params: unknown resource template {ref.get('uri')!r}")
-            fn = template.complete.get(arg_name) if isinstance(arg_name, str) else None
+            uri = str(ref.get("uri"))
+            template = self.templates.get(uri)
+            # a URI that is neither a template nor a resource: "Resource not found", as resources/read
+            if template is None and uri not in self.resources:
+                raise _resource_not_found(uri, ctx)
+            fn = template.complete.get(arg_name) if template is not None and isinstance(arg_name, str) else None
         values = list(await _call(fn, value, context)) if fn is not None else []
         return {"completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}}
 
@@ -694,3 +694,11 @@ def log_level_of(ctx: RequestContext) -> str | None:
 
 
 ToolFunction = Callable[[dict[str, Any], RequestContext], Awaitable[Any] | Any]
+
+
+def _resource_not_found(uri: str, ctx: RequestContext) -> RpcError:
+    """The "Resource not found" refusal of ``uri`` (server/resources, Error Handling): -32002 with
+    ``data {uri}``; -32602 in a stateless revision, whose table has no -32002."""
+    table = getattr(ctx.session, "active", None)
+    stateless = getattr(table, "lifecycle", "handshake") == "stateless"
+    return RpcError(INVALID_PARAMS if stateless else RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
