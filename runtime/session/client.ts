@@ -346,7 +346,7 @@ export class ClientSession<P extends ProtocolMaps> {
    * - takes a tool's `outputSchema` from the `tools/list` results it has seen; when the tool is not
    *   among them, it reads the whole list once (at most 100 pages) after the result arrived, and
    *   a tool still not listed is not checked, nor are tools of a server whose `tools/list` fails
-   *   (logged as a warning; not asked again until list_changed); each page is sent once (request
+   *   or does not end (a repeated `nextCursor`, 100 pages) (logged as a warning; not asked again until list_changed); each page is sent once (request
    *   option `retry: false`: no transport retry of a refusal or a lost connection), so that a
    *   server draining or gone does not hold up the result the client already has;
    * - forgets what it listed on `notifications/tools/list_changed` (the next call lists again);
@@ -403,7 +403,10 @@ export class ClientSession<P extends ProtocolMaps> {
     return meetSchema(this.#table, tool, schema, result);
   }
 
-  /** Reads every page of `tools/list` (bounded), learning the tools' output schemas. */
+  /**
+   * Reads every page of `tools/list`, learning the tools' output schemas. Throws an Error at a
+   * `nextCursor` seen before or after 100 pages: a listing that does not end is a failed one.
+   */
   async #listTools(signal: AbortSignal | undefined): Promise<void> {
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -414,11 +417,16 @@ export class ClientSession<P extends ProtocolMaps> {
         retry: false,
       })) as Record<string, unknown>;
       const next = r?.nextCursor;
-      if (typeof next !== 'string' || seen.has(next)) break;
+      if (typeof next !== 'string') {
+        this.#toolsListed = true;
+        return;
+      }
+      // a listing that does not end is a failed one (the caller's warning names why)
+      if (seen.has(next)) throw new Error(`stopped at nextCursor ${JSON.stringify(next)}, repeated`);
       seen.add(next);
       cursor = next;
     }
-    this.#toolsListed = true;
+    throw new Error(`stopped after ${MAX_TOOL_PAGES} pages (the cap)`);
   }
 
   /** Records the `outputSchema` of each tool of a `tools/list` result. */
