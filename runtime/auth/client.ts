@@ -32,13 +32,13 @@
  * authentication) and ./client-token.ts (4, 5, refresh); what they share, ./client-flow.ts.
  */
 import * as oauth from 'oauth4webapi';
-import { MemoryTokenStore, type ClientRegistration, type StoredTokens, type TokenStore } from './store.js';
-import { AuthorizationError, OAuthFlow, type OAuthClientOptions, type Target, type UserAgent } from './client-flow.js';
+import type { StoredTokens } from './store.js';
+import { OAuthFlow, type OAuthClientOptions, type Target } from './client-flow.js';
 import { discover } from './client-discovery.js';
 import { obtain, refresh } from './client-token.js';
 
-export { MemoryTokenStore, type ClientRegistration, type StoredTokens, type TokenStore };
-export { AuthorizationError, type OAuthClientOptions, type UserAgent };
+export { MemoryTokenStore, type ClientRegistration, type StoredTokens, type TokenStore } from './store.js';
+export { AuthorizationError, type OAuthClientOptions, type UserAgent } from './client-flow.js';
 
 /** The parameters of a `WWW-Authenticate: Bearer …` challenge (names lower-case). */
 export function parseBearerChallenge(header: string | null | undefined): Record<string, string> | undefined {

@@ -33,9 +33,8 @@ export function putUtf8(bytes: Uint8Array, at: number, s: string): number {
   return wellFormed(s) ? ENCODER.encodeInto(s, bytes.subarray(at)).written : -1;
 }
 
-/** Writes `s` at `at` of `bytes` (room made), as UTF-8 or, when `utf16`, its code units; the bytes written. */
-export function putString(bytes: Uint8Array, at: number, s: string, utf16: boolean): number {
-  if (!utf16) return ENCODER.encodeInto(s, bytes.subarray(at)).written;
+/** Writes the UTF-16 code units of `s` at `at` of `bytes` (room made), low byte first; the bytes written. */
+export function putUtf16(bytes: Uint8Array, at: number, s: string): number {
   for (let i = 0; i < s.length; i++) {
     const unit = s.charCodeAt(i);
     bytes[at + 2 * i] = unit & 0xff;
@@ -44,7 +43,7 @@ export function putString(bytes: Uint8Array, at: number, s: string, utf16: boole
   return 2 * s.length;
 }
 
-/** The string of `length` bytes at `at`, as {@link putString} wrote it. */
+/** The string of `length` bytes at `at`, as {@link putUtf8} (or, when `utf16`, {@link putUtf16}) wrote it. */
 export function getString(bytes: Uint8Array, at: number, length: number, utf16: boolean): string {
   if (!utf16) return DECODER.decode(bytes.subarray(at, at + length));
   let out = '';

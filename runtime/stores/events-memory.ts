@@ -391,7 +391,7 @@ export class MemoryEventStore implements EventStore {
 
   /** Releases finished streams past their TTL (oldest finished first, so the scan stops early). */
   private expire(now: number): void {
-    while (this.order.length > 0 && now - this.order.firstAt() >= this.ttlMs) this.releaseOrderHead();
+    while (this.order.count > 0 && now - this.order.firstAt() >= this.ttlMs) this.releaseOrderHead();
   }
 
   /** Drops expired events at the head of a stream, keeping the newest of a live one. */
@@ -418,7 +418,7 @@ export class MemoryEventStore implements EventStore {
     if (session) {
       while (session.finished && !enough()) this.releaseFirst(session);
     } else {
-      while (this.order.length > 0 && !enough()) this.releaseOrderHead();
+      while (this.order.count > 0 && !enough()) this.releaseOrderHead();
     }
     if (enough()) return;
     for (const stream of live) {

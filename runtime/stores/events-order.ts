@@ -15,12 +15,8 @@ export class FinishOrder {
   private serials = new Float64Array(64);
   private at = new Float64Array(64);
   private head = 0;
-  private count = 0;
-
   /** Entries in the ring. */
-  get length(): number {
-    return this.count;
-  }
+  count = 0;
 
   /** When the stream of the first entry finished (the ring is not empty). */
   firstAt(): number {

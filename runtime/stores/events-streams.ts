@@ -4,7 +4,7 @@
  * that holds both.
  */
 import { FewMap } from '../jsonrpc/few.js';
-import { ENCODER, getString, putString, putUtf8, wellFormed } from './events-bytes.js';
+import { ENCODER, getString, putUtf16, putUtf8, wellFormed } from './events-bytes.js';
 
 // A live stream's events are one flat array, four slots per event: sequence number, time stored
 // (ms since the store was made), bytes counted, and the message's JSON text (null: a priming
@@ -124,7 +124,7 @@ export class FinishedStreams {
     view.setFloat64(r + R_DISCARDED, stream.discardedThrough, true);
     let idLength = putUtf8(bytes, r + R_ID, stream.streamId);
     const idUtf16 = idLength < 0;
-    if (idUtf16) idLength = putString(bytes, r + R_ID, stream.streamId, true);
+    if (idUtf16) idLength = putUtf16(bytes, r + R_ID, stream.streamId);
     view.setUint32(r + R_ID_LENGTH, idLength, true);
     view.setUint32(r + R_ID_UTF16, idUtf16 ? 1 : 0, true);
     let e = r + R_ID + idLength;
@@ -132,7 +132,7 @@ export class FinishedStreams {
       const text = log[i + TEXT] as string | null;
       let length = text === null ? -1 : putUtf8(bytes, e + E_TEXT, text);
       const utf16 = text !== null && length < 0;
-      if (utf16) length = putString(bytes, e + E_TEXT, text, true);
+      if (utf16) length = putUtf16(bytes, e + E_TEXT, text);
       view.setFloat64(e + E_SEQ, log[i + SEQ] as number, true);
       view.setFloat64(e + E_AT, log[i + AT] as number, true);
       view.setInt32(e + E_LENGTH, length, true);
@@ -200,7 +200,7 @@ export class FinishedStreams {
     const bytes = this.bytes;
     const utf16 = !wellFormed(streamId);
     const id = utf16 ? new Uint8Array(2 * streamId.length) : ENCODER.encode(streamId);
-    if (utf16) putString(id, 0, streamId, true);
+    if (utf16) putUtf16(id, 0, streamId);
     for (let r = this.start; r < this.end; r += view.getUint32(r + R_LENGTH, true)) {
       if (view.getUint32(r + R_ID_LENGTH, true) !== id.length || (view.getUint32(r + R_ID_UTF16, true) === 1) !== utf16)
         continue;

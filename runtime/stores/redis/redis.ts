@@ -202,9 +202,8 @@ class RedisStoresImpl implements RedisStores, RedisProcess {
   readonly tasks: RedisTaskStore;
   readonly replay: ReplayStore;
   private readonly prefix: string;
-  private readonly livenessMs: number;
+  readonly liveness: number;
   private readonly heartbeat: ReturnType<typeof setInterval>;
-  private readonly busyBeat: ReturnType<typeof setInterval>;
   private readonly channels = new Map<string, Set<(message: string) => void>>();
   /** Processes whose liveness record a check found missing, and when first (ms): see {@link gone}. */
   private readonly missing = new Map<string, number>();
@@ -216,7 +215,7 @@ class RedisStoresImpl implements RedisStores, RedisProcess {
     private readonly options: RedisStoresOptions,
   ) {
     this.prefix = options.prefix ?? 'mcp:';
-    this.livenessMs = Math.max(300, options.livenessMs ?? 3000);
+    this.liveness = Math.max(300, options.livenessMs ?? 3000);
     sub.on('message', (channel: string, message: string) => {
       for (const l of this.channels.get(channel) ?? []) {
         try {
@@ -228,21 +227,21 @@ class RedisStoresImpl implements RedisStores, RedisProcess {
     });
     const beat = (): void => {
       client
-        .set(`${this.prefix}p:${this.processId}`, '1', 'PX', this.livenessMs)
+        .set(`${this.prefix}p:${this.processId}`, '1', 'PX', this.liveness)
         .catch((e: Error) => options.onError?.(new Error(`redis heartbeat: ${e.message}`)));
     };
     beat();
-    this.heartbeat = setInterval(beat, Math.floor(this.livenessMs / 3));
-    this.heartbeat.unref?.();
     const sessions = new RedisSessionStore(this, client, this.prefix, options);
     this.sessions = sessions;
-    this.busyBeat = setInterval(
+    // every third of livenessMs: the liveness record, then the busy marks of this process's sessions
+    this.heartbeat = setInterval(
       () => {
+        beat();
         sessions.renewBusy().catch((e: Error) => options.onError?.(new Error(`redis busy marks: ${e.message}`)));
       },
-      Math.floor(this.livenessMs / 3),
+      Math.floor(this.liveness / 3),
     );
-    this.busyBeat.unref?.();
+    this.heartbeat.unref?.();
     this.events = new RedisEventStore(this, client, this.prefix, options);
     this.bus = new RedisBus(this, client, this.prefix);
     this.replay = new RedisReplayStore(client, this.prefix);
@@ -287,21 +286,16 @@ class RedisStoresImpl implements RedisStores, RedisProcess {
     }
     const now = Date.now();
     const since = this.missing.get(id);
-    if (since !== undefined) return now - since >= this.livenessMs;
+    if (since !== undefined) return now - since >= this.liveness;
     if (this.missing.size >= MISSING_KEPT) this.missing.delete(this.missing.keys().next().value as string);
     this.missing.set(id, now);
     return false;
-  }
-
-  get liveness(): number {
-    return this.livenessMs;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
-    clearInterval(this.busyBeat);
     this.events.stopRenewing();
     await this.client.del(`${this.prefix}p:${this.processId}`).catch(() => undefined);
     this.client.disconnect();
