@@ -12,6 +12,7 @@ import type { ProtocolMaps } from '../protocol/table.js';
  * Yields every page of `method` (e.g. `tools/list`) of a connected client, starting from
  * `params.cursor` if given. Stops after `maxPages` pages (default 10,000) to bound a server
  * that never ends its list.
+ * @throws TypeError (on the first page) for a `maxPages` that is not an integer of at least 1.
  * @throws Error at a `nextCursor` seen before in this iteration (a server repeating one would loop to `maxPages`).
  */
 export async function* paginate<P extends ProtocolMaps, M extends keyof P['clientRequests'] & string>(
@@ -21,6 +22,8 @@ export async function* paginate<P extends ProtocolMaps, M extends keyof P['clien
   options: RequestOptions & { maxPages?: number } = {},
 ): AsyncGenerator<P['clientRequests'][M]['result'], void, undefined> {
   const { maxPages = 10_000, ...requestOptions } = options;
+  if (!Number.isInteger(maxPages) || maxPages < 1)
+    throw new TypeError(`paginate: maxPages must be a positive integer, got ${maxPages}`);
   let cursor = (params as { cursor?: unknown } | undefined)?.cursor;
   const seen = new Set<string>();
   for (let page = 0; page < maxPages; page++) {

@@ -147,6 +147,20 @@ test('paginate follows nextCursor exactly and stops on the last page; an invalid
   })().catch((e: unknown) => e);
   assert.is((loop as Error).message, 'paginate tools/list: stopped at nextCursor "c1==", repeated (seen before)');
   assert.equal(seen, [undefined, 'c1==', 'c2']);
+  // maxPages bounds the pages read; anything but an integer of at least 1 is refused, nothing sent
+  seen.length = 0;
+  let read = 0;
+  for await (const _ of paginate(client, 'tools/list', undefined, { maxPages: 2 })) read++;
+  assert.is(read, 2);
+  seen.length = 0;
+  for (const maxPages of [0, -1, Number.NaN, 1.5, '5' as unknown as number, Number.POSITIVE_INFINITY]) {
+    const bad = await (async () => {
+      for await (const _ of paginate(client, 'tools/list', undefined, { maxPages })) void _;
+    })().catch((e: unknown) => e);
+    assert.instance(bad, TypeError);
+    assert.is((bad as Error).message, `paginate: maxPages must be a positive integer, got ${maxPages}`);
+  }
+  assert.equal(seen, []);
   await client.close();
 });
 
