@@ -122,7 +122,11 @@ func (r *Registry) page(params []byte, key string, items [][]byte) (wire.Appende
 		}
 		if err != nil || start > len(items) {
 			raw = wire.Trim(raw)
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid cursor: " + string(raw), Data: append(append([]byte(`{"cursor":`), raw...), '}')}
+			text := raw // a string quoted as TypeScript's JSON.stringify quotes it
+			if raw[0] == '"' {
+				text = wire.Requote(raw)
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid cursor: " + string(text), Data: append(append([]byte(`{"cursor":`), raw...), '}')}
 		}
 	}
 	size := r.PageSize

@@ -159,3 +159,44 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// Requote returns the JSON text of the string data holds (data: a JSON string, checked) as
+// JavaScript's JSON.stringify writes that string, for a message that quotes a peer's text in the
+// words of the TypeScript runtime: the escapes AppendString writes, every other escape decoded
+// ("a\u0041" is "aA"), and a lone surrogate kept as its escape in lower case (decoding it would
+// give U+FFFD).
+func Requote(data []byte) []byte {
+	data = Trim(data)
+	s := data[1 : len(data)-1]
+	b := []byte{'"'}
+	from := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(s, i+2)
+		if s[i+1] != 'u' || !ok {
+			i++ // an escaped character: not the start of another escape
+			continue
+		}
+		if utf16.IsSurrogate(r) {
+			if r2, ok := hex4(s, i+8); ok && s[i+6] == '\\' && s[i+7] == 'u' && utf16.DecodeRune(r, r2) != utf8.RuneError {
+				i += 11 // a pair: decoded with the text around it
+				continue
+			}
+			b = appendDecoded(b, s[from:i])
+			b = append(b, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+			from = i + 6
+		}
+		i += 5
+	}
+	b = appendDecoded(b, s[from:])
+	return append(b, '"')
+}
+
+// appendDecoded appends a JSON string's content s (escapes, no lone surrogate) written as AppendString writes it.
+func appendDecoded(b, s []byte) []byte {
+	text, _ := unquoteBytes(s)
+	q := AppendString(nil, string(text))
+	return append(b, q[1:len(q)-1]...)
+}

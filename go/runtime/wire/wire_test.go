@@ -225,3 +225,26 @@ func TestScanningAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations", allocs)
 	}
 }
+
+// Requote writes the string a JSON text holds as JavaScript's JSON.stringify does (the expected
+// texts are JSON.stringify(JSON.parse(data))): escapes decoded, a lone surrogate kept escaped.
+func TestRequoteAsJSONStringify(t *testing.T) {
+	for _, c := range [][2]string{
+		{`"a\u0041"`, `"aA"`},
+		{`"\ud800"`, `"\ud800"`},
+		{`"x\uDC00y"`, `"x\udc00y"`},
+		{`"\ud83d\ude00\u00e9\/"`, `"😀é/"`},
+		{`"\\u0041"`, `"\\u0041"`},
+		{`"\n\u0001\"\\"`, `"\n\u0001\"\\"`},
+		{`"\ud800\ud800"`, `"\ud800\ud800"`},
+		{`"\ud800\u0041"`, `"\ud800A"`},
+		{`"é€\u2028"`, "\"é€\u2028\""},
+		{`"\ud83d"`, `"\ud83d"`},
+		{`"\uDBFF\uDFFF\uD800x"`, "\"\U0010FFFF\\ud800x\""},
+		{` "plain" `, `"plain"`},
+	} {
+		if got := string(Requote([]byte(c[0]))); got != c[1] {
+			t.Errorf("Requote(%s) = %s, want %s", c[0], got, c[1])
+		}
+	}
+}

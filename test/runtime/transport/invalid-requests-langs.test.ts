@@ -590,6 +590,21 @@ for (const [lang, env] of LANGS) {
           s.send({ jsonrpc: '2.0', id: 60 + i, method, params });
           assert.equal(await s.next(60_000), { jsonrpc: '2.0', id: 60 + i, error }, `${lang} ${rev} ${what}`);
         }
+        // a cursor written with escapes, one a lone surrogate: quoted as TypeScript's JSON.stringify quotes
+        // the string it holds (Go quoted the raw text, "a\u0041" escaped; Python put the surrogate in raw)
+        s.sendLine(
+          String.raw`{"jsonrpc":"2.0","id":59,"method":"tools/list","params":{"cursor":"a\u0041\/\uD800\u00e9\n"}}`,
+        );
+        const cursor = 'aA/\ud800\u00e9\n';
+        assert.equal(
+          await s.next(60_000),
+          {
+            jsonrpc: '2.0',
+            id: 59,
+            error: { code: -32602, message: `Invalid cursor: ${JSON.stringify(cursor)}`, data: { cursor } },
+          },
+          `${lang} ${rev} a cursor with escapes`,
+        );
         s.send(SAMPLING_CALL);
         assert.is((await s.next(60_000))?.method, 'sampling/createMessage', `${lang}: the call waits for sampling`);
         s.send({ jsonrpc: '2.0', id: 21, method: 'ping' });

@@ -36,7 +36,7 @@ import jsonschema.exceptions
 
 from .engine import RequestContext, UnserializableResult, dump
 from .http_headers import ParamHeader, param_headers
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError, loads
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError, js_json, loads
 from .stateless import LOG_LEVEL_META
 from .tasks import TaskStore
 
@@ -500,7 +500,7 @@ class ServerFeatures:
                 if start < 0 or start > len(items):
                     raise ValueError
             except (ValueError, KeyError, TypeError, json.JSONDecodeError, UnicodeDecodeError):
-                raise RpcError(INVALID_PARAMS, f"Invalid cursor: {json.dumps(cursor, ensure_ascii=False)}", {"cursor": cursor}) from None
+                raise RpcError(INVALID_PARAMS, f"Invalid cursor: {js_json(cursor)}", {"cursor": cursor}) from None
         size = self.page_size or len(items) or 1
         out: dict[str, Any] = {key: items[start : start + size]}
         if start + size < len(items):

@@ -159,11 +159,21 @@ def classify(message: object) -> Kind:
 RESPONSE_WITH_BOTH = "Invalid Request: a response has either result or error"
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def js_json(value: Any) -> str:
+    """``value`` as JSON text as the TypeScript runtime's ``JSON.stringify`` writes it, for a message
+    quoting a peer's value in the same words: non-ASCII as is, a lone surrogate (which UTF-8 cannot
+    carry) as its escape in lower case (``"a\\ud800"``)."""
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
 def id_in_use(rid: RequestId) -> RpcError:
     """The -32600 answering a request that reuses the id of a request still being served on its
     connection or session (the words of the TypeScript and Go runtimes: "Invalid Request: request
     id 21 is already in use", the id as JSON)."""
-    return RpcError(INVALID_REQUEST, f"Invalid Request: request id {json.dumps(id_key(rid), ensure_ascii=False)} is already in use")
+    return RpcError(INVALID_REQUEST, f"Invalid Request: request id {js_json(id_key(rid))} is already in use")
 
 
 def request(id: RequestId, method: str, params: dict[str, Any] | None = None) -> Message:

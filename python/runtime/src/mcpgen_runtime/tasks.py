@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .engine import RequestContext
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, loads
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, js_json, loads
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
@@ -161,7 +161,7 @@ class TaskStore:
                 if not 0 <= start <= len(items):
                     raise ValueError
             except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-                raise RpcError(INVALID_PARAMS, f"Invalid cursor: {json.dumps(cursor, ensure_ascii=False)}", {"cursor": cursor}) from None
+                raise RpcError(INVALID_PARAMS, f"Invalid cursor: {js_json(cursor)}", {"cursor": cursor}) from None
         page = items[start : start + 100]
         out: dict[str, Any] = {"tasks": [t.wire() for t in page]}
         if start + 100 < len(items):
