@@ -187,12 +187,30 @@ func (ss *ServerSession) setLevel(req *engine.Request, t *protocol.Table) (wire.
 	level := str(req.Params, "level")
 	i := t.LevelIndex(level)
 	if i < 0 {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params: level must be one of "+strings.Join(t.LoggingLevels, ", "))
+		return nil, badLevel(member(req.Params, "level"))
 	}
 	ss.mu.Lock()
 	ss.logLevel = i
 	ss.mu.Unlock()
 	return nil, nil
+}
+
+// badLevel is the -32602 of a logging/setLevel whose level (raw: its JSON text, nil when absent)
+// is missing, not a string or not a level: in the words and data.errors of the TypeScript
+// runtime's params check (its schema validator's).
+func badLevel(raw []byte) *jsonrpc.Error {
+	path, keyword, words := "/level", "enum", "must be equal to one of the allowed values"
+	if raw == nil {
+		path, keyword, words = "", "required", "must have required property 'level'"
+	} else if raw = wire.Trim(raw); raw[0] != '"' {
+		keyword, words = "type", "must be string"
+	}
+	at := path
+	if at == "" {
+		at = "/"
+	}
+	return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "Invalid params for logging/setLevel: "+at+" "+words).
+		WithData(map[string]any{"errors": []map[string]string{{"path": path, "keyword": keyword, "message": words}}})
 }
 
 // HandleNotification takes one notification (engine.Handler).

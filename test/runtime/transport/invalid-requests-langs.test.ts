@@ -440,6 +440,24 @@ const FEATURE_ROWS: Array<[string, string, Json, Json]> = [
     { cursor: 'c'.repeat(300) },
     { code: -32602, message: 'Invalid cursor (300 characters: not one this server issued)' },
   ],
+  // logging/setLevel with a level missing, not a string or not a level: the params check's words and
+  // data.errors (Python and Go said "Invalid params: level must be one of debug, …", without data)
+  ...(
+    [
+      ['without a level', {}, '', 'required', "must have required property 'level'"],
+      ['with a level not a string', { level: 5 }, '/level', 'type', 'must be string'],
+      ['with an unknown level', { level: 'loud' }, '/level', 'enum', 'must be equal to one of the allowed values'],
+    ] as const
+  ).map(([what, params, path, keyword, message]): [string, string, Json, Json] => [
+    `logging/setLevel ${what}`,
+    'logging/setLevel',
+    params,
+    {
+      code: -32602,
+      message: `Invalid params for logging/setLevel: ${path || '/'} ${message}`,
+      data: { errors: [{ path, keyword, message }] },
+    },
+  ]),
   [
     'completion of an unknown prompt',
     'completion/complete',

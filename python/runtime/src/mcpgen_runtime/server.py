@@ -55,6 +55,19 @@ NotificationHandler = Callable[[Any], Any]
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
+
+def _bad_level(params: dict[str, Any]) -> RpcError:
+    """The -32602 of a ``logging/setLevel`` whose level is missing, not a string or not a level: in
+    the words and ``data.errors`` of the TypeScript runtime's params check (its schema validator's)."""
+    path, keyword, words = (
+        ("", "required", "must have required property 'level'")
+        if "level" not in params
+        else ("/level", "type", "must be string")
+        if not isinstance(params["level"], str)
+        else ("/level", "enum", "must be equal to one of the allowed values")
+    )
+    return RpcError(INVALID_PARAMS, f"Invalid params for logging/setLevel: {path or '/'} {words}", {"errors": [{"path": path, "keyword": keyword, "message": words}]})
+
 class ServerSession:
     """A server speaking one revision (``table``) to one client (handshake) or to any (stateless).
 
@@ -250,7 +263,7 @@ class ServerSession:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found: logging/setLevel (the server does not declare capabilities.logging)")
             level = ctx.params.get("level")
             if not isinstance(level, str) or level not in self.active.logging_levels:
-                raise RpcError(INVALID_PARAMS, f"Invalid params: level must be one of {', '.join(self.active.logging_levels)}")
+                raise _bad_level(ctx.params)
             self.log_level = level
             return {}
         return await self.dispatch(ctx)
