@@ -5,7 +5,7 @@
  * "Servers SHOULD validate received data matches the requested schema"), as JSON Schema 2020-12
  * by the runtime's schema compiler (ajv, or @cfworker/json-schema where code generation is refused).
  */
-import { loadJsonSchema } from './schema-compiler.js';
+import { jsonSchemaCompiler } from './schema-compiler.js';
 
 /** A form's requested schema: a flat object of primitive properties (string, number, integer, boolean, enum arrays). */
 export interface RequestedSchema {
@@ -37,7 +37,7 @@ export async function checkElicitationContent(
   schema: RequestedSchema,
   content: Record<string, unknown> | undefined,
 ): Promise<string[]> {
-  const { compileSchema, describeValidation } = await loadJsonSchema();
+  const { compileSchema, describeValidation } = await jsonSchemaCompiler.load();
   const validate = compileSchema(schema as Record<string, unknown>, 'requestedSchema');
   if (validate(content ?? {})) return [];
   return describeValidation(validate.errors, '(content)');

@@ -14,7 +14,7 @@ import type { ValidateFunction } from '../protocol/json-schema.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import type { ProtocolMaps } from '../protocol/table.js';
 import type { PromptArgument, PromptDefinition } from './resources.js';
-import { loadJsonSchema } from './schema-compiler.js';
+import { jsonSchemaCompiler } from './schema-compiler.js';
 import { isStandardSchema, jsonSchemaOf, validateStandard } from './standard.js';
 import { invalid, isObj } from './tools.js';
 import type { SchemaLike } from './typed.js';
@@ -66,7 +66,7 @@ export function schemaPrompt(
       let problems: string[] | undefined;
       if (!standard) {
         if (!check) {
-          const { compileSchema } = await loadJsonSchema();
+          const { compileSchema } = await jsonSchemaCompiler.load();
           if (ctx.signal.aborted && !warnedOnly(ctx.signal))
             throw new RequestAbortedError('prompts/get', ctx.signal.reason);
           try {

@@ -6,14 +6,9 @@
  */
 import { lazy } from '../jsonrpc/lazy.js';
 
-export type JsonSchemaModule = typeof import('../protocol/json-schema.js');
-const compiler = lazy((): Promise<JsonSchemaModule> => import('../protocol/json-schema.js'));
-
-/** The compiler module once {@link loadJsonSchema} has loaded it, else undefined. */
-export const loadedJsonSchema: () => JsonSchemaModule | undefined = compiler.loaded;
-
 /**
- * Imports the compiler module (once; a failed import is tried again by the next call) and
- * resolves with it. @throws the import's error.
+ * The compiler module: `load()` imports it (once; a failed import is tried again by the next
+ * call) and resolves with it (@throws the import's error); `loaded()` gives it once loaded, else
+ * undefined.
  */
-export const loadJsonSchema: () => Promise<JsonSchemaModule> = compiler.load;
+export const jsonSchemaCompiler = lazy(() => import('../protocol/json-schema.js'));

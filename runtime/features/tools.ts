@@ -30,7 +30,7 @@
 export { describeValidation };
 import { ErrorCode, RequestAbortedError, RpcError } from '../jsonrpc/errors.js';
 import type { ValidateFunction } from '../protocol/json-schema.js';
-import { loadJsonSchema, loadedJsonSchema } from './schema-compiler.js';
+import { jsonSchemaCompiler } from './schema-compiler.js';
 import { checkSchema, describeValidation } from '../protocol/schema-check.js';
 import { setOwn } from '../jsonrpc/own.js';
 import { hasDefaults, withDefaults } from '../protocol/json-defaults.js';
@@ -158,7 +158,7 @@ export interface CompiledTool {
  */
 export function validatorsOf(tool: CompiledTool): NonNullable<CompiledTool['compiled']> {
   if (tool.compiled) return tool.compiled;
-  const jsonSchema = loadedJsonSchema();
+  const jsonSchema = jsonSchemaCompiler.loaded();
   if (!jsonSchema)
     throw new RpcError(
       ErrorCode.InternalError,
@@ -256,8 +256,8 @@ export function listedTool(tool: CompiledTool): Obj {
 export function callTool(tool: CompiledTool | undefined, p: Obj, ctx: RequestContext): Obj | Promise<Obj> {
   const name = String(p.name);
   if (!tool) throw invalid(`Unknown tool: ${name}`, { name });
-  if (!tool.compiled && !loadedJsonSchema()) {
-    return loadJsonSchema().then(() => {
+  if (!tool.compiled && !jsonSchemaCompiler.loaded()) {
+    return jsonSchemaCompiler.load().then(() => {
       // cancelled (or its connection closed) while the compiler loaded: the handler does not start, no answer goes out
       if (ctx.signal.aborted && !warnedOnly(ctx.signal)) throw new RequestAbortedError('tools/call', ctx.signal.reason);
       return runTool(tool, name, p, ctx, ctx.table);
