@@ -217,10 +217,10 @@ export function decodeResult(
 ): Decoded {
   const method = entry.method;
   const type = result.resultType === undefined ? 'complete' : result.resultType;
-  if (typeof type === 'string' && !RESULT_TYPES.includes(type) && passThrough?.(type))
-    return { kind: 'extension', result };
-  if (typeof type !== 'string' || !RESULT_TYPES.includes(type))
+  if (typeof type !== 'string' || !RESULT_TYPES.includes(type)) {
+    if (typeof type === 'string' && passThrough?.(type)) return { kind: 'extension', result };
     throw badResult(method, `unknown resultType ${JSON.stringify(type)}`);
+  }
   if (type === 'input_required') {
     if (!entry.inputRequired) throw badResult(method, `${method} cannot be answered with input_required`);
     const { inputRequests, requestState } = result;
@@ -301,10 +301,7 @@ export async function runInputRounds(
     }
     attempt = { ...base };
     if (inputRequests !== undefined)
-      attempt.inputResponses = await (inputRounds.loaded() ?? (await inputRounds.load())).answerInputRequests(
-        { ...o, method },
-        inputRequests,
-      );
+      attempt.inputResponses = await (await inputRounds.load()).answerInputRequests({ ...o, method }, inputRequests);
     if (requestState !== undefined) attempt.requestState = requestState;
     if (o.signal?.aborted) throw new RequestAbortedError(method, o.signal.reason);
   }

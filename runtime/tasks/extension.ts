@@ -456,10 +456,10 @@ export class TasksExtension<P extends ProtocolMaps = ProtocolMaps> {
     return {
       ...contextFacts(ctx),
       taskId: undefined,
-      sendProgress: (progress, total, message) => ctx.sendProgress(progress, total, message),
-      sendNotification: (method, params) => ctx.sendNotification(method, params),
-      log: (level, data, logger) => ctx.log(level, data, logger),
-      sendRequest: (method, params, options) => ctx.sendRequest(method, params, options),
+      sendProgress: ctx.sendProgress.bind(ctx),
+      sendNotification: ctx.sendNotification.bind(ctx),
+      log: ctx.log.bind(ctx),
+      sendRequest: ctx.sendRequest.bind(ctx),
       input: () =>
         Promise.reject(
           new TypeError(

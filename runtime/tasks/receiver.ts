@@ -334,7 +334,7 @@ export class TaskReceiver {
   }
 
   #ttl(requested: unknown): number | null {
-    if (requested === undefined) return this.#o.defaultTtl === undefined ? null : this.#o.defaultTtl;
+    if (requested === undefined) return this.#o.defaultTtl ?? null;
     if (typeof requested !== 'number' || !Number.isFinite(requested) || requested < 0) {
       throw new RpcError(
         ErrorCode.InvalidParams,
@@ -398,11 +398,13 @@ export class TaskReceiver {
     const done = await this.store.update(run.owner, taskId, update).catch(() => undefined);
     // still running during the update, so its event is notified; a store whose events arrive
     // later (Redis: over its own connection) may miss that window: then the outcome is notified here
-    if (done && !run.terminalNotified && this.#o.notifyStatus !== false && this.#running.get(taskId) === run) {
-      run.terminalNotified = true;
-      this.#session.peer.notify('notifications/tasks/status', { ...done }).catch(() => undefined);
+    if (this.#running.get(taskId) === run) {
+      if (done && !run.terminalNotified && this.#o.notifyStatus !== false) {
+        run.terminalNotified = true;
+        this.#session.peer.notify('notifications/tasks/status', { ...done }).catch(() => undefined);
+      }
+      this.#running.delete(taskId);
     }
-    if (this.#running.get(taskId) === run) this.#running.delete(taskId);
     if (this.#running.size === 0) this.#listen(false);
   }
 
