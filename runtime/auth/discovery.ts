@@ -138,8 +138,7 @@ export async function discoverAuthorizationServer(
   const f = namingFetch(options.fetch ?? globalThis.fetch);
   const tried: string[] = [];
   for (const url of authorizationServerMetadataUrls(issuer)) {
-    const target = new URL(url);
-    checkSecure(target, options.allowLoopbackHttp);
+    checkSecure(new URL(url), options.allowLoopbackHttp);
     tried.push(url);
     const res = await f(url, { headers: { Accept: 'application/json', ...options.headers }, signal: options.signal });
     if (res.status !== 200) {

@@ -69,8 +69,8 @@ export class DPoPVerifier {
   }
 
   /** A current server nonce (RFC 9449 §8), for a `DPoP-Nonce` header; undefined when nonces are off. */
-  nonce(): Promise<string | undefined> {
-    return this.#nonces ? this.#nonces.current() : Promise.resolve(undefined);
+  async nonce(): Promise<string | undefined> {
+    return this.#nonces?.current();
   }
 
   /**

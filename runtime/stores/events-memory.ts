@@ -342,19 +342,14 @@ export class MemoryEventStore implements EventStore {
   clear(sessionId: string): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
-    // (its entries in the finished-claims order are skipped when they come up: no longer the session's)
+    // session.bytes counts its claims, live streams and finished records; its entries in the
+    // finished-claims order and the finish order are skipped when they come up (no claims, no
+    // finished records left)
     this.claimBytes -= session.claimBytes;
-    this.forgetBytes(session, session.claimBytes);
+    this.bytes -= session.bytes;
     session.claims = undefined;
-    session.claimBytes = 0;
-    session.liveClaims = 0;
-    for (const stream of [...session.live.values()]) {
-      if (this.last === stream) this.last = undefined;
-      session.live.delete(stream.streamId);
-      this.forgetBytes(session, stream.bytes);
-    }
-    if (session.finished) this.forgetBytes(session, session.finished.counted);
     session.finished = undefined;
+    if (this.last?.session === session) this.last = undefined;
     this.sessions.delete(sessionId);
   }
 

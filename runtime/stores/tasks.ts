@@ -252,7 +252,7 @@ export class InMemoryTaskStore implements TaskStore {
 
   async update(owner: string, taskId: string, update: TaskUpdate): Promise<Task> {
     const e = this.#entry(owner, taskId);
-    if (!e) throw new TaskNotFoundError(taskId, this.#wasExpired(owner, taskId));
+    if (!e) throw new TaskNotFoundError(taskId, this.#expired.get(taskId) === owner);
     if (!canTransition(e.task.status, update.status))
       throw new TaskTransitionError(taskId, e.task.status, update.status);
     const task: Task = { ...e.task, status: update.status, lastUpdatedAt: new Date(this.#now()).toISOString() };
@@ -294,7 +294,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async expired(owner: string, taskId: string): Promise<boolean> {
-    return this.#wasExpired(owner, taskId);
+    return this.#expired.get(taskId) === owner;
   }
 
   subscribe(listener: (event: TaskEvent) => void): () => void {
@@ -308,7 +308,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   #entry(owner: string, taskId: string): Entry | undefined {
-    const e = typeof taskId === 'string' ? this.#tasks.get(taskId) : undefined;
+    const e = this.#tasks.get(taskId);
     if (!e || e.owner !== owner) return undefined;
     if (this.#overdue(e)) {
       this.#expire(e);
@@ -326,10 +326,6 @@ export class InMemoryTaskStore implements TaskStore {
     this.#expired.set(e.task.taskId, e.owner);
     if (this.#expired.size > this.#remember) this.#expired.delete(this.#expired.keys().next().value as string);
     this.#remove(e, 'expired');
-  }
-
-  #wasExpired(owner: string, taskId: string): boolean {
-    return this.#expired.get(taskId) === owner;
   }
 
   #remove(e: Entry, type: 'deleted' | 'expired'): void {

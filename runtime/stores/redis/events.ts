@@ -28,19 +28,6 @@ import { parseStored } from '../stored-message.js';
 const XID = /^([0-9]{1,20})-([0-9]{1,20})$/;
 const U64_MAX = 2n ** 64n - 1n;
 
-/**
- * Splits an event ID `<streamId>_<redis stream id>`; undefined when it is not one (a Redis
- * stream id is two unsigned 64-bit integers `<ms>-<seq>`: a larger one Redis would refuse).
- */
-function parseEventId(eventId: string): { streamId: string; xid: string } | undefined {
-  const cut = eventId.lastIndexOf('_');
-  if (cut <= 0) return undefined;
-  const xid = eventId.slice(cut + 1);
-  const m = XID.exec(xid);
-  if (!m || BigInt(m[1]) > U64_MAX || BigInt(m[2]) > U64_MAX) return undefined;
-  return { streamId: eventId.slice(0, cut), xid };
-}
-
 const idKey = (id: RequestId): string => (typeof id === 'number' ? `number:${decimal(id)}` : `${typeof id}:${id}`);
 
 type EventCommands = Redis & {
@@ -497,15 +484,32 @@ export class RedisEventStore implements SharedEventStore {
     lastEventId: string,
     send: (eventId: string, message: JSONRPCMessage) => void | Promise<void>,
   ): Promise<string | undefined> {
-    const parsed = parseEventId(lastEventId);
-    if (!parsed) return undefined;
-    const key = this.key(sessionId, parsed.streamId);
-    if ((await this.client.xrange(key, parsed.xid, parsed.xid)).length === 0) return undefined;
-    for (const [xid, fields] of await this.client.xrange(key, `(${parsed.xid}`, '+')) {
+    const at = await this.entryOf(sessionId, lastEventId);
+    if (!at) return undefined;
+    for (const [xid, fields] of await this.client.xrange(at.key, `(${at.xid}`, '+')) {
       const m = fieldOf(fields, 'm');
-      if (m) await send(`${parsed.streamId}_${xid}`, parseStored(m));
+      if (m) await send(`${at.streamId}_${xid}`, parseStored(m));
     }
-    return parsed.streamId;
+    return at.streamId;
+  }
+
+  /**
+   * The stream of event ID `<streamId>_<redis stream id>` and that entry's id, when the entry is
+   * still stored; undefined when it is gone or the ID is not one (a Redis stream id is two
+   * unsigned 64-bit integers `<ms>-<seq>`: a larger one Redis would refuse).
+   */
+  private async entryOf(
+    sessionId: string,
+    eventId: string,
+  ): Promise<{ streamId: string; xid: string; key: string } | undefined> {
+    const cut = eventId.lastIndexOf('_');
+    if (cut <= 0) return undefined;
+    const xid = eventId.slice(cut + 1);
+    const m = XID.exec(xid);
+    if (!m || BigInt(m[1]) > U64_MAX || BigInt(m[2]) > U64_MAX) return undefined;
+    const streamId = eventId.slice(0, cut);
+    const key = this.key(sessionId, streamId);
+    return (await this.client.xrange(key, xid, xid)).length === 0 ? undefined : { streamId, xid, key };
   }
 
   /**
@@ -563,12 +567,10 @@ export class RedisEventStore implements SharedEventStore {
     write: (eventId: string, message: JSONRPCMessage) => void,
     signal: AbortSignal,
   ): Promise<{ streamId: string; ended: Promise<FollowEnd> } | undefined> {
-    const parsed = parseEventId(lastEventId);
-    if (!parsed) return undefined;
-    const { streamId } = parsed;
-    const key = this.key(sessionId, streamId);
-    if ((await this.client.xrange(key, parsed.xid, parsed.xid)).length === 0) return undefined;
-    let cursor = parsed.xid;
+    const at = await this.entryOf(sessionId, lastEventId);
+    if (!at) return undefined;
+    const { streamId, key } = at;
+    let cursor = at.xid;
     let settle!: (end: FollowEnd) => void;
     const ended = new Promise<FollowEnd>((r) => (settle = r));
     let done = false;
