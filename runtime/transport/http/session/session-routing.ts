@@ -28,11 +28,8 @@ function negotiatedOf(message: JSONRPCMessage): string | undefined {
 export class SessionRouter extends SessionReplay {
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
     try {
-      if (this.replyNow(message)) {
-        this.checkIdle();
-        return SENT;
-      }
-      const now = this.replySseNow(message) || this.relatedSseNow(message, options);
+      // nothing queued (so order holds): written now when it can be
+      const now = this.queue === undefined && !this.ended && this.sendNow(message, options);
       if (now !== false) {
         this.checkIdle();
         return now;
@@ -44,30 +41,30 @@ export class SessionRouter extends SessionReplay {
   }
 
   /**
-   * Writes `message` now when it is the last response a POST stream open as SSE awaits and no
-   * send is queued (so order holds): stored (when the event store answers at once; else the
-   * write waits for it in the queue), written, and the stream ends, as `route` would do a
-   * microtask later. False (nothing done) otherwise; {@link SENT} when it went out, or the
-   * queued rest.
+   * Writes `message` now, as `route` would do a few microtasks later, when no send is queued
+   * (the caller checked) and it is the response of the one request of a POST stream (not of
+   * `initialize`): as `application/json` while the stream can still answer so, else, once it is
+   * open as SSE, stored (when the event store answers at once; else the write waits for it in the
+   * queue) and written as its last event, and the stream ends. A notification or request goes
+   * through {@link relatedSseNow}. False (nothing done) otherwise; {@link SENT} when it went out,
+   * or the queued rest.
    */
-  protected replySseNow(message: JSONRPCMessage): false | Promise<void> {
-    if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
+  protected sendNow(message: JSONRPCMessage, options: SendOptions | undefined): false | Promise<void> {
+    if (!isResponse(message)) return this.relatedSseNow(message, options);
     const key = idKey(message.id as Id);
     const s = this.requests?.get(key);
-    if (
-      !s ||
-      key === this.initKey ||
-      s.pending.size !== 1 ||
-      s.batch ||
-      s.done ||
-      s.mode === 'json' ||
-      !s.sink?.started
-    )
-      return false;
+    if (!s || key === this.initKey || s.pending.size !== 1 || s.batch) return false;
+    const started = s.sink?.started;
+    const json = !started && s.mode !== 'sse';
+    if (!json && (!started || s.done || s.mode === 'json')) return false;
     // serialised first: a result JSON cannot express throws with the request still open
     const text = serializeMessage(message);
-    // (the session's activity time is taken when the stream detaches, at its end)
     this.settle(s, key);
+    if (json) {
+      this.replyJson(s, message, text);
+      return SENT;
+    }
+    // (the session's activity time is taken when the stream detaches, at its end)
     s.mode = 'sse';
     const eventId = this.store(s, message, text);
     if (!isThenable(eventId)) {
@@ -78,16 +75,16 @@ export class SessionRouter extends SessionReplay {
   }
 
   /**
-   * Writes `message` now when it is a notification or request about a request (`relatedRequestId`)
-   * whose POST stream is open as SSE and still awaits a response, and no send is queued (so order
-   * holds): stored (when the event store answers at once; else the write waits for it in the
-   * queue) and written, as `route` would do a few microtasks later (a tool's
+   * Writes `message`, a notification or request about a request (`relatedRequestId`), now when
+   * the POST stream of that request is open as SSE and still awaits a response (no send is
+   * queued: order holds): stored (when the event store answers at once; else the write waits for
+   * it in the queue) and written, as `route` would do a few microtasks later (a tool's
    * `notifications/progress` costs no queue turn). False (nothing done) otherwise; {@link SENT}
    * when it went out, or the queued rest.
    */
   protected relatedSseNow(message: JSONRPCMessage, options: SendOptions | undefined): false | Promise<void> {
     const related = options?.relatedRequestId;
-    if (related === undefined || this.queue !== undefined || this.ended || isResponse(message)) return false;
+    if (related === undefined) return false;
     const s = this.requests?.get(idKey(related));
     if (s?.kind !== 'post' || s.batch || s.done || s.mode !== 'sse' || s.pending.size === 0 || !s.sink?.started)
       return false;
@@ -98,24 +95,6 @@ export class SessionRouter extends SessionReplay {
       return SENT;
     }
     return this.chain(eventId.then((id) => this.writeEvent(s, message, id, text)));
-  }
-
-  /**
-   * Writes `message` now when it is the response of the one request of a POST stream still
-   * answerable as `application/json`, no send is queued (so order holds) and it does not end
-   * the `initialize` exchange; false (nothing done) otherwise.
-   */
-  protected replyNow(message: JSONRPCMessage): boolean {
-    if (this.queue !== undefined || this.ended || !isResponse(message)) return false;
-    const key = idKey(message.id as Id);
-    const s = this.requests?.get(key);
-    if (!s || key === this.initKey || s.pending.size !== 1 || s.mode === 'sse' || s.sink?.started || s.batch)
-      return false;
-    // serialised first: a result JSON cannot express throws with the request still open
-    const body = serializeMessage(message);
-    this.settle(s, key);
-    this.replyJson(s, message, body);
-    return true;
   }
 
   protected async route(message: JSONRPCMessage, options?: SendOptions): Promise<void> {
