@@ -29,9 +29,9 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { FewMap } from '../../../jsonrpc/few.js';
 import { errorResponse, idText, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage, MessageInfo } from '../../../jsonrpc/transport.js';
-import { ClaimLimitError, type EventStore } from './event-store.js';
+import type { ClaimLimitError, EventStore } from './event-store.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { errorBody, idInUseBody } from './settings.js';
+import { errorBody, idInUse } from './settings.js';
 import { type Id, idKey } from './session-state.js';
 import { SessionResumption } from './session-resumption.js';
 import { RequestInfo } from './stream.js';
@@ -71,8 +71,9 @@ const CLAIM_RETRY_AFTER_MAX_S = 30;
  * 1 when not known.
  */
 function claimRetryAfter(retryAfterMs: number | undefined): string {
-  if (retryAfterMs === undefined || !Number.isFinite(retryAfterMs)) return '1';
-  return String(Math.min(CLAIM_RETRY_AFTER_MAX_S, Math.max(1, Math.ceil(retryAfterMs / 1000))));
+  // (undefined is no finite number)
+  if (!Number.isFinite(retryAfterMs)) return '1';
+  return String(Math.min(CLAIM_RETRY_AFTER_MAX_S, Math.max(1, Math.ceil(retryAfterMs! / 1000))));
 }
 
 /** A session's claimed requests and their re-sends (see the module docs). */
@@ -87,11 +88,6 @@ export class SessionReplay extends SessionResumption {
   protected abandoned:
     | Map<string, { claim: string; streamId: string; primingId: string; requestKey: string; id: Id }>
     | undefined;
-
-  /** Whether request `message` (not `initialize`) goes through {@link acceptClaimed}. */
-  protected replays(message: JSONRPCMessage, protocolVersion: string | undefined): boolean {
-    return message.method !== 'initialize' && this.replaysIn(protocolVersion);
-  }
 
   /**
    * Whether requests are claimed (and request replay advertised) in a session of
@@ -158,7 +154,7 @@ export class SessionReplay extends SessionResumption {
     const store = this.settings.eventStore as EventStore & Required<Pick<EventStore, 'claimRequest'>>;
     const version = info.protocolVersion ?? this.settings.assumedVersion;
     const json = { 'Content-Type': 'application/json', ...headers };
-    const inUse = () => sink.respond(400, json, idInUseBody(id));
+    const inUse = () => sink.respond(400, json, serializeMessage(idInUse(id)));
     const replay = (primingId: string) =>
       this.acceptGet(sink, headers, version, primingId, () =>
         // what replay needs is no longer kept (the stream was released, or its priming event
@@ -212,9 +208,9 @@ export class SessionReplay extends SessionResumption {
       prior = await store.claimRequest(this.sessionId, requestKey, claim, s.id);
     } catch (e) {
       s.sink = null;
-      if (e instanceof ClaimLimitError || (e as Error | undefined)?.name === 'ClaimLimitError') {
+      if ((e as Error | undefined)?.name === 'ClaimLimitError') {
         // nothing claimed: the stream is not used
-        this.unusedStream(store, s);
+        this.finished(s);
         this.settings.onStoreError?.(e as Error);
         sink.respond(
           503,
@@ -237,7 +233,7 @@ export class SessionReplay extends SessionResumption {
     }
     if (prior !== undefined) {
       // claimed before: this stream was never used
-      this.unusedStream(store, s);
+      this.finished(s);
       const cut = prior.indexOf(' ');
       if (prior.slice(0, cut) !== digest) return inUse();
       return replay(prior.slice(cut + 1));
@@ -295,15 +291,6 @@ export class SessionReplay extends SessionResumption {
       this.releaseLater(store, key);
     } finally {
       done();
-    }
-  }
-
-  /** Stream `s`, made for a request that was not dispatched, is finished (its priming event expires with the store's). */
-  private unusedStream(store: EventStore, s: { id: string }): void {
-    try {
-      void Promise.resolve(store.streamFinished?.(this.sessionId, s.id)).catch(() => undefined);
-    } catch {
-      /* only kept longer */
     }
   }
 }

@@ -13,7 +13,7 @@ import { errorResponse, idText, serializeMessage } from '../../../jsonrpc/messag
 import { SENT } from '../../../jsonrpc/sent.js';
 import type { JSONRPCMessage, MessageInfo, SendOptions } from '../../../jsonrpc/transport.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
-import { errorBody, idInUse, idInUseBody } from './settings.js';
+import { errorBody, idInUse } from './settings.js';
 import { type Id, idKey, isThenable } from './session-state.js';
 import { SessionReplay, withReplayCapability } from './session-replay.js';
 import { type OutStream, RequestInfo, abortStream, answerPending, isResponse, sseHeaders } from './stream.js';
@@ -203,7 +203,7 @@ export class SessionRouter extends SessionReplay {
     this.storeDown = false;
     const id = message.id as Id | undefined;
     if (typeof message.method === 'string' && id !== undefined && id !== null) {
-      if (this.replays(message, info.protocolVersion ?? this.settings.assumedVersion)) {
+      if (message.method !== 'initialize' && this.replaysIn(info.protocolVersion ?? this.settings.assumedVersion)) {
         this.acceptClaimed(message, info, sink, headers, id).catch((e: unknown) => {
           this.storeError(e);
           if (!sink.started && !sink.closed)
@@ -217,7 +217,7 @@ export class SessionRouter extends SessionReplay {
       }
       const key = idKey(id);
       if (this.requests?.has(key)) {
-        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, idInUseBody(id));
+        sink.respond(400, { 'Content-Type': 'application/json', ...headers }, serializeMessage(idInUse(id)));
         return;
       }
       if (message.method === 'initialize') this.initKey = key;

@@ -16,8 +16,7 @@ import type { SessionSettings } from './settings.js';
 export const isThenable = <T>(v: T | Promise<T>): v is Promise<T> =>
   typeof (v as Promise<T> | undefined)?.then === 'function';
 
-export const isShared = (store: EventStore | undefined): store is SharedEventStore =>
-  store !== undefined &&
+export const isShared = (store: EventStore): store is SharedEventStore =>
   typeof (store as SharedEventStore).follow === 'function' &&
   typeof (store as SharedEventStore).streamOpened === 'function';
 

@@ -248,16 +248,17 @@ export class SessionStreams extends SessionState {
     // once they are stored)
     if (s.kept !== undefined) return;
     this.dropPostStream(s);
-    const store = this.settings.eventStore;
     // a JSON reply stored no events
-    if (s.mode !== 'json' && store?.streamFinished) {
-      // a store that fails here only keeps the stream longer
-      try {
-        const done = store.streamFinished(this.sessionId, s.id);
-        if (isThenable(done)) done.then(undefined, () => undefined);
-      } catch {
-        /* as above */
-      }
+    if (s.mode !== 'json') this.finished(s);
+  }
+
+  /** Tells the event store, if any, that stream `s` is finished (one that fails here only keeps it longer). */
+  protected finished(s: OutStream): void {
+    try {
+      const done = this.settings.eventStore?.streamFinished?.(this.sessionId, s.id);
+      if (isThenable(done)) done.then(undefined, () => undefined);
+    } catch {
+      /* as above */
     }
   }
 

@@ -4,7 +4,7 @@
  */
 import type { EventStore } from './event-store.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
-import { errorResponse, idText, serializeMessage } from '../../../jsonrpc/message.js';
+import { errorResponse, idText } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
 import type { ReplyMode } from './stream.js';
 
@@ -67,15 +67,10 @@ export function errorBody(code: number, message: string): string {
 }
 
 /**
- * The body of a 400 refusing a request whose id is already in flight on its session (or claimed,
- * with other content, under request replay): -32600 with that id (JSON-RPC 2.0 §5: the id could
- * be read) and the engine's words, as stdio answers it.
+ * The -32600 response refusing a request whose id is already in flight on its session (or
+ * claimed, with other content, under request replay), the body of a 400: with that id (JSON-RPC
+ * 2.0 §5: the id could be read) and the engine's words, as stdio answers it.
  */
-export function idInUseBody(id: string | number | bigint): string {
-  return serializeMessage(idInUse(id));
-}
-
-/** The -32600 response of {@link idInUseBody}. */
 export function idInUse(id: string | number | bigint): JSONRPCMessage {
   return errorResponse(id, ErrorCode.InvalidRequest, `Invalid Request: request id ${idText(id)} is already in use`);
 }
