@@ -188,7 +188,7 @@ export class ClientState {
   resent: WeakMap<JSONRPCMessage, Cuts> | undefined;
   readonly streams = new Streams();
   standalone: StreamState | undefined;
-  /** Settles `standaloneOpened()`'s promise: true once the GET stream answered, false once given up. */
+  /** Settles `standaloneOpened()`'s promise (once: later calls change nothing): true once the GET stream answered, false once given up. */
   standaloneSettle: ((open: boolean) => void) | undefined;
   standaloneOutcome: Promise<boolean> | undefined;
   closed = false;
@@ -255,14 +255,9 @@ export class ClientState {
     this.streams.delete(state);
     if (this.standalone === state) {
       this.standalone = undefined;
-      this.settleStandalone(false);
+      this.standaloneSettle?.(false);
       this.closing?.();
     }
-  }
-
-  settleStandalone(open: boolean): void {
-    this.standaloneSettle?.(open);
-    this.standaloneSettle = undefined;
   }
 
   /** Gives up a stream: its waiting requests fail with `error`. */

@@ -127,7 +127,7 @@ export class ClientStreams extends ClientState {
       }
       if (res?.ok && mediaType(res.header('content-type')) === 'text/event-stream') {
         state.failures = 0;
-        if (state.kind === 'standalone') this.settleStandalone(true);
+        if (state.kind === 'standalone') this.standaloneSettle?.(true);
         state.reading = true;
         this.consume(res, state);
         return;
