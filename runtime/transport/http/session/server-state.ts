@@ -28,13 +28,10 @@ export class EndpointState {
   readonly owners = new WeakMap<HttpServerSession, string | undefined>();
   readonly facts: HttpVersionFacts;
   readonly versions: readonly string[];
-  readonly standalone: boolean;
-  readonly allowDelete: boolean;
   /** The event store of a session; undefined when the endpoint keeps none. */
   readonly storeFor: ((sessionId: string) => EventStore) | undefined;
   readonly makeId: () => string;
   readonly shared: SharedSessions | undefined;
-  readonly allow: string;
   readonly guard: RequestGuard;
 
   constructor(readonly options: StreamableHttpOptions) {
@@ -55,8 +52,8 @@ export class EndpointState {
     refuseOtherEra('createStreamableHttpHandler', 'handshake', options.tables ?? []);
     this.facts = httpVersionFacts(options.tables ?? []);
     this.versions = options.supportedProtocolVersions ?? this.facts.versions;
-    this.standalone = options.standaloneStream ?? true;
-    this.allowDelete = options.allowDelete ?? true;
+    const standalone = options.standaloneStream ?? true;
+    const allowDelete = options.allowDelete ?? true;
     let sharedStore: MemoryEventStore | undefined;
     this.storeFor =
       options.eventStore === false
@@ -64,14 +61,13 @@ export class EndpointState {
         : (options.eventStore ?? (() => (sharedStore ??= new MemoryEventStore())));
     this.makeId = options.sessionIdGenerator ?? (() => globalThis.crypto.randomUUID());
     this.shared = options.shared;
-    this.allow = ['GET', 'POST', ...(this.allowDelete ? ['DELETE'] : [])].join(', ');
-    const { standalone, allowDelete, storeFor } = this;
+    const { storeFor } = this;
     this.guard = new RequestGuard(options, {
       serves: (m, h) =>
         m === 'POST' ||
         (m === 'GET' && (standalone || (h['last-event-id'] !== undefined && storeFor !== undefined))) ||
         (m === 'DELETE' && allowDelete),
-      allow: this.allow,
+      allow: allowDelete ? 'GET, POST, DELETE' : 'GET, POST',
     });
   }
 

@@ -224,7 +224,7 @@ export class SessionReplay extends SessionResumption {
         (this.abandoned ??= new Map()).set(key, { claim, streamId: s.id, primingId, requestKey, id });
         this.releaseLater(store, key);
       }
-      this.storeUnavailable(sink, json, e);
+      this.storeUnavailable(sink, headers, e);
       return;
     }
     if (this.ended) {

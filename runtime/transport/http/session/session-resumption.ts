@@ -6,7 +6,7 @@
  * it; and the standalone stream a shared deployment's processes have in common (one connection
  * across the deployment, each message written once, in the store's order).
  */
-import { encodeComment, encodeEvent } from '../../../codec/sse.js';
+import { encodeComment, encodeJsonEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import { errorResponse, serializeMessage } from '../../../jsonrpc/message.js';
 import type { JSONRPCMessage } from '../../../jsonrpc/transport.js';
@@ -17,10 +17,14 @@ import { isShared } from './session-state.js';
 import { SessionStreams } from './session-streams.js';
 import { type OutStream, sseHeaders } from './stream.js';
 
-/** A Last-Event-ID that names nothing to replay in this session: `unknown`'s answer, else 400. */
-function unknownEventId(sink: ResponseSink, json: HeaderMap, unknown: (() => void) | undefined): void {
+/** A Last-Event-ID that names nothing to replay in this session: `unknown`'s answer, else 400 (with the session's `headers`). */
+function unknownEventId(sink: ResponseSink, headers: HeaderMap, unknown: (() => void) | undefined): void {
   if (unknown) return unknown();
-  sink.respond(400, json, errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'));
+  sink.respond(
+    400,
+    { 'Content-Type': 'application/json', ...headers },
+    errorBody(ErrorCode.ServerError, 'Unknown or expired Last-Event-ID'),
+  );
 }
 
 /** A session's GETs and its shared standalone stream (see the module docs). */
@@ -37,7 +41,6 @@ export class SessionResumption extends SessionStreams {
     lastEventId?: string,
     unknown?: () => void,
   ): Promise<void> {
-    const json = { 'Content-Type': 'application/json', ...headers };
     this.lastActiveAt = Date.now();
     this.storeDown = false;
     return this.enqueue(async () => {
@@ -58,10 +61,10 @@ export class SessionResumption extends SessionStreams {
           return this.follow(store, sink, headers, lastEventId, unknown);
         }
         // a replay never crosses sessions, whatever the store did
-        if (streamId === undefined || !this.ids.owns(streamId)) return unknownEventId(sink, json, unknown);
+        if (streamId === undefined || !this.ids.owns(streamId)) return unknownEventId(sink, headers, unknown);
         const s = streamId === this.ids.standalone ? this.standalone : this.postStreams?.get(streamId);
         sink.open(200, sseHeaders(headers));
-        for (const [eventId, text] of replay) sink.write(encodeEvent({ id: eventId, data: text }));
+        for (const [eventId, text] of replay) sink.write(encodeJsonEvent(eventId, text));
         if (s === this.standaloneStream) {
           this.standaloneCursor = lastEventId;
           for (const [eventId] of replay) this.noteStandalone(eventId);
@@ -100,13 +103,14 @@ export class SessionResumption extends SessionStreams {
 
   /**
    * Reports `e` (settings.onStoreError) and answers 503 with `Retry-After: 1` and a -32000 body:
-   * the event store did not answer, so nothing was read or dispatched and the client may retry.
+   * the event store did not answer, so nothing was read or dispatched and the client may retry
+   * (with the session's `headers`).
    */
-  protected storeUnavailable(sink: ResponseSink, json: HeaderMap, e: unknown): void {
+  protected storeUnavailable(sink: ResponseSink, headers: HeaderMap, e: unknown): void {
     this.storeError(e);
     sink.respond(
       503,
-      { ...json, 'Retry-After': '1' },
+      { 'Content-Type': 'application/json', ...headers, 'Retry-After': '1' },
       errorBody(ErrorCode.ServerError, 'Service Unavailable: the event store cannot be reached'),
     );
   }
@@ -124,7 +128,6 @@ export class SessionResumption extends SessionStreams {
     lastEventId: string,
     unknown?: () => void,
   ): Promise<void> {
-    const json = { 'Content-Type': 'application/json', ...headers };
     const abort = new AbortController();
     let opened = false;
     const open = (): void => {
@@ -134,16 +137,16 @@ export class SessionResumption extends SessionStreams {
     };
     const write = (eventId: string, m: JSONRPCMessage): void => {
       open();
-      sink.write(encodeEvent({ id: eventId, data: serializeMessage(m) }));
+      sink.write(encodeJsonEvent(eventId, serializeMessage(m)));
     };
     let followed: Awaited<ReturnType<SharedEventStore['follow']>>;
     try {
       followed = await store.follow(this.sessionId, lastEventId, write, abort.signal);
     } catch (e) {
-      this.storeUnavailable(sink, json, e);
+      this.storeUnavailable(sink, headers, e);
       return;
     }
-    if (!followed) return unknownEventId(sink, json, unknown);
+    if (!followed) return unknownEventId(sink, headers, unknown);
     open();
     this.followers++;
     const timer =
@@ -163,15 +166,16 @@ export class SessionResumption extends SessionStreams {
       if (end.reason === 'owner-lost' && !sink.closed) {
         for (const id of end.pending) {
           sink.write(
-            encodeEvent({
-              data: serializeMessage(
+            encodeJsonEvent(
+              undefined,
+              serializeMessage(
                 errorResponse(
                   id,
                   ErrorCode.ServerError,
                   'The server process handling this request ended before answering it',
                 ),
               ),
-            }),
+            ),
           );
         }
       }

@@ -320,14 +320,12 @@ export class SessionRouter extends SessionReplay {
   async close(reason?: string): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    for (const s of [
-      ...(this.standaloneStream ? [this.standaloneStream] : []),
-      ...(this.postStreams?.values() ?? []),
-    ]) {
-      if (reason !== undefined && s.kind === 'post' && s.sink && !s.done && s.pending.size > 0)
-        answerPending(s, reason);
+    if (this.standaloneStream) this.detach(this.standaloneStream, true);
+    for (const s of [...(this.postStreams?.values() ?? [])]) {
+      // (answerPending answers on an open connection only)
+      if (reason !== undefined && !s.done && s.pending.size > 0) answerPending(s, reason);
       this.detach(s, true);
-      if (s.kind === 'post') abortStream(s, new Error(`Session ${this.sessionId} ended`));
+      abortStream(s, new Error(`Session ${this.sessionId} ended`));
     }
     this.requests = undefined;
     this.postStreams = undefined;

@@ -83,10 +83,6 @@ export class SessionState {
     return (this.streamIds ??= new StreamIds(this.settings.standalone?.id));
   }
 
-  touch(now: number): void {
-    this.lastActiveAt = now;
-  }
-
   reading(started: boolean): void {
     if (started) this.readingCount++;
     else {

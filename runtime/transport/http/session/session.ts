@@ -85,7 +85,7 @@ export class HttpServerSession implements Transport {
    * way), which counts as activity; `now`: the time it arrived (ms, as `Date.now()`), when read already.
    */
   touch(now: number = Date.now()): void {
-    this.core.touch(now);
+    this.core.lastActiveAt = now;
   }
 
   /**

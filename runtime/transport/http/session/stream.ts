@@ -5,7 +5,7 @@
  */
 import { randomBytes, toBase64Url } from '../../../codec/bytes.js';
 import type { CarrierWatch } from '../../../engine/cancellation.js';
-import { encodeEvent } from '../../../codec/sse.js';
+import { encodeJsonEvent } from '../../../codec/sse.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { HeaderMap, ResponseSink } from '../io/exchange.js';
 import { errorResponse, serializeMessage } from '../../../jsonrpc/message.js';
@@ -132,7 +132,7 @@ export function answerPending(s: OutStream, reason: string): void {
       s.batch ? `[${[...collected, ...bodies].join(',')}]` : bodies[0],
     );
   }
-  for (const data of [...collected, ...bodies]) sink.write(encodeEvent({ data }));
+  for (const data of [...collected, ...bodies]) sink.write(encodeJsonEvent(undefined, data));
   sink.end();
 }
 
