@@ -114,7 +114,8 @@ export class SessionRouter extends SessionReplay {
       // serialised first: a result JSON cannot express throws with the request still open
       text = serializeMessage(message);
       if (key === this.initKey) {
-        this.learnVersion(message);
+        const negotiated = negotiatedOf(message);
+        if (negotiated !== undefined) this.owner.protocolVersion = negotiated;
         if (this.settings.onNegotiated && !('error' in message)) {
           try {
             await this.settings.onNegotiated(message);
@@ -185,11 +186,6 @@ export class SessionRouter extends SessionReplay {
     await this.openStream(s);
     for (const m of [...batch.splice(0), message]) this.writeEvent(s, m, await this.store(s, m));
     if (s.pending.size === 0) this.endStream(s);
-  }
-
-  protected learnVersion(message: JSONRPCMessage): void {
-    const negotiated = negotiatedOf(message);
-    if (negotiated !== undefined) this.owner.protocolVersion = negotiated;
   }
 
   acceptPost(message: JSONRPCMessage, info: MessageInfo, sink: ResponseSink, headers: HeaderMap): void {

@@ -333,21 +333,6 @@ export class SessionStreams extends SessionState {
   }
 
   /**
-   * Writes event `message` of POST stream `s` whose store gave no ID (it failed, or was skipped
-   * while the store fails): on the live connection without an ID. What the client may not have
-   * got is kept to be stored once the store answers (a response always: a connection that
-   * resets after the write loses it), so that a client resuming the stream gets it.
-   */
-  protected writeUnstored(s: OutStream, message: JSONRPCMessage, text?: string): void {
-    const sink = s.sink;
-    const delivered = this.write(s, message, undefined, text);
-    if (s.kind === 'post' && this.settings.eventStore && (!delivered || isResponse(message)))
-      this.keep(s, message, delivered ? sink : null, (text ?? serializeMessage(message)).length);
-    // delivered and not kept: it must not also be replayed from the store
-    else if (delivered) this.sentWithoutId(s, message);
-  }
-
-  /**
    * Keeps `message` of `s` (`size`: its JSON text's length) to store later, in order, retried
    * every second for up to 5 minutes, within {@link KEPT_MAX_EVENTS} and {@link KEPT_MAX_CHARS}.
    */
@@ -445,7 +430,7 @@ export class SessionStreams extends SessionState {
             u.chars -= size;
           }
           this.storeDown = false;
-          const owed = deliveredOn === null || (isResponse(message) && deliveredOn !== undefined);
+          const owed = deliveredOn === null || isResponse(message);
           if (owed)
             void this.enqueue(() => {
               if (s.sink && s.sink !== deliveredOn && !s.replayed?.has(id)) this.write(s, message, id);
@@ -495,10 +480,20 @@ export class SessionStreams extends SessionState {
     sink?.respond(200, { ...s.headers, 'Content-Type': 'application/json' }, body);
   }
 
-  /** Writes event `message` of `s` with the ID its store gave, or unstored without one (see `writeUnstored`). */
+  /**
+   * Writes event `message` of `s` with the ID its store gave, or without one when the store gave
+   * none (it failed, or was skipped while the store fails). Then, of a POST stream, what the
+   * client may not have got is kept to be stored once the store answers (a response always: a
+   * connection that resets after the write loses it), so that a client resuming the stream gets it.
+   */
   protected writeEvent(s: OutStream, message: JSONRPCMessage, eventId: string | undefined, text?: string): void {
-    if (eventId === undefined) this.writeUnstored(s, message, text);
-    else this.write(s, message, eventId, text);
+    const sink = s.sink;
+    const delivered = this.write(s, message, eventId, text);
+    if (eventId !== undefined) return;
+    if (s.kind === 'post' && this.settings.eventStore && (!delivered || isResponse(message)))
+      this.keep(s, message, delivered ? sink : null, (text ?? serializeMessage(message)).length);
+    // delivered and not kept: it must not also be replayed from the store
+    else if (delivered) this.sentWithoutId(s, message);
   }
 
   /** Writes the last event of POST stream `s` and ends it. */
