@@ -53,16 +53,13 @@ export class ClientCore extends ClientPost {
     }
   }
 
-  /**
-   * Ends a live session (DELETE; errors ignored), stops all streams, fires `onClose`. While the
-
   /** Closes the transport once; see `HttpClientTransport.close`. */
   close(): Promise<void> {
     return (this.closeRun ??= this.closeOnce());
   }
 
+  /** The one run of {@link close} (nothing else sets `closed`). */
   async closeOnce(): Promise<void> {
-    if (this.closed) return;
     const standalone = this.standalone;
     const sid = this.session;
     if (standalone?.reading && sid !== undefined) {

@@ -289,7 +289,7 @@ export class ClientState {
    * fails (so that what it starts, a new session, is under way when a failed request's caller
    * sends its next one).
    */
-  dropSession(sessionId: string, ended = false, then?: () => void): boolean {
+  dropSession(sessionId: string, ended: boolean, then?: () => void): boolean {
     if (this.session !== sessionId) return false;
     this.session = undefined;
     this.version = undefined;
