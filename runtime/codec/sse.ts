@@ -66,7 +66,6 @@ export class SseParser {
   private started = false;
   private data: string[] = [];
   private dataSize = 0;
-  private hasData = false;
   private eventType = '';
   private blockRetry: number | undefined;
   /** The standard's "last event ID buffer": set by `id` fields, committed by a blank line. */
@@ -189,7 +188,6 @@ export class SseParser {
       case 'data':
         this.data.push(value);
         this.dataSize += value.length + 1;
-        this.hasData = true;
         if (this.dataSize > this.maxEventSize) throw new SseSizeError(this.maxEventSize);
         break;
       case 'id':
@@ -201,14 +199,12 @@ export class SseParser {
           this.blockRetry = this.retryMs;
         }
         break;
-      default:
-        break;
     }
   }
 
   private dispatch(out: SseEvent[]): void {
     this.lastId = this.idBuffer;
-    if (this.hasData) {
+    if (this.data.length > 0) {
       const event: SseEvent = { event: this.eventType || 'message', data: this.data.join('\n') };
       if (this.lastId !== undefined) event.id = this.lastId;
       if (this.blockRetry !== undefined) event.retry = this.blockRetry;
@@ -220,7 +216,6 @@ export class SseParser {
   private resetBlock(): void {
     this.data = [];
     this.dataSize = 0;
-    this.hasData = false;
     this.eventType = '';
     this.blockRetry = undefined;
   }
