@@ -310,9 +310,8 @@ export class Peer {
   private onEnd(error: Error | undefined): void {
     if (this.closedWith || this.ended) return;
     this.ended = { error };
-    const closedError = new ConnectionClosedError(error);
     this.failSent(error);
-    this.inbound.warnAll(closedError);
+    this.inbound.warnAll(new ConnectionClosedError(error));
     this.closeIfDone();
   }
 
@@ -348,7 +347,7 @@ export class Peer {
       case 'request':
         return this.onRequest(m as JSONRPCRequest, info);
       case 'notification':
-        return this.onNotification(m as JSONRPCNotification, info);
+        return dispatchNotification(this as unknown as DispatchHost, m as JSONRPCNotification, info);
       case 'result':
         return this.onResult(m as JSONRPCResultResponse);
       case 'error':
@@ -379,10 +378,6 @@ export class Peer {
     const p = this.settle(m.id);
     if (!p) return void this.log.debug?.('dropped error response with unknown id', { id: m.id });
     p.reject(RpcError.from(m.error));
-  }
-
-  private onNotification(m: JSONRPCNotification, info: MessageInfo | undefined): void {
-    dispatchNotification(this as unknown as DispatchHost, m, info);
   }
 
   /** Hands a response to the transport (./dispatch.ts `reply`). */
