@@ -6,6 +6,9 @@
  *
  * @module
  */
+import { isObject } from '../jsonrpc/message.js';
+
+export { isObject };
 import type { ValidationError, Validator } from './table.js';
 
 /** The keywords compact schema data may use; anything else is a generator error. */
@@ -92,9 +95,6 @@ export function expand(s: unknown): unknown {
 
 export const dataOf = (cell: Cell) => (cell.data ??= expand(cell.thunk()) as CompactSchema);
 
-export const isObject = (d: unknown): d is Record<string, unknown> =>
-  typeof d === 'object' && d !== null && !Array.isArray(d);
-
 export const STRING = 1;
 export const NUMBER = 2;
 export const INTEGER = 4;
@@ -149,5 +149,4 @@ export function leafOf(s: unknown, depth = 0): { mask: number; c: unknown } | nu
 }
 
 /** Whether `s` is always valid (ajv skips it: `true`, `{}`). */
-export const alwaysValid = (s: unknown) =>
-  s === true || (isObject(s) && typeof s !== 'function' && Object.keys(s).length === 0);
+export const alwaysValid = (s: unknown) => s === true || (isObject(s) && Object.keys(s).length === 0);

@@ -106,7 +106,7 @@ function allFast(parts: Fast[]): Fast {
 function compileFast(s: unknown, own: boolean): Fast {
   if (typeof s === 'function') return resolveFast(CELLS.get(s as Validator)!);
   if (alwaysValid(s)) return yes;
-  if (s === false || !isObject(s)) return no;
+  if (!isObject(s)) return no;
   const types = s.type === undefined ? [] : Array.isArray(s.type) ? (s.type as string[]) : [s.type as string];
   const mask = types.reduce((m, t) => m | TYPE_BITS[t]!, 0);
   const obj = objectFast(s, own, mask === OBJECT);
