@@ -110,7 +110,6 @@ export function isUriTemplate(s: string): boolean {
       if (!HEX(s.charCodeAt(i + 1)) || !HEX(s.charCodeAt(i + 2))) return false;
       i += 2;
     } else if (c < 128 && URI_CHAR[c] !== 1) return false;
-    else if (c <= 32) return false;
   }
   return !inExpr;
 }
