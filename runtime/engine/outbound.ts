@@ -367,11 +367,11 @@ export class OutboundRequests {
   private pending: PendingById | undefined;
   private lanes: Map<number, Lane> | undefined;
   private added = 0;
-  private readonly expire: (p: PendingRequest, ms: number) => void;
+  private readonly expire: (p: PendingRequest, ms: number, total?: boolean) => void;
 
   constructor(private readonly onTimeout: (p: PendingRequest, ms: number, total: boolean) => void) {
-    this.expire = (p, ms) => {
-      if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, false);
+    this.expire = (p, ms, total = false) => {
+      if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, total);
     };
   }
 
@@ -387,9 +387,7 @@ export class OutboundRequests {
     p.order = this.added++;
     (this.pending ??= new PendingById()).set(p);
     if (resetOnProgress || maxTotal !== undefined) {
-      p.timer = new RequestTimer({ timeout, resetOnProgress, maxTotal }, (ms, total) => {
-        if (this.pending?.get(p.id) === p) this.onTimeout(p, ms, total);
-      });
+      p.timer = new RequestTimer({ timeout, resetOnProgress, maxTotal }, (ms, total) => this.expire(p, ms, total));
     } else if (timeout <= MAX_DELAY) {
       const lanes = (this.lanes ??= new Map());
       let lane = lanes.get(timeout);
