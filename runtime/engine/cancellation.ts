@@ -6,7 +6,7 @@
  * and no response is sent for it (case 007). Unknown or finished ids and malformed notifications
  * are ignored. Outbound: the sender of a cancel ignores a response that arrives afterwards.
  */
-import { exactField, isRequestId, type Params, type RequestId } from '../jsonrpc/message.js';
+import { exactField, isObject, isRequestId, type Params, type RequestId } from '../jsonrpc/message.js';
 import type { Span } from '@opentelemetry/api';
 import type { MessageInfo } from '../jsonrpc/transport.js';
 
@@ -15,9 +15,9 @@ export const UNCANCELLABLE_METHODS: readonly string[] = ['initialize'];
 
 /** Parses `notifications/cancelled` params; undefined when malformed. */
 export function parseCancelled(params: unknown): { requestId: RequestId; reason?: string } | undefined {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-  const { reason } = params as Record<string, unknown>;
-  const requestId = exactField(params as Record<string, unknown>, 'requestId');
+  if (!isObject(params)) return undefined;
+  const { reason } = params;
+  const requestId = exactField(params, 'requestId');
   if (!isRequestId(requestId)) return undefined;
   return typeof reason === 'string' ? { requestId, reason } : { requestId };
 }
