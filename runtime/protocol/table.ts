@@ -2,6 +2,7 @@
  * The protocol table: the runtime's view of one MCP revision, emitted by the generator as
  * `generated/<rev>/protocol.gen.ts` and read by the peer engine. Plain data plus validators.
  */
+import { isObject } from '../jsonrpc/message.js';
 
 /** Which side sends the message. */
 export type Direction = 'clientToServer' | 'serverToClient';
@@ -192,9 +193,7 @@ export function structuredContentAllowed(
   value: unknown,
 ): boolean {
   if (value === undefined) return false;
-  return (
-    table?.structuredContent !== 'object' || (typeof value === 'object' && value !== null && !Array.isArray(value))
-  );
+  return table?.structuredContent !== 'object' || isObject(value);
 }
 
 /**
@@ -236,10 +235,10 @@ export function batchProtocolVersions(tables: readonly ProtocolTable[]): string[
 }
 
 function prune(value: unknown, shape: CapabilityShape): unknown {
-  if (shape === true || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  if (shape === true || !isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (Object.hasOwn(shape, key)) out[key] = prune((value as Record<string, unknown>)[key], shape[key]);
+    if (Object.hasOwn(shape, key)) out[key] = prune(value[key], shape[key]);
   }
   return out;
 }
@@ -271,8 +270,8 @@ export interface ProtocolMaps {
 export function hasCapability(caps: Record<string, unknown> | undefined, path: readonly string[]): boolean {
   let cur: unknown = caps;
   for (const key of path) {
-    if (typeof cur !== 'object' || cur === null || Array.isArray(cur) || !Object.hasOwn(cur, key)) return false;
-    cur = (cur as Record<string, unknown>)[key];
+    if (!isObject(cur) || !Object.hasOwn(cur, key)) return false;
+    cur = cur[key];
   }
   return cur !== undefined && cur !== null && cur !== false;
 }
@@ -291,8 +290,7 @@ export function missingParamCapability(
   params: unknown,
   caps: Record<string, unknown> | undefined,
 ): readonly string[] | undefined {
-  const p =
-    typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  const p = isObject(params) ? params : {};
   if (method === 'elicitation/create') {
     if (!hasCapability(caps, ['elicitation'])) return undefined; // the entry's own capability, checked by the caller
     const mode = p.mode === undefined ? 'form' : p.mode;
