@@ -198,7 +198,7 @@ function endSpanWith(promise: Promise<unknown>, span: NonNullable<ReturnType<typ
  *   `missingParamCapability`). Task augmentation's own capability (`tasks.requests.<method>`, a
  *   SHOULD for requestors) is the requestor's check (../tasks/requestor.ts `callWithTask`).
  */
-export function outboundRefusal(
+function outboundRefusal(
   host: RequestHost,
   entry: MethodEntry | undefined,
   method: string,
