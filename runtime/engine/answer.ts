@@ -239,7 +239,7 @@ function unsent(
   reply(
     host,
     errorResponse(
-      message.id ?? undefined,
+      (message as JSONRPCResultResponse).id,
       ErrorCode.InternalError,
       `Internal error: ${label} returned a result that cannot be serialised as JSON`,
     ),

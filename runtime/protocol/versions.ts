@@ -37,7 +37,8 @@ export function httpVersionFacts(tables: Iterable<ProtocolTable>): HttpVersionFa
   const list = [...tables];
   return {
     versions: protocolVersions(list),
-    assumed: list.find((t) => t.http?.assumedVersion)?.http?.assumedVersion ?? undefined,
+    // (the table found states one: it is not null there)
+    assumed: list.find((t) => t.http?.assumedVersion)?.http?.assumedVersion as string | undefined,
     priming: new Set(list.filter((t) => t.http?.primesStreams).map((t) => t.protocolVersion)),
   };
 }
