@@ -144,10 +144,10 @@ function compileFast(s: unknown, own: boolean): Fast {
 }
 
 function numberFast(s: Record<string, unknown>, isNum: boolean): Fast | null {
-  const max = typeof s.maximum === 'number' ? s.maximum : Infinity;
-  const min = typeof s.minimum === 'number' ? s.minimum : -Infinity;
-  const hasMax = typeof s.maximum === 'number';
-  const hasMin = typeof s.minimum === 'number';
+  const max = s.maximum as number;
+  const min = s.minimum as number;
+  const hasMax = typeof max === 'number';
+  const hasMin = typeof min === 'number';
   if (!hasMax && !hasMin) return null;
   // NaN fails each bound it is compared with, as in the checks
   if (hasMax && hasMin)
