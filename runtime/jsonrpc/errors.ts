@@ -242,9 +242,8 @@ export class InvalidResultError extends RpcError {
 
 /** The text of an abort reason for messages: `''`, or `': <reason>'`. */
 export function reasonText(reason: unknown): string {
-  if (reason instanceof Error) return reason.message ? `: ${reason.message}` : '';
-  if (typeof reason === 'string') return reason ? `: ${reason}` : '';
-  return '';
+  const text = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : '';
+  return text ? `: ${text}` : '';
 }
 
 /** One validation failure as the runtime reports it: `path` is a JSON Pointer (`''` = root). */

@@ -71,7 +71,7 @@ export function describeValue(value: unknown, max = DESCRIBE_MAX): string {
       return `'${cap(value)}'`;
     case 'number':
     case 'boolean':
-      return JSON.stringify(value) ?? 'null';
+      return JSON.stringify(value);
     case 'undefined':
       return 'undefined';
     case 'bigint':
