@@ -30,11 +30,12 @@ export type RouteOutcome = 'delivered' | 'unknown-token' | 'malformed';
 export function parseProgress(params: unknown): (Progress & { progressToken: ProgressToken }) | undefined {
   if (!isObject(params)) return undefined;
   const { progressToken, progress, total, message } = params;
-  if (!isRequestId(progressToken) || typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
-  if (total !== undefined && (typeof total !== 'number' || !Number.isFinite(total))) return undefined;
+  // (Number.isFinite is false for anything but a finite number)
+  if (!isRequestId(progressToken) || !Number.isFinite(progress)) return undefined;
+  if (total !== undefined && !Number.isFinite(total)) return undefined;
   if (message !== undefined && typeof message !== 'string') return undefined;
-  const out: Progress & { progressToken: ProgressToken } = { progressToken, progress };
-  if (total !== undefined) out.total = total;
+  const out: Progress & { progressToken: ProgressToken } = { progressToken, progress: progress as number };
+  if (total !== undefined) out.total = total as number;
   if (message !== undefined) out.message = message;
   return out;
 }
