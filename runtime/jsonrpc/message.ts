@@ -85,7 +85,8 @@ export function isObject(v: unknown): v is Record<string, unknown> {
  * `""` are ids. The one definition of a valid id: the engine and every transport check with it.
  */
 export function isRequestId(v: unknown): v is RequestId {
-  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
+  // (Number.isInteger is false for anything but a number)
+  return typeof v === 'string' || Number.isInteger(v) || typeof v === 'bigint';
 }
 
 /**
@@ -326,7 +327,7 @@ function paramsOk(m: Record<string, unknown>): boolean {
 }
 
 function errorObjectOk(e: unknown): e is ErrorObject {
-  return isObject(e) && typeof e.code === 'number' && Number.isInteger(e.code) && typeof e.message === 'string';
+  return isObject(e) && Number.isInteger(e.code) && typeof e.message === 'string';
 }
 
 /** A well-formed request (`id` is a string or integer, `method` a string, `params` an object). */
