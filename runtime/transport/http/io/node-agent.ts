@@ -7,6 +7,7 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'no
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { rawHeader } from './node.js';
 
 /**
  * Sockets per origin of the default keep-alive agents. Requests past it wait for a free
@@ -37,21 +38,6 @@ function idleMs(socket: Duplex): number | undefined {
   const ms = Number.parseInt(seconds, 10) * 1000 - 1000;
   if (!(ms > 0)) return undefined;
   return Math.min(ms, KEEP_ALIVE_IDLE_MS);
-}
-
-/**
- * Header `name` (lower-case) of a response's raw headers (`IncomingMessage.rawHeaders`), found
- * without building the whole lower-case `headers` object; repeats joined with `, `, as
- * `res.headers` has them. Undefined when absent.
- */
-export function rawHeader(raw: string[], name: string): string | undefined {
-  let out: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const n = raw[i];
-    if (n.length === name.length && (n === name || n.toLowerCase() === name))
-      out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
-  }
-  return out;
 }
 
 // The idle timeout is set when a socket goes back to the pool and cleared when a request takes

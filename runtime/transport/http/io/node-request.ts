@@ -18,7 +18,8 @@ import {
   type RequestOptions,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { defaultAgent, rawHeader } from './node-agent.js';
+import { defaultAgent } from './node-agent.js';
+import { rawHeader } from './node.js';
 import {
   abortError,
   mediaType,

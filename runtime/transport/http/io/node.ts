@@ -161,28 +161,32 @@ export class NodeSink extends NodeResponseSink {
  */
 export function requestHeaders(req: IncomingMessage): Record<string, string | undefined> {
   const parsed = req.headers;
-  const repeated = parsed.authorization !== undefined && authorizationCount(req.rawHeaders) > 1;
+  // (one header: the same string as parsed, no copy; repeated: joined, unlike parsed)
+  const authorization = parsed.authorization === undefined ? undefined : rawHeader(req.rawHeaders, 'authorization');
+  const repeated = authorization !== parsed.authorization;
   if (parsed['set-cookie'] === undefined && !repeated) return parsed as Record<string, string | undefined>;
   const headers: Record<string, string | undefined> = {};
   for (const name in parsed) {
     const value = parsed[name];
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  if (repeated) {
-    const raw = req.rawHeaders;
-    const all: string[] = [];
-    for (let i = 0; i < raw.length; i += 2)
-      if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') all.push(raw[i + 1]);
-    headers.authorization = all.join(', ');
-  }
+  if (repeated) headers.authorization = authorization;
   return headers;
 }
 
-/** How many `Authorization` header lines `raw` (an `IncomingMessage.rawHeaders`) holds. */
-function authorizationCount(raw: readonly string[]): number {
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') n++;
-  return n;
+/**
+ * Header `name` (lower-case) of a message's raw headers (`IncomingMessage.rawHeaders`), found
+ * without building the whole lower-case `headers` object; repeats joined with `, `, as
+ * `res.headers` has them. Undefined when absent.
+ */
+export function rawHeader(raw: string[], name: string): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const n = raw[i];
+    if (n.length === name.length && (n === name || n.toLowerCase() === name))
+      out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
+  }
+  return out;
 }
 
 /**
