@@ -1,4 +1,4 @@
-// size: node:http adaptation of the handlers (request, body, response); 53 lines over
+// size: node:http adaptation of the handlers (request, body, response); 55 lines over
 /**
  * `node:http` input and output of the stateless endpoint (../stateless/server.ts) and the dual-era
  * front (../../../stateless/dual-era.ts): the response sink written for it, and reading and parsing POST bodies;
