@@ -57,6 +57,7 @@ import { SENT } from '../../../jsonrpc/sent.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
 
 type Obj = Record<string, unknown>;
+type HeadersFn = () => Record<string, string> | Promise<Record<string, string>>;
 
 /** The method of the `tools/list` refresh after -32020 as its errors name it ("POST tools/list (the refresh after -32020)"). */
 const REFRESH = 'tools/list (the refresh after -32020)';
@@ -226,7 +227,7 @@ export class StatelessHttpClientTransport implements Transport {
       const res = f.res!;
       f.res = undefined;
       try {
-        this.#readText(f.id, res, text);
+        this.#readText(f, res, text);
       } catch (e) {
         this.#fail(f.id, e as Error);
       }
@@ -248,7 +249,7 @@ export class StatelessHttpClientTransport implements Transport {
       if (res.ok) {
         const type = mediaType(res.header('content-type'));
         if (type === 'text/event-stream') return this.#readSse(id, res);
-        if (type !== 'application/json') return void this.#refuseType(id, res, type);
+        if (type !== 'application/json') return void this.#refuseType(f, res, type);
       }
       f.res = res;
       if (res.readText) return res.readText(f);
@@ -268,7 +269,8 @@ export class StatelessHttpClientTransport implements Transport {
       const options = this.#deliverOptions(message, f.method);
       const res = sent
         ? await deliver(this.#request, sent.init, options, sent.first)
-        : await deliver(this.#request, this.#init(message, f, await this.#extra()), options);
+        : // (not sent yet: #exchange leaves a POST whose headers are a function to this)
+          await deliver(this.#request, this.#init(message, f, await (this.options.headers as HeadersFn)()), options);
       this.#take(f, res);
     } catch (e) {
       this.#fail(f.id, e as Error);
@@ -282,12 +284,6 @@ export class StatelessHttpClientTransport implements Transport {
     this.#inFlight.clear();
     if (this.#legacy) await this.#legacy.close();
     else this.#events?.onClose();
-  }
-
-  /** The extra headers of the options (a headers function's). */
-  async #extra(): Promise<Record<string, string> | undefined> {
-    const extra = this.options.headers;
-    return typeof extra === 'function' ? extra() : extra;
   }
 
   /** The POST of `message`. */
@@ -390,16 +386,15 @@ export class StatelessHttpClientTransport implements Transport {
    * client fails it: with no body a ConnectionClosedError (the request may have run), else an
    * HttpStatusError naming the type ("unexpected Content-Type text/plain", or "(none)").
    */
-  async #refuseType(id: Id, res: HttpReply, type: string): Promise<void> {
-    const what = `POST ${this.#inFlight.get(id)?.method ?? 'request'}`;
+  async #refuseType(f: Flight, res: HttpReply, type: string): Promise<void> {
     const head = await bodyHead(res);
-    if (head === '' && type === '') return this.#readText(id, res, '');
+    if (head === '' && type === '') return this.#readText(f, res, '');
     this.#fail(
-      id,
+      f.id,
       new HttpStatusError(
         res.status,
         head,
-        `${what}: unexpected Content-Type ${type || '(none)'}`,
+        `POST ${f.method}: unexpected Content-Type ${type || '(none)'}`,
         res.header('content-type'),
       ),
     );
@@ -415,9 +410,13 @@ export class StatelessHttpClientTransport implements Transport {
     skipped: (error) => this.#events?.onError?.(error),
   };
 
-  /** A reply's body `text` (not SSE): the request's answer, or its failure. */
-  #readText(id: Id, res: HttpReply, text: string): void {
-    const what = `POST ${this.#inFlight.get(id)?.method ?? 'request'}`;
+  /**
+   * A reply's body `text` (not SSE): the answer of request `f`, or its failure (dropped by #fail
+   * once `f` is no longer in flight: cancelled, or the transport closed).
+   */
+  #readText(f: Flight, res: HttpReply, text: string): void {
+    const id = f.id;
+    const what = `POST ${f.method}`;
     if (text === '' && res.ok) return this.#fail(id, emptyReply(what, res.status));
     let body: unknown;
     let notJson: Error | undefined;
