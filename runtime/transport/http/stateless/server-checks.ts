@@ -80,18 +80,18 @@ export class StatelessChecks {
   }
 
   /**
-   * The token check: undefined when the endpoint has none, else the principal or the refusal.
-   * A front that checked the token already (the dual-era front) left its verdict on the request
-   * (`front`, see ../io/types.ts AUTHORIZED): taken as it is, one check per request.
+   * The token check of an endpoint that has one (`authorize` set: the caller asks only then):
+   * the principal or the refusal. A front that checked the token already (the dual-era front)
+   * left its verdict on the request (`front`, see ../io/types.ts AUTHORIZED): taken as it is,
+   * one check per request.
    */
   async authorized(
     method: string,
     headers: Headers,
     url: string | undefined,
     front: Authorized | undefined,
-  ): Promise<AuthInfo | Refusal | undefined> {
-    const authorize: Authorizer | undefined = this.options.authorize;
-    if (!authorize) return undefined;
+  ): Promise<AuthInfo | Refusal> {
+    const authorize = this.options.authorize as Authorizer;
     const checked = authorizedBy(authorize, front);
     if (checked) return checked;
     const verdict = await authorize({ method: method.toUpperCase(), headers, url });

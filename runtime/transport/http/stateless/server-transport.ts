@@ -190,16 +190,21 @@ export class StatelessHttpServerTransport implements Transport {
     if (s.sse) return;
     s.sse = true;
     // the keep-alive timer starts in the deferred call that sends the head (one per stream, not two)
-    if (this.settings.keepAliveMs > 0) s.sink.open(200, SSE_HEADERS as Record<string, string>, this.#keepAlive, s);
-    else s.sink.open(200, SSE_HEADERS as Record<string, string>);
+    s.sink.open(
+      200,
+      SSE_HEADERS as Record<string, string>,
+      this.settings.keepAliveMs > 0 ? this.#keepAlive : undefined,
+      s,
+    );
   }
 
   /**
    * Starts the keep-alive comments of an SSE stream once its head is out, when it is still open
-   * (a reply that ended within the tick it opened in needs no timer).
+   * (a reply that ended within the tick it opened in needs no timer). Called once per stream at
+   * most (#open opens it once; the sink calls `afterTick` once).
    */
   readonly #keepAlive = (s: Stream): void => {
-    if (s.done || s.timer) return;
+    if (s.done) return;
     s.timer = setInterval(() => s.sink.write(encodeComment()), this.settings.keepAliveMs);
     s.timer.unref?.();
   };
