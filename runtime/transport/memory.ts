@@ -102,20 +102,19 @@ export class MemoryTransport implements Transport {
   }
 
   private deliverOne(): void {
-    const item = this.inbox.shift();
-    const events = this.events;
-    if (item && events && !this.closedFired) {
-      try {
-        if ('close' in item) {
-          this.closedFired = true;
-          this.inbox.length = 0;
-          events.onClose(item.close);
-        } else {
-          events.onMessage(item.message as JSONRPCMessage, item.info);
-        }
-      } catch (e) {
-        events.onError?.(e instanceof Error ? e : new Error(String(e)));
+    // (scheduled with an item queued once started; nothing is queued once the close was delivered)
+    const item = this.inbox.shift()!;
+    const events = this.events!;
+    try {
+      if ('close' in item) {
+        this.closedFired = true;
+        this.inbox.length = 0;
+        events.onClose(item.close);
+      } else {
+        events.onMessage(item.message as JSONRPCMessage, item.info);
       }
+    } catch (e) {
+      events.onError?.(e instanceof Error ? e : new Error(String(e)));
     }
     this.draining = false;
     this.schedule();
