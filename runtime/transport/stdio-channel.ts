@@ -10,7 +10,7 @@ import {
   frameJson,
   NdjsonDecoder,
 } from '../codec/ndjson.js';
-import { classify, exactIds, kindOf, parseErrorResponse } from '../jsonrpc/message.js';
+import { classify, exactIds, type InvalidMessage, kindOf, parseErrorResponse } from '../jsonrpc/message.js';
 import { ConnectionClosedError } from '../jsonrpc/errors.js';
 import { SENT } from '../jsonrpc/sent.js';
 import type { JSONRPCMessage, TransportEvents } from '../jsonrpc/transport.js';
@@ -297,8 +297,8 @@ export class LineChannel {
       }
       return;
     }
-    const c = classify(v);
-    if (c.kind !== 'invalid') return;
+    // (kindOf found no kind: classify's verdict is 'invalid', and says why)
+    const c = classify(v) as InvalidMessage;
     const e = new Error(`invalid message: ${c.reason}`);
     this.report(e);
     if (this.invalid(e) && c.reply) this.write(c.reply).catch(() => undefined);
