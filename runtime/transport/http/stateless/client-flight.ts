@@ -34,6 +34,8 @@ export class Flight extends Cancel implements ReplyTaker, TextTaker {
   init: HttpRequestInit | undefined = undefined;
   /** Its reply, while its body is being read. */
   res: HttpReply | undefined = undefined;
+  /** Its POSTs are not retried: sent with `retry: false` (SendOptions), or the `tools/list` refresh's. */
+  once = false;
   /** A `tools/call` answered -32020 once: its tools refreshed, posted again (the transport's `#again`). */
   refreshed = false;
   /** A request of the transport's own (the `tools/list` refresh): takes its answer, or why it has none, instead of the engine. */

@@ -77,8 +77,6 @@ export class StatelessHttpClientTransport implements Transport {
   readonly #request: Requester;
   /** Requests awaiting their answer, by id (a Map tells the id 1 from the id "1"). */
   readonly #inFlight = new Map<Id, Flight>();
-  /** The requests sent with `retry: false` (SendOptions): no retries of their POSTs. */
-  #once: WeakSet<JSONRPCMessage> | undefined;
   /** The `Mcp-Param-*` annotations of each known tool, for ./headers.ts `requestHeaders`. */
   readonly #tools = new ToolHeaders();
   #events: TransportEvents | undefined;
@@ -155,8 +153,8 @@ export class StatelessHttpClientTransport implements Transport {
     )
       return this.#sendOther(message, options);
     const id = message.id as Id;
-    if (options?.retry === false) (this.#once ??= new WeakSet()).add(message);
     const flight = new Flight(method as string, id, message, this.#host);
+    flight.once = options?.retry === false;
     this.#inFlight.set(id, flight);
     try {
       this.#exchange(flight);
@@ -188,7 +186,7 @@ export class StatelessHttpClientTransport implements Transport {
     const extra = this.options.headers;
     // (no await for headers given as a record: the POST starts in this tick)
     const init = this.#init(message, new Cancel(), typeof extra === 'function' ? await extra() : extra);
-    (await deliver(this.#request, init, this.#deliverOptions(message))).discard();
+    (await deliver(this.#request, init, this.#deliverOptions(message.method ?? 'response'))).discard();
   }
 
   /**
@@ -219,9 +217,15 @@ export class StatelessHttpClientTransport implements Transport {
     );
   }
 
-  /** The takers of every Flight of this transport: #exchange's first reply, and its JSON body. */
-  readonly #host: FlightHost = {
-    replied: (f, res) => this.#replied(f, res),
+  /**
+   * The takers of every Flight of this transport: #exchange's first reply (read here, #take,
+   * unless a 503, which goes on to #exchangeAll), and its JSON body; and where an SSE reply's
+   * messages go (./client-reply.ts).
+   */
+  readonly #host: FlightHost & ReplyTarget = {
+    // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
+    replied: (f, res) =>
+      res.status === 503 ? void this.#exchangeAll(f, { init: f.init!, first: { reply: res } }) : this.#take(f, res),
     notReplied: (f, error) => void this.#exchangeAll(f, { init: f.init!, first: { error } }),
     read: (f, text) => {
       const res = f.res!;
@@ -233,14 +237,9 @@ export class StatelessHttpClientTransport implements Transport {
       }
     },
     fail: (id, error) => this.#fail(id, error),
+    answer: (m) => this.#answer(m),
+    skipped: (error) => this.#events?.onError?.(error),
   };
-
-  /** The first reply of #exchange's POST: read here (#take) unless a 503, which goes on to #exchangeAll. */
-  #replied(f: Flight, res: HttpReply): void {
-    // (an SSE reply read here too: what delivery would do with a first reply that is no 503 is return it)
-    if (res.status === 503) void this.#exchangeAll(f, { init: f.init!, first: { reply: res } });
-    else this.#take(f, res);
-  }
 
   /** The reply that answers request `f`: an SSE stream read as it comes, a JSON body to #readText through `f`, any other type refused. */
   #take(f: Flight, res: HttpReply): void {
@@ -248,7 +247,8 @@ export class StatelessHttpClientTransport implements Transport {
     try {
       if (res.ok) {
         const type = mediaType(res.header('content-type'));
-        if (type === 'text/event-stream') return this.#readSse(id, res);
+        // (./client-reply.ts: its messages to #answer as they arrive, or the request's failure)
+        if (type === 'text/event-stream') return readSseReply(id, res, this.options.maxEventSize, this.#host);
         if (type !== 'application/json') return void this.#refuseType(f, res, type);
       }
       f.res = res;
@@ -266,7 +266,7 @@ export class StatelessHttpClientTransport implements Transport {
   async #exchangeAll(f: Flight, sent: { init: HttpRequestInit; first: FirstAttempt } | undefined): Promise<void> {
     const message = f.message;
     try {
-      const options = this.#deliverOptions(message, f.method);
+      const options = this.#deliverOptions(f.method, f.once);
       const res = sent
         ? await deliver(this.#request, sent.init, options, sent.first)
         : // (not sent yet: #exchange leaves a POST whose headers are a function to this)
@@ -299,13 +299,12 @@ export class StatelessHttpClientTransport implements Transport {
   }
 
   /**
-   * How the POST of `message` is delivered, named `POST <method>` in its errors. The refresh
-   * after -32020 (`method` REFRESH) is sent once, as the posts of `#once`: no retry of a 503 or
-   * a refused connection holds up the call it serves.
+   * How a POST is delivered, named `POST <method>` in its errors: `once`, with no retry (a
+   * request sent with `retry: false`; the refresh after -32020, so that no retry of a 503 or a
+   * refused connection holds up the call it serves).
    */
-  #deliverOptions(message: JSONRPCMessage, method: unknown = message.method ?? 'response'): DeliverOptions {
-    const retry = method === REFRESH || this.#once?.has(message) ? false : this.options.retry;
-    return { what: `POST ${String(method)}`, retry };
+  #deliverOptions(method: unknown, once?: boolean): DeliverOptions {
+    return { what: `POST ${String(method)}`, retry: once ? false : this.options.retry };
   }
 
   /**
@@ -361,6 +360,7 @@ export class StatelessHttpClientTransport implements Transport {
       const m = await new Promise<JSONRPCMessage | Error>((settle) => {
         const r = new Flight(REFRESH, id, { jsonrpc: '2.0', id, method: 'tools/list', params }, this.#host);
         r.settle = settle;
+        r.once = true;
         call.onCancel((reason) => r.cancel(reason));
         this.#inFlight.set(id, r);
         this.#exchange(r);
@@ -399,16 +399,6 @@ export class StatelessHttpClientTransport implements Transport {
       ),
     );
   }
-
-  /** An SSE reply (./client-reply.ts): its messages to #answer as they arrive, or the request's failure. */
-  #readSse(id: Id, res: HttpReply): void {
-    readSseReply(id, res, this.options.maxEventSize, this.#replyTarget);
-  }
-  readonly #replyTarget: ReplyTarget = {
-    answer: (m) => this.#answer(m),
-    fail: (id, error) => this.#fail(id, error),
-    skipped: (error) => this.#events?.onError?.(error),
-  };
 
   /**
    * A reply's body `text` (not SSE): the answer of request `f`, or its failure (dropped by #fail
