@@ -10,13 +10,7 @@
  * The default agents (./node-agent.ts) close an idle socket before the server would, so that a
  * request rarely meets a socket the server is closing as idle.
  */
-import {
-  type Agent as HttpAgent,
-  request as httpRequest,
-  type ClientRequest,
-  type IncomingMessage,
-  type RequestOptions,
-} from 'node:http';
+import { type Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { defaultAgent } from './node-agent.js';
 import { rawHeader } from './node.js';
@@ -42,32 +36,30 @@ export { DEFAULT_MAX_SOCKETS, defaultAgent, KEEP_ALIVE_IDLE_MS } from './node-ag
 export function nodeRequester(url: URL, agent?: HttpAgent): SendingRequester {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new TypeError(`unsupported URL scheme ${url.protocol} (http: or https: only)`);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send: typeof httpRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const pool = agent ?? defaultAgent(url.protocol);
-  const base = {
-    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-    port: url.port,
-    path: url.pathname + url.search,
-  };
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const port = url.port;
+  const path = url.pathname + url.search;
   const start = (init: HttpRequestInit, taker: ReplyTaker): void => {
     const { signal, cancel } = init;
     if (signal?.aborted) throw abortError(signal);
     if (cancel?.reason) throw cancel.reason;
     const headers = init.headers;
     if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-    // the options spelt out: an object spread of `base` here cost more than the rest of this function.
+    // the options spelt out: an object spread of fixed ones here cost more than the rest of this function.
     // No `protocol`: `send` is the scheme's own request function, which takes its scheme from
     // there and refuses an agent of the other one all the same (ERR_INVALID_PROTOCOL); one more
     // member cost node:http's agent ~0.7 kB of copying per request.
     const options = {
-      hostname: base.hostname,
-      port: base.port,
-      path: base.path,
+      hostname,
+      port,
+      path,
       method: init.method,
       headers,
       agent: init.stream && !agent ? false : pool,
     };
-    sendCall({ taker, signal, cancel, reply: undefined, send, options, body: init.body }, init.stream);
+    sendCall({ taker, signal, cancel, reply: undefined }, send(options) as CallRequest, init.body, init.stream);
   };
   const requester: SendingRequester = (init) =>
     new Promise<HttpReply>((resolve, reject) => start(init, { reply: resolve, error: reject }));
@@ -83,12 +75,12 @@ export function nodeRequester(url: URL, agent?: HttpAgent): SendingRequester {
 }
 
 /**
- * Sends `call` (once: see the module docs). A long-lived `stream` (the standalone GET) keeps no
- * process alive, from its socket on, its response head come or not: nothing awaits it (a caller
- * of `standaloneOpened()` is kept alive by that wait, ../session/fetch-client.ts).
+ * Sends `req` with `body` (once: see the module docs), `call` its state. A long-lived `stream`
+ * (the standalone GET) keeps no process alive, from its socket on, its response head come or
+ * not: nothing awaits it (a caller of `standaloneOpened()` is kept alive by that wait,
+ * ../session/fetch-client.ts).
  */
-function sendCall(call: Call, stream: boolean | undefined): void {
-  const req = call.send(call.options) as CallRequest;
+function sendCall(call: Call, req: CallRequest, body: string | undefined, stream: boolean | undefined): void {
   if (stream) req.on('socket', unrefSocket);
   req[CALL] = call;
   req.on('response', onCallResponse);
@@ -99,7 +91,7 @@ function sendCall(call: Call, stream: boolean | undefined): void {
     if (signal) signal.addEventListener('abort', (call.onAbort = aborter(req, signal)), { once: true });
     if (cancel) cancel.onCancel((call.onCancel = destroyer(req)));
   }
-  req.end(call.body);
+  req.end(body);
 }
 
 // The hooks close over the request alone, made outside the promise executor: a hook made in it
@@ -123,9 +115,6 @@ interface Call {
   onAbort?: () => void;
   onCancel?: (reason: Error) => void;
   reply: NodeReply | undefined;
-  send: typeof httpRequest;
-  options: RequestOptions;
-  body: string | undefined;
 }
 type CallRequest = ClientRequest & { [CALL]: Call };
 
