@@ -183,12 +183,11 @@ export function corsNode(cors: Cors | undefined, req: NodePair['req'], res: Node
   if (!cors) return false;
   const origin = req.headers.origin;
   if (typeof origin !== 'string') return false;
-  if ((req.method ?? '').toUpperCase() === 'OPTIONS') {
-    const answer = cors.preflight('OPTIONS', req.headers as Record<string, string | undefined>);
-    if (answer) {
-      res.writeHead(answer.status, answer.headers).end();
-      return true;
-    }
+  // (preflight() answers OPTIONS alone)
+  const answer = cors.preflight(req.method ?? '', req.headers as Record<string, string | undefined>);
+  if (answer) {
+    res.writeHead(answer.status, answer.headers).end();
+    return true;
   }
   const extra = cors.responseHeaders(origin);
   if (extra) for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);

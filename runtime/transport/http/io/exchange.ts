@@ -48,7 +48,6 @@ class NodeExchange extends NodeResponseSink implements Exchange {
   readonly headers: Record<string, string | undefined>;
   readonly localPort: number | undefined;
   #aborter: AbortController | undefined;
-  #lost = false;
   /** The first close listener (a stream has one), then any more. */
   #listener: (() => void) | undefined;
   #listeners: Array<() => void> | undefined;
@@ -81,17 +80,15 @@ class NodeExchange extends NodeResponseSink implements Exchange {
   get signal(): AbortSignal {
     if (!this.#aborter) {
       this.#aborter = new AbortController();
-      if (this.#lost) this.#aborter.abort(new Error('HTTP connection closed'));
+      // (closed before the response was complete: the abort closing() would have made)
+      if (this.gone && !this.res.writableFinished) this.#aborter.abort(new Error('HTTP connection closed'));
     }
     return this.#aborter.signal;
   }
 
   /** The response closed: aborts the signal unless the response was complete, calls the listeners. */
   closing(): void {
-    if (!this.res.writableFinished) {
-      this.#lost = true;
-      this.#aborter?.abort(new Error('HTTP connection closed'));
-    }
+    if (!this.res.writableFinished) this.#aborter?.abort(new Error('HTTP connection closed'));
     if (this.gone) return;
     this.gone = true;
     const first = this.#listener;
@@ -117,7 +114,7 @@ class NodeExchange extends NodeResponseSink implements Exchange {
  * responded or opened a stream; a streamed body ends when the sink ends or the reader cancels.
  */
 export function fetchExchange(request: Request): { exchange: Exchange; response: Promise<Response> } {
-  const { headers, localPort: port } = headOfRequest(request);
+  const { headers, localPort } = headOfRequest(request);
   const aborter = new AbortController();
   const listeners: Array<() => void> = [];
   let closed = false;
@@ -190,7 +187,7 @@ export function fetchExchange(request: Request): { exchange: Exchange; response:
     headers,
     authorized: (request as WithAuthorized)[AUTHORIZED],
     url: request.url,
-    localPort: port,
+    localPort,
     signal: aborter.signal,
     readBody: (limit, timeoutMs) => readRequestBody(request, limit, timeoutMs),
     sink,

@@ -136,7 +136,7 @@ export class RequestGuard {
     }
     let hostOk = this.#hostOk.get(host);
     if (hostOk === undefined)
-      this.#hostOk.set(host, (hostOk = hostAllowed(headers.host, localPort, this.options.allowedHosts)));
+      this.#hostOk.set(host, (hostOk = hostAllowed(host, localPort, this.options.allowedHosts)));
     if (!hostOk) return refusal(403, 'Forbidden: Host not allowed');
     const origin = headers.origin;
     if (origin !== undefined) {
