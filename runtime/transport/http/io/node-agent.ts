@@ -7,7 +7,7 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'no
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { rawHeader } from './node.js';
+import { rawHeader } from './request.js';
 
 /**
  * Sockets per origin of the default keep-alive agents. Requests past it wait for a free

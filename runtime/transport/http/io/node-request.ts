@@ -13,7 +13,7 @@
 import { type Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { defaultAgent } from './node-agent.js';
-import { rawHeader } from './node.js';
+import { rawHeader } from './request.js';
 import {
   abortError,
   mediaType,

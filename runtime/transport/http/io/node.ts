@@ -1,4 +1,4 @@
-// size: node:http adaptation of the handlers (request, body, response); 55 lines over
+// size: node:http adaptation of the handlers (request, body, response); 41 lines over
 /**
  * `node:http` input and output of the stateless endpoint (../stateless/server.ts) and the dual-era
  * front (../../../stateless/dual-era.ts): the response sink written for it, and reading and parsing POST bodies;
@@ -12,6 +12,7 @@ import { exactIds } from '../../../jsonrpc/message.js';
 import type { BodyFailure, ResponseSink } from './types.js';
 import { refusalBody, refusalHeaders, type HttpRefusal } from './guard.js';
 import { parsePeerJson } from '../../../codec/json-depth.js';
+import { rawHeader } from './request.js';
 
 /** The headers of a JSON answer; {@link NodeSink.respond} recognises this object and adds the length. */
 export const JSON_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json' };
@@ -172,21 +173,6 @@ export function requestHeaders(req: IncomingMessage): Record<string, string | un
   }
   if (repeated) headers.authorization = authorization;
   return headers;
-}
-
-/**
- * Header `name` (lower-case) of a message's raw headers (`IncomingMessage.rawHeaders`), found
- * without building the whole lower-case `headers` object; repeats joined with `, `, as
- * `res.headers` has them. Undefined when absent.
- */
-export function rawHeader(raw: string[], name: string): string | undefined {
-  let out: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const n = raw[i];
-    if (n.length === name.length && (n === name || n.toLowerCase() === name))
-      out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
-  }
-  return out;
 }
 
 /**

@@ -392,3 +392,18 @@ export function sleep(ms: number, signal: AbortSignal, unref?: boolean): Promise
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Header `name` (lower-case) of a message's raw headers (`IncomingMessage.rawHeaders`), found
+ * without building the whole lower-case `headers` object; repeats joined with `, `, as
+ * `res.headers` has them. Undefined when absent.
+ */
+export function rawHeader(raw: string[], name: string): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const n = raw[i];
+    if (n.length === name.length && (n === name || n.toLowerCase() === name))
+      out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
+  }
+  return out;
+}
