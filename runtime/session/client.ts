@@ -158,15 +158,11 @@ export class ClientSession<P extends ProtocolMaps> {
     readonly options: ClientSessionOptions<P>,
   ) {
     this.#table = requestedTable;
-    this.#lifecycle = lifecycleOf(requestedTable)(this.#host());
-  }
-
-  /** The view of this session its lifecycle works on (./lifecycle/strategy.ts). */
-  #host(): ClientHost {
+    // the view of this session its lifecycle works on (./lifecycle/strategy.ts)
     const session = this;
     const host: ClientHost = {
-      options: this.options as unknown as ClientLifecycleOptions,
-      requestedTable: this.requestedTable,
+      options: options as unknown as ClientLifecycleOptions,
+      requestedTable,
       get table() {
         return session.#table;
       },
@@ -193,7 +189,7 @@ export class ClientSession<P extends ProtocolMaps> {
         this.#server = server;
       },
     };
-    return host;
+    this.#lifecycle = lifecycleOf(requestedTable)(host);
   }
 
   /** The stateless result cache (undefined when turned off, and on a handshake revision). */
@@ -303,9 +299,14 @@ export class ClientSession<P extends ProtocolMaps> {
       return session.#checkToolResult(this as Params, r, undefined);
     } as ResultStep)(this);
 
-  /** `tools/list` results: their output schemas are learnt, the result returned as it is. */
+  /** `tools/list` results: the `outputSchema` of each tool is recorded, the result returned as it is. */
   readonly #afterList: ResultStep = (r) => {
-    this.#learnTools(r);
+    const tools = isRecord(r) && Array.isArray(r.tools) ? r.tools : [];
+    for (const t of tools) {
+      if (!isRecord(t) || typeof t.name !== 'string') continue;
+      if (!this.#outputSchemas.has(t.name) && this.#outputSchemas.size >= MAX_TOOL_SCHEMAS) break;
+      this.#outputSchemas.set(t.name, isRecord(t.outputSchema) ? t.outputSchema : undefined);
+    }
     return r;
   };
 
@@ -427,16 +428,6 @@ export class ClientSession<P extends ProtocolMaps> {
       cursor = next;
     }
     throw new Error(`stopped after ${MAX_TOOL_PAGES} pages (the cap)`);
-  }
-
-  /** Records the `outputSchema` of each tool of a `tools/list` result. */
-  #learnTools(result: unknown): void {
-    const tools = isRecord(result) && Array.isArray(result.tools) ? result.tools : [];
-    for (const t of tools) {
-      if (!isRecord(t) || typeof t.name !== 'string') continue;
-      if (!this.#outputSchemas.has(t.name) && this.#outputSchemas.size >= MAX_TOOL_SCHEMAS) break;
-      this.#outputSchemas.set(t.name, isRecord(t.outputSchema) ? t.outputSchema : undefined);
-    }
   }
 
   /**

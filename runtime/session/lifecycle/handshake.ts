@@ -275,7 +275,7 @@ class HandshakeServer implements ServerLifecycle {
   handlers() {
     const o = this.host.options;
     return {
-      requests: requestTable(o.handlers, hasCapability(o.capabilities ?? {}, ['logging'])),
+      requests: requestTable(o.handlers, hasCapability(o.capabilities, ['logging'])),
       notifications: notificationTable(o.notificationHandlers),
     };
   }
@@ -341,7 +341,7 @@ class HandshakeServer implements ServerLifecycle {
   }
 
   async log(level: LogLevel, data: unknown, logger: string | undefined): Promise<boolean> {
-    if (this.logLevel && !passesLogLevel(logLevelOrderOf(this.host.table), level, this.logLevel)) return false;
+    if (this.logLevel && !passesLogLevel(this.logLevelOrder(), level, this.logLevel)) return false;
     const params: Params = { level, data };
     if (logger !== undefined) params.logger = logger;
     await this.host.peer.notify('notifications/message', params);

@@ -410,7 +410,7 @@ class StatelessServer implements ServerLifecycle {
       });
       host.onClose(off);
     }
-    if (hasCapability(o.capabilities ?? {}, ['logging']) && !handled('logging/setLevel'))
+    if (hasCapability(o.capabilities, ['logging']) && !handled('logging/setLevel'))
       peer.setRequestHandler('logging/setLevel', onSetLevel);
   }
 
