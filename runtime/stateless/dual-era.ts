@@ -183,9 +183,10 @@ export class EraRouter {
   /** Forwards a cancel to the side holding the request (its route ends here), else to both. */
   #cancel(m: JSONRPCMessage, info: MessageInfo | undefined): void {
     const id = parseCancelled(m.params)?.requestId;
-    const side = id === undefined ? undefined : this.#routes.get(id);
+    // (no route is kept under an undefined id: requests always have one)
+    const side = this.#routes.get(id as RequestId);
     if (side) {
-      this.#routes.delete(id!);
+      this.#routes.delete(id as RequestId);
       return side.events?.onMessage(m, info);
     }
     if (id === undefined) return this.#route(m).events?.onMessage(m, info);
@@ -234,8 +235,8 @@ export function createDualEraHttpHandler(handlers: {
   legacy: StreamableHttpHandler;
 }): DualEraHttpHandler {
   const { modern, legacy } = handlers;
-  const pick = (method: string, sessionHeader: string | null | undefined, message: unknown) => {
-    if (method.toUpperCase() !== 'POST') return sessionHeader ? legacy : modern;
+  const pick = (post: boolean, sessionHeader: string | null | undefined, message: unknown) => {
+    if (!post) return sessionHeader ? legacy : modern;
     if (message === undefined) return modern;
     if (isModernRequest(message)) return modern;
     if ((message as Obj | null)?.method === 'initialize' || sessionHeader) return legacy;
@@ -308,7 +309,8 @@ export function createDualEraHttpHandler(handlers: {
   const handler = (async (req: IncomingMessage, res: ServerResponse) => {
     if (afterClosingResponse(req) || corsNode(cors, req, res)) return;
     let message: unknown;
-    if ((req.method ?? '').toUpperCase() === 'POST') {
+    const post = (req.method ?? '').toUpperCase() === 'POST';
+    if (post) {
       const headers = requestHeaders(req);
       const head = checkHead(req.method!, headers, req.socket?.localPort);
       if (!(head instanceof RequestGuard)) return refuseNode(res, head);
@@ -329,7 +331,7 @@ export function createDualEraHttpHandler(handlers: {
     }
     const h = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(h) ? h[0] : h;
-    if (!sessionId && (req.method ?? '').toUpperCase() !== 'POST') {
+    if (!sessionId && !post) {
       const refused = sessionlessRefusal(
         req.method ?? 'GET',
         req.headers as Readonly<Record<string, string | undefined>>,
@@ -337,7 +339,7 @@ export function createDualEraHttpHandler(handlers: {
       );
       if (refused) return refuseNode(res, refused);
     }
-    return pick(req.method ?? 'GET', sessionId, message)(req, res);
+    return pick(post, sessionId, message)(req, res);
   }) as DualEraHttpHandler;
   Object.defineProperties(handler, {
     fetch: {
@@ -346,7 +348,8 @@ export function createDualEraHttpHandler(handlers: {
           let body: BodyInit | undefined;
           let message: unknown;
           const verdict: WithAuthorized = {};
-          if (request.method.toUpperCase() === 'POST') {
+          const post = request.method.toUpperCase() === 'POST';
+          if (post) {
             const { headers, localPort } = headOfRequest(request);
             const head = checkHead(request.method, headers, localPort);
             if (!(head instanceof RequestGuard)) return refusalResponse(head);
@@ -358,12 +361,12 @@ export function createDualEraHttpHandler(handlers: {
             message = parseJsonBody(read);
           }
           const sessionId = request.headers.get('mcp-session-id');
-          if (!sessionId && request.method.toUpperCase() !== 'POST') {
+          if (!sessionId && !post) {
             const { headers, localPort } = headOfRequest(request);
             const refused = sessionlessRefusal(request.method, headers, localPort);
             if (refused) return refusalResponse(refused);
           }
-          const target = pick(request.method, sessionId, message);
+          const target = pick(post, sessionId, message);
           const handed: Request & WithAuthorized = new Request(request.url, {
             method: request.method,
             headers: request.headers,

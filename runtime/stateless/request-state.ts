@@ -213,42 +213,40 @@ export class RequestStateSealer {
     options: { binding?: string } = {},
   ): T {
     const method = typeof request === 'string' ? request : request.method;
-    if (typeof state !== 'string') throw new InvalidRequestStateError('malformed', method);
-    if (state.length > this.#maxLength) throw new InvalidRequestStateError('too_large', method);
-    if (!/^[A-Za-z0-9_-]+$/.test(state)) throw new InvalidRequestStateError('malformed', method);
+    const fault = (reason: RequestStateFault) => new InvalidRequestStateError(reason, method);
+    if (typeof state !== 'string') throw fault('malformed');
+    if (state.length > this.#maxLength) throw fault('too_large');
+    if (!/^[A-Za-z0-9_-]+$/.test(state)) throw fault('malformed');
     let raw: Uint8Array;
     try {
       raw = fromBase64Url(state);
     } catch {
-      throw new InvalidRequestStateError('malformed', method);
+      throw fault('malformed');
     }
-    if (raw.length <= KEY_ID_BYTES + MAC_BYTES) throw new InvalidRequestStateError('malformed', method);
+    if (raw.length <= KEY_ID_BYTES + MAC_BYTES) throw fault('malformed');
     const key = this.#keys.get(toHex(raw.subarray(0, KEY_ID_BYTES)));
     const body = raw.subarray(KEY_ID_BYTES + MAC_BYTES);
     // an unknown key id still costs one MAC, so the answer does not tell key ids apart by time
     const expected = mac(key ?? this.#key, body);
-    if (!equalBytes(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key)
-      throw new InvalidRequestStateError('tampered', method);
+    if (!equalBytes(raw.subarray(KEY_ID_BYTES, KEY_ID_BYTES + MAC_BYTES), expected) || !key) throw fault('tampered');
     let payload: { m?: unknown; t?: unknown; p?: unknown; a?: unknown; e?: unknown; b?: unknown; d?: unknown };
     try {
       payload = JSON.parse(utf8Text(body));
     } catch {
-      throw new InvalidRequestStateError('malformed', method);
+      throw fault('malformed');
     }
-    if (typeof payload !== 'object' || payload === null) throw new InvalidRequestStateError('malformed', method);
-    if (typeof payload.e !== 'number' || this.#now() >= payload.e)
-      throw new InvalidRequestStateError('expired', method);
-    if (payload.a !== this.#audience) throw new InvalidRequestStateError('audience', method);
-    if (payload.m !== method) throw new InvalidRequestStateError('method', method);
+    if (typeof payload !== 'object' || payload === null) throw fault('malformed');
+    if (typeof payload.e !== 'number' || this.#now() >= payload.e) throw fault('expired');
+    if (payload.a !== this.#audience) throw fault('audience');
+    if (payload.m !== method) throw fault('method');
     if (typeof request !== 'string') {
-      if (payload.t !== requestTarget(request.method, request.params))
-        throw new InvalidRequestStateError('request', method);
-      if (payload.p !== this.#principal?.(request)) throw new InvalidRequestStateError('principal', method);
+      if (payload.t !== requestTarget(request.method, request.params)) throw fault('request');
+      if (payload.p !== this.#principal?.(request)) throw fault('principal');
     } else if (payload.t !== undefined || payload.p !== undefined) {
       // a state sealed for a request is only ever verified against a request
-      throw new InvalidRequestStateError('request', method);
+      throw fault('request');
     }
-    if (payload.b !== options.binding) throw new InvalidRequestStateError('binding', method);
+    if (payload.b !== options.binding) throw fault('binding');
     return payload.d as T;
   }
 
