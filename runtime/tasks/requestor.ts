@@ -142,12 +142,12 @@ export async function callWithTask(
     received();
     throw e;
   }
-  const handle = handleModule.loaded() ? undefined : handleModule.load();
-  handle?.catch(() => undefined); // a failed import is reported below, once the answer came
+  const loading = handleModule.load();
+  loading.catch(() => undefined); // a failed import is reported below, once the answer came
   let mod: HandleModule;
   try {
     created = await sent;
-    mod = handleModule.loaded() ?? (await handle!);
+    mod = await loading;
   } catch (e) {
     received();
     stop?.();
