@@ -122,7 +122,7 @@ export class AppHost<M extends ProtocolMaps = ProtocolMaps> {
 
   constructor(options: AppHostOptions) {
     this.#options = options;
-    this.#context = { ...(options.hostContext ?? {}) };
+    this.#context = { ...options.hostContext };
     this.#initialized = new Promise<void>((resolve) => {
       this.#markInitialized = resolve;
     });
@@ -199,30 +199,26 @@ export class AppHost<M extends ProtocolMaps = ProtocolMaps> {
     await peer.start();
   }
 
-  /** The server's tools by name (`tools/list`, every page). */
-  async #listTools(): Promise<Map<string, ListedTool>> {
-    const tools = new Map<string, ListedTool>();
-    let cursor: string | undefined;
-    for (let page = 0; page < 1000; page++) {
-      const r = (await this.#options.server!.request('tools/list', cursor === undefined ? {} : { cursor })) as {
-        tools?: ListedTool[];
-        nextCursor?: string;
-      };
-      for (const t of r.tools ?? []) tools.set(t.name, t);
-      if (!r.nextCursor) break;
-      cursor = r.nextCursor;
-    }
-    return tools;
-  }
-
   async #callTool(params: { name: string }, ctx: RequestContext): Promise<unknown> {
     const server = this.#options.server;
     if (!server) throw new RpcError(ErrorCode.MethodNotFound, 'Method not found: tools/call');
     const name = params.name;
     let tool = this.#tools?.get(name);
     if (!tool) {
-      this.#tools = await this.#listTools();
-      tool = this.#tools.get(name);
+      // the server's tools by name (`tools/list`, every page)
+      const tools = new Map<string, ListedTool>();
+      let cursor: string | undefined;
+      for (let page = 0; page < 1000; page++) {
+        const r = (await server.request('tools/list', cursor === undefined ? {} : { cursor })) as {
+          tools?: ListedTool[];
+          nextCursor?: string;
+        };
+        for (const t of r.tools ?? []) tools.set(t.name, t);
+        if (!r.nextCursor) break;
+        cursor = r.nextCursor;
+      }
+      this.#tools = tools;
+      tool = tools.get(name);
     }
     const refuse = (reason: string) => {
       this.onrefused?.('tools/call', reason);

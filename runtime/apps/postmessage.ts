@@ -65,7 +65,15 @@ export class PostMessageTransport implements Transport {
   readonly #onRefused: PostMessageTransportOptions['onRefused'];
   #events: TransportEvents | undefined;
   #closed = false;
-  readonly #listener = (e: MessageEventLike): void => this.#receive(e);
+  /** The `message` listener: a message from the target window, of the origin and JSON-RPC, is received; another refused. */
+  readonly #listener = (e: MessageEventLike): void => {
+    if (this.#closed || !this.#events) return;
+    if (e.source !== this.#source) return this.#refuse('the message comes from another window', e);
+    if (this.#origin !== '*' && e.origin !== this.#origin)
+      return this.#refuse(`the message comes from origin ${e.origin}, not ${this.#origin}`, e);
+    if (kindOf(e.data) === null) return this.#refuse('not a JSON-RPC 2.0 message', e);
+    this.#events.onMessage(e.data as JSONRPCMessage);
+  };
 
   constructor(options: PostMessageTransportOptions) {
     this.#target = options.target;
@@ -84,15 +92,6 @@ export class PostMessageTransport implements Transport {
   #refuse(reason: string, e: MessageEventLike): void {
     this.#onRefused?.(reason, e);
     this.#events?.onError?.(new Error(`postMessage refused: ${reason}`));
-  }
-
-  #receive(e: MessageEventLike): void {
-    if (this.#closed || !this.#events) return;
-    if (e.source !== this.#source) return this.#refuse('the message comes from another window', e);
-    if (this.#origin !== '*' && e.origin !== this.#origin)
-      return this.#refuse(`the message comes from origin ${e.origin}, not ${this.#origin}`, e);
-    if (kindOf(e.data) === null) return this.#refuse('not a JSON-RPC 2.0 message', e);
-    this.#events.onMessage(e.data as JSONRPCMessage);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

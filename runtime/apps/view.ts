@@ -140,7 +140,7 @@ export class App<M extends AppMaps = AppMaps> {
       protocolVersion: this.#options.table.protocolVersion,
     });
     this.#init = init;
-    this.#context = { ...((init.hostContext as Record<string, unknown> | undefined) ?? {}) };
+    this.#context = { ...(init.hostContext as Record<string, unknown> | undefined) };
     peer.setRemoteCapabilities((init.hostCapabilities as Record<string, unknown> | undefined) ?? {});
     await peer.notify('ui/notifications/initialized', {});
     if (this.#options.autoResize !== false) this.#watchSize();

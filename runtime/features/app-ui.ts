@@ -66,7 +66,7 @@ export function appResourceDefinition(def: AppResourceDefinition): {
   read(uri: string, ctx: RequestContext): Promise<Obj[]>;
 } {
   if (!def.uri.startsWith('ui://')) throw new TypeError(`UI resource ${def.uri}: the URI must start with ui://`);
-  const meta = def.ui ? { ...(def._meta ?? {}), ui: def.ui } : def._meta;
+  const meta = def.ui ? { ...def._meta, ui: def.ui } : def._meta;
   return {
     uri: def.uri,
     name: def.name,
@@ -86,7 +86,7 @@ export function appToolMeta(ui: AppToolUi, meta?: Obj): Obj {
   if (ui.resourceUri !== undefined && !ui.resourceUri.startsWith('ui://'))
     throw new TypeError(`resourceUri ${ui.resourceUri}: a view is a ui:// resource`);
   return {
-    ...(meta ?? {}),
+    ...meta,
     ui,
     ...(ui.resourceUri === undefined ? {} : { [LEGACY_RESOURCE_URI_KEY]: ui.resourceUri }),
   };
