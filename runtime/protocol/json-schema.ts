@@ -21,6 +21,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { formats } from './formats.js';
 import { as2020, describeValidation, metaSchemaProblem } from './schema-check.js';
 import { isObject } from '../jsonrpc/message.js';
+import { schemaWarnings } from './schema-warnings.js';
 
 /** A compiled validator (Ajv's): called with a value, returns whether it matches; `errors` holds the issues of the last call. */
 export type { ValidateFunction };
@@ -34,6 +35,8 @@ const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 1000;
 let ajv: InstanceType<typeof Ajv2020Module.default> | undefined;
 let compilations = 0;
+/** The unknown formats warned of in this process (./schema-warnings.ts: once each). */
+const warnedFormats = new Set<string>();
 
 /** How many schemas ajv has compiled in this process (a cached one is not compiled again). */
 export const compiledSchemas = (): number => compilations;
@@ -152,6 +155,17 @@ export function compileSchema(schema: JsonSchema, what: string): ValidateFunctio
       formats: { ...fullFormats, ...formats } as never,
       validateFormats: true,
       validateSchema: false,
+      logger: {
+        log() {},
+        warn(message: string) {
+          const format = message.split('"')[1] ?? message;
+          if (schemaWarnings.logger?.warn && !warnedFormats.has(format)) {
+            warnedFormats.add(format);
+            schemaWarnings.logger.warn(message);
+          }
+        },
+        error: console.error,
+      },
     });
     if (typeof s.$id === 'string') ajv.removeSchema(s.$id); // a re-registered tool reuses its $id
     const compiled: unknown = JSON.parse(text);

@@ -407,7 +407,7 @@ export class ClientSession<P extends ProtocolMaps> {
     // the check and the JSON Schema compiler (ajv) are loaded by the first result that has a schema
     // to meet: a client that never meets one neither loads them nor, bundled with code splitting, carries them
     const { meetSchema } = await outputCheck.load();
-    return meetSchema(this.#table, tool, schema, result);
+    return meetSchema(this.#table, tool, schema, result, this.options.logger);
   }
 
   /**

@@ -1,0 +1,9 @@
+/**
+ * Where the JSON Schema compiler's warnings go (ajv's `unknown format "x" ignored in schema at
+ * path …`, ./json-schema.ts): the logger set here by the caller of a compile that has one (the
+ * Client's output check sets its `logger` around its compile), each unknown format once per
+ * process; with none set they are not written anywhere (the format is ignored, as before).
+ */
+import type { Logger } from '../engine/peer.js';
+
+export const schemaWarnings: { logger?: Logger } = {};
