@@ -53,11 +53,6 @@ function issuerFetch(what: string, keys: boolean): typeof globalThis.fetch {
 
 /** The key getter of the options: given, or the issuer's `jwks_uri` discovered once (retried after a failure). */
 export function keyGetter(jwks: KeySource, issuer: string, allowHttp: boolean): () => Promise<JWTVerifyGetKey> {
-  if (typeof jwks === 'function') return async () => jwks;
-  if (typeof jwks === 'object' && !(jwks instanceof URL)) {
-    const local = createLocalJWKSet(jwks);
-    return async () => local;
-  }
   const remote = (url: URL) => {
     if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:' && isLoopbackUrl(url)))
       throw new TypeError(`bearerAuth: JWKS URL ${url.href} must be https`);
@@ -68,7 +63,12 @@ export function keyGetter(jwks: KeySource, issuer: string, allowHttp: boolean): 
     });
   };
   if (jwks !== undefined) {
-    const got = remote(new URL(String(jwks)));
+    const got: JWTVerifyGetKey =
+      typeof jwks === 'function'
+        ? jwks
+        : typeof jwks === 'object' && !(jwks instanceof URL)
+          ? createLocalJWKSet(jwks)
+          : remote(new URL(String(jwks)));
     return async () => got;
   }
   let pending: Promise<JWTVerifyGetKey> | undefined;

@@ -156,6 +156,8 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
   const onError = (e: Error): void => {
     if (!refused && AUTH_REFUSED.test(e.message)) refused = e;
   };
+  // onError stays their 'error' listener once connected (an 'error' event with no listener would
+  // throw; ioredis reconnects by itself, and `refused` is no longer read)
   client.on('error', onError);
   sub.on('error', onError);
   const shown = redactRedisUrl(url);
@@ -174,10 +176,6 @@ export async function connectRedisStores(url: string, options: RedisStoresOption
       );
     throw new Error(`cannot reach Redis at ${shown}: ${(e as Error).message}`);
   }
-  client.off('error', onError);
-  sub.off('error', onError);
-  client.on('error', () => undefined);
-  sub.on('error', () => undefined);
   // ioredis selects the URL's database as it connects, but goes on in database 0 when that fails
   if (db !== undefined) {
     try {
