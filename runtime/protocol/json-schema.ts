@@ -35,7 +35,7 @@ const validators = new Map<string, ValidateFunction>();
 const MAX_VALIDATORS = 1000;
 let ajv: InstanceType<typeof Ajv2020Module.default> | undefined;
 let compilations = 0;
-/** The unknown formats warned of in this process (./schema-warnings.ts: once each). */
+/** The unknown formats warned of (./schema-warnings.ts: once each, until the cache starts afresh). */
 const warnedFormats = new Set<string>();
 
 /** How many schemas ajv has compiled in this process (a cached one is not compiled again). */
@@ -145,6 +145,7 @@ export function compileSchema(schema: JsonSchema, what: string): ValidateFunctio
     if (validators.size >= MAX_VALIDATORS) {
       // ajv keeps every compiled schema in its scope: start a fresh one (validators in use stay valid)
       validators.clear();
+      warnedFormats.clear();
       ajv = undefined;
     }
     // validateSchema off: checked above against the precompiled meta-schema, which ajv then never compiles

@@ -2,12 +2,15 @@
  * An outputSchema naming a format the schema compiler does not know: ajv ignores the format and
  * warns; the warning goes through the client's `logger`, once per format per process (it went to
  * stderr through console, once per compile), and nothing is written to stderr. Over a memory pair
- * with a 2025-11-25 server whose tools use the format `no-such-format` in two schemas.
+ * with a 2025-11-25 server whose tools use the format `no-such-format` in two schemas. The set of
+ * formats warned of starts afresh with the compiled-schema cache, so it cannot grow past it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Server } from '../../../generated/2025-11-25/index.js';
 import { createMemoryPair } from '../../../runtime/transport/memory.js';
+import { compileSchema } from '../../../runtime/protocol/json-schema.js';
+import { schemaWarnings } from '../../../runtime/protocol/schema-warnings.js';
 
 const schema = (key: string) => ({
   type: 'object' as const,
@@ -54,6 +57,22 @@ test('an unknown format in outputSchemas: one warning through the logger, stderr
   // the rest of the schema is still met: b's y must be a string
   assert.is((bad as Error).name, 'OutputSchemaError');
   await client.close();
+});
+
+test('the formats warned of are forgotten with the compiled schemas (bounded by the cache, 1000 schemas)', () => {
+  const warnings: unknown[] = [];
+  schemaWarnings.logger = { warn: (message: unknown) => warnings.push(message) };
+  try {
+    compileSchema({ type: 'string', format: 'bounded-format' }, 'first');
+    compileSchema({ type: 'string', format: 'bounded-format', minLength: 1 }, 'same format');
+    assert.is(warnings.length, 1);
+    // 1000 more schemas: the cache starts afresh, and the warned formats with it
+    for (let i = 0; i <= 1000; i++) compileSchema({ type: 'integer', minimum: i }, `filler ${i}`);
+    compileSchema({ type: 'string', format: 'bounded-format', maxLength: 9 }, 'after');
+    assert.is(warnings.length, 2);
+  } finally {
+    schemaWarnings.logger = undefined;
+  }
 });
 
 test.run();
