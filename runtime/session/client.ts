@@ -332,7 +332,7 @@ export class ClientSession<P extends ProtocolMaps> {
       (typeof params !== 'object' || params === null) &&
       (params !== undefined || (entry.paramsRequired && this.#table.lifecycle === 'handshake'))
     )
-      return Promise.reject(new TypeError(`${method}: params must be an object, got ${params}`));
+      return Promise.reject(new TypeError(`${method}: params must be an object, got ${String(params)}`));
     // the server's declared capabilities are checked by the engine for every request (Peer.request)
     const pending = this.#lifecycle.pending;
     if (pending) return pending.then(() => this.#dispatch(method, params, options, after, self));

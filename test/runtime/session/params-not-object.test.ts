@@ -36,6 +36,7 @@ test('2025-11-25: params not an object, or none where required, are refused unse
     ['listTools', 'tools/list', 'x', 'x'],
     ['listTools', 'tools/list', 5, '5'],
     ['listTools', 'tools/list', null, 'null'],
+    ['listTools', 'tools/list', Symbol('s'), 'Symbol(s)'],
     ['callTool', 'tools/call', undefined, 'undefined'],
     ['callTool', 'tools/call', 'echo', 'echo'],
   ] as const) {
