@@ -327,12 +327,16 @@ export class ClientSession<P extends ProtocolMaps> {
         ),
       );
     }
-    // a JavaScript caller's params that are not an object, or none where a handshake revision needs them: refused unsent
+    // a JavaScript caller's params that are not an object (an array is not), or none where a handshake revision needs them: refused unsent
     if (
-      (typeof params !== 'object' || params === null) &&
+      (typeof params !== 'object' || params === null || Array.isArray(params)) &&
       (params !== undefined || (entry.paramsRequired && this.#table.lifecycle === 'handshake'))
     )
-      return Promise.reject(new TypeError(`${method}: params must be an object, got ${String(params)}`));
+      return Promise.reject(
+        new TypeError(
+          `${method}: params must be an object, got ${Array.isArray(params) ? 'an array' : String(params)}`,
+        ),
+      );
     // the server's declared capabilities are checked by the engine for every request (Peer.request)
     const pending = this.#lifecycle.pending;
     if (pending) return pending.then(() => this.#dispatch(method, params, options, after, self));

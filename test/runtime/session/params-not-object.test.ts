@@ -37,6 +37,8 @@ test('2025-11-25: params not an object, or none where required, are refused unse
     ['listTools', 'tools/list', 5, '5'],
     ['listTools', 'tools/list', null, 'null'],
     ['listTools', 'tools/list', Symbol('s'), 'Symbol(s)'],
+    ['listTools', 'tools/list', [], 'an array'],
+    ['callTool', 'tools/call', [1], 'an array'],
     ['callTool', 'tools/call', undefined, 'undefined'],
     ['callTool', 'tools/call', 'echo', 'echo'],
   ] as const) {
