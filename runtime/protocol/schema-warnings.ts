@@ -5,6 +5,5 @@
  * compiled-schema cache starts afresh past 1000 schemas, which bounds the formats remembered); with
  * none set they are not written anywhere (the format is ignored, as before).
  */
-import type { Logger } from '../engine/peer.js';
-
-export const schemaWarnings: { logger?: Logger } = {};
+// (the engine's Logger by shape: protocol/ imports nothing from engine/)
+export const schemaWarnings: { logger?: { warn?(message: string): void } } = {};
